@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Project runner: creates its own environment, then runs the job or the tests.
+
+    python3 dev.py demo    analyse the sample trial shipped in data/
+    python3 dev.py test    run the whole test suite
+    python3 dev.py bench   run the benchmarks in benchmarks/
+
+Needs only Python 3.11+.  The first call creates ``.venv/`` beside this file
+and installs humanbody with all its extras into it; later calls reuse it and
+reinstall only when pyproject.toml changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+STAMP = VENV / ".humanbody-installed"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / ("python.exe" if os.name == "nt" else "python")
+EXTRAS = "all,test"
+
+
+def _say(msg: str) -> None:
+    print(f"[dev] {msg}", flush=True)
+
+
+def ensure_env() -> None:
+    """Create .venv and install the project into it when needed."""
+    if sys.version_info < (3, 11):
+        sys.exit(f"humanbody needs Python 3.11 or newer; this is {sys.version.split()[0]}")
+    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + EXTRAS.encode()).hexdigest()
+    if PY.exists() and STAMP.exists() and STAMP.read_text().strip() == want:
+        return
+    if not PY.exists():
+        _say(f"creating environment {VENV}")
+        venv.EnvBuilder(with_pip=True, clear=False).create(VENV)
+    _say("installing humanbody and its dependencies (first run only; a few minutes)")
+    pip = [str(PY), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    subprocess.run(pip + ["--upgrade", "pip"], check=False)
+    subprocess.run(pip + ["-e", f"{ROOT}[{EXTRAS}]"], check=True)
+    STAMP.write_text(want + "\n")
+
+
+def run(*cmd: str) -> int:
+    env = dict(os.environ)
+    env.setdefault("MPLBACKEND", "Agg")
+    return subprocess.call(list(cmd), cwd=ROOT, env=env)
+
+
+def demo() -> int:
+    out = ROOT / "results" / "sample_walk"
+    _say(f"analysing data/sample_walk.csv -> {out.relative_to(ROOT)}/")
+    return run(
+        str(BIN / "humanbody"), "analyze", "data/sample_walk.csv",
+        "--mass", "75", "--height", "1.75", "--out", str(out),
+    )
+
+
+def test(extra: list[str]) -> int:
+    workers = os.environ.get("HUMANBODY_TEST_WORKERS", "auto")
+    args = ["-n", workers] if workers not in ("0", "1") else []
+    return run(str(PY), "-m", "pytest", *args, *extra)
+
+
+def bench(extra: list[str]) -> int:
+    return run(str(PY), "benchmarks/run.py", *extra)
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in ("demo", "test", "bench", "env"):
+        print(__doc__)
+        return 0 if argv and argv[0] in ("-h", "--help") else 2
+    ensure_env()
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "demo":
+        return demo()
+    if cmd == "test":
+        return test(rest)
+    if cmd == "bench":
+        return bench(rest)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,17 @@
+"""humanbody: mechanics of a 17-segment human body model from motion capture.
+
+The public API is flat (CONVENTIONS.md, "Python API")::
+
+    import humanbody
+    model = humanbody.BodyModel.default(mass=75.0, height=1.75)
+    coords = humanbody.read_trial("data/sample_walk.csv")
+    res = humanbody.compute(model, coords)
+    res.omega.shape        # (frames, 17, 3), rad/s, ground components
+"""
+
+__version__ = "0.1.0"
+
+from .errors import InputError  # noqa: E402
+from .model import BodyModel, load_model, lower_body_array  # noqa: E402
+
+__all__ = ["BodyModel", "InputError", "load_model", "lower_body_array", "__version__"]

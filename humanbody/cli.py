@@ -1,0 +1,86 @@
+"""The ``humanbody`` command line: one entry point, one module per subcommand.
+
+Each module in :mod:`humanbody.commands` defines ``register(subparsers)``
+which adds its parser and sets ``func`` to the function that runs it.
+Bad input (:class:`~humanbody.errors.InputError`) becomes one line on
+stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+from . import __version__
+from .errors import InputError
+
+#: Subcommands in the order ``--help`` lists them.
+COMMANDS = ("analyze", "report", "view", "model")
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="humanbody",
+        description=(
+            "Mechanics of a 17-segment human body model from motion-capture trials: "
+            "angular velocities and accelerations, joint and mass-centre motion, "
+            "inertia dyadics, inertia forces and torques (Huston's formulation)."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"humanbody {__version__}")
+    parser.add_argument(
+        "--debug", action="store_true", help="show Python tracebacks for errors (for bug reports)"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"humanbody.commands.{name}")
+        except ModuleNotFoundError as err:  # a subcommand whose module is not built yet
+            if err.name != f"humanbody.commands.{name}":
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run the command line; return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status = args.func(args)
+    except InputError as err:
+        if args.debug:
+            raise
+        print(f"humanbody {args.command}: error: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print(f"humanbody {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # output piped into a program that stopped reading (head, less)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    except MemoryError:
+        print(f"humanbody {args.command}: error: out of memory", file=sys.stderr)
+        return EXIT_FAILED
+    except Exception as err:  # an internal bug: one line, traceback with --debug
+        if args.debug:
+            raise
+        print(
+            f"humanbody {args.command}: internal error: {type(err).__name__}: {err} "
+            "(run with --debug for a traceback and please report it)",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    return EXIT_OK if status is None else int(status)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per ``humanbody`` subcommand (see :mod:`humanbody.cli`)."""

@@ -1,0 +1,91 @@
+"""The 17-segment human body model of Huston: names, parent array, joints.
+
+Numbering follows Huston, *Principles of Biomechanics*, Fig. 8.36 and
+Table 8.1: every body's parent ("lower body" L(k)) has a lower number and
+body 0 is the inertial frame (ground).  Index ``k - 1`` of every tuple here
+describes body ``k``.
+"""
+
+from __future__ import annotations
+
+#: Segment names, body k = index k-1 (CONVENTIONS.md, "The 17-segment model").
+SEGMENT_NAMES: tuple[str, ...] = (
+    "lower_torso",
+    "middle_torso",
+    "upper_torso",
+    "left_upper_arm",
+    "left_lower_arm",
+    "left_hand",
+    "neck",
+    "head",
+    "right_upper_arm",
+    "right_lower_arm",
+    "right_hand",
+    "right_upper_leg",
+    "right_lower_leg",
+    "right_foot",
+    "left_upper_leg",
+    "left_lower_leg",
+    "left_foot",
+)
+
+#: Lower body array L(k) of Table 8.1 (0 = ground).
+PARENTS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 3, 7, 3, 9, 10, 1, 12, 13, 1, 15, 16)
+
+#: Name of the proximal joint of each body (body 1 is free in ground).
+JOINT_NAMES: tuple[str, ...] = (
+    "free",
+    "lumbar",
+    "thoracic",
+    "left_shoulder",
+    "left_elbow",
+    "left_wrist",
+    "lower_neck",
+    "upper_neck",
+    "right_shoulder",
+    "right_elbow",
+    "right_wrist",
+    "right_hip",
+    "right_knee",
+    "right_ankle",
+    "left_hip",
+    "left_knee",
+    "left_ankle",
+)
+
+#: Quantities of the results table with x, y, z ground components (CONVENTIONS.md).
+VECTOR_QUANTITIES: tuple[str, ...] = (
+    "omega_rel",
+    "omega",
+    "alpha",
+    "joint",
+    "com",
+    "com_vel",
+    "com_acc",
+    "force",
+    "torque",
+)
+
+#: Units of the vector quantities, for docs and CSV metadata.
+UNITS: dict[str, str] = {
+    "omega_rel": "rad/s",
+    "omega": "rad/s",
+    "alpha": "rad/s^2",
+    "joint": "m",
+    "com": "m",
+    "com_vel": "m/s",
+    "com_acc": "m/s^2",
+    "force": "N",
+    "torque": "N*m",
+    "inertia": "kg*m^2",
+}
+
+AXES: tuple[str, str, str] = ("x", "y", "z")
+INERTIA_COMPONENTS: tuple[tuple[str, int, int], ...] = (
+    ("xx", 0, 0),
+    ("yy", 1, 1),
+    ("zz", 2, 2),
+    ("xy", 0, 1),
+    ("xz", 0, 2),
+    ("yz", 1, 2),
+)
