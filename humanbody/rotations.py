@@ -108,3 +108,32 @@ def bryant_omega_parent_dot(angles, rates, accels):
     v2 = (bdd * ca - bd * ad * sa) - (gdd * sa * cb + gd * ad * ca * cb - gd * bd * sa * sb)
     v3 = (bdd * sa + bd * ad * ca) + (gdd * ca * cb - gd * ad * sa * cb - gd * bd * ca * sb)
     return np.stack((v1, v2, v3), axis=-1)
+
+
+def matrix_to_bryant(S, tol: float = 1e-9):
+    """Dextral (Bryant) angles of a transformation matrix (inverse of eq. 8.74).
+
+    Parameters
+    ----------
+    S : array_like, shape (..., 3, 3)
+        Proper orthogonal matrices, parent = S . body.
+    tol : float
+        Where ``cos(beta) < tol`` the orientation is on the singular set:
+        only alpha + gamma (beta = +pi/2) or alpha - gamma (beta = -pi/2) is
+        defined; gamma is then set to 0 and alpha carries the whole rotation.
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        alpha, beta in [-pi/2, pi/2], gamma (rad); alpha, gamma in (-pi, pi].
+    """
+    S = np.asarray(S, dtype=float)
+    cb = np.hypot(S[..., 0, 0], S[..., 0, 1])
+    beta = np.arctan2(S[..., 0, 2], cb)
+    alpha = np.arctan2(-S[..., 1, 2], S[..., 2, 2])
+    gamma = np.arctan2(-S[..., 0, 1], S[..., 0, 0])
+    singular = cb < tol
+    if np.any(singular):
+        alpha = np.where(singular, np.arctan2(S[..., 2, 1], S[..., 1, 1]), alpha)
+        gamma = np.where(singular, 0.0, gamma)
+    return np.stack((alpha, beta, gamma), axis=-1)
