@@ -13,5 +13,17 @@ __version__ = "0.1.0"
 
 from .errors import InputError  # noqa: E402
 from .model import BodyModel, load_model, lower_body_array  # noqa: E402
+from .differentiate import Differentiation  # noqa: E402
+from .kinematics import compute  # noqa: E402
+from .results import Results  # noqa: E402
 
-__all__ = ["BodyModel", "InputError", "load_model", "lower_body_array", "__version__"]
+__all__ = [
+    "BodyModel",
+    "Differentiation",
+    "InputError",
+    "Results",
+    "compute",
+    "load_model",
+    "lower_body_array",
+    "__version__",
+]
