@@ -1,0 +1,76 @@
+"""``humanbody analyze TRIAL --out DIR``: one trial -> results table."""
+
+from __future__ import annotations
+
+import sys
+
+from ..differentiate import METHODS, Differentiation
+
+HELP = "analyse one trial: joint angles and the mechanics of every segment -> results CSV"
+
+
+def add_subject_options(p) -> None:
+    """Options shared by the commands that build a model for a subject."""
+    g = p.add_argument_group("subject and model")
+    g.add_argument("--model", metavar="FILE", help="model file (JSON) instead of the scaled default model")
+    g.add_argument("--mass", type=float, metavar="KG", help="subject mass in kg (default 75)")
+    g.add_argument("--height", type=float, metavar="M", help="subject standing height in m (default 1.75, or from the static trial)")
+    g.add_argument("--sex", choices=("male", "female"), default="male", help="anthropometric table (de Leva 1996)")
+
+
+def add_marker_options(p) -> None:
+    """Options of marker trials shared by analyze, report and view."""
+    g = p.add_argument_group("marker trials")
+    g.add_argument("--static", metavar="FILE", help="standing calibration trial (same markers and lab)")
+    g.add_argument("--markerset", metavar="NAME|FILE", help="marker set: built-in name or a marker-set file (default: detected from the marker names)")
+    g.add_argument("--axes", default="auto", metavar="SPEC", help="lab axes -> ground (X forward, Y left, Z up): 'auto' (detect, default), a spec like 'x,-z,y' (ground X = lab x, ground Y = lab -z, ground Z = lab y), or 'opensim'")
+    g.add_argument("--cutoff", type=float, default=6.0, metavar="HZ", help="low-pass cut-off of the zero-phase Butterworth marker filter (default 6 Hz; 0 = no filter)")
+    g.add_argument("--max-gap", type=float, default=0.1, metavar="S", help="longest marker gap filled by spline, in s (default 0.1)")
+
+
+def add_rate_options(p) -> None:
+    g = p.add_argument_group("rates (when the trial does not give _dot/_ddot columns)")
+    g.add_argument("--diff", choices=METHODS, default="savgol", help="smoothing differentiation (default savgol)")
+    g.add_argument("--diff-cutoff", type=float, default=6.0, metavar="HZ", help="-3 dB cut-off of the differentiation (default 6 Hz)")
+
+
+def differentiation_from(args) -> Differentiation:
+    return Differentiation(method=args.diff, cutoff_hz=args.diff_cutoff)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("analyze", help=HELP, description=HELP + ".")
+    p.add_argument("trial", metavar="TRIAL", help="marker file (TRC, C3D, CSV, TSV) or generalized-coordinates CSV")
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
+    p.add_argument("--format", choices=("csv", "parquet"), default="csv", help="results table format (default csv)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    add_subject_options(p)
+    add_marker_options(p)
+    add_rate_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..pipeline import analyze_trial, write_results
+
+    say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+    analysis = analyze_trial(
+        args.trial,
+        static=args.static,
+        markerset=args.markerset,
+        model=args.model,
+        mass=args.mass,
+        height=args.height,
+        sex=args.sex,
+        axes=args.axes,
+        cutoff_hz=args.cutoff or None,
+        max_gap=args.max_gap,
+        differentiation=differentiation_from(args),
+        progress=not args.quiet,
+    )
+    for line in analysis.messages:
+        say(line)
+    paths = write_results(analysis, args.out, fmt=args.format)
+    for kind, path in paths.items():
+        say(f"wrote {kind}: {path}")
+    return 0

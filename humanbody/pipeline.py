@@ -1,0 +1,250 @@
+"""One trial from file to mechanics: read, map axes, condition, track, compute.
+
+:func:`analyze_trial` is what ``humanbody analyze`` (and the batch report
+and the viewer) run for one trial file:
+
+1. :func:`humanbody.io.read_trial` reads markers or generalized coordinates;
+2. for markers: lab axes -> ground (:func:`humanbody.markers.axes.to_ground`),
+   gap filling and low-pass filtering (:func:`humanbody.markers.conditioning.condition`),
+   static calibration and segment tracking
+   (:func:`humanbody.markers.tracking.markers_to_coordinates`) give the
+   generalized coordinates;
+3. :func:`humanbody.compute` gives the mechanics of every segment.
+
+Every step reports what it did in ``Analysis.messages`` (conversions, the axes
+mapping, filled gaps, the marker set, how rates were obtained).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .differentiate import Differentiation
+from .errors import InputError
+from .kinematics import compute
+from .model import BodyModel, load_model
+from .results import Results
+
+__all__ = ["Analysis", "analyze_trial", "write_results", "DEFAULT_MASS", "DEFAULT_HEIGHT"]
+
+DEFAULT_MASS = 75.0
+DEFAULT_HEIGHT = 1.75
+
+
+@dataclass(eq=False)
+class Analysis:
+    """Everything known about one analysed trial.
+
+    Attributes
+    ----------
+    source : str                       the trial file
+    coords : DataFrame                 generalized coordinates (CONVENTIONS layout, rad)
+    model : BodyModel                  the model used (calibrated when a static trial was given)
+    results : Results                  the mechanics
+    markers : DataFrame or None        marker trajectories in ground axes after conditioning
+    calibration : object or None       static calibration (marker trials)
+    tracking : object or None          tracking result with residuals (marker trials)
+    messages : list of str             what each step did, for the user
+    """
+
+    source: str
+    coords: pd.DataFrame
+    model: BodyModel
+    results: Results
+    markers: pd.DataFrame | None = None
+    calibration: Any = None
+    tracking: Any = None
+    messages: list = field(default_factory=list)
+
+    @property
+    def stem(self) -> str:
+        """File stem used for output names."""
+        return Path(self.source).stem
+
+    @property
+    def residuals(self) -> pd.DataFrame | None:
+        """Per-frame tracking residuals (m) by segment, when markers were tracked."""
+        return getattr(self.tracking, "residuals", None)
+
+
+def _subject_model(model, mass, height, sex, messages) -> BodyModel | None:
+    if model is not None:
+        if isinstance(model, BodyModel):
+            return model
+        messages.append(f"model: {model}")
+        return load_model(model)
+    if mass is None and height is None:
+        return None
+    m = DEFAULT_MASS if mass is None else float(mass)
+    h = DEFAULT_HEIGHT if height is None else float(height)
+    return BodyModel.default(mass=m, height=h, sex=sex)
+
+
+def analyze_trial(
+    path,
+    *,
+    static=None,
+    markerset=None,
+    model=None,
+    mass: float | None = None,
+    height: float | None = None,
+    sex: str = "male",
+    axes: str = "auto",
+    cutoff_hz: float | None = 6.0,
+    max_gap: float = 0.1,
+    differentiation: Differentiation | str | None = None,
+    progress: bool = False,
+) -> Analysis:
+    """Analyse one trial file (markers or generalized coordinates).
+
+    Parameters
+    ----------
+    path : str or Path
+        Trial file: marker TRC/C3D/CSV/TSV or a generalized-coordinates CSV.
+    static : str or Path, optional
+        Standing calibration trial (markers, same lab as ``path``).
+    markerset : str or Path, optional
+        Built-in marker-set name or a marker-set file; detected from the
+        marker names when omitted.
+    model : BodyModel or path, optional
+        Model to use instead of the default scaled one.
+    mass, height : float, optional
+        Subject mass (kg) and standing height (m) for the default model
+        (defaults 75 kg, 1.75 m with a message when neither is given).
+    sex : {"male", "female"}
+        Anthropometric table to scale.
+    axes : str
+        Lab-to-ground axes: "auto" (detect from the markers) or a spec such
+        as ``"x,-z,y"`` (see :func:`humanbody.markers.axes.parse_axes`).
+    cutoff_hz : float or None
+        Low-pass cut-off of the marker filter (Hz); None: no filtering.
+    max_gap : float
+        Longest marker gap filled (s).
+    differentiation : Differentiation or str, optional
+        How rates are computed when the trial does not give them.
+    progress : bool
+        Show a progress bar over the stages (long trials).
+    """
+    from .io import read_trial
+
+    path = os.fspath(path)
+    messages: list[str] = []
+    steps = _Progress(progress, path)
+    trial = read_trial(path)
+    kind = trial.attrs.get("kind")
+    fmt = trial.attrs.get("format", "?")
+    rate = trial.attrs.get("rate_hz")
+    rate_txt = f" at {rate:g} Hz" if rate else ""
+    messages.append(f"read {path}: {fmt}, {kind}, {len(trial)} frames{rate_txt}")
+    messages += [f"converted {c}" for c in trial.attrs.get("conversions", [])]
+    steps.advance("read")
+    calibration = tracking = markers = None
+    subject = _subject_model(model, mass, height, sex, messages)
+    if kind == "coordinates":
+        coords = trial
+        if subject is None:
+            subject = BodyModel.default(mass=DEFAULT_MASS, height=DEFAULT_HEIGHT, sex=sex)
+            messages.append(
+                f"no --model, --mass or --height: using the default model for "
+                f"{DEFAULT_MASS:g} kg, {DEFAULT_HEIGHT:g} m"
+            )
+        steps.advance("condition")
+        steps.advance("track")
+    elif kind == "markers":
+        from .markers.axes import to_ground
+        from .markers.conditioning import condition
+        from .markers.tracking import markers_to_coordinates
+
+        ground, mapping = to_ground(trial, axes=axes)
+        messages.append(f"axes: {mapping.describe()}")
+        static_ground = None
+        if static is not None:
+            static_trial = read_trial(static)
+            if static_trial.attrs.get("kind") != "markers":
+                raise InputError("static trial must hold marker trajectories", static)
+            static_ground, _ = to_ground(static_trial, axes=mapping.spec)
+            messages.append(f"static trial {os.fspath(static)}: {len(static_trial)} frames, same axes mapping")
+        markers, report = condition(ground, max_gap=max_gap, cutoff_hz=cutoff_hz)
+        messages += list(report.lines())
+        steps.advance("condition")
+        coords, calibration, tracking = markers_to_coordinates(
+            markers,
+            markerset=markerset,
+            static=static_ground,
+            mass=DEFAULT_MASS if mass is None else float(mass),
+            height=height,
+            sex=sex,
+        )
+        messages += list(getattr(tracking, "messages", []) or [])
+        if subject is None or model is None:
+            subject = calibration.model if model is None else subject
+        steps.advance("track")
+    else:
+        raise InputError(
+            f"holds {kind or 'an unknown kind of'} data, not marker trajectories or "
+            "generalized coordinates", path,
+        )
+    coords.attrs.setdefault("source", path)
+    results = compute(subject, coords, differentiation=differentiation)
+    messages.append(f"rates: {results.rates}")
+    steps.advance("compute")
+    steps.close()
+    return Analysis(
+        source=path, coords=coords, model=subject, results=results, markers=markers,
+        calibration=calibration, tracking=tracking, messages=messages,
+    )
+
+
+def write_results(analysis: Analysis, out_dir, fmt: str = "csv") -> dict[str, str]:
+    """Write the results table (and the model used) into ``out_dir`` atomically.
+
+    Files: ``<stem>_results.csv`` (CONVENTIONS.md results layout),
+    ``<stem>_model.json``, and ``<stem>_residuals.csv`` when markers were
+    tracked.  Returns a mapping from kind to path.
+    """
+    from .writers import write_table
+
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"cannot create output folder ({err.strerror or err})", out) from None
+    paths = {}
+    table = analysis.results.to_dataframe()
+    paths["results"] = write_table(table, out / f"{analysis.stem}_results", fmt=fmt)
+    model_path = out / f"{analysis.stem}_model.json"
+    analysis.model.save(model_path)
+    paths["model"] = str(model_path)
+    if analysis.residuals is not None:
+        paths["residuals"] = write_table(analysis.residuals, out / f"{analysis.stem}_residuals", fmt="csv")
+    return paths
+
+
+class _Progress:
+    """A tqdm bar over the analysis stages; silent unless asked and on a terminal."""
+
+    STAGES = ("read", "condition", "track", "compute")
+
+    def __init__(self, enabled: bool, label: str):
+        self.bar = None
+        if enabled:
+            import sys
+
+            from tqdm import tqdm
+
+            if sys.stderr.isatty():
+                self.bar = tqdm(total=len(self.STAGES), desc=Path(label).name, unit="step", leave=False)
+
+    def advance(self, stage: str) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(stage)
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
