@@ -1,0 +1,64 @@
+"""Smoothing differentiation: stated cut-offs hold, derivatives are right."""
+
+import numpy as np
+import pytest
+
+from humanbody import Differentiation, InputError
+from humanbody.differentiate import savgol_window
+
+RATE = 100.0
+T = np.arange(0, 20, 1 / RATE)
+
+
+def _gain(method, f, cutoff=6.0):
+    """Amplitude of a unit sinusoid at f Hz after smoothing (interior of the record)."""
+    y = np.sin(2 * np.pi * f * T)
+    ys, _, _ = Differentiation(method=method, cutoff_hz=cutoff)(T, y)
+    mid = slice(len(T) // 4, 3 * len(T) // 4)
+    return np.sqrt(2 * np.mean(ys[mid] ** 2))
+
+
+@pytest.mark.parametrize("method", ["savgol", "butterworth", "spline"])
+def test_cutoff_is_minus_3_db(method):
+    assert _gain(method, 1.0) > 0.97            # pass band
+    assert abs(_gain(method, 6.0) - 2 ** -0.5) < 0.08  # -3 dB at the stated cut-off
+    assert _gain(method, 20.0) < 0.2            # stop band
+
+
+def test_savgol_window_grows_as_cutoff_falls():
+    w = [savgol_window(fc, 100.0, 4) for fc in (20.0, 10.0, 6.0, 3.0)]
+    assert all(x % 2 == 1 for x in w) and w == sorted(w) and w[0] < w[-1]
+
+
+@pytest.mark.parametrize("method", ["savgol", "butterworth", "spline", "gradient"])
+def test_derivatives_of_a_slow_sinusoid(method):
+    w = 2 * np.pi * 0.8
+    y = np.stack([np.sin(w * T), np.cos(w * T)], axis=1)
+    ys, yd, ydd = Differentiation(method=method, cutoff_hz=6.0)(T, y)
+    mid = slice(100, -100)
+    np.testing.assert_allclose(yd[mid], w * np.stack([np.cos(w * T), -np.sin(w * T)], 1)[mid], atol=0.02 * w)
+    np.testing.assert_allclose(ydd[mid], -w * w * y[mid], atol=0.03 * w * w)
+    assert ys.shape == yd.shape == ydd.shape == y.shape
+
+
+def test_spline_accepts_uneven_sampling_others_refuse():
+    rng = np.random.default_rng(0)
+    t = np.sort(rng.uniform(0, 5, 400))
+    y = np.sin(2 * t)
+    _, yd, _ = Differentiation(method="spline", cutoff_hz=5.0)(t, y)
+    np.testing.assert_allclose(yd[40:-40], 2 * np.cos(2 * t[40:-40]), atol=0.05)
+    with pytest.raises(InputError, match="not evenly spaced"):
+        Differentiation()(t, y)
+
+
+def test_bad_settings_and_short_input():
+    with pytest.raises(InputError, match="unknown differentiation"):
+        Differentiation(method="fourier")
+    with pytest.raises(InputError, match="positive"):
+        Differentiation(cutoff_hz=-1)
+    with pytest.raises(InputError, match="at least 3 frames"):
+        Differentiation()(np.array([0.0, 0.1]), np.zeros(2))
+    with pytest.raises(InputError, match="Nyquist"):
+        Differentiation(method="butterworth", cutoff_hz=80.0)(T, np.sin(T))
+    with pytest.raises(InputError, match="strictly increasing"):
+        Differentiation()(np.array([0.0, 0.1, 0.1, 0.2]), np.zeros(4))
