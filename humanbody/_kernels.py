@@ -15,11 +15,8 @@ _CACHE = True
 
 
 @nb.njit(cache=_CACHE, inline="always")
-def _bryant(a, b, g, S):
+def _bryant(sa, ca, sb, cb, sg, cg, S):
     """Fill S (3x3) with the Bryant transformation matrix, Huston eq. 8.74."""
-    sa, ca = np.sin(a), np.cos(a)
-    sb, cb = np.sin(b), np.cos(b)
-    sg, cg = np.sin(g), np.cos(g)
     S[0, 0] = cb * cg
     S[0, 1] = -cb * sg
     S[0, 2] = sb
@@ -31,45 +28,12 @@ def _bryant(a, b, g, S):
     S[2, 2] = ca * cb
 
 
-@nb.njit(cache=_CACHE, parallel=True)
-def bryant_local_rates(angles, rates, accels, w_loc, wd_loc):
-    """Relative angular velocity and its parent-frame derivative, eq. 8.95.
-
-    Parameters
-    ----------
-    angles, rates, accels : (F, n, 3) float64
-        Bryant angles (rad) of each body relative to its parent and their
-        first and second time derivatives.
-    w_loc, wd_loc : (F, n, 3) float64, written
-        Parent-frame components of the relative angular velocity (hat omega,
-        eq. 8.95) and the time derivatives of those components (rad/s,
-        rad/s^2).  No division: valid on the singular set too.
-    """
-    F, n = angles.shape[0], angles.shape[1]
-    for f in nb.prange(F):
-        for k in range(n):
-            sa, ca = np.sin(angles[f, k, 0]), np.cos(angles[f, k, 0])
-            sb, cb = np.sin(angles[f, k, 1]), np.cos(angles[f, k, 1])
-            ad, bd, gd = rates[f, k, 0], rates[f, k, 1], rates[f, k, 2]
-            add, bdd, gdd = accels[f, k, 0], accels[f, k, 1], accels[f, k, 2]
-            w_loc[f, k, 0] = ad + gd * sb
-            w_loc[f, k, 1] = bd * ca - gd * sa * cb
-            w_loc[f, k, 2] = bd * sa + gd * ca * cb
-            wd_loc[f, k, 0] = add + gdd * sb + gd * bd * cb
-            wd_loc[f, k, 1] = (bdd * ca - bd * ad * sa) - (
-                gdd * sa * cb + gd * ad * ca * cb - gd * bd * sa * sb
-            )
-            wd_loc[f, k, 2] = (bdd * sa + bd * ad * ca) + (
-                gdd * ca * cb - gd * ad * sa * cb - gd * bd * ca * sb
-            )
-
-
-@nb.njit(cache=_CACHE, parallel=True)
+@nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
 def tree_kinematics(
-    angles, w_loc, wd_loc, root_pos, root_vel, root_acc,
+    q, qd, qdd, local_rates,
     parents, xi, rcom, mass, inertia,
     R, omega_rel, omega, alpha, joint, com, com_vel, com_acc,
-    force, torque, inertia_g, body, nblocks,
+    force, torque, body, nblocks,
 ):
     """Kinematics and inertia forces of every body of a tree, every frame.
 
@@ -77,33 +41,41 @@ def tree_kinematics(
     and in parallel over blocks of frames.  For body k with parent p = L(k):
 
     - ``R_k = R_p S_k``                       (absolute orientation, eq. 8.73)
-    - ``omega_rel_k = R_p w_loc_k``          (hat omega in ground, eq. 8.99)
+    - ``omega_rel_k = R_p hat_omega_k``      (hat omega in ground, eq. 8.99)
     - ``omega_k = omega_p + omega_rel_k``    (addition theorem, eq. 8.104)
-    - ``alpha_k = alpha_p + R_p wd_loc_k + omega_p x omega_rel_k`` (eq. 8.115)
+    - ``alpha_k = alpha_p + R_p d(hat_omega_k)/dt + omega_p x omega_rel_k`` (eq. 8.115)
     - ``O_k = O_p + R_p xi_k``; velocity and acceleration of O_k and of the
       mass centre ``G_k = O_k + R_k r_k`` from eqs. 8.126 and 8.129
-    - ``I_k = R_k I R_k^T`` (inertia dyadic in ground components)
+    - ``I_k = R_k I R_k^T`` (inertia dyadic in ground components, used for
+      the torque; not stored — :func:`ground_inertia` gives it on request)
     - ``F*_k = -m_k a_Gk`` (eq. 10.1), ``T*_k = -I_k alpha_k - omega_k x (I_k omega_k)`` (10.2)
     - whole-body mass centre ``sum m_k G_k / M`` (eq. 9.19) and its rates.
 
     Parameters
     ----------
-    angles : (F, n, 3)   Bryant angles of body k relative to L(k), rad.
-    w_loc, wd_loc : (F, n, 3)  relative angular velocity and its derivative,
-        parent components (see :func:`bryant_local_rates`).
-    root_pos, root_vel, root_acc : (F, 3)  origin of body 1 in ground (m, m/s, m/s^2).
+    q : (F, 3 + 3n)  generalized coordinates: origin of body 1 in ground (m),
+        then the Bryant angles alpha, beta, gamma of body k relative to L(k)
+        in columns 3 + 3(k-1) .. 5 + 3(k-1) (rad).
+    qd, qdd : (F, 3 + 3n)  velocity and acceleration of the origin of body 1
+        (m/s, m/s^2) in columns 0-2, then per body either the Bryant angle
+        rates (``local_rates`` False) or the parent-frame components of the
+        relative angular velocity hat omega_k and their time derivatives
+        (``local_rates`` True).  From angle rates, eq. 8.95 and its
+        derivative give hat omega_k without any division, so the singular
+        set cos(beta) = 0 needs no special case.
+    local_rates : bool
     parents : (n,) int64  L(k) for body k = index + 1 (0 = ground).
     xi : (n, 3)  joint offsets in the parent frame (m).
     rcom : (n, 3)  mass-centre offsets in the body frame (m).
     mass : (n,)  kg.   inertia : (n, 3, 3)  about G_k, body frame, kg m^2.
 
-    Outputs (written): R, inertia_g (F, n, 3, 3); omega_rel, omega, alpha,
+    Outputs (written): R (F, n, 3, 3); omega_rel, omega, alpha,
     joint, com, com_vel, com_acc, force, torque (F, n, 3); body (F, 9) =
     whole-body mass-centre position, velocity, acceleration.
     nblocks : int  number of blocks of frames shared among threads (a few
         per thread balances the load; passed in so the kernel stays cacheable).
     """
-    F, n = angles.shape[0], angles.shape[1]
+    F, n = q.shape[0], parents.shape[0]
     total = 0.0
     for k in range(n):
         total += mass[k]
@@ -123,8 +95,11 @@ def tree_kinematics(
         d = np.empty(3)
         wr = np.empty(3)
         wd = np.empty(3)
+        wl = np.empty(3)
+        wdl = np.empty(3)
         rg = np.empty(3)
         IR = np.empty((3, 3))
+        Ig = np.empty((3, 3))
         for f in range(f0, f1):
             bc0 = bc1 = bc2 = 0.0
             bv0 = bv1 = bv2 = 0.0
@@ -138,9 +113,9 @@ def tree_kinematics(
                         wp[i] = 0.0
                         ap[i] = 0.0
                         if k == 0:
-                            Op[i] = root_pos[f, i]
-                            vOp[i] = root_vel[f, i]
-                            aOp[i] = root_acc[f, i]
+                            Op[i] = q[f, i]
+                            vOp[i] = qd[f, i]
+                            aOp[i] = qdd[f, i]
                         else:  # another body hinged to ground: pinned at xi_k
                             Op[i] = 0.0
                             vOp[i] = 0.0
@@ -172,15 +147,32 @@ def tree_kinematics(
                 aO[k, 0] = aOp[0] + (ap[1] * d[2] - ap[2] * d[1]) + (wp[1] * wxd2 - wp[2] * wxd1)
                 aO[k, 1] = aOp[1] + (ap[2] * d[0] - ap[0] * d[2]) + (wp[2] * wxd0 - wp[0] * wxd2)
                 aO[k, 2] = aOp[2] + (ap[0] * d[1] - ap[1] * d[0]) + (wp[0] * wxd1 - wp[1] * wxd0)
-                # orientation R_k = R_p S_k
-                _bryant(angles[f, k, 0], angles[f, k, 1], angles[f, k, 2], S)
+                # orientation R_k = R_p S_k (eq. 8.74) and hat omega_k (eq. 8.95)
+                c = 3 + 3 * k
+                sa, ca = np.sin(q[f, c]), np.cos(q[f, c])
+                sb, cb = np.sin(q[f, c + 1]), np.cos(q[f, c + 1])
+                sg, cg = np.sin(q[f, c + 2]), np.cos(q[f, c + 2])
+                _bryant(sa, ca, sb, cb, sg, cg, S)
                 for i in range(3):
                     for j in range(3):
                         R[f, k, i, j] = Rp[i, 0] * S[0, j] + Rp[i, 1] * S[1, j] + Rp[i, 2] * S[2, j]
+                if local_rates:
+                    for i in range(3):
+                        wl[i] = qd[f, c + i]
+                        wdl[i] = qdd[f, c + i]
+                else:
+                    ad, bd, gd = qd[f, c], qd[f, c + 1], qd[f, c + 2]
+                    add, bdd, gdd = qdd[f, c], qdd[f, c + 1], qdd[f, c + 2]
+                    wl[0] = ad + gd * sb
+                    wl[1] = bd * ca - gd * sa * cb
+                    wl[2] = bd * sa + gd * ca * cb
+                    wdl[0] = add + gdd * sb + gd * bd * cb
+                    wdl[1] = (bdd * ca - bd * ad * sa) - (gdd * sa * cb + gd * ad * ca * cb - gd * bd * sa * sb)
+                    wdl[2] = (bdd * sa + bd * ad * ca) + (gdd * ca * cb - gd * ad * sa * cb - gd * bd * ca * sb)
                 # angular velocity (addition theorem) and acceleration
                 for i in range(3):
-                    wr[i] = Rp[i, 0] * w_loc[f, k, 0] + Rp[i, 1] * w_loc[f, k, 1] + Rp[i, 2] * w_loc[f, k, 2]
-                    wd[i] = Rp[i, 0] * wd_loc[f, k, 0] + Rp[i, 1] * wd_loc[f, k, 1] + Rp[i, 2] * wd_loc[f, k, 2]
+                    wr[i] = Rp[i, 0] * wl[0] + Rp[i, 1] * wl[1] + Rp[i, 2] * wl[2]
+                    wd[i] = Rp[i, 0] * wdl[0] + Rp[i, 1] * wdl[1] + Rp[i, 2] * wdl[2]
                 w0, w1, w2 = wp[0] + wr[0], wp[1] + wr[1], wp[2] + wr[2]
                 a0 = ap[0] + wd[0] + (wp[1] * wr[2] - wp[2] * wr[1])
                 a1 = ap[1] + wd[1] + (wp[2] * wr[0] - wp[0] * wr[2])
@@ -242,15 +234,15 @@ def tree_kinematics(
                 for i in range(3):
                     for j in range(i, 3):
                         v = R[f, k, i, 0] * IR[0, j] + R[f, k, i, 1] * IR[1, j] + R[f, k, i, 2] * IR[2, j]
-                        inertia_g[f, k, i, j] = v
-                        inertia_g[f, k, j, i] = v
+                        Ig[i, j] = v
+                        Ig[j, i] = v
                 # inertia torque T* = -I alpha - omega x (I omega)
-                Ia0 = inertia_g[f, k, 0, 0] * a0 + inertia_g[f, k, 0, 1] * a1 + inertia_g[f, k, 0, 2] * a2
-                Ia1 = inertia_g[f, k, 1, 0] * a0 + inertia_g[f, k, 1, 1] * a1 + inertia_g[f, k, 1, 2] * a2
-                Ia2 = inertia_g[f, k, 2, 0] * a0 + inertia_g[f, k, 2, 1] * a1 + inertia_g[f, k, 2, 2] * a2
-                Iw0 = inertia_g[f, k, 0, 0] * w0 + inertia_g[f, k, 0, 1] * w1 + inertia_g[f, k, 0, 2] * w2
-                Iw1 = inertia_g[f, k, 1, 0] * w0 + inertia_g[f, k, 1, 1] * w1 + inertia_g[f, k, 1, 2] * w2
-                Iw2 = inertia_g[f, k, 2, 0] * w0 + inertia_g[f, k, 2, 1] * w1 + inertia_g[f, k, 2, 2] * w2
+                Ia0 = Ig[0, 0] * a0 + Ig[0, 1] * a1 + Ig[0, 2] * a2
+                Ia1 = Ig[1, 0] * a0 + Ig[1, 1] * a1 + Ig[1, 2] * a2
+                Ia2 = Ig[2, 0] * a0 + Ig[2, 1] * a1 + Ig[2, 2] * a2
+                Iw0 = Ig[0, 0] * w0 + Ig[0, 1] * w1 + Ig[0, 2] * w2
+                Iw1 = Ig[1, 0] * w0 + Ig[1, 1] * w1 + Ig[1, 2] * w2
+                Iw2 = Ig[2, 0] * w0 + Ig[2, 1] * w1 + Ig[2, 2] * w2
                 torque[f, k, 0] = -Ia0 - (w1 * Iw2 - w2 * Iw1)
                 torque[f, k, 1] = -Ia1 - (w2 * Iw0 - w0 * Iw2)
                 torque[f, k, 2] = -Ia2 - (w0 * Iw1 - w1 * Iw0)
@@ -263,3 +255,26 @@ def tree_kinematics(
             body[f, 6] = ba0 / total
             body[f, 7] = ba1 / total
             body[f, 8] = ba2 / total
+
+
+@nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
+def ground_inertia(R, inertia, out):
+    """Inertia dyadics in ground components, ``I_g = R I R^T``.
+
+    Parameters
+    ----------
+    R : (F, n, 3, 3)  absolute orientation of each body (ground = R . body).
+    inertia : (n, 3, 3)  inertia about the mass centre, body components (kg m^2).
+    out : (F, n, 3, 3)  written; exactly symmetric.
+    """
+    F, n = R.shape[0], R.shape[1]
+    for f in nb.prange(F):
+        for k in range(n):
+            for i in range(3):
+                for j in range(i, 3):
+                    v = 0.0
+                    for a in range(3):
+                        t = inertia[k, a, 0] * R[f, k, j, 0] + inertia[k, a, 1] * R[f, k, j, 1] + inertia[k, a, 2] * R[f, k, j, 2]
+                        v += R[f, k, i, a] * t
+                    out[f, k, i, j] = v
+                    out[f, k, j, i] = v

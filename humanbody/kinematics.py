@@ -43,11 +43,11 @@ def coordinate_columns(model: BodyModel) -> list[str]:
 
 def _column_block(frame: pd.DataFrame, columns: list[str], source) -> np.ndarray:
     try:
-        block = frame[columns].to_numpy(dtype=float, copy=False)
+        block = frame[columns].to_numpy(dtype=float, copy=False)  # column-major from pandas
     except (ValueError, TypeError):
         bad = [c for c in columns if not pd.api.types.is_numeric_dtype(frame[c])]
         raise InputError(f"column {bad[0]!r} is not numeric", source) from None
-    return np.ascontiguousarray(block)
+    return block
 
 
 def _quat_continuous(S: np.ndarray) -> np.ndarray:
@@ -159,8 +159,6 @@ def compute(
         raise InputError(f"time is not strictly increasing at row {i + 2}", source)
     q = _column_block(coords, cols, source)
     n = model.n_bodies
-    root = np.ascontiguousarray(q[:, :3])
-    angles = np.ascontiguousarray(q[:, 3:].reshape(F, n, 3))
 
     given = _rates_given(coords, cols)
     if rates not in ("auto", "given", "differentiate"):
@@ -172,71 +170,57 @@ def compute(
             "coordinates give _dot/_ddot columns for some coordinates but not all; "
             "give all of them or none", source,
         )
-    w_loc = np.empty((F, n, 3))
-    wd_loc = np.empty((F, n, 3))
     if given and rates != "differentiate":
         qd = _column_block(coords, [c + "_dot" for c in cols], source)
         qdd = _column_block(coords, [c + "_ddot" for c in cols], source)
-        root_vel, root_acc = np.ascontiguousarray(qd[:, :3]), np.ascontiguousarray(qdd[:, :3])
-        _kernels.bryant_local_rates(
-            angles,
-            np.ascontiguousarray(qd[:, 3:].reshape(F, n, 3)),
-            np.ascontiguousarray(qdd[:, 3:].reshape(F, n, 3)),
-            w_loc, wd_loc,
-        )
-        how = "rates given in the trial"
-    else:
-        diff = differentiation
-        if diff is None:
-            diff = Differentiation()
-        elif isinstance(diff, str):
-            diff = Differentiation(method=diff)
-        try:
-            _, root_vel, root_acc = diff(time, root)
-            from .rotations import bryant_to_matrix
+        return _run_kernel(model, time, q, qd, qdd, False, "rates given in the trial")
+    diff = differentiation
+    if diff is None:
+        diff = Differentiation()
+    elif isinstance(diff, str):
+        diff = Differentiation(method=diff)
+    from .rotations import bryant_to_matrix
 
-            quat = _quat_continuous(bryant_to_matrix(angles))
-            _, qd, qdd = diff(time, quat)
-        except InputError as err:
-            raise err.with_path(source) if source else err
-        w, wd = local_rates_from_quaternions(quat, qd, qdd)
-        w_loc[...] = w
-        wd_loc[...] = wd
-        root_vel = np.ascontiguousarray(root_vel)
-        root_acc = np.ascontiguousarray(root_acc)
-        rate = (F - 1) / (time[-1] - time[0]) if F > 1 else float("nan")
-        how = diff.describe(rate)
-    return _run_kernel(model, time, root, root_vel, root_acc, angles, w_loc, wd_loc, how)
+    try:
+        _, root_vel, root_acc = diff(time, q[:, :3])
+        quat = _quat_continuous(bryant_to_matrix(q[:, 3:].reshape(F, n, 3)))
+        _, quat_d, quat_dd = diff(time, quat)
+    except InputError as err:
+        raise err.with_path(source) if source else err
+    w, wd = local_rates_from_quaternions(quat, quat_d, quat_dd)
+    qd = np.concatenate([root_vel, w.reshape(F, 3 * n)], axis=1)
+    qdd = np.concatenate([root_acc, wd.reshape(F, 3 * n)], axis=1)
+    rate = (F - 1) / (time[-1] - time[0]) if F > 1 else float("nan")
+    return _run_kernel(model, time, q, qd, qdd, True, diff.describe(rate))
 
 
-def _run_kernel(model, time, root, root_vel, root_acc, angles, w_loc, wd_loc, how) -> Results:
-    F, n = angles.shape[:2]
+def _run_kernel(model, time, q, qd, qdd, local_rates, how) -> Results:
+    F, n = q.shape[0], model.n_bodies
     v3 = lambda: np.empty((F, n, 3))  # noqa: E731
     out = dict(
         R=np.empty((F, n, 3, 3)),
         omega_rel=v3(), omega=v3(), alpha=v3(), joint=v3(), com=v3(),
         com_vel=v3(), com_acc=v3(), force=v3(), torque=v3(),
-        inertia=np.empty((F, n, 3, 3)),
     )
     body = np.empty((F, 9))
     _kernels.tree_kinematics(
-        angles, w_loc, wd_loc, root, root_vel, root_acc,
+        q, qd, qdd, local_rates,
         model.parents, np.ascontiguousarray(model.joint), np.ascontiguousarray(model.com),
         np.ascontiguousarray(model.mass), np.ascontiguousarray(model.inertia),
         out["R"], out["omega_rel"], out["omega"], out["alpha"], out["joint"], out["com"],
-        out["com_vel"], out["com_acc"], out["force"], out["torque"], out["inertia"], body,
+        out["com_vel"], out["com_acc"], out["force"], out["torque"], body,
         8 * numba.get_num_threads(),
     )
-    coords = np.concatenate([root, angles.reshape(F, 3 * n)], axis=1)
     return Results(
         time=np.ascontiguousarray(time, dtype=float),
         names=model.names,
-        coordinates=coords,
+        coordinates=q,
         coordinate_names=tuple(coordinate_columns(model)),
         body_com=np.ascontiguousarray(body[:, 0:3]),
         body_com_vel=np.ascontiguousarray(body[:, 3:6]),
         body_com_acc=np.ascontiguousarray(body[:, 6:9]),
         mass=np.array(model.mass),
+        body_inertia=np.array(model.inertia),
         rates=how,
         **out,
     )

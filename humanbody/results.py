@@ -46,10 +46,12 @@ class Results:
     force : (F, n, 3) N           inertia force F*_k = -m_k a_Gk
     torque : (F, n, 3) N m        inertia torque T*_k = -I_k alpha_k - omega_k x (I_k omega_k)
     inertia : (F, n, 3, 3) kg m^2 inertia dyadic about G_k in ground components
+        (computed from R and ``body_inertia`` on first access, then kept)
     body_com, body_com_vel, body_com_acc : (F, 3)  whole-body mass centre (eq. 9.19) and its rates
     coordinates : (F, 3 + 3n)     the generalized coordinates the results came from
     coordinate_names : tuple of str
     mass : (n,) kg
+    body_inertia : (n, 3, 3) kg m^2  inertia about G_k in body components
     rates : str                   how the rates were obtained
     """
 
@@ -65,14 +67,30 @@ class Results:
     com_acc: np.ndarray
     force: np.ndarray
     torque: np.ndarray
-    inertia: np.ndarray
     body_com: np.ndarray
     body_com_vel: np.ndarray
     body_com_acc: np.ndarray
     coordinates: np.ndarray
     coordinate_names: tuple = ()
     mass: np.ndarray = field(default_factory=lambda: np.empty(0))
+    body_inertia: np.ndarray = field(default_factory=lambda: np.empty((0, 3, 3)))
     rates: str = ""
+    _inertia: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def inertia(self) -> np.ndarray:
+        """Inertia dyadics about G_k in ground components, (F, n, 3, 3), kg m^2.
+
+        ``I_k = R_k I_k^body R_k^T``, computed on first access (it is 40 % of
+        the bytes of all results and not every user needs it), then kept.
+        """
+        if self._inertia is None:
+            from ._kernels import ground_inertia
+
+            out = np.empty(self.R.shape)
+            ground_inertia(self.R, np.ascontiguousarray(self.body_inertia), out)
+            self._inertia = out
+        return self._inertia
 
     @property
     def n_frames(self) -> int:
