@@ -1,0 +1,444 @@
+"""Lab axes -> ground axes (X forward, Y left, Z up, right-handed).
+
+Capture labs record markers in their own axes (OpenSim TRC files: Y up,
+X forward, Z to the subject's right; many Vicon labs: Z up).  The library
+works in the ground frame N of CONVENTIONS.md.  A mapping is a proper
+signed permutation matrix M with ``ground = M @ lab``, written as a spec
+naming, for ground X, Y, Z in turn, the signed lab axis it equals:
+``"x,-z,y"`` means X = lab x, Y = -(lab z), Z = lab y.
+
+:func:`parse_axes` reads a spec, :func:`detect_axes` infers one from the
+markers (vertical from the body's extent, forward from progression or from
+the stance foot on a treadmill) and :func:`to_ground` rotates a marker
+table.  Every :class:`AxesMapping` says how it was decided
+(:meth:`AxesMapping.describe`); callers print it, so the choice is never
+silent.  docs/conditioning.md states the detection rules.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from .conditioning import _marker_names, _positions, _rate, _with_positions
+
+NAMED_AXES = {
+    "opensim": "x,-z,y",   # OpenSim TRC/MOT: X forward, Y up, Z right
+    "identity": "x,y,z",
+    "ground": "x,y,z",
+}
+PROGRESSION_M = 0.5      # centroid travel (m) above which the trial counts as overground
+STANCE_SPEED_M_S = 0.1   # median stance-foot speed (m/s) below which a treadmill is not recognised
+
+_HEAD = ("head", "temple", "fhd", "bhd", "forehead", "vertex", "tragus", "glabella", "crown")
+_FOOT = ("heel", "hee", "toe", "mt1", "mt2", "mt5", "mth", "metatars", "calc", "foot", "midfoot",
+         "hallux", "ank", "malleol", "lmal", "mmal")
+_TOKEN = re.compile(r"^([+-]?)([xyz])$")
+
+
+# --------------------------------------------------------------------------- specs
+def _spec(M: np.ndarray) -> str:
+    """Spec string of a signed permutation matrix (rows = ground X, Y, Z)."""
+    out = []
+    for row in np.asarray(M):
+        k = int(np.argmax(np.abs(row)))
+        out.append(("-" if row[k] < 0 else "") + "xyz"[k])
+    return ",".join(out)
+
+
+def _check_matrix(M: np.ndarray, text: str) -> np.ndarray:
+    M = np.asarray(M, dtype=float)
+    if M.shape != (3, 3) or not np.allclose(np.abs(M).sum(axis=0), 1) or not np.allclose(np.abs(M).sum(axis=1), 1) \
+            or not np.all(np.isin(M, (-1.0, 0.0, 1.0))):
+        raise InputError(f"axes mapping {text!r} is not a signed permutation of the lab axes x, y, z")
+    if np.linalg.det(M) < 0:
+        raise InputError(f"axes mapping {text!r} is left-handed (a mirror image); "
+                         "flip the sign of one axis, e.g. 'x,-z,y' for Y-up labs")
+    return M
+
+
+def parse_axes(spec) -> np.ndarray:
+    """Matrix M (3, 3) with ``ground = M @ lab`` from an axes spec.
+
+    Parameters
+    ----------
+    spec : str, AxesMapping or array (3, 3)
+        ``"x,-z,y"``: ground X, Y, Z are, in order, the signed lab axes
+        listed; ``"X=x,Y=-z,Z=y"`` names them in any order; ``"opensim"``
+        is OpenSim's TRC convention (Y up, X forward, Z right) = ``"x,-z,y"``;
+        ``"identity"``/``"ground"`` = ``"x,y,z"``.  Case and spaces are
+        ignored in lab axis letters.
+
+    Returns
+    -------
+    ndarray (3, 3)
+        Proper signed permutation matrix (det +1), float64; row i is ground
+        axis i in lab components.
+
+    Raises
+    ------
+    InputError
+        Malformed spec, an axis used twice, or a left-handed mapping.
+    """
+    if isinstance(spec, AxesMapping):
+        return spec.matrix.copy()
+    if not isinstance(spec, str):
+        return _check_matrix(spec, str(spec))
+    text = spec.strip()
+    key = text.lower()
+    if key in NAMED_AXES:
+        text = NAMED_AXES[key]
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 3:
+        raise InputError(f"axes spec {spec!r} must list three signed lab axes like 'x,-z,y' "
+                         f"or name one of {', '.join(sorted(NAMED_AXES))}")
+    tokens: list[str | None] = [None, None, None]
+    if any("=" in p for p in parts):
+        for p in parts:
+            lhs, eq, rhs = p.partition("=")
+            g = lhs.strip().upper()
+            if not eq or g not in ("X", "Y", "Z") or tokens["XYZ".index(g)] is not None:
+                raise InputError(f"axes spec {spec!r} must assign each of X, Y, Z once, like 'X=x,Y=-z,Z=y'")
+            tokens["XYZ".index(g)] = rhs
+    else:
+        tokens = parts
+    M = np.zeros((3, 3))
+    for i, tok in enumerate(tokens):
+        m = _TOKEN.match(tok.replace(" ", "").lower())
+        if not m:
+            raise InputError(f"axes spec {spec!r}: {tok!r} is not a lab axis (x, y, z with an optional sign)")
+        k = "xyz".index(m.group(2))
+        if np.any(M[:, k]):
+            raise InputError(f"axes spec {spec!r} uses lab axis {m.group(2)} twice")
+        M[i, k] = -1.0 if m.group(1) == "-" else 1.0
+    return _check_matrix(M, spec)
+
+
+@dataclass(frozen=True)
+class AxesMapping:
+    """A lab -> ground axes mapping and how it was chosen.
+
+    Attributes
+    ----------
+    matrix : ndarray (3, 3)
+        ``ground = matrix @ lab``; proper signed permutation.
+    spec : str
+        The same as a spec string ("x,-z,y").
+    how : str
+        How it was decided (the rules used, with the evidence).
+    confidence : float
+        1 for a given spec; for a detection, in [0, 1], the product of the
+        vertical and forward confidences (how dominant the winning axis was).
+    """
+
+    matrix: np.ndarray
+    spec: str
+    how: str
+    confidence: float
+
+    @classmethod
+    def from_spec(cls, spec, how: str = "given") -> "AxesMapping":
+        M = parse_axes(spec)
+        return cls(M, _spec(M), how, 1.0)
+
+    def describe(self) -> str:
+        """One line for logs: the mapping, in words, and how it was decided."""
+        words = [f"{g} = {'-' if t.startswith('-') else '+'}lab {t[-1]}"
+                 for g, t in zip(("X forward", "Y left", "Z up"), self.spec.split(","))]
+        return (f"lab -> ground axes {self.spec!r}: {', '.join(words)} "
+                f"({self.how}; confidence {self.confidence:.2f})")
+
+    def apply(self, xyz: np.ndarray) -> np.ndarray:
+        """Ground components of lab vectors ``xyz`` (..., 3)."""
+        return np.asarray(xyz) @ self.matrix.T
+
+
+# --------------------------------------------------------------------------- marker names
+def _tokens(name: str) -> list[str]:
+    toks = [t for t in re.split(r"[^a-z0-9]+", name.lower()) if t]
+    out = list(toks)
+    for t in toks:  # "LHEE", "RightToe": the token without its side prefix
+        for side in ("left", "right", "l", "r"):
+            if t.startswith(side) and len(t) > len(side) + 1:
+                out.append(t[len(side):])
+    return out
+
+
+def _role(name: str) -> str | None:
+    """"head", "foot" or None, from the words in a marker name."""
+    toks = _tokens(name)
+    if any(t.startswith(_HEAD) for t in toks):
+        return "head"
+    if any(t.startswith(_FOOT) for t in toks):
+        return "foot"
+    return None
+
+
+def _side_pairs(names: list[str]) -> list[tuple[int, int]]:
+    """(left, right) index pairs of markers whose names differ only by side.
+
+    Recognises a leading or trailing side word: "L.ASIS"/"R.ASIS",
+    "LASI"/"RASI", "LeftKnee"/"RightKnee", "knee_l"/"knee_r".
+    """
+    index = {n: i for i, n in enumerate(names)}
+    pairs = []
+    swaps = {"l": "r", "L": "R", "left": "right", "Left": "Right", "LEFT": "RIGHT"}
+    for n, i in index.items():
+        for lft, rgt in swaps.items():
+            cands = []
+            if n.startswith(lft):
+                cands.append(rgt + n[len(lft):])
+            if n.endswith(lft) and len(n) > len(lft) and not n[-len(lft) - 1].isalnum():
+                cands.append(n[: -len(lft)] + rgt)
+            for c in cands:
+                if c in index and c != n and (i, index[c]) not in pairs:
+                    pairs.append((i, index[c]))
+    return pairs
+
+
+# --------------------------------------------------------------------------- detection
+def _centroid(P: np.ndarray) -> np.ndarray:
+    """Per-frame mean of the markers seen in every frame (else of all seen markers), (frames, 3)."""
+    complete = ~np.isnan(P[..., 0]).any(axis=0)
+    Q = P[:, complete] if complete.any() else P
+    with _quiet():
+        return np.nanmean(Q, axis=1)
+
+
+def _quiet():
+    """Silence numpy's all-NaN-slice RuntimeWarnings inside detection."""
+    return warnings.catch_warnings(action="ignore", category=RuntimeWarning)
+
+
+def _vertical(P: np.ndarray, names: list[str]) -> tuple[int, float, float, str]:
+    """Lab axis index, sign (+1/-1), confidence and reason for the vertical."""
+    with _quiet():
+        spread = np.nanmedian(np.nanmax(P, axis=1) - np.nanmin(P, axis=1), axis=0)
+    order = np.argsort(spread)[::-1]
+    axis = int(order[0])
+    conf = float(1.0 - spread[order[1]] / spread[order[0]])
+    how = (f"vertical = lab {'xyz'[axis]}, the body's longest extent "
+           f"(median spread {spread[axis]:.2f} m vs {spread[order[1]]:.2f} m)")
+    heads = [i for i, n in enumerate(names) if _role(n) == "head"]
+    feet = [i for i, n in enumerate(names) if _role(n) == "foot"]
+    if heads and feet:
+        with _quiet():
+            v = np.nanmedian(np.nanmean(P[:, heads], axis=1) - np.nanmean(P[:, feet], axis=1), axis=0)
+        if np.all(np.isfinite(v)) and np.linalg.norm(v) > 0:
+            k = int(np.argmax(np.abs(v)))
+            conf = float(abs(v[k]) / np.linalg.norm(v))
+            if k != axis:
+                how = (f"vertical = lab {'xyz'[k]} from head-above-feet markers; it disagrees with the longest "
+                       f"extent (lab {'xyz'[axis]})")
+                axis, conf = k, 0.5 * conf
+            sign = 1.0 if v[axis] > 0 else -1.0
+            return axis, sign, conf, (f"{how}; up = {'+' if sign > 0 else '-'}{'xyz'[axis]} because head markers "
+                                      f"({names[heads[0]]}, ...) are {abs(v[axis]):.2f} m above foot markers "
+                                      f"({names[feet[0]]}, ...)")
+    z = P[..., axis][~np.isnan(P[..., axis])]
+    frac = float(np.mean(z > 0))
+    if frac >= 0.95 or frac <= 0.05:
+        sign = 1.0 if frac >= 0.95 else -1.0
+        return axis, sign, conf * abs(2 * frac - 1), (
+            f"{how}; up = {'+' if sign > 0 else '-'}{'xyz'[axis]} from the floor: "
+            f"{100 * max(frac, 1 - frac):.0f} % of coordinates lie on that side of the lab origin")
+    # Origin not on the floor: the feet are the end of the body that swings about the centroid.
+    c = _centroid(P)
+    others = [k for k in range(3) if k != axis]
+    with _quiet():
+        excursion = np.nansum(np.nanstd(P[..., others] - c[:, None, others], axis=0), axis=1)
+        height = np.nanmedian(P[..., axis], axis=0)
+    lo, hi = np.nanmin(height), np.nanmax(height)
+    bottom = height <= lo + 0.25 * (hi - lo)
+    top = height >= hi - 0.25 * (hi - lo)
+    e_bot, e_top = float(np.nanmean(excursion[bottom])), float(np.nanmean(excursion[top]))
+    if e_bot != e_top and max(e_bot, e_top) > 0:
+        sign = 1.0 if e_bot > e_top else -1.0
+        r = min(e_bot, e_top) / max(e_bot, e_top)
+        return axis, sign, conf * (1 - r), (
+            f"{how}; up = {'+' if sign > 0 else '-'}{'xyz'[axis]} because the markers at the "
+            f"{'low' if sign > 0 else 'high'} lab end swing {max(e_bot, e_top):.2f} m about the centroid "
+            f"(feet) and those at the other end {min(e_bot, e_top):.2f} m")
+    return axis, 1.0 if frac >= 0.5 else -1.0, 0.0, f"{how}; up sign guessed from the majority of coordinates"
+
+
+def _forward(P: np.ndarray, names: list[str], axis: int, up: float, rate: float
+             ) -> tuple[int, float, float, str]:
+    """Lab axis index, sign and confidence of the direction of progression."""
+    horiz = [k for k in range(3) if k != axis]
+    c = _centroid(P)
+    ok = np.nonzero(~np.isnan(c[:, 0]))[0]
+    if len(ok) < 2:
+        raise InputError("cannot detect lab axes: no frame has any marker")
+    d = c[ok[-1], horiz] - c[ok[0], horiz]
+    dist = float(np.linalg.norm(d))
+    if dist > PROGRESSION_M:
+        k = int(np.argmax(np.abs(d)))
+        sign = 1.0 if d[k] > 0 else -1.0
+        return horiz[k], sign, float(abs(d[k]) / dist), (
+            f"forward = {'+' if sign > 0 else '-'}{'xyz'[horiz[k]]}, the markers' centroid travelled "
+            f"{dist:.2f} m (overground)")
+    # Treadmill: feet in stance move backwards with the belt.
+    feet = [i for i, n in enumerate(names) if _role(n) == "foot"]
+    source = "foot markers"
+    with _quiet():
+        height = up * np.nanmedian(P[..., axis], axis=0)
+    if not feet:
+        lo, hi = np.nanmin(height), np.nanmax(height)
+        feet = list(np.nonzero(height <= lo + 0.15 * (hi - lo))[0])
+        source = "lowest markers"
+    vel = []
+    for i in feet:
+        z = up * P[:, i, axis]
+        if np.sum(~np.isnan(z)) < 3:
+            continue
+        v = np.gradient(P[:, i, horiz], 1.0 / rate, axis=0)
+        zmin, zmax = np.nanmin(z), np.nanmax(z)
+        stance = z <= zmin + 0.1 * (zmax - zmin) + 0.005
+        vel.append(v[stance & ~np.isnan(v[:, 0])])
+    if vel:
+        vel = np.concatenate(vel)
+    if len(vel):
+        vs = np.median(vel, axis=0)
+        speed = float(np.linalg.norm(vs))
+        if speed > STANCE_SPEED_M_S:
+            k = int(np.argmax(np.abs(vs)))
+            sign = -1.0 if vs[k] > 0 else 1.0
+            return horiz[k], sign, float(abs(vs[k]) / speed), (
+                f"forward = {'+' if sign > 0 else '-'}{'xyz'[horiz[k]]}, opposite to the stance-phase velocity "
+                f"of the {source} ({speed:.2f} m/s; treadmill, centroid travelled only {dist:.2f} m)")
+    # Standing still: the left-right marker pairs give Y, and X = Y x Z.
+    pairs = _side_pairs(names)
+    if pairs:
+        left = _left_vector(P, pairs, horiz)
+        if left is not None:
+            k = int(np.argmax(np.abs(left)))
+            y = np.zeros(3)
+            y[horiz[k]] = 1.0 if left[k] > 0 else -1.0
+            zv = np.zeros(3)
+            zv[axis] = up
+            x = np.cross(y, zv)
+            f = int(np.argmax(np.abs(x)))
+            return f, float(np.sign(x[f])), 0.8 * float(abs(left[k]) / np.linalg.norm(left)), (
+                f"no progression (centroid {dist:.2f} m, stance feet still): forward = Y x Z with "
+                f"Y = {'+' if left[k] > 0 else '-'}{'xyz'[horiz[k]]} from {len(pairs)} left/right marker pairs")
+    raise InputError("cannot detect the direction of progression (the markers neither travel nor walk on a "
+                     "treadmill and no left/right marker pairs are named); give the lab axes explicitly, "
+                     "e.g. axes='x,-z,y'")
+
+
+def _left_vector(P: np.ndarray, pairs: list[tuple[int, int]], horiz: list[int]) -> np.ndarray | None:
+    L = np.array([p[0] for p in pairs])
+    R = np.array([p[1] for p in pairs])
+    with _quiet():
+        v = np.nanmedian(np.nanmean(P[:, L][..., horiz] - P[:, R][..., horiz], axis=1), axis=0)
+    return v if np.all(np.isfinite(v)) and np.linalg.norm(v) > 0 else None
+
+
+def detect_axes(df: pd.DataFrame) -> AxesMapping:
+    """Detect the lab -> ground mapping of a marker trial.
+
+    Rules (docs/conditioning.md has the details):
+
+    1. Vertical axis: the lab axis along which the body extends most (median
+       over frames of the per-frame spread of all markers), unless head and
+       foot markers are named, in which case their difference decides.  Up
+       is where the head markers are; without them, the side of the lab
+       origin where >= 95 % of the coordinates lie (labs put the origin on
+       the floor); failing that, away from the end of the body whose markers
+       swing most about the centroid (the feet).
+    2. Forward: the horizontal lab axis of the centroid's travel when it
+       exceeds 0.5 m (overground); otherwise opposite to the median
+       horizontal velocity of the foot (or lowest) markers while they are
+       near their lowest (stance on a treadmill belt); otherwise, for a
+       standing subject, X = Y x Z with Y from left/right marker pairs.
+    3. Left: Y = Z x X.  Left/right marker pairs, when named, are checked
+       against Y and a disagreement lowers the confidence and is reported.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Marker table in lab axes (``<name>_x/_y/_z``, m).
+
+    Returns
+    -------
+    AxesMapping
+
+    Raises
+    ------
+    InputError
+        Fewer than three markers, or no rule can decide the forward axis.
+    """
+    names = _marker_names(df)
+    if len(names) < 3:
+        raise InputError("cannot detect lab axes from fewer than 3 markers; give them explicitly",
+                         df.attrs.get("source"))
+    P = _positions(df, names)
+    try:
+        axis, up, c_up, how_up = _vertical(P, names)
+        fwd, sign, c_fwd, how_fwd = _forward(P, names, axis, up, _rate(df))
+    except InputError as exc:
+        raise exc.with_path(df.attrs.get("source")) if df.attrs.get("source") else exc
+    M = np.zeros((3, 3))
+    M[0, fwd] = sign
+    M[2, axis] = up
+    M[1] = np.cross(M[2], M[0])
+    conf = c_up * c_fwd
+    how = f"detected: {how_up}; {how_fwd}"
+    pairs = _side_pairs(names)
+    if pairs:
+        horiz = [k for k in range(3) if k != axis]
+        left = _left_vector(P, pairs, horiz)
+        if left is not None:
+            along = float(np.dot(M[1, horiz], left))
+            if along < 0:
+                conf *= 0.25
+                how += f"; WARNING: left/right marker pairs point the other way along Y ({along:+.2f} m)"
+            else:
+                how += f"; left/right marker pairs agree with Y ({along:+.2f} m)"
+    return AxesMapping(_check_matrix(M, _spec(M)), _spec(M), how, float(np.clip(conf, 0.0, 1.0)))
+
+
+def to_ground(df: pd.DataFrame, axes="auto") -> tuple[pd.DataFrame, AxesMapping]:
+    """Rotate every marker from lab axes to ground axes.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Marker table in lab axes.
+    axes : "auto", str, AxesMapping or array (3, 3)
+        "auto" runs :func:`detect_axes`; anything else goes to
+        :func:`parse_axes`.
+
+    Returns
+    -------
+    ground : DataFrame
+        Same columns; ``<name>_x/_y/_z`` now ground components
+        (``ground = M @ lab``).  attrs kept, plus ``attrs["axes"]`` (spec),
+        ``attrs["axes_description"]`` (:meth:`AxesMapping.describe`) and a
+        line in ``attrs["conversions"]``.
+    mapping : AxesMapping
+        Print ``mapping.describe()``: the mapping must be reported.
+    """
+    if isinstance(axes, str) and axes.strip().lower() == "auto":
+        mapping = detect_axes(df)
+    else:
+        try:
+            mapping = axes if isinstance(axes, AxesMapping) else AxesMapping.from_spec(axes)
+        except InputError as exc:
+            raise exc.with_path(df.attrs.get("source")) if df.attrs.get("source") else exc
+    names = _marker_names(df)
+    cols = [f"{n}_{a}" for n in names for a in "xyz"]
+    lab = df[cols].to_numpy(dtype=float).reshape(len(df), len(names), 3)
+    out = _with_positions(df, names, mapping.apply(lab))
+    out.attrs = copy.deepcopy(df.attrs)
+    out.attrs["axes"] = mapping.spec
+    out.attrs["axes_description"] = mapping.describe()
+    out.attrs["conversions"] = list(out.attrs.get("conversions", [])) + [mapping.describe()]
+    return out, mapping
