@@ -1,13 +1,19 @@
-"""Orientation conventions: dextral (Bryant) angles and their rates.
+"""Orientation library: angle sequences, Euler parameters, axis-angle, rates.
 
-All functions are vectorised: angles have shape ``(..., 3)``, matrices
-``(..., 3, 3)``.  A transformation matrix ``S`` maps body components to
-parent components, ``v_parent = S @ v_body`` (Huston eq. 8.73).
+All functions are vectorised over leading dimensions and return float64
+NumPy arrays: angles ``(..., 3)``, Euler parameters ``(..., 4)`` stored
+``(eps1, eps2, eps3, eps4)`` with the scalar last, matrices ``(..., 3, 3)``.
+A transformation matrix ``S`` maps body components to parent components,
+``v_parent = S @ v_body`` (Huston eq. 8.73); see docs/orientation.md.
 """
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+
+from .errors import InputError, SingularityWarning
 
 
 def bryant_to_matrix(angles):
@@ -126,14 +132,785 @@ def matrix_to_bryant(S, tol: float = 1e-9):
     -------
     ndarray, shape (..., 3)
         alpha, beta in [-pi/2, pi/2], gamma (rad); alpha, gamma in (-pi, pi].
+
+    Notes
+    -----
+    beta = atan2(S13, hypot(S11, S12)); alpha = atan2(-S23, S33) (singular:
+    atan2(S32, S22)); gamma is read from ``A(alpha)^T S = B C``, whose second
+    row is (sin gamma, cos gamma, 0), so a rounding error in alpha next to the
+    singular set is compensated by gamma and S is reproduced accurately.
     """
-    S = np.asarray(S, dtype=float)
+    S = _mat(S)
     cb = np.hypot(S[..., 0, 0], S[..., 0, 1])
     beta = np.arctan2(S[..., 0, 2], cb)
-    alpha = np.arctan2(-S[..., 1, 2], S[..., 2, 2])
-    gamma = np.arctan2(-S[..., 0, 1], S[..., 0, 0])
     singular = cb < tol
-    if np.any(singular):
-        alpha = np.where(singular, np.arctan2(S[..., 2, 1], S[..., 1, 1]), alpha)
-        gamma = np.where(singular, 0.0, gamma)
+    alpha = np.where(singular, np.arctan2(S[..., 2, 1], S[..., 1, 1]),
+                     np.arctan2(-S[..., 1, 2], S[..., 2, 2]))
+    ca, sa = np.cos(alpha), np.sin(alpha)
+    gamma = np.arctan2(ca * S[..., 1, 0] + sa * S[..., 2, 0], ca * S[..., 1, 1] + sa * S[..., 2, 1])
+    gamma = np.where(singular, 0.0, gamma)
     return np.stack((alpha, beta, gamma), axis=-1)
+
+
+# ---------------------------------------------------------------------------
+# Common helpers
+# ---------------------------------------------------------------------------
+
+#: Angle sequences the library knows: rotations about body-fixed (intrinsic,
+#: "successive") axes.  "xyz" are Huston's dextral (Bryant) angles (8.74),
+#: "zxz" his Euler angles (8.82-8.91), "zyx" yaw-pitch-roll.
+SEQUENCES = ("xyz", "zxz", "zyx")
+_AXIS = {"x": 0, "y": 1, "z": 2}
+_FRAMES = ("parent", "body")
+
+
+def _check_seq(seq):
+    s = str(seq).lower()
+    if s == "bryant":
+        s = "xyz"
+    if s not in SEQUENCES:
+        raise InputError(f"unknown angle sequence {seq!r}; expected one of {', '.join(SEQUENCES)}.")
+    return s
+
+
+def _check_frame(frame):
+    if frame not in _FRAMES:
+        raise InputError(f"unknown frame {frame!r}; expected 'parent' or 'body'.")
+    return frame
+
+
+def _vec(x, n, what):
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim == 0 or a.shape[-1] != n:
+        raise InputError(f"{what} must have shape (..., {n}), got {a.shape}.")
+    return a
+
+
+def _mat(S):
+    S = np.asarray(S, dtype=np.float64)
+    if S.ndim < 2 or S.shape[-2:] != (3, 3):
+        raise InputError(f"a rotation matrix must have shape (..., 3, 3), got {S.shape}.")
+    return S
+
+
+def _elementary(axis, angle):
+    """Matrix of a simple rotation about body axis ``axis`` (0, 1, 2).
+
+    The matrices A, B, C of Huston eqs. 8.64, 8.67 and 8.70 (parent = M . body
+    components after a rotation about x, y, z through ``angle``).
+    """
+    c, s = np.cos(angle), np.sin(angle)
+    M = np.zeros(np.shape(angle) + (3, 3))
+    i, j = (axis + 1) % 3, (axis + 2) % 3
+    M[..., axis, axis] = 1.0
+    M[..., i, i] = c
+    M[..., j, j] = c
+    M[..., i, j] = -s
+    M[..., j, i] = s
+    return M
+
+
+def skew(omega):
+    """Angular velocity matrix W of a vector, Huston eqs. 8.121-8.122.
+
+    ``W_im = -e_iml V_l`` so that ``W @ p = omega x p``.
+
+    Parameters
+    ----------
+    omega : array_like, shape (..., 3)
+
+    Returns
+    -------
+    W : ndarray, shape (..., 3, 3), skew-symmetric.
+    """
+    w = _vec(omega, 3, "omega")
+    W = np.zeros(w.shape[:-1] + (3, 3))
+    W[..., 0, 1], W[..., 0, 2] = -w[..., 2], w[..., 1]
+    W[..., 1, 0], W[..., 1, 2] = w[..., 2], -w[..., 0]
+    W[..., 2, 0], W[..., 2, 1] = -w[..., 1], w[..., 0]
+    return W
+
+
+def unskew(W):
+    """Dual vector of the skew-symmetric part of W (inverse of :func:`skew`).
+
+    Parameters
+    ----------
+    W : array_like, shape (..., 3, 3)
+
+    Returns
+    -------
+    ndarray, shape (..., 3): ``((W32 - W23)/2, (W13 - W31)/2, (W21 - W12)/2)``.
+    Averaging both off-diagonal entries halves the effect of a non-skew error.
+    """
+    W = _mat(W)
+    return 0.5 * np.stack(
+        (W[..., 2, 1] - W[..., 1, 2], W[..., 0, 2] - W[..., 2, 0], W[..., 1, 0] - W[..., 0, 1]),
+        axis=-1,
+    )
+
+
+def _swap(S):
+    return np.swapaxes(S, -1, -2)
+
+
+# ---------------------------------------------------------------------------
+# Angle sequences <-> matrix
+# ---------------------------------------------------------------------------
+
+
+def euler_to_matrix(angles, seq="xyz"):
+    """Transformation matrix of three successive body-fixed rotations.
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3)
+        The three angles (rad) in the order they are applied.
+    seq : {"xyz", "zxz", "zyx"}
+        ``"xyz"``: dextral (Bryant) angles alpha, beta, gamma, S = A B C
+        (Huston eq. 8.74, same as :func:`bryant_to_matrix`).
+        ``"zxz"``: Euler angles theta1, theta2, theta3 about z, x, z,
+        S = Rz(theta1) Rx(theta2) Rz(theta3) (Huston eqs. 8.84-8.91).
+        ``"zyx"``: yaw psi, pitch theta, roll phi about z, y, x,
+        S = Rz(psi) Ry(theta) Rx(phi).
+
+    Returns
+    -------
+    S : ndarray, shape (..., 3, 3), parent = S . body components.
+    """
+    seq = _check_seq(seq)
+    a = _vec(angles, 3, "angles")
+    if seq == "xyz":
+        return bryant_to_matrix(a)
+    M = [_elementary(_AXIS[c], a[..., k]) for k, c in enumerate(seq)]
+    return M[0] @ M[1] @ M[2]
+
+
+def matrix_to_euler(S, seq="xyz", tol: float = 1e-9):
+    """Angles of a transformation matrix for a sequence (inverse of
+    :func:`euler_to_matrix`).
+
+    Parameters
+    ----------
+    S : array_like, shape (..., 3, 3)
+        Proper orthogonal matrices, parent = S . body.
+    seq : {"xyz", "zxz", "zyx"}
+    tol : float
+        The orientation is treated as singular where the factor of
+        :func:`singular_factor` (cos beta, sin theta2, cos pitch) has
+        ``|factor| < tol``.  There only a sum or difference of the first and
+        third angle is defined; the third angle is then set to exactly 0 and
+        the first carries the whole rotation about that axis.
+
+    Returns
+    -------
+    ndarray, shape (..., 3), rad.
+        ``"xyz"``: alpha, gamma in (-pi, pi], beta in [-pi/2, pi/2].
+        ``"zxz"``: theta1, theta3 in (-pi, pi], theta2 in [0, pi].
+        ``"zyx"``: yaw, roll in (-pi, pi], pitch in [-pi/2, pi/2].
+
+    Notes
+    -----
+    The middle angle comes from ``atan2`` of an entry and the hypotenuse of
+    two others (accurate everywhere).  The first angle comes from two
+    entries of the row/column that the middle rotation does not mix; the
+    third is then taken from ``R1(first)^T S = R2(middle) R3(third)``, so any
+    rounding error in the first angle is compensated by the third and the
+    matrix is reproduced to machine precision even next to the singular set.
+    """
+    seq = _check_seq(seq)
+    if seq == "xyz":
+        return matrix_to_bryant(S, tol=tol)
+    S = _mat(S)
+    if seq == "zxz":
+        s2 = np.hypot(S[..., 0, 2], S[..., 1, 2])
+        t2 = np.arctan2(s2, S[..., 2, 2])
+        singular = s2 < tol
+        t1 = np.where(singular, np.arctan2(S[..., 1, 0], S[..., 0, 0]),
+                      np.arctan2(S[..., 0, 2], -S[..., 1, 2]))
+        c1, s1 = np.cos(t1), np.sin(t1)
+        # Rz(t1)^T S = Rx(t2) Rz(t3), whose first row is (c3, -s3, 0).
+        t3 = np.arctan2(-(c1 * S[..., 0, 1] + s1 * S[..., 1, 1]),
+                        c1 * S[..., 0, 0] + s1 * S[..., 1, 0])
+        t3 = np.where(singular, 0.0, t3)
+        return np.stack((t1, t2, t3), axis=-1)
+    # zyx
+    cp = np.hypot(S[..., 0, 0], S[..., 1, 0])
+    pitch = np.arctan2(-S[..., 2, 0], cp)
+    singular = cp < tol
+    yaw = np.where(singular, np.arctan2(-S[..., 0, 1], S[..., 1, 1]),
+                   np.arctan2(S[..., 1, 0], S[..., 0, 0]))
+    cy, sy = np.cos(yaw), np.sin(yaw)
+    # Rz(yaw)^T S = Ry(pitch) Rx(roll), whose second row is (0, c_roll, -s_roll).
+    roll = np.arctan2(sy * S[..., 0, 2] - cy * S[..., 1, 2],
+                      cy * S[..., 1, 1] - sy * S[..., 0, 1])
+    roll = np.where(singular, 0.0, roll)
+    return np.stack((yaw, pitch, roll), axis=-1)
+
+
+def singular_factor(angles, seq="xyz"):
+    """The factor angle rates are divided by, eqs. 8.135-8.136, 8.196-8.198.
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3), rad.
+    seq : {"xyz", "zxz", "zyx"}
+
+    Returns
+    -------
+    ndarray, shape (...)
+        ``cos(beta)`` for "xyz", ``sin(theta2)`` for "zxz", ``cos(pitch)``
+        for "zyx".  Its absolute value is the sine of the angular distance
+        (rad) of the orientation from the singular set (gimbal lock).
+    """
+    seq = _check_seq(seq)
+    a = _vec(angles, 3, "angles")
+    return np.sin(a[..., 1]) if seq == "zxz" else np.cos(a[..., 1])
+
+
+def is_singular(angles, seq="xyz", tol: float = 1e-6):
+    """Boolean mask of orientations with ``|singular_factor| < tol``.
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3), rad.
+    seq : {"xyz", "zxz", "zyx"}
+    tol : float
+        Threshold on ``|cos beta|`` (or ``|sin theta2|``, ``|cos pitch|``).
+
+    Returns
+    -------
+    ndarray of bool, shape (...).
+    """
+    return np.abs(singular_factor(angles, seq)) < tol
+
+
+# ---------------------------------------------------------------------------
+# Euler parameters (quaternions, scalar last) and axis-angle
+# ---------------------------------------------------------------------------
+
+
+def quaternion_to_matrix(q):
+    """Transformation matrix of Euler parameters, Huston eq. 8.176.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4)
+        ``(eps1, eps2, eps3, eps4)``: vector part ``l sin(theta/2)`` then the
+        scalar ``cos(theta/2)`` (eq. 8.166), the same order as
+        ``scipy.spatial.transform.Rotation.as_quat``.  Normalised first, so
+        any non-zero 4-vector is accepted.
+
+    Returns
+    -------
+    S : ndarray, shape (..., 3, 3), parent = S . body.
+    """
+    q = _vec(q, 4, "a quaternion")
+    n = np.linalg.norm(q, axis=-1, keepdims=True)
+    if np.any(~(n > 0)):
+        raise InputError("a quaternion has zero or non-finite norm.")
+    e1, e2, e3, e4 = np.moveaxis(q / n, -1, 0)
+    S = np.empty(q.shape[:-1] + (3, 3))
+    S[..., 0, 0] = e1 * e1 - e2 * e2 - e3 * e3 + e4 * e4
+    S[..., 0, 1] = 2.0 * (e1 * e2 - e3 * e4)
+    S[..., 0, 2] = 2.0 * (e1 * e3 + e2 * e4)
+    S[..., 1, 0] = 2.0 * (e1 * e2 + e3 * e4)
+    S[..., 1, 1] = -e1 * e1 + e2 * e2 - e3 * e3 + e4 * e4
+    S[..., 1, 2] = 2.0 * (e2 * e3 - e1 * e4)
+    S[..., 2, 0] = 2.0 * (e1 * e3 - e2 * e4)
+    S[..., 2, 1] = 2.0 * (e2 * e3 + e1 * e4)
+    S[..., 2, 2] = -e1 * e1 - e2 * e2 + e3 * e3 + e4 * e4
+    return S
+
+
+def _canonical_sign(q):
+    """+1/-1 making eps4 > 0; ties (eps4 == 0) broken by eps1, eps2, eps3."""
+    key = q[..., 3]
+    for i in (0, 1, 2):
+        key = np.where(key == 0.0, q[..., i], key)
+    return np.where(key < 0.0, -1.0, 1.0)
+
+
+def matrix_to_quaternion(S, continuous: bool = False):
+    """Euler parameters of a transformation matrix (inverse of eq. 8.176).
+
+    Shepperd's method: the symmetric 4x4 matrix ``K = 4 q q^T`` is linear in
+    S; its largest diagonal entry (always >= 1) picks the column from which q
+    is read, so no small number is ever divided by.
+
+    Parameters
+    ----------
+    S : array_like, shape (..., 3, 3)
+        Rotation matrices, parent = S . body.
+    continuous : bool
+        False: each quaternion has ``eps4 >= 0`` (ties at eps4 = 0 broken by
+        the first non-zero of eps1, eps2, eps3 being positive).
+        True: for a time series along axis 0, signs are flipped so that
+        consecutive quaternions have a non-negative dot product (the first
+        one keeps ``eps4 >= 0``), which keeps q(t) smooth for differentiation.
+
+    Returns
+    -------
+    q : ndarray, shape (..., 4), unit norm, scalar last.
+    """
+    S = _mat(S)
+    K = np.empty(S.shape[:-2] + (4, 4))
+    s11, s22, s33 = S[..., 0, 0], S[..., 1, 1], S[..., 2, 2]
+    K[..., 0, 0] = 1.0 + s11 - s22 - s33
+    K[..., 1, 1] = 1.0 - s11 + s22 - s33
+    K[..., 2, 2] = 1.0 - s11 - s22 + s33
+    K[..., 3, 3] = 1.0 + s11 + s22 + s33
+    K[..., 0, 1] = K[..., 1, 0] = S[..., 0, 1] + S[..., 1, 0]
+    K[..., 0, 2] = K[..., 2, 0] = S[..., 0, 2] + S[..., 2, 0]
+    K[..., 1, 2] = K[..., 2, 1] = S[..., 1, 2] + S[..., 2, 1]
+    K[..., 0, 3] = K[..., 3, 0] = S[..., 2, 1] - S[..., 1, 2]
+    K[..., 1, 3] = K[..., 3, 1] = S[..., 0, 2] - S[..., 2, 0]
+    K[..., 2, 3] = K[..., 3, 2] = S[..., 1, 0] - S[..., 0, 1]
+    k = np.argmax(np.diagonal(K, axis1=-2, axis2=-1), axis=-1)
+    q = np.take_along_axis(K, k[..., None, None], axis=-1)[..., 0]
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    q = q * _canonical_sign(q)[..., None]
+    if continuous and q.ndim > 1 and q.shape[0] > 1:
+        dots = np.sum(q[1:] * q[:-1], axis=-1)
+        flips = np.cumprod(np.where(dots < 0.0, -1.0, 1.0), axis=0)
+        q[1:] *= flips[..., None]
+    return q
+
+
+def axis_angle_to_quaternion(axis, angle):
+    """Euler parameters of a rotation about a unit axis, Huston eq. 8.166.
+
+    Parameters
+    ----------
+    axis : array_like, shape (..., 3)
+        Direction of the rotation axis l in parent components (normalised).
+    angle : array_like, shape (...)
+        Rotation angle theta (rad), right-hand rule about l.
+
+    Returns
+    -------
+    q : ndarray, shape (..., 4): ``(l sin(theta/2), cos(theta/2))``.
+    """
+    l = _unit(axis)
+    h = 0.5 * np.asarray(angle, dtype=np.float64)
+    return np.concatenate((l * np.sin(h)[..., None], np.cos(h)[..., None]), axis=-1)
+
+
+def quaternion_to_axis_angle(q):
+    """Axis and angle of Euler parameters (inverse of eq. 8.166).
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4), scalar last (normalised first).
+
+    Returns
+    -------
+    axis : ndarray, shape (..., 3), unit; (1, 0, 0) for the identity.
+    angle : ndarray, shape (...), rad in [0, pi]:
+        ``2 atan2(|eps_1..3|, |eps4|)`` with the axis sign following eps4.
+    """
+    q = _vec(q, 4, "a quaternion")
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    q = q * _canonical_sign(q)[..., None]
+    v = q[..., :3]
+    sv = np.linalg.norm(v, axis=-1)
+    angle = 2.0 * np.arctan2(sv, q[..., 3])
+    axis = np.where((sv > 0.0)[..., None], v / np.where(sv > 0.0, sv, 1.0)[..., None],
+                    np.array([1.0, 0.0, 0.0]))
+    return axis, angle
+
+
+def _unit(axis):
+    l = _vec(axis, 3, "an axis")
+    n = np.linalg.norm(l, axis=-1, keepdims=True)
+    if np.any(~(n > 0)):
+        raise InputError("a rotation axis has zero or non-finite length.")
+    return l / n
+
+
+def rotation_dyadic(axis, angle):
+    """Components ``R_ij`` of the rotation dyadic, Huston eqs. 8.151-8.153.
+
+    ``R_ij = (1 - cos theta) l_i l_j + delta_ij cos theta - e_ijk l_k sin theta``.
+
+    Parameters
+    ----------
+    axis : array_like, shape (..., 3)
+        Axis l (normalised) in the basis the dyadic is expressed in.
+    angle : array_like, shape (...), rad.
+
+    Returns
+    -------
+    R : ndarray, shape (..., 3, 3)
+        ``R @ p`` is p rotated about l through theta (eq. 8.150); both
+        indices refer to the same basis.  Numerically equal to the
+        transformation matrix of the rotated body (eq. 8.159), see
+        :func:`axis_angle_to_matrix`.
+    """
+    l = _unit(axis)
+    th = np.asarray(angle, dtype=np.float64)
+    c, s = np.cos(th)[..., None, None], np.sin(th)[..., None, None]
+    eye = np.eye(3)
+    return (1.0 - c) * l[..., :, None] * l[..., None, :] + c * eye + s * skew(l)
+
+
+def rotate(axis, angle, p):
+    """Rotate vectors p about axis l through theta, Huston eq. 8.149.
+
+    ``p_hat = (p . l) l + [p - (p . l) l] cos theta + l x p sin theta``.
+
+    Parameters
+    ----------
+    axis : array_like, shape (..., 3)
+    angle : array_like, shape (...), rad.
+    p : array_like, shape (..., 3)
+
+    Returns
+    -------
+    ndarray, shape (..., 3): rotated vectors, same basis as p.
+    """
+    l = _unit(axis)
+    p = _vec(p, 3, "p")
+    th = np.asarray(angle, dtype=np.float64)[..., None]
+    pl = np.sum(p * l, axis=-1, keepdims=True) * l
+    return pl + (p - pl) * np.cos(th) + np.cross(l, p) * np.sin(th)
+
+
+def axis_angle_to_matrix(axis, angle):
+    """Transformation matrix of a body rotated from the reference orientation
+    about axis l through theta, Huston eqs. 8.159 and 8.165.
+
+    With the body axes n_i aligned with the parent axes N_i in the reference
+    orientation, ``S_ij = N_i . n_j = R_ij`` (eq. 8.159): the same numbers as
+    :func:`rotation_dyadic`, read as a change of components (parent = S . body)
+    instead of an operator that moves vectors.
+
+    Parameters
+    ----------
+    axis : array_like, shape (..., 3), parent (= reference body) components.
+    angle : array_like, shape (...), rad.
+
+    Returns
+    -------
+    S : ndarray, shape (..., 3, 3).
+    """
+    return rotation_dyadic(axis, angle)
+
+
+def matrix_to_axis_angle(S):
+    """Axis and angle of a transformation matrix (inverse of eq. 8.165).
+
+    Goes through :func:`matrix_to_quaternion`, so it stays accurate near
+    theta = 0 and theta = pi where the trace and the skew part are poor.
+
+    Returns
+    -------
+    axis : ndarray, shape (..., 3), unit; (1, 0, 0) when theta = 0.
+    angle : ndarray, shape (...), rad in [0, pi].
+    """
+    return quaternion_to_axis_angle(matrix_to_quaternion(S))
+
+
+_NAMES = {"matrix": "matrix", "quaternion": "quaternion", "rotvec": "rotvec",
+          "bryant": "xyz", "xyz": "xyz", "zxz": "zxz", "zyx": "zyx"}
+
+
+def convert(value, from_: str, to: str, tol: float = 1e-9):
+    """Convert orientations between any two conventions.
+
+    Parameters
+    ----------
+    value : array_like
+        Orientations in the ``from_`` convention.
+    from_, to : str
+        ``"matrix"`` (..., 3, 3), parent = S . body;
+        ``"quaternion"`` (..., 4) Euler parameters, scalar last (eq. 8.166);
+        ``"rotvec"`` (..., 3) axis times angle, ``theta l`` (rad);
+        ``"xyz"`` or ``"bryant"``, ``"zxz"``, ``"zyx"`` (..., 3) angles (rad).
+    tol : float
+        Singular-set threshold passed to :func:`matrix_to_euler`.
+
+    Returns
+    -------
+    ndarray in the ``to`` convention.  Every conversion passes through the
+    transformation matrix; quaternions come out with eps4 >= 0.
+    """
+    try:
+        src, dst = _NAMES[from_], _NAMES[to]
+    except KeyError as exc:
+        raise InputError(f"unknown orientation convention {exc.args[0]!r}; expected one of "
+                         f"{', '.join(_NAMES)}.") from None
+    if src == "matrix":
+        S = _mat(value)
+    elif src == "quaternion":
+        S = quaternion_to_matrix(value)
+    elif src == "rotvec":
+        v = _vec(value, 3, "a rotation vector")
+        th = np.linalg.norm(v, axis=-1)
+        axis = np.where((th > 0)[..., None], v / np.where(th > 0, th, 1.0)[..., None],
+                        np.array([1.0, 0.0, 0.0]))
+        S = axis_angle_to_matrix(axis, th)
+    else:
+        S = euler_to_matrix(value, src)
+    if dst == "matrix":
+        return np.array(S, dtype=np.float64)
+    if dst == "quaternion":
+        return matrix_to_quaternion(S)
+    if dst == "rotvec":
+        axis, th = matrix_to_axis_angle(S)
+        return axis * th[..., None]
+    return matrix_to_euler(S, dst, tol=tol)
+
+
+# ---------------------------------------------------------------------------
+# Angular velocity and the matrix derivative
+# ---------------------------------------------------------------------------
+
+
+def matrix_rate(S, omega, frame="parent"):
+    """Time derivative of a transformation matrix, Huston eq. 8.123.
+
+    Parameters
+    ----------
+    S : array_like, shape (..., 3, 3), parent = S . body.
+    omega : array_like, shape (..., 3), rad/s
+        Angular velocity of the body relative to the parent.
+    frame : {"parent", "body"}
+        Components omega is given in: parent ``dS/dt = W S`` (8.123),
+        body ``dS/dt = S W_body`` (the same relation with W = S W_body S^T).
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3), 1/s.
+    """
+    S = _mat(S)
+    W = skew(omega)
+    return W @ S if _check_frame(frame) == "parent" else S @ W
+
+
+def omega_from_matrix_rate(S, S_dot, frame="parent"):
+    """Angular velocity from a matrix and its derivative, eqs. 8.187-8.189.
+
+    Parameters
+    ----------
+    S, S_dot : array_like, shape (..., 3, 3)
+        Transformation matrix (parent = S . body) and its time derivative.
+    frame : {"parent", "body"}
+        ``"parent"``: dual vector of ``W = dS/dt S^T`` (eqs. 8.123, 8.187-8.189);
+        ``"body"``: dual vector of ``S^T dS/dt``.
+
+    Returns
+    -------
+    ndarray, shape (..., 3), rad/s.
+    """
+    S, S_dot = _mat(S), _mat(S_dot)
+    W = S_dot @ _swap(S) if _check_frame(frame) == "parent" else _swap(S) @ S_dot
+    return unskew(W)
+
+
+def angle_rate_matrix(angles, seq="xyz", frame="parent"):
+    """Matrix H with ``omega = H . angle_rates`` for an angle sequence.
+
+    Each column is the unit vector of one successive rotation axis (the
+    horizontal lines of Huston's configuration graph, eqs. 8.92-8.94).
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3), rad.
+    seq : {"xyz", "zxz", "zyx"}
+    frame : {"parent", "body"}
+        Components of omega.  Parent: eqs. 8.95 ("xyz") and 8.97 ("zxz");
+        body: eqs. 8.96 and 8.98.
+
+    Returns
+    -------
+    H : ndarray, shape (..., 3, 3).  ``det H = cos(beta)``, ``-sin(theta2)``,
+    ``-cos(pitch)`` respectively (see :func:`singular_factor`).
+    """
+    seq = _check_seq(seq)
+    a = _vec(angles, 3, "angles")
+    ax = [_AXIS[c] for c in seq]
+    e = np.eye(3)
+    if _check_frame(frame) == "parent":
+        R1 = _elementary(ax[0], a[..., 0])
+        R12 = R1 @ _elementary(ax[1], a[..., 1])
+        cols = (np.broadcast_to(e[ax[0]], a.shape), R1[..., :, ax[1]], R12[..., :, ax[2]])
+    else:
+        R3t = _swap(_elementary(ax[2], a[..., 2]))
+        R23t = R3t @ _swap(_elementary(ax[1], a[..., 1]))
+        cols = (R23t[..., :, ax[0]], R3t[..., :, ax[1]], np.broadcast_to(e[ax[2]], a.shape))
+    return np.stack(cols, axis=-1)
+
+
+def omega_from_angle_rates(angles, rates, seq="xyz", frame="parent"):
+    """Angular velocity from angle rates, eqs. 8.95-8.98 (no singularity).
+
+    Parameters
+    ----------
+    angles, rates : array_like, shape (..., 3)
+        Angles (rad) and their time derivatives (rad/s).
+    seq : {"xyz", "zxz", "zyx"}
+    frame : {"parent", "body"}
+
+    Returns
+    -------
+    ndarray, shape (..., 3), rad/s, ``angle_rate_matrix(angles) @ rates``.
+    """
+    H = angle_rate_matrix(angles, seq, frame)
+    return (H @ _vec(rates, 3, "rates")[..., None])[..., 0]
+
+
+def angle_rates(angles, omega, seq="xyz", frame="parent", tol: float = 1e-6,
+                warn: bool = True):
+    """Angle rates from angular velocity, never dividing by ~0.
+
+    Solves ``omega = H rates`` (see :func:`angle_rate_matrix`) by the
+    adjugate, ``rates = adj(H) omega / det(H)``; for "xyz" this is exactly
+    Huston's eqs. 8.135 (parent), 8.136 (body), 8.196-8.198.
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3), rad.
+    omega : array_like, shape (..., 3), rad/s, in ``frame`` components.
+    seq : {"xyz", "zxz", "zyx"}
+    frame : {"parent", "body"}
+    tol : float
+        Orientations with ``|singular_factor(angles, seq)| < tol`` (e.g.
+        ``|cos beta| < tol``) are singular: their rates are not computed.
+    warn : bool
+        Emit one :class:`~humanbody.errors.SingularityWarning` when any
+        orientation is singular.
+
+    Returns
+    -------
+    rates : ndarray, shape (..., 3), rad/s
+        NaN where singular.  Fallback there: Euler parameter rates from
+        :func:`quaternion_rates`, which have no singularity.
+    singular : ndarray of bool, shape (...)
+    """
+    seq = _check_seq(seq)
+    H = angle_rate_matrix(angles, seq, frame)
+    w = _vec(omega, 3, "omega")
+    singular = np.broadcast_to(is_singular(angles, seq, tol), np.broadcast_shapes(H.shape[:-2], w.shape[:-1]))
+    h0, h1, h2 = H[..., :, 0], H[..., :, 1], H[..., :, 2]
+    adj = np.stack((np.cross(h1, h2), np.cross(h2, h0), np.cross(h0, h1)), axis=-2)
+    det = np.sum(h0 * adj[..., 0, :], axis=-1)
+    num = (adj @ w[..., None])[..., 0]
+    ok = ~singular
+    rates = np.divide(num, det[..., None], out=np.full(num.shape, np.nan), where=ok[..., None])
+    if warn and np.any(singular):
+        warnings.warn(
+            f"{int(np.count_nonzero(singular))} of {singular.size} orientations are within "
+            f"tol={tol:g} of the {seq} singular set; their angle rates are NaN "
+            "(use quaternion_rates there).",
+            SingularityWarning,
+            stacklevel=2,
+        )
+    return rates, np.array(singular)
+
+
+def bryant_rates(angles, omega, frame="parent", tol: float = 1e-6, warn: bool = True):
+    """Bryant angle rates from angular velocity, eqs. 8.135/8.136 (8.196-8.198).
+
+    Same as ``angle_rates(angles, omega, "xyz", frame, tol, warn)``: returns
+    ``(rates, singular)`` with NaN rates where ``|cos beta| < tol``.
+    """
+    return angle_rates(angles, omega, "xyz", frame, tol, warn)
+
+
+# ---------------------------------------------------------------------------
+# Euler parameter rates
+# ---------------------------------------------------------------------------
+
+
+def euler_parameter_matrix(q, frame="parent"):
+    """The orthogonal 4x4 matrix E of Huston eq. 8.206.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4), scalar last.
+    frame : {"parent", "body"}
+        ``"parent"``: Huston's E, rows 1-3 give parent (ground) components
+        of omega = 2 E q_dot (eqs. 8.190-8.192, 8.206-8.207).
+        ``"body"``: rows 1-3 give body components.  Derived from
+        ``omega_body = S^T omega`` : with q = (v, w),
+        ``omega_parent = 2 (w v' - w' v + v x v')`` and
+        ``omega_body = 2 (w v' - w' v - v x v')``; only the sign of the
+        cross-product block changes.  Row 4 is ``q . q_dot`` (eq. 8.205,
+        zero for unit q) in both cases.
+
+    Returns
+    -------
+    E : ndarray, shape (..., 4, 4); ``E^-1 = E^T`` for unit q (eq. 8.209).
+    """
+    q = _vec(q, 4, "a quaternion")
+    e1, e2, e3, e4 = np.moveaxis(q, -1, 0)
+    sgn = 1.0 if _check_frame(frame) == "parent" else -1.0
+    E = np.empty(q.shape[:-1] + (4, 4))
+    E[..., 0, :] = np.stack((e4, -sgn * e3, sgn * e2, -e1), axis=-1)
+    E[..., 1, :] = np.stack((sgn * e3, e4, -sgn * e1, -e2), axis=-1)
+    E[..., 2, :] = np.stack((-sgn * e2, sgn * e1, e4, -e3), axis=-1)
+    E[..., 3, :] = q
+    return E
+
+
+def omega_from_quaternion_rates(q, q_dot, frame="parent"):
+    """Angular velocity from Euler parameter rates, eqs. 8.190-8.192.
+
+    Parameters
+    ----------
+    q, q_dot : array_like, shape (..., 4)
+        Unit Euler parameters (scalar last) and their rates (1/s).
+    frame : {"parent", "body"}
+        Components of the result (see :func:`euler_parameter_matrix`).
+
+    Returns
+    -------
+    ndarray, shape (..., 3), rad/s: first three rows of ``2 E q_dot``.
+    """
+    E = euler_parameter_matrix(q, frame)
+    return 2.0 * (E[..., :3, :] @ _vec(q_dot, 4, "q_dot")[..., None])[..., 0]
+
+
+def quaternion_rates(q, omega, frame="parent"):
+    """Euler parameter rates from angular velocity, eqs. 8.208-8.213.
+
+    ``q_dot = 1/2 E^T [omega; 0]``: linear, valid at every orientation (the
+    fallback where angle rates are singular).
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4), unit, scalar last.
+    omega : array_like, shape (..., 3), rad/s in ``frame`` components.
+    frame : {"parent", "body"}
+
+    Returns
+    -------
+    q_dot : ndarray, shape (..., 4), 1/s.
+    """
+    E = euler_parameter_matrix(q, frame)
+    w = _vec(omega, 3, "omega")
+    return 0.5 * (_swap(E)[..., :, :3] @ w[..., None])[..., 0]
+
+
+def angular_acceleration_from_quaternion(q, q_ddot, frame="parent"):
+    """Angular acceleration from the second derivative of Euler parameters.
+
+    Differentiating ``omega = 2 E(q) q_dot`` gives
+    ``omega_dot = 2 E(q) q_ddot + 2 E(q_dot) q_dot``; the vector rows of
+    ``E(q_dot) q_dot`` are ``w' v' - w' v' +/- v' x v' = 0``, so
+    ``omega_dot = 2 E(q) q_ddot`` (rows 1-3).  In body components this is
+    the derivative of the body components of omega, which equals the body
+    components of the angular acceleration (Huston eq. 8.110).
+
+    Parameters
+    ----------
+    q, q_ddot : array_like, shape (..., 4)
+        Unit Euler parameters and their second time derivative (1/s^2).
+    frame : {"parent", "body"}
+
+    Returns
+    -------
+    ndarray, shape (..., 3), rad/s^2.
+    """
+    return omega_from_quaternion_rates(q, q_ddot, frame)
