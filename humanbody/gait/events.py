@@ -1,0 +1,451 @@
+"""Gait events (foot strike, foot off) from marker kinematics or force plates.
+
+Kinematic events follow Zeni, Richards & Higginson (2008), "Two simple methods
+for determining gait events during treadmill and overground walking using
+kinematic data", Gait & Posture 27:710-714:
+
+* ``"coordinate"`` - the heel and toe positions relative to the pelvis centre,
+  projected on the direction of progression.  Foot strike is a maximum of
+  heel - pelvis (the heel is furthest ahead), foot off is a minimum of
+  toe - pelvis (the toe is furthest behind).
+* ``"velocity"`` - the same relative positions differentiated in time: foot
+  strike where the heel's relative velocity changes sign from forward to
+  backward, foot off where the toe's changes from backward to forward.  It
+  needs no peak picking and is the usual choice for running.
+
+Both work on a treadmill and overground because they use pelvis-relative
+coordinates.  Force events use a threshold on the vertical ground reaction
+force of each foot (20 N by default).
+
+All functions return an *events table*: a DataFrame with columns ``time``
+(s), ``frame`` (nearest frame index of the trial), ``side`` ("right" /
+"left"), ``event`` ("foot_strike" / "foot_off") and ``source``
+("kinematic" / "force"), sorted by time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import signal
+
+from ..errors import InputError
+
+__all__ = [
+    "EVENT_COLUMNS",
+    "FOOT_MARKERS",
+    "PELVIS_MARKERS",
+    "GRF_PLATES",
+    "foot_markers",
+    "pelvis_markers",
+    "progression_axes",
+    "kinematic_events",
+    "force_events",
+    "events_of",
+]
+
+EVENT_COLUMNS = ["time", "frame", "side", "event", "source"]
+SIDES = ("right", "left")
+
+#: Candidate (heel, toe) marker names per side, tried in order.
+FOOT_MARKERS = {
+    "right": [
+        ("R.Heel", "R.Toe.Tip"),  # OpenSim gait2392 marker set
+        ("RHEE", "RTOE"),  # Plug-in Gait
+        ("R.Heel", "R.Toe"),
+        ("RHeel", "RToe"),
+        ("R_Heel", "R_Toe"),
+        ("RCAL", "RMT2"),
+        ("right_heel", "right_toe"),
+    ],
+    "left": [
+        ("L.Heel", "L.Toe.Tip"),
+        ("LHEE", "LTOE"),
+        ("L.Heel", "L.Toe"),
+        ("LHeel", "LToe"),
+        ("L_Heel", "L_Toe"),
+        ("LCAL", "LMT2"),
+        ("left_heel", "left_toe"),
+    ],
+}
+
+#: Pelvis markers whose mean (of those present) is the pelvis centre.
+PELVIS_MARKERS = (
+    "V.Sacral", "R.ASIS", "L.ASIS", "R.PSIS", "L.PSIS",
+    "SACR", "RASI", "LASI", "RPSI", "LPSI", "pelvis",
+)
+
+#: Vertical-force column prefix of each foot in an OpenSim GRF .mot file.
+GRF_PLATES = {"right": "ground_force_", "left": "1_ground_force_"}
+
+
+# --------------------------------------------------------------------------- markers
+def _names(df: pd.DataFrame) -> set[str]:
+    cols = set(map(str, df.columns))
+    return {c[:-2] for c in cols if c.endswith("_x") and c[:-2] + "_y" in cols and c[:-2] + "_z" in cols}
+
+
+def _xyz(df: pd.DataFrame, name: str) -> np.ndarray:
+    """Positions of marker ``name``, shape (F, 3), m; all-zero samples -> NaN."""
+    p = df[[f"{name}_x", f"{name}_y", f"{name}_z"]].to_numpy(dtype=float).copy()
+    p[(p == 0.0).all(axis=1)] = np.nan
+    return p
+
+
+def foot_markers(df: pd.DataFrame, feet: dict | None = None) -> dict[str, tuple[str, str]]:
+    """Heel and toe marker names of each side.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Marker table (``<name>_x/_y/_z`` columns).
+    feet : dict, optional
+        ``{"right": (heel, toe), "left": (heel, toe)}``; sides left out are
+        found among :data:`FOOT_MARKERS`.
+
+    Returns
+    -------
+    dict  side -> (heel, toe)
+
+    Raises
+    ------
+    InputError  when a side has no heel/toe pair in the table.
+    """
+    have = _names(df)
+    out = {}
+    for side in SIDES:
+        given = (feet or {}).get(side)
+        candidates = [tuple(given)] if given else FOOT_MARKERS[side]
+        pair = next((c for c in candidates if c[0] in have and c[1] in have), None)
+        if pair is None:
+            tried = ", ".join("/".join(c) for c in candidates)
+            raise InputError(
+                f"no {side} heel and toe markers for gait events (looked for {tried})",
+                df.attrs.get("source"),
+            )
+        out[side] = (str(pair[0]), str(pair[1]))
+    return out
+
+
+def pelvis_markers(df: pd.DataFrame, pelvis=None) -> list[str]:
+    """Names of the pelvis markers present (``pelvis`` overrides the defaults)."""
+    have = _names(df)
+    names = [n for n in (pelvis or PELVIS_MARKERS) if n in have]
+    if not names:
+        raise InputError(
+            "no pelvis markers for gait events (looked for " + ", ".join(pelvis or PELVIS_MARKERS) + ")",
+            df.attrs.get("source"),
+        )
+    return names
+
+
+def _pelvis_centre(df: pd.DataFrame, names: list[str]) -> np.ndarray:
+    """Mean of the pelvis markers present at each frame, (F, 3), m."""
+    stack = np.stack([_xyz(df, n) for n in names])
+    with np.errstate(invalid="ignore"), _quiet():
+        return np.nanmean(stack, axis=0)
+
+
+class _quiet:
+    """Silence numpy's 'mean of empty slice' warning (an all-NaN frame stays NaN)."""
+
+    def __enter__(self):
+        import warnings
+
+        self._ctx = warnings.catch_warnings()
+        self._ctx.__enter__()
+        warnings.simplefilter("ignore", RuntimeWarning)
+
+    def __exit__(self, *exc):
+        return self._ctx.__exit__(*exc)
+
+
+def progression_axes(df: pd.DataFrame, feet: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Direction of progression and the lateral direction, horizontal unit vectors.
+
+    The forward direction is the mean horizontal heel -> toe vector of both
+    feet (the toes point forward in walking and running), so the result does
+    not depend on the subject moving through the lab: it is valid on a
+    treadmill too.  Ground axes are assumed (Z up, CONVENTIONS.md).
+
+    Returns
+    -------
+    forward, left : (3,) unit vectors; ``left = Z x forward``.
+    """
+    pairs = foot_markers(df, feet)
+    v = np.zeros(3)
+    for heel, toe in pairs.values():
+        d = _xyz(df, toe) - _xyz(df, heel)
+        v += np.nanmean(d, axis=0)
+    v[2] = 0.0
+    norm = np.linalg.norm(v)
+    if not np.isfinite(norm) or norm < 1e-6:
+        raise InputError("cannot tell the direction of progression from the foot markers", df.attrs.get("source"))
+    forward = v / norm
+    left = np.cross([0.0, 0.0, 1.0], forward)
+    return forward, left
+
+
+# --------------------------------------------------------------------------- peaks and crossings
+def _fill_nan(t: np.ndarray, y: np.ndarray) -> np.ndarray:
+    ok = np.isfinite(y)
+    if ok.sum() < 2:
+        return y
+    return np.interp(t, t[ok], y[ok])
+
+
+def _refine_peak(t: np.ndarray, y: np.ndarray, i: int) -> float:
+    """Time of the vertex of the parabola through samples i-1, i, i+1."""
+    if i <= 0 or i >= len(y) - 1:
+        return float(t[i])
+    y0, y1, y2 = y[i - 1], y[i], y[i + 1]
+    den = y0 - 2.0 * y1 + y2
+    if den == 0 or not np.isfinite(den):
+        return float(t[i])
+    shift = 0.5 * (y0 - y2) / den  # in samples, |shift| <= 0.5 at a true peak
+    shift = float(np.clip(shift, -0.5, 0.5))
+    j = i + 1 if shift > 0 else i - 1
+    return float(t[i] + shift * abs(t[j] - t[i]))
+
+
+def _maxima(t: np.ndarray, y: np.ndarray, min_interval: float, prominence: float) -> list[float]:
+    """Times of the maxima of ``y`` (sub-sample, parabolic), at least ``min_interval`` s apart.
+
+    A maximum must lie in the upper half of the signal's range and stand out
+    from its neighbourhood by ``prominence`` times that range
+    (scipy.signal.find_peaks); the half-range rule keeps maxima near the ends
+    of the trial, whose prominence the trial's end cuts short.
+    """
+    y = _fill_nan(t, y)
+    if not np.isfinite(y).all() or len(y) < 3:
+        return []
+    dt = float(np.median(np.diff(t)))
+    rng = float(np.ptp(y))
+    if rng <= 0:
+        return []
+    lo, hi = float(np.min(y)), float(np.max(y))
+    peaks, _ = signal.find_peaks(
+        y, height=0.5 * (lo + hi), distance=max(1, int(min_interval / dt)),
+        prominence=prominence * rng, wlen=max(3, int(2 * min_interval / dt) | 1),
+    )
+    return [_refine_peak(t, y, int(i)) for i in peaks]
+
+
+def _crossings(t: np.ndarray, v: np.ndarray, rising: bool, keep: np.ndarray, min_interval: float) -> list[float]:
+    """Times where ``v`` crosses zero upwards (``rising``) or downwards, linearly interpolated.
+
+    Only crossings at samples where ``keep`` is true are returned, and of
+    crossings closer than ``min_interval`` s only the first.
+    """
+    s = np.sign(v)
+    idx = np.flatnonzero((s[:-1] < 0) & (s[1:] >= 0)) if rising else np.flatnonzero((s[:-1] > 0) & (s[1:] <= 0))
+    out: list[float] = []
+    for i in idx:
+        if not (keep[i] or keep[i + 1]):
+            continue
+        frac = v[i] / (v[i] - v[i + 1]) if v[i] != v[i + 1] else 0.0
+        tc = float(t[i] + frac * (t[i + 1] - t[i]))
+        if out and tc - out[-1] < min_interval:
+            continue
+        out.append(tc)
+    return out
+
+
+def _nearest_frames(frame_times: np.ndarray, times) -> np.ndarray:
+    times = np.asarray(times, dtype=float)
+    i = np.clip(np.searchsorted(frame_times, times), 1, len(frame_times) - 1)
+    left = frame_times[i - 1]
+    right = frame_times[i]
+    return np.where(np.abs(times - left) <= np.abs(right - times), i - 1, i).astype(int)
+
+
+def _table(rows, frame_times: np.ndarray) -> pd.DataFrame:
+    df = pd.DataFrame(rows, columns=["time", "side", "event", "source"])
+    if df.empty:
+        return pd.DataFrame({c: pd.Series(dtype=d) for c, d in
+                             zip(EVENT_COLUMNS, (float, int, object, object, object))})
+    df["frame"] = _nearest_frames(frame_times, df["time"].to_numpy()) if len(frame_times) > 1 else 0
+    df = df[EVENT_COLUMNS].sort_values(["time", "side", "event"], kind="stable").reset_index(drop=True)
+    return df
+
+
+# --------------------------------------------------------------------------- kinematic events
+def kinematic_events(
+    markers: pd.DataFrame,
+    *,
+    method: str = "auto",
+    feet: dict | None = None,
+    pelvis=None,
+    min_stride_time: float = 0.4,
+    prominence: float = 0.02,
+) -> pd.DataFrame:
+    """Foot strikes and foot offs from heel and toe markers (Zeni et al. 2008).
+
+    Parameters
+    ----------
+    markers : DataFrame
+        Marker table in ground axes (X forward, Y left, Z up; metres), e.g.
+        ``Analysis.markers`` or the output of
+        :func:`humanbody.markers.axes.to_ground`.  Filtered data work best.
+    method : {"auto", "coordinate", "velocity"}
+        ``"coordinate"``: maxima of heel - pelvis and minima of toe - pelvis
+        along the progression direction.  ``"velocity"``: sign changes of the
+        time derivatives of the same signals (Zeni's second method).
+        ``"auto"``: coordinate, falling back to velocity for a side where the
+        coordinate method finds fewer than two foot strikes.
+    feet : dict, optional
+        ``side -> (heel, toe)`` marker names (defaults: :data:`FOOT_MARKERS`).
+    pelvis : list of str, optional
+        Pelvis markers whose mean is the pelvis centre (default
+        :data:`PELVIS_MARKERS`, those present).
+    min_stride_time : float
+        Shortest time between two strikes (or offs) of one foot, s.
+    prominence : float
+        Minimum prominence of an extremum as a fraction of the signal range.
+
+    Returns
+    -------
+    DataFrame  events table (:data:`EVENT_COLUMNS`), ``source = "kinematic"``;
+    ``attrs`` holds ``method`` (per side), ``feet``, ``pelvis`` and
+    ``forward`` (the progression direction used).
+    """
+    if method not in ("auto", "coordinate", "velocity"):
+        raise InputError(f"unknown gait event method {method!r}; choose auto, coordinate or velocity")
+    if "time" not in markers.columns or len(markers) < 5:
+        raise InputError("too few frames for gait events", markers.attrs.get("source"))
+    t = markers["time"].to_numpy(dtype=float)
+    pairs = foot_markers(markers, feet)
+    pel_names = pelvis_markers(markers, pelvis)
+    pel = _pelvis_centre(markers, pel_names)
+    forward, _ = progression_axes(markers, pairs)
+    rows, used = [], {}
+    for side, (heel, toe) in pairs.items():
+        h = (_xyz(markers, heel) - pel) @ forward
+        q = (_xyz(markers, toe) - pel) @ forward
+        h, q = _fill_nan(t, h), _fill_nan(t, q)
+        how = "velocity" if method == "velocity" else "coordinate"
+        strikes, offs = _events_by(how, t, h, q, min_stride_time, prominence)
+        if method == "auto" and len(strikes) < 2:
+            s2, o2 = _events_by("velocity", t, h, q, min_stride_time, prominence)
+            if len(s2) > len(strikes):
+                how, strikes, offs = "velocity", s2, o2
+        used[side] = how
+        rows += [(ts, side, "foot_strike", "kinematic") for ts in strikes]
+        rows += [(to, side, "foot_off", "kinematic") for to in offs]
+    out = _table(rows, t)
+    out.attrs.update(method=used, feet=pairs, pelvis=pel_names, forward=forward.tolist(),
+                     source=markers.attrs.get("source"))
+    return out
+
+
+def _events_by(how, t, heel_rel, toe_rel, min_interval, prominence):
+    if how == "coordinate":
+        return _maxima(t, heel_rel, min_interval, prominence), _maxima(t, -toe_rel, min_interval, prominence)
+    vh = np.gradient(heel_rel, t)
+    vt = np.gradient(toe_rel, t)
+    # a strike is the heel turning back while ahead of its mean position, an
+    # off the toe turning forward while behind its mean position
+    strikes = _crossings(t, vh, rising=False, keep=heel_rel > np.median(heel_rel), min_interval=min_interval)
+    offs = _crossings(t, vt, rising=True, keep=toe_rel < np.median(toe_rel), min_interval=min_interval)
+    return strikes, offs
+
+
+# --------------------------------------------------------------------------- force events
+def _vertical_axis(forces: pd.DataFrame, prefix: str) -> str:
+    """The force component ('x', 'y' or 'z') with the largest median magnitude."""
+    best, axis = -1.0, "y"
+    for a in "xyz":
+        col = f"{prefix}v{a}"
+        if col in forces.columns:
+            m = float(np.nanmedian(np.abs(forces[col].to_numpy(dtype=float))))
+            pos = float(np.nanpercentile(np.abs(forces[col].to_numpy(dtype=float)), 95))
+            score = pos + m
+            if score > best:
+                best, axis = score, a
+    return axis
+
+
+def _contact_runs(on: np.ndarray, min_samples: int) -> np.ndarray:
+    """``on`` with runs (of either value) shorter than ``min_samples`` merged into their neighbours."""
+    on = on.copy()
+    if min_samples <= 1 or len(on) == 0:
+        return on
+    edges = np.flatnonzero(np.diff(on.astype(int))) + 1
+    bounds = np.concatenate([[0], edges, [len(on)]])
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        if b - a < min_samples and a > 0 and b < len(on):
+            on[a:b] = on[a - 1]
+    return on
+
+
+def force_events(
+    forces: pd.DataFrame,
+    *,
+    threshold: float = 20.0,
+    plates: dict | None = None,
+    vertical: str = "auto",
+    frame_times=None,
+    min_duration: float = 0.05,
+) -> pd.DataFrame:
+    """Foot strikes and foot offs where each foot's vertical force crosses ``threshold``.
+
+    Parameters
+    ----------
+    forces : DataFrame
+        Force table (kind "forces"): ``time`` and per plate the columns
+        ``<prefix>vx``, ``<prefix>vy``, ``<prefix>vz`` (N), as in an OpenSim
+        GRF .mot file.
+    threshold : float
+        Vertical force (N) above which the foot is on the ground.
+    plates : dict, optional
+        ``side -> column prefix``; default :data:`GRF_PLATES` (OpenSim:
+        ``ground_force_`` right foot, ``1_ground_force_`` left foot).
+    vertical : {"auto", "x", "y", "z"}
+        Vertical force component in the file's lab axes; "auto" takes the
+        component with the largest magnitude (``vy`` for OpenSim files, Y up).
+    frame_times : array_like, optional
+        Times of the marker frames: ``frame`` is then the nearest marker frame;
+        otherwise the nearest force sample.
+    min_duration : float
+        Contacts and flights shorter than this (s) are treated as noise.
+
+    Returns
+    -------
+    DataFrame  events table with ``source = "force"``; crossing times are
+    linearly interpolated between samples.  ``attrs["plates"]`` names the
+    column used per side.
+    """
+    plates = dict(plates or GRF_PLATES)
+    src = forces.attrs.get("source")
+    if "time" not in forces.columns:
+        raise InputError("force table has no time column", src)
+    t = forces["time"].to_numpy(dtype=float)
+    rows, used = [], {}
+    for side, prefix in plates.items():
+        axis = _vertical_axis(forces, prefix) if vertical == "auto" else vertical
+        col = f"{prefix}v{axis}"
+        if col not in forces.columns:
+            raise InputError(f"no vertical force column {col!r} for the {side} foot", src)
+        f = forces[col].to_numpy(dtype=float)
+        if np.nanpercentile(-f, 95) > np.nanpercentile(f, 95):  # plate reports the action on the plate
+            f = -f
+        f = _fill_nan(t, f)
+        used[side] = col
+        dt = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
+        on = _contact_runs(f > threshold, int(round(min_duration / dt)))
+        g = f - threshold
+        for i in np.flatnonzero(np.diff(on.astype(int))):
+            frac = g[i] / (g[i] - g[i + 1]) if g[i] != g[i + 1] else 0.5
+            frac = float(np.clip(frac, 0.0, 1.0))
+            tc = float(t[i] + frac * (t[i + 1] - t[i]))
+            rows.append((tc, side, "foot_strike" if on[i + 1] else "foot_off", "force"))
+    frame_times = t if frame_times is None else np.asarray(frame_times, dtype=float)
+    out = _table(rows, frame_times)
+    out.attrs.update(plates=used, threshold=float(threshold), source=src)
+    return out
+
+
+def events_of(events: pd.DataFrame, side: str, event: str) -> np.ndarray:
+    """Sorted times (s) of one side's ``event`` ("foot_strike" or "foot_off")."""
+    sel = (events["side"] == side) & (events["event"] == event)
+    return np.sort(events.loc[sel, "time"].to_numpy(dtype=float))
