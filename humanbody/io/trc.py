@@ -1,0 +1,166 @@
+"""OpenSim TRC marker files (Motion Analysis "Track Row Column" text).
+
+Layout (tab-separated; docs/formats.md shows an example)::
+
+    PathFileType  4  (X/Y/Z)  walk.trc
+    DataRate  CameraRate  NumFrames  NumMarkers  Units  OrigDataRate ...
+    60.00     60.00       151        41          mm     60.00 ...
+    Frame#  Time  R.ASIS          L.ASIS          ...
+                  X1   Y1   Z1    X2   Y2   Z2    ...
+    <blank line>
+    1       0.000  617.2 1055.3 170.8 ...
+
+Marker names sit on line 4, each heading three columns; line 5 labels the
+columns X1 Y1 Z1 ...; data rows hold Frame#, Time and the coordinates.
+Blank fields are missing samples.  The unit comes from the ``Units`` header
+field and the rate from ``DataRate`` (the Time column must agree with it).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from . import _validate as v
+
+_LABEL = re.compile(r"^[XYZxyz]\d+$")
+
+
+def looks_like_trc(first_line: str) -> bool:
+    """True when the first line of a text file is a TRC ``PathFileType`` line."""
+    return first_line.lstrip("\ufeff").strip().lower().startswith("pathfiletype")
+
+
+def _header_fields(keys_line: str, values_line: str) -> dict[str, str]:
+    keys = [k.strip() for k in keys_line.split("\t")]
+    vals = [x.strip() for x in values_line.split("\t")]
+    if len(keys) == 1:  # some writers use spaces in the two header rows
+        keys, vals = keys_line.split(), values_line.split()
+    return {k: val for k, val in zip(keys, vals) if k}
+
+
+def read_trc(path, units: str | None = None, rate_hz: float | None = None):
+    """Read an OpenSim TRC marker file into a marker DataFrame.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.trc`` file.
+    units : {"mm", "cm", "m"}, optional
+        Length unit of the coordinates, overriding the ``Units`` header field.
+    rate_hz : float, optional
+        Frame rate (Hz) overriding ``DataRate`` (used when the header has none).
+
+    Returns
+    -------
+    DataFrame
+        ``time`` (s), then ``<marker>_x/_y/_z`` in metres in the file's lab
+        axes; ``attrs`` as in :func:`humanbody.io._validate.marker_frame`
+        with ``format="trc"`` and ``header`` (the header fields).
+
+    Raises
+    ------
+    InputError
+        For every layout problem (see :mod:`humanbody.io._validate`), a
+        NumMarkers or NumFrames that disagrees with the file, or unknown units.
+    """
+    path = v.check_file(path)
+    lines = v.read_lines(path)
+    if not looks_like_trc(lines[0]):
+        raise InputError("is not a TRC file: line 1 does not start with PathFileType", path)
+    if len(lines) < 5:
+        raise InputError(f"the TRC header is incomplete: {len(lines)} of its 5 lines", path)
+    header = _header_fields(lines[1], lines[2])
+    conversions: list[str] = []
+
+    # units
+    if units is not None:
+        scale = v.length_scale(units, path, "the units option")
+        unit_name = v.canonical_unit(units)
+    elif "Units" in header and header["Units"]:
+        scale = v.length_scale(header["Units"], path, "the TRC Units field")
+        unit_name = v.canonical_unit(header["Units"])
+    else:
+        raise InputError("the TRC header has no Units field; pass units='mm' (or 'cm', 'm')", path)
+
+    # marker names: line 4, one name every third column from column 3
+    name_fields = [f.strip() for f in lines[3].split("\t")]
+    if len(name_fields) < 3 or name_fields[0].lower().rstrip("#") != "frame":
+        raise InputError("line 4 of a TRC file must start with Frame# and Time", path)
+    names = []
+    for j, f in enumerate(name_fields[2:]):
+        if not f:
+            continue
+        if j % 3:
+            raise InputError(
+                f"marker name {f!r} on line 4 is not in the first of its 3 columns", path
+            )
+        names.append(f)
+    if not names:
+        raise InputError("line 4 names no markers", path)
+    names = v.check_marker_names(names, path)
+    if "NumMarkers" in header:
+        try:
+            declared = int(float(header["NumMarkers"]))
+        except ValueError:
+            raise InputError(f"NumMarkers {header['NumMarkers']!r} is not a number", path) from None
+        if declared != len(names):
+            raise InputError(
+                f"the header says NumMarkers={declared} but line 4 names {len(names)} markers", path
+            )
+
+    # data: after the X1/Y1/Z1 label line and any blank lines
+    start = 4
+    label_fields = [f.strip() for f in lines[4].split("\t")]
+    if any(_LABEL.match(f) for f in label_fields) or not any(label_fields):
+        start = 5
+    rows, line_no = [], []
+    for i in range(start, len(lines)):
+        if not lines[i].strip():
+            continue
+        rows.append(lines[i].split("\t"))
+        line_no.append(i + 1)
+    columns = ["Frame#", "Time"] + [f"{n}_{a}" for n in names for a in "XYZ"]
+    if not rows:
+        raise InputError("has a TRC header but no data rows", path)
+    values = v.parse_block(rows, line_no, columns, path)
+
+    if "NumFrames" in header:
+        try:
+            declared = int(float(header["NumFrames"]))
+        except ValueError:
+            raise InputError(f"NumFrames {header['NumFrames']!r} is not a number", path) from None
+        if len(rows) < declared:
+            raise InputError(
+                f"truncated: the header says NumFrames={declared} but there are only "
+                f"{len(rows)} data rows (last at line {line_no[-1]})", path,
+            )
+        if len(rows) > declared:
+            raise InputError(
+                f"the header says NumFrames={declared} but there are {len(rows)} data rows", path
+            )
+
+    # rate and time
+    if rate_hz is not None:
+        rate = v.positive_rate(rate_hz, path, "rate_hz option")
+    elif header.get("DataRate"):
+        rate = v.positive_rate(header["DataRate"], path, "TRC DataRate")
+    else:
+        rate = None
+    time_col = values[:, 1]
+    if np.all(np.isnan(time_col)):
+        if rate is None:
+            raise InputError("has neither a Time column nor a DataRate; pass rate_hz=", path)
+        time = v.time_from_rate(len(rows), rate, path)
+        conversions.append(f"time built from the frame rate {rate:g} Hz (Time column empty)")
+    else:
+        time, rate = v.time_base(time_col, path, line_no, header_rate=rate, conversions=conversions)
+
+    xyz = values[:, 2:].reshape(len(rows), len(names), 3)
+    return v.marker_frame(
+        time, names, xyz, path=path, fmt="trc", rate_hz=rate, units_in_file=unit_name,
+        scale=scale, conversions=conversions, extra_attrs={"header": dict(header)},
+    )
