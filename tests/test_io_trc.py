@@ -122,7 +122,7 @@ def test_bad_files(tmp_path):
     _bad(write_trc(tmp_path / "nm.trc", xyz, names, num_markers=3), "NumMarkers=3")
     _bad(write_trc(tmp_path / "unit.trc", xyz, names, units="furlong"), "unknown length unit")
     _bad(write_trc(tmp_path / "back.trc", xyz, names, times=[0, 0.01, 0.03, 0.02, 0.04]),
-         "not strictly increasing at line 9")
+         "not strictly increasing at line 10")
     _bad(write_trc(tmp_path / "gap.trc", xyz, names, times=[0, 0.01, 0.02, 0.05, 0.06]),
          "irregular")
     _bad(write_trc(tmp_path / "rate.trc", xyz, names, rate=100.0, times=np.arange(5) / 50.0),
