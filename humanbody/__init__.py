@@ -16,6 +16,7 @@ from .model import BodyModel, load_model, lower_body_array  # noqa: E402
 from .differentiate import Differentiation  # noqa: E402
 from .kinematics import compute  # noqa: E402
 from .results import Results  # noqa: E402
+from .io import read_trial  # noqa: E402
 
 __all__ = [
     "BodyModel",
@@ -25,5 +26,6 @@ __all__ = [
     "compute",
     "load_model",
     "lower_body_array",
+    "read_trial",
     "__version__",
 ]
