@@ -1,0 +1,483 @@
+"""Static calibration: joint centres, anatomical frames and a subject model.
+
+From a standing (static) trial in ground axes, :func:`calibrate` finds
+
+1. the static pose: the median of every marker over the frames where it is
+   present (robust to a few bad frames);
+2. every point of the marker set (joint centres by midpoint, regression or
+   offset rules) and every segment's anatomical frame (origin = proximal
+   joint centre, axes by the set's primary/secondary rules);
+3. each tracking marker's position in its segment frame (what
+   :func:`humanbody.markers.tracking.track` fits to);
+4. a subject-specific :class:`~humanbody.model.BodyModel`: joint offsets
+   xi_k from the calibrated joint centres, segment lengths from them, masses
+   and inertias from anthropometry scaled to the calibrated lengths.
+
+Without a static trial the motion trial itself is used (``mode="dynamic"``):
+the same points and frames are built in every frame where their markers are
+present and the local quantities are medians over frames.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from ..errors import InputError
+from ..model import BodyModel
+from ..rotations import matrix_to_bryant
+from ..segments import PARENTS, SEGMENT_NAMES
+from .joint_centres import HIP_REGRESSIONS, triad
+from .markerset import MarkerSet, resolve_markerset
+
+__all__ = ["Calibration", "calibrate", "estimate_height", "slerp_frames", "marker_arrays"]
+
+
+class _Unavailable(Exception):
+    """A point or frame needs a marker the trial does not have."""
+
+    def __init__(self, marker: str, what: str):
+        super().__init__(marker)
+        self.marker = marker
+        self.what = what
+
+
+@dataclass(frozen=True, eq=False)
+class Calibration:
+    """Everything tracking needs about one subject and marker set.
+
+    Attributes
+    ----------
+    markerset : MarkerSet
+    names : dict
+        Canonical marker name -> name in the calibration trial.
+    model : BodyModel
+        Subject-specific 17-segment model (xi_k, r_k from the calibration).
+    local : dict of str -> dict of str -> ndarray (3,)
+        Per cluster segment, each tracking marker's position in the segment
+        frame (m).
+    frames : dict of str -> ndarray (3, 3)
+        Anatomical frame of each segment in the calibration pose (columns =
+        unit axes in ground).
+    origins : dict of str -> ndarray (3,)
+        Origin O_k of each segment in the calibration pose (m, ground).
+    points : dict of str -> ndarray (3,)
+        Every named point of the set in the calibration pose (m, ground).
+    relative : dict of str -> ndarray (3, 3)
+        S_L(k)k in the calibration pose (parent <- body).
+    static_angles : dict of str -> ndarray (3,)
+        Bryant angles (rad) of ``relative``: the static-pose offsets.
+    lengths : dict of str -> float
+        Calibrated segment lengths (m).
+    mass, height : float
+        Subject mass (kg) and height (m; estimated when not given).
+    sex : str
+    mode : {"static", "dynamic"}
+    source : str
+        Calibration trial file.
+    notes : list of str
+        What was estimated or left out (human-readable).
+    """
+
+    markerset: MarkerSet
+    names: Mapping[str, str]
+    model: BodyModel
+    local: Mapping[str, Mapping[str, np.ndarray]]
+    frames: Mapping[str, np.ndarray]
+    origins: Mapping[str, np.ndarray]
+    points: Mapping[str, np.ndarray]
+    relative: Mapping[str, np.ndarray]
+    static_angles: Mapping[str, np.ndarray]
+    lengths: Mapping[str, float]
+    mass: float
+    height: float
+    sex: str
+    mode: str
+    source: str = ""
+    notes: list = field(default_factory=list)
+
+
+# ------------------------------------------------------------------ helpers
+def marker_arrays(df, names: Mapping[str, str]) -> dict:
+    """Canonical marker name -> ground positions, shape (frames, 3), m.
+
+    Markers whose columns are missing or entirely NaN are left out.
+    """
+    out = {}
+    for canon, col in names.items():
+        cols = [f"{col}_{a}" for a in "xyz"]
+        if not all(c in df.columns for c in cols):
+            continue
+        arr = df[cols].to_numpy(dtype=float)
+        if np.isfinite(arr).all(axis=1).any():
+            out[canon] = arr
+    return out
+
+
+def _trial_names(df) -> list:
+    names = df.attrs.get("markers")
+    if names:
+        return list(names)
+    cols = [c for c in df.columns if c.endswith("_x")]
+    return [c[:-2] for c in cols if f"{c[:-2]}_y" in df.columns and f"{c[:-2]}_z" in df.columns]
+
+
+def slerp_frames(Ra, Rb, fraction: float):
+    """Orientation a fraction of the way from ``Ra`` to ``Rb`` (spherical).
+
+    ``R = Ra exp(f log(Ra^T Rb))``: rotation about the fixed axis of the
+    relative rotation by ``f`` times its angle.  Shapes (..., 3, 3); NaN in
+    either input gives NaN.
+    """
+    Ra, Rb = np.asarray(Ra, dtype=float), np.asarray(Rb, dtype=float)
+    shape = np.broadcast_shapes(Ra.shape, Rb.shape)
+    Ra, Rb = np.broadcast_to(Ra, shape).reshape(-1, 3, 3), np.broadcast_to(Rb, shape).reshape(-1, 3, 3)
+    out = np.full(Ra.shape, np.nan)
+    ok = np.isfinite(Ra).all(axis=(1, 2)) & np.isfinite(Rb).all(axis=(1, 2))
+    if ok.any():
+        rel = np.einsum("fji,fjk->fik", Ra[ok], Rb[ok])
+        step = Rotation.from_rotvec(fraction * Rotation.from_matrix(rel).as_rotvec()).as_matrix()
+        out[ok] = Ra[ok] @ step
+    return out.reshape(shape)
+
+
+def _param(value, params: Mapping, what: str) -> float:
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).strip()
+    sign = -1.0 if text.startswith("-") else 1.0
+    key = text.lstrip("+-")
+    if key not in params:
+        raise InputError(f"{what} uses unknown parameter {key!r}")
+    return sign * float(params[key])
+
+
+class _Geometry:
+    """Points and anatomical frames of a marker set, built lazily over frames."""
+
+    def __init__(self, ms: MarkerSet, markers: Mapping[str, np.ndarray], params: Mapping):
+        self.ms, self.markers, self.params = ms, markers, params
+        self.n = len(next(iter(markers.values()))) if markers else 1
+        self._points: dict = {}
+        self._frames: dict = {}
+        self._busy: set = set()
+
+    # points ------------------------------------------------------------
+    def point(self, name: str) -> np.ndarray:
+        if name in self._points:
+            return self._points[name]
+        if name in self.markers:
+            return self.markers[name]
+        if name not in self.ms.points:
+            if name in self.ms.markers:
+                raise _Unavailable(name, "marker")
+            raise InputError(f"marker set {self.ms.name!r} uses undefined point {name!r}")
+        if ("p", name) in self._busy:
+            raise InputError(f"point {name!r} of marker set {self.ms.name!r} depends on itself")
+        self._busy.add(("p", name))
+        first = None
+        try:
+            for rule in self.ms.points[name]:
+                try:
+                    value = self._rule(name, rule)
+                    break
+                except _Unavailable as err:
+                    first = first or err
+            else:
+                raise _Unavailable(first.marker, f"point {name!r}")
+        finally:
+            self._busy.discard(("p", name))
+        self._points[name] = value
+        return value
+
+    def _rule(self, name: str, rule: Mapping) -> np.ndarray:
+        if "mean" in rule:
+            return np.mean([self.point(p) for p in rule["mean"]], axis=0)
+        if "between" in rule:
+            a, b = (self.point(p) for p in rule["between"])
+            return a + float(rule.get("fraction", 0.5)) * (b - a)
+        if "regression" in rule:
+            return self._regression(name, rule)
+        base = self.point(rule["from"])
+        off = np.array([_param(v, self.params, f"point {name!r}") for v in rule.get("offset", (0, 0, 0))])
+        if "scale" in rule:
+            a, b = (self.point(p) for p in rule["scale"])
+            off = off[None, :] * np.linalg.norm(b - a, axis=-1)[:, None]
+        frame = rule.get("frame", "ground")
+        if frame == "ground":
+            return base + off
+        return base + np.einsum("fij,fj->fi", self.frame(frame), np.broadcast_to(off, base.shape))
+
+    def _regression(self, name: str, rule: Mapping) -> np.ndarray:
+        kind = str(rule["regression"]).lower()
+        if kind not in HIP_REGRESSIONS:
+            raise InputError(f"point {name!r} uses unknown regression {kind!r} (use {', '.join(HIP_REGRESSIONS)})")
+        side = str(rule.get("side", "right"))
+        if side not in ("right", "left"):
+            raise InputError(f"point {name!r}: side must be 'right' or 'left'")
+        rasis, lasis = (self.point(p) for p in rule["asis"])
+        sacrum = np.mean([self.point(p) for p in rule["sacrum"]], axis=0)
+        if kind != "davis1991":
+            return HIP_REGRESSIONS[kind](rasis, lasis, sacrum, side)
+        legs = []
+        for chain in rule.get("leg_length", []):
+            try:
+                pts = [self.point(p) for p in chain]
+            except _Unavailable:
+                continue
+            legs.append(sum(np.linalg.norm(b - a, axis=-1) for a, b in zip(pts[:-1], pts[1:])))
+        if legs:
+            leg = np.mean(legs, axis=0)
+        else:  # greater-trochanter height ~ 0.53 H (Dempster, via Winter 2009 Fig. 4.1)
+            leg = 0.53 * float(self.params["height"])
+        radius = float(self.params.get("marker_radius", 0.007))
+        return HIP_REGRESSIONS[kind](rasis, lasis, sacrum, side, leg, radius)
+
+    # frames ------------------------------------------------------------
+    def vector(self, seg: str, ax: Mapping) -> np.ndarray:
+        if "ground" in ax:
+            return np.broadcast_to(np.asarray(ax["ground"], dtype=float), (self.n, 3))
+        if "like" in ax:
+            other, axis = str(ax["like"]).split(":")
+            return self.frame(other)[..., :, "xyz".index(axis)]
+        return self.point(ax["to"]) - self.point(ax["from"])
+
+    def frame(self, seg: str) -> np.ndarray:
+        if seg in self._frames:
+            return self._frames[seg]
+        spec = self.ms.segments[seg]
+        if ("f", seg) in self._busy:
+            raise InputError(f"frame of segment {seg!r} in marker set {self.ms.name!r} depends on itself")
+        self._busy.add(("f", seg))
+        try:
+            if spec.rule == "cluster":
+                R = triad(spec.primary["axis"], self.vector(seg, spec.primary),
+                          spec.secondary["axis"], self.vector(seg, spec.secondary))
+            elif spec.rule == "slerp":
+                a, b = spec.between
+                R = slerp_frames(self.frame(a), self.frame(b), spec.fraction)
+            else:
+                R = self.frame(spec.to)
+        finally:
+            self._busy.discard(("f", seg))
+        R = np.broadcast_to(R, (self.n, 3, 3)).copy()
+        self._frames[seg] = R
+        return R
+
+
+def estimate_height(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> float | None:
+    """Standing height (m) from a static trial, or None if the set cannot tell.
+
+    Height = median over frames of (vertical position of the set's head-top
+    point ``parameters.height_top``) - (lowest of its ``height_floor`` foot
+    markers) + ``height_offset``.  The head marker's radius and the foot
+    markers' height above the floor roughly cancel; the offset corrects a
+    set whose head-top point is not on the vertex.
+    """
+    top = ms.parameters.get("height_top")
+    floor = [m for m in ms.parameters.get("height_floor", []) if m in markers]
+    if top is None or not floor:
+        return None
+    try:
+        z_top = _Geometry(ms, markers, {}).point(top)[:, 2]
+    except (_Unavailable, InputError, KeyError):
+        return None
+    z_floor = np.nanmin(np.stack([markers[m][:, 2] for m in floor]), axis=0)
+    h = np.nanmedian(z_top - z_floor)
+    return float(h + float(ms.parameters.get("height_offset", 0.0))) if np.isfinite(h) else None
+
+
+def _median_rotation(R: np.ndarray) -> np.ndarray:
+    ok = np.isfinite(R).all(axis=(1, 2))
+    if ok.sum() == 1:
+        return R[ok][0]
+    return Rotation.from_matrix(R[ok]).mean().as_matrix()
+
+
+# ------------------------------------------------------------------ calibrate
+def calibrate(static, markerset=None, mass: float = 75.0, height: float | None = None,
+              sex: str = "male", *, mode: str = "static", base_model: BodyModel | None = None,
+              required=None) -> Calibration:
+    """Calibrate a marker set on a subject from a static (standing) trial.
+
+    Parameters
+    ----------
+    static : pandas.DataFrame
+        Marker trial in ground axes (CONVENTIONS marker layout, m);
+        ``attrs["source"]`` names the file in errors.
+    markerset : None, str, path or MarkerSet
+        None detects the built-in set from the marker names.
+    mass : float
+        Subject mass (kg).
+    height : float, optional
+        Standing height (m); estimated by :func:`estimate_height` when None.
+    sex : {"male", "female"}
+        Selects the anthropometric table of the base model.
+    mode : {"static", "dynamic"}
+        ``static``: median pose over the trial, then geometry of that pose.
+        ``dynamic`` (no static trial): geometry in every frame, local
+        quantities are medians over frames.
+    base_model : BodyModel, optional
+        Source of segment masses, mass-centre fractions and inertias; default
+        :func:`humanbody.anthropometry.default_model` (mass, height, sex).
+    required : sequence of str, optional
+        Markers the trial must have (default: the set's ``required`` list).
+
+    Returns
+    -------
+    Calibration
+
+    Raises
+    ------
+    InputError
+        A required marker is missing, or a point/frame needs a marker the
+        trial lacks (the message names the marker and the file).
+    """
+    source = str(static.attrs.get("source", ""))
+    if mode not in ("static", "dynamic"):
+        raise ValueError("mode must be 'static' or 'dynamic'")
+    ms, names = resolve_markerset(markerset, _trial_names(static), source or None)
+    markers = marker_arrays(static, names)
+    lost = [m for m in (ms.required if required is None else required) if m not in markers]
+    if lost:
+        raise InputError(f"required marker {lost[0]!r} (trial name {names.get(lost[0], lost[0])!r}) "
+                         f"has no valid sample", source or None)
+    notes = []
+    if mode == "static":
+        markers = {k: np.nanmedian(v, axis=0, keepdims=True) for k, v in markers.items()}
+        notes.append(f"static pose = per-marker median over {len(static)} frames")
+    else:
+        notes.append(f"no static trial: geometry from {len(static)} motion frames (medians over frames)")
+    if height is None:
+        height = estimate_height(markers, ms)
+        if height is None:
+            raise InputError(f"marker set {ms.name!r} cannot estimate the subject's height; give height", source or None)
+        notes.append(f"height estimated from markers: {height:.3f} m")
+    params = dict(ms.parameters, height=float(height), mass=float(mass))
+    geo = _Geometry(ms, markers, params)
+
+    frames, origins, local = {}, {}, {}
+    try:
+        for seg in SEGMENT_NAMES:
+            spec = ms.segments[seg]
+            frames[seg] = geo.frame(seg)
+            origins[seg] = geo.point(spec.origin)
+            if spec.rule == "cluster":
+                R, O = frames[seg], origins[seg]
+                loc = {}
+                for m in spec.markers:
+                    if m in markers:
+                        v = np.einsum("fji,fj->fi", R, markers[m] - O)
+                        loc[m] = np.nanmedian(v, axis=0)
+                local[seg] = loc
+    except _Unavailable as err:
+        raise InputError(f"marker {err.marker!r} needed for {err.what} of marker set {ms.name!r} "
+                         f"is missing", source or None) from None
+    for seg in SEGMENT_NAMES:
+        if not np.isfinite(frames[seg]).all(axis=(1, 2)).any() or not np.isfinite(origins[seg]).any():
+            raise InputError(f"segment {seg!r} has no frame where its markers are all present", source or None)
+    pts = {}
+    for p in ms.points:
+        try:
+            pts[p] = np.nanmedian(geo.point(p), axis=0)
+        except _Unavailable:
+            continue
+
+    parents = np.asarray(PARENTS)
+    xi = np.zeros((17, 3))
+    relative, angles = {}, {}
+    for k, seg in enumerate(SEGMENT_NAMES):
+        L = parents[k]
+        if L == 0:
+            rel = frames[seg]
+        else:
+            par = SEGMENT_NAMES[L - 1]
+            xi[k] = np.nanmedian(np.einsum("fji,fj->fi", frames[par], origins[seg] - origins[par]), axis=0)
+            rel = np.einsum("fji,fjk->fik", frames[par], frames[seg])
+        relative[seg] = _median_rotation(rel)
+        angles[seg] = matrix_to_bryant(relative[seg])
+
+    lengths, distal_dir = {}, {}
+    for seg in SEGMENT_NAMES:
+        spec = ms.segments[seg]
+        ends = spec.length or ((spec.origin, spec.distal) if spec.distal else None)
+        if not ends:
+            continue
+        try:
+            a, b = geo.point(ends[0]), geo.point(ends[1])
+        except _Unavailable:
+            notes.append(f"length of {seg} not calibrated (missing {ends})")
+            continue
+        lengths[seg] = float(np.nanmedian(np.linalg.norm(b - a, axis=-1)))
+        if spec.distal:
+            d = np.einsum("fji,fj->fi", frames[seg], geo.point(spec.distal) - origins[seg])
+            distal_dir[seg] = np.nanmedian(d, axis=0)
+
+    if base_model is None:
+        from ..anthropometry import default_model
+
+        base_model = default_model(mass=mass, height=height, sex=sex)
+    model = _subject_model(base_model, ms, xi, lengths, distal_dir, notes)
+    model = BodyModel(
+        names=model.names, parents=model.parents, joint=model.joint, com=model.com,
+        mass=model.mass, inertia=model.inertia, gravity=model.gravity, name=model.name,
+        meta=dict(model.meta, calibration=dict(source=source, markerset=ms.name, mode=mode,
+                                               mass=float(mass), height=float(height), sex=sex)),
+        segment_meta=model.segment_meta,
+    )
+    first = lambda a: np.nanmedian(a, axis=0) if a.ndim == 2 else _median_rotation(a)  # noqa: E731
+    return Calibration(
+        markerset=ms, names=dict(names), model=model, local=local,
+        frames={s: first(v) for s, v in frames.items()},
+        origins={s: first(v) for s, v in origins.items()},
+        points=pts, relative=relative, static_angles=angles, lengths=lengths,
+        mass=float(mass), height=float(height), sex=sex, mode=mode, source=source, notes=notes,
+    )
+
+
+def _subject_model(base: BodyModel, ms: MarkerSet, xi, lengths, distal_dir, notes) -> BodyModel:
+    """Base anthropometry with calibrated joint offsets, lengths, com and inertia.
+
+    For a segment with a calibrated length L_c and a base length L_b (the
+    base model's ``segment_meta["length"]`` or its distal joint offset),
+    the mass centre keeps its fraction of the proximal-to-distal joint
+    vector and inertia scales with (L_c / L_b)^2 (mass fixed: radii of
+    gyration are proportional to segment length).
+    """
+    if tuple(base.names) != SEGMENT_NAMES:
+        raise InputError("base model must be the 17-segment model (CONVENTIONS.md)")
+    com = np.array(base.com, dtype=float)
+    inertia = np.array(base.inertia, dtype=float)
+    seg_meta = [dict(m) for m in base.segment_meta]
+    for k, seg in enumerate(SEGMENT_NAMES):
+        if seg not in lengths:
+            continue
+        spec = ms.segments[seg]
+        child = [j for j, s in enumerate(SEGMENT_NAMES) if PARENTS[j] == k + 1
+                 and ms.segments[s].origin == spec.distal] if spec.distal else []
+        base_dir = base.joint[child[0]] if child else None
+        base_len = seg_meta[k].get("length")
+        if base_len is None and base_dir is not None:
+            base_len = float(np.linalg.norm(base_dir))
+        seg_meta[k]["length"] = lengths[seg]
+        seg_meta[k]["calibrated"] = True
+        if not base_len:
+            notes.append(f"{seg}: base model has no length; inertia not rescaled")
+            continue
+        ratio = lengths[seg] / float(base_len)
+        inertia[k] *= ratio**2
+        if seg in distal_dir and base_dir is not None and np.linalg.norm(base_dir) > 0:
+            u = base_dir / np.linalg.norm(base_dir)
+            along = float(com[k] @ u)
+            perp = com[k] - along * u
+            com[k] = along / float(base_len) * distal_dir[seg] + perp * ratio
+        else:
+            com[k] *= ratio
+    return BodyModel(
+        names=base.names, parents=base.parents, joint=xi, com=com, mass=base.mass,
+        inertia=inertia, gravity=base.gravity, name=base.name, meta=base.meta,
+        segment_meta=seg_meta,
+    )

@@ -1,0 +1,182 @@
+"""Joint-centre regressions and anatomical-frame construction from points.
+
+Every function is vectorised over frames: points have shape ``(..., 3)`` in
+ground components (m), frames are ``(..., 3, 3)`` matrices whose columns are
+the unit x, y, z axes of the segment frame in ground components (so
+``R @ v_local + origin`` is the ground position of a point given in the
+segment frame).
+
+Hip-centre regressions are written in the pelvis frame of the marker set
+conventions used here (x forward, y left, z up; origin midway between the
+anterior superior iliac spines, ASIS); the published equations use other
+axis names, which are mapped in each docstring.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "triad",
+    "pelvis_frame",
+    "hip_harrington2007",
+    "hip_bell1990",
+    "hip_davis1991",
+    "HIP_REGRESSIONS",
+]
+
+_AXIS = {"x": 0, "y": 1, "z": 2}
+
+
+def _unit(v):
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def triad(primary: str, p, secondary: str, s):
+    """Right-handed orthonormal frame from a primary axis and a secondary vector.
+
+    Parameters
+    ----------
+    primary, secondary : {"x", "y", "z"}
+        Which frame axes ``p`` and ``s`` point along (they must differ).
+    p : array_like, shape (..., 3)
+        Direction of the primary axis (kept exactly).
+    s : array_like, shape (..., 3)
+        Vector roughly along the secondary axis; only its component normal
+        to ``p`` is used (Gram-Schmidt), the third axis is the cross product
+        that completes a right-handed frame.
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+        Columns are the unit x, y, z axes in ground components.
+    """
+    i, j = _AXIS[primary], _AXIS[secondary]
+    k = 3 - i - j
+    e_i = _unit(np.asarray(p, dtype=float))
+    s = np.asarray(s, dtype=float)
+    if (j - i) % 3 == 1:  # (i, j, k) cyclic: e_k = e_i x e_j
+        e_k = _unit(np.cross(e_i, s))
+        e_j = np.cross(e_k, e_i)
+    else:  # anti-cyclic: e_k = e_j x e_i
+        e_k = _unit(np.cross(s, e_i))
+        e_j = np.cross(e_i, e_k)
+    R = np.empty(e_i.shape[:-1] + (3, 3))
+    R[..., :, i] = e_i
+    R[..., :, j] = e_j
+    R[..., :, k] = e_k
+    return R
+
+
+def pelvis_frame(rasis, lasis, sacrum):
+    """Pelvis frame of the ASIS and sacral markers.
+
+    y from the right to the left ASIS, x forward: the direction from the
+    sacral point (sacral marker or mid-PSIS) to mid-ASIS made normal to y,
+    z = x cross y (up).  Origin at mid-ASIS.
+
+    Returns
+    -------
+    R : ndarray (..., 3, 3)
+    origin : ndarray (..., 3)
+        Mid-ASIS (m).
+    width : ndarray (...)
+        Inter-ASIS distance PW (m).
+    depth : ndarray (...)
+        Distance from mid-ASIS to the sacral point, PD (m).
+    """
+    rasis, lasis, sacrum = (np.asarray(a, dtype=float) for a in (rasis, lasis, sacrum))
+    mid = 0.5 * (rasis + lasis)
+    R = triad("y", lasis - rasis, "x", mid - sacrum)
+    width = np.linalg.norm(lasis - rasis, axis=-1)
+    depth = np.linalg.norm(mid - sacrum, axis=-1)
+    return R, mid, width, depth
+
+
+def _place(R, origin, forward, lateral, vertical, side):
+    sign = -1.0 if side == "right" else 1.0
+    local = np.stack(np.broadcast_arrays(forward, sign * lateral, vertical), axis=-1)
+    return origin + np.einsum("...ij,...j->...i", R, local)
+
+
+def hip_harrington2007(rasis, lasis, sacrum, side: str):
+    """Hip joint centre by Harrington et al. (2007), pelvis width and depth.
+
+    Harrington M.E., Zavatsky A.B., Lawson S.E.M., Yuan Z., Theologis T.N.
+    (2007) Prediction of the hip joint centre in adults, children, and
+    patients with cerebral palsy based on magnetic resonance imaging.
+    J Biomech 40:595-602.  In mm, from mid-ASIS in the pelvis frame::
+
+        posterior  x = -0.24 PD - 9.9
+        inferior   z = -0.30 PW - 10.9
+        lateral    y = +-(0.33 PW + 7.3)   (+ left hip, - right hip)
+
+    PW is the inter-ASIS distance, PD the mid-ASIS to mid-PSIS (sacral)
+    distance.
+
+    Parameters
+    ----------
+    rasis, lasis, sacrum : array_like, shape (..., 3)
+        Ground positions (m); ``sacrum`` is the sacral marker or mid-PSIS.
+    side : {"right", "left"}
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        Hip centre in ground (m).
+    """
+    R, mid, pw, pd = pelvis_frame(rasis, lasis, sacrum)
+    pw, pd = 1000.0 * pw, 1000.0 * pd
+    return _place(R, mid, (-0.24 * pd - 9.9) / 1000, (0.33 * pw + 7.3) / 1000,
+                  (-0.30 * pw - 10.9) / 1000, side)
+
+
+def hip_bell1990(rasis, lasis, sacrum, side: str):
+    """Hip joint centre by Bell, Brand & Pedersen (1989/1990), pelvis width only.
+
+    Bell A.L., Pedersen D.R., Brand R.A. (1990) A comparison of the accuracy
+    of several hip center location prediction methods. J Biomech 23:617-621.
+    From the ASIS line: 19 % of PW posterior, 30 % of PW inferior and 36 % of
+    PW medial of the ASIS, i.e. 14 % of PW lateral of mid-ASIS.
+    Arguments and result as :func:`hip_harrington2007`.
+    """
+    R, mid, pw, _ = pelvis_frame(rasis, lasis, sacrum)
+    return _place(R, mid, -0.19 * pw, 0.14 * pw, -0.30 * pw, side)
+
+
+def hip_davis1991(rasis, lasis, sacrum, side: str, leg_length, marker_radius=0.007):
+    """Hip joint centre of Davis et al. (1991), as in Vicon Plug-in Gait.
+
+    Davis R.B., Ounpuu S., Tyburski D., Gage J.R. (1991) A gait analysis data
+    collection and reduction technique. Hum Mov Sci 10:575-587.  With leg
+    length LL and marker radius r (mm), theta = 28.4 deg, beta = 18 deg::
+
+        C = 0.115 LL - 15.3
+        d = 0.1288 LL - 48.56          (ASIS to greater trochanter distance)
+        x = -(d + r) cos(beta) + C cos(theta) sin(beta)
+        z = -(d + r) sin(beta) - C cos(theta) cos(beta)
+        lateral = PW/2 - C sin(theta)
+
+    Parameters
+    ----------
+    leg_length : float or array_like, m
+        ASIS to medial malleolus (via the knee) of that side.
+    marker_radius : float, m
+    """
+    R, mid, pw, _ = pelvis_frame(rasis, lasis, sacrum)
+    ll, r = 1000.0 * np.asarray(leg_length, dtype=float), 1000.0 * marker_radius
+    theta, beta = np.radians(28.4), np.radians(18.0)
+    c = 0.115 * ll - 15.3
+    d = 0.1288 * ll - 48.56
+    x = -(d + r) * np.cos(beta) + c * np.cos(theta) * np.sin(beta)
+    z = -(d + r) * np.sin(beta) - c * np.cos(theta) * np.cos(beta)
+    lateral = 500.0 * pw - c * np.sin(theta)
+    return _place(R, mid, x / 1000, lateral / 1000, z / 1000, side)
+
+
+#: Regression name (as written in marker-set files) -> function.
+HIP_REGRESSIONS = {
+    "harrington2007": hip_harrington2007,
+    "bell1990": hip_bell1990,
+    "davis1991": hip_davis1991,
+}

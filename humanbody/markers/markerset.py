@@ -1,0 +1,367 @@
+"""Marker sets: which markers a lab uses and how they define the 17 segments.
+
+A marker set is a TOML file (layout in ``docs/markersets.md``) so that a lab
+can describe its markers without writing code.  It names
+
+* ``required``: markers that must be present in the motion trial;
+* ``aliases``: other spellings of a marker name (matching also ignores case,
+  punctuation and a ``Subject:`` prefix);
+* ``points``: named points built from markers and other points (joint
+  centres by midpoint, published regression or offset rules, with
+  alternatives tried in order);
+* ``segments``: per segment of the 17 its tracking cluster, the origin
+  (proximal joint centre) and how its anatomical axes are built, or a rule
+  (``slerp`` between two segments, ``rigid`` attachment) for segments with
+  too few markers.
+
+Built-in sets live in ``humanbody/data/markersets/*.toml``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..errors import InputError
+from ..segments import SEGMENT_NAMES
+
+__all__ = [
+    "MarkerSet",
+    "SegmentSpec",
+    "builtin_markersets",
+    "load_markerset",
+    "detect_markerset",
+    "match_markers",
+    "resolve_markerset",
+]
+
+_DATA = Path(__file__).resolve().parents[1] / "data" / "markersets"
+_AXES = ("x", "y", "z")
+_RULES = ("cluster", "slerp", "rigid")
+
+
+def _norm(name: str) -> str:
+    """Matching key of a marker name: no ``Subject:`` prefix, case, punctuation."""
+    return re.sub(r"[^0-9a-z]", "", str(name).rsplit(":", 1)[-1].lower())
+
+
+@dataclass(frozen=True)
+class SegmentSpec:
+    """How one segment's pose is found (one ``[segments.<name>]`` table).
+
+    Attributes
+    ----------
+    name : str
+        Segment name (CONVENTIONS.md).
+    rule : {"cluster", "slerp", "rigid"}
+        ``cluster``: least-squares fit of its markers; ``slerp``: orientation
+        interpolated between ``between`` segments at ``fraction``; ``rigid``:
+        orientation follows segment ``to`` with the static relative pose.
+    markers : tuple of str
+        Tracking cluster (canonical marker names).
+    use_joint : bool
+        Add the proximal joint centre, carried by the tracked parent, to the
+        cluster as a virtual marker.
+    origin : str
+        Point that is the segment origin O_k (proximal joint centre).
+    primary, secondary : dict
+        Axis rules ``{"axis": "z", "from": P, "to": Q}`` (or ``"ground":
+        [x, y, z]`` or ``"like": "segment:axis"``); the primary axis is
+        exact, the secondary fixes the plane, the third is their cross product.
+    distal : str or None
+        Distal joint point (segment length and mass-centre scaling).
+    length : tuple of str or None
+        Two points whose distance is the segment length (default origin,distal).
+    fallback : {"parent", "nan"}
+        What a frame with fewer than three usable cluster points gets.
+    """
+
+    name: str
+    rule: str = "cluster"
+    markers: tuple = ()
+    use_joint: bool = False
+    origin: str | None = None
+    primary: Mapping[str, Any] | None = None
+    secondary: Mapping[str, Any] | None = None
+    between: tuple = ()
+    fraction: float = 0.5
+    to: str | None = None
+    distal: str | None = None
+    length: tuple | None = None
+    fallback: str = "parent"
+
+
+@dataclass(frozen=True)
+class MarkerSet:
+    """A parsed marker-set file.
+
+    Attributes
+    ----------
+    name, description : str
+    required : tuple of str
+        Markers the motion trial must contain (canonical names).
+    aliases : dict of str -> tuple of str
+        Other spellings of each canonical marker name.
+    points : dict of str -> tuple of dict
+        Point definitions; each is a tuple of alternative rules tried in order.
+    segments : dict of str -> SegmentSpec
+        One entry per segment of the 17-segment model.
+    parameters : dict
+        Set-wide constants (marker radius in m, ...).
+    source : str
+        File the set was read from.
+    """
+
+    name: str
+    description: str
+    required: tuple
+    aliases: Mapping[str, tuple]
+    points: Mapping[str, tuple]
+    segments: Mapping[str, SegmentSpec]
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    source: str = ""
+
+    @property
+    def markers(self) -> tuple:
+        """Every canonical marker name the set mentions (clusters, points, required)."""
+        names = list(self.required)
+        for spec in self.segments.values():
+            names += [m for m in spec.markers]
+        for rules in self.points.values():
+            for rule in rules:
+                names += _rule_names(rule)
+        names += list(self.aliases)
+        seen = []
+        for n in names:
+            if n not in seen and n not in self.points and n not in ("ground",):
+                seen.append(n)
+        return tuple(seen)
+
+
+def _rule_names(rule: Mapping) -> list:
+    out = []
+    for key in ("mean", "between", "asis", "sacrum", "scale"):
+        v = rule.get(key)
+        if v is not None:
+            out += list(v) if isinstance(v, (list, tuple)) else [v]
+    if "from" in rule:
+        out.append(rule["from"])
+    for chain in rule.get("leg_length", []) or []:
+        out += list(chain)
+    return out
+
+
+def builtin_markersets() -> dict[str, Path]:
+    """Names and files of the built-in marker sets (``humanbody/data/markersets``)."""
+    if not _DATA.is_dir():
+        return {}
+    return {p.stem: p for p in sorted(_DATA.glob("*.toml"))}
+
+
+def load_markerset(spec) -> MarkerSet:
+    """Read a marker set by built-in name or from a TOML file.
+
+    Parameters
+    ----------
+    spec : str or os.PathLike or MarkerSet
+        A built-in name (``"gait2392"``, ``"plugin_gait"``), a path to a TOML
+        file, or an already loaded set (returned unchanged).
+
+    Raises
+    ------
+    InputError
+        Unknown name, unreadable file or a malformed definition (the message
+        names the file).
+    """
+    if isinstance(spec, MarkerSet):
+        return spec
+    builtin = builtin_markersets()
+    key = os.fspath(spec)
+    if key in builtin:
+        path = builtin[key]
+    elif key.lower() in builtin:
+        path = builtin[key.lower()]
+    elif os.path.isfile(key):
+        path = Path(key)
+    else:
+        known = ", ".join(builtin) or "none"
+        raise InputError(f"unknown marker set {key!r} (built-in sets: {known}; or give a .toml file)")
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as err:
+        raise InputError(f"cannot read marker set ({err.strerror or err})", path) from None
+    except tomllib.TOMLDecodeError as err:
+        raise InputError(f"marker set is not valid TOML ({err})", path) from None
+    try:
+        return _parse(data, str(path))
+    except InputError as err:
+        raise err.with_path(str(path))
+    except (TypeError, ValueError, KeyError, AttributeError) as err:
+        raise InputError(f"malformed marker set: {err}", str(path)) from None
+
+
+def _parse(data: Mapping, source: str) -> MarkerSet:
+    name = str(data.get("name", Path(source).stem))
+    segs_in = data.get("segments")
+    if not isinstance(segs_in, Mapping):
+        raise InputError("marker set has no [segments] tables")
+    unknown = [s for s in segs_in if s not in SEGMENT_NAMES]
+    if unknown:
+        raise InputError(f"marker set names unknown segment {unknown[0]!r}")
+    missing = [s for s in SEGMENT_NAMES if s not in segs_in]
+    if missing:
+        raise InputError(f"marker set does not describe segment {missing[0]!r}")
+    points = {}
+    for pname, pdef in (data.get("points") or {}).items():
+        rules = pdef.get("rules") if isinstance(pdef, Mapping) and "rules" in pdef else [pdef]
+        if not rules or not all(isinstance(r, Mapping) for r in rules):
+            raise InputError(f"point {pname!r} needs a rule table")
+        for r in rules:
+            if not any(k in r for k in ("mean", "between", "regression", "from")):
+                raise InputError(f"point {pname!r} has no rule (mean, between, regression or from)")
+        points[str(pname)] = tuple(dict(r) for r in rules)
+    segments = {}
+    for sname in SEGMENT_NAMES:
+        s = dict(segs_in[sname])
+        rule = str(s.get("rule", "cluster"))
+        if rule not in _RULES:
+            raise InputError(f"segment {sname!r} has unknown rule {rule!r} (use {', '.join(_RULES)})")
+        spec = SegmentSpec(
+            name=sname,
+            rule=rule,
+            markers=tuple(s.get("markers", ())),
+            use_joint=bool(s.get("use_joint", False)),
+            origin=s.get("origin"),
+            primary=s.get("primary"),
+            secondary=s.get("secondary"),
+            between=tuple(s.get("between", ())),
+            fraction=float(s.get("fraction", 0.5)),
+            to=s.get("to"),
+            distal=s.get("distal"),
+            length=tuple(s["length"]) if "length" in s else None,
+            fallback=str(s.get("fallback", "parent")),
+        )
+        _check_segment(spec, points)
+        segments[sname] = spec
+    aliases = {str(k): tuple(v) for k, v in (data.get("aliases") or {}).items()}
+    return MarkerSet(
+        name=name,
+        description=str(data.get("description", "")),
+        required=tuple(data.get("required", ())),
+        aliases=aliases,
+        points=points,
+        segments=segments,
+        parameters=dict(data.get("parameters") or {}),
+        source=source,
+    )
+
+
+def _check_segment(spec: SegmentSpec, points: Mapping) -> None:
+    n = spec.name
+    if spec.origin is None:
+        raise InputError(f"segment {n!r} needs an 'origin' point")
+    if spec.fallback not in ("parent", "nan"):
+        raise InputError(f"segment {n!r}: fallback must be 'parent' or 'nan'")
+    if spec.rule == "cluster":
+        for key in ("primary", "secondary"):
+            ax = getattr(spec, key)
+            if not isinstance(ax, Mapping) or ax.get("axis") not in _AXES:
+                raise InputError(f"segment {n!r} needs a {key} axis table with axis = x, y or z")
+            if not ("from" in ax and "to" in ax or "ground" in ax or "like" in ax):
+                raise InputError(f"segment {n!r}: {key} axis needs from/to, ground or like")
+        if spec.primary["axis"] == spec.secondary["axis"]:
+            raise InputError(f"segment {n!r}: primary and secondary axes must differ")
+        if len(spec.markers) + spec.use_joint < 3:
+            raise InputError(f"segment {n!r}: a cluster needs at least three points")
+    elif spec.rule == "slerp":
+        if len(spec.between) != 2 or any(b not in SEGMENT_NAMES for b in spec.between):
+            raise InputError(f"segment {n!r}: slerp needs 'between' = two segment names")
+    elif spec.rule == "rigid" and spec.to not in SEGMENT_NAMES:
+        raise InputError(f"segment {n!r}: rigid needs 'to' = a segment name")
+
+
+# --------------------------------------------------------------- name matching
+def match_markers(markerset: MarkerSet, names) -> dict[str, str]:
+    """Map the set's canonical marker names to the names found in a trial.
+
+    A canonical name matches a trial name when either, or one of its
+    ``aliases``, is equal after dropping a ``Subject:`` prefix, case and
+    every character other than letters and digits (``R.ASIS`` = ``R_ASIS``
+    = ``rasis``).
+
+    Returns
+    -------
+    dict
+        canonical name -> trial name, for the markers found.
+    """
+    by_key = {}
+    for n in names:
+        by_key.setdefault(_norm(n), n)
+    out = {}
+    for canon in markerset.markers:
+        for cand in (canon,) + tuple(markerset.aliases.get(canon, ())):
+            hit = by_key.get(_norm(cand))
+            if hit is not None:
+                out[canon] = hit
+                break
+    return out
+
+
+def detect_markerset(names, source: str | None = None) -> MarkerSet:
+    """The built-in set covering most of its required markers in ``names``.
+
+    Raises
+    ------
+    InputError
+        When no built-in set has all its required markers; the message
+        names the best set and its first missing marker.
+    """
+    best = None
+    for key in builtin_markersets():
+        ms = load_markerset(key)
+        found = match_markers(ms, names)
+        missing = [m for m in ms.required if m not in found]
+        score = 1.0 - len(missing) / max(len(ms.required), 1)
+        if best is None or score > best[0]:
+            best = (score, ms, missing)
+    if best is None:
+        raise InputError("no built-in marker sets are installed", source)
+    score, ms, missing = best
+    if missing:
+        raise InputError(
+            f"markers match no built-in marker set; closest is {ms.name!r} "
+            f"({score:.0%} of its required markers) but {missing[0]!r} is missing",
+            source,
+        )
+    return ms
+
+
+def resolve_markerset(spec, names, source: str | None = None) -> tuple[MarkerSet, dict]:
+    """Load (or detect) a marker set and check a trial has its required markers.
+
+    Parameters
+    ----------
+    spec : None, str, path or MarkerSet
+        None detects the set from ``names``.
+    names : sequence of str
+        Marker names of the trial.
+    source : str, optional
+        The trial file, named in errors.
+
+    Returns
+    -------
+    (MarkerSet, dict)
+        The set and the canonical -> trial name map of :func:`match_markers`.
+    """
+    ms = detect_markerset(names, source) if spec is None else load_markerset(spec)
+    found = match_markers(ms, names)
+    missing = [m for m in ms.required if m not in found]
+    if missing:
+        raise InputError(
+            f"required marker {missing[0]!r} of marker set {ms.name!r} is missing", source
+        )
+    return ms, found

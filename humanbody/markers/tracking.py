@@ -1,0 +1,325 @@
+"""Segment tracking: marker trajectories -> segment poses -> coordinates.
+
+Each cluster segment's pose in every frame is the least-squares rigid
+transformation taking its calibrated local marker positions onto the
+measured ones (Söderkvist I., Wedin P.-A. (1993) Determining the movements
+of the skeleton using well-configured markers. J Biomech 26:1473-1477):
+with weighted centroids and the cross-covariance H = sum w (p - p̄)(q - q̄)^T,
+H = U S V^T gives R = V diag(1, 1, det(V U^T)) U^T.  All frames are solved
+at once with stacked 3x3 SVDs; a marker missing in a frame gets weight 0.
+
+Segments without enough markers follow their marker-set rule (``slerp``
+between two segments, ``rigid`` attachment); a cluster frame with fewer than
+three usable, non-collinear points follows the segment's ``fallback``
+(``parent``: the calibrated relative orientation to its parent; ``nan``).
+
+Relative orientations S_L(k)k = R_L^T R_k become Bryant angles
+(:func:`humanbody.rotations.matrix_to_bryant`), unwrapped over time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..rotations import matrix_to_bryant
+from ..segments import PARENTS, SEGMENT_NAMES
+from .calibration import Calibration, calibrate, marker_arrays, slerp_frames
+from .markerset import match_markers
+
+__all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
+
+#: A cluster is usable in a frame when the spread of its local points normal
+#: to their best line exceeds this (m, RMS over the points).
+MIN_SPREAD = 0.002
+
+
+def fit_rigid(local, measured, weights=None):
+    """Least-squares rigid transformation, vectorised over frames.
+
+    Finds R (proper orthogonal) and o minimising
+    ``sum_i w_i |R p_i + o - q_i|^2`` (Söderkvist & Wedin 1993).
+
+    Parameters
+    ----------
+    local : array_like, shape (m, 3) or (frames, m, 3)
+        Points in the segment frame (m).
+    measured : array_like, shape (frames, m, 3)
+        Measured ground positions; NaN entries are ignored.
+    weights : array_like, shape (frames, m), optional
+        Non-negative weights (default 1 for every finite point).
+
+    Returns
+    -------
+    R : ndarray, shape (frames, 3, 3)
+    origin : ndarray, shape (frames, 3)
+    rms : ndarray, shape (frames,)
+        RMS distance between fitted and measured points (m).
+    count : ndarray of int, shape (frames,)
+        Points used.
+    ok : ndarray of bool, shape (frames,)
+        At least three points whose local spread normal to a line exceeds
+        :data:`MIN_SPREAD`; R, origin and rms are NaN where False.
+    """
+    q = np.asarray(measured, dtype=float)
+    p = np.broadcast_to(np.asarray(local, dtype=float), q.shape)
+    w = np.isfinite(q).all(axis=-1) & np.isfinite(p).all(axis=-1)
+    if weights is not None:
+        w = w * np.asarray(weights, dtype=float)
+    w = w.astype(float)
+    q0 = np.where(w[..., None] > 0, q, 0.0)
+    p0 = np.where(w[..., None] > 0, p, 0.0)
+    wsum = w.sum(axis=1)
+    safe = np.where(wsum > 0, wsum, 1.0)[:, None]
+    pc = np.einsum("fm,fmi->fi", w, p0) / safe
+    qc = np.einsum("fm,fmi->fi", w, q0) / safe
+    dp = (p0 - pc[:, None]) * (w[..., None] > 0)
+    dq = (q0 - qc[:, None]) * (w[..., None] > 0)
+    H = np.einsum("fm,fmi,fmj->fij", w, dp, dq)
+    U, _, Vt = np.linalg.svd(H)
+    d = np.sign(np.linalg.det(np.einsum("fji,fkj->fik", Vt, U)))  # det(V U^T)
+    d = np.where(d == 0, 1.0, d)
+    D = np.zeros_like(H)
+    D[:, 0, 0] = D[:, 1, 1] = 1.0
+    D[:, 2, 2] = d
+    R = np.einsum("fji,fjk,flk->fil", Vt, D, U)  # V D U^T
+    origin = qc - np.einsum("fij,fj->fi", R, pc)
+    count = (w > 0).sum(axis=1)
+    C = np.einsum("fm,fmi,fmj->fij", w, dp, dp) / safe[..., None]
+    spread = np.sqrt(np.clip(np.linalg.eigvalsh(C)[:, 1], 0.0, None))
+    ok = (count >= 3) & (spread > MIN_SPREAD)
+    fitted = np.einsum("fij,fmj->fmi", R, p) + origin[:, None]
+    err2 = np.where(w > 0, np.sum((fitted - np.where(w[..., None] > 0, q, 0.0)) ** 2, axis=-1), 0.0)
+    rms = np.sqrt(err2.sum(axis=1) / np.maximum(count, 1))
+    R[~ok] = np.nan
+    origin[~ok] = np.nan
+    rms = np.where(ok, rms, np.nan)
+    return R, origin, rms, count, ok
+
+
+@dataclass(frozen=True, eq=False)
+class Tracking:
+    """Result of :func:`track`.
+
+    Attributes
+    ----------
+    coords : pandas.DataFrame
+        Generalized coordinates (CONVENTIONS.md layout): ``time``,
+        ``lower_torso_x/y/z`` (m), ``<segment>_alpha/_beta/_gamma`` (rad).
+    residuals : pandas.DataFrame
+        ``time`` and per cluster segment the RMS marker residual of the fit
+        (m); NaN where the segment was not fitted.
+    status : pandas.DataFrame
+        ``time`` and per segment how its pose was found in each frame:
+        ``"fit"``, ``"slerp"``, ``"rigid"``, ``"fallback"`` (too few markers:
+        parent orientation with the calibrated offset) or ``"missing"``.
+    markers_used : pandas.DataFrame
+        ``time`` and per cluster segment the number of points fitted.
+    R : ndarray, shape (frames, 17, 3, 3)
+        Absolute anatomical frames R_0k (columns = axes in ground).
+    origins : ndarray, shape (frames, 17, 3)
+        Tracked segment origins O_k in ground (m): the fitted anatomical
+        origin for cluster segments, the parent's joint point otherwise.
+    """
+
+    coords: pd.DataFrame
+    residuals: pd.DataFrame
+    status: pd.DataFrame
+    markers_used: pd.DataFrame
+    R: np.ndarray
+    origins: np.ndarray
+
+    def summary(self) -> list[str]:
+        """Human-readable lines: median residual per segment, frames not fitted."""
+        lines = []
+        for seg in self.residuals.columns[1:]:
+            r = self.residuals[seg].to_numpy()
+            st = self.status[seg]
+            bad = int((st != "fit").sum())
+            med = np.nanmedian(r) * 1000 if np.isfinite(r).any() else np.nan
+            lines.append(f"{seg}: median RMS residual {med:.1f} mm, {bad} frame(s) not fitted")
+        return lines
+
+
+class _Tracker:
+    def __init__(self, cal: Calibration, markers: dict, n: int):
+        self.cal, self.markers, self.n = cal, markers, n
+        self.ms = cal.markerset
+        self.R: dict = {}
+        self.O: dict = {}
+        self.status = {s: np.full(n, "missing", dtype=object) for s in SEGMENT_NAMES}
+        self.rms: dict = {}
+        self.count: dict = {}
+        self._busy: set = set()
+
+    def joint_point(self, seg: str):
+        """O_k as carried by the tracked parent: O_L + R_L xi_k."""
+        k = SEGMENT_NAMES.index(seg)
+        par = SEGMENT_NAMES[PARENTS[k] - 1]
+        Rp, Op = self.pose(par)
+        return Op + Rp @ self.cal.model.joint[k]
+
+    def pose(self, seg: str):
+        if seg in self.R:
+            return self.R[seg], self.O[seg]
+        if seg in self._busy:
+            raise InputError(f"marker set {self.ms.name!r}: pose of {seg!r} depends on itself")
+        self._busy.add(seg)
+        spec = self.ms.segments[seg]
+        k = SEGMENT_NAMES.index(seg)
+        if spec.rule == "cluster":
+            R, O = self._cluster(seg, spec)
+        elif spec.rule == "slerp":
+            a, b = spec.between
+            R = slerp_frames(self.pose(a)[0], self.pose(b)[0], spec.fraction)
+            O = self.joint_point(seg)
+            self.status[seg][np.isfinite(R).all(axis=(1, 2))] = "slerp"
+        else:
+            Rt = self.pose(spec.to)[0]
+            offset = self.cal.frames[spec.to].T @ self.cal.frames[seg]
+            R = Rt @ offset
+            O = self.joint_point(seg) if PARENTS[k] else self.pose(spec.to)[1]
+            self.status[seg][np.isfinite(R).all(axis=(1, 2))] = "rigid"
+        self._busy.discard(seg)
+        self.R[seg], self.O[seg] = R, O
+        return R, O
+
+    def _cluster(self, seg, spec):
+        local = self.cal.local.get(seg, {})
+        names = [m for m in spec.markers if m in local]
+        loc = [local[m] for m in names]
+        meas = [self.markers[m] if m in self.markers else np.full((self.n, 3), np.nan) for m in names]
+        k = SEGMENT_NAMES.index(seg)
+        if spec.use_joint and PARENTS[k]:
+            loc.append(np.zeros(3))
+            meas.append(self.joint_point(seg))
+        if loc:
+            R, O, rms, count, ok = fit_rigid(np.array(loc), np.stack(meas, axis=1))
+        else:
+            R, O = np.full((self.n, 3, 3), np.nan), np.full((self.n, 3), np.nan)
+            rms, count, ok = np.full(self.n, np.nan), np.zeros(self.n, int), np.zeros(self.n, bool)
+        self.rms[seg], self.count[seg] = rms, count
+        self.status[seg][ok] = "fit"
+        if (~ok).any() and spec.fallback == "parent" and PARENTS[k]:
+            par = SEGMENT_NAMES[PARENTS[k] - 1]
+            Rp = self.pose(par)[0]
+            Rf = Rp[~ok] @ self.cal.relative[seg]
+            Of = self.joint_point(seg)[~ok]
+            good = np.isfinite(Rf).all(axis=(1, 2))
+            idx = np.flatnonzero(~ok)
+            R[idx], O[idx] = Rf, Of
+            self.status[seg][idx[good]] = "fallback"
+        return R, O
+
+
+def _unwrap(a: np.ndarray) -> np.ndarray:
+    out = a.copy()
+    ok = np.isfinite(a)
+    if ok.sum() > 1:
+        out[ok] = np.unwrap(a[ok])
+    return out
+
+
+def track(markers, calibration: Calibration) -> Tracking:
+    """Track the 17 segments through a motion trial.
+
+    Parameters
+    ----------
+    markers : pandas.DataFrame
+        Marker trial in ground axes (CONVENTIONS marker layout, m).
+    calibration : Calibration
+        From :func:`humanbody.markers.calibration.calibrate`.
+
+    Returns
+    -------
+    Tracking
+        Coordinates (root O_1 position and Bryant angles of every body
+        relative to its parent, alpha and gamma unwrapped over time),
+        per-segment RMS residuals, per-frame status.
+
+    Raises
+    ------
+    InputError
+        A required marker of the set is absent for the whole trial (the
+        message names the marker and ``markers.attrs["source"]``).
+    """
+    source = markers.attrs.get("source")
+    names_in = markers.attrs.get("markers") or [c[:-2] for c in markers.columns if c.endswith("_x")]
+    ms = calibration.markerset
+    found = match_markers(ms, names_in)
+    arrays = marker_arrays(markers, found)
+    for m in ms.required:
+        if m not in arrays:
+            raise InputError(f"required marker {m!r} of marker set {ms.name!r} has no valid sample", source)
+    n = len(markers)
+    tr = _Tracker(calibration, arrays, n)
+    R = np.empty((n, 17, 3, 3))
+    O = np.empty((n, 17, 3))
+    for k, seg in enumerate(SEGMENT_NAMES):
+        R[:, k], O[:, k] = tr.pose(seg)
+    time = markers["time"].to_numpy(dtype=float) if "time" in markers else np.arange(n, dtype=float)
+    cols = {"time": time}
+    for i, a in enumerate("xyz"):
+        cols[f"lower_torso_{a}"] = O[:, 0, i]
+    for k, seg in enumerate(SEGMENT_NAMES):
+        L = PARENTS[k]
+        S = R[:, k] if L == 0 else np.einsum("fji,fjk->fik", R[:, L - 1], R[:, k])
+        ang = np.full((n, 3), np.nan)
+        ok = np.isfinite(S).all(axis=(1, 2))
+        ang[ok] = matrix_to_bryant(S[ok])
+        ang[:, 0], ang[:, 2] = _unwrap(ang[:, 0]), _unwrap(ang[:, 2])
+        for i, q in enumerate(("alpha", "beta", "gamma")):
+            cols[f"{seg}_{q}"] = ang[:, i]
+    coords = pd.DataFrame(cols)
+    coords.attrs.update(kind="coordinates", source=source or "",
+                        conversions=[f"segment tracking with marker set {ms.name!r}"])
+    clusters = [s for s in SEGMENT_NAMES if ms.segments[s].rule == "cluster"]
+    residuals = pd.DataFrame({"time": time, **{s: tr.rms[s] for s in clusters}})
+    used = pd.DataFrame({"time": time, **{s: tr.count[s] for s in clusters}})
+    status = pd.DataFrame({"time": time, **{s: tr.status[s] for s in SEGMENT_NAMES}})
+    return Tracking(coords=coords, residuals=residuals, status=status, markers_used=used,
+                    R=np.ascontiguousarray(R), origins=np.ascontiguousarray(O))
+
+
+def markers_to_coordinates(markers, markerset=None, static=None, mass: float = 75.0,
+                           height: float | None = None, sex: str = "male", base_model=None):
+    """Marker trial (ground axes) -> generalized coordinates in one call.
+
+    Parameters
+    ----------
+    markers : pandas.DataFrame
+        Motion trial in ground axes (m).
+    markerset : None, str, path or MarkerSet
+        None detects the built-in set from the motion trial's marker names.
+    static : pandas.DataFrame, optional
+        Standing trial in ground axes; without it the motion trial calibrates
+        itself (``mode="dynamic"`` of :func:`calibrate`).
+    mass : float
+        Subject mass (kg).
+    height : float, optional
+        Standing height (m); estimated from the (static) markers when None.
+    sex : {"male", "female"}
+    base_model : BodyModel, optional
+        Anthropometric base model (default :func:`humanbody.anthropometry.default_model`).
+
+    Returns
+    -------
+    coords : pandas.DataFrame
+    calibration : Calibration
+    tracking : Tracking
+    """
+    if markerset is None:
+        from .markerset import detect_markerset
+
+        names = markers.attrs.get("markers") or [c[:-2] for c in markers.columns if c.endswith("_x")]
+        markerset = detect_markerset(names, markers.attrs.get("source"))
+    if static is not None:
+        cal = calibrate(static, markerset, mass=mass, height=height, sex=sex, base_model=base_model)
+    else:
+        cal = calibrate(markers, markerset, mass=mass, height=height, sex=sex, mode="dynamic",
+                        base_model=base_model)
+    tracking = track(markers, cal)
+    return tracking.coords, cal, tracking
