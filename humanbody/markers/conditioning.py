@@ -363,7 +363,8 @@ def winter_design_cutoff(cutoff_hz: float, rate_hz: float, order: int = 4) -> fl
     Run forwards and backwards the magnitude is squared, ``|H(f)|^2``, which
     is 1/sqrt(2) (-3 dB) at ``tan(pi f / fs) = C tan(pi f_d / fs)`` with
     ``C = (sqrt(2) - 1)^(1 / (2N))`` (Winter 2009, Biomechanics and Motor
-    Control of Human Movement, 4th ed., section 3.4.4.3; C = 0.802 for a
+    Control of Human Movement, 4th ed.; Robertson & Dowling 2003, J. Electromyogr.
+    Kinesiol. 13:569-573; C = 0.802 for a
     2nd-order filter run twice).  Hence
     ``f_d = fs / pi * arctan(tan(pi cutoff_hz / fs) / C)``.
 
