@@ -1,6 +1,17 @@
-"""Gait analysis: events, spatiotemporal parameters and stride-normalised cycles."""
-from .events import (EVENT_COLUMNS, FOOT_MARKERS, GRF_PLATES, PELVIS_MARKERS, events_of,
-                     force_events, foot_markers, kinematic_events, pelvis_markers, progression_axes)
+"""Gait analysis: events, spatiotemporal parameters and stride-normalised cycles.
 
-__all__ = ["EVENT_COLUMNS", "FOOT_MARKERS", "GRF_PLATES", "PELVIS_MARKERS", "events_of", "force_events",
-           "foot_markers", "kinematic_events", "pelvis_markers", "progression_axes"]
+docs/gait.md describes the methods (Zeni et al. 2008 events, force-plate
+thresholds, parameter definitions, time normalisation) and the tables.
+"""
+
+from .cycles import CYCLE_COLUMNS, default_variables, normalize_cycles, stride_curves, unit_of
+from .events import (EVENT_COLUMNS, FOOT_MARKERS, GRF_PLATES, PELVIS_MARKERS, events_of, force_events,
+                     foot_markers, kinematic_events, pelvis_markers, progression_axes)
+from .spatiotemporal import PARAMETERS, belt_speed, flatten, is_treadmill, spatiotemporal, strides
+
+__all__ = [
+    "CYCLE_COLUMNS", "EVENT_COLUMNS", "FOOT_MARKERS", "GRF_PLATES", "PARAMETERS", "PELVIS_MARKERS",
+    "belt_speed", "default_variables", "events_of", "flatten", "foot_markers", "force_events",
+    "is_treadmill", "kinematic_events", "normalize_cycles", "pelvis_markers", "progression_axes",
+    "spatiotemporal", "stride_curves", "strides", "unit_of",
+]

@@ -1,0 +1,147 @@
+"""Stride-normalised curves: 0-100 % of the stride, mean and SD over strides.
+
+Each stride of one side (foot strike to the next strike of the same foot) is
+resampled at 101 points, 0, 1, ..., 100 % of its duration, by linear
+interpolation in time (the usual time normalisation of gait curves; Winter,
+*Biomechanics and Motor Control of Human Movement*, 4th ed. 2009, sec. 1.4).
+Strides with a missing sample in a variable are left out of that variable's
+statistics.  The long output table has one row per (side, variable,
+percent): ``side``, ``variable``, ``unit``, ``percent``, ``mean``, ``sd``
+(sample SD, ddof = 1; NaN for a single stride), ``n_strides``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from .events import SIDES, events_of
+
+__all__ = ["CYCLE_COLUMNS", "PERCENT", "stride_curves", "normalize_cycles", "unit_of", "default_variables"]
+
+CYCLE_COLUMNS = ["side", "variable", "unit", "percent", "mean", "sd", "n_strides"]
+PERCENT = np.linspace(0.0, 100.0, 101)
+
+# unit of a column from its name (CONVENTIONS.md coordinates and results layouts)
+_UNITS = [
+    (re.compile(r"_(alpha|beta|gamma)$"), "rad"),
+    (re.compile(r"_(alpha|beta|gamma)_dot$"), "rad/s"),
+    (re.compile(r"_(alpha|beta|gamma)_ddot$"), "rad/s^2"),
+    (re.compile(r"_omega(_rel)?_[xyz]$"), "rad/s"),
+    (re.compile(r"_alpha_[xyz]$"), "rad/s^2"),
+    (re.compile(r"_com_vel_[xyz]$"), "m/s"),
+    (re.compile(r"_com_acc_[xyz]$"), "m/s^2"),
+    (re.compile(r"_(com|joint)_[xyz]$"), "m"),
+    (re.compile(r"^lower_torso_[xyz]$"), "m"),
+    (re.compile(r"_force_[xyz]$"), "N"),
+    (re.compile(r"_torque_[xyz]$"), "N m"),
+    (re.compile(r"_inertia_(xx|yy|zz|xy|xz|yz)$"), "kg m^2"),
+]
+
+
+def unit_of(column: str) -> str:
+    """SI unit of a coordinates/results column from its name ("" when unknown)."""
+    for pattern, unit in _UNITS:
+        if pattern.search(column):
+            return unit
+    return ""
+
+
+def default_variables(columns) -> list[str]:
+    """Columns normalised by default: joint angles, relative angular velocities,
+    whole-body mass centre (position, velocity, acceleration), inertia forces
+    and torques."""
+    keep = re.compile(
+        r"(_(alpha|beta|gamma)$)|(_omega_rel_[xyz]$)|(^body_com(_vel|_acc)?_[xyz]$)|(_force_[xyz]$)|(_torque_[xyz]$)"
+    )
+    return [c for c in map(str, columns) if keep.search(c) and c != "time"]
+
+
+def stride_curves(time, values, strikes, points: int = 101) -> np.ndarray:
+    """Resample every stride to ``points`` samples from 0 to 100 %.
+
+    Parameters
+    ----------
+    time : (F,) s
+    values : (F,) or (F, V)
+    strikes : (S,) s, successive foot strikes of one foot
+    points : int
+
+    Returns
+    -------
+    ndarray (S - 1, points, V): stride i spans ``strikes[i]`` to
+    ``strikes[i + 1]``; strides not inside ``time`` are NaN.
+    """
+    t = np.asarray(time, dtype=float)
+    y = np.asarray(values, dtype=float)
+    y = y[:, None] if y.ndim == 1 else y
+    s = np.sort(np.asarray(strikes, dtype=float))
+    frac = np.linspace(0.0, 1.0, points)
+    out = np.full((max(len(s) - 1, 0), points, y.shape[1]), np.nan)
+    for i, (a, b) in enumerate(zip(s[:-1], s[1:])):
+        if a < t[0] or b > t[-1]:
+            continue
+        tq = a + frac * (b - a)
+        j0, j1 = max(np.searchsorted(t, a) - 1, 0), min(np.searchsorted(t, b) + 1, len(t))
+        tt, yy = t[j0:j1], y[j0:j1]
+        for v in range(y.shape[1]):
+            col = yy[:, v]
+            if np.isfinite(col).all():
+                out[i, :, v] = np.interp(tq, tt, col)
+    return out
+
+
+def normalize_cycles(table: pd.DataFrame, events: pd.DataFrame, variables=None,
+                     points: int = 101) -> pd.DataFrame:
+    """Mean and SD over strides of each variable, per side, at 0..100 % stride.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Per-frame table with a ``time`` column (s): a coordinates or results
+        table (CONVENTIONS.md) or both joined.
+    events : DataFrame
+        Events table; its foot strikes delimit the strides.
+    variables : list of str, optional
+        Columns to normalise (default :func:`default_variables`).
+    points : int
+        Samples per stride (101: every 1 %).
+
+    Returns
+    -------
+    DataFrame with :data:`CYCLE_COLUMNS`, sorted by side, variable order,
+    percent.  Units are those of the table (angles in rad).
+    """
+    variables = default_variables(table.columns) if variables is None else list(variables)
+    t = table["time"].to_numpy(dtype=float)
+    values = table[variables].to_numpy(dtype=float) if variables else np.empty((len(t), 0))
+    pct = np.linspace(0.0, 100.0, points)
+    units = [unit_of(v) for v in variables]
+    parts = []
+    for side in SIDES:
+        curves = stride_curves(t, values, events_of(events, side, "foot_strike"), points)
+        if curves.shape[0] == 0 or not variables:
+            continue
+        ok = np.isfinite(curves).all(axis=1)  # (S, V): stride usable for variable
+        n = ok.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            c = np.where(ok[:, None, :], curves, np.nan)
+            mean = np.nansum(np.nan_to_num(c), axis=0) / np.where(n > 0, n, np.nan)
+            dev = np.where(ok[:, None, :], c - mean[None], 0.0)
+            sd = np.sqrt((dev**2).sum(axis=0) / np.where(n > 1, n - 1, np.nan))
+        nv = len(variables)
+        parts.append(pd.DataFrame({
+            "side": side,
+            "variable": np.repeat(variables, points),
+            "unit": np.repeat(units, points),
+            "percent": np.tile(pct, nv),
+            "mean": mean.T.reshape(-1),
+            "sd": sd.T.reshape(-1),
+            "n_strides": np.repeat(n, points).astype(int),
+        }))
+    if not parts:
+        return pd.DataFrame({c: pd.Series(dtype=d) for c, d in
+                             zip(CYCLE_COLUMNS, (object, object, object, float, float, float, int))})
+    return pd.concat(parts, ignore_index=True)[CYCLE_COLUMNS]

@@ -1,0 +1,263 @@
+"""Spatiotemporal gait parameters from an events table and the foot markers.
+
+Definitions (Perry & Burnfield, *Gait Analysis*, 2nd ed. 2010, ch. 1-2;
+Whittle, *Gait Analysis: An Introduction*, 4th ed. 2007, ch. 2):
+
+* a **stride** of one side runs from a foot strike of that foot to its next
+  foot strike; a **step** ends with a foot strike and starts at the previous
+  foot strike of the other foot;
+* **stance** is foot strike to foot off of the same foot, **swing** the rest
+  of the stride; **double support** is the part of the stride with both feet
+  down: from the stride's foot strike to the other foot's off, plus from the
+  other foot's strike to this foot's off;
+* **cadence** is steps per minute, 120 / stride time;
+* overground, **stride length** is the displacement of the heel between two
+  strikes of the same foot along the direction of progression, **step
+  length** the distance along that direction from the other heel (at its
+  strike) to this heel (at its strike), **step width** the lateral distance
+  between those two heel positions, and **speed** stride length / stride time;
+* on a **treadmill** the body stays in place, so lengths are the distance
+  the belt carries the body: stride length = speed x stride time, step
+  length = speed x step time, where speed = belt speed + the pelvis' own mean
+  forward velocity.  The belt speed is given, or estimated as the mean
+  backward velocity of the heel and toe markers in the middle of each stance,
+  when the foot rides on the belt.
+
+Every column name carries its unit (:data:`PARAMETERS`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .events import (SIDES, _fill_nan, _pelvis_centre, _xyz, events_of, foot_markers,
+                     pelvis_markers, progression_axes)
+
+__all__ = ["PARAMETERS", "strides", "belt_speed", "is_treadmill", "spatiotemporal", "flatten"]
+
+#: Output columns and their meaning.
+PARAMETERS = {
+    "n_strides": "number of complete strides",
+    "cadence_steps_per_min": "steps per minute (120 / stride time)",
+    "stride_time_s": "foot strike to next strike of the same foot",
+    "step_time_s": "other foot's strike to this foot's strike",
+    "stance_time_s": "foot strike to foot off",
+    "swing_time_s": "foot off to next foot strike",
+    "stance_pct": "stance time, % of stride",
+    "swing_pct": "swing time, % of stride",
+    "double_support_pct": "both feet down, % of stride",
+    "stride_length_m": "distance covered in one stride",
+    "step_length_m": "distance covered in one step",
+    "step_width_m": "lateral distance between the two heels at successive strikes",
+    "speed_m_per_s": "walking (or running) speed",
+}
+
+#: Fraction of stance (start, end) whose foot velocity gives the belt speed.
+BELT_WINDOW = (0.25, 0.75)
+
+
+def _interp_rows(t: np.ndarray, p: np.ndarray, when: float) -> np.ndarray:
+    """Position (3,) at time ``when`` by linear interpolation of ``p`` (F, 3)."""
+    return np.array([np.interp(when, t, p[:, j]) for j in range(3)])
+
+
+def _first_in(times: np.ndarray, lo: float, hi: float) -> float:
+    sel = times[(times > lo) & (times < hi)]
+    return float(sel[0]) if len(sel) else np.nan
+
+
+def _last_in(times: np.ndarray, lo: float, hi: float) -> float:
+    sel = times[(times > lo) & (times < hi)]
+    return float(sel[-1]) if len(sel) else np.nan
+
+
+def strides(events: pd.DataFrame) -> pd.DataFrame:
+    """Temporal parameters of every complete stride.
+
+    Parameters
+    ----------
+    events : DataFrame  events table (:func:`humanbody.gait.kinematic_events`
+        or :func:`humanbody.gait.force_events`).
+
+    Returns
+    -------
+    DataFrame, one row per stride: ``side``, ``start_s``, ``end_s`` (the two
+    foot strikes), ``foot_off_s``, ``other_strike_s``, ``other_off_s``,
+    ``stride_time_s``, ``step_time_s``, ``stance_time_s``, ``swing_time_s``,
+    ``stance_pct``, ``swing_pct``, ``double_support_pct``.  Phases whose
+    events are missing are NaN.
+    """
+    rows = []
+    for side in SIDES:
+        other = SIDES[1 - SIDES.index(side)]
+        fs, fo = events_of(events, side, "foot_strike"), events_of(events, side, "foot_off")
+        ofs, ofo = events_of(events, other, "foot_strike"), events_of(events, other, "foot_off")
+        for a, b in zip(fs[:-1], fs[1:]):
+            stride = b - a
+            off = _first_in(fo, a, b)
+            o_off = _first_in(ofo, a, off if np.isfinite(off) else b)
+            o_strike = _last_in(ofs, a, b)
+            stance = off - a
+            ds = np.nan
+            if np.isfinite(off) and np.isfinite(o_off) and np.isfinite(o_strike) and o_strike < off:
+                ds = (o_off - a) + (off - o_strike)
+            rows.append({
+                "side": side, "start_s": a, "end_s": b, "foot_off_s": off,
+                "other_strike_s": o_strike, "other_off_s": o_off,
+                "stride_time_s": stride, "step_time_s": b - o_strike,
+                "stance_time_s": stance, "swing_time_s": b - off,
+                "stance_pct": 100.0 * stance / stride, "swing_pct": 100.0 * (b - off) / stride,
+                "double_support_pct": 100.0 * ds / stride,
+            })
+    cols = ["side", "start_s", "end_s", "foot_off_s", "other_strike_s", "other_off_s", "stride_time_s",
+            "step_time_s", "stance_time_s", "swing_time_s", "stance_pct", "swing_pct", "double_support_pct"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def belt_speed(markers: pd.DataFrame, events: pd.DataFrame, *, feet=None, forward=None,
+               window=BELT_WINDOW) -> float:
+    """Treadmill belt speed (m/s) from the stance foot's markers.
+
+    In mid-stance the foot rides on the belt, so the mean backward velocity
+    of its heel and toe markers along the direction of progression is the
+    belt speed.  Velocities are central differences (``numpy.gradient``) of
+    the given (preferably filtered) positions, averaged over the fraction
+    ``window`` of every stance (foot strike to foot off) of both feet.
+
+    Returns NaN when no stance is complete.
+    """
+    t = markers["time"].to_numpy(dtype=float)
+    pairs = foot_markers(markers, feet)
+    if forward is None:
+        forward, _ = progression_axes(markers, pairs)
+    speeds = []
+    for side, names in pairs.items():
+        fs, fo = events_of(events, side, "foot_strike"), events_of(events, side, "foot_off")
+        vel = [np.gradient(_fill_nan(t, _xyz(markers, n) @ forward), t) for n in names]
+        for a in fs:
+            off = _first_in(fo, a, np.inf)
+            if not np.isfinite(off):
+                continue
+            lo, hi = a + window[0] * (off - a), a + window[1] * (off - a)
+            sel = (t >= lo) & (t <= hi)
+            if sel.any():
+                speeds.append(-np.mean([v[sel] for v in vel]))
+    return float(np.mean(speeds)) if speeds else float("nan")
+
+
+def is_treadmill(markers: pd.DataFrame, *, pelvis=None, feet=None, max_speed: float = 0.25) -> bool:
+    """True when the pelvis does not progress: mean speed below ``max_speed`` (m/s)."""
+    t = markers["time"].to_numpy(dtype=float)
+    pel = _pelvis_centre(markers, pelvis_markers(markers, pelvis))
+    forward, _ = progression_axes(markers, feet)
+    x = _fill_nan(t, pel @ forward)
+    if not np.isfinite(x).any() or t[-1] <= t[0]:
+        return False
+    return abs(x[-1] - x[0]) / (t[-1] - t[0]) < max_speed
+
+
+def spatiotemporal(
+    events: pd.DataFrame,
+    markers: pd.DataFrame | None = None,
+    *,
+    feet: dict | None = None,
+    pelvis=None,
+    treadmill: bool | None = None,
+    treadmill_speed: float | None = None,
+) -> pd.DataFrame:
+    """Spatiotemporal parameters per side and overall.
+
+    Parameters
+    ----------
+    events : DataFrame
+        Events table (foot strikes and offs of both feet).
+    markers : DataFrame, optional
+        Marker table in ground axes (X forward, Y left, Z up; m) with heel,
+        toe and pelvis markers; without it only temporal parameters (and, on
+        a treadmill with ``treadmill_speed``, lengths) are given.
+    feet, pelvis :
+        Marker names (see :func:`humanbody.gait.kinematic_events`).
+    treadmill : bool, optional
+        Treadmill trial; detected (:func:`is_treadmill`) when None.
+    treadmill_speed : float, optional
+        Belt speed (m/s); implies a treadmill.  Estimated with
+        :func:`belt_speed` when not given.
+
+    Returns
+    -------
+    DataFrame indexed by ``side`` ("right", "left", "overall") with the
+    columns of :data:`PARAMETERS` (means over strides; "overall" pools the
+    strides of both feet) and ``attrs`` ``treadmill`` (bool),
+    ``belt_speed_m_per_s`` and ``strides`` (the per-stride table).
+    """
+    table = strides(events)
+    if treadmill_speed is not None:
+        treadmill = True
+    length_cols = ["stride_length_m", "step_length_m", "step_width_m", "speed_m_per_s"]
+    for c in length_cols:
+        table[c] = np.nan
+    belt = float(treadmill_speed) if treadmill_speed is not None else np.nan
+    if markers is not None and len(table):
+        t = markers["time"].to_numpy(dtype=float)
+        pairs = foot_markers(markers, feet)
+        forward, left = progression_axes(markers, pairs)
+        pel = _pelvis_centre(markers, pelvis_markers(markers, pelvis))
+        if treadmill is None:
+            treadmill = is_treadmill(markers, pelvis=pelvis, feet=pairs)
+        if treadmill and treadmill_speed is None:
+            belt = belt_speed(markers, events, feet=pairs, forward=forward)
+        heels = {side: _xyz(markers, pairs[side][0]) for side in SIDES}
+        for i, row in table.iterrows():
+            side, other = row["side"], SIDES[1 - SIDES.index(row["side"])]
+            a, b, o = row["start_s"], row["end_s"], row["other_strike_s"]
+            h_a, h_b = _interp_rows(t, heels[side], a), _interp_rows(t, heels[side], b)
+            h_o = _interp_rows(t, heels[other], o) if np.isfinite(o) else np.full(3, np.nan)
+            if treadmill:
+                drift = float((_interp_rows(t, pel, b) - _interp_rows(t, pel, a)) @ forward) / (b - a)
+                speed = belt + drift
+                table.loc[i, "speed_m_per_s"] = speed
+                table.loc[i, "stride_length_m"] = speed * row["stride_time_s"]
+                table.loc[i, "step_length_m"] = speed * row["step_time_s"]
+            else:
+                stride_len = float((h_b - h_a) @ forward)
+                table.loc[i, "stride_length_m"] = stride_len
+                table.loc[i, "step_length_m"] = float((h_b - h_o) @ forward)
+                table.loc[i, "speed_m_per_s"] = stride_len / row["stride_time_s"]
+            table.loc[i, "step_width_m"] = abs(float((h_b - h_o) @ left))
+    elif treadmill and np.isfinite(belt) and len(table):
+        table["speed_m_per_s"] = belt
+        table["stride_length_m"] = belt * table["stride_time_s"]
+        table["step_length_m"] = belt * table["step_time_s"]
+    out = pd.DataFrame(index=pd.Index(["right", "left", "overall"], name="side"), columns=list(PARAMETERS),
+                       dtype=float)
+    for key in out.index:
+        part = table if key == "overall" else table[table["side"] == key]
+        out.loc[key, "n_strides"] = len(part)
+        for col in PARAMETERS:
+            if col in part.columns:
+                vals = part[col].to_numpy(dtype=float)
+                out.loc[key, col] = float(np.nanmean(vals)) if np.isfinite(vals).any() else np.nan
+        st = out.loc[key, "stride_time_s"]
+        out.loc[key, "cadence_steps_per_min"] = 120.0 / st if np.isfinite(st) and st > 0 else np.nan
+    out.attrs.update(treadmill=bool(treadmill), belt_speed_m_per_s=belt, strides=table)
+    if not len(table):
+        out.attrs["note"] = "no complete stride: fewer than two foot strikes of each foot"
+    return out
+
+
+def flatten(params: pd.DataFrame) -> dict:
+    """One-row form of :func:`spatiotemporal`'s table for a summary.
+
+    The overall values keep their names, the per-side values are prefixed
+    ``right_`` / ``left_``; ``treadmill`` and ``belt_speed_m_per_s`` are added.
+    """
+    row = {}
+    for col in params.columns:
+        row[col] = params.loc["overall", col]
+    for side in ("right", "left"):
+        for col in params.columns:
+            row[f"{side}_{col}"] = params.loc[side, col]
+    row["treadmill"] = bool(params.attrs.get("treadmill", False))
+    row["belt_speed_m_per_s"] = params.attrs.get("belt_speed_m_per_s", np.nan)
+    return row
