@@ -537,7 +537,8 @@ class ConditioningReport:
         out = [f"{self.frames} frames at {self.rate_hz:g} Hz; {len(self.gaps)} gaps in "
                f"{self.gaps['marker'].nunique()} markers"]
         for r in self.fills.itertuples():
-            span = f"frames {r.start_frame}-{r.end_frame} ({r.start_time:.3f}-{r.end_time:.3f} s, {r.length_frames} frames)"
+            span = (f"frames {r.start_frame}-{r.end_frame} "
+                    f"({r.start_time:.3f}-{r.end_time:.3f} s, {r.length_frames} frames)")
             if r.filled:
                 out.append(f"filled {r.marker} {span} by {r.method}" + (f" ({r.note})" if r.note else ""))
             else:
