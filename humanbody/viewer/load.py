@@ -1,0 +1,194 @@
+"""Open anything the viewer shows: a raw trial or a results table -> :class:`Scene`.
+
+* A raw trial (markers TRC/C3D/CSV or a generalized-coordinates CSV) goes
+  through :func:`humanbody.pipeline.analyze_trial`; the scene then carries
+  the conditioned markers (ground axes) and the tracking residuals.
+* A results CSV written by ``humanbody analyze`` (CONVENTIONS.md "Results"
+  layout) carries the generalized coordinates, so its orientations R_k are
+  recomputed with :func:`humanbody.compute`; every vector the file holds
+  (omega, alpha, joint, com, force, torque, body mass centre, ...) is then
+  shown as written in the file, not as recomputed.  The model is the
+  ``<stem>_model.json`` that ``analyze`` writes beside the results unless
+  ``model`` (or mass/height) is given.  A results table holds no markers, so
+  the marker layer is empty.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..model import BodyModel, load_model
+from ..segments import VECTOR_QUANTITIES
+from .scene import Scene
+
+__all__ = ["load_scene", "is_results_table", "scene_from_analysis"]
+
+_BODY_COM = ("body_com", "body_com_vel", "body_com_acc")
+
+
+def _header(path: str) -> list[str]:
+    try:
+        return list(pd.read_csv(path, nrows=0).columns)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+        return []
+
+
+def is_results_table(columns) -> bool:
+    """Whether ``columns`` are the CONVENTIONS.md results layout (not just coordinates)."""
+    cols = set(columns)
+    return "time" in cols and "body_com_x" in cols and any(c.endswith("_omega_x") for c in cols)
+
+
+def scene_from_analysis(analysis, *, grf=None, axes: str = "auto", title: str | None = None) -> Scene:
+    """A :class:`Scene` from an :class:`humanbody.pipeline.Analysis` (and optional force file)."""
+    tracking = analysis.tracking
+    marker_segments = None
+    for attr in ("marker_segments", "marker_segment"):
+        value = getattr(tracking, attr, None)
+        if isinstance(value, dict):
+            marker_segments = value
+            break
+    residuals = analysis.residuals
+    return Scene(
+        model=analysis.model,
+        results=analysis.results,
+        markers=analysis.markers,
+        residuals=residuals if isinstance(residuals, pd.DataFrame) else None,
+        marker_segments=marker_segments,
+        grf=_grf(grf, analysis.markers, axes),
+        title=title or Path(analysis.source).name,
+    )
+
+
+def _grf(path, markers, axes: str):
+    if path is None:
+        return None
+    from .forces import read_grf
+
+    mapping = None
+    spec = None
+    if isinstance(axes, str) and axes.strip().lower() != "auto":
+        spec = axes
+    elif markers is not None and markers.attrs.get("axes"):
+        spec = markers.attrs["axes"]  # the mapping the markers were rotated with
+    if spec is not None:
+        from ..markers.axes import parse_axes
+
+        mapping = parse_axes(spec)
+    return read_grf(path, mapping)
+
+
+def _model_for_results(path: Path, model, mass, height, sex) -> BodyModel:
+    if isinstance(model, BodyModel):
+        return model
+    if model is not None:
+        return load_model(model)
+    if mass is not None or height is not None:
+        from ..pipeline import DEFAULT_HEIGHT, DEFAULT_MASS
+
+        return BodyModel.default(mass=DEFAULT_MASS if mass is None else float(mass),
+                                 height=DEFAULT_HEIGHT if height is None else float(height), sex=sex)
+    stem = path.name[: -len("_results.csv")] if path.name.endswith("_results.csv") else path.stem
+    beside = path.with_name(f"{stem}_model.json")
+    if beside.exists():
+        return load_model(beside)
+    raise InputError(
+        f"results table without its model: no {beside.name} beside it; give --model, or --mass and --height",
+        path,
+    )
+
+
+def _results_from_table(path: Path, model: BodyModel):
+    """Results whose vectors are the file's columns and whose R comes from its coordinates."""
+    from ..kinematics import compute, coordinate_columns
+
+    try:
+        table = pd.read_csv(path)
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as err:
+        raise InputError(f"cannot read the results table ({err})", path) from None
+    coord_cols = coordinate_columns(model)
+    missing = [c for c in coord_cols if c not in table.columns]
+    if missing:
+        raise InputError(
+            f"results table lacks the generalized coordinate {missing[0]!r} needed to place the segments "
+            f"(model segments: {model.names[0]} .. {model.names[-1]})", path,
+        )
+    if len(table) == 0:
+        raise InputError("results table has no rows", path)
+    coords = table[["time", *coord_cols]].copy()
+    coords.attrs.update(kind="coordinates", source=str(path))
+    try:
+        results = compute(model, coords)
+    except InputError as err:
+        raise err.with_path(path) from None
+    override = {}
+    F, n = len(table), model.n_bodies
+    for q in VECTOR_QUANTITIES:
+        cols = [f"{name}_{q}_{a}" for name in model.names for a in "xyz"]
+        if all(c in table.columns for c in cols):
+            override[q] = np.ascontiguousarray(table[cols].to_numpy(dtype=float).reshape(F, n, 3))
+    for q in _BODY_COM:
+        cols = [f"{q}_{a}" for a in "xyz"]
+        if all(c in table.columns for c in cols):
+            override[q] = np.ascontiguousarray(table[cols].to_numpy(dtype=float))
+    return dataclasses.replace(results, **override)
+
+
+def load_scene(
+    path,
+    *,
+    static=None,
+    markerset=None,
+    model=None,
+    mass: float | None = None,
+    height: float | None = None,
+    sex: str = "male",
+    axes: str = "auto",
+    cutoff_hz: float | None = 6.0,
+    max_gap: float = 0.1,
+    differentiation=None,
+    grf=None,
+) -> tuple[Scene, list[str]]:
+    """Open a trial or a results table for viewing.
+
+    Parameters
+    ----------
+    path : str or Path
+        Raw trial (markers or generalized coordinates) or a results CSV
+        written by ``humanbody analyze``.
+    static, markerset, model, mass, height, sex, axes, cutoff_hz, max_gap, differentiation
+        As in :func:`humanbody.pipeline.analyze_trial` (for a results CSV only
+        ``model``, ``mass``, ``height`` and ``sex`` apply).
+    grf : str or Path, optional
+        Force-plate file (e.g. OpenSim ``.mot``) whose ground reactions are drawn.
+
+    Returns
+    -------
+    scene : Scene
+    messages : list of str
+        What was read and done, for the user.
+    """
+    p = Path(os.fspath(path))
+    if not p.exists():
+        raise InputError("no such file", p)
+    if p.is_dir():
+        raise InputError("is a folder, not a trial file", p)
+    if p.suffix.lower() in (".csv", ".txt") and is_results_table(_header(str(p))):
+        subject = _model_for_results(p, model, mass, height, sex)
+        results = _results_from_table(p, subject)
+        messages = [f"read results table {p}: {results.n_frames} frames, model {subject.name}"]
+        scene = Scene(model=subject, results=results, grf=_grf(grf, None, axes), title=p.name)
+        return scene, messages
+    from ..pipeline import analyze_trial
+
+    analysis = analyze_trial(
+        p, static=static, markerset=markerset, model=model, mass=mass, height=height, sex=sex,
+        axes=axes, cutoff_hz=cutoff_hz, max_gap=max_gap, differentiation=differentiation,
+    )
+    return scene_from_analysis(analysis, grf=grf, axes=axes), list(analysis.messages)

@@ -1,0 +1,490 @@
+"""What the viewer draws, as plain geometry: no window, no renderer.
+
+A :class:`Scene` turns a body model and the results of
+:func:`humanbody.compute` into per-frame geometry in ground axes (X forward,
+Y left, Z up, metres):
+
+* every segment as its *equivalent uniform ellipsoid*: the solid ellipsoid of
+  the segment's mass with the same inertia dyadic about G_k.  For a uniform
+  ellipsoid of mass m and semi-axes a, b, c along its principal axes the
+  principal moments are ``I1 = m (b^2 + c^2) / 5`` (and cyclically), so
+
+  ``a^2 = 5 / (2 m) (I2 + I3 - I1)``, ``b^2 = 5 / (2 m) (I3 + I1 - I2)``,
+  ``c^2 = 5 / (2 m) (I1 + I2 - I3)``
+
+  (the triangle inequality of principal moments keeps them non-negative).
+  The ellipsoid is centred at G_k and turned by ``R_k E_k``, where R_k is the
+  absolute transformation S_0k and E_k holds the principal directions in the
+  body frame (columns).
+* joint points O_k, segment mass centres G_k, the whole-body mass centre and
+  its trail;
+* vectors drawn from G_k: angular velocity omega_k, inertia force F*_k,
+  inertia torque T*_k, each with one scale (metres per unit) for the trial;
+* the recorded markers (coloured by tracking residual when known) and ground
+  reaction forces from force plates when given;
+* a floor grid.
+
+The window (:mod:`humanbody.viewer.app`) only moves actors to what this module
+computes, so everything here is testable without rendering.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import pyvista as pv
+
+from ..model import BodyModel
+from ..results import Results
+
+__all__ = [
+    "Scene",
+    "ellipsoid_semi_axes",
+    "ellipsoid_inertia",
+    "VECTOR_LAYERS",
+    "LAYERS",
+]
+
+#: Vector layers: name -> (Results attribute or "grf", label, unit, colour).
+VECTOR_LAYERS: dict[str, tuple[str, str, str, str]] = {
+    "omega": ("omega", "angular velocity", "rad/s", "magenta"),
+    "force": ("force", "inertia force F*", "N", "orange"),
+    "torque": ("torque", "inertia torque T*", "N m", "deepskyblue"),
+    "grf": ("grf", "ground reaction force", "N", "limegreen"),
+}
+
+#: Every layer the viewer can show, in the order the help lists them.
+LAYERS: tuple[str, ...] = (
+    "segments", "joints", "coms", "body_com", "markers", "floor", "omega", "force", "torque", "grf",
+)
+
+#: Length (m) of the longest arrow of each vector layer over the trial.
+ARROW_LENGTH = 0.35
+#: Smallest semi-axis drawn (m), for segments whose inertia is nearly flat.
+MIN_SEMI_AXIS = 0.005
+
+_REGION_COLOURS = {
+    "left": "#5b8fd9",   # left limbs blue
+    "right": "#d9675b",  # right limbs red
+    "head": "#e8c9a0",
+    "neck": "#e8c9a0",
+    "torso": "#b8b8b8",
+}
+
+
+def ellipsoid_semi_axes(mass, inertia) -> tuple[np.ndarray, np.ndarray]:
+    """Semi-axes and principal directions of the equivalent uniform ellipsoids.
+
+    Parameters
+    ----------
+    mass : array_like, shape (n,), kg
+    inertia : array_like, shape (n, 3, 3), kg m^2
+        Inertia dyadics about the mass centres (any frame).
+
+    Returns
+    -------
+    semi : ndarray, shape (n, 3), m
+        Semi-axes (a, b, c) along the principal directions, from
+        ``a^2 = 5 / (2 m) (I2 + I3 - I1)`` and cyclic permutations
+        (uniform solid ellipsoid: ``I1 = m (b^2 + c^2) / 5``), at least
+        :data:`MIN_SEMI_AXIS`.
+    axes : ndarray, shape (n, 3, 3)
+        Principal directions in the frame of ``inertia``, as columns
+        (a proper rotation: ``det = +1``), so ``inertia = axes diag(I) axes^T``.
+    """
+    mass = np.asarray(mass, dtype=float)
+    inertia = np.asarray(inertia, dtype=float)
+    moments, axes = np.linalg.eigh(0.5 * (inertia + np.swapaxes(inertia, -1, -2)))
+    axes = axes.copy()
+    flip = np.linalg.det(axes) < 0
+    axes[flip, :, 2] *= -1.0  # make every frame right-handed
+    total = moments.sum(axis=-1, keepdims=True)
+    sq = 5.0 / (2.0 * mass[:, None]) * (total - 2.0 * moments)  # I2 + I3 - I1 = sum - 2 I1
+    semi = np.sqrt(np.clip(sq, MIN_SEMI_AXIS**2, None))
+    return semi, axes
+
+
+def ellipsoid_inertia(mass: float, semi) -> np.ndarray:
+    """Principal moments (kg m^2) of a uniform solid ellipsoid with semi-axes ``semi`` (m).
+
+    ``I1 = m (b^2 + c^2) / 5`` and cyclic permutations; the inverse of
+    :func:`ellipsoid_semi_axes`.
+    """
+    a2 = np.asarray(semi, dtype=float) ** 2
+    return mass / 5.0 * (a2.sum() - a2)
+
+
+def _segment_colour(name: str) -> str:
+    for key in ("left", "right", "head", "neck"):
+        if key in name:
+            return _REGION_COLOURS[key]
+    return _REGION_COLOURS["torso"]
+
+
+def _marker_names(df: pd.DataFrame) -> list[str]:
+    names = df.attrs.get("markers")
+    if names:
+        return [m for m in names if f"{m}_x" in df.columns]
+    cols = set(df.columns)
+    return [c[:-2] for c in df.columns if c.endswith("_x") and f"{c[:-2]}_y" in cols and f"{c[:-2]}_z" in cols]
+
+
+def _resample(t_src: np.ndarray, values: np.ndarray, t_dst: np.ndarray) -> np.ndarray:
+    """Linear interpolation of ``values`` (F_src, ...) at times ``t_dst``; NaN outside."""
+    if values.shape[0] == t_dst.shape[0] and np.allclose(t_src, t_dst):
+        return values
+    flat = values.reshape(values.shape[0], -1)
+    out = np.full((t_dst.shape[0], flat.shape[1]), np.nan)
+    inside = (t_dst >= t_src[0] - 1e-9) & (t_dst <= t_src[-1] + 1e-9)
+    for j in range(flat.shape[1]):
+        ok = np.isfinite(flat[:, j])
+        if ok.sum() >= 2:
+            out[inside, j] = np.interp(t_dst[inside], t_src[ok], flat[ok, j])
+    return out.reshape((t_dst.shape[0],) + values.shape[1:])
+
+
+@dataclass(eq=False)
+class Scene:
+    """Per-frame geometry of one analysed trial, ground axes, metres.
+
+    Parameters
+    ----------
+    model : BodyModel
+        The model the results were computed with (masses, inertia about G_k).
+    results : Results
+        Output of :func:`humanbody.compute` (F frames, n segments).
+    markers : DataFrame, optional
+        Marker trajectories in ground axes (``<name>_x/_y/_z``, m, a ``time``
+        column), resampled to the results' time base when it differs.
+    residuals : DataFrame, optional
+        Tracking residuals (m) per frame: columns named after markers, or
+        after segments (markers then take the residual of the segment they
+        belong to, see ``marker_segments``).
+    marker_segments : dict, optional
+        Marker name -> segment name.  Missing markers are assigned to the
+        segment whose ellipsoid is nearest in the first frame.
+    grf : DataFrame, optional
+        Ground reaction forces in ground axes: columns ``<plate>_force_x/_y/_z``
+        (N) and ``<plate>_point_x/_y/_z`` (centre of pressure, m) and ``time``
+        (see :func:`humanbody.viewer.forces.grf_to_ground`).
+    title : str
+        Shown in the window title and overlay.
+
+    Attributes
+    ----------
+    semi : ndarray (n, 3)        ellipsoid semi-axes (m)
+    principal : ndarray (n, 3, 3)  principal directions in the body frame (columns)
+    vector_scale : dict          layer -> metres per unit of the quantity
+    floor_z : float              height of the floor grid (m)
+    """
+
+    model: BodyModel
+    results: Results
+    markers: pd.DataFrame | None = None
+    residuals: pd.DataFrame | None = None
+    marker_segments: dict | None = None
+    grf: pd.DataFrame | None = None
+    title: str = ""
+    semi: np.ndarray = field(init=False)
+    principal: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        res = self.results
+        if tuple(res.names) != tuple(self.model.names):
+            raise ValueError("results and model have different segments")
+        self.semi, self.principal = ellipsoid_semi_axes(self.model.mass, self.model.inertia)
+        self.time = np.asarray(res.time, dtype=float)
+        self.names = tuple(res.names)
+        self.colours = [_segment_colour(n) for n in self.names]
+        self._marker_xyz, self.marker_names = self._markers_on_time_base()
+        self._marker_residual = self._residual_per_marker()
+        self._grf_force, self._grf_point = self._grf_on_time_base()
+        self.vector_scale = {name: self._scale(name) for name in VECTOR_LAYERS}
+        self.floor_z = self._floor_height()
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def n_frames(self) -> int:
+        return int(self.time.shape[0])
+
+    @property
+    def n_segments(self) -> int:
+        return len(self.names)
+
+    @property
+    def has_markers(self) -> bool:
+        return self._marker_xyz is not None
+
+    @property
+    def has_residuals(self) -> bool:
+        return self._marker_residual is not None
+
+    @property
+    def has_grf(self) -> bool:
+        return self._grf_force is not None
+
+    def frame_index(self, frame) -> int:
+        """``frame`` clipped to 0 .. F-1 (negative counts from the end)."""
+        f = int(frame)
+        if f < 0:
+            f += self.n_frames
+        return int(np.clip(f, 0, self.n_frames - 1))
+
+    # ------------------------------------------------------------- segments
+    def ellipsoid_matrices(self, frame: int) -> np.ndarray:
+        """Homogeneous transforms (n, 4, 4) mapping the unit sphere onto each ellipsoid.
+
+        ``x_ground = G_k + R_k E_k diag(a, b, c) u`` for ``u`` on the unit sphere.
+        """
+        f = self.frame_index(frame)
+        R = self.results.R[f]  # (n, 3, 3) ground <- body
+        lin = R @ self.principal * self.semi[:, None, :]
+        out = np.zeros((self.n_segments, 4, 4))
+        out[:, :3, :3] = lin
+        out[:, :3, 3] = self.results.com[f]
+        out[:, 3, 3] = 1.0
+        return out
+
+    def segment_mesh(self, k: int, frame: int, resolution: int = 24) -> pv.PolyData:
+        """The ellipsoid of segment index ``k`` (0-based) at ``frame`` as a surface mesh."""
+        sphere = pv.Sphere(radius=1.0, theta_resolution=resolution, phi_resolution=resolution)
+        return sphere.transform(self.ellipsoid_matrices(frame)[k], inplace=False)
+
+    def lowest_point(self, frame: int) -> float:
+        """Lowest height (m) of any segment ellipsoid at ``frame``.
+
+        The extent of an ellipsoid ``G + M u`` (|u| = 1) along Z is
+        ``|row_z(M)|``.
+        """
+        M = self.ellipsoid_matrices(frame)
+        return float(np.min(M[:, 2, 3] - np.linalg.norm(M[:, 2, :3], axis=1)))
+
+    def _floor_height(self) -> float:
+        frames = np.unique(np.linspace(0, self.n_frames - 1, min(self.n_frames, 60)).astype(int))
+        low = min(self.lowest_point(f) for f in frames)
+        if self.has_markers:
+            low = min(low, float(np.nanmin(self._marker_xyz[..., 2])))
+        # ground at z = 0 when the body stands near it, else the lowest foot height
+        return 0.0 if -0.05 <= low <= 0.15 else low
+
+    def bounds(self, frame: int | None = None) -> np.ndarray:
+        """Axis-aligned box (2, 3) around the ellipsoids: one frame, or the whole trial."""
+        frames = range(self.n_frames) if frame is None else [self.frame_index(frame)]
+        lo = np.full(3, np.inf)
+        hi = np.full(3, -np.inf)
+        for f in frames:
+            M = self.ellipsoid_matrices(f)
+            ext = np.linalg.norm(M[:, :3, :3], axis=2)  # half extent along X, Y, Z
+            lo = np.minimum(lo, (M[:, :3, 3] - ext).min(axis=0))
+            hi = np.maximum(hi, (M[:, :3, 3] + ext).max(axis=0))
+        return np.array([lo, hi])
+
+    def pick_segment(self, point, frame: int) -> int | None:
+        """Index of the segment whose ellipsoid contains ``point`` (or is nearest to it)."""
+        M = self.ellipsoid_matrices(frame)
+        p = np.asarray(point, dtype=float)
+        u = np.linalg.solve(M[:, :3, :3], (p - M[:, :3, 3])[..., None])[..., 0]
+        r = np.linalg.norm(u, axis=1)  # 1 on the surface
+        return int(np.argmin(r))
+
+    # --------------------------------------------------------------- points
+    def joints(self, frame: int) -> np.ndarray:
+        """Joint points O_k (n, 3), m."""
+        return self.results.joint[self.frame_index(frame)]
+
+    def coms(self, frame: int) -> np.ndarray:
+        """Segment mass centres G_k (n, 3), m."""
+        return self.results.com[self.frame_index(frame)]
+
+    def body_com(self, frame: int) -> np.ndarray:
+        """Whole-body mass centre (3,), m."""
+        return self.results.body_com[self.frame_index(frame)]
+
+    def body_com_trail(self, frame: int) -> np.ndarray:
+        """Whole-body mass centre from the first frame up to ``frame`` (f+1, 3), m."""
+        return self.results.body_com[: self.frame_index(frame) + 1]
+
+    def pelvis(self, frame: int) -> np.ndarray:
+        """Origin of body 1 (the pelvis / lower torso) at ``frame``, m."""
+        return self.results.joint[self.frame_index(frame), 0]
+
+    # -------------------------------------------------------------- markers
+    def _markers_on_time_base(self):
+        if self.markers is None:
+            return None, ()
+        names = _marker_names(self.markers)
+        if not names:
+            return None, ()
+        xyz = np.stack(
+            [self.markers[[f"{m}_x", f"{m}_y", f"{m}_z"]].to_numpy(dtype=float) for m in names], axis=1
+        )
+        if "time" in self.markers.columns:
+            xyz = _resample(self.markers["time"].to_numpy(dtype=float), xyz, self.time)
+        elif xyz.shape[0] != self.n_frames:
+            return None, ()
+        return xyz, tuple(names)
+
+    def _residual_per_marker(self):
+        if self.residuals is None or self._marker_xyz is None:
+            return None
+        res = self.residuals
+        t_src = res["time"].to_numpy(dtype=float) if "time" in res.columns else None
+        cols = {}
+        segment_of = self._marker_segment_map()
+        for m in self.marker_names:
+            if m in res.columns:
+                cols[m] = res[m]
+            elif segment_of.get(m) in res.columns:
+                cols[m] = res[segment_of[m]]
+        if not cols:
+            return None
+        table = np.column_stack(
+            [np.asarray(cols[m], dtype=float) if m in cols else np.full(len(res), np.nan) for m in self.marker_names]
+        )
+        if t_src is not None:
+            table = _resample(t_src, table, self.time)
+        elif table.shape[0] != self.n_frames:
+            return None
+        return table
+
+    def _marker_segment_map(self) -> dict:
+        """Marker -> segment: as given, else the segment with the nearest ellipsoid (first frame)."""
+        given = dict(self.marker_segments or {})
+        M = self.ellipsoid_matrices(0)
+        inv = np.linalg.inv(M[:, :3, :3])
+        first = self._marker_xyz[0]
+        for j, m in enumerate(self.marker_names):
+            if m in given or not np.all(np.isfinite(first[j])):
+                continue
+            u = np.einsum("kij,kj->ki", inv, first[j] - M[:, :3, 3])
+            given[m] = self.names[int(np.argmin(np.linalg.norm(u, axis=1)))]
+        return given
+
+    def marker_points(self, frame: int) -> np.ndarray:
+        """Recorded marker positions (m_markers, 3) at ``frame`` (NaN rows for gaps)."""
+        if self._marker_xyz is None:
+            return np.empty((0, 3))
+        return self._marker_xyz[self.frame_index(frame)]
+
+    def marker_residuals(self, frame: int) -> np.ndarray | None:
+        """Tracking residual (m) of each marker at ``frame``, or None when unknown."""
+        if self._marker_residual is None:
+            return None
+        return self._marker_residual[self.frame_index(frame)]
+
+    @property
+    def residual_range(self) -> tuple[float, float]:
+        """Colour range of the residuals (m): 0 to their 95th percentile."""
+        if self._marker_residual is None:
+            return (0.0, 0.0)
+        finite = self._marker_residual[np.isfinite(self._marker_residual)]
+        top = float(np.percentile(finite, 95)) if finite.size else 0.01
+        return (0.0, max(top, 1e-4))
+
+    # --------------------------------------------------------------- forces
+    def _grf_on_time_base(self):
+        if self.grf is None:
+            return None, None
+        from .forces import grf_arrays
+
+        force, point = grf_arrays(self.grf)
+        if force.shape[1] == 0:
+            return None, None
+        t_src = self.grf["time"].to_numpy(dtype=float)
+        return _resample(t_src, force, self.time), _resample(t_src, point, self.time)
+
+    # -------------------------------------------------------------- vectors
+    def vectors(self, layer: str, frame: int) -> tuple[np.ndarray, np.ndarray]:
+        """Origins (m, 3) and values (m, 3) of a vector layer at ``frame``, in the layer's units.
+
+        ``omega``, ``force``, ``torque`` start at the mass centres G_k;
+        ``grf`` starts at each plate's centre of pressure (plates carrying
+        less than 20 N are left out: their centre of pressure is undefined).
+        """
+        f = self.frame_index(frame)
+        if layer == "grf":
+            if self._grf_force is None:
+                return np.empty((0, 3)), np.empty((0, 3))
+            F, P = self._grf_force[f], self._grf_point[f]
+            ok = np.all(np.isfinite(F), axis=1) & np.all(np.isfinite(P), axis=1)
+            ok &= np.linalg.norm(np.nan_to_num(F), axis=1) > 20.0
+            return P[ok], F[ok]
+        attr = VECTOR_LAYERS[layer][0]
+        return self.results.com[f], getattr(self.results, attr)[f]
+
+    def _scale(self, layer: str) -> float:
+        """Metres per unit so that the largest vector of the trial is ARROW_LENGTH long."""
+        if layer == "grf":
+            if self._grf_force is None:
+                return 0.0
+            mags = np.linalg.norm(self._grf_force, axis=-1)
+        else:
+            mags = np.linalg.norm(getattr(self.results, VECTOR_LAYERS[layer][0]), axis=-1)
+        top = float(np.nanmax(mags)) if np.isfinite(mags).any() else 0.0
+        return ARROW_LENGTH / top if top > 0 else 0.0
+
+    def arrows(self, layer: str, frame: int) -> pv.PolyData:
+        """Arrow glyphs of a vector layer at ``frame`` (empty mesh when nothing to draw)."""
+        origin, value = self.vectors(layer, frame)
+        vec = value * self.vector_scale[layer]
+        length = np.linalg.norm(vec, axis=1)
+        keep = np.isfinite(length) & (length > 1e-4)
+        if not keep.any():
+            return pv.PolyData()
+        pts = pv.PolyData(origin[keep])
+        pts["vec"] = vec[keep]
+        pts["length"] = length[keep]
+        arrow = pv.Arrow(tip_length=0.25, tip_radius=0.08, shaft_radius=0.03)
+        return pts.glyph(orient="vec", scale="length", factor=1.0, geom=arrow)
+
+    # ---------------------------------------------------------------- floor
+    def floor_mesh(self, spacing: float = 0.5) -> pv.PolyData:
+        """A grid of lines in the plane ``z = floor_z`` covering the trial plus a margin."""
+        box = self.bounds()
+        lo = np.floor((box[0, :2] - 1.0) / spacing) * spacing
+        hi = np.ceil((box[1, :2] + 1.0) / spacing) * spacing
+        nx = int(round((hi[0] - lo[0]) / spacing))
+        ny = int(round((hi[1] - lo[1]) / spacing))
+        xs = lo[0] + spacing * np.arange(nx + 1)
+        ys = lo[1] + spacing * np.arange(ny + 1)
+        z = self.floor_z
+        pts, lines = [], []
+        for x in xs:
+            pts += [(x, ys[0], z), (x, ys[-1], z)]
+        for y in ys:
+            pts += [(xs[0], y, z), (xs[-1], y, z)]
+        for i in range(0, len(pts), 2):
+            lines += [2, i, i + 1]
+        return pv.PolyData(np.array(pts, dtype=float), lines=np.array(lines))
+
+    # --------------------------------------------------------------- values
+    def segment_values(self, k: int, frame: int) -> list[str]:
+        """Lines of text describing segment index ``k`` at ``frame`` (SI units)."""
+        f = self.frame_index(frame)
+        r = self.results
+
+        def vec(a):
+            return "(" + ", ".join(f"{v:+8.2f}" for v in a) + ")"
+
+        return [
+            f"{self.names[k]}  (body {k + 1}, {self.model.mass[k]:.2f} kg)",
+            f"G      {vec(r.com[f, k])} m",
+            f"v_G    {vec(r.com_vel[f, k])} m/s",
+            f"omega  {vec(r.omega[f, k])} rad/s",
+            f"alpha  {vec(r.alpha[f, k])} rad/s^2",
+            f"F*     {vec(r.force[f, k])} N",
+            f"T*     {vec(r.torque[f, k])} N m",
+        ]
+
+    def scale_legend(self, layers) -> list[str]:
+        """One line per shown vector layer: colour name, what it is, and its scale."""
+        out = []
+        for layer in layers:
+            s = self.vector_scale.get(layer, 0.0)
+            if not s:
+                continue
+            _, label, unit, colour = VECTOR_LAYERS[layer]
+            out.append(f"{label} ({colour}): {ARROW_LENGTH:.2f} m = {ARROW_LENGTH / s:.3g} {unit}")
+        return out
