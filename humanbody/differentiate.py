@@ -11,9 +11,10 @@ methods:
     filter's own frequency response, see :func:`savgol_window`).  Edges use
     the polynomial fitted to the first/last window (``mode="interp"``).
 ``"butterworth"``
-    Zero-phase low-pass Butterworth of order ``order`` at ``cutoff_hz``
-    (:func:`scipy.signal.sosfiltfilt`; the cut-off is the -3 dB point of the
-    forward-backward filter, Winter's correction applied), then second-order
+    Zero-phase low-pass Butterworth (:func:`humanbody.filters.butterworth_sos`
+    run by :func:`scipy.signal.sosfiltfilt`): ``order`` is the order of the
+    complete forward-backward filter and ``cutoff_hz`` its -3 dB point
+    (Winter's correction), as for the marker filter; then second-order
     central differences (:func:`numpy.gradient`).
 ``"spline"``
     Cubic smoothing spline (:func:`scipy.interpolate.make_smoothing_spline`)
@@ -82,7 +83,8 @@ class Differentiation:
     polyorder : int
         Polynomial order of "savgol" (>= 2 so second derivatives exist).
     order : int
-        Butterworth filter order of "butterworth".
+        Order of the complete zero-phase Butterworth filter of "butterworth"
+        (even; each pass has half of it).
     """
 
     method: str = "savgol"
@@ -109,7 +111,7 @@ class Differentiation:
             return f"Savitzky-Golay order {self.polyorder}, -3 dB at {self.cutoff_hz:g} Hz{extra}"
         if self.method == "butterworth":
             return (
-                f"zero-phase Butterworth order {self.order} at {self.cutoff_hz:g} Hz "
+                f"zero-phase Butterworth (order {self.order} overall), -3 dB at {self.cutoff_hz:g} Hz, "
                 "then central differences"
             )
         if self.method == "spline":
@@ -159,13 +161,9 @@ class Differentiation:
             out = [signal.savgol_filter(flat, w, self.polyorder, deriv=d, delta=h, axis=0, mode="interp")
                    for d in (0, 1, 2)]
         elif self.method == "butterworth":
-            if self.cutoff_hz >= rate / 2:
-                raise InputError(f"cut-off {self.cutoff_hz:g} Hz is not below the Nyquist frequency {rate/2:g} Hz")
-            # Winter's correction: a filter run twice has its -3 dB point lower;
-            # raise the design frequency so the double pass is -3 dB at cutoff.
-            corr = (np.sqrt(2.0) - 1.0) ** (-1.0 / (2 * self.order))
-            wc = min(self.cutoff_hz * corr, 0.99 * rate / 2)
-            sos = signal.butter(self.order, wc, fs=rate, output="sos")
+            from .filters import butterworth_sos
+
+            sos = butterworth_sos(self.cutoff_hz, rate, self.order)
             padlen = min(3 * (2 * len(sos) + 1), F - 1)
             ys = signal.sosfiltfilt(sos, flat, axis=0, padlen=padlen)
             yd = np.gradient(ys, h, axis=0, edge_order=2)
