@@ -1,0 +1,96 @@
+"""``humanbody report PATH... --out DIR``: many trials -> gait and mechanics report."""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import InputError
+from .analyze import add_marker_options, add_subject_options
+
+HELP = "batch report: per-trial results, gait events, cycles, figures and pages; summary.csv and index.html"
+
+
+def _positive(text: str) -> float:
+    import argparse
+
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not x > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return x
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "report", help=HELP, description=HELP + ". Exit status: 0 all trials ok, 1 some failed, 2 bad input.",
+    )
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="trial files and folders (a folder's trials are its TRC/C3D/CSV/TSV files; "
+                        "its static trial is the file whose name contains 'static')")
+    p.add_argument("--manifest", metavar="CSV",
+                   help="CSV with columns trial, static, mass, height, treadmill_speed (and grf); "
+                        "relative paths are resolved against the manifest's folder")
+    p.add_argument("--out", required=True, metavar="DIR", help="report folder (created if missing)")
+    g = p.add_argument_group("gait")
+    g.add_argument("--treadmill-speed", type=_positive, metavar="M/S",
+                   help="treadmill belt speed (default: estimated from the stance foot on a treadmill)")
+    g.add_argument("--force-threshold", type=_positive, default=20.0, metavar="N",
+                   help="vertical ground reaction force of foot contact (default 20 N)")
+    g.add_argument("--grf", metavar="FILE",
+                   help="ground reaction forces (OpenSim GRF .mot) of the one trial given "
+                        "(default: <trial stem>_grf.mot beside each trial)")
+    r = p.add_argument_group("running")
+    r.add_argument("--jobs", "-j", type=int, metavar="N", help="local worker processes (default: all cores)")
+    r.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on an existing Dask distributed cluster (e.g. tcp://10.0.0.5:8786); "
+                        "its workers must read the input paths")
+    r.add_argument("--force", action="store_true", help="recompute trials whose inputs did not change")
+    r.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no messages but errors")
+    add_subject_options(p)
+    add_marker_options(p)
+    d = p.add_argument_group("rates (when the trial does not give _dot/_ddot columns)")
+    from ..differentiate import METHODS
+
+    d.add_argument("--diff", choices=METHODS, default=None, help="smoothing differentiation (default: the library's)")
+    d.add_argument("--diff-cutoff", type=float, default=6.0, metavar="HZ", help="-3 dB cut-off (default 6 Hz)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..report import ReportOptions, discover, read_manifest, run_batch
+
+    say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError(f"--jobs must be at least 1, got {args.jobs}")
+    if not args.paths and not args.manifest:
+        raise InputError("give trial files or folders, or --manifest CSV")
+    tasks = []
+    if args.manifest:
+        tasks += read_manifest(args.manifest)
+    if args.paths:
+        tasks += discover(args.paths, static=args.static, grf=args.grf)
+    if args.manifest and args.paths:
+        from ..report.inputs import assign_keys
+
+        tasks = assign_keys(tasks)
+    if not tasks:
+        raise InputError("no trial files found in " + ", ".join(args.paths or [args.manifest]))
+    options = ReportOptions(
+        mass=args.mass, height=args.height, sex=args.sex, model=args.model, markerset=args.markerset,
+        axes=args.axes, cutoff_hz=args.cutoff or None, max_gap=args.max_gap, diff_method=args.diff,
+        diff_cutoff_hz=args.diff_cutoff, treadmill_speed=args.treadmill_speed,
+        force_threshold=args.force_threshold,
+    )
+    where = f"Dask scheduler {args.scheduler}" if args.scheduler else "local cores"
+    say(f"{len(tasks)} trial(s) -> {args.out} on {where}")
+    result = run_batch(tasks, args.out, options, jobs=args.jobs, scheduler=args.scheduler, force=args.force,
+                       progress=not args.quiet, log=say)
+    n = len(result.rows)
+    say(f"{n - result.n_failed} of {n} trial(s) ok ({len(result.skipped)} unchanged); "
+        f"summary: {result.summary_path}; index: {result.index_path}")
+    for row in result.rows:
+        if row.get("status") != "ok":
+            print(f"humanbody report: failed: {row.get('error')}", file=sys.stderr)
+    return result.exit_status

@@ -1,0 +1,94 @@
+"""Self-contained HTML pages: one per trial (figures embedded as base64 PNG) and an index."""
+
+from __future__ import annotations
+
+import base64
+import html as _html
+import math
+
+import pandas as pd
+
+__all__ = ["trial_page", "index_page"]
+
+_STYLE = """
+body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1100px}
+h1{font-size:1.4em}h2{font-size:1.1em;margin-top:1.6em}
+table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
+th{background:#f2f2f2}td.l,th.l{text-align:left}.failed{color:#b03a2e;font-weight:bold}.ok{color:#1e8449}
+img{max-width:100%;border:1px solid #ddd;margin:.4em 0}code{font-size:.9em}
+"""
+
+
+def _e(x) -> str:
+    return _html.escape(str(x))
+
+
+def _fmt(x) -> str:
+    if isinstance(x, float):
+        return "" if not math.isfinite(x) else f"{x:.4g}"
+    return _e(x)
+
+
+def _page(title: str, body: str) -> str:
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
+            f"<style>{_STYLE}</style></head><body>\n{body}\n</body></html>\n")
+
+
+def _table(df: pd.DataFrame, index: bool = True) -> str:
+    cols = list(df.columns)
+    head = ("<th class=l></th>" if index else "") + "".join(f"<th>{_e(c)}</th>" for c in cols)
+    rows = []
+    for idx, r in df.iterrows():
+        cells = (f"<th class=l>{_e(idx)}</th>" if index else "") + "".join(f"<td>{_fmt(r[c])}</td>" for c in cols)
+        rows.append(f"<tr>{cells}</tr>")
+    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+
+
+def trial_page(task, row: dict, params: pd.DataFrame, events: pd.DataFrame, figures: dict,
+               messages, links=()) -> str:
+    """The trial's page: parameters, events, figures (embedded), messages and links to its files."""
+    parts = [f"<h1>{_e(task.key)}</h1>",
+             f"<p>trial <code>{_e(task.trial)}</code>; status <span class=ok>ok</span>; "
+             f"events from {_e(row.get('events_source', ''))}"
+             + (f"; treadmill, belt {_fmt(row.get('belt_speed_m_per_s'))} m/s" if row.get("treadmill") else "")
+             + "</p>"]
+    if task.static:
+        parts.append(f"<p>static trial <code>{_e(task.static)}</code></p>")
+    parts.append("<h2>Spatiotemporal parameters</h2>")
+    parts.append(_table(params.T))
+    for name, png in figures.items():
+        data = base64.b64encode(png).decode("ascii")
+        parts.append(f"<h2>{_e(name)}</h2><img alt=\"{_e(name)}\" src=\"data:image/png;base64,{data}\">")
+    parts.append("<h2>Gait events</h2>")
+    parts.append(_table(events, index=False))
+    parts.append("<h2>Processing</h2><ul>" + "".join(f"<li>{_e(m)}</li>" for m in messages) + "</ul>")
+    if links:
+        parts.append("<h2>Files</h2><ul>" + "".join(f"<li><a href=\"{_e(n)}\">{_e(n)}</a></li>"
+                                                     for n in sorted(links)) + "</ul>")
+    return _page(f"humanbody report: {task.key}", "\n".join(parts))
+
+
+INDEX_COLUMNS = ["cadence_steps_per_min", "stride_time_s", "stance_pct", "double_support_pct",
+                 "stride_length_m", "step_width_m", "speed_m_per_s"]
+
+
+def index_page(rows: list, pages: dict) -> str:
+    """The batch index: one line per trial with its status, key parameters and a link to its page.
+
+    ``pages`` maps a trial key to its page path relative to the index.
+    """
+    n_ok = sum(r.get("status") == "ok" for r in rows)
+    head = "".join(f"<th>{_e(c)}</th>" for c in ["trial", "status", *INDEX_COLUMNS, "error"])
+    lines = []
+    for r in rows:
+        key = r.get("key", "")
+        name = f"<a href=\"{_e(pages[key])}\">{_e(key)}</a>" if key in pages else _e(key)
+        status = r.get("status", "")
+        cells = [f"<td class=l>{name}</td>", f"<td class=\"l {_e(status)}\">{_e(status)}</td>"]
+        cells += [f"<td>{_fmt(r.get(c, ''))}</td>" for c in INDEX_COLUMNS]
+        cells.append(f"<td class=l>{_e(r.get('error', '') or '')}</td>")
+        lines.append("<tr>" + "".join(cells) + "</tr>")
+    body = (f"<h1>humanbody batch report</h1><p>{n_ok} of {len(rows)} trials ok; "
+            "all values in <a href=\"summary.csv\">summary.csv</a>.</p>"
+            f"<table><tr>{head}</tr>{''.join(lines)}</table>")
+    return _page("humanbody batch report", body)

@@ -1,0 +1,201 @@
+"""What a batch report runs on: trial files, folders or a manifest CSV -> tasks.
+
+A :class:`TrialTask` is one trial with its static trial, force file and the
+subject values that override the command-line options.  Tasks are plain,
+picklable data: they travel to Dask workers as they are.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import InputError
+
+__all__ = ["TrialTask", "TRIAL_SUFFIXES", "discover", "read_manifest", "find_static", "find_grf", "assign_keys"]
+
+#: File suffixes taken as trials when a folder is given.
+TRIAL_SUFFIXES = (".trc", ".c3d", ".csv", ".tsv")
+
+#: Stem endings of files this project writes; never taken as trials.
+_OUTPUT_ENDINGS = ("_results", "_cycles", "_events", "_spatiotemporal", "_residuals", "_grf")
+_OUTPUT_NAMES = ("summary.csv",)
+
+MANIFEST_COLUMNS = ("trial", "static", "mass", "height", "treadmill_speed", "grf")
+
+
+@dataclass(frozen=True)
+class TrialTask:
+    """One trial of a batch.
+
+    Attributes
+    ----------
+    trial : str                 the trial file
+    key : str                   output name (sub-folder of the report folder)
+    static : str or None        standing calibration trial
+    grf : str or None           ground reaction forces (OpenSim GRF .mot)
+    mass, height : float or None  subject values overriding the options (kg, m)
+    treadmill_speed : float or None  belt speed (m/s) overriding the options
+    notes : tuple of str        how the static and force files were found
+    """
+
+    trial: str
+    key: str = ""
+    static: str | None = None
+    grf: str | None = None
+    mass: float | None = None
+    height: float | None = None
+    treadmill_speed: float | None = None
+    notes: tuple = ()
+
+
+def _is_static(path: Path) -> bool:
+    return "static" in path.name.lower()
+
+
+def _is_output(path: Path) -> bool:
+    stem = path.stem.lower()
+    return path.name.lower() in _OUTPUT_NAMES or stem.endswith(_OUTPUT_ENDINGS)
+
+
+def find_static(trial: Path) -> Path | None:
+    """The static trial beside ``trial``: a file whose name contains "static".
+
+    When several do, one with the trial's suffix is preferred, then the
+    first by name.
+    """
+    folder = trial.parent
+    try:
+        cands = sorted(p for p in folder.iterdir() if p.is_file() and _is_static(p) and p != trial)
+    except OSError:
+        return None
+    cands = [p for p in cands if p.suffix.lower() in TRIAL_SUFFIXES]
+    same = [p for p in cands if p.suffix.lower() == trial.suffix.lower()]
+    return (same or cands or [None])[0]
+
+
+def find_grf(trial: Path) -> Path | None:
+    """``<stem>_grf.mot`` beside the trial, if it exists."""
+    p = trial.with_name(f"{trial.stem}_grf.mot")
+    return p if p.is_file() else None
+
+
+def _task_for(trial: Path, static, grf, **values) -> TrialTask:
+    notes = []
+    if static is None and not _is_static(trial):
+        found = find_static(trial)
+        if found is not None:
+            static = found
+            notes.append(f"static trial {found} (found by name)")
+    if grf is None:
+        found = find_grf(trial)
+        if found is not None:
+            grf = found
+            notes.append(f"ground reaction forces {found} (found by name)")
+    return TrialTask(
+        trial=os.fspath(trial), static=None if static is None else os.fspath(static),
+        grf=None if grf is None else os.fspath(grf), notes=tuple(notes), **values,
+    )
+
+
+def discover(paths, static=None, grf=None) -> list[TrialTask]:
+    """Tasks for trial files and folders given on the command line.
+
+    A folder contributes its trial files (suffixes :data:`TRIAL_SUFFIXES`,
+    not recursing), leaving out static trials (name contains "static"),
+    force files and this project's own outputs.  ``static`` and ``grf``
+    apply to every trial; otherwise they are found by name beside each trial
+    (:func:`find_static`, :func:`find_grf`).
+
+    Raises
+    ------
+    InputError  for a path that does not exist, or ``grf`` with several trials.
+    """
+    trials: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            for f in sorted(p.iterdir()):
+                if f.is_file() and f.suffix.lower() in TRIAL_SUFFIXES and not _is_static(f) and not _is_output(f):
+                    trials.append(f)
+        elif p.exists():
+            trials.append(p)
+        else:
+            raise InputError("no such file or folder", p)
+    if grf is not None and len(trials) > 1:
+        raise InputError("--grf names the force file of one trial, but several trials were given", grf)
+    return assign_keys([_task_for(t, static, grf) for t in trials])
+
+
+def _number(value: str, column: str, line: int, path) -> float | None:
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        x = float(value)
+    except ValueError:
+        raise InputError(f"line {line}: {column} {value!r} is not a number", path) from None
+    if not x > 0:
+        raise InputError(f"line {line}: {column} must be positive, got {value}", path)
+    return x
+
+
+def read_manifest(path) -> list[TrialTask]:
+    """Tasks from a manifest CSV.
+
+    Columns: ``trial`` (required), ``static``, ``mass`` (kg), ``height`` (m),
+    ``treadmill_speed`` (m/s) and ``grf`` (all optional; empty cells mean
+    "not given").  Relative paths are resolved against the manifest's folder.
+    A static or force file not given is found by name beside the trial.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("manifest file not found", path)
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read the manifest CSV ({str(err).splitlines()[0]})", path) from None
+    table.columns = [str(c).strip().lower() for c in table.columns]
+    if "trial" not in table.columns:
+        raise InputError("manifest has no 'trial' column (columns: trial, static, mass, height, treadmill_speed)",
+                         path)
+    unknown = [c for c in table.columns if c not in MANIFEST_COLUMNS]
+    if unknown:
+        raise InputError(f"manifest has unknown column(s) {', '.join(unknown)}; expected "
+                         + ", ".join(MANIFEST_COLUMNS), path)
+    base = path.parent
+    tasks = []
+    for i, row in enumerate(table.to_dict("records")):
+        line = i + 2
+        name = row["trial"].strip()
+        if not name:
+            raise InputError(f"line {line}: empty trial", path)
+
+        def resolve(v):
+            v = (v or "").strip()
+            return None if not v else (Path(v) if Path(v).is_absolute() else base / v)
+
+        tasks.append(_task_for(
+            resolve(name), resolve(row.get("static")), resolve(row.get("grf")),
+            mass=_number(row.get("mass", ""), "mass", line, path),
+            height=_number(row.get("height", ""), "height", line, path),
+            treadmill_speed=_number(row.get("treadmill_speed", ""), "treadmill_speed", line, path),
+        ))
+    return assign_keys(tasks)
+
+
+def assign_keys(tasks: list[TrialTask]) -> list[TrialTask]:
+    """Give every task a unique output name: the file stem, else folder_stem, else a counter."""
+    stems = [Path(t.trial).stem for t in tasks]
+    out, used = [], set()
+    for task, stem in zip(tasks, stems):
+        key = stem if stems.count(stem) == 1 else f"{Path(task.trial).parent.name}_{stem}"
+        base, n = key, 2
+        while key in used:
+            key, n = f"{base}_{n}", n + 1
+        used.add(key)
+        out.append(replace(task, key=key))
+    return out

@@ -1,0 +1,122 @@
+"""Report figures as PNG bytes (matplotlib, Agg canvas; no display needed).
+
+* :func:`angles_figure` - hip, knee and ankle Bryant angles (deg) over the
+  stride, mean +- SD, right and left;
+* :func:`mechanics_figure` - whole-body mass centre and lower-limb inertia
+  forces and torques over the stride;
+* :func:`events_figure` - heel and toe positions relative to the pelvis over
+  time with the detected events.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+__all__ = ["angles_figure", "mechanics_figure", "events_figure", "SIDE_COLOURS"]
+
+SIDE_COLOURS = {"right": "#c0392b", "left": "#2471a3"}
+_DPI = 90
+
+#: (title, variable with {side}, scale, unit label)
+ANGLE_PANELS = [
+    (f"{joint} {axis}", f"{{side}}_{seg}_{angle}", np.degrees(1.0), "deg")
+    for joint, seg in (("hip", "upper_leg"), ("knee", "lower_leg"), ("ankle", "foot"))
+    for axis, angle in (("beta (sagittal)", "beta"), ("alpha (frontal)", "alpha"))
+]
+MECHANICS_PANELS = [
+    ("mass centre height", "body_com_z", 1.0, "m"),
+    ("mass centre forward velocity", "body_com_vel_x", 1.0, "m/s"),
+    ("foot inertia force, vertical", "{side}_foot_force_z", 1.0, "N"),
+    ("lower leg inertia force, forward", "{side}_lower_leg_force_x", 1.0, "N"),
+    ("thigh inertia torque about y", "{side}_upper_leg_torque_y", 1.0, "N m"),
+    ("lower leg inertia torque about y", "{side}_lower_leg_torque_y", 1.0, "N m"),
+]
+
+
+def _png(fig: Figure) -> bytes:
+    FigureCanvasAgg(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=_DPI, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def _cycle_grid(cycles: pd.DataFrame, panels, title: str, ncols: int = 2) -> bytes:
+    nrows = int(np.ceil(len(panels) / ncols))
+    fig = Figure(figsize=(4.2 * ncols, 2.5 * nrows), layout="constrained")
+    groups = {k: g for k, g in cycles.groupby(["side", "variable"], sort=False)} if len(cycles) else {}
+    for i, (name, pattern, scale, unit) in enumerate(panels):
+        ax = fig.add_subplot(nrows, ncols, i + 1)
+        drawn = False
+        for side, colour in SIDE_COLOURS.items():
+            g = groups.get((side, pattern.format(side=side)))
+            if g is None or not np.isfinite(g["mean"]).any():
+                continue
+            p = g["percent"].to_numpy()
+            m = g["mean"].to_numpy() * scale
+            s = np.nan_to_num(g["sd"].to_numpy() * scale)
+            n = int(g["n_strides"].iloc[0])
+            ax.fill_between(p, m - s, m + s, color=colour, alpha=0.2, linewidth=0)
+            ax.plot(p, m, color=colour, label=f"{side} (n={n})")
+            drawn = True
+        ax.set_title(name, fontsize=9)
+        ax.set_ylabel(unit, fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.set_xlim(0, 100)
+        if i >= len(panels) - ncols:
+            ax.set_xlabel("% stride", fontsize=8)
+        if drawn:
+            ax.legend(fontsize=7, frameon=False)
+        else:
+            ax.text(0.5, 0.5, "no complete stride", transform=ax.transAxes, ha="center", fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    return _png(fig)
+
+
+def angles_figure(cycles: pd.DataFrame, title: str = "") -> bytes:
+    """Hip, knee and ankle Bryant angles relative to the parent segment, degrees, mean +- SD."""
+    return _cycle_grid(cycles, ANGLE_PANELS, f"{title}: joint angles over the stride".strip(": "))
+
+
+def mechanics_figure(cycles: pd.DataFrame, title: str = "") -> bytes:
+    """Whole-body mass centre and lower-limb inertia forces/torques, mean +- SD."""
+    return _cycle_grid(cycles, MECHANICS_PANELS, f"{title}: mass centre and inertia loads".strip(": "))
+
+
+def events_figure(points: pd.DataFrame, events: pd.DataFrame, feet=None, pelvis=None, title: str = "") -> bytes:
+    """Heel and toe minus pelvis along the progression direction, with events.
+
+    Foot strikes are marked with filled triangles (kinematic) or circles
+    (force), foot offs with open ones.
+    """
+    from ..gait.events import _pelvis_centre, _xyz, foot_markers, pelvis_markers, progression_axes
+
+    fig = Figure(figsize=(8.4, 3.6), layout="constrained")
+    ax = fig.add_subplot(1, 1, 1)
+    t = points["time"].to_numpy(dtype=float)
+    pairs = foot_markers(points, feet)
+    pel = _pelvis_centre(points, pelvis_markers(points, pelvis))
+    forward, _ = progression_axes(points, pairs)
+    for side, (heel, toe) in pairs.items():
+        c = SIDE_COLOURS[side]
+        h = (_xyz(points, heel) - pel) @ forward
+        q = (_xyz(points, toe) - pel) @ forward
+        ax.plot(t, h, color=c, label=f"{side} heel ({heel})")
+        ax.plot(t, q, color=c, linestyle="--", label=f"{side} toe ({toe})")
+        for _, e in events[events["side"] == side].iterrows():
+            y = np.interp(e["time"], t, h if e["event"] == "foot_strike" else q)
+            marker = "v" if e["source"] == "kinematic" else "o"
+            face = c if e["event"] == "foot_strike" else "white"
+            ax.plot([e["time"]], [y], marker=marker, markerfacecolor=face, markeredgecolor=c, markersize=7,
+                    linestyle="none")
+    ax.set_xlabel("time (s)", fontsize=8)
+    ax.set_ylabel("relative to pelvis, forward (m)", fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.legend(fontsize=7, frameon=False, ncol=2)
+    ax.set_title(f"{title}: gait events (filled: foot strike, open: foot off; "
+                 "triangle: kinematic, circle: force)".strip(": "), fontsize=9)
+    return _png(fig)

@@ -1,0 +1,262 @@
+"""One trial of a batch report: analyse, find gait events, write every table and figure.
+
+:func:`process_trial` is what runs on a local worker process or a Dask
+worker.  It never raises: a bad trial comes back as a failed outcome with a
+one-line error.  It writes nothing in the report folder itself; it returns
+the files as bytes and the caller writes them (atomically), so Dask workers
+need to read the inputs but not to share the output folder.
+"""
+
+from __future__ import annotations
+
+import io
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+
+__all__ = ["ReportOptions", "TrialOutcome", "process_trial", "pseudo_markers", "trial_events"]
+
+CSV_DIGITS = 10
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """Options shared by every trial of a batch (per-trial values in the task override them).
+
+    Attributes
+    ----------
+    mass, height : float or None    subject (kg, m)
+    sex : str                       anthropometric table
+    model : str or None             model file instead of the scaled default
+    markerset : str or None         marker set name or file
+    axes : str                      lab -> ground axes ("auto" or a spec)
+    cutoff_hz : float or None       marker low-pass cut-off
+    max_gap : float                 longest gap filled (s)
+    diff_method, diff_cutoff_hz :   differentiation of coordinates
+    treadmill_speed : float or None belt speed (m/s)
+    force_threshold : float         vertical force of foot contact (N)
+    """
+
+    mass: float | None = None
+    height: float | None = None
+    sex: str = "male"
+    model: str | None = None
+    markerset: str | None = None
+    axes: str = "auto"
+    cutoff_hz: float | None = 6.0
+    max_gap: float = 0.1
+    diff_method: str | None = None
+    diff_cutoff_hz: float = 6.0
+    treadmill_speed: float | None = None
+    force_threshold: float = 20.0
+
+    def as_dict(self) -> dict:
+        from dataclasses import asdict
+
+        return asdict(self)
+
+
+@dataclass
+class TrialOutcome:
+    """What one trial produced.
+
+    ``row`` is its summary row; ``files`` maps a path relative to the report
+    folder to the file's bytes; ``messages`` are the steps' messages.
+    """
+
+    key: str
+    row: dict
+    files: dict = field(default_factory=dict)
+    messages: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.row.get("status") == "ok"
+
+
+def _one_line(err: BaseException) -> str:
+    if isinstance(err, InputError):
+        text = str(err)
+    else:
+        text = f"{type(err).__name__}: {err}"
+    return " ".join(text.split()) or type(err).__name__
+
+
+def pseudo_markers(results, time) -> pd.DataFrame:
+    """Foot and pelvis points from the model, in the marker layout (ground axes, m).
+
+    For trials without markers (generalized coordinates): the ankle joint
+    (origin of each foot segment) stands for the heel, the foot's mass
+    centre for the toe, and the lower-torso origin for the pelvis.  Events
+    from these points are an approximation of the marker-based ones.
+    """
+    cols = {"time": np.asarray(time, dtype=float)}
+    points = {
+        "right_ankle": results.joint[:, results.segment("right_foot")],
+        "right_foot_com": results.com[:, results.segment("right_foot")],
+        "left_ankle": results.joint[:, results.segment("left_foot")],
+        "left_foot_com": results.com[:, results.segment("left_foot")],
+        "pelvis": results.joint[:, results.segment("lower_torso")],
+    }
+    for name, p in points.items():
+        for j, a in enumerate("xyz"):
+            cols[f"{name}_{a}"] = p[:, j]
+    df = pd.DataFrame(cols)
+    df.attrs.update(kind="markers", source="model points", markers=list(points))
+    return df
+
+
+PSEUDO_FEET = {"right": ("right_ankle", "right_foot_com"), "left": ("left_ankle", "left_foot_com")}
+
+
+def trial_events(analysis, grf_path=None, force_threshold: float = 20.0):
+    """Gait events of an analysed trial and the points they came from.
+
+    Returns
+    -------
+    events : DataFrame   kinematic events, plus force events when ``grf_path`` is given
+    used : DataFrame     the events that define strides (force events when
+                         available, else kinematic)
+    points : DataFrame   marker table the kinematic events came from
+    feet, pelvis :       marker names used
+    messages : list of str
+    """
+    from ..gait import force_events, kinematic_events
+    from ..gait.events import foot_markers
+
+    messages = []
+    time = analysis.results.time
+    points, feet, pelvis = analysis.markers, None, None
+    if points is not None:
+        try:
+            foot_markers(points)
+        except InputError as err:
+            messages.append(f"gait events from model points: {err.message}")
+            points = None
+    if points is None:
+        points, feet, pelvis = pseudo_markers(analysis.results, time), PSEUDO_FEET, ["pelvis"]
+    kin = kinematic_events(points, feet=feet, pelvis=pelvis)
+    methods = kin.attrs.get("method", {})
+    messages.append("kinematic events (Zeni et al. 2008, " + ", ".join(f"{s}: {m}" for s, m in methods.items())
+                    + f"): {len(kin)}")
+    used = kin
+    events = kin
+    if grf_path is not None:
+        from ..io import read_trial
+
+        try:
+            forces = read_trial(grf_path)
+            fe = force_events(forces, threshold=force_threshold, frame_times=time)
+        except InputError as err:  # the kinematic events still make a report
+            messages.append(f"force events skipped: {err}")
+            return events, used, points, feet, pelvis, messages
+        messages.append(f"force events ({force_threshold:g} N threshold on "
+                        + ", ".join(f"{s}: {c}" for s, c in fe.attrs["plates"].items()) + f"): {len(fe)}")
+        events = pd.concat([kin, fe], ignore_index=True).sort_values(["time", "source"], kind="stable")
+        events = events.reset_index(drop=True)
+        if len(fe):
+            used = fe
+    return events, used, points, feet, pelvis, messages
+
+
+def _csv_bytes(table: pd.DataFrame, index: bool = False) -> bytes:
+    buf = io.StringIO()
+    table.to_csv(buf, index=index, float_format=f"%.{CSV_DIGITS}g", lineterminator="\n")
+    return buf.getvalue().encode("utf-8")
+
+
+def _analysis_files(analysis, stem: str) -> dict:
+    """The pipeline's own outputs (results table, model, residuals) as bytes."""
+    from ..pipeline import write_results
+
+    files = {}
+    with tempfile.TemporaryDirectory(prefix="humanbody-report-") as tmp:
+        paths = write_results(analysis, tmp)
+        for path in paths.values():
+            files[Path(path).name] = Path(path).read_bytes()
+    return files
+
+
+def process_trial(task, options: ReportOptions) -> TrialOutcome:
+    """Analyse one trial and produce its report files; never raises.
+
+    Parameters
+    ----------
+    task : TrialTask
+    options : ReportOptions
+
+    Returns
+    -------
+    TrialOutcome  with ``row["status"]`` "ok" or "failed" (and ``error``).
+    """
+    base = {"trial": task.trial, "key": task.key, "status": "failed", "error": ""}
+    try:
+        return _process(task, options, base)
+    except Exception as err:  # noqa: BLE001 - a bad trial must not stop the batch
+        row = dict(base, error=_one_line(err))
+        return TrialOutcome(task.key, row, {}, [row["error"]])
+
+
+def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
+    from ..differentiate import Differentiation
+    from ..gait import flatten, normalize_cycles, spatiotemporal
+    from ..pipeline import analyze_trial
+    from . import html, plots
+
+    diff = None
+    if options.diff_method:
+        diff = Differentiation(method=options.diff_method, cutoff_hz=options.diff_cutoff_hz)
+    analysis = analyze_trial(
+        task.trial, static=task.static, markerset=options.markerset, model=options.model,
+        mass=task.mass if task.mass is not None else options.mass,
+        height=task.height if task.height is not None else options.height,
+        sex=options.sex, axes=options.axes, cutoff_hz=options.cutoff_hz, max_gap=options.max_gap,
+        differentiation=diff, progress=False,
+    )
+    messages = list(task.notes) + list(analysis.messages)
+    stem = Path(task.trial).stem
+    events, used, points, feet, pelvis, ev_msgs = trial_events(analysis, task.grf, options.force_threshold)
+    messages += ev_msgs
+    speed = task.treadmill_speed if task.treadmill_speed is not None else options.treadmill_speed
+    params = spatiotemporal(used, points, feet=feet, pelvis=pelvis, treadmill_speed=speed)
+    if "note" in params.attrs:
+        messages.append(params.attrs["note"])
+    table = analysis.results.to_dataframe()
+    cycles = normalize_cycles(table, used)
+
+    files = {f"{task.key}/{name}": data for name, data in _analysis_files(analysis, stem).items()}
+    files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)
+    files[f"{task.key}/{stem}_spatiotemporal.csv"] = _csv_bytes(params.reset_index())
+    files[f"{task.key}/{stem}_cycles.csv"] = _csv_bytes(cycles)
+    figures = {
+        f"{stem}_angles.png": plots.angles_figure(cycles, title=stem),
+        f"{stem}_mechanics.png": plots.mechanics_figure(cycles, title=stem),
+        f"{stem}_events.png": plots.events_figure(points, events, feet=feet, pelvis=pelvis, title=stem),
+    }
+    for name, png in figures.items():
+        files[f"{task.key}/{name}"] = png
+    row = dict(base, status="ok", events_source=str(used["source"].iloc[0]) if len(used) else "none")
+    row.update(flatten(params))
+    page = html.trial_page(task, row, params, events, figures, messages,
+                           links=[Path(p).name for p in files if p.endswith((".csv", ".json"))])
+    files[f"{task.key}/{stem}.html"] = page.encode("utf-8")
+    return TrialOutcome(task.key, row, files, messages)
+
+
+def write_outcome_files(outcome: TrialOutcome, out_dir) -> list[str]:
+    """Write the outcome's files under ``out_dir`` atomically; return their relative paths."""
+    from .._atomic import atomic_path
+
+    written = []
+    for rel, data in sorted(outcome.files.items()):
+        target = Path(out_dir) / rel
+        with atomic_path(target) as tmp:
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+        written.append(rel)
+    return written
