@@ -1,17 +1,31 @@
-"""Marker trajectories: conditioning (gaps, filling, low-pass) and lab axes -> ground."""
+"""Marker trajectories: conditioning (gaps, filling, low-pass), lab axes -> ground,
+marker sets, static calibration and segment tracking."""
 
 from .conditioning import ConditioningReport, FilterReport, condition, fill_gaps, find_gaps, lowpass
 from .axes import AxesMapping, detect_axes, parse_axes, to_ground
+from .markerset import MarkerSet, builtin_markersets, detect_markerset, load_markerset
+from .calibration import Calibration, calibrate
+from .tracking import Tracking, fit_rigid, markers_to_coordinates, track
 
 __all__ = [
     "AxesMapping",
+    "Calibration",
     "ConditioningReport",
     "FilterReport",
+    "MarkerSet",
+    "Tracking",
+    "builtin_markersets",
+    "calibrate",
     "condition",
     "detect_axes",
+    "detect_markerset",
     "fill_gaps",
     "find_gaps",
+    "fit_rigid",
+    "load_markerset",
     "lowpass",
+    "markers_to_coordinates",
     "parse_axes",
     "to_ground",
+    "track",
 ]
