@@ -47,7 +47,8 @@ def _png(fig: Figure) -> bytes:
 
 def _cycle_grid(cycles: pd.DataFrame, panels, title: str, ncols: int = 2) -> bytes:
     nrows = int(np.ceil(len(panels) / ncols))
-    fig = Figure(figsize=(4.2 * ncols, 2.5 * nrows), layout="constrained")
+    fig = Figure(figsize=(4.2 * ncols, 2.5 * nrows))
+    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.07, top=0.92, wspace=0.22, hspace=0.45)
     groups = {k: g for k, g in cycles.groupby(["side", "variable"], sort=False)} if len(cycles) else {}
     for i, (name, pattern, scale, unit) in enumerate(panels):
         ax = fig.add_subplot(nrows, ncols, i + 1)
@@ -95,7 +96,8 @@ def events_figure(points: pd.DataFrame, events: pd.DataFrame, feet=None, pelvis=
     """
     from ..gait.events import _pelvis_centre, _xyz, foot_markers, pelvis_markers, progression_axes
 
-    fig = Figure(figsize=(8.4, 3.6), layout="constrained")
+    fig = Figure(figsize=(8.4, 3.6))
+    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.13, top=0.91)
     ax = fig.add_subplot(1, 1, 1)
     t = points["time"].to_numpy(dtype=float)
     pairs = foot_markers(points, feet)
