@@ -33,7 +33,7 @@ def tree_kinematics(
     q, qd, qdd, local_rates,
     parents, xi, rcom, mass, inertia,
     R, omega_rel, omega, alpha, joint, com, com_vel, com_acc,
-    force, torque, body, nblocks,
+    force, torque, body, block,
 ):
     """Kinematics and inertia forces of every body of a tree, every frame.
 
@@ -72,17 +72,29 @@ def tree_kinematics(
     Outputs (written): R (F, n, 3, 3); omega_rel, omega, alpha,
     joint, com, com_vel, com_acc, force, torque (F, n, 3); body (F, 9) =
     whole-body mass-centre position, velocity, acceleration.
-    nblocks : int  number of blocks of frames shared among threads (a few
-        per thread balances the load; passed in so the kernel stays cacheable).
+    block : int  frames per block.  Threads take blocks of frames; each block
+        first copies its rows of q, qd, qdd into a small row-major buffer (the
+        columns pandas hands over are strided, often column-major), then runs
+        the recursion frame by frame with the buffer in L1/L2 cache.
     """
     F, n = q.shape[0], parents.shape[0]
     total = 0.0
     for k in range(n):
         total += mass[k]
-    nblocks = max(1, min(F, nblocks))
+    ncol = q.shape[1]
+    block = max(1, block)
+    nblocks = (F + block - 1) // block
     for blk in nb.prange(nblocks):
-        f0 = blk * F // nblocks
-        f1 = (blk + 1) * F // nblocks
+        f0 = blk * block
+        f1 = min(F, f0 + block)
+        qb = np.empty((f1 - f0, ncol))
+        qdb = np.empty((f1 - f0, ncol))
+        qddb = np.empty((f1 - f0, ncol))
+        for c in range(ncol):
+            for j in range(f1 - f0):
+                qb[j, c] = q[f0 + j, c]
+                qdb[j, c] = qd[f0 + j, c]
+                qddb[j, c] = qdd[f0 + j, c]
         vO = np.empty((n, 3))
         aO = np.empty((n, 3))
         S = np.empty((3, 3))
@@ -101,6 +113,7 @@ def tree_kinematics(
         IR = np.empty((3, 3))
         Ig = np.empty((3, 3))
         for f in range(f0, f1):
+            r = f - f0
             bc0 = bc1 = bc2 = 0.0
             bv0 = bv1 = bv2 = 0.0
             ba0 = ba1 = ba2 = 0.0
@@ -113,9 +126,9 @@ def tree_kinematics(
                         wp[i] = 0.0
                         ap[i] = 0.0
                         if k == 0:
-                            Op[i] = q[f, i]
-                            vOp[i] = qd[f, i]
-                            aOp[i] = qdd[f, i]
+                            Op[i] = qb[r, i]
+                            vOp[i] = qdb[r, i]
+                            aOp[i] = qddb[r, i]
                         else:  # another body hinged to ground: pinned at xi_k
                             Op[i] = 0.0
                             vOp[i] = 0.0
@@ -149,20 +162,20 @@ def tree_kinematics(
                 aO[k, 2] = aOp[2] + (ap[0] * d[1] - ap[1] * d[0]) + (wp[0] * wxd1 - wp[1] * wxd0)
                 # orientation R_k = R_p S_k (eq. 8.74) and hat omega_k (eq. 8.95)
                 c = 3 + 3 * k
-                sa, ca = np.sin(q[f, c]), np.cos(q[f, c])
-                sb, cb = np.sin(q[f, c + 1]), np.cos(q[f, c + 1])
-                sg, cg = np.sin(q[f, c + 2]), np.cos(q[f, c + 2])
+                sa, ca = np.sin(qb[r, c]), np.cos(qb[r, c])
+                sb, cb = np.sin(qb[r, c + 1]), np.cos(qb[r, c + 1])
+                sg, cg = np.sin(qb[r, c + 2]), np.cos(qb[r, c + 2])
                 _bryant(sa, ca, sb, cb, sg, cg, S)
                 for i in range(3):
                     for j in range(3):
                         R[f, k, i, j] = Rp[i, 0] * S[0, j] + Rp[i, 1] * S[1, j] + Rp[i, 2] * S[2, j]
                 if local_rates:
                     for i in range(3):
-                        wl[i] = qd[f, c + i]
-                        wdl[i] = qdd[f, c + i]
+                        wl[i] = qdb[r, c + i]
+                        wdl[i] = qddb[r, c + i]
                 else:
-                    ad, bd, gd = qd[f, c], qd[f, c + 1], qd[f, c + 2]
-                    add, bdd, gdd = qdd[f, c], qdd[f, c + 1], qdd[f, c + 2]
+                    ad, bd, gd = qdb[r, c], qdb[r, c + 1], qdb[r, c + 2]
+                    add, bdd, gdd = qddb[r, c], qddb[r, c + 1], qddb[r, c + 2]
                     wl[0] = ad + gd * sb
                     wl[1] = bd * ca - gd * sa * cb
                     wl[2] = bd * sa + gd * ca * cb

@@ -209,7 +209,7 @@ def _run_kernel(model, time, q, qd, qdd, local_rates, how) -> Results:
         np.ascontiguousarray(model.mass), np.ascontiguousarray(model.inertia),
         out["R"], out["omega_rel"], out["omega"], out["alpha"], out["joint"], out["com"],
         out["com_vel"], out["com_acc"], out["force"], out["torque"], body,
-        8 * numba.get_num_threads(),
+        256,
     )
     return Results(
         time=np.ascontiguousarray(time, dtype=float),
