@@ -180,7 +180,7 @@ def analyze_trial(
             height=height,
             sex=sex,
         )
-        messages += list(getattr(tracking, "messages", []) or [])
+        messages += _tracking_lines(calibration, tracking)
         if subject is None or model is None:
             subject = calibration.model if model is None else subject
         steps.advance("track")
@@ -198,6 +198,32 @@ def analyze_trial(
         source=path, coords=coords, model=subject, results=results, markers=markers,
         calibration=calibration, tracking=tracking, messages=messages,
     )
+
+
+def _tracking_lines(calibration, tracking) -> list[str]:
+    """A few lines on the marker set, the calibration and the fit quality."""
+    import numpy as np
+
+    lines = [
+        f"marker set {calibration.markerset.name!r}; calibrated from the {calibration.mode} trial "
+        f"{calibration.source}; subject height {calibration.height:.3f} m"
+    ]
+    lines += [f"calibration: {note}" for note in calibration.notes]
+    res = tracking.residuals.drop(columns="time")
+    if res.shape[1]:
+        med = res.median() * 1000.0
+        worst = med.idxmax()
+        lines.append(
+            f"tracking: median RMS marker residual {np.nanmedian(res.to_numpy()) * 1000:.1f} mm "
+            f"(largest: {worst} {med[worst]:.1f} mm)"
+        )
+    status = tracking.status.drop(columns="time")
+    odd = {seg: int((status[seg].isin(["fallback", "missing"])).sum()) for seg in status.columns}
+    odd = {k: v for k, v in odd.items() if v}
+    if odd:
+        lines.append("tracking: frames without enough markers (pose carried from the parent): "
+                     + ", ".join(f"{k} {v}" for k, v in odd.items()))
+    return lines
 
 
 def write_results(analysis: Analysis, out_dir, fmt: str = "csv") -> dict[str, str]:
