@@ -186,7 +186,11 @@ class ViewerApp:
         for layer in VECTOR_LAYERS:
             self._add(layer, pv.PolyData(), color=VECTOR_LAYERS[layer][3], smooth_shading=True)
         self._status = p.add_text("", position="upper_left", font_size=11, name="status")
-        self._values = p.add_text("", position="lower_left", font_size=9, name="values", font="courier")
+        # the selected segment's values sit under the status lines, top-justified, in viewport units
+        self._values = p.add_text("", position=(0.005, 0.86), viewport=True, font_size=9, name="values",
+                                  font="courier")
+        self._values.GetTextProperty().SetVerticalJustificationToTop()
+        self._values.SetTextScaleModeToNone()  # same point size as the corner texts
         self._help = p.add_text("", position="upper_right", font_size=9, name="help", font="courier")
         self._legend = p.add_text("", position="lower_right", font_size=9, name="legend")
         for layer in LAYERS:
@@ -197,8 +201,8 @@ class ViewerApp:
         n = self.scene.n_frames
         if n > 1:
             self._slider = p.add_slider_widget(
-                self._on_slider, rng=[0, n - 1], value=0, title="frame", fmt="%.0f",
-                pointa=(0.3, 0.07), pointb=(0.9, 0.07), style="modern", interaction_event="always",
+                self._on_slider, rng=[0, n - 1], value=0, title=None, fmt="%.0f",
+                pointa=(0.22, 0.05), pointb=(0.6, 0.05), style="modern", interaction_event="always",
             )
         y = 10
         self._checkboxes["play"] = p.add_checkbox_button_widget(
@@ -209,7 +213,7 @@ class ViewerApp:
             self._set_loop, value=self.loop, position=(100, y), size=24,
             color_on="#40a040", color_off="#c0c0c0")
         p.add_text("loop", position=(130, y + 2), font_size=9, name="label:loop")
-        y = 260
+        y = 45  # layer check boxes: a column above play / loop
         for layer in reversed(LAYERS):
             if not self.available(layer):
                 continue
@@ -217,7 +221,7 @@ class ViewerApp:
                 lambda on, _l=layer: self.show_layer(_l, on), value=self.visible[layer],
                 position=(10, y), size=18, color_on="#4060c0", color_off="#c0c0c0")
             p.add_text(layer.replace("_", " "), position=(34, y + 1), font_size=8, name=f"label:{layer}")
-            y += 24
+            y += 22
         for key, (method, arg, _) in KEYS.items():
             fn = getattr(self, method)
             p.add_key_event(key, (lambda f=fn, a=arg: f() if a is None else f(a)))
@@ -453,16 +457,22 @@ class ViewerApp:
         state = "playing" if self.playing else "paused"
         loop = ", loop" if self.loop else ""
         head = f"{s.title}\n" if s.title else ""
-        return (f"{head}t = {s.time[f]:.3f} s   frame {f + 1}/{s.n_frames}\n"
+        return (f"{head}t = {s.time[f]:.3f} s   frame {f}/{s.n_frames - 1}\n"
                 f"{state} x{self.speed:g}{loop}   camera: {self.camera}")
 
     def _update_text(self) -> None:
-        self._status.set_text("upper_left", self.status_text())
-        values = "" if self.selected is None else "\n".join(self.scene.segment_values(self.selected, self.frame))
-        self._values.set_text("lower_left", values)
-        self._help.set_text("upper_right", self.help_text() if self.help_shown else "h: keys")
         shown = [layer for layer in VECTOR_LAYERS if self.visible[layer]]
-        self._legend.set_text("lower_right", "\n".join(self.scene.scale_legend(shown)))
+        values = "" if self.selected is None else "\n".join(self.scene.segment_values(self.selected, self.frame))
+        self.texts = {
+            "upper_left": self.status_text(),
+            "values": values,
+            "upper_right": self.help_text() if self.help_shown else "h: keys",
+            "lower_right": "\n".join(self.scene.scale_legend(shown)),
+        }
+        for actor, corner in ((self._status, "upper_left"), (self._help, "upper_right"),
+                              (self._legend, "lower_right")):
+            actor.set_text(corner, self.texts[corner])
+        self._values.SetInput(values)
 
     def _sync_checkbox(self, name: str, on: bool) -> None:
         box = self._checkboxes.get(name)

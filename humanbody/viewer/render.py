@@ -84,7 +84,7 @@ def movie_frames(time: np.ndarray, fps: float) -> np.ndarray:
     time = np.asarray(time, dtype=float)
     if time.size < 2:
         return np.zeros(time.size, dtype=int)
-    want = np.arange(time[0], time[-1] + 0.5 / fps, 1.0 / fps)
+    want = np.arange(time[0], time[-1] + 1e-9, 1.0 / fps)
     idx = np.searchsorted(time, want).clip(1, time.size - 1)
     nearer_left = (want - time[idx - 1]) <= (time[idx] - want)
     return np.where(nearer_left, idx - 1, idx)

@@ -261,9 +261,13 @@ class Scene:
         M = self.ellipsoid_matrices(frame)
         return float(np.min(M[:, 2, 3] - np.linalg.norm(M[:, 2, :3], axis=1)))
 
-    def _floor_height(self) -> float:
+    def lowest_point_over_trial(self) -> float:
+        """Lowest height (m) of any ellipsoid over the trial (60 evenly spread frames at most)."""
         frames = np.unique(np.linspace(0, self.n_frames - 1, min(self.n_frames, 60)).astype(int))
-        low = min(self.lowest_point(f) for f in frames)
+        return min(self.lowest_point(f) for f in frames)
+
+    def _floor_height(self) -> float:
+        low = self.lowest_point_over_trial()
         if self.has_markers:
             low = min(low, float(np.nanmin(self._marker_xyz[..., 2])))
         # ground at z = 0 when the body stands near it, else the lowest foot height

@@ -1,4 +1,4 @@
-"""Test helpers for the viewer: a plausible standing human and a walking-like motion.
+"""Viewer test data: a plausible standing human and a walking-like motion (and their checks).
 
 The model is made here (not from humanbody.anthropometry) so the viewer tests
 do not depend on the anthropometric tables: each segment is given the
@@ -80,3 +80,22 @@ def walk_coordinates(model: BodyModel, duration: float = 1.2, rate: float = 60.0
     df = pd.DataFrame(data)
     df.attrs.update(kind="coordinates", source="walk (test)")
     return df
+
+
+# ---------------------------------------------------------------- the helpers' own checks
+def test_human_model_is_a_plausible_person():
+    from humanbody import compute
+
+    model = human_model()
+    assert 70 < model.total_mass < 85
+    res = compute(model, walk_coordinates(model, duration=0.2))
+    head_top = res.com[0, model.names.index("head"), 2] + 0.12
+    foot_sole = res.com[0, model.names.index("right_foot"), 2] - 0.04
+    assert 1.7 < head_top - foot_sole < 1.95  # standing height at the first frame
+
+
+def test_walk_progresses_forward():
+    model = human_model()
+    c = walk_coordinates(model)
+    assert c["lower_torso_x"].iloc[-1] - c["lower_torso_x"].iloc[0] > 1.0
+    assert c["right_upper_leg_beta"].abs().max() > 0.4

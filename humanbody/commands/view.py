@@ -1,0 +1,125 @@
+"""``humanbody view TRIAL``: the 3-D viewer, or an off-screen screenshot / movie of it."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..errors import InputError
+from .analyze import add_marker_options, add_rate_options, add_subject_options, differentiation_from
+
+HELP = "3-D viewer: segments as inertia ellipsoids, joints, mass centres, vectors, markers"
+
+EPILOG = """\
+TRIAL is a marker file, a generalized-coordinates CSV, or a results CSV written by
+`humanbody analyze` (its <stem>_model.json beside it is used unless --model is given).
+With --screenshot or --movie nothing is shown on screen: the picture is rendered off
+screen (no display needed) and the command exits.  In the window press h for the keys.
+"""
+
+
+def register(sub) -> None:
+    p = sub.add_parser("view", help=HELP, description=HELP + ".", epilog=EPILOG,
+                       formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+    p.add_argument("trial", metavar="TRIAL", help="trial file or results CSV")
+    p.add_argument("--grf", metavar="FILE", help="force-plate file (e.g. OpenSim .mot) to draw ground reactions")
+    g = p.add_argument_group("pictures (off screen, then exit)")
+    g.add_argument("--screenshot", metavar="PNG", help="write one frame as a PNG and exit")
+    g.add_argument("--frame", type=int, default=0, metavar="N",
+                   help="frame for --screenshot, or the first frame shown (0-based; negative from the end)")
+    g.add_argument("--movie", metavar="FILE", help="write the trial as an .mp4 or .gif movie and exit")
+    g.add_argument("--fps", type=float, default=30.0, help="movie pictures per second (real time; default 30)")
+    g.add_argument("--size", default="1280x800", metavar="WxH", help="picture or window size in pixels (default 1280x800)")
+    g.add_argument("--camera", default="auto", choices=("auto", "front", "side", "top", "follow"),
+                   help="camera preset (default auto: side view of the whole trial, or follow the pelvis on long walks)")
+    g.add_argument("--show", metavar="LAYERS",
+                   help="comma-separated layers to show instead of the default (segments,joints,coms,body_com,"
+                        "markers,floor; also omega,force,torque,grf)")
+    g.add_argument("--select", metavar="SEGMENT", help="segment whose values the overlay shows")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    add_subject_options(p)
+    add_marker_options(p)
+    add_rate_options(p)
+    p.set_defaults(func=run)
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``"WxH"`` -> (width, height) in pixels, each 64 .. 8192."""
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise InputError(f"--size must look like 1280x800, got {text!r}") from None
+    if not (64 <= w <= 8192 and 64 <= h <= 8192):
+        raise InputError(f"--size must be between 64 and 8192 pixels each way, got {text!r}")
+    return w, h
+
+
+def parse_layers(text: str | None):
+    """Comma-separated layer names (None: the default layers)."""
+    if text is None:
+        return None
+    from ..viewer.scene import LAYERS
+
+    layers = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [t for t in layers if t not in LAYERS]
+    if bad:
+        raise InputError(f"--show: no layer {bad[0]!r}; layers: {', '.join(LAYERS)}")
+    return layers
+
+
+def _has_display() -> bool:
+    if sys.platform.startswith("linux"):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+def run(args) -> int:
+    say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+    size = parse_size(args.size)
+    layers = parse_layers(args.show)
+    if args.screenshot and not args.screenshot.lower().endswith(".png"):
+        raise InputError("--screenshot file must end in .png", args.screenshot)
+    if args.movie and os.path.splitext(args.movie)[1].lower() not in (".mp4", ".gif"):
+        raise InputError("--movie file must end in .mp4 or .gif", args.movie)
+    if args.fps <= 0:
+        raise InputError(f"--fps must be positive, got {args.fps:g}")
+    offscreen = bool(args.screenshot or args.movie)
+    if not offscreen and not _has_display():
+        print("humanbody view: error: no display to open a window on; use --screenshot PNG or --movie FILE "
+              "to render off screen", file=sys.stderr)
+        return 1
+
+    from ..viewer import load_scene, movie, prepare_offscreen, screenshot
+
+    if offscreen:
+        prepare_offscreen()
+    scene, messages = load_scene(
+        args.trial, static=args.static, markerset=args.markerset, model=args.model, mass=args.mass,
+        height=args.height, sex=args.sex, axes=args.axes, cutoff_hz=args.cutoff or None,
+        max_gap=args.max_gap, differentiation=differentiation_from(args), grf=args.grf,
+    )
+    for line in messages:
+        say(line)
+    if not -scene.n_frames <= args.frame < scene.n_frames:
+        raise InputError(f"--frame {args.frame} is outside the trial (0 .. {scene.n_frames - 1})", args.trial)
+    if args.select is not None and args.select not in scene.names:
+        raise InputError(f"--select: no segment {args.select!r}; segments: {', '.join(scene.names)}")
+    if args.screenshot:
+        screenshot(scene, args.screenshot, frame=args.frame, size=size, layers=layers, camera=args.camera,
+                   select=args.select)
+        say(f"wrote screenshot: {args.screenshot}")
+    if args.movie:
+        movie(scene, args.movie, fps=args.fps, size=size, layers=layers, camera=args.camera,
+              select=args.select, progress=not args.quiet)
+        say(f"wrote movie: {args.movie}")
+    if offscreen:
+        return 0
+    from ..viewer import ViewerApp
+
+    app = ViewerApp(scene, window_size=size, layers=layers, camera=args.camera)
+    if args.select is not None:
+        app.select(scene.names.index(args.select))
+    app.set_frame(args.frame)
+    say("viewer open: press h in the window for the keys, q to quit")
+    app.show()
+    return 0

@@ -1,0 +1,149 @@
+"""The viewer as a person uses it: a real window on a virtual X screen (Xvfb).
+
+The test starts Xvfb on a free display number, runs a small script in a
+separate process with ``DISPLAY`` set (so the window is a real X window, not
+an off-screen buffer), and that script opens the viewer, reads the window
+back, moves the frame slider through its widget callback, presses keys and
+clicks a segment.  Skips when Xvfb is not installed (Debian package ``xvfb``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyvista")
+
+HERE = Path(__file__).resolve().parent
+
+_SCRIPT = r"""
+import json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from test_viewer_model import human_model, walk_coordinates
+import humanbody
+from humanbody.viewer import Scene, ViewerApp
+
+model = human_model()
+res = humanbody.compute(model, walk_coordinates(model))
+app = ViewerApp(Scene(model, res, title="window test"), window_size=(800, 600), camera="side")
+app.show(interactive_update=True, auto_close=False)
+out = {"window_class": app.plotter.render_window.GetClassName()}
+
+def grab():
+    app.plotter.update()
+    return np.asarray(app.plotter.screenshot(return_img=True)).astype(int)
+
+first = grab()
+out["shape"] = list(first.shape)
+
+# drag the slider: set the widget's value and fire its interaction event, as a mouse drag does
+slider = app._slider
+slider.GetRepresentation().SetValue(40)
+slider.InvokeEvent("InteractionEvent")
+out["frame_after_slider"] = app.frame
+moved = grab()
+out["slider_changed_pixels"] = float((np.abs(moved - first).max(axis=2) > 10).mean())
+
+# keys, as the window receives them (a KeyPressEvent with the key's symbol)
+def press(keysym, char="\0"):
+    iren = app.plotter.iren.interactor
+    iren.SetKeySym(keysym)
+    iren.SetKeyCode(char)
+    iren.KeyPressEvent()
+    iren.CharEvent()
+
+press("o", "o")
+out["omega_visible"] = app.visible["omega"]
+before = app.frame
+press("Right")
+out["frame_after_right"] = app.frame - before
+press("h", "h")
+out["help"] = app.texts["upper_right"]
+with_help = grab()
+out["help_changed_pixels"] = float((np.abs(with_help - moved).max(axis=2) > 10).mean())
+
+# click on the head: it becomes the selected segment and its values are shown
+k = model.names.index("head")
+ren = app.plotter.renderer
+ren.SetWorldPoint(*res.com[app.frame, k], 1.0)
+ren.WorldToDisplay()
+x, y, _ = ren.GetDisplayPoint()
+app.plotter.iren._mouse_left_button_click(int(round(x)), int(round(y)))
+out["selected"] = None if app.selected is None else model.names[app.selected]
+out["values"] = app.texts["values"]
+import imageio.v3 as iio
+iio.imwrite(sys.argv[2], grab().astype(np.uint8))  # the window after slider, keys and click
+
+# play for a moment through the window's own timer
+app.play()
+start = app.frame
+import time
+t_end = time.time() + 1.0
+while time.time() < t_end:
+    app.plotter.update(stime=10)
+    time.sleep(0.01)
+out["played_frames"] = (app.frame - start) % res.time.size
+app.close()
+print(json.dumps(out))
+"""
+
+
+def _free_display() -> int:
+    for n in range(90, 200):
+        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
+            return n
+    pytest.skip("no free X display number")
+
+
+@pytest.fixture()
+def xvfb():
+    exe = shutil.which("Xvfb")
+    if exe is None:
+        pytest.skip("Xvfb is not installed (Debian package xvfb)")
+    n = _free_display()
+    proc = subprocess.Popen([exe, f":{n}", "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 10
+    while not Path(f"/tmp/.X11-unix/X{n}").exists():
+        if proc.poll() is not None or time.time() > deadline:
+            proc.kill()
+            pytest.skip("Xvfb did not start")
+        time.sleep(0.05)
+    try:
+        yield f":{n}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.mark.viewer
+def test_window_slider_keys_and_picking(xvfb, tmp_path):
+    env = dict(os.environ, DISPLAY=xvfb)
+    env.pop("VTK_DEFAULT_OPENGL_WINDOW", None)
+    png = Path(os.environ.get("HUMANBODY_WINDOW_PNG", tmp_path / "window.png"))
+    run = subprocess.run([sys.executable, "-c", _SCRIPT, str(HERE), str(png)], env=env,
+                         capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr[-2000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["window_class"] == "vtkXOpenGLRenderWindow"  # a real X window, not off screen
+    assert out["shape"][:2] == [600, 800]
+    assert png.stat().st_size > 10_000
+    assert out["frame_after_slider"] == 40
+    assert out["slider_changed_pixels"] > 0.01
+    assert out["omega_visible"] is True
+    assert out["frame_after_right"] == 1
+    assert "play / pause" in out["help"] and out["help_changed_pixels"] > 0.005
+    assert out["selected"] == "head"
+    assert out["values"].startswith("head")
+    assert out["played_frames"] > 10  # about 1 s at 60 Hz, allowing for a slow machine
