@@ -94,7 +94,7 @@ def _run_dask(tasks, options, address: str, on_done) -> None:
     except ImportError:
         raise InputError("--scheduler needs dask.distributed: pip install 'humanbody[cluster]'") from None
     try:
-        client = Client(address, timeout="10s", set_as_default=False)
+        client = Client(address, timeout="10s")
     except (OSError, TimeoutError, ValueError) as err:
         raise InputError(f"cannot connect to the Dask scheduler at {address} ({err})") from None
     with client:
