@@ -4,11 +4,15 @@
 extension) and returns a DataFrame with a ``time`` column (s) whose
 ``attrs["kind"]`` says what it holds:
 
-=====================  ====================================================
-kind                   layout
-=====================  ====================================================
-``markers``            ``time``, ``<marker>_x/_y/_z`` (m, lab axes)
-=====================  ====================================================
+=======================  ==================================================
+kind                     layout
+=======================  ==================================================
+``markers``              ``time``, ``<marker>_x/_y/_z`` (m, lab axes)
+``forces``               ``time`` and the force file's columns (N, m, N·m)
+``coordinates``          generalized coordinates (CONVENTIONS.md)
+``opensim_coordinates``  OpenSim joint coordinates (rad, m)
+``table``                any other OpenSim table, as given
+=======================  ==================================================
 
 docs/formats.md describes every supported layout and how units and frame
 rates are found.
@@ -22,11 +26,60 @@ import numpy as np
 
 from ..errors import InputError
 from . import _validate as v
+from .c3d import looks_like_c3d, read_c3d
+from .coords import looks_like_coordinates, read_coordinates
+from .csv_markers import read_marker_text, sniff
+from .opensim import looks_like_opensim, read_opensim
 from .trc import looks_like_trc, read_trc
 
-__all__ = ["read_trial", "read_trc", "markers_array"]
+__all__ = [
+    "read_trial",
+    "read_forces",
+    "markers_array",
+    "detect_format",
+    "read_trc",
+    "read_opensim",
+    "read_c3d",
+    "read_marker_text",
+    "read_coordinates",
+]
 
+FORMATS = ("trc", "opensim", "c3d", "coordinates", "csv", "vicon", "motive", "qualisys")
 _UNKNOWN = "cannot tell the format of the file: expected TRC, MOT/STO, C3D, CSV or TSV"
+_TEXT_EXT = {".csv", ".tsv", ".txt"}
+
+
+def detect_format(path) -> str:
+    """Name of the reader for ``path``: one of :data:`FORMATS`.
+
+    The content decides (C3D key byte, ``PathFileType`` line, ``endheader``
+    line, vendor headers, coordinate or marker column names); the
+    extension is used only to reject binary files that are not C3D.
+
+    Raises
+    ------
+    InputError
+        When the file is missing, empty or of no supported format.
+    """
+    p = v.check_file(path)
+    with open(p, "rb") as fh:
+        head = fh.read(512)
+    if looks_like_c3d(head) and (p.suffix.lower() == ".c3d" or b"\x00" in head):
+        return "c3d"
+    if p.suffix.lower() == ".c3d":
+        raise InputError("is not a C3D file (no C3D header)", p)
+    lines = v.read_lines(p)
+    first = next(line for line in lines if line.strip())
+    if looks_like_trc(first):
+        return "trc"
+    if looks_like_opensim(lines):
+        return "opensim"
+    if looks_like_coordinates(first):
+        return "coordinates"
+    layout = sniff(lines)
+    if layout is not None:
+        return "csv" if layout == "plain" else layout
+    raise InputError(_UNKNOWN, p)
 
 
 def read_trial(path, kind: str | None = None, **options):
@@ -35,35 +88,61 @@ def read_trial(path, kind: str | None = None, **options):
     Parameters
     ----------
     path : str or Path
-        The trial file.
+        The trial file: TRC, OpenSim MOT/STO, C3D, marker CSV/TSV (plain,
+        Vicon Nexus, OptiTrack Motive, Qualisys) or a generalized-coordinates
+        CSV.
     kind : str, optional
-        The kind of data expected (e.g. ``"markers"``); an InputError is
-        raised when the file holds another kind.
+        The kind of data expected ("markers", "forces", "coordinates",
+        "opensim_coordinates", "table"); an InputError is raised when the
+        file holds another kind.
     **options
         ``units`` ("mm", "cm", "m") overrides the length unit of marker
-        files; ``rate_hz`` (Hz) gives the frame rate of files without one.
+        files; ``rate_hz`` (Hz) gives or overrides the frame rate of marker
+        files; ``format`` (one of :data:`FORMATS`) skips format detection.
 
     Returns
     -------
     DataFrame
         ``time`` (s) and the file's data in SI units; ``attrs`` holds kind,
-        source, format, rate_hz and conversions (what was converted).
+        source, format, rate_hz and conversions (what was converted), and
+        for markers units_in_file, markers, missing and empty_markers.
 
     Raises
     ------
     InputError
-        Naming the file, for a missing, empty, truncated or malformed file
-        and for a format it cannot recognise.
+        Naming the file, in one sentence, for a missing, empty, truncated or
+        malformed file, a format it cannot recognise, or the wrong kind.
     """
-    p = v.check_file(path)
-    lines = v.read_lines(p)
-    if looks_like_trc(lines[0]) or p.suffix.lower() == ".trc":
-        df = read_trc(p, **options)
+    fmt = options.pop("format", None)
+    unknown = set(options) - {"units", "rate_hz"}
+    if unknown:
+        raise TypeError(f"read_trial() got unexpected options {sorted(unknown)}")
+    if fmt is None:
+        fmt = detect_format(path)
+    elif fmt not in FORMATS:
+        raise ValueError(f"format must be one of {FORMATS}, not {fmt!r}")
+    if fmt == "trc":
+        df = read_trc(path, **options)
+    elif fmt == "opensim":
+        df = read_opensim(path, **options)
+    elif fmt == "c3d":
+        df = read_c3d(path, **options)
+    elif fmt == "coordinates":
+        df = read_coordinates(path, **options)
     else:
-        raise InputError(_UNKNOWN, p)
+        df = read_marker_text(path, layout="plain" if fmt == "csv" else fmt, **options)
     if kind is not None and df.attrs.get("kind") != kind:
-        raise InputError(f"holds {df.attrs.get('kind')} data, not {kind}", p)
+        raise InputError(f"holds {df.attrs.get('kind')} data, not {kind}", df.attrs.get("source", path))
     return df
+
+
+def read_forces(path, **options):
+    """Read a force file (OpenSim ground-reaction ``.mot``) as kind "forces".
+
+    Same as ``read_trial(path, kind="forces")``: ``time`` (s) then the
+    file's columns (N, m, N·m) as named in the file.
+    """
+    return read_trial(path, kind="forces", **options)
 
 
 def markers_array(df) -> tuple[list[str], np.ndarray]:

@@ -1,0 +1,180 @@
+"""OpenSim MOT/STO tables: ground reaction forces, coordinates, other tables.
+
+Layout (docs/formats.md)::
+
+    Coordinates                 <- title line
+    version=1
+    nRows=211
+    nColumns=24
+    inDegrees=yes
+    <free text lines>
+    endheader
+    time  pelvis_tilt  ...  pelvis_tx ...      <- column names (tab or spaces)
+    0.50  4.76         ...  0.5895    ...
+
+The table becomes one of three kinds:
+
+- ``forces``: ground-reaction files (columns such as ``ground_force_vx``,
+  ``ground_force_px``, ``ground_torque_x``, also with a plate prefix such as
+  ``1_ground_force_vx``); values are SI already (N, m, N·m) and kept as named.
+- ``opensim_coordinates``: joint coordinates (inverse-kinematics output,
+  title ``Coordinates``, or OpenSim coordinate names); with ``inDegrees=yes``
+  the rotational columns are converted to radians, the translations
+  ``*_tx``, ``*_ty``, ``*_tz`` are kept in metres.
+- ``table``: anything else (for example inverse-dynamics moments), as given.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from . import _validate as v
+
+_FORCE = re.compile(r"(^|_)(ground_)?(force|torque)_(v|p)?[xyz]$|ground_(force|torque)", re.I)
+_TRANSLATION = re.compile(r"_t[xyz]$", re.I)
+#: Coordinate names of the OpenSim gait models (gait2392, Rajagopal), by stem.
+_COORD_STEMS = (
+    "pelvis_tilt", "pelvis_list", "pelvis_rotation", "hip_flexion", "hip_adduction",
+    "hip_rotation", "knee_angle", "ankle_angle", "subtalar_angle", "mtp_angle",
+    "lumbar_extension", "lumbar_bending", "lumbar_rotation", "arm_flex", "arm_add",
+    "arm_rot", "elbow_flex", "pro_sup", "wrist_flex", "wrist_dev",
+)
+
+
+def looks_like_opensim(lines: list[str]) -> bool:
+    """True when an ``endheader`` line appears near the top of the file."""
+    return any(line.strip().lower() == "endheader" for line in lines[:200])
+
+
+def _parse_header(lines, path):
+    end = next((i for i, line in enumerate(lines) if line.strip().lower() == "endheader"), None)
+    if end is None:
+        raise InputError("is not an OpenSim MOT/STO file: no endheader line", path)
+    fields = {}
+    title = lines[0].strip() if end > 0 and "=" not in lines[0] else ""
+    for line in lines[:end]:
+        text = line.strip()
+        if "=" in text:
+            key, _, val = text.partition("=")
+            fields[key.strip().lower()] = val.strip()
+    return end, title, fields
+
+
+def _declared_int(fields, key, path):
+    if key not in fields:
+        return None
+    try:
+        return int(float(fields[key]))
+    except ValueError:
+        raise InputError(f"{key}={fields[key]!r} in the header is not a number", path) from None
+
+
+def classify(columns: list[str], title: str) -> str:
+    """Kind of an OpenSim table from its column names and title line."""
+    data = columns[1:]
+    if any(_FORCE.search(c) for c in data):
+        return "forces"
+    if title.strip().lower() == "coordinates":
+        return "opensim_coordinates"
+    if any(c.lower().startswith(_COORD_STEMS) and not c.lower().endswith(("_moment", "_force"))
+           for c in data):
+        return "opensim_coordinates"
+    return "table"
+
+
+def read_opensim(path, **options):
+    """Read an OpenSim ``.mot``/``.sto`` table.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    **options
+        ``rate_hz`` is accepted for symmetry and ignored (the time column
+        gives the rate); ``units`` is rejected.
+
+    Returns
+    -------
+    DataFrame
+        ``time`` (s) then the file's columns.  ``attrs``: kind ("forces",
+        "opensim_coordinates" or "table"), source, format ("opensim-mot" or
+        "opensim-sto"), rate_hz (from the time column), conversions (the
+        deg -> rad conversion with the converted columns), converted_columns,
+        in_degrees, title, header (the key=value fields).
+
+    Raises
+    ------
+    InputError
+        No endheader, no column line, no ``time`` first column, duplicate
+        column names, nRows/nColumns that disagree with the table, and every
+        check of :mod:`humanbody.io._validate`.
+    """
+    if options.get("units") is not None:
+        raise InputError("the units option applies to marker files, not to MOT/STO tables", path)
+    path = v.check_file(path)
+    lines = v.read_lines(path)
+    end, title, fields = _parse_header(lines, path)
+    k = end + 1
+    while k < len(lines) and not lines[k].strip():
+        k += 1
+    if k >= len(lines):
+        raise InputError("has a header but no column names or data rows", path)
+    sep = "\t" if "\t" in lines[k] else None
+    columns = [c for c in v.split_line(lines[k], sep)]
+    while columns and not columns[-1]:
+        columns.pop()
+    if not columns or columns[0].lower() != "time":
+        raise InputError(f"the first column on line {k + 1} must be 'time'", path)
+    if any(not c for c in columns):
+        raise InputError(f"a column on line {k + 1} has no name", path)
+    seen = set()
+    for c in columns:
+        if c in seen:
+            raise InputError(f"column {c!r} appears twice", path)
+        seen.add(c)
+    ncols = _declared_int(fields, "ncolumns", path)
+    if ncols is not None and ncols != len(columns):
+        raise InputError(f"the header says nColumns={ncols} but line {k + 1} names {len(columns)}", path)
+    rows, line_no = [], []
+    for i in range(k + 1, len(lines)):
+        if lines[i].strip():
+            rows.append(v.split_line(lines[i], sep))
+            line_no.append(i + 1)
+    if not rows:
+        raise InputError("has a header but no data rows", path)
+    values = v.parse_block(rows, line_no, columns, path)
+    nrows = _declared_int(fields, "nrows", path)
+    if nrows is not None and len(rows) < nrows:
+        raise InputError(
+            f"truncated: the header says nRows={nrows} but there are only {len(rows)} data rows",
+            path,
+        )
+    if nrows is not None and len(rows) > nrows:
+        raise InputError(f"the header says nRows={nrows} but there are {len(rows)} data rows", path)
+    time, rate = v.time_base(values[:, 0], path, line_no)
+
+    in_degrees = fields.get("indegrees", "no").strip().lower() in ("yes", "true", "1")
+    kind = classify(columns, title)
+    data = values[:, 1:].copy()
+    names = columns[1:]
+    conversions: list[str] = []
+    converted: list[str] = []
+    if kind == "opensim_coordinates" and in_degrees:
+        rot = [j for j, c in enumerate(names) if not _TRANSLATION.search(c)]
+        data[:, rot] = np.deg2rad(data[:, rot])
+        converted = [names[j] for j in rot]
+        conversions.append(
+            f"{len(converted)} rotational coordinates deg -> rad (inDegrees=yes; "
+            f"translations *_tx/_ty/_tz kept in m): {', '.join(converted)}"
+        )
+    fmt = "opensim-sto" if Path(path).suffix.lower() == ".sto" else "opensim-mot"
+    return v.table_frame(
+        time, names, data, path=path, fmt=fmt, kind=kind, rate_hz=rate,
+        conversions=conversions,
+        extra_attrs={"converted_columns": converted, "in_degrees": in_degrees,
+                     "title": title, "header": fields},
+    )
