@@ -33,7 +33,8 @@ centres and frames:
   the shoulder centres (Rab et al. 2002, the set's rule), the single elbow
   marker on the elbow centre (the set takes it as the centre), wrist markers
   either side of the wrist centre, sternum in front of the thorax, temples and
-  a head-top marker 20 mm above the vertex (marker on a cap).
+  a head-top marker 20 mm above the vertex (marker on a cap); heel, toe tip and
+  the side foot markers 20 mm above the sole.
 
 So with no noise the static calibration reproduces the model's hip, knee and
 ankle centres, every static angle is zero and tracking the walk returns the
@@ -151,7 +152,7 @@ def marker_layout(model) -> dict[str, tuple[str, np.ndarray]]:
         put(f"{s}.Shank.Rear", shank, [-0.03, lat * 0.045, -0.65 * Ls])
         put(f"{s}.Ankle.Lat", shank, [0.0, lat * ankle_half, -Ls])
         put(f"{s}.Ankle.Med", shank, [0.0, -lat * ankle_half, -Ls])
-        put(f"{s}.Heel", foot, [-heel, 0.0, lift + 0.005])
+        put(f"{s}.Heel", foot, [-heel, 0.0, lift])
         put(f"{s}.Midfoot.Sup", foot, [-heel + 0.45 * Lf, 0.0, lift + 0.045])
         put(f"{s}.Midfoot.Lat", foot, [-heel + 0.45 * Lf, lat * 0.04, lift])
         put(f"{s}.Toe.Tip", foot, [-heel + Lf, 0.0, lift])
