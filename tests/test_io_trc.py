@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from _io_samples import SHARED, positions, write_trc
+from _io_samples import SHARED, positions, replace_field, write_trc
 from humanbody.errors import InputError
 from humanbody.io import markers_array, read_trial
 
@@ -110,12 +110,7 @@ def test_bad_files(tmp_path):
     f = write_trc(tmp_path / "fewer.trc", xyz, names, num_frames=9)
     _bad(f, "truncated", "NumFrames=9")
 
-    f = write_trc(tmp_path / "nan.trc", xyz, names)
-    lines = f.read_text().splitlines()
-    fields = lines[8].split("\t")
-    fields[2] = "abc"
-    lines[8] = "\t".join(fields)
-    f.write_text("\n".join(lines) + "\n")
+    f = replace_field(write_trc(tmp_path / "nan.trc", xyz, names), 9, 3, "abc", sep="\t")
     _bad(f, "non-numeric value 'abc'", "line 9", "column 3", "'A_X'")
 
     _bad(write_trc(tmp_path / "dup.trc", xyz, ["A", "A"]), "appears twice")

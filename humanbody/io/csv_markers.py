@@ -43,6 +43,7 @@ _FRAME_NAMES = {"frame", "frame#", "frames", "frame_number", "frame number", "sa
 _RATE_NAMES = {"rate", "rate_hz", "frame_rate", "framerate", "fps", "sample_rate",
                "sampling_rate", "hz"}
 _TIME_UNITS = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3}
+_VICON_SECTIONS = {"devices", "trajectories", "model outputs", "joints", "segments"}
 _QUALISYS_KEYS = ("NO_OF_FRAMES", "NO_OF_MARKERS", "FREQUENCY", "MARKER_NAMES")
 
 
@@ -71,9 +72,11 @@ def sniff(lines: list[str]) -> str | None:
     keys = {re.split(r"[\t,; ]", h, maxsplit=1)[0] for h in text}
     if sum(k in keys for k in _QUALISYS_KEYS) >= 2:
         return "qualisys"
-    titles = {h.rstrip(",\t;").strip().lower() for h in text}
-    if "trajectories" in titles:
-        return "vicon"
+    if first.rstrip(",\t;").strip().lower() in _VICON_SECTIONS and len(text) > 1:
+        rate = text[1].rstrip(",\t;").strip()
+        if re.fullmatch(r"[0-9.]+", rate) and any(
+                line.strip().rstrip(",;\t").strip().lower() == "trajectories" for line in lines):
+            return "vicon"
     fields = [f.strip().strip('"') for f in re.split(r"[\t,;]", first)]
     if len(fields) >= 2 and any(_AXIS.match(_strip_hint(f)[0]) for f in fields):
         return "plain"
