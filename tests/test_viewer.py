@@ -21,7 +21,7 @@ from humanbody import compute  # noqa: E402
 from humanbody.errors import InputError  # noqa: E402
 from humanbody.viewer import Scene, ellipsoid_inertia, ellipsoid_semi_axes, load_scene  # noqa: E402
 from humanbody.viewer.forces import grf_to_ground, plate_prefixes  # noqa: E402
-from humanbody.viewer.scene import ARROW_LENGTH  # noqa: E402
+from humanbody.viewer.scene import ARROW_LENGTH, ARROW_LENGTHS  # noqa: E402
 from test_viewer_model import human_model, walk_coordinates  # noqa: E402
 
 
@@ -196,7 +196,7 @@ def test_grf_opensim_axes_to_ground(walk):
     origin, value = sc.vectors("grf", 3)
     assert origin.shape == (1, 3)  # the 5 N plate is left out (no defined centre of pressure)
     np.testing.assert_allclose(value[0], [50.0, -30.0, 700.0])
-    assert sc.vector_scale["grf"] * np.linalg.norm(value[0]) == pytest.approx(ARROW_LENGTH)
+    assert sc.vector_scale["grf"] * np.linalg.norm(value[0]) == pytest.approx(ARROW_LENGTHS["grf"])
 
 
 # ---------------------------------------------------------------- loading files

@@ -176,10 +176,11 @@ class ViewerApp:
         self._add("trail", pv.PolyData(), color="#e0a000", line_width=3)
         if s.has_residuals:
             lo, hi = s.residual_range
-            self._add("markers", pv.PolyData(), scalars="residual_mm", clim=[lo * 1e3, hi * 1e3],
+            placeholder = _spheres(np.zeros((1, 3)), _MARKER_RADIUS, residual_mm=[0.0])
+            self._add("markers", placeholder, scalars="residual_mm", clim=[lo * 1e3, hi * 1e3],
                       cmap="plasma", nan_color="#808080",
-                      scalar_bar_args={"title": "marker residual (mm)", "vertical": True,
-                                       "position_x": 0.9, "position_y": 0.3, "height": 0.4, "width": 0.05,
+                      scalar_bar_args={"title": "residual (mm)", "vertical": True,
+                                       "position_x": 0.86, "position_y": 0.3, "height": 0.4, "width": 0.05,
                                        "fmt": "%.0f"})
         else:
             self._add("markers", pv.PolyData(), color="white", smooth_shading=True)
@@ -396,7 +397,7 @@ class ViewerApp:
             box = s.bounds(self.frame)
             centre = s.pelvis(self.frame).copy()
             centre[2] = 0.5 * (box[0, 2] + box[1, 2])
-            size = (box[1] - box[0]) + np.array([0.6, 0.6, 0.2])
+            size = (box[1] - box[0]) + np.array([0.2, 0.2, 0.1])
             pos, focal, up = self._fit(centre, size, preset)
             self._follow_offset = (pos - s.pelvis(self.frame), focal - s.pelvis(self.frame), up)
         else:

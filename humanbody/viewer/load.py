@@ -47,13 +47,7 @@ def is_results_table(columns) -> bool:
 
 def scene_from_analysis(analysis, *, grf=None, axes: str = "auto", title: str | None = None) -> Scene:
     """A :class:`Scene` from an :class:`humanbody.pipeline.Analysis` (and optional force file)."""
-    tracking = analysis.tracking
-    marker_segments = None
-    for attr in ("marker_segments", "marker_segment"):
-        value = getattr(tracking, attr, None)
-        if isinstance(value, dict):
-            marker_segments = value
-            break
+    marker_segments = _marker_segments(analysis)
     residuals = analysis.residuals
     return Scene(
         model=analysis.model,
@@ -64,6 +58,24 @@ def scene_from_analysis(analysis, *, grf=None, axes: str = "auto", title: str | 
         grf=_grf(grf, analysis.markers, axes),
         title=title or Path(analysis.source).name,
     )
+
+
+def _marker_segments(analysis) -> dict:
+    """Marker -> segment from the marker set's tracking clusters (first cluster naming the marker).
+
+    Marker sets name canonical markers and list other spellings as aliases;
+    each spelling maps to the segment.  Markers in no cluster are left to the
+    scene's nearest-segment rule.
+    """
+    markerset = getattr(getattr(analysis, "calibration", None), "markerset", None)
+    segments = getattr(markerset, "segments", None) or {}
+    aliases = getattr(markerset, "aliases", None) or {}
+    out: dict[str, str] = {}
+    for seg_name, spec in segments.items():
+        for marker in getattr(spec, "markers", ()) or ():
+            for spelling in (marker, *aliases.get(marker, ())):
+                out.setdefault(str(spelling), str(seg_name))
+    return out
 
 
 def _grf(path, markers, axes: str):

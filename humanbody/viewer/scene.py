@@ -43,6 +43,7 @@ __all__ = [
     "Scene",
     "ellipsoid_semi_axes",
     "ellipsoid_inertia",
+    "ARROW_LENGTHS",
     "VECTOR_LAYERS",
     "LAYERS",
 ]
@@ -60,8 +61,10 @@ LAYERS: tuple[str, ...] = (
     "segments", "joints", "coms", "body_com", "markers", "floor", "omega", "force", "torque", "grf",
 )
 
-#: Length (m) of the longest arrow of each vector layer over the trial.
+#: Length (m) of the longest arrow of the inertia vector layers over the trial.
 ARROW_LENGTH = 0.35
+#: Per layer: the ground reaction (about body weight) is drawn longer, like a force plate display.
+ARROW_LENGTHS = {"omega": ARROW_LENGTH, "force": ARROW_LENGTH, "torque": ARROW_LENGTH, "grf": 0.8}
 #: Smallest semi-axis drawn (m), for segments whose inertia is nearly flat.
 MIN_SEMI_AXIS = 0.005
 
@@ -419,7 +422,7 @@ class Scene:
         return self.results.com[f], getattr(self.results, attr)[f]
 
     def _scale(self, layer: str) -> float:
-        """Metres per unit so that the largest vector of the trial is ARROW_LENGTH long."""
+        """Metres per unit so that the largest vector of the trial is ``ARROW_LENGTHS[layer]`` long."""
         if layer == "grf":
             if self._grf_force is None:
                 return 0.0
@@ -427,7 +430,7 @@ class Scene:
         else:
             mags = np.linalg.norm(getattr(self.results, VECTOR_LAYERS[layer][0]), axis=-1)
         top = float(np.nanmax(mags)) if np.isfinite(mags).any() else 0.0
-        return ARROW_LENGTH / top if top > 0 else 0.0
+        return ARROW_LENGTHS[layer] / top if top > 0 else 0.0
 
     def arrows(self, layer: str, frame: int) -> pv.PolyData:
         """Arrow glyphs of a vector layer at ``frame`` (empty mesh when nothing to draw)."""
@@ -490,5 +493,5 @@ class Scene:
             if not s:
                 continue
             _, label, unit, colour = VECTOR_LAYERS[layer]
-            out.append(f"{label} ({colour}): {ARROW_LENGTH:.2f} m = {ARROW_LENGTH / s:.3g} {unit}")
+            out.append(f"{label} ({colour}): 0.1 m = {0.1 / s:.3g} {unit}")
         return out
