@@ -57,7 +57,7 @@ def _delimiter(line: str) -> str:
 def _rows(lines: list[str], delim: str) -> list[list[str]]:
     if delim == " ":
         return [line.split() for line in lines]
-    return [[c.strip() for c in row] for row in csv.reader(lines, delimiter=delim)]
+    return list(csv.reader(lines, delimiter=delim))  # cells keep their spaces; numbers parse anyway
 
 
 def sniff(lines: list[str]) -> str | None:
@@ -103,11 +103,10 @@ def _detect_units(xyz: np.ndarray) -> tuple[str, str]:
     finite = np.isfinite(xyz).all(axis=2) & ~np.all(xyz == 0.0, axis=2)
     if not finite.any():
         return "m", "no marker samples to detect the unit from: taken as m"
-    if xyz.shape[1] >= 2 and (finite.sum(axis=1) >= 2).any():
-        ext = []
-        for i in np.flatnonzero(finite.sum(axis=1) >= 2):
-            p = xyz[i, finite[i]]
-            ext.append(np.max(p.max(axis=0) - p.min(axis=0)))
+    enough = finite.sum(axis=1) >= 2
+    if xyz.shape[1] >= 2 and enough.any():
+        p = np.where(finite[..., None], xyz, np.nan)[enough]
+        ext = np.nanmax(np.nanmax(p, axis=1) - np.nanmin(p, axis=1), axis=1)
         stat, what = float(np.median(ext)), "marker-cloud extent"
     else:
         stat, what = float(np.median(np.abs(xyz[finite]).max(axis=1))), "coordinate size"
@@ -155,7 +154,7 @@ def read_plain(path: Path, lines: list[str], units=None, rate_hz=None):
     first = next(i for i, line in enumerate(lines) if line.strip())
     delim = _delimiter(lines[first])
     rows = _rows(lines, delim)
-    header = rows[first]
+    header = [c.strip() for c in rows[first]]
     while header and not header[-1]:
         header.pop()
     conversions: list[str] = []
@@ -214,11 +213,12 @@ def read_plain(path: Path, lines: list[str], units=None, rate_hz=None):
     while start < len(rows) and not any(rows[start]):
         start += 1
     if start < len(rows):
-        cells = [c for c in rows[start] if c]
+        urow = [c.strip() for c in rows[start]]
+        cells = [c for c in urow if c]
         if cells and all(c.lower() in v.LENGTH_UNITS or c.lower() in _TIME_UNITS for c in cells):
             for j in (slot[a] for slot in markers.values() for a in "xyz"):
-                if j < len(rows[start]) and rows[start][j]:
-                    unit_hints.add(rows[start][j])
+                if j < len(urow) and urow[j]:
+                    unit_hints.add(urow[j])
             start += 1
     for u in unit_hints:
         v.length_scale(u, path, "a column name or the units row")
@@ -275,7 +275,7 @@ def read_vicon(path: Path, lines: list[str], units=None, rate_hz=None):
     if k >= len(lines):
         raise InputError("the Trajectories section ends after its title", path)
     rate_line = k
-    rate_text = _rows([lines[k]], delim)[0][0] if lines[k].strip() else ""
+    rate_text = _rows([lines[k]], delim)[0][0].strip()
     header_rows = []
     k += 1
     while k < len(lines) and len(header_rows) < 3:
@@ -284,7 +284,8 @@ def read_vicon(path: Path, lines: list[str], units=None, rate_hz=None):
         k += 1
     if len(header_rows) < 3:
         raise InputError("the Trajectories section has an incomplete header", path)
-    names_row, axes_row, units_row = (_rows([lines[i]], delim)[0] for i in header_rows)
+    names_row, axes_row, units_row = ([c.strip() for c in _rows([lines[i]], delim)[0]]
+                                      for i in header_rows)
     if not axes_row or axes_row[0].lower() != "frame":
         raise InputError(
             f"line {header_rows[1] + 1} of the Trajectories section must start with Frame", path
