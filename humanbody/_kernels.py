@@ -14,6 +14,48 @@ import numpy as np
 _CACHE = True
 
 
+# sin and cos by a polynomial that LLVM vectorises across frames (numba's
+# np.sin/np.cos call libm one value at a time: ~20 ns a pair, a third of the
+# recursion's time).  Reduction x = n pi/2 + r, |r| <= pi/4, with pi/2 split in
+# three parts (Cody and Waite; n pi/2 exact for |n| < 2^20), then the
+# minimax polynomials of fdlibm's __kernel_sin/__kernel_cos (Sun Microsystems,
+# also in musl and FreeBSD libm).  Error <= 1 ulp for |x| < 10, <= 2 ulp up to
+# _SINCOS_MAX; larger or non-finite arguments go to libm.
+_PIO2_1 = 1.57079632673412561417e00
+_PIO2_2 = 6.07710050630396597660e-11
+_PIO2_3 = 2.02226624879595063154e-21
+_TWO_OVER_PI = 6.36619772367581382433e-01
+_S1, _S2, _S3 = -1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.98412698298579493134e-04
+_S4, _S5, _S6 = 2.75573137070700676789e-06, -2.50507602534068634195e-08, 1.58969099521155010221e-10
+_C1, _C2, _C3 = 4.16666666666666019037e-02, -1.38888888888741095749e-03, 2.48015872894767294178e-05
+_C4, _C5, _C6 = -2.75573143513906633035e-07, 2.08757232129817482790e-09, -1.13596475577881948265e-11
+_SINCOS_MAX = 1.0e5
+
+
+@nb.njit(cache=_CACHE, fastmath={"contract"})
+def sincos(x, s, c):
+    """``s = sin(x)``, ``c = cos(x)`` elementwise over 1-D arrays (see the comment above)."""
+    for i in range(x.shape[0]):
+        xi = x[i]
+        n = np.floor(xi * _TWO_OVER_PI + 0.5)
+        r = ((xi - n * _PIO2_1) - n * _PIO2_2) - n * _PIO2_3
+        z = r * r
+        ps = r + r * z * (_S1 + z * (_S2 + z * (_S3 + z * (_S4 + z * (_S5 + z * _S6)))))
+        hz = 0.5 * z
+        w = 1.0 - hz
+        pc = w + (((1.0 - w) - hz) + z * z * (_C1 + z * (_C2 + z * (_C3 + z * (_C4 + z * (_C5 + z * _C6))))))
+        quadrant = n - 4.0 * np.floor(n * 0.25)
+        odd = (quadrant == 1.0) | (quadrant == 3.0)
+        sv = pc if odd else ps
+        cv = ps if odd else pc
+        s[i] = -sv if quadrant >= 2.0 else sv
+        c[i] = -cv if (quadrant == 1.0) | (quadrant == 2.0) else cv
+    for i in range(x.shape[0]):
+        if not abs(x[i]) <= _SINCOS_MAX:  # also NaN and inf
+            s[i] = np.sin(x[i])
+            c[i] = np.cos(x[i])
+
+
 @nb.njit(cache=_CACHE, inline="always")
 def _bryant(sa, ca, sb, cb, sg, cg, S):
     """Fill S (3x3) with the Bryant transformation matrix, Huston eq. 8.74."""
@@ -31,11 +73,11 @@ def _bryant(sa, ca, sb, cb, sg, cg, S):
 @nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
 def tree_kinematics(
     q, qd, qdd, local_rates,
-    parents, xi, rcom, mass, inertia,
+    parents, xi, rcom, mass,
     R, omega_rel, omega, alpha, joint, com, com_vel, com_acc,
-    force, torque, body, block,
+    body_com, body_vel, body_acc, block,
 ):
-    """Kinematics and inertia forces of every body of a tree, every frame.
+    """Kinematics of every body of a tree and the whole-body mass centre, every frame.
 
     The recursion runs over bodies in numbering order (``parents[k] < k``)
     and in parallel over blocks of frames.  For body k with parent p = L(k):
@@ -46,9 +88,6 @@ def tree_kinematics(
     - ``alpha_k = alpha_p + R_p d(hat_omega_k)/dt + omega_p x omega_rel_k`` (eq. 8.115)
     - ``O_k = O_p + R_p xi_k``; velocity and acceleration of O_k and of the
       mass centre ``G_k = O_k + R_k r_k`` from eqs. 8.126 and 8.129
-    - ``I_k = R_k I R_k^T`` (inertia dyadic in ground components, used for
-      the torque; not stored — :func:`ground_inertia` gives it on request)
-    - ``F*_k = -m_k a_Gk`` (eq. 10.1), ``T*_k = -I_k alpha_k - omega_k x (I_k omega_k)`` (10.2)
     - whole-body mass centre ``sum m_k G_k / M`` (eq. 9.19) and its rates.
 
     Parameters
@@ -67,11 +106,11 @@ def tree_kinematics(
     parents : (n,) int64  L(k) for body k = index + 1 (0 = ground).
     xi : (n, 3)  joint offsets in the parent frame (m).
     rcom : (n, 3)  mass-centre offsets in the body frame (m).
-    mass : (n,)  kg.   inertia : (n, 3, 3)  about G_k, body frame, kg m^2.
+    mass : (n,)  kg.
 
     Outputs (written): R (F, n, 3, 3); omega_rel, omega, alpha,
-    joint, com, com_vel, com_acc, force, torque (F, n, 3); body (F, 9) =
-    whole-body mass-centre position, velocity, acceleration.
+    joint, com, com_vel, com_acc (F, n, 3); body_com, body_vel, body_acc
+    (F, 3) = whole-body mass-centre position, velocity, acceleration.
     block : int  frames per block.  Threads take blocks of frames; each block
         first copies its rows of q, qd, qdd into a small row-major buffer (the
         columns pandas hands over are strided, often column-major), then runs
@@ -95,6 +134,9 @@ def tree_kinematics(
                 qb[j, c] = q[f0 + j, c]
                 qdb[j, c] = qd[f0 + j, c]
                 qddb[j, c] = qdd[f0 + j, c]
+        sinq = np.empty((f1 - f0, ncol))
+        cosq = np.empty((f1 - f0, ncol))
+        sincos(qb.reshape(-1), sinq.reshape(-1), cosq.reshape(-1))
         vO = np.empty((n, 3))
         aO = np.empty((n, 3))
         S = np.empty((3, 3))
@@ -110,8 +152,6 @@ def tree_kinematics(
         wl = np.empty(3)
         wdl = np.empty(3)
         rg = np.empty(3)
-        IR = np.empty((3, 3))
-        Ig = np.empty((3, 3))
         for f in range(f0, f1):
             r = f - f0
             bc0 = bc1 = bc2 = 0.0
@@ -162,9 +202,9 @@ def tree_kinematics(
                 aO[k, 2] = aOp[2] + (ap[0] * d[1] - ap[1] * d[0]) + (wp[0] * wxd1 - wp[1] * wxd0)
                 # orientation R_k = R_p S_k (eq. 8.74) and hat omega_k (eq. 8.95)
                 c = 3 + 3 * k
-                sa, ca = np.sin(qb[r, c]), np.cos(qb[r, c])
-                sb, cb = np.sin(qb[r, c + 1]), np.cos(qb[r, c + 1])
-                sg, cg = np.sin(qb[r, c + 2]), np.cos(qb[r, c + 2])
+                sa, ca = sinq[r, c], cosq[r, c]
+                sb, cb = sinq[r, c + 1], cosq[r, c + 1]
+                sg, cg = sinq[r, c + 2], cosq[r, c + 2]
                 _bryant(sa, ca, sb, cb, sg, cg, S)
                 for i in range(3):
                     for j in range(3):
@@ -224,9 +264,6 @@ def tree_kinematics(
                 com_acc[f, k, 1] = c1
                 com_acc[f, k, 2] = c2
                 m = mass[k]
-                force[f, k, 0] = -m * c0
-                force[f, k, 1] = -m * c1
-                force[f, k, 2] = -m * c2
                 bc0 += m * g0
                 bc1 += m * g1
                 bc2 += m * g2
@@ -236,38 +273,15 @@ def tree_kinematics(
                 ba0 += m * c0
                 ba1 += m * c1
                 ba2 += m * c2
-                # inertia dyadic in ground components I_g = R I R^T
-                for i in range(3):
-                    for j in range(3):
-                        IR[i, j] = (
-                            inertia[k, i, 0] * R[f, k, j, 0]
-                            + inertia[k, i, 1] * R[f, k, j, 1]
-                            + inertia[k, i, 2] * R[f, k, j, 2]
-                        )
-                for i in range(3):
-                    for j in range(i, 3):
-                        v = R[f, k, i, 0] * IR[0, j] + R[f, k, i, 1] * IR[1, j] + R[f, k, i, 2] * IR[2, j]
-                        Ig[i, j] = v
-                        Ig[j, i] = v
-                # inertia torque T* = -I alpha - omega x (I omega)
-                Ia0 = Ig[0, 0] * a0 + Ig[0, 1] * a1 + Ig[0, 2] * a2
-                Ia1 = Ig[1, 0] * a0 + Ig[1, 1] * a1 + Ig[1, 2] * a2
-                Ia2 = Ig[2, 0] * a0 + Ig[2, 1] * a1 + Ig[2, 2] * a2
-                Iw0 = Ig[0, 0] * w0 + Ig[0, 1] * w1 + Ig[0, 2] * w2
-                Iw1 = Ig[1, 0] * w0 + Ig[1, 1] * w1 + Ig[1, 2] * w2
-                Iw2 = Ig[2, 0] * w0 + Ig[2, 1] * w1 + Ig[2, 2] * w2
-                torque[f, k, 0] = -Ia0 - (w1 * Iw2 - w2 * Iw1)
-                torque[f, k, 1] = -Ia1 - (w2 * Iw0 - w0 * Iw2)
-                torque[f, k, 2] = -Ia2 - (w0 * Iw1 - w1 * Iw0)
-            body[f, 0] = bc0 / total
-            body[f, 1] = bc1 / total
-            body[f, 2] = bc2 / total
-            body[f, 3] = bv0 / total
-            body[f, 4] = bv1 / total
-            body[f, 5] = bv2 / total
-            body[f, 6] = ba0 / total
-            body[f, 7] = ba1 / total
-            body[f, 8] = ba2 / total
+            body_com[f, 0] = bc0 / total
+            body_com[f, 1] = bc1 / total
+            body_com[f, 2] = bc2 / total
+            body_vel[f, 0] = bv0 / total
+            body_vel[f, 1] = bv1 / total
+            body_vel[f, 2] = bv2 / total
+            body_acc[f, 0] = ba0 / total
+            body_acc[f, 1] = ba1 / total
+            body_acc[f, 2] = ba2 / total
 
 
 @nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
@@ -291,3 +305,40 @@ def ground_inertia(R, inertia, out):
                         v += R[f, k, i, a] * t
                     out[f, k, i, j] = v
                     out[f, k, j, i] = v
+
+
+@nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
+def inertia_torque(R, omega, alpha, inertia, out):
+    """Inertia torques ``T*_k = -I_k alpha_k - omega_k x (I_k omega_k)`` (Huston eq. 10.2).
+
+    Evaluated in body components, where the inertia dyadic is constant:
+    with ``w = R^T omega`` and ``a = R^T alpha``,
+    ``T* = -R (I a + w x (I w))`` (the same vector as eq. 10.2, fewer
+    operations than forming ``R I R^T`` first).
+
+    Parameters
+    ----------
+    R : (F, n, 3, 3)  absolute orientations.
+    omega, alpha : (F, n, 3)  rad/s, rad/s^2, ground components.
+    inertia : (n, 3, 3)  about the mass centre, body components (kg m^2).
+    out : (F, n, 3)  written, N m, ground components.
+    """
+    F, n = R.shape[0], R.shape[1]
+    for f in nb.prange(F):
+        for k in range(n):
+            w0 = R[f, k, 0, 0] * omega[f, k, 0] + R[f, k, 1, 0] * omega[f, k, 1] + R[f, k, 2, 0] * omega[f, k, 2]
+            w1 = R[f, k, 0, 1] * omega[f, k, 0] + R[f, k, 1, 1] * omega[f, k, 1] + R[f, k, 2, 1] * omega[f, k, 2]
+            w2 = R[f, k, 0, 2] * omega[f, k, 0] + R[f, k, 1, 2] * omega[f, k, 1] + R[f, k, 2, 2] * omega[f, k, 2]
+            a0 = R[f, k, 0, 0] * alpha[f, k, 0] + R[f, k, 1, 0] * alpha[f, k, 1] + R[f, k, 2, 0] * alpha[f, k, 2]
+            a1 = R[f, k, 0, 1] * alpha[f, k, 0] + R[f, k, 1, 1] * alpha[f, k, 1] + R[f, k, 2, 1] * alpha[f, k, 2]
+            a2 = R[f, k, 0, 2] * alpha[f, k, 0] + R[f, k, 1, 2] * alpha[f, k, 1] + R[f, k, 2, 2] * alpha[f, k, 2]
+            J = inertia[k]
+            Iw0 = J[0, 0] * w0 + J[0, 1] * w1 + J[0, 2] * w2
+            Iw1 = J[1, 0] * w0 + J[1, 1] * w1 + J[1, 2] * w2
+            Iw2 = J[2, 0] * w0 + J[2, 1] * w1 + J[2, 2] * w2
+            t0 = J[0, 0] * a0 + J[0, 1] * a1 + J[0, 2] * a2 + (w1 * Iw2 - w2 * Iw1)
+            t1 = J[1, 0] * a0 + J[1, 1] * a1 + J[1, 2] * a2 + (w2 * Iw0 - w0 * Iw2)
+            t2 = J[2, 0] * a0 + J[2, 1] * a1 + J[2, 2] * a2 + (w0 * Iw1 - w1 * Iw0)
+            for i in range(3):
+                out[f, k, i] = -(R[f, k, i, 0] * t0 + R[f, k, i, 1] * t1 + R[f, k, i, 2] * t2)
+

@@ -3,6 +3,15 @@
 Like Pinocchio's ``Data``, a :class:`Results` holds what one evaluation of a
 motion produced; it knows its time base and segment names and turns itself
 into the wide results table (``to_dataframe``) or a CSV file (``to_csv``).
+It can also serve as the workspace of the next evaluation of the same size
+(``compute(model, coords, out=results)``), so a long trial processed in
+chunks writes into memory that is already mapped.
+
+Three outputs are derived from the others on first access, then kept:
+``inertia`` (``R I R^T``), ``force`` (``-m a_G``) and ``torque``.  They are
+the same arrays whenever they are read; computing them lazily only moves the
+work (and ~50 % of the bytes) to the first access, so callers that never read
+them do not pay for them.
 """
 
 from __future__ import annotations
@@ -29,6 +38,35 @@ def result_columns(names, coordinate_names=()) -> list[str]:
     return cols
 
 
+class _Derived:
+    """Dataclass field computed on first read by ``Results._derive_<name>``, then kept.
+
+    A value given to the constructor (or ``dataclasses.replace``) is used as
+    is; ``None`` means "derive it when asked".
+    """
+
+    def __set_name__(self, owner, name):
+        self.name = name
+        self.slot = "_" + name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return None  # the dataclass default
+        value = obj.__dict__.get(self.slot)
+        if value is None:
+            spare = obj.__dict__.get("_spare", {}).pop(self.name, None)
+            value = getattr(obj, "_derive_" + self.name)(spare)
+            obj.__dict__[self.slot] = value
+        return value
+
+    def __set__(self, obj, value):
+        obj.__dict__[self.slot] = value
+
+
+def _buffer(spare, shape) -> np.ndarray:
+    return spare if spare is not None and spare.shape == shape else np.empty(shape)
+
+
 @dataclass(eq=False)
 class Results:
     """Per-frame mechanics of every segment, ground components, SI units.
@@ -43,10 +81,11 @@ class Results:
     alpha : (F, n, 3) rad/s^2     absolute angular acceleration
     joint : (F, n, 3) m           position of the joint point O_k
     com, com_vel, com_acc : (F, n, 3)  mass centre position (m), velocity (m/s), acceleration (m/s^2)
-    force : (F, n, 3) N           inertia force F*_k = -m_k a_Gk
-    torque : (F, n, 3) N m        inertia torque T*_k = -I_k alpha_k - omega_k x (I_k omega_k)
+    force : (F, n, 3) N           inertia force F*_k = -m_k a_Gk (eq. 10.1)
+    torque : (F, n, 3) N m        inertia torque T*_k = -I_k alpha_k - omega_k x (I_k omega_k) (eq. 10.2)
     inertia : (F, n, 3, 3) kg m^2 inertia dyadic about G_k in ground components
-        (computed from R and ``body_inertia`` on first access, then kept)
+        (force, torque and inertia are computed from the other arrays,
+        ``mass`` and ``body_inertia`` on first access, then kept)
     body_com, body_com_vel, body_com_acc : (F, 3)  whole-body mass centre (eq. 9.19) and its rates
     coordinates : (F, 3 + 3n)     the generalized coordinates the results came from
     coordinate_names : tuple of str
@@ -65,8 +104,6 @@ class Results:
     com: np.ndarray
     com_vel: np.ndarray
     com_acc: np.ndarray
-    force: np.ndarray
-    torque: np.ndarray
     body_com: np.ndarray
     body_com_vel: np.ndarray
     body_com_acc: np.ndarray
@@ -75,22 +112,45 @@ class Results:
     mass: np.ndarray = field(default_factory=lambda: np.empty(0))
     body_inertia: np.ndarray = field(default_factory=lambda: np.empty((0, 3, 3)))
     rates: str = ""
-    _inertia: np.ndarray | None = field(default=None, repr=False)
+    force: np.ndarray = _Derived()
+    torque: np.ndarray = _Derived()
+    inertia: np.ndarray = _Derived()
 
-    @property
-    def inertia(self) -> np.ndarray:
-        """Inertia dyadics about G_k in ground components, (F, n, 3, 3), kg m^2.
+    def _derive_force(self, spare) -> np.ndarray:
+        """``F*_k = -m_k a_Gk`` (eq. 10.1), (F, n, 3), N."""
+        out = _buffer(spare, self.com_acc.shape)
+        return np.multiply(-self.mass[None, :, None], self.com_acc, out=out)
 
-        ``I_k = R_k I_k^body R_k^T``, computed on first access (it is 40 % of
-        the bytes of all results and not every user needs it), then kept.
-        """
-        if self._inertia is None:
-            from ._kernels import ground_inertia
+    def _derive_torque(self, spare) -> np.ndarray:
+        """``T*_k = -I_k alpha_k - omega_k x (I_k omega_k)`` (eq. 10.2), (F, n, 3), N m."""
+        from ._kernels import inertia_torque
 
-            out = np.empty(self.R.shape)
-            ground_inertia(self.R, np.ascontiguousarray(self.body_inertia), out)
-            self._inertia = out
-        return self._inertia
+        out = _buffer(spare, self.alpha.shape)
+        inertia_torque(self.R, self.omega, self.alpha, np.ascontiguousarray(self.body_inertia), out)
+        return out
+
+    def _derive_inertia(self, spare) -> np.ndarray:
+        """``I_k = R_k I_k^body R_k^T``, (F, n, 3, 3), kg m^2 (40 % of all result bytes)."""
+        from ._kernels import ground_inertia
+
+        out = _buffer(spare, self.R.shape)
+        ground_inertia(self.R, np.ascontiguousarray(self.body_inertia), out)
+        return out
+
+    def materialize(self) -> "Results":
+        """Compute every derived array now (``force``, ``torque``, ``inertia``); returns self."""
+        for name in _DERIVED:
+            getattr(self, name)
+        return self
+
+    def _forget_derived(self) -> None:
+        """Mark derived arrays stale before the arrays are overwritten; keep their buffers for reuse."""
+        spare = self.__dict__.setdefault("_spare", {})
+        for name in _DERIVED:
+            value = self.__dict__.get("_" + name)
+            if value is not None:
+                spare[name] = value
+            self.__dict__["_" + name] = None
 
     @property
     def n_frames(self) -> int:
@@ -145,3 +205,6 @@ class Results:
 
     def __repr__(self) -> str:
         return f"Results({self.n_frames} frames, {len(self.names)} segments, rates: {self.rates})"
+
+
+_DERIVED = ("force", "torque", "inertia")
