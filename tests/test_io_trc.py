@@ -123,3 +123,12 @@ def test_bad_files(tmp_path):
     _bad(write_trc(tmp_path / "rate.trc", xyz, names, rate=100.0, times=np.arange(5) / 50.0),
          "disagrees")
     _bad(write_trc(tmp_path / "one.trc", xyz[:1], names), "at least 2")
+
+
+def test_marker_frame_written_as_csv_reads_back(walk, tmp_path):
+    f = tmp_path / "walk_markers.csv"
+    walk.to_csv(f, index=False)
+    back = read_trial(f)
+    assert back.attrs["units_in_file"] == "m" and back.attrs["markers"] == walk.attrs["markers"]
+    np.testing.assert_allclose(markers_array(back)[1], markers_array(walk)[1], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(back["time"], walk["time"], atol=1e-12)
