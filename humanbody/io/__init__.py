@@ -20,7 +20,6 @@ rates are found.
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 

@@ -19,7 +19,6 @@ field and the rate from ``DataRate`` (the Time column must agree with it).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 
