@@ -246,7 +246,9 @@ def can_render():
     except subprocess.TimeoutExpired:
         pytest.skip("off-screen rendering probe timed out")
     if out.returncode != 0 or "ok" not in out.stdout:
-        tail = (out.stderr.strip().splitlines() or ["?"])[-1]
+        import re
+
+        tail = re.sub(r"\x1b\[[0-9;]*m", "", (out.stderr.strip().splitlines() or ["?"])[-1])
         pytest.skip(f"off-screen rendering is not possible here: {tail}")
     from humanbody.viewer import prepare_offscreen
 
@@ -395,3 +397,31 @@ def test_cli_window_without_display_says_so(trial_files, monkeypatch, capsys):
 def test_app_entry_point_is_thin():
     text = (Path(__file__).resolve().parents[1] / "apps" / "humanbody_view.py").read_text()
     assert 'main(["view"' in text and len(text.splitlines()) < 20
+
+
+# ------------------------------------------------------------ the shared walk
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "gait2392_walk"
+
+
+def test_shared_walk_markers_residuals_and_ground_reaction_under_a_foot():
+    trial, static, grf = (SHARED / n for n in ("subject01_walk1.trc", "subject01_static.trc",
+                                               "subject01_walk1_grf.mot"))
+    if not all(p.exists() for p in (trial, static, grf)):
+        pytest.skip("shared gait2392 walk not present")
+    sc, messages = load_scene(trial, static=static, grf=grf)
+    assert sc.has_markers and sc.has_residuals and sc.has_grf
+    assert len(sc.marker_names) == 41 and sc.floor_z == 0.0
+    res = np.array([sc.marker_residuals(f) for f in range(sc.n_frames)])
+    assert np.isfinite(res).mean() > 0.9 and np.nanmedian(res) < 0.02  # metres
+    feet = [sc.names.index(n) for n in ("right_foot", "left_foot")]
+    checked = 0
+    for f in range(0, sc.n_frames, 5):
+        origin, force = sc.vectors("grf", f)
+        for p, F in zip(origin, force):
+            if F[2] < 200:  # a loaded plate: the centre of pressure is under a foot, the force points up
+                continue
+            to_foot = np.linalg.norm(sc.coms(f)[feet, :2] - p[:2], axis=1).min()
+            assert to_foot < 0.2, (f, to_foot)
+            assert F[2] > 0.8 * np.linalg.norm(F)
+            checked += 1
+    assert checked > 10

@@ -181,7 +181,7 @@ class ViewerApp:
                       cmap="plasma", nan_color="#808080",
                       scalar_bar_args={"title": "residual (mm)", "vertical": True,
                                        "position_x": 0.86, "position_y": 0.3, "height": 0.4, "width": 0.05,
-                                       "fmt": "%.0f"})
+                                       "fmt": "%.0f" if hi * 1e3 >= 5 else "%.2f"})
         else:
             self._add("markers", pv.PolyData(), color="white", smooth_shading=True)
         for layer in VECTOR_LAYERS:
