@@ -199,46 +199,8 @@ def load_scene(
         return scene, messages
     from ..pipeline import analyze_trial
 
-    try:
-        analysis = analyze_trial(
-            p, static=static, markerset=markerset, model=model, mass=mass, height=height, sex=sex,
-            axes=axes, cutoff_hz=cutoff_hz, max_gap=max_gap, differentiation=differentiation,
-        )
-    except InputError:
-        header = _header(str(p)) if p.suffix.lower() in (".csv", ".txt") else []
-        if not _is_coordinates_table(header):
-            raise
-        # a generalized-coordinates CSV the trial readers do not (yet) recognise
-        return _scene_from_coordinates(p, model, mass, height, sex, differentiation, grf, axes)
+    analysis = analyze_trial(
+        p, static=static, markerset=markerset, model=model, mass=mass, height=height, sex=sex,
+        axes=axes, cutoff_hz=cutoff_hz, max_gap=max_gap, differentiation=differentiation,
+    )
     return scene_from_analysis(analysis, grf=grf, axes=axes), list(analysis.messages)
-
-
-def _is_coordinates_table(columns) -> bool:
-    cols = set(columns)
-    return "time" in cols and any(c.endswith("_alpha") for c in cols) and any(
-        c.endswith("_x") and c[:-2] + "_alpha" in cols for c in cols)
-
-
-def _scene_from_coordinates(p: Path, model, mass, height, sex, differentiation, grf, axes):
-    """Read a generalized-coordinates CSV with pandas and compute its mechanics."""
-    from ..kinematics import compute
-    from ..pipeline import DEFAULT_HEIGHT, DEFAULT_MASS
-
-    if isinstance(model, BodyModel):
-        subject = model
-    elif model is not None:
-        subject = load_model(model)
-    else:
-        subject = BodyModel.default(mass=DEFAULT_MASS if mass is None else float(mass),
-                                    height=DEFAULT_HEIGHT if height is None else float(height), sex=sex)
-    try:
-        coords = pd.read_csv(p)
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as err:
-        raise InputError(f"cannot read the coordinates table ({err})", p) from None
-    coords.attrs.update(kind="coordinates", source=str(p))
-    try:
-        results = compute(subject, coords, differentiation=differentiation)
-    except InputError as err:
-        raise err.with_path(p) from None
-    messages = [f"read coordinates table {p}: {results.n_frames} frames", f"rates: {results.rates}"]
-    return Scene(model=subject, results=results, grf=_grf(grf, None, axes), title=p.name), messages
