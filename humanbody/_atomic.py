@@ -7,6 +7,15 @@ import os
 import tempfile
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
 @contextlib.contextmanager
 def atomic_path(path, suffix: str = ""):
     """Yield a temporary path beside ``path``; on success rename it onto ``path``.
@@ -20,6 +29,7 @@ def atomic_path(path, suffix: str = ""):
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=suffix or ".tmp", dir=folder)
     os.close(fd)
     try:
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the file the usual permissions
         yield tmp
         os.replace(tmp, path)
     except BaseException:
