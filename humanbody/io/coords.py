@@ -60,6 +60,26 @@ def required_columns(columns) -> list[str]:
             + [f"{n}_{a}" for n in segs for a in _ANGLES])
 
 
+def _check_radians(values, header, segs, path) -> None:
+    """Refuse angles that are evidently in degrees.
+
+    A Bryant beta lies in [-pi/2, pi/2] for any orientation (matrix_to_bryant
+    returns it there), so |beta| beyond pi cannot be radians; alpha and gamma
+    may be unwrapped over time, so only values beyond 100 rad (16 turns) are
+    refused.
+    """
+    for seg in segs:
+        for angle, limit in (("beta", np.pi), ("alpha", 100.0), ("gamma", 100.0)):
+            name = f"{seg}_{angle}"
+            if name not in header:
+                continue
+            peak = float(np.nanmax(np.abs(values[:, header.index(name)]), initial=0.0))
+            if peak > limit:
+                raise InputError(
+                    f"column {name!r} reaches {peak:.4g}: angles must be in radians and these look "
+                    "like degrees (convert with numpy.radians)", path)
+
+
 def read_coordinates(path, **options):
     """Read a generalized-coordinates CSV (or a results CSV with those columns).
 
@@ -119,6 +139,7 @@ def read_coordinates(path, **options):
     t = header.index("time")
     time, rate = v.time_base(values[:, t], path, line_no)
     segs = [n for n in angle_segments(header) if f"{n}_beta" in header]
+    _check_radians(values, header, segs, path)
     coord_cols = need[1:]
     rates_given = all(f"{c}_dot" in header and f"{c}_ddot" in header for c in coord_cols)
     data = {c: values[:, j] for j, c in enumerate(header)}

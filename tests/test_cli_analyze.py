@@ -1,0 +1,128 @@
+"""`humanbody analyze`: results table from a coordinates trial; bad input -> one line, exit 2."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import humanbody as hb
+from humanbody.cli import main
+from humanbody.kinematics import coordinate_columns
+
+from _motion import random_model, sinusoid_motion
+
+
+@pytest.fixture
+def trial(tmp_path):
+    rng = np.random.default_rng(5)
+    model = random_model(rng)
+    model_path = tmp_path / "model.json"
+    model.save(model_path)
+    df = sinusoid_motion(model, np.linspace(0, 2, 201), rng)
+    path = tmp_path / "walk.csv"
+    df.to_csv(path, index=False, float_format="%.17g")
+    return model, df, path, model_path
+
+
+def test_analyze_writes_the_conventions_table(trial, tmp_path, capsys):
+    model, df, path, model_path = trial
+    out = tmp_path / "out"
+    assert main(["analyze", str(path), "--model", str(model_path), "--out", str(out)]) == 0
+    table = pd.read_csv(out / "walk_results.csv")
+    res = hb.compute(model, df)
+    expected = res.to_dataframe()
+    assert list(table.columns) == list(expected.columns)
+    np.testing.assert_allclose(table.to_numpy(), expected.to_numpy(), rtol=1e-9, atol=1e-9)
+    assert hb.load_model(out / "walk_model.json").names == model.names
+    err = capsys.readouterr().err
+    assert "rates given in the trial" in err and "wrote results" in err
+
+
+def test_results_file_feeds_back_as_coordinates(trial, tmp_path):
+    model, df, path, model_path = trial
+    out = tmp_path / "out"
+    main(["analyze", str(path), "--model", str(model_path), "--out", str(out), "-q"])
+    again = hb.read_trial(out / "walk_results.csv")
+    cols = coordinate_columns(model)
+    np.testing.assert_allclose(again[cols].to_numpy(), df[cols].to_numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_parquet_output(trial, tmp_path):
+    pytest.importorskip("pyarrow")
+    model, df, path, model_path = trial
+    out = tmp_path / "pq"
+    assert main(["analyze", str(path), "--model", str(model_path), "--out", str(out), "--format", "parquet", "-q"]) == 0
+    table = pd.read_parquet(out / "walk_results.parquet")
+    np.testing.assert_array_equal(table["time"].to_numpy(), df["time"].to_numpy())
+
+
+def _bad_files(tmp_path, df):
+    cases = {}
+    cases["missing.csv"] = None
+    (tmp_path / "empty.csv").write_text("")
+    cases["empty.csv"] = "empty"
+    (tmp_path / "header_only.csv").write_text(",".join(df.columns) + "\n")
+    cases["header_only.csv"] = "no data"
+    bad = df.copy().astype({"head_beta": object})
+    bad.loc[7, "head_beta"] = "n/a?"
+    bad.to_csv(tmp_path / "text.csv", index=False)
+    cases["text.csv"] = "head_beta"
+    df.drop(columns=["left_foot_gamma"]).to_csv(tmp_path / "nocol.csv", index=False)
+    cases["nocol.csv"] = "left_foot_gamma"
+    back = df.copy()
+    back.loc[10, "time"] = back.loc[3, "time"]
+    back.to_csv(tmp_path / "back.csv", index=False)
+    cases["back.csv"] = "increasing"
+    (tmp_path / "garbage.xyz").write_bytes(b"\x00\x01\x02 not a trial")
+    cases["garbage.xyz"] = ""
+    return cases
+
+
+def test_bad_input_one_line_exit_2(trial, tmp_path, capsys):
+    model, df, path, model_path = trial
+    for name, words in _bad_files(tmp_path, df).items():
+        target = tmp_path / name
+        status = main(["analyze", str(target), "--model", str(model_path), "--out", str(tmp_path / "o")])
+        err = capsys.readouterr().err.strip()
+        assert status == 2, (name, err)
+        assert len(err.splitlines()) == 1, (name, err)
+        assert name in err and "Traceback" not in err, (name, err)
+        if words:
+            assert words.lower() in err.lower(), (name, err)
+
+
+def test_bad_model_and_subject_options(trial, tmp_path, capsys):
+    model, df, path, model_path = trial
+    (tmp_path / "bad.json").write_text("{not json")
+    assert main(["analyze", str(path), "--model", str(tmp_path / "bad.json"), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "bad.json" in err and "JSON" in err
+
+
+def test_subprocess_exit_status_and_no_traceback(trial, tmp_path):
+    model, df, path, model_path = trial
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    proc = subprocess.run([sys.executable, "-m", "humanbody", "analyze", str(empty), "--out", str(tmp_path / "o")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "empty.csv" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    ok = subprocess.run([sys.executable, "-m", "humanbody", "analyze", str(path), "--model", str(model_path),
+                         "--out", str(tmp_path / "o2"), "-q"], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert (tmp_path / "o2" / "walk_results.csv").exists()
+
+
+def test_angles_in_degrees_are_refused(trial, tmp_path, capsys):
+    model, df, path, model_path = trial
+    deg = df.copy()
+    for c in deg.columns:
+        if c.endswith(("_alpha", "_beta", "_gamma")):
+            deg[c] = np.degrees(deg[c])
+    deg.to_csv(tmp_path / "degrees.csv", index=False)
+    assert main(["analyze", str(tmp_path / "degrees.csv"), "--model", str(model_path), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "degrees.csv" in err and "radians" in err and "_beta" in err
