@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Project runner: creates its own environment, then runs the job or the tests.
 
-    python3 dev.py demo    analyse the sample trial shipped in data/
+    python3 dev.py demo    analyse the sample marker trial shipped in data/ and make its gait report
     python3 dev.py test    run the whole test suite
     python3 dev.py bench   run the benchmarks in benchmarks/
 
@@ -55,12 +55,18 @@ def run(*cmd: str) -> int:
 
 
 def demo() -> int:
-    out = ROOT / "results" / "sample_walk"
-    _say(f"analysing data/sample_walk.csv -> {out.relative_to(ROOT)}/")
-    return run(
-        str(BIN / "humanbody"), "analyze", "data/sample_walk.csv",
-        "--mass", "75", "--height", "1.75", "--out", str(out),
-    )
+    """The main job on the sample data in data/: analyse a marker trial, then a gait report."""
+    hb = str(BIN / "humanbody")
+    subject = ["--static", "data/sample_static.trc", "--mass", "75", "--height", "1.75"]
+    _say("1/2 humanbody analyze: marker trial -> joint angles and mechanics of the 17 segments")
+    status = run(hb, "analyze", "data/sample_walk_markers.trc", *subject, "--out", "results/sample_walk")
+    if status:
+        return status
+    _say("2/2 humanbody report: gait events, spatiotemporal parameters, cycle curves, plots")
+    status = run(hb, "report", "data/sample_walk_markers.trc", *subject, "--out", "results/report")
+    if status == 0:
+        _say("done: results/sample_walk/ (results table), results/report/index.html (gait report)")
+    return status
 
 
 def test(extra: list[str]) -> int:
