@@ -1,0 +1,99 @@
+"""Results: derived arrays (force, torque, inertia) and reuse as a workspace (compute(..., out=))."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import humanbody as hb
+from humanbody._reference import reference_kinematics
+
+from _motion import random_model, sinusoid_motion, split_coords
+
+KINEMATIC = ("R", "omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc",
+             "body_com", "body_com_vel", "body_com_acc")
+DERIVED = ("force", "torque", "inertia")
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(77)
+
+
+def test_derived_arrays_equal_their_definitions_and_are_kept(rng):
+    model = random_model(rng)
+    res = hb.compute(model, sinusoid_motion(model, np.linspace(0, 1, 120), rng, amplitude=2.0))
+    # eq. 10.1 bit for bit, eq. 10.2 and R I R^T to rounding
+    np.testing.assert_array_equal(res.force, -model.mass[None, :, None] * res.com_acc)
+    inertia = np.einsum("fkij,kjl,fkml->fkim", res.R, model.inertia, res.R)
+    np.testing.assert_allclose(res.inertia, inertia, rtol=1e-13, atol=1e-15)
+    Iw = np.einsum("fkij,fkj->fki", inertia, res.omega)
+    torque = -np.einsum("fkij,fkj->fki", inertia, res.alpha) - np.cross(res.omega, Iw)
+    np.testing.assert_allclose(res.torque, torque, rtol=1e-12, atol=1e-12 * np.abs(torque).max())
+    for name in DERIVED:  # computed once, then the same object
+        assert getattr(res, name) is getattr(res, name)
+        assert getattr(res, name).flags.c_contiguous and getattr(res, name).dtype == np.float64
+
+
+def test_reading_order_does_not_change_values(rng):
+    model = random_model(rng)
+    df = sinusoid_motion(model, np.linspace(0, 1, 64), rng)
+    a = hb.compute(model, df).materialize()
+    b = hb.compute(model, df)
+    for name in reversed(DERIVED):
+        np.testing.assert_array_equal(getattr(b, name), getattr(a, name), err_msg=name)
+    np.testing.assert_array_equal(b.to_matrix(), a.to_matrix())
+
+
+def test_given_arrays_are_used_as_given(rng):
+    """dataclasses.replace (the viewer's results tables) overrides a derived array."""
+    model = random_model(rng)
+    res = hb.compute(model, sinusoid_motion(model, np.linspace(0, 1, 20), rng))
+    force = np.full(res.com.shape, 3.0)
+    other = dataclasses.replace(res, force=force)
+    assert other.force is force
+    np.testing.assert_array_equal(other.torque, res.torque)
+
+
+def test_workspace_reuse_overwrites_in_place_and_matches_fresh(rng):
+    model = random_model(rng)
+    t = np.linspace(0, 1, 300)
+    df1 = sinusoid_motion(model, t, rng, amplitude=2.0)
+    df2 = sinusoid_motion(model, t + 5.0, rng, amplitude=1.0)
+    ws = hb.compute(model, df1)
+    before = {name: getattr(ws, name) for name in KINEMATIC + DERIVED}  # materialises the derived arrays
+    out = hb.compute(model, df2, out=ws)
+    assert out is ws
+    fresh = hb.compute(model, df2)
+    for name in KINEMATIC + DERIVED:
+        arr = getattr(out, name)
+        np.testing.assert_array_equal(arr, getattr(fresh, name), err_msg=name)
+        assert arr is before[name], name  # same memory, no new allocation
+    np.testing.assert_array_equal(out.time, df2["time"].to_numpy())
+    ref = reference_kinematics(model, *split_coords(model, df2))
+    np.testing.assert_allclose(out.torque, ref["torque"], rtol=1e-12, atol=1e-11)
+
+
+def test_chunked_evaluation_equals_one_call(rng):
+    """A long trial computed in equal chunks through one workspace gives the same arrays."""
+    model = random_model(rng)
+    df = sinusoid_motion(model, np.linspace(0, 3, 600), rng)
+    whole = hb.compute(model, df)
+    ws = None
+    for start in range(0, 600, 200):
+        ws = hb.compute(model, df.iloc[start:start + 200], out=ws)
+        for name in KINEMATIC + DERIVED:
+            np.testing.assert_array_equal(getattr(ws, name), getattr(whole, name)[start:start + 200], err_msg=name)
+
+
+def test_workspace_of_the_wrong_size_is_refused(rng):
+    model = random_model(rng)
+    df = sinusoid_motion(model, np.linspace(0, 1, 50), rng)
+    ws = hb.compute(model, df.iloc[:40])
+    with pytest.raises(ValueError, match="40 frames"):
+        hb.compute(model, df, out=ws)
+    with pytest.raises(TypeError):
+        hb.compute(model, df, out=np.empty((50, 17, 3)))
+    other = random_model(rng, parents=[0, 1, 2], names=["a", "b", "c"])
+    with pytest.raises(ValueError, match="segments"):
+        hb.compute(other, sinusoid_motion(other, np.linspace(0, 1, 40), rng), out=ws)
