@@ -374,8 +374,10 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
                         loc[m] = np.nanmedian(v, axis=0)
                 local[seg] = loc
     except _Unavailable as err:
+        hint = ("; it is usually in the standing calibration trial: give it with --static"
+                if mode == "dynamic" else "")
         raise InputError(f"marker {err.marker!r} needed for {err.what} of marker set {ms.name!r} "
-                         f"is missing", source or None) from None
+                         f"is missing{hint}", source or None) from None
     for seg in SEGMENT_NAMES:
         if not np.isfinite(frames[seg]).all(axis=(1, 2)).any() or not np.isfinite(origins[seg]).any():
             raise InputError(f"segment {seg!r} has no frame where its markers are all present", source or None)
