@@ -97,6 +97,7 @@ def analyze_trial(
     axes: str = "auto",
     cutoff_hz: float | None = 6.0,
     max_gap: float = 0.1,
+    fill: str = "spline",
     differentiation: Differentiation | str | None = None,
     progress: bool = False,
 ) -> Analysis:
@@ -125,6 +126,10 @@ def analyze_trial(
         Low-pass cut-off of the marker filter (Hz); None: no filtering.
     max_gap : float
         Longest marker gap filled (s).
+    fill : {"spline", "rigid", "linear"}
+        How marker gaps are filled: cubic spline in time, or from the other
+        markers of the same segment cluster of the marker set (rigid-body
+        fit; any gap length), or linear.
     differentiation : Differentiation or str, optional
         How rates are computed when the trial does not give them.
     progress : bool
@@ -169,12 +174,22 @@ def analyze_trial(
                 raise InputError("static trial must hold marker trajectories", static)
             static_ground, _ = to_ground(static_trial, axes=mapping.spec)
             messages.append(f"static trial {os.fspath(static)}: {len(static_trial)} frames, same axes mapping")
-        markers, report = condition(ground, max_gap=max_gap, cutoff_hz=cutoff_hz)
+        from .markers.markerset import resolve_markerset
+
+        names = ground.attrs.get("markers") or [c[:-2] for c in ground.columns if c.endswith("_x")]
+        mset, found = resolve_markerset(markerset, names, path)
+        clusters = {
+            seg: [found[m] for m in spec.markers if m in found]
+            for seg, spec in mset.segments.items()
+            if spec.rule == "cluster"
+        }
+        markers, report = condition(ground, max_gap=max_gap, cutoff_hz=cutoff_hz, fill=fill,
+                                    segments={k: v for k, v in clusters.items() if len(v) >= 3})
         messages += list(report.lines())
         steps.advance("condition")
         coords, calibration, tracking = markers_to_coordinates(
             markers,
-            markerset=markerset,
+            markerset=mset,
             static=static_ground,
             mass=DEFAULT_MASS if mass is None else float(mass),
             height=height,

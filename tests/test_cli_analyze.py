@@ -126,3 +126,12 @@ def test_angles_in_degrees_are_refused(trial, tmp_path, capsys):
     assert main(["analyze", str(tmp_path / "degrees.csv"), "--model", str(model_path), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "degrees.csv" in err and "radians" in err and "_beta" in err
+
+
+def test_rigid_gap_filling_from_the_marker_set_clusters(tmp_path, capsys):
+    data = __import__("pathlib").Path(__file__).resolve().parents[1] / "data"
+    status = main(["analyze", str(data / "sample_walk_markers.trc"), "--static", str(data / "sample_static.trc"),
+                   "--fill", "rigid", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert status == 0, err
+    assert "R.Heel frames 120-125" in err and "by rigid (rigid cluster of segment right_foot)" in err

@@ -25,7 +25,8 @@ def add_marker_options(p) -> None:
     g.add_argument("--markerset", metavar="NAME|FILE", help="marker set: built-in name or a marker-set file (default: detected from the marker names)")
     g.add_argument("--axes", default="auto", metavar="SPEC", help="lab axes -> ground (X forward, Y left, Z up): 'auto' (detect, default), a spec like 'x,-z,y' (ground X = lab x, ground Y = lab -z, ground Z = lab y), or 'opensim'")
     g.add_argument("--cutoff", type=float, default=6.0, metavar="HZ", help="low-pass cut-off of the zero-phase Butterworth marker filter (default 6 Hz; 0 = no filter)")
-    g.add_argument("--max-gap", type=float, default=0.1, metavar="S", help="longest marker gap filled by spline, in s (default 0.1)")
+    g.add_argument("--max-gap", type=float, default=0.1, metavar="S", help="longest marker gap filled in time, in s (default 0.1)")
+    g.add_argument("--fill", choices=("spline", "rigid", "linear"), default="spline", help="marker gap filling: cubic spline in time (default), rigid-body fit to the other markers of the segment (any gap length), or linear")
 
 
 def add_rate_options(p) -> None:
@@ -65,6 +66,7 @@ def run(args) -> int:
         axes=args.axes,
         cutoff_hz=args.cutoff or None,
         max_gap=args.max_gap,
+        fill=args.fill,
         differentiation=differentiation_from(args),
         progress=not args.quiet,
     )

@@ -79,7 +79,7 @@ def run(args) -> int:
         raise InputError("no trial files found in " + ", ".join(args.paths or [args.manifest]))
     options = ReportOptions(
         mass=args.mass, height=args.height, sex=args.sex, model=args.model, markerset=args.markerset,
-        axes=args.axes, cutoff_hz=args.cutoff or None, max_gap=args.max_gap, diff_method=args.diff,
+        axes=args.axes, cutoff_hz=args.cutoff or None, max_gap=args.max_gap, fill=args.fill, diff_method=args.diff,
         diff_cutoff_hz=args.diff_cutoff, treadmill_speed=args.treadmill_speed,
         force_threshold=args.force_threshold,
     )

@@ -96,7 +96,7 @@ def run(args) -> int:
     scene, messages = load_scene(
         args.trial, static=args.static, markerset=args.markerset, model=args.model, mass=args.mass,
         height=args.height, sex=args.sex, axes=args.axes, cutoff_hz=args.cutoff or None,
-        max_gap=args.max_gap, differentiation=differentiation_from(args), grf=args.grf,
+        max_gap=args.max_gap, fill=args.fill, differentiation=differentiation_from(args), grf=args.grf,
     )
     for line in messages:
         say(line)

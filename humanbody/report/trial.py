@@ -37,6 +37,7 @@ class ReportOptions:
     axes : str                      lab -> ground axes ("auto" or a spec)
     cutoff_hz : float or None       marker low-pass cut-off
     max_gap : float                 longest gap filled (s)
+    fill : str                      gap filling: spline, rigid or linear
     diff_method, diff_cutoff_hz :   differentiation of coordinates
     treadmill_speed : float or None belt speed (m/s)
     force_threshold : float         vertical force of foot contact (N)
@@ -50,6 +51,7 @@ class ReportOptions:
     axes: str = "auto"
     cutoff_hz: float | None = 6.0
     max_gap: float = 0.1
+    fill: str = "spline"
     diff_method: str | None = None
     diff_cutoff_hz: float = 6.0
     treadmill_speed: float | None = None
@@ -216,6 +218,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
         mass=task.mass if task.mass is not None else options.mass,
         height=task.height if task.height is not None else options.height,
         sex=options.sex, axes=options.axes, cutoff_hz=options.cutoff_hz, max_gap=options.max_gap,
+        fill=options.fill,
         differentiation=diff, progress=False,
     )
     messages = list(task.notes) + list(analysis.messages)

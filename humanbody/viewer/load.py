@@ -164,6 +164,7 @@ def load_scene(
     axes: str = "auto",
     cutoff_hz: float | None = 6.0,
     max_gap: float = 0.1,
+    fill: str = "spline",
     differentiation=None,
     grf=None,
 ) -> tuple[Scene, list[str]]:
@@ -174,7 +175,7 @@ def load_scene(
     path : str or Path
         Raw trial (markers or generalized coordinates) or a results CSV
         written by ``humanbody analyze``.
-    static, markerset, model, mass, height, sex, axes, cutoff_hz, max_gap, differentiation
+    static, markerset, model, mass, height, sex, axes, cutoff_hz, max_gap, fill, differentiation
         As in :func:`humanbody.pipeline.analyze_trial` (for a results CSV only
         ``model``, ``mass``, ``height`` and ``sex`` apply).
     grf : str or Path, optional
@@ -201,6 +202,6 @@ def load_scene(
 
     analysis = analyze_trial(
         p, static=static, markerset=markerset, model=model, mass=mass, height=height, sex=sex,
-        axes=axes, cutoff_hz=cutoff_hz, max_gap=max_gap, differentiation=differentiation,
+        axes=axes, cutoff_hz=cutoff_hz, max_gap=max_gap, fill=fill, differentiation=differentiation,
     )
     return scene_from_analysis(analysis, grf=grf, axes=axes), list(analysis.messages)
