@@ -131,7 +131,9 @@ def summarise(records: list[dict]) -> dict:
     for (impl, frames), rs in groups.items():
         fps = [r["frames_per_s"] for r in rs]
         best = max(rs, key=lambda r: r["frames_per_s"])
+        per_cpu = [r["frames"] / r["cpu_seconds"] for r in rs if r.get("cpu_seconds")]
         row = {"impl": impl, "frames": frames, "best_frames_per_s": max(fps),
+               "best_frames_per_cpu_s": max(per_cpu) if per_cpu else None,
                "median_frames_per_s": _median(fps), "runs": len(fps),
                "peak_rss_mb": max(r["peak_rss_mb"] for r in rs),
                "cpu_per_wall": best["cpu_seconds"] / best["seconds"] if best.get("cpu_seconds") else None,
@@ -144,10 +146,14 @@ def summarise(records: list[dict]) -> dict:
         rows[(impl, frames)] = row
     pin_fps = [row["best_frames_per_s"] for (impl, _), row in rows.items() if impl == "pinocchio"]
     pin_ref = _median(pin_fps) if pin_fps else float("nan")
+    pin_cpu = [row["best_frames_per_cpu_s"] for (impl, _), row in rows.items() if impl == "pinocchio"]
+    pin_cpu_ref = _median(pin_cpu) if pin_cpu else float("nan")
     for (impl, frames), row in rows.items():
         if impl.startswith("humanbody"):
             pin = rows.get(("pinocchio", frames), {}).get("best_frames_per_s", pin_ref)
             row["vs_pinocchio"] = row["best_frames_per_s"] / pin
+            pin_c = rows.get(("pinocchio", frames), {}).get("best_frames_per_cpu_s", pin_cpu_ref)
+            row["vs_pinocchio_per_cpu_s"] = row["best_frames_per_cpu_s"] / pin_c if row["best_frames_per_cpu_s"] else None
             npy = rows.get(("numpy", frames))
             row["vs_numpy"] = row["best_frames_per_s"] / npy["best_frames_per_s"] if npy else None
     return {"fresh_write_gb_s": fresh_bw, "warm_write_gb_s": warm_bw, "pinocchio_frames_per_s": pin_ref,
@@ -161,8 +167,8 @@ def _fmt(x, spec):
 def table(summary: dict) -> str:
     lines = [
         "| frames | implementation | frames/s (best) | frames/s (median) | runs | peak RSS MB "
-        "| x Pinocchio | x NumPy | output GB/s | of write bandwidth |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| x Pinocchio | x NumPy | frames per CPU-s | x Pinocchio per CPU-s | output GB/s | of write bandwidth |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in summary["rows"]:
         frac = r.get("bandwidth_fraction")
@@ -170,7 +176,8 @@ def table(summary: dict) -> str:
         lines.append(
             f"| {r['frames']:,} | {r['impl']} | {r['best_frames_per_s']:,.0f} | {r['median_frames_per_s']:,.0f} "
             f"| {r['runs']} | {r['peak_rss_mb']:,.0f} | {_fmt(r.get('vs_pinocchio'), '.1f')} "
-            f"| {_fmt(r.get('vs_numpy'), '.0f')} | {_fmt(r.get('write_gb_s'), '.2f')} | {frac_s} |"
+            f"| {_fmt(r.get('vs_numpy'), '.0f')} | {_fmt(r.get('best_frames_per_cpu_s'), ',.0f')} "
+            f"| {_fmt(r.get('vs_pinocchio_per_cpu_s'), '.1f')} | {_fmt(r.get('write_gb_s'), '.2f')} | {frac_s} |"
         )
     lines.append("")
     lines.append(f"Memory-write bandwidth (numba parallel fill, best): fresh pages "
@@ -185,8 +192,12 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=1, help="passes over all measurements")
     ap.add_argument("--bandwidth-mib", type=int, default=1024)
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--table", type=Path, metavar="JSON", help="only print the table of an earlier compute.json")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes]
+    if args.table:
+        print(table(summarise(json.loads(args.table.read_text())["records"])))
+        return 0
 
     def say(msg):
         print(msg, flush=True)

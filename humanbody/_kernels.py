@@ -57,17 +57,13 @@ def sincos(x, s, c):
 
 
 @nb.njit(cache=_CACHE, inline="always")
-def _bryant(sa, ca, sb, cb, sg, cg, S):
-    """Fill S (3x3) with the Bryant transformation matrix, Huston eq. 8.74."""
-    S[0, 0] = cb * cg
-    S[0, 1] = -cb * sg
-    S[0, 2] = sb
-    S[1, 0] = ca * sg + sa * sb * cg
-    S[1, 1] = ca * cg - sa * sb * sg
-    S[1, 2] = -sa * cb
-    S[2, 0] = sa * sg - ca * sb * cg
-    S[2, 1] = sa * cg + ca * sb * sg
-    S[2, 2] = ca * cb
+def _bryant(sa, ca, sb, cb, sg, cg):
+    """The Bryant transformation matrix S = A B C (Huston eq. 8.74) as 9 scalars, row by row."""
+    return (
+        cb * cg, -cb * sg, sb,
+        ca * sg + sa * sb * cg, ca * cg - sa * sb * sg, -sa * cb,
+        sa * sg - ca * sb * cg, sa * cg + ca * sb * sg, ca * cb,
+    )
 
 
 @nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
@@ -137,132 +133,119 @@ def tree_kinematics(
         sinq = np.empty((f1 - f0, ncol))
         cosq = np.empty((f1 - f0, ncol))
         sincos(qb.reshape(-1), sinq.reshape(-1), cosq.reshape(-1))
-        vO = np.empty((n, 3))
+        vO = np.empty((n, 3))  # velocity and acceleration of each joint point, this frame
         aO = np.empty((n, 3))
-        S = np.empty((3, 3))
-        Rp = np.empty((3, 3))
-        wp = np.empty(3)
-        ap = np.empty(3)
-        Op = np.empty(3)
-        vOp = np.empty(3)
-        aOp = np.empty(3)
-        d = np.empty(3)
-        wr = np.empty(3)
-        wd = np.empty(3)
-        wl = np.empty(3)
-        wdl = np.empty(3)
-        rg = np.empty(3)
         for f in range(f0, f1):
             r = f - f0
             bc0 = bc1 = bc2 = 0.0
             bv0 = bv1 = bv2 = 0.0
             ba0 = ba1 = ba2 = 0.0
             for k in range(n):
+                # parent state (scalars, so LLVM keeps them in registers)
                 p = parents[k] - 1
                 if p < 0:
-                    for i in range(3):
-                        for j in range(3):
-                            Rp[i, j] = 1.0 if i == j else 0.0
-                        wp[i] = 0.0
-                        ap[i] = 0.0
-                        if k == 0:
-                            Op[i] = qb[r, i]
-                            vOp[i] = qdb[r, i]
-                            aOp[i] = qddb[r, i]
-                        else:  # another body hinged to ground: pinned at xi_k
-                            Op[i] = 0.0
-                            vOp[i] = 0.0
-                            aOp[i] = 0.0
+                    P00, P01, P02, P10, P11, P12, P20, P21, P22 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
+                    wp0 = wp1 = wp2 = 0.0
+                    ap0 = ap1 = ap2 = 0.0
+                    if k == 0:
+                        Op0, Op1, Op2 = qb[r, 0], qb[r, 1], qb[r, 2]
+                        vp0, vp1, vp2 = qdb[r, 0], qdb[r, 1], qdb[r, 2]
+                        cp0, cp1, cp2 = qddb[r, 0], qddb[r, 1], qddb[r, 2]
+                    else:  # another body hinged to ground: pinned at xi_k
+                        Op0 = Op1 = Op2 = 0.0
+                        vp0 = vp1 = vp2 = 0.0
+                        cp0 = cp1 = cp2 = 0.0
                 else:
-                    for i in range(3):
-                        for j in range(3):
-                            Rp[i, j] = R[f, p, i, j]
-                        wp[i] = omega[f, p, i]
-                        ap[i] = alpha[f, p, i]
-                        Op[i] = joint[f, p, i]
-                        vOp[i] = vO[p, i]
-                        aOp[i] = aO[p, i]
+                    P00, P01, P02 = R[f, p, 0, 0], R[f, p, 0, 1], R[f, p, 0, 2]
+                    P10, P11, P12 = R[f, p, 1, 0], R[f, p, 1, 1], R[f, p, 1, 2]
+                    P20, P21, P22 = R[f, p, 2, 0], R[f, p, 2, 1], R[f, p, 2, 2]
+                    wp0, wp1, wp2 = omega[f, p, 0], omega[f, p, 1], omega[f, p, 2]
+                    ap0, ap1, ap2 = alpha[f, p, 0], alpha[f, p, 1], alpha[f, p, 2]
+                    Op0, Op1, Op2 = joint[f, p, 0], joint[f, p, 1], joint[f, p, 2]
+                    vp0, vp1, vp2 = vO[p, 0], vO[p, 1], vO[p, 2]
+                    cp0, cp1, cp2 = aO[p, 0], aO[p, 1], aO[p, 2]
                 if k == 0:
-                    d[0] = d[1] = d[2] = 0.0
+                    d0 = d1 = d2 = 0.0
                 else:
-                    for i in range(3):
-                        d[i] = Rp[i, 0] * xi[k, 0] + Rp[i, 1] * xi[k, 1] + Rp[i, 2] * xi[k, 2]
+                    x0, x1, x2 = xi[k, 0], xi[k, 1], xi[k, 2]
+                    d0 = P00 * x0 + P01 * x1 + P02 * x2
+                    d1 = P10 * x0 + P11 * x1 + P12 * x2
+                    d2 = P20 * x0 + P21 * x1 + P22 * x2
                 # joint point O_k: position, velocity, acceleration (8.126, 8.129)
-                wxd0 = wp[1] * d[2] - wp[2] * d[1]
-                wxd1 = wp[2] * d[0] - wp[0] * d[2]
-                wxd2 = wp[0] * d[1] - wp[1] * d[0]
-                joint[f, k, 0] = Op[0] + d[0]
-                joint[f, k, 1] = Op[1] + d[1]
-                joint[f, k, 2] = Op[2] + d[2]
-                vO[k, 0] = vOp[0] + wxd0
-                vO[k, 1] = vOp[1] + wxd1
-                vO[k, 2] = vOp[2] + wxd2
-                aO[k, 0] = aOp[0] + (ap[1] * d[2] - ap[2] * d[1]) + (wp[1] * wxd2 - wp[2] * wxd1)
-                aO[k, 1] = aOp[1] + (ap[2] * d[0] - ap[0] * d[2]) + (wp[2] * wxd0 - wp[0] * wxd2)
-                aO[k, 2] = aOp[2] + (ap[0] * d[1] - ap[1] * d[0]) + (wp[0] * wxd1 - wp[1] * wxd0)
-                # orientation R_k = R_p S_k (eq. 8.74) and hat omega_k (eq. 8.95)
+                wxd0 = wp1 * d2 - wp2 * d1
+                wxd1 = wp2 * d0 - wp0 * d2
+                wxd2 = wp0 * d1 - wp1 * d0
+                O0, O1, O2 = Op0 + d0, Op1 + d1, Op2 + d2
+                joint[f, k, 0] = O0
+                joint[f, k, 1] = O1
+                joint[f, k, 2] = O2
+                vk0, vk1, vk2 = vp0 + wxd0, vp1 + wxd1, vp2 + wxd2
+                ak0 = cp0 + (ap1 * d2 - ap2 * d1) + (wp1 * wxd2 - wp2 * wxd1)
+                ak1 = cp1 + (ap2 * d0 - ap0 * d2) + (wp2 * wxd0 - wp0 * wxd2)
+                ak2 = cp2 + (ap0 * d1 - ap1 * d0) + (wp0 * wxd1 - wp1 * wxd0)
+                vO[k, 0], vO[k, 1], vO[k, 2] = vk0, vk1, vk2
+                aO[k, 0], aO[k, 1], aO[k, 2] = ak0, ak1, ak2
+                # orientation R_k = R_p S_k with S_k the Bryant matrix (eq. 8.74)
                 c = 3 + 3 * k
                 sa, ca = sinq[r, c], cosq[r, c]
                 sb, cb = sinq[r, c + 1], cosq[r, c + 1]
                 sg, cg = sinq[r, c + 2], cosq[r, c + 2]
-                _bryant(sa, ca, sb, cb, sg, cg, S)
-                for i in range(3):
-                    for j in range(3):
-                        R[f, k, i, j] = Rp[i, 0] * S[0, j] + Rp[i, 1] * S[1, j] + Rp[i, 2] * S[2, j]
+                S00, S01, S02, S10, S11, S12, S20, S21, S22 = _bryant(sa, ca, sb, cb, sg, cg)
+                R00 = P00 * S00 + P01 * S10 + P02 * S20
+                R01 = P00 * S01 + P01 * S11 + P02 * S21
+                R02 = P00 * S02 + P01 * S12 + P02 * S22
+                R10 = P10 * S00 + P11 * S10 + P12 * S20
+                R11 = P10 * S01 + P11 * S11 + P12 * S21
+                R12 = P10 * S02 + P11 * S12 + P12 * S22
+                R20 = P20 * S00 + P21 * S10 + P22 * S20
+                R21 = P20 * S01 + P21 * S11 + P22 * S21
+                R22 = P20 * S02 + P21 * S12 + P22 * S22
+                R[f, k, 0, 0], R[f, k, 0, 1], R[f, k, 0, 2] = R00, R01, R02
+                R[f, k, 1, 0], R[f, k, 1, 1], R[f, k, 1, 2] = R10, R11, R12
+                R[f, k, 2, 0], R[f, k, 2, 1], R[f, k, 2, 2] = R20, R21, R22
+                # hat omega_k and its derivative, parent-frame components (eq. 8.95)
                 if local_rates:
-                    for i in range(3):
-                        wl[i] = qdb[r, c + i]
-                        wdl[i] = qddb[r, c + i]
+                    wl0, wl1, wl2 = qdb[r, c], qdb[r, c + 1], qdb[r, c + 2]
+                    wdl0, wdl1, wdl2 = qddb[r, c], qddb[r, c + 1], qddb[r, c + 2]
                 else:
                     ad, bd, gd = qdb[r, c], qdb[r, c + 1], qdb[r, c + 2]
                     add, bdd, gdd = qddb[r, c], qddb[r, c + 1], qddb[r, c + 2]
-                    wl[0] = ad + gd * sb
-                    wl[1] = bd * ca - gd * sa * cb
-                    wl[2] = bd * sa + gd * ca * cb
-                    wdl[0] = add + gdd * sb + gd * bd * cb
-                    wdl[1] = (bdd * ca - bd * ad * sa) - (gdd * sa * cb + gd * ad * ca * cb - gd * bd * sa * sb)
-                    wdl[2] = (bdd * sa + bd * ad * ca) + (gdd * ca * cb - gd * ad * sa * cb - gd * bd * ca * sb)
+                    wl0 = ad + gd * sb
+                    wl1 = bd * ca - gd * sa * cb
+                    wl2 = bd * sa + gd * ca * cb
+                    wdl0 = add + gdd * sb + gd * bd * cb
+                    wdl1 = (bdd * ca - bd * ad * sa) - (gdd * sa * cb + gd * ad * ca * cb - gd * bd * sa * sb)
+                    wdl2 = (bdd * sa + bd * ad * ca) + (gdd * ca * cb - gd * ad * sa * cb - gd * bd * ca * sb)
                 # angular velocity (addition theorem) and acceleration
-                for i in range(3):
-                    wr[i] = Rp[i, 0] * wl[0] + Rp[i, 1] * wl[1] + Rp[i, 2] * wl[2]
-                    wd[i] = Rp[i, 0] * wdl[0] + Rp[i, 1] * wdl[1] + Rp[i, 2] * wdl[2]
-                w0, w1, w2 = wp[0] + wr[0], wp[1] + wr[1], wp[2] + wr[2]
-                a0 = ap[0] + wd[0] + (wp[1] * wr[2] - wp[2] * wr[1])
-                a1 = ap[1] + wd[1] + (wp[2] * wr[0] - wp[0] * wr[2])
-                a2 = ap[2] + wd[2] + (wp[0] * wr[1] - wp[1] * wr[0])
-                omega_rel[f, k, 0] = wr[0]
-                omega_rel[f, k, 1] = wr[1]
-                omega_rel[f, k, 2] = wr[2]
-                omega[f, k, 0] = w0
-                omega[f, k, 1] = w1
-                omega[f, k, 2] = w2
-                alpha[f, k, 0] = a0
-                alpha[f, k, 1] = a1
-                alpha[f, k, 2] = a2
+                wr0 = P00 * wl0 + P01 * wl1 + P02 * wl2
+                wr1 = P10 * wl0 + P11 * wl1 + P12 * wl2
+                wr2 = P20 * wl0 + P21 * wl1 + P22 * wl2
+                wd0 = P00 * wdl0 + P01 * wdl1 + P02 * wdl2
+                wd1 = P10 * wdl0 + P11 * wdl1 + P12 * wdl2
+                wd2 = P20 * wdl0 + P21 * wdl1 + P22 * wdl2
+                w0, w1, w2 = wp0 + wr0, wp1 + wr1, wp2 + wr2
+                a0 = ap0 + wd0 + (wp1 * wr2 - wp2 * wr1)
+                a1 = ap1 + wd1 + (wp2 * wr0 - wp0 * wr2)
+                a2 = ap2 + wd2 + (wp0 * wr1 - wp1 * wr0)
+                omega_rel[f, k, 0], omega_rel[f, k, 1], omega_rel[f, k, 2] = wr0, wr1, wr2
+                omega[f, k, 0], omega[f, k, 1], omega[f, k, 2] = w0, w1, w2
+                alpha[f, k, 0], alpha[f, k, 1], alpha[f, k, 2] = a0, a1, a2
                 # mass centre G_k = O_k + R_k r_k
-                for i in range(3):
-                    rg[i] = R[f, k, i, 0] * rcom[k, 0] + R[f, k, i, 1] * rcom[k, 1] + R[f, k, i, 2] * rcom[k, 2]
-                wxr0 = w1 * rg[2] - w2 * rg[1]
-                wxr1 = w2 * rg[0] - w0 * rg[2]
-                wxr2 = w0 * rg[1] - w1 * rg[0]
-                g0 = joint[f, k, 0] + rg[0]
-                g1 = joint[f, k, 1] + rg[1]
-                g2 = joint[f, k, 2] + rg[2]
-                v0 = vO[k, 0] + wxr0
-                v1 = vO[k, 1] + wxr1
-                v2 = vO[k, 2] + wxr2
-                c0 = aO[k, 0] + (a1 * rg[2] - a2 * rg[1]) + (w1 * wxr2 - w2 * wxr1)
-                c1 = aO[k, 1] + (a2 * rg[0] - a0 * rg[2]) + (w2 * wxr0 - w0 * wxr2)
-                c2 = aO[k, 2] + (a0 * rg[1] - a1 * rg[0]) + (w0 * wxr1 - w1 * wxr0)
-                com[f, k, 0] = g0
-                com[f, k, 1] = g1
-                com[f, k, 2] = g2
-                com_vel[f, k, 0] = v0
-                com_vel[f, k, 1] = v1
-                com_vel[f, k, 2] = v2
-                com_acc[f, k, 0] = c0
-                com_acc[f, k, 1] = c1
-                com_acc[f, k, 2] = c2
+                r0, r1, r2 = rcom[k, 0], rcom[k, 1], rcom[k, 2]
+                rg0 = R00 * r0 + R01 * r1 + R02 * r2
+                rg1 = R10 * r0 + R11 * r1 + R12 * r2
+                rg2 = R20 * r0 + R21 * r1 + R22 * r2
+                wxr0 = w1 * rg2 - w2 * rg1
+                wxr1 = w2 * rg0 - w0 * rg2
+                wxr2 = w0 * rg1 - w1 * rg0
+                g0, g1, g2 = O0 + rg0, O1 + rg1, O2 + rg2
+                v0, v1, v2 = vk0 + wxr0, vk1 + wxr1, vk2 + wxr2
+                c0 = ak0 + (a1 * rg2 - a2 * rg1) + (w1 * wxr2 - w2 * wxr1)
+                c1 = ak1 + (a2 * rg0 - a0 * rg2) + (w2 * wxr0 - w0 * wxr2)
+                c2 = ak2 + (a0 * rg1 - a1 * rg0) + (w0 * wxr1 - w1 * wxr0)
+                com[f, k, 0], com[f, k, 1], com[f, k, 2] = g0, g1, g2
+                com_vel[f, k, 0], com_vel[f, k, 1], com_vel[f, k, 2] = v0, v1, v2
+                com_acc[f, k, 0], com_acc[f, k, 1], com_acc[f, k, 2] = c0, c1, c2
                 m = mass[k]
                 bc0 += m * g0
                 bc1 += m * g1
