@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -96,30 +97,33 @@ print(json.dumps(out))
 """
 
 
-def _free_display() -> int:
-    for n in range(90, 200):
-        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
-            return n
-    pytest.skip("no free X display number")
-
-
 @pytest.fixture()
 def xvfb():
+    """A virtual X server; Xvfb itself picks a free display and says when it is ready (-displayfd)."""
     exe = shutil.which("Xvfb")
     if exe is None:
         pytest.skip("Xvfb is not installed (Debian package xvfb)")
-    n = _free_display()
-    proc = subprocess.Popen([exe, f":{n}", "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 10
-    while not Path(f"/tmp/.X11-unix/X{n}").exists():
-        if proc.poll() is not None or time.time() > deadline:
-            proc.kill()
-            pytest.skip("Xvfb did not start")
-        time.sleep(0.05)
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen([exe, "-displayfd", str(write_fd), "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_fd,))
+    os.close(write_fd)
+    # keep our end of the pipe open while the server runs: Xvfb may write the
+    # display number in several pieces and dies if the pipe is closed on it
+    number, deadline = "", time.time() + 20
+    while not number.endswith("\n") and time.time() < deadline and proc.poll() is None:
+        if select.select([read_fd], [], [], 0.5)[0]:
+            chunk = os.read(read_fd, 32).decode()
+            if not chunk:
+                break
+            number += chunk
+    if not number.strip().isdigit() or proc.poll() is not None:
+        proc.kill()
+        os.close(read_fd)
+        pytest.skip("Xvfb did not start")
     try:
-        yield f":{n}"
+        yield f":{number.strip()}"
     finally:
+        os.close(read_fd)
         proc.terminate()
         try:
             proc.wait(timeout=5)
