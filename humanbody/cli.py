@@ -52,6 +52,12 @@ def main(argv=None) -> int:
     """Run the command line; return the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command in ("analyze", "report", "view") and not getattr(args, "quiet", False):
+        from ._jit import kernels_cached
+
+        if not kernels_cached():
+            print("humanbody: compiling the numerical kernels (first run only, about half a minute; "
+                  "cached for later runs)", file=sys.stderr, flush=True)
     try:
         status = args.func(args)
     except InputError as err:

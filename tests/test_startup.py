@@ -1,0 +1,34 @@
+"""First runs say they compile; the kernel cache check follows numba's index files."""
+
+import os
+import time
+
+import humanbody._jit as jit
+from humanbody.cli import main
+
+
+def test_cache_check_follows_index_files(tmp_path, monkeypatch):
+    src = tmp_path / "_kernels.py"
+    src.write_text("# kernels\n")
+    monkeypatch.setattr(jit, "_KERNELS", src)
+    assert not jit.kernels_cached()  # no cache at all
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    index = cache / "_kernels.tree_kinematics-40.py311.nbi"
+    index.write_bytes(b"x")
+    old = time.time() - 100
+    os.utime(index, (old, old))
+    assert not jit.kernels_cached()  # cache older than the source: numba recompiles
+    os.utime(index, None)
+    assert jit.kernels_cached()
+
+
+def test_first_run_says_it_compiles(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(jit, "kernels_cached", lambda: False)
+    data = __import__("pathlib").Path(__file__).resolve().parents[1] / "data"
+    assert main(["analyze", str(data / "sample_walk.csv"), "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("humanbody: compiling the numerical kernels (first run only")
+    monkeypatch.setattr(jit, "kernels_cached", lambda: True)
+    assert main(["analyze", str(data / "sample_walk.csv"), "--out", str(tmp_path)]) == 0
+    assert "compiling" not in capsys.readouterr().err
