@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import signal
 
 from .errors import InputError
 
@@ -55,6 +54,8 @@ def savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int = 4) -> int:
     -------
     int, odd, >= polyorder + 2 (or + 3 to stay odd).
     """
+    from scipy import signal  # scipy.signal costs ~0.8 s to import: only when used
+
     nyq = rate_hz / 2.0
     if cutoff_hz >= nyq:
         return polyorder + 2 - (polyorder % 2) + 1 if polyorder % 2 == 0 else polyorder + 2
@@ -150,6 +151,8 @@ class Differentiation:
                 "use the 'spline' differentiation or resample the trial"
             )
         rate = 1.0 / h
+        from scipy import signal  # imported when rates are differentiated, not at start-up
+
         if self.method == "savgol":
             w = savgol_window(self.cutoff_hz, rate, self.polyorder)
             if w > F:
