@@ -8,10 +8,32 @@ Kernels are compiled once and cached on disk (``cache=True``).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numba as nb
 import numpy as np
 
 _CACHE = True
+_PARALLEL_MIN_FRAMES = 2048
+
+
+@contextmanager
+def threads_for(frames: int):
+    """Run the parallel kernels called inside on one thread when ``frames`` is small.
+
+    A parallel region waits for its slowest thread; on a busy machine a
+    worker thread can wait a whole scheduler slice (~4-10 ms) for a core,
+    which is more than a few thousand frames take on one thread.
+    """
+    if frames >= _PARALLEL_MIN_FRAMES:
+        yield
+        return
+    before = nb.get_num_threads()
+    nb.set_num_threads(1)
+    try:
+        yield
+    finally:
+        nb.set_num_threads(before)
 
 
 # sin and cos by a polynomial that LLVM vectorises across frames (numba's
@@ -325,3 +347,20 @@ def inertia_torque(R, omega, alpha, inertia, out):
             for i in range(3):
                 out[f, k, i] = -(R[f, k, i, 0] * t0 + R[f, k, i, 1] * t1 + R[f, k, i, 2] * t2)
 
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def inertia_force(mass, com_acc, out):
+    """Inertia forces ``F*_k = -m_k a_Gk`` (Huston eq. 10.1), N.
+
+    Parameters
+    ----------
+    mass : (n,) kg.   com_acc : (F, n, 3) m/s^2.   out : (F, n, 3)  written.
+    """
+    F, n = com_acc.shape[0], com_acc.shape[1]
+    for f in nb.prange(F):
+        for k in range(n):
+            m = -mass[k]
+            out[f, k, 0] = m * com_acc[f, k, 0]
+            out[f, k, 1] = m * com_acc[f, k, 1]
+            out[f, k, 2] = m * com_acc[f, k, 2]

@@ -242,12 +242,13 @@ def _run_kernel(model, time, q, qd, qdd, local_rates, how, out=None) -> Results:
     arrays = _workspace(out, model, F)
     if out is not None:
         out._forget_derived()  # force, torque, inertia describe the old motion
-    _kernels.tree_kinematics(
-        q, qd, qdd, local_rates,
-        model.parents, np.ascontiguousarray(model.joint), np.ascontiguousarray(model.com),
-        np.ascontiguousarray(model.mass),
-        *(arrays[name] for name in _KINEMATIC), _BLOCK,
-    )
+    with _kernels.threads_for(F):
+        _kernels.tree_kinematics(
+            q, qd, qdd, local_rates,
+            model.parents, np.ascontiguousarray(model.joint), np.ascontiguousarray(model.com),
+            np.ascontiguousarray(model.mass),
+            *(arrays[name] for name in _KINEMATIC), _BLOCK,
+        )
     given = dict(
         time=np.array(time, dtype=float),
         coordinates=q,

@@ -118,23 +118,29 @@ class Results:
 
     def _derive_force(self, spare) -> np.ndarray:
         """``F*_k = -m_k a_Gk`` (eq. 10.1), (F, n, 3), N."""
+        from ._kernels import inertia_force, threads_for
+
         out = _buffer(spare, self.com_acc.shape)
-        return np.multiply(-self.mass[None, :, None], self.com_acc, out=out)
+        with threads_for(self.n_frames):
+            inertia_force(np.ascontiguousarray(self.mass, dtype=float), self.com_acc, out)
+        return out
 
     def _derive_torque(self, spare) -> np.ndarray:
         """``T*_k = -I_k alpha_k - omega_k x (I_k omega_k)`` (eq. 10.2), (F, n, 3), N m."""
-        from ._kernels import inertia_torque
+        from ._kernels import inertia_torque, threads_for
 
         out = _buffer(spare, self.alpha.shape)
-        inertia_torque(self.R, self.omega, self.alpha, np.ascontiguousarray(self.body_inertia), out)
+        with threads_for(self.n_frames):
+            inertia_torque(self.R, self.omega, self.alpha, np.ascontiguousarray(self.body_inertia), out)
         return out
 
     def _derive_inertia(self, spare) -> np.ndarray:
         """``I_k = R_k I_k^body R_k^T``, (F, n, 3, 3), kg m^2 (40 % of all result bytes)."""
-        from ._kernels import ground_inertia
+        from ._kernels import ground_inertia, threads_for
 
         out = _buffer(spare, self.R.shape)
-        ground_inertia(self.R, np.ascontiguousarray(self.body_inertia), out)
+        with threads_for(self.n_frames):
+            ground_inertia(self.R, np.ascontiguousarray(self.body_inertia), out)
         return out
 
     def materialize(self) -> "Results":
