@@ -135,6 +135,7 @@ def summarise(records: list[dict]) -> dict:
         row = {"impl": impl, "frames": frames, "best_frames_per_s": max(fps),
                "best_frames_per_cpu_s": max(per_cpu) if per_cpu else None,
                "median_frames_per_s": _median(fps), "runs": len(fps),
+               "first_call_frames_per_s": _median([r.get("first_call_frames_per_s", float("nan")) for r in rs]),
                "peak_rss_mb": max(r["peak_rss_mb"] for r in rs),
                "cpu_per_wall": best["cpu_seconds"] / best["seconds"] if best.get("cpu_seconds") else None,
                "output_bytes_per_frame": best.get("output_bytes_per_frame")}
@@ -166,15 +167,16 @@ def _fmt(x, spec):
 
 def table(summary: dict) -> str:
     lines = [
-        "| frames | implementation | frames/s (best) | frames/s (median) | runs | peak RSS MB "
+        "| frames | implementation | frames/s (best) | frames/s (median) | first call (median) | runs | peak RSS MB "
         "| x Pinocchio | x NumPy | frames per CPU-s | x Pinocchio per CPU-s | output GB/s | of write bandwidth |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in summary["rows"]:
         frac = r.get("bandwidth_fraction")
         frac_s = "–" if frac is None else f"{100 * frac:.0f} % ({r['bandwidth_reference']})"
         lines.append(
             f"| {r['frames']:,} | {r['impl']} | {r['best_frames_per_s']:,.0f} | {r['median_frames_per_s']:,.0f} "
+            f"| {_fmt(r.get('first_call_frames_per_s'), ',.0f')} "
             f"| {r['runs']} | {r['peak_rss_mb']:,.0f} | {_fmt(r.get('vs_pinocchio'), '.1f')} "
             f"| {_fmt(r.get('vs_numpy'), '.0f')} | {_fmt(r.get('best_frames_per_cpu_s'), ',.0f')} "
             f"| {_fmt(r.get('vs_pinocchio_per_cpu_s'), '.1f')} | {_fmt(r.get('write_gb_s'), '.2f')} | {frac_s} |"

@@ -49,6 +49,35 @@ def _column_block(frame: pd.DataFrame, columns: list[str], source) -> np.ndarray
     return block
 
 
+def _column_blocks(frame: pd.DataFrame, groups: list[list[str]], source) -> list[np.ndarray]:
+    """One (F, len(g)) float array per list of column names g.
+
+    When every column of the frame is float64 and the wanted columns are
+    most of them, the frame's values are viewed once (no copy for a frame
+    pandas holds as one block) and each group is a strided slice of that
+    view; one label look-up replaces pandas' per-group selection, which
+    costs about a millisecond for the 162 columns of a 17-segment trial.
+    Otherwise each group is selected by pandas.
+    """
+    names = [c for g in groups for c in g]
+    if frame.columns.is_unique and 2 * len(names) >= frame.shape[1] and all(
+        dt == np.float64 for dt in frame.dtypes
+    ):
+        values = frame.to_numpy(dtype=float, copy=False)
+        pos = frame.columns.get_indexer(names)
+        out, i = [], 0
+        for g in groups:
+            p = pos[i:i + len(g)]
+            i += len(g)
+            step = int(p[1] - p[0]) if len(p) > 1 else 1
+            if step > 0 and np.all(np.diff(p) == step):
+                out.append(values[:, p[0]:p[-1] + 1:step])
+            else:
+                out.append(values[:, p])
+        return out
+    return [_column_block(frame, g, source) for g in groups]
+
+
 def _quat_continuous(S: np.ndarray) -> np.ndarray:
     """Unit quaternions (vector part first, scalar last) of matrices, sign-continuous over axis 0."""
     from scipy.spatial.transform import Rotation
@@ -162,16 +191,20 @@ def compute(
     F = len(coords)
     if F == 0:
         raise InputError("coordinates have no frames", source)
-    time = _column_block(coords, ["time"], source)[:, 0]
+    given = _rates_given(coords, cols)
+    groups = [["time"], cols]
+    if given and rates != "differentiate":
+        groups += [[c + "_dot" for c in cols], [c + "_ddot" for c in cols]]
+    blocks = _column_blocks(coords, groups, source)
+    time = blocks[0][:, 0]
     if not np.all(np.isfinite(time)):
         raise InputError("time column has missing values", source)
     if F > 1 and np.any(np.diff(time) <= 0):
         i = int(np.argmax(np.diff(time) <= 0))
         raise InputError(f"time is not strictly increasing at row {i + 2}", source)
-    q = _column_block(coords, cols, source)
+    q = blocks[1]
     n = model.n_bodies
 
-    given = _rates_given(coords, cols)
     if rates not in ("auto", "given", "differentiate"):
         raise ValueError("rates must be 'auto', 'given' or 'differentiate'")
     if rates == "given" and given is not True:
@@ -182,8 +215,7 @@ def compute(
             "give all of them or none", source,
         )
     if given and rates != "differentiate":
-        qd = _column_block(coords, [c + "_dot" for c in cols], source)
-        qdd = _column_block(coords, [c + "_ddot" for c in cols], source)
+        qd, qdd = blocks[2], blocks[3]
         return _run_kernel(model, time, q, qd, qdd, False, "rates given in the trial", out)
     diff = differentiation
     if diff is None:
