@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 
 from ..errors import InputError
@@ -43,6 +44,9 @@ def register(sub) -> None:
                         "(default: <trial stem>_grf.mot beside each trial)")
     r = p.add_argument_group("running")
     r.add_argument("--jobs", "-j", type=int, metavar="N", help="local worker processes (default: all cores)")
+    r.add_argument("--plots", choices=("png", "none"), default="png",
+                   help="per-trial figures: png (default; embedded in the trial's page) or none "
+                        "(about twice as fast; for large studies)")
     r.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on an existing Dask distributed cluster (e.g. tcp://10.0.0.5:8786); "
                         "its workers must read the input paths")
@@ -59,7 +63,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..report import ReportOptions, discover, read_manifest, run_batch
+    from ..report import BatchInterrupted, ReportOptions, discover, read_manifest, run_batch
 
     say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     if args.jobs is not None and args.jobs < 1:
@@ -81,12 +85,18 @@ def run(args) -> int:
         mass=args.mass, height=args.height, sex=args.sex, model=args.model, markerset=args.markerset,
         axes=args.axes, cutoff_hz=args.cutoff or None, max_gap=args.max_gap, fill=args.fill, diff_method=args.diff,
         diff_cutoff_hz=args.diff_cutoff, treadmill_speed=args.treadmill_speed,
-        force_threshold=args.force_threshold,
+        force_threshold=args.force_threshold, plots=args.plots,
     )
     where = f"Dask scheduler {args.scheduler}" if args.scheduler else "local cores"
     say(f"{len(tasks)} trial(s) -> {args.out} on {where}")
-    result = run_batch(tasks, args.out, options, jobs=args.jobs, scheduler=args.scheduler, force=args.force,
-                       progress=not args.quiet, log=say)
+    try:
+        result = run_batch(tasks, args.out, options, jobs=args.jobs, scheduler=args.scheduler, force=args.force,
+                           progress=not args.quiet, log=say)
+    except BatchInterrupted as stop:
+        print(f"humanbody report: interrupted ({signal.Signals(stop.signum).name}): {stop.finished} trial(s) "
+              f"finished and kept, {stop.remaining} not computed; run the same command again to finish",
+              file=sys.stderr)
+        return stop.exit_status
     n = len(result.rows)
     say(f"{n - result.n_failed} of {n} trial(s) ok ({len(result.skipped)} unchanged); "
         f"summary: {result.summary_path}; index: {result.index_path}")

@@ -3,11 +3,11 @@
 docs/report.md describes the command, the folder layout and every table.
 """
 
-from .batch import BatchResult, run_batch, summary_columns
+from .batch import BatchInterrupted, BatchResult, default_jobs, run_batch, summary_columns
 from .inputs import TrialTask, discover, read_manifest
 from .trial import ReportOptions, TrialOutcome, process_trial
 
 __all__ = [
-    "BatchResult", "ReportOptions", "TrialOutcome", "TrialTask", "discover", "process_trial",
-    "read_manifest", "run_batch", "summary_columns",
+    "BatchInterrupted", "BatchResult", "ReportOptions", "TrialOutcome", "TrialTask", "default_jobs", "discover",
+    "process_trial", "read_manifest", "run_batch", "summary_columns",
 ]

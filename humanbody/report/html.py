@@ -14,7 +14,7 @@ _STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1100px}
 h1{font-size:1.4em}h2{font-size:1.1em;margin-top:1.6em}
 table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
-th{background:#f2f2f2}td.l,th.l{text-align:left}.failed{color:#b03a2e;font-weight:bold}.ok{color:#1e8449}
+th{background:#f2f2f2}td.l,th.l{text-align:left}.failed{color:#b03a2e;font-weight:bold}.ok{color:#1e8449}.pending{color:#9a7d0a}
 img{max-width:100%;border:1px solid #ddd;margin:.4em 0}code{font-size:.9em}
 """
 
@@ -78,6 +78,7 @@ def index_page(rows: list, pages: dict) -> str:
     ``pages`` maps a trial key to its page path relative to the index.
     """
     n_ok = sum(r.get("status") == "ok" for r in rows)
+    n_pending = sum(r.get("status") == "pending" for r in rows)
     head = "".join(f"<th>{_e(c)}</th>" for c in ["trial", "status", *INDEX_COLUMNS, "error"])
     lines = []
     for r in rows:
@@ -88,7 +89,8 @@ def index_page(rows: list, pages: dict) -> str:
         cells += [f"<td>{_fmt(r.get(c, ''))}</td>" for c in INDEX_COLUMNS]
         cells.append(f"<td class=l>{_e(r.get('error', '') or '')}</td>")
         lines.append("<tr>" + "".join(cells) + "</tr>")
-    body = (f"<h1>humanbody batch report</h1><p>{n_ok} of {len(rows)} trials ok; "
+    pending = f"{n_pending} not computed yet (interrupted run); " if n_pending else ""
+    body = (f"<h1>humanbody batch report</h1><p>{n_ok} of {len(rows)} trials ok; {pending}"
             "all values in <a href=\"summary.csv\">summary.csv</a>.</p>"
             f"<table><tr>{head}</tr>{''.join(lines)}</table>")
     return _page("humanbody batch report", body)

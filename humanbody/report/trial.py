@@ -10,7 +10,9 @@ need to read the inputs but not to share the output folder.
 from __future__ import annotations
 
 import io
+import os
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +24,13 @@ from ..errors import InputError
 __all__ = ["ReportOptions", "TrialOutcome", "process_trial", "pseudo_markers", "trial_events"]
 
 CSV_DIGITS = 10
+
+#: Plot choices of :class:`ReportOptions` (``--plots``).
+PLOT_CHOICES = ("png", "none")
+
+#: For tests only: seconds every trial sleeps before it starts, so that a test
+#: can interrupt a batch or kill a worker while a trial is running.
+TEST_DELAY_ENV = "HUMANBODY_TEST_TRIAL_DELAY"
 
 
 @dataclass(frozen=True)
@@ -41,6 +50,8 @@ class ReportOptions:
     diff_method, diff_cutoff_hz :   differentiation of coordinates
     treadmill_speed : float or None belt speed (m/s)
     force_threshold : float         vertical force of foot contact (N)
+    plots : str                     "png" (three figures per trial, embedded in its page) or
+                                    "none" (no figures: about half the time per trial)
     """
 
     mass: float | None = None
@@ -56,6 +67,11 @@ class ReportOptions:
     diff_cutoff_hz: float = 6.0
     treadmill_speed: float | None = None
     force_threshold: float = 20.0
+    plots: str = "png"
+
+    def __post_init__(self):
+        if self.plots not in PLOT_CHOICES:
+            raise InputError(f"plots must be one of {', '.join(PLOT_CHOICES)}, got {self.plots!r}")
 
     def as_dict(self) -> dict:
         from dataclasses import asdict
@@ -197,6 +213,9 @@ def process_trial(task, options: ReportOptions) -> TrialOutcome:
     TrialOutcome  with ``row["status"]`` "ok" or "failed" (and ``error``).
     """
     base = {"trial": task.trial, "key": task.key, "status": "failed", "error": ""}
+    delay = os.environ.get(TEST_DELAY_ENV)
+    if delay:
+        time.sleep(float(delay))
     try:
         return _process(task, options, base)
     except Exception as err:  # noqa: BLE001 - a bad trial must not stop the batch
@@ -208,7 +227,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     from ..differentiate import Differentiation
     from ..gait import flatten, normalize_cycles, spatiotemporal
     from ..pipeline import analyze_trial
-    from . import html, plots
+    from . import html
 
     diff = None
     if options.diff_method:
@@ -236,11 +255,15 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)
     files[f"{task.key}/{stem}_spatiotemporal.csv"] = _csv_bytes(params.reset_index())
     files[f"{task.key}/{stem}_cycles.csv"] = _csv_bytes(cycles)
-    figures = {
-        f"{stem}_angles.png": plots.angles_figure(cycles, title=stem),
-        f"{stem}_mechanics.png": plots.mechanics_figure(cycles, title=stem),
-        f"{stem}_events.png": plots.events_figure(points, events, feet=feet, pelvis=pelvis, title=stem),
-    }
+    figures = {}
+    if options.plots == "png":
+        from . import plots  # matplotlib: imported only when figures are drawn
+
+        figures = {
+            f"{stem}_angles.png": plots.angles_figure(cycles, title=stem),
+            f"{stem}_mechanics.png": plots.mechanics_figure(cycles, title=stem),
+            f"{stem}_events.png": plots.events_figure(points, events, feet=feet, pelvis=pelvis, title=stem),
+        }
     for name, png in figures.items():
         files[f"{task.key}/{name}"] = png
     row = dict(base, status="ok", events_source=str(used["source"].iloc[0]) if len(used) else "none")
