@@ -175,6 +175,24 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _pool_context():
+    """Start method of the local workers: a fork server (spawn where there is none).
+
+    Plain ``fork`` is unsafe once the driver has run a parallel numba kernel
+    (GNU OpenMP aborts a forked child), which happens whenever the batch is
+    started from a Python session that computed something.  The fork server
+    is a clean process that has imported the trial code once
+    (``set_forkserver_preload``), so workers start without import cost.
+    """
+    import multiprocessing as mp
+
+    if "forkserver" in mp.get_all_start_methods():
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(["humanbody.pipeline", "humanbody.report.trial"])
+        return ctx
+    return mp.get_context("spawn")  # pragma: no cover - Windows
+
+
 def _stop_pool(pool) -> None:
     """Cancel what has not started and end the worker processes now."""
     pool.shutdown(wait=False, cancel_futures=True)
@@ -216,7 +234,8 @@ def _run_local(tasks, options, jobs: int, on_done) -> None:
     try:
         while queue or inflight:
             if pool is None:
-                pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(queue)), initializer=_worker_init)
+                pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(queue)), mp_context=_pool_context(),
+                                              initializer=_worker_init)
             broken = False
             while queue and len(inflight) < window and not broken:
                 task = queue.popleft()
