@@ -12,6 +12,8 @@ outputs in a :class:`~humanbody.results.Results`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -21,7 +23,14 @@ from .errors import InputError
 from .model import BodyModel
 from .results import Results
 
-__all__ = ["compute", "coordinate_columns", "local_rates_from_quaternions"]
+__all__ = [
+    "Motion",
+    "compute",
+    "compute_motion",
+    "coordinate_columns",
+    "local_rates_from_quaternions",
+    "prepare_motion",
+]
 
 _ANGLES = ("alpha", "beta", "gamma")
 _TRANSLATION = ("x", "y", "z")
@@ -178,6 +187,52 @@ def compute(
     kinematics does not pay for them; the values do not depend on when they
     are read.
     """
+    motion = prepare_motion(model, coords, differentiation=differentiation, rates=rates)
+    return compute_motion(model, motion, out=out)
+
+
+@dataclass(frozen=True, eq=False)
+class Motion:
+    """Coordinates and their rates, ready for the kernel (what :func:`prepare_motion` returns).
+
+    Attributes
+    ----------
+    time : (F,) s
+    q : (F, 3 + 3n)   origin of body 1 (m) and the Bryant angles of every body (rad)
+    qd, qdd : (F, 3 + 3n)  velocity and acceleration of the origin of body 1, then per
+        body either the angle rates (``local_rates`` False) or the parent-frame
+        components of hat omega and of its time derivative (``local_rates`` True)
+    local_rates : bool
+    how : str   how the rates were obtained
+    """
+
+    time: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    local_rates: bool
+    how: str
+
+    @property
+    def n_frames(self) -> int:
+        return int(self.time.shape[0])
+
+
+def prepare_motion(
+    model: BodyModel,
+    coords: pd.DataFrame,
+    *,
+    differentiation: Differentiation | str | None = None,
+    rates: str = "auto",
+) -> Motion:
+    """Check a coordinates table and obtain its rates (given, or differentiated over the whole trial).
+
+    Parameters are those of :func:`compute`.  Differentiating the whole
+    trial once and evaluating the kernel on frame ranges afterwards
+    (:func:`compute_motion`) gives results identical to one call of
+    :func:`compute`, whatever the ranges: this is how long trials are
+    processed in bounded memory.
+    """
     source = coords.attrs.get("source") if hasattr(coords, "attrs") else None
     if not isinstance(coords, pd.DataFrame):
         raise InputError("coordinates must be a pandas DataFrame")
@@ -216,7 +271,7 @@ def compute(
         )
     if given and rates != "differentiate":
         qd, qdd = blocks[2], blocks[3]
-        return _run_kernel(model, time, q, qd, qdd, False, "rates given in the trial", out)
+        return Motion(time, q, qd, qdd, False, "rates given in the trial")
     diff = differentiation
     if diff is None:
         diff = Differentiation()
@@ -234,7 +289,24 @@ def compute(
     qd = np.concatenate([root_vel, w.reshape(F, 3 * n)], axis=1)
     qdd = np.concatenate([root_acc, wd.reshape(F, 3 * n)], axis=1)
     rate = (F - 1) / (time[-1] - time[0]) if F > 1 else float("nan")
-    return _run_kernel(model, time, q, qd, qdd, True, diff.describe(rate), out)
+    return Motion(time, q, qd, qdd, True, diff.describe(rate))
+
+
+
+
+def compute_motion(model: BodyModel, motion: Motion, start: int = 0, stop: int | None = None,
+                   out: Results | None = None) -> Results:
+    """Run the kernel on frames ``start:stop`` of a prepared motion.
+
+    Every frame is evaluated on its own, so the rows of a range are exactly
+    the rows of the whole-trial result.  ``out`` is a workspace as in
+    :func:`compute` (same number of frames as the range).
+    """
+    sl = slice(start, motion.n_frames if stop is None else stop)
+    q, qd, qdd = motion.q[sl], motion.qd[sl], motion.qdd[sl]
+    if q.shape[0] == 0:
+        raise ValueError(f"frame range {start}:{stop} of a {motion.n_frames}-frame motion is empty")
+    return _run_kernel(model, motion.time[sl], q, qd, qdd, motion.local_rates, motion.how, out)
 
 
 _KINEMATIC = ("R", "omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc",

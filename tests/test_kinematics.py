@@ -295,3 +295,19 @@ def test_nan_frames_stay_local(rng):
     k = SEGMENT_NAMES.index("left_hand")
     assert np.isnan(res.R[30, k]).any()
     assert np.isfinite(res.R[:, :k]).all() and np.isfinite(res.R[np.arange(60) != 30]).all()
+
+
+@pytest.mark.parametrize("rates", ["auto", "differentiate"])
+def test_frame_ranges_of_a_prepared_motion_equal_one_call(rng, rates):
+    """Long trials are evaluated in ranges: rows must be those of the whole-trial result, bit for bit."""
+    from humanbody.kinematics import compute_motion, prepare_motion
+
+    model = random_model(rng)
+    df = sinusoid_motion(model, np.linspace(0, 3, 301), rng)
+    whole = hb.compute(model, df, rates=rates)
+    motion = prepare_motion(model, df, rates=rates)
+    parts = [compute_motion(model, motion, a, min(a + 64, 301)) for a in range(0, 301, 64)]
+    for name in ARRAYS:
+        joined = np.concatenate([getattr(p, name) for p in parts])
+        np.testing.assert_array_equal(joined, getattr(whole, name), err_msg=name)
+    np.testing.assert_array_equal(np.concatenate([p.to_matrix() for p in parts]), whole.to_matrix())
