@@ -26,7 +26,7 @@ import pandas as pd
 
 from .differentiate import Differentiation
 from .errors import InputError
-from .kinematics import compute
+from .kinematics import Motion, compute_motion, prepare_motion
 from .model import BodyModel, load_model
 from .results import Results
 
@@ -45,7 +45,8 @@ class Analysis:
     source : str                       the trial file
     coords : DataFrame                 generalized coordinates (CONVENTIONS layout, rad)
     model : BodyModel                  the model used (calibrated when a static trial was given)
-    results : Results                  the mechanics
+    motion : Motion                    coordinates with their rates, ready for the kernel
+    results : Results                  the mechanics (computed on first access)
     markers : DataFrame or None        marker trajectories in ground axes after conditioning
     calibration : object or None       static calibration (marker trials)
     tracking : object or None          tracking result with residuals (marker trials)
@@ -55,11 +56,27 @@ class Analysis:
     source: str
     coords: pd.DataFrame
     model: BodyModel
-    results: Results
+    motion: Motion
     markers: pd.DataFrame | None = None
     calibration: Any = None
     tracking: Any = None
     messages: list = field(default_factory=list)
+    _results: Results | None = field(default=None, repr=False)
+
+    @property
+    def results(self) -> Results:
+        """The mechanics of every frame (computed on first access, then kept).
+
+        A long trial written by :func:`write_results` never needs them all at
+        once: it is evaluated range by range from ``motion``.
+        """
+        if self._results is None:
+            self._results = compute_motion(self.model, self.motion)
+        return self._results
+
+    @property
+    def n_frames(self) -> int:
+        return self.motion.n_frames
 
     @property
     def stem(self) -> str:
@@ -205,12 +222,12 @@ def analyze_trial(
             "generalized coordinates", path,
         )
     coords.attrs.setdefault("source", path)
-    results = compute(subject, coords, differentiation=differentiation)
-    messages.append(f"rates: {results.rates}")
+    motion = prepare_motion(subject, coords, differentiation=differentiation)
+    messages.append(f"rates: {motion.how}")
     steps.advance("compute")
     steps.close()
     return Analysis(
-        source=path, coords=coords, model=subject, results=results, markers=markers,
+        source=path, coords=coords, model=subject, motion=motion, markers=markers,
         calibration=calibration, tracking=tracking, messages=messages,
     )
 
