@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from humanbody.errors import InputError
-from humanbody.report import ReportOptions, discover, run_batch
+from humanbody.report import BatchInterrupted, ReportOptions, discover, run_batch
 from humanbody.report import cache
 from humanbody.report.batch import _Progress
 from humanbody.report.trial import TEST_DELAY_ENV
@@ -163,6 +163,34 @@ def test_local_worker_death_is_retried(tmp_path, monkeypatch):
     assert [r["status"] for r in result.rows] == ["ok"] * 4, [r.get("error") for r in result.rows]
     tables = {(out / f"walk_{i}" / f"walk_{i}_results.csv").read_bytes() for i in range(4)}
     assert len(tables) == 1
+
+
+@have_data
+def test_sigterm_in_process_raises_batch_interrupted(tmp_path, monkeypatch):
+    """SIGTERM stops an in-process batch like Ctrl-C: BatchInterrupted (status 143), finished trials kept."""
+    src, out = _study(tmp_path / "in", 3), tmp_path / "out"
+    monkeypatch.setenv(TEST_DELAY_ENV, "0.5")
+    before = signal.getsignal(signal.SIGTERM)
+    tasks = discover([src])
+    opts = ReportOptions(mass=72.6, height=1.8, plots="none")
+
+    def stop_after_first():
+        while not _journal_keys(out):
+            time.sleep(0.02)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=stop_after_first, daemon=True).start()
+    with pytest.raises(BatchInterrupted) as info:
+        run_batch(tasks, out, opts, jobs=1, progress=False)
+    stop = info.value
+    assert stop.signum == signal.SIGTERM and stop.exit_status == 143
+    assert stop.finished >= 1 and stop.finished + stop.remaining == 3
+    assert signal.getsignal(signal.SIGTERM) is before  # the handler is put back
+    summary = pd.read_csv(out / "summary.csv")
+    assert (summary["status"] == "pending").sum() == stop.remaining
+    monkeypatch.delenv(TEST_DELAY_ENV)
+    again = run_batch(tasks, out, opts, jobs=1, progress=False)
+    assert len(again.skipped) == stop.finished and again.exit_status == 0
 
 
 # ------------------------------------------------------------------ no computation
