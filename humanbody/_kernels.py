@@ -91,11 +91,11 @@ def _bryant(sa, ca, sb, cb, sg, cg):
 @nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
 def tree_kinematics(
     q, qd, qdd, local_rates,
-    parents, xi, rcom, mass,
-    R, omega_rel, omega, alpha, joint, com, com_vel, com_acc,
+    parents, xi, rcom, mass, inertia,
+    R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
     body_com, body_vel, body_acc, block,
 ):
-    """Kinematics of every body of a tree and the whole-body mass centre, every frame.
+    """Kinematics and inertia forces of every body of a tree and the whole-body mass centre, every frame.
 
     The recursion runs over bodies in numbering order (``parents[k] < k``)
     and in parallel over blocks of frames.  For body k with parent p = L(k):
@@ -106,6 +106,12 @@ def tree_kinematics(
     - ``alpha_k = alpha_p + R_p d(hat_omega_k)/dt + omega_p x omega_rel_k`` (eq. 8.115)
     - ``O_k = O_p + R_p xi_k``; velocity and acceleration of O_k and of the
       mass centre ``G_k = O_k + R_k r_k`` from eqs. 8.126 and 8.129
+    - inertia force ``F*_k = -m_k a_Gk`` (eq. 10.1) and inertia torque
+      ``T*_k = -I_k alpha_k - omega_k x (I_k omega_k)`` (eq. 10.2), from the
+      values still in registers.  The torque is evaluated in body components,
+      where the inertia dyadic is constant: with ``w = R^T omega`` and
+      ``a = R^T alpha``, ``T* = -R (I a + w x (I w))`` (the same vector as
+      with ``I_g = R I R^T``, fewer operations, and nothing stored);
     - whole-body mass centre ``sum m_k G_k / M`` (eq. 9.19) and its rates.
 
     Parameters
@@ -125,9 +131,11 @@ def tree_kinematics(
     xi : (n, 3)  joint offsets in the parent frame (m).
     rcom : (n, 3)  mass-centre offsets in the body frame (m).
     mass : (n,)  kg.
+    inertia : (n, 3, 3)  inertia about the mass centre, body components (kg m^2).
 
     Outputs (written): R (F, n, 3, 3); omega_rel, omega, alpha,
-    joint, com, com_vel, com_acc (F, n, 3); body_com, body_vel, body_acc
+    joint, com, com_vel, com_acc, force (N), torque (N m) (F, n, 3);
+    body_com, body_vel, body_acc
     (F, 3) = whole-body mass-centre position, velocity, acceleration.
     block : int  frames per block.  Threads take blocks of frames; each block
         first copies its rows of q, qd, qdd into a small row-major buffer (the
@@ -269,6 +277,28 @@ def tree_kinematics(
                 com_vel[f, k, 0], com_vel[f, k, 1], com_vel[f, k, 2] = v0, v1, v2
                 com_acc[f, k, 0], com_acc[f, k, 1], com_acc[f, k, 2] = c0, c1, c2
                 m = mass[k]
+                force[f, k, 0] = -m * c0  # eq. 10.1
+                force[f, k, 1] = -m * c1
+                force[f, k, 2] = -m * c2
+                # eq. 10.2 in body components: w = R^T omega, a = R^T alpha
+                bw0 = R00 * w0 + R10 * w1 + R20 * w2
+                bw1 = R01 * w0 + R11 * w1 + R21 * w2
+                bw2 = R02 * w0 + R12 * w1 + R22 * w2
+                ba_0 = R00 * a0 + R10 * a1 + R20 * a2
+                ba_1 = R01 * a0 + R11 * a1 + R21 * a2
+                ba_2 = R02 * a0 + R12 * a1 + R22 * a2
+                J00, J01, J02 = inertia[k, 0, 0], inertia[k, 0, 1], inertia[k, 0, 2]
+                J10, J11, J12 = inertia[k, 1, 0], inertia[k, 1, 1], inertia[k, 1, 2]
+                J20, J21, J22 = inertia[k, 2, 0], inertia[k, 2, 1], inertia[k, 2, 2]
+                Iw0 = J00 * bw0 + J01 * bw1 + J02 * bw2
+                Iw1 = J10 * bw0 + J11 * bw1 + J12 * bw2
+                Iw2 = J20 * bw0 + J21 * bw1 + J22 * bw2
+                t0 = J00 * ba_0 + J01 * ba_1 + J02 * ba_2 + (bw1 * Iw2 - bw2 * Iw1)
+                t1 = J10 * ba_0 + J11 * ba_1 + J12 * ba_2 + (bw2 * Iw0 - bw0 * Iw2)
+                t2 = J20 * ba_0 + J21 * ba_1 + J22 * ba_2 + (bw0 * Iw1 - bw1 * Iw0)
+                torque[f, k, 0] = -(R00 * t0 + R01 * t1 + R02 * t2)
+                torque[f, k, 1] = -(R10 * t0 + R11 * t1 + R12 * t2)
+                torque[f, k, 2] = -(R20 * t0 + R21 * t1 + R22 * t2)
                 bc0 += m * g0
                 bc1 += m * g1
                 bc2 += m * g2
@@ -310,57 +340,3 @@ def ground_inertia(R, inertia, out):
                         v += R[f, k, i, a] * t
                     out[f, k, i, j] = v
                     out[f, k, j, i] = v
-
-
-@nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
-def inertia_torque(R, omega, alpha, inertia, out):
-    """Inertia torques ``T*_k = -I_k alpha_k - omega_k x (I_k omega_k)`` (Huston eq. 10.2).
-
-    Evaluated in body components, where the inertia dyadic is constant:
-    with ``w = R^T omega`` and ``a = R^T alpha``,
-    ``T* = -R (I a + w x (I w))`` (the same vector as eq. 10.2, fewer
-    operations than forming ``R I R^T`` first).
-
-    Parameters
-    ----------
-    R : (F, n, 3, 3)  absolute orientations.
-    omega, alpha : (F, n, 3)  rad/s, rad/s^2, ground components.
-    inertia : (n, 3, 3)  about the mass centre, body components (kg m^2).
-    out : (F, n, 3)  written, N m, ground components.
-    """
-    F, n = R.shape[0], R.shape[1]
-    for f in nb.prange(F):
-        for k in range(n):
-            w0 = R[f, k, 0, 0] * omega[f, k, 0] + R[f, k, 1, 0] * omega[f, k, 1] + R[f, k, 2, 0] * omega[f, k, 2]
-            w1 = R[f, k, 0, 1] * omega[f, k, 0] + R[f, k, 1, 1] * omega[f, k, 1] + R[f, k, 2, 1] * omega[f, k, 2]
-            w2 = R[f, k, 0, 2] * omega[f, k, 0] + R[f, k, 1, 2] * omega[f, k, 1] + R[f, k, 2, 2] * omega[f, k, 2]
-            a0 = R[f, k, 0, 0] * alpha[f, k, 0] + R[f, k, 1, 0] * alpha[f, k, 1] + R[f, k, 2, 0] * alpha[f, k, 2]
-            a1 = R[f, k, 0, 1] * alpha[f, k, 0] + R[f, k, 1, 1] * alpha[f, k, 1] + R[f, k, 2, 1] * alpha[f, k, 2]
-            a2 = R[f, k, 0, 2] * alpha[f, k, 0] + R[f, k, 1, 2] * alpha[f, k, 1] + R[f, k, 2, 2] * alpha[f, k, 2]
-            J = inertia[k]
-            Iw0 = J[0, 0] * w0 + J[0, 1] * w1 + J[0, 2] * w2
-            Iw1 = J[1, 0] * w0 + J[1, 1] * w1 + J[1, 2] * w2
-            Iw2 = J[2, 0] * w0 + J[2, 1] * w1 + J[2, 2] * w2
-            t0 = J[0, 0] * a0 + J[0, 1] * a1 + J[0, 2] * a2 + (w1 * Iw2 - w2 * Iw1)
-            t1 = J[1, 0] * a0 + J[1, 1] * a1 + J[1, 2] * a2 + (w2 * Iw0 - w0 * Iw2)
-            t2 = J[2, 0] * a0 + J[2, 1] * a1 + J[2, 2] * a2 + (w0 * Iw1 - w1 * Iw0)
-            for i in range(3):
-                out[f, k, i] = -(R[f, k, i, 0] * t0 + R[f, k, i, 1] * t1 + R[f, k, i, 2] * t2)
-
-
-
-@nb.njit(cache=_CACHE, parallel=True)
-def inertia_force(mass, com_acc, out):
-    """Inertia forces ``F*_k = -m_k a_Gk`` (Huston eq. 10.1), N.
-
-    Parameters
-    ----------
-    mass : (n,) kg.   com_acc : (F, n, 3) m/s^2.   out : (F, n, 3)  written.
-    """
-    F, n = com_acc.shape[0], com_acc.shape[1]
-    for f in nb.prange(F):
-        for k in range(n):
-            m = -mass[k]
-            out[f, k, 0] = m * com_acc[f, k, 0]
-            out[f, k, 1] = m * com_acc[f, k, 1]
-            out[f, k, 2] = m * com_acc[f, k, 2]

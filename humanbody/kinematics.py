@@ -182,10 +182,10 @@ def compute(
     orientation (eqs. 8.190-8.192), not through the angles, so the Bryant
     singularity (cos beta = 0) never enters a division.
 
-    ``force``, ``torque`` and ``inertia`` are derived from the kinematic
-    arrays on first access (then kept), so a caller that reads only
-    kinematics does not pay for them; the values do not depend on when they
-    are read.
+    ``force`` and ``torque`` are computed in the same pass as the
+    kinematics; ``inertia`` (R I R^T, 9 values per segment) is derived from
+    ``R`` on first access (then kept), so a caller that never reads it does
+    not pay for it; its values do not depend on when it is read.
     """
     motion = prepare_motion(model, coords, differentiation=differentiation, rates=rates)
     return compute_motion(model, motion, out=out)
@@ -310,7 +310,7 @@ def compute_motion(model: BodyModel, motion: Motion, start: int = 0, stop: int |
 
 
 _KINEMATIC = ("R", "omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc",
-              "body_com", "body_com_vel", "body_com_acc")
+              "force", "torque", "body_com", "body_com_vel", "body_com_acc")  # kernel output order
 _BLOCK = 256  # frames per block of the kernel: inputs of a block stay in L1/L2 cache
 
 
@@ -345,12 +345,12 @@ def _run_kernel(model, time, q, qd, qdd, local_rates, how, out=None) -> Results:
     F = q.shape[0]
     arrays = _workspace(out, model, F)
     if out is not None:
-        out._forget_derived()  # force, torque, inertia describe the old motion
+        out._forget_derived()  # inertia describes the old motion
     with _kernels.threads_for(F):
         _kernels.tree_kinematics(
             q, qd, qdd, local_rates,
             model.parents, np.ascontiguousarray(model.joint), np.ascontiguousarray(model.com),
-            np.ascontiguousarray(model.mass),
+            np.ascontiguousarray(model.mass), np.ascontiguousarray(model.inertia, dtype=float),
             *(arrays[name] for name in _KINEMATIC), _BLOCK,
         )
     given = dict(

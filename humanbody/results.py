@@ -7,11 +7,12 @@ It can also serve as the workspace of the next evaluation of the same size
 (``compute(model, coords, out=results)``), so a long trial processed in
 chunks writes into memory that is already mapped.
 
-Three outputs are derived from the others on first access, then kept:
-``inertia`` (``R I R^T``), ``force`` (``-m a_G``) and ``torque``.  They are
-the same arrays whenever they are read; computing them lazily only moves the
-work (and ~50 % of the bytes) to the first access, so callers that never read
-them do not pay for them.
+One output is derived from the others on first access, then kept:
+``inertia`` (``R I R^T``, 9 values per segment and frame, 40 % of all result
+bytes).  It is the same array whenever it is read; computing it lazily only
+moves the work to the first access, so callers that never read it do not pay
+for it.  ``force`` and ``torque`` are written by the kernel with the
+kinematics (eager, plain arrays).
 """
 
 from __future__ import annotations
@@ -84,8 +85,7 @@ class Results:
     force : (F, n, 3) N           inertia force F*_k = -m_k a_Gk (eq. 10.1)
     torque : (F, n, 3) N m        inertia torque T*_k = -I_k alpha_k - omega_k x (I_k omega_k) (eq. 10.2)
     inertia : (F, n, 3, 3) kg m^2 inertia dyadic about G_k in ground components
-        (force, torque and inertia are computed from the other arrays,
-        ``mass`` and ``body_inertia`` on first access, then kept)
+        (computed from ``R`` and ``body_inertia`` on first access, then kept)
     body_com, body_com_vel, body_com_acc : (F, 3)  whole-body mass centre (eq. 9.19) and its rates
     coordinates : (F, 3 + 3n)     the generalized coordinates the results came from
     coordinate_names : tuple of str
@@ -104,6 +104,8 @@ class Results:
     com: np.ndarray
     com_vel: np.ndarray
     com_acc: np.ndarray
+    force: np.ndarray
+    torque: np.ndarray
     body_com: np.ndarray
     body_com_vel: np.ndarray
     body_com_acc: np.ndarray
@@ -112,27 +114,7 @@ class Results:
     mass: np.ndarray = field(default_factory=lambda: np.empty(0))
     body_inertia: np.ndarray = field(default_factory=lambda: np.empty((0, 3, 3)))
     rates: str = ""
-    force: np.ndarray = _Derived()
-    torque: np.ndarray = _Derived()
     inertia: np.ndarray = _Derived()
-
-    def _derive_force(self, spare) -> np.ndarray:
-        """``F*_k = -m_k a_Gk`` (eq. 10.1), (F, n, 3), N."""
-        from ._kernels import inertia_force, threads_for
-
-        out = _buffer(spare, self.com_acc.shape)
-        with threads_for(self.n_frames):
-            inertia_force(np.ascontiguousarray(self.mass, dtype=float), self.com_acc, out)
-        return out
-
-    def _derive_torque(self, spare) -> np.ndarray:
-        """``T*_k = -I_k alpha_k - omega_k x (I_k omega_k)`` (eq. 10.2), (F, n, 3), N m."""
-        from ._kernels import inertia_torque, threads_for
-
-        out = _buffer(spare, self.alpha.shape)
-        with threads_for(self.n_frames):
-            inertia_torque(self.R, self.omega, self.alpha, np.ascontiguousarray(self.body_inertia), out)
-        return out
 
     def _derive_inertia(self, spare) -> np.ndarray:
         """``I_k = R_k I_k^body R_k^T``, (F, n, 3, 3), kg m^2 (40 % of all result bytes)."""
@@ -144,7 +126,7 @@ class Results:
         return out
 
     def materialize(self) -> "Results":
-        """Compute every derived array now (``force``, ``torque``, ``inertia``); returns self."""
+        """Compute every derived array now (``inertia``); returns self."""
         for name in _DERIVED:
             getattr(self, name)
         return self
@@ -213,4 +195,4 @@ class Results:
         return f"Results({self.n_frames} frames, {len(self.names)} segments, rates: {self.rates})"
 
 
-_DERIVED = ("force", "torque", "inertia")
+_DERIVED = ("inertia",)
