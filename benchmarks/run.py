@@ -8,10 +8,12 @@ Measurements (each in its own subprocess, so the peak resident memory it
 reports is its own, and no measurement inherits warm caches or mapped pages
 from another):
 
-- ``humanbody``        ``compute(model, df)`` into new result arrays;
-- ``humanbody-reuse``  ``compute(model, df, out=previous)`` (workspace reused);
-- ``humanbody-all``    new arrays, then ``force``, ``torque`` and ``inertia``
-  read as well (everything a user can read is materialised);
+- ``humanbody``        ``compute(model, df)`` into new result arrays, inertia
+  force and torque included (the kernel writes them with the kinematics);
+- ``humanbody-reuse``  the same with ``out=previous`` (workspace reused): the
+  like-for-like comparison with Pinocchio reusing its ``Data``;
+- ``humanbody-all``    new arrays, then ``inertia`` (R I R^T, derived on first
+  read) read as well (everything a user can read is materialised);
 - ``humanbody-1thread``  as ``humanbody`` with ``NUMBA_NUM_THREADS=1``
   (per-core comparison with Pinocchio, which runs on one core);
 - ``numpy``            the plain NumPy implementation of the same equations

@@ -1,4 +1,4 @@
-"""Results: derived arrays (force, torque, inertia) and reuse as a workspace (compute(..., out=))."""
+"""Results: force and torque written by the kernel, inertia derived on first read, reuse as a workspace (compute(..., out=))."""
 
 import dataclasses
 
@@ -11,8 +11,8 @@ from humanbody._reference import reference_kinematics
 from _motion import random_model, sinusoid_motion, split_coords
 
 KINEMATIC = ("R", "omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc",
-             "body_com", "body_com_vel", "body_com_acc")
-DERIVED = ("force", "torque", "inertia")
+             "force", "torque", "body_com", "body_com_vel", "body_com_acc")
+DERIVED = ("inertia",)
 
 
 @pytest.fixture
@@ -20,9 +20,12 @@ def rng():
     return np.random.default_rng(77)
 
 
-def test_derived_arrays_equal_their_definitions_and_are_kept(rng):
+def test_force_torque_and_inertia_equal_their_definitions(rng):
     model = random_model(rng)
     res = hb.compute(model, sinusoid_motion(model, np.linspace(0, 1, 120), rng, amplitude=2.0))
+    # force and torque are plain arrays written by the kernel; inertia is not computed until read
+    assert isinstance(vars(res)["force"], np.ndarray) and isinstance(vars(res)["torque"], np.ndarray)
+    assert vars(res).get("_inertia") is None
     # eq. 10.1 bit for bit, eq. 10.2 and R I R^T to rounding
     np.testing.assert_array_equal(res.force, -model.mass[None, :, None] * res.com_acc)
     inertia = np.einsum("fkij,kjl,fkml->fkim", res.R, model.inertia, res.R)
@@ -30,9 +33,23 @@ def test_derived_arrays_equal_their_definitions_and_are_kept(rng):
     Iw = np.einsum("fkij,fkj->fki", inertia, res.omega)
     torque = -np.einsum("fkij,fkj->fki", inertia, res.alpha) - np.cross(res.omega, Iw)
     np.testing.assert_allclose(res.torque, torque, rtol=1e-12, atol=1e-12 * np.abs(torque).max())
-    for name in DERIVED:  # computed once, then the same object
-        assert getattr(res, name) is getattr(res, name)
+    assert res.inertia is res.inertia  # computed once, then the same object
+    for name in ("force", "torque", "inertia"):
         assert getattr(res, name).flags.c_contiguous and getattr(res, name).dtype == np.float64
+
+
+def test_missing_frame_gives_nan_force_and_torque_only_where_it_enters(rng):
+    """NaN propagates through the fused force/torque like through the kinematics (no fastmath nnan)."""
+    model = random_model(rng)
+    df = sinusoid_motion(model, np.linspace(0, 1, 40), rng)
+    df.loc[17, f"{model.names[-1]}_beta"] = np.nan
+    res = hb.compute(model, df)
+    k = model.n_bodies - 1
+    children = [j for j in range(model.n_bodies) if model.parents[j] == k + 1]
+    for arr in (res.force, res.torque):
+        assert np.isnan(arr[17, k]).all()
+        assert np.isfinite(arr[np.arange(40) != 17]).all()
+        assert np.isfinite(np.delete(arr[17], [k, *children], axis=0)).all()
 
 
 def test_reading_order_does_not_change_values(rng):
@@ -61,7 +78,7 @@ def test_workspace_reuse_overwrites_in_place_and_matches_fresh(rng):
     df1 = sinusoid_motion(model, t, rng, amplitude=2.0)
     df2 = sinusoid_motion(model, t + 5.0, rng, amplitude=1.0)
     ws = hb.compute(model, df1)
-    before = {name: getattr(ws, name) for name in KINEMATIC + DERIVED}  # materialises the derived arrays
+    before = {name: getattr(ws, name) for name in KINEMATIC + DERIVED}  # materialises inertia
     out = hb.compute(model, df2, out=ws)
     assert out is ws
     fresh = hb.compute(model, df2)
