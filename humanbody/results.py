@@ -8,7 +8,7 @@ It can also serve as the workspace of the next evaluation of the same size
 chunks writes into memory that is already mapped.
 
 One output is derived from the others on first access, then kept:
-``inertia`` (``R I R^T``, 9 values per segment and frame, 40 % of all result
+``inertia`` (``R I R^T``, 9 values per segment and frame, 20 % of all result
 bytes).  It is the same array whenever it is read; computing it lazily only
 moves the work to the first access, so callers that never read it do not pay
 for it.  ``force`` and ``torque`` are written by the kernel with the
@@ -117,7 +117,7 @@ class Results:
     inertia: np.ndarray = _Derived()
 
     def _derive_inertia(self, spare) -> np.ndarray:
-        """``I_k = R_k I_k^body R_k^T``, (F, n, 3, 3), kg m^2 (40 % of all result bytes)."""
+        """``I_k = R_k I_k^body R_k^T``, (F, n, 3, 3), kg m^2 (20 % of all result bytes)."""
         from ._kernels import ground_inertia, threads_for
 
         out = _buffer(spare, self.R.shape)
