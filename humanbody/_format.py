@@ -1,0 +1,386 @@
+"""Numba kernels that print float64 matrices as CSV text (array in, bytes out).
+
+Nothing here knows about files, pandas or column names: the kernels take a
+float64 matrix and fill a ``uint8`` buffer the caller allocated, and
+:mod:`humanbody.writers` writes the bytes.  Kernels are cached on disk
+(``cache=True``).
+
+Each value is printed with ``digits`` significant digits in the layout of
+C's ``%.{digits}g`` (Python's ``"%.10g" % x``): fixed notation for decimal
+exponents -4 <= e < digits, else ``d.ddde+XX``; trailing zeros and a
+trailing point are dropped; NaN is an empty field, infinities are ``inf``
+and ``-inf``, negative zero is ``-0``.
+
+Rounding.  The value |x| is scaled by 10^k (k = digits - 1 - e) in
+double-double arithmetic: 10^k is stored as an unevaluated sum hi + lo of
+two doubles (exact to about 2^-106 relative, built from exact integers),
+and the product x * (hi + lo) is formed without rounding error by Dekker's
+two-product (Dekker 1971, "A floating-point technique for extending the
+available precision", Numer. Math. 18; Ogita, Rump & Oishi 2005, SIAM J.
+Sci. Comput. 26, Algorithm 3.3).  The integer part and the remainder of the
+scaled value are then known to about 10^-15 of a unit in the last printed
+digit, so the printed decimal D satisfies
+
+    |x - D| <= (0.5 + 1e-15) * 10^(e - digits + 1),
+
+and it is the correctly rounded (round-half-even, as ``%g``) decimal except
+when x lies within about 10^-15 units of a rounding tie.  ``digits`` is at
+most 15 so the scaled integer stays below 2^53.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numba as nb
+import numpy as np
+
+_CACHE = True
+
+#: Largest number of significant digits the kernels print.
+MAX_DIGITS = 15
+
+
+def field_width(digits: int) -> int:
+    """Largest number of bytes one printed value takes, without its separator.
+
+    Sign, ``digits`` digits, the point, ``e``, the exponent sign and three
+    exponent digits.
+    """
+    return digits + 7
+
+
+# Powers of ten 10^k, k in [_K_MIN, _K_MAX], as hi + lo (double-double).  The
+# scaling exponent k = digits - 1 - e spans about [-309, 338]; values
+# scaled by 2^+-_SHIFT (see _scale) keep every product and split finite.
+_K_MIN, _K_MAX = -330, 360
+_SHIFT = 256
+_UP = 2.0**_SHIFT  # module constants: numba freezes them (a ** in a kernel is a runtime loop)
+_DOWN = 2.0**-_SHIFT
+
+
+def _pow10_table(shift: int) -> np.ndarray:
+    """Rows (hi, lo) with hi + lo = 10^k * 2^shift to ~2^-106 relative, k = _K_MIN.._K_MAX."""
+    out = np.zeros((_K_MAX - _K_MIN + 1, 2))
+    two = Fraction(2) ** shift
+    for i, k in enumerate(range(_K_MIN, _K_MAX + 1)):
+        exact = Fraction(10) ** k * two
+        hi = float(exact) if exact < Fraction(2) ** 1023 else np.inf
+        if np.isfinite(hi) and hi > 0.0:
+            lo = float(exact - Fraction(hi))
+        else:
+            hi, lo = np.inf, 0.0
+        out[i] = hi, lo
+    return out
+
+
+def pow10_tables() -> np.ndarray:
+    """Tables for :func:`format_block`, shape (3, n, 2).
+
+    Row ``k - _K_MIN`` of table 0 holds 10^k as hi + lo; table 1 holds
+    10^k * 2^SHIFT (for |x| > 1e270, which :func:`_scaled` multiplies by
+    2^-SHIFT), table 2 holds 10^k * 2^-SHIFT (for |x| < 1e-270).
+    """
+    return np.stack([_pow10_table(0), _pow10_table(_SHIFT), _pow10_table(-_SHIFT)])
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _two_prod(a, b):
+    """p + e = a * b exactly (Dekker's product with Veltkamp splitting)."""
+    p = a * b
+    c = 134217729.0 * a
+    ah = c - (c - a)
+    al = a - ah
+    c = 134217729.0 * b
+    bh = c - (c - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, e
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _scaled(ax, k, tables):
+    """|x| * 10^k as hi + lo (double-double); |x| finite and positive."""
+    # keep the split (134217729 * a) and the product finite: move very large
+    # or very small |x| by an exact power of two and use the table that
+    # carries the opposite power.
+    if ax > 1e270:
+        a = ax * _DOWN
+        t = 1
+    elif ax < 1e-270:
+        a = ax * _UP
+        t = 2
+    else:
+        a = ax
+        t = 0
+    ph = tables[t, k - _K_MIN, 0]
+    pl = tables[t, k - _K_MIN, 1]
+    hi, err = _two_prod(a, ph)
+    lo = err + a * pl
+    s = hi + lo  # renormalise (fast two-sum, |hi| >= |lo|)
+    return s, lo - (s - hi)
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _put8(v, dig2, tmp, at):
+    """The 8 decimal digits of v < 10^8 (zero-padded) at tmp[at:at + 8]."""
+    a = v // np.uint64(10000)
+    b = v - a * np.uint64(10000)
+    a1 = a // np.uint64(100)
+    a2 = a - a1 * np.uint64(100)
+    b1 = b // np.uint64(100)
+    b2 = b - b1 * np.uint64(100)
+    tmp[at] = dig2[2 * a1]
+    tmp[at + 1] = dig2[2 * a1 + 1]
+    tmp[at + 2] = dig2[2 * a2]
+    tmp[at + 3] = dig2[2 * a2 + 1]
+    tmp[at + 4] = dig2[2 * b1]
+    tmp[at + 5] = dig2[2 * b1 + 1]
+    tmp[at + 6] = dig2[2 * b2]
+    tmp[at + 7] = dig2[2 * b2 + 1]
+
+
+@nb.njit(cache=_CACHE)
+def _format_value(x, digits, tables, ipow10, dig2, tmp, out, pos):
+    """Print one value x at out[pos:]; return the new position.
+
+    NaN writes nothing (an empty field).  ``tmp`` is scratch for the digits
+    (16 bytes), ``dig2`` the ASCII pairs "00".."99" (:func:`digit_pairs`).
+    """
+    if x != x:
+        return pos
+    if x < 0.0 or (x == 0.0 and np.signbit(x)):
+        out[pos] = 45  # '-'
+        pos += 1
+    ax = abs(x)
+    if ax == np.inf:
+        out[pos] = 105  # 'i'
+        out[pos + 1] = 110  # 'n'
+        out[pos + 2] = 102  # 'f'
+        return pos + 3
+    if ax == 0.0:
+        out[pos] = 48
+        return pos + 1
+    # decimal exponent e with 10^e <= ax < 10^(e+1): estimate from the binary
+    # exponent (low by at most one), raise it by comparing with 10^(e+1)
+    e2 = math.frexp(ax)[1]  # ax = m * 2^e2, m in [0.5, 1)
+    e = ((e2 - 1) * 78913) >> 18  # floor((e2 - 1) * log10(2)) for |e2| < 2^12
+    if ax >= tables[0, e + 1 - _K_MIN, 0]:
+        e += 1
+    lower = float(ipow10[digits - 1])
+    upper = float(ipow10[digits])
+    hi, lo = _scaled(ax, digits - 1 - e, tables)
+    for _ in range(2):  # only when ax is within rounding of a power of ten
+        # compare the double-double hi + lo exactly with the bounds
+        if hi < lower or (hi == lower and lo < 0.0):
+            e -= 1
+        elif hi > upper or (hi == upper and lo >= 0.0):
+            e += 1
+        else:
+            break
+        hi, lo = _scaled(ax, digits - 1 - e, tables)
+    # round hi + lo to an integer q, half to even
+    n = np.floor(hi)
+    frac = (hi - n) + lo
+    if frac < 0.0:
+        n -= 1.0
+        frac += 1.0
+    elif frac >= 1.0:
+        n += 1.0
+        frac -= 1.0
+    q = np.uint64(n)
+    if frac > 0.5 or (frac == 0.5 and (q & np.uint64(1)) == np.uint64(1)):
+        q += np.uint64(1)
+    if q >= np.uint64(ipow10[digits]):  # rounded up to the next power of ten
+        q = np.uint64(ipow10[digits - 1])
+        e += 1
+    return _emit(False, q, e, digits, dig2, tmp, out, pos)
+
+
+#: Marks a value :func:`_row_digits` leaves to :func:`_format_value`.
+_SPECIAL = -9999
+
+
+@nb.njit(cache=_CACHE)
+def _row_digits(row, bits, digits, tables, ipow10, q_out, e_out):
+    """Rounded digits q and decimal exponent e of every value of a row, fast path.
+
+    One double multiplication x * 10^k (both rounded: relative error below
+    2^-52) gives the scaled value y to within ``margin`` = 2^-50 * 10^digits
+    units; whenever that is not enough to decide (y within ``margin`` of a
+    rounding tie or of the bounds 10^(digits-1), 10^digits), and for zero,
+    NaN, infinities and |x| outside (1e-270, 1e270), e is set to _SPECIAL
+    and the caller prints the value with the exact :func:`_format_value`.
+    """
+    lower = float(ipow10[digits - 1])
+    upper = float(ipow10[digits])
+    margin = upper * 2.0**-50
+    top = np.uint64(ipow10[digits])
+    for j in range(row.shape[0]):
+        ax = abs(row[j])
+        if not (ax > 1e-270 and ax < 1e270):
+            e_out[j] = _SPECIAL
+            continue
+        e = ((((bits[j] >> 52) & 0x7FF) - 1023) * 78913) >> 18  # floor(e2 * log10(2))
+        if ax >= tables[0, e + 1 - _K_MIN, 0]:
+            e += 1
+        y = ax * tables[0, digits - 1 - e - _K_MIN, 0]
+        n = np.floor(y)
+        frac = y - n
+        if (y < lower + margin or y > upper - margin or abs(frac - 0.5) <= margin
+                or frac <= margin or frac >= 1.0 - margin):
+            e_out[j] = _SPECIAL
+            continue
+        q = np.uint64(n)
+        if frac > 0.5:
+            q += np.uint64(1)
+            if q == top:  # rounded up to the next power of ten
+                q = np.uint64(ipow10[digits - 1])
+                e += 1
+        q_out[j] = q
+        e_out[j] = e
+
+
+@nb.njit(cache=_CACHE)
+def _emit(neg, q, e, digits, dig2, tmp, out, pos):
+    """Print the decimal (-1)^neg * q * 10^(e - digits + 1) in %g layout at out[pos:]."""
+    if neg:
+        out[pos] = 45  # '-'
+        pos += 1
+    top = q // np.uint64(100000000)
+    _put8(top, dig2, tmp, 0)
+    _put8(q - top * np.uint64(100000000), dig2, tmp, 8)
+    first = 16 - digits
+    nd = digits
+    while nd > 1 and tmp[first + nd - 1] == 48:  # drop trailing zeros
+        nd -= 1
+    if e < -4 or e >= digits:  # exponential notation d.ddde+XX
+        out[pos] = tmp[first]
+        pos += 1
+        if nd > 1:
+            out[pos] = 46
+            pos += 1
+            for i in range(1, nd):
+                out[pos] = tmp[first + i]
+                pos += 1
+        out[pos] = 101  # 'e'
+        if e < 0:
+            out[pos + 1] = 45
+            ee = -e
+        else:
+            out[pos + 1] = 43  # '+'
+            ee = e
+        pos += 2
+        if ee >= 100:
+            out[pos] = 48 + ee // 100
+            pos += 1
+            ee %= 100
+        out[pos] = dig2[2 * ee]
+        out[pos + 1] = dig2[2 * ee + 1]
+        return pos + 2
+    if e >= 0:  # d..d[.d..d]
+        whole = e + 1
+        for i in range(whole):
+            out[pos] = tmp[first + i] if i < nd else 48
+            pos += 1
+        if nd > whole:
+            out[pos] = 46
+            pos += 1
+            for i in range(whole, nd):
+                out[pos] = tmp[first + i]
+                pos += 1
+        return pos
+    out[pos] = 48  # 0.000ddd
+    out[pos + 1] = 46
+    pos += 2
+    for _ in range(-e - 1):
+        out[pos] = 48
+        pos += 1
+    for i in range(nd):
+        out[pos] = tmp[first + i]
+        pos += 1
+    return pos
+
+
+@nb.njit(cache=_CACHE)
+def _format_rows(values, bits, r0, r1, digits, sep, tables, ipow10, dig2, out, pos):
+    """Rows r0..r1-1 of ``values`` as CSV lines at out[pos:]; return the end position."""
+    ncol = values.shape[1]
+    tmp = np.empty(16, np.uint8)
+    q = np.empty(ncol, np.uint64)
+    e = np.empty(ncol, np.int64)
+    for i in range(r0, r1):
+        _row_digits(values[i], bits[i], digits, tables, ipow10, q, e)
+        for j in range(ncol):
+            if j:
+                out[pos] = sep
+                pos += 1
+            if e[j] == _SPECIAL:
+                pos = _format_value(values[i, j], digits, tables, ipow10, dig2, tmp, out, pos)
+            else:
+                pos = _emit(values[i, j] < 0.0, q[j], e[j], digits, dig2, tmp, out, pos)
+        out[pos] = 10  # '\n'
+        pos += 1
+    return pos
+
+
+def powers_of_ten() -> np.ndarray:
+    """10**i for i = 0..MAX_DIGITS, int64."""
+    return np.array([10**i for i in range(MAX_DIGITS + 1)], dtype=np.int64)
+
+
+def digit_pairs() -> np.ndarray:
+    """ASCII "000102...99" as 200 uint8: the two digits of i at [2i], [2i + 1]."""
+    return np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), dtype=np.uint8).copy()
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def format_block(values, bits, digits, sep, tables, ipow10, dig2, block_rows, out, lengths):
+    """Print a float64 matrix as CSV lines, in parallel over blocks of rows.
+
+    Parameters
+    ----------
+    values : ndarray, shape (rows, cols), float64
+        The numbers.
+    bits : ndarray, shape (rows, cols), int64
+        ``values.view(np.int64)`` (the binary exponent is read from it).
+    digits : int
+        Significant digits, 1 <= digits <= :data:`MAX_DIGITS`.
+    sep : int
+        Byte of the field separator (44 for ",").
+    tables : ndarray, shape (3, n, 2)
+        :func:`pow10_tables`.
+    ipow10 : ndarray, shape (MAX_DIGITS + 1,), int64
+        10**i (:func:`powers_of_ten`).
+    dig2 : ndarray, shape (200,), uint8
+        :func:`digit_pairs`.
+    block_rows : int
+        Rows per block; block b starts at byte
+        ``b * block_rows * row_bytes`` of ``out``, with
+        ``row_bytes = cols * (field_width(digits) + 1)``.
+    out : ndarray, uint8
+        At least ``rows * row_bytes`` bytes.
+    lengths : ndarray, shape (blocks,), int64
+        Receives the number of bytes each block wrote.
+    """
+    rows, cols = values.shape
+    row_bytes = cols * (digits + 8)
+    nblocks = lengths.shape[0]
+    for b in nb.prange(nblocks):
+        r0 = b * block_rows
+        r1 = min(rows, r0 + block_rows)
+        start = r0 * row_bytes
+        lengths[b] = _format_rows(values, bits, r0, r1, digits, sep, tables, ipow10, dig2, out, start) - start
+
+
+@nb.njit(cache=_CACHE)
+def format_block_serial(values, bits, digits, sep, tables, ipow10, dig2, block_rows, out, lengths):
+    """:func:`format_block` on the calling thread only (for small inputs)."""
+    rows, cols = values.shape
+    row_bytes = cols * (digits + 8)
+    for b in range(lengths.shape[0]):
+        r0 = b * block_rows
+        r1 = min(rows, r0 + block_rows)
+        start = r0 * row_bytes
+        lengths[b] = _format_rows(values, bits, r0, r1, digits, sep, tables, ipow10, dig2, out, start) - start
