@@ -258,29 +258,82 @@ def _tracking_lines(calibration, tracking) -> list[str]:
     return lines
 
 
-def write_results(analysis: Analysis, out_dir, fmt: str = "csv") -> dict[str, str]:
+#: Frames computed and written at a time by :func:`write_results` (about
+#: 40 MB of results per chunk for the 17-segment model).
+CHUNK_FRAMES = 8192
+
+
+def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES) -> dict[str, str]:
     """Write the results table (and the model used) into ``out_dir`` atomically.
 
-    Files: ``<stem>_results.csv`` (CONVENTIONS.md results layout),
-    ``<stem>_model.json``, and ``<stem>_residuals.csv`` when markers were
-    tracked.  Returns a mapping from kind to path.
+    Files: ``<stem>_results.csv`` (CONVENTIONS.md results layout; or
+    ``.parquet``), ``<stem>_model.json``, and ``<stem>_residuals.csv`` when
+    markers were tracked.  The table is computed and written
+    ``chunk_frames`` frames at a time into one reused workspace, so a trial
+    of any length needs memory for one chunk of results only; the rows are
+    those of the whole-trial computation (see
+    :func:`humanbody.kinematics.compute_motion`).  Returns a mapping from kind
+    to path.
     """
-    from .writers import write_table
+    from .results import result_columns
+    from .writers import CsvWriter, FORMATS, write_table
 
+    if fmt not in FORMATS:
+        raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise InputError(f"cannot create output folder ({err.strerror or err})", out) from None
-    paths = {}
-    table = analysis.results.to_dataframe()
-    paths["results"] = write_table(table, out / f"{analysis.stem}_results", fmt=fmt)
+    model, motion = analysis.model, analysis.motion
+    columns = result_columns(model.names, _coordinate_names(model))
+    path = out / f"{analysis.stem}_results.{fmt}"
+    paths = {"results": str(path)}
+    if fmt == "csv":
+        with CsvWriter(path, columns) as writer:
+            for block in _result_blocks(model, motion, chunk_frames):
+                writer.write(block)
+    else:
+        _write_parquet(path, columns, _result_blocks(model, motion, chunk_frames))
     model_path = out / f"{analysis.stem}_model.json"
-    analysis.model.save(model_path)
+    model.save(model_path)
     paths["model"] = str(model_path)
     if analysis.residuals is not None:
         paths["residuals"] = write_table(analysis.residuals, out / f"{analysis.stem}_residuals", fmt="csv")
     return paths
+
+
+def _coordinate_names(model):
+    from .kinematics import coordinate_columns
+
+    return coordinate_columns(model)
+
+
+def _result_blocks(model, motion, chunk_frames: int):
+    """Results-table rows of consecutive frame ranges, each (frames, columns) float64."""
+    if chunk_frames < 1:
+        raise ValueError("chunk_frames must be at least 1")
+    workspace = None
+    F = motion.n_frames
+    for start in range(0, F, chunk_frames):
+        stop = min(F, start + chunk_frames)
+        reuse = workspace if workspace is not None and workspace.n_frames == stop - start else None
+        workspace = compute_motion(model, motion, start, stop, out=reuse)
+        yield workspace.to_matrix()
+
+
+def _write_parquet(path, columns, blocks) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ._atomic import atomic_path
+
+    schema = pa.schema([(c, pa.float64()) for c in columns])
+    with atomic_path(path) as tmp:
+        with pq.ParquetWriter(tmp, schema) as writer:
+            for block in blocks:
+                writer.write_table(pa.Table.from_arrays([pa.array(block[:, j]) for j in range(block.shape[1])],
+                                                        schema=schema))
 
 
 class _Progress:

@@ -135,3 +135,24 @@ def test_rigid_gap_filling_from_the_marker_set_clusters(tmp_path, capsys):
     err = capsys.readouterr().err
     assert status == 0, err
     assert "R.Heel frames 120-125" in err and "by rigid (rigid cluster of segment right_foot)" in err
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_chunked_writing_equals_the_whole_trial(trial, tmp_path, fmt):
+    """Results written a few frames at a time are the rows of the whole-trial computation."""
+    from humanbody.pipeline import analyze_trial, write_results
+
+    model, df, path, model_path = trial
+    analysis = analyze_trial(path, model=model_path)
+    whole = analysis.results.to_dataframe()
+    write_results(analysis, tmp_path / "one", fmt=fmt)
+    write_results(analysis, tmp_path / "chunked", fmt=fmt, chunk_frames=37)
+    read = pd.read_csv if fmt == "csv" else pd.read_parquet
+    one = read(tmp_path / "one" / f"walk_results.{fmt}")
+    chunked = read(tmp_path / "chunked" / f"walk_results.{fmt}")
+    assert list(chunked.columns) == list(whole.columns)
+    np.testing.assert_array_equal(chunked.to_numpy(), one.to_numpy())
+    if fmt == "parquet":
+        np.testing.assert_array_equal(chunked.to_numpy(), whole.to_numpy())
+    else:
+        np.testing.assert_allclose(chunked.to_numpy(), whole.to_numpy(), rtol=5e-10, atol=1e-300)
