@@ -142,26 +142,12 @@ def _put8(v, dig2, tmp, at):
 
 
 @nb.njit(cache=_CACHE)
-def _format_value(x, digits, tables, ipow10, dig2, tmp, out, pos):
-    """Print one value x at out[pos:]; return the new position.
+def _exact_digits(ax, digits, tables, ipow10):
+    """Rounded digits q (digits-digit integer) and decimal exponent e of ax > 0, exactly.
 
-    NaN writes nothing (an empty field).  ``tmp`` is scratch for the digits
-    (16 bytes), ``dig2`` the ASCII pairs "00".."99" (:func:`digit_pairs`).
+    ax is rounded to ``digits`` significant digits, half to even, from its
+    double-double scaling ax * 10^(digits - 1 - e) (module docstring).
     """
-    if x != x:
-        return pos
-    if x < 0.0 or (x == 0.0 and np.signbit(x)):
-        out[pos] = 45  # '-'
-        pos += 1
-    ax = abs(x)
-    if ax == np.inf:
-        out[pos] = 105  # 'i'
-        out[pos + 1] = 110  # 'n'
-        out[pos + 2] = 102  # 'f'
-        return pos + 3
-    if ax == 0.0:
-        out[pos] = 48
-        return pos + 1
     # decimal exponent e with 10^e <= ax < 10^(e+1): estimate from the binary
     # exponent (low by at most one), raise it by comparing with 10^(e+1)
     e2 = math.frexp(ax)[1]  # ax = m * 2^e2, m in [0.5, 1)
@@ -195,10 +181,10 @@ def _format_value(x, digits, tables, ipow10, dig2, tmp, out, pos):
     if q >= np.uint64(ipow10[digits]):  # rounded up to the next power of ten
         q = np.uint64(ipow10[digits - 1])
         e += 1
-    return _emit(False, q, e, digits, dig2, tmp, out, pos)
+    return q, e
 
 
-#: Marks a value :func:`_row_digits` leaves to :func:`_format_value`.
+#: Marks a value :func:`_row_digits` leaves to :func:`_exact_digits`.
 _SPECIAL = -9999
 
 
@@ -211,7 +197,7 @@ def _row_digits(row, bits, digits, tables, ipow10, q_out, e_out):
     units; whenever that is not enough to decide (y within ``margin`` of a
     rounding tie or of the bounds 10^(digits-1), 10^digits), and for zero,
     NaN, infinities and |x| outside (1e-270, 1e270), e is set to _SPECIAL
-    and the caller prints the value with the exact :func:`_format_value`.
+    and the caller handles the value (the exact :func:`_exact_digits`).
     """
     lower = float(ipow10[digits - 1])
     upper = float(ipow10[digits])
@@ -243,83 +229,96 @@ def _row_digits(row, bits, digits, tables, ipow10, q_out, e_out):
 
 
 @nb.njit(cache=_CACHE)
-def _emit(neg, q, e, digits, dig2, tmp, out, pos):
-    """Print the decimal (-1)^neg * q * 10^(e - digits + 1) in %g layout at out[pos:]."""
-    if neg:
-        out[pos] = 45  # '-'
-        pos += 1
-    top = q // np.uint64(100000000)
-    _put8(top, dig2, tmp, 0)
-    _put8(q - top * np.uint64(100000000), dig2, tmp, 8)
-    first = 16 - digits
-    nd = digits
-    while nd > 1 and tmp[first + nd - 1] == 48:  # drop trailing zeros
-        nd -= 1
-    if e < -4 or e >= digits:  # exponential notation d.ddde+XX
-        out[pos] = tmp[first]
-        pos += 1
-        if nd > 1:
-            out[pos] = 46
-            pos += 1
-            for i in range(1, nd):
-                out[pos] = tmp[first + i]
-                pos += 1
-        out[pos] = 101  # 'e'
-        if e < 0:
-            out[pos + 1] = 45
-            ee = -e
-        else:
-            out[pos + 1] = 43  # '+'
-            ee = e
-        pos += 2
-        if ee >= 100:
-            out[pos] = 48 + ee // 100
-            pos += 1
-            ee %= 100
-        out[pos] = dig2[2 * ee]
-        out[pos + 1] = dig2[2 * ee + 1]
-        return pos + 2
-    if e >= 0:  # d..d[.d..d]
-        whole = e + 1
-        for i in range(whole):
-            out[pos] = tmp[first + i] if i < nd else 48
-            pos += 1
-        if nd > whole:
-            out[pos] = 46
-            pos += 1
-            for i in range(whole, nd):
-                out[pos] = tmp[first + i]
-                pos += 1
-        return pos
-    out[pos] = 48  # 0.000ddd
-    out[pos + 1] = 46
-    pos += 2
-    for _ in range(-e - 1):
-        out[pos] = 48
-        pos += 1
-    for i in range(nd):
-        out[pos] = tmp[first + i]
-        pos += 1
-    return pos
-
-
-@nb.njit(cache=_CACHE)
 def _format_rows(values, bits, r0, r1, digits, sep, tables, ipow10, dig2, out, pos):
-    """Rows r0..r1-1 of ``values`` as CSV lines at out[pos:]; return the end position."""
+    """Rows r0..r1-1 of ``values`` as CSV lines at out[pos:]; return the end position.
+
+    The printing is written out in this one loop on purpose: a call per
+    value to a function taking arrays costs more than the printing.
+    """
     ncol = values.shape[1]
     tmp = np.empty(16, np.uint8)
-    q = np.empty(ncol, np.uint64)
-    e = np.empty(ncol, np.int64)
+    qrow = np.empty(ncol, np.uint64)
+    erow = np.empty(ncol, np.int64)
+    first = 16 - digits
     for i in range(r0, r1):
-        _row_digits(values[i], bits[i], digits, tables, ipow10, q, e)
+        _row_digits(values[i], bits[i], digits, tables, ipow10, qrow, erow)
         for j in range(ncol):
             if j:
                 out[pos] = sep
                 pos += 1
-            if e[j] == _SPECIAL:
-                pos = _format_value(values[i, j], digits, tables, ipow10, dig2, tmp, out, pos)
-            else:
-                pos = _emit(values[i, j] < 0.0, q[j], e[j], digits, dig2, tmp, out, pos)
+            x = values[i, j]
+            if x < 0.0 or (x == 0.0 and np.signbit(x)):
+                out[pos] = 45  # '-'
+                pos += 1
+            e = erow[j]
+            q = qrow[j]
+            if e == _SPECIAL:
+                ax = abs(x)
+                if x != x:  # NaN: empty field
+                    continue
+                if ax == np.inf:
+                    out[pos] = 105  # 'i'
+                    out[pos + 1] = 110  # 'n'
+                    out[pos + 2] = 102  # 'f'
+                    pos += 3
+                    continue
+                if ax == 0.0:
+                    out[pos] = 48
+                    pos += 1
+                    continue
+                q, e = _exact_digits(ax, digits, tables, ipow10)
+            # the digits of q zero-padded in tmp[first:16]; drop trailing zeros
+            top = q // np.uint64(100000000)
+            _put8(top, dig2, tmp, 0)
+            _put8(q - top * np.uint64(100000000), dig2, tmp, 8)
+            nd = digits
+            while nd > 1 and tmp[first + nd - 1] == 48:
+                nd -= 1
+            if e < -4 or e >= digits:  # exponential notation d.ddde+XX
+                out[pos] = tmp[first]
+                pos += 1
+                if nd > 1:
+                    out[pos] = 46  # '.'
+                    pos += 1
+                    for c in range(1, nd):
+                        out[pos] = tmp[first + c]
+                        pos += 1
+                out[pos] = 101  # 'e'
+                if e < 0:
+                    out[pos + 1] = 45
+                    ee = -e
+                else:
+                    out[pos + 1] = 43  # '+'
+                    ee = e
+                pos += 2
+                if ee >= 100:
+                    out[pos] = 48 + ee // 100
+                    pos += 1
+                    ee %= 100
+                out[pos] = dig2[2 * ee]
+                out[pos + 1] = dig2[2 * ee + 1]
+                pos += 2
+            elif e >= 0:  # d..d[.d..d]
+                whole = e + 1
+                for c in range(whole):
+                    out[pos] = tmp[first + c] if c < nd else 48
+                    pos += 1
+                if nd > whole:
+                    out[pos] = 46
+                    pos += 1
+                    for c in range(whole, nd):
+                        out[pos] = tmp[first + c]
+                        pos += 1
+            else:  # 0.000ddd
+                out[pos] = 48
+                out[pos + 1] = 46
+                pos += 2
+                for _ in range(-e - 1):
+                    out[pos] = 48
+                    pos += 1
+                for c in range(nd):
+                    out[pos] = tmp[first + c]
+                    pos += 1
         out[pos] = 10  # '\n'
         pos += 1
     return pos

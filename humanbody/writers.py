@@ -82,8 +82,13 @@ def format_csv_rows(values, digits: int = CSV_DIGITS, sep: str = ",") -> bytes:
     return b"".join(bytes(m) for m in _format_chunks(values, _check_digits(digits), sep))
 
 
-def _format_chunks(values, digits: int, sep: str = ","):
-    """Memoryviews of the CSV bytes of ``values``, block by block (see format_csv_rows)."""
+def _format_chunks(values, digits: int, sep: str = ",", scratch=None):
+    """Memoryviews of the CSV bytes of ``values``, block by block (see format_csv_rows).
+
+    ``scratch`` (a one-element list holding a uint8 array, or None) keeps the
+    print buffer between calls, so a stream of blocks reuses mapped memory.
+    The views are valid until the next call with the same scratch.
+    """
     from . import _format
 
     v = np.ascontiguousarray(values, dtype=np.float64)
@@ -99,7 +104,13 @@ def _format_chunks(values, digits: int, sep: str = ","):
     tables, ipow10, dig2 = _constants()
     nblocks = -(-rows // _BLOCK_ROWS)
     row_bytes = cols * (_format.field_width(digits) + 1)
-    out = np.empty(rows * row_bytes, dtype=np.uint8)
+    need = rows * row_bytes
+    if scratch is not None and scratch[0] is not None and scratch[0].size >= need:
+        out = scratch[0]
+    else:
+        out = np.empty(need, dtype=np.uint8)
+        if scratch is not None:
+            scratch[0] = out
     lengths = np.zeros(nblocks, dtype=np.int64)
     kernel = _format.format_block if v.size >= _PARALLEL_MIN_VALUES else _format.format_block_serial
     kernel(v, v.view(np.int64), digits, ord(sep), tables, ipow10, dig2, _BLOCK_ROWS, out, lengths)
@@ -147,6 +158,8 @@ class CsvWriter:
         self.columns = [str(c) for c in columns]
         self.digits = _check_digits(digits)
         self.rows = 0
+        self._scratch = [None]
+        self._fh = None
         self._ctx = atomic_path(self.path)
         tmp = self._ctx.__enter__()
         try:
@@ -167,7 +180,7 @@ class CsvWriter:
             v = v[:, None]
         if v.ndim != 2 or v.shape[1] != len(self.columns):
             raise ValueError(f"expected rows of {len(self.columns)} values, got shape {v.shape}")
-        for chunk in _format_chunks(v, self.digits):
+        for chunk in _format_chunks(v, self.digits, scratch=self._scratch):
             self._fh.write(chunk)
         self.rows += v.shape[0]
 
