@@ -383,3 +383,168 @@ def format_block_serial(values, bits, digits, sep, tables, ipow10, dig2, block_r
         r1 = min(rows, r0 + block_rows)
         start = r0 * row_bytes
         lengths[b] = _format_rows(values, bits, r0, r1, digits, sep, tables, ipow10, dig2, out, start) - start
+
+
+# ----------------------------------------------------------------------------- parsing
+#: Row status codes of :func:`parse_rows`.
+ROW_OK, ROW_BLANK, ROW_SHORT, ROW_EXTRA = 0, 1, 2, 3
+#: Cell flags of :func:`parse_rows`: a number the fast path cannot round
+#: exactly (Python's float() reads it), and text that is not a number.
+CELL_OK, CELL_SLOW, CELL_TEXT = 0, 1, 2
+
+_EXACT_POW10 = np.array([10.0**i for i in range(23)])  # exact doubles
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _is_blank(c):
+    return c == 32 or c == 9 or c == 13  # space, tab, CR
+
+
+@nb.njit(cache=_CACHE)
+def _parse_row(buf, a, b, ncol, sep, pow10, values, flags, r):
+    """Parse the line buf[a:b] into values[r, :]; return its status code."""
+    blank = True
+    for p in range(a, b):
+        if not _is_blank(buf[p]):
+            blank = False
+            break
+    if blank:
+        return ROW_BLANK
+    j = 0
+    p = a
+    while True:
+        # one field: buf[p:q] up to the separator or the line end
+        q = p
+        while q < b and buf[q] != sep:
+            q += 1
+        s, t = p, q
+        while s < t and (buf[s] == 32 or buf[s] == 13 or (sep != 9 and buf[s] == 9)):
+            s += 1
+        while t > s and (buf[t - 1] == 32 or buf[t - 1] == 13 or (sep != 9 and buf[t - 1] == 9)):
+            t -= 1
+        if j < ncol:
+            flag = CELL_OK
+            x = np.nan
+            if t > s:
+                k = s
+                neg = False
+                if buf[k] == 43 or buf[k] == 45:  # + -
+                    neg = buf[k] == 45
+                    k += 1
+                mant = np.int64(0)
+                ndig = 0  # significant digits kept in mant
+                exp10 = 0
+                seen = False
+                big = False
+                while k < t and 48 <= buf[k] <= 57:
+                    seen = True
+                    if mant == 0 and buf[k] == 48:
+                        pass
+                    elif ndig < 18:
+                        mant = mant * 10 + (buf[k] - 48)
+                        ndig += 1
+                    else:
+                        exp10 += 1
+                        big = big or buf[k] != 48
+                    k += 1
+                if k < t and buf[k] == 46:  # '.'
+                    k += 1
+                    while k < t and 48 <= buf[k] <= 57:
+                        seen = True
+                        if mant == 0 and buf[k] == 48:
+                            exp10 -= 1
+                        elif ndig < 18:
+                            mant = mant * 10 + (buf[k] - 48)
+                            ndig += 1
+                            exp10 -= 1
+                        else:
+                            big = big or buf[k] != 48
+                        k += 1
+                if seen and k < t and (buf[k] == 101 or buf[k] == 69):  # e E
+                    k += 1
+                    eneg = False
+                    if k < t and (buf[k] == 43 or buf[k] == 45):
+                        eneg = buf[k] == 45
+                        k += 1
+                    if k == t:
+                        seen = False
+                    ev = 0
+                    while k < t and 48 <= buf[k] <= 57:
+                        if ev < 100000:
+                            ev = ev * 10 + (buf[k] - 48)
+                        k += 1
+                    exp10 += -ev if eneg else ev
+                if not seen or k != t:
+                    flag = CELL_TEXT
+                elif mant == 0:
+                    x = -0.0 if neg else 0.0
+                elif big or mant > 9007199254740992 or exp10 < -22 or exp10 > 22:
+                    flag = CELL_SLOW  # exact rounding needs more than one operation
+                else:
+                    # Clinger's fast path: both operands exact, one rounding
+                    m = float(mant)
+                    x = m * pow10[exp10] if exp10 >= 0 else m / pow10[-exp10]
+                    if neg:
+                        x = -x
+            values[r, j] = x
+            flags[r, j] = flag
+        elif t > s:
+            return ROW_EXTRA
+        j += 1
+        if q >= b:
+            break
+        p = q + 1
+    if j < ncol:
+        return ROW_SHORT
+    return ROW_OK
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def parse_rows(buf, starts, ends, ncol, sep, pow10, values, flags, status):
+    """Parse delimited lines of decimal numbers into a float64 matrix, in parallel.
+
+    Parameters
+    ----------
+    buf : ndarray, uint8
+        The text.
+    starts, ends : ndarray, shape (rows,), int64
+        Line r is ``buf[starts[r]:ends[r]]`` (without its line end).
+    ncol : int
+        Fields expected per line; further fields must be blank.
+    sep : int
+        Byte of the field separator.
+    pow10 : ndarray, shape (23,)
+        Exact 10.0**i (:data:`_EXACT_POW10`).
+    values : ndarray, shape (rows, ncol), float64
+        Receives the numbers; NaN for empty fields and flagged cells.
+    flags : ndarray, shape (rows, ncol), uint8
+        CELL_OK, CELL_SLOW (a number with more than 18 significant digits
+        or a decimal exponent beyond +-22: read it with float()) or
+        CELL_TEXT (not a plain decimal number).
+    status : ndarray, shape (rows,), uint8
+        ROW_OK, ROW_BLANK (only spaces, tabs, CR), ROW_SHORT (fewer than
+        ``ncol`` fields) or ROW_EXTRA (a non-blank field after ``ncol``).
+
+    Numbers are ``[+-]digits[.digits][(e|E)[+-]digits]`` with blanks around
+    them; with at most 18 significant digits and a decimal exponent within
+    +-22 the value is the mantissa times or divided by an exact power of ten,
+    one correctly rounded operation (Clinger 1990, "How to read floating
+    point numbers accurately", PLDI), so it equals the correctly rounded
+    value of the decimal text.
+    """
+    for r in nb.prange(starts.shape[0]):
+        status[r] = _parse_row(buf, starts[r], ends[r], ncol, sep, pow10, values, flags, r)
+
+
+@nb.njit(cache=_CACHE)
+def any_row_all_nan(values):
+    """True when some row of a float matrix is NaN in every column."""
+    for i in range(values.shape[0]):
+        full = True
+        for j in range(values.shape[1]):
+            if values[i, j] == values[i, j]:
+                full = False
+                break
+        if full:
+            return True
+    return False

@@ -48,6 +48,22 @@ _UNKNOWN = "cannot tell the format of the file: expected TRC, MOT/STO, C3D, CSV 
 _TEXT_EXT = {".csv", ".tsv", ".txt"}
 
 
+def _head_says_trc(path) -> bool:
+    """True when the first non-blank line of a text file is a TRC PathFileType line.
+
+    Reads 64 KiB; a file with a NUL byte there is left to :func:`read_lines`
+    (which calls it binary).
+    """
+    with open(path, "rb") as fh:
+        head = fh.read(65536)
+    if b"\x00" in head[:4096]:
+        return False
+    for line in head.decode("utf-8-sig", errors="replace").splitlines()[:-1]:
+        if line.strip():
+            return looks_like_trc(line)
+    return False
+
+
 def detect_format(path) -> str:
     """Name of the reader for ``path``: one of :data:`FORMATS`.
 
@@ -67,6 +83,8 @@ def detect_format(path) -> str:
         return "c3d"
     if p.suffix.lower() == ".c3d":
         raise InputError("is not a C3D file (no C3D header)", p)
+    if _head_says_trc(p):  # skip decoding a long TRC file only to look at its first line
+        return "trc"
     lines = v.read_lines(p)
     first = next(line for line in lines if line.strip())
     if looks_like_trc(first):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -96,6 +97,122 @@ def split_line(line: str, sep: str | None) -> list[str]:
     if sep is None:
         return line.split()
     return [f.strip() for f in line.split(sep)]
+
+
+# ----------------------------------------------------------------------------- fast path
+#: Files below this size are read by the careful path only (it is fast enough).
+FAST_MIN_BYTES = 256 * 1024
+
+#: Characters besides "\n" (and "\r\n") that str.splitlines() takes as line ends.
+_OTHER_LINE_ENDS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+class Head:
+    """The raw bytes of a text file and its first lines, as :func:`read_lines` gives them.
+
+    Attributes
+    ----------
+    raw : bytes
+        The whole file.
+    lines : list of str
+        The first lines (line ends removed).
+    offsets : list of int
+        Byte offset of the start of each line in ``lines`` and of the line after.
+    """
+
+    def __init__(self, raw: bytes, lines: list[str], offsets: list[int]):
+        self.raw, self.lines, self.offsets = raw, lines, offsets
+
+
+def read_head(path: Path, n_lines: int, min_bytes: int | None = None) -> Head | None:
+    """First ``n_lines`` lines of a large text file without decoding the rest.
+
+    Returns None (use :func:`read_lines`) when the file is smaller than
+    ``min_bytes`` (default :data:`FAST_MIN_BYTES`), has fewer lines, is not plain UTF-8 with "\n" or "\r\n"
+    line ends in its head, or looks binary: then the head might not be what
+    :func:`read_lines` makes of it.
+    """
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    if len(raw) < (FAST_MIN_BYTES if min_bytes is None else min_bytes) or b"\x00" in raw[:4096]:
+        return None
+    offsets = [0]
+    for _ in range(n_lines):
+        k = raw.find(b"\n", offsets[-1])
+        if k < 0:
+            return None
+        offsets.append(k + 1)
+    try:
+        text = raw[: offsets[-1]].decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+    lines = text.split("\n")[:n_lines]
+    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    if any(_OTHER_LINE_ENDS.search(line) for line in lines) or not any(line.strip() for line in lines):
+        return None
+    return Head(raw, lines, offsets)
+
+
+def fast_block(head: Head, start: int, names: list[str], sep: str, stop: int | None = None):
+    """Numbers of the data lines ``start`` (0-based) to the end (or byte ``stop``), fast.
+
+    The numeric kernel of :mod:`humanbody._format` (:func:`parse_rows`)
+    reads the lines in parallel, blank lines skipped as :func:`parse_block`
+    skips them.  Any line or cell the careful path would treat differently
+    or reject (a short or long row, text other than a missing-value token,
+    a row of only missing cells, a stray CR) makes this return None: the
+    caller then runs the careful path, which gives the precise message.
+
+    Returns
+    -------
+    values : ndarray, shape (rows, len(names))
+        As :func:`parse_block` returns them.
+    line_numbers : ndarray of int
+        1-based line of each row.
+    """
+    from .. import _format as f
+
+    ncol = len(names)
+    raw = head.raw
+    a = head.offsets[start] if start < len(head.offsets) else None
+    if a is None:
+        return None
+    b = len(raw) if stop is None else stop
+    cr = raw.find(b"\r", a, b)
+    if cr >= 0 and raw.count(b"\r", a, b) != raw.count(b"\r\n", a, b):
+        return None  # a lone CR ends a line for str.splitlines()
+    buf = np.frombuffer(raw, dtype=np.uint8)[a:b]
+    ends = np.flatnonzero(buf == 10)
+    starts = np.concatenate(([0], ends + 1))
+    ends = np.concatenate((ends, [buf.size]))
+    if starts[-1] >= buf.size:  # the text ends with a line end
+        starts, ends = starts[:-1], ends[:-1]
+    n = starts.size
+    if n == 0:
+        return None
+    values = np.empty((n, ncol))
+    flags = np.zeros((n, ncol), dtype=np.uint8)  # blank rows leave theirs untouched
+    status = np.empty(n, dtype=np.uint8)
+    f.parse_rows(buf, starts, ends, ncol, ord(sep), f._EXACT_POW10, values, flags, status)
+    if np.any(status >= f.ROW_SHORT):
+        return None
+    for i, j in zip(*np.nonzero(flags)):  # rare: long numbers, missing-value tokens
+        cell = bytes(buf[starts[i]:ends[i]]).decode("utf-8", "replace").split(sep)[j].strip()
+        if flags[i, j] == f.CELL_SLOW:
+            values[i, j] = float(cell)
+        elif cell.lower() in MISSING_TOKENS:
+            values[i, j] = np.nan
+        else:
+            return None
+    keep = status == f.ROW_OK
+    if not keep.all():
+        values = values[keep]
+    if values.shape[0] == 0 or f.any_row_all_nan(values):
+        return None
+    line_numbers = start + 1 + np.flatnonzero(keep)
+    return values, line_numbers
 
 
 # ----------------------------------------------------------------------------- numbers
@@ -368,11 +485,11 @@ def marker_frame(
     counts = missing_mask.sum(axis=0)
     missing = {n: int(c) for n, c in zip(names, counts) if c}
     empty = [n for n, c in zip(names, counts) if c == len(time)]
-    data = {"time": np.asarray(time, dtype=float)}
-    for k, n in enumerate(names):
-        for a, axis in enumerate("xyz"):
-            data[f"{n}_{axis}"] = xyz[:, k, a]
-    df = pd.DataFrame(data)
+    table = np.empty((len(time), 1 + 3 * len(names)))  # one block: no per-column copies
+    table[:, 0] = time
+    table[:, 1:] = xyz.reshape(len(time), -1)
+    columns = ["time"] + [f"{n}_{axis}" for n in names for axis in "xyz"]
+    df = pd.DataFrame(table, columns=columns, copy=False)
     df.attrs.update(
         kind="markers",
         source=str(path),

@@ -67,7 +67,8 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
         NumMarkers or NumFrames that disagrees with the file, or unknown units.
     """
     path = v.check_file(path)
-    lines = v.read_lines(path)
+    head = v.read_head(path, 6)  # large files: header lines now, numbers by the fast path
+    lines = head.lines if head is not None else v.read_lines(path)
     if not looks_like_trc(lines[0]):
         raise InputError("is not a TRC file: line 1 does not start with PathFileType", path)
     if len(lines) < 5:
@@ -116,30 +117,37 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
     label_fields = [f.strip() for f in lines[4].split("\t")]
     if any(_LABEL.match(f) for f in label_fields) or not any(label_fields):
         start = 5
-    rows, line_no = [], []
-    for i in range(start, len(lines)):
-        if not lines[i].strip():
-            continue
-        rows.append(lines[i].split("\t"))
-        line_no.append(i + 1)
     columns = ["Frame#", "Time"] + [f"{n}_{a}" for n in names for a in "XYZ"]
-    if not rows:
-        raise InputError("has a TRC header but no data rows", path)
-    values = v.parse_block(rows, line_no, columns, path)
+    fast = v.fast_block(head, start, columns, "\t") if head is not None else None
+    if fast is not None:
+        values, line_no = fast
+    else:  # the careful path: every message names the line and column
+        if head is not None:
+            lines = v.read_lines(path)
+        rows, line_no = [], []
+        for i in range(start, len(lines)):
+            if not lines[i].strip():
+                continue
+            rows.append(lines[i].split("\t"))
+            line_no.append(i + 1)
+        if not rows:
+            raise InputError("has a TRC header but no data rows", path)
+        values = v.parse_block(rows, line_no, columns, path)
+    n_rows = len(line_no)
 
     if "NumFrames" in header:
         try:
             declared = int(float(header["NumFrames"]))
         except ValueError:
             raise InputError(f"NumFrames {header['NumFrames']!r} is not a number", path) from None
-        if len(rows) < declared:
+        if n_rows < declared:
             raise InputError(
                 f"truncated: the header says NumFrames={declared} but there are only "
-                f"{len(rows)} data rows (last at line {line_no[-1]})", path,
+                f"{n_rows} data rows (last at line {line_no[-1]})", path,
             )
-        if len(rows) > declared:
+        if n_rows > declared:
             raise InputError(
-                f"the header says NumFrames={declared} but there are {len(rows)} data rows", path
+                f"the header says NumFrames={declared} but there are {n_rows} data rows", path
             )
 
     # rate and time
@@ -153,12 +161,12 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
     if np.all(np.isnan(time_col)):
         if rate is None:
             raise InputError("has neither a Time column nor a DataRate; pass rate_hz=", path)
-        time = v.time_from_rate(len(rows), rate, path)
+        time = v.time_from_rate(n_rows, rate, path)
         conversions.append(f"time built from the frame rate {rate:g} Hz (Time column empty)")
     else:
         time, rate = v.time_base(time_col, path, line_no, header_rate=rate, conversions=conversions)
 
-    xyz = values[:, 2:].reshape(len(rows), len(names), 3)
+    xyz = values[:, 2:].reshape(n_rows, len(names), 3)
     return v.marker_frame(
         time, names, xyz, path=path, fmt="trc", rate_hz=rate, units_in_file=unit_name,
         scale=scale, conversions=conversions, extra_attrs={"header": dict(header)},
