@@ -45,6 +45,8 @@ _RATE_NAMES = {"rate", "rate_hz", "frame_rate", "framerate", "fps", "sample_rate
 _TIME_UNITS = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3}
 _VICON_SECTIONS = {"devices", "trajectories", "model outputs", "joints", "segments"}
 _QUALISYS_KEYS = ("NO_OF_FRAMES", "NO_OF_MARKERS", "FREQUENCY", "MARKER_NAMES")
+#: Lines decoded before the numbers of a large file (its header must fit).
+_HEAD_LINES = 60
 
 
 # ----------------------------------------------------------------------------- sniffing
@@ -149,8 +151,28 @@ def _units(option, file_unit, path, where, xyz, conversions) -> str:
 
 
 # ----------------------------------------------------------------------------- plain
-def read_plain(path: Path, lines: list[str], units=None, rate_hz=None):
-    """Plain wide marker table (see the module docstring)."""
+def _numbers(path, lines, head, rows, start, columns, delim):
+    """Data block from line ``start`` (0-based) to the end: fast path, else careful.
+
+    Returns values (rows, len(columns)) and the 1-based line of each row.
+    """
+    fast = None
+    if head is not None and delim != " ":
+        fast = v.fast_block(head, start, columns, delim)
+    if fast is not None:
+        return fast
+    if head is not None:  # rows held only the head of the file
+        rows = _rows(v.read_lines(path), delim)
+    body, line_no = _data_rows(rows, start, len(rows))
+    return v.parse_block(body, line_no, columns, path), line_no
+
+
+def read_plain(path: Path, lines: list[str], units=None, rate_hz=None, head=None):
+    """Plain wide marker table (see the module docstring).
+
+    ``head`` (:class:`humanbody.io._validate.Head`): ``lines`` are only the
+    first lines of a large file, whose numbers are read by the fast path.
+    """
     first = next(i for i, line in enumerate(lines) if line.strip())
     delim = _delimiter(lines[first])
     rows = _rows(lines, delim)
@@ -225,11 +247,12 @@ def read_plain(path: Path, lines: list[str], units=None, rate_hz=None):
     if len({v.canonical_unit(u) for u in unit_hints}) > 1:
         raise InputError(f"the marker columns give different units ({', '.join(sorted(unit_hints))})", path)
 
-    body, line_no = _data_rows(rows, start, len(rows))
-    values = v.parse_block(body, line_no, header, path)
+    if head is not None and start >= len(lines) - 1:  # the head ends before the data
+        return read_plain(path, v.read_lines(path), units=units, rate_hz=rate_hz)
+    values, line_no = _numbers(path, lines, head, rows, start, header, delim)
     names = list(markers)
     idx = [markers[n][a] for n in names for a in "xyz"]
-    xyz = values[:, idx].reshape(len(body), len(names), 3)
+    xyz = values[:, idx].reshape(len(values), len(names), 3)
     file_unit = next(iter(unit_hints)) if unit_hints else None
     unit = _units(units, file_unit, path, "a column name", xyz, conversions)
 
@@ -333,8 +356,8 @@ def read_vicon(path: Path, lines: list[str], units=None, rate_hz=None):
 
 
 # ----------------------------------------------------------------------------- Motive
-def read_motive(path: Path, lines: list[str], units=None, rate_hz=None):
-    """Marker positions of an OptiTrack Motive CSV export."""
+def read_motive(path: Path, lines: list[str], units=None, rate_hz=None, head=None):
+    """Marker positions of an OptiTrack Motive CSV export (``head``: as for read_plain)."""
     delim = _delimiter(lines[0])
     rows = _rows(lines, delim)
     meta_row = rows[0]
@@ -371,13 +394,13 @@ def read_motive(path: Path, lines: list[str], units=None, rate_hz=None):
             j += 1
     if not triples:
         raise InputError("the Motive export has no Marker Position columns", path)
-    body, line_no = _data_rows(rows, axis_i + 1, len(rows))
     columns = [f"col{j + 1}" if not c else c for j, c in enumerate(axes)]
-    values = v.parse_block(body, line_no, columns, path)
+    values, line_no = _numbers(path, lines, head, rows, axis_i + 1, columns, delim)
+    n_rows = len(values)
     conversions: list[str] = []
     idx = [j + a for _, j in triples for a in range(3)]
     names_list = [n for n, _ in triples]
-    xyz = values[:, idx].reshape(len(body), len(triples), 3)
+    xyz = values[:, idx].reshape(n_rows, len(triples), 3)
     unit = _units(units, meta.get("length units"), path, "the Motive Length Units", xyz, conversions)
     rate = None
     if rate_hz is not None:
@@ -393,10 +416,10 @@ def read_motive(path: Path, lines: list[str], units=None, rate_hz=None):
             declared = int(float(meta["total exported frames"]))
         except ValueError:
             declared = None
-        if declared is not None and len(body) < declared:
+        if declared is not None and n_rows < declared:
             raise InputError(
                 f"truncated: the header says Total Exported Frames={declared} but there are only "
-                f"{len(body)} data rows", path,
+                f"{n_rows} data rows", path,
             )
     short, subject = _strip_subject(names_list, conversions)
     return v.marker_frame(
@@ -511,6 +534,13 @@ def read_marker_text(path, units=None, rate_hz=None, layout: str | None = None):
         "qualisys-tsv".
     """
     path = v.check_file(path)
+    head = v.read_head(path, _HEAD_LINES)
+    if head is not None:  # a large file: plain and Motive layouts read their numbers fast
+        first = next(line for line in head.lines if line.strip()).strip().lstrip("\ufeff")
+        vicon_like = first.rstrip(",\t;").strip().lower() in _VICON_SECTIONS
+        fast_layout = layout or (None if vicon_like else sniff(head.lines))
+        if fast_layout in ("plain", "motive"):
+            return _READERS[fast_layout](path, head.lines, units=units, rate_hz=rate_hz, head=head)
     lines = v.read_lines(path)
     layout = layout or sniff(lines)
     if layout not in _READERS:
