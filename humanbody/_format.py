@@ -122,25 +122,6 @@ def _scaled(ax, k, tables):
     return s, lo - (s - hi)
 
 
-@nb.njit(cache=_CACHE, inline="always")
-def _put8(v, dig2, tmp, at):
-    """The 8 decimal digits of v < 10^8 (zero-padded) at tmp[at:at + 8]."""
-    a = v // np.uint64(10000)
-    b = v - a * np.uint64(10000)
-    a1 = a // np.uint64(100)
-    a2 = a - a1 * np.uint64(100)
-    b1 = b // np.uint64(100)
-    b2 = b - b1 * np.uint64(100)
-    tmp[at] = dig2[2 * a1]
-    tmp[at + 1] = dig2[2 * a1 + 1]
-    tmp[at + 2] = dig2[2 * a2]
-    tmp[at + 3] = dig2[2 * a2 + 1]
-    tmp[at + 4] = dig2[2 * b1]
-    tmp[at + 5] = dig2[2 * b1 + 1]
-    tmp[at + 6] = dig2[2 * b2]
-    tmp[at + 7] = dig2[2 * b2 + 1]
-
-
 @nb.njit(cache=_CACHE)
 def _exact_digits(ax, digits, tables, ipow10):
     """Rounded digits q (digits-digit integer) and decimal exponent e of ax > 0, exactly.
@@ -236,10 +217,9 @@ def _format_rows(values, bits, r0, r1, digits, sep, tables, ipow10, dig2, out, p
     value to a function taking arrays costs more than the printing.
     """
     ncol = values.shape[1]
-    tmp = np.empty(16, np.uint8)
     qrow = np.empty(ncol, np.uint64)
     erow = np.empty(ncol, np.int64)
-    first = 16 - digits
+    zero, ten, hundred = np.uint64(0), np.uint64(10), np.uint64(100)
     for i in range(r0, r1):
         _row_digits(values[i], bits[i], digits, tables, ipow10, qrow, erow)
         for j in range(ncol):
@@ -267,22 +247,29 @@ def _format_rows(values, bits, r0, r1, digits, sep, tables, ipow10, dig2, out, p
                     pos += 1
                     continue
                 q, e = _exact_digits(ax, digits, tables, ipow10)
-            # the digits of q zero-padded in tmp[first:16]; drop trailing zeros
-            top = q // np.uint64(100000000)
-            _put8(top, dig2, tmp, 0)
-            _put8(q - top * np.uint64(100000000), dig2, tmp, 8)
+            # drop trailing zeros, then write the nd digits of q right to left,
+            # two at a time, straight into out (the field's length is known)
             nd = digits
-            while nd > 1 and tmp[first + nd - 1] == 48:
+            while nd > 1 and q % ten == zero:
+                q //= ten
                 nd -= 1
             if e < -4 or e >= digits:  # exponential notation d.ddde+XX
-                out[pos] = tmp[first]
-                pos += 1
+                end = pos + nd + (1 if nd > 1 else 0)
+                p = end
+                for _ in range((nd - 1) >> 1):
+                    r = q % hundred
+                    q //= hundred
+                    out[p - 1] = dig2[2 * r + 1]
+                    out[p - 2] = dig2[2 * r]
+                    p -= 2
+                if (nd - 1) & 1:
+                    out[p - 1] = 48 + q % ten
+                    q //= ten
+                    p -= 1
                 if nd > 1:
-                    out[pos] = 46  # '.'
-                    pos += 1
-                    for c in range(1, nd):
-                        out[pos] = tmp[first + c]
-                        pos += 1
+                    out[pos + 1] = 46  # '.'
+                out[pos] = 48 + q
+                pos = end
                 out[pos] = 101  # 'e'
                 if e < 0:
                     out[pos + 1] = 45
@@ -298,27 +285,49 @@ def _format_rows(values, bits, r0, r1, digits, sep, tables, ipow10, dig2, out, p
                 out[pos] = dig2[2 * ee]
                 out[pos + 1] = dig2[2 * ee + 1]
                 pos += 2
-            elif e >= 0:  # d..d[.d..d]
+                continue
+            if e >= 0:  # d..d[.d..d]
                 whole = e + 1
-                for c in range(whole):
-                    out[pos] = tmp[first + c] if c < nd else 48
-                    pos += 1
-                if nd > whole:
-                    out[pos] = 46
-                    pos += 1
-                    for c in range(whole, nd):
-                        out[pos] = tmp[first + c]
-                        pos += 1
+                frac = nd - whole
+                if frac <= 0:  # an integer: q followed by -frac zeros
+                    end = pos + whole
+                    for c in range(end + frac, end):
+                        out[c] = 48
+                    p = end + frac
+                    count = nd
+                else:
+                    end = pos + nd + 1
+                    p = end
+                    for _ in range(frac >> 1):
+                        r = q % hundred
+                        q //= hundred
+                        out[p - 1] = dig2[2 * r + 1]
+                        out[p - 2] = dig2[2 * r]
+                        p -= 2
+                    if frac & 1:
+                        out[p - 1] = 48 + q % ten
+                        q //= ten
+                        p -= 1
+                    p -= 1
+                    out[p] = 46  # '.'
+                    count = whole
             else:  # 0.000ddd
                 out[pos] = 48
                 out[pos + 1] = 46
-                pos += 2
-                for _ in range(-e - 1):
-                    out[pos] = 48
-                    pos += 1
-                for c in range(nd):
-                    out[pos] = tmp[first + c]
-                    pos += 1
+                for c in range(pos + 2, pos + 1 - e):
+                    out[c] = 48
+                end = pos + 1 - e + nd
+                p = end
+                count = nd
+            for _ in range(count >> 1):
+                r = q % hundred
+                q //= hundred
+                out[p - 1] = dig2[2 * r + 1]
+                out[p - 2] = dig2[2 * r]
+                p -= 2
+            if count & 1:
+                out[p - 1] = 48 + q % ten
+            pos = end
         out[pos] = 10  # '\n'
         pos += 1
     return pos
