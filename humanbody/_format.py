@@ -1,31 +1,39 @@
-"""Numba kernels that print float64 matrices as CSV text (array in, bytes out).
+"""Numba kernels between float64 matrices and CSV text (arrays in, arrays out).
 
-Nothing here knows about files, pandas or column names: the kernels take a
-float64 matrix and fill a ``uint8`` buffer the caller allocated, and
-:mod:`humanbody.writers` writes the bytes.  Kernels are cached on disk
-(``cache=True``).
+Nothing here knows about files, pandas or column names.  The printing
+kernels take a float64 matrix and fill a ``uint8`` buffer the caller
+allocated (:mod:`humanbody.writers` writes the bytes); the parsing kernel
+takes the bytes of a text block and fills a float64 matrix
+(:func:`humanbody.io._validate.fast_block` checks and uses it).  Kernels
+are cached on disk (``cache=True``).
 
-Each value is printed with ``digits`` significant digits in the layout of
-C's ``%.{digits}g`` (Python's ``"%.10g" % x``): fixed notation for decimal
-exponents -4 <= e < digits, else ``d.ddde+XX``; trailing zeros and a
-trailing point are dropped; NaN is an empty field, infinities are ``inf``
-and ``-inf``, negative zero is ``-0``.
+Printing.  Each value is printed with ``digits`` significant digits in the
+layout of C's ``%.{digits}g`` (Python's ``"%.10g" % x``): fixed notation for
+decimal exponents -4 <= e < digits, else ``d.ddde+XX``; trailing zeros and
+a trailing point are dropped; NaN is an empty field, infinities are
+``inf`` and ``-inf``, negative zero is ``-0``.  The output is the correctly
+rounded decimal (half to even, as ``%g``), byte for byte what ``%g``
+prints, except when x lies within about 10^-15 units of the last digit of
+a rounding tie, and always
 
-Rounding.  The value |x| is scaled by 10^k (k = digits - 1 - e) in
-double-double arithmetic: 10^k is stored as an unevaluated sum hi + lo of
-two doubles (exact to about 2^-106 relative, built from exact integers),
-and the product x * (hi + lo) is formed without rounding error by Dekker's
+    |x - D| <= (0.5 + 1e-15) * 10^(e - digits + 1).
+
+How: per row, :func:`_row_digits` scales |x| by 10^k (k = digits - 1 - e)
+with one double multiplication (error below 2^-51 relative) and rounds;
+when that error could change the result (the scaled value within
+2^-50 * 10^digits of a tie or of a power of ten) it hands the value to
+:func:`_exact_digits`, which forms the product in double-double
+arithmetic: 10^k stored as an unevaluated sum hi + lo of two doubles (from
+exact integers), x * (hi + lo) formed without rounding error by Dekker's
 two-product (Dekker 1971, "A floating-point technique for extending the
 available precision", Numer. Math. 18; Ogita, Rump & Oishi 2005, SIAM J.
-Sci. Comput. 26, Algorithm 3.3).  The integer part and the remainder of the
-scaled value are then known to about 10^-15 of a unit in the last printed
-digit, so the printed decimal D satisfies
+Sci. Comput. 26, Algorithm 3.3), leaving about 2^-104 relative.  ``digits``
+is at most 15 so the scaled integer stays below 2^53.
 
-    |x - D| <= (0.5 + 1e-15) * 10^(e - digits + 1),
-
-and it is the correctly rounded (round-half-even, as ``%g``) decimal except
-when x lies within about 10^-15 units of a rounding tie.  ``digits`` is at
-most 15 so the scaled integer stays below 2^53.
+Parsing.  :func:`parse_rows` reads decimal numbers with Clinger's fast path
+(one correctly rounded operation when the mantissa has at most 18 digits
+and fits 2^53 and the exponent is within +-22) and flags every other cell
+for the caller.
 """
 
 from __future__ import annotations
