@@ -37,6 +37,28 @@ __all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
 MIN_SPREAD = 0.002
 
 
+def _spread(p, w, dp, safe):
+    """Second largest principal spread (m) of the points used in each frame.
+
+    It depends only on the local points and which of them are used, so
+    frames sharing a pattern of used points (nearly all frames share the
+    full pattern) are computed once.
+    """
+    if p.strides[0] == 0 and np.all((w == 0) | (w == 1)):  # one local point set, 0/1 weights
+        patterns, inverse = np.unique(w > 0, axis=0, return_inverse=True)
+        out = np.empty(len(patterns))
+        for i, used in enumerate(patterns):
+            pts = p[0][used]
+            if len(pts) == 0:
+                out[i] = 0.0
+                continue
+            c = pts - pts.mean(axis=0)
+            out[i] = np.sqrt(max(np.linalg.eigvalsh(c.T @ c / len(pts))[1], 0.0))
+        return out[inverse.ravel()]
+    C = np.matmul((dp * w[..., None]).transpose(0, 2, 1), dp) / safe[..., None]
+    return np.sqrt(np.clip(np.linalg.eigvalsh(C)[:, 1], 0.0, None))
+
+
 def fit_rigid(local, measured, weights=None):
     """Least-squares rigid transformation, vectorised over frames.
 
@@ -78,20 +100,19 @@ def fit_rigid(local, measured, weights=None):
     qc = np.einsum("fm,fmi->fi", w, q0) / safe
     dp = (p0 - pc[:, None]) * (w[..., None] > 0)
     dq = (q0 - qc[:, None]) * (w[..., None] > 0)
-    H = np.einsum("fm,fmi,fmj->fij", w, dp, dq)
+    wdp = dp * w[..., None]
+    H = np.matmul(wdp.transpose(0, 2, 1), dq)  # sum_m w_m dp_m dq_m^T
     U, _, Vt = np.linalg.svd(H)
-    d = np.sign(np.linalg.det(np.einsum("fji,fkj->fik", Vt, U)))  # det(V U^T)
+    d = np.sign(np.linalg.det(np.matmul(Vt.transpose(0, 2, 1), U.transpose(0, 2, 1))))  # det(V U^T)
     d = np.where(d == 0, 1.0, d)
-    D = np.zeros_like(H)
-    D[:, 0, 0] = D[:, 1, 1] = 1.0
-    D[:, 2, 2] = d
-    R = np.einsum("fji,fjk,flk->fil", Vt, D, U)  # V D U^T
-    origin = qc - np.einsum("fij,fj->fi", R, pc)
+    V = Vt.transpose(0, 2, 1).copy()
+    V[:, :, 2] *= d[:, None]
+    R = np.matmul(V, U.transpose(0, 2, 1))  # V D U^T
+    origin = qc - np.matmul(R, pc[..., None])[..., 0]
     count = (w > 0).sum(axis=1)
-    C = np.einsum("fm,fmi,fmj->fij", w, dp, dp) / safe[..., None]
-    spread = np.sqrt(np.clip(np.linalg.eigvalsh(C)[:, 1], 0.0, None))
+    spread = _spread(p, w, dp, safe)
     ok = (count >= 3) & (spread > MIN_SPREAD)
-    fitted = np.einsum("fij,fmj->fmi", R, p) + origin[:, None]
+    fitted = np.matmul(p, R.transpose(0, 2, 1)) + origin[:, None]
     err2 = np.where(w > 0, np.sum((fitted - np.where(w[..., None] > 0, q, 0.0)) ** 2, axis=-1), 0.0)
     rms = np.sqrt(err2.sum(axis=1) / np.maximum(count, 1))
     R[~ok] = np.nan
