@@ -44,10 +44,13 @@ def _spread(p, w, dp, safe):
     frames sharing a pattern of used points (nearly all frames share the
     full pattern) are computed once.
     """
-    if p.strides[0] == 0 and np.all((w == 0) | (w == 1)):  # one local point set, 0/1 weights
-        patterns, inverse = np.unique(w > 0, axis=0, return_inverse=True)
-        out = np.empty(len(patterns))
-        for i, used in enumerate(patterns):
+    m = w.shape[1]
+    if p.strides[0] == 0 and m <= 62 and np.all((w == 0) | (w == 1)):  # one local point set, 0/1 weights
+        keys = (w > 0).astype(np.int64) @ (np.int64(1) << np.arange(m, dtype=np.int64))
+        codes, inverse = np.unique(keys, return_inverse=True)
+        out = np.empty(len(codes))
+        for i, code in enumerate(codes):
+            used = (int(code) >> np.arange(m)) & 1 == 1
             pts = p[0][used]
             if len(pts) == 0:
                 out[i] = 0.0
