@@ -424,16 +424,17 @@ def _run_locked(tasks, out: Path, options, jobs, scheduler, force, progress, log
     if skipped:
         log(f"{len(skipped)} trial(s) unchanged since the last run, skipped (use --force to recompute)")
     bar = _Progress(len(todo), len(skipped), progress and sys.stderr.isatty())
-    finished: set = set()
+    finished: dict = {}  # key -> new state entry, for the trials this run completed
     journal = cache.Journal(out)
 
     def on_done(task, outcome: TrialOutcome) -> None:
         files = write_outcome_files(outcome, out) if outcome.ok else []
-        entry = {"hash": hashes[task.key], "row": cache.clean_row(outcome.row), "files": files}
-        journal.record(task.key, entry)  # after the files: a recorded trial is complete on disk
         _remove_stale(out, state.get(task.key), files)
-        state[task.key] = entry
-        finished.add(task.key)
+        entry = {"hash": hashes[task.key], "row": cache.clean_row(outcome.row), "files": files}
+        # after the files, so that a recorded trial is complete on disk; the dict store is one step that
+        # an interrupt cannot split, and whatever it holds is saved on the way out
+        finished[task.key] = entry
+        journal.record(task.key, entry)
         if not outcome.ok:
             log(f"failed: {outcome.row.get('error')}")
         bar.done(outcome.ok)
@@ -450,8 +451,9 @@ def _run_locked(tasks, out: Path, options, jobs, scheduler, force, progress, log
     finally:
         bar.close()
         journal.close()
+        state.update(finished)
         cache.save_state(out, {k: v for k, v in state.items() if k in hashes})
-    unfinished = {t.key for t in todo} - finished
+    unfinished = {t.key for t in todo} - set(finished)
     rows = [_pending_row(t) if t.key in unfinished else state[t.key]["row"] for t in tasks]
     summary = _write_summary(rows, out)
     pages = {}
