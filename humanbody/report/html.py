@@ -14,7 +14,8 @@ _STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1100px}
 h1{font-size:1.4em}h2{font-size:1.1em;margin-top:1.6em}
 table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
-th{background:#f2f2f2}td.l,th.l{text-align:left}.failed{color:#b03a2e;font-weight:bold}.ok{color:#1e8449}.pending{color:#9a7d0a}
+th{background:#f2f2f2}td.l,th.l{text-align:left}
+.failed{color:#b03a2e;font-weight:bold}.ok{color:#1e8449}.pending{color:#9a7d0a}
 img{max-width:100%;border:1px solid #ddd;margin:.4em 0}code{font-size:.9em}
 """
 
