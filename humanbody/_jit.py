@@ -4,20 +4,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_KERNELS = Path(__file__).with_name("_kernels.py")
+#: The modules holding numba kernels compiled with ``cache=True``.
+_MODULES = (Path(__file__).with_name("_kernels.py"), Path(__file__).with_name("_format.py"))
+
+
+def _cached(module: Path) -> bool:
+    try:
+        stamp = module.stat().st_mtime
+        index = list(module.parent.joinpath("__pycache__").glob(f"{module.stem}.*.nbi"))
+    except OSError:
+        return False
+    return any(p.stat().st_mtime >= stamp for p in index)
 
 
 def kernels_cached() -> bool:
-    """True when numba's on-disk cache of :mod:`humanbody._kernels` is newer than its source.
+    """True when numba's on-disk cache of every kernel module is newer than its source.
 
     Numba writes an index file (``*.nbi``) per cached function next to the
     module (``__pycache__``) or, when that folder is not writable, under
     ``NUMBA_CACHE_DIR`` / the user cache; a source change invalidates it.
     This looks only in ``__pycache__`` and errs on the side of "not cached".
     """
-    try:
-        stamp = _KERNELS.stat().st_mtime
-        index = list(_KERNELS.parent.joinpath("__pycache__").glob("_kernels.*.nbi"))
-    except OSError:
-        return False
-    return any(p.stat().st_mtime >= stamp for p in index)
+    return all(_cached(m) for m in _MODULES)

@@ -10,7 +10,7 @@ from humanbody.cli import main
 def test_cache_check_follows_index_files(tmp_path, monkeypatch):
     src = tmp_path / "_kernels.py"
     src.write_text("# kernels\n")
-    monkeypatch.setattr(jit, "_KERNELS", src)
+    monkeypatch.setattr(jit, "_MODULES", (src,))
     assert not jit.kernels_cached()  # no cache at all
     cache = tmp_path / "__pycache__"
     cache.mkdir()
