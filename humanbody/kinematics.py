@@ -88,16 +88,15 @@ def _column_blocks(frame: pd.DataFrame, groups: list[list[str]], source) -> list
 
 
 def _quat_continuous(S: np.ndarray) -> np.ndarray:
-    """Unit quaternions (vector part first, scalar last) of matrices, sign-continuous over axis 0."""
-    from scipy.spatial.transform import Rotation
+    """Unit quaternions (vector part first, scalar last) of matrices, sign-continuous over axis 0.
 
-    F, n = S.shape[:2]
-    q = Rotation.from_matrix(S.reshape(-1, 3, 3)).as_quat().reshape(F, n, 4)
-    # choose signs so consecutive frames agree (q and -q are one orientation)
-    dots = np.einsum("fkc,fkc->fk", q[1:], q[:-1])
-    flips = np.cumprod(np.where(dots < 0, -1.0, 1.0), axis=0)
-    q[1:] *= flips[..., None]
-    return q
+    Shepperd's method (:func:`humanbody.rotations.matrix_to_quaternion`, eq.
+    8.176 inverted), with signs chosen so consecutive frames agree (q and -q
+    are one orientation).
+    """
+    from .rotations import matrix_to_quaternion
+
+    return np.ascontiguousarray(matrix_to_quaternion(S, continuous=True))
 
 
 def local_rates_from_quaternions(q, qd, qdd):
