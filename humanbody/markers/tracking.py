@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._kernels import horn_rotations
 from ..errors import InputError
 from ..rotations import matrix_to_bryant
 from ..segments import PARENTS, SEGMENT_NAMES
@@ -66,7 +67,10 @@ def fit_rigid(local, measured, weights=None):
     """Least-squares rigid transformation, vectorised over frames.
 
     Finds R (proper orthogonal) and o minimising
-    ``sum_i w_i |R p_i + o - q_i|^2`` (Söderkvist & Wedin 1993).
+    ``sum_i w_i |R p_i + o - q_i|^2`` (Söderkvist & Wedin 1993); the
+    rotation is computed from the weighted cross-covariance by Horn's
+    quaternion method (:func:`humanbody._kernels.horn_rotations`), which
+    reaches the same optimum with det R = +1.
 
     Parameters
     ----------
@@ -105,12 +109,8 @@ def fit_rigid(local, measured, weights=None):
     dq = (q0 - qc[:, None]) * (w[..., None] > 0)
     wdp = dp * w[..., None]
     H = np.matmul(wdp.transpose(0, 2, 1), dq)  # sum_m w_m dp_m dq_m^T
-    U, _, Vt = np.linalg.svd(H)
-    d = np.sign(np.linalg.det(np.matmul(Vt.transpose(0, 2, 1), U.transpose(0, 2, 1))))  # det(V U^T)
-    d = np.where(d == 0, 1.0, d)
-    V = Vt.transpose(0, 2, 1).copy()
-    V[:, :, 2] *= d[:, None]
-    R = np.matmul(V, U.transpose(0, 2, 1))  # V D U^T
+    R = np.empty_like(H)
+    horn_rotations(np.ascontiguousarray(H), R)  # the least-squares rotation (same optimum as the SVD form)
     origin = qc - np.matmul(R, pc[..., None])[..., 0]
     count = (w > 0).sum(axis=1)
     spread = _spread(p, w, dp, safe)
