@@ -229,9 +229,8 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     from ..pipeline import analyze_trial
     from . import html
 
-    diff = None
-    if options.diff_method:
-        diff = Differentiation(method=options.diff_method, cutoff_hz=options.diff_cutoff_hz)
+    # --diff-cutoff applies with or without --diff (the method defaults to the library's, savgol)
+    diff = Differentiation(method=options.diff_method or "savgol", cutoff_hz=options.diff_cutoff_hz)
     analysis = analyze_trial(
         task.trial, static=task.static, markerset=options.markerset, model=options.model,
         mass=task.mass if task.mass is not None else options.mass,
