@@ -87,18 +87,6 @@ def _column_blocks(frame: pd.DataFrame, groups: list[list[str]], source) -> list
     return [_column_block(frame, g, source) for g in groups]
 
 
-def _quat_continuous(S: np.ndarray) -> np.ndarray:
-    """Unit quaternions (vector part first, scalar last) of matrices, sign-continuous over axis 0.
-
-    Shepperd's method (:func:`humanbody.rotations.matrix_to_quaternion`, eq.
-    8.176 inverted), with signs chosen so consecutive frames agree (q and -q
-    are one orientation).
-    """
-    from .rotations import matrix_to_quaternion
-
-    return np.ascontiguousarray(matrix_to_quaternion(S, continuous=True))
-
-
 def local_rates_from_quaternions(q, qd, qdd):
     """Relative angular velocity and its derivative from Euler-parameter rates.
 
@@ -276,11 +264,11 @@ def prepare_motion(
         diff = Differentiation()
     elif isinstance(diff, str):
         diff = Differentiation(method=diff)
-    from .rotations import bryant_to_matrix
+    from .rotations import bryant_to_quaternion
 
     try:
         _, root_vel, root_acc = diff(time, q[:, :3])
-        quat = _quat_continuous(bryant_to_matrix(q[:, 3:].reshape(F, n, 3)))
+        quat = bryant_to_quaternion(q[:, 3:].reshape(F, n, 3), continuous=True)
         _, quat_d, quat_dd = diff(time, quat)
     except InputError as err:
         raise err.with_path(source) if source else err

@@ -431,6 +431,14 @@ def _canonical_sign(q):
     return np.where(key < 0.0, -1.0, 1.0)
 
 
+def _continue_signs(q):
+    """Flip signs in place along axis 0 so consecutive quaternions have a non-negative dot product."""
+    if q.ndim > 1 and q.shape[0] > 1:
+        dots = np.sum(q[1:] * q[:-1], axis=-1)
+        flips = np.cumprod(np.where(dots < 0.0, -1.0, 1.0), axis=0)
+        q[1:] *= flips[..., None]
+
+
 def matrix_to_quaternion(S, continuous: bool = False):
     """Euler parameters of a transformation matrix (inverse of eq. 8.176).
 
@@ -470,10 +478,52 @@ def matrix_to_quaternion(S, continuous: bool = False):
     q = np.take_along_axis(K, k[..., None, None], axis=-1)[..., 0]
     q = q / np.linalg.norm(q, axis=-1, keepdims=True)
     q = q * _canonical_sign(q)[..., None]
-    if continuous and q.ndim > 1 and q.shape[0] > 1:
-        dots = np.sum(q[1:] * q[:-1], axis=-1)
-        flips = np.cumprod(np.where(dots < 0.0, -1.0, 1.0), axis=0)
-        q[1:] *= flips[..., None]
+    if continuous:
+        _continue_signs(q)
+    return q
+
+
+def bryant_to_quaternion(angles, continuous: bool = False):
+    """Euler parameters of dextral (Bryant) angles, without forming the matrix.
+
+    ``S = A(alpha) B(beta) C(gamma)`` (eq. 8.74) is the product of three
+    rotations about body axes x, y, z, so its quaternion is the product of
+    theirs, ``(sin(alpha/2) n_x, cos(alpha/2)) (sin(beta/2) n_y, cos(beta/2))
+    (sin(gamma/2) n_z, cos(gamma/2))``; with ``s_a = sin(alpha/2)``,
+    ``c_a = cos(alpha/2)`` and so on::
+
+        eps1 = s_a c_b c_g + c_a s_b s_g      eps3 = c_a c_b s_g + s_a s_b c_g
+        eps2 = c_a s_b c_g - s_a c_b s_g      eps4 = c_a c_b c_g - s_a s_b s_g
+
+    It equals ``matrix_to_quaternion(bryant_to_matrix(angles))`` to rounding
+    and has no singular set.
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3)
+        alpha, beta, gamma (rad).
+    continuous : bool
+        As in :func:`matrix_to_quaternion`: each quaternion has ``eps4 >= 0``,
+        or, when True, signs follow the first quaternion along axis 0 so
+        consecutive ones have a non-negative dot product.
+
+    Returns
+    -------
+    q : ndarray, shape (..., 4), unit norm, scalar last.
+    """
+    half = 0.5 * _vec(angles, 3, "Bryant angles")
+    s, c = np.sin(half), np.cos(half)
+    sa, sb, sg = s[..., 0], s[..., 1], s[..., 2]
+    ca, cb, cg = c[..., 0], c[..., 1], c[..., 2]
+    cbcg, sbsg, cbsg, sbcg = cb * cg, sb * sg, cb * sg, sb * cg
+    q = np.empty(half.shape[:-1] + (4,))
+    q[..., 0] = sa * cbcg + ca * sbsg
+    q[..., 1] = ca * sbcg - sa * cbsg
+    q[..., 2] = ca * cbsg + sa * sbcg
+    q[..., 3] = ca * cbcg - sa * sbsg
+    q *= _canonical_sign(q)[..., None]
+    if continuous:
+        _continue_signs(q)
     return q
 
 

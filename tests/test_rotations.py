@@ -443,3 +443,18 @@ def test_bad_input_raises_input_error():
         rot.omega_from_angle_rates([0, 0, 0], [0, 0, 0], "xyz", "ground")
     with pytest.raises(InputError, match="shape"):
         rot.matrix_to_quaternion(np.eye(4))
+
+
+def test_bryant_to_quaternion_equals_the_matrix_route_and_is_continuous():
+    bryant_to_quaternion, matrix_to_quaternion = rot.bryant_to_quaternion, rot.matrix_to_quaternion
+    bryant_to_matrix, quaternion_to_matrix = rot.bryant_to_matrix, rot.quaternion_to_matrix
+    rng = np.random.default_rng(11)
+    a = rng.uniform(-4, 4, (2000, 3))
+    a[:5, 1] = [np.pi / 2, -np.pi / 2, 0.0, np.pi, -np.pi]  # singular set and half turns
+    np.testing.assert_allclose(bryant_to_quaternion(a), matrix_to_quaternion(bryant_to_matrix(a)), atol=2e-15)
+    t = np.linspace(0, 20, 4001)[:, None]
+    path = np.hstack([3 * np.sin(t), 1.2 * np.sin(0.7 * t), 4 * t])  # gamma winds past +-pi many times
+    q = bryant_to_quaternion(path, continuous=True)
+    assert np.min(np.sum(q[1:] * q[:-1], axis=1)) > 0.99
+    np.testing.assert_allclose(quaternion_to_matrix(q), bryant_to_matrix(path), atol=1e-14)
+    assert q[0, 3] >= 0

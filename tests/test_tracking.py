@@ -272,3 +272,22 @@ def test_markers_to_coordinates_with_static(calibration, motion):
     coords, cal, tr = markers_to_coordinates(frame_df(dyn, t), static=st, mass=70.0, base_model=base_model())
     assert cal.markerset.name == "gait2392" and coords.attrs["kind"] == "coordinates"
     np.testing.assert_allclose(_angles(coords), ang, atol=1e-9)
+
+
+def test_fused_rigid_fit_equals_the_general_weighted_path():
+    """The one-pass kernel (0/1 weights) and the general NumPy path give the same fit."""
+    rng = np.random.default_rng(3)
+    F, m = 500, 5
+    p = rng.normal(0, 0.08, (m, 3))
+    R = bryant_to_matrix(rng.uniform(-2, 2, (F, 3)))
+    o = rng.normal(0, 1, (F, 3))
+    q = np.einsum("fij,mj->fmi", R, p) + o[:, None] + rng.normal(0, 0.002, (F, m, 3))
+    q[rng.random((F, m)) < 0.25] = np.nan  # some frames keep fewer than three points
+    fused = fit_rigid(p, q)
+    general = fit_rigid(p, q, weights=np.ones((F, m)))
+    assert fused[4].tolist() == general[4].tolist() and 0 < fused[4].sum() < F
+    np.testing.assert_array_equal(fused[3], general[3])
+    for a, b in zip(fused[:3], general[:3]):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    ok = fused[4]
+    assert np.nanmax(np.abs(np.einsum("fji,fjk->fik", fused[0][ok], R[ok]) - np.eye(3))) < 0.2

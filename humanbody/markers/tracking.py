@@ -24,14 +24,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._kernels import horn_rotations
 from ..errors import InputError
 from ..rotations import matrix_to_bryant
 from ..segments import PARENTS, SEGMENT_NAMES
 from .calibration import Calibration, calibrate, marker_arrays, slerp_frames
+from ._kernels import horn_rotations, rigid_fit
 from .markerset import match_markers
 
 __all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
+
+#: How a segment's pose was found in a frame (``Tracking.status`` categories).
+STATUS = ("missing", "fit", "slerp", "rigid", "fallback")
 
 #: A cluster is usable in a frame when the spread of its local points normal
 #: to their best line exceeds this (m, RMS over the points).
@@ -94,6 +97,8 @@ def fit_rigid(local, measured, weights=None):
         :data:`MIN_SPREAD`; R, origin and rms are NaN where False.
     """
     q = np.asarray(measured, dtype=float)
+    if weights is None and np.ndim(local) == 2 and q.ndim == 3 and 0 < q.shape[1] <= 62:
+        return _fit_rigid_fused(np.ascontiguousarray(local, dtype=float), q)
     p = np.broadcast_to(np.asarray(local, dtype=float), q.shape)
     w = np.isfinite(q).all(axis=-1) & np.isfinite(p).all(axis=-1)
     if weights is not None:
@@ -121,6 +126,42 @@ def fit_rigid(local, measured, weights=None):
     R[~ok] = np.nan
     origin[~ok] = np.nan
     rms = np.where(ok, rms, np.nan)
+    return R, origin, rms, count, ok
+
+
+def _fit_rigid_fused(local: np.ndarray, q: np.ndarray):
+    """:func:`fit_rigid` for one local point set and 0/1 weights, by one kernel pass.
+
+    :func:`humanbody.markers._kernels.rigid_fit` forms centroids,
+    cross-covariance, Horn's rotation and the residual frame by frame; the
+    spread test depends only on which points were used, so it is evaluated
+    once per distinct pattern of used points.
+    """
+    F, m = q.shape[0], q.shape[1]
+    if local.shape != (m, 3):
+        raise ValueError(f"local points have shape {local.shape}, measured points {q.shape}")
+    q = np.ascontiguousarray(q)
+    R = np.empty((F, 3, 3))
+    origin = np.empty((F, 3))
+    rms = np.empty(F)
+    count = np.empty(F, dtype=np.int64)
+    pattern = np.empty(F, dtype=np.int64)
+    rigid_fit(local, q, R, origin, rms, count, pattern)
+    codes, inverse = np.unique(pattern, return_inverse=True)
+    spread = np.empty(len(codes))
+    for i, code in enumerate(codes):
+        pts = local[(int(code) >> np.arange(m)) & 1 == 1]
+        if len(pts) == 0:
+            spread[i] = 0.0
+            continue
+        c = pts - pts.mean(axis=0)
+        spread[i] = np.sqrt(max(np.linalg.eigvalsh(c.T @ c / len(pts))[1], 0.0))
+    ok = (count >= 3) & (spread[inverse.ravel()] > MIN_SPREAD)
+    bad = ~ok
+    if bad.any():
+        R[bad] = np.nan
+        origin[bad] = np.nan
+        rms[bad] = np.nan
     return R, origin, rms, count, ok
 
 
@@ -174,7 +215,7 @@ class _Tracker:
         self.ms = cal.markerset
         self.R: dict = {}
         self.O: dict = {}
-        self.status = {s: np.full(n, "missing", dtype=object) for s in SEGMENT_NAMES}
+        self.status = {s: np.zeros(n, dtype=np.int8) for s in SEGMENT_NAMES}  # codes of STATUS
         self.rms: dict = {}
         self.count: dict = {}
         self._busy: set = set()
@@ -200,13 +241,13 @@ class _Tracker:
             a, b = spec.between
             R = slerp_frames(self.pose(a)[0], self.pose(b)[0], spec.fraction)
             O = self.joint_point(seg)
-            self.status[seg][np.isfinite(R).all(axis=(1, 2))] = "slerp"
+            self.status[seg][np.isfinite(R).all(axis=(1, 2))] = STATUS.index("slerp")
         else:
             Rt = self.pose(spec.to)[0]
             offset = self.cal.frames[spec.to].T @ self.cal.frames[seg]
             R = Rt @ offset
             O = self.joint_point(seg) if PARENTS[k] else self.pose(spec.to)[1]
-            self.status[seg][np.isfinite(R).all(axis=(1, 2))] = "rigid"
+            self.status[seg][np.isfinite(R).all(axis=(1, 2))] = STATUS.index("rigid")
         self._busy.discard(seg)
         self.R[seg], self.O[seg] = R, O
         return R, O
@@ -226,7 +267,7 @@ class _Tracker:
             R, O = np.full((self.n, 3, 3), np.nan), np.full((self.n, 3), np.nan)
             rms, count, ok = np.full(self.n, np.nan), np.zeros(self.n, int), np.zeros(self.n, bool)
         self.rms[seg], self.count[seg] = rms, count
-        self.status[seg][ok] = "fit"
+        self.status[seg][ok] = STATUS.index("fit")
         if (~ok).any() and spec.fallback == "parent" and PARENTS[k]:
             par = SEGMENT_NAMES[PARENTS[k] - 1]
             Rp = self.pose(par)[0]
@@ -235,7 +276,7 @@ class _Tracker:
             good = np.isfinite(Rf).all(axis=(1, 2))
             idx = np.flatnonzero(~ok)
             R[idx], O[idx] = Rf, Of
-            self.status[seg][idx[good]] = "fallback"
+            self.status[seg][idx[good]] = STATUS.index("fallback")
         return R, O
 
 
@@ -288,12 +329,14 @@ def track(markers, calibration: Calibration) -> Tracking:
     cols = {"time": time}
     for i, a in enumerate("xyz"):
         cols[f"lower_torso_{a}"] = O[:, 0, i]
+    parent = np.array([max(L - 1, 0) for L in PARENTS])
+    S = np.matmul(R[:, parent].transpose(0, 1, 3, 2), R)  # S_L(k)k = R_L^T R_k
+    S[:, 0] = R[:, 0]
+    with np.errstate(invalid="ignore"):
+        angles = matrix_to_bryant(S)  # NaN where S is not finite
+    angles[~np.isfinite(S).all(axis=(2, 3))] = np.nan
     for k, seg in enumerate(SEGMENT_NAMES):
-        L = PARENTS[k]
-        S = R[:, k] if L == 0 else np.einsum("fji,fjk->fik", R[:, L - 1], R[:, k])
-        ang = np.full((n, 3), np.nan)
-        ok = np.isfinite(S).all(axis=(1, 2))
-        ang[ok] = matrix_to_bryant(S[ok])
+        ang = angles[:, k]
         ang[:, 0], ang[:, 2] = _unwrap(ang[:, 0]), _unwrap(ang[:, 2])
         for i, q in enumerate(("alpha", "beta", "gamma")):
             cols[f"{seg}_{q}"] = ang[:, i]
@@ -303,7 +346,8 @@ def track(markers, calibration: Calibration) -> Tracking:
     clusters = [s for s in SEGMENT_NAMES if ms.segments[s].rule == "cluster"]
     residuals = pd.DataFrame({"time": time, **{s: tr.rms[s] for s in clusters}})
     used = pd.DataFrame({"time": time, **{s: tr.count[s] for s in clusters}})
-    status = pd.DataFrame({"time": time, **{s: tr.status[s] for s in SEGMENT_NAMES}})
+    status = pd.DataFrame({"time": time, **{s: pd.Categorical.from_codes(tr.status[s], categories=STATUS)
+                                            for s in SEGMENT_NAMES}})
     return Tracking(coords=coords, residuals=residuals, status=status, markers_used=used,
                     R=np.ascontiguousarray(R), origins=np.ascontiguousarray(O))
 

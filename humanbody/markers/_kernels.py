@@ -1,0 +1,209 @@
+"""Numba kernels of marker tracking: rigid fits of marker clusters, frame by frame.
+
+Array in, array out, nothing about names or tables; compiled once and cached
+on disk (``cache=True``).  :func:`humanbody.markers.tracking.fit_rigid` is
+the documented entry point.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+_CACHE = True
+#: Frames per parallel work item (the 4x4 scratch matrices are allocated once per block).
+_BLOCK = 256
+
+
+@nb.njit(cache=_CACHE)
+def _horn_quaternion(sxx, sxy, sxz, syx, syy, syz, szx, szy, szz, N, V):
+    """Unit quaternion (w, x, y, z) of the rotation best mapping a-points onto b-points.
+
+    ``s_ij = sum w a_i b_j`` over centred point pairs.  The quaternion is
+    the eigenvector of the largest eigenvalue of Horn's symmetric 4x4
+    matrix (Horn 1987, J Opt Soc Am A 4:629, eq. for N), found by cyclic
+    Jacobi rotations to machine precision.  ``N`` and ``V`` are (4, 4)
+    scratch arrays.
+    """
+    N[0, 0] = sxx + syy + szz
+    N[0, 1] = N[1, 0] = syz - szy
+    N[0, 2] = N[2, 0] = szx - sxz
+    N[0, 3] = N[3, 0] = sxy - syx
+    N[1, 1] = sxx - syy - szz
+    N[1, 2] = N[2, 1] = sxy + syx
+    N[1, 3] = N[3, 1] = szx + sxz
+    N[2, 2] = -sxx + syy - szz
+    N[2, 3] = N[3, 2] = syz + szy
+    N[3, 3] = -sxx - syy + szz
+    scale = 0.0
+    for i in range(4):
+        for j in range(4):
+            V[i, j] = 1.0 if i == j else 0.0
+            scale = max(scale, abs(N[i, j]))
+    if scale == 0.0:
+        scale = 1.0
+    for _sweep in range(50):
+        off = 0.0
+        for i in range(4):
+            for j in range(i + 1, 4):
+                off = max(off, abs(N[i, j]))
+        if off <= 1e-17 * scale:
+            break
+        for p in range(3):
+            for q in range(p + 1, 4):
+                apq = N[p, q]
+                if abs(apq) <= 1e-300:
+                    continue
+                theta = (N[q, q] - N[p, p]) / (2.0 * apq)
+                t = (1.0 if theta >= 0 else -1.0) / (abs(theta) + np.sqrt(theta * theta + 1.0))
+                c = 1.0 / np.sqrt(t * t + 1.0)
+                s = t * c
+                for k in range(4):  # N <- J^T N J, columns then rows
+                    akp, akq = N[k, p], N[k, q]
+                    N[k, p] = c * akp - s * akq
+                    N[k, q] = s * akp + c * akq
+                for k in range(4):
+                    apk, aqk = N[p, k], N[q, k]
+                    N[p, k] = c * apk - s * aqk
+                    N[q, k] = s * apk + c * aqk
+                for k in range(4):
+                    vkp, vkq = V[k, p], V[k, q]
+                    V[k, p] = c * vkp - s * vkq
+                    V[k, q] = s * vkp + c * vkq
+    best = 0
+    for i in range(1, 4):
+        if N[i, i] > N[best, best]:
+            best = i
+    w, x, y, z = V[0, best], V[1, best], V[2, best], V[3, best]
+    nrm = np.sqrt(w * w + x * x + y * y + z * z)
+    return w / nrm, x / nrm, y / nrm, z / nrm
+
+
+@nb.njit(cache=_CACHE)
+def _store_rotation(w, x, y, z, R, f):
+    R[f, 0, 0] = w * w + x * x - y * y - z * z
+    R[f, 0, 1] = 2.0 * (x * y - w * z)
+    R[f, 0, 2] = 2.0 * (x * z + w * y)
+    R[f, 1, 0] = 2.0 * (x * y + w * z)
+    R[f, 1, 1] = w * w - x * x + y * y - z * z
+    R[f, 1, 2] = 2.0 * (y * z - w * x)
+    R[f, 2, 0] = 2.0 * (x * z - w * y)
+    R[f, 2, 1] = 2.0 * (y * z + w * x)
+    R[f, 2, 2] = w * w - x * x - y * y + z * z
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def horn_rotations(H, R):
+    """Proper rotations R minimising ``sum w |R a - b|^2`` from ``H = sum w a b^T``, every frame.
+
+    The same optimum as the SVD solution of Söderkvist & Wedin (1993), with
+    det R = +1 built in (Horn 1987).
+
+    Parameters
+    ----------
+    H : (F, 3, 3) float64    cross-covariance of centred point pairs
+    R : (F, 3, 3) float64    written; NaN where H is not finite
+    """
+    F = H.shape[0]
+    for b in nb.prange((F + _BLOCK - 1) // _BLOCK):
+        N = np.empty((4, 4))
+        V = np.empty((4, 4))
+        for f in range(b * _BLOCK, min(F, (b + 1) * _BLOCK)):
+            finite = True
+            for i in range(3):
+                for j in range(3):
+                    if not np.isfinite(H[f, i, j]):
+                        finite = False
+            if not finite:
+                for i in range(3):
+                    for j in range(3):
+                        R[f, i, j] = np.nan
+                continue
+            w, x, y, z = _horn_quaternion(H[f, 0, 0], H[f, 0, 1], H[f, 0, 2], H[f, 1, 0], H[f, 1, 1],
+                                          H[f, 1, 2], H[f, 2, 0], H[f, 2, 1], H[f, 2, 2], N, V)
+            _store_rotation(w, x, y, z, R, f)
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def rigid_fit(local, q, R, origin, rms, count, pattern):
+    """Least-squares rigid fit of one cluster of local points to every frame's measurements.
+
+    Per frame, with the points whose local and measured coordinates are all
+    finite (weight 1, others 0): centroids p̄ and q̄, cross-covariance
+    ``H = sum (p - p̄)(q - q̄)^T``, R by Horn's quaternion method, origin
+    ``o = q̄ - R p̄`` and the RMS distance ``sqrt(sum |R p + o - q|^2 / n)``
+    (Söderkvist & Wedin 1993).
+
+    Parameters
+    ----------
+    local : (m, 3) float64     points in the segment frame (m), m <= 62
+    q : (F, m, 3) float64      measured points (m), NaN where missing
+    R : (F, 3, 3)              written: rotation (NaN where no point is usable)
+    origin : (F, 3)            written: origin of the segment frame (m)
+    rms : (F,)                 written: RMS residual (m)
+    count : (F,) int64         written: points used
+    pattern : (F,) int64       written: bit i set when point i was used
+    """
+    F, m = q.shape[0], q.shape[1]
+    for b in nb.prange((F + _BLOCK - 1) // _BLOCK):
+        N = np.empty((4, 4))
+        V = np.empty((4, 4))
+        for f in range(b * _BLOCK, min(F, (b + 1) * _BLOCK)):
+            n = 0
+            bits = 0
+            pcx = pcy = pcz = qcx = qcy = qcz = 0.0
+            for i in range(m):
+                if (np.isfinite(q[f, i, 0]) and np.isfinite(q[f, i, 1]) and np.isfinite(q[f, i, 2])
+                        and np.isfinite(local[i, 0]) and np.isfinite(local[i, 1]) and np.isfinite(local[i, 2])):
+                    n += 1
+                    bits |= np.int64(1) << i
+                    pcx += local[i, 0]
+                    pcy += local[i, 1]
+                    pcz += local[i, 2]
+                    qcx += q[f, i, 0]
+                    qcy += q[f, i, 1]
+                    qcz += q[f, i, 2]
+            count[f] = n
+            pattern[f] = bits
+            if n == 0:
+                for i in range(3):
+                    origin[f, i] = np.nan
+                    for j in range(3):
+                        R[f, i, j] = np.nan
+                rms[f] = np.nan
+                continue
+            pcx /= n
+            pcy /= n
+            pcz /= n
+            qcx /= n
+            qcy /= n
+            qcz /= n
+            sxx = sxy = sxz = syx = syy = syz = szx = szy = szz = 0.0
+            for i in range(m):
+                if (bits >> i) & 1:
+                    ax, ay, az = local[i, 0] - pcx, local[i, 1] - pcy, local[i, 2] - pcz
+                    bx, by, bz = q[f, i, 0] - qcx, q[f, i, 1] - qcy, q[f, i, 2] - qcz
+                    sxx += ax * bx
+                    sxy += ax * by
+                    sxz += ax * bz
+                    syx += ay * bx
+                    syy += ay * by
+                    syz += ay * bz
+                    szx += az * bx
+                    szy += az * by
+                    szz += az * bz
+            w, x, y, z = _horn_quaternion(sxx, sxy, sxz, syx, syy, syz, szx, szy, szz, N, V)
+            _store_rotation(w, x, y, z, R, f)
+            ox = qcx - (R[f, 0, 0] * pcx + R[f, 0, 1] * pcy + R[f, 0, 2] * pcz)
+            oy = qcy - (R[f, 1, 0] * pcx + R[f, 1, 1] * pcy + R[f, 1, 2] * pcz)
+            oz = qcz - (R[f, 2, 0] * pcx + R[f, 2, 1] * pcy + R[f, 2, 2] * pcz)
+            origin[f, 0], origin[f, 1], origin[f, 2] = ox, oy, oz
+            err = 0.0
+            for i in range(m):
+                if (bits >> i) & 1:
+                    lx, ly, lz = local[i, 0], local[i, 1], local[i, 2]
+                    dx = R[f, 0, 0] * lx + R[f, 0, 1] * ly + R[f, 0, 2] * lz + ox - q[f, i, 0]
+                    dy = R[f, 1, 0] * lx + R[f, 1, 1] * ly + R[f, 1, 2] * lz + oy - q[f, i, 1]
+                    dz = R[f, 2, 0] * lx + R[f, 2, 1] * ly + R[f, 2, 2] * lz + oz - q[f, i, 2]
+                    err += dx * dx + dy * dy + dz * dz
+            rms[f] = np.sqrt(err / n)
