@@ -14,7 +14,9 @@ calibrates (``analyze_trial(walk, static=static, mass=72.6, height=1.8)``):
   (pin ankle about the shank's lateral axis, 1); calcn = foot (pin subtalar
   about the forward axis, 1); toes (pin mtp at the metatarsal heads, 1,
   carrying ``Toe.Tip``); torso = every segment above the lumbar joint merged
-  rigidly in its standing pose (ball lumbar, 3), as Gait2392's HAT.
+  rigidly (ball lumbar, 3), as Gait2392's HAT: trunk, neck and head in their
+  static-trial posture, arms hanging (shoulders at 0; the static trial holds
+  them abducted), elbows and wrists as in the static trial.
 * ``--tree humanbody``: our 17-segment tree, free root + 16 ball joints
   (54 degrees of freedom), joint offsets xi_k and body frames exactly ours.
 * ``--osim FILE``: a user's own model (e.g. ``gait2392_simbody.osim``) with
@@ -22,17 +24,19 @@ calibrates (``analyze_trial(walk, static=static, mass=72.6, height=1.8)``):
 
 Body frames are our segment frames, so every marker sits at the position the
 static calibration found for it in its segment frame (a marker of a merged
-segment is carried into the merged body's frame through the standing pose).
+segment is carried into the merged body's frame through the HAT posture).
 Masses, centres of mass and inertias (about the centre of mass) are ours;
 merged bodies combine theirs by the parallel-axis theorem.  The two bodies
 our model lacks (talus, toes) get 1 g each: inverse kinematics does not use
-mass.  Default coordinates are the standing pose (static Bryant angles, which
-are OpenSim's body-fixed X-Y-Z ball and free-joint angles; pins at 0 there),
-and the ground frame of the free joint maps our axes (X forward, Y left,
-Z up) into the TRC's lab axes (OpenSim's Y up), so OpenSim reads the TRC as is.
+mass.  Ball joints use OpenSim's body-fixed X-Y-Z angles, which are our
+Bryant angles; pins turn about the parent's y (lateral: knee, ankle, mtp) or
+x (forward: subtalar) axis.  The default pose is the reference pose (every
+joint 0, frames parallel) with the pelvis where the static trial stood; the
+ground frame of the free joint maps our axes (X forward, Y left, Z up) into
+the TRC's lab axes (OpenSim's Y up), so OpenSim reads the TRC as it is.
 
 Two timings over all frames of the trial, accuracy 1e-5, every marker
-weight 1 (model building and file writing not timed):
+weight 1 unless ``--hat-weight`` (model building and file writing not timed):
 
 * ``ik``: OpenSim's ``InverseKinematicsSolver`` with a ``MarkersReference``
   (what the tool runs inside): ``assemble`` at the first frame, then
