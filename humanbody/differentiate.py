@@ -119,7 +119,7 @@ class Differentiation:
             return f"cubic smoothing spline, -3 dB at {self.cutoff_hz:g} Hz, analytic derivatives"
         return "central differences, no smoothing"
 
-    def __call__(self, time, y):
+    def __call__(self, time, y, smoothed: bool = True):
         """Smoothed values, first and second derivatives of ``y`` along axis 0.
 
         Parameters
@@ -129,7 +129,8 @@ class Differentiation:
 
         Returns
         -------
-        (y_s, y_dot, y_ddot), each shaped like ``y``.  NaN samples propagate
+        (y_s, y_dot, y_ddot), each shaped like ``y`` (``y_s`` is None when
+        ``smoothed`` is False and the method need not form it).  NaN samples propagate
         into the neighbouring derivatives; they are not invented.
         """
         t = np.asarray(time, dtype=float)
@@ -162,7 +163,9 @@ class Differentiation:
                     f"trial has {F} frames, too few for a Savitzky-Golay window of order {self.polyorder}"
                 )
             out = [signal.savgol_filter(flat, w, self.polyorder, deriv=d, delta=h, axis=0, mode="interp")
-                   for d in (0, 1, 2)]
+                   for d in ((0, 1, 2) if smoothed else (1, 2))]
+            if not smoothed:
+                out.insert(0, None)
         elif self.method == "butterworth":
             from .filters import butterworth_sos
 
@@ -174,7 +177,7 @@ class Differentiation:
         else:  # gradient
             yd = np.gradient(flat, h, axis=0, edge_order=2)
             out = [flat.copy(), yd, np.gradient(yd, h, axis=0, edge_order=2)]
-        return tuple(np.ascontiguousarray(o).reshape(y.shape) for o in out)
+        return tuple(None if o is None else np.ascontiguousarray(o).reshape(y.shape) for o in out)
 
     def _spline(self, t, flat, shape, h):
         from scipy.interpolate import make_smoothing_spline

@@ -267,9 +267,9 @@ def prepare_motion(
     from .rotations import bryant_to_quaternion
 
     try:
-        _, root_vel, root_acc = diff(time, q[:, :3])
+        _, root_vel, root_acc = diff(time, q[:, :3], smoothed=False)
         quat = bryant_to_quaternion(q[:, 3:].reshape(F, n, 3), continuous=True)
-        _, quat_d, quat_dd = diff(time, quat)
+        _, quat_d, quat_dd = diff(time, quat, smoothed=False)
     except InputError as err:
         raise err.with_path(source) if source else err
     w, wd = local_rates_from_quaternions(quat, quat_d, quat_dd)

@@ -183,6 +183,7 @@ def analyze_trial(
         from .markers.tracking import markers_to_coordinates
 
         ground, mapping = to_ground(trial, axes=axes)
+        del trial  # a long trial: keep one copy of the markers at a time
         messages.append(f"axes: {mapping.describe()}")
         static_ground = None
         if static is not None:
@@ -202,6 +203,7 @@ def analyze_trial(
         }
         markers, report = condition(ground, max_gap=max_gap, cutoff_hz=cutoff_hz, fill=fill,
                                     segments={k: v for k, v in clusters.items() if len(v) >= 3})
+        del ground
         messages += list(report.lines())
         steps.advance("condition")
         coords, calibration, tracking = markers_to_coordinates(

@@ -62,3 +62,15 @@ def test_bad_settings_and_short_input():
         Differentiation(method="butterworth", cutoff_hz=80.0)(T, np.sin(T))
     with pytest.raises(InputError, match="strictly increasing"):
         Differentiation()(np.array([0.0, 0.1, 0.1, 0.2]), np.zeros(4))
+
+
+@pytest.mark.parametrize("method", ["savgol", "butterworth", "spline", "gradient"])
+def test_rates_without_the_smoothed_signal_are_the_same(method):
+    t = np.arange(300) / 100.0
+    y = np.column_stack([np.sin(3 * t), t ** 3])
+    d = Differentiation(method=method)
+    full = d(t, y)
+    part = d(t, y, smoothed=False)
+    assert part[0] is None or np.array_equal(part[0], full[0])
+    np.testing.assert_array_equal(part[1], full[1])
+    np.testing.assert_array_equal(part[2], full[2])

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .conditioning import _marker_names, _positions, _rate, _with_positions
+from .conditioning import _marker_names, _plain_layout, _positions, _rate, _with_positions
 
 NAMED_AXES = {
     "opensim": "x,-z,y",   # OpenSim TRC/MOT: X forward, Y up, Z right
@@ -341,6 +341,11 @@ def _left_vector(P: np.ndarray, pairs: list[tuple[int, int]], horiz: list[int]) 
     return v if np.all(np.isfinite(v)) and np.linalg.norm(v) > 0 else None
 
 
+#: Frames :func:`detect_axes` looks at: the first ones of a longer trial
+#: (100 s at 100 Hz, 10 s at 1 kHz).
+DETECT_FRAMES = 10_000
+
+
 def detect_axes(df: pd.DataFrame) -> AxesMapping:
     """Detect the lab -> ground mapping of a marker trial.
 
@@ -358,7 +363,10 @@ def detect_axes(df: pd.DataFrame) -> AxesMapping:
        horizontal velocity of the foot (or lowest) markers while they are
        near their lowest (stance on a treadmill belt); otherwise, for a
        standing subject, X = Y x Z with Y from left/right marker pairs.
-    3. Left: Y = Z x X.  Left/right marker pairs, when named, are checked
+    3. Left: Y = Z x X.
+
+    A trial longer than :data:`DETECT_FRAMES` frames is judged on its first
+    :data:`DETECT_FRAMES` frames.  Left/right marker pairs, when named, are checked
        against Y and a disagreement lowers the confidence and is reported.
 
     Parameters
@@ -379,6 +387,8 @@ def detect_axes(df: pd.DataFrame) -> AxesMapping:
     if len(names) < 3:
         raise InputError("cannot detect lab axes from fewer than 3 markers; give them explicitly",
                          df.attrs.get("source"))
+    if len(df) > DETECT_FRAMES:  # a long trial: its beginning decides (medians settle long before)
+        df = df.iloc[:DETECT_FRAMES]
     P = _positions(df, names)
     try:
         axis, up, c_up, how_up = _vertical(P, names)
@@ -435,7 +445,10 @@ def to_ground(df: pd.DataFrame, axes="auto") -> tuple[pd.DataFrame, AxesMapping]
             raise exc.with_path(df.attrs.get("source")) if df.attrs.get("source") else exc
     names = _marker_names(df)
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
-    lab = df[cols].to_numpy(dtype=float).reshape(len(df), len(names), 3)
+    if _plain_layout(df, cols):
+        lab = df.to_numpy(copy=False)[:, 1:].reshape(len(df), len(names), 3)
+    else:
+        lab = df[cols].to_numpy(dtype=float).reshape(len(df), len(names), 3)
     out = _with_positions(df, names, mapping.apply(lab))
     out.attrs = copy.deepcopy(df.attrs)
     out.attrs["axes"] = mapping.spec

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import interpolate, signal
 
 from ..errors import InputError
 from ..filters import butterworth_sos, winter_design_cutoff  # noqa: F401  (re-exported)
@@ -55,11 +54,14 @@ def _positions(df: pd.DataFrame, names: list[str]) -> np.ndarray:
     A sample is missing when any coordinate is NaN or all three are exactly 0.
     """
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
-    try:
-        P = df[cols].to_numpy(dtype=float).reshape(len(df), len(names), 3)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"marker columns are not numeric ({exc})", df.attrs.get("source")) from None
-    P = P.copy()
+    if _plain_layout(df, cols):  # one float block: slice it, one copy
+        P = np.array(df.to_numpy(copy=False)[:, 1:], dtype=float, order="C").reshape(len(df), len(names), 3)
+    else:
+        try:
+            P = df[cols].to_numpy(dtype=float).reshape(len(df), len(names), 3)
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"marker columns are not numeric ({exc})", df.attrs.get("source")) from None
+        P = P.copy()
     missing = np.isnan(P).any(axis=2) | (P == 0.0).all(axis=2)
     P[missing] = np.nan
     return P
@@ -67,11 +69,23 @@ def _positions(df: pd.DataFrame, names: list[str]) -> np.ndarray:
 
 def _with_positions(df: pd.DataFrame, names: list[str], P: np.ndarray) -> pd.DataFrame:
     """Copy of ``df`` (attrs deep-copied) with the marker columns replaced by ``P``."""
-    out = df.copy()
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
-    out[cols] = P.reshape(len(df), -1)
+    if _plain_layout(df, cols):  # build the one float block directly
+        table = np.empty((len(df), 1 + len(cols)))
+        table[:, 0] = df["time"].to_numpy()
+        table[:, 1:] = P.reshape(len(df), -1)
+        out = pd.DataFrame(table, columns=df.columns, index=df.index, copy=False)
+    else:
+        out = df.copy()
+        out[cols] = P.reshape(len(df), -1)
     out.attrs = copy.deepcopy(df.attrs)
     return out
+
+
+def _plain_layout(df: pd.DataFrame, cols: list[str]) -> bool:
+    """True when ``df`` is exactly ``time`` then ``cols``, all float64 (what the readers make)."""
+    return (df.shape[1] == len(cols) + 1 and df.columns[0] == "time" and list(df.columns[1:]) == cols
+            and all(dt == np.float64 for dt in df.dtypes))
 
 
 def _time(df: pd.DataFrame) -> np.ndarray:
@@ -146,7 +160,10 @@ def find_gaps(df: pd.DataFrame) -> pd.DataFrame:
         the marker is exactly at (0, 0, 0).
     """
     names = _marker_names(df)
-    rows = _gap_rows(names, _positions(df, names), _time(df))
+    return _gap_frame(_gap_rows(names, _positions(df, names), _time(df)))
+
+
+def _gap_frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=GAP_COLUMNS).astype(
         {"start_frame": int, "end_frame": int, "length_frames": int})
 
@@ -159,6 +176,8 @@ def _spline_fill(x: np.ndarray, s: int, e: int, window: int) -> tuple[np.ndarray
     through the valid samples within ``window`` frames before and after the
     gap.  With fewer than two valid samples on a side the fill is linear.
     """
+    from scipy import interpolate
+
     n = len(x)
     idx = np.arange(max(0, s - window), min(n, e + 1 + window))
     ok = ~np.isnan(x[idx, 0])
@@ -288,14 +307,37 @@ def fill_gaps(df: pd.DataFrame, max_gap: float = 0.1, max_gap_frames: int | None
         longer than the limit stay NaN; both are listed with filled False.
     """
     src = df.attrs.get("source")
+    rate = _rate(df)
+    names = _marker_names(df)
+    P = _positions(df, names)
+    rows, limit = _fill_array(P, names, _time(df), rate, max_gap, max_gap_frames, method, segments, src)
+    report = _fill_report(rows)
+    out = _with_positions(df, names, P)
+    out.attrs.setdefault("conditioning", []).append(_fill_line(report, method, limit, rate))
+    return out, report
+
+
+def _fill_report(rows: list[dict]) -> pd.DataFrame:
+    report = pd.DataFrame(rows, columns=REPORT_COLUMNS)
+    return report.astype({"start_frame": int, "end_frame": int, "length_frames": int, "filled": bool})
+
+
+def _fill_line(report: pd.DataFrame, method: str, limit: int, rate: float) -> str:
+    done = report[report["filled"]]
+    return (f"filled {len(done)} gaps ({int(done['length_frames'].sum())} frames) by {method}, "
+            f"limit {limit} frames ({limit / rate:.3g} s)")
+
+
+def _fill_array(P, names, t, rate, max_gap, max_gap_frames, method, segments, src) -> tuple[list[dict], int]:
+    """:func:`fill_gaps` on the positions ``P`` (frames, markers, 3), in place.
+
+    Returns the report rows (sorted by marker, then start frame) and the gap
+    limit in frames.
+    """
     if method not in FILL_METHODS:
         raise InputError(f"unknown fill method {method!r}; use one of {', '.join(FILL_METHODS)}", src)
-    rate = _rate(df)
     limit = _max_gap_frames(rate, max_gap, max_gap_frames, src)
-    names = _marker_names(df)
-    t = _time(df)
-    P = _positions(df, names)
-    n = len(df)
+    n = P.shape[0]
     rows: list[dict] = []
 
     if method == "rigid":
@@ -307,14 +349,15 @@ def fill_gaps(df: pd.DataFrame, max_gap: float = 0.1, max_gap_frames: int | None
             if unknown:
                 raise InputError(f"segment {seg!r} names markers not in the trial: {', '.join(map(str, unknown))}",
                                  src)
-        original = P.copy()
+        missing = np.isnan(P[:, :, 0])
+        original = P.copy() if missing.any() else P
         for seg, members in segments.items():
             ids = [index[m] for m in members]
             for j in ids:
                 others = [k for k in ids if k != j]
                 if len(others) < 3:
                     continue
-                for s, e in _runs(np.isnan(original[:, j, 0])):
+                for s, e in _runs(missing[:, j]):
                     filled = _rigid_fill(original, j, others, s, e)
                     new = np.isnan(P[s:e + 1, j, 0]) & ~np.isnan(filled[:, 0])
                     P[s:e + 1, j][new] = filled[new]
@@ -325,8 +368,9 @@ def fill_gaps(df: pd.DataFrame, max_gap: float = 0.1, max_gap_frames: int | None
                                      "note": f"rigid cluster of segment {seg}"})
 
     interp = "linear" if method == "linear" else "spline"
-    knots = P.copy()  # interpolate from measured (or rigid-filled) samples only
-    for row in _gap_rows(names, knots, t):
+    gaps = _gap_rows(names, P, t)
+    knots = P.copy() if gaps else P  # interpolate from measured (or rigid-filled) samples only
+    for row in gaps:
         j, s, e = names.index(row["marker"]), row["start_frame"], row["end_frame"]
         if s == 0 or e == n - 1:
             row.update(filled=False, method="", note="at the start or end of the trial (not extrapolated)")
@@ -345,14 +389,7 @@ def fill_gaps(df: pd.DataFrame, max_gap: float = 0.1, max_gap_frames: int | None
 
     order = {m: i for i, m in enumerate(names)}
     rows.sort(key=lambda r: (order[r["marker"]], r["start_frame"]))
-    report = pd.DataFrame(rows, columns=REPORT_COLUMNS)
-    report = report.astype({"start_frame": int, "end_frame": int, "length_frames": int, "filled": bool})
-    out = _with_positions(df, names, P)
-    done = report[report["filled"]]
-    out.attrs.setdefault("conditioning", []).append(
-        f"filled {len(done)} gaps ({int(done['length_frames'].sum())} frames) by {method}, "
-        f"limit {limit} frames ({limit / rate:.3g} s)")
-    return out, report
+    return rows, limit
 
 
 # --------------------------------------------------------------------------- low-pass filter
@@ -431,24 +468,44 @@ def lowpass(df: pd.DataFrame, cutoff_hz: float = 6.0, order: int = 4) -> tuple[p
     """
     src = df.attrs.get("source")
     rate = _rate(df)
-    sos = butterworth_sos(cutoff_hz, rate, order, src)
-    pad = _padlen(sos)
     names = _marker_names(df)
     P = _positions(df, names)
-    t = _time(df)
+    report = _lowpass_array(P, names, _time(df), rate, cutoff_hz, order, src)
+    out = _with_positions(df, names, P)
+    out.attrs.setdefault("conditioning", []).append(report.describe())
+    return out, report
+
+
+def _lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
+    """:func:`lowpass` on the positions ``P`` (frames, markers, 3), in place.
+
+    Markers whose valid frames form the same runs (usually all of them: one
+    run over the whole trial) are filtered together, one
+    :func:`scipy.signal.sosfiltfilt` call per distinct run over all their
+    coordinates; each column is filtered on its own, so the result equals
+    filtering marker by marker.
+    """
+    from scipy import signal
+
+    sos = butterworth_sos(cutoff_hz, rate, order, src)
+    pad = _padlen(sos)
     skipped = []
+    by_run: dict[tuple[int, int], list[int]] = {}
     for j, name in enumerate(names):
         for s, e in _runs(~np.isnan(P[:, j, 0])):
             if e - s + 1 <= pad:
                 skipped.append({"marker": name, "start_frame": s, "end_frame": e,
                                 "start_time": float(t[s]), "end_time": float(t[e]), "length_frames": e - s + 1})
                 continue
-            P[s:e + 1, j] = signal.sosfiltfilt(sos, P[s:e + 1, j], axis=0, padlen=pad)
-    report = FilterReport(float(cutoff_hz), int(order), winter_design_cutoff(cutoff_hz, rate, int(order)),
-                          rate, pad, pd.DataFrame(skipped, columns=GAP_COLUMNS))
-    out = _with_positions(df, names, P)
-    out.attrs.setdefault("conditioning", []).append(report.describe())
-    return out, report
+            by_run.setdefault((s, e), []).append(j)
+    for (s, e), markers in by_run.items():
+        if len(markers) == P.shape[1]:
+            P[s:e + 1] = signal.sosfiltfilt(sos, P[s:e + 1], axis=0, padlen=pad)
+        else:
+            P[s:e + 1, markers] = signal.sosfiltfilt(sos, P[s:e + 1, markers], axis=0, padlen=pad)
+    skipped.sort(key=lambda r: (names.index(r["marker"]), r["start_frame"]))
+    return FilterReport(float(cutoff_hz), int(order), winter_design_cutoff(cutoff_hz, rate, int(order)),
+                        rate, pad, pd.DataFrame(skipped, columns=GAP_COLUMNS))
 
 
 # --------------------------------------------------------------------------- the chain
@@ -539,9 +596,20 @@ def condition(df: pd.DataFrame, max_gap: float = 0.1, cutoff_hz: float | None = 
     report : ConditioningReport
         ``report.lines()`` for people, ``report.to_dict()`` for files.
     """
-    gaps = find_gaps(df)
-    out, fills = fill_gaps(df, max_gap=max_gap, max_gap_frames=max_gap_frames, method=fill, segments=segments)
+    src = df.attrs.get("source")
+    rate = _rate(df)
+    names = _marker_names(df)
+    t = _time(df)
+    P = _positions(df, names)
+    gaps = _gap_frame(_gap_rows(names, P, t))
+    rows, limit = _fill_array(P, names, t, rate, max_gap, max_gap_frames, fill, segments, src)
+    fills = _fill_report(rows)
+    lines = [_fill_line(fills, fill, limit, rate)]
     frep = None
     if cutoff_hz is not None:
-        out, frep = lowpass(out, cutoff_hz=cutoff_hz, order=order)
-    return out, ConditioningReport(_rate(df), len(df), gaps, fills, frep, find_gaps(out))
+        frep = _lowpass_array(P, names, t, rate, cutoff_hz, order, src)
+        lines.append(frep.describe())
+    remaining = _gap_frame(_gap_rows(names, P, t))
+    out = _with_positions(df, names, P)
+    out.attrs.setdefault("conditioning", []).extend(lines)
+    return out, ConditioningReport(rate, len(df), gaps, fills, frep, remaining)
