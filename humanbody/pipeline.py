@@ -213,6 +213,7 @@ def analyze_trial(
             mass=DEFAULT_MASS if mass is None else float(mass),
             height=height,
             sex=sex,
+            keep_frames=False,
         )
         messages += _tracking_lines(calibration, tracking)
         if subject is None or model is None:

@@ -183,9 +183,10 @@ class Tracking:
         parent orientation with the calibrated offset) or ``"missing"``.
     markers_used : pandas.DataFrame
         ``time`` and per cluster segment the number of points fitted.
-    R : ndarray, shape (frames, 17, 3, 3)
-        Absolute anatomical frames R_0k (columns = axes in ground).
-    origins : ndarray, shape (frames, 17, 3)
+    R : ndarray, shape (frames, 17, 3, 3), or None
+        Absolute anatomical frames R_0k (columns = axes in ground); None
+        when tracked with ``keep_frames=False``.
+    origins : ndarray, shape (frames, 17, 3), or None
         Tracked segment origins O_k in ground (m): the fitted anatomical
         origin for cluster segments, the parent's joint point otherwise.
     """
@@ -194,8 +195,8 @@ class Tracking:
     residuals: pd.DataFrame
     status: pd.DataFrame
     markers_used: pd.DataFrame
-    R: np.ndarray
-    origins: np.ndarray
+    R: np.ndarray | None
+    origins: np.ndarray | None
 
     def summary(self) -> list[str]:
         """Human-readable lines: median residual per segment, frames not fitted."""
@@ -288,8 +289,19 @@ def _unwrap(a: np.ndarray) -> np.ndarray:
     return out
 
 
-def track(markers, calibration: Calibration) -> Tracking:
+#: Frames tracked at a time by :func:`track`: bounds the per-frame scratch
+#: (rotations, origins, marker arrays of a chunk) whatever the trial's length.
+TRACK_CHUNK = 16384
+
+
+def track(markers, calibration: Calibration, keep_frames: bool = True,
+          chunk_frames: int = TRACK_CHUNK) -> Tracking:
     """Track the 17 segments through a motion trial.
+
+    Frames are independent (only the unwrapping of alpha and gamma looks
+    along time, and it runs over the whole trial at the end), so the trial
+    is tracked ``chunk_frames`` frames at a time; the result does not depend
+    on the chunk size.
 
     Parameters
     ----------
@@ -297,6 +309,12 @@ def track(markers, calibration: Calibration) -> Tracking:
         Marker trial in ground axes (CONVENTIONS marker layout, m).
     calibration : Calibration
         From :func:`humanbody.markers.calibration.calibrate`.
+    keep_frames : bool
+        Keep the absolute frames and origins of every segment
+        (``Tracking.R``, ``Tracking.origins``: 1632 bytes per frame); when
+        False they are None.
+    chunk_frames : int
+        Frames per chunk.
 
     Returns
     -------
@@ -315,26 +333,45 @@ def track(markers, calibration: Calibration) -> Tracking:
     names_in = markers.attrs.get("markers") or [c[:-2] for c in markers.columns if c.endswith("_x")]
     ms = calibration.markerset
     found = match_markers(ms, names_in)
-    arrays = marker_arrays(markers, found)
     for m in ms.required:
-        if m not in arrays:
+        cols = [f"{found.get(m)}_{a}" for a in "xyz"]
+        if m not in found or not all(c in markers.columns for c in cols) or not (
+                markers[cols].notna().all(axis=1).any()):
             raise InputError(f"required marker {m!r} of marker set {ms.name!r} has no valid sample", source)
     n = len(markers)
-    tr = _Tracker(calibration, arrays, n)
-    R = np.empty((n, 17, 3, 3))
-    O = np.empty((n, 17, 3))
-    for k, seg in enumerate(SEGMENT_NAMES):
-        R[:, k], O[:, k] = tr.pose(seg)
+    clusters = [s for s in SEGMENT_NAMES if ms.segments[s].rule == "cluster"]
+    R_all = np.empty((n, 17, 3, 3)) if keep_frames else None
+    O_all = np.empty((n, 17, 3)) if keep_frames else None
+    root = np.empty((n, 3))
+    angles = np.empty((n, 17, 3))
+    rms = {s: np.empty(n) for s in clusters}
+    count = {s: np.empty(n, dtype=np.int64) for s in clusters}
+    status = {s: np.empty(n, dtype=np.int8) for s in SEGMENT_NAMES}
+    parent = np.array([max(L - 1, 0) for L in PARENTS])
+    step = max(int(chunk_frames), 1)
+    for a in range(0, n, step):
+        b = min(n, a + step)
+        tr = _Tracker(calibration, marker_arrays(markers.iloc[a:b], found), b - a)
+        R = np.empty((b - a, 17, 3, 3))
+        O = np.empty((b - a, 17, 3))
+        for k, seg in enumerate(SEGMENT_NAMES):
+            R[:, k], O[:, k] = tr.pose(seg)
+        S = np.matmul(R[:, parent].transpose(0, 1, 3, 2), R)  # S_L(k)k = R_L^T R_k
+        S[:, 0] = R[:, 0]
+        with np.errstate(invalid="ignore"):
+            ang = matrix_to_bryant(S)  # NaN where S is not finite
+        ang[~np.isfinite(S).all(axis=(2, 3))] = np.nan
+        angles[a:b], root[a:b] = ang, O[:, 0]
+        for seg in clusters:
+            rms[seg][a:b], count[seg][a:b] = tr.rms[seg], tr.count[seg]
+        for seg in SEGMENT_NAMES:
+            status[seg][a:b] = tr.status[seg]
+        if keep_frames:
+            R_all[a:b], O_all[a:b] = R, O
     time = markers["time"].to_numpy(dtype=float) if "time" in markers else np.arange(n, dtype=float)
     cols = {"time": time}
     for i, a in enumerate("xyz"):
-        cols[f"lower_torso_{a}"] = O[:, 0, i]
-    parent = np.array([max(L - 1, 0) for L in PARENTS])
-    S = np.matmul(R[:, parent].transpose(0, 1, 3, 2), R)  # S_L(k)k = R_L^T R_k
-    S[:, 0] = R[:, 0]
-    with np.errstate(invalid="ignore"):
-        angles = matrix_to_bryant(S)  # NaN where S is not finite
-    angles[~np.isfinite(S).all(axis=(2, 3))] = np.nan
+        cols[f"lower_torso_{a}"] = root[:, i]
     for k, seg in enumerate(SEGMENT_NAMES):
         ang = angles[:, k]
         ang[:, 0], ang[:, 2] = _unwrap(ang[:, 0]), _unwrap(ang[:, 2])
@@ -343,17 +380,17 @@ def track(markers, calibration: Calibration) -> Tracking:
     coords = pd.DataFrame(cols)
     coords.attrs.update(kind="coordinates", source=source or "",
                         conversions=[f"segment tracking with marker set {ms.name!r}"])
-    clusters = [s for s in SEGMENT_NAMES if ms.segments[s].rule == "cluster"]
-    residuals = pd.DataFrame({"time": time, **{s: tr.rms[s] for s in clusters}})
-    used = pd.DataFrame({"time": time, **{s: tr.count[s] for s in clusters}})
-    status = pd.DataFrame({"time": time, **{s: pd.Categorical.from_codes(tr.status[s], categories=STATUS)
+    residuals = pd.DataFrame({"time": time, **rms})
+    used = pd.DataFrame({"time": time, **count})
+    status = pd.DataFrame({"time": time, **{s: pd.Categorical.from_codes(status[s], categories=STATUS)
                                             for s in SEGMENT_NAMES}})
     return Tracking(coords=coords, residuals=residuals, status=status, markers_used=used,
-                    R=np.ascontiguousarray(R), origins=np.ascontiguousarray(O))
+                    R=R_all, origins=O_all)
 
 
 def markers_to_coordinates(markers, markerset=None, static=None, mass: float = 75.0,
-                           height: float | None = None, sex: str = "male", base_model=None):
+                           height: float | None = None, sex: str = "male", base_model=None,
+                           keep_frames: bool = True):
     """Marker trial (ground axes) -> generalized coordinates in one call.
 
     Parameters
@@ -372,6 +409,8 @@ def markers_to_coordinates(markers, markerset=None, static=None, mass: float = 7
     sex : {"male", "female"}
     base_model : BodyModel, optional
         Anthropometric base model (default :func:`humanbody.anthropometry.default_model`).
+    keep_frames : bool
+        Passed to :func:`track`.
 
     Returns
     -------
@@ -389,5 +428,5 @@ def markers_to_coordinates(markers, markerset=None, static=None, mass: float = 7
     else:
         cal = calibrate(markers, markerset, mass=mass, height=height, sex=sex, mode="dynamic",
                         base_model=base_model)
-    tracking = track(markers, cal)
+    tracking = track(markers, cal, keep_frames=keep_frames)
     return tracking.coords, cal, tracking
