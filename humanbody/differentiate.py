@@ -119,13 +119,51 @@ class Differentiation:
             return f"cubic smoothing spline, -3 dB at {self.cutoff_hz:g} Hz, analytic derivatives"
         return "central differences, no smoothing"
 
-    def __call__(self, time, y, smoothed: bool = True):
+    def reach(self, rate_hz: float) -> int | None:
+        """Frames on each side that a rate at one frame depends on; None when global.
+
+        A trial differentiated in overlapping blocks, each extended by this
+        many frames on both sides and trimmed afterwards, gives exactly the
+        rates of one pass: Savitzky-Golay is a finite filter (half its
+        window) and central differences of central differences reach two
+        frames; the Butterworth filter and the smoothing spline act on the
+        whole trial.
+        """
+        if self.method == "savgol":
+            return savgol_window(self.cutoff_hz, rate_hz, self.polyorder) // 2
+        if self.method == "gradient":
+            return 2
+        return None
+
+    def step(self, time) -> float:
+        """The sampling step (s) of ``time``: the median step, checked as :meth:`__call__` checks it."""
+        t = np.asarray(time, dtype=float)
+        if t.shape[0] < 3:
+            raise InputError("at least 3 frames are needed to compute rates")
+        dt = np.diff(t)
+        if np.any(dt <= 0):
+            raise InputError("time is not strictly increasing")
+        h = float(np.median(dt))
+        if self.method != "spline" and not np.allclose(dt, h, rtol=1e-3, atol=0.0):
+            raise InputError(
+                f"samples are not evenly spaced in time (steps {dt.min():.6g}..{dt.max():.6g} s); "
+                "use the 'spline' differentiation or resample the trial"
+            )
+        return h
+
+    def __call__(self, time, y, smoothed: bool = True, step: float | None = None):
         """Smoothed values, first and second derivatives of ``y`` along axis 0.
 
         Parameters
         ----------
         time : (F,) s, strictly increasing.
         y : (F, ...) samples.
+
+        smoothed : bool
+            Also form the smoothed signal (False skips it where that saves work).
+        step : float, optional
+            Sampling step (s) to use instead of :meth:`step` of ``time`` (a
+            block of a longer trial uses the trial's step).
 
         Returns
         -------
@@ -136,21 +174,10 @@ class Differentiation:
         t = np.asarray(time, dtype=float)
         y = np.asarray(y, dtype=float)
         F = t.shape[0]
-        if F < 3:
-            raise InputError("at least 3 frames are needed to compute rates")
-        dt = np.diff(t)
-        if np.any(dt <= 0):
-            raise InputError("time is not strictly increasing")
-        h = float(np.median(dt))
-        uniform = np.allclose(dt, h, rtol=1e-3, atol=0.0)
+        h = self.step(t) if step is None else float(step)
         flat = y.reshape(F, -1)
         if self.method == "spline":
             return self._spline(t, flat, y.shape, h)
-        if not uniform:
-            raise InputError(
-                f"samples are not evenly spaced in time (steps {dt.min():.6g}..{dt.max():.6g} s); "
-                "use the 'spline' differentiation or resample the trial"
-            )
         rate = 1.0 / h
         from scipy import signal  # imported when rates are differentiated, not at start-up
 

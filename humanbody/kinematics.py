@@ -264,19 +264,60 @@ def prepare_motion(
         diff = Differentiation()
     elif isinstance(diff, str):
         diff = Differentiation(method=diff)
-    from .rotations import bryant_to_quaternion
-
     try:
-        _, root_vel, root_acc = diff(time, q[:, :3], smoothed=False)
-        quat = bryant_to_quaternion(q[:, 3:].reshape(F, n, 3), continuous=True)
-        _, quat_d, quat_dd = diff(time, quat, smoothed=False)
+        qd, qdd = _differentiated_rates(diff, time, q, n)
     except InputError as err:
         raise err.with_path(source) if source else err
+    rate = (F - 1) / (time[-1] - time[0]) if F > 1 else float("nan")
+    return Motion(time, q, qd, qdd, True, diff.describe(rate))
+
+
+#: Frames differentiated at a time when the method is local (Savitzky-Golay,
+#: central differences): each block is extended by the method's reach on
+#: both sides, so the rates equal those of one pass over the whole trial.
+RATE_CHUNK = 16384
+
+
+def _differentiated_rates(diff: Differentiation, time, q, n: int, chunk: int = RATE_CHUNK):
+    """Root velocity/acceleration and parent-frame hat omega and its rate, (F, 3 + 3n) each.
+
+    Rates of Euler parameters (sign-continuous, from the Bryant angles
+    directly) by ``diff``, turned into angular velocities by eqs.
+    8.190-8.192.  A long trial goes through in overlapping blocks of
+    ``chunk`` frames (:meth:`Differentiation.reach`), which bounds the
+    scratch memory and changes no value: the sign of a block's quaternions
+    may differ from the one-pass signs, but the angular velocity is
+    bilinear in the parameters and their rates, so it does not.
+    """
+    F = len(time)
+    h = diff.step(time)
+    reach = diff.reach(1.0 / h)
+    if reach is None or F <= chunk + 2 * reach:
+        return _rates_block(diff, time, q, n, h)
+    starts = list(range(0, F, chunk))
+    if F - starts[-1] < 2 * reach + 1:
+        starts.pop()  # a short last block would shorten the filter window: merge it
+    qd = np.empty((F, 3 + 3 * n))
+    qdd = np.empty((F, 3 + 3 * n))
+    for i, a in enumerate(starts):
+        b = starts[i + 1] if i + 1 < len(starts) else F
+        lo, hi = max(0, a - reach), min(F, b + reach)
+        d1, d2 = _rates_block(diff, time[lo:hi], q[lo:hi], n, h)
+        qd[a:b], qdd[a:b] = d1[a - lo:b - lo], d2[a - lo:b - lo]
+    return qd, qdd
+
+
+def _rates_block(diff: Differentiation, time, q, n: int, h: float):
+    from .rotations import bryant_to_quaternion
+
+    F = len(time)
+    _, root_vel, root_acc = diff(time, q[:, :3], smoothed=False, step=h)
+    quat = bryant_to_quaternion(q[:, 3:].reshape(F, n, 3), continuous=True)
+    _, quat_d, quat_dd = diff(time, quat, smoothed=False, step=h)
     w, wd = local_rates_from_quaternions(quat, quat_d, quat_dd)
     qd = np.concatenate([root_vel, w.reshape(F, 3 * n)], axis=1)
     qdd = np.concatenate([root_acc, wd.reshape(F, 3 * n)], axis=1)
-    rate = (F - 1) / (time[-1] - time[0]) if F > 1 else float("nan")
-    return Motion(time, q, qd, qdd, True, diff.describe(rate))
+    return qd, qdd
 
 
 

@@ -311,3 +311,27 @@ def test_frame_ranges_of_a_prepared_motion_equal_one_call(rng, rates):
         joined = np.concatenate([getattr(p, name) for p in parts])
         np.testing.assert_array_equal(joined, getattr(whole, name), err_msg=name)
     np.testing.assert_array_equal(np.concatenate([p.to_matrix() for p in parts]), whole.to_matrix())
+
+
+@pytest.mark.parametrize("method", ["savgol", "gradient", "butterworth"])
+def test_rates_in_overlapping_blocks_equal_one_pass(method):
+    """prepare_motion differentiates a long trial block by block; no value changes."""
+    from humanbody import kinematics as kin
+
+    model = BodyModel.default(mass=70.0, height=1.7)
+    rng = np.random.default_rng(8)
+    F = 1500
+    t = np.arange(F) / 120.0
+    cols = kin.coordinate_columns(model)
+    phase = rng.uniform(0, 2 * np.pi, len(cols))
+    freq = rng.uniform(0.3, 3.0, len(cols))
+    data = np.sin(2 * np.pi * freq * t[:, None] + phase) * 2.5 + rng.normal(0, 1e-3, (F, len(cols)))
+    coords = pd.DataFrame(np.column_stack([t, data]), columns=["time"] + cols)
+    d = kin.Differentiation(method=method)
+    whole = kin._rates_block(d, t, data, model.n_bodies, d.step(t))
+    for chunk in (100, 333, 490, 1400):  # 490: a last block of 30 frames is merged
+        qd, qdd = kin._differentiated_rates(d, t, data, model.n_bodies, chunk=chunk)
+        np.testing.assert_array_equal(qd, whole[0])
+        np.testing.assert_array_equal(qdd, whole[1])
+    motion = kin.prepare_motion(model, coords, differentiation=d)
+    np.testing.assert_array_equal(motion.qd, whole[0])
