@@ -27,7 +27,7 @@ import pandas as pd
 from ..errors import InputError
 from ..rotations import matrix_to_bryant
 from ..segments import PARENTS, SEGMENT_NAMES
-from .calibration import Calibration, calibrate, marker_arrays, slerp_frames
+from .calibration import Calibration, calibrate, slerp_frames
 from ._kernels import horn_rotations, rigid_fit
 from .markerset import match_markers
 
@@ -289,6 +289,26 @@ def _unwrap(a: np.ndarray) -> np.ndarray:
     return out
 
 
+def _marker_columns(markers: pd.DataFrame, found: dict) -> tuple[np.ndarray, dict]:
+    """The table as one float array and, per canonical marker with a valid sample, its x, y, z columns.
+
+    Like :func:`humanbody.markers.calibration.marker_arrays` but without
+    copying: ``values[:, where[m]]`` are the positions of marker ``m``
+    (a slice when its three columns are adjacent, as readers write them).
+    """
+    values = markers.to_numpy(dtype=float, copy=False)
+    pos = {str(c): i for i, c in enumerate(markers.columns)}
+    where = {}
+    for canon, col in found.items():
+        idx = [pos.get(f"{col}_{a}") for a in "xyz"]
+        if None in idx:
+            continue
+        cols = slice(idx[0], idx[0] + 3) if idx[1] == idx[0] + 1 and idx[2] == idx[0] + 2 else idx
+        if np.isfinite(values[:, cols]).all(axis=1).any():
+            where[canon] = cols
+    return values, where
+
+
 #: Frames tracked at a time by :func:`track`: bounds the per-frame scratch
 #: (rotations, origins, marker arrays of a chunk) whatever the trial's length.
 TRACK_CHUNK = 16384
@@ -333,10 +353,9 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     names_in = markers.attrs.get("markers") or [c[:-2] for c in markers.columns if c.endswith("_x")]
     ms = calibration.markerset
     found = match_markers(ms, names_in)
+    values, where = _marker_columns(markers, found)
     for m in ms.required:
-        cols = [f"{found.get(m)}_{a}" for a in "xyz"]
-        if m not in found or not all(c in markers.columns for c in cols) or not (
-                markers[cols].notna().all(axis=1).any()):
+        if m not in where:
             raise InputError(f"required marker {m!r} of marker set {ms.name!r} has no valid sample", source)
     n = len(markers)
     clusters = [s for s in SEGMENT_NAMES if ms.segments[s].rule == "cluster"]
@@ -351,7 +370,7 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     step = max(int(chunk_frames), 1)
     for a in range(0, n, step):
         b = min(n, a + step)
-        tr = _Tracker(calibration, marker_arrays(markers.iloc[a:b], found), b - a)
+        tr = _Tracker(calibration, {m: values[a:b, c] for m, c in where.items()}, b - a)
         R = np.empty((b - a, 17, 3, 3))
         O = np.empty((b - a, 17, 3))
         for k, seg in enumerate(SEGMENT_NAMES):
