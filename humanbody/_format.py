@@ -13,22 +13,45 @@ decimal exponents -4 <= e < digits, else ``d.ddde+XX``; trailing zeros and
 a trailing point are dropped; NaN is an empty field, infinities are
 ``inf`` and ``-inf``, negative zero is ``-0``.  The output is the correctly
 rounded decimal (half to even, as ``%g``), byte for byte what ``%g``
-prints, except when x lies within about 10^-15 units of the last digit of
-a rounding tie, and always
+prints, for every double and 1 <= digits <= 15.
 
-    |x - D| <= (0.5 + 1e-15) * 10^(e - digits + 1).
+How a value x is rounded, in three tiers, each used only when the one
+before cannot decide:
 
-How: per row, :func:`_row_digits` scales |x| by 10^k (k = digits - 1 - e)
-with one double multiplication (error below 2^-51 relative) and rounds;
-when that error could change the result (the scaled value within
-2^-50 * 10^digits of a tie or of a power of ten) it hands the value to
-:func:`_exact_digits`, which forms the product in double-double
-arithmetic: 10^k stored as an unevaluated sum hi + lo of two doubles (from
-exact integers), x * (hi + lo) formed without rounding error by Dekker's
-two-product (Dekker 1971, "A floating-point technique for extending the
-available precision", Numer. Math. 18; Ogita, Rump & Oishi 2005, SIAM J.
-Sci. Comput. 26, Algorithm 3.3), leaving about 2^-104 relative.  ``digits``
-is at most 15 so the scaled integer stays below 2^53.
+1. One double multiplication y = |x| * 10^k (k = digits - 1 - e, e the
+   decimal exponent) carries a relative error below 2^-52, so y is within
+   2^-50 * 10^digits of the exact scaled value; unless y lies that close to
+   a rounding tie n + 1/2, rounding y to the nearest integer gives the
+   digits q.  (Near an integer, or near the bounds 10^(digits-1) and
+   10^digits, both sides round to the same printed text, so only ties
+   matter.)  For 10 digits about 4e-5 of all values leave this tier.
+2. :func:`_exact_digits` forms the product in double-double arithmetic:
+   10^k stored as an unevaluated sum hi + lo of two doubles (from exact
+   integers), |x| * (hi + lo) formed by Dekker's two-product (Dekker 1971,
+   "A floating-point technique for extending the available precision",
+   Numer. Math. 18; Ogita, Rump & Oishi 2005, SIAM J. Sci. Comput. 26,
+   Algorithm 3.3), error below 2^-54 absolute.  The side of n + 1/2 is
+   decided from the sign of ((hi - n) - 1/2) + lo, which is exact.  When
+   that is within 2^-50 of zero: an exact tie is only possible for
+   |k| <= 22 (then 5^|k| must divide the odd part of the scaled value), where
+   10^|k| is an exact double and the comparison of 2|x| with
+   (2n + 1) * 10^-k (or of |x| * 10^k with n + 1/2) is done exactly with
+   one more two-product; ties round half to even.
+3. For |k| > 22 a scaled value within 2^-50 of a tie, yet not on it, is
+   possible in principle though never met in tests; the kernel then gives
+   up on the block of rows (length -1) and the caller prints that block
+   with Python's ``%`` operator (C's printf).
+
+Text.  The ``digits`` decimal digits of q are made eight at a time by SWAR
+("SIMD within a register") arithmetic: one int64 holds eight digits in its
+bytes, split 8 -> 4+4 -> 2+2 -> 1+1 by multiplications with fixed-point
+reciprocals of 10^4, 100 and 10 (exact for these ranges), and stored with
+unaligned 8-byte stores (:func:`_store8`); the count of trailing zero
+digits is a count of leading zero bits (:func:`_clz`).  The decimal point
+is inserted by storing the digit word again shifted by whole bytes, and the
+exponent ``e+XX`` is one table word (:func:`exponent_words`).  Stores may
+write up to :data:`SLACK` bytes of scratch past the end of the text, which
+later stores overwrite; each block of rows gets that much spare room.
 
 Parsing.  :func:`parse_rows` reads decimal numbers with Clinger's fast path
 (one correctly rounded operation when the mantissa has at most 18 digits
@@ -43,11 +66,19 @@ from fractions import Fraction
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 _CACHE = True
 
 #: Largest number of significant digits the kernels print.
 MAX_DIGITS = 15
+
+#: Bytes past the end of a block's text that the printing kernels may
+#: overwrite with scratch (the buffer needs this much room after each block).
+SLACK = 64
 
 
 def field_width(digits: int) -> int:
@@ -66,6 +97,14 @@ _K_MIN, _K_MAX = -330, 360
 _SHIFT = 256
 _UP = 2.0**_SHIFT  # module constants: numba freezes them (a ** in a kernel is a runtime loop)
 _DOWN = 2.0**-_SHIFT
+# Biased binary exponents of the fast tier: 2^-893 > 1e-270 ... 2^897 < 1e270.
+_EX_MIN, _EX_MAX = 130, 1920
+# Decimal exponents covered by exponent_words().
+_E_MIN, _E_MAX = -400, 400
+_TIE_MARGIN = 2.0**-50
+_ASCII0 = 0x3030303030303030  # eight '0' bytes
+_ZERO_POINT = 0x3030303030302E30  # "0.000000" (little-endian)
+_STATUS_OK, _STATUS_DEFER = 0, 1
 
 
 def _pow10_table(shift: int) -> np.ndarray:
@@ -93,6 +132,70 @@ def pow10_tables() -> np.ndarray:
     return np.stack([_pow10_table(0), _pow10_table(_SHIFT), _pow10_table(-_SHIFT)])
 
 
+def powers_of_ten() -> np.ndarray:
+    """10**i for i = 0..16, int64."""
+    return np.array([10**i for i in range(17)], dtype=np.int64)
+
+
+def exponent_words() -> np.ndarray:
+    """Exponent suffixes of the e-notation, shape (2, _E_MAX - _E_MIN), int64.
+
+    Column ``e - _E_MIN``: row 0 holds the ASCII bytes of ``"e%+03d" % e``
+    (``e+05``, ``e-123``) as a little-endian int64, row 1 their count.
+    """
+    out = np.zeros((2, _E_MAX - _E_MIN), dtype=np.int64)
+    for i, e in enumerate(range(_E_MIN, _E_MAX)):
+        s = ("e%+03d" % e).encode()
+        out[0, i] = int.from_bytes(s.ljust(8, b"\0"), "little")
+        out[1, i] = len(s)
+    return out
+
+
+@intrinsic
+def _store8(typingctx, arr, idx, val):
+    """arr[idx:idx + 8] = the eight bytes of the int64 ``val``, little-endian (unaligned store)."""
+    sig = types.void(arr, types.int64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])
+        store = builder.store(args[2], builder.bitcast(ptr, ir.IntType(64).as_pointer()))
+        store.align = 1
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def _clz(typingctx, val):
+    """Number of leading zero bits of a nonzero int64 (LLVM ``ctlz``)."""
+    sig = types.int64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return sig, codegen
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _swar8(v):
+    """The eight decimal digits of 0 <= v < 10^8, one per byte, first digit in the lowest byte.
+
+    v -> (v // 10^4, v % 10^4) in 32-bit lanes -> pairs in 16-bit lanes ->
+    digits in bytes.  The quotients are fixed-point multiplications, exact
+    for these ranges: v * 109951163 >> 40 = v // 10^4 for v < 10^8,
+    w * 10486 >> 20 = w // 100 for w < 10^4, u * 103 >> 10 = u // 10 for
+    u < 100 (the lanes never carry into each other).
+    """
+    hi = (v * 109951163) >> 40
+    w = hi | ((v - hi * 10000) << 32)
+    d100 = ((w * 10486) >> 20) & 0x0000007F0000007F
+    w = d100 | ((w - d100 * 100) << 16)
+    d10 = ((w * 103) >> 10) & 0x000F000F000F000F
+    return d10 | ((w - d10 * 10) << 8)
+
+
 @nb.njit(cache=_CACHE, inline="always")
 def _two_prod(a, b):
     """p + e = a * b exactly (Dekker's product with Veltkamp splitting)."""
@@ -109,7 +212,7 @@ def _two_prod(a, b):
 
 @nb.njit(cache=_CACHE, inline="always")
 def _scaled(ax, k, tables):
-    """|x| * 10^k as hi + lo (double-double); |x| finite and positive."""
+    """|x| * 10^k as hi + lo (double-double) and the table used; |x| finite and positive."""
     # keep the split (134217729 * a) and the product finite: move very large
     # or very small |x| by an exact power of two and use the table that
     # carries the opposite power.
@@ -127,15 +230,17 @@ def _scaled(ax, k, tables):
     hi, err = _two_prod(a, ph)
     lo = err + a * pl
     s = hi + lo  # renormalise (fast two-sum, |hi| >= |lo|)
-    return s, lo - (s - hi)
+    return s, lo - (s - hi), t
 
 
 @nb.njit(cache=_CACHE)
-def _exact_digits(ax, digits, tables, ipow10):
-    """Rounded digits q (digits-digit integer) and decimal exponent e of ax > 0, exactly.
+def _exact_digits(ax, digits, tables, ipow10, tie_margin):
+    """Rounded digits q, decimal exponent e and status of ax > 0 (tiers 2 and 3, module docstring).
 
-    ax is rounded to ``digits`` significant digits, half to even, from its
-    double-double scaling ax * 10^(digits - 1 - e) (module docstring).
+    Returns (q, e, _STATUS_OK) with q the ``digits``-digit integer, ax
+    rounded half to even, or (0, 0, _STATUS_DEFER) when the double-double
+    product cannot decide (``tie_margin`` is 2^-50; tests raise it to
+    exercise the exact tie test and the deferral).
     """
     # decimal exponent e with 10^e <= ax < 10^(e+1): estimate from the binary
     # exponent (low by at most one), raise it by comparing with 10^(e+1)
@@ -145,7 +250,7 @@ def _exact_digits(ax, digits, tables, ipow10):
         e += 1
     lower = float(ipow10[digits - 1])
     upper = float(ipow10[digits])
-    hi, lo = _scaled(ax, digits - 1 - e, tables)
+    hi, lo, t = _scaled(ax, digits - 1 - e, tables)
     for _ in range(2):  # only when ax is within rounding of a power of ten
         # compare the double-double hi + lo exactly with the bounds
         if hi < lower or (hi == lower and lo < 0.0):
@@ -154,252 +259,218 @@ def _exact_digits(ax, digits, tables, ipow10):
             e += 1
         else:
             break
-        hi, lo = _scaled(ax, digits - 1 - e, tables)
-    # round hi + lo to an integer q, half to even
+        hi, lo, t = _scaled(ax, digits - 1 - e, tables)
+    k = digits - 1 - e
     n = np.floor(hi)
-    frac = (hi - n) + lo
-    if frac < 0.0:
-        n -= 1.0
-        frac += 1.0
-    elif frac >= 1.0:
-        n += 1.0
-        frac -= 1.0
-    q = np.uint64(n)
-    if frac > 0.5 or (frac == 0.5 and (q & np.uint64(1)) == np.uint64(1)):
-        q += np.uint64(1)
-    if q >= np.uint64(ipow10[digits]):  # rounded up to the next power of ten
-        q = np.uint64(ipow10[digits - 1])
+    # d has the sign of (hi + lo) - (n + 1/2): hi - n and the subtraction of
+    # 1/2 are exact, the one rounding of "+ lo" keeps the sign
+    d = ((hi - n) - 0.5) + lo
+    q = np.int64(n)
+    if abs(d) > tie_margin:
+        up = d > 0.0
+    elif t == 0 and 0 <= k <= 22:
+        # 10^k is an exact double: hi + lo is exactly ax * 10^k
+        up = d > 0.0 or (d == 0.0 and (q & 1) == 1)
+    elif t == 0 and -22 <= k < 0:
+        # ax * 10^k against n + 1/2  <=>  2 ax against (2n + 1) * 10^-k = p + r exactly
+        p, r = _two_prod(2.0 * n + 1.0, tables[0, -k - _K_MIN, 0])
+        s = 2.0 * ax - p  # exact (Sterbenz: 2 ax and p are within a factor 2)
+        up = s > r or (s == r and (q & 1) == 1)
+    else:
+        return np.int64(0), 0, _STATUS_DEFER
+    if up:
+        q += 1
+    if q >= ipow10[digits]:  # rounded up to the next power of ten
+        q = ipow10[digits - 1]
         e += 1
-    return q, e
-
-
-#: Marks a value :func:`_row_digits` leaves to :func:`_exact_digits`.
-_SPECIAL = -9999
+    return q, e, _STATUS_OK
 
 
 @nb.njit(cache=_CACHE)
-def _row_digits(row, bits, digits, tables, ipow10, q_out, e_out):
-    """Rounded digits q and decimal exponent e of every value of a row, fast path.
+def _format_rows(values, r0, r1, digits, sep, tables, ipow10, expw, fast_margin, tie_margin, out, pos):
+    """Rows r0..r1-1 of ``values`` as CSV lines at out[pos:]; return the end position, or -1.
 
-    One double multiplication x * 10^k (both rounded: relative error below
-    2^-52) gives the scaled value y to within ``margin`` = 2^-50 * 10^digits
-    units; whenever that is not enough to decide (y within ``margin`` of a
-    rounding tie or of the bounds 10^(digits-1), 10^digits), and for zero,
-    NaN, infinities and |x| outside (1e-270, 1e270), e is set to _SPECIAL
-    and the caller handles the value (the exact :func:`_exact_digits`).
-    """
-    lower = float(ipow10[digits - 1])
-    upper = float(ipow10[digits])
-    margin = upper * 2.0**-50
-    top = np.uint64(ipow10[digits])
-    for j in range(row.shape[0]):
-        ax = abs(row[j])
-        if not (ax > 1e-270 and ax < 1e270):
-            e_out[j] = _SPECIAL
-            continue
-        e = ((((bits[j] >> 52) & 0x7FF) - 1023) * 78913) >> 18  # floor(e2 * log10(2))
-        if ax >= tables[0, e + 1 - _K_MIN, 0]:
-            e += 1
-        y = ax * tables[0, digits - 1 - e - _K_MIN, 0]
-        n = np.floor(y)
-        frac = y - n
-        if (y < lower + margin or y > upper - margin or abs(frac - 0.5) <= margin
-                or frac <= margin or frac >= 1.0 - margin):
-            e_out[j] = _SPECIAL
-            continue
-        q = np.uint64(n)
-        if frac > 0.5:
-            q += np.uint64(1)
-            if q == top:  # rounded up to the next power of ten
-                q = np.uint64(ipow10[digits - 1])
-                e += 1
-        q_out[j] = q
-        e_out[j] = e
-
-
-@nb.njit(cache=_CACHE)
-def _format_rows(values, bits, r0, r1, digits, sep, tables, ipow10, dig2, out, pos):
-    """Rows r0..r1-1 of ``values`` as CSV lines at out[pos:]; return the end position.
-
-    The printing is written out in this one loop on purpose: a call per
-    value to a function taking arrays costs more than the printing.
+    -1: a value needs tier 3 (module docstring); the caller prints the
+    rows another way.  Per row, a first loop rounds every value by tier 1
+    (no calls, no stores into ``out``: the compiler keeps it tight) and a
+    second loop writes the text, taking the values tier 1 left through
+    :func:`_exact_digits` and the special values.
     """
     ncol = values.shape[1]
-    qrow = np.empty(ncol, np.uint64)
+    bits = values.view(np.int64)
+    p10 = tables[0, :, 0]
+    lower = ipow10[digits - 1]
+    upper = ipow10[digits]
+    wide = digits > 8  # two digit words
+    pad = ipow10[16 - digits] if wide else ipow10[8 - digits]
+    qrow = np.empty(ncol, np.int64)
     erow = np.empty(ncol, np.int64)
-    zero, ten, hundred = np.uint64(0), np.uint64(10), np.uint64(100)
+    okrow = np.empty(ncol, np.bool_)
     for i in range(r0, r1):
-        _row_digits(values[i], bits[i], digits, tables, ipow10, qrow, erow)
+        # tier 1: digits q and exponent e of every value of the row
         for j in range(ncol):
-            if j:
-                out[pos] = sep
-                pos += 1
-            x = values[i, j]
-            if x < 0.0 or (x == 0.0 and np.signbit(x)):
-                out[pos] = 45  # '-'
-                pos += 1
-            e = erow[j]
+            ex = (bits[i, j] >> 52) & 0x7FF
+            ax = abs(values[i, j])
+            e = ((ex - 1023) * 78913) >> 18  # floor(log10(2^(ex - 1023)))
+            e += ax >= p10[e + 1 - _K_MIN]
+            y = ax * p10[digits - 1 - e - _K_MIN]
+            if not y < 1e17:  # inf and NaN (left to the second loop)
+                y = 0.0
+            n = np.int64(y)
+            frac = y - n
+            q = n + (frac > 0.5)
+            carry = q == upper  # rounded up to the next power of ten
+            qrow[j] = lower if carry else q
+            erow[j] = e + carry
+            okrow[j] = ex >= _EX_MIN and ex <= _EX_MAX and abs(frac - 0.5) > fast_margin
+        for j in range(ncol):
+            neg = bits[i, j] < 0
+            out[pos] = 45  # '-', kept only for a negative value
+            pos += neg
             q = qrow[j]
-            if e == _SPECIAL:
+            e = erow[j]
+            if not okrow[j]:
+                x = values[i, j]
                 ax = abs(x)
                 if x != x:  # NaN: empty field
+                    pos -= neg
+                    out[pos] = sep
+                    pos += 1
                     continue
                 if ax == np.inf:
                     out[pos] = 105  # 'i'
                     out[pos + 1] = 110  # 'n'
                     out[pos + 2] = 102  # 'f'
-                    pos += 3
+                    out[pos + 3] = sep
+                    pos += 4
                     continue
                 if ax == 0.0:
                     out[pos] = 48
-                    pos += 1
+                    out[pos + 1] = sep
+                    pos += 2
                     continue
-                q, e = _exact_digits(ax, digits, tables, ipow10)
-            # drop trailing zeros, then write the nd digits of q right to left,
-            # two at a time, straight into out (the field's length is known)
-            nd = digits
-            while nd > 1 and q % ten == zero:
-                q //= ten
-                nd -= 1
-            if e < -4 or e >= digits:  # exponential notation d.ddde+XX
-                end = pos + nd + (1 if nd > 1 else 0)
-                p = end
-                for _ in range((nd - 1) >> 1):
-                    r = q % hundred
-                    q //= hundred
-                    out[p - 1] = dig2[2 * r + 1]
-                    out[p - 2] = dig2[2 * r]
-                    p -= 2
-                if (nd - 1) & 1:
-                    out[p - 1] = 48 + q % ten
-                    q //= ten
-                    p -= 1
-                if nd > 1:
-                    out[pos + 1] = 46  # '.'
-                out[pos] = 48 + q
-                pos = end
-                out[pos] = 101  # 'e'
-                if e < 0:
-                    out[pos + 1] = 45
-                    ee = -e
+                q, e, status = _exact_digits(ax, digits, tables, ipow10, tie_margin)
+                if status != _STATUS_OK:
+                    return -1
+            # the digits of q padded with zeros to 8 (16), one per byte; nd
+            # significant digits once trailing zeros are dropped
+            Q = q * pad
+            if wide:
+                h = Q // 100000000
+                w0 = _swar8(h)
+                w1 = _swar8(Q - h * 100000000)
+                if w1 == 0:
+                    nd = 8 - (_clz(w0) >> 3)
                 else:
-                    out[pos + 1] = 43  # '+'
-                    ee = e
-                pos += 2
-                if ee >= 100:
-                    out[pos] = 48 + ee // 100
-                    pos += 1
-                    ee %= 100
-                out[pos] = dig2[2 * ee]
-                out[pos + 1] = dig2[2 * ee + 1]
-                pos += 2
-                continue
-            if e >= 0:  # d..d[.d..d]
-                whole = e + 1
-                frac = nd - whole
-                if frac <= 0:  # an integer: q followed by -frac zeros
-                    end = pos + whole
-                    for c in range(end + frac, end):
-                        out[c] = 48
-                    p = end + frac
-                    count = nd
+                    nd = 16 - (_clz(w1) >> 3)
+                w1 += _ASCII0
+            else:
+                w0 = _swar8(Q)
+                nd = 8 - (_clz(w0) >> 3)
+                w1 = _ASCII0
+            w0 += _ASCII0
+            if e < -4 or e >= digits:  # d.ddde+XX: digits one byte on, first moved back
+                _store8(out, pos + 1, w0)
+                if wide:
+                    _store8(out, pos + 9, w1)
+                out[pos] = w0 & 0xFF
+                out[pos + 1] = 46  # '.'
+                pos += nd + 1 if nd > 1 else 1
+                _store8(out, pos, expw[0, e - _E_MIN])
+                pos += expw[1, e - _E_MIN]
+            elif e >= 0:  # ddd[.ddd]: digits, then the fraction again one byte on
+                _store8(out, pos, w0)
+                if wide:
+                    _store8(out, pos + 8, w1)
+                k = e + 1  # digits before the point
+                if nd > k:
+                    if k < 8:
+                        t0 = (w0 >> (8 * k)) | (w1 << (64 - 8 * k))
+                        t1 = w1 >> (8 * k)
+                    else:
+                        t0 = w1 >> (8 * k - 64)
+                        t1 = 0
+                    out[pos + k] = 46  # '.'
+                    _store8(out, pos + k + 1, t0)
+                    if wide:
+                        _store8(out, pos + k + 9, t1)
+                    pos += nd + 1
                 else:
-                    end = pos + nd + 1
-                    p = end
-                    for _ in range(frac >> 1):
-                        r = q % hundred
-                        q //= hundred
-                        out[p - 1] = dig2[2 * r + 1]
-                        out[p - 2] = dig2[2 * r]
-                        p -= 2
-                    if frac & 1:
-                        out[p - 1] = 48 + q % ten
-                        q //= ten
-                        p -= 1
-                    p -= 1
-                    out[p] = 46  # '.'
-                    count = whole
+                    pos += k
             else:  # 0.000ddd
-                out[pos] = 48
-                out[pos + 1] = 46
-                for c in range(pos + 2, pos + 1 - e):
-                    out[c] = 48
-                end = pos + 1 - e + nd
-                p = end
-                count = nd
-            for _ in range(count >> 1):
-                r = q % hundred
-                q //= hundred
-                out[p - 1] = dig2[2 * r + 1]
-                out[p - 2] = dig2[2 * r]
-                p -= 2
-            if count & 1:
-                out[p - 1] = 48 + q % ten
-            pos = end
-        out[pos] = 10  # '\n'
-        pos += 1
+                _store8(out, pos, _ZERO_POINT)
+                _store8(out, pos + 1 - e, w0)
+                if wide:
+                    _store8(out, pos + 9 - e, w1)
+                pos += 1 - e + nd
+            out[pos] = sep
+            pos += 1
+        if ncol:
+            out[pos - 1] = 10  # '\n' in place of the last separator
+        else:
+            out[pos] = 10
+            pos += 1
     return pos
 
 
-def powers_of_ten() -> np.ndarray:
-    """10**i for i = 0..MAX_DIGITS, int64."""
-    return np.array([10**i for i in range(MAX_DIGITS + 1)], dtype=np.int64)
-
-
-def digit_pairs() -> np.ndarray:
-    """ASCII "000102...99" as 200 uint8: the two digits of i at [2i], [2i + 1]."""
-    return np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), dtype=np.uint8).copy()
-
-
-@nb.njit(cache=_CACHE, parallel=True)
-def format_block(values, bits, digits, sep, tables, ipow10, dig2, block_rows, out, lengths):
+@nb.njit(cache=_CACHE, parallel=True, nogil=True)
+def format_block(values, digits, sep, tables, ipow10, expw, fast_margin, tie_margin, block_rows, block_bytes,
+                 out, lengths):
     """Print a float64 matrix as CSV lines, in parallel over blocks of rows.
 
     Parameters
     ----------
-    values : ndarray, shape (rows, cols), float64
+    values : ndarray, shape (rows, cols), float64, C-contiguous
         The numbers.
-    bits : ndarray, shape (rows, cols), int64
-        ``values.view(np.int64)`` (the binary exponent is read from it).
     digits : int
         Significant digits, 1 <= digits <= :data:`MAX_DIGITS`.
     sep : int
         Byte of the field separator (44 for ",").
     tables : ndarray, shape (3, n, 2)
         :func:`pow10_tables`.
-    ipow10 : ndarray, shape (MAX_DIGITS + 1,), int64
+    ipow10 : ndarray, int64
         10**i (:func:`powers_of_ten`).
-    dig2 : ndarray, shape (200,), uint8
-        :func:`digit_pairs`.
+    expw : ndarray, shape (2, m), int64
+        :func:`exponent_words`.
+    fast_margin, tie_margin : float
+        Distances from a rounding tie below which tier 1 hands a value to
+        tier 2 (2^-50 * 10^digits) and tier 2 to its exact test (2^-50);
+        module docstring.
     block_rows : int
-        Rows per block; block b starts at byte
-        ``b * block_rows * row_bytes`` of ``out``, with
-        ``row_bytes = cols * (field_width(digits) + 1)``.
+        Rows per block.
+    block_bytes : int
+        Bytes reserved per block: block b's text starts at
+        ``b * block_bytes``; at least
+        ``block_rows * cols * (field_width(digits) + 1) + SLACK``.
     out : ndarray, uint8
-        At least ``rows * row_bytes`` bytes.
+        At least ``blocks * block_bytes`` bytes.
     lengths : ndarray, shape (blocks,), int64
-        Receives the number of bytes each block wrote.
+        Receives the number of bytes each block wrote, or -1 for a block
+        to print another way (tier 3).
+
+    The GIL is released (``nogil``): a thread can write the previous
+    block to a file meanwhile.
     """
-    rows, cols = values.shape
-    row_bytes = cols * (digits + 8)
-    nblocks = lengths.shape[0]
-    for b in nb.prange(nblocks):
+    rows = values.shape[0]
+    for b in nb.prange(lengths.shape[0]):
         r0 = b * block_rows
         r1 = min(rows, r0 + block_rows)
-        start = r0 * row_bytes
-        lengths[b] = _format_rows(values, bits, r0, r1, digits, sep, tables, ipow10, dig2, out, start) - start
+        start = b * block_bytes
+        end = _format_rows(values, r0, r1, digits, sep, tables, ipow10, expw, fast_margin, tie_margin, out, start)
+        lengths[b] = end - start if end >= 0 else -1
 
 
-@nb.njit(cache=_CACHE)
-def format_block_serial(values, bits, digits, sep, tables, ipow10, dig2, block_rows, out, lengths):
+@nb.njit(cache=_CACHE, nogil=True)
+def format_block_serial(values, digits, sep, tables, ipow10, expw, fast_margin, tie_margin, block_rows,
+                        block_bytes, out, lengths):
     """:func:`format_block` on the calling thread only (for small inputs)."""
-    rows, cols = values.shape
-    row_bytes = cols * (digits + 8)
+    rows = values.shape[0]
     for b in range(lengths.shape[0]):
         r0 = b * block_rows
         r1 = min(rows, r0 + block_rows)
-        start = r0 * row_bytes
-        lengths[b] = _format_rows(values, bits, r0, r1, digits, sep, tables, ipow10, dig2, out, start) - start
+        start = b * block_bytes
+        end = _format_rows(values, r0, r1, digits, sep, tables, ipow10, expw, fast_margin, tie_margin, out, start)
+        lengths[b] = end - start if end >= 0 else -1
 
 
 # ----------------------------------------------------------------------------- parsing

@@ -37,20 +37,24 @@ FORMATS = ("csv", "parquet")
 #: Significant digits of the numbers in a CSV file written by this module.
 CSV_DIGITS = 10
 
-#: Rows printed per block by the kernel: bounds the scratch buffer
-#: (``rows * columns * (digits + 8)`` bytes) and gives the threads work.
-_BLOCK_ROWS = 256
+#: Rows printed per block by the kernel: each thread takes whole blocks.
+_BLOCK_ROWS = 128
 #: Below this many values the kernel runs on the calling thread.
-_PARALLEL_MIN_VALUES = 200_000
-#: Rows of a DataFrame converted and printed at a time by write_table.
-_CHUNK_ROWS = 16384
+_PARALLEL_MIN_VALUES = 100_000
+#: Rows printed into one buffer at a time by CsvWriter (bounds its two
+#: buffers at about ``rows * columns * (digits + 8)`` bytes each) and of a
+#: DataFrame converted at a time by write_table.
+_CHUNK_ROWS = 2048
+#: From this many bytes on, CsvWriter writes a chunk on a second thread
+#: while the next chunk is printed.
+_THREAD_MIN_BYTES = 1 << 20
 
 
 @lru_cache(maxsize=1)
 def _constants():
     from . import _format
 
-    return _format.pow10_tables(), _format.powers_of_ten(), _format.digit_pairs()
+    return _format.pow10_tables(), _format.powers_of_ten(), _format.exponent_words()
 
 
 def _check_digits(digits) -> int:
@@ -77,17 +81,27 @@ def format_csv_rows(values, digits: int = CSV_DIGITS, sep: str = ",") -> bytes:
     Returns
     -------
     bytes
-        ASCII lines ending in ``\\n``; NaN as an empty field.
+        ASCII lines ending in ``\\n``; NaN as an empty field; each number
+        as C's ``%.{digits}g`` prints it.
     """
     return b"".join(bytes(m) for m in _format_chunks(values, _check_digits(digits), sep))
 
 
-def _format_chunks(values, digits: int, sep: str = ",", scratch=None):
-    """Memoryviews of the CSV bytes of ``values``, block by block (see format_csv_rows).
+def _printf_rows(values, digits: int, sep: str) -> bytes:
+    """Rows printed by Python's ``%`` operator (C's printf): the kernels' rare fallback."""
+    f = f"%.{digits}g"
+    return "".join(sep.join("" if x != x else f % x for x in row.tolist()) + "\n" for row in values).encode()
 
-    ``scratch`` (a one-element list holding a uint8 array, or None) keeps the
-    print buffer between calls, so a stream of blocks reuses mapped memory.
-    The views are valid until the next call with the same scratch.
+
+def _format_chunks(values, digits: int, sep: str = ",", scratch=None, margins=None):
+    """The CSV bytes of ``values``, block by block (see format_csv_rows).
+
+    Returns a list of memoryviews into the print buffer (and, for a block
+    the kernel declined, the bytes Python printed).  ``scratch`` (a
+    one-element list holding a uint8 array, or None) keeps the print
+    buffer between calls, so a stream of blocks reuses mapped memory; the
+    views are valid until the next call with the same scratch.
+    ``margins`` = (fast, tie) overrides the kernel's tie margins (tests).
     """
     from . import _format
 
@@ -101,10 +115,12 @@ def _format_chunks(values, digits: int, sep: str = ",", scratch=None):
         return [memoryview(b"\n" * rows)]
     if len(sep) != 1 or ord(sep) > 127:
         raise ValueError("sep must be one ASCII character")
-    tables, ipow10, dig2 = _constants()
+    tables, ipow10, expw = _constants()
+    if margins is None:
+        margins = (10.0**digits * _format._TIE_MARGIN, _format._TIE_MARGIN)
     nblocks = -(-rows // _BLOCK_ROWS)
-    row_bytes = cols * (_format.field_width(digits) + 1)
-    need = rows * row_bytes
+    block_bytes = _BLOCK_ROWS * cols * (_format.field_width(digits) + 1) + _format.SLACK
+    need = nblocks * block_bytes
     if scratch is not None and scratch[0] is not None and scratch[0].size >= need:
         out = scratch[0]
     else:
@@ -113,10 +129,28 @@ def _format_chunks(values, digits: int, sep: str = ",", scratch=None):
             scratch[0] = out
     lengths = np.zeros(nblocks, dtype=np.int64)
     kernel = _format.format_block if v.size >= _PARALLEL_MIN_VALUES else _format.format_block_serial
-    kernel(v, v.view(np.int64), digits, ord(sep), tables, ipow10, dig2, _BLOCK_ROWS, out, lengths)
+    kernel(v, digits, ord(sep), tables, ipow10, expw, float(margins[0]), float(margins[1]), _BLOCK_ROWS,
+           block_bytes, out, lengths)
     buf = memoryview(out)
-    step = _BLOCK_ROWS * row_bytes
-    return [buf[b * step: b * step + int(lengths[b])] for b in range(nblocks)]
+    chunks = []
+    for b in range(nblocks):
+        if lengths[b] < 0:
+            chunks.append(memoryview(_printf_rows(v[b * _BLOCK_ROWS:(b + 1) * _BLOCK_ROWS], digits, sep)))
+        else:
+            chunks.append(buf[b * block_bytes: b * block_bytes + int(lengths[b])])
+    return chunks
+
+
+def _write_all(fd: int, chunks) -> None:
+    """Write every buffer of ``chunks`` to the file descriptor, in order (os.writev, partial writes resumed)."""
+    chunks = [c for c in chunks if len(c)]
+    while chunks:
+        n = os.writev(fd, chunks[:1024])
+        while chunks and n >= len(chunks[0]):
+            n -= len(chunks[0])
+            chunks.pop(0)
+        if n:
+            chunks[0] = chunks[0][n:]
 
 
 def _header_line(columns, sep: str = ",") -> bytes:
@@ -158,19 +192,31 @@ class CsvWriter:
         self.columns = [str(c) for c in columns]
         self.digits = _check_digits(digits)
         self.rows = 0
-        self._scratch = [None]
+        self._scratch = [[None], [None]]  # two print buffers: one printed while the other is written
+        self._turn = 0
+        self._pool = None  # the writing thread, started for the first large chunk
+        self._pending = None  # future of the write in progress
         self._fh = None
         self._ctx = atomic_path(self.path)
         tmp = self._ctx.__enter__()
         try:
-            self._fh = open(tmp, "wb")
-            self._fh.write(_header_line(self.columns))
+            self._fh = open(tmp, "wb", buffering=0)  # raw file: writes go straight to the descriptor
+            _write_all(self._fh.fileno(), [_header_line(self.columns)])
         except BaseException as err:
+            if self._fh is not None:
+                self._fh.close()
+                self._fh = None
             self._ctx.__exit__(type(err), err, err.__traceback__)
             raise
 
     def write(self, values) -> None:
-        """Append rows: ``values`` of shape (rows, len(columns)) (a DataFrame too)."""
+        """Append rows: ``values`` of shape (rows, len(columns)) (a DataFrame too).
+
+        Large inputs are printed :data:`_CHUNK_ROWS` rows at a time; each
+        chunk is written by a second thread while the next one is printed.
+        An error of that write (a full disk) is raised by a later
+        :meth:`write` or by :meth:`close`.
+        """
         if self._fh is None:
             raise ValueError("the CsvWriter is closed")
         if isinstance(values, pd.DataFrame):
@@ -180,14 +226,53 @@ class CsvWriter:
             v = v[:, None]
         if v.ndim != 2 or v.shape[1] != len(self.columns):
             raise ValueError(f"expected rows of {len(self.columns)} values, got shape {v.shape}")
-        for chunk in _format_chunks(v, self.digits, scratch=self._scratch):
-            self._fh.write(chunk)
+        fd = self._fh.fileno()
+        for r0 in range(0, v.shape[0], _CHUNK_ROWS):
+            part = v[r0:r0 + _CHUNK_ROWS]
+            # the buffer of this turn is free: the write in flight (if any) uses the other one
+            chunks = _format_chunks(part, self.digits, scratch=self._scratch[self._turn])
+            self._wait()
+            if sum(len(c) for c in chunks) < _THREAD_MIN_BYTES:
+                _write_all(fd, chunks)
+                continue
+            if self._pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="humanbody-csv")
+            self._pending = self._pool.submit(_write_all, fd, chunks)
+            self._turn ^= 1
         self.rows += v.shape[0]
+
+    def _wait(self) -> None:
+        """Wait for the write in flight; raise its error."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def _stop(self) -> None:
+        """Wait for the write in flight (ignoring its error) and end the writing thread."""
+        try:
+            self._wait()
+        except Exception:
+            pass
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
+                self._pool = None
 
     def close(self) -> None:
         """Finish the file: flush, close and rename it onto the target path."""
         if self._fh is None:
             return
+        try:
+            self._wait()
+        except BaseException as err:
+            self._stop()
+            fh, self._fh = self._fh, None
+            fh.close()
+            self._ctx.__exit__(type(err), err, err.__traceback__)
+            raise
+        self._stop()
         fh, self._fh = self._fh, None
         try:
             fh.close()
@@ -200,6 +285,7 @@ class CsvWriter:
         """Discard everything written: remove the temporary file, keep the target as it was."""
         if self._fh is None:
             return
+        self._stop()
         fh, self._fh = self._fh, None
         fh.close()
         err = RuntimeError("CsvWriter aborted")
