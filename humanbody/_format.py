@@ -19,24 +19,26 @@ How a value x is rounded, in three tiers, each used only when the one
 before cannot decide:
 
 1. One double multiplication y = |x| * 10^k (k = digits - 1 - e, e the
-   decimal exponent) carries a relative error below 2^-52, so y is within
-   2^-50 * 10^digits of the exact scaled value; unless y lies that close to
-   a rounding tie n + 1/2, rounding y to the nearest integer gives the
-   digits q.  (Near an integer, or near the bounds 10^(digits-1) and
-   10^digits, both sides round to the same printed text, so only ties
-   matter.)  For 10 digits about 4e-5 of all values leave this tier.
+   decimal exponent) carries a relative error below 2^-52, so below
+   2^-52 * 10^digits units; unless y lies within four times that of a
+   rounding tie n + 1/2, rounding y to the nearest integer gives the digits
+   q.  (Near an integer, or near the bounds 10^(digits-1) and 10^digits,
+   both sides round to the same printed text, so only ties matter.)  About
+   2e-8 of all values leave this tier at 7 digits, 2e-5 at 10, 2e-3 at
+   12, all at 15.
 2. :func:`_exact_digits` forms the product in double-double arithmetic:
    10^k stored as an unevaluated sum hi + lo of two doubles (from exact
    integers), |x| * (hi + lo) formed by Dekker's two-product (Dekker 1971,
    "A floating-point technique for extending the available precision",
    Numer. Math. 18; Ogita, Rump & Oishi 2005, SIAM J. Sci. Comput. 26,
-   Algorithm 3.3), error below 2^-54 absolute.  The side of n + 1/2 is
-   decided from the sign of ((hi - n) - 1/2) + lo, which is exact.  When
-   that is within 2^-50 of zero: an exact tie is only possible for
-   |k| <= 22 (then 5^|k| must divide the odd part of the scaled value), where
-   10^|k| is an exact double and the comparison of 2|x| with
-   (2n + 1) * 10^-k (or of |x| * 10^k with n + 1/2) is done exactly with
-   one more two-product; ties round half to even.
+   Algorithm 3.3), error below 2^-104 * 10^digits (table 2^-106, the
+   product of |x| with lo and the sum of the low parts 2^-106, 2^-105).
+   The side of n + 1/2 is decided from the sign of ((hi - n) - 1/2) + lo,
+   which is exact.  When the distance is below 2^-98 * 10^digits (64 times
+   the error): an exact tie is only possible for |k| <= 22 (then 5^|k| must
+   divide the odd part of the scaled value), where 10^|k| is an exact
+   double and |x| * 10^k is compared with n + 1/2 exactly (for k < 0: 2|x|
+   with (2n + 1) * 10^-k, one more two-product); ties round half to even.
 3. For |k| > 22 a scaled value within 2^-50 of a tie, yet not on it, is
    possible in principle though never met in tests; the kernel then gives
    up on the block of rows (length -1) and the caller prints that block
@@ -101,7 +103,8 @@ _DOWN = 2.0**-_SHIFT
 _EX_MIN, _EX_MAX = 130, 1920
 # Decimal exponents covered by exponent_words().
 _E_MIN, _E_MAX = -400, 400
-_TIE_MARGIN = 2.0**-50
+_FAST_MARGIN = 2.0**-50  # times 10^digits: tier 1's error bound (2^-52) four times over
+_TIE_MARGIN = 2.0**-98  # times 10^digits: tier 2's error bound (2^-104) 64 times over
 _ASCII0 = 0x3030303030303030  # eight '0' bytes
 _ZERO_POINT = 0x3030303030302E30  # "0.000000" (little-endian)
 _STATUS_OK, _STATUS_DEFER = 0, 1
@@ -130,6 +133,15 @@ def pow10_tables() -> np.ndarray:
     2^-SHIFT), table 2 holds 10^k * 2^-SHIFT (for |x| < 1e-270).
     """
     return np.stack([_pow10_table(0), _pow10_table(_SHIFT), _pow10_table(-_SHIFT)])
+
+
+def margins(digits: int) -> tuple[float, float]:
+    """Distances from a rounding tie (in units of the last digit) below which tier 1 and tier 2 defer.
+
+    Returns (2^-50 * 10^digits, 2^-98 * 10^digits): :func:`format_block`'s
+    ``fast_margin`` and ``tie_margin`` (module docstring).
+    """
+    return 10.0**digits * _FAST_MARGIN, 10.0**digits * _TIE_MARGIN
 
 
 def powers_of_ten() -> np.ndarray:
@@ -239,8 +251,8 @@ def _exact_digits(ax, digits, tables, ipow10, tie_margin):
 
     Returns (q, e, _STATUS_OK) with q the ``digits``-digit integer, ax
     rounded half to even, or (0, 0, _STATUS_DEFER) when the double-double
-    product cannot decide (``tie_margin`` is 2^-50; tests raise it to
-    exercise the exact tie test and the deferral).
+    product cannot decide (``tie_margin``, :func:`margins`; tests raise it
+    to exercise the exact tie test and the deferral).
     """
     # decimal exponent e with 10^e <= ax < 10^(e+1): estimate from the binary
     # exponent (low by at most one), raise it by comparing with 10^(e+1)
@@ -434,8 +446,8 @@ def format_block(values, digits, sep, tables, ipow10, expw, fast_margin, tie_mar
         :func:`exponent_words`.
     fast_margin, tie_margin : float
         Distances from a rounding tie below which tier 1 hands a value to
-        tier 2 (2^-50 * 10^digits) and tier 2 to its exact test (2^-50);
-        module docstring.
+        tier 2 and tier 2 to its exact test (:func:`margins`; module
+        docstring).
     block_rows : int
         Rows per block.
     block_bytes : int

@@ -117,7 +117,7 @@ def _format_chunks(values, digits: int, sep: str = ",", scratch=None, margins=No
         raise ValueError("sep must be one ASCII character")
     tables, ipow10, expw = _constants()
     if margins is None:
-        margins = (10.0**digits * _format._TIE_MARGIN, _format._TIE_MARGIN)
+        margins = _format.margins(digits)
     nblocks = -(-rows // _BLOCK_ROWS)
     block_bytes = _BLOCK_ROWS * cols * (_format.field_width(digits) + 1) + _format.SLACK
     need = nblocks * block_bytes

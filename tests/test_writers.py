@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 
+from fractions import Fraction
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from humanbody import writers
 from humanbody.writers import CSV_DIGITS, CsvWriter, format_csv_rows, write_table
 
 SPECIAL = [0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, -5e-324, 2.2250738585072014e-308,
@@ -35,11 +38,69 @@ def _sample(n, seed):
     return x[np.isfinite(x) | np.isnan(x) | np.isinf(x)]
 
 
-@pytest.mark.parametrize("digits", [1, 3, 6, 10, 12, 15])
+@pytest.mark.parametrize("digits", range(1, 16))
 def test_printing_equals_printf(digits):
-    x = _sample(25_000, digits)
+    x = _sample(12_000, digits)
     x = x[: x.size // 5 * 5].reshape(-1, 5)
     assert format_csv_rows(x, digits).decode() == _printf(x, digits)
+
+
+def _edges(digits):
+    """Values where printing is hardest: carries into a new power of ten, powers of ten, ties, range ends."""
+    m = np.arange(-325, 309, dtype=float)
+    carry = (1.0 - 0.5 * 10.0**-digits) * 10.0**m  # 9.9999999995e-5 for 10 digits: rounds up to 1e-4
+    pw = 10.0**m
+    tiny = np.array([5e-324, 1e-323, 4.9406564584124654e-322, 2.2250738585072009e-308, 2.2250738585072014e-308,
+                     1e-310, 1.2345678901234567e-315])
+    huge = np.array([1.7976931348623157e308, 8.98846567431158e307, 1e308, 1.2345678901234567e307])
+    base = np.concatenate([carry, pw, tiny, huge])
+    base = base[np.isfinite(base) & (base > 0)]
+    below = np.nextafter(base, 0)
+    near = np.concatenate([base, below, np.nextafter(below, 0), np.nextafter(base[base < 1e308], np.inf)])
+    # exact decimal ties n + 1/2 at the last digit, both scalings (k >= 0 and k < 0), kept where exact in binary
+    rng = np.random.default_rng(digits)
+    n = rng.integers(10 ** (digits - 1), 10**digits, 300)
+    ties = []
+    for s in range(-8, 25):
+        for v in n:
+            x = (2 * int(v) + 1) * Fraction(10) ** s / 2
+            if float(x) == x and 0 < float(x) < 1.7e308:
+                ties.append(float(x))
+    ties = np.array(ties + [1.25e20, 2.5, 0.5, 25.0, 1.5e-1])
+    x = np.concatenate([near, ties, np.nextafter(ties, 0), np.nextafter(ties, np.inf), [0.0, np.nan, np.inf]])
+    return np.concatenate([x, -x])
+
+
+@pytest.mark.parametrize("digits", range(1, 16))
+def test_edge_values_equal_printf(digits):
+    x = _edges(digits)
+    x = np.concatenate([x, np.full(-x.size % 4, np.nan)]).reshape(-1, 4)
+    assert format_csv_rows(x, digits).decode() == _printf(x, digits)
+
+
+@pytest.mark.parametrize("digits", [1, 2, 7, 10, 15])
+def test_exact_tiers_and_printf_fallback(digits):
+    """Every value through the double-double tier, every near tie through the exact test or Python."""
+    from humanbody import _format
+    from humanbody.writers import _constants, _format_chunks
+
+    x = np.concatenate([_edges(digits), _sample(2000, 50 + digits)])
+    x = np.concatenate([x, np.full(-x.size % 4, np.nan)]).reshape(-1, 4)
+    ref = _printf(x, digits)
+    for margins in [(np.inf, _format.margins(digits)[1]), (np.inf, 1.0)]:
+        text = b"".join(bytes(c) for c in _format_chunks(x, digits, margins=margins)).decode()
+        assert text == ref
+    # with a tie margin of 1 the kernel must give some blocks up (|k| > 22 exists in the sample)
+    tables, ipow10, expw = _constants()
+    rows = x.shape[0]
+    block_bytes = rows * x.shape[1] * (digits + 8) + _format.SLACK
+    lengths = np.zeros(1, np.int64)
+    out = np.empty(block_bytes, np.uint8)
+    _format.format_block_serial(x, digits, 44, tables, ipow10, expw, np.inf, 1.0, rows, block_bytes, out, lengths)
+    assert lengths[0] == -1
+    _format.format_block_serial(x, digits, 44, tables, ipow10, expw, np.inf, _format.margins(digits)[1], rows,
+                                block_bytes, out, lengths)
+    assert bytes(out[:lengths[0]]).decode() == ref
 
 
 def test_ties_round_half_to_even_and_near_ties():
@@ -146,3 +207,33 @@ def test_header_quoting_and_fallbacks(tmp_path):
     pq = pytest.importorskip("pyarrow.parquet")
     path = write_table(df, tmp_path / "p", fmt="parquet")
     assert pq.read_table(path).num_rows == 2
+
+
+def test_threaded_writes_equal_one_shot_and_errors_surface(tmp_path, monkeypatch):
+    """Chunks written on the second thread keep their order; its error reaches the caller, no file is left."""
+    df = _table(rows=5000, cols=9)
+    one = open(write_table(df, tmp_path / "one"), "rb").read()
+    monkeypatch.setattr(writers, "_THREAD_MIN_BYTES", 0)
+    monkeypatch.setattr(writers, "_CHUNK_ROWS", 300)
+    monkeypatch.setattr(writers, "_PARALLEL_MIN_VALUES", 1000)
+    with CsvWriter(tmp_path / "many.csv", df.columns) as w:
+        for block in np.array_split(df.to_numpy(), 7):
+            w.write(block)
+    assert (tmp_path / "many.csv").read_bytes() == one
+
+    real = writers._write_all
+    calls = []
+
+    def failing(fd, chunks):
+        calls.append(len(chunks))
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        real(fd, chunks)
+
+    monkeypatch.setattr(writers, "_write_all", failing)
+    target = tmp_path / "full.csv"
+    with pytest.raises(OSError, match="No space"):
+        with CsvWriter(target, df.columns) as w:
+            w.write(df.to_numpy())
+    assert not target.exists()
+    assert sorted(os.listdir(tmp_path)) == ["many.csv", "one.csv"]
