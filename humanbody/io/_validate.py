@@ -155,6 +155,12 @@ def read_head(path: Path, n_lines: int, min_bytes: int | None = None) -> Head | 
     return Head(raw, lines, offsets)
 
 
+def _newlines(buf: np.ndarray, piece: int = 1 << 23) -> np.ndarray:
+    """Offsets of the line feeds in ``buf`` (uint8), found 8 MB at a time (no file-sized mask)."""
+    found = [np.flatnonzero(buf[k:k + piece] == 10) + k for k in range(0, buf.size, piece)]
+    return np.concatenate(found) if found else np.empty(0, dtype=np.intp)
+
+
 def fast_block(head: Head, start: int, names: list[str], sep: str, stop: int | None = None):
     """Numbers of the data lines ``start`` (0-based) to the end (or byte ``stop``), fast.
 
@@ -184,7 +190,7 @@ def fast_block(head: Head, start: int, names: list[str], sep: str, stop: int | N
     if cr >= 0 and raw.count(b"\r", a, b) != raw.count(b"\r\n", a, b):
         return None  # a lone CR ends a line for str.splitlines()
     buf = np.frombuffer(raw, dtype=np.uint8)[a:b]
-    ends = np.flatnonzero(buf == 10)
+    ends = _newlines(buf)
     starts = np.concatenate(([0], ends + 1))
     ends = np.concatenate((ends, [buf.size]))
     if starts[-1] >= buf.size:  # the text ends with a line end
@@ -470,7 +476,14 @@ def marker_frame(
         (markers missing in every frame).
     """
     names = check_marker_names(names, path)
-    xyz = np.array(xyz, dtype=float, copy=True)
+    table = np.empty((len(time), 1 + 3 * len(names)))  # one block: no per-column copies
+    table[:, 0] = time
+    view = table[:, 1:].reshape(len(time), len(names), 3)
+    if np.shares_memory(view, table):  # work in the table itself: no second copy of a long trial
+        view[...] = xyz
+        xyz = view
+    else:
+        xyz = np.array(xyz, dtype=float, copy=True)
     zero = np.all(xyz == 0.0, axis=2)
     n_zero = int(zero.sum())
     xyz[zero] = np.nan
@@ -485,9 +498,8 @@ def marker_frame(
     counts = missing_mask.sum(axis=0)
     missing = {n: int(c) for n, c in zip(names, counts) if c}
     empty = [n for n, c in zip(names, counts) if c == len(time)]
-    table = np.empty((len(time), 1 + 3 * len(names)))  # one block: no per-column copies
-    table[:, 0] = time
-    table[:, 1:] = xyz.reshape(len(time), -1)
+    if xyz is not view:
+        table[:, 1:] = xyz.reshape(len(time), -1)
     columns = ["time"] + [f"{n}_{axis}" for n in names for axis in "xyz"]
     df = pd.DataFrame(table, columns=columns, copy=False)
     df.attrs.update(
