@@ -314,3 +314,50 @@ def rigid_fit(local, q, R, origin, rms, count, pattern):
                     dz = R[f, 2, 0] * lx + R[f, 2, 1] * ly + R[f, 2, 2] * lz + oz - q[f, i, 2]
                     err += dx * dx + dy * dy + dz * dz
             rms[f] = np.sqrt(err / n)
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def relative_bryant(R, parent, tol, out):
+    """Bryant angles of every segment relative to its parent, every frame.
+
+    ``S = R_L^T R_k`` (``S = R_1`` for the root, ``parent[k] < 0``), then the
+    inverse of eq. 8.74 exactly as :func:`humanbody.rotations.matrix_to_bryant`:
+    ``beta = atan2(S13, hypot(S11, S12))``; ``alpha = atan2(-S23, S33)``, or on
+    the singular set (``cos beta < tol``) ``atan2(S32, S22)`` with gamma 0;
+    gamma from the second row of ``A(alpha)^T S``.  NaN where S is not finite.
+
+    Parameters
+    ----------
+    R : (F, n, 3, 3) float64     absolute frames R_0k
+    parent : (n,) int64          index of each segment's parent, -1 for the root
+    tol : float
+    out : (F, n, 3) float64      written: alpha, beta, gamma (rad)
+    """
+    F, n = R.shape[0], R.shape[1]
+    for f in nb.prange(F):
+        for k in range(n):
+            L = parent[k]
+            S = np.empty((3, 3))
+            finite = True
+            for i in range(3):
+                for j in range(3):
+                    if L < 0:
+                        v = R[f, k, i, j]
+                    else:
+                        v = R[f, L, 0, i] * R[f, k, 0, j] + R[f, L, 1, i] * R[f, k, 1, j] + R[f, L, 2, i] * R[f, k, 2, j]
+                    S[i, j] = v
+                    if not np.isfinite(v):
+                        finite = False
+            if not finite:
+                out[f, k, 0] = out[f, k, 1] = out[f, k, 2] = np.nan
+                continue
+            cb = np.hypot(S[0, 0], S[0, 1])
+            beta = np.arctan2(S[0, 2], cb)
+            if cb < tol:
+                alpha = np.arctan2(S[2, 1], S[1, 1])
+                gamma = 0.0
+            else:
+                alpha = np.arctan2(-S[1, 2], S[2, 2])
+                ca, sa = np.cos(alpha), np.sin(alpha)
+                gamma = np.arctan2(ca * S[1, 0] + sa * S[2, 0], ca * S[1, 1] + sa * S[2, 1])
+            out[f, k, 0], out[f, k, 1], out[f, k, 2] = alpha, beta, gamma

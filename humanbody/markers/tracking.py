@@ -25,10 +25,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..rotations import matrix_to_bryant
 from ..segments import PARENTS, SEGMENT_NAMES
 from .calibration import Calibration, calibrate, slerp_frames
-from ._kernels import horn_rotations, rigid_fit
+from ._kernels import horn_rotations, relative_bryant, rigid_fit
 from .markerset import match_markers
 
 __all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
@@ -366,7 +365,7 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     rms = {s: np.empty(n) for s in clusters}
     count = {s: np.empty(n, dtype=np.int64) for s in clusters}
     status = {s: np.empty(n, dtype=np.int8) for s in SEGMENT_NAMES}
-    parent = np.array([max(L - 1, 0) for L in PARENTS])
+    parent = np.array([L - 1 for L in PARENTS], dtype=np.int64)  # -1: the root
     step = max(int(chunk_frames), 1)
     for a in range(0, n, step):
         b = min(n, a + step)
@@ -375,12 +374,8 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
         O = np.empty((b - a, 17, 3))
         for k, seg in enumerate(SEGMENT_NAMES):
             R[:, k], O[:, k] = tr.pose(seg)
-        S = np.matmul(R[:, parent].transpose(0, 1, 3, 2), R)  # S_L(k)k = R_L^T R_k
-        S[:, 0] = R[:, 0]
-        with np.errstate(invalid="ignore"):
-            ang = matrix_to_bryant(S)  # NaN where S is not finite
-        ang[~np.isfinite(S).all(axis=(2, 3))] = np.nan
-        angles[a:b], root[a:b] = ang, O[:, 0]
+        relative_bryant(R, parent, 1e-9, angles[a:b])  # S_L(k)k = R_L^T R_k -> alpha, beta, gamma
+        root[a:b] = O[:, 0]
         for seg in clusters:
             rms[seg][a:b], count[seg][a:b] = tr.rms[seg], tr.count[seg]
         for seg in SEGMENT_NAMES:
