@@ -303,7 +303,8 @@ def _marker_columns(markers: pd.DataFrame, found: dict) -> tuple[np.ndarray, dic
         if None in idx:
             continue
         cols = slice(idx[0], idx[0] + 3) if idx[1] == idx[0] + 1 and idx[2] == idx[0] + 2 else idx
-        if np.isfinite(values[:, cols]).all(axis=1).any():
+        head = values[:64, cols]  # nearly always decides without scanning the whole trial
+        if np.isfinite(head).all(axis=1).any() or np.isfinite(values[:, cols]).all(axis=1).any():
             where[canon] = cols
     return values, where
 
