@@ -7,9 +7,13 @@ decimal is the value rounded to 10 significant digits, a relative change
 of at most 5e-10 (half a unit in the tenth digit; 5e-11 for values whose
 leading digit is 9), far below the noise of any motion-capture input.
 Missing values (NaN) are empty fields, infinities ``inf`` and ``-inf``.
-Blocks of rows are printed in parallel into one byte buffer that is
-written with one call per block, several times faster than Arrow's CSV
-writer (``benchmarks/bench_io.py``; docs/formats.md, "CSV numbers").
+The text is byte for byte C's ``printf("%.{digits}g")`` for every double
+and every ``digits`` from 1 to 15; fewer digits print faster (one digit
+word up to 8 digits, two above).  Blocks of rows are printed in parallel
+into a byte buffer, :data:`_CHUNK_ROWS` rows at a time; :class:`CsvWriter`
+hands each chunk to a second thread that writes it (``os.writev`` on the
+raw descriptor, no copy) while the next chunk is printed
+(``benchmarks/bench_io.py``; docs/formats.md, "CSV numbers").
 
 ``digits=None`` keeps every float64 exactly: the table is written by Arrow
 (:func:`pyarrow.csv.write_csv`), which prints the shortest decimal that
