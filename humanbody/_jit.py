@@ -2,19 +2,45 @@
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 from pathlib import Path
 
 #: The modules holding numba kernels compiled with ``cache=True``.
-_MODULES = (Path(__file__).with_name("_kernels.py"), Path(__file__).with_name("_format.py"))
+_MODULES = (Path(__file__).with_name("_kernels.py"), Path(__file__).with_name("_format.py"),
+            Path(__file__).parent / "markers" / "_kernels.py")
 
 
 def _cached(module: Path) -> bool:
     try:
         stamp = module.stat().st_mtime
+        source = hashlib.sha256(module.read_bytes()).digest()
         index = list(module.parent.joinpath("__pycache__").glob(f"{module.stem}.*.nbi"))
     except OSError:
         return False
-    return any(p.stat().st_mtime >= stamp for p in index)
+    for path in index:
+        fresh = _index_matches(path, source)
+        if fresh is None:  # an index this numba does not write: judge by its age
+            fresh = path.stat().st_mtime >= stamp
+        if fresh:
+            return True
+    return False
+
+
+def _index_matches(path: Path, source: bytes) -> bool | None:
+    """Whether a numba index file was written for this source (numba >= 0.61 stamps the SHA-256 of the file).
+
+    None when the file cannot be read that way.
+    """
+    try:
+        with open(path, "rb") as f:
+            pickle.load(f)  # numba's version key
+            stamp = pickle.loads(f.read())[0]
+    except Exception:  # noqa: BLE001 - any unreadable index is simply "unknown"
+        return None
+    if isinstance(stamp, bytes):
+        return stamp == source
+    return None
 
 
 def kernels_cached() -> bool:
@@ -22,7 +48,9 @@ def kernels_cached() -> bool:
 
     Numba writes an index file (``*.nbi``) per cached function next to the
     module (``__pycache__``) or, when that folder is not writable, under
-    ``NUMBA_CACHE_DIR`` / the user cache; a source change invalidates it.
-    This looks only in ``__pycache__`` and errs on the side of "not cached".
+    ``NUMBA_CACHE_DIR`` / the user cache; it stamps the index with the
+    SHA-256 of the source, so an edit invalidates it and a mere touch does
+    not.  This reads the stamps in ``__pycache__`` (files it cannot read are
+    judged by their age) and errs on the side of "not cached".
     """
     return all(_cached(m) for m in _MODULES)

@@ -266,7 +266,8 @@ def _tracking_lines(calibration, tracking) -> list[str]:
 CHUNK_FRAMES = 8192
 
 
-def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES) -> dict[str, str]:
+def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES,
+                  digits: int | None = None) -> dict[str, str]:
     """Write the results table (and the model used) into ``out_dir`` atomically.
 
     Files: ``<stem>_results.csv`` (CONVENTIONS.md results layout; or
@@ -275,11 +276,15 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     ``chunk_frames`` frames at a time into one reused workspace, so a trial
     of any length needs memory for one chunk of results only; the rows are
     those of the whole-trial computation (see
-    :func:`humanbody.kinematics.compute_motion`).  Returns a mapping from kind
-    to path.
+    :func:`humanbody.kinematics.compute_motion`).  CSV numbers have
+    ``digits`` significant digits (default
+    :data:`humanbody.writers.CSV_DIGITS`).  Returns a mapping from kind to
+    path.
     """
     from .results import result_columns
-    from .writers import CsvWriter, FORMATS, write_table
+    from .writers import CSV_DIGITS, CsvWriter, FORMATS, write_table
+
+    digits = CSV_DIGITS if digits is None else digits
 
     if fmt not in FORMATS:
         raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
@@ -293,7 +298,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     path = out / f"{analysis.stem}_results.{fmt}"
     paths = {"results": str(path)}
     if fmt == "csv":
-        with CsvWriter(path, columns) as writer:
+        with CsvWriter(path, columns, digits=digits) as writer:
             for block in _result_blocks(model, motion, chunk_frames):
                 writer.write(block)
     else:
@@ -302,7 +307,8 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     model.save(model_path)
     paths["model"] = str(model_path)
     if analysis.residuals is not None:
-        paths["residuals"] = write_table(analysis.residuals, out / f"{analysis.stem}_residuals", fmt="csv")
+        paths["residuals"] = write_table(analysis.residuals, out / f"{analysis.stem}_residuals", fmt="csv",
+                                         digits=digits)
     return paths
 
 

@@ -3,3 +3,22 @@ from pathlib import Path
 
 # tests import their helpers (_motion.py, ...) by module name
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def pytest_sessionstart(session):
+    """Compile (or load) every numba kernel once before the tests run.
+
+    Commands print a one-time "compiling" notice while numba's disk cache is
+    cold; tests that check that a bad input gives exactly one line of stderr
+    would otherwise depend on which test happened to compile the kernels
+    first.  One small marker trial through ``humanbody analyze`` reaches the
+    reader, conditioning, tracking, mechanics and CSV kernels.
+    """
+    import tempfile
+
+    from humanbody.cli import main
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    with tempfile.TemporaryDirectory() as out:
+        main(["analyze", str(data / "sample_walk_markers.trc"), "--static", str(data / "sample_static.trc"),
+              "--out", out, "-q"])

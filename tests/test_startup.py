@@ -32,3 +32,25 @@ def test_first_run_says_it_compiles(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(jit, "kernels_cached", lambda: True)
     assert main(["analyze", str(data / "sample_walk.csv"), "--out", str(tmp_path)]) == 0
     assert "compiling" not in capsys.readouterr().err
+
+
+def test_cache_check_reads_numbas_content_stamp(tmp_path, monkeypatch):
+    """numba stamps an index with the source's SHA-256: a touched file is still cached, an edited one is not."""
+    import hashlib
+    import pickle
+
+    src = tmp_path / "_kernels.py"
+    src.write_text("# kernels\n")
+    monkeypatch.setattr(jit, "_MODULES", (src,))
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    index = cache / "_kernels.tree_kinematics-40.py311.nbi"
+    with open(index, "wb") as f:
+        pickle.dump("0.68", f)
+        f.write(pickle.dumps((hashlib.sha256(src.read_bytes()).digest(), {})))
+    old = time.time() - 100
+    os.utime(index, (old, old))  # older than the source, but written for its content
+    assert jit.kernels_cached()
+    src.write_text("# kernels, edited\n")
+    os.utime(index, None)  # newer than the source, but written for other content
+    assert not jit.kernels_cached()

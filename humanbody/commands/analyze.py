@@ -39,11 +39,25 @@ def differentiation_from(args) -> Differentiation:
     return Differentiation(method=args.diff, cutoff_hz=args.diff_cutoff)
 
 
+def _digits(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 15:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 15, not {text!r}")
+    return value
+
+
 def register(sub) -> None:
     p = sub.add_parser("analyze", help=HELP, description=HELP + ".")
     p.add_argument("trial", metavar="TRIAL", help="marker file (TRC, C3D, CSV, TSV) or generalized-coordinates CSV")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
-    p.add_argument("--format", choices=("csv", "parquet"), default="csv", help="results table format (default csv)")
+    p.add_argument("--format", choices=("csv", "parquet"), default="csv", help="results table format (default csv; parquet keeps every bit)")
+    p.add_argument("--digits", type=_digits, default=None, metavar="N",
+                   help="significant digits of the numbers in CSV results, 1-15 (default 8)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     add_subject_options(p)
     add_marker_options(p)
@@ -72,7 +86,7 @@ def run(args) -> int:
     )
     for line in analysis.messages:
         say(line)
-    paths = write_results(analysis, args.out, fmt=args.format)
+    paths = write_results(analysis, args.out, fmt=args.format, digits=args.digits)
     for kind, path in paths.items():
         say(f"wrote {kind}: {path}")
     return 0
