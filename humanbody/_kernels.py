@@ -343,96 +343,35 @@ def ground_inertia(R, inertia, out):
 
 
 @nb.njit(cache=_CACHE, parallel=True)
-def horn_rotations(H, R):
-    """Rotations maximising ``trace(R^T ... )``: the rigid fit of Horn (1987) for every frame.
+def convolve_rows(x, taps, out):
+    """Interior of the convolution of every column with a short filter: ``out[i] = sum_k taps[k] x[i + h - k]``.
 
-    For centred point pairs (a_i in the segment frame, b_i measured) with
-    ``H = sum_i w_i a_i b_i^T``, the proper rotation R minimising
-    ``sum_i w_i |R a_i - b_i|^2`` is the one of the unit quaternion that is
-    the eigenvector of the largest eigenvalue of Horn's symmetric 4x4 matrix
-    N(H) (Horn 1987, J Opt Soc Am A 4:629; the same optimum as the SVD
-    solution of Söderkvist & Wedin 1993, with det R = +1 built in).  The
-    eigenvector is found by cyclic Jacobi rotations to machine precision.
+    ``h = (len(taps) - 1) // 2``; rows ``h .. F - h - 1`` are written (the
+    others are the caller's: they need edge rules).  The same sum as
+    :func:`scipy.ndimage.convolve1d` along axis 0, in parallel over blocks of
+    rows (a Savitzky-Golay derivative is such a filter).
 
     Parameters
     ----------
-    H : (F, 3, 3) float64
-    R : (F, 3, 3) float64, written; NaN where H is not finite.
+    x : (F, C) float64, C-contiguous
+    taps : (W,) float64, W odd
+    out : (F, C) float64
     """
-    F = H.shape[0]
-    for f in nb.prange(F):
-        finite = True
-        for i in range(3):
-            for j in range(3):
-                if not np.isfinite(H[f, i, j]):
-                    finite = False
-        if not finite:
-            for i in range(3):
-                for j in range(3):
-                    R[f, i, j] = np.nan
-            continue
-        sxx, sxy, sxz = H[f, 0, 0], H[f, 0, 1], H[f, 0, 2]
-        syx, syy, syz = H[f, 1, 0], H[f, 1, 1], H[f, 1, 2]
-        szx, szy, szz = H[f, 2, 0], H[f, 2, 1], H[f, 2, 2]
-        N = np.empty((4, 4))
-        N[0, 0] = sxx + syy + szz
-        N[0, 1] = N[1, 0] = syz - szy
-        N[0, 2] = N[2, 0] = szx - sxz
-        N[0, 3] = N[3, 0] = sxy - syx
-        N[1, 1] = sxx - syy - szz
-        N[1, 2] = N[2, 1] = sxy + syx
-        N[1, 3] = N[3, 1] = szx + sxz
-        N[2, 2] = -sxx + syy - szz
-        N[2, 3] = N[3, 2] = syz + szy
-        N[3, 3] = -sxx - syy + szz
-        V = np.eye(4)
-        scale = 0.0
-        for i in range(4):
-            for j in range(4):
-                scale = max(scale, abs(N[i, j]))
-        if scale == 0.0:
-            scale = 1.0
-        for _sweep in range(50):
-            off = 0.0
-            for i in range(4):
-                for j in range(i + 1, 4):
-                    off = max(off, abs(N[i, j]))
-            if off <= 1e-17 * scale:
-                break
-            for p in range(3):
-                for q in range(p + 1, 4):
-                    apq = N[p, q]
-                    if abs(apq) <= 1e-300:
-                        continue
-                    theta = (N[q, q] - N[p, p]) / (2.0 * apq)
-                    t = (1.0 if theta >= 0 else -1.0) / (abs(theta) + np.sqrt(theta * theta + 1.0))
-                    c = 1.0 / np.sqrt(t * t + 1.0)
-                    s = t * c
-                    for k in range(4):  # N <- J^T N J, columns then rows
-                        akp, akq = N[k, p], N[k, q]
-                        N[k, p] = c * akp - s * akq
-                        N[k, q] = s * akp + c * akq
-                    for k in range(4):
-                        apk, aqk = N[p, k], N[q, k]
-                        N[p, k] = c * apk - s * aqk
-                        N[q, k] = s * apk + c * aqk
-                    for k in range(4):
-                        vkp, vkq = V[k, p], V[k, q]
-                        V[k, p] = c * vkp - s * vkq
-                        V[k, q] = s * vkp + c * vkq
-        best = 0
-        for i in range(1, 4):
-            if N[i, i] > N[best, best]:
-                best = i
-        w, x, y, z = V[0, best], V[1, best], V[2, best], V[3, best]
-        nrm = np.sqrt(w * w + x * x + y * y + z * z)
-        w, x, y, z = w / nrm, x / nrm, y / nrm, z / nrm
-        R[f, 0, 0] = w * w + x * x - y * y - z * z
-        R[f, 0, 1] = 2.0 * (x * y - w * z)
-        R[f, 0, 2] = 2.0 * (x * z + w * y)
-        R[f, 1, 0] = 2.0 * (x * y + w * z)
-        R[f, 1, 1] = w * w - x * x + y * y - z * z
-        R[f, 1, 2] = 2.0 * (y * z - w * x)
-        R[f, 2, 0] = 2.0 * (x * z - w * y)
-        R[f, 2, 1] = 2.0 * (y * z + w * x)
-        R[f, 2, 2] = w * w - x * x - y * y + z * z
+    F, C = x.shape
+    W = taps.shape[0]
+    h = (W - 1) // 2
+    n = F - 2 * h
+    if n <= 0:
+        return
+    block = 512
+    for b in nb.prange((n + block - 1) // block):
+        lo = h + b * block
+        hi = min(F - h, lo + block)
+        for i in range(lo, hi):
+            for j in range(C):
+                out[i, j] = 0.0
+            for k in range(W):
+                t = taps[k]
+                r = i + h - k
+                for j in range(C):
+                    out[i, j] += t * x[r, j]

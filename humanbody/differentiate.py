@@ -72,6 +72,32 @@ def savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int = 4) -> int:
     return window
 
 
+def _savgol(x: np.ndarray, window: int, polyorder: int, deriv: int, delta: float) -> np.ndarray:
+    """:func:`scipy.signal.savgol_filter` along axis 0 (``mode="interp"``), the interior in parallel.
+
+    The interior rows are the convolution with :func:`scipy.signal.savgol_coeffs`
+    (:func:`humanbody._kernels.convolve_rows`, both cores); the first and last
+    ``window // 2`` rows come from scipy's polynomial fit to the first and
+    last window, so every row is what ``savgol_filter`` gives, to rounding.
+    """
+    from scipy import signal
+
+    F = x.shape[0]
+    if F < window or x.ndim != 2:
+        return signal.savgol_filter(x, window, polyorder, deriv=deriv, delta=delta, axis=0, mode="interp")
+    from ._kernels import convolve_rows
+
+    x = np.ascontiguousarray(x)
+    out = np.empty_like(x)
+    convolve_rows(x, np.ascontiguousarray(signal.savgol_coeffs(window, polyorder, deriv=deriv, delta=delta)), out)
+    h = window // 2
+    out[:h] = signal.savgol_filter(x[:window], window, polyorder, deriv=deriv, delta=delta, axis=0,
+                                   mode="interp")[:h]
+    out[F - h:] = signal.savgol_filter(x[F - window:], window, polyorder, deriv=deriv, delta=delta, axis=0,
+                                       mode="interp")[window - h:]
+    return out
+
+
 @dataclass(frozen=True)
 class Differentiation:
     """How rates are computed from sampled coordinates.
@@ -189,8 +215,7 @@ class Differentiation:
                 raise InputError(
                     f"trial has {F} frames, too few for a Savitzky-Golay window of order {self.polyorder}"
                 )
-            out = [signal.savgol_filter(flat, w, self.polyorder, deriv=d, delta=h, axis=0, mode="interp")
-                   for d in ((0, 1, 2) if smoothed else (1, 2))]
+            out = [_savgol(flat, w, self.polyorder, d, h) for d in ((0, 1, 2) if smoothed else (1, 2))]
             if not smoothed:
                 out.insert(0, None)
         elif self.method == "butterworth":

@@ -74,3 +74,18 @@ def test_rates_without_the_smoothed_signal_are_the_same(method):
     assert part[0] is None or np.array_equal(part[0], full[0])
     np.testing.assert_array_equal(part[1], full[1])
     np.testing.assert_array_equal(part[2], full[2])
+
+
+@pytest.mark.parametrize("deriv", [0, 1, 2])
+def test_parallel_savgol_equals_scipy(deriv):
+    from scipy.signal import savgol_filter
+
+    from humanbody.differentiate import _savgol
+
+    rng = np.random.default_rng(2)
+    x = np.cumsum(rng.normal(size=(3000, 7)), axis=0)
+    x[1500, 3] = np.nan  # NaN spreads over one window, as in scipy
+    got = _savgol(x, 31, 4, deriv, 0.01)
+    want = savgol_filter(x, 31, 4, deriv=deriv, delta=0.01, axis=0, mode="interp")
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10 * np.nanmax(np.abs(want)))

@@ -33,34 +33,3 @@ def test_sincos_special_and_large_arguments_follow_libm():
     np.testing.assert_array_equal(s[3:6], [math.sin(v) for v in x[3:6]])  # libm beyond 1e5 rad
     np.testing.assert_array_equal(c[3:6], [math.cos(v) for v in x[3:6]])
     assert s[6] == 0.0 and c[6] == 1.0 and c[7] == 1.0
-
-
-def test_horn_rotations_match_the_svd_solution_and_recover_exact_rotations():
-    """Horn's quaternion fit: the same least-squares rotation as the SVD form, det +1, exact without noise."""
-    from scipy.spatial.transform import Rotation
-
-    from humanbody._kernels import horn_rotations
-
-    rng = np.random.default_rng(4)
-    F, m = 3000, 5
-    Rt = Rotation.random(F, random_state=2).as_matrix()
-    a = rng.normal(0, 0.1, (m, 3))
-    a -= a.mean(0)
-    b = np.einsum("fij,mj->fmi", Rt, a)
-    H0 = np.einsum("mi,fmj->fij", a, b)
-    R = np.empty_like(H0)
-    horn_rotations(H0, R)
-    np.testing.assert_allclose(R, Rt, atol=1e-13)
-    noisy = b + rng.normal(0, 0.02, b.shape)
-    noisy -= noisy.mean(axis=1, keepdims=True)
-    H = np.einsum("mi,fmj->fij", a, noisy)
-    horn_rotations(H, R)
-    U, _, Vt = np.linalg.svd(H)
-    d = np.sign(np.linalg.det(np.matmul(Vt.transpose(0, 2, 1), U.transpose(0, 2, 1))))
-    V = Vt.transpose(0, 2, 1).copy()
-    V[:, :, 2] *= d[:, None]
-    np.testing.assert_allclose(R, np.matmul(V, U.transpose(0, 2, 1)), atol=1e-12)
-    np.testing.assert_allclose(np.linalg.det(R), 1.0, atol=1e-13)
-    H[7, 1, 2] = np.nan
-    horn_rotations(H, R)
-    assert np.isnan(R[7]).all() and np.isfinite(R[8]).all()
