@@ -40,7 +40,6 @@ from .errors import InputError
 METHODS = ("savgol", "butterworth", "spline", "gradient")
 
 
-@lru_cache(maxsize=256)
 def savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int = 4) -> int:
     """Shortest odd Savitzky-Golay window whose -3 dB point is <= ``cutoff_hz``.
 
@@ -54,19 +53,25 @@ def savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int = 4) -> int:
     -------
     int, odd, >= polyorder + 2 (or + 3 to stay odd).
     """
+    # a rate computed from a time column differs in the last bits from trial to trial
+    return _savgol_window(float(cutoff_hz), float(f"{float(rate_hz):.9g}"), int(polyorder))
+
+
+@lru_cache(maxsize=256)
+def _savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int) -> int:
     from scipy import signal  # scipy.signal costs ~0.8 s to import: only when used
 
     nyq = rate_hz / 2.0
     if cutoff_hz >= nyq:
         return polyorder + 2 - (polyorder % 2) + 1 if polyorder % 2 == 0 else polyorder + 2
     freqs = np.linspace(0.0, nyq, 2048)
+    freqs = freqs[freqs <= cutoff_hz]  # only a dip below -3 dB up to the cut-off decides
     window = polyorder + 2 if polyorder % 2 == 1 else polyorder + 1
     while window < 100001:
         c = signal.savgol_coeffs(window, polyorder)
         n = np.arange(window) - window // 2
         H = np.abs(np.exp(-2j * np.pi * np.outer(freqs, n) / rate_hz) @ c)
-        below = np.nonzero(H < 1.0 / np.sqrt(2.0))[0]
-        if below.size and freqs[below[0]] <= cutoff_hz:
+        if np.any(H < 1.0 / np.sqrt(2.0)):
             return window
         window += 2
     return window
