@@ -375,3 +375,35 @@ def convolve_rows(x, taps, out):
                 r = i + h - k
                 for j in range(C):
                     out[i, j] += t * x[r, j]
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def quaternion_omegas(q, qd, qdd, w, wd, first):
+    """Relative angular velocity and its rate from Euler-parameter rates, every frame and body.
+
+    ``V = 2 (e4 e' - e4' e + e x e') / |q|^2`` and
+    ``V' = 2 (e4 e'' - e4'' e + e x e'') / |q|^2`` (Huston eqs. 8.190-8.192;
+    :func:`humanbody.kinematics.local_rates_from_quaternions` is the NumPy
+    form), written into columns ``first + 3k .. first + 3k + 2`` of ``w``
+    and ``wd`` for body k.
+
+    Parameters
+    ----------
+    q, qd, qdd : (F, n, 4) float64   (eps1, eps2, eps3, eps4) and their rates
+    w, wd : (F, first + 3n) float64  written from column ``first`` on
+    first : int
+    """
+    F, n = q.shape[0], q.shape[1]
+    for f in nb.prange(F):
+        for k in range(n):
+            e1, e2, e3, e4 = q[f, k, 0], q[f, k, 1], q[f, k, 2], q[f, k, 3]
+            s = 2.0 / (e1 * e1 + e2 * e2 + e3 * e3 + e4 * e4)
+            c = first + 3 * k
+            d1, d2, d3, d4 = qd[f, k, 0], qd[f, k, 1], qd[f, k, 2], qd[f, k, 3]
+            w[f, c] = (e4 * d1 - d4 * e1 + (e2 * d3 - e3 * d2)) * s
+            w[f, c + 1] = (e4 * d2 - d4 * e2 + (e3 * d1 - e1 * d3)) * s
+            w[f, c + 2] = (e4 * d3 - d4 * e3 + (e1 * d2 - e2 * d1)) * s
+            d1, d2, d3, d4 = qdd[f, k, 0], qdd[f, k, 1], qdd[f, k, 2], qdd[f, k, 3]
+            wd[f, c] = (e4 * d1 - d4 * e1 + (e2 * d3 - e3 * d2)) * s
+            wd[f, c + 1] = (e4 * d2 - d4 * e2 + (e3 * d1 - e1 * d3)) * s
+            wd[f, c + 2] = (e4 * d3 - d4 * e3 + (e1 * d2 - e2 * d1)) * s

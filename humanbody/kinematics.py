@@ -314,9 +314,10 @@ def _rates_block(diff: Differentiation, time, q, n: int, h: float):
     _, root_vel, root_acc = diff(time, q[:, :3], smoothed=False, step=h)
     quat = bryant_to_quaternion(q[:, 3:].reshape(F, n, 3), continuous=True)
     _, quat_d, quat_dd = diff(time, quat, smoothed=False, step=h)
-    w, wd = local_rates_from_quaternions(quat, quat_d, quat_dd)
-    qd = np.concatenate([root_vel, w.reshape(F, 3 * n)], axis=1)
-    qdd = np.concatenate([root_acc, wd.reshape(F, 3 * n)], axis=1)
+    qd = np.empty((F, 3 + 3 * n))
+    qdd = np.empty((F, 3 + 3 * n))
+    qd[:, :3], qdd[:, :3] = root_vel, root_acc
+    _kernels.quaternion_omegas(quat, quat_d, quat_dd, qd, qdd, 3)  # local_rates_from_quaternions, in parallel
     return qd, qdd
 
 

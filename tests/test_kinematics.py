@@ -335,3 +335,17 @@ def test_rates_in_overlapping_blocks_equal_one_pass(method):
         np.testing.assert_array_equal(qdd, whole[1])
     motion = kin.prepare_motion(model, coords, differentiation=d)
     np.testing.assert_array_equal(motion.qd, whole[0])
+
+
+def test_quaternion_omega_kernel_equals_the_numpy_form():
+    from humanbody import _kernels
+    from humanbody.kinematics import local_rates_from_quaternions
+
+    rng = np.random.default_rng(5)
+    q, qd, qdd = (rng.normal(size=(50, 17, 4)) for _ in range(3))
+    w, wd = np.full((50, 54), np.nan), np.full((50, 54), np.nan)
+    _kernels.quaternion_omegas(q, qd, qdd, w, wd, 3)
+    want_w, want_wd = local_rates_from_quaternions(q, qd, qdd)
+    np.testing.assert_allclose(w[:, 3:], want_w.reshape(50, 51), rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(wd[:, 3:], want_wd.reshape(50, 51), rtol=1e-13, atol=1e-13)
+    assert np.isnan(w[:, :3]).all()
