@@ -407,3 +407,46 @@ def quaternion_omegas(q, qd, qdd, w, wd, first):
             wd[f, c] = (e4 * d1 - d4 * e1 + (e2 * d3 - e3 * d2)) * s
             wd[f, c + 1] = (e4 * d2 - d4 * e2 + (e3 * d1 - e1 * d3)) * s
             wd[f, c + 2] = (e4 * d3 - d4 * e3 + (e1 * d2 - e2 * d1)) * s
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def bryant_quaternions(angles, out):
+    """Sign-continuous Euler parameters of Bryant angles, every frame and body.
+
+    The product of the three axis quaternions of ``S = A(alpha) B(beta)
+    C(gamma)`` (:func:`humanbody.rotations.bryant_to_quaternion`, whose
+    ``continuous=True`` result this equals): each frame's quaternion has
+    ``eps4 >= 0`` (ties broken by eps1, eps2, eps3), then along the frames
+    of each body it is negated whenever its dot product with the previous
+    frame's is negative.
+
+    Parameters
+    ----------
+    angles : (F, n, 3) float64    alpha, beta, gamma (rad)
+    out : (F, n, 4) float64       written: eps1, eps2, eps3, eps4
+    """
+    F, n = angles.shape[0], angles.shape[1]
+    for k in nb.prange(n):
+        p1 = p2 = p3 = p4 = np.nan
+        for f in range(F):
+            sa, ca = np.sin(0.5 * angles[f, k, 0]), np.cos(0.5 * angles[f, k, 0])
+            sb, cb = np.sin(0.5 * angles[f, k, 1]), np.cos(0.5 * angles[f, k, 1])
+            sg, cg = np.sin(0.5 * angles[f, k, 2]), np.cos(0.5 * angles[f, k, 2])
+            cbcg, sbsg, cbsg, sbcg = cb * cg, sb * sg, cb * sg, sb * cg
+            e1 = sa * cbcg + ca * sbsg
+            e2 = ca * sbcg - sa * cbsg
+            e3 = ca * cbsg + sa * sbcg
+            e4 = ca * cbcg - sa * sbsg
+            key = e4
+            if key == 0.0:
+                key = e1
+            if key == 0.0:
+                key = e2
+            if key == 0.0:
+                key = e3
+            if key < 0.0:
+                e1, e2, e3, e4 = -e1, -e2, -e3, -e4
+            if f > 0 and e1 * p1 + e2 * p2 + e3 * p3 + e4 * p4 < 0.0:
+                e1, e2, e3, e4 = -e1, -e2, -e3, -e4
+            out[f, k, 0], out[f, k, 1], out[f, k, 2], out[f, k, 3] = e1, e2, e3, e4
+            p1, p2, p3, p4 = e1, e2, e3, e4

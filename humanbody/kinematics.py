@@ -308,11 +308,10 @@ def _differentiated_rates(diff: Differentiation, time, q, n: int, chunk: int = R
 
 
 def _rates_block(diff: Differentiation, time, q, n: int, h: float):
-    from .rotations import bryant_to_quaternion
-
     F = len(time)
     _, root_vel, root_acc = diff(time, q[:, :3], smoothed=False, step=h)
-    quat = bryant_to_quaternion(q[:, 3:].reshape(F, n, 3), continuous=True)
+    quat = np.empty((F, n, 4))
+    _kernels.bryant_quaternions(np.ascontiguousarray(q[:, 3:]).reshape(F, n, 3), quat)  # continuous signs
     _, quat_d, quat_dd = diff(time, quat, smoothed=False, step=h)
     qd = np.empty((F, 3 + 3 * n))
     qdd = np.empty((F, 3 + 3 * n))

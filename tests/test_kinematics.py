@@ -349,3 +349,21 @@ def test_quaternion_omega_kernel_equals_the_numpy_form():
     np.testing.assert_allclose(w[:, 3:], want_w.reshape(50, 51), rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(wd[:, 3:], want_wd.reshape(50, 51), rtol=1e-13, atol=1e-13)
     assert np.isnan(w[:, :3]).all()
+
+
+def test_bryant_quaternion_kernel_equals_the_numpy_form():
+    from humanbody import _kernels
+    from humanbody.rotations import bryant_to_quaternion
+
+    rng = np.random.default_rng(9)
+    t = np.linspace(0, 30, 3000)[:, None, None]
+    angles = np.concatenate([3 * np.sin(t + rng.uniform(0, 6, (1, 17, 1))),
+                             1.5 * np.sin(0.3 * t + rng.uniform(0, 6, (1, 17, 1))),
+                             2.0 * t * rng.uniform(-1, 1, (1, 17, 1))], axis=2)
+    angles[100, 4] = np.nan
+    angles[0, 2] = [0.0, 0.0, np.pi]  # eps4 = 0 at the first frame: the tie rule
+    out = np.empty(angles.shape[:2] + (4,))
+    _kernels.bryant_quaternions(np.ascontiguousarray(angles), out)
+    want = bryant_to_quaternion(angles, continuous=True)
+    np.testing.assert_allclose(out, want, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(want))
