@@ -426,27 +426,39 @@ def bryant_quaternions(angles, out):
     out : (F, n, 4) float64       written: eps1, eps2, eps3, eps4
     """
     F, n = angles.shape[0], angles.shape[1]
+    B = 512
     for k in nb.prange(n):
+        x = np.empty(3 * B)
+        sn = np.empty(3 * B)
+        cs = np.empty(3 * B)
         p1 = p2 = p3 = p4 = np.nan
-        for f in range(F):
-            sa, ca = np.sin(0.5 * angles[f, k, 0]), np.cos(0.5 * angles[f, k, 0])
-            sb, cb = np.sin(0.5 * angles[f, k, 1]), np.cos(0.5 * angles[f, k, 1])
-            sg, cg = np.sin(0.5 * angles[f, k, 2]), np.cos(0.5 * angles[f, k, 2])
-            cbcg, sbsg, cbsg, sbcg = cb * cg, sb * sg, cb * sg, sb * cg
-            e1 = sa * cbcg + ca * sbsg
-            e2 = ca * sbcg - sa * cbsg
-            e3 = ca * cbsg + sa * sbcg
-            e4 = ca * cbcg - sa * sbsg
-            key = e4
-            if key == 0.0:
-                key = e1
-            if key == 0.0:
-                key = e2
-            if key == 0.0:
-                key = e3
-            if key < 0.0:
-                e1, e2, e3, e4 = -e1, -e2, -e3, -e4
-            if f > 0 and e1 * p1 + e2 * p2 + e3 * p3 + e4 * p4 < 0.0:
-                e1, e2, e3, e4 = -e1, -e2, -e3, -e4
-            out[f, k, 0], out[f, k, 1], out[f, k, 2], out[f, k, 3] = e1, e2, e3, e4
-            p1, p2, p3, p4 = e1, e2, e3, e4
+        for lo in range(0, F, B):
+            m = min(B, F - lo)
+            for i in range(m):
+                x[i] = 0.5 * angles[lo + i, k, 0]
+                x[B + i] = 0.5 * angles[lo + i, k, 1]
+                x[2 * B + i] = 0.5 * angles[lo + i, k, 2]
+            sincos(x, sn, cs)  # vectorised; the tail beyond m holds stale values, unused
+            for i in range(m):
+                f = lo + i
+                sa, ca = sn[i], cs[i]
+                sb, cb = sn[B + i], cs[B + i]
+                sg, cg = sn[2 * B + i], cs[2 * B + i]
+                cbcg, sbsg, cbsg, sbcg = cb * cg, sb * sg, cb * sg, sb * cg
+                e1 = sa * cbcg + ca * sbsg
+                e2 = ca * sbcg - sa * cbsg
+                e3 = ca * cbsg + sa * sbcg
+                e4 = ca * cbcg - sa * sbsg
+                key = e4
+                if key == 0.0:
+                    key = e1
+                if key == 0.0:
+                    key = e2
+                if key == 0.0:
+                    key = e3
+                if key < 0.0:
+                    e1, e2, e3, e4 = -e1, -e2, -e3, -e4
+                if f > 0 and e1 * p1 + e2 * p2 + e3 * p3 + e4 * p4 < 0.0:
+                    e1, e2, e3, e4 = -e1, -e2, -e3, -e4
+                out[f, k, 0], out[f, k, 1], out[f, k, 2], out[f, k, 3] = e1, e2, e3, e4
+                p1, p2, p3, p4 = e1, e2, e3, e4
