@@ -486,13 +486,17 @@ def format_block_serial(values, digits, sep, tables, ipow10, expw, fast_margin, 
 
 
 # ----------------------------------------------------------------------------- parsing
-#: Row status codes of :func:`parse_rows`.
-ROW_OK, ROW_BLANK, ROW_SHORT, ROW_EXTRA = 0, 1, 2, 3
+#: Row status codes of :func:`parse_lines` and :func:`parse_rows`: a row of
+#: numbers, a blank line (skipped), a row with a cell for Python to read
+#: (:func:`parse_lines` only), a row with fewer fields than columns, a row
+#: with a non-blank field past the last column, a row of only missing cells.
+ROW_OK, ROW_BLANK, ROW_FLAGGED, ROW_SHORT, ROW_EXTRA, ROW_EMPTY = 0, 1, 2, 3, 4, 5
 #: Cell flags of :func:`parse_rows`: a number the fast path cannot round
 #: exactly (Python's float() reads it), and text that is not a number.
 CELL_OK, CELL_SLOW, CELL_TEXT = 0, 1, 2
 
 _EXACT_POW10 = np.array([10.0**i for i in range(23)])  # exact doubles
+_MAX_EXACT = 9007199254740992  # 2^53: larger integer mantissas are not all doubles
 
 
 @nb.njit(cache=_CACHE, inline="always")
@@ -578,7 +582,7 @@ def _parse_row(buf, a, b, ncol, sep, pow10, values, flags, r):
                     flag = CELL_TEXT
                 elif mant == 0:
                     x = -0.0 if neg else 0.0
-                elif big or mant > 9007199254740992 or exp10 < -22 or exp10 > 22:
+                elif big or mant > _MAX_EXACT or exp10 < -22 or exp10 > 22:
                     flag = CELL_SLOW  # exact rounding needs more than one operation
                 else:
                     # Clinger's fast path: both operands exact, one rounding
@@ -599,9 +603,13 @@ def _parse_row(buf, a, b, ncol, sep, pow10, values, flags, r):
     return ROW_OK
 
 
-@nb.njit(cache=_CACHE, parallel=True)
+@nb.njit(cache=_CACHE)
 def parse_rows(buf, starts, ends, ncol, sep, pow10, values, flags, status):
-    """Parse delimited lines of decimal numbers into a float64 matrix, in parallel.
+    """Parse delimited lines of decimal numbers into a float64 matrix, cell by cell.
+
+    The reference parser, with a flag for every cell it leaves to Python;
+    :func:`humanbody.io._validate.fast_block` calls it on the few rows
+    :func:`parse_lines` marks ROW_FLAGGED.
 
     Parameters
     ----------
@@ -632,19 +640,329 @@ def parse_rows(buf, starts, ends, ncol, sep, pow10, values, flags, status):
     point numbers accurately", PLDI), so it equals the correctly rounded
     value of the decimal text.
     """
-    for r in nb.prange(starts.shape[0]):
+    for r in range(starts.shape[0]):
         status[r] = _parse_row(buf, starts[r], ends[r], ncol, sep, pow10, values, flags, r)
 
 
-@nb.njit(cache=_CACHE)
-def any_row_all_nan(values):
-    """True when some row of a float matrix is NaN in every column."""
-    for i in range(values.shape[0]):
-        full = True
-        for j in range(values.shape[1]):
-            if values[i, j] == values[i, j]:
-                full = False
-                break
-        if full:
-            return True
+@nb.njit(cache=_CACHE, inline="always")
+def _trim(c, sep):
+    """True for a byte stripped around a field: space, CR, and tab unless tab separates."""
+    return c == 32 or c == 13 or (c == 9 and sep != 9)
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _missing_token(buf, s, t):
+    """True when buf[s:t] is "-", "na", "nan", "n/a", "-nan", "+nan" or "null" (any case)."""
+    size = t - s
+    if size == 1:
+        return buf[s] == 45
+    if size == 2:
+        return buf[s] | 32 == 110 and buf[s + 1] | 32 == 97
+    if size == 3:
+        if buf[s] | 32 != 110:
+            return False
+        return ((buf[s + 1] | 32 == 97 and buf[s + 2] | 32 == 110)
+                or (buf[s + 1] == 47 and buf[s + 2] | 32 == 97))
+    if size == 4:
+        c = buf[s]
+        if c == 43 or c == 45:
+            return buf[s + 1] | 32 == 110 and buf[s + 2] | 32 == 97 and buf[s + 3] | 32 == 110
+        return c | 32 == 110 and buf[s + 1] | 32 == 117 and buf[s + 2] | 32 == 108 and buf[s + 3] | 32 == 108
     return False
+
+
+@nb.njit(cache=_CACHE)
+def _line_into(buf, s, n, ncol, sep, pow10, dest, table, aux, row):
+    """Parse the line starting at buf[s] into row ``row`` of table/aux (one pass over its bytes).
+
+    Returns the row status and the offset of the line's end (its line feed,
+    or ``n``).  Field j goes to ``table[row, dest[j]]`` when dest[j] >= 0,
+    to ``aux[row, -2 - dest[j]]`` when dest[j] <= -2, nowhere when -1 (it is
+    still checked).  Cells are read as :func:`_parse_row` reads them; a
+    number it would flag CELL_SLOW (and here also one with more than 18
+    digits counting leading zeros) or text other than a missing-value token
+    makes the row ROW_FLAGGED.
+    """
+    q = s
+    while q < n and (buf[q] == 32 or buf[q] == 9 or buf[q] == 13):
+        q += 1
+    if q >= n or buf[q] == 10:
+        return ROW_BLANK, q
+    j = 0
+    p = s
+    flagged = 0
+    numeric = 0
+    k = s
+    while True:
+        while p < n and _trim(buf[p], sep):
+            p += 1
+        c = buf[p] if p < n else 10
+        k = p
+        x = np.nan
+        if c != sep and c != 10:
+            if j >= ncol:  # a non-blank field past the last column
+                while k < n and buf[k] != 10:
+                    k += 1
+                return ROW_EXTRA, k
+            neg = False
+            if c == 43 or c == 45:  # + -
+                neg = c == 45
+                k += 1
+            mant = np.int64(0)
+            nd = 0  # digits read, leading zeros included; more than 18: Python reads the cell
+            exp10 = 0
+            while k < n:
+                d = np.int64(buf[k]) - 48
+                if d < 0 or d > 9:
+                    break
+                if nd < 18:
+                    mant = mant * 10 + d
+                nd += 1
+                k += 1
+            if k < n and buf[k] == 46:  # '.'
+                k += 1
+                while k < n:
+                    d = np.int64(buf[k]) - 48
+                    if d < 0 or d > 9:
+                        break
+                    if nd < 18:
+                        mant = mant * 10 + d
+                        exp10 -= 1
+                    nd += 1
+                    k += 1
+            ok = nd > 0
+            if ok and k < n and (buf[k] == 101 or buf[k] == 69):  # e E
+                k += 1
+                eneg = False
+                if k < n and (buf[k] == 43 or buf[k] == 45):
+                    eneg = buf[k] == 45
+                    k += 1
+                ev = 0
+                ne = 0
+                while k < n and 48 <= buf[k] <= 57:
+                    if ev < 100000:
+                        ev = ev * 10 + (np.int64(buf[k]) - 48)
+                    ne += 1
+                    k += 1
+                if ne == 0:
+                    ok = False
+                exp10 += -ev if eneg else ev
+            while k < n and _trim(buf[k], sep):
+                k += 1
+            if ok and (k >= n or buf[k] == sep or buf[k] == 10):
+                numeric += 1
+                if nd > 18 or exp10 < -22 or exp10 > 22 or mant > _MAX_EXACT:
+                    flagged += 1  # exact rounding needs more than one operation
+                elif mant == 0:
+                    x = -0.0 if neg else 0.0
+                else:
+                    # Clinger's fast path: both operands exact, one rounding
+                    m = float(mant)
+                    x = m * pow10[exp10] if exp10 >= 0 else m / pow10[-exp10]
+                    if neg:
+                        x = -x
+            else:  # not a number: the field runs to the separator
+                while k < n and buf[k] != sep and buf[k] != 10:
+                    k += 1
+                t = k
+                while t > p and _trim(buf[t - 1], sep):
+                    t -= 1
+                if not _missing_token(buf, p, t):
+                    flagged += 1
+        if j < ncol:
+            d = dest[j]
+            if d >= 0:
+                table[row, d] = x
+            elif d <= -2:
+                aux[row, -2 - d] = x
+        j += 1
+        if k >= n or buf[k] == 10:
+            break
+        p = k + 1
+    if j < ncol:
+        return ROW_SHORT, k
+    if flagged:
+        return ROW_FLAGGED, k
+    if numeric == 0:
+        return ROW_EMPTY, k
+    return ROW_OK, k
+
+
+@nb.njit(cache=_CACHE, nogil=True)
+def parse_range(buf, a, b, n, ncol, sep, pow10, dest, table, aux, status, bounds, r):
+    """Parse the lines of buf[:n] that start in [a, b) into table rows r, r + 1, ...
+
+    The caller knows the row of the first line from the line feeds counted
+    per block by :func:`count_line_ends` and runs several ranges on
+    threads (the GIL is released).  Each line is read in
+    one pass over its bytes (:func:`_line_into`): no array of line offsets
+    is made first.
+
+    Parameters
+    ----------
+    buf : ndarray, uint8
+        Text; buf[:n] starts at a line start.  Lines end with a line feed
+        (a CR before it is a blank); the last may run to ``n``.
+    a, b : int
+        Byte range of the line starts to parse.
+    ncol : int
+        Fields per line; further fields must be blank.
+    sep : int
+        Byte of the field separator (not a space).
+    pow10 : ndarray, shape (23,)
+        :data:`_EXACT_POW10`.
+    dest : ndarray, shape (ncol,), int64
+        Where field j goes (see :func:`_line_into`).
+    table, aux : ndarray, float64, shape (rows, .)
+        Receive the numbers of kept fields (NaN for empty and missing-value
+        cells); blank lines leave their rows untouched.
+    status : ndarray, shape (rows,), uint8
+        Receives the ROW_* code of each line.
+    bounds : ndarray, shape (rows, 2), int64
+        Receives the start and end (line feed or n) of each line in buf.
+    r : int
+        Row of the first line starting in [a, b).
+
+    Returns
+    -------
+    int
+        The row after the last line parsed; -1 when the lines would overrun
+        the table (nothing written past it).
+    """
+    s = a
+    if a > 0:
+        while s < b and buf[s - 1] != 10:
+            s += 1
+    while s < b:
+        if r >= status.shape[0]:
+            return -1
+        st, e = _line_into(buf, s, n, ncol, sep, pow10, dest, table, aux, r)
+        status[r] = st
+        bounds[r, 0] = s
+        bounds[r, 1] = e
+        r += 1
+        s = e + 1
+    return r
+
+
+@nb.njit(cache=_CACHE, nogil=True)
+def count_line_ends(buf, n, block, lf, ends_lf, b0):
+    """Line feeds of buf[:n] per block of ``block`` bytes, and the carriage returns.
+
+    Block j (bytes ``j * block`` to ``(j + 1) * block``) stores its count
+    of line feeds in ``lf[b0 + j]`` and whether its last byte is one in
+    ``ends_lf[b0 + j]``.  Returns the number of CR and of CR LF pairs.
+    """
+    cr = 0
+    for j in range((n + block - 1) // block):
+        piece = buf[j * block:min(n, (j + 1) * block)]
+        c = np.uint32(0)  # 32-bit lanes: this form is vectorised
+        r = np.uint32(0)
+        for x in piece:
+            c += np.uint32(x == 10)
+            r += np.uint32(x == 13)
+        lf[b0 + j] = c
+        ends_lf[b0 + j] = piece[-1] == 10
+        cr += r
+    crlf = 0
+    if cr:
+        for i in range(n - 1):
+            if buf[i] == 13 and buf[i + 1] == 10:
+                crlf += 1
+    return cr, crlf
+
+
+@nb.njit(cache=_CACHE)
+def last_line_feed(buf, n):
+    """Offset of the last line feed in buf[:n], -1 when there is none."""
+    for i in range(n - 1, -1, -1):
+        if buf[i] == 10:
+            return i
+    return -1
+
+
+@nb.njit(cache=_CACHE)
+def compact_rows(table, keep):
+    """Move the rows with ``keep`` set to the top of ``table``, in order, in place; return their count."""
+    w = 0
+    for i in range(table.shape[0]):
+        if keep[i]:
+            if w != i:
+                for j in range(table.shape[1]):
+                    table[w, j] = table[i, j]
+            w += 1
+    return w
+
+
+# ----------------------------------------------------------------------------- marker tables
+@nb.njit(cache=_CACHE, nogil=True)
+def clean_markers(table, scale, r0, r1, missing):
+    """Missing marker samples to NaN and coordinates to metres, rows r0:r1, in place.
+
+    ``table`` (frames, 1 + 3 * markers) holds time then x, y, z of each
+    marker.  A sample exactly at (0, 0, 0) or with any NaN coordinate
+    becomes (NaN, NaN, NaN); then, when ``scale`` != 1, every coordinate is
+    multiplied by it (the same operations, so the same bits, as doing it
+    with numpy array by array).  Adds the missing samples of each marker to
+    ``missing`` (markers,) and returns the number of (0, 0, 0) samples.
+    The GIL is released: the caller runs row ranges on several threads.
+    """
+    m = (table.shape[1] - 1) // 3
+    zeros = 0
+    for i in range(r0, r1):
+        for k in range(m):
+            c = 1 + 3 * k
+            x = table[i, c]
+            y = table[i, c + 1]
+            z = table[i, c + 2]
+            gone = False
+            if x == 0.0 and y == 0.0 and z == 0.0:
+                zeros += 1
+                gone = True
+            elif x != x or y != y or z != z:
+                gone = True
+            if gone:
+                missing[k] += 1
+                x = np.nan
+                y = np.nan
+                z = np.nan
+            if scale != 1.0:
+                x *= scale
+                y *= scale
+                z *= scale
+            table[i, c] = x
+            table[i, c + 1] = y
+            table[i, c + 2] = z
+    return zeros
+
+
+@nb.njit(cache=_CACHE, nogil=True)
+def cloud_extents(xyz, r0, r1, count, ext):
+    """Per frame r0:r1: usable samples and the largest coordinate extent across them.
+
+    ``xyz`` (frames, markers, 3); a sample is usable when its coordinates
+    are finite and not all zero.  ``count[i]`` receives the usable samples
+    of frame i; ``ext[i]``, for a frame with at least two, max over x, y, z
+    of (largest - smallest coordinate), else 0.  The GIL is released.
+    """
+    for i in range(r0, r1):
+        c = 0
+        lo0 = lo1 = lo2 = np.inf
+        hi0 = hi1 = hi2 = -np.inf
+        for k in range(xyz.shape[1]):
+            x = xyz[i, k, 0]
+            y = xyz[i, k, 1]
+            z = xyz[i, k, 2]
+            if not (np.isfinite(x) and np.isfinite(y) and np.isfinite(z)):
+                continue
+            if x == 0.0 and y == 0.0 and z == 0.0:
+                continue
+            c += 1
+            lo0 = min(lo0, x)
+            hi0 = max(hi0, x)
+            lo1 = min(lo1, y)
+            hi1 = max(hi1, y)
+            lo2 = min(lo2, z)
+            hi2 = max(hi2, z)
+        count[i] = c
+        ext[i] = max(hi0 - lo0, max(hi1 - lo1, hi2 - lo2)) if c >= 2 else 0.0

@@ -103,29 +103,42 @@ def split_line(line: str, sep: str | None) -> list[str]:
 #: Files below this size are read by the careful path only (it is fast enough).
 FAST_MIN_BYTES = 256 * 1024
 
+#: Bytes read at a time by the fast path (the file is never held whole); a
+#: multiple of :data:`BLOCK_BYTES`.
+CHUNK_BYTES = 1 << 23
+
+#: Line feeds are counted per block of this many bytes; a chunk is parsed in
+#: pieces that start on block boundaries, so each piece knows its first row.
+BLOCK_BYTES = 1 << 18
+
+#: Bytes read first for the header lines (more when they do not fit).
+_HEAD_BYTES = 1 << 16
+
 #: Characters besides "\n" (and "\r\n") that str.splitlines() takes as line ends.
 _OTHER_LINE_ENDS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 class Head:
-    """The raw bytes of a text file and its first lines, as :func:`read_lines` gives them.
+    """The first lines of a large text file, as :func:`read_lines` gives them.
 
     Attributes
     ----------
-    raw : bytes
-        The whole file.
+    path : Path
+        The file.
+    size : int
+        Its size (bytes).
     lines : list of str
         The first lines (line ends removed).
     offsets : list of int
         Byte offset of the start of each line in ``lines`` and of the line after.
     """
 
-    def __init__(self, raw: bytes, lines: list[str], offsets: list[int]):
-        self.raw, self.lines, self.offsets = raw, lines, offsets
+    def __init__(self, path: Path, size: int, lines: list[str], offsets: list[int]):
+        self.path, self.size, self.lines, self.offsets = path, size, lines, offsets
 
 
 def read_head(path: Path, n_lines: int, min_bytes: int | None = None) -> Head | None:
-    """First ``n_lines`` lines of a large text file without decoding the rest.
+    """First ``n_lines`` lines of a large text file, reading only its beginning.
 
     Returns None (use :func:`read_lines`) when the file is smaller than
     ``min_bytes`` (default :data:`FAST_MIN_BYTES`), has fewer lines, is not plain UTF-8 with "\n" or "\r\n"
@@ -133,17 +146,25 @@ def read_head(path: Path, n_lines: int, min_bytes: int | None = None) -> Head | 
     :func:`read_lines` makes of it.
     """
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size < (FAST_MIN_BYTES if min_bytes is None else min_bytes):
+                return None
+            raw = fh.read(_HEAD_BYTES)
+            if b"\x00" in raw[:4096]:
+                return None
+            offsets = [0]
+            while len(offsets) <= n_lines:
+                k = raw.find(b"\n", offsets[-1])
+                if k >= 0:
+                    offsets.append(k + 1)
+                    continue
+                more = fh.read(max(len(raw), _HEAD_BYTES))
+                if not more:
+                    return None  # fewer lines than n_lines
+                raw += more
     except OSError:
         return None
-    if len(raw) < (FAST_MIN_BYTES if min_bytes is None else min_bytes) or b"\x00" in raw[:4096]:
-        return None
-    offsets = [0]
-    for _ in range(n_lines):
-        k = raw.find(b"\n", offsets[-1])
-        if k < 0:
-            return None
-        offsets.append(k + 1)
     try:
         text = raw[: offsets[-1]].decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -152,73 +173,278 @@ def read_head(path: Path, n_lines: int, min_bytes: int | None = None) -> Head | 
     lines = [line[:-1] if line.endswith("\r") else line for line in lines]
     if any(_OTHER_LINE_ENDS.search(line) for line in lines) or not any(line.strip() for line in lines):
         return None
-    return Head(raw, lines, offsets)
+    return Head(path, size, lines, offsets)
 
 
-def _newlines(buf: np.ndarray, piece: int = 1 << 23) -> np.ndarray:
-    """Offsets of the line feeds in ``buf`` (uint8), found 8 MB at a time (no file-sized mask)."""
-    found = [np.flatnonzero(buf[k:k + piece] == 10) + k for k in range(0, buf.size, piece)]
-    return np.concatenate(found) if found else np.empty(0, dtype=np.intp)
+def _read_full(fh, view) -> int:
+    """Fill ``view`` from ``fh`` (fewer bytes only at the end of the file); the bytes read."""
+    got = 0
+    while got < len(view):
+        k = fh.readinto(view[got:])
+        if not k:
+            break
+        got += k
+    return got
 
 
-def fast_block(head: Head, start: int, names: list[str], sep: str, stop: int | None = None):
-    """Numbers of the data lines ``start`` (0-based) to the end (or byte ``stop``), fast.
+def _count_lines(fh, buf: np.ndarray, expected: int):
+    """Line feeds of the rest of ``fh`` per :data:`BLOCK_BYTES` block (first pass).
 
-    The numeric kernel of :mod:`humanbody._format` (:func:`parse_rows`)
-    reads the lines in parallel, blank lines skipped as :func:`parse_block`
-    skips them.  Any line or cell the careful path would treat differently
-    or reject (a short or long row, text other than a missing-value token,
-    a row of only missing cells, a stray CR) makes this return None: the
-    caller then runs the careful path, which gives the precise message.
-
-    Returns
-    -------
-    values : ndarray, shape (rows, len(names))
-        As :func:`parse_block` returns them.
-    line_numbers : ndarray of int
-        1-based line of each row.
+    Reads ``buf.size`` bytes (a multiple of the block) at a time.  Returns
+    ``lf`` (line feeds per block), ``ends_lf`` (the block's last byte is a
+    line feed) and the bytes read, or None when a carriage return is not
+    followed by a line feed (``str.splitlines`` would end a line there) or
+    the file does not have the ``expected`` size.
     """
     from .. import _format as f
 
-    ncol = len(names)
-    raw = head.raw
-    a = head.offsets[start] if start < len(head.offsets) else None
-    if a is None:
+    blocks = -(-expected // BLOCK_BYTES)
+    lf = np.zeros(blocks, dtype=np.int64)
+    ends_lf = np.zeros(blocks, dtype=np.bool_)
+    total = cr = crlf = 0
+    prev_cr = False
+    view = memoryview(buf)
+    while True:
+        k = _read_full(fh, view)
+        if total + k > expected:
+            return None
+        if k:
+            a, b = f.count_line_ends(buf, k, BLOCK_BYTES, lf, ends_lf, total // BLOCK_BYTES)
+            cr, crlf = cr + a, crlf + b + (prev_cr and buf[0] == 10)
+            prev_cr = buf[k - 1] == 13
+            total += k
+        if k < buf.size:
+            break
+    if total != expected or cr != crlf:
         return None
-    b = len(raw) if stop is None else stop
-    cr = raw.find(b"\r", a, b)
-    if cr >= 0 and raw.count(b"\r", a, b) != raw.count(b"\r\n", a, b):
-        return None  # a lone CR ends a line for str.splitlines()
-    buf = np.frombuffer(raw, dtype=np.uint8)[a:b]
-    ends = _newlines(buf)
-    starts = np.concatenate(([0], ends + 1))
-    ends = np.concatenate((ends, [buf.size]))
-    if starts[-1] >= buf.size:  # the text ends with a line end
-        starts, ends = starts[:-1], ends[:-1]
-    n = starts.size
-    if n == 0:
+    return lf, ends_lf, total
+
+
+def threads() -> int:
+    """Threads for the reading kernels: numba's thread count (NUMBA_NUM_THREADS).
+
+    ``numba.get_num_threads()`` (which follows ``numba.set_num_threads``)
+    once numba's threading layer runs; its configured count otherwise,
+    without starting the layer (tens of ms) just to ask.
+    """
+    import numba
+    from numba.np.ufunc import parallel
+
+    if getattr(parallel, "_is_initialized", False):
+        return max(1, numba.get_num_threads())
+    return max(1, int(numba.config.NUMBA_NUM_THREADS))
+
+
+def in_threads(fn, n: int, k: int) -> list:
+    """Call ``fn(i, r0, r1)`` for ``[0, n)`` cut into ``k`` ranges, one per thread.
+
+    ``fn`` calls a kernel that releases the GIL.  Returns the results in
+    range order; one call on this thread when ``k`` is 1.
+    """
+    cuts = [n * i // k for i in range(k + 1)]
+    if k == 1:
+        return [fn(0, 0, n)]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(k) as pool:
+        return list(pool.map(lambda i: fn(i, cuts[i], cuts[i + 1]), range(k)))
+
+
+def _flagged_row(line: np.ndarray, ncol: int, sep: str) -> np.ndarray | None:
+    """Numbers of one line with cells the kernel leaves to Python; None to decline.
+
+    The line is parsed again by :func:`humanbody._format.parse_rows`, which
+    flags each such cell: long numbers are read by ``float``, missing-value
+    tokens become NaN, any other text (or a row of only missing cells)
+    declines the fast path.
+    """
+    from .. import _format as f
+
+    values = np.empty((1, ncol))
+    flags = np.zeros((1, ncol), dtype=np.uint8)
+    status = np.empty(1, dtype=np.uint8)
+    f.parse_rows(line, np.zeros(1, np.int64), np.array([line.size]), ncol, ord(sep), f._EXACT_POW10,
+                 values, flags, status)
+    if status[0] != f.ROW_OK:
         return None
-    values = np.empty((n, ncol))
-    flags = np.zeros((n, ncol), dtype=np.uint8)  # blank rows leave theirs untouched
-    status = np.empty(n, dtype=np.uint8)
-    f.parse_rows(buf, starts, ends, ncol, ord(sep), f._EXACT_POW10, values, flags, status)
-    if np.any(status >= f.ROW_SHORT):
-        return None
-    for i, j in zip(*np.nonzero(flags)):  # rare: long numbers, missing-value tokens
-        cell = bytes(buf[starts[i]:ends[i]]).decode("utf-8", "replace").split(sep)[j].strip()
-        if flags[i, j] == f.CELL_SLOW:
-            values[i, j] = float(cell)
+    cells = None
+    for j in np.flatnonzero(flags[0]):
+        if cells is None:
+            cells = bytes(line).decode("utf-8", "replace").split(sep)
+        cell = cells[j].strip()
+        if flags[0, j] == f.CELL_SLOW:
+            values[0, j] = float(cell)
         elif cell.lower() in MISSING_TOKENS:
-            values[i, j] = np.nan
+            values[0, j] = np.nan
         else:
             return None
-    keep = status == f.ROW_OK
-    if not keep.all():
-        values = values[keep]
-    if values.shape[0] == 0 or f.any_row_all_nan(values):
+    if np.isnan(values).all():
         return None
+    return values[0]
+
+
+class _Rows:
+    """Row of the first line starting at a block boundary, from the first pass's counts."""
+
+    def __init__(self, lf: np.ndarray, ends_lf: np.ndarray):
+        self.before = np.concatenate(([0], np.cumsum(lf)))  # line feeds before block B
+        self.ends_lf = ends_lf
+
+    def at(self, block: int) -> int:
+        """Lines starting before byte ``block * BLOCK_BYTES`` (> 0, within the text)."""
+        return int(1 + self.before[block] - self.ends_lf[block - 1])
+
+
+def _parse_chunk(pool, buf, g0, cut, row, rows: _Rows, ncol, sep, dest, table, aux, status, bounds):
+    """Parse the whole lines buf[:cut] (text offset ``g0``, first row ``row``) into the table.
+
+    Returns the row after the last line, or None to decline.  The chunk is
+    cut into pieces at block boundaries (a few per thread), whose first rows
+    are known; flagged rows are then read again one by one in Python.
+    """
+    from .. import _format as f
+
+    b1, b2 = g0 // BLOCK_BYTES + 1, (g0 + cut - 1) // BLOCK_BYTES
+    if pool is None:
+        blocks = []
+    else:
+        blocks = list(range(b1, b2 + 1, max(1, (b2 - b1 + 1) // (4 * pool._max_workers))))
+    edges = [0] + [b * BLOCK_BYTES - g0 for b in blocks] + [cut]
+    first = [row] + [rows.at(b) for b in blocks]
+
+    def piece(i):
+        return f.parse_range(buf, edges[i], edges[i + 1], cut, ncol, ord(sep), f._EXACT_POW10, dest,
+                             table, aux, status, bounds, first[i])
+
+    ends = [piece(0)] if len(first) == 1 else list(pool.map(piece, range(len(first))))
+    if any(e != s for e, s in zip(ends, first[1:])) or ends[-1] < 0:
+        return None  # the file changed since its lines were counted
+    end = ends[-1]
+    st = status[row:end]
+    if end > row and st.max() >= f.ROW_FLAGGED:
+        if st.max() > f.ROW_FLAGGED:
+            return None
+        for r in row + np.flatnonzero(st == f.ROW_FLAGGED):  # rare: long numbers, odd tokens
+            a, b = bounds[r]
+            values = _flagged_row(buf[a:b], ncol, sep)
+            if values is None:
+                return None
+            for j in np.flatnonzero(dest >= 0):
+                table[r, dest[j]] = values[j]
+            for j in np.flatnonzero(dest <= -2):
+                aux[r, -2 - dest[j]] = values[j]
+            status[r] = f.ROW_OK
+    return end
+
+
+def fast_block(head: Head, start: int, names: list[str], sep: str, dest, width: int, n_aux: int = 0):
+    """Numbers of the data lines ``start`` (0-based) to the end, fast, straight into a table.
+
+    The file is read twice, :data:`CHUNK_BYTES` at a time into one buffer:
+    first its line feeds are counted (so the table is allocated once, at its
+    final size), then the whole lines of each chunk are parsed on
+    :func:`threads` threads (:func:`humanbody._format.parse_range`) into
+    consecutive table rows.  The file is never held whole.  Blank lines
+    are skipped as :func:`parse_block` skips them.  Any line or cell the
+    careful path would treat differently or reject (a short or long row,
+    text other than a missing-value token, a row of only missing cells, a
+    stray CR) makes this return None: the caller then runs the careful
+    path, which gives the precise message.
+
+    Parameters
+    ----------
+    head : Head
+        From :func:`read_head`.
+    start : int
+        First data line (0-based; within the head).
+    names : list of str
+        Column names of the data lines (their count is the row width).
+    sep : str
+        Field separator (one character, not a space).
+    dest : sequence of int, length len(names)
+        Where column j goes: table column ``dest[j]`` (>= 0), aux column
+        ``-2 - dest[j]`` (<= -2), or nowhere (-1; still checked).
+    width : int
+        Table columns.  Columns no field goes to are left uninitialised.
+    n_aux : int
+        Aux columns.
+
+    Returns
+    -------
+    table : ndarray, shape (rows, width), C-contiguous rows
+    aux : ndarray, shape (rows, n_aux)
+    line_numbers : ndarray of int
+        1-based line of each row.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .. import _format as f
+
+    while start < len(head.lines) and not head.lines[start].strip(" \t"):
+        start += 1  # leading blank lines: no row to move up later
+    if start >= len(head.offsets):
+        return None
+    ncol = len(names)
+    dest = np.asarray(dest, dtype=np.int64)
+    first = head.offsets[start]
+    expected = head.size - first
+    if expected <= 0:
+        return None
+    buf = np.empty(min(CHUNK_BYTES, -(-expected // BLOCK_BYTES) * BLOCK_BYTES), dtype=np.uint8)
+    n_threads = threads()
+    pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
+    try:
+        with open(head.path, "rb", buffering=0) as fh:
+            fh.seek(first)
+            counted = _count_lines(fh, buf, expected)
+            if counted is None:
+                return None
+            lf, ends_lf, size = counted
+            n = int(lf.sum()) + (0 if ends_lf[-1] else 1)
+            rows = _Rows(lf, ends_lf)
+            table = np.empty((n, width))
+            aux = np.empty((n, n_aux))
+            status = np.empty(n, dtype=np.uint8)
+            bounds = np.empty((n, 2), dtype=np.int64)
+            fh.seek(first)
+            row = carry = g0 = 0
+            while True:
+                if carry == buf.size:  # one line longer than the buffer
+                    buf = np.concatenate((buf, np.empty(buf.size, dtype=np.uint8)))
+                k = _read_full(fh, memoryview(buf)[carry:])
+                end = carry + k
+                cut = end if not k else f.last_line_feed(buf, end) + 1
+                if cut > 0:
+                    row = _parse_chunk(pool, buf, g0, cut, row, rows, ncol, sep, dest, table, aux, status,
+                                       bounds)
+                    if row is None:
+                        return None
+                    buf[:end - cut] = buf[cut:end]
+                    g0 += cut
+                carry = end - cut
+                if not k:
+                    break
+    except OSError:
+        return None
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    del buf, bounds
+    if row != n:
+        return None  # the file changed between the two passes
+    keep = status != f.ROW_BLANK
+    kept = int(np.count_nonzero(keep))
+    if kept == 0:
+        return None
+    if kept < n:  # blank lines: move the rows up, in place
+        if (n - kept) * 8 > n:
+            table, aux = table[keep], aux[keep]
+        else:
+            f.compact_rows(table, keep)
+            f.compact_rows(aux, keep)
+            table, aux = table[:kept], aux[:kept]
     line_numbers = start + 1 + np.flatnonzero(keep)
-    return values, line_numbers
+    return table, aux, line_numbers
 
 
 # ----------------------------------------------------------------------------- numbers
@@ -447,6 +673,7 @@ def marker_frame(
     scale: float,
     conversions: list[str],
     extra_attrs: dict | None = None,
+    table: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """Marker DataFrame of the COMMON layout from positions in file units.
 
@@ -465,42 +692,48 @@ def marker_frame(
     conversions : list of str
         Sentences describing what was converted; the unit conversion and the
         zero-coded samples are appended here.
+    table : ndarray, shape (frames, 1 + 3 * markers), optional
+        A C-contiguous array whose columns 1: are ``xyz`` (``xyz`` is
+        ``table[:, 1:].reshape(frames, markers, 3)``, as the fast path of
+        :func:`fast_block` fills it): the frame is built on it, in place,
+        with no copy.  Otherwise a new table receives ``xyz``.
 
     Returns
     -------
     DataFrame
         ``time``, then ``<name>_x``, ``<name>_y``, ``<name>_z`` (m).  A sample
-        exactly at (0, 0, 0) is set to NaN.  ``attrs`` carries kind, source,
-        format, rate_hz, markers, units_in_file, conversions, missing (frames
-        missing per marker, only markers with gaps) and empty_markers
-        (markers missing in every frame).
+        exactly at (0, 0, 0), or with any NaN coordinate, is set to NaN in
+        all three (:func:`humanbody._format.clean_markers`, one parallel
+        pass).  ``attrs`` carries kind, source, format, rate_hz, markers,
+        units_in_file, conversions, missing (frames missing per marker, only
+        markers with gaps) and empty_markers (markers missing in every frame).
     """
+    from .. import _format as f
+
     names = check_marker_names(names, path)
-    table = np.empty((len(time), 1 + 3 * len(names)))  # one block: no per-column copies
+    n, m = len(time), len(names)
+    if table is not None and not (
+        table.shape == (n, 1 + 3 * m) and table.flags.c_contiguous and xyz.shape == (n, m, 3)
+        and np.shares_memory(table[:, 1:], xyz) and xyz.strides == (table.strides[0], 24, 8)
+    ):
+        raise ValueError("marker_frame: xyz must be table[:, 1:] of a C-contiguous (frames, 1 + 3 m) table")
+    if table is None:
+        table = np.empty((n, 1 + 3 * m))  # one block: no per-column copies
+        table[:, 1:].reshape(n, m, 3)[...] = xyz
     table[:, 0] = time
-    view = table[:, 1:].reshape(len(time), len(names), 3)
-    if np.shares_memory(view, table):  # work in the table itself: no second copy of a long trial
-        view[...] = xyz
-        xyz = view
-    else:
-        xyz = np.array(xyz, dtype=float, copy=True)
-    zero = np.all(xyz == 0.0, axis=2)
-    n_zero = int(zero.sum())
-    xyz[zero] = np.nan
-    missing_mask = np.any(np.isnan(xyz), axis=2)
-    xyz[missing_mask] = np.nan  # a sample with one missing coordinate is missing
+    k = threads() if n * m > 1 << 16 else 1
+    parts = np.zeros((k, m), dtype=np.int64)  # missing samples per marker, per range
+    zeros = in_threads(lambda i, r0, r1: f.clean_markers(table, float(scale), r0, r1, parts[i]), n, k)
+    n_zero = int(sum(zeros))
+    counts = parts.sum(axis=0)
     conv = list(conversions)
     if scale != 1.0:
         conv.append(f"marker coordinates {units_in_file} -> m")
-        xyz *= scale
     if n_zero:
         conv.append(f"{n_zero} marker samples at exactly (0, 0, 0) set to NaN (missing)")
-    counts = missing_mask.sum(axis=0)
-    missing = {n: int(c) for n, c in zip(names, counts) if c}
-    empty = [n for n, c in zip(names, counts) if c == len(time)]
-    if xyz is not view:
-        table[:, 1:] = xyz.reshape(len(time), -1)
-    columns = ["time"] + [f"{n}_{axis}" for n in names for axis in "xyz"]
+    missing = {nm: int(c) for nm, c in zip(names, counts) if c}
+    empty = [nm for nm, c in zip(names, counts) if c == n]
+    columns = ["time"] + [f"{nm}_{axis}" for nm in names for axis in "xyz"]
     df = pd.DataFrame(table, columns=columns, copy=False)
     df.attrs.update(
         kind="markers",

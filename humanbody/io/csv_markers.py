@@ -102,6 +102,18 @@ def _detect_units(xyz: np.ndarray) -> tuple[str, str]:
     coordinate extent across markers, or, with one marker, the median of
     its largest absolute coordinate.  Above 10 the file is taken as mm.
     """
+    if xyz.shape[1] >= 2:  # the usual case in one pass over the frames, no temporary arrays
+        from .. import _format
+
+        n = xyz.shape[0]
+        k = v.threads() if n * xyz.shape[1] > 1 << 16 else 1
+        count, ext = np.empty(n, dtype=np.int64), np.empty(n)
+        v.in_threads(lambda i, r0, r1: _format.cloud_extents(xyz, r0, r1, count, ext), n, k)
+        ext = ext[count >= 2]
+        if ext.size and np.all(ext != 0.0):  # (an extent of 0 could be -0.0 below: left to numpy)
+            stat = float(np.median(ext))
+            unit = "mm" if stat > 10.0 else "m"
+            return unit, f"length unit detected as {unit} (median marker-cloud extent {stat:.4g} in file units)"
     finite = np.isfinite(xyz).all(axis=2) & ~np.all(xyz == 0.0, axis=2)
     if not finite.any():
         return "m", "no marker samples to detect the unit from: taken as m"
@@ -151,20 +163,42 @@ def _units(option, file_unit, path, where, xyz, conversions) -> str:
 
 
 # ----------------------------------------------------------------------------- plain
-def _numbers(path, lines, head, rows, start, columns, delim):
+def _numbers(path, lines, head, rows, start, columns, delim, dest, width, n_aux=0):
     """Data block from line ``start`` (0-based) to the end: fast path, else careful.
 
-    Returns values (rows, len(columns)) and the 1-based line of each row.
+    Column j goes to ``table[:, dest[j]]`` (dest[j] >= 0), ``aux[:, -2 - dest[j]]``
+    (<= -2) or nowhere (-1), as :func:`humanbody.io._validate.fast_block`
+    fills them.  Returns table (rows, width), aux (rows, n_aux) and the
+    1-based line of each row.
     """
     fast = None
     if head is not None and delim != " ":
-        fast = v.fast_block(head, start, columns, delim)
+        fast = v.fast_block(head, start, columns, delim, dest, width, n_aux)
     if fast is not None:
         return fast
     if head is not None:  # rows held only the head of the file
         rows = _rows(v.read_lines(path), delim)
     body, line_no = _data_rows(rows, start, len(rows))
-    return v.parse_block(body, line_no, columns, path), line_no
+    values = v.parse_block(body, line_no, columns, path)
+    table, aux = np.empty((len(values), width)), np.empty((len(values), n_aux))
+    for j, d in enumerate(dest):
+        if d >= 0:
+            table[:, d] = values[:, j]
+        elif d <= -2:
+            aux[:, -2 - d] = values[:, j]
+    return table, aux, line_no
+
+
+def _dest(n_columns: int, time_col, idx, extra) -> list[int]:
+    """Targets of the columns: time -> 0, marker columns ``idx`` -> 1.., ``extra`` -> aux 0.."""
+    dest = [-1] * n_columns
+    if time_col is not None:
+        dest[time_col] = 0
+    for k, j in enumerate(idx):
+        dest[j] = 1 + k
+    for k, j in enumerate(extra):
+        dest[j] = -2 - k
+    return dest
 
 
 def read_plain(path: Path, lines: list[str], units=None, rate_hz=None, head=None):
@@ -249,10 +283,12 @@ def read_plain(path: Path, lines: list[str], units=None, rate_hz=None, head=None
 
     if head is not None and start >= len(lines) - 1:  # the head ends before the data
         return read_plain(path, v.read_lines(path), units=units, rate_hz=rate_hz)
-    values, line_no = _numbers(path, lines, head, rows, start, header, delim)
     names = list(markers)
     idx = [markers[n][a] for n in names for a in "xyz"]
-    xyz = values[:, idx].reshape(len(values), len(names), 3)
+    extra = [j for j in (rate_col, frame_col) if j is not None]
+    table, aux, line_no = _numbers(path, lines, head, rows, start, header, delim,
+                                   _dest(len(header), time_col, idx, extra), 1 + len(idx), len(extra))
+    xyz = table[:, 1:].reshape(len(table), len(names), 3)
     file_unit = next(iter(unit_hints)) if unit_hints else None
     unit = _units(units, file_unit, path, "a column name", xyz, conversions)
 
@@ -260,26 +296,26 @@ def read_plain(path: Path, lines: list[str], units=None, rate_hz=None, head=None
     if rate_hz is not None:
         rate = v.positive_rate(rate_hz, path, "rate_hz option")
     elif rate_col is not None:
-        col = values[:, rate_col]
+        col = aux[:, extra.index(rate_col)]
         col = col[np.isfinite(col)]
         if col.size == 0 or np.ptp(col) > 1e-9 * abs(col[0]):
             raise InputError(f"the rate column {header[rate_col]!r} is empty or not constant", path)
         rate = v.positive_rate(col[0], path, f"rate in column {header[rate_col]!r}")
     if time_col is not None:
-        t = values[:, time_col] * time_scale
+        t = table[:, 0] * time_scale
         if time_scale != 1.0:
             conversions.append("time ms -> s")
         time, rate = v.time_base(t, path, line_no, header_rate=rate, conversions=conversions)
     else:
         if rate is None:
             raise InputError("has a Frame column but no time column or frame rate; pass rate_hz=", path)
-        frames = values[:, frame_col]
+        frames = aux[:, extra.index(frame_col)]
         time, _ = v.time_base((frames - frames[0]) / rate, path, line_no)
         conversions.append(f"time from the Frame column at {rate:g} Hz")
     return v.marker_frame(
         time, names, xyz, path=path, fmt="csv", rate_hz=rate, units_in_file=unit,
         scale=v.LENGTH_UNITS[unit], conversions=conversions,
-        extra_attrs={"ignored_columns": ignored},
+        extra_attrs={"ignored_columns": ignored}, table=table,
     )
 
 
@@ -395,12 +431,13 @@ def read_motive(path: Path, lines: list[str], units=None, rate_hz=None, head=Non
     if not triples:
         raise InputError("the Motive export has no Marker Position columns", path)
     columns = [f"col{j + 1}" if not c else c for j, c in enumerate(axes)]
-    values, line_no = _numbers(path, lines, head, rows, axis_i + 1, columns, delim)
-    n_rows = len(values)
-    conversions: list[str] = []
     idx = [j + a for _, j in triples for a in range(3)]
+    table, _, line_no = _numbers(path, lines, head, rows, axis_i + 1, columns, delim,
+                                 _dest(len(columns), 1, idx, []), 1 + len(idx))
+    n_rows = len(table)
+    conversions: list[str] = []
     names_list = [n for n, _ in triples]
-    xyz = values[:, idx].reshape(n_rows, len(triples), 3)
+    xyz = table[:, 1:].reshape(n_rows, len(triples), 3)
     unit = _units(units, meta.get("length units"), path, "the Motive Length Units", xyz, conversions)
     rate = None
     if rate_hz is not None:
@@ -410,7 +447,7 @@ def read_motive(path: Path, lines: list[str], units=None, rate_hz=None, head=Non
             if meta.get(key):
                 rate = v.positive_rate(meta[key], path, f"Motive {key}")
                 break
-    time, rate = v.time_base(values[:, 1], path, line_no, header_rate=rate, conversions=conversions)
+    time, rate = v.time_base(table[:, 0], path, line_no, header_rate=rate, conversions=conversions)
     if "total exported frames" in meta:
         try:
             declared = int(float(meta["total exported frames"]))
@@ -425,7 +462,7 @@ def read_motive(path: Path, lines: list[str], units=None, rate_hz=None, head=Non
     return v.marker_frame(
         time, short, xyz, path=path, fmt="motive-csv", rate_hz=rate, units_in_file=unit,
         scale=v.LENGTH_UNITS[unit], conversions=conversions,
-        extra_attrs={"subject": subject, "header": meta},
+        extra_attrs={"subject": subject, "header": meta}, table=table,
     )
 
 

@@ -118,9 +118,12 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
     if any(_LABEL.match(f) for f in label_fields) or not any(label_fields):
         start = 5
     columns = ["Frame#", "Time"] + [f"{n}_{a}" for n in names for a in "XYZ"]
-    fast = v.fast_block(head, start, columns, "\t") if head is not None else None
+    # fast path: Time -> table column 0, coordinates -> columns 1.. (Frame# checked, not kept)
+    dest = np.arange(-1, len(columns) - 1)
+    fast = v.fast_block(head, start, columns, "\t", dest, len(columns) - 1) if head is not None else None
     if fast is not None:
-        values, line_no = fast
+        table, _, line_no = fast
+        time_col, coords = table[:, 0], table[:, 1:]
     else:  # the careful path: every message names the line and column
         if head is not None:
             lines = v.read_lines(path)
@@ -133,6 +136,7 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
         if not rows:
             raise InputError("has a TRC header but no data rows", path)
         values = v.parse_block(rows, line_no, columns, path)
+        table, time_col, coords = None, values[:, 1], values[:, 2:]
     n_rows = len(line_no)
 
     if "NumFrames" in header:
@@ -157,7 +161,6 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
         rate = v.positive_rate(header["DataRate"], path, "TRC DataRate")
     else:
         rate = None
-    time_col = values[:, 1]
     if np.all(np.isnan(time_col)):
         if rate is None:
             raise InputError("has neither a Time column nor a DataRate; pass rate_hz=", path)
@@ -166,8 +169,8 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
     else:
         time, rate = v.time_base(time_col, path, line_no, header_rate=rate, conversions=conversions)
 
-    xyz = values[:, 2:].reshape(n_rows, len(names), 3)
+    xyz = coords.reshape(n_rows, len(names), 3)
     return v.marker_frame(
         time, names, xyz, path=path, fmt="trc", rate_hz=rate, units_in_file=unit_name,
-        scale=scale, conversions=conversions, extra_attrs={"header": dict(header)},
+        scale=scale, conversions=conversions, extra_attrs={"header": dict(header)}, table=table,
     )
