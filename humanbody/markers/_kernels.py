@@ -361,3 +361,21 @@ def relative_bryant(R, parent, tol, out):
                 ca, sa = np.cos(alpha), np.sin(alpha)
                 gamma = np.arctan2(ca * S[1, 0] + sa * S[2, 0], ca * S[1, 1] + sa * S[2, 1])
             out[f, k, 0], out[f, k, 1], out[f, k, 2] = alpha, beta, gamma
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def copy_positions(src, out):
+    """``out[f, j] = src[f, 3j:3j+3]``, a sample set to NaN when any coordinate is NaN or all are 0.
+
+    Parameters
+    ----------
+    src : (F, 3m) float64      marker columns x, y, z per marker (any strides)
+    out : (F, m, 3) float64    written
+    """
+    F, m = out.shape[0], out.shape[1]
+    for f in nb.prange(F):
+        for j in range(m):
+            x, y, z = src[f, 3 * j], src[f, 3 * j + 1], src[f, 3 * j + 2]
+            if np.isnan(x) or np.isnan(y) or np.isnan(z) or (x == 0.0 and y == 0.0 and z == 0.0):
+                x = y = z = np.nan
+            out[f, j, 0], out[f, j, 1], out[f, j, 2] = x, y, z

@@ -19,6 +19,7 @@ docs/conditioning.md states the rules and the filter definition.
 from __future__ import annotations
 
 import copy
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -54,14 +55,17 @@ def _positions(df: pd.DataFrame, names: list[str]) -> np.ndarray:
     A sample is missing when any coordinate is NaN or all three are exactly 0.
     """
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
-    if _plain_layout(df, cols):  # one float block: slice it, one copy
-        P = np.array(df.to_numpy(copy=False)[:, 1:], dtype=float, order="C").reshape(len(df), len(names), 3)
-    else:
-        try:
-            P = df[cols].to_numpy(dtype=float).reshape(len(df), len(names), 3)
-        except (TypeError, ValueError) as exc:
-            raise InputError(f"marker columns are not numeric ({exc})", df.attrs.get("source")) from None
-        P = P.copy()
+    if _plain_layout(df, cols):  # one float block: copy it out in parallel, missing samples marked
+        from ._kernels import copy_positions
+
+        P = np.empty((len(df), len(names), 3))
+        copy_positions(df.to_numpy(copy=False)[:, 1:], P)
+        return P
+    try:
+        P = df[cols].to_numpy(dtype=float).reshape(len(df), len(names), 3)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"marker columns are not numeric ({exc})", df.attrs.get("source")) from None
+    P = P.copy()
     missing = np.isnan(P).any(axis=2) | (P == 0.0).all(axis=2)
     P[missing] = np.nan
     return P
@@ -476,6 +480,11 @@ def lowpass(df: pd.DataFrame, cutoff_hz: float = 6.0, order: int = 4) -> tuple[p
     return out, report
 
 
+#: Marker-frames of one valid run above which its markers are filtered in
+#: two halves on two threads (scipy's sosfilt releases the GIL).
+_SPLIT_SAMPLES = 200_000
+
+
 def _lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
     """:func:`lowpass` on the positions ``P`` (frames, markers, 3), in place.
 
@@ -498,11 +507,27 @@ def _lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
                                 "start_time": float(t[s]), "end_time": float(t[e]), "length_frames": e - s + 1})
                 continue
             by_run.setdefault((s, e), []).append(j)
+    jobs = []
     for (s, e), markers in by_run.items():
-        if len(markers) == P.shape[1]:
-            P[s:e + 1] = signal.sosfiltfilt(sos, P[s:e + 1], axis=0, padlen=pad)
+        if (e - s + 1) * len(markers) >= _SPLIT_SAMPLES and len(markers) >= 2:  # two halves, two threads
+            half = len(markers) // 2
+            jobs += [(s, e, markers[:half]), (s, e, markers[half:])]
         else:
-            P[s:e + 1, markers] = signal.sosfiltfilt(sos, P[s:e + 1, markers], axis=0, padlen=pad)
+            jobs.append((s, e, markers))
+
+    def run(job):
+        s, e, markers = job
+        cols = slice(markers[0], markers[-1] + 1) if markers[-1] - markers[0] == len(markers) - 1 else markers
+        P[s:e + 1, cols] = signal.sosfiltfilt(sos, P[s:e + 1, cols], axis=0, padlen=pad)
+
+    if len(jobs) > 1 and any((e - s + 1) * len(m) >= _SPLIT_SAMPLES // 2 for s, e, m in jobs):
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
+            list(pool.map(run, jobs))  # sosfilt releases the GIL; the jobs write disjoint columns
+    else:
+        for job in jobs:
+            run(job)
     skipped.sort(key=lambda r: (names.index(r["marker"]), r["start_frame"]))
     return FilterReport(float(cutoff_hz), int(order), winter_design_cutoff(cutoff_hz, rate, int(order)),
                         rate, pad, pd.DataFrame(skipped, columns=GAP_COLUMNS))
