@@ -363,3 +363,23 @@ def test_relative_bryant_kernel_equals_matrix_to_bryant():
     np.testing.assert_allclose(out, want, rtol=0, atol=1e-12)
     assert np.isnan(out[25, 5]).all()
     np.testing.assert_allclose(out[:20, 3, 2], 0.0)
+
+
+def test_slerp_frames_equals_the_rotation_vector_form():
+    from scipy.spatial.transform import Rotation
+
+    from humanbody.markers.calibration import slerp_frames
+
+    Ra = Rotation.random(300, random_state=3).as_matrix()
+    Rb = Rotation.random(300, random_state=4).as_matrix()
+    Rb[:3] = Ra[:3]  # no relative rotation
+    Rb[3] = Ra[3] @ Rotation.from_rotvec([np.pi - 1e-9, 0, 0]).as_matrix()  # nearly a half turn
+    Ra[5, 0, 0] = np.nan
+    for f in (0.0, 0.3, 0.5, 1.0):
+        got = slerp_frames(Ra, Rb, f)
+        rel = np.einsum("fji,fjk->fik", Ra, Rb)
+        ok = np.isfinite(Ra).all(axis=(1, 2))
+        want = np.full_like(Ra, np.nan)
+        want[ok] = Ra[ok] @ Rotation.from_rotvec(f * Rotation.from_matrix(rel[ok]).as_rotvec()).as_matrix()
+        np.testing.assert_allclose(got, want, atol=1e-9)
+        assert np.isnan(got[5]).all()
