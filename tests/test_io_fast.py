@@ -149,3 +149,218 @@ def test_parser_is_correctly_rounded():
     assert fast.mean() > 0.5 and not np.any(flags[0] == _format.CELL_TEXT)
     np.testing.assert_array_equal(values[0, fast], ref[fast])  # bit for bit
     assert np.all(np.signbit(values[0, fast]) == np.signbit(ref[fast]))
+
+
+# ----------------------------------------------------------------------------- streaming in chunks
+@pytest.fixture
+def tiny_chunks(monkeypatch):
+    """Chunks of 256 bytes in blocks of 64 on 3 threads: every boundary case on small files."""
+    monkeypatch.setattr(_validate, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(_validate, "CHUNK_BYTES", 256)
+    monkeypatch.setattr(_validate, "threads", lambda: 3)
+
+
+def test_chunk_and_block_boundaries(tmp_path, xyz, monkeypatch, tiny_chunks):
+    # lines far longer than a chunk (the buffer grows), CR LF pairs split between chunks,
+    # blank lines inside (rows moved up in place) and in numbers (rows copied), no final line feed
+    f = write_trc(tmp_path / "a.trc", xyz, NAMES)
+    _same(f, monkeypatch)
+    _same(_edit(write_trc(tmp_path / "crlf.trc", xyz, NAMES), lambda t: t.replace("\n", "\r\n")), monkeypatch)
+    _same(_edit(write_trc(tmp_path / "b1.trc", xyz, NAMES), lambda t: t.replace("\n", "\n\n", 3)), monkeypatch)
+    _same(_edit(write_trc(tmp_path / "b2.trc", xyz, NAMES), lambda t: t.replace("\n", "\n \t\n")), monkeypatch)
+    _same(_edit(write_trc(tmp_path / "end.trc", xyz, NAMES), lambda t: t.rstrip("\n")), monkeypatch)
+    _same(_edit(write_trc(tmp_path / "end2.trc", xyz, NAMES), lambda t: t + "\n\n  \n"), monkeypatch)
+    _same(write_plain_csv(tmp_path / "p.csv", xyz, NAMES), monkeypatch)
+    _same(write_motive_csv(tmp_path / "m.csv", xyz, NAMES), monkeypatch)
+    # a CR as the last byte of the first-pass chunk: in a CR LF pair, and alone
+    crlf = _edit(write_trc(tmp_path / "crlf2.trc", xyz[:20], NAMES), lambda t: t.replace("\n", "\r\n"))
+    first = _validate.read_head(crlf, 7, 0).offsets[6]
+    raw = crlf.read_bytes()
+    lone = tmp_path / "lone.trc"
+    monkeypatch.setattr(_validate, "BLOCK_BYTES", 1)
+    for cr in [i for i in range(first, len(raw)) if raw[i] == 13][:3]:
+        monkeypatch.setattr(_validate, "CHUNK_BYTES", cr - first + 1)
+        _same(crlf, monkeypatch)
+        lone.write_bytes(raw[:cr + 1] + b"\t" + raw[cr + 1:])
+        _same(lone, monkeypatch, expect_fast=False)
+
+
+def test_threads_do_not_change_the_result(tmp_path, xyz, monkeypatch):
+    f = write_trc(tmp_path / "a.trc", positions(3000, 4), NAMES)
+    monkeypatch.setattr(_validate, "FAST_MIN_BYTES", 0)
+    monkeypatch.setattr(_validate, "BLOCK_BYTES", 4096)
+    frames = []
+    for n in (1, 2, 5):
+        monkeypatch.setattr(_validate, "threads", lambda n=n: n)
+        frames.append(read_trial(f))
+    for df in frames[1:]:
+        pd.testing.assert_frame_equal(df, frames[0], check_exact=True)
+
+
+def test_fast_path_never_holds_the_file(tmp_path, monkeypatch):
+    """Peak traced memory: the final table, the chunk buffer and small arrays, not the file."""
+    import tracemalloc
+
+    f = write_trc(tmp_path / "big.trc", positions(6000, 20), [f"M{k}" for k in range(20)])
+    monkeypatch.setattr(_validate, "CHUNK_BYTES", 1 << 16)
+    monkeypatch.setattr(_validate, "BLOCK_BYTES", 1 << 12)
+    read_trial(f)  # numba caches and imports loaded
+    tracemalloc.start()
+    try:
+        df = read_trial(f)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    table = df.to_numpy().nbytes
+    assert f.stat().st_size > 2 * table / 3  # the text is as large as the table
+    assert peak < table + 3 * (1 << 16) + 64 * len(df) + 200_000, (peak, table)
+
+
+# ----------------------------------------------------------------------------- cells
+CELLS = ["", " ", "1", "-2.5", "+3.", ".5", "-.5", "0", "-0", "-0.0", "1e5", "1E-5", "2.5e+3", "1e-400",
+         "1e400", "00000000000000000001", "0.0000000000000000000001234", "12345678901234567890.5",
+         "9007199254740993", "nan", "NaN", "-nan", "+NAN", "NA", "n/a", "N/A", "null", "NULL", "-",
+         " nan ", "inf", "-Infinity", "1e", "1e+", "e5", ".", "+", "--1", "1.5.2", "1 2", "0x10", "1_000",
+         "\u0663", "nan\x0c", '"1.5"', "1,5", "abc"]
+
+
+@pytest.mark.parametrize("cell", CELLS)
+@pytest.mark.parametrize("sep", [",", "\t"])
+def test_every_cell_as_the_careful_path_reads_it(tmp_path, xyz, cell, sep, monkeypatch):
+    """One odd cell in a column: the fast path gives the careful path's frame or message."""
+    if cell == "1,5" and sep == ",":
+        cell = "1;5"
+    f = write_plain_csv(tmp_path / "c.csv", xyz, NAMES, sep=sep)
+    lines = f.read_text().split("\n")
+    for i, col in ((5, 3), (9, 7)):  # a marker coordinate, twice
+        fields = lines[i].split(sep)
+        fields[col] = cell
+        lines[i] = sep.join(fields)
+    f.write_text("\n".join(lines), encoding="utf-8")
+    fast, _ = _read(f, True, monkeypatch)
+    slow, _ = _read(f, False, monkeypatch)
+    if isinstance(slow, str):
+        assert fast == slow
+    else:
+        pd.testing.assert_frame_equal(fast, slow, check_exact=True)
+        assert fast.attrs == slow.attrs
+
+
+def _kernel(lines: list[str], ncol: int, sep: str = "\t"):
+    buf = np.frombuffer(("\n".join(lines)).encode(), dtype=np.uint8)
+    n = len(lines)
+    table, aux = np.full((n, ncol), -7.0), np.empty((n, 0))
+    status, bounds = np.empty(n, dtype=np.uint8), np.empty((n, 2), dtype=np.int64)
+    end = _format.parse_range(buf, 0, buf.size, buf.size, ncol, ord(sep), _format._EXACT_POW10,
+                              np.arange(ncol), table, aux, status, bounds, 0)
+    assert end == n
+    return table, status
+
+
+def test_line_kernel_agrees_with_the_reference_parser():
+    """parse_range (one pass per line) against parse_rows cell by cell on random decimal text."""
+    rng = np.random.default_rng(5)
+    ncol, n = 12, 4000
+    mant = rng.integers(0, 10 ** rng.integers(1, 19, (n, ncol)), dtype=np.int64)
+    form = rng.integers(0, 4, (n, ncol))
+    exps = rng.integers(-30, 30, (n, ncol))
+    decs = rng.integers(0, 12, (n, ncol))
+    lines = []
+    for i in range(n):
+        cells = []
+        for j in range(ncol):
+            m, k = int(mant[i, j]), form[i, j]
+            text = (f"{m}e{exps[i, j]}" if k == 0 else f"{m / 10 ** decs[i, j]:.{decs[i, j]}f}" if k == 1
+                    else f"-{m}" if k == 2 else f" {m / 1000:.3f} ")
+            cells.append(text)
+        lines.append("\t".join(cells))
+    table, status = _kernel(lines, ncol)
+    buf = np.frombuffer(("\n".join(lines)).encode(), dtype=np.uint8)
+    ends = np.flatnonzero(buf == 10)
+    starts, ends = np.concatenate(([0], ends + 1)), np.concatenate((ends, [buf.size]))
+    ref, flags = np.empty((n, ncol)), np.zeros((n, ncol), dtype=np.uint8)
+    ref_status = np.empty(n, dtype=np.uint8)
+    _format.parse_rows(buf, starts, ends, ncol, 9, _format._EXACT_POW10, ref, flags, ref_status)
+    assert np.all(ref_status == _format.ROW_OK)
+    flagged = status == _format.ROW_FLAGGED
+    assert np.all(status[~flagged] == _format.ROW_OK) and 0.05 < flagged.mean() < 0.95
+    ok = flags[~flagged] == _format.CELL_OK
+    assert ok.all()  # a row the kernel keeps has no cell the reference leaves to Python
+    np.testing.assert_array_equal(table[~flagged].view(np.int64), ref[~flagged].view(np.int64))
+    exact = np.array([[float(c) for c in line.split("\t")] for line in lines])
+    np.testing.assert_array_equal(table[~flagged], exact[~flagged])
+
+
+def test_line_kernel_row_codes():
+    lines = ["1\t2\t3", " \t\r", "", "1\t2", "1\t2\t3\t4", "1\t2\t3\t\t ", "\t\t", "nan\tNA\t-",
+             "1\tabc\t3", "1\t1e400\t3", "1\r"]
+    _, status = _kernel(lines, 3)
+    f = _format
+    assert list(status) == [f.ROW_OK, f.ROW_BLANK, f.ROW_BLANK, f.ROW_SHORT, f.ROW_EXTRA, f.ROW_OK,
+                            f.ROW_BLANK, f.ROW_EMPTY, f.ROW_FLAGGED, f.ROW_FLAGGED, f.ROW_SHORT]
+
+
+# ----------------------------------------------------------------------------- marker tables
+def _marker_frame_numpy(time, xyz, scale):
+    """The frame marker_frame builds, by plain numpy (zero -> NaN, any NaN -> all NaN, scale)."""
+    xyz = np.array(xyz, dtype=float)
+    zero = np.all(xyz == 0.0, axis=2)
+    xyz[zero] = np.nan
+    miss = np.any(np.isnan(xyz), axis=2)
+    xyz[miss] = np.nan
+    if scale != 1.0:
+        xyz *= scale
+    return np.column_stack([time, xyz.reshape(len(time), -1)]), int(zero.sum()), miss.sum(axis=0)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-3])
+def test_marker_frame_in_place_equals_numpy(scale, monkeypatch):
+    rng = np.random.default_rng(2)
+    n, m = 3000, 30
+    xyz = rng.normal(0, 500, (n, m, 3))
+    xyz[rng.random((n, m)) < 0.05] = 0.0
+    xyz[rng.random((n, m, 3)) < 0.03] = np.nan
+    xyz[rng.random((n, m, 3)) < 0.01] = -0.0
+    xyz[:, 4] = np.nan  # one marker missing throughout
+    time = np.arange(n) / 100.0
+    ref, n_zero, miss = _marker_frame_numpy(time, xyz, scale)
+    names = [f"M{k}" for k in range(m)]
+    kw = dict(path=Path("x.trc"), fmt="trc", rate_hz=100.0, units_in_file="mm", scale=scale, conversions=[])
+    monkeypatch.setattr(_validate, "threads", lambda: 2)
+    table = np.empty((n, 1 + 3 * m))
+    table[:, 1:] = xyz.reshape(n, -1)
+    a = _validate.marker_frame(time, names, table[:, 1:].reshape(n, m, 3), table=table, **kw)
+    assert np.shares_memory(a.to_numpy(copy=False), table)
+    b = _validate.marker_frame(time, names, xyz, **kw)
+    for df in (a, b):
+        np.testing.assert_array_equal(df.to_numpy().view(np.int64), ref.view(np.int64))  # same bits
+        assert df.attrs["missing_zero_samples"] == n_zero
+        assert df.attrs["missing"] == {nm: int(c) for nm, c in zip(names, miss) if c}
+        assert df.attrs["empty_markers"] == ["M4"]
+    with pytest.raises(ValueError):
+        _validate.marker_frame(time, names, xyz, table=table, **kw)
+
+
+def test_unit_detection_kernel_equals_numpy():
+    from humanbody.io import csv_markers
+
+    def reference(xyz):  # the statistic of _detect_units by numpy
+        finite = np.isfinite(xyz).all(axis=2) & ~np.all(xyz == 0.0, axis=2)
+        enough = finite.sum(axis=1) >= 2
+        p = np.where(finite[..., None], xyz, np.nan)[enough]
+        return float(np.median(np.nanmax(np.nanmax(p, axis=1) - np.nanmin(p, axis=1), axis=1)))
+
+    rng = np.random.default_rng(4)
+    for scale in (1.0, 1e-3):
+        xyz = rng.normal(0, 400, (2000, 12, 3)) * scale
+        xyz[rng.random((2000, 12)) < 0.3] = 0.0
+        xyz[rng.random((2000, 12, 3)) < 0.1] = np.nan
+        xyz[rng.random((2000, 12, 3)) < 0.01] = np.inf
+        unit, note = csv_markers._detect_units(xyz)
+        stat = reference(xyz)
+        assert note == f"length unit detected as {unit} (median marker-cloud extent {stat:.4g} in file units)"
+        assert unit == ("mm" if stat > 10 else "m")
+    one = np.zeros((5, 3, 3))  # no frame with two usable samples: the numpy branches
+    one[:, 0] = [[1500.0, 2.0, 3.0]]
+    assert csv_markers._detect_units(one)[0] == "mm"
+    assert csv_markers._detect_units(np.zeros((5, 3, 3)))[0] == "m"
