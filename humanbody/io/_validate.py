@@ -187,14 +187,16 @@ def _read_full(fh, view) -> int:
     return got
 
 
-def _count_lines(fh, buf: np.ndarray, expected: int):
+def _count_lines(fh, bufs: list, expected: int, pool):
     """Line feeds of the rest of ``fh`` per :data:`BLOCK_BYTES` block (first pass).
 
-    Reads ``buf.size`` bytes (a multiple of the block) at a time.  Returns
-    ``lf`` (line feeds per block), ``ends_lf`` (the block's last byte is a
-    line feed) and the bytes read, or None when a carriage return is not
-    followed by a line feed (``str.splitlines`` would end a line there) or
-    the file does not have the ``expected`` size.
+    Reads ``bufs[0].size`` bytes (a multiple of the block) at a time; with
+    two buffers and a thread pool, one chunk is counted on a pool thread
+    while the next is read.  Returns ``lf`` (line feeds per block),
+    ``ends_lf`` (the block's last byte is a line feed) and the bytes read,
+    or None when a carriage return is not followed by a line feed
+    (``str.splitlines`` would end a line there) or the file does not have
+    the ``expected`` size.
     """
     from .. import _format as f
 
@@ -203,18 +205,32 @@ def _count_lines(fh, buf: np.ndarray, expected: int):
     ends_lf = np.zeros(blocks, dtype=np.bool_)
     total = cr = crlf = 0
     prev_cr = False
-    view = memoryview(buf)
+    pending = None
+    i = 0
     while True:
-        k = _read_full(fh, view)
+        buf = bufs[i % len(bufs)]
+        k = _read_full(fh, memoryview(buf))  # meanwhile the previous chunk is counted
+        if pending is not None:
+            a, b = pending.result()
+            cr, crlf, pending = cr + a, crlf + b, None
         if total + k > expected:
             return None
         if k:
-            a, b = f.count_line_ends(buf, k, BLOCK_BYTES, lf, ends_lf, total // BLOCK_BYTES)
-            cr, crlf = cr + a, crlf + b + (prev_cr and buf[0] == 10)
+            crlf += prev_cr and buf[0] == 10
             prev_cr = buf[k - 1] == 13
+            args = (buf, k, BLOCK_BYTES, lf, ends_lf, total // BLOCK_BYTES)
+            if pool is None or len(bufs) < 2:
+                a, b = f.count_line_ends(*args)
+                cr, crlf = cr + a, crlf + b
+            else:
+                pending = pool.submit(f.count_line_ends, *args)
             total += k
         if k < buf.size:
             break
+        i += 1
+    if pending is not None:
+        a, b = pending.result()
+        cr, crlf = cr + a, crlf + b
     if total != expected or cr != crlf:
         return None
     return lf, ends_lf, total
@@ -396,7 +412,9 @@ def fast_block(head: Head, start: int, names: list[str], sep: str, dest, width: 
     try:
         with open(head.path, "rb", buffering=0) as fh:
             fh.seek(first)
-            counted = _count_lines(fh, buf, expected)
+            bufs = [buf] if pool is None or expected <= buf.size else [buf, np.empty_like(buf)]
+            counted = _count_lines(fh, bufs, expected, pool)
+            del bufs
             if counted is None:
                 return None
             lf, ends_lf, size = counted
