@@ -4,9 +4,17 @@ Three measurements, one process, one run:
 
 - ``read``: a TRC of ``--frames`` frames and the 41 markers of
   ``data/sample_walk_markers.trc`` (its frames tiled, time continued at the
-  file's rate), read by ``humanbody.read_trial`` with the fast path and
-  with the careful path only (``_validate.FAST_MIN_BYTES`` out of reach);
-  the frames are compared for equality.
+  file's rate) and the same numbers as a plain CSV (``Frame,time,<m>_X``
+  ...), read by ``humanbody.read_trial``: in this process with the fast
+  path and with the careful path only (``_validate.FAST_MIN_BYTES`` out of
+  reach; the frames are compared for equality), and ``--fresh`` times each
+  in a new process (imports done and numba started first, as in
+  ``humanbody analyze``) for the wall time of one read and the rise of the
+  peak resident memory during it (Linux: the peak is reset through
+  ``/proc/self/clear_refs`` just before, then ``VmHWM`` - ``VmRSS``).  With
+  ``--baseline-src DIR`` (a ``humanbody`` package of another revision, e.g.
+  ``git archive <rev> humanbody | tar -x -C DIR``) the fresh-process runs
+  alternate between that code and this one.
 - ``write``: a results-like table of ``--rows`` rows and 625 columns
   (time, then numbers of mixed magnitudes and signs, 1 % NaN) written by
   ``humanbody.writers.write_table`` (numba printer, 10 digits) and by
@@ -24,6 +32,7 @@ Three measurements, one process, one run:
     .venv/bin/python benchmarks/bench_io.py                 # all three
     .venv/bin/python benchmarks/bench_io.py --only results  # the results block only
     .venv/bin/python benchmarks/bench_io.py --rows 100000   # the full synthetic table
+    .venv/bin/python benchmarks/bench_io.py --only read --baseline-src /tmp/base  # reading, old vs new
 
 Prints a small table and one JSON line.  Every time is the best of
 ``--repeat`` runs after a warm-up call (numba's cache loaded).  The load
@@ -67,6 +76,102 @@ def make_trc(path: Path, frames: int) -> Path:
         out.append("\t".join(row))
     path.write_text("\n".join(out) + "\n")
     return path
+
+
+def make_csv(trc: Path, path: Path) -> Path:
+    """The data rows of a TRC as a plain marker CSV: ``Frame,time,<marker>_X,...`` then the same numbers."""
+    with open(trc) as fh:
+        head = [fh.readline() for _ in range(6)]
+        names = [n for n in head[3].rstrip("\n").split("\t")[2:] if n]
+        with open(path, "w") as out:
+            out.write("Frame,time," + ",".join(f"{n}_{a}" for n in names for a in "XYZ") + "\n")
+            while chunk := fh.read(1 << 24):
+                out.write(chunk.replace("\t", ","))
+    return path
+
+
+_FRESH = r"""
+import json, os, sys, time
+import numba
+import humanbody
+from humanbody.io import read_trial
+
+
+def status(key):
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith(key)) / 1024
+
+
+read_trial(sys.argv[2])  # imports and the careful path warm
+numba.njit(lambda x: x + 1)(1)  # numba started, as the later kernels of an analysis would
+with open("/proc/self/clear_refs", "w") as fh:
+    fh.write("5")  # peak RSS (VmHWM) reset to the current RSS
+rss = status("VmRSS")
+options = {"format": sys.argv[3]} if sys.argv[3] != "-" else {}
+t0 = time.perf_counter()
+df = read_trial(sys.argv[1], **options)
+t = time.perf_counter() - t0
+print(json.dumps({"s": t, "rise_mb": status("VmHWM") - rss, "table_mb": df.to_numpy().nbytes / 2**20,
+                  "src": os.path.dirname(os.path.dirname(humanbody.__file__))}))
+"""
+
+
+def fresh_read(path: Path, fmt: str | None, src: str | None = None) -> dict:
+    """One ``read_trial`` in a new process: wall time (s) and peak RSS rise (MB); ``src`` on PYTHONPATH."""
+    import subprocess
+
+    env = dict(os.environ)
+    if src:
+        env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    out = subprocess.run([sys.executable, "-c", _FRESH, str(path), str(SAMPLE), fmt or "-"], env=env,
+                         cwd=path.parent, check=True, capture_output=True, text=True).stdout
+    rec = json.loads(out.strip().splitlines()[-1])
+    if src:
+        assert os.path.samefile(rec["src"], src), f"baseline not imported from {src}"
+    return rec
+
+
+def bench_read(tmp: Path, frames: int, repeat: int, fresh: int, careful: bool, base: str | None,
+               rec: dict) -> None:
+    """In-process and fresh-process reading of the long TRC and CSV (see the module docstring)."""
+    from humanbody.io import _validate, read_trial
+
+    trc = make_trc(tmp / "long.trc", frames)
+    csv_path = make_csv(trc, tmp / "long.csv")
+    rec["trc_mb"] = trc.stat().st_size / 1e6
+    rec["read_csv_mb"] = csv_path.stat().st_size / 1e6
+    read_trial(SAMPLE)  # warm: imports
+    for name, path in (("trc", trc), ("csv", csv_path)):
+        df = read_trial(path)
+        rec[f"read_{name}_fast_s"] = best(lambda: read_trial(path), repeat)
+        if careful:
+            limit = _validate.FAST_MIN_BYTES
+            _validate.FAST_MIN_BYTES = 10**15
+            try:
+                slow = read_trial(path)
+                rec[f"read_{name}_careful_s"] = best(lambda: read_trial(path), 1)
+            finally:
+                _validate.FAST_MIN_BYTES = limit
+            pd.testing.assert_frame_equal(df, slow, check_exact=True)
+            assert df.attrs == slow.attrs
+        del df
+    cases = [("trc", trc, None), ("csv", csv_path, None), ("csv_format", csv_path, "csv")]
+    for name, path, fmt in cases:
+        for tag, src in [("new", None)] + ([("base", base)] if base else []):
+            rec[f"fresh_{name}_{tag}"] = []
+        for _ in range(fresh):  # alternate the two codes: both see the same load
+            for tag, src in [("new", None)] + ([("base", base)] if base else []):
+                rec[f"fresh_{name}_{tag}"].append(fresh_read(path, fmt, src))
+
+
+def _fresh_line(rec: dict, name: str, tag: str) -> str:
+    runs = rec.get(f"fresh_{name}_{tag}") or []
+    if not runs:
+        return ""
+    s = sorted(r["s"] for r in runs)
+    rise = sorted(r["rise_mb"] for r in runs)
+    return (f"{tag} {s[0]:.2f} s best / {s[len(s) // 2]:.2f} s median of {len(s)}, "
+            f"peak RSS +{rise[len(rise) // 2]:.0f} MB")
 
 
 def results_like(rows: int, cols: int = 625, seed: int = 0) -> pd.DataFrame:
@@ -147,6 +252,8 @@ def main(argv=None) -> int:
     ap.add_argument("--rows", type=int, default=20_000, help="rows of the 625-column table to write")
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--no-careful", action="store_true", help="skip the careful-path reader baseline")
+    ap.add_argument("--fresh", type=int, default=3, help="fresh-process reads of each file (0: none)")
+    ap.add_argument("--baseline-src", help="directory holding the humanbody package to compare reading with")
     ap.add_argument("--results-rows", type=int, default=100_000, help="rows of the realistic results block")
     ap.add_argument("--only", choices=("read", "write", "results"), action="append",
                     help="run only these measurements (repeatable; default all)")
@@ -161,23 +268,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         if "read" in only:
-            trc = make_trc(tmp / "long.trc", args.frames)
-            rec["trc_mb"] = trc.stat().st_size / 1e6
-            read_trial(SAMPLE)  # warm: numba cache, imports
-            df = read_trial(trc)
-            rec["read_fast_s"] = best(lambda: read_trial(trc), args.repeat)
-            if not args.no_careful:
-                limit = _validate.FAST_MIN_BYTES
-                _validate.FAST_MIN_BYTES = 10**15
-                try:
-                    careful = read_trial(trc)
-                    rec["read_careful_s"] = best(lambda: read_trial(trc), 1)
-                finally:
-                    _validate.FAST_MIN_BYTES = limit
-                pd.testing.assert_frame_equal(df, careful, check_exact=True)
-                rec["read_speedup"] = rec["read_careful_s"] / rec["read_fast_s"]
-            rec["read_frames_per_s"] = args.frames / rec["read_fast_s"]
-            trc.unlink()
+            bench_read(tmp, args.frames, args.repeat, args.fresh, not args.no_careful, args.baseline_src, rec)
 
         if "write" in only:
             table = results_like(args.rows)
@@ -209,10 +300,17 @@ def main(argv=None) -> int:
 
     print(f"load average before {load:.2f}, after {rec['load_after']:.2f}")
     if "read" in only:
-        print(f"read  TRC {args.frames} frames x 41 markers ({rec['trc_mb']:.0f} MB): "
-              f"fast {rec['read_fast_s']:.3f} s ({rec['read_frames_per_s']:,.0f} frames/s)"
-              + (f", careful {rec['read_careful_s']:.3f} s, x{rec['read_speedup']:.1f}"
-                 if "read_careful_s" in rec else ""))
+        for name, label in (("trc", "TRC"), ("csv", "CSV")):
+            mb = rec["trc_mb"] if name == "trc" else rec["read_csv_mb"]
+            line = (f"read  {label} {args.frames} frames x 41 markers ({mb:.0f} MB), "
+                    f"in process: fast {rec[f'read_{name}_fast_s']:.3f} s")
+            if f"read_{name}_careful_s" in rec:
+                line += f", careful {rec[f'read_{name}_careful_s']:.3f} s"
+            print(line)
+        for name, label in (("trc", "TRC"), ("csv", "CSV"), ("csv_format", "CSV, format='csv'")):
+            for tag in ("new", "base"):
+                if text := _fresh_line(rec, name, tag):
+                    print(f"      {label} in a fresh process: {text}")
     if "write" in only:
         print(f"write CSV {args.rows} rows x 625 ({rec['csv_mb']:.0f} MB): numba {rec['write_fast_s']:.3f} s "
               f"({rec['write_ns_per_value_fast']:.1f} ns/value), Arrow {rec['write_arrow_s']:.3f} s "
