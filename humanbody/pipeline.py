@@ -322,13 +322,14 @@ def _result_blocks(model, motion, chunk_frames: int):
     """Results-table rows of consecutive frame ranges, each (frames, columns) float64."""
     if chunk_frames < 1:
         raise ValueError("chunk_frames must be at least 1")
-    workspace = None
+    workspace = rows = None
     F = motion.n_frames
     for start in range(0, F, chunk_frames):
         stop = min(F, start + chunk_frames)
         reuse = workspace if workspace is not None and workspace.n_frames == stop - start else None
         workspace = compute_motion(model, motion, start, stop, out=reuse)
-        yield workspace.to_matrix()
+        rows = workspace.to_matrix(out=rows)  # the consumer is done with the previous block
+        yield rows
 
 
 def _write_parquet(path, columns, blocks) -> None:

@@ -177,22 +177,34 @@ class Results:
         """
         return pd.DataFrame(self.to_matrix(), columns=result_columns(self.names, self.coordinate_names))
 
-    def to_matrix(self) -> np.ndarray:
-        """The results table as one float64 array (F, columns), column order of ``to_dataframe``."""
+    def to_matrix(self, out: np.ndarray | None = None) -> np.ndarray:
+        """The results table as one float64 array (F, columns), column order of ``to_dataframe``.
+
+        Filled row by row in parallel (:func:`humanbody._kernels.pack_rows`);
+        the inertia columns are computed from ``R`` exactly as ``inertia`` is,
+        so they equal it bit for bit without materialising it.  ``out`` (the
+        right shape) is reused when given.
+        """
+        from ._kernels import pack_rows, threads_for
+
         F, n = self.n_frames, len(self.names)
-        parts = [self.time[:, None], self.coordinates]
-        iu = [(i, j) for _, i, j in INERTIA_COMPONENTS]
-        per_seg = np.concatenate(
-            [getattr(self, q) for q in VECTOR_QUANTITIES]
-            + [np.stack([self.inertia[..., i, j] for i, j in iu], axis=-1)],
-            axis=-1,
-        )  # (F, n, 3*len(VECTOR_QUANTITIES) + 6)
-        parts.append(per_seg.reshape(F, -1))
-        parts += [self.body_com, self.body_com_vel, self.body_com_acc]
-        return np.concatenate(parts, axis=1)
+        coords = np.ascontiguousarray(self.coordinates, dtype=float)
+        shape = (F, 1 + coords.shape[1] + n * (3 * len(VECTOR_QUANTITIES) + len(INERTIA_COMPONENTS)) + 9)
+        if out is None or out.shape != shape or out.dtype != np.float64 or not out.flags.c_contiguous:
+            out = np.empty(shape)
+        iu = np.array([(i, j) for _, i, j in INERTIA_COMPONENTS], dtype=np.int64).reshape(-1, 2)
+        with threads_for(F):
+            pack_rows(self.time, coords, *(getattr(self, q) for q in _PACKED), self.R,
+                      np.ascontiguousarray(self.body_inertia, dtype=float), np.ascontiguousarray(iu[:, 0]),
+                      np.ascontiguousarray(iu[:, 1]), self.body_com, self.body_com_vel, self.body_com_acc, out)
+        return out
 
     def __repr__(self) -> str:
         return f"Results({self.n_frames} frames, {len(self.names)} segments, rates: {self.rates})"
 
 
 _DERIVED = ("inertia",)
+
+#: The per-segment vector quantities in the order pack_rows writes them.
+_PACKED = ("omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc", "force", "torque")
+assert _PACKED == tuple(VECTOR_QUANTITIES), "pack_rows follows VECTOR_QUANTITIES"

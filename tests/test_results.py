@@ -128,3 +128,28 @@ def test_results_do_not_depend_on_the_column_layout_of_the_input(rng):
         for name in KINEMATIC + DERIVED:
             np.testing.assert_array_equal(getattr(res, name), getattr(plain, name), err_msg=name)
         np.testing.assert_array_equal(res.coordinates, plain.coordinates)
+
+
+def test_packed_rows_equal_the_arrays_bit_for_bit():
+    """to_matrix writes every column from the result arrays; inertia columns equal the derived dyadics exactly."""
+    from humanbody.segments import INERTIA_COMPONENTS, VECTOR_QUANTITIES
+
+    from _motion import random_model, sinusoid_motion
+
+    rng = np.random.default_rng(12)
+    model = random_model(rng)
+    res = hb.compute(model, sinusoid_motion(model, np.linspace(0, 1, 3000), rng))
+    M = res.to_matrix()
+    F, n = res.n_frames, len(res.names)
+    assert M.shape == (F, len(res.to_dataframe().columns))
+    np.testing.assert_array_equal(M[:, 0], res.time)
+    np.testing.assert_array_equal(M[:, 1:1 + res.coordinates.shape[1]], res.coordinates)
+    c = 1 + res.coordinates.shape[1]
+    block = M[:, c:c + n * 33].reshape(F, n, 33)
+    for q, name in enumerate(VECTOR_QUANTITIES):
+        np.testing.assert_array_equal(block[:, :, 3 * q:3 * q + 3], getattr(res, name))
+    for p, (_, i, j) in enumerate(INERTIA_COMPONENTS):
+        np.testing.assert_array_equal(block[:, :, 27 + p], res.inertia[:, :, i, j])
+    np.testing.assert_array_equal(M[:, -9:-6], res.body_com)
+    np.testing.assert_array_equal(M[:, -3:], res.body_com_acc)
+    assert res.to_matrix(out=M) is M
