@@ -311,7 +311,7 @@ def _marker_columns(markers: pd.DataFrame, found: dict) -> tuple[np.ndarray, dic
 
 #: Frames tracked at a time by :func:`track`: bounds the per-frame scratch
 #: (rotations, origins, marker arrays of a chunk) whatever the trial's length.
-TRACK_CHUNK = 16384
+TRACK_CHUNK = 32768
 
 
 def track(markers, calibration: Calibration, keep_frames: bool = True,
