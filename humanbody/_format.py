@@ -2,9 +2,9 @@
 
 Nothing here knows about files, pandas or column names.  The printing
 kernels take a float64 matrix and fill a ``uint8`` buffer the caller
-allocated (:mod:`humanbody.writers` writes the bytes); the parsing kernel
-takes the bytes of a text block and fills a float64 matrix
-(:func:`humanbody.io._validate.fast_block` checks and uses it).  Kernels
+allocated (:mod:`humanbody.writers` writes the bytes); the parsing kernels
+take the bytes of a text block and fill a float64 matrix
+(:func:`humanbody.io._validate.fast_block` checks and uses them).  Kernels
 are cached on disk (``cache=True``).
 
 Printing.  Each value is printed with ``digits`` significant digits in the
@@ -55,10 +55,19 @@ exponent ``e+XX`` is one table word (:func:`exponent_words`).  Stores may
 write up to :data:`SLACK` bytes of scratch past the end of the text, which
 later stores overwrite; each block of rows gets that much spare room.
 
-Parsing.  :func:`parse_rows` reads decimal numbers with Clinger's fast path
-(one correctly rounded operation when the mantissa has at most 18 digits
-and fits 2^53 and the exponent is within +-22) and flags every other cell
-for the caller.
+Parsing.  :func:`parse_range` reads the lines starting in a byte range of
+a text chunk, each in one pass over its bytes, straight into the rows and
+columns of the caller's table (:func:`_line_into`); decimal numbers are
+read with Clinger's fast path (one correctly rounded operation when the
+mantissa has at most 18 digits and fits 2^53 and the exponent is within
++-22), missing-value tokens become NaN, and a line with any other cell is
+marked for the caller, which reads it again with the cell-by-cell
+reference parser :func:`parse_rows`.  :func:`count_line_ends` counts line
+feeds per block in a first pass, so the caller knows the row of the first
+line of every block and runs several ranges on threads (all parsing
+kernels release the GIL).  :func:`clean_markers` and :func:`cloud_extents`
+are the row-range passes over a finished marker table (missing samples and
+units; the marker-cloud extent for unit detection).
 """
 
 from __future__ import annotations
