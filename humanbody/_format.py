@@ -717,28 +717,27 @@ def _line_into(buf, s, n, ncol, sep, pow10, dest, table, aux, row):
             if c == 43 or c == 45:  # + -
                 neg = c == 45
                 k += 1
-            mant = np.int64(0)
+            mant = np.uint64(0)  # wraps past 19 digits (then unused: nd > 18 flags the cell)
             nd = 0  # digits read, leading zeros included; more than 18: Python reads the cell
             exp10 = 0
             while k < n:
-                d = np.int64(buf[k]) - 48
-                if d < 0 or d > 9:
+                d = np.uint64(buf[k]) - np.uint64(48)  # a non-digit wraps above 9
+                if d > np.uint64(9):
                     break
-                if nd < 18:
-                    mant = mant * 10 + d
+                mant = mant * np.uint64(10) + d
                 nd += 1
                 k += 1
             if k < n and buf[k] == 46:  # '.'
                 k += 1
+                k0 = k
                 while k < n:
-                    d = np.int64(buf[k]) - 48
-                    if d < 0 or d > 9:
+                    d = np.uint64(buf[k]) - np.uint64(48)
+                    if d > np.uint64(9):
                         break
-                    if nd < 18:
-                        mant = mant * 10 + d
-                        exp10 -= 1
-                    nd += 1
+                    mant = mant * np.uint64(10) + d
                     k += 1
+                nd += k - k0
+                exp10 = k0 - k
             ok = nd > 0
             if ok and k < n and (buf[k] == 101 or buf[k] == 69):  # e E
                 k += 1
@@ -760,9 +759,9 @@ def _line_into(buf, s, n, ncol, sep, pow10, dest, table, aux, row):
                 k += 1
             if ok and (k >= n or buf[k] == sep or buf[k] == 10):
                 numeric += 1
-                if nd > 18 or exp10 < -22 or exp10 > 22 or mant > _MAX_EXACT:
+                if nd > 18 or exp10 < -22 or exp10 > 22 or mant > np.uint64(_MAX_EXACT):
                     flagged += 1  # exact rounding needs more than one operation
-                elif mant == 0:
+                elif mant == np.uint64(0):
                     x = -0.0 if neg else 0.0
                 else:
                     # Clinger's fast path: both operands exact, one rounding
