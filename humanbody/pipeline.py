@@ -267,7 +267,7 @@ CHUNK_FRAMES = 8192
 
 
 def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES,
-                  digits: int | None = None) -> dict[str, str]:
+                  digits: int | None = None, progress: bool = False) -> dict[str, str]:
     """Write the results table (and the model used) into ``out_dir`` atomically.
 
     Files: ``<stem>_results.csv`` (CONVENTIONS.md results layout; or
@@ -278,8 +278,9 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     those of the whole-trial computation (see
     :func:`humanbody.kinematics.compute_motion`).  CSV numbers have
     ``digits`` significant digits (default
-    :data:`humanbody.writers.CSV_DIGITS`).  Returns a mapping from kind to
-    path.
+    :data:`humanbody.writers.CSV_DIGITS`).  ``progress`` shows a bar over
+    the frames of a long trial (on a terminal only).  Returns a mapping from
+    kind to path.
     """
     from .results import result_columns
     from .writers import CSV_DIGITS, CsvWriter, FORMATS, write_table
@@ -297,12 +298,20 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     columns = result_columns(model.names, _coordinate_names(model))
     path = out / f"{analysis.stem}_results.{fmt}"
     paths = {"results": str(path)}
-    if fmt == "csv":
-        with CsvWriter(path, columns, digits=digits) as writer:
-            for block in _result_blocks(model, motion, chunk_frames):
-                writer.write(block)
-    else:
-        _write_parquet(path, columns, _result_blocks(model, motion, chunk_frames))
+    blocks = _result_blocks(model, motion, chunk_frames)
+    bar = _frame_bar(progress and motion.n_frames > 4 * chunk_frames, motion.n_frames, path.name)
+    if bar is not None:
+        blocks = _counted(blocks, bar)
+    try:
+        if fmt == "csv":
+            with CsvWriter(path, columns, digits=digits) as writer:
+                for block in blocks:
+                    writer.write(block)
+        else:
+            _write_parquet(path, columns, blocks)
+    finally:
+        if bar is not None:
+            bar.close()
     model_path = out / f"{analysis.stem}_model.json"
     model.save(model_path)
     paths["model"] = str(model_path)
@@ -330,6 +339,23 @@ def _result_blocks(model, motion, chunk_frames: int):
         workspace = compute_motion(model, motion, start, stop, out=reuse)
         rows = workspace.to_matrix(out=rows)  # the consumer is done with the previous block
         yield rows
+
+
+def _frame_bar(enabled: bool, total: int, label: str):
+    """A tqdm bar over frames on a terminal, else None."""
+    import sys
+
+    if not enabled or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=f"writing {label}", unit="frame", unit_scale=True, leave=False)
+
+
+def _counted(blocks, bar):
+    for block in blocks:
+        yield block
+        bar.update(len(block))
 
 
 def _write_parquet(path, columns, blocks) -> None:

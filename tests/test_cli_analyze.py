@@ -170,3 +170,19 @@ def test_chunked_writing_equals_the_whole_trial(trial, tmp_path, fmt):
         np.testing.assert_array_equal(chunked.to_numpy(), whole.to_numpy())
     else:
         np.testing.assert_allclose(chunked.to_numpy(), whole.to_numpy(), rtol=5e-8, atol=1e-300)  # the CSV has 8 significant digits
+
+
+def test_long_trial_writing_shows_a_bar_on_a_terminal_only(trial, tmp_path, monkeypatch, capsys):
+    import sys as _sys
+
+    from humanbody.pipeline import analyze_trial, write_results
+
+    model, df, path, model_path = trial
+    analysis = analyze_trial(path, model=model_path)
+    monkeypatch.setattr(_sys.stderr, "isatty", lambda: True, raising=False)
+    write_results(analysis, tmp_path / "a", chunk_frames=16, progress=True)
+    assert "writing walk_results.csv" in capsys.readouterr().err
+    monkeypatch.setattr(_sys.stderr, "isatty", lambda: False, raising=False)
+    write_results(analysis, tmp_path / "b", chunk_frames=16, progress=True)
+    assert capsys.readouterr().err == ""
+    assert (tmp_path / "a" / "walk_results.csv").read_bytes() == (tmp_path / "b" / "walk_results.csv").read_bytes()

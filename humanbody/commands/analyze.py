@@ -86,7 +86,7 @@ def run(args) -> int:
     )
     for line in analysis.messages:
         say(line)
-    paths = write_results(analysis, args.out, fmt=args.format, digits=args.digits)
+    paths = write_results(analysis, args.out, fmt=args.format, digits=args.digits, progress=not args.quiet)
     for kind, path in paths.items():
         say(f"wrote {kind}: {path}")
     return 0
