@@ -364,3 +364,27 @@ def test_unit_detection_kernel_equals_numpy():
     one[:, 0] = [[1500.0, 2.0, 3.0]]
     assert csv_markers._detect_units(one)[0] == "mm"
     assert csv_markers._detect_units(np.zeros((5, 3, 3)))[0] == "m"
+
+
+def test_plain_csv_columns_kept_aside(tmp_path, xyz, monkeypatch):
+    """Frame and rate columns (aux), ignored columns, hints and units rows through the fast path."""
+    f = write_plain_csv(tmp_path / "frames.csv", xyz, NAMES, time=False)
+    df = _same(f, monkeypatch, rate_hz=50.0)
+    assert df.attrs["rate_hz"] == 50.0
+    assert "Frame column" in _same(f, monkeypatch)  # no rate: the careful message
+    lines = f.read_text().splitlines()
+    lines[0] = "rate,note," + lines[0]
+    lines[1:] = [f"50,{i % 3},{line}" for i, line in enumerate(lines[1:])]
+    f.write_text("\n".join(lines) + "\n")
+    df = _same(f, monkeypatch)
+    assert df.attrs["rate_hz"] == 50.0 and df.attrs["ignored_columns"] == ["note"]
+    _same(write_plain_csv(tmp_path / "h.csv", xyz, NAMES, unit_hint="cm", style="{m}.{a}"), monkeypatch)
+    _same(write_plain_csv(tmp_path / "m.csv", xyz / 1000, NAMES), monkeypatch)  # metres detected
+
+
+def test_long_header_read_in_steps(tmp_path, xyz, monkeypatch):
+    monkeypatch.setattr(_validate, "_HEAD_BYTES", 16)
+    _same(write_trc(tmp_path / "a.trc", xyz, NAMES), monkeypatch)
+    _same(write_motive_csv(tmp_path / "m.csv", xyz, NAMES), monkeypatch)
+    head = _validate.read_head(write_trc(tmp_path / "b.trc", xyz[:2], NAMES), 50, 0)
+    assert head is None  # fewer lines than asked
