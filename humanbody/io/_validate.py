@@ -311,7 +311,8 @@ class _Rows:
         return int(1 + self.before[block] - self.ends_lf[block - 1])
 
 
-def _parse_chunk(pool, buf, g0, cut, row, rows: _Rows, ncol, sep, dest, table, aux, status, bounds):
+def _parse_chunk(pool, n_threads, buf, g0, cut, row, rows: _Rows, ncol, sep, dest, table, aux, status,
+                 bounds):
     """Parse the whole lines buf[:cut] (text offset ``g0``, first row ``row``) into the table.
 
     Returns the row after the last line, or None to decline.  The chunk is
@@ -321,10 +322,7 @@ def _parse_chunk(pool, buf, g0, cut, row, rows: _Rows, ncol, sep, dest, table, a
     from .. import _format as f
 
     b1, b2 = g0 // BLOCK_BYTES + 1, (g0 + cut - 1) // BLOCK_BYTES
-    if pool is None:
-        blocks = []
-    else:
-        blocks = list(range(b1, b2 + 1, max(1, (b2 - b1 + 1) // (4 * pool._max_workers))))
+    blocks = [] if pool is None else list(range(b1, b2 + 1, max(1, (b2 - b1 + 1) // (4 * n_threads))))
     edges = [0] + [b * BLOCK_BYTES - g0 for b in blocks] + [cut]
     first = [row] + [rows.at(b) for b in blocks]
 
@@ -417,7 +415,7 @@ def fast_block(head: Head, start: int, names: list[str], sep: str, dest, width: 
             del bufs
             if counted is None:
                 return None
-            lf, ends_lf, size = counted
+            lf, ends_lf, _ = counted
             n = int(lf.sum()) + (0 if ends_lf[-1] else 1)
             rows = _Rows(lf, ends_lf)
             table = np.empty((n, width))
@@ -433,8 +431,8 @@ def fast_block(head: Head, start: int, names: list[str], sep: str, dest, width: 
                 end = carry + k
                 cut = end if not k else f.last_line_feed(buf, end) + 1
                 if cut > 0:
-                    row = _parse_chunk(pool, buf, g0, cut, row, rows, ncol, sep, dest, table, aux, status,
-                                       bounds)
+                    row = _parse_chunk(pool, n_threads, buf, g0, cut, row, rows, ncol, sep, dest, table, aux,
+                                       status, bounds)
                     if row is None:
                         return None
                     buf[:end - cut] = buf[cut:end]
