@@ -404,7 +404,8 @@ def fast_block(head: Head, start: int, names: list[str], sep: str, dest, width: 
     expected = head.size - first
     if expected <= 0:
         return None
-    buf = np.empty(min(CHUNK_BYTES, -(-expected // BLOCK_BYTES) * BLOCK_BYTES), dtype=np.uint8)
+    chunk = max(BLOCK_BYTES, CHUNK_BYTES - CHUNK_BYTES % BLOCK_BYTES)  # whole blocks
+    buf = np.empty(min(chunk, -(-expected // BLOCK_BYTES) * BLOCK_BYTES), dtype=np.uint8)
     n_threads = threads()
     pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
     try:
