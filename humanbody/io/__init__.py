@@ -85,7 +85,11 @@ def detect_format(path) -> str:
         raise InputError("is not a C3D file (no C3D header)", p)
     if _head_says_trc(p):  # skip decoding a long TRC file only to look at its first line
         return "trc"
-    lines = v.read_lines(p)
+    head = v.read_head(p, 200)  # a long file: its first lines decide (read_head is None for small files)
+    if head is not None and head.lines[0].strip().lstrip("\ufeff").rstrip(",\t;").strip().lower() in (
+            "devices", "trajectories", "model outputs", "joints", "segments"):
+        head = None  # Vicon: the Trajectories title may come after the first lines
+    lines = head.lines if head is not None else v.read_lines(p)
     first = next(line for line in lines if line.strip())
     if looks_like_trc(first):
         return "trc"
