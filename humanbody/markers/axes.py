@@ -154,9 +154,24 @@ class AxesMapping:
         return (f"lab -> ground axes {self.spec!r}: {', '.join(words)} "
                 f"({self.how}; confidence {self.confidence:.2f})")
 
-    def apply(self, xyz: np.ndarray) -> np.ndarray:
-        """Ground components of lab vectors ``xyz`` (..., 3)."""
-        return np.asarray(xyz) @ self.matrix.T
+    def apply(self, xyz: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Ground components of lab vectors ``xyz`` (..., 3), into ``out`` when given.
+
+        A mapping that only permutes and flips axes (every mapping a spec
+        describes) copies each lab component with its sign, so a missing
+        component stays where it is; any other matrix multiplies.
+        """
+        xyz = np.asarray(xyz)
+        M = self.matrix
+        if out is None:
+            out = np.empty(np.broadcast_shapes(xyz.shape[:-1] + (3,)))
+        if np.all(np.isin(M, (-1.0, 0.0, 1.0))) and np.all(np.count_nonzero(M, axis=1) == 1):
+            for i in range(3):
+                j = int(np.flatnonzero(M[i])[0])
+                np.multiply(xyz[..., j], M[i, j], out=out[..., i])
+            return out
+        np.matmul(xyz, M.T, out=out)
+        return out
 
 
 # --------------------------------------------------------------------------- marker names
@@ -445,11 +460,16 @@ def to_ground(df: pd.DataFrame, axes="auto") -> tuple[pd.DataFrame, AxesMapping]
             raise exc.with_path(df.attrs.get("source")) if df.attrs.get("source") else exc
     names = _marker_names(df)
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
-    if _plain_layout(df, cols):
-        lab = df.to_numpy(copy=False)[:, 1:].reshape(len(df), len(names), 3)
+    if _plain_layout(df, cols):  # write the ground table in one pass
+        values = df.to_numpy(copy=False)
+        table = np.empty(values.shape)
+        table[:, 0] = values[:, 0]
+        mapping.apply(values[:, 1:].reshape(len(df), len(names), 3),
+                      out=table[:, 1:].reshape(len(df), len(names), 3))
+        out = pd.DataFrame(table, columns=df.columns, index=df.index, copy=False)
     else:
         lab = df[cols].to_numpy(dtype=float).reshape(len(df), len(names), 3)
-    out = _with_positions(df, names, mapping.apply(lab))
+        out = _with_positions(df, names, mapping.apply(lab))
     out.attrs = copy.deepcopy(df.attrs)
     out.attrs["axes"] = mapping.spec
     out.attrs["axes_description"] = mapping.describe()

@@ -480,18 +480,19 @@ def lowpass(df: pd.DataFrame, cutoff_hz: float = 6.0, order: int = 4) -> tuple[p
     return out, report
 
 
-#: Marker-frames of one valid run above which its markers are filtered in
-#: two halves on two threads (scipy's sosfilt releases the GIL).
-_SPLIT_SAMPLES = 200_000
+#: Marker-frames filtered per sosfiltfilt call (its padded copies are a few
+#: times this many samples x 3 coordinates x 8 bytes, ~10 MB each); a long
+#: trial's calls run on two threads (scipy's sosfilt releases the GIL).
+_JOB_SAMPLES = 400_000
 
 
 def _lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
     """:func:`lowpass` on the positions ``P`` (frames, markers, 3), in place.
 
     Markers whose valid frames form the same runs (usually all of them: one
-    run over the whole trial) are filtered together, one
-    :func:`scipy.signal.sosfiltfilt` call per distinct run over all their
-    coordinates; each column is filtered on its own, so the result equals
+    run over the whole trial) are filtered together, a few at a time
+    (:data:`_JOB_SAMPLES`) by :func:`scipy.signal.sosfiltfilt` on two
+    threads; each column is filtered on its own, so the result equals
     filtering marker by marker.
     """
     from scipy import signal
@@ -509,18 +510,16 @@ def _lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
             by_run.setdefault((s, e), []).append(j)
     jobs = []
     for (s, e), markers in by_run.items():
-        if (e - s + 1) * len(markers) >= _SPLIT_SAMPLES and len(markers) >= 2:  # two halves, two threads
-            half = len(markers) // 2
-            jobs += [(s, e, markers[:half]), (s, e, markers[half:])]
-        else:
-            jobs.append((s, e, markers))
+        # groups of markers small enough that sosfiltfilt's copies stay small; two threads take them
+        size = max(1, _JOB_SAMPLES // (e - s + 1))
+        jobs += [(s, e, markers[i:i + size]) for i in range(0, len(markers), size)]
 
     def run(job):
         s, e, markers = job
         cols = slice(markers[0], markers[-1] + 1) if markers[-1] - markers[0] == len(markers) - 1 else markers
         P[s:e + 1, cols] = signal.sosfiltfilt(sos, P[s:e + 1, cols], axis=0, padlen=pad)
 
-    if len(jobs) > 1 and any((e - s + 1) * len(m) >= _SPLIT_SAMPLES // 2 for s, e, m in jobs):
+    if len(jobs) > 1 and sum((e - s + 1) * len(m) for s, e, m in jobs) >= _JOB_SAMPLES:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
