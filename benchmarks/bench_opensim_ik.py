@@ -477,6 +477,7 @@ def main(argv=None) -> int:
     ap.add_argument("--hat-weight", type=float, default=1.0,
                     help="weight of the trunk, head and arm markers (1, like every other marker, by default)")
     ap.add_argument("--no-tool", action="store_true", help="time the solver only, not InverseKinematicsTool")
+    ap.add_argument("--repeat", type=int, default=5, help="solver runs; the best is reported (default 5)")
     ap.add_argument("--keep", help="folder for the .osim model and the tool's .mot (temporary otherwise)")
     args = ap.parse_args(argv)
     trc, static, reference = (Path(p).resolve() for p in (args.trc, args.static, args.reference))
@@ -515,12 +516,16 @@ def main(argv=None) -> int:
     if args.hat_weight != 1.0 and not args.osim:
         weights = {n: args.hat_weight for seg, names in analysis.calibration.local.items()
                    if seg in _HAT for n in names}
-    res = solve(osim, model, trc, args.accuracy, weights)
+    runs = [solve(osim, model, trc, args.accuracy, weights) for _ in range(max(1, args.repeat))]
+    res = runs[0]
+    secs = sorted(r["seconds"] for r in runs)
     rec = {
         "program": "opensim", "version": osim.__version__, "tree": tree, "dof": dof,
         "frames": res["frames"],
-        "ik_seconds": round(res["seconds"], 3),
-        "ik_frames_per_s": round(res["frames"] / res["seconds"], 1),
+        "ik_seconds": round(secs[0], 3),  # the best run: the figure most favourable to OpenSim
+        "ik_seconds_runs": [round(x, 3) for x in secs],
+        "ik_frames_per_s": round(res["frames"] / secs[0], 1),
+        "ik_frames_per_s_median": round(res["frames"] / float(np.median(secs)), 1),
     }
     if not args.no_tool:
         secs, mot = run_tool(osim, osim.Model(model), trc, folder, args.accuracy, weights)
