@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -219,6 +220,14 @@ def main(argv=None) -> int:
         return 2
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="hb_long_"))
     folder.mkdir(parents=True, exist_ok=True)
+    try:
+        return _measure(args, folder)
+    finally:
+        if not args.keep:  # the trial and its results take GBs
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _measure(args, folder: Path) -> int:
     rec: dict = {"date": time.strftime("%Y-%m-%d %H:%M"), "cpus": os.cpu_count(),
                  "load_avg_before": round(os.getloadavg()[0], 2)}
 
