@@ -117,6 +117,7 @@ def analyze_trial(
     fill: str = "spline",
     differentiation: Differentiation | str | None = None,
     progress: bool = False,
+    keep_markers: bool = True,
 ) -> Analysis:
     """Analyse one trial file (markers or generalized coordinates).
 
@@ -151,6 +152,11 @@ def analyze_trial(
         How rates are computed when the trial does not give them.
     progress : bool
         Show a progress bar over the stages (long trials).
+    keep_markers : bool
+        Keep the conditioned marker table in ``Analysis.markers`` (the viewer
+        draws it); ``humanbody analyze`` lets it go once the segments are
+        tracked, 24 bytes per marker and frame less to hold while the
+        results are written.
     """
     from .io import read_trial
 
@@ -216,6 +222,8 @@ def analyze_trial(
             keep_frames=False,
         )
         messages += _tracking_lines(calibration, tracking)
+        if not keep_markers:
+            markers = None
         if subject is None or model is None:
             subject = calibration.model if model is None else subject
         steps.advance("track")

@@ -83,6 +83,7 @@ def run(args) -> int:
         fill=args.fill,
         differentiation=differentiation_from(args),
         progress=not args.quiet,
+        keep_markers=False,
     )
     for line in analysis.messages:
         say(line)

@@ -71,6 +71,28 @@ def _positions(df: pd.DataFrame, names: list[str]) -> np.ndarray:
     return P
 
 
+def _output_positions(df: pd.DataFrame, names: list[str]) -> tuple[np.ndarray | None, np.ndarray]:
+    """The positions (missing -> NaN) already placed in the table of the output DataFrame.
+
+    For a plain table (``time`` then the marker columns, float64) returns the
+    new (frames, 1 + 3 markers) table with the time column filled and ``P``,
+    a (frames, markers, 3) view of its marker columns, so conditioning
+    works where the result will live: one copy of a long trial fewer.
+    Otherwise ``(None, _positions(df, names))``.
+    """
+    cols = [f"{n}_{a}" for n in names for a in "xyz"]
+    if not _plain_layout(df, cols):
+        return None, _positions(df, names)
+    from ._kernels import copy_positions
+
+    values = df.to_numpy(copy=False)
+    table = np.empty(values.shape)
+    table[:, 0] = values[:, 0]
+    P = table[:, 1:].reshape(len(df), len(names), 3)
+    copy_positions(values[:, 1:], P)
+    return table, P
+
+
 def _with_positions(df: pd.DataFrame, names: list[str], P: np.ndarray) -> pd.DataFrame:
     """Copy of ``df`` (attrs deep-copied) with the marker columns replaced by ``P``."""
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
@@ -624,7 +646,7 @@ def condition(df: pd.DataFrame, max_gap: float = 0.1, cutoff_hz: float | None = 
     rate = _rate(df)
     names = _marker_names(df)
     t = _time(df)
-    P = _positions(df, names)
+    table, P = _output_positions(df, names)
     gaps = _gap_frame(_gap_rows(names, P, t))
     rows, limit = _fill_array(P, names, t, rate, max_gap, max_gap_frames, fill, segments, src)
     fills = _fill_report(rows)
@@ -634,6 +656,10 @@ def condition(df: pd.DataFrame, max_gap: float = 0.1, cutoff_hz: float | None = 
         frep = _lowpass_array(P, names, t, rate, cutoff_hz, order, src)
         lines.append(frep.describe())
     remaining = _gap_frame(_gap_rows(names, P, t))
-    out = _with_positions(df, names, P)
+    if table is not None:  # P was worked on inside the output table
+        out = pd.DataFrame(table, columns=df.columns, index=df.index, copy=False)
+        out.attrs = copy.deepcopy(df.attrs)
+    else:
+        out = _with_positions(df, names, P)
     out.attrs.setdefault("conditioning", []).extend(lines)
     return out, ConditioningReport(rate, len(df), gaps, fills, frep, remaining)
