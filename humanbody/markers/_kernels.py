@@ -226,8 +226,19 @@ def horn_rotations(H, R):
             _store_rotation(w, x, y, z, R, f)
 
 
+@nb.njit(cache=_CACHE, inline="always")
+def _point(src, cols, extra, f, i):
+    """Measured point i of frame f: columns ``cols[i]``..+2 of ``src``, the extra point, or NaN."""
+    if i < cols.shape[0]:
+        c = cols[i]
+        if c < 0:
+            return np.nan, np.nan, np.nan
+        return src[f, c], src[f, c + 1], src[f, c + 2]
+    return extra[f, 0], extra[f, 1], extra[f, 2]
+
+
 @nb.njit(cache=_CACHE, parallel=True)
-def rigid_fit(local, q, R, origin, rms, count, pattern):
+def rigid_fit(local, src, cols, extra, R, origin, rms, count, pattern):
     """Least-squares rigid fit of one cluster of local points to every frame's measurements.
 
     Per frame, with the points whose local and measured coordinates are all
@@ -235,19 +246,26 @@ def rigid_fit(local, q, R, origin, rms, count, pattern):
     ``H = sum (p - p̄)(q - q̄)^T``, R by Horn's quaternion method
     (:func:`_fast_quaternion`), origin
     ``o = q̄ - R p̄`` and the RMS distance ``sqrt(sum |R p + o - q|^2 / n)``
-    (Söderkvist & Wedin 1993).
+    (Söderkvist & Wedin 1993).  The measured points are read where they
+    are: marker i from columns ``cols[i]``, ``cols[i] + 1``, ``cols[i] + 2``
+    of the marker table ``src`` (-1: not measured), and, when ``extra`` has
+    a row per frame, one more point from it (a joint centre carried by the
+    parent segment).
 
     Parameters
     ----------
-    local : (m, 3) float64     points in the segment frame (m), m <= 62
-    q : (F, m, 3) float64      measured points (m), NaN where missing
-    R : (F, 3, 3)              written: rotation (NaN where no point is usable)
-    origin : (F, 3)            written: origin of the segment frame (m)
-    rms : (F,)                 written: RMS residual (m)
-    count : (F,) int64         written: points used
-    pattern : (F,) int64       written: bit i set when point i was used
+    local : (m, 3) float64      points in the segment frame (m), m <= 62; the
+                                last is the extra point's when ``extra`` is used
+    src : (F, C) float64        marker table (m), NaN where missing
+    cols : (m or m - 1,) int64  first column of each measured point, -1 if absent
+    extra : (F, 3) or (0, 3)    the extra point, or nothing
+    R : (F, 3, 3)               written: rotation (NaN where no point is usable)
+    origin : (F, 3)             written: origin of the segment frame (m)
+    rms : (F,)                  written: RMS residual (m)
+    count : (F,) int64          written: points used
+    pattern : (F,) int64        written: bit i set when point i was used
     """
-    F, m = q.shape[0], q.shape[1]
+    F, m = R.shape[0], local.shape[0]
     for b in nb.prange((F + _BLOCK - 1) // _BLOCK):
         N = np.empty((4, 4))
         V = np.empty((4, 4))
@@ -256,16 +274,17 @@ def rigid_fit(local, q, R, origin, rms, count, pattern):
             bits = 0
             pcx = pcy = pcz = qcx = qcy = qcz = 0.0
             for i in range(m):
-                if (np.isfinite(q[f, i, 0]) and np.isfinite(q[f, i, 1]) and np.isfinite(q[f, i, 2])
+                x, y, z = _point(src, cols, extra, f, i)
+                if (np.isfinite(x) and np.isfinite(y) and np.isfinite(z)
                         and np.isfinite(local[i, 0]) and np.isfinite(local[i, 1]) and np.isfinite(local[i, 2])):
                     n += 1
                     bits |= np.int64(1) << i
                     pcx += local[i, 0]
                     pcy += local[i, 1]
                     pcz += local[i, 2]
-                    qcx += q[f, i, 0]
-                    qcy += q[f, i, 1]
-                    qcz += q[f, i, 2]
+                    qcx += x
+                    qcy += y
+                    qcz += z
             count[f] = n
             pattern[f] = bits
             if n == 0:
@@ -285,8 +304,9 @@ def rigid_fit(local, q, R, origin, rms, count, pattern):
             ga = gb = 0.0
             for i in range(m):
                 if (bits >> i) & 1:
+                    x, y, z = _point(src, cols, extra, f, i)
                     ax, ay, az = local[i, 0] - pcx, local[i, 1] - pcy, local[i, 2] - pcz
-                    bx, by, bz = q[f, i, 0] - qcx, q[f, i, 1] - qcy, q[f, i, 2] - qcz
+                    bx, by, bz = x - qcx, y - qcy, z - qcz
                     sxx += ax * bx
                     sxy += ax * by
                     sxz += ax * bz
@@ -308,10 +328,11 @@ def rigid_fit(local, q, R, origin, rms, count, pattern):
             err = 0.0
             for i in range(m):
                 if (bits >> i) & 1:
+                    x, y, z = _point(src, cols, extra, f, i)
                     lx, ly, lz = local[i, 0], local[i, 1], local[i, 2]
-                    dx = R[f, 0, 0] * lx + R[f, 0, 1] * ly + R[f, 0, 2] * lz + ox - q[f, i, 0]
-                    dy = R[f, 1, 0] * lx + R[f, 1, 1] * ly + R[f, 1, 2] * lz + oy - q[f, i, 1]
-                    dz = R[f, 2, 0] * lx + R[f, 2, 1] * ly + R[f, 2, 2] * lz + oz - q[f, i, 2]
+                    dx = R[f, 0, 0] * lx + R[f, 0, 1] * ly + R[f, 0, 2] * lz + ox - x
+                    dy = R[f, 1, 0] * lx + R[f, 1, 1] * ly + R[f, 1, 2] * lz + oy - y
+                    dz = R[f, 2, 0] * lx + R[f, 2, 1] * ly + R[f, 2, 2] * lz + oz - z
                     err += dx * dx + dy * dy + dz * dz
             rms[f] = np.sqrt(err / n)
 

@@ -139,13 +139,19 @@ def _fit_rigid_fused(local: np.ndarray, q: np.ndarray):
     F, m = q.shape[0], q.shape[1]
     if local.shape != (m, 3):
         raise ValueError(f"local points have shape {local.shape}, measured points {q.shape}")
-    q = np.ascontiguousarray(q)
+    src = np.ascontiguousarray(q).reshape(F, 3 * m)
+    return _fit_columns(local, src, np.arange(0, 3 * m, 3, dtype=np.int64), np.empty((0, 3)))
+
+
+def _fit_columns(local, src, cols, extra):
+    """Rigid fit of ``local`` to points read from columns of ``src`` (and ``extra``); see :func:`fit_rigid`."""
+    F, m = src.shape[0], local.shape[0]
     R = np.empty((F, 3, 3))
     origin = np.empty((F, 3))
     rms = np.empty(F)
     count = np.empty(F, dtype=np.int64)
     pattern = np.empty(F, dtype=np.int64)
-    rigid_fit(local, q, R, origin, rms, count, pattern)
+    rigid_fit(local, src, cols, extra, R, origin, rms, count, pattern)
     codes, inverse = np.unique(pattern, return_inverse=True)
     spread = np.empty(len(codes))
     for i, code in enumerate(codes):
@@ -210,8 +216,9 @@ class Tracking:
 
 
 class _Tracker:
-    def __init__(self, cal: Calibration, markers: dict, n: int):
+    def __init__(self, cal: Calibration, markers: dict, n: int, table=None, where=None):
         self.cal, self.markers, self.n = cal, markers, n
+        self.table, self.where = table, where  # the chunk's marker table and each marker's columns
         self.ms = cal.markerset
         self.R: dict = {}
         self.O: dict = {}
@@ -256,12 +263,18 @@ class _Tracker:
         local = self.cal.local.get(seg, {})
         names = [m for m in spec.markers if m in local]
         loc = [local[m] for m in names]
-        meas = [self.markers[m] if m in self.markers else np.full((self.n, 3), np.nan) for m in names]
         k = SEGMENT_NAMES.index(seg)
+        extra = np.empty((0, 3))
         if spec.use_joint and PARENTS[k]:
             loc.append(np.zeros(3))
-            meas.append(self.joint_point(seg))
-        if loc:
+            extra = np.ascontiguousarray(self.joint_point(seg))
+        cols = self._columns(names)
+        if loc and cols is not None and len(loc) <= 62:  # read the markers where they are
+            R, O, rms, count, ok = _fit_columns(np.array(loc), self.table, cols, extra)
+        elif loc:
+            meas = [self.markers[m] if m in self.markers else np.full((self.n, 3), np.nan) for m in names]
+            if len(extra):
+                meas.append(extra)
             R, O, rms, count, ok = fit_rigid(np.array(loc), np.stack(meas, axis=1))
         else:
             R, O = np.full((self.n, 3, 3), np.nan), np.full((self.n, 3), np.nan)
@@ -278,6 +291,22 @@ class _Tracker:
             R[idx], O[idx] = Rf, Of
             self.status[seg][idx[good]] = STATUS.index("fallback")
         return R, O
+
+
+    def _columns(self, names):
+        """First table column of each marker (-1: absent), or None when some marker's columns are not adjacent."""
+        if self.table is None:
+            return None
+        cols = []
+        for m in names:
+            c = self.where.get(m)
+            if c is None:
+                cols.append(-1)
+            elif isinstance(c, slice):
+                cols.append(c.start)
+            else:
+                return None
+        return np.array(cols, dtype=np.int64)
 
 
 def _unwrap(a: np.ndarray) -> np.ndarray:
@@ -370,7 +399,9 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     step = max(int(chunk_frames), 1)
     for a in range(0, n, step):
         b = min(n, a + step)
-        tr = _Tracker(calibration, {m: values[a:b, c] for m, c in where.items()}, b - a)
+        chunk = values[a:b]
+        tr = _Tracker(calibration, {m: chunk[:, c] for m, c in where.items()}, b - a,
+                      table=np.ascontiguousarray(chunk), where=where)
         R = np.empty((b - a, 17, 3, 3))
         O = np.empty((b - a, 17, 3))
         for k, seg in enumerate(SEGMENT_NAMES):
