@@ -90,7 +90,7 @@ def test_interrupt_then_kill_then_resume(tmp_path):
     src, out = _study(tmp_path / "in", 6), tmp_path / "out"
 
     # 1. Ctrl-C on a run with two local workers, after two trials finished
-    proc = _start(src, out, jobs=2, delay=0.3)
+    proc = _start(src, out, jobs=2, delay=1.5)  # wide enough that the remaining trials cannot finish before the signal
     _wait_for(out, 2, proc)
     workers = _descendants(proc.pid)
     assert len(workers) >= 2 or not Path("/proc").is_dir()
@@ -111,7 +111,7 @@ def test_interrupt_then_kill_then_resume(tmp_path):
     mtimes = {p: p.stat().st_mtime_ns for k in first for p in (out / k).iterdir()}
 
     # 2. a run killed outright (no chance to clean up) after one more trial
-    proc = _start(src, out, jobs=1, delay=0.3)
+    proc = _start(src, out, jobs=1, delay=1.0)
     second = _wait_for(out, 1, proc)
     proc.kill()
     proc.communicate(timeout=30)
