@@ -68,9 +68,15 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+#: Starts ``humanbody`` with Python's Ctrl-C handler installed: a test run started in the background
+#: by a non-interactive shell inherits SIGINT ignored (POSIX), and Python then keeps it ignored.
+_WITH_CTRL_C = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                "sys.argv = ['humanbody'] + sys.argv[1:]; runpy.run_module('humanbody', run_name='__main__')")
+
+
 def _start(src: Path, out: Path, jobs: int, delay: float) -> subprocess.Popen:
     env = dict(os.environ, **{TEST_DELAY_ENV: str(delay)})
-    return subprocess.Popen([sys.executable, "-m", "humanbody", "report", str(src), "--out", str(out),
+    return subprocess.Popen([sys.executable, "-c", _WITH_CTRL_C, "report", str(src), "--out", str(out),
                              "--jobs", str(jobs), *OPTIONS], env=env, stderr=subprocess.PIPE, text=True)
 
 
