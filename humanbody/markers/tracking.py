@@ -418,9 +418,14 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     cols = {"time": time}
     for i, a in enumerate("xyz"):
         cols[f"lower_torso_{a}"] = root[:, i]
+    turning = angles[:, :, [0, 2]]  # alpha and gamma of every segment
+    if np.isfinite(turning).all():  # one pass over all columns
+        angles[:, :, [0, 2]] = np.unwrap(turning, axis=0)
+    else:
+        for k in range(angles.shape[1]):
+            angles[:, k, 0], angles[:, k, 2] = _unwrap(angles[:, k, 0]), _unwrap(angles[:, k, 2])
     for k, seg in enumerate(SEGMENT_NAMES):
         ang = angles[:, k]
-        ang[:, 0], ang[:, 2] = _unwrap(ang[:, 0]), _unwrap(ang[:, 2])
         for i, q in enumerate(("alpha", "beta", "gamma")):
             cols[f"{seg}_{q}"] = ang[:, i]
     coords = pd.DataFrame(cols)
