@@ -383,3 +383,16 @@ def test_slerp_frames_equals_the_rotation_vector_form():
         want[ok] = Ra[ok] @ Rotation.from_rotvec(f * Rotation.from_matrix(rel[ok]).as_rotvec()).as_matrix()
         np.testing.assert_allclose(got, want, atol=1e-9)
         assert np.isnan(got[5]).all()
+
+
+def test_tracking_ignores_other_columns_and_names_text_markers(calibration, motion):
+    t, ang, root, dyn = motion
+    df = frame_df(dyn, t)
+    plain = track(df, calibration)
+    extra = df.assign(note="walk", frame=np.arange(len(df)))
+    pd.testing.assert_frame_equal(track(extra, calibration).coords, plain.coords)
+    bad = df.copy()
+    first = next(iter(dyn))
+    bad[f"{first}_x"] = "n/a"
+    with pytest.raises(InputError, match="not numeric"):
+        track(bad, calibration)

@@ -324,8 +324,17 @@ def _marker_columns(markers: pd.DataFrame, found: dict) -> tuple[np.ndarray, dic
     copying: ``values[:, where[m]]`` are the positions of marker ``m``
     (a slice when its three columns are adjacent, as readers write them).
     """
-    values = markers.to_numpy(dtype=float, copy=False)
-    pos = {str(c): i for i, c in enumerate(markers.columns)}
+    if all(dt == np.float64 for dt in markers.dtypes):
+        table = markers
+    else:  # other columns (text, ...) beside the markers: take the marker columns only
+        wanted = [f"{col}_{a}" for col in found.values() for a in "xyz"]
+        table = markers[[c for c in markers.columns if str(c) in set(wanted)]]
+        try:
+            table = table.astype(float)
+        except (TypeError, ValueError):
+            raise InputError("marker columns are not numeric", markers.attrs.get("source")) from None
+    values = table.to_numpy(dtype=float, copy=False)
+    pos = {str(c): i for i, c in enumerate(table.columns)}
     where = {}
     for canon, col in found.items():
         idx = [pos.get(f"{col}_{a}") for a in "xyz"]
