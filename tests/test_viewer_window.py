@@ -9,6 +9,7 @@ clicks a segment.  Skips when Xvfb is not installed (Debian package ``xvfb``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -100,6 +101,12 @@ print(json.dumps(out))
 @pytest.fixture()
 def xvfb():
     """A virtual X server; Xvfb itself picks a free display and says when it is ready (-displayfd)."""
+    with _xvfb() as display:
+        yield display
+
+
+@contextlib.contextmanager
+def _xvfb():
     exe = shutil.which("Xvfb")
     if exe is None:
         pytest.skip("Xvfb is not installed (Debian package xvfb)")
@@ -138,6 +145,13 @@ def test_window_slider_keys_and_picking(xvfb, tmp_path):
     png = Path(os.environ.get("HUMANBODY_WINDOW_PNG", tmp_path / "window.png"))
     run = subprocess.run([sys.executable, "-c", _SCRIPT, str(HERE), str(png)], env=env,
                          capture_output=True, text=True, timeout=180)
+    if run.returncode and "bad X server connection" in run.stderr:
+        # the virtual server itself failed the client (seen once in a loaded CI run): a fresh one,
+        # once; any failure of the viewer itself still fails the test
+        with _xvfb() as display:
+            env["DISPLAY"] = display
+            run = subprocess.run([sys.executable, "-c", _SCRIPT, str(HERE), str(png)], env=env,
+                                 capture_output=True, text=True, timeout=180)
     assert run.returncode == 0, run.stderr[-2000:]
     out = json.loads(run.stdout.strip().splitlines()[-1])
     assert out["window_class"] == "vtkXOpenGLRenderWindow"  # a real X window, not off screen
