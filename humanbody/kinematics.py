@@ -278,7 +278,7 @@ def prepare_motion(
 RATE_CHUNK = 16384
 
 
-def _differentiated_rates(diff: Differentiation, time, q, n: int, chunk: int = RATE_CHUNK):
+def _differentiated_rates(diff: Differentiation, time, q, n: int, chunk: int | None = None):
     """Root velocity/acceleration and parent-frame hat omega and its rate, (F, 3 + 3n) each.
 
     Rates of Euler parameters (sign-continuous, from the Bryant angles
@@ -290,6 +290,7 @@ def _differentiated_rates(diff: Differentiation, time, q, n: int, chunk: int = R
     bilinear in the parameters and their rates, so it does not.
     """
     F = len(time)
+    chunk = RATE_CHUNK if chunk is None else int(chunk)
     h = diff.step(time)
     reach = diff.reach(1.0 / h)
     if reach is None or F <= chunk + 2 * reach:

@@ -186,3 +186,25 @@ def test_long_trial_writing_shows_a_bar_on_a_terminal_only(trial, tmp_path, monk
     write_results(analysis, tmp_path / "b", chunk_frames=16, progress=True)
     assert capsys.readouterr().err == ""
     assert (tmp_path / "a" / "walk_results.csv").read_bytes() == (tmp_path / "b" / "walk_results.csv").read_bytes()
+
+
+def test_marker_trial_in_small_chunks_equals_large_chunks(tmp_path, monkeypatch):
+    """The whole pipeline in chunks (tracking, rates with overlap, mechanics, writing) gives the same results."""
+    from pathlib import Path
+
+    from humanbody import kinematics
+    from humanbody.markers import tracking
+    from humanbody.pipeline import analyze_trial, write_results
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    walk, static = data / "sample_walk_markers.trc", data / "sample_static.trc"
+    big = analyze_trial(walk, static=static, mass=75.0, height=1.75)
+    write_results(big, tmp_path / "big", fmt="parquet")
+    monkeypatch.setattr(tracking, "TRACK_CHUNK", 50)
+    monkeypatch.setattr(kinematics, "RATE_CHUNK", 60)
+    small = analyze_trial(walk, static=static, mass=75.0, height=1.75)
+    assert small.n_frames > 6 * 60
+    write_results(small, tmp_path / "small", fmt="parquet", chunk_frames=37)
+    a = pd.read_parquet(tmp_path / "big" / "sample_walk_markers_results.parquet")
+    b = pd.read_parquet(tmp_path / "small" / "sample_walk_markers_results.parquet")
+    pd.testing.assert_frame_equal(a, b, check_exact=True)

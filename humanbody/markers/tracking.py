@@ -353,7 +353,7 @@ TRACK_CHUNK = 32768
 
 
 def track(markers, calibration: Calibration, keep_frames: bool = True,
-          chunk_frames: int = TRACK_CHUNK) -> Tracking:
+          chunk_frames: int | None = None) -> Tracking:
     """Track the 17 segments through a motion trial.
 
     Frames are independent (only the unwrapping of alpha and gamma looks
@@ -371,8 +371,8 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
         Keep the absolute frames and origins of every segment
         (``Tracking.R``, ``Tracking.origins``: 1632 bytes per frame); when
         False they are None.
-    chunk_frames : int
-        Frames per chunk.
+    chunk_frames : int, optional
+        Frames per chunk (default :data:`TRACK_CHUNK`).
 
     Returns
     -------
@@ -405,7 +405,7 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     count = {s: np.empty(n, dtype=np.int64) for s in clusters}
     status = {s: np.empty(n, dtype=np.int8) for s in SEGMENT_NAMES}
     parent = np.array([L - 1 for L in PARENTS], dtype=np.int64)  # -1: the root
-    step = max(int(chunk_frames), 1)
+    step = max(int(TRACK_CHUNK if chunk_frames is None else chunk_frames), 1)
     for a in range(0, n, step):
         b = min(n, a + step)
         chunk = values[a:b]
