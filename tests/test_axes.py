@@ -227,6 +227,32 @@ def test_to_ground_recovers_ground_coordinates(axes):
         np.testing.assert_array_equal(out["time"], df["time"])
 
 
+def test_to_ground_table_equals_the_matrix_product_bit_for_bit():
+    """The one-pass signed-permutation kernel gives exactly M @ lab, and NaN components stay NaN."""
+    from humanbody.markers.axes import AxesMapping
+
+    rng = np.random.default_rng(11)
+    names = [f"m{i}" for i in range(5)]
+    lab = rng.normal(0.0, 1.0, (300, 5, 3))
+    lab[7, 2, 1] = np.nan
+    lab[9, 4] = np.nan
+    cols = {"time": np.arange(300) / 100.0}
+    for j, n in enumerate(names):
+        for i, a in enumerate("xyz"):
+            cols[f"{n}_{a}"] = lab[:, j, i]
+    df = pd.DataFrame(cols)
+    df.attrs.update(markers=names, source="t.trc", conversions=[])
+    for spec in SPECS:
+        out, mapping = to_ground(df, spec)
+        assert mapping.signed_permutation() is not None
+        want = np.einsum("ij,fmj->fmi", mapping.matrix, np.nan_to_num(lab))
+        want[np.isnan(lab[..., mapping.signed_permutation()[0]])] = np.nan
+        got = out.to_numpy()[:, 1:].reshape(300, 5, 3)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(out["time"], df["time"])
+    assert AxesMapping.from_spec("x,y,z").signed_permutation()[0].tolist() == [0, 1, 2]
+
+
 def test_to_ground_bad_spec_names_file():
     df = lab_frame(walker_ground(True), "x,y,z", "vicon")
     with pytest.raises(InputError, match=r"^synthetic\.trc: .*left-handed"):

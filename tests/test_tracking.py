@@ -365,6 +365,35 @@ def test_relative_bryant_kernel_equals_matrix_to_bryant():
     np.testing.assert_allclose(out[:20, 3, 2], 0.0)
 
 
+def test_unwrap_kernel_equals_numpy_unwrap():
+    """Bit for bit numpy.unwrap on columns without NaN (steps of exactly +-pi included); with NaN,
+    the finite samples are unwrapped as one series and the NaN stay."""
+    from humanbody.markers._kernels import unwrap_columns
+
+    rng = np.random.default_rng(8)
+    x = np.cumsum(rng.normal(0.0, 1.5, (3000, 9)), axis=0)
+    x = (x + np.pi) % (2 * np.pi) - np.pi
+    x[rng.random(x.shape) < 0.01] = np.pi
+    x[rng.random(x.shape) < 0.01] = -np.pi
+    x[100, 3], x[101, 3] = -np.pi, np.pi  # a step of exactly 2 pi
+    got = x.copy()
+    unwrap_columns(got)
+    np.testing.assert_array_equal(got, np.unwrap(x, axis=0))
+    y = x.copy()
+    y[rng.random(y.shape) < 0.05] = np.nan
+    y[:40, 0] = np.nan  # a column starting with a gap
+    y[:, 1] = np.nan  # a column with no sample
+    got = y.copy()
+    unwrap_columns(got)
+    for c in range(y.shape[1]):
+        ok = np.isfinite(y[:, c])
+        want = y[:, c].copy()
+        if ok.any():
+            want[ok] = np.unwrap(y[ok, c])
+        np.testing.assert_array_equal(got[:, c], want)
+    assert np.isnan(got[:, 1]).all()
+
+
 def test_slerp_frames_equals_the_rotation_vector_form():
     from scipy.spatial.transform import Rotation
 

@@ -346,6 +346,7 @@ def relative_bryant(R, parent, tol, out):
     ``beta = atan2(S13, hypot(S11, S12))``; ``alpha = atan2(-S23, S33)``, or on
     the singular set (``cos beta < tol``) ``atan2(S32, S22)`` with gamma 0;
     gamma from the second row of ``A(alpha)^T S``.  NaN where S is not finite.
+    Only the six entries of S the inverse reads are formed (in scalars).
 
     Parameters
     ----------
@@ -358,30 +359,194 @@ def relative_bryant(R, parent, tol, out):
     for f in nb.prange(F):
         for k in range(n):
             L = parent[k]
-            S = np.empty((3, 3))
-            finite = True
-            for i in range(3):
-                for j in range(3):
-                    if L < 0:
-                        v = R[f, k, i, j]
-                    else:
-                        v = R[f, L, 0, i] * R[f, k, 0, j] + R[f, L, 1, i] * R[f, k, 1, j] + R[f, L, 2, i] * R[f, k, 2, j]
-                    S[i, j] = v
-                    if not np.isfinite(v):
-                        finite = False
-            if not finite:
+            if L < 0:
+                s00, s01, s02 = R[f, k, 0, 0], R[f, k, 0, 1], R[f, k, 0, 2]
+                s10, s11, s12 = R[f, k, 1, 0], R[f, k, 1, 1], R[f, k, 1, 2]
+                s20, s21, s22 = R[f, k, 2, 0], R[f, k, 2, 1], R[f, k, 2, 2]
+            else:  # S_ij = sum_m R_L[m, i] R_k[m, j]
+                a00, a01, a02 = R[f, L, 0, 0], R[f, L, 0, 1], R[f, L, 0, 2]
+                a10, a11, a12 = R[f, L, 1, 0], R[f, L, 1, 1], R[f, L, 1, 2]
+                a20, a21, a22 = R[f, L, 2, 0], R[f, L, 2, 1], R[f, L, 2, 2]
+                b00, b01, b02 = R[f, k, 0, 0], R[f, k, 0, 1], R[f, k, 0, 2]
+                b10, b11, b12 = R[f, k, 1, 0], R[f, k, 1, 1], R[f, k, 1, 2]
+                b20, b21, b22 = R[f, k, 2, 0], R[f, k, 2, 1], R[f, k, 2, 2]
+                s00 = a00 * b00 + a10 * b10 + a20 * b20
+                s01 = a00 * b01 + a10 * b11 + a20 * b21
+                s02 = a00 * b02 + a10 * b12 + a20 * b22
+                s10 = a01 * b00 + a11 * b10 + a21 * b20
+                s11 = a01 * b01 + a11 * b11 + a21 * b21
+                s12 = a01 * b02 + a11 * b12 + a21 * b22
+                s20 = a02 * b00 + a12 * b10 + a22 * b20
+                s21 = a02 * b01 + a12 * b11 + a22 * b21
+                s22 = a02 * b02 + a12 * b12 + a22 * b22
+            if not (np.isfinite(s00) and np.isfinite(s01) and np.isfinite(s02) and np.isfinite(s10)
+                    and np.isfinite(s11) and np.isfinite(s12) and np.isfinite(s20)
+                    and np.isfinite(s21) and np.isfinite(s22)):
                 out[f, k, 0] = out[f, k, 1] = out[f, k, 2] = np.nan
                 continue
-            cb = np.hypot(S[0, 0], S[0, 1])
-            beta = np.arctan2(S[0, 2], cb)
+            cb = np.hypot(s00, s01)
+            beta = np.arctan2(s02, cb)
             if cb < tol:
-                alpha = np.arctan2(S[2, 1], S[1, 1])
+                alpha = np.arctan2(s21, s11)
                 gamma = 0.0
             else:
-                alpha = np.arctan2(-S[1, 2], S[2, 2])
+                alpha = np.arctan2(-s12, s22)
                 ca, sa = np.cos(alpha), np.sin(alpha)
-                gamma = np.arctan2(ca * S[1, 0] + sa * S[2, 0], ca * S[1, 1] + sa * S[2, 1])
+                gamma = np.arctan2(ca * s10 + sa * s20, ca * s11 + sa * s21)
             out[f, k, 0], out[f, k, 1], out[f, k, 2] = alpha, beta, gamma
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _shepperd(s00, s01, s02, s10, s11, s12, s20, s21, s22):
+    """Unit quaternion (x, y, z, w) of a rotation matrix, Shepperd's method as
+    :func:`humanbody.rotations.matrix_to_quaternion` (largest diagonal of K =
+    4 q q^T picks the column; w >= 0, ties broken by x, y, z)."""
+    d0 = 1.0 + s00 - s11 - s22
+    d1 = 1.0 - s00 + s11 - s22
+    d2 = 1.0 - s00 - s11 + s22
+    d3 = 1.0 + s00 + s11 + s22
+    k01, k02, k12 = s01 + s10, s02 + s20, s12 + s21
+    k03, k13, k23 = s21 - s12, s02 - s20, s10 - s01
+    if d0 >= d1 and d0 >= d2 and d0 >= d3:
+        x, y, z, w = d0, k01, k02, k03
+    elif d1 >= d2 and d1 >= d3:
+        x, y, z, w = k01, d1, k12, k13
+    elif d2 >= d3:
+        x, y, z, w = k02, k12, d2, k23
+    else:
+        x, y, z, w = k03, k13, k23, d3
+    nrm = np.sqrt(x * x + y * y + z * z + w * w)
+    x, y, z, w = x / nrm, y / nrm, z / nrm, w / nrm
+    key = w
+    if key == 0.0:
+        key = x
+        if key == 0.0:
+            key = y
+            if key == 0.0:
+                key = z
+    if key < 0.0:
+        x, y, z, w = -x, -y, -z, -w
+    return x, y, z, w
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def slerp_rotations(Ra, Rb, fraction, out):
+    """``out = Ra exp(f log(Ra^T Rb))``: a fraction ``f`` of the way from Ra to Rb, every frame.
+
+    The relative rotation ``Ra^T Rb`` as a unit quaternion with w >= 0
+    (angle theta in [0, pi]); its angle is scaled by f about the same axis,
+    ``(v sin(f theta/2) / sin(theta/2), cos(f theta/2))``, with the ratio
+    taken as f when ``|v| <= 1e-12``.  NaN in either input gives NaN.
+
+    Parameters
+    ----------
+    Ra, Rb : (F, 3, 3) float64
+    fraction : float
+    out : (F, 3, 3) float64      written
+    """
+    F = Ra.shape[0]
+    for t in nb.prange(F):
+        finite = True
+        for i in range(3):
+            for j in range(3):
+                if not (np.isfinite(Ra[t, i, j]) and np.isfinite(Rb[t, i, j])):
+                    finite = False
+        if not finite:
+            for i in range(3):
+                for j in range(3):
+                    out[t, i, j] = np.nan
+            continue
+        a00, a01, a02 = Ra[t, 0, 0], Ra[t, 0, 1], Ra[t, 0, 2]
+        a10, a11, a12 = Ra[t, 1, 0], Ra[t, 1, 1], Ra[t, 1, 2]
+        a20, a21, a22 = Ra[t, 2, 0], Ra[t, 2, 1], Ra[t, 2, 2]
+        b00, b01, b02 = Rb[t, 0, 0], Rb[t, 0, 1], Rb[t, 0, 2]
+        b10, b11, b12 = Rb[t, 1, 0], Rb[t, 1, 1], Rb[t, 1, 2]
+        b20, b21, b22 = Rb[t, 2, 0], Rb[t, 2, 1], Rb[t, 2, 2]
+        x, y, z, w = _shepperd(
+            a00 * b00 + a10 * b10 + a20 * b20, a00 * b01 + a10 * b11 + a20 * b21, a00 * b02 + a10 * b12 + a20 * b22,
+            a01 * b00 + a11 * b10 + a21 * b20, a01 * b01 + a11 * b11 + a21 * b21, a01 * b02 + a11 * b12 + a21 * b22,
+            a02 * b00 + a12 * b10 + a22 * b20, a02 * b01 + a12 * b11 + a22 * b21, a02 * b02 + a12 * b12 + a22 * b22)
+        s = np.sqrt(x * x + y * y + z * z)
+        half = np.arctan2(s, w)
+        ratio = np.sin(fraction * half) / s if s > 1e-12 else fraction
+        x, y, z, w = x * ratio, y * ratio, z * ratio, np.cos(fraction * half)
+        nrm = np.sqrt(x * x + y * y + z * z + w * w)
+        x, y, z, w = x / nrm, y / nrm, z / nrm, w / nrm
+        # step matrix (eq. 8.176), then out = Ra step
+        c00 = x * x - y * y - z * z + w * w
+        c01 = 2.0 * (x * y - z * w)
+        c02 = 2.0 * (x * z + y * w)
+        c10 = 2.0 * (x * y + z * w)
+        c11 = -x * x + y * y - z * z + w * w
+        c12 = 2.0 * (y * z - x * w)
+        c20 = 2.0 * (x * z - y * w)
+        c21 = 2.0 * (y * z + x * w)
+        c22 = -x * x - y * y + z * z + w * w
+        out[t, 0, 0] = a00 * c00 + a01 * c10 + a02 * c20
+        out[t, 0, 1] = a00 * c01 + a01 * c11 + a02 * c21
+        out[t, 0, 2] = a00 * c02 + a01 * c12 + a02 * c22
+        out[t, 1, 0] = a10 * c00 + a11 * c10 + a12 * c20
+        out[t, 1, 1] = a10 * c01 + a11 * c11 + a12 * c21
+        out[t, 1, 2] = a10 * c02 + a11 * c12 + a12 * c22
+        out[t, 2, 0] = a20 * c00 + a21 * c10 + a22 * c20
+        out[t, 2, 1] = a20 * c01 + a21 * c11 + a22 * c21
+        out[t, 2, 2] = a20 * c02 + a21 * c12 + a22 * c22
+
+
+@nb.njit(cache=_CACHE)
+def _unwrap_step(d):
+    """Correction numpy.unwrap makes for a step d with |d| >= pi: ``m - d``, m = mod(d + pi, 2 pi) - pi.
+
+    ``mod`` as NumPy computes it for a positive divisor (fmod, then the
+    result moved into [0, 2 pi)); m = pi, not -pi, for d > 0.
+    """
+    m = np.fmod(d + np.pi, 2.0 * np.pi)
+    if m < 0.0:
+        m += 2.0 * np.pi
+    elif m == 0.0:
+        m = 0.0
+    m -= np.pi
+    if m == -np.pi and d > 0.0:
+        m = np.pi
+    return m - d
+
+
+@nb.njit(cache=_CACHE)
+def unwrap_columns(x):
+    """Unwrap angles along axis 0, in place, column by column, over the finite samples only.
+
+    The steps of :func:`numpy.unwrap` (period 2 pi) between consecutive
+    finite samples of a column: no correction when ``|d| < pi``, else
+    :func:`_unwrap_step`; corrections summed in order, so the result equals
+    ``numpy.unwrap`` bit for bit on a column without NaN.  NaN and infinite
+    samples are skipped and stay as they are.  Tiles of 512 rows are
+    visited column by column with each column's state carried over, so the
+    table is read from cache, not walked down whole columns.
+
+    Parameters
+    ----------
+    x : (F, C) float64     modified in place
+    """
+    F, C = x.shape[0], x.shape[1]
+    prevs = np.zeros(C)
+    totals = np.zeros(C)
+    starts = np.zeros(C, dtype=np.bool_)
+    for i0 in range(0, F, 512):
+        i1 = min(F, i0 + 512)
+        for c in range(C):
+            prev, total, started = prevs[c], totals[c], starts[c]
+            for i in range(i0, i1):
+                v = x[i, c]
+                if not np.isfinite(v):
+                    continue
+                if started:
+                    d = v - prev
+                    if not abs(d) < np.pi:
+                        total += _unwrap_step(d)
+                    x[i, c] = v + total
+                started = True
+                prev = v
+            prevs[c], totals[c], starts[c] = prev, total, started
 
 
 @nb.njit(cache=_CACHE, parallel=True)
@@ -400,3 +565,35 @@ def copy_positions(src, out):
             if np.isnan(x) or np.isnan(y) or np.isnan(z) or (x == 0.0 and y == 0.0 and z == 0.0):
                 x = y = z = np.nan
             out[f, j, 0], out[f, j, 1], out[f, j, 2] = x, y, z
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def permute_axes(src, first, perm, sign, out):
+    """Marker table in other axes by a signed permutation: one pass, parallel over frames.
+
+    ``out[f, :first] = src[f, :first]`` (time and other leading columns),
+    then for every marker j (columns ``first + 3j .. first + 3j + 2``)
+    ``out[f, first + 3j + i] = sign[i] * src[f, first + 3j + perm[i]]``:
+    each ground component is a lab component with its sign, so a missing
+    (NaN) component stays missing and nothing is rounded.
+
+    Parameters
+    ----------
+    src : (F, first + 3m) float64   lab table (any strides)
+    first : int                     leading columns copied as they are
+    perm : (3,) int64               lab axis of each ground axis
+    sign : (3,) float64             +1.0 or -1.0
+    out : (F, first + 3m) float64   written
+    """
+    F, C = src.shape[0], src.shape[1]
+    m = (C - first) // 3
+    p0, p1, p2 = perm[0], perm[1], perm[2]
+    s0, s1, s2 = sign[0], sign[1], sign[2]
+    for f in nb.prange(F):
+        for c in range(first):
+            out[f, c] = src[f, c]
+        for j in range(m):
+            c = first + 3 * j
+            out[f, c] = s0 * src[f, c + p0]
+            out[f, c + 1] = s1 * src[f, c + p1]
+            out[f, c + 2] = s2 * src[f, c + p2]

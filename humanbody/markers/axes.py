@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ._kernels import permute_axes
 from .conditioning import _marker_names, _plain_layout, _positions, _rate, _with_positions
 
 NAMED_AXES = {
@@ -154,6 +155,15 @@ class AxesMapping:
         return (f"lab -> ground axes {self.spec!r}: {', '.join(words)} "
                 f"({self.how}; confidence {self.confidence:.2f})")
 
+    def signed_permutation(self):
+        """(perm, sign) with ``ground[i] = sign[i] * lab[perm[i]]`` when the matrix only permutes
+        and flips axes (every mapping a spec describes), else None."""
+        M = self.matrix
+        if not (np.all(np.isin(M, (-1.0, 0.0, 1.0))) and np.all(np.count_nonzero(M, axis=1) == 1)):
+            return None
+        perm = np.array([int(np.flatnonzero(M[i])[0]) for i in range(3)], dtype=np.int64)
+        return perm, np.array([M[i, perm[i]] for i in range(3)], dtype=np.float64)
+
     def apply(self, xyz: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Ground components of lab vectors ``xyz`` (..., 3), into ``out`` when given.
 
@@ -165,10 +175,10 @@ class AxesMapping:
         M = self.matrix
         if out is None:
             out = np.empty(np.broadcast_shapes(xyz.shape[:-1] + (3,)))
-        if np.all(np.isin(M, (-1.0, 0.0, 1.0))) and np.all(np.count_nonzero(M, axis=1) == 1):
-            for i in range(3):
-                j = int(np.flatnonzero(M[i])[0])
-                np.multiply(xyz[..., j], M[i, j], out=out[..., i])
+        signed = self.signed_permutation()
+        if signed is not None:
+            for i, (j, s) in enumerate(zip(*signed)):
+                np.multiply(xyz[..., j], s, out=out[..., i])
             return out
         np.matmul(xyz, M.T, out=out)
         return out
@@ -463,9 +473,13 @@ def to_ground(df: pd.DataFrame, axes="auto") -> tuple[pd.DataFrame, AxesMapping]
     if _plain_layout(df, cols):  # write the ground table in one pass
         values = df.to_numpy(copy=False)
         table = np.empty(values.shape)
-        table[:, 0] = values[:, 0]
-        mapping.apply(values[:, 1:].reshape(len(df), len(names), 3),
-                      out=table[:, 1:].reshape(len(df), len(names), 3))
+        signed = mapping.signed_permutation()
+        if signed is not None and values.dtype == np.float64:
+            permute_axes(values, 1, signed[0], signed[1], table)  # markers/_kernels.py
+        else:
+            table[:, 0] = values[:, 0]
+            mapping.apply(values[:, 1:].reshape(len(df), len(names), 3),
+                          out=table[:, 1:].reshape(len(df), len(names), 3))
         out = pd.DataFrame(table, columns=df.columns, index=df.index, copy=False)
     else:
         lab = df[cols].to_numpy(dtype=float).reshape(len(df), len(names), 3)

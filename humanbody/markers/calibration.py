@@ -28,8 +28,9 @@ from scipy.spatial.transform import Rotation
 
 from ..errors import InputError
 from ..model import BodyModel
-from ..rotations import matrix_to_bryant, matrix_to_quaternion, quaternion_to_matrix
+from ..rotations import matrix_to_bryant
 from ..segments import PARENTS, SEGMENT_NAMES
+from ._kernels import slerp_rotations
 from .joint_centres import HIP_REGRESSIONS, triad
 from .markerset import MarkerSet, resolve_markerset
 
@@ -134,21 +135,10 @@ def slerp_frames(Ra, Rb, fraction: float):
     """
     Ra, Rb = np.asarray(Ra, dtype=float), np.asarray(Rb, dtype=float)
     shape = np.broadcast_shapes(Ra.shape, Rb.shape)
-    Ra, Rb = np.broadcast_to(Ra, shape).reshape(-1, 3, 3), np.broadcast_to(Rb, shape).reshape(-1, 3, 3)
-    out = np.full(Ra.shape, np.nan)
-    ok = np.isfinite(Ra).all(axis=(1, 2)) & np.isfinite(Rb).all(axis=(1, 2))
-    if ok.any():
-        Ra_ok = Ra[ok]
-        # relative rotation as a unit quaternion with eps4 >= 0 (angle theta in [0, pi]);
-        # scaling the angle keeps the axis: sin(f theta / 2) / sin(theta / 2) times the vector part
-        q = matrix_to_quaternion(np.matmul(Ra_ok.transpose(0, 2, 1), Rb[ok]))
-        v, c = q[:, :3], q[:, 3]
-        s = np.linalg.norm(v, axis=1)
-        half = np.arctan2(s, c)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ratio = np.where(s > 1e-12, np.sin(fraction * half) / s, fraction)
-        step = np.concatenate([v * ratio[:, None], np.cos(fraction * half)[:, None]], axis=1)
-        out[ok] = Ra_ok @ quaternion_to_matrix(step)
+    Ra = np.ascontiguousarray(np.broadcast_to(Ra, shape).reshape(-1, 3, 3))
+    Rb = np.ascontiguousarray(np.broadcast_to(Rb, shape).reshape(-1, 3, 3))
+    out = np.empty(Ra.shape)
+    slerp_rotations(Ra, Rb, float(fraction), out)  # one pass per frame (markers/_kernels.py)
     return out.reshape(shape)
 
 

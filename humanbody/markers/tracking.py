@@ -27,7 +27,7 @@ import pandas as pd
 from ..errors import InputError
 from ..segments import PARENTS, SEGMENT_NAMES
 from .calibration import Calibration, calibrate, slerp_frames
-from ._kernels import horn_rotations, relative_bryant, rigid_fit
+from ._kernels import horn_rotations, relative_bryant, rigid_fit, unwrap_columns
 from .markerset import match_markers
 
 __all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
@@ -226,13 +226,16 @@ class _Tracker:
         self.rms: dict = {}
         self.count: dict = {}
         self._busy: set = set()
+        self._joint: dict = {}
 
     def joint_point(self, seg: str):
-        """O_k as carried by the tracked parent: O_L + R_L xi_k."""
-        k = SEGMENT_NAMES.index(seg)
-        par = SEGMENT_NAMES[PARENTS[k] - 1]
-        Rp, Op = self.pose(par)
-        return Op + Rp @ self.cal.model.joint[k]
+        """O_k as carried by the tracked parent: O_L + R_L xi_k (computed once per chunk)."""
+        if seg not in self._joint:
+            k = SEGMENT_NAMES.index(seg)
+            Rp, Op = self.pose(SEGMENT_NAMES[PARENTS[k] - 1])
+            x0, x1, x2 = (float(v) for v in self.cal.model.joint[k])
+            self._joint[seg] = Op + (Rp[:, :, 0] * x0 + Rp[:, :, 1] * x1 + Rp[:, :, 2] * x2)
+        return self._joint[seg]
 
     def pose(self, seg: str):
         if seg in self.R:
@@ -307,14 +310,6 @@ class _Tracker:
             else:
                 return None
         return np.array(cols, dtype=np.int64)
-
-
-def _unwrap(a: np.ndarray) -> np.ndarray:
-    out = a.copy()
-    ok = np.isfinite(a)
-    if ok.sum() > 1:
-        out[ok] = np.unwrap(a[ok])
-    return out
 
 
 def _marker_columns(markers: pd.DataFrame, found: dict) -> tuple[np.ndarray, dict]:
@@ -399,8 +394,11 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     clusters = [s for s in SEGMENT_NAMES if ms.segments[s].rule == "cluster"]
     R_all = np.empty((n, 17, 3, 3)) if keep_frames else None
     O_all = np.empty((n, 17, 3)) if keep_frames else None
-    root = np.empty((n, 3))
-    angles = np.empty((n, 17, 3))
+    # the coordinates table, filled in place: time, root position, then alpha, beta, gamma per segment
+    names = (["time"] + [f"lower_torso_{a}" for a in "xyz"]
+             + [f"{seg}_{q}" for seg in SEGMENT_NAMES for q in ("alpha", "beta", "gamma")])
+    table = np.empty((n, len(names)))
+    root, angles = table[:, 1:4], table[:, 4:].reshape(n, 17, 3)
     rms = {s: np.empty(n) for s in clusters}
     count = {s: np.empty(n, dtype=np.int64) for s in clusters}
     status = {s: np.empty(n, dtype=np.int8) for s in SEGMENT_NAMES}
@@ -411,8 +409,9 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
         chunk = values[a:b]
         tr = _Tracker(calibration, {m: chunk[:, c] for m, c in where.items()}, b - a,
                       table=np.ascontiguousarray(chunk), where=where)
-        R = np.empty((b - a, 17, 3, 3))
-        O = np.empty((b - a, 17, 3))
+        if a == 0:  # one buffer for every chunk: its pages are faulted in once
+            R_buf, O_buf = np.empty((b - a, 17, 3, 3)), np.empty((b - a, 17, 3))
+        R, O = R_buf[:b - a], O_buf[:b - a]
         for k, seg in enumerate(SEGMENT_NAMES):
             R[:, k], O[:, k] = tr.pose(seg)
         relative_bryant(R, parent, 1e-9, angles[a:b])  # S_L(k)k = R_L^T R_k -> alpha, beta, gamma
@@ -424,20 +423,11 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
         if keep_frames:
             R_all[a:b], O_all[a:b] = R, O
     time = markers["time"].to_numpy(dtype=float) if "time" in markers else np.arange(n, dtype=float)
-    cols = {"time": time}
-    for i, a in enumerate("xyz"):
-        cols[f"lower_torso_{a}"] = root[:, i]
-    turning = angles[:, :, [0, 2]]  # alpha and gamma of every segment
-    if np.isfinite(turning).all():  # one pass over all columns
-        angles[:, :, [0, 2]] = np.unwrap(turning, axis=0)
-    else:
-        for k in range(angles.shape[1]):
-            angles[:, k, 0], angles[:, k, 2] = _unwrap(angles[:, k, 0]), _unwrap(angles[:, k, 2])
-    for k, seg in enumerate(SEGMENT_NAMES):
-        ang = angles[:, k]
-        for i, q in enumerate(("alpha", "beta", "gamma")):
-            cols[f"{seg}_{q}"] = ang[:, i]
-    coords = pd.DataFrame(cols)
+    table[:, 0] = time
+    # alpha and gamma unwrapped over time, in place; beta stays in [-pi/2, pi/2], where
+    # no step reaches pi, so unwrapping its columns too leaves them exactly as they are
+    unwrap_columns(table[:, 4:])
+    coords = pd.DataFrame(table, columns=names, copy=False)
     coords.attrs.update(kind="coordinates", source=source or "",
                         conversions=[f"segment tracking with marker set {ms.name!r}"])
     residuals = pd.DataFrame({"time": time, **rms})
