@@ -11,6 +11,16 @@ The public API is flat (CONVENTIONS.md, "Python API")::
 
 __version__ = "0.1.0"
 
+import os as _os
+
+# numba's parallel kernels run on an OpenMP pool.  With the default wait policy
+# GNU OpenMP keeps each worker spinning for a while after every parallel region,
+# burning a core that the CSV writer thread, the file reader's threads or
+# another trial's process could use (1.1 CPU-s of 9-10 per 100,000-frame
+# analysis, docs/performance.md).  Idle workers sleep instead unless the user
+# chose a policy; it only takes effect if OpenMP was not already loaded.
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 from .errors import InputError  # noqa: E402
 from .model import BodyModel, load_model, lower_body_array  # noqa: E402
 from .differentiate import Differentiation  # noqa: E402
