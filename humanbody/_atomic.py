@@ -38,6 +38,18 @@ def atomic_path(path, suffix: str = ""):
         raise
 
 
+def open_temp(tmp, buffering: int = -1):
+    """Open the empty temporary file of :func:`atomic_path` for binary writing, without truncating it.
+
+    ``open(tmp, "wb")`` would truncate the (already empty) file, and on ext4
+    a truncated file is flushed to disk when it is closed (the
+    ``auto_da_alloc`` safeguard for programs that rewrite a file in place):
+    0.2-0.4 s of waiting for a 730 MB results file.  The rename that follows
+    is the safeguard this module relies on, so the file is opened as it is.
+    """
+    return open(tmp, "r+b", buffering=buffering)
+
+
 def atomic_write_text(path, text: str, encoding: str = "utf-8") -> None:
     """Write ``text`` to ``path`` atomically."""
     with atomic_path(path) as tmp:

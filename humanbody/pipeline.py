@@ -370,11 +370,11 @@ def _write_parquet(path, columns, blocks) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from ._atomic import atomic_path
+    from ._atomic import atomic_path, open_temp
 
     schema = pa.schema([(c, pa.float64()) for c in columns])
-    with atomic_path(path) as tmp:
-        with pq.ParquetWriter(tmp, schema) as writer:
+    with atomic_path(path) as tmp, open_temp(tmp) as fh:
+        with pq.ParquetWriter(fh, schema) as writer:
             for block in blocks:
                 writer.write_table(pa.Table.from_arrays([pa.array(block[:, j]) for j in range(block.shape[1])],
                                                         schema=schema))

@@ -34,7 +34,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from ._atomic import atomic_path
+from ._atomic import atomic_path, open_temp
 from .errors import InputError
 
 FORMATS = ("csv", "parquet")
@@ -209,7 +209,7 @@ class CsvWriter:
         self._ctx = atomic_path(self.path)
         tmp = self._ctx.__enter__()
         try:
-            self._fh = open(tmp, "wb", buffering=0)  # raw file: writes go straight to the descriptor
+            self._fh = open_temp(tmp, buffering=0)  # raw file: writes go straight to the descriptor
             _write_all(self._fh.fileno(), [_header_line(self.columns)])
         except BaseException as err:
             if self._fh is not None:
