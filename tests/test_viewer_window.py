@@ -88,11 +88,13 @@ iio.imwrite(sys.argv[2], grab().astype(np.uint8))  # the window after slider, ke
 app.play()
 start = app.frame
 import time
-t_end = time.time() + 1.0
-while time.time() < t_end:
+t0 = time.time()
+t_end = t0 + 10.0  # about 1 s is enough at 60 Hz; a loaded machine may be slow to deliver timer events
+while time.time() < t_end and (app.frame - start) % res.time.size <= 10:
     app.plotter.update(stime=10)
     time.sleep(0.01)
 out["played_frames"] = (app.frame - start) % res.time.size
+out["played_seconds"] = time.time() - t0
 app.close()
 print(json.dumps(out))
 """
@@ -164,4 +166,4 @@ def test_window_slider_keys_and_picking(xvfb, tmp_path):
     assert "play / pause" in out["help"] and out["help_changed_pixels"] > 0.005
     assert out["selected"] == "head"
     assert out["values"].startswith("head")
-    assert out["played_frames"] > 10  # about 1 s at 60 Hz, allowing for a slow machine
+    assert out["played_frames"] > 10, out  # the window's own timer moved the motion on
