@@ -160,9 +160,9 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
 def _gap_rows(names: list[str], P: np.ndarray, t: np.ndarray) -> list[dict]:
     """One dict per NaN run of every marker of ``P`` (frames, markers, 3)."""
     rows = []
+    missing = np.isnan(P[:, :, 0]).T.copy()  # (markers, frames): one pass over P, then row by row
     for j, name in enumerate(names):
-        miss = np.isnan(P[:, j, 0])
-        for s, e in _runs(miss):
+        for s, e in _runs(missing[j]):
             rows.append({"marker": name, "start_frame": s, "end_frame": e,
                          "start_time": float(t[s]), "end_time": float(t[e]), "length_frames": e - s + 1})
     return rows

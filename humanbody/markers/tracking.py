@@ -152,7 +152,11 @@ def _fit_columns(local, src, cols, extra):
     count = np.empty(F, dtype=np.int64)
     pattern = np.empty(F, dtype=np.int64)
     rigid_fit(local, src, cols, extra, R, origin, rms, count, pattern)
-    codes, inverse = np.unique(pattern, return_inverse=True)
+    if m <= 16:  # few points: a table over every possible pattern, no sort
+        seen = np.bincount(pattern, minlength=1 << m) > 0 if F else np.zeros(1 << m, bool)
+        codes = np.flatnonzero(seen)
+    else:
+        codes, inverse = np.unique(pattern, return_inverse=True)
     spread = np.empty(len(codes))
     for i, code in enumerate(codes):
         pts = local[(int(code) >> np.arange(m)) & 1 == 1]
@@ -161,7 +165,12 @@ def _fit_columns(local, src, cols, extra):
             continue
         c = pts - pts.mean(axis=0)
         spread[i] = np.sqrt(max(np.linalg.eigvalsh(c.T @ c / len(pts))[1], 0.0))
-    ok = (count >= 3) & (spread[inverse.ravel()] > MIN_SPREAD)
+    if m <= 16:
+        wide = np.zeros(1 << m, bool)
+        wide[codes] = spread > MIN_SPREAD
+        ok = (count >= 3) & wide[pattern]
+    else:
+        ok = (count >= 3) & (spread[inverse.ravel()] > MIN_SPREAD)
     bad = ~ok
     if bad.any():
         R[bad] = np.nan
