@@ -172,12 +172,18 @@ _PEAK = ("import resource, subprocess, sys; rc = subprocess.call(sys.argv[1:]); 
          "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(rc)")
 
 
+#: Children run with Python's bytecode cache on, as on a user's machine: a
+#: sandbox that sets PYTHONDONTWRITEBYTECODE would have every run compile the
+#: package's modules again (0.1-0.3 s of start-up).
+_CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def run_child(cmd: list, folder: Path, tag: str) -> dict:
     """Run ``cmd``; wall time (s), exit status, peak RSS of the command alone (MB), stdout text."""
     out, err = folder / f"{tag}.stdout", folder / f"{tag}.stderr"
     with open(out, "w") as fo, open(err, "w") as fe:
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-c", _PEAK, *cmd], stdout=fo, stderr=fe)
+        proc = subprocess.run([sys.executable, "-c", _PEAK, *cmd], stdout=fo, stderr=fe, env=_CHILD_ENV)
         wall = time.perf_counter() - t0
     lines = err.read_text().splitlines()
     peak_kb = float(lines[-1]) if lines and lines[-1].strip().isdigit() else float("nan")
