@@ -79,6 +79,22 @@ def sincos(x, s, c):
 
 
 @nb.njit(cache=_CACHE, inline="always")
+def canonical_quaternion(e1, e2, e3, e4):
+    """The sign of a quaternion (e1, e2, e3 vector part, e4 scalar) that makes e4 > 0;
+    ties (e4 == 0) broken by the first non-zero of e1, e2, e3 being positive."""
+    key = e4
+    if key == 0.0:
+        key = e1
+    if key == 0.0:
+        key = e2
+    if key == 0.0:
+        key = e3
+    if key < 0.0:
+        return -e1, -e2, -e3, -e4
+    return e1, e2, e3, e4
+
+
+@nb.njit(cache=_CACHE, inline="always")
 def _bryant(sa, ca, sb, cb, sg, cg):
     """The Bryant transformation matrix S = A B C (Huston eq. 8.74) as 9 scalars, row by row."""
     return (
@@ -449,15 +465,7 @@ def bryant_quaternions(angles, out):
                 e2 = ca * sbcg - sa * cbsg
                 e3 = ca * cbsg + sa * sbcg
                 e4 = ca * cbcg - sa * sbsg
-                key = e4
-                if key == 0.0:
-                    key = e1
-                if key == 0.0:
-                    key = e2
-                if key == 0.0:
-                    key = e3
-                if key < 0.0:
-                    e1, e2, e3, e4 = -e1, -e2, -e3, -e4
+                e1, e2, e3, e4 = canonical_quaternion(e1, e2, e3, e4)
                 if f > 0 and e1 * p1 + e2 * p2 + e3 * p3 + e4 * p4 < 0.0:
                     e1, e2, e3, e4 = -e1, -e2, -e3, -e4
                 out[f, k, 0], out[f, k, 1], out[f, k, 2], out[f, k, 3] = e1, e2, e3, e4

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .._kernels import canonical_quaternion
+
 _CACHE = True
 #: Frames per parallel work item (the 4x4 scratch matrices are allocated once per block).
 _BLOCK = 256
@@ -416,17 +418,7 @@ def _shepperd(s00, s01, s02, s10, s11, s12, s20, s21, s22):
     else:
         x, y, z, w = k03, k13, k23, d3
     nrm = np.sqrt(x * x + y * y + z * z + w * w)
-    x, y, z, w = x / nrm, y / nrm, z / nrm, w / nrm
-    key = w
-    if key == 0.0:
-        key = x
-        if key == 0.0:
-            key = y
-            if key == 0.0:
-                key = z
-    if key < 0.0:
-        x, y, z, w = -x, -y, -z, -w
-    return x, y, z, w
+    return canonical_quaternion(x / nrm, y / nrm, z / nrm, w / nrm)
 
 
 @nb.njit(cache=_CACHE, parallel=True)
