@@ -56,6 +56,17 @@ def test_trc_written_reads_back(tmp_path):
     assert df.attrs["rate_hz"] == pytest.approx(60.0)
 
 
+def test_opensim_rounds_merge_into_best_and_median():
+    a = {"frames": 151, "ik_seconds_runs": [0.5, 0.6, 0.7], "tool_seconds": 0.9, "peak_rss_mb": 500, "dof": 23}
+    b = {"frames": 151, "ik_seconds_runs": [0.4, 0.8, 0.9], "tool_seconds": 0.8, "peak_rss_mb": 510, "dof": 23}
+    m = blt._merge_ik([a, b])
+    assert m["ik_seconds_runs"] == [0.4, 0.5, 0.6, 0.7, 0.8, 0.9] and m["rounds"] == 2
+    assert m["ik_frames_per_s"] == pytest.approx(151 / 0.4, abs=0.1)
+    assert m["ik_frames_per_s_median"] == pytest.approx(151 / 0.65, abs=0.1)
+    assert m["tool_frames_per_s"] == pytest.approx(151 / 0.8, abs=0.1) and m["peak_rss_mb"] == 510
+    assert blt._merge_ik([{"skipped": "no opensim"}]) == {"skipped": "no opensim"}
+
+
 def _chain_offset(model, seg):
     """O_k - O_1 (m) in the reference pose: the joint offsets xi summed down the chain."""
     k = model.names.index(seg) + 1
