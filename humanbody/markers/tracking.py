@@ -26,8 +26,8 @@ import pandas as pd
 
 from ..errors import InputError
 from ..segments import PARENTS, SEGMENT_NAMES
-from .calibration import Calibration, calibrate, slerp_frames
-from ._kernels import horn_rotations, relative_bryant, rigid_fit, unwrap_columns
+from .calibration import Calibration, calibrate
+from ._kernels import horn_rotations, relative_bryant, rigid_fit, slerp_rotations, unwrap_columns
 from .markerset import match_markers
 
 __all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
@@ -143,11 +143,14 @@ def _fit_rigid_fused(local: np.ndarray, q: np.ndarray):
     return _fit_columns(local, src, np.arange(0, 3 * m, 3, dtype=np.int64), np.empty((0, 3)))
 
 
-def _fit_columns(local, src, cols, extra):
-    """Rigid fit of ``local`` to points read from columns of ``src`` (and ``extra``); see :func:`fit_rigid`."""
+def _fit_columns(local, src, cols, extra, R=None, origin=None):
+    """Rigid fit of ``local`` to points read from columns of ``src`` (and ``extra``); see :func:`fit_rigid`.
+
+    ``R`` (F, 3, 3) and ``origin`` (F, 3), when given, are written in place (any strides).
+    """
     F, m = src.shape[0], local.shape[0]
-    R = np.empty((F, 3, 3))
-    origin = np.empty((F, 3))
+    R = np.empty((F, 3, 3)) if R is None else R
+    origin = np.empty((F, 3)) if origin is None else origin
     rms = np.empty(F)
     count = np.empty(F, dtype=np.int64)
     pattern = np.empty(F, dtype=np.int64)
@@ -225,10 +228,19 @@ class Tracking:
 
 
 class _Tracker:
-    def __init__(self, cal: Calibration, markers: dict, n: int, table=None, where=None):
+    """Poses of the 17 segments over one chunk of frames, each found by its marker-set rule.
+
+    ``R_out`` (n, 17, 3, 3) and ``O_out`` (n, 17, 3), when given, receive
+    every segment's frame and origin in place (the rules write into
+    ``R_out[:, k]``, ``O_out[:, k]``); ``pose`` returns those views.
+    """
+
+    def __init__(self, cal: Calibration, markers: dict, n: int, table=None, where=None, R_out=None, O_out=None):
         self.cal, self.markers, self.n = cal, markers, n
         self.table, self.where = table, where  # the chunk's marker table and each marker's columns
         self.ms = cal.markerset
+        self.R_out = np.empty((n, 17, 3, 3)) if R_out is None else R_out
+        self.O_out = np.empty((n, 17, 3)) if O_out is None else O_out
         self.R: dict = {}
         self.O: dict = {}
         self.status = {s: np.zeros(n, dtype=np.int8) for s in SEGMENT_NAMES}  # codes of STATUS
@@ -254,24 +266,25 @@ class _Tracker:
         self._busy.add(seg)
         spec = self.ms.segments[seg]
         k = SEGMENT_NAMES.index(seg)
+        R, O = self.R_out[:, k], self.O_out[:, k]  # written in place by the rule
         if spec.rule == "cluster":
-            R, O = self._cluster(seg, spec)
+            self._cluster(seg, spec, R, O)
         elif spec.rule == "slerp":
             a, b = spec.between
-            R = slerp_frames(self.pose(a)[0], self.pose(b)[0], spec.fraction)
-            O = self.joint_point(seg)
+            slerp_rotations(self.pose(a)[0], self.pose(b)[0], float(spec.fraction), R)  # as slerp_frames
+            O[...] = self.joint_point(seg)
             self.status[seg][np.isfinite(R).all(axis=(1, 2))] = STATUS.index("slerp")
         else:
             Rt = self.pose(spec.to)[0]
             offset = self.cal.frames[spec.to].T @ self.cal.frames[seg]
-            R = Rt @ offset
-            O = self.joint_point(seg) if PARENTS[k] else self.pose(spec.to)[1]
+            np.matmul(Rt, offset, out=R)
+            O[...] = self.joint_point(seg) if PARENTS[k] else self.pose(spec.to)[1]
             self.status[seg][np.isfinite(R).all(axis=(1, 2))] = STATUS.index("rigid")
         self._busy.discard(seg)
         self.R[seg], self.O[seg] = R, O
         return R, O
 
-    def _cluster(self, seg, spec):
+    def _cluster(self, seg, spec, R, O):
         local = self.cal.local.get(seg, {})
         names = [m for m in spec.markers if m in local]
         loc = [local[m] for m in names]
@@ -282,14 +295,14 @@ class _Tracker:
             extra = np.ascontiguousarray(self.joint_point(seg))
         cols = self._columns(names)
         if loc and cols is not None and len(loc) <= 62:  # read the markers where they are
-            R, O, rms, count, ok = _fit_columns(np.array(loc), self.table, cols, extra)
+            _, _, rms, count, ok = _fit_columns(np.array(loc), self.table, cols, extra, R, O)
         elif loc:
             meas = [self.markers[m] if m in self.markers else np.full((self.n, 3), np.nan) for m in names]
             if len(extra):
                 meas.append(extra)
-            R, O, rms, count, ok = fit_rigid(np.array(loc), np.stack(meas, axis=1))
+            R[...], O[...], rms, count, ok = fit_rigid(np.array(loc), np.stack(meas, axis=1))
         else:
-            R, O = np.full((self.n, 3, 3), np.nan), np.full((self.n, 3), np.nan)
+            R[...], O[...] = np.nan, np.nan
             rms, count, ok = np.full(self.n, np.nan), np.zeros(self.n, int), np.zeros(self.n, bool)
         self.rms[seg], self.count[seg] = rms, count
         self.status[seg][ok] = STATUS.index("fit")
@@ -416,13 +429,13 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     for a in range(0, n, step):
         b = min(n, a + step)
         chunk = values[a:b]
-        tr = _Tracker(calibration, {m: chunk[:, c] for m, c in where.items()}, b - a,
-                      table=np.ascontiguousarray(chunk), where=where)
         if a == 0:  # one buffer for every chunk: its pages are faulted in once
             R_buf, O_buf = np.empty((b - a, 17, 3, 3)), np.empty((b - a, 17, 3))
         R, O = R_buf[:b - a], O_buf[:b - a]
-        for k, seg in enumerate(SEGMENT_NAMES):
-            R[:, k], O[:, k] = tr.pose(seg)
+        tr = _Tracker(calibration, {m: chunk[:, c] for m, c in where.items()}, b - a,
+                      table=np.ascontiguousarray(chunk), where=where, R_out=R, O_out=O)
+        for seg in SEGMENT_NAMES:
+            tr.pose(seg)  # written into R[:, k], O[:, k]
         relative_bryant(R, parent, 1e-9, angles[a:b])  # S_L(k)k = R_L^T R_k -> alpha, beta, gamma
         root[a:b] = O[:, 0]
         for seg in clusters:
