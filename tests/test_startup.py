@@ -54,3 +54,18 @@ def test_cache_check_reads_numbas_content_stamp(tmp_path, monkeypatch):
     src.write_text("# kernels, edited\n")
     os.utime(index, None)  # newer than the source, but written for other content
     assert not jit.kernels_cached()
+
+
+def test_openmp_workers_sleep_unless_the_user_chose_a_policy():
+    """Importing humanbody sets OMP_WAIT_POLICY=PASSIVE (idle OpenMP workers would spin and take the
+    core of the CSV writer); a policy the user set is kept."""
+    import subprocess
+    import sys
+
+    code = "import os, humanbody; print(os.environ['OMP_WAIT_POLICY'])"
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "PASSIVE"
+    env["OMP_WAIT_POLICY"] = "ACTIVE"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ACTIVE"
