@@ -178,17 +178,30 @@ def _fast_quaternion(sxx, sxy, sxz, syx, syy, syz, szx, szy, szz, lam0, N, V):
     return w / nrm, x / nrm, y / nrm, z / nrm
 
 
+@nb.njit(cache=_CACHE, inline="always")
+def _quaternion_matrix(w, x, y, z):
+    """The rotation matrix of a unit quaternion (scalar w, vector x, y, z), Huston eq. 8.176, row by row."""
+    return (w * w + x * x - y * y - z * z, 2.0 * (x * y - w * z), 2.0 * (x * z + w * y),
+            2.0 * (x * y + w * z), w * w - x * x + y * y - z * z, 2.0 * (y * z - w * x),
+            2.0 * (x * z - w * y), 2.0 * (y * z + w * x), w * w - x * x - y * y + z * z)
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _transpose_times(a00, a01, a02, a10, a11, a12, a20, a21, a22,
+                     b00, b01, b02, b10, b11, b12, b20, b21, b22):
+    """A^T B of two 3x3 matrices given row by row, row by row: (A^T B)_ij = sum_m A_mi B_mj."""
+    return (a00 * b00 + a10 * b10 + a20 * b20, a00 * b01 + a10 * b11 + a20 * b21,
+            a00 * b02 + a10 * b12 + a20 * b22,
+            a01 * b00 + a11 * b10 + a21 * b20, a01 * b01 + a11 * b11 + a21 * b21,
+            a01 * b02 + a11 * b12 + a21 * b22,
+            a02 * b00 + a12 * b10 + a22 * b20, a02 * b01 + a12 * b11 + a22 * b21,
+            a02 * b02 + a12 * b12 + a22 * b22)
+
+
 @nb.njit(cache=_CACHE)
 def _store_rotation(w, x, y, z, R, f):
-    R[f, 0, 0] = w * w + x * x - y * y - z * z
-    R[f, 0, 1] = 2.0 * (x * y - w * z)
-    R[f, 0, 2] = 2.0 * (x * z + w * y)
-    R[f, 1, 0] = 2.0 * (x * y + w * z)
-    R[f, 1, 1] = w * w - x * x + y * y - z * z
-    R[f, 1, 2] = 2.0 * (y * z - w * x)
-    R[f, 2, 0] = 2.0 * (x * z - w * y)
-    R[f, 2, 1] = 2.0 * (y * z + w * x)
-    R[f, 2, 2] = w * w - x * x - y * y + z * z
+    (R[f, 0, 0], R[f, 0, 1], R[f, 0, 2], R[f, 1, 0], R[f, 1, 1], R[f, 1, 2],
+     R[f, 2, 0], R[f, 2, 1], R[f, 2, 2]) = _quaternion_matrix(w, x, y, z)
 
 
 @nb.njit(cache=_CACHE, parallel=True)
@@ -365,22 +378,12 @@ def relative_bryant(R, parent, tol, out):
                 s00, s01, s02 = R[f, k, 0, 0], R[f, k, 0, 1], R[f, k, 0, 2]
                 s10, s11, s12 = R[f, k, 1, 0], R[f, k, 1, 1], R[f, k, 1, 2]
                 s20, s21, s22 = R[f, k, 2, 0], R[f, k, 2, 1], R[f, k, 2, 2]
-            else:  # S_ij = sum_m R_L[m, i] R_k[m, j]
-                a00, a01, a02 = R[f, L, 0, 0], R[f, L, 0, 1], R[f, L, 0, 2]
-                a10, a11, a12 = R[f, L, 1, 0], R[f, L, 1, 1], R[f, L, 1, 2]
-                a20, a21, a22 = R[f, L, 2, 0], R[f, L, 2, 1], R[f, L, 2, 2]
-                b00, b01, b02 = R[f, k, 0, 0], R[f, k, 0, 1], R[f, k, 0, 2]
-                b10, b11, b12 = R[f, k, 1, 0], R[f, k, 1, 1], R[f, k, 1, 2]
-                b20, b21, b22 = R[f, k, 2, 0], R[f, k, 2, 1], R[f, k, 2, 2]
-                s00 = a00 * b00 + a10 * b10 + a20 * b20
-                s01 = a00 * b01 + a10 * b11 + a20 * b21
-                s02 = a00 * b02 + a10 * b12 + a20 * b22
-                s10 = a01 * b00 + a11 * b10 + a21 * b20
-                s11 = a01 * b01 + a11 * b11 + a21 * b21
-                s12 = a01 * b02 + a11 * b12 + a21 * b22
-                s20 = a02 * b00 + a12 * b10 + a22 * b20
-                s21 = a02 * b01 + a12 * b11 + a22 * b21
-                s22 = a02 * b02 + a12 * b12 + a22 * b22
+            else:  # S = R_L^T R_k
+                s00, s01, s02, s10, s11, s12, s20, s21, s22 = _transpose_times(
+                    R[f, L, 0, 0], R[f, L, 0, 1], R[f, L, 0, 2], R[f, L, 1, 0], R[f, L, 1, 1], R[f, L, 1, 2],
+                    R[f, L, 2, 0], R[f, L, 2, 1], R[f, L, 2, 2],
+                    R[f, k, 0, 0], R[f, k, 0, 1], R[f, k, 0, 2], R[f, k, 1, 0], R[f, k, 1, 1], R[f, k, 1, 2],
+                    R[f, k, 2, 0], R[f, k, 2, 1], R[f, k, 2, 2])
             if not (np.isfinite(s00) and np.isfinite(s01) and np.isfinite(s02) and np.isfinite(s10)
                     and np.isfinite(s11) and np.isfinite(s12) and np.isfinite(s20)
                     and np.isfinite(s21) and np.isfinite(s22)):
@@ -454,26 +457,16 @@ def slerp_rotations(Ra, Rb, fraction, out):
         b00, b01, b02 = Rb[t, 0, 0], Rb[t, 0, 1], Rb[t, 0, 2]
         b10, b11, b12 = Rb[t, 1, 0], Rb[t, 1, 1], Rb[t, 1, 2]
         b20, b21, b22 = Rb[t, 2, 0], Rb[t, 2, 1], Rb[t, 2, 2]
-        x, y, z, w = _shepperd(
-            a00 * b00 + a10 * b10 + a20 * b20, a00 * b01 + a10 * b11 + a20 * b21, a00 * b02 + a10 * b12 + a20 * b22,
-            a01 * b00 + a11 * b10 + a21 * b20, a01 * b01 + a11 * b11 + a21 * b21, a01 * b02 + a11 * b12 + a21 * b22,
-            a02 * b00 + a12 * b10 + a22 * b20, a02 * b01 + a12 * b11 + a22 * b21, a02 * b02 + a12 * b12 + a22 * b22)
+        s00, s01, s02, s10, s11, s12, s20, s21, s22 = _transpose_times(  # Ra^T Rb
+            a00, a01, a02, a10, a11, a12, a20, a21, a22, b00, b01, b02, b10, b11, b12, b20, b21, b22)
+        x, y, z, w = _shepperd(s00, s01, s02, s10, s11, s12, s20, s21, s22)
         s = np.sqrt(x * x + y * y + z * z)
         half = np.arctan2(s, w)
         ratio = np.sin(fraction * half) / s if s > 1e-12 else fraction
         x, y, z, w = x * ratio, y * ratio, z * ratio, np.cos(fraction * half)
         nrm = np.sqrt(x * x + y * y + z * z + w * w)
         x, y, z, w = x / nrm, y / nrm, z / nrm, w / nrm
-        # step matrix (eq. 8.176), then out = Ra step
-        c00 = x * x - y * y - z * z + w * w
-        c01 = 2.0 * (x * y - z * w)
-        c02 = 2.0 * (x * z + y * w)
-        c10 = 2.0 * (x * y + z * w)
-        c11 = -x * x + y * y - z * z + w * w
-        c12 = 2.0 * (y * z - x * w)
-        c20 = 2.0 * (x * z - y * w)
-        c21 = 2.0 * (y * z + x * w)
-        c22 = -x * x - y * y + z * z + w * w
+        c00, c01, c02, c10, c11, c12, c20, c21, c22 = _quaternion_matrix(w, x, y, z)  # the step; out = Ra step
         out[t, 0, 0] = a00 * c00 + a01 * c10 + a02 * c20
         out[t, 0, 1] = a00 * c01 + a01 * c11 + a02 * c21
         out[t, 0, 2] = a00 * c02 + a01 * c12 + a02 * c22

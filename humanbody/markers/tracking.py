@@ -155,9 +155,11 @@ def _fit_columns(local, src, cols, extra, R=None, origin=None):
     count = np.empty(F, dtype=np.int64)
     pattern = np.empty(F, dtype=np.int64)
     rigid_fit(local, src, cols, extra, R, origin, rms, count, pattern)
-    if m <= 16:  # few points: a table over every possible pattern, no sort
-        seen = np.bincount(pattern, minlength=1 << m) > 0 if F else np.zeros(1 << m, bool)
-        codes = np.flatnonzero(seen)
+    if m <= 16:  # few points: the distinct patterns from a table over every possible one, no sort
+        codes = np.flatnonzero(np.bincount(pattern, minlength=1 << m))
+        where = np.zeros(1 << m, np.int64)
+        where[codes] = np.arange(len(codes))
+        inverse = where[pattern]
     else:
         codes, inverse = np.unique(pattern, return_inverse=True)
     spread = np.empty(len(codes))
@@ -168,12 +170,7 @@ def _fit_columns(local, src, cols, extra, R=None, origin=None):
             continue
         c = pts - pts.mean(axis=0)
         spread[i] = np.sqrt(max(np.linalg.eigvalsh(c.T @ c / len(pts))[1], 0.0))
-    if m <= 16:
-        wide = np.zeros(1 << m, bool)
-        wide[codes] = spread > MIN_SPREAD
-        ok = (count >= 3) & wide[pattern]
-    else:
-        ok = (count >= 3) & (spread[inverse.ravel()] > MIN_SPREAD)
+    ok = (count >= 3) & (spread[inverse.ravel()] > MIN_SPREAD)
     bad = ~ok
     if bad.any():
         R[bad] = np.nan
