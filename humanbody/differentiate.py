@@ -59,7 +59,7 @@ def savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int = 4) -> int:
 
 @lru_cache(maxsize=256)
 def _savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int) -> int:
-    from scipy import signal  # scipy.signal costs ~0.8 s to import: only when used
+    from ._scipy import signal  # scipy.signal costs ~0.5 s to import: only when used
 
     nyq = rate_hz / 2.0
     if cutoff_hz >= nyq:
@@ -85,7 +85,7 @@ def _savgol(x: np.ndarray, window: int, polyorder: int, deriv: int, delta: float
     ``window // 2`` rows come from scipy's polynomial fit to the first and
     last window, so every row is what ``savgol_filter`` gives, to rounding.
     """
-    from scipy import signal
+    from ._scipy import signal
 
     F = x.shape[0]
     if F < window or x.ndim != 2:
@@ -210,7 +210,7 @@ class Differentiation:
         if self.method == "spline":
             return self._spline(t, flat, y.shape, h)
         rate = 1.0 / h
-        from scipy import signal  # imported when rates are differentiated, not at start-up
+        from ._scipy import signal  # imported when rates are differentiated, not at start-up
 
         if self.method == "savgol":
             w = savgol_window(self.cutoff_hz, rate, self.polyorder)

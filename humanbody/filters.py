@@ -8,7 +8,7 @@ order of the complete forward-backward filter (even; each pass has order
 from __future__ import annotations
 
 import numpy as np
-from scipy import signal
+from ._scipy import signal
 
 from .errors import InputError
 

@@ -69,3 +69,55 @@ def test_openmp_workers_sleep_unless_the_user_chose_a_policy():
     env["OMP_WAIT_POLICY"] = "ACTIVE"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ACTIVE"
+
+
+def _python(code: str) -> str:
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+
+
+def test_scipy_signal_comes_without_scipy_stats():
+    """humanbody's filters load scipy.signal without scipy.stats (0.4-0.9 s of start-up); the one
+    scipy.stats function scipy.signal looks up at import still works, and a later ``import
+    scipy.stats`` gets the real module."""
+    out = _python(
+        "import sys, numpy as np\n"
+        "import humanbody.filters, humanbody.gait.events, humanbody.markers.conditioning\n"
+        "print('stats loaded:', 'scipy.stats' in sys.modules)\n"
+        "from scipy import signal\n"
+        "x = np.sin(np.linspace(0, 20 * np.pi, 2000)) + 0.3 * np.random.default_rng(1).normal(size=2000)\n"
+        "print('cwt:', signal.find_peaks_cwt(x, np.arange(5, 40)).tolist())\n"
+        "print('stats loaded:', 'scipy.stats' in sys.modules)\n"
+        "import scipy.stats\n"
+        "print('real:', scipy.stats.norm.cdf(0.0), hasattr(scipy.stats, '__file__'))\n"
+    )
+    reference = _python(
+        "import numpy as np, scipy.stats\n"
+        "from scipy import signal\n"
+        "x = np.sin(np.linspace(0, 20 * np.pi, 2000)) + 0.3 * np.random.default_rng(1).normal(size=2000)\n"
+        "print('cwt:', signal.find_peaks_cwt(x, np.arange(5, 40)).tolist())\n"
+    )
+    lines = out.splitlines()
+    assert lines[0] == "stats loaded: False"
+    assert lines[1] == reference.strip() and len(lines[1]) > 10  # find_peaks_cwt calls scoreatpercentile
+    assert lines[2] == "stats loaded: True"  # imported by that first call
+    assert lines[3] == "real: 0.5 True"
+
+
+def test_scipy_signal_after_user_imported_scipy_stats():
+    out = _python("import sys, scipy.stats; stats = scipy.stats\n"
+                  "import humanbody.filters\n"
+                  "print(sys.modules['scipy.stats'] is stats, humanbody.filters.signal.butter(2, 0.1)[0].shape)")
+    assert out.strip() == "True (3,)"
+
+
+def test_stand_in_forwards_every_other_name_to_the_real_module():
+    import scipy.stats
+
+    from humanbody._scipy import _DeferredStats
+
+    stand_in = _DeferredStats("scipy.stats")
+    assert stand_in.norm is scipy.stats.norm  # any name a later scipy might look up at import
+    assert stand_in.scoreatpercentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5

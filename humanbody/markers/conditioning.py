@@ -517,7 +517,7 @@ def _lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
     threads; each column is filtered on its own, so the result equals
     filtering marker by marker.
     """
-    from scipy import signal
+    from .._scipy import signal
 
     sos = butterworth_sos(cutoff_hz, rate, order, src)
     pad = _padlen(sos)
