@@ -35,14 +35,19 @@ joint 0, frames parallel) with the pelvis where the static trial stood; the
 ground frame of the free joint maps our axes (X forward, Y left, Z up) into
 the TRC's lab axes (OpenSim's Y up), so OpenSim reads the TRC as it is.
 
-Two timings over all frames of the trial, accuracy 1e-5, every marker
-weight 1 unless ``--hat-weight`` (model building and file writing not timed):
+Three timings over all frames of the trial, accuracy 1e-5, every marker
+weight 1 unless ``--hat-weight`` (model building not timed):
 
 * ``ik``: OpenSim's ``InverseKinematicsSolver`` with a ``MarkersReference``
   (what the tool runs inside): ``assemble`` at the first frame, then
   ``track`` frame by frame;
 * ``tool``: ``InverseKinematicsTool.run()`` with the same model and task
-  set: reads the TRC, solves, reports errors and writes the ``.mot``.
+  set: reads the TRC, solves, reports errors and writes the ``.mot``;
+* ``process`` (``--process N``, 3 by default): the whole IK process as a
+  user runs it from a setup file, a new Python process each time (import
+  opensim, load the ``.osim``, the tool's run), timed from start to exit
+  like ``humanbody analyze``.  On the 151-frame walk this is the figure the
+  Scale issue quotes ("roughly 170 frames/s"); start-up is most of it.
 
 Sanity checks: RMS marker error per frame (mean and largest over frames),
 and the correlation of hip and knee flexion with OpenSim's own Gait2392
@@ -353,8 +358,8 @@ def solve(osim, model, trc: Path, accuracy: float = 1e-5, weights=None):
             "errors": errors, "marker_names": marker_names}
 
 
-def run_tool(osim, model, trc: Path, folder: Path, accuracy: float = 1e-5, weights=None):
-    """``InverseKinematicsTool.run()`` on all frames; returns (seconds, .mot path)."""
+def _ik_tool(osim, model, trc: Path, folder: Path, accuracy: float, weights, mot: Path):
+    """An ``InverseKinematicsTool`` over all frames of ``trc``, every marker of the model a task."""
     names = [n for n in _trc_markers(trc) if model.getMarkerSet().contains(n)]
     tool = osim.InverseKinematicsTool()
     tool.setModel(model)
@@ -372,14 +377,53 @@ def run_tool(osim, model, trc: Path, folder: Path, accuracy: float = 1e-5, weigh
     tool.setEndTime(hi)
     tool.set_accuracy(accuracy)
     tool.setResultsDir(str(folder))
-    mot = folder / "opensim_ik.mot"
     tool.setOutputMotionFileName(str(mot))
+    return tool
+
+
+def run_tool(osim, model, trc: Path, folder: Path, accuracy: float = 1e-5, weights=None):
+    """``InverseKinematicsTool.run()`` on all frames; returns (seconds, .mot path)."""
+    mot = folder / "opensim_ik.mot"
+    tool = _ik_tool(osim, model, trc, folder, accuracy, weights, mot)
     t0 = time.perf_counter()
     ok = tool.run()
     seconds = time.perf_counter() - t0
     if not ok:
         raise RuntimeError("InverseKinematicsTool.run() failed")
     return seconds, mot
+
+
+_RUN_SETUP = "import sys, opensim; sys.exit(0 if opensim.InverseKinematicsTool(sys.argv[1]).run() else 1)"
+
+
+def run_process(osim, model, model_file: Path, trc: Path, folder: Path, accuracy: float = 1e-5,
+                weights=None, repeat: int = 3) -> list[float]:
+    """Wall seconds of whole OpenSim IK processes, as a user runs the tool on a setup file.
+
+    The tool's setup (this model file, this trial, the same tasks and
+    accuracy) is written to ``ik_setup.xml``; each run is a new Python
+    process that imports opensim, loads the model, reads the TRC, solves
+    every frame and writes the ``.mot`` (what ``opensim-cmd run-tool`` does),
+    timed from start to exit, the way the benchmarks time ``humanbody
+    analyze``.  OpenSim's log stays at its default level (to the folder's
+    ``opensim.log`` and a discarded stdout).
+    """
+    import subprocess
+
+    tool = _ik_tool(osim, model, trc, folder, accuracy, weights, folder / "opensim_ik_process.mot")
+    tool.set_model_file(str(model_file))
+    setup = folder / "ik_setup.xml"
+    tool.printToXML(str(setup))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    seconds = []
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-c", _RUN_SETUP, str(setup)], cwd=folder, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        seconds.append(time.perf_counter() - t0)
+        if proc.returncode:
+            raise RuntimeError(f"OpenSim IK process failed: {proc.stderr.strip()[-500:]}")
+    return seconds
 
 
 # ------------------------------------------------------------------ sanity
@@ -478,6 +522,8 @@ def main(argv=None) -> int:
                     help="weight of the trunk, head and arm markers (1, like every other marker, by default)")
     ap.add_argument("--no-tool", action="store_true", help="time the solver only, not InverseKinematicsTool")
     ap.add_argument("--repeat", type=int, default=5, help="solver runs; the best is reported (default 5)")
+    ap.add_argument("--process", type=int, default=3, metavar="N",
+                    help="also time N whole IK processes run from a setup file (0: skip; default 3)")
     ap.add_argument("--keep", help="folder for the .osim model and the tool's .mot (temporary otherwise)")
     args = ap.parse_args(argv)
     trc, static, reference = (Path(p).resolve() for p in (args.trc, args.static, args.reference))
@@ -531,6 +577,14 @@ def main(argv=None) -> int:
         secs, mot = run_tool(osim, osim.Model(model), trc, folder, args.accuracy, weights)
         rec["tool_seconds"] = round(secs, 3)
         rec["tool_frames_per_s"] = round(res["frames"] / secs, 1)
+    if args.process:
+        model_file = osim_file or folder / f"{model.getName()}.osim"
+        secs = sorted(run_process(osim, osim.Model(model), model_file, trc, folder, args.accuracy, weights,
+                                  args.process))
+        rec["process_seconds"] = round(secs[0], 3)
+        rec["process_seconds_runs"] = [round(x, 3) for x in secs]
+        rec["process_frames_per_s"] = round(res["frames"] / secs[0], 1)
+        rec["process_frames_per_s_median"] = round(res["frames"] / float(np.median(secs)), 1)
     rec.update({
         "markers": len(res["marker_names"]),
         **_error_summary(res, lower),

@@ -57,13 +57,18 @@ def test_trc_written_reads_back(tmp_path):
 
 
 def test_opensim_rounds_merge_into_best_and_median():
-    a = {"frames": 151, "ik_seconds_runs": [0.5, 0.6, 0.7], "tool_seconds": 0.9, "peak_rss_mb": 500, "dof": 23}
-    b = {"frames": 151, "ik_seconds_runs": [0.4, 0.8, 0.9], "tool_seconds": 0.8, "peak_rss_mb": 510, "dof": 23}
+    a = {"frames": 151, "ik_seconds_runs": [0.5, 0.6, 0.7], "tool_seconds": 0.9, "peak_rss_mb": 500, "dof": 23,
+         "process_seconds_runs": [1.0, 1.2]}
+    b = {"frames": 151, "ik_seconds_runs": [0.4, 0.8, 0.9], "tool_seconds": 0.8, "peak_rss_mb": 510, "dof": 23,
+         "process_seconds_runs": [1.1, 1.4]}
     m = blt._merge_ik([a, b])
     assert m["ik_seconds_runs"] == [0.4, 0.5, 0.6, 0.7, 0.8, 0.9] and m["rounds"] == 2
     assert m["ik_frames_per_s"] == pytest.approx(151 / 0.4, abs=0.1)
     assert m["ik_frames_per_s_median"] == pytest.approx(151 / 0.65, abs=0.1)
     assert m["tool_frames_per_s"] == pytest.approx(151 / 0.8, abs=0.1) and m["peak_rss_mb"] == 510
+    assert m["process_seconds_runs"] == [1.0, 1.1, 1.2, 1.4]
+    assert m["process_frames_per_s"] == pytest.approx(151.0, abs=0.1)
+    assert m["process_frames_per_s_median"] == pytest.approx(151 / 1.15, abs=0.1)
     assert blt._merge_ik([{"skipped": "no opensim"}]) == {"skipped": "no opensim"}
 
 
@@ -119,3 +124,16 @@ def test_default_pose_puts_leg_markers_where_calibration_saw_them(subject):
         # the default pose of our 17-segment tree is the reference pose (all joints 0)
         want = O0 + R0 @ (_chain_offset(subject.model, seg) + np.asarray(cal.local[seg][marker.getName()]))
         np.testing.assert_allclose(got, want, atol=1e-9)
+
+
+def test_whole_ik_process_runs_the_setup_file(subject, tmp_path):
+    """The ``process`` timing runs OpenSim's IK from the setup file it writes, on every frame."""
+    import opensim as osim
+
+    model, _ = boi.build_gait2392_tree(osim, subject.model, subject.calibration)
+    model_file = tmp_path / "m.osim"
+    model.printToXML(str(model_file))
+    secs = boi.run_process(osim, osim.Model(model), model_file, DATA / "subject01_walk1.trc", tmp_path, repeat=1)
+    assert len(secs) == 1 and secs[0] > 0
+    mot = boi._read_mot(tmp_path / "opensim_ik_process.mot")
+    assert len(mot) == 151
