@@ -25,6 +25,8 @@ import sys
 import threading
 import types
 
+from ._gc import gc_paused
+
 _CALLED_LATER = frozenset({"scoreatpercentile"})
 _LOCK = threading.Lock()
 
@@ -61,7 +63,8 @@ def _import_signal():
         stand_in = _DeferredStats("scipy.stats")
         sys.modules["scipy.stats"] = stand_in
         try:
-            return importlib.import_module("scipy.signal")
+            with gc_paused():
+                return importlib.import_module("scipy.signal")
         finally:
             if sys.modules.get("scipy.stats") is stand_in:
                 del sys.modules["scipy.stats"]

@@ -3,6 +3,8 @@
 import os
 import time
 
+import pytest
+
 import humanbody._jit as jit
 from humanbody.cli import main
 
@@ -62,13 +64,14 @@ def test_openmp_workers_sleep_unless_the_user_chose_a_policy():
     import subprocess
     import sys
 
-    code = "import os, humanbody; print(os.environ['OMP_WAIT_POLICY'])"
-    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    code = "import os, humanbody; print(os.environ['OMP_WAIT_POLICY'], os.environ['OPENBLAS_THREAD_TIMEOUT'])"
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT")}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "PASSIVE"
+    assert out.stdout.strip() == "PASSIVE 4"  # OpenBLAS's idle threads sleep after the shortest wait too
     env["OMP_WAIT_POLICY"] = "ACTIVE"
+    env["OPENBLAS_THREAD_TIMEOUT"] = "28"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "ACTIVE"
+    assert out.stdout.strip() == "ACTIVE 28"
 
 
 def _python(code: str) -> str:
@@ -121,3 +124,39 @@ def test_stand_in_forwards_every_other_name_to_the_real_module():
     stand_in = _DeferredStats("scipy.stats")
     assert stand_in.norm is scipy.stats.norm  # any name a later scipy might look up at import
     assert stand_in.scoreatpercentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
+
+
+def test_gc_paused_restores_the_collector_and_freezes_only_for_the_command_line(monkeypatch):
+    import gc
+
+    from humanbody import _gc
+
+    monkeypatch.setattr(_gc, "freeze_after", False)
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    with _gc.gc_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen  # a library user's objects stay collectable
+    gc.disable()
+    try:
+        with _gc.gc_paused():
+            pass
+        assert not gc.isenabled()  # a program that turned it off keeps it off
+    finally:
+        gc.enable()
+    with pytest.raises(ValueError):
+        with _gc.gc_paused():
+            raise ValueError("inside")
+    assert gc.isenabled()
+
+
+def test_console_entry_freezes_the_imported_modules():
+    out = _python("import gc, sys\n"
+                  "from humanbody.cli import console\n"
+                  "before = gc.get_freeze_count()\n"
+                  "sys.argv = ['humanbody', 'model', 'show']\n"
+                  "import contextlib, io\n"
+                  "with contextlib.redirect_stdout(io.StringIO()) as text:\n"
+                  "    status = console(['model', 'show'])\n"
+                  "print(status, before, gc.get_freeze_count() > 1000, 'lower_torso' in text.getvalue())")
+    assert out.split() == ["0", "0", "True", "True"]
