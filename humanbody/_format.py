@@ -106,6 +106,7 @@ def field_width(digits: int) -> int:
 # scaled by 2^+-_SHIFT (see _scale) keep every product and split finite.
 _K_MIN, _K_MAX = -330, 360
 _SHIFT = 256
+_TWO_1023 = 2**1023  # a Python int
 _UP = 2.0**_SHIFT  # module constants: numba freezes them (a ** in a kernel is a runtime loop)
 _DOWN = 2.0**-_SHIFT
 # Biased binary exponents of the fast tier: 2^-893 > 1e-270 ... 2^897 < 1e270.
@@ -120,17 +121,23 @@ _STATUS_OK, _STATUS_DEFER = 0, 1
 
 
 def _pow10_table(shift: int) -> np.ndarray:
-    """Rows (hi, lo) with hi + lo = 10^k * 2^shift to ~2^-106 relative, k = _K_MIN.._K_MAX."""
+    """Rows (hi, lo) with hi + lo = 10^k * 2^shift to ~2^-106 relative, k = _K_MIN.._K_MAX.
+
+    Exact integer arithmetic: with 10^k * 2^shift = num / den, ``hi`` is
+    num / den rounded to the nearest double (Python's integer true division
+    rounds correctly) and ``lo`` the remainder num / den - hi, rounded the
+    same way; inf from 2^1023 on (the split in :func:`_two_prod` would overflow).
+    """
     out = np.zeros((_K_MAX - _K_MIN + 1, 2))
-    two = Fraction(2) ** shift
+    up, down = 2 ** max(shift, 0), 2 ** max(-shift, 0)
     for i, k in enumerate(range(_K_MIN, _K_MAX + 1)):
-        exact = Fraction(10) ** k * two
-        hi = float(exact) if exact < Fraction(2) ** 1023 else np.inf
+        num, den = (10**k * up, down) if k >= 0 else (up, 10**-k * down)
+        hi = num / den if num < den * _TWO_1023 else np.inf  # from 2^1023 on, as overflow
         if np.isfinite(hi) and hi > 0.0:
-            lo = float(exact - Fraction(hi))
+            p, q = hi.as_integer_ratio()
+            out[i] = hi, (num * q - p * den) / (den * q)
         else:
-            hi, lo = np.inf, 0.0
-        out[i] = hi, lo
+            out[i] = np.inf, 0.0
     return out
 
 

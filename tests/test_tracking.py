@@ -425,3 +425,19 @@ def test_tracking_ignores_other_columns_and_names_text_markers(calibration, moti
     bad[f"{first}_x"] = "n/a"
     with pytest.raises(InputError, match="not numeric"):
         track(bad, calibration)
+
+
+def test_carried_points_equal_the_numpy_expression_bit_for_bit():
+    """O + R x every frame, on strided views as tracking passes them (a segment of a chunk buffer)."""
+    from humanbody.markers._kernels import carried_points
+
+    rng = np.random.default_rng(5)
+    R = rng.normal(size=(300, 17, 3, 3))[:, 6]
+    O = rng.normal(size=(300, 17, 3))[:, 6]
+    O[7] = np.nan  # NaN in, NaN out
+    x = np.array([0.02, -0.31, 0.11])
+    out = np.empty((300, 3))
+    carried_points(R, O, x, out)
+    want = O + (R[:, :, 0] * x[0] + R[:, :, 1] * x[1] + R[:, :, 2] * x[2])
+    np.testing.assert_array_equal(out, want)
+    assert np.isnan(out[7]).all()

@@ -237,3 +237,23 @@ def test_threaded_writes_equal_one_shot_and_errors_surface(tmp_path, monkeypatch
             w.write(df.to_numpy())
     assert not target.exists()
     assert sorted(os.listdir(tmp_path)) == ["many.csv", "one.csv"]
+
+
+@pytest.mark.parametrize("shift", [0, 256, -256])
+def test_power_of_ten_table_is_the_exact_value_split_in_two_doubles(shift):
+    """Every row hi + lo of the printer's table against exact rational arithmetic."""
+    from fractions import Fraction
+
+    from humanbody import _format
+
+    table = _format._pow10_table(shift)
+    for i, k in enumerate(range(_format._K_MIN, _format._K_MAX + 1)):
+        exact = Fraction(10) ** k * Fraction(2) ** shift
+        hi, lo = table[i]
+        if exact >= Fraction(2) ** 1023 or float(exact) == 0.0:  # beyond the split's range, or underflow
+            assert hi == np.inf and lo == 0.0
+            continue
+        assert hi == float(exact)  # nearest double (Fraction -> float rounds correctly)
+        assert lo == float(exact - Fraction(hi))
+        if hi > 1e-290:  # lo a normal double: the pair carries ~106 bits
+            assert abs(Fraction(hi) + Fraction(lo) - exact) <= exact * Fraction(1, 2**105)

@@ -535,6 +535,27 @@ def unwrap_columns(x):
 
 
 @nb.njit(cache=_CACHE, parallel=True)
+def carried_points(R, O, x, out):
+    """``out[f] = O[f] + R[f] x`` every frame: a point fixed in a moving frame, in ground (m).
+
+    The same sums in the same order as the NumPy expression
+    ``O + (R[:, :, 0] * x0 + R[:, :, 1] * x1 + R[:, :, 2] * x2)`` (no
+    contraction into fused multiply-adds), so the result is bit for bit that.
+
+    Parameters
+    ----------
+    R : (F, 3, 3) float64   frames (any strides)
+    O : (F, 3) float64      origins (any strides)
+    x : (3,) float64        the point in the frame
+    out : (F, 3) float64    written
+    """
+    x0, x1, x2 = x[0], x[1], x[2]
+    for f in nb.prange(R.shape[0]):
+        for i in range(3):
+            out[f, i] = O[f, i] + ((R[f, i, 0] * x0 + R[f, i, 1] * x1) + R[f, i, 2] * x2)
+
+
+@nb.njit(cache=_CACHE, parallel=True)
 def copy_positions(src, out):
     """``out[f, j] = src[f, 3j:3j+3]``, a sample set to NaN when any coordinate is NaN or all are 0.
 

@@ -27,7 +27,7 @@ import pandas as pd
 from ..errors import InputError
 from ..segments import PARENTS, SEGMENT_NAMES
 from .calibration import Calibration, calibrate
-from ._kernels import horn_rotations, relative_bryant, rigid_fit, slerp_rotations, unwrap_columns
+from ._kernels import carried_points, horn_rotations, relative_bryant, rigid_fit, slerp_rotations, unwrap_columns
 from .markerset import match_markers
 
 __all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
@@ -251,8 +251,9 @@ class _Tracker:
         if seg not in self._joint:
             k = SEGMENT_NAMES.index(seg)
             Rp, Op = self.pose(SEGMENT_NAMES[PARENTS[k] - 1])
-            x0, x1, x2 = (float(v) for v in self.cal.model.joint[k])
-            self._joint[seg] = Op + (Rp[:, :, 0] * x0 + Rp[:, :, 1] * x1 + Rp[:, :, 2] * x2)
+            out = np.empty((self.n, 3))
+            carried_points(Rp, Op, np.asarray(self.cal.model.joint[k], dtype=np.float64), out)
+            self._joint[seg] = out
         return self._joint[seg]
 
     def pose(self, seg: str):
