@@ -77,13 +77,26 @@ def _savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int) -> int:
     return window
 
 
-def _savgol(x: np.ndarray, window: int, polyorder: int, deriv: int, delta: float) -> np.ndarray:
+@lru_cache(maxsize=64)
+def _savgol_taps(window: int, polyorder: int, deriv: int, delta: float) -> np.ndarray:
+    """:func:`scipy.signal.savgol_coeffs` as a contiguous array, once per filter (blocks share it)."""
+    from ._scipy import signal
+
+    taps = np.ascontiguousarray(signal.savgol_coeffs(window, polyorder, deriv=deriv, delta=delta))
+    taps.setflags(write=False)
+    return taps
+
+
+def _savgol(x: np.ndarray, window: int, polyorder: int, deriv: int, delta: float,
+            edges: tuple[bool, bool] = (True, True)) -> np.ndarray:
     """:func:`scipy.signal.savgol_filter` along axis 0 (``mode="interp"``), the interior in parallel.
 
     The interior rows are the convolution with :func:`scipy.signal.savgol_coeffs`
     (:func:`humanbody._kernels.convolve_rows`, both cores); the first and last
     ``window // 2`` rows come from scipy's polynomial fit to the first and
     last window, so every row is what ``savgol_filter`` gives, to rounding.
+    ``edges`` (first, last) False leaves those rows NaN instead: a block of
+    a longer trial, whose caller trims them.
     """
     from ._scipy import signal
 
@@ -94,12 +107,18 @@ def _savgol(x: np.ndarray, window: int, polyorder: int, deriv: int, delta: float
 
     x = np.ascontiguousarray(x)
     out = np.empty_like(x)
-    convolve_rows(x, np.ascontiguousarray(signal.savgol_coeffs(window, polyorder, deriv=deriv, delta=delta)), out)
+    convolve_rows(x, _savgol_taps(window, polyorder, deriv, float(delta)), out)
     h = window // 2
-    out[:h] = signal.savgol_filter(x[:window], window, polyorder, deriv=deriv, delta=delta, axis=0,
-                                   mode="interp")[:h]
-    out[F - h:] = signal.savgol_filter(x[F - window:], window, polyorder, deriv=deriv, delta=delta, axis=0,
-                                       mode="interp")[window - h:]
+    if edges[0]:
+        out[:h] = signal.savgol_filter(x[:window], window, polyorder, deriv=deriv, delta=delta, axis=0,
+                                       mode="interp")[:h]
+    else:
+        out[:h] = np.nan
+    if edges[1]:
+        out[F - h:] = signal.savgol_filter(x[F - window:], window, polyorder, deriv=deriv, delta=delta, axis=0,
+                                           mode="interp")[window - h:]
+    else:
+        out[F - h:] = np.nan
     return out
 
 
@@ -182,7 +201,8 @@ class Differentiation:
             )
         return h
 
-    def __call__(self, time, y, smoothed: bool = True, step: float | None = None):
+    def __call__(self, time, y, smoothed: bool = True, step: float | None = None,
+                 edges: tuple[bool, bool] = (True, True)):
         """Smoothed values, first and second derivatives of ``y`` along axis 0.
 
         Parameters
@@ -195,6 +215,12 @@ class Differentiation:
         step : float, optional
             Sampling step (s) to use instead of :meth:`step` of ``time`` (a
             block of a longer trial uses the trial's step).
+        edges : (bool, bool)
+            Whether the first and the last :meth:`reach` rows are wanted.  A
+            block inside a longer trial, extended by the reach and trimmed
+            by its caller, says False: "savgol" then skips the polynomial
+            fits of those rows and leaves them NaN.  The other methods
+            ignore it.
 
         Returns
         -------
@@ -220,7 +246,7 @@ class Differentiation:
                 raise InputError(
                     f"trial has {F} frames, too few for a Savitzky-Golay window of order {self.polyorder}"
                 )
-            out = [_savgol(flat, w, self.polyorder, d, h) for d in ((0, 1, 2) if smoothed else (1, 2))]
+            out = [_savgol(flat, w, self.polyorder, d, h, edges) for d in ((0, 1, 2) if smoothed else (1, 2))]
             if not smoothed:
                 out.insert(0, None)
         elif self.method == "butterworth":

@@ -303,17 +303,18 @@ def _differentiated_rates(diff: Differentiation, time, q, n: int, chunk: int | N
     for i, a in enumerate(starts):
         b = starts[i + 1] if i + 1 < len(starts) else F
         lo, hi = max(0, a - reach), min(F, b + reach)
-        d1, d2 = _rates_block(diff, time[lo:hi], q[lo:hi], n, h)
+        d1, d2 = _rates_block(diff, time[lo:hi], q[lo:hi], n, h, edges=(lo == 0, hi == F))
         qd[a:b], qdd[a:b] = d1[a - lo:b - lo], d2[a - lo:b - lo]
     return qd, qdd
 
 
-def _rates_block(diff: Differentiation, time, q, n: int, h: float):
+def _rates_block(diff: Differentiation, time, q, n: int, h: float, edges=(True, True)):
+    """Rates of frames ``time``; rows within reach of a False edge are NaN (the caller trims them)."""
     F = len(time)
-    _, root_vel, root_acc = diff(time, q[:, :3], smoothed=False, step=h)
+    _, root_vel, root_acc = diff(time, q[:, :3], smoothed=False, step=h, edges=edges)
     quat = np.empty((F, n, 4))
     _kernels.bryant_quaternions(np.ascontiguousarray(q[:, 3:]).reshape(F, n, 3), quat)  # continuous signs
-    _, quat_d, quat_dd = diff(time, quat, smoothed=False, step=h)
+    _, quat_d, quat_dd = diff(time, quat, smoothed=False, step=h, edges=edges)
     qd = np.empty((F, 3 + 3 * n))
     qdd = np.empty((F, 3 + 3 * n))
     qd[:, :3], qdd[:, :3] = root_vel, root_acc

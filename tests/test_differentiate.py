@@ -89,3 +89,22 @@ def test_parallel_savgol_equals_scipy(deriv):
     want = savgol_filter(x, 31, 4, deriv=deriv, delta=0.01, axis=0, mode="interp")
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10 * np.nanmax(np.abs(want)))
+
+
+def test_edges_false_skips_the_end_fits_and_keeps_the_interior():
+    """A block of a longer trial (edges=False) gets the same interior rows; the end rows are NaN."""
+    from humanbody import Differentiation
+
+    t = np.arange(400) / 100.0
+    y = np.column_stack([np.sin(3 * t), np.cos(2 * t)])
+    d = Differentiation("savgol")
+    reach = d.reach(100.0)
+    full = d(t, y, smoothed=False)
+    for edges in ((False, True), (True, False), (False, False)):
+        part = d(t, y, smoothed=False, edges=edges)
+        for a, b in zip(full[1:], part[1:]):
+            np.testing.assert_array_equal(a[reach:-reach], b[reach:-reach])
+            assert np.isnan(b[:reach]).all() == (not edges[0])
+            assert np.isnan(b[-reach:]).all() == (not edges[1])
+            if edges[0]:
+                np.testing.assert_array_equal(a[:reach], b[:reach])
