@@ -441,3 +441,17 @@ def test_carried_points_equal_the_numpy_expression_bit_for_bit():
     want = O + (R[:, :, 0] * x[0] + R[:, :, 1] * x[1] + R[:, :, 2] * x[2])
     np.testing.assert_array_equal(out, want)
     assert np.isnan(out[7]).all()
+
+
+def test_nanmedian_helper_equals_numpy():
+    from humanbody._nan import nanmedian
+
+    rng = np.random.default_rng(9)
+    for shape, axis in (((300, 3), 0), ((1000, 41), 0), ((7,), None), ((5, 4), None)):
+        a = rng.normal(size=shape) * 1e3
+        for with_nan in (False, True):
+            if with_nan:
+                a.flat[rng.integers(0, a.size, 3)] = np.nan
+            np.testing.assert_array_equal(nanmedian(a, axis=axis), np.nanmedian(a, axis=axis))
+            np.testing.assert_array_equal(nanmedian(a, axis=axis, keepdims=True),
+                                          np.nanmedian(a, axis=axis, keepdims=True))

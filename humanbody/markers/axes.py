@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._nan import nanmedian
 from ..errors import InputError
 from ._kernels import permute_axes
 from .conditioning import _marker_names, _plain_layout, _positions, _rate, _with_positions
@@ -244,7 +245,7 @@ def _quiet():
 def _vertical(P: np.ndarray, names: list[str]) -> tuple[int, float, float, str]:
     """Lab axis index, sign (+1/-1), confidence and reason for the vertical."""
     with _quiet():
-        spread = np.nanmedian(np.nanmax(P, axis=1) - np.nanmin(P, axis=1), axis=0)
+        spread = nanmedian(np.nanmax(P, axis=1) - np.nanmin(P, axis=1), axis=0)
     order = np.argsort(spread)[::-1]
     axis = int(order[0])
     conf = float(1.0 - spread[order[1]] / spread[order[0]])
@@ -254,7 +255,7 @@ def _vertical(P: np.ndarray, names: list[str]) -> tuple[int, float, float, str]:
     feet = [i for i, n in enumerate(names) if _role(n) == "foot"]
     if heads and feet:
         with _quiet():
-            v = np.nanmedian(np.nanmean(P[:, heads], axis=1) - np.nanmean(P[:, feet], axis=1), axis=0)
+            v = nanmedian(np.nanmean(P[:, heads], axis=1) - np.nanmean(P[:, feet], axis=1), axis=0)
         if np.all(np.isfinite(v)) and np.linalg.norm(v) > 0:
             k = int(np.argmax(np.abs(v)))
             conf = float(abs(v[k]) / np.linalg.norm(v))
@@ -278,7 +279,7 @@ def _vertical(P: np.ndarray, names: list[str]) -> tuple[int, float, float, str]:
     others = [k for k in range(3) if k != axis]
     with _quiet():
         excursion = np.nansum(np.nanstd(P[..., others] - c[:, None, others], axis=0), axis=1)
-        height = np.nanmedian(P[..., axis], axis=0)
+        height = nanmedian(P[..., axis], axis=0)
     lo, hi = np.nanmin(height), np.nanmax(height)
     bottom = height <= lo + 0.25 * (hi - lo)
     top = height >= hi - 0.25 * (hi - lo)
@@ -313,7 +314,7 @@ def _forward(P: np.ndarray, names: list[str], axis: int, up: float, rate: float
     feet = [i for i, n in enumerate(names) if _role(n) == "foot"]
     source = "foot markers"
     with _quiet():
-        height = up * np.nanmedian(P[..., axis], axis=0)
+        height = up * nanmedian(P[..., axis], axis=0)
     if not feet:
         lo, hi = np.nanmin(height), np.nanmax(height)
         feet = list(np.nonzero(height <= lo + 0.15 * (hi - lo))[0])
@@ -362,7 +363,7 @@ def _left_vector(P: np.ndarray, pairs: list[tuple[int, int]], horiz: list[int]) 
     L = np.array([p[0] for p in pairs])
     R = np.array([p[1] for p in pairs])
     with _quiet():
-        v = np.nanmedian(np.nanmean(P[:, L][..., horiz] - P[:, R][..., horiz], axis=1), axis=0)
+        v = nanmedian(np.nanmean(P[:, L][..., horiz] - P[:, R][..., horiz], axis=1), axis=0)
     return v if np.all(np.isfinite(v)) and np.linalg.norm(v) > 0 else None
 
 

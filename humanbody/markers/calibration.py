@@ -26,6 +26,7 @@ from typing import Any, Mapping
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from .._nan import nanmedian
 from ..errors import InputError
 from ..model import BodyModel
 from ..rotations import matrix_to_bryant
@@ -284,7 +285,7 @@ def estimate_height(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> float |
     except (_Unavailable, InputError, KeyError):
         return None
     z_floor = np.nanmin(np.stack([markers[m][:, 2] for m in floor]), axis=0)
-    h = np.nanmedian(z_top - z_floor)
+    h = nanmedian(z_top - z_floor)
     return float(h + float(ms.parameters.get("height_offset", 0.0))) if np.isfinite(h) else None
 
 
@@ -345,7 +346,7 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
                          f"has no valid sample", source or None)
     notes = []
     if mode == "static":
-        markers = {k: np.nanmedian(v, axis=0, keepdims=True) for k, v in markers.items()}
+        markers = {k: nanmedian(v, axis=0, keepdims=True) for k, v in markers.items()}
         notes.append(f"static pose = per-marker median over {len(static)} frames")
     else:
         notes.append(f"no static trial: geometry from {len(static)} motion frames (medians over frames)")
@@ -369,7 +370,7 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
                 for m in spec.markers:
                     if m in markers:
                         v = np.einsum("fji,fj->fi", R, markers[m] - O)
-                        loc[m] = np.nanmedian(v, axis=0)
+                        loc[m] = nanmedian(v, axis=0)
                 local[seg] = loc
     except _Unavailable as err:
         hint = ("; it is usually in the standing calibration trial: give it with --static"
@@ -382,7 +383,7 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
     pts = {}
     for p in ms.points:
         try:
-            pts[p] = np.nanmedian(geo.point(p), axis=0)
+            pts[p] = nanmedian(geo.point(p), axis=0)
         except _Unavailable:
             continue
 
@@ -395,7 +396,7 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
             rel = frames[seg]
         else:
             par = SEGMENT_NAMES[L - 1]
-            xi[k] = np.nanmedian(np.einsum("fji,fj->fi", frames[par], origins[seg] - origins[par]), axis=0)
+            xi[k] = nanmedian(np.einsum("fji,fj->fi", frames[par], origins[seg] - origins[par]), axis=0)
             rel = np.einsum("fji,fjk->fik", frames[par], frames[seg])
         relative[seg] = _median_rotation(rel)
         angles[seg] = matrix_to_bryant(relative[seg])
@@ -411,10 +412,10 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
         except _Unavailable:
             notes.append(f"length of {seg} not calibrated (missing {ends})")
             continue
-        lengths[seg] = float(np.nanmedian(np.linalg.norm(b - a, axis=-1)))
+        lengths[seg] = float(nanmedian(np.linalg.norm(b - a, axis=-1)))
         if spec.distal:
             d = np.einsum("fji,fj->fi", frames[seg], geo.point(spec.distal) - origins[seg])
-            distal_dir[seg] = np.nanmedian(d, axis=0)
+            distal_dir[seg] = nanmedian(d, axis=0)
 
     if base_model is None:
         from ..anthropometry import default_model
@@ -428,7 +429,7 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
                                                mass=float(mass), height=float(height), sex=sex)),
         segment_meta=model.segment_meta,
     )
-    first = lambda a: np.nanmedian(a, axis=0) if a.ndim == 2 else _median_rotation(a)  # noqa: E731
+    first = lambda a: nanmedian(a, axis=0) if a.ndim == 2 else _median_rotation(a)  # noqa: E731
     return Calibration(
         markerset=ms, names=dict(names), model=model, local=local,
         frames={s: first(v) for s, v in frames.items()},
