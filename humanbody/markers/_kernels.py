@@ -204,6 +204,24 @@ def _store_rotation(w, x, y, z, R, f):
      R[f, 2, 0], R[f, 2, 1], R[f, 2, 2]) = _quaternion_matrix(w, x, y, z)
 
 
+@nb.njit(cache=_CACHE, inline="always")
+def _finite3x3(A, f):
+    """Whether every entry of the 3x3 matrix ``A[f]`` is finite."""
+    for i in range(3):
+        for j in range(3):
+            if not np.isfinite(A[f, i, j]):
+                return False
+    return True
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _nan3x3(A, f):
+    """``A[f] = NaN`` (a 3x3 matrix)."""
+    for i in range(3):
+        for j in range(3):
+            A[f, i, j] = np.nan
+
+
 @nb.njit(cache=_CACHE, parallel=True)
 def horn_rotations(H, R):
     """Proper rotations R minimising ``sum w |R a - b|^2`` from ``H = sum w a b^T``, every frame.
@@ -221,15 +239,8 @@ def horn_rotations(H, R):
         N = np.empty((4, 4))
         V = np.empty((4, 4))
         for f in range(b * _BLOCK, min(F, (b + 1) * _BLOCK)):
-            finite = True
-            for i in range(3):
-                for j in range(3):
-                    if not np.isfinite(H[f, i, j]):
-                        finite = False
-            if not finite:
-                for i in range(3):
-                    for j in range(3):
-                        R[f, i, j] = np.nan
+            if not _finite3x3(H, f):
+                _nan3x3(R, f)
                 continue
             frob = 0.0
             for i in range(3):
@@ -441,15 +452,8 @@ def slerp_rotations(Ra, Rb, fraction, out):
     """
     F = Ra.shape[0]
     for t in nb.prange(F):
-        finite = True
-        for i in range(3):
-            for j in range(3):
-                if not (np.isfinite(Ra[t, i, j]) and np.isfinite(Rb[t, i, j])):
-                    finite = False
-        if not finite:
-            for i in range(3):
-                for j in range(3):
-                    out[t, i, j] = np.nan
+        if not (_finite3x3(Ra, t) and _finite3x3(Rb, t)):
+            _nan3x3(out, t)
             continue
         a00, a01, a02 = Ra[t, 0, 0], Ra[t, 0, 1], Ra[t, 0, 2]
         a10, a11, a12 = Ra[t, 1, 0], Ra[t, 1, 1], Ra[t, 1, 2]
