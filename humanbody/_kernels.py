@@ -13,6 +13,8 @@ from contextlib import contextmanager
 import numba as nb
 import numpy as np
 
+from ._rot import axis_quaternion, canonical_quaternion, cross, quaternion_product, sequence_matrix
+
 _CACHE = True
 _PARALLEL_MIN_FRAMES = 2048
 
@@ -78,36 +80,10 @@ def sincos(x, s, c):
             c[i] = np.cos(x[i])
 
 
-@nb.njit(cache=_CACHE, inline="always")
-def canonical_quaternion(e1, e2, e3, e4):
-    """The sign of a quaternion (e1, e2, e3 vector part, e4 scalar) that makes e4 > 0;
-    ties (e4 == 0) broken by the first non-zero of e1, e2, e3 being positive."""
-    key = e4
-    if key == 0.0:
-        key = e1
-    if key == 0.0:
-        key = e2
-    if key == 0.0:
-        key = e3
-    if key < 0.0:
-        return -e1, -e2, -e3, -e4
-    return e1, e2, e3, e4
-
-
-@nb.njit(cache=_CACHE, inline="always")
-def _bryant(sa, ca, sb, cb, sg, cg):
-    """The Bryant transformation matrix S = A B C (Huston eq. 8.74) as 9 scalars, row by row."""
-    return (
-        cb * cg, -cb * sg, sb,
-        ca * sg + sa * sb * cg, ca * cg - sa * sb * sg, -sa * cb,
-        sa * sg - ca * sb * cg, sa * cg + ca * sb * sg, ca * cb,
-    )
-
-
 @nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
 def tree_kinematics(
     q, qd, qdd, local_rates,
-    parents, xi, rcom, mass, inertia,
+    parents, seq, xi, rcom, mass, inertia,
     R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
     body_com, body_vel, body_acc, block,
 ):
@@ -116,7 +92,9 @@ def tree_kinematics(
     The recursion runs over bodies in numbering order (``parents[k] < k``)
     and in parallel over blocks of frames.  For body k with parent p = L(k):
 
-    - ``R_k = R_p S_k``                       (absolute orientation, eq. 8.73)
+    - ``R_k = R_p S_k``, S_k the product of the three simple rotations of
+      body k's sequence (eqs. 8.64-8.74; eq. 8.74 for "xyz"), R_p the parent's
+      absolute orientation (eq. 8.73)
     - ``omega_rel_k = R_p hat_omega_k``      (hat omega in ground, eq. 8.99)
     - ``omega_k = omega_p + omega_rel_k``    (addition theorem, eq. 8.104)
     - ``alpha_k = alpha_p + R_p d(hat_omega_k)/dt + omega_p x omega_rel_k`` (eq. 8.115)
@@ -133,17 +111,21 @@ def tree_kinematics(
     Parameters
     ----------
     q : (F, 3 + 3n)  generalized coordinates: origin of body 1 in ground (m),
-        then the Bryant angles alpha, beta, gamma of body k relative to L(k)
-        in columns 3 + 3(k-1) .. 5 + 3(k-1) (rad).
+        then the angles alpha, beta, gamma of body k relative to L(k) in its
+        rotation sequence, in columns 3 + 3(k-1) .. 5 + 3(k-1) (rad).
     qd, qdd : (F, 3 + 3n)  velocity and acceleration of the origin of body 1
-        (m/s, m/s^2) in columns 0-2, then per body either the Bryant angle
-        rates (``local_rates`` False) or the parent-frame components of the
+        (m/s, m/s^2) in columns 0-2, then per body either the angle rates
+        (``local_rates`` False) or the parent-frame components of the
         relative angular velocity hat omega_k and their time derivatives
-        (``local_rates`` True).  From angle rates, eq. 8.95 and its
-        derivative give hat omega_k without any division, so the singular
-        set cos(beta) = 0 needs no special case.
+        (``local_rates`` True).  From angle rates, hat omega_k is
+        ``alpha' u1 + beta' u2 + gamma' u3`` with u1, u2, u3 the sequence's
+        rotation axes in parent components (eq. 8.95 for "xyz"), and its
+        derivative ``alpha'' u1 + beta'' u2 + gamma'' u3 + alpha' beta'
+        (u1 x u2) + gamma' (alpha' u1 + beta' u2) x u3``: no division, so
+        the singular set needs no special case.
     local_rates : bool
     parents : (n,) int64  L(k) for body k = index + 1 (0 = ground).
+    seq : (n, 3) int64  axes (0 = x, 1 = y, 2 = z) of each body's rotation sequence.
     xi : (n, 3)  joint offsets in the parent frame (m).
     rcom : (n, 3)  mass-centre offsets in the body frame (m).
     mass : (n,)  kg.
@@ -231,12 +213,14 @@ def tree_kinematics(
                 ak2 = cp2 + (ap0 * d1 - ap1 * d0) + (wp0 * wxd1 - wp1 * wxd0)
                 vO[k, 0], vO[k, 1], vO[k, 2] = vk0, vk1, vk2
                 aO[k, 0], aO[k, 1], aO[k, 2] = ak0, ak1, ak2
-                # orientation R_k = R_p S_k with S_k the Bryant matrix (eq. 8.74)
+                # orientation R_k = R_p S_k, S_k the matrix of the body's sequence (eqs. 8.64-8.74)
                 c = 3 + 3 * k
                 sa, ca = sinq[r, c], cosq[r, c]
                 sb, cb = sinq[r, c + 1], cosq[r, c + 1]
                 sg, cg = sinq[r, c + 2], cosq[r, c + 2]
-                S00, S01, S02, S10, S11, S12, S20, S21, S22 = _bryant(sa, ca, sb, cb, sg, cg)
+                i0, i1, i2 = seq[k, 0], seq[k, 1], seq[k, 2]
+                S, u2 = sequence_matrix(i0, i1, i2, sa, ca, sb, cb, sg, cg)
+                S00, S01, S02, S10, S11, S12, S20, S21, S22 = S
                 R00 = P00 * S00 + P01 * S10 + P02 * S20
                 R01 = P00 * S01 + P01 * S11 + P02 * S21
                 R02 = P00 * S02 + P01 * S12 + P02 * S22
@@ -249,19 +233,28 @@ def tree_kinematics(
                 R[f, k, 0, 0], R[f, k, 0, 1], R[f, k, 0, 2] = R00, R01, R02
                 R[f, k, 1, 0], R[f, k, 1, 1], R[f, k, 1, 2] = R10, R11, R12
                 R[f, k, 2, 0], R[f, k, 2, 1], R[f, k, 2, 2] = R20, R21, R22
-                # hat omega_k and its derivative, parent-frame components (eq. 8.95)
+                # hat omega_k and its derivative, parent-frame components (eq. 8.95 and its rate)
                 if local_rates:
                     wl0, wl1, wl2 = qdb[r, c], qdb[r, c + 1], qdb[r, c + 2]
                     wdl0, wdl1, wdl2 = qddb[r, c], qddb[r, c + 1], qddb[r, c + 2]
                 else:
                     ad, bd, gd = qdb[r, c], qdb[r, c + 1], qdb[r, c + 2]
                     add, bdd, gdd = qddb[r, c], qddb[r, c + 1], qddb[r, c + 2]
-                    wl0 = ad + gd * sb
-                    wl1 = bd * ca - gd * sa * cb
-                    wl2 = bd * sa + gd * ca * cb
-                    wdl0 = add + gdd * sb + gd * bd * cb
-                    wdl1 = (bdd * ca - bd * ad * sa) - (gdd * sa * cb + gd * ad * ca * cb - gd * bd * sa * sb)
-                    wdl2 = (bdd * sa + bd * ad * ca) + (gdd * ca * cb - gd * ad * sa * cb - gd * bd * ca * sb)
+                    # axes: u1 = e_i0, u2 = R_i0(alpha) e_i1, u3 = S e_i2
+                    u10 = 1.0 if i0 == 0 else 0.0
+                    u11 = 1.0 if i0 == 1 else 0.0
+                    u12 = 1.0 if i0 == 2 else 0.0
+                    u20, u21, u22 = u2
+                    u30, u31, u32 = S[i2], S[3 + i2], S[6 + i2]
+                    wl0 = ad * u10 + bd * u20 + gd * u30
+                    wl1 = ad * u11 + bd * u21 + gd * u31
+                    wl2 = ad * u12 + bd * u22 + gd * u32
+                    x0, x1, x2 = cross(u10, u11, u12, u20, u21, u22)
+                    y0, y1, y2 = cross(ad * u10 + bd * u20, ad * u11 + bd * u21, ad * u12 + bd * u22, u30, u31, u32)
+                    ab = ad * bd
+                    wdl0 = add * u10 + bdd * u20 + gdd * u30 + ab * x0 + gd * y0
+                    wdl1 = add * u11 + bdd * u21 + gdd * u31 + ab * x1 + gd * y1
+                    wdl2 = add * u12 + bdd * u22 + gdd * u32 + ab * x2 + gd * y2
                 # angular velocity (addition theorem) and acceleration
                 wr0 = P00 * wl0 + P01 * wl1 + P02 * wl2
                 wr1 = P10 * wl0 + P11 * wl1 + P12 * wl2
@@ -426,11 +419,12 @@ def quaternion_omegas(q, qd, qdd, w, wd, first):
 
 
 @nb.njit(cache=_CACHE, parallel=True)
-def bryant_quaternions(angles, out):
-    """Sign-continuous Euler parameters of Bryant angles, every frame and body.
+def sequence_quaternions(angles, seq, out):
+    """Sign-continuous Euler parameters of every body's angles, every frame.
 
-    The product of the three axis quaternions of ``S = A(alpha) B(beta)
-    C(gamma)`` (:func:`humanbody.rotations.bryant_to_quaternion`, whose
+    The product of the three axis quaternions of the body's sequence, ``S =
+    R_i0(alpha) R_i1(beta) R_i2(gamma)``
+    (:func:`humanbody.rotations.sequence_to_quaternion`, whose
     ``continuous=True`` result this equals): each frame's quaternion has
     ``eps4 >= 0`` (ties broken by eps1, eps2, eps3), then along the frames
     of each body it is negated whenever its dot product with the previous
@@ -439,11 +433,13 @@ def bryant_quaternions(angles, out):
     Parameters
     ----------
     angles : (F, n, 3) float64    alpha, beta, gamma (rad)
+    seq : (n, 3) int64            axes of each body's sequence (0 = x, 1 = y, 2 = z)
     out : (F, n, 4) float64       written: eps1, eps2, eps3, eps4
     """
     F, n = angles.shape[0], angles.shape[1]
     B = 512
     for k in nb.prange(n):
+        i0, i1, i2 = seq[k, 0], seq[k, 1], seq[k, 2]
         x = np.empty(3 * B)
         sn = np.empty(3 * B)
         cs = np.empty(3 * B)
@@ -457,14 +453,11 @@ def bryant_quaternions(angles, out):
             sincos(x, sn, cs)  # vectorised; the tail beyond m holds stale values, unused
             for i in range(m):
                 f = lo + i
-                sa, ca = sn[i], cs[i]
-                sb, cb = sn[B + i], cs[B + i]
-                sg, cg = sn[2 * B + i], cs[2 * B + i]
-                cbcg, sbsg, cbsg, sbcg = cb * cg, sb * sg, cb * sg, sb * cg
-                e1 = sa * cbcg + ca * sbsg
-                e2 = ca * sbcg - sa * cbsg
-                e3 = ca * cbsg + sa * sbcg
-                e4 = ca * cbcg - sa * sbsg
+                a1, a2, a3, a4 = axis_quaternion(i0, sn[i], cs[i])
+                b1, b2, b3, b4 = axis_quaternion(i1, sn[B + i], cs[B + i])
+                g1, g2, g3, g4 = axis_quaternion(i2, sn[2 * B + i], cs[2 * B + i])
+                e1, e2, e3, e4 = quaternion_product(a1, a2, a3, a4, b1, b2, b3, b4)
+                e1, e2, e3, e4 = quaternion_product(e1, e2, e3, e4, g1, g2, g3, g4)
                 e1, e2, e3, e4 = canonical_quaternion(e1, e2, e3, e4)
                 if f > 0 and e1 * p1 + e2 * p2 + e3 * p3 + e4 * p4 < 0.0:
                     e1, e2, e3, e4 = -e1, -e2, -e3, -e4

@@ -12,26 +12,56 @@ from __future__ import annotations
 import numpy as np
 
 from .model import BodyModel
-from .rotations import bryant_omega_parent, bryant_omega_parent_dot, bryant_to_matrix
+from .rotations import _elementary, sequence_axes, skew, unskew
+
+
+def _sequence_motion(angles, rates, accels, seq):
+    """S, hat omega and its rate (parent components) of one body, literally from the matrices.
+
+    ``S = R_1 R_2 R_3`` (eqs. 8.64-8.74), the derivative of each factor
+    ``R_i' = R_i K_i t_i'`` and ``R_i'' = R_i (K_i K_i t_i'^2 + K_i t_i'')``
+    with ``K_i`` the skew matrix of the rotation axis; then ``hat omega =
+    unskew(S' S^T)`` (eq. 8.121) and its rate ``unskew(S'' S^T)`` (the
+    other term of the derivative, ``S' S'^T``, is symmetric).
+    """
+    axes = sequence_axes(seq)
+    R, Rd, Rdd = [], [], []
+    for i, ax in enumerate(axes):
+        K = skew(np.eye(3)[ax])
+        M = _elementary(ax, angles[:, i])
+        t1, t2 = rates[:, i, None, None], accels[:, i, None, None]
+        R.append(M)
+        Rd.append(M @ K * t1)
+        Rdd.append(M @ (K @ K * t1**2 + K * t2))
+    S = R[0] @ R[1] @ R[2]
+    Sd = Rd[0] @ R[1] @ R[2] + R[0] @ Rd[1] @ R[2] + R[0] @ R[1] @ Rd[2]
+    Sdd = (Rdd[0] @ R[1] @ R[2] + R[0] @ Rdd[1] @ R[2] + R[0] @ R[1] @ Rdd[2]
+           + 2 * (Rd[0] @ Rd[1] @ R[2] + Rd[0] @ R[1] @ Rd[2] + R[0] @ Rd[1] @ Rd[2]))
+    St = np.swapaxes(S, -1, -2)
+    return S, unskew(Sd @ St), unskew(Sdd @ St)
 
 
 def reference_kinematics(model: BodyModel, root, root_vel, root_acc, angles, rates, accels) -> dict:
-    """Mechanics of every body from Bryant angles and exact rates.
+    """Mechanics of every body from its angles (in its sequence) and exact rates.
 
     Parameters
     ----------
     model : BodyModel
     root, root_vel, root_acc : (F, 3)  origin of body 1 and its rates.
-    angles, rates, accels : (F, n, 3)  relative Bryant angles and rates.
+    angles, rates, accels : (F, n, 3)  relative angles in each body's
+        sequence (``model.sequences``) and their rates.
 
     Returns
     -------
     dict of arrays named as :class:`humanbody.results.Results`.
     """
     F, n = angles.shape[:2]
-    S = bryant_to_matrix(angles)                                   # (8.74)
-    w_loc = bryant_omega_parent(angles, rates)                     # (8.95)
-    wd_loc = bryant_omega_parent_dot(angles, rates, accels)
+    S = np.empty((F, n, 3, 3))
+    w_loc = np.empty((F, n, 3))
+    wd_loc = np.empty((F, n, 3))
+    for k in range(n):
+        S[:, k], w_loc[:, k], wd_loc[:, k] = _sequence_motion(
+            angles[:, k], rates[:, k], accels[:, k], model.sequences[k])
     R = np.empty((F, n, 3, 3))
     for k in range(n):                                             # S_0k = S_0L(k) S_L(k)k
         p = model.parents[k] - 1

@@ -33,7 +33,7 @@ import numpy as np
 
 from .errors import InputError
 from .model import BodyModel
-from .segments import JOINT_NAMES, PARENTS, SEGMENT_NAMES
+from .segments import DEFAULT_SEQUENCES, JOINT_NAMES, PARENTS, SEGMENT_NAMES
 
 __all__ = [
     "REFERENCE_STATURE",
@@ -393,4 +393,5 @@ def default_model(mass: float = 75.0, height: float = 1.75, sex: str = "male") -
         name="huston17",
         meta=meta,
         segment_meta=seg_meta,
+        sequences=DEFAULT_SEQUENCES,
     )

@@ -22,6 +22,7 @@ from .differentiate import Differentiation
 from .errors import InputError
 from .model import BodyModel
 from .results import Results
+from .rotations import sequence_axes
 
 __all__ = [
     "Motion",
@@ -85,6 +86,11 @@ def _column_blocks(frame: pd.DataFrame, groups: list[list[str]], source) -> list
                 out.append(values[:, p])
         return out
     return [_column_block(frame, g, source) for g in groups]
+
+
+def sequence_axes_array(model: BodyModel) -> np.ndarray:
+    """Each body's rotation-sequence axes as an (n, 3) int64 array (0 = x, 1 = y, 2 = z)."""
+    return np.array([sequence_axes(s) for s in model.sequences], dtype=np.int64).reshape(-1, 3)
 
 
 def local_rates_from_quaternions(q, qd, qdd):
@@ -166,8 +172,9 @@ def compute(
     Notes
     -----
     Angle rates are differentiated through Euler parameters of each relative
-    orientation (eqs. 8.190-8.192), not through the angles, so the Bryant
-    singularity (cos beta = 0) never enters a division.
+    orientation (eqs. 8.190-8.192), not through the angles, so the
+    singular set of a body's sequence (cos beta = 0 for a Cardan sequence)
+    never enters a division.
 
     ``force`` and ``torque`` are computed in the same pass as the
     kinematics; ``inertia`` (R I R^T, 9 values per segment) is derived from
@@ -265,7 +272,7 @@ def prepare_motion(
     elif isinstance(diff, str):
         diff = Differentiation(method=diff)
     try:
-        qd, qdd = _differentiated_rates(diff, time, q, n)
+        qd, qdd = _differentiated_rates(diff, time, q, sequence_axes_array(model))
     except InputError as err:
         raise err.with_path(source) if source else err
     rate = (F - 1) / (time[-1] - time[0]) if F > 1 else float("nan")
@@ -278,11 +285,12 @@ def prepare_motion(
 RATE_CHUNK = 16384
 
 
-def _differentiated_rates(diff: Differentiation, time, q, n: int, chunk: int | None = None):
+def _differentiated_rates(diff: Differentiation, time, q, seq, chunk: int | None = None):
     """Root velocity/acceleration and parent-frame hat omega and its rate, (F, 3 + 3n) each.
 
-    Rates of Euler parameters (sign-continuous, from the Bryant angles
-    directly) by ``diff``, turned into angular velocities by eqs.
+    ``seq`` (n, 3) holds each body's sequence axes
+    (:func:`sequence_axes_array`).  Rates of Euler parameters
+    (sign-continuous, from each body's angles directly) by ``diff``, turned into angular velocities by eqs.
     8.190-8.192.  A long trial goes through in overlapping blocks of
     ``chunk`` frames (:meth:`Differentiation.reach`), which bounds the
     scratch memory and changes no value: the sign of a block's quaternions
@@ -290,11 +298,12 @@ def _differentiated_rates(diff: Differentiation, time, q, n: int, chunk: int | N
     bilinear in the parameters and their rates, so it does not.
     """
     F = len(time)
+    n = len(seq)
     chunk = RATE_CHUNK if chunk is None else int(chunk)
     h = diff.step(time)
     reach = diff.reach(1.0 / h)
     if reach is None or F <= chunk + 2 * reach:
-        return _rates_block(diff, time, q, n, h)
+        return _rates_block(diff, time, q, seq, h)
     starts = list(range(0, F, chunk))
     if F - starts[-1] < 2 * reach + 1:
         starts.pop()  # a short last block would shorten the filter window: merge it
@@ -303,17 +312,17 @@ def _differentiated_rates(diff: Differentiation, time, q, n: int, chunk: int | N
     for i, a in enumerate(starts):
         b = starts[i + 1] if i + 1 < len(starts) else F
         lo, hi = max(0, a - reach), min(F, b + reach)
-        d1, d2 = _rates_block(diff, time[lo:hi], q[lo:hi], n, h, edges=(lo == 0, hi == F))
+        d1, d2 = _rates_block(diff, time[lo:hi], q[lo:hi], seq, h, edges=(lo == 0, hi == F))
         qd[a:b], qdd[a:b] = d1[a - lo:b - lo], d2[a - lo:b - lo]
     return qd, qdd
 
 
-def _rates_block(diff: Differentiation, time, q, n: int, h: float, edges=(True, True)):
+def _rates_block(diff: Differentiation, time, q, seq, h: float, edges=(True, True)):
     """Rates of frames ``time``; rows within reach of a False edge are NaN (the caller trims them)."""
-    F = len(time)
+    F, n = len(time), len(seq)
     _, root_vel, root_acc = diff(time, q[:, :3], smoothed=False, step=h, edges=edges)
     quat = np.empty((F, n, 4))
-    _kernels.bryant_quaternions(np.ascontiguousarray(q[:, 3:]).reshape(F, n, 3), quat)  # continuous signs
+    _kernels.sequence_quaternions(np.ascontiguousarray(q[:, 3:]).reshape(F, n, 3), seq, quat)  # continuous signs
     _, quat_d, quat_dd = diff(time, quat, smoothed=False, step=h, edges=edges)
     qd = np.empty((F, 3 + 3 * n))
     qdd = np.empty((F, 3 + 3 * n))
@@ -379,7 +388,7 @@ def _run_kernel(model, time, q, qd, qdd, local_rates, how, out=None) -> Results:
     with _kernels.threads_for(F):
         _kernels.tree_kinematics(
             q, qd, qdd, local_rates,
-            model.parents, np.ascontiguousarray(model.joint), np.ascontiguousarray(model.com),
+            model.parents, sequence_axes_array(model), np.ascontiguousarray(model.joint), np.ascontiguousarray(model.com),
             np.ascontiguousarray(model.mass), np.ascontiguousarray(model.inertia, dtype=float),
             *(arrays[name] for name in _KINEMATIC), _BLOCK,
         )

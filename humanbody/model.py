@@ -9,6 +9,7 @@ Any tree given as a parent array with ``parent[k] < k`` works; Huston's
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from dataclasses import dataclass, field
@@ -80,6 +81,11 @@ class BodyModel:
         kept through save/load.
     segment_meta : tuple of dict
         Extra per-segment keys (segment length, source); kept through save/load.
+    sequences : tuple of str, length n
+        Rotation sequence of each body relative to its parent (one of
+        :data:`humanbody.rotations.SEQUENCES`, body-fixed axes in the order of
+        the angles alpha, beta, gamma).  Empty means ``"xyz"`` (Bryant angles)
+        for every body.
     """
 
     names: tuple
@@ -92,6 +98,7 @@ class BodyModel:
     name: str = "model"
     meta: Mapping[str, Any] = field(default_factory=dict)
     segment_meta: tuple = ()
+    sequences: tuple = ()
 
     def __post_init__(self):
         names = tuple(str(n) for n in self.names)
@@ -120,6 +127,18 @@ class BodyModel:
         if len(seg_meta) != n:
             raise InputError("segment_meta must have one entry per segment")
         set_(self, "segment_meta", seg_meta)
+        seqs = tuple(self.sequences) or ("xyz",) * n
+        if len(seqs) != n:
+            raise InputError(f"sequences must have one entry per segment ({n}), got {len(seqs)}")
+        from .rotations import _check_seq
+
+        checked = []
+        for k, seq in enumerate(seqs):
+            try:
+                checked.append(_check_seq(seq))
+            except InputError as err:
+                raise InputError(f"segment {names[k]!r}: {err}") from None
+        set_(self, "sequences", tuple(checked))
         if np.any(self.mass <= 0):
             k = int(np.argmax(self.mass <= 0))
             raise InputError(f"segment {names[k]!r} has a non-positive mass")
@@ -210,7 +229,12 @@ class BodyModel:
             name=self.name,
             meta=self.meta,
             segment_meta=[self.segment_meta[i] for i in idx],
+            sequences=[self.sequences[i] for i in idx],
         )
+
+    def replace(self, **changes) -> "BodyModel":
+        """A copy of the model with the given attributes changed (validated again)."""
+        return dataclasses.replace(self, **changes)
 
     # ------------------------------------------------------------- builders
     @classmethod
@@ -249,6 +273,7 @@ class BodyModel:
                 com=self.com[k].tolist(),
                 mass=float(self.mass[k]),
                 inertia=self.inertia[k].tolist(),
+                sequence=self.sequences[k],
             )
             segments.append(seg)
         out = {"name": self.name, "gravity": self.gravity.tolist()}
@@ -265,7 +290,7 @@ class BodyModel:
             segs = data.get("segments")
             if not isinstance(segs, list) or not segs:
                 raise InputError("model file has no 'segments' list")
-            known = {"index", "name", "parent", "joint", "com", "mass", "inertia"}
+            known = {"index", "name", "parent", "joint", "com", "mass", "inertia", "sequence"}
             for i, seg in enumerate(segs, start=1):
                 if not isinstance(seg, Mapping):
                     raise InputError(f"segment entry {i} is not an object")
@@ -288,6 +313,7 @@ class BodyModel:
                 name=str(data.get("name", "model")),
                 meta=meta,
                 segment_meta=[{k: v for k, v in s.items() if k not in known} for s in segs],
+                sequences=[s.get("sequence", "xyz") for s in segs],  # CONVENTIONS: absent = xyz
             )
         except InputError as err:
             raise err.with_path(source) if source else err

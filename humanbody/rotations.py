@@ -156,10 +156,15 @@ def matrix_to_bryant(S, tol: float = 1e-9):
 # Common helpers
 # ---------------------------------------------------------------------------
 
-#: Angle sequences the library knows: rotations about body-fixed (intrinsic,
-#: "successive") axes.  "xyz" are Huston's dextral (Bryant) angles (8.74),
-#: "zxz" his Euler angles (8.82-8.91), "zyx" yaw-pitch-roll.
-SEQUENCES = ("xyz", "zxz", "zyx")
+#: Angle sequences the library knows: three rotations about body-fixed
+#: (intrinsic, "successive") axes, named by the axes in the order applied.
+#: Cardan (Bryant) sequences use three different axes, Euler sequences repeat
+#: the first.  "xyz" are Huston's dextral (Bryant) angles (8.74), "zxz" his
+#: Euler angles (8.82-8.91), "yxz" the flexion-first joint coordinate system
+#: of Grood and Suntay (the default at the limb, trunk and neck joints).
+CARDAN = ("xyz", "xzy", "yxz", "yzx", "zxy", "zyx")
+EULER = ("xyx", "xzx", "yxy", "yzy", "zxz", "zyz")
+SEQUENCES = CARDAN + EULER
 _AXIS = {"x": 0, "y": 1, "z": 2}
 _FRAMES = ("parent", "body")
 
@@ -169,8 +174,30 @@ def _check_seq(seq):
     if s == "bryant":
         s = "xyz"
     if s not in SEQUENCES:
-        raise InputError(f"unknown angle sequence {seq!r}; expected one of {', '.join(SEQUENCES)}.")
+        raise InputError(f"unknown rotation sequence {seq!r}; expected three body axes such as "
+                         f"'yxz' (one of {', '.join(SEQUENCES)}).")
     return s
+
+
+def sequence_axes(seq):
+    """The axis indices (0 = x, 1 = y, 2 = z) of a rotation sequence's three rotations.
+
+    Parameters
+    ----------
+    seq : str
+        One of :data:`SEQUENCES`.
+
+    Returns
+    -------
+    tuple of int, length 3.
+    """
+    return tuple(_AXIS[c] for c in _check_seq(seq))
+
+
+def is_euler_sequence(seq) -> bool:
+    """True for an Euler sequence (first and third axes equal, e.g. "zxz"), False for Cardan."""
+    a = sequence_axes(seq)
+    return a[0] == a[2]
 
 
 def _check_frame(frame):
@@ -266,13 +293,14 @@ def euler_to_matrix(angles, seq="xyz"):
     ----------
     angles : array_like, shape (..., 3)
         The three angles (rad) in the order they are applied.
-    seq : {"xyz", "zxz", "zyx"}
-        ``"xyz"``: dextral (Bryant) angles alpha, beta, gamma, S = A B C
-        (Huston eq. 8.74, same as :func:`bryant_to_matrix`).
-        ``"zxz"``: Euler angles theta1, theta2, theta3 about z, x, z,
-        S = Rz(theta1) Rx(theta2) Rz(theta3) (Huston eqs. 8.84-8.91).
-        ``"zyx"``: yaw psi, pitch theta, roll phi about z, y, x,
-        S = Rz(psi) Ry(theta) Rx(phi).
+    seq : str
+        One of :data:`SEQUENCES`.  For ``seq = "ijk"`` the matrix is
+        ``S = R_i(first) R_j(second) R_k(third)``, each factor the matrix of a
+        simple rotation about a body axis (Huston eqs. 8.64, 8.67, 8.70).
+        ``"xyz"``: dextral (Bryant) angles, S = A B C (eq. 8.74, same as
+        :func:`bryant_to_matrix`); ``"zxz"``: Euler angles (eqs. 8.84-8.91);
+        ``"yxz"``: flexion, ab/adduction about the floating axis, axial
+        rotation (the joint coordinate system of Grood and Suntay).
 
     Returns
     -------
@@ -286,66 +314,74 @@ def euler_to_matrix(angles, seq="xyz"):
     return M[0] @ M[1] @ M[2]
 
 
+def _parity(i, j, k) -> float:
+    """+1 when (i, j, k) is a cyclic order of (0, 1, 2), -1 otherwise."""
+    return 1.0 if (j - i) % 3 == 1 else -1.0
+
+
+def _rotation_angle(M, axis):
+    """Angle of a simple rotation about ``axis`` read from its matrix (atan2 of sine and cosine entries)."""
+    p, r = (axis + 1) % 3, (axis + 2) % 3
+    return np.arctan2(M[..., r, p] - M[..., p, r], M[..., p, p] + M[..., r, r])
+
+
 def matrix_to_euler(S, seq="xyz", tol: float = 1e-9):
-    """Angles of a transformation matrix for a sequence (inverse of
+    """Angles of a transformation matrix for a rotation sequence (inverse of
     :func:`euler_to_matrix`).
 
     Parameters
     ----------
     S : array_like, shape (..., 3, 3)
         Proper orthogonal matrices, parent = S . body.
-    seq : {"xyz", "zxz", "zyx"}
+    seq : str
+        One of :data:`SEQUENCES`.
     tol : float
-        The orientation is treated as singular where the factor of
-        :func:`singular_factor` (cos beta, sin theta2, cos pitch) has
-        ``|factor| < tol``.  There only a sum or difference of the first and
-        third angle is defined; the third angle is then set to exactly 0 and
-        the first carries the whole rotation about that axis.
+        The orientation is on the singular set where ``|singular_factor| <
+        tol`` (cos of the middle angle for a Cardan sequence, its sine for an
+        Euler sequence).  There only the sum or difference of the first and
+        third angles is defined; the third is then set to exactly 0 and the
+        first carries the whole rotation about that axis.
 
     Returns
     -------
     ndarray, shape (..., 3), rad.
-        ``"xyz"``: alpha, gamma in (-pi, pi], beta in [-pi/2, pi/2].
-        ``"zxz"``: theta1, theta3 in (-pi, pi], theta2 in [0, pi].
-        ``"zyx"``: yaw, roll in (-pi, pi], pitch in [-pi/2, pi/2].
+        First and third angles in (-pi, pi]; the middle angle in
+        [-pi/2, pi/2] (Cardan) or [0, pi] (Euler).
 
     Notes
     -----
-    The middle angle comes from ``atan2`` of an entry and the hypotenuse of
-    two others (accurate everywhere).  The first angle comes from two
-    entries of the row/column that the middle rotation does not mix; the
-    third is then taken from ``R1(first)^T S = R2(middle) R3(third)``, so any
-    rounding error in the first angle is compensated by the third and the
-    matrix is reproduced to machine precision even next to the singular set.
+    For ``seq = "ijk"`` (Euler: ``"iji"``, k the remaining axis) with
+    parity e = +1 for a cyclic order of the axes and -1 otherwise:
+    Cardan, ``middle = atan2(e S_ik, hypot(S_ii, S_ij))`` and
+    ``first = atan2(-e S_jk, S_kk)``; Euler, ``middle = atan2(hypot(S_ij,
+    S_ik), S_ii)`` and ``first = atan2(S_ji, -e S_ki)``.  The third angle is
+    read from ``R_j(middle)^T R_i(first)^T S = R_k(third)``, so a rounding
+    error in the first angle is compensated by the third and S is
+    reproduced to machine precision even next to the singular set.
     """
     seq = _check_seq(seq)
     if seq == "xyz":
         return matrix_to_bryant(S, tol=tol)
     S = _mat(S)
-    if seq == "zxz":
-        s2 = np.hypot(S[..., 0, 2], S[..., 1, 2])
-        t2 = np.arctan2(s2, S[..., 2, 2])
-        singular = s2 < tol
-        t1 = np.where(singular, np.arctan2(S[..., 1, 0], S[..., 0, 0]),
-                      np.arctan2(S[..., 0, 2], -S[..., 1, 2]))
-        c1, s1 = np.cos(t1), np.sin(t1)
-        # Rz(t1)^T S = Rx(t2) Rz(t3), whose first row is (c3, -s3, 0).
-        t3 = np.arctan2(-(c1 * S[..., 0, 1] + s1 * S[..., 1, 1]),
-                        c1 * S[..., 0, 0] + s1 * S[..., 1, 0])
-        t3 = np.where(singular, 0.0, t3)
-        return np.stack((t1, t2, t3), axis=-1)
-    # zyx
-    cp = np.hypot(S[..., 0, 0], S[..., 1, 0])
-    pitch = np.arctan2(-S[..., 2, 0], cp)
-    singular = cp < tol
-    yaw = np.where(singular, np.arctan2(-S[..., 0, 1], S[..., 1, 1]),
-                   np.arctan2(S[..., 1, 0], S[..., 0, 0]))
-    cy, sy = np.cos(yaw), np.sin(yaw)
-    # Rz(yaw)^T S = Ry(pitch) Rx(roll), whose second row is (0, c_roll, -s_roll).
-    roll = np.arctan2(sy * S[..., 0, 2] - cy * S[..., 1, 2],
-                      cy * S[..., 1, 1] - sy * S[..., 0, 1])
-    roll = np.where(singular, 0.0, roll)
-    return np.stack((yaw, pitch, roll), axis=-1)
+    i, j, k3 = (_AXIS[c] for c in seq)
+    euler = i == k3
+    k = 3 - i - j  # the axis neither the first nor the second rotation turns about
+    e = _parity(i, j, k)
+    if euler:
+        sm = np.hypot(S[..., i, j], S[..., i, k])
+        middle = np.arctan2(sm, S[..., i, i])
+        first = np.arctan2(S[..., j, i], -e * S[..., k, i])
+    else:
+        sm = np.hypot(S[..., i, i], S[..., i, j])  # |cos middle|
+        middle = np.arctan2(e * S[..., i, k], sm)
+        first = np.arctan2(-e * S[..., j, k], S[..., k, k])
+    singular = sm < tol
+    Rm = _elementary(j, middle)
+    if np.any(singular):  # third = 0: R_i(first) = S R_j(middle)^T
+        first = np.where(singular, _rotation_angle(S @ _swap(Rm), i), first)
+    M = _swap(Rm) @ _swap(_elementary(i, first)) @ S
+    third = np.where(singular, 0.0, _rotation_angle(M, k3))
+    return np.stack((first, middle, third), axis=-1)
 
 
 def singular_factor(angles, seq="xyz"):
@@ -354,18 +390,19 @@ def singular_factor(angles, seq="xyz"):
     Parameters
     ----------
     angles : array_like, shape (..., 3), rad.
-    seq : {"xyz", "zxz", "zyx"}
+    seq : str
+        One of :data:`SEQUENCES`.
 
     Returns
     -------
     ndarray, shape (...)
-        ``cos(beta)`` for "xyz", ``sin(theta2)`` for "zxz", ``cos(pitch)``
-        for "zyx".  Its absolute value is the sine of the angular distance
-        (rad) of the orientation from the singular set (gimbal lock).
+        The cosine of the middle angle for a Cardan sequence (``cos(beta)``
+        for "xyz"), its sine for an Euler sequence (``sin(theta2)`` for
+        "zxz").  Its absolute value is the sine of the angle between the first
+        and the third rotation axes: zero where they line up (gimbal lock).
     """
-    seq = _check_seq(seq)
     a = _vec(angles, 3, "angles")
-    return np.sin(a[..., 1]) if seq == "zxz" else np.cos(a[..., 1])
+    return np.sin(a[..., 1]) if is_euler_sequence(seq) else np.cos(a[..., 1])
 
 
 def is_singular(angles, seq="xyz", tol: float = 1e-6):
@@ -374,15 +411,72 @@ def is_singular(angles, seq="xyz", tol: float = 1e-6):
     Parameters
     ----------
     angles : array_like, shape (..., 3), rad.
-    seq : {"xyz", "zxz", "zyx"}
+    seq : str
+        One of :data:`SEQUENCES`.
     tol : float
-        Threshold on ``|cos beta|`` (or ``|sin theta2|``, ``|cos pitch|``).
+        Threshold on ``|singular_factor|``.
 
     Returns
     -------
     ndarray of bool, shape (...).
     """
     return np.abs(singular_factor(angles, seq)) < tol
+
+
+def sequence_to_quaternion(angles, seq="xyz", continuous: bool = False):
+    """Euler parameters of a rotation sequence's angles, without forming the matrix.
+
+    The product of the three axis quaternions ``(sin(t/2) n_axis,
+    cos(t/2))`` of the sequence's rotations, in order.  Equal to
+    ``matrix_to_quaternion(euler_to_matrix(angles, seq))`` to rounding, with
+    no singular set.
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3), rad.
+    seq : str
+        One of :data:`SEQUENCES`.
+    continuous : bool
+        As in :func:`matrix_to_quaternion`.
+
+    Returns
+    -------
+    q : ndarray, shape (..., 4), unit norm, scalar last.
+    """
+    seq = _check_seq(seq)
+    a = _vec(angles, 3, "angles")
+    if seq == "xyz":
+        return bryant_to_quaternion(a, continuous)
+    q = None
+    for n, c in enumerate(seq):
+        h = 0.5 * a[..., n]
+        f = np.zeros(a.shape[:-1] + (4,))
+        f[..., _AXIS[c]] = np.sin(h)
+        f[..., 3] = np.cos(h)
+        q = f if q is None else quaternion_product(q, f)
+    q = q * _canonical_sign(q)[..., None]
+    if continuous:
+        _continue_signs(q)
+    return q
+
+
+def quaternion_product(p, q):
+    """Product of Euler parameters, the quaternion of ``S(p) S(q)``.
+
+    Parameters
+    ----------
+    p, q : array_like, shape (..., 4), scalar last.
+
+    Returns
+    -------
+    ndarray, shape (..., 4): ``(p4 q + q4 p + p x q, p4 q4 - p . q)``.
+    """
+    p, q = _vec(p, 4, "a quaternion"), _vec(q, 4, "a quaternion")
+    pv, qv = p[..., :3], q[..., :3]
+    out = np.empty(np.broadcast_shapes(p.shape, q.shape))
+    out[..., :3] = p[..., 3:] * qv + q[..., 3:] * pv + np.cross(pv, qv)
+    out[..., 3] = p[..., 3] * q[..., 3] - np.sum(pv * qv, axis=-1)
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -661,8 +755,8 @@ def matrix_to_axis_angle(S):
     return quaternion_to_axis_angle(matrix_to_quaternion(S))
 
 
-_NAMES = {"matrix": "matrix", "quaternion": "quaternion", "rotvec": "rotvec",
-          "bryant": "xyz", "xyz": "xyz", "zxz": "zxz", "zyx": "zyx"}
+_NAMES = {"matrix": "matrix", "quaternion": "quaternion", "rotvec": "rotvec", "bryant": "xyz",
+          **{seq: seq for seq in SEQUENCES}}
 
 
 def convert(value, from_: str, to: str, tol: float = 1e-9):
@@ -676,7 +770,7 @@ def convert(value, from_: str, to: str, tol: float = 1e-9):
         ``"matrix"`` (..., 3, 3), parent = S . body;
         ``"quaternion"`` (..., 4) Euler parameters, scalar last (eq. 8.166);
         ``"rotvec"`` (..., 3) axis times angle, ``theta l`` (rad);
-        ``"xyz"`` or ``"bryant"``, ``"zxz"``, ``"zyx"`` (..., 3) angles (rad).
+        any of :data:`SEQUENCES` (``"bryant"`` = ``"xyz"``), (..., 3) angles (rad).
     tol : float
         Singular-set threshold passed to :func:`matrix_to_euler`.
 
@@ -767,7 +861,8 @@ def angle_rate_matrix(angles, seq="xyz", frame="parent"):
     Parameters
     ----------
     angles : array_like, shape (..., 3), rad.
-    seq : {"xyz", "zxz", "zyx"}
+    seq : str
+        One of :data:`SEQUENCES`.
     frame : {"parent", "body"}
         Components of omega.  Parent: eqs. 8.95 ("xyz") and 8.97 ("zxz");
         body: eqs. 8.96 and 8.98.
@@ -799,7 +894,8 @@ def omega_from_angle_rates(angles, rates, seq="xyz", frame="parent"):
     ----------
     angles, rates : array_like, shape (..., 3)
         Angles (rad) and their time derivatives (rad/s).
-    seq : {"xyz", "zxz", "zyx"}
+    seq : str
+        One of :data:`SEQUENCES`.
     frame : {"parent", "body"}
 
     Returns
@@ -822,7 +918,8 @@ def angle_rates(angles, omega, seq="xyz", frame="parent", tol: float = 1e-6,
     ----------
     angles : array_like, shape (..., 3), rad.
     omega : array_like, shape (..., 3), rad/s, in ``frame`` components.
-    seq : {"xyz", "zxz", "zyx"}
+    seq : str
+        One of :data:`SEQUENCES`.
     frame : {"parent", "body"}
     tol : float
         Orientations with ``|singular_factor(angles, seq)| < tol`` (e.g.

@@ -53,6 +53,22 @@ JOINT_NAMES: tuple[str, ...] = (
     "left_ankle",
 )
 
+#: Rotation sequence of each body relative to its parent (CONVENTIONS.md,
+#: "Orientation angles"): body-fixed axes in the order of the three angles.
+#: Flexion-extension first ("yxz": about y, then the floating x axis, then the
+#: segment's long axis z; Grood and Suntay's joint coordinate system) at the
+#: hips, knees, ankles, elbows, wrists, trunk and neck joints: its singular
+#: set, ab/adduction of +-90 degrees, lies outside their range, so knee
+#: flexion of 150 degrees or hip flexion of 120 degrees is ordinary.  The
+#: shoulders use the same sequence (flexion, abduction, axial rotation, as
+#: Plug-in Gait reports them); their singular set is the arm horizontal in the
+#: frontal plane (abduction +-90 degrees with no flexion), which the library
+#: handles without division (docs/joint_angles.md).  The root turns about the
+#: vertical first ("zxy": heading, obliquity about the floating x axis, tilt
+#: about the pelvis's y axis; Baker 2001), so its singular set is the pelvis
+#: lying on its side.
+DEFAULT_SEQUENCES: tuple[str, ...] = ("zxy",) + ("yxz",) * 16
+
 #: Quantities of the results table with x, y, z ground components (CONVENTIONS.md).
 VECTOR_QUANTITIES: tuple[str, ...] = (
     "omega_rel",

@@ -328,9 +328,10 @@ def test_rates_in_overlapping_blocks_equal_one_pass(method):
     data = np.sin(2 * np.pi * freq * t[:, None] + phase) * 2.5 + rng.normal(0, 1e-3, (F, len(cols)))
     coords = pd.DataFrame(np.column_stack([t, data]), columns=["time"] + cols)
     d = kin.Differentiation(method=method)
-    whole = kin._rates_block(d, t, data, model.n_bodies, d.step(t))
+    seq = kin.sequence_axes_array(model)
+    whole = kin._rates_block(d, t, data, seq, d.step(t))
     for chunk in (100, 333, 490, 1400):  # 490: a last block of 30 frames is merged
-        qd, qdd = kin._differentiated_rates(d, t, data, model.n_bodies, chunk=chunk)
+        qd, qdd = kin._differentiated_rates(d, t, data, seq, chunk=chunk)
         np.testing.assert_array_equal(qd, whole[0])
         np.testing.assert_array_equal(qdd, whole[1])
     motion = kin.prepare_motion(model, coords, differentiation=d)
@@ -351,9 +352,10 @@ def test_quaternion_omega_kernel_equals_the_numpy_form():
     assert np.isnan(w[:, :3]).all()
 
 
-def test_bryant_quaternion_kernel_equals_the_numpy_form():
+@pytest.mark.parametrize("seq", ["xyz", "yxz", "zxy", "zxz", "yzy"])
+def test_sequence_quaternion_kernel_equals_the_numpy_form(seq):
     from humanbody import _kernels
-    from humanbody.rotations import bryant_to_quaternion
+    from humanbody.rotations import sequence_axes, sequence_to_quaternion
 
     rng = np.random.default_rng(9)
     t = np.linspace(0, 30, 3000)[:, None, None]
@@ -363,7 +365,11 @@ def test_bryant_quaternion_kernel_equals_the_numpy_form():
     angles[100, 4] = np.nan
     angles[0, 2] = [0.0, 0.0, np.pi]  # eps4 = 0 at the first frame: the tie rule
     out = np.empty(angles.shape[:2] + (4,))
-    _kernels.bryant_quaternions(np.ascontiguousarray(angles), out)
-    want = bryant_to_quaternion(angles, continuous=True)
+    _kernels.sequence_quaternions(np.ascontiguousarray(angles), np.array([sequence_axes(seq)] * 17), out)
+    want = sequence_to_quaternion(angles, seq, continuous=True)
+    # after the gap (frame 100 of body 4) the kernel starts a new sign run from the canonical sign
+    sign = np.sign(np.sum(out[101:, 4] * want[101:, 4], axis=-1))
+    assert np.all(sign == sign[0])
+    want[101:, 4] *= sign[0]
     np.testing.assert_allclose(out, want, rtol=0, atol=1e-15)
     np.testing.assert_array_equal(np.isnan(out), np.isnan(want))

@@ -422,13 +422,8 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
 
         base_model = default_model(mass=mass, height=height, sex=sex)
     model = _subject_model(base_model, ms, xi, lengths, distal_dir, notes)
-    model = BodyModel(
-        names=model.names, parents=model.parents, joint=model.joint, com=model.com,
-        mass=model.mass, inertia=model.inertia, gravity=model.gravity, name=model.name,
-        meta=dict(model.meta, calibration=dict(source=source, markerset=ms.name, mode=mode,
-                                               mass=float(mass), height=float(height), sex=sex)),
-        segment_meta=model.segment_meta,
-    )
+    model = model.replace(meta=dict(model.meta, calibration=dict(
+        source=source, markerset=ms.name, mode=mode, mass=float(mass), height=float(height), sex=sex)))
     first = lambda a: nanmedian(a, axis=0) if a.ndim == 2 else _median_rotation(a)  # noqa: E731
     return Calibration(
         markerset=ms, names=dict(names), model=model, local=local,
@@ -477,8 +472,4 @@ def _subject_model(base: BodyModel, ms: MarkerSet, xi, lengths, distal_dir, note
             com[k] = along / float(base_len) * distal_dir[seg] + perp * ratio
         else:
             com[k] *= ratio
-    return BodyModel(
-        names=base.names, parents=base.parents, joint=xi, com=com, mass=base.mass,
-        inertia=inertia, gravity=base.gravity, name=base.name, meta=base.meta,
-        segment_meta=seg_meta,
-    )
+    return base.replace(joint=xi, com=com, inertia=inertia, segment_meta=seg_meta)

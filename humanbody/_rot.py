@@ -1,0 +1,129 @@
+"""Inline numba helpers for rotations: one small function per operation.
+
+Shared by the tree recursion (:mod:`humanbody._kernels`) and the tracking
+kernels (:mod:`humanbody.markers._kernels`), so both read like the
+equations.  A 3x3 matrix travels as a 9-tuple of scalars, row by row
+(``(m00, m01, m02, m10, ..., m22)``), which LLVM keeps in registers; a
+quaternion as ``(e1, e2, e3, e4)``, scalar last (Huston eq. 8.166).  Axes
+are numbered 0 = x, 1 = y, 2 = z.  The NumPy forms are in
+:mod:`humanbody.rotations`.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+
+_CACHE = True
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def elementary(axis, s, c):
+    """Matrix of a simple rotation about body axis ``axis`` with sine ``s`` and cosine ``c``
+    (Huston's A, B, C of eqs. 8.64, 8.67, 8.70; parent = M . body)."""
+    if axis == 0:
+        return (1.0, 0.0, 0.0, 0.0, c, -s, 0.0, s, c)
+    if axis == 1:
+        return (c, 0.0, s, 0.0, 1.0, 0.0, -s, 0.0, c)
+    return (c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0)
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def mul33(a, b):
+    """Matrix product ``a b`` of two 9-tuples."""
+    return (
+        a[0] * b[0] + a[1] * b[3] + a[2] * b[6],
+        a[0] * b[1] + a[1] * b[4] + a[2] * b[7],
+        a[0] * b[2] + a[1] * b[5] + a[2] * b[8],
+        a[3] * b[0] + a[4] * b[3] + a[5] * b[6],
+        a[3] * b[1] + a[4] * b[4] + a[5] * b[7],
+        a[3] * b[2] + a[4] * b[5] + a[5] * b[8],
+        a[6] * b[0] + a[7] * b[3] + a[8] * b[6],
+        a[6] * b[1] + a[7] * b[4] + a[8] * b[7],
+        a[6] * b[2] + a[7] * b[5] + a[8] * b[8],
+    )
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def tmul33(a, b):
+    """``a^T b`` of two 9-tuples."""
+    return (
+        a[0] * b[0] + a[3] * b[3] + a[6] * b[6],
+        a[0] * b[1] + a[3] * b[4] + a[6] * b[7],
+        a[0] * b[2] + a[3] * b[5] + a[6] * b[8],
+        a[1] * b[0] + a[4] * b[3] + a[7] * b[6],
+        a[1] * b[1] + a[4] * b[4] + a[7] * b[7],
+        a[1] * b[2] + a[4] * b[5] + a[7] * b[8],
+        a[2] * b[0] + a[5] * b[3] + a[8] * b[6],
+        a[2] * b[1] + a[5] * b[4] + a[8] * b[7],
+        a[2] * b[2] + a[5] * b[5] + a[8] * b[8],
+    )
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def bryant(sa, ca, sb, cb, sg, cg):
+    """The Bryant matrix S = A(alpha) B(beta) C(gamma) in closed form (Huston eq. 8.74)."""
+    return (
+        cb * cg, -cb * sg, sb,
+        ca * sg + sa * sb * cg, ca * cg - sa * sb * sg, -sa * cb,
+        sa * sg - ca * sb * cg, sa * cg + ca * sb * sg, ca * cb,
+    )
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def sequence_matrix(i0, i1, i2, sa, ca, sb, cb, sg, cg):
+    """``S = R_i0(alpha) R_i1(beta) R_i2(gamma)`` and the middle rotation axis.
+
+    Returns ``(S, u2)``: S as a 9-tuple and ``u2 = R_i0(alpha) e_i1``, the
+    floating axis in parent components.  The first axis is ``e_i0`` and the
+    third ``S e_i2`` (column i2 of S), so the three joint axes of the
+    sequence (the columns of :func:`humanbody.rotations.angle_rate_matrix`)
+    come without further work.
+    """
+    A = elementary(i0, sa, ca)
+    u2 = (A[i1], A[3 + i1], A[6 + i1])
+    if i0 == 0 and i1 == 1 and i2 == 2:
+        return bryant(sa, ca, sb, cb, sg, cg), u2
+    return mul33(mul33(A, elementary(i1, sb, cb)), elementary(i2, sg, cg)), u2
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def cross(a0, a1, a2, b0, b1, b2):
+    """Cross product ``a x b`` of two vectors given by components."""
+    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def quaternion_product(p1, p2, p3, p4, q1, q2, q3, q4):
+    """Euler parameters of ``S(p) S(q)``: ``(p4 q + q4 p + p x q, p4 q4 - p . q)``."""
+    return (
+        p4 * q1 + q4 * p1 + (p2 * q3 - p3 * q2),
+        p4 * q2 + q4 * p2 + (p3 * q1 - p1 * q3),
+        p4 * q3 + q4 * p3 + (p1 * q2 - p2 * q1),
+        p4 * q4 - (p1 * q1 + p2 * q2 + p3 * q3),
+    )
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def axis_quaternion(axis, s, c):
+    """Euler parameters ``(sin(t/2) e_axis, cos(t/2))`` of a simple rotation, from the half-angle's sine and cosine."""
+    if axis == 0:
+        return s, 0.0, 0.0, c
+    if axis == 1:
+        return 0.0, s, 0.0, c
+    return 0.0, 0.0, s, c
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def canonical_quaternion(e1, e2, e3, e4):
+    """The sign of a quaternion (e1, e2, e3 vector part, e4 scalar) that makes e4 > 0;
+    ties (e4 == 0) broken by the first non-zero of e1, e2, e3 being positive."""
+    key = e4
+    if key == 0.0:
+        key = e1
+    if key == 0.0:
+        key = e2
+    if key == 0.0:
+        key = e3
+    if key < 0.0:
+        return -e1, -e2, -e3, -e4
+    return e1, e2, e3, e4
