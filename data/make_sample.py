@@ -100,27 +100,28 @@ def build(strides=4, rate=100.0, stride_time=1.1, speed=1.3, height=1.75, mass=7
     fit = {k: fourier_fit(v) for k, v in KEYS.items()}
     for side, ph, sign in (("right", phase_r, 1.0), ("left", phase_l, -1.0)):
         hip = evaluate(fit["hip_flexion"], ph, omega)
-        put(f"{side}_upper_leg_beta", tuple(-v for v in hip))
+        put(f"{side}_upper_leg_alpha", tuple(-v for v in hip))  # flexion first (sequence yxz)
         add = evaluate(fit["hip_adduction"], ph, omega)
-        put(f"{side}_upper_leg_alpha", tuple(sign * v for v in add))  # adduction moves the knee medially
-        put(f"{side}_lower_leg_beta", evaluate(fit["knee_flexion"], ph, omega))
+        put(f"{side}_upper_leg_beta", tuple(sign * v for v in add))  # adduction moves the knee medially
+        put(f"{side}_lower_leg_alpha", evaluate(fit["knee_flexion"], ph, omega))
         ank = evaluate(fit["ankle_dorsiflexion"], ph, omega)
-        put(f"{side}_foot_beta", tuple(-v for v in ank))
+        put(f"{side}_foot_alpha", tuple(-v for v in ank))
         # arms swing opposite to the leg of the same side (shoulder keys are set so)
         sh = evaluate(fit["shoulder_flexion"], ph, omega)
-        put(f"{side}_upper_arm_beta", tuple(-v for v in sh))
-        put(f"{side}_upper_arm_alpha", (-sign * 6.0 + zero, zero, zero))  # arms slightly abducted
+        put(f"{side}_upper_arm_alpha", tuple(-v for v in sh))
+        put(f"{side}_upper_arm_beta", (-sign * 6.0 + zero, zero, zero))  # arms slightly abducted
         el = evaluate(fit["elbow_flexion"], ph, omega)
-        put(f"{side}_lower_arm_beta", tuple(-v for v in el))
-    put("lower_torso_alpha", evaluate(fit["pelvis_list"], phase_r, omega))
-    put("lower_torso_beta", evaluate(fit["pelvis_tilt"], phase_r, omega))
+        put(f"{side}_lower_arm_alpha", tuple(-v for v in el))
+    # the root turns in the sequence zxy: rotation, obliquity (list), tilt
     rot = evaluate(fit["pelvis_rotation"], phase_r, omega)
-    put("lower_torso_gamma", rot)
+    put("lower_torso_alpha", rot)
+    put("lower_torso_beta", evaluate(fit["pelvis_list"], phase_r, omega))
+    put("lower_torso_gamma", evaluate(fit["pelvis_tilt"], phase_r, omega))
     put("middle_torso_gamma", tuple(-0.6 * v for v in rot))
     put("upper_torso_gamma", tuple(-0.8 * v for v in rot))
     put("neck_gamma", tuple(0.4 * v for v in rot))
     put("head_gamma", tuple(0.6 * v for v in rot))
-    put("upper_torso_beta", (2.0 + zero, zero, zero))  # slight forward lean
+    put("upper_torso_alpha", (2.0 + zero, zero, zero))  # slight forward lean
     # pelvis translation: constant speed forward, vertical bounce at twice the
     # stride frequency (lowest at double support), small lateral sway
     bounce, sway = 0.02, 0.02

@@ -12,6 +12,7 @@ are numbered 0 = x, 1 = y, 2 = z.  The NumPy forms are in
 from __future__ import annotations
 
 import numba as nb
+import numpy as np
 
 _CACHE = True
 
@@ -127,3 +128,46 @@ def canonical_quaternion(e1, e2, e3, e4):
     if key < 0.0:
         return -e1, -e2, -e3, -e4
     return e1, e2, e3, e4
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def transpose33(a):
+    """Transpose of a 9-tuple matrix."""
+    return (a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8])
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def rotation_angle(m, axis):
+    """Angle of a simple rotation about ``axis`` read from its matrix (atan2 of its sine and cosine entries)."""
+    p = (axis + 1) % 3
+    r = (axis + 2) % 3
+    return np.arctan2(m[3 * r + p] - m[3 * p + r], m[3 * p + p] + m[3 * r + r])
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def sequence_angles(i, j, i3, s, tol):
+    """Angles of the matrix ``s`` (9-tuple) in the sequence with axes (i, j, i3).
+
+    The same algorithm as :func:`humanbody.rotations.matrix_to_euler`:
+    the middle angle from atan2 of an entry and a hypotenuse, the first from
+    two entries the middle rotation does not mix, the third from
+    ``R_j(middle)^T R_i(first)^T S = R_i3(third)``; on the singular set
+    (``|sin|`` or ``|cos|`` of the middle angle below ``tol``) the third is 0
+    and the first is read from ``S R_j(middle)^T = R_i(first)``.
+    Returns ``(first, middle, third)`` in rad.
+    """
+    k = 3 - i - j
+    e = 1.0 if (j - i) % 3 == 1 else -1.0
+    if i == i3:  # Euler sequence
+        sm = np.hypot(s[3 * i + j], s[3 * i + k])
+        middle = np.arctan2(sm, s[3 * i + i])
+        first = np.arctan2(s[3 * j + i], -e * s[3 * k + i])
+    else:  # Cardan sequence
+        sm = np.hypot(s[3 * i + i], s[3 * i + j])
+        middle = np.arctan2(e * s[3 * i + k], sm)
+        first = np.arctan2(-e * s[3 * j + k], s[3 * k + k])
+    rm = elementary(j, np.sin(middle), np.cos(middle))
+    if sm < tol:
+        return rotation_angle(mul33(s, transpose33(rm)), i), middle, 0.0
+    a = elementary(i, np.sin(first), np.cos(first))
+    return first, middle, rotation_angle(tmul33(rm, tmul33(a, s)), i3)

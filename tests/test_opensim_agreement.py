@@ -6,10 +6,11 @@ the curves differ by offsets (different anatomical frames) and by a little
 skin-motion noise.  Compared: Pearson r and the RMS difference after
 removing each curve's mean ("centred RMS").
 
-Mapping (our Bryant angles x-y-z of the child relative to the parent; beta is
-the rotation about the child's y axis = medio-lateral, positive left):
-hip_flexion = -beta(upper_leg), knee_angle (OpenSim: negative in flexion)
-= -beta(lower_leg), ankle_angle (dorsiflexion positive) = -beta(foot).
+Mapping (the default model's flexion-first sequence y-x-z of the child
+relative to the parent; alpha is the rotation about the parent's y axis =
+medio-lateral, positive left): hip_flexion = -alpha(upper_leg), knee_angle
+(OpenSim: negative in flexion) = -alpha(lower_leg), ankle_angle
+(dorsiflexion positive) = -alpha(foot).
 """
 
 from pathlib import Path
@@ -24,9 +25,9 @@ pytestmark = pytest.mark.skipif(not (DATA / "subject01_walk1.trc").exists(), rea
 
 # OpenSim column -> (our column, sign)
 MAPPING = {
-    "hip_flexion_{s}": ("{side}_upper_leg_beta", -1.0),
-    "knee_angle_{s}": ("{side}_lower_leg_beta", -1.0),
-    "ankle_angle_{s}": ("{side}_foot_beta", -1.0),
+    "hip_flexion_{s}": ("{side}_upper_leg_alpha", -1.0),
+    "knee_angle_{s}": ("{side}_lower_leg_alpha", -1.0),
+    "ankle_angle_{s}": ("{side}_foot_alpha", -1.0),
 }
 
 
@@ -117,4 +118,4 @@ def test_tracking_quality_on_walk(tracked):
         assert np.median(tr.residuals[seg]) < 0.005, seg
     # static pose: legs nearly straight, knee and hip flexion within 10 degrees
     for seg in ("right_upper_leg", "left_upper_leg", "right_lower_leg", "left_lower_leg"):
-        assert abs(np.degrees(cal.static_angles[seg][1])) < 10, seg
+        assert abs(np.degrees(cal.static_angles[seg][0])) < 10, seg

@@ -14,7 +14,7 @@ import pytest
 from humanbody import BodyModel, InputError
 from humanbody.markers.calibration import calibrate
 from humanbody.markers.tracking import fit_rigid, markers_to_coordinates, track
-from humanbody.rotations import bryant_to_matrix
+from humanbody.rotations import CARDAN, SEQUENCES, bryant_to_matrix
 from humanbody.segments import PARENTS, SEGMENT_NAMES
 
 # ----------------------------------------------------------- designed subject
@@ -343,23 +343,26 @@ def test_horn_rotations_equal_the_svd_solution_and_exact_rotations():
     assert np.isnan(R[7]).all() and np.isfinite(R[8]).all()
 
 
-def test_relative_bryant_kernel_equals_matrix_to_bryant():
-    from humanbody.markers._kernels import relative_bryant
-    from humanbody.rotations import matrix_to_bryant
+@pytest.mark.parametrize("seqs", [("xyz",) * 17, ("zxy",) + ("yxz",) * 16, SEQUENCES + SEQUENCES[:5]])
+def test_relative_angles_kernel_equals_matrix_to_euler(seqs):
+    from humanbody.markers._kernels import relative_angles
+    from humanbody.rotations import euler_to_matrix, matrix_to_euler, sequence_axes
 
     rng = np.random.default_rng(6)
     F = 400
     R = bryant_to_matrix(rng.uniform(-3, 3, (F, 17, 3)))
-    R[:20, 3] = R[:20, 2] @ bryant_to_matrix(np.array([0.3, np.pi / 2, 0.2]))  # singular relative pose
+    mid = np.pi / 2 if seqs[3] in CARDAN else 0.0
+    R[:20, 3] = R[:20, 2] @ euler_to_matrix(np.array([0.3, mid, 0.2]), seqs[3])  # singular relative pose
     R[25, 5, 1, 1] = np.nan
     parent = np.array([L - 1 for L in PARENTS], dtype=np.int64)
     out = np.empty((F, 17, 3))
-    relative_bryant(R, parent, 1e-9, out)
+    relative_angles(R, parent, np.array([sequence_axes(s) for s in seqs]), 1e-9, out)
     S = np.matmul(R[:, np.maximum(parent, 0)].transpose(0, 1, 3, 2), R)
     S[:, 0] = R[:, 0]
-    with np.errstate(invalid="ignore"):
-        want = matrix_to_bryant(S)
-    want[~np.isfinite(S).all(axis=(2, 3))] = np.nan
+    want = np.full((F, 17, 3), np.nan)
+    finite = np.isfinite(S).all(axis=(2, 3))
+    for k, seq in enumerate(seqs):
+        want[finite[:, k], k] = matrix_to_euler(S[finite[:, k], k], seq)
     np.testing.assert_allclose(out, want, rtol=0, atol=1e-12)
     assert np.isnan(out[25, 5]).all()
     np.testing.assert_allclose(out[:20, 3, 2], 0.0)

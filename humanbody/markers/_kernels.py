@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .._kernels import canonical_quaternion
+from .._rot import canonical_quaternion, sequence_angles, tmul33
 
 _CACHE = True
 #: Frames per parallel work item (the 4x4 scratch matrices are allocated once per block).
@@ -364,52 +364,41 @@ def rigid_fit(local, src, cols, extra, R, origin, rms, count, pattern):
 
 
 @nb.njit(cache=_CACHE, parallel=True)
-def relative_bryant(R, parent, tol, out):
-    """Bryant angles of every segment relative to its parent, every frame.
+def relative_angles(R, parent, seq, tol, out):
+    """Angles of every segment relative to its parent in its rotation sequence, every frame.
 
     ``S = R_L^T R_k`` (``S = R_1`` for the root, ``parent[k] < 0``), then the
-    inverse of eq. 8.74 exactly as :func:`humanbody.rotations.matrix_to_bryant`:
-    ``beta = atan2(S13, hypot(S11, S12))``; ``alpha = atan2(-S23, S33)``, or on
-    the singular set (``cos beta < tol``) ``atan2(S32, S22)`` with gamma 0;
-    gamma from the second row of ``A(alpha)^T S``.  NaN where S is not finite.
-    Only the six entries of S the inverse reads are formed (in scalars).
+    inverse of the sequence's matrix exactly as
+    :func:`humanbody.rotations.matrix_to_euler` (:func:`humanbody._rot.sequence_angles`).
+    NaN where S is not finite.
 
     Parameters
     ----------
     R : (F, n, 3, 3) float64     absolute frames R_0k
     parent : (n,) int64          index of each segment's parent, -1 for the root
-    tol : float
+    seq : (n, 3) int64           axes of each segment's sequence (0 = x, 1 = y, 2 = z)
+    tol : float                  singular-set threshold (see matrix_to_euler)
     out : (F, n, 3) float64      written: alpha, beta, gamma (rad)
     """
     F, n = R.shape[0], R.shape[1]
     for f in nb.prange(F):
         for k in range(n):
             L = parent[k]
+            rk = (R[f, k, 0, 0], R[f, k, 0, 1], R[f, k, 0, 2], R[f, k, 1, 0], R[f, k, 1, 1], R[f, k, 1, 2],
+                  R[f, k, 2, 0], R[f, k, 2, 1], R[f, k, 2, 2])
             if L < 0:
-                s00, s01, s02 = R[f, k, 0, 0], R[f, k, 0, 1], R[f, k, 0, 2]
-                s10, s11, s12 = R[f, k, 1, 0], R[f, k, 1, 1], R[f, k, 1, 2]
-                s20, s21, s22 = R[f, k, 2, 0], R[f, k, 2, 1], R[f, k, 2, 2]
+                s = rk
             else:  # S = R_L^T R_k
-                s00, s01, s02, s10, s11, s12, s20, s21, s22 = _transpose_times(
-                    R[f, L, 0, 0], R[f, L, 0, 1], R[f, L, 0, 2], R[f, L, 1, 0], R[f, L, 1, 1], R[f, L, 1, 2],
-                    R[f, L, 2, 0], R[f, L, 2, 1], R[f, L, 2, 2],
-                    R[f, k, 0, 0], R[f, k, 0, 1], R[f, k, 0, 2], R[f, k, 1, 0], R[f, k, 1, 1], R[f, k, 1, 2],
-                    R[f, k, 2, 0], R[f, k, 2, 1], R[f, k, 2, 2])
-            if not (np.isfinite(s00) and np.isfinite(s01) and np.isfinite(s02) and np.isfinite(s10)
-                    and np.isfinite(s11) and np.isfinite(s12) and np.isfinite(s20)
-                    and np.isfinite(s21) and np.isfinite(s22)):
+                s = tmul33((R[f, L, 0, 0], R[f, L, 0, 1], R[f, L, 0, 2], R[f, L, 1, 0], R[f, L, 1, 1],
+                            R[f, L, 1, 2], R[f, L, 2, 0], R[f, L, 2, 1], R[f, L, 2, 2]), rk)
+            finite = True
+            for v in s:
+                finite = finite and np.isfinite(v)
+            if not finite:
                 out[f, k, 0] = out[f, k, 1] = out[f, k, 2] = np.nan
                 continue
-            cb = np.hypot(s00, s01)
-            beta = np.arctan2(s02, cb)
-            if cb < tol:
-                alpha = np.arctan2(s21, s11)
-                gamma = 0.0
-            else:
-                alpha = np.arctan2(-s12, s22)
-                ca, sa = np.cos(alpha), np.sin(alpha)
-                gamma = np.arctan2(ca * s10 + sa * s20, ca * s11 + sa * s21)
-            out[f, k, 0], out[f, k, 1], out[f, k, 2] = alpha, beta, gamma
+            a, b, g = sequence_angles(seq[k, 0], seq[k, 1], seq[k, 2], s, tol)
+            out[f, k, 0], out[f, k, 1], out[f, k, 2] = a, b, g
 
 
 @nb.njit(cache=_CACHE, inline="always")

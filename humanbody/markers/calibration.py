@@ -29,8 +29,8 @@ from scipy.spatial.transform import Rotation
 from .._nan import nanmedian
 from ..errors import InputError
 from ..model import BodyModel
-from ..rotations import matrix_to_bryant
-from ..segments import PARENTS, SEGMENT_NAMES
+from ..rotations import matrix_to_euler
+from ..segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
 from ._kernels import slerp_rotations
 from .joint_centres import HIP_REGRESSIONS, triad
 from .markerset import MarkerSet, resolve_markerset
@@ -71,7 +71,8 @@ class Calibration:
     relative : dict of str -> ndarray (3, 3)
         S_L(k)k in the calibration pose (parent <- body).
     static_angles : dict of str -> ndarray (3,)
-        Bryant angles (rad) of ``relative``: the static-pose offsets.
+        Angles (rad) of ``relative`` in each segment's rotation sequence: the
+        static-pose offsets.
     lengths : dict of str -> float
         Calibrated segment lengths (m).
     mass, height : float
@@ -388,6 +389,7 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
             continue
 
     parents = np.asarray(PARENTS)
+    base_seq = base_model.sequences if base_model is not None else DEFAULT_SEQUENCES
     xi = np.zeros((17, 3))
     relative, angles = {}, {}
     for k, seg in enumerate(SEGMENT_NAMES):
@@ -399,7 +401,7 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
             xi[k] = nanmedian(np.einsum("fji,fj->fi", frames[par], origins[seg] - origins[par]), axis=0)
             rel = np.einsum("fji,fjk->fik", frames[par], frames[seg])
         relative[seg] = _median_rotation(rel)
-        angles[seg] = matrix_to_bryant(relative[seg])
+        angles[seg] = matrix_to_euler(relative[seg], base_seq[k])
 
     lengths, distal_dir = {}, {}
     for seg in SEGMENT_NAMES:

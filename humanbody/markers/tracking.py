@@ -13,8 +13,9 @@ between two segments, ``rigid`` attachment); a cluster frame with fewer than
 three usable, non-collinear points follows the segment's ``fallback``
 (``parent``: the calibrated relative orientation to its parent; ``nan``).
 
-Relative orientations S_L(k)k = R_L^T R_k become Bryant angles
-(:func:`humanbody.rotations.matrix_to_bryant`), unwrapped over time.
+Relative orientations S_L(k)k = R_L^T R_k become the angles of each
+segment's rotation sequence (``model.sequences``;
+:func:`humanbody.rotations.matrix_to_euler`), unwrapped over time.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..kinematics import sequence_axes_array
 from ..segments import PARENTS, SEGMENT_NAMES
 from .calibration import Calibration, calibrate
-from ._kernels import carried_points, horn_rotations, relative_bryant, rigid_fit, slerp_rotations, unwrap_columns
+from ._kernels import carried_points, horn_rotations, relative_angles, rigid_fit, slerp_rotations, unwrap_columns
 from .markerset import match_markers
 
 __all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
@@ -392,8 +394,8 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     Returns
     -------
     Tracking
-        Coordinates (root O_1 position and Bryant angles of every body
-        relative to its parent, alpha and gamma unwrapped over time),
+        Coordinates (root O_1 position and the angles of every body relative
+        to its parent in its sequence, alpha and gamma unwrapped over time),
         per-segment RMS residuals, per-frame status.
 
     Raises
@@ -423,6 +425,7 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     count = {s: np.empty(n, dtype=np.int64) for s in clusters}
     status = {s: np.empty(n, dtype=np.int8) for s in SEGMENT_NAMES}
     parent = np.array([L - 1 for L in PARENTS], dtype=np.int64)  # -1: the root
+    seq = sequence_axes_array(calibration.model)
     step = max(int(TRACK_CHUNK if chunk_frames is None else chunk_frames), 1)
     for a in range(0, n, step):
         b = min(n, a + step)
@@ -434,7 +437,7 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
                       table=np.ascontiguousarray(chunk), where=where, R_out=R, O_out=O)
         for seg in SEGMENT_NAMES:
             tr.pose(seg)  # written into R[:, k], O[:, k]
-        relative_bryant(R, parent, 1e-9, angles[a:b])  # S_L(k)k = R_L^T R_k -> alpha, beta, gamma
+        relative_angles(R, parent, seq, 1e-9, angles[a:b])  # S_L(k)k = R_L^T R_k -> alpha, beta, gamma
         root[a:b] = O[:, 0]
         for seg in clusters:
             rms[seg][a:b], count[seg][a:b] = tr.rms[seg], tr.count[seg]
@@ -444,8 +447,8 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
             R_all[a:b], O_all[a:b] = R, O
     time = markers["time"].to_numpy(dtype=float) if "time" in markers else np.arange(n, dtype=float)
     table[:, 0] = time
-    # alpha and gamma unwrapped over time, in place; beta stays in [-pi/2, pi/2], where
-    # no step reaches pi, so unwrapping its columns too leaves them exactly as they are
+    # alpha and gamma unwrapped over time, in place; beta stays in [-pi/2, pi/2] (Cardan)
+    # or [0, pi] (Euler), where no step exceeds pi, so unwrapping its columns too leaves them as they are
     unwrap_columns(table[:, 4:])
     coords = pd.DataFrame(table, columns=names, copy=False)
     coords.attrs.update(kind="coordinates", source=source or "",
