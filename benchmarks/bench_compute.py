@@ -35,7 +35,15 @@ from humanbody.segments import PARENTS, SEGMENT_NAMES
 
 
 def bench_model() -> hb.BodyModel:
-    """A 17-segment model with generic (non-principal) inertias and offsets."""
+    """A 17-segment model with generic (non-principal) inertias and offsets.
+
+    Rotation sequences: Bryant "xyz" at every joint, or the default model's
+    (``zxy`` root, flexion-first ``yxz`` elsewhere) when the environment sets
+    ``HUMANBODY_BENCH_SEQUENCES=default``.
+    """
+    from humanbody.segments import DEFAULT_SEQUENCES
+
+    seqs = DEFAULT_SEQUENCES if os.environ.get("HUMANBODY_BENCH_SEQUENCES") == "default" else ()
     rng = np.random.default_rng(7)
     inertia = []
     for _ in range(17):
@@ -45,7 +53,7 @@ def bench_model() -> hb.BodyModel:
         inertia.append(q @ np.diag(d) @ q.T)
     return hb.BodyModel(names=SEGMENT_NAMES, parents=PARENTS, joint=rng.normal(0, 0.2, (17, 3)),
                         com=rng.normal(0, 0.1, (17, 3)), mass=rng.uniform(1, 10, 17),
-                        inertia=np.array(inertia), name="bench")
+                        inertia=np.array(inertia), name="bench", sequences=seqs)
 
 
 def motion(model, frames: int, rates: bool = True):

@@ -266,6 +266,7 @@ def _tracking_lines(calibration, tracking) -> list[str]:
     if odd:
         lines.append("tracking: frames without enough markers (pose carried from the parent): "
                      + ", ".join(f"{k} {v}" for k, v in odd.items()))
+    lines += [f"tracking: {line}" for line in tracking.singular_lines()]
     return lines
 
 

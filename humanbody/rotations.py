@@ -423,6 +423,25 @@ def is_singular(angles, seq="xyz", tol: float = 1e-6):
     return np.abs(singular_factor(angles, seq)) < tol
 
 
+def singular_distance(angles, seq="xyz"):
+    """Angular distance (rad) of each orientation from its sequence's singular set.
+
+    The angle between the first and the third rotation axes (or its
+    supplement), ``arcsin |singular_factor|``: pi/2 far from it, 0 on it.
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3), rad.
+    seq : str
+        One of :data:`SEQUENCES`.
+
+    Returns
+    -------
+    ndarray, shape (...), rad in [0, pi/2]; NaN where the angles are NaN.
+    """
+    return np.arcsin(np.minimum(np.abs(singular_factor(angles, seq)), 1.0))
+
+
 def sequence_to_quaternion(angles, seq="xyz", continuous: bool = False):
     """Euler parameters of a rotation sequence's angles, without forming the matrix.
 

@@ -87,7 +87,7 @@ def format_model(model) -> str:
     default_tree = tuple(model.names) == SEGMENT_NAMES
     jw = max(len(j) for j in JOINT_NAMES) if default_tree else 5
     lines.append(
-        f"{'k':>3}  {'name':<{width}}  {'L(k)':>4}  {'joint':<{jw}}  {'mass kg':>8}  "
+        f"{'k':>3}  {'name':<{width}}  {'L(k)':>4}  {'joint':<{jw}}  {'seq':>3}  {'mass kg':>8}  "
         f"{'com r_k (m)':^26}  {'joint xi_k (m)':^26}  {'principal moments (kg m^2)':^30}"
     )
     for i in range(model.n_bodies):
@@ -95,6 +95,7 @@ def format_model(model) -> str:
         moments = np.linalg.eigvalsh(model.inertia[i])
         lines.append(
             f"{i + 1:>3}  {model.names[i]:<{width}}  {int(model.parents[i]):>4}  {jname:<{jw}}  "
+            f"{model.sequences[i]:>3}  "
             f"{model.mass[i]:8.3f}  {_vec(model.com[i])}  {_vec(model.joint[i])}  "
             + " ".join(f"{x:9.5f}" for x in moments)
         )

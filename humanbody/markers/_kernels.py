@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .._rot import canonical_quaternion, sequence_angles, tmul33
+from .._rot import canonical_quaternion, elementary, sequence_angles, tmul33
 
 _CACHE = True
 #: Frames per parallel work item (the 4x4 scratch matrices are allocated once per block).
@@ -399,6 +399,70 @@ def relative_angles(R, parent, seq, tol, out):
                 continue
             a, b, g = sequence_angles(seq[k, 0], seq[k, 1], seq[k, 2], s, tol)
             out[f, k, 0], out[f, k, 1], out[f, k, 2] = a, b, g
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _wrapped(d):
+    """``d`` reduced to (-pi, pi]."""
+    return d - 2.0 * np.pi * np.floor((d + np.pi) / (2.0 * np.pi))
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def continuous_angles(angles, seq, tol):
+    """Make every body's angles continuous along time where its rotation is, in place.
+
+    Two things break the continuity of angles read frame by frame
+    (:func:`relative_angles`) when a rotation passes near or through the
+    singular set of its sequence, though the rotation itself moves smoothly:
+
+    - on the singular set only the sum or difference of the first and third
+      angles is defined and the third is read as 0.  On such frames
+      (``|sin|`` or ``|cos|`` of the middle angle below ``tol``, third angle
+      exactly 0) the third angle is carried on from the previous frame and the
+      first takes up the rest: ``first - s * third``, with ``s`` the component
+      along the first axis of the third axis after the middle rotation.
+    - the middle angle is read in [-pi/2, pi/2] (Cardan) or [0, pi] (Euler);
+      a rotation that goes beyond needs the equivalent angles
+      ``(first + pi, sign(middle) pi - middle, third + pi)`` (Cardan) or
+      ``(first + pi, -middle, third + pi)`` (Euler).  Each frame takes
+      whichever of the two equivalent triples is nearer the previous frame's
+      (sum of absolute differences, first and third modulo 2 pi).
+
+    Every frame's rotation is unchanged.  First and third angles are left in
+    (-pi, pi] + pi; unwrap them afterwards.  NaN frames are skipped.
+
+    Parameters
+    ----------
+    angles : (F, n, 3) float64   first, middle, third angle of every body (rad), changed in place
+    seq : (n, 3) int64           axes of each body's sequence
+    tol : float                  singular-set threshold of :func:`relative_angles`
+    """
+    F, n = angles.shape[0], angles.shape[1]
+    for k in nb.prange(n):
+        i, j, i3 = seq[k, 0], seq[k, 1], seq[k, 2]
+        euler = i == i3
+        pa = pb = pg = np.nan
+        for f in range(F):
+            a, b, g = angles[f, k, 0], angles[f, k, 1], angles[f, k, 2]
+            if not (np.isfinite(a) and np.isfinite(b) and np.isfinite(g)):
+                continue
+            if np.isfinite(pg):
+                factor = np.sin(b) if euler else np.cos(b)
+                if abs(factor) < tol and g == 0.0:  # singular: carry the third angle on
+                    m = elementary(j, np.sin(b), np.cos(b))
+                    a -= m[3 * i + i3] * pg
+                    g = pg
+                if euler:
+                    b2 = -b
+                else:
+                    b2 = (np.pi if b >= 0.0 else -np.pi) - b
+                a2, g2 = a + np.pi, g + np.pi
+                d1 = abs(_wrapped(a - pa)) + abs(b - pb) + abs(_wrapped(g - pg))
+                d2 = abs(_wrapped(a2 - pa)) + abs(b2 - pb) + abs(_wrapped(g2 - pg))
+                if d2 < d1:
+                    a, b, g = a2, b2, g2
+            angles[f, k, 0], angles[f, k, 1], angles[f, k, 2] = a, b, g
+            pa, pb, pg = a, b, g
 
 
 @nb.njit(cache=_CACHE, inline="always")

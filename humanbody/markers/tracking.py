@@ -20,19 +20,24 @@ segment's rotation sequence (``model.sequences``;
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
 from ..kinematics import sequence_axes_array
+from ..rotations import singular_distance
 from ..segments import PARENTS, SEGMENT_NAMES
 from .calibration import Calibration, calibrate
-from ._kernels import carried_points, horn_rotations, relative_angles, rigid_fit, slerp_rotations, unwrap_columns
+from ._kernels import carried_points, continuous_angles, horn_rotations, relative_angles, rigid_fit, slerp_rotations, unwrap_columns
 from .markerset import match_markers
 
 __all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
+
+#: Angular distance from a sequence's singular set (degrees) within which
+#: :func:`track` reports a segment's frames (:attr:`Tracking.near_singular`).
+NEAR_SINGULAR_DEG = 10.0
 
 #: How a segment's pose was found in a frame (``Tracking.status`` categories).
 STATUS = ("missing", "fit", "slerp", "rigid", "fallback")
@@ -205,6 +210,12 @@ class Tracking:
     origins : ndarray, shape (frames, 17, 3), or None
         Tracked segment origins O_k in ground (m): the fitted anatomical
         origin for cluster segments, the parent's joint point otherwise.
+    near_singular : dict of str -> ndarray of bool, shape (frames,)
+        Per segment that came within :data:`NEAR_SINGULAR_DEG` of its
+        sequence's singular set, the frames where it did (see
+        :func:`humanbody.rotations.singular_distance`).  Its angles stay
+        continuous there and its rates come from Euler parameters; only the
+        split between its first and third angles is sensitive.
     """
 
     coords: pd.DataFrame
@@ -213,6 +224,19 @@ class Tracking:
     markers_used: pd.DataFrame
     R: np.ndarray | None
     origins: np.ndarray | None
+    near_singular: dict = field(default_factory=dict)
+
+    def singular_lines(self) -> list[str]:
+        """One line per segment that came near its singular set: which frames (time span and count)."""
+        lines = []
+        time = self.coords["time"].to_numpy()
+        for seg, mask in self.near_singular.items():
+            idx = np.flatnonzero(mask)
+            lines.append(
+                f"{seg}: within {NEAR_SINGULAR_DEG:g} deg of the singular set of its rotation sequence in "
+                f"{idx.size} frame(s), {time[idx[0]]:.3f}-{time[idx[-1]]:.3f} s (angles kept continuous, "
+                "rates from Euler parameters)")
+        return lines
 
     def summary(self) -> list[str]:
         """Human-readable lines: median residual per segment, frames not fitted."""
@@ -447,8 +471,16 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
             R_all[a:b], O_all[a:b] = R, O
     time = markers["time"].to_numpy(dtype=float) if "time" in markers else np.arange(n, dtype=float)
     table[:, 0] = time
-    # alpha and gamma unwrapped over time, in place; beta stays in [-pi/2, pi/2] (Cardan)
-    # or [0, pi] (Euler), where no step exceeds pi, so unwrapping its columns too leaves them as they are
+    # angles continuous through and beyond each sequence's singular set, in place
+    continuous_angles(angles, seq, 1e-9)
+    near = {}
+    for k, seg in enumerate(SEGMENT_NAMES):
+        with np.errstate(invalid="ignore"):
+            close = singular_distance(angles[:, k], calibration.model.sequences[k]) < np.radians(NEAR_SINGULAR_DEG)
+        if close.any():
+            near[seg] = close
+    # alpha and gamma unwrapped over time, in place; beta moves by small steps, so unwrapping its
+    # columns too leaves them as they are
     unwrap_columns(table[:, 4:])
     coords = pd.DataFrame(table, columns=names, copy=False)
     coords.attrs.update(kind="coordinates", source=source or "",
@@ -458,7 +490,7 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     status = pd.DataFrame({"time": time, **{s: pd.Categorical.from_codes(status[s], categories=STATUS)
                                             for s in SEGMENT_NAMES}})
     return Tracking(coords=coords, residuals=residuals, status=status, markers_used=used,
-                    R=R_all, origins=O_all)
+                    R=R_all, origins=O_all, near_singular=near)
 
 
 def markers_to_coordinates(markers, markerset=None, static=None, mass: float = 75.0,
