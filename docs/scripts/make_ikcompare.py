@@ -53,12 +53,12 @@ def main():
     for j, (col, seg, label) in enumerate(JOINTS):
         for i, (s, side) in enumerate((("r", "right"), ("l", "left"))):
             ax = axes[j, i]
-            ours = -np.degrees(coords[f"{side}_{seg}_beta"].to_numpy())
+            ours = -np.degrees(coords[f"{side}_{seg}_alpha"].to_numpy())
             ref = part[f"{col}_{s}"].to_numpy()
             r = np.corrcoef(ours, ref)[0, 1]
             rms = np.sqrt(np.mean(((ours - ours.mean()) - (ref - ref.mean())) ** 2))
             ax.plot(t, ref - ref.mean(), "k-", lw=2, label="OpenSim IK")
-            ax.plot(t, ours - ours.mean(), "C3--", lw=1.5, label="humanbody (-beta)")
+            ax.plot(t, ours - ours.mean(), "C3--", lw=1.5, label="humanbody (-alpha)")
             ax.set_title(f"{side} {label}\nr = {r:.3f}, centred RMS = {rms:.1f} deg", fontsize=9)
             ax.set_ylabel("deg (mean removed)")
             ax.grid(alpha=0.3)

@@ -34,18 +34,18 @@ def main(argv=None) -> int:
     t = res.time
     IMG.mkdir(parents=True, exist_ok=True)
 
-    # 1. sagittal joint angles (flexion = -beta for hip and ankle, +beta for knee)
+    # 1. sagittal joint angles (flexion = -alpha for hip and ankle, +alpha for knee: flexion-first sequence yxz)
     fig, axes = plt.subplots(3, 1, figsize=(7, 7), sharex=True)
     for ax, (seg, sign, label) in zip(axes, [("upper_leg", -1, "hip flexion"),
                                              ("lower_leg", 1, "knee flexion"),
                                              ("foot", -1, "ankle dorsiflexion")]):
         for side, style in (("right", "-"), ("left", "--")):
-            ax.plot(t, sign * np.degrees(coords[f"{side}_{seg}_beta"]), style, label=side)
+            ax.plot(t, sign * np.degrees(coords[f"{side}_{seg}_alpha"]), style, label=side)
         ax.set_ylabel(f"{label} (deg)")
         ax.grid(alpha=0.3)
     axes[0].legend()
     axes[-1].set_xlabel("time (s)")
-    fig.suptitle("subject01_walk1: sagittal joint angles (Bryant beta of each body relative to its parent)")
+    fig.suptitle("subject01_walk1: sagittal joint angles (first angle alpha of the flexion-first sequence, each body relative to its parent)")
     fig.tight_layout()
     fig.savefig(IMG / "tutorial_angles.png", dpi=110)
     plt.close(fig)

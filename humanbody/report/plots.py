@@ -26,7 +26,7 @@ _DPI = 90
 ANGLE_PANELS = [
     (f"{joint} {axis}", f"{{side}}_{seg}_{angle}", np.degrees(1.0), "deg")
     for joint, seg in (("hip", "upper_leg"), ("knee", "lower_leg"), ("ankle", "foot"))
-    for axis, angle in (("beta (sagittal)", "beta"), ("alpha (frontal)", "alpha"))
+    for axis, angle in (("alpha (sagittal)", "alpha"), ("beta (frontal)", "beta"))
 ]
 MECHANICS_PANELS = [
     ("mass centre height", "body_com_z", 1.0, "m"),
