@@ -118,6 +118,7 @@ def analyze_trial(
     differentiation: Differentiation | str | None = None,
     progress: bool = False,
     keep_markers: bool = True,
+    calibration_cache: dict | None = None,
 ) -> Analysis:
     """Analyse one trial file (markers or generalized coordinates).
 
@@ -157,6 +158,12 @@ def analyze_trial(
         draws it); ``humanbody analyze`` lets it go once the segments are
         tracked, 24 bytes per marker and frame less to hold while the
         results are written.
+    calibration_cache : dict, optional
+        Calibrations already made, reused when the same static trial (by
+        content: a SHA-256 of the file's bytes) is calibrated again with the
+        same axes, marker set and subject (what a batch of one subject's
+        trials does).  Filled as a side effect; the results are exactly
+        those of a new calibration.
     """
     from .io import read_trial
 
@@ -186,18 +193,11 @@ def analyze_trial(
     elif kind == "markers":
         from .markers.axes import to_ground
         from .markers.conditioning import condition
-        from .markers.tracking import markers_to_coordinates
+        from .markers.tracking import markers_to_coordinates, track
 
         ground, mapping = to_ground(trial, axes=axes)
         del trial  # a long trial: keep one copy of the markers at a time
         messages.append(f"axes: {mapping.describe()}")
-        static_ground = None
-        if static is not None:
-            static_trial = read_trial(static)
-            if static_trial.attrs.get("kind") != "markers":
-                raise InputError("static trial must hold marker trajectories", static)
-            static_ground, _ = to_ground(static_trial, axes=mapping.spec)
-            messages.append(f"static trial {os.fspath(static)}: {len(static_trial)} frames, same axes mapping")
         from .markers.markerset import resolve_markerset
 
         names = ground.attrs.get("markers") or [c[:-2] for c in ground.columns if c.endswith("_x")]
@@ -212,15 +212,16 @@ def analyze_trial(
         del ground
         messages += list(report.lines())
         steps.advance("condition")
-        coords, calibration, tracking = markers_to_coordinates(
-            markers,
-            markerset=mset,
-            static=static_ground,
-            mass=DEFAULT_MASS if mass is None else float(mass),
-            height=height,
-            sex=sex,
-            keep_frames=False,
-        )
+        subject_mass = DEFAULT_MASS if mass is None else float(mass)
+        if static is not None:
+            calibration, static_frames = _static_calibration(
+                static, mapping.spec, mset, subject_mass, height, sex, calibration_cache)
+            messages.append(f"static trial {os.fspath(static)}: {static_frames} frames, same axes mapping")
+            tracking = track(markers, calibration, keep_frames=False)
+            coords = tracking.coords
+        else:
+            coords, calibration, tracking = markers_to_coordinates(
+                markers, markerset=mset, mass=subject_mass, height=height, sex=sex, keep_frames=False)
         messages += _tracking_lines(calibration, tracking)
         if not keep_markers:
             markers = None
@@ -241,6 +242,42 @@ def analyze_trial(
         source=path, coords=coords, model=subject, motion=motion, markers=markers,
         calibration=calibration, tracking=tracking, messages=messages,
     )
+
+
+def _static_calibration(static, axes_spec, mset, mass, height, sex, cache):
+    """Read, orient and calibrate a static trial; ``(calibration, frames)``, from ``cache`` when it holds it.
+
+    The cache key is the SHA-256 of the file's bytes with everything else
+    the calibration depends on (axes mapping, marker set, mass, height,
+    sex), so an edited static trial is calibrated anew.
+    """
+    import hashlib
+
+    from .io import read_trial
+    from .markers.axes import to_ground
+    from .markers.calibration import calibrate
+
+    key = None
+    if cache is not None:
+        try:
+            with open(static, "rb") as fh:
+                digest = hashlib.sha256(fh.read()).hexdigest()
+        except OSError:
+            digest = None  # read_trial below says what is wrong with the file
+        if digest is not None:
+            key = (digest, axes_spec, repr(mset), float(mass), None if height is None else float(height), sex)
+            if key in cache:
+                return cache[key]
+    static_trial = read_trial(static)
+    if static_trial.attrs.get("kind") != "markers":
+        raise InputError("static trial must hold marker trajectories", static)
+    static_ground, _ = to_ground(static_trial, axes=axes_spec)
+    value = (calibrate(static_ground, mset, mass=mass, height=height, sex=sex), len(static_trial))
+    if key is not None:
+        if len(cache) >= 16:  # a batch holds a few subjects at a time
+            cache.pop(next(iter(cache)))
+        cache[key] = value
+    return value
 
 
 def _tracking_lines(calibration, tracking) -> list[str]:

@@ -182,10 +182,11 @@ def trial_events(analysis, grf_path=None, force_threshold: float = 20.0):
     return events, used, points, feet, pelvis, messages
 
 
-def _csv_bytes(table: pd.DataFrame, index: bool = False) -> bytes:
-    buf = io.StringIO()
-    table.to_csv(buf, index=index, float_format=f"%.{CSV_DIGITS}g", lineterminator="\n")
-    return buf.getvalue().encode("utf-8")
+def _csv_bytes(table: pd.DataFrame) -> bytes:
+    """The table as CSV text, numbers with CSV_DIGITS significant digits (:func:`humanbody.writers.table_csv_bytes`)."""
+    from ..writers import table_csv_bytes
+
+    return table_csv_bytes(table, CSV_DIGITS)
 
 
 def _analysis_files(analysis, stem: str) -> dict:
@@ -198,6 +199,12 @@ def _analysis_files(analysis, stem: str) -> dict:
         for path in paths.values():
             files[Path(path).name] = Path(path).read_bytes()
     return files
+
+
+#: Static calibrations made in this process, by static-trial content and subject
+#: (:func:`humanbody.pipeline.analyze_trial`'s ``calibration_cache``): the trials of one
+#: subject in a batch share one calibration.
+_CALIBRATIONS: dict = {}
 
 
 def process_trial(task, options: ReportOptions) -> TrialOutcome:
@@ -237,7 +244,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
         height=task.height if task.height is not None else options.height,
         sex=options.sex, axes=options.axes, cutoff_hz=options.cutoff_hz, max_gap=options.max_gap,
         fill=options.fill,
-        differentiation=diff, progress=False,
+        differentiation=diff, progress=False, calibration_cache=_CALIBRATIONS,
     )
     messages = list(task.notes) + list(analysis.messages)
     stem = Path(task.trial).stem

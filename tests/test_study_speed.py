@@ -1,0 +1,112 @@
+"""What makes a study of many trials fast must not change a byte of its outputs.
+
+* the report's CSV text of mixed tables (text and numbers) comes from the
+  project's number printer instead of pandas: the same bytes as pandas';
+* a batch calibrates a subject's static trial once (by the file's content):
+  every output equals that of trials analysed one by one, and an edited
+  static trial is calibrated anew.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from humanbody.pipeline import analyze_trial
+from humanbody.writers import table_csv_bytes
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "gait2392_walk"
+ROOT = Path(__file__).resolve().parents[1] / "data"
+
+
+def _pandas_csv(table, digits):
+    buf = io.StringIO()
+    table.to_csv(buf, index=False, float_format=f"%.{digits}g", lineterminator="\n")
+    return buf.getvalue().encode("utf-8")
+
+
+@pytest.mark.parametrize("digits", [4, 8, 10, 15])
+def test_mixed_table_text_equals_pandas(digits):
+    rng = np.random.default_rng(digits)
+    n = 500
+    x = rng.normal(0, 1, n) * 10.0 ** rng.integers(-12, 12, n)
+    x[::37] = np.nan
+    x[5], x[6], x[7] = -0.0, 0.0, 1e300
+    words = np.array(["right", "left", 'say "hi"', "a,b", "line\nbreak", "ünï", ""], dtype=object)
+    text = pd.array(words[rng.integers(0, len(words), n)], dtype="string")
+    text[3] = pd.NA
+    obj = words[rng.integers(0, len(words), n)].astype(object)
+    obj[4] = None
+    table = pd.DataFrame({
+        "side": text, "value": x, "frame": rng.integers(-5000, 5000, n), "note": obj,
+        "y,quoted": rng.uniform(-1, 1, n), "flag_count": rng.integers(0, 3, n).astype(np.int32),
+    })
+    assert table_csv_bytes(table, digits) == _pandas_csv(table, digits)
+    assert table_csv_bytes(table.iloc[:0], digits) == _pandas_csv(table.iloc[:0], digits)
+
+
+def test_tables_pandas_must_print_go_through_pandas():
+    table = pd.DataFrame({"when": pd.date_range("2026-01-01", periods=3), "ok": [True, False, True],
+                          "big": [10**12, 1, 2], "x": [0.1, 0.2, 0.3]})
+    assert table_csv_bytes(table, 6) == _pandas_csv(table, 6)
+
+
+@pytest.mark.skipif(not (DATA / "subject01_walk1.trc").exists(), reason="shared data absent")
+def test_calibration_cache_gives_identical_outputs_and_sees_edits(tmp_path):
+    walk, static = tmp_path / "walk.trc", tmp_path / "static.trc"
+    shutil.copy(DATA / "subject01_walk1.trc", walk)
+    shutil.copy(DATA / "subject01_static.trc", static)
+    cache = {}
+    alone = analyze_trial(walk, static=static, mass=72.6, height=1.8)
+    first = analyze_trial(walk, static=static, mass=72.6, height=1.8, calibration_cache=cache)
+    again = analyze_trial(walk, static=static, mass=72.6, height=1.8, calibration_cache=cache)
+    assert len(cache) == 1 and again.calibration is first.calibration  # reused
+    for a in (first, again):
+        pd.testing.assert_frame_equal(a.coords, alone.coords, check_exact=True)
+        np.testing.assert_array_equal(a.results.to_matrix(), alone.results.to_matrix())
+        assert a.messages == alone.messages
+    other = analyze_trial(walk, static=static, mass=80.0, height=1.8, calibration_cache=cache)
+    assert len(cache) == 2 and other.model.total_mass == pytest.approx(80.0)
+    # an edited static trial (first marker moved by 1 cm in one frame: different content) is calibrated anew
+    lines = static.read_text().splitlines(keepends=True)
+    row = next(i for i, line in enumerate(lines) if line.split("\t")[0].strip() == "1")
+    cells = lines[row].split("\t")
+    cells[2] = f"{float(cells[2]) + 10.0:.5f}"
+    lines[row] = "\t".join(cells)
+    static.write_text("".join(lines))
+    edited = analyze_trial(walk, static=static, mass=72.6, height=1.8, calibration_cache=cache)
+    fresh = analyze_trial(walk, static=static, mass=72.6, height=1.8)
+    assert len(cache) == 3 and edited.calibration is not first.calibration
+    pd.testing.assert_frame_equal(edited.coords, fresh.coords, check_exact=True)
+
+
+@pytest.mark.skipif(not (DATA / "subject01_walk1.trc").exists(), reason="shared data absent")
+def test_batch_outputs_equal_one_trial_runs(tmp_path):
+    """Three copies of one subject's walk through the report (calibration shared in the worker)
+    against each trial reported alone in a fresh calibration cache: every file byte-identical."""
+    from humanbody.report import trial as report_trial
+    from humanbody.report.batch import run_batch
+    from humanbody.report.inputs import assign_keys, discover
+
+    study = tmp_path / "study"
+    study.mkdir()
+    shutil.copy(DATA / "subject01_static.trc", study / "subject01_static.trc")
+    for i in range(3):
+        shutil.copy(DATA / "subject01_walk1.trc", study / f"walk_{i}.trc")
+    options = report_trial.ReportOptions(mass=72.6, height=1.8, plots="none")
+    report_trial._CALIBRATIONS.clear()
+    tasks = assign_keys(discover([study]))
+    assert len(tasks) == 3
+    together = run_batch(tasks, tmp_path / "together", options, jobs=1, progress=False)
+    assert len(report_trial._CALIBRATIONS) == 1  # one calibration served the three trials
+    for i in range(3):
+        report_trial._CALIBRATIONS.clear()
+        alone = [t for t in tasks if t.key == f"walk_{i}"]
+        run_batch(alone, tmp_path / f"alone_{i}", options, jobs=1, progress=False)
+        for f in sorted((tmp_path / f"alone_{i}" / f"walk_{i}").iterdir()):
+            assert (tmp_path / "together" / f"walk_{i}" / f.name).read_bytes() == f.read_bytes(), f.name
