@@ -1,4 +1,5 @@
-"""Is the numba kernel cache warm?  Lets commands say when a first run compiles."""
+"""Numba's on-disk kernel cache: is it warm (commands say when a first run
+compiles), and is it still valid for the shared inline helpers?"""
 
 from __future__ import annotations
 
@@ -54,3 +55,40 @@ def kernels_cached() -> bool:
     judged by their age) and errs on the side of "not cached".
     """
     return all(_cached(m) for m in _MODULES)
+
+
+#: Modules whose kernels inline helpers from another module, and that module.
+#: Numba keys a cached kernel on its own module's source only, so an edit of
+#: the helpers would leave the kernels that inline them stale.
+_INLINED = {Path(__file__).with_name("_rot.py"): (Path(__file__).with_name("_kernels.py"),
+                                                  Path(__file__).parent / "markers" / "_kernels.py")}
+
+
+def drop_stale_kernels() -> None:
+    """Remove the cached kernels that inline helpers whose source has changed since they were cached.
+
+    A stamp file beside each helper module's cache (``__pycache__/<name>.helpers``)
+    holds the SHA-256 of the helper source the cached kernels were built
+    with; when the source differs, the dependent modules' ``*.nbi``/``*.nbc``
+    files are deleted (numba then compiles afresh) and the stamp renewed.
+    Anything unreadable or unwritable is left alone.
+    """
+    for helpers, dependents in _INLINED.items():
+        try:
+            digest = hashlib.sha256(helpers.read_bytes()).hexdigest()
+        except OSError:
+            continue
+        stamp = helpers.parent / "__pycache__" / f"{helpers.stem}.helpers"
+        try:
+            if stamp.read_text() == digest:
+                continue
+        except OSError:
+            pass
+        try:
+            for module in dependents:
+                for path in module.parent.joinpath("__pycache__").glob(f"{module.stem}.*.nb[ic]"):
+                    path.unlink()
+            stamp.parent.mkdir(exist_ok=True)
+            stamp.write_text(digest)
+        except OSError:
+            continue

@@ -13,7 +13,10 @@ from contextlib import contextmanager
 import numba as nb
 import numpy as np
 
+from ._jit import drop_stale_kernels
 from ._rot import axis_quaternion, canonical_quaternion, cross, quaternion_product, sequence_matrix
+
+drop_stale_kernels()  # before any kernel is loaded from the cache
 
 _CACHE = True
 _PARALLEL_MIN_FRAMES = 2048

@@ -10,7 +10,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .._jit import drop_stale_kernels
 from .._rot import canonical_quaternion, elementary, sequence_angles, tmul33
+
+drop_stale_kernels()  # before any kernel is loaded from the cache
 
 _CACHE = True
 #: Frames per parallel work item (the 4x4 scratch matrices are allocated once per block).
