@@ -1,6 +1,6 @@
 """humanbody: mechanics of a 17-segment human body model from motion capture.
 
-The public API is flat (CONVENTIONS.md, "Python API")::
+The public API is flat (docs/conventions.md, "Python API")::
 
     import humanbody
     model = humanbody.BodyModel.default(mass=75.0, height=1.75)

@@ -471,7 +471,7 @@ def sequence_quaternions(angles, seq, out):
 @nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})  # as ground_inertia: the same fused products
 def pack_rows(time, coords, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
               R, inertia, iu_i, iu_j, body_com, body_com_vel, body_com_acc, out):
-    """One row of the results table per frame (CONVENTIONS.md column order), in parallel.
+    """One row of the results table per frame (docs/conventions.md column order), in parallel.
 
     ``time``, the coordinates, then per segment the nine vector quantities
     (omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque)

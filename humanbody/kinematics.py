@@ -145,7 +145,7 @@ def compute(
     model : BodyModel
         The tree and its constant properties.
     coords : pandas.DataFrame
-        Generalized-coordinates layout (CONVENTIONS.md): ``time`` (s),
+        Generalized-coordinates layout (docs/conventions.md): ``time`` (s),
         ``<body1>_x/_y/_z`` (m) and ``<name>_alpha/_beta/_gamma`` (rad) for
         every body; optionally the same names with ``_dot`` and ``_ddot``.
     differentiation : Differentiation or str, optional

@@ -261,7 +261,7 @@ class BodyModel:
 
     # -------------------------------------------------------------- file io
     def to_dict(self) -> dict:
-        """The model as the JSON layout of CONVENTIONS.md (SI units)."""
+        """The model as the JSON layout of docs/conventions.md (SI units)."""
         segments = []
         for k in range(self.n_bodies):
             seg = dict(self.segment_meta[k])
@@ -321,7 +321,7 @@ class BodyModel:
             raise InputError(f"malformed model: {err}", source) from None
 
     def save(self, path) -> None:
-        """Write the model file (JSON, CONVENTIONS.md layout) atomically."""
+        """Write the model file (JSON, docs/conventions.md layout) atomically."""
         from ._atomic import atomic_write_text
 
         atomic_write_text(path, json.dumps(self.to_dict(), indent=2) + "\n")
@@ -348,7 +348,7 @@ def _inertia_problem(I: np.ndarray) -> str | None:
 
 
 def load_model(path) -> BodyModel:
-    """Read a model file (JSON, CONVENTIONS.md layout).
+    """Read a model file (JSON, docs/conventions.md layout).
 
     Raises :class:`~humanbody.errors.InputError` naming the file when it
     cannot be read or does not describe a valid model.

@@ -316,7 +316,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
                   digits: int | None = None, progress: bool = False) -> dict[str, str]:
     """Write the results table (and the model used) into ``out_dir`` atomically.
 
-    Files: ``<stem>_results.csv`` (CONVENTIONS.md results layout; or
+    Files: ``<stem>_results.csv`` (docs/conventions.md results layout; or
     ``.parquet``), ``<stem>_model.json``, and ``<stem>_residuals.csv`` when
     markers were tracked.  The table is computed and written
     ``chunk_frames`` frames at a time into one reused workspace, so a trial

@@ -1,4 +1,4 @@
-"""The result of :func:`humanbody.compute`: arrays named as in CONVENTIONS.md.
+"""The result of :func:`humanbody.compute`: arrays named as in docs/conventions.md.
 
 Like Pinocchio's ``Data``, a :class:`Results` holds what one evaluation of a
 motion produced; it knows its time base and segment names and turns itself
@@ -169,7 +169,7 @@ class Results:
 
     # ------------------------------------------------------------ tables
     def to_dataframe(self) -> pd.DataFrame:
-        """The wide results table of CONVENTIONS.md, one row per frame.
+        """The wide results table of docs/conventions.md, one row per frame.
 
         Columns: ``time``, the generalized coordinates, then per segment
         ``<name>_<quantity>_<axis>`` and ``<name>_inertia_<ij>``, then

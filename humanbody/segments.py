@@ -8,7 +8,7 @@ describes body ``k``.
 
 from __future__ import annotations
 
-#: Segment names, body k = index k-1 (CONVENTIONS.md, "The 17-segment model").
+#: Segment names, body k = index k-1 (docs/conventions.md, "The 17-segment model").
 SEGMENT_NAMES: tuple[str, ...] = (
     "lower_torso",
     "middle_torso",
@@ -53,7 +53,7 @@ JOINT_NAMES: tuple[str, ...] = (
     "left_ankle",
 )
 
-#: Rotation sequence of each body relative to its parent (CONVENTIONS.md,
+#: Rotation sequence of each body relative to its parent (docs/conventions.md,
 #: "Orientation angles"): body-fixed axes in the order of the three angles.
 #: Flexion-extension first ("yxz": about y, then the floating x axis, then the
 #: segment's long axis z; Grood and Suntay's joint coordinate system) at the
@@ -69,7 +69,7 @@ JOINT_NAMES: tuple[str, ...] = (
 #: lying on its side.
 DEFAULT_SEQUENCES: tuple[str, ...] = ("zxy",) + ("yxz",) * 16
 
-#: Quantities of the results table with x, y, z ground components (CONVENTIONS.md).
+#: Quantities of the results table with x, y, z ground components (docs/conventions.md).
 VECTOR_QUANTITIES: tuple[str, ...] = (
     "omega_rel",
     "omega",

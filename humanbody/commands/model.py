@@ -31,7 +31,7 @@ def register(sub) -> None:
     show.set_defaults(func=run_show)
 
     for name, text in (
-        ("export", "write the model for a subject as JSON (CONVENTIONS.md layout)"),
+        ("export", "write the model for a subject as JSON (docs/conventions.md layout)"),
         ("build", "same as export: build the model from subject mass and height and write it"),
     ):
         q = actions.add_parser(name, help=text, description=text + ".")

@@ -24,7 +24,7 @@ __all__ = ["CYCLE_COLUMNS", "PERCENT", "stride_curves", "normalize_cycles", "uni
 CYCLE_COLUMNS = ["side", "variable", "unit", "percent", "mean", "sd", "n_strides"]
 PERCENT = np.linspace(0.0, 100.0, 101)
 
-# unit of a column from its name (CONVENTIONS.md coordinates and results layouts)
+# unit of a column from its name (docs/conventions.md coordinates and results layouts)
 _UNITS = [
     (re.compile(r"_(alpha|beta|gamma)$"), "rad"),
     (re.compile(r"_(alpha|beta|gamma)_dot$"), "rad/s"),
@@ -101,7 +101,7 @@ def normalize_cycles(table: pd.DataFrame, events: pd.DataFrame, variables=None,
     ----------
     table : DataFrame
         Per-frame table with a ``time`` column (s): a coordinates or results
-        table (CONVENTIONS.md) or both joined.
+        table (docs/conventions.md) or both joined.
     events : DataFrame
         Events table; its foot strikes delimit the strides.
     variables : list of str, optional

@@ -166,7 +166,7 @@ def progression_axes(df: pd.DataFrame, feet: dict | None = None) -> tuple[np.nda
     The forward direction is the mean horizontal heel -> toe vector of both
     feet (the toes point forward in walking and running), so the result does
     not depend on the subject moving through the lab: it is valid on a
-    treadmill too.  Ground axes are assumed (Z up, CONVENTIONS.md).
+    treadmill too.  Ground axes are assumed (Z up, docs/conventions.md).
 
     Returns
     -------

@@ -9,7 +9,7 @@ kind                     layout
 =======================  ==================================================
 ``markers``              ``time``, ``<marker>_x/_y/_z`` (m, lab axes)
 ``forces``               ``time`` and the force file's columns (N, m, N·m)
-``coordinates``          generalized coordinates (CONVENTIONS.md)
+``coordinates``          generalized coordinates (docs/conventions.md)
 ``opensim_coordinates``  OpenSim joint coordinates (rad, m)
 ``table``                any other OpenSim table, as given
 =======================  ==================================================

@@ -1,4 +1,4 @@
-"""Generalized-coordinates trials (CONVENTIONS.md, "Generalized-coordinates trial").
+"""Generalized-coordinates trials (docs/conventions.md, "Generalized-coordinates trial").
 
 One header row, then one row per frame::
 
@@ -8,7 +8,7 @@ One header row, then one row per frame::
 ``time`` in s, ``lower_torso_x/_y/_z`` (the origin of body 1 in ground, m)
 and ``<segment>_alpha``, ``_beta``, ``_gamma`` (Bryant angles, rad) for every
 segment; optional ``_dot`` and ``_ddot`` columns give exact rates.  A
-results CSV (CONVENTIONS.md, "Results") carries the same columns and is
+results CSV (docs/conventions.md, "Results") carries the same columns and is
 accepted too; its other columns are kept.
 """
 

@@ -2,7 +2,7 @@
 
 Capture labs record markers in their own axes (OpenSim TRC files: Y up,
 X forward, Z to the subject's right; many Vicon labs: Z up).  The library
-works in the ground frame N of CONVENTIONS.md.  A mapping is a proper
+works in the ground frame N of docs/conventions.md.  A mapping is a proper
 signed permutation matrix M with ``ground = M @ lab``, written as a spec
 naming, for ground X, Y, Z in turn, the signed lab axis it equals:
 ``"x,-z,y"`` means X = lab x, Y = -(lab z), Z = lab y.

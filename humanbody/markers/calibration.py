@@ -446,7 +446,7 @@ def _subject_model(base: BodyModel, ms: MarkerSet, xi, lengths, distal_dir, note
     gyration are proportional to segment length).
     """
     if tuple(base.names) != SEGMENT_NAMES:
-        raise InputError("base model must be the 17-segment model (CONVENTIONS.md)")
+        raise InputError("base model must be the 17-segment model (docs/conventions.md)")
     com = np.array(base.com, dtype=float)
     inertia = np.array(base.inertia, dtype=float)
     seg_meta = [dict(m) for m in base.segment_meta]

@@ -56,7 +56,7 @@ class SegmentSpec:
     Attributes
     ----------
     name : str
-        Segment name (CONVENTIONS.md).
+        Segment name (docs/conventions.md).
     rule : {"cluster", "slerp", "rigid"}
         ``cluster``: least-squares fit of its markers; ``slerp``: orientation
         interpolated between ``between`` segments at ``fraction``; ``rigid``:

@@ -193,7 +193,7 @@ class Tracking:
     Attributes
     ----------
     coords : pandas.DataFrame
-        Generalized coordinates (CONVENTIONS.md layout): ``time``,
+        Generalized coordinates (docs/conventions.md layout): ``time``,
         ``lower_torso_x/y/z`` (m), ``<segment>_alpha/_beta/_gamma`` (rad).
     residuals : pandas.DataFrame
         ``time`` and per cluster segment the RMS marker residual of the fit

@@ -1,6 +1,6 @@
 """Ground reaction forces for the viewer: force-plate columns -> ground axes.
 
-Force files keep the plate columns as named in the file (CONVENTIONS.md,
+Force files keep the plate columns as named in the file (docs/conventions.md,
 "Force DataFrame").  A plate is recognised by six columns sharing a prefix:
 ``<p>vx, <p>vy, <p>vz`` (force, N) and ``<p>px, <p>py, <p>pz`` (centre of
 pressure, m), the OpenSim ``.mot`` naming (``ground_force_vx``,

@@ -3,7 +3,7 @@
 * A raw trial (markers TRC/C3D/CSV or a generalized-coordinates CSV) goes
   through :func:`humanbody.pipeline.analyze_trial`; the scene then carries
   the conditioned markers (ground axes) and the tracking residuals.
-* A results CSV written by ``humanbody analyze`` (CONVENTIONS.md "Results"
+* A results CSV written by ``humanbody analyze`` (docs/conventions.md "Results"
   layout) carries the generalized coordinates, so its orientations R_k are
   recomputed with :func:`humanbody.compute`; every vector the file holds
   (omega, alpha, joint, com, force, torque, body mass centre, ...) is then
@@ -40,7 +40,7 @@ def _header(path: str) -> list[str]:
 
 
 def is_results_table(columns) -> bool:
-    """Whether ``columns`` are the CONVENTIONS.md results layout (not just coordinates)."""
+    """Whether ``columns`` are the docs/conventions.md results layout (not just coordinates)."""
     cols = set(columns)
     return "time" in cols and "body_com_x" in cols and any(c.endswith("_omega_x") for c in cols)
 
