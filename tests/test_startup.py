@@ -59,19 +59,22 @@ def test_cache_check_reads_numbas_content_stamp(tmp_path, monkeypatch):
 
 
 def test_openmp_workers_sleep_unless_the_user_chose_a_policy():
-    """Importing humanbody sets OMP_WAIT_POLICY=PASSIVE (idle OpenMP workers would spin and take the
-    core of the CSV writer); a policy the user set is kept."""
+    """The command line sets OMP_WAIT_POLICY=PASSIVE before numpy or numba load (idle OpenMP workers
+    would spin and take the core of the CSV writer); a policy the user set is kept.  Importing the
+    library changes nothing in the host process."""
     import subprocess
     import sys
 
-    code = "import os, humanbody; print(os.environ['OMP_WAIT_POLICY'], os.environ['OPENBLAS_THREAD_TIMEOUT'])"
+    code = ("import os, sys; import humanbody, humanbody.cli; before = os.environ.get('OMP_WAIT_POLICY'); "
+            "loaded = 'numpy' in sys.modules; humanbody.cli.main = lambda argv=None: 0; humanbody.cli.console([]); "
+            "print(before, loaded, os.environ['OMP_WAIT_POLICY'], os.environ['OPENBLAS_THREAD_TIMEOUT'])")
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT")}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "PASSIVE 4"  # OpenBLAS's idle threads sleep after the shortest wait too
+    assert out.stdout.strip() == "None False PASSIVE 4"  # OpenBLAS's idle threads sleep after the shortest wait
     env["OMP_WAIT_POLICY"] = "ACTIVE"
     env["OPENBLAS_THREAD_TIMEOUT"] = "28"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "ACTIVE 28"
+    assert out.stdout.strip() == "ACTIVE False ACTIVE 28"
 
 
 def _python(code: str) -> str:
