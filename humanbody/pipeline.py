@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .differentiate import Differentiation
@@ -62,6 +63,21 @@ class Analysis:
     tracking: Any = None
     messages: list = field(default_factory=list)
     _results: Results | None = field(default=None, repr=False)
+    _clinical: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def clinical(self) -> pd.DataFrame:
+        """Clinical joint angles (degrees, one row per frame; :func:`humanbody.clinical.clinical_angles`).
+
+        Zero in the calibration pose when a static trial calibrated the
+        subject (the upper limbs: in the reference posture).  Computed on
+        first access, then kept.
+        """
+        if self._clinical is None:
+            from .clinical import clinical_angles
+
+            self._clinical = clinical_angles(self.model, self.coords, self.calibration)
+        return self._clinical
 
     @property
     def results(self) -> Results:
@@ -341,10 +357,11 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     except OSError as err:
         raise InputError(f"cannot create output folder ({err.strerror or err})", out) from None
     model, motion = analysis.model, analysis.motion
-    columns = result_columns(model.names, _coordinate_names(model))
+    clinical = analysis.clinical
+    columns = result_columns(model.names, _coordinate_names(model)) + list(clinical.columns)
     path = out / f"{analysis.stem}_results.{fmt}"
     paths = {"results": str(path)}
-    blocks = _result_blocks(model, motion, chunk_frames)
+    blocks = _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64))
     bar = _frame_bar(progress and motion.n_frames > 4 * chunk_frames, motion.n_frames, path.name)
     if bar is not None:
         blocks = _counted(blocks, bar)
@@ -373,18 +390,28 @@ def _coordinate_names(model):
     return coordinate_columns(model)
 
 
-def _result_blocks(model, motion, chunk_frames: int):
-    """Results-table rows of consecutive frame ranges, each (frames, columns) float64."""
+def _result_blocks(model, motion, chunk_frames: int, extra=None):
+    """Results-table rows of consecutive frame ranges, each (frames, columns) float64.
+
+    ``extra`` (frames, e) holds columns appended to every row (the clinical angles).
+    """
     if chunk_frames < 1:
         raise ValueError("chunk_frames must be at least 1")
-    workspace = rows = None
+    workspace = rows = block = None
     F = motion.n_frames
     for start in range(0, F, chunk_frames):
         stop = min(F, start + chunk_frames)
         reuse = workspace if workspace is not None and workspace.n_frames == stop - start else None
         workspace = compute_motion(model, motion, start, stop, out=reuse)
         rows = workspace.to_matrix(out=rows)  # the consumer is done with the previous block
-        yield rows
+        if extra is None or extra.shape[1] == 0:
+            yield rows
+            continue
+        if block is None or block.shape[0] != rows.shape[0]:
+            block = np.empty((rows.shape[0], rows.shape[1] + extra.shape[1]))
+        block[:, :rows.shape[1]] = rows
+        block[:, rows.shape[1]:] = extra[start:stop]
+        yield block
 
 
 def _frame_bar(enabled: bool, total: int, label: str):

@@ -32,8 +32,11 @@ def test_analyze_writes_the_conventions_table(trial, tmp_path, capsys):
     assert main(["analyze", str(path), "--model", str(model_path), "--out", str(out)]) == 0
     table = pd.read_csv(out / "walk_results.csv")
     res = hb.compute(model, df)
-    expected = res.to_dataframe()
+    from humanbody.clinical import clinical_angles
+
+    expected = pd.concat([res.to_dataframe(), clinical_angles(model, df)], axis=1)  # mechanics, then clinical angles
     assert list(table.columns) == list(expected.columns)
+    assert "right_knee_flexion_deg" in table.columns
     np.testing.assert_allclose(table.to_numpy(), expected.to_numpy(), rtol=5e-8, atol=1e-300)  # 8 digits
     assert hb.load_model(out / "walk_model.json").names == model.names
     err = capsys.readouterr().err
@@ -158,7 +161,7 @@ def test_chunked_writing_equals_the_whole_trial(trial, tmp_path, fmt):
 
     model, df, path, model_path = trial
     analysis = analyze_trial(path, model=model_path)
-    whole = analysis.results.to_dataframe()
+    whole = pd.concat([analysis.results.to_dataframe(), analysis.clinical], axis=1)
     write_results(analysis, tmp_path / "one", fmt=fmt)
     write_results(analysis, tmp_path / "chunked", fmt=fmt, chunk_frames=37)
     read = pd.read_csv if fmt == "csv" else pd.read_parquet
