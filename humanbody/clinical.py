@@ -23,7 +23,9 @@ alike (docs/conventions.md, "Clinical joint angles"; docs/joint_angles.md):
   relative to the direction of progression, less its standing tilt and
   obliquity;
 - foot progression is the angle on the floor between the foot's long axis
-  and the direction of progression, positive when the toes turn in.
+  and the direction of progression, positive when the toes turn in; NaN
+  while the foot points more than 60 degrees up or down (kneeling, a foot
+  lifted behind), where it has no meaningful direction on the floor.
 
 Angles are continuous along time: the same rules as the tracked coordinates
 keep them continuous through and beyond a singular set
@@ -107,6 +109,11 @@ def _table() -> tuple[ClinicalAngle, ...]:
 
 #: Every clinical angle of the 17-segment model, in results-table order.
 CLINICAL_ANGLES: tuple[ClinicalAngle, ...] = _table()
+
+#: Foot progression is left undefined (NaN) where the foot's long axis is
+#: steeper than 60 degrees from the floor (sine of it): its direction on the
+#: floor is then dominated by noise and can swing round in a frame.
+_STEEP = np.sin(np.radians(60.0))
 
 #: Foot progression columns (not a rotation relative to a segment: see :func:`clinical_angles`).
 FOOT_PROGRESSION = tuple(f"{side}_foot_progression_deg" for side, _ in _SIDES)
@@ -247,8 +254,12 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None) -> pd.DataFra
         if col not in columns:
             continue
         R = _absolute(model, coords, f"{side}_foot", memo)
-        fx, fy = R[:, 0, 0], R[:, 1, 0]  # the foot's long axis (x) in ground, on the floor
-        angle = np.arctan2(fy, fx) - heading
+        fx, fy, fz = R[:, 0, 0], R[:, 1, 0], R[:, 2, 0]  # the foot's long axis (x) in ground
+        angle = np.arctan2(fy, fx) - heading  # its direction on the floor
+        angle[np.abs(fz) > _STEEP] = np.nan  # a foot pointing up or down has no direction on the floor
         angle = np.arctan2(np.sin(angle), np.cos(angle))
+        ok = np.isfinite(angle)
+        if ok.any():
+            angle[ok] = np.unwrap(angle[ok])  # continuous when the foot turns far round
         out[col] = s * np.degrees(angle)  # toe-in: towards the other foot
     return pd.DataFrame({c: out[c] for c in columns}, index=range(F))
