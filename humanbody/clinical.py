@@ -24,7 +24,7 @@ alike (docs/conventions.md, "Clinical joint angles"; docs/joint_angles.md):
   obliquity;
 - foot progression is the angle on the floor between the foot's long axis
   and the direction of progression, positive when the toes turn in; NaN
-  while the foot points more than 60 degrees up or down (kneeling, a foot
+  while the foot points more than 80 degrees up or down (kneeling, a foot
   lifted behind), where it has no meaningful direction on the floor.
 
 Angles are continuous along time: the same rules as the tracked coordinates
@@ -111,9 +111,9 @@ def _table() -> tuple[ClinicalAngle, ...]:
 CLINICAL_ANGLES: tuple[ClinicalAngle, ...] = _table()
 
 #: Foot progression is left undefined (NaN) where the foot's long axis is
-#: steeper than 60 degrees from the floor (sine of it): its direction on the
+#: steeper than 80 degrees from the floor (sine of it): its direction on the
 #: floor is then dominated by noise and can swing round in a frame.
-_STEEP = np.sin(np.radians(60.0))
+_STEEP = np.sin(np.radians(80.0))
 
 #: Foot progression columns (not a rotation relative to a segment: see :func:`clinical_angles`).
 FOOT_PROGRESSION = tuple(f"{side}_foot_progression_deg" for side, _ in _SIDES)

@@ -146,7 +146,7 @@ def test_every_column_on_a_full_range_motion_is_continuous():
     angles = cl.drop(columns=feet).to_numpy()
     steps = np.abs(np.diff(angles, axis=0))
     assert np.isfinite(angles).all() and steps.max() < 6.0, cl.columns[np.argmax(steps.max(axis=0))]
-    for col in feet:  # defined while the foot is within 60 deg of the floor, continuous there
+    for col in feet:  # defined while the foot is within 80 deg of the floor, continuous there
         v = cl[col].to_numpy()
         both = np.isfinite(v[1:]) & np.isfinite(v[:-1])
         assert both.sum() > 100 and np.abs(np.diff(v)[both]).max() < 6.0

@@ -38,6 +38,7 @@ _UNITS = [
     (re.compile(r"_force_[xyz]$"), "N"),
     (re.compile(r"_torque_[xyz]$"), "N m"),
     (re.compile(r"_inertia_(xx|yy|zz|xy|xz|yz)$"), "kg m^2"),
+    (re.compile(r"_deg$"), "deg"),
 ]
 
 
@@ -50,11 +51,12 @@ def unit_of(column: str) -> str:
 
 
 def default_variables(columns) -> list[str]:
-    """Columns normalised by default: joint angles, relative angular velocities,
-    whole-body mass centre (position, velocity, acceleration), inertia forces
-    and torques."""
+    """Columns normalised by default: clinical joint angles (degrees), the
+    model's joint angles, relative angular velocities, whole-body mass centre
+    (position, velocity, acceleration), inertia forces and torques."""
     keep = re.compile(
-        r"(_(alpha|beta|gamma)$)|(_omega_rel_[xyz]$)|(^body_com(_vel|_acc)?_[xyz]$)|(_force_[xyz]$)|(_torque_[xyz]$)"
+        r"(_deg$)|(_(alpha|beta|gamma)$)|(_omega_rel_[xyz]$)|(^body_com(_vel|_acc)?_[xyz]$)|(_force_[xyz]$)"
+        r"|(_torque_[xyz]$)"
     )
     return [c for c in map(str, columns) if keep.search(c) and c != "time"]
 

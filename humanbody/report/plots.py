@@ -1,7 +1,8 @@
 """Report figures as PNG bytes (matplotlib, Agg canvas; no display needed).
 
-* :func:`angles_figure` - hip, knee and ankle Bryant angles (deg) over the
-  stride, mean +- SD, right and left;
+* :func:`angles_figure` - the clinical joint angles (deg) over the stride:
+  pelvis, hip, knee, ankle and foot progression, mean +- SD, both sides in
+  one panel;
 * :func:`mechanics_figure` - whole-body mass centre and lower-limb inertia
   forces and torques over the stride;
 * :func:`events_figure` - heel and toe positions relative to the pelvis over
@@ -22,11 +23,20 @@ __all__ = ["angles_figure", "mechanics_figure", "events_figure", "SIDE_COLOURS"]
 SIDE_COLOURS = {"right": "#c0392b", "left": "#2471a3"}
 _DPI = 90
 
-#: (title, variable with {side}, scale, unit label)
+#: (title, variable with {side}, scale, unit label): clinical angles, already in degrees
 ANGLE_PANELS = [
-    (f"{joint} {axis}", f"{{side}}_{seg}_{angle}", np.degrees(1.0), "deg")
-    for joint, seg in (("hip", "upper_leg"), ("knee", "lower_leg"), ("ankle", "foot"))
-    for axis, angle in (("alpha (sagittal)", "alpha"), ("beta (frontal)", "beta"))
+    ("pelvis tilt (anterior +)", "pelvis_tilt_deg", 1.0, "deg"),
+    ("pelvis obliquity (right side up +)", "pelvis_obliquity_deg", 1.0, "deg"),
+    ("pelvis rotation (to the left +)", "pelvis_rotation_deg", 1.0, "deg"),
+    ("hip flexion", "{side}_hip_flexion_deg", 1.0, "deg"),
+    ("hip adduction", "{side}_hip_adduction_deg", 1.0, "deg"),
+    ("hip internal rotation", "{side}_hip_internal_rotation_deg", 1.0, "deg"),
+    ("knee flexion", "{side}_knee_flexion_deg", 1.0, "deg"),
+    ("knee adduction (varus +)", "{side}_knee_adduction_deg", 1.0, "deg"),
+    ("knee internal rotation", "{side}_knee_internal_rotation_deg", 1.0, "deg"),
+    ("ankle dorsiflexion", "{side}_ankle_dorsiflexion_deg", 1.0, "deg"),
+    ("ankle inversion", "{side}_ankle_inversion_deg", 1.0, "deg"),
+    ("foot progression (toe in +)", "{side}_foot_progression_deg", 1.0, "deg"),
 ]
 MECHANICS_PANELS = [
     ("mass centre height", "body_com_z", 1.0, "m"),
@@ -79,8 +89,11 @@ def _cycle_grid(cycles: pd.DataFrame, panels, title: str, ncols: int = 2) -> byt
 
 
 def angles_figure(cycles: pd.DataFrame, title: str = "") -> bytes:
-    """Hip, knee and ankle Bryant angles relative to the parent segment, degrees, mean +- SD."""
-    return _cycle_grid(cycles, ANGLE_PANELS, f"{title}: joint angles over the stride".strip(": "))
+    """Clinical joint angles (pelvis, hip, knee, ankle, foot progression), degrees, mean +- SD over strides.
+
+    The pelvis panels show the pelvis over the right and over the left strides.
+    """
+    return _cycle_grid(cycles, ANGLE_PANELS, f"{title}: joint angles over the stride".strip(": "), ncols=3)
 
 
 def mechanics_figure(cycles: pd.DataFrame, title: str = "") -> bytes:

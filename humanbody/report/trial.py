@@ -232,7 +232,7 @@ def process_trial(task, options: ReportOptions) -> TrialOutcome:
 
 def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     from ..differentiate import Differentiation
-    from ..gait import flatten, normalize_cycles, spatiotemporal
+    from ..gait import angle_peaks, flatten, normalize_cycles, spatiotemporal
     from ..pipeline import analyze_trial
     from . import html
 
@@ -254,7 +254,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     params = spatiotemporal(used, points, feet=feet, pelvis=pelvis, treadmill_speed=speed)
     if "note" in params.attrs:
         messages.append(params.attrs["note"])
-    table = analysis.results.to_dataframe()
+    table = pd.concat([analysis.results.to_dataframe(), analysis.clinical], axis=1)
     cycles = normalize_cycles(table, used)
 
     files = {f"{task.key}/{name}": data for name, data in _analysis_files(analysis, stem).items()}
@@ -274,6 +274,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
         files[f"{task.key}/{name}"] = png
     row = dict(base, status="ok", events_source=str(used["source"].iloc[0]) if len(used) else "none")
     row.update(flatten(params))
+    row.update(angle_peaks(cycles, params))
     page = html.trial_page(task, row, params, events, figures, messages,
                            links=[Path(p).name for p in files if p.endswith((".csv", ".json"))])
     files[f"{task.key}/{stem}.html"] = page.encode("utf-8")

@@ -1,0 +1,67 @@
+"""Peak values of the clinical joint angles over the stride, for a report's summary.
+
+From the stride-normalised mean curves (:func:`humanbody.gait.normalize_cycles`,
+variables from :mod:`humanbody.clinical`) and the stance phase of each side
+(:func:`humanbody.gait.spatiotemporal`, ``stance_pct``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["PEAKS", "angle_peaks"]
+
+#: Summary columns (for side ``s``) -> what they hold (degrees).
+PEAKS = {
+    "peak_knee_flexion_swing_deg": "largest mean knee flexion in swing (after foot off)",
+    "hip_flexion_rom_deg": "range of the mean hip flexion curve over the stride",
+    "knee_flexion_rom_deg": "range of the mean knee flexion curve over the stride",
+    "ankle_dorsiflexion_rom_deg": "range of the mean ankle dorsiflexion curve over the stride",
+    "peak_hip_extension_deg": "largest mean hip extension (negative flexion) over the stride",
+    "peak_ankle_dorsiflexion_stance_deg": "largest mean ankle dorsiflexion in stance",
+}
+
+
+def _curve(cycles: pd.DataFrame, side: str, variable: str):
+    g = cycles[(cycles["side"] == side) & (cycles["variable"] == variable)]
+    if not len(g):
+        return None, None
+    return g["percent"].to_numpy(dtype=float), g["mean"].to_numpy(dtype=float)
+
+
+def angle_peaks(cycles: pd.DataFrame, params: pd.DataFrame) -> dict:
+    """The :data:`PEAKS` values for both sides, ``{"right_peak_knee_flexion_swing_deg": ..., ...}``.
+
+    Parameters
+    ----------
+    cycles : DataFrame
+        Stride-normalised curves (``side``, ``variable``, ``percent``, ``mean``,
+        ...) including the clinical angle columns (degrees).
+    params : DataFrame
+        Spatiotemporal parameters indexed by side (``stance_pct``).
+
+    NaN where a side has no complete stride or no stance phase.
+    """
+    row = {}
+    for side in ("right", "left"):
+        stance = float(params.loc[side, "stance_pct"]) if side in params.index else np.nan
+        vals = dict.fromkeys(PEAKS, np.nan)
+        p, knee = _curve(cycles, side, f"{side}_knee_flexion_deg")
+        if knee is not None and np.isfinite(knee).any():
+            vals["knee_flexion_rom_deg"] = float(np.nanmax(knee) - np.nanmin(knee))
+            swing = p >= stance
+            if np.isfinite(stance) and swing.any() and np.isfinite(knee[swing]).any():
+                vals["peak_knee_flexion_swing_deg"] = float(np.nanmax(knee[swing]))
+        p, hip = _curve(cycles, side, f"{side}_hip_flexion_deg")
+        if hip is not None and np.isfinite(hip).any():
+            vals["hip_flexion_rom_deg"] = float(np.nanmax(hip) - np.nanmin(hip))
+            vals["peak_hip_extension_deg"] = float(-np.nanmin(hip))
+        p, ankle = _curve(cycles, side, f"{side}_ankle_dorsiflexion_deg")
+        if ankle is not None and np.isfinite(ankle).any():
+            vals["ankle_dorsiflexion_rom_deg"] = float(np.nanmax(ankle) - np.nanmin(ankle))
+            st = p < stance
+            if np.isfinite(stance) and st.any() and np.isfinite(ankle[st]).any():
+                vals["peak_ankle_dorsiflexion_stance_deg"] = float(np.nanmax(ankle[st]))
+        row.update({f"{side}_{k}": v for k, v in vals.items()})
+    return row
