@@ -142,6 +142,29 @@ def test_segment_values_text(scene, walk):
     assert f"{res.force[10, k, 2]:+8.2f}" in lines[5]
 
 
+def test_selected_joint_shows_its_clinical_angles(walk, tmp_path):
+    from humanbody.clinical import clinical_angles
+
+    model, coords, res = walk
+    clinical = clinical_angles(model, coords)
+    sc = Scene(model, res, clinical=clinical)
+    k = sc.names.index("right_lower_leg")
+    lines = sc.segment_values(k, 10)
+    knee = [line for line in lines if line.startswith("right knee flexion")]
+    assert knee and f"{clinical['right_knee_flexion_deg'].iloc[10]:+7.1f} deg" in knee[0]
+    assert any(line.startswith("right knee internal rotation") for line in lines)
+    foot = sc.segment_values(sc.names.index("right_foot"), 10)
+    assert any(line.startswith("right foot progression") for line in foot)
+    assert any(line.startswith("pelvis tilt") for line in sc.segment_values(0, 10))
+    assert not Scene(model, res).joint_angle_lines(k, 10)  # no clinical table: the mechanics only
+    # a results table written by analyze carries the clinical columns: the viewer reads them back
+    table = pd.concat([res.to_dataframe(), clinical], axis=1)
+    table.to_csv(tmp_path / "walk_results.csv", index=False)
+    model.save(tmp_path / "walk_model.json")
+    reopened, _ = load_scene(tmp_path / "walk_results.csv")
+    assert reopened.segment_values(k, 10)[-3:] == lines[-3:]
+
+
 # --------------------------------------------------------------------- markers
 def _markers_on(scene, names_segments, offset=(0.0, 0.0, 0.0)):
     """Marker table: one marker at each listed segment's mass centre (+ offset), every frame."""

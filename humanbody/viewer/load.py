@@ -57,6 +57,7 @@ def scene_from_analysis(analysis, *, grf=None, axes: str = "auto", title: str | 
         marker_segments=marker_segments,
         grf=_grf(grf, analysis.markers, axes),
         title=title or Path(analysis.source).name,
+        clinical=analysis.clinical,
     )
 
 
@@ -152,6 +153,14 @@ def _results_from_table(path: Path, model: BodyModel):
     return dataclasses.replace(results, **override)
 
 
+def _clinical_from_table(path: Path) -> pd.DataFrame | None:
+    """The clinical angle columns (``*_deg``) of a results table, or None when it has none."""
+    cols = [c for c in _header(str(path)) if c.endswith("_deg")]
+    if not cols:
+        return None
+    return pd.read_csv(path, usecols=cols)[cols]
+
+
 def load_scene(
     path,
     *,
@@ -196,7 +205,8 @@ def load_scene(
         subject = _model_for_results(p, model, mass, height, sex)
         results = _results_from_table(p, subject)
         messages = [f"read results table {p}: {results.n_frames} frames, model {subject.name}"]
-        scene = Scene(model=subject, results=results, grf=_grf(grf, None, axes), title=p.name)
+        scene = Scene(model=subject, results=results, grf=_grf(grf, None, axes), title=p.name,
+                      clinical=_clinical_from_table(p))
         return scene, messages
     from ..pipeline import analyze_trial
 

@@ -174,6 +174,10 @@ class Scene:
         (see :func:`humanbody.viewer.forces.grf_to_ground`).
     title : str
         Shown in the window title and overlay.
+    clinical : DataFrame, optional
+        Clinical joint angles (degrees, one row per frame of ``results``;
+        :mod:`humanbody.clinical`): the selected segment's joint angles are
+        listed with its values.
 
     Attributes
     ----------
@@ -190,6 +194,7 @@ class Scene:
     marker_segments: dict | None = None
     grf: pd.DataFrame | None = None
     title: str = ""
+    clinical: pd.DataFrame | None = None
     semi: np.ndarray = field(init=False)
     principal: np.ndarray = field(init=False)
 
@@ -483,7 +488,24 @@ class Scene:
             f"alpha  {vec(r.alpha[f, k])} rad/s^2",
             f"F*     {vec(r.force[f, k])} N",
             f"T*     {vec(r.torque[f, k])} N m",
-        ]
+        ] + self.joint_angle_lines(k, f)
+
+    def joint_angle_lines(self, k: int, frame: int) -> list[str]:
+        """The clinical angles of the joint segment index ``k`` moves at (its proximal joint), at ``frame``."""
+        if self.clinical is None or not len(self.clinical):
+            return []
+        from ..clinical import CLINICAL_ANGLES
+
+        name = self.names[k]
+        cols = [a.column for a in CLINICAL_ANGLES if a.segments[-1] == name and a.column in self.clinical]
+        if name.endswith("_foot") and f"{name[:-5]}_foot_progression_deg" in self.clinical:
+            cols.append(f"{name[:-5]}_foot_progression_deg")
+        f = self.frame_index(frame)
+        lines = []
+        for c in cols:
+            v = float(self.clinical[c].iloc[f]) if f < len(self.clinical) else float("nan")
+            lines.append(f"{c[:-4].replace('_', ' '):<28} {v:+7.1f} deg")
+        return lines
 
     def scale_legend(self, layers) -> list[str]:
         """One line per shown vector layer: colour name, what it is, and its scale."""
