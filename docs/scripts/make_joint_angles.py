@@ -1,0 +1,68 @@
+"""Figure docs/img/joint_angles.png: the shared walk's clinical joint angles beside OpenSim IK.
+
+Reads the shared gait2392 walk and static (../shared/data/gait2392_walk),
+tracks it with the built-in gait2392 marker set, computes the clinical angles
+(:mod:`humanbody.clinical`) and plots them over time with OpenSim's inverse
+kinematics (reference/opensim_ik.mot, time-aligned by the pelvis path, each
+curve minus its mean: the two models' joint frames differ by constant offsets).
+Run: ``.venv/bin/python docs/scripts/make_joint_angles.py``.
+"""
+
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+from test_opensim_agreement import DATA, _read_ground, align  # noqa: E402
+
+from humanbody.clinical import clinical_angles  # noqa: E402
+from humanbody.markers.tracking import markers_to_coordinates  # noqa: E402
+
+OUT = ROOT / "docs" / "img" / "joint_angles.png"
+PANELS = [  # (ours, OpenSim column, OpenSim sign, title)
+    ("hip_flexion_deg", "hip_flexion", 1, "hip flexion"),
+    ("hip_adduction_deg", "hip_adduction", 1, "hip adduction"),
+    ("knee_flexion_deg", "knee_angle", -1, "knee flexion"),
+    ("ankle_dorsiflexion_deg", "ankle_angle", 1, "ankle dorsiflexion"),
+]
+
+
+def main():
+    coords, cal, _ = markers_to_coordinates(_read_ground(DATA / "subject01_walk1.trc"),
+                                            static=_read_ground(DATA / "subject01_static.trc"), mass=72.6)
+    clin = clinical_angles(cal.model, coords, cal)
+    ik = pd.read_csv(DATA / "reference" / "opensim_ik.mot", sep=r"\s+", skiprows=10)
+    shift = align(coords, ik)
+    part = ik.iloc[shift:shift + len(coords)]
+    t = coords["time"].to_numpy()
+    fig, axes = plt.subplots(2, 4, figsize=(13, 5.6), sharex=True)
+    for row, (s, side, colour) in enumerate((("r", "right", "#c0392b"), ("l", "left", "#2471a3"))):
+        for col, (ours, theirs, sign, title) in enumerate(PANELS):
+            ax = axes[row, col]
+            a = clin[f"{side}_{ours}"].to_numpy()
+            b = sign * part[f"{theirs}_{s}"].to_numpy()
+            r = np.corrcoef(a, b)[0, 1]
+            ax.plot(t, a - a.mean(), color=colour, lw=1.8, label="humanbody")
+            ax.plot(t, b - b.mean(), color="0.3", lw=1.2, ls="--", label="OpenSim IK")
+            ax.set_title(f"{side} {title} (r = {r:.2f})", fontsize=9)
+            ax.grid(alpha=0.3)
+            if col == 0:
+                ax.set_ylabel("deg (minus mean)")
+            if row == 1:
+                ax.set_xlabel("time (s)")
+    axes[0, 0].legend(fontsize=8, frameon=False)
+    fig.suptitle("subject01_walk1: clinical joint angles against OpenSim's inverse kinematics", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(OUT, dpi=90)
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
