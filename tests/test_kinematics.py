@@ -55,11 +55,24 @@ def test_shapes_dtypes_and_layout(rng):
         np.testing.assert_array_equal(table[f"body_com_acc_{ax}"], res.body_com_acc[:, a])
 
 
+def _with_sequences(model, which, rng):
+    from humanbody.rotations import SEQUENCES
+
+    if which == "xyz":
+        return model
+    if which == "flexion-first":
+        return model.replace(sequences=["zxy"] + ["yxz"] * (model.n_bodies - 1))
+    return model.replace(sequences=[SEQUENCES[i] for i in rng.integers(0, 12, model.n_bodies)])
+
+
+@pytest.mark.parametrize("sequences", ["xyz", "flexion-first", "mixed"])
 @pytest.mark.parametrize("tree", ["huston17", "random"])
-def test_kernel_matches_numpy_reference_exactly(rng, tree):
-    """The kernel's parent recursion equals the literal sum over lower body arrays (8.104)."""
+def test_kernel_matches_numpy_reference_exactly(rng, tree, sequences):
+    """The kernel's parent recursion equals the literal sum over lower body arrays (8.104), with the
+    relative angular velocities and their rates derived literally from each body's sequence matrices."""
     parents = None if tree == "huston17" else random_tree(rng, 11)
     model = random_model(rng) if parents is None else random_model(rng, parents)
+    model = _with_sequences(model, sequences, rng)
     df = sinusoid_motion(model, np.linspace(0, 2, 300), rng, amplitude=2.0)
     res = hb.compute(model, df)
     ref = reference_kinematics(model, *split_coords(model, df))
@@ -67,9 +80,10 @@ def test_kernel_matches_numpy_reference_exactly(rng, tree):
         np.testing.assert_allclose(getattr(res, name), ref[name], rtol=1e-12, atol=1e-11, err_msg=name)
 
 
-def test_rates_against_finite_differences(rng):
+@pytest.mark.parametrize("sequences", ["xyz", "mixed"])
+def test_rates_against_finite_differences(rng, sequences):
     """Velocities and accelerations against central differences of positions and orientations."""
-    model = random_model(rng)
+    model = _with_sequences(random_model(rng), sequences, rng)
     h = 1e-3
     t = np.arange(0, 1.0, h)
     res = hb.compute(model, sinusoid_motion(model, t, rng))

@@ -267,3 +267,25 @@ def test_cli_exit_codes_subprocess(tmp_path):
     assert res.returncode == 2
     assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
     assert str(bad) in res.stderr
+
+
+def test_sequences_in_the_model_file(tmp_path):
+    """Each segment's rotation sequence is saved and read back; a file without it means xyz."""
+    import json
+
+    from humanbody.segments import DEFAULT_SEQUENCES
+
+    model = BodyModel.default()
+    assert model.sequences == DEFAULT_SEQUENCES
+    model.save(tmp_path / "m.json")
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert [s["sequence"] for s in data["segments"]] == list(DEFAULT_SEQUENCES)
+    assert load_model(tmp_path / "m.json").sequences == DEFAULT_SEQUENCES
+    for seg in data["segments"]:
+        del seg["sequence"]
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    assert load_model(tmp_path / "old.json").sequences == ("xyz",) * 17
+    data["segments"][3]["sequence"] = "xxz"
+    (tmp_path / "bad.json").write_text(json.dumps(data))
+    with pytest.raises(InputError, match="left_upper_arm.*rotation sequence 'xxz'"):
+        load_model(tmp_path / "bad.json")
