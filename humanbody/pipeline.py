@@ -50,6 +50,7 @@ class Analysis:
     results : Results                  the mechanics (computed on first access)
     markers : DataFrame or None        marker trajectories in ground axes after conditioning
     calibration : object or None       static calibration (marker trials)
+    loads : FrameLoads or None         external loads on the frames, assigned to segments (--forces)
     tracking : object or None          tracking result with residuals (marker trials)
     messages : list of str             what each step did, for the user
     """
@@ -62,8 +63,19 @@ class Analysis:
     calibration: Any = None
     tracking: Any = None
     messages: list = field(default_factory=list)
+    loads: Any = None
     _results: Results | None = field(default=None, repr=False)
     _clinical: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def kinetics(self) -> pd.DataFrame | None:
+        """The kinetic columns (docs/conventions.md) as a table, when external loads were given; else None."""
+        if self.loads is None:
+            return None
+        from .kinetics import kinetic_block, kinetic_columns
+
+        return pd.DataFrame(kinetic_block(self.model, self.results, self.loads),
+                            columns=kinetic_columns(self.model))
 
     @property
     def clinical(self) -> pd.DataFrame:
@@ -135,6 +147,10 @@ def analyze_trial(
     progress: bool = False,
     keep_markers: bool = True,
     calibration_cache: dict | None = None,
+    forces=None,
+    loads: dict | None = None,
+    force_threshold: float = 20.0,
+    forces_cutoff_hz: float | None = None,
 ) -> Analysis:
     """Analyse one trial file (markers or generalized coordinates).
 
@@ -180,6 +196,17 @@ def analyze_trial(
         same axes, marker set and subject (what a batch of one subject's
         trials does).  Filled as a side effect; the results are exactly
         those of a new calibration.
+    forces : str or Path, optional
+        External loads: an OpenSim ground-reaction file (with its
+        ExternalLoads XML when one is beside it) or a loads table
+        (docs/kinetics.md).  Its lab axes are the trial's.
+    loads : dict, optional
+        Load name -> segment, overriding the file's assignment and the
+        automatic one (``--load NAME=segment``).
+    force_threshold : float
+        Vertical force (N) below which a load is zero.
+    forces_cutoff_hz : float, optional
+        Low-pass cut-off of the loads (Hz); default the markers' ``cutoff_hz``.
     """
     from .io import read_trial
 
@@ -252,12 +279,26 @@ def analyze_trial(
     coords.attrs.setdefault("source", path)
     motion = prepare_motion(subject, coords, differentiation=differentiation)
     messages.append(f"rates: {motion.how}")
-    steps.advance("compute")
-    steps.close()
-    return Analysis(
+    analysis = Analysis(
         source=path, coords=coords, model=subject, motion=motion, markers=markers,
         calibration=calibration, tracking=tracking, messages=messages,
     )
+    if forces is not None:
+        from .loads import assign_loads, condition_loads, read_loads
+
+        for name, seg in (loads or {}).items():
+            if seg not in subject.names:
+                raise InputError(f"--load {name}={seg}: no segment {seg!r} in the model "
+                                 f"(segments: {', '.join(subject.names)})")
+        spec = mapping.matrix if kind == "markers" else None
+        table = read_loads(forces, mapping=spec, loads=loads)
+        cut = cutoff_hz if forces_cutoff_hz is None else forces_cutoff_hz
+        frame_loads = condition_loads(table, motion.time, cutoff_hz=cut or None, threshold=force_threshold)
+        analysis.loads = assign_loads(frame_loads, table.segments, subject, analysis.results)
+        messages += table.notes + frame_loads.notes
+    steps.advance("compute")
+    steps.close()
+    return analysis
 
 
 def _static_calibration(static, axes_spec, mset, mass, height, sex, cache):
@@ -359,9 +400,15 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     model, motion = analysis.model, analysis.motion
     clinical = analysis.clinical
     columns = result_columns(model.names, _coordinate_names(model)) + list(clinical.columns)
+    kinetic = None
+    if analysis.loads is not None:
+        from .kinetics import kinetic_block, kinetic_columns
+
+        columns += kinetic_columns(model)
+        kinetic = lambda res, start: kinetic_block(model, res, analysis.loads, start)  # noqa: E731
     path = out / f"{analysis.stem}_results.{fmt}"
     paths = {"results": str(path)}
-    blocks = _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64))
+    blocks = _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64), kinetic)
     bar = _frame_bar(progress and motion.n_frames > 4 * chunk_frames, motion.n_frames, path.name)
     if bar is not None:
         blocks = _counted(blocks, bar)
@@ -390,10 +437,12 @@ def _coordinate_names(model):
     return coordinate_columns(model)
 
 
-def _result_blocks(model, motion, chunk_frames: int, extra=None):
+def _result_blocks(model, motion, chunk_frames: int, extra=None, more=None):
     """Results-table rows of consecutive frame ranges, each (frames, columns) float64.
 
-    ``extra`` (frames, e) holds columns appended to every row (the clinical angles).
+    ``extra`` (frames, e) holds columns appended to every row (the clinical
+    angles); ``more(results, start)``, when given, returns further columns of
+    a chunk from its results (the kinetics).
     """
     if chunk_frames < 1:
         raise ValueError("chunk_frames must be at least 1")
@@ -404,13 +453,20 @@ def _result_blocks(model, motion, chunk_frames: int, extra=None):
         reuse = workspace if workspace is not None and workspace.n_frames == stop - start else None
         workspace = compute_motion(model, motion, start, stop, out=reuse)
         rows = workspace.to_matrix(out=rows)  # the consumer is done with the previous block
-        if extra is None or extra.shape[1] == 0:
+        parts = [] if extra is None or extra.shape[1] == 0 else [extra[start:stop]]
+        if more is not None:
+            parts.append(more(workspace, start))
+        if not parts:
             yield rows
             continue
-        if block is None or block.shape[0] != rows.shape[0]:
-            block = np.empty((rows.shape[0], rows.shape[1] + extra.shape[1]))
+        width = rows.shape[1] + sum(p.shape[1] for p in parts)
+        if block is None or block.shape != (rows.shape[0], width):
+            block = np.empty((rows.shape[0], width))
         block[:, :rows.shape[1]] = rows
-        block[:, rows.shape[1]:] = extra[start:stop]
+        c = rows.shape[1]
+        for p in parts:
+            block[:, c:c + p.shape[1]] = p
+            c += p.shape[1]
         yield block
 
 

@@ -29,6 +29,38 @@ def add_marker_options(p) -> None:
     g.add_argument("--fill", choices=("spline", "rigid", "linear"), default="spline", help="marker gap filling: cubic spline in time (default), rigid-body fit to the other markers of the segment (any gap length), or linear")
 
 
+def add_load_options(p, report: bool = False) -> None:
+    """External loads: force plates or a loads table (kinetics)."""
+    g = p.add_argument_group("external loads (joint forces, moments and powers)")
+    if report:
+        g.add_argument("--no-kinetics", action="store_true",
+                       help="do not compute kinetics from the force files found beside the trials")
+    else:
+        g.add_argument("--forces", metavar="FILE",
+                       help="force plates (OpenSim .mot/.sto, with its ExternalLoads .xml when beside it) "
+                            "or a loads table (CSV): adds joint forces, moments and powers")
+    g.add_argument("--load", action="append", default=[], metavar="NAME=SEGMENT",
+                   help="give load NAME of the force file to SEGMENT (repeatable; default: the file's "
+                        "ExternalLoads, else the foot nearest the centre of pressure)")
+    g.add_argument("--force-threshold", type=float, default=20.0, metavar="N",
+                   help="vertical force below which a load is zero (default 20 N)")
+    g.add_argument("--forces-cutoff", type=float, default=None, metavar="HZ",
+                   help="low-pass cut-off of the loads (default: the marker cut-off; 0 = no filter)")
+
+
+def loads_from(args) -> dict:
+    """``--load NAME=SEGMENT`` options as a dict (InputError for a malformed one)."""
+    from ..errors import InputError
+
+    out = {}
+    for item in args.load or []:
+        name, sep, seg = item.partition("=")
+        if not sep or not name.strip() or not seg.strip():
+            raise InputError(f"--load {item!r}: expected NAME=SEGMENT, for example plate1=right_foot")
+        out[name.strip()] = seg.strip()
+    return out
+
+
 def add_rate_options(p) -> None:
     g = p.add_argument_group("rates (when the trial does not give _dot/_ddot columns)")
     g.add_argument("--diff", choices=METHODS, default="savgol", help="smoothing differentiation (default savgol)")
@@ -62,6 +94,7 @@ def register(sub) -> None:
     add_subject_options(p)
     add_marker_options(p)
     add_rate_options(p)
+    add_load_options(p)
     p.set_defaults(func=run)
 
 
@@ -84,6 +117,10 @@ def run(args) -> int:
         differentiation=differentiation_from(args),
         progress=not args.quiet,
         keep_markers=False,
+        forces=args.forces,
+        loads=loads_from(args),
+        force_threshold=args.force_threshold,
+        forces_cutoff_hz=args.forces_cutoff,
     )
     for line in analysis.messages:
         say(line)

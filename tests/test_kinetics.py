@@ -1,0 +1,207 @@
+"""Joint forces, moments and powers from external loads: against Pinocchio's RNEA, the power
+balance, bad load files, and the shared walk against OpenSim's inverse dynamics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import humanbody as hb
+from humanbody.errors import InputError
+from humanbody.kinetics import joint_loads, kinetic_block, kinetic_columns
+from humanbody.loads import FrameLoads, assign_loads, condition_loads, read_loads
+from test_pinocchio_kinematics import _motion, pinocchio_model
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "gait2392_walk"
+
+
+def _random_loads(model, results, rng):
+    """A random force, point and free moment on each foot in every frame (body assigned)."""
+    F = results.joint.shape[0]
+    feet = [model.names.index("right_foot"), model.names.index("left_foot")]
+    force = rng.normal(0, 300, (F, 2, 3))
+    force[..., 2] = np.abs(force[..., 2]) + 100
+    point = np.stack([results.joint[:, k] + rng.normal(0, 0.1, (F, 3)) for k in feet], axis=1)
+    moment = rng.normal(0, 10, (F, 2, 3))
+    body = np.tile(np.array(feet), (F, 1))
+    return FrameLoads(["a", "b"], force, np.cross(point, force) + moment, point, body=body), point, moment
+
+
+@pytest.mark.parametrize("sequences", ["default", "mixed"])
+def test_joint_loads_equal_pinocchio_rnea(sequences):
+    pin = pytest.importorskip("pinocchio")
+    from humanbody.rotations import SEQUENCES
+
+    rng = np.random.default_rng(3)
+    model = hb.BodyModel.default(mass=70.0, height=1.7)
+    if sequences == "mixed":
+        model = model.replace(sequences=[SEQUENCES[i] for i in rng.integers(0, 12, 17)])
+    coords, q, qd, qdd = _motion(model, rng, frames=25)
+    res = hb.compute(model, coords)
+    loads, point, moment = _random_loads(model, res, rng)
+    jl = joint_loads(model, res, loads)
+    pm, ids = pinocchio_model(model)
+    data = pm.createData()
+    feet = [model.names.index("right_foot"), model.names.index("left_foot")]
+    for f in range(len(coords)):
+        fext = [pin.Force.Zero() for _ in range(pm.njoints)]
+        for j, k in enumerate(feet):
+            R, O = res.R[f, k], res.joint[f, k]
+            F = loads.force[f, j]
+            fext[ids[k]] = pin.Force(R.T @ F, R.T @ (np.cross(point[f, j] - O, F) + moment[f, j]))
+        pin.rnea(pm, data, q[f], qd[f], qdd[f], fext)
+        for k, jid in enumerate(ids):
+            R = res.R[f, k]
+            np.testing.assert_allclose(jl.joint_force[f, k], R @ data.f[jid].linear, atol=1e-8, rtol=1e-10)
+            np.testing.assert_allclose(jl.joint_moment[f, k], R @ data.f[jid].angular, atol=1e-8, rtol=1e-10)
+
+
+def test_power_balance_along_a_motion():
+    """Sum of joint powers + power of the external loads (the residual included) = d(KE + PE)/dt."""
+    rng = np.random.default_rng(8)
+    model = hb.BodyModel.default()
+    coords, *_ = _motion(model, rng, frames=400)
+    res = hb.compute(model, coords)
+    loads, point, moment = _random_loads(model, res, rng)
+    jl = joint_loads(model, res, loads)
+    F = len(coords)
+    # power of the loads: F . velocity of the body point at P + free moment . omega
+    ext = np.zeros(F)
+    for j, k in enumerate(loads.body[0]):
+        vP = res.com_vel[:, k] + np.cross(res.omega[:, k], point[:, j] - res.com[:, k])
+        ext += np.einsum("fi,fi->f", loads.force[:, j], vP) + np.einsum("fi,fi->f", moment[:, j], res.omega[:, k])
+    vO1 = res.com_vel[:, 0] + np.cross(res.omega[:, 0], res.joint[:, 0] - res.com[:, 0])
+    residual = np.einsum("fi,fi->f", jl.joint_force[:, 0], vO1)  # joint_power[0] is its moment's power
+    joints = jl.joint_power.sum(axis=1)
+    # d(KE)/dt = -(sum of inertia-force powers); d(PE)/dt = -sum m g . v_G
+    dKE = res.inertia_power() if callable(getattr(res, "inertia_power", None)) else None
+    pe_rate = -np.einsum("k,fki,i->f", model.mass, res.com_vel, model.gravity)
+    ke_rate = -(np.einsum("fki,fki->f", res.force, res.com_vel) + np.einsum("fki,fki->f", res.torque, res.omega))
+    lhs = joints + residual + ext
+    np.testing.assert_allclose(lhs, ke_rate + pe_rate, rtol=1e-9, atol=1e-7 * np.abs(lhs).max())
+    # and against the kinetic energy itself, differentiated numerically
+    ke = res.kinetic_energy()
+    t = coords["time"].to_numpy()
+    np.testing.assert_allclose(np.gradient(ke, t)[5:-5], ke_rate[5:-5], rtol=0, atol=2e-3 * np.abs(ke_rate).max())
+    assert dKE is None or np.all(np.isfinite(dKE))
+
+
+def test_kinetic_columns_and_clinical_moments_are_generalized_forces():
+    """A clinical moment times its angle's rate, summed over the three angles, is the joint power."""
+    from humanbody.clinical import clinical_angles
+
+    from _motion import sinusoid_motion
+
+    rng = np.random.default_rng(2)
+    model = hb.BodyModel.default(mass=70.0, height=1.7)
+    coords = sinusoid_motion(model, np.linspace(0, 1, 1001), rng, amplitude=0.5)  # away from singular sets
+    res = hb.compute(model, coords)
+    loads, *_ = _random_loads(model, res, rng)
+    block = pd.DataFrame(kinetic_block(model, res, loads), columns=kinetic_columns(model))
+    clin = clinical_angles(model, coords)
+    t = coords["time"].to_numpy()
+    for side in ("right", "left"):
+        for joint, names in (("hip", ("flexion", "adduction", "internal_rotation")),
+                             ("knee", ("flexion", "adduction", "internal_rotation")),
+                             ("ankle", ("dorsiflexion", "inversion", "internal_rotation"))):
+            power = sum(block[f"{side}_{joint}_{n}_moment_Nm_per_kg"].to_numpy()
+                        * np.radians(np.gradient(clin[f"{side}_{joint}_{n}_deg"].to_numpy(), t)) for n in names)
+            want = block[f"{side}_{joint}_power_W_per_kg"].to_numpy()
+            inner = slice(3, -3)
+            np.testing.assert_allclose(power[inner], want[inner], atol=1e-3 * np.abs(want).max())
+
+
+def test_loads_table_and_bad_load_files(tmp_path):
+    t = np.arange(0, 1.0, 0.01)
+    table = pd.DataFrame({"time": t, **{f"L_force_{a}": v for a, v in zip("xyz", (t * 0, t * 0, 700 + 0 * t))},
+                          **{f"L_point_{a}": v for a, v in zip("xyz", (0.1 + 0 * t, -0.1 + 0 * t, 0 * t))}})
+    good = tmp_path / "loads.csv"
+    table.to_csv(good, index=False)
+    lt = read_loads(good)
+    assert lt.names == ["L"] and lt.force.shape == (100, 1, 3)
+    frames = np.linspace(0.2, 0.8, 61)
+    fl = condition_loads(lt, frames, cutoff_hz=None)
+    np.testing.assert_allclose(fl.cop[:, 0], np.tile([0.1, -0.1, 0.0], (61, 1)), atol=1e-12)
+    np.testing.assert_allclose(fl.force[:, 0, 2], 700.0)
+    with pytest.raises(InputError, match="do not overlap"):
+        condition_loads(lt, np.arange(2.0, 3.0, 0.01))
+    bad = table.copy()
+    bad.loc[5, "L_force_z"] = np.nan
+    bad.to_csv(tmp_path / "nan.csv", index=False)
+    with pytest.raises(InputError, match="force of L has a missing or non-finite value"):
+        read_loads(tmp_path / "nan.csv")
+    (tmp_path / "none.csv").write_text("time,a,b\n0,1,2\n0.1,1,2\n")
+    with pytest.raises(InputError, match="no loads"):
+        read_loads(tmp_path / "none.csv")
+    with pytest.raises(InputError, match="--load X=.*no load 'X'"):
+        read_loads(good, loads={"X": "right_foot"})
+    (tmp_path / "empty.csv").write_text("")
+    with pytest.raises(InputError, match="empty"):
+        read_loads(tmp_path / "empty.csv")
+
+
+def test_cli_bad_loads_are_one_line_and_status_2(tmp_path, capsys):
+    from humanbody.cli import main
+
+    root = Path(__file__).resolve().parents[1] / "data"
+    trial = root / "sample_walk_markers.trc"
+    t = np.arange(10.0, 11.0, 0.01)
+    pd.DataFrame({"time": t, "L_force_x": 0 * t, "L_force_y": 0 * t, "L_force_z": 700 + 0 * t,
+                  "L_point_x": 0 * t, "L_point_y": 0 * t, "L_point_z": 0 * t}).to_csv(tmp_path / "late.csv", index=False)
+    cases = [
+        (["--forces", str(tmp_path / "late.csv")], "do not overlap"),
+        (["--forces", str(tmp_path / "late.csv"), "--load", "L=tail"], "no segment 'tail'"),
+        (["--forces", str(tmp_path / "missing.mot")], "missing.mot"),
+        (["--forces", str(tmp_path / "late.csv"), "--load", "oops"], "NAME=SEGMENT"),
+    ]
+    for extra, words in cases:
+        status = main(["analyze", str(trial), "--static", str(root / "sample_static.trc"), "--out",
+                       str(tmp_path / "out"), "-q", *extra])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert status == 2 and len(err) == 1 and words in err[0], (extra, err)
+
+
+# ------------------------------------------------------------------ the shared walk against OpenSim ID
+@pytest.fixture(scope="module")
+def walk_kinetics():
+    if not (DATA / "subject01_walk1_grf.mot").exists():
+        pytest.skip("shared data absent")
+    analysis = hb.analyze_trial(DATA / "subject01_walk1.trc", static=DATA / "subject01_static.trc", mass=72.6,
+                                height=1.8, forces=DATA / "subject01_walk1_grf.mot")
+    sto = pd.read_csv(DATA / "reference" / "opensim_inverse_dynamics.sto", sep=r"\s+", skiprows=6)
+    # OpenSim's own filtering leaves transients in its first and last 0.1 s: compared inside them
+    return analysis, analysis.kinetics, sto.iloc[6:-6]
+
+
+def _compare(analysis, kin, sto, ours, theirs, sign):
+    t = sto["time"].to_numpy()  # the force file and the re-timed trial share the time base
+    x = np.interp(t, analysis.coords["time"].to_numpy(), kin[ours].to_numpy() * 72.6)
+    y = sign * sto[theirs].to_numpy()
+    return np.corrcoef(x, y)[0, 1], np.sqrt(np.mean((x - y) ** 2)) / np.ptp(y)
+
+
+@pytest.mark.parametrize("s,side", [("r", "right"), ("l", "left")])
+@pytest.mark.parametrize("ours,theirs,sign,r_min", [
+    ("knee_flexion_moment_Nm_per_kg", "knee_angle_{s}_moment", -1.0, 0.9),  # OpenSim: knee angle negative in flexion
+    ("ankle_dorsiflexion_moment_Nm_per_kg", "ankle_angle_{s}_moment", 1.0, 0.9),
+    ("hip_adduction_moment_Nm_per_kg", "hip_adduction_{s}_moment", 1.0, 0.8),
+    ("hip_flexion_moment_Nm_per_kg", "hip_flexion_{s}_moment", 1.0, 0.8),
+])
+def test_moments_against_opensim(walk_kinetics, s, side, ours, theirs, sign, r_min):
+    analysis, kin, sto = walk_kinetics
+    r, rel = _compare(analysis, kin, sto, f"{side}_{ours}", theirs.format(s=s), sign)
+    assert r >= r_min and rel <= 0.20, (r, rel)
+
+
+def test_walk_loads_are_the_xml_feet_and_the_residual_is_small(walk_kinetics):
+    analysis, kin, _ = walk_kinetics
+    assert any("ground_force -> right_foot (named)" in m for m in analysis.messages)
+    body_weight = 72.6 * 9.81
+    # vertical ground reaction per foot peaks near 1.1-1.3 body weights
+    peak = max(kin["right_grf_z_N_per_kg"].max(), kin["left_grf_z_N_per_kg"].max()) * 72.6
+    assert 1.0 < peak / body_weight < 1.4
+    resid = np.linalg.norm(kin[[f"lower_torso_joint_force_{a}" for a in "xyz"]].to_numpy(), axis=1)
+    assert np.median(resid) < 0.1 * body_weight
