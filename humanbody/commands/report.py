@@ -41,7 +41,9 @@ def register(sub) -> None:
                    help="vertical ground reaction force of foot contact (default 20 N)")
     g.add_argument("--grf", metavar="FILE",
                    help="ground reaction forces (OpenSim GRF .mot) of the one trial given "
-                        "(default: <trial stem>_grf.mot beside each trial)")
+                        "(default: <trial stem>_grf.mot beside each trial): gait events and kinetics")
+    g.add_argument("--no-kinetics", action="store_true",
+                   help="do not compute joint moments and powers from the force files (events still use them)")
     r = p.add_argument_group("running")
     r.add_argument("--jobs", "-j", type=int, metavar="N", help="local worker processes (default: all cores)")
     r.add_argument("--plots", choices=("png", "none"), default="png",
@@ -85,7 +87,7 @@ def run(args) -> int:
         mass=args.mass, height=args.height, sex=args.sex, model=args.model, markerset=args.markerset,
         axes=args.axes, cutoff_hz=args.cutoff or None, max_gap=args.max_gap, fill=args.fill, diff_method=args.diff,
         diff_cutoff_hz=args.diff_cutoff, treadmill_speed=args.treadmill_speed,
-        force_threshold=args.force_threshold, plots=args.plots,
+        force_threshold=args.force_threshold, plots=args.plots, kinetics=not args.no_kinetics,
     )
     where = f"Dask scheduler {args.scheduler}" if args.scheduler else "local cores"
     say(f"{len(tasks)} trial(s) -> {args.out} on {where}")

@@ -7,12 +7,12 @@ thresholds, parameter definitions, time normalisation) and the tables.
 from .cycles import CYCLE_COLUMNS, default_variables, normalize_cycles, stride_curves, unit_of
 from .events import (EVENT_COLUMNS, FOOT_MARKERS, GRF_PLATES, PELVIS_MARKERS, events_of, force_events,
                      foot_markers, kinematic_events, pelvis_markers, progression_axes)
-from .peaks import PEAKS, angle_peaks
+from .peaks import KINETIC_PEAKS, PEAKS, angle_peaks, kinetic_peaks
 from .spatiotemporal import PARAMETERS, belt_speed, flatten, is_treadmill, spatiotemporal, strides
 
 __all__ = [
-    "CYCLE_COLUMNS", "EVENT_COLUMNS", "FOOT_MARKERS", "GRF_PLATES", "PARAMETERS", "PEAKS", "PELVIS_MARKERS",
-    "angle_peaks", "belt_speed", "default_variables", "events_of", "flatten", "foot_markers", "force_events",
+    "CYCLE_COLUMNS", "EVENT_COLUMNS", "FOOT_MARKERS", "GRF_PLATES", "KINETIC_PEAKS", "PARAMETERS", "PEAKS",
+    "PELVIS_MARKERS", "angle_peaks", "belt_speed", "kinetic_peaks", "default_variables", "events_of", "flatten", "foot_markers", "force_events",
     "is_treadmill", "kinematic_events", "normalize_cycles", "pelvis_markers", "progression_axes",
     "spatiotemporal", "stride_curves", "strides", "unit_of",
 ]

@@ -39,6 +39,10 @@ _UNITS = [
     (re.compile(r"_torque_[xyz]$"), "N m"),
     (re.compile(r"_inertia_(xx|yy|zz|xy|xz|yz)$"), "kg m^2"),
     (re.compile(r"_deg$"), "deg"),
+    (re.compile(r"_Nm_per_kg$"), "N m/kg"),
+    (re.compile(r"_W_per_kg$"), "W/kg"),
+    (re.compile(r"_N_per_kg$"), "N/kg"),
+    (re.compile(r"_joint_power$"), "W"),
 ]
 
 
@@ -51,14 +55,16 @@ def unit_of(column: str) -> str:
 
 
 def default_variables(columns) -> list[str]:
-    """Columns normalised by default: clinical joint angles (degrees), the
-    model's joint angles, relative angular velocities, whole-body mass centre
-    (position, velocity, acceleration), inertia forces and torques."""
+    """Columns normalised by default: clinical joint angles (degrees), clinical
+    moments and powers and ground reactions per kg, the model's joint angles,
+    relative angular velocities, whole-body mass centre (position, velocity,
+    acceleration), inertia forces and torques."""
     keep = re.compile(
-        r"(_deg$)|(_(alpha|beta|gamma)$)|(_omega_rel_[xyz]$)|(^body_com(_vel|_acc)?_[xyz]$)|(_force_[xyz]$)"
-        r"|(_torque_[xyz]$)"
+        r"(_deg$)|(_per_kg$)|(_(alpha|beta|gamma)$)|(_omega_rel_[xyz]$)|(^body_com(_vel|_acc)?_[xyz]$)"
+        r"|(_force_[xyz]$)|(_torque_[xyz]$)"
     )
-    return [c for c in map(str, columns) if keep.search(c) and c != "time"]
+    skip = re.compile(r"_joint_(force|moment)_[xyz]$")  # ground components of the joint loads: in the results
+    return [c for c in map(str, columns) if keep.search(c) and not skip.search(c) and c != "time"]
 
 
 def stride_curves(time, values, strikes, points: int = 101) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["PEAKS", "angle_peaks"]
+__all__ = ["PEAKS", "KINETIC_PEAKS", "angle_peaks", "kinetic_peaks"]
 
 #: Summary columns (for side ``s``) -> what they hold (degrees).
 PEAKS = {
@@ -63,5 +63,47 @@ def angle_peaks(cycles: pd.DataFrame, params: pd.DataFrame) -> dict:
             st = p < stance
             if np.isfinite(stance) and st.any() and np.isfinite(ankle[st]).any():
                 vals["peak_ankle_dorsiflexion_stance_deg"] = float(np.nanmax(ankle[st]))
+        row.update({f"{side}_{k}": v for k, v in vals.items()})
+    return row
+
+
+#: Kinetic summary columns (for side ``s``).
+KINETIC_PEAKS = {
+    "peak_hip_flexion_moment_Nm_per_kg": "largest mean internal hip flexor moment",
+    "peak_hip_extension_moment_Nm_per_kg": "largest mean internal hip extensor moment",
+    "peak_knee_extension_moment_Nm_per_kg": "largest mean internal knee extensor moment in stance",
+    "peak_ankle_plantarflexion_moment_Nm_per_kg": "largest mean internal ankle plantarflexor moment",
+    "peak_ankle_power_W_per_kg": "largest mean ankle power generation (push-off)",
+    "peak_grf_z_N_per_kg": "largest mean vertical ground reaction",
+}
+
+
+def kinetic_peaks(cycles: pd.DataFrame, params: pd.DataFrame) -> dict:
+    """The :data:`KINETIC_PEAKS` of both sides from the mean curves; NaN without kinetics."""
+    row = {}
+    for side in ("right", "left"):
+        stance = float(params.loc[side, "stance_pct"]) if side in params.index else np.nan
+        vals = dict.fromkeys(KINETIC_PEAKS, np.nan)
+
+        def curve(name):
+            p, m = _curve(cycles, side, f"{side}_{name}")
+            return (p, m) if m is not None and np.isfinite(m).any() else (None, None)
+
+        p, hip = curve("hip_flexion_moment_Nm_per_kg")
+        if hip is not None:
+            vals["peak_hip_flexion_moment_Nm_per_kg"] = float(np.nanmax(hip))
+            vals["peak_hip_extension_moment_Nm_per_kg"] = float(-np.nanmin(hip))
+        p, knee = curve("knee_flexion_moment_Nm_per_kg")
+        if knee is not None and np.isfinite(stance) and np.isfinite(knee[p < stance]).any():
+            vals["peak_knee_extension_moment_Nm_per_kg"] = float(-np.nanmin(knee[p < stance]))
+        p, ankle = curve("ankle_dorsiflexion_moment_Nm_per_kg")
+        if ankle is not None:
+            vals["peak_ankle_plantarflexion_moment_Nm_per_kg"] = float(-np.nanmin(ankle))
+        p, power = curve("ankle_power_W_per_kg")
+        if power is not None:
+            vals["peak_ankle_power_W_per_kg"] = float(np.nanmax(power))
+        p, grf = curve("grf_z_N_per_kg")
+        if grf is not None:
+            vals["peak_grf_z_N_per_kg"] = float(np.nanmax(grf))
         row.update({f"{side}_{k}": v for k, v in vals.items()})
     return row

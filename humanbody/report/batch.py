@@ -47,7 +47,7 @@ from pathlib import Path
 
 from .._atomic import atomic_path, atomic_write_text
 from ..errors import InputError
-from ..gait import PARAMETERS, PEAKS
+from ..gait import KINETIC_PEAKS, PARAMETERS, PEAKS
 from . import cache, html
 from .trial import ReportOptions, TrialOutcome, process_trial, write_outcome_files
 
@@ -70,7 +70,8 @@ def summary_columns() -> list[str]:
     params = list(PARAMETERS)
     return (["trial", "key", "status", "error", "events_source", "treadmill", "belt_speed_m_per_s"] + params
             + [f"{side}_{p}" for side in ("right", "left") for p in params]
-            + [f"{side}_{p}" for side in ("right", "left") for p in PEAKS])
+            + [f"{side}_{p}" for side in ("right", "left") for p in PEAKS]
+            + [f"{side}_{p}" for side in ("right", "left") for p in KINETIC_PEAKS])
 
 
 def default_jobs() -> int:

@@ -18,7 +18,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-__all__ = ["angles_figure", "mechanics_figure", "events_figure", "SIDE_COLOURS"]
+__all__ = ["angles_figure", "kinetics_figure", "mechanics_figure", "events_figure", "SIDE_COLOURS"]
 
 SIDE_COLOURS = {"right": "#c0392b", "left": "#2471a3"}
 _DPI = 90
@@ -37,6 +37,21 @@ ANGLE_PANELS = [
     ("ankle dorsiflexion", "{side}_ankle_dorsiflexion_deg", 1.0, "deg"),
     ("ankle inversion", "{side}_ankle_inversion_deg", 1.0, "deg"),
     ("foot progression (toe in +)", "{side}_foot_progression_deg", 1.0, "deg"),
+]
+#: Kinetics over the stride (internal moments and powers per kg; ground reaction per kg)
+KINETIC_PANELS = [
+    ("ground reaction, forward", "{side}_grf_x_N_per_kg", 1.0, "N/kg"),
+    ("ground reaction, vertical", "{side}_grf_z_N_per_kg", 1.0, "N/kg"),
+    ("ground reaction, lateral (left +)", "{side}_grf_y_N_per_kg", 1.0, "N/kg"),
+    ("hip flexion moment", "{side}_hip_flexion_moment_Nm_per_kg", 1.0, "N m/kg"),
+    ("knee flexion moment", "{side}_knee_flexion_moment_Nm_per_kg", 1.0, "N m/kg"),
+    ("ankle dorsiflexion moment", "{side}_ankle_dorsiflexion_moment_Nm_per_kg", 1.0, "N m/kg"),
+    ("hip adduction moment", "{side}_hip_adduction_moment_Nm_per_kg", 1.0, "N m/kg"),
+    ("knee adduction moment", "{side}_knee_adduction_moment_Nm_per_kg", 1.0, "N m/kg"),
+    ("ankle inversion moment", "{side}_ankle_inversion_moment_Nm_per_kg", 1.0, "N m/kg"),
+    ("hip power", "{side}_hip_power_W_per_kg", 1.0, "W/kg"),
+    ("knee power", "{side}_knee_power_W_per_kg", 1.0, "W/kg"),
+    ("ankle power", "{side}_ankle_power_W_per_kg", 1.0, "W/kg"),
 ]
 MECHANICS_PANELS = [
     ("mass centre height", "body_com_z", 1.0, "m"),
@@ -94,6 +109,11 @@ def angles_figure(cycles: pd.DataFrame, title: str = "") -> bytes:
     The pelvis panels show the pelvis over the right and over the left strides.
     """
     return _cycle_grid(cycles, ANGLE_PANELS, f"{title}: joint angles over the stride".strip(": "), ncols=3)
+
+
+def kinetics_figure(cycles: pd.DataFrame, title: str = "") -> bytes:
+    """Ground reactions, internal joint moments and joint powers per kg over the stride, mean +- SD."""
+    return _cycle_grid(cycles, KINETIC_PANELS, f"{title}: kinetics over the stride".strip(": "), ncols=3)
 
 
 def mechanics_figure(cycles: pd.DataFrame, title: str = "") -> bytes:

@@ -68,6 +68,7 @@ class ReportOptions:
     treadmill_speed: float | None = None
     force_threshold: float = 20.0
     plots: str = "png"
+    kinetics: bool = True
 
     def __post_init__(self):
         if self.plots not in PLOT_CHOICES:
@@ -182,6 +183,18 @@ def trial_events(analysis, grf_path=None, force_threshold: float = 20.0):
     return events, used, points, feet, pelvis, messages
 
 
+def _residual_line(kinetics: pd.DataFrame, model) -> str:
+    """Data quality of the kinetics: the residual force and moment at the root (what the loads leave unbalanced)."""
+    root = model.names[0]
+    weight = float(model.total_mass) * float(np.linalg.norm(model.gravity))
+    f = np.linalg.norm(kinetics[[f"{root}_joint_force_{a}" for a in "xyz"]].to_numpy(), axis=1)
+    m = np.linalg.norm(kinetics[[f"{root}_joint_moment_{a}" for a in "xyz"]].to_numpy(), axis=1)
+    return (f"kinetics: residual force at the pelvis median {np.nanmedian(f):.0f} N "
+            f"({100 * np.nanmedian(f) / weight:.0f} % of body weight), residual moment median "
+            f"{np.nanmedian(m):.0f} N m (what the measured loads leave unbalanced: marker, model and "
+            "force-plate errors, loads not measured)")
+
+
 def _csv_bytes(table: pd.DataFrame) -> bytes:
     """The table as CSV text, numbers with CSV_DIGITS significant digits (:func:`humanbody.writers.table_csv_bytes`)."""
     from ..writers import table_csv_bytes
@@ -232,21 +245,31 @@ def process_trial(task, options: ReportOptions) -> TrialOutcome:
 
 def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     from ..differentiate import Differentiation
-    from ..gait import angle_peaks, flatten, normalize_cycles, spatiotemporal
+    from ..gait import angle_peaks, flatten, kinetic_peaks, normalize_cycles, spatiotemporal
     from ..pipeline import analyze_trial
     from . import html
 
     # --diff-cutoff applies with or without --diff (the method defaults to the library's, savgol)
     diff = Differentiation(method=options.diff_method or "savgol", cutoff_hz=options.diff_cutoff_hz)
-    analysis = analyze_trial(
-        task.trial, static=task.static, markerset=options.markerset, model=options.model,
+    settings = dict(
+        static=task.static, markerset=options.markerset, model=options.model,
         mass=task.mass if task.mass is not None else options.mass,
         height=task.height if task.height is not None else options.height,
         sex=options.sex, axes=options.axes, cutoff_hz=options.cutoff_hz, max_gap=options.max_gap,
         fill=options.fill,
         differentiation=diff, progress=False, calibration_cache=_CALIBRATIONS,
     )
-    messages = list(task.notes) + list(analysis.messages)
+    kinetics_note = []
+    if options.kinetics and task.grf is not None:
+        try:
+            analysis = analyze_trial(task.trial, forces=task.grf, force_threshold=options.force_threshold,
+                                     **settings)
+        except InputError as err:  # a bad force file costs the kinetics, not the trial
+            analysis = analyze_trial(task.trial, **settings)
+            kinetics_note.append(f"kinetics skipped: {_one_line(err)}")
+    else:
+        analysis = analyze_trial(task.trial, **settings)
+    messages = list(task.notes) + list(analysis.messages) + kinetics_note
     stem = Path(task.trial).stem
     events, used, points, feet, pelvis, ev_msgs = trial_events(analysis, task.grf, options.force_threshold)
     messages += ev_msgs
@@ -254,8 +277,12 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     params = spatiotemporal(used, points, feet=feet, pelvis=pelvis, treadmill_speed=speed)
     if "note" in params.attrs:
         messages.append(params.attrs["note"])
-    table = pd.concat([analysis.results.to_dataframe(), analysis.clinical], axis=1)
+    kinetics = analysis.kinetics
+    table = pd.concat([analysis.results.to_dataframe(), analysis.clinical]
+                      + ([kinetics] if kinetics is not None else []), axis=1)
     cycles = normalize_cycles(table, used)
+    if kinetics is not None:
+        messages.append(_residual_line(kinetics, analysis.model))
 
     files = {f"{task.key}/{name}": data for name, data in _analysis_files(analysis, stem).items()}
     files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)
@@ -267,6 +294,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
 
         figures = {
             f"{stem}_angles.png": plots.angles_figure(cycles, title=stem),
+            **({f"{stem}_kinetics.png": plots.kinetics_figure(cycles, title=stem)} if kinetics is not None else {}),
             f"{stem}_mechanics.png": plots.mechanics_figure(cycles, title=stem),
             f"{stem}_events.png": plots.events_figure(points, events, feet=feet, pelvis=pelvis, title=stem),
         }
@@ -275,6 +303,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     row = dict(base, status="ok", events_source=str(used["source"].iloc[0]) if len(used) else "none")
     row.update(flatten(params))
     row.update(angle_peaks(cycles, params))
+    row.update(kinetic_peaks(cycles, params))
     page = html.trial_page(task, row, params, events, figures, messages,
                            links=[Path(p).name for p in files if p.endswith((".csv", ".json"))])
     files[f"{task.key}/{stem}.html"] = page.encode("utf-8")
