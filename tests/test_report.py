@@ -151,7 +151,7 @@ def test_batch_good_and_bad(report_run):
         assert f"{bad}.trc" in s.loc[bad, "error"]
     folder = out / "subject01_walk1"
     for suffix in ("_results.csv", "_cycles.csv", "_events.csv", "_spatiotemporal.csv", "_angles.png",
-                   "_mechanics.png", "_events.png", ".html"):
+                   "_kinetics.png", "_mechanics.png", "_events.png", ".html"):
         assert (folder / f"subject01_walk1{suffix}").is_file(), suffix
     ev = pd.read_csv(folder / "subject01_walk1_events.csv")
     assert list(ev.columns) == ["time", "frame", "side", "event", "source"]
@@ -161,7 +161,10 @@ def test_batch_good_and_bad(report_run):
     assert cyc.groupby(["side", "variable"]).size().eq(101).all()
     assert {"right_lower_leg_beta", "body_com_z", "right_foot_force_z"} <= set(cyc["variable"])
     assert cyc[cyc["variable"] == "body_com_z"]["mean"].std() > 0.005  # the mass centre bobs
-    assert page.count("data:image/png;base64,") == 3 and "<img src=\"subject" not in page
+    assert page.count("data:image/png;base64,") == 4 and "<img src=\"subject" not in page  # kinetics too
+    assert "kinetics: residual force at the pelvis" in page
+    assert s.loc["subject01_walk1", "right_peak_ankle_plantarflexion_moment_Nm_per_kg"] == pytest.approx(1.5, abs=0.4)
+    assert {"right_knee_flexion_moment_Nm_per_kg", "left_ankle_power_W_per_kg"} <= set(cyc["variable"])
     assert "subject01_walk1/subject01_walk1.html" in (out / "index.html").read_text()
 
 
