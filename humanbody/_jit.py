@@ -9,6 +9,7 @@ from pathlib import Path
 
 #: The modules holding numba kernels compiled with ``cache=True``.
 _MODULES = (Path(__file__).with_name("_kernels.py"), Path(__file__).with_name("_format.py"),
+            Path(__file__).with_name("_kinetic_kernels.py"),
             Path(__file__).parent / "markers" / "_kernels.py")
 
 

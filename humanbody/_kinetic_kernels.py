@@ -1,4 +1,5 @@
-"""Numba kernel of the joint loads: from the tips of the tree to the root, every frame.
+"""Numba kernels of the kinetics: joint loads from the tips of the tree to the root, and their
+clinical components, every frame.
 
 Array in, array out, like :mod:`humanbody._kernels`; the equations are in
 :func:`joint_loads` and docs/kinetics.md.
@@ -13,7 +14,7 @@ _CACHE = True
 
 
 @nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
-def joint_loads(parents, mass, gravity, joint, com, force, torque, omega_rel, ext_force, ext_moment,
+def joint_loads(parents, mass, gravity, joint, com, force, torque, omega_rel, load_force, load_moment, load_body,
                 joint_force, joint_moment, joint_power):
     """Force and moment every body receives from its parent, and the joint powers.
 
@@ -36,30 +37,47 @@ def joint_loads(parents, mass, gravity, joint, com, force, torque, omega_rel, ex
     parents : (n,) int64   L(k), 0 = ground
     mass : (n,) kg;  gravity : (3,) m/s^2
     joint, com, force, torque, omega_rel : (F, n, 3)  O_k, G_k (m), F*_k (N), T*_k (N m), hat omega (rad/s)
-    ext_force, ext_moment : (F, n, 3)  external force on each body (N) and its moment about O_k (N m)
+    load_force, load_moment : (F, L, 3)  each load's force (N) and moment about the ground origin (N m)
+    load_body : (F, L) int64  body index (0-based) each load acts on, < 0: on none;
+        -2 marks an ambiguous frame, whose outputs are NaN
     joint_force, joint_moment : (F, n, 3) written (N, N m);  joint_power : (F, n) written (W)
     """
     F, n = joint.shape[0], joint.shape[1]
+    L = load_force.shape[1]
     g0, g1, g2 = gravity[0], gravity[1], gravity[2]
     for f in nb.prange(F):
         for k in range(n):
             joint_force[f, k, 0] = joint_force[f, k, 1] = joint_force[f, k, 2] = 0.0
             joint_moment[f, k, 0] = joint_moment[f, k, 1] = joint_moment[f, k, 2] = 0.0
+        bad = False
+        for j in range(L):  # -E_k and -N_k (moment about O_k: M_O - O_k x F) start each body's sums
+            b = load_body[f, j]
+            if b == -2:
+                bad = True
+            if b < 0:
+                continue
+            e0, e1, e2 = load_force[f, j, 0], load_force[f, j, 1], load_force[f, j, 2]
+            o0, o1, o2 = joint[f, b, 0], joint[f, b, 1], joint[f, b, 2]
+            joint_force[f, b, 0] -= e0
+            joint_force[f, b, 1] -= e1
+            joint_force[f, b, 2] -= e2
+            joint_moment[f, b, 0] -= load_moment[f, j, 0] - (o1 * e2 - o2 * e1)
+            joint_moment[f, b, 1] -= load_moment[f, j, 1] - (o2 * e0 - o0 * e2)
+            joint_moment[f, b, 2] -= load_moment[f, j, 2] - (o0 * e1 - o1 * e0)
         for k in range(n - 1, -1, -1):
             m = mass[k]
             w0 = m * g0 + force[f, k, 0]
             w1 = m * g1 + force[f, k, 1]
             w2 = m * g2 + force[f, k, 2]
-            # children's contributions were added into joint_force/joint_moment[f, k] below
-            fk0 = joint_force[f, k, 0] - w0 - ext_force[f, k, 0]
-            fk1 = joint_force[f, k, 1] - w1 - ext_force[f, k, 1]
-            fk2 = joint_force[f, k, 2] - w2 - ext_force[f, k, 2]
+            fk0 = joint_force[f, k, 0] - w0
+            fk1 = joint_force[f, k, 1] - w1
+            fk2 = joint_force[f, k, 2] - w2
             r0 = com[f, k, 0] - joint[f, k, 0]
             r1 = com[f, k, 1] - joint[f, k, 1]
             r2 = com[f, k, 2] - joint[f, k, 2]
-            mk0 = joint_moment[f, k, 0] - (r1 * w2 - r2 * w1) - torque[f, k, 0] - ext_moment[f, k, 0]
-            mk1 = joint_moment[f, k, 1] - (r2 * w0 - r0 * w2) - torque[f, k, 1] - ext_moment[f, k, 1]
-            mk2 = joint_moment[f, k, 2] - (r0 * w1 - r1 * w0) - torque[f, k, 2] - ext_moment[f, k, 2]
+            mk0 = joint_moment[f, k, 0] - (r1 * w2 - r2 * w1) - torque[f, k, 0]
+            mk1 = joint_moment[f, k, 1] - (r2 * w0 - r0 * w2) - torque[f, k, 1]
+            mk2 = joint_moment[f, k, 2] - (r0 * w1 - r1 * w0) - torque[f, k, 2]
             joint_force[f, k, 0], joint_force[f, k, 1], joint_force[f, k, 2] = fk0, fk1, fk2
             joint_moment[f, k, 0], joint_moment[f, k, 1], joint_moment[f, k, 2] = mk0, mk1, mk2
             joint_power[f, k] = mk0 * omega_rel[f, k, 0] + mk1 * omega_rel[f, k, 1] + mk2 * omega_rel[f, k, 2]
@@ -74,3 +92,47 @@ def joint_loads(parents, mass, gravity, joint, com, force, torque, omega_rel, ex
                 joint_moment[f, p, 0] += mk0 + (d1 * fk2 - d2 * fk1)
                 joint_moment[f, p, 1] += mk1 + (d2 * fk0 - d0 * fk2)
                 joint_moment[f, p, 2] += mk2 + (d0 * fk1 - d1 * fk0)
+        if bad:
+            for k in range(n):
+                joint_force[f, k, 0] = joint_force[f, k, 1] = joint_force[f, k, 2] = np.nan
+                joint_moment[f, k, 0] = joint_moment[f, k, 1] = joint_moment[f, k, 2] = np.nan
+                joint_power[f, k] = np.nan
+
+
+@nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
+def clinical_moments(R, joint_moment, joint_power, child, parent, signs, body_mass, out, first):
+    """Joint moments on the axes of the flexion-first joint coordinate system, per kg.
+
+    For each joint i (segment ``child[i]``, reference ``parent[i]``) the axes
+    of the ``yxz`` decomposition of its relative orientation, in ground:
+    ``u1 = R_p e_y`` (fixed in the reference), ``u3 = R_k e_z`` (fixed in the
+    segment) and the floating axis ``u2 = (u1 x u3) / |u1 x u3|``; written
+    are ``signs[i, a] (M . u_a) / body_mass`` for a = 1, 2, 3, then
+    ``P_k / body_mass``, four columns per joint from column ``first`` of
+    ``out``.  (With the joint's angle rates, ``sum_a (M . u_a) rate_a`` is the
+    joint power.)
+
+    Parameters
+    ----------
+    R : (F, n, 3, 3);  joint_moment : (F, n, 3) N m;  joint_power : (F, n) W
+    child, parent : (J,) int64;  signs : (J, 3) float64;  body_mass : kg
+    out : (F, C) written in columns first .. first + 4 J - 1
+    """
+    F = R.shape[0]
+    J = child.shape[0]
+    for f in nb.prange(F):
+        for i in range(J):
+            k, p = child[i], parent[i]
+            a0, a1, a2 = R[f, p, 0, 1], R[f, p, 1, 1], R[f, p, 2, 1]
+            c0, c1, c2 = R[f, k, 0, 2], R[f, k, 1, 2], R[f, k, 2, 2]
+            b0 = a1 * c2 - a2 * c1
+            b1 = a2 * c0 - a0 * c2
+            b2 = a0 * c1 - a1 * c0
+            nb_ = np.sqrt(b0 * b0 + b1 * b1 + b2 * b2)
+            b0, b1, b2 = b0 / nb_, b1 / nb_, b2 / nb_
+            m0, m1, m2 = joint_moment[f, k, 0], joint_moment[f, k, 1], joint_moment[f, k, 2]
+            c = first + 4 * i
+            out[f, c] = signs[i, 0] * (m0 * a0 + m1 * a1 + m2 * a2) / body_mass
+            out[f, c + 1] = signs[i, 1] * (m0 * b0 + m1 * b1 + m2 * b2) / body_mass
+            out[f, c + 2] = signs[i, 2] * (m0 * c0 + m1 * c1 + m2 * c2) / body_mass
+            out[f, c + 3] = joint_power[f, k] / body_mass

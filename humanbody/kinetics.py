@@ -24,7 +24,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .clinical import CLINICAL_ANGLES
-from .rotations import angle_rate_matrix, matrix_to_euler
 
 __all__ = ["JointLoads", "joint_loads", "kinetic_columns", "kinetic_block", "KINETIC_JOINTS"]
 
@@ -44,30 +43,16 @@ class JointLoads:
     joint_power: np.ndarray
 
 
-def _external(loads, results, start: int, stop: int):
-    """External force and moment about O_k on every body, (F, n, 3) each, and the ambiguous frames (F,)."""
-    F, n = results.joint.shape[:2]
-    ext_f = np.zeros((F, n, 3))
-    ext_m = np.zeros((F, n, 3))
-    bad = np.zeros(F, dtype=bool)
+def _load_arrays(loads, start: int, stop: int):
+    """The loads of frames ``start:stop`` as the kernel takes them (no loads: none)."""
     if loads is None:
-        return ext_f, ext_m, bad
-    force, moment_o, body = (a[start:stop] for a in (loads.force, loads.moment_o, loads.body))
-    frames = np.arange(F)
-    for j in range(force.shape[1]):
-        b = body[:, j]
-        bad |= b == -2
-        on = b >= 0
-        if not on.any():
-            continue
-        f_idx, k = frames[on], b[on]
-        fo = force[on, j]
-        np.add.at(ext_f, (f_idx, k), fo)
-        np.add.at(ext_m, (f_idx, k), moment_o[on, j] - np.cross(results.joint[f_idx, k], fo))
-    return ext_f, ext_m, bad
+        F = stop - start
+        return np.zeros((F, 0, 3)), np.zeros((F, 0, 3)), np.zeros((F, 0), dtype=np.int64)
+    return (np.ascontiguousarray(loads.force[start:stop]), np.ascontiguousarray(loads.moment_o[start:stop]),
+            np.ascontiguousarray(loads.body[start:stop], dtype=np.int64))
 
 
-def joint_loads(model, results, loads=None, start: int = 0) -> JointLoads:
+def joint_loads(model, results, loads=None, start: int = 0, out: JointLoads | None = None) -> JointLoads:
     """Joint forces, moments and powers of every body, every frame of ``results``.
 
     Parameters
@@ -83,21 +68,20 @@ def joint_loads(model, results, loads=None, start: int = 0) -> JointLoads:
         a simulation).
     start : int
         First frame of ``results`` in the loads' frames.
+    out : JointLoads, optional
+        Arrays to write into (any strides; views of a results block).
 
     Frames where a load's body is ambiguous (two feet on one plate) are NaN.
     """
     from ._kinetic_kernels import joint_loads as kernel
 
     F, n = results.joint.shape[:2]
-    ext_f, ext_m, bad = _external(loads, results, start, start + F)
-    out = JointLoads(np.empty((F, n, 3)), np.empty((F, n, 3)), np.empty((F, n)))
+    if out is None:
+        out = JointLoads(np.empty((F, n, 3)), np.empty((F, n, 3)), np.empty((F, n)))
     kernel(np.asarray(model.parents, dtype=np.int64), np.asarray(model.mass, dtype=float),
            np.asarray(model.gravity, dtype=float), results.joint, results.com, results.force, results.torque,
-           results.omega_rel, ext_f, ext_m, out.joint_force, out.joint_moment, out.joint_power)
-    if bad.any():
-        out.joint_force[bad] = np.nan
-        out.joint_moment[bad] = np.nan
-        out.joint_power[bad] = np.nan
+           results.omega_rel, *_load_arrays(loads, start, start + F), out.joint_force, out.joint_moment,
+           out.joint_power)
     return out
 
 
@@ -121,33 +105,42 @@ def kinetic_columns(model) -> list[str]:
     return cols
 
 
-def kinetic_block(model, results, loads, start: int = 0) -> np.ndarray:
-    """The kinetic columns (:func:`kinetic_columns`) of frames ``start ..`` as one (F, c) array."""
-    jl = joint_loads(model, results, loads, start)
+def _clinical_joints(model):
+    """(child, parent, signs) arrays of the joints with clinical moments in ``model``."""
+    rows = [(model.names.index(seg), model.names.index(ref), [a.sign for a in _clinical_of(joint)])
+            for joint, seg, ref in KINETIC_JOINTS if seg in model.names and ref in model.names]
+    return (np.array([r[0] for r in rows], dtype=np.int64), np.array([r[1] for r in rows], dtype=np.int64),
+            np.array([r[2] for r in rows], dtype=float).reshape(-1, 3))
+
+
+def kinetic_block(model, results, loads, start: int = 0, out: np.ndarray | None = None) -> np.ndarray:
+    """The kinetic columns (:func:`kinetic_columns`) of frames ``start ..`` as one (F, c) array.
+
+    Joint forces, moments and powers (:func:`joint_loads`); the clinical
+    moments and powers of hips, knees and ankles
+    (:func:`humanbody._kinetic_kernels.clinical_moments`: the moment on the
+    axes of the joint coordinate system); the ground reaction on each foot.
+    All per kg of body mass except the per-segment columns.  ``out``, when it
+    has the right shape, is written and returned (a reused buffer).
+    """
+    from ._kinetic_kernels import clinical_moments
+
     F, n = results.joint.shape[:2]
     body_mass = float(model.total_mass)
-    parts = [np.concatenate([jl.joint_force, jl.joint_moment, jl.joint_power[..., None]], axis=2).reshape(F, n * 7)]
-    for joint, seg, ref in KINETIC_JOINTS:
-        if seg not in model.names or ref not in model.names:
-            continue
-        k, p = model.names.index(seg), model.names.index(ref)
-        Rp = results.R[:, p]
-        S = np.swapaxes(Rp, -1, -2) @ results.R[:, k]
-        axes = Rp @ angle_rate_matrix(matrix_to_euler(S, "yxz"), "yxz", "parent")  # (F, 3, 3), columns in ground
-        M = jl.joint_moment[:, k]
-        proj = np.einsum("fi,fij->fj", M, axes)
-        signs = np.array([a.sign for a in _clinical_of(joint)])
-        parts.append(proj * signs / body_mass)
-        parts.append(jl.joint_power[:, k:k + 1] / body_mass)
-    for side in ("right", "left"):
-        if f"{side}_foot" not in model.names:
-            continue
-        k = model.names.index(f"{side}_foot")
-        grf = np.zeros((F, 3))
-        if loads is not None:
-            body = loads.body[start:start + F]
-            for j in range(loads.force.shape[1]):
-                grf += np.where((body[:, j] == k)[:, None], loads.force[start:start + F, j], 0.0)
-            grf[(body == -2).any(axis=1)] = np.nan
-        parts.append(grf / body_mass)
-    return np.concatenate(parts, axis=1)
+    child, parent, signs = _clinical_joints(model)
+    feet = [model.names.index(f"{s}_foot") for s in ("right", "left") if f"{s}_foot" in model.names]
+    shape = (F, 7 * n + 4 * len(child) + 3 * len(feet))
+    if out is None or out.shape != shape:
+        out = np.empty(shape)
+    seg = out[:, :7 * n].reshape(F, n, 7)  # the kernel writes the table's columns in place
+    jl = joint_loads(model, results, loads, start, out=JointLoads(seg[..., :3], seg[..., 3:6], seg[..., 6]))
+    clinical_moments(results.R, jl.joint_moment, jl.joint_power, child, parent, signs, body_mass, out, 7 * n)
+    c = 7 * n + 4 * len(child)
+    force, _, body = _load_arrays(loads, start, start + F)
+    bad = (body == -2).any(axis=1)
+    for k in feet:
+        grf = np.einsum("flc,fl->fc", force, (body == k).astype(float)) / body_mass
+        grf[bad] = np.nan
+        out[:, c:c + 3] = grf
+        c += 3
+    return out

@@ -405,7 +405,11 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
         from .kinetics import kinetic_block, kinetic_columns
 
         columns += kinetic_columns(model)
-        kinetic = lambda res, start: kinetic_block(model, res, analysis.loads, start)  # noqa: E731
+        buffer = {}
+
+        def kinetic(res, start):  # one buffer for every chunk: its pages are faulted in once
+            buffer["out"] = kinetic_block(model, res, analysis.loads, start, out=buffer.get("out"))
+            return buffer["out"]
     path = out / f"{analysis.stem}_results.{fmt}"
     paths = {"results": str(path)}
     blocks = _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64), kinetic)

@@ -12,7 +12,7 @@ def pytest_sessionstart(session):
     cold; tests that check that a bad input gives exactly one line of stderr
     would otherwise depend on which test happened to compile the kernels
     first.  One small marker trial through ``humanbody analyze`` reaches the
-    reader, conditioning, tracking, mechanics and CSV kernels.
+    reader, conditioning, tracking, mechanics, kinetics and CSV kernels.
     """
     import tempfile
 
@@ -20,5 +20,8 @@ def pytest_sessionstart(session):
 
     data = Path(__file__).resolve().parents[1] / "data"
     with tempfile.TemporaryDirectory() as out:
+        loads = Path(out) / "loads.csv"  # a load on the right foot: the kinetics kernels too
+        loads.write_text("time,L_force_x,L_force_y,L_force_z,L_point_x,L_point_y,L_point_z\n"
+                         "0,0,0,700,0,0,0\n10,0,0,700,0,0,0\n")
         main(["analyze", str(data / "sample_walk_markers.trc"), "--static", str(data / "sample_static.trc"),
-              "--out", out, "-q"])
+              "--out", out, "-q", "--forces", str(loads), "--load", "L=right_foot"])

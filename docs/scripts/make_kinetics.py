@@ -1,0 +1,62 @@
+"""Figure docs/img/kinetics_opensim.png: the shared walk's joint moments beside OpenSim's inverse dynamics.
+
+Analyses the shared gait2392 walk with its force plates (subject01_walk1_grf.mot
+and its ExternalLoads XML) and plots the sagittal hip, knee and ankle moments
+and the hip adduction moment (N m) with OpenSim's
+reference/opensim_inverse_dynamics.sto; the force file and the trial share
+their time base.  Run: ``.venv/bin/python docs/scripts/make_kinetics.py``.
+"""
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+import humanbody as hb  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT.parent / "shared" / "data" / "gait2392_walk"
+OUT = ROOT / "docs" / "img" / "kinetics_opensim.png"
+PANELS = [("hip_flexion_moment_Nm_per_kg", "hip_flexion_{s}_moment", 1, "hip flexion moment"),
+          ("hip_adduction_moment_Nm_per_kg", "hip_adduction_{s}_moment", 1, "hip adduction moment"),
+          ("knee_flexion_moment_Nm_per_kg", "knee_angle_{s}_moment", -1, "knee flexion moment"),
+          ("ankle_dorsiflexion_moment_Nm_per_kg", "ankle_angle_{s}_moment", 1, "ankle dorsiflexion moment")]
+
+
+def main():
+    mass = 72.6
+    analysis = hb.analyze_trial(DATA / "subject01_walk1.trc", static=DATA / "subject01_static.trc", mass=mass,
+                                height=1.8, forces=DATA / "subject01_walk1_grf.mot")
+    kin = analysis.kinetics
+    t = analysis.coords["time"].to_numpy()
+    sto = pd.read_csv(DATA / "reference" / "opensim_inverse_dynamics.sto", sep=r"\s+", skiprows=6)
+    fig, axes = plt.subplots(2, 4, figsize=(13, 5.6), sharex=True)
+    for row, (s, side, colour) in enumerate((("r", "right", "#c0392b"), ("l", "left", "#2471a3"))):
+        for col, (ours, theirs, sign, title) in enumerate(PANELS):
+            ax = axes[row, col]
+            a = kin[f"{side}_{ours}"].to_numpy() * mass
+            b = sign * sto[theirs.format(s=s)].to_numpy()
+            inner = sto.iloc[6:-6]
+            r = np.corrcoef(np.interp(inner["time"], t, a), sign * inner[theirs.format(s=s)])[0, 1]
+            ax.plot(t, a, color=colour, lw=1.8, label="humanbody")
+            ax.plot(sto["time"], b, color="0.3", lw=1.2, ls="--", label="OpenSim ID")
+            ax.set_title(f"{side} {title} (r = {r:.2f})", fontsize=9)
+            ax.set_xlim(0.3, 1.7)
+            ax.grid(alpha=0.3)
+            if col == 0:
+                ax.set_ylabel("N m (internal)")
+            if row == 1:
+                ax.set_xlabel("time (s)")
+    axes[0, 0].legend(fontsize=8, frameon=False)
+    fig.suptitle("subject01_walk1: joint moments against OpenSim's inverse dynamics", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(OUT, dpi=90)
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
