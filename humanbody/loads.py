@@ -302,7 +302,9 @@ def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = 6.0,
     wrench = np.concatenate([f, m_o], axis=2).reshape(T, L * 6)
     notes = [f"loads: {', '.join(table.names)} from {Path(table.source).name} at {table.rate_hz:.0f} Hz; "
              f"zero below {threshold:g} N vertical"]
-    if cutoff_hz:
+    if cutoff_hz and cutoff_hz >= 0.5 * table.rate_hz:
+        notes.append(f"loads: not filtered (sampled at {table.rate_hz:g} Hz, nothing above {cutoff_hz:g} Hz to remove)")
+    elif cutoff_hz:
         sos = butterworth_sos(cutoff_hz, table.rate_hz, 4, table.source)
         wrench = signal.sosfiltfilt(sos, wrench, axis=0)
         notes.append(f"loads: low-passed at {cutoff_hz:g} Hz (zero-phase Butterworth, as the markers), "

@@ -165,6 +165,37 @@ def test_selected_joint_shows_its_clinical_angles(walk, tmp_path):
     assert reopened.segment_values(k, 10)[-3:] == lines[-3:]
 
 
+def test_joint_moment_layer_follows_the_selection(walk):
+    model, _, res = walk
+    moment = np.random.default_rng(1).normal(0, 30, res.joint.shape)
+    sc = Scene(model, res, joint_moment=moment)
+    assert sc.vector_scale["moment"] > 0
+    assert sc.vectors("moment", 5)[0].shape == (0, 3)  # nothing selected: no arrow
+    k = sc.names.index("right_lower_leg")
+    sc.selected = k
+    origin, value = sc.vectors("moment", 5)
+    np.testing.assert_array_equal(origin, res.joint[5, k][None])
+    np.testing.assert_array_equal(value, moment[5, k][None])
+    assert Scene(model, res).vector_scale["moment"] == 0.0
+
+
+def test_scene_from_an_analysis_with_loads_draws_them(tmp_path):
+    from humanbody.viewer.load import load_scene as load
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    t = np.linspace(0, 5, 11)
+    pd.DataFrame({"time": t, "L_force_x": 0 * t, "L_force_y": 0 * t, "L_force_z": 700 + 0 * t,
+                  "L_point_x": 0.2 + 0 * t, "L_point_y": -0.1 + 0 * t, "L_point_z": 0 * t}).to_csv(
+        tmp_path / "loads.csv", index=False)
+    sc, messages = load(data / "sample_walk_markers.trc", static=data / "sample_static.trc",
+                        forces=tmp_path / "loads.csv", loads={"L": "right_foot"})
+    assert sc.has_grf and sc.joint_moment is not None and sc.joint_moment.shape == sc.results.joint.shape
+    origin, value = sc.vectors("grf", 10)
+    np.testing.assert_allclose(value, [[0.0, 0.0, 700.0]], atol=1e-6)
+    np.testing.assert_allclose(origin[0, :2], [0.2, -0.1], atol=1e-9)
+    assert any("L -> right_foot (named)" in m for m in messages)
+
+
 # --------------------------------------------------------------------- markers
 def _markers_on(scene, names_segments, offset=(0.0, 0.0, 0.0)):
     """Marker table: one marker at each listed segment's mass centre (+ offset), every frame."""

@@ -6,7 +6,8 @@ import os
 import sys
 
 from ..errors import InputError
-from .analyze import add_marker_options, add_rate_options, add_subject_options, differentiation_from
+from .analyze import (add_load_options, add_marker_options, add_rate_options, add_subject_options,
+                      differentiation_from, loads_from)
 
 HELP = "3-D viewer: segments as inertia ellipsoids, joints, mass centres, vectors, markers"
 
@@ -40,6 +41,7 @@ def register(sub) -> None:
     add_subject_options(p)
     add_marker_options(p)
     add_rate_options(p)
+    add_load_options(p)
     p.set_defaults(func=run)
 
 
@@ -97,6 +99,7 @@ def run(args) -> int:
         args.trial, static=args.static, markerset=args.markerset, model=args.model, mass=args.mass,
         height=args.height, sex=args.sex, axes=args.axes, cutoff_hz=args.cutoff or None,
         max_gap=args.max_gap, fill=args.fill, differentiation=differentiation_from(args), grf=args.grf,
+        forces=args.forces, loads=loads_from(args),
     )
     for line in messages:
         say(line)

@@ -44,6 +44,7 @@ KEYS: dict[str, tuple[str, object, str]] = {
     "i": ("toggle", "force", "inertia force F*"),
     "t": ("toggle", "torque", "inertia torque T*"),
     "g": ("toggle", "grf", "ground reaction force"),
+    "r": ("toggle", "moment", "joint moment of the selected segment's joint"),
     "h": ("toggle_help", None, "this help"),
 }
 
@@ -372,8 +373,11 @@ class ViewerApp:
         if self.selected is not None:
             self._segment_actors[self.selected].prop.color = self.scene.colours[self.selected]
         self.selected = None if k is None else int(k)
+        self.scene.selected = self.selected  # the joint-moment layer follows the selection
         if self.selected is not None:
             self._segment_actors[self.selected].prop.color = _SELECTED_COLOUR
+        if self.visible.get("moment"):
+            self._set_mesh("moment", self.scene.arrows("moment", self.frame))
         self._update_text()
         self.render()
 

@@ -45,19 +45,42 @@ def is_results_table(columns) -> bool:
     return "time" in cols and "body_com_x" in cols and any(c.endswith("_omega_x") for c in cols)
 
 
+def _loads_grf(analysis) -> pd.DataFrame | None:
+    """The analysis's external loads as the viewer's GRF table (force at the centre of pressure), or None."""
+    loads = getattr(analysis, "loads", None)
+    if loads is None:
+        return None
+    out = {"time": analysis.motion.time}
+    for j, name in enumerate(loads.names):
+        for i, a in enumerate("xyz"):
+            out[f"{name}_force_{a}"] = loads.force[:, j, i]
+            out[f"{name}_point_{a}"] = loads.cop[:, j, i]
+    return pd.DataFrame(out)
+
+
 def scene_from_analysis(analysis, *, grf=None, axes: str = "auto", title: str | None = None) -> Scene:
-    """A :class:`Scene` from an :class:`humanbody.pipeline.Analysis` (and optional force file)."""
+    """A :class:`Scene` from an :class:`humanbody.pipeline.Analysis` (and optional force file).
+
+    An analysis with external loads (``forces=``) draws them as ground
+    reactions and its joint moments as the ``moment`` layer.
+    """
     marker_segments = _marker_segments(analysis)
     residuals = analysis.residuals
+    joint_moment = None
+    if getattr(analysis, "loads", None) is not None:
+        from ..kinetics import joint_loads
+
+        joint_moment = joint_loads(analysis.model, analysis.results, analysis.loads).joint_moment
     return Scene(
         model=analysis.model,
         results=analysis.results,
         markers=analysis.markers,
         residuals=residuals if isinstance(residuals, pd.DataFrame) else None,
         marker_segments=marker_segments,
-        grf=_grf(grf, analysis.markers, axes),
+        grf=_grf(grf, analysis.markers, axes) if grf is not None else _loads_grf(analysis),
         title=title or Path(analysis.source).name,
         clinical=analysis.clinical,
+        joint_moment=joint_moment,
     )
 
 
@@ -176,6 +199,8 @@ def load_scene(
     fill: str = "spline",
     differentiation=None,
     grf=None,
+    forces=None,
+    loads: dict | None = None,
 ) -> tuple[Scene, list[str]]:
     """Open a trial or a results table for viewing.
 
@@ -189,6 +214,10 @@ def load_scene(
         ``model``, ``mass``, ``height`` and ``sex`` apply).
     grf : str or Path, optional
         Force-plate file (e.g. OpenSim ``.mot``) whose ground reactions are drawn.
+    forces, loads : optional
+        External loads for inverse dynamics, as in
+        :func:`humanbody.pipeline.analyze_trial`: drawn at their centres of
+        pressure, and the joint moments become the ``moment`` layer.
 
     Returns
     -------
@@ -213,5 +242,6 @@ def load_scene(
     analysis = analyze_trial(
         p, static=static, markerset=markerset, model=model, mass=mass, height=height, sex=sex,
         axes=axes, cutoff_hz=cutoff_hz, max_gap=max_gap, fill=fill, differentiation=differentiation,
+        forces=forces, loads=loads,
     )
     return scene_from_analysis(analysis, grf=grf, axes=axes), list(analysis.messages)

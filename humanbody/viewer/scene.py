@@ -54,17 +54,19 @@ VECTOR_LAYERS: dict[str, tuple[str, str, str, str]] = {
     "force": ("force", "inertia force F*", "N", "orange"),
     "torque": ("torque", "inertia torque T*", "N m", "deepskyblue"),
     "grf": ("grf", "ground reaction force", "N", "limegreen"),
+    "moment": ("joint_moment", "joint moment of the selected segment's joint", "N m", "red"),
 }
 
 #: Every layer the viewer can show, in the order the help lists them.
 LAYERS: tuple[str, ...] = (
-    "segments", "joints", "coms", "body_com", "markers", "floor", "omega", "force", "torque", "grf",
+    "segments", "joints", "coms", "body_com", "markers", "floor", "omega", "force", "torque", "grf", "moment",
 )
 
 #: Length (m) of the longest arrow of the inertia vector layers over the trial.
 ARROW_LENGTH = 0.35
 #: Per layer: the ground reaction (about body weight) is drawn longer, like a force plate display.
-ARROW_LENGTHS = {"omega": ARROW_LENGTH, "force": ARROW_LENGTH, "torque": ARROW_LENGTH, "grf": 0.8}
+ARROW_LENGTHS = {"omega": ARROW_LENGTH, "force": ARROW_LENGTH, "torque": ARROW_LENGTH, "grf": 0.8,
+                 "moment": ARROW_LENGTH}
 #: Smallest semi-axis drawn (m), for segments whose inertia is nearly flat.
 MIN_SEMI_AXIS = 0.005
 
@@ -178,6 +180,10 @@ class Scene:
         Clinical joint angles (degrees, one row per frame of ``results``;
         :mod:`humanbody.clinical`): the selected segment's joint angles are
         listed with its values.
+    joint_moment : ndarray (F, n, 3), optional
+        Joint moments from inverse dynamics (N m, about each joint point,
+        :mod:`humanbody.kinetics`): the ``moment`` layer draws the selected
+        segment's at its joint.
 
     Attributes
     ----------
@@ -195,6 +201,8 @@ class Scene:
     grf: pd.DataFrame | None = None
     title: str = ""
     clinical: pd.DataFrame | None = None
+    joint_moment: np.ndarray | None = None
+    selected: int | None = None
     semi: np.ndarray = field(init=False)
     principal: np.ndarray = field(init=False)
 
@@ -416,6 +424,11 @@ class Scene:
         less than 20 N are left out: their centre of pressure is undefined).
         """
         f = self.frame_index(frame)
+        if layer == "moment":
+            if self.joint_moment is None or self.selected is None:
+                return np.empty((0, 3)), np.empty((0, 3))
+            k = self.selected
+            return self.results.joint[f, k][None], self.joint_moment[f, k][None]
         if layer == "grf":
             if self._grf_force is None:
                 return np.empty((0, 3)), np.empty((0, 3))
@@ -432,6 +445,10 @@ class Scene:
             if self._grf_force is None:
                 return 0.0
             mags = np.linalg.norm(self._grf_force, axis=-1)
+        elif layer == "moment":
+            if self.joint_moment is None:
+                return 0.0
+            mags = np.linalg.norm(self.joint_moment[:, 1:], axis=-1)  # the joints (body 1's is a residual)
         else:
             mags = np.linalg.norm(getattr(self.results, VECTOR_LAYERS[layer][0]), axis=-1)
         top = float(np.nanmax(mags)) if np.isfinite(mags).any() else 0.0
