@@ -370,7 +370,7 @@ CHUNK_FRAMES = 8192
 
 
 def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES,
-                  digits: int | None = None, progress: bool = False) -> dict[str, str]:
+                  digits: int | None = None, progress: bool = False, relative=()) -> dict[str, str]:
     """Write the results table (and the model used) into ``out_dir`` atomically.
 
     Files: ``<stem>_results.csv`` (docs/conventions.md results layout; or
@@ -382,8 +382,10 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     :func:`humanbody.kinematics.compute_motion`).  CSV numbers have
     ``digits`` significant digits (default
     :data:`humanbody.writers.CSV_DIGITS`).  ``progress`` shows a bar over
-    the frames of a long trial (on a terminal only).  Returns a mapping from
-    kind to path.
+    the frames of a long trial (on a terminal only).  ``relative`` lists
+    ``(what, to)`` frame pairs whose relative motion is added as
+    ``<what>_rel_<to>_<quantity>_<axis>`` columns (:mod:`humanbody.kinstate`).
+    Returns a mapping from kind to path.
     """
     from .results import result_columns
     from .writers import CSV_DIGITS, CsvWriter, FORMATS, write_table
@@ -400,7 +402,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     model, motion = analysis.model, analysis.motion
     clinical = analysis.clinical
     columns = result_columns(model.names, _coordinate_names(model)) + list(clinical.columns)
-    kinetic = None
+    more = []
     if analysis.loads is not None:
         from .kinetics import kinetic_block, kinetic_columns
 
@@ -410,9 +412,20 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
         def kinetic(res, start):  # one buffer for every chunk: its pages are faulted in once
             buffer["out"] = kinetic_block(model, res, analysis.loads, start, out=buffer.get("out"))
             return buffer["out"]
+
+        more.append(kinetic)
+    if relative:
+        from .kinstate import frame_state, relative_block, relative_columns
+
+        probe = analysis.results if motion.n_frames <= chunk_frames else compute_motion(model, motion, 0, 1)
+        for what, to in relative:
+            for name in (what, to):
+                frame_state(probe, name)  # an unknown frame is an InputError before anything is written
+            columns += relative_columns(what, to)
+        more.append(lambda res, start: np.concatenate([relative_block(res, w, t) for w, t in relative], axis=1))
     path = out / f"{analysis.stem}_results.{fmt}"
     paths = {"results": str(path)}
-    blocks = _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64), kinetic)
+    blocks = _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64), more)
     bar = _frame_bar(progress and motion.n_frames > 4 * chunk_frames, motion.n_frames, path.name)
     if bar is not None:
         blocks = _counted(blocks, bar)
@@ -441,12 +454,12 @@ def _coordinate_names(model):
     return coordinate_columns(model)
 
 
-def _result_blocks(model, motion, chunk_frames: int, extra=None, more=None):
+def _result_blocks(model, motion, chunk_frames: int, extra=None, more=()):
     """Results-table rows of consecutive frame ranges, each (frames, columns) float64.
 
     ``extra`` (frames, e) holds columns appended to every row (the clinical
-    angles); ``more(results, start)``, when given, returns further columns of
-    a chunk from its results (the kinetics).
+    angles); each ``more(results, start)`` returns further columns of a chunk
+    from its results (the kinetics, relative motions).
     """
     if chunk_frames < 1:
         raise ValueError("chunk_frames must be at least 1")
@@ -458,8 +471,7 @@ def _result_blocks(model, motion, chunk_frames: int, extra=None, more=None):
         workspace = compute_motion(model, motion, start, stop, out=reuse)
         rows = workspace.to_matrix(out=rows)  # the consumer is done with the previous block
         parts = [] if extra is None or extra.shape[1] == 0 else [extra[start:stop]]
-        if more is not None:
-            parts.append(more(workspace, start))
+        parts += [fn(workspace, start) for fn in more]
         if not parts:
             yield rows
             continue

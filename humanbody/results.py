@@ -168,6 +168,33 @@ class Results:
         )
 
     # ------------------------------------------------------------ tables
+    def relative(self, what: str, to: str = "ground", axes: str = "to", markers=None):
+        """The motion of one frame of the trial relative to another (:mod:`humanbody.kinstate`).
+
+        Parameters
+        ----------
+        what, to : str
+            Frames: ``"ground"``, a segment name (origin at its joint point,
+            its axes), ``"<segment>.com"``, ``"body_com"``, or a marker of
+            ``markers``.
+        axes : {"to", "what"}
+            Components of the vectors: the reference frame's axes (default) or
+            the moving frame's own axes (the head's acceleration in head axes).
+        markers : DataFrame, optional
+            Marker trajectories (ground axes) for marker frames.
+
+        Returns
+        -------
+        KinematicState  position, orientation, velocity, acceleration, omega,
+        alpha of ``what`` relative to ``to``, each with a leading frames axis.
+        """
+        from .kinstate import express_in, frame_state, relative
+
+        if axes not in ("to", "what"):
+            raise ValueError("axes must be 'to' or 'what'")
+        st = relative(frame_state(self, what, markers), frame_state(self, to, markers))
+        return express_in(st, st.orientation) if axes == "what" else st
+
     def to_dataframe(self) -> pd.DataFrame:
         """The wide results table of docs/conventions.md, one row per frame.
 

@@ -90,6 +90,10 @@ def register(sub) -> None:
     p.add_argument("--format", choices=("csv", "parquet"), default="csv", help="results table format (default csv; parquet keeps every bit)")
     p.add_argument("--digits", type=_digits, default=None, metavar="N",
                    help="significant digits of the numbers in CSV results, 1-15 (default 8)")
+    p.add_argument("--relative", action="append", default=[], metavar="WHAT:TO",
+                   help="add the motion of frame WHAT relative to frame TO (e.g. head:upper_torso; frames: ground, "
+                        "body_com, a segment, SEGMENT.com): <what>_rel_<to>_<quantity>_<axis> columns in TO's axes "
+                        "(repeatable)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     add_subject_options(p)
     add_marker_options(p)
@@ -124,7 +128,16 @@ def run(args) -> int:
     )
     for line in analysis.messages:
         say(line)
-    paths = write_results(analysis, args.out, fmt=args.format, digits=args.digits, progress=not args.quiet)
+    pairs = []
+    for item in args.relative:
+        what, sep, to = item.partition(":")
+        if not sep or not what or not to:
+            from ..errors import InputError
+
+            raise InputError(f"--relative {item!r}: expected WHAT:TO, for example head:upper_torso")
+        pairs.append((what, to))
+    paths = write_results(analysis, args.out, fmt=args.format, digits=args.digits, progress=not args.quiet,
+                          relative=pairs)
     for kind, path in paths.items():
         say(f"wrote {kind}: {path}")
     return 0

@@ -37,6 +37,8 @@ def register(sub) -> None:
                    help="comma-separated layers to show instead of the default (segments,joints,coms,body_com,"
                         "markers,floor; also omega,force,torque,grf)")
     g.add_argument("--select", metavar="SEGMENT", help="segment whose values the overlay shows")
+    g.add_argument("--follow", metavar="SEGMENT",
+                   help="camera attached to this segment's frame: it moves and turns with it (e.g. head)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     add_subject_options(p)
     add_marker_options(p)
@@ -107,6 +109,10 @@ def run(args) -> int:
         raise InputError(f"--frame {args.frame} is outside the trial (0 .. {scene.n_frames - 1})", args.trial)
     if args.select is not None and args.select not in scene.names:
         raise InputError(f"--select: no segment {args.select!r}; segments: {', '.join(scene.names)}")
+    if args.follow is not None:
+        if args.follow not in scene.names:
+            raise InputError(f"--follow: no segment {args.follow!r}; segments: {', '.join(scene.names)}")
+        args.camera = f"follow:{args.follow}"
     if args.screenshot:
         screenshot(scene, args.screenshot, frame=args.frame, size=size, layers=layers, camera=args.camera,
                    select=args.select)

@@ -125,6 +125,7 @@ class ViewerApp:
         self._play_clock: float | None = None
         self._play_position = 0.0
         self._follow_offset = None
+        self._attached = None
         self._slider = None
         self._checkboxes: dict[str, object] = {}
         self._updating_widgets = False
@@ -392,10 +393,15 @@ class ViewerApp:
 
     # ----------------------------------------------------------------- camera
     def set_camera(self, preset: str, render: bool = True) -> None:
-        """Camera preset: ``front``, ``side``, ``top`` (whole trial) or ``follow`` (the pelvis)."""
+        """Camera preset: ``front``, ``side``, ``top`` (whole trial), ``follow`` (the pelvis) or
+        ``follow:SEGMENT`` (attached to that segment's frame: it moves and turns with the segment)."""
+        if preset.startswith("follow:"):
+            self.attach(preset.split(":", 1)[1], render=render)
+            return
         if preset not in CAMERAS:
-            raise KeyError(f"no camera preset {preset!r}; presets: {', '.join(CAMERAS)}")
+            raise KeyError(f"no camera preset {preset!r}; presets: {', '.join(CAMERAS)}, follow:SEGMENT")
         self.camera = preset
+        self._attached = None
         s = self.scene
         if preset == "follow":
             box = s.bounds(self.frame)
@@ -439,9 +445,35 @@ class ViewerApp:
         self.plotter.renderer.ResetCameraClippingRange()
 
     def _place_follow_camera(self) -> None:
+        if self._attached is not None:  # rigidly attached to a segment frame: offsets in its body axes
+            k, pos, focal, up = self._attached
+            f = self.scene.frame_index(self.frame)
+            R, O = self.scene.results.R[f, k], self.scene.results.joint[f, k]
+            self._place(O + R @ pos, O + R @ focal, R @ up)
+            return
         p = self.scene.pelvis(self.frame)
         off_pos, off_focal, up = self._follow_offset
         self._place(p + off_pos, p + off_focal, up)
+
+    def attach(self, segment, render: bool = True) -> None:
+        """Attach the camera to a segment's frame (name or 0-based index): the view the segment would have
+        of the body, turning with it (the trunk's view of the head, say).  The camera starts as the
+        ``follow`` preset sees the segment and keeps that pose in the segment's axes."""
+        s = self.scene
+        k = s.names.index(segment) if isinstance(segment, str) and segment in s.names else segment
+        if not isinstance(k, (int, np.integer)) or not 0 <= int(k) < s.n_segments:
+            raise KeyError(f"no segment {segment!r}; segments: {', '.join(s.names)}")
+        k = int(k)
+        f = s.frame_index(self.frame)
+        R, O = s.results.R[f, k], s.results.joint[f, k]
+        pos, focal, up = self._fit(O, np.array([1.2, 1.2, 1.2]), "follow")
+        self._attached = (k, R.T @ (pos - O), R.T @ (focal - O), R.T @ up)
+        self.camera = "follow"
+        self._follow_offset = ()
+        self._place_follow_camera()
+        self._update_text()
+        if render:
+            self.render()
 
     # ------------------------------------------------------------------ text
     def toggle_help(self) -> None:
