@@ -479,3 +479,25 @@ def test_shared_walk_markers_residuals_and_ground_reaction_under_a_foot():
             assert F[2] > 0.8 * np.linalg.norm(F)
             checked += 1
     assert checked > 10
+
+
+@pytest.mark.viewer
+def test_camera_attached_to_a_segment_turns_with_it(can_render, scene):
+    """--follow SEGMENT: the camera keeps its pose in the segment's axes from frame to frame."""
+    app = _app(scene, layers=["segments"])
+    try:
+        app.set_camera("follow:head", render=False)
+        k = scene.names.index("head")
+        local = []
+        for f in (0, 20, 40):
+            app.set_frame(f, render=False)
+            cam = app.plotter.camera
+            R, O = scene.results.R[f, k], scene.results.joint[f, k]
+            local.append((R.T @ (np.array(cam.position) - O), R.T @ np.array(cam.up)))
+        for pos, up in local[1:]:
+            np.testing.assert_allclose(pos, local[0][0], atol=1e-6)
+            np.testing.assert_allclose(up, local[0][1], atol=1e-6)
+        with pytest.raises(KeyError, match="no segment 'tail'"):
+            app.set_camera("follow:tail")
+    finally:
+        app.close()
