@@ -37,6 +37,10 @@ _EXPORTS = {
     "Analysis": ".pipeline",
     "analyze_trial": ".pipeline",
     "write_results": ".pipeline",
+    "mass_matrix": ".dynamics",
+    "bias_forces": ".dynamics",
+    "inverse_dynamics": ".dynamics",
+    "forward_dynamics": ".dynamics",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
