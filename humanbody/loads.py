@@ -122,15 +122,14 @@ class FrameLoads:
 # ------------------------------------------------------------------ reading
 def _plates(columns) -> list[tuple[str, str | None]]:
     """(force prefix, torque prefix or None) of each plate: ``<p>vx..pz`` and ``<q>torque_x..z``."""
+    from .viewer.forces import plate_prefixes
+
     cols = set(columns)
     plates = []
-    for c in columns:
-        if c.endswith("vx"):
-            p = c[:-2]
-            if all(p + s in cols for s in ("vx", "vy", "vz", "px", "py", "pz")):
-                base = p[:-len("force_")] if p.endswith("force_") else p
-                t = base + "torque_"
-                plates.append((p, t if all(t + a in cols for a in _AXES) else None))
+    for p in plate_prefixes(columns):
+        base = p[:-len("force_")] if p.endswith("force_") else p
+        t = base + "torque_"
+        plates.append((p, t if all(t + a in cols for a in _AXES) else None))
     return plates
 
 

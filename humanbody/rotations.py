@@ -473,10 +473,7 @@ def sequence_to_quaternion(angles, seq="xyz", continuous: bool = False):
         f[..., _AXIS[c]] = np.sin(h)
         f[..., 3] = np.cos(h)
         q = f if q is None else quaternion_product(q, f)
-    q = q * _canonical_sign(q)[..., None]
-    if continuous:
-        _continue_signs(q)
-    return q
+    return _signed(q, continuous)
 
 
 def quaternion_product(p, q):
@@ -544,6 +541,14 @@ def _canonical_sign(q):
     return np.where(key < 0.0, -1.0, 1.0)
 
 
+def _signed(q, continuous: bool):
+    """``q`` with the canonical sign (eps4 >= 0), then continued along axis 0 when ``continuous``."""
+    q = q * _canonical_sign(q)[..., None]
+    if continuous:
+        _continue_signs(q)
+    return q
+
+
 def _continue_signs(q):
     """Flip signs in place along axis 0 so consecutive quaternions have a non-negative dot product."""
     if q.ndim > 1 and q.shape[0] > 1:
@@ -590,10 +595,7 @@ def matrix_to_quaternion(S, continuous: bool = False):
     k = np.argmax(np.diagonal(K, axis1=-2, axis2=-1), axis=-1)
     q = np.take_along_axis(K, k[..., None, None], axis=-1)[..., 0]
     q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    q = q * _canonical_sign(q)[..., None]
-    if continuous:
-        _continue_signs(q)
-    return q
+    return _signed(q, continuous)
 
 
 def bryant_to_quaternion(angles, continuous: bool = False):
@@ -634,10 +636,7 @@ def bryant_to_quaternion(angles, continuous: bool = False):
     q[..., 1] = ca * sbcg - sa * cbsg
     q[..., 2] = ca * cbsg + sa * sbcg
     q[..., 3] = ca * cbcg - sa * sbsg
-    q *= _canonical_sign(q)[..., None]
-    if continuous:
-        _continue_signs(q)
-    return q
+    return _signed(q, continuous)
 
 
 def axis_angle_to_quaternion(axis, angle):
