@@ -218,11 +218,12 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None) -> pd.DataFra
     -------
     DataFrame with the columns of :func:`clinical_columns` (no ``time``).
     """
+    from .kinematics import sequence_axes_array
+    from .markers._kernels import continuous_angles, joint_rotation_angles
+
     F = len(coords)
-    names = model.names
+    names = list(model.names)
     columns = clinical_columns(names)
-    out = {}
-    memo: dict = {}
     relative0 = getattr(calibration, "relative", None) or {}
     joints = {}
     for a in CLINICAL_ANGLES:
@@ -231,35 +232,55 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None) -> pd.DataFra
     time = coords["time"].to_numpy(dtype=float)
     root = names[0]
     heading = progression_heading(time, coords[[f"{root}_x", f"{root}_y"]].to_numpy(dtype=float))
-    P = _yaw(heading)
+    feet = [(side, s) for side, s in _SIDES if f"{side}_foot_progression_deg" in columns]
+    # one kernel pass: every joint's composed rotation, decomposed (foot: its absolute axes as yaw-pitch-roll)
+    chains, use_yaw, seqs = [], [], []
     for joint, angles in joints.items():
+        chains.append([names.index(seg) for seg in angles[0].segments])
+        use_yaw.append(angles[0].reference == "progression")
+        seqs.append(angles[0].sequence)
+    for side, _ in feet:
+        chains.append([k - 1 for k in reversed(model.chain(names.index(f"{side}_foot") + 1))])
+        use_yaw.append(True)
+        seqs.append("zyx")
+    width = max(len(c) for c in chains) if chains else 1
+    chain_arr = np.full((len(chains), width), -1, dtype=np.int64)
+    for i, c in enumerate(chains):
+        chain_arr[i, :len(c)] = c
+    q = np.ascontiguousarray(coords[[f"{n}_{x}" for n in names for x in ("alpha", "beta", "gamma")]]
+                             .to_numpy(dtype=float)).reshape(F, len(names), 3)
+    raw = np.empty((F, len(chains), 3))
+    seq_arr = np.array([sequence_axes(s) for s in seqs], dtype=np.int64).reshape(-1, 3)
+    joint_rotation_angles(q, sequence_axes_array(model), chain_arr, np.ascontiguousarray(heading),
+                          np.array(use_yaw, dtype=np.bool_), seq_arr, 1e-9, raw)
+    n_joints = len(joints)
+    cont = np.ascontiguousarray(raw[:, :n_joints])
+    continuous_angles(cont, seq_arr[:n_joints], 1e-9)
+    out = {}
+    for i, (joint, angles) in enumerate(joints.items()):
         first = angles[0]
-        S = None
+        deg = cont[:, i].copy()
+        for j in (0, 2):
+            ok = np.isfinite(deg[:, j])
+            if ok.any():
+                deg[ok, j] = np.unwrap(deg[ok, j])
+        deg = np.degrees(deg)
         S0 = np.eye(3)
         for seg in first.segments:
-            rel = _relative(model, coords, seg)
-            S = rel if S is None else S @ rel
             S0 = S0 @ np.asarray(relative0.get(seg, np.eye(3)), dtype=float)
         if first.reference == "progression":
-            S = np.swapaxes(P, -1, -2) @ S  # relative to the direction of progression
             S0 = _yaw(np.array(np.arctan2(S0[1, 0], S0[0, 0]))).T @ S0  # the standing posture, heading removed
-        raw = _continuous_degrees(matrix_to_euler(S, first.sequence), first.sequence)
         zero = np.degrees(matrix_to_euler(S0, first.sequence)) if first.static_zero else np.zeros(3)
         if first.reference == "progression":
             zero[0] = 0.0  # the heading is measured from the direction of progression itself
         for a in angles:
-            out[a.column] = a.sign * (raw[:, a.index] - zero[a.index])
-    for side, s in _SIDES:
-        col = f"{side}_foot_progression_deg"
-        if col not in columns:
-            continue
-        R = _absolute(model, coords, f"{side}_foot", memo)
-        fx, fy, fz = R[:, 0, 0], R[:, 1, 0], R[:, 2, 0]  # the foot's long axis (x) in ground
-        angle = np.arctan2(fy, fx) - heading  # its direction on the floor
-        angle[np.abs(fz) > _STEEP] = np.nan  # a foot pointing up or down has no direction on the floor
-        angle = np.arctan2(np.sin(angle), np.cos(angle))
+            out[a.column] = a.sign * (deg[:, a.index] - zero[a.index])
+    for i, (side, s) in enumerate(feet):
+        yaw_pitch = raw[:, n_joints + i]
+        angle = yaw_pitch[:, 0].copy()  # the foot's long axis on the floor, from the direction of progression
+        angle[np.abs(np.sin(yaw_pitch[:, 1])) > _STEEP] = np.nan  # pointing up or down: no direction on the floor
         ok = np.isfinite(angle)
         if ok.any():
             angle[ok] = np.unwrap(angle[ok])  # continuous when the foot turns far round
-        out[col] = s * np.degrees(angle)  # toe-in: towards the other foot
+        out[f"{side}_foot_progression_deg"] = s * np.degrees(angle)  # toe-in: towards the other foot
     return pd.DataFrame({c: out[c] for c in columns}, index=range(F))

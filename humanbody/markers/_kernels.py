@@ -11,7 +11,7 @@ import numba as nb
 import numpy as np
 
 from .._jit import drop_stale_kernels
-from .._rot import canonical_quaternion, elementary, sequence_angles, tmul33
+from .._rot import canonical_quaternion, elementary, mul33, sequence_angles, sequence_matrix, tmul33
 
 drop_stale_kernels()  # before any kernel is loaded from the cache
 
@@ -663,3 +663,44 @@ def permute_axes(src, first, perm, sign, out):
             out[f, c] = s0 * src[f, c + p0]
             out[f, c + 1] = s1 * src[f, c + p1]
             out[f, c + 2] = s2 * src[f, c + p2]
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def joint_rotation_angles(angles, seq, chains, yaw, use_yaw, out_seq, tol, out):
+    """Angles of composed joint rotations, every frame: the clinical angles' decomposition.
+
+    For joint i, ``S = Yaw(-yaw)? R_c0 R_c1 ...`` with ``R_c`` the matrix of
+    body c's angles in its sequence (``chains[i]``, -1 ends the chain; the
+    yaw factor only where ``use_yaw[i]``: a rotation about the vertical by
+    minus the frame's heading), then its angles in the sequence
+    ``out_seq[i]`` (:func:`humanbody._rot.sequence_angles`).  NaN in, NaN out.
+
+    Parameters
+    ----------
+    angles : (F, n, 3) rad;  seq : (n, 3) int64;  chains : (J, C) int64;  yaw : (F,) rad
+    use_yaw : (J,) bool;  out_seq : (J, 3) int64;  tol : float;  out : (F, J, 3) written (rad)
+    """
+    F, J, C = angles.shape[0], chains.shape[0], chains.shape[1]
+    for f in nb.prange(F):
+        for i in range(J):
+            if use_yaw[i]:
+                cy, sy = np.cos(yaw[f]), np.sin(yaw[f])
+                S = (cy, sy, 0.0, -sy, cy, 0.0, 0.0, 0.0, 1.0)
+            else:
+                S = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+            for c in range(C):
+                k = chains[i, c]
+                if k < 0:
+                    break
+                a, b, g = angles[f, k, 0], angles[f, k, 1], angles[f, k, 2]
+                M, _ = sequence_matrix(seq[k, 0], seq[k, 1], seq[k, 2], np.sin(a), np.cos(a), np.sin(b),
+                                       np.cos(b), np.sin(g), np.cos(g))
+                S = mul33(S, M)
+            finite = True
+            for v in S:
+                finite = finite and np.isfinite(v)
+            if not finite:
+                out[f, i, 0] = out[f, i, 1] = out[f, i, 2] = np.nan
+                continue
+            x, y, z = sequence_angles(out_seq[i, 0], out_seq[i, 1], out_seq[i, 2], S, tol)
+            out[f, i, 0], out[f, i, 1], out[f, i, 2] = x, y, z
