@@ -22,6 +22,23 @@ COMMANDS = ("analyze", "report", "view", "model")
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
+#: Optional packages -> (what needs them, the extra that installs them).
+OPTIONAL = {
+    "pyvista": ("the 3-D viewer", "viewer"), "vtk": ("the 3-D viewer", "viewer"),
+    "imageio": ("movies of the viewer", "viewer"), "imageio_ffmpeg": ("movies of the viewer", "viewer"),
+    "ezc3d": ("reading C3D files", "c3d"),
+    "dask": ("running on a Dask cluster", "cluster"), "distributed": ("running on a Dask cluster", "cluster"),
+}
+
+
+def missing_optional(err: ModuleNotFoundError) -> str | None:
+    """The one-line message for an optional package that is not installed, or None for any other module."""
+    top = (err.name or "").split(".")[0]
+    if top not in OPTIONAL:
+        return None
+    what, extra = OPTIONAL[top]
+    return f"{what} needs the package {top!r}, which is not installed: pip install \"humanbody[{extra}]\""
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -105,6 +122,16 @@ def main(argv=None) -> int:
     except MemoryError:
         print(f"humanbody {args.command}: error: out of memory", file=sys.stderr)
         return EXIT_FAILED
+    except ModuleNotFoundError as err:
+        line = missing_optional(err)
+        if line is None:
+            if args.debug:
+                raise
+            print(f"humanbody {args.command}: internal error: ModuleNotFoundError: {err} "
+                  "(run with --debug for a traceback and please report it)", file=sys.stderr)
+            return EXIT_FAILED
+        print(f"humanbody {args.command}: error: {line}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except Exception as err:  # an internal bug: one line, traceback with --debug
         if args.debug:
             raise
