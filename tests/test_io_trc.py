@@ -132,3 +132,18 @@ def test_marker_frame_written_as_csv_reads_back(walk, tmp_path):
     assert back.attrs["units_in_file"] == "m" and back.attrs["markers"] == walk.attrs["markers"]
     np.testing.assert_allclose(markers_array(back)[1], markers_array(walk)[1], rtol=0, atol=1e-12)
     np.testing.assert_allclose(back["time"], walk["time"], atol=1e-12)
+
+
+@pytest.mark.parametrize("sep", ["\t\t", "\t \t", "   ", "\t\t\t"])
+def test_header_fields_by_name_whatever_whitespace_separates_them(tmp_path, sep):
+    """Exporters that pad the two header rows with runs of tabs or spaces: fields are read by name."""
+    xyz = positions(4, 2)
+    path = write_trc(tmp_path / "x.trc", xyz, ["A", "B"], rate=120.0, units="mm")
+    lines = path.read_text().split("\n")
+    lines[1] = sep.join(lines[1].split("\t"))
+    lines[2] = sep.join(lines[2].split("\t"))
+    path.write_text("\n".join(lines))
+    df = read_trial(path)
+    assert df.attrs["rate_hz"] == pytest.approx(120.0)
+    assert df.attrs["header"]["Units"] == "mm"
+    np.testing.assert_allclose(df["A_x"].to_numpy(), xyz[:, 0, 0] / 1000.0, rtol=1e-9)

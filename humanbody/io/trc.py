@@ -34,11 +34,12 @@ def looks_like_trc(first_line: str) -> bool:
 
 
 def _header_fields(keys_line: str, values_line: str) -> dict[str, str]:
-    keys = [k.strip() for k in keys_line.split("\t")]
-    vals = [x.strip() for x in values_line.split("\t")]
-    if len(keys) == 1:  # some writers use spaces in the two header rows
-        keys, vals = keys_line.split(), values_line.split()
-    return {k: val for k, val in zip(keys, vals) if k}
+    """The header's fields by name: the names on line 2 paired with the values on line 3.
+
+    Fields are separated by any run of whitespace (writers use single tabs,
+    runs of tabs or spaces); no field name or value contains whitespace.
+    """
+    return dict(zip(keys_line.split(), values_line.split()))
 
 
 def read_trc(path, units: str | None = None, rate_hz: float | None = None):
