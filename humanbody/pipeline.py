@@ -52,7 +52,8 @@ class Analysis:
     calibration : object or None       static calibration (marker trials)
     loads : FrameLoads or None         external loads on the frames, assigned to segments (--forces)
     tracking : object or None          tracking result with residuals (marker trials)
-    messages : list of str             what each step did, for the user
+    messages : list of str             what each step did, for the user (a screenful)
+    details : list of str              per-marker and per-gap details (``--verbose``, and the log file)
     """
 
     source: str
@@ -63,6 +64,7 @@ class Analysis:
     calibration: Any = None
     tracking: Any = None
     messages: list = field(default_factory=list)
+    details: list = field(default_factory=list)
     loads: Any = None
     _results: Results | None = field(default=None, repr=False)
     _clinical: pd.DataFrame | None = field(default=None, repr=False)
@@ -212,6 +214,7 @@ def analyze_trial(
 
     path = os.fspath(path)
     messages: list[str] = []
+    details: list[str] = []
     steps = _Progress(progress, path)
     trial = read_trial(path)
     kind = trial.attrs.get("kind")
@@ -250,10 +253,20 @@ def analyze_trial(
             for seg, spec in mset.segments.items()
             if spec.rule == "cluster"
         }
+        used = set(found.values())
+        unused = [m for m in names if m not in used]
+        if unused:  # markers the set does not use (unlabeled ones included): counted, never filled or filtered
+            ground = ground.drop(columns=[f"{m}_{a}" for m in unused for a in "xyz" if f"{m}_{a}" in ground.columns])
+            ground.attrs["markers"] = [m for m in names if m in used]
+            unlabeled = sum(1 for m in unused if m.startswith("*") or m.lower().startswith("unlabeled"))
+            messages.append(f"ignored {len(unused)} marker(s) the marker set {mset.name!r} does not use"
+                            + (f" ({unlabeled} unlabeled)" if unlabeled else ""))
+            details.append(f"ignored markers: {', '.join(unused)}")
         markers, report = condition(ground, max_gap=max_gap, cutoff_hz=cutoff_hz, fill=fill,
                                     segments={k: v for k, v in clusters.items() if len(v) >= 3})
         del ground
-        messages += list(report.lines())
+        messages += list(report.summary_lines())
+        details += [f"conditioning: {line}" for line in report.lines()]
         steps.advance("condition")
         subject_mass = DEFAULT_MASS if mass is None else float(mass)
         if static is not None:
@@ -279,9 +292,11 @@ def analyze_trial(
     coords.attrs.setdefault("source", path)
     motion = prepare_motion(subject, coords, differentiation=differentiation)
     messages.append(f"rates: {motion.how}")
+    if tracking is not None:
+        details += [f"tracking: {line}" for line in tracking.summary()]
     analysis = Analysis(
         source=path, coords=coords, model=subject, motion=motion, markers=markers,
-        calibration=calibration, tracking=tracking, messages=messages,
+        calibration=calibration, tracking=tracking, messages=messages, details=details,
     )
     if forces is not None:
         from .loads import assign_loads, condition_loads, read_loads
@@ -442,6 +457,11 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     model_path = out / f"{analysis.stem}_model.json"
     model.save(model_path)
     paths["model"] = str(model_path)
+    from ._atomic import atomic_write_text
+
+    log_path = out / f"{analysis.stem}_log.txt"
+    atomic_write_text(log_path, "\n".join(list(analysis.messages) + ["", "details:"] + list(analysis.details)) + "\n")
+    paths["log"] = str(log_path)
     if analysis.residuals is not None:
         paths["residuals"] = write_table(analysis.residuals, out / f"{analysis.stem}_residuals", fmt="csv",
                                          digits=digits)

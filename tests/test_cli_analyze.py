@@ -148,10 +148,16 @@ def test_angles_in_degrees_are_refused(trial, tmp_path, capsys):
 def test_rigid_gap_filling_from_the_marker_set_clusters(tmp_path, capsys):
     data = __import__("pathlib").Path(__file__).resolve().parents[1] / "data"
     status = main(["analyze", str(data / "sample_walk_markers.trc"), "--static", str(data / "sample_static.trc"),
-                   "--fill", "rigid", "--out", str(tmp_path)])
+                   "--fill", "rigid", "--out", str(tmp_path), "--verbose"])
     err = capsys.readouterr().err
     assert status == 0, err
     assert "R.Heel frames 120-125" in err and "by rigid (rigid cluster of segment right_foot)" in err
+    # without --verbose the gaps are counted, and the details go to the log file only
+    status = main(["analyze", str(data / "sample_walk_markers.trc"), "--static", str(data / "sample_static.trc"),
+                   "--fill", "rigid", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert status == 0 and "R.Heel frames 120-125" not in err and "5 filled (by rigid, spline)" in err
+    assert "R.Heel frames 120-125" in (tmp_path / "sample_walk_markers_log.txt").read_text()
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
@@ -211,3 +217,41 @@ def test_marker_trial_in_small_chunks_equals_large_chunks(tmp_path, monkeypatch)
     a = pd.read_parquet(tmp_path / "big" / "sample_walk_markers_results.parquet")
     b = pd.read_parquet(tmp_path / "small" / "sample_walk_markers_results.parquet")
     pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+def test_unlabeled_and_unused_markers_are_counted_not_listed(tmp_path, capsys):
+    """A trial with many markers the set does not use (unlabeled *1 ... with gaps): a screenful, not a line each."""
+    import pandas as pd
+
+    from humanbody.io import read_trial
+
+    data = __import__("pathlib").Path(__file__).resolve().parents[1] / "data"
+    walk = read_trial(data / "sample_walk_markers.trc")
+    names = walk.attrs["markers"]
+    lines = (data / "sample_walk_markers.trc").read_text().split("\n")
+    # 60 unlabeled markers, each with a gap every 50 frames, as Vicon exports them
+    rng = np.random.default_rng(0)
+    extra = np.round(rng.uniform(0, 1000, (len(walk), 60, 3)), 3)
+    extra[::50] = np.nan
+    head = lines[:5]
+    fields3 = head[2].split("\t")
+    fields3[3] = str(len(names) + 60)
+    head[2] = "\t".join(fields3)
+    all_names = list(names) + [f"*{i + 1}" for i in range(60)]
+    head[3] = "Frame#\tTime\t" + "\t".join(f"{n}\t\t" for n in all_names)
+    head[4] = "\t\t" + "\t".join(f"X{k + 1}\tY{k + 1}\tZ{k + 1}" for k in range(len(all_names)))
+    body = [ln for ln in lines[5:] if ln.strip()]
+    rows = []
+    for i, ln in enumerate(body):
+        cells = ["" if np.isnan(x) else f"{x:.3f}" for x in extra[i].ravel()]
+        rows.append(ln.rstrip("\t") + "\t" + "\t".join(cells))
+    path = tmp_path / "unlabeled.trc"
+    path.write_text("\n".join(head + [""] + rows) + "\n")
+    status = main(["analyze", str(path), "--static", str(data / "sample_static.trc"), "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 0, err
+    assert len(err) <= 20, err
+    assert any("ignored 60 marker(s)" in line and "60 unlabeled" in line for line in err)
+    assert not any("*7" in line for line in err)
+    results = pd.read_csv(tmp_path / "o" / "unlabeled_results.csv")
+    assert np.isfinite(results["right_knee_flexion_deg"]).all()

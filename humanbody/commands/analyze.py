@@ -95,6 +95,8 @@ def register(sub) -> None:
                         "body_com, a segment, SEGMENT.com): <what>_rel_<to>_<quantity>_<axis> columns in TO's axes "
                         "(repeatable)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="also print the per-marker and per-gap details (always in <trial>_log.txt)")
     add_subject_options(p)
     add_marker_options(p)
     add_rate_options(p)
@@ -128,6 +130,9 @@ def run(args) -> int:
     )
     for line in analysis.messages:
         say(line)
+    if args.verbose:
+        for line in analysis.details:
+            say(line)
     pairs = []
     for item in args.relative:
         what, sep, to = item.partition(":")

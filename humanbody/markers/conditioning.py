@@ -611,6 +611,29 @@ class ConditioningReport:
             out.append("no missing samples remain")
         return out
 
+    def summary_lines(self) -> list[str]:
+        """A few lines for the terminal: counts instead of one line per gap (:meth:`lines` has the detail)."""
+        fills = self.fills
+        filled = fills[fills["filled"]] if len(fills) else fills
+        left = fills[~fills["filled"]] if len(fills) else fills
+        line = f"{self.frames} frames at {self.rate_hz:g} Hz; {len(self.gaps)} gaps in {self.gaps['marker'].nunique()} markers"
+        if len(fills):
+            methods = ", ".join(sorted(set(filled["method"]))) if len(filled) else ""
+            line += f": {len(filled)} filled" + (f" (by {methods})" if methods else "")
+            line += f", {len(left)} left missing" if len(left) else ""
+        out = [line]
+        out.append(f"low-pass: {self.filter.describe()}" if self.filter is not None else "low-pass: none")
+        if self.filter is not None and len(self.filter.unfiltered):
+            u = self.filter.unfiltered
+            out.append(f"not filtered: {len(u)} run(s) in {u['marker'].nunique()} marker(s) too short for the "
+                       f"filter padding ({self.filter.padlen} samples)")
+        if len(self.remaining):
+            out.append(f"still missing: {int(self.remaining['length_frames'].sum())} samples in "
+                       f"{self.remaining['marker'].nunique()} marker(s)")
+        else:
+            out.append("no missing samples remain")
+        return out
+
     def to_dict(self) -> dict:
         """JSON-friendly dict (tables as lists of records)."""
         return {"rate_hz": self.rate_hz, "frames": self.frames,
