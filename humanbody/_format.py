@@ -911,16 +911,19 @@ def compact_rows(table, keep):
 
 # ----------------------------------------------------------------------------- marker tables
 @nb.njit(cache=_CACHE, nogil=True)
-def clean_markers(table, scale, r0, r1, missing):
+def clean_markers(table, scale, r0, r1, missing, absurd, limit):
     """Missing marker samples to NaN and coordinates to metres, rows r0:r1, in place.
 
     ``table`` (frames, 1 + 3 * markers) holds time then x, y, z of each
-    marker.  A sample exactly at (0, 0, 0) or with any NaN coordinate
-    becomes (NaN, NaN, NaN); then, when ``scale`` != 1, every coordinate is
-    multiplied by it (the same operations, so the same bits, as doing it
-    with numpy array by array).  Adds the missing samples of each marker to
-    ``missing`` (markers,) and returns the number of (0, 0, 0) samples.
-    The GIL is released: the caller runs row ranges on several threads.
+    marker.  A sample exactly at (0, 0, 0), with any NaN coordinate, or with
+    a coordinate that is infinite or beyond ``limit`` in magnitude (file
+    units: no marker is that far) becomes (NaN, NaN, NaN); then, when
+    ``scale`` != 1, every coordinate is multiplied by it (the same
+    operations, so the same bits, as doing it with numpy array by array).
+    Adds the missing samples of each marker to ``missing`` (markers,), the
+    infinite or absurd ones to ``absurd[0]``, and returns the number of
+    (0, 0, 0) samples.  The GIL is released: the caller runs row ranges on
+    several threads.
     """
     m = (table.shape[1] - 1) // 3
     zeros = 0
@@ -935,6 +938,9 @@ def clean_markers(table, scale, r0, r1, missing):
                 zeros += 1
                 gone = True
             elif x != x or y != y or z != z:
+                gone = True
+            elif not (abs(x) <= limit and abs(y) <= limit and abs(z) <= limit):
+                absurd[0] += 1
                 gone = True
             if gone:
                 missing[k] += 1

@@ -147,3 +147,28 @@ def test_header_fields_by_name_whatever_whitespace_separates_them(tmp_path, sep)
     assert df.attrs["rate_hz"] == pytest.approx(120.0)
     assert df.attrs["header"]["Units"] == "mm"
     np.testing.assert_allclose(df["A_x"].to_numpy(), xyz[:, 0, 0] / 1000.0, rtol=1e-9)
+
+
+def test_infinite_and_absurd_cells_are_missing_and_counted(tmp_path):
+    """1e400 (inf) and 1e30 cells: set missing and counted at read time, no warning anywhere after."""
+    import warnings
+
+    from humanbody.cli import main
+
+    xyz = positions(60, 3)
+    path = write_trc(tmp_path / "x.trc", xyz, ["A", "B", "C"])
+    lines = path.read_text().split("\n")
+    cells = lines[10].split("\t")
+    cells[2] = "1e400"
+    lines[10] = "\t".join(cells)
+    cells = lines[20].split("\t")
+    cells[6] = "1e30"
+    lines[20] = "\t".join(cells)
+    path.write_text("\n".join(lines))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df = read_trial(path)
+    assert df.attrs["invalid_samples"] == 2
+    assert any("2 marker samples with an infinite or absurd coordinate" in c for c in df.attrs["conversions"])
+    assert np.isnan(df["A_x"].iloc[4]) and np.isnan(df["B_x"].iloc[14])
+    assert np.isfinite(df["C_x"]).all()

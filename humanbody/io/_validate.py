@@ -678,6 +678,11 @@ def check_marker_names(names: list[str], path: Path) -> list[str]:
     return out
 
 
+#: A marker coordinate beyond this, in the file's own unit (a kilometre of millimetres), is absurd:
+#: treated as missing and counted.
+ABSURD = 1.0e6
+
+
 def marker_frame(
     time: np.ndarray,
     names: list[str],
@@ -740,14 +745,20 @@ def marker_frame(
     table[:, 0] = time
     k = threads() if n * m > 1 << 16 else 1
     parts = np.zeros((k, m), dtype=np.int64)  # missing samples per marker, per range
-    zeros = in_threads(lambda i, r0, r1: f.clean_markers(table, float(scale), r0, r1, parts[i]), n, k)
+    odd = np.zeros((k, 1), dtype=np.int64)  # infinite or absurd samples, per range
+    limit = ABSURD  # in the file's units
+    zeros = in_threads(lambda i, r0, r1: f.clean_markers(table, float(scale), r0, r1, parts[i], odd[i], limit), n, k)
     n_zero = int(sum(zeros))
+    n_odd = int(odd.sum())
     counts = parts.sum(axis=0)
     conv = list(conversions)
     if scale != 1.0:
         conv.append(f"marker coordinates {units_in_file} -> m")
     if n_zero:
         conv.append(f"{n_zero} marker samples at exactly (0, 0, 0) set to NaN (missing)")
+    if n_odd:
+        conv.append(f"{n_odd} marker samples with an infinite or absurd coordinate (beyond "
+                    f"{ABSURD:g} {units_in_file}) set to NaN (missing)")
     missing = {nm: int(c) for nm, c in zip(names, counts) if c}
     empty = [nm for nm, c in zip(names, counts) if c == n]
     columns = ["time"] + [f"{nm}_{axis}" for nm in names for axis in "xyz"]
@@ -762,6 +773,7 @@ def marker_frame(
         conversions=conv,
         missing=missing,
         missing_zero_samples=n_zero,
+        invalid_samples=n_odd,
         empty_markers=empty,
     )
     if extra_attrs:
