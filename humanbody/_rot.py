@@ -171,3 +171,12 @@ def sequence_angles(i, j, i3, s, tol):
         return rotation_angle(mul33(s, transpose33(rm)), i), middle, 0.0
     a = elementary(i, np.sin(first), np.cos(first))
     return first, middle, rotation_angle(tmul33(rm, tmul33(a, s)), i3)
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def finite33(a):
+    """Whether every entry of a 9-tuple matrix is finite."""
+    ok = True
+    for v in a:
+        ok = ok and np.isfinite(v)
+    return ok

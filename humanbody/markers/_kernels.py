@@ -11,7 +11,7 @@ import numba as nb
 import numpy as np
 
 from .._jit import drop_stale_kernels
-from .._rot import canonical_quaternion, elementary, mul33, sequence_angles, sequence_matrix, tmul33
+from .._rot import canonical_quaternion, elementary, finite33, mul33, sequence_angles, sequence_matrix, tmul33
 
 drop_stale_kernels()  # before any kernel is loaded from the cache
 
@@ -394,10 +394,7 @@ def relative_angles(R, parent, seq, tol, out):
             else:  # S = R_L^T R_k
                 s = tmul33((R[f, L, 0, 0], R[f, L, 0, 1], R[f, L, 0, 2], R[f, L, 1, 0], R[f, L, 1, 1],
                             R[f, L, 1, 2], R[f, L, 2, 0], R[f, L, 2, 1], R[f, L, 2, 2]), rk)
-            finite = True
-            for v in s:
-                finite = finite and np.isfinite(v)
-            if not finite:
+            if not finite33(s):
                 out[f, k, 0] = out[f, k, 1] = out[f, k, 2] = np.nan
                 continue
             a, b, g = sequence_angles(seq[k, 0], seq[k, 1], seq[k, 2], s, tol)
@@ -696,10 +693,7 @@ def joint_rotation_angles(angles, seq, chains, yaw, use_yaw, out_seq, tol, out):
                 M, _ = sequence_matrix(seq[k, 0], seq[k, 1], seq[k, 2], np.sin(a), np.cos(a), np.sin(b),
                                        np.cos(b), np.sin(g), np.cos(g))
                 S = mul33(S, M)
-            finite = True
-            for v in S:
-                finite = finite and np.isfinite(v)
-            if not finite:
+            if not finite33(S):
                 out[f, i, 0] = out[f, i, 1] = out[f, i, 2] = np.nan
                 continue
             x, y, z = sequence_angles(out_seq[i, 0], out_seq[i, 1], out_seq[i, 2], S, tol)
