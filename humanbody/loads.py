@@ -188,6 +188,8 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
     from .viewer.forces import vertical_axis_mapping
 
     path = Path(os.fspath(path))
+    if path.suffix.lower() == ".c3d":
+        return _read_c3d_platforms(path, mapping, loads)
     table = read_trial(path) if path.suffix.lower() in (".mot", ".sto") else _read_csv(path)
     if "time" not in table.columns:
         raise InputError("load file has no time column", path)
@@ -245,6 +247,73 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
             raise InputError(f"--load {name}=...: the file has no load {name!r} (it has {', '.join(names)})", path)
         segs[names.index(name)] = seg
     return LoadTable(time, names, force, point, moment, segs, str(path), notes)
+
+
+_LENGTH = {"mm": 1e-3, "cm": 1e-2, "m": 1.0}
+
+
+def c3d_has_platforms(path) -> bool:
+    """Whether a C3D file declares force platforms (``FORCE_PLATFORM:USED`` > 0); False when unreadable."""
+    try:
+        import ezc3d
+
+        c = ezc3d.c3d(os.fspath(path))
+        used = c["parameters"].get("FORCE_PLATFORM", {}).get("USED", {}).get("value", [0])
+        return int(np.asarray(used).ravel()[0]) > 0 if len(np.asarray(used).ravel()) else False
+    except Exception:  # noqa: BLE001 - the trial reader reports what is wrong with the file
+        return False
+
+
+def _read_c3d_platforms(path: Path, mapping, loads) -> LoadTable:
+    """Force platforms of a C3D file (types 1-4: corners, origin, calibration matrix, channel scales and
+    offsets, analog rate), by ezc3d's force-platform model, into ground axes."""
+    try:
+        import ezc3d
+    except ModuleNotFoundError:
+        raise InputError('reading C3D force platforms needs the package \'ezc3d\': pip install "humanbody[c3d]"',
+                         path) from None
+    try:
+        head = ezc3d.c3d(str(path))
+    except Exception as err:  # noqa: BLE001 - ezc3d raises plain errors for damaged files
+        raise InputError(f"cannot read the C3D file ({err})", path) from None
+    fp = head["parameters"].get("FORCE_PLATFORM", {})
+    used = int(np.asarray(fp.get("USED", {}).get("value", [0])).ravel()[0]) if fp else 0
+    if used <= 0:
+        raise InputError("the C3D file has no force platforms (FORCE_PLATFORM:USED is 0)", path)
+    types = [int(t) for t in np.asarray(fp.get("TYPE", {}).get("value", [])).ravel()[:used]]
+    bad = [t for t in types if t not in (1, 2, 3, 4)]
+    if bad:
+        raise InputError(f"force platform type {bad[0]} is not supported (types 1-4)", path)
+    try:
+        c = ezc3d.c3d(str(path), extract_forceplat_data=True)
+    except Exception as err:  # noqa: BLE001
+        raise InputError(f"cannot read the force platforms ({err})", path) from None
+    rate = float(np.asarray(head["parameters"]["ANALOG"]["RATE"]["value"]).ravel()[0])
+    point_rate = float(np.asarray(head["parameters"]["POINT"]["RATE"]["value"]).ravel()[0])
+    first = int(head["header"]["points"]["first_frame"])  # 0-based, as the marker reader's time base
+    M = np.eye(3) if mapping is None else np.asarray(mapping, dtype=float)
+    names, force, point, moment = [], [], [], []
+    for i, p in enumerate(c["data"]["platform"]):
+        pos = _LENGTH.get(str(p["unit_position"]).strip().lower(), 1e-3)
+        unit_m = str(p["unit_moment"]).strip().lower()
+        mom = _LENGTH.get(unit_m[1:] if unit_m.startswith("n") else "mm", 1e-3)
+        f = np.asarray(p["force"], dtype=float).T @ M.T
+        _finite_check(f"force of platform {i + 1}", f, path)
+        names.append(f"plate{i + 1}")
+        force.append(f)
+        point.append((np.asarray(p["center_of_pressure"], dtype=float).T * pos) @ M.T)
+        moment.append((np.asarray(p["Tz"], dtype=float).T * mom) @ M.T)
+    n = force[0].shape[0]
+    time = first / point_rate + np.arange(n) / rate
+    force, point, moment = (np.stack(a, axis=1) for a in (force, point, moment))
+    segs = [None] * len(names)
+    for name, seg in (loads or {}).items():
+        if name not in names:
+            raise InputError(f"--load {name}=...: the file has no load {name!r} (it has {', '.join(names)})", path)
+        segs[names.index(name)] = seg
+    return LoadTable(time, names, force, point, np.nan_to_num(moment), segs, str(path),
+                     [f"loads: {len(names)} force platform(s) of type {', '.join(map(str, types))} from the C3D file "
+                      f"at {rate:g} Hz"])
 
 
 def _read_csv(path: Path) -> pd.DataFrame:

@@ -153,6 +153,7 @@ def analyze_trial(
     loads: dict | None = None,
     force_threshold: float = 20.0,
     forces_cutoff_hz: float | None = None,
+    use_platforms: bool = True,
 ) -> Analysis:
     """Analyse one trial file (markers or generalized coordinates).
 
@@ -209,6 +210,9 @@ def analyze_trial(
         Vertical force (N) below which a load is zero.
     forces_cutoff_hz : float, optional
         Low-pass cut-off of the loads (Hz); default the markers' ``cutoff_hz``.
+    use_platforms : bool
+        A C3D trial with force platforms and no ``forces`` uses its own
+        platforms (default); False leaves them out.
     """
     from .io import read_trial
 
@@ -298,6 +302,12 @@ def analyze_trial(
         source=path, coords=coords, model=subject, motion=motion, markers=markers,
         calibration=calibration, tracking=tracking, messages=messages, details=details,
     )
+    if forces is None and str(path).lower().endswith(".c3d") and kind == "markers" and use_platforms:
+        from .loads import c3d_has_platforms
+
+        if c3d_has_platforms(path):
+            forces = path  # a C3D trial's own force platforms
+            messages.append("loads: the trial's own force platforms")
     if forces is not None:
         from .loads import assign_loads, condition_loads, read_loads
 

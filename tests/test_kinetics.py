@@ -205,3 +205,80 @@ def test_walk_loads_are_the_xml_feet_and_the_residual_is_small(walk_kinetics):
     assert 1.0 < peak / body_weight < 1.4
     resid = np.linalg.norm(kin[[f"lower_torso_joint_force_{a}" for a in "xyz"]].to_numpy(), axis=1)
     assert np.median(resid) < 0.1 * body_weight
+
+
+def test_c3d_force_platform_equals_the_same_load_as_a_table(tmp_path):
+    """A C3D trial's own force platform (type 2, read through ezc3d's platform model: channels, corners,
+    origin, analog rate 10x the marker rate) gives the kinetics of the same load given as a loads table."""
+    pytest.importorskip("ezc3d")
+    import ezc3d
+    from ezc3d import ezc3d as swig
+
+    from humanbody.io import read_trial
+    from humanbody.markers.axes import to_ground
+
+    root = Path(__file__).resolve().parents[1] / "data"
+    walk, _ = to_ground(read_trial(root / "sample_walk_markers.trc"), "x,-z,y")
+    names = walk.attrs["markers"]
+    n = len(walk)
+    xyz = np.stack([walk[[f"{m}_{a}" for a in "xyz"]].to_numpy() for m in names], axis=1) * 1000.0  # mm, Z up
+    c = ezc3d.c3d()
+    c["parameters"]["POINT"]["RATE"]["value"] = [100.0]
+    c["parameters"]["POINT"]["LABELS"]["value"] = tuple(names)
+    pts = np.ones((4, len(names), n))
+    pts[:3] = np.transpose(np.nan_to_num(xyz), (2, 1, 0))
+    c["data"]["points"] = pts
+    c.add_parameter("POINT", "UNITS", "mm")
+    c["parameters"]["ANALOG"]["RATE"]["value"] = [1000.0]
+    c["parameters"]["ANALOG"]["LABELS"]["value"] = ("Fx", "Fy", "Fz", "Mx", "My", "Mz")
+    c["parameters"]["ANALOG"]["UNITS"]["value"] = ["N", "N", "N", "Nmm", "Nmm", "Nmm"]
+    c["parameters"]["ANALOG"]["SCALE"]["value"] = [1.0] * 6
+    c["parameters"]["ANALOG"]["OFFSET"]["value"] = [0] * 6
+    cop = np.array([2500.0, -100.0])  # mm, under the walkway
+    an = np.zeros((1, 6, n * 10))
+    an[0, 0], an[0, 2] = 40.0, 700.0
+    centre = np.array([2500.0, 0.0])  # the plate's centre (its corners'), where its origin is
+    x_cp, y_cp = cop - centre
+    # moments about the plate origin of 700 N down and 40 N forward at the centre of pressure, no free moment
+    an[0, 3], an[0, 4], an[0, 5] = y_cp * 700.0, -x_cp * 700.0, -y_cp * 40.0
+    c["data"]["analogs"] = an
+
+    def int_param(name, values, shape=None):
+        p = swig.Parameter(name, "")
+        vec = swig.VecInt([int(v) for v in values])
+        p.set(vec) if shape is None else p.set(vec, swig.VecUInt(list(shape)))
+        c._storage["parameters"].add_parameter("FORCE_PLATFORM", p)
+
+    c.add_parameter("FORCE_PLATFORM", "USED", 1)
+    int_param("TYPE", [2])
+    int_param("ZERO", [1, 0])
+    c.add_parameter("FORCE_PLATFORM", "CORNERS", [[[6000.0], [-1000.0], [-1000.0], [6000.0]],
+                                                  [[1000.0], [1000.0], [-1000.0], [-1000.0]], [[0.0]] * 4])
+    c.add_parameter("FORCE_PLATFORM", "ORIGIN", [[0.0], [0.0], [0.0]])
+    int_param("CHANNEL", [1, 2, 3, 4, 5, 6], (6, 1))
+    trial = tmp_path / "walk.c3d"
+    c.write(str(trial))
+    t = np.arange(0.0, n / 100.0 + 0.05, 0.01)
+    table = pd.DataFrame({"time": t, "L_force_x": 40.0 + 0 * t, "L_force_y": 0 * t, "L_force_z": 700.0 + 0 * t,
+                          "L_point_x": cop[0] / 1000 + 0 * t, "L_point_y": cop[1] / 1000 + 0 * t, "L_point_z": 0 * t})
+    table.to_csv(tmp_path / "loads.csv", index=False)
+    from _io_samples import write_c3d
+
+    st, _ = to_ground(read_trial(root / "sample_static.trc"), "x,-z,y")
+    st_names = st.attrs["markers"]
+    st_xyz = np.stack([st[[f"{m}_{a}" for a in "xyz"]].to_numpy() for m in st_names], axis=1) * 1000.0
+    static_c3d = write_c3d(tmp_path / "static.c3d", np.nan_to_num(st_xyz), st_names)  # the same lab: Z up
+    from_c3d = hb.analyze_trial(trial, static=static_c3d, axes="x,y,z", loads={"plate1": "right_foot"})
+    static = root / "sample_static.trc"
+    assert any("1 force platform(s) of type 2" in m for m in from_c3d.messages)
+    walk_trc = hb.analyze_trial(root / "sample_walk_markers.trc", static=static, forces=tmp_path / "loads.csv",
+                                loads={"L": "right_foot"})
+    a, b = from_c3d.kinetics, walk_trc.kinetics
+    for col in ("right_ankle_dorsiflexion_moment_Nm_per_kg", "right_knee_flexion_moment_Nm_per_kg",
+                "right_grf_z_N_per_kg", "lower_torso_joint_force_z"):
+        np.testing.assert_allclose(a[col].to_numpy(), b[col].to_numpy(), rtol=1e-3, atol=2e-3 * np.abs(b[col]).max())
+    # a platform type the library does not model is one clear error
+    c["parameters"]["FORCE_PLATFORM"]["TYPE"]["value"] = [5]
+    c.write(str(tmp_path / "type5.c3d"))
+    with pytest.raises(InputError, match="force platform type 5 is not supported"):
+        hb.analyze_trial(tmp_path / "type5.c3d", static=static_c3d, axes="x,y,z")
