@@ -23,11 +23,25 @@ PEAKS = {
 }
 
 
+_INDEX: dict = {}
+
+
 def _curve(cycles: pd.DataFrame, side: str, variable: str):
-    g = cycles[(cycles["side"] == side) & (cycles["variable"] == variable)]
-    if not len(g):
+    """Percent and mean of one variable's curve, or (None, None).
+
+    The rows of every (side, variable) are found once per cycles table (a
+    study's tables have tens of thousands of rows) and kept for the table's
+    next look-ups.
+    """
+    key = id(cycles)
+    if _INDEX.get("key") != key or _INDEX.get("table") is not cycles:
+        groups = cycles.groupby(["side", "variable"], sort=False).indices if len(cycles) else {}
+        _INDEX.clear()
+        _INDEX.update(key=key, table=cycles, groups=groups)
+    rows = _INDEX["groups"].get((side, variable))
+    if rows is None or not len(rows):
         return None, None
-    return g["percent"].to_numpy(dtype=float), g["mean"].to_numpy(dtype=float)
+    return (cycles["percent"].to_numpy(dtype=float)[rows], cycles["mean"].to_numpy(dtype=float)[rows])
 
 
 def angle_peaks(cycles: pd.DataFrame, params: pd.DataFrame) -> dict:

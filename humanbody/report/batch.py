@@ -173,8 +173,17 @@ class _Progress:
 
 # ------------------------------------------------------------------ local process pool
 def _worker_init() -> None:
-    """Local workers ignore Ctrl-C: the driver alone decides to stop, then stops them."""
+    """Local workers ignore Ctrl-C: the driver alone decides to stop, then stops them.
+
+    A worker's idle OpenMP threads sleep instead of spinning (unless the
+    user chose a policy): two workers on two cores would otherwise take each
+    other's core between parallel kernels.  Set here, before the worker
+    runs its first kernel (which starts OpenMP).
+    """
+    import os
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def _pool_context():
