@@ -114,8 +114,11 @@ def test_tracking_quality_on_walk(tracked):
     assert cal.markerset.name == "gait2392"
     assert 1.70 < cal.height < 1.85
     assert np.isfinite(coords.drop(columns="time").to_numpy()).all()
-    for seg in ("lower_torso", "right_lower_leg", "left_lower_leg", "right_foot", "left_foot"):
+    for seg in ("right_lower_leg", "left_lower_leg", "right_foot", "left_foot"):
         assert np.median(tr.residuals[seg]) < 0.005, seg
+    # the pelvis residual includes the two hip centres its thighs see (child_joints): skin motion of
+    # the thigh clusters adds to it
+    assert np.median(tr.residuals["lower_torso"]) < 0.010
     # static pose: legs nearly straight, knee and hip flexion within 10 degrees
     for seg in ("right_upper_leg", "left_upper_leg", "right_lower_leg", "left_lower_leg"):
         assert abs(np.degrees(cal.static_angles[seg][0])) < 10, seg

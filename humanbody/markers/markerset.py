@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import InputError
-from ..segments import SEGMENT_NAMES
+from ..segments import PARENTS, SEGMENT_NAMES
 
 __all__ = [
     "MarkerSet",
@@ -66,6 +66,12 @@ class SegmentSpec:
     use_joint : bool
         Add the proximal joint centre, carried by the tracked parent, to the
         cluster as a virtual marker.
+    child_joints : tuple of str
+        Child segments whose distal-side joint centres (their origins O_c, as
+        each child's own cluster sees them) join this cluster as virtual
+        markers at their model offsets xi_c: the segment and its children
+        then share those joint centres in the least-squares sense, as in a
+        joint-constrained global fit (Lu and O'Connor 1999).
     origin : str
         Point that is the segment origin O_k (proximal joint centre).
     primary, secondary : dict
@@ -84,6 +90,7 @@ class SegmentSpec:
     rule: str = "cluster"
     markers: tuple = ()
     use_joint: bool = False
+    child_joints: tuple = ()
     origin: str | None = None
     primary: Mapping[str, Any] | None = None
     secondary: Mapping[str, Any] | None = None
@@ -235,6 +242,7 @@ def _parse(data: Mapping, source: str) -> MarkerSet:
             rule=rule,
             markers=tuple(s.get("markers", ())),
             use_joint=bool(s.get("use_joint", False)),
+            child_joints=tuple(s.get("child_joints", ())),
             origin=s.get("origin"),
             primary=s.get("primary"),
             secondary=s.get("secondary"),
@@ -277,6 +285,10 @@ def _check_segment(spec: SegmentSpec, points: Mapping) -> None:
             raise InputError(f"segment {n!r}: primary and secondary axes must differ")
         if len(spec.markers) + spec.use_joint < 3:
             raise InputError(f"segment {n!r}: a cluster needs at least three points")
+        k = SEGMENT_NAMES.index(n)
+        for c in spec.child_joints:
+            if c not in SEGMENT_NAMES or PARENTS[SEGMENT_NAMES.index(c)] != k + 1:
+                raise InputError(f"segment {n!r}: child_joints names {c!r}, which is not a child of {n!r}")
     elif spec.rule == "slerp":
         if len(spec.between) != 2 or any(b not in SEGMENT_NAMES for b in spec.between):
             raise InputError(f"segment {n!r}: slerp needs 'between' = two segment names")

@@ -318,10 +318,12 @@ class _Tracker:
             loc.append(np.zeros(3))
             extra = np.ascontiguousarray(self.joint_point(seg))
         cols = self._columns(names)
-        if loc and cols is not None and len(loc) <= 62:  # read the markers where they are
+        if loc and spec.child_joints:
+            rms, count, ok = self._fit_with_children(spec, names, loc, extra, R, O)
+        elif loc and cols is not None and len(loc) <= 62:  # read the markers where they are
             _, _, rms, count, ok = _fit_columns(np.array(loc), self.table, cols, extra, R, O)
         elif loc:
-            meas = [self.markers[m] if m in self.markers else np.full((self.n, 3), np.nan) for m in names]
+            meas = [self._marker(m) for m in names]
             if len(extra):
                 meas.append(extra)
             R[...], O[...], rms, count, ok = fit_rigid(np.array(loc), np.stack(meas, axis=1))
@@ -341,6 +343,33 @@ class _Tracker:
             self.status[seg][idx[good]] = STATUS.index("fallback")
         return R, O
 
+    def _marker(self, name):
+        return self.markers[name] if name in self.markers else np.full((self.n, 3), np.nan)
+
+    def _fit_with_children(self, spec, names, loc, extra, R, O):
+        """Cluster fit joined by the children's joint centres (``child_joints``), unit weight each.
+
+        Each child's joint centre O_c is where the child's own cluster (its
+        markers alone, without any parent point) puts its origin; it joins
+        this segment's cluster at the model offset xi_c.  A child frame whose
+        cluster cannot be fitted leaves that point out (NaN is ignored).
+        """
+        meas = [self._marker(m) for m in names]
+        if len(extra):
+            meas.append(extra)
+        for child in spec.child_joints:
+            c = SEGMENT_NAMES.index(child)
+            clocal = self.cal.local.get(child, {})
+            cnames = [m for m in self.ms.segments[child].markers if m in clocal]
+            if len(cnames) < 3:
+                raise InputError(f"marker set {self.ms.name!r}: segment {spec.name!r} uses the joint of "
+                                 f"{child!r}, whose cluster has fewer than three markers")
+            _, origin, _, _, _ = fit_rigid(np.array([clocal[m] for m in cnames]),
+                                          np.stack([self._marker(m) for m in cnames], axis=1))
+            loc.append(np.asarray(self.cal.model.joint[c], dtype=float))
+            meas.append(origin)
+        R[...], O[...], rms, count, ok = fit_rigid(np.array(loc), np.stack(meas, axis=1))
+        return rms, count, ok
 
     def _columns(self, names):
         """First table column of each marker (-1: absent), or None when some marker's columns are not adjacent."""
