@@ -282,3 +282,52 @@ def test_c3d_force_platform_equals_the_same_load_as_a_table(tmp_path):
     c.write(str(tmp_path / "type5.c3d"))
     with pytest.raises(InputError, match="force platform type 5 is not supported"):
         hb.analyze_trial(tmp_path / "type5.c3d", static=static_c3d, axes="x,y,z")
+
+
+# ------------------------------------------------------------------ automatic assignment
+def _standing(frames=4):
+    model = hb.BodyModel.default(mass=75.0, height=1.75)
+    q = hb.coordinate_columns(model)
+    cols = ["time", *q, *(c + "_dot" for c in q), *(c + "_ddot" for c in q)]  # standing still: exact zero rates
+    coords = pd.DataFrame(0.0, index=range(frames), columns=cols)
+    coords["time"] = np.arange(frames) / 100.0
+    coords["lower_torso_z"] = 1.0
+    return model, hb.compute(model, coords)
+
+
+def _plate_loads(names, cops, fz=400.0):
+    """Vertical loads of ``fz`` N at the given centres of pressure, (L, 3) each, every frame."""
+    cop = np.array(cops, dtype=float)
+    F = 4
+    force = np.zeros((F, len(names), 3))
+    force[..., 2] = fz
+    point = np.broadcast_to(cop, (F, len(names), 3)).copy()
+    return FrameLoads(list(names), force, np.cross(point, force), point)
+
+
+def test_automatic_assignment_nearest_foot_two_feet_and_two_plates():
+    model, res = _standing()
+    right, left = model.names.index("right_foot"), model.names.index("left_foot")
+    ahead = res.R[0, right, :, 0] * 0.05  # 5 cm along the foot from the ankle
+    r_cop, l_cop = res.joint[0, right] + ahead, res.joint[0, left] + ahead
+    r_cop[2] = l_cop[2] = 0.0
+    mid = 0.5 * (r_cop + l_cop)
+    # a plate under each foot, and one between them with both feet on it
+    loads = assign_loads(_plate_loads(["A", "B", "C"], [r_cop, l_cop, mid]), [None, None, None], model, res)
+    assert (loads.body[:, 0] == right).all() and (loads.body[:, 1] == left).all()
+    assert (loads.body[:, 2] == -2).all()
+    assert any("C -> nearest foot" in n and "both feet on it in 4 frame(s)" in n for n in loads.notes)
+    block = kinetic_block(model, res, loads)
+    assert np.isnan(block[:, kinetic_columns(model).index("right_grf_z_N_per_kg")]).all()
+    # one foot on two plates: the two loads are summed on it
+    two = assign_loads(_plate_loads(["A", "D"], [r_cop, r_cop + [0.03, 0.0, 0.0]]), [None, None], model, res)
+    assert (two.body == right).all()
+    one = FrameLoads(["AD"], two.force.sum(axis=1, keepdims=True), two.moment_o.sum(axis=1, keepdims=True),
+                     two.cop[:, :1], body=np.full((4, 1), right))
+    np.testing.assert_allclose(joint_loads(model, res, two).joint_moment, joint_loads(model, res, one).joint_moment,
+                               rtol=1e-12, atol=1e-9)
+    grf = kinetic_block(model, res, two)[:, kinetic_columns(model).index("right_grf_z_N_per_kg")]
+    np.testing.assert_allclose(grf, 800.0 / model.total_mass)
+    # a plate far from both feet is left unused, and said so
+    far = assign_loads(_plate_loads(["E"], [r_cop + [1.0, 0.0, 0.0]]), [None], model, res)
+    assert (far.body == -1).all() and "no foot near it in 4 loaded frame(s)" in far.notes[-1]
