@@ -21,9 +21,10 @@ z up; docs/conventions.md):
   farther from the midline is the lateral one; a lone one is taken as
   lateral (Plug-in Gait's convention) and reported;
 * neighbourhood: a marker whose name the vocabulary does not know is put on
-  the segment of its nearest named marker when that is within
-  :data:`NEIGHBOUR_M` (a tracking marker only, never a joint landmark) and
-  reported; unlabeled trajectories (``*152``) are left out.
+  the segment of its nearest named marker (joint markers such as knee or
+  ankle markers, which sit between two segments, excepted) when that is
+  within :data:`NEIGHBOUR_M` (a tracking marker only, never a joint
+  landmark) and reported; unlabeled trajectories (``*152``) are left out.
 
 The drafted set is then loaded with :func:`~humanbody.markers.markerset.load_markerset`
 rules and calibrated on the same static trial, so a draft that is returned
@@ -56,6 +57,8 @@ STATIC_EXCURSION_M = 0.15
 _ANCHORS = (("head", 0.95), ("acromion", 0.818), ("asis", 0.55))
 _UNLABELED = re.compile(r"^\*|^(unlabel+ed|unnamed|unknown|marker|traj|c3d|m)[_ ]?\d*$", re.I)
 _BASE = {"lower_torso", "upper_torso", "head"}  # segments with no side
+#: Landmarks at a joint, between two segments: no guide for a neighbour's segment.
+_JOINT_MARKS = ("knee", "ankle", "elbow", "wrist", "acromion", "trochanter")
 
 
 @dataclass
@@ -327,7 +330,7 @@ def _pair_lateral_medial(guesses, midline: float) -> None:
 def _neighbours(guesses, midline: float) -> None:
     """Markers the vocabulary does not know: the segment of the nearest named marker, if close."""
     marks, _ = vocabulary()
-    named = [g for g in guesses if g.role is not None and g.how != "unused"]
+    named = [g for g in guesses if g.role is not None and g.how != "unused" and g.role not in _JOINT_MARKS]
     for g in guesses:
         if g.role is not None or g.how == "unused" or not named:
             continue
