@@ -103,9 +103,21 @@ SUFFIX = _sides({
     "{S}.Wrist.Med": "wrist_med_{s}", "{S}.Wrist.Lat": "wrist_lat_{s}", "{S}.Temple": "temple_{s}",
     "Top.Head": "head_top",
 })
+#: Plug-in Gait full body: C7/T10/CLAV/STRN thorax, four head markers, medial knee and ankle markers
+#: (KNEM, ANKM) in the standing trial only, forearm, back and finger markers.
+PIG_FULL = _sides({
+    "R.ASIS": "RASI", "L.ASIS": "LASI", "{S}.PSIS": "{S}PSI",
+    "{S}.Thigh.Upper": "{S}THI", "{S}.Thigh.Front": "{S}THI2", "{S}.Knee.Lat": "{S}KNE", "{S}.Knee.Med": "{S}KNEM",
+    "{S}.Shank.Upper": "{S}TIB", "{S}.Shank.Rear": "{S}TIB2", "{S}.Ankle.Lat": "{S}ANK", "{S}.Ankle.Med": "{S}ANKM",
+    "{S}.Heel": "{S}HEE", "{S}.Toe.Tip": "{S}TOE", "{S}.Toe.Lat": "{S}MT5",
+    "C7": "C7", "T10": "T10", "CLAV": "CLAV", "Sternum": "STRN", "RBAK": "RBAK", "{S}.Acromium": "{S}SHO",
+    "{S}.Bicep": "{S}UPA", "{S}.Elbow": "{S}ELB", "{S}.Forearm": "{S}FRA", "{S}.Wrist.Med": "{S}WRB",
+    "{S}.Wrist.Lat": "{S}WRA", "{S}.Finger": "{S}FIN", "{S}.Temple": "{S}FHD", "{S}.BackHead": "{S}BHD",
+})
 #: Markers only in the standing trial, per lab (the others are in the walk too).
-STATIC_ONLY = {"pig": (), "spelled": msm.STATIC_ONLY, "bones": msm.STATIC_ONLY, "suffix": msm.STATIC_ONLY}
-LABS = {"pig": PIG, "spelled": SPELLED, "bones": BONES, "suffix": SUFFIX}
+STATIC_ONLY = {"pig": (), "spelled": msm.STATIC_ONLY, "bones": msm.STATIC_ONLY, "suffix": msm.STATIC_ONLY,
+               "pig_full": ("R.Knee.Med", "L.Knee.Med", "R.Ankle.Med", "L.Ankle.Med")}
+LABS = {"pig": PIG, "spelled": SPELLED, "bones": BONES, "suffix": SUFFIX, "pig_full": PIG_FULL}
 
 
 @pytest.fixture(scope="module")
@@ -115,11 +127,30 @@ def model():
 
 @pytest.fixture(scope="module")
 def layout(model):
-    """The gait2392 layout plus a PSIS pair either side of the sacral marker (same mid-point)."""
+    """The gait2392 layout plus Plug-in Gait's extra markers.
+
+    A PSIS pair either side of the sacral marker (same mid-point, so the
+    same hip centres); C7, T10 and CLAV placed so that Plug-in Gait's thorax
+    frame is parallel to ground in the standing pose, as the other frames;
+    back-of-head markers behind the temples; a forearm, a finger and an
+    asymmetric back marker.
+    """
     lay = dict(msm.marker_layout(model))
     seg, sacral = lay["V.Sacral"]
     lay["R.PSIS"] = (seg, sacral + [0.0, -0.045, 0.0])
     lay["L.PSIS"] = (seg, sacral + [0.0, 0.045, 0.0])
+    seg, sternum = lay["Sternum"]
+    neck = model.joint[model.names.index("neck")]  # lower neck from the thorax origin
+    lay["T10"] = (seg, sternum * [-1.0, 1.0, 1.0])
+    lay["C7"] = (seg, neck + [-0.08, 0.0, 0.0])
+    lay["CLAV"] = (seg, neck + [0.08, 0.0, 0.0])
+    lay["RBAK"] = (seg, sternum * [-1.0, 1.0, 1.5] + [0.0, -0.08, 0.0])
+    for s, side in (("R", "right"), ("L", "left")):
+        seg, temple = lay[f"{s}.Temple"]
+        lay[f"{s}.BackHead"] = (seg, temple * [-1.0, 1.0, 1.0])
+        Lw = model.segment_meta[model.names.index(f"{side}_lower_arm")]["length"]
+        lay[f"{s}.Forearm"] = (f"{side}_lower_arm", np.array([0.0, (-1.0 if s == "R" else 1.0) * 0.03, -0.5 * Lw]))
+        lay[f"{s}.Finger"] = (f"{side}_hand", np.array([0.0, 0.0, -0.08]))
     return lay
 
 
@@ -215,7 +246,36 @@ def test_drafted_set_maps_every_marker_and_tracks_the_true_angles(lab, tmp_path,
     for seg in ("right_upper_arm", "left_lower_arm", "head"):  # (the trunk's slerp rule is not the sample's trunk)
         col = f"{seg}_alpha"
         assert _rms_deg(an.coords[col], reference[col]) < 0.05, col
-    assert an.calibration.height == pytest.approx(1.75, abs=0.01)
+    if lab != "pig_full":  # (no top-of-head marker there: height from the head markers + 0.12 m)
+        assert an.calibration.height == pytest.approx(1.75, abs=0.01)
+
+
+def test_lower_body_set_estimates_the_upper_body_and_asks_for_height(tmp_path, trials, reference, capsys):
+    """Pelvis and legs only: trunk, head and arms ride rigidly, placed by the default model; legs exact."""
+    lower = {g: n for g, n in SUFFIX.items() if not any(k in g for k in ("Sternum", "Acromium", "Bicep", "Elbow",
+                                                                          "Wrist", "Temple", "Top.Head"))}
+    (ts, st), (tw, wk) = trials
+    msm.write_trc(tmp_path / "low_static.trc", ts, {n: st[g] for g, n in lower.items()}, 100.0)
+    msm.write_trc(tmp_path / "low_walk.trc", tw, {n: wk[g] for g, n in lower.items() if g not in msm.STATIC_ONLY},
+                  100.0)
+    assert _init(tmp_path / "low_static.trc", tmp_path / "low.toml", "--height", "1.75") == 0
+    err = capsys.readouterr().err
+    assert "--height M" in err.splitlines()[-1] and "give --height when analysing" in err
+    ms = load_markerset(tmp_path / "low.toml")
+    assert {s: ms.segments[s].rule for s in ("upper_torso", "head", "right_upper_arm", "left_hand")} == {
+        "upper_torso": "rigid", "head": "rigid", "right_upper_arm": "rigid", "left_hand": "rigid"}
+    with pytest.raises(InputError, match="give height"):
+        analyze_trial(tmp_path / "low_walk.trc", static=tmp_path / "low_static.trc", markerset=tmp_path / "low.toml")
+    an = analyze_trial(tmp_path / "low_walk.trc", static=tmp_path / "low_static.trc", markerset=tmp_path / "low.toml",
+                       mass=75.0, height=1.75, cutoff_hz=None)
+    for seg in LEGS + ["lower_torso"]:
+        for q in ("alpha", "beta", "gamma"):
+            assert _rms_deg(an.coords[f"{seg}_{q}"], reference[f"{seg}_{q}"]) < 0.05
+    # joints with no marker are the default model's for the height given (arms hanging), to the 0.1 mm written
+    model = hb.BodyModel.default(mass=75.0, height=1.75)
+    for seg in ("upper_torso", "neck", "right_upper_arm", "left_lower_arm", "right_hand"):
+        k = model.names.index(seg)
+        np.testing.assert_allclose(an.calibration.model.joint[k], model.joint[k], atol=1e-4, err_msg=seg)
 
 
 def test_side_labels_contradicted_by_position_are_caught(tmp_path, trials, reference):

@@ -70,6 +70,8 @@ class _Out:
     required: list = field(default_factory=list)
     checks: list = field(default_factory=list)
     rules: list = field(default_factory=list)
+    estimated: list = field(default_factory=list)   # joint points with no marker
+    rigid: list = field(default_factory=list)       # segments moving with another
 
     def point(self, name, rule, *comment):
         self.points[name] = (rule, [c for c in comment if c])
@@ -123,9 +125,15 @@ def _estimate(out: _Out, seg: str, xi: np.ndarray, frame: str) -> None:
     k = SEGMENT_NAMES.index(seg)
     parent = SEGMENT_NAMES[PARENTS[k] - 1]
     off = [round(float(v), 4) for v in xi[k]]
+    out.estimated.append(ORIGIN[seg])
     out.point(ORIGIN[seg], {"from": ORIGIN[parent], "offset": off, "frame": frame},
-              out.check(f"{ORIGIN[seg]} has no marker: placed {off} m from {ORIGIN[parent]} by the default model "
-                        f"scaled to the subject's height"))
+              f"CHECK: no marker: {off} m from {ORIGIN[parent]} (default model scaled to the subject's height).")
+
+
+def _rigid(out: _Out, seg: str, to: str, why: str, **extra) -> None:
+    """A segment with too few markers moves with ``to`` (static relative pose)."""
+    out.rigid.append(seg)
+    out.segment(seg, {"rule": "rigid", "to": to, "origin": ORIGIN[seg], **extra}, f"CHECK: {why}: moves with {to}.")
 
 
 def plan(guesses, height: float, midline: float, name: str, source: str, widths=None,
@@ -150,8 +158,15 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
         _arm(mk, out, side, xi, widths, marker_radius)
     floor = [m for r in ("heel", "toe", "mt1", "mt5", "midfoot") for m in mk(r)]
     out.params["height_floor"] = (floor, "lowest of these is the floor for the height estimate")
+    first = []
     if not has_top:
-        out.check("no head markers: the subject's height cannot be estimated; give --height when analysing")
+        first.append("no head markers: the subject's height cannot be estimated; give --height when analysing")
+    if out.estimated:
+        first.append(f"joints with no marker, placed from their parent joint by the default model scaled to "
+                     f"{height:.2f} m: {', '.join(out.estimated)}")
+    if out.rigid:
+        first.append(f"segments with too few markers, moving rigidly with their parent: {', '.join(out.rigid)}")
+    out.checks[:0] = first
     _rename_points(out, [g.name for g in guesses])
     text = _text(out, guesses, name, source)
     return Plan(text=text, checks=out.checks, rules=out.rules, height_rule=has_top)
@@ -339,18 +354,19 @@ def _trunk(mk, out: _Out, xi) -> None:
     else:
         primary = {"axis": "z", "ground": [0.0, 0.0, 1.0]}
         secondary = {"axis": "x", "ground": [1.0, 0.0, 0.0]}
-        how, cluster = "thorax axes = ground axes in the standing trial (CHECK)", thorax + ra[:1] + la[:1]
-        out.check("thorax frame taken parallel to the lab's ground axes in the standing trial (subject facing +x)")
+        how, cluster = "thorax axes = ground axes in the standing trial", thorax + ra[:1] + la[:1]
     if len(cluster) >= 3:
+        if "ground" in secondary:
+            out.check("thorax frame taken parallel to the lab's ground axes in the standing trial (subject facing +x)")
         out.need(*cluster)
         out.segment("upper_torso", {"markers": cluster, "origin": "thoracic", "primary": primary,
                                     "secondary": secondary, "distal": "lower_neck"}, how + ".")
-        out.rules.append(f"trunk: {how[0].lower() + how[1:]}")
+        out.rules.append(f"trunk: {how}")
     else:
-        out.segment("upper_torso", {"rule": "rigid", "to": "lower_torso", "origin": "thoracic",
-                                    "distal": "lower_neck"},
-                    out.check("fewer than three thorax markers: the thorax moves rigidly with the pelvis"))
-        out.rules.append("trunk: too few thorax markers, thorax rigid with the pelvis")
+        _rigid(out, "middle_torso", "lower_torso", "fewer than three thorax markers", distal="thoracic")
+        _rigid(out, "upper_torso", "middle_torso", "fewer than three thorax markers", distal="lower_neck")
+        out.rules.append("trunk: too few thorax markers, trunk rigid with the pelvis")
+        return
     out.segment("middle_torso", {"rule": "slerp", "between": ["lower_torso", "upper_torso"], "fraction": 0.5,
                                  "origin": "lumbar", "distal": "thoracic"})
 
@@ -395,13 +411,13 @@ def _head(mk, out: _Out, xi) -> bool:
         if top:
             table["length"] = ["upper_neck", top[0]]
         out.segment("head", table, how[0].upper() + how[1:] + ".")
+        out.segment("neck", {"rule": "slerp", "between": ["upper_torso", "head"], "fraction": 0.5,
+                             "origin": "lower_neck", "distal": "upper_neck"})
         out.rules.append(f"head: {how}")
     else:
-        out.segment("head", {"rule": "rigid", "to": "upper_torso", "origin": "upper_neck"},
-                    out.check("fewer than three head markers: the head moves rigidly with the thorax"))
-        out.rules.append("head: too few head markers, head rigid with the thorax")
-    out.segment("neck", {"rule": "slerp", "between": ["upper_torso", "head"], "fraction": 0.5,
-                         "origin": "lower_neck", "distal": "upper_neck"})
+        _rigid(out, "neck", "upper_torso", "fewer than three head markers", distal="upper_neck")
+        _rigid(out, "head", "neck", "fewer than three head markers")
+        out.rules.append("head: too few head markers, head and neck rigid with the thorax")
     if top:
         out.params["height_top"] = (top[0], "height = top-of-head marker - lowest foot marker")
         out.params["height_offset"] = (0.0, "m")
@@ -429,9 +445,9 @@ def _arm(mk, out: _Out, s: str, xi, widths, radius) -> None:
         out.point(el, {"mean": elbows[:2]}, "Midpoint of the two elbow (epicondyle) markers.")
         how.append("elbow midpoint of the epicondyles")
     elif elbows:  # arms are often held out in the standing trial: no fixed medial direction to offset along
-        out.point(el, {"mean": elbows[:1]}, out.check(
-            f"one {s} elbow marker ({elbows[0]}) is taken as the elbow centre (off by about half the elbow "
-            "width along the flexion axis); add a medial marker to the standing trial for a better centre"))
+        out.check("a lone elbow marker is taken as the elbow centre (off by about half the elbow width along "
+                  "the flexion axis); a medial elbow marker in the standing trial gives a better centre")
+        out.point(el, {"mean": elbows[:1]}, f"CHECK: the lone {s} elbow marker taken as the elbow centre.")
         how.append("elbow at its one marker")
     else:
         _estimate(out, f"{s}_lower_arm", xi, "upper_torso")
@@ -445,16 +461,14 @@ def _arm(mk, out: _Out, s: str, xi, widths, radius) -> None:
                                        "primary": {"axis": "z", "from": el, "to": sh},
                                        "secondary": {"axis": "x", "like": "upper_torso:x"}, "distal": el})
     else:
-        out.segment(f"{s}_upper_arm", {"rule": "rigid", "to": "upper_torso", "origin": sh, "distal": el},
-                    out.check(f"too few {s} upper-arm markers: the {s} upper arm moves rigidly with the thorax"))
+        _rigid(out, f"{s}_upper_arm", "upper_torso", "fewer than two upper-arm markers", distal=el)
     lower = fa + wrists + mk.on(f"{s}_lower_arm")
     if len(lower) >= 2:
         out.segment(f"{s}_lower_arm", {"markers": lower, "use_joint": True, "origin": el,
                                        "primary": {"axis": "z", "from": wr, "to": el},
                                        "secondary": {"axis": "y", "like": f"{s}_upper_arm:y"}, "distal": wr})
     else:
-        out.segment(f"{s}_lower_arm", {"rule": "rigid", "to": f"{s}_upper_arm", "origin": el, "distal": wr},
-                    out.check(f"too few {s} forearm markers: the {s} forearm moves rigidly with the upper arm"))
+        _rigid(out, f"{s}_lower_arm", f"{s}_upper_arm", "fewer than two forearm markers", distal=wr)
     hand = hand + mk.on(f"{s}_hand")
     if len(hand) >= 2:
         out.point(f"{s}_hand_centre", {"mean": hand})
@@ -463,8 +477,7 @@ def _arm(mk, out: _Out, s: str, xi, widths, radius) -> None:
                                   "secondary": {"axis": "y", "like": f"{s}_lower_arm:y"}})
     else:
         out.segment(f"{s}_hand", {"rule": "rigid", "to": f"{s}_lower_arm", "origin": wr},
-                    "No hand markers to fit: the hand moves rigidly with the forearm." if not hand else
-                    out.check(f"one {s} hand marker is not enough for a frame: the hand moves with the forearm"))
+                    "Fewer than two hand markers: the hand moves rigidly with the forearm (usual).")
     if how:
         out.rules.append(f"{s} arm: " + "; ".join(how))
 
