@@ -30,8 +30,6 @@ back (left); feet flat in the standing trial.
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -167,8 +165,10 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
     if out.rigid:
         first.append(f"segments with too few markers, moving rigidly with their parent: {', '.join(out.rigid)}")
     out.checks[:0] = first
-    _rename_points(out, [g.name for g in guesses])
-    text = _text(out, guesses, name, source)
+    from .draft_text import rename_points, toml_text
+
+    rename_points(out, [g.name for g in guesses])
+    text = toml_text(out, guesses, name, source)
     return Plan(text=text, checks=out.checks, rules=out.rules, height_rule=has_top)
 
 
@@ -382,7 +382,8 @@ def _head(mk, out: _Out, xi) -> bool:
     front = [m for m in rest if "front" in role[m].modifiers]
     back = [m for m in rest if "back" in role[m].modifiers]
     if hm:
-        out.point("head_centre", {"mean": hm})
+        if not top:
+            out.point("head_centre", {"mean": hm})
         end = top[0] if top else "head_centre"
         out.point("upper_neck", {"between": ["lower_neck", end], "fraction": 0.5},
                   f"Halfway from the lower neck to {'the top-of-head marker' if top else 'the head markers'}.")
@@ -480,90 +481,3 @@ def _arm(mk, out: _Out, s: str, xi, widths, radius) -> None:
                     "Fewer than two hand markers: the hand moves rigidly with the forearm (usual).")
     if how:
         out.rules.append(f"{s} arm: " + "; ".join(how))
-
-
-def _rename_points(out: _Out, marker_names) -> None:
-    """Give a point whose name a marker also has (after case and punctuation) a ``_point`` suffix."""
-    from .markerset import _norm
-
-    taken = {_norm(n) for n in marker_names}
-    new = {p: p + "_point" for p in out.points if _norm(p) in taken}
-    if not new:
-        return
-
-    def sub(v):
-        if isinstance(v, str):
-            return new.get(v, v)
-        if isinstance(v, list):
-            return [sub(x) for x in v]
-        if isinstance(v, dict):
-            return {k: sub(x) for k, x in v.items()}
-        return v
-
-    out.points = {new.get(p, p): (sub(r), c) for p, (r, c) in out.points.items()}
-    out.segments = {s: (sub(t), c) for s, (t, c) in out.segments.items()}
-    out.params = {k: (sub(v), c) for k, (v, c) in out.params.items()}
-
-
-# ------------------------------------------------------------------ TOML text
-def _val(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float, np.floating)):
-        text = repr(round(float(v), 6))
-        return text
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_val(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{_key(k)} = {_val(x)}" for k, x in v.items()) + " }"
-    raise TypeError(f"cannot write {type(v).__name__} in TOML")
-
-
-def _key(k: str) -> str:
-    return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k)
-
-
-def _comment(lines) -> list[str]:
-    return [f"# {c}" for c in lines]
-
-
-def _text(out: _Out, guesses, name: str, source: str) -> str:
-    w = max([len(g.name) for g in guesses] + [8])
-    lines = [f"# Marker set drafted by `humanbody markerset init` from {source or 'a standing trial'}.",
-             "# Layout and rules: docs/markersets.md.  Lines marked CHECK are guesses: confirm or edit",
-             "# them before trusting the results, then analyse with --markerset THIS_FILE.", "#"]
-    if out.checks:
-        lines.append("# What to check:")
-        lines += [f"#   - {c}" for c in out.checks]
-        lines.append("#")
-    lines.append("# Markers (name in the trial: segment, landmark, how it was read):")
-    for g in guesses:
-        if g.used:
-            what = f"{g.segment}, {g.role}" + (f" ({', '.join(sorted(g.modifiers))})" if g.modifiers else "")
-        else:
-            what = "unused"
-        note = f"  CHECK: {'; '.join(g.notes)}" if g.notes else ""
-        lines.append(f"#   {g.name:<{w}}  {what}; {g.how}{note}")
-    lines += ["", f"name = {_val(name)}",
-              f"description = {_val('drafted from ' + (source.rsplit('/', 1)[-1] if source else 'a standing trial'))}",
-              "", "# Markers every motion trial must contain (static-only markers are left out).",
-              f"required = {_val(out.required)}", "", "[parameters]"]
-    for k, (v, c) in out.params.items():
-        lines.append(f"{k} = {_val(v)}" + (f"  # {c}" if c else ""))
-    lines += ["", "# ------------------------------------------------------------------ points"]
-    for pname, (rule, comment) in out.points.items():
-        if rule is None:
-            continue
-        lines += [""] + _comment(comment) + [f"[points.{pname}]"]
-        if isinstance(rule, list):
-            lines.append(f"rules = {_val(rule)}")
-        else:
-            lines += [f"{k} = {_val(v)}" for k, v in rule.items()]
-    lines += ["", "# ---------------------------------------------------------------- segments"]
-    for seg in SEGMENT_NAMES:
-        table, comment = out.segments[seg]
-        lines += [""] + _comment(comment) + [f"[segments.{seg}]"]
-        lines += [f"{k} = {_val(v)}" for k, v in table.items()]
-    return "\n".join(lines) + "\n"
