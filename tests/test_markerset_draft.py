@@ -321,7 +321,7 @@ def test_summary_is_a_screenful_and_verbose_lists_every_marker(tmp_path, trials,
     assert err[-1].startswith(f"wrote {tmp_path / 'b.toml'}")
     assert any(line.startswith(f"mapped {len(BONES)} of {len(BONES)} markers") for line in err)
     assert _init(static, tmp_path / "c.toml", "-v") == 0
-    assert len(capsys.readouterr().err.splitlines()) == len(err) + len(BONES)
+    assert len(capsys.readouterr().err.splitlines()) == len(err) + len(BONES) + 1
 
 
 # ----------------------------------------------------------------- bad input

@@ -63,10 +63,12 @@ def run_init(args) -> int:
         raise InputError(f"cannot write the marker set ({err.strerror or err})", args.out) from None
     if not args.quiet:
         say = lambda line: print(line, file=sys.stderr)  # noqa: E731
-        say(f"read {args.static}: {len(draft.markers)} markers; {axes}")
+        how = "given" if axes.how == "given" else f"detected, confidence {axes.confidence:.2f}"
+        say(f"read {args.static}: {len(draft.markers)} markers; lab axes {axes.spec} -> ground ({how})")
         for line in draft.summary():
             say(line)
         if args.verbose:
+            say(axes.describe())
             for line in draft.details():
                 say(line)
         say(f"wrote {args.out}; analyse with: humanbody analyze TRIAL --static {args.static} --markerset {args.out}"

@@ -413,10 +413,10 @@ def _stem(source: str) -> str:
     return re.sub(r"[^0-9A-Za-z_]+", "_", stem) or "drafted"
 
 
-def draft_from_file(path, axes="auto", **options) -> tuple[Draft, str]:
+def draft_from_file(path, axes="auto", **options) -> tuple[Draft, object]:
     """Read a standing trial, turn it into ground axes and draft a set (:func:`draft_markerset`).
 
-    Returns the draft and the description of the axes mapping.
+    Returns the draft and the :class:`~humanbody.markers.axes.AxesMapping` used.
     """
     from ..io import read_trial
     from .axes import to_ground
@@ -425,4 +425,4 @@ def draft_from_file(path, axes="auto", **options) -> tuple[Draft, str]:
     if trial.attrs.get("kind") != "markers":
         raise InputError("holds no marker trajectories; give a standing (static) marker trial", path)
     ground, mapping = to_ground(trial, axes=axes)
-    return draft_markerset(ground, **options), mapping.describe()
+    return draft_markerset(ground, **options), mapping
