@@ -353,6 +353,13 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, trials, capsys):
     assert not list(tmp_path.glob(".x.toml*"))
 
 
+def test_axes_that_put_most_markers_on_the_wrong_side_are_refused(tmp_path, trials, capsys):
+    static, _ = _write(tmp_path, trials, "suffix")
+    line = _one_error_line(capsys, _init(static, tmp_path / "x.toml", "--axes=-x,z,y"))  # facing backwards
+    assert "lab axes are probably wrong" in line and "--axes" in line
+    assert _init(static, tmp_path / "x.toml", "--axes", "x,-z,y", "-q") == 0  # the right ones
+
+
 def test_unmatched_trial_error_names_the_command(tmp_path, trials):
     static, walk = _write(tmp_path, trials, "bones")
     with pytest.raises(InputError, match=r"humanbody markerset init STATIC --out FILE"):

@@ -254,6 +254,12 @@ def classify(pose: dict, height=None) -> tuple[list, float, float]:
             g.role, g.how = None, "unused"
             continue
         _check_side(g, marks[g.role].sided, midline)
+    named_side = [g for g in ok if g.role is not None and read_name(g.name).side is not None]
+    flipped = [g for g in named_side if g.side != read_name(g.name).side]
+    if len(named_side) >= 4 and len(flipped) > len(named_side) / 2:
+        raise InputError(f"{len(flipped)} of the {len(named_side)} markers named right or left are on the other "
+                         "side of the body: the lab axes are probably wrong (or every label is swapped); "
+                         "give them with --axes, e.g. --axes x,-z,y")
     _pair_lateral_medial(ok, midline)
     _neighbours(ok, midline)
     for g in ok:
