@@ -396,3 +396,24 @@ def test_shared_walk_with_a_drafted_set_gives_the_builtin_angles(tmp_path, capsy
         diff = np.nanmax(np.abs(drafted.clinical[c].to_numpy() - builtin.clinical[c].to_numpy()))
         assert diff < 2.0, (c, diff)
     assert drafted.calibration.height == pytest.approx(builtin.calibration.height, abs=0.01)
+
+
+def test_c3d_standing_trial_with_unlabeled_trajectories(tmp_path, trials, capsys):
+    """A Vicon-style C3D (lab z up, mm) with unlabeled *N trajectories: they are left out, not guessed."""
+    pytest.importorskip("ezc3d")
+    from _io_samples import write_c3d
+
+    (ts, st), _ = trials
+    names = list(PIG)
+    lab = np.stack([st[g] for g in names], axis=1) * 1000.0  # ground axes are a z-up lab's
+    rng = np.random.default_rng(1)
+    stray = lab[:, :4] + rng.normal(0, 5, (len(ts), 4, 3))  # unlabeled, next to real markers
+    path = write_c3d(tmp_path / "static.c3d", np.concatenate([lab, stray], axis=1),
+                     [PIG[g] for g in names] + ["*12", "*13", "*152", "*153"], rate=100.0)
+    assert _init(path, tmp_path / "c.toml") == 0
+    err = capsys.readouterr().err
+    assert "4 unused (*12, *13, *152, *153)" in err
+    draft, axes = draft_from_file(path)
+    assert axes.spec == "x,y,z"
+    assert {m.name for m in draft.markers if not m.used} == {"*12", "*13", "*152", "*153"}
+    assert not any("*1" in line for line in draft.text.splitlines() if not line.startswith("#"))
