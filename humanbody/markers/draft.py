@@ -53,7 +53,7 @@ BAND_MARGIN = 0.03
 #: Median marker excursion (m) above which a trial is not a standing trial.
 STATIC_EXCURSION_M = 0.15
 #: Height fractions of anchor landmarks for a first height estimate
-#: (vertex, forehead/temple, acromion, ASIS; Winter 2009 Fig. 4.1).
+#: (head, acromion, ASIS; Winter 2009 Fig. 4.1).
 _ANCHORS = (("head", 0.95), ("acromion", 0.818), ("asis", 0.55))
 _UNLABELED = re.compile(r"^\*|^(unlabel+ed|unnamed|unknown|marker|traj|c3d|m)[_ ]?\d*$", re.I)
 _BASE = {"lower_torso", "upper_torso", "head"}  # segments with no side
@@ -186,19 +186,24 @@ def _excursion(df, names) -> float:
 
 
 def _height(guesses, floor: float, given) -> float:
+    """Standing height (m): given, else from the highest anchor landmark present.
+
+    A top-of-head marker is the height (its lift above the vertex and the
+    lowest foot marker's above the floor roughly cancel); other head
+    markers sit about 0.10 m below the vertex; acromion and ASIS heights are
+    0.818 and 0.55 of standing height (Winter 2009, Fig. 4.1).
+    """
     if given is not None:
         return float(given)
-    est = []
-    for role, frac in _ANCHORS:
-        z = [m.position[2] for m in guesses if m.role == role and np.isfinite(m.position[2])]
+    head = [g for g in guesses if g.role == "head"]
+    if head:
+        top = [g.position[2] for g in head if "top" in g.modifiers]
+        return float(max(top) - floor if top else max(g.position[2] for g in head) - floor + 0.10)
+    for role, frac in _ANCHORS[1:]:
+        z = [g.position[2] for g in guesses if g.role == role]
         if z:
-            top = max(z) if role == "head" else float(np.median(z))
-            est.append((top - floor) / frac if role != "head" else top - floor + 0.03)
-            break
-    if not est:
-        z = [m.position[2] for m in guesses if np.isfinite(m.position[2])]
-        est.append((max(z) - floor) / 0.55)
-    return float(est[0])
+            return float((np.median(z) - floor) / frac)
+    return float((max(g.position[2] for g in guesses) - floor) / 0.55)
 
 
 # ------------------------------------------------------------------ reading and checking

@@ -22,7 +22,7 @@ __all__ = ["Landmark", "NameReading", "vocabulary", "read_name"]
 
 _FILE = Path(__file__).resolve().parents[1] / "data" / "marker_vocabulary.toml"
 _SIDES = {"r": "right", "l": "left", "right": "right", "left": "left", "rt": "right", "lt": "left",
-          "rgt": "right", "lft": "left", "d": None, "s": None}
+          "rgt": "right", "lft": "left"}
 _GLUED_SIDES = (("right", "right"), ("left", "left"), ("rt", "right"), ("lt", "left"), ("r", "right"),
                 ("l", "left"))
 #: Landmarks whose markers come as a lateral/medial pair.
@@ -143,9 +143,9 @@ def read_name(name: str) -> NameReading:
     marks, mods = vocabulary()
     words = _words(name)
     side = None
-    if len(words) > 1 and words[0] in _SIDES and _SIDES[words[0]]:
+    if len(words) > 1 and words[0] in _SIDES:
         side, words = _SIDES[words[0]], words[1:]
-    elif len(words) > 1 and words[-1] in _SIDES and _SIDES[words[-1]]:
+    elif len(words) > 1 and words[-1] in _SIDES:
         side, words = _SIDES[words[-1]], words[:-1]
     role, hit, found = None, "", set()
     for i, w in enumerate(words):
