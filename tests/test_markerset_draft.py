@@ -203,7 +203,8 @@ def _rms_deg(a, b):
     ("r_forearm", "forearm", "right", set()), ("RBiceps", "upper_arm", "right", set()),
     ("Top.Head", "head", None, {"top"}), ("LFHD", "head", "left", {"front"}), ("temple_r", "head", "right", set()),
     ("Sub01:RASI", "asis", "right", set()), ("r_epicondyle_lat", "epicondyle", "right", {"lateral"}),
-    ("*152", None, None, set()),
+    ("KNEER", "knee", "right", set()), ("HeelL", "heel", "left", set()), ("asis-l", "asis", "left", set()),
+    ("R Ankle Med", "ankle", "right", {"medial"}), ("femur", "thigh", None, set()), ("*152", None, None, set()),
 ])
 def test_vocabulary_reads_lab_spellings(name, role, side, mods):
     r = read_name(name)

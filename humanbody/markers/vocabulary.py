@@ -3,7 +3,8 @@
 :func:`read_name` splits a marker name into words (separators ``. _ -``
 and spaces, a change from lower to upper case, a ``Subject:`` prefix
 dropped), finds the side (``R``/``L``/``Right``/``Left``/``RT``/``LT`` as the
-first or last word, or glued to the front of a word as in ``RKNE``), the
+first or last word, or glued to the front of the first word as in ``RKNE``
+or to the end of the last as in ``KNEER``), the
 landmark (from the words of ``humanbody/data/marker_vocabulary.toml``) and
 the modifiers (lateral/medial, front/back, top...).  It reads the name only;
 :mod:`humanbody.markers.draft` then checks every reading against where the
@@ -103,8 +104,8 @@ def _words(name: str) -> list[str]:
     return out
 
 
-def _role_of(word: str) -> tuple[str | None, str]:
-    """Role of one word (exact spelling, then without trailing digits, then a stem)."""
+def _role_of(word: str, stems: bool = True) -> tuple[str | None, str]:
+    """Role of one word (exact spelling, then without trailing digits, then a stem if ``stems``)."""
     marks, _ = vocabulary()
     for w in (word, word.rstrip("0123456789")):
         if not w:
@@ -112,9 +113,10 @@ def _role_of(word: str) -> tuple[str | None, str]:
         for role, lm in marks.items():
             if w in lm.words:
                 return role, w
-    for role, lm in marks.items():
-        if any(word.startswith(s) for s in lm.stems):
-            return role, word
+    if stems:
+        for role, lm in marks.items():
+            if any(word.startswith(s) for s in lm.stems):
+                return role, word
     return None, ""
 
 
@@ -149,7 +151,7 @@ def read_name(name: str) -> NameReading:
         side, words = _SIDES[words[-1]], words[:-1]
     role, hit, found = None, "", set()
     for i, w in enumerate(words):
-        r, h = _role_of(w)
+        r, h = _role_of(w, stems=False)
         if r is None and w in mods:
             found.add(mods[w])
             continue
@@ -171,6 +173,16 @@ def read_name(name: str) -> NameReading:
                     if r is not None:
                         side = s
                         break
+        if r is None and side is None and i == len(words) - 1:  # glued at the end: KNEER, asisl
+            for suffix, s in _GLUED_SIDES:
+                stem = w[: -len(suffix)]
+                if w.endswith(suffix) and len(stem) >= 2:
+                    r, h = _role_of(stem)
+                    if r is not None:
+                        side = s
+                        break
+        if r is None:
+            r, h = _role_of(w)  # a longer form of a known word: malleolar, epicondylus
         if r is None:
             continue
         if w in mods and role is not None:  # "front" of head when a role is already known
