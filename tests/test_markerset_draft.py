@@ -237,6 +237,9 @@ def test_drafted_set_maps_every_marker_and_tracks_the_true_angles(lab, tmp_path,
             assert ("lateral" if g.endswith("Lat") else "medial") in m.modifiers, m.name
     guessed = {m.name for m in draft.markers if m.how == "position"}
     assert guessed == ({"RMFS", "LMFS", "RQZX", "LQZX"} if lab == "pig" else set())
+    for name in guessed:  # every guess is marked in the file
+        line = next(ln for ln in draft.text.splitlines() if ln.startswith(f"#   {name} "))
+        assert "CHECK: name not recognised" in line and "_foot" in line
 
     an = analyze_trial(walk, static=static, markerset=out, mass=75.0, cutoff_hz=None)
     assert an.calibration.markerset.name == f"{lab}_static"

@@ -138,6 +138,25 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
          marker_radius: float = 0.007) -> Plan:
     """Choose points and segment rules for the checked markers and write the TOML text.
 
+    Parameters
+    ----------
+    guesses : list of MarkerGuess
+        :func:`humanbody.markers.draft.classify` output.
+    height : float
+        Standing height (m): scales the default model for joints with no marker.
+    midline : float
+        Lateral position of the body midline (m, ground y).
+    name, source : str
+        Name of the set and the standing trial it is drafted from.
+    widths : dict, optional
+        ``knee``, ``ankle``, ``elbow`` widths (m) or None (average adult).
+    marker_radius : float
+        Marker radius (m) added to half a joint width.
+
+    Returns
+    -------
+    Plan
+
     Raises
     ------
     InputError
