@@ -351,6 +351,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, trials, capsys):
     msm.write_trc(tmp_path / "noknee.trc", ts, no_knee, 100.0)
     line = _one_error_line(capsys, _init(tmp_path / "noknee.trc", tmp_path / "x.toml"))
     assert "knee" in line
+    line = _one_error_line(capsys, _init(DATA / "sample_walk.csv", tmp_path / "x.toml"))
+    assert "sample_walk.csv" in line and "no marker trajectories" in line
     (tmp_path / "x.toml").write_text("keep")
     line = _one_error_line(capsys, _init(static, tmp_path / "x.toml"))
     assert "--force" in line and (tmp_path / "x.toml").read_text() == "keep"
