@@ -423,3 +423,33 @@ def test_c3d_standing_trial_with_unlabeled_trajectories(tmp_path, trials, capsys
     assert axes.spec == "x,y,z"
     assert {m.name for m in draft.markers if not m.used} == {"*12", "*13", "*152", "*153"}
     assert not any("*1" in line for line in draft.text.splitlines() if not line.startswith("#"))
+
+
+@pytest.mark.parametrize("drop, rule, tol", [
+    (("R.Knee.Lat",), ("right_knee", "from", "r_epicondyle_med"), 0.05),     # medial marker + half the width
+    (("R.Heel", "L.Heel"), ("right_foot", "secondary", "right_ankle"), 0.05),  # foot axis from the ankle centre
+    # toe between MT1 and MT5: 2.5 mm off the layout's foot axis, so the foot is yawed 0.7 deg (measured 0.69 RMS)
+    (("R.Toe.Tip", "L.Toe.Tip"), ("right_toe", "mean", "r_mt1"), 1.0),
+    (("Top.Head",), ("head", "rule", "rigid"), 0.05),                          # two head markers: head rigid
+    (("Sternum",), ("upper_torso", "rule", "rigid"), 0.05),                    # two acromia: trunk rigid
+])
+def test_rules_follow_the_markers_present(tmp_path, trials, reference, drop, rule, tol):
+    """Each branch of the rule choice drafts a set that calibrates and tracks the legs."""
+    (ts, st), (tw, wk) = trials
+    names = {g: n for g, n in BONES.items() if g not in drop}
+    msm.write_trc(tmp_path / "s.trc", ts, {n: st[g] for g, n in names.items()}, 100.0)
+    msm.write_trc(tmp_path / "w.trc", tw, {n: wk[g] for g, n in names.items() if g not in msm.STATIC_ONLY}, 100.0)
+    model = hb.BodyModel.default(mass=75.0, height=1.75)
+    Lt = model.segment_meta[model.names.index("right_upper_leg")]["length"]
+    assert _init(tmp_path / "s.trc", tmp_path / "s.toml", "--knee-width", f"{0.24 * Lt:.6f}",
+                 "--marker-radius", "0", "-q") == 0
+    ms = load_markerset(tmp_path / "s.toml")
+    where, key, value = rule
+    table = ms.points[where][0] if where in ms.points else ms.segments[where].__dict__
+    got = table[key]
+    assert value in (got if isinstance(got, (list, tuple)) else [got] if not isinstance(got, dict) else got.values())
+    an = analyze_trial(tmp_path / "w.trc", static=tmp_path / "s.trc", markerset=tmp_path / "s.toml",
+                       mass=75.0, height=1.75, cutoff_hz=None)
+    for seg in LEGS:
+        for q in ("alpha", "beta", "gamma"):
+            assert _rms_deg(an.coords[f"{seg}_{q}"], reference[f"{seg}_{q}"]) < tol, (seg, q)
