@@ -35,7 +35,6 @@ def register(sub) -> None:
     g = q.add_argument_group("joint widths (for a centre found from one lateral marker)")
     g.add_argument("--knee-width", type=_positive, metavar="M", help="knee width in m (default 0.105)")
     g.add_argument("--ankle-width", type=_positive, metavar="M", help="ankle width in m (default 0.075)")
-    g.add_argument("--elbow-width", type=_positive, metavar="M", help="elbow width in m (default 0.075)")
     g.add_argument("--marker-radius", type=float, default=0.007, metavar="M", help="marker radius in m (default 0.007)")
     q.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
     q.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
@@ -56,7 +55,7 @@ def run_init(args) -> int:
         raise InputError(f"--marker-radius {args.marker_radius:g} m is not a marker radius (0 to 0.05 m)")
     draft, axes = draft_from_file(args.static, axes=args.axes, name=args.name, height=args.height,
                                   knee_width=args.knee_width, ankle_width=args.ankle_width,
-                                  elbow_width=args.elbow_width, marker_radius=args.marker_radius)
+                                  marker_radius=args.marker_radius)
     try:
         atomic_write_text(args.out, draft.text)
     except OSError as err:

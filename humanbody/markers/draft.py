@@ -363,7 +363,7 @@ def _neighbours(guesses, midline: float) -> None:
 # ------------------------------------------------------------------ public
 def draft_markerset(static, name: str | None = None, *, height: float | None = None,
                     knee_width: float | None = None, ankle_width: float | None = None,
-                    elbow_width: float | None = None, marker_radius: float = 0.007) -> Draft:
+                    marker_radius: float = 0.007) -> Draft:
     """Draft a marker set for the markers of a standing trial.
 
     Parameters
@@ -375,10 +375,9 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
         Name of the set (default: the trial's file stem).
     height : float, optional
         Standing height (m); estimated from the markers when None.
-    knee_width, ankle_width, elbow_width : float, optional
+    knee_width, ankle_width : float, optional
         Joint widths (m) for centres found from a lone lateral marker
-        (default: an average adult, 0.105, 0.075, 0.075 m, as
-        ``plugin_gait``).
+        (default: an average adult, 0.105 and 0.075 m, as ``plugin_gait``).
     marker_radius : float
         Marker radius (m) added to half a joint width.
 
@@ -408,7 +407,7 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
     try:
         guesses, H, midline = classify(static_pose(static), height)
         plan = draft_rules.plan(guesses, H, midline, name or _stem(source), source,
-                                widths=dict(knee=knee_width, ankle=ankle_width, elbow=elbow_width),
+                                widths=dict(knee=knee_width, ankle=ankle_width),
                                 marker_radius=marker_radius)
     except InputError as err:
         raise err.with_path(source) if source else err

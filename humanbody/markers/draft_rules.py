@@ -40,7 +40,7 @@ from ..segments import PARENTS, SEGMENT_NAMES
 __all__ = ["Plan", "plan", "DEFAULT_WIDTHS"]
 
 #: Joint widths (m) of an average adult, used when not measured (as ``plugin_gait``).
-DEFAULT_WIDTHS = {"knee": 0.105, "ankle": 0.075, "elbow": 0.075}
+DEFAULT_WIDTHS = {"knee": 0.105, "ankle": 0.075}
 #: Origin point of each segment (its proximal joint centre).
 ORIGIN = {"lower_torso": "mid_hip", "middle_torso": "lumbar", "upper_torso": "thoracic", "neck": "lower_neck",
           "head": "upper_neck"}
@@ -149,7 +149,7 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
     name, source : str
         Name of the set and the standing trial it is drafted from.
     widths : dict, optional
-        ``knee``, ``ankle``, ``elbow`` widths (m) or None (average adult).
+        ``knee`` and ``ankle`` widths (m) or None (average adult).
     marker_radius : float
         Marker radius (m) added to half a joint width.
 
@@ -234,7 +234,7 @@ def _joint_width_param(out: _Out, joint: str, widths: dict, radius: float) -> st
 
 
 def _centre(mk, out, side, joint, role, frame, widths, radius):
-    """Centre of a knee, ankle or elbow: pair midpoint, else one marker offset by the half width."""
+    """Centre of a knee or an ankle: pair midpoint, else one marker offset by the half width."""
     lat, med = mk(role, side, "lateral")[:1], mk(role, side, "medial")[:1]
     sign = "" if side == "right" else "-"  # medial is +y on the right, -y on the left
     pname = f"{side}_{joint}"
