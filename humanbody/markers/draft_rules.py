@@ -169,6 +169,7 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
     _pelvis(mk, out)
     for side in ("right", "left"):
         _leg(mk, out, side, widths, marker_radius)
+    _pelvis_with_hips(mk, out)
     _trunk(mk, out, xi)
     has_top = _head(mk, out, xi)
     for side in ("right", "left"):
@@ -218,6 +219,23 @@ def _pelvis(mk, out: _Out) -> None:
                                 "primary": {"axis": "y", "from": ra, "to": la},
                                 "secondary": {"axis": "x", "from": back, "to": "mid_asis"}, "distal": "lumbar"})
     out.rules.append(f"hips: Harrington et al. 2007 from {ra}, {la} and {' + '.join(sacral)}")
+
+
+def _pelvis_with_hips(mk, out: _Out) -> None:
+    """Three pelvis markers (one sacral): the hip centres the thigh clusters see join the pelvis fit.
+
+    As in the built-in gait2392 set (``child_joints``, docs/markersets.md):
+    each thigh needs three markers of its own, besides joint markers that
+    may be static-only.
+    """
+    table, comment = out.segments["lower_torso"]
+    thighs = [f"{s}_upper_leg" for s in ("right", "left") if len(mk("thigh", s) + mk("trochanter", s)) >= 3]
+    if len(table["markers"]) == 3 and len(thighs) == 2:
+        table["child_joints"] = thighs
+        out.segments["lower_torso"] = (table, comment + [
+            "Three pelvis markers, one of them sacral: the hip centres the thigh clusters see join the "
+            "pelvis fit (child_joints, docs/markersets.md)."])
+        out.rules.append("pelvis: fitted with the hip centres its thigh clusters see (three pelvis markers)")
 
 
 def _joint_width_param(out: _Out, joint: str, widths: dict, radius: float) -> str:

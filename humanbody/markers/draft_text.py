@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 
 import numpy as np
 
@@ -61,7 +62,10 @@ def _key(k: str) -> str:
 
 
 def _comment(lines) -> list[str]:
-    return [f"# {c[:1].upper() + c[1:]}" for c in lines]
+    out = []
+    for c in lines:
+        out += [f"# {w}" for w in textwrap.wrap(c[:1].upper() + c[1:], 96)]
+    return out
 
 
 def _assign(key: str, value, width: int = 100) -> str:
