@@ -344,6 +344,22 @@ class _Tracker:
             self.status[seg][idx[good]] = STATUS.index("fallback")
         return R, O
 
+
+    def _columns(self, names):
+        """First table column of each marker (-1: absent), or None when some marker's columns are not adjacent."""
+        if self.table is None:
+            return None
+        cols = []
+        for m in names:
+            c = self.where.get(m)
+            if c is None:
+                cols.append(-1)
+            elif isinstance(c, slice):
+                cols.append(c.start)
+            else:
+                return None
+        return np.array(cols, dtype=np.int64)
+
     def _fallback_through_slerp(self, seg, par, pspec, idx):
         """Fallback pose of a segment whose parent is interpolated between it and another (head under the neck).
 
@@ -361,22 +377,6 @@ class _Tracker:
         xi = np.asarray(self.cal.model.joint[SEGMENT_NAMES.index(seg)], dtype=np.float64)
         Of = self.joint_point(par)[idx] + Rp @ xi
         return Rf, Of
-
-
-    def _columns(self, names):
-        """First table column of each marker (-1: absent), or None when some marker's columns are not adjacent."""
-        if self.table is None:
-            return None
-        cols = []
-        for m in names:
-            c = self.where.get(m)
-            if c is None:
-                cols.append(-1)
-            elif isinstance(c, slice):
-                cols.append(c.start)
-            else:
-                return None
-        return np.array(cols, dtype=np.int64)
 
 
 def _marker_columns(markers: pd.DataFrame, found: dict) -> tuple[np.ndarray, dict]:
