@@ -458,3 +458,23 @@ def test_nanmedian_helper_equals_numpy():
             np.testing.assert_array_equal(nanmedian(a, axis=axis), np.nanmedian(a, axis=axis))
             np.testing.assert_array_equal(nanmedian(a, axis=axis, keepdims=True),
                                           np.nanmedian(a, axis=axis, keepdims=True))
+
+
+def test_head_markers_lost_fall_back_through_the_interpolated_neck(calibration, motion):
+    """The head's parent (neck) is interpolated between the thorax and the head: when the head markers
+    are gone, the head keeps its calibrated pose relative to the thorax and the neck is halfway."""
+    t, ang, root, dyn = motion
+    lost = {k: v.copy() for k, v in dyn.items()}
+    for m in ("R.Temple", "L.Temple", "Top.Head"):
+        lost[m][30:40] = np.nan
+    tr = track(frame_df(lost, t), calibration)
+    st = tr.status["head"].to_numpy()
+    assert (st[30:40] == "fallback").all() and (st[:30] == "fit").all()
+    k_head, k_neck, k_up = (SEGMENT_NAMES.index(s) for s in ("head", "neck", "upper_torso"))
+    # static relative pose of head to thorax is the identity (designed subject): head frame = thorax frame
+    np.testing.assert_allclose(tr.R[30:40, k_head], tr.R[30:40, k_up], atol=1e-12)
+    np.testing.assert_allclose(tr.R[30:40, k_neck], tr.R[30:40, k_up], atol=1e-12)
+    xi = calibration.model.joint[k_head]
+    np.testing.assert_allclose(tr.origins[30:40, k_head],
+                               tr.origins[30:40, k_neck] + np.einsum("fij,j->fi", tr.R[30:40, k_neck], xi), atol=1e-12)
+    np.testing.assert_allclose(_angles(tr.coords)[:30], ang[:30], atol=1e-9)  # other frames untouched

@@ -394,7 +394,7 @@ def read_vicon(path: Path, lines: list[str], units=None, rate_hz=None):
 # ----------------------------------------------------------------------------- Motive
 def read_motive(path: Path, lines: list[str], units=None, rate_hz=None, head=None):
     """Marker positions of an OptiTrack Motive CSV export (``head``: as for read_plain)."""
-    delim = _delimiter(lines[0])
+    delim = _delimiter("\n".join(lines[:12]))  # the header and first rows decide, not a padded first line
     rows = _rows(lines, delim)
     meta_row = rows[0]
     meta = {meta_row[i].strip().lower(): meta_row[i + 1].strip()
@@ -467,13 +467,21 @@ def read_motive(path: Path, lines: list[str], units=None, rate_hz=None, head=Non
 
 
 # ----------------------------------------------------------------------------- Qualisys
+#: A Qualisys header line: an upper-case key, then its values after tabs or spaces.
+_QUALISYS_KEY = re.compile(r"\s*([A-Z][A-Z0-9_]*)(?:[\t ]+(.*)|\s*)$")
+
+
 def read_qualisys(path: Path, lines: list[str], units=None, rate_hz=None):
     """Qualisys Track Manager TSV export of 3-D trajectories (millimetres)."""
     rows = [line.rstrip("\r\n").split("\t") for line in lines]
     meta: dict[str, list[str]] = {}
     k = 0
-    while k < len(rows) and rows[k] and re.fullmatch(r"[A-Z][A-Z0-9_]*", rows[k][0].strip() or "-"):
-        meta[rows[k][0].strip()] = [c.strip() for c in rows[k][1:]]
+    while k < len(lines):  # KEY then its values, after any run of tabs or spaces
+        m = _QUALISYS_KEY.match(lines[k].rstrip("\r\n"))
+        if m is None:
+            break
+        rest = m.group(2) or ""
+        meta[m.group(1)] = [c.strip() for c in rest.split("\t") if c.strip()] if "\t" in rest else rest.split()
         k += 1
     if "MARKER_NAMES" not in meta:
         raise InputError("the Qualisys header has no MARKER_NAMES line", path)

@@ -127,6 +127,10 @@ def read_opensim(path, **options):
     columns = [c for c in v.split_line(lines[k], sep)]
     while columns and not columns[-1]:
         columns.pop()
+    first = next((ln for ln in lines[k + 1:] if ln.strip()), "")
+    named = [c for c in columns if c]
+    if len(named) < len(columns) and len(named) == len(v.split_line(first, sep)):
+        columns = named  # names padded by runs of tabs, one value per name below
     if not columns or columns[0].lower() != "time":
         raise InputError(f"the first column on line {k + 1} must be 'time'", path)
     if any(not c for c in columns):

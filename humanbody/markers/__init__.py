@@ -1,16 +1,18 @@
 """Marker trajectories: conditioning (gaps, filling, low-pass), lab axes -> ground,
-marker sets, static calibration and segment tracking."""
+marker sets (and drafting one from a standing trial), static calibration and segment tracking."""
 
 from .conditioning import ConditioningReport, FilterReport, condition, fill_gaps, find_gaps, lowpass
 from .axes import AxesMapping, detect_axes, parse_axes, to_ground
 from .markerset import MarkerSet, builtin_markersets, detect_markerset, load_markerset
 from .calibration import Calibration, calibrate
 from .tracking import Tracking, fit_rigid, markers_to_coordinates, track
+from .draft import Draft, draft_markerset
 
 __all__ = [
     "AxesMapping",
     "Calibration",
     "ConditioningReport",
+    "Draft",
     "FilterReport",
     "MarkerSet",
     "Tracking",
@@ -19,6 +21,7 @@ __all__ = [
     "condition",
     "detect_axes",
     "detect_markerset",
+    "draft_markerset",
     "fill_gaps",
     "find_gaps",
     "fit_rigid",

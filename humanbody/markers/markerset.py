@@ -346,7 +346,8 @@ def detect_markerset(names, source: str | None = None) -> MarkerSet:
     if missing:
         raise InputError(
             f"markers match no built-in marker set; closest is {ms.name!r} "
-            f"({score:.0%} of its required markers) but {missing[0]!r} is missing",
+            f"({score:.0%} of its required markers) but {missing[0]!r} is missing; draft a set for these "
+            f"markers with: humanbody markerset init STATIC --out FILE",
             source,
         )
     return ms

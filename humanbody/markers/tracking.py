@@ -334,11 +334,14 @@ class _Tracker:
         self.status[seg][ok] = STATUS.index("fit")
         if (~ok).any() and spec.fallback == "parent" and PARENTS[k]:
             par = SEGMENT_NAMES[PARENTS[k] - 1]
-            Rp = self.pose(par)[0]
-            Rf = Rp[~ok] @ self.cal.relative[seg]
-            Of = self.joint_point(seg)[~ok]
-            good = np.isfinite(Rf).all(axis=(1, 2))
             idx = np.flatnonzero(~ok)
+            pspec = self.ms.segments[par]
+            if pspec.rule == "slerp" and seg in pspec.between:
+                Rf, Of = self._fallback_through_slerp(seg, par, pspec, idx)
+            else:
+                Rf = self.pose(par)[0][idx] @ self.cal.relative[seg]
+                Of = self.joint_point(seg)[idx]
+            good = np.isfinite(Rf).all(axis=(1, 2))
             R[idx], O[idx] = Rf, Of
             self.status[seg][idx[good]] = STATUS.index("fallback")
         return R, O
@@ -385,6 +388,24 @@ class _Tracker:
             else:
                 return None
         return np.array(cols, dtype=np.int64)
+
+    def _fallback_through_slerp(self, seg, par, pspec, idx):
+        """Fallback pose of a segment whose parent is interpolated between it and another (head under the neck).
+
+        The parent's pose needs this segment's, so in the frames ``idx`` the
+        segment keeps its calibrated orientation relative to the other end
+        of the interpolation (the thorax for the head), the parent is
+        interpolated between the two, and the origin is carried by it.
+        """
+        other = pspec.between[1] if pspec.between[0] == seg else pspec.between[0]
+        Ro = self.pose(other)[0][idx]
+        Rf = Ro @ (self.cal.frames[other].T @ self.cal.frames[seg])
+        ends = (Rf, Ro) if pspec.between[0] == seg else (Ro, Rf)
+        Rp = np.empty_like(Rf)
+        slerp_rotations(np.ascontiguousarray(ends[0]), np.ascontiguousarray(ends[1]), float(pspec.fraction), Rp)
+        xi = np.asarray(self.cal.model.joint[SEGMENT_NAMES.index(seg)], dtype=np.float64)
+        Of = self.joint_point(par)[idx] + Rp @ xi
+        return Rf, Of
 
 
 def _marker_columns(markers: pd.DataFrame, found: dict) -> tuple[np.ndarray, dict]:
