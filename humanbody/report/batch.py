@@ -172,18 +172,30 @@ class _Progress:
 
 
 # ------------------------------------------------------------------ local process pool
-def _worker_init() -> None:
+def _worker_init(threads: int = 1) -> None:
     """Local workers ignore Ctrl-C: the driver alone decides to stop, then stops them.
 
     A worker's idle OpenMP threads sleep instead of spinning (unless the
     user chose a policy): two workers on two cores would otherwise take each
     other's core between parallel kernels.  Set here, before the worker
-    runs its first kernel (which starts OpenMP).
+    runs its first kernel (which starts OpenMP).  A worker's parallel
+    kernels run on ``threads`` threads (the cores divided among the
+    workers, :func:`worker_threads`): the workers already keep every core
+    busy, and a parallel region on a few hundred frames would otherwise
+    wait at its end for a thread whose core another worker holds.
     """
     import os
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import numba
+
+    numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+
+
+def worker_threads(jobs: int) -> int:
+    """Numba threads of each of ``jobs`` local workers: the cores shared among them (at least 1)."""
+    return max(1, default_jobs() // max(1, int(jobs)))
 
 
 def _pool_context():
@@ -245,8 +257,9 @@ def _run_local(tasks, options, jobs: int, on_done) -> None:
     try:
         while queue or inflight:
             if pool is None:
-                pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(queue)), mp_context=_pool_context(),
-                                              initializer=_worker_init)
+                workers = min(jobs, len(queue))
+                pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
+                                              initializer=_worker_init, initargs=(worker_threads(workers),))
             broken = False
             while queue and len(inflight) < window and not broken:
                 task = queue.popleft()
