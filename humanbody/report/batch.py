@@ -187,6 +187,7 @@ def _worker_init(threads: int = 1) -> None:
     import os
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker inherits the driver's handler
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import numba
 
@@ -199,21 +200,36 @@ def worker_threads(jobs: int) -> int:
 
 
 def _pool_context():
-    """Start method of the local workers: a fork server (spawn where there is none).
+    """Start method of the local workers: fork when it is safe, else a fork server (spawn where there is none).
 
-    Plain ``fork`` is unsafe once the driver has run a parallel numba kernel
-    (GNU OpenMP aborts a forked child), which happens whenever the batch is
-    started from a Python session that computed something.  The fork server
-    is a clean process that has imported the trial code once
-    (``set_forkserver_preload``), so workers start without import cost.
+    A forked worker starts at once with what the driver has imported
+    (pandas, scipy, numba: most of a new process's start-up), and the
+    workers import the rest in parallel.  Plain ``fork`` is unsafe once the
+    driver has run a parallel numba kernel (GNU OpenMP aborts a forked
+    child) or runs other threads, which happens when the batch is started
+    from a Python session that computed something (:func:`_fork_safe`).
+    The fork server is then a clean process that has imported the trial
+    code once (``set_forkserver_preload``), so workers start without import
+    cost.
     """
     import multiprocessing as mp
 
-    if "forkserver" in mp.get_all_start_methods():
+    methods = mp.get_all_start_methods()
+    if "fork" in methods and _fork_safe():
+        return mp.get_context("fork")
+    if "forkserver" in methods:
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(["humanbody.pipeline", "humanbody.report.trial"])
         return ctx
     return mp.get_context("spawn")  # pragma: no cover - Windows
+
+
+def _fork_safe() -> bool:
+    """Whether this process can fork workers: one thread, and numba's threading layer not started."""
+    if threading.active_count() != 1:
+        return False
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    return parallel is None or getattr(parallel, "_is_initialized", True) is False
 
 
 def _stop_pool(pool) -> None:
