@@ -157,8 +157,11 @@ class _Progress:
     def __init__(self, total: int, skipped: int, enabled: bool, file=None):
         from tqdm import tqdm
 
+        class _Bar(tqdm):
+            monitor_interval = 0  # no monitor thread: the driver stays one thread, so it can fork its workers
+
         self.counts = {"ok": 0, "failed": 0, "skipped": skipped}
-        self.bar = tqdm(total=total, unit="trial", desc="report", disable=not enabled,
+        self.bar = _Bar(total=total, unit="trial", desc="report", disable=not enabled,
                         file=file if file is not None else sys.stderr, dynamic_ncols=True, smoothing=0.05)
         self.bar.set_postfix(self.counts, refresh=False)
 
