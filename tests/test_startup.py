@@ -163,3 +163,20 @@ def test_console_entry_freezes_the_imported_modules():
                   "    status = console(['model', 'show'])\n"
                   "print(status, before, gc.get_freeze_count() > 1000, 'lower_torso' in text.getvalue())")
     assert out.split() == ["0", "0", "True", "True"]
+
+
+def test_kinetics_do_not_load_the_viewer_libraries():
+    """``analyze --forces`` uses the force-plate helpers of humanbody.viewer.forces: importing them
+    loads neither pyvista nor the viewer's window and scene modules (about 0.2 s of a short trial,
+    and an extra that a kinetics user need not install); the viewer's names still import."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys; import humanbody.loads, humanbody.viewer.forces; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyvista', 'vtk', 'vtkmodules') "
+            "or m in ('humanbody.viewer.app', 'humanbody.viewer.scene'))); "
+            "from humanbody.viewer import load_scene, LAYERS; print(callable(load_scene), bool(LAYERS))")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.splitlines() == ["[]", "True True"]
