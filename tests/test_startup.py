@@ -119,6 +119,25 @@ def test_scipy_signal_after_user_imported_scipy_stats():
     assert out.strip() == "True (3,)"
 
 
+def test_scipy_signal_loads_without_rewriting_docstrings():
+    """While humanbody loads scipy.signal, SciPy's capability decorator leaves docstrings unparsed
+    (0.1-0.2 s of start-up): its parser is restored afterwards, the functions are SciPy's own and
+    compute what a plain ``import scipy.signal`` gives, and each docstring is SciPy's text."""
+    code = ("import numpy as np, scipy._lib._array_api as api; real = api.FunctionDoc\n"
+            "import humanbody.filters\n"
+            "from scipy import signal\n"
+            "x = np.sin(np.linspace(0, 9, 300)) + np.cos(np.linspace(0, 90, 300))\n"
+            "y = signal.sosfiltfilt(signal.butter(2, 0.1, output='sos'), x)\n"
+            "z = signal.savgol_filter(x, 11, 3, deriv=1)\n"
+            "print(api.FunctionDoc is real, y.tobytes().hex()[:64], z.tobytes().hex()[:64])\n"
+            "print(signal.sosfiltfilt.__doc__.split(chr(10))[0].strip())\n")
+    out = _python(code).splitlines()
+    plain = _python(code.replace("import humanbody.filters\n", "")).splitlines()
+    assert out[0].startswith("True ") and out[0] == plain[0]  # same numbers, parser restored
+    assert out[1] == "A forward-backward digital filter using cascaded second-order sections."
+    assert out[1] == plain[1]
+
+
 def test_stand_in_forwards_every_other_name_to_the_real_module():
     import scipy.stats
 
