@@ -168,3 +168,29 @@ def test_report_workers_equal_analyze_processes_and_see_static_edits(tmp_path):
     _cli("report", "--manifest", manifest, "--out", report, "--plots", "none", "--jobs", "2", "-q")
     assert (report / trials[0].stem / f"{trials[0].stem}_results.csv").read_bytes() != before
     check(report, tmp_path / "alone_edited")
+
+
+def test_workers_are_forked_only_when_it_is_safe():
+    """A report process that has run no parallel kernel forks its workers (its progress bar starts
+    no thread); a process whose numba threading layer runs uses the fork server (a forked child
+    of an OpenMP process would abort)."""
+    import multiprocessing as mp
+    import os
+    import subprocess
+    import sys
+
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    code = ("import io, humanbody.report.batch as b\n"
+            "bar = b._Progress(3, 0, True, file=io.StringIO())\n"
+            "print(b._pool_context().get_start_method())\n"
+            "import numpy as np, numba\n"
+            "@numba.njit(parallel=True)\n"
+            "def twice(x):\n"
+            "    for i in numba.prange(x.shape[0]):\n"
+            "        x[i] *= 2.0\n"
+            "twice(np.ones(8))\n"
+            "print(b._pool_context().get_start_method())\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.split() == ["fork", "forkserver"]
