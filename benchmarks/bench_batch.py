@@ -3,7 +3,10 @@
 Generates the study with ``make_study.py`` (or reuses ``--study DIR`` when it
 already holds N trials), runs :func:`humanbody.report.run_batch` in this
 process - which is then the driver, so its memory is the driver's - and
-reports wall time, trials per second, the driver's peak resident memory
+reports wall time, trials per second, the CPU time of the driver and its
+worker processes (what the study costs whatever else runs on the machine;
+on an idle machine the wall time approaches it divided by the cores), the
+driver's peak resident memory
 (growth over its size before the batch, Linux ``VmHWM`` reset through
 ``/proc/self/clear_refs``) and whether every trial succeeded.
 
@@ -79,10 +82,13 @@ def main(argv=None) -> int:
         rss0 = _status_kb("VmRSS")
         peak_ok = _reset_peak()
         cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+        kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         result = run_batch(tasks, out, ReportOptions(plots=a.plots), jobs=jobs, force=True, progress=True)
         wall = time.perf_counter() - t0
         cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+        kids1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu_all = sum(y.ru_utime + y.ru_stime - x.ru_utime - x.ru_stime for x, y in ((cpu0, cpu1), (kids0, kids1)))
         peak = _status_kb("VmHWM") if peak_ok else cpu1.ru_maxrss
         n_ok = sum(r["status"] == "ok" for r in result.rows)
         out_mb = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 1e6
@@ -91,6 +97,9 @@ def main(argv=None) -> int:
             "wall_s": round(wall, 2), "trials_per_s": round(a.n / wall, 3),
             "s_per_trial_per_worker": round(wall * jobs / a.n, 3),
             "driver_cpu_s": round(cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime, 2),
+            # the driver and its forked workers (a fork server's workers are not its children and are
+            # left out): what the study costs whatever else the machine runs, unlike wall_s
+            "cpu_s": round(cpu_all, 2), "cpu_s_per_trial": round(cpu_all / a.n, 3),
             "driver_rss_before_mb": round(rss0 / 1024, 1) if rss0 else None,
             "driver_peak_rss_mb": round(peak / 1024, 1) if peak else None,
             "output_mb": round(out_mb, 1), "loadavg_before": round(load, 2),

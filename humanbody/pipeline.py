@@ -380,7 +380,8 @@ def _tracking_lines(calibration, tracking) -> list[str]:
             f"(largest: {worst} {med[worst]:.1f} mm)"
         )
     status = tracking.status.drop(columns="time")
-    odd = {seg: int((status[seg].isin(["fallback", "missing"])).sum()) for seg in status.columns}
+    counts = status.isin(["fallback", "missing"]).sum()  # one pass over the table, not one per segment
+    odd = {seg: int(counts[seg]) for seg in status.columns}
     odd = {k: v for k, v in odd.items() if v}
     if odd:
         lines.append("tracking: frames without enough markers (pose carried from the parent): "

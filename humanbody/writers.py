@@ -28,6 +28,7 @@ partial file.
 
 from __future__ import annotations
 
+import math
 import os
 from functools import lru_cache
 
@@ -350,6 +351,31 @@ def _quoted(text: str, sep: str) -> str:
     return text
 
 
+def _text_cells(part: pd.DataFrame, sep: str) -> list[str]:
+    """The text of adjacent text columns, one string per row (cells joined by ``sep``).
+
+    Each distinct combination of values is quoted and joined once: a long
+    table repeats a few labels (side, variable, unit) on every row.
+    """
+    codes, words = [], []
+    for j in range(part.shape[1]):
+        c, uniques = pd.factorize(part.iloc[:, j], use_na_sentinel=True)
+        w = [_quoted(str(u), sep) for u in uniques] + [""]  # code -1 (missing) picks the last, ""
+        codes.append(np.where(c < 0, len(w) - 1, c).astype(np.int64))
+        words.append(w)
+    if len(codes) == 1:
+        return np.array(words[0], dtype=object)[codes[0]].tolist()
+    if math.prod(len(w) for w in words) >= 2**62:  # beyond one int64 key per row: row by row
+        cols = [np.array(w, dtype=object)[c].tolist() for w, c in zip(words, codes)]
+        return list(map(sep.join, zip(*cols)))
+    key = codes[0]
+    for w, c in zip(words[1:], codes[1:]):
+        key = key * len(w) + c
+    combos, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    lines = [sep.join(w[c[i]] for w, c in zip(words, codes)) for i in first.tolist()]
+    return np.array(lines, dtype=object)[inverse.ravel()].tolist()
+
+
 def table_csv_bytes(table: pd.DataFrame, digits: int = CSV_DIGITS, sep: str = ",") -> bytes:
     """A table with numeric and text columns as CSV text, without its index.
 
@@ -390,13 +416,8 @@ def table_csv_bytes(table: pd.DataFrame, digits: int = CSV_DIGITS, sep: str = ",
             text = format_csv_rows(part.to_numpy(dtype=np.float64), digits, sep).decode("ascii")
             cells.append(text.split("\n")[:-1])
         else:
-            cols_text = []
-            for j in range(part.shape[1]):  # each distinct text quoted once
-                codes, uniques = pd.factorize(part.iloc[:, j], use_na_sentinel=True)
-                words = np.array([_quoted(str(u), sep) for u in uniques] + [""], dtype=object)
-                cols_text.append(words[codes].tolist())  # code -1 (missing) picks the last, ""
-            cells.append([sep.join(row) for row in zip(*cols_text)] if len(cols_text) > 1 else cols_text[0])
-    body = "\n".join(sep.join(row) for row in zip(*cells)) + "\n"
+            cells.append(_text_cells(part, sep))
+    body = "\n".join(map(sep.join, zip(*cells)) if len(cells) > 1 else cells[0]) + "\n"
     return head + body.encode("utf-8")
 
 

@@ -119,6 +119,25 @@ def test_scipy_signal_after_user_imported_scipy_stats():
     assert out.strip() == "True (3,)"
 
 
+def test_scipy_signal_loads_without_rewriting_docstrings():
+    """While humanbody loads scipy.signal, SciPy's capability decorator leaves docstrings unparsed
+    (0.1-0.2 s of start-up): its parser is restored afterwards, the functions are SciPy's own and
+    compute what a plain ``import scipy.signal`` gives, and each docstring is SciPy's text."""
+    code = ("import numpy as np, scipy._lib._array_api as api; real = api.FunctionDoc\n"
+            "import humanbody.filters\n"
+            "from scipy import signal\n"
+            "x = np.sin(np.linspace(0, 9, 300)) + np.cos(np.linspace(0, 90, 300))\n"
+            "y = signal.sosfiltfilt(signal.butter(2, 0.1, output='sos'), x)\n"
+            "z = signal.savgol_filter(x, 11, 3, deriv=1)\n"
+            "print(api.FunctionDoc is real, y.tobytes().hex()[:64], z.tobytes().hex()[:64])\n"
+            "print(signal.sosfiltfilt.__doc__.split(chr(10))[0].strip())\n")
+    out = _python(code).splitlines()
+    plain = _python(code.replace("import humanbody.filters\n", "")).splitlines()
+    assert out[0].startswith("True ") and out[0] == plain[0]  # same numbers, parser restored
+    assert out[1] == "A forward-backward digital filter using cascaded second-order sections."
+    assert out[1] == plain[1]
+
+
 def test_stand_in_forwards_every_other_name_to_the_real_module():
     import scipy.stats
 
@@ -163,3 +182,20 @@ def test_console_entry_freezes_the_imported_modules():
                   "    status = console(['model', 'show'])\n"
                   "print(status, before, gc.get_freeze_count() > 1000, 'lower_torso' in text.getvalue())")
     assert out.split() == ["0", "0", "True", "True"]
+
+
+def test_kinetics_do_not_load_the_viewer_libraries():
+    """``analyze --forces`` uses the force-plate helpers of humanbody.viewer.forces: importing them
+    loads neither pyvista nor the viewer's window and scene modules (about 0.2 s of a short trial,
+    and an extra that a kinetics user need not install); the viewer's names still import."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys; import humanbody.loads, humanbody.viewer.forces; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyvista', 'vtk', 'vtkmodules') "
+            "or m in ('humanbody.viewer.app', 'humanbody.viewer.scene'))); "
+            "from humanbody.viewer import load_scene, LAYERS; print(callable(load_scene), bool(LAYERS))")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.splitlines() == ["[]", "True True"]

@@ -110,3 +110,87 @@ def test_batch_outputs_equal_one_trial_runs(tmp_path):
         run_batch(alone, tmp_path / f"alone_{i}", options, jobs=1, progress=False)
         for f in sorted((tmp_path / f"alone_{i}" / f"walk_{i}").iterdir()):
             assert (tmp_path / "together" / f"walk_{i}" / f.name).read_bytes() == f.read_bytes(), f.name
+
+
+def _cli(*args, cwd=None):
+    """Run ``python -m humanbody ARGS`` in a new process (this checkout first on the path)."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]), MPLBACKEND="Agg")
+    proc = subprocess.run([sys.executable, "-m", "humanbody", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc
+
+
+@pytest.mark.skipif(not (DATA / "subject01_walk1.trc").exists(), reason="shared data absent")
+def test_report_workers_equal_analyze_processes_and_see_static_edits(tmp_path):
+    """``humanbody report`` on two worker processes (forked from the command, one calibration per
+    worker, one thread each) against ``humanbody analyze`` of each trial in its own process: the
+    results, model and residuals files byte-identical.  The trials are perturbed copies of the walk
+    (rigid motion, noise, gaps, frame rates 54-66 Hz).  After the static trial is edited, the same
+    command recomputes every trial (without --force) and equals new one-trial runs with the edit."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from make_study import make_study
+
+    study = tmp_path / "study"
+    manifest = make_study(study, 3)
+    trials = sorted(study.glob("walk_*.trc"))
+    static = study / "subject01_static.trc"
+    assert len(trials) == 3
+
+    def check(report_dir, alone_dir):
+        for trc in trials:
+            _cli("analyze", trc, "--static", static, "--mass", "72.6", "--height", "1.8",
+                 "--out", alone_dir / trc.stem, "-q")
+            for kind in ("results.csv", "model.json", "residuals.csv"):
+                mine = (report_dir / trc.stem / f"{trc.stem}_{kind}").read_bytes()
+                alone = (alone_dir / trc.stem / f"{trc.stem}_{kind}").read_bytes()
+                assert mine == alone, (trc.name, kind)
+
+    report = tmp_path / "report"
+    _cli("report", "--manifest", manifest, "--out", report, "--plots", "none", "--jobs", "2", "-q")
+    check(report, tmp_path / "alone")
+    before = (report / trials[0].stem / f"{trials[0].stem}_results.csv").read_bytes()
+
+    lines = static.read_text().splitlines(keepends=True)
+    first = next(i for i, line in enumerate(lines) if line.split("\t")[0].strip() == "1")
+    for row in range(first, len(lines)):  # the first marker moved 1 cm along x in every frame
+        cells = lines[row].split("\t")
+        if len(cells) > 2 and cells[2].strip():
+            cells[2] = f"{float(cells[2]) + 10.0:.5f}"
+            lines[row] = "\t".join(cells)
+    static.write_text("".join(lines))
+    _cli("report", "--manifest", manifest, "--out", report, "--plots", "none", "--jobs", "2", "-q")
+    assert (report / trials[0].stem / f"{trials[0].stem}_results.csv").read_bytes() != before
+    check(report, tmp_path / "alone_edited")
+
+
+def test_workers_are_forked_only_when_it_is_safe():
+    """A report process that has run no parallel kernel forks its workers (its progress bar starts
+    no thread); a process whose numba threading layer runs uses the fork server (a forked child
+    of an OpenMP process would abort)."""
+    import multiprocessing as mp
+    import os
+    import subprocess
+    import sys
+
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    code = ("import io, humanbody.report.batch as b\n"
+            "bar = b._Progress(3, 0, True, file=io.StringIO())\n"
+            "print(b._pool_context().get_start_method())\n"
+            "import numpy as np, numba\n"
+            "@numba.njit(parallel=True)\n"
+            "def twice(x):\n"
+            "    for i in numba.prange(x.shape[0]):\n"
+            "        x[i] *= 2.0\n"
+            "twice(np.ones(8))\n"
+            "print(b._pool_context().get_start_method())\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.split() == ["fork", "forkserver"]

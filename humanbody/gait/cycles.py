@@ -127,6 +127,10 @@ def normalize_cycles(table: pd.DataFrame, events: pd.DataFrame, variables=None,
     values = table[variables].to_numpy(dtype=float) if variables else np.empty((len(t), 0))
     pct = np.linspace(0.0, 100.0, points)
     units = [unit_of(v) for v in variables]
+    # the label columns of one side, as Python strings (pandas stores them as Arrow strings several
+    # times faster from objects than from a NumPy unicode array), shared by both sides
+    variable_col = np.repeat(np.array(variables, dtype=object), points)
+    unit_col = np.repeat(np.array(units, dtype=object), points)
     parts = []
     for side in SIDES:
         curves = stride_curves(t, values, events_of(events, side, "foot_strike"), points)
@@ -142,8 +146,8 @@ def normalize_cycles(table: pd.DataFrame, events: pd.DataFrame, variables=None,
         nv = len(variables)
         parts.append(pd.DataFrame({
             "side": side,
-            "variable": np.repeat(variables, points),
-            "unit": np.repeat(units, points),
+            "variable": variable_col,
+            "unit": unit_col,
             "percent": np.tile(pct, nv),
             "mean": mean.T.reshape(-1),
             "sd": sd.T.reshape(-1),

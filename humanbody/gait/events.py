@@ -87,7 +87,15 @@ def _names(df: pd.DataFrame) -> set[str]:
 
 def _xyz(df: pd.DataFrame, name: str) -> np.ndarray:
     """Positions of marker ``name``, shape (F, 3), m; all-zero samples -> NaN."""
-    p = df[[f"{name}_x", f"{name}_y", f"{name}_z"]].to_numpy(dtype=float).copy()
+    cols = [f"{name}_x", f"{name}_y", f"{name}_z"]
+    one_block = getattr(getattr(df, "_mgr", None), "is_single_block", False) and df.columns.is_unique
+    idx = df.columns.get_indexer(cols) if one_block else None
+    if idx is not None and (idx >= 0).all() and df.dtypes.iloc[0].kind == "f":
+        # a table of floats in one block (as read and conditioned): its array is a view, the
+        # three columns taken from it without a DataFrame per call (each copies the table's attrs)
+        p = np.ascontiguousarray(df.to_numpy(dtype=float)[:, idx])  # C order, as the copy below: the same sums
+    else:  # missing names (pandas says which), mixed columns
+        p = df[cols].to_numpy(dtype=float).copy()
     p[(p == 0.0).all(axis=1)] = np.nan
     return p
 
@@ -447,5 +455,5 @@ def force_events(
 
 def events_of(events: pd.DataFrame, side: str, event: str) -> np.ndarray:
     """Sorted times (s) of one side's ``event`` ("foot_strike" or "foot_off")."""
-    sel = (events["side"] == side) & (events["event"] == event)
-    return np.sort(events.loc[sel, "time"].to_numpy(dtype=float))
+    sel = (events["side"].to_numpy() == side) & (events["event"].to_numpy() == event)
+    return np.sort(events["time"].to_numpy(dtype=float)[sel])

@@ -23,6 +23,7 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -198,17 +199,29 @@ def load_markerset(spec) -> MarkerSet:
         known = ", ".join(builtin) or "none"
         raise InputError(f"unknown marker set {key!r} (built-in sets: {known}; or give a .toml file)")
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
     except OSError as err:
         raise InputError(f"cannot read marker set ({err.strerror or err})", path) from None
+    return _parsed(text, str(path))
+
+
+@lru_cache(maxsize=32)
+def _parsed(text: str, path: str) -> MarkerSet:
+    """The marker set of a file's text, parsed once per process (a batch reads it for every trial).
+
+    Keyed by the text itself, so an edited file is parsed again; the set is
+    a frozen dataclass that nothing modifies, so trials can share it.
+    """
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise InputError(f"marker set is not valid TOML ({err})", path) from None
     try:
-        return _parse(data, str(path))
+        return _parse(data, path)
     except InputError as err:
-        raise err.with_path(str(path))
+        raise err.with_path(path)
     except (TypeError, ValueError, KeyError, AttributeError) as err:
-        raise InputError(f"malformed marker set: {err}", str(path)) from None
+        raise InputError(f"malformed marker set: {err}", path) from None
 
 
 def _parse(data: Mapping, source: str) -> MarkerSet:

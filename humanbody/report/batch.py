@@ -157,8 +157,11 @@ class _Progress:
     def __init__(self, total: int, skipped: int, enabled: bool, file=None):
         from tqdm import tqdm
 
+        class _Bar(tqdm):
+            monitor_interval = 0  # no monitor thread: the driver stays one thread, so it can fork its workers
+
         self.counts = {"ok": 0, "failed": 0, "skipped": skipped}
-        self.bar = tqdm(total=total, unit="trial", desc="report", disable=not enabled,
+        self.bar = _Bar(total=total, unit="trial", desc="report", disable=not enabled,
                         file=file if file is not None else sys.stderr, dynamic_ncols=True, smoothing=0.05)
         self.bar.set_postfix(self.counts, refresh=False)
 
@@ -172,36 +175,64 @@ class _Progress:
 
 
 # ------------------------------------------------------------------ local process pool
-def _worker_init() -> None:
+def _worker_init(threads: int = 1) -> None:
     """Local workers ignore Ctrl-C: the driver alone decides to stop, then stops them.
 
     A worker's idle OpenMP threads sleep instead of spinning (unless the
     user chose a policy): two workers on two cores would otherwise take each
     other's core between parallel kernels.  Set here, before the worker
-    runs its first kernel (which starts OpenMP).
+    runs its first kernel (which starts OpenMP).  A worker's parallel
+    kernels run on ``threads`` threads (the cores divided among the
+    workers, :func:`worker_threads`): the workers already keep every core
+    busy, and a parallel region on a few hundred frames would otherwise
+    wait at its end for a thread whose core another worker holds.
     """
     import os
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker inherits the driver's handler
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import numba
+
+    numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+
+
+def worker_threads(jobs: int) -> int:
+    """Numba threads of each of ``jobs`` local workers: the cores shared among them (at least 1)."""
+    return max(1, default_jobs() // max(1, int(jobs)))
 
 
 def _pool_context():
-    """Start method of the local workers: a fork server (spawn where there is none).
+    """Start method of the local workers: fork when it is safe, else a fork server (spawn where there is none).
 
-    Plain ``fork`` is unsafe once the driver has run a parallel numba kernel
-    (GNU OpenMP aborts a forked child), which happens whenever the batch is
-    started from a Python session that computed something.  The fork server
-    is a clean process that has imported the trial code once
-    (``set_forkserver_preload``), so workers start without import cost.
+    A forked worker starts at once with what the driver has imported
+    (pandas, scipy, numba: most of a new process's start-up), and the
+    workers import the rest in parallel.  Plain ``fork`` is unsafe once the
+    driver has run a parallel numba kernel (GNU OpenMP aborts a forked
+    child) or runs other threads, which happens when the batch is started
+    from a Python session that computed something (:func:`_fork_safe`).
+    The fork server is then a clean process that has imported the trial
+    code once (``set_forkserver_preload``), so workers start without import
+    cost.
     """
     import multiprocessing as mp
 
-    if "forkserver" in mp.get_all_start_methods():
+    methods = mp.get_all_start_methods()
+    if "fork" in methods and _fork_safe():
+        return mp.get_context("fork")
+    if "forkserver" in methods:
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(["humanbody.pipeline", "humanbody.report.trial"])
         return ctx
     return mp.get_context("spawn")  # pragma: no cover - Windows
+
+
+def _fork_safe() -> bool:
+    """Whether this process can fork workers: one thread, and numba's threading layer not started."""
+    if threading.active_count() != 1:
+        return False
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    return parallel is None or getattr(parallel, "_is_initialized", True) is False
 
 
 def _stop_pool(pool) -> None:
@@ -245,8 +276,9 @@ def _run_local(tasks, options, jobs: int, on_done) -> None:
     try:
         while queue or inflight:
             if pool is None:
-                pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(queue)), mp_context=_pool_context(),
-                                              initializer=_worker_init)
+                workers = min(jobs, len(queue))
+                pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
+                                              initializer=_worker_init, initargs=(worker_threads(workers),))
             broken = False
             while queue and len(inflight) < window and not broken:
                 task = queue.popleft()

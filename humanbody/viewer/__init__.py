@@ -15,13 +15,29 @@ Example::
 Needs the ``viewer`` extra (pyvista, imageio, imageio-ffmpeg).
 """
 
-from .app import CAMERAS, KEYS, ViewerApp
-from .scene import LAYERS, VECTOR_LAYERS, Scene, ellipsoid_inertia, ellipsoid_semi_axes
-from .load import load_scene, scene_from_analysis
-from .render import movie, prepare_offscreen, screenshot
+import importlib
+
+#: Public name -> the submodule defining it, imported on first use (PEP 562): the force-plate helpers
+#: of :mod:`humanbody.viewer.forces`, which ``analyze --forces`` uses, do not load pyvista.
+_WHERE = {
+    "CAMERAS": "app", "KEYS": "app", "ViewerApp": "app",
+    "LAYERS": "scene", "VECTOR_LAYERS": "scene", "Scene": "scene", "ellipsoid_inertia": "scene",
+    "ellipsoid_semi_axes": "scene",
+    "load_scene": "load", "scene_from_analysis": "load",
+    "movie": "render", "prepare_offscreen": "render", "screenshot": "render",
+}
+
+__all__ = sorted(_WHERE)
 
 
-__all__ = [
-    "CAMERAS", "KEYS", "LAYERS", "VECTOR_LAYERS", "Scene", "ViewerApp", "ellipsoid_inertia",
-    "ellipsoid_semi_axes", "load_scene", "movie", "prepare_offscreen", "scene_from_analysis", "screenshot",
-]
+def __getattr__(name):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))
