@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from . import _fastread as fr
 from . import _validate as v
 
 _UNIT_HINT = re.compile(r"^(?P<base>.*?)\s*[\(\[](?P<unit>[^\)\]]*)[\)\]]\s*$")
@@ -103,12 +104,12 @@ def _detect_units(xyz: np.ndarray) -> tuple[str, str]:
     its largest absolute coordinate.  Above 10 the file is taken as mm.
     """
     if xyz.shape[1] >= 2:  # the usual case in one pass over the frames, no temporary arrays
-        from .. import _format
+        from . import _marker_kernels
 
         n = xyz.shape[0]
-        k = v.threads() if n * xyz.shape[1] > 1 << 16 else 1
+        k = fr.threads() if n * xyz.shape[1] > 1 << 16 else 1
         count, ext = np.empty(n, dtype=np.int64), np.empty(n)
-        v.in_threads(lambda i, r0, r1: _format.cloud_extents(xyz, r0, r1, count, ext), n, k)
+        fr.in_threads(lambda i, r0, r1: _marker_kernels.cloud_extents(xyz, r0, r1, count, ext), n, k)
         ext = ext[count >= 2]
         if ext.size and np.all(ext != 0.0):  # (an extent of 0 could be -0.0 below: left to numpy)
             stat = float(np.median(ext))
@@ -167,13 +168,13 @@ def _numbers(path, lines, head, rows, start, columns, delim, dest, width, n_aux=
     """Data block from line ``start`` (0-based) to the end: fast path, else careful.
 
     Column j goes to ``table[:, dest[j]]`` (dest[j] >= 0), ``aux[:, -2 - dest[j]]``
-    (<= -2) or nowhere (-1), as :func:`humanbody.io._validate.fast_block`
+    (<= -2) or nowhere (-1), as :func:`humanbody.io._fastread.fast_block`
     fills them.  Returns table (rows, width), aux (rows, n_aux) and the
     1-based line of each row.
     """
     fast = None
     if head is not None and delim != " ":
-        fast = v.fast_block(head, start, columns, delim, dest, width, n_aux)
+        fast = fr.fast_block(head, start, columns, delim, dest, width, n_aux)
     if fast is not None:
         return fast
     if head is not None:  # rows held only the head of the file
@@ -204,7 +205,7 @@ def _dest(n_columns: int, time_col, idx, extra) -> list[int]:
 def read_plain(path: Path, lines: list[str], units=None, rate_hz=None, head=None):
     """Plain wide marker table (see the module docstring).
 
-    ``head`` (:class:`humanbody.io._validate.Head`): ``lines`` are only the
+    ``head`` (:class:`humanbody.io._fastread.Head`): ``lines`` are only the
     first lines of a large file, whose numbers are read by the fast path.
     """
     first = next(i for i, line in enumerate(lines) if line.strip())
@@ -571,7 +572,7 @@ def read_marker_text(path, units=None, rate_hz=None, layout: str | None = None):
         "qualisys-tsv".
     """
     path = v.check_file(path)
-    head = v.read_head(path, _HEAD_LINES)
+    head = fr.read_head(path, _HEAD_LINES)
     if head is not None:  # a large file: plain and Motive layouts read their numbers fast
         first = next(line for line in head.lines if line.strip()).strip().lstrip("\ufeff")
         vicon_like = first.rstrip(",\t;").strip().lower() in _VICON_SECTIONS
