@@ -8,7 +8,8 @@ import pickle
 from pathlib import Path
 
 #: The modules holding numba kernels compiled with ``cache=True``.
-_MODULES = (Path(__file__).with_name("_kernels.py"), Path(__file__).with_name("_csvprint.py"),
+_MODULES = (Path(__file__).with_name("_kernels.py"), Path(__file__).with_name("_pack.py"),
+            Path(__file__).with_name("_fir.py"), Path(__file__).with_name("_csvprint.py"),
             Path(__file__).with_name("_kinetic_kernels.py"),
             Path(__file__).parent / "io" / "_parse.py", Path(__file__).parent / "io" / "_marker_kernels.py",
             Path(__file__).parent / "markers" / "_kernels.py")

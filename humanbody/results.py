@@ -118,7 +118,8 @@ class Results:
 
     def _derive_inertia(self, spare) -> np.ndarray:
         """``I_k = R_k I_k^body R_k^T``, (F, n, 3, 3), kg m^2 (20 % of all result bytes)."""
-        from ._kernels import ground_inertia, threads_for
+        from ._kernels import threads_for
+        from ._pack import ground_inertia
 
         out = _buffer(spare, self.R.shape)
         with threads_for(self.n_frames):
@@ -207,12 +208,13 @@ class Results:
     def to_matrix(self, out: np.ndarray | None = None) -> np.ndarray:
         """The results table as one float64 array (F, columns), column order of ``to_dataframe``.
 
-        Filled row by row in parallel (:func:`humanbody._kernels.pack_rows`);
+        Filled row by row in parallel (:func:`humanbody._pack.pack_rows`);
         the inertia columns are computed from ``R`` exactly as ``inertia`` is,
         so they equal it bit for bit without materialising it.  ``out`` (the
         right shape) is reused when given.
         """
-        from ._kernels import pack_rows, threads_for
+        from ._kernels import threads_for
+        from ._pack import pack_rows
 
         F, n = self.n_frames, len(self.names)
         coords = np.ascontiguousarray(self.coordinates, dtype=float)
