@@ -1,8 +1,8 @@
 """Inline numba helpers for rotations: one small function per operation.
 
 Shared by the tree recursion (:mod:`humanbody._kernels`) and the tracking
-kernels (:mod:`humanbody.markers._kernels`), so both read like the
-equations.  A 3x3 matrix travels as a 9-tuple of scalars, row by row
+kernels (:mod:`humanbody.markers._fit_kernels`,
+:mod:`humanbody.markers._angle_kernels`), so they read like the equations.  A 3x3 matrix travels as a 9-tuple of scalars, row by row
 (``(m00, m01, m02, m10, ..., m22)``), which LLVM keeps in registers; a
 quaternion as ``(e1, e2, e3, e4)``, scalar last (Huston eq. 8.166).  Axes
 are numbered 0 = x, 1 = y, 2 = z.  The NumPy forms are in
@@ -180,3 +180,56 @@ def finite33(a):
     for v in a:
         ok = ok and np.isfinite(v)
     return ok
+
+
+#: A 9-tuple matrix of NaN (no rotation could be formed).
+NAN33 = (np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan)
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def load33(A, f):
+    """The 3x3 matrix ``A[f]`` of an (F, 3, 3) array as a 9-tuple."""
+    return (A[f, 0, 0], A[f, 0, 1], A[f, 0, 2], A[f, 1, 0], A[f, 1, 1], A[f, 1, 2],
+            A[f, 2, 0], A[f, 2, 1], A[f, 2, 2])
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def store33(A, f, m):
+    """``A[f] = m`` for an (F, 3, 3) array and a 9-tuple matrix."""
+    (A[f, 0, 0], A[f, 0, 1], A[f, 0, 2], A[f, 1, 0], A[f, 1, 1], A[f, 1, 2],
+     A[f, 2, 0], A[f, 2, 1], A[f, 2, 2]) = m
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def quaternion_matrix(e1, e2, e3, e4):
+    """Rotation matrix (9-tuple) of a unit quaternion, vector e1, e2, e3, scalar e4 (Huston eq. 8.176)."""
+    return (e4 * e4 + e1 * e1 - e2 * e2 - e3 * e3, 2.0 * (e1 * e2 - e4 * e3), 2.0 * (e1 * e3 + e4 * e2),
+            2.0 * (e1 * e2 + e4 * e3), e4 * e4 - e1 * e1 + e2 * e2 - e3 * e3, 2.0 * (e2 * e3 - e4 * e1),
+            2.0 * (e1 * e3 - e4 * e2), 2.0 * (e2 * e3 + e4 * e1), e4 * e4 - e1 * e1 - e2 * e2 + e3 * e3)
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def shepperd(s):
+    """Unit quaternion (e1, e2, e3, e4) of a rotation matrix (9-tuple), Shepperd's method.
+
+    As :func:`humanbody.rotations.matrix_to_quaternion`: the largest diagonal
+    entry of ``K = 4 q q^T`` picks the column of K that is normalised; the
+    sign makes e4 >= 0 (ties broken by e1, e2, e3, :func:`canonical_quaternion`).
+    """
+    s00, s01, s02, s10, s11, s12, s20, s21, s22 = s
+    d0 = 1.0 + s00 - s11 - s22
+    d1 = 1.0 - s00 + s11 - s22
+    d2 = 1.0 - s00 - s11 + s22
+    d3 = 1.0 + s00 + s11 + s22
+    k01, k02, k12 = s01 + s10, s02 + s20, s12 + s21
+    k03, k13, k23 = s21 - s12, s02 - s20, s10 - s01
+    if d0 >= d1 and d0 >= d2 and d0 >= d3:
+        x, y, z, w = d0, k01, k02, k03
+    elif d1 >= d2 and d1 >= d3:
+        x, y, z, w = k01, d1, k12, k13
+    elif d2 >= d3:
+        x, y, z, w = k02, k12, d2, k23
+    else:
+        x, y, z, w = k03, k13, k23, d3
+    nrm = np.sqrt(x * x + y * y + z * z + w * w)
+    return canonical_quaternion(x / nrm, y / nrm, z / nrm, w / nrm)

@@ -314,7 +314,7 @@ def test_horn_rotations_equal_the_svd_solution_and_exact_rotations():
     """Horn's quaternion fit by Newton's method on the characteristic polynomial (Jacobi where ill-posed)."""
     from scipy.spatial.transform import Rotation
 
-    from humanbody.markers._kernels import horn_rotations
+    from humanbody.markers._fit_kernels import horn_rotations
 
     rng = np.random.default_rng(4)
     F, m = 20000, 4
@@ -345,7 +345,7 @@ def test_horn_rotations_equal_the_svd_solution_and_exact_rotations():
 
 @pytest.mark.parametrize("seqs", [("xyz",) * 17, ("zxy",) + ("yxz",) * 16, SEQUENCES + SEQUENCES[:5]])
 def test_relative_angles_kernel_equals_matrix_to_euler(seqs):
-    from humanbody.markers._kernels import relative_angles
+    from humanbody.markers._angle_kernels import relative_angles
     from humanbody.rotations import euler_to_matrix, matrix_to_euler, sequence_axes
 
     rng = np.random.default_rng(6)
@@ -371,7 +371,7 @@ def test_relative_angles_kernel_equals_matrix_to_euler(seqs):
 def test_unwrap_kernel_equals_numpy_unwrap():
     """Bit for bit numpy.unwrap on columns without NaN (steps of exactly +-pi included); with NaN,
     the finite samples are unwrapped as one series and the NaN stay."""
-    from humanbody.markers._kernels import unwrap_columns
+    from humanbody.markers._angle_kernels import unwrap_columns
 
     rng = np.random.default_rng(8)
     x = np.cumsum(rng.normal(0.0, 1.5, (3000, 9)), axis=0)

@@ -31,7 +31,7 @@ from ..errors import InputError
 from ..model import BodyModel
 from ..rotations import matrix_to_euler
 from ..segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
-from ._kernels import slerp_rotations
+from ._angle_kernels import slerp_rotations
 from .joint_centres import HIP_REGRESSIONS, triad
 from .markerset import MarkerSet, resolve_markerset
 
@@ -140,7 +140,7 @@ def slerp_frames(Ra, Rb, fraction: float):
     Ra = np.ascontiguousarray(np.broadcast_to(Ra, shape).reshape(-1, 3, 3))
     Rb = np.ascontiguousarray(np.broadcast_to(Rb, shape).reshape(-1, 3, 3))
     out = np.empty(Ra.shape)
-    slerp_rotations(Ra, Rb, float(fraction), out)  # one pass per frame (markers/_kernels.py)
+    slerp_rotations(Ra, Rb, float(fraction), out)  # one pass per frame (markers/_angle_kernels.py)
     return out.reshape(shape)
 
 

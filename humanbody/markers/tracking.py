@@ -30,7 +30,9 @@ from ..kinematics import sequence_axes_array
 from ..rotations import singular_distance
 from ..segments import PARENTS, SEGMENT_NAMES
 from .calibration import Calibration, calibrate
-from ._kernels import carried_points, continuous_angles, horn_rotations, relative_angles, rigid_fit, slerp_rotations, unwrap_columns
+from ._angle_kernels import continuous_angles, relative_angles, slerp_rotations, unwrap_columns
+from ._fit_kernels import horn_rotations, rigid_fit
+from ._kernels import carried_points
 from .markerset import match_markers
 
 __all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
@@ -78,7 +80,7 @@ def fit_rigid(local, measured, weights=None):
     Finds R (proper orthogonal) and o minimising
     ``sum_i w_i |R p_i + o - q_i|^2`` (Söderkvist & Wedin 1993); the
     rotation is computed from the weighted cross-covariance by Horn's
-    quaternion method (:func:`humanbody._kernels.horn_rotations`), which
+    quaternion method (:func:`humanbody.markers._fit_kernels.horn_rotations`), which
     reaches the same optimum with det R = +1.
 
     Parameters
@@ -138,7 +140,7 @@ def fit_rigid(local, measured, weights=None):
 def _fit_rigid_fused(local: np.ndarray, q: np.ndarray):
     """:func:`fit_rigid` for one local point set and 0/1 weights, by one kernel pass.
 
-    :func:`humanbody.markers._kernels.rigid_fit` forms centroids,
+    :func:`humanbody.markers._fit_kernels.rigid_fit` forms centroids,
     cross-covariance, Horn's rotation and the residual frame by frame; the
     spread test depends only on which points were used, so it is evaluated
     once per distinct pattern of used points.
