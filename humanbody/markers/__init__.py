@@ -1,7 +1,8 @@
 """Marker trajectories: conditioning (gaps, filling, low-pass), lab axes -> ground,
 marker sets, static calibration and segment tracking."""
 
-from .conditioning import ConditioningReport, FilterReport, condition, fill_gaps, find_gaps, lowpass
+from .conditioning import ConditioningReport, FilterReport, condition, lowpass
+from .gaps import fill_gaps, find_gaps
 from .axes import AxesMapping, detect_axes, parse_axes, to_ground
 from .markerset import MarkerSet, builtin_markersets, detect_markerset, load_markerset
 from .calibration import Calibration, calibrate
