@@ -310,39 +310,6 @@ def test_tracking_in_chunks_equals_one_pass(calibration, motion):
         assert part.R is None and one.R.shape == (len(df), 17, 3, 3)
 
 
-def test_horn_rotations_equal_the_svd_solution_and_exact_rotations():
-    """Horn's quaternion fit by Newton's method on the characteristic polynomial (Jacobi where ill-posed)."""
-    from scipy.spatial.transform import Rotation
-
-    from humanbody.markers._fit_kernels import horn_rotations
-
-    rng = np.random.default_rng(4)
-    F, m = 20000, 4
-    Rt = Rotation.random(F, random_state=2).as_matrix()
-    a = rng.normal(0, 0.1, (F, m, 3))
-    a -= a.mean(axis=1, keepdims=True)
-    a[:50, :, 2] *= 1e-3  # nearly planar clusters
-    a[50:60, 2:] = a[50:60, :2]  # two points repeated: equal eigenvalues, the Jacobi fallback
-    b = np.einsum("fij,fmj->fmi", Rt, a)
-    R = np.empty((F, 3, 3))
-    horn_rotations(np.einsum("fmi,fmj->fij", a, b), R)
-    np.testing.assert_allclose(R, Rt, atol=1e-12)
-    noisy = b + rng.normal(0, 0.02, b.shape)
-    noisy -= noisy.mean(axis=1, keepdims=True)
-    H = np.einsum("fmi,fmj->fij", a, noisy)
-    horn_rotations(H, R)
-    U, _, Vt = np.linalg.svd(H)
-    d = np.sign(np.linalg.det(np.matmul(Vt.transpose(0, 2, 1), U.transpose(0, 2, 1))))
-    V = Vt.transpose(0, 2, 1).copy()
-    V[:, :, 2] *= d[:, None]
-    well_posed = slice(60, None)  # frames 50-59 hold two distinct points: any turn about their line fits
-    np.testing.assert_allclose(R[well_posed], np.matmul(V, U.transpose(0, 2, 1))[well_posed], atol=1e-11)
-    np.testing.assert_allclose(np.linalg.det(R), 1.0, atol=1e-13)
-    H[7, 1, 2] = np.nan
-    horn_rotations(H, R)
-    assert np.isnan(R[7]).all() and np.isfinite(R[8]).all()
-
-
 @pytest.mark.parametrize("seqs", [("xyz",) * 17, ("zxy",) + ("yxz",) * 16, SEQUENCES + SEQUENCES[:5]])
 def test_relative_angles_kernel_equals_matrix_to_euler(seqs):
     from humanbody.markers._angle_kernels import relative_angles

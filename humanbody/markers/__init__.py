@@ -6,7 +6,8 @@ from .gaps import fill_gaps, find_gaps
 from .axes import AxesMapping, detect_axes, parse_axes, to_ground
 from .markerset import MarkerSet, builtin_markersets, detect_markerset, load_markerset
 from .calibration import Calibration, calibrate
-from .tracking import Tracking, fit_rigid, markers_to_coordinates, track
+from .rigid import fit_rigid
+from .tracking import Tracking, markers_to_coordinates, track
 
 __all__ = [
     "AxesMapping",

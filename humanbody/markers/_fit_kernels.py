@@ -1,8 +1,11 @@
 """Numba kernels of the rigid fit of marker clusters, frame by frame (Horn's quaternion method).
 
 Array in, array out, nothing about names or tables; compiled once and cached
-on disk (``cache=True``).  :func:`humanbody.markers.tracking.fit_rigid` is
-the documented entry point.
+on disk (``cache=True``).  :func:`humanbody.markers.rigid.fit_rigid` is the
+documented entry point.  The kernels solve Horn's eigenproblem in closed
+form (:func:`_fast_quaternion`); the rare frames where that is ill-conditioned
+are flagged and solved afterwards by ``numpy.linalg.eigh`` in one batch
+(:func:`humanbody.markers.rigid.horn_quaternions`).
 """
 
 from __future__ import annotations
@@ -16,72 +19,8 @@ from .._rot import NAN33, finite33, load33, quaternion_matrix, store33
 drop_stale_kernels()  # before any kernel is loaded from the cache
 
 _CACHE = True
-#: Frames per parallel work item (the 4x4 scratch matrices are allocated once per block).
+#: Frames per parallel work item (the 4x4 scratch matrix is allocated once per block).
 _BLOCK = 256
-
-
-@nb.njit(cache=_CACHE)
-def _horn_quaternion(sxx, sxy, sxz, syx, syy, syz, szx, szy, szz, N, V):
-    """Unit quaternion (w, x, y, z) of the rotation best mapping a-points onto b-points.
-
-    ``s_ij = sum w a_i b_j`` over centred point pairs.  The quaternion is
-    the eigenvector of the largest eigenvalue of Horn's symmetric 4x4
-    matrix (Horn 1987, J Opt Soc Am A 4:629, eq. for N), found by cyclic
-    Jacobi rotations to machine precision.  ``N`` and ``V`` are (4, 4)
-    scratch arrays.
-    """
-    N[0, 0] = sxx + syy + szz
-    N[0, 1] = N[1, 0] = syz - szy
-    N[0, 2] = N[2, 0] = szx - sxz
-    N[0, 3] = N[3, 0] = sxy - syx
-    N[1, 1] = sxx - syy - szz
-    N[1, 2] = N[2, 1] = sxy + syx
-    N[1, 3] = N[3, 1] = szx + sxz
-    N[2, 2] = -sxx + syy - szz
-    N[2, 3] = N[3, 2] = syz + szy
-    N[3, 3] = -sxx - syy + szz
-    scale = 0.0
-    for i in range(4):
-        for j in range(4):
-            V[i, j] = 1.0 if i == j else 0.0
-            scale = max(scale, abs(N[i, j]))
-    if scale == 0.0:
-        scale = 1.0
-    for _sweep in range(50):
-        off = 0.0
-        for i in range(4):
-            for j in range(i + 1, 4):
-                off = max(off, abs(N[i, j]))
-        if off <= 1e-17 * scale:
-            break
-        for p in range(3):
-            for q in range(p + 1, 4):
-                apq = N[p, q]
-                if abs(apq) <= 1e-300:
-                    continue
-                theta = (N[q, q] - N[p, p]) / (2.0 * apq)
-                t = (1.0 if theta >= 0 else -1.0) / (abs(theta) + np.sqrt(theta * theta + 1.0))
-                c = 1.0 / np.sqrt(t * t + 1.0)
-                s = t * c
-                for k in range(4):  # N <- J^T N J, columns then rows
-                    akp, akq = N[k, p], N[k, q]
-                    N[k, p] = c * akp - s * akq
-                    N[k, q] = s * akp + c * akq
-                for k in range(4):
-                    apk, aqk = N[p, k], N[q, k]
-                    N[p, k] = c * apk - s * aqk
-                    N[q, k] = s * apk + c * aqk
-                for k in range(4):
-                    vkp, vkq = V[k, p], V[k, q]
-                    V[k, p] = c * vkp - s * vkq
-                    V[k, q] = s * vkp + c * vkq
-    best = 0
-    for i in range(1, 4):
-        if N[i, i] > N[best, best]:
-            best = i
-    w, x, y, z = V[0, best], V[1, best], V[2, best], V[3, best]
-    nrm = np.sqrt(w * w + x * x + y * y + z * z)
-    return w / nrm, x / nrm, y / nrm, z / nrm
 
 
 @nb.njit(cache=_CACHE)
@@ -110,20 +49,27 @@ def _minor(M, r, c):
 
 
 @nb.njit(cache=_CACHE)
-def _fast_quaternion(sxx, sxy, sxz, syx, syy, syz, szx, szy, szz, lam0, N, V):
-    """The quaternion of :func:`_horn_quaternion`, by Newton's method on the characteristic polynomial.
+def _fast_quaternion(sxx, sxy, sxz, syx, syy, syz, szx, szy, szz, lam0, N):
+    """Horn's quaternion by Newton's method on the characteristic polynomial; ``ok`` False when ill-posed.
 
-    Horn's matrix N is traceless, so ``det(N - l I) = l^4 + c2 l^2 + c1 l + c0``
-    with ``c2 = -2 |S|_F^2``, ``c1 = -8 det S`` and ``c0 = det N`` (Theobald
-    2005, Acta Cryst A61:478, "QCP").  Newton's iteration started at an upper
-    bound ``lam0`` of the largest eigenvalue descends monotonically onto it;
-    the eigenvector is then the largest column of the adjugate of
-    ``N - l I`` (rank one at an eigenvalue).  Its error grows as the gap to
-    the next eigenvalue closes, so when that column is shorter than
-    ``0.05 lam0^3`` (the gap is then below ~1/80 of ``lam0``) the Jacobi
-    method of :func:`_horn_quaternion` decides instead: the quaternion then
-    agrees with Jacobi's to ~2e-13 on every frame of 400,000 random
-    clusters, ~10x faster.
+    The unit quaternion (w, x, y, z) of the rotation best mapping a-points
+    onto b-points, ``s_ij = sum w a_i b_j`` over centred point pairs, is the
+    eigenvector of the largest eigenvalue of Horn's symmetric 4x4 matrix N
+    (Horn 1987, J Opt Soc Am A 4:629).  N is traceless, so
+    ``det(N - l I) = l^4 + c2 l^2 + c1 l + c0`` with ``c2 = -2 |S|_F^2``,
+    ``c1 = -8 det S`` and ``c0 = det N`` (Theobald 2005, Acta Cryst A61:478,
+    "QCP").  Newton's iteration started at an upper bound ``lam0`` of the
+    largest eigenvalue descends monotonically onto it; the eigenvector is
+    then the largest column of the adjugate of ``N - l I`` (rank one at an
+    eigenvalue).  Its error grows as the gap to the next eigenvalue closes,
+    so when that column is shorter than ``0.05 lam0^3`` (the gap is then
+    below ~1/80 of ``lam0``) it returns ``ok`` False and the caller solves
+    the frame by a symmetric eigensolver.  ``N`` is (4, 4) scratch.
+
+    Returns
+    -------
+    w, x, y, z : float
+    ok : bool
     """
     n00 = sxx + syy + szz
     n01 = syz - szy
@@ -176,9 +122,9 @@ def _fast_quaternion(sxx, sxy, sxz, syx, syy, syz, szx, szy, szz, lam0, N, V):
             best, w, x, y, z = nrm, v0, v1, v2, v3
     scale = lam0 * lam0 * lam0
     if not (best > (0.05 * scale) ** 2) or not np.isfinite(best):
-        return _horn_quaternion(sxx, sxy, sxz, syx, syy, syz, szx, szy, szz, N, V)
+        return 0.0, 0.0, 0.0, 0.0, False
     nrm = np.sqrt(best)
-    return w / nrm, x / nrm, y / nrm, z / nrm
+    return w / nrm, x / nrm, y / nrm, z / nrm, True
 
 
 @nb.njit(cache=_CACHE)
@@ -188,7 +134,7 @@ def _store_rotation(w, x, y, z, R, f):
 
 
 @nb.njit(cache=_CACHE, parallel=True)
-def horn_rotations(H, R):
+def horn_rotations(H, R, flagged):
     """Proper rotations R minimising ``sum w |R a - b|^2`` from ``H = sum w a b^T``, every frame.
 
     The same optimum as the SVD solution of Söderkvist & Wedin (1993), with
@@ -197,24 +143,28 @@ def horn_rotations(H, R):
     Parameters
     ----------
     H : (F, 3, 3) float64    cross-covariance of centred point pairs
-    R : (F, 3, 3) float64    written; NaN where H is not finite
+    R : (F, 3, 3) float64    written; NaN where H is not finite; unset where flagged
+    flagged : (F,) bool      written: True where the closed form is ill-posed
+                             (the caller solves those frames from H)
     """
     F = H.shape[0]
     for b in nb.prange((F + _BLOCK - 1) // _BLOCK):
         N = np.empty((4, 4))
-        V = np.empty((4, 4))
         for f in range(b * _BLOCK, min(F, (b + 1) * _BLOCK)):
-            if not finite33(load33(H, f)):
+            flagged[f] = False
+            h = load33(H, f)
+            if not finite33(h):
                 store33(R, f, NAN33)
                 continue
             frob = 0.0
-            for i in range(3):
-                for j in range(3):
-                    frob += H[f, i, j] * H[f, i, j]
-            w, x, y, z = _fast_quaternion(H[f, 0, 0], H[f, 0, 1], H[f, 0, 2], H[f, 1, 0], H[f, 1, 1],
-                                          H[f, 1, 2], H[f, 2, 0], H[f, 2, 1], H[f, 2, 2],
-                                          2.0 * np.sqrt(frob), N, V)  # |N|_F = 2 |H|_F bounds its eigenvalues
-            _store_rotation(w, x, y, z, R, f)
+            for v in h:
+                frob += v * v
+            w, x, y, z, ok = _fast_quaternion(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8],
+                                              2.0 * np.sqrt(frob), N)  # |N|_F = 2 |H|_F bounds its eigenvalues
+            if ok:
+                _store_rotation(w, x, y, z, R, f)
+            else:
+                flagged[f] = True
 
 
 @nb.njit(cache=_CACHE, inline="always")
@@ -228,8 +178,55 @@ def _point(src, cols, extra, f, i):
     return extra[f, 0], extra[f, 1], extra[f, 2]
 
 
+@nb.njit(cache=_CACHE, inline="always")
+def _centroids(local, src, cols, extra, f):
+    """Points usable in frame f (local and measured all finite): count, bit pattern, both centroids."""
+    n = 0
+    bits = 0
+    pcx = pcy = pcz = qcx = qcy = qcz = 0.0
+    for i in range(local.shape[0]):
+        x, y, z = _point(src, cols, extra, f, i)
+        if (np.isfinite(x) and np.isfinite(y) and np.isfinite(z)
+                and np.isfinite(local[i, 0]) and np.isfinite(local[i, 1]) and np.isfinite(local[i, 2])):
+            n += 1
+            bits |= np.int64(1) << i
+            pcx += local[i, 0]
+            pcy += local[i, 1]
+            pcz += local[i, 2]
+            qcx += x
+            qcy += y
+            qcz += z
+    if n > 0:
+        pcx /= n
+        pcy /= n
+        pcz /= n
+        qcx /= n
+        qcy /= n
+        qcz /= n
+    return n, bits, pcx, pcy, pcz, qcx, qcy, qcz
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _origin_and_rms(local, src, cols, extra, f, n, bits, pcx, pcy, pcz, qcx, qcy, qcz, R, origin, rms):
+    """Given R[f]: origin ``o = q̄ - R p̄`` and RMS distance ``sqrt(sum |R p + o - q|^2 / n)``, written."""
+    ox = qcx - (R[f, 0, 0] * pcx + R[f, 0, 1] * pcy + R[f, 0, 2] * pcz)
+    oy = qcy - (R[f, 1, 0] * pcx + R[f, 1, 1] * pcy + R[f, 1, 2] * pcz)
+    oz = qcz - (R[f, 2, 0] * pcx + R[f, 2, 1] * pcy + R[f, 2, 2] * pcz)
+    origin[f, 0], origin[f, 1], origin[f, 2] = ox, oy, oz
+    err = 0.0
+    for i in range(local.shape[0]):
+        if (bits >> i) & 1:
+            x, y, z = _point(src, cols, extra, f, i)
+            lx, ly, lz = local[i, 0], local[i, 1], local[i, 2]
+            dx = R[f, 0, 0] * lx + R[f, 0, 1] * ly + R[f, 0, 2] * lz + ox - x
+            dy = R[f, 1, 0] * lx + R[f, 1, 1] * ly + R[f, 1, 2] * lz + oy - y
+            dz = R[f, 2, 0] * lx + R[f, 2, 1] * ly + R[f, 2, 2] * lz + oz - z
+            err += dx * dx + dy * dy + dz * dz
+    rms[f] = np.sqrt(err / n)
+
+
 @nb.njit(cache=_CACHE, parallel=True)
-def rigid_fit(local, src, cols, extra, R, origin, rms, count, pattern):
+def rigid_fit(local, src, cols, extra, R, origin, rms, count, pattern, H, flagged):
     """Least-squares rigid fit of one cluster of local points to every frame's measurements.
 
     Per frame, with the points whose local and measured coordinates are all
@@ -241,7 +238,8 @@ def rigid_fit(local, src, cols, extra, R, origin, rms, count, pattern):
     are: marker i from columns ``cols[i]``, ``cols[i] + 1``, ``cols[i] + 2``
     of the marker table ``src`` (-1: not measured), and, when ``extra`` has
     a row per frame, one more point from it (a joint centre carried by the
-    parent segment).
+    parent segment).  A frame where the closed form is ill-posed is flagged,
+    its H stored, and R, origin and rms left for :func:`finish_fits`.
 
     Parameters
     ----------
@@ -255,27 +253,15 @@ def rigid_fit(local, src, cols, extra, R, origin, rms, count, pattern):
     rms : (F,)                  written: RMS residual (m)
     count : (F,) int64          written: points used
     pattern : (F,) int64        written: bit i set when point i was used
+    H : (F, 3, 3)               written where flagged only: the cross-covariance
+    flagged : (F,) bool         written: True where R is to be solved from H
     """
     F, m = R.shape[0], local.shape[0]
     for b in nb.prange((F + _BLOCK - 1) // _BLOCK):
         N = np.empty((4, 4))
-        V = np.empty((4, 4))
         for f in range(b * _BLOCK, min(F, (b + 1) * _BLOCK)):
-            n = 0
-            bits = 0
-            pcx = pcy = pcz = qcx = qcy = qcz = 0.0
-            for i in range(m):
-                x, y, z = _point(src, cols, extra, f, i)
-                if (np.isfinite(x) and np.isfinite(y) and np.isfinite(z)
-                        and np.isfinite(local[i, 0]) and np.isfinite(local[i, 1]) and np.isfinite(local[i, 2])):
-                    n += 1
-                    bits |= np.int64(1) << i
-                    pcx += local[i, 0]
-                    pcy += local[i, 1]
-                    pcz += local[i, 2]
-                    qcx += x
-                    qcy += y
-                    qcz += z
+            flagged[f] = False
+            n, bits, pcx, pcy, pcz, qcx, qcy, qcz = _centroids(local, src, cols, extra, f)
             count[f] = n
             pattern[f] = bits
             if n == 0:
@@ -285,12 +271,6 @@ def rigid_fit(local, src, cols, extra, R, origin, rms, count, pattern):
                         R[f, i, j] = np.nan
                 rms[f] = np.nan
                 continue
-            pcx /= n
-            pcy /= n
-            pcz /= n
-            qcx /= n
-            qcy /= n
-            qcz /= n
             sxx = sxy = sxz = syx = syy = syz = szx = szy = szz = 0.0
             ga = gb = 0.0
             for i in range(m):
@@ -310,19 +290,22 @@ def rigid_fit(local, src, cols, extra, R, origin, rms, count, pattern):
                     ga += ax * ax + ay * ay + az * az
                     gb += bx * bx + by * by + bz * bz
             # Cauchy-Schwarz: the largest eigenvalue, max_R sum b.(R a), is at most (Ga + Gb) / 2
-            w, x, y, z = _fast_quaternion(sxx, sxy, sxz, syx, syy, syz, szx, szy, szz, 0.5 * (ga + gb), N, V)
+            w, x, y, z, ok = _fast_quaternion(sxx, sxy, sxz, syx, syy, syz, szx, szy, szz, 0.5 * (ga + gb), N)
+            if not ok:
+                store33(H, f, (sxx, sxy, sxz, syx, syy, syz, szx, szy, szz))
+                flagged[f] = True
+                continue
             _store_rotation(w, x, y, z, R, f)
-            ox = qcx - (R[f, 0, 0] * pcx + R[f, 0, 1] * pcy + R[f, 0, 2] * pcz)
-            oy = qcy - (R[f, 1, 0] * pcx + R[f, 1, 1] * pcy + R[f, 1, 2] * pcz)
-            oz = qcz - (R[f, 2, 0] * pcx + R[f, 2, 1] * pcy + R[f, 2, 2] * pcz)
-            origin[f, 0], origin[f, 1], origin[f, 2] = ox, oy, oz
-            err = 0.0
-            for i in range(m):
-                if (bits >> i) & 1:
-                    x, y, z = _point(src, cols, extra, f, i)
-                    lx, ly, lz = local[i, 0], local[i, 1], local[i, 2]
-                    dx = R[f, 0, 0] * lx + R[f, 0, 1] * ly + R[f, 0, 2] * lz + ox - x
-                    dy = R[f, 1, 0] * lx + R[f, 1, 1] * ly + R[f, 1, 2] * lz + oy - y
-                    dz = R[f, 2, 0] * lx + R[f, 2, 1] * ly + R[f, 2, 2] * lz + oz - z
-                    err += dx * dx + dy * dy + dz * dz
-            rms[f] = np.sqrt(err / n)
+            _origin_and_rms(local, src, cols, extra, f, n, bits, pcx, pcy, pcz, qcx, qcy, qcz, R, origin, rms)
+
+
+@nb.njit(cache=_CACHE)
+def finish_fits(local, src, cols, extra, frames, R, origin, rms):
+    """Origin and RMS residual of the listed frames of :func:`rigid_fit`, once their R is known.
+
+    Parameters as :func:`rigid_fit`; ``frames`` (k,) int64 lists the
+    frames whose ``R`` the caller has written (the flagged ones).
+    """
+    for f in frames:
+        n, bits, pcx, pcy, pcz, qcx, qcy, qcz = _centroids(local, src, cols, extra, f)
+        _origin_and_rms(local, src, cols, extra, f, n, bits, pcx, pcy, pcz, qcx, qcy, qcz, R, origin, rms)

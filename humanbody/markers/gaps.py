@@ -94,8 +94,8 @@ def _rigid_transform(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
     Minimises ``sum_i |R a_i + d - b_i|^2`` over rotations R and vectors d
     (Söderkvist & Wedin 1993, J. Biomech. 26(12):1473-1477): with centroids
-    a_bar, b_bar and ``C = (B - b_bar)^T (A - a_bar) = U S V^T``,
-    ``R = U diag(1, 1, det(U V^T)) V^T`` and ``d = b_bar - R a_bar``.
+    a_bar, b_bar, R is Horn's rotation of ``H = (A - a_bar)^T (B - b_bar)``
+    (:func:`humanbody.markers.rigid.horn_rotations`) and ``d = b_bar - R a_bar``.
 
     Parameters
     ----------
@@ -106,10 +106,10 @@ def _rigid_transform(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarr
     -------
     R : ndarray (3, 3), d : ndarray (3,)
     """
+    from .rigid import horn_rotations
+
     a_bar, b_bar = A.mean(axis=0), B.mean(axis=0)
-    U, _, Vt = np.linalg.svd((B - b_bar).T @ (A - a_bar))
-    D = np.diag([1.0, 1.0, np.sign(np.linalg.det(U @ Vt))])
-    R = U @ D @ Vt
+    R = horn_rotations(((A - a_bar).T @ (B - b_bar))[None])[0]
     return R, b_bar - R @ a_bar
 
 
