@@ -77,7 +77,7 @@ def sequence_matrix(i0, i1, i2, sa, ca, sb, cb, sg, cg):
     Returns ``(S, u2)``: S as a 9-tuple and ``u2 = R_i0(alpha) e_i1``, the
     floating axis in parent components.  The first axis is ``e_i0`` and the
     third ``S e_i2`` (column i2 of S), so the three joint axes of the
-    sequence (the columns of :func:`humanbody.rotations.angle_rate_matrix`)
+    sequence (the columns of :func:`humanbody.angular_rates.angle_rate_matrix`)
     come without further work.
     """
     A = elementary(i0, sa, ca)

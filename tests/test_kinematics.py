@@ -9,7 +9,7 @@ from humanbody import BodyModel, InputError
 from humanbody._reference import reference_kinematics
 from humanbody.kinematics import coordinate_columns
 from humanbody.results import result_columns
-from humanbody.rotations import bryant_omega_body
+from humanbody.angular_rates import bryant_omega_body
 from humanbody.segments import AXES, INERTIA_COMPONENTS, SEGMENT_NAMES, VECTOR_QUANTITIES
 
 from _motion import central_diff, random_model, random_tree, sinusoid_motion, split_coords
