@@ -29,24 +29,13 @@ def bryant_to_matrix(angles):
     S : ndarray, shape (..., 3, 3)
         ``S = A(alpha) B(beta) C(gamma)`` with parent = S . body components.
     """
-    a = np.asarray(angles, dtype=float)
-    sa, sb, sg = np.sin(a[..., 0]), np.sin(a[..., 1]), np.sin(a[..., 2])
-    ca, cb, cg = np.cos(a[..., 0]), np.cos(a[..., 1]), np.cos(a[..., 2])
-    S = np.empty(a.shape[:-1] + (3, 3))
-    S[..., 0, 0] = cb * cg
-    S[..., 0, 1] = -cb * sg
-    S[..., 0, 2] = sb
-    S[..., 1, 0] = ca * sg + sa * sb * cg
-    S[..., 1, 1] = ca * cg - sa * sb * sg
-    S[..., 1, 2] = -sa * cb
-    S[..., 2, 0] = sa * sg - ca * sb * cg
-    S[..., 2, 1] = sa * cg + ca * sb * sg
-    S[..., 2, 2] = ca * cb
-    return S
+    return euler_to_matrix(angles, "xyz")
 
 
 def matrix_to_bryant(S, tol: float = 1e-9):
     """Dextral (Bryant) angles of a transformation matrix (inverse of eq. 8.74).
+
+    :func:`matrix_to_euler` with ``seq="xyz"``.
 
     Parameters
     ----------
@@ -65,20 +54,12 @@ def matrix_to_bryant(S, tol: float = 1e-9):
     Notes
     -----
     beta = atan2(S13, hypot(S11, S12)); alpha = atan2(-S23, S33) (singular:
-    atan2(S32, S22)); gamma is read from ``A(alpha)^T S = B C``, whose second
-    row is (sin gamma, cos gamma, 0), so a rounding error in alpha next to the
-    singular set is compensated by gamma and S is reproduced accurately.
+    alpha from ``S B(beta)^T = A(alpha)``); gamma is read from
+    ``B(beta)^T A(alpha)^T S = C(gamma)``, so a rounding error in alpha next
+    to the singular set is compensated by gamma and S is reproduced
+    accurately.
     """
-    S = _mat(S)
-    cb = np.hypot(S[..., 0, 0], S[..., 0, 1])
-    beta = np.arctan2(S[..., 0, 2], cb)
-    singular = cb < tol
-    alpha = np.where(singular, np.arctan2(S[..., 2, 1], S[..., 1, 1]),
-                     np.arctan2(-S[..., 1, 2], S[..., 2, 2]))
-    ca, sa = np.cos(alpha), np.sin(alpha)
-    gamma = np.arctan2(ca * S[..., 1, 0] + sa * S[..., 2, 0], ca * S[..., 1, 1] + sa * S[..., 2, 1])
-    gamma = np.where(singular, 0.0, gamma)
-    return np.stack((alpha, beta, gamma), axis=-1)
+    return matrix_to_euler(S, "xyz", tol=tol)
 
 
 # ---------------------------------------------------------------------------
@@ -203,6 +184,29 @@ def _swap(S):
     return np.swapaxes(S, -1, -2)
 
 
+def _rotation():
+    """``scipy.spatial.transform.Rotation``, imported on first use (a third of a second)."""
+    from scipy.spatial.transform import Rotation
+
+    return Rotation
+
+
+def _scipy(fn, x, inner):
+    """``fn`` (a scipy Rotation conversion of a stack) on ``x`` of shape (..., *inner), leading axes kept.
+
+    Rotation takes a stack (n, *inner) (older scipy only one leading axis);
+    the result's trailing shape is kept and the leading axes restored.
+    """
+    inner = (inner,) if isinstance(inner, int) else tuple(inner)
+    lead = x.shape[:x.ndim - len(inner)]
+    flat = np.ascontiguousarray(x).reshape((-1,) + inner)
+    if flat.shape[0] == 0:
+        out = fn(np.zeros((1,) + inner))
+        return np.empty(lead + out.shape[1:])
+    out = fn(flat)
+    return out.reshape(lead + out.shape[1:])
+
+
 # ---------------------------------------------------------------------------
 # Angle sequences <-> matrix
 # ---------------------------------------------------------------------------
@@ -210,6 +214,10 @@ def _swap(S):
 
 def euler_to_matrix(angles, seq="xyz"):
     """Transformation matrix of three successive body-fixed rotations.
+
+    Computed by ``scipy.spatial.transform.Rotation.from_euler(seq.upper(),
+    angles).as_matrix()`` (upper case: body-fixed, "intrinsic" axes), which
+    is exactly this S (parent = S . body).
 
     Parameters
     ----------
@@ -230,10 +238,7 @@ def euler_to_matrix(angles, seq="xyz"):
     """
     seq = _check_seq(seq)
     a = _vec(angles, 3, "angles")
-    if seq == "xyz":
-        return bryant_to_matrix(a)
-    M = [_elementary(_AXIS[c], a[..., k]) for k, c in enumerate(seq)]
-    return M[0] @ M[1] @ M[2]
+    return _scipy(lambda x: _rotation().from_euler(seq.upper(), x).as_matrix(), a, 3)
 
 
 def _parity(i, j, k) -> float:
@@ -282,8 +287,6 @@ def matrix_to_euler(S, seq="xyz", tol: float = 1e-9):
     reproduced to machine precision even next to the singular set.
     """
     seq = _check_seq(seq)
-    if seq == "xyz":
-        return matrix_to_bryant(S, tol=tol)
     S = _mat(S)
     i, j, k3 = (_AXIS[c] for c in seq)
     euler = i == k3
@@ -368,9 +371,10 @@ def sequence_to_quaternion(angles, seq="xyz", continuous: bool = False):
     """Euler parameters of a rotation sequence's angles, without forming the matrix.
 
     The product of the three axis quaternions ``(sin(t/2) n_axis,
-    cos(t/2))`` of the sequence's rotations, in order.  Equal to
-    ``matrix_to_quaternion(euler_to_matrix(angles, seq))`` to rounding, with
-    no singular set.
+    cos(t/2))`` of the sequence's rotations, in order (scipy's
+    ``Rotation.from_euler(seq.upper(), angles)``, body-fixed axes).  Equal
+    to ``matrix_to_quaternion(euler_to_matrix(angles, seq))`` to rounding,
+    with no singular set.
 
     Parameters
     ----------
@@ -386,16 +390,7 @@ def sequence_to_quaternion(angles, seq="xyz", continuous: bool = False):
     """
     seq = _check_seq(seq)
     a = _vec(angles, 3, "angles")
-    if seq == "xyz":
-        return bryant_to_quaternion(a, continuous)
-    q = None
-    for n, c in enumerate(seq):
-        h = 0.5 * a[..., n]
-        f = np.zeros(a.shape[:-1] + (4,))
-        f[..., _AXIS[c]] = np.sin(h)
-        f[..., 3] = np.cos(h)
-        q = f if q is None else quaternion_product(q, f)
-    return _signed(q, continuous)
+    return _signed(_scipy(lambda x: _rotation().from_euler(seq.upper(), x).as_quat(), a, 3), continuous)
 
 
 def quaternion_product(p, q):
@@ -441,18 +436,7 @@ def quaternion_to_matrix(q):
     n = np.linalg.norm(q, axis=-1, keepdims=True)
     if np.any(~(n > 0)):
         raise InputError("a quaternion has zero or non-finite norm.")
-    e1, e2, e3, e4 = np.moveaxis(q / n, -1, 0)
-    S = np.empty(q.shape[:-1] + (3, 3))
-    S[..., 0, 0] = e1 * e1 - e2 * e2 - e3 * e3 + e4 * e4
-    S[..., 0, 1] = 2.0 * (e1 * e2 - e3 * e4)
-    S[..., 0, 2] = 2.0 * (e1 * e3 + e2 * e4)
-    S[..., 1, 0] = 2.0 * (e1 * e2 + e3 * e4)
-    S[..., 1, 1] = -e1 * e1 + e2 * e2 - e3 * e3 + e4 * e4
-    S[..., 1, 2] = 2.0 * (e2 * e3 - e1 * e4)
-    S[..., 2, 0] = 2.0 * (e1 * e3 - e2 * e4)
-    S[..., 2, 1] = 2.0 * (e2 * e3 + e1 * e4)
-    S[..., 2, 2] = -e1 * e1 - e2 * e2 + e3 * e3 + e4 * e4
-    return S
+    return _scipy(lambda x: _rotation().from_quat(x).as_matrix(), q / n, 4)
 
 
 def _canonical_sign(q):
@@ -482,9 +466,13 @@ def _continue_signs(q):
 def matrix_to_quaternion(S, continuous: bool = False):
     """Euler parameters of a transformation matrix (inverse of eq. 8.176).
 
-    Shepperd's method: the symmetric 4x4 matrix ``K = 4 q q^T`` is linear in
-    S; its largest diagonal entry (always >= 1) picks the column from which q
-    is read, so no small number is ever divided by.
+    Computed by ``scipy.spatial.transform.Rotation.from_matrix``: the
+    matrix is orthogonalised first, then the largest of its trace and
+    diagonal picks the formula (Shepperd's method: the symmetric 4x4 matrix
+    ``K = 4 q q^T`` is linear in S and its largest diagonal entry picks the
+    column q is read from, so no small number is divided by; the numba
+    helper :func:`humanbody._rot.shepperd` does the same in the kernels).
+    NaN where S has a non-finite entry.
 
     Parameters
     ----------
@@ -502,21 +490,9 @@ def matrix_to_quaternion(S, continuous: bool = False):
     q : ndarray, shape (..., 4), unit norm, scalar last.
     """
     S = _mat(S)
-    K = np.empty(S.shape[:-2] + (4, 4))
-    s11, s22, s33 = S[..., 0, 0], S[..., 1, 1], S[..., 2, 2]
-    K[..., 0, 0] = 1.0 + s11 - s22 - s33
-    K[..., 1, 1] = 1.0 - s11 + s22 - s33
-    K[..., 2, 2] = 1.0 - s11 - s22 + s33
-    K[..., 3, 3] = 1.0 + s11 + s22 + s33
-    K[..., 0, 1] = K[..., 1, 0] = S[..., 0, 1] + S[..., 1, 0]
-    K[..., 0, 2] = K[..., 2, 0] = S[..., 0, 2] + S[..., 2, 0]
-    K[..., 1, 2] = K[..., 2, 1] = S[..., 1, 2] + S[..., 2, 1]
-    K[..., 0, 3] = K[..., 3, 0] = S[..., 2, 1] - S[..., 1, 2]
-    K[..., 1, 3] = K[..., 3, 1] = S[..., 0, 2] - S[..., 2, 0]
-    K[..., 2, 3] = K[..., 3, 2] = S[..., 1, 0] - S[..., 0, 1]
-    k = np.argmax(np.diagonal(K, axis1=-2, axis2=-1), axis=-1)
-    q = np.take_along_axis(K, k[..., None, None], axis=-1)[..., 0]
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    finite = np.isfinite(S).all(axis=(-2, -1))
+    q = np.full(S.shape[:-2] + (4,), np.nan)
+    q[finite] = _scipy(lambda x: _rotation().from_matrix(x).as_quat(), S[finite], (3, 3))
     return _signed(q, continuous)
 
 
@@ -533,7 +509,7 @@ def bryant_to_quaternion(angles, continuous: bool = False):
         eps2 = c_a s_b c_g - s_a c_b s_g      eps4 = c_a c_b c_g - s_a s_b s_g
 
     It equals ``matrix_to_quaternion(bryant_to_matrix(angles))`` to rounding
-    and has no singular set.
+    and has no singular set (:func:`sequence_to_quaternion` with ``"xyz"``).
 
     Parameters
     ----------
@@ -548,17 +524,7 @@ def bryant_to_quaternion(angles, continuous: bool = False):
     -------
     q : ndarray, shape (..., 4), unit norm, scalar last.
     """
-    half = 0.5 * _vec(angles, 3, "Bryant angles")
-    s, c = np.sin(half), np.cos(half)
-    sa, sb, sg = s[..., 0], s[..., 1], s[..., 2]
-    ca, cb, cg = c[..., 0], c[..., 1], c[..., 2]
-    cbcg, sbsg, cbsg, sbcg = cb * cg, sb * sg, cb * sg, sb * cg
-    q = np.empty(half.shape[:-1] + (4,))
-    q[..., 0] = sa * cbcg + ca * sbsg
-    q[..., 1] = ca * sbcg - sa * cbsg
-    q[..., 2] = ca * cbsg + sa * sbcg
-    q[..., 3] = ca * cbcg - sa * sbsg
-    return _signed(q, continuous)
+    return sequence_to_quaternion(angles, "xyz", continuous)
 
 
 def axis_angle_to_quaternion(axis, angle):
@@ -595,11 +561,10 @@ def quaternion_to_axis_angle(q):
     """
     q = _vec(q, 4, "a quaternion")
     q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    q = q * _canonical_sign(q)[..., None]
-    v = q[..., :3]
-    sv = np.linalg.norm(v, axis=-1)
-    angle = 2.0 * np.arctan2(sv, q[..., 3])
-    axis = np.where((sv > 0.0)[..., None], v / np.where(sv > 0.0, sv, 1.0)[..., None],
+    q = q * _canonical_sign(q)[..., None]  # scipy keeps a quaternion with eps4 = 0 as it is
+    v = _scipy(lambda x: _rotation().from_quat(x).as_rotvec(), q, 4)
+    angle = np.linalg.norm(v, axis=-1)
+    axis = np.where((angle > 0.0)[..., None], v / np.where(angle > 0.0, angle, 1.0)[..., None],
                     np.array([1.0, 0.0, 0.0]))
     return axis, angle
 
@@ -729,11 +694,7 @@ def convert(value, from_: str, to: str, tol: float = 1e-9):
     elif src == "quaternion":
         S = quaternion_to_matrix(value)
     elif src == "rotvec":
-        v = _vec(value, 3, "a rotation vector")
-        th = np.linalg.norm(v, axis=-1)
-        axis = np.where((th > 0)[..., None], v / np.where(th > 0, th, 1.0)[..., None],
-                        np.array([1.0, 0.0, 0.0]))
-        S = axis_angle_to_matrix(axis, th)
+        S = _scipy(lambda x: _rotation().from_rotvec(x).as_matrix(), _vec(value, 3, "a rotation vector"), 3)
     else:
         S = euler_to_matrix(value, src)
     if dst == "matrix":

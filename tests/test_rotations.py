@@ -112,12 +112,25 @@ def test_agrees_with_scipy_where_conventions_coincide(seq, random_S):
     np.testing.assert_allclose(angles, scipy_rot.as_euler(SCIPY_SEQ[seq]), atol=1e-12)
     rng = np.random.default_rng(5)
     a = rng.uniform(-4, 4, (500, 3))
-    np.testing.assert_allclose(rot.euler_to_matrix(a, seq), Rotation.from_euler(SCIPY_SEQ[seq], a).as_matrix(),
-                               atol=1e-14)
+    # euler_to_matrix (scipy's from_euler) against the product of Huston's elementary matrices (8.64-8.70)
+    M = [rot._elementary(rot.sequence_axes(seq)[n], a[:, n]) for n in range(3)]
+    np.testing.assert_allclose(rot.euler_to_matrix(a, seq), M[0] @ M[1] @ M[2], atol=1e-14)
     # scipy's quaternion is scalar-last as ours, its matrices are parent <- body
     np.testing.assert_allclose(rot.matrix_to_quaternion(random_S), scipy_rot.as_quat(canonical=True), atol=1e-14)
     q = rng.normal(size=(500, 4))
-    np.testing.assert_allclose(rot.quaternion_to_matrix(q), Rotation.from_quat(q).as_matrix(), atol=1e-14)
+    e1, e2, e3, e4 = (q / np.linalg.norm(q, axis=1, keepdims=True)).T  # eq. 8.176 written out
+    huston = np.stack([np.stack([e1 * e1 - e2 * e2 - e3 * e3 + e4 * e4, 2 * (e1 * e2 - e3 * e4), 2 * (e1 * e3 + e2 * e4)], -1),
+                       np.stack([2 * (e1 * e2 + e3 * e4), -e1 * e1 + e2 * e2 - e3 * e3 + e4 * e4, 2 * (e2 * e3 - e1 * e4)], -1),
+                       np.stack([2 * (e1 * e3 - e2 * e4), 2 * (e2 * e3 + e1 * e4), -e1 * e1 - e2 * e2 + e3 * e3 + e4 * e4], -1)], 1)
+    np.testing.assert_allclose(rot.quaternion_to_matrix(q), huston, atol=1e-14)
+    # the quaternion of a sequence's angles (scipy) against the product of its axis quaternions (eq. 8.166)
+    qs = None
+    for n, axis in enumerate(rot.sequence_axes(seq)):
+        f = np.zeros((len(a), 4))
+        f[:, axis], f[:, 3] = np.sin(a[:, n] / 2), np.cos(a[:, n] / 2)
+        qs = f if qs is None else rot.quaternion_product(qs, f)
+    qs *= np.where(qs[:, 3:] < 0, -1.0, 1.0)
+    np.testing.assert_allclose(rot.sequence_to_quaternion(a, seq), qs, atol=1e-14)
     np.testing.assert_allclose(rot.convert(random_S, "matrix", "rotvec"), scipy_rot.as_rotvec(), atol=1e-13)
 
 
