@@ -46,18 +46,8 @@ def mul33(a, b):
 
 @nb.njit(cache=_CACHE, inline="always")
 def tmul33(a, b):
-    """``a^T b`` of two 9-tuples."""
-    return (
-        a[0] * b[0] + a[3] * b[3] + a[6] * b[6],
-        a[0] * b[1] + a[3] * b[4] + a[6] * b[7],
-        a[0] * b[2] + a[3] * b[5] + a[6] * b[8],
-        a[1] * b[0] + a[4] * b[3] + a[7] * b[6],
-        a[1] * b[1] + a[4] * b[4] + a[7] * b[7],
-        a[1] * b[2] + a[4] * b[5] + a[7] * b[8],
-        a[2] * b[0] + a[5] * b[3] + a[8] * b[6],
-        a[2] * b[1] + a[5] * b[4] + a[8] * b[7],
-        a[2] * b[2] + a[5] * b[5] + a[8] * b[8],
-    )
+    """``a^T b`` of two 9-tuples (the products and sums of ``mul33(transpose33(a), b)``)."""
+    return mul33(transpose33(a), b)
 
 
 @nb.njit(cache=_CACHE, inline="always")
@@ -88,9 +78,31 @@ def sequence_matrix(i0, i1, i2, sa, ca, sb, cb, sg, cg):
 
 
 @nb.njit(cache=_CACHE, inline="always")
-def cross(a0, a1, a2, b0, b1, b2):
-    """Cross product ``a x b`` of two vectors given by components."""
-    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+def cross(a, b):
+    """Cross product ``a x b`` of two 3-tuples."""
+    return a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def add3(a, b):
+    """Sum ``a + b`` of two 3-tuples."""
+    return a[0] + b[0], a[1] + b[1], a[2] + b[2]
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def mv33(m, v):
+    """Product ``m v`` of a 9-tuple matrix and a 3-tuple."""
+    return (m[0] * v[0] + m[1] * v[1] + m[2] * v[2],
+            m[3] * v[0] + m[4] * v[1] + m[5] * v[2],
+            m[6] * v[0] + m[7] * v[1] + m[8] * v[2])
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def tmv33(m, v):
+    """Product ``m^T v`` of a 9-tuple matrix and a 3-tuple."""
+    return (m[0] * v[0] + m[3] * v[1] + m[6] * v[2],
+            m[1] * v[0] + m[4] * v[1] + m[7] * v[2],
+            m[2] * v[0] + m[5] * v[1] + m[8] * v[2])
 
 
 @nb.njit(cache=_CACHE, inline="always")
