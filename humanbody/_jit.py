@@ -36,7 +36,12 @@ def _cached(module: Path) -> bool:
 def _index_matches(path: Path, source: bytes) -> bool | None:
     """Whether a numba index file was written for this source (numba >= 0.61 stamps the SHA-256 of the file).
 
-    None when the file cannot be read that way.
+    None when the file cannot be read that way.  Numba has no public call
+    that says whether a function's cache is valid without loading (or
+    compiling) it, which is what the notice before a first run must avoid;
+    so the index (a pickle: numba's version, then the source stamp) is read
+    here, and any layout this does not recognise falls back to comparing
+    file ages (:func:`_cached`), never to an error.
     """
     try:
         with open(path, "rb") as f:

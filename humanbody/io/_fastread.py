@@ -162,13 +162,16 @@ def threads() -> int:
     ``numba.get_num_threads()`` (which follows ``numba.set_num_threads``)
     once numba's threading layer runs; its configured count otherwise,
     without starting the layer (tens of ms) just to ask.
+    ``numba.threading_layer()`` tells which: it raises ValueError while no
+    layer has been started.
     """
     import numba
-    from numba.np.ufunc import parallel
 
-    if getattr(parallel, "_is_initialized", False):
-        return max(1, numba.get_num_threads())
-    return max(1, int(numba.config.NUMBA_NUM_THREADS))
+    try:
+        numba.threading_layer()
+    except ValueError:
+        return max(1, int(numba.config.NUMBA_NUM_THREADS))
+    return max(1, numba.get_num_threads())
 
 
 def in_threads(fn, n: int, k: int) -> list:
