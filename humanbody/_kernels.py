@@ -14,7 +14,8 @@ import numba as nb
 import numpy as np
 
 from ._jit import drop_stale_kernels
-from ._rot import add3, axis_quaternion, canonical_quaternion, cross, mul33, mv33, quaternion_product, sequence_matrix, tmv33
+from ._rot import (add3, axis_quaternion, canonical_quaternion, cross, mul33, mv33, quaternion_product, scale3,
+                   sequence_matrix, tmv33)
 
 drop_stale_kernels()  # before any kernel is loaded from the cache
 
@@ -168,9 +169,7 @@ def tree_kinematics(
         aO = np.empty((n, 3))
         for f in range(f0, f1):
             r = f - f0
-            bc0 = bc1 = bc2 = 0.0
-            bv0 = bv1 = bv2 = 0.0
-            ba0 = ba1 = ba2 = 0.0
+            bc = bv = ba = (0.0, 0.0, 0.0)  # sums of m_k G_k, m_k v_Gk, m_k a_Gk
             for k in range(n):
                 # parent state (scalars, so LLVM keeps them in registers)
                 p = parents[k] - 1
@@ -240,16 +239,14 @@ def tree_kinematics(
                 # mass centre G_k = O_k + R_k r_k
                 rg = mv33(Rk, (rcom[k, 0], rcom[k, 1], rcom[k, 2]))
                 wxr = cross(w, rg)
-                g0, g1, g2 = add3(O, rg)
-                v0, v1, v2 = add3(vk, wxr)
-                c0, c1, c2 = add3(add3(ak, cross(a, rg)), cross(w, wxr))
-                com[f, k, 0], com[f, k, 1], com[f, k, 2] = g0, g1, g2
-                com_vel[f, k, 0], com_vel[f, k, 1], com_vel[f, k, 2] = v0, v1, v2
-                com_acc[f, k, 0], com_acc[f, k, 1], com_acc[f, k, 2] = c0, c1, c2
+                g = add3(O, rg)
+                v = add3(vk, wxr)
+                acc = add3(add3(ak, cross(a, rg)), cross(w, wxr))
+                com[f, k, 0], com[f, k, 1], com[f, k, 2] = g
+                com_vel[f, k, 0], com_vel[f, k, 1], com_vel[f, k, 2] = v
+                com_acc[f, k, 0], com_acc[f, k, 1], com_acc[f, k, 2] = acc
                 m = mass[k]
-                force[f, k, 0] = -m * c0  # eq. 10.1
-                force[f, k, 1] = -m * c1
-                force[f, k, 2] = -m * c2
+                force[f, k, 0], force[f, k, 1], force[f, k, 2] = scale3(-m, acc)  # eq. 10.1
                 # eq. 10.2 in body components: w = R^T omega, a = R^T alpha
                 bw = tmv33(Rk, w)
                 J = (inertia[k, 0, 0], inertia[k, 0, 1], inertia[k, 0, 2], inertia[k, 1, 0], inertia[k, 1, 1],
@@ -258,24 +255,12 @@ def tree_kinematics(
                 torque[f, k, 0] = -t0
                 torque[f, k, 1] = -t1
                 torque[f, k, 2] = -t2
-                bc0 += m * g0
-                bc1 += m * g1
-                bc2 += m * g2
-                bv0 += m * v0
-                bv1 += m * v1
-                bv2 += m * v2
-                ba0 += m * c0
-                ba1 += m * c1
-                ba2 += m * c2
-            body_com[f, 0] = bc0 / total
-            body_com[f, 1] = bc1 / total
-            body_com[f, 2] = bc2 / total
-            body_vel[f, 0] = bv0 / total
-            body_vel[f, 1] = bv1 / total
-            body_vel[f, 2] = bv2 / total
-            body_acc[f, 0] = ba0 / total
-            body_acc[f, 1] = ba1 / total
-            body_acc[f, 2] = ba2 / total
+                bc = add3(bc, scale3(m, g))
+                bv = add3(bv, scale3(m, v))
+                ba = add3(ba, scale3(m, acc))
+            body_com[f, 0], body_com[f, 1], body_com[f, 2] = bc[0] / total, bc[1] / total, bc[2] / total
+            body_vel[f, 0], body_vel[f, 1], body_vel[f, 2] = bv[0] / total, bv[1] / total, bv[2] / total
+            body_acc[f, 0], body_acc[f, 1], body_acc[f, 2] = ba[0] / total, ba[1] / total, ba[2] / total
 
 
 @nb.njit(cache=_CACHE, parallel=True)

@@ -90,6 +90,12 @@ def add3(a, b):
 
 
 @nb.njit(cache=_CACHE, inline="always")
+def scale3(s, a):
+    """Product ``s a`` of a scalar and a 3-tuple."""
+    return s * a[0], s * a[1], s * a[2]
+
+
+@nb.njit(cache=_CACHE, inline="always")
 def mv33(m, v):
     """Product ``m v`` of a 9-tuple matrix and a 3-tuple."""
     return (m[0] * v[0] + m[1] * v[1] + m[2] * v[2],
