@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from .model import BodyModel
-from .rotations import _elementary, sequence_axes, skew, unskew
+from .rotations import sequence_axes, skew, unskew
+from .rotations._common import _elementary
 
 
 def _sequence_motion(angles, rates, accels, seq):

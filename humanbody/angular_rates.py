@@ -17,7 +17,8 @@ import warnings
 import numpy as np
 
 from .errors import InputError, SingularityWarning
-from .rotations import _AXIS, _check_seq, _elementary, _mat, _swap, _vec, is_singular, skew, unskew
+from .rotations import is_singular, skew, unskew
+from .rotations._common import _AXIS, _check_seq, _elementary, _mat, _swap, _vec
 
 _FRAMES = ("parent", "body")
 

@@ -130,7 +130,7 @@ class BodyModel:
         seqs = tuple(self.sequences) or ("xyz",) * n
         if len(seqs) != n:
             raise InputError(f"sequences must have one entry per segment ({n}), got {len(seqs)}")
-        from .rotations import _check_seq
+        from .rotations._common import _check_seq
 
         checked = []
         for k, seq in enumerate(seqs):

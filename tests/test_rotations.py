@@ -113,7 +113,7 @@ def test_agrees_with_scipy_where_conventions_coincide(seq, random_S):
     rng = np.random.default_rng(5)
     a = rng.uniform(-4, 4, (500, 3))
     # euler_to_matrix (scipy's from_euler) against the product of Huston's elementary matrices (8.64-8.70)
-    M = [rot._elementary(rot.sequence_axes(seq)[n], a[:, n]) for n in range(3)]
+    M = [rot._common._elementary(rot.sequence_axes(seq)[n], a[:, n]) for n in range(3)]
     np.testing.assert_allclose(rot.euler_to_matrix(a, seq), M[0] @ M[1] @ M[2], atol=1e-14)
     # scipy's quaternion is scalar-last as ours, its matrices are parent <- body
     np.testing.assert_allclose(rot.matrix_to_quaternion(random_S), scipy_rot.as_quat(canonical=True), atol=1e-14)
