@@ -356,7 +356,7 @@ def test_marker_frame_in_place_equals_numpy(scale, monkeypatch):
 
 
 def test_unit_detection_kernel_equals_numpy():
-    from humanbody.io import csv_markers
+    from humanbody.io import _csv_common
 
     def reference(xyz):  # the statistic of _detect_units by numpy
         finite = np.isfinite(xyz).all(axis=2) & ~np.all(xyz == 0.0, axis=2)
@@ -370,14 +370,14 @@ def test_unit_detection_kernel_equals_numpy():
         xyz[rng.random((2000, 12)) < 0.3] = 0.0
         xyz[rng.random((2000, 12, 3)) < 0.1] = np.nan
         xyz[rng.random((2000, 12, 3)) < 0.01] = np.inf
-        unit, note = csv_markers._detect_units(xyz)
+        unit, note = _csv_common._detect_units(xyz)
         stat = reference(xyz)
         assert note == f"length unit detected as {unit} (median marker-cloud extent {stat:.4g} in file units)"
         assert unit == ("mm" if stat > 10 else "m")
     one = np.zeros((5, 3, 3))  # no frame with two usable samples: the numpy branches
     one[:, 0] = [[1500.0, 2.0, 3.0]]
-    assert csv_markers._detect_units(one)[0] == "mm"
-    assert csv_markers._detect_units(np.zeros((5, 3, 3)))[0] == "m"
+    assert _csv_common._detect_units(one)[0] == "mm"
+    assert _csv_common._detect_units(np.zeros((5, 3, 3)))[0] == "m"
 
 
 def test_plain_csv_columns_kept_aside(tmp_path, xyz, monkeypatch):
