@@ -84,6 +84,19 @@ def sincos(x, s, c):
             c[i] = np.cos(x[i])
 
 
+@nb.njit(cache=_CACHE, fastmath={"contract"})  # as tree_kinematics; LLVM inlines it
+def rigid_point(o, vo, ao, w, alpha, r):
+    """Position, velocity and acceleration of the point ``o + r`` of a body (Huston eqs. 8.126, 8.129).
+
+    ``o``, ``vo``, ``ao``: a point of the body and its velocity and
+    acceleration; ``w``, ``alpha``: the body's angular velocity and
+    acceleration; ``r``: the offset in ground components (3-tuples).
+    Returns ``(o + r, vo + w x r, ao + alpha x r + w x (w x r))``.
+    """
+    wxr = cross(w, r)
+    return add3(o, r), add3(vo, wxr), add3(add3(ao, cross(alpha, r)), cross(w, wxr))
+
+
 @nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
 def tree_kinematics(
     q, qd, qdd, local_rates,
@@ -191,11 +204,7 @@ def tree_kinematics(
                     vp = (vO[p, 0], vO[p, 1], vO[p, 2])
                     cp = (aO[p, 0], aO[p, 1], aO[p, 2])
                 d = (0.0, 0.0, 0.0) if k == 0 else mv33(P, (xi[k, 0], xi[k, 1], xi[k, 2]))  # R_p xi_k
-                # joint point O_k: position, velocity, acceleration (8.126, 8.129)
-                wxd = cross(wp, d)
-                O = add3(Op, d)
-                vk = add3(vp, wxd)
-                ak = add3(add3(cp, cross(ap, d)), cross(wp, wxd))
+                O, vk, ak = rigid_point(Op, vp, cp, wp, ap, d)  # joint point O_k, carried by the parent
                 joint[f, k, 0], joint[f, k, 1], joint[f, k, 2] = O
                 vO[k, 0], vO[k, 1], vO[k, 2] = vk
                 aO[k, 0], aO[k, 1], aO[k, 2] = ak
@@ -237,11 +246,7 @@ def tree_kinematics(
                 omega[f, k, 0], omega[f, k, 1], omega[f, k, 2] = w
                 alpha[f, k, 0], alpha[f, k, 1], alpha[f, k, 2] = a
                 # mass centre G_k = O_k + R_k r_k
-                rg = mv33(Rk, (rcom[k, 0], rcom[k, 1], rcom[k, 2]))
-                wxr = cross(w, rg)
-                g = add3(O, rg)
-                v = add3(vk, wxr)
-                acc = add3(add3(ak, cross(a, rg)), cross(w, wxr))
+                g, v, acc = rigid_point(O, vk, ak, w, a, mv33(Rk, (rcom[k, 0], rcom[k, 1], rcom[k, 2])))
                 com[f, k, 0], com[f, k, 1], com[f, k, 2] = g
                 com_vel[f, k, 0], com_vel[f, k, 1], com_vel[f, k, 2] = v
                 com_acc[f, k, 0], com_acc[f, k, 1], com_acc[f, k, 2] = acc

@@ -9,20 +9,8 @@ Layouts (docs/formats.md shows an example of each):
     ``<marker> X`` ... .  A unit may follow a name in brackets
     (``LASI_X (mm)``, ``time [s]``) or sit in a row of units under the
     header; otherwise it is detected from the size of the marker cloud.
-``vicon-csv``
-    Vicon Nexus export: sections (``Devices``, ``Trajectories``, ``Model
-    Outputs``...) each with a title line, a rate line, a row of
-    ``Subject:Marker`` names every third column, a ``Frame,Sub Frame,X,Y,Z``
-    row and a units row; the ``Trajectories`` section is read.
-``motive-csv``
-    OptiTrack Motive export: a ``Format Version,...`` line of key/value
-    pairs (``Export Frame Rate``, ``Length Units``), rows Type / Name / ID /
-    Parent, a Rotation/Position row and ``Frame,Time (Seconds),X,Y,Z``;
-    the ``Marker`` position triples are read.
-``qualisys-tsv``
-    Qualisys Track Manager TSV: a block of ``KEY<TAB>value`` lines
-    (``NO_OF_FRAMES``, ``FREQUENCY``, ``MARKER_NAMES``...), then optionally
-    a ``Frame Time <m> X ...`` row, then data (millimetres).
+``vicon-csv``, ``motive-csv``, ``qualisys-tsv``
+    Vendor exports, read by :mod:`humanbody.io.csv_vendors`.
 """
 
 from __future__ import annotations

@@ -177,9 +177,8 @@ def is_singular(angles, seq="xyz", tol: float = 1e-6):
 
     Parameters
     ----------
-    angles : array_like, shape (..., 3), rad.
-    seq : str
-        One of :data:`SEQUENCES`.
+    angles, seq
+        As in :func:`singular_factor`.
     tol : float
         Threshold on ``|singular_factor|``.
 
@@ -195,12 +194,7 @@ def singular_distance(angles, seq="xyz"):
 
     The angle between the first and the third rotation axes (or its
     supplement), ``arcsin |singular_factor|``: pi/2 far from it, 0 on it.
-
-    Parameters
-    ----------
-    angles : array_like, shape (..., 3), rad.
-    seq : str
-        One of :data:`SEQUENCES`.
+    ``angles`` and ``seq`` as in :func:`singular_factor`.
 
     Returns
     -------

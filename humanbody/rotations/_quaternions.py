@@ -19,9 +19,8 @@ def sequence_to_quaternion(angles, seq="xyz", continuous: bool = False):
 
     Parameters
     ----------
-    angles : array_like, shape (..., 3), rad.
-    seq : str
-        One of :data:`SEQUENCES`.
+    angles, seq
+        As in :func:`humanbody.rotations.euler_to_matrix`.
     continuous : bool
         As in :func:`matrix_to_quaternion`.
 
