@@ -158,12 +158,19 @@ class BodyModel:
         """Sum of the segment masses M (kg)."""
         return float(self.mass.sum())
 
+    def segment(self, name: str) -> int:
+        """Array index (0-based, k - 1) of the segment called ``name``: its row in ``joint``, ``mass`` ...
+
+        The same lookup as :meth:`humanbody.Results.segment`; KeyError for an
+        unknown name.
+        """
+        from .segments import segment_index
+
+        return segment_index(self.names, name)
+
     def index(self, name: str) -> int:
-        """Body number k (1-based) of the segment called ``name``."""
-        try:
-            return self.names.index(name) + 1
-        except ValueError:
-            raise KeyError(f"no segment named {name!r}") from None
+        """Body number k (1-based, Huston's numbering) of the segment called ``name``: ``segment(name) + 1``."""
+        return self.segment(name) + 1
 
     def lower_body_array(self, p: int) -> np.ndarray:
         """L^p(k) for all bodies, shape (n,) (Huston Table 8.1)."""

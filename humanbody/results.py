@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .segments import AXES, INERTIA_COMPONENTS, VECTOR_QUANTITIES
+from .segments import AXES, INERTIA_COMPONENTS, VECTOR_QUANTITIES, segment_index
 
 __all__ = ["Results", "result_columns"]
 
@@ -146,8 +146,8 @@ class Results:
         return int(self.time.shape[0])
 
     def segment(self, name: str) -> int:
-        """Array index (k - 1) of the segment called ``name``."""
-        return self.names.index(name)
+        """Array index (0-based, k - 1) of the segment called ``name``; the same lookup as :meth:`BodyModel.segment`."""
+        return segment_index(self.names, name)
 
     # ------------------------------------------------------------ energy
     def kinetic_energy(self) -> np.ndarray:

@@ -45,6 +45,23 @@ def _random_tree(rng, n):
     )
 
 
+def test_model_and_results_index_segments_alike(model):
+    """One name lookup: BodyModel.segment and Results.segment give the same 0-based row; index is Huston's k."""
+    import pandas as pd
+
+    from humanbody import compute, coordinate_columns
+
+    q = pd.DataFrame(np.zeros((30, 1 + 3 + 3 * 17)), columns=["time"] + coordinate_columns(model))
+    q["time"] = np.arange(30) / 100.0
+    res = compute(model, q)
+    for k, name in enumerate(SEGMENT_NAMES):
+        assert model.segment(name) == res.segment(name) == k and model.index(name) == k + 1
+    np.testing.assert_array_equal(res.joint[0, model.segment("right_foot")], res.joint[0, 13])
+    for lookup in (model.segment, res.segment, model.index):
+        with pytest.raises(KeyError, match="no segment named 'foot'.*right_foot"):
+            lookup("foot")
+
+
 # ------------------------------------------------------- lower body arrays
 def test_table_8_1(model):
     for p, row in enumerate(TABLE_8_1, start=1):
