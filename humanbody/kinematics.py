@@ -397,7 +397,7 @@ def _run_kernel(model, time, q, qd, qdd, local_rates, how, out=None) -> Results:
         coordinates=q,
         coordinate_names=tuple(coordinate_columns(model)),
         mass=np.array(model.mass, dtype=float),
-        body_inertia=np.array(model.inertia, dtype=float),
+        segment_inertia=np.array(model.inertia, dtype=float),
         rates=how,
     )
     if out is None:
