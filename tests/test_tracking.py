@@ -93,8 +93,8 @@ def base_model() -> BodyModel:
     """A plain 17-segment model (masses, inertias); geometry comes from calibration."""
     n = 17
     mass = np.linspace(1.0, 9.0, n)
-    return BodyModel(names=SEGMENT_NAMES, parents=PARENTS, joint=np.zeros((n, 3)),
-                     com=np.tile([0.0, 0.0, -0.1], (n, 1)), mass=mass,
+    return BodyModel(names=SEGMENT_NAMES, parents=PARENTS, joint_offset=np.zeros((n, 3)),
+                     com_offset=np.tile([0.0, 0.0, -0.1], (n, 1)), mass=mass,
                      inertia=np.array([np.diag([0.05, 0.05, 0.02]) * m for m in mass]), name="test")
 
 
@@ -182,7 +182,7 @@ def test_joint_centres_and_offsets(calibration):
     for k, seg in enumerate(SEGMENT_NAMES):
         np.testing.assert_allclose(calibration.origins[seg], o[seg], atol=1e-12, err_msg=seg)
         if PARENTS[k]:
-            np.testing.assert_allclose(calibration.model.joint[k], o[seg] - o[SEGMENT_NAMES[PARENTS[k] - 1]],
+            np.testing.assert_allclose(calibration.model.joint_offset[k], o[seg] - o[SEGMENT_NAMES[PARENTS[k] - 1]],
                                        atol=1e-12, err_msg=seg)
     assert calibration.lengths["right_lower_leg"] == pytest.approx(KNEE_Z - ANKLE_Z)
     assert calibration.height == pytest.approx(TOP_Z - 0.025)  # lowest foot marker: Toe.Lat at 25 mm

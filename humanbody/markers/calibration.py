@@ -447,7 +447,7 @@ def _subject_model(base: BodyModel, ms: MarkerSet, xi, lengths, distal_dir, note
     """
     if tuple(base.names) != SEGMENT_NAMES:
         raise InputError("base model must be the 17-segment model (docs/conventions.md)")
-    com = np.array(base.com, dtype=float)
+    com = np.array(base.com_offset, dtype=float)
     inertia = np.array(base.inertia, dtype=float)
     seg_meta = [dict(m) for m in base.segment_meta]
     for k, seg in enumerate(SEGMENT_NAMES):
@@ -456,7 +456,7 @@ def _subject_model(base: BodyModel, ms: MarkerSet, xi, lengths, distal_dir, note
         spec = ms.segments[seg]
         child = [j for j, s in enumerate(SEGMENT_NAMES) if PARENTS[j] == k + 1
                  and ms.segments[s].origin == spec.distal] if spec.distal else []
-        base_dir = base.joint[child[0]] if child else None
+        base_dir = base.joint_offset[child[0]] if child else None
         base_len = seg_meta[k].get("length")
         if base_len is None and base_dir is not None:
             base_len = float(np.linalg.norm(base_dir))
@@ -474,4 +474,4 @@ def _subject_model(base: BodyModel, ms: MarkerSet, xi, lengths, distal_dir, note
             com[k] = along / float(base_len) * distal_dir[seg] + perp * ratio
         else:
             com[k] *= ratio
-    return base.replace(joint=xi, com=com, inertia=inertia, segment_meta=seg_meta)
+    return base.replace(joint_offset=xi, com_offset=com, inertia=inertia, segment_meta=seg_meta)

@@ -136,7 +136,7 @@ class _Tracker:
             k = SEGMENT_NAMES.index(seg)
             Rp, Op = self.pose(SEGMENT_NAMES[PARENTS[k] - 1])
             out = np.empty((self.n, 3))
-            carried_points(Rp, Op, np.asarray(self.cal.model.joint[k], dtype=np.float64), out)
+            carried_points(Rp, Op, np.asarray(self.cal.model.joint_offset[k], dtype=np.float64), out)
             self._joint[seg] = out
         return self._joint[seg]
 
