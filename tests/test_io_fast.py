@@ -279,7 +279,7 @@ def _kernel(lines: list[str], ncol: int, sep: str = "\t"):
     return table, status
 
 
-def test_line_kernel_agrees_with_the_reference_parser():
+def test_line_kernel_and_flagged_lines_equal_float():
     """parse_range (one pass per line), then flagged_row on the lines it flags, against float() cell by cell."""
     rng = np.random.default_rng(5)
     ncol, n = 12, 4000
