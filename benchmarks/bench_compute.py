@@ -51,8 +51,8 @@ def bench_model() -> hb.BodyModel:
         d[2] = min(d[2], d[0] + d[1] - 1e-3)
         q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
         inertia.append(q @ np.diag(d) @ q.T)
-    return hb.BodyModel(names=SEGMENT_NAMES, parents=PARENTS, joint=rng.normal(0, 0.2, (17, 3)),
-                        com=rng.normal(0, 0.1, (17, 3)), mass=rng.uniform(1, 10, 17),
+    return hb.BodyModel(names=SEGMENT_NAMES, parents=PARENTS, joint_offset=rng.normal(0, 0.2, (17, 3)),
+                        com_offset=rng.normal(0, 0.1, (17, 3)), mass=rng.uniform(1, 10, 17),
                         inertia=np.array(inertia), name="bench", sequences=seqs)
 
 
@@ -164,8 +164,8 @@ def run_pinocchio(frames: int) -> dict:
     ids = [0]
     for k, p in enumerate(model.parents):
         jm = pin.JointModelFreeFlyer() if p == 0 else pin.JointModelSpherical()
-        jid = pm.addJoint(ids[p], jm, pin.SE3(np.eye(3), model.joint[k]), model.names[k])
-        pm.appendBodyToJoint(jid, pin.Inertia(float(model.mass[k]), model.com[k], model.inertia[k]), pin.SE3.Identity())
+        jid = pm.addJoint(ids[p], jm, pin.SE3(np.eye(3), model.joint_offset[k]), model.names[k])
+        pm.appendBodyToJoint(jid, pin.Inertia(float(model.mass[k]), model.com_offset[k], model.inertia[k]), pin.SE3.Identity())
         ids.append(jid)
     data = pm.createData()
     rng = np.random.default_rng(3)

@@ -6,7 +6,7 @@ Three measurements, one process, one run:
   ``data/sample_walk_markers.trc`` (its frames tiled, time continued at the
   file's rate) and the same numbers as a plain CSV (``Frame,time,<m>_X``
   ...), read by ``humanbody.read_trial``: in this process with the fast
-  path and with the careful path only (``_validate.FAST_MIN_BYTES`` out of
+  path and with the careful path only (``_fastread.FAST_MIN_BYTES`` out of
   reach; the frames are compared for equality), and ``--fresh`` times each
   in a new process (imports done and numba started first, as in
   ``humanbody analyze``) for the wall time of one read and the rise of the
@@ -134,7 +134,7 @@ def fresh_read(path: Path, fmt: str | None, src: str | None = None) -> dict:
 def bench_read(tmp: Path, frames: int, repeat: int, fresh: int, careful: bool, base: str | None,
                rec: dict) -> None:
     """In-process and fresh-process reading of the long TRC and CSV (see the module docstring)."""
-    from humanbody.io import _validate, read_trial
+    from humanbody.io import _fastread, read_trial
 
     trc = make_trc(tmp / "long.trc", frames)
     csv_path = make_csv(trc, tmp / "long.csv")
@@ -145,13 +145,13 @@ def bench_read(tmp: Path, frames: int, repeat: int, fresh: int, careful: bool, b
         df = read_trial(path)
         rec[f"read_{name}_fast_s"] = best(lambda: read_trial(path), repeat)
         if careful:
-            limit = _validate.FAST_MIN_BYTES
-            _validate.FAST_MIN_BYTES = 10**15
+            limit = _fastread.FAST_MIN_BYTES
+            _fastread.FAST_MIN_BYTES = 10**15
             try:
                 slow = read_trial(path)
                 rec[f"read_{name}_careful_s"] = best(lambda: read_trial(path), 1)
             finally:
-                _validate.FAST_MIN_BYTES = limit
+                _fastread.FAST_MIN_BYTES = limit
             pd.testing.assert_frame_equal(df, slow, check_exact=True)
             assert df.attrs == slow.attrs
         del df
@@ -260,7 +260,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     only = set(args.only or ("read", "write", "results"))
 
-    from humanbody.io import _validate, read_trial
+    from humanbody.io import _fastread, read_trial
     from humanbody.writers import CsvWriter, write_table
 
     load = os.getloadavg()[0]

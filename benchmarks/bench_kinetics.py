@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     F = int(args.frames)
     base = bc.bench_model()
-    model = hb.BodyModel.default().replace(mass=base.mass, inertia=base.inertia, com=base.com, joint=base.joint,
+    model = hb.BodyModel.default().replace(mass=base.mass, inertia=base.inertia, com_offset=base.com_offset, joint_offset=base.joint_offset,
                                            gravity=base.gravity)
     t, q, qd, qdd = bc.motion(model, F)
     coords = bc.coords_frame(model, t, q, qd, qdd)

@@ -107,7 +107,7 @@ def _hat_pose(model, cal) -> tuple[dict, dict]:
         seg, parent = model.names[k], model.names[model.parents[k] - 1]
         S = np.eye(3) if seg.endswith("upper_arm") else np.asarray(cal.relative[seg], float)
         frames[seg] = frames[parent] @ S
-        origins[seg] = origins[parent] + frames[parent] @ model.joint[k]
+        origins[seg] = origins[parent] + frames[parent] @ model.joint_offset[k]
     return frames, origins
 
 
@@ -126,7 +126,7 @@ def _merged(model, cal, segs):
     cs, Is = [], []
     for s, k in zip(segs, rows):
         Rk = R0.T @ frames[s]
-        cs.append(R0.T @ (origins[s] + frames[s] @ model.com[k] - O0))
+        cs.append(R0.T @ (origins[s] + frames[s] @ model.com_offset[k] - O0))
         Is.append(Rk @ model.inertia[k] @ Rk.T)
     cs = np.array(cs)
     m = ms.sum()
@@ -224,7 +224,7 @@ def _root(b, model, cal):
     from humanbody.markers.axes import parse_axes
 
     k = _row(model, "lower_torso")
-    b.body("lower_torso", model.mass[k], model.com[k], model.inertia[k])
+    b.body("lower_torso", model.mass[k], model.com_offset[k], model.inertia[k])
     lab_from_ground = parse_axes("opensim").T
     R, O = _pose(cal, "lower_torso")
     b.joint("free", "ground_lower_torso", "ground", "lower_torso", (0, 0, 0),
@@ -245,8 +245,8 @@ def build_humanbody_tree(osim, model, cal):
     _root(b, model, cal)
     for k in range(1, model.n_bodies):
         seg, parent = model.names[k], model.names[model.parents[k] - 1]
-        b.body(seg, model.mass[k], model.com[k], model.inertia[k])
-        b.joint("ball", f"{parent}_{seg}", parent, seg, model.joint[k])
+        b.body(seg, model.mass[k], model.com_offset[k], model.inertia[k])
+        b.joint("ball", f"{parent}_{seg}", parent, seg, model.joint_offset[k])
     _markers_on(b, model, cal, lambda seg, name: (seg, seg))
     return b.finish(), 6 + 3 * (model.n_bodies - 1)
 
@@ -264,22 +264,22 @@ def build_gait2392_tree(osim, model, cal):
     _root(b, model, cal)
     m, c, inertia = _merged(model, cal, _HAT)
     b.body("torso", m, c, inertia)
-    b.joint("ball", "lumbar", "lower_torso", "torso", model.joint[_row(model, "middle_torso")])
+    b.joint("ball", "lumbar", "lower_torso", "torso", model.joint_offset[_row(model, "middle_torso")])
     for s, side in _SIDES.items():
         thigh, shank, foot = (f"{side}_{w}" for w in ("upper_leg", "lower_leg", "foot"))
         for seg, parent in ((thigh, "lower_torso"), (shank, thigh)):
             k = _row(model, seg)
-            b.body(seg, model.mass[k], model.com[k], model.inertia[k])
-        b.joint("ball", f"hip_{s}", "lower_torso", thigh, model.joint[_row(model, thigh)])
+            b.body(seg, model.mass[k], model.com_offset[k], model.inertia[k])
+        b.joint("ball", f"hip_{s}", "lower_torso", thigh, model.joint_offset[_row(model, thigh)])
         # knee: pin about the thigh's lateral axis; angle 0 = the standing pose
-        b.joint("pin", f"knee_{s}", thigh, shank, model.joint[_row(model, shank)],
+        b.joint("pin", f"knee_{s}", thigh, shank, model.joint_offset[_row(model, shank)],
                 parent_rot=_PIN_Y, child_rot=_PIN_Y)
         # ankle (talus) about the shank's lateral axis, subtalar about the forward axis
         b.body(f"talus_{s}", _NOMINAL_MASS, (0, 0, 0), _NOMINAL_MASS * 1e-4 * np.eye(3))
-        b.joint("pin", f"ankle_{s}", shank, f"talus_{s}", model.joint[_row(model, foot)],
+        b.joint("pin", f"ankle_{s}", shank, f"talus_{s}", model.joint_offset[_row(model, foot)],
                 parent_rot=_PIN_Y, child_rot=_PIN_Y)
         k = _row(model, foot)
-        b.body(foot, model.mass[k], model.com[k], model.inertia[k])
+        b.body(foot, model.mass[k], model.com_offset[k], model.inertia[k])
         b.joint("pin", f"subtalar_{s}", f"talus_{s}", foot, (0, 0, 0),
                 parent_rot=_PIN_X, child_rot=_PIN_X)
         b.body(f"toes_{s}", _NOMINAL_MASS, (0, 0, 0), _NOMINAL_MASS * 1e-4 * np.eye(3))

@@ -93,7 +93,7 @@ def reference_origins(model) -> np.ndarray:
     O = np.zeros((len(model.names), 3))
     for k, parent in enumerate(model.parents):
         if parent:
-            O[k] = O[parent - 1] + model.joint[k]
+            O[k] = O[parent - 1] + model.joint_offset[k]
     return O
 
 

@@ -8,9 +8,13 @@ import pickle
 from pathlib import Path
 
 #: The modules holding numba kernels compiled with ``cache=True``.
-_MODULES = (Path(__file__).with_name("_kernels.py"), Path(__file__).with_name("_format.py"),
+_MODULES = (Path(__file__).with_name("_kernels.py"), Path(__file__).with_name("_pack.py"),
+            Path(__file__).with_name("_fir.py"), Path(__file__).with_name("_csvprint.py"),
             Path(__file__).with_name("_kinetic_kernels.py"),
-            Path(__file__).parent / "markers" / "_kernels.py")
+            Path(__file__).parent / "io" / "_parse.py", Path(__file__).parent / "io" / "_marker_kernels.py",
+            Path(__file__).parent / "markers" / "_kernels.py",
+            Path(__file__).parent / "markers" / "_fit_kernels.py",
+            Path(__file__).parent / "markers" / "_angle_kernels.py")
 
 
 def _cached(module: Path) -> bool:
@@ -32,7 +36,12 @@ def _cached(module: Path) -> bool:
 def _index_matches(path: Path, source: bytes) -> bool | None:
     """Whether a numba index file was written for this source (numba >= 0.61 stamps the SHA-256 of the file).
 
-    None when the file cannot be read that way.
+    None when the file cannot be read that way.  Numba has no public call
+    that says whether a function's cache is valid without loading (or
+    compiling) it, which is what the notice before a first run must avoid;
+    so the index (a pickle: numba's version, then the source stamp) is read
+    here, and any layout this does not recognise falls back to comparing
+    file ages (:func:`_cached`), never to an error.
     """
     try:
         with open(path, "rb") as f:
@@ -62,7 +71,8 @@ def kernels_cached() -> bool:
 #: Numba keys a cached kernel on its own module's source only, so an edit of
 #: the helpers would leave the kernels that inline them stale.
 _INLINED = {Path(__file__).with_name("_rot.py"): (Path(__file__).with_name("_kernels.py"),
-                                                  Path(__file__).parent / "markers" / "_kernels.py")}
+                                                  Path(__file__).parent / "markers" / "_fit_kernels.py",
+                                                  Path(__file__).parent / "markers" / "_angle_kernels.py")}
 
 
 def drop_stale_kernels() -> None:

@@ -14,7 +14,8 @@ import numba as nb
 import numpy as np
 
 from ._jit import drop_stale_kernels
-from ._rot import axis_quaternion, canonical_quaternion, cross, quaternion_product, sequence_matrix
+from ._rot import (add3, axis_quaternion, canonical_quaternion, cross, mul33, mv33, quaternion_product, scale3,
+                   sequence_matrix, tmv33)
 
 drop_stale_kernels()  # before any kernel is loaded from the cache
 
@@ -81,6 +82,19 @@ def sincos(x, s, c):
         if not abs(x[i]) <= _SINCOS_MAX:  # also NaN and inf
             s[i] = np.sin(x[i])
             c[i] = np.cos(x[i])
+
+
+@nb.njit(cache=_CACHE, fastmath={"contract"})  # as tree_kinematics; LLVM inlines it
+def rigid_point(o, vo, ao, w, alpha, r):
+    """Position, velocity and acceleration of the point ``o + r`` of a body (Huston eqs. 8.126, 8.129).
+
+    ``o``, ``vo``, ``ao``: a point of the body and its velocity and
+    acceleration; ``w``, ``alpha``: the body's angular velocity and
+    acceleration; ``r``: the offset in ground components (3-tuples).
+    Returns ``(o + r, vo + w x r, ao + alpha x r + w x (w x r))``.
+    """
+    wxr = cross(w, r)
+    return add3(o, r), add3(vo, wxr), add3(add3(ao, cross(alpha, r)), cross(w, wxr))
 
 
 @nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
@@ -168,54 +182,32 @@ def tree_kinematics(
         aO = np.empty((n, 3))
         for f in range(f0, f1):
             r = f - f0
-            bc0 = bc1 = bc2 = 0.0
-            bv0 = bv1 = bv2 = 0.0
-            ba0 = ba1 = ba2 = 0.0
+            bc = bv = ba = (0.0, 0.0, 0.0)  # sums of m_k G_k, m_k v_Gk, m_k a_Gk
             for k in range(n):
                 # parent state (scalars, so LLVM keeps them in registers)
                 p = parents[k] - 1
                 if p < 0:
-                    P00, P01, P02, P10, P11, P12, P20, P21, P22 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
-                    wp0 = wp1 = wp2 = 0.0
-                    ap0 = ap1 = ap2 = 0.0
+                    P = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+                    wp = ap = (0.0, 0.0, 0.0)
                     if k == 0:
-                        Op0, Op1, Op2 = qb[r, 0], qb[r, 1], qb[r, 2]
-                        vp0, vp1, vp2 = qdb[r, 0], qdb[r, 1], qdb[r, 2]
-                        cp0, cp1, cp2 = qddb[r, 0], qddb[r, 1], qddb[r, 2]
+                        Op = (qb[r, 0], qb[r, 1], qb[r, 2])
+                        vp = (qdb[r, 0], qdb[r, 1], qdb[r, 2])
+                        cp = (qddb[r, 0], qddb[r, 1], qddb[r, 2])
                     else:  # another body hinged to ground: pinned at xi_k
-                        Op0 = Op1 = Op2 = 0.0
-                        vp0 = vp1 = vp2 = 0.0
-                        cp0 = cp1 = cp2 = 0.0
+                        Op = vp = cp = (0.0, 0.0, 0.0)
                 else:
-                    P00, P01, P02 = R[f, p, 0, 0], R[f, p, 0, 1], R[f, p, 0, 2]
-                    P10, P11, P12 = R[f, p, 1, 0], R[f, p, 1, 1], R[f, p, 1, 2]
-                    P20, P21, P22 = R[f, p, 2, 0], R[f, p, 2, 1], R[f, p, 2, 2]
-                    wp0, wp1, wp2 = omega[f, p, 0], omega[f, p, 1], omega[f, p, 2]
-                    ap0, ap1, ap2 = alpha[f, p, 0], alpha[f, p, 1], alpha[f, p, 2]
-                    Op0, Op1, Op2 = joint[f, p, 0], joint[f, p, 1], joint[f, p, 2]
-                    vp0, vp1, vp2 = vO[p, 0], vO[p, 1], vO[p, 2]
-                    cp0, cp1, cp2 = aO[p, 0], aO[p, 1], aO[p, 2]
-                if k == 0:
-                    d0 = d1 = d2 = 0.0
-                else:
-                    x0, x1, x2 = xi[k, 0], xi[k, 1], xi[k, 2]
-                    d0 = P00 * x0 + P01 * x1 + P02 * x2
-                    d1 = P10 * x0 + P11 * x1 + P12 * x2
-                    d2 = P20 * x0 + P21 * x1 + P22 * x2
-                # joint point O_k: position, velocity, acceleration (8.126, 8.129)
-                wxd0 = wp1 * d2 - wp2 * d1
-                wxd1 = wp2 * d0 - wp0 * d2
-                wxd2 = wp0 * d1 - wp1 * d0
-                O0, O1, O2 = Op0 + d0, Op1 + d1, Op2 + d2
-                joint[f, k, 0] = O0
-                joint[f, k, 1] = O1
-                joint[f, k, 2] = O2
-                vk0, vk1, vk2 = vp0 + wxd0, vp1 + wxd1, vp2 + wxd2
-                ak0 = cp0 + (ap1 * d2 - ap2 * d1) + (wp1 * wxd2 - wp2 * wxd1)
-                ak1 = cp1 + (ap2 * d0 - ap0 * d2) + (wp2 * wxd0 - wp0 * wxd2)
-                ak2 = cp2 + (ap0 * d1 - ap1 * d0) + (wp0 * wxd1 - wp1 * wxd0)
-                vO[k, 0], vO[k, 1], vO[k, 2] = vk0, vk1, vk2
-                aO[k, 0], aO[k, 1], aO[k, 2] = ak0, ak1, ak2
+                    P = (R[f, p, 0, 0], R[f, p, 0, 1], R[f, p, 0, 2], R[f, p, 1, 0], R[f, p, 1, 1], R[f, p, 1, 2],
+                         R[f, p, 2, 0], R[f, p, 2, 1], R[f, p, 2, 2])
+                    wp = (omega[f, p, 0], omega[f, p, 1], omega[f, p, 2])
+                    ap = (alpha[f, p, 0], alpha[f, p, 1], alpha[f, p, 2])
+                    Op = (joint[f, p, 0], joint[f, p, 1], joint[f, p, 2])
+                    vp = (vO[p, 0], vO[p, 1], vO[p, 2])
+                    cp = (aO[p, 0], aO[p, 1], aO[p, 2])
+                d = (0.0, 0.0, 0.0) if k == 0 else mv33(P, (xi[k, 0], xi[k, 1], xi[k, 2]))  # R_p xi_k
+                O, vk, ak = rigid_point(Op, vp, cp, wp, ap, d)  # joint point O_k, carried by the parent
+                joint[f, k, 0], joint[f, k, 1], joint[f, k, 2] = O
+                vO[k, 0], vO[k, 1], vO[k, 2] = vk
+                aO[k, 0], aO[k, 1], aO[k, 2] = ak
                 # orientation R_k = R_p S_k, S_k the matrix of the body's sequence (eqs. 8.64-8.74)
                 c = 3 + 3 * k
                 sa, ca = sinq[r, c], cosq[r, c]
@@ -223,23 +215,13 @@ def tree_kinematics(
                 sg, cg = sinq[r, c + 2], cosq[r, c + 2]
                 i0, i1, i2 = seq[k, 0], seq[k, 1], seq[k, 2]
                 S, u2 = sequence_matrix(i0, i1, i2, sa, ca, sb, cb, sg, cg)
-                S00, S01, S02, S10, S11, S12, S20, S21, S22 = S
-                R00 = P00 * S00 + P01 * S10 + P02 * S20
-                R01 = P00 * S01 + P01 * S11 + P02 * S21
-                R02 = P00 * S02 + P01 * S12 + P02 * S22
-                R10 = P10 * S00 + P11 * S10 + P12 * S20
-                R11 = P10 * S01 + P11 * S11 + P12 * S21
-                R12 = P10 * S02 + P11 * S12 + P12 * S22
-                R20 = P20 * S00 + P21 * S10 + P22 * S20
-                R21 = P20 * S01 + P21 * S11 + P22 * S21
-                R22 = P20 * S02 + P21 * S12 + P22 * S22
-                R[f, k, 0, 0], R[f, k, 0, 1], R[f, k, 0, 2] = R00, R01, R02
-                R[f, k, 1, 0], R[f, k, 1, 1], R[f, k, 1, 2] = R10, R11, R12
-                R[f, k, 2, 0], R[f, k, 2, 1], R[f, k, 2, 2] = R20, R21, R22
+                Rk = mul33(P, S)
+                (R[f, k, 0, 0], R[f, k, 0, 1], R[f, k, 0, 2], R[f, k, 1, 0], R[f, k, 1, 1], R[f, k, 1, 2],
+                 R[f, k, 2, 0], R[f, k, 2, 1], R[f, k, 2, 2]) = Rk
                 # hat omega_k and its derivative, parent-frame components (eq. 8.95 and its rate)
                 if local_rates:
-                    wl0, wl1, wl2 = qdb[r, c], qdb[r, c + 1], qdb[r, c + 2]
-                    wdl0, wdl1, wdl2 = qddb[r, c], qddb[r, c + 1], qddb[r, c + 2]
+                    wl = (qdb[r, c], qdb[r, c + 1], qdb[r, c + 2])
+                    wdl = (qddb[r, c], qddb[r, c + 1], qddb[r, c + 2])
                 else:
                     ad, bd, gd = qdb[r, c], qdb[r, c + 1], qdb[r, c + 2]
                     add, bdd, gdd = qddb[r, c], qddb[r, c + 1], qddb[r, c + 2]
@@ -249,144 +231,41 @@ def tree_kinematics(
                     u12 = 1.0 if i0 == 2 else 0.0
                     u20, u21, u22 = u2
                     u30, u31, u32 = S[i2], S[3 + i2], S[6 + i2]
-                    wl0 = ad * u10 + bd * u20 + gd * u30
-                    wl1 = ad * u11 + bd * u21 + gd * u31
-                    wl2 = ad * u12 + bd * u22 + gd * u32
-                    x0, x1, x2 = cross(u10, u11, u12, u20, u21, u22)
-                    y0, y1, y2 = cross(ad * u10 + bd * u20, ad * u11 + bd * u21, ad * u12 + bd * u22, u30, u31, u32)
+                    wl = (ad * u10 + bd * u20 + gd * u30, ad * u11 + bd * u21 + gd * u31, ad * u12 + bd * u22 + gd * u32)
+                    x0, x1, x2 = cross((u10, u11, u12), u2)
+                    y0, y1, y2 = cross((ad * u10 + bd * u20, ad * u11 + bd * u21, ad * u12 + bd * u22), (u30, u31, u32))
                     ab = ad * bd
-                    wdl0 = add * u10 + bdd * u20 + gdd * u30 + ab * x0 + gd * y0
-                    wdl1 = add * u11 + bdd * u21 + gdd * u31 + ab * x1 + gd * y1
-                    wdl2 = add * u12 + bdd * u22 + gdd * u32 + ab * x2 + gd * y2
-                # angular velocity (addition theorem) and acceleration
-                wr0 = P00 * wl0 + P01 * wl1 + P02 * wl2
-                wr1 = P10 * wl0 + P11 * wl1 + P12 * wl2
-                wr2 = P20 * wl0 + P21 * wl1 + P22 * wl2
-                wd0 = P00 * wdl0 + P01 * wdl1 + P02 * wdl2
-                wd1 = P10 * wdl0 + P11 * wdl1 + P12 * wdl2
-                wd2 = P20 * wdl0 + P21 * wdl1 + P22 * wdl2
-                w0, w1, w2 = wp0 + wr0, wp1 + wr1, wp2 + wr2
-                a0 = ap0 + wd0 + (wp1 * wr2 - wp2 * wr1)
-                a1 = ap1 + wd1 + (wp2 * wr0 - wp0 * wr2)
-                a2 = ap2 + wd2 + (wp0 * wr1 - wp1 * wr0)
-                omega_rel[f, k, 0], omega_rel[f, k, 1], omega_rel[f, k, 2] = wr0, wr1, wr2
-                omega[f, k, 0], omega[f, k, 1], omega[f, k, 2] = w0, w1, w2
-                alpha[f, k, 0], alpha[f, k, 1], alpha[f, k, 2] = a0, a1, a2
+                    wdl = (add * u10 + bdd * u20 + gdd * u30 + ab * x0 + gd * y0,
+                           add * u11 + bdd * u21 + gdd * u31 + ab * x1 + gd * y1,
+                           add * u12 + bdd * u22 + gdd * u32 + ab * x2 + gd * y2)
+                # angular velocity (addition theorem, 8.104) and acceleration (8.115)
+                wr = mv33(P, wl)
+                w = add3(wp, wr)
+                a = add3(add3(ap, mv33(P, wdl)), cross(wp, wr))
+                omega_rel[f, k, 0], omega_rel[f, k, 1], omega_rel[f, k, 2] = wr
+                omega[f, k, 0], omega[f, k, 1], omega[f, k, 2] = w
+                alpha[f, k, 0], alpha[f, k, 1], alpha[f, k, 2] = a
                 # mass centre G_k = O_k + R_k r_k
-                r0, r1, r2 = rcom[k, 0], rcom[k, 1], rcom[k, 2]
-                rg0 = R00 * r0 + R01 * r1 + R02 * r2
-                rg1 = R10 * r0 + R11 * r1 + R12 * r2
-                rg2 = R20 * r0 + R21 * r1 + R22 * r2
-                wxr0 = w1 * rg2 - w2 * rg1
-                wxr1 = w2 * rg0 - w0 * rg2
-                wxr2 = w0 * rg1 - w1 * rg0
-                g0, g1, g2 = O0 + rg0, O1 + rg1, O2 + rg2
-                v0, v1, v2 = vk0 + wxr0, vk1 + wxr1, vk2 + wxr2
-                c0 = ak0 + (a1 * rg2 - a2 * rg1) + (w1 * wxr2 - w2 * wxr1)
-                c1 = ak1 + (a2 * rg0 - a0 * rg2) + (w2 * wxr0 - w0 * wxr2)
-                c2 = ak2 + (a0 * rg1 - a1 * rg0) + (w0 * wxr1 - w1 * wxr0)
-                com[f, k, 0], com[f, k, 1], com[f, k, 2] = g0, g1, g2
-                com_vel[f, k, 0], com_vel[f, k, 1], com_vel[f, k, 2] = v0, v1, v2
-                com_acc[f, k, 0], com_acc[f, k, 1], com_acc[f, k, 2] = c0, c1, c2
+                g, v, acc = rigid_point(O, vk, ak, w, a, mv33(Rk, (rcom[k, 0], rcom[k, 1], rcom[k, 2])))
+                com[f, k, 0], com[f, k, 1], com[f, k, 2] = g
+                com_vel[f, k, 0], com_vel[f, k, 1], com_vel[f, k, 2] = v
+                com_acc[f, k, 0], com_acc[f, k, 1], com_acc[f, k, 2] = acc
                 m = mass[k]
-                force[f, k, 0] = -m * c0  # eq. 10.1
-                force[f, k, 1] = -m * c1
-                force[f, k, 2] = -m * c2
+                force[f, k, 0], force[f, k, 1], force[f, k, 2] = scale3(-m, acc)  # eq. 10.1
                 # eq. 10.2 in body components: w = R^T omega, a = R^T alpha
-                bw0 = R00 * w0 + R10 * w1 + R20 * w2
-                bw1 = R01 * w0 + R11 * w1 + R21 * w2
-                bw2 = R02 * w0 + R12 * w1 + R22 * w2
-                ba_0 = R00 * a0 + R10 * a1 + R20 * a2
-                ba_1 = R01 * a0 + R11 * a1 + R21 * a2
-                ba_2 = R02 * a0 + R12 * a1 + R22 * a2
-                J00, J01, J02 = inertia[k, 0, 0], inertia[k, 0, 1], inertia[k, 0, 2]
-                J10, J11, J12 = inertia[k, 1, 0], inertia[k, 1, 1], inertia[k, 1, 2]
-                J20, J21, J22 = inertia[k, 2, 0], inertia[k, 2, 1], inertia[k, 2, 2]
-                Iw0 = J00 * bw0 + J01 * bw1 + J02 * bw2
-                Iw1 = J10 * bw0 + J11 * bw1 + J12 * bw2
-                Iw2 = J20 * bw0 + J21 * bw1 + J22 * bw2
-                t0 = J00 * ba_0 + J01 * ba_1 + J02 * ba_2 + (bw1 * Iw2 - bw2 * Iw1)
-                t1 = J10 * ba_0 + J11 * ba_1 + J12 * ba_2 + (bw2 * Iw0 - bw0 * Iw2)
-                t2 = J20 * ba_0 + J21 * ba_1 + J22 * ba_2 + (bw0 * Iw1 - bw1 * Iw0)
-                torque[f, k, 0] = -(R00 * t0 + R01 * t1 + R02 * t2)
-                torque[f, k, 1] = -(R10 * t0 + R11 * t1 + R12 * t2)
-                torque[f, k, 2] = -(R20 * t0 + R21 * t1 + R22 * t2)
-                bc0 += m * g0
-                bc1 += m * g1
-                bc2 += m * g2
-                bv0 += m * v0
-                bv1 += m * v1
-                bv2 += m * v2
-                ba0 += m * c0
-                ba1 += m * c1
-                ba2 += m * c2
-            body_com[f, 0] = bc0 / total
-            body_com[f, 1] = bc1 / total
-            body_com[f, 2] = bc2 / total
-            body_vel[f, 0] = bv0 / total
-            body_vel[f, 1] = bv1 / total
-            body_vel[f, 2] = bv2 / total
-            body_acc[f, 0] = ba0 / total
-            body_acc[f, 1] = ba1 / total
-            body_acc[f, 2] = ba2 / total
-
-
-@nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
-def ground_inertia(R, inertia, out):
-    """Inertia dyadics in ground components, ``I_g = R I R^T``.
-
-    Parameters
-    ----------
-    R : (F, n, 3, 3)  absolute orientation of each body (ground = R . body).
-    inertia : (n, 3, 3)  inertia about the mass centre, body components (kg m^2).
-    out : (F, n, 3, 3)  written; exactly symmetric.
-    """
-    F, n = R.shape[0], R.shape[1]
-    for f in nb.prange(F):
-        for k in range(n):
-            for i in range(3):
-                for j in range(i, 3):
-                    v = 0.0
-                    for a in range(3):
-                        t = inertia[k, a, 0] * R[f, k, j, 0] + inertia[k, a, 1] * R[f, k, j, 1] + inertia[k, a, 2] * R[f, k, j, 2]
-                        v += R[f, k, i, a] * t
-                    out[f, k, i, j] = v
-                    out[f, k, j, i] = v
-
-
-@nb.njit(cache=_CACHE, parallel=True)
-def convolve_rows(x, taps, out):
-    """Interior of the convolution of every column with a short filter: ``out[i] = sum_k taps[k] x[i + h - k]``.
-
-    ``h = (len(taps) - 1) // 2``; rows ``h .. F - h - 1`` are written (the
-    others are the caller's: they need edge rules).  The same sum as
-    :func:`scipy.ndimage.convolve1d` along axis 0, in parallel over blocks of
-    rows (a Savitzky-Golay derivative is such a filter).
-
-    Parameters
-    ----------
-    x : (F, C) float64, C-contiguous
-    taps : (W,) float64, W odd
-    out : (F, C) float64
-    """
-    F, C = x.shape
-    W = taps.shape[0]
-    h = (W - 1) // 2
-    n = F - 2 * h
-    if n <= 0:
-        return
-    block = 512
-    for b in nb.prange((n + block - 1) // block):
-        lo = h + b * block
-        hi = min(F - h, lo + block)
-        for i in range(lo, hi):
-            for j in range(C):
-                out[i, j] = 0.0
-            for k in range(W):
-                t = taps[k]
-                r = i + h - k
-                for j in range(C):
-                    out[i, j] += t * x[r, j]
+                bw = tmv33(Rk, w)
+                J = (inertia[k, 0, 0], inertia[k, 0, 1], inertia[k, 0, 2], inertia[k, 1, 0], inertia[k, 1, 1],
+                     inertia[k, 1, 2], inertia[k, 2, 0], inertia[k, 2, 1], inertia[k, 2, 2])
+                t0, t1, t2 = mv33(Rk, add3(mv33(J, tmv33(Rk, a)), cross(bw, mv33(J, bw))))
+                torque[f, k, 0] = -t0
+                torque[f, k, 1] = -t1
+                torque[f, k, 2] = -t2
+                bc = add3(bc, scale3(m, g))
+                bv = add3(bv, scale3(m, v))
+                ba = add3(ba, scale3(m, acc))
+            body_com[f, 0], body_com[f, 1], body_com[f, 2] = bc[0] / total, bc[1] / total, bc[2] / total
+            body_vel[f, 0], body_vel[f, 1], body_vel[f, 2] = bv[0] / total, bv[1] / total, bv[2] / total
+            body_acc[f, 0], body_acc[f, 1], body_acc[f, 2] = ba[0] / total, ba[1] / total, ba[2] / total
 
 
 @nb.njit(cache=_CACHE, parallel=True)
@@ -466,55 +345,3 @@ def sequence_quaternions(angles, seq, out):
                     e1, e2, e3, e4 = -e1, -e2, -e3, -e4
                 out[f, k, 0], out[f, k, 1], out[f, k, 2], out[f, k, 3] = e1, e2, e3, e4
                 p1, p2, p3, p4 = e1, e2, e3, e4
-
-
-@nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})  # as ground_inertia: the same fused products
-def pack_rows(time, coords, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
-              R, inertia, iu_i, iu_j, body_com, body_com_vel, body_com_acc, out):
-    """One row of the results table per frame (docs/conventions.md column order), in parallel.
-
-    ``time``, the coordinates, then per segment the nine vector quantities
-    (omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque)
-    and the six inertia components ``(iu_i[p], iu_j[p])`` of ``R I R^T``
-    (computed as :func:`ground_inertia` computes them, so bit for bit its
-    values), then the whole-body mass centre, its velocity and acceleration.
-
-    Parameters
-    ----------
-    time : (F,); coords : (F, c); the vector quantities : (F, n, 3);
-    R : (F, n, 3, 3); inertia : (n, 3, 3) body components; iu_i, iu_j : (6,) int64;
-    body_com, body_com_vel, body_com_acc : (F, 3); out : (F, 1 + c + 33 n + 9), written.
-    """
-    F, n = R.shape[0], R.shape[1]
-    nc = coords.shape[1]
-    for f in nb.prange(F):
-        out[f, 0] = time[f]
-        for j in range(nc):
-            out[f, 1 + j] = coords[f, j]
-        c = 1 + nc
-        for k in range(n):
-            for a in range(3):
-                out[f, c + a] = omega_rel[f, k, a]
-                out[f, c + 3 + a] = omega[f, k, a]
-                out[f, c + 6 + a] = alpha[f, k, a]
-                out[f, c + 9 + a] = joint[f, k, a]
-                out[f, c + 12 + a] = com[f, k, a]
-                out[f, c + 15 + a] = com_vel[f, k, a]
-                out[f, c + 18 + a] = com_acc[f, k, a]
-                out[f, c + 21 + a] = force[f, k, a]
-                out[f, c + 24 + a] = torque[f, k, a]
-            c += 27
-            for p in range(iu_i.shape[0]):
-                i, j = iu_i[p], iu_j[p]
-                if i > j:
-                    i, j = j, i
-                v = 0.0
-                for a in range(3):
-                    t = inertia[k, a, 0] * R[f, k, j, 0] + inertia[k, a, 1] * R[f, k, j, 1] + inertia[k, a, 2] * R[f, k, j, 2]
-                    v += R[f, k, i, a] * t
-                out[f, c + p] = v
-            c += iu_i.shape[0]
-        for a in range(3):
-            out[f, c + a] = body_com[f, a]
-            out[f, c + 3 + a] = body_com_vel[f, a]
-            out[f, c + 6 + a] = body_com_acc[f, a]

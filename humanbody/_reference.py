@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from .model import BodyModel
-from .rotations import _elementary, sequence_axes, skew, unskew
+from .rotations import sequence_axes, skew, unskew
+from .rotations._common import _elementary
 
 
 def _sequence_motion(angles, rates, accels, seq):
@@ -92,11 +93,11 @@ def reference_kinematics(model: BodyModel, root, root_vel, root_acc, angles, rat
             joint[:, 0], vO[:, 0], aO[:, 0] = root, root_vel, root_acc
             continue
         base = (np.zeros((F, 3)),) * 3 if p < 0 else (joint[:, p], vO[:, p], aO[:, p])
-        d = Rpar[:, k] @ model.joint[k]
+        d = Rpar[:, k] @ model.joint_offset[k]
         joint[:, k] = base[0] + d                                  # O_k = O_p + xi_k
         vO[:, k] = base[1] + np.cross(wp, d)                       # (8.126)
         aO[:, k] = base[2] + np.cross(ap, d) + np.cross(wp, np.cross(wp, d))  # (8.129)
-    rg = np.einsum("fkij,kj->fki", R, model.com)
+    rg = np.einsum("fkij,kj->fki", R, model.com_offset)
     com = joint + rg
     com_vel = vO + np.cross(omega, rg)
     com_acc = aO + np.cross(alpha, rg) + np.cross(omega, np.cross(omega, rg))

@@ -1,8 +1,8 @@
 """Inline numba helpers for rotations: one small function per operation.
 
 Shared by the tree recursion (:mod:`humanbody._kernels`) and the tracking
-kernels (:mod:`humanbody.markers._kernels`), so both read like the
-equations.  A 3x3 matrix travels as a 9-tuple of scalars, row by row
+kernels (:mod:`humanbody.markers._fit_kernels`,
+:mod:`humanbody.markers._angle_kernels`), so they read like the equations.  A 3x3 matrix travels as a 9-tuple of scalars, row by row
 (``(m00, m01, m02, m10, ..., m22)``), which LLVM keeps in registers; a
 quaternion as ``(e1, e2, e3, e4)``, scalar last (Huston eq. 8.166).  Axes
 are numbered 0 = x, 1 = y, 2 = z.  The NumPy forms are in
@@ -46,18 +46,8 @@ def mul33(a, b):
 
 @nb.njit(cache=_CACHE, inline="always")
 def tmul33(a, b):
-    """``a^T b`` of two 9-tuples."""
-    return (
-        a[0] * b[0] + a[3] * b[3] + a[6] * b[6],
-        a[0] * b[1] + a[3] * b[4] + a[6] * b[7],
-        a[0] * b[2] + a[3] * b[5] + a[6] * b[8],
-        a[1] * b[0] + a[4] * b[3] + a[7] * b[6],
-        a[1] * b[1] + a[4] * b[4] + a[7] * b[7],
-        a[1] * b[2] + a[4] * b[5] + a[7] * b[8],
-        a[2] * b[0] + a[5] * b[3] + a[8] * b[6],
-        a[2] * b[1] + a[5] * b[4] + a[8] * b[7],
-        a[2] * b[2] + a[5] * b[5] + a[8] * b[8],
-    )
+    """``a^T b`` of two 9-tuples (the products and sums of ``mul33(transpose33(a), b)``)."""
+    return mul33(transpose33(a), b)
 
 
 @nb.njit(cache=_CACHE, inline="always")
@@ -77,7 +67,7 @@ def sequence_matrix(i0, i1, i2, sa, ca, sb, cb, sg, cg):
     Returns ``(S, u2)``: S as a 9-tuple and ``u2 = R_i0(alpha) e_i1``, the
     floating axis in parent components.  The first axis is ``e_i0`` and the
     third ``S e_i2`` (column i2 of S), so the three joint axes of the
-    sequence (the columns of :func:`humanbody.rotations.angle_rate_matrix`)
+    sequence (the columns of :func:`humanbody.angular_rates.angle_rate_matrix`)
     come without further work.
     """
     A = elementary(i0, sa, ca)
@@ -88,9 +78,37 @@ def sequence_matrix(i0, i1, i2, sa, ca, sb, cb, sg, cg):
 
 
 @nb.njit(cache=_CACHE, inline="always")
-def cross(a0, a1, a2, b0, b1, b2):
-    """Cross product ``a x b`` of two vectors given by components."""
-    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+def cross(a, b):
+    """Cross product ``a x b`` of two 3-tuples."""
+    return a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def add3(a, b):
+    """Sum ``a + b`` of two 3-tuples."""
+    return a[0] + b[0], a[1] + b[1], a[2] + b[2]
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def scale3(s, a):
+    """Product ``s a`` of a scalar and a 3-tuple."""
+    return s * a[0], s * a[1], s * a[2]
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def mv33(m, v):
+    """Product ``m v`` of a 9-tuple matrix and a 3-tuple."""
+    return (m[0] * v[0] + m[1] * v[1] + m[2] * v[2],
+            m[3] * v[0] + m[4] * v[1] + m[5] * v[2],
+            m[6] * v[0] + m[7] * v[1] + m[8] * v[2])
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def tmv33(m, v):
+    """Product ``m^T v`` of a 9-tuple matrix and a 3-tuple."""
+    return (m[0] * v[0] + m[3] * v[1] + m[6] * v[2],
+            m[1] * v[0] + m[4] * v[1] + m[7] * v[2],
+            m[2] * v[0] + m[5] * v[1] + m[8] * v[2])
 
 
 @nb.njit(cache=_CACHE, inline="always")
@@ -180,3 +198,56 @@ def finite33(a):
     for v in a:
         ok = ok and np.isfinite(v)
     return ok
+
+
+#: A 9-tuple matrix of NaN (no rotation could be formed).
+NAN33 = (np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan)
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def load33(A, f):
+    """The 3x3 matrix ``A[f]`` of an (F, 3, 3) array as a 9-tuple."""
+    return (A[f, 0, 0], A[f, 0, 1], A[f, 0, 2], A[f, 1, 0], A[f, 1, 1], A[f, 1, 2],
+            A[f, 2, 0], A[f, 2, 1], A[f, 2, 2])
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def store33(A, f, m):
+    """``A[f] = m`` for an (F, 3, 3) array and a 9-tuple matrix."""
+    (A[f, 0, 0], A[f, 0, 1], A[f, 0, 2], A[f, 1, 0], A[f, 1, 1], A[f, 1, 2],
+     A[f, 2, 0], A[f, 2, 1], A[f, 2, 2]) = m
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def quaternion_matrix(e1, e2, e3, e4):
+    """Rotation matrix (9-tuple) of a unit quaternion, vector e1, e2, e3, scalar e4 (Huston eq. 8.176)."""
+    return (e4 * e4 + e1 * e1 - e2 * e2 - e3 * e3, 2.0 * (e1 * e2 - e4 * e3), 2.0 * (e1 * e3 + e4 * e2),
+            2.0 * (e1 * e2 + e4 * e3), e4 * e4 - e1 * e1 + e2 * e2 - e3 * e3, 2.0 * (e2 * e3 - e4 * e1),
+            2.0 * (e1 * e3 - e4 * e2), 2.0 * (e2 * e3 + e4 * e1), e4 * e4 - e1 * e1 - e2 * e2 + e3 * e3)
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def shepperd(s):
+    """Unit quaternion (e1, e2, e3, e4) of a rotation matrix (9-tuple), Shepperd's method.
+
+    As :func:`humanbody.rotations.matrix_to_quaternion`: the largest diagonal
+    entry of ``K = 4 q q^T`` picks the column of K that is normalised; the
+    sign makes e4 >= 0 (ties broken by e1, e2, e3, :func:`canonical_quaternion`).
+    """
+    s00, s01, s02, s10, s11, s12, s20, s21, s22 = s
+    d0 = 1.0 + s00 - s11 - s22
+    d1 = 1.0 - s00 + s11 - s22
+    d2 = 1.0 - s00 - s11 + s22
+    d3 = 1.0 + s00 + s11 + s22
+    k01, k02, k12 = s01 + s10, s02 + s20, s12 + s21
+    k03, k13, k23 = s21 - s12, s02 - s20, s10 - s01
+    if d0 >= d1 and d0 >= d2 and d0 >= d3:
+        x, y, z, w = d0, k01, k02, k03
+    elif d1 >= d2 and d1 >= d3:
+        x, y, z, w = k01, d1, k12, k13
+    elif d2 >= d3:
+        x, y, z, w = k02, k12, d2, k23
+    else:
+        x, y, z, w = k03, k13, k23, d3
+    nrm = np.sqrt(x * x + y * y + z * z + w * w)
+    return canonical_quaternion(x / nrm, y / nrm, z / nrm, w / nrm)

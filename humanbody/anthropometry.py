@@ -386,8 +386,8 @@ def default_model(mass: float = 75.0, height: float = 1.75, sex: str = "male") -
     return BodyModel(
         names=SEGMENT_NAMES,
         parents=PARENTS,
-        joint=joint,
-        com=com,
+        joint_offset=joint,
+        com_offset=com,
         mass=masses,
         inertia=inertia,
         name="huston17",

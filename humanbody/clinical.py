@@ -29,7 +29,7 @@ alike (docs/conventions.md, "Clinical joint angles"; docs/joint_angles.md):
 
 Angles are continuous along time: the same rules as the tracked coordinates
 keep them continuous through and beyond a singular set
-(:func:`humanbody.markers._kernels.continuous_angles`), then first and third
+(:func:`humanbody.markers._angle_kernels.continuous_angles`), then first and third
 angles are unwrapped.
 """
 
@@ -184,7 +184,7 @@ def _yaw(psi) -> np.ndarray:
 
 def _continuous_degrees(angles: np.ndarray, sequence: str) -> np.ndarray:
     """Angles (F, 3) rad made continuous through singular sets and unwrapped, in degrees."""
-    from .markers._kernels import continuous_angles
+    from .markers._angle_kernels import continuous_angles
 
     a = np.ascontiguousarray(angles, dtype=float).reshape(-1, 1, 3).copy()
     continuous_angles(a, np.array([sequence_axes(sequence)], dtype=np.int64), 1e-9)
@@ -219,7 +219,7 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None) -> pd.DataFra
     DataFrame with the columns of :func:`clinical_columns` (no ``time``).
     """
     from .kinematics import sequence_axes_array
-    from .markers._kernels import continuous_angles, joint_rotation_angles
+    from .markers._angle_kernels import continuous_angles, joint_rotation_angles
 
     F = len(coords)
     names = list(model.names)

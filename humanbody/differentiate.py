@@ -94,7 +94,7 @@ def _savgol(x: np.ndarray, window: int, polyorder: int, deriv: int, delta: float
     """:func:`scipy.signal.savgol_filter` along axis 0 (``mode="interp"``), the interior in parallel.
 
     The interior rows are the convolution with :func:`scipy.signal.savgol_coeffs`
-    (:func:`humanbody._kernels.convolve_rows`, both cores); the first and last
+    (:func:`humanbody._fir.convolve_rows`, both cores); the first and last
     ``window // 2`` rows come from scipy's polynomial fit to the first and
     last window, so every row is what ``savgol_filter`` gives, to rounding.
     ``edges`` (first, last) False leaves those rows NaN instead: a block of
@@ -105,7 +105,7 @@ def _savgol(x: np.ndarray, window: int, polyorder: int, deriv: int, delta: float
     F = x.shape[0]
     if F < window or x.ndim != 2:
         return signal.savgol_filter(x, window, polyorder, deriv=deriv, delta=delta, axis=0, mode="interp")
-    from ._kernels import convolve_rows
+    from ._fir import convolve_rows
 
     x = np.ascontiguousarray(x)
     out = np.empty_like(x)

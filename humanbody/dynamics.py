@@ -17,7 +17,7 @@ Algorithms (Walker and Orin 1982, on Huston's recursion):
   ``m_k`` each body receives from its parent, and the generalized forces are
   their projections on the joint's motion: ``tau_root = (f_1, H_1^T m_1)``,
   ``tau_k = (R_L(k) H_k)^T m_k`` with ``H_k`` the sequence's axes
-  (:func:`humanbody.rotations.angle_rate_matrix`).
+  (:func:`humanbody.angular_rates.angle_rate_matrix`).
 - :func:`bias_forces` — inverse dynamics with ``q'' = 0``.
 - :func:`mass_matrix` — column ``i`` is the inverse dynamics of the unit
   acceleration ``e_i`` at rest without gravity (Walker and Orin's first
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rotations import angle_rate_matrix
+from .angular_rates import angle_rate_matrix
 
 __all__ = ["mass_matrix", "bias_forces", "inverse_dynamics", "forward_dynamics", "generalized_forces"]
 

@@ -388,7 +388,7 @@ def _run_kernel(model, time, q, qd, qdd, local_rates, how, out=None) -> Results:
     with _kernels.threads_for(F):
         _kernels.tree_kinematics(
             q, qd, qdd, local_rates,
-            model.parents, sequence_axes_array(model), np.ascontiguousarray(model.joint), np.ascontiguousarray(model.com),
+            model.parents, sequence_axes_array(model), np.ascontiguousarray(model.joint_offset), np.ascontiguousarray(model.com_offset),
             np.ascontiguousarray(model.mass), np.ascontiguousarray(model.inertia, dtype=float),
             *(arrays[name] for name in _KINEMATIC), _BLOCK,
         )
@@ -397,7 +397,7 @@ def _run_kernel(model, time, q, qd, qdd, local_rates, how, out=None) -> Results:
         coordinates=q,
         coordinate_names=tuple(coordinate_columns(model)),
         mass=np.array(model.mass, dtype=float),
-        body_inertia=np.array(model.inertia, dtype=float),
+        segment_inertia=np.array(model.inertia, dtype=float),
         rates=how,
     )
     if out is None:

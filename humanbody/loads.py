@@ -421,7 +421,7 @@ def assign_loads(loads: FrameLoads, table_segments, model, results, distance: fl
     dist = {}
     for s in feet:
         k = model.names.index(s)
-        length = float(model.segment_meta[k].get("length") or 2.0 * np.linalg.norm(model.com[k]) or 0.2)
+        length = float(model.segment_meta[k].get("length") or 2.0 * np.linalg.norm(model.com_offset[k]) or 0.2)
         a, b = _sole(results, k, length)
         dist[s] = np.stack([_distance_to_segment(loads.cop[:, j], a, b) for j in range(L)], axis=1)
     for j, name in enumerate(loads.names):

@@ -66,10 +66,10 @@ class BodyModel:
         Segment names; body k is ``names[k-1]``.
     parents : ndarray of int64, shape (n,)
         Lower body array: ``parents[k-1] = L(k) < k`` (0 = ground).
-    joint : ndarray, shape (n, 3), m
+    joint_offset : ndarray, shape (n, 3), m
         xi_k: joint point O_k relative to the parent's origin O_L(k), in
         parent-frame components (zero for bodies attached to ground).
-    com : ndarray, shape (n, 3), m
+    com_offset : ndarray, shape (n, 3), m
         r_k: mass centre G_k relative to O_k, body-frame components.
     mass : ndarray, shape (n,), kg
     inertia : ndarray, shape (n, 3, 3), kg m^2
@@ -90,8 +90,8 @@ class BodyModel:
 
     names: tuple
     parents: np.ndarray
-    joint: np.ndarray
-    com: np.ndarray
+    joint_offset: np.ndarray
+    com_offset: np.ndarray
     mass: np.ndarray
     inertia: np.ndarray
     gravity: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, -9.81]))
@@ -116,8 +116,8 @@ class BodyModel:
         set_ = object.__setattr__
         set_(self, "names", names)
         set_(self, "parents", parents)
-        set_(self, "joint", _as_array(self.joint, (n, 3), "joint offsets"))
-        set_(self, "com", _as_array(self.com, (n, 3), "mass-centre offsets"))
+        set_(self, "joint_offset", _as_array(self.joint_offset, (n, 3), "joint offsets"))
+        set_(self, "com_offset", _as_array(self.com_offset, (n, 3), "mass-centre offsets"))
         set_(self, "mass", _as_array(self.mass, (n,), "masses"))
         inertia = _as_array(self.inertia, (n, 3, 3), "inertia")
         set_(self, "inertia", inertia)
@@ -130,7 +130,7 @@ class BodyModel:
         seqs = tuple(self.sequences) or ("xyz",) * n
         if len(seqs) != n:
             raise InputError(f"sequences must have one entry per segment ({n}), got {len(seqs)}")
-        from .rotations import _check_seq
+        from .rotations._common import _check_seq
 
         checked = []
         for k, seq in enumerate(seqs):
@@ -158,12 +158,19 @@ class BodyModel:
         """Sum of the segment masses M (kg)."""
         return float(self.mass.sum())
 
+    def segment(self, name: str) -> int:
+        """Array index (0-based, k - 1) of the segment called ``name``: its row in ``joint_offset``, ``mass`` ...
+
+        The same lookup as :meth:`humanbody.Results.segment`; KeyError for an
+        unknown name.
+        """
+        from .segments import segment_index
+
+        return segment_index(self.names, name)
+
     def index(self, name: str) -> int:
-        """Body number k (1-based) of the segment called ``name``."""
-        try:
-            return self.names.index(name) + 1
-        except ValueError:
-            raise KeyError(f"no segment named {name!r}") from None
+        """Body number k (1-based, Huston's numbering) of the segment called ``name``: ``segment(name) + 1``."""
+        return self.segment(name) + 1
 
     def lower_body_array(self, p: int) -> np.ndarray:
         """L^p(k) for all bodies, shape (n,) (Huston Table 8.1)."""
@@ -221,8 +228,8 @@ class BodyModel:
         return BodyModel(
             names=[self.names[i] for i in idx],
             parents=parents,
-            joint=self.joint[idx],
-            com=self.com[idx],
+            joint_offset=self.joint_offset[idx],
+            com_offset=self.com_offset[idx],
             mass=self.mass[idx],
             inertia=self.inertia[idx],
             gravity=self.gravity,
@@ -269,8 +276,8 @@ class BodyModel:
                 index=k + 1,
                 name=self.names[k],
                 parent=int(self.parents[k]),
-                joint=self.joint[k].tolist(),
-                com=self.com[k].tolist(),
+                joint=self.joint_offset[k].tolist(),  # the file keys of docs/conventions.md
+                com=self.com_offset[k].tolist(),
                 mass=float(self.mass[k]),
                 inertia=self.inertia[k].tolist(),
                 sequence=self.sequences[k],
@@ -305,8 +312,8 @@ class BodyModel:
             return cls(
                 names=[s["name"] for s in segs],
                 parents=[int(s["parent"]) for s in segs],
-                joint=[s.get("joint", [0.0, 0.0, 0.0]) for s in segs],
-                com=[s.get("com", [0.0, 0.0, 0.0]) for s in segs],
+                joint_offset=[s.get("joint", [0.0, 0.0, 0.0]) for s in segs],
+                com_offset=[s.get("com", [0.0, 0.0, 0.0]) for s in segs],
                 mass=[float(s["mass"]) for s in segs],
                 inertia=[s["inertia"] for s in segs],
                 gravity=data.get("gravity", [0.0, 0.0, -9.81]),

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .segments import AXES, INERTIA_COMPONENTS, VECTOR_QUANTITIES
+from .segments import AXES, INERTIA_COMPONENTS, VECTOR_QUANTITIES, segment_index
 
 __all__ = ["Results", "result_columns"]
 
@@ -85,12 +85,12 @@ class Results:
     force : (F, n, 3) N           inertia force F*_k = -m_k a_Gk (eq. 10.1)
     torque : (F, n, 3) N m        inertia torque T*_k = -I_k alpha_k - omega_k x (I_k omega_k) (eq. 10.2)
     inertia : (F, n, 3, 3) kg m^2 inertia dyadic about G_k in ground components
-        (computed from ``R`` and ``body_inertia`` on first access, then kept)
+        (computed from ``R`` and ``segment_inertia`` on first access, then kept)
     body_com, body_com_vel, body_com_acc : (F, 3)  whole-body mass centre (eq. 9.19) and its rates
     coordinates : (F, 3 + 3n)     the generalized coordinates the results came from
     coordinate_names : tuple of str
     mass : (n,) kg
-    body_inertia : (n, 3, 3) kg m^2  inertia about G_k in body components
+    segment_inertia : (n, 3, 3) kg m^2  each segment's inertia about G_k in its own (body) axes
     rates : str                   how the rates were obtained
     """
 
@@ -112,17 +112,18 @@ class Results:
     coordinates: np.ndarray
     coordinate_names: tuple = ()
     mass: np.ndarray = field(default_factory=lambda: np.empty(0))
-    body_inertia: np.ndarray = field(default_factory=lambda: np.empty((0, 3, 3)))
+    segment_inertia: np.ndarray = field(default_factory=lambda: np.empty((0, 3, 3)))
     rates: str = ""
     inertia: np.ndarray = _Derived()
 
     def _derive_inertia(self, spare) -> np.ndarray:
         """``I_k = R_k I_k^body R_k^T``, (F, n, 3, 3), kg m^2 (20 % of all result bytes)."""
-        from ._kernels import ground_inertia, threads_for
+        from ._kernels import threads_for
+        from ._pack import ground_inertia
 
         out = _buffer(spare, self.R.shape)
         with threads_for(self.n_frames):
-            ground_inertia(self.R, np.ascontiguousarray(self.body_inertia), out)
+            ground_inertia(self.R, np.ascontiguousarray(self.segment_inertia), out)
         return out
 
     def materialize(self) -> "Results":
@@ -145,8 +146,8 @@ class Results:
         return int(self.time.shape[0])
 
     def segment(self, name: str) -> int:
-        """Array index (k - 1) of the segment called ``name``."""
-        return self.names.index(name)
+        """Array index (0-based, k - 1) of the segment called ``name``; the same lookup as :meth:`BodyModel.segment`."""
+        return segment_index(self.names, name)
 
     # ------------------------------------------------------------ energy
     def kinetic_energy(self) -> np.ndarray:
@@ -207,12 +208,13 @@ class Results:
     def to_matrix(self, out: np.ndarray | None = None) -> np.ndarray:
         """The results table as one float64 array (F, columns), column order of ``to_dataframe``.
 
-        Filled row by row in parallel (:func:`humanbody._kernels.pack_rows`);
+        Filled row by row in parallel (:func:`humanbody._pack.pack_rows`);
         the inertia columns are computed from ``R`` exactly as ``inertia`` is,
         so they equal it bit for bit without materialising it.  ``out`` (the
         right shape) is reused when given.
         """
-        from ._kernels import pack_rows, threads_for
+        from ._kernels import threads_for
+        from ._pack import pack_rows
 
         F, n = self.n_frames, len(self.names)
         coords = np.ascontiguousarray(self.coordinates, dtype=float)
@@ -222,7 +224,7 @@ class Results:
         iu = np.array([(i, j) for _, i, j in INERTIA_COMPONENTS], dtype=np.int64).reshape(-1, 2)
         with threads_for(F):
             pack_rows(self.time, coords, *(getattr(self, q) for q in _PACKED), self.R,
-                      np.ascontiguousarray(self.body_inertia, dtype=float), np.ascontiguousarray(iu[:, 0]),
+                      np.ascontiguousarray(self.segment_inertia, dtype=float), np.ascontiguousarray(iu[:, 0]),
                       np.ascontiguousarray(iu[:, 1]), self.body_com, self.body_com_vel, self.body_com_acc, out)
         return out
 

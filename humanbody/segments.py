@@ -105,3 +105,21 @@ INERTIA_COMPONENTS: tuple[tuple[str, int, int], ...] = (
     ("xz", 0, 2),
     ("yz", 1, 2),
 )
+
+
+def segment_index(names, name: str) -> int:
+    """Array index (0-based: body number k minus 1) of the segment called ``name``.
+
+    The one lookup behind :meth:`humanbody.BodyModel.segment` and
+    :meth:`humanbody.Results.segment`, so a model's and its results' arrays
+    are indexed alike.
+
+    Raises
+    ------
+    KeyError
+        When no segment has that name (the message lists the names).
+    """
+    try:
+        return list(names).index(name)
+    except ValueError:
+        raise KeyError(f"no segment named {name!r}; segments: {', '.join(names)}") from None

@@ -1,6 +1,6 @@
 """Writing result tables: CSV (default) or Parquet, always atomically.
 
-CSV numbers are printed by numba kernels (:mod:`humanbody._format`) with a
+CSV numbers are printed by numba kernels (:mod:`humanbody._csvprint`) with a
 fixed number of significant digits, ``digits`` (default
 :data:`CSV_DIGITS` = 8), in the layout of C's ``%.8g``: the printed
 decimal is the value rounded to 8 significant digits, a relative change
@@ -62,13 +62,13 @@ _THREAD_MIN_BYTES = 1 << 20
 
 @lru_cache(maxsize=1)
 def _constants():
-    from . import _format
+    from . import _csvprint
 
-    return _format.pow10_tables(), _format.powers_of_ten(), _format.exponent_words()
+    return _csvprint.pow10_tables(), _csvprint.powers_of_ten(), _csvprint.exponent_words()
 
 
 def _check_digits(digits) -> int:
-    from ._format import MAX_DIGITS
+    from ._csvprint import MAX_DIGITS
 
     if isinstance(digits, (bool, np.bool_)) or not isinstance(digits, (int, np.integer)) or not (
             1 <= digits <= MAX_DIGITS):
@@ -113,7 +113,7 @@ def _format_chunks(values, digits: int, sep: str = ",", scratch=None, margins=No
     views are valid until the next call with the same scratch.
     ``margins`` = (fast, tie) overrides the kernel's tie margins (tests).
     """
-    from . import _format
+    from . import _csvprint
 
     v = np.ascontiguousarray(values, dtype=np.float64)
     if v.ndim != 2:
@@ -127,9 +127,9 @@ def _format_chunks(values, digits: int, sep: str = ",", scratch=None, margins=No
         raise ValueError("sep must be one ASCII character")
     tables, ipow10, expw = _constants()
     if margins is None:
-        margins = _format.margins(digits)
+        margins = _csvprint.margins(digits)
     nblocks = -(-rows // _BLOCK_ROWS)
-    block_bytes = _BLOCK_ROWS * cols * (_format.field_width(digits) + 1) + _format.SLACK
+    block_bytes = _BLOCK_ROWS * cols * (_csvprint.field_width(digits) + 1) + _csvprint.SLACK
     need = nblocks * block_bytes
     if scratch is not None and scratch[0] is not None and scratch[0].size >= need:
         out = scratch[0]
@@ -138,7 +138,7 @@ def _format_chunks(values, digits: int, sep: str = ",", scratch=None, margins=No
         if scratch is not None:
             scratch[0] = out
     lengths = np.zeros(nblocks, dtype=np.int64)
-    kernel = _format.format_block if v.size >= _PARALLEL_MIN_VALUES else _format.format_block_serial
+    kernel = _csvprint.format_block if v.size >= _PARALLEL_MIN_VALUES else _csvprint.format_block_serial
     kernel(v, digits, ord(sep), tables, ipow10, expw, float(margins[0]), float(margins[1]), _BLOCK_ROWS,
            block_bytes, out, lengths)
     buf = memoryview(out)

@@ -14,6 +14,18 @@ import numpy as np
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "gait2392_walk"
 
 
+def shared_walk():
+    """The shared OpenSim walk (``subject01_walk1.trc``) as read_trial gives it; the test is skipped without it."""
+    import pytest
+
+    from humanbody.io import read_trial
+
+    path = SHARED / "subject01_walk1.trc"
+    if not path.exists():
+        pytest.skip("shared data not available")
+    return read_trial(path)
+
+
 def positions(frames: int = 5, markers: int = 3, seed: int = 0) -> np.ndarray:
     """Marker positions in mm, shape (frames, markers, 3), typical of a person in a lab."""
     rng = np.random.default_rng(seed)

@@ -24,8 +24,8 @@ def random_model(rng, parents=PARENTS, names=None) -> BodyModel:
     return BodyModel(
         names=names,
         parents=parents,
-        joint=rng.normal(0, 0.2, (n, 3)),
-        com=rng.normal(0, 0.1, (n, 3)),
+        joint_offset=rng.normal(0, 0.2, (n, 3)),
+        com_offset=rng.normal(0, 0.1, (n, 3)),
         mass=rng.uniform(1, 10, n),
         inertia=np.array([random_inertia(rng) for _ in range(n)]),
         name="random",

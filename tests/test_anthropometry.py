@@ -20,8 +20,8 @@ def _reference_pose(model):
     base = np.array([0.0, 0.0, model.meta["reference_pose"]["lower_torso_height"]])
     for k in range(model.n_bodies):
         L = model.parents[k]
-        O[k] = (O[L - 1] if L else base) + model.joint[k]  # all frames parallel to ground
-    return O, O + model.com
+        O[k] = (O[L - 1] if L else base) + model.joint_offset[k]  # all frames parallel to ground
+    return O, O + model.com_offset
 
 
 def _whole_com(model):
@@ -93,7 +93,7 @@ def test_tree_and_names():
     assert model.names == SEGMENT_NAMES
     assert tuple(model.parents) == PARENTS
     assert model.name == "huston17"
-    assert np.all(model.joint[0] == 0)
+    assert np.all(model.joint_offset[0] == 0)
 
 
 @pytest.mark.parametrize("sex", ["male", "female"])
@@ -114,13 +114,13 @@ def test_limb_values_follow_the_table():
     L = 0.4222 * s
     m = 0.1416 * 80.0
     assert model.mass[k - 1] == pytest.approx(m, rel=1e-12)
-    np.testing.assert_allclose(model.com[k - 1], [0, 0, -0.4095 * L], atol=1e-12)
+    np.testing.assert_allclose(model.com_offset[k - 1], [0, 0, -0.4095 * L], atol=1e-12)
     np.testing.assert_allclose(
         np.diag(model.inertia[k - 1]), m * (np.array([0.329, 0.329, 0.149]) * L) ** 2, rtol=1e-12
     )
     # the knee is one thigh length below the hip; the hip is beside O_1
-    np.testing.assert_allclose(model.joint[model.index("right_lower_leg") - 1], [0, 0, -L], atol=1e-12)
-    assert model.joint[k - 1][1] < 0 and model.joint[model.index("left_upper_leg") - 1][1] > 0
+    np.testing.assert_allclose(model.joint_offset[model.segment("right_lower_leg")], [0, 0, -L], atol=1e-12)
+    assert model.joint_offset[k - 1][1] < 0 and model.joint_offset[model.segment("left_upper_leg")][1] > 0
     assert model.segment_meta[k - 1]["length"] == pytest.approx(L)
     assert "de Leva" in model.segment_meta[k - 1]["source"]
 
@@ -128,12 +128,12 @@ def test_limb_values_follow_the_table():
 def test_axis_mapping_upper_trunk_and_foot():
     """Sagittal radius about x (antero-posterior), transverse about y; foot long axis x."""
     model = default_model(73.0, 1.741, "male")
-    ut = np.diag(model.inertia[model.index("upper_torso") - 1])
-    m = model.mass[model.index("upper_torso") - 1]
+    ut = np.diag(model.inertia[model.segment("upper_torso")])
+    m = model.mass[model.segment("upper_torso")]
     L = 0.1707
     np.testing.assert_allclose(ut, m * (np.array([0.716, 0.454, 0.659]) * L) ** 2, rtol=1e-12)
-    foot = np.diag(model.inertia[model.index("left_foot") - 1])
-    mf = model.mass[model.index("left_foot") - 1]
+    foot = np.diag(model.inertia[model.segment("left_foot")])
+    mf = model.mass[model.segment("left_foot")]
     np.testing.assert_allclose(foot, mf * (np.array([0.124, 0.245, 0.257]) * 0.2581) ** 2, rtol=1e-12)
 
 
@@ -141,17 +141,17 @@ def test_downward_and_upward_segments():
     model = default_model(75.0, 1.75)
     for name in ("upper_arm", "lower_arm", "hand", "upper_leg", "lower_leg"):
         for side in ("left", "right"):
-            assert model.com[model.index(f"{side}_{name}") - 1][2] < 0
+            assert model.com_offset[model.index(f"{side}_{name}") - 1][2] < 0
     for name in ("lower_torso", "middle_torso", "upper_torso", "neck", "head"):
-        assert model.com[model.index(name) - 1][2] > 0
-    foot = model.com[model.index("right_foot") - 1]
+        assert model.com_offset[model.index(name) - 1][2] > 0
+    foot = model.com_offset[model.segment("right_foot")]
     assert foot[0] > 0 and foot[2] < 0
     # left and right mirror each other
     left = [model.index(f"left_{n}") - 1 for n in ("upper_arm", "upper_leg", "foot")]
     right = [model.index(f"right_{n}") - 1 for n in ("upper_arm", "upper_leg", "foot")]
     mirror = np.array([1.0, -1.0, 1.0])
-    np.testing.assert_allclose(model.joint[left], model.joint[right] * mirror)
-    np.testing.assert_allclose(model.com[left], model.com[right] * mirror)
+    np.testing.assert_allclose(model.joint_offset[left], model.joint_offset[right] * mirror)
+    np.testing.assert_allclose(model.com_offset[left], model.com_offset[right] * mirror)
     np.testing.assert_allclose(model.mass[left], model.mass[right])
 
 
@@ -161,7 +161,7 @@ def test_head_and_neck_together_equal_de_leva_head():
     model = default_model(mass, height, "male")
     row = de_leva_table("male")["head_cerv"]
     O, G = _reference_pose(model)
-    n, h = model.index("neck") - 1, model.index("head") - 1
+    n, h = model.segment("neck"), model.segment("head")
     m = model.mass[[n, h]]
     assert m.sum() == pytest.approx(row["mass"] * mass)
     g = (m[0] * G[n] + m[1] * G[h]) / m.sum()
@@ -183,10 +183,10 @@ def test_scaling_laws(sex):
     c = default_model(60.0, 2.00, sex)  # height x 1.25, same mass
     np.testing.assert_allclose(b.mass, 1.5 * a.mass, rtol=1e-12)
     np.testing.assert_allclose(b.inertia, 1.5 * a.inertia, rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(b.joint, a.joint, atol=1e-15)
+    np.testing.assert_allclose(b.joint_offset, a.joint_offset, atol=1e-15)
     np.testing.assert_allclose(c.mass, a.mass, rtol=1e-12)
-    np.testing.assert_allclose(c.joint, 1.25 * a.joint, rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(c.com, 1.25 * a.com, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(c.joint_offset, 1.25 * a.joint_offset, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(c.com_offset, 1.25 * a.com_offset, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(c.inertia, 1.25**2 * a.inertia, rtol=1e-12, atol=1e-15)
     lengths = lambda m: np.array([s["length"] for s in m.segment_meta])  # noqa: E731
     np.testing.assert_allclose(lengths(c), 1.25 * lengths(a), rtol=1e-12)
@@ -196,7 +196,7 @@ def test_reference_statures_give_table_lengths():
     for sex in ("male", "female"):
         model = default_model(70.0, REFERENCE_STATURE[sex], sex)
         t = de_leva_table(sex)
-        assert model.segment_meta[model.index("left_lower_arm") - 1]["length"] == pytest.approx(t["forearm"]["length"])
+        assert model.segment_meta[model.segment("left_lower_arm")]["length"] == pytest.approx(t["forearm"]["length"])
 
 
 def test_female_and_male_differ():

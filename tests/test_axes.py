@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from _io_samples import shared_walk
 from humanbody.errors import InputError
 from humanbody.markers import AxesMapping, detect_axes, parse_axes, to_ground
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "gait2392_walk"
 
 
 def proper_specs() -> list[str]:
@@ -267,14 +266,7 @@ def test_describe_states_the_mapping():
 
 # --------------------------------------------------------------------------- shared OpenSim trial
 def test_shared_trc_is_y_up_x_forward_treadmill():
-    path = DATA / "subject01_walk1.trc"
-    if not path.exists():
-        pytest.skip("shared data not available")
-    try:
-        from humanbody.io import read_trial
-    except ImportError:
-        pytest.skip("humanbody.io.read_trial not available yet")
-    df = read_trial(path)
+    df = shared_walk()
     mapping = detect_axes(df)
     assert mapping.spec == "x,-z,y", mapping.describe()
     assert "treadmill" in mapping.how and "agree" in mapping.how

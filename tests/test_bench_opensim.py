@@ -77,7 +77,7 @@ def _chain_offset(model, seg):
     k = model.names.index(seg) + 1
     out = np.zeros(3)
     while k > 1:
-        out += model.joint[k - 1]
+        out += model.joint_offset[k - 1]
         k = model.parents[k - 1]
     return out
 

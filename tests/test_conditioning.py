@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,11 +10,11 @@ import pytest
 from scipy import signal
 from scipy.spatial.transform import Rotation
 
+from _io_samples import shared_walk
 from humanbody.errors import InputError
 from humanbody.markers import condition, fill_gaps, find_gaps, lowpass
 from humanbody.markers.conditioning import butterworth_sos
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "gait2392_walk"
 
 
 def marker_frame(t: np.ndarray, markers: dict[str, np.ndarray], rate: float) -> pd.DataFrame:
@@ -280,14 +279,7 @@ def test_condition_without_filter():
 
 # --------------------------------------------------------------------------- shared OpenSim trial
 def _read_shared_trial():
-    path = DATA / "subject01_walk1.trc"
-    if not path.exists():
-        pytest.skip("shared data not available")
-    try:
-        from humanbody.io import read_trial
-    except ImportError:
-        pytest.skip("humanbody.io.read_trial not available yet")
-    return read_trial(path)
+    return shared_walk()
 
 
 def test_shared_trial_gap_filling():

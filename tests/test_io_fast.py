@@ -1,6 +1,6 @@
 """Fast path of the text readers: the same frames, attrs and messages as the careful path.
 
-Large files (``_validate.FAST_MIN_BYTES``) have their numbers read by the
+Large files (``_fastread.FAST_MIN_BYTES``) have their numbers read by the
 numba parser; these tests lower the threshold to 0 so every file goes
 through it, and compare with the threshold out of reach (careful path only).
 """
@@ -14,25 +14,24 @@ import pandas as pd
 import pytest
 
 from _io_samples import SHARED, positions, replace_field, write_motive_csv, write_plain_csv, write_trc
-from humanbody import _format
 from humanbody.errors import InputError
-from humanbody.io import _validate, read_trial
+from humanbody.io import _fastread, _parse, _validate, read_trial
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 NAMES = ["LASI", "RASI", "LHEE", "RTOE"]
 
 
 def _read(path, fast, monkeypatch, **options):
-    monkeypatch.setattr(_validate, "FAST_MIN_BYTES", 0 if fast else 10**15)
+    monkeypatch.setattr(_fastread, "FAST_MIN_BYTES", 0 if fast else 10**15)
     used = []
-    real = _validate.fast_block
+    real = _fastread.fast_block
 
     def spy(*args, **kwargs):
         out = real(*args, **kwargs)
         used.append(out is not None)
         return out
 
-    monkeypatch.setattr(_validate, "fast_block", spy)
+    monkeypatch.setattr(_fastread, "fast_block", spy)
     try:
         return read_trial(path, **options), any(used)
     except InputError as err:
@@ -129,35 +128,58 @@ def test_quoted_and_spaced_csv(tmp_path, xyz, monkeypatch):
 
 
 def test_parser_is_correctly_rounded():
+    """One cell per line: the kernel's numbers and, for the lines it flags, flagged_row's, bit for bit float()'s."""
     rng = np.random.default_rng(11)
     n = 20000
     mant = rng.integers(0, 10**rng.integers(1, 19, n), dtype=np.int64)
     texts = [f"{'-' if s else ''}{m}e{e}" if k == 0 else f"{m / 10**d:.{d}f}"
              for m, e, s, k, d in zip(mant, rng.integers(-40, 40, n), rng.random(n) < 0.5,
                                       rng.integers(0, 2, n), rng.integers(0, 12, n))]
-    texts += ["0", "-0", "+1.5", ".5", "5.", "1E5", "0.000000000000000000001234", "12345678901234567890"]
-    line = "\t".join(texts).encode()
-    buf = np.frombuffer(line, dtype=np.uint8)
-    values = np.empty((1, len(texts)))
-    flags = np.zeros((1, len(texts)), dtype=np.uint8)
-    status = np.empty(1, dtype=np.uint8)
-    _format.parse_rows(buf, np.array([0]), np.array([buf.size]), len(texts), 9, _format._EXACT_POW10,
-                       values, flags, status)
-    assert status[0] == _format.ROW_OK
+    texts += ["0", "-0", "+1.5", ".5", "5.", "1E5", "0.000000000000000000001234", "12345678901234567890",
+              "-0.0e-999", "1e400", "-1e400", "4.9e-324", "2.4703282292062327e-324", "9007199254740993",
+              "0000000000000000000001.5", "1.7976931348623157e308"]
+    table, status = _kernel(texts, 1)
     ref = np.array([float(t) for t in texts])
-    fast = flags[0] == _format.CELL_OK
-    assert fast.mean() > 0.5 and not np.any(flags[0] == _format.CELL_TEXT)
-    np.testing.assert_array_equal(values[0, fast], ref[fast])  # bit for bit
-    assert np.all(np.signbit(values[0, fast]) == np.signbit(ref[fast]))
+    fast = status == _parse.ROW_OK
+    assert fast.mean() > 0.5 and np.all(status[~fast] == _parse.ROW_FLAGGED)
+    np.testing.assert_array_equal(table[fast, 0].view(np.int64), ref[fast].view(np.int64))  # bit for bit
+    for i in np.flatnonzero(~fast):
+        got = _fastread.flagged_row(texts[i].encode(), 1, "\t")
+        assert got is not None and got.view(np.int64)[0] == ref[i:i + 1].view(np.int64)[0], texts[i]
+
+
+@pytest.mark.parametrize("cell, expect", [
+    ("1.5", 1.5), (" +.5e-3 ", 0.0005), ("5.", 5.0), ("-0", -0.0), ("1" * 25, float("1" * 25)),
+    ("NaN", np.nan), (" n/a ", np.nan), ("NULL", np.nan), ("-", np.nan), ("", np.nan),
+    ("inf", None), ("1_000", None), ("0x10", None), ("1e", None), ("1e+", None), (".", None), ("e5", None),
+    ("1.2.3", None), ("1e5x", None), ("--1", None), ("abc", None),
+])
+def test_flagged_row_reads_cells_as_the_kernel_does(cell, expect):
+    """flagged_row takes a decimal number or a missing token, declines anything else (as the kernel)."""
+    got = _fastread.flagged_row(f"7\t{cell}\t8".encode(), 3, "\t")
+    _, status = _kernel([f"7\t{cell}\t8"], 3)
+    if expect is None:
+        assert got is None and status[0] == _parse.ROW_FLAGGED
+    else:
+        assert got is not None and (np.isnan(got[1]) if np.isnan(expect) else got[1] == expect)
+        assert np.signbit(got[1]) == np.signbit(expect)
+        assert status[0] in (_parse.ROW_OK, _parse.ROW_FLAGGED)
+
+
+def test_flagged_row_declines_rows_the_careful_path_must_judge():
+    assert _fastread.flagged_row(b"1\t2", 3, "\t") is None  # short
+    assert _fastread.flagged_row(b"1\t2\t3\t4", 3, "\t") is None  # a field past the last column
+    assert _fastread.flagged_row(b"nan\t-\tNA", 3, "\t") is None  # only missing cells
+    np.testing.assert_array_equal(_fastread.flagged_row(b"1\t2\t3\t \r", 3, "\t"), [1.0, 2.0, 3.0])
 
 
 # ----------------------------------------------------------------------------- streaming in chunks
 @pytest.fixture
 def tiny_chunks(monkeypatch):
     """Chunks of 256 bytes in blocks of 64 on 3 threads: every boundary case on small files."""
-    monkeypatch.setattr(_validate, "BLOCK_BYTES", 64)
-    monkeypatch.setattr(_validate, "CHUNK_BYTES", 256)
-    monkeypatch.setattr(_validate, "threads", lambda: 3)
+    monkeypatch.setattr(_fastread, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(_fastread, "CHUNK_BYTES", 256)
+    monkeypatch.setattr(_fastread, "threads", lambda: 3)
 
 
 def test_chunk_and_block_boundaries(tmp_path, xyz, monkeypatch, tiny_chunks):
@@ -174,12 +196,12 @@ def test_chunk_and_block_boundaries(tmp_path, xyz, monkeypatch, tiny_chunks):
     _same(write_motive_csv(tmp_path / "m.csv", xyz, NAMES), monkeypatch)
     # a CR as the last byte of the first-pass chunk: in a CR LF pair, and alone
     crlf = _edit(write_trc(tmp_path / "crlf2.trc", xyz[:20], NAMES), lambda t: t.replace("\n", "\r\n"))
-    first = _validate.read_head(crlf, 7, 0).offsets[6]
+    first = _fastread.read_head(crlf, 7, 0).offsets[6]
     raw = crlf.read_bytes()
     lone = tmp_path / "lone.trc"
-    monkeypatch.setattr(_validate, "BLOCK_BYTES", 1)
+    monkeypatch.setattr(_fastread, "BLOCK_BYTES", 1)
     for cr in [i for i in range(first, len(raw)) if raw[i] == 13][:3]:
-        monkeypatch.setattr(_validate, "CHUNK_BYTES", cr - first + 1)
+        monkeypatch.setattr(_fastread, "CHUNK_BYTES", cr - first + 1)
         _same(crlf, monkeypatch)
         lone.write_bytes(raw[:cr + 1] + b"\t" + raw[cr + 1:])
         _same(lone, monkeypatch, expect_fast=False)
@@ -187,11 +209,11 @@ def test_chunk_and_block_boundaries(tmp_path, xyz, monkeypatch, tiny_chunks):
 
 def test_threads_do_not_change_the_result(tmp_path, xyz, monkeypatch):
     f = write_trc(tmp_path / "a.trc", positions(3000, 4), NAMES)
-    monkeypatch.setattr(_validate, "FAST_MIN_BYTES", 0)
-    monkeypatch.setattr(_validate, "BLOCK_BYTES", 4096)
+    monkeypatch.setattr(_fastread, "FAST_MIN_BYTES", 0)
+    monkeypatch.setattr(_fastread, "BLOCK_BYTES", 4096)
     frames = []
     for n in (1, 2, 5):
-        monkeypatch.setattr(_validate, "threads", lambda n=n: n)
+        monkeypatch.setattr(_fastread, "threads", lambda n=n: n)
         frames.append(read_trial(f))
     for df in frames[1:]:
         pd.testing.assert_frame_equal(df, frames[0], check_exact=True)
@@ -202,8 +224,8 @@ def test_fast_path_never_holds_the_file(tmp_path, monkeypatch):
     import tracemalloc
 
     f = write_trc(tmp_path / "big.trc", positions(6000, 20), [f"M{k}" for k in range(20)])
-    monkeypatch.setattr(_validate, "CHUNK_BYTES", 1 << 16)
-    monkeypatch.setattr(_validate, "BLOCK_BYTES", 1 << 12)
+    monkeypatch.setattr(_fastread, "CHUNK_BYTES", 1 << 16)
+    monkeypatch.setattr(_fastread, "BLOCK_BYTES", 1 << 12)
     read_trial(f)  # numba caches and imports loaded
     tracemalloc.start()
     try:
@@ -251,14 +273,14 @@ def _kernel(lines: list[str], ncol: int, sep: str = "\t"):
     n = len(lines)
     table, aux = np.full((n, ncol), -7.0), np.empty((n, 0))
     status, bounds = np.empty(n, dtype=np.uint8), np.empty((n, 2), dtype=np.int64)
-    end = _format.parse_range(buf, 0, buf.size, buf.size, ncol, ord(sep), _format._EXACT_POW10,
+    end = _parse.parse_range(buf, 0, buf.size, buf.size, ncol, ord(sep), _parse.EXACT_POW10,
                               np.arange(ncol), table, aux, status, bounds, 0)
     assert end == n
     return table, status
 
 
-def test_line_kernel_agrees_with_the_reference_parser():
-    """parse_range (one pass per line) against parse_rows cell by cell on random decimal text."""
+def test_line_kernel_and_flagged_lines_equal_float():
+    """parse_range (one pass per line), then flagged_row on the lines it flags, against float() cell by cell."""
     rng = np.random.default_rng(5)
     ncol, n = 12, 4000
     mant = rng.integers(0, 10 ** rng.integers(1, 19, (n, ncol)), dtype=np.int64)
@@ -275,27 +297,19 @@ def test_line_kernel_agrees_with_the_reference_parser():
             cells.append(text)
         lines.append("\t".join(cells))
     table, status = _kernel(lines, ncol)
-    buf = np.frombuffer(("\n".join(lines)).encode(), dtype=np.uint8)
-    ends = np.flatnonzero(buf == 10)
-    starts, ends = np.concatenate(([0], ends + 1)), np.concatenate((ends, [buf.size]))
-    ref, flags = np.empty((n, ncol)), np.zeros((n, ncol), dtype=np.uint8)
-    ref_status = np.empty(n, dtype=np.uint8)
-    _format.parse_rows(buf, starts, ends, ncol, 9, _format._EXACT_POW10, ref, flags, ref_status)
-    assert np.all(ref_status == _format.ROW_OK)
-    flagged = status == _format.ROW_FLAGGED
-    assert np.all(status[~flagged] == _format.ROW_OK) and 0.05 < flagged.mean() < 0.95
-    ok = flags[~flagged] == _format.CELL_OK
-    assert ok.all()  # a row the kernel keeps has no cell the reference leaves to Python
-    np.testing.assert_array_equal(table[~flagged].view(np.int64), ref[~flagged].view(np.int64))
+    flagged = status == _parse.ROW_FLAGGED
+    assert np.all(status[~flagged] == _parse.ROW_OK) and 0.05 < flagged.mean() < 0.95
+    for i in np.flatnonzero(flagged):
+        table[i] = _fastread.flagged_row(lines[i].encode(), ncol, "\t")
     exact = np.array([[float(c) for c in line.split("\t")] for line in lines])
-    np.testing.assert_array_equal(table[~flagged], exact[~flagged])
+    np.testing.assert_array_equal(table.view(np.int64), exact.view(np.int64))  # every bit, signs of zero too
 
 
 def test_line_kernel_row_codes():
     lines = ["1\t2\t3", " \t\r", "", "1\t2", "1\t2\t3\t4", "1\t2\t3\t\t ", "\t\t", "nan\tNA\t-",
              "1\tabc\t3", "1\t1e400\t3", "1\r"]
     _, status = _kernel(lines, 3)
-    f = _format
+    f = _parse
     assert list(status) == [f.ROW_OK, f.ROW_BLANK, f.ROW_BLANK, f.ROW_SHORT, f.ROW_EXTRA, f.ROW_OK,
                             f.ROW_BLANK, f.ROW_EMPTY, f.ROW_FLAGGED, f.ROW_FLAGGED, f.ROW_SHORT]
 
@@ -326,7 +340,7 @@ def test_marker_frame_in_place_equals_numpy(scale, monkeypatch):
     ref, n_zero, miss = _marker_frame_numpy(time, xyz, scale)
     names = [f"M{k}" for k in range(m)]
     kw = dict(path=Path("x.trc"), fmt="trc", rate_hz=100.0, units_in_file="mm", scale=scale, conversions=[])
-    monkeypatch.setattr(_validate, "threads", lambda: 2)
+    monkeypatch.setattr(_fastread, "threads", lambda: 2)
     table = np.empty((n, 1 + 3 * m))
     table[:, 1:] = xyz.reshape(n, -1)
     a = _validate.marker_frame(time, names, table[:, 1:].reshape(n, m, 3), table=table, **kw)
@@ -342,7 +356,7 @@ def test_marker_frame_in_place_equals_numpy(scale, monkeypatch):
 
 
 def test_unit_detection_kernel_equals_numpy():
-    from humanbody.io import csv_markers
+    from humanbody.io import _csv_common
 
     def reference(xyz):  # the statistic of _detect_units by numpy
         finite = np.isfinite(xyz).all(axis=2) & ~np.all(xyz == 0.0, axis=2)
@@ -356,14 +370,14 @@ def test_unit_detection_kernel_equals_numpy():
         xyz[rng.random((2000, 12)) < 0.3] = 0.0
         xyz[rng.random((2000, 12, 3)) < 0.1] = np.nan
         xyz[rng.random((2000, 12, 3)) < 0.01] = np.inf
-        unit, note = csv_markers._detect_units(xyz)
+        unit, note = _csv_common._detect_units(xyz)
         stat = reference(xyz)
         assert note == f"length unit detected as {unit} (median marker-cloud extent {stat:.4g} in file units)"
         assert unit == ("mm" if stat > 10 else "m")
     one = np.zeros((5, 3, 3))  # no frame with two usable samples: the numpy branches
     one[:, 0] = [[1500.0, 2.0, 3.0]]
-    assert csv_markers._detect_units(one)[0] == "mm"
-    assert csv_markers._detect_units(np.zeros((5, 3, 3)))[0] == "m"
+    assert _csv_common._detect_units(one)[0] == "mm"
+    assert _csv_common._detect_units(np.zeros((5, 3, 3)))[0] == "m"
 
 
 def test_plain_csv_columns_kept_aside(tmp_path, xyz, monkeypatch):
@@ -383,8 +397,8 @@ def test_plain_csv_columns_kept_aside(tmp_path, xyz, monkeypatch):
 
 
 def test_long_header_read_in_steps(tmp_path, xyz, monkeypatch):
-    monkeypatch.setattr(_validate, "_HEAD_BYTES", 16)
+    monkeypatch.setattr(_fastread, "_HEAD_BYTES", 16)
     _same(write_trc(tmp_path / "a.trc", xyz, NAMES), monkeypatch)
     _same(write_motive_csv(tmp_path / "m.csv", xyz, NAMES), monkeypatch)
-    head = _validate.read_head(write_trc(tmp_path / "b.trc", xyz[:2], NAMES), 50, 0)
+    head = _fastread.read_head(write_trc(tmp_path / "b.trc", xyz[:2], NAMES), 50, 0)
     assert head is None  # fewer lines than asked

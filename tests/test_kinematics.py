@@ -9,7 +9,7 @@ from humanbody import BodyModel, InputError
 from humanbody._reference import reference_kinematics
 from humanbody.kinematics import coordinate_columns
 from humanbody.results import result_columns
-from humanbody.rotations import bryant_omega_body
+from humanbody.angular_rates import bryant_omega_body
 from humanbody.segments import AXES, INERTIA_COMPONENTS, SEGMENT_NAMES, VECTOR_QUANTITIES
 
 from _motion import central_diff, random_model, random_tree, sinusoid_motion, split_coords
@@ -137,7 +137,7 @@ def test_two_body_pendulum_by_hand():
     L1, c1, c2 = 0.45, 0.2, 0.25
     I2 = np.diag([0.05, 0.055, 0.01])
     model = BodyModel(names=["a", "b"], parents=[0, 1],
-                      joint=[[0, 0, 0], [0, 0, -L1]], com=[[0, 0, -c1], [0, 0, -c2]],
+                      joint_offset=[[0, 0, 0], [0, 0, -L1]], com_offset=[[0, 0, -c1], [0, 0, -c2]],
                       mass=[3.0, 2.0], inertia=[np.diag([0.1, 0.1, 0.02]), I2])
     t = np.linspace(0, 2, 101)
     a1, w1, a2, w2 = 0.7, 2.1, 0.9, 3.3
@@ -173,7 +173,7 @@ def test_two_body_pendulum_by_hand():
 def test_gyroscopic_torque_matches_body_frame_euler_equations():
     """A spinning, precessing top: T* from ground components equals Euler's equations in body axes."""
     I = np.diag([0.08, 0.08, 0.02])
-    model = BodyModel(names=["top"], parents=[0], joint=[[0, 0, 0]], com=[[0, 0, 0.1]],
+    model = BodyModel(names=["top"], parents=[0], joint_offset=[[0, 0, 0]], com_offset=[[0, 0, 0.1]],
                       mass=[1.5], inertia=[I])
     h = 1e-4
     t = np.arange(0, 0.5, h)

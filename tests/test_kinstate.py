@@ -24,7 +24,7 @@ def _smooth_state(rng, t=T) -> KinematicState:
     arg = np.einsum("f,ij->fij", t, w) + ph
     p, pd_, pdd = A[0] * np.sin(arg[:, 0]), A[0] * w[0] * np.cos(arg[:, 0]), -A[0] * w[0] ** 2 * np.sin(arg[:, 0])
     ang, angd, angdd = A[1] * np.sin(arg[:, 1]), A[1] * w[1] * np.cos(arg[:, 1]), -A[1] * w[1] ** 2 * np.sin(arg[:, 1])
-    model = hb.BodyModel(names=["b"], parents=[0], joint=[[0, 0, 0]], com=[[0, 0, 0]], mass=[1.0],
+    model = hb.BodyModel(names=["b"], parents=[0], joint_offset=[[0, 0, 0]], com_offset=[[0, 0, 0]], mass=[1.0],
                          inertia=[np.eye(3)])
     coords = pd.DataFrame({"time": t, "b_x": p[:, 0], "b_y": p[:, 1], "b_z": p[:, 2],
                            "b_alpha": ang[:, 0], "b_beta": ang[:, 1], "b_gamma": ang[:, 2],
@@ -87,7 +87,7 @@ def test_child_relative_to_parent_is_its_joint():
     np.testing.assert_allclose(st.orientation, S, atol=1e-12)
     hat = np.einsum("fji,fj->fi", res.R[:, p], res.omega_rel[:, k])  # hat omega, parent components
     np.testing.assert_allclose(st.omega, hat, atol=1e-10)
-    np.testing.assert_allclose(st.position, np.broadcast_to(model.joint[k], st.position.shape), atol=1e-12)
+    np.testing.assert_allclose(st.position, np.broadcast_to(model.joint_offset[k], st.position.shape), atol=1e-12)
     np.testing.assert_allclose(st.velocity, 0.0, atol=1e-10)
     np.testing.assert_allclose(st.acceleration, 0.0, atol=1e-9)
     own = res.relative("right_lower_leg", to="right_upper_leg", axes="what")

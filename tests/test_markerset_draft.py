@@ -140,7 +140,7 @@ def layout(model):
     lay["R.PSIS"] = (seg, sacral + [0.0, -0.045, 0.0])
     lay["L.PSIS"] = (seg, sacral + [0.0, 0.045, 0.0])
     seg, sternum = lay["Sternum"]
-    neck = model.joint[model.names.index("neck")]  # lower neck from the thorax origin
+    neck = model.joint_offset[model.names.index("neck")]  # lower neck from the thorax origin
     lay["T10"] = (seg, sternum * [-1.0, 1.0, 1.0])
     lay["C7"] = (seg, neck + [-0.08, 0.0, 0.0])
     lay["CLAV"] = (seg, neck + [0.08, 0.0, 0.0])
@@ -279,7 +279,7 @@ def test_lower_body_set_estimates_the_upper_body_and_asks_for_height(tmp_path, t
     model = hb.BodyModel.default(mass=75.0, height=1.75)
     for seg in ("upper_torso", "neck", "right_upper_arm", "left_lower_arm", "right_hand"):
         k = model.names.index(seg)
-        np.testing.assert_allclose(an.calibration.model.joint[k], model.joint[k], atol=1e-4, err_msg=seg)
+        np.testing.assert_allclose(an.calibration.model.joint_offset[k], model.joint_offset[k], atol=1e-4, err_msg=seg)
 
 
 def test_side_labels_contradicted_by_position_are_caught(tmp_path, trials, reference):

@@ -37,12 +37,29 @@ def _random_tree(rng, n):
     return BodyModel(
         names=[f"b{k}" for k in range(1, n + 1)],
         parents=parents,
-        joint=rng.normal(size=(n, 3)),
-        com=rng.normal(size=(n, 3)),
+        joint_offset=rng.normal(size=(n, 3)),
+        com_offset=rng.normal(size=(n, 3)),
         mass=rng.uniform(0.5, 5.0, n),
         inertia=inertia,
         segment_meta=[{"tag": k} for k in range(n)],
     )
+
+
+def test_model_and_results_index_segments_alike(model):
+    """One name lookup: BodyModel.segment and Results.segment give the same 0-based row; index is Huston's k."""
+    import pandas as pd
+
+    from humanbody import compute, coordinate_columns
+
+    q = pd.DataFrame(np.zeros((30, 1 + 3 + 3 * 17)), columns=["time"] + coordinate_columns(model))
+    q["time"] = np.arange(30) / 100.0
+    res = compute(model, q)
+    for k, name in enumerate(SEGMENT_NAMES):
+        assert model.segment(name) == res.segment(name) == k and model.index(name) == k + 1
+    np.testing.assert_array_equal(res.joint[0, model.segment("right_foot")], res.joint[0, 13])
+    for lookup in (model.segment, res.segment, model.index):
+        with pytest.raises(KeyError, match="no segment named 'foot'.*right_foot"):
+            lookup("foot")
 
 
 # ------------------------------------------------------- lower body arrays
@@ -116,8 +133,8 @@ def test_reordered_round_trip(seed):
     back = r.reordered(inverse)
     assert back.names == m.names
     np.testing.assert_array_equal(back.parents, m.parents)
-    np.testing.assert_array_equal(back.joint, m.joint)
-    np.testing.assert_array_equal(back.com, m.com)
+    np.testing.assert_array_equal(back.joint_offset, m.joint_offset)
+    np.testing.assert_array_equal(back.com_offset, m.com_offset)
 
 
 def test_reordered_rejects_a_non_permutation(model):
@@ -146,7 +163,7 @@ def test_json_round_trip_keeps_extra_keys(tmp_path, model):
     path.write_text(json.dumps(data))
     back = load_model(path)
     assert back.names == model.names
-    for attr in ("parents", "joint", "com", "mass", "inertia", "gravity"):
+    for attr in ("parents", "joint_offset", "com_offset", "mass", "inertia", "gravity"):
         np.testing.assert_array_equal(getattr(back, attr), getattr(model, attr))
     assert back.meta["lab_note"] == "kept"
     assert back.meta["subject"] == model.meta["subject"]

@@ -33,7 +33,7 @@ def pinocchio_model(model: hb.BodyModel):
     last = {0: 0}
     for k in range(model.n_bodies):
         parent = last[int(model.parents[k])]
-        xi = model.joint[k] if k else np.zeros(3)  # body 1's origin is the root coordinate itself
+        xi = model.joint_offset[k] if k else np.zeros(3)  # body 1's origin is the root coordinate itself
         place = pin.SE3(np.eye(3), np.asarray(xi, dtype=float))
         jid = parent
         if model.parents[k] == 0 and k == 0:
@@ -43,7 +43,7 @@ def pinocchio_model(model: hb.BodyModel):
         for axis in model.sequences[k]:
             jid = pm.addJoint(jid, getattr(pin, _REV[axis])(), place, f"{model.names[k]}_r{axis}{jid}")
             place = pin.SE3.Identity()
-        pm.appendBodyToJoint(jid, pin.Inertia(float(model.mass[k]), np.asarray(model.com[k], dtype=float),
+        pm.appendBodyToJoint(jid, pin.Inertia(float(model.mass[k]), np.asarray(model.com_offset[k], dtype=float),
                                               np.asarray(model.inertia[k], dtype=float)), pin.SE3.Identity())
         last[k + 1] = jid
     return pm, [last[k + 1] for k in range(model.n_bodies)]

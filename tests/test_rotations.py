@@ -11,6 +11,7 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.spatial.transform import Rotation
 
+from humanbody import angular_rates as ar
 from humanbody import rotations as rot
 from humanbody.errors import InputError, SingularityWarning
 
@@ -111,12 +112,25 @@ def test_agrees_with_scipy_where_conventions_coincide(seq, random_S):
     np.testing.assert_allclose(angles, scipy_rot.as_euler(SCIPY_SEQ[seq]), atol=1e-12)
     rng = np.random.default_rng(5)
     a = rng.uniform(-4, 4, (500, 3))
-    np.testing.assert_allclose(rot.euler_to_matrix(a, seq), Rotation.from_euler(SCIPY_SEQ[seq], a).as_matrix(),
-                               atol=1e-14)
+    # euler_to_matrix (scipy's from_euler) against the product of Huston's elementary matrices (8.64-8.70)
+    M = [rot._common._elementary(rot.sequence_axes(seq)[n], a[:, n]) for n in range(3)]
+    np.testing.assert_allclose(rot.euler_to_matrix(a, seq), M[0] @ M[1] @ M[2], atol=1e-14)
     # scipy's quaternion is scalar-last as ours, its matrices are parent <- body
     np.testing.assert_allclose(rot.matrix_to_quaternion(random_S), scipy_rot.as_quat(canonical=True), atol=1e-14)
     q = rng.normal(size=(500, 4))
-    np.testing.assert_allclose(rot.quaternion_to_matrix(q), Rotation.from_quat(q).as_matrix(), atol=1e-14)
+    e1, e2, e3, e4 = (q / np.linalg.norm(q, axis=1, keepdims=True)).T  # eq. 8.176 written out
+    huston = np.stack([np.stack([e1 * e1 - e2 * e2 - e3 * e3 + e4 * e4, 2 * (e1 * e2 - e3 * e4), 2 * (e1 * e3 + e2 * e4)], -1),
+                       np.stack([2 * (e1 * e2 + e3 * e4), -e1 * e1 + e2 * e2 - e3 * e3 + e4 * e4, 2 * (e2 * e3 - e1 * e4)], -1),
+                       np.stack([2 * (e1 * e3 - e2 * e4), 2 * (e2 * e3 + e1 * e4), -e1 * e1 - e2 * e2 + e3 * e3 + e4 * e4], -1)], 1)
+    np.testing.assert_allclose(rot.quaternion_to_matrix(q), huston, atol=1e-14)
+    # the quaternion of a sequence's angles (scipy) against the product of its axis quaternions (eq. 8.166)
+    qs = None
+    for n, axis in enumerate(rot.sequence_axes(seq)):
+        f = np.zeros((len(a), 4))
+        f[:, axis], f[:, 3] = np.sin(a[:, n] / 2), np.cos(a[:, n] / 2)
+        qs = f if qs is None else rot.quaternion_product(qs, f)
+    qs *= np.where(qs[:, 3:] < 0, -1.0, 1.0)
+    np.testing.assert_allclose(rot.sequence_to_quaternion(a, seq), qs, atol=1e-14)
     np.testing.assert_allclose(rot.convert(random_S, "matrix", "rotvec"), scipy_rot.as_rotvec(), atol=1e-13)
 
 
@@ -222,25 +236,25 @@ def test_omega_from_angle_rates_matches_finite_differences(seq):
     t = np.linspace(0, 5, 101)
     angles, rates, _ = _motion(t, seq)
     w_parent_fd, w_body_fd = _omega_fd(lambda tt: rot.euler_to_matrix(_motion(tt, seq)[0], seq), t)
-    w_parent = rot.omega_from_angle_rates(angles, rates, seq, "parent")
-    w_body = rot.omega_from_angle_rates(angles, rates, seq, "body")
+    w_parent = ar.omega_from_angle_rates(angles, rates, seq, "parent")
+    w_body = ar.omega_from_angle_rates(angles, rates, seq, "body")
     np.testing.assert_allclose(w_parent, w_parent_fd, atol=1e-8)
     np.testing.assert_allclose(w_body, w_body_fd, atol=1e-8)
     S = rot.euler_to_matrix(angles, seq)
     np.testing.assert_allclose((S @ w_body[:, :, None])[:, :, 0], w_parent, atol=1e-14)
     # eq. 8.123 and its inverse 8.187-8.189
-    S_dot = rot.matrix_rate(S, w_parent, "parent")
-    np.testing.assert_allclose(rot.matrix_rate(S, w_body, "body"), S_dot, atol=1e-13)
-    np.testing.assert_allclose(rot.omega_from_matrix_rate(S, S_dot, "parent"), w_parent, atol=1e-13)
-    np.testing.assert_allclose(rot.omega_from_matrix_rate(S, S_dot, "body"), w_body, atol=1e-13)
+    S_dot = ar.matrix_rate(S, w_parent, "parent")
+    np.testing.assert_allclose(ar.matrix_rate(S, w_body, "body"), S_dot, atol=1e-13)
+    np.testing.assert_allclose(ar.omega_from_matrix_rate(S, S_dot, "parent"), w_parent, atol=1e-13)
+    np.testing.assert_allclose(ar.omega_from_matrix_rate(S, S_dot, "body"), w_body, atol=1e-13)
 
 
 def test_existing_bryant_formulas_and_explicit_euler_forms():
     rng = np.random.default_rng(23)
     a, d = rng.uniform(-3, 3, (2, 400, 3))
-    np.testing.assert_allclose(rot.omega_from_angle_rates(a, d, "xyz", "parent"), rot.bryant_omega_parent(a, d),
+    np.testing.assert_allclose(ar.omega_from_angle_rates(a, d, "xyz", "parent"), ar.bryant_omega_parent(a, d),
                                atol=1e-15)
-    np.testing.assert_allclose(rot.omega_from_angle_rates(a, d, "xyz", "body"), rot.bryant_omega_body(a, d),
+    np.testing.assert_allclose(ar.omega_from_angle_rates(a, d, "xyz", "body"), ar.bryant_omega_body(a, d),
                                atol=1e-15)
     # Euler z-x-z, eqs. 8.97/8.98 (signs as derived from the configuration graph, Fig. 8.30)
     s1, s2, s3, c1, c2, c3 = np.sin(a[:, 0]), np.sin(a[:, 1]), np.sin(a[:, 2]), np.cos(a[:, 0]), np.cos(a[:, 1]), \
@@ -248,14 +262,14 @@ def test_existing_bryant_formulas_and_explicit_euler_forms():
     d1, d2, d3 = d.T
     parent = np.stack((d2 * c1 + d3 * s1 * s2, d2 * s1 - d3 * c1 * s2, d1 + d3 * c2), -1)
     body = np.stack((d2 * c3 + d1 * s2 * s3, d1 * s2 * c3 - d2 * s3, d3 + d1 * c2), -1)
-    np.testing.assert_allclose(rot.omega_from_angle_rates(a, d, "zxz", "parent"), parent, atol=1e-14)
-    np.testing.assert_allclose(rot.omega_from_angle_rates(a, d, "zxz", "body"), body, atol=1e-14)
+    np.testing.assert_allclose(ar.omega_from_angle_rates(a, d, "zxz", "parent"), parent, atol=1e-14)
+    np.testing.assert_allclose(ar.omega_from_angle_rates(a, d, "zxz", "body"), body, atol=1e-14)
     # bryant_omega_parent_dot against a central difference along a smooth motion
     t = np.linspace(0, 3, 31)
     h = 1e-5
     ang, rt, acc = _motion(t, "xyz")
-    fd = (rot.bryant_omega_parent(*_motion(t + h, "xyz")[:2]) - rot.bryant_omega_parent(*_motion(t - h, "xyz")[:2]))
-    np.testing.assert_allclose(rot.bryant_omega_parent_dot(ang, rt, acc), fd / (2 * h), atol=1e-8)
+    fd = (ar.bryant_omega_parent(*_motion(t + h, "xyz")[:2]) - ar.bryant_omega_parent(*_motion(t - h, "xyz")[:2]))
+    np.testing.assert_allclose(ar.bryant_omega_parent_dot(ang, rt, acc), fd / (2 * h), atol=1e-8)
 
 
 @pytest.mark.parametrize("seq", rot.SEQUENCES)
@@ -266,11 +280,11 @@ def test_rates_omega_rates_round_trip(seq, frame):
     keep = np.abs(rot.singular_factor(a, seq)) > 1e-3
     a = a[keep]
     d = rng.normal(size=a.shape)
-    w = rot.omega_from_angle_rates(a, d, seq, frame)
+    w = ar.omega_from_angle_rates(a, d, seq, frame)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with np.errstate(all="raise"):
-            back, singular = rot.angle_rates(a, w, seq, frame)
+            back, singular = ar.angle_rates(a, w, seq, frame)
     assert not singular.any()
     np.testing.assert_allclose(back, d, atol=1e-9)
 
@@ -284,8 +298,8 @@ def test_bryant_rates_are_huston_8_135_and_8_136():
     V1, V2, V3 = V.T
     parent = np.stack((V1 + sb * (sa * V2 - ca * V3) / cb, ca * V2 + sa * V3, (-sa * V2 + ca * V3) / cb), -1)
     body = np.stack(((cg * V1 - sg * V2) / cb, sg * V1 + cg * V2, V3 + sb * (-cg * V1 + sg * V2) / cb), -1)
-    np.testing.assert_allclose(rot.bryant_rates(a, V, "parent")[0], parent, rtol=1e-10, atol=1e-10)
-    np.testing.assert_allclose(rot.bryant_rates(a, V, "body")[0], body, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(ar.bryant_rates(a, V, "parent")[0], parent, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(ar.bryant_rates(a, V, "body")[0], body, rtol=1e-10, atol=1e-10)
 
 
 # --------------------------------------------------------------------------- singularities
@@ -306,25 +320,25 @@ def test_at_singularity_mask_no_numpy_warning_and_quaternion_fallback(seq, frame
 
     angles = angles_of(t)
     assert abs(rot.singular_factor(angles[100], seq)) < 1e-15
-    omega = rot.omega_from_angle_rates(angles, rates_of(t), seq, frame)
+    omega = ar.omega_from_angle_rates(angles, rates_of(t), seq, frame)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # any numpy RuntimeWarning would fail
         with np.errstate(all="raise"):
             with pytest.raises(SingularityWarning):
-                rot.angle_rates(angles, omega, seq, frame, tol=1e-6)
-            rates, singular = rot.angle_rates(angles, omega, seq, frame, tol=0.1, warn=False)
+                ar.angle_rates(angles, omega, seq, frame, tol=1e-6)
+            rates, singular = ar.angle_rates(angles, omega, seq, frame, tol=0.1, warn=False)
     expected_mask = np.abs(rot.singular_factor(angles, seq)) < 0.1
     np.testing.assert_array_equal(singular, expected_mask)
     assert singular[100] and singular.sum() < 201
     assert np.all(np.isnan(rates[singular])) and np.all(np.isfinite(rates[~singular]))
     np.testing.assert_allclose(rates[~singular], rates_of(t)[~singular], atol=1e-12)
     with pytest.warns(SingularityWarning, match="quaternion_rates"):
-        rot.angle_rates(angles, omega, seq, frame)
+        ar.angle_rates(angles, omega, seq, frame)
 
     # fallback: Euler parameter rates are finite everywhere and reproduce the motion
     S = rot.euler_to_matrix(angles, seq)
     q = rot.matrix_to_quaternion(S, continuous=True)
-    q_dot = rot.quaternion_rates(q, omega, frame)
+    q_dot = ar.quaternion_rates(q, omega, frame)
     assert np.all(np.isfinite(q_dot))
     h = 1e-6
     q_fd = (rot.matrix_to_quaternion(rot.euler_to_matrix(angles_of(t + h), seq), continuous=True)
@@ -333,8 +347,8 @@ def test_at_singularity_mask_no_numpy_warning_and_quaternion_fallback(seq, frame
 
     # integrating q_dot = 1/2 E^T [omega; 0] straight through the singular set
     def rhs(tt, y):
-        w = rot.omega_from_angle_rates(angles_of(np.atleast_1d(tt)), rates_of(np.atleast_1d(tt)), seq, frame)[0]
-        return rot.quaternion_rates(y, w, frame)
+        w = ar.omega_from_angle_rates(angles_of(np.atleast_1d(tt)), rates_of(np.atleast_1d(tt)), seq, frame)[0]
+        return ar.quaternion_rates(y, w, frame)
 
     sol = solve_ivp(rhs, (t[0], t[-1]), q[0], t_eval=t, rtol=1e-11, atol=1e-12)
     np.testing.assert_allclose(rot.quaternion_to_matrix(sol.y.T), S, atol=1e-8)
@@ -362,16 +376,16 @@ def test_euler_parameter_matrix_orthogonal_and_frames():
     rng = np.random.default_rng(37)
     q = rot.matrix_to_quaternion(Rotation.random(300, random_state=3).as_matrix())
     for frame in ("parent", "body"):
-        E = rot.euler_parameter_matrix(q, frame)
+        E = ar.euler_parameter_matrix(q, frame)
         np.testing.assert_allclose(E @ np.swapaxes(E, 1, 2), np.broadcast_to(np.eye(4), E.shape), atol=1e-14)
     w_body = rng.normal(size=(300, 3))
     S = rot.quaternion_to_matrix(q)
     w_parent = (S @ w_body[:, :, None])[:, :, 0]
-    q_dot = rot.quaternion_rates(q, w_parent, "parent")
-    np.testing.assert_allclose(rot.quaternion_rates(q, w_body, "body"), q_dot, atol=1e-14)
+    q_dot = ar.quaternion_rates(q, w_parent, "parent")
+    np.testing.assert_allclose(ar.quaternion_rates(q, w_body, "body"), q_dot, atol=1e-14)
     np.testing.assert_allclose(np.sum(q * q_dot, axis=-1), 0.0, atol=1e-15)  # eq. 8.200
-    np.testing.assert_allclose(rot.omega_from_quaternion_rates(q, q_dot, "parent"), w_parent, atol=1e-14)
-    np.testing.assert_allclose(rot.omega_from_quaternion_rates(q, q_dot, "body"), w_body, atol=1e-14)
+    np.testing.assert_allclose(ar.omega_from_quaternion_rates(q, q_dot, "parent"), w_parent, atol=1e-14)
+    np.testing.assert_allclose(ar.omega_from_quaternion_rates(q, q_dot, "body"), w_body, atol=1e-14)
     # Huston 8.210-8.213 written out
     e1, e2, e3, e4 = q.T
     V1, V2, V3 = w_parent.T
@@ -393,7 +407,7 @@ def test_quaternion_rates_and_second_derivative_vs_finite_differences(frame):
 
     def omega_of(tt):
         ang, rt, _ = _motion(tt, "xyz")
-        return rot.omega_from_angle_rates(ang, rt, "xyz", frame)
+        return ar.omega_from_angle_rates(ang, rt, "xyz", frame)
 
     q0, qp, qm = q_of(t), q_of(t + h), q_of(t - h)
     # the same sign branch at t and t +/- h (continuity within each triple)
@@ -401,13 +415,13 @@ def test_quaternion_rates_and_second_derivative_vs_finite_differences(frame):
     qm *= np.sign(np.sum(qm * q0, -1, keepdims=True))
     q_dot = (qp - qm) / (2 * h)
     q_ddot = (qp - 2 * q0 + qm) / h**2
-    np.testing.assert_allclose(rot.quaternion_rates(q0, omega_of(t), frame), q_dot, atol=1e-7)
-    np.testing.assert_allclose(rot.omega_from_quaternion_rates(q0, q_dot, frame), omega_of(t), atol=1e-7)
+    np.testing.assert_allclose(ar.quaternion_rates(q0, omega_of(t), frame), q_dot, atol=1e-7)
+    np.testing.assert_allclose(ar.omega_from_quaternion_rates(q0, q_dot, frame), omega_of(t), atol=1e-7)
     omega_dot_fd = (omega_of(t + h) - omega_of(t - h)) / (2 * h)
-    np.testing.assert_allclose(rot.angular_acceleration_from_quaternion(q0, q_ddot, frame), omega_dot_fd,
+    np.testing.assert_allclose(ar.angular_acceleration_from_quaternion(q0, q_ddot, frame), omega_dot_fd,
                                atol=2e-6)
     # the dropped term: vector rows of E(q_dot) q_dot vanish identically
-    Eqd = rot.euler_parameter_matrix(q_dot, frame)
+    Eqd = ar.euler_parameter_matrix(q_dot, frame)
     np.testing.assert_allclose((Eqd @ q_dot[:, :, None])[:, :3, 0], 0.0, atol=1e-13)
 
 
@@ -426,7 +440,7 @@ def test_skew_and_vectorisation():
         S = rot.euler_to_matrix(a, seq)
         assert S.shape == (5, 7, 3, 3) and S.dtype == np.float64
         assert rot.matrix_to_euler(S, seq).shape == (5, 7, 3)
-        assert rot.angle_rates(a, w, seq)[0].shape == (5, 7, 3)
+        assert ar.angle_rates(a, w, seq)[0].shape == (5, 7, 3)
     assert rot.matrix_to_quaternion(S).shape == (5, 7, 4)
     assert rot.euler_to_matrix([0.1, 0.2, 0.3], "zyx").shape == (3, 3)
     assert rot.convert([0, 0, 0, 1], "quaternion", "zxz").shape == (3,)
@@ -440,7 +454,7 @@ def test_bad_input_raises_input_error():
     with pytest.raises(InputError, match="convention"):
         rot.convert(np.eye(3), "matrix", "rodrigues")
     with pytest.raises(InputError, match="frame"):
-        rot.omega_from_angle_rates([0, 0, 0], [0, 0, 0], "xyz", "ground")
+        ar.omega_from_angle_rates([0, 0, 0], [0, 0, 0], "xyz", "ground")
     with pytest.raises(InputError, match="shape"):
         rot.matrix_to_quaternion(np.eye(4))
 

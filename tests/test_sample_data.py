@@ -136,8 +136,8 @@ def test_layout_gives_the_model_joint_centres_and_zero_static_angles(model):
     # joint offsets of legs and arms are the model's; the set's trunk points
     # (fixed fractions of mid-hip -> mid-acromion) are not the model's
     for seg in LEGS + ["right_lower_arm", "left_hand"]:
-        np.testing.assert_allclose(cal.model.joint[idx(seg)], model.joint[idx(seg)], atol=1e-12, err_msg=seg)
-    assert abs(cal.model.joint[idx("upper_torso"), 2] - model.joint[idx("upper_torso"), 2]) < 0.03
+        np.testing.assert_allclose(cal.model.joint_offset[idx(seg)], model.joint_offset[idx(seg)], atol=1e-12, err_msg=seg)
+    assert abs(cal.model.joint_offset[idx("upper_torso"), 2] - model.joint_offset[idx("upper_torso"), 2]) < 0.03
     assert cal.lengths["right_foot"] == pytest.approx(model.segment_meta[idx("right_foot")]["length"])
     # height estimate (head-top minus lowest foot marker) is the model's height
     cal_h = calibrate(_frame(t, st), "gait2392", mass=75.0, height=None)

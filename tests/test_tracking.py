@@ -93,8 +93,8 @@ def base_model() -> BodyModel:
     """A plain 17-segment model (masses, inertias); geometry comes from calibration."""
     n = 17
     mass = np.linspace(1.0, 9.0, n)
-    return BodyModel(names=SEGMENT_NAMES, parents=PARENTS, joint=np.zeros((n, 3)),
-                     com=np.tile([0.0, 0.0, -0.1], (n, 1)), mass=mass,
+    return BodyModel(names=SEGMENT_NAMES, parents=PARENTS, joint_offset=np.zeros((n, 3)),
+                     com_offset=np.tile([0.0, 0.0, -0.1], (n, 1)), mass=mass,
                      inertia=np.array([np.diag([0.05, 0.05, 0.02]) * m for m in mass]), name="test")
 
 
@@ -182,7 +182,7 @@ def test_joint_centres_and_offsets(calibration):
     for k, seg in enumerate(SEGMENT_NAMES):
         np.testing.assert_allclose(calibration.origins[seg], o[seg], atol=1e-12, err_msg=seg)
         if PARENTS[k]:
-            np.testing.assert_allclose(calibration.model.joint[k], o[seg] - o[SEGMENT_NAMES[PARENTS[k] - 1]],
+            np.testing.assert_allclose(calibration.model.joint_offset[k], o[seg] - o[SEGMENT_NAMES[PARENTS[k] - 1]],
                                        atol=1e-12, err_msg=seg)
     assert calibration.lengths["right_lower_leg"] == pytest.approx(KNEE_Z - ANKLE_Z)
     assert calibration.height == pytest.approx(TOP_Z - 0.025)  # lowest foot marker: Toe.Lat at 25 mm
@@ -310,42 +310,9 @@ def test_tracking_in_chunks_equals_one_pass(calibration, motion):
         assert part.R is None and one.R.shape == (len(df), 17, 3, 3)
 
 
-def test_horn_rotations_equal_the_svd_solution_and_exact_rotations():
-    """Horn's quaternion fit by Newton's method on the characteristic polynomial (Jacobi where ill-posed)."""
-    from scipy.spatial.transform import Rotation
-
-    from humanbody.markers._kernels import horn_rotations
-
-    rng = np.random.default_rng(4)
-    F, m = 20000, 4
-    Rt = Rotation.random(F, random_state=2).as_matrix()
-    a = rng.normal(0, 0.1, (F, m, 3))
-    a -= a.mean(axis=1, keepdims=True)
-    a[:50, :, 2] *= 1e-3  # nearly planar clusters
-    a[50:60, 2:] = a[50:60, :2]  # two points repeated: equal eigenvalues, the Jacobi fallback
-    b = np.einsum("fij,fmj->fmi", Rt, a)
-    R = np.empty((F, 3, 3))
-    horn_rotations(np.einsum("fmi,fmj->fij", a, b), R)
-    np.testing.assert_allclose(R, Rt, atol=1e-12)
-    noisy = b + rng.normal(0, 0.02, b.shape)
-    noisy -= noisy.mean(axis=1, keepdims=True)
-    H = np.einsum("fmi,fmj->fij", a, noisy)
-    horn_rotations(H, R)
-    U, _, Vt = np.linalg.svd(H)
-    d = np.sign(np.linalg.det(np.matmul(Vt.transpose(0, 2, 1), U.transpose(0, 2, 1))))
-    V = Vt.transpose(0, 2, 1).copy()
-    V[:, :, 2] *= d[:, None]
-    well_posed = slice(60, None)  # frames 50-59 hold two distinct points: any turn about their line fits
-    np.testing.assert_allclose(R[well_posed], np.matmul(V, U.transpose(0, 2, 1))[well_posed], atol=1e-11)
-    np.testing.assert_allclose(np.linalg.det(R), 1.0, atol=1e-13)
-    H[7, 1, 2] = np.nan
-    horn_rotations(H, R)
-    assert np.isnan(R[7]).all() and np.isfinite(R[8]).all()
-
-
 @pytest.mark.parametrize("seqs", [("xyz",) * 17, ("zxy",) + ("yxz",) * 16, SEQUENCES + SEQUENCES[:5]])
 def test_relative_angles_kernel_equals_matrix_to_euler(seqs):
-    from humanbody.markers._kernels import relative_angles
+    from humanbody.markers._angle_kernels import relative_angles
     from humanbody.rotations import euler_to_matrix, matrix_to_euler, sequence_axes
 
     rng = np.random.default_rng(6)
@@ -371,7 +338,7 @@ def test_relative_angles_kernel_equals_matrix_to_euler(seqs):
 def test_unwrap_kernel_equals_numpy_unwrap():
     """Bit for bit numpy.unwrap on columns without NaN (steps of exactly +-pi included); with NaN,
     the finite samples are unwrapped as one series and the NaN stay."""
-    from humanbody.markers._kernels import unwrap_columns
+    from humanbody.markers._angle_kernels import unwrap_columns
 
     rng = np.random.default_rng(8)
     x = np.cumsum(rng.normal(0.0, 1.5, (3000, 9)), axis=0)
@@ -474,7 +441,7 @@ def test_head_markers_lost_fall_back_through_the_interpolated_neck(calibration, 
     # static relative pose of head to thorax is the identity (designed subject): head frame = thorax frame
     np.testing.assert_allclose(tr.R[30:40, k_head], tr.R[30:40, k_up], atol=1e-12)
     np.testing.assert_allclose(tr.R[30:40, k_neck], tr.R[30:40, k_up], atol=1e-12)
-    xi = calibration.model.joint[k_head]
+    xi = calibration.model.joint_offset[k_head]
     np.testing.assert_allclose(tr.origins[30:40, k_head],
                                tr.origins[30:40, k_neck] + np.einsum("fij,j->fi", tr.R[30:40, k_neck], xi), atol=1e-12)
     np.testing.assert_allclose(_angles(tr.coords)[:30], ang[:30], atol=1e-9)  # other frames untouched

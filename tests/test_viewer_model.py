@@ -55,7 +55,7 @@ def human_model() -> BodyModel:
         mass.append(m)
         inertia.append(np.diag(m / 5.0 * (a2.sum() - a2)))
         meta.append({"length": 2 * max(semi)})
-    return BodyModel(names=SEGMENT_NAMES, parents=PARENTS, joint=joint, com=com, mass=mass,
+    return BodyModel(names=SEGMENT_NAMES, parents=PARENTS, joint_offset=joint, com_offset=com, mass=mass,
                      inertia=inertia, name="viewer-test", segment_meta=meta)
 
 

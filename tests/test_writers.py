@@ -81,24 +81,24 @@ def test_edge_values_equal_printf(digits):
 @pytest.mark.parametrize("digits", [1, 2, 7, 10, 15])
 def test_exact_tiers_and_printf_fallback(digits):
     """Every value through the double-double tier, every near tie through the exact test or Python."""
-    from humanbody import _format
+    from humanbody import _csvprint
     from humanbody.writers import _constants, _format_chunks
 
     x = np.concatenate([_edges(digits), _sample(2000, 50 + digits)])
     x = np.concatenate([x, np.full(-x.size % 4, np.nan)]).reshape(-1, 4)
     ref = _printf(x, digits)
-    for margins in [(np.inf, _format.margins(digits)[1]), (np.inf, 1.0)]:
+    for margins in [(np.inf, _csvprint.margins(digits)[1]), (np.inf, 1.0)]:
         text = b"".join(bytes(c) for c in _format_chunks(x, digits, margins=margins)).decode()
         assert text == ref
     # with a tie margin of 1 the kernel must give some blocks up (|k| > 22 exists in the sample)
     tables, ipow10, expw = _constants()
     rows = x.shape[0]
-    block_bytes = rows * x.shape[1] * (digits + 8) + _format.SLACK
+    block_bytes = rows * x.shape[1] * (digits + 8) + _csvprint.SLACK
     lengths = np.zeros(1, np.int64)
     out = np.empty(block_bytes, np.uint8)
-    _format.format_block_serial(x, digits, 44, tables, ipow10, expw, np.inf, 1.0, rows, block_bytes, out, lengths)
+    _csvprint.format_block_serial(x, digits, 44, tables, ipow10, expw, np.inf, 1.0, rows, block_bytes, out, lengths)
     assert lengths[0] == -1
-    _format.format_block_serial(x, digits, 44, tables, ipow10, expw, np.inf, _format.margins(digits)[1], rows,
+    _csvprint.format_block_serial(x, digits, 44, tables, ipow10, expw, np.inf, _csvprint.margins(digits)[1], rows,
                                 block_bytes, out, lengths)
     assert bytes(out[:lengths[0]]).decode() == ref
 
@@ -244,10 +244,10 @@ def test_power_of_ten_table_is_the_exact_value_split_in_two_doubles(shift):
     """Every row hi + lo of the printer's table against exact rational arithmetic."""
     from fractions import Fraction
 
-    from humanbody import _format
+    from humanbody import _csvprint
 
-    table = _format._pow10_table(shift)
-    for i, k in enumerate(range(_format._K_MIN, _format._K_MAX + 1)):
+    table = _csvprint._pow10_table(shift)
+    for i, k in enumerate(range(_csvprint._K_MIN, _csvprint._K_MAX + 1)):
         exact = Fraction(10) ** k * Fraction(2) ** shift
         hi, lo = table[i]
         if exact >= Fraction(2) ** 1023 or float(exact) == 0.0:  # beyond the split's range, or underflow

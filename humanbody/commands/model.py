@@ -96,7 +96,7 @@ def format_model(model) -> str:
         lines.append(
             f"{i + 1:>3}  {model.names[i]:<{width}}  {int(model.parents[i]):>4}  {jname:<{jw}}  "
             f"{model.sequences[i]:>3}  "
-            f"{model.mass[i]:8.3f}  {_vec(model.com[i])}  {_vec(model.joint[i])}  "
+            f"{model.mass[i]:8.3f}  {_vec(model.com_offset[i])}  {_vec(model.joint_offset[i])}  "
             + " ".join(f"{x:9.5f}" for x in moments)
         )
     lines.append("")

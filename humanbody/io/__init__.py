@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+from . import _fastread as fr
 from . import _validate as v
 from .c3d import looks_like_c3d, read_c3d
 from .coords import looks_like_coordinates, read_coordinates
@@ -85,7 +86,7 @@ def detect_format(path) -> str:
         raise InputError("is not a C3D file (no C3D header)", p)
     if _head_says_trc(p):  # skip decoding a long TRC file only to look at its first line
         return "trc"
-    head = v.read_head(p, 200)  # a long file: its first lines decide (read_head is None for small files)
+    head = fr.read_head(p, 200)  # a long file: its first lines decide (read_head is None for small files)
     if head is not None and head.lines[0].strip().lstrip("\ufeff").rstrip(",\t;").strip().lower() in (
             "devices", "trajectories", "model outputs", "joints", "segments"):
         head = None  # Vicon: the Trajectories title may come after the first lines

@@ -13,13 +13,13 @@ from __future__ import annotations
 import csv
 import io
 import os
-import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ._parse import MISSING_TOKENS  # cell texts read as a missing value
 
 #: Length units a header may name, with the factor to metres.
 LENGTH_UNITS: dict[str, float] = {
@@ -40,8 +40,7 @@ LENGTH_UNITS: dict[str, float] = {
     "metres": 1.0,
 }
 
-#: Cell texts read as a missing value (besides an empty cell).
-MISSING_TOKENS = frozenset({"", "nan", "-nan", "+nan", "na", "n/a", "null", "-"})
+
 
 #: Largest deviation of a time stamp from the uniform grid, as a fraction of
 #: the sampling period, still taken as rounding of the printed time.
@@ -97,371 +96,6 @@ def split_line(line: str, sep: str | None) -> list[str]:
     if sep is None:
         return line.split()
     return [f.strip() for f in line.split(sep)]
-
-
-# ----------------------------------------------------------------------------- fast path
-#: Files below this size are read by the careful path only (it is fast enough).
-FAST_MIN_BYTES = 256 * 1024
-
-#: Bytes read at a time by the fast path (the file is never held whole); a
-#: multiple of :data:`BLOCK_BYTES`.
-CHUNK_BYTES = 1 << 23
-
-#: Line feeds are counted per block of this many bytes; a chunk is parsed in
-#: pieces that start on block boundaries, so each piece knows its first row.
-BLOCK_BYTES = 1 << 18
-
-#: Bytes read first for the header lines (more when they do not fit).
-_HEAD_BYTES = 1 << 16
-
-#: Characters besides "\n" (and "\r\n") that str.splitlines() takes as line ends.
-_OTHER_LINE_ENDS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
-class Head:
-    """The first lines of a large text file, as :func:`read_lines` gives them.
-
-    Attributes
-    ----------
-    path : Path
-        The file.
-    size : int
-        Its size (bytes).
-    lines : list of str
-        The first lines (line ends removed).
-    offsets : list of int
-        Byte offset of the start of each line in ``lines`` and of the line after.
-    """
-
-    def __init__(self, path: Path, size: int, lines: list[str], offsets: list[int]):
-        self.path, self.size, self.lines, self.offsets = path, size, lines, offsets
-
-
-def read_head(path: Path, n_lines: int, min_bytes: int | None = None) -> Head | None:
-    """First ``n_lines`` lines of a large text file, reading only its beginning.
-
-    Returns None (use :func:`read_lines`) when the file is smaller than
-    ``min_bytes`` (default :data:`FAST_MIN_BYTES`), has fewer lines, is not plain UTF-8 with "\n" or "\r\n"
-    line ends in its head, or looks binary: then the head might not be what
-    :func:`read_lines` makes of it.
-    """
-    try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size < (FAST_MIN_BYTES if min_bytes is None else min_bytes):
-                return None
-            raw = fh.read(_HEAD_BYTES)
-            if b"\x00" in raw[:4096]:
-                return None
-            offsets = [0]
-            while len(offsets) <= n_lines:
-                k = raw.find(b"\n", offsets[-1])
-                if k >= 0:
-                    offsets.append(k + 1)
-                    continue
-                more = fh.read(max(len(raw), _HEAD_BYTES))
-                if not more:
-                    return None  # fewer lines than n_lines
-                raw += more
-    except OSError:
-        return None
-    try:
-        text = raw[: offsets[-1]].decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return None
-    lines = text.split("\n")[:n_lines]
-    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-    if any(_OTHER_LINE_ENDS.search(line) for line in lines) or not any(line.strip() for line in lines):
-        return None
-    return Head(path, size, lines, offsets)
-
-
-def _read_full(fh, view) -> int:
-    """Fill ``view`` from ``fh`` (fewer bytes only at the end of the file); the bytes read."""
-    got = 0
-    while got < len(view):
-        k = fh.readinto(view[got:])
-        if not k:
-            break
-        got += k
-    return got
-
-
-def _count_lines(fh, bufs: list, expected: int, pool):
-    """Line feeds of the rest of ``fh`` per :data:`BLOCK_BYTES` block (first pass).
-
-    Reads ``bufs[0].size`` bytes (a multiple of the block) at a time; with
-    two buffers and a thread pool, one chunk is counted on a pool thread
-    while the next is read.  Returns ``lf`` (line feeds per block),
-    ``ends_lf`` (the block's last byte is a line feed) and the bytes read,
-    or None when a carriage return is not followed by a line feed
-    (``str.splitlines`` would end a line there) or the file does not have
-    the ``expected`` size.
-    """
-    from .. import _format as f
-
-    blocks = -(-expected // BLOCK_BYTES)
-    lf = np.zeros(blocks, dtype=np.int64)
-    ends_lf = np.zeros(blocks, dtype=np.bool_)
-    total = cr = crlf = 0
-    prev_cr = False
-    pending = None
-    i = 0
-    while True:
-        buf = bufs[i % len(bufs)]
-        k = _read_full(fh, memoryview(buf))  # meanwhile the previous chunk is counted
-        if pending is not None:
-            a, b = pending.result()
-            cr, crlf, pending = cr + a, crlf + b, None
-        if total + k > expected:
-            return None
-        if k:
-            crlf += prev_cr and buf[0] == 10
-            prev_cr = buf[k - 1] == 13
-            args = (buf, k, BLOCK_BYTES, lf, ends_lf, total // BLOCK_BYTES)
-            if pool is None or len(bufs) < 2:
-                a, b = f.count_line_ends(*args)
-                cr, crlf = cr + a, crlf + b
-            else:
-                pending = pool.submit(f.count_line_ends, *args)
-            total += k
-        if k < buf.size:
-            break
-        i += 1
-    if pending is not None:
-        a, b = pending.result()
-        cr, crlf = cr + a, crlf + b
-    if total != expected or cr != crlf:
-        return None
-    return lf, ends_lf, total
-
-
-def threads() -> int:
-    """Threads for the reading kernels: numba's thread count (NUMBA_NUM_THREADS).
-
-    ``numba.get_num_threads()`` (which follows ``numba.set_num_threads``)
-    once numba's threading layer runs; its configured count otherwise,
-    without starting the layer (tens of ms) just to ask.
-    """
-    import numba
-    from numba.np.ufunc import parallel
-
-    if getattr(parallel, "_is_initialized", False):
-        return max(1, numba.get_num_threads())
-    return max(1, int(numba.config.NUMBA_NUM_THREADS))
-
-
-def in_threads(fn, n: int, k: int) -> list:
-    """Call ``fn(i, r0, r1)`` for ``[0, n)`` cut into ``k`` ranges, one per thread.
-
-    ``fn`` calls a kernel that releases the GIL.  Returns the results in
-    range order; one call on this thread when ``k`` is 1.
-    """
-    cuts = [n * i // k for i in range(k + 1)]
-    if k == 1:
-        return [fn(0, 0, n)]
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(k) as pool:
-        return list(pool.map(lambda i: fn(i, cuts[i], cuts[i + 1]), range(k)))
-
-
-def _flagged_row(line: np.ndarray, ncol: int, sep: str) -> np.ndarray | None:
-    """Numbers of one line with cells the kernel leaves to Python; None to decline.
-
-    The line is parsed again by :func:`humanbody._format.parse_rows`, which
-    flags each such cell: long numbers are read by ``float``, missing-value
-    tokens become NaN, any other text (or a row of only missing cells)
-    declines the fast path.
-    """
-    from .. import _format as f
-
-    values = np.empty((1, ncol))
-    flags = np.zeros((1, ncol), dtype=np.uint8)
-    status = np.empty(1, dtype=np.uint8)
-    f.parse_rows(line, np.zeros(1, np.int64), np.array([line.size]), ncol, ord(sep), f._EXACT_POW10,
-                 values, flags, status)
-    if status[0] != f.ROW_OK:
-        return None
-    cells = None
-    for j in np.flatnonzero(flags[0]):
-        if cells is None:
-            cells = bytes(line).decode("utf-8", "replace").split(sep)
-        cell = cells[j].strip()
-        if flags[0, j] == f.CELL_SLOW:
-            values[0, j] = float(cell)
-        elif cell.lower() in MISSING_TOKENS:
-            values[0, j] = np.nan
-        else:
-            return None
-    if np.isnan(values).all():
-        return None
-    return values[0]
-
-
-class _Rows:
-    """Row of the first line starting at a block boundary, from the first pass's counts."""
-
-    def __init__(self, lf: np.ndarray, ends_lf: np.ndarray):
-        self.before = np.concatenate(([0], np.cumsum(lf)))  # line feeds before block B
-        self.ends_lf = ends_lf
-
-    def at(self, block: int) -> int:
-        """Lines starting before byte ``block * BLOCK_BYTES`` (> 0, within the text)."""
-        return int(1 + self.before[block] - self.ends_lf[block - 1])
-
-
-def _parse_chunk(pool, n_threads, buf, g0, cut, row, rows: _Rows, ncol, sep, dest, table, aux, status,
-                 bounds):
-    """Parse the whole lines buf[:cut] (text offset ``g0``, first row ``row``) into the table.
-
-    Returns the row after the last line, or None to decline.  The chunk is
-    cut into pieces at block boundaries (a few per thread), whose first rows
-    are known; flagged rows are then read again one by one in Python.
-    """
-    from .. import _format as f
-
-    b1, b2 = g0 // BLOCK_BYTES + 1, (g0 + cut - 1) // BLOCK_BYTES
-    blocks = [] if pool is None else list(range(b1, b2 + 1, max(1, (b2 - b1 + 1) // (4 * n_threads))))
-    edges = [0] + [b * BLOCK_BYTES - g0 for b in blocks] + [cut]
-    first = [row] + [rows.at(b) for b in blocks]
-
-    def piece(i):
-        return f.parse_range(buf, edges[i], edges[i + 1], cut, ncol, ord(sep), f._EXACT_POW10, dest,
-                             table, aux, status, bounds, first[i])
-
-    ends = [piece(0)] if len(first) == 1 else list(pool.map(piece, range(len(first))))
-    if any(e != s for e, s in zip(ends, first[1:])) or ends[-1] < 0:
-        return None  # the file changed since its lines were counted
-    end = ends[-1]
-    st = status[row:end]
-    if end > row and st.max() >= f.ROW_FLAGGED:
-        if st.max() > f.ROW_FLAGGED:
-            return None
-        for r in row + np.flatnonzero(st == f.ROW_FLAGGED):  # rare: long numbers, odd tokens
-            a, b = bounds[r]
-            values = _flagged_row(buf[a:b], ncol, sep)
-            if values is None:
-                return None
-            for j in np.flatnonzero(dest >= 0):
-                table[r, dest[j]] = values[j]
-            for j in np.flatnonzero(dest <= -2):
-                aux[r, -2 - dest[j]] = values[j]
-            status[r] = f.ROW_OK
-    return end
-
-
-def fast_block(head: Head, start: int, names: list[str], sep: str, dest, width: int, n_aux: int = 0):
-    """Numbers of the data lines ``start`` (0-based) to the end, fast, straight into a table.
-
-    The file is read twice, :data:`CHUNK_BYTES` at a time into one buffer:
-    first its line feeds are counted (so the table is allocated once, at its
-    final size), then the whole lines of each chunk are parsed on
-    :func:`threads` threads (:func:`humanbody._format.parse_range`) into
-    consecutive table rows.  The file is never held whole.  Blank lines
-    are skipped as :func:`parse_block` skips them.  Any line or cell the
-    careful path would treat differently or reject (a short or long row,
-    text other than a missing-value token, a row of only missing cells, a
-    stray CR) makes this return None: the caller then runs the careful
-    path, which gives the precise message.
-
-    Parameters
-    ----------
-    head : Head
-        From :func:`read_head`.
-    start : int
-        First data line (0-based; within the head).
-    names : list of str
-        Column names of the data lines (their count is the row width).
-    sep : str
-        Field separator (one character, not a space).
-    dest : sequence of int, length len(names)
-        Where column j goes: table column ``dest[j]`` (>= 0), aux column
-        ``-2 - dest[j]`` (<= -2), or nowhere (-1; still checked).
-    width : int
-        Table columns.  Columns no field goes to are left uninitialised.
-    n_aux : int
-        Aux columns.
-
-    Returns
-    -------
-    table : ndarray, shape (rows, width), C-contiguous rows
-    aux : ndarray, shape (rows, n_aux)
-    line_numbers : ndarray of int
-        1-based line of each row.
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from .. import _format as f
-
-    while start < len(head.lines) and not head.lines[start].strip(" \t"):
-        start += 1  # leading blank lines: no row to move up later
-    if start >= len(head.offsets):
-        return None
-    ncol = len(names)
-    dest = np.asarray(dest, dtype=np.int64)
-    first = head.offsets[start]
-    expected = head.size - first
-    if expected <= 0:
-        return None
-    chunk = max(BLOCK_BYTES, CHUNK_BYTES - CHUNK_BYTES % BLOCK_BYTES)  # whole blocks
-    buf = np.empty(min(chunk, -(-expected // BLOCK_BYTES) * BLOCK_BYTES), dtype=np.uint8)
-    n_threads = threads()
-    pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
-    try:
-        with open(head.path, "rb", buffering=0) as fh:
-            fh.seek(first)
-            bufs = [buf] if pool is None or expected <= buf.size else [buf, np.empty_like(buf)]
-            counted = _count_lines(fh, bufs, expected, pool)
-            del bufs
-            if counted is None:
-                return None
-            lf, ends_lf, _ = counted
-            n = int(lf.sum()) + (0 if ends_lf[-1] else 1)
-            rows = _Rows(lf, ends_lf)
-            table = np.empty((n, width))
-            aux = np.empty((n, n_aux))
-            status = np.empty(n, dtype=np.uint8)
-            bounds = np.empty((n, 2), dtype=np.int64)
-            fh.seek(first)
-            row = carry = g0 = 0
-            while True:
-                if carry == buf.size:  # one line longer than the buffer
-                    buf = np.concatenate((buf, np.empty(buf.size, dtype=np.uint8)))
-                k = _read_full(fh, memoryview(buf)[carry:])
-                end = carry + k
-                cut = end if not k else f.last_line_feed(buf, end) + 1
-                if cut > 0:
-                    row = _parse_chunk(pool, n_threads, buf, g0, cut, row, rows, ncol, sep, dest, table, aux,
-                                       status, bounds)
-                    if row is None:
-                        return None
-                    buf[:end - cut] = buf[cut:end]
-                    g0 += cut
-                carry = end - cut
-                if not k:
-                    break
-    except OSError:
-        return None
-    finally:
-        if pool is not None:
-            pool.shutdown()
-    del buf, bounds
-    if row != n:
-        return None  # the file changed between the two passes
-    keep = status != f.ROW_BLANK
-    kept = int(np.count_nonzero(keep))
-    if kept == 0:
-        return None
-    if kept < n:  # blank lines: move the rows up, in place
-        if (n - kept) * 8 > n:
-            table, aux = table[keep], aux[keep]
-        else:
-            f.compact_rows(table, keep)
-            f.compact_rows(aux, keep)
-            table, aux = table[:kept], aux[:kept]
-    line_numbers = start + 1 + np.flatnonzero(keep)
-    return table, aux, line_numbers
 
 
 # ----------------------------------------------------------------------------- numbers
@@ -717,7 +351,7 @@ def marker_frame(
     table : ndarray, shape (frames, 1 + 3 * markers), optional
         A C-contiguous array whose columns 1: are ``xyz`` (``xyz`` is
         ``table[:, 1:].reshape(frames, markers, 3)``, as the fast path of
-        :func:`fast_block` fills it): the frame is built on it, in place,
+        :func:`humanbody.io._fastread.fast_block` fills it): the frame is built on it, in place,
         with no copy.  Otherwise a new table receives ``xyz``.
 
     Returns
@@ -725,12 +359,13 @@ def marker_frame(
     DataFrame
         ``time``, then ``<name>_x``, ``<name>_y``, ``<name>_z`` (m).  A sample
         exactly at (0, 0, 0), or with any NaN coordinate, is set to NaN in
-        all three (:func:`humanbody._format.clean_markers`, one parallel
+        all three (:func:`humanbody.io._marker_kernels.clean_markers`, one parallel
         pass).  ``attrs`` carries kind, source, format, rate_hz, markers,
         units_in_file, conversions, missing (frames missing per marker, only
         markers with gaps) and empty_markers (markers missing in every frame).
     """
-    from .. import _format as f
+    from . import _fastread as fr
+    from . import _marker_kernels as mk
 
     names = check_marker_names(names, path)
     n, m = len(time), len(names)
@@ -743,11 +378,11 @@ def marker_frame(
         table = np.empty((n, 1 + 3 * m))  # one block: no per-column copies
         table[:, 1:].reshape(n, m, 3)[...] = xyz
     table[:, 0] = time
-    k = threads() if n * m > 1 << 16 else 1
+    k = fr.threads() if n * m > 1 << 16 else 1
     parts = np.zeros((k, m), dtype=np.int64)  # missing samples per marker, per range
     odd = np.zeros((k, 1), dtype=np.int64)  # infinite or absurd samples, per range
     limit = ABSURD  # in the file's units
-    zeros = in_threads(lambda i, r0, r1: f.clean_markers(table, float(scale), r0, r1, parts[i], odd[i], limit), n, k)
+    zeros = fr.in_threads(lambda i, r0, r1: mk.clean_markers(table, float(scale), r0, r1, parts[i], odd[i], limit), n, k)
     n_zero = int(sum(zeros))
     n_odd = int(odd.sum())
     counts = parts.sum(axis=0)

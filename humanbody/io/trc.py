@@ -23,6 +23,7 @@ import re
 import numpy as np
 
 from ..errors import InputError
+from . import _fastread as fr
 from . import _validate as v
 
 _LABEL = re.compile(r"^[XYZxyz]\d+$")
@@ -68,7 +69,7 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
         NumMarkers or NumFrames that disagrees with the file, or unknown units.
     """
     path = v.check_file(path)
-    head = v.read_head(path, 6)  # large files: header lines now, numbers by the fast path
+    head = fr.read_head(path, 6)  # large files: header lines now, numbers by the fast path
     lines = head.lines if head is not None else v.read_lines(path)
     if not looks_like_trc(lines[0]):
         raise InputError("is not a TRC file: line 1 does not start with PathFileType", path)
@@ -121,7 +122,7 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
     columns = ["Frame#", "Time"] + [f"{n}_{a}" for n in names for a in "XYZ"]
     # fast path: Time -> table column 0, coordinates -> columns 1.. (Frame# checked, not kept)
     dest = np.arange(-1, len(columns) - 1)
-    fast = v.fast_block(head, start, columns, "\t", dest, len(columns) - 1) if head is not None else None
+    fast = fr.fast_block(head, start, columns, "\t", dest, len(columns) - 1) if head is not None else None
     if fast is not None:
         table, _, line_no = fast
         time_col, coords = table[:, 0], table[:, 1:]

@@ -1,11 +1,13 @@
 """Marker trajectories: conditioning (gaps, filling, low-pass), lab axes -> ground,
 marker sets (and drafting one from a standing trial), static calibration and segment tracking."""
 
-from .conditioning import ConditioningReport, FilterReport, condition, fill_gaps, find_gaps, lowpass
+from .conditioning import ConditioningReport, FilterReport, condition, lowpass
+from .gaps import fill_gaps, find_gaps
 from .axes import AxesMapping, detect_axes, parse_axes, to_ground
 from .markerset import MarkerSet, builtin_markersets, detect_markerset, load_markerset
 from .calibration import Calibration, calibrate
-from .tracking import Tracking, fit_rigid, markers_to_coordinates, track
+from .rigid import fit_rigid
+from .tracking import Tracking, markers_to_coordinates, track
 from .draft import Draft, draft_markerset
 
 __all__ = [

@@ -28,7 +28,7 @@ import pandas as pd
 from .._nan import nanmedian
 from ..errors import InputError
 from ._kernels import permute_axes
-from .conditioning import _marker_names, _plain_layout, _positions, _rate, _with_positions
+from ._layout import _marker_names, _plain_layout, _positions, _rate, _with_positions
 
 NAMED_AXES = {
     "opensim": "x,-z,y",   # OpenSim TRC/MOT: X forward, Y up, Z right

@@ -31,7 +31,7 @@ from ..errors import InputError
 from ..model import BodyModel
 from ..rotations import matrix_to_euler
 from ..segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
-from ._kernels import slerp_rotations
+from ._angle_kernels import slerp_rotations
 from .joint_centres import HIP_REGRESSIONS, triad
 from .markerset import MarkerSet, resolve_markerset
 
@@ -140,7 +140,7 @@ def slerp_frames(Ra, Rb, fraction: float):
     Ra = np.ascontiguousarray(np.broadcast_to(Ra, shape).reshape(-1, 3, 3))
     Rb = np.ascontiguousarray(np.broadcast_to(Rb, shape).reshape(-1, 3, 3))
     out = np.empty(Ra.shape)
-    slerp_rotations(Ra, Rb, float(fraction), out)  # one pass per frame (markers/_kernels.py)
+    slerp_rotations(Ra, Rb, float(fraction), out)  # one pass per frame (markers/_angle_kernels.py)
     return out.reshape(shape)
 
 
@@ -447,7 +447,7 @@ def _subject_model(base: BodyModel, ms: MarkerSet, xi, lengths, distal_dir, note
     """
     if tuple(base.names) != SEGMENT_NAMES:
         raise InputError("base model must be the 17-segment model (docs/conventions.md)")
-    com = np.array(base.com, dtype=float)
+    com = np.array(base.com_offset, dtype=float)
     inertia = np.array(base.inertia, dtype=float)
     seg_meta = [dict(m) for m in base.segment_meta]
     for k, seg in enumerate(SEGMENT_NAMES):
@@ -456,7 +456,7 @@ def _subject_model(base: BodyModel, ms: MarkerSet, xi, lengths, distal_dir, note
         spec = ms.segments[seg]
         child = [j for j, s in enumerate(SEGMENT_NAMES) if PARENTS[j] == k + 1
                  and ms.segments[s].origin == spec.distal] if spec.distal else []
-        base_dir = base.joint[child[0]] if child else None
+        base_dir = base.joint_offset[child[0]] if child else None
         base_len = seg_meta[k].get("length")
         if base_len is None and base_dir is not None:
             base_len = float(np.linalg.norm(base_dir))
@@ -474,4 +474,4 @@ def _subject_model(base: BodyModel, ms: MarkerSet, xi, lengths, distal_dir, note
             com[k] = along / float(base_len) * distal_dir[seg] + perp * ratio
         else:
             com[k] *= ratio
-    return base.replace(joint=xi, com=com, inertia=inertia, segment_meta=seg_meta)
+    return base.replace(joint_offset=xi, com_offset=com, inertia=inertia, segment_meta=seg_meta)

@@ -4,9 +4,9 @@ Each cluster segment's pose in every frame is the least-squares rigid
 transformation taking its calibrated local marker positions onto the
 measured ones (Söderkvist I., Wedin P.-A. (1993) Determining the movements
 of the skeleton using well-configured markers. J Biomech 26:1473-1477):
-with weighted centroids and the cross-covariance H = sum w (p - p̄)(q - q̄)^T,
-H = U S V^T gives R = V diag(1, 1, det(V U^T)) U^T.  All frames are solved
-at once with stacked 3x3 SVDs; a marker missing in a frame gets weight 0.
+with centroids p̄, q̄ and the cross-covariance H = sum (p - p̄)(q - q̄)^T, R is
+the rotation of Horn's quaternion (:mod:`humanbody.markers.rigid`); a marker
+missing in a frame is left out of that frame's fit.
 
 Segments without enough markers follow their marker-set rule (``slerp``
 between two segments, ``rigid`` attachment); a cluster frame with fewer than
@@ -30,7 +30,9 @@ from ..kinematics import sequence_axes_array
 from ..rotations import singular_distance
 from ..segments import PARENTS, SEGMENT_NAMES
 from .calibration import Calibration, calibrate
-from ._kernels import carried_points, continuous_angles, horn_rotations, relative_angles, rigid_fit, slerp_rotations, unwrap_columns
+from ._angle_kernels import continuous_angles, relative_angles, slerp_rotations, unwrap_columns
+from .rigid import _fit_columns, fit_rigid  # noqa: F401  (fit_rigid re-exported)
+from ._kernels import carried_points
 from .markerset import match_markers
 
 __all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
@@ -41,150 +43,6 @@ NEAR_SINGULAR_DEG = 10.0
 
 #: How a segment's pose was found in a frame (``Tracking.status`` categories).
 STATUS = ("missing", "fit", "slerp", "rigid", "fallback")
-
-#: A cluster is usable in a frame when the spread of its local points normal
-#: to their best line exceeds this (m, RMS over the points).
-MIN_SPREAD = 0.002
-
-
-def _spread(p, w, dp, safe):
-    """Second largest principal spread (m) of the points used in each frame.
-
-    It depends only on the local points and which of them are used, so
-    frames sharing a pattern of used points (nearly all frames share the
-    full pattern) are computed once.
-    """
-    m = w.shape[1]
-    if p.strides[0] == 0 and m <= 62 and np.all((w == 0) | (w == 1)):  # one local point set, 0/1 weights
-        keys = (w > 0).astype(np.int64) @ (np.int64(1) << np.arange(m, dtype=np.int64))
-        codes, inverse = np.unique(keys, return_inverse=True)
-        out = np.empty(len(codes))
-        for i, code in enumerate(codes):
-            used = (int(code) >> np.arange(m)) & 1 == 1
-            pts = p[0][used]
-            if len(pts) == 0:
-                out[i] = 0.0
-                continue
-            c = pts - pts.mean(axis=0)
-            out[i] = np.sqrt(max(np.linalg.eigvalsh(c.T @ c / len(pts))[1], 0.0))
-        return out[inverse.ravel()]
-    C = np.matmul((dp * w[..., None]).transpose(0, 2, 1), dp) / safe[..., None]
-    return np.sqrt(np.clip(np.linalg.eigvalsh(C)[:, 1], 0.0, None))
-
-
-def fit_rigid(local, measured, weights=None):
-    """Least-squares rigid transformation, vectorised over frames.
-
-    Finds R (proper orthogonal) and o minimising
-    ``sum_i w_i |R p_i + o - q_i|^2`` (Söderkvist & Wedin 1993); the
-    rotation is computed from the weighted cross-covariance by Horn's
-    quaternion method (:func:`humanbody._kernels.horn_rotations`), which
-    reaches the same optimum with det R = +1.
-
-    Parameters
-    ----------
-    local : array_like, shape (m, 3) or (frames, m, 3)
-        Points in the segment frame (m).
-    measured : array_like, shape (frames, m, 3)
-        Measured ground positions; NaN entries are ignored.
-    weights : array_like, shape (frames, m), optional
-        Non-negative weights (default 1 for every finite point).
-
-    Returns
-    -------
-    R : ndarray, shape (frames, 3, 3)
-    origin : ndarray, shape (frames, 3)
-    rms : ndarray, shape (frames,)
-        RMS distance between fitted and measured points (m).
-    count : ndarray of int, shape (frames,)
-        Points used.
-    ok : ndarray of bool, shape (frames,)
-        At least three points whose local spread normal to a line exceeds
-        :data:`MIN_SPREAD`; R, origin and rms are NaN where False.
-    """
-    q = np.asarray(measured, dtype=float)
-    if weights is None and np.ndim(local) == 2 and q.ndim == 3 and 0 < q.shape[1] <= 62:
-        return _fit_rigid_fused(np.ascontiguousarray(local, dtype=float), q)
-    p = np.broadcast_to(np.asarray(local, dtype=float), q.shape)
-    w = np.isfinite(q).all(axis=-1) & np.isfinite(p).all(axis=-1)
-    if weights is not None:
-        w = w * np.asarray(weights, dtype=float)
-    w = w.astype(float)
-    q0 = np.where(w[..., None] > 0, q, 0.0)
-    p0 = np.where(w[..., None] > 0, p, 0.0)
-    wsum = w.sum(axis=1)
-    safe = np.where(wsum > 0, wsum, 1.0)[:, None]
-    pc = np.einsum("fm,fmi->fi", w, p0) / safe
-    qc = np.einsum("fm,fmi->fi", w, q0) / safe
-    dp = (p0 - pc[:, None]) * (w[..., None] > 0)
-    dq = (q0 - qc[:, None]) * (w[..., None] > 0)
-    wdp = dp * w[..., None]
-    H = np.matmul(wdp.transpose(0, 2, 1), dq)  # sum_m w_m dp_m dq_m^T
-    R = np.empty_like(H)
-    horn_rotations(np.ascontiguousarray(H), R)  # the least-squares rotation (same optimum as the SVD form)
-    origin = qc - np.matmul(R, pc[..., None])[..., 0]
-    count = (w > 0).sum(axis=1)
-    spread = _spread(p, w, dp, safe)
-    ok = (count >= 3) & (spread > MIN_SPREAD)
-    fitted = np.matmul(p, R.transpose(0, 2, 1)) + origin[:, None]
-    err2 = np.where(w > 0, np.sum((fitted - np.where(w[..., None] > 0, q, 0.0)) ** 2, axis=-1), 0.0)
-    rms = np.sqrt(err2.sum(axis=1) / np.maximum(count, 1))
-    R[~ok] = np.nan
-    origin[~ok] = np.nan
-    rms = np.where(ok, rms, np.nan)
-    return R, origin, rms, count, ok
-
-
-def _fit_rigid_fused(local: np.ndarray, q: np.ndarray):
-    """:func:`fit_rigid` for one local point set and 0/1 weights, by one kernel pass.
-
-    :func:`humanbody.markers._kernels.rigid_fit` forms centroids,
-    cross-covariance, Horn's rotation and the residual frame by frame; the
-    spread test depends only on which points were used, so it is evaluated
-    once per distinct pattern of used points.
-    """
-    F, m = q.shape[0], q.shape[1]
-    if local.shape != (m, 3):
-        raise ValueError(f"local points have shape {local.shape}, measured points {q.shape}")
-    src = np.ascontiguousarray(q).reshape(F, 3 * m)
-    return _fit_columns(local, src, np.arange(0, 3 * m, 3, dtype=np.int64), np.empty((0, 3)))
-
-
-def _fit_columns(local, src, cols, extra, R=None, origin=None):
-    """Rigid fit of ``local`` to points read from columns of ``src`` (and ``extra``); see :func:`fit_rigid`.
-
-    ``R`` (F, 3, 3) and ``origin`` (F, 3), when given, are written in place (any strides).
-    """
-    F, m = src.shape[0], local.shape[0]
-    R = np.empty((F, 3, 3)) if R is None else R
-    origin = np.empty((F, 3)) if origin is None else origin
-    rms = np.empty(F)
-    count = np.empty(F, dtype=np.int64)
-    pattern = np.empty(F, dtype=np.int64)
-    rigid_fit(local, src, cols, extra, R, origin, rms, count, pattern)
-    if m <= 16:  # few points: the distinct patterns from a table over every possible one, no sort
-        codes = np.flatnonzero(np.bincount(pattern, minlength=1 << m))
-        where = np.zeros(1 << m, np.int64)
-        where[codes] = np.arange(len(codes))
-        inverse = where[pattern]
-    else:
-        codes, inverse = np.unique(pattern, return_inverse=True)
-    spread = np.empty(len(codes))
-    for i, code in enumerate(codes):
-        pts = local[(int(code) >> np.arange(m)) & 1 == 1]
-        if len(pts) == 0:
-            spread[i] = 0.0
-            continue
-        c = pts - pts.mean(axis=0)
-        spread[i] = np.sqrt(max(np.linalg.eigvalsh(c.T @ c / len(pts))[1], 0.0))
-    ok = (count >= 3) & (spread[inverse.ravel()] > MIN_SPREAD)
-    bad = ~ok
-    if bad.any():
-        R[bad] = np.nan
-        origin[bad] = np.nan
-        rms[bad] = np.nan
-    return R, origin, rms, count, ok
-
 
 @dataclass(frozen=True, eq=False)
 class Tracking:
@@ -278,7 +136,7 @@ class _Tracker:
             k = SEGMENT_NAMES.index(seg)
             Rp, Op = self.pose(SEGMENT_NAMES[PARENTS[k] - 1])
             out = np.empty((self.n, 3))
-            carried_points(Rp, Op, np.asarray(self.cal.model.joint[k], dtype=np.float64), out)
+            carried_points(Rp, Op, np.asarray(self.cal.model.joint_offset[k], dtype=np.float64), out)
             self._joint[seg] = out
         return self._joint[seg]
 
@@ -369,7 +227,7 @@ class _Tracker:
                                  f"{child!r}, whose cluster has fewer than three markers")
             _, origin, _, _, _ = fit_rigid(np.array([clocal[m] for m in cnames]),
                                           np.stack([self._marker(m) for m in cnames], axis=1))
-            loc.append(np.asarray(self.cal.model.joint[c], dtype=float))
+            loc.append(np.asarray(self.cal.model.joint_offset[c], dtype=float))
             meas.append(origin)
         R[...], O[...], rms, count, ok = fit_rigid(np.array(loc), np.stack(meas, axis=1))
         return rms, count, ok
@@ -403,7 +261,7 @@ class _Tracker:
         ends = (Rf, Ro) if pspec.between[0] == seg else (Ro, Rf)
         Rp = np.empty_like(Rf)
         slerp_rotations(np.ascontiguousarray(ends[0]), np.ascontiguousarray(ends[1]), float(pspec.fraction), Rp)
-        xi = np.asarray(self.cal.model.joint[SEGMENT_NAMES.index(seg)], dtype=np.float64)
+        xi = np.asarray(self.cal.model.joint_offset[SEGMENT_NAMES.index(seg)], dtype=np.float64)
         Of = self.joint_point(par)[idx] + Rp @ xi
         return Rf, Of
 

@@ -1,0 +1,152 @@
+"""Helpers shared by the marker CSV/TSV readers: delimiters, column names, units, data rows.
+
+:mod:`humanbody.io.csv_markers` (plain tables, layout detection) and
+:mod:`humanbody.io.csv_vendors` (Vicon, Motive, Qualisys exports) read their
+layouts with these.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+
+import numpy as np
+
+from . import _fastread as fr
+from . import _validate as v
+
+_UNIT_HINT = re.compile(r"^(?P<base>.*?)\s*[\(\[](?P<unit>[^\)\]]*)[\)\]]\s*$")
+_AXIS = re.compile(r"^(?P<name>.+?)[_.:\s-]+(?P<axis>[XYZxyz])$")
+_TIME_NAMES = {"time", "t", "times", "time_s", "seconds", "time (seconds)"}
+_FRAME_NAMES = {"frame", "frame#", "frames", "frame_number", "frame number", "sample"}
+_RATE_NAMES = {"rate", "rate_hz", "frame_rate", "framerate", "fps", "sample_rate",
+               "sampling_rate", "hz"}
+_TIME_UNITS = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3}
+_VICON_SECTIONS = {"devices", "trajectories", "model outputs", "joints", "segments"}
+_QUALISYS_KEYS = ("NO_OF_FRAMES", "NO_OF_MARKERS", "FREQUENCY", "MARKER_NAMES")
+
+
+def _delimiter(line: str) -> str:
+    counts = {d: line.count(d) for d in ("\t", ",", ";")}
+    best = max(counts, key=counts.get)
+    return best if counts[best] else " "
+
+
+def _rows(lines: list[str], delim: str) -> list[list[str]]:
+    if delim == " ":
+        return [line.split() for line in lines]
+    return list(csv.reader(lines, delimiter=delim))  # cells keep their spaces; numbers parse anyway
+
+
+def _strip_hint(name: str) -> tuple[str, str | None]:
+    m = _UNIT_HINT.match(name)
+    if m:
+        return m.group("base").strip(), m.group("unit").strip()
+    return name.strip(), None
+
+
+def _detect_units(xyz: np.ndarray) -> tuple[str, str]:
+    """Guess mm or m from the size of the marker cloud (positions in file units).
+
+    A person spans about 0.2-2.2 m, so the per-frame extent of a full marker
+    set is a few hundred to a few thousand in millimetres and below about 3
+    in metres.  The statistic is the median over frames of the largest
+    coordinate extent across markers, or, with one marker, the median of
+    its largest absolute coordinate.  Above 10 the file is taken as mm.
+    """
+    if xyz.shape[1] >= 2:  # the usual case in one pass over the frames, no temporary arrays
+        from . import _marker_kernels
+
+        n = xyz.shape[0]
+        k = fr.threads() if n * xyz.shape[1] > 1 << 16 else 1
+        count, ext = np.empty(n, dtype=np.int64), np.empty(n)
+        fr.in_threads(lambda i, r0, r1: _marker_kernels.cloud_extents(xyz, r0, r1, count, ext), n, k)
+        ext = ext[count >= 2]
+        if ext.size and np.all(ext != 0.0):  # (an extent of 0 could be -0.0 below: left to numpy)
+            stat = float(np.median(ext))
+            unit = "mm" if stat > 10.0 else "m"
+            return unit, f"length unit detected as {unit} (median marker-cloud extent {stat:.4g} in file units)"
+    finite = np.isfinite(xyz).all(axis=2) & ~np.all(xyz == 0.0, axis=2)
+    if not finite.any():
+        return "m", "no marker samples to detect the unit from: taken as m"
+    enough = finite.sum(axis=1) >= 2
+    if xyz.shape[1] >= 2 and enough.any():
+        p = np.where(finite[..., None], xyz, np.nan)[enough]
+        ext = np.nanmax(np.nanmax(p, axis=1) - np.nanmin(p, axis=1), axis=1)
+        stat, what = float(np.median(ext)), "marker-cloud extent"
+    else:
+        stat, what = float(np.median(np.abs(xyz[finite]).max(axis=1))), "coordinate size"
+    unit = "mm" if stat > 10.0 else "m"
+    return unit, f"length unit detected as {unit} (median {what} {stat:.4g} in file units)"
+
+
+def _strip_subject(names: list[str], conversions: list[str]) -> tuple[list[str], str | None]:
+    """Drop a ``Subject:`` prefix shared by every name (Vicon, Motive)."""
+    prefixes = {n.split(":", 1)[0] for n in names if ":" in n}
+    if len(prefixes) == 1 and all(":" in n for n in names):
+        prefix = prefixes.pop()
+        short = [n.split(":", 1)[1] for n in names]
+        if len(set(short)) == len(short) and all(short):
+            conversions.append(f"subject prefix '{prefix}:' removed from the marker names")
+            return short, prefix
+    return names, None
+
+
+def _data_rows(rows, start, stop, line_offset=0):
+    out, line_no = [], []
+    for i in range(start, stop):
+        if any(c.strip() for c in rows[i]):
+            out.append(rows[i])
+            line_no.append(i + 1 + line_offset)
+    return out, line_no
+
+
+def _units(option, file_unit, path, where, xyz, conversions) -> str:
+    """Short unit name from the option, else the file's unit, else detection."""
+    if option is not None:
+        v.length_scale(option, path, "the units option")
+        return v.canonical_unit(option)
+    if file_unit is not None:
+        v.length_scale(file_unit, path, where)
+        return v.canonical_unit(file_unit)
+    unit, note = _detect_units(xyz)
+    conversions.append(note)
+    return unit
+
+
+def _numbers(path, lines, head, rows, start, columns, delim, dest, width, n_aux=0):
+    """Data block from line ``start`` (0-based) to the end: fast path, else careful.
+
+    Column j goes to ``table[:, dest[j]]`` (dest[j] >= 0), ``aux[:, -2 - dest[j]]``
+    (<= -2) or nowhere (-1), as :func:`humanbody.io._fastread.fast_block`
+    fills them.  Returns table (rows, width), aux (rows, n_aux) and the
+    1-based line of each row.
+    """
+    fast = None
+    if head is not None and delim != " ":
+        fast = fr.fast_block(head, start, columns, delim, dest, width, n_aux)
+    if fast is not None:
+        return fast
+    if head is not None:  # rows held only the head of the file
+        rows = _rows(v.read_lines(path), delim)
+    body, line_no = _data_rows(rows, start, len(rows))
+    values = v.parse_block(body, line_no, columns, path)
+    table, aux = np.empty((len(values), width)), np.empty((len(values), n_aux))
+    for j, d in enumerate(dest):
+        if d >= 0:
+            table[:, d] = values[:, j]
+        elif d <= -2:
+            aux[:, -2 - d] = values[:, j]
+    return table, aux, line_no
+
+
+def _dest(n_columns: int, time_col, idx, extra) -> list[int]:
+    """Targets of the columns: time -> 0, marker columns ``idx`` -> 1.., ``extra`` -> aux 0.."""
+    dest = [-1] * n_columns
+    if time_col is not None:
+        dest[time_col] = 0
+    for k, j in enumerate(idx):
+        dest[j] = 1 + k
+    for k, j in enumerate(extra):
+        dest[j] = -2 - k
+    return dest

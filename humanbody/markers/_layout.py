@@ -1,0 +1,129 @@
+"""Marker DataFrames <-> position arrays, shared by the conditioning steps and the axis detection.
+
+A marker DataFrame (COMMON layout) holds ``time`` in seconds, then
+``<name>_x``, ``<name>_y``, ``<name>_z`` in metres; the position array is
+(frames, markers, 3) with NaN for a missing sample.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+
+
+def _marker_names(df: pd.DataFrame) -> list[str]:
+    """Marker names of a marker DataFrame, in column order.
+
+    ``df.attrs["markers"]`` is used when every listed name has its three
+    columns; otherwise the names are every ``<name>`` with ``<name>_x``,
+    ``<name>_y`` and ``<name>_z`` columns.
+    """
+    cols = set(map(str, df.columns))
+    listed = df.attrs.get("markers")
+    if listed and all(f"{n}_{a}" in cols for n in listed for a in "xyz"):
+        return [str(n) for n in listed]
+    names = [c[:-2] for c in map(str, df.columns) if c.endswith("_x")]
+    return [n for n in names if f"{n}_y" in cols and f"{n}_z" in cols]
+
+
+def _positions(df: pd.DataFrame, names: list[str]) -> np.ndarray:
+    """Marker positions, shape (frames, markers, 3), float64, missing -> NaN.
+
+    A sample is missing when any coordinate is NaN or all three are exactly 0.
+    """
+    cols = [f"{n}_{a}" for n in names for a in "xyz"]
+    if _plain_layout(df, cols):  # one float block: copy it out in parallel, missing samples marked
+        from ._kernels import copy_positions
+
+        P = np.empty((len(df), len(names), 3))
+        copy_positions(df.to_numpy(copy=False)[:, 1:], P)
+        return P
+    try:
+        P = df[cols].to_numpy(dtype=float).reshape(len(df), len(names), 3)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"marker columns are not numeric ({exc})", df.attrs.get("source")) from None
+    P = P.copy()
+    missing = np.isnan(P).any(axis=2) | (P == 0.0).all(axis=2)
+    P[missing] = np.nan
+    return P
+
+
+def _output_positions(df: pd.DataFrame, names: list[str]) -> tuple[np.ndarray | None, np.ndarray]:
+    """The positions (missing -> NaN) already placed in the table of the output DataFrame.
+
+    For a plain table (``time`` then the marker columns, float64) returns the
+    new (frames, 1 + 3 markers) table with the time column filled and ``P``,
+    a (frames, markers, 3) view of its marker columns, so conditioning
+    works where the result will live: one copy of a long trial fewer.
+    Otherwise ``(None, _positions(df, names))``.
+    """
+    cols = [f"{n}_{a}" for n in names for a in "xyz"]
+    if not _plain_layout(df, cols):
+        return None, _positions(df, names)
+    from ._kernels import copy_positions
+
+    values = df.to_numpy(copy=False)
+    table = np.empty(values.shape)
+    table[:, 0] = values[:, 0]
+    P = table[:, 1:].reshape(len(df), len(names), 3)
+    copy_positions(values[:, 1:], P)
+    return table, P
+
+
+def _with_positions(df: pd.DataFrame, names: list[str], P: np.ndarray) -> pd.DataFrame:
+    """Copy of ``df`` (attrs deep-copied) with the marker columns replaced by ``P``."""
+    cols = [f"{n}_{a}" for n in names for a in "xyz"]
+    if _plain_layout(df, cols):  # build the one float block directly
+        table = np.empty((len(df), 1 + len(cols)))
+        table[:, 0] = df["time"].to_numpy()
+        table[:, 1:] = P.reshape(len(df), -1)
+        out = pd.DataFrame(table, columns=df.columns, index=df.index, copy=False)
+    else:
+        out = df.copy()
+        out[cols] = P.reshape(len(df), -1)
+    out.attrs = copy.deepcopy(df.attrs)
+    return out
+
+
+def _plain_layout(df: pd.DataFrame, cols: list[str]) -> bool:
+    """True when ``df`` is exactly ``time`` then ``cols``, all float64 (what the readers make)."""
+    return (df.shape[1] == len(cols) + 1 and df.columns[0] == "time" and list(df.columns[1:]) == cols
+            and all(dt == np.float64 for dt in df.dtypes))
+
+
+def _time(df: pd.DataFrame) -> np.ndarray:
+    if "time" in df.columns:
+        return df["time"].to_numpy(dtype=float)
+    rate = df.attrs.get("rate_hz")
+    if not rate:
+        raise InputError("marker table has neither a time column nor attrs['rate_hz']", df.attrs.get("source"))
+    return np.arange(len(df)) / float(rate)
+
+
+def _rate(df: pd.DataFrame) -> float:
+    """Sampling rate in Hz: ``attrs["rate_hz"]``, else from the median time step.
+
+    Raises InputError when the times stray from a uniform grid by more than
+    a quarter step (times rounded in the file, e.g. to 1 ms, pass; dropped
+    frames do not), since the filter and the gap durations assume uniform
+    sampling.
+    """
+    src = df.attrs.get("source")
+    t = _time(df)
+    if len(t) >= 3:
+        dt = np.diff(t)
+        if not np.all(np.isfinite(dt)) or np.any(dt <= 0):
+            raise InputError("time column is not increasing", src)
+        h = (t[-1] - t[0]) / (len(t) - 1)
+        if np.max(np.abs(t - t[0] - h * np.arange(len(t)))) > 0.25 * h:
+            raise InputError("time steps are not uniform; resample the trial before conditioning", src)
+    rate = df.attrs.get("rate_hz")
+    if rate:
+        return float(rate)
+    if len(t) < 2:
+        raise InputError("cannot tell the sampling rate of a trial with fewer than 2 frames", src)
+    return 1.0 / float(np.median(np.diff(t)))
