@@ -115,7 +115,7 @@ def _reference_offsets(height: float) -> np.ndarray:
     """Joint offsets xi_k (m) of the default model scaled to ``height``, reference pose (frames parallel)."""
     from ..model import BodyModel
 
-    return np.asarray(BodyModel.default(mass=75.0, height=height).joint, dtype=float)
+    return np.asarray(BodyModel.default(mass=75.0, height=height).joint_offset, dtype=float)
 
 
 def _estimate(out: _Out, seg: str, xi: np.ndarray, frame: str) -> None:
