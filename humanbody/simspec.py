@@ -6,7 +6,8 @@ degrees, torques in N m (N for the root's translations)::
     duration = 2.0                 # s, required
     rate_hz = 100                  # output frames per second
     gravity = true
-    locked = ["lower_torso"]       # bodies whose joints do not move (the root: fixed in ground)
+    locked = ["lower_torso"]       # bodies whose joints do not move (the root: fixed in ground;
+                                   # lower_torso_x/_y/_z/_rotation: one part of the root's motion)
 
     [model]                        # or file = "subject.json"
     mass = 75.0
@@ -276,9 +277,11 @@ def _parse(data: dict, path: Path) -> SimulationSpec:
         raise InputError("gravity must be true or false")
     kw["gravity"] = gravity
     locked = data.get("locked", [])
-    if not isinstance(locked, list) or any(name not in model.names for name in locked):
-        bad = locked if not isinstance(locked, list) else next(n for n in locked if n not in model.names)
-        raise InputError(f"locked must be a list of segment names; {bad!r} is not one")
+    lockable = set(model.names) | {f"{root}_{a}" for a in ("x", "y", "z", "rotation")}
+    if not isinstance(locked, list) or any(name not in lockable for name in locked):
+        bad = locked if not isinstance(locked, list) else next(n for n in locked if n not in lockable)
+        raise InputError(f"locked must be a list of segment names (or {root}_x, _y, _z, _rotation); "
+                         f"{bad!r} is not one")
     kw["locked"] = tuple(locked)
     if "springs" in data:
         kw["springs"] = _springs(data["springs"], model, q0)

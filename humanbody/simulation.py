@@ -57,7 +57,9 @@ class System:
         Use the model's gravity (True) or none.
     locked : sequence of str
         Bodies whose joint is locked at its initial orientation (the root's
-        name locks its position and orientation in ground).
+        name locks its position and orientation in ground; ``<root>_x``,
+        ``_y``, ``_z`` one of its translations, ``<root>_rotation`` its
+        orientation only).
     """
 
     def __init__(self, model, torques=None, springs=None, contacts=None, base=None, gravity: bool = True,
@@ -77,7 +79,13 @@ class System:
             self._groups.setdefault(s, []).append(k)
         n = self.n
         self.free = np.ones(n, bool)
+        root = model.names[0]
+        extra = {f"{root}_{a}": [i] for i, a in enumerate("xyz")}
+        extra[f"{root}_rotation"] = [3, 4, 5]
         for name in locked:
+            if name in extra:
+                self.free[extra[name]] = False
+                continue
             if name not in model.names:
                 raise InputError(f"cannot lock {name!r}: the model has no segment of that name")
             k = model.names.index(name)
