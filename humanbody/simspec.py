@@ -45,8 +45,8 @@ degrees, torques in N m (N for the root's translations)::
     [base]                         # vertical motion of the moving planes
     sine = { amplitude = 0.001, frequency_hz = 5.0 }
 
-    [solver]
-    method = "DOP853"
+    [solver]                       # scipy.integrate.solve_ivp
+    method = "BDF"
     rtol = 1e-8
     atol = 1e-9
 """

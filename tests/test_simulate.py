@@ -54,7 +54,7 @@ def test_undamped_body_conserves_energy():
     qd0 = rng.normal(0, 0.5, n)
     springs = JointSprings(np.r_[[[0.0, 0, 0]], np.full((16, 3), 15.0)], np.zeros((17, 3)),
                            Rotation.from_euler("xyz", rng.uniform(-0.2, 0.2, (17, 3))).as_quat())
-    sim = hb.simulate(MODEL, 2.0, q0, qd0, springs=springs, rtol=1e-10, atol=1e-10, rate_hz=20)
+    sim = hb.simulate(MODEL, 2.0, q0, qd0, springs=springs, rtol=1e-10, atol=1e-10, rate_hz=20, method="DOP853")
     s = sim.system
     E = np.array([s.energy(t, y) for t, y in zip(sim.coordinates.time, sim.states)])
     assert np.ptp(E) / abs(E[0]) <= 1e-6
@@ -71,7 +71,7 @@ def test_contact_spring_conserves_energy():
     foot = MODEL.names.index("right_foot")
     contacts = Contacts(body=[foot, foot + 3], point=[[0.05, 0, -0.08]] * 2, height=0.0, stiffness=2e5, damping=0.0)
     sim = hb.simulate(MODEL, 0.6, q0, springs=_identity_springs(17, 300.0), contacts=contacts, rtol=1e-10,
-                      atol=1e-10, rate_hz=200, max_step=1e-3)
+                      atol=1e-10, rate_hz=200, max_step=1e-3, method="DOP853")
     s = sim.system
     E = np.array([s.energy(t, y) for t, y in zip(sim.coordinates.time, sim.states)])
     assert sim.contacts["contact1_force_z"].max() > 300.0  # it did land
@@ -87,7 +87,7 @@ def test_pendulum_period_is_the_elliptic_integral(theta0_deg):
     th0 = np.radians(theta0_deg)
     q0 = np.zeros(9)
     q0[6] = th0
-    sim = hb.simulate(model, 4.0, q0, locked=["base"], rtol=1e-11, atol=1e-12, rate_hz=400)
+    sim = hb.simulate(model, 4.0, q0, locked=["base"], rtol=1e-11, atol=1e-12, rate_hz=400, method="DOP853")
     c = sim.coordinates
     a, ad, t = c["bob_alpha"].to_numpy(), c["bob_alpha_dot"].to_numpy(), c["time"].to_numpy()
     i = np.nonzero((a[:-1] > 0) & (a[1:] <= 0))[0]  # downward crossings of the vertical
@@ -106,7 +106,7 @@ def test_free_body_conserves_momentum():
     n = 54
     q0 = rng.uniform(-0.5, 0.5, n)
     qd0 = rng.normal(0, 1.0, n)
-    sim = hb.simulate(MODEL, 1.0, q0, qd0, gravity=False, rtol=1e-11, atol=1e-11, rate_hz=50)
+    sim = hb.simulate(MODEL, 1.0, q0, qd0, gravity=False, rtol=1e-11, atol=1e-11, rate_hz=50, method="DOP853")
     res = hb.compute(MODEL, sim.coordinates)
     P = np.einsum("k,fki->fi", MODEL.mass, res.com_vel)
     L = (np.einsum("k,fki->fi", MODEL.mass, np.cross(res.com, res.com_vel))
@@ -124,14 +124,14 @@ def test_euler_parameters_pass_the_cardan_singular_set():
     w = 3.0
     qd0 = np.zeros(6)
     qd0[4] = w
-    sim = hb.simulate(model, 1.5, np.zeros(6), qd0, rtol=1e-11, atol=1e-12, rate_hz=100)
+    sim = hb.simulate(model, 1.5, np.zeros(6), qd0, rtol=1e-11, atol=1e-12, rate_hz=100, method="DOP853")
     t = sim.coordinates.time.to_numpy()
     exact = Rotation.from_euler("y", (w * t)[:, None]).as_matrix()
     np.testing.assert_allclose(quaternion_to_matrix(sim.quaternions[:, 0]), exact, atol=1e-9)
     assert np.abs(sim.coordinates["top_beta"]).max() > np.radians(89.0)
     # a tumbling asymmetric body through the same set: angular momentum and energy hold
     qd0 = np.array([0, 0, 0, 0.05, 4.0, 0.1])
-    sim = hb.simulate(model, 3.0, np.zeros(6), qd0, rtol=1e-11, atol=1e-12, rate_hz=100)
+    sim = hb.simulate(model, 3.0, np.zeros(6), qd0, rtol=1e-11, atol=1e-12, rate_hz=100, method="DOP853")
     R = quaternion_to_matrix(sim.quaternions[:, 0])
     w = sim.states[:, -3:]
     L = np.einsum("fij,jk,flk,fl->fi", R, model.inertia[0], R, w)
