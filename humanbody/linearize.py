@@ -109,7 +109,8 @@ def linearize(system, y0, h: float = 1e-6) -> Linearization:
     bz = (_G(system, y0, zero, zero, h, 0.0)[0] - _G(system, y0, zero, zero, -h, 0.0)[0])[idx] / (2 * h)
     bv = (_G(system, y0, zero, zero, 0.0, h)[0] - _G(system, y0, zero, zero, 0.0, -h)[0])[idx] / (2 * h)
     M = ev["M"][np.ix_(idx, idx)]
-    return Linearization(M, C, K, bz, bv, free.copy(), system, np.asarray(y0, dtype=float), float(np.abs(g0[idx]).max()))
+    residual = float(np.abs(g0[idx]).max())
+    return Linearization(M, C, K, bz, bv, free.copy(), system, np.asarray(y0, dtype=float), residual)
 
 
 def modes(lin: Linearization, count: int | None = None):

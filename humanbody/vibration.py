@@ -205,7 +205,7 @@ class VibrationResult:
     linearization : humanbody.linearize.Linearization
     seat : list of int  contacts whose force is the apparent mass
     head_point : (3,)  the head point of the transmissibility (its mass centre, head frame, m)
-    static_mass_kg : float  the apparent mass as the frequency tends to 0 (the weight on the seat / g)
+    static_mass_kg : float  the apparent mass as the frequency tends to 0 (at 0.01 Hz)
     """
 
     response: pd.DataFrame
@@ -251,7 +251,8 @@ def whole_body_vibration(model, posture: str = "seated", freqs_hz=None) -> Vibra
     force, head = seat_force_and_head(lin, seat, f)
     w = 2 * np.pi * f
     am = force / (-(w**2))
-    static = float(np.abs(seat_force_and_head(lin, seat, [0.05])[0][0]) / (2 * np.pi * 0.05) ** 2)
+    f0 = 0.01  # Hz: the limit of the dynamic apparent mass (a slow vibration shares its load as the joints yield)
+    static = float(np.abs(seat_force_and_head(lin, seat, [f0])[0][0]) / (2 * np.pi * f0) ** 2)
     response = pd.DataFrame({"frequency_hz": f, "apparent_mass_kg": np.abs(am),
                              "apparent_mass_phase_deg": np.degrees(np.angle(am)),
                              "seat_to_head_transmissibility": np.abs(head),

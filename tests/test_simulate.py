@@ -9,7 +9,7 @@ from scipy.special import ellipk
 
 import humanbody as hb
 from humanbody.passive import Contacts, JointSprings, inverse_left_jacobian, rotation_vector
-from humanbody.rotations import matrix_to_quaternion, quaternion_to_matrix
+from humanbody.rotations import quaternion_to_matrix
 from scipy.spatial.transform import Rotation
 
 MODEL = hb.BodyModel.default(mass=75.0, height=1.75)

@@ -19,7 +19,8 @@ def register(sub) -> None:
     p.add_argument("--no-plots", action="store_true", help="write the CSV files only")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     g = p.add_argument_group("subject and model")
-    g.add_argument("--model", metavar="FILE", help="model file (JSON) of the 17-segment tree instead of the scaled default")
+    g.add_argument("--model", metavar="FILE",
+                   help="model file (JSON) of the 17-segment tree instead of the scaled default")
     g.add_argument("--mass", type=float, metavar="KG", help="subject mass in kg (default 75)")
     g.add_argument("--height", type=float, metavar="M", help="standing height in m (default 1.75)")
     g.add_argument("--sex", choices=("male", "female"), default="male", help="anthropometric table (de Leva 1996)")
