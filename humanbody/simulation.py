@@ -356,7 +356,7 @@ def simulate(model, duration: float, q0, qd0=None, *, torques=None, springs=None
     Y = sol.y.T.copy()
     N = system.N
     e = Y[:, 3:3 + 4 * N].reshape(-1, N, 4)
-    e /= np.linalg.norm(e, axis=2, keepdims=True)  # projection on the unit sphere
+    Y[:, 3:3 + 4 * N] = (e / np.linalg.norm(e, axis=2, keepdims=True)).reshape(-1, 4 * N)  # onto the unit sphere
     q, qd, qdd, tau, e, loads = _outputs(system, sol.t, Y)
     from .kinematics import coordinate_columns
 
