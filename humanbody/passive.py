@@ -114,15 +114,15 @@ class JointSprings:
 
         Parameters
         ----------
-        e : (N, 4)  relative Euler parameters;  S : (N, 3, 3) the same as matrices (parent = S . body)
-        w_parent : (N, 3)  relative angular velocities, parent axes (rad/s)
+        e : (..., N, 4)  relative Euler parameters;  S : (..., N, 3, 3) the same as matrices (parent = S . body)
+        w_parent : (..., N, 3)  relative angular velocities, parent axes (rad/s)
         """
         phi = self.deviation(e)
         Kphi = self.stiffness * phi
-        m_b = -np.einsum("nij,nj->ni", inverse_left_jacobian(phi), Kphi) + self.preload
-        w_b = np.einsum("nji,nj->ni", S, w_parent)
+        m_b = -np.einsum("...nij,...nj->...ni", inverse_left_jacobian(phi), Kphi) + self.preload
+        w_b = np.einsum("...nji,...nj->...ni", S, w_parent)
         m_b -= self.damping * w_b
-        return np.einsum("nij,nj->ni", S, m_b)
+        return np.einsum("...nij,...nj->...ni", S, m_b)
 
     def energy(self, e) -> float:
         """Potential energy ``sum 1/2 phi^T K phi`` (J); the preload's ``-m_0 . phi`` is not included."""
@@ -179,25 +179,26 @@ class Contacts:
         return len(self.body)
 
     def points(self, joint, R, com, com_vel, omega):
-        """Position and velocity of every contact point in ground, (C, 3) each, from one frame's kinematics."""
+        """Position and velocity of every contact point in ground, (..., C, 3) each, from kinematics (..., N, 3)."""
         b = self.body
-        r = np.einsum("cij,cj->ci", R[b], self.point)
-        p = joint[b] + r
-        v = com_vel[b] + np.cross(omega[b], p - com[b])
+        r = np.einsum("...cij,cj->...ci", R[..., b, :, :], self.point)
+        p = joint[..., b, :] + r
+        v = com_vel[..., b, :] + np.cross(omega[..., b, :], p - com[..., b, :])
         return p, v
 
     def forces(self, p, v, z_base: float = 0.0, v_base: float = 0.0) -> np.ndarray:
-        """Force on every contact point (N, ground axes), (C, 3)."""
+        """Force on every contact point (N, ground axes), (..., C, 3), from positions and velocities (..., C, 3)."""
         zb = np.where(self.moving, z_base, 0.0)
         vb = np.where(self.moving, v_base, 0.0)
-        d = self.height + zb - p[:, 2]
-        dd = vb - v[:, 2]
+        d = self.height + zb - p[..., 2]
+        dd = vb - v[..., 2]
         on = d > 0
         f = np.zeros_like(p)
-        f[:, 2] = np.where(on, np.maximum(self.stiffness * d + self.damping * dd, 0.0), 0.0)
-        anchor = np.where(np.isnan(self.anchor), p[:, :2], self.anchor)
-        ft = -self.tangential_stiffness[:, None] * (p[:, :2] - anchor) - self.tangential_damping[:, None] * v[:, :2]
-        f[:, :2] = np.where(on[:, None], ft, 0.0)
+        f[..., 2] = np.where(on, np.maximum(self.stiffness * d + self.damping * dd, 0.0), 0.0)
+        anchor = np.where(np.isnan(self.anchor), p[..., :2], self.anchor)
+        ft = (-self.tangential_stiffness[:, None] * (p[..., :2] - anchor)
+              - self.tangential_damping[:, None] * v[..., :2])
+        f[..., :2] = np.where(on[..., None], ft, 0.0)
         return f
 
     def energy(self, p, z_base: float = 0.0) -> float:

@@ -132,73 +132,92 @@ class System:
         return out
 
     # -- equations of motion ------------------------------------------------
-    def evaluate(self, t, y) -> dict:
-        """Everything at one state: ``udot``, the kinematics, applied and contact forces."""
+    def evaluate_many(self, t, Y) -> dict:
+        """Everything at k states ``Y`` (k, len(y)) in one pass of the kernels; arrays with a leading k axis.
+
+        Keys: ``q`` coordinates, ``e`` unit Euler parameters, ``u`` speeds, ``udot``, ``angles``, ``M``,
+        ``applied`` (generalized forces of torques, springs and dampers), ``results`` (the kinematics of
+        all ``k (n + 2)`` kernel frames: state j at frame ``j (n + 2)``), ``contact_points``,
+        ``contact_forces``, ``z_base``.
+        """
         from ._kernels import threads_for
         from ._kinetic_kernels import joint_loads
         from .kinematics import _run_kernel
 
         model, N, n = self.model, self.N, self.n
-        x, e, u = self.split(y)
-        e = e / np.linalg.norm(e, axis=1, keepdims=True)
+        k, P = len(Y), n + 2
+        x, u = Y[:, :3], Y[:, 3 + 4 * N:]
+        e = Y[:, 3:3 + 4 * N].reshape(k, N, 4)
+        e = e / np.linalg.norm(e, axis=2, keepdims=True)
         ang = self.angles(e)
-        q = np.concatenate([x, ang.ravel()])
-        Q = np.broadcast_to(q, (n + 2, n))
-        U = np.zeros((n + 2, n))
-        U[0] = u
-        res = _run_kernel(model, self._time, np.ascontiguousarray(Q), U, self._acc, True, "")
+        q = np.concatenate([x, ang.reshape(k, 3 * N)], axis=1)
+        U = np.zeros((k, P, n))
+        U[:, 0] = u
+        acc = np.broadcast_to(self._acc, (k, P, n)).reshape(k * P, n)
+        res = _run_kernel(model, np.arange(k * P, dtype=float), np.repeat(q, P, axis=0), U.reshape(k * P, n),
+                          np.ascontiguousarray(acc), True, "")
         C = 0 if self.contacts is None else len(self.contacts)
-        lf, lm = np.zeros((n + 2, C, 3)), np.zeros((n + 2, C, 3))
-        lb = np.full((n + 2, C), -1, dtype=np.int64)
-        fc = p = np.zeros((0, 3))
+        lf, lm = np.zeros((k, P, C, 3)), np.zeros((k, P, C, 3))
+        lb = np.full((k, P, C), -1, dtype=np.int64)
+        fc = p = np.zeros((k, 0, 3))
         zb = vb = 0.0
         if C:
             if self.base is not None:
                 zb, vb = self.base(t)
-            p, v = self.contacts.points(res.joint[0], res.R[0], res.com[0], res.com_vel[0], res.omega[0])
+            p, v = self.contacts.points(*(a[::P] for a in (res.joint, res.R, res.com, res.com_vel, res.omega)))
             fc = self.contacts.forces(p, v, zb, vb)
-            lf[0], lm[0], lb[0] = fc, np.cross(p, fc), self.contacts.body
-        jf, jm, jp = np.empty((n + 2, N, 3)), np.empty((n + 2, N, 3)), np.empty((n + 2, N))
-        with threads_for(n + 2):  # a few frames: one thread, no waiting for a parallel region
+            lf[:, 0], lm[:, 0], lb[:, 0] = fc, np.cross(p, fc), self.contacts.body
+        jf, jm, jp = np.empty((k * P, N, 3)), np.empty((k * P, N, 3)), np.empty((k * P, N))
+        with threads_for(k * P):  # a few frames: one thread, no waiting for a parallel region
             joint_loads(self._parents, self._mass, self._gravity, res.joint, res.com, res.force, res.torque,
-                        res.omega_rel, lf, lm, lb, jf, jm, jp)
-        Rp = res.R[0][self._parent]
-        Rp[self._parent < 0] = np.eye(3)
-        tau = np.empty((n + 2, n))
-        tau[:, :3] = jf[:, 0]
-        tau[:, 3:] = np.einsum("kji,fkj->fki", Rp, jm).reshape(n + 2, 3 * N)
-        M = tau[2:] - tau[1]
-        M = 0.5 * (M + M.T)
-        S_rel = rot.quaternion_to_matrix(e)
-        w = u[3:].reshape(N, 3)
-        applied = np.zeros(n)
+                        res.omega_rel, lf.reshape(k * P, C, 3), lm.reshape(k * P, C, 3), lb.reshape(k * P, C),
+                        jf, jm, jp)
+        Rp = res.R[::P][:, self._parent]  # (k, N, 3, 3): each body's parent, ground for the root
+        Rp[:, self._parent < 0] = np.eye(3)
+        tau = np.empty((k, P, n))
+        tau[..., :3] = jf[:, 0].reshape(k, P, 3)
+        tau[..., 3:] = np.einsum("skji,spkj->spki", Rp, jm.reshape(k, P, N, 3)).reshape(k, P, 3 * N)
+        M = tau[:, 2:] - tau[:, 1:2]  # row i: the residual of the unit u'_i (M is symmetric)
+        M = 0.5 * (M + np.swapaxes(M, 1, 2))
+        w = u[:, 3:].reshape(k, N, 3)
+        applied = np.zeros((k, n))
         if self.springs is not None:
-            applied[3:] += self.springs.moments(e, S_rel, w).ravel()
-        H = None
+            applied[:, 3:] += self.springs.moments(e, rot.quaternion_to_matrix(e), w).reshape(k, 3 * N)
         if self.torques is not None:
             H = self.rate_matrices(ang)
-            qd = np.concatenate([u[:3], np.linalg.solve(H, w[..., None])[..., 0].ravel()])
-            tq = np.asarray(self.torques(t, q, qd), dtype=float).reshape(n)
-            applied[:3] += tq[:3]
-            applied[3:] += np.linalg.solve(np.swapaxes(H, -1, -2), tq[3:].reshape(N, 3, 1))[..., 0].ravel()
-        from scipy.linalg import cho_factor, cho_solve
-
-        udot = np.zeros(n)
+            td = np.linalg.solve(H, w[..., None])[..., 0].reshape(k, 3 * N)
+            for j in range(k):
+                qd = np.concatenate([u[j, :3], td[j]])
+                tq = np.asarray(self.torques(t, q[j], qd), dtype=float).reshape(n)
+                applied[j, :3] += tq[:3]
+                applied[j, 3:] += np.linalg.solve(np.swapaxes(H[j], -1, -2), tq[3:].reshape(N, 3, 1))[..., 0].ravel()
+        udot = np.zeros((k, n))
         f = self.free
+        rhs = applied - tau[:, 0]
         if f.all():
-            udot = cho_solve(cho_factor(M), applied - tau[0])
+            udot = np.linalg.solve(M, rhs[..., None])[..., 0]
         elif f.any():
-            udot[f] = cho_solve(cho_factor(M[np.ix_(f, f)]), (applied - tau[0])[f])
+            udot[:, f] = np.linalg.solve(M[:, f][:, :, f], rhs[:, f, None])[..., 0]
         return dict(q=q, e=e, u=u, udot=udot, angles=ang, M=M, applied=applied, results=res,
-                    contact_points=p, contact_forces=fc, z_base=zb, H=H)
+                    contact_points=p, contact_forces=fc, z_base=zb)
+
+    def evaluate(self, t, y) -> dict:
+        """Everything at one state (:meth:`evaluate_many` without the leading axis; ``results`` frame 0)."""
+        ev = self.evaluate_many(t, np.asarray(y, dtype=float)[None])
+        return {key: (val if key in ("results", "z_base") else val[0]) for key, val in ev.items()}
 
     def rhs(self, t, y) -> np.ndarray:
-        """``y'``: root velocity, Euler parameter rates (eq. 8.213) and ``u'``."""
-        x, e, u = self.split(y)
-        ev = self.evaluate(t, y)
-        w = u[3:].reshape(self.N, 3)
-        ed = rot.quaternion_rates(ev["e"], w, "parent") - (np.sum(e * e, axis=1, keepdims=True) - 1.0) * e
-        return np.concatenate([u[:3], ed.ravel(), ev["udot"]])
+        """``y'`` (root velocity, Euler parameter rates of eq. 8.213, ``u'``) of a state (S,) or states (S, k)."""
+        Y = np.asarray(y, dtype=float)
+        single = Y.ndim == 1
+        Y = Y[None] if single else Y.T
+        ev = self.evaluate_many(t, Y)
+        N, k = self.N, len(Y)
+        e = Y[:, 3:3 + 4 * N].reshape(k, N, 4)
+        w = ev["u"][:, 3:].reshape(k, N, 3)
+        ed = rot.quaternion_rates(ev["e"], w, "parent") - (np.sum(e * e, axis=2, keepdims=True) - 1.0) * e
+        out = np.concatenate([ev["u"][:, :3], ed.reshape(k, 4 * N), ev["udot"]], axis=1)
+        return out[0] if single else out.T
 
     def energy(self, t, y) -> float:
         """Kinetic + gravitational + spring + contact energy (J)."""
@@ -347,7 +366,7 @@ def simulate(model, duration: float, q0, qd0=None, *, torques=None, springs=None
             return system.rhs(t, y)
     try:
         sol = solve_ivp(fun, (0.0, float(t_eval[-1])), y0, method=method, t_eval=t_eval, rtol=rtol, atol=atol,
-                        max_step=max_step)
+                        max_step=max_step, vectorized=True)  # the implicit methods' Jacobians: one kernel pass
     finally:
         if bar is not None:
             bar.close()
