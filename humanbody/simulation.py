@@ -389,7 +389,8 @@ def simulate(model, duration: float, q0, qd0=None, *, torques=None, springs=None
         data[c + "_ddot"] = qdd[:, i]
     coords = pd.DataFrame(data)
     torq = pd.DataFrame({"time": sol.t, **{c + "_tau": tau[:, i] for i, c in enumerate(cols)}})
-    msg = [f"simulated {duration:g} s with {method}: {sol.nfev} evaluations of the equations of motion, "
+    jac = f" ({sol.njev} Jacobians, each one pass over {len(y0)} states)" if sol.njev else ""
+    msg = [f"simulated {duration:g} s with {method}: {sol.nfev} evaluations of the equations of motion{jac}, "
            f"{len(sol.t)} frames at {rate_hz:g} Hz"]
     return Simulation(coords, torq, loads, e, Y, system, msg)
 

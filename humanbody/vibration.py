@@ -153,8 +153,10 @@ def equilibrium(system, y0, tol: float = 1e-9) -> np.ndarray:
     """Settle a system on its contacts; returns the equilibrium state and sets the joints' holding moments.
 
     1. The root's height and its tilts about the ground x and y axes such that the contacts' vertical force
-       and moments balance the weight with the posture held (``scipy.optimize.root``); the contacts' horizontal
-       anchors are then put where the points are, so no horizontal force remains.
+       and moments balance the weight with the posture held (``scipy.optimize.root``).  A point left in the air
+       on a body resting on other points (a toe) has its plane raised to meet it and the body settles again, so
+       a foot rests flat.  The contacts' horizontal anchors are then put where the points are, so no
+       horizontal force remains.
     2. Each joint spring's constant moment ``m_0`` equal to what the joint carries there (the recursive
        Newton-Euler residual at rest), so every generalized force vanishes.
     """
@@ -171,13 +173,22 @@ def equilibrium(system, y0, tol: float = 1e-9) -> np.ndarray:
         return _G(system, y0, d, zero, 0.0, 0.0)[0][sel] / system.model.total_mass
 
     c = system.contacts
-    start = np.zeros(len(sel))
-    start[0] = -system.model.total_mass * 9.81 / c.stiffness.sum()  # every point pressed in
-    sol = root(f, start, tol=tol)
-    if not sol.success:
-        raise InputError(f"the body does not settle on its contacts ({sol.message})")
-    d = zero.copy()
-    d[sel] = sol.x
+    for _ in range(4):
+        start = np.zeros(len(sel))
+        start[0] = -system.model.total_mass * 9.81 / c.stiffness.sum()  # every point pressed in
+        sol = root(f, start, tol=tol)
+        if not sol.success:
+            raise InputError(f"the body does not settle on its contacts ({sol.message})")
+        d = zero.copy()
+        d[sel] = sol.x
+        # a point left in the air on a body that rests on others (a toe): its plane raised to press it in as
+        # much as the body's most pressed point, and settled again (the foot flat on the floor)
+        pen = c.height - system.evaluate(0.0, perturb(system, y0, d))["contact_points"][:, 2]
+        lifted = [i for i in range(len(c)) if pen[i] <= 0 and np.any(pen[c.body == c.body[i]] > 0)]
+        if not lifted:
+            break
+        for i in lifted:
+            c.height[i] += pen[c.body == c.body[i]].max() - pen[i]
     y = perturb(system, y0, d)
     ev = system.evaluate(0.0, y)
     c.anchor = ev["contact_points"][:, :2].copy()
