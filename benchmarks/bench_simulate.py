@@ -89,7 +89,7 @@ def main(argv=None) -> int:
             out = run()
             best = min(best, time.perf_counter() - t0)
             if hasattr(out, "nfev"):
-                nfev, njev = out.nfev, out.njev
+                nfev, njev = int(out.nfev), int(out.njev)
             else:
                 words = out.messages[0].split(": ")[1].split()
                 nfev, njev = int(words[0]), int(words[7].strip("(")) if "Jacobians" in out.messages[0] else 0

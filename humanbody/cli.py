@@ -98,7 +98,7 @@ def main(argv=None) -> int:
     """Run the command line; return the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command in ("analyze", "report", "view", "simulate") and not getattr(args, "quiet", False):
+    if args.command in ("analyze", "report", "view", "simulate", "vibration") and not getattr(args, "quiet", False):
         from ._jit import kernels_cached
 
         if not kernels_cached():

@@ -10,6 +10,7 @@ from scipy.special import ellipk
 import humanbody as hb
 from humanbody.passive import Contacts, JointSprings, inverse_left_jacobian, rotation_vector
 from humanbody.rotations import quaternion_to_matrix
+from humanbody.simulation import System
 from scipy.spatial.transform import Rotation
 
 MODEL = hb.BodyModel.default(mass=75.0, height=1.75)
@@ -168,3 +169,26 @@ def test_inverse_dynamics_of_a_simulated_trial_returns_its_torques():
     spline = CubicSpline(c.time, q)
     np.testing.assert_allclose(spline(c.time, 1)[5:-5], qd[5:-5], atol=2e-3 * np.abs(qd).max())
     np.testing.assert_allclose(spline(c.time, 2)[5:-5], qdd[5:-5], atol=2e-2 * np.abs(qdd).max())
+
+
+def test_many_states_at_once_equal_one_by_one():
+    """The vectorised equations (the implicit integrators' Jacobians) equal the single-state ones, contacts,
+    springs, torques and locked joints included."""
+    rng = np.random.default_rng(5)
+    n = 54
+    foot = MODEL.names.index("right_foot")
+    contacts = Contacts(body=[foot, foot], point=[[-0.04, 0, -0.075], [0.16, 0, -0.075]], height=0.05,
+                        stiffness=5e4, damping=300.0, tangential_stiffness=1e4, tangential_damping=100.0,
+                        anchor=[[0.3, -0.1], [0.5, -0.1]], moving=True)
+    springs = JointSprings(np.full((17, 3), 50.0), np.full((17, 3), 2.0), np.tile([0.0, 0.0, 0.0, 1.0], (17, 1)),
+                           preload=rng.normal(0, 3, (17, 3)))
+    system = System(
+        MODEL, torques=lambda t, q, qd: np.sin(t) * np.arange(n) / n - 0.5 * qd, springs=springs,
+        contacts=contacts, base=lambda t: (1e-3 * np.sin(t), 1e-3 * np.cos(t)), locked=["left_hand"])
+    q = rng.uniform(-0.6, 0.6, (9, n))
+    q[:, 2] = 0.95
+    Y = np.stack([system.state(qq, rng.normal(0, 1, n)) for qq in q], axis=1)
+    many = system.rhs(0.3, Y)
+    one = np.stack([system.rhs(0.3, Y[:, j]) for j in range(Y.shape[1])], axis=1)
+    np.testing.assert_allclose(many, one, rtol=1e-12, atol=1e-9)
+    assert np.any([system.evaluate(0.3, Y[:, j])["contact_forces"][:, 2].max() > 0 for j in range(9)])
