@@ -41,6 +41,7 @@ _EXPORTS = {
     "bias_forces": ".dynamics",
     "inverse_dynamics": ".dynamics",
     "forward_dynamics": ".dynamics",
+    "simulate": ".simulation",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -18,7 +18,7 @@ from . import __version__
 from .errors import InputError
 
 #: Subcommands in the order ``--help`` lists them.
-COMMANDS = ("analyze", "report", "view", "model", "markerset")
+COMMANDS = ("analyze", "report", "view", "model", "markerset", "simulate", "vibration")
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -98,7 +98,7 @@ def main(argv=None) -> int:
     """Run the command line; return the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command in ("analyze", "report", "view") and not getattr(args, "quiet", False):
+    if args.command in ("analyze", "report", "view", "simulate", "vibration") and not getattr(args, "quiet", False):
         from ._jit import kernels_cached
 
         if not kernels_cached():
