@@ -17,7 +17,7 @@ MODEL = hb.BodyModel.default(mass=75.0, height=1.75)
 
 
 def _body(names, parents, joint, com, mass, inertia, seqs, gravity=(0, 0, -9.81)):
-    return hb.BodyModel(names=names, parents=parents, joint=joint, com=com, mass=mass, inertia=inertia,
+    return hb.BodyModel(names=names, parents=parents, joint_offset=joint, com_offset=com, mass=mass, inertia=inertia,
                         sequences=seqs, gravity=gravity)
 
 

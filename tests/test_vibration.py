@@ -23,8 +23,8 @@ def test_two_mass_system_matches_its_closed_form():
     = (k1 Z + c1 Z', 0)."""
     m1, m2, d, I2 = 20.0, 6.0, 0.3, 0.05
     k1, c1, k2, c2 = 4.0e4, 300.0, 900.0, 4.0
-    model = hb.BodyModel(names=["platform", "arm"], parents=[0, 1], joint=[[0, 0, 0], [0, 0, 0.1]],
-                         com=[[0, 0, 0], [d, 0, 0]], mass=[m1, m2],
+    model = hb.BodyModel(names=["platform", "arm"], parents=[0, 1], joint_offset=[[0, 0, 0], [0, 0, 0.1]],
+                         com_offset=[[0, 0, 0], [d, 0, 0]], mass=[m1, m2],
                          inertia=[np.diag([0.5, 0.5, 0.5]), np.diag([0.02, I2, 0.04])], sequences=["xyz", "yxz"])
     springs = JointSprings([[0, 0, 0], [5e3, k2, 5e3]], [[0, 0, 0], [10.0, c2, 10.0]], np.tile([0, 0, 0, 1.0], (2, 1)))
     contacts = Contacts(body=[0], point=[[0, 0, -0.1]], height=-0.1, stiffness=k1, damping=c1, moving=True)
