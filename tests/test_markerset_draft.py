@@ -10,7 +10,6 @@ renamed in another lab's style, must give the built-in gait2392 set's
 clinical angles.
 """
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -27,17 +26,7 @@ from humanbody.pipeline import analyze_trial
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "gait2392_walk"
-LEGS = [f"{side}_{seg}" for side in ("right", "left") for seg in ("upper_leg", "lower_leg", "foot")]
-
-
-def _load_script():
-    spec = importlib.util.spec_from_file_location("make_sample_markers", DATA / "make_sample_markers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-msm = _load_script()
+from test_sample_data import LEGS, msm  # the sample-marker script, loaded once
 
 
 # ----------------------------------------------------------------- labs
