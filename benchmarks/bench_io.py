@@ -260,7 +260,6 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     only = set(args.only or ("read", "write", "results"))
 
-    from humanbody.io import _fastread, read_trial
     from humanbody.writers import CsvWriter, write_table
 
     load = os.getloadavg()[0]

@@ -252,7 +252,6 @@ def prepare_motion(
         i = int(np.argmax(np.diff(time) <= 0))
         raise InputError(f"time is not strictly increasing at row {i + 2}", source)
     q = blocks[1]
-    n = model.n_bodies
 
     if rates not in ("auto", "given", "differentiate"):
         raise ValueError("rates must be 'auto', 'given' or 'differentiate'")

@@ -33,7 +33,6 @@ plate) and its kinetics are NaN.
 from __future__ import annotations
 
 import os
-import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path

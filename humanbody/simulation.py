@@ -276,7 +276,7 @@ def _continuous(angles, seq) -> np.ndarray:
 
 def _outputs(system: System, t, Y):
     """Coordinates, rates and accelerations (F, n) each, applied forces and contact loads."""
-    F, N, n = len(t), system.N, system.n
+    F, N = len(t), system.N
     ev = [system.evaluate(t[f], Y[f]) for f in range(F)]
     e = np.array([v["e"] for v in ev])
     ang = system.angles(e)

@@ -221,7 +221,7 @@ def test_sagittal_angles_against_opensim(walk, s, side, ours, theirs, sign, r_mi
 def test_thigh_adduction_against_opensim(walk, s, side):
     """The thigh's adduction relative to the direction of progression agrees with OpenSim's thigh (r >= 0.85)."""
     cl, ik, coords, cal = walk
-    from humanbody.clinical import _absolute, _yaw
+    from humanbody.clinical import _absolute
 
     d = np.radians
     sg = 1.0 if side == "right" else -1.0

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from humanbody.gait import default_variables, normalize_cycles, stride_curves, unit_of
 

@@ -153,7 +153,6 @@ def test_infinite_and_absurd_cells_are_missing_and_counted(tmp_path):
     """1e400 (inf) and 1e30 cells: set missing and counted at read time, no warning anywhere after."""
     import warnings
 
-    from humanbody.cli import main
 
     xyz = positions(60, 3)
     path = write_trc(tmp_path / "x.trc", xyz, ["A", "B", "C"])

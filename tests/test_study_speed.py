@@ -102,7 +102,7 @@ def test_batch_outputs_equal_one_trial_runs(tmp_path):
     report_trial._CALIBRATIONS.clear()
     tasks = assign_keys(discover([study]))
     assert len(tasks) == 3
-    together = run_batch(tasks, tmp_path / "together", options, jobs=1, progress=False)
+    run_batch(tasks, tmp_path / "together", options, jobs=1, progress=False)
     assert len(report_trial._CALIBRATIONS) == 1  # one calibration served the three trials
     for i in range(3):
         report_trial._CALIBRATIONS.clear()

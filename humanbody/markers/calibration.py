@@ -21,7 +21,7 @@ present and the local quantities are medians over frames.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Mapping
 
 import numpy as np
 from scipy.spatial.transform import Rotation

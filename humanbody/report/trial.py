@@ -9,7 +9,6 @@ need to read the inputs but not to share the output folder.
 
 from __future__ import annotations
 
-import io
 import os
 import tempfile
 import time
