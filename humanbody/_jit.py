@@ -71,8 +71,10 @@ def kernels_cached() -> bool:
 #: Numba keys a cached kernel on its own module's source only, so an edit of
 #: the helpers would leave the kernels that inline them stale.
 _INLINED = {Path(__file__).with_name("_rot.py"): (Path(__file__).with_name("_kernels.py"),
+                                                  Path(__file__).with_name("_kinetic_kernels.py"),
                                                   Path(__file__).parent / "markers" / "_fit_kernels.py",
-                                                  Path(__file__).parent / "markers" / "_angle_kernels.py")}
+                                                  Path(__file__).parent / "markers" / "_angle_kernels.py"),
+            Path(__file__).with_name("_kernels.py"): (Path(__file__).with_name("_kinetic_kernels.py"),)}
 
 
 def drop_stale_kernels() -> None:

@@ -97,6 +97,132 @@ def rigid_point(o, vo, ao, w, alpha, r):
     return add3(o, r), add3(vo, wxr), add3(add3(ao, cross(alpha, r)), cross(w, wxr))
 
 
+@nb.njit(cache=_CACHE, fastmath={"contract"})
+def block_inputs(q, qd, qdd, f0, f1):
+    """Rows ``f0:f1`` of ``q``, ``qd``, ``qdd`` copied row-major, and the sines and cosines of ``q``'s.
+
+    The columns pandas hands over are strided (often column-major); a
+    block's copy stays in L1/L2 cache while the recursion runs over its
+    frames.  Returns ``qb, qdb, qddb, sinq, cosq``, each (f1 - f0, columns).
+    """
+    ncol = q.shape[1]
+    qb = np.empty((f1 - f0, ncol))
+    qdb = np.empty((f1 - f0, ncol))
+    qddb = np.empty((f1 - f0, ncol))
+    for c in range(ncol):
+        for j in range(f1 - f0):
+            qb[j, c] = q[f0 + j, c]
+            qdb[j, c] = qd[f0 + j, c]
+            qddb[j, c] = qdd[f0 + j, c]
+    sinq = np.empty((f1 - f0, ncol))
+    cosq = np.empty((f1 - f0, ncol))
+    sincos(qb.reshape(-1), sinq.reshape(-1), cosq.reshape(-1))
+    return qb, qdb, qddb, sinq, cosq
+
+
+@nb.njit(cache=_CACHE, inline="always", fastmath={"contract"})
+def frame_kinematics(
+    f, r, qb, qdb, qddb, sinq, cosq, vO, aO, local_rates,
+    parents, seq, xi, rcom, mass, inertia, total,
+    R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
+    body_com, body_vel, body_acc,
+):
+    """One frame of :func:`tree_kinematics`: the recursion over the bodies, root to tips.
+
+    ``f`` is the frame's row in the outputs, ``r`` its row in the block
+    buffers ``qb``, ``qdb``, ``qddb`` (coordinates and rates) and ``sinq``,
+    ``cosq`` (their sines and cosines); ``vO``, ``aO`` (n, 3) are scratch
+    for the joint points' velocities and accelerations; ``total`` is the
+    whole body's mass (kg).  The other arguments are those of
+    :func:`tree_kinematics`, whose docstring gives the equations.
+    """
+    n = parents.shape[0]
+    bc = bv = ba = (0.0, 0.0, 0.0)  # sums of m_k G_k, m_k v_Gk, m_k a_Gk
+    for k in range(n):
+        # parent state (scalars, so LLVM keeps them in registers)
+        p = parents[k] - 1
+        if p < 0:
+            P = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+            wp = ap = (0.0, 0.0, 0.0)
+            if k == 0:
+                Op = (qb[r, 0], qb[r, 1], qb[r, 2])
+                vp = (qdb[r, 0], qdb[r, 1], qdb[r, 2])
+                cp = (qddb[r, 0], qddb[r, 1], qddb[r, 2])
+            else:  # another body hinged to ground: pinned at xi_k
+                Op = vp = cp = (0.0, 0.0, 0.0)
+        else:
+            P = (R[f, p, 0, 0], R[f, p, 0, 1], R[f, p, 0, 2], R[f, p, 1, 0], R[f, p, 1, 1], R[f, p, 1, 2],
+                 R[f, p, 2, 0], R[f, p, 2, 1], R[f, p, 2, 2])
+            wp = (omega[f, p, 0], omega[f, p, 1], omega[f, p, 2])
+            ap = (alpha[f, p, 0], alpha[f, p, 1], alpha[f, p, 2])
+            Op = (joint[f, p, 0], joint[f, p, 1], joint[f, p, 2])
+            vp = (vO[p, 0], vO[p, 1], vO[p, 2])
+            cp = (aO[p, 0], aO[p, 1], aO[p, 2])
+        d = (0.0, 0.0, 0.0) if k == 0 else mv33(P, (xi[k, 0], xi[k, 1], xi[k, 2]))  # R_p xi_k
+        O, vk, ak = rigid_point(Op, vp, cp, wp, ap, d)  # joint point O_k, carried by the parent
+        joint[f, k, 0], joint[f, k, 1], joint[f, k, 2] = O
+        vO[k, 0], vO[k, 1], vO[k, 2] = vk
+        aO[k, 0], aO[k, 1], aO[k, 2] = ak
+        # orientation R_k = R_p S_k, S_k the matrix of the body's sequence (eqs. 8.64-8.74)
+        c = 3 + 3 * k
+        sa, ca = sinq[r, c], cosq[r, c]
+        sb, cb = sinq[r, c + 1], cosq[r, c + 1]
+        sg, cg = sinq[r, c + 2], cosq[r, c + 2]
+        i0, i1, i2 = seq[k, 0], seq[k, 1], seq[k, 2]
+        S, u2 = sequence_matrix(i0, i1, i2, sa, ca, sb, cb, sg, cg)
+        Rk = mul33(P, S)
+        (R[f, k, 0, 0], R[f, k, 0, 1], R[f, k, 0, 2], R[f, k, 1, 0], R[f, k, 1, 1], R[f, k, 1, 2],
+         R[f, k, 2, 0], R[f, k, 2, 1], R[f, k, 2, 2]) = Rk
+        # hat omega_k and its derivative, parent-frame components (eq. 8.95 and its rate)
+        if local_rates:
+            wl = (qdb[r, c], qdb[r, c + 1], qdb[r, c + 2])
+            wdl = (qddb[r, c], qddb[r, c + 1], qddb[r, c + 2])
+        else:
+            ad, bd, gd = qdb[r, c], qdb[r, c + 1], qdb[r, c + 2]
+            add, bdd, gdd = qddb[r, c], qddb[r, c + 1], qddb[r, c + 2]
+            # axes: u1 = e_i0, u2 = R_i0(alpha) e_i1, u3 = S e_i2
+            u10 = 1.0 if i0 == 0 else 0.0
+            u11 = 1.0 if i0 == 1 else 0.0
+            u12 = 1.0 if i0 == 2 else 0.0
+            u20, u21, u22 = u2
+            u30, u31, u32 = S[i2], S[3 + i2], S[6 + i2]
+            wl = (ad * u10 + bd * u20 + gd * u30, ad * u11 + bd * u21 + gd * u31, ad * u12 + bd * u22 + gd * u32)
+            x0, x1, x2 = cross((u10, u11, u12), u2)
+            y0, y1, y2 = cross((ad * u10 + bd * u20, ad * u11 + bd * u21, ad * u12 + bd * u22), (u30, u31, u32))
+            ab = ad * bd
+            wdl = (add * u10 + bdd * u20 + gdd * u30 + ab * x0 + gd * y0,
+                   add * u11 + bdd * u21 + gdd * u31 + ab * x1 + gd * y1,
+                   add * u12 + bdd * u22 + gdd * u32 + ab * x2 + gd * y2)
+        # angular velocity (addition theorem, 8.104) and acceleration (8.115)
+        wr = mv33(P, wl)
+        w = add3(wp, wr)
+        a = add3(add3(ap, mv33(P, wdl)), cross(wp, wr))
+        omega_rel[f, k, 0], omega_rel[f, k, 1], omega_rel[f, k, 2] = wr
+        omega[f, k, 0], omega[f, k, 1], omega[f, k, 2] = w
+        alpha[f, k, 0], alpha[f, k, 1], alpha[f, k, 2] = a
+        # mass centre G_k = O_k + R_k r_k
+        g, v, acc = rigid_point(O, vk, ak, w, a, mv33(Rk, (rcom[k, 0], rcom[k, 1], rcom[k, 2])))
+        com[f, k, 0], com[f, k, 1], com[f, k, 2] = g
+        com_vel[f, k, 0], com_vel[f, k, 1], com_vel[f, k, 2] = v
+        com_acc[f, k, 0], com_acc[f, k, 1], com_acc[f, k, 2] = acc
+        m = mass[k]
+        force[f, k, 0], force[f, k, 1], force[f, k, 2] = scale3(-m, acc)  # eq. 10.1
+        # eq. 10.2 in body components: w = R^T omega, a = R^T alpha
+        bw = tmv33(Rk, w)
+        J = (inertia[k, 0, 0], inertia[k, 0, 1], inertia[k, 0, 2], inertia[k, 1, 0], inertia[k, 1, 1],
+             inertia[k, 1, 2], inertia[k, 2, 0], inertia[k, 2, 1], inertia[k, 2, 2])
+        t0, t1, t2 = mv33(Rk, add3(mv33(J, tmv33(Rk, a)), cross(bw, mv33(J, bw))))
+        torque[f, k, 0] = -t0
+        torque[f, k, 1] = -t1
+        torque[f, k, 2] = -t2
+        bc = add3(bc, scale3(m, g))
+        bv = add3(bv, scale3(m, v))
+        ba = add3(ba, scale3(m, acc))
+    body_com[f, 0], body_com[f, 1], body_com[f, 2] = bc[0] / total, bc[1] / total, bc[2] / total
+    body_vel[f, 0], body_vel[f, 1], body_vel[f, 2] = bv[0] / total, bv[1] / total, bv[2] / total
+    body_acc[f, 0], body_acc[f, 1], body_acc[f, 2] = ba[0] / total, ba[1] / total, ba[2] / total
+
+
 @nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
 def tree_kinematics(
     q, qd, qdd, local_rates,
@@ -153,119 +279,27 @@ def tree_kinematics(
     body_com, body_vel, body_acc
     (F, 3) = whole-body mass-centre position, velocity, acceleration.
     block : int  frames per block.  Threads take blocks of frames; each block
-        first copies its rows of q, qd, qdd into a small row-major buffer (the
-        columns pandas hands over are strided, often column-major), then runs
-        the recursion frame by frame with the buffer in L1/L2 cache.
+        first copies its rows of q, qd, qdd into a small row-major buffer
+        (:func:`block_inputs`), then runs the recursion frame by frame
+        (:func:`frame_kinematics`) with the buffer in L1/L2 cache.
     """
     F, n = q.shape[0], parents.shape[0]
     total = 0.0
     for k in range(n):
         total += mass[k]
-    ncol = q.shape[1]
     block = max(1, block)
     nblocks = (F + block - 1) // block
     for blk in nb.prange(nblocks):
         f0 = blk * block
         f1 = min(F, f0 + block)
-        qb = np.empty((f1 - f0, ncol))
-        qdb = np.empty((f1 - f0, ncol))
-        qddb = np.empty((f1 - f0, ncol))
-        for c in range(ncol):
-            for j in range(f1 - f0):
-                qb[j, c] = q[f0 + j, c]
-                qdb[j, c] = qd[f0 + j, c]
-                qddb[j, c] = qdd[f0 + j, c]
-        sinq = np.empty((f1 - f0, ncol))
-        cosq = np.empty((f1 - f0, ncol))
-        sincos(qb.reshape(-1), sinq.reshape(-1), cosq.reshape(-1))
+        qb, qdb, qddb, sinq, cosq = block_inputs(q, qd, qdd, f0, f1)
         vO = np.empty((n, 3))  # velocity and acceleration of each joint point, this frame
         aO = np.empty((n, 3))
         for f in range(f0, f1):
-            r = f - f0
-            bc = bv = ba = (0.0, 0.0, 0.0)  # sums of m_k G_k, m_k v_Gk, m_k a_Gk
-            for k in range(n):
-                # parent state (scalars, so LLVM keeps them in registers)
-                p = parents[k] - 1
-                if p < 0:
-                    P = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
-                    wp = ap = (0.0, 0.0, 0.0)
-                    if k == 0:
-                        Op = (qb[r, 0], qb[r, 1], qb[r, 2])
-                        vp = (qdb[r, 0], qdb[r, 1], qdb[r, 2])
-                        cp = (qddb[r, 0], qddb[r, 1], qddb[r, 2])
-                    else:  # another body hinged to ground: pinned at xi_k
-                        Op = vp = cp = (0.0, 0.0, 0.0)
-                else:
-                    P = (R[f, p, 0, 0], R[f, p, 0, 1], R[f, p, 0, 2], R[f, p, 1, 0], R[f, p, 1, 1], R[f, p, 1, 2],
-                         R[f, p, 2, 0], R[f, p, 2, 1], R[f, p, 2, 2])
-                    wp = (omega[f, p, 0], omega[f, p, 1], omega[f, p, 2])
-                    ap = (alpha[f, p, 0], alpha[f, p, 1], alpha[f, p, 2])
-                    Op = (joint[f, p, 0], joint[f, p, 1], joint[f, p, 2])
-                    vp = (vO[p, 0], vO[p, 1], vO[p, 2])
-                    cp = (aO[p, 0], aO[p, 1], aO[p, 2])
-                d = (0.0, 0.0, 0.0) if k == 0 else mv33(P, (xi[k, 0], xi[k, 1], xi[k, 2]))  # R_p xi_k
-                O, vk, ak = rigid_point(Op, vp, cp, wp, ap, d)  # joint point O_k, carried by the parent
-                joint[f, k, 0], joint[f, k, 1], joint[f, k, 2] = O
-                vO[k, 0], vO[k, 1], vO[k, 2] = vk
-                aO[k, 0], aO[k, 1], aO[k, 2] = ak
-                # orientation R_k = R_p S_k, S_k the matrix of the body's sequence (eqs. 8.64-8.74)
-                c = 3 + 3 * k
-                sa, ca = sinq[r, c], cosq[r, c]
-                sb, cb = sinq[r, c + 1], cosq[r, c + 1]
-                sg, cg = sinq[r, c + 2], cosq[r, c + 2]
-                i0, i1, i2 = seq[k, 0], seq[k, 1], seq[k, 2]
-                S, u2 = sequence_matrix(i0, i1, i2, sa, ca, sb, cb, sg, cg)
-                Rk = mul33(P, S)
-                (R[f, k, 0, 0], R[f, k, 0, 1], R[f, k, 0, 2], R[f, k, 1, 0], R[f, k, 1, 1], R[f, k, 1, 2],
-                 R[f, k, 2, 0], R[f, k, 2, 1], R[f, k, 2, 2]) = Rk
-                # hat omega_k and its derivative, parent-frame components (eq. 8.95 and its rate)
-                if local_rates:
-                    wl = (qdb[r, c], qdb[r, c + 1], qdb[r, c + 2])
-                    wdl = (qddb[r, c], qddb[r, c + 1], qddb[r, c + 2])
-                else:
-                    ad, bd, gd = qdb[r, c], qdb[r, c + 1], qdb[r, c + 2]
-                    add, bdd, gdd = qddb[r, c], qddb[r, c + 1], qddb[r, c + 2]
-                    # axes: u1 = e_i0, u2 = R_i0(alpha) e_i1, u3 = S e_i2
-                    u10 = 1.0 if i0 == 0 else 0.0
-                    u11 = 1.0 if i0 == 1 else 0.0
-                    u12 = 1.0 if i0 == 2 else 0.0
-                    u20, u21, u22 = u2
-                    u30, u31, u32 = S[i2], S[3 + i2], S[6 + i2]
-                    wl = (ad * u10 + bd * u20 + gd * u30, ad * u11 + bd * u21 + gd * u31, ad * u12 + bd * u22 + gd * u32)
-                    x0, x1, x2 = cross((u10, u11, u12), u2)
-                    y0, y1, y2 = cross((ad * u10 + bd * u20, ad * u11 + bd * u21, ad * u12 + bd * u22), (u30, u31, u32))
-                    ab = ad * bd
-                    wdl = (add * u10 + bdd * u20 + gdd * u30 + ab * x0 + gd * y0,
-                           add * u11 + bdd * u21 + gdd * u31 + ab * x1 + gd * y1,
-                           add * u12 + bdd * u22 + gdd * u32 + ab * x2 + gd * y2)
-                # angular velocity (addition theorem, 8.104) and acceleration (8.115)
-                wr = mv33(P, wl)
-                w = add3(wp, wr)
-                a = add3(add3(ap, mv33(P, wdl)), cross(wp, wr))
-                omega_rel[f, k, 0], omega_rel[f, k, 1], omega_rel[f, k, 2] = wr
-                omega[f, k, 0], omega[f, k, 1], omega[f, k, 2] = w
-                alpha[f, k, 0], alpha[f, k, 1], alpha[f, k, 2] = a
-                # mass centre G_k = O_k + R_k r_k
-                g, v, acc = rigid_point(O, vk, ak, w, a, mv33(Rk, (rcom[k, 0], rcom[k, 1], rcom[k, 2])))
-                com[f, k, 0], com[f, k, 1], com[f, k, 2] = g
-                com_vel[f, k, 0], com_vel[f, k, 1], com_vel[f, k, 2] = v
-                com_acc[f, k, 0], com_acc[f, k, 1], com_acc[f, k, 2] = acc
-                m = mass[k]
-                force[f, k, 0], force[f, k, 1], force[f, k, 2] = scale3(-m, acc)  # eq. 10.1
-                # eq. 10.2 in body components: w = R^T omega, a = R^T alpha
-                bw = tmv33(Rk, w)
-                J = (inertia[k, 0, 0], inertia[k, 0, 1], inertia[k, 0, 2], inertia[k, 1, 0], inertia[k, 1, 1],
-                     inertia[k, 1, 2], inertia[k, 2, 0], inertia[k, 2, 1], inertia[k, 2, 2])
-                t0, t1, t2 = mv33(Rk, add3(mv33(J, tmv33(Rk, a)), cross(bw, mv33(J, bw))))
-                torque[f, k, 0] = -t0
-                torque[f, k, 1] = -t1
-                torque[f, k, 2] = -t2
-                bc = add3(bc, scale3(m, g))
-                bv = add3(bv, scale3(m, v))
-                ba = add3(ba, scale3(m, acc))
-            body_com[f, 0], body_com[f, 1], body_com[f, 2] = bc[0] / total, bc[1] / total, bc[2] / total
-            body_vel[f, 0], body_vel[f, 1], body_vel[f, 2] = bv[0] / total, bv[1] / total, bv[2] / total
-            body_acc[f, 0], body_acc[f, 1], body_acc[f, 2] = ba[0] / total, ba[1] / total, ba[2] / total
+            frame_kinematics(f, f - f0, qb, qdb, qddb, sinq, cosq, vO, aO, local_rates,
+                             parents, seq, xi, rcom, mass, inertia, total,
+                             R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
+                             body_com, body_vel, body_acc)
 
 
 @nb.njit(cache=_CACHE, parallel=True)

@@ -379,18 +379,21 @@ def _workspace(out, model: BodyModel, F: int) -> dict:
     return arrays
 
 
-def _run_kernel(model, time, q, qd, qdd, local_rates, how, out=None) -> Results:
+def _run_kernel(model, time, q, qd, qdd, local_rates, how, out=None, kernel=None) -> Results:
+    """Run the tree kernel (or ``kernel(*arguments)``, which takes tree_kinematics' arguments first) into a Results."""
     F = q.shape[0]
     arrays = _workspace(out, model, F)
     if out is not None:
         out._forget_derived()  # inertia describes the old motion
+    args = (q, qd, qdd, local_rates,
+            model.parents, sequence_axes_array(model), np.ascontiguousarray(model.joint_offset),
+            np.ascontiguousarray(model.com_offset), np.ascontiguousarray(model.mass),
+            np.ascontiguousarray(model.inertia, dtype=float), *(arrays[name] for name in _KINEMATIC), _BLOCK)
     with _kernels.threads_for(F):
-        _kernels.tree_kinematics(
-            q, qd, qdd, local_rates,
-            model.parents, sequence_axes_array(model), np.ascontiguousarray(model.joint_offset), np.ascontiguousarray(model.com_offset),
-            np.ascontiguousarray(model.mass), np.ascontiguousarray(model.inertia, dtype=float),
-            *(arrays[name] for name in _KINEMATIC), _BLOCK,
-        )
+        if kernel is None:
+            _kernels.tree_kinematics(*args)
+        else:
+            kernel(*args)
     given = dict(
         time=np.array(time, dtype=float),
         coordinates=q,

@@ -25,7 +25,7 @@ import numpy as np
 
 from .clinical import CLINICAL_ANGLES
 
-__all__ = ["JointLoads", "joint_loads", "kinetic_columns", "kinetic_block", "KINETIC_JOINTS"]
+__all__ = ["JointLoads", "joint_loads", "kinetic_columns", "kinetic_block", "compute_with_kinetics", "KINETIC_JOINTS"]
 
 #: Joints with clinical moments and powers: (joint, segment, reference) for each side.
 KINETIC_JOINTS = tuple((f"{side}_{j}", f"{side}_{seg}", ref.format(side=side))
@@ -113,34 +113,64 @@ def _clinical_joints(model):
             np.array([r[2] for r in rows], dtype=float).reshape(-1, 3))
 
 
+def _block_layout(model, F: int, out):
+    """The kinetic table of F frames (reused ``out`` when its shape fits), its joint-load views and clinical arrays."""
+    n = len(model.names)
+    child, parent, signs = _clinical_joints(model)
+    feet = np.array([model.names.index(f"{s}_foot") for s in ("right", "left") if f"{s}_foot" in model.names],
+                    dtype=np.int64)
+    shape = (F, 7 * n + 4 * len(child) + 3 * len(feet))
+    if out is None or out.shape != shape:
+        out = np.empty(shape)
+    seg = out[:, :7 * n].reshape(F, n, 7)  # the kernels write the table's columns in place
+    return out, JointLoads(seg[..., :3], seg[..., 3:6], seg[..., 6]), child, parent, signs, feet
+
+
 def kinetic_block(model, results, loads, start: int = 0, out: np.ndarray | None = None) -> np.ndarray:
     """The kinetic columns (:func:`kinetic_columns`) of frames ``start ..`` as one (F, c) array.
 
     Joint forces, moments and powers (:func:`joint_loads`); the clinical
     moments and powers of hips, knees and ankles
     (:func:`humanbody._kinetic_kernels.clinical_moments`: the moment on the
-    axes of the joint coordinate system); the ground reaction on each foot.
-    All per kg of body mass except the per-segment columns.  ``out``, when it
-    has the right shape, is written and returned (a reused buffer).
+    axes of the joint coordinate system); the ground reaction on each foot
+    (:func:`humanbody._kinetic_kernels.ground_reactions`).  All per kg of
+    body mass except the per-segment columns.  ``out``, when it has the
+    right shape, is written and returned (a reused buffer).
     """
-    from ._kinetic_kernels import clinical_moments
+    from ._kinetic_kernels import clinical_moments, ground_reactions
 
     F, n = results.joint.shape[:2]
     body_mass = float(model.total_mass)
-    child, parent, signs = _clinical_joints(model)
-    feet = [model.names.index(f"{s}_foot") for s in ("right", "left") if f"{s}_foot" in model.names]
-    shape = (F, 7 * n + 4 * len(child) + 3 * len(feet))
-    if out is None or out.shape != shape:
-        out = np.empty(shape)
-    seg = out[:, :7 * n].reshape(F, n, 7)  # the kernel writes the table's columns in place
-    jl = joint_loads(model, results, loads, start, out=JointLoads(seg[..., :3], seg[..., 3:6], seg[..., 6]))
+    out, jl, child, parent, signs, feet = _block_layout(model, F, out)
+    joint_loads(model, results, loads, start, out=jl)
     clinical_moments(results.R, jl.joint_moment, jl.joint_power, child, parent, signs, body_mass, out, 7 * n)
-    c = 7 * n + 4 * len(child)
     force, _, body = _load_arrays(loads, start, start + F)
-    bad = (body == -2).any(axis=1)
-    for k in feet:
-        grf = np.einsum("flc,fl->fc", force, (body == k).astype(float)) / body_mass
-        grf[bad] = np.nan
-        out[:, c:c + 3] = grf
-        c += 3
+    ground_reactions(force, body, feet, body_mass, out, 7 * n + 4 * len(child))
     return out
+
+
+def compute_with_kinetics(model, motion, loads, start: int = 0, stop: int | None = None, out=None,
+                          block: np.ndarray | None = None):
+    """:func:`humanbody.kinematics.compute_motion` and :func:`kinetic_block` of frames ``start:stop`` in one pass.
+
+    The same numbers as the two calls one after the other
+    (:func:`humanbody._kinetic_kernels.tree_dynamics` runs each frame's
+    kinetics right after its kinematics, while they are in cache).  ``out``
+    is a results workspace as in :func:`~humanbody.kinematics.compute_motion`,
+    ``block`` a kinetic table to reuse.  Returns ``(results, block)``.
+    """
+    from ._kinetic_kernels import tree_dynamics
+    from .kinematics import _run_kernel
+
+    stop = motion.n_frames if stop is None else stop
+    sl = slice(start, stop)
+    q, qd, qdd = motion.q[sl], motion.qd[sl], motion.qdd[sl]
+    if q.shape[0] == 0:
+        raise ValueError(f"frame range {start}:{stop} of a {motion.n_frames}-frame motion is empty")
+    F, n = q.shape[0], len(model.names)
+    block, jl, child, parent, signs, feet = _block_layout(model, F, block)
+    extra = (np.asarray(model.gravity, dtype=float), *_load_arrays(loads, start, stop), jl.joint_force,
+             jl.joint_moment, jl.joint_power, child, parent, signs, feet, float(model.total_mass), block, 7 * n)
+    results = _run_kernel(model, motion.time[sl], q, qd, qdd, motion.local_rates, motion.how, out,
+                          kernel=lambda *args: tree_dynamics(*args, *extra))
+    return results, block

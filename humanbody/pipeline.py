@@ -429,17 +429,19 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     clinical = analysis.clinical
     columns = result_columns(model.names, _coordinate_names(model)) + list(clinical.columns)
     more = []
+    compute = None
     if analysis.loads is not None:
-        from .kinetics import kinetic_block, kinetic_columns
+        from .kinetics import compute_with_kinetics, kinetic_columns
 
         columns += kinetic_columns(model)
         buffer = {}
 
-        def kinetic(res, start):  # one buffer for every chunk: its pages are faulted in once
-            buffer["out"] = kinetic_block(model, res, analysis.loads, start, out=buffer.get("out"))
-            return buffer["out"]
+        def compute(start, stop, reuse):  # kinematics and kinetics in one pass; one kinetic buffer for every chunk
+            res, buffer["out"] = compute_with_kinetics(model, motion, analysis.loads, start, stop, out=reuse,
+                                                       block=buffer.get("out"))
+            return res
 
-        more.append(kinetic)
+        more.append(lambda res, start: buffer["out"])
     if relative:
         from .kinstate import frame_state, relative_block, relative_columns
 
@@ -451,7 +453,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
         more.append(lambda res, start: np.concatenate([relative_block(res, w, t) for w, t in relative], axis=1))
     path = out / f"{analysis.stem}_results.{fmt}"
     paths = {"results": str(path)}
-    blocks = _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64), more)
+    blocks = _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64), more, compute)
     bar = _frame_bar(progress and motion.n_frames > 4 * chunk_frames, motion.n_frames, path.name)
     if bar is not None:
         blocks = _counted(blocks, bar)
@@ -485,12 +487,14 @@ def _coordinate_names(model):
     return coordinate_columns(model)
 
 
-def _result_blocks(model, motion, chunk_frames: int, extra=None, more=()):
+def _result_blocks(model, motion, chunk_frames: int, extra=None, more=(), compute=None):
     """Results-table rows of consecutive frame ranges, each (frames, columns) float64.
 
     ``extra`` (frames, e) holds columns appended to every row (the clinical
     angles); each ``more(results, start)`` returns further columns of a chunk
-    from its results (the kinetics, relative motions).
+    from its results (the kinetics, relative motions).  ``compute(start,
+    stop, workspace)`` replaces :func:`~humanbody.kinematics.compute_motion`
+    (the kinetics computed in the same pass).
     """
     if chunk_frames < 1:
         raise ValueError("chunk_frames must be at least 1")
@@ -499,7 +503,8 @@ def _result_blocks(model, motion, chunk_frames: int, extra=None, more=()):
     for start in range(0, F, chunk_frames):
         stop = min(F, start + chunk_frames)
         reuse = workspace if workspace is not None and workspace.n_frames == stop - start else None
-        workspace = compute_motion(model, motion, start, stop, out=reuse)
+        workspace = (compute_motion(model, motion, start, stop, out=reuse) if compute is None
+                     else compute(start, stop, reuse))
         rows = workspace.to_matrix(out=rows)  # the consumer is done with the previous block
         parts = [] if extra is None or extra.shape[1] == 0 else [extra[start:stop]]
         parts += [fn(workspace, start) for fn in more]

@@ -331,3 +331,41 @@ def test_automatic_assignment_nearest_foot_two_feet_and_two_plates():
     # a plate far from both feet is left unused, and said so
     far = assign_loads(_plate_loads(["E"], [r_cop + [1.0, 0.0, 0.0]]), [None], model, res)
     assert (far.body == -1).all() and "no foot near it in 4 loaded frame(s)" in far.notes[-1]
+
+
+def test_one_pass_kinetics_equal_kinematics_then_kinetics():
+    """compute_with_kinetics (what analyze runs) gives the bits of compute_motion followed by kinetic_block,
+    chunk by chunk, ambiguous frames and shared plates included; the GRF columns are the feet's load sums."""
+    from humanbody.kinematics import compute_motion, prepare_motion
+    from humanbody.kinetics import compute_with_kinetics
+
+    rng = np.random.default_rng(11)
+    model = hb.BodyModel.default(mass=70.0, height=1.7)
+    coords, *_ = _motion(model, rng, frames=700)
+    motion = prepare_motion(model, coords)
+    res = compute_motion(model, motion)
+    loads, _, _ = _random_loads(model, res, rng)
+    feet = loads.body[0].copy()
+    force = np.concatenate([loads.force, rng.normal(0, 50, (700, 1, 3))], axis=1)
+    moment = np.concatenate([loads.moment_o, rng.normal(0, 5, (700, 1, 3))], axis=1)
+    body = np.concatenate([loads.body, np.full((700, 1), -1)], axis=1)
+    body[100:150, 2] = feet[0]  # a second load on the right foot
+    body[200, 0] = -2  # two feet on one plate: NaN
+    body[300:310, 1] = model.names.index("right_hand")  # a load on a hand
+    loads = FrameLoads(["a", "b", "c"], force, moment, np.zeros_like(force), body=body)
+    two_pass = kinetic_block(model, res, loads)
+    assert np.isnan(two_pass[200]).all() and np.isfinite(np.delete(two_pass, 200, axis=0)).all()
+    work = block = None
+    for a in range(0, 700, 256):
+        b = min(700, a + 256)
+        work, block = compute_with_kinetics(model, motion, loads, a, b, block=block,
+                                            out=work if work is not None and work.n_frames == b - a else None)
+        assert np.array_equal(block, two_pass[a:b], equal_nan=True)
+        for name in ("R", "joint", "com", "force", "torque", "omega_rel", "body_com_acc"):
+            assert np.array_equal(getattr(work, name), getattr(res, name)[a:b])
+    cols = kinetic_columns(model)
+    grf = two_pass[:, cols.index("right_grf_x_N_per_kg"):cols.index("right_grf_x_N_per_kg") + 3]
+    expect = (force * (body == feet[0])[..., None]).sum(axis=1) / model.total_mass
+    expect[200] = np.nan
+    np.testing.assert_allclose(grf, expect, rtol=1e-15, atol=0)
+    assert np.isnan(grf[200]).all()
