@@ -77,6 +77,36 @@ def test_openmp_workers_sleep_unless_the_user_chose_a_policy():
     assert out.stdout.strip() == "ACTIVE False ACTIVE 28"
 
 
+def test_using_the_library_leaves_the_process_settings_alone():
+    """A program that imports humanbody and runs a trial through it keeps its own process settings:
+    no OpenMP, OpenBLAS, MKL or numba variable is set or changed, numba's threading layer and thread
+    count stay numba's defaults, and the garbage collector stays on with nothing frozen (only the
+    command line, :func:`humanbody.cli.console`, sets these for its own process)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    code = (
+        "import gc, os\n"
+        "def settings():\n"
+        "    return {k: v for k, v in os.environ.items() if any(s in k for s in ('OMP', 'OPENBLAS', 'MKL', 'NUMBA'))}\n"
+        "before, thresholds = settings(), gc.get_threshold()\n"
+        "import humanbody as hb\n"
+        f"coords = hb.read_trial({str(root / 'data' / 'sample_walk.csv')!r})\n"
+        "res = hb.compute(hb.BodyModel.default(mass=75.0, height=1.75), coords)\n"
+        "import humanbody.pipeline, humanbody.markers, humanbody.clinical\n"
+        "import numba\n"
+        "print(settings() == before, numba.config.THREADING_LAYER, numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS,\n"
+        "      gc.isenabled(), gc.get_freeze_count(), gc.get_threshold() == thresholds, res.omega.shape)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT",
+                                                            "NUMBA_THREADING_LAYER", "NUMBA_NUM_THREADS")}
+    env["PYTHONPATH"] = str(root)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "default", "True", "True", "0", "True", "(441,", "17,", "3)"]
+
+
 def _python(code: str) -> str:
     import subprocess
     import sys
