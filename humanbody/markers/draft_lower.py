@@ -19,6 +19,7 @@ from __future__ import annotations
 from ..errors import InputError
 from .draft_plan import DEFAULT_WIDTHS, _Out
 
+
 def _pelvis(mk, out: _Out) -> None:
     ra, la = mk("asis", "right"), mk("asis", "left")
     rp, lp, sac = mk("psis", "right"), mk("psis", "left"), mk("sacrum")

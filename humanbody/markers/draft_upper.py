@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from .draft_plan import _estimate, _Out, _rigid
 
+
 def _trunk(mk, out: _Out, xi) -> None:
     st, cl, c7, t10 = mk("sternum"), mk("clavicle"), mk("c7"), mk("t10")
     ra, la = mk("acromion", "right"), mk("acromion", "left")
