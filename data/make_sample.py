@@ -128,7 +128,7 @@ def build(strides=4, rate=100.0, stride_time=1.1, speed=1.3, height=1.75, mass=7
     ankle_h = 0.08
     standing = hb.compute(model, pd.DataFrame({"time": [0.0, 1.0, 2.0], **{c: 0.0 for c in cols}}),
                           differentiation="gradient")
-    k_ankle = model.index("right_foot") - 1
+    k_ankle = model.segment("right_foot")
     z0 = ankle_h - standing.joint[0, k_ankle, 2]  # origin height putting the ankle at ankle_h
     data["lower_torso_x"] = (speed * t, speed + zero, zero)
     data["lower_torso_y"] = (sway * np.sin(phase_r), sway * omega * np.cos(phase_r),

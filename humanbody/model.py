@@ -320,7 +320,7 @@ class BodyModel:
                 name=str(data.get("name", "model")),
                 meta=meta,
                 segment_meta=[{k: v for k, v in s.items() if k not in known} for s in segs],
-                sequences=[s.get("sequence", "xyz") for s in segs],  # CONVENTIONS: absent = xyz
+                sequences=[s.get("sequence", "xyz") for s in segs],  # docs/conventions.md: absent = xyz
             )
         except InputError as err:
             raise err.with_path(source) if source else err

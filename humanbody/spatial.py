@@ -71,26 +71,25 @@ def skew3(r):
     return S
 
 
-def motion_transform(E, r):
-    """Plücker transform of motion vectors, ``X = [[E, 0], [-E r x, E]]`` (6 x 6)."""
+def _block_transform(E, r, rows: slice, cols: slice):
+    """6 x 6 matrices with ``E`` on both diagonal blocks and ``-E r x`` in block (``rows``, ``cols``)."""
     E = np.asarray(E, dtype=float)
     r = np.asarray(r, dtype=float)
     X = np.zeros(np.broadcast_shapes(E.shape[:-2], r.shape[:-1]) + (6, 6))
     X[..., :3, :3] = E
     X[..., 3:, 3:] = E
-    X[..., 3:, :3] = -E @ skew3(r)
+    X[..., rows, cols] = -E @ skew3(r)
     return X
+
+
+def motion_transform(E, r):
+    """Plücker transform of motion vectors, ``X = [[E, 0], [-E r x, E]]`` (6 x 6)."""
+    return _block_transform(E, r, slice(3, 6), slice(0, 3))
 
 
 def force_transform(E, r):
     """Transform of force vectors, ``X* = [[E, -E r x], [0, E]]`` (equal to ``X^-T``)."""
-    E = np.asarray(E, dtype=float)
-    r = np.asarray(r, dtype=float)
-    X = np.zeros(np.broadcast_shapes(E.shape[:-2], r.shape[:-1]) + (6, 6))
-    X[..., :3, :3] = E
-    X[..., 3:, 3:] = E
-    X[..., :3, 3:] = -E @ skew3(r)
-    return X
+    return _block_transform(E, r, slice(0, 3), slice(3, 6))
 
 
 def inverse_motion_transform(E, r):

@@ -239,7 +239,7 @@ def seat_force_and_head(lin, seat, freqs_hz):
     for i in seat:
         Jz = point_jacobian(lin, int(c.body[i]), c.point[i])[2]
         force += (c.stiffness[i] + 1j * w * c.damping[i]) * (1.0 - X @ Jz)
-    head = system.model.names.index("head")
+    head = system.model.segment("head")
     Jh = point_jacobian(lin, head, system.model.com_offset[head])[2]
     return force, X @ Jh
 
@@ -270,5 +270,5 @@ def whole_body_vibration(model, posture: str = "seated", freqs_hz=None) -> Vibra
                              "seat_to_head_phase_deg": np.degrees(np.angle(head))})
     table, _ = modes(lin)
     table = table[table.frequency_hz <= 30.0].reset_index(drop=True)
-    head_point = np.array(model.com_offset[model.names.index("head")])
+    head_point = np.array(model.com_offset[model.segment("head")])
     return VibrationResult(response, table, lin, seat, head_point, static)

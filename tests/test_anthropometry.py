@@ -141,14 +141,14 @@ def test_downward_and_upward_segments():
     model = default_model(75.0, 1.75)
     for name in ("upper_arm", "lower_arm", "hand", "upper_leg", "lower_leg"):
         for side in ("left", "right"):
-            assert model.com_offset[model.index(f"{side}_{name}") - 1][2] < 0
+            assert model.com_offset[model.segment(f"{side}_{name}")][2] < 0
     for name in ("lower_torso", "middle_torso", "upper_torso", "neck", "head"):
-        assert model.com_offset[model.index(name) - 1][2] > 0
+        assert model.com_offset[model.segment(name)][2] > 0
     foot = model.com_offset[model.segment("right_foot")]
     assert foot[0] > 0 and foot[2] < 0
     # left and right mirror each other
-    left = [model.index(f"left_{n}") - 1 for n in ("upper_arm", "upper_leg", "foot")]
-    right = [model.index(f"right_{n}") - 1 for n in ("upper_arm", "upper_leg", "foot")]
+    left = [model.segment(f"left_{n}") for n in ("upper_arm", "upper_leg", "foot")]
+    right = [model.segment(f"right_{n}") for n in ("upper_arm", "upper_leg", "foot")]
     mirror = np.array([1.0, -1.0, 1.0])
     np.testing.assert_allclose(model.joint_offset[left], model.joint_offset[right] * mirror)
     np.testing.assert_allclose(model.com_offset[left], model.com_offset[right] * mirror)
@@ -205,7 +205,7 @@ def test_female_and_male_differ():
     assert not np.allclose(m.inertia, f.inertia)
     # women: relatively heavier thighs and lower torso (de Leva Table 4)
     for name in ("right_upper_leg", "lower_torso"):
-        assert f.mass[f.index(name) - 1] > m.mass[m.index(name) - 1]
+        assert f.mass[f.segment(name)] > m.mass[m.segment(name)]
 
 
 @pytest.mark.parametrize("sex", ["male", "female"])

@@ -1,4 +1,4 @@
-"""Generalized-coordinates CSV reader (CONVENTIONS.md layout) and format detection."""
+"""Generalized-coordinates CSV reader (docs/conventions.md layout) and format detection."""
 
 from __future__ import annotations
 

@@ -43,7 +43,7 @@ def test_shapes_dtypes_and_layout(rng):
     assert res.body_com.shape == (F, 3)
     table = res.to_dataframe()
     assert list(table.columns) == result_columns(SEGMENT_NAMES, coordinate_columns(model))
-    # CONVENTIONS.md column names, spot checks
+    # docs/conventions.md column names, spot checks
     for col in ("time", "left_foot_torque_z", "head_omega_rel_x", "right_hand_com_acc_y",
                 "lower_torso_inertia_xz", "body_com_vel_z", "neck_alpha", "lower_torso_x"):
         assert col in table.columns

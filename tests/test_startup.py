@@ -62,26 +62,50 @@ def test_openmp_workers_sleep_unless_the_user_chose_a_policy():
     """The command line sets OMP_WAIT_POLICY=PASSIVE before numpy or numba load (idle OpenMP workers
     would spin and take the core of the CSV writer); a policy the user set is kept.  Importing the
     library changes nothing in the host process."""
-    import subprocess
-    import sys
-
     code = ("import os, sys; import humanbody, humanbody.cli; before = os.environ.get('OMP_WAIT_POLICY'); "
             "loaded = 'numpy' in sys.modules; humanbody.cli.main = lambda argv=None: 0; humanbody.cli.console([]); "
             "print(before, loaded, os.environ['OMP_WAIT_POLICY'], os.environ['OPENBLAS_THREAD_TIMEOUT'])")
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT")}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "None False PASSIVE 4"  # OpenBLAS's idle threads sleep after the shortest wait
+    assert _python(code, env).strip() == "None False PASSIVE 4"  # OpenBLAS's idle threads sleep after the shortest wait
     env["OMP_WAIT_POLICY"] = "ACTIVE"
     env["OPENBLAS_THREAD_TIMEOUT"] = "28"
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "ACTIVE False ACTIVE 28"
+    assert _python(code, env).strip() == "ACTIVE False ACTIVE 28"
 
 
-def _python(code: str) -> str:
+def test_using_the_library_leaves_the_process_settings_alone():
+    """A program that imports humanbody and runs a trial through it keeps its own process settings:
+    no OpenMP, OpenBLAS, MKL or numba variable is set or changed, numba's threading layer and thread
+    count stay numba's defaults, and the garbage collector stays on with nothing frozen (only the
+    command line, :func:`humanbody.cli.console`, sets these for its own process)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    code = (
+        "import gc, os\n"
+        "def settings():\n"
+        "    return {k: v for k, v in os.environ.items() if any(s in k for s in ('OMP', 'OPENBLAS', 'MKL', 'NUMBA'))}\n"
+        "before, thresholds = settings(), gc.get_threshold()\n"
+        "import humanbody as hb\n"
+        f"coords = hb.read_trial({str(root / 'data' / 'sample_walk.csv')!r})\n"
+        "res = hb.compute(hb.BodyModel.default(mass=75.0, height=1.75), coords)\n"
+        "import humanbody.pipeline, humanbody.markers, humanbody.clinical\n"
+        "import numba\n"
+        "print(settings() == before, numba.config.THREADING_LAYER, numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS,\n"
+        "      gc.isenabled(), gc.get_freeze_count(), gc.get_threshold() == thresholds, res.omega.shape)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT",
+                                                            "NUMBA_THREADING_LAYER", "NUMBA_NUM_THREADS")}
+    assert _python(code, env).split() == ["True", "default", "True", "True", "0", "True", "(441,", "17,", "3)"]
+
+
+def _python(code: str, env: dict | None = None) -> str:
+    """Standard output of ``python -c code`` in a fresh process importing this checkout's humanbody."""
     import subprocess
     import sys
+    from pathlib import Path
 
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    env = dict(os.environ if env is None else env, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
 
 
 def test_scipy_signal_comes_without_scipy_stats():
@@ -188,14 +212,8 @@ def test_kinetics_do_not_load_the_viewer_libraries():
     """``analyze --forces`` uses the force-plate helpers of humanbody.viewer.forces: importing them
     loads neither pyvista nor the viewer's window and scene modules (about 0.2 s of a short trial,
     and an extra that a kinetics user need not install); the viewer's names still import."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
     code = ("import sys; import humanbody.loads, humanbody.viewer.forces; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyvista', 'vtk', 'vtkmodules') "
             "or m in ('humanbody.viewer.app', 'humanbody.viewer.scene'))); "
             "from humanbody.viewer import load_scene, LAYERS; print(callable(load_scene), bool(LAYERS))")
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
-    assert out.splitlines() == ["[]", "True True"]
+    assert _python(code).splitlines() == ["[]", "True True"]

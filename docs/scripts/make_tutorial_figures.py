@@ -67,7 +67,7 @@ def main(argv=None) -> int:
     # 3. inertia forces and torques of the legs
     fig, axes = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
     for seg in ("right_upper_leg", "right_lower_leg", "right_foot"):
-        k = model.index(seg) - 1
+        k = model.segment(seg)
         axes[0].plot(t, res.force[:, k, 0], label=seg)
         axes[1].plot(t, res.torque[:, k, 1], label=seg)
     axes[0].set_ylabel("F*_x (N), forward")

@@ -306,7 +306,7 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
     Parameters
     ----------
     static : pandas.DataFrame
-        Marker trial in ground axes (CONVENTIONS marker layout, m);
+        Marker trial in ground axes (docs/conventions.md marker layout, m);
         ``attrs["source"]`` names the file in errors.
     markerset : None, str, path or MarkerSet
         None detects the built-in set from the marker names.

@@ -369,7 +369,7 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
     Parameters
     ----------
     static : pandas.DataFrame
-        Standing trial in ground axes (CONVENTIONS marker layout, m);
+        Standing trial in ground axes (docs/conventions.md marker layout, m);
         ``attrs["source"]`` names the file in errors and in the draft.
     name : str, optional
         Name of the set (default: the trial's file stem).

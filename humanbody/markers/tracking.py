@@ -313,7 +313,7 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     Parameters
     ----------
     markers : pandas.DataFrame
-        Marker trial in ground axes (CONVENTIONS marker layout, m).
+        Marker trial in ground axes (docs/conventions.md marker layout, m).
     calibration : Calibration
         From :func:`humanbody.markers.calibration.calibrate`.
     keep_frames : bool

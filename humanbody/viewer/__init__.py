@@ -1,8 +1,11 @@
 """The 3-D viewer: segments as inertia ellipsoids, joints, mass centres, vectors, markers.
 
-* :mod:`~humanbody.viewer.scene` builds the geometry of each frame (no window);
+* :mod:`~humanbody.viewer.scene` builds the geometry of each frame (no window), with
+  :mod:`~humanbody.viewer.ellipsoids` (the solid drawn for each segment) and
+  :mod:`~humanbody.viewer.timebase` (markers, residuals and force plates on the results' time base);
 * :mod:`~humanbody.viewer.load` opens a raw trial or a results table as a scene;
-* :mod:`~humanbody.viewer.app` is the interactive window (slider, keys, picking);
+* :mod:`~humanbody.viewer.app` is the interactive window (slider, keys, picking), its camera
+  presets in :mod:`~humanbody.viewer.camera`;
 * :mod:`~humanbody.viewer.render` writes screenshots and movies off screen.
 
 Example::
@@ -20,9 +23,9 @@ import importlib
 #: Public name -> the submodule defining it, imported on first use (PEP 562): the force-plate helpers
 #: of :mod:`humanbody.viewer.forces`, which ``analyze --forces`` uses, do not load pyvista.
 _WHERE = {
-    "CAMERAS": "app", "KEYS": "app", "ViewerApp": "app",
-    "LAYERS": "scene", "VECTOR_LAYERS": "scene", "Scene": "scene", "ellipsoid_inertia": "scene",
-    "ellipsoid_semi_axes": "scene",
+    "CAMERAS": "camera", "KEYS": "app", "ViewerApp": "app",
+    "LAYERS": "scene", "VECTOR_LAYERS": "scene", "Scene": "scene", "ellipsoid_inertia": "ellipsoids",
+    "ellipsoid_semi_axes": "ellipsoids",
     "load_scene": "load", "scene_from_analysis": "load",
     "movie": "render", "prepare_offscreen": "render", "screenshot": "render",
 }

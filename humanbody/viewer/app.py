@@ -6,7 +6,8 @@ movies; on screen it adds a frame slider, play and loop check boxes, a check
 box per layer, key bindings, a play timer and segment picking by clicking.
 Everything a key or widget does is a public method (``set_frame``, ``step``,
 ``toggle``, ``set_camera``, ``select``, ...) so it can be driven and tested
-without a person at the keyboard.
+without a person at the keyboard.  The camera presets and the camera riding
+on a segment are :mod:`humanbody.viewer.camera`'s.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import time as _time
 import numpy as np
 import pyvista as pv
 
+from .camera import CAMERAS, CameraControls
 from .scene import LAYERS, VECTOR_LAYERS, Scene
 
 __all__ = ["ViewerApp", "KEYS", "CAMERAS"]
@@ -48,14 +50,6 @@ KEYS: dict[str, tuple[str, object, str]] = {
     "h": ("toggle_help", None, "this help"),
 }
 
-#: Camera presets: direction from the focal point to the camera, view-up.
-CAMERAS: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]] = {
-    "front": ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0)),
-    "side": ((0.0, -1.0, 0.0), (0.0, 0.0, 1.0)),   # from the subject's right, progression to the right
-    "top": ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0)),     # from above, progression to the right
-    "follow": ((0.55, -1.0, 0.35), (0.0, 0.0, 1.0)),
-}
-
 _DEFAULT_ON = ("segments", "joints", "coms", "body_com", "markers", "floor")
 _JOINT_RADIUS = 0.022
 _COM_RADIUS = 0.014
@@ -86,7 +80,7 @@ def _polyline(points: np.ndarray) -> pv.PolyData:
     return pv.lines_from_points(points)
 
 
-class ViewerApp:
+class ViewerApp(CameraControls):
     """An interactive (or off-screen) 3-D view of one analysed trial.
 
     Parameters
@@ -390,90 +384,6 @@ class ViewerApp:
                 k = self.scene.pick_segment(picker, self.frame)
         if k is not None:
             self.select(k)
-
-    # ----------------------------------------------------------------- camera
-    def set_camera(self, preset: str, render: bool = True) -> None:
-        """Camera preset: ``front``, ``side``, ``top`` (whole trial), ``follow`` (the pelvis) or
-        ``follow:SEGMENT`` (attached to that segment's frame: it moves and turns with the segment)."""
-        if preset.startswith("follow:"):
-            self.attach(preset.split(":", 1)[1], render=render)
-            return
-        if preset not in CAMERAS:
-            raise KeyError(f"no camera preset {preset!r}; presets: {', '.join(CAMERAS)}, follow:SEGMENT")
-        self.camera = preset
-        self._attached = None
-        s = self.scene
-        if preset == "follow":
-            box = s.bounds(self.frame)
-            centre = s.pelvis(self.frame).copy()
-            centre[2] = 0.5 * (box[0, 2] + box[1, 2])
-            size = (box[1] - box[0]) + np.array([0.2, 0.2, 0.1])
-            pos, focal, up = self._fit(centre, size, preset)
-            self._follow_offset = (pos - s.pelvis(self.frame), focal - s.pelvis(self.frame), up)
-        else:
-            self._follow_offset = None
-            box = s.bounds()
-            pos, focal, up = self._fit(box.mean(axis=0), box[1] - box[0], preset)
-        self._place(pos, focal, up)
-        self._update_text()
-        if render:
-            self.render()
-
-    def _fit(self, centre, size, preset):
-        """Camera position so a box of ``size`` (m) around ``centre`` fills the view (30 deg)."""
-        d, up = (np.asarray(v, dtype=float) for v in CAMERAS[preset])
-        d /= np.linalg.norm(d)
-        up = up - d * (up @ d)
-        up /= np.linalg.norm(up)
-        right = np.cross(-d, up)
-        half = 0.5 * np.asarray(size, dtype=float)
-        corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * half
-        w = np.abs(corners @ right).max()
-        h = np.abs(corners @ up).max()
-        depth = np.abs(corners @ d).max()
-        width, height = self.plotter.window_size
-        tan = np.tan(np.radians(15.0))
-        dist = 1.08 * max(h / tan, w / (tan * width / height)) + depth
-        return np.asarray(centre) + d * dist, np.asarray(centre, dtype=float), up
-
-    def _place(self, pos, focal, up) -> None:
-        cam = self.plotter.camera
-        cam.view_angle = 30.0
-        cam.position = tuple(pos)
-        cam.focal_point = tuple(focal)
-        cam.up = tuple(up)
-        self.plotter.renderer.ResetCameraClippingRange()
-
-    def _place_follow_camera(self) -> None:
-        if self._attached is not None:  # rigidly attached to a segment frame: offsets in its body axes
-            k, pos, focal, up = self._attached
-            f = self.scene.frame_index(self.frame)
-            R, O = self.scene.results.R[f, k], self.scene.results.joint[f, k]
-            self._place(O + R @ pos, O + R @ focal, R @ up)
-            return
-        p = self.scene.pelvis(self.frame)
-        off_pos, off_focal, up = self._follow_offset
-        self._place(p + off_pos, p + off_focal, up)
-
-    def attach(self, segment, render: bool = True) -> None:
-        """Attach the camera to a segment's frame (name or 0-based index): the view the segment would have
-        of the body, turning with it (the trunk's view of the head, say).  The camera starts as the
-        ``follow`` preset sees the segment and keeps that pose in the segment's axes."""
-        s = self.scene
-        k = s.names.index(segment) if isinstance(segment, str) and segment in s.names else segment
-        if not isinstance(k, (int, np.integer)) or not 0 <= int(k) < s.n_segments:
-            raise KeyError(f"no segment {segment!r}; segments: {', '.join(s.names)}")
-        k = int(k)
-        f = s.frame_index(self.frame)
-        R, O = s.results.R[f, k], s.results.joint[f, k]
-        pos, focal, up = self._fit(O, np.array([1.2, 1.2, 1.2]), "follow")
-        self._attached = (k, R.T @ (pos - O), R.T @ (focal - O), R.T @ up)
-        self.camera = "follow"
-        self._follow_offset = ()
-        self._place_follow_camera()
-        self._update_text()
-        if render:
-            self.render()
 
     # ------------------------------------------------------------------ text
     def toggle_help(self) -> None:

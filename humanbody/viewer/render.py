@@ -54,7 +54,7 @@ def screenshot(scene, path, *, frame: int = 0, size=(1280, 800), layers=None, ca
     layers : iterable of str, optional
         Layers to show (default as in the window).
     camera : str
-        Camera preset (see :data:`humanbody.viewer.app.CAMERAS`) or "auto".
+        Camera preset (see :data:`humanbody.viewer.camera.CAMERAS`) or "auto".
     select : str, optional
         Segment name whose values are shown in the overlay.
     """

@@ -5,23 +5,17 @@ A :class:`Scene` turns a body model and the results of
 Y left, Z up, metres):
 
 * every segment as its *equivalent uniform ellipsoid*: the solid ellipsoid of
-  the segment's mass with the same inertia dyadic about G_k.  For a uniform
-  ellipsoid of mass m and semi-axes a, b, c along its principal axes the
-  principal moments are ``I1 = m (b^2 + c^2) / 5`` (and cyclically), so
-
-  ``a^2 = 5 / (2 m) (I2 + I3 - I1)``, ``b^2 = 5 / (2 m) (I3 + I1 - I2)``,
-  ``c^2 = 5 / (2 m) (I1 + I2 - I3)``
-
-  (the triangle inequality of principal moments keeps them non-negative).
-  The ellipsoid is centred at G_k and turned by ``R_k E_k``, where R_k is the
-  absolute transformation S_0k and E_k holds the principal directions in the
-  body frame (columns).
+  the segment's mass with the same inertia dyadic about G_k
+  (:mod:`humanbody.viewer.ellipsoids`), centred at G_k and turned by
+  ``R_k E_k``, where R_k is the absolute transformation S_0k and E_k holds
+  the principal directions in the body frame (columns).
 * joint points O_k, segment mass centres G_k, the whole-body mass centre and
   its trail;
 * vectors drawn from G_k: angular velocity omega_k, inertia force F*_k,
   inertia torque T*_k, each with one scale (metres per unit) for the trial;
 * the recorded markers (coloured by tracking residual when known) and ground
-  reaction forces from force plates when given;
+  reaction forces from force plates when given, on the results' time base
+  (:mod:`humanbody.viewer.timebase`);
 * a floor grid.
 
 The window (:mod:`humanbody.viewer.app`) only moves actors to what this module
@@ -38,6 +32,8 @@ import pyvista as pv
 
 from ..model import BodyModel
 from ..results import Results
+from .ellipsoids import ellipsoid_inertia, ellipsoid_semi_axes
+from .timebase import grf_on_time_base, markers_on_time_base, residuals_on_time_base
 
 __all__ = [
     "Scene",
@@ -67,8 +63,6 @@ ARROW_LENGTH = 0.35
 #: Per layer: the ground reaction (about body weight) is drawn longer, like a force plate display.
 ARROW_LENGTHS = {"omega": ARROW_LENGTH, "force": ARROW_LENGTH, "torque": ARROW_LENGTH, "grf": 0.8,
                  "moment": ARROW_LENGTH}
-#: Smallest semi-axis drawn (m), for segments whose inertia is nearly flat.
-MIN_SEMI_AXIS = 0.005
 
 _REGION_COLOURS = {
     "left": "#5b8fd9",   # left limbs blue
@@ -79,75 +73,11 @@ _REGION_COLOURS = {
 }
 
 
-def ellipsoid_semi_axes(mass, inertia) -> tuple[np.ndarray, np.ndarray]:
-    """Semi-axes and principal directions of the equivalent uniform ellipsoids.
-
-    Parameters
-    ----------
-    mass : array_like, shape (n,), kg
-    inertia : array_like, shape (n, 3, 3), kg m^2
-        Inertia dyadics about the mass centres (any frame).
-
-    Returns
-    -------
-    semi : ndarray, shape (n, 3), m
-        Semi-axes (a, b, c) along the principal directions, from
-        ``a^2 = 5 / (2 m) (I2 + I3 - I1)`` and cyclic permutations
-        (uniform solid ellipsoid: ``I1 = m (b^2 + c^2) / 5``), at least
-        :data:`MIN_SEMI_AXIS`.
-    axes : ndarray, shape (n, 3, 3)
-        Principal directions in the frame of ``inertia``, as columns
-        (a proper rotation: ``det = +1``), so ``inertia = axes diag(I) axes^T``.
-    """
-    mass = np.asarray(mass, dtype=float)
-    inertia = np.asarray(inertia, dtype=float)
-    moments, axes = np.linalg.eigh(0.5 * (inertia + np.swapaxes(inertia, -1, -2)))
-    axes = axes.copy()
-    flip = np.linalg.det(axes) < 0
-    axes[flip, :, 2] *= -1.0  # make every frame right-handed
-    total = moments.sum(axis=-1, keepdims=True)
-    sq = 5.0 / (2.0 * mass[:, None]) * (total - 2.0 * moments)  # I2 + I3 - I1 = sum - 2 I1
-    semi = np.sqrt(np.clip(sq, MIN_SEMI_AXIS**2, None))
-    return semi, axes
-
-
-def ellipsoid_inertia(mass: float, semi) -> np.ndarray:
-    """Principal moments (kg m^2) of a uniform solid ellipsoid with semi-axes ``semi`` (m).
-
-    ``I1 = m (b^2 + c^2) / 5`` and cyclic permutations; the inverse of
-    :func:`ellipsoid_semi_axes`.
-    """
-    a2 = np.asarray(semi, dtype=float) ** 2
-    return mass / 5.0 * (a2.sum() - a2)
-
-
 def _segment_colour(name: str) -> str:
     for key in ("left", "right", "head", "neck"):
         if key in name:
             return _REGION_COLOURS[key]
     return _REGION_COLOURS["torso"]
-
-
-def _marker_names(df: pd.DataFrame) -> list[str]:
-    names = df.attrs.get("markers")
-    if names:
-        return [m for m in names if f"{m}_x" in df.columns]
-    cols = set(df.columns)
-    return [c[:-2] for c in df.columns if c.endswith("_x") and f"{c[:-2]}_y" in cols and f"{c[:-2]}_z" in cols]
-
-
-def _resample(t_src: np.ndarray, values: np.ndarray, t_dst: np.ndarray) -> np.ndarray:
-    """Linear interpolation of ``values`` (F_src, ...) at times ``t_dst``; NaN outside."""
-    if values.shape[0] == t_dst.shape[0] and np.allclose(t_src, t_dst):
-        return values
-    flat = values.reshape(values.shape[0], -1)
-    out = np.full((t_dst.shape[0], flat.shape[1]), np.nan)
-    inside = (t_dst >= t_src[0] - 1e-9) & (t_dst <= t_src[-1] + 1e-9)
-    for j in range(flat.shape[1]):
-        ok = np.isfinite(flat[:, j])
-        if ok.sum() >= 2:
-            out[inside, j] = np.interp(t_dst[inside], t_src[ok], flat[ok, j])
-    return out.reshape((t_dst.shape[0],) + values.shape[1:])
 
 
 @dataclass(eq=False)
@@ -214,9 +144,12 @@ class Scene:
         self.time = np.asarray(res.time, dtype=float)
         self.names = tuple(res.names)
         self.colours = [_segment_colour(n) for n in self.names]
-        self._marker_xyz, self.marker_names = self._markers_on_time_base()
-        self._marker_residual = self._residual_per_marker()
-        self._grf_force, self._grf_point = self._grf_on_time_base()
+        self._marker_xyz, self.marker_names = markers_on_time_base(self.markers, self.time)
+        self._marker_residual = None
+        if self.residuals is not None and self._marker_xyz is not None:
+            self._marker_residual = residuals_on_time_base(self.residuals, self.marker_names,
+                                                           self._marker_segment_map(), self.time)
+        self._grf_force, self._grf_point = grf_on_time_base(self.grf, self.time)
         self.vector_scale = {name: self._scale(name) for name in VECTOR_LAYERS}
         self.floor_z = self._floor_height()
 
@@ -331,44 +264,6 @@ class Scene:
         return self.results.joint[self.frame_index(frame), 0]
 
     # -------------------------------------------------------------- markers
-    def _markers_on_time_base(self):
-        if self.markers is None:
-            return None, ()
-        names = _marker_names(self.markers)
-        if not names:
-            return None, ()
-        xyz = np.stack(
-            [self.markers[[f"{m}_x", f"{m}_y", f"{m}_z"]].to_numpy(dtype=float) for m in names], axis=1
-        )
-        if "time" in self.markers.columns:
-            xyz = _resample(self.markers["time"].to_numpy(dtype=float), xyz, self.time)
-        elif xyz.shape[0] != self.n_frames:
-            return None, ()
-        return xyz, tuple(names)
-
-    def _residual_per_marker(self):
-        if self.residuals is None or self._marker_xyz is None:
-            return None
-        res = self.residuals
-        t_src = res["time"].to_numpy(dtype=float) if "time" in res.columns else None
-        cols = {}
-        segment_of = self._marker_segment_map()
-        for m in self.marker_names:
-            if m in res.columns:
-                cols[m] = res[m]
-            elif segment_of.get(m) in res.columns:
-                cols[m] = res[segment_of[m]]
-        if not cols:
-            return None
-        table = np.column_stack(
-            [np.asarray(cols[m], dtype=float) if m in cols else np.full(len(res), np.nan) for m in self.marker_names]
-        )
-        if t_src is not None:
-            table = _resample(t_src, table, self.time)
-        elif table.shape[0] != self.n_frames:
-            return None
-        return table
-
     def _marker_segment_map(self) -> dict:
         """Marker -> segment: as given, else the segment with the nearest ellipsoid (first frame)."""
         given = dict(self.marker_segments or {})
@@ -402,18 +297,6 @@ class Scene:
         finite = self._marker_residual[np.isfinite(self._marker_residual)]
         top = float(np.percentile(finite, 95)) if finite.size else 0.01
         return (0.0, max(top, 1e-4))
-
-    # --------------------------------------------------------------- forces
-    def _grf_on_time_base(self):
-        if self.grf is None:
-            return None, None
-        from .forces import grf_arrays
-
-        force, point = grf_arrays(self.grf)
-        if force.shape[1] == 0:
-            return None, None
-        t_src = self.grf["time"].to_numpy(dtype=float)
-        return _resample(t_src, force, self.time), _resample(t_src, point, self.time)
 
     # -------------------------------------------------------------- vectors
     def vectors(self, layer: str, frame: int) -> tuple[np.ndarray, np.ndarray]:

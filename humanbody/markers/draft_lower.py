@@ -1,0 +1,182 @@
+"""Pelvis and leg rules of a drafted marker set: hips, knees, ankles, thighs, shanks and feet.
+
+* hips: Harrington et al. (2007) from both ASIS and the sacral marker or the
+  PSIS pair; with three pelvis markers, the hip centres the thigh clusters see
+  join the pelvis fit;
+* knees, ankles: midpoint of the epicondyle / malleolus pair; from a lone
+  lateral (or medial) marker, half the joint width plus the marker radius
+  along the pelvis's medio-lateral axis (Plug-in Gait's rule);
+* thigh and shank y along the knee epicondyle line when both are present,
+  else from the lateral marker towards the joint centre (right) or back
+  (left); feet flat in the standing trial, x from heel to toe.
+
+Each function adds to the set under construction
+(:class:`humanbody.markers.draft_plan._Out`).
+"""
+
+from __future__ import annotations
+
+from ..errors import InputError
+from .draft_plan import DEFAULT_WIDTHS, _Out
+
+
+def _pelvis(mk, out: _Out) -> None:
+    ra, la = mk("asis", "right"), mk("asis", "left")
+    rp, lp, sac = mk("psis", "right"), mk("psis", "left"), mk("sacrum")
+    if not ra or not la:
+        raise InputError("needs a right and a left ASIS marker to build the pelvis; found "
+                         f"{len(ra)} right and {len(la)} left (names such as RASI, R.ASIS, asis_r)")
+    sacral = sac[:1] if sac else (rp[:1] + lp[:1] if rp and lp else (rp or lp)[:1])
+    if not sacral:
+        raise InputError("needs a sacral marker or PSIS markers to build the pelvis "
+                         "(names such as SACR, V.Sacral, S2, RPSI/LPSI)")
+    ra, la = ra[0], la[0]
+    out.need(ra, la, *sacral)
+    out.point("mid_asis", {"mean": [ra, la]})
+    back = sacral[0]
+    if len(sacral) > 1:
+        out.point("sacral", {"mean": sacral}, "Mid-PSIS.")
+        back = "sacral"
+    out.point("mid_hip", {"mean": ["right_hip", "left_hip"]})
+    for side in ("right", "left"):
+        out.point(f"{side}_hip", {"regression": "harrington2007", "side": side, "asis": [ra, la], "sacrum": sacral},
+                  "Harrington et al. (2007) J Biomech 40:595, from pelvis width and depth.")
+    markers = [ra, la] + [m for m in mk("asis") + mk("psis") + mk("sacrum") if m not in (ra, la)] + mk.on("lower_torso")
+    out.segment("lower_torso", {"markers": list(dict.fromkeys(markers)), "origin": "mid_hip",
+                                "primary": {"axis": "y", "from": ra, "to": la},
+                                "secondary": {"axis": "x", "from": back, "to": "mid_asis"}, "distal": "lumbar"})
+    out.rules.append(f"hips: Harrington et al. 2007 from {ra}, {la} and {' + '.join(sacral)}")
+
+
+def _pelvis_with_hips(mk, out: _Out) -> None:
+    """Three pelvis markers (one sacral): the hip centres the thigh clusters see join the pelvis fit.
+
+    As in the built-in gait2392 set (``child_joints``, docs/markersets.md):
+    each thigh needs three markers of its own, besides joint markers that
+    may be static-only.
+    """
+    table, comment = out.segments["lower_torso"]
+    thighs = [f"{s}_upper_leg" for s in ("right", "left") if len(mk("thigh", s) + mk("trochanter", s)) >= 3]
+    if len(table["markers"]) == 3 and len(thighs) == 2:
+        table["child_joints"] = thighs
+        out.segments["lower_torso"] = (table, comment + [
+            "Three pelvis markers, one of them sacral: the hip centres the thigh clusters see join the "
+            "pelvis fit (child_joints, docs/markersets.md)."])
+        out.rules.append("pelvis: fitted with the hip centres its thigh clusters see (three pelvis markers)")
+
+
+def _joint_width_param(out: _Out, joint: str, widths: dict, radius: float) -> str:
+    key = f"{joint}_offset"
+    if key not in out.params:
+        w = widths.get(joint)
+        if w is None:
+            w = DEFAULT_WIDTHS[joint]
+            out.check(f"{joint} centres are offset from one marker by half an average adult {joint} width "
+                      f"({w:.3f} m) plus the marker radius: measure the subject's {joint} width and set {key}")
+        out.params["marker_radius"] = (radius, "m")
+        out.params[key] = (round(w / 2 + radius, 5), f"m: {joint} width {w:.3f} m / 2 + marker radius")
+    return key
+
+
+def _centre(mk, out, side, joint, role, frame, widths, radius):
+    """Centre of a knee or an ankle: pair midpoint, else one marker offset by the half width."""
+    lat, med = mk(role, side, "lateral")[:1], mk(role, side, "medial")[:1]
+    sign = "" if side == "right" else "-"  # medial is +y on the right, -y on the left
+    pname = f"{side}_{joint}"
+    if lat and med:
+        out.point(pname, {"mean": [lat[0], med[0]]}, f"Midpoint of the lateral and medial {role} markers.")
+        return lat, med, "pair"
+    key = _joint_width_param(out, joint, widths, radius)
+    if lat:
+        out.point(pname, {"from": lat[0], "offset": [0.0, sign + key, 0.0], "frame": frame},
+                  f"Lateral {role} marker moved medially by {key} along the {frame} y axis (Plug-in Gait).")
+        return lat, med, "lateral"
+    out.point(pname, {"from": med[0], "offset": [0.0, ("-" if not sign else "") + key, 0.0], "frame": frame},
+              out.check(f"{pname}: only a medial {role} marker ({med[0]}): centre placed laterally of it"))
+    return lat, med, "medial"
+
+
+def _leg(mk, out: _Out, side: str, widths, radius) -> None:
+    s = side
+    knee_all, ankle_all = mk("knee", s), mk("ankle", s)
+    if not knee_all:
+        raise InputError(f"has no {s} knee marker (epicondyle or lateral knee marker, e.g. "
+                         f"{'RKNE' if s == 'right' else 'LKNE'}): cannot place the {s} knee centre")
+    if not ankle_all:
+        raise InputError(f"has no {s} ankle marker (malleolus, e.g. {'RANK' if s == 'right' else 'LANK'}): "
+                         f"cannot place the {s} ankle centre")
+    klat, kmed, kind = _centre(mk, out, s, "knee", "knee", "lower_torso", widths, radius)
+    alat, amed, akind = _centre(mk, out, s, "ankle", "ankle", "lower_torso", widths, radius)
+    out.rules.append(f"{s} knee: {_how(kind, 'epicondyle')}; {s} ankle: {_how(akind, 'malleolus')}")
+
+    thigh = mk("thigh", s) + mk("trochanter", s)
+    cluster = thigh + knee_all + mk.on(f"{s}_upper_leg")
+    if len(cluster) < 2:
+        raise InputError(f"has too few {s} thigh markers: a thigh needs two markers besides the hip centre "
+                         f"(found {', '.join(cluster) or 'none'})")
+    out.need(*thigh)
+    if len(thigh) < 2:
+        out.need(*(klat + kmed)[: 2 - len(thigh)])
+    y = _leg_y(s, klat, kmed, f"{s}_knee")
+    out.segment(f"{s}_upper_leg", {"markers": cluster, "use_joint": True, "origin": f"{s}_hip",
+                                   "primary": {"axis": "z", "from": f"{s}_knee", "to": f"{s}_hip"},
+                                   "secondary": y, "distal": f"{s}_knee"})
+
+    shank = mk("shank", s)
+    cluster = shank + ankle_all + mk.on(f"{s}_lower_leg")
+    use_joint = len(shank) < 3
+    if len(cluster) + use_joint < 3:
+        raise InputError(f"has too few {s} shank markers: a shank needs two markers besides the knee centre "
+                         f"(found {', '.join(cluster) or 'none'})")
+    out.need(*shank)
+    if len(shank) + use_joint < 3:
+        out.need(*(alat + amed)[: 3 - len(shank) - use_joint])
+    y = _leg_y(s, klat, kmed, f"{s}_knee") if klat and kmed else _leg_y(s, alat, amed, f"{s}_ankle")
+    out.segment(f"{s}_lower_leg", {"markers": cluster, "use_joint": use_joint, "origin": f"{s}_knee",
+                                   "primary": {"axis": "z", "from": f"{s}_ankle", "to": f"{s}_knee"},
+                                   "secondary": y, "distal": f"{s}_ankle"})
+    _foot(mk, out, s)
+
+
+def _how(kind: str, what: str) -> str:
+    return {"pair": f"midpoint of the {what} pair", "lateral": "lateral marker + half the joint width",
+            "medial": "medial marker + half the joint width (CHECK)"}[kind]
+
+
+def _leg_y(side, lat, med, centre):
+    """y axis (left) of a right/left leg segment from the lateral/medial markers or a marker and the centre."""
+    if lat and med:
+        a, b = (lat[0], med[0]) if side == "right" else (med[0], lat[0])
+    elif lat:
+        a, b = (lat[0], centre) if side == "right" else (centre, lat[0])
+    else:
+        a, b = (centre, med[0]) if side == "right" else (med[0], centre)
+    return {"axis": "y", "from": a, "to": b}
+
+
+def _foot(mk, out: _Out, s: str) -> None:
+    heel = mk("heel", s)
+    toes, m1, m5, mid = mk("toe", s), mk("mt1", s), mk("mt5", s), mk("midfoot", s)
+    mods = {g.name: g.modifiers for g in mk.g}
+    tips = [t for t in toes if not mods[t] & {"lateral", "medial"}]
+    if tips:
+        toe, toe_markers = tips[0], tips[:1]
+    elif m1 and m5:
+        toe, toe_markers = f"{s}_toe", [m1[0], m5[0]]
+        out.point(toe, {"mean": toe_markers}, "Between the first and fifth metatarsal heads.")
+    elif toes or m1 or m5:
+        toe_markers = (toes + m1 + m5)
+        toe = f"{s}_toe"
+        out.point(toe, {"mean": toe_markers})
+    else:
+        raise InputError(f"has no {s} toe or metatarsal marker (e.g. {'RTOE' if s == 'right' else 'LTOE'}, "
+                         f"{s[0]}_mt1): cannot build the {s} foot")
+    cluster = list(dict.fromkeys(heel + toes + m1 + m5 + mid + mk.on(f"{s}_foot")))
+    use_joint = len(cluster) < 3
+    start = heel[0] if heel else f"{s}_ankle"
+    note = "" if heel else out.check(f"no {s} heel marker: the {s} foot's long axis runs from the ankle centre")
+    out.need(*(heel[:1] + toe_markers))
+    table = {"markers": cluster, "use_joint": use_joint, "origin": f"{s}_ankle",
+             "primary": {"axis": "z", "ground": [0.0, 0.0, 1.0]},
+             "secondary": {"axis": "x", "from": start, "to": toe}, "length": [start, toe]}
+    out.segment(f"{s}_foot", table, "Foot flat in the static trial: z = ground vertical, x = heel -> toe.", note)

@@ -1,0 +1,185 @@
+"""Trunk, head and arm rules of a drafted marker set.
+
+* trunk: Plug-in Gait's thorax with C7, T10, clavicle and sternum markers,
+  else the acromion line; lumbar and thoracic joints at de Leva's (1996)
+  fractions 0.274 and 0.679 of mid-hip -> lower neck; the middle torso
+  halfway (slerp) between pelvis and thorax;
+* head: top-of-head marker and a left/right pair (gait2392's frame), else
+  front and back markers level in the standing trial (Plug-in Gait's); the
+  neck halfway between thorax and head;
+* shoulders: 17 % of the bi-acromial distance below the acromion (Rab et
+  al. 2002); elbows at the midpoint of the epicondyle markers, or at a lone
+  elbow marker; wrists at the middle of the wrist markers.
+
+Segments with too few markers move rigidly with their parent, and joints with
+no marker are placed from their parent joint
+(:mod:`humanbody.markers.draft_plan`).
+"""
+
+from __future__ import annotations
+
+from .draft_plan import _estimate, _Out, _rigid
+
+
+def _trunk(mk, out: _Out, xi) -> None:
+    st, cl, c7, t10 = mk("sternum"), mk("clavicle"), mk("c7"), mk("t10")
+    ra, la = mk("acromion", "right"), mk("acromion", "left")
+    thorax = st + cl + c7 + t10 + mk("back") + mk.on("upper_torso")
+    if ra and la:
+        out.point("mid_acromion", {"mean": [ra[0], la[0]]})
+    if c7 and cl:
+        out.point("lower_neck", {"mean": [c7[0], cl[0]]}, "Between C7 and the clavicle (jugular notch) markers.")
+    elif ra and la:
+        out.point("lower_neck", {"mean": ["mid_acromion"]}, "Mid-acromion.")
+    elif c7 or cl:
+        out.point("lower_neck", {"mean": (c7 or cl)[:1]}, out.check("lower neck taken at one thorax marker"))
+    else:
+        out.point("lower_neck", None)
+    if out.points["lower_neck"][0] is None:
+        for seg in ("middle_torso", "upper_torso", "neck"):
+            _estimate(out, seg, xi, "lower_torso")
+    else:
+        for p, f in (("lumbar", 0.274), ("thoracic", 0.679)):
+            out.point(p, {"between": ["mid_hip", "lower_neck"], "fraction": f},
+                      f"de Leva (1996) boundary at {f} of mid-hip -> lower neck.")
+    if c7 and t10 and cl and st:
+        out.point("thorax_low", {"mean": [t10[0], st[0]]})
+        out.point("thorax_back", {"mean": [c7[0], t10[0]]})
+        out.point("thorax_front", {"mean": [cl[0], st[0]]})
+        primary = {"axis": "z", "from": "thorax_low", "to": "lower_neck"}
+        secondary = {"axis": "x", "from": "thorax_back", "to": "thorax_front"}
+        how, cluster = "Plug-in Gait thorax (C7, T10, clavicle, sternum)", thorax
+    elif ra and la:
+        primary = {"axis": "z", "from": "thoracic", "to": "lower_neck"}
+        secondary = {"axis": "y", "from": ra[0], "to": la[0]}
+        how, cluster = "thorax z up the trunk, y along the acromion line", thorax + ra[:1] + la[:1]
+    else:
+        primary = {"axis": "z", "ground": [0.0, 0.0, 1.0]}
+        secondary = {"axis": "x", "ground": [1.0, 0.0, 0.0]}
+        how, cluster = "thorax axes = ground axes in the standing trial", thorax + ra[:1] + la[:1]
+    if len(cluster) >= 3:
+        if "ground" in secondary:
+            out.check("thorax frame taken parallel to the lab's ground axes in the standing trial (subject facing +x)")
+        out.need(*cluster)
+        out.segment("upper_torso", {"markers": cluster, "origin": "thoracic", "primary": primary,
+                                    "secondary": secondary, "distal": "lower_neck"}, how + ".")
+        out.rules.append(f"trunk: {how}")
+    else:
+        _rigid(out, "middle_torso", "lower_torso", "fewer than three thorax markers", distal="thoracic")
+        _rigid(out, "upper_torso", "middle_torso", "fewer than three thorax markers", distal="lower_neck")
+        out.rules.append("trunk: too few thorax markers, trunk rigid with the pelvis")
+        return
+    out.segment("middle_torso", {"rule": "slerp", "between": ["lower_torso", "upper_torso"], "fraction": 0.5,
+                                 "origin": "lumbar", "distal": "thoracic"})
+
+
+def _head(mk, out: _Out, xi) -> bool:
+    """Head and neck; True when a top-of-head point gives the height."""
+    hm = mk("head") + mk.on("head")
+    role = {g.name: g for g in mk.g}
+    top = [m for m in hm if "top" in role[m].modifiers]
+    rest = [m for m in hm if m not in top]
+    right = [m for m in rest if role[m].side == "right"]
+    left = [m for m in rest if role[m].side == "left"]
+    front = [m for m in rest if "front" in role[m].modifiers]
+    back = [m for m in rest if "back" in role[m].modifiers]
+    if hm:
+        if not top:
+            out.point("head_centre", {"mean": hm})
+        end = top[0] if top else "head_centre"
+        out.point("upper_neck", {"between": ["lower_neck", end], "fraction": 0.5},
+                  f"Halfway from the lower neck to {'the top-of-head marker' if top else 'the head markers'}.")
+    else:
+        _estimate(out, "head", xi, "lower_torso")
+    if len(hm) >= 3:
+        if top and right and left:
+            pr = {"axis": "z", "from": "upper_neck", "to": top[0]}
+            se = {"axis": "y", "from": right[0], "to": left[0]}
+            how = "z to the top-of-head marker, y along the left/right head markers"
+        elif front and back:
+            out.point("head_front", {"mean": front})
+            out.point("head_back", {"mean": back})
+            pr, se = {"axis": "z", "ground": [0.0, 0.0, 1.0]}, {"axis": "x", "from": "head_back", "to": "head_front"}
+            how = "head level in the standing trial, x from back to front markers"
+        elif right and left:
+            out.point("head_right", {"mean": right})
+            out.point("head_left", {"mean": left})
+            pr, se = {"axis": "z", "ground": [0.0, 0.0, 1.0]}, {"axis": "y", "from": "head_right", "to": "head_left"}
+            how = "head level in the standing trial, y along the left/right head markers"
+        else:
+            pr, se = {"axis": "z", "ground": [0.0, 0.0, 1.0]}, {"axis": "x", "ground": [1.0, 0.0, 0.0]}
+            how = "head axes = ground axes in the standing trial"
+            out.check("head frame taken parallel to the lab's ground axes in the standing trial")
+        table = {"markers": hm, "origin": "upper_neck", "primary": pr, "secondary": se}
+        if top:
+            table["length"] = ["upper_neck", top[0]]
+        out.segment("head", table, how[0].upper() + how[1:] + ".")
+        out.segment("neck", {"rule": "slerp", "between": ["upper_torso", "head"], "fraction": 0.5,
+                             "origin": "lower_neck", "distal": "upper_neck"})
+        out.rules.append(f"head: {how}")
+    else:
+        _rigid(out, "neck", "upper_torso", "fewer than three head markers", distal="upper_neck")
+        _rigid(out, "head", "neck", "fewer than three head markers")
+        out.rules.append("head: too few head markers, head and neck rigid with the thorax")
+    if top:
+        out.params["height_top"] = (top[0], "height = top-of-head marker - lowest foot marker")
+        out.params["height_offset"] = (0.0, "m")
+    elif hm:
+        out.params["height_top"] = ("head_centre", "head markers sit about 0.12 m below the vertex")
+        out.params["height_offset"] = (0.12, out.check("height offset of the head markers below the vertex "
+                                                       "(0.12 m) is an estimate"))
+    return bool(hm)
+
+
+def _arm(mk, out: _Out, s: str, xi, widths, radius) -> None:
+    acr, other = mk("acromion", s), mk("acromion", "left" if s == "right" else "right")
+    ua, fa, hand = mk("upper_arm", s), mk("forearm", s), mk("hand", s)
+    elbows, wrists = mk("elbow", s), mk("wrist", s)
+    sh, el, wr = f"{s}_shoulder", f"{s}_elbow", f"{s}_wrist"
+    how = []
+    if acr and other:
+        pair = [acr[0], other[0]] if s == "right" else [other[0], acr[0]]
+        out.point(sh, {"from": acr[0], "offset": [0.0, 0.0, -0.17], "scale": pair, "frame": "upper_torso"},
+                  "Glenohumeral centre 17 % of the bi-acromial distance below the acromion (Rab et al. 2002).")
+        how.append("shoulder 17 % of the bi-acromial distance below the acromion")
+    else:
+        _estimate(out, f"{s}_upper_arm", xi, "upper_torso")
+    if len(elbows) >= 2:
+        out.point(el, {"mean": elbows[:2]}, "Midpoint of the two elbow (epicondyle) markers.")
+        how.append("elbow midpoint of the epicondyles")
+    elif elbows:  # arms are often held out in the standing trial: no fixed medial direction to offset along
+        out.check("a lone elbow marker is taken as the elbow centre (off by about half the elbow width along "
+                  "the flexion axis); a medial elbow marker in the standing trial gives a better centre")
+        out.point(el, {"mean": elbows[:1]}, f"CHECK: the lone {s} elbow marker taken as the elbow centre.")
+        how.append("elbow at its one marker")
+    else:
+        _estimate(out, f"{s}_lower_arm", xi, "upper_torso")
+    if wrists:
+        out.point(wr, {"mean": wrists[:2]}, "Middle of the wrist markers." if len(wrists) > 1 else "")
+    else:
+        _estimate(out, f"{s}_hand", xi, "upper_torso")
+    upper = ua + elbows + mk.on(f"{s}_upper_arm")
+    if len(upper) >= 2:
+        out.segment(f"{s}_upper_arm", {"markers": upper, "use_joint": True, "origin": sh,
+                                       "primary": {"axis": "z", "from": el, "to": sh},
+                                       "secondary": {"axis": "x", "like": "upper_torso:x"}, "distal": el})
+    else:
+        _rigid(out, f"{s}_upper_arm", "upper_torso", "fewer than two upper-arm markers", distal=el)
+    lower = fa + wrists + mk.on(f"{s}_lower_arm")
+    if len(lower) >= 2:
+        out.segment(f"{s}_lower_arm", {"markers": lower, "use_joint": True, "origin": el,
+                                       "primary": {"axis": "z", "from": wr, "to": el},
+                                       "secondary": {"axis": "y", "like": f"{s}_upper_arm:y"}, "distal": wr})
+    else:
+        _rigid(out, f"{s}_lower_arm", f"{s}_upper_arm", "fewer than two forearm markers", distal=wr)
+    hand = hand + mk.on(f"{s}_hand")
+    if len(hand) >= 2:
+        out.point(f"{s}_hand_centre", {"mean": hand})
+        out.segment(f"{s}_hand", {"markers": hand, "use_joint": True, "origin": wr,
+                                  "primary": {"axis": "z", "from": f"{s}_hand_centre", "to": wr},
+                                  "secondary": {"axis": "y", "like": f"{s}_lower_arm:y"}})
+    else:
+        out.segment(f"{s}_hand", {"rule": "rigid", "to": f"{s}_lower_arm", "origin": wr},
+                    "Fewer than two hand markers: the hand moves rigidly with the forearm (usual).")
+    if how:
+        out.rules.append(f"{s} arm: " + "; ".join(how))
