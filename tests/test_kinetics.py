@@ -188,10 +188,46 @@ def _compare(analysis, kin, sto, ours, theirs, sign):
     ("knee_flexion_moment_Nm_per_kg", "knee_angle_{s}_moment", -1.0, 0.9),  # OpenSim: knee angle negative in flexion
     ("ankle_dorsiflexion_moment_Nm_per_kg", "ankle_angle_{s}_moment", 1.0, 0.9),
     ("hip_adduction_moment_Nm_per_kg", "hip_adduction_{s}_moment", 1.0, 0.8),
+    # the default hip centres and leg parameters differ from OpenSim's model: 0.86 / 0.81 (docs/kinetics.md);
+    # with its inputs, test_moments_against_opensim_with_its_model_inputs holds the hip to 0.9
     ("hip_flexion_moment_Nm_per_kg", "hip_flexion_{s}_moment", 1.0, 0.8),
 ])
 def test_moments_against_opensim(walk_kinetics, s, side, ours, theirs, sign, r_min):
+    """humanbody's defaults (Harrington hip centres, de Leva segments) against OpenSim's ID."""
     analysis, kin, sto = walk_kinetics
+    r, rel = _compare(analysis, kin, sto, f"{side}_{ours}", theirs.format(s=s), sign)
+    assert r >= r_min and rel <= 0.20, (r, rel)
+
+
+@pytest.fixture(scope="module")
+def walk_kinetics_opensim_model(walk_kinetics, tmp_path_factory):
+    """The walk with OpenSim's hip centres (re-tracked) and leg segment parameters: its model's inputs."""
+    from _opensim_subject01 import markerset_with_opensim_hips, with_opensim_legs
+
+    from humanbody.kinematics import compute_motion
+
+    mset = markerset_with_opensim_hips(tmp_path_factory.mktemp("mset") / "gait2392_opensim_hips.toml")
+    analysis = hb.analyze_trial(DATA / "subject01_walk1.trc", static=DATA / "subject01_static.trc", mass=72.6,
+                                height=1.8, forces=DATA / "subject01_walk1_grf.mot", markerset=mset)
+    model = with_opensim_legs(analysis.model)
+    block = kinetic_block(model, compute_motion(model, analysis.motion), analysis.loads)
+    # per kg of 72.6 kg, as _compare multiplies back
+    kin = pd.DataFrame(block * model.total_mass / 72.6, columns=kinetic_columns(model))
+    return analysis, kin, walk_kinetics[2]
+
+
+@pytest.mark.parametrize("s,side", [("r", "right"), ("l", "left")])
+@pytest.mark.parametrize("ours,theirs,sign,r_min", [
+    ("knee_flexion_moment_Nm_per_kg", "knee_angle_{s}_moment", -1.0, 0.9),
+    ("ankle_dorsiflexion_moment_Nm_per_kg", "ankle_angle_{s}_moment", 1.0, 0.9),
+    ("hip_adduction_moment_Nm_per_kg", "hip_adduction_{s}_moment", 1.0, 0.8),
+    ("hip_flexion_moment_Nm_per_kg", "hip_flexion_{s}_moment", 1.0, 0.9),
+])
+def test_moments_against_opensim_with_its_model_inputs(walk_kinetics_opensim_model, s, side, ours, theirs, sign,
+                                                       r_min):
+    """Like for like: with the hip centres and leg parameters of OpenSim's subject01 model, every sagittal
+    moment (the hip's included) agrees at r >= 0.9 and within 20 % of OpenSim's range."""
+    analysis, kin, sto = walk_kinetics_opensim_model
     r, rel = _compare(analysis, kin, sto, f"{side}_{ours}", theirs.format(s=s), sign)
     assert r >= r_min and rel <= 0.20, (r, rel)
 
