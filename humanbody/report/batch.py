@@ -4,17 +4,17 @@
 not change since the last run (unless ``force``), runs the others through
 :func:`humanbody.report.trial.process_trial` - on local cores or on an
 existing Dask distributed cluster (:mod:`humanbody.report.runners`) - and,
-as each trial completes, writes its files and appends its record to the
-state journal (:mod:`humanbody.report.cache`).  ``summary.csv`` and
+as each trial completes, writes its files and records it in the
+state (:mod:`humanbody.report.cache`).  ``summary.csv`` and
 ``index.html`` are rebuilt from the state at the end.  The same function
 computes every trial in both modes, so the outputs are identical.
 
 Robustness:
 
 * **Interruption** (Ctrl-C, SIGTERM, or the process killed): every trial
-  finished so far is on disk and in the journal; rerunning the same command
+  finished so far is on disk and in the state; rerunning the same command
   computes only the rest.  On SIGINT/SIGTERM pending work is cancelled, the
-  local worker processes are stopped, the state is compacted, the summary is
+  local worker processes are stopped, the summary is
   written with ``pending`` rows, and :class:`BatchInterrupted` is raised.
 * **A worker dies**: the trials are tried again (see
   :mod:`humanbody.report.runners`).
@@ -259,8 +259,7 @@ def _run_locked(tasks, out: Path, options, jobs, scheduler, force, progress, log
         files = write_outcome_files(outcome, out) if outcome.ok else []
         _remove_stale(out, state.get(task.key), files)
         entry = {"hash": hashes[task.key], "row": cache.clean_row(outcome.row), "files": files}
-        # after the files, so that a recorded trial is complete on disk; the dict store is one step that
-        # an interrupt cannot split, and whatever it holds is saved on the way out
+        # after the files, so that a recorded trial is complete on disk; a record is one transaction
         finished[task.key] = entry
         journal.record(task.key, entry)
         if not outcome.ok:
@@ -278,9 +277,9 @@ def _run_locked(tasks, out: Path, options, jobs, scheduler, force, progress, log
         signum = getattr(err, "signum", signal.SIGINT)
     finally:
         bar.close()
+        journal.keep_only(hashes)
         journal.close()
         state.update(finished)
-        cache.save_state(out, {k: v for k, v in state.items() if k in hashes})
     unfinished = {t.key for t in todo} - set(finished)
     rows = [_pending_row(t) if t.key in unfinished else state[t.key]["row"] for t in tasks]
     summary = _write_summary(rows, out)
