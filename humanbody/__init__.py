@@ -36,7 +36,7 @@ _EXPORTS = {
     "read_trial": ".io",
     "Analysis": ".pipeline",
     "analyze_trial": ".pipeline",
-    "write_results": ".pipeline",
+    "write_results": ".trial_output",
     "mass_matrix": ".dynamics",
     "bias_forces": ".dynamics",
     "inverse_dynamics": ".dynamics",

@@ -339,20 +339,20 @@ def test_marker_frame_in_place_equals_numpy(scale, monkeypatch):
     time = np.arange(n) / 100.0
     ref, n_zero, miss = _marker_frame_numpy(time, xyz, scale)
     names = [f"M{k}" for k in range(m)]
-    kw = dict(path=Path("x.trc"), fmt="trc", rate_hz=100.0, units_in_file="mm", scale=scale, conversions=[])
+    kw = dict(units=({1.0: "m", 1e-3: "mm"}[scale], "the test"), time=time, rate=(100.0, "the test rate"))
     monkeypatch.setattr(_fastread, "threads", lambda: 2)
     table = np.empty((n, 1 + 3 * m))
     table[:, 1:] = xyz.reshape(n, -1)
-    a = _validate.marker_frame(time, names, table[:, 1:].reshape(n, m, 3), table=table, **kw)
+    a = _validate.marker_frame(Path("x.trc"), "trc", names, table[:, 1:].reshape(n, m, 3), table=table, **kw)
     assert np.shares_memory(a.to_numpy(copy=False), table)
-    b = _validate.marker_frame(time, names, xyz, **kw)
+    b = _validate.marker_frame(Path("x.trc"), "trc", names, xyz, **kw)
     for df in (a, b):
         np.testing.assert_array_equal(df.to_numpy().view(np.int64), ref.view(np.int64))  # same bits
         assert df.attrs["missing_zero_samples"] == n_zero
         assert df.attrs["missing"] == {nm: int(c) for nm, c in zip(names, miss) if c}
         assert df.attrs["empty_markers"] == ["M4"]
     with pytest.raises(ValueError):
-        _validate.marker_frame(time, names, xyz, table=table, **kw)
+        _validate.marker_frame(Path("x.trc"), "trc", names, xyz, table=table, **kw)
 
 
 def test_unit_detection_kernel_equals_numpy():

@@ -1,4 +1,4 @@
-"""Batch report robustness: resume after Ctrl-C or a killed run, a local worker dying, the state journal,
+"""Batch report robustness: resume after Ctrl-C or a killed run, a local worker dying, the state table,
 the folder lock and the progress bar."""
 
 import io
@@ -37,12 +37,9 @@ def _study(folder: Path, n: int) -> Path:
     return folder
 
 
-def _journal_keys(out: Path) -> list:
-    try:
-        lines = (out / cache.JOURNAL_FILE).read_text().splitlines()
-    except OSError:
-        return []
-    return [json.loads(line)["key"] for line in lines if line.endswith("}")]
+def _recorded_keys(out: Path, exclude=()) -> list:
+    """Trials recorded in the folder's state so far (those in ``exclude`` left out)."""
+    return sorted(set(cache.load_state(out)) - set(exclude))
 
 
 def _descendants(pid: int) -> list:
@@ -80,9 +77,9 @@ def _start(src: Path, out: Path, jobs: int, delay: float) -> subprocess.Popen:
                              "--jobs", str(jobs), *OPTIONS], env=env, stderr=subprocess.PIPE, text=True)
 
 
-def _wait_for(out: Path, n: int, proc: subprocess.Popen, timeout: float = 60.0) -> list:
+def _wait_for(out: Path, n: int, proc: subprocess.Popen, timeout: float = 60.0, exclude=()) -> list:
     t0 = time.monotonic()
-    while len(keys := _journal_keys(out)) < n:
+    while len(keys := _recorded_keys(out, exclude)) < n:
         assert proc.poll() is None, f"the batch ended early: {proc.stderr.read()}"
         assert time.monotonic() - t0 < timeout, "no trial finished in time"
         time.sleep(0.05)
@@ -110,7 +107,7 @@ def test_interrupt_then_kill_then_resume(tmp_path):
     assert not [p for p in workers if _alive(p)], "worker processes left running"
     state = cache.load_state(out)
     first = sorted(k for k, v in state.items() if v["row"]["status"] == "ok")
-    assert len(first) >= 2 and not (out / cache.JOURNAL_FILE).exists()  # compacted on the way out
+    assert len(first) >= 2
     summary = pd.read_csv(out / "summary.csv")
     assert len(summary) == 6 and set(summary["status"]) <= {"ok", "pending"}
     assert sorted(summary.loc[summary["status"] == "ok", "key"]) == first
@@ -118,11 +115,11 @@ def test_interrupt_then_kill_then_resume(tmp_path):
 
     # 2. a run killed outright (no chance to clean up) after one more trial
     proc = _start(src, out, jobs=1, delay=1.0)
-    second = _wait_for(out, 1, proc)
+    second = _wait_for(out, 1, proc, exclude=first)
     proc.kill()
     proc.communicate(timeout=30)
     assert set(second).isdisjoint(first)
-    assert set(cache.load_state(out)) >= set(first) | set(second)  # journal replayed over the state file
+    assert set(cache.load_state(out)) >= set(first) | set(second)  # every finished trial's record kept
 
     # 3. the rerun completes only what is missing
     done = sorted(set(first) | set(second))
@@ -137,7 +134,7 @@ def test_interrupt_then_kill_then_resume(tmp_path):
     summary = pd.read_csv(out / "summary.csv")
     assert list(summary["status"]) == ["ok"] * 6
     assert summary["stride_time_s"].nunique() == 1  # identical inputs, identical results
-    assert not (out / cache.JOURNAL_FILE).exists() and len(cache.load_state(out)) == 6
+    assert len(cache.load_state(out)) == 6
     # --plots none: no figures, and the pages embed none
     assert not list(out.rglob("*.png"))
     assert "data:image" not in (out / "walk_0" / "walk_0.html").read_text()
@@ -181,7 +178,7 @@ def test_sigterm_in_process_raises_batch_interrupted(tmp_path, monkeypatch):
     opts = ReportOptions(mass=72.6, height=1.8, plots="none")
 
     def stop_after_first():
-        while not _journal_keys(out):
+        while not _recorded_keys(out):
             time.sleep(0.02)
         os.kill(os.getpid(), signal.SIGTERM)
 
@@ -200,22 +197,33 @@ def test_sigterm_in_process_raises_batch_interrupted(tmp_path, monkeypatch):
 
 
 # ------------------------------------------------------------------ no computation
-def test_journal_replay_and_truncated_line(tmp_path):
+def test_state_records_replace_and_survive_a_killed_writer(tmp_path):
     entry = {"hash": "h1", "row": {"key": "a", "status": "ok", "x": float("nan")}, "files": ["a/a.csv"]}
-    cache.save_state(tmp_path, {"a": entry})
     with cache.Journal(tmp_path) as j:
+        j.record("a", entry)
         j.record("b", {"hash": "h2", "row": {"key": "b", "status": "failed"}, "files": []})
         j.record("a", dict(entry, hash="h3"))
-    with open(tmp_path / cache.JOURNAL_FILE, "a") as fh:
-        fh.write('{"format": 2, "key": "c", "hash": "h4", "row": {"st')  # cut short by a crash
     state = cache.load_state(tmp_path)
     assert sorted(state) == ["a", "b"]
-    assert state["a"]["hash"] == "h3" and state["a"]["row"]["x"] is None
-    cache.save_state(tmp_path, state)
-    assert not (tmp_path / cache.JOURNAL_FILE).exists()
+    assert state["a"] == {"hash": "h3", "row": {"key": "a", "status": "ok", "x": None}, "files": ["a/a.csv"]}
+    # a process killed in the middle of a record: the record is absent, the others intact
+    code = ("import os, sys, json; from humanbody.report import cache\n"
+            "j = cache.Journal(sys.argv[1])\n"
+            "j._db.execute('BEGIN')\n"
+            "j._db.execute('INSERT OR REPLACE INTO trials VALUES (?, ?, ?, ?, ?)', ('c', cache._FORMAT, 'h4', '[]', '{}'))\n"
+            "os._exit(9)\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    assert subprocess.run([sys.executable, "-c", code, str(tmp_path)], env=env).returncode == 9
     assert cache.load_state(tmp_path) == state
-    (tmp_path / cache.STATE_FILE).write_text("{not json")
+    with cache.Journal(tmp_path) as j:
+        j.keep_only(["b", "z"])
+    assert sorted(cache.load_state(tmp_path)) == ["b"]
+    # a damaged state file counts as empty, and the next run starts it afresh
+    (tmp_path / cache.STATE_FILE).write_bytes(b"not a database" * 100)
     assert cache.load_state(tmp_path) == {}
+    with cache.Journal(tmp_path) as j:
+        j.record("a", entry)
+    assert sorted(cache.load_state(tmp_path)) == ["a"]
 
 
 def test_shared_static_hashed_once(tmp_path, monkeypatch):

@@ -181,16 +181,16 @@ def test_workers_are_forked_only_when_it_is_safe():
 
     if "fork" not in mp.get_all_start_methods():
         pytest.skip("no fork on this platform")
-    code = ("import io, humanbody.report.batch as b\n"
+    code = ("import io, humanbody.report.batch as b, humanbody.report.runners as r\n"
             "bar = b._Progress(3, 0, True, file=io.StringIO())\n"
-            "print(b._pool_context().get_start_method())\n"
+            "print(r._pool_context().get_start_method())\n"
             "import numpy as np, numba\n"
             "@numba.njit(parallel=True)\n"
             "def twice(x):\n"
             "    for i in numba.prange(x.shape[0]):\n"
             "        x[i] *= 2.0\n"
             "twice(np.ones(8))\n"
-            "print(b._pool_context().get_start_method())\n")
+            "print(r._pool_context().get_start_method())\n")
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
     assert out.split() == ["fork", "forkserver"]

@@ -105,7 +105,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..pipeline import analyze_trial, write_results
+    from ..pipeline import analyze_trial
+    from ..trial_output import write_results
 
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     analysis = analyze_trial(

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import _fastread as fr
-from . import _validate as v
+from . import _text
 from .c3d import looks_like_c3d, read_c3d
 from .coords import looks_like_coordinates, read_coordinates
 from .csv_markers import read_marker_text, sniff
@@ -77,7 +77,7 @@ def detect_format(path) -> str:
     InputError
         When the file is missing, empty or of no supported format.
     """
-    p = v.check_file(path)
+    p = _text.check_file(path)
     with open(p, "rb") as fh:
         head = fh.read(512)
     if looks_like_c3d(head) and (p.suffix.lower() == ".c3d" or b"\x00" in head):
@@ -90,7 +90,7 @@ def detect_format(path) -> str:
     if head is not None and head.lines[0].strip().lstrip("\ufeff").rstrip(",\t;").strip().lower() in (
             "devices", "trajectories", "model outputs", "joints", "segments"):
         head = None  # Vicon: the Trajectories title may come after the first lines
-    lines = head.lines if head is not None else v.read_lines(p)
+    lines = head.lines if head is not None else _text.read_lines(p)
     first = next(line for line in lines if line.strip())
     if looks_like_trc(first):
         return "trc"

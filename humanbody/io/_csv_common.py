@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from . import _fastread as fr
-from . import _validate as v
+from . import _text
 
 _UNIT_HINT = re.compile(r"^(?P<base>.*?)\s*[\(\[](?P<unit>[^\)\]]*)[\)\]]\s*$")
 _AXIS = re.compile(r"^(?P<name>.+?)[_.:\s-]+(?P<axis>[XYZxyz])$")
@@ -101,17 +101,15 @@ def _data_rows(rows, start, stop, line_offset=0):
     return out, line_no
 
 
-def _units(option, file_unit, path, where, xyz, conversions) -> str:
-    """Short unit name from the option, else the file's unit, else detection."""
+def _units(option, file_unit, where, xyz, conversions) -> tuple:
+    """The length unit and where it is given: the option, else the file's unit, else detection."""
     if option is not None:
-        v.length_scale(option, path, "the units option")
-        return v.canonical_unit(option)
+        return option, "the units option"
     if file_unit is not None:
-        v.length_scale(file_unit, path, where)
-        return v.canonical_unit(file_unit)
+        return file_unit, where
     unit, note = _detect_units(xyz)
     conversions.append(note)
-    return unit
+    return unit, "the detected unit"
 
 
 def _numbers(path, lines, head, rows, start, columns, delim, dest, width, n_aux=0):
@@ -128,9 +126,9 @@ def _numbers(path, lines, head, rows, start, columns, delim, dest, width, n_aux=
     if fast is not None:
         return fast
     if head is not None:  # rows held only the head of the file
-        rows = _rows(v.read_lines(path), delim)
+        rows = _rows(_text.read_lines(path), delim)
     body, line_no = _data_rows(rows, start, len(rows))
-    values = v.parse_block(body, line_no, columns, path)
+    values = _text.parse_block(body, line_no, columns, path)
     table, aux = np.empty((len(values), width)), np.empty((len(values), n_aux))
     for j, d in enumerate(dest):
         if d >= 0:

@@ -4,7 +4,7 @@ The readers that take large files (``trc``, ``csv_markers``) parse their
 header themselves, then hand the data lines here: :func:`read_head` reads
 only the beginning of the file, :func:`fast_block` streams the rest in
 chunks through the parsing kernels (:mod:`humanbody.io._parse`) on several
-threads.  Anything the careful path (:mod:`humanbody.io._validate`) would
+threads.  Anything the careful path (:mod:`humanbody.io._text`) would
 read differently or reject makes :func:`fast_block` decline (return None);
 the reader then runs the careful path, which gives the precise message.
 The numbers are the same either way.
@@ -39,7 +39,7 @@ _OTHER_LINE_ENDS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 class Head:
-    """The first lines of a large text file, as :func:`humanbody.io._validate.read_lines` gives them.
+    """The first lines of a large text file, as :func:`humanbody.io._text.read_lines` gives them.
 
     Attributes
     ----------
@@ -60,10 +60,10 @@ class Head:
 def read_head(path: Path, n_lines: int, min_bytes: int | None = None) -> Head | None:
     """First ``n_lines`` lines of a large text file, reading only its beginning.
 
-    Returns None (use :func:`humanbody.io._validate.read_lines`) when the file is smaller than
+    Returns None (use :func:`humanbody.io._text.read_lines`) when the file is smaller than
     ``min_bytes`` (default :data:`FAST_MIN_BYTES`), has fewer lines, is not plain UTF-8 with "\n" or "\r\n"
     line ends in its head, or looks binary: then the head might not be what
-    :func:`humanbody.io._validate.read_lines` makes of it.
+    :func:`humanbody.io._text.read_lines` makes of it.
     """
     try:
         with open(path, "rb") as fh:
@@ -296,7 +296,7 @@ def fast_block(head: Head, start: int, names: list[str], sep: str, dest, width: 
     final size), then the whole lines of each chunk are parsed on
     :func:`threads` threads (:func:`humanbody.io._parse.parse_range`) into
     consecutive table rows.  The file is never held whole.  Blank lines
-    are skipped as :func:`humanbody.io._validate.parse_block` skips them.  Any line or cell the
+    are skipped as :func:`humanbody.io._text.parse_block` skips them.  Any line or cell the
     careful path would treat differently or reject (a short or long row,
     text other than a missing-value token, a row of only missing cells, a
     stray CR) makes this return None: the caller then runs the careful

@@ -1,25 +1,37 @@
-"""Checks and building blocks shared by every trial reader.
+"""The one validation step of every trial reader: checks, then the DataFrame.
 
-Every function here raises :class:`humanbody.errors.InputError` naming the
-file, in one sentence, for input a user can fix: a missing or empty file, a
-short or non-numeric row, time that does not increase, irregular sampling,
-unknown units, duplicate marker names.  The readers (``trc``, ``opensim``,
-``csv_markers``, ``c3d``, ``coords``) only parse their layout and hand the
-numbers to these helpers, so every format reports problems the same way.
+A reader opens and parses its own format (with :mod:`humanbody.io._text`
+or the fast path :mod:`humanbody.io._fastread`) and hands what it found -
+names, numbers, the length unit and where it was given, the time column or
+the frame rate, the file - to one call: :func:`marker_frame` for marker
+trials, :func:`table_frame` for tables.  That call checks everything a user
+can get wrong the same way for every format, and raises
+:class:`humanbody.errors.InputError` naming the file, in one sentence:
+
+* the length unit is known (mm, cm, m and their long names), and the units
+  a file gives per column agree;
+* the frame rate is a positive number;
+* the time column is finite, strictly increasing and uniformly sampled, at
+  least 2 frames, and agrees with a stated rate (frame numbers must be
+  regular in the same way);
+* marker names are present and unique; required table columns have no
+  missing values.
+
+Marker samples at exactly (0, 0, 0), with a NaN coordinate, or infinite or
+absurdly far are set to NaN (missing) and counted; the unit is converted to
+metres.  What was converted is listed in ``attrs["conversions"]``: the
+reader's own notes first, then those of this step (time base, units,
+missing samples).
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ._parse import MISSING_TOKENS  # cell texts read as a missing value
 
 #: Length units a header may name, with the factor to metres.
 LENGTH_UNITS: dict[str, float] = {
@@ -47,133 +59,7 @@ LENGTH_UNITS: dict[str, float] = {
 GRID_TOLERANCE = 0.25
 
 
-# ----------------------------------------------------------------------------- files
-def check_file(path) -> Path:
-    """Return ``path`` as a Path after checking it is a readable, non-empty file.
-
-    Raises
-    ------
-    InputError
-        When the file does not exist, is a directory, cannot be read or is
-        empty.
-    """
-    p = Path(os.fspath(path))
-    if not p.exists():
-        raise InputError("file not found", p)
-    if p.is_dir():
-        raise InputError("is a directory, not a trial file", p)
-    try:
-        size = p.stat().st_size
-        with open(p, "rb") as fh:
-            fh.read(1)
-    except OSError as err:
-        raise InputError(f"cannot read the file ({err.strerror or err})", p) from None
-    if size == 0:
-        raise InputError("the file is empty", p)
-    return p
-
-
-def read_lines(path: Path) -> list[str]:
-    """Text lines of ``path`` without line ends (UTF-8, BOM and Latin-1 tolerated)."""
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise InputError(f"cannot read the file ({err.strerror or err})", path) from None
-    if b"\x00" in raw[:4096]:
-        raise InputError("is a binary file, not a text trial file", path)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
-    lines = text.splitlines()
-    if not any(line.strip() for line in lines):
-        raise InputError("the file holds only blank lines", path)
-    return lines
-
-
-def split_line(line: str, sep: str | None) -> list[str]:
-    """Fields of one line: ``sep`` is a delimiter, or None for runs of white space."""
-    if sep is None:
-        return line.split()
-    return [f.strip() for f in line.split(sep)]
-
-
-# ----------------------------------------------------------------------------- numbers
-def parse_block(
-    rows: list[list[str]],
-    line_numbers: list[int],
-    names: list[str],
-    path: Path,
-) -> np.ndarray:
-    """Numbers of a data block, shape (rows, len(names)), missing cells -> NaN.
-
-    Parameters
-    ----------
-    rows : list of list of str
-        Fields of each data row (already split).
-    line_numbers : list of int
-        1-based line number of each row in the file, for messages.
-    names : list of str
-        Column names, for messages; their count is the expected row width.
-        Extra fields after the last column must be blank.
-    path : Path
-        The file, for messages.
-
-    Raises
-    ------
-    InputError
-        A row shorter than the header ("truncated at line N" for the last
-        row), a non-blank field beyond the header, or a cell that is not a
-        number (naming the line and the column).
-    """
-    ncol = len(names)
-    if not rows:
-        raise InputError("has a header but no data rows", path)
-    cells = []
-    for k, (fields, line_no) in enumerate(zip(rows, line_numbers)):
-        if len(fields) < ncol:
-            if k == len(rows) - 1:
-                raise InputError(
-                    f"truncated at line {line_no}: the last row has {len(fields)} of "
-                    f"{ncol} values", path,
-                )
-            raise InputError(
-                f"line {line_no} has {len(fields)} values but the header has {ncol} columns",
-                path,
-            )
-        if len(fields) > ncol:
-            extra = [f for f in fields[ncol:] if f.strip()]
-            if extra:
-                raise InputError(
-                    f"line {line_no} has more values ({len(fields)}) than the header has "
-                    f"columns ({ncol})", path,
-                )
-            fields = fields[:ncol]
-        cells.append(fields)
-    try:  # fast path: pandas' C parser on the checked rows
-        text = "\n".join("\t".join(fields) for fields in cells)
-        values = pd.read_csv(
-            io.StringIO(text), sep="\t", header=None, names=range(ncol), dtype=float,
-            na_values=sorted(MISSING_TOKENS), keep_default_na=True, skipinitialspace=True,
-            quoting=csv.QUOTE_NONE, skip_blank_lines=False, engine="c",
-        ).to_numpy(dtype=float)
-        if values.shape == (len(cells), ncol):
-            return values
-    except (ValueError, TypeError, pd.errors.ParserError):
-        pass
-    frame = pd.DataFrame(cells, dtype=object)
-    values = frame.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
-    for i, j in zip(*np.nonzero(np.isnan(values))):  # NaN: a missing token or bad text
-        text = str(cells[i][j]).strip().strip('"')
-        if text.lower() not in MISSING_TOKENS:
-            raise InputError(
-                f"non-numeric value {text!r} at line {line_numbers[i]}, "
-                f"column {j + 1} ({names[j]!r})", path,
-            )
-    return values
-
-
-def length_scale(unit: str, path: Path, where: str = "the header") -> float:
+def _length_scale(unit: str, path: Path, where: str = "the header") -> float:
     """Factor from the length unit ``unit`` (mm, cm, m, ...) to metres.
 
     Raises
@@ -189,13 +75,13 @@ def length_scale(unit: str, path: Path, where: str = "the header") -> float:
     return LENGTH_UNITS[key]
 
 
-def canonical_unit(unit: str) -> str:
+def _canonical_unit(unit: str) -> str:
     """Short name (mm, cm or m) of a length unit known to :data:`LENGTH_UNITS`."""
     return {1e-3: "mm", 1e-2: "cm", 1.0: "m"}[LENGTH_UNITS[str(unit).strip().strip('"').lower()]]
 
 
 # ----------------------------------------------------------------------------- time
-def time_base(
+def _time_base(
     time: np.ndarray,
     path: Path,
     line_numbers=None,
@@ -277,7 +163,7 @@ def time_base(
     return exact, header_rate
 
 
-def time_from_rate(n: int, rate_hz: float, path: Path, t0: float = 0.0) -> np.ndarray:
+def _time_from_rate(n: int, rate_hz: float, path: Path, t0: float = 0.0) -> np.ndarray:
     """Time base ``t0 + i / rate_hz`` for a file without a usable time column."""
     if rate_hz is None or not np.isfinite(rate_hz) or rate_hz <= 0:
         raise InputError("has no time column and no frame rate; pass rate_hz=", path)
@@ -286,7 +172,7 @@ def time_from_rate(n: int, rate_hz: float, path: Path, t0: float = 0.0) -> np.nd
     return t0 + np.arange(n) / float(rate_hz)
 
 
-def positive_rate(value, path: Path, what: str = "frame rate") -> float:
+def _positive_rate(value, path: Path, what: str = "frame rate") -> float:
     """``value`` as a positive finite float (Hz), else InputError."""
     try:
         rate = float(str(value).strip())
@@ -298,7 +184,7 @@ def positive_rate(value, path: Path, what: str = "frame rate") -> float:
 
 
 # ----------------------------------------------------------------------------- markers
-def check_marker_names(names: list[str], path: Path) -> list[str]:
+def _check_marker_names(names: list[str], path: Path) -> list[str]:
     """Marker names stripped; empty or duplicate names raise InputError."""
     out = [str(n).strip() for n in names]
     for i, n in enumerate(out):
@@ -317,37 +203,88 @@ def check_marker_names(names: list[str], path: Path) -> list[str]:
 ABSURD = 1.0e6
 
 
+def _unit(units, path: Path) -> tuple[str, float]:
+    """Short name and factor to metres of ``units`` = (unit text or set of texts, where given)."""
+    unit, where = units
+    texts = [unit] if isinstance(unit, str) else sorted(unit)
+    for u in texts:
+        _length_scale(u, path, where)
+    short = {_canonical_unit(u) for u in texts}
+    if len(short) > 1:
+        raise InputError(f"the marker columns give different units ({', '.join(texts)})", path)
+    name = short.pop()
+    return name, LENGTH_UNITS[name]
+
+
+def _clock(path: Path, n: int, rate, time, frames, first_frame: int, line_numbers,
+           time_note: str | None, conversions: list[str]) -> tuple[np.ndarray, float]:
+    """Checked time base (s) and frame rate (Hz) of ``n`` frames; notes go to ``conversions``."""
+    if rate is not None:
+        rate = _positive_rate(rate[0], path, rate[1])
+    if time is not None:
+        time, rate = _time_base(time, path, line_numbers, header_rate=rate, conversions=conversions)
+    elif frames is not None:
+        numbers, origin = frames
+        time, _ = _time_base((numbers - origin) / rate, path, line_numbers)  # frame numbers must be regular
+    else:
+        time = _time_from_rate(n, rate, path, t0=(first_frame - 1) / rate if rate is not None else 0.0)
+    if time_note:
+        conversions.append(time_note.format(rate=rate))
+    return time, rate
+
+
 def marker_frame(
-    time: np.ndarray,
+    path: Path,
+    fmt: str,
     names: list[str],
     xyz: np.ndarray,
     *,
-    path: Path,
-    fmt: str,
-    rate_hz: float,
-    units_in_file: str,
-    scale: float,
-    conversions: list[str],
+    units: tuple,
+    rate: tuple | None = None,
+    time: np.ndarray | None = None,
+    frames: tuple | None = None,
+    first_frame: int = 1,
+    line_numbers=None,
+    time_note: str | None = None,
+    conversions: list[str] = (),
     extra_attrs: dict | None = None,
     table: np.ndarray | None = None,
 ) -> pd.DataFrame:
-    """Marker DataFrame of the COMMON layout from positions in file units.
+    """Check a marker trial as read from its file and build its DataFrame.
 
     Parameters
     ----------
-    time : ndarray, shape (frames,)
-        Time (s).
+    path : Path
+        The file, for messages and ``attrs["source"]``.
+    fmt : str
+        Format name, recorded in ``attrs["format"]``.
     names : list of str
         Marker names as in the file (checked for duplicates and blanks).
     xyz : ndarray, shape (frames, markers, 3)
         Positions in the file's unit and lab axes; NaN for missing samples.
-    scale : float
-        Factor from the file's unit to metres.
-    units_in_file, fmt : str
-        Recorded in ``attrs``.
+    units : (str or set of str, str)
+        The length unit (mm, cm, m or a long name) and where the file or
+        the options give it ("the TRC Units field"), for the message.  A
+        set holds the units of several columns, which must agree.
+    rate : (value, str), optional
+        The frame rate (Hz) the file or the options state, as text or a
+        number, and what it is ("TRC DataRate"), for the message.
+    time, frames, first_frame : optional
+        The time base, by the first that applies: ``time`` (s), the file's
+        time column (checked; with ``rate``, it must agree with it and the
+        exact grid ``t0 + i / rate`` replaces the rounded file times);
+        ``frames`` = (frame numbers, the number at time 0), time
+        ``(number - origin) / rate`` (the numbers regular); else
+        ``(first_frame - 1) / rate + i / rate``.
+    line_numbers : sequence of int, optional
+        Line of each frame in the file, for messages.
+    time_note : str, optional
+        A note on how time was obtained (``{rate}`` is the checked rate),
+        added to the conversions after the time base is checked.
     conversions : list of str
-        Sentences describing what was converted; the unit conversion and the
-        zero-coded samples are appended here.
+        The reader's notes on what it converted; this step's notes follow.
+    extra_attrs : dict, optional
+        More ``attrs`` of the format.
     table : ndarray, shape (frames, 1 + 3 * markers), optional
         A C-contiguous array whose columns 1: are ``xyz`` (``xyz`` is
         ``table[:, 1:].reshape(frames, markers, 3)``, as the fast path of
@@ -363,11 +300,21 @@ def marker_frame(
         pass).  ``attrs`` carries kind, source, format, rate_hz, markers,
         units_in_file, conversions, missing (frames missing per marker, only
         markers with gaps) and empty_markers (markers missing in every frame).
+
+    Raises
+    ------
+    InputError
+        For an unknown or mixed length unit, a rate that is not a positive
+        number, fewer than 2 frames, a bad time column or irregular frame
+        numbers, and a blank or repeated marker name.
     """
     from . import _fastread as fr
     from . import _marker_kernels as mk
 
-    names = check_marker_names(names, path)
+    conversions = list(conversions)
+    units_in_file, scale = _unit(units, path)
+    time, rate_hz = _clock(path, len(xyz), rate, time, frames, first_frame, line_numbers, time_note, conversions)
+    names = _check_marker_names(names, path)
     n, m = len(time), len(names)
     if table is not None and not (
         table.shape == (n, 1 + 3 * m) and table.flags.c_contiguous and xyz.shape == (n, m, 3)
@@ -386,13 +333,12 @@ def marker_frame(
     n_zero = int(sum(zeros))
     n_odd = int(odd.sum())
     counts = parts.sum(axis=0)
-    conv = list(conversions)
     if scale != 1.0:
-        conv.append(f"marker coordinates {units_in_file} -> m")
+        conversions.append(f"marker coordinates {units_in_file} -> m")
     if n_zero:
-        conv.append(f"{n_zero} marker samples at exactly (0, 0, 0) set to NaN (missing)")
+        conversions.append(f"{n_zero} marker samples at exactly (0, 0, 0) set to NaN (missing)")
     if n_odd:
-        conv.append(f"{n_odd} marker samples with an infinite or absurd coordinate (beyond "
+        conversions.append(f"{n_odd} marker samples with an infinite or absurd coordinate (beyond "
                     f"{ABSURD:g} {units_in_file}) set to NaN (missing)")
     missing = {nm: int(c) for nm, c in zip(names, counts) if c}
     empty = [nm for nm, c in zip(names, counts) if c == n]
@@ -405,7 +351,7 @@ def marker_frame(
         rate_hz=float(rate_hz),
         markers=list(names),
         units_in_file=units_in_file,
-        conversions=conv,
+        conversions=conversions,
         missing=missing,
         missing_zero_samples=n_zero,
         invalid_samples=n_odd,
@@ -416,19 +362,53 @@ def marker_frame(
     return df
 
 
+
+
 def table_frame(
-    time: np.ndarray,
-    columns: list[str],
-    values: np.ndarray,
-    *,
     path: Path,
     fmt: str,
     kind: str,
-    rate_hz: float,
-    conversions: list[str],
+    columns: list[str],
+    values: np.ndarray,
+    *,
+    time: np.ndarray,
+    line_numbers=None,
+    required=(),
+    conversions: list[str] = (),
     extra_attrs: dict | None = None,
 ) -> pd.DataFrame:
-    """DataFrame ``time`` + named columns with the common ``attrs``."""
+    """Check a table as read from its file and build its DataFrame: ``time`` + named columns.
+
+    Parameters
+    ----------
+    path : Path
+        The file, for messages and ``attrs["source"]``.
+    fmt, kind : str
+        Format and kind of table, recorded in ``attrs``.
+    columns : list of str
+        Names of the columns of ``values`` (time not among them).
+    values : ndarray, shape (frames, len(columns))
+    time : ndarray, shape (frames,)
+        The file's time column (s): finite, strictly increasing, uniformly
+        sampled, at least 2 frames.
+    line_numbers : sequence of int, optional
+        Line of each frame in the file, for messages.
+    required : sequence of str
+        Columns (``"time"`` among them, if named) that may not miss a value.
+    conversions : list of str
+        The reader's notes on what it converted.
+    extra_attrs : dict, optional
+        More ``attrs`` of the format.
+    """
+    if required:
+        index = {c: j for j, c in enumerate(columns)}
+        block = np.column_stack([time if c == "time" else values[:, index[c]] for c in required])
+        holes = np.argwhere(np.isnan(block))
+        if holes.size:
+            i, j = holes[0]
+            where = f"line {line_numbers[i]}" if line_numbers is not None else f"frame {i + 1}"
+            raise InputError(f"missing value at {where} in column {required[j]!r}", path)
+    time, rate_hz = _time_base(time, path, line_numbers)
     data = {"time": np.asarray(time, dtype=float)}
     for j, c in enumerate(columns):
         data[c] = values[:, j]

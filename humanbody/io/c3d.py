@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from . import _validate as v
+from . import _text
+from ._validate import marker_frame
 
 _NOT_MARKERS = ("ANGLES", "FORCES", "MOMENTS", "POWERS", "SCALARS", "REACTIONS")
 _MISSING_EZC3D = "reading C3D needs the ezc3d package: pip install 'humanbody[c3d]'"
@@ -133,7 +134,7 @@ def read_c3d(path, units: str | None = None, rate_hz: float | None = None):
         labels are missing or repeated, the unit is unknown, or the file
         has fewer than 2 frames.
     """
-    path = v.check_file(path)
+    path = _text.check_file(path)
     try:
         import ezc3d
     except ImportError:
@@ -161,31 +162,27 @@ def read_c3d(path, units: str | None = None, rate_hz: float | None = None):
     names = [labels[k] for k in keep]
     conversions: list[str] = []
     if units is not None:
-        v.length_scale(units, path, "the units option")
-        unit = v.canonical_unit(units)
+        unit = (units, "the units option")
     else:
         raw_unit = _param(c, "POINT", "UNITS", [])
         raw_unit = str(raw_unit[0]).strip() if len(raw_unit) else ""
         if not raw_unit:
-            unit = "mm"
+            unit = ("mm", "POINT:UNITS")
             conversions.append("POINT:UNITS missing: coordinates taken as mm")
         else:
-            v.length_scale(raw_unit, path, "POINT:UNITS")
-            unit = v.canonical_unit(raw_unit)
+            unit = (raw_unit, "POINT:UNITS")
     if rate_hz is not None:
-        rate = v.positive_rate(rate_hz, path, "rate_hz option")
+        rate = (rate_hz, "rate_hz option")
     else:
         r = _param(c, "POINT", "RATE", [])
         r = float(r[0]) if len(r) else float(c["header"]["points"]["frame_rate"])
-        rate = v.positive_rate(r, path, "POINT:RATE")
+        rate = (r, "POINT:RATE")
     first = int(c["header"]["points"]["first_frame"]) + 1  # ezc3d counts from 0, the file from 1
-    time = v.time_from_rate(n_frames, rate, path, t0=(first - 1) / rate)
     xyz = np.transpose(pts[:3, keep, :], (2, 1, 0))  # (frames, markers, 3)
     analog_labels = [str(x).strip() for x in (_param(c, "ANALOG", "LABELS", []) or [])]
     analog_rate = _param(c, "ANALOG", "RATE", [])
-    return v.marker_frame(
-        time, names, xyz, path=path, fmt="c3d", rate_hz=rate, units_in_file=unit,
-        scale=v.LENGTH_UNITS[unit], conversions=conversions,
+    return marker_frame(
+        path, "c3d", names, xyz, units=unit, rate=rate, first_frame=first, conversions=conversions,
         extra_attrs={
             "first_frame": first,
             "ignored_points": [lab for lab in labels if lab in skip],

@@ -15,12 +15,13 @@ accepted too; its other columns are kept.
 from __future__ import annotations
 
 import csv
+
 import numpy as np
-import pandas as pd
 
 from ..errors import InputError
 from ..segments import SEGMENT_NAMES
-from . import _validate as v
+from . import _text
+from ._validate import table_frame
 
 _ANGLES = ("alpha", "beta", "gamma")
 
@@ -104,13 +105,13 @@ def read_coordinates(path, **options):
     InputError
         Missing required columns, duplicate columns, a missing or
         non-numeric value in a required column, and the time checks of
-        :func:`humanbody.io._validate.time_base`.
+        :func:`humanbody.io._validate.table_frame`.
     """
     for key in ("units", "rate_hz"):
         if options.get(key) is not None:
             raise InputError(f"the {key} option does not apply to a coordinates file", path)
-    path = v.check_file(path)
-    lines = v.read_lines(path)
+    path = _text.check_file(path)
+    lines = _text.read_lines(path)
     first = next(i for i, line in enumerate(lines) if line.strip())
     delim = _delimiter(lines[first])
     rows = [[c.strip() for c in r] for r in csv.reader(lines, delimiter=delim)]
@@ -130,24 +131,14 @@ def read_coordinates(path, **options):
         if any(rows[i]):
             body.append(rows[i])
             line_no.append(i + 1)
-    values = v.parse_block(body, line_no, header, path)
-    req = [header.index(c) for c in need]
-    holes = np.argwhere(np.isnan(values[:, req]))
-    if holes.size:
-        i, j = holes[0]
-        raise InputError(f"missing value at line {line_no[i]} in column {need[j]!r}", path)
+    values = _text.parse_block(body, line_no, header, path)
     t = header.index("time")
-    time, rate = v.time_base(values[:, t], path, line_no)
+    keep = [j for j, c in enumerate(header) if c != "time"]
     segs = [n for n in angle_segments(header) if f"{n}_beta" in header]
-    _check_radians(values, header, segs, path)
-    coord_cols = need[1:]
-    rates_given = all(f"{c}_dot" in header and f"{c}_ddot" in header for c in coord_cols)
-    data = {c: values[:, j] for j, c in enumerate(header)}
-    data["time"] = time
-    df = pd.DataFrame(data)
-    df = df[["time"] + [c for c in header if c != "time"]]
-    df.attrs.update(
-        kind="coordinates", source=str(path), format="coordinates-csv", rate_hz=float(rate),
-        conversions=[], segments=segs, rates_given=rates_given,
+    rates_given = all(f"{c}_dot" in header and f"{c}_ddot" in header for c in need[1:])
+    df = table_frame(
+        path, "coordinates-csv", "coordinates", [header[j] for j in keep], values[:, keep], time=values[:, t],
+        line_numbers=line_no, required=need, extra_attrs={"segments": segs, "rates_given": rates_given},
     )
+    _check_radians(values, header, segs, path)
     return df

@@ -22,7 +22,8 @@ import numpy as np
 
 from ..errors import InputError
 from . import _fastread as fr
-from . import _validate as v
+from . import _text
+from ._validate import LENGTH_UNITS, marker_frame
 from ._csv_common import (_AXIS, _FRAME_NAMES, _QUALISYS_KEYS, _RATE_NAMES, _TIME_NAMES, _TIME_UNITS, _VICON_SECTIONS,
                           _delimiter, _dest, _numbers, _rows, _strip_hint, _units)
 from .csv_vendors import read_motive, read_qualisys, read_vicon
@@ -124,51 +125,44 @@ def read_plain(path: Path, lines: list[str], units=None, rate_hz=None, head=None
     if start < len(rows):
         urow = [c.strip() for c in rows[start]]
         cells = [c for c in urow if c]
-        if cells and all(c.lower() in v.LENGTH_UNITS or c.lower() in _TIME_UNITS for c in cells):
+        if cells and all(c.lower() in LENGTH_UNITS or c.lower() in _TIME_UNITS for c in cells):
             for j in (slot[a] for slot in markers.values() for a in "xyz"):
                 if j < len(urow) and urow[j]:
                     unit_hints.add(urow[j])
             start += 1
-    for u in unit_hints:
-        v.length_scale(u, path, "a column name or the units row")
-    if len({v.canonical_unit(u) for u in unit_hints}) > 1:
-        raise InputError(f"the marker columns give different units ({', '.join(sorted(unit_hints))})", path)
 
     if head is not None and start >= len(lines) - 1:  # the head ends before the data
-        return read_plain(path, v.read_lines(path), units=units, rate_hz=rate_hz)
+        return read_plain(path, _text.read_lines(path), units=units, rate_hz=rate_hz)
     names = list(markers)
     idx = [markers[n][a] for n in names for a in "xyz"]
     extra = [j for j in (rate_col, frame_col) if j is not None]
     table, aux, line_no = _numbers(path, lines, head, rows, start, header, delim,
                                    _dest(len(header), time_col, idx, extra), 1 + len(idx), len(extra))
     xyz = table[:, 1:].reshape(len(table), len(names), 3)
-    file_unit = next(iter(unit_hints)) if unit_hints else None
-    unit = _units(units, file_unit, path, "a column name", xyz, conversions)
+    unit = _units(units, unit_hints or None, "a column name or the units row", xyz, conversions)
 
     rate = None
     if rate_hz is not None:
-        rate = v.positive_rate(rate_hz, path, "rate_hz option")
+        rate = (rate_hz, "rate_hz option")
     elif rate_col is not None:
         col = aux[:, extra.index(rate_col)]
         col = col[np.isfinite(col)]
         if col.size == 0 or np.ptp(col) > 1e-9 * abs(col[0]):
             raise InputError(f"the rate column {header[rate_col]!r} is empty or not constant", path)
-        rate = v.positive_rate(col[0], path, f"rate in column {header[rate_col]!r}")
+        rate = (col[0], f"rate in column {header[rate_col]!r}")
+    time = frames = note = None
     if time_col is not None:
-        t = table[:, 0] * time_scale
+        time = table[:, 0] * time_scale
         if time_scale != 1.0:
             conversions.append("time ms -> s")
-        time, rate = v.time_base(t, path, line_no, header_rate=rate, conversions=conversions)
     else:
         if rate is None:
             raise InputError("has a Frame column but no time column or frame rate; pass rate_hz=", path)
-        frames = aux[:, extra.index(frame_col)]
-        time, _ = v.time_base((frames - frames[0]) / rate, path, line_no)
-        conversions.append(f"time from the Frame column at {rate:g} Hz")
-    return v.marker_frame(
-        time, names, xyz, path=path, fmt="csv", rate_hz=rate, units_in_file=unit,
-        scale=v.LENGTH_UNITS[unit], conversions=conversions,
-        extra_attrs={"ignored_columns": ignored}, table=table,
+        numbers = aux[:, extra.index(frame_col)]
+        frames, note = (numbers, numbers[0]), "time from the Frame column at {rate:g} Hz"
+    return marker_frame(
+        path, "csv", names, xyz, units=unit, rate=rate, time=time, frames=frames, line_numbers=line_no,
+        time_note=note, conversions=conversions, extra_attrs={"ignored_columns": ignored}, table=table,
     )
 
 
@@ -197,7 +191,7 @@ def read_marker_text(path, units=None, rate_hz=None, layout: str | None = None):
         ``attrs``; ``format`` is "csv", "vicon-csv", "motive-csv" or
         "qualisys-tsv".
     """
-    path = v.check_file(path)
+    path = _text.check_file(path)
     head = fr.read_head(path, _HEAD_LINES)
     if head is not None:  # a large file: plain and Motive layouts read their numbers fast
         first = next(line for line in head.lines if line.strip()).strip().lstrip("\ufeff")
@@ -205,7 +199,7 @@ def read_marker_text(path, units=None, rate_hz=None, layout: str | None = None):
         fast_layout = layout or (None if vicon_like else sniff(head.lines))
         if fast_layout in ("plain", "motive"):
             return _READERS[fast_layout](path, head.lines, units=units, rate_hz=rate_hz, head=head)
-    lines = v.read_lines(path)
+    lines = _text.read_lines(path)
     layout = layout or sniff(lines)
     if layout not in _READERS:
         raise InputError("cannot tell the format of the file: expected TRC, MOT/STO, C3D, CSV or TSV", path)

@@ -22,7 +22,8 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
-from . import _validate as v
+from . import _text
+from ._validate import marker_frame
 from ._csv_common import _data_rows, _delimiter, _dest, _numbers, _rows, _strip_subject, _units
 
 
@@ -74,25 +75,23 @@ def read_vicon(path: Path, lines: list[str], units=None, rate_hz=None):
     ncol = 2 + 3 * len(names)
     columns = ["Frame", "Sub Frame"] + [f"{n}_{a}" for n in names for a in "XYZ"]
     body, line_no = _data_rows(_rows(lines[k:stop], delim), 0, stop - k, line_offset=k)
-    values = v.parse_block(body, line_no, columns, path)
+    values = _text.parse_block(body, line_no, columns, path)
     conversions: list[str] = []
     file_units = {u for u in units_row[2:ncol] if u}
     if len(file_units) > 1:
         raise InputError(f"the Trajectories units row mixes units ({', '.join(sorted(file_units))})", path)
     xyz = values[:, 2:].reshape(len(body), len(names), 3)
-    unit = _units(units, file_units.pop() if file_units else None, path,
-                  "the Trajectories units row", xyz, conversions)
+    unit = _units(units, file_units.pop() if file_units else None, "the Trajectories units row", xyz,
+                  conversions)
     if rate_hz is not None:
-        rate = v.positive_rate(rate_hz, path, "rate_hz option")
+        rate = (rate_hz, "rate_hz option")
     else:
-        rate = v.positive_rate(rate_text, path, f"Trajectories rate on line {rate_line + 1}")
+        rate = (rate_text, f"Trajectories rate on line {rate_line + 1}")
     frames = values[:, 0]
-    time, _ = v.time_base((frames - 1.0) / rate, path, line_no)  # frame numbers must be regular
-    conversions.append(f"time = (Frame - 1) / {rate:g} Hz")
     short, subject = _strip_subject(names, conversions)
-    return v.marker_frame(
-        time, short, xyz, path=path, fmt="vicon-csv", rate_hz=rate, units_in_file=unit,
-        scale=v.LENGTH_UNITS[unit], conversions=conversions,
+    return marker_frame(
+        path, "vicon-csv", short, xyz, units=unit, rate=rate, frames=(frames, 1.0), line_numbers=line_no,
+        time_note="time = (Frame - 1) / {rate:g} Hz", conversions=conversions,
         extra_attrs={"subject": subject, "first_frame": int(frames[0])},
     )
 
@@ -144,16 +143,15 @@ def read_motive(path: Path, lines: list[str], units=None, rate_hz=None, head=Non
     conversions: list[str] = []
     names_list = [n for n, _ in triples]
     xyz = table[:, 1:].reshape(n_rows, len(triples), 3)
-    unit = _units(units, meta.get("length units"), path, "the Motive Length Units", xyz, conversions)
+    unit = _units(units, meta.get("length units"), "the Motive Length Units", xyz, conversions)
     rate = None
     if rate_hz is not None:
-        rate = v.positive_rate(rate_hz, path, "rate_hz option")
+        rate = (rate_hz, "rate_hz option")
     else:
         for key in ("export frame rate", "capture frame rate"):
             if meta.get(key):
-                rate = v.positive_rate(meta[key], path, f"Motive {key}")
+                rate = (meta[key], f"Motive {key}")
                 break
-    time, rate = v.time_base(table[:, 0], path, line_no, header_rate=rate, conversions=conversions)
     if "total exported frames" in meta:
         try:
             declared = int(float(meta["total exported frames"]))
@@ -165,10 +163,9 @@ def read_motive(path: Path, lines: list[str], units=None, rate_hz=None, head=Non
                 f"{n_rows} data rows", path,
             )
     short, subject = _strip_subject(names_list, conversions)
-    return v.marker_frame(
-        time, short, xyz, path=path, fmt="motive-csv", rate_hz=rate, units_in_file=unit,
-        scale=v.LENGTH_UNITS[unit], conversions=conversions,
-        extra_attrs={"subject": subject, "header": meta}, table=table,
+    return marker_frame(
+        path, "motive-csv", short, xyz, units=unit, rate=rate, time=table[:, 0], line_numbers=line_no,
+        conversions=conversions, extra_attrs={"subject": subject, "header": meta}, table=table,
     )
 
 
@@ -194,7 +191,6 @@ def read_qualisys(path: Path, lines: list[str], units=None, rate_hz=None):
     names = [n for n in meta["MARKER_NAMES"] if n]
     if not names:
         raise InputError("MARKER_NAMES lists no markers", path)
-    names = v.check_marker_names(names, path)
     while k < len(rows) and not any(c.strip() for c in rows[k]):
         k += 1
     lead = 0
@@ -209,12 +205,12 @@ def read_qualisys(path: Path, lines: list[str], units=None, rate_hz=None):
         lead = 2 if width == 3 * len(names) + 2 else 0
     columns = (["Frame", "Time"][:lead]) + [f"{n}_{a}" for n in names for a in "XYZ"]
     body, line_no = _data_rows(rows, k, len(rows))
-    values = v.parse_block(body, line_no, columns, path)
+    values = _text.parse_block(body, line_no, columns, path)
     conversions: list[str] = []
     if rate_hz is not None:
-        rate = v.positive_rate(rate_hz, path, "rate_hz option")
+        rate = (rate_hz, "rate_hz option")
     elif meta.get("FREQUENCY"):
-        rate = v.positive_rate(meta["FREQUENCY"][0], path, "Qualisys FREQUENCY")
+        rate = (meta["FREQUENCY"][0], "Qualisys FREQUENCY")
     else:
         raise InputError("the Qualisys header has no FREQUENCY; pass rate_hz=", path)
     if "NO_OF_FRAMES" in meta:
@@ -238,22 +234,17 @@ def read_qualisys(path: Path, lines: list[str], units=None, rate_hz=None):
             raise InputError(
                 f"the header says NO_OF_MARKERS={declared} but MARKER_NAMES lists {len(names)}", path
             )
-    if lead == 2:
-        time, rate = v.time_base(values[:, 1], path, line_no, header_rate=rate, conversions=conversions)
-    elif lead == 1:
-        time, _ = v.time_base((values[:, 0] - values[0, 0]) / rate, path, line_no)
-    else:
-        time = v.time_from_rate(len(body), rate, path)
+    time = values[:, 1] if lead == 2 else None
+    frames = (values[:, 0], values[0, 0]) if lead == 1 else None
     xyz = values[:, lead:].reshape(len(body), len(names), 3)
     if units is None:
-        unit = "mm"
+        unit = ("mm", "the units option")
         conversions.append("Qualisys TSV coordinates taken as mm (the format's unit)")
     else:
-        v.length_scale(units, path, "the units option")
-        unit = v.canonical_unit(units)
-    return v.marker_frame(
-        time, names, xyz, path=path, fmt="qualisys-tsv", rate_hz=rate, units_in_file=unit,
-        scale=v.LENGTH_UNITS[unit], conversions=conversions,
+        unit = (units, "the units option")
+    return marker_frame(
+        path, "qualisys-tsv", names, xyz, units=unit, rate=rate, time=time, frames=frames,
+        line_numbers=line_no, conversions=conversions,
         extra_attrs={"header": {key: " ".join(val) for key, val in meta.items()
                                 if key != "MARKER_NAMES"}},
     )

@@ -32,7 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from . import _validate as v
+from . import _text
+from ._validate import table_frame
 
 _FORCE = re.compile(r"(^|_)(ground_)?(force|torque)_(v|p)?[xyz]$|ground_(force|torque)", re.I)
 _TRANSLATION = re.compile(r"_t[xyz]$", re.I)
@@ -111,12 +112,12 @@ def read_opensim(path, **options):
     InputError
         No endheader, no column line, no ``time`` first column, duplicate
         column names, nRows/nColumns that disagree with the table, and every
-        check of :mod:`humanbody.io._validate`.
+        check of :mod:`humanbody.io._text` and :mod:`humanbody.io._validate`.
     """
     if options.get("units") is not None:
         raise InputError("the units option applies to marker files, not to MOT/STO tables", path)
-    path = v.check_file(path)
-    lines = v.read_lines(path)
+    path = _text.check_file(path)
+    lines = _text.read_lines(path)
     end, title, fields = _parse_header(lines, path)
     k = end + 1
     while k < len(lines) and not lines[k].strip():
@@ -124,12 +125,12 @@ def read_opensim(path, **options):
     if k >= len(lines):
         raise InputError("has a header but no column names or data rows", path)
     sep = "\t" if "\t" in lines[k] else None
-    columns = [c for c in v.split_line(lines[k], sep)]
+    columns = [c for c in _text.split_line(lines[k], sep)]
     while columns and not columns[-1]:
         columns.pop()
     first = next((ln for ln in lines[k + 1:] if ln.strip()), "")
     named = [c for c in columns if c]
-    if len(named) < len(columns) and len(named) == len(v.split_line(first, sep)):
+    if len(named) < len(columns) and len(named) == len(_text.split_line(first, sep)):
         columns = named  # names padded by runs of tabs, one value per name below
     if not columns or columns[0].lower() != "time":
         raise InputError(f"the first column on line {k + 1} must be 'time'", path)
@@ -146,11 +147,11 @@ def read_opensim(path, **options):
     rows, line_no = [], []
     for i in range(k + 1, len(lines)):
         if lines[i].strip():
-            rows.append(v.split_line(lines[i], sep))
+            rows.append(_text.split_line(lines[i], sep))
             line_no.append(i + 1)
     if not rows:
         raise InputError("has a header but no data rows", path)
-    values = v.parse_block(rows, line_no, columns, path)
+    values = _text.parse_block(rows, line_no, columns, path)
     nrows = _declared_int(fields, "nrows", path)
     if nrows is not None and len(rows) < nrows:
         raise InputError(
@@ -159,7 +160,6 @@ def read_opensim(path, **options):
         )
     if nrows is not None and len(rows) > nrows:
         raise InputError(f"the header says nRows={nrows} but there are {len(rows)} data rows", path)
-    time, rate = v.time_base(values[:, 0], path, line_no)
 
     in_degrees = fields.get("indegrees", "no").strip().lower() in ("yes", "true", "1")
     kind = classify(columns, title)
@@ -176,9 +176,8 @@ def read_opensim(path, **options):
             f"translations *_tx/_ty/_tz kept in m): {', '.join(converted)}"
         )
     fmt = "opensim-sto" if Path(path).suffix.lower() == ".sto" else "opensim-mot"
-    return v.table_frame(
-        time, names, data, path=path, fmt=fmt, kind=kind, rate_hz=rate,
-        conversions=conversions,
+    return table_frame(
+        path, fmt, kind, names, data, time=values[:, 0], line_numbers=line_no, conversions=conversions,
         extra_attrs={"converted_columns": converted, "in_degrees": in_degrees,
                      "title": title, "header": fields},
     )

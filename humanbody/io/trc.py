@@ -24,7 +24,8 @@ import numpy as np
 
 from ..errors import InputError
 from . import _fastread as fr
-from . import _validate as v
+from . import _text
+from ._validate import marker_frame
 
 _LABEL = re.compile(r"^[XYZxyz]\d+$")
 
@@ -65,26 +66,24 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
     Raises
     ------
     InputError
-        For every layout problem (see :mod:`humanbody.io._validate`), a
-        NumMarkers or NumFrames that disagrees with the file, or unknown units.
+        For every layout problem (see :mod:`humanbody.io._text` and
+        :mod:`humanbody.io._validate`), a NumMarkers or NumFrames that
+        disagrees with the file, or unknown units.
     """
-    path = v.check_file(path)
+    path = _text.check_file(path)
     head = fr.read_head(path, 6)  # large files: header lines now, numbers by the fast path
-    lines = head.lines if head is not None else v.read_lines(path)
+    lines = head.lines if head is not None else _text.read_lines(path)
     if not looks_like_trc(lines[0]):
         raise InputError("is not a TRC file: line 1 does not start with PathFileType", path)
     if len(lines) < 5:
         raise InputError(f"the TRC header is incomplete: {len(lines)} of its 5 lines", path)
     header = _header_fields(lines[1], lines[2])
-    conversions: list[str] = []
 
     # units
     if units is not None:
-        scale = v.length_scale(units, path, "the units option")
-        unit_name = v.canonical_unit(units)
+        unit = (units, "the units option")
     elif "Units" in header and header["Units"]:
-        scale = v.length_scale(header["Units"], path, "the TRC Units field")
-        unit_name = v.canonical_unit(header["Units"])
+        unit = (header["Units"], "the TRC Units field")
     else:
         raise InputError("the TRC header has no Units field; pass units='mm' (or 'cm', 'm')", path)
 
@@ -103,7 +102,6 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
         names.append(f)
     if not names:
         raise InputError("line 4 names no markers", path)
-    names = v.check_marker_names(names, path)
     if "NumMarkers" in header:
         try:
             declared = int(float(header["NumMarkers"]))
@@ -128,7 +126,7 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
         time_col, coords = table[:, 0], table[:, 1:]
     else:  # the careful path: every message names the line and column
         if head is not None:
-            lines = v.read_lines(path)
+            lines = _text.read_lines(path)
         rows, line_no = [], []
         for i in range(start, len(lines)):
             if not lines[i].strip():
@@ -137,7 +135,7 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
             line_no.append(i + 1)
         if not rows:
             raise InputError("has a TRC header but no data rows", path)
-        values = v.parse_block(rows, line_no, columns, path)
+        values = _text.parse_block(rows, line_no, columns, path)
         table, time_col, coords = None, values[:, 1], values[:, 2:]
     n_rows = len(line_no)
 
@@ -156,23 +154,21 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
                 f"the header says NumFrames={declared} but there are {n_rows} data rows", path
             )
 
-    # rate and time
+    # rate and time: the Time column, else the rate alone
     if rate_hz is not None:
-        rate = v.positive_rate(rate_hz, path, "rate_hz option")
+        rate = (rate_hz, "rate_hz option")
     elif header.get("DataRate"):
-        rate = v.positive_rate(header["DataRate"], path, "TRC DataRate")
+        rate = (header["DataRate"], "TRC DataRate")
     else:
         rate = None
+    time, note = time_col, None
     if np.all(np.isnan(time_col)):
         if rate is None:
             raise InputError("has neither a Time column nor a DataRate; pass rate_hz=", path)
-        time = v.time_from_rate(n_rows, rate, path)
-        conversions.append(f"time built from the frame rate {rate:g} Hz (Time column empty)")
-    else:
-        time, rate = v.time_base(time_col, path, line_no, header_rate=rate, conversions=conversions)
+        time, note = None, "time built from the frame rate {rate:g} Hz (Time column empty)"
 
     xyz = coords.reshape(n_rows, len(names), 3)
-    return v.marker_frame(
-        time, names, xyz, path=path, fmt="trc", rate_hz=rate, units_in_file=unit_name,
-        scale=scale, conversions=conversions, extra_attrs={"header": dict(header)}, table=table,
+    return marker_frame(
+        path, "trc", names, xyz, units=unit, rate=rate, time=time, line_numbers=line_no, time_note=note,
+        extra_attrs={"header": dict(header)}, table=table,
     )

@@ -1,22 +1,22 @@
-"""Rerun and resume bookkeeping: a content hash per trial, a state file and its journal.
+"""Rerun and resume bookkeeping: a content hash per trial and the state of the report folder.
 
 The hash covers the bytes of the trial, its static trial and its force file,
 the options that change the outputs, and the library version.  A trial whose
 hash is unchanged (and whose outputs are all still there) is not computed
 again unless ``--force``; its summary row is taken from the state.
 
-The state lives in two files of the report folder:
-
-* ``report_state.json`` - the compacted state, rewritten atomically at the
-  end of a run (and when a run is interrupted);
-* ``report_state.journal`` - one JSON line appended per finished trial while
-  the batch runs.  A run that dies (killed, power cut of the process, Ctrl-C)
-  loses at most the trials that were still running: the next run replays the
-  journal over the JSON file.  A line cut short by a crash is not valid JSON
-  and is ignored, so a record is either complete or absent.
+The state is one SQLite table in ``report_state.sqlite`` (Python's
+:mod:`sqlite3`): a row per trial, written by the coordinating process as
+each trial finishes, in its own transaction (``INSERT OR REPLACE``).  A run
+that dies (killed, Ctrl-C, the process lost) loses at most the trials that
+were still running: a record is in the file whole or not at all, and the
+next run reads it as it is.  Writes are not synced to the disk
+(``PRAGMA synchronous=OFF``): they survive the death of the process, not
+of the machine; a state file that cannot be read counts as empty.
 
 Entries are ``{key: {"hash", "row", "files"}}``; ``row`` is the summary row
-with NaN stored as null, ``files`` the trial's files relative to the folder.
+with NaN stored as null, ``files`` the trial's files relative to the folder
+(both as JSON text in the table).
 """
 
 from __future__ import annotations
@@ -26,16 +26,14 @@ import hashlib
 import json
 import math
 import os
+import sqlite3
 from pathlib import Path
 
-from .._atomic import atomic_write_text
 from ..errors import InputError
 
-__all__ = ["STATE_FILE", "JOURNAL_FILE", "LOCK_FILE", "trial_hash", "load_state", "save_state",
-           "clean_row", "Journal", "folder_lock"]
+__all__ = ["STATE_FILE", "LOCK_FILE", "trial_hash", "load_state", "clean_row", "Journal", "folder_lock"]
 
-STATE_FILE = "report_state.json"
-JOURNAL_FILE = "report_state.journal"
+STATE_FILE = "report_state.sqlite"
 LOCK_FILE = ".report.lock"
 _FORMAT = 2  # bump when the report's outputs change for the same inputs
 
@@ -96,80 +94,60 @@ def clean_row(row: dict) -> dict:
     return {c: _jsonable(x) for c, x in row.items()}
 
 
-def _entry(value) -> dict | None:
-    if not (isinstance(value, dict) and isinstance(value.get("row"), dict)):
-        return None
-    return {"hash": value.get("hash"), "row": value["row"], "files": list(value.get("files") or [])}
-
-
 def load_state(out_dir) -> dict:
-    """The saved ``{key: {"hash", "row", "files"}}`` with the journal replayed; empty when absent.
+    """The saved ``{key: {"hash", "row", "files"}}``; empty when absent or unreadable.
 
-    An unreadable state file counts as empty (every trial is recomputed);
-    incomplete journal lines are skipped.
+    Opened for writing (``mode=rw``, which does not create the file) so that
+    SQLite rolls back a record cut short by a killed run before reading.
     """
-    out = Path(out_dir)
-    trials: dict = {}
+    path = Path(out_dir) / STATE_FILE
     try:
-        data = json.loads((out / STATE_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        data = None
-    saved = data.get("trials") if isinstance(data, dict) and data.get("format") == _FORMAT else None
-    for key, value in (saved or {}).items():
-        entry = _entry(value)
-        if entry is not None:
-            trials[key] = entry
-    try:
-        with open(out / JOURNAL_FILE, "rb") as fh:
-            for line in fh:
-                try:
-                    rec = json.loads(line)
-                except ValueError:  # cut short by a crash
-                    continue
-                if not isinstance(rec, dict) or rec.get("format") != _FORMAT:
-                    continue
-                entry = _entry(rec)
-                if entry is not None and isinstance(rec.get("key"), str):
-                    trials[rec["key"]] = entry
-    except OSError:
-        pass
-    return trials
-
-
-def save_state(out_dir, trials: dict) -> None:
-    """Write the compacted state atomically (NaN stored as null) and drop the journal."""
-    clean = {k: {"hash": v["hash"], "files": list(v["files"]), "row": clean_row(v["row"])}
-             for k, v in trials.items()}
-    out = Path(out_dir)
-    atomic_write_text(out / STATE_FILE,
-                      json.dumps({"format": _FORMAT, "trials": clean}, indent=1, sort_keys=True) + "\n")
-    with contextlib.suppress(FileNotFoundError):
-        os.remove(out / JOURNAL_FILE)
+        with contextlib.closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=rw", uri=True)) as db:
+            rows = db.execute("SELECT key, hash, files, row FROM trials WHERE format = ?", (_FORMAT,)).fetchall()
+    except sqlite3.Error:  # no state yet, or a damaged file: every trial is computed
+        return {}
+    return {key: {"hash": h, "row": json.loads(row), "files": json.loads(files)} for key, h, files, row in rows}
 
 
 class Journal:
-    """Append-only record of finished trials (one JSON line each), written as they finish.
-
-    Each record goes to the file in a single ``write`` on a descriptor opened
-    with ``O_APPEND``, so it reaches the file whole even if the process is
-    killed right after; it is not fsync'ed (it survives the death of the
-    process, not of the machine).
-    """
+    """The state table, open for the records of the trials a run finishes (one transaction each)."""
 
     def __init__(self, out_dir):
-        self.path = Path(out_dir) / JOURNAL_FILE
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        self.path = Path(out_dir) / STATE_FILE
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError as err:
+            if isinstance(err, sqlite3.OperationalError):  # locked, cannot open: not a damaged file
+                raise
+            os.remove(self.path)  # not a database (damaged): start afresh, as load_state did
+            self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, isolation_level=None, timeout=60)  # autocommit: a statement, a transaction
+        try:
+            db.execute("PRAGMA synchronous=OFF")
+            db.execute("CREATE TABLE IF NOT EXISTS trials "
+                       "(key TEXT PRIMARY KEY, format INTEGER, hash TEXT, files TEXT, row TEXT)")
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
 
     def record(self, key: str, entry: dict) -> None:
-        """Append ``entry`` (hash, row, files) for trial ``key``."""
-        rec = {"format": _FORMAT, "key": key, "hash": entry["hash"], "files": list(entry["files"]),
-               "row": clean_row(entry["row"])}
-        os.write(self._fd, (json.dumps(rec, sort_keys=True) + "\n").encode("utf-8"))
+        """Store ``entry`` (hash, row, files) for trial ``key``, replacing an earlier one."""
+        self._db.execute("INSERT OR REPLACE INTO trials VALUES (?, ?, ?, ?, ?)",
+                         (key, _FORMAT, entry["hash"], json.dumps(list(entry["files"])),
+                          json.dumps(clean_row(entry["row"]), sort_keys=True)))
+
+    def keep_only(self, keys) -> None:
+        """Forget the trials not in ``keys`` (the state holds the trials of the last run)."""
+        stale = {k for (k,) in self._db.execute("SELECT key FROM trials")} - set(keys)
+        self._db.executemany("DELETE FROM trials WHERE key = ?", [(k,) for k in sorted(stale)])
 
     def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
     def __enter__(self):
         return self

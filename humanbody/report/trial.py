@@ -203,7 +203,7 @@ def _csv_bytes(table: pd.DataFrame) -> bytes:
 
 def _analysis_files(analysis, stem: str) -> dict:
     """The pipeline's own outputs (results table, model, residuals) as bytes."""
-    from ..pipeline import write_results
+    from ..trial_output import write_results
 
     files = {}
     with tempfile.TemporaryDirectory(prefix="humanbody-report-") as tmp:

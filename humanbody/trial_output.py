@@ -1,0 +1,185 @@
+"""The files of one analysed trial: the results table in chunks, the model, the log, the residuals.
+
+:func:`write_results` computes the results table of an
+:class:`humanbody.pipeline.Analysis` a chunk of frames at a time and writes
+it as CSV or Parquet, with the model used (JSON), the log and, for marker
+trials, the tracking residuals, each file atomically
+(:mod:`humanbody._atomic`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .errors import InputError
+from .kinematics import compute_motion
+
+if TYPE_CHECKING:
+    from .pipeline import Analysis
+
+__all__ = ["write_results", "CHUNK_FRAMES"]
+
+#: Frames computed and written at a time by :func:`write_results` (about
+#: 40 MB of results per chunk for the 17-segment model).
+CHUNK_FRAMES = 8192
+
+
+def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES,
+                  digits: int | None = None, progress: bool = False, relative=()) -> dict[str, str]:
+    """Write the results table (and the model used) into ``out_dir`` atomically.
+
+    Files: ``<stem>_results.csv`` (docs/conventions.md results layout; or
+    ``.parquet``), ``<stem>_model.json``, and ``<stem>_residuals.csv`` when
+    markers were tracked.  The table is computed and written
+    ``chunk_frames`` frames at a time into one reused workspace, so a trial
+    of any length needs memory for one chunk of results only; the rows are
+    those of the whole-trial computation (see
+    :func:`humanbody.kinematics.compute_motion`).  CSV numbers have
+    ``digits`` significant digits (default
+    :data:`humanbody.writers.CSV_DIGITS`).  ``progress`` shows a bar over
+    the frames of a long trial (on a terminal only).  ``relative`` lists
+    ``(what, to)`` frame pairs whose relative motion is added as
+    ``<what>_rel_<to>_<quantity>_<axis>`` columns (:mod:`humanbody.kinstate`).
+    Returns a mapping from kind to path.
+    """
+    from .results import result_columns
+    from .writers import CSV_DIGITS, CsvWriter, FORMATS, write_table
+
+    digits = CSV_DIGITS if digits is None else digits
+
+    if fmt not in FORMATS:
+        raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"cannot create output folder ({err.strerror or err})", out) from None
+    model, motion = analysis.model, analysis.motion
+    clinical = analysis.clinical
+    columns = result_columns(model.names, _coordinate_names(model)) + list(clinical.columns)
+    more = []
+    compute = None
+    if analysis.loads is not None:
+        from .kinetics import compute_with_kinetics, kinetic_columns
+
+        columns += kinetic_columns(model)
+        buffer = {}
+
+        def compute(start, stop, reuse):  # kinematics and kinetics in one pass; one kinetic buffer for every chunk
+            res, buffer["out"] = compute_with_kinetics(model, motion, analysis.loads, start, stop, out=reuse,
+                                                       block=buffer.get("out"))
+            return res
+
+        more.append(lambda res, start: buffer["out"])
+    if relative:
+        from .kinstate import frame_state, relative_block, relative_columns
+
+        probe = analysis.results if motion.n_frames <= chunk_frames else compute_motion(model, motion, 0, 1)
+        for what, to in relative:
+            for name in (what, to):
+                frame_state(probe, name)  # an unknown frame is an InputError before anything is written
+            columns += relative_columns(what, to)
+        more.append(lambda res, start: np.concatenate([relative_block(res, w, t) for w, t in relative], axis=1))
+    path = out / f"{analysis.stem}_results.{fmt}"
+    paths = {"results": str(path)}
+    blocks = _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64), more, compute)
+    bar = _frame_bar(progress and motion.n_frames > 4 * chunk_frames, motion.n_frames, path.name)
+    if bar is not None:
+        blocks = _counted(blocks, bar)
+    try:
+        if fmt == "csv":
+            with CsvWriter(path, columns, digits=digits) as writer:
+                for block in blocks:
+                    writer.write(block)
+        else:
+            _write_parquet(path, columns, blocks)
+    finally:
+        if bar is not None:
+            bar.close()
+    model_path = out / f"{analysis.stem}_model.json"
+    model.save(model_path)
+    paths["model"] = str(model_path)
+    from ._atomic import atomic_write_text
+
+    log_path = out / f"{analysis.stem}_log.txt"
+    atomic_write_text(log_path, "\n".join(list(analysis.messages) + ["", "details:"] + list(analysis.details)) + "\n")
+    paths["log"] = str(log_path)
+    if analysis.residuals is not None:
+        paths["residuals"] = write_table(analysis.residuals, out / f"{analysis.stem}_residuals", fmt="csv",
+                                         digits=digits)
+    return paths
+
+
+def _coordinate_names(model):
+    from .kinematics import coordinate_columns
+
+    return coordinate_columns(model)
+
+
+def _result_blocks(model, motion, chunk_frames: int, extra=None, more=(), compute=None):
+    """Results-table rows of consecutive frame ranges, each (frames, columns) float64.
+
+    ``extra`` (frames, e) holds columns appended to every row (the clinical
+    angles); each ``more(results, start)`` returns further columns of a chunk
+    from its results (the kinetics, relative motions).  ``compute(start,
+    stop, workspace)`` replaces :func:`~humanbody.kinematics.compute_motion`
+    (the kinetics computed in the same pass).
+    """
+    if chunk_frames < 1:
+        raise ValueError("chunk_frames must be at least 1")
+    workspace = rows = block = None
+    F = motion.n_frames
+    for start in range(0, F, chunk_frames):
+        stop = min(F, start + chunk_frames)
+        reuse = workspace if workspace is not None and workspace.n_frames == stop - start else None
+        workspace = (compute_motion(model, motion, start, stop, out=reuse) if compute is None
+                     else compute(start, stop, reuse))
+        rows = workspace.to_matrix(out=rows)  # the consumer is done with the previous block
+        parts = [] if extra is None or extra.shape[1] == 0 else [extra[start:stop]]
+        parts += [fn(workspace, start) for fn in more]
+        if not parts:
+            yield rows
+            continue
+        width = rows.shape[1] + sum(p.shape[1] for p in parts)
+        if block is None or block.shape != (rows.shape[0], width):
+            block = np.empty((rows.shape[0], width))
+        block[:, :rows.shape[1]] = rows
+        c = rows.shape[1]
+        for p in parts:
+            block[:, c:c + p.shape[1]] = p
+            c += p.shape[1]
+        yield block
+
+
+def _frame_bar(enabled: bool, total: int, label: str):
+    """A tqdm bar over frames on a terminal, else None."""
+    import sys
+
+    if not enabled or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=f"writing {label}", unit="frame", unit_scale=True, leave=False)
+
+
+def _counted(blocks, bar):
+    for block in blocks:
+        yield block
+        bar.update(len(block))
+
+
+def _write_parquet(path, columns, blocks) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ._atomic import atomic_path, open_temp
+
+    schema = pa.schema([(c, pa.float64()) for c in columns])
+    with atomic_path(path) as tmp, open_temp(tmp) as fh:
+        with pq.ParquetWriter(fh, schema) as writer:
+            for block in blocks:
+                writer.write_table(pa.Table.from_arrays([pa.array(block[:, j]) for j in range(block.shape[1])],
+                                                        schema=schema))
