@@ -45,7 +45,7 @@ class Analysis:
     Attributes
     ----------
     source : str                       the trial file
-    coords : DataFrame                 generalized coordinates (CONVENTIONS layout, rad)
+    coords : DataFrame                 generalized coordinates (layout of docs/conventions.md, rad)
     model : BodyModel                  the model used (calibrated when a static trial was given)
     motion : Motion                    coordinates with their rates, ready for the kernel
     results : Results                  the mechanics (computed on first access)

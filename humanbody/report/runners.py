@@ -110,11 +110,21 @@ def _pool_context():
 
 
 def _fork_safe() -> bool:
-    """Whether this process can fork workers: one thread, and numba's threading layer not started."""
+    """Whether this process can fork workers: one thread, and numba's threading layer not started.
+
+    ``numba.threading_layer()`` raises ValueError while no layer has been
+    started (a started OpenMP or TBB layer does not survive a fork).
+    """
     if threading.active_count() != 1:
         return False
-    parallel = sys.modules.get("numba.np.ufunc.parallel")
-    return parallel is None or getattr(parallel, "_is_initialized", True) is False
+    numba = sys.modules.get("numba")
+    if numba is None:
+        return True
+    try:
+        numba.threading_layer()
+    except ValueError:
+        return True
+    return False
 
 
 def _stop_pool(pool) -> None:
