@@ -98,13 +98,18 @@ def rigid_point(o, vo, ao, w, alpha, r):
 
 
 @nb.njit(cache=_CACHE, fastmath={"contract"})
-def block_inputs(q, qd, qdd, f0, f1):
-    """Rows ``f0:f1`` of ``q``, ``qd``, ``qdd`` copied row-major, and the sines and cosines of ``q``'s.
+def block_inputs(q, qd, qdd, blk, block, n):
+    """Block ``blk`` of ``block`` frames: its frame range, its inputs copied row-major, and scratch.
 
     The columns pandas hands over are strided (often column-major); a
     block's copy stays in L1/L2 cache while the recursion runs over its
-    frames.  Returns ``qb, qdb, qddb, sinq, cosq``, each (f1 - f0, columns).
+    frames.  Returns ``f0, f1, qb, qdb, qddb, sinq, cosq, vO, aO``: rows
+    ``f0:f1`` of ``q``, ``qd``, ``qdd`` and the sines and cosines of
+    ``q``'s, each (f1 - f0, columns), and (n, 3) scratch for the velocity
+    and acceleration of each joint point in one frame.
     """
+    f0 = blk * block
+    f1 = min(q.shape[0], f0 + block)
     ncol = q.shape[1]
     qb = np.empty((f1 - f0, ncol))
     qdb = np.empty((f1 - f0, ncol))
@@ -117,7 +122,7 @@ def block_inputs(q, qd, qdd, f0, f1):
     sinq = np.empty((f1 - f0, ncol))
     cosq = np.empty((f1 - f0, ncol))
     sincos(qb.reshape(-1), sinq.reshape(-1), cosq.reshape(-1))
-    return qb, qdb, qddb, sinq, cosq
+    return f0, f1, qb, qdb, qddb, sinq, cosq, np.empty((n, 3)), np.empty((n, 3))
 
 
 @nb.njit(cache=_CACHE, inline="always", fastmath={"contract"})
@@ -288,13 +293,8 @@ def tree_kinematics(
     for k in range(n):
         total += mass[k]
     block = max(1, block)
-    nblocks = (F + block - 1) // block
-    for blk in nb.prange(nblocks):
-        f0 = blk * block
-        f1 = min(F, f0 + block)
-        qb, qdb, qddb, sinq, cosq = block_inputs(q, qd, qdd, f0, f1)
-        vO = np.empty((n, 3))  # velocity and acceleration of each joint point, this frame
-        aO = np.empty((n, 3))
+    for blk in nb.prange((F + block - 1) // block):
+        f0, f1, qb, qdb, qddb, sinq, cosq, vO, aO = block_inputs(q, qd, qdd, blk, block, n)
         for f in range(f0, f1):
             frame_kinematics(f, f - f0, qb, qdb, qddb, sinq, cosq, vO, aO, local_rates,
                              parents, seq, xi, rcom, mass, inertia, total,

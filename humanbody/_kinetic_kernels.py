@@ -230,13 +230,8 @@ def tree_dynamics(
         total += mass[k]
     grf_first = first + 4 * child.shape[0]
     block = max(1, block)
-    nblocks = (F + block - 1) // block
-    for blk in nb.prange(nblocks):
-        f0 = blk * block
-        f1 = min(F, f0 + block)
-        qb, qdb, qddb, sinq, cosq = block_inputs(q, qd, qdd, f0, f1)
-        vO = np.empty((n, 3))
-        aO = np.empty((n, 3))
+    for blk in nb.prange((F + block - 1) // block):
+        f0, f1, qb, qdb, qddb, sinq, cosq, vO, aO = block_inputs(q, qd, qdd, blk, block, n)
         sums = np.empty((n, 6))
         for f in range(f0, f1):
             frame_kinematics(f, f - f0, qb, qdb, qddb, sinq, cosq, vO, aO, local_rates,
