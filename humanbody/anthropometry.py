@@ -32,14 +32,13 @@ from importlib import resources
 import numpy as np
 
 from .errors import InputError
-from .model import BodyModel
 from .segments import DEFAULT_SEQUENCES, JOINT_NAMES, PARENTS, SEGMENT_NAMES
 
 __all__ = [
     "REFERENCE_STATURE",
     "SOURCE",
     "de_leva_table",
-    "default_model",
+    "default_parameters",
     "principal_inertia",
     "validate_subject",
 ]
@@ -244,8 +243,11 @@ def _split_head_neck(hn: dict, scale: float, mass: float):
     }
 
 
-def default_model(mass: float = 75.0, height: float = 1.75, sex: str = "male") -> BodyModel:
-    """Huston's 17-segment body scaled to a subject (de Leva 1996).
+def default_parameters(mass: float = 75.0, height: float = 1.75, sex: str = "male") -> dict:
+    """The segment parameters of Huston's 17-segment body scaled to a subject (de Leva 1996).
+
+    :func:`humanbody.model.default_model` builds the model from them
+    (``BodyModel(**default_parameters(...))``).
 
     Parameters
     ----------
@@ -258,7 +260,8 @@ def default_model(mass: float = 75.0, height: float = 1.75, sex: str = "male") -
 
     Returns
     -------
-    BodyModel
+    dict
+        The keyword arguments of :class:`~humanbody.model.BodyModel`:
         17 segments in the order of :data:`humanbody.segments.SEGMENT_NAMES`.
         ``joint`` xi_k and ``com`` r_k describe the upright reference pose
         (all frames parallel to ground); ``segment_meta[k]`` holds
@@ -383,7 +386,7 @@ def default_model(mass: float = 75.0, height: float = 1.75, sex: str = "male") -
             "sole_height": 0.0,
         },
     }
-    return BodyModel(
+    return dict(
         names=SEGMENT_NAMES,
         parents=PARENTS,
         joint_offset=joint,

@@ -19,7 +19,7 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["BodyModel", "load_model", "lower_body_array"]
+__all__ = ["BodyModel", "default_model", "load_model", "lower_body_array"]
 
 
 def lower_body_array(parents, p: int) -> np.ndarray:
@@ -255,15 +255,13 @@ class BodyModel:
         height : float
             Standing height (m).
         **options
-            Passed to :func:`humanbody.anthropometry.default_model` (for
+            Passed to :func:`default_model` (for
             example ``sex="male"`` or ``"female"``).
 
         Segment masses, mass-centre locations and principal radii of
         gyration come from published anthropometric tables scaled to the
         subject; see :mod:`humanbody.anthropometry` for the sources.
         """
-        from .anthropometry import default_model
-
         return default_model(mass=mass, height=height, **options)
 
     # -------------------------------------------------------------- file io
@@ -352,6 +350,20 @@ def _inertia_problem(I: np.ndarray) -> str | None:
     if ev[0] + ev[1] < ev[2] - tol:
         return "violates the triangle inequality of principal moments"
     return None
+
+
+def default_model(mass: float = 75.0, height: float = 1.75, sex: str = "male") -> BodyModel:
+    """Huston's 17-segment body scaled to a subject (de Leva 1996): mass (kg), height (m), sex ("male"/"female").
+
+    The parameters are :func:`humanbody.anthropometry.default_parameters`
+    (segment lengths, masses, mass centres and principal inertias from de
+    Leva's Table 4 scaled to the subject); ``meta`` holds the subject and
+    the source.  Raises :class:`~humanbody.errors.InputError` for an
+    implausible mass or height or an unknown sex.
+    """
+    from .anthropometry import default_parameters
+
+    return BodyModel(**default_parameters(mass, height, sex))
 
 
 def load_model(path) -> BodyModel:

@@ -30,9 +30,8 @@ from .errors import InputError
 from .kinematics import Motion, compute_motion, prepare_motion
 from .model import BodyModel, load_model
 from .results import Results
-from .trial_output import write_results
 
-__all__ = ["Analysis", "analyze_trial", "write_results", "DEFAULT_MASS", "DEFAULT_HEIGHT"]
+__all__ = ["Analysis", "analyze_trial", "DEFAULT_MASS", "DEFAULT_HEIGHT"]
 
 DEFAULT_MASS = 75.0
 DEFAULT_HEIGHT = 1.75
