@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 
 import humanbody as hb
-from humanbody.kinematics import coordinate_columns
-from humanbody.segments import PARENTS, SEGMENT_NAMES
+from humanbody.mechanics.kinematics import coordinate_columns
+from humanbody.model.segments import PARENTS, SEGMENT_NAMES
 
 
 def bench_model() -> hb.BodyModel:
@@ -41,7 +41,7 @@ def bench_model() -> hb.BodyModel:
     (``zxy`` root, flexion-first ``yxz`` elsewhere) when the environment sets
     ``HUMANBODY_BENCH_SEQUENCES=default``.
     """
-    from humanbody.segments import DEFAULT_SEQUENCES
+    from humanbody.model.segments import DEFAULT_SEQUENCES
 
     seqs = DEFAULT_SEQUENCES if os.environ.get("HUMANBODY_BENCH_SEQUENCES") == "default" else ()
     rng = np.random.default_rng(7)
@@ -137,7 +137,7 @@ def run_humanbody(frames: int, mode: str = "fresh") -> dict:
 
 
 def run_numpy(frames: int) -> dict:
-    from humanbody._reference import reference_kinematics
+    from humanbody.mechanics.reference import reference_kinematics
 
     model = bench_model()
     t, q, qd, qdd = motion(model, frames)

@@ -17,7 +17,7 @@ Three measurements, one process, one run:
   alternate between that code and this one.
 - ``write``: a results-like table of ``--rows`` rows and 625 columns
   (time, then numbers of mixed magnitudes and signs, 1 % NaN) written by
-  ``humanbody.writers.write_table`` (numba printer, 10 digits) and by
+  ``humanbody.io.writers.write_table`` (numba printer, 10 digits) and by
   Arrow's CSV writer (``digits=None``), also streamed by ``CsvWriter`` in
   blocks of 10,000 rows.
 
@@ -202,7 +202,7 @@ def bench_results(rows: int, repeat: int, tmp: Path, rec: dict) -> None:
     """Kernel ns/number at 7 and 10 digits on 1 and 2 threads, and whole-file streamed writes."""
     import numba
 
-    from humanbody.writers import CsvWriter, _format_chunks
+    from humanbody.io.writers import CsvWriter, _format_chunks
 
     columns, block = results_block(rows)
     chunk = block[:8192]
@@ -260,7 +260,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     only = set(args.only or ("read", "write", "results"))
 
-    from humanbody.writers import CsvWriter, write_table
+    from humanbody.io.writers import CsvWriter, write_table
 
     load = os.getloadavg()[0]
     rec = {"impl": "io", "load_before": load, "frames": args.frames, "rows": args.rows}

@@ -8,8 +8,8 @@ bench_compute.py with the default rotation sequences), the kinetics with a
 load on each foot in every frame (joint forces, moments, powers, clinical
 moments and GRF columns).  With loads, ``humanbody analyze`` computes each
 chunk's kinematics and kinetics in one pass
-(:func:`humanbody.kinetics.compute_with_kinetics`); the two-pass form
-(``compute_motion``, then :func:`humanbody.kinetics.kinetic_block` on its
+(:func:`humanbody.mechanics.kinetics.compute_with_kinetics`); the two-pass form
+(``compute_motion``, then :func:`humanbody.mechanics.kinetics.kinetic_block` on its
 results, as ``Analysis.kinetics`` does) is timed beside it.  Best of
 ``--repeat`` runs each, interleaved, ``--chunk`` frames at a time as
 ``humanbody analyze`` writes its results; prints one JSON line with
@@ -33,8 +33,8 @@ os.environ.setdefault("HUMANBODY_BENCH_SEQUENCES", "default")
 import bench_compute as bc  # noqa: E402
 
 import humanbody as hb  # noqa: E402
-from humanbody.kinetics import compute_with_kinetics, kinetic_block  # noqa: E402
-from humanbody.loads import FrameLoads  # noqa: E402
+from humanbody.mechanics.kinetics import compute_with_kinetics, kinetic_block  # noqa: E402
+from humanbody.mechanics.loads import FrameLoads  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -57,7 +57,7 @@ def main(argv=None) -> int:
     force[..., 2] = 700.0
     point = np.stack([res.joint[:, k] for k in feet], axis=1)
     loads = FrameLoads(["a", "b"], force, np.cross(point, force), point, body=np.tile(feet, (F, 1)))
-    from humanbody.kinematics import compute_motion, prepare_motion
+    from humanbody.mechanics.kinematics import compute_motion, prepare_motion
 
     motion = prepare_motion(model, coords)
     chunk = args.chunk or F

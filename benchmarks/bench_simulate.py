@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 import humanbody as hb
-from humanbody.passive import Contacts, JointSprings
+from humanbody.simulation.passive import Contacts, JointSprings
 
 
 def _free(model, T):
@@ -60,7 +60,7 @@ def _standing(model, T):
 def _seated(model, T):
     from scipy.integrate import solve_ivp
 
-    from humanbody.vibration import body_on_base, equilibrium
+    from humanbody.simulation.vibration import body_on_base, equilibrium
 
     system, y0, _ = body_on_base(model, "seated")
     y = equilibrium(system, y0)

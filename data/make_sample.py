@@ -82,7 +82,7 @@ def evaluate(coef, phase, omega):
 def build(strides=4, rate=100.0, stride_time=1.1, speed=1.3, height=1.75, mass=75.0):
     """The sample trial as a DataFrame (generalized coordinates with exact rates)."""
     import humanbody as hb
-    from humanbody.kinematics import coordinate_columns
+    from humanbody.mechanics.kinematics import coordinate_columns
 
     model = hb.BodyModel.default(mass=mass, height=height)
     omega = 2 * np.pi / stride_time

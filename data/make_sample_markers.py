@@ -114,7 +114,7 @@ def marker_layout(model) -> dict[str, tuple[str, np.ndarray]]:
         z up in the reference pose).  Insertion order is the order of the
         shared trial's columns.
     """
-    from humanbody.anthropometry import ANKLE_HEIGHT, HEEL_BEHIND_ANKLE
+    from humanbody.model.anthropometry import ANKLE_HEIGHT, HEEL_BEHIND_ANKLE
 
     idx = {name: k for k, name in enumerate(model.names)}
     O = reference_origins(model)

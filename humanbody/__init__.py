@@ -25,23 +25,23 @@ __version__ = "0.1.0"
 
 #: Public name -> module that defines it.
 _EXPORTS = {
-    "BodyModel": ".model",
-    "load_model": ".model",
-    "lower_body_array": ".model",
-    "Differentiation": ".differentiate",
+    "BodyModel": ".model.body",
+    "load_model": ".model.body",
+    "lower_body_array": ".model.body",
+    "Differentiation": ".signal.differentiate",
     "InputError": ".errors",
-    "compute": ".kinematics",
-    "coordinate_columns": ".kinematics",
-    "Results": ".results",
+    "compute": ".mechanics.kinematics",
+    "coordinate_columns": ".mechanics.kinematics",
+    "Results": ".mechanics.results",
     "read_trial": ".io",
     "Analysis": ".pipeline",
     "analyze_trial": ".pipeline",
     "write_results": ".trial_output",
-    "mass_matrix": ".dynamics",
-    "bias_forces": ".dynamics",
-    "inverse_dynamics": ".dynamics",
-    "forward_dynamics": ".dynamics",
-    "simulate": ".simulation",
+    "mass_matrix": ".mechanics.dynamics",
+    "bias_forces": ".mechanics.dynamics",
+    "inverse_dynamics": ".mechanics.dynamics",
+    "forward_dynamics": ".mechanics.dynamics",
+    "simulate": ".simulation.forward",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

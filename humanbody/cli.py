@@ -99,7 +99,7 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command in ("analyze", "report", "view", "simulate", "vibration") and not getattr(args, "quiet", False):
-        from ._jit import kernels_cached
+        from ._kernels.cache import kernels_cached
 
         if not kernels_cached():
             print("humanbody: compiling the numerical kernels (first run only, about half a minute; "

@@ -25,11 +25,11 @@ from typing import Any
 
 import pandas as pd
 
-from .differentiate import Differentiation
+from .signal.differentiate import Differentiation
 from .errors import InputError
-from .kinematics import Motion, compute_motion, prepare_motion
-from .model import BodyModel, load_model
-from .results import Results
+from .mechanics.kinematics import Motion, compute_motion, prepare_motion
+from .model.body import BodyModel, load_model
+from .mechanics.results import Results
 
 __all__ = ["Analysis", "analyze_trial", "DEFAULT_MASS", "DEFAULT_HEIGHT"]
 
@@ -74,21 +74,21 @@ class Analysis:
         """The kinetic columns (docs/conventions.md) as a table, when external loads were given; else None."""
         if self.loads is None:
             return None
-        from .kinetics import kinetic_block, kinetic_columns
+        from .mechanics.kinetics import kinetic_block, kinetic_columns
 
         return pd.DataFrame(kinetic_block(self.model, self.results, self.loads),
                             columns=kinetic_columns(self.model))
 
     @property
     def clinical(self) -> pd.DataFrame:
-        """Clinical joint angles (degrees, one row per frame; :func:`humanbody.clinical.clinical_angles`).
+        """Clinical joint angles (degrees, one row per frame; :func:`humanbody.mechanics.clinical.clinical_angles`).
 
         Zero in the calibration pose when a static trial calibrated the
         subject (the upper limbs: in the reference posture).  Computed on
         first access, then kept.
         """
         if self._clinical is None:
-            from .clinical import clinical_angles
+            from .mechanics.clinical import clinical_angles
 
             self._clinical = clinical_angles(self.model, self.coords, self.calibration)
         return self._clinical
@@ -303,13 +303,13 @@ def analyze_trial(
         calibration=calibration, tracking=tracking, messages=messages, details=details,
     )
     if forces is None and str(path).lower().endswith(".c3d") and kind == "markers" and use_platforms:
-        from .loads import c3d_has_platforms
+        from .mechanics.loads import c3d_has_platforms
 
         if c3d_has_platforms(path):
             forces = path  # a C3D trial's own force platforms
             messages.append("loads: the trial's own force platforms")
     if forces is not None:
-        from .loads import assign_loads, condition_loads, read_loads
+        from .mechanics.loads import assign_loads, condition_loads, read_loads
 
         for name, seg in (loads or {}).items():
             if seg not in subject.names:

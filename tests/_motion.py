@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from humanbody import BodyModel
-from humanbody.kinematics import coordinate_columns
-from humanbody.segments import PARENTS, SEGMENT_NAMES
+from humanbody.mechanics.kinematics import coordinate_columns
+from humanbody.model.segments import PARENTS, SEGMENT_NAMES
 
 
 def random_inertia(rng) -> np.ndarray:

@@ -1,17 +1,12 @@
-"""Tests of the scaled de Leva (1996) 17-segment model (humanbody.anthropometry)."""
+"""Tests of the scaled de Leva (1996) 17-segment model (humanbody.model.anthropometry)."""
 
 import numpy as np
 import pytest
 
 from humanbody import BodyModel, InputError
-from humanbody.anthropometry import (
-    REFERENCE_STATURE,
-    de_leva_table,
-    default_model,
-    principal_inertia,
-    validate_subject,
-)
-from humanbody.segments import PARENTS, SEGMENT_NAMES
+from humanbody.model.anthropometry import REFERENCE_STATURE, de_leva_table, principal_inertia, validate_subject
+from humanbody.model.body import default_model
+from humanbody.model.segments import PARENTS, SEGMENT_NAMES
 
 
 def _reference_pose(model):

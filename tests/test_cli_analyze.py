@@ -9,7 +9,7 @@ import pytest
 
 import humanbody as hb
 from humanbody.cli import main
-from humanbody.kinematics import coordinate_columns
+from humanbody.mechanics.kinematics import coordinate_columns
 
 from _motion import random_model, sinusoid_motion
 
@@ -32,7 +32,7 @@ def test_analyze_writes_the_conventions_table(trial, tmp_path, capsys):
     assert main(["analyze", str(path), "--model", str(model_path), "--out", str(out)]) == 0
     table = pd.read_csv(out / "walk_results.csv")
     res = hb.compute(model, df)
-    from humanbody.clinical import clinical_angles
+    from humanbody.mechanics.clinical import clinical_angles
 
     expected = pd.concat([res.to_dataframe(), clinical_angles(model, df)], axis=1)  # mechanics, then clinical angles
     assert list(table.columns) == list(expected.columns)
@@ -163,7 +163,8 @@ def test_rigid_gap_filling_from_the_marker_set_clusters(tmp_path, capsys):
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_chunked_writing_equals_the_whole_trial(trial, tmp_path, fmt):
     """Results written a few frames at a time are the rows of the whole-trial computation."""
-    from humanbody.pipeline import analyze_trial, write_results
+    from humanbody.pipeline import analyze_trial
+    from humanbody.trial_output import write_results
 
     model, df, path, model_path = trial
     analysis = analyze_trial(path, model=model_path)
@@ -184,7 +185,8 @@ def test_chunked_writing_equals_the_whole_trial(trial, tmp_path, fmt):
 def test_long_trial_writing_shows_a_bar_on_a_terminal_only(trial, tmp_path, monkeypatch, capsys):
     import sys as _sys
 
-    from humanbody.pipeline import analyze_trial, write_results
+    from humanbody.pipeline import analyze_trial
+    from humanbody.trial_output import write_results
 
     model, df, path, model_path = trial
     analysis = analyze_trial(path, model=model_path)
@@ -201,9 +203,10 @@ def test_marker_trial_in_small_chunks_equals_large_chunks(tmp_path, monkeypatch)
     """The whole pipeline in chunks (tracking, rates with overlap, mechanics, writing) gives the same results."""
     from pathlib import Path
 
-    from humanbody import kinematics
+    from humanbody.mechanics import kinematics
     from humanbody.markers import tracking
-    from humanbody.pipeline import analyze_trial, write_results
+    from humanbody.pipeline import analyze_trial
+    from humanbody.trial_output import write_results
 
     data = Path(__file__).resolve().parents[1] / "data"
     walk, static = data / "sample_walk_markers.trc", data / "sample_static.trc"

@@ -14,7 +14,7 @@ import pytest
 
 import humanbody as hb
 from humanbody.cli import main
-from humanbody.dynamics import generalized_forces
+from humanbody.mechanics.dynamics import generalized_forces
 
 ROOT = Path(__file__).resolve().parents[1]
 

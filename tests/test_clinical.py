@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 import humanbody as hb
-from humanbody.clinical import CLINICAL_ANGLES, clinical_angles, clinical_columns, progression_heading
-from humanbody.kinematics import coordinate_columns
+from humanbody.mechanics.clinical import CLINICAL_ANGLES, clinical_angles, clinical_columns, progression_heading
+from humanbody.mechanics.kinematics import coordinate_columns
 from humanbody.rotations import euler_to_matrix, matrix_to_euler
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "gait2392_walk"
@@ -221,7 +221,7 @@ def test_sagittal_angles_against_opensim(walk, s, side, ours, theirs, sign, r_mi
 def test_thigh_adduction_against_opensim(walk, s, side):
     """The thigh's adduction relative to the direction of progression agrees with OpenSim's thigh (r >= 0.85)."""
     cl, ik, coords, cal = walk
-    from humanbody.clinical import _absolute
+    from humanbody.mechanics.clinical import _absolute
 
     d = np.radians
     sg = 1.0 if side == "right" else -1.0

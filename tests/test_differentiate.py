@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from humanbody import Differentiation, InputError
-from humanbody.differentiate import savgol_window
+from humanbody.signal.differentiate import savgol_window
 
 RATE = 100.0
 T = np.arange(0, 20, 1 / RATE)
@@ -80,7 +80,7 @@ def test_rates_without_the_smoothed_signal_are_the_same(method):
 def test_parallel_savgol_equals_scipy(deriv):
     from scipy.signal import savgol_filter
 
-    from humanbody.differentiate import _savgol
+    from humanbody.signal.differentiate import _savgol
 
     rng = np.random.default_rng(2)
     x = np.cumsum(rng.normal(size=(3000, 7)), axis=0)

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 import humanbody as hb
-from humanbody.dynamics import bias_forces, forward_dynamics, inverse_dynamics, mass_matrix
-from humanbody.kinematics import coordinate_columns
+from humanbody.mechanics.dynamics import bias_forces, forward_dynamics, inverse_dynamics, mass_matrix
+from humanbody.mechanics.kinematics import coordinate_columns
 from humanbody.rotations import SEQUENCES
 from _motion import random_model, random_tree
 

@@ -7,7 +7,7 @@ import pytest
 
 from humanbody.errors import InputError
 from humanbody.io import detect_format, read_trial
-from humanbody.segments import SEGMENT_NAMES
+from humanbody.model.segments import SEGMENT_NAMES
 
 
 def _coords_csv(path, n=6, rate=50.0, drop=None, extra=(), rates=False):

@@ -15,7 +15,8 @@ import pytest
 
 from _io_samples import SHARED, positions, replace_field, write_motive_csv, write_plain_csv, write_trc
 from humanbody.errors import InputError
-from humanbody.io import _fastread, _parse, _validate, read_trial
+from humanbody.io import _fastread, _validate, read_trial
+from humanbody._kernels import text_parse as _parse
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 NAMES = ["LASI", "RASI", "LHEE", "RTOE"]

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from humanbody import _jit
+from humanbody._kernels import cache as _jit
 
 
 def test_stale_dependent_caches_are_removed(tmp_path, monkeypatch):

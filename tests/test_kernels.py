@@ -1,11 +1,11 @@
-"""humanbody._kernels.sincos: the vectorisable sine and cosine the recursion uses."""
+"""humanbody._kernels.tree.sincos: the vectorisable sine and cosine the recursion uses."""
 
 import math
 
 import numpy as np
 import pytest
 
-from humanbody._kernels import sincos
+from humanbody._kernels.tree import sincos
 
 
 def _ulps(got, exact):

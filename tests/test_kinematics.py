@@ -6,11 +6,11 @@ import pytest
 
 import humanbody as hb
 from humanbody import BodyModel, InputError
-from humanbody._reference import reference_kinematics
-from humanbody.kinematics import coordinate_columns
-from humanbody.results import result_columns
-from humanbody.angular_rates import bryant_omega_body
-from humanbody.segments import AXES, INERTIA_COMPONENTS, SEGMENT_NAMES, VECTOR_QUANTITIES
+from humanbody.mechanics.reference import reference_kinematics
+from humanbody.mechanics.kinematics import coordinate_columns
+from humanbody.mechanics.results import result_columns
+from humanbody.mechanics.angular_rates import bryant_omega_body
+from humanbody.model.segments import AXES, INERTIA_COMPONENTS, SEGMENT_NAMES, VECTOR_QUANTITIES
 
 from _motion import central_diff, random_model, random_tree, sinusoid_motion, split_coords
 
@@ -314,7 +314,7 @@ def test_nan_frames_stay_local(rng):
 @pytest.mark.parametrize("rates", ["auto", "differentiate"])
 def test_frame_ranges_of_a_prepared_motion_equal_one_call(rng, rates):
     """Long trials are evaluated in ranges: rows must be those of the whole-trial result, bit for bit."""
-    from humanbody.kinematics import compute_motion, prepare_motion
+    from humanbody.mechanics.kinematics import compute_motion, prepare_motion
 
     model = random_model(rng)
     df = sinusoid_motion(model, np.linspace(0, 3, 301), rng)
@@ -330,7 +330,7 @@ def test_frame_ranges_of_a_prepared_motion_equal_one_call(rng, rates):
 @pytest.mark.parametrize("method", ["savgol", "gradient", "butterworth"])
 def test_rates_in_overlapping_blocks_equal_one_pass(method):
     """prepare_motion differentiates a long trial block by block; no value changes."""
-    from humanbody import kinematics as kin
+    from humanbody.mechanics import kinematics as kin
 
     model = BodyModel.default(mass=70.0, height=1.7)
     rng = np.random.default_rng(8)
@@ -353,8 +353,8 @@ def test_rates_in_overlapping_blocks_equal_one_pass(method):
 
 
 def test_quaternion_omega_kernel_equals_the_numpy_form():
-    from humanbody import _kernels
-    from humanbody.kinematics import local_rates_from_quaternions
+    from humanbody._kernels import tree as _kernels
+    from humanbody.mechanics.kinematics import local_rates_from_quaternions
 
     rng = np.random.default_rng(5)
     q, qd, qdd = (rng.normal(size=(50, 17, 4)) for _ in range(3))
@@ -368,7 +368,7 @@ def test_quaternion_omega_kernel_equals_the_numpy_form():
 
 @pytest.mark.parametrize("seq", ["xyz", "yxz", "zxy", "zxz", "yzy"])
 def test_sequence_quaternion_kernel_equals_the_numpy_form(seq):
-    from humanbody import _kernels
+    from humanbody._kernels import tree as _kernels
     from humanbody.rotations import sequence_axes, sequence_to_quaternion
 
     rng = np.random.default_rng(9)

@@ -11,8 +11,8 @@ import pytest
 
 import humanbody as hb
 from humanbody.errors import InputError
-from humanbody.kinetics import joint_loads, kinetic_block, kinetic_columns
-from humanbody.loads import FrameLoads, assign_loads, condition_loads, read_loads
+from humanbody.mechanics.kinetics import joint_loads, kinetic_block, kinetic_columns
+from humanbody.mechanics.loads import FrameLoads, assign_loads, condition_loads, read_loads
 from test_pinocchio_kinematics import _motion, pinocchio_model
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "gait2392_walk"
@@ -91,7 +91,7 @@ def test_power_balance_along_a_motion():
 
 def test_kinetic_columns_and_clinical_moments_are_generalized_forces():
     """A clinical moment times its angle's rate, summed over the three angles, is the joint power."""
-    from humanbody.clinical import clinical_angles
+    from humanbody.mechanics.clinical import clinical_angles
 
     from _motion import sinusoid_motion
 
@@ -204,7 +204,7 @@ def walk_kinetics_opensim_model(walk_kinetics, tmp_path_factory):
     """The walk with OpenSim's hip centres (re-tracked) and leg segment parameters: its model's inputs."""
     from _opensim_subject01 import markerset_with_opensim_hips, with_opensim_legs
 
-    from humanbody.kinematics import compute_motion
+    from humanbody.mechanics.kinematics import compute_motion
 
     mset = markerset_with_opensim_hips(tmp_path_factory.mktemp("mset") / "gait2392_opensim_hips.toml")
     analysis = hb.analyze_trial(DATA / "subject01_walk1.trc", static=DATA / "subject01_static.trc", mass=72.6,
@@ -372,8 +372,8 @@ def test_automatic_assignment_nearest_foot_two_feet_and_two_plates():
 def test_one_pass_kinetics_equal_kinematics_then_kinetics():
     """compute_with_kinetics (what analyze runs) gives the bits of compute_motion followed by kinetic_block,
     chunk by chunk, ambiguous frames and shared plates included; the GRF columns are the feet's load sums."""
-    from humanbody.kinematics import compute_motion, prepare_motion
-    from humanbody.kinetics import compute_with_kinetics
+    from humanbody.mechanics.kinematics import compute_motion, prepare_motion
+    from humanbody.mechanics.kinetics import compute_with_kinetics
 
     rng = np.random.default_rng(11)
     model = hb.BodyModel.default(mass=70.0, height=1.7)

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import humanbody as hb
-from humanbody.kinstate import KinematicState, compose, frame_state, identity, invert, relative
+from humanbody.mechanics.relative import KinematicState, compose, frame_state, identity, invert, relative
 from humanbody.rotations import euler_to_matrix, unskew
 from _motion import random_model, sinusoid_motion
 

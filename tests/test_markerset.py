@@ -16,7 +16,7 @@ from humanbody.markers.markerset import (
 )
 from humanbody.markers.tracking import track
 from humanbody.rotations import bryant_to_matrix
-from humanbody.segments import SEGMENT_NAMES
+from humanbody.model.segments import SEGMENT_NAMES
 from test_tracking import base_model, frame_df, static_markers
 
 

@@ -1,4 +1,4 @@
-"""Tests of the body model (humanbody.model) and the ``humanbody model`` command."""
+"""Tests of the body model (humanbody.model.body) and the ``humanbody model`` command."""
 
 import json
 import subprocess
@@ -9,7 +9,7 @@ import pytest
 
 from humanbody import BodyModel, InputError, load_model, lower_body_array
 from humanbody.cli import main
-from humanbody.segments import PARENTS, SEGMENT_NAMES
+from humanbody.model.segments import PARENTS, SEGMENT_NAMES
 
 # Huston, Principles of Biomechanics, Table 8.1 (higher order lower body arrays
 # of the 17-body model of Fig. 8.36), rows L ... L^6, columns k = 1 ... 17.
@@ -290,7 +290,7 @@ def test_sequences_in_the_model_file(tmp_path):
     """Each segment's rotation sequence is saved and read back; a file without it means xyz."""
     import json
 
-    from humanbody.segments import DEFAULT_SEQUENCES
+    from humanbody.model.segments import DEFAULT_SEQUENCES
 
     model = BodyModel.default()
     assert model.sequences == DEFAULT_SEQUENCES

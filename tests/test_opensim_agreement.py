@@ -41,7 +41,7 @@ def _read_ground(path):
 
 def _base_model():
     try:
-        from humanbody.anthropometry import default_model  # noqa: F401
+        from humanbody.model.body import default_model  # noqa: F401
         return None  # calibrate uses it
     except ImportError:
         from test_tracking import base_model

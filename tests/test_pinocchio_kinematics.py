@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 import humanbody as hb
-from humanbody.kinematics import coordinate_columns
+from humanbody.mechanics.kinematics import coordinate_columns
 from humanbody.rotations import SEQUENCES
-from humanbody.segments import DEFAULT_SEQUENCES
+from humanbody.model.segments import DEFAULT_SEQUENCES
 from _motion import random_model, random_tree
 
 pin = pytest.importorskip("pinocchio")

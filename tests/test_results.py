@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import humanbody as hb
-from humanbody._reference import reference_kinematics
+from humanbody.mechanics.reference import reference_kinematics
 
 from _motion import random_model, sinusoid_motion, split_coords
 
@@ -132,7 +132,7 @@ def test_results_do_not_depend_on_the_column_layout_of_the_input(rng):
 
 def test_packed_rows_equal_the_arrays_bit_for_bit():
     """to_matrix writes every column from the result arrays; inertia columns equal the derived dyadics exactly."""
-    from humanbody.segments import INERTIA_COMPONENTS, VECTOR_QUANTITIES
+    from humanbody.model.segments import INERTIA_COMPONENTS, VECTOR_QUANTITIES
 
     from _motion import random_model, sinusoid_motion
 

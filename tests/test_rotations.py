@@ -11,7 +11,7 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.spatial.transform import Rotation
 
-from humanbody import angular_rates as ar
+from humanbody.mechanics import angular_rates as ar
 from humanbody import rotations as rot
 from humanbody.errors import InputError, SingularityWarning
 

@@ -8,9 +8,9 @@ import pytest
 from scipy.special import ellipk
 
 import humanbody as hb
-from humanbody.passive import Contacts, JointSprings, inverse_left_jacobian, rotation_vector
+from humanbody.simulation.passive import Contacts, JointSprings, inverse_left_jacobian, rotation_vector
 from humanbody.rotations import quaternion_to_matrix
-from humanbody.simulation import System
+from humanbody.simulation.forward import System
 from scipy.spatial.transform import Rotation
 
 MODEL = hb.BodyModel.default(mass=75.0, height=1.75)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from humanbody import spatial as sp
+from humanbody.mechanics import spatial as sp
 from humanbody.rotations import euler_to_matrix
 
 rng = np.random.default_rng(0)

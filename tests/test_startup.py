@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-import humanbody._jit as jit
+import humanbody._kernels.cache as jit
 from humanbody.cli import main
 
 
@@ -88,7 +88,7 @@ def test_using_the_library_leaves_the_process_settings_alone():
         "import humanbody as hb\n"
         f"coords = hb.read_trial({str(root / 'data' / 'sample_walk.csv')!r})\n"
         "res = hb.compute(hb.BodyModel.default(mass=75.0, height=1.75), coords)\n"
-        "import humanbody.pipeline, humanbody.markers, humanbody.clinical\n"
+        "import humanbody.pipeline, humanbody.markers, humanbody.mechanics.clinical\n"
         "import numba\n"
         "print(settings() == before, numba.config.THREADING_LAYER, numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS,\n"
         "      gc.isenabled(), gc.get_freeze_count(), gc.get_threshold() == thresholds, res.omega.shape)\n"
@@ -114,7 +114,7 @@ def test_scipy_signal_comes_without_scipy_stats():
     scipy.stats`` gets the real module."""
     out = _python(
         "import sys, numpy as np\n"
-        "import humanbody.filters, humanbody.gait.events, humanbody.markers.conditioning\n"
+        "import humanbody.signal.filters, humanbody.gait.events, humanbody.markers.conditioning\n"
         "print('stats loaded:', 'scipy.stats' in sys.modules)\n"
         "from scipy import signal\n"
         "x = np.sin(np.linspace(0, 20 * np.pi, 2000)) + 0.3 * np.random.default_rng(1).normal(size=2000)\n"
@@ -138,8 +138,8 @@ def test_scipy_signal_comes_without_scipy_stats():
 
 def test_scipy_signal_after_user_imported_scipy_stats():
     out = _python("import sys, scipy.stats; stats = scipy.stats\n"
-                  "import humanbody.filters\n"
-                  "print(sys.modules['scipy.stats'] is stats, humanbody.filters.signal.butter(2, 0.1)[0].shape)")
+                  "import humanbody.signal.filters\n"
+                  "print(sys.modules['scipy.stats'] is stats, humanbody.signal.filters.signal.butter(2, 0.1)[0].shape)")
     assert out.strip() == "True (3,)"
 
 
@@ -148,7 +148,7 @@ def test_scipy_signal_loads_without_rewriting_docstrings():
     (0.1-0.2 s of start-up): its parser is restored afterwards, the functions are SciPy's own and
     compute what a plain ``import scipy.signal`` gives, and each docstring is SciPy's text."""
     code = ("import numpy as np, scipy._lib._array_api as api; real = api.FunctionDoc\n"
-            "import humanbody.filters\n"
+            "import humanbody.signal.filters\n"
             "from scipy import signal\n"
             "x = np.sin(np.linspace(0, 9, 300)) + np.cos(np.linspace(0, 90, 300))\n"
             "y = signal.sosfiltfilt(signal.butter(2, 0.1, output='sos'), x)\n"
@@ -156,7 +156,7 @@ def test_scipy_signal_loads_without_rewriting_docstrings():
             "print(api.FunctionDoc is real, y.tobytes().hex()[:64], z.tobytes().hex()[:64])\n"
             "print(signal.sosfiltfilt.__doc__.split(chr(10))[0].strip())\n")
     out = _python(code).splitlines()
-    plain = _python(code.replace("import humanbody.filters\n", "")).splitlines()
+    plain = _python(code.replace("import humanbody.signal.filters\n", "")).splitlines()
     assert out[0].startswith("True ") and out[0] == plain[0]  # same numbers, parser restored
     assert out[1] == "A forward-backward digital filter using cascaded second-order sections."
     assert out[1] == plain[1]
@@ -165,7 +165,7 @@ def test_scipy_signal_loads_without_rewriting_docstrings():
 def test_stand_in_forwards_every_other_name_to_the_real_module():
     import scipy.stats
 
-    from humanbody._scipy import _DeferredStats
+    from humanbody.scipy_signal import _DeferredStats
 
     stand_in = _DeferredStats("scipy.stats")
     assert stand_in.norm is scipy.stats.norm  # any name a later scipy might look up at import
@@ -212,7 +212,7 @@ def test_kinetics_do_not_load_the_viewer_libraries():
     """``analyze --forces`` uses the force-plate helpers of humanbody.viewer.forces: importing them
     loads neither pyvista nor the viewer's window and scene modules (about 0.2 s of a short trial,
     and an extra that a kinetics user need not install); the viewer's names still import."""
-    code = ("import sys; import humanbody.loads, humanbody.viewer.forces; "
+    code = ("import sys; import humanbody.mechanics.loads, humanbody.viewer.forces; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyvista', 'vtk', 'vtkmodules') "
             "or m in ('humanbody.viewer.app', 'humanbody.viewer.scene'))); "
             "from humanbody.viewer import load_scene, LAYERS; print(callable(load_scene), bool(LAYERS))")

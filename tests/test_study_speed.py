@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from humanbody.pipeline import analyze_trial
-from humanbody.writers import table_csv_bytes
+from humanbody.io.writers import table_csv_bytes
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "gait2392_walk"
 ROOT = Path(__file__).resolve().parents[1] / "data"

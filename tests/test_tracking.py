@@ -15,7 +15,7 @@ from humanbody import BodyModel, InputError
 from humanbody.markers.calibration import calibrate
 from humanbody.markers.tracking import fit_rigid, markers_to_coordinates, track
 from humanbody.rotations import CARDAN, SEQUENCES, bryant_to_matrix
-from humanbody.segments import PARENTS, SEGMENT_NAMES
+from humanbody.model.segments import PARENTS, SEGMENT_NAMES
 
 # ----------------------------------------------------------- designed subject
 ASIS_X, ASIS_Z, HALF_PW, PD = 0.10, 1.00, 0.12, 0.18
@@ -312,7 +312,7 @@ def test_tracking_in_chunks_equals_one_pass(calibration, motion):
 
 @pytest.mark.parametrize("seqs", [("xyz",) * 17, ("zxy",) + ("yxz",) * 16, SEQUENCES + SEQUENCES[:5]])
 def test_relative_angles_kernel_equals_matrix_to_euler(seqs):
-    from humanbody.markers._angle_kernels import relative_angles
+    from humanbody._kernels.angles import relative_angles
     from humanbody.rotations import euler_to_matrix, matrix_to_euler, sequence_axes
 
     rng = np.random.default_rng(6)
@@ -338,7 +338,7 @@ def test_relative_angles_kernel_equals_matrix_to_euler(seqs):
 def test_unwrap_kernel_equals_numpy_unwrap():
     """Bit for bit numpy.unwrap on columns without NaN (steps of exactly +-pi included); with NaN,
     the finite samples are unwrapped as one series and the NaN stay."""
-    from humanbody.markers._angle_kernels import unwrap_columns
+    from humanbody._kernels.angles import unwrap_columns
 
     rng = np.random.default_rng(8)
     x = np.cumsum(rng.normal(0.0, 1.5, (3000, 9)), axis=0)
@@ -399,7 +399,7 @@ def test_tracking_ignores_other_columns_and_names_text_markers(calibration, moti
 
 def test_carried_points_equal_the_numpy_expression_bit_for_bit():
     """O + R x every frame, on strided views as tracking passes them (a segment of a chunk buffer)."""
-    from humanbody.markers._kernels import carried_points
+    from humanbody._kernels.marker_layout import carried_points
 
     rng = np.random.default_rng(5)
     R = rng.normal(size=(300, 17, 3, 3))[:, 6]
@@ -414,7 +414,7 @@ def test_carried_points_equal_the_numpy_expression_bit_for_bit():
 
 
 def test_nanmedian_helper_equals_numpy():
-    from humanbody._nan import nanmedian
+    from humanbody.signal.nan import nanmedian
 
     rng = np.random.default_rng(9)
     for shape, axis in (((300, 3), 0), ((1000, 41), 0), ((7,), None), ((5, 4), None)):

@@ -143,7 +143,7 @@ def test_segment_values_text(scene, walk):
 
 
 def test_selected_joint_shows_its_clinical_angles(walk, tmp_path):
-    from humanbody.clinical import clinical_angles
+    from humanbody.mechanics.clinical import clinical_angles
 
     model, coords, res = walk
     clinical = clinical_angles(model, coords)

@@ -1,6 +1,6 @@
 """Viewer test data: a plausible standing human and a walking-like motion (and their checks).
 
-The model is made here (not from humanbody.anthropometry) so the viewer tests
+The model is made here (not from humanbody.model.anthropometry) so the viewer tests
 do not depend on the anthropometric tables: each segment is given the
 semi-axes of the ellipsoid it should look like, and its inertia is that of a
 uniform ellipsoid of the segment's mass (I1 = m (b^2 + c^2) / 5, ...).
@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from humanbody import BodyModel
-from humanbody.segments import PARENTS, SEGMENT_NAMES
+from humanbody.model.segments import PARENTS, SEGMENT_NAMES
 
 # name: (xi in parent frame, r in body frame, mass kg, semi-axes m)
 _ARM = {

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanbody import writers
-from humanbody.writers import CSV_DIGITS, CsvWriter, format_csv_rows, write_table
+from humanbody.io import writers
+from humanbody.io.writers import CSV_DIGITS, CsvWriter, format_csv_rows, write_table
 
 SPECIAL = [0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, -5e-324, 2.2250738585072014e-308,
            2.225073858507201e-308, 1.7976931348623157e308, -1.7976931348623157e308, 1e-5,
@@ -81,8 +81,8 @@ def test_edge_values_equal_printf(digits):
 @pytest.mark.parametrize("digits", [1, 2, 7, 10, 15])
 def test_exact_tiers_and_printf_fallback(digits):
     """Every value through the double-double tier, every near tie through the exact test or Python."""
-    from humanbody import _csvprint
-    from humanbody.writers import _constants, _format_chunks
+    from humanbody._kernels import csv_print as _csvprint
+    from humanbody.io.writers import _constants, _format_chunks
 
     x = np.concatenate([_edges(digits), _sample(2000, 50 + digits)])
     x = np.concatenate([x, np.full(-x.size % 4, np.nan)]).reshape(-1, 4)
@@ -244,7 +244,7 @@ def test_power_of_ten_table_is_the_exact_value_split_in_two_doubles(shift):
     """Every row hi + lo of the printer's table against exact rational arithmetic."""
     from fractions import Fraction
 
-    from humanbody import _csvprint
+    from humanbody._kernels import csv_print as _csvprint
 
     table = _csvprint._pow10_table(shift)
     for i, k in enumerate(range(_csvprint._K_MIN, _csvprint._K_MAX + 1)):

@@ -2,7 +2,7 @@
 
 Reads the shared gait2392 walk and static (../shared/data/gait2392_walk),
 tracks it with the built-in gait2392 marker set, computes the clinical angles
-(:mod:`humanbody.clinical`) and plots them over time with OpenSim's inverse
+(:mod:`humanbody.mechanics.clinical`) and plots them over time with OpenSim's inverse
 kinematics (reference/opensim_ik.mot, time-aligned by the pelvis path, each
 curve minus its mean: the two models' joint frames differ by constant offsets).
 Run: ``.venv/bin/python docs/scripts/make_joint_angles.py``.
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 from test_opensim_agreement import DATA, _read_ground, align  # noqa: E402
 
-from humanbody.clinical import clinical_angles  # noqa: E402
+from humanbody.mechanics.clinical import clinical_angles  # noqa: E402
 from humanbody.markers.tracking import markers_to_coordinates  # noqa: E402
 
 OUT = ROOT / "docs" / "img" / "joint_angles.png"

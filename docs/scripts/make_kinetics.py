@@ -22,8 +22,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 import humanbody as hb  # noqa: E402
-from humanbody.kinematics import compute_motion  # noqa: E402
-from humanbody.kinetics import kinetic_block, kinetic_columns  # noqa: E402
+from humanbody.mechanics.kinematics import compute_motion  # noqa: E402
+from humanbody.mechanics.kinetics import kinetic_block, kinetic_columns  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))

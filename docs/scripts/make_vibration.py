@@ -16,8 +16,8 @@ from scipy.integrate import solve_ivp  # noqa: E402
 
 import humanbody as hb  # noqa: E402
 from humanbody.commands.vibration import plot_response  # noqa: E402
-from humanbody.linearize import linearize  # noqa: E402
-from humanbody.vibration import body_on_base, equilibrium, seat_force_and_head, whole_body_vibration  # noqa: E402
+from humanbody.simulation.linearize import linearize  # noqa: E402
+from humanbody.simulation.vibration import body_on_base, equilibrium, seat_force_and_head, whole_body_vibration  # noqa: E402
 
 IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 

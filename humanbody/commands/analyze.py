@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ..differentiate import METHODS, Differentiation
+from ..signal.differentiate import METHODS, Differentiation
 
 HELP = "analyse one trial: joint angles and the mechanics of every segment -> results CSV"
 

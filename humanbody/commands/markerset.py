@@ -45,7 +45,7 @@ def register(sub) -> None:
 def run_init(args) -> int:
     import os
 
-    from .._atomic import atomic_write_text
+    from ..atomic import atomic_write_text
     from ..errors import InputError
     from ..markers.draft import draft_from_file
 

@@ -41,7 +41,7 @@ def register(sub) -> None:
 
 
 def _build(args):
-    from ..model import BodyModel
+    from ..model.body import BodyModel
 
     mass = DEFAULT_MASS if args.mass is None else args.mass
     height = DEFAULT_HEIGHT if args.height is None else args.height
@@ -50,7 +50,7 @@ def _build(args):
 
 def _resolve(args):
     from ..errors import InputError
-    from ..model import load_model
+    from ..model.body import load_model
 
     if getattr(args, "model", None):
         if args.mass is not None or args.height is not None:
@@ -70,7 +70,7 @@ def format_model(model) -> str:
     (m, parent frame), principal moments of inertia about G_k (kg m^2,
     ascending).  The second table lists L^1 ... L^r like Huston's Table 8.1.
     """
-    from ..segments import JOINT_NAMES, SEGMENT_NAMES
+    from ..model.segments import JOINT_NAMES, SEGMENT_NAMES
 
     lines = []
     meta = model.meta

@@ -57,7 +57,7 @@ def register(sub) -> None:
     add_subject_options(p)
     add_marker_options(p)
     d = p.add_argument_group("rates (when the trial does not give _dot/_ddot columns)")
-    from ..differentiate import METHODS
+    from ..signal.differentiate import METHODS
 
     d.add_argument("--diff", choices=METHODS, default=None, help="smoothing differentiation (default: the library's)")
     d.add_argument("--diff-cutoff", type=float, default=6.0, metavar="HZ", help="-3 dB cut-off (default 6 Hz)")

@@ -41,7 +41,7 @@ def _frequencies(args):
 
 def _model(args):
     from ..errors import InputError
-    from ..model import BodyModel, load_model
+    from ..model.body import BodyModel, load_model
 
     if args.model:
         if args.mass is not None or args.height is not None:
@@ -61,7 +61,7 @@ def plot_response(result, path, title: str = "") -> None:
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    from .._atomic import atomic_path
+    from ..atomic import atomic_path
 
     r = result.response
     fig, ax = plt.subplots(2, 2, figsize=(10, 6.5), sharex=True)
@@ -87,8 +87,8 @@ def plot_response(result, path, title: str = "") -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from ..vibration import whole_body_vibration
-    from ..writers import write_table
+    from ..simulation.vibration import whole_body_vibration
+    from ..io.writers import write_table
 
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     freqs = _frequencies(args)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from .._scipy import signal
+from ..scipy_signal import signal
 
 from ..errors import InputError
 

@@ -1,7 +1,7 @@
 """Peak values of the clinical joint angles over the stride, for a report's summary.
 
 From the stride-normalised mean curves (:func:`humanbody.gait.normalize_cycles`,
-variables from :mod:`humanbody.clinical`) and the stance phase of each side
+variables from :mod:`humanbody.mechanics.clinical`) and the stance phase of each side
 (:func:`humanbody.gait.spatiotemporal`, ``stance_pct``).
 """
 

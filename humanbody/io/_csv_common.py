@@ -55,7 +55,7 @@ def _detect_units(xyz: np.ndarray) -> tuple[str, str]:
     its largest absolute coordinate.  Above 10 the file is taken as mm.
     """
     if xyz.shape[1] >= 2:  # the usual case in one pass over the frames, no temporary arrays
-        from . import _marker_kernels
+        from .._kernels import marker_table as _marker_kernels
 
         n = xyz.shape[0]
         k = fr.threads() if n * xyz.shape[1] > 1 << 16 else 1

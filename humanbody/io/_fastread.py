@@ -3,7 +3,7 @@
 The readers that take large files (``trc``, ``csv_markers``) parse their
 header themselves, then hand the data lines here: :func:`read_head` reads
 only the beginning of the file, :func:`fast_block` streams the rest in
-chunks through the parsing kernels (:mod:`humanbody.io._parse`) on several
+chunks through the parsing kernels (:mod:`humanbody._kernels.text_parse`) on several
 threads.  Anything the careful path (:mod:`humanbody.io._text`) would
 read differently or reject makes :func:`fast_block` decline (return None);
 the reader then runs the careful path, which gives the precise message.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._parse import MISSING_TOKENS
+from .._kernels.text_parse import MISSING_TOKENS
 
 #: Files below this size are read by the careful path only (it is fast enough).
 FAST_MIN_BYTES = 256 * 1024
@@ -118,7 +118,7 @@ def _count_lines(fh, bufs: list, expected: int, pool):
     (``str.splitlines`` would end a line there) or the file does not have
     the ``expected`` size.
     """
-    from . import _parse as f
+    from .._kernels import text_parse as f
 
     blocks = -(-expected // BLOCK_BYTES)
     lf = np.zeros(blocks, dtype=np.int64)
@@ -197,7 +197,7 @@ _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 def flagged_row(line, ncol: int, sep: str) -> np.ndarray | None:
     """Numbers of one line the kernel marked ROW_FLAGGED; None to decline the fast path.
 
-    A cell the kernel reads (:func:`humanbody.io._parse.parse_range`) is a
+    A cell the kernel reads (:func:`humanbody._kernels.text_parse.parse_range`) is a
     decimal number (:data:`_DECIMAL`) or a missing-value token; the kernel
     flags the numbers it cannot round in one operation and other text.  Here
     every cell of the line is read by the same rule: a decimal number by
@@ -256,7 +256,7 @@ def _parse_chunk(pool, n_threads, buf, g0, cut, row, rows: _Rows, ncol, sep, des
     cut into pieces at block boundaries (a few per thread), whose first rows
     are known; flagged rows are then read again one by one in Python.
     """
-    from . import _parse as f
+    from .._kernels import text_parse as f
 
     b1, b2 = g0 // BLOCK_BYTES + 1, (g0 + cut - 1) // BLOCK_BYTES
     blocks = [] if pool is None else list(range(b1, b2 + 1, max(1, (b2 - b1 + 1) // (4 * n_threads))))
@@ -294,7 +294,7 @@ def fast_block(head: Head, start: int, names: list[str], sep: str, dest, width: 
     The file is read twice, :data:`CHUNK_BYTES` at a time into one buffer:
     first its line feeds are counted (so the table is allocated once, at its
     final size), then the whole lines of each chunk are parsed on
-    :func:`threads` threads (:func:`humanbody.io._parse.parse_range`) into
+    :func:`threads` threads (:func:`humanbody._kernels.text_parse.parse_range`) into
     consecutive table rows.  The file is never held whole.  Blank lines
     are skipped as :func:`humanbody.io._text.parse_block` skips them.  Any line or cell the
     careful path would treat differently or reject (a short or long row,
@@ -329,7 +329,7 @@ def fast_block(head: Head, start: int, names: list[str], sep: str, dest, width: 
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from . import _parse as f
+    from .._kernels import text_parse as f
 
     while start < len(head.lines) and not head.lines[start].strip(" \t"):
         start += 1  # leading blank lines: no row to move up later

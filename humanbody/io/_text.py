@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ._parse import MISSING_TOKENS  # cell texts read as a missing value
+from .._kernels.text_parse import MISSING_TOKENS  # cell texts read as a missing value
 
 
 # ----------------------------------------------------------------------------- files

@@ -296,7 +296,7 @@ def marker_frame(
     DataFrame
         ``time``, then ``<name>_x``, ``<name>_y``, ``<name>_z`` (m).  A sample
         exactly at (0, 0, 0), or with any NaN coordinate, is set to NaN in
-        all three (:func:`humanbody.io._marker_kernels.clean_markers`, one parallel
+        all three (:func:`humanbody._kernels.marker_table.clean_markers`, one parallel
         pass).  ``attrs`` carries kind, source, format, rate_hz, markers,
         units_in_file, conversions, missing (frames missing per marker, only
         markers with gaps) and empty_markers (markers missing in every frame).
@@ -309,7 +309,7 @@ def marker_frame(
         numbers, and a blank or repeated marker name.
     """
     from . import _fastread as fr
-    from . import _marker_kernels as mk
+    from .._kernels import marker_table as mk
 
     conversions = list(conversions)
     units_in_file, scale = _unit(units, path)

@@ -19,7 +19,7 @@ import csv
 import numpy as np
 
 from ..errors import InputError
-from ..segments import SEGMENT_NAMES
+from ..model.segments import SEGMENT_NAMES
 from . import _text
 from ._validate import table_frame
 
@@ -50,7 +50,7 @@ def required_columns(columns) -> list[str]:
     """Columns a coordinates file must hold, given the columns it has.
 
     For the 17-segment model (``lower_torso_alpha`` present) every segment of
-    :data:`humanbody.segments.SEGMENT_NAMES`; for another tree every segment
+    :data:`humanbody.model.segments.SEGMENT_NAMES`; for another tree every segment
     the file names, with the first one carrying the ``_x/_y/_z`` position.
     """
     segs = angle_segments(columns)

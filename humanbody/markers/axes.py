@@ -25,9 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._nan import nanmedian
+from ..signal.nan import nanmedian
 from ..errors import InputError
-from ._kernels import permute_axes
+from .._kernels.marker_layout import permute_axes
 from ._layout import _marker_names, _plain_layout, _positions, _rate, _with_positions
 
 NAMED_AXES = {

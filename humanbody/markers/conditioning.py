@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..filters import butterworth_sos, winter_design_cutoff  # noqa: F401  (re-exported)
+from ..signal.filters import butterworth_sos, winter_design_cutoff  # noqa: F401  (re-exported)
 from ._layout import _marker_names, _output_positions, _positions, _rate, _time, _with_positions
 from .gaps import GAP_COLUMNS, _fill_array, _fill_line, _fill_report, _gap_frame, _gap_rows, _runs
 from .gaps import fill_gaps, find_gaps  # noqa: F401  (re-exported: steps of the chain)
@@ -130,7 +130,7 @@ def _lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
     threads; each column is filtered on its own, so the result equals
     filtering marker by marker.
     """
-    from .._scipy import signal
+    from ..scipy_signal import signal
 
     sos = butterworth_sos(cutoff_hz, rate, order, src)
     pad = _padlen(sos)

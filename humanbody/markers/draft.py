@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._nan import nanmedian
+from ..signal.nan import nanmedian
 from ..errors import InputError
 from .vocabulary import read_name, vocabulary
 

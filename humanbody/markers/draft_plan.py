@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..segments import PARENTS, SEGMENT_NAMES
+from ..model.segments import PARENTS, SEGMENT_NAMES
 
 __all__ = ["DEFAULT_WIDTHS", "ORIGIN"]
 
@@ -83,7 +83,7 @@ class _Marks:
 
 def _reference_offsets(height: float) -> np.ndarray:
     """Joint offsets xi_k (m) of the default model scaled to ``height``, reference pose (frames parallel)."""
-    from ..model import BodyModel
+    from ..model.body import BodyModel
 
     return np.asarray(BodyModel.default(mass=75.0, height=height).joint_offset, dtype=float)
 

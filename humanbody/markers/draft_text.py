@@ -14,7 +14,7 @@ import textwrap
 
 import numpy as np
 
-from ..segments import SEGMENT_NAMES
+from ..model.segments import SEGMENT_NAMES
 
 __all__ = ["rename_points", "toml_text"]
 

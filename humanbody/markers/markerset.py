@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import InputError
-from ..segments import PARENTS, SEGMENT_NAMES
+from ..model.segments import PARENTS, SEGMENT_NAMES
 
 __all__ = [
     "MarkerSet",

@@ -7,7 +7,7 @@ Finds the rotation R (proper orthogonal) and origin o minimising
 that is the eigenvector of the largest eigenvalue of Horn's symmetric 4x4
 matrix N(H) (Horn 1987, J Opt Soc Am A 4:629): the same optimum as the SVD
 form ``R = V diag(1, 1, det(V U^T)) U^T`` of ``H = U S V^T``, with det R = +1
-built in.  The kernels (:mod:`humanbody.markers._fit_kernels`) find the
+built in.  The kernels (:mod:`humanbody._kernels.marker_fit`) find the
 eigenvector in closed form; the rare frames where the two largest
 eigenvalues are too close for that are solved here by
 ``numpy.linalg.eigh``, all in one batched call.
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..rotations import quaternion_to_matrix
-from ._fit_kernels import finish_fits, horn_rotations as _horn_kernel, rigid_fit
+from .._kernels.marker_fit import finish_fits, horn_rotations as _horn_kernel, rigid_fit
 
 __all__ = ["MIN_SPREAD", "fit_rigid", "horn_quaternions", "horn_rotations"]
 
@@ -67,7 +67,7 @@ def horn_quaternions(H) -> np.ndarray:
 def horn_rotations(H) -> np.ndarray:
     """Proper rotations R minimising ``sum w |R a - b|^2`` from ``H = sum w a b^T``, shape (F, 3, 3).
 
-    The closed form of the kernel (:func:`humanbody.markers._fit_kernels.horn_rotations`)
+    The closed form of the kernel (:func:`humanbody._kernels.marker_fit.horn_rotations`)
     on every frame, :func:`horn_quaternions` on the frames it flags.  NaN
     where H is not finite.
     """
@@ -176,7 +176,7 @@ def fit_rigid(local, measured, weights=None):
 def _fit_rigid_fused(local: np.ndarray, q: np.ndarray):
     """:func:`fit_rigid` for one local point set and 0/1 weights, by one kernel pass.
 
-    :func:`humanbody.markers._fit_kernels.rigid_fit` forms centroids,
+    :func:`humanbody._kernels.marker_fit.rigid_fit` forms centroids,
     cross-covariance, Horn's rotation and the residual frame by frame; the
     spread test depends only on which points were used, so it is evaluated
     once per distinct pattern of used points.

@@ -26,13 +26,13 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..kinematics import sequence_axes_array
+from ..mechanics.kinematics import sequence_axes_array
 from ..rotations import singular_distance
-from ..segments import PARENTS, SEGMENT_NAMES
+from ..model.segments import PARENTS, SEGMENT_NAMES
 from .calibration import Calibration, calibrate
-from ._angle_kernels import continuous_angles, relative_angles, slerp_rotations, unwrap_columns
+from .._kernels.angles import continuous_angles, relative_angles, slerp_rotations, unwrap_columns
 from .rigid import _fit_columns, fit_rigid  # noqa: F401  (fit_rigid re-exported)
-from ._kernels import carried_points
+from .._kernels.marker_layout import carried_points
 from .markerset import match_markers
 
 __all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
@@ -421,7 +421,7 @@ def markers_to_coordinates(markers, markerset=None, static=None, mass: float = 7
         Standing height (m); estimated from the (static) markers when None.
     sex : {"male", "female"}
     base_model : BodyModel, optional
-        Anthropometric base model (default :func:`humanbody.anthropometry.default_model`).
+        Anthropometric base model (default :func:`humanbody.model.body.default_model`).
     keep_frames : bool
         Passed to :func:`track`.
 

@@ -33,7 +33,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._atomic import atomic_path, atomic_write_text
+from ..atomic import atomic_path, atomic_write_text
 from ..errors import InputError
 from ..gait import KINETIC_PEAKS, PARAMETERS, PEAKS
 from . import cache, html

@@ -195,8 +195,8 @@ def _residual_line(kinetics: pd.DataFrame, model) -> str:
 
 
 def _csv_bytes(table: pd.DataFrame) -> bytes:
-    """The table as CSV text, numbers with CSV_DIGITS significant digits (:func:`humanbody.writers.table_csv_bytes`)."""
-    from ..writers import table_csv_bytes
+    """The table as CSV text, numbers with CSV_DIGITS significant digits (:func:`humanbody.io.writers.table_csv_bytes`)."""
+    from ..io.writers import table_csv_bytes
 
     return table_csv_bytes(table, CSV_DIGITS)
 
@@ -243,7 +243,7 @@ def process_trial(task, options: ReportOptions) -> TrialOutcome:
 
 
 def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
-    from ..differentiate import Differentiation
+    from ..signal.differentiate import Differentiation
     from ..gait import angle_peaks, flatten, kinetic_peaks, normalize_cycles, spatiotemporal
     from ..pipeline import analyze_trial
     from . import html
@@ -311,7 +311,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
 
 def write_outcome_files(outcome: TrialOutcome, out_dir) -> list[str]:
     """Write the outcome's files under ``out_dir`` atomically; return their relative paths."""
-    from .._atomic import atomic_path
+    from ..atomic import atomic_path
 
     written = []
     for rel, data in sorted(outcome.files.items()):

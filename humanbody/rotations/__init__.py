@@ -5,12 +5,12 @@ NumPy arrays: angles ``(..., 3)``, Euler parameters ``(..., 4)`` stored
 ``(eps1, eps2, eps3, eps4)`` with the scalar last, matrices ``(..., 3, 3)``.
 A transformation matrix ``S`` maps body components to parent components,
 ``v_parent = S @ v_body`` (Huston eq. 8.73); see docs/orientation.md.
-The rate relations are in :mod:`humanbody.angular_rates`.
+The rate relations are in :mod:`humanbody.mechanics.angular_rates`.
 """
 
 from ._angles import (bryant_to_matrix, euler_to_matrix, is_singular, matrix_to_bryant, matrix_to_euler,
                       singular_distance, singular_factor)
-from ._common import CARDAN, EULER, SEQUENCES, is_euler_sequence, sequence_axes, skew, unskew
+from .common import CARDAN, EULER, SEQUENCES, is_euler_sequence, sequence_axes, skew, unskew
 from ._convert import convert
 from ._quaternions import (axis_angle_to_matrix, axis_angle_to_quaternion, bryant_to_quaternion, matrix_to_axis_angle,
                            matrix_to_quaternion, quaternion_product, quaternion_to_axis_angle, quaternion_to_matrix,

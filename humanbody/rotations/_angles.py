@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import _AXIS, _check_seq, _elementary, _mat, _rotation, _scipy, _swap, _vec, is_euler_sequence
+from .common import (AXIS_INDEX as _AXIS, check_sequence as _check_seq, elementary as _elementary, as_matrices as _mat,
+                     _rotation, _scipy, transpose as _swap, as_vectors as _vec, is_euler_sequence)
 
 
 def bryant_to_matrix(angles):

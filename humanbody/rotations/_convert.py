@@ -6,7 +6,7 @@ import numpy as np
 
 from ..errors import InputError
 from ._angles import euler_to_matrix, matrix_to_euler
-from ._common import SEQUENCES, _mat, _rotation, _scipy, _vec
+from .common import SEQUENCES, as_matrices as _mat, _rotation, _scipy, as_vectors as _vec
 from ._quaternions import matrix_to_axis_angle, matrix_to_quaternion, quaternion_to_matrix
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ._common import _check_seq, _mat, _rotation, _scipy, _vec, skew
+from .common import check_sequence as _check_seq, as_matrices as _mat, _rotation, _scipy, as_vectors as _vec, skew
 
 
 def sequence_to_quaternion(angles, seq="xyz", continuous: bool = False):
@@ -106,7 +106,7 @@ def matrix_to_quaternion(S, continuous: bool = False):
     diagonal picks the formula (Shepperd's method: the symmetric 4x4 matrix
     ``K = 4 q q^T`` is linear in S and its largest diagonal entry picks the
     column q is read from, so no small number is divided by; the numba
-    helper :func:`humanbody._rot.shepperd` does the same in the kernels).
+    helper :func:`humanbody._kernels.rot.shepperd` does the same in the kernels).
     NaN where S has a non-finite entry.
 
     Parameters

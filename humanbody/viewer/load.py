@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..model import BodyModel, load_model
-from ..segments import VECTOR_QUANTITIES
+from ..model.body import BodyModel, load_model
+from ..model.segments import VECTOR_QUANTITIES
 from .scene import Scene
 
 __all__ = ["load_scene", "is_results_table", "scene_from_analysis"]
@@ -68,7 +68,7 @@ def scene_from_analysis(analysis, *, grf=None, axes: str = "auto", title: str | 
     residuals = analysis.residuals
     joint_moment = None
     if getattr(analysis, "loads", None) is not None:
-        from ..kinetics import joint_loads
+        from ..mechanics.kinetics import joint_loads
 
         joint_moment = joint_loads(analysis.model, analysis.results, analysis.loads).joint_moment
     return Scene(
@@ -142,7 +142,7 @@ def _model_for_results(path: Path, model, mass, height, sex) -> BodyModel:
 
 def _results_from_table(path: Path, model: BodyModel):
     """Results whose vectors are the file's columns and whose R comes from its coordinates."""
-    from ..kinematics import compute, coordinate_columns
+    from ..mechanics.kinematics import compute, coordinate_columns
 
     try:
         table = pd.read_csv(path)

@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from .._atomic import atomic_path
+from ..atomic import atomic_path
 from ..errors import InputError
 
 __all__ = ["prepare_offscreen", "screenshot", "movie", "movie_frames"]

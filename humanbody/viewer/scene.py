@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 import pyvista as pv
 
-from ..model import BodyModel
-from ..results import Results
+from ..model.body import BodyModel
+from ..mechanics.results import Results
 from .ellipsoids import ellipsoid_inertia, ellipsoid_semi_axes
 from .timebase import grf_on_time_base, markers_on_time_base, residuals_on_time_base
 
@@ -108,11 +108,11 @@ class Scene:
         Shown in the window title and overlay.
     clinical : DataFrame, optional
         Clinical joint angles (degrees, one row per frame of ``results``;
-        :mod:`humanbody.clinical`): the selected segment's joint angles are
+        :mod:`humanbody.mechanics.clinical`): the selected segment's joint angles are
         listed with its values.
     joint_moment : ndarray (F, n, 3), optional
         Joint moments from inverse dynamics (N m, about each joint point,
-        :mod:`humanbody.kinetics`): the ``moment`` layer draws the selected
+        :mod:`humanbody.mechanics.kinetics`): the ``moment`` layer draws the selected
         segment's at its joint.
 
     Attributes
@@ -394,7 +394,7 @@ class Scene:
         """The clinical angles of the joint segment index ``k`` moves at (its proximal joint), at ``frame``."""
         if self.clinical is None or not len(self.clinical):
             return []
-        from ..clinical import CLINICAL_ANGLES
+        from ..mechanics.clinical import CLINICAL_ANGLES
 
         name = self.names[k]
         cols = [a.column for a in CLINICAL_ANGLES if a.segments[-1] == name and a.column in self.clinical]

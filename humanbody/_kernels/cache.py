@@ -1,0 +1,132 @@
+"""Numba's on-disk kernel cache: is it warm (commands say when a first run
+compiles), and is it still valid for the shared inline helpers?"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import re
+from pathlib import Path
+
+_HERE = Path(__file__).parent
+_KERNEL = re.compile(r"^@nb\.njit\((?![^)]*inline=\"always\")[^)]*cache=", re.M)
+_SIBLING = re.compile(r"^from \.(\w+) import", re.M)
+
+
+def _sources() -> dict[Path, str]:
+    out = {}
+    for path in sorted(_HERE.glob("*.py")):
+        try:
+            out[path] = path.read_text()
+        except OSError:
+            continue
+    return out
+
+
+def _inlined(sources: dict[Path, str]) -> dict[Path, tuple[Path, ...]]:
+    """Helper module -> the kernel modules that inline it, directly or through another helper."""
+    imports = {path: {_HERE / f"{name}.py" for name in _SIBLING.findall(text)} for path, text in sources.items()}
+    out = {}
+    for helpers in sources:
+        dependents, grow = set(), True
+        while grow:
+            new = {p for p, deps in imports.items() if deps & (dependents | {helpers})} - dependents - {helpers}
+            dependents |= new
+            grow = bool(new)
+        dependents.discard(_HERE / "cache.py")
+        if dependents and helpers.name != "cache.py":
+            out[helpers] = tuple(sorted(dependents))
+    return out
+
+
+_SOURCES = _sources()
+#: The modules holding numba kernels compiled with ``cache=True`` (every module
+#: of this folder with a kernel that is not only inlined into others).
+_MODULES = tuple(path for path, text in _SOURCES.items() if _KERNEL.search(text))
+
+
+def _cached(module: Path) -> bool:
+    try:
+        stamp = module.stat().st_mtime
+        source = hashlib.sha256(module.read_bytes()).digest()
+        index = list(module.parent.joinpath("__pycache__").glob(f"{module.stem}.*.nbi"))
+    except OSError:
+        return False
+    for path in index:
+        fresh = _index_matches(path, source)
+        if fresh is None:  # an index this numba does not write: judge by its age
+            fresh = path.stat().st_mtime >= stamp
+        if fresh:
+            return True
+    return False
+
+
+def _index_matches(path: Path, source: bytes) -> bool | None:
+    """Whether a numba index file was written for this source (numba >= 0.61 stamps the SHA-256 of the file).
+
+    None when the file cannot be read that way.  Numba has no public call
+    that says whether a function's cache is valid without loading (or
+    compiling) it, which is what the notice before a first run must avoid;
+    so the index (a pickle: numba's version, then the source stamp) is read
+    here, and any layout this does not recognise falls back to comparing
+    file ages (:func:`_cached`), never to an error.
+    """
+    try:
+        with open(path, "rb") as f:
+            pickle.load(f)  # numba's version key
+            stamp = pickle.loads(f.read())[0]
+    except Exception:  # noqa: BLE001 - any unreadable index is simply "unknown"
+        return None
+    if isinstance(stamp, bytes):
+        return stamp == source
+    return None
+
+
+def kernels_cached() -> bool:
+    """True when numba's on-disk cache of every kernel module is newer than its source.
+
+    Numba writes an index file (``*.nbi``) per cached function next to the
+    module (``__pycache__``) or, when that folder is not writable, under
+    ``NUMBA_CACHE_DIR`` / the user cache; it stamps the index with the
+    SHA-256 of the source, so an edit invalidates it and a mere touch does
+    not.  This reads the stamps in ``__pycache__`` (files it cannot read are
+    judged by their age) and errs on the side of "not cached".
+    """
+    return all(_cached(m) for m in _MODULES)
+
+
+#: Modules whose kernels inline helpers from another module, and that module.
+#: Numba keys a cached kernel on its own module's source only, so an edit of
+#: the helpers would leave the kernels that inline them stale.  Read from the
+#: sibling imports (``from .rot import ...``) of the modules in this folder.
+_INLINED = _inlined(_SOURCES)
+
+
+def drop_stale_kernels() -> None:
+    """Remove the cached kernels that inline helpers whose source has changed since they were cached.
+
+    A stamp file beside each helper module's cache (``__pycache__/<name>.helpers``)
+    holds the SHA-256 of the helper source the cached kernels were built
+    with; when the source differs, the dependent modules' ``*.nbi``/``*.nbc``
+    files are deleted (numba then compiles afresh) and the stamp renewed.
+    Anything unreadable or unwritable is left alone.
+    """
+    for helpers, dependents in _INLINED.items():
+        try:
+            digest = hashlib.sha256(helpers.read_bytes()).hexdigest()
+        except OSError:
+            continue
+        stamp = helpers.parent / "__pycache__" / f"{helpers.stem}.helpers"
+        try:
+            if stamp.read_text() == digest:
+                continue
+        except OSError:
+            pass
+        try:
+            for module in dependents:
+                for path in module.parent.joinpath("__pycache__").glob(f"{module.stem}.*.nb[ic]"):
+                    path.unlink()
+            stamp.parent.mkdir(exist_ok=True)
+            stamp.write_text(digest)
+        except OSError:
+            continue

@@ -1,0 +1,464 @@
+"""Writing result tables: CSV (default) or Parquet, always atomically.
+
+CSV numbers are printed by numba kernels (:mod:`humanbody._kernels.csv_print`) with a
+fixed number of significant digits, ``digits`` (default
+:data:`CSV_DIGITS` = 8), in the layout of C's ``%.8g``: the printed
+decimal is the value rounded to 8 significant digits, a relative change
+of at most 5e-8 (half a unit in the eighth digit), far below the noise of
+any motion-capture input (about 1e-4 of a segment's size), and time keeps
+1 ms steps up to 27 hours.
+Missing values (NaN) are empty fields, infinities ``inf`` and ``-inf``.
+The text is byte for byte C's ``printf("%.{digits}g")`` for every double
+and every ``digits`` from 1 to 15; fewer digits print faster (one digit
+word up to 8 digits, two above).  Blocks of rows are printed in parallel
+into a byte buffer, :data:`_CHUNK_ROWS` rows at a time; :class:`CsvWriter`
+hands each chunk to a second thread that writes it (``os.writev`` on the
+raw descriptor, no copy) while the next chunk is printed
+(``benchmarks/bench_io.py``; docs/formats.md, "CSV numbers").
+
+``digits=None`` keeps every float64 exactly: the table is written by Arrow
+(:func:`pyarrow.csv.write_csv`), which prints the shortest decimal that
+reads back to the same bits, at the old, slower speed.
+
+:class:`CsvWriter` streams a long table block by block (open, header,
+``write`` each block, close) into a temporary file that is renamed onto the
+target only when it closes without an error, so a reader never sees a
+partial file.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from ..atomic import atomic_path, open_temp
+from ..errors import InputError
+
+FORMATS = ("csv", "parquet")
+
+#: Significant digits of the numbers in a CSV file written by this module:
+#: 8 fit the printer's one-word fast path (up to 8 digits print ~1.5x faster
+#: than 9-15) and are more than any measured quantity carries; ``--digits``
+#: of ``humanbody analyze`` asks for up to 15, ``--format parquet`` keeps
+#: every bit.
+CSV_DIGITS = 8
+
+#: Rows printed per block by the kernel: each thread takes whole blocks.
+_BLOCK_ROWS = 128
+#: Below this many values the kernel runs on the calling thread.
+_PARALLEL_MIN_VALUES = 100_000
+#: Rows printed into one buffer at a time by CsvWriter (bounds its two
+#: buffers at about ``rows * columns * (digits + 8)`` bytes each) and of a
+#: DataFrame converted at a time by write_table.
+_CHUNK_ROWS = 2048
+#: From this many bytes on, CsvWriter writes a chunk on a second thread
+#: while the next chunk is printed.
+_THREAD_MIN_BYTES = 1 << 20
+
+
+@lru_cache(maxsize=1)
+def _constants():
+    from .._kernels import csv_print as _csvprint
+
+    return _csvprint.pow10_tables(), _csvprint.powers_of_ten(), _csvprint.exponent_words()
+
+
+def _check_digits(digits) -> int:
+    from .._kernels.csv_print import MAX_DIGITS
+
+    if isinstance(digits, (bool, np.bool_)) or not isinstance(digits, (int, np.integer)) or not (
+            1 <= digits <= MAX_DIGITS):
+        raise ValueError(f"digits must be an integer from 1 to {MAX_DIGITS}, not {digits!r}")
+    return int(digits)
+
+
+def format_csv_rows(values, digits: int = CSV_DIGITS, sep: str = ",") -> bytes:
+    """CSV text of a float matrix: one line per row, ``digits`` significant digits.
+
+    Parameters
+    ----------
+    values : array_like, shape (rows, cols)
+        Numbers (converted to float64).
+    digits : int
+        Significant digits, 1 to 15.
+    sep : str
+        One-character field separator.
+
+    Returns
+    -------
+    bytes
+        ASCII lines ending in ``\\n``; NaN as an empty field; each number
+        as C's ``%.{digits}g`` prints it.
+    """
+    return b"".join(bytes(m) for m in _format_chunks(values, _check_digits(digits), sep))
+
+
+def _printf_rows(values, digits: int, sep: str) -> bytes:
+    """Rows printed by Python's ``%`` operator (C's printf): the kernels' rare fallback."""
+    f = f"%.{digits}g"
+    return "".join(sep.join("" if x != x else f % x for x in row.tolist()) + "\n" for row in values).encode()
+
+
+def _format_chunks(values, digits: int, sep: str = ",", scratch=None, margins=None):
+    """The CSV bytes of ``values``, block by block (see format_csv_rows).
+
+    Returns a list of memoryviews into the print buffer (and, for a block
+    the kernel declined, the bytes Python printed).  ``scratch`` (a
+    one-element list holding a uint8 array, or None) keeps the print
+    buffer between calls, so a stream of blocks reuses mapped memory; the
+    views are valid until the next call with the same scratch.
+    ``margins`` = (fast, tie) overrides the kernel's tie margins (tests).
+    """
+    from .._kernels import csv_print as _csvprint
+
+    v = np.ascontiguousarray(values, dtype=np.float64)
+    if v.ndim != 2:
+        raise ValueError(f"values must be a 2-D array, not {v.ndim}-D")
+    rows, cols = v.shape
+    if rows == 0:
+        return []
+    if cols == 0:
+        return [memoryview(b"\n" * rows)]
+    if len(sep) != 1 or ord(sep) > 127:
+        raise ValueError("sep must be one ASCII character")
+    tables, ipow10, expw = _constants()
+    if margins is None:
+        margins = _csvprint.margins(digits)
+    nblocks = -(-rows // _BLOCK_ROWS)
+    block_bytes = _BLOCK_ROWS * cols * (_csvprint.field_width(digits) + 1) + _csvprint.SLACK
+    need = nblocks * block_bytes
+    if scratch is not None and scratch[0] is not None and scratch[0].size >= need:
+        out = scratch[0]
+    else:
+        out = np.empty(need, dtype=np.uint8)
+        if scratch is not None:
+            scratch[0] = out
+    lengths = np.zeros(nblocks, dtype=np.int64)
+    kernel = _csvprint.format_block if v.size >= _PARALLEL_MIN_VALUES else _csvprint.format_block_serial
+    kernel(v, digits, ord(sep), tables, ipow10, expw, float(margins[0]), float(margins[1]), _BLOCK_ROWS,
+           block_bytes, out, lengths)
+    buf = memoryview(out)
+    chunks = []
+    for b in range(nblocks):
+        if lengths[b] < 0:
+            chunks.append(memoryview(_printf_rows(v[b * _BLOCK_ROWS:(b + 1) * _BLOCK_ROWS], digits, sep)))
+        else:
+            chunks.append(buf[b * block_bytes: b * block_bytes + int(lengths[b])])
+    return chunks
+
+
+def _write_all(fd: int, chunks) -> None:
+    """Write every buffer of ``chunks`` to the file descriptor, in order (os.writev, partial writes resumed)."""
+    chunks = [c for c in chunks if len(c)]
+    while chunks:
+        n = os.writev(fd, chunks[:1024])
+        while chunks and n >= len(chunks[0]):
+            n -= len(chunks[0])
+            chunks.pop(0)
+        if n:
+            chunks[0] = chunks[0][n:]
+
+
+def _header_line(columns, sep: str = ",") -> bytes:
+    """Column names as a CSV line, quoted only where needed (RFC 4180)."""
+    cells = []
+    for c in map(str, columns):
+        if any(ch in c for ch in (sep, '"', "\r", "\n")):
+            c = '"' + c.replace('"', '""') + '"'
+        cells.append(c)
+    return (sep.join(cells) + "\n").encode("utf-8")
+
+
+class CsvWriter:
+    """Stream a numeric table into a CSV file, block by block, atomically.
+
+    The file is written to a temporary file beside ``path`` and renamed
+    onto it by :meth:`close` (or on leaving a ``with`` block without an
+    error); on an error inside the ``with`` block, or :meth:`abort`, the
+    temporary file is removed and ``path`` is left as it was.
+
+    Parameters
+    ----------
+    path : str or Path
+        Target file.
+    columns : sequence of str
+        Column names, written as the header line.
+    digits : int
+        Significant digits of every number (1 to 15).
+
+    Examples
+    --------
+    >>> with CsvWriter("out.csv", ["time", "x"]) as w:   # doctest: +SKIP
+    ...     for block in blocks:
+    ...         w.write(block)                          # (rows, 2) floats
+    """
+
+    def __init__(self, path, columns, digits: int = CSV_DIGITS):
+        self.path = os.fspath(path)
+        self.columns = [str(c) for c in columns]
+        self.digits = _check_digits(digits)
+        self.rows = 0
+        self._scratch = [[None], [None]]  # two print buffers: one printed while the other is written
+        self._turn = 0
+        self._pool = None  # the writing thread, started for the first large chunk
+        self._pending = None  # future of the write in progress
+        self._fh = None
+        self._ctx = atomic_path(self.path)
+        tmp = self._ctx.__enter__()
+        try:
+            self._fh = open_temp(tmp, buffering=0)  # raw file: writes go straight to the descriptor
+            _write_all(self._fh.fileno(), [_header_line(self.columns)])
+        except BaseException as err:
+            if self._fh is not None:
+                self._fh.close()
+                self._fh = None
+            self._ctx.__exit__(type(err), err, err.__traceback__)
+            raise
+
+    def write(self, values) -> None:
+        """Append rows: ``values`` of shape (rows, len(columns)) (a DataFrame too).
+
+        Large inputs are printed :data:`_CHUNK_ROWS` rows at a time; each
+        chunk is written by a second thread while the next one is printed.
+        An error of that write (a full disk) is raised by a later
+        :meth:`write` or by :meth:`close`.
+        """
+        if self._fh is None:
+            raise ValueError("the CsvWriter is closed")
+        if isinstance(values, pd.DataFrame):
+            values = values.to_numpy(dtype=np.float64)
+        v = np.asarray(values, dtype=np.float64)
+        if v.ndim == 1 and len(self.columns) == 1:
+            v = v[:, None]
+        if v.ndim != 2 or v.shape[1] != len(self.columns):
+            raise ValueError(f"expected rows of {len(self.columns)} values, got shape {v.shape}")
+        fd = self._fh.fileno()
+        for r0 in range(0, v.shape[0], _CHUNK_ROWS):
+            part = v[r0:r0 + _CHUNK_ROWS]
+            # the buffer of this turn is free: the write in flight (if any) uses the other one
+            chunks = _format_chunks(part, self.digits, scratch=self._scratch[self._turn])
+            self._wait()
+            if sum(len(c) for c in chunks) < _THREAD_MIN_BYTES:
+                _write_all(fd, chunks)
+                continue
+            if self._pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="humanbody-csv")
+            self._pending = self._pool.submit(_write_all, fd, chunks)
+            self._turn ^= 1
+        self.rows += v.shape[0]
+
+    def _wait(self) -> None:
+        """Wait for the write in flight; raise its error."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def _stop(self) -> None:
+        """Wait for the write in flight (ignoring its error) and end the writing thread."""
+        try:
+            self._wait()
+        except Exception:
+            pass
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
+                self._pool = None
+
+    def close(self) -> None:
+        """Finish the file: flush, close and rename it onto the target path."""
+        if self._fh is None:
+            return
+        try:
+            self._wait()
+        except BaseException as err:
+            self._stop()
+            fh, self._fh = self._fh, None
+            fh.close()
+            self._ctx.__exit__(type(err), err, err.__traceback__)
+            raise
+        self._stop()
+        fh, self._fh = self._fh, None
+        try:
+            fh.close()
+        except BaseException as err:
+            self._ctx.__exit__(type(err), err, err.__traceback__)
+            raise
+        self._ctx.__exit__(None, None, None)
+
+    def abort(self) -> None:
+        """Discard everything written: remove the temporary file, keep the target as it was."""
+        if self._fh is None:
+            return
+        self._stop()
+        fh, self._fh = self._fh, None
+        fh.close()
+        err = RuntimeError("CsvWriter aborted")
+        try:
+            self._ctx.__exit__(RuntimeError, err, None)
+        except RuntimeError:
+            pass
+
+    @property
+    def closed(self) -> bool:
+        return self._fh is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+        return False
+
+    def __del__(self):  # never leave a temporary file behind
+        try:
+            self.abort()
+        except Exception:
+            pass
+
+
+def _numeric_matrix(table: pd.DataFrame, digits: int):
+    """The table as float64 when every column prints the same through the kernel.
+
+    Float columns always qualify; integer columns when every value has at
+    most ``digits`` digits (then ``%g`` prints the integer itself).  Returns
+    None for other tables (text, booleans, dates, large integers).
+    """
+    for dt in table.dtypes:
+        if not (pd.api.types.is_float_dtype(dt) or pd.api.types.is_integer_dtype(dt)):
+            return None
+        if isinstance(dt, pd.api.extensions.ExtensionDtype) and not isinstance(dt, np.dtype):
+            return None  # nullable dtypes: pd.NA is printed by Arrow
+    ints = [c for c, dt in zip(table.columns, table.dtypes) if pd.api.types.is_integer_dtype(dt)]
+    if ints:
+        top = max(int(np.abs(table[c].to_numpy()).max(initial=0)) for c in ints)
+        if top >= 10**digits:
+            return None
+    return table
+
+
+def _quoted(text: str, sep: str) -> str:
+    if any(ch in text for ch in (sep, '"', "\r", "\n")):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _text_cells(part: pd.DataFrame, sep: str) -> list[str]:
+    """The text of adjacent text columns, one string per row (cells joined by ``sep``).
+
+    Each distinct combination of values is quoted and joined once: a long
+    table repeats a few labels (side, variable, unit) on every row.
+    """
+    codes, words = [], []
+    for j in range(part.shape[1]):
+        c, uniques = pd.factorize(part.iloc[:, j], use_na_sentinel=True)
+        w = [_quoted(str(u), sep) for u in uniques] + [""]  # code -1 (missing) picks the last, ""
+        codes.append(np.where(c < 0, len(w) - 1, c).astype(np.int64))
+        words.append(w)
+    if len(codes) == 1:
+        return np.array(words[0], dtype=object)[codes[0]].tolist()
+    if math.prod(len(w) for w in words) >= 2**62:  # beyond one int64 key per row: row by row
+        cols = [np.array(w, dtype=object)[c].tolist() for w, c in zip(words, codes)]
+        return list(map(sep.join, zip(*cols)))
+    key = codes[0]
+    for w, c in zip(words[1:], codes[1:]):
+        key = key * len(w) + c
+    combos, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    lines = [sep.join(w[c[i]] for w, c in zip(words, codes)) for i in first.tolist()]
+    return np.array(lines, dtype=object)[inverse.ravel()].tolist()
+
+
+def table_csv_bytes(table: pd.DataFrame, digits: int = CSV_DIGITS, sep: str = ",") -> bytes:
+    """A table with numeric and text columns as CSV text, without its index.
+
+    The text pandas writes with ``to_csv(index=False,
+    float_format=f"%.{digits}g")`` (missing values as empty fields, text
+    quoted only where needed), but the numbers are printed by this module's
+    kernel in blocks of adjacent numeric columns, many times faster than
+    pandas' per-value formatting.  Columns that are neither numbers nor text
+    (dates, booleans, large integers) send the whole table through pandas.
+    """
+    import io
+
+    digits = _check_digits(digits)
+    blocks, kind = [], None
+    for i, (name, dt) in enumerate(zip(table.columns, table.dtypes)):
+        numeric = _numeric_matrix(table.iloc[:, [i]], digits) is not None
+        text = (pd.api.types.is_string_dtype(dt) or pd.api.types.is_object_dtype(dt)) and not numeric
+        if text and pd.api.types.is_object_dtype(dt):
+            text = all(isinstance(v, str) or v is None or (isinstance(v, float) and v != v)
+                       for v in table.iloc[:, i].tolist())
+        if not (numeric or text):
+            buf = io.StringIO()
+            table.to_csv(buf, index=False, float_format=f"%.{digits}g", lineterminator="\n", sep=sep)
+            return buf.getvalue().encode("utf-8")
+        k = "num" if numeric else "text"
+        if k == kind:
+            blocks[-1][1].append(i)
+        else:
+            blocks.append((k, [i]))
+            kind = k
+    head = _header_line(table.columns, sep)
+    if not len(table):
+        return head
+    cells = []
+    for k, cols in blocks:
+        part = table.iloc[:, cols]
+        if k == "num":
+            text = format_csv_rows(part.to_numpy(dtype=np.float64), digits, sep).decode("ascii")
+            cells.append(text.split("\n")[:-1])
+        else:
+            cells.append(_text_cells(part, sep))
+    body = "\n".join(map(sep.join, zip(*cells)) if len(cells) > 1 else cells[0]) + "\n"
+    return head + body.encode("utf-8")
+
+
+def write_table(table: pd.DataFrame, stem, fmt: str = "csv", digits: int | None = CSV_DIGITS) -> str:
+    """Write ``table`` to ``<stem>.<fmt>`` atomically and return the path.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Written without its index.
+    stem : str or Path
+        Output path without suffix.
+    fmt : {"csv", "parquet"}
+    digits : int or None
+        CSV only: significant digits of every number (1 to 15, default
+        :data:`CSV_DIGITS`).  None writes every float64 exactly (shortest
+        round-trip decimal, by Arrow, several times slower).  Tables with
+        non-numeric columns are always written by Arrow.
+    """
+    if fmt not in FORMATS:
+        raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
+    path = f"{os.fspath(stem)}.{fmt}"
+    if fmt == "csv" and digits is not None:
+        digits = _check_digits(digits)
+        if _numeric_matrix(table, digits) is not None:
+            with CsvWriter(path, table.columns, digits=digits) as w:
+                for r0 in range(0, len(table), _CHUNK_ROWS):
+                    w.write(table.iloc[r0:r0 + _CHUNK_ROWS].to_numpy(dtype=np.float64))
+            return path
+    import pyarrow as pa
+
+    arrow = pa.Table.from_pandas(table, preserve_index=False)
+    with atomic_path(path) as tmp:
+        if fmt == "csv":
+            import pyarrow.csv as pcsv
+
+            plain = not any(set(str(c)) & set(',"\r\n') for c in table.columns)
+            options = pcsv.WriteOptions(quoting_style="needed", quoting_header="none" if plain else "needed")
+            pcsv.write_csv(arrow, tmp, options)
+        else:
+            import pyarrow.parquet as pq
+
+            pq.write_table(arrow, tmp)
+    return path

@@ -1,0 +1,286 @@
+"""Clinical joint angles: the angles clinicians read, by name, in degrees.
+
+Every joint angle is a rotation of a segment's anatomical frame relative to
+its reference (the parent segment, or for the pelvis the direction of
+progression), decomposed in the joint coordinate system of Grood and Suntay:
+flexion about the reference's medio-lateral y axis, ab/adduction about the
+floating axis, axial rotation about the segment's long axis z (sequence
+``yxz``).  So the angles do not depend on the rotation sequences the model
+itself uses for its coordinates.  Signs are chosen so that both sides read
+alike (docs/conventions.md, "Clinical joint angles"; docs/joint_angles.md):
+
+- for a joint with relative orientation S, ``(a1, a2, a3) =
+  matrix_to_euler(S, "yxz")`` and the clinical angles are ``(f a1, s a2,
+  s a3)`` less the same angles in the calibration (standing) pose, with
+  ``f`` the flexion sign of the joint and ``s`` = +1 on the right side, -1
+  on the left (adduction, varus, inversion, internal rotation are positive
+  on both sides).  Subtracting angles keeps the anatomical axes (a hip
+  flexes about the pelvis's axis whatever the standing posture); the upper
+  limbs (shoulders, elbows, wrists) are measured from the reference posture
+  (arms hanging, frames parallel) instead, since static trials often hold
+  the arms out (a T-pose);
+- the pelvis is decomposed rotation-obliquity-tilt (``zxy``, Baker 2001)
+  relative to the direction of progression, less its standing tilt and
+  obliquity;
+- foot progression is the angle on the floor between the foot's long axis
+  and the direction of progression, positive when the toes turn in; NaN
+  while the foot points more than 80 degrees up or down (kneeling, a foot
+  lifted behind), where it has no meaningful direction on the floor.
+
+Angles are continuous along time: the same rules as the tracked coordinates
+keep them continuous through and beyond a singular set
+(:func:`humanbody._kernels.angles.continuous_angles`), then first and third
+angles are unwrapped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..rotations import euler_to_matrix, matrix_to_euler, sequence_axes
+
+__all__ = ["ClinicalAngle", "CLINICAL_ANGLES", "clinical_angles", "clinical_columns", "progression_heading"]
+
+_SIDES = (("right", 1.0), ("left", -1.0))
+
+
+@dataclass(frozen=True)
+class ClinicalAngle:
+    """One clinical angle: a column of the results table.
+
+    Attributes
+    ----------
+    column : str                 e.g. ``"right_hip_flexion_deg"``
+    joint : str                  e.g. ``"right_hip"``
+    segments : tuple of str      the segments whose relative rotations, composed, make the joint's
+                                 rotation (``("middle_torso", "upper_torso")`` for the thorax)
+    reference : str              the reference segment, or ``"progression"`` for the pelvis
+    index : int                  which angle of the decomposition (0, 1, 2)
+    sign : float                 +1 or -1
+    sequence : str               the decomposition (``"yxz"``, the pelvis ``"zxy"``)
+    static_zero : bool           zero in the calibration pose (else in the reference posture)
+    """
+
+    column: str
+    joint: str
+    segments: tuple
+    reference: str
+    index: int
+    sign: float
+    sequence: str = "yxz"
+    static_zero: bool = True
+
+
+def _table() -> tuple[ClinicalAngle, ...]:
+    rows = []
+
+    def joint(name, segments, reference, names, signs, sequence="yxz", static_zero=True):
+        for i, (word, sign) in enumerate(zip(names, signs)):
+            rows.append(ClinicalAngle(f"{name}_{word}_deg", name, tuple(segments), reference, i, float(sign),
+                                      sequence, static_zero))
+
+    # pelvis relative to the direction of progression: rotation (z, to the left), obliquity
+    # (floating x; +x lifts the left side, so right side up is negative), tilt (y, anterior)
+    joint("pelvis", ("lower_torso",), "progression", ("rotation", "obliquity", "tilt"), (1, -1, 1), "zxy")
+    # trunk and neck: forward flexion turns +z towards +x (positive about y); bending to the
+    # right turns +z towards -y (positive about x); rotation to the left is positive about z
+    joint("thorax", ("middle_torso", "upper_torso"), "lower_torso",
+          ("flexion", "lateral_flexion", "rotation"), (1, 1, 1))
+    joint("neck", ("neck", "head"), "upper_torso", ("flexion", "lateral_flexion", "rotation"), (1, 1, 1))
+    for side, s in _SIDES:
+        # hip: the thigh's distal end goes forward for a negative rotation about y
+        joint(f"{side}_hip", (f"{side}_upper_leg",), "lower_torso",
+              ("flexion", "adduction", "internal_rotation"), (-1, s, s))
+        joint(f"{side}_knee", (f"{side}_lower_leg",), f"{side}_upper_leg",
+              ("flexion", "adduction", "internal_rotation"), (1, s, s))
+        joint(f"{side}_ankle", (f"{side}_foot",), f"{side}_lower_leg",
+              ("dorsiflexion", "inversion", "internal_rotation"), (-1, s, s))
+        joint(f"{side}_shoulder", (f"{side}_upper_arm",), "upper_torso",
+              ("flexion", "adduction", "internal_rotation"), (-1, s, s), static_zero=False)
+        joint(f"{side}_elbow", (f"{side}_lower_arm",), f"{side}_upper_arm",
+              ("flexion", "adduction", "internal_rotation"), (-1, s, s), static_zero=False)
+        joint(f"{side}_wrist", (f"{side}_hand",), f"{side}_lower_arm",
+              ("flexion", "adduction", "internal_rotation"), (-1, s, s), static_zero=False)
+    return tuple(rows)
+
+
+#: Every clinical angle of the 17-segment model, in results-table order.
+CLINICAL_ANGLES: tuple[ClinicalAngle, ...] = _table()
+
+#: Foot progression is left undefined (NaN) where the foot's long axis is
+#: steeper than 80 degrees from the floor (sine of it): its direction on the
+#: floor is then dominated by noise and can swing round in a frame.
+_STEEP = np.sin(np.radians(80.0))
+
+#: Foot progression columns (not a rotation relative to a segment: see :func:`clinical_angles`).
+FOOT_PROGRESSION = tuple(f"{side}_foot_progression_deg" for side, _ in _SIDES)
+
+
+def clinical_columns(names) -> list[str]:
+    """The clinical columns a model with segments ``names`` supports, in table order."""
+    have = set(names)
+    cols = [a.column for a in CLINICAL_ANGLES
+            if set(a.segments) <= have and (a.reference == "progression" or a.reference in have)]
+    for side, _ in _SIDES:
+        if f"{side}_foot" in have:
+            cols.append(f"{side}_foot_progression_deg")
+    return cols
+
+
+def _relative(model, coords: pd.DataFrame, seg: str) -> np.ndarray:
+    """S of segment ``seg`` relative to its parent from its coordinates, (F, 3, 3)."""
+    k = model.names.index(seg)
+    cols = [f"{seg}_alpha", f"{seg}_beta", f"{seg}_gamma"]
+    return euler_to_matrix(coords[cols].to_numpy(dtype=float), model.sequences[k])
+
+
+def _absolute(model, coords, seg: str, memo: dict) -> np.ndarray:
+    """R_0k of segment ``seg``, (F, 3, 3), composed down the tree (memoised)."""
+    if seg not in memo:
+        k = model.names.index(seg)
+        S = _relative(model, coords, seg)
+        p = int(model.parents[k])
+        memo[seg] = S if p == 0 else _absolute(model, coords, model.names[p - 1], memo) @ S
+    return memo[seg]
+
+
+def progression_heading(time, root_xy, window_s: float = 1.0, min_speed: float = 0.15) -> np.ndarray:
+    """Heading of the direction of progression (rad about Z from ground X), every frame.
+
+    The direction of the pelvis's horizontal travel over a centred window
+    of ``window_s`` seconds (shorter at the ends of the trial).  Where the
+    pelvis travels slower than ``min_speed`` m/s over the window (a
+    treadmill, standing, turning on the spot) the heading is ground +X
+    (which the readers point along the direction of progression).
+
+    Parameters
+    ----------
+    time : (F,) s
+    root_xy : (F, 2) m, horizontal position of the pelvis origin
+    """
+    t = np.asarray(time, dtype=float)
+    xy = np.asarray(root_xy, dtype=float)
+    F = len(t)
+    if F < 2:
+        return np.zeros(F)
+    lo = np.searchsorted(t, t - 0.5 * window_s, side="left")
+    hi = np.searchsorted(t, t + 0.5 * window_s, side="right") - 1
+    d = xy[hi] - xy[lo]
+    dt = t[hi] - t[lo]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        speed = np.hypot(d[:, 0], d[:, 1]) / dt
+    slow = ~(speed >= min_speed)
+    heading = np.arctan2(d[:, 1], d[:, 0])
+    heading[slow] = 0.0
+    return np.unwrap(heading)
+
+
+def _yaw(psi) -> np.ndarray:
+    return euler_to_matrix(np.stack([np.zeros_like(psi), np.zeros_like(psi), psi], axis=-1), "xyz")
+
+
+def _continuous_degrees(angles: np.ndarray, sequence: str) -> np.ndarray:
+    """Angles (F, 3) rad made continuous through singular sets and unwrapped, in degrees."""
+    from .._kernels.angles import continuous_angles
+
+    a = np.ascontiguousarray(angles, dtype=float).reshape(-1, 1, 3).copy()
+    continuous_angles(a, np.array([sequence_axes(sequence)], dtype=np.int64), 1e-9)
+    a = a[:, 0]
+    for j in (0, 2):
+        ok = np.isfinite(a[:, j])
+        if ok.any():
+            a[ok, j] = np.unwrap(a[ok, j])
+    return np.degrees(a)
+
+
+def clinical_angles(model, coords: pd.DataFrame, calibration=None) -> pd.DataFrame:
+    """The clinical joint angles of a trial, one row per frame (degrees).
+
+    Parameters
+    ----------
+    model : BodyModel
+        The model the coordinates belong to (its sequences and names); the
+        17-segment model gives every column of :data:`CLINICAL_ANGLES`,
+        another tree the ones whose segments it has.
+    coords : DataFrame
+        Generalized coordinates (docs/conventions.md): ``time``, the root
+        position and every segment's angles in its sequence.
+    calibration : Calibration, optional
+        The static calibration: the angles of its relative orientations in
+        the standing pose (``calibration.relative``) are subtracted (not for
+        the upper limbs).  Without one (a coordinates trial) the model's
+        reference pose is the zero.
+
+    Returns
+    -------
+    DataFrame with the columns of :func:`clinical_columns` (no ``time``).
+    """
+    from .kinematics import sequence_axes_array
+    from .._kernels.angles import continuous_angles, joint_rotation_angles
+
+    F = len(coords)
+    names = list(model.names)
+    columns = clinical_columns(names)
+    relative0 = getattr(calibration, "relative", None) or {}
+    joints = {}
+    for a in CLINICAL_ANGLES:
+        if a.column in columns:
+            joints.setdefault(a.joint, []).append(a)
+    time = coords["time"].to_numpy(dtype=float)
+    root = names[0]
+    heading = progression_heading(time, coords[[f"{root}_x", f"{root}_y"]].to_numpy(dtype=float))
+    feet = [(side, s) for side, s in _SIDES if f"{side}_foot_progression_deg" in columns]
+    # one kernel pass: every joint's composed rotation, decomposed (foot: its absolute axes as yaw-pitch-roll)
+    chains, use_yaw, seqs = [], [], []
+    for joint, angles in joints.items():
+        chains.append([names.index(seg) for seg in angles[0].segments])
+        use_yaw.append(angles[0].reference == "progression")
+        seqs.append(angles[0].sequence)
+    for side, _ in feet:
+        chains.append([k - 1 for k in reversed(model.chain(names.index(f"{side}_foot") + 1))])
+        use_yaw.append(True)
+        seqs.append("zyx")
+    width = max(len(c) for c in chains) if chains else 1
+    chain_arr = np.full((len(chains), width), -1, dtype=np.int64)
+    for i, c in enumerate(chains):
+        chain_arr[i, :len(c)] = c
+    q = np.ascontiguousarray(coords[[f"{n}_{x}" for n in names for x in ("alpha", "beta", "gamma")]]
+                             .to_numpy(dtype=float)).reshape(F, len(names), 3)
+    raw = np.empty((F, len(chains), 3))
+    seq_arr = np.array([sequence_axes(s) for s in seqs], dtype=np.int64).reshape(-1, 3)
+    joint_rotation_angles(q, sequence_axes_array(model), chain_arr, np.ascontiguousarray(heading),
+                          np.array(use_yaw, dtype=np.bool_), seq_arr, 1e-9, raw)
+    n_joints = len(joints)
+    cont = np.ascontiguousarray(raw[:, :n_joints])
+    continuous_angles(cont, seq_arr[:n_joints], 1e-9)
+    out = {}
+    for i, (joint, angles) in enumerate(joints.items()):
+        first = angles[0]
+        deg = cont[:, i].copy()
+        for j in (0, 2):
+            ok = np.isfinite(deg[:, j])
+            if ok.any():
+                deg[ok, j] = np.unwrap(deg[ok, j])
+        deg = np.degrees(deg)
+        S0 = np.eye(3)
+        for seg in first.segments:
+            S0 = S0 @ np.asarray(relative0.get(seg, np.eye(3)), dtype=float)
+        if first.reference == "progression":
+            S0 = _yaw(np.array(np.arctan2(S0[1, 0], S0[0, 0]))).T @ S0  # the standing posture, heading removed
+        zero = np.degrees(matrix_to_euler(S0, first.sequence)) if first.static_zero else np.zeros(3)
+        if first.reference == "progression":
+            zero[0] = 0.0  # the heading is measured from the direction of progression itself
+        for a in angles:
+            out[a.column] = a.sign * (deg[:, a.index] - zero[a.index])
+    for i, (side, s) in enumerate(feet):
+        yaw_pitch = raw[:, n_joints + i]
+        angle = yaw_pitch[:, 0].copy()  # the foot's long axis on the floor, from the direction of progression
+        angle[np.abs(np.sin(yaw_pitch[:, 1])) > _STEEP] = np.nan  # pointing up or down: no direction on the floor
+        ok = np.isfinite(angle)
+        if ok.any():
+            angle[ok] = np.unwrap(angle[ok])  # continuous when the foot turns far round
+        out[f"{side}_foot_progression_deg"] = s * np.degrees(angle)  # toe-in: towards the other foot
+    return pd.DataFrame({c: out[c] for c in columns}, index=range(F))

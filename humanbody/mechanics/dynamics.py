@@ -1,0 +1,149 @@
+"""Equations of motion of the body tree: ``M(q) q'' + h(q, q') = tau``.
+
+q are the generalized coordinates in the order of
+:func:`humanbody.mechanics.kinematics.coordinate_columns` (the root's position in
+ground, then the three angles of every body in its rotation sequence; n = 3 +
+3 N for N bodies) and the generalized speeds are their time derivatives.
+tau are the generalized forces conjugate to them: the force on the root along
+each ground axis, and for every body the moment of its joint about each of its
+sequence's three rotation axes (docs/dynamics.md).
+
+Algorithms (Walker and Orin 1982, on Huston's recursion):
+
+- :func:`inverse_dynamics` — the recursive Newton-Euler algorithm in
+  d'Alembert form: the compiled kinematics give every body's inertia force and
+  torque (:func:`humanbody.compute`), the tip-to-root kernel of the kinetics
+  (:func:`humanbody._kernels.kinetics.joint_loads`) the force ``f_k`` and moment
+  ``m_k`` each body receives from its parent, and the generalized forces are
+  their projections on the joint's motion: ``tau_root = (f_1, H_1^T m_1)``,
+  ``tau_k = (R_L(k) H_k)^T m_k`` with ``H_k`` the sequence's axes
+  (:func:`humanbody.mechanics.angular_rates.angle_rate_matrix`).
+- :func:`bias_forces` — inverse dynamics with ``q'' = 0``.
+- :func:`mass_matrix` — column ``i`` is the inverse dynamics of the unit
+  acceleration ``e_i`` at rest without gravity (Walker and Orin's first
+  method), every column in one vectorised pass.
+- :func:`forward_dynamics` — ``q'' = M^-1 (tau - h)`` by a Cholesky solve.
+
+Every function also takes arrays with a leading frames axis.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .angular_rates import angle_rate_matrix
+
+__all__ = ["mass_matrix", "bias_forces", "inverse_dynamics", "forward_dynamics", "generalized_forces"]
+
+
+def _arrays(model, *xs):
+    n = 3 + 3 * model.n_bodies
+    out = []
+    for x in xs:
+        a = np.asarray(x, dtype=float)
+        if a.shape[-1] != n:
+            from ..errors import InputError
+
+            raise InputError(f"generalized coordinates must have {n} columns for this model, got {a.shape[-1]}")
+        out.append(a)
+    single = out[0].ndim == 1
+    shape = np.broadcast_shapes(*(a.shape for a in out))
+    return [np.ascontiguousarray(np.broadcast_to(a, shape).reshape(-1, n)) for a in out], single, shape
+
+
+def _joint_axes(model, q) -> np.ndarray:
+    """Every body's three rotation axes in ground components, (F, N, 3, 3) (columns)."""
+    from .kinematics import run_tree as _run_kernel
+
+    F, N = q.shape[0], model.n_bodies
+    zero = np.zeros_like(q)
+    res = _run_kernel(model, np.arange(F, dtype=float), q, zero, zero, False, "")
+    angles = q[:, 3:].reshape(F, N, 3)
+    H = np.empty((F, N, 3, 3))
+    for k, seq in enumerate(model.sequences):
+        Hk = angle_rate_matrix(angles[:, k], seq, "parent")
+        p = int(model.parents[k]) - 1
+        H[:, k] = Hk if p < 0 else res.R[:, p] @ Hk
+    return H
+
+
+def generalized_forces(model, q, joint_force, joint_moment) -> np.ndarray:
+    """Generalized forces from the joint loads: ``(f_1, H_1^T m_1, ..., H_k^T m_k, ...)``, (F, n).
+
+    Parameters
+    ----------
+    q : (F, n)  coordinates (for the joint axes)
+    joint_force, joint_moment : (F, N, 3)  what each body receives from its parent (N, N m about O_k),
+        ground axes (:func:`humanbody.mechanics.kinetics.joint_loads`)
+    """
+    q = np.asarray(q, dtype=float).reshape(-1, 3 + 3 * model.n_bodies)
+    H = _joint_axes(model, q)
+    F, N = q.shape[0], model.n_bodies
+    tau = np.empty((F, 3 + 3 * N))
+    tau[:, :3] = joint_force[:, 0]
+    tau[:, 3:] = np.einsum("fkij,fki->fkj", H, joint_moment).reshape(F, 3 * N)
+    return tau
+
+
+def _inverse(model, q, qd, qdd, gravity=True) -> np.ndarray:
+    from .kinematics import run_tree as _run_kernel
+    from .kinetics import joint_loads
+
+    m = model if gravity else model.replace(gravity=[0.0, 0.0, 0.0])
+    res = _run_kernel(m, np.arange(q.shape[0], dtype=float), q, qd, qdd, False, "")
+    jl = joint_loads(m, res)
+    return generalized_forces(model, q, jl.joint_force, jl.joint_moment)
+
+
+def inverse_dynamics(model, q, qd, qdd) -> np.ndarray:
+    """Generalized forces tau that produce accelerations ``qdd`` at ``(q, qd)``: ``M qdd + h``.
+
+    Parameters
+    ----------
+    model : BodyModel
+    q, qd, qdd : (n,) or (F, n)  coordinates (m, rad), their rates and accelerations
+
+    Returns
+    -------
+    tau : (n,) or (F, n)  N for the root translations, N m for every angle.
+    """
+    (q, qd, qdd), single, shape = _arrays(model, q, qd, qdd)
+    tau = _inverse(model, q, qd, qdd)
+    return tau[0] if single else tau.reshape(shape)
+
+
+def bias_forces(model, q, qd) -> np.ndarray:
+    """``h(q, qd)``: Coriolis, centrifugal and gravity terms (the inverse dynamics at ``qdd = 0``)."""
+    (q, qd), single, shape = _arrays(model, q, qd)
+    tau = _inverse(model, q, qd, np.zeros_like(q))
+    return tau[0] if single else tau.reshape(shape)
+
+
+def mass_matrix(model, q) -> np.ndarray:
+    """The joint-space inertia matrix M(q), (n, n) or (F, n, n): symmetric, positive definite.
+
+    Column i is the inverse dynamics of the unit acceleration ``e_i`` at rest
+    without gravity (Walker and Orin 1982, method 1); all ``F n`` of them are
+    evaluated in one pass of the kernels.
+    """
+    (q,), single, shape = _arrays(model, q)
+    F, n = q.shape
+    qq = np.repeat(q, n, axis=0)
+    acc = np.tile(np.eye(n), (F, 1))
+    cols = _inverse(model, qq, np.zeros_like(qq), acc, gravity=False).reshape(F, n, n)
+    M = np.swapaxes(cols, 1, 2)  # column i of M = tau of e_i
+    M = 0.5 * (M + np.swapaxes(M, 1, 2))  # exactly symmetric (it is to rounding)
+    return M[0] if single else M.reshape(shape[:-1] + (n, n))
+
+
+def forward_dynamics(model, q, qd, tau) -> np.ndarray:
+    """Accelerations ``qdd = M^-1 (tau - h)`` at ``(q, qd)`` under generalized forces ``tau``."""
+    from scipy.linalg import cho_factor, cho_solve
+
+    (q, qd, tau), single, shape = _arrays(model, q, qd, tau)
+    M = mass_matrix(model, q).reshape(q.shape[0], q.shape[1], q.shape[1])
+    rhs = tau - _inverse(model, q, qd, np.zeros_like(q))
+    qdd = np.empty_like(q)
+    for f in range(q.shape[0]):
+        qdd[f] = cho_solve(cho_factor(M[f]), rhs[f])
+    return qdd[0] if single else qdd.reshape(shape)

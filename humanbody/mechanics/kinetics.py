@@ -1,0 +1,176 @@
+"""Inverse dynamics from external loads: joint forces, moments and powers.
+
+The d'Alembert form the kinematics already give (inertia forces and torques,
+Huston ch. 9-10) balanced body by body from the tips of the tree to the root
+(:func:`humanbody._kernels.kinetics.joint_loads`).  Results columns
+(docs/conventions.md, "Results"):
+
+- ``<segment>_joint_force_<axis>`` (N), ``<segment>_joint_moment_<axis>``
+  (N·m about O_k): what the segment receives from its parent, ground axes;
+  body 1's are the residual force and moment from ground;
+- ``<segment>_joint_power`` (W): joint moment . relative angular velocity;
+- clinical moments ``s_hip_flexion_moment_Nm_per_kg`` ...: the generalized
+  force of each clinical angle of the hips, knees and ankles (the joint moment
+  projected on that angle's axis of the joint coordinate system, positive in
+  the sense of the positive angle), per kg of body mass; joint powers
+  ``s_hip_power_W_per_kg`` ...; ground reaction per foot
+  ``s_grf_<axis>_N_per_kg``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .clinical import CLINICAL_ANGLES
+
+__all__ = ["JointLoads", "joint_loads", "kinetic_columns", "kinetic_block", "compute_with_kinetics", "KINETIC_JOINTS"]
+
+#: Joints with clinical moments and powers: (joint, segment, reference) for each side.
+KINETIC_JOINTS = tuple((f"{side}_{j}", f"{side}_{seg}", ref.format(side=side))
+                       for side in ("right", "left")
+                       for j, seg, ref in (("hip", "upper_leg", "lower_torso"), ("knee", "lower_leg", "{side}_upper_leg"),
+                                           ("ankle", "foot", "{side}_lower_leg")))
+
+
+@dataclass(eq=False)
+class JointLoads:
+    """Joint forces (F, n, 3) N, moments (F, n, 3) N·m about O_k, powers (F, n) W; ground axes."""
+
+    joint_force: np.ndarray
+    joint_moment: np.ndarray
+    joint_power: np.ndarray
+
+
+def _load_arrays(loads, start: int, stop: int):
+    """The loads of frames ``start:stop`` as the kernel takes them (no loads: none)."""
+    if loads is None:
+        F = stop - start
+        return np.zeros((F, 0, 3)), np.zeros((F, 0, 3)), np.zeros((F, 0), dtype=np.int64)
+    return (np.ascontiguousarray(loads.force[start:stop]), np.ascontiguousarray(loads.moment_o[start:stop]),
+            np.ascontiguousarray(loads.body[start:stop], dtype=np.int64))
+
+
+def joint_loads(model, results, loads=None, start: int = 0, out: JointLoads | None = None) -> JointLoads:
+    """Joint forces, moments and powers of every body, every frame of ``results``.
+
+    Parameters
+    ----------
+    model : BodyModel
+    results : Results
+        Kinematics and inertia forces of frames ``start .. start + F`` of
+        the motion (:func:`humanbody.compute` or a chunk of it).
+    loads : humanbody.mechanics.loads.FrameLoads, optional
+        Conditioned and assigned external loads on the motion's frames
+        (:func:`humanbody.mechanics.loads.condition_loads`, :func:`~humanbody.mechanics.loads.assign_loads`);
+        without loads the root carries everything (a swing phase in the air,
+        a simulation).
+    start : int
+        First frame of ``results`` in the loads' frames.
+    out : JointLoads, optional
+        Arrays to write into (any strides; views of a results block).
+
+    Frames where a load's body is ambiguous (two feet on one plate) are NaN.
+    """
+    from .._kernels.kinetics import joint_loads as kernel
+
+    F, n = results.joint.shape[:2]
+    if out is None:
+        out = JointLoads(np.empty((F, n, 3)), np.empty((F, n, 3)), np.empty((F, n)))
+    kernel(np.asarray(model.parents, dtype=np.int64), np.asarray(model.mass, dtype=float),
+           np.asarray(model.gravity, dtype=float), results.joint, results.com, results.force, results.torque,
+           results.omega_rel, *_load_arrays(loads, start, start + F), out.joint_force, out.joint_moment,
+           out.joint_power)
+    return out
+
+
+def _clinical_of(joint: str) -> list:
+    return [a for a in CLINICAL_ANGLES if a.joint == joint]
+
+
+def kinetic_columns(model) -> list[str]:
+    """Kinetic columns of the results table for ``model`` (docs/conventions.md)."""
+    cols = []
+    for name in model.names:
+        cols += [f"{name}_joint_force_{a}" for a in "xyz"] + [f"{name}_joint_moment_{a}" for a in "xyz"]
+        cols.append(f"{name}_joint_power")
+    for joint, seg, ref in KINETIC_JOINTS:
+        if seg in model.names and ref in model.names:
+            cols += [a.column[: -len("_deg")] + "_moment_Nm_per_kg" for a in _clinical_of(joint)]
+            cols.append(f"{joint}_power_W_per_kg")
+    for side in ("right", "left"):
+        if f"{side}_foot" in model.names:
+            cols += [f"{side}_grf_{a}_N_per_kg" for a in "xyz"]
+    return cols
+
+
+def _clinical_joints(model):
+    """(child, parent, signs) arrays of the joints with clinical moments in ``model``."""
+    rows = [(model.names.index(seg), model.names.index(ref), [a.sign for a in _clinical_of(joint)])
+            for joint, seg, ref in KINETIC_JOINTS if seg in model.names and ref in model.names]
+    return (np.array([r[0] for r in rows], dtype=np.int64), np.array([r[1] for r in rows], dtype=np.int64),
+            np.array([r[2] for r in rows], dtype=float).reshape(-1, 3))
+
+
+def _block_layout(model, F: int, out):
+    """The kinetic table of F frames (reused ``out`` when its shape fits), its joint-load views and clinical arrays."""
+    n = len(model.names)
+    child, parent, signs = _clinical_joints(model)
+    feet = np.array([model.names.index(f"{s}_foot") for s in ("right", "left") if f"{s}_foot" in model.names],
+                    dtype=np.int64)
+    shape = (F, 7 * n + 4 * len(child) + 3 * len(feet))
+    if out is None or out.shape != shape:
+        out = np.empty(shape)
+    seg = out[:, :7 * n].reshape(F, n, 7)  # the kernels write the table's columns in place
+    return out, JointLoads(seg[..., :3], seg[..., 3:6], seg[..., 6]), child, parent, signs, feet
+
+
+def kinetic_block(model, results, loads, start: int = 0, out: np.ndarray | None = None) -> np.ndarray:
+    """The kinetic columns (:func:`kinetic_columns`) of frames ``start ..`` as one (F, c) array.
+
+    Joint forces, moments and powers (:func:`joint_loads`); the clinical
+    moments and powers of hips, knees and ankles
+    (:func:`humanbody._kernels.kinetics.clinical_moments`: the moment on the
+    axes of the joint coordinate system); the ground reaction on each foot
+    (:func:`humanbody._kernels.kinetics.ground_reactions`).  All per kg of
+    body mass except the per-segment columns.  ``out``, when it has the
+    right shape, is written and returned (a reused buffer).
+    """
+    from .._kernels.kinetics import clinical_moments, ground_reactions
+
+    F, n = results.joint.shape[:2]
+    body_mass = float(model.total_mass)
+    out, jl, child, parent, signs, feet = _block_layout(model, F, out)
+    joint_loads(model, results, loads, start, out=jl)
+    clinical_moments(results.R, jl.joint_moment, jl.joint_power, child, parent, signs, body_mass, out, 7 * n)
+    force, _, body = _load_arrays(loads, start, start + F)
+    ground_reactions(force, body, feet, body_mass, out, 7 * n + 4 * len(child))
+    return out
+
+
+def compute_with_kinetics(model, motion, loads, start: int = 0, stop: int | None = None, out=None,
+                          block: np.ndarray | None = None):
+    """:func:`humanbody.mechanics.kinematics.compute_motion` and :func:`kinetic_block` of frames ``start:stop`` in one pass.
+
+    The same numbers as the two calls one after the other
+    (:func:`humanbody._kernels.kinetics.tree_dynamics` runs each frame's
+    kinetics right after its kinematics, while they are in cache).  ``out``
+    is a results workspace as in :func:`~humanbody.mechanics.kinematics.compute_motion`,
+    ``block`` a kinetic table to reuse.  Returns ``(results, block)``.
+    """
+    from .._kernels.kinetics import tree_dynamics
+    from .kinematics import run_tree as _run_kernel
+
+    stop = motion.n_frames if stop is None else stop
+    sl = slice(start, stop)
+    q, qd, qdd = motion.q[sl], motion.qd[sl], motion.qdd[sl]
+    if q.shape[0] == 0:
+        raise ValueError(f"frame range {start}:{stop} of a {motion.n_frames}-frame motion is empty")
+    F, n = q.shape[0], len(model.names)
+    block, jl, child, parent, signs, feet = _block_layout(model, F, block)
+    extra = (np.asarray(model.gravity, dtype=float), *_load_arrays(loads, start, stop), jl.joint_force,
+             jl.joint_moment, jl.joint_power, child, parent, signs, feet, float(model.total_mass), block, 7 * n)
+    results = _run_kernel(model, motion.time[sl], q, qd, qdd, motion.local_rates, motion.how, out,
+                          kernel=lambda *args: tree_dynamics(*args, *extra))
+    return results, block

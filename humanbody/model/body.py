@@ -1,0 +1,387 @@
+"""The body model: a tree of rigid segments and its constant properties.
+
+A :class:`BodyModel` holds what never changes during a motion (Pinocchio's
+``Model``): the parent array, joint offsets xi_k, mass-centre offsets r_k,
+masses and inertia dyadics.  It is immutable; every array is read-only.
+Any tree given as a parent array with ``parent[k] < k`` works; Huston's
+17-segment body is the default instance (:meth:`BodyModel.default`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["BodyModel", "default_model", "load_model", "lower_body_array"]
+
+
+def lower_body_array(parents, p: int) -> np.ndarray:
+    """Higher-order lower body array L^p (Huston Table 8.1).
+
+    Parameters
+    ----------
+    parents : array_like of int, shape (n,)
+        ``parents[k-1] = L(k)``, 0 for a body whose parent is ground.
+    p : int
+        Order, p >= 0.  ``L^0(k) = k``, ``L^p(k) = L(L^(p-1)(k))``, ``L(0) = 0``.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        Entry k-1 holds L^p(k).
+    """
+    if p < 0:
+        raise ValueError("order p of a lower body array must be >= 0")
+    par = np.concatenate(([0], np.asarray(parents, dtype=np.int64)))  # L(0) = 0
+    out = np.arange(1, len(par), dtype=np.int64)
+    for _ in range(p):
+        out = par[out]
+    return out
+
+
+def _as_array(value, shape, what: str, dtype=float) -> np.ndarray:
+    arr = np.array(value, dtype=dtype, copy=True)
+    if arr.shape != shape:
+        raise InputError(f"{what} must have shape {shape}, got {arr.shape}")
+    if dtype is float and not np.all(np.isfinite(arr)):
+        raise InputError(f"{what} contains a non-finite value")
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class BodyModel:
+    """A tree of rigid bodies with constant inertial and geometric properties.
+
+    Attributes
+    ----------
+    names : tuple of str, length n
+        Segment names; body k is ``names[k-1]``.
+    parents : ndarray of int64, shape (n,)
+        Lower body array: ``parents[k-1] = L(k) < k`` (0 = ground).
+    joint_offset : ndarray, shape (n, 3), m
+        xi_k: joint point O_k relative to the parent's origin O_L(k), in
+        parent-frame components (zero for bodies attached to ground).
+    com_offset : ndarray, shape (n, 3), m
+        r_k: mass centre G_k relative to O_k, body-frame components.
+    mass : ndarray, shape (n,), kg
+    inertia : ndarray, shape (n, 3, 3), kg m^2
+        Inertia dyadic about G_k in body-frame components.
+    gravity : ndarray, shape (3,), m/s^2
+    name : str
+    meta : dict
+        Extra model-level information (sources, subject mass and height);
+        kept through save/load.
+    segment_meta : tuple of dict
+        Extra per-segment keys (segment length, source); kept through save/load.
+    sequences : tuple of str, length n
+        Rotation sequence of each body relative to its parent (one of
+        :data:`humanbody.rotations.SEQUENCES`, body-fixed axes in the order of
+        the angles alpha, beta, gamma).  Empty means ``"xyz"`` (Bryant angles)
+        for every body.
+    """
+
+    names: tuple
+    parents: np.ndarray
+    joint_offset: np.ndarray
+    com_offset: np.ndarray
+    mass: np.ndarray
+    inertia: np.ndarray
+    gravity: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, -9.81]))
+    name: str = "model"
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    segment_meta: tuple = ()
+    sequences: tuple = ()
+
+    def __post_init__(self):
+        names = tuple(str(n) for n in self.names)
+        n = len(names)
+        if n == 0:
+            raise InputError("a body model needs at least one segment")
+        if len(set(names)) != n:
+            raise InputError("segment names must be unique")
+        parents = _as_array(self.parents, (n,), "parents", dtype=np.int64)
+        bad = [k for k in range(1, n + 1) if not 0 <= parents[k - 1] < k]
+        if bad:
+            raise InputError(
+                f"parent array must satisfy 0 <= L(k) < k; violated for body {bad[0]}"
+            )
+        set_ = object.__setattr__
+        set_(self, "names", names)
+        set_(self, "parents", parents)
+        set_(self, "joint_offset", _as_array(self.joint_offset, (n, 3), "joint offsets"))
+        set_(self, "com_offset", _as_array(self.com_offset, (n, 3), "mass-centre offsets"))
+        set_(self, "mass", _as_array(self.mass, (n,), "masses"))
+        inertia = _as_array(self.inertia, (n, 3, 3), "inertia")
+        set_(self, "inertia", inertia)
+        set_(self, "gravity", _as_array(self.gravity, (3,), "gravity"))
+        set_(self, "meta", dict(self.meta))
+        seg_meta = tuple(dict(m) for m in self.segment_meta) or tuple({} for _ in names)
+        if len(seg_meta) != n:
+            raise InputError("segment_meta must have one entry per segment")
+        set_(self, "segment_meta", seg_meta)
+        seqs = tuple(self.sequences) or ("xyz",) * n
+        if len(seqs) != n:
+            raise InputError(f"sequences must have one entry per segment ({n}), got {len(seqs)}")
+        from ..rotations.common import check_sequence as _check_seq
+
+        checked = []
+        for k, seq in enumerate(seqs):
+            try:
+                checked.append(_check_seq(seq))
+            except InputError as err:
+                raise InputError(f"segment {names[k]!r}: {err}") from None
+        set_(self, "sequences", tuple(checked))
+        if np.any(self.mass <= 0):
+            k = int(np.argmax(self.mass <= 0))
+            raise InputError(f"segment {names[k]!r} has a non-positive mass")
+        for k in range(n):
+            problem = _inertia_problem(inertia[k])
+            if problem:
+                raise InputError(f"inertia of segment {names[k]!r} {problem}")
+
+    # ------------------------------------------------------------------ tree
+    @property
+    def n_bodies(self) -> int:
+        """Number of bodies n (ground not counted)."""
+        return len(self.names)
+
+    @property
+    def total_mass(self) -> float:
+        """Sum of the segment masses M (kg)."""
+        return float(self.mass.sum())
+
+    def segment(self, name: str) -> int:
+        """Array index (0-based, k - 1) of the segment called ``name``: its row in ``joint_offset``, ``mass`` ...
+
+        The same lookup as :meth:`humanbody.Results.segment`; KeyError for an
+        unknown name.
+        """
+        from .segments import segment_index
+
+        return segment_index(self.names, name)
+
+    def index(self, name: str) -> int:
+        """Body number k (1-based, Huston's numbering) of the segment called ``name``: ``segment(name) + 1``."""
+        return self.segment(name) + 1
+
+    def lower_body_array(self, p: int) -> np.ndarray:
+        """L^p(k) for all bodies, shape (n,) (Huston Table 8.1)."""
+        return lower_body_array(self.parents, p)
+
+    def lower_body_table(self) -> np.ndarray:
+        """Rows L^1 ... L^r of the lower body arrays until a row is all zero.
+
+        Returns an int64 array of shape (r, n); the last row is all zero,
+        as in Table 8.1 (rows L .. L^6 for the 17-segment model).
+        """
+        rows = []
+        p = 1
+        while True:
+            row = self.lower_body_array(p)
+            rows.append(row)
+            if not row.any():
+                return np.array(rows)
+            p += 1
+
+    def chain(self, k: int) -> list[int]:
+        """Bodies k, L(k), L^2(k), ... down to the body attached to ground.
+
+        These are the indices q = L^p(k), p = 0..r, of the addition theorem
+        for angular velocity (Huston eq. 8.104).
+        """
+        if not 1 <= k <= self.n_bodies:
+            raise IndexError(f"body {k} is not in 1..{self.n_bodies}")
+        out = []
+        while k:
+            out.append(k)
+            k = int(self.parents[k - 1])
+        return out
+
+    def children(self, k: int) -> list[int]:
+        """Bodies whose parent is k (k = 0 for ground)."""
+        return [j + 1 for j, p in enumerate(self.parents) if p == k]
+
+    def reordered(self, order: Sequence[int]) -> "BodyModel":
+        """The same tree with bodies renumbered.
+
+        Parameters
+        ----------
+        order : sequence of int
+            ``order[i]`` is the old number of the body that becomes body
+            i + 1.  It must keep every parent before its children.
+        """
+        order = [int(o) for o in order]
+        if sorted(order) != list(range(1, self.n_bodies + 1)):
+            raise ValueError("order must be a permutation of 1..n")
+        new_of_old = {old: new + 1 for new, old in enumerate(order)}
+        new_of_old[0] = 0
+        idx = np.array(order) - 1
+        parents = [new_of_old[int(self.parents[o - 1])] for o in order]
+        return BodyModel(
+            names=[self.names[i] for i in idx],
+            parents=parents,
+            joint_offset=self.joint_offset[idx],
+            com_offset=self.com_offset[idx],
+            mass=self.mass[idx],
+            inertia=self.inertia[idx],
+            gravity=self.gravity,
+            name=self.name,
+            meta=self.meta,
+            segment_meta=[self.segment_meta[i] for i in idx],
+            sequences=[self.sequences[i] for i in idx],
+        )
+
+    def replace(self, **changes) -> "BodyModel":
+        """A copy of the model with the given attributes changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    # ------------------------------------------------------------- builders
+    @classmethod
+    def default(cls, mass: float = 75.0, height: float = 1.75, **options) -> "BodyModel":
+        """Huston's 17-segment body scaled to a subject.
+
+        Parameters
+        ----------
+        mass : float
+            Body mass (kg).
+        height : float
+            Standing height (m).
+        **options
+            Passed to :func:`default_model` (for
+            example ``sex="male"`` or ``"female"``).
+
+        Segment masses, mass-centre locations and principal radii of
+        gyration come from published anthropometric tables scaled to the
+        subject; see :mod:`humanbody.model.anthropometry` for the sources.
+        """
+        return default_model(mass=mass, height=height, **options)
+
+    # -------------------------------------------------------------- file io
+    def to_dict(self) -> dict:
+        """The model as the JSON layout of docs/conventions.md (SI units)."""
+        segments = []
+        for k in range(self.n_bodies):
+            seg = dict(self.segment_meta[k])
+            seg.update(
+                index=k + 1,
+                name=self.names[k],
+                parent=int(self.parents[k]),
+                joint=self.joint_offset[k].tolist(),  # the file keys of docs/conventions.md
+                com=self.com_offset[k].tolist(),
+                mass=float(self.mass[k]),
+                inertia=self.inertia[k].tolist(),
+                sequence=self.sequences[k],
+            )
+            segments.append(seg)
+        out = {"name": self.name, "gravity": self.gravity.tolist()}
+        out.update({k: v for k, v in self.meta.items() if k not in out})
+        out["segments"] = segments
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping, source: str | None = None) -> "BodyModel":
+        """Build a model from the JSON layout; ``source`` names the file in errors."""
+        try:
+            if not isinstance(data, Mapping):
+                raise InputError("model file must hold a JSON object")
+            segs = data.get("segments")
+            if not isinstance(segs, list) or not segs:
+                raise InputError("model file has no 'segments' list")
+            known = {"index", "name", "parent", "joint", "com", "mass", "inertia", "sequence"}
+            for i, seg in enumerate(segs, start=1):
+                if not isinstance(seg, Mapping):
+                    raise InputError(f"segment entry {i} is not an object")
+                missing = [key for key in ("name", "parent", "mass", "inertia") if key not in seg]
+                if missing:
+                    raise InputError(f"segment entry {i} lacks {', '.join(missing)}")
+                if "index" in seg and int(seg["index"]) != i:
+                    raise InputError(
+                        f"segment entry {i} has index {seg['index']}; segments must be listed in order 1..n"
+                    )
+            meta = {k: v for k, v in data.items() if k not in ("name", "gravity", "segments")}
+            return cls(
+                names=[s["name"] for s in segs],
+                parents=[int(s["parent"]) for s in segs],
+                joint_offset=[s.get("joint", [0.0, 0.0, 0.0]) for s in segs],
+                com_offset=[s.get("com", [0.0, 0.0, 0.0]) for s in segs],
+                mass=[float(s["mass"]) for s in segs],
+                inertia=[s["inertia"] for s in segs],
+                gravity=data.get("gravity", [0.0, 0.0, -9.81]),
+                name=str(data.get("name", "model")),
+                meta=meta,
+                segment_meta=[{k: v for k, v in s.items() if k not in known} for s in segs],
+                sequences=[s.get("sequence", "xyz") for s in segs],  # docs/conventions.md: absent = xyz
+            )
+        except InputError as err:
+            raise err.with_path(source) if source else err
+        except (TypeError, ValueError, KeyError) as err:
+            raise InputError(f"malformed model: {err}", source) from None
+
+    def save(self, path) -> None:
+        """Write the model file (JSON, docs/conventions.md layout) atomically."""
+        from ..atomic import atomic_write_text
+
+        atomic_write_text(path, json.dumps(self.to_dict(), indent=2) + "\n")
+
+    def __repr__(self) -> str:
+        return (
+            f"BodyModel(name={self.name!r}, n_bodies={self.n_bodies}, "
+            f"total_mass={self.total_mass:.3f} kg)"
+        )
+
+
+def _inertia_problem(I: np.ndarray) -> str | None:
+    """Why ``I`` is not a physical inertia dyadic, or None if it is."""
+    scale = max(float(np.abs(I).max()), 1e-300)
+    if np.abs(I - I.T).max() > 1e-9 * scale:
+        return "is not symmetric"
+    ev = np.linalg.eigvalsh(0.5 * (I + I.T))
+    if ev[0] <= 0:
+        return "is not positive definite"
+    tol = 1e-9 * ev[-1]
+    if ev[0] + ev[1] < ev[2] - tol:
+        return "violates the triangle inequality of principal moments"
+    return None
+
+
+def default_model(mass: float = 75.0, height: float = 1.75, sex: str = "male") -> BodyModel:
+    """Huston's 17-segment body scaled to a subject (de Leva 1996): mass (kg), height (m), sex ("male"/"female").
+
+    The parameters are :func:`humanbody.model.anthropometry.default_parameters`
+    (segment lengths, masses, mass centres and principal inertias from de
+    Leva's Table 4 scaled to the subject); ``meta`` holds the subject and
+    the source.  Raises :class:`~humanbody.errors.InputError` for an
+    implausible mass or height or an unknown sex.
+    """
+    from .anthropometry import default_parameters
+
+    return BodyModel(**default_parameters(mass, height, sex))
+
+
+def load_model(path) -> BodyModel:
+    """Read a model file (JSON, docs/conventions.md layout).
+
+    Raises :class:`~humanbody.errors.InputError` naming the file when it
+    cannot be read or does not describe a valid model.
+    """
+    path = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as err:
+        raise InputError(f"cannot read model file ({err.strerror or err})", path) from None
+    if not text.strip():
+        raise InputError("model file is empty", path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError(f"model file is not valid JSON (line {err.lineno}: {err.msg})", path) from None
+    return BodyModel.from_dict(data, source=path)

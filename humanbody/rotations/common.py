@@ -1,0 +1,147 @@
+"""Sequence names, argument checks, elementary matrices and the scipy bridge shared by the orientation modules."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+
+#: Angle sequences the library knows: three rotations about body-fixed
+#: (intrinsic, "successive") axes, named by the axes in the order applied.
+#: Cardan (Bryant) sequences use three different axes, Euler sequences repeat
+#: the first.  "xyz" are Huston's dextral (Bryant) angles (8.74), "zxz" his
+#: Euler angles (8.82-8.91), "yxz" the flexion-first joint coordinate system
+#: of Grood and Suntay (the default at the limb, trunk and neck joints).
+CARDAN = ("xyz", "xzy", "yxz", "yzx", "zxy", "zyx")
+EULER = ("xyx", "xzx", "yxy", "yzy", "zxz", "zyz")
+SEQUENCES = CARDAN + EULER
+AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
+
+
+def check_sequence(seq):
+    s = str(seq).lower()
+    if s == "bryant":
+        s = "xyz"
+    if s not in SEQUENCES:
+        raise InputError(f"unknown rotation sequence {seq!r}; expected three body axes such as "
+                         f"'yxz' (one of {', '.join(SEQUENCES)}).")
+    return s
+
+
+def sequence_axes(seq):
+    """The axis indices (0 = x, 1 = y, 2 = z) of a rotation sequence's three rotations.
+
+    Parameters
+    ----------
+    seq : str
+        One of :data:`SEQUENCES`.
+
+    Returns
+    -------
+    tuple of int, length 3.
+    """
+    return tuple(AXIS_INDEX[c] for c in check_sequence(seq))
+
+
+def is_euler_sequence(seq) -> bool:
+    """True for an Euler sequence (first and third axes equal, e.g. "zxz"), False for Cardan."""
+    a = sequence_axes(seq)
+    return a[0] == a[2]
+
+
+def as_vectors(x, n, what):
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim == 0 or a.shape[-1] != n:
+        raise InputError(f"{what} must have shape (..., {n}), got {a.shape}.")
+    return a
+
+
+def as_matrices(S):
+    S = np.asarray(S, dtype=np.float64)
+    if S.ndim < 2 or S.shape[-2:] != (3, 3):
+        raise InputError(f"a rotation matrix must have shape (..., 3, 3), got {S.shape}.")
+    return S
+
+
+def elementary(axis, angle):
+    """Matrix of a simple rotation about body axis ``axis`` (0, 1, 2).
+
+    The matrices A, B, C of Huston eqs. 8.64, 8.67 and 8.70 (parent = M . body
+    components after a rotation about x, y, z through ``angle``).
+    """
+    c, s = np.cos(angle), np.sin(angle)
+    M = np.zeros(np.shape(angle) + (3, 3))
+    i, j = (axis + 1) % 3, (axis + 2) % 3
+    M[..., axis, axis] = 1.0
+    M[..., i, i] = c
+    M[..., j, j] = c
+    M[..., i, j] = -s
+    M[..., j, i] = s
+    return M
+
+
+def skew(omega):
+    """Angular velocity matrix W of a vector, Huston eqs. 8.121-8.122.
+
+    ``W_im = -e_iml V_l`` so that ``W @ p = omega x p``.
+
+    Parameters
+    ----------
+    omega : array_like, shape (..., 3)
+
+    Returns
+    -------
+    W : ndarray, shape (..., 3, 3), skew-symmetric.
+    """
+    w = as_vectors(omega, 3, "omega")
+    W = np.zeros(w.shape[:-1] + (3, 3))
+    W[..., 0, 1], W[..., 0, 2] = -w[..., 2], w[..., 1]
+    W[..., 1, 0], W[..., 1, 2] = w[..., 2], -w[..., 0]
+    W[..., 2, 0], W[..., 2, 1] = -w[..., 1], w[..., 0]
+    return W
+
+
+def unskew(W):
+    """Dual vector of the skew-symmetric part of W (inverse of :func:`skew`).
+
+    Parameters
+    ----------
+    W : array_like, shape (..., 3, 3)
+
+    Returns
+    -------
+    ndarray, shape (..., 3): ``((W32 - W23)/2, (W13 - W31)/2, (W21 - W12)/2)``.
+    Averaging both off-diagonal entries halves the effect of a non-skew error.
+    """
+    W = as_matrices(W)
+    return 0.5 * np.stack(
+        (W[..., 2, 1] - W[..., 1, 2], W[..., 0, 2] - W[..., 2, 0], W[..., 1, 0] - W[..., 0, 1]),
+        axis=-1,
+    )
+
+
+def transpose(S):
+    return np.swapaxes(S, -1, -2)
+
+
+def _rotation():
+    """``scipy.spatial.transform.Rotation``, imported on first use (a third of a second)."""
+    from scipy.spatial.transform import Rotation
+
+    return Rotation
+
+
+def _scipy(fn, x, inner):
+    """``fn`` (a scipy Rotation conversion of a stack) on ``x`` of shape (..., *inner), leading axes kept.
+
+    Rotation takes a stack (n, *inner) (older scipy only one leading axis);
+    the result's trailing shape is kept and the leading axes restored.
+    """
+    inner = (inner,) if isinstance(inner, int) else tuple(inner)
+    lead = x.shape[:x.ndim - len(inner)]
+    flat = np.ascontiguousarray(x).reshape((-1,) + inner)
+    if flat.shape[0] == 0:
+        out = fn(np.zeros((1,) + inner))
+        return np.empty(lead + out.shape[1:])
+    out = fn(flat)
+    return out.reshape(lead + out.shape[1:])

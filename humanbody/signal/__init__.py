@@ -1,0 +1,1 @@
+"""Signals: smoothing differentiation, low-pass filters, NaN-aware reductions."""

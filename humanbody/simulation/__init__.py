@@ -1,0 +1,1 @@
+"""Simulation: the spec file, passive elements, forward simulation, linearisation, vibration."""

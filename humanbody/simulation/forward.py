@@ -1,0 +1,408 @@
+"""Forward simulation of the body tree with Euler parameters (Huston section 8.19).
+
+State ``y = (x, e_1 .. e_N, u)``: the root's position x in ground (m); every
+body's Euler parameters ``e_k`` relative to its parent (scalar last; body 1
+relative to ground); the generalized speeds ``u = (x', w_1, .., w_N)`` with
+``w_k`` the relative angular velocity of body k in its parent's axes (Huston's
+hat omega, eq. 8.104).  With these speeds no orientation is singular:
+
+- ``e_k' = 1/2 E(e_k)^T [w_k; 0]`` (eqs. 8.208-8.213,
+  :func:`humanbody.mechanics.angular_rates.quaternion_rates`), with the drift of ``|e_k|``
+  from 1 damped by ``- (|e_k|^2 - 1) e_k``;
+- ``M_u(q) u' = tau_u - b(q, u)``, ``tau_u`` the generalized forces of the
+  joint torques and passive elements, ``b`` the recursive Newton-Euler
+  residual at ``u' = 0`` with gravity and contact forces as external loads,
+  and column i of ``M_u`` the residual of the unit ``u'_i`` at rest (the
+  compiled kernels of :mod:`humanbody.mechanics.dynamics`, with the kinematics kernel
+  taking relative angular velocities instead of angle rates).
+
+The generalized force conjugate to ``w_k`` of a moment ``m`` (ground axes)
+from parent to body k is ``R_L(k)^T m``: the power is ``m . (omega_k -
+omega_L(k))``.  Torques given for the angle coordinates (``tau_theta``, what
+:func:`humanbody.inverse_dynamics` returns) become ``H_k^-T tau_theta`` with
+``w_k = H_k theta_k'`` (:func:`humanbody.mechanics.angular_rates.angle_rate_matrix`).
+Angles in each segment's own sequence are formed only for the kernels and the
+output.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..mechanics import angular_rates as rates
+from .. import rotations as rot
+from ..errors import InputError
+
+__all__ = ["System", "Simulation", "simulate"]
+
+
+class System:
+    """A body model with its joint torques, passive elements, gravity and moving base.
+
+    Parameters
+    ----------
+    model : BodyModel
+    torques : callable ``(t, q, qd) -> (n,)``, optional
+        Generalized forces conjugate to the coordinates (N for the root's
+        translations, N m for the angles), the layout of
+        :func:`humanbody.inverse_dynamics`.
+    springs : :class:`humanbody.simulation.passive.JointSprings`, optional
+    contacts : :class:`humanbody.simulation.passive.Contacts`, optional
+    base : callable ``t -> (z, z')``, optional
+        Vertical displacement (m) and velocity (m/s) of the moving planes.
+    gravity : bool
+        Use the model's gravity (True) or none.
+    locked : sequence of str
+        Bodies whose joint is locked at its initial orientation (the root's
+        name locks its position and orientation in ground; ``<root>_x``,
+        ``_y``, ``_z`` one of its translations, ``<root>_rotation`` its
+        orientation only).
+    """
+
+    def __init__(self, model, torques=None, springs=None, contacts=None, base=None, gravity: bool = True,
+                 locked=()):
+        self.model = model if gravity else model.replace(gravity=[0.0, 0.0, 0.0])
+        self.N = model.n_bodies
+        self.n = 3 + 3 * self.N
+        self.torques, self.springs, self.contacts, self.base = torques, springs, contacts, base
+        if contacts is not None and len(contacts) == 0:
+            self.contacts = None
+        self._parents = np.asarray(model.parents, dtype=np.int64)
+        self._parent = self._parents - 1
+        self._mass = np.asarray(self.model.mass, dtype=float)
+        self._gravity = np.asarray(self.model.gravity, dtype=float)
+        self._groups = {}
+        for k, s in enumerate(model.sequences):
+            self._groups.setdefault(s, []).append(k)
+        n = self.n
+        self.free = np.ones(n, bool)
+        root = model.names[0]
+        extra = {f"{root}_{a}": [i] for i, a in enumerate("xyz")}
+        extra[f"{root}_rotation"] = [3, 4, 5]
+        for name in locked:
+            if name in extra:
+                self.free[extra[name]] = False
+                continue
+            if name not in model.names:
+                raise InputError(f"cannot lock {name!r}: the model has no segment of that name")
+            k = model.names.index(name)
+            self.free[3 + 3 * k:6 + 3 * k] = False
+            if k == 0:
+                self.free[:3] = False
+        self._acc = np.zeros((n + 2, n))
+        self._acc[2:] = np.eye(n)
+        self._time = np.arange(n + 2, dtype=float)
+
+    # -- state -------------------------------------------------------------
+    def split(self, y):
+        """``(x (3,), e (N, 4), u (n,))`` views of a state vector."""
+        N = self.N
+        return y[:3], y[3:3 + 4 * N].reshape(N, 4), y[3 + 4 * N:]
+
+    def state(self, q, qd) -> np.ndarray:
+        """State vector from coordinates (m, rad) and their rates."""
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        if q.shape != (self.n,) or qd.shape != (self.n,):
+            raise InputError(f"coordinates and rates must have {self.n} values for this model")
+        a, ad = q[3:].reshape(self.N, 3), qd[3:].reshape(self.N, 3)
+        e = np.empty((self.N, 4))
+        w = np.empty((self.N, 3))
+        for s, idx in self._groups.items():
+            e[idx] = rot.sequence_to_quaternion(a[idx], s)
+            w[idx] = rates.omega_from_angle_rates(a[idx], ad[idx], s, "parent")
+        u = np.concatenate([qd[:3], w.ravel()])
+        return np.concatenate([q[:3], e.ravel(), np.where(self.free, u, 0.0)])
+
+    def angles(self, e) -> np.ndarray:
+        """Each body's angles in its own sequence from its Euler parameters, (..., N, 3)."""
+        S = rot.quaternion_to_matrix(e)
+        out = np.empty(e.shape[:-1] + (3,))
+        for s, idx in self._groups.items():
+            out[..., idx, :] = rot.matrix_to_euler(S[..., idx, :, :], s)
+        return out
+
+    def rate_matrices(self, angles) -> np.ndarray:
+        """``H_k`` with ``w_k = H_k theta_k'`` (parent axes), (..., N, 3, 3)."""
+        out = np.empty(angles.shape + (3,))
+        for s, idx in self._groups.items():
+            out[..., idx, :, :] = rates.angle_rate_matrix(angles[..., idx, :], s, "parent")
+        return out
+
+    # -- equations of motion ------------------------------------------------
+    def evaluate_many(self, t, Y) -> dict:
+        """Everything at k states ``Y`` (k, len(y)) in one pass of the kernels; arrays with a leading k axis.
+
+        Keys: ``q`` coordinates, ``e`` unit Euler parameters, ``u`` speeds, ``udot``, ``angles``, ``M``,
+        ``applied`` (generalized forces of torques, springs and dampers), ``results`` (the kinematics of
+        all ``k (n + 2)`` kernel frames: state j at frame ``j (n + 2)``), ``contact_points``,
+        ``contact_forces``, ``z_base``.
+        """
+        from .._kernels.tree import threads_for
+        from .._kernels.kinetics import joint_loads
+        from ..mechanics.kinematics import run_tree as _run_kernel
+
+        model, N, n = self.model, self.N, self.n
+        k, P = len(Y), n + 2
+        x, u = Y[:, :3], Y[:, 3 + 4 * N:]
+        e = Y[:, 3:3 + 4 * N].reshape(k, N, 4)
+        e = e / np.linalg.norm(e, axis=2, keepdims=True)
+        ang = self.angles(e)
+        q = np.concatenate([x, ang.reshape(k, 3 * N)], axis=1)
+        U = np.zeros((k, P, n))
+        U[:, 0] = u
+        acc = np.broadcast_to(self._acc, (k, P, n)).reshape(k * P, n)
+        res = _run_kernel(model, np.arange(k * P, dtype=float), np.repeat(q, P, axis=0), U.reshape(k * P, n),
+                          np.ascontiguousarray(acc), True, "")
+        C = 0 if self.contacts is None else len(self.contacts)
+        lf, lm = np.zeros((k, P, C, 3)), np.zeros((k, P, C, 3))
+        lb = np.full((k, P, C), -1, dtype=np.int64)
+        fc = p = np.zeros((k, 0, 3))
+        zb = vb = 0.0
+        if C:
+            if self.base is not None:
+                zb, vb = self.base(t)
+            p, v = self.contacts.points(*(a[::P] for a in (res.joint, res.R, res.com, res.com_vel, res.omega)))
+            fc = self.contacts.forces(p, v, zb, vb)
+            lf[:, 0], lm[:, 0], lb[:, 0] = fc, np.cross(p, fc), self.contacts.body
+        jf, jm, jp = np.empty((k * P, N, 3)), np.empty((k * P, N, 3)), np.empty((k * P, N))
+        with threads_for(k * P):  # a few frames: one thread, no waiting for a parallel region
+            joint_loads(self._parents, self._mass, self._gravity, res.joint, res.com, res.force, res.torque,
+                        res.omega_rel, lf.reshape(k * P, C, 3), lm.reshape(k * P, C, 3), lb.reshape(k * P, C),
+                        jf, jm, jp)
+        Rp = res.R[::P][:, self._parent]  # (k, N, 3, 3): each body's parent, ground for the root
+        Rp[:, self._parent < 0] = np.eye(3)
+        tau = np.empty((k, P, n))
+        tau[..., :3] = jf[:, 0].reshape(k, P, 3)
+        # R_L(k)^T m_k for every frame: the row vector m_k^T times R_L(k)
+        tau[..., 3:] = (jm.reshape(k, P, N, 1, 3) @ Rp[:, None]).reshape(k, P, 3 * N)
+        M = tau[:, 2:] - tau[:, 1:2]  # row i: the residual of the unit u'_i (M is symmetric)
+        M = 0.5 * (M + np.swapaxes(M, 1, 2))
+        w = u[:, 3:].reshape(k, N, 3)
+        applied = np.zeros((k, n))
+        if self.springs is not None:
+            applied[:, 3:] += self.springs.moments(e, rot.quaternion_to_matrix(e), w).reshape(k, 3 * N)
+        if self.torques is not None:
+            H = self.rate_matrices(ang)
+            td = np.linalg.solve(H, w[..., None])[..., 0].reshape(k, 3 * N)
+            for j in range(k):
+                qd = np.concatenate([u[j, :3], td[j]])
+                tq = np.asarray(self.torques(t, q[j], qd), dtype=float).reshape(n)
+                applied[j, :3] += tq[:3]
+                applied[j, 3:] += np.linalg.solve(np.swapaxes(H[j], -1, -2), tq[3:].reshape(N, 3, 1))[..., 0].ravel()
+        udot = np.zeros((k, n))
+        f = self.free
+        rhs = applied - tau[:, 0]
+        if f.all():
+            udot = np.linalg.solve(M, rhs[..., None])[..., 0]
+        elif f.any():
+            udot[:, f] = np.linalg.solve(M[:, f][:, :, f], rhs[:, f, None])[..., 0]
+        return dict(q=q, e=e, u=u, udot=udot, angles=ang, M=M, applied=applied, results=res,
+                    contact_points=p, contact_forces=fc, z_base=zb)
+
+    def evaluate(self, t, y) -> dict:
+        """Everything at one state (:meth:`evaluate_many` without the leading axis; ``results`` frame 0)."""
+        ev = self.evaluate_many(t, np.asarray(y, dtype=float)[None])
+        return {key: (val if key in ("results", "z_base") else val[0]) for key, val in ev.items()}
+
+    def rhs(self, t, y) -> np.ndarray:
+        """``y'`` (root velocity, Euler parameter rates of eq. 8.213, ``u'``) of a state (S,) or states (S, k)."""
+        Y = np.asarray(y, dtype=float)
+        single = Y.ndim == 1
+        Y = Y[None] if single else Y.T
+        ev = self.evaluate_many(t, Y)
+        N, k = self.N, len(Y)
+        e = Y[:, 3:3 + 4 * N].reshape(k, N, 4)
+        w = ev["u"][:, 3:].reshape(k, N, 3)
+        ed = rates.quaternion_rates(ev["e"], w, "parent") - (np.sum(e * e, axis=2, keepdims=True) - 1.0) * e
+        out = np.concatenate([ev["u"][:, :3], ed.reshape(k, 4 * N), ev["udot"]], axis=1)
+        return out[0] if single else out.T
+
+    def energy(self, t, y) -> float:
+        """Kinetic + gravitational + spring + contact energy (J)."""
+        ev = self.evaluate(t, y)
+        u = ev["u"]
+        res = ev["results"]
+        E = 0.5 * u @ ev["M"] @ u - float(np.einsum("k,ki,i->", self.model.mass, res.com[0], self.model.gravity))
+        if self.springs is not None:
+            E += self.springs.energy(ev["e"])
+        if self.contacts is not None:
+            E += self.contacts.energy(ev["contact_points"], ev["z_base"])
+        return float(E)
+
+
+@dataclass
+class Simulation:
+    """What :func:`simulate` returns.
+
+    Attributes
+    ----------
+    coordinates : DataFrame  the generalized-coordinates trial with exact ``_dot`` and ``_ddot`` columns
+    torques : DataFrame  ``time`` and ``<coordinate>_tau``: the generalized forces of the joint torques and
+        springs and dampers (the layout of :func:`humanbody.inverse_dynamics`)
+    contacts : DataFrame or None  contact forces as an external-loads table (docs/formats.md)
+    quaternions : (F, N, 4)  every body's Euler parameters relative to its parent
+    states : (F, len(y))  the integrated state vectors
+    system : System
+    messages : list of str
+    """
+
+    coordinates: pd.DataFrame
+    torques: pd.DataFrame
+    contacts: pd.DataFrame | None
+    quaternions: np.ndarray
+    states: np.ndarray
+    system: System
+    messages: list
+
+
+def _continuous(angles, seq) -> np.ndarray:
+    """Angles of one body over time on a continuous branch (Cardan: beta or pi - beta), unwrapped."""
+    a = angles.copy()
+    cardan = seq[0] != seq[2]
+    for f in range(1, len(a)):
+        alt = a[f] + np.pi * np.array([1.0, 0.0, 1.0])
+        alt[1] = np.pi - a[f, 1] if cardan else -a[f, 1]
+        d0 = np.abs(np.angle(np.exp(1j * (a[f] - a[f - 1])))).sum()
+        d1 = np.abs(np.angle(np.exp(1j * (alt - a[f - 1])))).sum()
+        if d1 < d0:
+            a[f] = alt
+        a[f] = a[f - 1] + np.angle(np.exp(1j * (a[f] - a[f - 1])))
+    return a
+
+
+def _outputs(system: System, t, Y):
+    """Coordinates, rates and accelerations (F, n) each, applied forces and contact loads."""
+    F, N = len(t), system.N
+    ev = [system.evaluate(t[f], Y[f]) for f in range(F)]
+    e = np.array([v["e"] for v in ev])
+    ang = system.angles(e)
+    for k, s in enumerate(system.model.sequences):
+        ang[:, k] = _continuous(ang[:, k], s)
+    u = Y[:, 3 + 4 * N:]
+    ud = np.array([v["udot"] for v in ev])
+    H = system.rate_matrices(ang)
+    w, wd = u[:, 3:].reshape(F, N, 3), ud[:, 3:].reshape(F, N, 3)
+    td = np.linalg.solve(H, w[..., None])[..., 0]
+    u1, u2, u3 = H[..., 0], H[..., 1], H[..., 2]
+    cross = (td[..., :1] * td[..., 1:2] * np.cross(u1, u2) + td[..., :1] * td[..., 2:] * np.cross(u1, u3)
+             + td[..., 1:2] * td[..., 2:] * np.cross(u2, u3))
+    tdd = np.linalg.solve(H, (wd - cross)[..., None])[..., 0]
+    q = np.concatenate([Y[:, :3], ang.reshape(F, 3 * N)], axis=1)
+    qd = np.concatenate([u[:, :3], td.reshape(F, 3 * N)], axis=1)
+    qdd = np.concatenate([ud[:, :3], tdd.reshape(F, 3 * N)], axis=1)
+    applied = np.array([v["applied"] for v in ev])
+    tau = applied.copy()  # back to the angle coordinates: tau_theta = H^T tau_w
+    tau[:, 3:] = np.einsum("fkij,fki->fkj", H, applied[:, 3:].reshape(F, N, 3)).reshape(F, 3 * N)
+    loads = None
+    if system.contacts is not None:
+        loads = {"time": t}
+        for c, name in enumerate(system.contacts.names):
+            for i, a in enumerate("xyz"):
+                loads[f"{name}_force_{a}"] = [v["contact_forces"][c, i] for v in ev]
+            for i, a in enumerate("xyz"):
+                loads[f"{name}_point_{a}"] = [v["contact_points"][c, i] for v in ev]
+            for a in "xyz":
+                loads[f"{name}_moment_{a}"] = np.zeros(F)
+        loads = pd.DataFrame(loads)
+    return q, qd, qdd, tau, e, loads
+
+
+def simulate(model, duration: float, q0, qd0=None, *, torques=None, springs=None, contacts=None, base=None,
+             gravity: bool = True, locked=(), rate_hz: float = 100.0, method: str = "BDF", rtol: float = 1e-8,
+             atol: float = 1e-9, max_step: float = np.inf, progress: bool = False) -> Simulation:
+    """Integrate the equations of motion from an initial posture and speeds.
+
+    Parameters
+    ----------
+    model : BodyModel
+    duration : float  simulated time (s)
+    q0, qd0 : (n,)  initial coordinates (m, rad; order of :func:`humanbody.coordinate_columns`) and
+        their rates (m/s, rad/s; default at rest)
+    torques : callable ``(t, q, qd) -> (n,)``, optional  generalized forces (N, N m) as in
+        :func:`humanbody.inverse_dynamics` (for the default model's joints: the moment about the
+        flexion, ab/adduction and axial-rotation axes)
+    springs : :class:`humanbody.simulation.passive.JointSprings`, optional
+    contacts : :class:`humanbody.simulation.passive.Contacts`, optional  (anchors left NaN are set to the
+        points' starting positions)
+    base : callable ``t -> (z, z')``, optional  vertical motion of the contacts marked moving (m, m/s)
+    gravity : bool
+    locked : sequence of str  bodies whose joints are locked (the root's name: the root is fixed in ground)
+    rate_hz : float  output frames per second
+    method, rtol, atol, max_step : passed to :func:`scipy.integrate.solve_ivp`.  The default BDF (implicit)
+        stays stable with stiff contacts and with dampers on light segments (the hands: ``c / I`` of
+        thousands per second); DOP853 (explicit, 8th order) is the better choice for smooth undamped
+        systems at tight tolerances.
+    progress : bool  a progress bar on stderr (only on a terminal)
+
+    Returns
+    -------
+    Simulation
+    """
+    from scipy.integrate import solve_ivp
+
+    if not (np.isfinite(duration) and duration > 0):
+        raise InputError("the duration must be a positive number of seconds")
+    if not (np.isfinite(rate_hz) and rate_hz > 0):
+        raise InputError("the output rate must be a positive number of frames per second")
+    if contacts is not None and np.any(np.isnan(contacts.anchor)):
+        contacts = dataclasses.replace(contacts, anchor=contacts.anchor.copy())
+    system = System(model, torques, springs, contacts, base, gravity, locked)
+    qd0 = np.zeros(system.n) if qd0 is None else qd0
+    y0 = system.state(q0, qd0)
+    if not np.all(np.isfinite(y0)):
+        raise InputError("the initial coordinates and rates must be finite")
+    if system.contacts is not None and np.any(np.isnan(system.contacts.anchor)):
+        p = system.evaluate(0.0, y0)["contact_points"]
+        c = system.contacts
+        c.anchor = np.where(np.isnan(c.anchor), p[:, :2], c.anchor)
+    t_eval = np.arange(0.0, duration * (1 + 1e-12), 1.0 / rate_hz)
+    bar = _bar(progress, duration)
+    fun = system.rhs
+    if bar is not None:
+        def fun(t, y):
+            bar.update(max(0.0, min(t, duration) - bar.n))
+            return system.rhs(t, y)
+    try:
+        sol = solve_ivp(fun, (0.0, float(t_eval[-1])), y0, method=method, t_eval=t_eval, rtol=rtol, atol=atol,
+                        max_step=max_step, vectorized=True)  # the implicit methods' Jacobians: one kernel pass
+    finally:
+        if bar is not None:
+            bar.close()
+    if sol.status != 0 or not np.all(np.isfinite(sol.y)):
+        raise InputError(f"the integration stopped at t = {sol.t[-1] if len(sol.t) else 0.0:.4g} s: {sol.message}")
+    Y = sol.y.T.copy()
+    N = system.N
+    e = Y[:, 3:3 + 4 * N].reshape(-1, N, 4)
+    Y[:, 3:3 + 4 * N] = (e / np.linalg.norm(e, axis=2, keepdims=True)).reshape(-1, 4 * N)  # onto the unit sphere
+    q, qd, qdd, tau, e, loads = _outputs(system, sol.t, Y)
+    from ..mechanics.kinematics import coordinate_columns
+
+    cols = coordinate_columns(model)
+    data = {"time": sol.t}
+    for i, c in enumerate(cols):
+        data[c] = q[:, i]
+    for i, c in enumerate(cols):
+        data[c + "_dot"] = qd[:, i]
+    for i, c in enumerate(cols):
+        data[c + "_ddot"] = qdd[:, i]
+    coords = pd.DataFrame(data)
+    torq = pd.DataFrame({"time": sol.t, **{c + "_tau": tau[:, i] for i, c in enumerate(cols)}})
+    jac = f" ({sol.njev} Jacobians, each one pass over {len(y0)} states)" if sol.njev else ""
+    msg = [f"simulated {duration:g} s with {method}: {sol.nfev} evaluations of the equations of motion{jac}, "
+           f"{len(sol.t)} frames at {rate_hz:g} Hz"]
+    return Simulation(coords, torq, loads, e, Y, system, msg)
+
+
+def _bar(enabled: bool, duration: float):
+    import sys
+
+    if not enabled or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=duration, desc="simulate", unit="s", leave=False,
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.2f}/{total:.2f} s [{elapsed}<{remaining}]")
