@@ -113,7 +113,7 @@ def test_agrees_with_scipy_where_conventions_coincide(seq, random_S):
     rng = np.random.default_rng(5)
     a = rng.uniform(-4, 4, (500, 3))
     # euler_to_matrix (scipy's from_euler) against the product of Huston's elementary matrices (8.64-8.70)
-    M = [rot._common._elementary(rot.sequence_axes(seq)[n], a[:, n]) for n in range(3)]
+    M = [rot.common.elementary(rot.sequence_axes(seq)[n], a[:, n]) for n in range(3)]
     np.testing.assert_allclose(rot.euler_to_matrix(a, seq), M[0] @ M[1] @ M[2], atol=1e-14)
     # scipy's quaternion is scalar-last as ours, its matrices are parent <- body
     np.testing.assert_allclose(rot.matrix_to_quaternion(random_S), scipy_rot.as_quat(canonical=True), atol=1e-14)
@@ -472,3 +472,13 @@ def test_bryant_to_quaternion_equals_the_matrix_route_and_is_continuous():
     assert np.min(np.sum(q[1:] * q[:-1], axis=1)) > 0.99
     np.testing.assert_allclose(quaternion_to_matrix(q), bryant_to_matrix(path), atol=1e-14)
     assert q[0, 3] >= 0
+
+
+def test_rotation_vector_to_quaternion_matches_axis_angle_and_scipy():
+    rng = np.random.default_rng(11)
+    phi = rng.normal(size=(200, 3)) * rng.uniform(0, 3, (200, 1))
+    q = rot.rotation_vector_to_quaternion(phi)
+    theta = np.linalg.norm(phi, axis=-1)
+    np.testing.assert_allclose(q, rot.axis_angle_to_quaternion(phi / theta[:, None], theta), atol=1e-15)
+    np.testing.assert_allclose(q, Rotation.from_rotvec(phi).as_quat(), atol=1e-15)
+    np.testing.assert_array_equal(rot.rotation_vector_to_quaternion(np.zeros(3)), [0.0, 0.0, 0.0, 1.0])

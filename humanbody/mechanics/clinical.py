@@ -175,7 +175,7 @@ def progression_heading(time, root_xy, window_s: float = 1.0, min_speed: float =
     slow = ~(speed >= min_speed)
     heading = np.arctan2(d[:, 1], d[:, 0])
     heading[slow] = 0.0
-    return np.unwrap(heading)
+    return _unwrapped(heading)
 
 
 def _yaw(psi) -> np.ndarray:
@@ -189,11 +189,18 @@ def _continuous_degrees(angles: np.ndarray, sequence: str) -> np.ndarray:
     a = np.ascontiguousarray(angles, dtype=float).reshape(-1, 1, 3).copy()
     continuous_angles(a, np.array([sequence_axes(sequence)], dtype=np.int64), 1e-9)
     a = a[:, 0]
-    for j in (0, 2):
-        ok = np.isfinite(a[:, j])
-        if ok.any():
-            a[ok, j] = np.unwrap(a[ok, j])
+    a[:, [0, 2]] = _unwrapped(a[:, [0, 2]])
     return np.degrees(a)
+
+
+def _unwrapped(x: np.ndarray) -> np.ndarray:
+    """Columns of angles (rad) unwrapped over their finite samples (:func:`humanbody._kernels.angles.unwrap_columns`,
+    numpy.unwrap's steps); NaN stays NaN.  (F, C) or (F,) in, the same shape out."""
+    from .._kernels.angles import unwrap_columns
+
+    out = np.ascontiguousarray(np.asarray(x, dtype=float).reshape(len(x), -1)).copy()
+    unwrap_columns(out)
+    return out.reshape(np.shape(x))
 
 
 def clinical_angles(model, coords: pd.DataFrame, calibration=None) -> pd.DataFrame:
@@ -260,10 +267,7 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None) -> pd.DataFra
     for i, (joint, angles) in enumerate(joints.items()):
         first = angles[0]
         deg = cont[:, i].copy()
-        for j in (0, 2):
-            ok = np.isfinite(deg[:, j])
-            if ok.any():
-                deg[ok, j] = np.unwrap(deg[ok, j])
+        deg[:, [0, 2]] = _unwrapped(deg[:, [0, 2]])
         deg = np.degrees(deg)
         S0 = np.eye(3)
         for seg in first.segments:
@@ -279,8 +283,6 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None) -> pd.DataFra
         yaw_pitch = raw[:, n_joints + i]
         angle = yaw_pitch[:, 0].copy()  # the foot's long axis on the floor, from the direction of progression
         angle[np.abs(np.sin(yaw_pitch[:, 1])) > _STEEP] = np.nan  # pointing up or down: no direction on the floor
-        ok = np.isfinite(angle)
-        if ok.any():
-            angle[ok] = np.unwrap(angle[ok])  # continuous when the foot turns far round
+        angle = _unwrapped(angle)  # continuous when the foot turns far round
         out[f"{side}_foot_progression_deg"] = s * np.degrees(angle)  # toe-in: towards the other foot
     return pd.DataFrame({c: out[c] for c in columns}, index=range(F))

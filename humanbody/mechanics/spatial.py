@@ -30,20 +30,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..rotations import skew
+from ..rotations.common import elementary, transpose
+
 __all__ = ["rotx", "roty", "rotz", "skew3", "motion_transform", "force_transform", "inverse_motion_transform",
            "crm", "crf", "spatial_inertia", "inertia_parts"]
 
 
 def _rot(axis: int, theta):
-    """Coordinate rotation by ``theta`` about ``axis``: A coordinates -> B coordinates (B turned by theta)."""
-    c, s = np.cos(theta), np.sin(theta)
-    E = np.zeros(np.shape(theta) + (3, 3))
-    i, j = (axis + 1) % 3, (axis + 2) % 3
-    E[..., axis, axis] = 1.0
-    E[..., i, i] = E[..., j, j] = c
-    E[..., i, j] = s
-    E[..., j, i] = -s
-    return E
+    """Coordinate rotation by ``theta`` about ``axis``: A coordinates -> B coordinates (B turned by theta).
+
+    ``E = S^T`` for the elementary S of :func:`humanbody.rotations.common.elementary` (Huston 8.64-8.70).
+    """
+    return np.ascontiguousarray(transpose(elementary(axis, theta)))
 
 
 def rotx(theta):
@@ -62,13 +61,8 @@ def rotz(theta):
 
 
 def skew3(r):
-    """``r x`` as a 3 x 3 matrix, (..., 3) -> (..., 3, 3)."""
-    r = np.asarray(r, dtype=float)
-    S = np.zeros(r.shape[:-1] + (3, 3))
-    S[..., 0, 1], S[..., 0, 2] = -r[..., 2], r[..., 1]
-    S[..., 1, 0], S[..., 1, 2] = r[..., 2], -r[..., 0]
-    S[..., 2, 0], S[..., 2, 1] = -r[..., 1], r[..., 0]
-    return S
+    """``r x`` as a 3 x 3 matrix, (..., 3) -> (..., 3, 3) (:func:`humanbody.rotations.skew`)."""
+    return skew(r)
 
 
 def _block_transform(E, r, rows: slice, cols: slice):

@@ -14,12 +14,12 @@ from .common import CARDAN, EULER, SEQUENCES, is_euler_sequence, sequence_axes, 
 from ._convert import convert
 from ._quaternions import (axis_angle_to_matrix, axis_angle_to_quaternion, bryant_to_quaternion, matrix_to_axis_angle,
                            matrix_to_quaternion, quaternion_product, quaternion_to_axis_angle, quaternion_to_matrix,
-                           rotate, rotation_dyadic, sequence_to_quaternion)
+                           rotate, rotation_dyadic, rotation_vector_to_quaternion, sequence_to_quaternion)
 
 __all__ = [
     "CARDAN", "EULER", "SEQUENCES", "axis_angle_to_matrix", "axis_angle_to_quaternion", "bryant_to_matrix",
     "bryant_to_quaternion", "convert", "euler_to_matrix", "is_euler_sequence", "is_singular", "matrix_to_axis_angle",
     "matrix_to_bryant", "matrix_to_euler", "matrix_to_quaternion", "quaternion_product", "quaternion_to_axis_angle",
-    "quaternion_to_matrix", "rotate", "rotation_dyadic", "sequence_axes", "sequence_to_quaternion", "singular_distance",
+    "quaternion_to_matrix", "rotate", "rotation_dyadic", "rotation_vector_to_quaternion", "sequence_axes", "sequence_to_quaternion", "singular_distance",
     "singular_factor", "skew", "unskew",
 ]

@@ -181,6 +181,24 @@ def axis_angle_to_quaternion(axis, angle):
     return np.concatenate((l * np.sin(h)[..., None], np.cos(h)[..., None]), axis=-1)
 
 
+def rotation_vector_to_quaternion(phi):
+    """Euler parameters of rotation vectors ``phi = theta l`` (rad), eq. 8.166 with the axis and angle in one vector.
+
+    Parameters
+    ----------
+    phi : array_like, shape (..., 3)
+
+    Returns
+    -------
+    q : ndarray, shape (..., 4): ``(phi sin(theta/2) / theta, cos(theta/2))``, theta = |phi|;
+        the identity for |phi| <= 1e-12.
+    """
+    phi = _vec(phi, 3, "a rotation vector")
+    th = np.linalg.norm(phi, axis=-1, keepdims=True)
+    s = np.where(th > 1e-12, np.sin(th / 2) / np.where(th > 1e-12, th, 1.0), 0.5)
+    return np.concatenate([s * phi, np.cos(th / 2)], axis=-1)
+
+
 def quaternion_to_axis_angle(q):
     """Axis and angle of Euler parameters (inverse of eq. 8.166).
 

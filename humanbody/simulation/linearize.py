@@ -24,19 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..rotations import quaternion_product, rotation_vector_to_quaternion
+
 __all__ = ["Linearization", "linearize", "perturb", "modes", "frequency_response", "point_jacobian"]
-
-
-def _expq(phi):
-    """Euler parameters of rotation vectors, (..., 4), scalar last."""
-    th = np.linalg.norm(phi, axis=-1, keepdims=True)
-    s = np.where(th > 1e-12, np.sin(th / 2) / np.where(th > 1e-12, th, 1.0), 0.5)
-    return np.concatenate([s * phi, np.cos(th / 2)], axis=-1)
-
-
-def _qmul(p, q):
-    pv, pw, qv, qw = p[..., :3], p[..., 3:], q[..., :3], q[..., 3:]
-    return np.concatenate([pw * qv + qw * pv + np.cross(pv, qv), pw * qw - np.sum(pv * qv, -1, keepdims=True)], -1)
 
 
 def perturb(system, y0, d, u=None) -> np.ndarray:
@@ -44,7 +34,7 @@ def perturb(system, y0, d, u=None) -> np.ndarray:
     x, e, _ = system.split(y0)
     N = system.N
     d = np.asarray(d, dtype=float)
-    e1 = _qmul(_expq(d[3:].reshape(N, 3)), e)
+    e1 = quaternion_product(rotation_vector_to_quaternion(d[3:].reshape(N, 3)), e)
     u = np.zeros(system.n) if u is None else np.asarray(u, dtype=float)
     return np.concatenate([x + d[:3], e1.ravel(), u])
 
