@@ -2,6 +2,7 @@
 """Project runner: creates its own environment, then runs the job or the tests.
 
     python3 dev.py demo    analyse the sample marker trial shipped in data/ and make its gait report
+    python3 dev.py lint    ruff and mypy as configured in pyproject.toml
     python3 dev.py test    run the whole test suite
     python3 dev.py bench   run the benchmarks in benchmarks/
 
@@ -69,6 +70,12 @@ def demo() -> int:
     return status
 
 
+def lint(extra: list[str]) -> int:
+    """ruff (the rules in pyproject.toml) over the tree, then mypy over the public API modules."""
+    status = run(str(PY), "-m", "ruff", "check", "--no-cache", *extra, ".")
+    return status or run(str(PY), "-m", "mypy")
+
+
 def test(extra: list[str]) -> int:
     workers = os.environ.get("HUMANBODY_TEST_WORKERS", "auto")
     args = ["-n", workers] if workers not in ("0", "1") else []
@@ -80,13 +87,15 @@ def bench(extra: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] in ("-h", "--help") or argv[0] not in ("demo", "test", "bench", "env"):
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in ("demo", "lint", "test", "bench", "env"):
         print(__doc__)
         return 0 if argv and argv[0] in ("-h", "--help") else 2
     ensure_env()
     cmd, rest = argv[0], argv[1:]
     if cmd == "demo":
         return demo()
+    if cmd == "lint":
+        return lint(rest)
     if cmd == "test":
         return test(rest)
     if cmd == "bench":

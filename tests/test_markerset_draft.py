@@ -26,7 +26,7 @@ from humanbody.pipeline import analyze_trial
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "gait2392_walk"
-from test_sample_data import LEGS, msm  # the sample-marker script, loaded once
+from test_sample_data import LEGS, msm  # noqa: E402  (the sample-marker script, loaded once)
 
 
 # ----------------------------------------------------------------- labs

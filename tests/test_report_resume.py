@@ -2,7 +2,6 @@
 the folder lock and the progress bar."""
 
 import io
-import json
 import multiprocessing
 import os
 import re

@@ -147,7 +147,7 @@ def read_c3d(path, units: str | None = None, rate_hz: float | None = None):
         raise InputError(f"is not a readable C3D file ({text})", path) from None
     pts = np.asarray(c["data"]["points"], dtype=float)  # (4, points, frames)
     labels = _labels(c)
-    n_points, n_frames = pts.shape[1], pts.shape[2]
+    n_points = pts.shape[1]
     if n_points == 0:
         raise InputError("holds no 3-D points", path)
     if len(labels) < n_points:

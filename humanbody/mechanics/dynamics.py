@@ -29,14 +29,20 @@ Every function also takes arrays with a leading frames axis.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .angular_rates import angle_rate_matrix
+
+if TYPE_CHECKING:
+    from ..model.body import BodyModel
 
 __all__ = ["mass_matrix", "bias_forces", "inverse_dynamics", "forward_dynamics", "generalized_forces"]
 
 
-def _arrays(model, *xs):
+def _arrays(model, *xs) -> tuple[list[np.ndarray], bool, tuple[int, ...]]:
     n = 3 + 3 * model.n_bodies
     out = []
     for x in xs:
@@ -67,7 +73,8 @@ def _joint_axes(model, q) -> np.ndarray:
     return H
 
 
-def generalized_forces(model, q, joint_force, joint_moment) -> np.ndarray:
+def generalized_forces(model: BodyModel, q: ArrayLike, joint_force: np.ndarray,
+                       joint_moment: np.ndarray) -> np.ndarray:
     """Generalized forces from the joint loads: ``(f_1, H_1^T m_1, ..., H_k^T m_k, ...)``, (F, n).
 
     Parameters
@@ -95,7 +102,7 @@ def _inverse(model, q, qd, qdd, gravity=True) -> np.ndarray:
     return generalized_forces(model, q, jl.joint_force, jl.joint_moment)
 
 
-def inverse_dynamics(model, q, qd, qdd) -> np.ndarray:
+def inverse_dynamics(model: BodyModel, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> np.ndarray:
     """Generalized forces tau that produce accelerations ``qdd`` at ``(q, qd)``: ``M qdd + h``.
 
     Parameters
@@ -112,14 +119,14 @@ def inverse_dynamics(model, q, qd, qdd) -> np.ndarray:
     return tau[0] if single else tau.reshape(shape)
 
 
-def bias_forces(model, q, qd) -> np.ndarray:
+def bias_forces(model: BodyModel, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
     """``h(q, qd)``: Coriolis, centrifugal and gravity terms (the inverse dynamics at ``qdd = 0``)."""
     (q, qd), single, shape = _arrays(model, q, qd)
     tau = _inverse(model, q, qd, np.zeros_like(q))
     return tau[0] if single else tau.reshape(shape)
 
 
-def mass_matrix(model, q) -> np.ndarray:
+def mass_matrix(model: BodyModel, q: ArrayLike) -> np.ndarray:
     """The joint-space inertia matrix M(q), (n, n) or (F, n, n): symmetric, positive definite.
 
     Column i is the inverse dynamics of the unit acceleration ``e_i`` at rest
@@ -136,7 +143,7 @@ def mass_matrix(model, q) -> np.ndarray:
     return M[0] if single else M.reshape(shape[:-1] + (n, n))
 
 
-def forward_dynamics(model, q, qd, tau) -> np.ndarray:
+def forward_dynamics(model: BodyModel, q: ArrayLike, qd: ArrayLike, tau: ArrayLike) -> np.ndarray:
     """Accelerations ``qdd = M^-1 (tau - h)`` at ``(q, qd)`` under generalized forces ``tau``."""
     from scipy.linalg import cho_factor, cho_solve
 

@@ -353,7 +353,7 @@ _BLOCK = 256  # frames per block of the kernel: inputs of a block stay in L1/L2 
 
 
 def _shapes(F: int, n: int) -> dict:
-    shapes = {name: (F, n, 3) for name in _KINEMATIC}
+    shapes: dict[str, tuple[int, ...]] = {name: (F, n, 3) for name in _KINEMATIC}
     shapes["R"] = (F, n, 3, 3)
     for name in ("body_com", "body_com_vel", "body_com_acc"):
         shapes[name] = (F, 3)

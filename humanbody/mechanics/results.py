@@ -114,7 +114,7 @@ class Results:
     mass: np.ndarray = field(default_factory=lambda: np.empty(0))
     segment_inertia: np.ndarray = field(default_factory=lambda: np.empty((0, 3, 3)))
     rates: str = ""
-    inertia: np.ndarray = _Derived()
+    inertia: np.ndarray = _Derived()  # type: ignore[assignment]  # computed on first access
 
     def _derive_inertia(self, spare) -> np.ndarray:
         """``I_k = R_k I_k^body R_k^T``, (F, n, 3, 3), kg m^2 (20 % of all result bytes)."""

@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 
 __all__ = ["BodyModel", "default_model", "load_model", "lower_body_array"]
 
 
-def lower_body_array(parents, p: int) -> np.ndarray:
+def lower_body_array(parents: ArrayLike, p: int) -> np.ndarray:
     """Higher-order lower body array L^p (Huston Table 8.1).
 
     Parameters
@@ -225,7 +226,7 @@ class BodyModel:
         new_of_old[0] = 0
         idx = np.array(order) - 1
         parents = [new_of_old[int(self.parents[o - 1])] for o in order]
-        return BodyModel(
+        fields: dict[str, Any] = dict(  # array-likes, converted and checked by __post_init__
             names=[self.names[i] for i in idx],
             parents=parents,
             joint_offset=self.joint_offset[idx],
@@ -238,6 +239,7 @@ class BodyModel:
             segment_meta=[self.segment_meta[i] for i in idx],
             sequences=[self.sequences[i] for i in idx],
         )
+        return BodyModel(**fields)
 
     def replace(self, **changes) -> "BodyModel":
         """A copy of the model with the given attributes changed (validated again)."""
@@ -307,7 +309,7 @@ class BodyModel:
                         f"segment entry {i} has index {seg['index']}; segments must be listed in order 1..n"
                     )
             meta = {k: v for k, v in data.items() if k not in ("name", "gravity", "segments")}
-            return cls(
+            fields: dict[str, Any] = dict(  # array-likes, converted and checked by __post_init__
                 names=[s["name"] for s in segs],
                 parents=[int(s["parent"]) for s in segs],
                 joint_offset=[s.get("joint", [0.0, 0.0, 0.0]) for s in segs],
@@ -320,6 +322,7 @@ class BodyModel:
                 segment_meta=[{k: v for k, v in s.items() if k not in known} for s in segs],
                 sequences=[s.get("sequence", "xyz") for s in segs],  # docs/conventions.md: absent = xyz
             )
+            return cls(**fields)
         except InputError as err:
             raise err.with_path(source) if source else err
         except (TypeError, ValueError, KeyError) as err:
@@ -366,7 +369,7 @@ def default_model(mass: float = 75.0, height: float = 1.75, sex: str = "male") -
     return BodyModel(**default_parameters(mass, height, sex))
 
 
-def load_model(path) -> BodyModel:
+def load_model(path: str | os.PathLike) -> BodyModel:
     """Read a model file (JSON, docs/conventions.md layout).
 
     Raises :class:`~humanbody.errors.InputError` naming the file when it

@@ -248,7 +248,8 @@ class Differentiation:
                 raise InputError(
                     f"trial has {F} frames, too few for a Savitzky-Golay window of order {self.polyorder}"
                 )
-            out = [_savgol(flat, w, self.polyorder, d, h, edges) for d in ((0, 1, 2) if smoothed else (1, 2))]
+            out: list[np.ndarray | None] = [_savgol(flat, w, self.polyorder, d, h, edges)
+                                            for d in ((0, 1, 2) if smoothed else (1, 2))]
             if not smoothed:
                 out.insert(0, None)
         elif self.method == "butterworth":

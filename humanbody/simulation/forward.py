@@ -30,12 +30,18 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..mechanics import angular_rates as rates
 from .. import rotations as rot
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..model.body import BodyModel
 
 __all__ = ["System", "Simulation", "simulate"]
 
@@ -75,7 +81,7 @@ class System:
         self._parent = self._parents - 1
         self._mass = np.asarray(self.model.mass, dtype=float)
         self._gravity = np.asarray(self.model.gravity, dtype=float)
-        self._groups = {}
+        self._groups: dict = {}
         for k, s in enumerate(model.sequences):
             self._groups.setdefault(s, []).append(k)
         n = self.n
@@ -311,7 +317,7 @@ def _outputs(system: System, t, Y):
     return q, qd, qdd, tau, e, loads
 
 
-def simulate(model, duration: float, q0, qd0=None, *, torques=None, springs=None, contacts=None, base=None,
+def simulate(model: BodyModel, duration: float, q0: ArrayLike, qd0: ArrayLike | None = None, *, torques=None, springs=None, contacts=None, base=None,
              gravity: bool = True, locked=(), rate_hz: float = 100.0, method: str = "BDF", rtol: float = 1e-8,
              atol: float = 1e-9, max_step: float = np.inf, progress: bool = False) -> Simulation:
     """Integrate the equations of motion from an initial posture and speeds.
