@@ -16,6 +16,12 @@ def add_subject_options(p) -> None:
     g.add_argument("--mass", type=float, metavar="KG", help="subject mass in kg (default 75)")
     g.add_argument("--height", type=float, metavar="M", help="subject standing height in m (default 1.75, or from the static trial)")
     g.add_argument("--sex", choices=("male", "female"), default="male", help="anthropometric table (de Leva 1996)")
+    g.add_argument("--subject", metavar="FILE",
+                   help="subject measurements: Vicon .vsk or a TOML file (mass, height, leg lengths, knee and "
+                        "ankle widths, ...; docs/formats.md); --mass and --height win over it")
+    g.add_argument("--angle-zero", choices=("anatomical", "static"), default="anatomical",
+                   help="zero of the clinical joint angles: between the anatomical segment frames (default; a "
+                        "standing subject shows his own pelvic tilt) or in the standing calibration pose")
 
 
 def add_marker_options(p) -> None:
@@ -128,6 +134,8 @@ def run(args) -> int:
         loads=loads_from(args),
         force_threshold=args.force_threshold,
         forces_cutoff_hz=args.forces_cutoff,
+        angle_zero=args.angle_zero,
+        subject=args.subject,
     )
     for line in analysis.messages:
         say(line)

@@ -31,7 +31,7 @@ def register(sub) -> None:
                    help="trial files and folders (a folder's trials are its TRC/C3D/CSV/TSV files; "
                         "its static trial is the file whose name contains 'static')")
     p.add_argument("--manifest", metavar="CSV",
-                   help="CSV with columns trial, static, mass, height, treadmill_speed (and grf); "
+                   help="CSV with columns trial, static, mass, height, treadmill_speed (and grf, subject); "
                         "relative paths are resolved against the manifest's folder")
     p.add_argument("--out", required=True, metavar="DIR", help="report folder (created if missing)")
     g = p.add_argument_group("gait")
@@ -88,6 +88,7 @@ def run(args) -> int:
         axes=args.axes, cutoff_hz=args.cutoff or None, max_gap=args.max_gap, fill=args.fill, diff_method=args.diff,
         diff_cutoff_hz=args.diff_cutoff, treadmill_speed=args.treadmill_speed,
         force_threshold=args.force_threshold, plots=args.plots, kinetics=not args.no_kinetics,
+        angle_zero=args.angle_zero, subject=args.subject,
     )
     where = f"Dask scheduler {args.scheduler}" if args.scheduler else "local cores"
     say(f"{len(tasks)} trial(s) -> {args.out} on {where}")

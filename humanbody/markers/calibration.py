@@ -300,7 +300,7 @@ def _median_rotation(R: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------ calibrate
 def calibrate(static, markerset=None, mass: float = 75.0, height: float | None = None,
               sex: str = "male", *, mode: str = "static", base_model: BodyModel | None = None,
-              required=None) -> Calibration:
+              required=None, subject=None) -> Calibration:
     """Calibrate a marker set on a subject from a static (standing) trial.
 
     Parameters
@@ -325,6 +325,11 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
         :func:`humanbody.anthropometry.default_model` (mass, height, sex).
     required : sequence of str, optional
         Markers the trial must have (default: the set's ``required`` list).
+    subject : Subject, optional
+        Subject measurements (:mod:`humanbody.io.subject`): its measured
+        values become marker-set parameters of the same names (a set's
+        ``parameters`` may name ``right_knee_width``, ``marker_diameter``,
+        ...); the ``plug_in_gait`` set takes its joint centres from them.
 
     Returns
     -------
@@ -357,6 +362,10 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
             raise InputError(f"marker set {ms.name!r} cannot estimate the subject's height; give height", source or None)
         notes.append(f"height estimated from markers: {height:.3f} m")
     params = dict(ms.parameters, height=float(height), mass=float(mass))
+    if subject is not None:
+        params.update({k: v for k, v in subject.measured().items() if k not in ("mass", "height")})
+        if subject.marker_diameter is not None:
+            params["marker_radius"] = 0.5 * subject.marker_diameter
     geo = _Geometry(ms, markers, params)
 
     frames, origins, local = {}, {}, {}

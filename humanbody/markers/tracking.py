@@ -403,7 +403,7 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
 
 def markers_to_coordinates(markers, markerset=None, static=None, mass: float = 75.0,
                            height: float | None = None, sex: str = "male", base_model=None,
-                           keep_frames: bool = True):
+                           keep_frames: bool = True, subject=None):
     """Marker trial (ground axes) -> generalized coordinates in one call.
 
     Parameters
@@ -424,6 +424,8 @@ def markers_to_coordinates(markers, markerset=None, static=None, mass: float = 7
         Anthropometric base model (default :func:`humanbody.anthropometry.default_model`).
     keep_frames : bool
         Passed to :func:`track`.
+    subject : Subject, optional
+        Subject measurements (:func:`humanbody.io.subject.read_subject`), passed to :func:`calibrate`.
 
     Returns
     -------
@@ -437,9 +439,10 @@ def markers_to_coordinates(markers, markerset=None, static=None, mass: float = 7
         names = markers.attrs.get("markers") or [c[:-2] for c in markers.columns if c.endswith("_x")]
         markerset = detect_markerset(names, markers.attrs.get("source"))
     if static is not None:
-        cal = calibrate(static, markerset, mass=mass, height=height, sex=sex, base_model=base_model)
+        cal = calibrate(static, markerset, mass=mass, height=height, sex=sex, base_model=base_model,
+                        subject=subject)
     else:
         cal = calibrate(markers, markerset, mass=mass, height=height, sex=sex, mode="dynamic",
-                        base_model=base_model)
+                        base_model=base_model, subject=subject)
     tracking = track(markers, cal, keep_frames=keep_frames)
     return tracking.coords, cal, tracking

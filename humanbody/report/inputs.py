@@ -24,7 +24,7 @@ TRIAL_SUFFIXES = (".trc", ".c3d", ".csv", ".tsv")
 _OUTPUT_ENDINGS = ("_results", "_cycles", "_events", "_spatiotemporal", "_residuals", "_grf")
 _OUTPUT_NAMES = ("summary.csv",)
 
-MANIFEST_COLUMNS = ("trial", "static", "mass", "height", "treadmill_speed", "grf")
+MANIFEST_COLUMNS = ("trial", "static", "mass", "height", "treadmill_speed", "grf", "subject")
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ class TrialTask:
     grf : str or None           ground reaction forces (OpenSim GRF .mot)
     mass, height : float or None  subject values overriding the options (kg, m)
     treadmill_speed : float or None  belt speed (m/s) overriding the options
+    subject : str or None       subject measurements file (.vsk or TOML) overriding the options
     notes : tuple of str        how the static and force files were found
     """
 
@@ -49,6 +50,7 @@ class TrialTask:
     mass: float | None = None
     height: float | None = None
     treadmill_speed: float | None = None
+    subject: str | None = None
     notes: tuple = ()
 
 
@@ -147,8 +149,8 @@ def read_manifest(path) -> list[TrialTask]:
     """Tasks from a manifest CSV.
 
     Columns: ``trial`` (required), ``static``, ``mass`` (kg), ``height`` (m),
-    ``treadmill_speed`` (m/s) and ``grf`` (all optional; empty cells mean
-    "not given").  Relative paths are resolved against the manifest's folder.
+    ``treadmill_speed`` (m/s), ``grf`` and ``subject`` (a ``.vsk`` or TOML
+    subject file; all optional; empty cells mean "not given").  Relative paths are resolved against the manifest's folder.
     A static or force file not given is found by name beside the trial.
     """
     path = Path(path)
@@ -183,6 +185,7 @@ def read_manifest(path) -> list[TrialTask]:
             mass=_number(row.get("mass", ""), "mass", line, path),
             height=_number(row.get("height", ""), "height", line, path),
             treadmill_speed=_number(row.get("treadmill_speed", ""), "treadmill_speed", line, path),
+            subject=None if resolve(row.get("subject")) is None else os.fspath(resolve(row.get("subject"))),
         ))
     return assign_keys(tasks)
 

@@ -51,6 +51,8 @@ class ReportOptions:
     force_threshold : float         vertical force of foot contact (N)
     plots : str                     "png" (three figures per trial, embedded in its page) or
                                     "none" (no figures: about half the time per trial)
+    angle_zero : str                zero of the clinical angles: "anatomical" or "static"
+    subject : str or None           subject measurements file (.vsk or TOML; docs/formats.md)
     """
 
     mass: float | None = None
@@ -68,6 +70,8 @@ class ReportOptions:
     force_threshold: float = 20.0
     plots: str = "png"
     kinetics: bool = True
+    angle_zero: str = "anatomical"
+    subject: str | None = None
 
     def __post_init__(self):
         if self.plots not in PLOT_CHOICES:
@@ -257,6 +261,8 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
         sex=options.sex, axes=options.axes, cutoff_hz=options.cutoff_hz, max_gap=options.max_gap,
         fill=options.fill,
         differentiation=diff, progress=False, calibration_cache=_CALIBRATIONS,
+        angle_zero=options.angle_zero,
+        subject=task.subject if task.subject is not None else options.subject,
     )
     kinetics_note = []
     if options.kinetics and task.grf is not None:
