@@ -32,7 +32,7 @@ from ..model import BodyModel
 from ..rotations import matrix_to_euler
 from ..segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
 from ._angle_kernels import slerp_rotations
-from .joint_centres import HIP_REGRESSIONS, triad
+from .joint_centres import HIP_REGRESSIONS, chord_joint_centre, triad
 from .markerset import MarkerSet, resolve_markerset
 
 __all__ = ["Calibration", "calibrate", "estimate_height", "slerp_frames", "marker_arrays"]
@@ -201,6 +201,11 @@ class _Geometry:
             return a + float(rule.get("fraction", 0.5)) * (b - a)
         if "regression" in rule:
             return self._regression(name, rule)
+        if "chord" in rule:
+            wand, proximal, marker = (self.point(p) for p in rule["chord"])
+            width = _param(rule["width"], self.params, f"point {name!r}")
+            radius = float(self.params.get("marker_radius", 0.007))
+            return chord_joint_centre(wand, proximal, marker, 0.5 * width + radius)
         base = self.point(rule["from"])
         off = np.array([_param(v, self.params, f"point {name!r}") for v in rule.get("offset", (0, 0, 0))])
         if "scale" in rule:
@@ -234,7 +239,17 @@ class _Geometry:
         else:  # greater-trochanter height ~ 0.53 H (Dempster, via Winter 2009 Fig. 4.1)
             leg = 0.53 * float(self.params["height"])
         radius = float(self.params.get("marker_radius", 0.007))
-        return HIP_REGRESSIONS[kind](rasis, lasis, sacrum, side, leg, radius)
+        other = "left" if side == "right" else "right"
+        measured = {s: self.params.get(f"{s}_leg_length") for s in (side, other)}
+        extra = {}
+        if measured[side] is not None:  # subject measurements (Plug-in Gait): C from the mean leg length
+            leg = float(measured[side])
+            extra["mean_leg_length"] = 0.5 * (leg + float(measured[other] if measured[other] is not None else leg))
+        if self.params.get(f"{side}_asis_trochanter_distance") is not None:
+            extra["asis_trochanter"] = float(self.params[f"{side}_asis_trochanter_distance"])
+        if self.params.get("inter_asis_distance") is not None:
+            extra["inter_asis"] = float(self.params["inter_asis_distance"])
+        return HIP_REGRESSIONS[kind](rasis, lasis, sacrum, side, leg, radius, **extra)
 
     # frames ------------------------------------------------------------
     def vector(self, seg: str, ax: Mapping) -> np.ndarray:
@@ -256,6 +271,10 @@ class _Geometry:
             if spec.rule == "cluster":
                 R = triad(spec.primary["axis"], self.vector(seg, spec.primary),
                           spec.secondary["axis"], self.vector(seg, spec.secondary))
+                if spec.twist is not None:  # R <- R Rz(twist): a rotation about the frame's own z axis
+                    t = _param(spec.twist, self.params, f"segment {seg!r} twist")
+                    c, s = np.cos(t), np.sin(t)
+                    R = R @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
             elif spec.rule == "slerp":
                 a, b = spec.between
                 R = slerp_frames(self.frame(a), self.frame(b), spec.fraction)
@@ -362,10 +381,15 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
             raise InputError(f"marker set {ms.name!r} cannot estimate the subject's height; give height", source or None)
         notes.append(f"height estimated from markers: {height:.3f} m")
     params = dict(ms.parameters, height=float(height), mass=float(mass))
+    wanted = list(ms.parameters.get("subject_required", []))
     if subject is not None:
+        subject.require(*wanted, why=f"(marker set {ms.name!r} needs it)")
         params.update({k: v for k, v in subject.measured().items() if k not in ("mass", "height")})
         if subject.marker_diameter is not None:
             params["marker_radius"] = 0.5 * subject.marker_diameter
+    elif wanted:
+        notes.append(f"no subject file: {', '.join(w for w in wanted if w in params)} of an average adult "
+                     f"(the set's defaults) and leg lengths from the markers; give --subject FILE")
     geo = _Geometry(ms, markers, params)
 
     frames, origins, local = {}, {}, {}

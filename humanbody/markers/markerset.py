@@ -85,6 +85,10 @@ class SegmentSpec:
         Two points whose distance is the segment length (default origin,distal).
     fallback : {"parent", "nan"}
         What a frame with fewer than three usable cluster points gets.
+    twist : str, float or None
+        A rotation (rad, or the name of a parameter such as
+        ``right_tibial_torsion``) of the frame about its own z axis after
+        the axis rules, ``R <- R Rz(twist)`` (Plug-in Gait's tibial torsion).
     """
 
     name: str
@@ -101,6 +105,7 @@ class SegmentSpec:
     distal: str | None = None
     length: tuple | None = None
     fallback: str = "parent"
+    twist: object = None
 
 
 @dataclass(frozen=True)
@@ -152,7 +157,7 @@ class MarkerSet:
 
 def _rule_names(rule: Mapping) -> list:
     out = []
-    for key in ("mean", "between", "asis", "sacrum", "scale"):
+    for key in ("mean", "between", "asis", "sacrum", "scale", "chord"):
         v = rule.get(key)
         if v is not None:
             out += list(v) if isinstance(v, (list, tuple)) else [v]
@@ -241,8 +246,8 @@ def _parse(data: Mapping, source: str) -> MarkerSet:
         if not rules or not all(isinstance(r, Mapping) for r in rules):
             raise InputError(f"point {pname!r} needs a rule table")
         for r in rules:
-            if not any(k in r for k in ("mean", "between", "regression", "from")):
-                raise InputError(f"point {pname!r} has no rule (mean, between, regression or from)")
+            if not any(k in r for k in ("mean", "between", "regression", "from", "chord")):
+                raise InputError(f"point {pname!r} has no rule (mean, between, regression, chord or from)")
         points[str(pname)] = tuple(dict(r) for r in rules)
     segments = {}
     for sname in SEGMENT_NAMES:
@@ -265,6 +270,7 @@ def _parse(data: Mapping, source: str) -> MarkerSet:
             distal=s.get("distal"),
             length=tuple(s["length"]) if "length" in s else None,
             fallback=str(s.get("fallback", "parent")),
+            twist=s.get("twist"),
         )
         _check_segment(spec, points)
         segments[sname] = spec
