@@ -1,0 +1,206 @@
+"""Plug-in Gait: synthetic markers placed from known joint centres and joint angles over the whole range
+(hips to 100 deg, knees to 120 deg) give back those angles to 1e-6 deg, a standing pose its pelvic tilt,
+and the model's joints (about which moments are taken) are Plug-in Gait's joint centres.
+
+The forward model here is written from the published definitions, independently of the library's
+calibration: Davis et al. (1991) hip centres in the pelvis frame, knee and ankle centres medial of the
+lateral marker by half the joint width plus the marker radius with the marker-to-centre line
+perpendicular to the segment axis (the chord function), wand markers in the plane of that line and the
+segment axis, the shank's frame the ankle axis's turned by the tibial torsion, the foot's long axis heel
+to toe.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import humanbody as hb
+from humanbody.clinical import clinical_angles
+from humanbody.io.subject import Subject
+from humanbody.markers.calibration import calibrate
+from humanbody.markers.tracking import track
+from humanbody.rotations import euler_to_matrix
+
+SUBJECT = Subject(mass=70.0, height=1.78, right_leg_length=0.90, left_leg_length=0.91,
+                  right_knee_width=0.100, left_knee_width=0.104, right_ankle_width=0.070, left_ankle_width=0.072,
+                  right_tibial_torsion=0.20, left_tibial_torsion=-0.10, marker_diameter=0.014)
+PW = 0.24            # inter-ASIS distance of the synthetic pelvis (m)
+SACRUM = -0.16       # mid-PSIS behind mid-ASIS along the pelvis x axis (m)
+THIGH, SHANK = 0.42, 0.41
+SIDES = (("right", "R", 1.0), ("left", "L", -1.0))
+# upper body, rigid with the pelvis, in the pelvis frame (m)
+UPPER = {
+    "C7": (-0.15, 0.0, 0.50), "T10": (-0.17, 0.0, 0.25), "CLAV": (0.0, 0.0, 0.45), "STRN": (0.02, 0.0, 0.28),
+    "RFHD": (0.05, -0.06, 0.70), "LFHD": (0.05, 0.06, 0.70), "RBHD": (-0.13, -0.06, 0.71),
+    "LBHD": (-0.13, 0.06, 0.71),
+}
+for _s, _y in (("R", -1.0), ("L", 1.0)):
+    UPPER.update({f"{_s}SHO": (-0.08, _y * 0.19, 0.50), f"{_s}UPA": (-0.05, _y * 0.22, 0.30),
+                  f"{_s}ELB": (-0.08, _y * 0.23, 0.15), f"{_s}FRA": (-0.03, _y * 0.22, 0.0),
+                  f"{_s}WRA": (-0.06, _y * 0.22, -0.15), f"{_s}WRB": (-0.11, _y * 0.22, -0.15),
+                  f"{_s}FIN": (-0.08, _y * 0.22, -0.25)})
+
+
+def _davis(side_sign, leg, mean_leg, radius):
+    """Davis 1991 hip centre in the pelvis frame (m): the published equations, mm inside."""
+    c = 0.115 * mean_leg * 1000 - 15.3
+    d = 0.1288 * leg * 1000 - 48.56
+    th, be = np.radians(28.4), np.radians(18.0)
+    r = radius * 1000
+    x = -(d + r) * np.cos(be) + c * np.cos(th) * np.sin(be)
+    z = -(d + r) * np.sin(be) - c * np.cos(th) * np.cos(be)
+    y = -side_sign * (PW * 500 - c * np.sin(th))
+    return np.array([x, y, z]) / 1000
+
+
+def _rz(t):
+    c, s = np.cos(t), np.sin(t)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def place(angles: dict, origin: np.ndarray) -> tuple[dict, dict]:
+    """Markers and joint centres (ground, m) of F frames from clinical angles (deg, arrays (F,)).
+
+    ``angles``: pelvis_tilt/obliquity/rotation and s_hip/knee/ankle angles (clinical names without _deg);
+    ``origin`` (F, 3): mid-ASIS.  The pelvis is relative to ground +X (the direction of progression).
+    """
+    F = len(origin)
+    d = {k: np.radians(np.broadcast_to(v, (F,))) for k, v in angles.items()}
+    Rp = euler_to_matrix(np.c_[d["pelvis_rotation"], -d["pelvis_obliquity"], d["pelvis_tilt"]], "zxy")
+    at = lambda R, O, v: O + np.einsum("fij,j->fi", R, np.asarray(v, float))  # noqa: E731
+    m = {"RASI": at(Rp, origin, (0, -PW / 2, 0)), "LASI": at(Rp, origin, (0, PW / 2, 0)),
+         "RPSI": at(Rp, origin, (SACRUM, -0.045, 0)), "LPSI": at(Rp, origin, (SACRUM, 0.045, 0))}
+    m.update({k: at(Rp, origin, v) for k, v in UPPER.items()})
+    centres = {}
+    r = SUBJECT.marker_diameter / 2
+    mean_leg = 0.5 * (SUBJECT.right_leg_length + SUBJECT.left_leg_length)
+    for side, S, s in SIDES:
+        hjc = at(Rp, origin, _davis(s, SUBJECT.side("leg_length", side), mean_leg, r))
+        S_hip = euler_to_matrix(np.c_[-d[f"{side}_hip_flexion"], s * d[f"{side}_hip_adduction"],
+                                      s * d[f"{side}_hip_internal_rotation"]], "yxz")
+        Rt = Rp @ S_hip
+        kjc = at(Rt, hjc, (0, 0, -THIGH))
+        dk = SUBJECT.side("knee_width", side) / 2 + r
+        m[f"{S}KNE"] = at(Rt, kjc, (0, -s * dk, 0))
+        m[f"{S}THI"] = at(Rt, hjc, (0, -s * 0.09, -0.20))  # wand: in the thigh's coronal plane, lateral
+        S_knee = euler_to_matrix(np.c_[d[f"{side}_knee_flexion"], s * d[f"{side}_knee_adduction"],
+                                       s * d[f"{side}_knee_internal_rotation"]], "yxz")
+        Rs = Rt @ S_knee                                       # the shank frame the angles use
+        Ra = Rs @ _rz(-SUBJECT.side("tibial_torsion", side))   # the ankle axis frame (TIB plane)
+        ajc = at(Rs, kjc, (0, 0, -SHANK))
+        da = SUBJECT.side("ankle_width", side) / 2 + r
+        m[f"{S}ANK"] = at(Ra, ajc, (0, -s * da, 0))
+        m[f"{S}TIB"] = at(Ra, kjc, (0, -s * 0.08, -0.15))
+        S_ankle = euler_to_matrix(np.c_[-d[f"{side}_ankle_dorsiflexion"], s * d[f"{side}_ankle_inversion"],
+                                        s * d[f"{side}_ankle_internal_rotation"]], "yxz")
+        Rf = Rs @ S_ankle
+        m[f"{S}HEE"] = at(Rf, ajc, (-0.06, 0, -0.05))
+        m[f"{S}TOE"] = at(Rf, ajc, (0.14, 0, -0.05))
+        centres.update({f"{side}_hip": hjc, f"{side}_knee": kjc, f"{side}_ankle": ajc})
+    return m, centres
+
+
+def _table(markers: dict, t) -> pd.DataFrame:
+    cols = {"time": t}
+    for k, v in markers.items():
+        for j, a in enumerate("xyz"):
+            cols[f"{k}_{a}"] = v[:, j]
+    df = pd.DataFrame(cols)
+    df.attrs["markers"] = list(markers)
+    return df
+
+
+JOINTS = ("hip_flexion", "hip_adduction", "hip_internal_rotation", "knee_flexion", "knee_adduction",
+          "knee_internal_rotation", "ankle_dorsiflexion", "ankle_inversion", "ankle_internal_rotation")
+STATIC = {"pelvis_tilt": 12.0, "pelvis_obliquity": 0.0, "pelvis_rotation": 0.0,
+          **{f"{side}_{j}": 0.0 for side, _, _ in SIDES for j in JOINTS},
+          "right_hip_flexion": 4.0, "left_hip_flexion": 6.0, "right_knee_flexion": 3.0,
+          "left_knee_flexion": -2.0, "right_ankle_dorsiflexion": 5.0, "left_ankle_dorsiflexion": 2.0}
+
+
+def _motion(F=240):
+    """Whole-range motion: hips -20..100, knees 0..120, ankles -30..20 with the other angles moving too."""
+    u = np.linspace(0.0, 1.0, F)
+    w = np.sin(np.pi * u)
+    ang = {"pelvis_tilt": 8 + 10 * w, "pelvis_obliquity": 6 * np.sin(4 * np.pi * u),
+           "pelvis_rotation": 9 * np.cos(3 * np.pi * u)}
+    for side, _, s in SIDES:
+        ph = 0.0 if s > 0 else 0.7
+        ang.update({
+            f"{side}_hip_flexion": -20 + 120 * w, f"{side}_hip_adduction": 12 * np.sin(3 * np.pi * u + ph),
+            f"{side}_hip_internal_rotation": 25 * np.sin(2 * np.pi * u + ph),
+            f"{side}_knee_flexion": 120 * np.sin(np.pi * u) ** 2, f"{side}_knee_adduction": 5 * np.sin(5 * u + ph),
+            f"{side}_knee_internal_rotation": 15 * np.cos(4 * u + ph),
+            f"{side}_ankle_dorsiflexion": -30 + 50 * u, f"{side}_ankle_inversion": 15 * np.sin(6 * u + ph),
+            f"{side}_ankle_internal_rotation": 10 * np.sin(7 * u + ph),
+        })
+    t = u * 2.0
+    origin = np.c_[1.2 * t, 0.05 * np.sin(2 * np.pi * t), 0.95 + 0.02 * np.sin(4 * np.pi * t)]
+    return ang, origin, t
+
+
+@pytest.fixture(scope="module")
+def pig():
+    F0 = 5
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    cal = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78,
+                    subject=SUBJECT)
+    ang, origin, t = _motion()
+    m, centres = place(ang, origin)
+    tr = track(_table(m, t), cal)
+    return cal, tr, ang, centres, static_c
+
+
+def test_calibrated_joint_centres_are_plug_in_gait_s(pig):
+    cal, _, _, _, static_c = pig
+    for name, v in static_c.items():
+        np.testing.assert_allclose(cal.points[name], v[0], atol=1e-12, err_msg=name)
+
+
+def test_angles_over_the_whole_range_exact(pig):
+    cal, tr, ang, _, _ = pig
+    from humanbody.clinical import progression_heading
+
+    cl = clinical_angles(cal.model, tr.coords, cal)
+    # the direction of progression is the pelvis's horizontal travel over a second: here within 2 deg of +X
+    heading = np.degrees(progression_heading(tr.coords["time"], tr.coords[["lower_torso_x", "lower_torso_y"]]))
+    assert np.abs(heading).max() < 2.0
+    for name, want in ang.items():
+        got = cl[f"{name}_deg"] + (heading if name == "pelvis_rotation" else 0.0)
+        np.testing.assert_allclose(got, want, atol=1e-6, err_msg=name)
+    assert cl["right_knee_flexion_deg"].max() > 119.9 and cl["left_hip_flexion_deg"].max() > 99.9
+
+
+def test_standing_pose_reads_its_pelvic_tilt(pig):
+    cal, _, _, _, _ = pig
+    F0 = 5
+    static_m, _ = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    tr = track(_table(static_m, np.arange(F0) / 100), cal)
+    cl = clinical_angles(cal.model, tr.coords, cal)
+    for name, want in STATIC.items():
+        np.testing.assert_allclose(cl[f"{name}_deg"], want, atol=1e-6, err_msg=name)
+    np.testing.assert_allclose(cl["pelvis_tilt_deg"], 12.0, atol=1e-6)
+    st = clinical_angles(cal.model, tr.coords, cal, zero="static")
+    np.testing.assert_allclose(st[["pelvis_tilt_deg", "right_knee_flexion_deg"]], 0.0, atol=1e-6)
+
+
+def test_model_joints_are_the_tracked_joint_centres(pig):
+    """Kinetics take moments about the model's joint points O_k: they are Plug-in Gait's joint centres."""
+    cal, tr, _, centres, _ = pig
+    res = hb.compute(cal.model, tr.coords, differentiation="gradient")
+    names = list(cal.model.names)
+    for side, _, _ in SIDES:
+        for seg, centre in ((f"{side}_upper_leg", f"{side}_hip"), (f"{side}_lower_leg", f"{side}_knee"),
+                            (f"{side}_foot", f"{side}_ankle")):
+            np.testing.assert_allclose(res.joint[:, names.index(seg)], centres[centre], atol=1e-9, err_msg=seg)
+
+
+def test_subject_file_missing_a_width_is_named():
+    F0 = 3
+    static_m, _ = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    partial = Subject(mass=70.0, right_leg_length=0.9, left_leg_length=0.9, right_knee_width=0.1,
+                      left_knee_width=0.1, right_ankle_width=0.07, source="s01.vsk")
+    with pytest.raises(hb.InputError, match="s01.vsk: subject file has no left_ankle_width .LeftAnkleWidth"):
+        calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=partial)
