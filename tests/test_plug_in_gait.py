@@ -204,3 +204,46 @@ def test_subject_file_missing_a_width_is_named():
                       left_knee_width=0.1, right_ankle_width=0.07, source="s01.vsk")
     with pytest.raises(hb.InputError, match="s01.vsk: subject file has no left_ankle_width .LeftAnkleWidth"):
         calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=partial)
+
+
+def _write_csv(markers: dict, t, path):
+    cols = {"time": t}
+    for k, v in markers.items():
+        for j, a in enumerate("xyz"):
+            cols[f"{k}_{a} [m]"] = v[:, j]
+    pd.DataFrame(cols).to_csv(path, index=False, float_format="%.17g")
+
+
+def test_cli_with_a_vsk_gives_the_angles(tmp_path, capsys):
+    """``humanbody analyze`` with the Plug-in Gait markers and the subject's .vsk: the placed angles."""
+    import math
+
+    from humanbody.cli import main
+
+    F0 = 5
+    static_m, _ = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    _write_csv(static_m, np.arange(F0) / 100, tmp_path / "s01_static.csv")
+    ang, origin, t = _motion(120)
+    m, _ = place(ang, origin)
+    _write_csv(m, t, tmp_path / "s01_walk.csv")
+    s = SUBJECT
+    params = {"Bodymass": s.mass, "Height": 1000 * s.height, "MarkerDiameter": 1000 * s.marker_diameter}
+    for side, Side in (("right", "Right"), ("left", "Left")):
+        params.update({f"{Side}LegLength": 1000 * s.side("leg_length", side),
+                       f"{Side}KneeWidth": 1000 * s.side("knee_width", side),
+                       f"{Side}AnkleWidth": 1000 * s.side("ankle_width", side),
+                       f"{Side}TibialTorsion": math.degrees(s.side("tibial_torsion", side))})
+    (tmp_path / "s01.vsk").write_text(
+        "<KinematicModel><Parameters>"
+        + "".join(f'<Parameter NAME="{k}" VALUE="{v!r}"/>' for k, v in params.items())
+        + "</Parameters></KinematicModel>")
+    out = tmp_path / "out"
+    assert main(["analyze", str(tmp_path / "s01_walk.csv"), "--static", str(tmp_path / "s01_static.csv"),
+                 "--subject", str(tmp_path / "s01.vsk"), "--markerset", "plug_in_gait", "--axes", "x,y,z",
+                 "--cutoff", "0", "--digits", "15", "--out", str(out), "-q"]) == 0
+    table = pd.read_csv(out / "s01_walk_results.csv")
+    for side, _, _ in SIDES:
+        for j in JOINTS:
+            np.testing.assert_allclose(table[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
+    np.testing.assert_allclose(table["pelvis_tilt_deg"], ang["pelvis_tilt"], atol=1e-6)
+    assert hb.load_model(out / "s01_walk_model.json").total_mass == pytest.approx(70.0)
