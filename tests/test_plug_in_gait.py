@@ -47,7 +47,7 @@ def _davis(side_sign, leg, mean_leg, radius):
     """Davis 1991 hip centre in the pelvis frame (m): the published equations, mm inside."""
     c = 0.115 * mean_leg * 1000 - 15.3
     d = 0.1288 * leg * 1000 - 48.56
-    th, be = np.radians(28.4), np.radians(18.0)
+    th, be = 0.500000178813934, 0.314000427722931  # Vicon's values of the paper's 28.4 and 18 deg
     r = radius * 1000
     x = -(d + r) * np.cos(be) + c * np.cos(th) * np.sin(be)
     z = -(d + r) * np.sin(be) - c * np.cos(th) * np.cos(be)

@@ -249,6 +249,9 @@ class _Geometry:
             extra["asis_trochanter"] = float(self.params[f"{side}_asis_trochanter_distance"])
         if self.params.get("inter_asis_distance") is not None:
             extra["inter_asis"] = float(self.params["inter_asis_distance"])
+        for key in ("theta", "beta"):  # the set's own Davis angles (rad), e.g. Vicon's constants
+            if f"davis_{key}" in self.params:
+                extra[key] = float(self.params[f"davis_{key}"])
         return HIP_REGRESSIONS[kind](rasis, lasis, sacrum, side, leg, radius, **extra)
 
     # frames ------------------------------------------------------------

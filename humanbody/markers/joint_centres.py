@@ -146,7 +146,7 @@ def hip_bell1990(rasis, lasis, sacrum, side: str):
 
 
 def hip_davis1991(rasis, lasis, sacrum, side: str, leg_length, marker_radius=0.007, *,
-                  mean_leg_length=None, asis_trochanter=None, inter_asis=None):
+                  mean_leg_length=None, asis_trochanter=None, inter_asis=None, theta=None, beta=None):
     """Hip joint centre of Davis et al. (1991), as in Vicon Plug-in Gait.
 
     Davis R.B., Ounpuu S., Tyburski D., Gage J.R. (1991) A gait analysis data
@@ -173,13 +173,18 @@ def hip_davis1991(rasis, lasis, sacrum, side: str, leg_length, marker_radius=0.0
         Measured ASIS-to-trochanter distance d (default the regression).
     inter_asis : float, optional, m
         Measured inter-ASIS distance PW (default from the markers).
+    theta, beta : float, optional, rad
+        The two angles (default the published 28.4 and 18 deg; Vicon's
+        implementation, as the open reimplementations that match it give
+        them, uses 0.500000178813934 and 0.314000427722931 rad).
     """
     R, mid, pw, _ = pelvis_frame(rasis, lasis, sacrum)
     if inter_asis is not None:
         pw = np.broadcast_to(float(inter_asis), np.shape(pw))
     ll, r = 1000.0 * np.asarray(leg_length, dtype=float), 1000.0 * marker_radius
     llm = ll if mean_leg_length is None else 1000.0 * np.asarray(mean_leg_length, dtype=float)
-    theta, beta = np.radians(28.4), np.radians(18.0)
+    theta = np.radians(28.4) if theta is None else float(theta)
+    beta = np.radians(18.0) if beta is None else float(beta)
     c = 0.115 * llm - 15.3
     d = 0.1288 * ll - 48.56 if asis_trochanter is None else 1000.0 * np.asarray(asis_trochanter, dtype=float)
     x = -(d + r) * np.cos(beta) + c * np.cos(theta) * np.sin(beta)
