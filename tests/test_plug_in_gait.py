@@ -6,8 +6,8 @@ The forward model here is written from the published definitions, independently 
 calibration: Davis et al. (1991) hip centres in the pelvis frame, knee and ankle centres medial of the
 lateral marker by half the joint width plus the marker radius with the marker-to-centre line
 perpendicular to the segment axis (the chord function), wand markers in the plane of that line and the
-segment axis, the shank's frame the ankle axis's turned by the tibial torsion, the foot's long axis heel
-to toe.
+segment axis, the shank's frame the TIB plane's turned by minus the tibial torsion about its long axis, the
+foot's long axis heel to toe.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def place(angles: dict, origin: np.ndarray) -> tuple[dict, dict]:
         S_knee = euler_to_matrix(np.c_[d[f"{side}_knee_flexion"], s * d[f"{side}_knee_adduction"],
                                        s * d[f"{side}_knee_internal_rotation"]], "yxz")
         Rs = Rt @ S_knee                                       # the shank frame the angles use
-        Ra = Rs @ _rz(-SUBJECT.side("tibial_torsion", side))   # the ankle axis frame (TIB plane)
+        Ra = Rs @ _rz(SUBJECT.side("tibial_torsion", side))    # the TIB-plane frame: Rs = Ra Rz(-torsion)
         ajc = at(Rs, kjc, (0, 0, -SHANK))
         da = SUBJECT.side("ankle_width", side) / 2 + r
         m[f"{S}ANK"] = at(Ra, ajc, (0, -s * da, 0))
@@ -204,6 +204,19 @@ def test_subject_file_missing_a_width_is_named():
                       left_knee_width=0.1, right_ankle_width=0.07, source="s01.vsk")
     with pytest.raises(hb.InputError, match="s01.vsk: subject file has no left_ankle_width .LeftAnkleWidth"):
         calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=partial)
+
+
+def test_chord_function_against_published_examples():
+    """The chord function reproduces the worked examples of pyCGM's documentation (findJointC; pyCGM is
+    validated against Vicon Nexus), mm."""
+    from humanbody.markers.joint_centres import chord_joint_centre
+
+    got = chord_joint_centre([468.14532471, 325.09780884, 673.12591553], [355.90861996, 365.38260964, 940.6974861],
+                             [452.35180664, 329.0609436, 524.77893066], 59.5)
+    np.testing.assert_allclose(got, [396.25286248, 347.91367254, 518.63620527], atol=1e-7)
+    got = chord_joint_centre([775.40887891, 788.64742014, 514.4063264], [424.5706403, 46.17046141, 305.73130661],
+                             [618.98284978, 848.86492206, 133.51848843], 42.5)
+    np.testing.assert_allclose(got, [599.66684491, 843.26056826, 96.07876121], atol=1e-7)
 
 
 def _write_csv(markers: dict, t, path):

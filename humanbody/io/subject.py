@@ -64,8 +64,8 @@ class Subject:
     right_/left_leg_length : m (ASIS to medial malleolus, via the knee)
     right_/left_asis_trochanter_distance : m
     right_/left_knee_width, right_/left_ankle_width : m (epicondyles, malleoli)
-    right_/left_tibial_torsion : rad (Plug-in Gait sign: the ankle axis turned
-        externally about the tibia relative to the knee axis is positive)
+    right_/left_tibial_torsion : rad, with the sign the subject file gives (Vicon's; the
+        ``plug_in_gait`` set turns the shank frame by minus it about the tibia's axis)
     right_/left_sole_delta : m (sole thickness difference heel - toe)
     right_/left_shoulder_offset, _elbow_width, _wrist_width, _hand_thickness : m
     marker_diameter : m

@@ -87,7 +87,7 @@ class SegmentSpec:
         What a frame with fewer than three usable cluster points gets.
     twist : str, float or None
         A rotation (rad, or the name of a parameter such as
-        ``right_tibial_torsion``) of the frame about its own z axis after
+        ``"-right_tibial_torsion"``, optionally negated) of the frame about its own z axis after
         the axis rules, ``R <- R Rz(twist)`` (Plug-in Gait's tibial torsion).
     """
 
