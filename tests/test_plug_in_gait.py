@@ -260,3 +260,28 @@ def test_cli_with_a_vsk_gives_the_angles(tmp_path, capsys):
             np.testing.assert_allclose(table[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
     np.testing.assert_allclose(table["pelvis_tilt_deg"], ang["pelvis_tilt"], atol=1e-6)
     assert hb.load_model(out / "s01_walk_model.json").total_mass == pytest.approx(70.0)
+
+
+def test_lower_body_trial_uses_the_lower_body_set():
+    """Without upper-body markers the lower-body set is detected; the legs' and pelvis's angles are the same."""
+    from humanbody.markers.markerset import detect_markerset
+
+    F0 = 5
+    static_m, _ = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    lower = {k: v for k, v in static_m.items() if k not in UPPER}
+    assert detect_markerset(list(static_m)).name == "plug_in_gait"
+    assert detect_markerset(list(lower)).name == "plug_in_gait_lower"
+    cal = calibrate(_table(lower, np.arange(F0) / 100), None, mass=70.0, height=1.78, subject=SUBJECT)
+    ang, origin, t = _motion(60)
+    m, centres = place(ang, origin)
+    tr = track(_table({k: v for k, v in m.items() if k not in UPPER}, t), cal)
+    cl = clinical_angles(cal.model, tr.coords, cal)
+    for side, _, _ in SIDES:
+        for j in JOINTS:
+            np.testing.assert_allclose(cl[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
+    np.testing.assert_allclose(cl[["pelvis_tilt_deg", "pelvis_obliquity_deg"]],
+                               np.c_[ang["pelvis_tilt"], ang["pelvis_obliquity"]], atol=1e-6)
+    np.testing.assert_allclose(cl["thorax_flexion_deg"], 0.0, atol=1e-9)  # not measured: rigid with the pelvis
+    res = hb.compute(cal.model, tr.coords, differentiation="gradient")
+    k = list(cal.model.names).index("right_lower_leg")
+    np.testing.assert_allclose(res.joint[:, k], centres["right_knee"], atol=1e-9)
