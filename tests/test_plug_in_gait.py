@@ -60,8 +60,20 @@ def _rz(t):
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
+def _frame_xy(x, y):
+    """Right-handed frames (F, 3, 3) with x along ``x`` and y the part of ``y`` normal to it."""
+    x = x / np.linalg.norm(x, axis=-1, keepdims=True)
+    y = y - np.sum(y * x, axis=-1, keepdims=True) * x
+    y = y / np.linalg.norm(y, axis=-1, keepdims=True)
+    return np.stack([x, y, np.cross(x, y)], axis=-1)
+
+
 def place(angles: dict, origin: np.ndarray) -> tuple[dict, dict]:
-    """Markers and joint centres (ground, m) of F frames from clinical angles (deg, arrays (F,)).
+    """Markers, joint centres and frames (ground, m) of F frames from clinical angles (deg, arrays (F,)).
+
+    ``centres`` also holds, per side, ``s_shank`` (the shank frame), ``s_foot_anatomical`` (heel -> toe
+    with the shank's y axis) and ``s_foot_uncorrected`` (ankle centre -> toe with the shank's y axis):
+    Plug-in Gait's foot in any frame is the uncorrected one turned by the static offset.
 
     ``angles``: pelvis_tilt/obliquity/rotation and s_hip/knee/ankle angles (clinical names without _deg);
     ``origin`` (F, 3): mid-ASIS.  The pelvis is relative to ground +X (the direction of progression).
@@ -98,8 +110,19 @@ def place(angles: dict, origin: np.ndarray) -> tuple[dict, dict]:
         Rf = Rs @ S_ankle
         m[f"{S}HEE"] = at(Rf, ajc, (-0.06, 0, -0.05))
         m[f"{S}TOE"] = at(Rf, ajc, (0.14, 0, -0.05))
-        centres.update({f"{side}_hip": hjc, f"{side}_knee": kjc, f"{side}_ankle": ajc})
+        centres.update({f"{side}_hip": hjc, f"{side}_knee": kjc, f"{side}_ankle": ajc, f"{side}_shank": Rs,
+                        f"{side}_foot_anatomical": _frame_xy(m[f"{S}TOE"] - m[f"{S}HEE"], Rs[:, :, 1]),
+                        f"{side}_foot_uncorrected": _frame_xy(m[f"{S}TOE"] - ajc, Rs[:, :, 1])})
     return m, centres
+
+
+def plug_in_gait_ankle(static_c: dict, c: dict, side: str, s: float) -> dict:
+    """Ankle angles (deg) of Plug-in Gait's foot: uncorrected foot turned by the static offset C = U0^T A0."""
+    C = static_c[f"{side}_foot_uncorrected"][0].T @ static_c[f"{side}_foot_anatomical"][0]
+    S = np.einsum("fji,fjk->fik", c[f"{side}_shank"], c[f"{side}_foot_uncorrected"] @ C)
+    a = np.degrees(hb.rotations.matrix_to_euler(S, "yxz"))
+    return {f"{side}_ankle_dorsiflexion": -a[:, 0], f"{side}_ankle_inversion": s * a[:, 1],
+            f"{side}_ankle_internal_rotation": s * a[:, 2]}
 
 
 def _table(markers: dict, t) -> pd.DataFrame:
@@ -156,11 +179,19 @@ def pig():
 def test_calibrated_joint_centres_are_plug_in_gait_s(pig):
     cal, _, _, _, static_c = pig
     for name, v in static_c.items():
-        np.testing.assert_allclose(cal.points[name], v[0], atol=1e-12, err_msg=name)
+        if v.ndim == 2:  # the joint centres (the frames are checked by the angles)
+            np.testing.assert_allclose(cal.points[name], v[0], atol=1e-12, err_msg=name)
 
 
 def test_angles_over_the_whole_range_exact(pig):
-    cal, tr, ang, _, _ = pig
+    """Hips, knees and pelvis as placed; the ankle as Plug-in Gait's foot (uncorrected foot tracked frame by
+    frame, turned by the static offsets) makes it: two of the placed ankle angles' three degrees of freedom."""
+    cal, tr, ang, centres, static_c = pig
+    ang = dict(ang)
+    for side, _, s in SIDES:
+        pig_ankle = plug_in_gait_ankle(static_c, centres, side, s)
+        assert np.abs(pig_ankle[f"{side}_ankle_dorsiflexion"] - ang[f"{side}_ankle_dorsiflexion"]).max() < 6.0
+        ang.update(pig_ankle)
     from humanbody.clinical import progression_heading
 
     cl = clinical_angles(cal.model, tr.coords, cal)
@@ -255,6 +286,11 @@ def test_cli_with_a_vsk_gives_the_angles(tmp_path, capsys):
                  "--subject", str(tmp_path / "s01.vsk"), "--markerset", "plug_in_gait", "--axes", "x,y,z",
                  "--cutoff", "0", "--digits", "15", "--out", str(out), "-q"]) == 0
     table = pd.read_csv(out / "s01_walk_results.csv")
+    _, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (1, 1)))
+    _, centres = place(ang, origin)
+    ang = dict(ang)
+    for side, _, sg in SIDES:
+        ang.update(plug_in_gait_ankle(static_c, centres, side, sg))
     for side, _, _ in SIDES:
         for j in JOINTS:
             np.testing.assert_allclose(table[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
@@ -276,6 +312,10 @@ def test_lower_body_trial_uses_the_lower_body_set():
     m, centres = place(ang, origin)
     tr = track(_table({k: v for k, v in m.items() if k not in UPPER}, t), cal)
     cl = clinical_angles(cal.model, tr.coords, cal)
+    _, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (1, 1)))
+    ang = dict(ang)
+    for side, _, sg in SIDES:
+        ang.update(plug_in_gait_ankle(static_c, centres, side, sg))
     for side, _, _ in SIDES:
         for j in JOINTS:
             np.testing.assert_allclose(cl[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
@@ -285,3 +325,37 @@ def test_lower_body_trial_uses_the_lower_body_set():
     res = hb.compute(cal.model, tr.coords, differentiation="gradient")
     k = list(cal.model.names).index("right_lower_leg")
     np.testing.assert_allclose(res.joint[:, k], centres["right_knee"], atol=1e-9)
+
+
+def test_frames_are_built_from_each_frame_s_markers(pig):
+    """A wobbling thigh wand (skin motion): the thigh frame is Plug-in Gait's, made from that frame's THI, KNE
+    and hip centre (chord function, then z knee -> hip, y KNE -> knee centre), not a least-squares fit."""
+    cal, _, _, _, _ = pig
+    ang, origin, t = _motion(50)
+    m, _ = place(ang, origin)
+    rng = np.random.default_rng(3)
+    m["RTHI"] = m["RTHI"] + rng.normal(0.0, 0.01, m["RTHI"].shape)
+    tr = track(_table(m, t), cal)
+    # the hip centre from the pelvis markers of each frame (Davis, pelvis frame), then the chord function
+    mid = 0.5 * (m["RASI"] + m["LASI"])
+    Rp = _frame_xy(mid - 0.5 * (m["RPSI"] + m["LPSI"]), m["LASI"] - m["RASI"])  # x forward, y towards LASI
+    hjc = mid + np.einsum("fij,j->fi", Rp, _davis(1.0, SUBJECT.right_leg_length,
+                                                  0.5 * (SUBJECT.right_leg_length + SUBJECT.left_leg_length),
+                                                  SUBJECT.marker_diameter / 2))
+    kne, thi = m["RKNE"], m["RTHI"]
+    delta = SUBJECT.right_knee_width / 2 + SUBJECT.marker_diameter / 2
+    u = hjc - kne
+    L = np.linalg.norm(u, axis=1, keepdims=True)
+    u = u / L
+    w = thi - kne
+    w = w - np.sum(w * u, axis=1, keepdims=True) * u
+    w = w / np.linalg.norm(w, axis=1, keepdims=True)
+    kjc = kne + delta**2 / L * u - np.sqrt(delta**2 - delta**4 / L**2) * w
+    z = (hjc - kjc) / np.linalg.norm(hjc - kjc, axis=1, keepdims=True)
+    y = kjc - kne
+    y = y - np.sum(y * z, axis=1, keepdims=True) * z
+    y = y / np.linalg.norm(y, axis=1, keepdims=True)
+    want = np.stack([np.cross(y, z), y, z], axis=-1)
+    k = list(cal.model.names).index("right_upper_leg")
+    np.testing.assert_allclose(tr.R[:, k], want, atol=1e-9)
+    assert (tr.status["right_upper_leg"] == "fit").all()

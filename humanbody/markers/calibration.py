@@ -83,6 +83,13 @@ class Calibration:
         Calibration trial file.
     notes : list of str
         What was estimated or left out (human-readable).
+    parameters : dict
+        The marker set's parameters with the subject's measurements (what
+        the points' rules used).
+    track_offsets : dict of str -> ndarray (3, 3)
+        For segments tracked geometrically (``track``), the constant rotation
+        from the tracking frame to the anatomical frame, G^T R, in the
+        calibration pose.
     """
 
     markerset: MarkerSet
@@ -101,6 +108,8 @@ class Calibration:
     mode: str
     source: str = ""
     notes: list = field(default_factory=list)
+    parameters: Mapping = field(default_factory=dict)
+    track_offsets: Mapping = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------ helpers
@@ -290,6 +299,21 @@ class _Geometry:
         return R
 
 
+def tracking_frame(geo: "_Geometry", seg: str) -> np.ndarray:
+    """The frame G of a geometrically tracked segment (``track``) in every frame of ``geo``, (n, 3, 3).
+
+    ``track = "rules"``: the segment's own frame rules; a table: its
+    ``primary``/``secondary`` axis rules (as a segment's), no twist.
+    """
+    spec = geo.ms.segments[seg]
+    if spec.track == "rules":
+        return geo.frame(seg)
+    t = spec.track
+    R = triad(t["primary"]["axis"], geo.vector(seg, t["primary"]), t["secondary"]["axis"],
+              geo.vector(seg, t["secondary"]))
+    return np.broadcast_to(R, (geo.n, 3, 3)).copy()
+
+
 def estimate_height(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> float | None:
     """Standing height (m) from a static trial, or None if the set cannot tell.
 
@@ -463,12 +487,23 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
     model = model.replace(meta=dict(model.meta, calibration=dict(
         source=source, markerset=ms.name, mode=mode, mass=float(mass), height=float(height), sex=sex)))
     first = lambda a: nanmedian(a, axis=0) if a.ndim == 2 else _median_rotation(a)  # noqa: E731
+    track_offsets = {}
+    for seg in SEGMENT_NAMES:
+        spec = ms.segments[seg]
+        if spec.rule == "cluster" and spec.track is not None:
+            try:
+                G = tracking_frame(geo, seg)
+            except _Unavailable as err:
+                raise InputError(f"marker {err.marker!r} needed to track segment {seg!r} of marker set "
+                                 f"{ms.name!r} is missing", source or None) from None
+            track_offsets[seg] = _median_rotation(np.einsum("fji,fjk->fik", G, frames[seg]))
     return Calibration(
         markerset=ms, names=dict(names), model=model, local=local,
         frames={s: first(v) for s, v in frames.items()},
         origins={s: first(v) for s, v in origins.items()},
         points=pts, relative=relative, static_angles=angles, lengths=lengths,
         mass=float(mass), height=float(height), sex=sex, mode=mode, source=source, notes=notes,
+        parameters=params, track_offsets=track_offsets,
     )
 
 

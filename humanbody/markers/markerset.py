@@ -89,6 +89,15 @@ class SegmentSpec:
         A rotation (rad, or the name of a parameter such as
         ``"-right_tibial_torsion"``, optionally negated) of the frame about its own z axis after
         the axis rules, ``R <- R Rz(twist)`` (Plug-in Gait's tibial torsion).
+    track : None, "rules" or dict
+        Geometric tracking, frame by frame, as Plug-in Gait does instead of
+        a least-squares cluster fit: ``"rules"`` builds the segment's frame
+        in every motion frame by its own rules (points and axes from that
+        frame's markers), a table ``{primary = ..., secondary = ...}`` by
+        other axis rules (Plug-in Gait's uncorrected foot); the constant
+        rotation from that frame to the anatomical one in the calibration
+        trial is kept (the static offsets).  Frames where a marker is
+        missing keep the cluster fit.
     """
 
     name: str
@@ -106,6 +115,7 @@ class SegmentSpec:
     length: tuple | None = None
     fallback: str = "parent"
     twist: object = None
+    track: object = None
 
 
 @dataclass(frozen=True)
@@ -271,6 +281,7 @@ def _parse(data: Mapping, source: str) -> MarkerSet:
             length=tuple(s["length"]) if "length" in s else None,
             fallback=str(s.get("fallback", "parent")),
             twist=s.get("twist"),
+            track=s.get("track"),
         )
         _check_segment(spec, points)
         segments[sname] = spec
@@ -302,6 +313,11 @@ def _check_segment(spec: SegmentSpec, points: Mapping) -> None:
                 raise InputError(f"segment {n!r}: {key} axis needs from/to, ground or like")
         if spec.primary["axis"] == spec.secondary["axis"]:
             raise InputError(f"segment {n!r}: primary and secondary axes must differ")
+        t = spec.track
+        if t is not None and t != "rules":
+            if not (isinstance(t, Mapping) and all(isinstance(t.get(key), Mapping)
+                                                   and t[key].get("axis") in _AXES for key in ("primary", "secondary"))):
+                raise InputError(f"segment {n!r}: track must be \"rules\" or a table with primary and secondary axes")
         if len(spec.markers) + spec.use_joint < 3:
             raise InputError(f"segment {n!r}: a cluster needs at least three points")
         k = SEGMENT_NAMES.index(n)

@@ -166,7 +166,40 @@ class _Tracker:
         self.R[seg], self.O[seg] = R, O
         return R, O
 
+    def _geometry(self):
+        """The marker set's points and rule frames over this chunk's frames (geometric tracking)."""
+        if not hasattr(self, "_geo"):
+            from .calibration import _Geometry
+
+            self._geo = _Geometry(self.ms, self.markers, self.cal.parameters)
+        return self._geo
+
+    def _geometric(self, seg, spec, R, O):
+        """Frame-by-frame pose by the segment's ``track`` rules, R = G C (C: the static offset).
+
+        Frames where a point is missing (NaN) keep the cluster fit already in R, O.
+        """
+        from .calibration import _Unavailable, tracking_frame
+
+        geo = self._geometry()
+        try:
+            G = tracking_frame(geo, seg)
+            origin = geo.point(spec.origin)
+        except _Unavailable:
+            return
+        Rg = G @ np.asarray(self.cal.track_offsets[seg], dtype=float)
+        ok = np.isfinite(Rg).all(axis=(1, 2)) & np.isfinite(origin).all(axis=1)
+        R[ok], O[ok] = Rg[ok], origin[ok]
+        self.status[seg][ok] = STATUS.index("fit")
+
     def _cluster(self, seg, spec, R, O):
+        if spec.track is not None and seg in self.cal.track_offsets:
+            out = self._cluster_fit(seg, spec, R, O)
+            self._geometric(seg, spec, R, O)
+            return out
+        return self._cluster_fit(seg, spec, R, O)
+
+    def _cluster_fit(self, seg, spec, R, O):
         local = self.cal.local.get(seg, {})
         names = [m for m in spec.markers if m in local]
         loc = [local[m] for m in names]
