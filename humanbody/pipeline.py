@@ -257,7 +257,8 @@ def analyze_trial(
                     raise InputError("static trial of an orientation trial must be an orientation file", static)
             coords, notes = orientations_to_coordinates(trial, subject, static=posture, axes=axes,
                                                         heading=imu_heading)
-            messages += [f"orientations: {line}" for line in notes]
+            messages += [f"orientations: {line}" for line in notes if not line.startswith("mapping:")]
+            details += [f"orientations: {line}" for line in notes if line.startswith("mapping:")]
         steps.advance("condition")
         steps.advance("track")
     elif kind == "markers":

@@ -107,7 +107,8 @@ def orientations_to_coordinates(df, model, *, static=None, axes="auto", heading=
         ``time``, ``lower_torso_x/_y/_z`` (m), every ``<segment>_alpha/_beta/_gamma``
         (rad), attrs kind="coordinates".
     notes : list of str
-        Axes, calibration, heading, segments without a sensor, root position.
+        Axes, calibration, heading, segments without a sensor, root position;
+        the line starting ``mapping:`` lists every label and its segment.
     """
     from ..kinematics import coordinate_columns, sequence_axes_array
     from ..markers._angle_kernels import continuous_angles, relative_angles, unwrap_columns
@@ -126,7 +127,8 @@ def orientations_to_coordinates(df, model, *, static=None, axes="auto", heading=
             R[:, k] = R[:, model.parents[k] - 1]  # parent < k: already filled (the root is always present)
             missing.append(seg)
     segment_of = df.attrs["segment_of"]
-    notes.append("segments: " + ", ".join(f"{seg}={label}" for seg, label in segment_of.items()))
+    notes.append(f"segments: {len(segment_of)} of {n} have a sensor")
+    notes.append("mapping: " + ", ".join(f"{label} -> {seg}" for seg, label in segment_of.items()))
     if missing:
         notes.append(f"no sensor for {', '.join(missing)}: held in the reference posture relative to the parent")
     unused = df.attrs.get("unused") or []

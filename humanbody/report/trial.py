@@ -51,6 +51,7 @@ class ReportOptions:
     force_threshold : float         vertical force of foot contact (N)
     plots : str                     "png" (three figures per trial, embedded in its page) or
                                     "none" (no figures: about half the time per trial)
+    imu_heading : str or None       orientation trials: the pelvis sensor's forward axis
     """
 
     mass: float | None = None
@@ -68,6 +69,7 @@ class ReportOptions:
     force_threshold: float = 20.0
     plots: str = "png"
     kinetics: bool = True
+    imu_heading: str | None = None
 
     def __post_init__(self):
         if self.plots not in PLOT_CHOICES:
@@ -255,7 +257,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
         mass=task.mass if task.mass is not None else options.mass,
         height=task.height if task.height is not None else options.height,
         sex=options.sex, axes=options.axes, cutoff_hz=options.cutoff_hz, max_gap=options.max_gap,
-        fill=options.fill,
+        fill=options.fill, imu_heading=options.imu_heading,
         differentiation=diff, progress=False, calibration_cache=_CALIBRATIONS,
     )
     kinetics_note = []
