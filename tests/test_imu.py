@@ -295,3 +295,35 @@ def test_cli_bad_orientation_file_exit_2(tmp_path):
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "norm 0.5" in lines[0] and "Traceback" not in r.stderr
+
+
+# ----------------------------------------------------------------------------- the sample in data/
+def test_sample_imu_walk_gives_the_sample_walk(tmp_path):
+    """data/sample_walk_imu.sto (made by data/make_sample_imu.py from data/sample_walk.csv) analysed with its
+    static file and the pelvis sensor's -z heading returns the walk's clinical angles."""
+    import importlib.util
+    from pathlib import Path
+
+    import pandas as pd
+
+    from humanbody.pipeline import analyze_trial
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    walk, static = data / "sample_walk_imu.sto", data / "sample_static_imu.sto"
+    assert walk.stat().st_size < 500_000 and static.stat().st_size < 500_000
+    spec = importlib.util.spec_from_file_location("make_sample_imu", data / "make_sample_imu.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(["--out-dir", str(tmp_path)])
+    for f in (walk, static):  # the files are what the script writes
+        assert (tmp_path / f.name).read_bytes() == f.read_bytes(), f"regenerate with: python data/make_sample_imu.py"
+    analysis = analyze_trial(walk, static=static, imu_heading="-z", mass=75.0, height=1.75)
+    ref_model = BodyModel.default(mass=75.0, height=1.75)
+    ref = clinical_angles(ref_model, pd.read_csv(data / "sample_walk.csv"))
+    got = analysis.clinical
+    for side in ("right", "left"):
+        for c in ("hip_flexion", "hip_adduction", "hip_internal_rotation", "knee_flexion", "ankle_dorsiflexion",
+                  "shoulder_flexion", "elbow_flexion"):
+            col = f"{side}_{c}_deg"
+            np.testing.assert_allclose(got[col], ref[col], atol=1e-5, err_msg=col)
+    assert any("no sensor for middle_torso, neck" in m for m in analysis.messages)

@@ -171,7 +171,7 @@ def calibrate(df, A: np.ndarray, labels, *, heading=None, window_s: float = CALI
             raise InputError(f"--imu-heading {heading}: that axis of the pelvis sensor is within 30 degrees of "
                              "vertical in the calibration posture, so it gives no heading", where)
         psi = float(np.arctan2(v[1], v[0]))
-        notes.append(f"heading {np.degrees(psi):.1f} deg from the pelvis sensor's {heading} axis; "
+        notes.append(f"heading {np.degrees(psi) + 0.0:.1f} deg from the pelvis sensor's {heading} axis; "
                      "ground turned so that the subject faces +X in the calibration posture")
     else:
         notes.append("heading: the subject faced the world's +X axis in the calibration posture "
