@@ -20,6 +20,9 @@ __all__ = ["TrialTask", "TRIAL_SUFFIXES", "discover", "read_manifest", "find_sta
 #: File suffixes taken as trials when a folder is given.
 TRIAL_SUFFIXES = (".trc", ".c3d", ".csv", ".tsv", ".mvnx")
 
+#: Suffixes of orientation (IMU) trials, which take a static file of their own kind only.
+_ORIENTATION_SUFFIXES = (".sto", ".mvnx")
+
 #: Stem endings of files this project writes; never taken as trials.
 _OUTPUT_ENDINGS = ("_results", "_cycles", "_events", "_spatiotemporal", "_residuals", "_grf")
 _OUTPUT_NAMES = ("summary.csv",)
@@ -65,15 +68,19 @@ def find_static(trial: Path) -> Path | None:
     """The static trial beside ``trial``: a file whose name contains "static".
 
     When several do, one with the trial's suffix is preferred, then the
-    first by name.
+    first by name.  An orientation trial (``.sto``, ``.mvnx``) takes only a
+    static file of its own suffix, a marker trial none of those.
     """
     folder = trial.parent
     try:
         cands = sorted(p for p in folder.iterdir() if p.is_file() and _is_static(p) and p != trial)
     except OSError:
         return None
-    cands = [p for p in cands if p.suffix.lower() in TRIAL_SUFFIXES]
+    cands = [p for p in cands if p.suffix.lower() in TRIAL_SUFFIXES or _is_orientation_sto(p)]
     same = [p for p in cands if p.suffix.lower() == trial.suffix.lower()]
+    if trial.suffix.lower() in _ORIENTATION_SUFFIXES:
+        return (same or [None])[0]
+    cands = [p for p in cands if p.suffix.lower() not in _ORIENTATION_SUFFIXES]
     return (same or cands or [None])[0]
 
 
