@@ -89,6 +89,63 @@ def _frame(path, fmt, labels, q, time, line_numbers, world, anatomical, table, s
                        conversions=list(conversions), extra_attrs=attrs)
 
 
+def _fast_block(rows: list[str], S: int) -> np.ndarray | None:
+    """Numbers of well-formed tab-separated rows (S tabs, 3 S commas each) by pandas' C parser, or None.
+
+    None (so that the careful path reads the rows and names the bad one) when
+    a row has another shape, a value is not a number, or any value is not
+    finite.
+    """
+    import io
+
+    import pandas as pd
+
+    arr = np.array(rows)
+    if not ((np.char.count(arr, "\t") == S).all() and (np.char.count(arr, ",") == 3 * S).all()):
+        return None
+    text = "\n".join(rows).replace(",", "\t")
+    try:
+        values = pd.read_csv(io.StringIO(text), sep="\t", header=None, names=range(1 + 4 * S), dtype=float,
+                             engine="c", na_filter=False, skip_blank_lines=False).to_numpy(dtype=float)
+    except (ValueError, TypeError, pd.errors.ParserError):
+        return None
+    if values.shape != (len(rows), 1 + 4 * S) or not np.isfinite(values).all():
+        return None
+    return values
+
+
+def _careful_block(rows, line_no, labels, path):
+    """Time (F,) and quaternions (F, S, 4) cell by cell, raising InputError at the first bad cell."""
+    n, S = len(rows), len(labels)
+    time = np.empty(n)
+    q = np.empty((n, S, 4))
+    for i, (fields, ln) in enumerate(zip(rows, line_no)):
+        if len(fields) < S + 1:
+            what = "truncated at" if i == n - 1 else "short row at"
+            raise InputError(f"{what} line {ln}: {len(fields)} of {S + 1} values", path)
+        if any(f.strip() for f in fields[S + 1:]):
+            raise InputError(f"line {ln} has more values ({len(fields)}) than the header has columns ({S + 1})",
+                             path)
+        try:
+            time[i] = float(fields[0])
+        except ValueError:
+            raise InputError(f"non-numeric time {fields[0]!r} at line {ln}", path) from None
+        for s in range(S):
+            parts = fields[s + 1].split(",")
+            if len(parts) != 4 and i == n - 1 and s == S - 1 and len(parts) < 4:
+                raise InputError(f"truncated at line {ln}: the last quaternion has {len(parts)} of 4 values",
+                                 path)
+            if len(parts) != 4:
+                raise InputError(f"line {ln}, column {labels[s]!r}: expected a quaternion 'w,x,y,z', "
+                                 f"got {fields[s + 1]!r}", path)
+            try:
+                q[i, s] = [float(p) for p in parts]
+            except ValueError:
+                raise InputError(f"non-numeric quaternion {fields[s + 1]!r} at line {ln}, column "
+                                 f"{labels[s]!r}", path) from None
+    return time, q
+
+
 # ----------------------------------------------------------------------------- OpenSense
 def read_opensense(path, **options):
     """Read an OpenSense orientation table (``.sto``: ``time`` and one ``w,x,y,z`` column per sensor).
@@ -143,40 +200,16 @@ def read_opensense(path, **options):
     dup = next((c for c in labels if labels.count(c) > 1), None)
     if dup is not None or "time" in (c.lower() for c in labels):
         raise InputError(f"column {dup or 'time'!r} appears twice", path)
-    rows, line_no = [], []
-    for i in range(k + 1, len(lines)):
-        if lines[i].strip():
-            rows.append(_text.split_line(lines[i], sep))
-            line_no.append(i + 1)
-    if not rows:
+    line_no = [i + 1 for i in range(k + 1, len(lines)) if lines[i].strip()]
+    if not line_no:
         raise InputError("has a header but no data rows", path)
-    n, S = len(rows), len(labels)
-    time = np.empty(n)
-    q = np.empty((n, S, 4))
-    for i, (fields, ln) in enumerate(zip(rows, line_no)):
-        if len(fields) < S + 1:
-            what = "truncated at" if i == n - 1 else "short row at"
-            raise InputError(f"{what} line {ln}: {len(fields)} of {S + 1} values", path)
-        if any(f.strip() for f in fields[S + 1:]):
-            raise InputError(f"line {ln} has more values ({len(fields)}) than the header has columns ({S + 1})",
-                             path)
-        try:
-            time[i] = float(fields[0])
-        except ValueError:
-            raise InputError(f"non-numeric time {fields[0]!r} at line {ln}", path) from None
-        for s in range(S):
-            parts = fields[s + 1].split(",")
-            if len(parts) != 4 and i == n - 1 and s == S - 1 and len(parts) < 4:
-                raise InputError(f"truncated at line {ln}: the last quaternion has {len(parts)} of 4 values",
-                                 path)
-            if len(parts) != 4:
-                raise InputError(f"line {ln}, column {labels[s]!r}: expected a quaternion 'w,x,y,z', "
-                                 f"got {fields[s + 1]!r}", path)
-            try:
-                q[i, s] = [float(p) for p in parts]
-            except ValueError:
-                raise InputError(f"non-numeric quaternion {fields[s + 1]!r} at line {ln}, column "
-                                 f"{labels[s]!r}", path) from None
+    S = len(labels)
+    block = _fast_block([lines[i - 1] for i in line_no], S) if sep == "\t" else None
+    if block is None:  # the careful path: its messages name the line and the column
+        time, q = _careful_block([_text.split_line(lines[i - 1], sep) for i in line_no], line_no, labels, path)
+    else:
+        time, q = block[:, 0], block[:, 1:].reshape(len(line_no), S, 4)
+    n = len(line_no)
     nrows = _declared_int(header, "nrows", path)
     if nrows is not None and n < nrows:
         raise InputError(f"truncated: the header says nRows={nrows} but there are only {n} data rows", path)
