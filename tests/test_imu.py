@@ -327,3 +327,45 @@ def test_sample_imu_walk_gives_the_sample_walk(tmp_path):
             col = f"{side}_{c}_deg"
             np.testing.assert_allclose(got[col], ref[col], atol=1e-5, err_msg=col)
     assert any("no sensor for middle_torso, neck" in m for m in analysis.messages)
+
+
+def test_mvnx_static_recalibrates(tmp_path, model):
+    """Segment frames that MVN placed askew (a fixed offset per segment) are put right by a static MVNX file
+    in the reference posture."""
+    t, root, q = S.truth(duration=2.0, still=0.0)
+    R = S.absolute(q)
+    M = S.mountings(5)
+    trial, static = tmp_path / "walk.mvnx", tmp_path / "walk_static.mvnx"
+    askew = {s: S.quat_wxyz(np.einsum("fij,kj->fik", R[S.XSENS_AS[s]], M[S.XSENS_AS[s]])) for s in S.XSENS}
+    S.write_mvnx(trial, t, askew, {s: root for s in S.XSENS}, None)
+    ts, _, qs = S.truth(duration=0.5, still=1.0)
+    Rs = S.absolute(qs)
+    S.write_mvnx(static, ts, {s: S.quat_wxyz(np.einsum("fij,kj->fik", Rs[S.XSENS_AS[s]], M[S.XSENS_AS[s]]))
+                              for s in S.XSENS}, None, None)
+    coords, notes = orientations_to_coordinates(read_trial(trial), model, static=read_trial(static))
+    for name in SEGMENT_NAMES:
+        np.testing.assert_allclose(_angles(coords, name), q[name], atol=1e-9, err_msg=name)
+    plain, _ = orientations_to_coordinates(read_trial(trial), model)  # MVN's askew frames as they are
+    assert np.abs(_angles(plain, "right_lower_leg") - q["right_lower_leg"]).max() > 0.1
+
+
+def test_mvnx_time_from_frame_rate(tmp_path):
+    text = _mvnx_text(tmp_path)
+    import re
+
+    p = tmp_path / "notime.mvnx"
+    p.write_text(re.sub(r' time="\d+"', "", text))
+    df = read_trial(p)
+    assert df.attrs["rate_hz"] == pytest.approx(100.0)
+    assert "frame index" in df.attrs["conversions"][0]
+
+
+def test_static_must_be_an_orientation_file(tmp_path):
+    from humanbody.pipeline import analyze_trial
+
+    trial = tmp_path / "walk.sto"
+    S.opensense_trial(trial, duration=1.0)
+    csv = tmp_path / "static.csv"
+    csv.write_text("time,a_x,a_y,a_z\n0,1,2,3\n0.01,1,2,3\n")
+    with pytest.raises(InputError, match="must be an orientation file"):
+        analyze_trial(trial, static=csv)

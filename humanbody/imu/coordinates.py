@@ -70,6 +70,8 @@ def segment_orientations(df, *, static=None, axes="auto", heading=None,
     anatomical = bool(df.attrs.get("anatomical")) and static is None
     if anatomical:
         notes.append("segment orientations as calibrated by MVN (N-pose: segment frames parallel to ground)")
+        if heading is not None:
+            notes.append("--imu-heading not used: it applies to a calibration posture (give --static)")
         R = {seg: sensor_rotations(df, label, A) for seg, label in segment_of.items()}
         return R, np.eye(3), A, notes
     posture = df if static is None else static

@@ -276,6 +276,7 @@ def read_mvnx(path, **options):
     times, quats, pos, angles = [], [], [], []
     frame_no = 0
     in_segments = False
+    frames_elem = None
     try:
         for event, elem in ET.iterparse(path, events=("start", "end")):
             tag = _local(elem.tag)
@@ -287,6 +288,8 @@ def read_mvnx(path, **options):
                         raise InputError(f"frameRate={elem.get('frameRate')!r} is not a number", path) from None
                 elif tag == "segments":
                     in_segments = True
+                elif tag == "frames":
+                    frames_elem = elem
                 continue
             if tag == "segments":
                 in_segments = False
@@ -320,6 +323,11 @@ def read_mvnx(path, **options):
                     except ValueError:
                         raise InputError(f"frame {frame_no} has a non-numeric time {t!r}", path) from None
                 elem.clear()
+                if frames_elem is not None:
+                    try:
+                        frames_elem.remove(elem)  # a long recording: keep no frame once read
+                    except ValueError:
+                        pass
     except ET.ParseError as err:
         line = getattr(err, "position", (None,))[0]
         where = f" at line {line}" if line else ""
@@ -333,16 +341,18 @@ def read_mvnx(path, **options):
     if pos and len(pos) != F:
         raise InputError(f"{F - len(pos)} frames have no <position>", path)
     time = np.asarray(times)
+    clock = "time ms -> s"
     if np.isnan(time).any():
         if not rate or rate <= 0:
             raise InputError("frames have no time and the subject has no frameRate", path)
         time = np.arange(F) / rate
+        clock = f"time from the frame index at frameRate {rate:g} Hz"
     q, dev = _unit(np.asarray(quats).reshape(F, S, 4), segments, lambda i: f"frame {i + 1}", path)
     positions = np.asarray(pos).reshape(F, S, 3) if pos else None
     if positions is not None and not np.isfinite(positions).all():
         i = int(np.argwhere(~np.isfinite(positions))[0, 0])
         raise InputError(f"missing or non-finite position in frame {i + 1}", path)
-    notes = ["time ms -> s"] + ([f"quaternions normalised (largest norm deviation {dev:.1e})"] if dev > 1e-6 else [])
+    notes = [clock] + ([f"quaternions normalised (largest norm deviation {dev:.1e})"] if dev > 1e-6 else [])
     joint_angles = {}
     if angles and len(angles) == F:
         a = np.asarray(angles).reshape(F, len(joints), 3)
