@@ -60,7 +60,8 @@ def mountings(seed: int) -> dict:
     from scipy.spatial.transform import Rotation
 
     rng = np.random.default_rng(seed)
-    M = {seg: Rotation.random(random_state=rng).as_matrix() for seg in SENSORS}
+    # uniform random rotations: unit quaternions from four normal samples (scalar last for scipy)
+    M = {seg: Rotation.from_quat(rng.standard_normal(4)).as_matrix() for seg in SENSORS}
     spin = rng.uniform(-np.pi, np.pi)
     x = np.array([0.0, 0.0, -1.0])  # segment x (forward) in sensor axes
     y = np.array([np.cos(spin), np.sin(spin), 0.0])

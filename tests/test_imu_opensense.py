@@ -13,10 +13,10 @@ two agree closely but not exactly.
 
 from __future__ import annotations
 
+import _imu_samples as S
 import numpy as np
 import pytest
 
-import _imu_samples as S
 from humanbody import BodyModel, read_trial
 from humanbody.clinical import clinical_angles
 from humanbody.imu import orientations_to_coordinates

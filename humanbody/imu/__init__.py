@@ -16,7 +16,8 @@ _WHERE = {
     "segment_orientations": "coordinates", "standing_height": "coordinates",
 }
 
-__all__ = sorted(_WHERE)
+__all__ = ["CALIBRATION_WINDOW_S", "ImuCalibration", "calibrate", "orientations_to_coordinates", "parse_heading",
+           "segment_orientations", "standing_height"]
 
 
 def __getattr__(name):

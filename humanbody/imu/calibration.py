@@ -38,7 +38,7 @@ from ..errors import InputError
 from ..markers.axes import parse_axes
 from ..rotations import quaternion_to_matrix
 
-__all__ = ["ImuCalibration", "calibrate", "sensor_rotations", "parse_heading", "lab_axes", "mean_rotation"]
+__all__ = ["ImuCalibration", "calibrate", "lab_axes", "mean_rotation", "parse_heading", "sensor_rotations"]
 
 #: Default length of the calibration window at the start of a trial (s).
 CALIBRATION_WINDOW_S = 0.5
@@ -171,7 +171,7 @@ def calibrate(df, A: np.ndarray, labels, *, heading=None, window_s: float = CALI
             raise InputError(f"--imu-heading {heading}: that axis of the pelvis sensor is within 30 degrees of "
                              "vertical in the calibration posture, so it gives no heading", where)
         psi = float(np.arctan2(v[1], v[0]))
-        notes.append(f"heading {np.degrees(psi) + 0.0:.1f} deg from the pelvis sensor's {heading} axis; "
+        notes.append(f"heading {round(float(np.degrees(psi)), 1) + 0.0:.1f} deg from the pelvis sensor's {heading} axis; "
                      "ground turned so that the subject faces +X in the calibration posture")
     else:
         notes.append("heading: the subject faced the world's +X axis in the calibration posture "

@@ -22,7 +22,7 @@ from ..errors import InputError
 from ..segments import SEGMENT_NAMES
 from .calibration import CALIBRATION_WINDOW_S, calibrate, lab_axes, sensor_rotations
 
-__all__ = ["orientations_to_coordinates", "standing_height", "segment_orientations"]
+__all__ = ["orientations_to_coordinates", "segment_orientations", "standing_height"]
 
 
 def standing_height(model) -> float:

@@ -23,6 +23,7 @@ docs/formats.md describes both layouts.
 from __future__ import annotations
 
 import re
+
 import numpy as np
 
 from ..errors import InputError
@@ -377,5 +378,12 @@ def read_orientations(path, **options):
     return read_opensense(p, **options)
 
 
-__all__ = ["read_opensense", "read_mvnx", "read_orientations", "looks_like_opensense", "looks_like_mvnx",
-           "quaternions", "NORM_TOLERANCE"]
+__all__ = [
+    "NORM_TOLERANCE",
+    "looks_like_mvnx",
+    "looks_like_opensense",
+    "quaternions",
+    "read_mvnx",
+    "read_opensense",
+    "read_orientations",
+]
