@@ -121,9 +121,12 @@ def test_world_axes_option(tmp_path, model):
     M = S.mountings(3)
     sensors = {lab: S.quat_wxyz(np.einsum("fij,kj->fik", R[seg], M[seg])) for seg, lab in S.OPENSIM_LABELS.items()}
     S.write_sto(p, t, sensors)
-    coords, _ = orientations_to_coordinates(read_trial(p), model, axes="x,y,z")
+    coords, notes = orientations_to_coordinates(read_trial(p), model, axes="x,y,z")
     for name in SEGMENT_NAMES:
         np.testing.assert_allclose(_angles(coords, name), q[name], atol=1e-9, err_msg=name)
+    assert not any("check the axes" in n for n in notes)
+    _, notes = orientations_to_coordinates(read_trial(p), model)  # taken as Y up: knee flexion about the long axis
+    assert any("check the axes: the right knee" in n and "--axes x,y,z" in n for n in notes)
 
 
 # ----------------------------------------------------------------------------- MVNX

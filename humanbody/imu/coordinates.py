@@ -40,6 +40,29 @@ def standing_height(model) -> float:
     return -drop
 
 
+def _axes_check(angles: np.ndarray, segment_of: dict) -> list[str]:
+    """A note when a knee turns more about the shank's long axis than it flexes.
+
+    Knees flex about their medio-lateral axis; read with the wrong vertical
+    (a Z-up sensor world taken as OpenSim's Y-up one), that rotation is
+    about the calibrated shank's long axis and appears as the knee's third
+    angle.  More than 30 degrees of it, and more than the flexion, is taken
+    as that mistake.
+    """
+    lines = []
+    for side in ("right", "left"):
+        seg = f"{side}_lower_leg"
+        if seg not in segment_of or f"{side}_upper_leg" not in segment_of:
+            continue
+        k = SEGMENT_NAMES.index(seg)
+        span = np.nanmax(angles[:, k], axis=0) - np.nanmin(angles[:, k], axis=0)
+        if span[2] > np.radians(30.0) and span[2] > span[0]:
+            lines.append(f"check the axes: the {side} knee turns {np.degrees(span[2]):.0f} deg about the shank's "
+                         f"long axis but flexes {np.degrees(span[0]):.0f} deg; a Z-up sensor world needs "
+                         "--axes x,y,z")
+    return lines
+
+
 def segment_orientations(df, *, static=None, axes="auto", heading=None,
                          window_s: float = CALIBRATION_WINDOW_S):
     """Every covered segment's orientation in ground and what was done.
@@ -143,6 +166,7 @@ def orientations_to_coordinates(df, model, *, static=None, axes="auto", heading=
     continuous_angles(angles, seq, 1e-9)
     flat = np.ascontiguousarray(angles.reshape(F, 3 * n))
     unwrap_columns(flat)
+    notes += _axes_check(angles, segment_of)
     pelvis = segment_of["lower_torso"]
     if df.attrs.get("positions") and f"{pelvis}_px" in df.columns:
         p = df[[f"{pelvis}_p{c}" for c in "xyz"]].to_numpy(dtype=float)
