@@ -10,6 +10,7 @@ clinical hip and knee angles.
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 import sys
 
 import _imu_samples as S
@@ -375,3 +376,19 @@ def test_static_must_be_an_orientation_file(tmp_path):
     csv.write_text("time,a_x,a_y,a_z\n0,1,2,3\n0.01,1,2,3\n")
     with pytest.raises(InputError, match="must be an orientation file"):
         analyze_trial(trial, static=csv)
+
+
+def test_report_discovers_orientation_trials(tmp_path):
+    """A folder's .mvnx files and OpenSense .sto tables are trials, each with a static file of its own kind;
+    other OpenSim .sto tables are not trials."""
+    from humanbody.report.inputs import discover
+
+    S.opensense_trial(tmp_path / "walk.sto", duration=1.0)
+    S.opensense_trial(tmp_path / "a_static.sto", duration=0.5)
+    S.mvnx_trial(tmp_path / "run.mvnx", duration=1.0)
+    (tmp_path / "b_static.trc").write_text("PathFileType\t4\t(X/Y/Z)\tb_static.trc\n")
+    (tmp_path / "moments.sto").write_text("ID\nendheader\ntime\thip_flexion_r_moment\n0\t1\n0.01\t2\n")
+    tasks = {Path(t.trial).name: t for t in discover([tmp_path])}
+    assert set(tasks) == {"walk.sto", "run.mvnx"}
+    assert Path(tasks["walk.sto"].static).name == "a_static.sto"
+    assert tasks["run.mvnx"].static is None  # no .mvnx static beside it: MVN's own calibration
