@@ -392,3 +392,34 @@ def test_report_discovers_orientation_trials(tmp_path):
     assert set(tasks) == {"walk.sto", "run.mvnx"}
     assert Path(tasks["walk.sto"].static).name == "a_static.sto"
     assert tasks["run.mvnx"].static is None  # no .mvnx static beside it: MVN's own calibration
+
+
+def test_arm_abducted_overhead_through_the_singular_set(tmp_path, model):
+    """Shoulder abduction to 170 deg crosses the yxz sequence's singular set (abduction 90 deg): the
+    coordinates may take the equivalent angles beyond it, but every frame's rotation is the truth's and
+    the angles move continuously."""
+    from humanbody.rotations import euler_to_matrix
+
+    t = np.arange(300) / S.RATE
+    u = 0.5 * (1 - np.cos(np.pi * np.clip((t - 0.6) / 2.0, 0.0, 1.0)))
+    q = {n: np.zeros((len(t), 3)) for n in SEGMENT_NAMES}
+    q["lower_torso"][:, 0] = 0.2 * u
+    q["left_upper_arm"][:] = np.column_stack([np.radians(10) * u, np.radians(-170) * u, np.radians(20) * u])
+    q["right_upper_arm"][:] = np.column_stack([0 * u, np.radians(175) * u, 0 * u])  # exactly through it
+    R = S.absolute(q)
+    M = S.mountings(9)
+    sensors = {lab: S.quat_wxyz(np.einsum("ji,fjk,lk->fil", S.A_OPENSIM, R[seg], M[seg]))
+               for seg, lab in S.OPENSIM_LABELS.items()}
+    p = tmp_path / "overhead.sto"
+    S.write_sto(p, t, sensors)
+    coords, _ = orientations_to_coordinates(read_trial(p), model)
+    for seg in ("left_upper_arm", "right_upper_arm"):
+        k = SEGMENT_NAMES.index(seg)
+        a = _angles(coords, seg)
+        S_rel = euler_to_matrix(a, model.sequences[k])
+        want = np.einsum("fji,fjk->fik", R["upper_torso"], R[seg])
+        np.testing.assert_allclose(S_rel, want, atol=1e-9, err_msg=seg)
+        assert np.abs(np.diff(a, axis=0)).max() < np.radians(5), seg
+    cl = clinical_angles(model, coords)
+    assert np.abs(np.diff(cl[["left_shoulder_flexion_deg", "left_shoulder_adduction_deg"]].to_numpy(),
+                          axis=0)).max() < 5
