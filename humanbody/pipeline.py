@@ -250,6 +250,8 @@ def analyze_trial(
         if kind == "orientations":
             from .imu import orientations_to_coordinates
 
+            if len(trial) < 2:
+                raise InputError("has one frame: a calibration posture (give it as --static), not a trial", path)
             posture = None
             if static is not None:
                 posture = read_trial(static)

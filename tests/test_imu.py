@@ -423,3 +423,20 @@ def test_arm_abducted_overhead_through_the_singular_set(tmp_path, model):
     cl = clinical_angles(model, coords)
     assert np.abs(np.diff(cl[["left_shoulder_flexion_deg", "left_shoulder_adduction_deg"]].to_numpy(),
                           axis=0)).max() < 5
+
+
+def test_one_row_calibration_file(tmp_path, model):
+    """OpenSense calibration files hold one row; it serves as --static, not as a trial."""
+    from humanbody.pipeline import analyze_trial
+
+    trial, static = tmp_path / "walk.sto", tmp_path / "cal.sto"
+    t, root, q, _ = S.opensense_trial(trial, still=0.0)
+    S.opensense_trial(static, duration=0.01, still=1.0)
+    posture = read_trial(static)
+    assert len(posture) == 1 and posture.attrs["rate_hz"] is None
+    coords, notes = orientations_to_coordinates(read_trial(trial), model, static=posture)
+    for name in SEGMENT_NAMES:
+        np.testing.assert_allclose(_angles(coords, name), q[name], atol=1e-9, err_msg=name)
+    assert any("cal.sto: 1 frame (0 s)" in n for n in notes)
+    with pytest.raises(InputError, match="has one frame: a calibration posture"):
+        analyze_trial(static)

@@ -86,6 +86,15 @@ def _frame(path, fmt, labels, q, time, line_numbers, world, anatomical, table, s
     attrs = {"sensors": list(labels), "segment_of": segment_of, "unused": unused, "world": world,
              "anatomical": anatomical, "positions": positions is not None}
     attrs.update(extra or {})
+    if len(time) == 1:  # OpenSense calibration files hold one row: a posture, not a trial
+        import pandas as pd
+
+        if not np.isfinite(time[0]):
+            raise InputError("time is missing or not finite", path)
+        df = pd.DataFrame({"time": np.asarray(time, dtype=float), **dict(zip(cols, values.T))})
+        df.attrs.update(kind="orientations", source=str(path), format=fmt, rate_hz=None,
+                        conversions=list(conversions), **attrs)
+        return df
     return table_frame(path, fmt, "orientations", cols, values, time=time, line_numbers=line_numbers,
                        conversions=list(conversions), extra_attrs=attrs)
 
