@@ -157,6 +157,7 @@ def analyze_trial(
     force_threshold: float = 20.0,
     forces_cutoff_hz: float | None = None,
     use_platforms: bool = True,
+    imu_heading: str | None = None,
     angle_zero: str = "anatomical",
     subject=None,
 ) -> Analysis:
@@ -218,6 +219,13 @@ def analyze_trial(
     use_platforms : bool
         A C3D trial with force platforms and no ``forces`` uses its own
         platforms (default); False leaves them out.
+    imu_heading : str, optional
+        Orientation trials: the pelvis sensor's axis pointing forward in the
+        calibration posture (``"-z"``, ...); None: the subject faced the
+        world's +X (:mod:`humanbody.imu.calibration`).  ``static`` is then
+        an orientation file in the calibration posture (default: the first
+        0.5 s of the trial) and ``axes`` the world axes ("auto": the
+        format's).
     angle_zero : {"anatomical", "static"}
         Zero of the clinical angles (:func:`humanbody.clinical.clinical_angles`):
         between the anatomical segment frames (default) or in the standing
@@ -229,9 +237,8 @@ def analyze_trial(
         widths, leg lengths and offsets the marker set's joint centres use
         (Plug-in Gait).
     """
-    from .io import read_trial
-
     from .clinical import ANGLE_ZEROS
+    from .io import read_trial
 
     if angle_zero not in ANGLE_ZEROS:
         raise InputError(f"--angle-zero must be one of {', '.join(ANGLE_ZEROS)}, not {angle_zero!r}")
@@ -253,7 +260,7 @@ def analyze_trial(
     steps.advance("read")
     calibration = tracking = markers = None
     subject = _subject_model(model, mass, height, sex, messages)
-    if kind == "coordinates":
+    if kind in ("coordinates", "orientations"):
         coords = trial
         if subject is None:
             subject = BodyModel.default(mass=DEFAULT_MASS, height=DEFAULT_HEIGHT, sex=sex)
@@ -261,6 +268,20 @@ def analyze_trial(
                 f"no --model, --mass or --height: using the default model for "
                 f"{DEFAULT_MASS:g} kg, {DEFAULT_HEIGHT:g} m"
             )
+        if kind == "orientations":
+            from .imu import orientations_to_coordinates
+
+            if len(trial) < 2:
+                raise InputError("has one frame: a calibration posture (give it as --static), not a trial", path)
+            posture = None
+            if static is not None:
+                posture = read_trial(static)
+                if posture.attrs.get("kind") != "orientations":
+                    raise InputError("static trial of an orientation trial must be an orientation file", static)
+            coords, notes = orientations_to_coordinates(trial, subject, static=posture, axes=axes,
+                                                        heading=imu_heading)
+            messages += [f"orientations: {line}" for line in notes if not line.startswith("mapping:")]
+            details += [f"orientations: {line}" for line in notes if line.startswith("mapping:")]
         steps.advance("condition")
         steps.advance("track")
     elif kind == "markers":

@@ -51,6 +51,7 @@ class ReportOptions:
     force_threshold : float         vertical force of foot contact (N)
     plots : str                     "png" (three figures per trial, embedded in its page) or
                                     "none" (no figures: about half the time per trial)
+    imu_heading : str or None       orientation trials: the pelvis sensor's forward axis
     angle_zero : str                zero of the clinical angles: "anatomical" or "static"
     subject : str or None           subject measurements file (.vsk or TOML; docs/formats.md)
     """
@@ -70,6 +71,7 @@ class ReportOptions:
     force_threshold: float = 20.0
     plots: str = "png"
     kinetics: bool = True
+    imu_heading: str | None = None
     angle_zero: str = "anatomical"
     subject: str | None = None
 
@@ -259,7 +261,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
         mass=task.mass if task.mass is not None else options.mass,
         height=task.height if task.height is not None else options.height,
         sex=options.sex, axes=options.axes, cutoff_hz=options.cutoff_hz, max_gap=options.max_gap,
-        fill=options.fill,
+        fill=options.fill, imu_heading=options.imu_heading,
         differentiation=diff, progress=False, calibration_cache=_CALIBRATIONS,
         angle_zero=options.angle_zero,
         subject=task.subject if task.subject is not None else options.subject,
