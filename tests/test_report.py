@@ -150,9 +150,9 @@ def test_batch_good_and_bad(report_run):
         assert s.loc[bad, "status"] == "failed"
         assert f"{bad}.trc" in s.loc[bad, "error"]
     folder = out / "subject01_walk1"
-    for suffix in ("_results.csv", "_cycles.csv", "_events.csv", "_spatiotemporal.csv", "_angles.png",
-                   "_kinetics.png", "_mechanics.png", "_events.png", ".html"):
+    for suffix in ("_results.csv", "_cycles.csv", "_events.csv", "_spatiotemporal.csv", ".html"):
         assert (folder / f"subject01_walk1{suffix}").is_file(), suffix
+    assert not list(folder.glob("*.png")) and not list(folder.glob("*.svg"))  # SVG figures live in the page
     ev = pd.read_csv(folder / "subject01_walk1_events.csv")
     assert list(ev.columns) == ["time", "frame", "side", "event", "source"]
     assert set(ev["source"]) == ({"kinematic", "force"} if _reads_grf() else {"kinematic"})
@@ -161,7 +161,12 @@ def test_batch_good_and_bad(report_run):
     assert cyc.groupby(["side", "variable"]).size().eq(101).all()
     assert {"right_lower_leg_beta", "body_com_z", "right_foot_force_z"} <= set(cyc["variable"])
     assert cyc[cyc["variable"] == "body_com_z"]["mean"].std() > 0.005  # the mass centre bobs
-    assert page.count("data:image/png;base64,") == 4 and "<img src=\"subject" not in page  # kinetics too
+    # angles, Movement Analysis Profile, kinetics, mechanics, events: inlined SVG, no images
+    assert page.count("<svg ") == 5 and "data:image" not in page and "<img" not in page
+    assert page.count("normative mean ± 1 SD") == 2  # the angle and kinetics figures carry the bands
+    assert "Gait Profile Score" in page
+    assert s.loc["subject01_walk1", "normative"] == "Schwartz2008 Free"
+    assert 2 < s.loc["subject01_walk1", "gait_profile_score_deg"] < 20
     assert "kinetics: residual force at the pelvis" in page
     assert s.loc["subject01_walk1", "right_peak_ankle_plantarflexion_moment_Nm_per_kg"] == pytest.approx(1.5, abs=0.4)
     assert {"right_knee_flexion_moment_Nm_per_kg", "left_ankle_power_W_per_kg"} <= set(cyc["variable"])

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["GPS_VARIABLES", "SIDE_SENSE", "side_curve", "gait_variable_scores", "gait_profile_score",
-           "gps_columns", "band_curves", "column_of"]
+           "gps_columns", "column_of"]
 
 #: The nine variables of the GPS (side-less clinical names, degrees).
 GPS_VARIABLES = ("pelvis_tilt_deg", "pelvis_obliquity_deg", "pelvis_rotation_deg",
@@ -48,11 +48,16 @@ def side_curve(cycles: pd.DataFrame, variable: str, side: str):
 
     Returns (None, None) when the cycles table lacks it or it has no usable stride.
     """
-    g = cycles[(cycles["side"] == side) & (cycles["variable"] == column_of(variable, side))]
-    if g.empty or not np.isfinite(g["mean"].to_numpy(dtype=float)).any():
+    from .cycles import curve_index
+
+    rows = curve_index(cycles).get((side, column_of(variable, side)))
+    if rows is None or not len(rows):
+        return None, None
+    mean = cycles["mean"].to_numpy(dtype=float)[rows]
+    if not np.isfinite(mean).any():
         return None, None
     sense = SIDE_SENSE.get(variable, {}).get(side, 1.0)
-    return g["percent"].to_numpy(dtype=float), sense * g["mean"].to_numpy(dtype=float)
+    return cycles["percent"].to_numpy(dtype=float)[rows], sense * mean
 
 
 def gait_variable_scores(cycles: pd.DataFrame, normative: pd.DataFrame) -> dict:
@@ -61,19 +66,23 @@ def gait_variable_scores(cycles: pd.DataFrame, normative: pd.DataFrame) -> dict:
     Parameters
     ----------
     cycles : DataFrame   :func:`humanbody.gait.normalize_cycles` output (angles in degrees)
-    normative : DataFrame  variable, percent, mean, sd (:mod:`humanbody.gait.normative`)
+    normative : DataFrame  variable, percent, mean, sd (:mod:`humanbody.gait.normative`), or its
+                           :func:`~humanbody.gait.normative.normative_curves`
     """
+    from .normative import normative_curves
+
+    curves = normative_curves(normative)
     scores = {}
     for variable in GPS_VARIABLES:
-        norm = normative[normative["variable"] == variable]
+        norm = curves.get(variable)
         for side in SIDES:
             pct, mean = side_curve(cycles, variable, side)
-            if pct is None or norm.empty:
+            if pct is None or norm is None:
                 scores[(side, variable)] = np.nan
                 continue
-            t = norm["percent"].to_numpy(dtype=float)
+            t, norm_mean, _ = norm
             x = np.interp(t, pct, mean, left=np.nan, right=np.nan)
-            d = x - norm["mean"].to_numpy(dtype=float)
+            d = x - norm_mean
             scores[(side, variable)] = float(np.sqrt(np.mean(d ** 2))) if np.isfinite(d).all() else np.nan
     return scores
 
@@ -102,10 +111,4 @@ def gps_columns() -> list[str]:
             + [f"{s}_gvs_{v}" for s in SIDES for v in GPS_VARIABLES])
 
 
-def band_curves(normative: pd.DataFrame, variable: str):
-    """Normative percent, mean and SD of a side-less variable, or None (for figures)."""
-    g = normative[normative["variable"] == variable]
-    if g.empty:
-        return None
-    return g["percent"].to_numpy(dtype=float), g["mean"].to_numpy(dtype=float), g["sd"].to_numpy(dtype=float)
 

@@ -40,7 +40,7 @@ from ..errors import InputError
 
 __all__ = ["NormativeSet", "NORMATIVE_COLUMNS", "NORMATIVE_VARIABLES", "PIG_VARIABLES", "BUILTIN",
            "SCHWARTZ_SPEED_CLASSES", "load_normative", "read_normative", "parse_spec", "speed_condition",
-           "dimensionless_speed", "leg_length_from_height"]
+           "dimensionless_speed", "leg_length_from_height", "normative_curves", "curve_at"]
 
 NORMATIVE_COLUMNS = ["variable", "percent", "mean", "sd"]
 
@@ -327,6 +327,31 @@ def _checked(df: pd.DataFrame, path, where: str) -> pd.DataFrame:
         if len(p) < 2 or p[0] < 0 or p[-1] > 100 or np.any(np.diff(p) <= 0):
             raise InputError(f"{where}{var}: percents must increase within 0..100 (at least two)", path)
     return df.reset_index(drop=True)
+
+
+_CURVES: dict = {}
+
+
+def normative_curves(table) -> dict:
+    """``{variable: (percent, mean, sd)}`` arrays of a normative table (kept per table: a worker reuses them).
+
+    A dict of that form is returned as it is.
+    """
+    if isinstance(table, dict):
+        return table
+    hit = _CURVES.get(id(table))
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    var = table["variable"].to_numpy(dtype=object)
+    pct, mean, sd = (table[c].to_numpy(dtype=float) for c in ("percent", "mean", "sd"))
+    curves = {}
+    for name in dict.fromkeys(var.tolist()):
+        rows = np.flatnonzero(var == name)
+        curves[name] = (pct[rows], mean[rows], sd[rows])
+    if len(_CURVES) > 32:
+        _CURVES.clear()
+    _CURVES[id(table)] = (table, curves)
+    return curves
 
 
 def curve_at(table: pd.DataFrame, variable: str, percent) -> tuple:

@@ -121,8 +121,12 @@ def cycle_panels(cycles: pd.DataFrame, panels, normative: pd.DataFrame | None = 
     ``normative`` (variable, percent, mean, sd with side-less names) gives the
     grey bands; ``foot_off`` (side -> percent) the vertical lines.
     """
-    groups = cycles.groupby(["side", "variable"], sort=False).indices if len(cycles) else {}
-    norm_groups = normative.groupby("variable", sort=False).indices if normative is not None else {}
+    from ..gait.cycles import curve_index
+
+    groups = curve_index(cycles)
+    from ..gait.normative import normative_curves
+
+    norm = normative_curves(normative) if normative is not None else {}
     pct_col = cycles["percent"].to_numpy(dtype=float) if len(cycles) else None
     mean_col = cycles["mean"].to_numpy(dtype=float) if len(cycles) else None
     sd_col = cycles["sd"].to_numpy(dtype=float) if len(cycles) else None
@@ -140,11 +144,9 @@ def cycle_panels(cycles: pd.DataFrame, panels, normative: pd.DataFrame | None = 
                 continue
             sense = SIDE_SENSE.get(plain, {}).get(side, 1.0)
             panel.series.append(Series(side, pct_col[idx], sense * m, sd_col[idx] * scale, int(n_col[idx][0])))
-        nidx = norm_groups.get(plain)
-        if nidx is not None:
-            g = normative.iloc[nidx]
-            panel.band = (g["percent"].to_numpy(dtype=float), g["mean"].to_numpy(dtype=float) * scale,
-                          g["sd"].to_numpy(dtype=float) * scale)
+        if plain in norm:
+            p, m, sd = norm[plain]
+            panel.band = (p, m * scale, sd * scale)
         out.append(panel)
     return out
 

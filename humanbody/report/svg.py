@@ -160,7 +160,8 @@ def _legend(panels, width: float, y: float) -> str:
         for s in p.series:
             n[s.side] = max(n.get(s.side, 0), s.n_strides)
     items = [(SIDE_COLOURS[side], f"{side} mean ± SD (n={k} strides)", "line") for side, k in n.items()]
-    items.append((_BAND, "normative mean ± 1 SD", "band"))
+    if any(p.band is not None for p in panels):
+        items.append((_BAND, "normative mean ± 1 SD", "band"))
     items.append(("#666", "foot off (dashed, side's colour)", "dash"))
     widths = [28 + 6.2 * len(text) for _, text, _ in items]
     parts, x = [], (width - sum(widths)) / 2
