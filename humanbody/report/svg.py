@@ -159,7 +159,7 @@ def _legend(panels, width: float, y: float) -> str:
     for p in panels:
         for s in p.series:
             n[s.side] = max(n.get(s.side, 0), s.n_strides)
-    items = [(SIDE_COLOURS[side], f"{side} mean ± SD (n={k} strides)", "line") for side, k in n.items()]
+    items = [(SIDE_COLOURS[side], f"{side} mean ± SD (n={k} stride{'' if k == 1 else 's'})", "line") for side, k in n.items()]
     if any(p.band is not None for p in panels):
         items.append((_BAND, "normative mean ± 1 SD", "band"))
     items.append(("#666", "foot off (dashed, side's colour)", "dash"))
