@@ -99,7 +99,7 @@ def trial_page(task, row: dict, params: pd.DataFrame, events: pd.DataFrame, figu
 
 
 INDEX_COLUMNS = ["cadence_steps_per_min", "stride_time_s", "stance_pct", "double_support_pct",
-                 "stride_length_m", "step_width_m", "speed_m_per_s"]
+                 "stride_length_m", "step_width_m", "speed_m_per_s", "gait_profile_score_deg"]
 
 
 def index_page(rows: list, pages: dict) -> str:
