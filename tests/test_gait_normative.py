@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from humanbody.cli import main
@@ -146,7 +145,7 @@ def test_speed_classes():
     assert speed_condition(None, leg) == ("Free", None)
     assert speed_condition(1.2, None) == ("Free", None)
     nset = load_normative(None)
-    cond, table, note = nset.select(1.13, 0.954)
+    cond, _, note = nset.select(1.13, 0.954)
     assert cond == "Free" and "dimensionless 0.369" in note
     assert nset.select(0.5, 0.954)[0] == "VerySlow"
     assert load_normative(":Fast").select(0.5, 0.954)[0] == "Fast"  # a given condition wins
