@@ -68,6 +68,20 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+def _absolute_normative(spec):
+    """``--normative FILE[:CONDITION]`` with FILE made absolute (workers may run elsewhere: Dask)."""
+    import os
+
+    from ..gait.normative import BUILTIN, parse_spec
+
+    if not spec or spec.strip().lower() == "none":
+        return spec
+    path, cond = parse_spec(spec)
+    if path == BUILTIN or not os.path.exists(path):
+        return spec  # the built-in set, or a missing file: load_normative names it
+    return os.path.abspath(path) + (f":{cond}" if cond is not None else "")
+
+
 def run(args) -> int:
     from ..report import BatchInterrupted, ReportOptions, discover, read_manifest, run_batch
 
@@ -92,11 +106,11 @@ def run(args) -> int:
         axes=args.axes, cutoff_hz=args.cutoff or None, max_gap=args.max_gap, fill=args.fill, diff_method=args.diff,
         diff_cutoff_hz=args.diff_cutoff, treadmill_speed=args.treadmill_speed,
         force_threshold=args.force_threshold, plots=args.plots, kinetics=not args.no_kinetics,
-        normative=args.normative,
+        normative=_absolute_normative(args.normative),
     )
     from ..report.trial import normative_set
 
-    nset = normative_set(args.normative)  # bad normative data: one line, exit 2, before any trial runs
+    nset = normative_set(options.normative)  # bad normative data: one line, exit 2, before any trial runs
     if nset is not None:
         say(nset.describe() + (f", condition {nset.condition}" if nset.condition else
                                ", condition per trial from its walking speed" if nset.speed_classes else ""))
