@@ -155,6 +155,7 @@ def analyze_trial(
     force_threshold: float = 20.0,
     forces_cutoff_hz: float | None = None,
     use_platforms: bool = True,
+    imu_heading: str | None = None,
 ) -> Analysis:
     """Analyse one trial file (markers or generalized coordinates).
 
@@ -214,6 +215,13 @@ def analyze_trial(
     use_platforms : bool
         A C3D trial with force platforms and no ``forces`` uses its own
         platforms (default); False leaves them out.
+    imu_heading : str, optional
+        Orientation trials: the pelvis sensor's axis pointing forward in the
+        calibration posture (``"-z"``, ...); None: the subject faced the
+        world's +X (:mod:`humanbody.imu.calibration`).  ``static`` is then
+        an orientation file in the calibration posture (default: the first
+        0.5 s of the trial) and ``axes`` the world axes ("auto": the
+        format's).
     """
     from .io import read_trial
 
@@ -231,7 +239,7 @@ def analyze_trial(
     steps.advance("read")
     calibration = tracking = markers = None
     subject = _subject_model(model, mass, height, sex, messages)
-    if kind == "coordinates":
+    if kind in ("coordinates", "orientations"):
         coords = trial
         if subject is None:
             subject = BodyModel.default(mass=DEFAULT_MASS, height=DEFAULT_HEIGHT, sex=sex)
@@ -239,6 +247,20 @@ def analyze_trial(
                 f"no --model, --mass or --height: using the default model for "
                 f"{DEFAULT_MASS:g} kg, {DEFAULT_HEIGHT:g} m"
             )
+        if kind == "orientations":
+            from .imu import orientations_to_coordinates
+
+            if len(trial) < 2:
+                raise InputError("has one frame: a calibration posture (give it as --static), not a trial", path)
+            posture = None
+            if static is not None:
+                posture = read_trial(static)
+                if posture.attrs.get("kind") != "orientations":
+                    raise InputError("static trial of an orientation trial must be an orientation file", static)
+            coords, notes = orientations_to_coordinates(trial, subject, static=posture, axes=axes,
+                                                        heading=imu_heading)
+            messages += [f"orientations: {line}" for line in notes if not line.startswith("mapping:")]
+            details += [f"orientations: {line}" for line in notes if line.startswith("mapping:")]
         steps.advance("condition")
         steps.advance("track")
     elif kind == "markers":

@@ -27,6 +27,7 @@ def add_marker_options(p) -> None:
     g.add_argument("--cutoff", type=float, default=6.0, metavar="HZ", help="low-pass cut-off of the zero-phase Butterworth marker filter (default 6 Hz; 0 = no filter)")
     g.add_argument("--max-gap", type=float, default=0.1, metavar="S", help="longest marker gap filled in time, in s (default 0.1)")
     g.add_argument("--fill", choices=("spline", "rigid", "linear"), default="spline", help="marker gap filling: cubic spline in time (default), rigid-body fit to the other markers of the segment (any gap length), or linear")
+    g.add_argument("--imu-heading", default=None, metavar="AXIS", help="orientation (IMU) trials: the pelvis sensor's axis pointing forward in the calibration posture (x, -z, ...; default: the subject faced the world's +X); --static is then an orientation file in that posture (default: the trial's first 0.5 s)")
 
 
 def add_load_options(p, report: bool = False) -> None:
@@ -85,7 +86,7 @@ def _digits(text: str) -> int:
 
 def register(sub) -> None:
     p = sub.add_parser("analyze", help=HELP, description=HELP + ".")
-    p.add_argument("trial", metavar="TRIAL", help="marker file (TRC, C3D, CSV, TSV) or generalized-coordinates CSV")
+    p.add_argument("trial", metavar="TRIAL", help="marker file (TRC, C3D, CSV, TSV), generalized-coordinates CSV or orientation trial (OpenSense .sto, Xsens .mvnx)")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
     p.add_argument("--format", choices=("csv", "parquet"), default="csv", help="results table format (default csv; parquet keeps every bit)")
     p.add_argument("--digits", type=_digits, default=None, metavar="N",
@@ -128,6 +129,7 @@ def run(args) -> int:
         loads=loads_from(args),
         force_threshold=args.force_threshold,
         forces_cutoff_hz=args.forces_cutoff,
+        imu_heading=args.imu_heading,
     )
     for line in analysis.messages:
         say(line)

@@ -106,7 +106,7 @@ def run(args) -> int:
         axes=args.axes, cutoff_hz=args.cutoff or None, max_gap=args.max_gap, fill=args.fill, diff_method=args.diff,
         diff_cutoff_hz=args.diff_cutoff, treadmill_speed=args.treadmill_speed,
         force_threshold=args.force_threshold, plots=args.plots, kinetics=not args.no_kinetics,
-        normative=_absolute_normative(args.normative),
+        normative=_absolute_normative(args.normative), imu_heading=args.imu_heading,
     )
     from ..report.trial import normative_set
 

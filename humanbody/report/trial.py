@@ -54,6 +54,7 @@ class ReportOptions:
                                     "none" (no figures)
     normative : str or None         normative data ``FILE[:CONDITION]`` (:func:`humanbody.gait.normative.load_normative`);
                                     None: the built-in Schwartz 2008 set; "none": no bands and no GPS
+    imu_heading : str or None       orientation trials: the pelvis sensor's forward axis
     """
 
     mass: float | None = None
@@ -72,6 +73,7 @@ class ReportOptions:
     plots: str = "svg"
     kinetics: bool = True
     normative: str | None = None
+    imu_heading: str | None = None
 
     def __post_init__(self):
         if self.plots not in PLOT_CHOICES:
@@ -259,7 +261,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
         mass=task.mass if task.mass is not None else options.mass,
         height=task.height if task.height is not None else options.height,
         sex=options.sex, axes=options.axes, cutoff_hz=options.cutoff_hz, max_gap=options.max_gap,
-        fill=options.fill,
+        fill=options.fill, imu_heading=options.imu_heading,
         differentiation=diff, progress=False, calibration_cache=_CALIBRATIONS,
     )
     kinetics_note = []
