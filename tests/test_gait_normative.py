@@ -45,10 +45,11 @@ def test_pycgm2_json_mean_sd_units_and_signs(tmp_path):
 def test_csv_reader_and_conditions(tmp_path):
     p = tmp_path / "lab.csv"
     rows = [f"knee_flexion_deg,{q},{q / 2},{1 + q / 100}" for q in range(0, 101, 5)]
+    rows += [f"knee_adduction_deg,{q},2,1" for q in (0, 100)]  # a variable Plug-in Gait's sets lack, banded too
     p.write_text("variable,percent,mean,sd\n" + "\n".join(rows) + "\n")
     nset = load_normative(str(p))
     (cond, t), = nset.conditions.items()
-    assert cond == "lab" and len(t) == 21
+    assert cond == "lab" and len(t) == 23
     assert nset.select(1.0, 0.9)[0] == "lab"
     q = tmp_path / "two.csv"
     q.write_text("condition,variable,percent,mean,sd\n" + "".join(

@@ -15,7 +15,7 @@ Two file layouts are read (docs/report.md, "Normative data"):
   angle).  A component that is zero everywhere is a component the dataset
   does not give and is left out.
 * **CSV** ``variable,percent,mean,sd`` (and optionally ``condition``) with
-  the side-less clinical names of :data:`NORMATIVE_VARIABLES`
+  the side-less clinical names of :data:`CSV_VARIABLES`
   (``hip_flexion_deg``, ``knee_flexion_moment_Nm_per_kg``, ...).
 
 The built-in set (:data:`BUILTIN`) is Schwartz, Rozumalski and Trost (2008)
@@ -38,7 +38,7 @@ import pandas as pd
 
 from ..errors import InputError
 
-__all__ = ["NormativeSet", "NORMATIVE_COLUMNS", "NORMATIVE_VARIABLES", "PIG_VARIABLES", "BUILTIN",
+__all__ = ["NormativeSet", "NORMATIVE_COLUMNS", "NORMATIVE_VARIABLES", "CSV_VARIABLES", "PIG_VARIABLES", "BUILTIN",
            "SCHWARTZ_SPEED_CLASSES", "load_normative", "read_normative", "parse_spec", "speed_condition",
            "dimensionless_speed", "leg_length_from_height", "normative_curves", "curve_at"]
 
@@ -71,8 +71,13 @@ PIG_VARIABLES = {
     ("AnklePower", "Z"): ("ankle_power_W_per_kg", 1.0),
 }
 
-#: The side-less names a normative CSV may hold.
+#: The side-less names the Plug-in Gait variables map to.
 NORMATIVE_VARIABLES = tuple(name for name, _ in PIG_VARIABLES.values())
+#: The side-less names a normative CSV may hold: those, and the report's other clinical angles,
+#: moments and ground reactions (a laboratory's own curves can band every panel).
+CSV_VARIABLES = NORMATIVE_VARIABLES + (
+    "knee_adduction_deg", "knee_internal_rotation_deg", "ankle_inversion_deg", "ankle_inversion_moment_Nm_per_kg",
+    "grf_x_N_per_kg", "grf_y_N_per_kg", "grf_z_N_per_kg")
 
 #: The project's default set (``--normative`` not given).
 BUILTIN = "schwartz2008"
@@ -316,10 +321,10 @@ def _from_csv(text: str, path) -> dict:
 
 def _checked(df: pd.DataFrame, path, where: str) -> pd.DataFrame:
     """Known variables, percents within 0..100 and increasing per variable, SD >= 0."""
-    unknown = sorted(set(df["variable"]) - set(NORMATIVE_VARIABLES))
+    unknown = sorted(set(df["variable"]) - set(CSV_VARIABLES))
     if unknown:
         raise InputError(f"{where}unknown variable(s) {', '.join(unknown[:5])}"
-                         f"{' ...' if len(unknown) > 5 else ''} (known: {', '.join(NORMATIVE_VARIABLES)})", path)
+                         f"{' ...' if len(unknown) > 5 else ''} (known: {', '.join(CSV_VARIABLES)})", path)
     if (df["sd"] < 0).any():
         raise InputError(f"{where}negative SD (upper below lower)", path)
     for var, g in df.groupby("variable", sort=False):
