@@ -245,6 +245,7 @@ def process_trial(task, options: ReportOptions) -> TrialOutcome:
 def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     from ..differentiate import Differentiation
     from ..gait import angle_peaks, flatten, kinetic_peaks, normalize_cycles, spatiotemporal
+    from ..gait.cycles import stride_table
     from ..pipeline import analyze_trial
     from . import html
 
@@ -287,6 +288,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)
     files[f"{task.key}/{stem}_spatiotemporal.csv"] = _csv_bytes(params.reset_index())
     files[f"{task.key}/{stem}_cycles.csv"] = _csv_bytes(cycles)
+    files[f"{task.key}/{stem}_strides.csv"] = _csv_bytes(stride_table(table, used))  # for compare --unit stride
     figures = {}
     if options.plots == "png":
         from . import plots  # matplotlib: imported only when figures are drawn
