@@ -33,8 +33,13 @@ from pathlib import Path
 
 import numpy as np
 
+import re
+
 from ..errors import InputError
-from ..gait.cycles import CLINICAL_CURVE
+
+#: Clinical curves (the same pattern as :data:`humanbody.gait.cycles.CLINICAL_CURVE`, repeated here so
+#: that compare does not import pandas).
+CLINICAL_CURVE = re.compile(r"(_deg|_moment_Nm_per_kg|_power_W_per_kg)$")
 
 SIDES = ("right", "left")
 SIDE_CHOICES = ("right", "left", "both", "pooled")
@@ -103,16 +108,25 @@ def is_report_folder(folder) -> bool:
     return Path(folder).is_dir() and bool(_cycles_files(Path(folder)))
 
 
-def _read_csv(path: Path, columns=None):
-    """A CSV as a pandas DataFrame (pyarrow's reader: several times faster than pandas' own)."""
+def _read_csv(path: Path, columns=None) -> dict:
+    """A CSV's columns as NumPy arrays (pyarrow's reader: several times faster than pandas')."""
     import pyarrow as pa
     from pyarrow import csv as pacsv
 
     try:
         opts = pacsv.ConvertOptions(include_columns=columns) if columns else None
-        return pacsv.read_csv(path, convert_options=opts).to_pandas()
+        table = pacsv.read_csv(path, convert_options=opts)
     except (pa.ArrowInvalid, KeyError, OSError) as err:
         raise InputError(f"cannot read the curves ({str(err).splitlines()[0]})", path) from None
+    out = {}
+    for name, col in zip(table.column_names, table.columns):
+        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            out[name] = np.asarray(col.to_pylist(), dtype=object)
+        elif pa.types.is_null(col.type):  # a column of empty cells
+            out[name] = np.full(len(col), np.nan)
+        else:
+            out[name] = col.to_numpy().astype(float)
+    return out
 
 
 def read_report(folder, *, side: str = "both", unit: str = "subject", subjects: dict | None = None,
@@ -218,11 +232,15 @@ def _subject_curves(path: Path, side: str, folder: Path):
         return key, out
     df = _read_csv(path, ["side", "variable", "percent", "mean", "n_strides"])
     key = _trial_key(path, folder)
-    clinical = [v for v in df["variable"].unique() if CLINICAL_CURVE.search(str(v))]
-    df = df[df["variable"].isin(clinical)]
+    clinical = [v for v in dict.fromkeys(df["variable"]) if CLINICAL_CURVE.search(str(v))]
     by = {}
-    for (s, v), part in df.groupby(["side", "variable"], sort=False):
-        by[(s, v)] = (part["mean"].to_numpy(dtype=float), float(part["n_strides"].iloc[0]))
+    sides, names, mean, n = df["side"], df["variable"], df["mean"], df["n_strides"]
+    for s in SIDES:
+        rows = np.flatnonzero(sides == s)
+        for v in clinical:
+            idx = rows[names[rows] == v]
+            if idx.size:
+                by[(s, v)] = (mean[idx], float(n[idx[0]]))
     out = {}
     for name, var, s in _name_map(clinical, side):
         if name in out:  # pooled: already made from the other side's variable
@@ -245,20 +263,28 @@ def _stride_curves(path: Path, side: str, folder: Path):
                          "report the trials again, or compare per subject)", path)
     df = _read_csv(strides)
     key = _trial_key(path, folder)
-    clinical = [c for c in df.columns if CLINICAL_CURVE.search(str(c))]
+    clinical = [c for c in df if CLINICAL_CURVE.search(str(c))]
+    if "side" not in df or "stride" not in df:
+        raise InputError("per-stride curves need the columns side and stride", strides)
+    values = np.column_stack([df[c] for c in clinical]) if clinical else np.empty((len(df["side"]), 0))
     by_side = {}
-    for s, part in df.groupby("side", sort=False):
-        n = part["stride"].nunique()
-        nodes = len(part) // n
-        by_side[s] = (part[clinical].to_numpy(dtype=float).reshape(n, nodes, len(clinical)),
-                      [f"{s}:{i}" for i in range(n)])
+    for s in SIDES:
+        rows = np.flatnonzero(df["side"] == s)
+        if rows.size == 0:
+            continue
+        ids = df["stride"][rows]
+        n = np.unique(ids).size
+        if rows.size % n:
+            raise InputError(f"the {s} strides do not all have the same number of points", strides)
+        by_side[s] = (values[rows].reshape(n, rows.size // n, len(clinical)), [f"{s}:{int(i)}" for i in
+                                                                                 np.unique(ids)])
     index = {v: i for i, v in enumerate(clinical)}
     out = {}
     for name, var, s in _name_map(clinical, side):
         if name in out:
             continue
         srcs = [(ss, f"{ss}_{name}") for ss in SIDES] if side == "pooled" and name != var else [(s, var)]
-        srcs = [(ss, v) for ss, v in srcs if ss in by_side]
+        srcs = [(ss, v) for ss, v in srcs if ss in by_side and v in index]
         if not srcs:
             continue
         curves = np.concatenate([by_side[ss][0][:, :, index[v]] for ss, v in srcs])

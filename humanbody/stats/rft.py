@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special  # scipy.special only: scipy.stats and scipy.optimize take seconds to import
 
 #: sqrt(4 ln 2): converts the FWHM of a Gaussian kernel into the field's roughness.
 _SQRT_4LN2 = math.sqrt(4.0 * math.log(2.0))
@@ -63,7 +63,7 @@ def ec_density_t(u, df: float) -> np.ndarray:
     ndarray, shape (2,) + shape(u)
     """
     u = np.asarray(u, dtype=float)
-    rho0 = stats.t.sf(u, df)
+    rho0 = special.stdtr(df, -u)  # P(T_df > u)
     rho1 = _SQRT_4LN2 / (2.0 * math.pi) * (1.0 + u * u / df) ** (-0.5 * (df - 1.0))
     return np.stack([rho0, rho1])
 
@@ -81,7 +81,7 @@ def ec_density_f(u, df: tuple[float, float]) -> np.ndarray:
     """
     k, v = (float(d) for d in df)
     u = np.asarray(u, dtype=float)
-    rho0 = stats.f.sf(u, k, v)
+    rho0 = special.fdtrc(k, v, np.maximum(u, 0.0))  # P(F_{k,v} > u)
     x = np.maximum(k * u / v, 0.0)
     log_c = (special.gammaln(0.5 * (v + k - 1.0)) - special.gammaln(0.5 * v) - special.gammaln(0.5 * k)
              + 0.5 * math.log(2.0))
@@ -138,7 +138,30 @@ def isf_max(stat: str, alpha: float, df, resel_counts, nodes: int | None = None)
             raise ArithmeticError("critical height not bracketed")
     if excess(lo) < 0.0:  # already below alpha at u = 0 (F field with alpha near 1)
         return lo
-    return float(optimize.brentq(excess, lo, hi, xtol=1e-12, rtol=1e-12, maxiter=200))
+    return _root(excess, lo, hi)
+
+
+def _root(f, lo: float, hi: float, tol: float = 1e-12) -> float:
+    """Root of a decreasing ``f`` in [lo, hi] (``f(lo) >= 0 >= f(hi)``): regula falsi with the
+    Illinois modification (superlinear, and never leaves the bracket)."""
+    flo, fhi = f(lo), f(hi)
+    side = 0
+    for _ in range(200):
+        x = hi - fhi * (hi - lo) / (fhi - flo) if fhi != flo else 0.5 * (lo + hi)
+        fx = f(x)
+        if fx == 0.0 or hi - lo < tol * max(1.0, abs(x)):
+            return float(x)
+        if fx > 0.0:
+            lo, flo = x, fx
+            if side == 1:
+                fhi *= 0.5
+            side = 1
+        else:
+            hi, fhi = x, fx
+            if side == -1:
+                flo *= 0.5
+            side = -1
+    return float(x)
 
 
 def p_cluster(stat: str, extent_resels: float, u: float, df, resel_counts) -> float:
