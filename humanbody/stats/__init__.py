@@ -13,9 +13,9 @@ Every test returns an :class:`SPMResult` (field ``t``, ``threshold``,
 ``df``, ``fwhm``, ``resels``, ``clusters``).  See docs/stats.md.
 """
 
-from . import nonparam, parametric, rft, smoothness
+from . import groups, nonparam, parametric, rft, smoothness
 from .clusters import Cluster
 from .parametric import anova1, ttest, ttest2, ttest_paired
 from .result import SPMResult
 
-__all__ = ["Cluster", "SPMResult", "anova1", "nonparam", "parametric", "rft", "smoothness", "ttest", "ttest2", "ttest_paired"]
+__all__ = ["Cluster", "SPMResult", "anova1", "groups", "nonparam", "parametric", "rft", "smoothness", "ttest", "ttest2", "ttest_paired"]

@@ -1,0 +1,193 @@
+"""``humanbody compare``: SPM comparison of report folders, end to end through the command line."""
+
+import shutil
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import humanbody.stats as hs
+from humanbody.cli import main
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _spm_groups import BASE, PERCENT, write_group  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+BUMP = 8.0 * np.exp(-0.5 * ((PERCENT - 70.0) / 8.0) ** 2)
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    root = tmp_path_factory.mktemp("study")
+    a = write_group(root / "control", 10, seed=1)
+    b = write_group(root / "contracture", 11, seed=2, effect={"right_knee_flexion_deg": BUMP})
+    return a, b
+
+
+def _subject_means(folder, variable):
+    """Each subject's mean right-stride curve, read with pandas (independently of humanbody.stats.groups)."""
+    rows = []
+    for f in sorted(Path(folder).rglob("*_strides.csv")):
+        t = pd.read_csv(f)
+        t = t[t.side == "right"]
+        rows.append(t[variable].to_numpy().reshape(-1, 101).mean(axis=0))
+    return np.array(rows)
+
+
+def test_two_groups(study, tmp_path, capsys):
+    a, b = study
+    out = tmp_path / "cmp"
+    assert main(["compare", str(a), str(b), "--out", str(out), "--side", "right"]) == 0
+    spm = pd.read_csv(out / "spm.csv")
+    assert list(spm.columns) == ["variable", "percent", "t", "threshold", "significant"]
+    knee = spm[spm.variable == "knee_flexion_deg"]
+    assert len(knee) == 101 and knee.percent.iloc[-1] == 100
+    expected = hs.ttest2(_subject_means(a, "right_knee_flexion_deg"), _subject_means(b, "right_knee_flexion_deg"))
+    np.testing.assert_allclose(knee.t, expected.t, rtol=1e-5, atol=1e-5)  # 6 significant digits in the CSV
+    assert knee.threshold.iloc[0] == pytest.approx(expected.threshold, rel=1e-5)
+    assert (knee.significant == (np.abs(knee.t) >= knee.threshold)).all()
+    clusters = pd.read_csv(out / "clusters.csv")
+    assert list(clusters.columns) == ["variable", "start_pct", "end_pct", "p"]
+    k = clusters[clusters.variable == "knee_flexion_deg"]
+    assert len(k) == 1 and 50 < k.start_pct.iloc[0] < 70 < k.end_pct.iloc[0] < 90 and k.p.iloc[0] < 0.01
+    assert k.start_pct.iloc[0] == pytest.approx(expected.clusters[0].start, abs=0.01)
+    assert set(spm.variable) == {"pelvis_tilt_deg", "hip_flexion_deg", "knee_flexion_deg",
+                                 "ankle_dorsiflexion_deg", "knee_flexion_moment_Nm_per_kg", "knee_power_W_per_kg"}
+    page = (out / "index.html").read_text()
+    for var in set(spm.variable):
+        svg = out / f"{var}.svg"
+        ET.parse(svg)  # well-formed XML
+        assert f"src='{var}.svg'" in page
+    assert "p &lt; 0.001" in (out / "knee_flexion_deg.svg").read_text() or "p = " in (
+        out / "knee_flexion_deg.svg").read_text()
+    assert "knee_flexion_deg" in capsys.readouterr().err
+
+
+def test_side_both_stride_unit_and_variables(study, tmp_path):
+    a, b = study
+    out = tmp_path / "both"
+    assert main(["compare", str(a), str(b), "--out", str(out), "--unit", "stride", "--figures", "none",
+                 "--variables", "*knee_flexion_deg", "-q"]) == 0
+    spm = pd.read_csv(out / "spm.csv")
+    assert set(spm.variable) == {"right_knee_flexion_deg", "left_knee_flexion_deg"}
+    assert not list(out.glob("*.svg"))
+    # per stride: 10 subjects x 4 right strides against 11 x 4
+    g = hs.groups.read_report(a, side="right", unit="stride")
+    assert g.curves["knee_flexion_deg"].shape == (40, 101)
+    g = hs.groups.read_report(a, side="pooled", unit="stride")
+    assert g.curves["knee_flexion_deg"].shape == (80, 101) and g.curves["pelvis_tilt_deg"].shape == (40, 101)
+
+
+def test_pooled_subject_curve_is_the_mean_of_both_sides(study):
+    a, _ = study
+    g = hs.groups.read_report(a, side="pooled")
+    right, left = _subject_means(a, "right_knee_flexion_deg"), None
+    rows = []
+    for f in sorted(Path(a).rglob("*_strides.csv")):
+        t = pd.read_csv(f)
+        r = t[t.side == "right"]["right_knee_flexion_deg"].to_numpy().reshape(-1, 101)
+        lft = t[t.side == "left"]["left_knee_flexion_deg"].to_numpy().reshape(-1, 101)
+        rows.append(np.concatenate([r, lft]).mean(axis=0))
+    np.testing.assert_allclose(g.curves["knee_flexion_deg"], np.array(rows), rtol=1e-9)
+    assert right.shape == (10, 101) and left is None
+
+
+def test_cycles_tables_alone_give_the_same_subject_curves(study, tmp_path):
+    """A report folder without per-stride tables: the cycles table's means, weighted by strides."""
+    a, _ = study
+    copy = tmp_path / "old"
+    shutil.copytree(a, copy)
+    for f in copy.rglob("*_strides.csv"):
+        f.unlink()
+    old, new = hs.groups.read_report(copy, side="right"), hs.groups.read_report(a, side="right")
+    for var in new.variables:
+        np.testing.assert_allclose(old.curves[var], new.curves[var], rtol=1e-6, atol=1e-6)
+    with pytest.raises(hs.groups.InputError, match="per-stride"):
+        hs.groups.read_report(copy, unit="stride")
+
+
+def test_paired_and_anova(tmp_path):
+    pre = write_group(tmp_path / "pre", 8, seed=3)
+    post = write_group(tmp_path / "post", 8, seed=3, effect={"right_hip_flexion_deg": BUMP})
+    out = tmp_path / "paired"
+    assert main(["compare", str(pre), str(post), "--out", str(out), "--paired", "--side", "right", "-q",
+                 "--figures", "none"]) == 0
+    hip = pd.read_csv(out / "spm.csv").query("variable == 'hip_flexion_deg'")
+    # same subjects and noise seed: post - pre is exactly the bump plus stride noise
+    assert hip.t.min() < -5
+    third = write_group(tmp_path / "third", 7, seed=4, effect={"right_hip_flexion_deg": -BUMP})
+    out = tmp_path / "anova"
+    assert main(["compare", str(pre), str(post), str(third), "--out", str(out), "--side", "right", "-q"]) == 0
+    spm = pd.read_csv(out / "spm.csv")
+    assert (spm.t >= 0).all()  # F field
+    assert "one-way ANOVA" in (out / "index.html").read_text()
+    other = write_group(tmp_path / "others", 8, seed=5, prefix="x")
+    assert main(["compare", str(pre), str(other), "--out", str(tmp_path / "bad"), "--paired", "-q"]) == 2
+
+
+def _bad_groups(tmp_path):
+    good = write_group(tmp_path / "good", 4, seed=1)
+    one = write_group(tmp_path / "one", 1, seed=2)
+    fewer = write_group(tmp_path / "fewer", 4, seed=3, base={k: v for k, v in BASE.items() if "power" not in k})
+    short = write_group(tmp_path / "short", 3, seed=4)
+    for f in short.rglob("*_strides.csv"):  # a 51-point cycle
+        t = pd.read_csv(f)
+        t[t.percent % 2 == 0].to_csv(f, index=False)
+    nan = write_group(tmp_path / "nan", 3, seed=5)
+    f = sorted(nan.rglob("*_strides.csv"))[0]
+    t = pd.read_csv(f)
+    t.loc[t.side == "right", "right_knee_flexion_deg"] = np.nan  # no usable right stride for the knee
+    t.to_csv(f, index=False)
+    (tmp_path / "empty").mkdir()
+    return good
+
+
+@pytest.mark.parametrize("other,message", [
+    ("missing", "no such folder"),
+    ("one", "at least 2"),
+    ("fewer", "different variables"),
+    ("short", "different lengths"),
+    ("nan", "missing values"),
+    ("empty", "no trial files"),
+])
+def test_bad_input_is_one_line_exit_2(tmp_path, capsys, other, message):
+    good = _bad_groups(tmp_path)
+    status = main(["compare", str(good), str(tmp_path / other), "--out", str(tmp_path / "out"), "-q"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_usage_errors(tmp_path, capsys):
+    good = write_group(tmp_path / "g", 3, seed=1)
+    for argv, message in [
+        (["compare", str(good), "--out", str(tmp_path / "o")], "at least 2 groups"),
+        (["compare", "--manifest", str(tmp_path / "m.csv"), "--out", str(tmp_path / "o")], "--by"),
+        (["compare", "--manifest", str(tmp_path / "m.csv"), "--by", "group", "--out", str(tmp_path / "o")],
+         "manifest file not found"),
+    ]:
+        assert main(argv) == 2
+        assert message in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_manifest_groups_run_the_report_first(tmp_path):
+    """Trials named in a manifest, grouped by a column: reported, then compared (sample data)."""
+    data = ROOT / "data"
+    manifest = tmp_path / "m.csv"
+    rows = ["trial,static,mass,height,group,subject"]
+    for group in ("a", "b"):
+        rows.append(f"{data / 'sample_walk.csv'},,75,1.75,{group},one")
+        rows.append(f"{data / 'sample_walk_markers.trc'},{data / 'sample_static.trc'},75,1.75,{group},two")
+    manifest.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "out"
+    assert main(["compare", "--manifest", str(manifest), "--by", "group", "--out", str(out), "--side", "right",
+                 "--variables", "knee_flexion_deg", "hip_flexion_deg", "-q", "-j", "1"]) == 0
+    spm = pd.read_csv(out / "spm.csv")
+    assert set(spm.variable) == {"knee_flexion_deg", "hip_flexion_deg"}
+    np.testing.assert_allclose(spm.t, 0.0, atol=1e-6)  # the same two trials in both groups
+    assert (out / "reports" / "a" / "summary.csv").is_file()
+    assert pd.read_csv(out / "clusters.csv").empty
