@@ -115,18 +115,35 @@ def _read_csv(path: Path, columns=None) -> dict:
 
     try:
         opts = pacsv.ConvertOptions(include_columns=columns) if columns else None
-        table = pacsv.read_csv(path, convert_options=opts)
+        table = pacsv.read_csv(path, read_options=pacsv.ReadOptions(use_threads=False), convert_options=opts)
     except (pa.ArrowInvalid, KeyError, OSError) as err:
         raise InputError(f"cannot read the curves ({str(err).splitlines()[0]})", path) from None
     out = {}
     for name, col in zip(table.column_names, table.columns):
         if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
-            out[name] = np.asarray(col.to_pylist(), dtype=object)
+            out[name] = np.asarray(col.to_pylist(), dtype=object)  # to_pylist: no pandas either
         elif pa.types.is_null(col.type):  # a column of empty cells
             out[name] = np.full(len(col), np.nan)
         else:
-            out[name] = col.to_numpy().astype(float)
+            out[name] = _floats(col)
     return out
+
+
+def _floats(col) -> np.ndarray:
+    """A numeric Arrow column as float64 NumPy, empty cells NaN.
+
+    Read from the Arrow buffer: pyarrow's own ``to_numpy`` imports pandas
+    on first use (half a second, longer than a whole comparison).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if arr.type != pa.float64():
+        arr = arr.cast(pa.float64())
+    if arr.null_count:
+        arr = pc.fill_null(arr, float("nan"))
+    return np.frombuffer(arr.buffers()[1], dtype=np.float64)[arr.offset:arr.offset + len(arr)].copy()
 
 
 def read_report(folder, *, side: str = "both", unit: str = "subject", subjects: dict | None = None,
