@@ -136,7 +136,8 @@ def svg_figure(title: str, unit: str, percent: np.ndarray, groups: list[tuple[st
         x = np.concatenate([[c.start], nodes[(nodes > c.start) & (nodes < c.end)], [c.end]])
         peak_at = x[np.argmax(c.sign * np.interp(x, nodes, z))]
         label = "p < 0.001" if c.p < 0.001 else f"p = {c.p:.3f}"
-        bottom.text(percent[0] + peak_at * scale, c.sign * c.peak, label, size=10,
+        x_text = float(np.clip(peak_at, 0.06 * (z.size - 1), 0.94 * (z.size - 1)))  # inside the axes
+        bottom.text(percent[0] + x_text * scale, c.sign * c.peak, label, size=10,
                     dy=-6.0 if c.sign > 0 else 14.0)
     bottom.text(left + 6, 280 + 14, f"{stat}* = {u:.2f} (alpha {result.alpha:g}"
                 f"{', two-tailed' if result.two_tailed else ''})", anchor="start", size=10,
@@ -198,7 +199,8 @@ def spm_figure(title: str, unit: str, percent: np.ndarray, groups: list[tuple[st
                                 linewidth=0)
             peak_at = x[np.argmax(c.sign * zz)]
             label = "p < 0.001" if c.p < 0.001 else f"p = {c.p:.3f}"
-            bottom.text(percent[0] + peak_at * scale, c.sign * (c.peak + 0.06 * (abs(z).max() + u)), label,
+            x_text = float(np.clip(peak_at, 0.06 * (z.size - 1), 0.94 * (z.size - 1)))  # inside the axes
+            bottom.text(percent[0] + x_text * scale, c.sign * (c.peak + 0.06 * (abs(z).max() + u)), label,
                         ha="center", va="bottom" if c.sign > 0 else "top", fontsize=8)
         stat = "SPM{t}" if result.stat == "T" else "SPM{F}"
         bottom.set_ylabel(stat)
