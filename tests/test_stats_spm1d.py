@@ -13,8 +13,9 @@ import pytest
 
 spm1d = pytest.importorskip("spm1d")
 
-import humanbody.stats as hs  # noqa: E402
 from _smooth_fields import smooth_curves  # noqa: E402
+
+import humanbody.stats as hs  # noqa: E402
 
 CASES = [  # (seed, rows, sigma, effect)
     (0, 8, 8.0, 0.0), (1, 10, 6.0, 2.0), (2, 12, 4.0, 1.6), (3, 15, 10.0, 0.0),

@@ -117,10 +117,10 @@ def _groups_from_manifest(args, out: Path, say):
     """Each value of the ``--by`` column is a group: its trials are reported, then read."""
     import pandas as pd
 
+    from .._atomic import atomic_write_text
     from ..report import read_manifest
     from ..report.inputs import MANIFEST_COLUMNS
     from ..stats.groups import read_report
-    from .._atomic import atomic_write_text
 
     path = Path(args.manifest)
     if not path.is_file():

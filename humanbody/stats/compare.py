@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._atomic import atomic_write_text, atomic_path
+from .._atomic import atomic_path, atomic_write_text
 from ..errors import InputError
 from .groups import Group, check_groups, paired_rows
 from .parametric import anova1, ttest2, ttest_paired

@@ -167,7 +167,6 @@ def spm_figure(title: str, unit: str, percent: np.ndarray, groups: list[tuple[st
     fmt : {"svg", "png"}
     """
     import matplotlib
-
     from matplotlib.figure import Figure
 
     with matplotlib.rc_context({"svg.fonttype": "none", "font.size": 9, "axes.titlesize": 10,

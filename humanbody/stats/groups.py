@@ -28,12 +28,11 @@ Variables of no side (pelvis, thorax, neck) are taken on the right strides
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-
-import re
 
 from ..errors import InputError
 

@@ -6,8 +6,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .clusters import Cluster
-
 
 @dataclass(frozen=True)
 class SPMResult:
