@@ -190,3 +190,38 @@ def test_manifest_groups_run_the_report_first(tmp_path):
     np.testing.assert_allclose(spm.t, 0.0, atol=1e-6)  # the same two trials in both groups
     assert (out / "reports" / "a" / "summary.csv").is_file()
     assert pd.read_csv(out / "clusters.csv").empty
+
+
+def test_trials_of_one_subject_are_pooled_by_strides(tmp_path):
+    from _spm_groups import write_trial
+
+    rng = np.random.default_rng(0)
+    folder = tmp_path / "g"
+    write_trial(folder, "s1_walk1", {k: v + 1.0 for k, v in BASE.items()}, 2, rng)
+    write_trial(folder, "s1_walk2", {k: v - 1.0 for k, v in BASE.items()}, 6, rng)
+    write_trial(folder, "s2_walk1", BASE, 3, rng)
+    f = folder / "s2_walk1" / "s2_walk1_strides.csv"  # no usable right knee stride in s2's trial
+    t = pd.read_csv(f)
+    t.loc[t.side == "right", "right_knee_flexion_deg"] = np.nan
+    t.to_csv(f, index=False)
+    write_trial(folder, "s2_walk2", BASE, 3, rng)
+    g = hs.groups.read_report(folder, side="right",
+                              subjects={"s1_walk1": "s1", "s1_walk2": "s1", "s2_walk1": "s2", "s2_walk2": "s2"})
+    assert g.rows["knee_flexion_deg"] == ["s1", "s2"]
+    strides = {k: pd.read_csv(folder / k / f"{k}_strides.csv").query("side == 'right'")["right_knee_flexion_deg"]
+               .to_numpy().reshape(-1, 101) for k in ("s1_walk1", "s1_walk2", "s2_walk2")}
+    np.testing.assert_allclose(g.curves["knee_flexion_deg"][0],
+                               np.concatenate([strides["s1_walk1"], strides["s1_walk2"]]).mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(g.curves["knee_flexion_deg"][1], strides["s2_walk2"].mean(axis=0), rtol=1e-12)
+
+
+def test_a_trial_without_kinetics_needs_variables(tmp_path, capsys):
+    from _spm_groups import write_trial
+
+    a = write_group(tmp_path / "a", 3, seed=1)
+    write_trial(a, "no_plates", {k: v for k, v in BASE.items() if not k.endswith("_per_kg")}, 3,
+                np.random.default_rng(1))
+    b = write_group(tmp_path / "b", 3, seed=2)
+    assert main(["compare", str(a), str(b), "--out", str(tmp_path / "o"), "-q"]) == 2
+    assert "--variables" in capsys.readouterr().err
+    assert main(["compare", str(a), str(b), "--out", str(tmp_path / "o"), "-q", "--variables", "*_deg"]) == 0

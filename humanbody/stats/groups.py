@@ -186,13 +186,14 @@ def read_report(folder, *, side: str = "both", unit: str = "subject", subjects: 
         per_trial = list(pool.map(lambda p: reader(p, side, folder), files))  # [(trial key, {name: ...})]
     names = None
     for path, (_, table) in zip(files, per_trial):
-        keys = set(table)
+        keys = {n for n in table if _wanted(n, variables)}
         if names is None:
             names = keys
         elif keys != names:
             missing = sorted(names ^ keys)
             raise InputError(f"trials of one group have different variables ({', '.join(missing[:4])}"
-                             f"{' ...' if len(missing) > 4 else ''})", path)
+                             f"{' ...' if len(missing) > 4 else ''}; --variables chooses the ones all have)",
+                             path)
     order = [n for n in per_trial[0][1] if _wanted(n, variables)]
     for var in order:
         labels, rows = [], []
@@ -201,9 +202,10 @@ def read_report(folder, *, side: str = "both", unit: str = "subject", subjects: 
             for key, table in per_trial:
                 subject = (subjects or {}).get(key, key)
                 curve, weight = table[var]
-                s = sums.setdefault(subject, [0.0, 0.0])
-                s[0] = s[0] + weight * curve
-                s[1] += weight
+                s = sums.setdefault(subject, [np.zeros(np.shape(curve)), 0.0])
+                if weight > 0:  # a trial without a usable stride adds nothing (its mean is NaN)
+                    s[0] = s[0] + weight * curve
+                    s[1] += weight
             for subject, (total, weight) in sums.items():
                 labels.append(subject)
                 rows.append(total / weight if weight > 0 else np.full(np.shape(total), np.nan))
