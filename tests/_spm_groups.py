@@ -29,8 +29,25 @@ def _smooth(rng, shape, sigma=8.0):
     return y / y.std()
 
 
-def write_trial(folder: Path, key: str, curves: dict, strides_per_side: int, rng, stride_sd: float = 1.0):
-    """``folder/key/key_strides.csv`` and ``..._cycles.csv`` for one trial whose mean curves are ``curves``."""
+def strides_path(folder: Path, key: str) -> Path:
+    """The trial's per-stride table (Parquet, as the report writes it, or CSV)."""
+    d = Path(folder) / key
+    return next(p for p in (d / f"{key}_strides.parquet", d / f"{key}_strides.csv") if p.is_file())
+
+
+def read_strides(path) -> pd.DataFrame:
+    path = Path(path)
+    return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+
+
+def write_strides(table: pd.DataFrame, path) -> None:
+    path = Path(path)
+    table.to_parquet(path, index=False) if path.suffix == ".parquet" else table.to_csv(path, index=False)
+
+
+def write_trial(folder: Path, key: str, curves: dict, strides_per_side: int, rng, stride_sd: float = 1.0,
+                fmt: str = "parquet"):
+    """``folder/key/key_strides.<fmt>`` and ``..._cycles.csv`` for one trial whose mean curves are ``curves``."""
     names = list(curves)
     rows = []
     for side in ("right", "left"):
@@ -43,7 +60,7 @@ def write_trial(folder: Path, key: str, curves: dict, strides_per_side: int, rng
     strides = pd.concat(rows, ignore_index=True)
     d = folder / key
     d.mkdir(parents=True, exist_ok=True)
-    strides.to_csv(d / f"{key}_strides.csv", index=False)
+    write_strides(strides, d / f"{key}_strides.{fmt}")
     cyc = []
     for side, part in strides.groupby("side", sort=False):
         for n in names:
@@ -55,7 +72,7 @@ def write_trial(folder: Path, key: str, curves: dict, strides_per_side: int, rng
 
 
 def write_group(folder, subjects: int, seed: int, effect=None, base=None, strides_per_side: int = 4,
-                prefix: str = "s"):
+                prefix: str = "s", fmt: str = "parquet"):
     """A report folder of ``subjects`` one-trial subjects; ``effect``: {name: curve added to the group}."""
     folder = Path(folder)
     rng = np.random.default_rng(seed)
@@ -65,5 +82,5 @@ def write_group(folder, subjects: int, seed: int, effect=None, base=None, stride
         for n, c in base.items():
             scale = max(np.ptp(c), 0.1) * 0.08
             curves[n] = c + scale * _smooth(rng, 101) + (effect or {}).get(n, 0.0)
-        write_trial(folder, f"{prefix}{i:02d}", curves, strides_per_side, rng)
+        write_trial(folder, f"{prefix}{i:02d}", curves, strides_per_side, rng, fmt=fmt)
     return folder

@@ -13,7 +13,7 @@ import humanbody.stats as hs
 from humanbody.cli import main
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _spm_groups import BASE, PERCENT, write_group  # noqa: E402
+from _spm_groups import BASE, PERCENT, read_strides, strides_path, write_group, write_strides  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BUMP = 8.0 * np.exp(-0.5 * ((PERCENT - 70.0) / 8.0) ** 2)
@@ -30,8 +30,8 @@ def study(tmp_path_factory):
 def _subject_means(folder, variable):
     """Each subject's mean right-stride curve, read with pandas (independently of humanbody.stats.groups)."""
     rows = []
-    for f in sorted(Path(folder).rglob("*_strides.csv")):
-        t = pd.read_csv(f)
+    for f in sorted(Path(folder).rglob("*_strides.*")):
+        t = read_strides(f)
         t = t[t.side == "right"]
         rows.append(t[variable].to_numpy().reshape(-1, 101).mean(axis=0))
     return np.array(rows)
@@ -85,8 +85,8 @@ def test_pooled_subject_curve_is_the_mean_of_both_sides(study):
     a, _ = study
     g = hs.groups.read_report(a, side="pooled")
     rows = []
-    for f in sorted(Path(a).rglob("*_strides.csv")):
-        t = pd.read_csv(f)
+    for f in sorted(Path(a).rglob("*_strides.*")):
+        t = read_strides(f)
         r = t[t.side == "right"]["right_knee_flexion_deg"].to_numpy().reshape(-1, 101)
         lft = t[t.side == "left"]["left_knee_flexion_deg"].to_numpy().reshape(-1, 101)
         rows.append(np.concatenate([r, lft]).mean(axis=0))
@@ -99,7 +99,7 @@ def test_cycles_tables_alone_give_the_same_subject_curves(study, tmp_path):
     a, _ = study
     copy = tmp_path / "old"
     shutil.copytree(a, copy)
-    for f in copy.rglob("*_strides.csv"):
+    for f in copy.rglob("*_strides.*"):
         f.unlink()
     old, new = hs.groups.read_report(copy, side="right"), hs.groups.read_report(a, side="right")
     for var in new.variables:
@@ -132,10 +132,10 @@ def _bad_groups(tmp_path):
     write_group(tmp_path / "one", 1, seed=2)
     write_group(tmp_path / "fewer", 4, seed=3, base={k: v for k, v in BASE.items() if "power" not in k})
     short = write_group(tmp_path / "short", 3, seed=4)
-    for f in short.rglob("*_strides.csv"):  # a 51-point cycle
-        t = pd.read_csv(f)
-        t[t.percent % 2 == 0].to_csv(f, index=False)
-    nan = write_group(tmp_path / "nan", 3, seed=5)
+    for f in short.rglob("*_strides.*"):  # a 51-point cycle
+        t = read_strides(f)
+        write_strides(t[t.percent % 2 == 0], f)
+    nan = write_group(tmp_path / "nan", 3, seed=5, fmt="csv")  # empty cells in a CSV
     f = sorted(nan.rglob("*_strides.csv"))[0]
     t = pd.read_csv(f)
     t.loc[t.side == "right", "right_knee_flexion_deg"] = np.nan  # no usable right stride for the knee
@@ -189,6 +189,7 @@ def test_manifest_groups_run_the_report_first(tmp_path):
     assert set(spm.variable) == {"knee_flexion_deg", "hip_flexion_deg"}
     np.testing.assert_allclose(spm.t, 0.0, atol=1e-6)  # the same two trials in both groups
     assert (out / "reports" / "a" / "summary.csv").is_file()
+    assert list((out / "reports" / "a").rglob("*_strides.parquet"))  # what the report writes
     assert pd.read_csv(out / "clusters.csv").empty
 
 
@@ -200,15 +201,15 @@ def test_trials_of_one_subject_are_pooled_by_strides(tmp_path):
     write_trial(folder, "s1_walk1", {k: v + 1.0 for k, v in BASE.items()}, 2, rng)
     write_trial(folder, "s1_walk2", {k: v - 1.0 for k, v in BASE.items()}, 6, rng)
     write_trial(folder, "s2_walk1", BASE, 3, rng)
-    f = folder / "s2_walk1" / "s2_walk1_strides.csv"  # no usable right knee stride in s2's trial
-    t = pd.read_csv(f)
+    f = strides_path(folder, "s2_walk1")  # no usable right knee stride in s2's trial
+    t = read_strides(f)
     t.loc[t.side == "right", "right_knee_flexion_deg"] = np.nan
-    t.to_csv(f, index=False)
+    write_strides(t, f)
     write_trial(folder, "s2_walk2", BASE, 3, rng)
     g = hs.groups.read_report(folder, side="right",
                               subjects={"s1_walk1": "s1", "s1_walk2": "s1", "s2_walk1": "s2", "s2_walk2": "s2"})
     assert g.rows["knee_flexion_deg"] == ["s1", "s2"]
-    strides = {k: pd.read_csv(folder / k / f"{k}_strides.csv").query("side == 'right'")["right_knee_flexion_deg"]
+    strides = {k: read_strides(strides_path(folder, k)).query("side == 'right'")["right_knee_flexion_deg"]
                .to_numpy().reshape(-1, 101) for k in ("s1_walk1", "s1_walk2", "s2_walk2")}
     np.testing.assert_allclose(g.curves["knee_flexion_deg"][0],
                                np.concatenate([strides["s1_walk1"], strides["s1_walk2"]]).mean(axis=0), rtol=1e-12)

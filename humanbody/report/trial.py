@@ -201,6 +201,18 @@ def _csv_bytes(table: pd.DataFrame) -> bytes:
     return table_csv_bytes(table, CSV_DIGITS)
 
 
+def _parquet_bytes(table: pd.DataFrame) -> bytes:
+    """The table as Parquet (every bit; a tenth of the CSV's formatting time for a table read by programs)."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(table, preserve_index=False), buf)
+    return buf.getvalue()
+
+
 def _analysis_files(analysis, stem: str) -> dict:
     """The pipeline's own outputs (results table, model, residuals) as bytes."""
     from ..trial_output import write_results
@@ -288,7 +300,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)
     files[f"{task.key}/{stem}_spatiotemporal.csv"] = _csv_bytes(params.reset_index())
     files[f"{task.key}/{stem}_cycles.csv"] = _csv_bytes(cycles)
-    files[f"{task.key}/{stem}_strides.csv"] = _csv_bytes(stride_table(table, used))  # for compare --unit stride
+    files[f"{task.key}/{stem}_strides.parquet"] = _parquet_bytes(stride_table(table, used))  # read by compare
     figures = {}
     if options.plots == "png":
         from . import plots  # matplotlib: imported only when figures are drawn

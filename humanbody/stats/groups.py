@@ -2,7 +2,8 @@
 
 ``humanbody report`` writes, per trial, ``<key>/<stem>_cycles.csv`` (each
 variable's mean over the trial's strides, per side) and
-``<key>/<stem>_strides.csv`` (every stride's curve).  A group is one report
+``<key>/<stem>_strides.parquet`` (every stride's curve; a ``_strides.csv``
+with the same columns is read too).  A group is one report
 folder (or the trials of one manifest group, reported first).  Its rows are
 
 - ``unit="subject"``: one curve per subject, the mean of all its strides
@@ -117,6 +118,13 @@ def _read_csv(path: Path, columns=None) -> dict:
         table = pacsv.read_csv(path, read_options=pacsv.ReadOptions(use_threads=False), convert_options=opts)
     except (pa.ArrowInvalid, KeyError, OSError) as err:
         raise InputError(f"cannot read the curves ({str(err).splitlines()[0]})", path) from None
+    return _arrays(table)
+
+
+def _arrays(table) -> dict:
+    """An Arrow table's columns as NumPy arrays: strings as objects, numbers as float64 (NaN for empty)."""
+    import pyarrow as pa
+
     out = {}
     for name, col in zip(table.column_names, table.columns):
         if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
@@ -126,6 +134,28 @@ def _read_csv(path: Path, columns=None) -> dict:
         else:
             out[name] = _floats(col)
     return out
+
+
+def _read_parquet(path: Path) -> dict:
+    """A Parquet table's columns as NumPy arrays."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path, use_threads=False)
+    except (pa.ArrowInvalid, OSError) as err:
+        raise InputError(f"cannot read the curves ({str(err).splitlines()[0]})", path) from None
+    return _arrays(table)
+
+
+def _strides_file(cycles: Path) -> Path | None:
+    """The per-stride table beside a cycles table: ``_strides.parquet`` or ``_strides.csv``, if any."""
+    stem = cycles.name[: -len("_cycles.csv")]
+    for suffix in (".parquet", ".csv"):
+        p = cycles.with_name(f"{stem}_strides{suffix}")
+        if p.is_file():
+            return p
+    return None
 
 
 def _floats(col) -> np.ndarray:
@@ -240,7 +270,7 @@ def _subject_curves(path: Path, side: str, folder: Path):
     The mean of the strides of the trial's strides table (the smaller file),
     or else its cycles table's mean weighted by its number of strides.
     """
-    if path.with_name(path.name[: -len("_cycles.csv")] + "_strides.csv").is_file():
+    if _strides_file(path) is not None:
         key, table = _stride_curves(path, side, folder)
         out = {}
         for name, (curves, _) in table.items():
@@ -275,11 +305,11 @@ def _subject_curves(path: Path, side: str, folder: Path):
 
 def _stride_curves(path: Path, side: str, folder: Path):
     """(trial key, {name: (curves (strides, nodes), stride labels)}) of one trial's strides table."""
-    strides = path.with_name(path.name[: -len("_cycles.csv")] + "_strides.csv")
-    if not strides.is_file():
+    strides = _strides_file(path)
+    if strides is None:
         raise InputError("no per-stride curves beside this file (made by 'humanbody report' of this version; "
                          "report the trials again, or compare per subject)", path)
-    df = _read_csv(strides)
+    df = _read_csv(strides) if strides.suffix == ".csv" else _read_parquet(strides)
     key = _trial_key(path, folder)
     clinical = [c for c in df if CLINICAL_CURVE.search(str(c))]
     if "side" not in df or "stride" not in df:
