@@ -226,3 +226,16 @@ def test_a_trial_without_kinetics_needs_variables(tmp_path, capsys):
     assert main(["compare", str(a), str(b), "--out", str(tmp_path / "o"), "-q"]) == 2
     assert "--variables" in capsys.readouterr().err
     assert main(["compare", str(a), str(b), "--out", str(tmp_path / "o"), "-q", "--variables", "*_deg"]) == 0
+
+
+def test_one_tailed_png_figures(study, tmp_path):
+    a, b = study
+    out = tmp_path / "png"
+    assert main(["compare", str(b), str(a), "--out", str(out), "--side", "right", "--one-tailed",
+                 "--figures", "png", "--alpha", "0.01", "-q", "--variables", "knee_*"]) == 0
+    png = (out / "knee_flexion_deg.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    spm = pd.read_csv(out / "spm.csv").query("variable == 'knee_flexion_deg'")
+    # contracture minus control, one tail at alpha 0.01: a positive cluster only
+    assert spm.significant.any() and (spm[spm.significant == 1].t > 0).all()
+    assert "knee_flexion_deg.png" in (out / "index.html").read_text()
