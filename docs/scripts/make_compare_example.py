@@ -66,11 +66,11 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(2029)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(args.work or tmp)
-        for group in ("control", "contracture"):
+        for group, prefix in (("control", "ctrl"), ("contracture", "kfc")):
             folder = work / "trials" / group
             folder.mkdir(parents=True, exist_ok=True)
             for i in range(args.subjects):
-                name = f"{group[:4]}{i + 1:02d}.csv"
+                name = f"{prefix}{i + 1:02d}.csv"
                 subject(walk, rng, group == "contracture").to_csv(folder / name, index=False, float_format="%.9g")
             run(["report", folder, "--out", work / "reports" / group, "--plots", "none", "-q"])
         out = work / "compare"
