@@ -239,3 +239,23 @@ def test_one_tailed_png_figures(study, tmp_path):
     # contracture minus control, one tail at alpha 0.01: a positive cluster only
     assert spm.significant.any() and (spm[spm.significant == 1].t > 0).all()
     assert "knee_flexion_deg.png" in (out / "index.html").read_text()
+
+
+@pytest.mark.slow
+def test_trial_folders_are_reported_first(tmp_path):
+    """Folders of trials (the sample walk as coordinates and as markers with its static trial)."""
+    data = ROOT / "data"
+    for group in ("a", "b"):
+        d = tmp_path / "trials" / group
+        d.mkdir(parents=True)
+        for name in ("sample_walk.csv", "sample_walk_markers.trc", "sample_static.trc"):
+            shutil.copy(data / name, d / name)
+    out = tmp_path / "out"
+    assert main(["compare", str(tmp_path / "trials" / "a"), str(tmp_path / "trials" / "b"), "--out", str(out),
+                 "--side", "left", "--variables", "knee_flexion_deg", "-q", "-j", "1",
+                 "--mass", "75", "--height", "1.75"]) == 0
+    assert sorted(p.name for p in (out / "reports").iterdir()) == ["a", "b"]
+    assert len(list((out / "reports" / "a").rglob("*_strides.parquet"))) == 2
+    spm = pd.read_csv(out / "spm.csv")
+    assert set(spm.variable) == {"knee_flexion_deg"}
+    np.testing.assert_allclose(spm.t, 0.0, atol=1e-6)
