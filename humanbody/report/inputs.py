@@ -24,7 +24,7 @@ TRIAL_SUFFIXES = (".trc", ".c3d", ".csv", ".tsv", ".mvnx")
 _ORIENTATION_SUFFIXES = (".sto", ".mvnx")
 
 #: Stem endings of files this project writes; never taken as trials.
-_OUTPUT_ENDINGS = ("_results", "_cycles", "_events", "_spatiotemporal", "_residuals", "_grf")
+_OUTPUT_ENDINGS = ("_results", "_cycles", "_strides", "_events", "_spatiotemporal", "_residuals", "_grf")
 _OUTPUT_NAMES = ("summary.csv",)
 
 MANIFEST_COLUMNS = ("trial", "static", "mass", "height", "treadmill_speed", "grf", "subject")

@@ -211,6 +211,18 @@ def _csv_bytes(table: pd.DataFrame) -> bytes:
     return table_csv_bytes(table, CSV_DIGITS)
 
 
+def _parquet_bytes(table: pd.DataFrame) -> bytes:
+    """The table as Parquet (every bit; a tenth of the CSV's formatting time for a table read by programs)."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(table, preserve_index=False), buf)
+    return buf.getvalue()
+
+
 def _analysis_files(analysis, stem: str) -> dict:
     """The pipeline's own outputs (results table, model, residuals) as bytes."""
     from ..trial_output import write_results
@@ -255,6 +267,7 @@ def process_trial(task, options: ReportOptions) -> TrialOutcome:
 def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     from ..differentiate import Differentiation
     from ..gait import angle_peaks, flatten, kinetic_peaks, normalize_cycles, spatiotemporal
+    from ..gait.cycles import stride_table
     from ..pipeline import analyze_trial
     from . import html
 
@@ -299,6 +312,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)
     files[f"{task.key}/{stem}_spatiotemporal.csv"] = _csv_bytes(params.reset_index())
     files[f"{task.key}/{stem}_cycles.csv"] = _csv_bytes(cycles)
+    files[f"{task.key}/{stem}_strides.parquet"] = _parquet_bytes(stride_table(table, used))  # read by compare
     row = dict(base, status="ok", events_source=str(used["source"].iloc[0]) if len(used) else "none")
     row.update(flatten(params))
     row.update(angle_peaks(cycles, params))
