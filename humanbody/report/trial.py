@@ -164,6 +164,21 @@ def trial_events(analysis, grf_path=None, force_threshold: float = 20.0):
                     + f"): {len(kin)}")
     used = kin
     events = kin
+    loads = getattr(analysis, "loads", None)
+    if loads is not None and loads.body is not None:
+        fe = _load_events(analysis, force_threshold)
+        sides = [s for s in ("right", "left") if (fe["side"] == s).any()]
+        messages.append(f"force events from the loads on each foot ({force_threshold:g} N threshold): {len(fe)}")
+        events = pd.concat([kin, fe], ignore_index=True).sort_values(["time", "source"], kind="stable")
+        events = events.reset_index(drop=True)
+        strikes = {s: ((fe["side"] == s) & (fe["event"] == "foot_strike")).sum() for s in ("right", "left")}
+        if all(strikes[s] >= 2 for s in ("right", "left")):
+            used = fe
+        elif sides:  # a side off the plates keeps its kinematic events
+            used = pd.concat([fe[fe["side"].isin([s for s in sides if strikes[s] >= 2])],
+                              kin[~kin["side"].isin([s for s in sides if strikes[s] >= 2])]], ignore_index=True)
+            used = used.sort_values(["time", "side"], kind="stable").reset_index(drop=True)
+        return events, used, points, feet, pelvis, messages
     if grf_path is not None:
         from ..io import read_trial
 
@@ -182,12 +197,64 @@ def trial_events(analysis, grf_path=None, force_threshold: float = 20.0):
     return events, used, points, feet, pelvis, messages
 
 
+def _foot_load(analysis) -> dict:
+    """Vertical load (N) on each foot per frame from the assigned loads; a plate two feet share counts for both."""
+    loads, model = analysis.loads, analysis.model
+    out = {}
+    for side in ("right", "left"):
+        name = f"{side}_foot"
+        if name not in model.names:
+            continue
+        k = model.names.index(name)
+        on = loads.body == k
+        if loads.shared is not None:
+            on = on | (loads.shared == k).any(axis=2)
+        out[side] = np.where(on, loads.force[..., 2], 0.0).sum(axis=1)
+    return out
+
+
+def _load_events(analysis, threshold: float) -> pd.DataFrame:
+    """Foot strikes and offs where each foot's assigned vertical load crosses ``threshold``
+    (one plate under both feet, a treadmill: the assignment tells the feet apart)."""
+    from ..gait import force_events
+
+    time = analysis.results.time
+    cols = {"time": time}
+    for side, fz in _foot_load(analysis).items():
+        cols[f"{side}_vx"], cols[f"{side}_vy"], cols[f"{side}_vz"] = 0.0 * fz, 0.0 * fz, fz
+    table = pd.DataFrame(cols)
+    sides = {s: f"{s}_" for s in ("right", "left") if f"{s}_vz" in table.columns}
+    return force_events(table, threshold=threshold, plates=sides, vertical="z", frame_times=time,
+                        min_duration=0.03)
+
+
+def unloaded_stance(analysis, events) -> dict:
+    """Per side, the frames (bool, F) where the foot is in stance (between a strike and the next off of the
+    events that define strides) but no measured load is on it: its kinetics there are not known."""
+    time = analysis.results.time
+    load = _foot_load(analysis)
+    out = {}
+    from ..gait import events_of
+
+    for side, fz in load.items():
+        stance = np.zeros(len(time), dtype=bool)
+        offs = events_of(events, side, "foot_off")
+        for t0 in events_of(events, side, "foot_strike"):
+            later = offs[offs > t0]
+            t1 = later[0] if len(later) else time[-1]
+            stance |= (time >= t0) & (time <= t1)
+        out[side] = stance & (fz <= 0.0)
+    return out
+
+
 def _residual_line(kinetics: pd.DataFrame, model) -> str:
     """Data quality of the kinetics: the residual force and moment at the root (what the loads leave unbalanced)."""
     root = model.names[0]
     weight = float(model.total_mass) * float(np.linalg.norm(model.gravity))
     f = np.linalg.norm(kinetics[[f"{root}_joint_force_{a}" for a in "xyz"]].to_numpy(), axis=1)
     m = np.linalg.norm(kinetics[[f"{root}_joint_moment_{a}" for a in "xyz"]].to_numpy(), axis=1)
+    if not np.isfinite(f).any():
+        return "kinetics: residual at the pelvis not known (a foot stood on no measured plate)"
     return (f"kinetics: residual force at the pelvis median {np.nanmedian(f):.0f} N "
             f"({100 * np.nanmedian(f) / weight:.0f} % of body weight), residual moment median "
             f"{np.nanmedian(m):.0f} N m (what the measured loads leave unbalanced: marker, model and "
@@ -277,6 +344,13 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     if "note" in params.attrs:
         messages.append(params.attrs["note"])
     kinetics = analysis.kinetics
+    if kinetics is not None:  # a side's kinetics while its foot stands off the plates are not known
+        for side, gap in unloaded_stance(analysis, used).items():
+            # a little slack at contact and lift-off, where the load crosses the threshold
+            core = gap & np.roll(gap, 2) & np.roll(gap, -2)
+            if core.any():
+                cols = [c for c in kinetics.columns if c.startswith(f"{side}_")]
+                kinetics.loc[core, cols] = np.nan
     table = pd.concat([analysis.results.to_dataframe(), analysis.clinical]
                       + ([kinetics] if kinetics is not None else []), axis=1)
     cycles = normalize_cycles(table, used)
