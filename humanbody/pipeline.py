@@ -391,6 +391,10 @@ def _tracking_lines(calibration, tracking) -> list[str]:
         f"{calibration.source}; subject height {calibration.height:.3f} m"
     ]
     lines += [f"calibration: {note}" for note in calibration.notes]
+    from .markers.plausibility import check_lengths
+
+    warn, bad = check_lengths(calibration.model, float(calibration.height))
+    lines += [f"calibration: CHECK the marker set: {w}" for w in warn + bad]
     res = tracking.residuals.drop(columns="time")
     if res.shape[1]:
         med = res.median() * 1000.0

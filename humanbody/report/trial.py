@@ -165,7 +165,17 @@ def trial_events(analysis, grf_path=None, force_threshold: float = 20.0):
     used = kin
     events = kin
     loads = getattr(analysis, "loads", None)
-    if loads is not None and loads.body is not None:
+    per_foot_file = False  # an OpenSim file with a plate per foot: its own samples time the events best
+    if grf_path is not None and str(grf_path).lower().endswith((".mot", ".sto")):
+        from ..io.forceplates import SIDE_PREFIXES
+
+        try:
+            with open(grf_path, encoding="utf-8", errors="replace") as fh:
+                head = fh.read(65536)
+            per_foot_file = all(f"{p}vy" in head for p in SIDE_PREFIXES.values())
+        except OSError:
+            per_foot_file = False
+    if loads is not None and loads.body is not None and not per_foot_file:
         fe = _load_events(analysis, force_threshold)
         sides = [s for s in ("right", "left") if (fe["side"] == s).any()]
         messages.append(f"force events from the loads on each foot ({force_threshold:g} N threshold): {len(fe)}")
