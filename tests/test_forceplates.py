@@ -221,3 +221,10 @@ def test_viewer_draws_the_plates_where_they_are_and_the_floor_where_the_feet_are
     assert scene.floor_z == pytest.approx(0.0, abs=1e-9)  # the first step is on the floor
     z = np.round(np.asarray(scene.floor_mesh().points)[:, 2], 3)
     assert set(HEIGHTS) <= set(z.tolist())  # every plate's outline at its own height
+
+
+def test_degenerate_plate_corners_are_one_clear_error():
+    from humanbody.errors import InputError
+
+    with pytest.raises(InputError, match="corners do not span a surface"):
+        plate_from_corners("p", np.zeros((4, 3)))

@@ -300,7 +300,10 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
         point.append((np.asarray(p["center_of_pressure"], dtype=float).T * pos) @ M.T)
         moment.append((np.asarray(p["Tz"], dtype=float).T * mom) @ M.T)
         corners = (np.asarray(p["corners"], dtype=float).T * pos) @ M.T
-        plates.append(plate_from_corners(name, corners))
+        try:
+            plates.append(plate_from_corners(name, corners))
+        except InputError as err:
+            raise err.with_path(path) from None
     n = force[0].shape[0]
     time = first / point_rate + np.arange(n) / rate
     force, point, moment = (np.stack(a, axis=1) for a in (force, point, moment))
