@@ -117,6 +117,9 @@ class FrameLoads:
     unloaded : list of str
                         feet (segment names) no load reached in any frame: their side's kinetics
                         are NaN (the ground reaction on them was not measured)
+    raw_time, raw_fz : (T,) s and (T, L) N, optional
+                        the file's own samples of each load's vertical force (zero below the
+                        threshold, not filtered): contact times at the file's rate
     notes : list of str what was done, for the user
     """
 
@@ -130,6 +133,8 @@ class FrameLoads:
     plates: list = None
     unloaded: list = field(default_factory=list)
     unloaded_index: list = field(default_factory=list)
+    raw_time: np.ndarray = None
+    raw_fz: np.ndarray = None
 
     def kernel_arrays(self, start: int, stop: int):
         """Force, moment about the origin and body of frames ``start:stop`` as the kinetic kernels take them.
@@ -398,7 +403,9 @@ def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = 6.0,
     cop[~loaded] = np.nan
     if not inside.all():
         notes.append(f"loads: {int((~inside).sum())} frame(s) outside the load file's time range: no load there")
-    return FrameLoads(list(table.names), force, moment_o, cop, notes=notes, plates=plates)
+    raw_fz = np.where(table.force[..., 2] >= threshold, table.force[..., 2], 0.0)
+    return FrameLoads(list(table.names), force, moment_o, cop, notes=notes, plates=plates,
+                      raw_time=np.asarray(table.time, dtype=float), raw_fz=raw_fz)
 
 
 # ------------------------------------------------------------------ assignment

@@ -84,6 +84,17 @@ def test_treadmill_run_one_plate_under_both_feet_gives_complete_kinetics(run_fol
     cycles = pd.read_csv(out / "run" / "run_cycles.csv")
     knee = cycles[cycles["variable"].str.endswith("knee_flexion_moment_Nm_per_kg")]
     assert set(knee["side"]) == {"right", "left"} and (knee["n_strides"] >= 3).all()
+    # the events come from the load given to each foot, timed at the force file's own 1 kHz samples
+    events = pd.read_csv(out / "run" / "run_events.csv")
+    for side, t0 in (("right", 0.1), ("left", 0.1 + STRIDE / 2)):
+        strikes = events[(events["source"] == "force") & (events["side"] == side)
+                         & (events["event"] == "foot_strike")]["time"].to_numpy()
+        offs = events[(events["source"] == "force") & (events["side"] == side)
+                      & (events["event"] == "foot_off")]["time"].to_numpy()
+        assert len(strikes) >= 4 and len(offs) >= 4
+        np.testing.assert_allclose((strikes - t0) / STRIDE, np.round((strikes - t0) / STRIDE), atol=0.002 / STRIDE)
+        np.testing.assert_allclose((offs - t0 - CONTACT) / STRIDE, np.round((offs - t0 - CONTACT) / STRIDE),
+                                   atol=0.002 / STRIDE)
     page = (out / "run" / "run.html").read_text()
     assert "force events from the loads on each foot" in page
     assert "mass 68.0 kg from run_forces.csv" in page or "mass 67.9 kg from run_forces.csv" in page \

@@ -223,14 +223,51 @@ def _foot_load(analysis) -> dict:
     return out
 
 
+def _raw_foot_load(analysis) -> tuple[np.ndarray, dict] | None:
+    """Each foot's vertical load at the force file's own samples (not filtered): every sample takes the
+    assignment of the nearest frame.  None when the loads do not carry their samples."""
+    loads, model = analysis.loads, analysis.model
+    if getattr(loads, "raw_time", None) is None or loads.raw_fz is None:
+        return None
+    time = analysis.results.time
+    t = loads.raw_time
+    inside = (t >= time[0]) & (t <= time[-1])
+    t, fz = t[inside], loads.raw_fz[inside]
+    i = np.clip(np.searchsorted(time, t), 1, len(time) - 1)
+    nearest = np.where(np.abs(t - time[i - 1]) <= np.abs(time[i] - t), i - 1, i)
+    out = {}
+    for side in ("right", "left"):
+        name = f"{side}_foot"
+        if name not in model.names:
+            continue
+        k = model.names.index(name)
+        on = loads.body[nearest] == k
+        if loads.shared is not None:
+            on = on | (loads.shared[nearest] == k).any(axis=2)
+        # a sample just before the first loaded frame of a contact: its nearest frame is not yet loaded
+        out[side] = np.where(on | (loads.body[nearest] == -1) & _near_foot(loads, nearest, k), fz, 0.0).sum(axis=1)
+    return t, out
+
+
+def _near_foot(loads, nearest, k) -> np.ndarray:
+    """Samples whose load is unassigned at the nearest frame but assigned to foot ``k`` one frame on or back."""
+    F = loads.body.shape[0]
+    after = loads.body[np.minimum(nearest + 1, F - 1)] == k
+    before = loads.body[np.maximum(nearest - 1, 0)] == k
+    return after | before
+
+
 def _load_events(analysis, threshold: float) -> pd.DataFrame:
     """Foot strikes and offs where each foot's assigned vertical load crosses ``threshold``
-    (one plate under both feet, a treadmill: the assignment tells the feet apart)."""
+    (one plate under both feet, a treadmill: the assignment tells the feet apart), at the force
+    file's own samples when the loads carry them."""
     from ..gait import force_events
 
     time = analysis.results.time
-    cols = {"time": time}
-    for side, fz in _foot_load(analysis).items():
+    raw = _raw_foot_load(analysis)
+    t, per_foot = raw if raw is not None else (time, _foot_load(analysis))
+    cols = {"time": t}
+    for side, fz in per_foot.items():
         cols[f"{side}_vx"], cols[f"{side}_vy"], cols[f"{side}_vz"] = 0.0 * fz, 0.0 * fz, fz
     table = pd.DataFrame(cols)
     sides = {s: f"{s}_" for s in ("right", "left") if f"{s}_vz" in table.columns}
