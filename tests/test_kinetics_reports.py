@@ -156,3 +156,30 @@ def test_folder_mode_finds_force_files_and_skips_unreadable_exports(tmp_path):
     assert [t.trial for t in tasks] == [str(tmp_path / "walk.trc")]
     assert tasks[0].grf == str(tmp_path / "grf_walk.mot")
     assert len(skipped) == 1 and "walk_model_outputs.csv" in skipped[0] and "not a trial" in skipped[0]
+
+
+def test_a_stride_enters_the_kinetic_curves_only_when_its_stance_was_measured(tmp_path):
+    """The right foot steps on the plate once (its other stances are off the plates): its kinetic curves keep
+    the one stride whose stance was measured, its angle curves keep every stride; the left side, always on
+    the plate, keeps every stride in both."""
+    model, coords = _running_coords()
+    table = _belt_loads(model, coords)
+    t = table["time"].to_numpy()
+    tau = np.mod(t - 0.1, STRIDE)
+    right_on = (tau < CONTACT) & (t >= 0.1)
+    keep = ~right_on | ((t > 0.1 + 2 * STRIDE - 0.01) & (t < 0.1 + 2 * STRIDE + CONTACT + 0.01))
+    for c in table.columns[1:]:
+        table.loc[~keep, c] = 0.0
+    coords.to_csv(tmp_path / "run.csv", index=False)
+    table.to_csv(tmp_path / "run_forces.csv", index=False)
+    out = tmp_path / "report"
+    assert main(["report", str(tmp_path / "run.csv"), "--out", str(out), "--plots", "none", "-q", "--jobs", "1",
+                 "--mass", str(MASS)]) == 0
+    cycles = pd.read_csv(out / "run" / "run_cycles.csv")
+
+    def strides(side, variable):
+        return int(cycles[(cycles["side"] == side) & (cycles["variable"] == f"{side}_{variable}")]["n_strides"].max())
+
+    assert strides("right", "knee_flexion_moment_Nm_per_kg") == 1
+    assert strides("right", "hip_flexion_deg") >= 4
+    assert strides("left", "knee_flexion_moment_Nm_per_kg") >= 4

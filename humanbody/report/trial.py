@@ -275,22 +275,31 @@ def _load_events(analysis, threshold: float) -> pd.DataFrame:
                         min_duration=0.03)
 
 
+#: Fraction of a stance's frames that must carry a load on the foot for the stance to count as measured
+#: (kinematic events time a stance less exactly than the plate does; a stance off the plates carries none).
+MEASURED_STANCE = 0.5
+
+
 def unloaded_stance(analysis, events) -> dict:
-    """Per side, the frames (bool, F) where the foot is in stance (between a strike and the next off of the
-    events that define strides) but no measured load is on it: its kinetics there are not known."""
-    time = analysis.results.time
-    load = _foot_load(analysis)
-    out = {}
+    """Per side, the frames (bool, F) of the stances that were not measured: between a strike and the next off
+    of the events that define strides, fewer than :data:`MEASURED_STANCE` of the frames carry a load on the
+    foot (the foot stood off the plates).  The side's kinetics there are not known."""
     from ..gait import events_of
 
-    for side, fz in load.items():
-        stance = np.zeros(len(time), dtype=bool)
+    time = analysis.results.time
+    dt = float(np.median(np.diff(time))) if len(time) > 1 else 0.0
+    out = {}
+    for side, fz in _foot_load(analysis).items():
+        gap = np.zeros(len(time), dtype=bool)
         offs = events_of(events, side, "foot_off")
         for t0 in events_of(events, side, "foot_strike"):
             later = offs[offs > t0]
             t1 = later[0] if len(later) else time[-1]
-            stance |= (time >= t0) & (time <= t1)
-        out[side] = stance & (fz <= 0.0)
+            stance = (time >= t0) & (time <= t1)
+            if stance.any() and np.mean(fz[stance] > 0.0) < MEASURED_STANCE:
+                # from two frames after the strike: the stride that ends at this strike keeps its last point
+                gap |= stance & (time > t0 + 2.0 * dt)
+        out[side] = gap
     return out
 
 
@@ -393,11 +402,9 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     kinetics = analysis.kinetics
     if kinetics is not None:  # a side's kinetics while its foot stands off the plates are not known
         for side, gap in unloaded_stance(analysis, used).items():
-            # a little slack at contact and lift-off, where the load crosses the threshold
-            core = gap & np.roll(gap, 2) & np.roll(gap, -2)
-            if core.any():
+            if gap.any():
                 cols = [c for c in kinetics.columns if c.startswith(f"{side}_")]
-                kinetics.loc[core, cols] = np.nan
+                kinetics.loc[gap, cols] = np.nan
     table = pd.concat([analysis.results.to_dataframe(), analysis.clinical]
                       + ([kinetics] if kinetics is not None else []), axis=1)
     cycles = normalize_cycles(table, used)
