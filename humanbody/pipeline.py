@@ -52,6 +52,7 @@ class Analysis:
     markers : DataFrame or None        marker trajectories in ground axes after conditioning
     calibration : object or None       static calibration (marker trials)
     loads : FrameLoads or None         external loads on the frames, assigned to segments (--forces)
+    angle_zero : str                   zero of the clinical angles: "anatomical" (default) or "static"
     tracking : object or None          tracking result with residuals (marker trials)
     messages : list of str             what each step did, for the user (a screenful)
     details : list of str              per-marker and per-gap details (``--verbose``, and the log file)
@@ -67,6 +68,7 @@ class Analysis:
     messages: list = field(default_factory=list)
     details: list = field(default_factory=list)
     loads: Any = None
+    angle_zero: str = "anatomical"
     _results: Results | None = field(default=None, repr=False)
     _clinical: pd.DataFrame | None = field(default=None, repr=False)
 
@@ -84,14 +86,14 @@ class Analysis:
     def clinical(self) -> pd.DataFrame:
         """Clinical joint angles (degrees, one row per frame; :func:`humanbody.clinical.clinical_angles`).
 
-        Zero in the calibration pose when a static trial calibrated the
-        subject (the upper limbs: in the reference posture).  Computed on
-        first access, then kept.
+        Zero as ``angle_zero`` says: between the anatomical segment frames
+        (default), or in the calibration pose (``"static"``; the upper limbs
+        in the reference posture).  Computed on first access, then kept.
         """
         if self._clinical is None:
             from .clinical import clinical_angles
 
-            self._clinical = clinical_angles(self.model, self.coords, self.calibration)
+            self._clinical = clinical_angles(self.model, self.coords, self.calibration, zero=self.angle_zero)
         return self._clinical
 
     @property
@@ -155,6 +157,9 @@ def analyze_trial(
     force_threshold: float = 20.0,
     forces_cutoff_hz: float | None = None,
     use_platforms: bool = True,
+    imu_heading: str | None = None,
+    angle_zero: str = "anatomical",
+    subject=None,
 ) -> Analysis:
     """Analyse one trial file (markers or generalized coordinates).
 
@@ -214,12 +219,36 @@ def analyze_trial(
     use_platforms : bool
         A C3D trial with force platforms and no ``forces`` uses its own
         platforms (default); False leaves them out.
+    imu_heading : str, optional
+        Orientation trials: the pelvis sensor's axis pointing forward in the
+        calibration posture (``"-z"``, ...); None: the subject faced the
+        world's +X (:mod:`humanbody.imu.calibration`).  ``static`` is then
+        an orientation file in the calibration posture (default: the first
+        0.5 s of the trial) and ``axes`` the world axes ("auto": the
+        format's).
+    angle_zero : {"anatomical", "static"}
+        Zero of the clinical angles (:func:`humanbody.clinical.clinical_angles`):
+        between the anatomical segment frames (default) or in the standing
+        calibration pose.
+    subject : str, Path or Subject, optional
+        Subject measurements (Vicon ``.vsk`` or TOML;
+        :func:`humanbody.io.subject.read_subject`): mass and height when
+        ``mass``/``height`` are not given (the options win), and the
+        widths, leg lengths and offsets the marker set's joint centres use
+        (Plug-in Gait).
     """
+    from .clinical import ANGLE_ZEROS
     from .io import read_trial
 
+    if angle_zero not in ANGLE_ZEROS:
+        raise InputError(f"--angle-zero must be one of {', '.join(ANGLE_ZEROS)}, not {angle_zero!r}")
     path = os.fspath(path)
     messages: list[str] = []
     details: list[str] = []
+    subj = _subject_file(subject, messages)
+    if subj is not None:
+        mass = subj.mass if mass is None else mass
+        height = subj.height if height is None else height
     steps = _Progress(progress, path)
     trial = read_trial(path)
     kind = trial.attrs.get("kind")
@@ -239,11 +268,25 @@ def analyze_trial(
     if mass is None and model is None:
         mass = _mass_from_plates(forces, force_threshold, messages)
     subject = _subject_model(model, mass, height, sex, messages)
-    if kind == "coordinates":
+    if kind in ("coordinates", "orientations"):
         coords = trial
         if subject is None:
             subject = BodyModel.default(mass=DEFAULT_MASS, height=DEFAULT_HEIGHT, sex=sex)
             messages.append(f"no --model or --height: using the default model for {DEFAULT_HEIGHT:g} m")
+        if kind == "orientations":
+            from .imu import orientations_to_coordinates
+
+            if len(trial) < 2:
+                raise InputError("has one frame: a calibration posture (give it as --static), not a trial", path)
+            posture = None
+            if static is not None:
+                posture = read_trial(static)
+                if posture.attrs.get("kind") != "orientations":
+                    raise InputError("static trial of an orientation trial must be an orientation file", static)
+            coords, notes = orientations_to_coordinates(trial, subject, static=posture, axes=axes,
+                                                        heading=imu_heading)
+            messages += [f"orientations: {line}" for line in notes if not line.startswith("mapping:")]
+            details += [f"orientations: {line}" for line in notes if line.startswith("mapping:")]
         steps.advance("condition")
         steps.advance("track")
     elif kind == "markers":
@@ -281,13 +324,14 @@ def analyze_trial(
         subject_mass = DEFAULT_MASS if mass is None else float(mass)
         if static is not None:
             calibration, static_frames = _static_calibration(
-                static, mapping.spec, mset, subject_mass, height, sex, calibration_cache)
+                static, mapping.spec, mset, subject_mass, height, sex, calibration_cache, subj)
             messages.append(f"static trial {os.fspath(static)}: {static_frames} frames, same axes mapping")
             tracking = track(markers, calibration, keep_frames=False)
             coords = tracking.coords
         else:
             coords, calibration, tracking = markers_to_coordinates(
-                markers, markerset=mset, mass=subject_mass, height=height, sex=sex, keep_frames=False)
+                markers, markerset=mset, mass=subject_mass, height=height, sex=sex, keep_frames=False,
+                subject=subj)
         messages += _tracking_lines(calibration, tracking)
         if not keep_markers:
             markers = None
@@ -306,7 +350,7 @@ def analyze_trial(
         details += [f"tracking: {line}" for line in tracking.summary()]
     analysis = Analysis(
         source=path, coords=coords, model=subject, motion=motion, markers=markers,
-        calibration=calibration, tracking=tracking, messages=messages, details=details,
+        calibration=calibration, tracking=tracking, messages=messages, details=details, angle_zero=angle_zero,
     )
     if forces is not None:
         from .loads import assign_loads, condition_loads, read_loads
@@ -346,7 +390,21 @@ def _mass_from_plates(forces, threshold, messages) -> float | None:
     return None
 
 
-def _static_calibration(static, axes_spec, mset, mass, height, sex, cache):
+def _subject_file(subject, messages):
+    """The :class:`~humanbody.io.subject.Subject` of ``subject`` (a path or one already read), or None."""
+    if subject is None:
+        return None
+    from .io.subject import Subject, read_subject
+
+    subj = subject if isinstance(subject, Subject) else read_subject(subject)
+    given = subj.measured()
+    messages.append(f"subject {subj.source or 'measurements'}: {len(given)} measurement(s)"
+                    + (f", mass {subj.mass:g} kg" if subj.mass is not None else "")
+                    + (f", height {subj.height:.3f} m" if subj.height is not None else ""))
+    return subj
+
+
+def _static_calibration(static, axes_spec, mset, mass, height, sex, cache, subject=None):
     """Read, orient and calibrate a static trial; ``(calibration, frames)``, from ``cache`` when it holds it.
 
     The cache key is the SHA-256 of the file's bytes with everything else
@@ -367,14 +425,15 @@ def _static_calibration(static, axes_spec, mset, mass, height, sex, cache):
         except OSError:
             digest = None  # read_trial below says what is wrong with the file
         if digest is not None:
-            key = (digest, axes_spec, repr(mset), float(mass), None if height is None else float(height), sex)
+            key = (digest, axes_spec, repr(mset), float(mass), None if height is None else float(height), sex,
+                   repr(subject))
             if key in cache:
                 return cache[key]
     static_trial = read_trial(static)
     if static_trial.attrs.get("kind") != "markers":
         raise InputError("static trial must hold marker trajectories", static)
     static_ground, _ = to_ground(static_trial, axes=axes_spec)
-    value = (calibrate(static_ground, mset, mass=mass, height=height, sex=sex), len(static_trial))
+    value = (calibrate(static_ground, mset, mass=mass, height=height, sex=sex, subject=subject), len(static_trial))
     if key is not None:
         if len(cache) >= 16:  # a batch holds a few subjects at a time
             cache.pop(next(iter(cache)))

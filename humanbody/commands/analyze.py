@@ -16,6 +16,12 @@ def add_subject_options(p) -> None:
     g.add_argument("--mass", type=float, metavar="KG", help="subject mass in kg (default 75)")
     g.add_argument("--height", type=float, metavar="M", help="subject standing height in m (default 1.75, or from the static trial)")
     g.add_argument("--sex", choices=("male", "female"), default="male", help="anthropometric table (de Leva 1996)")
+    g.add_argument("--subject", metavar="FILE",
+                   help="subject measurements: Vicon .vsk or a TOML file (mass, height, leg lengths, knee and "
+                        "ankle widths, ...; docs/formats.md); --mass and --height win over it")
+    g.add_argument("--angle-zero", choices=("anatomical", "static"), default="anatomical",
+                   help="zero of the clinical joint angles: between the anatomical segment frames (default; a "
+                        "standing subject shows his own pelvic tilt) or in the standing calibration pose")
 
 
 def add_marker_options(p) -> None:
@@ -27,6 +33,7 @@ def add_marker_options(p) -> None:
     g.add_argument("--cutoff", type=float, default=6.0, metavar="HZ", help="low-pass cut-off of the zero-phase Butterworth marker filter (default 6 Hz; 0 = no filter)")
     g.add_argument("--max-gap", type=float, default=0.1, metavar="S", help="longest marker gap filled in time, in s (default 0.1)")
     g.add_argument("--fill", choices=("spline", "rigid", "linear"), default="spline", help="marker gap filling: cubic spline in time (default), rigid-body fit to the other markers of the segment (any gap length), or linear")
+    g.add_argument("--imu-heading", default=None, metavar="AXIS", help="orientation (IMU) trials: the pelvis sensor's axis pointing forward in the calibration posture (x, -z, ...; default: the subject faced the world's +X); --static is then an orientation file in that posture (default: the trial's first 0.5 s)")
 
 
 def add_load_options(p, report: bool = False, aliases: tuple = ()) -> None:
@@ -86,7 +93,7 @@ def _digits(text: str) -> int:
 
 def register(sub) -> None:
     p = sub.add_parser("analyze", help=HELP, description=HELP + ".")
-    p.add_argument("trial", metavar="TRIAL", help="marker file (TRC, C3D, CSV, TSV) or generalized-coordinates CSV")
+    p.add_argument("trial", metavar="TRIAL", help="marker file (TRC, C3D, CSV, TSV), generalized-coordinates CSV or orientation trial (OpenSense .sto, Xsens .mvnx)")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
     p.add_argument("--format", choices=("csv", "parquet"), default="csv", help="results table format (default csv; parquet keeps every bit)")
     p.add_argument("--digits", type=_digits, default=None, metavar="N",
@@ -129,6 +136,9 @@ def run(args) -> int:
         loads=loads_from(args),
         force_threshold=args.force_threshold,
         forces_cutoff_hz=args.forces_cutoff,
+        imu_heading=args.imu_heading,
+        angle_zero=args.angle_zero,
+        subject=args.subject,
     )
     for line in analysis.messages:
         say(line)

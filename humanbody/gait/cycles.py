@@ -19,7 +19,8 @@ import pandas as pd
 
 from .events import SIDES, events_of
 
-__all__ = ["CYCLE_COLUMNS", "PERCENT", "stride_curves", "normalize_cycles", "unit_of", "default_variables"]
+__all__ = ["CYCLE_COLUMNS", "PERCENT", "stride_curves", "normalize_cycles", "unit_of", "default_variables",
+           "curve_index"]
 
 CYCLE_COLUMNS = ["side", "variable", "unit", "percent", "mean", "sd", "n_strides"]
 PERCENT = np.linspace(0.0, 100.0, 101)
@@ -157,3 +158,32 @@ def normalize_cycles(table: pd.DataFrame, events: pd.DataFrame, variables=None,
         return pd.DataFrame({c: pd.Series(dtype=d) for c, d in
                              zip(CYCLE_COLUMNS, (object, object, object, float, float, float, int))})
     return pd.concat(parts, ignore_index=True)[CYCLE_COLUMNS]
+
+
+_CURVE_INDEX: dict = {}
+
+
+def curve_index(cycles: pd.DataFrame) -> dict:
+    """Rows of every curve of a cycles table: ``{(side, variable): row indices}``.
+
+    Computed once per table and kept for its next look-ups (the summary
+    peaks, the Gait Profile Score and the figures all read the same table,
+    tens of thousands of rows).  :func:`normalize_cycles` writes each curve
+    as one run of rows, so the runs are found by comparing neighbouring
+    labels; a curve split over several runs is joined.
+    """
+    if _CURVE_INDEX.get("table") is cycles and _CURVE_INDEX.get("n") == len(cycles):
+        return _CURVE_INDEX["groups"]
+    groups: dict = {}
+    if len(cycles):
+        side = cycles["side"].to_numpy(dtype=object)
+        var = cycles["variable"].to_numpy(dtype=object)
+        starts = np.concatenate([[0], np.flatnonzero((side[1:] != side[:-1]) | (var[1:] != var[:-1])) + 1])
+        stops = np.append(starts[1:], len(cycles))
+        for a, b in zip(starts.tolist(), stops.tolist()):
+            key = (side[a], var[a])
+            rows = np.arange(a, b)
+            groups[key] = np.concatenate([groups[key], rows]) if key in groups else rows
+    _CURVE_INDEX.clear()
+    _CURVE_INDEX.update(table=cycles, n=len(cycles), groups=groups)
+    return groups

@@ -25,7 +25,7 @@ __all__ = ["ReportOptions", "TrialOutcome", "process_trial", "pseudo_markers", "
 CSV_DIGITS = 10
 
 #: Plot choices of :class:`ReportOptions` (``--plots``).
-PLOT_CHOICES = ("png", "none")
+PLOT_CHOICES = ("svg", "png", "none")
 
 #: For tests only: seconds every trial sleeps before it starts, so that a test
 #: can interrupt a batch or kill a worker while a trial is running.
@@ -49,8 +49,14 @@ class ReportOptions:
     diff_method, diff_cutoff_hz :   differentiation of coordinates
     treadmill_speed : float or None belt speed (m/s)
     force_threshold : float         vertical force of foot contact (N)
-    plots : str                     "png" (three figures per trial, embedded in its page) or
-                                    "none" (no figures: about half the time per trial)
+    plots : str                     "svg" (figures written as SVG, inlined in the trial's page),
+                                    "png" (matplotlib PNG files, embedded in the page; much slower) or
+                                    "none" (no figures)
+    normative : str or None         normative data ``FILE[:CONDITION]`` (:func:`humanbody.gait.normative.load_normative`);
+                                    None: the built-in Schwartz 2008 set; "none": no bands and no GPS
+    imu_heading : str or None       orientation trials: the pelvis sensor's forward axis
+    angle_zero : str                zero of the clinical angles: "anatomical" or "static"
+    subject : str or None           subject measurements file (.vsk or TOML; docs/formats.md)
     """
 
     mass: float | None = None
@@ -66,8 +72,12 @@ class ReportOptions:
     diff_cutoff_hz: float = 6.0
     treadmill_speed: float | None = None
     force_threshold: float = 20.0
-    plots: str = "png"
+    plots: str = "svg"
     kinetics: bool = True
+    normative: str | None = None
+    imu_heading: str | None = None
+    angle_zero: str = "anatomical"
+    subject: str | None = None
 
     def __post_init__(self):
         if self.plots not in PLOT_CHOICES:
@@ -378,8 +388,10 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
         mass=task.mass if task.mass is not None else options.mass,
         height=task.height if task.height is not None else options.height,
         sex=options.sex, axes=options.axes, cutoff_hz=options.cutoff_hz, max_gap=options.max_gap,
-        fill=options.fill,
+        fill=options.fill, imu_heading=options.imu_heading,
         differentiation=diff, progress=False, calibration_cache=_CALIBRATIONS,
+        angle_zero=options.angle_zero,
+        subject=task.subject if task.subject is not None else options.subject,
     )
     kinetics_note = []
     if options.kinetics and task.grf is not None:
@@ -415,26 +427,108 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)
     files[f"{task.key}/{stem}_spatiotemporal.csv"] = _csv_bytes(params.reset_index())
     files[f"{task.key}/{stem}_cycles.csv"] = _csv_bytes(cycles)
-    figures = {}
-    if options.plots == "png":
-        from . import plots  # matplotlib: imported only when figures are drawn
-
-        figures = {
-            f"{stem}_angles.png": plots.angles_figure(cycles, title=stem),
-            **({f"{stem}_kinetics.png": plots.kinetics_figure(cycles, title=stem)} if kinetics is not None else {}),
-            f"{stem}_mechanics.png": plots.mechanics_figure(cycles, title=stem),
-            f"{stem}_events.png": plots.events_figure(points, events, feet=feet, pelvis=pelvis, title=stem),
-        }
-    for name, png in figures.items():
-        files[f"{task.key}/{name}"] = png
     row = dict(base, status="ok", events_source=str(used["source"].iloc[0]) if len(used) else "none")
     row.update(flatten(params))
     row.update(angle_peaks(cycles, params))
     row.update(kinetic_peaks(cycles, params))
+    normative, gps = _normative_scores(options, task, analysis, row, cycles, messages)
+    figures = _figures(options.plots, stem, cycles, params, normative, gps, kinetics is not None,
+                       points, events, feet, pelvis)
+    for name, fig in figures.items():
+        if isinstance(fig, bytes):  # PNG files; SVG figures live in the page only
+            files[f"{task.key}/{name}"] = fig
     page = html.trial_page(task, row, params, events, figures, messages,
-                           links=[Path(p).name for p in files if p.endswith((".csv", ".json"))])
+                           links=[Path(p).name for p in files if p.endswith((".csv", ".json"))],
+                           gps=gps)
     files[f"{task.key}/{stem}.html"] = page.encode("utf-8")
     return TrialOutcome(task.key, row, files, messages)
+
+
+#: Normative sets read in this process, by ``--normative`` value (a worker reads its set once).
+_NORMATIVE_SETS: dict = {}
+
+
+def normative_set(spec: str | None):
+    """The normative set of ``--normative`` (None: built-in; "none": no normative data), read once per process."""
+    if spec is not None and spec.strip().lower() == "none":
+        return None
+    from ..gait.normative import load_normative
+
+    key = spec or ""
+    if key not in _NORMATIVE_SETS:
+        _NORMATIVE_SETS[key] = load_normative(spec)
+    return _NORMATIVE_SETS[key]
+
+
+def _normative_scores(options: ReportOptions, task, analysis, row: dict, cycles, messages: list):
+    """Choose the normative condition, add the GPS columns to ``row``; return (table or None, gps dict or None)."""
+    from ..gait.gps import gait_profile_score, gait_variable_scores
+    from ..gait.normative import leg_length_from_height
+    from ..pipeline import DEFAULT_HEIGHT
+
+    nset = normative_set(options.normative)
+    if nset is None:
+        return None, None
+    height = next((h for h in (task.height, options.height, getattr(analysis.calibration, "height", None))
+                   if h is not None), DEFAULT_HEIGHT)
+    speed = row.get("speed_m_per_s")
+    speed = float(speed) if speed is not None and np.isfinite(speed) else None
+    cond, table, note = nset.select(speed, leg_length_from_height(height))
+    scores = gait_variable_scores(cycles, table)
+    summary = gait_profile_score(scores)
+    row["normative"] = f"{nset.name} {cond}"
+    row.update(summary)
+    messages.append(f"normative data {nset.name} ({nset.source}), {note}; Gait Profile Score "
+                    f"{summary['gait_profile_score_deg']:.1f} deg (right "
+                    f"{summary['right_gait_profile_score_deg']:.1f}, left {summary['left_gait_profile_score_deg']:.1f})")
+    return table, {"scores": scores, "summary": summary, "name": f"{nset.name} {cond}"}
+
+
+def _figures(plots: str, stem: str, cycles, params, normative, gps, with_kinetics: bool, points, events,
+             feet, pelvis) -> dict:
+    """The trial's figures, name -> SVG text (``svg``) or PNG bytes (``png``); {} for ``none``."""
+    if plots == "none":
+        return {}
+    from ..gait.gps import GPS_VARIABLES
+    from .panels import ANGLE_PANELS, KINETIC_PANELS, MECHANICS_PANELS, cycle_panels, event_traces, foot_off_percent
+
+    foot_off = foot_off_percent(params)
+    labels = [v.removesuffix("_deg").replace("_", " ").replace("internal rotation", "rotation")
+              .replace("dorsiflexion", "dorsiflex.").replace("foot progression", "foot prog.")
+              for v in GPS_VARIABLES]
+    gps_title = (f"{stem}: Movement Analysis Profile (GVS, deg) against {gps['name']}".strip(": ")
+                 if gps else "")
+    gps_values = ({"overall": gps["summary"]["gait_profile_score_deg"],
+                   "right": gps["summary"]["right_gait_profile_score_deg"],
+                   "left": gps["summary"]["left_gait_profile_score_deg"]} if gps else {})
+    if plots == "png":
+        from . import plots as png  # matplotlib: imported only when PNG figures are drawn
+
+        figs = {f"{stem}_angles.png": png.angles_figure(cycles, title=stem, normative=normative, foot_off=foot_off)}
+        if gps:
+            figs[f"{stem}_gps.png"] = png.map_figure(gps["scores"], GPS_VARIABLES, labels, gps_values, gps_title)
+        if with_kinetics:
+            figs[f"{stem}_kinetics.png"] = png.kinetics_figure(cycles, title=stem, normative=normative,
+                                                               foot_off=foot_off)
+        figs[f"{stem}_mechanics.png"] = png.mechanics_figure(cycles, title=stem, foot_off=foot_off)
+        figs[f"{stem}_events.png"] = png.events_figure(points, events, feet=feet, pelvis=pelvis, title=stem)
+        return figs
+    from . import svg
+
+    figs = {f"{stem}_angles.svg": svg.grid_svg(cycle_panels(cycles, ANGLE_PANELS, normative, foot_off),
+                                               f"{stem}: joint angles over the stride".strip(": "))}
+    if gps:
+        figs[f"{stem}_gps.svg"] = svg.map_svg(gps["scores"], GPS_VARIABLES, labels, gps_values, gps_title)
+    if with_kinetics:
+        figs[f"{stem}_kinetics.svg"] = svg.grid_svg(cycle_panels(cycles, KINETIC_PANELS, normative, foot_off),
+                                                    f"{stem}: kinetics over the stride".strip(": "))
+    figs[f"{stem}_mechanics.svg"] = svg.grid_svg(cycle_panels(cycles, MECHANICS_PANELS, None, foot_off),
+                                                 f"{stem}: mass centre and inertia loads".strip(": "))
+    series, marks = event_traces(points, events, feet, pelvis)
+    figs[f"{stem}_events.svg"] = svg.events_svg(
+        series, marks, f"{stem}: gait events (filled: foot strike, open: foot off; triangle: kinematic, "
+                       "circle: force)".strip(": "))
+    return figs
 
 
 def write_outcome_files(outcome: TrialOutcome, out_dir) -> list[str]:

@@ -212,6 +212,9 @@ def load_scene(
     grf=None,
     forces=None,
     loads: dict | None = None,
+    imu_heading: str | None = None,
+    angle_zero: str = "anatomical",
+    subject=None,
 ) -> tuple[Scene, list[str]]:
     """Open a trial or a results table for viewing.
 
@@ -229,6 +232,10 @@ def load_scene(
         External loads for inverse dynamics, as in
         :func:`humanbody.pipeline.analyze_trial`: drawn at their centres of
         pressure, and the joint moments become the ``moment`` layer.
+    imu_heading : str, optional
+        Orientation trials: as in :func:`humanbody.pipeline.analyze_trial`.
+    angle_zero, subject : optional
+        As in :func:`humanbody.pipeline.analyze_trial` (raw trials).
 
     Returns
     -------
@@ -253,6 +260,6 @@ def load_scene(
     analysis = analyze_trial(
         p, static=static, markerset=markerset, model=model, mass=mass, height=height, sex=sex,
         axes=axes, cutoff_hz=cutoff_hz, max_gap=max_gap, fill=fill, differentiation=differentiation,
-        forces=forces, loads=loads,
+        forces=forces, loads=loads, angle_zero=angle_zero, subject=subject, imu_heading=imu_heading,
     )
     return scene_from_analysis(analysis, grf=grf, axes=axes), list(analysis.messages)
