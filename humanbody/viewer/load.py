@@ -81,6 +81,7 @@ def scene_from_analysis(analysis, *, grf=None, axes: str = "auto", title: str | 
         title=title or Path(analysis.source).name,
         clinical=analysis.clinical,
         joint_moment=joint_moment,
+        plates=getattr(getattr(analysis, "loads", None), "plates", None),
     )
 
 
@@ -117,6 +118,16 @@ def _grf(path, markers, axes: str):
         from ..markers.axes import parse_axes
 
         mapping = parse_axes(spec)
+    if Path(os.fspath(path)).suffix.lower() not in (".mot", ".sto"):  # C3D platforms, a loads table
+        from ..mechanics.loads import read_loads
+
+        table = read_loads(path, mapping=mapping)
+        out = {"time": table.time}
+        for j, name in enumerate(table.names):
+            for i, a in enumerate("xyz"):
+                out[f"{name}_force_{a}"] = table.force[:, j, i]
+                out[f"{name}_point_{a}"] = table.point[:, j, i]
+        return pd.DataFrame(out)
     return read_grf(path, mapping)
 
 
@@ -241,7 +252,7 @@ def load_scene(
         subject = _model_for_results(p, model, mass, height, sex)
         results = _results_from_table(p, subject)
         messages = [f"read results table {p}: {results.n_frames} frames, model {subject.name}"]
-        scene = Scene(model=subject, results=results, grf=_grf(grf, None, axes), title=p.name,
+        scene = Scene(model=subject, results=results, grf=_grf(grf if grf is not None else forces, None, axes), title=p.name,
                       clinical=_clinical_from_table(p))
         return scene, messages
     from ..pipeline import analyze_trial
