@@ -19,7 +19,7 @@ OUT = Path(__file__).resolve().parents[1] / "img" / "architecture.png"
 FLOORS = [
     ("face", ["cli.py · commands/", "report/", "viewer/", "apps/"]),
     ("stages", ["pipeline.py (analyze_trial)", "trial_output.py (write_results)"]),
-    ("domain", ["io/", "markers/", "gait/", "mechanics/", "simulation/"]),
+    ("domain", ["io/", "markers/", "imu/", "gait/", "stats/", "mechanics/", "simulation/"]),
     ("foundations", ["model/", "rotations/", "signal/", "errors.py"]),
     ("kernels", ["_kernels/ (numba, arrays in, arrays out)"]),
 ]
