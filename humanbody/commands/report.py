@@ -88,6 +88,7 @@ def run(args) -> int:
         axes=args.axes, cutoff_hz=args.cutoff or None, max_gap=args.max_gap, fill=args.fill, diff_method=args.diff,
         diff_cutoff_hz=args.diff_cutoff, treadmill_speed=args.treadmill_speed,
         force_threshold=args.force_threshold, plots=args.plots, kinetics=not args.no_kinetics,
+        ik=args.ik,
     )
     where = f"Dask scheduler {args.scheduler}" if args.scheduler else "local cores"
     say(f"{len(tasks)} trial(s) -> {args.out} on {where}")

@@ -101,7 +101,7 @@ def run(args) -> int:
         args.trial, static=args.static, markerset=args.markerset, model=args.model, mass=args.mass,
         height=args.height, sex=args.sex, axes=args.axes, cutoff_hz=args.cutoff or None,
         max_gap=args.max_gap, fill=args.fill, differentiation=differentiation_from(args), grf=args.grf,
-        forces=args.forces, loads=loads_from(args),
+        forces=args.forces, loads=loads_from(args), ik=args.ik,
     )
     for line in messages:
         say(line)

@@ -201,6 +201,7 @@ def load_scene(
     grf=None,
     forces=None,
     loads: dict | None = None,
+    ik: str = "auto",
 ) -> tuple[Scene, list[str]]:
     """Open a trial or a results table for viewing.
 
@@ -209,7 +210,7 @@ def load_scene(
     path : str or Path
         Raw trial (markers or generalized coordinates) or a results CSV
         written by ``humanbody analyze``.
-    static, markerset, model, mass, height, sex, axes, cutoff_hz, max_gap, fill, differentiation
+    static, markerset, model, mass, height, sex, axes, cutoff_hz, max_gap, fill, differentiation, ik
         As in :func:`humanbody.pipeline.analyze_trial` (for a results CSV only
         ``model``, ``mass``, ``height`` and ``sex`` apply).
     grf : str or Path, optional
@@ -242,6 +243,6 @@ def load_scene(
     analysis = analyze_trial(
         p, static=static, markerset=markerset, model=model, mass=mass, height=height, sex=sex,
         axes=axes, cutoff_hz=cutoff_hz, max_gap=max_gap, fill=fill, differentiation=differentiation,
-        forces=forces, loads=loads,
+        forces=forces, loads=loads, ik=ik,
     )
     return scene_from_analysis(analysis, grf=grf, axes=axes), list(analysis.messages)
