@@ -13,7 +13,7 @@ and O_k = O_L(k) + R_L(k) xi_k: the model's joints never come apart, as in
 OpenSim's inverse kinematics (Lu T.-W., O'Connor J.J. (1999) Bone position
 estimation from skin marker co-ordinates using global optimisation with
 joint constraints. J Biomech 32:129-134).  The neutral pull (weight
-``lam``, default 1e-8 m^2: a radian costs as much as 0.1 mm of marker error) only decides
+``lam``, default 1e-10 m^2: a radian costs as much as 0.01 mm of marker error) only decides
 what the markers leave free: the split of a turn between two joints with no
 markers between them (lumbar and thoracic, lower and upper neck), a hand
 without markers, the axial rotation of a limb seen as two joint centres.
@@ -49,7 +49,7 @@ from .markerset import MarkerSet, match_markers, undetermined_segments
 __all__ = ["NEUTRAL_WEIGHT", "HINGE_WEIGHT", "IKProblem", "choose_method", "ik_problem", "track_global"]
 
 #: Default neutral-pull weight lam_k (m^2), every segment but the root.
-NEUTRAL_WEIGHT = 1e-8
+NEUTRAL_WEIGHT = 1e-10
 #: Default hinge-pull weight h_k (m^2) of the segments named in ``[ik] hinge``.
 HINGE_WEIGHT = 1e-3
 #: Frames solved per call of the kernel (bounds the scratch of a long trial).
