@@ -93,6 +93,10 @@ class IKProblem:
         neutral = float(settings.get("neutral_weight", NEUTRAL_WEIGHT))
         self.lam = np.full(17, neutral)
         self.lam[0] = 0.0  # the root's orientation in ground is always the markers' to decide
+        for seg, w in dict(settings.get("neutral_weights", {})).items():
+            if seg not in SEGMENT_NAMES:
+                raise InputError(f"marker set {ms.name!r}: [ik] neutral_weights names unknown segment {seg!r}")
+            self.lam[SEGMENT_NAMES.index(seg)] = float(w)
         self.axis = np.zeros((17, 3))
         self.hinge = np.zeros(17)
         ax = "xyz".index(str(settings.get("hinge_axis", "y")))

@@ -366,6 +366,11 @@ def match_markers(markerset: MarkerSet, names) -> dict[str, str]:
 def detect_markerset(names, source: str | None = None) -> MarkerSet:
     """The built-in set covering most of its required markers in ``names``.
 
+    Ties go to the set that matches more of the trial's names.  A set with
+    required markers missing is still chosen when the markers present
+    determine every tracked segment through its joints
+    (:func:`undetermined_segments`).
+
     Raises
     ------
     InputError
@@ -378,11 +383,12 @@ def detect_markerset(names, source: str | None = None) -> MarkerSet:
         found = match_markers(ms, names)
         missing = [m for m in ms.required if m not in found]
         score = 1.0 - len(missing) / max(len(ms.required), 1)
-        if best is None or score > best[0]:
-            best = (score, ms, missing)
+        # ties (a HALPE_26 trial has every BODY_25B keypoint too) go to the set that uses more of the names
+        if best is None or (score, len(found)) > (best[0], best[3]):
+            best = (score, ms, missing, len(found))
     if best is None:
         raise InputError("no built-in marker sets are installed", source)
-    score, ms, missing = best
+    score, ms, missing, _ = best
     if missing and undetermined_segments(ms, match_markers(ms, names)):
         raise InputError(
             f"markers match no built-in marker set; closest is {ms.name!r} "
