@@ -20,8 +20,11 @@ blocks are ``A_a^T A_b = (l_a . l_b) I - l_b l_a^T`` with lever arms
 ``l = P - O``.  The neutral pull's Gauss-Newton block is ``2 lam I`` and its
 gradient ``-lam R_L vee(M - M^T)`` with ``M = S S0^T``; the hinge pull's are
 ``R_L (I - v v^T) R_L^T`` and ``-R_L (v x b)`` with ``v = S a``, ``b = S0 a``.
-Levenberg-Marquardt damping (Marquardt's scaled diagonal) makes every step
-lower the cost.  Frames are independent: ``prange`` over blocks of frames.
+Levenberg-Marquardt damping (Marquardt's scaled diagonal) and a cap on the
+increment (a trust region of 0.2 rad or m) make every step lower the cost
+without leaving the seed's basin.  ``prange`` over blocks of frames; within a block each frame
+starts from the previous frame's solution (``chained``), the block's first
+from its seed.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ import numpy as np
 
 _CACHE = True
 _FAST = {"contract", "reassoc"}  # fused multiply-adds and reordered sums; NaN tests stay exact
-_BLOCK = 64  # frames per parallel work item (scratch allocated once per block)
+_BLOCK = 128  # frames per parallel work item (scratch allocated once per block)
+_MAX_STEP = 0.2  # largest increment component of one iteration (rad, m): a trust region
 
 
 @nb.njit(cache=_CACHE, fastmath=_FAST)
@@ -259,7 +263,7 @@ def _apply_step(S, p, R, parent, step, Sn, pn, E):
 
 @nb.njit(cache=_CACHE, parallel=True, fastmath=_FAST)
 def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, S_seed, p_seed,
-                 max_iter, tol, R_out, O_out, res_out, cost_out, iters_out):
+                 max_iter, tol, rtol, chained, R_out, O_out, res_out, cost_out, iters_out):
     """Whole-body inverse kinematics of every frame (Levenberg-Marquardt from the seeds).
 
     Parameters
@@ -278,6 +282,10 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
     p_seed : (F, 3)               starting root positions (finite)
     max_iter : int                iterations per frame
     tol : float                   stop when the largest step component is below tol (rad or m)
+    rtol : float                  ... or when a step lowers the cost by less than rtol times the cost
+    chained : bool                start each frame of a block of _BLOCK frames from the previous frame's
+                                  solution (the block's first frame, and a frame after an empty one,
+                                  from its seed); False: every frame from its seed
     R_out : (F, n, 3, 3)          written: absolute frames R_0k (NaN where no marker is present)
     O_out : (F, n, 3)             written: joint points O_k
     res_out : (F, M)              written: marker distances |model - measured| (m), NaN when missing
@@ -307,6 +315,7 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
         res = np.empty(M)
         resn = np.empty(M)
         work = np.empty((5, 3, 3))
+        warm = False
         for f in range(blk * _BLOCK, min(F, (blk + 1) * _BLOCK)):
             q = meas[f]
             present = 0
@@ -323,16 +332,18 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
                     res_out[f, m] = np.nan
                 cost_out[f] = np.nan
                 iters_out[f] = 0
+                warm = False
                 continue
-            for k in range(n):
+            if not (chained and warm):  # else S, p hold the previous frame's solution
+                for k in range(n):
+                    for i in range(3):
+                        for j in range(3):
+                            S[k, i, j] = S_seed[f, k, i, j]
                 for i in range(3):
-                    for j in range(3):
-                        S[k, i, j] = S_seed[f, k, i, j]
-            for i in range(3):
-                p[i] = p_seed[f, i]
+                    p[i] = p_seed[f, i]
             _forward(S, p, parent, xi, R, O)
             cost = _cost(R, O, S, q, weight, seg_of, local, S0, lam, axis, hinge, res)
-            mu = 1e-6
+            mu = 1e-10
             it = 0
             while it < max_iter:
                 it += 1
@@ -358,19 +369,23 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
                     for i in range(D):
                         if abs(step[i]) > big:
                             big = abs(step[i])
+                    if big > _MAX_STEP:  # trust region: no increment beyond _MAX_STEP rad (or m)
+                        for i in range(D):
+                            step[i] *= _MAX_STEP / big
+                        big = _MAX_STEP
                     _apply_step(S, p, R, parent, step, Sn, pn, work[4])
                     _forward(Sn, pn, parent, xi, Rn, On)
                     new = _cost(Rn, On, Sn, q, weight, seg_of, local, S0, lam, axis, hinge, resn)
                     if new <= cost:
                         accepted = True
-                        small = big < tol or cost - new <= 1e-8 * cost
+                        small = big < tol or cost - new <= rtol * cost
                         cost = new
                         S[:] = Sn
                         p[:] = pn
                         R[:] = Rn
                         O[:] = On
                         res[:] = resn
-                        mu = max(mu / 3.0, 1e-9)
+                        mu = max(mu / 3.0, 1e-14)
                         break
                     mu *= 4.0
                     if big < tol:
@@ -384,3 +399,4 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
                 res_out[f, m] = res[m]
             cost_out[f] = cost
             iters_out[f] = it
+            warm = True

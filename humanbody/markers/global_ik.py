@@ -191,7 +191,8 @@ def _geometry_frames(markers: dict, calibration: Calibration, n: int):
 
 # ------------------------------------------------------------------ tracking
 def track_global(markers, calibration: Calibration, keep_frames: bool = True, required=None,
-                 max_iter: int = 30, tol: float = 1e-6, seed: str = "auto"):
+                 max_iter: int = 30, tol: float = 1e-6, rtol: float = 1e-5, seed: str = "auto",
+                 chained: bool = True):
     """Track the 17 segments by whole-body inverse kinematics (module docstring).
 
     Parameters
@@ -207,6 +208,15 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
         Levenberg-Marquardt iterations per frame at most.
     tol : float
         Stop when the largest increment is below ``tol`` (rad, m).
+    rtol : float
+        ... or when an iteration lowers the cost by less than ``rtol`` times
+        the cost (large residuals: skin motion, a static trial placed
+        differently).
+    chained : bool
+        Within each block of 128 frames start a frame from the previous
+        frame's solution (the block's first frame from its seed): fewer
+        iterations where the residuals are large.  False: every frame from
+        its seed.
     seed : {"auto", "segments", "geometry"}
         Starting pose of each frame: the segment fits, or the anatomical
         frames the set's rules build in that frame (``auto``: geometry for
@@ -268,7 +278,7 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
         R = np.empty((b - a, 17, 3, 3))
         O = np.empty((b - a, 17, 3))
         solve_frames(np.ascontiguousarray(meas[a:b]), weight, seg_of, local, prob.parent, prob.xi, prob.S0,
-                     prob.lam, prob.axis, prob.hinge, S_seed, p_seed, int(max_iter), float(tol),
+                     prob.lam, prob.axis, prob.hinge, S_seed, p_seed, int(max_iter), float(tol), float(rtol), bool(chained),
                      R, O, res[a:b], cost[a:b], iters[a:b])
         relative_angles(R, prob.parent, seq, 1e-9, angles[a:b])
         table[a:b, 1:4] = O[:, 0]
