@@ -271,3 +271,41 @@ def test_walk_without_one_marker_per_leg_segment(walk):
     sagittal = [c for c in cols if "flexion" in c or "dorsiflexion" in c or "tilt" in c]
     assert max(rms[c] for c in sagittal) < 2.0, rms
     assert max(rms.values()) < 4.0, rms
+
+
+def test_command_line_tolerates_missing_required_markers(tmp_path):
+    """The sample walk without one shank marker per leg: tracked globally, the missing markers in the log."""
+    import contextlib
+    import importlib.util
+    import io
+    from pathlib import Path
+
+    from humanbody.cli import main
+    from humanbody.io import read_trial
+    from humanbody.markers.axes import to_ground
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    spec = importlib.util.spec_from_file_location("msm", data / "make_sample_markers.py")
+    msm = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(msm)
+    ground, _ = to_ground(read_trial(data / "sample_walk_markers.trc"))
+    drop = ("R.Shank.Rear", "L.Shank.Rear")
+    names = [m for m in ground.attrs["markers"] if m not in drop]
+    pts = {m: ground[[f"{m}_x", f"{m}_y", f"{m}_z"]].to_numpy() for m in names}
+    trc = tmp_path / "sparse.trc"
+    msm.write_trc(trc, ground["time"].to_numpy(), pts, 100.0)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = main(["analyze", str(trc), "--static", str(data / "sample_static.trc"), "--out", str(tmp_path / "o")])
+    text = err.getvalue()
+    assert status == 0, text
+    assert "2 required marker(s) missing (R.Shank.Rear, L.Shank.Rear)" in text
+    assert "whole-body inverse kinematics (auto: fewer than three points on right_lower_leg (2)" in text
+    # a shank with no marker left is refused, naming the segment
+    pts = {m: v for m, v in pts.items() if not m.startswith("R.Shank")}
+    msm.write_trc(trc, ground["time"].to_numpy(), pts, 100.0)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = main(["analyze", str(trc), "--static", str(data / "sample_static.trc"), "--out", str(tmp_path / "o")])
+    assert status == 2
+    assert "right_lower_leg" in err.getvalue() and err.getvalue().count("\n") == 1

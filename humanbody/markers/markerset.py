@@ -389,10 +389,12 @@ def detect_markerset(names, source: str | None = None) -> MarkerSet:
     if best is None:
         raise InputError("no built-in marker sets are installed", source)
     score, ms, missing, _ = best
-    if missing and undetermined_segments(ms, match_markers(ms, names)):
+    lost = undetermined_segments(ms, match_markers(ms, names)) if missing else []
+    if lost:
         raise InputError(
             f"markers match no built-in marker set; closest is {ms.name!r} "
-            f"({score:.0%} of its required markers) but {missing[0]!r} is missing; draft a set for these "
+            f"({score:.0%} of its required markers) but {missing[0]!r} is missing and segment "
+            f"{lost[0][0]!r} keeps {lost[0][1]} point(s); draft a set for these "
             f"markers with: humanbody markerset init STATIC --out FILE",
             source,
         )
