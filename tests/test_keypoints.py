@@ -128,9 +128,15 @@ def test_keypoint_trials_are_recognised_and_tracked(walk, kind, tmp_path):
 
 
 def test_keypoint_sets_load_and_name_their_pulls():
+    from humanbody import InputError
+    from humanbody.markers.global_ik import choose_method
+
     for name in ("body25b", "halpe26", "coco17", "opencap"):
         ms = load_markerset(name)
         assert ms.keypoints
+        assert choose_method(ms, ms.required, "auto") == ("global", f"auto: {name!r} is a keypoint set")
+        with pytest.raises(InputError, match="keypoint set.*--ik global"):
+            choose_method(ms, ms.required, "segments")
     assert "right_lower_leg" in load_markerset("body25b").ik["hinge"]
 
 

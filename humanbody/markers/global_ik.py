@@ -128,6 +128,9 @@ def choose_method(ms: MarkerSet, present, ik: str = "auto") -> tuple[str, str]:
     """
     if ik not in ("auto", "segments", "global"):
         raise InputError(f"--ik must be auto, segments or global, not {ik!r}")
+    if ik == "segments" and ms.keypoints:
+        raise InputError(f"{ms.name!r} is a keypoint set: its segments cannot be fitted one by one; "
+                         "use --ik global (or auto)")
     if ik != "auto":
         return ik, f"--ik {ik}"
     if ms.keypoints:
