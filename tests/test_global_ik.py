@@ -141,15 +141,16 @@ def test_analytic_gradient_and_gauss_newton_matrix_match_finite_differences():
     def cost(step):
         Sn, pn = np.empty_like(S), np.empty(3)
         kk._forward(S, p, parent, xi, R, O)
-        kk._apply_step(S, p, R, parent, step, Sn, pn, np.empty((3, 3)))
+        kk._apply_step(S, p, R, parent, base, step, Sn, pn, np.empty((3, 3)))
         Rn, On = np.empty_like(R), np.empty_like(O)
         kk._forward(Sn, pn, parent, xi, Rn, On)
         return kk._cost(Rn, On, Sn, q, weight, seg_of, local, S0, lam, axis, hinge, res)
 
     D = 3 + 3 * n
+    base, first = kk.tree_order(parent)
     kk._forward(S, p, parent, xi, R, O)
     H, g = np.empty((D, D)), np.empty(D)
-    kk._normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, H, g,
+    kk._normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, base, H, g,
                          np.empty(n, dtype=np.int64), np.empty((n, 3)), np.empty((5, 3, 3)))
     h = 1e-6
     fd = np.array([(cost(h * e) - cost(-h * e)) / (2 * h) for e in np.eye(D)])
@@ -159,7 +160,7 @@ def test_analytic_gradient_and_gauss_newton_matrix_match_finite_differences():
     P = np.array([O[s] + R[s] @ c for s, c in zip(seg_of, local)])
     q[:] = P
     S0[:] = S
-    kk._normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, H, g,
+    kk._normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, base, H, g,
                          np.empty(n, dtype=np.int64), np.empty((n, 3)), np.empty((5, 3, 3)))
     hess = np.empty((D, D))
     c0 = cost(np.zeros(D))
@@ -170,6 +171,14 @@ def test_analytic_gradient_and_gauss_newton_matrix_match_finite_differences():
             hess[i, j] = hess[j, i] = (cost(ei + ej) - cost(ei - ej) - cost(ej - ei) + cost(-ei - ej)) / (4 * h * h)
     assert abs(c0) < 1e-20
     np.testing.assert_allclose(2 * H, hess, atol=2e-5 * np.abs(hess).max())
+    # H lies in the envelope of the tree order, and the envelope Cholesky solves it as numpy does
+    cols = np.arange(D)
+    assert not np.any(np.tril(H)[cols[None, :] < first[:, None]])
+    A = H + 1e-3 * np.eye(D)
+    b = rng.normal(size=D)
+    x = np.empty(D)
+    assert kk._cholesky_solve(A.copy(), b, x, first)
+    np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-9, atol=1e-12)
 
 
 def test_marker_set_weights_and_pulls_are_read(tmp_path):

@@ -33,6 +33,42 @@ import numba as nb
 import numpy as np
 
 _CACHE = True
+
+
+def tree_order(parent):
+    """Where each body's unknowns go: the tree's post-order, so the Gauss-Newton matrix is an envelope.
+
+    Parameters
+    ----------
+    parent : (n,) int64   parent index, -1 for the root (parent[k] < k)
+
+    Returns
+    -------
+    base : (n,) int64          first of the three rotation unknowns of body k
+    first : (3n + 3,) int64    first non-zero column of each row of the lower triangle: a body's rows
+                               couple only with its descendants (just before it) and ancestors (after);
+                               the root translation (the last three rows) with everything
+    """
+    n = len(parent)
+    children = [[] for _ in range(n)]
+    for k in range(n):
+        if parent[k] >= 0:
+            children[parent[k]].append(k)
+    order, size = [], [1] * n
+    def visit(k):
+        for c in children[k]:
+            visit(c)
+            size[k] += size[c]
+        order.append(k)
+    for k in range(n):
+        if parent[k] < 0:
+            visit(k)
+    pos = {k: i for i, k in enumerate(order)}
+    base = np.array([3 * pos[k] for k in range(n)], dtype=np.int64)
+    first = np.zeros(3 * n + 3, dtype=np.int64)
+    for k in range(n):
+        first[base[k]:base[k] + 3] = 3 * (pos[k] - size[k] + 1)
+    return base, first
 _FAST = {"contract", "reassoc"}  # fused multiply-adds and reordered sums; NaN tests stay exact
 _BLOCK = 128  # frames per parallel work item (scratch allocated once per block)
 _MAX_STEP = 0.2  # largest increment component of one iteration (rad, m): a trust region
@@ -90,13 +126,15 @@ def _cost(R, O, S, q, weight, seg_of, local, S0, lam, axis, hinge, res):
 
 
 @nb.njit(cache=_CACHE, fastmath=_FAST)
-def _normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, H, g, chain, lever,
+def _normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, base, H, g, chain, lever,
                       work):
     """Gauss-Newton matrix H = J^T W J and gradient g = J^T W r at the configuration (R, O, S).
 
-    ``work`` is (5, 3, 3) scratch.
+    ``base[k]`` is the first unknown of body k's rotation; the root
+    translation is the last three.  ``work`` is (5, 3, 3) scratch.
     """
     D = H.shape[0]
+    tb = D - 3
     for i in range(D):
         g[i] = 0.0
         for j in range(D):
@@ -125,10 +163,10 @@ def _normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, 
             k = parent[k]
         # root translation: J = I
         for i in range(3):
-            H[i, i] += w
-            g[i] += w * r[i]
+            H[tb + i, tb + i] += w
+            g[tb + i] += w * r[i]
         for a in range(c):
-            ia = 3 + 3 * chain[a]
+            ia = base[chain[a]]
             la0, la1, la2 = lever[a, 0], lever[a, 1], lever[a, 2]
             # g_a += w l_a x r
             g[ia] += w * (la1 * r[2] - la2 * r[1])
@@ -138,10 +176,10 @@ def _normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, 
             sk = ((0.0, la2, -la1), (-la2, 0.0, la0), (la1, -la0, 0.0))  # -[l_a]x
             for i in range(3):
                 for j in range(3):
-                    H[i, ia + j] += w * sk[i][j]
-                    H[ia + j, i] += w * sk[i][j]
+                    H[tb + i, ia + j] += w * sk[i][j]
+                    H[ia + j, tb + i] += w * sk[i][j]
             for b in range(c):
-                ib = 3 + 3 * chain[b]
+                ib = base[chain[b]]
                 dot = la0 * lever[b, 0] + la1 * lever[b, 1] + la2 * lever[b, 2]
                 for i in range(3):
                     for j in range(3):
@@ -151,7 +189,7 @@ def _normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, 
                         H[ia + i, ib + j] += w * v
     for k in range(S.shape[0]):
         L = parent[k]
-        ik = 3 + 3 * k
+        ik = base[k]
         gu0 = gu1 = gu2 = 0.0
         for i in range(3):
             for j in range(3):
@@ -198,43 +236,51 @@ def _normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, 
 
 
 @nb.njit(cache=_CACHE, fastmath=_FAST)
-def _cholesky_solve(A, rhs, x):
-    """Solve A x = rhs for symmetric positive definite A (overwritten by its Cholesky factor); False if not SPD."""
+def _cholesky_solve(A, rhs, x, first):
+    """Solve A x = rhs for symmetric positive definite A by an envelope (profile) Cholesky; False if not SPD.
+
+    Row i of A's lower triangle is zero left of column ``first[i]``; with
+    the unknowns in the tree's post-order (:func:`tree_order`: a body's
+    descendants just before it, the root translation last) the factor has
+    no fill outside that envelope, so only it is read and written.
+    """
     D = A.shape[0]
-    for j in range(D):
-        s = A[j, j]
-        for k in range(j):
-            s -= A[j, k] * A[j, k]
-        if not s > 0.0:
-            return False
-        d = np.sqrt(s)
-        A[j, j] = d
-        for i in range(j + 1, D):
-            t = A[i, j]
-            for k in range(j):
-                t -= A[i, k] * A[j, k]
-            A[i, j] = t / d
+    for i in range(D):
+        fi = first[i]
+        for j in range(fi, i + 1):
+            s = A[i, j]
+            k0 = max(fi, first[j])
+            for k in range(k0, j):
+                s -= A[i, k] * A[j, k]
+            if j < i:
+                A[i, j] = s / A[j, j]
+            else:
+                if not s > 0.0:
+                    return False
+                A[i, i] = np.sqrt(s)
     for i in range(D):
         t = rhs[i]
-        for k in range(i):
+        for k in range(first[i], i):
             t -= A[i, k] * x[k]
         x[i] = t / A[i, i]
     for i in range(D - 1, -1, -1):
         t = x[i]
         for k in range(i + 1, D):
-            t -= A[k, i] * x[k]
+            if first[k] <= i:
+                t -= A[k, i] * x[k]
         x[i] = t / A[i, i]
     return True
 
 
 @nb.njit(cache=_CACHE, fastmath=_FAST)
-def _apply_step(S, p, R, parent, step, Sn, pn, E):
+def _apply_step(S, p, R, parent, base, step, Sn, pn, E):
     """``Sn_k = exp([R_L^T delta_k]) S_k`` (Rodrigues), ``pn = p + delta_p``."""
     for i in range(3):
-        pn[i] = p[i] + step[i]
+        pn[i] = p[i] + step[step.shape[0] - 3 + i]
     for k in range(S.shape[0]):
         L = parent[k]
-        d0, d1, d2 = step[3 + 3 * k], step[4 + 3 * k], step[5 + 3 * k]
+        b = base[k]
+        d0, d1, d2 = step[b], step[b + 1], step[b + 2]
         if L < 0:
             u0, u1, u2 = d0, d1, d2
         else:
@@ -262,7 +308,7 @@ def _apply_step(S, p, R, parent, step, Sn, pn, E):
 
 
 @nb.njit(cache=_CACHE, parallel=True, fastmath=_FAST)
-def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, S_seed, p_seed,
+def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, base, first, S_seed, p_seed,
                  max_iter, tol, rtol, chained, R_out, O_out, res_out, cost_out, iters_out):
     """Whole-body inverse kinematics of every frame (Levenberg-Marquardt from the seeds).
 
@@ -278,6 +324,8 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
     lam : (n,) float64            neutral-pull weights (m^2)
     axis : (n, 3) float64         hinge axis a_k in body k's frame (unit)
     hinge : (n,) float64          hinge-pull weights (m^2), 0 for none
+    base : (n,) int64             first unknown of each body's rotation (:func:`tree_order`)
+    first : (3n + 3,) int64       first column of each row's envelope (:func:`tree_order`)
     S_seed : (F, n, 3, 3)         starting relative rotations (finite)
     p_seed : (F, 3)               starting root positions (finite)
     max_iter : int                iterations per frame
@@ -347,8 +395,8 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
             it = 0
             while it < max_iter:
                 it += 1
-                _normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, H, g,
-                                  chain, lever, work)
+                _normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, base, H,
+                                  g, chain, lever, work)
                 dmax = 0.0
                 for i in range(D):
                     if H[i, i] > dmax:
@@ -359,10 +407,10 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
                 for _ in range(12):
                     for i in range(D):
                         rhs[i] = -g[i]
-                        for j in range(D):
+                        for j in range(first[i], i + 1):
                             A[i, j] = H[i, j]
                         A[i, i] += mu * max(H[i, i], floor) + floor
-                    if not _cholesky_solve(A, rhs, step):
+                    if not _cholesky_solve(A, rhs, step, first):
                         mu *= 10.0
                         continue
                     big = 0.0
@@ -373,7 +421,7 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
                         for i in range(D):
                             step[i] *= _MAX_STEP / big
                         big = _MAX_STEP
-                    _apply_step(S, p, R, parent, step, Sn, pn, work[4])
+                    _apply_step(S, p, R, parent, base, step, Sn, pn, work[4])
                     _forward(Sn, pn, parent, xi, Rn, On)
                     new = _cost(Rn, On, Sn, q, weight, seg_of, local, S0, lam, axis, hinge, resn)
                     if new <= cost:

@@ -232,7 +232,7 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
         ``residuals`` per segment are the RMS distance of its markers,
         ``marker_residuals`` the distance of every marker.
     """
-    from ._ik_kernels import solve_frames
+    from ._ik_kernels import solve_frames, tree_order
     from .tracking import STATUS, Tracking, _marker_columns, track
 
     source = markers.attrs.get("source")
@@ -275,13 +275,14 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
                    + [f"{s}_{q}" for s in SEGMENT_NAMES for q in ("alpha", "beta", "gamma")])
     table = np.empty((n, len(table_names)))
     angles = table[:, 4:].reshape(n, 17, 3)
+    base, first = tree_order(prob.parent)
     for a in range(0, n, IK_CHUNK):
         b = min(n, a + IK_CHUNK)
         S_seed, p_seed = _seeds(R0[a:b], O0[a:b], prob, meas[a:b])
         R = np.empty((b - a, 17, 3, 3))
         O = np.empty((b - a, 17, 3))
         solve_frames(np.ascontiguousarray(meas[a:b]), weight, seg_of, local, prob.parent, prob.xi, prob.S0,
-                     prob.lam, prob.axis, prob.hinge, S_seed, p_seed, int(max_iter), float(tol), float(rtol), bool(chained),
+                     prob.lam, prob.axis, prob.hinge, base, first, S_seed, p_seed, int(max_iter), float(tol), float(rtol), bool(chained),
                      R, O, res[a:b], cost[a:b], iters[a:b])
         relative_angles(R, prob.parent, seq, 1e-9, angles[a:b])
         table[a:b, 1:4] = O[:, 0]
