@@ -149,9 +149,10 @@ def test_analytic_gradient_and_gauss_newton_matrix_match_finite_differences():
     D = 3 + 3 * n
     base, first = kk.tree_order(parent)
     kk._forward(S, p, parent, xi, R, O)
-    H, g = np.empty((D, D)), np.empty(D)
-    kk._normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, base, H, g,
+    H, g = np.zeros((D, D)), np.empty(D)
+    kk._normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, base, first, H, g,
                          np.empty(n, dtype=np.int64), np.empty((n, 3)), np.empty((5, 3, 3)))
+    H = np.tril(H) + np.tril(H, -1).T  # the kernel fills the lower triangle
     h = 1e-6
     fd = np.array([(cost(h * e) - cost(-h * e)) / (2 * h) for e in np.eye(D)])
     np.testing.assert_allclose(2 * g, fd, rtol=1e-6, atol=1e-8 * np.abs(fd).max())  # C = sum r^2: dC = 2 J^T r
@@ -160,8 +161,9 @@ def test_analytic_gradient_and_gauss_newton_matrix_match_finite_differences():
     P = np.array([O[s] + R[s] @ c for s, c in zip(seg_of, local)])
     q[:] = P
     S0[:] = S
-    kk._normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, base, H, g,
+    kk._normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, base, first, H, g,
                          np.empty(n, dtype=np.int64), np.empty((n, 3)), np.empty((5, 3, 3)))
+    H = np.tril(H) + np.tril(H, -1).T
     hess = np.empty((D, D))
     c0 = cost(np.zeros(D))
     h = 1e-4

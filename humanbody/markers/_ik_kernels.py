@@ -126,18 +126,20 @@ def _cost(R, O, S, q, weight, seg_of, local, S0, lam, axis, hinge, res):
 
 
 @nb.njit(cache=_CACHE, fastmath=_FAST)
-def _normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, base, H, g, chain, lever,
-                      work):
+def _normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, base, first, H, g, chain,
+                      lever, work):
     """Gauss-Newton matrix H = J^T W J and gradient g = J^T W r at the configuration (R, O, S).
 
     ``base[k]`` is the first unknown of body k's rotation; the root
-    translation is the last three.  ``work`` is (5, 3, 3) scratch.
+    translation is the last three.  Only the lower triangle of H is written
+    (in the tree order an ancestor's rows follow its descendants'), within
+    the envelope ``first``.  ``work`` is (5, 3, 3) scratch.
     """
     D = H.shape[0]
     tb = D - 3
     for i in range(D):
         g[i] = 0.0
-        for j in range(D):
+        for j in range(first[i], i + 1):
             H[i, j] = 0.0
     r = work[0, 0]
     P = work[0, 1]
@@ -177,16 +179,15 @@ def _normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, 
             for i in range(3):
                 for j in range(3):
                     H[tb + i, ia + j] += w * sk[i][j]
-                    H[ia + j, tb + i] += w * sk[i][j]
-            for b in range(c):
+            for b in range(a, c):  # b: a itself or an ancestor, whose rows come later
                 ib = base[chain[b]]
                 dot = la0 * lever[b, 0] + la1 * lever[b, 1] + la2 * lever[b, 2]
                 for i in range(3):
                     for j in range(3):
-                        v = -lever[b, i] * lever[a, j]
+                        v = -lever[a, i] * lever[b, j]
                         if i == j:
                             v += dot
-                        H[ia + i, ib + j] += w * v
+                        H[ib + i, ia + j] += w * v
     for k in range(S.shape[0]):
         L = parent[k]
         ik = base[k]
@@ -395,8 +396,8 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
             it = 0
             while it < max_iter:
                 it += 1
-                _normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, base, H,
-                                  g, chain, lever, work)
+                _normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, base, first,
+                                  H, g, chain, lever, work)
                 dmax = 0.0
                 for i in range(D):
                     if H[i, i] > dmax:
