@@ -250,8 +250,8 @@ def analyze_trial(
         steps.advance("track")
     elif kind == "markers":
         from .markers.axes import to_ground
-        from .markers.conditioning import condition
         from .markers.calibration import calibrate
+        from .markers.conditioning import condition
         from .markers.global_ik import choose_method, track_global
         from .markers.tracking import track
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_full_range import RATE, K, _angles, _model, full_range_angles, move
+from test_tracking import frame_df, static_markers
 
 from humanbody import InputError
 from humanbody.markers.calibration import calibrate
@@ -18,8 +20,6 @@ from humanbody.markers.markerset import load_markerset, undetermined_segments
 from humanbody.markers.tracking import track
 from humanbody.rotations import euler_to_matrix
 from humanbody.segments import SEGMENT_NAMES
-from test_full_range import K, RATE, _angles, _model, full_range_angles, move
-from test_tracking import frame_df, static_markers
 
 LEGS = [K[s] for s in SEGMENT_NAMES if "leg" in s or "foot" in s] + [K["lower_torso"]]
 SPARSE = ("R.Shank.Rear", "L.Shank.Rear", "R.Thigh.Rear", "L.Thigh.Rear")
@@ -233,7 +233,7 @@ def test_command_line_global_and_auto(tmp_path):
 
 
 # --------------------------------------------------------------- shared walk
-from test_opensim_agreement import DATA, _read_ground, align  # noqa: E402
+from test_opensim_agreement import DATA, _read_ground, align
 
 walk_data = pytest.mark.skipif(not (DATA / "subject01_walk1.trc").exists(), reason="shared data absent")
 

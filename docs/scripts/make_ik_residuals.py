@@ -14,14 +14,14 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from humanbody.io import read_trial  # noqa: E402
-from humanbody.markers.axes import to_ground  # noqa: E402
-from humanbody.markers.calibration import calibrate  # noqa: E402
-from humanbody.markers.global_ik import track_global  # noqa: E402
-from humanbody.markers.tracking import track  # noqa: E402
+from humanbody.io import read_trial
+from humanbody.markers.axes import to_ground
+from humanbody.markers.calibration import calibrate
+from humanbody.markers.global_ik import track_global
+from humanbody.markers.tracking import track
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data" / "gait2392_walk"

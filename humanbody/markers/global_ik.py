@@ -46,7 +46,7 @@ from ._angle_kernels import continuous_angles, relative_angles, unwrap_columns
 from .calibration import Calibration
 from .markerset import MarkerSet, match_markers, undetermined_segments
 
-__all__ = ["NEUTRAL_WEIGHT", "HINGE_WEIGHT", "IKProblem", "choose_method", "ik_problem", "track_global"]
+__all__ = ["HINGE_WEIGHT", "NEUTRAL_WEIGHT", "IKProblem", "choose_method", "ik_problem", "track_global"]
 
 #: Default neutral-pull weight lam_k (m^2), every segment but the root.
 NEUTRAL_WEIGHT = 1e-10
