@@ -11,26 +11,32 @@ alike (docs/conventions.md, "Clinical joint angles"; docs/joint_angles.md):
 
 - for a joint with relative orientation S, ``(a1, a2, a3) =
   matrix_to_euler(S, "yxz")`` and the clinical angles are ``(f a1, s a2,
-  s a3)`` less the same angles in the calibration (standing) pose, with
-  ``f`` the flexion sign of the joint and ``s`` = +1 on the right side, -1
-  on the left (adduction, varus, inversion, internal rotation are positive
-  on both sides).  Subtracting angles keeps the anatomical axes (a hip
-  flexes about the pelvis's axis whatever the standing posture); the upper
-  limbs (shoulders, elbows, wrists) are measured from the reference posture
-  (arms hanging, frames parallel) instead, since static trials often hold
-  the arms out (a T-pose);
+  s a3)``, with ``f`` the flexion sign of the joint and ``s`` = +1 on the
+  right side, -1 on the left (adduction, varus, inversion, internal
+  rotation are positive on both sides);
+- zero is anatomical (``zero="anatomical"``, the default): the segment
+  frames are the anatomical frames the marker set builds from landmarks and
+  joint centres, so a standing subject reads his own pelvic tilt, hip and
+  knee angles.  ``zero="static"`` subtracts the same angles in the
+  calibration (standing) pose instead, except for the upper limbs
+  (shoulders, elbows, wrists), which are always measured from the
+  reference posture (arms hanging, frames parallel) since static trials
+  often hold the arms out (a T-pose);
 - the pelvis is decomposed rotation-obliquity-tilt (``zxy``, Baker 2001)
-  relative to the direction of progression, less its standing tilt and
-  obliquity;
+  relative to the horizontal direction of progression (static zero: less
+  its standing tilt and obliquity);
 - foot progression is the angle on the floor between the foot's long axis
-  and the direction of progression, positive when the toes turn in; NaN
-  while the foot points more than 80 degrees up or down (kneeling, a foot
-  lifted behind), where it has no meaningful direction on the floor.
+  and the horizontal direction of progression, positive when the toes turn
+  in; NaN while the foot points more than 80 degrees up or down (kneeling,
+  a foot lifted behind), where it has no meaningful direction on the floor.
 
 Angles are continuous along time: the same rules as the tracked coordinates
 keep them continuous through and beyond a singular set
-(:func:`humanbody.markers._angle_kernels.continuous_angles`), then first and third
-angles are unwrapped.
+(:func:`humanbody.markers._angle_kernels.continuous_angles`), then first and
+third angles are unwrapped and every column is brought into (-180, 180]
+(:func:`wrap_degrees`): a whole-turn shift that puts the column's median
+there, then samples still outside are wrapped, so a column jumps by 360
+degrees only where its angle really passes +-180.
 """
 
 from __future__ import annotations
@@ -42,7 +48,11 @@ import pandas as pd
 
 from .rotations import euler_to_matrix, matrix_to_euler, sequence_axes
 
-__all__ = ["ClinicalAngle", "CLINICAL_ANGLES", "clinical_angles", "clinical_columns", "progression_heading"]
+__all__ = ["ClinicalAngle", "CLINICAL_ANGLES", "ANGLE_ZEROS", "clinical_angles", "clinical_columns",
+           "progression_heading", "wrap_degrees"]
+
+#: The two zeros of the clinical angles (docs/joint_angles.md, "Zero").
+ANGLE_ZEROS = ("anatomical", "static")
 
 _SIDES = (("right", 1.0), ("left", -1.0))
 
@@ -61,7 +71,8 @@ class ClinicalAngle:
     index : int                  which angle of the decomposition (0, 1, 2)
     sign : float                 +1 or -1
     sequence : str               the decomposition (``"yxz"``, the pelvis ``"zxy"``)
-    static_zero : bool           zero in the calibration pose (else in the reference posture)
+    static_zero : bool           under ``zero="static"``: zero in the calibration pose (else in the
+                                 reference posture)
     """
 
     column: str
@@ -196,7 +207,31 @@ def _continuous_degrees(angles: np.ndarray, sequence: str) -> np.ndarray:
     return np.degrees(a)
 
 
-def clinical_angles(model, coords: pd.DataFrame, calibration=None) -> pd.DataFrame:
+def wrap_degrees(x) -> np.ndarray:
+    """A continuous angle curve (degrees) brought into (-180, 180].
+
+    First the whole curve is shifted by the multiple of 360 that puts the
+    median of its finite samples in (-180, 180] (a curve that stays within
+    one turn is then unchanged up to that shift); samples still outside are
+    wrapped, ``x - 360 ceil((x - 180) / 360)``, so a jump of 360 appears
+    only where the angle really passes +-180 (a foot turned backwards, a
+    subject turning round).  NaN stays NaN.  Works on (F,) or (F, C), column
+    by column.
+    """
+    a = np.array(x, dtype=float)
+    cols = a.reshape(len(a), -1)
+    for j in range(cols.shape[1]):
+        c = cols[:, j]
+        ok = np.isfinite(c)
+        if not ok.any():
+            continue
+        m = np.median(c[ok])
+        c[ok] -= 360.0 * np.ceil((m - 180.0) / 360.0)
+        c[ok] -= 360.0 * np.ceil((c[ok] - 180.0) / 360.0)
+    return cols.reshape(a.shape)
+
+
+def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "anatomical") -> pd.DataFrame:
     """The clinical joint angles of a trial, one row per frame (degrees).
 
     Parameters
@@ -209,22 +244,31 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None) -> pd.DataFra
         Generalized coordinates (docs/conventions.md): ``time``, the root
         position and every segment's angles in its sequence.
     calibration : Calibration, optional
-        The static calibration: the angles of its relative orientations in
-        the standing pose (``calibration.relative``) are subtracted (not for
-        the upper limbs).  Without one (a coordinates trial) the model's
-        reference pose is the zero.
+        The static calibration; used only by ``zero="static"``.
+    zero : {"anatomical", "static"}
+        ``"anatomical"`` (default): angles between the anatomical segment
+        frames, so the standing posture shows (pelvic tilt, knee flexion).
+        ``"static"``: the angles of the calibration's relative orientations
+        in the standing pose (``calibration.relative``) are subtracted (not
+        for the upper limbs); without a calibration (a coordinates trial)
+        the two are the same.
 
     Returns
     -------
-    DataFrame with the columns of :func:`clinical_columns` (no ``time``).
+    DataFrame with the columns of :func:`clinical_columns` (no ``time``),
+    every value in (-180, 180] (:func:`wrap_degrees`).
     """
     from .kinematics import sequence_axes_array
     from .markers._angle_kernels import continuous_angles, joint_rotation_angles
 
+    if zero not in ANGLE_ZEROS:
+        from .errors import InputError
+
+        raise InputError(f"angle zero must be one of {', '.join(ANGLE_ZEROS)}, not {zero!r}")
     F = len(coords)
     names = list(model.names)
     columns = clinical_columns(names)
-    relative0 = getattr(calibration, "relative", None) or {}
+    relative0 = (getattr(calibration, "relative", None) or {}) if zero == "static" else {}
     joints = {}
     for a in CLINICAL_ANGLES:
         if a.column in columns:
@@ -270,11 +314,11 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None) -> pd.DataFra
             S0 = S0 @ np.asarray(relative0.get(seg, np.eye(3)), dtype=float)
         if first.reference == "progression":
             S0 = _yaw(np.array(np.arctan2(S0[1, 0], S0[0, 0]))).T @ S0  # the standing posture, heading removed
-        zero = np.degrees(matrix_to_euler(S0, first.sequence)) if first.static_zero else np.zeros(3)
+        z0 = np.degrees(matrix_to_euler(S0, first.sequence)) if first.static_zero else np.zeros(3)
         if first.reference == "progression":
-            zero[0] = 0.0  # the heading is measured from the direction of progression itself
+            z0[0] = 0.0  # the heading is measured from the direction of progression itself
         for a in angles:
-            out[a.column] = a.sign * (deg[:, a.index] - zero[a.index])
+            out[a.column] = wrap_degrees(a.sign * (deg[:, a.index] - z0[a.index]))
     for i, (side, s) in enumerate(feet):
         yaw_pitch = raw[:, n_joints + i]
         angle = yaw_pitch[:, 0].copy()  # the foot's long axis on the floor, from the direction of progression
@@ -282,5 +326,5 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None) -> pd.DataFra
         ok = np.isfinite(angle)
         if ok.any():
             angle[ok] = np.unwrap(angle[ok])  # continuous when the foot turns far round
-        out[f"{side}_foot_progression_deg"] = s * np.degrees(angle)  # toe-in: towards the other foot
+        out[f"{side}_foot_progression_deg"] = wrap_degrees(s * np.degrees(angle))  # toe-in: towards the other foot
     return pd.DataFrame({c: out[c] for c in columns}, index=range(F))

@@ -52,6 +52,7 @@ class Analysis:
     markers : DataFrame or None        marker trajectories in ground axes after conditioning
     calibration : object or None       static calibration (marker trials)
     loads : FrameLoads or None         external loads on the frames, assigned to segments (--forces)
+    angle_zero : str                   zero of the clinical angles: "anatomical" (default) or "static"
     tracking : object or None          tracking result with residuals (marker trials)
     messages : list of str             what each step did, for the user (a screenful)
     details : list of str              per-marker and per-gap details (``--verbose``, and the log file)
@@ -67,6 +68,7 @@ class Analysis:
     messages: list = field(default_factory=list)
     details: list = field(default_factory=list)
     loads: Any = None
+    angle_zero: str = "anatomical"
     _results: Results | None = field(default=None, repr=False)
     _clinical: pd.DataFrame | None = field(default=None, repr=False)
 
@@ -84,14 +86,14 @@ class Analysis:
     def clinical(self) -> pd.DataFrame:
         """Clinical joint angles (degrees, one row per frame; :func:`humanbody.clinical.clinical_angles`).
 
-        Zero in the calibration pose when a static trial calibrated the
-        subject (the upper limbs: in the reference posture).  Computed on
-        first access, then kept.
+        Zero as ``angle_zero`` says: between the anatomical segment frames
+        (default), or in the calibration pose (``"static"``; the upper limbs
+        in the reference posture).  Computed on first access, then kept.
         """
         if self._clinical is None:
             from .clinical import clinical_angles
 
-            self._clinical = clinical_angles(self.model, self.coords, self.calibration)
+            self._clinical = clinical_angles(self.model, self.coords, self.calibration, zero=self.angle_zero)
         return self._clinical
 
     @property
@@ -155,6 +157,9 @@ def analyze_trial(
     force_threshold: float = 20.0,
     forces_cutoff_hz: float | None = None,
     use_platforms: bool = True,
+    imu_heading: str | None = None,
+    angle_zero: str = "anatomical",
+    subject=None,
     ik: str = "auto",
 ) -> Analysis:
     """Analyse one trial file (markers or generalized coordinates).
@@ -215,6 +220,23 @@ def analyze_trial(
     use_platforms : bool
         A C3D trial with force platforms and no ``forces`` uses its own
         platforms (default); False leaves them out.
+    imu_heading : str, optional
+        Orientation trials: the pelvis sensor's axis pointing forward in the
+        calibration posture (``"-z"``, ...); None: the subject faced the
+        world's +X (:mod:`humanbody.imu.calibration`).  ``static`` is then
+        an orientation file in the calibration posture (default: the first
+        0.5 s of the trial) and ``axes`` the world axes ("auto": the
+        format's).
+    angle_zero : {"anatomical", "static"}
+        Zero of the clinical angles (:func:`humanbody.clinical.clinical_angles`):
+        between the anatomical segment frames (default) or in the standing
+        calibration pose.
+    subject : str, Path or Subject, optional
+        Subject measurements (Vicon ``.vsk`` or TOML;
+        :func:`humanbody.io.subject.read_subject`): mass and height when
+        ``mass``/``height`` are not given (the options win), and the
+        widths, leg lengths and offsets the marker set's joint centres use
+        (Plug-in Gait).
     ik : {"auto", "segments", "global"}
         How marker trials are tracked: each segment fitted alone
         (``segments``), whole-body inverse kinematics with the joints held
@@ -222,11 +244,18 @@ def analyze_trial(
         keeps fewer than three points or the set is a keypoint set
         (:func:`humanbody.markers.global_ik.choose_method`; docs/tracking.md).
     """
+    from .clinical import ANGLE_ZEROS
     from .io import read_trial
 
+    if angle_zero not in ANGLE_ZEROS:
+        raise InputError(f"--angle-zero must be one of {', '.join(ANGLE_ZEROS)}, not {angle_zero!r}")
     path = os.fspath(path)
     messages: list[str] = []
     details: list[str] = []
+    subj = _subject_file(subject, messages)
+    if subj is not None:
+        mass = subj.mass if mass is None else mass
+        height = subj.height if height is None else height
     steps = _Progress(progress, path)
     trial = read_trial(path)
     kind = trial.attrs.get("kind")
@@ -237,15 +266,34 @@ def analyze_trial(
     messages += [f"converted {c}" for c in trial.attrs.get("conversions", [])]
     steps.advance("read")
     calibration = tracking = markers = None
+    if forces is None and str(path).lower().endswith(".c3d") and kind == "markers" and use_platforms:
+        from .loads import c3d_has_platforms
+
+        if c3d_has_platforms(path):
+            forces = path  # a C3D trial's own force platforms
+            messages.append("loads: the trial's own force platforms")
+    if mass is None and model is None:
+        mass = _mass_from_plates(forces, force_threshold, messages)
     subject = _subject_model(model, mass, height, sex, messages)
-    if kind == "coordinates":
+    if kind in ("coordinates", "orientations"):
         coords = trial
         if subject is None:
             subject = BodyModel.default(mass=DEFAULT_MASS, height=DEFAULT_HEIGHT, sex=sex)
-            messages.append(
-                f"no --model, --mass or --height: using the default model for "
-                f"{DEFAULT_MASS:g} kg, {DEFAULT_HEIGHT:g} m"
-            )
+            messages.append(f"no --model or --height: using the default model for {DEFAULT_HEIGHT:g} m")
+        if kind == "orientations":
+            from .imu import orientations_to_coordinates
+
+            if len(trial) < 2:
+                raise InputError("has one frame: a calibration posture (give it as --static), not a trial", path)
+            posture = None
+            if static is not None:
+                posture = read_trial(static)
+                if posture.attrs.get("kind") != "orientations":
+                    raise InputError("static trial of an orientation trial must be an orientation file", static)
+            coords, notes = orientations_to_coordinates(trial, subject, static=posture, axes=axes,
+                                                        heading=imu_heading)
+            messages += [f"orientations: {line}" for line in notes if not line.startswith("mapping:")]
+            details += [f"orientations: {line}" for line in notes if line.startswith("mapping:")]
         steps.advance("condition")
         steps.advance("track")
     elif kind == "markers":
@@ -286,11 +334,11 @@ def analyze_trial(
         subject_mass = DEFAULT_MASS if mass is None else float(mass)
         if static is not None:
             calibration, static_frames = _static_calibration(
-                static, mapping.spec, mset, subject_mass, height, sex, calibration_cache)
+                static, mapping.spec, mset, subject_mass, height, sex, calibration_cache, subj)
             messages.append(f"static trial {os.fspath(static)}: {static_frames} frames, same axes mapping")
         else:
             calibration = calibrate(markers, mset, mass=subject_mass, height=height, sex=sex, mode="dynamic",
-                                    required=required)
+                                    required=required, subject=subj)
         present = [m for m, col in found.items()
                    if f"{col}_x" in markers.columns and markers[f"{col}_x"].notna().any()]
         method, why = choose_method(mset, present, ik)
@@ -317,14 +365,8 @@ def analyze_trial(
         details += [f"tracking: {line}" for line in tracking.summary()]
     analysis = Analysis(
         source=path, coords=coords, model=subject, motion=motion, markers=markers,
-        calibration=calibration, tracking=tracking, messages=messages, details=details,
+        calibration=calibration, tracking=tracking, messages=messages, details=details, angle_zero=angle_zero,
     )
-    if forces is None and str(path).lower().endswith(".c3d") and kind == "markers" and use_platforms:
-        from .loads import c3d_has_platforms
-
-        if c3d_has_platforms(path):
-            forces = path  # a C3D trial's own force platforms
-            messages.append("loads: the trial's own force platforms")
     if forces is not None:
         from .loads import assign_loads, condition_loads, read_loads
 
@@ -365,7 +407,41 @@ def _present_required(mset, found, path, messages) -> list:
     return [m for m in mset.required if m in found]
 
 
-def _static_calibration(static, axes_spec, mset, mass, height, sex, cache):
+def _mass_from_plates(forces, threshold, messages) -> float | None:
+    """Subject mass from the force plates (:func:`humanbody.loads.mass_from_plates`) when no mass is given;
+    a line in ``messages`` either way.  None: the default mass (said so) or the model's."""
+    if forces is not None:
+        from .loads import mass_from_plates, read_loads
+
+        try:
+            m, line = mass_from_plates(read_loads(forces), threshold)
+        except InputError:
+            m, line = None, None  # the kinetics read the file again below and say what is wrong with it
+        if m is not None:
+            messages.append(line)
+            return m
+        if line:
+            messages.append(f"no --mass: {DEFAULT_MASS:g} kg assumed ({line})")
+            return None
+    messages.append(f"no --mass and no force plates: {DEFAULT_MASS:g} kg assumed")
+    return None
+
+
+def _subject_file(subject, messages):
+    """The :class:`~humanbody.io.subject.Subject` of ``subject`` (a path or one already read), or None."""
+    if subject is None:
+        return None
+    from .io.subject import Subject, read_subject
+
+    subj = subject if isinstance(subject, Subject) else read_subject(subject)
+    given = subj.measured()
+    messages.append(f"subject {subj.source or 'measurements'}: {len(given)} measurement(s)"
+                    + (f", mass {subj.mass:g} kg" if subj.mass is not None else "")
+                    + (f", height {subj.height:.3f} m" if subj.height is not None else ""))
+    return subj
+
+
+def _static_calibration(static, axes_spec, mset, mass, height, sex, cache, subject=None):
     """Read, orient and calibrate a static trial; ``(calibration, frames)``, from ``cache`` when it holds it.
 
     The cache key is the SHA-256 of the file's bytes with everything else
@@ -386,14 +462,15 @@ def _static_calibration(static, axes_spec, mset, mass, height, sex, cache):
         except OSError:
             digest = None  # read_trial below says what is wrong with the file
         if digest is not None:
-            key = (digest, axes_spec, repr(mset), float(mass), None if height is None else float(height), sex)
+            key = (digest, axes_spec, repr(mset), float(mass), None if height is None else float(height), sex,
+                   repr(subject))
             if key in cache:
                 return cache[key]
     static_trial = read_trial(static)
     if static_trial.attrs.get("kind") != "markers":
         raise InputError("static trial must hold marker trajectories", static)
     static_ground, _ = to_ground(static_trial, axes=axes_spec)
-    value = (calibrate(static_ground, mset, mass=mass, height=height, sex=sex), len(static_trial))
+    value = (calibrate(static_ground, mset, mass=mass, height=height, sex=sex, subject=subject), len(static_trial))
     if key is not None:
         if len(cache) >= 16:  # a batch holds a few subjects at a time
             cache.pop(next(iter(cache)))
@@ -410,6 +487,10 @@ def _tracking_lines(calibration, tracking) -> list[str]:
         f"{calibration.source}; subject height {calibration.height:.3f} m"
     ]
     lines += [f"calibration: {note}" for note in calibration.notes]
+    from .markers.plausibility import check_lengths
+
+    warn, bad = check_lengths(calibration.model, float(calibration.height))
+    lines += [f"calibration: CHECK the marker set: {w}" for w in warn + bad]
     res = tracking.residuals.drop(columns="time")
     if res.shape[1]:
         med = res.median() * 1000.0

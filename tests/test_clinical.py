@@ -108,8 +108,69 @@ def test_pelvis_follows_the_direction_of_progression():
     np.testing.assert_allclose(progression_heading(t, np.zeros((F, 2))), 0.0)
 
 
+@pytest.mark.parametrize("climb", [0.0, 0.35, -0.5])
+def test_pelvis_and_foot_progression_on_stairs_and_ramps(climb):
+    """The direction of progression is horizontal: a pelvis climbing (stairs, a ramp; ``climb`` m of rise
+    per m of travel) or descending along +Y reads the same pelvis angles and foot progression as on the
+    level, and a walk along the rising diagonal too."""
+    F = 300
+    t = np.arange(F) / 100.0
+    level = _coords(MODEL, F=F, lower_torso_alpha=90.0 + 5.0, lower_torso_beta=3.0, lower_torso_gamma=11.0,
+                    right_foot_alpha=-7.0)
+    level["lower_torso_y"] = 1.2 * t
+    sloped = level.copy()
+    sloped["lower_torso_z"] = 1.0 + climb * 1.2 * t
+    a, b = clinical_angles(MODEL, level), clinical_angles(MODEL, sloped)
+    pd.testing.assert_frame_equal(a, b, atol=1e-9, rtol=0)
+    assert a["pelvis_rotation_deg"].iloc[0] == pytest.approx(5.0)
+    assert a["pelvis_tilt_deg"].iloc[0] == pytest.approx(11.0)
+
+
+def test_standing_pelvic_tilt_shows_by_default():
+    """Anatomical zero: a subject standing with 12 deg of anterior pelvic tilt, hips flexed 12 deg relative to
+    the pelvis (thighs vertical), reads tilt 12, hip flexion 12, with or without a calibration in that pose;
+    the static zero reads 0."""
+    F = 4
+    tilt = matrix_to_euler(euler_to_matrix(np.radians([0.0, 12.0, 0.0]), "xyz"), MODEL.sequences[0])
+    ang = {f"lower_torso_{x}": np.degrees(v) for x, v in zip(("alpha", "beta", "gamma"), tilt)}
+    for side in ("right", "left"):
+        k = MODEL.names.index(f"{side}_upper_leg")
+        hip = matrix_to_euler(euler_to_matrix(np.radians([0.0, -12.0, 0.0]), "xyz"), MODEL.sequences[k])
+        ang.update({f"{side}_upper_leg_{x}": np.degrees(v) for x, v in zip(("alpha", "beta", "gamma"), hip)})
+    c = _coords(MODEL, F=F, **ang)
+
+    class Cal:
+        relative = {seg: euler_to_matrix(c[[f"{seg}_{x}" for x in ("alpha", "beta", "gamma")]].to_numpy()[0],
+                                         MODEL.sequences[k]) for k, seg in enumerate(MODEL.names)}
+
+    for cal in (None, Cal()):
+        cl = clinical_angles(MODEL, c, cal)
+        np.testing.assert_allclose(cl["pelvis_tilt_deg"], 12.0, atol=1e-9)
+        np.testing.assert_allclose(cl[["right_hip_flexion_deg", "left_hip_flexion_deg"]], 12.0, atol=1e-9)
+        np.testing.assert_allclose(cl[["right_knee_flexion_deg", "pelvis_obliquity_deg"]], 0.0, atol=1e-9)
+    st = clinical_angles(MODEL, c, Cal(), zero="static")
+    np.testing.assert_allclose(st[["pelvis_tilt_deg", "right_hip_flexion_deg"]], 0.0, atol=1e-9)
+    with pytest.raises(hb.InputError, match="anatomical, static"):
+        clinical_angles(MODEL, c, zero="standing")
+
+
+def test_wrap_degrees():
+    """(-180, 180]: a curve within one turn is shifted whole (continuous); one that passes +-180 jumps there only."""
+    from humanbody.clinical import wrap_degrees
+
+    x = np.linspace(350.0, 370.0, 21)
+    np.testing.assert_allclose(wrap_degrees(x), x - 360.0)
+    y = wrap_degrees(np.linspace(170.0, 200.0, 31))
+    assert (y > -180).all() and (y <= 180).all()
+    assert np.sum(np.abs(np.diff(y)) > 10) == 1
+    np.testing.assert_allclose((np.diff(y) + 180) % 360 - 180, 1.0)
+    z = wrap_degrees(np.array([np.nan, -540.0, -181.0, 180.0]))
+    assert np.isnan(z[0]) and np.allclose(z[1:], [180.0, 179.0, 180.0])
+
+
 def test_zero_at_the_calibration_pose():
-    """With a calibration, the standing pose's angles are the zero (upper limbs: the reference posture)."""
+    """``zero="static"``: the standing pose's angles are the zero (upper limbs: the reference posture);
+    the default anatomical zero ignores the calibration (the standing posture shows)."""
     rng = np.random.default_rng(4)
     static_angles = {f"{seg}_{a}": rng.uniform(-8, 8) for seg in MODEL.names for a in ("alpha", "beta", "gamma")}
     static = _coords(MODEL, F=3, **static_angles)
@@ -118,9 +179,11 @@ def test_zero_at_the_calibration_pose():
         relative = {seg: euler_to_matrix(np.radians([static_angles[f"{seg}_{a}"] for a in ("alpha", "beta", "gamma")]),
                                          MODEL.sequences[k]) for k, seg in enumerate(MODEL.names)}
 
-    cl = clinical_angles(MODEL, static, Cal())
+    cl = clinical_angles(MODEL, static, Cal(), zero="static")
     lower = [a.column for a in CLINICAL_ANGLES if a.static_zero and a.column != "pelvis_rotation_deg"]
     np.testing.assert_allclose(cl[lower].to_numpy(), 0.0, atol=1e-9)
+    pd.testing.assert_frame_equal(clinical_angles(MODEL, static, Cal()), clinical_angles(MODEL, static))
+    assert np.abs(clinical_angles(MODEL, static)[lower].to_numpy()).max() > 5.0
     # the pelvis's rotation is measured from the direction of progression (here ground +X), not the standing heading
     assert abs(cl["pelvis_rotation_deg"].iloc[0]) > 0.5
     upper = [a.column for a in CLINICAL_ANGLES if not a.static_zero]
@@ -146,10 +209,12 @@ def test_every_column_on_a_full_range_motion_is_continuous():
     angles = cl.drop(columns=feet).to_numpy()
     steps = np.abs(np.diff(angles, axis=0))
     assert np.isfinite(angles).all() and steps.max() < 6.0, cl.columns[np.argmax(steps.max(axis=0))]
-    for col in feet:  # defined while the foot is within 80 deg of the floor, continuous there
-        v = cl[col].to_numpy()
+    assert np.nanmax(np.abs(cl.to_numpy())) <= 180.0  # every column within +-180
+    for col in feet:  # defined while the foot is within 80 deg of the floor, continuous there (modulo a turn:
+        v = cl[col].to_numpy()  # the foot turns backwards here, through +-180)
         both = np.isfinite(v[1:]) & np.isfinite(v[:-1])
-        assert both.sum() > 100 and np.abs(np.diff(v)[both]).max() < 6.0
+        step = (np.diff(v) + 180.0) % 360.0 - 180.0
+        assert both.sum() > 100 and np.abs(step[both]).max() < 6.0
     k = MODEL.names.index("right_lower_leg")
     np.testing.assert_allclose(cl["right_knee_flexion_deg"], np.degrees(ang[:, k, 0]), atol=1e-9)
     assert cl["right_knee_flexion_deg"].max() > 149.9

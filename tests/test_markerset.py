@@ -21,7 +21,7 @@ from test_tracking import base_model, frame_df, static_markers
 
 
 def test_builtin_sets_describe_all_segments():
-    assert {"gait2392", "plugin_gait"} <= set(builtin_markersets())
+    assert {"gait2392", "plugin_gait", "plug_in_gait"} <= set(builtin_markersets())
     for name in builtin_markersets():
         ms = load_markerset(name)
         assert tuple(ms.segments) == SEGMENT_NAMES
@@ -37,7 +37,7 @@ def test_matching_ignores_case_punctuation_prefix_and_uses_aliases():
 
 def test_detection_picks_the_covering_set():
     assert detect_markerset(list(static_markers())).name == "gait2392"
-    assert detect_markerset(list(PIG_STATIC)).name == "plugin_gait"
+    assert detect_markerset(list(PIG_STATIC)).name == "plug_in_gait"  # the faithful set first (sorted names)
     with pytest.raises(InputError, match="trial.trc.*closest is"):
         detect_markerset(["A", "B", "C"], "trial.trc")
 
@@ -115,7 +115,7 @@ def _pig_static(n=4):
 
 
 def test_plugin_gait_calibration_geometry():
-    cal = calibrate(_pig_static(), None, mass=70.0, height=1.80, base_model=base_model())
+    cal = calibrate(_pig_static(), "plugin_gait", mass=70.0, height=1.80, base_model=base_model())
     assert cal.markerset.name == "plugin_gait"
     rh, lh = cal.points["right_hip"], cal.points["left_hip"]
     assert 0.14 < lh[1] - rh[1] < 0.22  # inter-hip distance of an adult

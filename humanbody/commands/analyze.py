@@ -16,6 +16,12 @@ def add_subject_options(p) -> None:
     g.add_argument("--mass", type=float, metavar="KG", help="subject mass in kg (default 75)")
     g.add_argument("--height", type=float, metavar="M", help="subject standing height in m (default 1.75, or from the static trial)")
     g.add_argument("--sex", choices=("male", "female"), default="male", help="anthropometric table (de Leva 1996)")
+    g.add_argument("--subject", metavar="FILE",
+                   help="subject measurements: Vicon .vsk or a TOML file (mass, height, leg lengths, knee and "
+                        "ankle widths, ...; docs/formats.md); --mass and --height win over it")
+    g.add_argument("--angle-zero", choices=("anatomical", "static"), default="anatomical",
+                   help="zero of the clinical joint angles: between the anatomical segment frames (default; a "
+                        "standing subject shows his own pelvic tilt) or in the standing calibration pose")
 
 
 def add_marker_options(p) -> None:
@@ -31,18 +37,20 @@ def add_marker_options(p) -> None:
                         "joints held together (global), or auto (default): global when some tracked segment has "
                         "fewer than three points or the markers are video keypoints")
     g.add_argument("--fill", choices=("spline", "rigid", "linear"), default="spline", help="marker gap filling: cubic spline in time (default), rigid-body fit to the other markers of the segment (any gap length), or linear")
+    g.add_argument("--imu-heading", default=None, metavar="AXIS", help="orientation (IMU) trials: the pelvis sensor's axis pointing forward in the calibration posture (x, -z, ...; default: the subject faced the world's +X); --static is then an orientation file in that posture (default: the trial's first 0.5 s)")
 
 
-def add_load_options(p, report: bool = False) -> None:
-    """External loads: force plates or a loads table (kinetics)."""
+def add_load_options(p, report: bool = False, aliases: tuple = ()) -> None:
+    """External loads: force plates or a loads table (kinetics); ``aliases``: old spellings of ``--forces``."""
     g = p.add_argument_group("external loads (joint forces, moments and powers)")
     if report:
         g.add_argument("--no-kinetics", action="store_true",
                        help="do not compute kinetics from the force files found beside the trials")
     else:
-        g.add_argument("--forces", metavar="FILE",
-                       help="force plates (OpenSim .mot/.sto, with its ExternalLoads .xml when beside it) "
-                            "or a loads table (CSV): adds joint forces, moments and powers")
+        g.add_argument("--forces", *aliases, dest="forces", metavar="FILE",
+                       help="force plates (OpenSim .mot/.sto, with its ExternalLoads .xml when beside it; C3D "
+                            "force platforms) or a loads table (CSV): adds joint forces, moments and powers"
+                            + (f" ({', '.join(aliases)}: the same)" if aliases else ""))
     g.add_argument("--load", action="append", default=[], metavar="NAME=SEGMENT",
                    help="give load NAME of the force file to SEGMENT (repeatable; default: the file's "
                         "ExternalLoads, else the foot nearest the centre of pressure)")
@@ -89,7 +97,7 @@ def _digits(text: str) -> int:
 
 def register(sub) -> None:
     p = sub.add_parser("analyze", help=HELP, description=HELP + ".")
-    p.add_argument("trial", metavar="TRIAL", help="marker file (TRC, C3D, CSV, TSV) or generalized-coordinates CSV")
+    p.add_argument("trial", metavar="TRIAL", help="marker file (TRC, C3D, CSV, TSV), generalized-coordinates CSV or orientation trial (OpenSense .sto, Xsens .mvnx)")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
     p.add_argument("--format", choices=("csv", "parquet"), default="csv", help="results table format (default csv; parquet keeps every bit)")
     p.add_argument("--digits", type=_digits, default=None, metavar="N",
@@ -132,6 +140,9 @@ def run(args) -> int:
         loads=loads_from(args),
         force_threshold=args.force_threshold,
         forces_cutoff_hz=args.forces_cutoff,
+        imu_heading=args.imu_heading,
+        angle_zero=args.angle_zero,
+        subject=args.subject,
         ik=args.ik,
     )
     for line in analysis.messages:

@@ -11,6 +11,7 @@ kind                     layout
 ``forces``               ``time`` and the force file's columns (N, m, N·m)
 ``coordinates``          generalized coordinates (docs/conventions.md)
 ``opensim_coordinates``  OpenSim joint coordinates (rad, m)
+``orientations``         sensor or segment quaternions (OpenSense ``.sto``, Xsens ``.mvnx``)
 ``table``                any other OpenSim table, as given
 =======================  ==================================================
 
@@ -29,6 +30,7 @@ from . import _text
 from .c3d import looks_like_c3d, read_c3d
 from .coords import looks_like_coordinates, read_coordinates
 from .csv_markers import read_marker_text, sniff
+from .imu import looks_like_mvnx, looks_like_opensense, read_mvnx, read_opensense
 from .opensim import looks_like_opensim, read_opensim
 from .trc import looks_like_trc, read_trc
 
@@ -42,10 +44,12 @@ __all__ = [
     "read_c3d",
     "read_marker_text",
     "read_coordinates",
+    "read_opensense",
+    "read_mvnx",
 ]
 
-FORMATS = ("trc", "opensim", "c3d", "coordinates", "csv", "vicon", "motive", "qualisys")
-_UNKNOWN = "cannot tell the format of the file: expected TRC, MOT/STO, C3D, CSV or TSV"
+FORMATS = ("trc", "opensim", "c3d", "coordinates", "csv", "vicon", "motive", "qualisys", "opensense", "mvnx")
+_UNKNOWN = "cannot tell the format of the file: expected TRC, MOT/STO, C3D, CSV, TSV or MVNX"
 _TEXT_EXT = {".csv", ".tsv", ".txt"}
 
 
@@ -84,6 +88,10 @@ def detect_format(path) -> str:
         return "c3d"
     if p.suffix.lower() == ".c3d":
         raise InputError("is not a C3D file (no C3D header)", p)
+    if looks_like_mvnx(head):
+        return "mvnx"
+    if p.suffix.lower() == ".mvnx":
+        raise InputError("is not an MVNX file (no <mvnx> XML root)", p)
     if _head_says_trc(p):  # skip decoding a long TRC file only to look at its first line
         return "trc"
     head = fr.read_head(p, 200)  # a long file: its first lines decide (read_head is None for small files)
@@ -94,6 +102,8 @@ def detect_format(path) -> str:
     first = next(line for line in lines if line.strip())
     if looks_like_trc(first):
         return "trc"
+    if looks_like_opensense(lines):
+        return "opensense"
     if looks_like_opensim(lines):
         return "opensim"
     if looks_like_coordinates(first):
@@ -111,8 +121,8 @@ def read_trial(path, kind: str | None = None, **options):
     ----------
     path : str or Path
         The trial file: TRC, OpenSim MOT/STO, C3D, marker CSV/TSV (plain,
-        Vicon Nexus, OptiTrack Motive, Qualisys) or a generalized-coordinates
-        CSV.
+        Vicon Nexus, OptiTrack Motive, Qualisys), a generalized-coordinates
+        CSV or an orientation trial (OpenSense ``.sto``, Xsens ``.mvnx``).
     kind : str, optional
         The kind of data expected ("markers", "forces", "coordinates",
         "opensim_coordinates", "table"); an InputError is raised when the
@@ -147,6 +157,10 @@ def read_trial(path, kind: str | None = None, **options):
         df = read_trc(path, **options)
     elif fmt == "opensim":
         df = read_opensim(path, **options)
+    elif fmt == "opensense":
+        df = read_opensense(path, **options)
+    elif fmt == "mvnx":
+        df = read_mvnx(path, **options)
     elif fmt == "c3d":
         df = read_c3d(path, **options)
     elif fmt == "coordinates":

@@ -32,7 +32,7 @@ from ..model import BodyModel
 from ..rotations import matrix_to_euler
 from ..segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
 from ._angle_kernels import slerp_rotations
-from .joint_centres import HIP_REGRESSIONS, triad
+from .joint_centres import HIP_REGRESSIONS, chord_joint_centre, triad
 from .markerset import MarkerSet, resolve_markerset
 
 __all__ = ["Calibration", "calibrate", "estimate_height", "slerp_frames", "marker_arrays"]
@@ -83,6 +83,13 @@ class Calibration:
         Calibration trial file.
     notes : list of str
         What was estimated or left out (human-readable).
+    parameters : dict
+        The marker set's parameters with the subject's measurements (what
+        the points' rules used).
+    track_offsets : dict of str -> ndarray (3, 3)
+        For segments tracked geometrically (``track``), the constant rotation
+        from the tracking frame to the anatomical frame, G^T R, in the
+        calibration pose.
     """
 
     markerset: MarkerSet
@@ -101,6 +108,8 @@ class Calibration:
     mode: str
     source: str = ""
     notes: list = field(default_factory=list)
+    parameters: Mapping = field(default_factory=dict)
+    track_offsets: Mapping = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------ helpers
@@ -201,6 +210,11 @@ class _Geometry:
             return a + float(rule.get("fraction", 0.5)) * (b - a)
         if "regression" in rule:
             return self._regression(name, rule)
+        if "chord" in rule:
+            wand, proximal, marker = (self.point(p) for p in rule["chord"])
+            width = _param(rule["width"], self.params, f"point {name!r}")
+            radius = float(self.params.get("marker_radius", 0.007))
+            return chord_joint_centre(wand, proximal, marker, 0.5 * width + radius)
         base = self.point(rule["from"])
         off = np.array([_param(v, self.params, f"point {name!r}") for v in rule.get("offset", (0, 0, 0))])
         if "scale" in rule:
@@ -234,7 +248,20 @@ class _Geometry:
         else:  # greater-trochanter height ~ 0.53 H (Dempster, via Winter 2009 Fig. 4.1)
             leg = 0.53 * float(self.params["height"])
         radius = float(self.params.get("marker_radius", 0.007))
-        return HIP_REGRESSIONS[kind](rasis, lasis, sacrum, side, leg, radius)
+        other = "left" if side == "right" else "right"
+        measured = {s: self.params.get(f"{s}_leg_length") for s in (side, other)}
+        extra = {}
+        if measured[side] is not None:  # subject measurements (Plug-in Gait): C from the mean leg length
+            leg = float(measured[side])
+            extra["mean_leg_length"] = 0.5 * (leg + float(measured[other] if measured[other] is not None else leg))
+        if self.params.get(f"{side}_asis_trochanter_distance") is not None:
+            extra["asis_trochanter"] = float(self.params[f"{side}_asis_trochanter_distance"])
+        if self.params.get("inter_asis_distance") is not None:
+            extra["inter_asis"] = float(self.params["inter_asis_distance"])
+        for key in ("theta", "beta"):  # the set's own Davis angles (rad), e.g. Vicon's constants
+            if f"davis_{key}" in self.params:
+                extra[key] = float(self.params[f"davis_{key}"])
+        return HIP_REGRESSIONS[kind](rasis, lasis, sacrum, side, leg, radius, **extra)
 
     # frames ------------------------------------------------------------
     def vector(self, seg: str, ax: Mapping) -> np.ndarray:
@@ -256,6 +283,10 @@ class _Geometry:
             if spec.rule == "cluster":
                 R = triad(spec.primary["axis"], self.vector(seg, spec.primary),
                           spec.secondary["axis"], self.vector(seg, spec.secondary))
+                if spec.twist is not None:  # R <- R Rz(twist): a rotation about the frame's own z axis
+                    t = _param(spec.twist, self.params, f"segment {seg!r} twist")
+                    c, s = np.cos(t), np.sin(t)
+                    R = R @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
             elif spec.rule == "slerp":
                 a, b = spec.between
                 R = slerp_frames(self.frame(a), self.frame(b), spec.fraction)
@@ -266,6 +297,21 @@ class _Geometry:
         R = np.broadcast_to(R, (self.n, 3, 3)).copy()
         self._frames[seg] = R
         return R
+
+
+def tracking_frame(geo: "_Geometry", seg: str) -> np.ndarray:
+    """The frame G of a geometrically tracked segment (``track``) in every frame of ``geo``, (n, 3, 3).
+
+    ``track = "rules"``: the segment's own frame rules; a table: its
+    ``primary``/``secondary`` axis rules (as a segment's), no twist.
+    """
+    spec = geo.ms.segments[seg]
+    if spec.track == "rules":
+        return geo.frame(seg)
+    t = spec.track
+    R = triad(t["primary"]["axis"], geo.vector(seg, t["primary"]), t["secondary"]["axis"],
+              geo.vector(seg, t["secondary"]))
+    return np.broadcast_to(R, (geo.n, 3, 3)).copy()
 
 
 def estimate_height(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> float | None:
@@ -300,7 +346,7 @@ def _median_rotation(R: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------ calibrate
 def calibrate(static, markerset=None, mass: float = 75.0, height: float | None = None,
               sex: str = "male", *, mode: str = "static", base_model: BodyModel | None = None,
-              required=None) -> Calibration:
+              required=None, subject=None) -> Calibration:
     """Calibrate a marker set on a subject from a static (standing) trial.
 
     Parameters
@@ -325,6 +371,11 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
         :func:`humanbody.anthropometry.default_model` (mass, height, sex).
     required : sequence of str, optional
         Markers the trial must have (default: the set's ``required`` list).
+    subject : Subject, optional
+        Subject measurements (:mod:`humanbody.io.subject`): its measured
+        values become marker-set parameters of the same names (a set's
+        ``parameters`` may name ``right_knee_width``, ``marker_diameter``,
+        ...); the ``plug_in_gait`` set takes its joint centres from them.
 
     Returns
     -------
@@ -357,6 +408,15 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
             raise InputError(f"marker set {ms.name!r} cannot estimate the subject's height; give height", source or None)
         notes.append(f"height estimated from markers: {height:.3f} m")
     params = dict(ms.parameters, height=float(height), mass=float(mass))
+    wanted = list(ms.parameters.get("subject_required", []))
+    if subject is not None:
+        subject.require(*wanted, why=f"(marker set {ms.name!r} needs it)")
+        params.update({k: v for k, v in subject.measured().items() if k not in ("mass", "height")})
+        if subject.marker_diameter is not None:
+            params["marker_radius"] = 0.5 * subject.marker_diameter
+    elif wanted:
+        notes.append(f"no subject file: {', '.join(w for w in wanted if w in params)} of an average adult "
+                     f"(the set's defaults) and leg lengths from the markers; give --subject FILE")
     geo = _Geometry(ms, markers, params)
 
     frames, origins, local = {}, {}, {}
@@ -427,12 +487,23 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
     model = model.replace(meta=dict(model.meta, calibration=dict(
         source=source, markerset=ms.name, mode=mode, mass=float(mass), height=float(height), sex=sex)))
     first = lambda a: nanmedian(a, axis=0) if a.ndim == 2 else _median_rotation(a)  # noqa: E731
+    track_offsets = {}
+    for seg in SEGMENT_NAMES:
+        spec = ms.segments[seg]
+        if spec.rule == "cluster" and spec.track is not None:
+            try:
+                G = tracking_frame(geo, seg)
+            except _Unavailable as err:
+                raise InputError(f"marker {err.marker!r} needed to track segment {seg!r} of marker set "
+                                 f"{ms.name!r} is missing", source or None) from None
+            track_offsets[seg] = _median_rotation(np.einsum("fji,fjk->fik", G, frames[seg]))
     return Calibration(
         markerset=ms, names=dict(names), model=model, local=local,
         frames={s: first(v) for s, v in frames.items()},
         origins={s: first(v) for s, v in origins.items()},
         points=pts, relative=relative, static_angles=angles, lengths=lengths,
         mass=float(mass), height=float(height), sex=sex, mode=mode, source=source, notes=notes,
+        parameters=params, track_offsets=track_offsets,
     )
 
 

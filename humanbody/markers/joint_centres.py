@@ -22,6 +22,7 @@ __all__ = [
     "hip_harrington2007",
     "hip_bell1990",
     "hip_davis1991",
+    "chord_joint_centre",
     "HIP_REGRESSIONS",
 ]
 
@@ -144,34 +145,87 @@ def hip_bell1990(rasis, lasis, sacrum, side: str):
     return _place(R, mid, -0.19 * pw, 0.14 * pw, -0.30 * pw, side)
 
 
-def hip_davis1991(rasis, lasis, sacrum, side: str, leg_length, marker_radius=0.007):
+def hip_davis1991(rasis, lasis, sacrum, side: str, leg_length, marker_radius=0.007, *,
+                  mean_leg_length=None, asis_trochanter=None, inter_asis=None, theta=None, beta=None):
     """Hip joint centre of Davis et al. (1991), as in Vicon Plug-in Gait.
 
     Davis R.B., Ounpuu S., Tyburski D., Gage J.R. (1991) A gait analysis data
     collection and reduction technique. Hum Mov Sci 10:575-587.  With leg
     length LL and marker radius r (mm), theta = 28.4 deg, beta = 18 deg::
 
-        C = 0.115 LL - 15.3
-        d = 0.1288 LL - 48.56          (ASIS to greater trochanter distance)
+        C = 0.115 LLm - 15.3           (LLm: mean of the two legs in Plug-in Gait)
+        d = 0.1288 LL - 48.56          (ASIS to greater trochanter distance, when not measured)
         x = -(d + r) cos(beta) + C cos(theta) sin(beta)
         z = -(d + r) sin(beta) - C cos(theta) cos(beta)
         lateral = PW/2 - C sin(theta)
+
+    in the pelvis frame (origin mid-ASIS, x forward, y left, z up); PW is
+    the inter-ASIS distance, measured from the markers unless given.
 
     Parameters
     ----------
     leg_length : float or array_like, m
         ASIS to medial malleolus (via the knee) of that side.
     marker_radius : float, m
+    mean_leg_length : float, optional, m
+        Leg length for C (default ``leg_length``).
+    asis_trochanter : float, optional, m
+        Measured ASIS-to-trochanter distance d (default the regression).
+    inter_asis : float, optional, m
+        Measured inter-ASIS distance PW (default from the markers).
+    theta, beta : float, optional, rad
+        The two angles (default the published 28.4 and 18 deg; Vicon's
+        implementation, as the open reimplementations that match it give
+        them, uses 0.500000178813934 and 0.314000427722931 rad).
     """
     R, mid, pw, _ = pelvis_frame(rasis, lasis, sacrum)
+    if inter_asis is not None:
+        pw = np.broadcast_to(float(inter_asis), np.shape(pw))
     ll, r = 1000.0 * np.asarray(leg_length, dtype=float), 1000.0 * marker_radius
-    theta, beta = np.radians(28.4), np.radians(18.0)
-    c = 0.115 * ll - 15.3
-    d = 0.1288 * ll - 48.56
+    llm = ll if mean_leg_length is None else 1000.0 * np.asarray(mean_leg_length, dtype=float)
+    theta = np.radians(28.4) if theta is None else float(theta)
+    beta = np.radians(18.0) if beta is None else float(beta)
+    c = 0.115 * llm - 15.3
+    d = 0.1288 * ll - 48.56 if asis_trochanter is None else 1000.0 * np.asarray(asis_trochanter, dtype=float)
     x = -(d + r) * np.cos(beta) + c * np.cos(theta) * np.sin(beta)
     z = -(d + r) * np.sin(beta) - c * np.cos(theta) * np.cos(beta)
     lateral = 500.0 * pw - c * np.sin(theta)
     return _place(R, mid, x / 1000, lateral / 1000, z / 1000, side)
+
+
+def chord_joint_centre(wand, proximal, marker, delta):
+    """Joint centre by Plug-in Gait's chord function (knee and ankle; Davis et al. 1991, Kadaba 1990).
+
+    The centre D of the joint whose lateral marker is M, given the proximal
+    joint centre P and the wand (or other lateral) marker W: D lies in the
+    plane (W, P, M), at distance ``delta`` (half the joint width plus the
+    marker radius) from M, with the marker-to-centre line perpendicular to
+    the segment axis, ``(D - M) . (D - P) = 0``, on the side of the line MP
+    away from W (medial).  With u = (P - M)/|P - M|, L = |P - M| and w the
+    unit vector in the plane normal to u pointing towards W::
+
+        D = M + (delta^2 / L) u - sqrt(delta^2 - delta^4 / L^2) w
+
+    Parameters
+    ----------
+    wand, proximal, marker : array_like (..., 3), m
+    delta : float or array_like (...), m
+
+    Returns
+    -------
+    ndarray (..., 3), m
+    """
+    a, b, c = (np.asarray(v, dtype=float) for v in (wand, proximal, marker))
+    delta = np.asarray(delta, dtype=float)[..., None]
+    bc = b - c
+    length = np.linalg.norm(bc, axis=-1, keepdims=True)
+    u = bc / length
+    ac = a - c
+    w = ac - np.sum(ac * u, axis=-1, keepdims=True) * u
+    w = _unit(w)
+    along = delta**2 / length
+    across = np.sqrt(np.maximum(delta**2 - along**2, 0.0))
+    return c + along * u - across * w
 
 
 #: Regression name (as written in marker-set files) -> function.

@@ -86,6 +86,19 @@ class SegmentSpec:
         Two points whose distance is the segment length (default origin,distal).
     fallback : {"parent", "nan"}
         What a frame with fewer than three usable cluster points gets.
+    twist : str, float or None
+        A rotation (rad, or the name of a parameter such as
+        ``"-right_tibial_torsion"``, optionally negated) of the frame about its own z axis after
+        the axis rules, ``R <- R Rz(twist)`` (Plug-in Gait's tibial torsion).
+    track : None, "rules" or dict
+        Geometric tracking, frame by frame, as Plug-in Gait does instead of
+        a least-squares cluster fit: ``"rules"`` builds the segment's frame
+        in every motion frame by its own rules (points and axes from that
+        frame's markers), a table ``{primary = ..., secondary = ...}`` by
+        other axis rules (Plug-in Gait's uncorrected foot); the constant
+        rotation from that frame to the anatomical one in the calibration
+        trial is kept (the static offsets).  Frames where a marker is
+        missing keep the cluster fit.
     """
 
     name: str
@@ -102,6 +115,8 @@ class SegmentSpec:
     distal: str | None = None
     length: tuple | None = None
     fallback: str = "parent"
+    twist: object = None
+    track: object = None
 
 
 @dataclass(frozen=True)
@@ -166,7 +181,7 @@ class MarkerSet:
 
 def _rule_names(rule: Mapping) -> list:
     out = []
-    for key in ("mean", "between", "asis", "sacrum", "scale"):
+    for key in ("mean", "between", "asis", "sacrum", "scale", "chord"):
         v = rule.get(key)
         if v is not None:
             out += list(v) if isinstance(v, (list, tuple)) else [v]
@@ -255,8 +270,8 @@ def _parse(data: Mapping, source: str) -> MarkerSet:
         if not rules or not all(isinstance(r, Mapping) for r in rules):
             raise InputError(f"point {pname!r} needs a rule table")
         for r in rules:
-            if not any(k in r for k in ("mean", "between", "regression", "from")):
-                raise InputError(f"point {pname!r} has no rule (mean, between, regression or from)")
+            if not any(k in r for k in ("mean", "between", "regression", "from", "chord")):
+                raise InputError(f"point {pname!r} has no rule (mean, between, regression, chord or from)")
         points[str(pname)] = tuple(dict(r) for r in rules)
     keypoints = bool(data.get("keypoints", False))
     weights = {}
@@ -289,6 +304,8 @@ def _parse(data: Mapping, source: str) -> MarkerSet:
             distal=s.get("distal"),
             length=tuple(s["length"]) if "length" in s else None,
             fallback=str(s.get("fallback", "parent")),
+            twist=s.get("twist"),
+            track=s.get("track"),
         )
         _check_segment(spec, points, keypoints)
         segments[sname] = spec
@@ -323,6 +340,11 @@ def _check_segment(spec: SegmentSpec, points: Mapping, keypoints: bool = False) 
                 raise InputError(f"segment {n!r}: {key} axis needs from/to, ground or like")
         if spec.primary["axis"] == spec.secondary["axis"]:
             raise InputError(f"segment {n!r}: primary and secondary axes must differ")
+        t = spec.track
+        if t is not None and t != "rules":
+            if not (isinstance(t, Mapping) and all(isinstance(t.get(key), Mapping)
+                                                   and t[key].get("axis") in _AXES for key in ("primary", "secondary"))):
+                raise InputError(f"segment {n!r}: track must be \"rules\" or a table with primary and secondary axes")
         if len(spec.markers) + spec.use_joint < 3 and not keypoints:
             raise InputError(f"segment {n!r}: a cluster needs at least three points")
         k = SEGMENT_NAMES.index(n)

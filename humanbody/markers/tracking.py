@@ -174,7 +174,40 @@ class _Tracker:
         self.R[seg], self.O[seg] = R, O
         return R, O
 
+    def _geometry(self):
+        """The marker set's points and rule frames over this chunk's frames (geometric tracking)."""
+        if not hasattr(self, "_geo"):
+            from .calibration import _Geometry
+
+            self._geo = _Geometry(self.ms, self.markers, self.cal.parameters)
+        return self._geo
+
+    def _geometric(self, seg, spec, R, O):
+        """Frame-by-frame pose by the segment's ``track`` rules, R = G C (C: the static offset).
+
+        Frames where a point is missing (NaN) keep the cluster fit already in R, O.
+        """
+        from .calibration import _Unavailable, tracking_frame
+
+        geo = self._geometry()
+        try:
+            G = tracking_frame(geo, seg)
+            origin = geo.point(spec.origin)
+        except _Unavailable:
+            return
+        Rg = G @ np.asarray(self.cal.track_offsets[seg], dtype=float)
+        ok = np.isfinite(Rg).all(axis=(1, 2)) & np.isfinite(origin).all(axis=1)
+        R[ok], O[ok] = Rg[ok], origin[ok]
+        self.status[seg][ok] = STATUS.index("fit")
+
     def _cluster(self, seg, spec, R, O):
+        if spec.track is not None and seg in self.cal.track_offsets:
+            out = self._cluster_fit(seg, spec, R, O)
+            self._geometric(seg, spec, R, O)
+            return out
+        return self._cluster_fit(seg, spec, R, O)
+
+    def _cluster_fit(self, seg, spec, R, O):
         local = self.cal.local.get(seg, {})
         names = [m for m in spec.markers if m in local]
         loc = [local[m] for m in names]
@@ -414,7 +447,7 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
 
 def markers_to_coordinates(markers, markerset=None, static=None, mass: float = 75.0,
                            height: float | None = None, sex: str = "male", base_model=None,
-                           keep_frames: bool = True):
+                           keep_frames: bool = True, subject=None):
     """Marker trial (ground axes) -> generalized coordinates in one call.
 
     Parameters
@@ -435,6 +468,8 @@ def markers_to_coordinates(markers, markerset=None, static=None, mass: float = 7
         Anthropometric base model (default :func:`humanbody.anthropometry.default_model`).
     keep_frames : bool
         Passed to :func:`track`.
+    subject : Subject, optional
+        Subject measurements (:func:`humanbody.io.subject.read_subject`), passed to :func:`calibrate`.
 
     Returns
     -------
@@ -448,9 +483,10 @@ def markers_to_coordinates(markers, markerset=None, static=None, mass: float = 7
         names = markers.attrs.get("markers") or [c[:-2] for c in markers.columns if c.endswith("_x")]
         markerset = detect_markerset(names, markers.attrs.get("source"))
     if static is not None:
-        cal = calibrate(static, markerset, mass=mass, height=height, sex=sex, base_model=base_model)
+        cal = calibrate(static, markerset, mass=mass, height=height, sex=sex, base_model=base_model,
+                        subject=subject)
     else:
         cal = calibrate(markers, markerset, mass=mass, height=height, sex=sex, mode="dynamic",
-                        base_model=base_model)
+                        base_model=base_model, subject=subject)
     tracking = track(markers, cal, keep_frames=keep_frames)
     return tracking.coords, cal, tracking

@@ -35,7 +35,7 @@ __all__ = ["STATE_FILE", "LOCK_FILE", "trial_hash", "load_state", "clean_row", "
 
 STATE_FILE = "report_state.sqlite"
 LOCK_FILE = ".report.lock"
-_FORMAT = 2  # bump when the report's outputs change for the same inputs
+_FORMAT = 3  # bump when the report's outputs change for the same inputs
 
 
 def _file_digest(path) -> bytes:
@@ -75,6 +75,15 @@ def trial_hash(task, options: dict, memo: dict | None = None) -> str:
     h = hashlib.sha256()
     for p in (task.trial, task.static, task.grf):
         h.update(b"\0none\0" if p is None else _cached_digest(p, memo))
+    if getattr(task, "subject", None) is not None:  # a subject file: its content, not only its name
+        h.update(_cached_digest(task.subject, memo))
+    norm = options.get("normative")
+    if norm and norm.strip().lower() != "none":  # a normative file's content, not only its name
+        from ..gait.normative import BUILTIN, parse_spec
+
+        path, _ = parse_spec(norm)
+        if path != BUILTIN:
+            h.update(_cached_digest(path, memo))
     values = {"mass": task.mass, "height": task.height, "treadmill_speed": task.treadmill_speed,
               "options": options, "version": __version__, "format": _FORMAT}
     h.update(json.dumps(values, sort_keys=True, default=str).encode())

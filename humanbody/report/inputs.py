@@ -18,13 +18,17 @@ from ..errors import InputError
 __all__ = ["TrialTask", "TRIAL_SUFFIXES", "discover", "read_manifest", "find_static", "find_grf", "assign_keys"]
 
 #: File suffixes taken as trials when a folder is given.
-TRIAL_SUFFIXES = (".trc", ".c3d", ".csv", ".tsv")
+TRIAL_SUFFIXES = (".trc", ".c3d", ".csv", ".tsv", ".mvnx")
+
+#: Suffixes of orientation (IMU) trials, which take a static file of their own kind only.
+_ORIENTATION_SUFFIXES = (".sto", ".mvnx")
 
 #: Stem endings of files this project writes; never taken as trials.
-_OUTPUT_ENDINGS = ("_results", "_cycles", "_events", "_spatiotemporal", "_residuals", "_grf")
+_OUTPUT_ENDINGS = ("_results", "_cycles", "_strides", "_events", "_spatiotemporal", "_residuals", "_grf", "_forces",
+                   "_loads")
 _OUTPUT_NAMES = ("summary.csv",)
 
-MANIFEST_COLUMNS = ("trial", "static", "mass", "height", "treadmill_speed", "grf")
+MANIFEST_COLUMNS = ("trial", "static", "mass", "height", "treadmill_speed", "grf", "subject")
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,7 @@ class TrialTask:
     grf : str or None           ground reaction forces (OpenSim GRF .mot)
     mass, height : float or None  subject values overriding the options (kg, m)
     treadmill_speed : float or None  belt speed (m/s) overriding the options
+    subject : str or None       subject measurements file (.vsk or TOML) overriding the options
     notes : tuple of str        how the static and force files were found
     """
 
@@ -49,6 +54,7 @@ class TrialTask:
     mass: float | None = None
     height: float | None = None
     treadmill_speed: float | None = None
+    subject: str | None = None
     notes: tuple = ()
 
 
@@ -65,22 +71,66 @@ def find_static(trial: Path) -> Path | None:
     """The static trial beside ``trial``: a file whose name contains "static".
 
     When several do, one with the trial's suffix is preferred, then the
-    first by name.
+    first by name.  An orientation trial (``.sto``, ``.mvnx``) takes only a
+    static file of its own suffix, a marker trial none of those.
     """
     folder = trial.parent
     try:
         cands = sorted(p for p in folder.iterdir() if p.is_file() and _is_static(p) and p != trial)
     except OSError:
         return None
-    cands = [p for p in cands if p.suffix.lower() in TRIAL_SUFFIXES]
+    cands = [p for p in cands if p.suffix.lower() in TRIAL_SUFFIXES or _is_orientation_sto(p)]
     same = [p for p in cands if p.suffix.lower() == trial.suffix.lower()]
+    if trial.suffix.lower() in _ORIENTATION_SUFFIXES:
+        return (same or [None])[0]
+    cands = [p for p in cands if p.suffix.lower() not in _ORIENTATION_SUFFIXES]
     return (same or cands or [None])[0]
 
 
+#: Suffixes of force files found beside a trial.
+FORCE_SUFFIXES = (".mot", ".sto", ".csv")
+
+
+def _is_force_file(path: Path) -> bool:
+    """A force file by its name: ``*grf*.mot``/``.sto`` or ``*_forces.*`` / ``*_loads.*``."""
+    stem, suffix = path.stem.lower(), path.suffix.lower()
+    return suffix in FORCE_SUFFIXES and (("grf" in stem and suffix in (".mot", ".sto"))
+                                         or stem.endswith(("_forces", "_loads")))
+
+
 def find_grf(trial: Path) -> Path | None:
-    """``<stem>_grf.mot`` beside the trial, if it exists."""
-    p = trial.with_name(f"{trial.stem}_grf.mot")
-    return p if p.is_file() else None
+    """The force file beside the trial: ``<stem>_grf.mot``, ``<stem>_forces.*``, ``<stem>_loads.*``, a
+    ``*grf*.mot`` naming the trial's stem (``grf_walk.mot``), or the folder's only ``*grf*.mot``."""
+    stem = trial.stem
+    for name in (f"{stem}_grf.mot", f"{stem}_grf.sto", f"{stem}_forces.mot", f"{stem}_forces.sto",
+                 f"{stem}_forces.csv", f"{stem}_loads.csv"):
+        p = trial.with_name(name)
+        if p.is_file():
+            return p
+    try:
+        cands = sorted(p for p in trial.parent.iterdir() if p.is_file() and _is_force_file(p))
+    except OSError:
+        return None
+    named = [p for p in cands if stem.lower() in p.stem.lower()]
+    if len(named) == 1:
+        return named[0]
+    grf = [p for p in cands if "grf" in p.stem.lower()]
+    trials = [p for p in trial.parent.iterdir() if p.is_file() and p.suffix.lower() in TRIAL_SUFFIXES
+              and not _is_static(p) and not _is_output(p) and not _is_force_file(p)]
+    return grf[0] if len(grf) == 1 and len(trials) == 1 else None
+
+
+def _readable(path: Path) -> str | None:
+    """None when ``path`` holds a trial humanbody reads (markers or coordinates), else why not."""
+    from ..io import read_trial
+
+    try:
+        kind = read_trial(path).attrs.get("kind")
+    except InputError as err:
+        return err.message if hasattr(err, "message") else str(err)
+    if kind not in ("markers", "coordinates", "orientations"):
+        return f"holds {kind} data, not markers or coordinates"
+    return None
 
 
 def _task_for(trial: Path, static, grf, **values) -> TrialTask:
@@ -101,14 +151,30 @@ def _task_for(trial: Path, static, grf, **values) -> TrialTask:
     )
 
 
-def discover(paths, static=None, grf=None) -> list[TrialTask]:
+def _is_orientation_sto(path: Path) -> bool:
+    """An OpenSense orientation table (``.sto`` of quaternions), not another OpenSim table."""
+    if path.suffix.lower() != ".sto":
+        return False
+    from ..io.imu import looks_like_opensense
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(65536).decode("utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+    return looks_like_opensense(head[:-1] or head)
+
+
+def discover(paths, static=None, grf=None, skipped: list | None = None) -> list[TrialTask]:
     """Tasks for trial files and folders given on the command line.
 
-    A folder contributes its trial files (suffixes :data:`TRIAL_SUFFIXES`,
-    not recursing), leaving out static trials (name contains "static"),
+    A folder contributes its trial files (suffixes :data:`TRIAL_SUFFIXES`
+    and OpenSense orientation ``.sto`` files, not recursing), leaving out static trials (name contains "static"),
     force files and this project's own outputs.  ``static`` and ``grf``
     apply to every trial; otherwise they are found by name beside each trial
-    (:func:`find_static`, :func:`find_grf`).
+    (:func:`find_static`, :func:`find_grf`).  A folder's CSV/TSV file that
+    holds no trial humanbody reads (a vendor's model-outputs export, a
+    table) is left out with a line in ``skipped``.
 
     Raises
     ------
@@ -119,7 +185,13 @@ def discover(paths, static=None, grf=None) -> list[TrialTask]:
         p = Path(raw)
         if p.is_dir():
             for f in sorted(p.iterdir()):
-                if f.is_file() and f.suffix.lower() in TRIAL_SUFFIXES and not _is_static(f) and not _is_output(f):
+                if (f.is_file() and (f.suffix.lower() in TRIAL_SUFFIXES or _is_orientation_sto(f))
+                        and not _is_static(f) and not _is_output(f) and not _is_force_file(f)):
+                    why = _readable(f) if f.suffix.lower() in (".csv", ".tsv") else None
+                    if why is not None:
+                        if skipped is not None:
+                            skipped.append(f"skipped {f}: not a trial humanbody reads ({why})")
+                        continue
                     trials.append(f)
         elif p.exists():
             trials.append(p)
@@ -147,8 +219,8 @@ def read_manifest(path) -> list[TrialTask]:
     """Tasks from a manifest CSV.
 
     Columns: ``trial`` (required), ``static``, ``mass`` (kg), ``height`` (m),
-    ``treadmill_speed`` (m/s) and ``grf`` (all optional; empty cells mean
-    "not given").  Relative paths are resolved against the manifest's folder.
+    ``treadmill_speed`` (m/s), ``grf`` and ``subject`` (a ``.vsk`` or TOML
+    subject file; all optional; empty cells mean "not given").  Relative paths are resolved against the manifest's folder.
     A static or force file not given is found by name beside the trial.
     """
     path = Path(path)
@@ -183,6 +255,7 @@ def read_manifest(path) -> list[TrialTask]:
             mass=_number(row.get("mass", ""), "mass", line, path),
             height=_number(row.get("height", ""), "height", line, path),
             treadmill_speed=_number(row.get("treadmill_speed", ""), "treadmill_speed", line, path),
+            subject=None if resolve(row.get("subject")) is None else os.fspath(resolve(row.get("subject"))),
         ))
     return assign_keys(tasks)
 

@@ -1,0 +1,398 @@
+"""Orientation (IMU) trials: OpenSense quaternion tables and Xsens MVN ``.mvnx`` exports.
+
+Both become a DataFrame of kind ``orientations``: ``time`` (s), then for
+every sensor (OpenSense) or segment (Xsens) ``<label>_qw``, ``_qx``,
+``_qy``, ``_qz`` (unit quaternion, scalar first, rotating the sensor's or
+segment's axes into the file's world axes), and for Xsens ``<label>_px``,
+``_py``, ``_pz`` (segment origin in the world, m).  ``attrs``:
+
+- ``sensors``: the labels in file order; ``segment_of``: our segment ->
+  label (:mod:`humanbody.imu.names`); ``unused``: labels of no segment;
+- ``world``: the default lab-axes spec of the format (OpenSense: OpenSim
+  ground, Y up: ``"opensim"``; Xsens: Z up: ``"x,y,z"``);
+- ``anatomical``: True when the orientations are already segment frames
+  (Xsens: MVN's own calibration; X forward, Y left, Z up in the N-pose);
+- ``positions``: True when segment positions were read;
+- Xsens only: ``joint_angles`` (joint label -> (F, 3) degrees, the file's
+  ``jointAngle``, kept for comparison) and ``joints`` (label -> (parent
+  segment, child segment)).
+
+docs/formats.md describes both layouts.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..errors import InputError
+from ..imu.names import OPENSIM_BODIES, ROOT, XSENS_SEGMENTS, assign
+from . import _text
+from ._validate import table_frame
+
+#: Largest |norm - 1| of a quaternion taken as rounding and normalised; beyond it the file is refused.
+NORM_TOLERANCE = 0.01
+
+def looks_like_opensense(lines: list[str]) -> bool:
+    """True for an OpenSim table of quaternions: ``DataType=Quaternion`` or ``w,x,y,z`` cells."""
+    end = next((i for i, line in enumerate(lines[:200]) if line.strip().lower() == "endheader"), None)
+    if end is None:
+        return False
+    if any(line.replace(" ", "").lower() == "datatype=quaternion" for line in lines[:end]):
+        return True
+    rows = [line for line in lines[end + 1:end + 4] if line.strip()]
+    return len(rows) >= 2 and any(cell.count(",") == 3 for cell in rows[1].split("\t")[1:])
+
+
+def looks_like_mvnx(head: bytes) -> bool:
+    """True when the first bytes of a file are an XML document whose root is ``mvnx``."""
+    text = head[:2048].decode("utf-8", errors="replace").lstrip("\ufeff \r\n\t")
+    return text.startswith("<") and re.search(r"<mvnx[\s>]", text) is not None
+
+
+def _unit(q: np.ndarray, names: list[str], line_of, path) -> tuple[np.ndarray, float]:
+    """Quaternions (F, S, 4) checked finite and of unit norm (within :data:`NORM_TOLERANCE`), normalised."""
+    bad = np.argwhere(~np.isfinite(q).all(axis=2))
+    if bad.size:
+        i, s = bad[0]
+        raise InputError(f"missing or non-finite quaternion at {line_of(i)} for {names[s]!r}", path)
+    norm = np.linalg.norm(q, axis=2)
+    dev = np.abs(norm - 1.0)
+    if dev.max(initial=0.0) > NORM_TOLERANCE:
+        i, s = np.unravel_index(np.argmax(dev), dev.shape)
+        raise InputError(f"quaternion of {names[s]!r} at {line_of(i)} has norm {norm[i, s]:.4g}, "
+                         f"not 1 (tolerance {NORM_TOLERANCE:g})", path)
+    return q / norm[..., None], float(dev.max(initial=0.0))
+
+
+def _frame(path, fmt, labels, q, time, line_numbers, world, anatomical, table, suffix,
+           positions=None, conversions=(), extra=None):
+    segment_of, unused = assign(labels, table, suffix)
+    if ROOT not in segment_of:
+        want = table[ROOT][0] + suffix
+        raise InputError(f"no {want!r} {'sensor' if suffix else 'segment'}: the pelvis orientation is required "
+                         f"(the file has {', '.join(labels) or 'none'})", path)
+    cols, data = [], []
+    for s, label in enumerate(labels):
+        for j, c in enumerate("wxyz"):
+            cols.append(f"{label}_q{c}")
+            data.append(q[:, s, j])
+        if positions is not None:
+            for j, c in enumerate("xyz"):
+                cols.append(f"{label}_p{c}")
+                data.append(positions[:, s, j])
+    values = np.column_stack(data) if data else np.empty((len(time), 0))
+    attrs = {"sensors": list(labels), "segment_of": segment_of, "unused": unused, "world": world,
+             "anatomical": anatomical, "positions": positions is not None}
+    attrs.update(extra or {})
+    if len(time) == 1:  # OpenSense calibration files hold one row: a posture, not a trial
+        import pandas as pd
+
+        if not np.isfinite(time[0]):
+            raise InputError("time is missing or not finite", path)
+        df = pd.DataFrame({"time": np.asarray(time, dtype=float), **dict(zip(cols, values.T))})
+        df.attrs.update(kind="orientations", source=str(path), format=fmt, rate_hz=None,
+                        conversions=list(conversions), **attrs)
+        return df
+    return table_frame(path, fmt, "orientations", cols, values, time=time, line_numbers=line_numbers,
+                       conversions=list(conversions), extra_attrs=attrs)
+
+
+def _fast_block(rows: list[str], S: int) -> np.ndarray | None:
+    """Numbers of well-formed tab-separated rows (S tabs, 3 S commas each) by pandas' C parser, or None.
+
+    None (so that the careful path reads the rows and names the bad one) when
+    a row has another shape, a value is not a number, or any value is not
+    finite.
+    """
+    import io
+
+    import pandas as pd
+
+    arr = np.array(rows)
+    if not ((np.char.count(arr, "\t") == S).all() and (np.char.count(arr, ",") == 3 * S).all()):
+        return None
+    text = "\n".join(rows).replace(",", "\t")
+    try:
+        values = pd.read_csv(io.StringIO(text), sep="\t", header=None, names=range(1 + 4 * S), dtype=float,
+                             engine="c", na_filter=False, skip_blank_lines=False).to_numpy(dtype=float)
+    except (ValueError, TypeError, pd.errors.ParserError):
+        return None
+    if values.shape != (len(rows), 1 + 4 * S) or not np.isfinite(values).all():
+        return None
+    return values
+
+
+def _careful_block(rows, line_no, labels, path):
+    """Time (F,) and quaternions (F, S, 4) cell by cell, raising InputError at the first bad cell."""
+    n, S = len(rows), len(labels)
+    time = np.empty(n)
+    q = np.empty((n, S, 4))
+    for i, (fields, ln) in enumerate(zip(rows, line_no)):
+        if len(fields) < S + 1:
+            what = "truncated at" if i == n - 1 else "short row at"
+            raise InputError(f"{what} line {ln}: {len(fields)} of {S + 1} values", path)
+        if any(f.strip() for f in fields[S + 1:]):
+            raise InputError(f"line {ln} has more values ({len(fields)}) than the header has columns ({S + 1})",
+                             path)
+        try:
+            time[i] = float(fields[0])
+        except ValueError:
+            raise InputError(f"non-numeric time {fields[0]!r} at line {ln}", path) from None
+        for s in range(S):
+            parts = fields[s + 1].split(",")
+            if len(parts) != 4 and i == n - 1 and s == S - 1 and len(parts) < 4:
+                raise InputError(f"truncated at line {ln}: the last quaternion has {len(parts)} of 4 values",
+                                 path)
+            if len(parts) != 4:
+                raise InputError(f"line {ln}, column {labels[s]!r}: expected a quaternion 'w,x,y,z', "
+                                 f"got {fields[s + 1]!r}", path)
+            try:
+                q[i, s] = [float(p) for p in parts]
+            except ValueError:
+                raise InputError(f"non-numeric quaternion {fields[s + 1]!r} at line {ln}, column "
+                                 f"{labels[s]!r}", path) from None
+    return time, q
+
+
+# ----------------------------------------------------------------------------- OpenSense
+def read_opensense(path, **options):
+    """Read an OpenSense orientation table (``.sto``: ``time`` and one ``w,x,y,z`` column per sensor).
+
+    Parameters
+    ----------
+    path : str or Path
+    **options
+        ``units`` and ``rate_hz`` are refused (quaternions have no unit; the
+        time column gives the rate).
+
+    Returns
+    -------
+    DataFrame of kind ``orientations`` (module docstring), quaternions
+    normalised; ``attrs["world"] = "opensim"`` (OpenSim ground: X forward,
+    Y up, Z right, the frame OpenSense's IMU tools read the file in when no
+    ``sensor_to_opensim_rotations`` are given).
+
+    Raises
+    ------
+    InputError
+        No endheader or column line, a first column other than ``time``,
+        duplicate names, a cell that is not four numbers, a missing or
+        non-finite quaternion, a norm off 1 by more than
+        :data:`NORM_TOLERANCE`, a short (truncated) row, nRows disagreeing,
+        time not increasing or not uniform, no pelvis sensor.
+    """
+    for key in ("units", "rate_hz"):
+        if options.get(key) is not None:
+            raise InputError(f"the {key} option does not apply to an orientation file", path)
+    from .opensim import _declared_int, _parse_header
+
+    path = _text.check_file(path)
+    lines = _text.read_lines(path)
+    end, _title, header = _parse_header(lines, path)
+    k = end + 1
+    while k < len(lines) and not lines[k].strip():
+        k += 1
+    if k >= len(lines):
+        raise InputError("has a header but no column names or data rows", path)
+    sep = "\t" if "\t" in lines[k] else None
+    columns = _text.split_line(lines[k], sep)
+    while columns and not columns[-1]:
+        columns.pop()
+    if not columns or columns[0].lower() != "time":
+        raise InputError(f"the first column on line {k + 1} must be 'time'", path)
+    labels = columns[1:]
+    if not labels:
+        raise InputError(f"line {k + 1} names no sensor columns after 'time'", path)
+    if any(not c for c in labels):
+        raise InputError(f"a column on line {k + 1} has no name", path)
+    dup = next((c for c in labels if labels.count(c) > 1), None)
+    if dup is not None or "time" in (c.lower() for c in labels):
+        raise InputError(f"column {dup or 'time'!r} appears twice", path)
+    line_no = [i + 1 for i in range(k + 1, len(lines)) if lines[i].strip()]
+    if not line_no:
+        raise InputError("has a header but no data rows", path)
+    S = len(labels)
+    block = _fast_block([lines[i - 1] for i in line_no], S) if sep == "\t" else None
+    if block is None:  # the careful path: its messages name the line and the column
+        time, q = _careful_block([_text.split_line(lines[i - 1], sep) for i in line_no], line_no, labels, path)
+    else:
+        time, q = block[:, 0], block[:, 1:].reshape(len(line_no), S, 4)
+    n = len(line_no)
+    nrows = _declared_int(header, "nrows", path)
+    if nrows is not None and n < nrows:
+        raise InputError(f"truncated: the header says nRows={nrows} but there are only {n} data rows", path)
+    q, dev = _unit(q, labels, lambda i: f"line {line_no[i]}", path)
+    notes = [f"quaternions normalised (largest norm deviation {dev:.1e})"] if dev > 1e-6 else []
+    fmt = "opensense-sto"
+    return _frame(path, fmt, labels, q, time, line_no, "opensim", False, OPENSIM_BODIES, "_imu",
+                  conversions=notes, extra={"header": header})
+
+
+# ----------------------------------------------------------------------------- Xsens MVNX
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def _numbers(text, count, what, frame_no, path) -> np.ndarray:
+    try:
+        values = np.array((text or "").split(), dtype=float)
+    except ValueError:
+        raise InputError(f"non-numeric {what} in frame {frame_no}", path) from None
+    if values.size != count:
+        raise InputError(f"{what} of frame {frame_no} has {values.size} values, expected {count}", path)
+    return values
+
+
+def read_mvnx(path, **options):
+    """Read an Xsens MVN export (``.mvnx``, XML), streaming its frames.
+
+    Reads the segment labels (``<segments>``), the joints (``<joints>``:
+    label, the two connected segments), the frame rate (``frameRate`` of
+    ``<subject>``) and every ``<frame type="normal">``: ``orientation``
+    (w, x, y, z per segment, global frame Z up), ``position`` (m) and
+    ``jointAngle`` (x, y, z per joint, degrees) when present.  Calibration
+    frames (``identity``, ``tpose``, ``npose``) are skipped.  Time: the
+    frame's ``time`` attribute (ms), else its index over the frame rate.
+
+    Parameters
+    ----------
+    path : str or Path
+    **options
+        ``units`` and ``rate_hz`` are refused.
+
+    Returns
+    -------
+    DataFrame of kind ``orientations`` (module docstring); ``anatomical``
+    True (MVN's segment frames: X forward, Y left, Z up in the N-pose).
+
+    Raises
+    ------
+    InputError
+        Malformed or truncated XML, no segments or no normal frames, a
+        frame with the wrong count of values or a non-numeric one, NaN,
+        non-unit quaternions, time not increasing, no Pelvis segment.
+    """
+    import xml.etree.ElementTree as ET
+
+    for key in ("units", "rate_hz"):
+        if options.get(key) is not None:
+            raise InputError(f"the {key} option does not apply to an MVNX file", path)
+    path = _text.check_file(path)
+    segments: list[str] = []
+    joints: dict[str, tuple[str, str]] = {}
+    rate = None
+    times, quats, pos, angles = [], [], [], []
+    frame_no = 0
+    in_segments = False
+    frames_elem = None
+    try:
+        for event, elem in ET.iterparse(path, events=("start", "end")):
+            tag = _local(elem.tag)
+            if event == "start":
+                if tag == "subject" and elem.get("frameRate"):
+                    try:
+                        rate = float(elem.get("frameRate"))
+                    except ValueError:
+                        raise InputError(f"frameRate={elem.get('frameRate')!r} is not a number", path) from None
+                elif tag == "segments":
+                    in_segments = True
+                elif tag == "frames":
+                    frames_elem = elem
+                continue
+            if tag == "segments":
+                in_segments = False
+            elif tag == "segment" and in_segments:
+                segments.append(elem.get("label") or f"segment{len(segments) + 1}")
+                elem.clear()
+            elif tag == "joint" and elem.get("label") is not None:
+                conn = [(_local(c.tag), (c.text or "").split("/")[0].strip()) for c in elem]
+                ends = [v for t, v in conn if t in ("connector1", "connector2")]
+                if len(ends) == 2:
+                    joints[elem.get("label")] = (ends[0], ends[1])
+                elem.clear()
+            elif tag == "frame":
+                if elem.get("type", "normal") == "normal":
+                    frame_no += 1
+                    if not segments:
+                        raise InputError("a frame comes before the <segments> list", path)
+                    S = len(segments)
+                    parts = {_local(c.tag): c.text for c in elem}
+                    if "orientation" not in parts:
+                        raise InputError(f"frame {frame_no} has no <orientation>", path)
+                    quats.append(_numbers(parts["orientation"], 4 * S, "orientation", frame_no, path))
+                    if "position" in parts:
+                        pos.append(_numbers(parts["position"], 3 * S, "position", frame_no, path))
+                    if "jointAngle" in parts and joints:
+                        angles.append(_numbers(parts["jointAngle"], 3 * len(joints), "jointAngle", frame_no,
+                                               path))
+                    t = elem.get("time")
+                    try:
+                        times.append(float(t) / 1000.0 if t is not None else np.nan)
+                    except ValueError:
+                        raise InputError(f"frame {frame_no} has a non-numeric time {t!r}", path) from None
+                elem.clear()
+                if frames_elem is not None:
+                    try:
+                        frames_elem.remove(elem)  # a long recording: keep no frame once read
+                    except ValueError:
+                        pass
+    except ET.ParseError as err:
+        line = getattr(err, "position", (None,))[0]
+        where = f" at line {line}" if line else ""
+        raise InputError(f"malformed or truncated XML{where} ({err.msg if hasattr(err, 'msg') else err})",
+                         path) from None
+    if not segments:
+        raise InputError("no <segments> list: not an MVN export", path)
+    if not quats:
+        raise InputError("no <frame type=\"normal\"> frames", path)
+    F, S = len(quats), len(segments)
+    if pos and len(pos) != F:
+        raise InputError(f"{F - len(pos)} frames have no <position>", path)
+    time = np.asarray(times)
+    clock = "time ms -> s"
+    if np.isnan(time).any():
+        if not rate or rate <= 0:
+            raise InputError("frames have no time and the subject has no frameRate", path)
+        time = np.arange(F) / rate
+        clock = f"time from the frame index at frameRate {rate:g} Hz"
+    q, dev = _unit(np.asarray(quats).reshape(F, S, 4), segments, lambda i: f"frame {i + 1}", path)
+    positions = np.asarray(pos).reshape(F, S, 3) if pos else None
+    if positions is not None and not np.isfinite(positions).all():
+        i = int(np.argwhere(~np.isfinite(positions))[0, 0])
+        raise InputError(f"missing or non-finite position in frame {i + 1}", path)
+    notes = [clock] + ([f"quaternions normalised (largest norm deviation {dev:.1e})"] if dev > 1e-6 else [])
+    joint_angles = {}
+    if angles and len(angles) == F:
+        a = np.asarray(angles).reshape(F, len(joints), 3)
+        joint_angles = {name: a[:, j] for j, name in enumerate(joints)}
+    return _frame(path, "mvnx", segments, q, time, None, "x,y,z", True, XSENS_SEGMENTS, "",
+                  positions=positions, conversions=notes,
+                  extra={"joint_angles": joint_angles, "joints": joints, "frame_rate": rate})
+
+
+def quaternions(df, label: str) -> np.ndarray:
+    """Quaternions (F, 4) ``w, x, y, z`` of one label of an orientation DataFrame."""
+    return df[[f"{label}_q{c}" for c in "wxyz"]].to_numpy(dtype=float)
+
+
+def read_orientations(path, **options):
+    """Read an OpenSense ``.sto`` or an Xsens ``.mvnx`` by its content."""
+    p = _text.check_file(path)
+    with open(p, "rb") as fh:
+        head = fh.read(2048)
+    if looks_like_mvnx(head):
+        return read_mvnx(p, **options)
+    return read_opensense(p, **options)
+
+
+__all__ = [
+    "NORM_TOLERANCE",
+    "looks_like_mvnx",
+    "looks_like_opensense",
+    "quaternions",
+    "read_mvnx",
+    "read_opensense",
+    "read_orientations",
+]

@@ -1,0 +1,361 @@
+"""Plug-in Gait: synthetic markers placed from known joint centres and joint angles over the whole range
+(hips to 100 deg, knees to 120 deg) give back those angles to 1e-6 deg, a standing pose its pelvic tilt,
+and the model's joints (about which moments are taken) are Plug-in Gait's joint centres.
+
+The forward model here is written from the published definitions, independently of the library's
+calibration: Davis et al. (1991) hip centres in the pelvis frame, knee and ankle centres medial of the
+lateral marker by half the joint width plus the marker radius with the marker-to-centre line
+perpendicular to the segment axis (the chord function), wand markers in the plane of that line and the
+segment axis, the shank's frame the TIB plane's turned by minus the tibial torsion about its long axis, the
+foot's long axis heel to toe.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import humanbody as hb
+from humanbody.clinical import clinical_angles
+from humanbody.io.subject import Subject
+from humanbody.markers.calibration import calibrate
+from humanbody.markers.tracking import track
+from humanbody.rotations import euler_to_matrix
+
+SUBJECT = Subject(mass=70.0, height=1.78, right_leg_length=0.90, left_leg_length=0.91,
+                  right_knee_width=0.100, left_knee_width=0.104, right_ankle_width=0.070, left_ankle_width=0.072,
+                  right_tibial_torsion=0.20, left_tibial_torsion=-0.10, marker_diameter=0.014)
+PW = 0.24            # inter-ASIS distance of the synthetic pelvis (m)
+SACRUM = -0.16       # mid-PSIS behind mid-ASIS along the pelvis x axis (m)
+THIGH, SHANK = 0.42, 0.41
+SIDES = (("right", "R", 1.0), ("left", "L", -1.0))
+# upper body, rigid with the pelvis, in the pelvis frame (m)
+UPPER = {
+    "C7": (-0.15, 0.0, 0.50), "T10": (-0.17, 0.0, 0.25), "CLAV": (0.0, 0.0, 0.45), "STRN": (0.02, 0.0, 0.28),
+    "RFHD": (0.05, -0.06, 0.70), "LFHD": (0.05, 0.06, 0.70), "RBHD": (-0.13, -0.06, 0.71),
+    "LBHD": (-0.13, 0.06, 0.71),
+}
+for _s, _y in (("R", -1.0), ("L", 1.0)):
+    UPPER.update({f"{_s}SHO": (-0.08, _y * 0.19, 0.50), f"{_s}UPA": (-0.05, _y * 0.22, 0.30),
+                  f"{_s}ELB": (-0.08, _y * 0.23, 0.15), f"{_s}FRA": (-0.03, _y * 0.22, 0.0),
+                  f"{_s}WRA": (-0.06, _y * 0.22, -0.15), f"{_s}WRB": (-0.11, _y * 0.22, -0.15),
+                  f"{_s}FIN": (-0.08, _y * 0.22, -0.25)})
+
+
+def _davis(side_sign, leg, mean_leg, radius):
+    """Davis 1991 hip centre in the pelvis frame (m): the published equations, mm inside."""
+    c = 0.115 * mean_leg * 1000 - 15.3
+    d = 0.1288 * leg * 1000 - 48.56
+    th, be = 0.500000178813934, 0.314000427722931  # Vicon's values of the paper's 28.4 and 18 deg
+    r = radius * 1000
+    x = -(d + r) * np.cos(be) + c * np.cos(th) * np.sin(be)
+    z = -(d + r) * np.sin(be) - c * np.cos(th) * np.cos(be)
+    y = -side_sign * (PW * 500 - c * np.sin(th))
+    return np.array([x, y, z]) / 1000
+
+
+def _rz(t):
+    c, s = np.cos(t), np.sin(t)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def _frame_xy(x, y):
+    """Right-handed frames (F, 3, 3) with x along ``x`` and y the part of ``y`` normal to it."""
+    x = x / np.linalg.norm(x, axis=-1, keepdims=True)
+    y = y - np.sum(y * x, axis=-1, keepdims=True) * x
+    y = y / np.linalg.norm(y, axis=-1, keepdims=True)
+    return np.stack([x, y, np.cross(x, y)], axis=-1)
+
+
+def place(angles: dict, origin: np.ndarray) -> tuple[dict, dict]:
+    """Markers, joint centres and frames (ground, m) of F frames from clinical angles (deg, arrays (F,)).
+
+    ``centres`` also holds, per side, ``s_shank`` (the shank frame), ``s_foot_anatomical`` (heel -> toe
+    with the shank's y axis) and ``s_foot_uncorrected`` (ankle centre -> toe with the shank's y axis):
+    Plug-in Gait's foot in any frame is the uncorrected one turned by the static offset.
+
+    ``angles``: pelvis_tilt/obliquity/rotation and s_hip/knee/ankle angles (clinical names without _deg);
+    ``origin`` (F, 3): mid-ASIS.  The pelvis is relative to ground +X (the direction of progression).
+    """
+    F = len(origin)
+    d = {k: np.radians(np.broadcast_to(v, (F,))) for k, v in angles.items()}
+    Rp = euler_to_matrix(np.c_[d["pelvis_rotation"], -d["pelvis_obliquity"], d["pelvis_tilt"]], "zxy")
+    at = lambda R, O, v: O + np.einsum("fij,j->fi", R, np.asarray(v, float))  # noqa: E731
+    m = {"RASI": at(Rp, origin, (0, -PW / 2, 0)), "LASI": at(Rp, origin, (0, PW / 2, 0)),
+         "RPSI": at(Rp, origin, (SACRUM, -0.045, 0)), "LPSI": at(Rp, origin, (SACRUM, 0.045, 0))}
+    m.update({k: at(Rp, origin, v) for k, v in UPPER.items()})
+    centres = {}
+    r = SUBJECT.marker_diameter / 2
+    mean_leg = 0.5 * (SUBJECT.right_leg_length + SUBJECT.left_leg_length)
+    for side, S, s in SIDES:
+        hjc = at(Rp, origin, _davis(s, SUBJECT.side("leg_length", side), mean_leg, r))
+        S_hip = euler_to_matrix(np.c_[-d[f"{side}_hip_flexion"], s * d[f"{side}_hip_adduction"],
+                                      s * d[f"{side}_hip_internal_rotation"]], "yxz")
+        Rt = Rp @ S_hip
+        kjc = at(Rt, hjc, (0, 0, -THIGH))
+        dk = SUBJECT.side("knee_width", side) / 2 + r
+        m[f"{S}KNE"] = at(Rt, kjc, (0, -s * dk, 0))
+        m[f"{S}THI"] = at(Rt, hjc, (0, -s * 0.09, -0.20))  # wand: in the thigh's coronal plane, lateral
+        S_knee = euler_to_matrix(np.c_[d[f"{side}_knee_flexion"], s * d[f"{side}_knee_adduction"],
+                                       s * d[f"{side}_knee_internal_rotation"]], "yxz")
+        Rs = Rt @ S_knee                                       # the shank frame the angles use
+        Ra = Rs @ _rz(SUBJECT.side("tibial_torsion", side))    # the TIB-plane frame: Rs = Ra Rz(-torsion)
+        ajc = at(Rs, kjc, (0, 0, -SHANK))
+        da = SUBJECT.side("ankle_width", side) / 2 + r
+        m[f"{S}ANK"] = at(Ra, ajc, (0, -s * da, 0))
+        m[f"{S}TIB"] = at(Ra, kjc, (0, -s * 0.08, -0.15))
+        S_ankle = euler_to_matrix(np.c_[-d[f"{side}_ankle_dorsiflexion"], s * d[f"{side}_ankle_inversion"],
+                                        s * d[f"{side}_ankle_internal_rotation"]], "yxz")
+        Rf = Rs @ S_ankle
+        m[f"{S}HEE"] = at(Rf, ajc, (-0.06, 0, -0.05))
+        m[f"{S}TOE"] = at(Rf, ajc, (0.14, 0, -0.05))
+        centres.update({f"{side}_hip": hjc, f"{side}_knee": kjc, f"{side}_ankle": ajc, f"{side}_shank": Rs,
+                        f"{side}_foot_anatomical": _frame_xy(m[f"{S}TOE"] - m[f"{S}HEE"], Rs[:, :, 1]),
+                        f"{side}_foot_uncorrected": _frame_xy(m[f"{S}TOE"] - ajc, Rs[:, :, 1])})
+    return m, centres
+
+
+def plug_in_gait_ankle(static_c: dict, c: dict, side: str, s: float) -> dict:
+    """Ankle angles (deg) of Plug-in Gait's foot: uncorrected foot turned by the static offset C = U0^T A0."""
+    C = static_c[f"{side}_foot_uncorrected"][0].T @ static_c[f"{side}_foot_anatomical"][0]
+    S = np.einsum("fji,fjk->fik", c[f"{side}_shank"], c[f"{side}_foot_uncorrected"] @ C)
+    a = np.degrees(hb.rotations.matrix_to_euler(S, "yxz"))
+    return {f"{side}_ankle_dorsiflexion": -a[:, 0], f"{side}_ankle_inversion": s * a[:, 1],
+            f"{side}_ankle_internal_rotation": s * a[:, 2]}
+
+
+def _table(markers: dict, t) -> pd.DataFrame:
+    cols = {"time": t}
+    for k, v in markers.items():
+        for j, a in enumerate("xyz"):
+            cols[f"{k}_{a}"] = v[:, j]
+    df = pd.DataFrame(cols)
+    df.attrs["markers"] = list(markers)
+    return df
+
+
+JOINTS = ("hip_flexion", "hip_adduction", "hip_internal_rotation", "knee_flexion", "knee_adduction",
+          "knee_internal_rotation", "ankle_dorsiflexion", "ankle_inversion", "ankle_internal_rotation")
+STATIC = {"pelvis_tilt": 12.0, "pelvis_obliquity": 0.0, "pelvis_rotation": 0.0,
+          **{f"{side}_{j}": 0.0 for side, _, _ in SIDES for j in JOINTS},
+          "right_hip_flexion": 4.0, "left_hip_flexion": 6.0, "right_knee_flexion": 3.0,
+          "left_knee_flexion": -2.0, "right_ankle_dorsiflexion": 5.0, "left_ankle_dorsiflexion": 2.0}
+
+
+def _motion(F=240):
+    """Whole-range motion: hips -20..100, knees 0..120, ankles -30..20 with the other angles moving too."""
+    u = np.linspace(0.0, 1.0, F)
+    w = np.sin(np.pi * u)
+    ang = {"pelvis_tilt": 8 + 10 * w, "pelvis_obliquity": 6 * np.sin(4 * np.pi * u),
+           "pelvis_rotation": 9 * np.cos(3 * np.pi * u)}
+    for side, _, s in SIDES:
+        ph = 0.0 if s > 0 else 0.7
+        ang.update({
+            f"{side}_hip_flexion": -20 + 120 * w, f"{side}_hip_adduction": 12 * np.sin(3 * np.pi * u + ph),
+            f"{side}_hip_internal_rotation": 25 * np.sin(2 * np.pi * u + ph),
+            f"{side}_knee_flexion": 120 * np.sin(np.pi * u) ** 2, f"{side}_knee_adduction": 5 * np.sin(5 * u + ph),
+            f"{side}_knee_internal_rotation": 15 * np.cos(4 * u + ph),
+            f"{side}_ankle_dorsiflexion": -30 + 50 * u, f"{side}_ankle_inversion": 15 * np.sin(6 * u + ph),
+            f"{side}_ankle_internal_rotation": 10 * np.sin(7 * u + ph),
+        })
+    t = u * 2.0
+    origin = np.c_[1.2 * t, 0.05 * np.sin(2 * np.pi * t), 0.95 + 0.02 * np.sin(4 * np.pi * t)]
+    return ang, origin, t
+
+
+@pytest.fixture(scope="module")
+def pig():
+    F0 = 5
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    cal = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78,
+                    subject=SUBJECT)
+    ang, origin, t = _motion()
+    m, centres = place(ang, origin)
+    tr = track(_table(m, t), cal)
+    return cal, tr, ang, centres, static_c
+
+
+def test_calibrated_joint_centres_are_plug_in_gait_s(pig):
+    cal, _, _, _, static_c = pig
+    for name, v in static_c.items():
+        if v.ndim == 2:  # the joint centres (the frames are checked by the angles)
+            np.testing.assert_allclose(cal.points[name], v[0], atol=1e-12, err_msg=name)
+
+
+def test_angles_over_the_whole_range_exact(pig):
+    """Hips, knees and pelvis as placed; the ankle as Plug-in Gait's foot (uncorrected foot tracked frame by
+    frame, turned by the static offsets) makes it: two of the placed ankle angles' three degrees of freedom."""
+    cal, tr, ang, centres, static_c = pig
+    ang = dict(ang)
+    for side, _, s in SIDES:
+        pig_ankle = plug_in_gait_ankle(static_c, centres, side, s)
+        assert np.abs(pig_ankle[f"{side}_ankle_dorsiflexion"] - ang[f"{side}_ankle_dorsiflexion"]).max() < 6.0
+        ang.update(pig_ankle)
+    from humanbody.clinical import progression_heading
+
+    cl = clinical_angles(cal.model, tr.coords, cal)
+    # the direction of progression is the pelvis's horizontal travel over a second: here within 2 deg of +X
+    heading = np.degrees(progression_heading(tr.coords["time"], tr.coords[["lower_torso_x", "lower_torso_y"]]))
+    assert np.abs(heading).max() < 2.0
+    for name, want in ang.items():
+        got = cl[f"{name}_deg"] + (heading if name == "pelvis_rotation" else 0.0)
+        np.testing.assert_allclose(got, want, atol=1e-6, err_msg=name)
+    assert cl["right_knee_flexion_deg"].max() > 119.9 and cl["left_hip_flexion_deg"].max() > 99.9
+
+
+def test_standing_pose_reads_its_pelvic_tilt(pig):
+    cal, _, _, _, _ = pig
+    F0 = 5
+    static_m, _ = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    tr = track(_table(static_m, np.arange(F0) / 100), cal)
+    cl = clinical_angles(cal.model, tr.coords, cal)
+    for name, want in STATIC.items():
+        np.testing.assert_allclose(cl[f"{name}_deg"], want, atol=1e-6, err_msg=name)
+    np.testing.assert_allclose(cl["pelvis_tilt_deg"], 12.0, atol=1e-6)
+    st = clinical_angles(cal.model, tr.coords, cal, zero="static")
+    np.testing.assert_allclose(st[["pelvis_tilt_deg", "right_knee_flexion_deg"]], 0.0, atol=1e-6)
+
+
+def test_model_joints_are_the_tracked_joint_centres(pig):
+    """Kinetics take moments about the model's joint points O_k: they are Plug-in Gait's joint centres."""
+    cal, tr, _, centres, _ = pig
+    res = hb.compute(cal.model, tr.coords, differentiation="gradient")
+    names = list(cal.model.names)
+    for side, _, _ in SIDES:
+        for seg, centre in ((f"{side}_upper_leg", f"{side}_hip"), (f"{side}_lower_leg", f"{side}_knee"),
+                            (f"{side}_foot", f"{side}_ankle")):
+            np.testing.assert_allclose(res.joint[:, names.index(seg)], centres[centre], atol=1e-9, err_msg=seg)
+
+
+def test_subject_file_missing_a_width_is_named():
+    F0 = 3
+    static_m, _ = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    partial = Subject(mass=70.0, right_leg_length=0.9, left_leg_length=0.9, right_knee_width=0.1,
+                      left_knee_width=0.1, right_ankle_width=0.07, source="s01.vsk")
+    with pytest.raises(hb.InputError, match="s01.vsk: subject file has no left_ankle_width .LeftAnkleWidth"):
+        calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=partial)
+
+
+def test_chord_function_against_published_examples():
+    """The chord function reproduces the worked examples of pyCGM's documentation (findJointC; pyCGM is
+    validated against Vicon Nexus), mm."""
+    from humanbody.markers.joint_centres import chord_joint_centre
+
+    got = chord_joint_centre([468.14532471, 325.09780884, 673.12591553], [355.90861996, 365.38260964, 940.6974861],
+                             [452.35180664, 329.0609436, 524.77893066], 59.5)
+    np.testing.assert_allclose(got, [396.25286248, 347.91367254, 518.63620527], atol=1e-7)
+    got = chord_joint_centre([775.40887891, 788.64742014, 514.4063264], [424.5706403, 46.17046141, 305.73130661],
+                             [618.98284978, 848.86492206, 133.51848843], 42.5)
+    np.testing.assert_allclose(got, [599.66684491, 843.26056826, 96.07876121], atol=1e-7)
+
+
+def _write_csv(markers: dict, t, path):
+    cols = {"time": t}
+    for k, v in markers.items():
+        for j, a in enumerate("xyz"):
+            cols[f"{k}_{a} [m]"] = v[:, j]
+    pd.DataFrame(cols).to_csv(path, index=False, float_format="%.17g")
+
+
+def test_cli_with_a_vsk_gives_the_angles(tmp_path, capsys):
+    """``humanbody analyze`` with the Plug-in Gait markers and the subject's .vsk: the placed angles."""
+    import math
+
+    from humanbody.cli import main
+
+    F0 = 5
+    static_m, _ = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    _write_csv(static_m, np.arange(F0) / 100, tmp_path / "s01_static.csv")
+    ang, origin, t = _motion(120)
+    m, _ = place(ang, origin)
+    _write_csv(m, t, tmp_path / "s01_walk.csv")
+    s = SUBJECT
+    params = {"Bodymass": s.mass, "Height": 1000 * s.height, "MarkerDiameter": 1000 * s.marker_diameter}
+    for side, Side in (("right", "Right"), ("left", "Left")):
+        params.update({f"{Side}LegLength": 1000 * s.side("leg_length", side),
+                       f"{Side}KneeWidth": 1000 * s.side("knee_width", side),
+                       f"{Side}AnkleWidth": 1000 * s.side("ankle_width", side),
+                       f"{Side}TibialTorsion": math.degrees(s.side("tibial_torsion", side))})
+    (tmp_path / "s01.vsk").write_text(
+        "<KinematicModel><Parameters>"
+        + "".join(f'<Parameter NAME="{k}" VALUE="{v!r}"/>' for k, v in params.items())
+        + "</Parameters></KinematicModel>")
+    out = tmp_path / "out"
+    assert main(["analyze", str(tmp_path / "s01_walk.csv"), "--static", str(tmp_path / "s01_static.csv"),
+                 "--subject", str(tmp_path / "s01.vsk"), "--markerset", "plug_in_gait", "--axes", "x,y,z",
+                 "--cutoff", "0", "--digits", "15", "--out", str(out), "-q"]) == 0
+    table = pd.read_csv(out / "s01_walk_results.csv")
+    _, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (1, 1)))
+    _, centres = place(ang, origin)
+    ang = dict(ang)
+    for side, _, sg in SIDES:
+        ang.update(plug_in_gait_ankle(static_c, centres, side, sg))
+    for side, _, _ in SIDES:
+        for j in JOINTS:
+            np.testing.assert_allclose(table[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
+    np.testing.assert_allclose(table["pelvis_tilt_deg"], ang["pelvis_tilt"], atol=1e-6)
+    assert hb.load_model(out / "s01_walk_model.json").total_mass == pytest.approx(70.0)
+
+
+def test_lower_body_trial_uses_the_lower_body_set():
+    """Without upper-body markers the lower-body set is detected; the legs' and pelvis's angles are the same."""
+    from humanbody.markers.markerset import detect_markerset
+
+    F0 = 5
+    static_m, _ = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    lower = {k: v for k, v in static_m.items() if k not in UPPER}
+    assert detect_markerset(list(static_m)).name == "plug_in_gait"
+    assert detect_markerset(list(lower)).name == "plug_in_gait_lower"
+    cal = calibrate(_table(lower, np.arange(F0) / 100), None, mass=70.0, height=1.78, subject=SUBJECT)
+    ang, origin, t = _motion(60)
+    m, centres = place(ang, origin)
+    tr = track(_table({k: v for k, v in m.items() if k not in UPPER}, t), cal)
+    cl = clinical_angles(cal.model, tr.coords, cal)
+    _, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (1, 1)))
+    ang = dict(ang)
+    for side, _, sg in SIDES:
+        ang.update(plug_in_gait_ankle(static_c, centres, side, sg))
+    for side, _, _ in SIDES:
+        for j in JOINTS:
+            np.testing.assert_allclose(cl[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
+    np.testing.assert_allclose(cl[["pelvis_tilt_deg", "pelvis_obliquity_deg"]],
+                               np.c_[ang["pelvis_tilt"], ang["pelvis_obliquity"]], atol=1e-6)
+    np.testing.assert_allclose(cl["thorax_flexion_deg"], 0.0, atol=1e-9)  # not measured: rigid with the pelvis
+    res = hb.compute(cal.model, tr.coords, differentiation="gradient")
+    k = list(cal.model.names).index("right_lower_leg")
+    np.testing.assert_allclose(res.joint[:, k], centres["right_knee"], atol=1e-9)
+
+
+def test_frames_are_built_from_each_frame_s_markers(pig):
+    """A wobbling thigh wand (skin motion): the thigh frame is Plug-in Gait's, made from that frame's THI, KNE
+    and hip centre (chord function, then z knee -> hip, y KNE -> knee centre), not a least-squares fit."""
+    cal, _, _, _, _ = pig
+    ang, origin, t = _motion(50)
+    m, _ = place(ang, origin)
+    rng = np.random.default_rng(3)
+    m["RTHI"] = m["RTHI"] + rng.normal(0.0, 0.01, m["RTHI"].shape)
+    tr = track(_table(m, t), cal)
+    # the hip centre from the pelvis markers of each frame (Davis, pelvis frame), then the chord function
+    mid = 0.5 * (m["RASI"] + m["LASI"])
+    Rp = _frame_xy(mid - 0.5 * (m["RPSI"] + m["LPSI"]), m["LASI"] - m["RASI"])  # x forward, y towards LASI
+    hjc = mid + np.einsum("fij,j->fi", Rp, _davis(1.0, SUBJECT.right_leg_length,
+                                                  0.5 * (SUBJECT.right_leg_length + SUBJECT.left_leg_length),
+                                                  SUBJECT.marker_diameter / 2))
+    kne, thi = m["RKNE"], m["RTHI"]
+    delta = SUBJECT.right_knee_width / 2 + SUBJECT.marker_diameter / 2
+    u = hjc - kne
+    L = np.linalg.norm(u, axis=1, keepdims=True)
+    u = u / L
+    w = thi - kne
+    w = w - np.sum(w * u, axis=1, keepdims=True) * u
+    w = w / np.linalg.norm(w, axis=1, keepdims=True)
+    kjc = kne + delta**2 / L * u - np.sqrt(delta**2 - delta**4 / L**2) * w
+    z = (hjc - kjc) / np.linalg.norm(hjc - kjc, axis=1, keepdims=True)
+    y = kjc - kne
+    y = y - np.sum(y * z, axis=1, keepdims=True) * z
+    y = y / np.linalg.norm(y, axis=1, keepdims=True)
+    want = np.stack([np.cross(y, z), y, z], axis=-1)
+    k = list(cal.model.names).index("right_upper_leg")
+    np.testing.assert_allclose(tr.R[:, k], want, atol=1e-9)
+    assert (tr.status["right_upper_leg"] == "fit").all()
