@@ -159,6 +159,7 @@ def analyze_trial(
     imu_heading: str | None = None,
     angle_zero: str = "anatomical",
     subject=None,
+    ik: str = "auto",
 ) -> Analysis:
     """Analyse one trial file (markers or generalized coordinates).
 
@@ -235,6 +236,12 @@ def analyze_trial(
         ``mass``/``height`` are not given (the options win), and the
         widths, leg lengths and offsets the marker set's joint centres use
         (Plug-in Gait).
+    ik : {"auto", "segments", "global"}
+        How marker trials are tracked: each segment fitted alone
+        (``segments``), whole-body inverse kinematics with the joints held
+        together (``global``), or ``auto``: global when some tracked segment
+        keeps fewer than three points or the set is a keypoint set
+        (:func:`humanbody.markers.global_ik.choose_method`; docs/tracking.md).
     """
     from .mechanics.clinical import ANGLE_ZEROS
     from .io import read_trial
@@ -290,8 +297,10 @@ def analyze_trial(
         steps.advance("track")
     elif kind == "markers":
         from .markers.axes import to_ground
+        from .markers.calibration import calibrate
         from .markers.conditioning import condition
-        from .markers.tracking import markers_to_coordinates, track
+        from .markers.global_ik import choose_method, track_global
+        from .markers.tracking import track
 
         ground, mapping = to_ground(trial, axes=axes)
         del trial  # a long trial: keep one copy of the markers at a time
@@ -299,7 +308,8 @@ def analyze_trial(
         from .markers.markerset import resolve_markerset
 
         names = ground.attrs.get("markers") or [c[:-2] for c in ground.columns if c.endswith("_x")]
-        mset, found = resolve_markerset(markerset, names, path)
+        mset, found = resolve_markerset(markerset, names, path, required=())
+        required = _present_required(mset, found, path, messages)
         clusters = {
             seg: [found[m] for m in spec.markers if m in found]
             for seg, spec in mset.segments.items()
@@ -325,12 +335,17 @@ def analyze_trial(
             calibration, static_frames = _static_calibration(
                 static, mapping.spec, mset, subject_mass, height, sex, calibration_cache, subj)
             messages.append(f"static trial {os.fspath(static)}: {static_frames} frames, same axes mapping")
-            tracking = track(markers, calibration, keep_frames=False)
-            coords = tracking.coords
         else:
-            coords, calibration, tracking = markers_to_coordinates(
-                markers, markerset=mset, mass=subject_mass, height=height, sex=sex, keep_frames=False,
-                subject=subj)
+            calibration = calibrate(markers, mset, mass=subject_mass, height=height, sex=sex, mode="dynamic",
+                                    required=required, subject=subj)
+        present = [m for m, col in found.items()
+                   if f"{col}_x" in markers.columns and markers[f"{col}_x"].notna().any()]
+        method, why = choose_method(mset, present, ik)
+        messages.append(f"tracking: {'whole-body inverse kinematics' if method == 'global' else 'segment fits'}"
+                        f" ({why})")
+        tracker = track_global if method == "global" else track
+        tracking = tracker(markers, calibration, keep_frames=False, required=required)
+        coords = tracking.coords
         messages += _tracking_lines(calibration, tracking)
         if not keep_markers:
             markers = None
@@ -367,6 +382,28 @@ def analyze_trial(
     steps.advance("compute")
     steps.close()
     return analysis
+
+
+def _present_required(mset, found, path, messages) -> list:
+    """The set's required markers the trial has; the missing ones listed in ``messages``.
+
+    Missing required markers are not fatal while the markers present still
+    determine every tracked segment through its joints
+    (:func:`humanbody.markers.markerset.undetermined_segments`).
+    """
+    from .markers.markerset import undetermined_segments
+
+    missing = [m for m in mset.required if m not in found]
+    if missing:
+        lost = undetermined_segments(mset, found)
+        if lost:
+            seg, pts = lost[0]
+            raise InputError(f"required marker {missing[0]!r} of marker set {mset.name!r} is missing and "
+                             f"segment {seg!r} keeps {pts} point(s): too few to determine it through its "
+                             "joints", path)
+        messages.append(f"marker set {mset.name!r}: {len(missing)} required marker(s) missing "
+                        f"({', '.join(missing)}); every tracked segment is still determined through its joints")
+    return [m for m in mset.required if m in found]
 
 
 def _mass_from_plates(forces, threshold, messages) -> float | None:

@@ -32,6 +32,10 @@ def add_marker_options(p) -> None:
     g.add_argument("--axes", default="auto", metavar="SPEC", help="lab axes -> ground (X forward, Y left, Z up): 'auto' (detect, default), a spec like 'x,-z,y' (ground X = lab x, ground Y = lab -z, ground Z = lab y), or 'opensim'")
     g.add_argument("--cutoff", type=float, default=6.0, metavar="HZ", help="low-pass cut-off of the zero-phase Butterworth marker filter (default 6 Hz; 0 = no filter)")
     g.add_argument("--max-gap", type=float, default=0.1, metavar="S", help="longest marker gap filled in time, in s (default 0.1)")
+    g.add_argument("--ik", choices=("auto", "segments", "global"), default="auto",
+                   help="tracking: each segment fitted alone (segments), whole-body inverse kinematics with the "
+                        "joints held together (global), or auto (default): global when some tracked segment has "
+                        "fewer than three points or the markers are video keypoints")
     g.add_argument("--fill", choices=("spline", "rigid", "linear"), default="spline", help="marker gap filling: cubic spline in time (default), rigid-body fit to the other markers of the segment (any gap length), or linear")
     g.add_argument("--imu-heading", default=None, metavar="AXIS", help="orientation (IMU) trials: the pelvis sensor's axis pointing forward in the calibration posture (x, -z, ...; default: the subject faced the world's +X); --static is then an orientation file in that posture (default: the trial's first 0.5 s)")
 
@@ -139,6 +143,7 @@ def run(args) -> int:
         imu_heading=args.imu_heading,
         angle_zero=args.angle_zero,
         subject=args.subject,
+        ik=args.ik,
     )
     for line in analysis.messages:
         say(line)

@@ -115,6 +115,7 @@ def run(args) -> int:
         force_threshold=args.force_threshold, plots=args.plots, kinetics=not args.no_kinetics,
         normative=_absolute_normative(args.normative), imu_heading=args.imu_heading,
         angle_zero=args.angle_zero, subject=args.subject,
+        ik=args.ik,
     )
     from ..report.trial import normative_set
 

@@ -46,6 +46,7 @@ class ReportOptions:
     cutoff_hz : float or None       marker low-pass cut-off
     max_gap : float                 longest gap filled (s)
     fill : str                      gap filling: spline, rigid or linear
+    ik : str                        tracking: auto, segments or global (docs/tracking.md)
     diff_method, diff_cutoff_hz :   differentiation of coordinates
     treadmill_speed : float or None belt speed (m/s)
     force_threshold : float         vertical force of foot contact (N)
@@ -78,6 +79,7 @@ class ReportOptions:
     imu_heading: str | None = None
     angle_zero: str = "anatomical"
     subject: str | None = None
+    ik: str = "auto"
 
     def __post_init__(self):
         if self.plots not in PLOT_CHOICES:
@@ -401,7 +403,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
         mass=task.mass if task.mass is not None else options.mass,
         height=task.height if task.height is not None else options.height,
         sex=options.sex, axes=options.axes, cutoff_hz=options.cutoff_hz, max_gap=options.max_gap,
-        fill=options.fill, imu_heading=options.imu_heading,
+        fill=options.fill, imu_heading=options.imu_heading, ik=options.ik,
         differentiation=diff, progress=False, calibration_cache=_CALIBRATIONS,
         angle_zero=options.angle_zero,
         subject=task.subject if task.subject is not None else options.subject,
