@@ -40,7 +40,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-import bench_long_trial as blt
+import bench_long_trial as blt  # noqa: E402  (beside this script)
 
 #: OpenSim IK on the same subject (docs/performance.md, bench_long_trial.py): solver alone, frames/s.
 OPENSIM_SOLVER_FPS = (411.0, 597.0)

@@ -64,7 +64,7 @@ def keypoint_layout(model, extra: bool = False) -> dict[str, tuple[str, np.ndarr
 
     ``extra`` adds :data:`EXTRA` (HALPE_26 and COCO names; HALPE's neck as ``HNeck``).
     """
-    from humanbody.anthropometry import ANKLE_HEIGHT, HEEL_BEHIND_ANKLE
+    from humanbody.model.anthropometry import ANKLE_HEIGHT, HEEL_BEHIND_ANKLE
 
     H = float(model.meta["subject"]["height"])
     idx = {n: k for k, n in enumerate(model.names)}

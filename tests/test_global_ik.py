@@ -19,7 +19,7 @@ from humanbody.markers.global_ik import choose_method, ik_problem, track_global
 from humanbody.markers.markerset import load_markerset, undetermined_segments
 from humanbody.markers.tracking import track
 from humanbody.rotations import euler_to_matrix
-from humanbody.segments import SEGMENT_NAMES
+from humanbody.model.segments import SEGMENT_NAMES
 
 LEGS = [K[s] for s in SEGMENT_NAMES if "leg" in s or "foot" in s] + [K["lower_torso"]]
 SPARSE = ("R.Shank.Rear", "L.Shank.Rear", "R.Thigh.Rear", "L.Thigh.Rear")
@@ -115,7 +115,7 @@ def test_analytic_gradient_and_gauss_newton_matrix_match_finite_differences():
     Increments are ground-frame rotation vectors at each joint (the kernel's
     ``_apply_step``); the neutral and hinge pulls are on, with S0 != I.
     """
-    from humanbody.markers import _ik_kernels as kk
+    from humanbody._kernels import ik as kk
 
     rng = np.random.default_rng(5)
     n = 17
@@ -233,7 +233,7 @@ def test_command_line_global_and_auto(tmp_path):
 
 
 # --------------------------------------------------------------- shared walk
-from test_opensim_agreement import DATA, _read_ground, align
+from test_opensim_agreement import DATA, _read_ground, align  # noqa: E402
 
 walk_data = pytest.mark.skipif(not (DATA / "subject01_walk1.trc").exists(), reason="shared data absent")
 
@@ -268,7 +268,7 @@ def test_walk_sagittal_angles_follow_opensim_ik(walk, s, side):
 @walk_data
 def test_walk_without_one_marker_per_leg_segment(walk):
     """The clinical angles barely move when each thigh and shank loses a marker (<= 2 deg sagittal, 4 deg other)."""
-    from humanbody.clinical import clinical_angles
+    from humanbody.mechanics.clinical import clinical_angles
 
     trial, cal, ik, tr = walk
     sparse = trial.drop(columns=[f"{m}_{a}" for m in SPARSE for a in "xyz"])

@@ -23,7 +23,7 @@ calibration put it, so a thigh's axial rotation follows the plane of the
 knee's flexion.
 
 The minimisation is Levenberg-Marquardt with the analytic Jacobian of the
-tree (:mod:`humanbody.markers._ik_kernels`), rotation-vector increments on
+tree (:mod:`humanbody._kernels.ik`), rotation-vector increments on
 each body's relative rotation matrix (no Cardan singularity inside the
 solver), started in every frame from the segment fits
 (:func:`humanbody.markers.tracking.track`), or for keypoint sets from the
@@ -39,10 +39,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..kinematics import sequence_axes_array
+from ..mechanics.kinematics import sequence_axes_array
 from ..rotations import singular_distance
-from ..segments import PARENTS, SEGMENT_NAMES
-from ._angle_kernels import continuous_angles, relative_angles, unwrap_columns
+from ..model.segments import PARENTS, SEGMENT_NAMES
+from .._kernels.angles import continuous_angles, relative_angles, unwrap_columns
 from .calibration import Calibration
 from .markerset import MarkerSet, match_markers, undetermined_segments
 
@@ -232,7 +232,7 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
         ``residuals`` per segment are the RMS distance of its markers,
         ``marker_residuals`` the distance of every marker.
     """
-    from ._ik_kernels import solve_frames, tree_order
+    from .._kernels.ik import solve_frames, tree_order
     from .tracking import STATUS, Tracking, _marker_columns, track
 
     source = markers.attrs.get("source")
