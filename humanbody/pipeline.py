@@ -52,6 +52,8 @@ class Analysis:
     markers : DataFrame or None        marker trajectories in ground axes after conditioning
     calibration : object or None       static calibration (marker trials)
     loads : FrameLoads or None         external loads on the frames, assigned to segments (--forces)
+    load_table : LoadTable or None     the loads as read (ground axes, the file's own rate), for export
+    axes : AxesMapping or None         the lab -> ground axes of a marker trial
     tracking : object or None          tracking result with residuals (marker trials)
     messages : list of str             what each step did, for the user (a screenful)
     details : list of str              per-marker and per-gap details (``--verbose``, and the log file)
@@ -67,6 +69,8 @@ class Analysis:
     messages: list = field(default_factory=list)
     details: list = field(default_factory=list)
     loads: Any = None
+    load_table: Any = None
+    axes: Any = None
     _results: Results | None = field(default=None, repr=False)
     _clinical: pd.DataFrame | None = field(default=None, repr=False)
 
@@ -302,6 +306,7 @@ def analyze_trial(
     analysis = Analysis(
         source=path, coords=coords, model=subject, motion=motion, markers=markers,
         calibration=calibration, tracking=tracking, messages=messages, details=details,
+        axes=mapping if kind == "markers" else None,
     )
     if forces is None and str(path).lower().endswith(".c3d") and kind == "markers" and use_platforms:
         from .loads import c3d_has_platforms
@@ -321,6 +326,7 @@ def analyze_trial(
         cut = cutoff_hz if forces_cutoff_hz is None else forces_cutoff_hz
         frame_loads = condition_loads(table, motion.time, cutoff_hz=cut or None, threshold=force_threshold)
         analysis.loads = assign_loads(frame_loads, table.segments, subject, analysis.results)
+        analysis.load_table = table
         messages += table.notes + frame_loads.notes
     steps.advance("compute")
     steps.close()

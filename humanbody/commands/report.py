@@ -6,7 +6,7 @@ import signal
 import sys
 
 from ..errors import InputError
-from .analyze import add_marker_options, add_subject_options
+from .analyze import add_export_options, add_marker_options, add_subject_options
 
 HELP = "batch report: per-trial results, gait events, cycles, figures and pages; summary.csv and index.html"
 
@@ -56,6 +56,7 @@ def register(sub) -> None:
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no messages but errors")
     add_subject_options(p)
     add_marker_options(p)
+    add_export_options(p)
     d = p.add_argument_group("rates (when the trial does not give _dot/_ddot columns)")
     from ..differentiate import METHODS
 
@@ -67,7 +68,10 @@ def register(sub) -> None:
 def run(args) -> int:
     from ..report import BatchInterrupted, ReportOptions, discover, read_manifest, run_batch
 
+    from ..io.export import parse_export, parse_feet
+
     say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+    export, feet = parse_export(args.export), parse_feet(args.opensim_feet)
     if args.jobs is not None and args.jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {args.jobs}")
     if not args.paths and not args.manifest:
@@ -88,6 +92,7 @@ def run(args) -> int:
         axes=args.axes, cutoff_hz=args.cutoff or None, max_gap=args.max_gap, fill=args.fill, diff_method=args.diff,
         diff_cutoff_hz=args.diff_cutoff, treadmill_speed=args.treadmill_speed,
         force_threshold=args.force_threshold, plots=args.plots, kinetics=not args.no_kinetics,
+        export=export, opensim_feet=feet,
     )
     where = f"Dask scheduler {args.scheduler}" if args.scheduler else "local cores"
     say(f"{len(tasks)} trial(s) -> {args.out} on {where}")

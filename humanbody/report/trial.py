@@ -51,6 +51,8 @@ class ReportOptions:
     force_threshold : float         vertical force of foot contact (N)
     plots : str                     "png" (three figures per trial, embedded in its page) or
                                     "none" (no figures: about half the time per trial)
+    export : tuple of str           formats for other programs ("c3d", "opensim"; humanbody.io.export)
+    opensim_feet : tuple or None    OpenSim bodies of the right and left foot loads
     """
 
     mass: float | None = None
@@ -68,6 +70,8 @@ class ReportOptions:
     force_threshold: float = 20.0
     plots: str = "png"
     kinetics: bool = True
+    export: tuple = ()
+    opensim_feet: tuple | None = None
 
     def __post_init__(self):
         if self.plots not in PLOT_CHOICES:
@@ -201,15 +205,15 @@ def _csv_bytes(table: pd.DataFrame) -> bytes:
     return table_csv_bytes(table, CSV_DIGITS)
 
 
-def _analysis_files(analysis, stem: str) -> dict:
-    """The pipeline's own outputs (results table, model, residuals) as bytes."""
+def _analysis_files(analysis, stem: str, export=(), events=None, opensim_feet=None) -> dict:
+    """The pipeline's own outputs (results table, model, residuals; exports, under their folder) as bytes."""
     from ..trial_output import write_results
 
     files = {}
     with tempfile.TemporaryDirectory(prefix="humanbody-report-") as tmp:
-        paths = write_results(analysis, tmp)
+        paths = write_results(analysis, tmp, export=export, events=events, opensim_feet=opensim_feet)
         for path in paths.values():
-            files[Path(path).name] = Path(path).read_bytes()
+            files[Path(path).relative_to(tmp).as_posix()] = Path(path).read_bytes()
     return files
 
 
@@ -283,7 +287,8 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     if kinetics is not None:
         messages.append(_residual_line(kinetics, analysis.model))
 
-    files = {f"{task.key}/{name}": data for name, data in _analysis_files(analysis, stem).items()}
+    files = {f"{task.key}/{name}": data for name, data in
+             _analysis_files(analysis, stem, options.export, used, options.opensim_feet).items()}
     files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)
     files[f"{task.key}/{stem}_spatiotemporal.csv"] = _csv_bytes(params.reset_index())
     files[f"{task.key}/{stem}_cycles.csv"] = _csv_bytes(cycles)

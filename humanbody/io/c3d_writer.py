@@ -1,0 +1,298 @@
+"""C3D output: the input trial's data untouched, our results added as Vicon Nexus writes model outputs.
+
+:func:`write_c3d` writes one C3D file through ezc3d.  From a C3D trial it
+re-reads the source file with ezc3d and keeps everything in it as read:
+marker labels, coordinates (lab axes, ``POINT:UNITS``), residuals and
+camera masks, the analog channels, the ``FORCE_PLATFORM`` group and every
+other parameter.  From a TRC or CSV trial it writes the markers as read
+(lab axes, the file's length unit), and, given a loads table, analog
+channels with a ``FORCE_PLATFORM`` group of type 2 that reproduces the
+loads (:func:`platform_channels`).
+
+Our outputs are appended as points in Nexus's model-output groups
+(``POINT:ANGLES``, ``MOMENTS``, ``POWERS``, ``FORCES``) and modelled
+points (``POINT:MODELLED``, a humanbody parameter our reader leaves out
+like the groups above); gait events go into the ``EVENT`` group.  The
+mapping from the results columns to the Plug-in Gait names and signs is
+:mod:`humanbody.io.export` (docs/formats.md, "C3D export").
+
+The classic C3D header counts frames in 16-bit words: ``last frame =
+first frame + frames - 1`` must be at most 65535.  ezc3d writes a longer
+trial without complaint but reads back only 65535 frames, so a longer one
+is an :class:`~humanbody.errors.InputError` before anything is written.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["C3D_MAX_FRAME", "PointBlock", "Platforms", "write_c3d", "platform_channels"]
+
+#: Largest frame number the C3D header can hold (unsigned 16-bit word).
+C3D_MAX_FRAME = 65535
+
+
+@dataclass(eq=False)
+class PointBlock:
+    """Points to add: ``labels`` with ``values`` (frames, n, 3) in the file's frames; NaN = invalid.
+
+    ``group`` is the POINT parameter listing them (ANGLES, MOMENTS, POWERS,
+    FORCES or MODELLED); ``descriptions`` one text per label.
+    """
+
+    group: str
+    labels: list
+    values: np.ndarray
+    descriptions: list = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Platforms:
+    """Type-2 force platforms as analog channels (see :func:`platform_channels`).
+
+    analogs : (channels, samples) float   Fx Fy Fz Mx My Mz of each plate
+    labels, units : list of str           one per channel
+    corners : (plates, 4, 3)              corner positions, lab axes, the points' unit
+    rate_hz : float                       analog rate (an integer multiple of the point rate)
+    """
+
+    analogs: np.ndarray
+    labels: list
+    units: list
+    corners: np.ndarray
+    rate_hz: float
+
+
+def platform_channels(time, force, point, moment, frame_time, lab_of_ground, unit_scale: float,
+                      samples_per_frame: int, names=None) -> Platforms:
+    """Analog channels of type-2 platforms that carry loads ``force``, ``point``, ``moment``.
+
+    Parameters
+    ----------
+    time : (T,) s                 the loads' samples
+    force, point, moment : (T, L, 3)
+        Ground reaction on the subject (N), its point of application (m,
+        NaN while unloaded) and the free moment about it (N·m), ground axes
+        (X forward, Y left, Z up).
+    frame_time : (F,) s           the point frames; the analogs cover them at
+                                  ``samples_per_frame`` samples a frame
+    lab_of_ground : (3, 3)        lab components = ``lab_of_ground @ ground``
+    unit_scale : float            metres per unit of the points (0.001 for mm)
+
+    Each plate's axes are the ground axes (x forward, y left, z up: the
+    corners are ordered so, corner 1 at +x +y), its surface at the median
+    height of the loaded points, its centre C the middle of the points'
+    extent.  The channels are F and the moment about C, ``M_C = (P - C) x F
+    + M``, in the plate's axes (N and N·unit).  A reader of type-2 plates
+    (ezc3d) finds the centre of pressure ``C + (-M_Cy / F_z, M_Cx / F_z)``
+    and the free moment about the vertical: the same wrench.  Loads are
+    linearly interpolated onto the analog samples and zero outside their
+    time span.
+    """
+    time = np.asarray(time, dtype=float)
+    F, P, M = (np.asarray(a, dtype=float) for a in (force, point, moment))
+    L = F.shape[1]
+    frame_time = np.asarray(frame_time, dtype=float)
+    n = len(frame_time)
+    dt = (frame_time[-1] - frame_time[0]) / (n - 1) if n > 1 else 1.0
+    ta = frame_time[0] + np.arange(n * samples_per_frame) * (dt / samples_per_frame)
+    R = np.asarray(lab_of_ground, dtype=float)
+    analogs = np.zeros((6 * L, len(ta)))
+    corners = np.zeros((L, 4, 3))
+    labels, units = [], []
+    mu = "N" + {1e-3: "mm", 1e-2: "cm", 1.0: "m"}.get(unit_scale, "mm")
+    for k in range(L):
+        loaded = np.isfinite(P[:, k]).all(axis=1) & (np.abs(F[:, k, 2]) > 0)
+        pts = P[loaded, k] if loaded.any() else np.zeros((1, 3))
+        lo, hi = pts[:, :2].min(axis=0), pts[:, :2].max(axis=0)
+        centre = np.array([*(0.5 * (lo + hi)), float(np.median(pts[:, 2]))])
+        half = np.maximum(0.5 * (hi - lo) + 0.1, (0.3, 0.2))  # m: at least a 0.6 x 0.4 m plate
+        Pk = np.where(np.isfinite(P[:, k]), P[:, k], centre)
+        Mc = np.cross(Pk - centre, F[:, k]) + M[:, k]
+        for j, (src, scale) in enumerate(((F[:, k], 1.0), (Mc, 1.0 / unit_scale))):
+            for a in range(3):
+                analogs[6 * k + 3 * j + a] = np.interp(ta, time, src[:, a] * scale, left=0.0, right=0.0)
+        name = names[k] if names else f"plate{k + 1}"
+        labels += [f"{name}_{c}" for c in ("Fx", "Fy", "Fz", "Mx", "My", "Mz")]
+        units += ["N"] * 3 + [mu] * 3
+        for c, (sx, sy) in enumerate(((1, 1), (-1, 1), (-1, -1), (1, -1))):
+            g = centre + np.array([sx * half[0], sy * half[1], 0.0])
+            corners[k, c] = (R @ g) / unit_scale
+    return Platforms(analogs, labels, units, corners, samples_per_frame / dt)
+
+
+def _labels(params, group="POINT") -> tuple[list, list]:
+    """All labels of a group (LABELS, LABELS2, ...) and the parameter names holding them."""
+    names = ["LABELS"] + [f"LABELS{k}" for k in range(2, 100) if f"LABELS{k}" in params[group]]
+    out = []
+    for name in names:
+        if name in params[group]:
+            out += [str(x).strip() for x in params[group][name]["value"]]
+    return out, [n for n in names if n in params[group]]
+
+
+def _int_param(c, group: str, name: str, values, shape=None) -> None:
+    from ezc3d import ezc3d as swig
+
+    p = swig.Parameter(name, "")
+    vec = swig.VecInt([int(v) for v in np.asarray(values).ravel(order="F")])
+    p.set(vec) if shape is None else p.set(vec, swig.VecUInt([int(s) for s in shape]))
+    c._storage["parameters"].add_parameter(group, p)
+
+
+def _check_frames(first: int, frames: int, path) -> None:
+    last = first + frames - 1
+    if last > C3D_MAX_FRAME:
+        raise InputError(f"cannot write C3D: {frames} frames from frame {first} end at frame {last}, past the "
+                         f"C3D limit of {C3D_MAX_FRAME} (16-bit frame numbers); the CSV results are written, "
+                         "use --export opensim for a longer trial", path)
+
+
+def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, unit: str = "mm",
+              first_frame: int = 1, blocks=(), events=(), platforms: Platforms | None = None,
+              description: str = "humanbody") -> str:
+    """Write a C3D file atomically; return its path.
+
+    Parameters
+    ----------
+    path : str or Path             the ``.c3d`` to write
+    frames : int                   number of point frames
+    rate_hz : float                point rate
+    source : str or Path, optional a C3D trial: re-read with ezc3d and kept as it is
+    markers : (labels, (frames, n, 3) float), optional
+        markers of a trial that is not a C3D file, lab axes, in ``unit``
+    unit : {"mm", "cm", "m"}       ``POINT:UNITS`` when there is no ``source``
+    first_frame : int              1-based number of the first frame (no ``source``)
+    blocks : list of PointBlock    points to add
+    events : list of (label, context, time_s)
+    platforms : Platforms, optional
+        force platforms to add (only when the source has none)
+
+    Raises
+    ------
+    InputError
+        Too many frames for the C3D format, a label clash with the
+        source's markers, platforms for a source that has some, or the
+        file cannot be written.
+    """
+    try:
+        import ezc3d
+    except ImportError:
+        raise InputError("writing C3D needs the ezc3d package: pip install 'humanbody[c3d]'", path) from None
+    path = os.fspath(path)
+    if source is not None:
+        c = ezc3d.c3d(os.fspath(source))
+        first = int(c["header"]["points"]["first_frame"]) + 1
+        _check_frames(first, c["data"]["points"].shape[2], path)
+        if c["data"]["points"].shape[2] != frames:
+            raise InputError(f"the source has {c['data']['points'].shape[2]} frames, the results {frames}", path)
+    else:
+        _check_frames(first_frame, frames, path)
+        c = ezc3d.c3d()
+        c["parameters"]["POINT"]["RATE"]["value"] = [float(rate_hz)]
+        labels = list(markers[0]) if markers is not None else []
+        xyz = markers[1] if markers is not None else np.zeros((frames, 0, 3))
+        pts = np.ones((4, len(labels), frames))
+        pts[:3] = np.transpose(xyz, (2, 1, 0))
+        pts[3] = np.where(np.isfinite(xyz).all(axis=2).T, 1.0, np.nan)
+        c["parameters"]["POINT"]["LABELS"]["value"] = tuple(labels)
+        c["data"]["points"] = pts
+        c.add_parameter("POINT", "UNITS", unit)
+        c["header"]["points"]["first_frame"] = int(first_frame) - 1
+        residual = np.where(np.isfinite(xyz).all(axis=2).T, 0.0, -1.0)[None]
+        c["data"]["meta_points"] = {"residuals": residual, "camera_masks": np.zeros((7,) + residual.shape[1:], bool)}
+    params = c["parameters"]
+    existing, label_params = _labels(params)
+    model_groups = {}
+    for g in ("ANGLES", "FORCES", "MOMENTS", "POWERS", "SCALARS", "REACTIONS", "MODELLED"):
+        if g in params["POINT"]:
+            model_groups[g] = [str(x).strip() for x in params["POINT"][g]["value"]]
+    outputs = {lab for v in model_groups.values() for lab in v}
+    pts = c["data"]["points"]
+    meta = c["data"]["meta_points"]
+    new_labels, new_desc, new_vals = [], [], []
+    for block in blocks:
+        vals = np.asarray(block.values, dtype=float)
+        listed = model_groups.setdefault(block.group, [])
+        for j, label in enumerate(block.labels):
+            v = vals[:, j, :].T  # (3, frames)
+            ok = np.isfinite(v).all(axis=0)
+            if label in existing:
+                if label not in outputs:
+                    raise InputError(f"cannot add model output {label!r}: the source has a marker of that name", path)
+                i = existing.index(label)  # a model output of an earlier run (Nexus or ours): ours replace it
+                pts[:3, i] = np.where(ok, v, np.nan)
+                pts[3, i] = np.where(ok, 1.0, np.nan)
+                meta["residuals"][0, i] = np.where(ok, 0.0, -1.0)
+            else:
+                new_labels.append(label)
+                new_desc.append(block.descriptions[j] if j < len(block.descriptions) else "")
+                new_vals.append(np.vstack([np.where(ok, v, np.nan), np.where(ok, 1.0, np.nan)]))
+            if label not in listed:
+                listed.append(label)
+    if new_labels:
+        add = np.stack(new_vals, axis=1)  # (4, n, frames)
+        c["data"]["points"] = np.concatenate([pts, add], axis=1)
+        res = np.where(np.isfinite(add[3]), 0.0, -1.0)[None]
+        meta["residuals"] = np.concatenate([meta["residuals"], res], axis=1)
+        meta["camera_masks"] = np.concatenate(
+            [meta["camera_masks"], np.zeros((7,) + res.shape[1:], dtype=bool)], axis=1)
+        last = label_params[-1]
+        params["POINT"][last]["value"] = list(params["POINT"][last]["value"]) + new_labels
+        if "DESCRIPTIONS" in params["POINT"] and len(params["POINT"]["DESCRIPTIONS"]["value"]) == len(existing):
+            params["POINT"]["DESCRIPTIONS"]["value"] = list(params["POINT"]["DESCRIPTIONS"]["value"]) + new_desc
+    for g, listed in model_groups.items():
+        if listed:
+            c.add_parameter("POINT", g, listed)
+    for g, u in (("ANGLE_UNITS", "deg"), ("FORCE_UNITS", "N/kg"), ("MOMENT_UNITS", "Nmm/kg"),
+                 ("POWER_UNITS", "W/kg")):
+        if any(b.group == g.split("_")[0] + "S" for b in blocks) and g not in params["POINT"]:
+            c.add_parameter("POINT", g, u)
+    if platforms is not None:
+        _add_platforms(c, platforms, path)
+    for label, context, t in events:
+        c.add_event(time=[0.0, float(t)], context=context, label=label, description=description)
+    from .._atomic import atomic_path
+
+    try:
+        with atomic_path(path, suffix=".c3d") as tmp:
+            c.write(tmp)
+    except OSError as err:
+        raise InputError(f"cannot write the C3D file ({err.strerror or err})", path) from None
+    return path
+
+
+def _add_platforms(c, plates: Platforms, path) -> None:
+    """Append the platforms' channels and a FORCE_PLATFORM group (the source must have none)."""
+    params = c["parameters"]
+    fp = params.get("FORCE_PLATFORM", {})
+    if fp and int(np.asarray(fp.get("USED", {}).get("value", [0])).ravel()[0]) > 0:
+        raise InputError("the C3D trial has force platforms of its own; the loads file is not added", path)
+    an = c["data"]["analogs"]
+    n_old = an.shape[1] if an.size else 0
+    samples = plates.analogs.shape[1]
+    if n_old and an.shape[2] != samples:
+        raise InputError("the loads cannot be added at the analog rate of the C3D trial", path)
+    new = plates.analogs[None]
+    c["data"]["analogs"] = np.concatenate([an, new], axis=1) if n_old else new
+    if not n_old:
+        params["ANALOG"]["RATE"]["value"] = [float(plates.rate_hz)]
+    labels, _ = _labels(params, "ANALOG")
+    params["ANALOG"]["LABELS"]["value"] = labels[:n_old] + list(plates.labels)
+    units = list(params["ANALOG"]["UNITS"]["value"]) if "UNITS" in params["ANALOG"] else []
+    c.add_parameter("ANALOG", "UNITS", (units + [""] * n_old)[:n_old] + list(plates.units))
+    scale = list(np.asarray(params["ANALOG"]["SCALE"]["value"], dtype=float)) if "SCALE" in params["ANALOG"] else []
+    params["ANALOG"]["SCALE"]["value"] = np.array((scale + [1.0] * n_old)[:n_old] + [1.0] * len(plates.labels))
+    L = len(plates.corners)
+    c.add_parameter("FORCE_PLATFORM", "USED", L)
+    _int_param(c, "FORCE_PLATFORM", "TYPE", [2] * L)
+    _int_param(c, "FORCE_PLATFORM", "ZERO", [1, 0])
+    c.add_parameter("FORCE_PLATFORM", "CORNERS", np.transpose(plates.corners, (2, 1, 0)))
+    c.add_parameter("FORCE_PLATFORM", "ORIGIN", np.zeros((3, L)))
+    ch = (n_old + 1 + np.arange(6 * L)).reshape(L, 6).T  # (6, plates), 1-based
+    _int_param(c, "FORCE_PLATFORM", "CHANNEL", ch, (6, L))
