@@ -432,3 +432,25 @@ def test_opensim_id_with_the_exported_loads_matches_the_original_loads(opensim_w
     assert len(cols) == 10  # ball hips (3 each), pin knees and ankles
     r = {c: np.corrcoef(a[c], b[c])[0, 1] for c in cols}
     assert min(r.values()) >= 0.99, r
+
+
+# ------------------------------------------------------------------ report
+def test_report_exports_each_trial(tmp_path):
+    import shutil
+
+    trials = tmp_path / "trials"
+    trials.mkdir()
+    shutil.copy(SAMPLE / "sample_walk_markers.trc", trials / "walk.trc")
+    shutil.copy(SAMPLE / "sample_static.trc", trials / "static.trc")
+    out = tmp_path / "report"
+    assert main(["report", str(trials), "--out", str(out), "--plots", "none", "--jobs", "1",
+                 "--export", "c3d,opensim", "-q"]) == 0
+    c3d = list(out.rglob("walk.c3d"))
+    assert len(c3d) == 1
+    folder = c3d[0].parent
+    assert (folder / "opensim" / "walk.trc").is_file() and (folder / "opensim" / "walk_angles.mot").is_file()
+    ev = ezc3d.c3d(str(c3d[0]))["parameters"]["EVENT"]
+    events = pd.read_csv(folder / "walk_events.csv")
+    assert int(ev["USED"]["value"][0]) == int((events["source"] == "kinematic").sum())  # the strides' events
+    status = main(["report", str(trials), "--out", str(tmp_path / "r2"), "--export", "bvh"])
+    assert status == 2
