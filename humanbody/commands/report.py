@@ -71,7 +71,8 @@ def run(args) -> int:
     from ..io.export import parse_export, parse_feet
 
     say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
-    export, feet = parse_export(args.export), parse_feet(args.opensim_feet)
+    export = parse_export(args.export)
+    feet = parse_feet(args.opensim_feet) if args.opensim_feet else None  # None: the default, as the API's
     if args.jobs is not None and args.jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {args.jobs}")
     if not args.paths and not args.manifest:

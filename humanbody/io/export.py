@@ -291,11 +291,14 @@ def _write_opensim(analysis, folder: Path, raw, M, cols, time, feet) -> dict:
     if loads is not None:
         columns, values, bodies = [], [], {}
         torques = []
+        table = getattr(analysis, "load_table", None)  # the floor: where the file's points lie
+        z = table.point[..., 2] if table is not None else np.array([np.nan])
+        floor = float(np.nanmedian(z)) if np.isfinite(z).any() else None
         for (side, body) in zip(("right", "left"), feet):
             name = f"{side}_foot"
             if name not in analysis.model.names:
                 continue
-            force, point, torque = foot_wrenches(loads, analysis.model.names.index(name))
+            force, point, torque = foot_wrenches(loads, analysis.model.names.index(name), floor)
             p = GRF_PREFIXES[side]
             columns += [f"{p}force_v{a}" for a in _AXES] + [f"{p}force_p{a}" for a in _AXES]
             values += [force @ O.T, point @ O.T]
