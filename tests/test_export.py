@@ -454,3 +454,20 @@ def test_report_exports_each_trial(tmp_path):
     assert int(ev["USED"]["value"][0]) == int((events["source"] == "kinematic").sum())  # the strides' events
     status = main(["report", str(trials), "--out", str(tmp_path / "r2"), "--export", "bvh"])
     assert status == 2
+
+
+def test_coordinates_trial_exports_model_points_and_events(tmp_path):
+    """A trial without markers: the C3D and the TRC hold the model's joint centres, events from its feet."""
+    out = tmp_path / "o"
+    assert main(["analyze", str(SAMPLE / "sample_walk.csv"), "--out", str(out), "--export", "c3d,opensim", "-q"]) == 0
+    c = ezc3d.c3d(str(out / "sample_walk.c3d"))
+    res = pd.read_csv(out / "sample_walk_results.csv")
+    labels = list(c["parameters"]["POINT"]["LABELS"]["value"])
+    assert "right_foot_joint" in c["parameters"]["POINT"]["MODELLED"]["value"]
+    ankle = c["data"]["points"][:3, labels.index("right_foot_joint")].T / 1000.0  # mm, ground axes
+    np.testing.assert_allclose(ankle, res[[f"right_foot_joint_{a}" for a in "xyz"]], atol=1e-6)
+    assert int(c["parameters"]["EVENT"]["USED"]["value"][0]) >= 4
+    from humanbody.io import read_trial
+
+    trc = read_trial(out / "opensim" / "sample_walk.trc")
+    assert trc.attrs["units_in_file"] == "m" and len(trc) == len(res)

@@ -255,8 +255,8 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, u
             c.add_parameter("POINT", g, u)
     if platforms is not None:
         _add_platforms(c, platforms, path)
-    for label, context, t in events:
-        c.add_event(time=[0.0, float(t)], context=context, label=label, description=description)
+    if events:
+        _add_events(c, events, description)
     from .._atomic import atomic_path
 
     try:
@@ -265,6 +265,28 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, u
     except OSError as err:
         raise InputError(f"cannot write the C3D file ({err.strerror or err})", path) from None
     return path
+
+
+def _add_events(c, events, description: str) -> None:
+    """Append ``(label, context, time_s)`` events to the EVENT group in one pass (ezc3d's ``add_event``
+    rewrites the group for every event: quadratic in their number)."""
+    ev = c["parameters"].get("EVENT", {})
+
+    def old(name, default):
+        return list(ev[name]["value"]) if name in ev else default
+
+    n_old = int(np.ravel(ev["USED"]["value"])[0]) if "USED" in ev else 0
+    times = np.asarray(ev["TIMES"]["value"], dtype=float).reshape(2, -1)[:, :n_old] if n_old else np.zeros((2, 0))
+    new = np.array([[0.0] * len(events), [float(t) for _, _, t in events]])
+    c.add_parameter("EVENT", "USED", n_old + len(events))
+    c.add_parameter("EVENT", "TIMES", np.concatenate([times, new], axis=1))
+    c.add_parameter("EVENT", "CONTEXTS", old("CONTEXTS", [])[:n_old] + [e[1] for e in events])
+    c.add_parameter("EVENT", "LABELS", old("LABELS", [])[:n_old] + [e[0] for e in events])
+    c.add_parameter("EVENT", "DESCRIPTIONS", (old("DESCRIPTIONS", []) + [""] * n_old)[:n_old]
+                    + [description] * len(events))
+    c.add_parameter("EVENT", "SUBJECTS", (old("SUBJECTS", []) + [""] * n_old)[:n_old] + [""] * len(events))
+    c.add_parameter("EVENT", "ICON_IDS", (old("ICON_IDS", []) + [0] * n_old)[:n_old] + [0] * len(events))
+    c.add_parameter("EVENT", "GENERIC_FLAGS", (old("GENERIC_FLAGS", []) + [0] * n_old)[:n_old] + [0] * len(events))
 
 
 def _add_platforms(c, plates: Platforms, path) -> None:

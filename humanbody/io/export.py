@@ -103,16 +103,14 @@ def _vector(prefix: str) -> list:
 
 
 def export_columns(model, columns) -> list:
-    """The results columns the exports need, in ``columns`` order (those the table has)."""
+    """The results columns the exports need, in ``columns`` order: every clinical angle and moment, the
+    feet's ground reactions and powers, the joint and mass centres."""
     want = {c for _, _, comps in PIG_OUTPUTS for c in (x[0] for x in comps if x)}
-    want.update(c for side in ("right", "left") for c in _vector(f"{side}_grf") for c in [c + "_N_per_kg"])
+    want.update(f"{side}_grf_{a}_N_per_kg" for side in ("right", "left") for a in _AXES)
     for name in model.names:
         want.update(_vector(f"{name}_joint") + _vector(f"{name}_com"))
     want.update(_vector("body_com"))
-    have = set(columns)
-    clinical_or_kinetic = [c for c in columns if c.endswith(("_deg", "_moment_Nm_per_kg"))]
-    want.update(clinical_or_kinetic)
-    return [c for c in columns if c in want and c in have]
+    return [c for c in columns if c in want or c.endswith(("_deg", "_moment_Nm_per_kg"))]
 
 
 # ------------------------------------------------------------------ raw input
