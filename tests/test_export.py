@@ -471,3 +471,22 @@ def test_coordinates_trial_exports_model_points_and_events(tmp_path):
 
     trc = read_trial(out / "opensim" / "sample_walk.trc")
     assert trc.attrs["units_in_file"] == "m" and len(trc) == len(res)
+
+
+@pytest.mark.parametrize("source", ["trc", "c3d"])
+def test_fast_c3d_frames_equal_ezc3d_byte_for_byte(c3d_trial, sample, tmp_path, monkeypatch, source):
+    """The frames written without ezc3d's per-point objects are the bytes ezc3d writes for the same file."""
+    from humanbody.io import c3d_writer
+
+    trial = SAMPLE / "sample_walk_markers.trc" if source == "trc" else c3d_trial[0]
+    extra = ["--forces", str(sample[2]), "--load", "P=right_foot"] if source == "trc" else []
+    used = []
+    fast = c3d_writer._write_fast
+    monkeypatch.setattr(c3d_writer, "_write_fast", lambda c, p: used.append(fast(c, p)) or used[-1])
+    args = ["analyze", str(trial), "--static", str(SAMPLE / "sample_static.trc"), *extra, "--export", "c3d", "-q"]
+    assert main([*args, "--out", str(tmp_path / "fast")]) == 0
+    assert used == [True]
+    monkeypatch.setattr(c3d_writer, "_write_fast", lambda c, p: False)
+    assert main([*args, "--out", str(tmp_path / "ezc3d")]) == 0
+    name = trial.with_suffix(".c3d").name
+    assert (tmp_path / "fast" / name).read_bytes() == (tmp_path / "ezc3d" / name).read_bytes()

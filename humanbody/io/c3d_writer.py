@@ -261,10 +261,136 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, u
 
     try:
         with atomic_path(path, suffix=".c3d") as tmp:
-            c.write(tmp)
+            if not _write_fast(c, tmp):
+                c.write(tmp)
     except OSError as err:
         raise InputError(f"cannot write the C3D file ({err.strerror or err})", path) from None
     return path
+
+
+def _encode_frames(pts, residuals, masks, analogs, scales, sub: int, frames) -> np.ndarray:
+    """The float-format data rows (frames, 4 points + channels x subframes) of ``frames`` (C3D User Guide ch. 3).
+
+    A point is x, y, z and a word whose integer value holds the residual
+    (high byte, in units of ``|POINT:SCALE|`` = 1) and the camera mask
+    (low byte); an invalid point (residual < 0) is 0, 0, 0, -1.  Analog samples follow,
+    subframe by subframe, each channel divided by its scale (the offset, 0,
+    added: -0 is written as 0).
+    """
+    P = pts[:3][:, :, frames]  # (3, n, f)
+    res = residuals[0][:, frames]
+    ok = res >= 0  # as ezc3d: a point is invalid by its residual; coordinates of a valid one as they are
+    word = np.round(np.where(ok, res, 0.0)) * 256.0
+    for b in range(masks.shape[0]):
+        word += np.where(masks[b][:, frames], float(1 << b), 0.0)
+    n, f = P.shape[1], len(frames)
+    rows = np.empty((f, 4 * n + analogs.shape[1] * sub), dtype="<f4")
+    pv = rows[:, :4 * n].reshape(f, n, 4)
+    pv[..., :3] = np.where(ok[None], P, 0.0).transpose(2, 1, 0)
+    pv[..., 3] = np.where(ok, word, -1.0).T
+    if analogs.shape[1]:
+        idx = (np.asarray(frames)[:, None] * sub + np.arange(sub)[None]).ravel()
+        a = analogs[0][:, idx] / scales[:, None] + 0.0  # (channels, f * sub); + 0 turns -0 into 0, as ezc3d does
+        rows[:, 4 * n:] = a.T.reshape(f, sub * analogs.shape[1])
+    return rows
+
+
+def _param_offset(raw: bytes, start: int, group: str, name: str):
+    """Byte offset of the data of parameter ``group:name`` in a C3D parameter section, or None."""
+    import struct
+
+    pos, groups, found = start + 4, {}, []
+    while pos + 2 < len(raw):
+        n_len = abs(struct.unpack_from("b", raw, pos)[0])
+        gid = struct.unpack_from("b", raw, pos + 1)[0]
+        if n_len == 0:
+            break
+        label = raw[pos + 2:pos + 2 + n_len].decode("ascii", "replace")
+        off_at = pos + 2 + n_len
+        nxt = struct.unpack_from("<h", raw, off_at)[0]
+        if gid < 0:
+            groups[-gid] = label
+        else:
+            found.append((gid, label, off_at + 2))
+        if nxt == 0:
+            break
+        pos = off_at + nxt
+    for gid, label, at in found:
+        if groups.get(gid) == group and label == name:
+            ndim = raw[at + 1]
+            return at + 2 + ndim, struct.unpack_from("b", raw, at)[0]
+    return None
+
+
+def _write_fast(c, path) -> bool:
+    """Write ``c`` by letting ezc3d write its header, parameters and a few probe frames, then the frames here.
+
+    ezc3d converts every point and sample through its own objects (seconds
+    for a long trial).  Here ezc3d writes the file with a few frames (the
+    first and the first one holding an invalid point); their bytes must
+    equal :func:`_encode_frames`' rows for the same frames, else nothing is
+    done and the caller lets ezc3d write everything.  Then the frame count
+    is set in the header (last frame) and in ``POINT:FRAMES``, the block
+    after the frames in ``ROTATION:DATA_START``, and all the frames are
+    written.  Returns whether the file was written.
+    """
+    import struct
+
+    pts = c["data"]["points"]
+    F = pts.shape[2]
+    if F < 4 or pts.shape[1] == 0:
+        return False
+    meta = c["data"]["meta_points"]
+    an = c["data"]["analogs"]
+    sub = an.shape[2] // F if an.size else 0
+    bad = np.flatnonzero(((meta["residuals"][0] < 0) | ~np.isfinite(pts[:3]).all(axis=0)).any(axis=0))
+    probe = sorted({0, int(bad[0])} if len(bad) else {0, F - 1})
+    full = (pts, meta["residuals"], meta["camera_masks"], an)
+    c["data"]["points"] = pts[:, :, probe]
+    c["data"]["meta_points"] = {"residuals": full[1][:, :, probe], "camera_masks": full[2][:, :, probe]}
+    if sub:
+        idx = (np.asarray(probe)[:, None] * sub + np.arange(sub)[None]).ravel()
+        c["data"]["analogs"] = an[:, :, idx]
+    try:
+        c.write(str(path))
+    finally:
+        c["data"]["points"], c["data"]["analogs"] = full[0], full[3]
+        c["data"]["meta_points"] = {"residuals": full[1], "camera_masks": full[2]}
+    raw = open(path, "rb").read()
+    words = struct.unpack_from("<12H", raw, 0)
+    p_start = (raw[0] - 1) * 512
+    if raw[1] != 0x50 or raw[p_start + 3] != 84 or struct.unpack_from("<f", raw, 12)[0] >= 0:
+        return False  # not the little-endian float layout this encoder writes
+    d_start = (words[8] - 1) * 512
+    ana = c["parameters"]["ANALOG"]
+    scales = np.asarray(ana["SCALE"]["value"], dtype=float).ravel() if an.size else np.ones(0)
+    gen = float(np.ravel(ana["GEN_SCALE"]["value"])[0]) if "GEN_SCALE" in ana else 1.0
+    scales = scales * gen
+    if an.size and len(scales) != an.shape[1]:
+        return False
+    rows = _encode_frames(full[0], full[1], full[2], full[3], scales, sub, probe)
+    size = rows.nbytes
+    if raw[d_start:d_start + size] != rows.tobytes() or words[1] != pts.shape[1]:
+        return False
+    at = _param_offset(raw, p_start, "POINT", "FRAMES")
+    if at is None or at[1] != 2 or F > 65535:
+        return False
+    head = bytearray(raw[:d_start])
+    first = words[3]
+    struct.pack_into("<H", head, 8, first + F - 1)  # header word 5: last frame
+    struct.pack_into("<H", head, at[0], F)
+    rot = _param_offset(raw, p_start, "ROTATION", "DATA_START")  # ezc3d's block after the frames
+    if rot is not None and rot[1] == 2:
+        struct.pack_into("<H", head, rot[0], words[8] + -(-F * rows.shape[1] * 4 // 512))
+    with open(path, "wb") as fh:
+        fh.write(head)
+        step = max(1, (1 << 22) // max(1, rows.shape[1] * 4))
+        for a in range(0, F, step):
+            fh.write(_encode_frames(full[0], full[1], full[2], full[3], scales, sub,
+                                    np.arange(a, min(F, a + step))).tobytes())
+        written = F * rows.shape[1] * 4
+        fh.write(b"\0" * ((-written) % 512))
+    return True
 
 
 def _add_events(c, events, description: str) -> None:
