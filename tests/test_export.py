@@ -490,3 +490,16 @@ def test_fast_c3d_frames_equal_ezc3d_byte_for_byte(c3d_trial, sample, tmp_path, 
     assert main([*args, "--out", str(tmp_path / "ezc3d")]) == 0
     name = trial.with_suffix(".c3d").name
     assert (tmp_path / "fast" / name).read_bytes() == (tmp_path / "ezc3d" / name).read_bytes()
+
+
+def test_fast_c3d_of_a_large_file_equals_ezc3d(tmp_path, monkeypatch):
+    """Past 32 MB of frames ezc3d's ROTATION:DATA_START wraps at 16 bits; the fast writer writes the same bytes."""
+    from humanbody.io import c3d_writer
+
+    n, m = 4200, 500  # 33.6 MB of points
+    xyz = np.random.default_rng(1).normal(size=(n, m, 3))
+    markers = ([f"p{i}" for i in range(m)], xyz)
+    c3d_writer.write_c3d(tmp_path / "fast.c3d", frames=n, rate_hz=100.0, markers=markers)
+    monkeypatch.setattr(c3d_writer, "_write_fast", lambda c, p: False)
+    c3d_writer.write_c3d(tmp_path / "ezc3d.c3d", frames=n, rate_hz=100.0, markers=markers)
+    assert (tmp_path / "fast.c3d").read_bytes() == (tmp_path / "ezc3d.c3d").read_bytes()

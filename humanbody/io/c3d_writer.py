@@ -381,7 +381,8 @@ def _write_fast(c, path) -> bool:
     struct.pack_into("<H", head, at[0], F)
     rot = _param_offset(raw, p_start, "ROTATION", "DATA_START")  # ezc3d's block after the frames
     if rot is not None and rot[1] == 2:
-        struct.pack_into("<H", head, rot[0], words[8] + -(-F * rows.shape[1] * 4 // 512))
+        # ezc3d's value: data start + whole blocks of frames + 1, kept to 16 bits (no rotations follow)
+        struct.pack_into("<H", head, rot[0], (words[8] + F * rows.shape[1] * 4 // 512 + 1) % 65536)
     with open(path, "wb") as fh:
         fh.write(head)
         step = max(1, (1 << 22) // max(1, rows.shape[1] * 4))
@@ -389,7 +390,7 @@ def _write_fast(c, path) -> bool:
             fh.write(_encode_frames(full[0], full[1], full[2], full[3], scales, sub,
                                     np.arange(a, min(F, a + step))).tobytes())
         written = F * rows.shape[1] * 4
-        fh.write(b"\0" * ((-written) % 512))
+        fh.write(b"\0" * (512 - written % 512))  # as ezc3d: up to the next block, a whole one after an exact fit
     return True
 
 
