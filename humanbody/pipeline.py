@@ -53,6 +53,7 @@ class Analysis:
     calibration : object or None       static calibration (marker trials)
     loads : FrameLoads or None         external loads on the frames, assigned to segments (--forces)
     load_table : LoadTable or None     the loads as read (ground axes, the file's own rate), for export
+    raw : DataFrame or None            the marker trial as read (lab axes), kept when asked (for export)
     axes : AxesMapping or None         the lab -> ground axes of a marker trial
     tracking : object or None          tracking result with residuals (marker trials)
     messages : list of str             what each step did, for the user (a screenful)
@@ -71,6 +72,7 @@ class Analysis:
     loads: Any = None
     load_table: Any = None
     axes: Any = None
+    raw: Any = None
     _results: Results | None = field(default=None, repr=False)
     _clinical: pd.DataFrame | None = field(default=None, repr=False)
 
@@ -159,6 +161,7 @@ def analyze_trial(
     force_threshold: float = 20.0,
     forces_cutoff_hz: float | None = None,
     use_platforms: bool = True,
+    keep_raw: bool = False,
 ) -> Analysis:
     """Analyse one trial file (markers or generalized coordinates).
 
@@ -218,6 +221,9 @@ def analyze_trial(
     use_platforms : bool
         A C3D trial with force platforms and no ``forces`` uses its own
         platforms (default); False leaves them out.
+    keep_raw : bool
+        Keep the marker trial as read in ``Analysis.raw`` (``--export``
+        writes it again instead of reading the file twice).
     """
     from .io import read_trial
 
@@ -251,6 +257,7 @@ def analyze_trial(
         from .markers.tracking import markers_to_coordinates, track
 
         ground, mapping = to_ground(trial, axes=axes)
+        raw = trial if keep_raw else None
         del trial  # a long trial: keep one copy of the markers at a time
         messages.append(f"axes: {mapping.describe()}")
         from .markers.markerset import resolve_markerset
@@ -306,7 +313,7 @@ def analyze_trial(
     analysis = Analysis(
         source=path, coords=coords, model=subject, motion=motion, markers=markers,
         calibration=calibration, tracking=tracking, messages=messages, details=details,
-        axes=mapping if kind == "markers" else None,
+        axes=mapping if kind == "markers" else None, raw=raw if kind == "markers" else None,
     )
     if forces is None and str(path).lower().endswith(".c3d") and kind == "markers" and use_platforms:
         from .loads import c3d_has_platforms

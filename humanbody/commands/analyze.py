@@ -143,6 +143,7 @@ def run(args) -> int:
         loads=loads_from(args),
         force_threshold=args.force_threshold,
         forces_cutoff_hz=args.forces_cutoff,
+        keep_raw=bool(export),
     )
     for line in analysis.messages:
         say(line)

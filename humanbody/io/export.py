@@ -121,7 +121,7 @@ def _raw_markers(analysis):
 
     if analysis.axes is None:
         return None
-    df = read_trial(analysis.source)
+    df = analysis.raw if getattr(analysis, "raw", None) is not None else read_trial(analysis.source)
     unit = _canonical_unit(df.attrs.get("units_in_file") or "m")
     scale = LENGTH_UNITS[unit]
     names, xyz = markers_array(df)
@@ -172,7 +172,7 @@ def write_exports(analysis, out_dir, formats, cols: dict, time, events=None, fee
     raw = _raw_markers(analysis) if analysis.axes is not None else None
     M = analysis.axes.matrix if analysis.axes is not None else np.eye(3)
     time = np.asarray(time, dtype=float)
-    if events is None:
+    if events is None and "c3d" in formats:  # events go into the C3D only
         try:
             events, _ = _events(analysis, raw, cols, time)
         except (InputError, KeyError):  # no feet to find events with: the C3D has none

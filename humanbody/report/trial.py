@@ -260,7 +260,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
         height=task.height if task.height is not None else options.height,
         sex=options.sex, axes=options.axes, cutoff_hz=options.cutoff_hz, max_gap=options.max_gap,
         fill=options.fill,
-        differentiation=diff, progress=False, calibration_cache=_CALIBRATIONS,
+        differentiation=diff, progress=False, calibration_cache=_CALIBRATIONS, keep_raw=bool(options.export),
     )
     kinetics_note = []
     if options.kinetics and task.grf is not None:
