@@ -5,7 +5,8 @@
 
 The shared walk tiled to ``--frames`` frames (``bench_long_trial.make_shared_trial``:
 41 markers, 60 Hz, mm) is analysed once in this process
-(``analyze_trial`` with the shared static trial); then, ``--repeat`` times
+(``analyze_trial`` with the shared static trial, keeping the trial as read
+as ``humanbody analyze --export`` does); then, ``--repeat`` times
 each, into fresh folders:
 
 * ``write``: :func:`humanbody.trial_output.write_results`, the results CSV,
@@ -49,7 +50,8 @@ def measure(frames: int, export: tuple, repeat: int, folder: Path) -> dict:
 
     walk, static, _ = blt.make_shared_trial(folder, frames)
     t0 = time.perf_counter()
-    analysis = analyze_trial(walk, static=static, mass=blt.MASS, height=blt.HEIGHT, keep_markers=False)
+    analysis = analyze_trial(walk, static=static, mass=blt.MASS, height=blt.HEIGHT, keep_markers=False,
+                             keep_raw=True)  # as `humanbody analyze --export` runs it
     analyze_s = time.perf_counter() - t0
     runs = iter(range(10**6))
     plain = _best(lambda: write_results(analysis, folder / f"plain{next(runs)}"), repeat)

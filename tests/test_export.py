@@ -503,3 +503,16 @@ def test_fast_c3d_of_a_large_file_equals_ezc3d(tmp_path, monkeypatch):
     monkeypatch.setattr(c3d_writer, "_write_fast", lambda c, p: False)
     c3d_writer.write_c3d(tmp_path / "ezc3d.c3d", frames=n, rate_hz=100.0, markers=markers)
     assert (tmp_path / "fast.c3d").read_bytes() == (tmp_path / "ezc3d.c3d").read_bytes()
+
+
+def test_report_trial_keeps_its_results_when_the_c3d_cannot_be_written(monkeypatch):
+    import humanbody as hb
+    from humanbody.io import c3d_writer
+    from humanbody.report.trial import _analysis_files
+
+    analysis = hb.analyze_trial(SAMPLE / "sample_walk_markers.trc", static=SAMPLE / "sample_static.trc", keep_raw=True)
+    monkeypatch.setattr(c3d_writer, "C3D_MAX_FRAME", 300)
+    files, notes = _analysis_files(analysis, "sample_walk_markers", ("c3d", "opensim"))
+    assert "sample_walk_markers_results.csv" in files and "opensim/sample_walk_markers.trc" in files
+    assert "sample_walk_markers.c3d" not in files
+    assert len(notes) == 1 and "C3D limit of 300" in notes[0]

@@ -215,30 +215,37 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, u
     outputs = {lab for v in model_groups.values() for lab in v}
     pts = c["data"]["points"]
     meta = c["data"]["meta_points"]
-    new_labels, new_desc, new_vals = [], [], []
-    for block in blocks:
-        vals = np.asarray(block.values, dtype=float)
+    new_labels, new_desc, take = [], [], []
+    for b, block in enumerate(blocks):
         listed = model_groups.setdefault(block.group, [])
         for j, label in enumerate(block.labels):
-            v = vals[:, j, :].T  # (3, frames)
-            ok = np.isfinite(v).all(axis=0)
             if label in existing:
                 if label not in outputs:
                     raise InputError(f"cannot add model output {label!r}: the source has a marker of that name", path)
                 i = existing.index(label)  # a model output of an earlier run (Nexus or ours): ours replace it
+                v = np.asarray(block.values[:, j, :], dtype=float).T  # (3, frames)
+                ok = np.isfinite(v).all(axis=0)
                 pts[:3, i] = np.where(ok, v, np.nan)
                 pts[3, i] = np.where(ok, 1.0, np.nan)
                 meta["residuals"][0, i] = np.where(ok, 0.0, -1.0)
             else:
                 new_labels.append(label)
                 new_desc.append(block.descriptions[j] if j < len(block.descriptions) else "")
-                new_vals.append(np.vstack([np.where(ok, v, np.nan), np.where(ok, 1.0, np.nan)]))
+                take.append((b, j))
             if label not in listed:
                 listed.append(label)
     if new_labels:
-        add = np.stack(new_vals, axis=1)  # (4, n, frames)
-        c["data"]["points"] = np.concatenate([pts, add], axis=1)
-        res = np.where(np.isfinite(add[3]), 0.0, -1.0)[None]
+        n0, k = pts.shape[1], len(new_labels)
+        allp = np.empty((4, n0 + k, pts.shape[2]))
+        allp[:, :n0] = pts
+        add = allp[:, n0:]  # (4, k, frames), filled block by block
+        for i, (b, j) in enumerate(take):
+            add[:3, i] = np.asarray(blocks[b].values[:, j, :], dtype=float).T
+        ok = np.isfinite(add[:3]).all(axis=0)  # (k, frames)
+        add[:3][:, ~ok] = np.nan
+        add[3] = np.where(ok, 1.0, np.nan)
+        c["data"]["points"] = allp
+        res = np.where(ok, 0.0, -1.0)[None]
         meta["residuals"] = np.concatenate([meta["residuals"], res], axis=1)
         meta["camera_masks"] = np.concatenate(
             [meta["camera_masks"], np.zeros((7,) + res.shape[1:], dtype=bool)], axis=1)

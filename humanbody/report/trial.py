@@ -205,16 +205,23 @@ def _csv_bytes(table: pd.DataFrame) -> bytes:
     return table_csv_bytes(table, CSV_DIGITS)
 
 
-def _analysis_files(analysis, stem: str, export=(), events=None, opensim_feet=None) -> dict:
-    """The pipeline's own outputs (results table, model, residuals; exports, under their folder) as bytes."""
+def _analysis_files(analysis, stem: str, export=(), events=None, opensim_feet=None) -> tuple[dict, list]:
+    """The pipeline's own outputs (results table, model, residuals; exports, under their folder) as bytes,
+    and notes: an export that cannot be written costs the export, not the trial."""
     from ..trial_output import write_results
 
-    files = {}
+    files, notes = {}, []
     with tempfile.TemporaryDirectory(prefix="humanbody-report-") as tmp:
-        paths = write_results(analysis, tmp, export=export, events=events, opensim_feet=opensim_feet)
-        for path in paths.values():
-            files[Path(path).relative_to(tmp).as_posix()] = Path(path).read_bytes()
-    return files
+        try:
+            write_results(analysis, tmp, export=export, events=events, opensim_feet=opensim_feet)
+        except InputError as err:
+            if not export:
+                raise
+            notes.append(f"export not written: {_one_line(err)}")
+        for path in sorted(Path(tmp).rglob("*")):
+            if path.is_file() and not path.name.startswith("."):
+                files[path.relative_to(tmp).as_posix()] = path.read_bytes()
+    return files, notes
 
 
 #: Static calibrations made in this process, by static-trial content and subject
@@ -287,8 +294,9 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     if kinetics is not None:
         messages.append(_residual_line(kinetics, analysis.model))
 
-    files = {f"{task.key}/{name}": data for name, data in
-             _analysis_files(analysis, stem, options.export, used, options.opensim_feet).items()}
+    produced, export_notes = _analysis_files(analysis, stem, options.export, used, options.opensim_feet)
+    messages += export_notes
+    files = {f"{task.key}/{name}": data for name, data in produced.items()}
     files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)
     files[f"{task.key}/{stem}_spatiotemporal.csv"] = _csv_bytes(params.reset_index())
     files[f"{task.key}/{stem}_cycles.csv"] = _csv_bytes(cycles)
