@@ -42,13 +42,15 @@ class PointBlock:
     """Points to add: ``labels`` with ``values`` (frames, n, 3) in the file's frames; NaN = invalid.
 
     ``group`` is the POINT parameter listing them (ANGLES, MOMENTS, POWERS,
-    FORCES or MODELLED); ``descriptions`` one text per label.
+    FORCES or MODELLED; "" for markers); ``descriptions`` one text per
+    label; the values are divided by ``scale`` as they are written.
     """
 
     group: str
     labels: list
     values: np.ndarray
     descriptions: list = field(default_factory=list)
+    scale: float = 1.0
 
 
 @dataclass(eq=False)
@@ -153,7 +155,8 @@ def _check_frames(first: int, frames: int, path) -> None:
                          "use --export opensim for a longer trial", path)
 
 
-def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, unit: str = "mm",
+def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, markers_scale: float = 1.0,
+              unit: str = "mm",
               first_frame: int = 1, blocks=(), events=(), platforms: Platforms | None = None,
               description: str = "humanbody") -> str:
     """Write a C3D file atomically; return its path.
@@ -166,6 +169,7 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, u
     source : str or Path, optional a C3D trial: re-read with ezc3d and kept as it is
     markers : (labels, (frames, n, 3) float), optional
         markers of a trial that is not a C3D file, lab axes, in ``unit``
+        times ``markers_scale`` (written divided by it)
     unit : {"mm", "cm", "m"}       ``POINT:UNITS`` when there is no ``source``
     first_frame : int              1-based number of the first frame (no ``source``)
     blocks : list of PointBlock    points to add
@@ -195,17 +199,14 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, u
         _check_frames(first_frame, frames, path)
         c = ezc3d.c3d()
         c["parameters"]["POINT"]["RATE"]["value"] = [float(rate_hz)]
-        labels = list(markers[0]) if markers is not None else []
-        xyz = markers[1] if markers is not None else np.zeros((frames, 0, 3))
-        pts = np.ones((4, len(labels), frames))
-        pts[:3] = np.transpose(xyz, (2, 1, 0))
-        pts[3] = np.where(np.isfinite(xyz).all(axis=2).T, 1.0, np.nan)
-        c["parameters"]["POINT"]["LABELS"]["value"] = tuple(labels)
-        c["data"]["points"] = pts
+        c["parameters"]["POINT"]["LABELS"]["value"] = ()
+        c["data"]["points"] = np.zeros((4, 0, frames))
         c.add_parameter("POINT", "UNITS", unit)
         c["header"]["points"]["first_frame"] = int(first_frame) - 1
-        residual = np.where(np.isfinite(xyz).all(axis=2).T, 0.0, -1.0)[None]
-        c["data"]["meta_points"] = {"residuals": residual, "camera_masks": np.zeros((7,) + residual.shape[1:], bool)}
+        c["data"]["meta_points"] = {"residuals": np.zeros((1, 0, frames)),
+                                    "camera_masks": np.zeros((7, 0, frames), dtype=bool)}
+        if markers is not None:  # the markers go first, as the points of the file
+            blocks = [PointBlock("", list(markers[0]), markers[1], scale=markers_scale), *blocks]
     params = c["parameters"]
     existing, label_params = _labels(params)
     model_groups = {}
@@ -217,7 +218,7 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, u
     meta = c["data"]["meta_points"]
     new_labels, new_desc, take = [], [], []
     for b, block in enumerate(blocks):
-        listed = model_groups.setdefault(block.group, [])
+        listed = model_groups.setdefault(block.group, []) if block.group else []
         for j, label in enumerate(block.labels):
             if label in existing:
                 if label not in outputs:
@@ -240,7 +241,7 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, u
         allp[:, :n0] = pts
         add = allp[:, n0:]  # (4, k, frames), filled block by block
         for i, (b, j) in enumerate(take):
-            add[:3, i] = np.asarray(blocks[b].values[:, j, :], dtype=float).T
+            np.divide(blocks[b].values[:, j, :].T, blocks[b].scale, out=add[:3, i])
         ok = np.isfinite(add[:3]).all(axis=0)  # (k, frames)
         add[:3][:, ~ok] = np.nan
         add[3] = np.where(ok, 1.0, np.nan)
@@ -254,7 +255,7 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, u
         if "DESCRIPTIONS" in params["POINT"] and len(params["POINT"]["DESCRIPTIONS"]["value"]) == len(existing):
             params["POINT"]["DESCRIPTIONS"]["value"] = list(params["POINT"]["DESCRIPTIONS"]["value"]) + new_desc
     for g, listed in model_groups.items():
-        if listed:
+        if g and listed:
             c.add_parameter("POINT", g, listed)
     for g, u in (("ANGLE_UNITS", "deg"), ("FORCE_UNITS", "N/kg"), ("MOMENT_UNITS", "Nmm/kg"),
                  ("POWER_UNITS", "W/kg")):

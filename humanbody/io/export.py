@@ -115,7 +115,7 @@ def export_columns(model, columns) -> list:
 
 # ------------------------------------------------------------------ raw input
 def _raw_markers(analysis):
-    """(names, xyz (F, n, 3) in the file's unit and lab axes, unit, metres per unit, frame table) or None."""
+    """(names, xyz (F, n, 3) m in lab axes, the file's unit, metres per unit, frame table) or None."""
     from ..io import markers_array, read_trial
     from ._validate import LENGTH_UNITS, _canonical_unit
 
@@ -125,7 +125,7 @@ def _raw_markers(analysis):
     unit = _canonical_unit(df.attrs.get("units_in_file") or "m")
     scale = LENGTH_UNITS[unit]
     names, xyz = markers_array(df)
-    return list(names), xyz / scale, unit, scale, df
+    return list(names), xyz, unit, scale, df
 
 
 def _events(analysis, raw, cols, time) -> tuple[pd.DataFrame, str]:
@@ -250,7 +250,8 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
             plates = platform_channels(table.time, table.force, table.point, table.moment, frame_time, lab, scale,
                                        per, names=table.names)
     return write_c3d(path, frames=F, rate_hz=rate, source=source,
-                     markers=None if source is not None else (names, xyz), unit=unit, first_frame=first,
+                     markers=None if source is not None else (names, xyz), markers_scale=scale, unit=unit,
+                     first_frame=first,
                      blocks=blocks, events=ev, platforms=plates)
 
 
@@ -270,6 +271,7 @@ def _write_opensim(analysis, folder: Path, raw, M, cols, time, feet) -> dict:
         rate = float(df.attrs.get("rate_hz"))
         t = df["time"].to_numpy(dtype=float)
         pts = xyz @ (O @ M).T
+        pts /= raw[3]  # the file's unit
     else:
         names = [n + "_joint" for n in analysis.model.names if f"{n}_joint_x" in cols]
         pts = np.stack([_stack(cols, n) for n in names], axis=1) @ O.T
