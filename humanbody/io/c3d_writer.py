@@ -240,10 +240,16 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
         allp = np.empty((4, n0 + k, pts.shape[2]))
         allp[:, :n0] = pts
         add = allp[:, n0:]  # (4, k, frames), filled block by block
-        for i, (b, j) in enumerate(take):
-            np.divide(blocks[b].values[:, j, :].T, blocks[b].scale, out=add[:3, i])
-        ok = np.isfinite(add[:3]).all(axis=0)  # (k, frames)
-        add[:3][:, ~ok] = np.nan
+        i = 0
+        while i < k:  # runs of consecutive labels of one block: one strided copy each
+            b, j = take[i]
+            r = 1
+            while i + r < k and take[i + r] == (b, j + r):
+                r += 1
+            vals = np.asarray(blocks[b].values[:, j:j + r, :], dtype=float)
+            np.divide(vals.transpose(2, 1, 0), blocks[b].scale, out=add[:3, i:i + r])
+            i += r
+        ok = np.isfinite(add[:3]).all(axis=0)  # (k, frames); a point with a NaN is invalid (residual -1)
         add[3] = np.where(ok, 1.0, np.nan)
         c["data"]["points"] = allp
         res = np.where(ok, 0.0, -1.0)[None]
@@ -289,8 +295,10 @@ def _encode_frames(pts, residuals, masks, analogs, scales, sub: int, frames) -> 
     res = residuals[0][:, frames]
     ok = res >= 0  # as ezc3d: a point is invalid by its residual; coordinates of a valid one as they are
     word = np.round(np.where(ok, res, 0.0)) * 256.0
-    for b in range(masks.shape[0]):
-        word += np.where(masks[b][:, frames], float(1 << b), 0.0)
+    M = masks[:, :, frames]
+    if M.any():
+        for b in range(M.shape[0]):
+            word += np.where(M[b], float(1 << b), 0.0)
     n, f = P.shape[1], len(frames)
     rows = np.empty((f, 4 * n + analogs.shape[1] * sub), dtype="<f4")
     pv = rows[:, :4 * n].reshape(f, n, 4)

@@ -136,7 +136,14 @@ def _events(analysis, raw, cols, time) -> tuple[pd.DataFrame, str]:
     if raw is not None:
         from ..markers.axes import to_ground
 
-        ground, _ = to_ground(raw[4], axes=analysis.axes.spec)
+        from ..gait.events import FOOT_MARKERS, PELVIS_MARKERS
+
+        want = {m for pairs in FOOT_MARKERS.values() for pair in pairs for m in pair} | set(PELVIS_MARKERS)
+        df = raw[4]
+        keep = [m for m in df.attrs.get("markers", []) if m in want]
+        part = df[["time"] + [f"{m}_{a}" for m in keep for a in _AXES]]
+        part.attrs = dict(df.attrs, markers=keep)  # only the markers events use, turned to ground
+        ground, _ = to_ground(part, axes=analysis.axes.spec)
         try:
             foot_markers(ground)
             return kinematic_events(ground), "markers"
