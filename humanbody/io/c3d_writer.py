@@ -283,7 +283,8 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
 
 
 def _encode_frames(pts, residuals, masks, analogs, scales, sub: int, frames) -> np.ndarray:
-    """The float-format data rows (frames, 4 points + channels x subframes) of ``frames`` (C3D User Guide ch. 3).
+    """The float-format data rows (frames, 4 points + channels x subframes) of ``frames`` (a list of frame
+    indices or a slice) (C3D User Guide ch. 3).
 
     A point is x, y, z and a word whose integer value holds the residual
     (high byte, in units of ``|POINT:SCALE|`` = 1) and the camera mask
@@ -299,13 +300,16 @@ def _encode_frames(pts, residuals, masks, analogs, scales, sub: int, frames) -> 
     if M.any():
         for b in range(M.shape[0]):
             word += np.where(M[b], float(1 << b), 0.0)
-    n, f = P.shape[1], len(frames)
+    n, f = P.shape[1], P.shape[2]
     rows = np.empty((f, 4 * n + analogs.shape[1] * sub), dtype="<f4")
     pv = rows[:, :4 * n].reshape(f, n, 4)
     pv[..., :3] = np.where(ok[None], P, 0.0).transpose(2, 1, 0)
     pv[..., 3] = np.where(ok, word, -1.0).T
     if analogs.shape[1]:
-        idx = (np.asarray(frames)[:, None] * sub + np.arange(sub)[None]).ravel()
+        if isinstance(frames, slice):
+            idx = slice(frames.start * sub, frames.stop * sub)
+        else:
+            idx = (np.asarray(frames)[:, None] * sub + np.arange(sub)[None]).ravel()
         a = analogs[0][:, idx] / scales[:, None] + 0.0  # (channels, f * sub); + 0 turns -0 into 0, as ezc3d does
         rows[:, 4 * n:] = a.T.reshape(f, sub * analogs.shape[1])
     return rows
@@ -404,7 +408,7 @@ def _write_fast(c, path) -> bool:
         step = max(1, (1 << 22) // max(1, rows.shape[1] * 4))
         for a in range(0, F, step):
             fh.write(_encode_frames(full[0], full[1], full[2], full[3], scales, sub,
-                                    np.arange(a, min(F, a + step))).tobytes())
+                                    slice(a, min(F, a + step))).tobytes())
         written = F * rows.shape[1] * 4
         fh.write(b"\0" * (512 - written % 512))  # as ezc3d: up to the next block, a whole one after an exact fit
     return True
