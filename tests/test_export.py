@@ -182,8 +182,8 @@ def test_c3d_written_by_the_library_is_read_by_the_library(sample, tmp_path):
     """The exported C3D analyses like its TRC (markers) and its loads table (the plate)."""
     import humanbody as hb
 
-    _, out, loads = sample
-    kw = dict(static=SAMPLE / "sample_static.trc", loads={"plate1": "right_foot"})
+    _, out, _ = sample
+    kw = {"static": SAMPLE / "sample_static.trc", "loads": {"plate1": "right_foot"}}
     from_c3d = hb.analyze_trial(out / "sample_walk_markers.c3d", **kw)
     assert any("1 force platform(s) of type 2" in m for m in from_c3d.messages)
     ref = pd.read_csv(out / "sample_walk_markers_results.csv")
@@ -302,10 +302,10 @@ def test_unwritable_export_is_one_line_and_the_csv_is_written(tmp_path, capsys, 
 # ------------------------------------------------------------------ OpenSim files
 def test_opensim_files_read_back(sample):
     from humanbody.io import markers_array, read_trial
-    from humanbody.loads import read_loads
     from humanbody.io.opensim_writer import OPENSIM_OF_GROUND
+    from humanbody.loads import read_loads
 
-    _, out, loads = sample
+    _, out, _ = sample
     folder = out / "opensim"
     trc = read_trial(folder / "sample_walk_markers.trc")
     src = read_trial(SAMPLE / "sample_walk_markers.trc")
@@ -395,7 +395,7 @@ def opensim_walk(tmp_path_factory):
 
 
 def test_opensim_ik_on_the_exported_trc_equals_ik_on_the_original(opensim_walk):
-    osim, boi, model, tmp, folder = opensim_walk
+    osim, boi, model, _, folder = opensim_walk
     a = boi.solve(osim, osim.Model(model), DATA / "subject01_walk1.trc", accuracy=1e-6)
     b = boi.solve(osim, osim.Model(model), folder / "subject01_walk1.trc", accuracy=1e-6)
     assert a["names"] == b["names"] and a["frames"] == b["frames"] == 151

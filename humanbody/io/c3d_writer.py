@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["C3D_MAX_FRAME", "PointBlock", "Platforms", "write_c3d", "platform_channels"]
+__all__ = ["C3D_MAX_FRAME", "Platforms", "PointBlock", "platform_channels", "write_c3d"]
 
 #: Largest frame number the C3D header can hold (unsigned 16-bit word).
 C3D_MAX_FRAME = 65535
@@ -376,7 +376,8 @@ def _write_fast(c, path) -> bool:
     finally:
         c["data"]["points"], c["data"]["analogs"] = full[0], full[3]
         c["data"]["meta_points"] = {"residuals": full[1], "camera_masks": full[2]}
-    raw = open(path, "rb").read()
+    with open(path, "rb") as fh:
+        raw = fh.read()
     words = struct.unpack_from("<12H", raw, 0)
     p_start = (raw[0] - 1) * 512
     if raw[1] != 0x50 or raw[p_start + 3] != 84 or struct.unpack_from("<f", raw, 12)[0] >= 0:
@@ -406,9 +407,8 @@ def _write_fast(c, path) -> bool:
     with open(path, "wb") as fh:
         fh.write(head)
         step = max(1, (1 << 22) // max(1, rows.shape[1] * 4))
-        for a in range(0, F, step):
-            fh.write(_encode_frames(full[0], full[1], full[2], full[3], scales, sub,
-                                    slice(a, min(F, a + step))).tobytes())
+        fh.writelines(_encode_frames(full[0], full[1], full[2], full[3], scales, sub,
+                                     slice(a, min(F, a + step))).tobytes() for a in range(0, F, step))
         written = F * rows.shape[1] * 4
         fh.write(b"\0" * (512 - written % 512))  # as ezc3d: up to the next block, a whole one after an exact fit
     return True

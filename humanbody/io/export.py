@@ -38,8 +38,15 @@ import pandas as pd
 
 from ..errors import InputError
 
-__all__ = ["EXPORT_FORMATS", "parse_export", "parse_feet", "export_columns", "pig_outputs", "write_exports",
-           "DEFAULT_FEET"]
+__all__ = [
+    "DEFAULT_FEET",
+    "EXPORT_FORMATS",
+    "export_columns",
+    "parse_export",
+    "parse_feet",
+    "pig_outputs",
+    "write_exports",
+]
 
 EXPORT_FORMATS = ("c3d", "opensim")
 DEFAULT_FEET = ("calcn_r", "calcn_l")
@@ -134,9 +141,8 @@ def _events(analysis, raw, cols, time) -> tuple[pd.DataFrame, str]:
     from ..gait.events import foot_markers
 
     if raw is not None:
-        from ..markers.axes import to_ground
-
         from ..gait.events import FOOT_MARKERS, PELVIS_MARKERS
+        from ..markers.axes import to_ground
 
         want = {m for pairs in FOOT_MARKERS.values() for pair in pairs for m in pair} | set(PELVIS_MARKERS)
         df = raw[4]
@@ -263,8 +269,14 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
 
 
 def _write_opensim(analysis, folder: Path, raw, M, cols, time, feet) -> dict:
-    from .opensim_writer import GRF_PREFIXES, OPENSIM_OF_GROUND, foot_wrenches, write_external_loads, \
-        write_table, write_trc
+    from .opensim_writer import (
+        GRF_PREFIXES,
+        OPENSIM_OF_GROUND,
+        foot_wrenches,
+        write_external_loads,
+        write_table,
+        write_trc,
+    )
 
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -30,8 +30,14 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["OPENSIM_OF_GROUND", "GRF_PREFIXES", "write_trc", "write_table", "write_external_loads",
-           "foot_wrenches"]
+__all__ = [
+    "GRF_PREFIXES",
+    "OPENSIM_OF_GROUND",
+    "foot_wrenches",
+    "write_external_loads",
+    "write_table",
+    "write_trc",
+]
 
 #: OpenSim components = OPENSIM_OF_GROUND @ ground components (X forward, Y up, Z right).
 OPENSIM_OF_GROUND = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
@@ -57,9 +63,8 @@ def _write_bytes(path: Path, data: bytes) -> str:
     from .._atomic import atomic_path
 
     try:
-        with atomic_path(path) as tmp:
-            with open(tmp, "wb") as fh:
-                fh.write(data)
+        with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+            fh.write(data)
     except OSError as err:
         raise InputError(f"cannot write the OpenSim file ({err.strerror or err})", path) from None
     return str(path)
