@@ -53,6 +53,9 @@ class Analysis:
     calibration : object or None       static calibration (marker trials)
     loads : FrameLoads or None         external loads on the frames, assigned to segments (--forces)
     angle_zero : str                   zero of the clinical angles: "anatomical" (default) or "static"
+    load_table : LoadTable or None     the loads as read (ground axes, the file's own rate), for export
+    raw : DataFrame or None            the marker trial as read (lab axes), kept when asked (for export)
+    axes : AxesMapping or None         the lab -> ground axes of a marker trial
     tracking : object or None          tracking result with residuals (marker trials)
     messages : list of str             what each step did, for the user (a screenful)
     details : list of str              per-marker and per-gap details (``--verbose``, and the log file)
@@ -69,6 +72,9 @@ class Analysis:
     details: list = field(default_factory=list)
     loads: Any = None
     angle_zero: str = "anatomical"
+    load_table: Any = None
+    axes: Any = None
+    raw: Any = None
     _results: Results | None = field(default=None, repr=False)
     _clinical: pd.DataFrame | None = field(default=None, repr=False)
 
@@ -161,6 +167,7 @@ def analyze_trial(
     angle_zero: str = "anatomical",
     subject=None,
     ik: str = "auto",
+    keep_raw: bool = False,
 ) -> Analysis:
     """Analyse one trial file (markers or generalized coordinates).
 
@@ -243,6 +250,9 @@ def analyze_trial(
         together (``global``), or ``auto``: global when some tracked segment
         keeps fewer than three points or the set is a keypoint set
         (:func:`humanbody.markers.global_ik.choose_method`; docs/tracking.md).
+    keep_raw : bool
+        Keep the marker trial as read in ``Analysis.raw`` (``--export``
+        writes it again instead of reading the file twice).
     """
     from .clinical import ANGLE_ZEROS
     from .io import read_trial
@@ -304,6 +314,7 @@ def analyze_trial(
         from .markers.tracking import track
 
         ground, mapping = to_ground(trial, axes=axes)
+        raw = trial if keep_raw else None
         del trial  # a long trial: keep one copy of the markers at a time
         messages.append(f"axes: {mapping.describe()}")
         from .markers.markerset import resolve_markerset
@@ -366,6 +377,7 @@ def analyze_trial(
     analysis = Analysis(
         source=path, coords=coords, model=subject, motion=motion, markers=markers,
         calibration=calibration, tracking=tracking, messages=messages, details=details, angle_zero=angle_zero,
+        axes=mapping if kind == "markers" else None, raw=raw if kind == "markers" else None,
     )
     if forces is not None:
         from .loads import assign_loads, condition_loads, read_loads
@@ -379,6 +391,7 @@ def analyze_trial(
         cut = cutoff_hz if forces_cutoff_hz is None else forces_cutoff_hz
         frame_loads = condition_loads(table, motion.time, cutoff_hz=cut or None, threshold=force_threshold)
         analysis.loads = assign_loads(frame_loads, table.segments, subject, analysis.results)
+        analysis.load_table = table
         messages += table.notes + frame_loads.notes
     steps.advance("compute")
     steps.close()

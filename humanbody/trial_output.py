@@ -28,7 +28,8 @@ CHUNK_FRAMES = 8192
 
 
 def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES,
-                  digits: int | None = None, progress: bool = False, relative=()) -> dict[str, str]:
+                  digits: int | None = None, progress: bool = False, relative=(), export=(),
+                  events=None, opensim_feet=None) -> dict[str, str]:
     """Write the results table (and the model used) into ``out_dir`` atomically.
 
     Files: ``<stem>_results.csv`` (docs/conventions.md results layout; or
@@ -43,6 +44,12 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     the frames of a long trial (on a terminal only).  ``relative`` lists
     ``(what, to)`` frame pairs whose relative motion is added as
     ``<what>_rel_<to>_<quantity>_<axis>`` columns (:mod:`humanbody.kinstate`).
+    ``export`` names formats for other programs ("c3d", "opensim";
+    :mod:`humanbody.io.export`), written after the results from the
+    columns they need, collected as the table is written; ``events`` (a
+    gait events table) and ``opensim_feet`` (right, left OpenSim bodies)
+    go with them.  An export that cannot be written is an InputError
+    raised after the results table, model and log are written.
     Returns a mapping from kind to path.
     """
     from .results import result_columns
@@ -86,6 +93,14 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     path = out / f"{analysis.stem}_results.{fmt}"
     paths = {"results": str(path)}
     blocks = _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64), more, compute)
+    collected = None
+    if export:
+        from .io.export import export_columns
+
+        want = export_columns(model, columns)
+        take = np.array([columns.index(c) for c in want], dtype=np.int64)
+        collected = np.empty((motion.n_frames, len(take)))
+        blocks = _collecting(blocks, take, collected)
     bar = _frame_bar(progress and motion.n_frames > 4 * chunk_frames, motion.n_frames, path.name)
     if bar is not None:
         blocks = _counted(blocks, bar)
@@ -110,7 +125,22 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     if analysis.residuals is not None:
         paths["residuals"] = write_table(analysis.residuals, out / f"{analysis.stem}_residuals", fmt="csv",
                                          digits=digits)
+    if export:
+        from .io.export import DEFAULT_FEET, write_exports
+
+        cols = {c: collected[:, j] for j, c in enumerate(want)}
+        paths.update(write_exports(analysis, out, export, cols, motion.time, events=events,
+                                   feet=opensim_feet or DEFAULT_FEET))
     return paths
+
+
+def _collecting(blocks, take, store):
+    """Pass ``blocks`` on, copying their columns ``take`` into the rows of ``store`` they cover."""
+    start = 0
+    for block in blocks:
+        store[start:start + len(block)] = block[:, take]
+        start += len(block)
+        yield block
 
 
 def _coordinate_names(model):
