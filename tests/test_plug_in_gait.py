@@ -68,7 +68,11 @@ def _frame_xy(x, y):
     return np.stack([x, y, np.cross(x, y)], axis=-1)
 
 
-def place(angles: dict, origin: np.ndarray) -> tuple[dict, dict]:
+THI_AT, TIB_AT = (0.0, 0.09, -0.20), (0.0, 0.08, -0.15)  # wands (thigh: from the hip, shank: from the knee;
+# lateral y given for the left side), in the segment's frame: in the joint's plane
+
+
+def place(angles: dict, origin: np.ndarray, thi=THI_AT, tib=TIB_AT, subject=None) -> tuple[dict, dict]:
     """Markers, joint centres and frames (ground, m) of F frames from clinical angles (deg, arrays (F,)).
 
     ``centres`` also holds, per side, ``s_shank`` (the shank frame), ``s_foot_anatomical`` (heel -> toe
@@ -77,7 +81,10 @@ def place(angles: dict, origin: np.ndarray) -> tuple[dict, dict]:
 
     ``angles``: pelvis_tilt/obliquity/rotation and s_hip/knee/ankle angles (clinical names without _deg);
     ``origin`` (F, 3): mid-ASIS.  The pelvis is relative to ground +X (the direction of progression).
+    ``thi``, ``tib``: the wands in the thigh and (torsion-turned) shank frames, lateral y as on the left
+    (mirrored on the right).  ``subject`` defaults to SUBJECT.
     """
+    SUBJECT_ = SUBJECT if subject is None else subject  # noqa: N806
     F = len(origin)
     d = {k: np.radians(np.broadcast_to(v, (F,))) for k, v in angles.items()}
     Rp = euler_to_matrix(np.c_[d["pelvis_rotation"], -d["pelvis_obliquity"], d["pelvis_tilt"]], "zxy")
@@ -86,31 +93,31 @@ def place(angles: dict, origin: np.ndarray) -> tuple[dict, dict]:
          "RPSI": at(Rp, origin, (SACRUM, -0.045, 0)), "LPSI": at(Rp, origin, (SACRUM, 0.045, 0))}
     m.update({k: at(Rp, origin, v) for k, v in UPPER.items()})
     centres = {}
-    r = SUBJECT.marker_diameter / 2
-    mean_leg = 0.5 * (SUBJECT.right_leg_length + SUBJECT.left_leg_length)
+    r = SUBJECT_.marker_diameter / 2
+    mean_leg = 0.5 * (SUBJECT_.right_leg_length + SUBJECT_.left_leg_length)
     for side, S, s in SIDES:
-        hjc = at(Rp, origin, _davis(s, SUBJECT.side("leg_length", side), mean_leg, r))
+        hjc = at(Rp, origin, _davis(s, SUBJECT_.side("leg_length", side), mean_leg, r))
         S_hip = euler_to_matrix(np.c_[-d[f"{side}_hip_flexion"], s * d[f"{side}_hip_adduction"],
                                       s * d[f"{side}_hip_internal_rotation"]], "yxz")
         Rt = Rp @ S_hip
         kjc = at(Rt, hjc, (0, 0, -THIGH))
-        dk = SUBJECT.side("knee_width", side) / 2 + r
+        dk = SUBJECT_.side("knee_width", side) / 2 + r
         m[f"{S}KNE"] = at(Rt, kjc, (0, -s * dk, 0))
-        m[f"{S}THI"] = at(Rt, hjc, (0, -s * 0.09, -0.20))  # wand: in the thigh's coronal plane, lateral
+        m[f"{S}THI"] = at(Rt, hjc, (thi[0], -s * thi[1], thi[2]))  # wand, lateral
         S_knee = euler_to_matrix(np.c_[d[f"{side}_knee_flexion"], s * d[f"{side}_knee_adduction"],
                                        s * d[f"{side}_knee_internal_rotation"]], "yxz")
         Rs = Rt @ S_knee                                       # the shank frame the angles use
-        Ra = Rs @ _rz(SUBJECT.side("tibial_torsion", side))    # the TIB-plane frame: Rs = Ra Rz(-torsion)
+        Ra = Rs @ _rz(SUBJECT_.side("tibial_torsion", side))    # the TIB-plane frame: Rs = Ra Rz(-torsion)
         ajc = at(Rs, kjc, (0, 0, -SHANK))
-        da = SUBJECT.side("ankle_width", side) / 2 + r
+        da = SUBJECT_.side("ankle_width", side) / 2 + r
         m[f"{S}ANK"] = at(Ra, ajc, (0, -s * da, 0))
-        m[f"{S}TIB"] = at(Ra, kjc, (0, -s * 0.08, -0.15))
+        m[f"{S}TIB"] = at(Ra, kjc, (tib[0], -s * tib[1], tib[2]))
         S_ankle = euler_to_matrix(np.c_[-d[f"{side}_ankle_dorsiflexion"], s * d[f"{side}_ankle_inversion"],
                                         s * d[f"{side}_ankle_internal_rotation"]], "yxz")
         Rf = Rs @ S_ankle
         m[f"{S}HEE"] = at(Rf, ajc, (-0.06, 0, -0.05))
         m[f"{S}TOE"] = at(Rf, ajc, (0.14, 0, -0.05))
-        centres.update({f"{side}_hip": hjc, f"{side}_knee": kjc, f"{side}_ankle": ajc, f"{side}_shank": Rs,
+        centres.update({f"{side}_thigh": Rt, f"{side}_hip": hjc, f"{side}_knee": kjc, f"{side}_ankle": ajc, f"{side}_shank": Rs,
                         f"{side}_foot_anatomical": _frame_xy(m[f"{S}TOE"] - m[f"{S}HEE"], Rs[:, :, 1]),
                         f"{side}_foot_uncorrected": _frame_xy(m[f"{S}TOE"] - ajc, Rs[:, :, 1])})
     return m, centres
@@ -359,3 +366,81 @@ def test_frames_are_built_from_each_frame_s_markers(pig):
     k = list(cal.model.names).index("right_upper_leg")
     np.testing.assert_allclose(tr.R[:, k], want, atol=1e-9)
     assert (tr.status["right_upper_leg"] == "fit").all()
+
+
+# ------------------------------------------------------------------ knee alignment device (KAD)
+THI_OFF, TIB_OFF = (0.04, 0.09, -0.20), (-0.03, 0.08, -0.15)  # wands out of the joints' planes
+
+
+def _with_kad(markers: dict, centres: dict, arm=0.10, tilt=35.0) -> dict:
+    """Replace KNE by a KAD whose apex is where KNE was: arm KAX along the thigh's y axis (lateral), KD1
+    and KD2 perpendicular to it and to each other in the thigh's sagittal plane (tilted by ``tilt`` deg),
+    labelled as the device is (its triangle's normal (KD2 - KD1) x (KAX - KD1) lateral on the left)."""
+    out = dict(markers)
+    g = np.radians(tilt)
+    for side, S, s in SIDES:
+        Rt = centres[f"{side}_thigh"]
+        apex = out.pop(f"{S}KNE")
+        arms = {"KAX": (0.0, -s * arm, 0.0), "KD1": (arm * np.sin(g), 0.0, arm * np.cos(g)),
+                "KD2": (arm * np.cos(g), 0.0, -arm * np.sin(g))}
+        for k, v in arms.items():
+            out[f"{S}{k}"] = apex + np.einsum("fij,j->fi", Rt, np.asarray(v))
+    return out
+
+
+def test_kad_apex_is_the_knee_marker():
+    from humanbody.markers.joint_centres import kad_apex
+
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (2, 1)))
+    kad = _with_kad(static_m, static_c, arm=0.09, tilt=-20.0)
+    for side, S, _ in SIDES:
+        np.testing.assert_allclose(kad_apex(kad[f"{S}KAX"], kad[f"{S}KD1"], kad[f"{S}KD2"], side),
+                                   static_m[f"{S}KNE"], atol=1e-12)
+
+
+def test_kad_static_gives_the_knee_axis_to_misplaced_wands():
+    """A static trial with the KAD and thigh and shank wands out of the joints' planes: the KAD gives the
+    knee centre and flexion axis, the wands' rotation offsets carry them to the motion trial (no KAD, KNE
+    where the apex was): hip, knee and ankle angles as placed, exact.  Without the KAD the same wands
+    give other knee angles (the test can fail)."""
+    sub = Subject(**{**SUBJECT.measured(), "right_tibial_torsion": 0.0, "left_tibial_torsion": 0.0})
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)), thi=THI_OFF, tib=TIB_OFF, subject=sub)
+    kad = _with_kad(static_m, static_c)
+    cal = calibrate(_table(kad, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=sub)
+    for side, _, _ in SIDES:
+        for joint in ("knee", "ankle"):
+            np.testing.assert_allclose(cal.points[f"{side}_{joint}"], static_c[f"{side}_{joint}"][0], atol=1e-12)
+        assert 10.0 < abs(np.degrees(cal.parameters[f"{side}_thigh_rotation"])) < 40.0
+        assert 5.0 < abs(np.degrees(cal.parameters[f"{side}_shank_rotation"])) < 40.0
+    assert any("thigh_rotation" in n for n in cal.notes)
+    ang, origin, t = _motion(120)
+    m, centres = place(ang, origin, thi=THI_OFF, tib=TIB_OFF, subject=sub)
+    cl = clinical_angles(cal.model, track(_table(m, t), cal).coords, cal)
+    ang = dict(ang)
+    for side, _, sg in SIDES:
+        ang.update(plug_in_gait_ankle(static_c, centres, side, sg))
+        for j in JOINTS:
+            np.testing.assert_allclose(cl[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
+    plain = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=sub)
+    other = clinical_angles(plain.model, track(_table(m, t), plain).coords, plain)
+    assert np.abs(other["right_knee_internal_rotation_deg"] - ang["right_knee_internal_rotation"]).max() > 1.0
+
+
+def test_kad_with_tibial_torsion_tracks_the_static_pose():
+    """With tibial torsion the KAD's plane is turned by it at the ankle; the static trial tracked without
+    the KAD (KNE at the apex) gives back the calibrated thigh, shank and foot frames exactly."""
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)), thi=THI_OFF, tib=TIB_OFF)
+    cal = calibrate(_table(_with_kad(static_m, static_c), np.arange(F0) / 100), "plug_in_gait", mass=70.0,
+                    height=1.78, subject=SUBJECT)
+    tr = track(_table(static_m, np.arange(F0) / 100), cal)
+    names = list(cal.model.names)
+    for side, _, _ in SIDES:
+        for seg in ("upper_leg", "lower_leg", "foot"):
+            np.testing.assert_allclose(tr.R[:, names.index(f"{side}_{seg}")], np.broadcast_to(
+                cal.frames[f"{side}_{seg}"], (F0, 3, 3)), atol=1e-9, err_msg=f"{side}_{seg}")
+        # the shank's y axis is the KAD's axis turned by the torsion and back: within a few degrees of it
+        y_s = cal.frames[f"{side}_lower_leg"][:, 1]
+        y_t = static_c[f"{side}_thigh"][0][:, 1]
+        assert np.degrees(np.arccos(abs(y_s @ y_t))) < 3.0

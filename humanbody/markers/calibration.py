@@ -32,7 +32,7 @@ from ..model import BodyModel
 from ..rotations import matrix_to_euler
 from ..segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
 from ._angle_kernels import slerp_rotations
-from .joint_centres import HIP_REGRESSIONS, chord_joint_centre, triad
+from .joint_centres import HIP_REGRESSIONS, chord_joint_centre, chord_turn, kad_apex, triad
 from .markerset import MarkerSet, resolve_markerset
 
 __all__ = ["Calibration", "calibrate", "estimate_height", "slerp_frames", "marker_arrays"]
@@ -165,10 +165,19 @@ def _param(value, params: Mapping, what: str) -> float:
 
 
 class _Geometry:
-    """Points and anatomical frames of a marker set, built lazily over frames."""
+    """Points and anatomical frames of a marker set, built lazily over frames.
 
-    def __init__(self, ms: MarkerSet, markers: Mapping[str, np.ndarray], params: Mapping):
+    ``calibrating`` (a static trial): chord rules with a ``calibrate_wand``
+    that the trial has use it, and write the turn that carries their own
+    wand onto it into ``params[rule["turn"]]`` (listed in ``turns``), so
+    that motion trials without the calibration device find the same centre.
+    """
+
+    def __init__(self, ms: MarkerSet, markers: Mapping[str, np.ndarray], params: Mapping,
+                 calibrating: bool = False):
         self.ms, self.markers, self.params = ms, markers, params
+        self.calibrating = calibrating
+        self.turns: dict = {}
         self.n = len(next(iter(markers.values()))) if markers else 1
         self._points: dict = {}
         self._frames: dict = {}
@@ -211,10 +220,10 @@ class _Geometry:
         if "regression" in rule:
             return self._regression(name, rule)
         if "chord" in rule:
-            wand, proximal, marker = (self.point(p) for p in rule["chord"])
-            width = _param(rule["width"], self.params, f"point {name!r}")
-            radius = float(self.params.get("marker_radius", 0.007))
-            return chord_joint_centre(wand, proximal, marker, 0.5 * width + radius)
+            return self._chord(name, rule)
+        if "kad" in rule:
+            kax, kd1, kd2 = (self.point(p) for p in rule["kad"])
+            return kad_apex(kax, kd1, kd2, str(rule.get("side", "right")))
         base = self.point(rule["from"])
         off = np.array([_param(v, self.params, f"point {name!r}") for v in rule.get("offset", (0, 0, 0))])
         if "scale" in rule:
@@ -224,6 +233,30 @@ class _Geometry:
         if frame == "ground":
             return base + off
         return base + np.einsum("fij,fj->fi", self.frame(frame), np.broadcast_to(off, base.shape))
+
+    def _chord(self, name: str, rule: Mapping) -> np.ndarray:
+        """Chord-function centre; its wand turned by ``turn``, or calibrated on ``calibrate_wand``."""
+        wand, proximal, marker = (self.point(p) for p in rule["chord"])
+        width = _param(rule["width"], self.params, f"point {name!r}")
+        delta = 0.5 * width + float(self.params.get("marker_radius", 0.007))
+        key = rule.get("turn")
+        target = None
+        if self.calibrating and key is not None and "calibrate_wand" in rule:
+            try:
+                target = self.point(rule["calibrate_wand"])
+            except _Unavailable:
+                target = None
+        if target is not None:  # the device's plane, turned by calibrate_turn, and the wand's turn onto it
+            extra = _param(rule.get("calibrate_turn", 0.0), self.params, f"point {name!r}")
+            turn = chord_turn(wand, proximal, marker, target) + extra
+            value = float(nanmedian(turn))
+            if not np.isfinite(value):
+                raise _Unavailable(str(rule["calibrate_wand"]), f"point {name!r}")
+            self.params[str(key)] = value
+            self.turns[str(key)] = value
+            return chord_joint_centre(wand, proximal, marker, delta, turn)
+        turn = 0.0 if key is None else _param(key, self.params, f"point {name!r}")
+        return chord_joint_centre(wand, proximal, marker, delta, turn)
 
     def _regression(self, name: str, rule: Mapping) -> np.ndarray:
         kind = str(rule["regression"]).lower()
@@ -392,11 +425,24 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
         raise ValueError("mode must be 'static' or 'dynamic'")
     ms, names = resolve_markerset(markerset, _trial_names(static), source or None)
     markers = marker_arrays(static, names)
+    stand_ins = []
+    if mode == "static" and ms.static_markers:  # e.g. the KAD's apex for the lateral knee marker
+        geo0 = _Geometry(ms, markers, dict(ms.parameters))
+        for marker, point in ms.static_markers.items():
+            try:
+                value = geo0.point(point)
+            except _Unavailable:
+                continue
+            if np.isfinite(value).all(axis=-1).any():
+                markers[marker] = np.broadcast_to(value, (len(static), 3)).copy()
+                stand_ins.append(f"{marker} = {point}")
     lost = [m for m in (ms.required if required is None else required) if m not in markers]
     if lost:
         raise InputError(f"required marker {lost[0]!r} (trial name {names.get(lost[0], lost[0])!r}) "
                          f"has no valid sample", source or None)
     notes = []
+    if stand_ins:
+        notes.append(f"static trial: {', '.join(stand_ins)}")
     if mode == "static":
         markers = {k: nanmedian(v, axis=0, keepdims=True) for k, v in markers.items()}
         notes.append(f"static pose = per-marker median over {len(static)} frames")
@@ -417,7 +463,7 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
     elif wanted:
         notes.append(f"no subject file: {', '.join(w for w in wanted if w in params)} of an average adult "
                      f"(the set's defaults) and leg lengths from the markers; give --subject FILE")
-    geo = _Geometry(ms, markers, params)
+    geo = _Geometry(ms, markers, params, calibrating=(mode == "static"))
 
     frames, origins, local = {}, {}, {}
     try:
@@ -438,6 +484,8 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
                 if mode == "dynamic" else "")
         raise InputError(f"marker {err.marker!r} needed for {err.what} of marker set {ms.name!r} "
                          f"is missing{hint}", source or None) from None
+    for key, value in geo.turns.items():
+        notes.append(f"{key} = {np.degrees(value):.2f} deg from the static trial's calibration device")
     for seg in SEGMENT_NAMES:
         if not np.isfinite(frames[seg]).all(axis=(1, 2)).any() or not np.isfinite(origins[seg]).any():
             raise InputError(f"segment {seg!r} has no frame where its markers are all present", source or None)

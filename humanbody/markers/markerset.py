@@ -137,6 +137,10 @@ class MarkerSet:
         Set-wide constants (marker radius in m, ...).
     source : str
         File the set was read from.
+    static_markers : dict of str -> str
+        ``[static_markers]``: marker -> point that stands in for it in a
+        static calibration trial where the point can be built (Plug-in
+        Gait: the knee alignment device's apex for the lateral knee marker).
     """
 
     name: str
@@ -147,6 +151,7 @@ class MarkerSet:
     segments: Mapping[str, SegmentSpec]
     parameters: Mapping[str, Any] = field(default_factory=dict)
     source: str = ""
+    static_markers: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def markers(self) -> tuple:
@@ -167,7 +172,7 @@ class MarkerSet:
 
 def _rule_names(rule: Mapping) -> list:
     out = []
-    for key in ("mean", "between", "asis", "sacrum", "scale", "chord"):
+    for key in ("mean", "between", "asis", "sacrum", "scale", "chord", "kad", "calibrate_wand"):
         v = rule.get(key)
         if v is not None:
             out += list(v) if isinstance(v, (list, tuple)) else [v]
@@ -256,8 +261,8 @@ def _parse(data: Mapping, source: str) -> MarkerSet:
         if not rules or not all(isinstance(r, Mapping) for r in rules):
             raise InputError(f"point {pname!r} needs a rule table")
         for r in rules:
-            if not any(k in r for k in ("mean", "between", "regression", "from", "chord")):
-                raise InputError(f"point {pname!r} has no rule (mean, between, regression, chord or from)")
+            if not any(k in r for k in ("mean", "between", "regression", "from", "chord", "kad")):
+                raise InputError(f"point {pname!r} has no rule (mean, between, regression, chord, kad or from)")
         points[str(pname)] = tuple(dict(r) for r in rules)
     segments = {}
     for sname in SEGMENT_NAMES:
@@ -295,6 +300,7 @@ def _parse(data: Mapping, source: str) -> MarkerSet:
         segments=segments,
         parameters=dict(data.get("parameters") or {}),
         source=source,
+        static_markers={str(k): str(v) for k, v in (data.get("static_markers") or {}).items()},
     )
 
 
@@ -329,6 +335,14 @@ def _check_segment(spec: SegmentSpec, points: Mapping) -> None:
             raise InputError(f"segment {n!r}: slerp needs 'between' = two segment names")
     elif spec.rule == "rigid" and spec.to not in SEGMENT_NAMES:
         raise InputError(f"segment {n!r}: rigid needs 'to' = a segment name")
+
+
+def _stand_in(ms: MarkerSet, marker: str, found: Mapping) -> bool:
+    """Whether a static trial has the markers of the point that stands in for ``marker`` (``static_markers``)."""
+    point = ms.static_markers.get(marker)
+    if point is None or point not in ms.points:
+        return False
+    return any(all(n in found for n in _rule_names(rule)) for rule in ms.points[point])
 
 
 # --------------------------------------------------------------- name matching
@@ -371,7 +385,7 @@ def detect_markerset(names, source: str | None = None) -> MarkerSet:
     for key in builtin_markersets():
         ms = load_markerset(key)
         found = match_markers(ms, names)
-        missing = [m for m in ms.required if m not in found]
+        missing = [m for m in ms.required if m not in found and not _stand_in(ms, m, found)]
         score = 1.0 - len(missing) / max(len(ms.required), 1)
         if best is None or score > best[0]:
             best = (score, ms, missing)
@@ -407,7 +421,7 @@ def resolve_markerset(spec, names, source: str | None = None) -> tuple[MarkerSet
     """
     ms = detect_markerset(names, source) if spec is None else load_markerset(spec)
     found = match_markers(ms, names)
-    missing = [m for m in ms.required if m not in found]
+    missing = [m for m in ms.required if m not in found and not _stand_in(ms, m, found)]
     if missing:
         raise InputError(
             f"required marker {missing[0]!r} of marker set {ms.name!r} is missing", source
