@@ -124,12 +124,22 @@ def place(angles: dict, origin: np.ndarray, thi=THI_AT, tib=TIB_AT, subject=None
 
 
 def plug_in_gait_ankle(static_c: dict, c: dict, side: str, s: float) -> dict:
-    """Ankle angles (deg) of Plug-in Gait's foot: uncorrected foot turned by the static offset C = U0^T A0."""
-    C = static_c[f"{side}_foot_uncorrected"][0].T @ static_c[f"{side}_foot_anatomical"][0]
-    S = np.einsum("fji,fjk->fik", c[f"{side}_shank"], c[f"{side}_foot_uncorrected"] @ C)
+    """Ankle angles (deg) as Plug-in Gait computes them, in its own foot axes.
+
+    Its foot frame has z along the long axis pointing back (toe -> heel), y the ankle's flexion axis and
+    x = y x z (up).  The foot in any frame is the uncorrected one (z from TOE to the ankle centre) turned by
+    the static offset C = U0^T A0 (A0: heel -> toe in the static).  The ankle angles are the Y-X-Z Cardan
+    angles (a, b, c) of shank^T foot: dorsiflexion -(a + 90 deg) (the long axis is z, not x), rotation
+    about the floating axis s b (internal), inversion about the long axis -s c.
+    """
+    to_pig = np.array([[0.0, 0.0, -1.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])  # columns: x up, y, z back
+    U0 = static_c[f"{side}_foot_uncorrected"][0] @ to_pig
+    A0 = static_c[f"{side}_foot_anatomical"][0] @ to_pig
+    foot = c[f"{side}_foot_uncorrected"] @ to_pig @ (U0.T @ A0)
+    S = np.einsum("fji,fjk->fik", c[f"{side}_shank"], foot)
     a = np.degrees(hb.rotations.matrix_to_euler(S, "yxz"))
-    return {f"{side}_ankle_dorsiflexion": -a[:, 0], f"{side}_ankle_inversion": s * a[:, 1],
-            f"{side}_ankle_internal_rotation": s * a[:, 2]}
+    return {f"{side}_ankle_dorsiflexion": -(a[:, 0] + 90.0), f"{side}_ankle_inversion": -s * a[:, 2],
+            f"{side}_ankle_internal_rotation": s * a[:, 1]}
 
 
 def _table(markers: dict, t) -> pd.DataFrame:
@@ -444,3 +454,59 @@ def test_kad_with_tibial_torsion_tracks_the_static_pose():
         y_s = cal.frames[f"{side}_lower_leg"][:, 1]
         y_t = static_c[f"{side}_thigh"][0][:, 1]
         assert np.degrees(np.arccos(abs(y_s @ y_t))) < 3.0
+
+
+# ------------------------------------------------------------------ ankle sequence, foot flat
+def test_ankle_is_plug_in_gait_s_order_not_the_joint_coordinate_system_s(pig):
+    """Flexion, rotation, then inversion (Plug-in Gait's Y-X-Z in its foot axes); the knee's order (flexion,
+    inversion, rotation) gives other numbers for this motion, so the test above could fail."""
+    cal, tr, ang, centres, static_c = pig
+    cl = clinical_angles(cal.model, tr.coords, cal)
+    want = plug_in_gait_ankle(static_c, centres, "right", 1.0)
+    np.testing.assert_allclose(cl["right_ankle_inversion_deg"], want["right_ankle_inversion"], atol=1e-6)
+    model = cal.model.replace(meta={k: v for k, v in cal.model.meta.items() if k != "clinical_sequences"})
+    jcs = clinical_angles(model, tr.coords, cal)
+    assert np.abs(jcs["right_ankle_inversion_deg"] - want["right_ankle_inversion"]).max() > 0.05
+    np.testing.assert_allclose(jcs["right_knee_flexion_deg"], cl["right_knee_flexion_deg"], atol=1e-12)
+    assert cal.model.meta["clinical_sequences"] == {"ankle": "yzx"}
+
+
+def test_foot_flat_with_sole_delta():
+    """Foot flat: the static foot's heel at the toe's height plus the sole delta; the motion's ankle angles
+    are Plug-in Gait's with that static foot, exact.  Without foot flat the heel marker itself is used."""
+    sub = Subject(**{**SUBJECT.measured(), "right_sole_delta": 0.012, "left_sole_delta": -0.004,
+                     "foot_flat": True})
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    cal = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=sub)
+    flat_c = dict(static_c)
+    for side, S, _ in SIDES:
+        heel = static_m[f"{S}HEE"].copy()
+        heel[:, 2] = static_m[f"{S}TOE"][:, 2] + sub.side("sole_delta", side)
+        np.testing.assert_allclose(cal.points[f"{side}_heel_static"], heel[0], atol=1e-12)
+        flat_c[f"{side}_foot_anatomical"] = _frame_xy(static_m[f"{S}TOE"] - heel, static_c[f"{side}_shank"][:, :, 1])
+    ang, origin, t = _motion(80)
+    m, centres = place(ang, origin)
+    cl = clinical_angles(cal.model, track(_table(m, t), cal).coords, cal)
+    plain = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78,
+                      subject=Subject(**{**sub.measured(), "foot_flat": False}))
+    cl_plain = clinical_angles(plain.model, track(_table(m, t), plain).coords, plain)
+    for side, _, sg in SIDES:
+        want = plug_in_gait_ankle(flat_c, centres, side, sg)
+        for name, v in want.items():
+            np.testing.assert_allclose(cl[f"{name}_deg"], v, atol=1e-6, err_msg=name)
+        other = plug_in_gait_ankle(static_c, centres, side, sg)
+        np.testing.assert_allclose(cl_plain[f"{side}_ankle_dorsiflexion_deg"], other[f"{side}_ankle_dorsiflexion"],
+                                   atol=1e-6)
+        assert np.abs(cl[f"{side}_ankle_dorsiflexion_deg"] - cl_plain[f"{side}_ankle_dorsiflexion_deg"]).max() > 1.0
+
+
+def test_foot_flat_from_a_toml_subject(tmp_path):
+    from humanbody.io.subject import read_subject
+
+    (tmp_path / "s.toml").write_text("mass = 70.0\nright_sole_delta = 0.01\nfoot_flat = true\n")
+    sub = read_subject(tmp_path / "s.toml")
+    assert sub.foot_flat is True and sub.right_sole_delta == pytest.approx(0.01)
+    (tmp_path / "b.toml").write_text("mass = 70.0\nfoot_flat = 1\n")
+    with pytest.raises(hb.InputError, match="foot_flat = 1 must be true or false"):
+        read_subject(tmp_path / "b.toml")

@@ -221,6 +221,13 @@ class _Geometry:
             return self._regression(name, rule)
         if "chord" in rule:
             return self._chord(name, rule)
+        if "flat" in rule:  # Plug-in Gait's foot flat: the heel at the toe's height plus the sole delta
+            heel, toe = (self.point(p) for p in rule["flat"])
+            if not self.params.get(str(rule.get("when", "foot_flat"))):
+                return heel
+            out = np.array(heel, dtype=float, copy=True)
+            out[..., 2] = toe[..., 2] + _param(rule.get("height", 0.0), self.params, f"point {name!r}")
+            return out
         if "kad" in rule:
             kax, kd1, kd2 = (self.point(p) for p in rule["kad"])
             return kad_apex(kax, kd1, kd2, str(rule.get("side", "right")))
@@ -534,6 +541,8 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
     model = _subject_model(base_model, ms, xi, lengths, distal_dir, notes)
     model = model.replace(meta=dict(model.meta, calibration=dict(
         source=source, markerset=ms.name, mode=mode, mass=float(mass), height=float(height), sex=sex)))
+    if ms.parameters.get("clinical_sequences"):  # the set's own decomposition of some joints (Plug-in Gait's ankle)
+        model = model.replace(meta=dict(model.meta, clinical_sequences=dict(ms.parameters["clinical_sequences"])))
     first = lambda a: nanmedian(a, axis=0) if a.ndim == 2 else _median_rotation(a)  # noqa: E731
     track_offsets = {}
     for seg in SEGMENT_NAMES:
