@@ -32,7 +32,11 @@ alike (docs/conventions.md, "Clinical joint angles"; docs/joint_angles.md):
 - a model whose ``meta["clinical_sequences"]`` names another order for a
   joint kind (``{"ankle": "yzx"}``, Plug-in Gait's: flexion, then rotation
   about the floating axis, then inversion about the foot's long axis)
-  decomposes that joint in it, each angle keeping its axis and sign.
+  decomposes that joint in it, each angle keeping its axis and sign; one
+  whose ``meta["clinical_reference_twists"]`` gives a joint an angle t
+  (rad; ``{"right_ankle": t}``) measures it from the reference segment's
+  frame turned about its z axis by t, S <- Rz(t)^T S (Plug-in Gait's ankle:
+  the shank's ankle axis, the knee's shank turned by the tibial torsion).
 
 Angles are continuous along time: the same rules as the tracked coordinates
 keep them continuous through and beyond a singular set
@@ -319,6 +323,11 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
     joint_rotation_angles(q, sequence_axes_array(model), chain_arr, np.ascontiguousarray(heading),
                           np.array(use_yaw, dtype=np.bool_), seq_arr, 1e-9, raw)
     n_joints = len(joints)
+    twists = dict((getattr(model, "meta", None) or {}).get("clinical_reference_twists", {}) or {})
+    for i, (joint, angles) in enumerate(joints.items()):
+        if twists.get(joint):  # reference frame turned about its z: S <- Rz(t)^T S
+            S = _yaw(np.array(float(twists[joint]))).T @ euler_to_matrix(raw[:, i], angles[0].sequence)
+            raw[:, i] = matrix_to_euler(S, angles[0].sequence)
     cont = np.ascontiguousarray(raw[:, :n_joints])
     continuous_angles(cont, seq_arr[:n_joints], 1e-9)
     out = {}
@@ -333,6 +342,8 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
         S0 = np.eye(3)
         for seg in first.segments:
             S0 = S0 @ np.asarray(relative0.get(seg, np.eye(3)), dtype=float)
+        if twists.get(joint) and zero == "static":
+            S0 = _yaw(np.array(float(twists[joint]))).T @ S0
         if first.reference == "progression":
             S0 = _yaw(np.array(np.arctan2(S0[1, 0], S0[0, 0]))).T @ S0  # the standing posture, heading removed
         z0 = np.degrees(matrix_to_euler(S0, first.sequence)) if first.static_zero else np.zeros(3)

@@ -75,8 +75,9 @@ THI_AT, TIB_AT = (0.0, 0.09, -0.20), (0.0, 0.08, -0.15)  # wands (thigh: from th
 def place(angles: dict, origin: np.ndarray, thi=THI_AT, tib=TIB_AT, subject=None) -> tuple[dict, dict]:
     """Markers, joint centres and frames (ground, m) of F frames from clinical angles (deg, arrays (F,)).
 
-    ``centres`` also holds, per side, ``s_shank`` (the shank frame), ``s_foot_anatomical`` (heel -> toe
-    with the shank's y axis) and ``s_foot_uncorrected`` (ankle centre -> toe with the shank's y axis):
+    ``centres`` also holds, per side, ``s_thigh``, ``s_shank`` (the knee's shank frame), ``s_shank_ankle``
+    (the ankle axis: the TIB-plane frame, the shank turned by the tibial torsion), ``s_foot_anatomical``
+    (heel -> toe with the ankle axis) and ``s_foot_uncorrected`` (ankle centre -> toe with the ankle axis):
     Plug-in Gait's foot in any frame is the uncorrected one turned by the static offset.
 
     ``angles``: pelvis_tilt/obliquity/rotation and s_hip/knee/ankle angles (clinical names without _deg);
@@ -118,8 +119,9 @@ def place(angles: dict, origin: np.ndarray, thi=THI_AT, tib=TIB_AT, subject=None
         m[f"{S}HEE"] = at(Rf, ajc, (-0.06, 0, -0.05))
         m[f"{S}TOE"] = at(Rf, ajc, (0.14, 0, -0.05))
         centres.update({f"{side}_thigh": Rt, f"{side}_hip": hjc, f"{side}_knee": kjc, f"{side}_ankle": ajc, f"{side}_shank": Rs,
-                        f"{side}_foot_anatomical": _frame_xy(m[f"{S}TOE"] - m[f"{S}HEE"], Rs[:, :, 1]),
-                        f"{side}_foot_uncorrected": _frame_xy(m[f"{S}TOE"] - ajc, Rs[:, :, 1])})
+                        f"{side}_shank_ankle": Ra,
+                        f"{side}_foot_anatomical": _frame_xy(m[f"{S}TOE"] - m[f"{S}HEE"], Ra[:, :, 1]),
+                        f"{side}_foot_uncorrected": _frame_xy(m[f"{S}TOE"] - ajc, Ra[:, :, 1])})
     return m, centres
 
 
@@ -127,7 +129,8 @@ def plug_in_gait_ankle(static_c: dict, c: dict, side: str, s: float) -> dict:
     """Ankle angles (deg) as Plug-in Gait computes them, in its own foot axes.
 
     Its foot frame has z along the long axis pointing back (toe -> heel), y the ankle's flexion axis and
-    x = y x z (up).  The foot in any frame is the uncorrected one (z from TOE to the ankle centre) turned by
+    x = y x z (up), relative to the shank's ankle axis (the TIB-plane frame, not the knee's shank turned by
+    the tibial torsion).  The foot in any frame is the uncorrected one (z from TOE to the ankle centre) turned by
     the static offset C = U0^T A0 (A0: heel -> toe in the static).  The ankle angles are the Y-X-Z Cardan
     angles (a, b, c) of shank^T foot: dorsiflexion -(a + 90 deg) (the long axis is z, not x), rotation
     about the floating axis s b (internal), inversion about the long axis -s c.
@@ -136,7 +139,7 @@ def plug_in_gait_ankle(static_c: dict, c: dict, side: str, s: float) -> dict:
     U0 = static_c[f"{side}_foot_uncorrected"][0] @ to_pig
     A0 = static_c[f"{side}_foot_anatomical"][0] @ to_pig
     foot = c[f"{side}_foot_uncorrected"] @ to_pig @ (U0.T @ A0)
-    S = np.einsum("fji,fjk->fik", c[f"{side}_shank"], foot)
+    S = np.einsum("fji,fjk->fik", c[f"{side}_shank_ankle"], foot)
     a = np.degrees(hb.rotations.matrix_to_euler(S, "yxz"))
     return {f"{side}_ankle_dorsiflexion": -(a[:, 0] + 90.0), f"{side}_ankle_inversion": -s * a[:, 2],
             f"{side}_ankle_internal_rotation": s * a[:, 1]}
@@ -224,10 +227,13 @@ def test_angles_over_the_whole_range_exact(pig):
 def test_standing_pose_reads_its_pelvic_tilt(pig):
     cal, _, _, _, _ = pig
     F0 = 5
-    static_m, _ = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
     tr = track(_table(static_m, np.arange(F0) / 100), cal)
     cl = clinical_angles(cal.model, tr.coords, cal)
-    for name, want in STATIC.items():
+    want_all = dict(STATIC)
+    for side, _, sg in SIDES:  # the ankle from the shank's ankle axis (turned by the tibial torsion)
+        want_all.update(plug_in_gait_ankle(static_c, static_c, side, sg))
+    for name, want in want_all.items():
         np.testing.assert_allclose(cl[f"{name}_deg"], want, atol=1e-6, err_msg=name)
     np.testing.assert_allclose(cl["pelvis_tilt_deg"], 12.0, atol=1e-6)
     st = clinical_angles(cal.model, tr.coords, cal, zero="static")
@@ -484,7 +490,8 @@ def test_foot_flat_with_sole_delta():
         heel = static_m[f"{S}HEE"].copy()
         heel[:, 2] = static_m[f"{S}TOE"][:, 2] + sub.side("sole_delta", side)
         np.testing.assert_allclose(cal.points[f"{side}_heel_static"], heel[0], atol=1e-12)
-        flat_c[f"{side}_foot_anatomical"] = _frame_xy(static_m[f"{S}TOE"] - heel, static_c[f"{side}_shank"][:, :, 1])
+        flat_c[f"{side}_foot_anatomical"] = _frame_xy(static_m[f"{S}TOE"] - heel,
+                                                      static_c[f"{side}_shank_ankle"][:, :, 1])
     ang, origin, t = _motion(80)
     m, centres = place(ang, origin)
     cl = clinical_angles(cal.model, track(_table(m, t), cal).coords, cal)
@@ -510,3 +517,37 @@ def test_foot_flat_from_a_toml_subject(tmp_path):
     (tmp_path / "b.toml").write_text("mass = 70.0\nfoot_flat = 1\n")
     with pytest.raises(hb.InputError, match="foot_flat = 1 must be true or false"):
         read_subject(tmp_path / "b.toml")
+
+
+# ------------------------------------------------------------------ tibial torsion: knee and ankle split
+def test_tibial_torsion_splits_knee_and_ankle_rotation():
+    """Tibial torsion t: the shank's ankle-axis (TIB-plane) frame is the knee's shank frame turned by +t about
+    the tibia's long axis, Ra = Rs Rz(t), on both sides (pyCGM2's CGM1.0 "proximal shank" is Ra Rz(-t)).  The
+    knee is measured to Rs, the ankle from Ra: a foot square to the knee's shank reads ankle rotation -s t
+    (s = +1 right, -1 left), the knee none; in motion both are as Plug-in Gait builds them."""
+    sub = Subject(**{**SUBJECT.measured(), "right_tibial_torsion": np.radians(20.0),
+                     "left_tibial_torsion": np.radians(-15.0)})
+    pose = dict(STATIC, right_ankle_dorsiflexion=0.0, left_ankle_dorsiflexion=0.0)  # foot square to the knee's shank
+    F0 = 3
+    static_m, static_c = place(pose, np.tile([0.0, 0.0, 0.95], (F0, 1)), subject=sub)
+    cal = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=sub)
+    ang, origin, t = _motion(60)
+    for side, _, _ in SIDES:  # the foot square to the ankle axis: placed rotation = the torsion (about the knee's shank)
+        ang[f"{side}_ankle_internal_rotation"] = np.zeros_like(t)
+    m, centres = place(ang, origin, subject=sub)
+    cl = clinical_angles(cal.model, track(_table(m, t), cal).coords, cal)
+    for side, _, sg in SIDES:
+        np.testing.assert_allclose(cl[f"{side}_knee_internal_rotation_deg"], ang[f"{side}_knee_internal_rotation"],
+                                   atol=1e-6)
+        want = plug_in_gait_ankle(static_c, centres, side, sg)
+        np.testing.assert_allclose(cl[f"{side}_ankle_internal_rotation_deg"], want[f"{side}_ankle_internal_rotation"],
+                                   atol=1e-6)
+    # standing with the foot square to the knee's shank: relative to the ankle axis the foot is turned by minus
+    # the torsion about the vertical, Rz(t)^T, read as internal rotation -s * torsion, and the knee reads none
+    st = clinical_angles(cal.model, track(_table(static_m, np.arange(F0) / 100), cal).coords, cal)
+    torsion = {"right": 20.0, "left": -15.0}
+    for side, _, sg in SIDES:
+        # the placed foot is square to the knee's shank (rotation 0 there): relative to the ankle axis it is
+        # turned by minus the torsion, read as internal rotation -s * torsion
+        np.testing.assert_allclose(st[f"{side}_ankle_internal_rotation_deg"], -sg * torsion[side], atol=1e-6)
+        np.testing.assert_allclose(st[f"{side}_knee_internal_rotation_deg"], 0.0, atol=1e-6)

@@ -309,7 +309,12 @@ class _Geometry:
             return np.broadcast_to(np.asarray(ax["ground"], dtype=float), (self.n, 3))
         if "like" in ax:
             other, axis = str(ax["like"]).split(":")
-            return self.frame(other)[..., :, "xyz".index(axis)]
+            R = self.frame(other)
+            if "twist" in ax:  # that frame turned about its own z first: R Rz(twist) (Plug-in Gait's ankle axis)
+                t = _param(ax["twist"], self.params, f"segment {seg!r} axis twist")
+                c, s = np.cos(t), np.sin(t)
+                R = R @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+            return R[..., :, "xyz".index(axis)]
         return self.point(ax["to"]) - self.point(ax["from"])
 
     def frame(self, seg: str) -> np.ndarray:
@@ -543,6 +548,11 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
         source=source, markerset=ms.name, mode=mode, mass=float(mass), height=float(height), sex=sex)))
     if ms.parameters.get("clinical_sequences"):  # the set's own decomposition of some joints (Plug-in Gait's ankle)
         model = model.replace(meta=dict(model.meta, clinical_sequences=dict(ms.parameters["clinical_sequences"])))
+    twists = ms.parameters.get("clinical_reference_twists") or {}
+    if twists:  # e.g. Plug-in Gait's ankle: its reference is the shank turned by the tibial torsion about z
+        meta = {f"{side}_{kind}": _param(f"{side}_{name}", params, f"clinical_reference_twists.{kind}")
+                for kind, name in twists.items() for side in ("right", "left")}
+        model = model.replace(meta=dict(model.meta, clinical_reference_twists=meta))
     first = lambda a: nanmedian(a, axis=0) if a.ndim == 2 else _median_rotation(a)  # noqa: E731
     track_offsets = {}
     for seg in SEGMENT_NAMES:
