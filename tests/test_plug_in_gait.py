@@ -551,3 +551,28 @@ def test_tibial_torsion_splits_knee_and_ankle_rotation():
         # turned by minus the torsion, read as internal rotation -s * torsion
         np.testing.assert_allclose(st[f"{side}_ankle_internal_rotation_deg"], -sg * torsion[side], atol=1e-6)
         np.testing.assert_allclose(st[f"{side}_knee_internal_rotation_deg"], 0.0, atol=1e-6)
+
+
+def test_medial_markers_in_the_static_give_the_joint_axes():
+    """Medial knee and ankle markers (KNM, MMA) in the static trial, wands out of the joints' planes, tibial
+    torsion as measured: the epicondylar and malleolar axes give the knee and ankle centres' planes, and the
+    motion trial (no medial markers) gives the placed knee angles and Plug-in Gait's ankle angles exactly."""
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)), thi=THI_OFF, tib=TIB_OFF)
+    with_medial = dict(static_m)
+    for side, S, _ in SIDES:
+        with_medial[f"{S}KNM"] = 2 * static_c[f"{side}_knee"] - static_m[f"{S}KNE"]
+        with_medial[f"{S}MMA"] = 2 * static_c[f"{side}_ankle"] - static_m[f"{S}ANK"]
+    cal = calibrate(_table(with_medial, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78,
+                    subject=SUBJECT)
+    for side, _, _ in SIDES:
+        for joint in ("knee", "ankle"):
+            np.testing.assert_allclose(cal.points[f"{side}_{joint}"], static_c[f"{side}_{joint}"][0], atol=1e-12)
+    ang, origin, t = _motion(100)
+    m, centres = place(ang, origin, thi=THI_OFF, tib=TIB_OFF)
+    cl = clinical_angles(cal.model, track(_table(m, t), cal).coords, cal)
+    ang = dict(ang)
+    for side, _, sg in SIDES:
+        ang.update(plug_in_gait_ankle(static_c, centres, side, sg))
+        for j in JOINTS:
+            np.testing.assert_allclose(cl[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)

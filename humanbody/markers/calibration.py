@@ -247,14 +247,22 @@ class _Geometry:
         width = _param(rule["width"], self.params, f"point {name!r}")
         delta = 0.5 * width + float(self.params.get("marker_radius", 0.007))
         key = rule.get("turn")
-        target = None
+        target, extra = None, 0.0
         if self.calibrating and key is not None and "calibrate_wand" in rule:
-            try:
-                target = self.point(rule["calibrate_wand"])
-            except _Unavailable:
-                target = None
+            # alternatives in order: a point name (with the rule's calibrate_turn) or {point, turn}
+            options = rule["calibrate_wand"]
+            for opt in options if isinstance(options, (list, tuple)) else [options]:
+                if isinstance(opt, Mapping):
+                    pname, turn_by = opt["point"], opt.get("turn", 0.0)
+                else:
+                    pname, turn_by = opt, rule.get("calibrate_turn", 0.0)
+                try:
+                    target = self.point(pname)
+                except _Unavailable:
+                    continue
+                extra = _param(turn_by, self.params, f"point {name!r}")
+                break
         if target is not None:  # the device's plane, turned by calibrate_turn, and the wand's turn onto it
-            extra = _param(rule.get("calibrate_turn", 0.0), self.params, f"point {name!r}")
             turn = chord_turn(wand, proximal, marker, target) + extra
             value = float(nanmedian(turn))
             if not np.isfinite(value):

@@ -175,7 +175,8 @@ def _rule_names(rule: Mapping) -> list:
     for key in ("mean", "between", "asis", "sacrum", "scale", "chord", "kad", "calibrate_wand", "flat"):
         v = rule.get(key)
         if v is not None:
-            out += list(v) if isinstance(v, (list, tuple)) else [v]
+            for item in (v if isinstance(v, (list, tuple)) else [v]):
+                out.append(item["point"] if isinstance(item, Mapping) else item)
     if "from" in rule:
         out.append(rule["from"])
     for chain in rule.get("leg_length", []) or []:
