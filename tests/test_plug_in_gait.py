@@ -576,3 +576,49 @@ def test_medial_markers_in_the_static_give_the_joint_axes():
         ang.update(plug_in_gait_ankle(static_c, centres, side, sg))
         for j in JOINTS:
             np.testing.assert_allclose(cl[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
+
+
+# ------------------------------------------------------------------ upper body joint centres
+def _upper_geometry(markers_mm: dict, seeded_mm: dict, **params):
+    """The plug_in_gait set's point rules on one frame of markers (mm in, m inside), some points seeded."""
+    from humanbody.markers.calibration import _Geometry
+    from humanbody.markers.markerset import load_markerset
+
+    ms = load_markerset("plug_in_gait")
+    p = dict(ms.parameters, marker_radius=0.007, **params)
+    geo = _Geometry(ms, {k: np.asarray(v, float)[None] / 1000 for k, v in markers_mm.items()}, p)
+    geo._points.update({k: np.asarray(v, float)[None] / 1000 for k, v in seeded_mm.items()})
+    return geo
+
+
+def test_shoulder_centre_is_plug_in_gait_s():
+    """The shoulder centre of pyCGM's documented example (findwandmarker, findshoulderJC; shoulder offset
+    40 mm, 14 mm markers): thorax origin, its x axis and RSHO/LSHO give the published wand directions, and
+    the published wands the published centres to 0.01 mm (the example's inputs are rounded to 0.01 mm)."""
+    O = np.array([256.14, 364.30, 1459.65])
+    x_tip = np.array([256.23, 365.30, 1459.66])
+    geo = _upper_geometry({"RSHO": [428.88, 270.55, 1500.73], "LSHO": [68.24, 269.01, 1510.10]},
+                          {"thorax_origin": O, "thorax_x_tip": O + (x_tip - O) / np.linalg.norm(x_tip - O)},
+                          right_shoulder_offset=0.040, left_shoulder_offset=0.040)
+    # the wands: unit vectors from the origin (pyCGM's are 1 mm long, printed to 0.01 mm)
+    for side, want in (("right", [255.92, 364.32, 1460.62]), ("left", [256.42, 364.27, 1460.61])):
+        got = geo.point(f"{side}_shoulder_wand")[0] - O / 1000
+        np.testing.assert_allclose(got / np.linalg.norm(got), np.array(want) - O, atol=0.02)
+    # the centres from the example's own (rounded) wands, as findshoulderJC takes them
+    geo = _upper_geometry({"RSHO": [428.88, 270.55, 1500.73], "LSHO": [68.24, 269.01, 1510.10]},
+                          {"thorax_origin": O, "right_shoulder_wand": [255.92, 364.32, 1460.62],
+                           "left_shoulder_wand": [256.42, 364.27, 1460.61]},
+                          right_shoulder_offset=0.040, left_shoulder_offset=0.040)
+    np.testing.assert_allclose(geo.point("right_shoulder")[0] * 1000, [429.51, 274.77, 1453.92], atol=0.01)
+    np.testing.assert_allclose(geo.point("left_shoulder")[0] * 1000, [64.49, 274.99, 1463.63], atol=0.01)
+
+
+def test_elbow_centre_is_plug_in_gait_s():
+    """The elbow centres of pyCGM's documented example (elbowJointCenter; elbow width 74 mm, 14 mm markers)."""
+    geo = _upper_geometry({"RELB": [658.90, 326.07, 1285.28], "LELB": [-156.32, 335.25, 1287.39],
+                           "RWRA": [776.51, 495.68, 1108.38], "RWRB": [830.90, 436.75, 1119.11],
+                           "LWRA": [-249.28, 525.32, 1117.09], "LWRB": [-311.77, 477.22, 1125.16]},
+                          {"right_shoulder": [429.66, 275.06, 1453.95], "left_shoulder": [64.51, 274.93, 1463.63]},
+                          right_elbow_width=0.074, left_elbow_width=0.074)
+    np.testing.assert_allclose(geo.point("right_elbow")[0] * 1000, [633.66, 304.95, 1256.07], atol=0.05)
+    np.testing.assert_allclose(geo.point("left_elbow")[0] * 1000, [-129.16, 316.86, 1258.06], atol=0.05)

@@ -221,6 +221,10 @@ class _Geometry:
             return self._regression(name, rule)
         if "chord" in rule:
             return self._chord(name, rule)
+        if "cross" in rule:  # A + unit((B - A) x (C - A)): a point off the plane of three (Plug-in Gait's wands)
+            a, b, c = (self.point(p) for p in rule["cross"])
+            n = np.cross(b - a, c - a)
+            return a + n / np.linalg.norm(n, axis=-1, keepdims=True)
         if "flat" in rule:  # Plug-in Gait's foot flat: the heel at the toe's height plus the sole delta
             heel, toe = (self.point(p) for p in rule["flat"])
             if not self.params.get(str(rule.get("when", "foot_flat"))):
@@ -244,8 +248,11 @@ class _Geometry:
     def _chord(self, name: str, rule: Mapping) -> np.ndarray:
         """Chord-function centre; its wand turned by ``turn``, or calibrated on ``calibrate_wand``."""
         wand, proximal, marker = (self.point(p) for p in rule["chord"])
-        width = _param(rule["width"], self.params, f"point {name!r}")
-        delta = 0.5 * width + float(self.params.get("marker_radius", 0.007))
+        if "offset" in rule:  # the marker-to-centre distance less the marker radius (shoulder offset)
+            delta = _param(rule["offset"], self.params, f"point {name!r}")
+        else:
+            delta = 0.5 * _param(rule["width"], self.params, f"point {name!r}")
+        delta += float(self.params.get("marker_radius", 0.007))
         key = rule.get("turn")
         target, extra = None, 0.0
         if self.calibrating and key is not None and "calibrate_wand" in rule:

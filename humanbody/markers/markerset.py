@@ -172,7 +172,7 @@ class MarkerSet:
 
 def _rule_names(rule: Mapping) -> list:
     out = []
-    for key in ("mean", "between", "asis", "sacrum", "scale", "chord", "kad", "calibrate_wand", "flat"):
+    for key in ("mean", "between", "asis", "sacrum", "scale", "chord", "kad", "calibrate_wand", "flat", "cross"):
         v = rule.get(key)
         if v is not None:
             for item in (v if isinstance(v, (list, tuple)) else [v]):
@@ -262,8 +262,9 @@ def _parse(data: Mapping, source: str) -> MarkerSet:
         if not rules or not all(isinstance(r, Mapping) for r in rules):
             raise InputError(f"point {pname!r} needs a rule table")
         for r in rules:
-            if not any(k in r for k in ("mean", "between", "regression", "from", "chord", "kad", "flat")):
-                raise InputError(f"point {pname!r} has no rule (mean, between, regression, chord, kad, flat or from)")
+            if not any(k in r for k in ("mean", "between", "regression", "from", "chord", "kad", "flat", "cross")):
+                raise InputError(f"point {pname!r} has no rule (mean, between, regression, chord, kad, flat, cross "
+                                 "or from)")
         points[str(pname)] = tuple(dict(r) for r in rules)
     segments = {}
     for sname in SEGMENT_NAMES:
