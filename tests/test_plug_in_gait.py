@@ -622,3 +622,22 @@ def test_elbow_centre_is_plug_in_gait_s():
                           right_elbow_width=0.074, left_elbow_width=0.074)
     np.testing.assert_allclose(geo.point("right_elbow")[0] * 1000, [633.66, 304.95, 1256.07], atol=0.05)
     np.testing.assert_allclose(geo.point("left_elbow")[0] * 1000, [-129.16, 316.86, 1258.06], atol=0.05)
+
+
+def test_wrist_and_hand_centres_are_plug_in_gait_s():
+    """pyCGM's documented examples: wrist centres (elbowJointCenter, wrist width 55 mm) from the same
+    markers and shoulder centres; hand centres (handJointCenter, hand thickness 34 mm) from the published
+    wrist centres."""
+    arm = {"RELB": [658.90, 326.07, 1285.28], "LELB": [-156.32, 335.25, 1287.39],
+           "RWRA": [776.51, 495.68, 1108.38], "RWRB": [830.90, 436.75, 1119.11],
+           "LWRA": [-249.28, 525.32, 1117.09], "LWRB": [-311.77, 477.22, 1125.16],
+           "RFIN": [863.71, 524.44, 1074.54], "LFIN": [-326.65, 558.34, 1091.04]}
+    geo = _upper_geometry(arm, {"right_shoulder": [429.66, 275.06, 1453.95], "left_shoulder": [64.51, 274.93, 1463.63]},
+                          right_elbow_width=0.074, left_elbow_width=0.074, right_wrist_width=0.055,
+                          left_wrist_width=0.055)
+    np.testing.assert_allclose(geo.point("right_wrist")[0] * 1000, [793.32, 451.29, 1084.43], atol=0.05)
+    np.testing.assert_allclose(geo.point("left_wrist")[0] * 1000, [-272.46, 485.79, 1091.37], atol=0.05)
+    geo = _upper_geometry(arm, {"right_wrist": [793.32, 451.29, 1084.43], "left_wrist": [-272.45, 485.80, 1091.36]},
+                          right_hand_thickness=0.034, left_hand_thickness=0.034)
+    np.testing.assert_allclose(geo.point("right_hand_centre")[0] * 1000, [859.80, 517.27, 1051.97], atol=0.01)
+    np.testing.assert_allclose(geo.point("left_hand_centre")[0] * 1000, [-324.52, 551.89, 1068.02], atol=0.01)

@@ -221,10 +221,14 @@ class _Geometry:
             return self._regression(name, rule)
         if "chord" in rule:
             return self._chord(name, rule)
-        if "cross" in rule:  # A + unit((B - A) x (C - A)): a point off the plane of three (Plug-in Gait's wands)
+        if "cross" in rule:  # A + d unit((B - A) x (C - A)): off the plane of three (Plug-in Gait's wands, wrist)
             a, b, c = (self.point(p) for p in rule["cross"])
             n = np.cross(b - a, c - a)
-            return a + n / np.linalg.norm(n, axis=-1, keepdims=True)
+            d = 1.0
+            if "width" in rule:  # half the width plus the marker radius
+                d = (0.5 * _param(rule["width"], self.params, f"point {name!r}")
+                     + float(self.params.get("marker_radius", 0.007)))
+            return a + d * n / np.linalg.norm(n, axis=-1, keepdims=True)
         if "flat" in rule:  # Plug-in Gait's foot flat: the heel at the toe's height plus the sole delta
             heel, toe = (self.point(p) for p in rule["flat"])
             if not self.params.get(str(rule.get("when", "foot_flat"))):
