@@ -12,10 +12,16 @@ Each copy is the source trial (OpenSim TRC, lab axes with Y up) with
   samples at a different frame rate, i.e. a slower or faster walk.
 
 The static trial is copied unchanged: calibration expresses markers in the
-segment frames, which a rigid motion of the walk does not change.  Written:
-``DIR/walk_0001.trc ...``, ``DIR/subject01_static.trc``,
-``DIR/manifest.csv`` (trial, static, mass, height; for ``humanbody report
---manifest``) and ``DIR/perturbations.csv`` (what was done to each copy).
+segment frames, which a rigid motion of the walk does not change.  With
+force plates (the default; ``--no-forces`` leaves them out) each copy gets
+the source's ground reactions (``subject01_walk1_grf.mot``) moved with it:
+forces, centres of pressure and free torques turned by the same rotation,
+the centres of pressure shifted by the same offset, the time scaled by the
+same factor, so the report computes each copy's kinetics.  Written:
+``DIR/walk_0001.trc ...`` (and ``walk_0001_grf.mot ...``),
+``DIR/subject01_static.trc``, ``DIR/manifest.csv`` (trial, static, mass,
+height, grf; for ``humanbody report --manifest``) and
+``DIR/perturbations.csv`` (what was done to each copy).
 
     .venv/bin/python benchmarks/make_study.py /tmp/study --n 1000
 """
@@ -66,6 +72,33 @@ def write_trc(path: Path, time: np.ndarray, names: list, xyz_mm: np.ndarray, rat
     path.write_text("\n".join(head + lines) + "\n", encoding="ascii")
 
 
+def read_grf(path: Path):
+    """An OpenSim GRF .mot: (header lines up to ``endheader``, column names, data array)."""
+    import io
+
+    lines = path.read_text().splitlines()
+    end = next(i for i, line in enumerate(lines) if line.strip().lower() == "endheader")
+    cols = lines[end + 1].strip().split("\t")
+    data = np.loadtxt(io.StringIO("\n".join(lines[end + 2:])), ndmin=2)
+    return lines[:end + 1], cols, data
+
+
+def write_grf(path: Path, header: list, cols: list, data: np.ndarray, desc: dict) -> None:
+    """The source's ground reactions moved like the markers of one copy (``desc`` from :func:`perturb`)."""
+    rot = _rot_y(np.radians(desc["turn_deg"]))
+    offset = np.array([desc["offset_x_mm"], desc["offset_y_mm"], desc["offset_z_mm"]]) / 1000.0
+    out = data.copy()
+    out[:, cols.index("time")] *= desc["time_scale"]
+    for prefix in sorted({c[: c.index("ground_force_vx")] for c in cols if c.endswith("ground_force_vx")}):
+        for kind, shift in (("ground_force_v", False), ("ground_force_p", True), ("ground_torque_", False)):
+            idx = [cols.index(f"{prefix}{kind}{a}") for a in "xyz"]
+            out[:, idx] = out[:, idx] @ rot.T + (offset if shift else 0.0)
+    head = [f"{path.name}" if i == 0 else line.split("\t")[0] for i, line in enumerate(header)]
+    head = [f"nRows={len(out)}" if h.startswith("nRows") else h for h in head]
+    body = "\n".join("\t".join(f"{v:.8g}" for v in row) for row in out)
+    path.write_text("\n".join(head) + "\n" + "\t".join(cols) + "\n" + body + "\n", encoding="ascii")
+
+
 def perturb(time, xyz_mm, rate, rng, max_turn_deg, max_offset_m, noise_mm, time_scale):
     """One perturbed copy: (time, xyz_mm, rate, description dict)."""
     turn = np.radians(rng.uniform(-max_turn_deg, max_turn_deg))
@@ -89,9 +122,11 @@ def perturb(time, xyz_mm, rate, rng, max_turn_deg, max_offset_m, noise_mm, time_
 
 def make_study(folder, n: int, *, trial=None, static=None, seed: int = 0, max_turn_deg: float = 5.0,
                max_offset_m: float = 0.3, noise_mm: float = 0.5, time_scale: float = 0.1,
-               mass: float = 72.6, height: float = 1.8) -> Path:
-    """Write ``n`` perturbed copies of ``trial`` into ``folder``; return the manifest path."""
+               mass: float = 72.6, height: float = 1.8, forces: bool = True, grf=None) -> Path:
+    """Write ``n`` perturbed copies of ``trial`` (with its ground reactions) into ``folder``; return the manifest."""
     trial = Path(trial or DATA / "subject01_walk1.trc")
+    grf_src = Path(grf or trial.with_name(trial.stem + "_grf.mot")) if forces else None
+    grf_data = read_grf(grf_src) if grf_src is not None else None
     static = Path(static or DATA / "subject01_static.trc")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -102,13 +137,16 @@ def make_study(folder, n: int, *, trial=None, static=None, seed: int = 0, max_tu
     manifest = folder / "manifest.csv"
     with open(manifest, "w", newline="") as mf, open(folder / "perturbations.csv", "w", newline="") as pf:
         mw = csv.writer(mf, lineterminator="\n")
-        mw.writerow(["trial", "static", "mass", "height"])
+        mw.writerow(["trial", "static", "mass", "height"] + (["grf"] if grf_data else []))
         pw = None
         for i in range(n):
             name = f"walk_{i + 1:0{width}d}.trc"
             t, p, r, desc = perturb(time, xyz, rate, rng, max_turn_deg, max_offset_m, noise_mm, time_scale)
             write_trc(folder / name, t, names, p, r)
-            mw.writerow([name, static.name, mass, height])
+            if grf_data:
+                grf_name = name.replace(".trc", "_grf.mot")
+                write_grf(folder / grf_name, *grf_data, desc)
+            mw.writerow([name, static.name, mass, height] + ([grf_name] if grf_data else []))
             if pw is None:
                 pw = csv.writer(pf, lineterminator="\n")
                 pw.writerow(["trial", *desc])
@@ -127,12 +165,14 @@ def main(argv=None) -> int:
     ap.add_argument("--max-offset", type=float, default=0.3, help="largest horizontal offset (m)")
     ap.add_argument("--noise", type=float, default=0.5, help="noise SD (mm)")
     ap.add_argument("--time-scale", type=float, default=0.1, help="time scaling within 1 +- this")
+    ap.add_argument("--no-forces", action="store_true", help="no ground reaction files (no kinetics)")
     a = ap.parse_args(argv)
     if not (Path(a.trial) if a.trial else DATA / "subject01_walk1.trc").is_file():
         print(f"make_study: source trial not found ({a.trial or DATA})", file=sys.stderr)
         return 2
     manifest = make_study(a.folder, a.n, trial=a.trial, static=a.static, seed=a.seed, max_turn_deg=a.max_turn,
-                          max_offset_m=a.max_offset, noise_mm=a.noise, time_scale=a.time_scale)
+                          max_offset_m=a.max_offset, noise_mm=a.noise, time_scale=a.time_scale,
+                          forces=not a.no_forces)
     print(manifest)
     return 0
 

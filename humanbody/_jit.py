@@ -105,3 +105,34 @@ def drop_stale_kernels() -> None:
             stamp.write_text(digest)
         except OSError:
             continue
+
+
+def announce_compilation(message: str, stream=None) -> None:
+    """Print ``message`` once, when numba first compiles one of humanbody's kernels in this process.
+
+    Numba raises its ``numba:compile`` event only on a cache miss (a kernel
+    loaded from the on-disk cache raises none), so the notice appears when
+    kernels actually compile and never on a run that loads them.
+    """
+    import sys
+
+    from numba.core import event as ev
+
+    out = sys.stderr if stream is None else stream
+
+    class _Once(ev.Listener):
+        done = False
+
+        def on_start(self, event):
+            if self.done:
+                return
+            disp = (event.data or {}).get("dispatcher")
+            module = getattr(getattr(disp, "py_func", None), "__module__", "") or ""
+            if module.startswith("humanbody"):
+                self.done = True
+                print(message, file=out, flush=True)
+
+        def on_end(self, event):
+            pass
+
+    ev.register("numba:compile", _Once())

@@ -18,7 +18,7 @@ from . import __version__
 from .errors import InputError
 
 #: Subcommands in the order ``--help`` lists them.
-COMMANDS = ("analyze", "report", "view", "model", "markerset", "simulate", "vibration")
+COMMANDS = ("analyze", "report", "compare", "view", "model", "markerset", "simulate", "vibration")
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -99,11 +99,11 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command in ("analyze", "report", "view", "simulate", "vibration") and not getattr(args, "quiet", False):
-        from ._jit import kernels_cached
+        from ._jit import announce_compilation, kernels_cached
 
-        if not kernels_cached():
-            print("humanbody: compiling the numerical kernels (first run only, about half a minute; "
-                  "cached for later runs)", file=sys.stderr, flush=True)
+        if not kernels_cached():  # some kernel has no cache yet: say so if, and when, one compiles
+            announce_compilation("humanbody: compiling the numerical kernels (first run only, about half a "
+                                 "minute; cached for later runs)")
     try:
         status = args.func(args)
     except InputError as err:

@@ -79,6 +79,7 @@ class LoadTable:
     force, point, moment : (T, L, 3)  N, m (NaN where undefined), N·m about the point
     segments : list of str or None    the segment each load acts on, when the file says
     source : str
+    plates : list of PlateGeometry    each load's plate surface (:mod:`humanbody.io.forceplates`)
     rate_hz : float
     """
 
@@ -90,6 +91,7 @@ class LoadTable:
     segments: list
     source: str = ""
     notes: list = field(default_factory=list)
+    plates: list = None
 
     @property
     def rate_hz(self) -> float:
@@ -104,9 +106,20 @@ class FrameLoads:
     ----------
     names : list of str
     force : (F, L, 3) N;  moment_o : (F, L, 3) N·m about the ground origin
-    cop : (F, L, 3) m   centre of pressure on the floor (NaN while unloaded)
+    cop : (F, L, 3) m   centre of pressure on the plate's surface, in 3-D (NaN while unloaded)
     body : (F, L) int   segment index each load acts on per frame; -1 none (unloaded or
                         unassigned), -2 ambiguous (kinetics NaN there)
+    shared : (F, L, 2) int, optional
+                        in an ambiguous frame, the two feet on the load's plate: only their
+                        kinetics (and those of the segments below them in the tree) are NaN;
+                        -1 elsewhere.  Without it an ambiguous frame is NaN for every segment.
+    plates : list of PlateGeometry, optional   each load's plate surface
+    unloaded : list of str
+                        feet (segment names) no load reached in any frame: their side's kinetics
+                        are NaN (the ground reaction on them was not measured)
+    raw_time, raw_fz : (T,) s and (T, L) N, optional
+                        the file's own samples of each load's vertical force (zero below the
+                        threshold, not filtered): contact times at the file's rate
     notes : list of str what was done, for the user
     """
 
@@ -116,22 +129,48 @@ class FrameLoads:
     cop: np.ndarray
     body: np.ndarray = None
     notes: list = field(default_factory=list)
+    shared: np.ndarray = None
+    plates: list = None
+    unloaded: list = field(default_factory=list)
+    unloaded_index: list = field(default_factory=list)
+    raw_time: np.ndarray = None
+    raw_fz: np.ndarray = None
+
+    def kernel_arrays(self, start: int, stop: int):
+        """Force, moment about the origin and body of frames ``start:stop`` as the kinetic kernels take them.
+
+        A frame where two feet share a plate (``shared``) carries a NaN load on
+        each of them, so NaN reaches exactly those feet, the segments they hang
+        from and the root; every other segment keeps its kinetics.  Feet that no
+        load ever reached (``unloaded``) carry a NaN load in every frame.
+        """
+        force = self.force[start:stop]
+        moment = self.moment_o[start:stop]
+        body = np.asarray(self.body[start:stop], dtype=np.int64)
+        shared = None if self.shared is None else self.shared[start:stop]
+        extra_b, extra_f = [], []
+        F = force.shape[0]
+        if shared is not None and (shared >= 0).any():
+            amb = (body == -2) & (shared[..., 0] >= 0)
+            force = np.where(amb[..., None], np.nan, force)
+            moment = np.where(amb[..., None], np.nan, moment)
+            body = np.where(amb, shared[..., 0], body)
+            for j in range(body.shape[1]):
+                if amb[:, j].any():
+                    extra_b.append(np.where(amb[:, j], shared[:, j, 1], -1))
+                    extra_f.append(np.where(amb[:, j, None], np.nan, 0.0) * np.ones((F, 3)))
+        for k in self.unloaded_index:
+            extra_b.append(np.full(F, k, dtype=np.int64))
+            extra_f.append(np.full((F, 3), np.nan))
+        if extra_b:
+            force = np.concatenate([force, np.stack(extra_f, axis=1)], axis=1)
+            moment = np.concatenate([moment, np.stack(extra_f, axis=1)], axis=1)
+            body = np.concatenate([body, np.stack(extra_b, axis=1).astype(np.int64)], axis=1)
+        return (np.ascontiguousarray(force, dtype=float), np.ascontiguousarray(moment, dtype=float),
+                np.ascontiguousarray(body, dtype=np.int64))
 
 
 # ------------------------------------------------------------------ reading
-def _plates(columns) -> list[tuple[str, str | None]]:
-    """(force prefix, torque prefix or None) of each plate: ``<p>vx..pz`` and ``<q>torque_x..z``."""
-    from .viewer.forces import plate_prefixes
-
-    cols = set(columns)
-    plates = []
-    for p in plate_prefixes(columns):
-        base = p[:-len("force_")] if p.endswith("force_") else p
-        t = base + "torque_"
-        plates.append((p, t if all(t + a in cols for a in _AXES) else None))
-    return plates
-
-
 def _xml_beside(path: Path) -> Path | None:
     for cand in (path.with_suffix(".xml"), path.with_name(path.stem + "_loads.xml"),
                  path.with_name(path.stem + "_ExternalLoads.xml")):
@@ -184,7 +223,7 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
         Unreadable file, no load columns, non-finite forces, time not increasing.
     """
     from .io import read_trial
-    from .viewer.forces import vertical_axis_mapping
+    from .io.forceplates import file_plates, plate_from_points, vertical_axis_mapping
 
     path = Path(os.fspath(path))
     if path.suffix.lower() == ".c3d":
@@ -197,7 +236,7 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
         raise InputError("load file has fewer than two rows", path)
     if np.any(np.diff(time) <= 0):
         raise InputError(f"time is not increasing at row {int(np.argmax(np.diff(time) <= 0)) + 2}", path)
-    plates = _plates(table.columns)
+    plates = file_plates(table.columns)
     generic = sorted({c[: -len("_force_x")] for c in table.columns if c.endswith("_force_x")})
     generic = [g for g in generic if all(f"{g}_{w}_{a}" in table.columns for w in ("force", "point") for a in _AXES)]
     notes = []
@@ -245,74 +284,41 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
         if name not in names:
             raise InputError(f"--load {name}=...: the file has no load {name!r} (it has {', '.join(names)})", path)
         segs[names.index(name)] = seg
-    return LoadTable(time, names, force, point, moment, segs, str(path), notes)
-
-
-_LENGTH = {"mm": 1e-3, "cm": 1e-2, "m": 1.0}
+    plates_geo = [plate_from_points(n, point[:, j], force[:, j, 2] >= FORCE_THRESHOLD) for j, n in enumerate(names)]
+    notes += _geometry_notes(plates_geo)
+    return LoadTable(time, names, force, point, moment, segs, str(path), notes, plates=plates_geo)
 
 
 def c3d_has_platforms(path) -> bool:
-    """Whether a C3D file declares force platforms (``FORCE_PLATFORM:USED`` > 0); False when unreadable."""
-    try:
-        import ezc3d
+    """Whether a C3D file declares force platforms (:func:`humanbody.io.forceplates.c3d_has_platforms`)."""
+    from .io.forceplates import c3d_has_platforms as has
 
-        c = ezc3d.c3d(os.fspath(path))
-        used = c["parameters"].get("FORCE_PLATFORM", {}).get("USED", {}).get("value", [0])
-        return int(np.asarray(used).ravel()[0]) > 0 if len(np.asarray(used).ravel()) else False
-    except Exception:  # noqa: BLE001 - the trial reader reports what is wrong with the file
-        return False
+    return has(path)
 
 
 def _read_c3d_platforms(path: Path, mapping, loads) -> LoadTable:
-    """Force platforms of a C3D file (types 1-4: corners, origin, calibration matrix, channel scales and
-    offsets, analog rate), by ezc3d's force-platform model, into ground axes."""
-    try:
-        import ezc3d
-    except ModuleNotFoundError:
-        raise InputError('reading C3D force platforms needs the package \'ezc3d\': pip install "humanbody[c3d]"',
-                         path) from None
-    try:
-        head = ezc3d.c3d(str(path))
-    except Exception as err:  # noqa: BLE001 - ezc3d raises plain errors for damaged files
-        raise InputError(f"cannot read the C3D file ({err})", path) from None
-    fp = head["parameters"].get("FORCE_PLATFORM", {})
-    used = int(np.asarray(fp.get("USED", {}).get("value", [0])).ravel()[0]) if fp else 0
-    if used <= 0:
-        raise InputError("the C3D file has no force platforms (FORCE_PLATFORM:USED is 0)", path)
-    types = [int(t) for t in np.asarray(fp.get("TYPE", {}).get("value", [])).ravel()[:used]]
-    bad = [t for t in types if t not in (1, 2, 3, 4)]
-    if bad:
-        raise InputError(f"force platform type {bad[0]} is not supported (types 1-4)", path)
-    try:
-        c = ezc3d.c3d(str(path), extract_forceplat_data=True)
-    except Exception as err:  # noqa: BLE001
-        raise InputError(f"cannot read the force platforms ({err})", path) from None
-    rate = float(np.asarray(head["parameters"]["ANALOG"]["RATE"]["value"]).ravel()[0])
-    point_rate = float(np.asarray(head["parameters"]["POINT"]["RATE"]["value"]).ravel()[0])
-    first = int(head["header"]["points"]["first_frame"])  # 0-based, as the marker reader's time base
-    M = np.eye(3) if mapping is None else np.asarray(mapping, dtype=float)
-    names, force, point, moment = [], [], [], []
-    for i, p in enumerate(c["data"]["platform"]):
-        pos = _LENGTH.get(str(p["unit_position"]).strip().lower(), 1e-3)
-        unit_m = str(p["unit_moment"]).strip().lower()
-        mom = _LENGTH.get(unit_m[1:] if unit_m.startswith("n") else "mm", 1e-3)
-        f = np.asarray(p["force"], dtype=float).T @ M.T
-        _finite_check(f"force of platform {i + 1}", f, path)
-        names.append(f"plate{i + 1}")
-        force.append(f)
-        point.append((np.asarray(p["center_of_pressure"], dtype=float).T * pos) @ M.T)
-        moment.append((np.asarray(p["Tz"], dtype=float).T * mom) @ M.T)
-    n = force[0].shape[0]
-    time = first / point_rate + np.arange(n) / rate
-    force, point, moment = (np.stack(a, axis=1) for a in (force, point, moment))
-    segs = [None] * len(names)
+    """Force platforms of a C3D file (:func:`humanbody.io.forceplates.read_c3d_platforms`) as a LoadTable."""
+    from .io.forceplates import read_c3d_platforms
+
+    c = read_c3d_platforms(path, mapping)
+    segs = [None] * len(c.names)
     for name, seg in (loads or {}).items():
-        if name not in names:
-            raise InputError(f"--load {name}=...: the file has no load {name!r} (it has {', '.join(names)})", path)
-        segs[names.index(name)] = seg
-    return LoadTable(time, names, force, point, np.nan_to_num(moment), segs, str(path),
-                     [f"loads: {len(names)} force platform(s) of type {', '.join(map(str, types))} from the C3D file "
-                      f"at {rate:g} Hz"])
+        if name not in c.names:
+            raise InputError(f"--load {name}=...: the file has no load {name!r} (it has {', '.join(c.names)})", path)
+        segs[c.names.index(name)] = seg
+    return LoadTable(c.time, list(c.names), c.force, c.point, c.moment, segs, str(path),
+                     [f"loads: {len(c.names)} force platform(s) of type {', '.join(map(str, c.types))} from the "
+                      f"C3D file at {c.rate_hz:g} Hz"] + _geometry_notes(c.plates), plates=list(c.plates))
+
+
+def _geometry_notes(plates) -> list:
+    """One line on plates that are not flat on the ground (raised, tilted): where they are."""
+    odd = [p for p in plates if abs(p.height) > 0.01 or p.tilt_deg > 1.0]
+    if not odd:
+        return []
+    return ["loads: plates off the ground: " + ", ".join(
+        f"{p.name} at {p.height * 1000:.0f} mm" + (f" tilted {p.tilt_deg:.0f} deg" if p.tilt_deg > 1.0 else "")
+        for p in odd)]
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
@@ -355,6 +361,7 @@ def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = 6.0,
     """
     from ._scipy import signal
     from .filters import butterworth_sos
+    from .io.forceplates import plate_from_points
 
     t = np.asarray(frame_time, dtype=float)
     lo, hi = table.time[0], table.time[-1]
@@ -384,20 +391,47 @@ def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = 6.0,
     loaded = force[..., 2] >= threshold
     force[~loaded] = 0.0
     moment_o[~loaded] = 0.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        fz = force[..., 2]
-        cop = np.stack([-moment_o[..., 1] / fz, moment_o[..., 0] / fz, np.zeros_like(fz)], axis=-1)
+    plates = table.plates or [plate_from_points(n, table.point[:, j], table.force[:, j, 2] >= threshold)
+                              for j, n in enumerate(table.names)]
+    cop = np.full((len(t), L, 3), np.nan)
+    for j, plate in enumerate(plates):
+        # the plane of the plate, through the file's own point of application (its height on stairs)
+        ok = (table.force[:, j, 2] >= threshold) & np.isfinite(table.point[:, j]).all(axis=1)
+        through = (np.stack([np.interp(t, table.time[ok], table.point[ok, j, a]) for a in range(3)], axis=1)
+                   if ok.any() else np.broadcast_to(plate.centre, (len(t), 3)))
+        cop[:, j] = plate.cop(force[:, j], moment_o[:, j], through)
     cop[~loaded] = np.nan
     if not inside.all():
         notes.append(f"loads: {int((~inside).sum())} frame(s) outside the load file's time range: no load there")
-    return FrameLoads(list(table.names), force, moment_o, cop, notes=notes)
+    raw_fz = np.where(table.force[..., 2] >= threshold, table.force[..., 2], 0.0)
+    return FrameLoads(list(table.names), force, moment_o, cop, notes=notes, plates=plates,
+                      raw_time=np.asarray(table.time, dtype=float), raw_fz=raw_fz)
 
 
 # ------------------------------------------------------------------ assignment
-def _sole(results, k: int, length: float) -> tuple[np.ndarray, np.ndarray]:
-    """The line of a foot's sole, (F, 3) each end: the ankle and a point ``length`` ahead along the foot."""
-    O = results.joint[:, k]
-    return O, O + results.R[:, k, :, 0] * length
+def sole_points(model, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Heel and toe ends of foot ``k``'s sole in the foot's frame (m), each (3,).
+
+    The sole lies the ankle height below the ankle: twice the depth of the
+    foot's mass centre below it (the default model puts the mass centre half
+    the ankle height above the sole, docs/anthropometry.md "Feet"); the heel
+    end is behind the ankle in gait2392's proportion to the ankle height, the
+    toe end the foot's length ahead of the heel.
+    """
+    from .anthropometry import ANKLE_HEIGHT, HEEL_BEHIND_ANKLE
+
+    r = np.asarray(model.com_offset[k], dtype=float)
+    h = -2.0 * r[2] if r[2] < -0.005 else ANKLE_HEIGHT * 1.75
+    length = float(model.segment_meta[k].get("length") or 2.0 * np.linalg.norm(r) or 0.2)
+    heel = h * HEEL_BEHIND_ANKLE / ANKLE_HEIGHT
+    return np.array([-heel, 0.0, -h]), np.array([length - heel, 0.0, -h])
+
+
+def _sole(results, model, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The line of a foot's sole in ground axes, (F, 3) each end: its heel and toe ends."""
+    heel, toe = sole_points(model, k)
+    O, R = results.joint[:, k], results.R[:, k]
+    return O + R @ heel, O + R @ toe
 
 
 def _distance_to_segment(p, a, b) -> np.ndarray:
@@ -407,22 +441,45 @@ def _distance_to_segment(p, a, b) -> np.ndarray:
     return np.linalg.norm(p - (a + s[:, None] * ab), axis=1)
 
 
+#: Height (m) of a foot's sole above a plate's surface below which that foot may stand on it.
+CONTACT_HEIGHT = 0.05
+
+
+def _sole_height(a, b, plate) -> np.ndarray:
+    """Height (m) of the lower end of a sole (ends ``a``, ``b``, (F, 3)) above a plate's plane, (F,)."""
+    n, c = plate.normal, plate.centre
+    return np.minimum((a - c) @ n, (b - c) @ n)
+
+
 def assign_loads(loads: FrameLoads, table_segments, model, results, distance: float = ASSIGN_DISTANCE) -> FrameLoads:
     """Give every load in every frame a segment (``loads.body``); see the module docstring.
 
-    ``table_segments`` lists the segment named for each load (or None).
+    ``table_segments`` lists the segment named for each load (or None).  A
+    load not named goes to the foot whose sole (heel to toe, the ankle height
+    below the ankle) is nearest its centre of pressure in 3-D, within
+    ``distance``.  When the other foot is as near (within
+    :data:`AMBIGUOUS_MARGIN`) and its sole also touches the plate's plane
+    (within :data:`CONTACT_HEIGHT`), both feet stand on the plate: the frame is
+    ambiguous for those two feet (``body`` -2, ``shared`` the two feet).
+    A foot that no load reaches in any frame is listed in ``unloaded`` (its
+    kinetics are NaN) with one line saying which plates went unused and why.
     Returns ``loads`` with ``body`` set and lines added to ``notes``.
     """
+    from .io.forceplates import plate_from_points
+
     F, L = loads.force.shape[:2]
     body = np.full((F, L), -1, dtype=np.int64)
+    shared = np.full((F, L, 2), -1, dtype=np.int64)
     loaded = loads.force[..., 2] > 0
     feet = [s for s in ("right_foot", "left_foot") if s in model.names]
-    dist = {}
+    plates = loads.plates or [plate_from_points(n, loads.cop[:, j], loaded[:, j]) for j, n in enumerate(loads.names)]
+    dist, height = {}, {}
     for s in feet:
         k = model.names.index(s)
-        length = float(model.segment_meta[k].get("length") or 2.0 * np.linalg.norm(model.com_offset[k]) or 0.2)
-        a, b = _sole(results, k, length)
+        a, b = _sole(results, model, k)
         dist[s] = np.stack([_distance_to_segment(loads.cop[:, j], a, b) for j in range(L)], axis=1)
+        height[s] = np.stack([_sole_height(a, b, plates[j]) for j in range(L)], axis=1)
+    unused = []
     for j, name in enumerate(loads.names):
         seg = table_segments[j]
         if seg is not None:
@@ -437,26 +494,122 @@ def assign_loads(loads: FrameLoads, table_segments, model, results, distance: fl
                              "use --load NAME=segment")
         d = np.stack([dist[s][:, j] for s in feet], axis=1)  # (F, feet)
         d = np.where(np.isfinite(d), d, np.inf)
-        order = np.sort(d, axis=1)
-        nearest = np.argmin(d, axis=1)
-        close = order[:, 0] <= distance
+        h = np.stack([height[s][:, j] for s in feet], axis=1)
+        order = np.argsort(d, axis=1, kind="stable")
+        rows = np.arange(F)
+        d1 = d[rows, order[:, 0]]
+        nearest = order[:, 0]
+        close = d1 <= distance
         two = np.zeros(F, dtype=bool)
         if d.shape[1] > 1:
+            second = order[:, 1]
+            d2 = d[rows, second]
             with np.errstate(invalid="ignore"):  # inf - inf where no foot is near
-                two = close & (order[:, 1] <= distance) & (order[:, 1] - order[:, 0] < AMBIGUOUS_MARGIN)
+                two = (close & (d2 <= distance) & (d2 - d1 < AMBIGUOUS_MARGIN)
+                       & (h[rows, second] <= CONTACT_HEIGHT) & (h[rows, nearest] <= CONTACT_HEIGHT))
         for i, s in enumerate(feet):
             take = loaded[:, j] & close & ~two & (nearest == i)
             body[take, j] = model.names.index(s)
         ambiguous = loaded[:, j] & two
-        near = d <= distance
         body[ambiguous, j] = -2
-        far = loaded[:, j] & ~near.any(axis=1)
+        if ambiguous.any():
+            idx = np.array([model.names.index(s) for s in feet])
+            shared[ambiguous, j, 0] = idx[nearest[ambiguous]]
+            shared[ambiguous, j, 1] = idx[order[ambiguous, 1]]
+        far = loaded[:, j] & ~close
         counts = ", ".join(f"{s} {int((body[:, j] == model.names.index(s)).sum())}" for s in feet)
         line = f"loads: {name} -> nearest foot within {distance * 100:.0f} cm of the centre of pressure ({counts} frames)"
         if ambiguous.any():
-            line += f"; both feet on it in {int(ambiguous.sum())} frame(s): kinetics NaN there"
+            line += f"; both feet on it in {int(ambiguous.sum())} frame(s): those feet's kinetics NaN there"
         if far.any():
             line += f"; no foot near it in {int(far.sum())} loaded frame(s): load unused there"
         loads.notes.append(line)
+        if not (body[:, j] >= 0).any() and not ambiguous.any():
+            why = ("never loaded above the threshold" if not loaded[:, j].any()
+                   else f"no foot within {distance * 100:.0f} cm of its centre of pressure while loaded")
+            unused.append(f"{name} ({why})")
     loads.body = body
+    loads.shared = shared
+    reached = set(body[body >= 0].tolist()) | set(shared[shared >= 0].tolist())
+    loads.unloaded = [s for s in feet if model.names.index(s) not in reached]
+    loads.unloaded_index = [model.names.index(s) for s in loads.unloaded]
+    if loads.unloaded:
+        side = " and ".join(s.replace("_foot", "") for s in loads.unloaded)
+        loads.notes.append(f"loads: no load on the {side} foot in any frame: {side} side kinetics NaN"
+                           + (f"; unused plate(s): {', '.join(unused)}" if unused else ""))
+    elif unused:
+        loads.notes.append(f"loads: unused plate(s): {', '.join(unused)}")
     return loads
+
+
+# ------------------------------------------------------------------ body mass from the plates
+#: Shortest quiet standing (s) and its largest relative variation of the total vertical force.
+QUIET_SECONDS, QUIET_VARIATION = 1.0, 0.02
+#: Shortest stretch (s) of continuous loading averaged when the subject never leaves the plates.
+CONTINUOUS_SECONDS = 2.0
+#: Longest flight (s) between two contacts of a run or a hop on the plates.
+LONGEST_FLIGHT = 0.5
+
+
+def mass_from_plates(table: LoadTable, threshold: float = FORCE_THRESHOLD, gravity: float = 9.81):
+    """Body mass (kg) from the total vertical ground reaction, and one line saying how; (None, why) when the
+    plates cannot tell.
+
+    Over whole strides the mean vertical acceleration of the mass centre is
+    zero, so the mean total vertical force is ``m g`` (Winter 2009, ch. 5).
+    In order of preference:
+
+    1. quiet standing: the longest stretch of at least :data:`QUIET_SECONDS`
+       whose total vertical force stays within :data:`QUIET_VARIATION` of its
+       mean;
+    2. whole steps between contacts: from the first to the last onset of
+       contact after a flight (running, hopping: every contact on the plates,
+       flights no longer than :data:`LONGEST_FLIGHT`), at least two steps;
+    3. continuous loading (a treadmill, both belts measured): the mean over
+       the longest stretch of at least :data:`CONTINUOUS_SECONDS` with the
+       plates always loaded.
+
+    The vertical is the axis carrying the most force (a file's own axes).
+    """
+    f = np.nansum(table.force, axis=1)  # (T, 3) total over the plates
+    axis = int(np.argmax(np.nanmean(np.abs(f), axis=0)))
+    fz = np.abs(f[:, axis])
+    t = table.time
+    dt = float(np.median(np.diff(t)))
+    on = fz >= threshold
+    edges = np.flatnonzero(np.diff(on.astype(int)))
+    bounds = np.concatenate([[0], edges + 1, [len(on)]])
+    runs = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if on[a]]
+    name = Path(table.source).name if table.source else "the plates"
+    # 1. quiet standing: a stretch whose force stays within a few per cent of its mean
+    win = max(int(round(QUIET_SECONDS / dt)), 2)
+    if len(fz) >= win:
+        from numpy.lib.stride_tricks import sliding_window_view
+
+        w = sliding_window_view(fz, win)
+        mean = w.mean(axis=1)
+        ok = (mean >= threshold) & ((w.max(axis=1) - w.min(axis=1)) <= 2 * QUIET_VARIATION * mean)
+        if ok.any():
+            i = int(np.argmax(ok))
+            j = i
+            while j + 1 < len(ok) and ok[j + 1]:
+                j += 1
+            m = float(fz[i:j + win].mean()) / gravity
+            return m, (f"mass {m:.1f} kg from {name}: mean vertical force of {(j + win - i) * dt:.1f} s of quiet "
+                       "standing / g (no --mass given)")
+    # 2. whole steps of a run or a hop: from the first to the last contact onset after a flight
+    onsets = [a for a, _ in runs if a > 0]
+    gaps = [(nxt[0] - cur[1]) * dt for cur, nxt in zip(runs[:-1], runs[1:])]
+    if len(onsets) >= 3 and gaps and max(gaps) <= LONGEST_FLIGHT:
+        a, b = onsets[0], onsets[-1]
+        m = float(fz[a:b].mean()) / gravity
+        return m, (f"mass {m:.1f} kg from {name}: mean vertical force over {len(onsets) - 1} whole steps "
+                   f"({(b - a) * dt:.1f} s, flights included) / g (no --mass given)")
+    # 3. never off the plates: the longest continuous stretch
+    if runs:
+        a, b = max(runs, key=lambda r: r[1] - r[0])
+        if (b - a) * dt >= CONTINUOUS_SECONDS and (b - a) >= 0.9 * len(fz):
+            m = float(fz[a:b].mean()) / gravity
+            return m, (f"mass {m:.1f} kg from {name}: mean vertical force over {(b - a) * dt:.1f} s of continuous "
+                       "loading / g (no --mass given)")
+    return None, "the plates show no quiet standing, whole running steps or continuous loading"

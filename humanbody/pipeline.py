@@ -160,6 +160,7 @@ def analyze_trial(
     imu_heading: str | None = None,
     angle_zero: str = "anatomical",
     subject=None,
+    ik: str = "auto",
 ) -> Analysis:
     """Analyse one trial file (markers or generalized coordinates).
 
@@ -236,6 +237,12 @@ def analyze_trial(
         ``mass``/``height`` are not given (the options win), and the
         widths, leg lengths and offsets the marker set's joint centres use
         (Plug-in Gait).
+    ik : {"auto", "segments", "global"}
+        How marker trials are tracked: each segment fitted alone
+        (``segments``), whole-body inverse kinematics with the joints held
+        together (``global``), or ``auto``: global when some tracked segment
+        keeps fewer than three points or the set is a keypoint set
+        (:func:`humanbody.markers.global_ik.choose_method`; docs/tracking.md).
     """
     from .clinical import ANGLE_ZEROS
     from .io import read_trial
@@ -259,15 +266,20 @@ def analyze_trial(
     messages += [f"converted {c}" for c in trial.attrs.get("conversions", [])]
     steps.advance("read")
     calibration = tracking = markers = None
+    if forces is None and str(path).lower().endswith(".c3d") and kind == "markers" and use_platforms:
+        from .loads import c3d_has_platforms
+
+        if c3d_has_platforms(path):
+            forces = path  # a C3D trial's own force platforms
+            messages.append("loads: the trial's own force platforms")
+    if mass is None and model is None:
+        mass = _mass_from_plates(forces, force_threshold, messages)
     subject = _subject_model(model, mass, height, sex, messages)
     if kind in ("coordinates", "orientations"):
         coords = trial
         if subject is None:
             subject = BodyModel.default(mass=DEFAULT_MASS, height=DEFAULT_HEIGHT, sex=sex)
-            messages.append(
-                f"no --model, --mass or --height: using the default model for "
-                f"{DEFAULT_MASS:g} kg, {DEFAULT_HEIGHT:g} m"
-            )
+            messages.append(f"no --model or --height: using the default model for {DEFAULT_HEIGHT:g} m")
         if kind == "orientations":
             from .imu import orientations_to_coordinates
 
@@ -286,8 +298,10 @@ def analyze_trial(
         steps.advance("track")
     elif kind == "markers":
         from .markers.axes import to_ground
+        from .markers.calibration import calibrate
         from .markers.conditioning import condition
-        from .markers.tracking import markers_to_coordinates, track
+        from .markers.global_ik import choose_method, track_global
+        from .markers.tracking import track
 
         ground, mapping = to_ground(trial, axes=axes)
         del trial  # a long trial: keep one copy of the markers at a time
@@ -295,7 +309,8 @@ def analyze_trial(
         from .markers.markerset import resolve_markerset
 
         names = ground.attrs.get("markers") or [c[:-2] for c in ground.columns if c.endswith("_x")]
-        mset, found = resolve_markerset(markerset, names, path)
+        mset, found = resolve_markerset(markerset, names, path, required=())
+        required = _present_required(mset, found, path, messages)
         clusters = {
             seg: [found[m] for m in spec.markers if m in found]
             for seg, spec in mset.segments.items()
@@ -321,12 +336,17 @@ def analyze_trial(
             calibration, static_frames = _static_calibration(
                 static, mapping.spec, mset, subject_mass, height, sex, calibration_cache, subj)
             messages.append(f"static trial {os.fspath(static)}: {static_frames} frames, same axes mapping")
-            tracking = track(markers, calibration, keep_frames=False)
-            coords = tracking.coords
         else:
-            coords, calibration, tracking = markers_to_coordinates(
-                markers, markerset=mset, mass=subject_mass, height=height, sex=sex, keep_frames=False,
-                subject=subj)
+            calibration = calibrate(markers, mset, mass=subject_mass, height=height, sex=sex, mode="dynamic",
+                                    required=required, subject=subj)
+        present = [m for m, col in found.items()
+                   if f"{col}_x" in markers.columns and markers[f"{col}_x"].notna().any()]
+        method, why = choose_method(mset, present, ik)
+        messages.append(f"tracking: {'whole-body inverse kinematics' if method == 'global' else 'segment fits'}"
+                        f" ({why})")
+        tracker = track_global if method == "global" else track
+        tracking = tracker(markers, calibration, keep_frames=False, required=required)
+        coords = tracking.coords
         messages += _tracking_lines(calibration, tracking)
         if not keep_markers:
             markers = None
@@ -347,12 +367,6 @@ def analyze_trial(
         source=path, coords=coords, model=subject, motion=motion, markers=markers,
         calibration=calibration, tracking=tracking, messages=messages, details=details, angle_zero=angle_zero,
     )
-    if forces is None and str(path).lower().endswith(".c3d") and kind == "markers" and use_platforms:
-        from .loads import c3d_has_platforms
-
-        if c3d_has_platforms(path):
-            forces = path  # a C3D trial's own force platforms
-            messages.append("loads: the trial's own force platforms")
     if forces is not None:
         from .loads import assign_loads, condition_loads, read_loads
 
@@ -369,6 +383,48 @@ def analyze_trial(
     steps.advance("compute")
     steps.close()
     return analysis
+
+
+def _present_required(mset, found, path, messages) -> list:
+    """The set's required markers the trial has; the missing ones listed in ``messages``.
+
+    Missing required markers are not fatal while the markers present still
+    determine every tracked segment through its joints
+    (:func:`humanbody.markers.markerset.undetermined_segments`).
+    """
+    from .markers.markerset import undetermined_segments
+
+    missing = [m for m in mset.required if m not in found]
+    if missing:
+        lost = undetermined_segments(mset, found)
+        if lost:
+            seg, pts = lost[0]
+            raise InputError(f"required marker {missing[0]!r} of marker set {mset.name!r} is missing and "
+                             f"segment {seg!r} keeps {pts} point(s): too few to determine it through its "
+                             "joints", path)
+        messages.append(f"marker set {mset.name!r}: {len(missing)} required marker(s) missing "
+                        f"({', '.join(missing)}); every tracked segment is still determined through its joints")
+    return [m for m in mset.required if m in found]
+
+
+def _mass_from_plates(forces, threshold, messages) -> float | None:
+    """Subject mass from the force plates (:func:`humanbody.loads.mass_from_plates`) when no mass is given;
+    a line in ``messages`` either way.  None: the default mass (said so) or the model's."""
+    if forces is not None:
+        from .loads import mass_from_plates, read_loads
+
+        try:
+            m, line = mass_from_plates(read_loads(forces), threshold)
+        except InputError:
+            m, line = None, None  # the kinetics read the file again below and say what is wrong with it
+        if m is not None:
+            messages.append(line)
+            return m
+        if line:
+            messages.append(f"no --mass: {DEFAULT_MASS:g} kg assumed ({line})")
+            return None
+    messages.append(f"no --mass and no force plates: {DEFAULT_MASS:g} kg assumed")
+    return None
 
 
 def _subject_file(subject, messages):
@@ -431,6 +487,10 @@ def _tracking_lines(calibration, tracking) -> list[str]:
         f"{calibration.source}; subject height {calibration.height:.3f} m"
     ]
     lines += [f"calibration: {note}" for note in calibration.notes]
+    from .markers.plausibility import check_lengths
+
+    warn, bad = check_lengths(calibration.model, float(calibration.height))
+    lines += [f"calibration: CHECK the marker set: {w}" for w in warn + bad]
     res = tracking.residuals.drop(columns="time")
     if res.shape[1]:
         med = res.median() * 1000.0

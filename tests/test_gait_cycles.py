@@ -75,3 +75,25 @@ def test_no_strides_gives_empty_table():
     table = pd.DataFrame({"time": np.arange(0, 1, 0.01), "body_com_x": 0.0})
     out = normalize_cycles(table, _events([0.5], []))
     assert out.empty and list(out.columns)[0] == "side"
+
+
+def test_stride_table_holds_the_curves_behind_the_cycle_means():
+    from humanbody.gait.cycles import clinical_variables, stride_table
+
+    t = np.arange(0, 4, 0.01)
+    table = pd.DataFrame({"time": t, "right_knee_flexion_deg": 30 + 20 * np.sin(2 * np.pi * t),
+                          "left_hip_flexion_moment_Nm_per_kg": np.cos(3 * t), "body_com_x": t,
+                          "right_knee_power_W_per_kg": t * t})
+    table.loc[150, "right_knee_flexion_deg"] = np.nan
+    events = _events([0.2, 1.2, 2.2, 3.2], [0.7, 1.7, 2.7])
+    assert clinical_variables(table.columns) == ["right_knee_flexion_deg", "left_hip_flexion_moment_Nm_per_kg",
+                                                 "right_knee_power_W_per_kg"]
+    strides = stride_table(table, events)
+    assert list(strides.columns[:3]) == ["side", "stride", "percent"] and "body_com_x" not in strides
+    assert len(strides) == (3 + 2) * 101
+    cycles = normalize_cycles(table, events, variables=clinical_variables(table.columns))
+    for (side, var), part in cycles.groupby(["side", "variable"]):
+        curves = strides[strides.side == side][var].to_numpy().reshape(-1, 101)
+        ok = np.isfinite(curves).all(axis=1)
+        assert ok.sum() == part["n_strides"].iloc[0]
+        np.testing.assert_allclose(curves[ok].mean(axis=0), part["mean"], rtol=1e-12)

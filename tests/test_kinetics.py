@@ -327,7 +327,7 @@ def _standing(frames=4):
     cols = ["time", *q, *(c + "_dot" for c in q), *(c + "_ddot" for c in q)]  # standing still: exact zero rates
     coords = pd.DataFrame(0.0, index=range(frames), columns=cols)
     coords["time"] = np.arange(frames) / 100.0
-    coords["lower_torso_z"] = 1.0
+    coords["lower_torso_z"] = model.meta["reference_pose"]["lower_torso_height"]  # soles on the floor
     return model, hb.compute(model, coords)
 
 
@@ -354,19 +354,29 @@ def test_automatic_assignment_nearest_foot_two_feet_and_two_plates():
     assert (loads.body[:, 2] == -2).all()
     assert any("C -> nearest foot" in n and "both feet on it in 4 frame(s)" in n for n in loads.notes)
     block = kinetic_block(model, res, loads)
-    assert np.isnan(block[:, kinetic_columns(model).index("right_grf_z_N_per_kg")]).all()
+    cols = kinetic_columns(model)
+    # NaN for the two feet sharing the plate (their legs and the root), not for the rest of the body
+    for c in ("right_grf_z_N_per_kg", "left_grf_z_N_per_kg", "right_knee_flexion_moment_Nm_per_kg",
+              "left_hip_flexion_moment_Nm_per_kg", "lower_torso_joint_force_z"):
+        assert np.isnan(block[:, cols.index(c)]).all(), c
+    for c in ("middle_torso_joint_moment_y", "head_joint_force_z", "right_upper_arm_joint_moment_x"):
+        assert np.isfinite(block[:, cols.index(c)]).all(), c
     # one foot on two plates: the two loads are summed on it
     two = assign_loads(_plate_loads(["A", "D"], [r_cop, r_cop + [0.03, 0.0, 0.0]]), [None, None], model, res)
     assert (two.body == right).all()
     one = FrameLoads(["AD"], two.force.sum(axis=1, keepdims=True), two.moment_o.sum(axis=1, keepdims=True),
-                     two.cop[:, :1], body=np.full((4, 1), right))
-    np.testing.assert_allclose(joint_loads(model, res, two).joint_moment, joint_loads(model, res, one).joint_moment,
-                               rtol=1e-12, atol=1e-9)
+                     two.cop[:, :1], body=np.full((4, 1), right), unloaded_index=two.unloaded_index)
+    both = joint_loads(model, res, two).joint_moment
+    np.testing.assert_allclose(both, joint_loads(model, res, one).joint_moment, rtol=1e-12, atol=1e-9)
+    # no load ever reached the left foot: its leg's kinetics are NaN, said in one line; the right leg's are not
+    assert two.unloaded == ["left_foot"] and any("no load on the left foot" in n for n in two.notes)
+    assert np.isnan(both[:, [left, left - 1, left - 2]]).all() and np.isfinite(both[:, [right, right - 1]]).all()
     grf = kinetic_block(model, res, two)[:, kinetic_columns(model).index("right_grf_z_N_per_kg")]
     np.testing.assert_allclose(grf, 800.0 / model.total_mass)
     # a plate far from both feet is left unused, and said so
     far = assign_loads(_plate_loads(["E"], [r_cop + [1.0, 0.0, 0.0]]), [None], model, res)
-    assert (far.body == -1).all() and "no foot near it in 4 loaded frame(s)" in far.notes[-1]
+    assert (far.body == -1).all() and "no foot near it in 4 loaded frame(s)" in far.notes[-2]
+    assert "unused plate(s): E (no foot within 20 cm of its centre of pressure while loaded)" in far.notes[-1]
 
 
 def test_one_pass_kinetics_equal_kinematics_then_kinetics():

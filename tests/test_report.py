@@ -150,9 +150,9 @@ def test_batch_good_and_bad(report_run):
         assert s.loc[bad, "status"] == "failed"
         assert f"{bad}.trc" in s.loc[bad, "error"]
     folder = out / "subject01_walk1"
-    for suffix in ("_results.csv", "_cycles.csv", "_events.csv", "_spatiotemporal.csv", "_angles.png",
-                   "_kinetics.png", "_mechanics.png", "_events.png", ".html"):
+    for suffix in ("_results.csv", "_cycles.csv", "_events.csv", "_spatiotemporal.csv", ".html"):
         assert (folder / f"subject01_walk1{suffix}").is_file(), suffix
+    assert not list(folder.glob("*.png")) and not list(folder.glob("*.svg"))  # SVG figures live in the page
     ev = pd.read_csv(folder / "subject01_walk1_events.csv")
     assert list(ev.columns) == ["time", "frame", "side", "event", "source"]
     assert set(ev["source"]) == ({"kinematic", "force"} if _reads_grf() else {"kinematic"})
@@ -161,7 +161,12 @@ def test_batch_good_and_bad(report_run):
     assert cyc.groupby(["side", "variable"]).size().eq(101).all()
     assert {"right_lower_leg_beta", "body_com_z", "right_foot_force_z"} <= set(cyc["variable"])
     assert cyc[cyc["variable"] == "body_com_z"]["mean"].std() > 0.005  # the mass centre bobs
-    assert page.count("data:image/png;base64,") == 4 and "<img src=\"subject" not in page  # kinetics too
+    # angles, Movement Analysis Profile, kinetics, mechanics, events: inlined SVG, no images
+    assert page.count("<svg ") == 5 and "data:image" not in page and "<img" not in page
+    assert page.count("normative mean ± 1 SD") == 2  # the angle and kinetics figures carry the bands
+    assert "Gait Profile Score" in page
+    assert s.loc["subject01_walk1", "normative"] == "Schwartz2008 Free"
+    assert 2 < s.loc["subject01_walk1", "gait_profile_score_deg"] < 20
     assert "kinetics: residual force at the pelvis" in page
     assert s.loc["subject01_walk1", "right_peak_ankle_plantarflexion_moment_Nm_per_kg"] == pytest.approx(1.5, abs=0.4)
     assert {"right_knee_flexion_moment_Nm_per_kg", "left_ankle_power_W_per_kg"} <= set(cyc["variable"])
@@ -190,3 +195,78 @@ def test_rerun_skips_unchanged_and_force_recomputes(batch_dir, report_run):
     forced = run_batch(good, out, opts, jobs=1, progress=False, force=True)
     assert forced.computed == ["subject01_walk1"] and forced.exit_status == 0
     assert results.stat().st_mtime_ns != mtime
+
+
+@have_data
+def test_gait_profile_score_recomputed_from_the_cycles_table(report_run):
+    """summary.csv's GPS equals an independent computation from the written cycles table and the built-in CSV."""
+    import numpy as np
+
+    _, out = report_run
+    s = pd.read_csv(out / "summary.csv").set_index("key").loc["subject01_walk1"]
+    cyc = pd.read_csv(out / "subject01_walk1" / "subject01_walk1_cycles.csv")
+    norm_file = Path(__file__).resolve().parents[1] / "humanbody" / "data" / "normative" / "schwartz2008.csv"
+    norm = pd.read_csv(norm_file)
+    norm = norm[norm["condition"] == "Free"]
+    names = ["pelvis_tilt_deg", "pelvis_obliquity_deg", "pelvis_rotation_deg", "hip_flexion_deg",
+             "hip_adduction_deg", "hip_internal_rotation_deg", "knee_flexion_deg", "ankle_dorsiflexion_deg",
+             "foot_progression_deg"]
+    gvs = {}
+    for side in ("right", "left"):
+        for v in names:
+            col = v if v.startswith("pelvis") else f"{side}_{v}"
+            ours = cyc[(cyc["side"] == side) & (cyc["variable"] == col)].set_index("percent")["mean"]
+            if side == "left" and v in ("pelvis_obliquity_deg", "pelvis_rotation_deg"):
+                ours = -ours
+            ref = norm[norm["variable"] == v].set_index("percent")["mean"]
+            d = ours.loc[ref.index].to_numpy() - ref.to_numpy()  # the normative percents are whole numbers
+            gvs[(side, v)] = float(np.sqrt(np.mean(d ** 2)))
+            assert s[f"{side}_gvs_{v}"] == pytest.approx(gvs[(side, v)], rel=1e-8)
+    for side in ("right", "left"):
+        assert s[f"{side}_gait_profile_score_deg"] == pytest.approx(
+            np.sqrt(np.mean([gvs[(side, v)] ** 2 for v in names])), rel=1e-8)
+    assert s["gait_profile_score_deg"] == pytest.approx(np.sqrt(np.mean(np.square(list(gvs.values())))), rel=1e-8)
+
+
+@have_data
+def test_normative_moments_and_powers_have_our_signs(report_run):
+    """The converted Plug-in Gait moments and powers follow the shared walk's own curves (same sign of the peaks)."""
+    import numpy as np
+
+    from humanbody.gait.normative import load_normative
+
+    if not _reads_grf():
+        pytest.skip("no force plates read")
+    _, out = report_run
+    cyc = pd.read_csv(out / "subject01_walk1" / "subject01_walk1_cycles.csv")
+    free = load_normative(":Free").conditions["Free"]
+    for v in ("hip_flexion_moment_Nm_per_kg", "knee_flexion_moment_Nm_per_kg", "ankle_dorsiflexion_moment_Nm_per_kg",
+              "hip_adduction_moment_Nm_per_kg", "knee_adduction_moment_Nm_per_kg", "hip_power_W_per_kg",
+              "ankle_power_W_per_kg"):
+        ref = free[free["variable"] == v].set_index("percent")["mean"]
+        for side in ("right", "left"):
+            ours = cyc[(cyc["side"] == side) & (cyc["variable"] == f"{side}_{v}")].set_index("percent")["mean"]
+            r = np.corrcoef(ours.loc[ref.index], ref)[0, 1]
+            assert r > 0.7, (v, side, r)
+            assert np.sign(ours.loc[ref.abs().idxmax()]) == np.sign(ref.loc[ref.abs().idxmax()]), (v, side)
+
+
+@have_data
+def test_png_figures_option(batch_dir, tmp_path):
+    """--plots png: matplotlib PNG files with the bands, embedded in the page (the MAP too)."""
+    from humanbody.report import TrialTask, process_trial
+
+    task = TrialTask(trial=str(batch_dir / "subject01_walk1.trc"), key="w",
+                     static=str(batch_dir / "subject01_static.trc"), grf=str(batch_dir / "subject01_walk1_grf.mot"))
+    out = process_trial(task, ReportOptions(mass=72.6, height=1.8, plots="png", normative=":Slow"))
+    assert out.ok, out.row
+    names = {Path(p).name for p in out.files}
+    expect = {"subject01_walk1_angles.png", "subject01_walk1_gps.png", "subject01_walk1_mechanics.png",
+              "subject01_walk1_events.png"} | ({"subject01_walk1_kinetics.png"} if _reads_grf() else set())
+    assert expect <= names
+    page = out.files["w/subject01_walk1.html"].decode()
+    assert page.count("data:image/png;base64,") == len(expect) and "<svg" not in page
+    assert out.row["normative"] == "Schwartz2008 Slow" and "condition Slow (given)" in page
+    none = process_trial(task, ReportOptions(mass=72.6, height=1.8, plots="none", normative="none"))
+    assert "gait_profile_score_deg" not in none.row and "Gait Profile Score" not in \
+        none.files["w/subject01_walk1.html"].decode()

@@ -138,6 +138,7 @@ def test_interrupt_then_kill_then_resume(tmp_path):
     # --plots none: no figures, and the pages embed none
     assert not list(out.rglob("*.png"))
     assert "data:image" not in (out / "walk_0" / "walk_0.html").read_text()
+    assert "<svg" not in (out / "walk_0" / "walk_0.html").read_text()
 
 
 @have_data
@@ -254,7 +255,7 @@ def test_folder_in_use_is_input_error(tmp_path):
 
 def test_bad_plots_option():
     with pytest.raises(InputError, match="plots must be one of"):
-        ReportOptions(plots="svg")
+        ReportOptions(plots="gif")
 
 
 def test_progress_bar_counts_and_eta():

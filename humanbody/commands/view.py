@@ -23,7 +23,6 @@ def register(sub) -> None:
     p = sub.add_parser("view", help=HELP, description=HELP + ".", epilog=EPILOG,
                        formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
     p.add_argument("trial", metavar="TRIAL", help="trial file or results CSV")
-    p.add_argument("--grf", metavar="FILE", help="force-plate file (e.g. OpenSim .mot) to draw ground reactions")
     g = p.add_argument_group("pictures (off screen, then exit)")
     g.add_argument("--screenshot", metavar="PNG", help="write one frame as a PNG and exit")
     g.add_argument("--frame", type=int, default=0, metavar="N",
@@ -43,7 +42,7 @@ def register(sub) -> None:
     add_subject_options(p)
     add_marker_options(p)
     add_rate_options(p)
-    add_load_options(p)
+    add_load_options(p, aliases=("--grf",))  # the ground reactions are drawn whenever forces are given
     p.set_defaults(func=run)
 
 
@@ -100,9 +99,9 @@ def run(args) -> int:
     scene, messages = load_scene(
         args.trial, static=args.static, markerset=args.markerset, model=args.model, mass=args.mass,
         height=args.height, sex=args.sex, axes=args.axes, cutoff_hz=args.cutoff or None,
-        max_gap=args.max_gap, fill=args.fill, differentiation=differentiation_from(args), grf=args.grf,
+        max_gap=args.max_gap, fill=args.fill, differentiation=differentiation_from(args), grf=None,
         forces=args.forces, loads=loads_from(args), imu_heading=args.imu_heading,
-        angle_zero=args.angle_zero, subject=args.subject,
+        angle_zero=args.angle_zero, subject=args.subject, ik=args.ik,
     )
     for line in messages:
         say(line)

@@ -19,7 +19,8 @@ import pandas as pd
 
 from .events import SIDES, events_of
 
-__all__ = ["CYCLE_COLUMNS", "PERCENT", "stride_curves", "normalize_cycles", "unit_of", "default_variables"]
+__all__ = ["CYCLE_COLUMNS", "PERCENT", "stride_curves", "normalize_cycles", "unit_of", "default_variables",
+           "curve_index", "clinical_variables", "stride_table"]
 
 CYCLE_COLUMNS = ["side", "variable", "unit", "percent", "mean", "sd", "n_strides"]
 PERCENT = np.linspace(0.0, 100.0, 101)
@@ -157,3 +158,82 @@ def normalize_cycles(table: pd.DataFrame, events: pd.DataFrame, variables=None,
         return pd.DataFrame({c: pd.Series(dtype=d) for c, d in
                              zip(CYCLE_COLUMNS, (object, object, object, float, float, float, int))})
     return pd.concat(parts, ignore_index=True)[CYCLE_COLUMNS]
+
+
+_CURVE_INDEX: dict = {}
+
+
+def curve_index(cycles: pd.DataFrame) -> dict:
+    """Rows of every curve of a cycles table: ``{(side, variable): row indices}``.
+
+    Computed once per table and kept for its next look-ups (the summary
+    peaks, the Gait Profile Score and the figures all read the same table,
+    tens of thousands of rows).  :func:`normalize_cycles` writes each curve
+    as one run of rows, so the runs are found by comparing neighbouring
+    labels; a curve split over several runs is joined.
+    """
+    if _CURVE_INDEX.get("table") is cycles and _CURVE_INDEX.get("n") == len(cycles):
+        return _CURVE_INDEX["groups"]
+    groups: dict = {}
+    if len(cycles):
+        side = cycles["side"].to_numpy(dtype=object)
+        var = cycles["variable"].to_numpy(dtype=object)
+        starts = np.concatenate([[0], np.flatnonzero((side[1:] != side[:-1]) | (var[1:] != var[:-1])) + 1])
+        stops = np.append(starts[1:], len(cycles))
+        for a, b in zip(starts.tolist(), stops.tolist()):
+            key = (side[a], var[a])
+            rows = np.arange(a, b)
+            groups[key] = np.concatenate([groups[key], rows]) if key in groups else rows
+    _CURVE_INDEX.clear()
+    _CURVE_INDEX.update(table=cycles, n=len(cycles), groups=groups)
+    return groups
+
+
+#: Clinical curves: joint angles (deg), internal joint moments (N m/kg) and joint powers (W/kg).
+CLINICAL_CURVE = re.compile(r"(_deg|_moment_Nm_per_kg|_power_W_per_kg)$")
+
+
+def clinical_variables(columns) -> list[str]:
+    """The clinical angle, moment and power columns among ``columns`` (names ending in
+    ``_deg``, ``_moment_Nm_per_kg`` or ``_power_W_per_kg``), in their order."""
+    return [c for c in map(str, columns) if CLINICAL_CURVE.search(c)]
+
+
+def stride_table(table: pd.DataFrame, events: pd.DataFrame, variables=None, points: int = 101) -> pd.DataFrame:
+    """Every stride's curve, one row per (side, stride, percent), one column per variable.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Per-frame table with a ``time`` column (s).
+    events : DataFrame
+        Events table; its foot strikes delimit the strides.
+    variables : list of str, optional
+        Columns to resample (default :func:`clinical_variables`).
+    points : int
+        Samples per stride (101: every 1 %).
+
+    Returns
+    -------
+    DataFrame with columns ``side``, ``stride`` (0, 1, ... per side),
+    ``percent`` and the variables (NaN where a stride has a missing sample).
+    The per-stride curves behind :func:`normalize_cycles`' mean and SD.
+    """
+    variables = clinical_variables(table.columns) if variables is None else list(variables)
+    t = table["time"].to_numpy(dtype=float)
+    values = table[variables].to_numpy(dtype=float) if variables else np.empty((len(t), 0))
+    pct = np.linspace(0.0, 100.0, points)
+    parts = []
+    for side in SIDES:
+        curves = stride_curves(t, values, events_of(events, side, "foot_strike"), points)  # (S, P, V)
+        n = curves.shape[0]
+        if n == 0:
+            continue
+        part = pd.DataFrame(curves.reshape(n * points, len(variables)), columns=variables)
+        part.insert(0, "percent", np.tile(pct, n))
+        part.insert(0, "stride", np.repeat(np.arange(n), points))
+        part.insert(0, "side", side)
+        parts.append(part)
+    if not parts:
+        return pd.DataFrame(columns=["side", "stride", "percent", *variables])
+    return pd.concat(parts, ignore_index=True)

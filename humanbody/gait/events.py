@@ -30,6 +30,7 @@ import pandas as pd
 from .._scipy import signal
 
 from ..errors import InputError
+from ..io.forceplates import SIDE_PREFIXES, vertical_component
 
 __all__ = [
     "EVENT_COLUMNS",
@@ -75,8 +76,9 @@ PELVIS_MARKERS = (
     "SACR", "RASI", "LASI", "RPSI", "LPSI", "pelvis",
 )
 
-#: Vertical-force column prefix of each foot in an OpenSim GRF .mot file.
-GRF_PLATES = {"right": "ground_force_", "left": "1_ground_force_"}
+#: Vertical-force column prefix of each foot in an OpenSim GRF .mot file
+#: (:data:`humanbody.io.forceplates.SIDE_PREFIXES`).
+GRF_PLATES = SIDE_PREFIXES
 
 
 # --------------------------------------------------------------------------- markers
@@ -360,17 +362,8 @@ def _events_by(how, t, heel_rel, toe_rel, min_interval, prominence):
 
 # --------------------------------------------------------------------------- force events
 def _vertical_axis(forces: pd.DataFrame, prefix: str) -> str:
-    """The force component ('x', 'y' or 'z') with the largest median magnitude."""
-    best, axis = -1.0, "y"
-    for a in "xyz":
-        col = f"{prefix}v{a}"
-        if col in forces.columns:
-            m = float(np.nanmedian(np.abs(forces[col].to_numpy(dtype=float))))
-            pos = float(np.nanpercentile(np.abs(forces[col].to_numpy(dtype=float)), 95))
-            score = pos + m
-            if score > best:
-                best, axis = score, a
-    return axis
+    """The force component ('x', 'y' or 'z') with the largest magnitude (:func:`~humanbody.io.forceplates.vertical_component`)."""
+    return vertical_component(forces, prefix)
 
 
 def _contact_runs(on: np.ndarray, min_samples: int) -> np.ndarray:

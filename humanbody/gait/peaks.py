@@ -23,22 +23,15 @@ PEAKS = {
 }
 
 
-_INDEX: dict = {}
-
-
 def _curve(cycles: pd.DataFrame, side: str, variable: str):
     """Percent and mean of one variable's curve, or (None, None).
 
-    The rows of every (side, variable) are found once per cycles table (a
-    study's tables have tens of thousands of rows) and kept for the table's
-    next look-ups.
+    The rows of every (side, variable) are found once per cycles table
+    (:func:`humanbody.gait.cycles.curve_index`).
     """
-    key = id(cycles)
-    if _INDEX.get("key") != key or _INDEX.get("table") is not cycles:
-        groups = cycles.groupby(["side", "variable"], sort=False).indices if len(cycles) else {}
-        _INDEX.clear()
-        _INDEX.update(key=key, table=cycles, groups=groups)
-    rows = _INDEX["groups"].get((side, variable))
+    from .cycles import curve_index
+
+    rows = curve_index(cycles).get((side, variable))
     if rows is None or not len(rows):
         return None, None
     return (cycles["percent"].to_numpy(dtype=float)[rows], cycles["mean"].to_numpy(dtype=float)[rows])

@@ -1,5 +1,6 @@
 """Marker trajectories: conditioning (gaps, filling, low-pass), lab axes -> ground,
-marker sets (and drafting one from a standing trial), static calibration and segment tracking."""
+marker sets (and drafting one from a standing trial), static calibration, segment tracking and
+whole-body inverse kinematics."""
 
 from .conditioning import ConditioningReport, FilterReport, condition, lowpass
 from .gaps import fill_gaps, find_gaps
@@ -9,6 +10,7 @@ from .calibration import Calibration, calibrate
 from .rigid import fit_rigid
 from .tracking import Tracking, markers_to_coordinates, track
 from .draft import Draft, draft_markerset
+from .global_ik import choose_method, track_global
 
 __all__ = [
     "AxesMapping",
@@ -20,6 +22,7 @@ __all__ = [
     "Tracking",
     "builtin_markersets",
     "calibrate",
+    "choose_method",
     "condition",
     "detect_axes",
     "detect_markerset",
@@ -33,4 +36,5 @@ __all__ = [
     "parse_axes",
     "to_ground",
     "track",
+    "track_global",
 ]

@@ -225,6 +225,14 @@ def _side_pairs(names: list[str]) -> list[tuple[int, int]]:
             for c in cands:
                 if c in index and c != n and (i, index[c]) not in pairs:
                     pairs.append((i, index[c]))
+    if not pairs:  # prefixed or unusual spellings ("Pat01:R.ASIS"): pair the landmark readings
+        groups: dict = {}
+        for i, r in enumerate(_readings(names)):
+            if r.role is not None and r.side in ("left", "right"):
+                groups.setdefault((r.role, r.modifiers), {}).setdefault(r.side, []).append(i)
+        for sides in groups.values():
+            if len(sides.get("left", ())) == 1 and len(sides.get("right", ())) == 1:
+                pairs.append((sides["left"][0], sides["right"][0]))
     return pairs
 
 
@@ -240,6 +248,76 @@ def _centroid(P: np.ndarray) -> np.ndarray:
 def _quiet():
     """Silence numpy's all-NaN-slice RuntimeWarnings inside detection."""
     return warnings.catch_warnings(action="ignore", category=RuntimeWarning)
+
+
+def _readings(names: list[str]) -> list:
+    """Each name's landmark reading (:func:`humanbody.markers.vocabulary.read_name`: role, side, modifiers),
+    whatever its spelling (``R.ASIS``, ``Sub01:RASI``, ``r-asis``)."""
+    from .vocabulary import read_name
+
+    return [read_name(n) for n in names]
+
+
+def _vertical_from_names(P: np.ndarray, names: list[str]):
+    """Vertical from the landmarks' heights: the lab axis (and sign) along which the markers' positions
+    rank as their landmarks' height bands do (heel and toe low, knee, ASIS, acromion, head high).
+
+    Returns (axis, sign, confidence, reason) or None when fewer than five
+    markers are read or no axis correlates at 0.8 or more.
+    """
+    from .vocabulary import vocabulary
+
+    marks, _ = vocabulary()
+    idx, frac = [], []
+    for i, r in enumerate(_readings(names)):
+        if r.role in marks and r.role != "epicondyle":
+            lo, hi = marks[r.role].band
+            idx.append(i)
+            frac.append(0.5 * (lo + hi))
+    if len(idx) < 5 or np.ptp(frac) < 0.3:
+        return None
+    with _quiet():
+        pos = nanmedian(P[:, idx], axis=0)  # (markers, 3)
+    ok = np.isfinite(pos).all(axis=1)
+    if ok.sum() < 5:
+        return None
+    f = np.asarray(frac)[ok]
+    corr = np.array([np.corrcoef(pos[ok, k], f)[0, 1] if np.ptp(pos[ok, k]) > 0 else 0.0 for k in range(3)])
+    k = int(np.nanargmax(np.abs(corr)))
+    if not abs(corr[k]) >= 0.8:
+        return None
+    sign = 1.0 if corr[k] > 0 else -1.0
+    return k, sign, float(abs(corr[k])), (
+        f"vertical = {'+' if sign > 0 else '-'}{'xyz'[k]}: {int(ok.sum())} named landmarks rank along it as "
+        f"their heights on the body (r = {abs(corr[k]):.2f})")
+
+
+def _anatomical_forward(P: np.ndarray, names: list[str], horiz: list[int]):
+    """Horizontal forward vector from the feet (heel -> toe) and the pelvis (sacrum/PSIS -> ASIS), or None."""
+    reads = _readings(names)
+    with _quiet():
+        pos = nanmedian(P, axis=0)  # (markers, 3)
+
+    def mean(roles, side=None):
+        sel = [i for i, r in enumerate(reads) if r.role in roles and (side is None or r.side == side)
+               and np.isfinite(pos[i]).all()]
+        return pos[sel][:, horiz].mean(axis=0) if sel else None
+
+    v = np.zeros(len(horiz))
+    parts = []
+    for side in ("right", "left"):
+        heel, toe = mean(("heel",), side), mean(("toe",), side)
+        if heel is not None and toe is not None:
+            v += toe - heel
+            parts.append(f"{side} heel -> toe")
+    front, back = mean(("asis",)), mean(("psis", "sacrum"))
+    if front is not None and back is not None:
+        d = front - back
+        v += d / max(np.linalg.norm(d), 1e-9) * 0.2  # as much weight as a foot
+        parts.append("sacrum -> ASIS")
+    if not parts or np.linalg.norm(v) < 0.03:
+        return None
+    return v, ", ".join(parts)
 
 
 def _vertical(P: np.ndarray, names: list[str]) -> tuple[int, float, float, str]:
@@ -267,6 +345,9 @@ def _vertical(P: np.ndarray, names: list[str]) -> tuple[int, float, float, str]:
             return axis, sign, conf, (f"{how}; up = {'+' if sign > 0 else '-'}{'xyz'[axis]} because head markers "
                                       f"({names[heads[0]]}, ...) are {abs(v[axis]):.2f} m above foot markers "
                                       f"({names[feet[0]]}, ...)")
+    named = _vertical_from_names(P, names)
+    if named is not None:
+        return named
     z = P[..., axis][~np.isnan(P[..., axis])]
     frac = float(np.mean(z > 0))
     if frac >= 0.95 or frac <= 0.05:
@@ -339,7 +420,16 @@ def _forward(P: np.ndarray, names: list[str], axis: int, up: float, rate: float
             return horiz[k], sign, float(abs(vs[k]) / speed), (
                 f"forward = {'+' if sign > 0 else '-'}{'xyz'[horiz[k]]}, opposite to the stance-phase velocity "
                 f"of the {source} ({speed:.2f} m/s; treadmill, centroid travelled only {dist:.2f} m)")
-    # Standing still: the left-right marker pairs give Y, and X = Y x Z.
+    # Standing still: the feet and the pelvis point forward
+    anat = _anatomical_forward(P, names, horiz)
+    if anat is not None:
+        v, how_v = anat
+        k = int(np.argmax(np.abs(v)))
+        sign = 1.0 if v[k] > 0 else -1.0
+        return horiz[k], sign, 0.8 * float(abs(v[k]) / np.linalg.norm(v)), (
+            f"no progression (centroid {dist:.2f} m, stance feet still): forward = {'+' if sign > 0 else '-'}"
+            f"{'xyz'[horiz[k]]} from the standing subject's {how_v}")
+    # or the left-right marker pairs give Y, and X = Y x Z.
     pairs = _side_pairs(names)
     if pairs:
         left = _left_vector(P, pairs, horiz)

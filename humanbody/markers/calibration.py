@@ -454,7 +454,7 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
     source = str(static.attrs.get("source", ""))
     if mode not in ("static", "dynamic"):
         raise ValueError("mode must be 'static' or 'dynamic'")
-    ms, names = resolve_markerset(markerset, _trial_names(static), source or None)
+    ms, names = resolve_markerset(markerset, _trial_names(static), source or None, required=required)
     markers = marker_arrays(static, names)
     stand_ins = []
     if mode == "static" and ms.static_markers:  # e.g. the KAD's apex for the lateral knee marker

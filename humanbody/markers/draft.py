@@ -412,8 +412,19 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
     except InputError as err:
         raise err.with_path(source) if source else err
     ms = _parse(tomllib.loads(plan.text), source or "draft")
-    calibrate(static, ms, height=None if plan.height_rule else H)  # the draft must calibrate on its own trial
-    return Draft(text=plan.text, markers=guesses, checks=plan.checks, rules=plan.rules, height=H, markerset=ms)
+    cal = calibrate(static, ms, height=None if plan.height_rule else H)  # the draft must calibrate on its own trial
+    from .plausibility import check_lengths
+
+    warn, bad = check_lengths(cal.model, float(cal.height))
+    if bad:
+        raise InputError("the drafted marker set gives implausible limbs on this standing trial ("
+                         + "; ".join(bad) + "): check the marker names and the lab axes (--axes)",
+                         source or None)
+    checks = list(plan.checks) + [f"limb lengths: {w}" for w in warn]
+    text = plan.text
+    if warn:  # said in the file too, beside the other checks
+        text = "\n".join(f"# CHECK limb lengths: {w}" for w in warn) + "\n" + text
+    return Draft(text=text, markers=guesses, checks=checks, rules=plan.rules, height=H, markerset=ms)
 
 
 def _stem(source: str) -> str:

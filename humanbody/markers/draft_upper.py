@@ -60,7 +60,9 @@ def _trunk(mk, out: _Out, xi) -> None:
     if len(cluster) >= 3:
         if "ground" in secondary:
             out.check("thorax frame taken parallel to the lab's ground axes in the standing trial (subject facing +x)")
-        out.need(*cluster)
+        # clavicle markers are often on the standing trial only: required only when the thorax needs them
+        core = [m for m in cluster if m not in cl]
+        out.need(*(core if len(core) >= 3 else cluster))
         out.segment("upper_torso", {"markers": cluster, "origin": "thoracic", "primary": primary,
                                     "secondary": secondary, "distal": "lower_neck"}, how + ".")
         out.rules.append(f"trunk: {how}")

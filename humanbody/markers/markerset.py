@@ -38,6 +38,7 @@ __all__ = [
     "detect_markerset",
     "match_markers",
     "resolve_markerset",
+    "undetermined_segments",
 ]
 
 _DATA = Path(__file__).resolve().parents[1] / "data" / "markersets"
@@ -137,6 +138,16 @@ class MarkerSet:
         Set-wide constants (marker radius in m, ...).
     source : str
         File the set was read from.
+    weights : dict of str -> float
+        ``[weights]``: a marker's weight in whole-body inverse kinematics
+        (default 1; :mod:`humanbody.markers.global_ik`).
+    ik : dict
+        ``[ik]``: whole-body inverse kinematics settings (``neutral_weight``,
+        ``hinge``, ``hinge_weight``; docs/tracking.md).
+    keypoints : bool
+        ``keypoints = true``: a video keypoint set (joint centres and a few
+        landmarks): clusters may have fewer than three points, ``--static``
+        is optional and ``--ik auto`` fits the whole body.
     static_markers : dict of str -> str
         ``[static_markers]``: marker -> point that stands in for it in a
         static calibration trial where the point can be built (Plug-in
@@ -151,6 +162,9 @@ class MarkerSet:
     segments: Mapping[str, SegmentSpec]
     parameters: Mapping[str, Any] = field(default_factory=dict)
     source: str = ""
+    weights: Mapping[str, float] = field(default_factory=dict)
+    ik: Mapping[str, Any] = field(default_factory=dict)
+    keypoints: bool = False
     static_markers: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -266,6 +280,16 @@ def _parse(data: Mapping, source: str) -> MarkerSet:
                 raise InputError(f"point {pname!r} has no rule (mean, between, regression, chord, kad, flat, cross "
                                  "or from)")
         points[str(pname)] = tuple(dict(r) for r in rules)
+    keypoints = bool(data.get("keypoints", False))
+    weights = {}
+    for mname, w in (data.get("weights") or {}).items():
+        if not isinstance(w, (int, float)) or not w >= 0:
+            raise InputError(f"weight of marker {mname!r} must be a number >= 0")
+        weights[str(mname)] = float(w)
+    ik = dict(data.get("ik") or {})
+    for seg in ik.get("hinge", []):
+        if seg not in SEGMENT_NAMES:
+            raise InputError(f"[ik] hinge names unknown segment {seg!r}")
     segments = {}
     for sname in SEGMENT_NAMES:
         s = dict(segs_in[sname])
@@ -290,7 +314,7 @@ def _parse(data: Mapping, source: str) -> MarkerSet:
             twist=s.get("twist"),
             track=s.get("track"),
         )
-        _check_segment(spec, points)
+        _check_segment(spec, points, keypoints)
         segments[sname] = spec
     aliases = {str(k): tuple(v) for k, v in (data.get("aliases") or {}).items()}
     return MarkerSet(
@@ -302,11 +326,14 @@ def _parse(data: Mapping, source: str) -> MarkerSet:
         segments=segments,
         parameters=dict(data.get("parameters") or {}),
         source=source,
+        weights=weights,
+        ik=ik,
+        keypoints=keypoints,
         static_markers={str(k): str(v) for k, v in (data.get("static_markers") or {}).items()},
     )
 
 
-def _check_segment(spec: SegmentSpec, points: Mapping) -> None:
+def _check_segment(spec: SegmentSpec, points: Mapping, keypoints: bool = False) -> None:
     n = spec.name
     if spec.origin is None:
         raise InputError(f"segment {n!r} needs an 'origin' point")
@@ -326,7 +353,7 @@ def _check_segment(spec: SegmentSpec, points: Mapping) -> None:
             if not (isinstance(t, Mapping) and all(isinstance(t.get(key), Mapping)
                                                    and t[key].get("axis") in _AXES for key in ("primary", "secondary"))):
                 raise InputError(f"segment {n!r}: track must be \"rules\" or a table with primary and secondary axes")
-        if len(spec.markers) + spec.use_joint < 3:
+        if len(spec.markers) + spec.use_joint < 3 and not keypoints:
             raise InputError(f"segment {n!r}: a cluster needs at least three points")
         k = SEGMENT_NAMES.index(n)
         for c in spec.child_joints:
@@ -377,6 +404,11 @@ def match_markers(markerset: MarkerSet, names) -> dict[str, str]:
 def detect_markerset(names, source: str | None = None) -> MarkerSet:
     """The built-in set covering most of its required markers in ``names``.
 
+    Ties go to the set that matches more of the trial's names.  A set with
+    required markers missing is still chosen when the markers present
+    determine every tracked segment through its joints
+    (:func:`undetermined_segments`).
+
     Raises
     ------
     InputError
@@ -389,22 +421,25 @@ def detect_markerset(names, source: str | None = None) -> MarkerSet:
         found = match_markers(ms, names)
         missing = [m for m in ms.required if m not in found and not _stand_in(ms, m, found)]
         score = 1.0 - len(missing) / max(len(ms.required), 1)
-        if best is None or score > best[0]:
-            best = (score, ms, missing)
+        # ties (a HALPE_26 trial has every BODY_25B keypoint too) go to the set that uses more of the names
+        if best is None or (score, len(found)) > (best[0], best[3]):
+            best = (score, ms, missing, len(found))
     if best is None:
         raise InputError("no built-in marker sets are installed", source)
-    score, ms, missing = best
-    if missing:
+    score, ms, missing, _ = best
+    lost = undetermined_segments(ms, match_markers(ms, names)) if missing else []
+    if lost:
         raise InputError(
             f"markers match no built-in marker set; closest is {ms.name!r} "
-            f"({score:.0%} of its required markers) but {missing[0]!r} is missing; draft a set for these "
+            f"({score:.0%} of its required markers) but {missing[0]!r} is missing and segment "
+            f"{lost[0][0]!r} keeps {lost[0][1]} point(s); draft a set for these "
             f"markers with: humanbody markerset init STATIC --out FILE",
             source,
         )
     return ms
 
 
-def resolve_markerset(spec, names, source: str | None = None) -> tuple[MarkerSet, dict]:
+def resolve_markerset(spec, names, source: str | None = None, required=None) -> tuple[MarkerSet, dict]:
     """Load (or detect) a marker set and check a trial has its required markers.
 
     Parameters
@@ -415,6 +450,8 @@ def resolve_markerset(spec, names, source: str | None = None) -> tuple[MarkerSet
         Marker names of the trial.
     source : str, optional
         The trial file, named in errors.
+    required : sequence of str, optional
+        Markers the trial must have (default: the set's ``required`` list).
 
     Returns
     -------
@@ -423,9 +460,52 @@ def resolve_markerset(spec, names, source: str | None = None) -> tuple[MarkerSet
     """
     ms = detect_markerset(names, source) if spec is None else load_markerset(spec)
     found = match_markers(ms, names)
-    missing = [m for m in ms.required if m not in found and not _stand_in(ms, m, found)]
+    missing = [m for m in (ms.required if required is None else required)
+               if m not in found and not _stand_in(ms, m, found)]
     if missing:
         raise InputError(
             f"required marker {missing[0]!r} of marker set {ms.name!r} is missing", source
         )
     return ms, found
+
+
+def undetermined_segments(ms: MarkerSet, present) -> list[tuple[str, int]]:
+    """Tracked segments that the markers ``present`` no longer determine through their joints.
+
+    A tracked segment (a ``cluster`` segment with a required marker, or any
+    cluster of a keypoint set) is determined when its present markers plus
+    the joints that tie it to determined neighbours give three points: its
+    proximal joint (held by the parent) and the joint of every child whose
+    own cluster keeps a marker.  A keypoint set needs two (the axial
+    rotation about the line between two joint centres is then held by the
+    neighbours' and the neutral pull of whole-body inverse kinematics,
+    docs/tracking.md).
+
+    Parameters
+    ----------
+    ms : MarkerSet
+    present : collection of str
+        Canonical names of the markers the trial has.
+
+    Returns
+    -------
+    list of (segment, points)
+        Segments with too few points and the number of points they keep.
+    """
+    present = set(present)
+    need = 2 if ms.keypoints else 3
+    required = set(ms.required)
+    out = []
+    for k, seg in enumerate(SEGMENT_NAMES):
+        spec = ms.segments[seg]
+        if spec.rule != "cluster" or not (ms.keypoints or required.intersection(spec.markers)):
+            continue
+        own = sum(1 for m in spec.markers if m in present)
+        joints = 1 if PARENTS[k] else 0
+        for c, child in enumerate(SEGMENT_NAMES):
+            cspec = ms.segments[child]
+            if PARENTS[c] == k + 1 and cspec.rule == "cluster" and any(m in present for m in cspec.markers):
+                joints += 1
+        if own == 0 or own + joints < need:
+            out.append((seg, own + joints))
+    return out

@@ -74,6 +74,12 @@ class Tracking:
         :func:`humanbody.rotations.singular_distance`).  Its angles stay
         continuous there and its rates come from Euler parameters; only the
         split between its first and third angles is sensitive.
+    method : {"segments", "global"}
+        How the poses were found: each segment fitted alone, or whole-body
+        inverse kinematics (:func:`humanbody.markers.global_ik.track_global`).
+    marker_residuals : pandas.DataFrame or None
+        ``time`` and per marker the distance (m) between its measured and
+        model positions (global inverse kinematics); NaN where missing.
     """
 
     coords: pd.DataFrame
@@ -83,6 +89,8 @@ class Tracking:
     R: np.ndarray | None
     origins: np.ndarray | None
     near_singular: dict = field(default_factory=dict)
+    method: str = "segments"
+    marker_residuals: pd.DataFrame | None = None
 
     def singular_lines(self) -> list[str]:
         """One line per segment that came near its singular set: which frames (time span and count)."""
@@ -335,7 +343,7 @@ TRACK_CHUNK = 32768
 
 
 def track(markers, calibration: Calibration, keep_frames: bool = True,
-          chunk_frames: int | None = None) -> Tracking:
+          chunk_frames: int | None = None, required=None) -> Tracking:
     """Track the 17 segments through a motion trial.
 
     Frames are independent (only the unwrapping of alpha and gamma looks
@@ -355,6 +363,9 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
         False they are None.
     chunk_frames : int, optional
         Frames per chunk (default :data:`TRACK_CHUNK`).
+    required : sequence of str, optional
+        Markers that must have a valid sample (default: the set's
+        ``required`` list).
 
     Returns
     -------
@@ -374,7 +385,7 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     ms = calibration.markerset
     found = match_markers(ms, names_in)
     values, where = _marker_columns(markers, found)
-    for m in ms.required:
+    for m in (ms.required if required is None else required):
         if m not in where:
             raise InputError(f"required marker {m!r} of marker set {ms.name!r} has no valid sample", source)
     n = len(markers)

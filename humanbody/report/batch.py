@@ -36,6 +36,7 @@ from pathlib import Path
 from .._atomic import atomic_path, atomic_write_text
 from ..errors import InputError
 from ..gait import KINETIC_PEAKS, PARAMETERS, PEAKS
+from ..gait.gps import gps_columns
 from . import cache, html
 from .runners import DASK_RESUBMITS, DASK_RETRIES, LOCAL_ATTEMPTS, default_jobs, run_dask, run_local
 from .trial import ReportOptions, TrialOutcome, write_outcome_files
@@ -53,7 +54,8 @@ def summary_columns() -> list[str]:
     return (["trial", "key", "status", "error", "events_source", "treadmill", "belt_speed_m_per_s"] + params
             + [f"{side}_{p}" for side in ("right", "left") for p in params]
             + [f"{side}_{p}" for side in ("right", "left") for p in PEAKS]
-            + [f"{side}_{p}" for side in ("right", "left") for p in KINETIC_PEAKS])
+            + [f"{side}_{p}" for side in ("right", "left") for p in KINETIC_PEAKS]
+            + ["normative"] + gps_columns())
 
 
 @dataclass

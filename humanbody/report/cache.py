@@ -77,6 +77,13 @@ def trial_hash(task, options: dict, memo: dict | None = None) -> str:
         h.update(b"\0none\0" if p is None else _cached_digest(p, memo))
     if getattr(task, "subject", None) is not None:  # a subject file: its content, not only its name
         h.update(_cached_digest(task.subject, memo))
+    norm = options.get("normative")
+    if norm and norm.strip().lower() != "none":  # a normative file's content, not only its name
+        from ..gait.normative import BUILTIN, parse_spec
+
+        path, _ = parse_spec(norm)
+        if path != BUILTIN:
+            h.update(_cached_digest(path, memo))
     values = {"mass": task.mass, "height": task.height, "treadmill_speed": task.treadmill_speed,
               "options": options, "version": __version__, "format": _FORMAT}
     h.update(json.dumps(values, sort_keys=True, default=str).encode())

@@ -1,4 +1,4 @@
-"""Self-contained HTML pages: one per trial (figures embedded as base64 PNG) and an index."""
+"""Self-contained HTML pages: one per trial (figures inlined as SVG, or embedded as base64 PNG) and an index."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ h1{font-size:1.4em}h2{font-size:1.1em;margin-top:1.6em}
 table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
 th{background:#f2f2f2}td.l,th.l{text-align:left}
 .failed{color:#b03a2e;font-weight:bold}.ok{color:#1e8449}.pending{color:#9a7d0a}
-img{max-width:100%;border:1px solid #ddd;margin:.4em 0}code{font-size:.9em}
+img,svg.fig{max-width:100%;height:auto;border:1px solid #ddd;margin:.4em 0}code{font-size:.9em}
+@media print{h2{break-before:auto}svg.fig,img{break-inside:avoid}}
 """
 
 
@@ -45,9 +46,36 @@ def _table(df: pd.DataFrame, index: bool = True) -> str:
     return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
 
 
+def _gps_table(gps: dict) -> str:
+    """The Gait Profile Score and each Gait Variable Score (deg), per side."""
+    from ..gait.gps import GPS_VARIABLES
+
+    s = gps["summary"]
+    head = "<tr><th class=l></th><th>right</th><th>left</th><th>overall</th></tr>"
+    rows = [f"<tr><th class=l>GPS</th><td>{_fmt(s['right_gait_profile_score_deg'])}</td>"
+            f"<td>{_fmt(s['left_gait_profile_score_deg'])}</td><td>{_fmt(s['gait_profile_score_deg'])}</td></tr>"]
+    for v in GPS_VARIABLES:
+        rows.append(f"<tr><th class=l>GVS {_e(v)}</th><td>{_fmt(s[f'right_gvs_{v}'])}</td>"
+                    f"<td>{_fmt(s[f'left_gvs_{v}'])}</td><td></td></tr>")
+    return (f"<h2>Gait Profile Score</h2><p>against {_e(gps['name'])} (Baker et al. 2009; degrees: "
+            "RMS difference of the mean stride curve from the normative mean)</p>"
+            f"<table>{head}{''.join(rows)}</table>")
+
+
+def _figure(name: str, fig) -> str:
+    if isinstance(fig, str):  # SVG text, inlined
+        return f"<h2>{_e(name.removesuffix('.svg'))}</h2>" + fig.replace("<svg ", "<svg class=\"fig\" ", 1)
+    data = base64.b64encode(fig).decode("ascii")
+    return f"<h2>{_e(name)}</h2><img alt=\"{_e(name)}\" src=\"data:image/png;base64,{data}\">"
+
+
 def trial_page(task, row: dict, params: pd.DataFrame, events: pd.DataFrame, figures: dict,
-               messages, links=()) -> str:
-    """The trial's page: parameters, events, figures (embedded), messages and links to its files."""
+               messages, links=(), gps: dict | None = None) -> str:
+    """The trial's page: parameters, GPS, figures (SVG inlined, PNG embedded), events, messages, links.
+
+    ``figures`` maps a name to SVG text or PNG bytes; ``gps`` is the trial's Gait
+    Profile Score (``summary`` columns, ``name`` of the normative set) or None.
+    """
     parts = [f"<h1>{_e(task.key)}</h1>",
              f"<p>trial <code>{_e(task.trial)}</code>; status <span class=ok>ok</span>; "
              f"events from {_e(row.get('events_source', ''))}"
@@ -57,9 +85,10 @@ def trial_page(task, row: dict, params: pd.DataFrame, events: pd.DataFrame, figu
         parts.append(f"<p>static trial <code>{_e(task.static)}</code></p>")
     parts.append("<h2>Spatiotemporal parameters</h2>")
     parts.append(_table(params.T))
-    for name, png in figures.items():
-        data = base64.b64encode(png).decode("ascii")
-        parts.append(f"<h2>{_e(name)}</h2><img alt=\"{_e(name)}\" src=\"data:image/png;base64,{data}\">")
+    if gps:
+        parts.append(_gps_table(gps))
+    for name, fig in figures.items():
+        parts.append(_figure(name, fig))
     parts.append("<h2>Gait events</h2>")
     parts.append(_table(events, index=False))
     parts.append("<h2>Processing</h2><ul>" + "".join(f"<li>{_e(m)}</li>" for m in messages) + "</ul>")
@@ -70,7 +99,7 @@ def trial_page(task, row: dict, params: pd.DataFrame, events: pd.DataFrame, figu
 
 
 INDEX_COLUMNS = ["cadence_steps_per_min", "stride_time_s", "stance_pct", "double_support_pct",
-                 "stride_length_m", "step_width_m", "speed_m_per_s"]
+                 "stride_length_m", "step_width_m", "speed_m_per_s", "gait_profile_score_deg"]
 
 
 def index_page(rows: list, pages: dict) -> str:

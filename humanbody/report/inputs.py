@@ -24,7 +24,8 @@ TRIAL_SUFFIXES = (".trc", ".c3d", ".csv", ".tsv", ".mvnx")
 _ORIENTATION_SUFFIXES = (".sto", ".mvnx")
 
 #: Stem endings of files this project writes; never taken as trials.
-_OUTPUT_ENDINGS = ("_results", "_cycles", "_events", "_spatiotemporal", "_residuals", "_grf")
+_OUTPUT_ENDINGS = ("_results", "_cycles", "_strides", "_events", "_spatiotemporal", "_residuals", "_grf", "_forces",
+                   "_loads")
 _OUTPUT_NAMES = ("summary.csv",)
 
 MANIFEST_COLUMNS = ("trial", "static", "mass", "height", "treadmill_speed", "grf", "subject")
@@ -86,10 +87,50 @@ def find_static(trial: Path) -> Path | None:
     return (same or cands or [None])[0]
 
 
+#: Suffixes of force files found beside a trial.
+FORCE_SUFFIXES = (".mot", ".sto", ".csv")
+
+
+def _is_force_file(path: Path) -> bool:
+    """A force file by its name: ``*grf*.mot``/``.sto`` or ``*_forces.*`` / ``*_loads.*``."""
+    stem, suffix = path.stem.lower(), path.suffix.lower()
+    return suffix in FORCE_SUFFIXES and (("grf" in stem and suffix in (".mot", ".sto"))
+                                         or stem.endswith(("_forces", "_loads")))
+
+
 def find_grf(trial: Path) -> Path | None:
-    """``<stem>_grf.mot`` beside the trial, if it exists."""
-    p = trial.with_name(f"{trial.stem}_grf.mot")
-    return p if p.is_file() else None
+    """The force file beside the trial: ``<stem>_grf.mot``, ``<stem>_forces.*``, ``<stem>_loads.*``, a
+    ``*grf*.mot`` naming the trial's stem (``grf_walk.mot``), or the folder's only ``*grf*.mot``."""
+    stem = trial.stem
+    for name in (f"{stem}_grf.mot", f"{stem}_grf.sto", f"{stem}_forces.mot", f"{stem}_forces.sto",
+                 f"{stem}_forces.csv", f"{stem}_loads.csv"):
+        p = trial.with_name(name)
+        if p.is_file():
+            return p
+    try:
+        cands = sorted(p for p in trial.parent.iterdir() if p.is_file() and _is_force_file(p))
+    except OSError:
+        return None
+    named = [p for p in cands if stem.lower() in p.stem.lower()]
+    if len(named) == 1:
+        return named[0]
+    grf = [p for p in cands if "grf" in p.stem.lower()]
+    trials = [p for p in trial.parent.iterdir() if p.is_file() and p.suffix.lower() in TRIAL_SUFFIXES
+              and not _is_static(p) and not _is_output(p) and not _is_force_file(p)]
+    return grf[0] if len(grf) == 1 and len(trials) == 1 else None
+
+
+def _readable(path: Path) -> str | None:
+    """None when ``path`` holds a trial humanbody reads (markers or coordinates), else why not."""
+    from ..io import read_trial
+
+    try:
+        kind = read_trial(path).attrs.get("kind")
+    except InputError as err:
+        return err.message if hasattr(err, "message") else str(err)
+    if kind not in ("markers", "coordinates", "orientations"):
+        return f"holds {kind} data, not markers or coordinates"
+    return None
 
 
 def _task_for(trial: Path, static, grf, **values) -> TrialTask:
@@ -124,14 +165,16 @@ def _is_orientation_sto(path: Path) -> bool:
     return looks_like_opensense(head[:-1] or head)
 
 
-def discover(paths, static=None, grf=None) -> list[TrialTask]:
+def discover(paths, static=None, grf=None, skipped: list | None = None) -> list[TrialTask]:
     """Tasks for trial files and folders given on the command line.
 
     A folder contributes its trial files (suffixes :data:`TRIAL_SUFFIXES`
     and OpenSense orientation ``.sto`` files, not recursing), leaving out static trials (name contains "static"),
     force files and this project's own outputs.  ``static`` and ``grf``
     apply to every trial; otherwise they are found by name beside each trial
-    (:func:`find_static`, :func:`find_grf`).
+    (:func:`find_static`, :func:`find_grf`).  A folder's CSV/TSV file that
+    holds no trial humanbody reads (a vendor's model-outputs export, a
+    table) is left out with a line in ``skipped``.
 
     Raises
     ------
@@ -142,8 +185,13 @@ def discover(paths, static=None, grf=None) -> list[TrialTask]:
         p = Path(raw)
         if p.is_dir():
             for f in sorted(p.iterdir()):
-                if f.is_file() and (f.suffix.lower() in TRIAL_SUFFIXES or _is_orientation_sto(f)) \
-                        and not _is_static(f) and not _is_output(f):
+                if (f.is_file() and (f.suffix.lower() in TRIAL_SUFFIXES or _is_orientation_sto(f))
+                        and not _is_static(f) and not _is_output(f) and not _is_force_file(f)):
+                    why = _readable(f) if f.suffix.lower() in (".csv", ".tsv") else None
+                    if why is not None:
+                        if skipped is not None:
+                            skipped.append(f"skipped {f}: not a trial humanbody reads ({why})")
+                        continue
                     trials.append(f)
         elif p.exists():
             trials.append(p)

@@ -25,7 +25,7 @@ __all__ = ["ReportOptions", "TrialOutcome", "process_trial", "pseudo_markers", "
 CSV_DIGITS = 10
 
 #: Plot choices of :class:`ReportOptions` (``--plots``).
-PLOT_CHOICES = ("png", "none")
+PLOT_CHOICES = ("svg", "png", "none")
 
 #: For tests only: seconds every trial sleeps before it starts, so that a test
 #: can interrupt a batch or kill a worker while a trial is running.
@@ -46,11 +46,15 @@ class ReportOptions:
     cutoff_hz : float or None       marker low-pass cut-off
     max_gap : float                 longest gap filled (s)
     fill : str                      gap filling: spline, rigid or linear
+    ik : str                        tracking: auto, segments or global (docs/tracking.md)
     diff_method, diff_cutoff_hz :   differentiation of coordinates
     treadmill_speed : float or None belt speed (m/s)
     force_threshold : float         vertical force of foot contact (N)
-    plots : str                     "png" (three figures per trial, embedded in its page) or
-                                    "none" (no figures: about half the time per trial)
+    plots : str                     "svg" (figures written as SVG, inlined in the trial's page),
+                                    "png" (matplotlib PNG files, embedded in the page; much slower) or
+                                    "none" (no figures)
+    normative : str or None         normative data ``FILE[:CONDITION]`` (:func:`humanbody.gait.normative.load_normative`);
+                                    None: the built-in Schwartz 2008 set; "none": no bands and no GPS
     imu_heading : str or None       orientation trials: the pelvis sensor's forward axis
     angle_zero : str                zero of the clinical angles: "anatomical" or "static"
     subject : str or None           subject measurements file (.vsk or TOML; docs/formats.md)
@@ -69,11 +73,13 @@ class ReportOptions:
     diff_cutoff_hz: float = 6.0
     treadmill_speed: float | None = None
     force_threshold: float = 20.0
-    plots: str = "png"
+    plots: str = "svg"
     kinetics: bool = True
+    normative: str | None = None
     imu_heading: str | None = None
     angle_zero: str = "anatomical"
     subject: str | None = None
+    ik: str = "auto"
 
     def __post_init__(self):
         if self.plots not in PLOT_CHOICES:
@@ -170,6 +176,31 @@ def trial_events(analysis, grf_path=None, force_threshold: float = 20.0):
                     + f"): {len(kin)}")
     used = kin
     events = kin
+    loads = getattr(analysis, "loads", None)
+    per_foot_file = False  # an OpenSim file with a plate per foot: its own samples time the events best
+    if grf_path is not None and str(grf_path).lower().endswith((".mot", ".sto")):
+        from ..io.forceplates import SIDE_PREFIXES
+
+        try:
+            with open(grf_path, encoding="utf-8", errors="replace") as fh:
+                head = fh.read(65536)
+            per_foot_file = all(f"{p}vy" in head for p in SIDE_PREFIXES.values())
+        except OSError:
+            per_foot_file = False
+    if loads is not None and loads.body is not None and not per_foot_file:
+        fe = _load_events(analysis, force_threshold)
+        sides = [s for s in ("right", "left") if (fe["side"] == s).any()]
+        messages.append(f"force events from the loads on each foot ({force_threshold:g} N threshold): {len(fe)}")
+        events = pd.concat([kin, fe], ignore_index=True).sort_values(["time", "source"], kind="stable")
+        events = events.reset_index(drop=True)
+        strikes = {s: ((fe["side"] == s) & (fe["event"] == "foot_strike")).sum() for s in ("right", "left")}
+        if all(strikes[s] >= 2 for s in ("right", "left")):
+            used = fe
+        elif sides:  # a side off the plates keeps its kinematic events
+            used = pd.concat([fe[fe["side"].isin([s for s in sides if strikes[s] >= 2])],
+                              kin[~kin["side"].isin([s for s in sides if strikes[s] >= 2])]], ignore_index=True)
+            used = used.sort_values(["time", "side"], kind="stable").reset_index(drop=True)
+        return events, used, points, feet, pelvis, messages
     if grf_path is not None:
         from ..io import read_trial
 
@@ -188,12 +219,110 @@ def trial_events(analysis, grf_path=None, force_threshold: float = 20.0):
     return events, used, points, feet, pelvis, messages
 
 
+def _foot_load(analysis) -> dict:
+    """Vertical load (N) on each foot per frame from the assigned loads; a plate two feet share counts for both."""
+    loads, model = analysis.loads, analysis.model
+    out = {}
+    for side in ("right", "left"):
+        name = f"{side}_foot"
+        if name not in model.names:
+            continue
+        k = model.names.index(name)
+        on = loads.body == k
+        if loads.shared is not None:
+            on = on | (loads.shared == k).any(axis=2)
+        out[side] = np.where(on, loads.force[..., 2], 0.0).sum(axis=1)
+    return out
+
+
+def _raw_foot_load(analysis) -> tuple[np.ndarray, dict] | None:
+    """Each foot's vertical load at the force file's own samples (not filtered): every sample takes the
+    assignment of the nearest frame.  None when the loads do not carry their samples."""
+    loads, model = analysis.loads, analysis.model
+    if getattr(loads, "raw_time", None) is None or loads.raw_fz is None:
+        return None
+    time = analysis.results.time
+    t = loads.raw_time
+    inside = (t >= time[0]) & (t <= time[-1])
+    t, fz = t[inside], loads.raw_fz[inside]
+    i = np.clip(np.searchsorted(time, t), 1, len(time) - 1)
+    nearest = np.where(np.abs(t - time[i - 1]) <= np.abs(time[i] - t), i - 1, i)
+    out = {}
+    for side in ("right", "left"):
+        name = f"{side}_foot"
+        if name not in model.names:
+            continue
+        k = model.names.index(name)
+        on = loads.body[nearest] == k
+        if loads.shared is not None:
+            on = on | (loads.shared[nearest] == k).any(axis=2)
+        # a sample just before the first loaded frame of a contact: its nearest frame is not yet loaded
+        out[side] = np.where(on | (loads.body[nearest] == -1) & _near_foot(loads, nearest, k), fz, 0.0).sum(axis=1)
+    return t, out
+
+
+def _near_foot(loads, nearest, k) -> np.ndarray:
+    """Samples whose load is unassigned at the nearest frame but assigned to foot ``k`` one frame on or back."""
+    F = loads.body.shape[0]
+    after = loads.body[np.minimum(nearest + 1, F - 1)] == k
+    before = loads.body[np.maximum(nearest - 1, 0)] == k
+    return after | before
+
+
+def _load_events(analysis, threshold: float) -> pd.DataFrame:
+    """Foot strikes and offs where each foot's assigned vertical load crosses ``threshold``
+    (one plate under both feet, a treadmill: the assignment tells the feet apart), at the force
+    file's own samples when the loads carry them."""
+    from ..gait import force_events
+
+    time = analysis.results.time
+    raw = _raw_foot_load(analysis)
+    t, per_foot = raw if raw is not None else (time, _foot_load(analysis))
+    cols = {"time": t}
+    for side, fz in per_foot.items():
+        cols[f"{side}_vx"], cols[f"{side}_vy"], cols[f"{side}_vz"] = 0.0 * fz, 0.0 * fz, fz
+    table = pd.DataFrame(cols)
+    sides = {s: f"{s}_" for s in ("right", "left") if f"{s}_vz" in table.columns}
+    return force_events(table, threshold=threshold, plates=sides, vertical="z", frame_times=time,
+                        min_duration=0.03)
+
+
+#: Fraction of a stance's frames that must carry a load on the foot for the stance to count as measured
+#: (kinematic events time a stance less exactly than the plate does; a stance off the plates carries none).
+MEASURED_STANCE = 0.5
+
+
+def unloaded_stance(analysis, events) -> dict:
+    """Per side, the frames (bool, F) of the stances that were not measured: between a strike and the next off
+    of the events that define strides, fewer than :data:`MEASURED_STANCE` of the frames carry a load on the
+    foot (the foot stood off the plates).  The side's kinetics there are not known."""
+    from ..gait import events_of
+
+    time = analysis.results.time
+    dt = float(np.median(np.diff(time))) if len(time) > 1 else 0.0
+    out = {}
+    for side, fz in _foot_load(analysis).items():
+        gap = np.zeros(len(time), dtype=bool)
+        offs = events_of(events, side, "foot_off")
+        for t0 in events_of(events, side, "foot_strike"):
+            later = offs[offs > t0]
+            t1 = later[0] if len(later) else time[-1]
+            stance = (time >= t0) & (time <= t1)
+            if stance.any() and np.mean(fz[stance] > 0.0) < MEASURED_STANCE:
+                # from two frames after the strike: the stride that ends at this strike keeps its last point
+                gap |= stance & (time > t0 + 2.0 * dt)
+        out[side] = gap
+    return out
+
+
 def _residual_line(kinetics: pd.DataFrame, model) -> str:
     """Data quality of the kinetics: the residual force and moment at the root (what the loads leave unbalanced)."""
     root = model.names[0]
     weight = float(model.total_mass) * float(np.linalg.norm(model.gravity))
     f = np.linalg.norm(kinetics[[f"{root}_joint_force_{a}" for a in "xyz"]].to_numpy(), axis=1)
     m = np.linalg.norm(kinetics[[f"{root}_joint_moment_{a}" for a in "xyz"]].to_numpy(), axis=1)
+    if not np.isfinite(f).any():
+        return "kinetics: residual at the pelvis not known (a foot stood on no measured plate)"
     return (f"kinetics: residual force at the pelvis median {np.nanmedian(f):.0f} N "
             f"({100 * np.nanmedian(f) / weight:.0f} % of body weight), residual moment median "
             f"{np.nanmedian(m):.0f} N m (what the measured loads leave unbalanced: marker, model and "
@@ -205,6 +334,18 @@ def _csv_bytes(table: pd.DataFrame) -> bytes:
     from ..writers import table_csv_bytes
 
     return table_csv_bytes(table, CSV_DIGITS)
+
+
+def _parquet_bytes(table: pd.DataFrame) -> bytes:
+    """The table as Parquet (every bit; a tenth of the CSV's formatting time for a table read by programs)."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(table, preserve_index=False), buf)
+    return buf.getvalue()
 
 
 def _analysis_files(analysis, stem: str) -> dict:
@@ -251,6 +392,7 @@ def process_trial(task, options: ReportOptions) -> TrialOutcome:
 def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     from ..differentiate import Differentiation
     from ..gait import angle_peaks, flatten, kinetic_peaks, normalize_cycles, spatiotemporal
+    from ..gait.cycles import stride_table
     from ..pipeline import analyze_trial
     from . import html
 
@@ -261,7 +403,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
         mass=task.mass if task.mass is not None else options.mass,
         height=task.height if task.height is not None else options.height,
         sex=options.sex, axes=options.axes, cutoff_hz=options.cutoff_hz, max_gap=options.max_gap,
-        fill=options.fill, imu_heading=options.imu_heading,
+        fill=options.fill, imu_heading=options.imu_heading, ik=options.ik,
         differentiation=diff, progress=False, calibration_cache=_CALIBRATIONS,
         angle_zero=options.angle_zero,
         subject=task.subject if task.subject is not None else options.subject,
@@ -285,6 +427,11 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     if "note" in params.attrs:
         messages.append(params.attrs["note"])
     kinetics = analysis.kinetics
+    if kinetics is not None:  # a side's kinetics while its foot stands off the plates are not known
+        for side, gap in unloaded_stance(analysis, used).items():
+            if gap.any():
+                cols = [c for c in kinetics.columns if c.startswith(f"{side}_")]
+                kinetics.loc[gap, cols] = np.nan
     table = pd.concat([analysis.results.to_dataframe(), analysis.clinical]
                       + ([kinetics] if kinetics is not None else []), axis=1)
     cycles = normalize_cycles(table, used)
@@ -295,26 +442,109 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)
     files[f"{task.key}/{stem}_spatiotemporal.csv"] = _csv_bytes(params.reset_index())
     files[f"{task.key}/{stem}_cycles.csv"] = _csv_bytes(cycles)
-    figures = {}
-    if options.plots == "png":
-        from . import plots  # matplotlib: imported only when figures are drawn
-
-        figures = {
-            f"{stem}_angles.png": plots.angles_figure(cycles, title=stem),
-            **({f"{stem}_kinetics.png": plots.kinetics_figure(cycles, title=stem)} if kinetics is not None else {}),
-            f"{stem}_mechanics.png": plots.mechanics_figure(cycles, title=stem),
-            f"{stem}_events.png": plots.events_figure(points, events, feet=feet, pelvis=pelvis, title=stem),
-        }
-    for name, png in figures.items():
-        files[f"{task.key}/{name}"] = png
+    files[f"{task.key}/{stem}_strides.parquet"] = _parquet_bytes(stride_table(table, used))  # read by compare
     row = dict(base, status="ok", events_source=str(used["source"].iloc[0]) if len(used) else "none")
     row.update(flatten(params))
     row.update(angle_peaks(cycles, params))
     row.update(kinetic_peaks(cycles, params))
+    normative, gps = _normative_scores(options, task, analysis, row, cycles, messages)
+    figures = _figures(options.plots, stem, cycles, params, normative, gps, kinetics is not None,
+                       points, events, feet, pelvis)
+    for name, fig in figures.items():
+        if isinstance(fig, bytes):  # PNG files; SVG figures live in the page only
+            files[f"{task.key}/{name}"] = fig
     page = html.trial_page(task, row, params, events, figures, messages,
-                           links=[Path(p).name for p in files if p.endswith((".csv", ".json"))])
+                           links=[Path(p).name for p in files if p.endswith((".csv", ".json"))],
+                           gps=gps)
     files[f"{task.key}/{stem}.html"] = page.encode("utf-8")
     return TrialOutcome(task.key, row, files, messages)
+
+
+#: Normative sets read in this process, by ``--normative`` value (a worker reads its set once).
+_NORMATIVE_SETS: dict = {}
+
+
+def normative_set(spec: str | None):
+    """The normative set of ``--normative`` (None: built-in; "none": no normative data), read once per process."""
+    if spec is not None and spec.strip().lower() == "none":
+        return None
+    from ..gait.normative import load_normative
+
+    key = spec or ""
+    if key not in _NORMATIVE_SETS:
+        _NORMATIVE_SETS[key] = load_normative(spec)
+    return _NORMATIVE_SETS[key]
+
+
+def _normative_scores(options: ReportOptions, task, analysis, row: dict, cycles, messages: list):
+    """Choose the normative condition, add the GPS columns to ``row``; return (table or None, gps dict or None)."""
+    from ..gait.gps import gait_profile_score, gait_variable_scores
+    from ..gait.normative import leg_length_from_height
+    from ..pipeline import DEFAULT_HEIGHT
+
+    nset = normative_set(options.normative)
+    if nset is None:
+        return None, None
+    height = next((h for h in (task.height, options.height, getattr(analysis.calibration, "height", None))
+                   if h is not None), DEFAULT_HEIGHT)
+    speed = row.get("speed_m_per_s")
+    speed = float(speed) if speed is not None and np.isfinite(speed) else None
+    cond, table, note = nset.select(speed, leg_length_from_height(height))
+    scores = gait_variable_scores(cycles, table)
+    summary = gait_profile_score(scores)
+    row["normative"] = f"{nset.name} {cond}"
+    row.update(summary)
+    messages.append(f"normative data {nset.name} ({nset.source}), {note}; Gait Profile Score "
+                    f"{summary['gait_profile_score_deg']:.1f} deg (right "
+                    f"{summary['right_gait_profile_score_deg']:.1f}, left {summary['left_gait_profile_score_deg']:.1f})")
+    return table, {"scores": scores, "summary": summary, "name": f"{nset.name} {cond}"}
+
+
+def _figures(plots: str, stem: str, cycles, params, normative, gps, with_kinetics: bool, points, events,
+             feet, pelvis) -> dict:
+    """The trial's figures, name -> SVG text (``svg``) or PNG bytes (``png``); {} for ``none``."""
+    if plots == "none":
+        return {}
+    from ..gait.gps import GPS_VARIABLES
+    from .panels import ANGLE_PANELS, KINETIC_PANELS, MECHANICS_PANELS, cycle_panels, event_traces, foot_off_percent
+
+    foot_off = foot_off_percent(params)
+    labels = [v.removesuffix("_deg").replace("_", " ").replace("internal rotation", "rotation")
+              .replace("dorsiflexion", "dorsiflex.").replace("foot progression", "foot prog.")
+              for v in GPS_VARIABLES]
+    gps_title = (f"{stem}: Movement Analysis Profile (GVS, deg) against {gps['name']}".strip(": ")
+                 if gps else "")
+    gps_values = ({"overall": gps["summary"]["gait_profile_score_deg"],
+                   "right": gps["summary"]["right_gait_profile_score_deg"],
+                   "left": gps["summary"]["left_gait_profile_score_deg"]} if gps else {})
+    if plots == "png":
+        from . import plots as png  # matplotlib: imported only when PNG figures are drawn
+
+        figs = {f"{stem}_angles.png": png.angles_figure(cycles, title=stem, normative=normative, foot_off=foot_off)}
+        if gps:
+            figs[f"{stem}_gps.png"] = png.map_figure(gps["scores"], GPS_VARIABLES, labels, gps_values, gps_title)
+        if with_kinetics:
+            figs[f"{stem}_kinetics.png"] = png.kinetics_figure(cycles, title=stem, normative=normative,
+                                                               foot_off=foot_off)
+        figs[f"{stem}_mechanics.png"] = png.mechanics_figure(cycles, title=stem, foot_off=foot_off)
+        figs[f"{stem}_events.png"] = png.events_figure(points, events, feet=feet, pelvis=pelvis, title=stem)
+        return figs
+    from . import svg
+
+    figs = {f"{stem}_angles.svg": svg.grid_svg(cycle_panels(cycles, ANGLE_PANELS, normative, foot_off),
+                                               f"{stem}: joint angles over the stride".strip(": "))}
+    if gps:
+        figs[f"{stem}_gps.svg"] = svg.map_svg(gps["scores"], GPS_VARIABLES, labels, gps_values, gps_title)
+    if with_kinetics:
+        figs[f"{stem}_kinetics.svg"] = svg.grid_svg(cycle_panels(cycles, KINETIC_PANELS, normative, foot_off),
+                                                    f"{stem}: kinetics over the stride".strip(": "))
+    figs[f"{stem}_mechanics.svg"] = svg.grid_svg(cycle_panels(cycles, MECHANICS_PANELS, None, foot_off),
+                                                 f"{stem}: mass centre and inertia loads".strip(": "))
+    series, marks = event_traces(points, events, feet, pelvis)
+    figs[f"{stem}_events.svg"] = svg.events_svg(
+        series, marks, f"{stem}: gait events (filled: foot strike, open: foot off; triangle: kinematic, "
+                       "circle: force)".strip(": "))
+    return figs
 
 
 def write_outcome_files(outcome: TrialOutcome, out_dir) -> list[str]:

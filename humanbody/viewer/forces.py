@@ -4,7 +4,8 @@ Force files keep the plate columns as named in the file (docs/conventions.md,
 "Force DataFrame").  A plate is recognised by six columns sharing a prefix:
 ``<p>vx, <p>vy, <p>vz`` (force, N) and ``<p>px, <p>py, <p>pz`` (centre of
 pressure, m), the OpenSim ``.mot`` naming (``ground_force_vx``,
-``1_ground_force_vx``, ...).  :func:`grf_to_ground` rotates them with the same
+``1_ground_force_vx``, ...); the layouts, the vertical-axis rule and the
+plates' geometry live in :mod:`humanbody.io.forceplates`.  :func:`grf_to_ground` rotates them with the same
 lab -> ground mapping as the markers (``ground = M @ lab``) into the layout
 :class:`~humanbody.viewer.scene.Scene` draws: ``<plate>_force_<axis>`` and
 ``<plate>_point_<axis>``.
@@ -18,50 +19,12 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..io.forceplates import plate_name as _plate_name
+from ..io.forceplates import plate_prefixes, vertical_axis_mapping
 
 __all__ = ["plate_prefixes", "grf_to_ground", "grf_arrays", "read_grf", "vertical_axis_mapping"]
 
 _AXES = ("x", "y", "z")
-
-
-def plate_prefixes(columns) -> list[str]:
-    """Prefixes ``p`` for which all of ``p + vx, vy, vz, px, py, pz`` are columns."""
-    cols = set(columns)
-    out = []
-    for c in columns:
-        if c.endswith("vx"):
-            p = c[:-2]
-            if all(p + s in cols for s in ("vx", "vy", "vz", "px", "py", "pz")):
-                out.append(p)
-    return out
-
-
-def _plate_name(prefix: str, i: int) -> str:
-    name = prefix.rstrip("_")
-    return name if name else f"plate{i + 1}"
-
-
-def vertical_axis_mapping(forces: pd.DataFrame) -> np.ndarray:
-    """Lab -> ground mapping for a force file alone: the vertical is the lab axis carrying most force.
-
-    Body weight dominates a walking trial's ground reaction, so the lab axis
-    with the largest mean absolute force summed over plates is vertical.  A
-    Y-up file is taken as OpenSim's axes (X forward, Y up, Z right: spec
-    ``x,-z,y``); a Z-up file keeps its axes.  Returns M (3, 3) with
-    ``ground = M @ lab``.
-    """
-    prefixes = plate_prefixes(forces.columns)
-    load = np.zeros(3)
-    for p in prefixes:
-        for j, a in enumerate(_AXES):
-            load[j] += np.nanmean(np.abs(forces[f"{p}v{a}"].to_numpy(dtype=float)))
-    up = int(np.argmax(load))
-    if up == 1:
-        return np.array([[1.0, 0, 0], [0, 0, -1.0], [0, 1.0, 0]])
-    if up == 2:
-        return np.eye(3)
-    raise InputError("cannot tell the vertical axis of the force plates (most force is along lab x); "
-                     "give --axes", forces.attrs.get("source"))
 
 
 def grf_to_ground(forces: pd.DataFrame, mapping: np.ndarray | None = None) -> pd.DataFrame:

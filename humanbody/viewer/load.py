@@ -81,6 +81,7 @@ def scene_from_analysis(analysis, *, grf=None, axes: str = "auto", title: str | 
         title=title or Path(analysis.source).name,
         clinical=analysis.clinical,
         joint_moment=joint_moment,
+        plates=getattr(getattr(analysis, "loads", None), "plates", None),
     )
 
 
@@ -117,6 +118,16 @@ def _grf(path, markers, axes: str):
         from ..markers.axes import parse_axes
 
         mapping = parse_axes(spec)
+    if Path(os.fspath(path)).suffix.lower() not in (".mot", ".sto"):  # C3D platforms, a loads table
+        from ..loads import read_loads
+
+        table = read_loads(path, mapping=mapping)
+        out = {"time": table.time}
+        for j, name in enumerate(table.names):
+            for i, a in enumerate("xyz"):
+                out[f"{name}_force_{a}"] = table.force[:, j, i]
+                out[f"{name}_point_{a}"] = table.point[:, j, i]
+        return pd.DataFrame(out)
     return read_grf(path, mapping)
 
 
@@ -204,6 +215,7 @@ def load_scene(
     imu_heading: str | None = None,
     angle_zero: str = "anatomical",
     subject=None,
+    ik: str = "auto",
 ) -> tuple[Scene, list[str]]:
     """Open a trial or a results table for viewing.
 
@@ -212,7 +224,7 @@ def load_scene(
     path : str or Path
         Raw trial (markers or generalized coordinates) or a results CSV
         written by ``humanbody analyze``.
-    static, markerset, model, mass, height, sex, axes, cutoff_hz, max_gap, fill, differentiation
+    static, markerset, model, mass, height, sex, axes, cutoff_hz, max_gap, fill, differentiation, ik
         As in :func:`humanbody.pipeline.analyze_trial` (for a results CSV only
         ``model``, ``mass``, ``height`` and ``sex`` apply).
     grf : str or Path, optional
@@ -241,7 +253,7 @@ def load_scene(
         subject = _model_for_results(p, model, mass, height, sex)
         results = _results_from_table(p, subject)
         messages = [f"read results table {p}: {results.n_frames} frames, model {subject.name}"]
-        scene = Scene(model=subject, results=results, grf=_grf(grf, None, axes), title=p.name,
+        scene = Scene(model=subject, results=results, grf=_grf(grf if grf is not None else forces, None, axes), title=p.name,
                       clinical=_clinical_from_table(p))
         return scene, messages
     from ..pipeline import analyze_trial
@@ -249,6 +261,6 @@ def load_scene(
     analysis = analyze_trial(
         p, static=static, markerset=markerset, model=model, mass=mass, height=height, sex=sex,
         axes=axes, cutoff_hz=cutoff_hz, max_gap=max_gap, fill=fill, differentiation=differentiation,
-        forces=forces, loads=loads, angle_zero=angle_zero, subject=subject, imu_heading=imu_heading,
+        forces=forces, loads=loads, angle_zero=angle_zero, subject=subject, imu_heading=imu_heading, ik=ik,
     )
     return scene_from_analysis(analysis, grf=grf, axes=axes), list(analysis.messages)

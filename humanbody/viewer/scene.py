@@ -114,6 +114,9 @@ class Scene:
         Joint moments from inverse dynamics (N m, about each joint point,
         :mod:`humanbody.kinetics`): the ``moment`` layer draws the selected
         segment's at its joint.
+    plates : list of PlateGeometry, optional
+        Force plates (:mod:`humanbody.io.forceplates`): drawn with the floor,
+        where they are (raised, tilted).
 
     Attributes
     ----------
@@ -132,6 +135,7 @@ class Scene:
     title: str = ""
     clinical: pd.DataFrame | None = None
     joint_moment: np.ndarray | None = None
+    plates: list | None = None
     selected: int | None = None
     semi: np.ndarray = field(init=False)
     principal: np.ndarray = field(init=False)
@@ -353,7 +357,7 @@ class Scene:
 
     # ---------------------------------------------------------------- floor
     def floor_mesh(self, spacing: float = 0.5) -> pv.PolyData:
-        """A grid of lines in the plane ``z = floor_z`` covering the trial plus a margin."""
+        """A grid of lines in the plane ``z = floor_z`` covering the trial plus a margin, and the plates' outlines."""
         box = self.bounds()
         lo = np.floor((box[0, :2] - 1.0) / spacing) * spacing
         hi = np.ceil((box[1, :2] + 1.0) / spacing) * spacing
@@ -367,6 +371,10 @@ class Scene:
             pts += [(x, ys[0], z), (x, ys[-1], z)]
         for y in ys:
             pts += [(xs[0], y, z), (xs[-1], y, z)]
+        for plate in self.plates or ():  # each plate's outline where it is (stairs, ramps)
+            c = np.asarray(plate.corners, dtype=float)
+            for a, b in zip(c, np.roll(c, -1, axis=0)):
+                pts += [tuple(a), tuple(b)]
         for i in range(0, len(pts), 2):
             lines += [2, i, i + 1]
         return pv.PolyData(np.array(pts, dtype=float), lines=np.array(lines))

@@ -1,0 +1,310 @@
+"""Force plates: the one home of their file layouts, vertical axis and geometry.
+
+Every part of humanbody that touches a force plate (the kinetics' loads,
+the force-plate gait events, the viewer's ground reactions) reads it here.
+
+File layouts
+------------
+- OpenSim ground-reaction files (``.mot``/``.sto``): per plate six columns
+  sharing a prefix ``p``: ``<p>vx, <p>vy, <p>vz`` (force, N) and ``<p>px,
+  <p>py, <p>pz`` (point of application, m), and a free moment
+  ``<q>torque_x/y/z`` (N·m) where ``q`` is ``p`` without its ``force_``
+  (:func:`file_plates`).  OpenSim names the right foot's plate
+  ``ground_force_`` and the left's ``1_ground_force_``
+  (:data:`SIDE_PREFIXES`).
+- C3D force platforms (types 1-4) through ezc3d's platform model
+  (:func:`read_c3d_platforms`): force, centre of pressure and free moment in
+  the lab, and the plate's corners.
+
+Vertical axis
+-------------
+A force file alone does not say which lab axis is up.  Body weight dominates
+a walking or running trial's ground reaction, so the lab axis carrying the
+largest mean absolute force is vertical (:func:`vertical_axis_mapping`,
+:func:`vertical_component`).
+
+Geometry
+--------
+A plate's surface is a plane (:class:`PlateGeometry`: centre, unit normal,
+corners).  From C3D corners it is exact, at any height and tilt (stairs,
+ramps).  A force file gives no corners: the plane is horizontal through the
+points the file gives while the plate is loaded (their median height), and
+its outline the rectangle around those points.  On a plane through the point
+``c`` with normal ``n``, the centre of pressure of the wrench ``(F, M_O)``
+about the ground origin is the point where the moment has no tangential
+part:
+
+    P = c + n x (M_O - c x F) / (n . F)
+
+(for a horizontal plane at height h: ``x = (h F_x - M_Oy) / F_z``,
+``y = (M_Ox + h F_y) / F_z``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+
+__all__ = ["SIDE_PREFIXES", "PlateGeometry", "plate_prefixes", "file_plates", "vertical_axis_mapping",
+           "vertical_component", "plate_from_corners", "plate_from_points", "centre_of_pressure",
+           "read_c3d_platforms", "c3d_has_platforms", "C3DPlatforms"]
+
+_AXES = ("x", "y", "z")
+
+#: Force-column prefix of each foot's plate in an OpenSim ground-reaction file (gait2392 examples).
+SIDE_PREFIXES = {"right": "ground_force_", "left": "1_ground_force_"}
+
+#: Outline margin (m) around the loaded points of a plate known only from a force file.
+OUTLINE_MARGIN = 0.10
+
+#: Lab axes (Y up) of a force file whose vertical is y: OpenSim's (X forward, Y up, Z right).
+_Y_UP = np.array([[1.0, 0, 0], [0, 0, -1.0], [0, 1.0, 0]])
+
+
+# ------------------------------------------------------------------ file layouts
+def plate_prefixes(columns) -> list[str]:
+    """Prefixes ``p`` for which all of ``p + vx, vy, vz, px, py, pz`` are columns."""
+    cols = set(columns)
+    out = []
+    for c in columns:
+        if c.endswith("vx"):
+            p = c[:-2]
+            if all(p + s in cols for s in ("vx", "vy", "vz", "px", "py", "pz")):
+                out.append(p)
+    return out
+
+
+def file_plates(columns) -> list[tuple[str, str | None]]:
+    """(force prefix, torque prefix or None) of each plate: ``<p>vx..pz`` and ``<q>torque_x..z``."""
+    cols = set(columns)
+    plates = []
+    for p in plate_prefixes(columns):
+        base = p[:-len("force_")] if p.endswith("force_") else p
+        t = base + "torque_"
+        plates.append((p, t if all(t + a in cols for a in _AXES) else None))
+    return plates
+
+
+def plate_name(prefix: str, i: int) -> str:
+    """A plate's name: its column prefix without the trailing underscore, else ``plate<i+1>``."""
+    name = prefix.rstrip("_")
+    return name if name else f"plate{i + 1}"
+
+
+def vertical_axis_mapping(forces: pd.DataFrame) -> np.ndarray:
+    """Lab -> ground mapping for a force file alone: the vertical is the lab axis carrying most force.
+
+    The lab axis with the largest mean absolute force summed over plates is
+    vertical.  A Y-up file is taken as OpenSim's axes (X forward, Y up, Z
+    right: spec ``x,-z,y``); a Z-up file keeps its axes.  Returns M (3, 3)
+    with ``ground = M @ lab``.
+    """
+    load = np.zeros(3)
+    for p in plate_prefixes(forces.columns):
+        for j, a in enumerate(_AXES):
+            load[j] += np.nanmean(np.abs(forces[f"{p}v{a}"].to_numpy(dtype=float)))
+    up = int(np.argmax(load))
+    if up == 1:
+        return _Y_UP.copy()
+    if up == 2:
+        return np.eye(3)
+    raise InputError("cannot tell the vertical axis of the force plates (most force is along lab x); "
+                     "give --axes", forces.attrs.get("source"))
+
+
+def vertical_component(forces: pd.DataFrame, prefix: str) -> str:
+    """The force component ('x', 'y' or 'z') of one plate with the largest median + 95th-percentile magnitude."""
+    best, axis = -1.0, "y"
+    for a in _AXES:
+        col = f"{prefix}v{a}"
+        if col in forces.columns:
+            v = np.abs(forces[col].to_numpy(dtype=float))
+            score = float(np.nanpercentile(v, 95)) + float(np.nanmedian(v))
+            if score > best:
+                best, axis = score, a
+    return axis
+
+
+# ------------------------------------------------------------------ geometry
+@dataclass(eq=False)
+class PlateGeometry:
+    """A force plate's surface in ground axes (m).
+
+    Attributes
+    ----------
+    name : str
+    centre : (3,)        a point of the surface (the corners' mean, or the loaded points' median)
+    normal : (3,)        unit normal of the surface, upwards
+    corners : (4, 3)     outline of the surface, in order around it
+    source : str         "corners" (the file's plate corners) or "points" (from the loaded points)
+    """
+
+    name: str
+    centre: np.ndarray
+    normal: np.ndarray
+    corners: np.ndarray
+    source: str = "points"
+
+    @property
+    def height(self) -> float:
+        """Height (m) of the surface's centre above the ground origin."""
+        return float(self.centre[2])
+
+    @property
+    def tilt_deg(self) -> float:
+        """Angle (degrees) between the surface and the horizontal."""
+        return float(np.degrees(np.arccos(np.clip(self.normal[2], -1.0, 1.0))))
+
+    def cop(self, force, moment_o, through=None) -> np.ndarray:
+        """Centre of pressure on the surface (or on the parallel plane through ``through``), (..., 3) m."""
+        return centre_of_pressure(force, moment_o, self.normal, self.centre if through is None else through)
+
+
+def centre_of_pressure(force, moment_o, normal, point) -> np.ndarray:
+    """Where the line of action of the wrench ``(F, M_O)`` (about the ground origin) meets a plane.
+
+    ``P = c + n x (M_O - c x F) / (n . F)`` for the plane through ``c``
+    (``point``, (3,) or (..., 3)) with unit normal ``n``; NaN where the force
+    is parallel to the plane.  Shapes (..., 3).
+    """
+    F = np.asarray(force, dtype=float)
+    c = np.broadcast_to(np.asarray(point, dtype=float), F.shape)
+    n = np.asarray(normal, dtype=float)
+    n = n / np.linalg.norm(n)
+    m_c = np.asarray(moment_o, dtype=float) - np.cross(c, F)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        nf = F @ n
+        u = np.cross(n, m_c) / np.where(np.abs(nf) > 1e-9, nf, np.nan)[..., None]
+    return c + u
+
+
+def plate_from_corners(name: str, corners) -> PlateGeometry:
+    """The plane of four corners (4, 3) m, ground axes; the normal points up."""
+    c = np.asarray(corners, dtype=float)
+    centre = c.mean(axis=0)
+    normal = np.cross(c[2] - c[0], c[3] - c[1])
+    norm = np.linalg.norm(normal)
+    if not np.isfinite(norm) or norm < 1e-9:
+        raise InputError(f"force plate {name}: its corners do not span a surface")
+    normal = normal / norm
+    if normal[2] < 0:
+        normal = -normal
+    return PlateGeometry(name, centre, normal, c, "corners")
+
+
+def plate_from_points(name: str, points, loaded) -> PlateGeometry:
+    """A horizontal plate through the points a force file gives while loaded, (T, 3) m and (T,) bool.
+
+    Height: the median height of those points; outline: their rectangle
+    with :data:`OUTLINE_MARGIN` around it.  An unloaded plate lies on the
+    ground (z = 0) around its points or the origin.
+    """
+    p = np.asarray(points, dtype=float)
+    ok = np.asarray(loaded, dtype=bool) & np.isfinite(p).all(axis=1)
+    q = p[ok] if ok.any() else p[np.isfinite(p).all(axis=1)]
+    if len(q) == 0:
+        q = np.zeros((1, 3))
+    z = float(np.median(q[:, 2])) if ok.any() else 0.0
+    lo, hi = q[:, :2].min(axis=0) - OUTLINE_MARGIN, q[:, :2].max(axis=0) + OUTLINE_MARGIN
+    corners = np.array([[hi[0], hi[1], z], [lo[0], hi[1], z], [lo[0], lo[1], z], [hi[0], lo[1], z]])
+    centre = np.array([0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), z])
+    return PlateGeometry(name, centre, np.array([0.0, 0.0, 1.0]), corners, "points")
+
+
+# ------------------------------------------------------------------ C3D force platforms
+_LENGTH = {"mm": 1e-3, "cm": 1e-2, "m": 1.0}
+
+
+@dataclass(eq=False)
+class C3DPlatforms:
+    """Force platforms of a C3D file in ground axes: time (T,) s; force, point, moment (T, P, 3) N, m, N·m."""
+
+    time: np.ndarray
+    names: list
+    force: np.ndarray
+    point: np.ndarray
+    moment: np.ndarray
+    plates: list
+    rate_hz: float
+    types: list
+
+
+def c3d_has_platforms(path) -> bool:
+    """Whether a C3D file declares force platforms (``FORCE_PLATFORM:USED`` > 0); False when unreadable."""
+    try:
+        import ezc3d
+
+        c = ezc3d.c3d(os.fspath(path))
+        used = np.asarray(c["parameters"].get("FORCE_PLATFORM", {}).get("USED", {}).get("value", [0])).ravel()
+        return int(used[0]) > 0 if len(used) else False
+    except Exception:  # noqa: BLE001 - the trial reader reports what is wrong with the file
+        return False
+
+
+def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
+    """Force platforms of a C3D file (types 1-4: corners, origin, calibration matrix, channel scales and
+    offsets, analog rate), by ezc3d's force-platform model, into ground axes (``ground = mapping @ lab``).
+
+    The centre of pressure is ezc3d's, in the lab: on the plate's surface at
+    whatever height and tilt its corners give.
+
+    Raises
+    ------
+    InputError  no ezc3d, unreadable file, no platforms, unsupported type, non-finite forces.
+    """
+    path = Path(os.fspath(path))
+    try:
+        import ezc3d
+    except ModuleNotFoundError:
+        raise InputError('reading C3D force platforms needs the package \'ezc3d\': pip install "humanbody[c3d]"',
+                         path) from None
+    try:
+        head = ezc3d.c3d(str(path))
+    except Exception as err:  # noqa: BLE001 - ezc3d raises plain errors for damaged files
+        raise InputError(f"cannot read the C3D file ({err})", path) from None
+    fp = head["parameters"].get("FORCE_PLATFORM", {})
+    used = int(np.asarray(fp.get("USED", {}).get("value", [0])).ravel()[0]) if fp else 0
+    if used <= 0:
+        raise InputError("the C3D file has no force platforms (FORCE_PLATFORM:USED is 0)", path)
+    types = [int(t) for t in np.asarray(fp.get("TYPE", {}).get("value", [])).ravel()[:used]]
+    bad = [t for t in types if t not in (1, 2, 3, 4)]
+    if bad:
+        raise InputError(f"force platform type {bad[0]} is not supported (types 1-4)", path)
+    try:
+        c = ezc3d.c3d(str(path), extract_forceplat_data=True)
+    except Exception as err:  # noqa: BLE001
+        raise InputError(f"cannot read the force platforms ({err})", path) from None
+    rate = float(np.asarray(head["parameters"]["ANALOG"]["RATE"]["value"]).ravel()[0])
+    point_rate = float(np.asarray(head["parameters"]["POINT"]["RATE"]["value"]).ravel()[0])
+    first = int(head["header"]["points"]["first_frame"])  # 0-based, as the marker reader's time base
+    M = np.eye(3) if mapping is None else np.asarray(mapping, dtype=float)
+    names, force, point, moment, plates = [], [], [], [], []
+    for i, p in enumerate(c["data"]["platform"]):
+        pos = _LENGTH.get(str(p["unit_position"]).strip().lower(), 1e-3)
+        unit_m = str(p["unit_moment"]).strip().lower()
+        mom = _LENGTH.get(unit_m[1:] if unit_m.startswith("n") else "mm", 1e-3)
+        f = np.asarray(p["force"], dtype=float).T @ M.T
+        bad = ~np.isfinite(f)
+        if bad.any():
+            raise InputError(f"force of platform {i + 1} has a missing or non-finite value "
+                             f"(sample {int(np.argmax(bad.any(axis=1))) + 1})", path)
+        name = f"plate{i + 1}"
+        names.append(name)
+        force.append(f)
+        point.append((np.asarray(p["center_of_pressure"], dtype=float).T * pos) @ M.T)
+        moment.append((np.asarray(p["Tz"], dtype=float).T * mom) @ M.T)
+        corners = (np.asarray(p["corners"], dtype=float).T * pos) @ M.T
+        try:
+            plates.append(plate_from_corners(name, corners))
+        except InputError as err:
+            raise err.with_path(path) from None
+    n = force[0].shape[0]
+    time = first / point_rate + np.arange(n) / rate
+    force, point, moment = (np.stack(a, axis=1) for a in (force, point, moment))
+    return C3DPlatforms(time, names, force, point, np.nan_to_num(moment), plates, rate, types)

@@ -1,0 +1,332 @@
+"""Whole-body inverse kinematics: all markers, one fit per frame, joints held together.
+
+For every frame the generalized coordinates q (root position and the
+rotation S_k of every body relative to its parent) minimise
+
+    C(q) = sum_m w_m |O_s(m)(q) + R_s(m)(q) c_m - q_m|^2
+         + sum_k lam_k |S_k - S0_k|_F^2 + sum_k h_k |(S_k - S0_k) a_k|^2
+
+where c_m is marker m's calibrated position in the frame of its segment
+s(m), q_m its measured position, w_m its weight (``[weights]`` of the
+marker set, default 1), S0_k the calibrated (neutral) relative orientation
+and O_k = O_L(k) + R_L(k) xi_k: the model's joints never come apart, as in
+OpenSim's inverse kinematics (Lu T.-W., O'Connor J.J. (1999) Bone position
+estimation from skin marker co-ordinates using global optimisation with
+joint constraints. J Biomech 32:129-134).  The neutral pull (weight
+``lam``, default 1e-10 m^2: a radian costs as much as 0.01 mm of marker error) only decides
+what the markers leave free: the split of a turn between two joints with no
+markers between them (lumbar and thoracic, lower and upper neck), a hand
+without markers, the axial rotation of a limb seen as two joint centres.
+The hinge pull (``[ik] hinge``, weight ``hinge_weight``) keeps the flexion
+axis of the named joints (knees and elbows of keypoint sets) where the
+calibration put it, so a thigh's axial rotation follows the plane of the
+knee's flexion.
+
+The minimisation is Levenberg-Marquardt with the analytic Jacobian of the
+tree (:mod:`humanbody.markers._ik_kernels`), rotation-vector increments on
+each body's relative rotation matrix (no Cardan singularity inside the
+solver), started in every frame from the segment fits
+(:func:`humanbody.markers.tracking.track`), or for keypoint sets from the
+anatomical frames the set's rules build in that frame; frames are solved in
+parallel.  The relative rotations become the angles of each segment's
+rotation sequence at the end, made continuous and unwrapped exactly as
+segment tracking does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..kinematics import sequence_axes_array
+from ..rotations import singular_distance
+from ..segments import PARENTS, SEGMENT_NAMES
+from ._angle_kernels import continuous_angles, relative_angles, unwrap_columns
+from .calibration import Calibration
+from .markerset import MarkerSet, match_markers, undetermined_segments
+
+__all__ = ["HINGE_WEIGHT", "NEUTRAL_WEIGHT", "IKProblem", "choose_method", "ik_problem", "track_global"]
+
+#: Default neutral-pull weight lam_k (m^2), every segment but the root.
+NEUTRAL_WEIGHT = 1e-10
+#: Default hinge-pull weight h_k (m^2) of the segments named in ``[ik] hinge``.
+HINGE_WEIGHT = 1e-3
+#: Frames solved per call of the kernel (bounds the scratch of a long trial).
+IK_CHUNK = 32768
+
+
+class IKProblem:
+    """The arrays the kernel fits: markers on segments, tree, neutral pose, pulls.
+
+    Attributes
+    ----------
+    names : list of str          canonical marker names, in column order
+    seg_of : (M,) int64          segment of each marker (0-based)
+    local : (M, 3)               c_m, marker in its segment frame (m)
+    weight : (M,)                w_m
+    parent : (17,) int64         parent index, -1 for the root
+    xi : (17, 3)                 joint offsets (m, parent frame)
+    S0 : (17, 3, 3)              neutral relative rotations
+    lam : (17,)                  neutral-pull weights (m^2)
+    axis : (17, 3)               hinge axes (body frame)
+    hinge : (17,)                hinge-pull weights (m^2)
+    """
+
+    def __init__(self, calibration: Calibration):
+        ms = calibration.markerset
+        names, seg_of, local = [], [], []
+        for k, seg in enumerate(SEGMENT_NAMES):
+            for m, c in calibration.local.get(seg, {}).items():
+                if np.isfinite(c).all():
+                    names.append(m)
+                    seg_of.append(k)
+                    local.append(c)
+        self.names = names
+        self.seg_of = np.array(seg_of, dtype=np.int64)
+        self.local = np.array(local, dtype=float).reshape(-1, 3)
+        self.weight = np.array([float(ms.weights.get(m, 1.0)) for m in names])
+        self.parent = np.array([L - 1 for L in PARENTS], dtype=np.int64)
+        self.xi = np.ascontiguousarray(calibration.model.joint_offset, dtype=float)
+        self.S0 = np.ascontiguousarray([calibration.relative[s] for s in SEGMENT_NAMES], dtype=float)
+        settings = dict(ms.ik)
+        neutral = float(settings.get("neutral_weight", NEUTRAL_WEIGHT))
+        self.lam = np.full(17, neutral)
+        self.lam[0] = 0.0  # the root's orientation in ground is always the markers' to decide
+        for seg, w in dict(settings.get("neutral_weights", {})).items():
+            if seg not in SEGMENT_NAMES:
+                raise InputError(f"marker set {ms.name!r}: [ik] neutral_weights names unknown segment {seg!r}")
+            self.lam[SEGMENT_NAMES.index(seg)] = float(w)
+        self.axis = np.zeros((17, 3))
+        self.hinge = np.zeros(17)
+        ax = "xyz".index(str(settings.get("hinge_axis", "y")))
+        for seg in settings.get("hinge", []):
+            k = SEGMENT_NAMES.index(seg)
+            self.axis[k, ax] = 1.0
+            self.hinge[k] = float(settings.get("hinge_weight", HINGE_WEIGHT))
+
+
+def ik_problem(calibration: Calibration) -> IKProblem:
+    """The kernel's arrays for a calibrated marker set (:class:`IKProblem`)."""
+    return IKProblem(calibration)
+
+
+def choose_method(ms: MarkerSet, present, ik: str = "auto") -> tuple[str, str]:
+    """Which tracking ``--ik auto`` uses for a trial, and why (one line for the log).
+
+    ``global`` when the set is a keypoint set or some cluster segment keeps
+    fewer than three points (its markers present in the trial, plus the
+    proximal joint centre when the set adds it with ``use_joint``): such a
+    segment cannot be fitted alone.  ``segments`` otherwise.
+
+    Parameters
+    ----------
+    ms : MarkerSet
+    present : collection of str
+        Canonical names of the markers with a valid sample.
+    ik : {"auto", "segments", "global"}
+    """
+    if ik not in ("auto", "segments", "global"):
+        raise InputError(f"--ik must be auto, segments or global, not {ik!r}")
+    if ik == "segments" and ms.keypoints:
+        raise InputError(f"{ms.name!r} is a keypoint set: its segments cannot be fitted one by one; "
+                         "use --ik global (or auto)")
+    if ik != "auto":
+        return ik, f"--ik {ik}"
+    if ms.keypoints:
+        return "global", f"auto: {ms.name!r} is a keypoint set"
+    present = set(present)
+    sparse = []
+    for seg in SEGMENT_NAMES:
+        spec = ms.segments[seg]
+        if spec.rule != "cluster" or not spec.markers:
+            continue
+        pts = sum(1 for m in spec.markers if m in present) + bool(spec.use_joint)
+        if pts < 3 and set(spec.markers).intersection(ms.required):
+            sparse.append(f"{seg} ({pts})")
+    if sparse:
+        return "global", "auto: fewer than three points on " + ", ".join(sparse)
+    return "segments", "auto: every tracked segment has three or more points"
+
+
+# ------------------------------------------------------------------ seeds
+def _relative(R: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """S_k = R_L^T R_k (root: R_1), shape (F, 17, 3, 3)."""
+    S = np.empty_like(R)
+    for k, L in enumerate(parent):
+        S[:, k] = R[:, k] if L < 0 else np.swapaxes(R[:, L], 1, 2) @ R[:, k]
+    return S
+
+
+def _seeds(R: np.ndarray, O: np.ndarray, prob: IKProblem, meas: np.ndarray):
+    """Finite starting rotations and root positions from (partly NaN) absolute frames and origins."""
+    S = _relative(R, prob.parent)
+    bad = ~np.isfinite(S).all(axis=(2, 3))
+    if bad.any():
+        S[bad] = np.broadcast_to(prob.S0, S.shape)[bad]
+    p = pd.DataFrame(O[:, 0]).interpolate(limit_direction="both").to_numpy(copy=True)
+    lost = ~np.isfinite(p).all(axis=1)
+    if lost.any():  # no root seed anywhere: the centroid of the markers
+        with np.errstate(invalid="ignore"), __import__("warnings").catch_warnings():
+            __import__("warnings").simplefilter("ignore", RuntimeWarning)
+            p[lost] = np.nanmean(meas[lost], axis=1)
+    p[~np.isfinite(p).all(axis=1)] = 0.0
+    return np.ascontiguousarray(S), np.ascontiguousarray(p)
+
+
+def _geometry_frames(markers: dict, calibration: Calibration, n: int):
+    """Per-frame anatomical frames and origins built by the set's rules (keypoint seeds), NaN where unavailable."""
+    from .calibration import _Geometry, _Unavailable
+
+    ms = calibration.markerset
+    params = dict(ms.parameters, height=calibration.height, mass=calibration.mass)
+    geo = _Geometry(ms, markers, params)
+    R = np.full((n, 17, 3, 3), np.nan)
+    O = np.full((n, 17, 3), np.nan)
+    for k, seg in enumerate(SEGMENT_NAMES):
+        try:
+            R[:, k] = geo.frame(seg)
+            O[:, k] = geo.point(ms.segments[seg].origin)
+        except (_Unavailable, InputError):
+            continue
+    return R, O
+
+
+# ------------------------------------------------------------------ tracking
+def track_global(markers, calibration: Calibration, keep_frames: bool = True, required=None,
+                 max_iter: int = 30, tol: float = 1e-6, rtol: float = 1e-5, seed: str = "auto",
+                 chained: bool = True):
+    """Track the 17 segments by whole-body inverse kinematics (module docstring).
+
+    Parameters
+    ----------
+    markers : pandas.DataFrame
+        Marker trial in ground axes (m).
+    calibration : Calibration
+    keep_frames : bool
+        Keep absolute frames and joint points (``Tracking.R``, ``.origins``).
+    required : sequence of str, optional
+        Markers that must have a valid sample (default: the set's ``required``).
+    max_iter : int
+        Levenberg-Marquardt iterations per frame at most.
+    tol : float
+        Stop when the largest increment is below ``tol`` (rad, m).
+    rtol : float
+        ... or when an iteration lowers the cost by less than ``rtol`` times
+        the cost (large residuals: skin motion, a static trial placed
+        differently).
+    chained : bool
+        Within each block of 128 frames start a frame from the previous
+        frame's solution (the block's first frame from its seed): fewer
+        iterations where the residuals are large.  False: every frame from
+        its seed.
+    seed : {"auto", "segments", "geometry"}
+        Starting pose of each frame: the segment fits, or the anatomical
+        frames the set's rules build in that frame (``auto``: geometry for
+        keypoint sets, segment fits otherwise).
+
+    Returns
+    -------
+    Tracking
+        As :func:`humanbody.markers.tracking.track`, ``method="global"``;
+        ``residuals`` per segment are the RMS distance of its markers,
+        ``marker_residuals`` the distance of every marker.
+    """
+    from ._ik_kernels import solve_frames, tree_order
+    from .tracking import STATUS, Tracking, _marker_columns, track
+
+    source = markers.attrs.get("source")
+    ms = calibration.markerset
+    names_in = markers.attrs.get("markers") or [c[:-2] for c in markers.columns if c.endswith("_x")]
+    found = match_markers(ms, names_in)
+    values, where = _marker_columns(markers, found)
+    for m in (ms.required if required is None else required):
+        if m not in where:
+            raise InputError(f"required marker {m!r} of marker set {ms.name!r} has no valid sample", source)
+    prob = ik_problem(calibration)
+    use = [i for i, m in enumerate(prob.names) if m in where]
+    if not use:
+        raise InputError(f"no marker of marker set {ms.name!r} has a valid sample", source)
+    names = [prob.names[i] for i in use]
+    seg_of, local, weight = prob.seg_of[use], np.ascontiguousarray(prob.local[use]), prob.weight[use]
+    lost = undetermined_segments(ms, set(names))
+    if lost:
+        seg, pts = lost[0]
+        raise InputError(f"segment {seg!r} keeps {pts} point(s) of marker set {ms.name!r}: too few to "
+                         "determine it through its joints", source)
+    n = len(markers)
+    meas = np.empty((n, len(names), 3))
+    for j, m in enumerate(names):
+        meas[:, j] = values[:, where[m]]
+    if seed == "auto":
+        seed = "geometry" if ms.keypoints else "segments"
+    if seed == "segments":
+        seg_tr = track(markers, calibration, keep_frames=True, required=[])
+        R0, O0 = seg_tr.R, seg_tr.origins
+    else:
+        R0, O0 = _geometry_frames({m: meas[:, j] for j, m in enumerate(names)}, calibration, n)
+    seq = sequence_axes_array(calibration.model)
+    R_all = np.empty((n, 17, 3, 3)) if keep_frames else None
+    O_all = np.empty((n, 17, 3)) if keep_frames else None
+    res = np.empty((n, len(names)))
+    cost = np.empty(n)
+    iters = np.empty(n, dtype=np.int64)
+    table_names = (["time"] + [f"lower_torso_{a}" for a in "xyz"]
+                   + [f"{s}_{q}" for s in SEGMENT_NAMES for q in ("alpha", "beta", "gamma")])
+    table = np.empty((n, len(table_names)))
+    angles = table[:, 4:].reshape(n, 17, 3)
+    base, first = tree_order(prob.parent)
+    for a in range(0, n, IK_CHUNK):
+        b = min(n, a + IK_CHUNK)
+        S_seed, p_seed = _seeds(R0[a:b], O0[a:b], prob, meas[a:b])
+        R = np.empty((b - a, 17, 3, 3))
+        O = np.empty((b - a, 17, 3))
+        solve_frames(np.ascontiguousarray(meas[a:b]), weight, seg_of, local, prob.parent, prob.xi, prob.S0,
+                     prob.lam, prob.axis, prob.hinge, base, first, S_seed, p_seed, int(max_iter), float(tol), float(rtol), bool(chained),
+                     R, O, res[a:b], cost[a:b], iters[a:b])
+        relative_angles(R, prob.parent, seq, 1e-9, angles[a:b])
+        table[a:b, 1:4] = O[:, 0]
+        if keep_frames:
+            R_all[a:b], O_all[a:b] = R, O
+    del R0, O0
+    time = markers["time"].to_numpy(dtype=float) if "time" in markers else np.arange(n, dtype=float)
+    table[:, 0] = time
+    continuous_angles(angles, seq, 1e-9)
+    near = {}
+    for k, seg in enumerate(SEGMENT_NAMES):
+        with np.errstate(invalid="ignore"):
+            close = singular_distance(angles[:, k], calibration.model.sequences[k]) < np.radians(10.0)
+        if close.any():
+            near[seg] = close
+    unwrap_columns(table[:, 4:])
+    coords = pd.DataFrame(table, columns=table_names, copy=False)
+    coords.attrs.update(kind="coordinates", source=source or "",
+                        conversions=[f"whole-body inverse kinematics with marker set {ms.name!r}"])
+    present = np.isfinite(meas).all(axis=2)
+    solved = np.isfinite(cost)
+    rms, count, status = {}, {}, {}
+    for k, seg in enumerate(SEGMENT_NAMES):
+        spec = ms.segments[seg]
+        cols = np.flatnonzero(seg_of == k)
+        code = np.full(n, STATUS.index("missing"), dtype=np.int8)
+        if spec.rule == "cluster":
+            cnt = present[:, cols].sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                sq = np.where(present[:, cols], res[:, cols] ** 2, 0.0).sum(axis=1)
+                rms[seg] = np.where(cnt > 0, np.sqrt(sq / np.maximum(cnt, 1)), np.nan)
+            count[seg] = cnt.astype(np.int64)
+            code[solved] = STATUS.index("fallback")
+            code[solved & (cnt > 0)] = STATUS.index("fit")
+        else:
+            code[solved] = STATUS.index(spec.rule)
+        status[seg] = code
+    residuals = pd.DataFrame({"time": time, **rms})
+    used = pd.DataFrame({"time": time, **count})
+    status = pd.DataFrame({"time": time, **{s: pd.Categorical.from_codes(status[s], categories=STATUS)
+                                            for s in SEGMENT_NAMES}})
+    marker_res = pd.DataFrame(res, columns=[calibration.names.get(m, m) for m in names])
+    marker_res.insert(0, "time", time)
+    out = Tracking(coords=coords, residuals=residuals, status=status, markers_used=used,
+                   R=R_all, origins=O_all, near_singular=near, method="global", marker_residuals=marker_res)
+    object.__setattr__(out, "iterations", iters)
+    return out

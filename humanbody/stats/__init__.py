@@ -1,0 +1,21 @@
+"""Statistical parametric mapping (SPM) of curves: t tests and ANOVA on whole gait cycles.
+
+Parametric tests with random field theory inference (Friston et al. 1994;
+Worsley et al. 1996, 2004; Pataky 2010, 2016):
+
+- :func:`ttest` (one sample), :func:`ttest_paired`, :func:`ttest2`
+  (two independent samples, ``equal_var=False`` for Welch), :func:`anova1`.
+
+Non-parametric (permutation) versions with the same signatures plus
+``iterations`` and ``seed`` live in :mod:`humanbody.stats.nonparam`.
+
+Every test returns an :class:`SPMResult` (field ``t``, ``threshold``,
+``df``, ``fwhm``, ``resels``, ``clusters``).  See docs/stats.md.
+"""
+
+from . import groups, nonparam, parametric, rft, smoothness
+from .clusters import Cluster
+from .parametric import anova1, ttest, ttest2, ttest_paired
+from .result import SPMResult
+
+__all__ = ["Cluster", "SPMResult", "anova1", "groups", "nonparam", "parametric", "rft", "smoothness", "ttest", "ttest2", "ttest_paired"]
