@@ -1,0 +1,68 @@
+"""SCoRE functional joint centre (humanbody.markers.functional_joint) on motions whose centre is known exactly."""
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+from humanbody.markers.functional_joint import score_centre
+from humanbody.markers.rigid import fit_rigid
+
+C_P = np.array([-0.07, -0.09, -0.08])  # centre in the pelvis frame (m)
+C_T = np.array([0.01, 0.005, 0.21])  # the same point in the thigh frame (m)
+
+
+def _motion(F=200, planes=(0.6, 0.35, 0.3), seed=0):
+    """Pelvis wandering in ground, thigh turning about C_P with the given amplitudes (rad) about x, y, z."""
+    rng = np.random.default_rng(seed)
+    t = np.linspace(0.0, 2 * np.pi, F)
+    R_p = Rotation.from_rotvec(0.1 * np.stack([np.sin(t), np.cos(2 * t), np.sin(3 * t)], axis=1)).as_matrix()
+    d_p = np.stack([0.8 * t, 0.02 * np.sin(2 * t), 0.95 + 0.02 * np.cos(2 * t)], axis=1) + rng.normal(0, 1e-3, (F, 3))
+    rel = Rotation.from_rotvec(np.stack([planes[0] * np.sin(t), planes[1] * np.sin(2 * t + 0.4),
+                                         planes[2] * np.cos(t + 0.3)], axis=1)).as_matrix()
+    R_t = R_p @ rel
+    centre = np.einsum("fij,j->fi", R_p, C_P) + d_p
+    d_t = centre - np.einsum("fij,j->fi", R_t, C_T)
+    return R_p, d_p, R_t, d_t, centre
+
+
+def test_exact_centre_without_noise():
+    R_p, d_p, R_t, d_t, centre = _motion()
+    c = score_centre(R_p, d_p, R_t, d_t)
+    np.testing.assert_allclose(c.proximal, C_P, atol=1e-9)
+    np.testing.assert_allclose(c.distal, C_T, atol=1e-9)
+    np.testing.assert_allclose(c.ground, centre, atol=1e-9)
+    assert c.rms < 1e-9 and c.frames == 200 and c.conditioning > 0.05
+
+
+def test_centre_from_noisy_marker_clusters():
+    """Poses fitted to 3-4 markers with 1 mm noise: the centre within a few mm (Ehrig et al. 2006, Fig. 4)."""
+    R_p, d_p, R_t, d_t, _ = _motion(F=400)
+    rng = np.random.default_rng(1)
+    local_p = np.array([[0.02, 0.13, 0.03], [0.02, -0.13, 0.03], [-0.17, 0.0, 0.04]])
+    local_t = np.array([[0.06, 0.02, 0.15], [0.07, 0.03, 0.05], [-0.02, 0.07, 0.1], [0.05, 0.06, -0.05]])
+    fitted = []
+    for R, d, local in ((R_p, d_p, local_p), (R_t, d_t, local_t)):
+        q = np.einsum("fij,mj->fmi", R, local) + d[:, None] + rng.normal(0, 1e-3, (len(d), len(local), 3))
+        Rf, of, *_ = fit_rigid(local, q)
+        fitted += [Rf, of]
+    c = score_centre(*fitted)
+    assert np.linalg.norm(c.proximal - C_P) < 0.004
+    assert 5e-4 < c.rms < 4e-3
+
+
+def test_single_axis_motion_is_flagged():
+    """Motion about one axis leaves the centre undetermined along it: conditioning near zero."""
+    R_p, d_p, R_t, d_t, _ = _motion(planes=(0.0, 0.6, 0.0))
+    c = score_centre(R_p, d_p, R_t, d_t)
+    assert c.conditioning < 1e-6
+    assert c.rms < 1e-9  # every point of the axis fits
+
+
+def test_nan_frames_skipped_and_too_few_frames():
+    R_p, d_p, R_t, d_t, _ = _motion()
+    R_p[::3] = np.nan
+    c = score_centre(R_p, d_p, R_t, d_t)
+    np.testing.assert_allclose(c.proximal, C_P, atol=1e-9)
+    assert c.frames == 200 - len(range(0, 200, 3))
+    with pytest.raises(ValueError, match="at least two frames"):
+        score_centre(R_p[:1], d_p[:1], R_t[:1], d_t[:1])
