@@ -50,6 +50,29 @@ def test_centre_from_noisy_marker_clusters():
     assert 5e-4 < c.rms < 4e-3
 
 
+def _noisy_centre(planes, noise, F=150, seed=1):
+    """SCoRE centre error (m, pelvis frame) from three-marker clusters with ``noise`` m of random error."""
+    R_p, d_p, R_t, d_t, _ = _motion(F=F, planes=planes)
+    rng = np.random.default_rng(seed)
+    local_p = np.array([[0.02, 0.13, 0.03], [0.02, -0.13, 0.03], [-0.17, 0.0, 0.04]])
+    local_t = np.array([[0.06, 0.02, 0.15], [0.07, 0.03, 0.05], [-0.02, 0.07, 0.1]])
+    fitted = []
+    for R, d, local in ((R_p, d_p, local_p), (R_t, d_t, local_t)):
+        q = np.einsum("fij,mj->fmi", R, local) + d[:, None] + rng.normal(0, noise, (F, 3, 3))
+        Rf, of, *_ = fit_rigid(local, q)
+        fitted += [Rf, of]
+    return score_centre(*fitted).proximal - C_P
+
+
+def test_walking_range_leaves_the_lateral_coordinate_loose():
+    """docs/kinetics.md: hip ranges of walking (about x, y, z: +-6, +-20, +-5 deg), 5 mm marker error -> the
+    centre's lateral coordinate 20-29 mm off; a calibration range (+-34, +-20, +-17 deg) -> a few mm."""
+    walk = _noisy_centre((0.1, 0.35, 0.08), 5e-3)
+    calibration = _noisy_centre((0.6, 0.35, 0.3), 5e-3)
+    assert abs(walk[1]) > 0.015 and abs(walk[1]) > 3 * abs(walk[[0, 2]]).max()
+    assert np.linalg.norm(calibration) < 0.005
+
+
 def test_single_axis_motion_is_flagged():
     """Motion about one axis leaves the centre undetermined along it: conditioning near zero."""
     R_p, d_p, R_t, d_t, _ = _motion(planes=(0.0, 0.6, 0.0))
