@@ -1,10 +1,14 @@
 """SCoRE functional joint centre (humanbody.markers.functional_joint) on motions whose centre is known exactly."""
 
+from pathlib import Path
+
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.spatial.transform import Rotation
 
-from humanbody.markers.functional_joint import score_centre
+from humanbody.errors import InputError
+from humanbody.markers.functional_joint import MIN_SECOND_RANGE_DEG, functional_hip_centre, score_centre
 from humanbody.markers.rigid import fit_rigid
 
 C_P = np.array([-0.07, -0.09, -0.08])  # centre in the pelvis frame (m)
@@ -89,3 +93,47 @@ def test_nan_frames_skipped_and_too_few_frames():
     assert c.frames == 200 - len(range(0, 200, 3))
     with pytest.raises(ValueError, match="at least two frames"):
         score_centre(R_p[:1], d_p[:1], R_t[:1], d_t[:1])
+
+
+def _trial(planes, F=200):
+    """A marker DataFrame: ASIS and sacral markers on the pelvis, three thigh markers, hip at C_P from mid-ASIS."""
+    R_p, d_p, R_t, d_t, _ = _motion(F=F, planes=planes)
+    pelvis = {"R.ASIS": (0.0, -0.13, 0.0), "L.ASIS": (0.0, 0.13, 0.0), "V.Sacral": (-0.17, 0.0, 0.0)}
+    thigh = {"T1": (0.06, 0.02, 0.15), "T2": (0.07, 0.03, 0.05), "T3": (-0.02, 0.07, 0.1)}
+    cols = {"time": np.arange(F) / 100.0}
+    for markers, R, d in ((pelvis, R_p, d_p), (thigh, R_t, d_t)):
+        for name, local in markers.items():
+            xyz = np.einsum("fij,j->fi", R, local) + d
+            for a, k in zip("xyz", range(3)):
+                cols[f"{name}_{a}"] = xyz[:, k]
+    return pd.DataFrame(cols)
+
+
+def test_functional_hip_centre_from_a_trial():
+    """Pelvis frame origin at mid-ASIS, x forward, y left, z up: the offset is C_P itself."""
+    off, centre, spread = functional_hip_centre(_trial((0.6, 0.35, 0.3)), "left", ["T1", "T2", "T3"])
+    np.testing.assert_allclose(off, C_P, atol=1e-9)
+    assert spread[1] > MIN_SECOND_RANGE_DEG and centre.rms < 1e-9
+
+
+def test_functional_hip_centre_refuses_a_walking_range():
+    with pytest.raises(InputError, match="left hip turns .* outside its main plane"):
+        functional_hip_centre(_trial((0.1, 0.35, 0.08)), "left", ["T1", "T2", "T3"])
+    with pytest.raises(InputError, match="marker 'T9' not in the trial"):
+        functional_hip_centre(_trial((0.6, 0.35, 0.3)), "left", ["T1", "T2", "T9"])
+
+
+def test_shared_walk_is_refused():
+    """docs/kinetics.md: the shared walk turns each hip 3-4 deg RMS outside its flexion plane."""
+    path = Path(__file__).resolve().parents[2] / "shared" / "data" / "gait2392_walk" / "subject01_walk1.trc"
+    if not path.exists():
+        pytest.skip("shared data absent")
+    from humanbody.io.trc import read_trc
+
+    m = read_trc(path)
+    for side, s in (("right", "R"), ("left", "L")):
+        thigh = [f"{s}.Thigh.Upper", f"{s}.Thigh.Front", f"{s}.Thigh.Rear"]
+        with pytest.raises(InputError, match="outside its main plane"):
+            functional_hip_centre(m, side, thigh)
+        _, _, spread = functional_hip_centre(m, side, thigh, min_second_range_deg=0.0)
+        assert 2.5 < spread[1] < 4.5 and spread[0] > 10.0

@@ -26,8 +26,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
-__all__ = ["FunctionalCentre", "score_centre"]
+from ..errors import InputError
+from .joint_centres import pelvis_frame
+from .rigid import fit_rigid
+
+__all__ = ["FunctionalCentre", "score_centre", "rotation_spread", "functional_hip_centre", "MIN_SECOND_RANGE_DEG"]
+
+#: Least RMS rotation (deg) about the second principal direction of the hip's relative motion for
+#: :func:`functional_hip_centre`: walking gives 3-4 deg, which leaves the centre 2-3 cm off laterally
+#: with 5 mm of marker error (tests/test_functional_joint.py); a simulated calibration trial turning
+#: +-34 deg in ab/adduction, +-20 in flexion and +-17 in rotation gives 14 deg.
+MIN_SECOND_RANGE_DEG = 10.0
 
 
 @dataclass(frozen=True)
@@ -108,3 +119,75 @@ def score_centre(R_p, d_p, R_t, d_t) -> FunctionalCentre:
     return FunctionalCentre(proximal=c_p, distal=c_t, ground=0.5 * (gp + gt),
                             rms=float(np.sqrt(np.mean(gap ** 2))),
                             conditioning=float(sv[-1] / np.sqrt(n)), frames=n)
+
+
+def rotation_spread(R_p, R_t) -> np.ndarray:
+    """RMS relative rotation about its three principal directions (deg), largest first.
+
+    The rotation vectors of ``R_p^T R_t`` relative to their mean rotation,
+    their principal RMS amplitudes (singular values / sqrt(frames)); NaN
+    frames skipped.  A joint turned about one axis has one large value; a
+    functional centre needs the second one large too.
+    """
+    R_p, R_t = np.asarray(R_p, dtype=float), np.asarray(R_t, dtype=float)
+    ok = np.isfinite(R_p).all(axis=(1, 2)) & np.isfinite(R_t).all(axis=(1, 2))
+    rel = Rotation.from_matrix(np.matmul(R_p[ok].transpose(0, 2, 1), R_t[ok]))
+    v = (rel.mean().inv() * rel).as_rotvec()
+    return np.degrees(np.linalg.svd(v - v.mean(axis=0), compute_uv=False) / np.sqrt(len(v)))
+
+
+def functional_hip_centre(markers, side: str, thigh, asis=("R.ASIS", "L.ASIS"), sacrum="V.Sacral",
+                          min_second_range_deg: float = MIN_SECOND_RANGE_DEG):
+    """SCoRE hip centre of one side from a marker trial, in the pelvis frame of its ASIS and sacral markers.
+
+    The pelvis pose is the frame of :func:`humanbody.markers.joint_centres.pelvis_frame`
+    (origin mid-ASIS, x forward, y left, z up), the thigh's the rigid fit of
+    its cluster (``thigh``, three or more marker names) to its first complete
+    frame; :func:`score_centre` of the two.  The offset returned is the one a
+    marker-set hip point ``from = "mid_asis"``, ``offset = [...]``,
+    ``frame = "lower_torso"`` takes (docs/markersets.md).
+
+    Parameters
+    ----------
+    markers : DataFrame
+        Marker trial (``<name>_x/_y/_z`` columns, m), e.g. from
+        :func:`humanbody.io.trc.read_trc`.
+    side : {"right", "left"}
+    thigh : sequence of str
+    asis : (right, left) marker names;  sacrum : sacral marker name (or a mid-PSIS column)
+    min_second_range_deg : float
+        Least RMS rotation about the second principal direction of the
+        hip's motion (:func:`rotation_spread`).
+
+    Returns
+    -------
+    offset : ndarray (3,)
+        Hip centre from mid-ASIS in the pelvis frame (m).
+    centre : FunctionalCentre
+    spread : ndarray (3,)
+        :func:`rotation_spread` (deg).
+
+    Raises
+    ------
+    InputError
+        A marker missing, or the hip not turned enough in a second plane.
+    """
+    def xyz(name):
+        cols = [f"{name}_{a}" for a in "xyz"]
+        if not all(c in markers.columns for c in cols):
+            raise InputError(f"functional hip centre: marker {name!r} not in the trial")
+        return markers[cols].to_numpy(dtype=float)
+
+    R, o, _, _ = pelvis_frame(xyz(asis[0]), xyz(asis[1]), xyz(sacrum))
+    q = np.stack([xyz(n) for n in thigh], axis=1)
+    full = np.isfinite(q).all(axis=(1, 2))
+    if len(thigh) < 3 or not full.any():
+        raise InputError(f"functional hip centre: the {side} thigh needs three markers seen together in one frame")
+    Rt, ot, *_ = fit_rigid(q[np.argmax(full)], q)
+    spread = rotation_spread(R, Rt)
+    if spread[1] < min_second_range_deg:
+        raise InputError(f"functional hip centre: the {side} hip turns {spread[1]:.1f} deg RMS outside its main "
+                         f"plane, less than the {min_second_range_deg:g} deg a functional centre needs; "
+                         "use a calibration trial with hip flexion, abduction and circumduction")
+    centre = score_centre(R, o, Rt, ot)
+    return centre.proximal, centre, spread
