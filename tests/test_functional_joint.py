@@ -8,7 +8,11 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from humanbody.errors import InputError
-from humanbody.markers.functional_joint import MIN_SECOND_RANGE_DEG, functional_hip_centre, score_centre
+from humanbody.markers.functional_joint import (
+    MIN_SECOND_RANGE_DEG,
+    functional_hip_centre,
+    score_centre,
+)
 from humanbody.markers.rigid import fit_rigid
 
 C_P = np.array([-0.07, -0.09, -0.08])  # centre in the pelvis frame (m)

@@ -63,7 +63,7 @@ def in_pelvis(R, o, p):
 def centres(P) -> dict[str, dict[str, np.ndarray]]:
     """Hip centres (m, pelvis frame from mid-ASIS) of each method, per side."""
     ra, la, vs = P("R.ASIS"), P("L.ASIS"), P("V.Sacral")
-    R, o, pw, pd = pelvis_frame(ra, la, vs)
+    R, o, *_ = pelvis_frame(ra, la, vs)
     out = {}
     for side, s in (("right", "R"), ("left", "L")):
         har = in_pelvis(R, o, hip_harrington2007(ra, la, vs, side))

@@ -32,7 +32,7 @@ from ..errors import InputError
 from .joint_centres import pelvis_frame
 from .rigid import fit_rigid
 
-__all__ = ["FunctionalCentre", "score_centre", "rotation_spread", "functional_hip_centre", "MIN_SECOND_RANGE_DEG"]
+__all__ = ["MIN_SECOND_RANGE_DEG", "FunctionalCentre", "functional_hip_centre", "rotation_spread", "score_centre"]
 
 #: Least RMS rotation (deg) about the second principal direction of the hip's relative motion for
 #: :func:`functional_hip_centre`: walking gives 3-4 deg, which leaves the centre 2-3 cm off laterally
@@ -99,7 +99,6 @@ def score_centre(R_p, d_p, R_t, d_t) -> FunctionalCentre:
     """
     R_p, R_t = (np.asarray(a, dtype=float) for a in (R_p, R_t))
     d_p, d_t = (np.asarray(a, dtype=float) for a in (d_p, d_t))
-    F = R_p.shape[0]
     ok = (np.isfinite(R_p).all(axis=(1, 2)) & np.isfinite(R_t).all(axis=(1, 2))
           & np.isfinite(d_p).all(axis=1) & np.isfinite(d_t).all(axis=1))
     n = int(ok.sum())
@@ -107,9 +106,7 @@ def score_centre(R_p, d_p, R_t, d_t) -> FunctionalCentre:
         raise ValueError(f"a functional joint centre needs at least two frames with both segments tracked, got {n}")
     A = np.concatenate([R_p[ok], -R_t[ok]], axis=2)  # (n, 3, 6)
     b = d_t[ok] - d_p[ok]  # (n, 3)
-    A_bar, b_bar = A - A.mean(axis=0), b - b.mean(axis=0)
-    # A fixed centre satisfies A_bar x = b_bar; the mean equation gives the rest.
-    # Solving the full system in least squares is the SCoRE estimate.
+    A_bar = A - A.mean(axis=0)  # centred: its singular values measure the rotation range
     x, *_ = np.linalg.lstsq(A.reshape(3 * n, 6), b.reshape(3 * n), rcond=None)
     sv = np.linalg.svd(A_bar.reshape(3 * n, 6), compute_uv=False)
     c_p, c_t = x[:3], x[3:]
