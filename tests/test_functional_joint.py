@@ -141,3 +141,27 @@ def test_shared_walk_is_refused():
             functional_hip_centre(m, side, thigh)
         _, _, spread = functional_hip_centre(m, side, thigh, min_second_range_deg=0.0)
         assert 2.5 < spread[1] < 4.5 and spread[0] > 10.0
+
+
+def test_with_hip_centres_matches_the_offset_rule(tmp_path):
+    """The in-memory set gives the hips the marker-set offset rule gives (OpenSim's model's hips, as the
+    kinetics test writes them to a TOML copy), and leaves every other point alone."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _opensim_subject01 import hip_offsets, markerset_with_opensim_hips
+
+    from humanbody.markers.functional_joint import with_hip_centres
+    from humanbody.markers.markerset import load_markerset
+
+    base = load_markerset("gait2392")
+    ours = with_hip_centres(base, hip_offsets())
+    toml = load_markerset(markerset_with_opensim_hips(tmp_path / "m.toml"))
+    for side in ("right", "left"):
+        (a,), (b,) = ours.points[f"{side}_hip"], toml.points[f"{side}_hip"]
+        assert a["from"] == b["from"] and a["frame"] == b["frame"]
+        np.testing.assert_allclose(a["offset"], b["offset"], atol=1e-6)
+    assert {k: v for k, v in ours.points.items() if not k.endswith("_hip")} == \
+        {k: v for k, v in base.points.items() if not k.endswith("_hip")}
+    with pytest.raises(InputError, match="three finite numbers"):
+        with_hip_centres(base, {"right": [0.0, np.nan, 0.0]})

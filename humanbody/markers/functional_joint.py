@@ -32,7 +32,8 @@ from ..errors import InputError
 from .joint_centres import pelvis_frame
 from .rigid import fit_rigid
 
-__all__ = ["MIN_SECOND_RANGE_DEG", "FunctionalCentre", "functional_hip_centre", "rotation_spread", "score_centre"]
+__all__ = ["MIN_SECOND_RANGE_DEG", "FunctionalCentre", "functional_hip_centre", "rotation_spread", "score_centre",
+           "with_hip_centres"]
 
 #: Least RMS rotation (deg) about the second principal direction of the hip's relative motion for
 #: :func:`functional_hip_centre`: walking gives 3-4 deg, which leaves the centre 2-3 cm off laterally
@@ -188,3 +189,39 @@ def functional_hip_centre(markers, side: str, thigh, asis=("R.ASIS", "L.ASIS"), 
                          "use a calibration trial with hip flexion, abduction and circumduction")
     centre = score_centre(R, o, Rt, ot)
     return centre.proximal, centre, spread
+
+
+def with_hip_centres(markerset, offsets, pelvis: str = "lower_torso"):
+    """A copy of ``markerset`` whose hip points are fixed offsets from mid-ASIS in the pelvis frame.
+
+    Parameters
+    ----------
+    markerset : MarkerSet, str or path
+        Any set :func:`humanbody.markers.markerset.load_markerset` accepts;
+        it must define ``mid_asis`` and its pelvis segment frame must be that
+        of :func:`humanbody.markers.joint_centres.pelvis_frame` (the
+        ASIS-and-sacrum sets, e.g. ``gait2392``), which is where
+        :func:`functional_hip_centre` expresses its offsets.
+    offsets : mapping {"right": (3,), "left": (3,)}
+        Hip centres from mid-ASIS (m), x forward, y left, z up.
+
+    Returns
+    -------
+    MarkerSet
+        The same set with each given hip point replaced by the rule
+        ``from = "mid_asis"``, ``offset = [...]``, ``frame = pelvis``.
+    """
+    from dataclasses import replace
+
+    from .markerset import load_markerset
+
+    mset = load_markerset(markerset)
+    if "mid_asis" not in mset.points:
+        raise InputError(f"marker set {mset.name!r} defines no mid_asis point to place hip centres from")
+    points = dict(mset.points)
+    for side, off in offsets.items():
+        off = np.asarray(off, dtype=float)
+        if off.shape != (3,) or not np.isfinite(off).all():
+            raise InputError(f"the {side} hip offset must be three finite numbers (m), got {off!r}")
+        points[f"{side}_hip"] = ({"from": "mid_asis", "offset": [float(v) for v in off], "frame": pelvis},)
+    return replace(mset, points=points, name=f"{mset.name} (functional hips)")
