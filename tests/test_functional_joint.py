@@ -165,3 +165,28 @@ def test_with_hip_centres_matches_the_offset_rule(tmp_path):
         {k: v for k, v in base.points.items() if not k.endswith("_hip")}
     with pytest.raises(InputError, match="three finite numbers"):
         with_hip_centres(base, {"right": [0.0, np.nan, 0.0]})
+
+
+def _gait2392_trial(planes):
+    """_trial's markers under gait2392's names, both thighs moving alike."""
+    t = _trial(planes)
+    for s in ("R", "L"):
+        for i, n in ((1, "Upper"), (2, "Front"), (3, "Rear")):
+            for a in "xyz":
+                t[f"{s}.Thigh.{n}_{a}"] = t[f"T{i}_{a}"]
+    return t
+
+
+def test_functional_hips_of_a_marker_set():
+    from humanbody.markers.functional_joint import functional_hips
+
+    mset, lines = functional_hips("gait2392", _gait2392_trial((0.6, 0.35, 0.3)))
+    for side in ("right", "left"):
+        (rule,) = mset.points[f"{side}_hip"]
+        np.testing.assert_allclose(rule["offset"], C_P, atol=1e-9)
+    assert all("functional (SCoRE" in line for line in lines)
+    mset, lines = functional_hips("gait2392", _gait2392_trial((0.1, 0.35, 0.08)))
+    assert mset.points["right_hip"][0]["regression"] == "harrington2007"
+    assert all("harrington2007 regression" in line and "outside its main plane" in line for line in lines)
+    with pytest.raises(InputError, match="lacks the right thigh marker"):
+        functional_hips("gait2392", _gait2392_trial((0.6, 0.35, 0.3)).drop(columns=["R.Thigh.Rear_x"]))

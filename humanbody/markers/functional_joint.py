@@ -26,14 +26,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy.spatial.transform import Rotation
 
 from ..errors import InputError
 from .joint_centres import pelvis_frame
 from .rigid import fit_rigid
 
-__all__ = ["MIN_SECOND_RANGE_DEG", "FunctionalCentre", "functional_hip_centre", "rotation_spread", "score_centre",
-           "with_hip_centres"]
+__all__ = [
+    "MIN_SECOND_RANGE_DEG",
+    "FunctionalCentre",
+    "functional_hip_centre",
+    "functional_hips",
+    "rotation_spread",
+    "score_centre",
+    "with_hip_centres",
+]
 
 #: Least RMS rotation (deg) about the second principal direction of the hip's relative motion for
 #: :func:`functional_hip_centre`: walking gives 3-4 deg, which leaves the centre 2-3 cm off laterally
@@ -225,3 +233,79 @@ def with_hip_centres(markerset, offsets, pelvis: str = "lower_torso"):
             raise InputError(f"the {side} hip offset must be three finite numbers (m), got {off!r}")
         points[f"{side}_hip"] = ({"from": "mid_asis", "offset": [float(v) for v in off], "frame": pelvis},)
     return replace(mset, points=points, name=f"{mset.name} (functional hips)")
+
+
+def _marker_or_mean(mset, found, markers, name):
+    """Ground positions (F, 3) of a marker, or of a point that is the mean of markers (first rule that fits)."""
+    def col(n):
+        return markers[[f"{found[n]}_{a}" for a in "xyz"]].to_numpy(dtype=float)
+
+    if name in found:
+        return col(name)
+    for rule in mset.points.get(name, ()):
+        members = rule.get("mean")
+        if members and all(m in found for m in members):
+            return np.mean([col(m) for m in members], axis=0)
+    raise InputError(f"functional hip centre: {name!r} is neither a marker of the hip trial nor a mean of its markers")
+
+
+def functional_hips(markerset, markers) -> tuple:
+    """``markerset`` with SCoRE hip centres from a hip calibration trial, where its range allows.
+
+    For each side, the pelvis markers of the set's hip regression rule
+    (``asis``, ``sacrum``) and the thigh's tracking cluster
+    (``[segments.<side>_upper_leg] markers``) give :func:`functional_hip_centre`;
+    a side whose hip does not turn enough outside its main plane keeps the
+    set's regression.
+
+    Parameters
+    ----------
+    markerset : MarkerSet, str or path
+    markers : DataFrame
+        The hip calibration trial (``<name>_x/_y/_z``, m; any lab axes).
+
+    Returns
+    -------
+    markerset : MarkerSet
+        :func:`with_hip_centres` of the functional sides (the set itself when none).
+    lines : list of str
+        One line per side saying which hip centre it uses and why.
+    """
+    from .markerset import load_markerset, match_markers
+
+    mset = load_markerset(markerset)
+    pelvis = mset.segments.get("lower_torso")
+    if pelvis is None or pelvis.primary.get("axis") != "y" or pelvis.secondary.get("axis") != "x":
+        raise InputError(f"marker set {mset.name!r}: its pelvis frame is not the ASIS-and-sacrum frame "
+                         "(y between the ASIS, x towards mid-ASIS) functional hip centres are expressed in")
+    names = markers.attrs.get("markers") or [c[:-2] for c in markers.columns if c.endswith("_x")]
+    found = match_markers(mset, names)
+    offsets, lines = {}, []
+    for side in ("right", "left"):
+        rule = next((r for r in mset.points.get(f"{side}_hip", ()) if "asis" in r and "sacrum" in r), None)
+        seg = mset.segments.get(f"{side}_upper_leg")
+        if rule is None or seg is None or len(seg.markers) < 3:
+            raise InputError(f"marker set {mset.name!r}: no ASIS-and-sacrum hip rule or thigh cluster for the "
+                             f"{side} hip, so no functional hip centre")
+        missing = [m for m in seg.markers if m not in found]
+        if missing:
+            raise InputError(f"hip trial lacks the {side} thigh marker(s) {', '.join(missing)}")
+        cols = {"rasis": _marker_or_mean(mset, found, markers, rule["asis"][0]),
+                "lasis": _marker_or_mean(mset, found, markers, rule["asis"][1]),
+                "sacrum": np.mean([_marker_or_mean(mset, found, markers, s) for s in rule["sacrum"]], axis=0)}
+        trial = {f"{k}_{a}": v[:, i] for k, v in cols.items() for i, a in enumerate("xyz")}
+        for m in seg.markers:
+            trial.update({f"{m}_{a}": markers[f"{found[m]}_{a}"].to_numpy(dtype=float) for a in "xyz"})
+        off, centre, spread = functional_hip_centre(pd.DataFrame(trial), side, list(seg.markers),
+                                                    asis=("rasis", "lasis"), sacrum="sacrum", min_second_range_deg=0.0)
+        if spread[1] < MIN_SECOND_RANGE_DEG:
+            lines.append(f"{side} hip centre: {rule.get('regression', 'marker set')} regression (the hip trial turns "
+                         f"it {spread[1]:.1f} deg RMS outside its main plane, less than the {MIN_SECOND_RANGE_DEG:g} "
+                         "a functional centre needs)")
+            continue
+        offsets[side] = off
+        lines.append(f"{side} hip centre: functional (SCoRE, {centre.frames} frames, {1000 * centre.rms:.1f} mm RMS, "
+                     f"{spread[1]:.0f} deg RMS outside the main plane): {1000 * off[0]:.0f}, {1000 * off[1]:.0f}, "
+                     f"{1000 * off[2]:.0f} mm from mid-ASIS (forward, left, up)")
+    return (with_hip_centres(mset, offsets) if offsets else mset), lines
+
