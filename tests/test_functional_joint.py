@@ -190,3 +190,31 @@ def test_functional_hips_of_a_marker_set():
     assert all("harrington2007 regression" in line and "outside its main plane" in line for line in lines)
     with pytest.raises(InputError, match="lacks the right thigh marker"):
         functional_hips("gait2392", _gait2392_trial((0.6, 0.35, 0.3)).drop(columns=["R.Thigh.Rear_x"]))
+
+
+WALK = Path(__file__).resolve().parents[2] / "shared" / "data" / "gait2392_walk"
+
+
+def test_analyze_hip_trial_falls_back_to_the_regression_and_says_so(tmp_path, capsys):
+    """`humanbody analyze --hip-trial`: the shared walk as hip trial has too little range, so the
+    Harrington hips stay (same results as without it) and the log says why; a bad hip trial -> exit 2."""
+    if not WALK.exists():
+        pytest.skip("shared data absent")
+    from humanbody.cli import main
+
+    base = [str(WALK / "subject01_walk1.trc"), "--static", str(WALK / "subject01_static.trc"), "--mass", "72.6",
+            "--height", "1.8", "-q"]
+    assert main(["analyze", *base, "--out", str(tmp_path / "a")]) == 0
+    assert main(["analyze", *base, "--out", str(tmp_path / "b"), "--hip-trial", str(WALK / "subject01_walk1.trc")]) == 0
+    log = (tmp_path / "b" / "subject01_walk1_log.txt").read_text()
+    assert "right hip centre: harrington2007 regression (the hip trial turns it 3.4 deg RMS" in log
+    assert "left hip centre: harrington2007 regression" in log
+    a = pd.read_csv(tmp_path / "a" / "subject01_walk1_results.csv")
+    b = pd.read_csv(tmp_path / "b" / "subject01_walk1_results.csv")
+    pd.testing.assert_frame_equal(a, b)
+    bad = tmp_path / "bad.trc"
+    bad.write_text("not a trc\n")
+    capsys.readouterr()
+    assert main(["analyze", *base, "--out", str(tmp_path / "c"), "--hip-trial", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(bad) in err[0]

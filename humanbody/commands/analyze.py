@@ -107,6 +107,7 @@ def register(sub) -> None:
                    help="also print the per-marker and per-gap details (always in <trial>_log.txt)")
     add_subject_options(p)
     add_marker_options(p)
+    p.add_argument("--hip-trial", metavar="FILE", help="hip calibration trial (flexion, abduction, circumduction; same markers): functional (SCoRE) hip centres where its hip range allows, else the marker set's regression; a message says which")
     add_rate_options(p)
     add_load_options(p)
     p.set_defaults(func=run)
@@ -121,6 +122,7 @@ def run(args) -> int:
         args.trial,
         static=args.static,
         markerset=args.markerset,
+        hip_trial=getattr(args, "hip_trial", None),
         model=args.model,
         mass=args.mass,
         height=args.height,

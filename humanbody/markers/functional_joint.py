@@ -300,7 +300,7 @@ def functional_hips(markerset, markers) -> tuple:
                                                     asis=("rasis", "lasis"), sacrum="sacrum", min_second_range_deg=0.0)
         if spread[1] < MIN_SECOND_RANGE_DEG:
             lines.append(f"{side} hip centre: {rule.get('regression', 'marker set')} regression (the hip trial turns "
-                         f"it {spread[1]:.1f} deg RMS outside its main plane, less than the {MIN_SECOND_RANGE_DEG:g} "
+                         f"it {spread[1]:.1f} deg RMS outside its main plane, less than the {MIN_SECOND_RANGE_DEG:g} deg "
                          "a functional centre needs)")
             continue
         offsets[side] = off
