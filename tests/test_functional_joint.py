@@ -218,3 +218,30 @@ def test_analyze_hip_trial_falls_back_to_the_regression_and_says_so(tmp_path, ca
     assert main(["analyze", *base, "--out", str(tmp_path / "c"), "--hip-trial", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(bad) in err[0]
+
+
+@pytest.mark.parametrize("command", ["report", "compare", "view"])
+def test_hip_trial_is_a_marker_option_of_every_analysing_command(command):
+    """report, compare and view share analyze's marker options, --hip-trial included."""
+    from humanbody.cli import build_parser
+
+    args = build_parser().parse_args([command, "trial.trc", "--hip-trial", "hips.trc", "--out", "o"]
+                                     if command != "view" else [command, "trial.trc", "--hip-trial", "hips.trc"])
+    assert args.hip_trial == "hips.trc"
+
+
+def test_report_passes_the_hip_trial_to_the_analysis(monkeypatch, tmp_path):
+    import humanbody.pipeline
+    from humanbody.report.inputs import TrialTask
+    from humanbody.report.trial import ReportOptions, process_trial
+
+    seen = {}
+
+    def fake(path, **kw):
+        seen.update(kw)
+        raise InputError("stop here")
+
+    monkeypatch.setattr(humanbody.pipeline, "analyze_trial", fake)
+    outcome = process_trial(TrialTask(trial=str(tmp_path / "t.trc"), key="t"),
+                            ReportOptions(hip_trial="hips.trc"))
+    assert seen["hip_trial"] == "hips.trc" and outcome.row["status"] == "failed"
