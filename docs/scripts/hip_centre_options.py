@@ -22,7 +22,7 @@ the centres (mm from mid-ASIS in the pelvis frame: forward, left, up) and
 Pearson's r of the hip flexion, knee flexion, hip adduction and ankle
 moments against OpenSim's inverse dynamics (right / left), OpenSim's filter
 transients (first and last 0.1 s) left out.
-Run: ``.venv/bin/python docs/scripts/hip_centre_options.py`` (about a minute).
+Run: ``.venv/bin/python docs/scripts/hip_centre_options.py`` (under a minute).
 """
 
 import sys
