@@ -168,6 +168,7 @@ def analyze_trial(
     subject=None,
     ik: str = "auto",
     keep_raw: bool = False,
+    hip_trial=None,
 ) -> Analysis:
     """Analyse one trial file (markers or generalized coordinates).
 
@@ -180,6 +181,11 @@ def analyze_trial(
     markerset : str or Path, optional
         Built-in marker-set name or a marker-set file; detected from the
         marker names when omitted.
+    hip_trial : str or Path, optional
+        Hip calibration trial (markers, same marker set): each hip centre is
+        then the functional (SCoRE) centre of that trial where the hip turns
+        enough in a second plane, else the set's regression; a message says
+        which (:func:`humanbody.markers.functional_joint.functional_hips`).
     model : BodyModel or path, optional
         Model to use instead of the default scaled one.
     mass, height : float, optional
@@ -322,6 +328,14 @@ def analyze_trial(
         names = ground.attrs.get("markers") or [c[:-2] for c in ground.columns if c.endswith("_x")]
         mset, found = resolve_markerset(markerset, names, path, required=())
         required = _present_required(mset, found, path, messages)
+        if hip_trial is not None:
+            from .markers.functional_joint import functional_hips
+
+            try:
+                mset, lines = functional_hips(mset, read_trial(hip_trial))
+            except InputError as err:
+                raise err.with_path(hip_trial) from None
+            messages += lines
         clusters = {
             seg: [found[m] for m in spec.markers if m in found]
             for seg, spec in mset.segments.items()

@@ -29,6 +29,7 @@ def add_marker_options(p) -> None:
     g = p.add_argument_group("marker trials")
     g.add_argument("--static", metavar="FILE", help="standing calibration trial (same markers and lab)")
     g.add_argument("--markerset", metavar="NAME|FILE", help="marker set: built-in name or a marker-set file (default: detected from the marker names)")
+    g.add_argument("--hip-trial", metavar="FILE", help="hip calibration trial (flexion, abduction, circumduction; same markers): functional (SCoRE) hip centres where its hip range allows, else the marker set's regression; a message says which")
     g.add_argument("--axes", default="auto", metavar="SPEC", help="lab axes -> ground (X forward, Y left, Z up): 'auto' (detect, default), a spec like 'x,-z,y' (ground X = lab x, ground Y = lab -z, ground Z = lab y), or 'opensim'")
     g.add_argument("--cutoff", type=float, default=6.0, metavar="HZ", help="low-pass cut-off of the zero-phase Butterworth marker filter (default 6 Hz; 0 = no filter)")
     g.add_argument("--max-gap", type=float, default=0.1, metavar="S", help="longest marker gap filled in time, in s (default 0.1)")
@@ -140,6 +141,7 @@ def run(args) -> int:
         args.trial,
         static=args.static,
         markerset=args.markerset,
+        hip_trial=getattr(args, "hip_trial", None),
         model=args.model,
         mass=args.mass,
         height=args.height,

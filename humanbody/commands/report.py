@@ -115,6 +115,7 @@ def run(args) -> int:
         raise InputError("no trial files found in " + ", ".join(args.paths or [args.manifest]))
     options = ReportOptions(
         mass=args.mass, height=args.height, sex=args.sex, model=args.model, markerset=args.markerset,
+        hip_trial=getattr(args, "hip_trial", None),
         axes=args.axes, cutoff_hz=args.cutoff or None, max_gap=args.max_gap, fill=args.fill, diff_method=args.diff,
         diff_cutoff_hz=args.diff_cutoff, treadmill_speed=args.treadmill_speed,
         force_threshold=args.force_threshold, plots=args.plots, kinetics=not args.no_kinetics,

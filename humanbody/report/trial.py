@@ -42,6 +42,7 @@ class ReportOptions:
     sex : str                       anthropometric table
     model : str or None             model file instead of the scaled default
     markerset : str or None         marker set name or file
+    hip_trial : str or None         hip calibration trial: functional hip centres (analyze_trial)
     axes : str                      lab -> ground axes ("auto" or a spec)
     cutoff_hz : float or None       marker low-pass cut-off
     max_gap : float                 longest gap filled (s)
@@ -67,6 +68,7 @@ class ReportOptions:
     sex: str = "male"
     model: str | None = None
     markerset: str | None = None
+    hip_trial: str | None = None
     axes: str = "auto"
     cutoff_hz: float | None = 6.0
     max_gap: float = 0.1
@@ -410,7 +412,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     # --diff-cutoff applies with or without --diff (the method defaults to the library's, savgol)
     diff = Differentiation(method=options.diff_method or "savgol", cutoff_hz=options.diff_cutoff_hz)
     settings = dict(
-        static=task.static, markerset=options.markerset, model=options.model,
+        static=task.static, markerset=options.markerset, hip_trial=options.hip_trial, model=options.model,
         mass=task.mass if task.mass is not None else options.mass,
         height=task.height if task.height is not None else options.height,
         sex=options.sex, axes=options.axes, cutoff_hz=options.cutoff_hz, max_gap=options.max_gap,
