@@ -301,7 +301,8 @@ def _write_opensim(analysis, folder: Path, raw, M, cols, time, feet) -> dict:
     angles = [c for c in cols if c.endswith("_deg")]
     paths["opensim_angles"] = write_table(folder / f"{stem}_angles.mot", "humanbody clinical angles", angles, time,
                                           np.column_stack([cols[c] for c in angles]), in_degrees=True)
-    moments = [c for c in cols if c.endswith("_moment_Nm_per_kg")]
+    # a side no load reached has NaN moments throughout: left out, since OpenSim's Storage stops at a NaN row
+    moments = [c for c in cols if c.endswith("_moment_Nm_per_kg") and np.isfinite(cols[c]).any()]
     if moments:
         paths["opensim_moments"] = write_table(folder / f"{stem}_moments.sto", "humanbody joint moments",
                                                moments, time, np.column_stack([cols[c] for c in moments]),
