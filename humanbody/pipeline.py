@@ -52,6 +52,9 @@ class Analysis:
     calibration : object or None       static calibration (marker trials)
     loads : FrameLoads or None         external loads on the frames, assigned to segments (--forces)
     angle_zero : str                   zero of the clinical angles: "anatomical" (default) or "static"
+    load_table : LoadTable or None     the loads as read (ground axes, the file's own rate), for export
+    raw : DataFrame or None            the marker trial as read (lab axes), kept when asked (for export)
+    axes : AxesMapping or None         the lab -> ground axes of a marker trial
     tracking : object or None          tracking result with residuals (marker trials)
     messages : list of str             what each step did, for the user (a screenful)
     details : list of str              per-marker and per-gap details (``--verbose``, and the log file)
@@ -68,6 +71,9 @@ class Analysis:
     details: list = field(default_factory=list)
     loads: Any = None
     angle_zero: str = "anatomical"
+    load_table: Any = None
+    axes: Any = None
+    raw: Any = None
     _results: Results | None = field(default=None, repr=False)
     _clinical: pd.DataFrame | None = field(default=None, repr=False)
 
@@ -160,6 +166,8 @@ def analyze_trial(
     angle_zero: str = "anatomical",
     subject=None,
     ik: str = "auto",
+    keep_raw: bool = False,
+    hip_trial=None,
 ) -> Analysis:
     """Analyse one trial file (markers or generalized coordinates).
 
@@ -172,6 +180,11 @@ def analyze_trial(
     markerset : str or Path, optional
         Built-in marker-set name or a marker-set file; detected from the
         marker names when omitted.
+    hip_trial : str or Path, optional
+        Hip calibration trial (markers, same marker set): each hip centre is
+        then the functional (SCoRE) centre of that trial where the hip turns
+        enough in a second plane, else the set's regression; a message says
+        which (:func:`humanbody.markers.functional_joint.functional_hips`).
     model : BodyModel or path, optional
         Model to use instead of the default scaled one.
     mass, height : float, optional
@@ -242,6 +255,9 @@ def analyze_trial(
         together (``global``), or ``auto``: global when some tracked segment
         keeps fewer than three points or the set is a keypoint set
         (:func:`humanbody.markers.global_ik.choose_method`; docs/tracking.md).
+    keep_raw : bool
+        Keep the marker trial as read in ``Analysis.raw`` (``--export``
+        writes it again instead of reading the file twice).
     """
     from .mechanics.clinical import ANGLE_ZEROS
     from .io import read_trial
@@ -303,6 +319,7 @@ def analyze_trial(
         from .markers.tracking import track
 
         ground, mapping = to_ground(trial, axes=axes)
+        raw = trial if keep_raw else None
         del trial  # a long trial: keep one copy of the markers at a time
         messages.append(f"axes: {mapping.describe()}")
         from .markers.markerset import resolve_markerset
@@ -310,6 +327,14 @@ def analyze_trial(
         names = ground.attrs.get("markers") or [c[:-2] for c in ground.columns if c.endswith("_x")]
         mset, found = resolve_markerset(markerset, names, path, required=())
         required = _present_required(mset, found, path, messages)
+        if hip_trial is not None:
+            from .markers.functional_joint import functional_hips
+
+            try:
+                mset, lines = functional_hips(mset, read_trial(hip_trial))
+            except InputError as err:
+                raise err.with_path(hip_trial) from None
+            messages += lines
         clusters = {
             seg: [found[m] for m in spec.markers if m in found]
             for seg, spec in mset.segments.items()
@@ -365,6 +390,7 @@ def analyze_trial(
     analysis = Analysis(
         source=path, coords=coords, model=subject, motion=motion, markers=markers,
         calibration=calibration, tracking=tracking, messages=messages, details=details, angle_zero=angle_zero,
+        axes=mapping if kind == "markers" else None, raw=raw if kind == "markers" else None,
     )
     if forces is not None:
         from .mechanics.loads import assign_loads, condition_loads, read_loads
@@ -378,6 +404,7 @@ def analyze_trial(
         cut = cutoff_hz if forces_cutoff_hz is None else forces_cutoff_hz
         frame_loads = condition_loads(table, motion.time, cutoff_hz=cut or None, threshold=force_threshold)
         analysis.loads = assign_loads(frame_loads, table.segments, subject, analysis.results)
+        analysis.load_table = table
         messages += table.notes + frame_loads.notes
     steps.advance("compute")
     steps.close()

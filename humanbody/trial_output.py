@@ -4,7 +4,7 @@
 :class:`humanbody.pipeline.Analysis` a chunk of frames at a time and writes
 it as CSV or Parquet, with the model used (JSON), the log and, for marker
 trials, the tracking residuals, each file atomically
-(:mod:`humanbody.atomic`).
+(:mod:`humanbody._atomic`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import InputError
-from .mechanics.kinematics import compute_motion
+from .kinematics import compute_motion
 
 if TYPE_CHECKING:
     from .pipeline import Analysis
@@ -28,7 +28,8 @@ CHUNK_FRAMES = 8192
 
 
 def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES,
-                  digits: int | None = None, progress: bool = False, relative=()) -> dict[str, str]:
+                  digits: int | None = None, progress: bool = False, relative=(), export=(),
+                  events=None, opensim_feet=None) -> dict[str, str]:
     """Write the results table (and the model used) into ``out_dir`` atomically.
 
     Files: ``<stem>_results.csv`` (docs/conventions.md results layout; or
@@ -37,16 +38,22 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     ``chunk_frames`` frames at a time into one reused workspace, so a trial
     of any length needs memory for one chunk of results only; the rows are
     those of the whole-trial computation (see
-    :func:`humanbody.mechanics.kinematics.compute_motion`).  CSV numbers have
+    :func:`humanbody.kinematics.compute_motion`).  CSV numbers have
     ``digits`` significant digits (default
-    :data:`humanbody.io.writers.CSV_DIGITS`).  ``progress`` shows a bar over
+    :data:`humanbody.writers.CSV_DIGITS`).  ``progress`` shows a bar over
     the frames of a long trial (on a terminal only).  ``relative`` lists
     ``(what, to)`` frame pairs whose relative motion is added as
-    ``<what>_rel_<to>_<quantity>_<axis>`` columns (:mod:`humanbody.mechanics.relative`).
+    ``<what>_rel_<to>_<quantity>_<axis>`` columns (:mod:`humanbody.kinstate`).
+    ``export`` names formats for other programs ("c3d", "opensim";
+    :mod:`humanbody.io.export`), written after the results from the
+    columns they need, collected as the table is written; ``events`` (a
+    gait events table) and ``opensim_feet`` (right, left OpenSim bodies)
+    go with them.  An export that cannot be written is an InputError
+    raised after the results table, model and log are written.
     Returns a mapping from kind to path.
     """
-    from .mechanics.results import result_columns
-    from .io.writers import CSV_DIGITS, CsvWriter, FORMATS, write_table
+    from .results import result_columns
+    from .writers import CSV_DIGITS, CsvWriter, FORMATS, write_table
 
     digits = CSV_DIGITS if digits is None else digits
 
@@ -63,7 +70,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     more = []
     compute = None
     if analysis.loads is not None:
-        from .mechanics.kinetics import compute_with_kinetics, kinetic_columns
+        from .kinetics import compute_with_kinetics, kinetic_columns
 
         columns += kinetic_columns(model)
         buffer = {}
@@ -75,7 +82,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
 
         more.append(lambda res, start: buffer["out"])
     if relative:
-        from .mechanics.relative import frame_state, relative_block, relative_columns
+        from .kinstate import frame_state, relative_block, relative_columns
 
         probe = analysis.results if motion.n_frames <= chunk_frames else compute_motion(model, motion, 0, 1)
         for what, to in relative:
@@ -86,6 +93,14 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     path = out / f"{analysis.stem}_results.{fmt}"
     paths = {"results": str(path)}
     blocks = _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64), more, compute)
+    collected = None
+    if export:
+        from .io.export import export_columns
+
+        want = export_columns(model, columns)
+        take = np.array([columns.index(c) for c in want], dtype=np.int64)
+        collected = np.empty((motion.n_frames, len(take)))
+        blocks = _collecting(blocks, take, collected)
     bar = _frame_bar(progress and motion.n_frames > 4 * chunk_frames, motion.n_frames, path.name)
     if bar is not None:
         blocks = _counted(blocks, bar)
@@ -102,7 +117,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     model_path = out / f"{analysis.stem}_model.json"
     model.save(model_path)
     paths["model"] = str(model_path)
-    from .atomic import atomic_write_text
+    from ._atomic import atomic_write_text
 
     log_path = out / f"{analysis.stem}_log.txt"
     atomic_write_text(log_path, "\n".join(list(analysis.messages) + ["", "details:"] + list(analysis.details)) + "\n")
@@ -110,11 +125,26 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     if analysis.residuals is not None:
         paths["residuals"] = write_table(analysis.residuals, out / f"{analysis.stem}_residuals", fmt="csv",
                                          digits=digits)
+    if export:
+        from .io.export import DEFAULT_FEET, write_exports
+
+        cols = {c: collected[:, j] for j, c in enumerate(want)}
+        paths.update(write_exports(analysis, out, export, cols, motion.time, events=events,
+                                   feet=opensim_feet or DEFAULT_FEET))
     return paths
 
 
+def _collecting(blocks, take, store):
+    """Pass ``blocks`` on, copying their columns ``take`` into the rows of ``store`` they cover."""
+    start = 0
+    for block in blocks:
+        store[start:start + len(block)] = block[:, take]
+        start += len(block)
+        yield block
+
+
 def _coordinate_names(model):
-    from .mechanics.kinematics import coordinate_columns
+    from .kinematics import coordinate_columns
 
     return coordinate_columns(model)
 
@@ -125,7 +155,7 @@ def _result_blocks(model, motion, chunk_frames: int, extra=None, more=(), comput
     ``extra`` (frames, e) holds columns appended to every row (the clinical
     angles); each ``more(results, start)`` returns further columns of a chunk
     from its results (the kinetics, relative motions).  ``compute(start,
-    stop, workspace)`` replaces :func:`~humanbody.mechanics.kinematics.compute_motion`
+    stop, workspace)`` replaces :func:`~humanbody.kinematics.compute_motion`
     (the kinetics computed in the same pass).
     """
     if chunk_frames < 1:
@@ -175,7 +205,7 @@ def _write_parquet(path, columns, blocks) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from .atomic import atomic_path, open_temp
+    from ._atomic import atomic_path, open_temp
 
     schema = pa.schema([(c, pa.float64()) for c in columns])
     with atomic_path(path) as tmp, open_temp(tmp) as fh:

@@ -68,16 +68,24 @@ def _frame_xy(x, y):
     return np.stack([x, y, np.cross(x, y)], axis=-1)
 
 
-def place(angles: dict, origin: np.ndarray) -> tuple[dict, dict]:
+THI_AT, TIB_AT = (0.0, 0.09, -0.20), (0.0, 0.08, -0.15)  # wands (thigh: from the hip, shank: from the knee;
+# lateral y given for the left side), in the segment's frame: in the joint's plane
+
+
+def place(angles: dict, origin: np.ndarray, thi=THI_AT, tib=TIB_AT, subject=None) -> tuple[dict, dict]:
     """Markers, joint centres and frames (ground, m) of F frames from clinical angles (deg, arrays (F,)).
 
-    ``centres`` also holds, per side, ``s_shank`` (the shank frame), ``s_foot_anatomical`` (heel -> toe
-    with the shank's y axis) and ``s_foot_uncorrected`` (ankle centre -> toe with the shank's y axis):
+    ``centres`` also holds, per side, ``s_thigh``, ``s_shank`` (the knee's shank frame), ``s_shank_ankle``
+    (the ankle axis: the TIB-plane frame, the shank turned by the tibial torsion), ``s_foot_anatomical``
+    (heel -> toe with the ankle axis) and ``s_foot_uncorrected`` (ankle centre -> toe with the ankle axis):
     Plug-in Gait's foot in any frame is the uncorrected one turned by the static offset.
 
     ``angles``: pelvis_tilt/obliquity/rotation and s_hip/knee/ankle angles (clinical names without _deg);
     ``origin`` (F, 3): mid-ASIS.  The pelvis is relative to ground +X (the direction of progression).
+    ``thi``, ``tib``: the wands in the thigh and (torsion-turned) shank frames, lateral y as on the left
+    (mirrored on the right).  ``subject`` defaults to SUBJECT.
     """
+    SUBJECT_ = SUBJECT if subject is None else subject  # noqa: N806
     F = len(origin)
     d = {k: np.radians(np.broadcast_to(v, (F,))) for k, v in angles.items()}
     Rp = euler_to_matrix(np.c_[d["pelvis_rotation"], -d["pelvis_obliquity"], d["pelvis_tilt"]], "zxy")
@@ -86,43 +94,55 @@ def place(angles: dict, origin: np.ndarray) -> tuple[dict, dict]:
          "RPSI": at(Rp, origin, (SACRUM, -0.045, 0)), "LPSI": at(Rp, origin, (SACRUM, 0.045, 0))}
     m.update({k: at(Rp, origin, v) for k, v in UPPER.items()})
     centres = {}
-    r = SUBJECT.marker_diameter / 2
-    mean_leg = 0.5 * (SUBJECT.right_leg_length + SUBJECT.left_leg_length)
+    r = SUBJECT_.marker_diameter / 2
+    mean_leg = 0.5 * (SUBJECT_.right_leg_length + SUBJECT_.left_leg_length)
     for side, S, s in SIDES:
-        hjc = at(Rp, origin, _davis(s, SUBJECT.side("leg_length", side), mean_leg, r))
+        hjc = at(Rp, origin, _davis(s, SUBJECT_.side("leg_length", side), mean_leg, r))
         S_hip = euler_to_matrix(np.c_[-d[f"{side}_hip_flexion"], s * d[f"{side}_hip_adduction"],
                                       s * d[f"{side}_hip_internal_rotation"]], "yxz")
         Rt = Rp @ S_hip
         kjc = at(Rt, hjc, (0, 0, -THIGH))
-        dk = SUBJECT.side("knee_width", side) / 2 + r
+        dk = SUBJECT_.side("knee_width", side) / 2 + r
         m[f"{S}KNE"] = at(Rt, kjc, (0, -s * dk, 0))
-        m[f"{S}THI"] = at(Rt, hjc, (0, -s * 0.09, -0.20))  # wand: in the thigh's coronal plane, lateral
+        m[f"{S}THI"] = at(Rt, hjc, (thi[0], -s * thi[1], thi[2]))  # wand, lateral
         S_knee = euler_to_matrix(np.c_[d[f"{side}_knee_flexion"], s * d[f"{side}_knee_adduction"],
                                        s * d[f"{side}_knee_internal_rotation"]], "yxz")
         Rs = Rt @ S_knee                                       # the shank frame the angles use
-        Ra = Rs @ _rz(SUBJECT.side("tibial_torsion", side))    # the TIB-plane frame: Rs = Ra Rz(-torsion)
+        Ra = Rs @ _rz(SUBJECT_.side("tibial_torsion", side))    # the TIB-plane frame: Rs = Ra Rz(-torsion)
         ajc = at(Rs, kjc, (0, 0, -SHANK))
-        da = SUBJECT.side("ankle_width", side) / 2 + r
+        da = SUBJECT_.side("ankle_width", side) / 2 + r
         m[f"{S}ANK"] = at(Ra, ajc, (0, -s * da, 0))
-        m[f"{S}TIB"] = at(Ra, kjc, (0, -s * 0.08, -0.15))
+        m[f"{S}TIB"] = at(Ra, kjc, (tib[0], -s * tib[1], tib[2]))
         S_ankle = euler_to_matrix(np.c_[-d[f"{side}_ankle_dorsiflexion"], s * d[f"{side}_ankle_inversion"],
                                         s * d[f"{side}_ankle_internal_rotation"]], "yxz")
         Rf = Rs @ S_ankle
         m[f"{S}HEE"] = at(Rf, ajc, (-0.06, 0, -0.05))
         m[f"{S}TOE"] = at(Rf, ajc, (0.14, 0, -0.05))
-        centres.update({f"{side}_hip": hjc, f"{side}_knee": kjc, f"{side}_ankle": ajc, f"{side}_shank": Rs,
-                        f"{side}_foot_anatomical": _frame_xy(m[f"{S}TOE"] - m[f"{S}HEE"], Rs[:, :, 1]),
-                        f"{side}_foot_uncorrected": _frame_xy(m[f"{S}TOE"] - ajc, Rs[:, :, 1])})
+        centres.update({f"{side}_thigh": Rt, f"{side}_hip": hjc, f"{side}_knee": kjc, f"{side}_ankle": ajc, f"{side}_shank": Rs,
+                        f"{side}_shank_ankle": Ra,
+                        f"{side}_foot_anatomical": _frame_xy(m[f"{S}TOE"] - m[f"{S}HEE"], Ra[:, :, 1]),
+                        f"{side}_foot_uncorrected": _frame_xy(m[f"{S}TOE"] - ajc, Ra[:, :, 1])})
     return m, centres
 
 
 def plug_in_gait_ankle(static_c: dict, c: dict, side: str, s: float) -> dict:
-    """Ankle angles (deg) of Plug-in Gait's foot: uncorrected foot turned by the static offset C = U0^T A0."""
-    C = static_c[f"{side}_foot_uncorrected"][0].T @ static_c[f"{side}_foot_anatomical"][0]
-    S = np.einsum("fji,fjk->fik", c[f"{side}_shank"], c[f"{side}_foot_uncorrected"] @ C)
+    """Ankle angles (deg) as Plug-in Gait computes them, in its own foot axes.
+
+    Its foot frame has z along the long axis pointing back (toe -> heel), y the ankle's flexion axis and
+    x = y x z (up), relative to the shank's ankle axis (the TIB-plane frame, not the knee's shank turned by
+    the tibial torsion).  The foot in any frame is the uncorrected one (z from TOE to the ankle centre) turned by
+    the static offset C = U0^T A0 (A0: heel -> toe in the static).  The ankle angles are the Y-X-Z Cardan
+    angles (a, b, c) of shank^T foot: dorsiflexion -(a + 90 deg) (the long axis is z, not x), rotation
+    about the floating axis s b (internal), inversion about the long axis -s c.
+    """
+    to_pig = np.array([[0.0, 0.0, -1.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])  # columns: x up, y, z back
+    U0 = static_c[f"{side}_foot_uncorrected"][0] @ to_pig
+    A0 = static_c[f"{side}_foot_anatomical"][0] @ to_pig
+    foot = c[f"{side}_foot_uncorrected"] @ to_pig @ (U0.T @ A0)
+    S = np.einsum("fji,fjk->fik", c[f"{side}_shank_ankle"], foot)
     a = np.degrees(hb.rotations.matrix_to_euler(S, "yxz"))
-    return {f"{side}_ankle_dorsiflexion": -a[:, 0], f"{side}_ankle_inversion": s * a[:, 1],
-            f"{side}_ankle_internal_rotation": s * a[:, 2]}
+    return {f"{side}_ankle_dorsiflexion": -(a[:, 0] + 90.0), f"{side}_ankle_inversion": -s * a[:, 2],
+            f"{side}_ankle_internal_rotation": s * a[:, 1]}
 
 
 def _table(markers: dict, t) -> pd.DataFrame:
@@ -207,10 +227,13 @@ def test_angles_over_the_whole_range_exact(pig):
 def test_standing_pose_reads_its_pelvic_tilt(pig):
     cal, _, _, _, _ = pig
     F0 = 5
-    static_m, _ = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
     tr = track(_table(static_m, np.arange(F0) / 100), cal)
     cl = clinical_angles(cal.model, tr.coords, cal)
-    for name, want in STATIC.items():
+    want_all = dict(STATIC)
+    for side, _, sg in SIDES:  # the ankle from the shank's ankle axis (turned by the tibial torsion)
+        want_all.update(plug_in_gait_ankle(static_c, static_c, side, sg))
+    for name, want in want_all.items():
         np.testing.assert_allclose(cl[f"{name}_deg"], want, atol=1e-6, err_msg=name)
     np.testing.assert_allclose(cl["pelvis_tilt_deg"], 12.0, atol=1e-6)
     st = clinical_angles(cal.model, tr.coords, cal, zero="static")
@@ -359,3 +382,262 @@ def test_frames_are_built_from_each_frame_s_markers(pig):
     k = list(cal.model.names).index("right_upper_leg")
     np.testing.assert_allclose(tr.R[:, k], want, atol=1e-9)
     assert (tr.status["right_upper_leg"] == "fit").all()
+
+
+# ------------------------------------------------------------------ knee alignment device (KAD)
+THI_OFF, TIB_OFF = (0.04, 0.09, -0.20), (-0.03, 0.08, -0.15)  # wands out of the joints' planes
+
+
+def _with_kad(markers: dict, centres: dict, arm=0.10, tilt=35.0) -> dict:
+    """Replace KNE by a KAD whose apex is where KNE was: arm KAX along the thigh's y axis (lateral), KD1
+    and KD2 perpendicular to it and to each other in the thigh's sagittal plane (tilted by ``tilt`` deg),
+    labelled as the device is (its triangle's normal (KD2 - KD1) x (KAX - KD1) lateral on the left)."""
+    out = dict(markers)
+    g = np.radians(tilt)
+    for side, S, s in SIDES:
+        Rt = centres[f"{side}_thigh"]
+        apex = out.pop(f"{S}KNE")
+        arms = {"KAX": (0.0, -s * arm, 0.0), "KD1": (arm * np.sin(g), 0.0, arm * np.cos(g)),
+                "KD2": (arm * np.cos(g), 0.0, -arm * np.sin(g))}
+        for k, v in arms.items():
+            out[f"{S}{k}"] = apex + np.einsum("fij,j->fi", Rt, np.asarray(v))
+    return out
+
+
+def test_kad_apex_is_the_knee_marker():
+    from humanbody.markers.joint_centres import kad_apex
+
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (2, 1)))
+    kad = _with_kad(static_m, static_c, arm=0.09, tilt=-20.0)
+    for side, S, _ in SIDES:
+        np.testing.assert_allclose(kad_apex(kad[f"{S}KAX"], kad[f"{S}KD1"], kad[f"{S}KD2"], side),
+                                   static_m[f"{S}KNE"], atol=1e-12)
+
+
+def test_kad_static_gives_the_knee_axis_to_misplaced_wands():
+    """A static trial with the KAD and thigh and shank wands out of the joints' planes: the KAD gives the
+    knee centre and flexion axis, the wands' rotation offsets carry them to the motion trial (no KAD, KNE
+    where the apex was): hip, knee and ankle angles as placed, exact.  Without the KAD the same wands
+    give other knee angles (the test can fail)."""
+    sub = Subject(**{**SUBJECT.measured(), "right_tibial_torsion": 0.0, "left_tibial_torsion": 0.0})
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)), thi=THI_OFF, tib=TIB_OFF, subject=sub)
+    kad = _with_kad(static_m, static_c)
+    cal = calibrate(_table(kad, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=sub)
+    for side, _, _ in SIDES:
+        for joint in ("knee", "ankle"):
+            np.testing.assert_allclose(cal.points[f"{side}_{joint}"], static_c[f"{side}_{joint}"][0], atol=1e-12)
+        assert 10.0 < abs(np.degrees(cal.parameters[f"{side}_thigh_rotation"])) < 40.0
+        assert 5.0 < abs(np.degrees(cal.parameters[f"{side}_shank_rotation"])) < 40.0
+    assert any("thigh_rotation" in n for n in cal.notes)
+    ang, origin, t = _motion(120)
+    m, centres = place(ang, origin, thi=THI_OFF, tib=TIB_OFF, subject=sub)
+    cl = clinical_angles(cal.model, track(_table(m, t), cal).coords, cal)
+    ang = dict(ang)
+    for side, _, sg in SIDES:
+        ang.update(plug_in_gait_ankle(static_c, centres, side, sg))
+        for j in JOINTS:
+            np.testing.assert_allclose(cl[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
+    plain = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=sub)
+    other = clinical_angles(plain.model, track(_table(m, t), plain).coords, plain)
+    assert np.abs(other["right_knee_internal_rotation_deg"] - ang["right_knee_internal_rotation"]).max() > 1.0
+
+
+def test_kad_with_tibial_torsion_tracks_the_static_pose():
+    """With tibial torsion the KAD's plane is turned by it at the ankle; the static trial tracked without
+    the KAD (KNE at the apex) gives back the calibrated thigh, shank and foot frames exactly."""
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)), thi=THI_OFF, tib=TIB_OFF)
+    cal = calibrate(_table(_with_kad(static_m, static_c), np.arange(F0) / 100), "plug_in_gait", mass=70.0,
+                    height=1.78, subject=SUBJECT)
+    tr = track(_table(static_m, np.arange(F0) / 100), cal)
+    names = list(cal.model.names)
+    for side, _, _ in SIDES:
+        for seg in ("upper_leg", "lower_leg", "foot"):
+            np.testing.assert_allclose(tr.R[:, names.index(f"{side}_{seg}")], np.broadcast_to(
+                cal.frames[f"{side}_{seg}"], (F0, 3, 3)), atol=1e-9, err_msg=f"{side}_{seg}")
+        # the shank's y axis is the KAD's axis turned by the torsion and back: within a few degrees of it
+        y_s = cal.frames[f"{side}_lower_leg"][:, 1]
+        y_t = static_c[f"{side}_thigh"][0][:, 1]
+        assert np.degrees(np.arccos(abs(y_s @ y_t))) < 3.0
+
+
+# ------------------------------------------------------------------ ankle sequence, foot flat
+def test_ankle_is_plug_in_gait_s_order_not_the_joint_coordinate_system_s(pig):
+    """Flexion, rotation, then inversion (Plug-in Gait's Y-X-Z in its foot axes); the knee's order (flexion,
+    inversion, rotation) gives other numbers for this motion, so the test above could fail."""
+    cal, tr, ang, centres, static_c = pig
+    cl = clinical_angles(cal.model, tr.coords, cal)
+    want = plug_in_gait_ankle(static_c, centres, "right", 1.0)
+    np.testing.assert_allclose(cl["right_ankle_inversion_deg"], want["right_ankle_inversion"], atol=1e-6)
+    model = cal.model.replace(meta={k: v for k, v in cal.model.meta.items() if k != "clinical_sequences"})
+    jcs = clinical_angles(model, tr.coords, cal)
+    assert np.abs(jcs["right_ankle_inversion_deg"] - want["right_ankle_inversion"]).max() > 0.05
+    np.testing.assert_allclose(jcs["right_knee_flexion_deg"], cl["right_knee_flexion_deg"], atol=1e-12)
+    assert cal.model.meta["clinical_sequences"] == {"ankle": "yzx"}
+
+
+def test_foot_flat_with_sole_delta():
+    """Foot flat: the static foot's heel at the toe's height plus the sole delta; the motion's ankle angles
+    are Plug-in Gait's with that static foot, exact.  Without foot flat the heel marker itself is used."""
+    sub = Subject(**{**SUBJECT.measured(), "right_sole_delta": 0.012, "left_sole_delta": -0.004,
+                     "foot_flat": True})
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    cal = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=sub)
+    flat_c = dict(static_c)
+    for side, S, _ in SIDES:
+        heel = static_m[f"{S}HEE"].copy()
+        heel[:, 2] = static_m[f"{S}TOE"][:, 2] + sub.side("sole_delta", side)
+        np.testing.assert_allclose(cal.points[f"{side}_heel_static"], heel[0], atol=1e-12)
+        flat_c[f"{side}_foot_anatomical"] = _frame_xy(static_m[f"{S}TOE"] - heel,
+                                                      static_c[f"{side}_shank_ankle"][:, :, 1])
+    ang, origin, t = _motion(80)
+    m, centres = place(ang, origin)
+    cl = clinical_angles(cal.model, track(_table(m, t), cal).coords, cal)
+    plain = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78,
+                      subject=Subject(**{**sub.measured(), "foot_flat": False}))
+    cl_plain = clinical_angles(plain.model, track(_table(m, t), plain).coords, plain)
+    for side, _, sg in SIDES:
+        want = plug_in_gait_ankle(flat_c, centres, side, sg)
+        for name, v in want.items():
+            np.testing.assert_allclose(cl[f"{name}_deg"], v, atol=1e-6, err_msg=name)
+        other = plug_in_gait_ankle(static_c, centres, side, sg)
+        np.testing.assert_allclose(cl_plain[f"{side}_ankle_dorsiflexion_deg"], other[f"{side}_ankle_dorsiflexion"],
+                                   atol=1e-6)
+        assert np.abs(cl[f"{side}_ankle_dorsiflexion_deg"] - cl_plain[f"{side}_ankle_dorsiflexion_deg"]).max() > 1.0
+
+
+def test_foot_flat_from_a_toml_subject(tmp_path):
+    from humanbody.io.subject import read_subject
+
+    (tmp_path / "s.toml").write_text("mass = 70.0\nright_sole_delta = 0.01\nfoot_flat = true\n")
+    sub = read_subject(tmp_path / "s.toml")
+    assert sub.foot_flat is True and sub.right_sole_delta == pytest.approx(0.01)
+    (tmp_path / "b.toml").write_text("mass = 70.0\nfoot_flat = 1\n")
+    with pytest.raises(hb.InputError, match="foot_flat = 1 must be true or false"):
+        read_subject(tmp_path / "b.toml")
+
+
+# ------------------------------------------------------------------ tibial torsion: knee and ankle split
+def test_tibial_torsion_splits_knee_and_ankle_rotation():
+    """Tibial torsion t: the shank's ankle-axis (TIB-plane) frame is the knee's shank frame turned by +t about
+    the tibia's long axis, Ra = Rs Rz(t), on both sides (pyCGM2's CGM1.0 "proximal shank" is Ra Rz(-t)).  The
+    knee is measured to Rs, the ankle from Ra: a foot square to the knee's shank reads ankle rotation -s t
+    (s = +1 right, -1 left), the knee none; in motion both are as Plug-in Gait builds them."""
+    sub = Subject(**{**SUBJECT.measured(), "right_tibial_torsion": np.radians(20.0),
+                     "left_tibial_torsion": np.radians(-15.0)})
+    pose = dict(STATIC, right_ankle_dorsiflexion=0.0, left_ankle_dorsiflexion=0.0)  # foot square to the knee's shank
+    F0 = 3
+    static_m, static_c = place(pose, np.tile([0.0, 0.0, 0.95], (F0, 1)), subject=sub)
+    cal = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=sub)
+    ang, origin, t = _motion(60)
+    for side, _, _ in SIDES:  # the foot square to the ankle axis: placed rotation = the torsion (about the knee's shank)
+        ang[f"{side}_ankle_internal_rotation"] = np.zeros_like(t)
+    m, centres = place(ang, origin, subject=sub)
+    cl = clinical_angles(cal.model, track(_table(m, t), cal).coords, cal)
+    for side, _, sg in SIDES:
+        np.testing.assert_allclose(cl[f"{side}_knee_internal_rotation_deg"], ang[f"{side}_knee_internal_rotation"],
+                                   atol=1e-6)
+        want = plug_in_gait_ankle(static_c, centres, side, sg)
+        np.testing.assert_allclose(cl[f"{side}_ankle_internal_rotation_deg"], want[f"{side}_ankle_internal_rotation"],
+                                   atol=1e-6)
+    # standing with the foot square to the knee's shank: relative to the ankle axis the foot is turned by minus
+    # the torsion about the vertical, Rz(t)^T, read as internal rotation -s * torsion, and the knee reads none
+    st = clinical_angles(cal.model, track(_table(static_m, np.arange(F0) / 100), cal).coords, cal)
+    torsion = {"right": 20.0, "left": -15.0}
+    for side, _, sg in SIDES:
+        # the placed foot is square to the knee's shank (rotation 0 there): relative to the ankle axis it is
+        # turned by minus the torsion, read as internal rotation -s * torsion
+        np.testing.assert_allclose(st[f"{side}_ankle_internal_rotation_deg"], -sg * torsion[side], atol=1e-6)
+        np.testing.assert_allclose(st[f"{side}_knee_internal_rotation_deg"], 0.0, atol=1e-6)
+
+
+def test_medial_markers_in_the_static_give_the_joint_axes():
+    """Medial knee and ankle markers (KNM, MMA) in the static trial, wands out of the joints' planes, tibial
+    torsion as measured: the epicondylar and malleolar axes give the knee and ankle centres' planes, and the
+    motion trial (no medial markers) gives the placed knee angles and Plug-in Gait's ankle angles exactly."""
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)), thi=THI_OFF, tib=TIB_OFF)
+    with_medial = dict(static_m)
+    for side, S, _ in SIDES:
+        with_medial[f"{S}KNM"] = 2 * static_c[f"{side}_knee"] - static_m[f"{S}KNE"]
+        with_medial[f"{S}MMA"] = 2 * static_c[f"{side}_ankle"] - static_m[f"{S}ANK"]
+    cal = calibrate(_table(with_medial, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78,
+                    subject=SUBJECT)
+    for side, _, _ in SIDES:
+        for joint in ("knee", "ankle"):
+            np.testing.assert_allclose(cal.points[f"{side}_{joint}"], static_c[f"{side}_{joint}"][0], atol=1e-12)
+    ang, origin, t = _motion(100)
+    m, centres = place(ang, origin, thi=THI_OFF, tib=TIB_OFF)
+    cl = clinical_angles(cal.model, track(_table(m, t), cal).coords, cal)
+    ang = dict(ang)
+    for side, _, sg in SIDES:
+        ang.update(plug_in_gait_ankle(static_c, centres, side, sg))
+        for j in JOINTS:
+            np.testing.assert_allclose(cl[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
+
+
+# ------------------------------------------------------------------ upper body joint centres
+def _upper_geometry(markers_mm: dict, seeded_mm: dict, **params):
+    """The plug_in_gait set's point rules on one frame of markers (mm in, m inside), some points seeded."""
+    from humanbody.markers.calibration import _Geometry
+    from humanbody.markers.markerset import load_markerset
+
+    ms = load_markerset("plug_in_gait")
+    p = dict(ms.parameters, marker_radius=0.007, **params)
+    geo = _Geometry(ms, {k: np.asarray(v, float)[None] / 1000 for k, v in markers_mm.items()}, p)
+    geo._points.update({k: np.asarray(v, float)[None] / 1000 for k, v in seeded_mm.items()})
+    return geo
+
+
+def test_shoulder_centre_is_plug_in_gait_s():
+    """The shoulder centre of pyCGM's documented example (findwandmarker, findshoulderJC; shoulder offset
+    40 mm, 14 mm markers): thorax origin, its x axis and RSHO/LSHO give the published wand directions, and
+    the published wands the published centres to 0.01 mm (the example's inputs are rounded to 0.01 mm)."""
+    O = np.array([256.14, 364.30, 1459.65])
+    x_tip = np.array([256.23, 365.30, 1459.66])
+    geo = _upper_geometry({"RSHO": [428.88, 270.55, 1500.73], "LSHO": [68.24, 269.01, 1510.10]},
+                          {"thorax_origin": O, "thorax_x_tip": O + (x_tip - O) / np.linalg.norm(x_tip - O)},
+                          right_shoulder_offset=0.040, left_shoulder_offset=0.040)
+    # the wands: unit vectors from the origin (pyCGM's are 1 mm long, printed to 0.01 mm)
+    for side, want in (("right", [255.92, 364.32, 1460.62]), ("left", [256.42, 364.27, 1460.61])):
+        got = geo.point(f"{side}_shoulder_wand")[0] - O / 1000
+        np.testing.assert_allclose(got / np.linalg.norm(got), np.array(want) - O, atol=0.02)
+    # the centres from the example's own (rounded) wands, as findshoulderJC takes them
+    geo = _upper_geometry({"RSHO": [428.88, 270.55, 1500.73], "LSHO": [68.24, 269.01, 1510.10]},
+                          {"thorax_origin": O, "right_shoulder_wand": [255.92, 364.32, 1460.62],
+                           "left_shoulder_wand": [256.42, 364.27, 1460.61]},
+                          right_shoulder_offset=0.040, left_shoulder_offset=0.040)
+    np.testing.assert_allclose(geo.point("right_shoulder")[0] * 1000, [429.51, 274.77, 1453.92], atol=0.01)
+    np.testing.assert_allclose(geo.point("left_shoulder")[0] * 1000, [64.49, 274.99, 1463.63], atol=0.01)
+
+
+def test_elbow_centre_is_plug_in_gait_s():
+    """The elbow centres of pyCGM's documented example (elbowJointCenter; elbow width 74 mm, 14 mm markers)."""
+    geo = _upper_geometry({"RELB": [658.90, 326.07, 1285.28], "LELB": [-156.32, 335.25, 1287.39],
+                           "RWRA": [776.51, 495.68, 1108.38], "RWRB": [830.90, 436.75, 1119.11],
+                           "LWRA": [-249.28, 525.32, 1117.09], "LWRB": [-311.77, 477.22, 1125.16]},
+                          {"right_shoulder": [429.66, 275.06, 1453.95], "left_shoulder": [64.51, 274.93, 1463.63]},
+                          right_elbow_width=0.074, left_elbow_width=0.074)
+    np.testing.assert_allclose(geo.point("right_elbow")[0] * 1000, [633.66, 304.95, 1256.07], atol=0.05)
+    np.testing.assert_allclose(geo.point("left_elbow")[0] * 1000, [-129.16, 316.86, 1258.06], atol=0.05)
+
+
+def test_wrist_and_hand_centres_are_plug_in_gait_s():
+    """pyCGM's documented examples: wrist centres (elbowJointCenter, wrist width 55 mm) from the same
+    markers and shoulder centres; hand centres (handJointCenter, hand thickness 34 mm) from the published
+    wrist centres."""
+    arm = {"RELB": [658.90, 326.07, 1285.28], "LELB": [-156.32, 335.25, 1287.39],
+           "RWRA": [776.51, 495.68, 1108.38], "RWRB": [830.90, 436.75, 1119.11],
+           "LWRA": [-249.28, 525.32, 1117.09], "LWRB": [-311.77, 477.22, 1125.16],
+           "RFIN": [863.71, 524.44, 1074.54], "LFIN": [-326.65, 558.34, 1091.04]}
+    geo = _upper_geometry(arm, {"right_shoulder": [429.66, 275.06, 1453.95], "left_shoulder": [64.51, 274.93, 1463.63]},
+                          right_elbow_width=0.074, left_elbow_width=0.074, right_wrist_width=0.055,
+                          left_wrist_width=0.055)
+    np.testing.assert_allclose(geo.point("right_wrist")[0] * 1000, [793.32, 451.29, 1084.43], atol=0.05)
+    np.testing.assert_allclose(geo.point("left_wrist")[0] * 1000, [-272.46, 485.79, 1091.37], atol=0.05)
+    geo = _upper_geometry(arm, {"right_wrist": [793.32, 451.29, 1084.43], "left_wrist": [-272.45, 485.80, 1091.36]},
+                          right_hand_thickness=0.034, left_hand_thickness=0.034)
+    np.testing.assert_allclose(geo.point("right_hand_centre")[0] * 1000, [859.80, 517.27, 1051.97], atol=0.01)
+    np.testing.assert_allclose(geo.point("left_hand_centre")[0] * 1000, [-324.52, 551.89, 1068.02], atol=0.01)

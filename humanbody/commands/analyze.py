@@ -29,6 +29,7 @@ def add_marker_options(p) -> None:
     g = p.add_argument_group("marker trials")
     g.add_argument("--static", metavar="FILE", help="standing calibration trial (same markers and lab)")
     g.add_argument("--markerset", metavar="NAME|FILE", help="marker set: built-in name or a marker-set file (default: detected from the marker names)")
+    g.add_argument("--hip-trial", metavar="FILE", help="hip calibration trial (flexion, abduction, circumduction; same markers): functional (SCoRE) hip centres where its hip range allows, else the marker set's regression; a message says which")
     g.add_argument("--axes", default="auto", metavar="SPEC", help="lab axes -> ground (X forward, Y left, Z up): 'auto' (detect, default), a spec like 'x,-z,y' (ground X = lab x, ground Y = lab -z, ground Z = lab y), or 'opensim'")
     g.add_argument("--cutoff", type=float, default=6.0, metavar="HZ", help="low-pass cut-off of the zero-phase Butterworth marker filter (default 6 Hz; 0 = no filter)")
     g.add_argument("--max-gap", type=float, default=0.1, metavar="S", help="longest marker gap filled in time, in s (default 0.1)")
@@ -113,18 +114,34 @@ def register(sub) -> None:
     add_marker_options(p)
     add_rate_options(p)
     add_load_options(p)
+    add_export_options(p)
     p.set_defaults(func=run)
+
+
+def add_export_options(p) -> None:
+    """``--export`` and ``--opensim-feet`` (analyze and report)."""
+    g = p.add_argument_group("export for other programs")
+    g.add_argument("--export", metavar="FORMATS",
+                   help="also write c3d (<stem>.c3d: the input with our angles, moments, powers, forces and gait "
+                        "events as Vicon Nexus names them), opensim (opensim/: TRC, GRF MOT with ExternalLoads XML, "
+                        "angles MOT, moments STO) or both: c3d,opensim")
+    g.add_argument("--opensim-feet", metavar="R,L",
+                   help="OpenSim bodies the right and left foot loads are applied to (default calcn_r,calcn_l)")
 
 
 def run(args) -> int:
     from ..pipeline import analyze_trial
     from ..trial_output import write_results
 
+    from ..io.export import parse_export, parse_feet
+
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+    export, feet = parse_export(args.export), parse_feet(args.opensim_feet)
     analysis = analyze_trial(
         args.trial,
         static=args.static,
         markerset=args.markerset,
+        hip_trial=getattr(args, "hip_trial", None),
         model=args.model,
         mass=args.mass,
         height=args.height,
@@ -144,6 +161,7 @@ def run(args) -> int:
         angle_zero=args.angle_zero,
         subject=args.subject,
         ik=args.ik,
+        keep_raw=bool(export),
     )
     for line in analysis.messages:
         say(line)
@@ -159,7 +177,7 @@ def run(args) -> int:
             raise InputError(f"--relative {item!r}: expected WHAT:TO, for example head:upper_torso")
         pairs.append((what, to))
     paths = write_results(analysis, args.out, fmt=args.format, digits=args.digits, progress=not args.quiet,
-                          relative=pairs)
+                          relative=pairs, export=export, opensim_feet=feet)
     for kind, path in paths.items():
         say(f"wrote {kind}: {path}")
     return 0

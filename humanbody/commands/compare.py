@@ -64,6 +64,7 @@ def _report_options(args):
 
     return ReportOptions(
         mass=args.mass, height=args.height, sex=args.sex, model=args.model, markerset=args.markerset,
+        hip_trial=getattr(args, "hip_trial", None),
         axes=args.axes, cutoff_hz=args.cutoff or None, max_gap=args.max_gap, fill=args.fill, plots="none",
         kinetics=not args.no_kinetics,
     )

@@ -101,7 +101,7 @@ def run(args) -> int:
         height=args.height, sex=args.sex, axes=args.axes, cutoff_hz=args.cutoff or None,
         max_gap=args.max_gap, fill=args.fill, differentiation=differentiation_from(args), grf=None,
         forces=args.forces, loads=loads_from(args), imu_heading=args.imu_heading,
-        angle_zero=args.angle_zero, subject=args.subject, ik=args.ik,
+        angle_zero=args.angle_zero, subject=args.subject, ik=args.ik, hip_trial=getattr(args, "hip_trial", None),
     )
     for line in messages:
         say(line)

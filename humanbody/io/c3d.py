@@ -6,7 +6,8 @@ Systems, *The C3D File Format User Guide*, 2008).  The points become the
 marker layout: ``POINT:LABELS`` (continued in ``LABELS2``...) name them,
 ``POINT:RATE`` gives the frame rate and ``POINT:UNITS`` the length unit.
 Points that the file lists as model outputs (``POINT:ANGLES``, ``FORCES``,
-``MOMENTS``, ``POWERS``, ``SCALARS``, ``REACTIONS``) are not markers and are
+``MOMENTS``, ``POWERS``, ``SCALARS``, ``REACTIONS``, and humanbody's
+modelled points ``MODELLED``) are not markers and are
 left out.
 
 Before ezc3d sees the file, :func:`_check_structure` checks that the header,
@@ -25,7 +26,7 @@ from ..errors import InputError
 from . import _text
 from ._validate import marker_frame
 
-_NOT_MARKERS = ("ANGLES", "FORCES", "MOMENTS", "POWERS", "SCALARS", "REACTIONS")
+_NOT_MARKERS = ("ANGLES", "FORCES", "MOMENTS", "POWERS", "SCALARS", "REACTIONS", "MODELLED")
 _MISSING_EZC3D = "reading C3D needs the ezc3d package: pip install 'humanbody[c3d]'"
 
 

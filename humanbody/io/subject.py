@@ -21,6 +21,7 @@ files"):
 ``s_wrist_width``               ``LeftWristWidth``, ...            mm
 ``s_hand_thickness``            ``LeftHandThickness``, ...         mm
 ``marker_diameter``             ``MarkerDiameter``                 mm
+``foot_flat``                   (none: TOML only)                  true/false
 ==============================  =================================  ==========
 
 (``s`` = ``right`` or ``left``.)  The TOML file uses the field names and SI
@@ -69,6 +70,8 @@ class Subject:
     right_/left_sole_delta : m (sole thickness difference heel - toe)
     right_/left_shoulder_offset, _elbow_width, _wrist_width, _hand_thickness : m
     marker_diameter : m
+    foot_flat : bool   Plug-in Gait's "foot flat" option (TOML only: ``foot_flat = true``): the static
+        foot's heel taken at the toe's height plus the sole delta
     source : str   the file it was read from ("" when built in code)
     """
 
@@ -96,6 +99,7 @@ class Subject:
     right_hand_thickness: float | None = None
     left_hand_thickness: float | None = None
     marker_diameter: float | None = None
+    foot_flat: bool | None = None
     source: str = ""
 
     def side(self, name: str, side: str) -> float | None:
@@ -112,7 +116,7 @@ class Subject:
 
     def with_values(self, **values) -> "Subject":
         """A copy with the given measurements replaced; None values are ignored (``--mass`` wins over the file)."""
-        given = {k: float(v) for k, v in values.items() if v is not None}
+        given = {k: (v if isinstance(v, bool) else float(v)) for k, v in values.items() if v is not None}
         return replace(self, **given)
 
     def measured(self) -> dict:
@@ -194,6 +198,11 @@ def _read_toml(path: Path) -> dict:
             raise InputError(f"unknown measurement {key!r} (known: {', '.join(SUBJECT_FIELDS)})", path)
         if field in out:
             raise InputError(f"{field} is given twice (in radians and in degrees)", path)
+        if field == "foot_flat":
+            if not isinstance(value, bool):
+                raise InputError(f"foot_flat = {value!r} must be true or false", path)
+            out[field] = value
+            continue
         x = _check(field, _number(value, key, path), key, path)
         out[field] = math.radians(x) if key.endswith("_deg") else x
     return out

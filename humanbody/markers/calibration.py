@@ -9,7 +9,7 @@ From a standing (static) trial in ground axes, :func:`calibrate` finds
    joint centre, axes by the set's primary/secondary rules);
 3. each tracking marker's position in its segment frame (what
    :func:`humanbody.markers.tracking.track` fits to);
-4. a subject-specific :class:`~humanbody.model.body.BodyModel`: joint offsets
+4. a subject-specific :class:`~humanbody.model.BodyModel`: joint offsets
    xi_k from the calibrated joint centres, segment lengths from them, masses
    and inertias from anthropometry scaled to the calibrated lengths.
 
@@ -26,13 +26,13 @@ from typing import Mapping
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from ..signal.nan import nanmedian
+from .._nan import nanmedian
 from ..errors import InputError
-from ..model.body import BodyModel
+from ..model import BodyModel
 from ..rotations import matrix_to_euler
-from ..model.segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
-from .._kernels.angles import slerp_rotations
-from .joint_centres import HIP_REGRESSIONS, chord_joint_centre, triad
+from ..segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
+from ._angle_kernels import slerp_rotations
+from .joint_centres import HIP_REGRESSIONS, chord_joint_centre, chord_turn, kad_apex, triad
 from .markerset import MarkerSet, resolve_markerset
 
 __all__ = ["Calibration", "calibrate", "estimate_height", "slerp_frames", "marker_arrays"]
@@ -165,10 +165,19 @@ def _param(value, params: Mapping, what: str) -> float:
 
 
 class _Geometry:
-    """Points and anatomical frames of a marker set, built lazily over frames."""
+    """Points and anatomical frames of a marker set, built lazily over frames.
 
-    def __init__(self, ms: MarkerSet, markers: Mapping[str, np.ndarray], params: Mapping):
+    ``calibrating`` (a static trial): chord rules with a ``calibrate_wand``
+    that the trial has use it, and write the turn that carries their own
+    wand onto it into ``params[rule["turn"]]`` (listed in ``turns``), so
+    that motion trials without the calibration device find the same centre.
+    """
+
+    def __init__(self, ms: MarkerSet, markers: Mapping[str, np.ndarray], params: Mapping,
+                 calibrating: bool = False):
         self.ms, self.markers, self.params = ms, markers, params
+        self.calibrating = calibrating
+        self.turns: dict = {}
         self.n = len(next(iter(markers.values()))) if markers else 1
         self._points: dict = {}
         self._frames: dict = {}
@@ -211,10 +220,25 @@ class _Geometry:
         if "regression" in rule:
             return self._regression(name, rule)
         if "chord" in rule:
-            wand, proximal, marker = (self.point(p) for p in rule["chord"])
-            width = _param(rule["width"], self.params, f"point {name!r}")
-            radius = float(self.params.get("marker_radius", 0.007))
-            return chord_joint_centre(wand, proximal, marker, 0.5 * width + radius)
+            return self._chord(name, rule)
+        if "cross" in rule:  # A + d unit((B - A) x (C - A)): off the plane of three (Plug-in Gait's wands, wrist)
+            a, b, c = (self.point(p) for p in rule["cross"])
+            n = np.cross(b - a, c - a)
+            d = 1.0
+            if "width" in rule:  # half the width plus the marker radius
+                d = (0.5 * _param(rule["width"], self.params, f"point {name!r}")
+                     + float(self.params.get("marker_radius", 0.007)))
+            return a + d * n / np.linalg.norm(n, axis=-1, keepdims=True)
+        if "flat" in rule:  # Plug-in Gait's foot flat: the heel at the toe's height plus the sole delta
+            heel, toe = (self.point(p) for p in rule["flat"])
+            if not self.params.get(str(rule.get("when", "foot_flat"))):
+                return heel
+            out = np.array(heel, dtype=float, copy=True)
+            out[..., 2] = toe[..., 2] + _param(rule.get("height", 0.0), self.params, f"point {name!r}")
+            return out
+        if "kad" in rule:
+            kax, kd1, kd2 = (self.point(p) for p in rule["kad"])
+            return kad_apex(kax, kd1, kd2, str(rule.get("side", "right")))
         base = self.point(rule["from"])
         off = np.array([_param(v, self.params, f"point {name!r}") for v in rule.get("offset", (0, 0, 0))])
         if "scale" in rule:
@@ -224,6 +248,41 @@ class _Geometry:
         if frame == "ground":
             return base + off
         return base + np.einsum("fij,fj->fi", self.frame(frame), np.broadcast_to(off, base.shape))
+
+    def _chord(self, name: str, rule: Mapping) -> np.ndarray:
+        """Chord-function centre; its wand turned by ``turn``, or calibrated on ``calibrate_wand``."""
+        wand, proximal, marker = (self.point(p) for p in rule["chord"])
+        if "offset" in rule:  # the marker-to-centre distance less the marker radius (shoulder offset)
+            delta = _param(rule["offset"], self.params, f"point {name!r}")
+        else:
+            delta = 0.5 * _param(rule["width"], self.params, f"point {name!r}")
+        delta += float(self.params.get("marker_radius", 0.007))
+        key = rule.get("turn")
+        target, extra = None, 0.0
+        if self.calibrating and key is not None and "calibrate_wand" in rule:
+            # alternatives in order: a point name (with the rule's calibrate_turn) or {point, turn}
+            options = rule["calibrate_wand"]
+            for opt in options if isinstance(options, (list, tuple)) else [options]:
+                if isinstance(opt, Mapping):
+                    pname, turn_by = opt["point"], opt.get("turn", 0.0)
+                else:
+                    pname, turn_by = opt, rule.get("calibrate_turn", 0.0)
+                try:
+                    target = self.point(pname)
+                except _Unavailable:
+                    continue
+                extra = _param(turn_by, self.params, f"point {name!r}")
+                break
+        if target is not None:  # the device's plane, turned by calibrate_turn, and the wand's turn onto it
+            turn = chord_turn(wand, proximal, marker, target) + extra
+            value = float(nanmedian(turn))
+            if not np.isfinite(value):
+                raise _Unavailable(str(rule["calibrate_wand"]), f"point {name!r}")
+            self.params[str(key)] = value
+            self.turns[str(key)] = value
+            return chord_joint_centre(wand, proximal, marker, delta, turn)
+        turn = 0.0 if key is None else _param(key, self.params, f"point {name!r}")
+        return chord_joint_centre(wand, proximal, marker, delta, turn)
 
     def _regression(self, name: str, rule: Mapping) -> np.ndarray:
         kind = str(rule["regression"]).lower()
@@ -269,7 +328,12 @@ class _Geometry:
             return np.broadcast_to(np.asarray(ax["ground"], dtype=float), (self.n, 3))
         if "like" in ax:
             other, axis = str(ax["like"]).split(":")
-            return self.frame(other)[..., :, "xyz".index(axis)]
+            R = self.frame(other)
+            if "twist" in ax:  # that frame turned about its own z first: R Rz(twist) (Plug-in Gait's ankle axis)
+                t = _param(ax["twist"], self.params, f"segment {seg!r} axis twist")
+                c, s = np.cos(t), np.sin(t)
+                R = R @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+            return R[..., :, "xyz".index(axis)]
         return self.point(ax["to"]) - self.point(ax["from"])
 
     def frame(self, seg: str) -> np.ndarray:
@@ -368,7 +432,7 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
         quantities are medians over frames.
     base_model : BodyModel, optional
         Source of segment masses, mass-centre fractions and inertias; default
-        :func:`humanbody.model.body.default_model` (mass, height, sex).
+        :func:`humanbody.anthropometry.default_model` (mass, height, sex).
     required : sequence of str, optional
         Markers the trial must have (default: the set's ``required`` list).
     subject : Subject, optional
@@ -392,11 +456,24 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
         raise ValueError("mode must be 'static' or 'dynamic'")
     ms, names = resolve_markerset(markerset, _trial_names(static), source or None, required=required)
     markers = marker_arrays(static, names)
+    stand_ins = []
+    if mode == "static" and ms.static_markers:  # e.g. the KAD's apex for the lateral knee marker
+        geo0 = _Geometry(ms, markers, dict(ms.parameters))
+        for marker, point in ms.static_markers.items():
+            try:
+                value = geo0.point(point)
+            except _Unavailable:
+                continue
+            if np.isfinite(value).all(axis=-1).any():
+                markers[marker] = np.broadcast_to(value, (len(static), 3)).copy()
+                stand_ins.append(f"{marker} = {point}")
     lost = [m for m in (ms.required if required is None else required) if m not in markers]
     if lost:
         raise InputError(f"required marker {lost[0]!r} (trial name {names.get(lost[0], lost[0])!r}) "
                          f"has no valid sample", source or None)
     notes = []
+    if stand_ins:
+        notes.append(f"static trial: {', '.join(stand_ins)}")
     if mode == "static":
         markers = {k: nanmedian(v, axis=0, keepdims=True) for k, v in markers.items()}
         notes.append(f"static pose = per-marker median over {len(static)} frames")
@@ -417,7 +494,7 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
     elif wanted:
         notes.append(f"no subject file: {', '.join(w for w in wanted if w in params)} of an average adult "
                      f"(the set's defaults) and leg lengths from the markers; give --subject FILE")
-    geo = _Geometry(ms, markers, params)
+    geo = _Geometry(ms, markers, params, calibrating=(mode == "static"))
 
     frames, origins, local = {}, {}, {}
     try:
@@ -438,6 +515,8 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
                 if mode == "dynamic" else "")
         raise InputError(f"marker {err.marker!r} needed for {err.what} of marker set {ms.name!r} "
                          f"is missing{hint}", source or None) from None
+    for key, value in geo.turns.items():
+        notes.append(f"{key} = {np.degrees(value):.2f} deg from the static trial's calibration device")
     for seg in SEGMENT_NAMES:
         if not np.isfinite(frames[seg]).all(axis=(1, 2)).any() or not np.isfinite(origins[seg]).any():
             raise InputError(f"segment {seg!r} has no frame where its markers are all present", source or None)
@@ -480,12 +559,19 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
             distal_dir[seg] = nanmedian(d, axis=0)
 
     if base_model is None:
-        from ..model.body import default_model
+        from ..anthropometry import default_model
 
         base_model = default_model(mass=mass, height=height, sex=sex)
     model = _subject_model(base_model, ms, xi, lengths, distal_dir, notes)
     model = model.replace(meta=dict(model.meta, calibration=dict(
         source=source, markerset=ms.name, mode=mode, mass=float(mass), height=float(height), sex=sex)))
+    if ms.parameters.get("clinical_sequences"):  # the set's own decomposition of some joints (Plug-in Gait's ankle)
+        model = model.replace(meta=dict(model.meta, clinical_sequences=dict(ms.parameters["clinical_sequences"])))
+    twists = ms.parameters.get("clinical_reference_twists") or {}
+    if twists:  # e.g. Plug-in Gait's ankle: its reference is the shank turned by the tibial torsion about z
+        meta = {f"{side}_{kind}": _param(f"{side}_{name}", params, f"clinical_reference_twists.{kind}")
+                for kind, name in twists.items() for side in ("right", "left")}
+        model = model.replace(meta=dict(model.meta, clinical_reference_twists=meta))
     first = lambda a: nanmedian(a, axis=0) if a.ndim == 2 else _median_rotation(a)  # noqa: E731
     track_offsets = {}
     for seg in SEGMENT_NAMES:

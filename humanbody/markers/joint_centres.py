@@ -23,6 +23,8 @@ __all__ = [
     "hip_bell1990",
     "hip_davis1991",
     "chord_joint_centre",
+    "chord_turn",
+    "kad_apex",
     "HIP_REGRESSIONS",
 ]
 
@@ -193,7 +195,18 @@ def hip_davis1991(rasis, lasis, sacrum, side: str, leg_length, marker_radius=0.0
     return _place(R, mid, x / 1000, lateral / 1000, z / 1000, side)
 
 
-def chord_joint_centre(wand, proximal, marker, delta):
+def _chord_axes(wand, proximal, marker):
+    """u = (P - M)/|P - M|, L = |P - M| and w: the unit part of W - M normal to u (shapes (..., 3), (..., 1), (..., 3))."""
+    a, b, c = (np.asarray(v, dtype=float) for v in (wand, proximal, marker))
+    bc = b - c
+    length = np.linalg.norm(bc, axis=-1, keepdims=True)
+    u = bc / length
+    ac = a - c
+    w = _unit(ac - np.sum(ac * u, axis=-1, keepdims=True) * u)
+    return u, length, w
+
+
+def chord_joint_centre(wand, proximal, marker, delta, turn=0.0):
     """Joint centre by Plug-in Gait's chord function (knee and ankle; Davis et al. 1991, Kadaba 1990).
 
     The centre D of the joint whose lateral marker is M, given the proximal
@@ -206,26 +219,80 @@ def chord_joint_centre(wand, proximal, marker, delta):
 
         D = M + (delta^2 / L) u - sqrt(delta^2 - delta^4 / L^2) w
 
+    ``turn`` (rad) first turns the plane about the line MP, right-handed
+    about u: ``w <- cos(turn) w + sin(turn) u x w``.  This is how the
+    thigh and shank rotation offsets that a knee alignment device (KAD)
+    measures in the static trial are applied to a wand that is not in the
+    joint's plane (:func:`chord_turn`).
+
     Parameters
     ----------
     wand, proximal, marker : array_like (..., 3), m
     delta : float or array_like (...), m
+    turn : float or array_like (...), rad
 
     Returns
     -------
     ndarray (..., 3), m
     """
-    a, b, c = (np.asarray(v, dtype=float) for v in (wand, proximal, marker))
+    u, length, w = _chord_axes(wand, proximal, marker)
     delta = np.asarray(delta, dtype=float)[..., None]
-    bc = b - c
-    length = np.linalg.norm(bc, axis=-1, keepdims=True)
-    u = bc / length
-    ac = a - c
-    w = ac - np.sum(ac * u, axis=-1, keepdims=True) * u
-    w = _unit(w)
+    turn = np.asarray(turn, dtype=float)[..., None]
+    if np.any(turn != 0.0):
+        w = np.cos(turn) * w + np.sin(turn) * np.cross(u, w)
     along = delta**2 / length
     across = np.sqrt(np.maximum(delta**2 - along**2, 0.0))
-    return c + along * u - across * w
+    return np.asarray(marker, dtype=float) + along * u - across * w
+
+
+def chord_turn(wand, proximal, marker, target):
+    """The turn (rad) that carries the wand's plane onto the target's about the line marker -> proximal.
+
+    With u, w as in :func:`chord_joint_centre` for the wand W and w_t the
+    same unit vector for the target point T (e.g. the KAD's axis marker)::
+
+        turn = atan2(u . (w x w_t), w . w_t)          in (-pi, pi]
+
+    so that ``chord_joint_centre(W, P, M, delta, turn)`` equals
+    ``chord_joint_centre(T, P, M, delta)``.  Shapes (..., 3) -> (...).
+    """
+    u, _, w = _chord_axes(wand, proximal, marker)
+    _, _, wt = _chord_axes(target, proximal, marker)
+    return np.arctan2(np.sum(u * np.cross(w, wt), axis=-1), np.sum(w * wt, axis=-1))
+
+
+def kad_apex(kax, kd1, kd2, side: str):
+    """Apex of a knee alignment device (KAD): the point on the knee where its three arms meet.
+
+    The KAD's three arms are equally long (a) and mutually perpendicular,
+    so its markers KAX, KD1, KD2 form an equilateral triangle of side
+    a sqrt(2) whose centroid G lies a / sqrt(3) from the apex along the
+    triangle's normal.  With n = (KD2 - KD1) x (KAX - KD1) / |...|, which
+    points laterally on the left knee and medially on the right (the same
+    device, labelled alike, is mirrored)::
+
+        a = mean(|KAX - KD1|, |KAX - KD2|, |KD1 - KD2|) / sqrt(2)
+        apex = G - s a / sqrt(3) n           s = +1 left, -1 right
+
+    The apex stands in for the lateral knee marker (KNE) in the static
+    trial; the arm apex -> KAX is the knee's flexion axis (lateral).
+
+    Parameters
+    ----------
+    kax, kd1, kd2 : array_like (..., 3), m
+    side : {"right", "left"}
+
+    Returns
+    -------
+    ndarray (..., 3), m
+    """
+    a_, b_, c_ = (np.asarray(v, dtype=float) for v in (kax, kd1, kd2))
+    n = _unit(np.cross(c_ - b_, a_ - b_))
+    side_len = (np.linalg.norm(a_ - b_, axis=-1) + np.linalg.norm(a_ - c_, axis=-1)
+                + np.linalg.norm(b_ - c_, axis=-1)) / 3.0
+    arm = side_len / np.sqrt(2.0)
+    s = 1.0 if side == "left" else -1.0
+    return (a_ + b_ + c_) / 3.0 - s * (arm / np.sqrt(3.0))[..., None] * n
 
 
 #: Regression name (as written in marker-set files) -> function.

@@ -148,6 +148,10 @@ class MarkerSet:
         ``keypoints = true``: a video keypoint set (joint centres and a few
         landmarks): clusters may have fewer than three points, ``--static``
         is optional and ``--ik auto`` fits the whole body.
+    static_markers : dict of str -> str
+        ``[static_markers]``: marker -> point that stands in for it in a
+        static calibration trial where the point can be built (Plug-in
+        Gait: the knee alignment device's apex for the lateral knee marker).
     """
 
     name: str
@@ -161,6 +165,7 @@ class MarkerSet:
     weights: Mapping[str, float] = field(default_factory=dict)
     ik: Mapping[str, Any] = field(default_factory=dict)
     keypoints: bool = False
+    static_markers: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def markers(self) -> tuple:
@@ -181,10 +186,11 @@ class MarkerSet:
 
 def _rule_names(rule: Mapping) -> list:
     out = []
-    for key in ("mean", "between", "asis", "sacrum", "scale", "chord"):
+    for key in ("mean", "between", "asis", "sacrum", "scale", "chord", "kad", "calibrate_wand", "flat", "cross"):
         v = rule.get(key)
         if v is not None:
-            out += list(v) if isinstance(v, (list, tuple)) else [v]
+            for item in (v if isinstance(v, (list, tuple)) else [v]):
+                out.append(item["point"] if isinstance(item, Mapping) else item)
     if "from" in rule:
         out.append(rule["from"])
     for chain in rule.get("leg_length", []) or []:
@@ -270,8 +276,9 @@ def _parse(data: Mapping, source: str) -> MarkerSet:
         if not rules or not all(isinstance(r, Mapping) for r in rules):
             raise InputError(f"point {pname!r} needs a rule table")
         for r in rules:
-            if not any(k in r for k in ("mean", "between", "regression", "from", "chord")):
-                raise InputError(f"point {pname!r} has no rule (mean, between, regression, chord or from)")
+            if not any(k in r for k in ("mean", "between", "regression", "from", "chord", "kad", "flat", "cross")):
+                raise InputError(f"point {pname!r} has no rule (mean, between, regression, chord, kad, flat, cross "
+                                 "or from)")
         points[str(pname)] = tuple(dict(r) for r in rules)
     keypoints = bool(data.get("keypoints", False))
     weights = {}
@@ -322,6 +329,7 @@ def _parse(data: Mapping, source: str) -> MarkerSet:
         weights=weights,
         ik=ik,
         keypoints=keypoints,
+        static_markers={str(k): str(v) for k, v in (data.get("static_markers") or {}).items()},
     )
 
 
@@ -356,6 +364,14 @@ def _check_segment(spec: SegmentSpec, points: Mapping, keypoints: bool = False) 
             raise InputError(f"segment {n!r}: slerp needs 'between' = two segment names")
     elif spec.rule == "rigid" and spec.to not in SEGMENT_NAMES:
         raise InputError(f"segment {n!r}: rigid needs 'to' = a segment name")
+
+
+def _stand_in(ms: MarkerSet, marker: str, found: Mapping) -> bool:
+    """Whether a static trial has the markers of the point that stands in for ``marker`` (``static_markers``)."""
+    point = ms.static_markers.get(marker)
+    if point is None or point not in ms.points:
+        return False
+    return any(all(n in found for n in _rule_names(rule)) for rule in ms.points[point])
 
 
 # --------------------------------------------------------------- name matching
@@ -403,7 +419,7 @@ def detect_markerset(names, source: str | None = None) -> MarkerSet:
     for key in builtin_markersets():
         ms = load_markerset(key)
         found = match_markers(ms, names)
-        missing = [m for m in ms.required if m not in found]
+        missing = [m for m in ms.required if m not in found and not _stand_in(ms, m, found)]
         score = 1.0 - len(missing) / max(len(ms.required), 1)
         # ties (a HALPE_26 trial has every BODY_25B keypoint too) go to the set that uses more of the names
         if best is None or (score, len(found)) > (best[0], best[3]):
@@ -444,7 +460,8 @@ def resolve_markerset(spec, names, source: str | None = None, required=None) -> 
     """
     ms = detect_markerset(names, source) if spec is None else load_markerset(spec)
     found = match_markers(ms, names)
-    missing = [m for m in (ms.required if required is None else required) if m not in found]
+    missing = [m for m in (ms.required if required is None else required)
+               if m not in found and not _stand_in(ms, m, found)]
     if missing:
         raise InputError(
             f"required marker {missing[0]!r} of marker set {ms.name!r} is missing", source

@@ -28,7 +28,15 @@ alike (docs/conventions.md, "Clinical joint angles"; docs/joint_angles.md):
 - foot progression is the angle on the floor between the foot's long axis
   and the horizontal direction of progression, positive when the toes turn
   in; NaN while the foot points more than 80 degrees up or down (kneeling,
-  a foot lifted behind), where it has no meaningful direction on the floor.
+  a foot lifted behind), where it has no meaningful direction on the floor;
+- a model whose ``meta["clinical_sequences"]`` names another order for a
+  joint kind (``{"ankle": "yzx"}``, Plug-in Gait's: flexion, then rotation
+  about the floating axis, then inversion about the foot's long axis)
+  decomposes that joint in it, each angle keeping its axis and sign; one
+  whose ``meta["clinical_reference_twists"]`` gives a joint an angle t
+  (rad; ``{"right_ankle": t}``) measures it from the reference segment's
+  frame turned about its z axis by t, S <- Rz(t)^T S (Plug-in Gait's ankle:
+  the shank's ankle axis, the knee's shank turned by the tibial torsion).
 
 Angles are continuous along time: the same rules as the tracked coordinates
 keep them continuous through and beyond a singular set
@@ -238,6 +246,22 @@ def wrap_degrees(x) -> np.ndarray:
     return cols.reshape(a.shape)
 
 
+def _resequenced(a: ClinicalAngle, overrides) -> ClinicalAngle:
+    """The angle in the decomposition ``overrides[joint kind]`` (e.g. ``{"ankle": "yzx"}``), same axis and sign.
+
+    The kind is the joint's name without its side.  Each angle keeps its
+    rotation axis (the letter ``a.sequence[a.index]``) and so its name and
+    sign; only the order of the three rotations changes.
+    """
+    kind = a.joint.split("_", 1)[1] if a.joint.startswith(("right_", "left_")) else a.joint
+    seq = overrides.get(kind)
+    if not seq or seq == a.sequence:
+        return a
+    from dataclasses import replace
+
+    return replace(a, sequence=str(seq), index=str(seq).index(a.sequence[a.index]))
+
+
 def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "anatomical") -> pd.DataFrame:
     """The clinical joint angles of a trial, one row per frame (degrees).
 
@@ -277,9 +301,10 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
     columns = clinical_columns(names)
     relative0 = (getattr(calibration, "relative", None) or {}) if zero == "static" else {}
     joints = {}
+    overrides = dict((getattr(model, "meta", None) or {}).get("clinical_sequences", {}) or {})
     for a in CLINICAL_ANGLES:
         if a.column in columns:
-            joints.setdefault(a.joint, []).append(a)
+            joints.setdefault(a.joint, []).append(_resequenced(a, overrides))
     time = coords["time"].to_numpy(dtype=float)
     root = names[0]
     heading = progression_heading(time, coords[[f"{root}_x", f"{root}_y"]].to_numpy(dtype=float))
@@ -305,6 +330,11 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
     joint_rotation_angles(q, sequence_axes_array(model), chain_arr, np.ascontiguousarray(heading),
                           np.array(use_yaw, dtype=np.bool_), seq_arr, 1e-9, raw)
     n_joints = len(joints)
+    twists = dict((getattr(model, "meta", None) or {}).get("clinical_reference_twists", {}) or {})
+    for i, (joint, angles) in enumerate(joints.items()):
+        if twists.get(joint):  # reference frame turned about its z: S <- Rz(t)^T S
+            S = _yaw(np.array(float(twists[joint]))).T @ euler_to_matrix(raw[:, i], angles[0].sequence)
+            raw[:, i] = matrix_to_euler(S, angles[0].sequence)
     cont = np.ascontiguousarray(raw[:, :n_joints])
     continuous_angles(cont, seq_arr[:n_joints], 1e-9)
     out = {}
@@ -316,6 +346,8 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
         S0 = np.eye(3)
         for seg in first.segments:
             S0 = S0 @ np.asarray(relative0.get(seg, np.eye(3)), dtype=float)
+        if twists.get(joint) and zero == "static":
+            S0 = _yaw(np.array(float(twists[joint]))).T @ S0
         if first.reference == "progression":
             S0 = _yaw(np.array(np.arctan2(S0[1, 0], S0[0, 0]))).T @ S0  # the standing posture, heading removed
         z0 = np.degrees(matrix_to_euler(S0, first.sequence)) if first.static_zero else np.zeros(3)

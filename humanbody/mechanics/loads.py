@@ -12,7 +12,8 @@ Sources (:func:`read_loads`):
 - OpenSim ground-reaction files (``.mot``/``.sto``): per plate
   ``<p>vx/vy/vz`` (force), ``<p>px/py/pz`` (point), ``<p'>torque_x/y/z`` (free
   moment), lab axes.  An ExternalLoads ``.xml`` beside the file (same stem, or
-  ``<stem>.xml``, ``<stem>_loads.xml``) names the body each plate acts on;
+  ``<stem>.xml``, ``<stem>_loads.xml``, or ``<trial>_external_loads.xml`` beside
+  ``<trial>_grf.mot``) names the body each plate acts on;
   OpenSim's body names map to segments (:data:`OPENSIM_BODIES`).  Other
   columns are ignored.
 - the generic loads table of docs/conventions.md (``L_force_x`` ...,
@@ -172,8 +173,10 @@ class FrameLoads:
 
 # ------------------------------------------------------------------ reading
 def _xml_beside(path: Path) -> Path | None:
+    trial = path.stem[:-len("_grf")] if path.stem.endswith("_grf") else path.stem
     for cand in (path.with_suffix(".xml"), path.with_name(path.stem + "_loads.xml"),
-                 path.with_name(path.stem + "_ExternalLoads.xml")):
+                 path.with_name(path.stem + "_ExternalLoads.xml"),
+                 path.with_name(trial + "_external_loads.xml")):  # what --export opensim writes
         if cand.is_file():
             return cand
     return None

@@ -42,6 +42,7 @@ class ReportOptions:
     sex : str                       anthropometric table
     model : str or None             model file instead of the scaled default
     markerset : str or None         marker set name or file
+    hip_trial : str or None         hip calibration trial: functional hip centres (analyze_trial)
     axes : str                      lab -> ground axes ("auto" or a spec)
     cutoff_hz : float or None       marker low-pass cut-off
     max_gap : float                 longest gap filled (s)
@@ -58,6 +59,8 @@ class ReportOptions:
     imu_heading : str or None       orientation trials: the pelvis sensor's forward axis
     angle_zero : str                zero of the clinical angles: "anatomical" or "static"
     subject : str or None           subject measurements file (.vsk or TOML; docs/formats.md)
+    export : tuple of str           formats for other programs ("c3d", "opensim"; humanbody.io.export)
+    opensim_feet : tuple or None    OpenSim bodies of the right and left foot loads
     """
 
     mass: float | None = None
@@ -65,6 +68,7 @@ class ReportOptions:
     sex: str = "male"
     model: str | None = None
     markerset: str | None = None
+    hip_trial: str | None = None
     axes: str = "auto"
     cutoff_hz: float | None = 6.0
     max_gap: float = 0.1
@@ -80,6 +84,8 @@ class ReportOptions:
     angle_zero: str = "anatomical"
     subject: str | None = None
     ik: str = "auto"
+    export: tuple = ()
+    opensim_feet: tuple | None = None
 
     def __post_init__(self):
         if self.plots not in PLOT_CHOICES:
@@ -348,16 +354,23 @@ def _parquet_bytes(table: pd.DataFrame) -> bytes:
     return buf.getvalue()
 
 
-def _analysis_files(analysis, stem: str) -> dict:
-    """The pipeline's own outputs (results table, model, residuals) as bytes."""
+def _analysis_files(analysis, stem: str, export=(), events=None, opensim_feet=None) -> tuple[dict, list]:
+    """The pipeline's own outputs (results table, model, residuals; exports, under their folder) as bytes,
+    and notes: an export that cannot be written costs the export, not the trial."""
     from ..trial_output import write_results
 
-    files = {}
+    files, notes = {}, []
     with tempfile.TemporaryDirectory(prefix="humanbody-report-") as tmp:
-        paths = write_results(analysis, tmp)
-        for path in paths.values():
-            files[Path(path).name] = Path(path).read_bytes()
-    return files
+        try:
+            write_results(analysis, tmp, export=export, events=events, opensim_feet=opensim_feet)
+        except InputError as err:
+            if not export:
+                raise
+            notes.append(f"export not written: {_one_line(err)}")
+        for path in sorted(Path(tmp).rglob("*")):
+            if path.is_file() and not path.name.startswith("."):
+                files[path.relative_to(tmp).as_posix()] = path.read_bytes()
+    return files, notes
 
 
 #: Static calibrations made in this process, by static-trial content and subject
@@ -399,7 +412,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     # --diff-cutoff applies with or without --diff (the method defaults to the library's, savgol)
     diff = Differentiation(method=options.diff_method or "savgol", cutoff_hz=options.diff_cutoff_hz)
     settings = dict(
-        static=task.static, markerset=options.markerset, model=options.model,
+        static=task.static, markerset=options.markerset, hip_trial=options.hip_trial, model=options.model,
         mass=task.mass if task.mass is not None else options.mass,
         height=task.height if task.height is not None else options.height,
         sex=options.sex, axes=options.axes, cutoff_hz=options.cutoff_hz, max_gap=options.max_gap,
@@ -407,6 +420,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
         differentiation=diff, progress=False, calibration_cache=_CALIBRATIONS,
         angle_zero=options.angle_zero,
         subject=task.subject if task.subject is not None else options.subject,
+        keep_raw=bool(options.export),
     )
     kinetics_note = []
     if options.kinetics and task.grf is not None:
@@ -438,7 +452,9 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     if kinetics is not None:
         messages.append(_residual_line(kinetics, analysis.model))
 
-    files = {f"{task.key}/{name}": data for name, data in _analysis_files(analysis, stem).items()}
+    produced, export_notes = _analysis_files(analysis, stem, options.export, used, options.opensim_feet)
+    messages += export_notes
+    files = {f"{task.key}/{name}": data for name, data in produced.items()}
     files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)
     files[f"{task.key}/{stem}_spatiotemporal.csv"] = _csv_bytes(params.reset_index())
     files[f"{task.key}/{stem}_cycles.csv"] = _csv_bytes(cycles)

@@ -216,6 +216,7 @@ def load_scene(
     angle_zero: str = "anatomical",
     subject=None,
     ik: str = "auto",
+    hip_trial=None,
 ) -> tuple[Scene, list[str]]:
     """Open a trial or a results table for viewing.
 
@@ -224,7 +225,8 @@ def load_scene(
     path : str or Path
         Raw trial (markers or generalized coordinates) or a results CSV
         written by ``humanbody analyze``.
-    static, markerset, model, mass, height, sex, axes, cutoff_hz, max_gap, fill, differentiation, ik
+    static, markerset, model, mass, height, sex, axes, cutoff_hz, max_gap, fill, differentiation, ik,
+    hip_trial
         As in :func:`humanbody.pipeline.analyze_trial` (for a results CSV only
         ``model``, ``mass``, ``height`` and ``sex`` apply).
     grf : str or Path, optional
@@ -262,5 +264,6 @@ def load_scene(
         p, static=static, markerset=markerset, model=model, mass=mass, height=height, sex=sex,
         axes=axes, cutoff_hz=cutoff_hz, max_gap=max_gap, fill=fill, differentiation=differentiation,
         forces=forces, loads=loads, angle_zero=angle_zero, subject=subject, imu_heading=imu_heading, ik=ik,
+        hip_trial=hip_trial,
     )
     return scene_from_analysis(analysis, grf=grf, axes=axes), list(analysis.messages)

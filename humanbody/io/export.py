@@ -1,0 +1,333 @@
+"""``--export c3d,opensim``: a trial's results written for other programs.
+
+:func:`write_results <humanbody.trial_output.write_results>` collects the
+columns named by :func:`export_columns` while it writes the results table,
+then calls :func:`write_exports`, which writes
+
+- ``<stem>.c3d`` (:mod:`humanbody.io.c3d_writer`): the input's markers and
+  analog data as read, our outputs as Vicon Nexus's Plug-in Gait names them
+  (:data:`PIG_OUTPUTS`), joint centres and mass centres as modelled points,
+  gait events;
+- ``opensim/`` (:mod:`humanbody.io.opensim_writer`): ``<stem>.trc``,
+  ``<stem>_grf.mot`` with ``<stem>_external_loads.xml``,
+  ``<stem>_angles.mot`` and ``<stem>_moments.sto``.
+
+Plug-in Gait outputs (docs/formats.md, "C3D export"): angles in degrees, X
+sagittal, Y frontal, Z transverse; for side S (R, L), with s = +1 on the
+right and -1 on the left:
+
+=====================  ==========================================================
+``SPelvisAngles``      (tilt, s obliquity, s rotation): each side's own sense
+``SHipAngles``         (flexion, adduction, internal rotation)
+``SKneeAngles``        (flexion, adduction = varus, internal rotation)
+``SAnkleAngles``       (dorsiflexion, inversion, internal rotation)
+``SFootProgressAngles``(0, 0, foot progression, internal positive)
+``SHipMoment`` ...     -1000 x (flexion, adduction, internal rotation moment), N·mm/kg:
+                       extensor, abductor, external rotator positive
+``SHipPower`` ...      (0, 0, joint power) W/kg, generation positive
+``SGroundReactionForce`` ground reaction on the foot, lab axes, N/kg
+=====================  ==========================================================
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+
+__all__ = [
+    "DEFAULT_FEET",
+    "EXPORT_FORMATS",
+    "export_columns",
+    "parse_export",
+    "parse_feet",
+    "pig_outputs",
+    "write_exports",
+]
+
+EXPORT_FORMATS = ("c3d", "opensim")
+DEFAULT_FEET = ("calcn_r", "calcn_l")
+_SIDES = (("R", "right", 1.0), ("L", "left", -1.0))
+_AXES = ("x", "y", "z")
+
+
+def parse_export(text) -> tuple:
+    """``"c3d,opensim"`` -> ("c3d", "opensim"); None or "" -> (); an unknown name is an InputError."""
+    if not text:
+        return ()
+    items = [t.strip().lower() for t in str(text).split(",")]
+    bad = [t for t in items if t not in EXPORT_FORMATS]
+    if bad or not items:
+        raise InputError(f"--export {text!r}: unknown format {bad[0] if bad else ''!r}; choose c3d, opensim "
+                         "or c3d,opensim")
+    return tuple(dict.fromkeys(items))
+
+
+def parse_feet(text) -> tuple:
+    """``--opensim-feet R,L``: the OpenSim bodies the right and left foot loads are applied to."""
+    if text is None:
+        return DEFAULT_FEET
+    parts = [p.strip() for p in str(text).split(",")]
+    if len(parts) != 2 or not all(parts) or any(not p.replace("_", "").replace(".", "").isalnum() for p in parts):
+        raise InputError(f"--opensim-feet {text!r}: expected two OpenSim body names RIGHT,LEFT, for example "
+                         "calcn_r,calcn_l")
+    return tuple(parts)
+
+
+def pig_outputs() -> list:
+    """``(group, label, components)``: each component None (zero) or ``(column, factor)``."""
+    out = []
+    for S, side, s in _SIDES:
+        out += [
+            ("ANGLES", f"{S}PelvisAngles", [("pelvis_tilt_deg", 1.0), ("pelvis_obliquity_deg", s),
+                                            ("pelvis_rotation_deg", s)]),
+            ("ANGLES", f"{S}HipAngles", [(f"{side}_hip_{w}_deg", 1.0)
+                                         for w in ("flexion", "adduction", "internal_rotation")]),
+            ("ANGLES", f"{S}KneeAngles", [(f"{side}_knee_{w}_deg", 1.0)
+                                          for w in ("flexion", "adduction", "internal_rotation")]),
+            ("ANGLES", f"{S}AnkleAngles", [(f"{side}_ankle_{w}_deg", 1.0)
+                                           for w in ("dorsiflexion", "inversion", "internal_rotation")]),
+            ("ANGLES", f"{S}FootProgressAngles", [None, None, (f"{side}_foot_progression_deg", 1.0)]),
+        ]
+        for joint, words in (("Hip", ("flexion", "adduction", "internal_rotation")),
+                             ("Knee", ("flexion", "adduction", "internal_rotation")),
+                             ("Ankle", ("dorsiflexion", "inversion", "internal_rotation"))):
+            j = joint.lower()
+            out.append(("MOMENTS", f"{S}{joint}Moment", [(f"{side}_{j}_{w}_moment_Nm_per_kg", -1000.0) for w in words]))
+            out.append(("POWERS", f"{S}{joint}Power", [None, None, (f"{side}_{j}_power_W_per_kg", 1.0)]))
+    return out
+
+
+#: Plug-in Gait model outputs and the results columns they come from (see the module docstring).
+PIG_OUTPUTS = pig_outputs()
+
+
+def _vector(prefix: str) -> list:
+    return [f"{prefix}_{a}" for a in _AXES]
+
+
+def export_columns(model, columns) -> list:
+    """The results columns the exports need, in ``columns`` order: every clinical angle and moment, the
+    feet's ground reactions and powers, the joint and mass centres."""
+    want = {c for _, _, comps in PIG_OUTPUTS for c in (x[0] for x in comps if x)}
+    want.update(f"{side}_grf_{a}_N_per_kg" for side in ("right", "left") for a in _AXES)
+    for name in model.names:
+        want.update(_vector(f"{name}_joint") + _vector(f"{name}_com"))
+    want.update(_vector("body_com"))
+    return [c for c in columns if c in want or c.endswith(("_deg", "_moment_Nm_per_kg"))]
+
+
+# ------------------------------------------------------------------ raw input
+def _raw_markers(analysis):
+    """(names, xyz (F, n, 3) m in lab axes, the file's unit, metres per unit, frame table) or None."""
+    from . import markers_array, read_trial
+    from ._validate import LENGTH_UNITS, _canonical_unit
+
+    if analysis.axes is None:
+        return None
+    df = analysis.raw if getattr(analysis, "raw", None) is not None else read_trial(analysis.source)
+    unit = _canonical_unit(df.attrs.get("units_in_file") or "m")
+    scale = LENGTH_UNITS[unit]
+    names, xyz = markers_array(df)
+    return list(names), xyz, unit, scale, df
+
+
+def _events(analysis, raw, cols, time) -> tuple[pd.DataFrame, str]:
+    """Gait events (Zeni et al. 2008) from the input's markers in ground axes, else from model points."""
+    from ..gait import kinematic_events
+    from ..gait.events import foot_markers
+
+    if raw is not None:
+        from ..gait.events import FOOT_MARKERS, PELVIS_MARKERS
+        from ..markers.axes import to_ground
+
+        want = {m for pairs in FOOT_MARKERS.values() for pair in pairs for m in pair} | set(PELVIS_MARKERS)
+        df = raw[4]
+        keep = [m for m in df.attrs.get("markers", []) if m in want]
+        part = df[["time"] + [f"{m}_{a}" for m in keep for a in _AXES]]
+        part.attrs = dict(df.attrs, markers=keep)  # only the markers events use, turned to ground
+        ground, _ = to_ground(part, axes=analysis.axes.spec)
+        try:
+            foot_markers(ground)
+            return kinematic_events(ground), "markers"
+        except InputError:
+            pass
+    from ..report.trial import PSEUDO_FEET
+
+    points = {"time": np.asarray(time, dtype=float)}
+    for name, col in (("right_ankle", "right_foot_joint"), ("right_foot_com", "right_foot_com"),
+                      ("left_ankle", "left_foot_joint"), ("left_foot_com", "left_foot_com"),
+                      ("pelvis", "lower_torso_joint")):
+        for a in _AXES:
+            points[f"{name}_{a}"] = cols[f"{col}_{a}"]
+    df = pd.DataFrame(points)
+    df.attrs.update(kind="markers", source="model points")
+    return kinematic_events(df, feet=PSEUDO_FEET, pelvis=["pelvis"]), "model points"
+
+
+def _stack(cols, prefix: str) -> np.ndarray:
+    return np.stack([cols[f"{prefix}_{a}"] for a in _AXES], axis=1)
+
+
+# ------------------------------------------------------------------ writing
+def write_exports(analysis, out_dir, formats, cols: dict, time, events=None, feet=DEFAULT_FEET) -> dict:
+    """Write the exports ``formats`` of an analysed trial; return kind -> path.
+
+    ``cols`` maps each column of :func:`export_columns` to its (frames,)
+    values, ``time`` the frames' times (s); ``events`` an events table
+    (:mod:`humanbody.gait.events`; default: kinematic events computed
+    here).  Raises InputError (one line) when a file cannot be written.
+    """
+    out = Path(out_dir)
+    raw = _raw_markers(analysis) if analysis.axes is not None else None
+    M = analysis.axes.matrix if analysis.axes is not None else np.eye(3)
+    time = np.asarray(time, dtype=float)
+    if events is None and "c3d" in formats:  # events go into the C3D only
+        try:
+            events, _ = _events(analysis, raw, cols, time)
+        except (InputError, KeyError):  # no feet to find events with: the C3D has none
+            events = None
+    paths = {}
+    if "opensim" in formats:
+        paths.update(_write_opensim(analysis, out / "opensim", raw, M, cols, time, feet))
+    if "c3d" in formats:
+        paths["c3d"] = _write_c3d(analysis, out / f"{analysis.stem}.c3d", raw, M, cols, time, events)
+    return paths
+
+
+def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
+    from .c3d_writer import PointBlock, platform_channels, write_c3d
+
+    F = len(time)
+    rate = 1.0 / float(np.median(np.diff(time))) if F > 1 else 100.0
+    if raw is not None:
+        names, xyz, unit, scale, df = raw
+        rate = float(df.attrs.get("rate_hz") or rate)
+    else:
+        names, xyz, unit, scale = [], np.zeros((F, 0, 3)), "mm", 1e-3
+    blocks = []
+    for group, label, comps in PIG_OUTPUTS:
+        if not any(c and c[0] in cols for c in comps):
+            continue
+        v = np.zeros((F, 1, 3))
+        for a, c in enumerate(comps):
+            if c is not None:
+                v[:, 0, a] = cols[c[0]] * c[1] if c[0] in cols else np.nan
+        blocks.append(PointBlock(group, [label], v, ["humanbody"]))
+    lab = M.T
+    grf = [(S, side) for S, side, _ in _SIDES if f"{side}_grf_x_N_per_kg" in cols]
+    if grf:
+        v = np.stack([np.stack([cols[f"{side}_grf_{a}_N_per_kg"] for a in _AXES], axis=1) for _, side in grf],
+                     axis=1) @ lab.T  # ground reaction on the foot, N/kg, lab axes
+        blocks.append(PointBlock("FORCES", [f"{S}GroundReactionForce" for S, _ in grf], v))
+    pts_labels, pts = [], []
+    for name in analysis.model.names:
+        for what in ("joint", "com"):
+            if f"{name}_{what}_x" in cols:
+                pts_labels.append(f"{name}_{what}")
+                pts.append(_stack(cols, f"{name}_{what}"))
+    if "body_com_x" in cols:
+        pts_labels.append("body_com")
+        pts.append(_stack(cols, "body_com"))
+    if pts:
+        blocks.append(PointBlock("MODELLED", pts_labels, (np.stack(pts, axis=1) @ lab.T) / scale,
+                                 [f"humanbody {x}" for x in pts_labels]))
+    ev = []
+    if events is not None:
+        for t, side, event in zip(events["time"], events["side"], events["event"]):
+            ev.append(({"foot_strike": "Foot Strike", "foot_off": "Foot Off"}[event], side.capitalize(), float(t)))
+    source = analysis.source if str(analysis.source).lower().endswith(".c3d") and raw is not None else None
+    first = int(round(time[0] * rate)) + 1 if F else 1
+    if source is not None:
+        first = int(raw[4].attrs.get("first_frame", first))
+    plates = None
+    table = getattr(analysis, "load_table", None)
+    has_own = source is not None and str(analysis.source) == str(getattr(table, "source", ""))
+    if table is not None and not has_own:
+        per = max(1, int(round(table.rate_hz / rate)))
+        if source is not None:
+            import ezc3d
+
+            head = ezc3d.c3d(str(source))
+            an = head["data"]["analogs"]
+            if an.size:
+                per = an.shape[2] // max(1, head["data"]["points"].shape[2])
+            used = head["parameters"].get("FORCE_PLATFORM", {}).get("USED", {}).get("value", [0])
+            if len(np.ravel(used)) and int(np.ravel(used)[0]) > 0:
+                table = None  # the trial's own plates stay; the loads file is in the results only
+        if table is not None:
+            frame_time = (first - 1 + np.arange(F)) / rate
+            plates = platform_channels(table.time, table.force, table.point, table.moment, frame_time, lab, scale,
+                                       per, names=table.names)
+    return write_c3d(path, frames=F, rate_hz=rate, source=source,
+                     markers=None if source is not None else (names, xyz), markers_scale=scale, unit=unit,
+                     first_frame=first,
+                     blocks=blocks, events=ev, platforms=plates)
+
+
+def _write_opensim(analysis, folder: Path, raw, M, cols, time, feet) -> dict:
+    from .opensim_writer import (
+        GRF_PREFIXES,
+        OPENSIM_OF_GROUND,
+        foot_wrenches,
+        write_external_loads,
+        write_table,
+        write_trc,
+    )
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"cannot create the OpenSim folder ({err.strerror or err})", folder) from None
+    stem = analysis.stem
+    paths = {}
+    O = OPENSIM_OF_GROUND
+    if raw is not None:
+        names, xyz, unit, _, df = raw
+        rate = float(df.attrs.get("rate_hz"))
+        t = df["time"].to_numpy(dtype=float)
+        pts = xyz @ (O @ M).T
+        pts /= raw[3]  # the file's unit
+    else:
+        names = [n + "_joint" for n in analysis.model.names if f"{n}_joint_x" in cols]
+        pts = np.stack([_stack(cols, n) for n in names], axis=1) @ O.T
+        unit, t = "m", time
+        rate = 1.0 / float(np.median(np.diff(time)))
+    first = int(round(t[0] * rate)) + 1
+    paths["opensim_trc"] = write_trc(folder / f"{stem}.trc", names, pts, t, rate, unit, first_frame=max(1, first))
+    angles = [c for c in cols if c.endswith("_deg")]
+    paths["opensim_angles"] = write_table(folder / f"{stem}_angles.mot", "humanbody clinical angles", angles, time,
+                                          np.column_stack([cols[c] for c in angles]), in_degrees=True)
+    # a side no load reached has NaN moments throughout: left out, since OpenSim's Storage stops at a NaN row
+    moments = [c for c in cols if c.endswith("_moment_Nm_per_kg") and np.isfinite(cols[c]).any()]
+    if moments:
+        paths["opensim_moments"] = write_table(folder / f"{stem}_moments.sto", "humanbody joint moments",
+                                               moments, time, np.column_stack([cols[c] for c in moments]),
+                                               in_degrees=False)
+    loads = analysis.loads
+    if loads is not None:
+        columns, values, bodies = [], [], {}
+        torques = []
+        table = getattr(analysis, "load_table", None)  # the floor: where the file's points lie
+        z = table.point[..., 2] if table is not None else np.array([np.nan])
+        floor = float(np.nanmedian(z)) if np.isfinite(z).any() else None
+        for (side, body) in zip(("right", "left"), feet):
+            name = f"{side}_foot"
+            if name not in analysis.model.names:
+                continue
+            force, point, torque = foot_wrenches(loads, analysis.model.names.index(name), floor)
+            p = GRF_PREFIXES[side]
+            columns += [f"{p}force_v{a}" for a in _AXES] + [f"{p}force_p{a}" for a in _AXES]
+            values += [force @ O.T, point @ O.T]
+            torques.append(([f"{p}torque_{a}" for a in _AXES], torque @ O.T))
+            bodies[side] = body
+        for names_t, v in torques:
+            columns += names_t
+            values.append(v)
+        grf = folder / f"{stem}_grf.mot"
+        paths["opensim_grf"] = write_table(grf, grf.name, columns, time, np.column_stack(values), in_degrees=False)
+        paths["opensim_loads"] = write_external_loads(folder / f"{stem}_external_loads.xml", grf.name, bodies)
+    return paths

@@ -1,0 +1,168 @@
+"""OpenSim input files from a humanbody trial: TRC markers, GRF MOT with ExternalLoads XML, angle and moment tables.
+
+The layouts are those OpenSim's own tools read (and :mod:`humanbody.io.trc`,
+:mod:`humanbody.io.opensim` and :func:`humanbody.mechanics.loads.read_loads` read
+back):
+
+- TRC: five header lines (``PathFileType 4``, the key line, its values with
+  ``Units``, ``Frame#  Time  <marker>`` with two blank cells after each
+  name, ``X1 Y1 Z1 ...``), a blank line, then one tab-separated row per
+  frame; a missing sample is ``NaN`` (OpenSim's TRC adapter reads it as
+  missing).
+- MOT/STO: a title line, ``version=1``, ``nRows``, ``nColumns``,
+  ``inDegrees``, ``endheader``, the column names, tab-separated rows.
+- ExternalLoads XML: one ``ExternalForce`` per foot, force and point
+  expressed in ground, identifiers naming the MOT columns
+  (``ground_force_v``/``ground_force_p``/``ground_torque_`` for the right
+  foot, ``1_ground_...`` for the left, as OpenSim's examples name them).
+
+OpenSim's axes: X forward, Y up, Z to the right.  humanbody's ground (X
+forward, Y left, Z up) maps to them by :data:`OPENSIM_OF_GROUND`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = [
+    "GRF_PREFIXES",
+    "OPENSIM_OF_GROUND",
+    "foot_wrenches",
+    "write_external_loads",
+    "write_table",
+    "write_trc",
+]
+
+#: OpenSim components = OPENSIM_OF_GROUND @ ground components (X forward, Y up, Z right).
+OPENSIM_OF_GROUND = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
+
+#: Column prefixes of each foot's force in the GRF file (force ``<p>force_v*``, point ``<p>force_p*``,
+#: free moment ``<p>torque_*``).
+GRF_PREFIXES = {"right": "ground_", "left": "1_ground_"}
+
+_NAN_CELL = re.compile(rb"(?<=\t)(?=[\t\n])")
+
+
+def _rows(values: np.ndarray, digits: int) -> bytes:
+    """Tab-separated rows, ``NaN`` for a missing value (an empty cell would end a row early for OpenSim)."""
+    from .writers import format_csv_rows
+
+    text = format_csv_rows(values, digits, sep="\t")
+    if np.isnan(values).any():
+        text = _NAN_CELL.sub(b"NaN", text)
+    return text
+
+
+def _write_bytes(path: Path, data: bytes) -> str:
+    from ..atomic import atomic_path
+
+    try:
+        with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+            fh.write(data)
+    except OSError as err:
+        raise InputError(f"cannot write the OpenSim file ({err.strerror or err})", path) from None
+    return str(path)
+
+
+def write_trc(path, names, xyz, time, rate_hz: float, unit: str = "mm", first_frame: int = 1,
+              digits: int = 9) -> str:
+    """Write markers ``xyz`` (frames, markers, 3), already in OpenSim's axes and ``unit``, as a TRC file."""
+    path = Path(path)
+    n, m = len(time), len(names)
+    head = "\n".join([
+        f"PathFileType\t4\t(X/Y/Z)\t{path.name}",
+        "DataRate\tCameraRate\tNumFrames\tNumMarkers\tUnits\tOrigDataRate\tOrigDataStartFrame\tOrigNumFrames",
+        f"{rate_hz:g}\t{rate_hz:g}\t{n}\t{m}\t{unit}\t{rate_hz:g}\t{first_frame}\t{n}",
+        "Frame#\tTime\t" + "".join(f"{name}\t\t\t" for name in names).rstrip("\t"),
+        "\t\t" + "\t".join(f"X{i}\tY{i}\tZ{i}" for i in range(1, m + 1)),
+        "", "",
+    ]).encode()
+    table = np.empty((n, 2 + 3 * m))
+    table[:, 0] = first_frame + np.arange(n)
+    table[:, 1] = time
+    table[:, 2:] = np.asarray(xyz, dtype=float).reshape(n, 3 * m)
+    return _write_bytes(path, head + _rows(table, digits))
+
+
+def write_table(path, title: str, columns, time, values, in_degrees: bool, digits: int = 9) -> str:
+    """Write an OpenSim MOT/STO table: ``time`` then ``columns`` (``values`` (frames, len(columns)))."""
+    values = np.asarray(values, dtype=float).reshape(len(time), -1)
+    head = "\n".join([title, "version=1", f"nRows={len(time)}", f"nColumns={len(columns) + 1}",
+                      f"inDegrees={'yes' if in_degrees else 'no'}", "endheader",
+                      "\t".join(["time", *columns]), ""]).encode()
+    return _write_bytes(Path(path), head + _rows(np.column_stack([time, values]), digits))
+
+
+def write_external_loads(path, datafile: str, bodies: dict) -> str:
+    """OpenSim ExternalLoads XML: one ExternalForce per side in ``bodies`` (side -> body name), data in ``datafile``."""
+    forces = []
+    for side, body in bodies.items():
+        p = GRF_PREFIXES[side]
+        forces.append(f"""			<ExternalForce name="{side}_foot">
+				<applied_to_body>{escape(body)}</applied_to_body>
+				<force_expressed_in_body>ground</force_expressed_in_body>
+				<point_expressed_in_body>ground</point_expressed_in_body>
+				<force_identifier>{p}force_v</force_identifier>
+				<point_identifier>{p}force_p</point_identifier>
+				<torque_identifier>{p}torque_</torque_identifier>
+				<data_source_name>{escape(datafile)}</data_source_name>
+			</ExternalForce>""")
+    text = f"""<?xml version="1.0" encoding="UTF-8" ?>
+<OpenSimDocument Version="40000">
+	<ExternalLoads name="externalloads">
+		<objects>
+{chr(10).join(forces)}
+		</objects>
+		<groups />
+		<datafile>{escape(datafile)}</datafile>
+	</ExternalLoads>
+</OpenSimDocument>
+"""
+    return _write_bytes(Path(path), text.encode())
+
+
+def foot_wrenches(loads, foot_index: int, floor: float | None = None):
+    """Each frame's load on one foot as OpenSim wants it: force, centre of pressure, free moment.
+
+    Parameters
+    ----------
+    loads : humanbody.mechanics.loads.FrameLoads
+        Conditioned loads on the frames with their per-frame segment
+        (``body``).
+    foot_index : int
+        Segment index of the foot (0-based, as ``loads.body``).
+    floor : float, optional
+        Height (m, ground Z) of the plane the centre of pressure lies on;
+        default the median height of the loads' centres of pressure.
+
+    Returns
+    -------
+    force, point, torque : (F, 3) each, ground axes
+        The sum of the loads on the foot, ``F = sum F_i`` and ``M_O = sum
+        M_O,i`` (about the ground origin); the point on the plane z = h
+        where the moment has no horizontal part, ``x = (h F_x - M_Oy) /
+        F_z``, ``y = (M_Ox + h F_y) / F_z``; the free moment ``T = M_O - P
+        x F`` (vertical).  Frames without load: zero force, the point at
+        the origin of the plane, zero moment.
+    """
+    on = loads.body == foot_index  # (F, L)
+    F = np.einsum("fl,fli->fi", on, np.nan_to_num(loads.force))
+    Mo = np.einsum("fl,fli->fi", on, np.nan_to_num(loads.moment_o))
+    if floor is None:
+        z = loads.cop[..., 2]
+        floor = float(np.nanmedian(z)) if np.isfinite(z).any() else 0.0
+    h = floor
+    loaded = np.abs(F[:, 2]) > 1e-9
+    fz = np.where(loaded, F[:, 2], 1.0)
+    P = np.zeros_like(F)
+    P[:, 0] = np.where(loaded, (h * F[:, 0] - Mo[:, 1]) / fz, 0.0)
+    P[:, 1] = np.where(loaded, (Mo[:, 0] + h * F[:, 1]) / fz, 0.0)
+    P[:, 2] = h
+    T = np.where(loaded[:, None], Mo - np.cross(P, F), 0.0)
+    return F, P, T
