@@ -4,7 +4,7 @@
 :class:`humanbody.pipeline.Analysis` a chunk of frames at a time and writes
 it as CSV or Parquet, with the model used (JSON), the log and, for marker
 trials, the tracking residuals, each file atomically
-(:mod:`humanbody._atomic`).
+(:mod:`humanbody.atomic`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import InputError
-from .kinematics import compute_motion
+from .mechanics.kinematics import compute_motion
 
 if TYPE_CHECKING:
     from .pipeline import Analysis
@@ -38,12 +38,12 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     ``chunk_frames`` frames at a time into one reused workspace, so a trial
     of any length needs memory for one chunk of results only; the rows are
     those of the whole-trial computation (see
-    :func:`humanbody.kinematics.compute_motion`).  CSV numbers have
+    :func:`humanbody.mechanics.kinematics.compute_motion`).  CSV numbers have
     ``digits`` significant digits (default
-    :data:`humanbody.writers.CSV_DIGITS`).  ``progress`` shows a bar over
+    :data:`humanbody.io.writers.CSV_DIGITS`).  ``progress`` shows a bar over
     the frames of a long trial (on a terminal only).  ``relative`` lists
     ``(what, to)`` frame pairs whose relative motion is added as
-    ``<what>_rel_<to>_<quantity>_<axis>`` columns (:mod:`humanbody.kinstate`).
+    ``<what>_rel_<to>_<quantity>_<axis>`` columns (:mod:`humanbody.mechanics.relative`).
     ``export`` names formats for other programs ("c3d", "opensim";
     :mod:`humanbody.io.export`), written after the results from the
     columns they need, collected as the table is written; ``events`` (a
@@ -52,8 +52,8 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     raised after the results table, model and log are written.
     Returns a mapping from kind to path.
     """
-    from .results import result_columns
-    from .writers import CSV_DIGITS, CsvWriter, FORMATS, write_table
+    from .mechanics.results import result_columns
+    from .io.writers import CSV_DIGITS, CsvWriter, FORMATS, write_table
 
     digits = CSV_DIGITS if digits is None else digits
 
@@ -70,7 +70,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     more = []
     compute = None
     if analysis.loads is not None:
-        from .kinetics import compute_with_kinetics, kinetic_columns
+        from .mechanics.kinetics import compute_with_kinetics, kinetic_columns
 
         columns += kinetic_columns(model)
         buffer = {}
@@ -82,7 +82,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
 
         more.append(lambda res, start: buffer["out"])
     if relative:
-        from .kinstate import frame_state, relative_block, relative_columns
+        from .mechanics.relative import frame_state, relative_block, relative_columns
 
         probe = analysis.results if motion.n_frames <= chunk_frames else compute_motion(model, motion, 0, 1)
         for what, to in relative:
@@ -117,7 +117,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     model_path = out / f"{analysis.stem}_model.json"
     model.save(model_path)
     paths["model"] = str(model_path)
-    from ._atomic import atomic_write_text
+    from .atomic import atomic_write_text
 
     log_path = out / f"{analysis.stem}_log.txt"
     atomic_write_text(log_path, "\n".join(list(analysis.messages) + ["", "details:"] + list(analysis.details)) + "\n")
@@ -144,7 +144,7 @@ def _collecting(blocks, take, store):
 
 
 def _coordinate_names(model):
-    from .kinematics import coordinate_columns
+    from .mechanics.kinematics import coordinate_columns
 
     return coordinate_columns(model)
 
@@ -155,7 +155,7 @@ def _result_blocks(model, motion, chunk_frames: int, extra=None, more=(), comput
     ``extra`` (frames, e) holds columns appended to every row (the clinical
     angles); each ``more(results, start)`` returns further columns of a chunk
     from its results (the kinetics, relative motions).  ``compute(start,
-    stop, workspace)`` replaces :func:`~humanbody.kinematics.compute_motion`
+    stop, workspace)`` replaces :func:`~humanbody.mechanics.kinematics.compute_motion`
     (the kinetics computed in the same pass).
     """
     if chunk_frames < 1:
@@ -205,7 +205,7 @@ def _write_parquet(path, columns, blocks) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from ._atomic import atomic_path, open_temp
+    from .atomic import atomic_path, open_temp
 
     schema = pa.schema([(c, pa.float64()) for c in columns])
     with atomic_path(path) as tmp, open_temp(tmp) as fh:

@@ -9,7 +9,7 @@ From a standing (static) trial in ground axes, :func:`calibrate` finds
    joint centre, axes by the set's primary/secondary rules);
 3. each tracking marker's position in its segment frame (what
    :func:`humanbody.markers.tracking.track` fits to);
-4. a subject-specific :class:`~humanbody.model.BodyModel`: joint offsets
+4. a subject-specific :class:`~humanbody.model.body.BodyModel`: joint offsets
    xi_k from the calibrated joint centres, segment lengths from them, masses
    and inertias from anthropometry scaled to the calibrated lengths.
 
@@ -26,12 +26,12 @@ from typing import Mapping
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from .._nan import nanmedian
+from ..signal.nan import nanmedian
 from ..errors import InputError
-from ..model import BodyModel
+from ..model.body import BodyModel
 from ..rotations import matrix_to_euler
-from ..segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
-from ._angle_kernels import slerp_rotations
+from ..model.segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
+from .._kernels.angles import slerp_rotations
 from .joint_centres import HIP_REGRESSIONS, chord_joint_centre, chord_turn, kad_apex, triad
 from .markerset import MarkerSet, resolve_markerset
 
@@ -432,7 +432,7 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
         quantities are medians over frames.
     base_model : BodyModel, optional
         Source of segment masses, mass-centre fractions and inertias; default
-        :func:`humanbody.anthropometry.default_model` (mass, height, sex).
+        :func:`humanbody.model.body.default_model` (mass, height, sex).
     required : sequence of str, optional
         Markers the trial must have (default: the set's ``required`` list).
     subject : Subject, optional
@@ -559,7 +559,7 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
             distal_dir[seg] = nanmedian(d, axis=0)
 
     if base_model is None:
-        from ..anthropometry import default_model
+        from ..model.body import default_model
 
         base_model = default_model(mass=mass, height=height, sex=sex)
     model = _subject_model(base_model, ms, xi, lengths, distal_dir, notes)
