@@ -9,6 +9,7 @@ stderr and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib
 import os
@@ -98,14 +99,16 @@ def main(argv=None) -> int:
     """Run the command line; return the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    notice = contextlib.nullcontext()
     if args.command in ("analyze", "report", "view", "simulate", "vibration") and not getattr(args, "quiet", False):
         from ._kernels.cache import announce_compilation, kernels_cached
 
         if not kernels_cached():  # some kernel has no cache yet: say so if, and when, one compiles
-            announce_compilation("humanbody: compiling the numerical kernels (first run only, about half a "
-                                 "minute; cached for later runs)")
+            notice = announce_compilation("humanbody: compiling the numerical kernels (first run only, about "
+                                          "half a minute; cached for later runs)")
     try:
-        status = args.func(args)
+        with notice:
+            status = args.func(args)
     except InputError as err:
         if args.debug:
             raise

@@ -177,7 +177,7 @@ def test_manifest_groups_run_the_report_first(tmp_path):
     """Trials named in a manifest, grouped by a column: reported, then compared (sample data)."""
     data = ROOT / "data"
     manifest = tmp_path / "m.csv"
-    rows = ["trial,static,mass,height,group,subject"]
+    rows = ["trial,static,mass,height,group,subject_id"]
     for group in ("a", "b"):
         rows.append(f"{data / 'sample_walk.csv'},,75,1.75,{group},one")
         rows.append(f"{data / 'sample_walk_markers.trc'},{data / 'sample_static.trc'},75,1.75,{group},two")

@@ -39,16 +39,21 @@ def test_compiling_notice_only_when_a_kernel_compiles(tmp_path, monkeypatch, cap
     assert main(["analyze", str(data / "sample_walk.csv"), "--out", str(tmp_path)]) == 0
     assert "compiling the numerical kernels" not in capsys.readouterr().err
     out = io.StringIO()
-    jit.announce_compilation("compiling now", out)
     scope = {"__name__": "humanbody._notice_test"}
-    exec("def f(x):\n    return x + 1\n\ndef g(x):\n    return x * 2\n", scope)
-    f, g = numba.njit(scope["f"]), numba.njit(scope["g"])
-    assert f(1) == 2 and out.getvalue() == "compiling now\n"
-    assert g(2) == 4 and f(1.5) == 2.5 and out.getvalue() == "compiling now\n"  # once per process
+    exec("def f(x):\n    return x + 1\n\ndef g(x):\n    return x * 2\n\ndef h(x):\n    return x - 2\n", scope)
+    f, g, h = numba.njit(scope["f"]), numba.njit(scope["g"]), numba.njit(scope["h"])
+    with jit.announce_compilation("compiling now", out):
+        assert f(1) == 2 and out.getvalue() == "compiling now\n"
+        assert g(2) == 4 and f(1.5) == 2.5 and out.getvalue() == "compiling now\n"  # once per command
+    assert h(3) == 1 and out.getvalue() == "compiling now\n"  # the listener ends with the command
     other = io.StringIO()
-    jit.announce_compilation("not ours", other)
-    numba.njit(lambda x: x - 1)(3)  # a kernel outside humanbody says nothing
+    with jit.announce_compilation("not ours", other):
+        numba.njit(lambda x: x - 1)(3)  # a kernel outside humanbody says nothing
     assert other.getvalue() == ""
+    closed = io.StringIO()
+    closed.close()
+    with jit.announce_compilation("to a closed stream", closed):  # a stale stream costs the notice, not the run
+        assert numba.njit(scope["g"])(1.0) == 2.0
 
 
 def test_cache_check_reads_numbas_content_stamp(tmp_path, monkeypatch):

@@ -3,6 +3,7 @@ compiles), and is it still valid for the shared inline helpers?"""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import pickle
 import re
@@ -132,18 +133,21 @@ def drop_stale_kernels() -> None:
             continue
 
 
-def announce_compilation(message: str, stream=None) -> None:
-    """Print ``message`` once, when numba first compiles one of humanbody's kernels in this process.
+@contextlib.contextmanager
+def announce_compilation(message: str, stream=None):
+    """While the ``with`` block runs, print ``message`` once if numba compiles one of humanbody's kernels.
 
     Numba raises its ``numba:compile`` event only on a cache miss (a kernel
     loaded from the on-disk cache raises none), so the notice appears when
-    kernels actually compile and never on a run that loads them.
+    kernels actually compile and never on a run that loads them.  The
+    listener is removed when the block ends, and the stream (default: the
+    ``sys.stderr`` of the moment) is looked up when the notice is printed,
+    so a process that runs many commands (tests, notebooks) keeps no stale
+    listener or stream.
     """
     import sys
 
     from numba.core import event as ev
-
-    out = sys.stderr if stream is None else stream
 
     class _Once(ev.Listener):
         done = False
@@ -155,9 +159,17 @@ def announce_compilation(message: str, stream=None) -> None:
             module = getattr(getattr(disp, "py_func", None), "__module__", "") or ""
             if module.startswith("humanbody"):
                 self.done = True
-                print(message, file=out, flush=True)
+                try:
+                    print(message, file=sys.stderr if stream is None else stream, flush=True)
+                except (OSError, ValueError):  # a closed or broken stream: the notice is only a courtesy
+                    pass
 
         def on_end(self, event):
             pass
 
-    ev.register("numba:compile", _Once())
+    listener = _Once()
+    ev.register("numba:compile", listener)
+    try:
+        yield
+    finally:
+        ev.unregister("numba:compile", listener)

@@ -32,7 +32,8 @@ def register(sub) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
     p.add_argument("--manifest", metavar="CSV",
                    help="groups from a report manifest (trial, static, mass, height, ... columns) with a "
-                        "grouping column (--by) and optionally a 'subject' column")
+                        "grouping column (--by); subjects are named by a 'subject_id' column, else by the stem of "
+                        "the 'subject' measurements file, else by the trial")
     p.add_argument("--by", metavar="COLUMN", help="the manifest column that names each trial's group")
     s = p.add_argument_group("test")
     s.add_argument("--paired", action="store_true",
@@ -137,7 +138,7 @@ def _groups_from_manifest(args, out: Path, say):
     if "trial" not in table.columns:
         raise InputError("manifest has no 'trial' column", path)
     base = path.parent.resolve()
-    for col in ("trial", "static", "grf"):  # the group manifests live elsewhere: make paths absolute
+    for col in ("trial", "static", "grf", "subject"):  # the group manifests live elsewhere: make paths absolute
         if col in table.columns:
             table[col] = [str(base / v.strip()) if v.strip() and not Path(v.strip()).is_absolute() else v
                           for v in table[col]]
@@ -155,8 +156,10 @@ def _groups_from_manifest(args, out: Path, say):
         tasks = read_manifest(manifest)
         _report(tasks, sub, args, say)
         subjects = None
-        if "subject" in rows.columns:
-            subjects = {t.key: (s.strip() or t.key) for t, s in zip(tasks, rows["subject"])}
+        if "subject_id" in rows.columns:
+            subjects = {t.key: (s.strip() or t.key) for t, s in zip(tasks, rows["subject_id"])}
+        elif "subject" in rows.columns:  # one measurements file per subject (.vsk, TOML): its stem names him
+            subjects = {t.key: (Path(s.strip()).stem if s.strip() else t.key) for t, s in zip(tasks, rows["subject"])}
         groups.append(read_report(sub, side=args.side, unit=args.unit, subjects=subjects,
                                   variables=args.variables, name=value))
     return groups
