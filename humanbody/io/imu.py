@@ -186,20 +186,10 @@ def read_opensense(path, **options):
     for key in ("units", "rate_hz"):
         if options.get(key) is not None:
             raise InputError(f"the {key} option does not apply to an orientation file", path)
-    from .opensim import _declared_int, _parse_header
+    from .opensim import _declared_int, table_head
 
     path = _text.check_file(path)
-    lines = _text.read_lines(path)
-    end, _title, header = _parse_header(lines, path)
-    k = end + 1
-    while k < len(lines) and not lines[k].strip():
-        k += 1
-    if k >= len(lines):
-        raise InputError("has a header but no column names or data rows", path)
-    sep = "\t" if "\t" in lines[k] else None
-    columns = _text.split_line(lines[k], sep)
-    while columns and not columns[-1]:
-        columns.pop()
+    lines, _title, header, k, sep, columns = table_head(path)
     if not columns or columns[0].lower() != "time":
         raise InputError(f"the first column on line {k + 1} must be 'time'", path)
     labels = columns[1:]

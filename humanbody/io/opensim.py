@@ -74,6 +74,27 @@ def _declared_int(fields, key, path):
         raise InputError(f"{key}={fields[key]!r} in the header is not a number", path) from None
 
 
+def table_head(path) -> tuple[list[str], str, dict, int, str | None, list[str]]:
+    """The lines of an OpenSim MOT/STO file and its head: ``(lines, title, fields, k, sep, columns)``.
+
+    ``fields`` are the header's ``key=value`` pairs, ``k`` the index of the
+    column-name line, ``sep`` its separator (tab, else white space) and
+    ``columns`` the names on it (trailing empty cells dropped).
+    """
+    lines = _text.read_lines(path)
+    end, title, fields = _parse_header(lines, path)
+    k = end + 1
+    while k < len(lines) and not lines[k].strip():
+        k += 1
+    if k >= len(lines):
+        raise InputError("has a header but no column names or data rows", path)
+    sep = "\t" if "\t" in lines[k] else None
+    columns = list(_text.split_line(lines[k], sep))
+    while columns and not columns[-1]:
+        columns.pop()
+    return lines, title, fields, k, sep, columns
+
+
 def classify(columns: list[str], title: str) -> str:
     """Kind of an OpenSim table from its column names and title line."""
     data = columns[1:]
@@ -117,17 +138,7 @@ def read_opensim(path, **options):
     if options.get("units") is not None:
         raise InputError("the units option applies to marker files, not to MOT/STO tables", path)
     path = _text.check_file(path)
-    lines = _text.read_lines(path)
-    end, title, fields = _parse_header(lines, path)
-    k = end + 1
-    while k < len(lines) and not lines[k].strip():
-        k += 1
-    if k >= len(lines):
-        raise InputError("has a header but no column names or data rows", path)
-    sep = "\t" if "\t" in lines[k] else None
-    columns = [c for c in _text.split_line(lines[k], sep)]
-    while columns and not columns[-1]:
-        columns.pop()
+    lines, title, fields, k, sep, columns = table_head(path)
     first = next((ln for ln in lines[k + 1:] if ln.strip()), "")
     named = [c for c in columns if c]
     if len(named) < len(columns) and len(named) == len(_text.split_line(first, sep)):
