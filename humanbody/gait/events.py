@@ -35,10 +35,13 @@ from ..io.forceplates import SIDE_PREFIXES, vertical_component
 __all__ = [
     "EVENT_COLUMNS",
     "FOOT_MARKERS",
+    "PSEUDO_FEET",
     "PELVIS_MARKERS",
     "GRF_PLATES",
     "foot_markers",
     "pelvis_markers",
+    "pelvis_centre",
+    "marker_xyz",
     "progression_axes",
     "kinematic_events",
     "force_events",
@@ -47,6 +50,10 @@ __all__ = [
 
 EVENT_COLUMNS = ["time", "frame", "side", "event", "source"]
 SIDES = ("right", "left")
+
+#: Model points that stand in for (heel, toe) when a trial has no foot markers
+#: (:func:`humanbody.report.trial.pseudo_markers`).
+PSEUDO_FEET = {"right": ("right_ankle", "right_foot_com"), "left": ("left_ankle", "left_foot_com")}
 
 #: Candidate (heel, toe) marker names per side, tried in order.
 FOOT_MARKERS = {
@@ -87,7 +94,7 @@ def _names(df: pd.DataFrame) -> set[str]:
     return {c[:-2] for c in cols if c.endswith("_x") and c[:-2] + "_y" in cols and c[:-2] + "_z" in cols}
 
 
-def _xyz(df: pd.DataFrame, name: str) -> np.ndarray:
+def marker_xyz(df: pd.DataFrame, name: str) -> np.ndarray:
     """Positions of marker ``name``, shape (F, 3), m; all-zero samples -> NaN."""
     cols = [f"{name}_x", f"{name}_y", f"{name}_z"]
     one_block = getattr(getattr(df, "_mgr", None), "is_single_block", False) and df.columns.is_unique
@@ -149,9 +156,9 @@ def pelvis_markers(df: pd.DataFrame, pelvis=None) -> list[str]:
     return names
 
 
-def _pelvis_centre(df: pd.DataFrame, names: list[str]) -> np.ndarray:
+def pelvis_centre(df: pd.DataFrame, names: list[str]) -> np.ndarray:
     """Mean of the pelvis markers present at each frame, (F, 3), m."""
-    stack = np.stack([_xyz(df, n) for n in names])
+    stack = np.stack([marker_xyz(df, n) for n in names])
     with np.errstate(invalid="ignore"), _quiet():
         return np.nanmean(stack, axis=0)
 
@@ -185,7 +192,7 @@ def progression_axes(df: pd.DataFrame, feet: dict | None = None) -> tuple[np.nda
     pairs = foot_markers(df, feet)
     v = np.zeros(3)
     for heel, toe in pairs.values():
-        d = _xyz(df, toe) - _xyz(df, heel)
+        d = marker_xyz(df, toe) - marker_xyz(df, heel)
         v += np.nanmean(d, axis=0)
     v[2] = 0.0
     norm = np.linalg.norm(v)
@@ -326,12 +333,12 @@ def kinematic_events(
     t = markers["time"].to_numpy(dtype=float)
     pairs = foot_markers(markers, feet)
     pel_names = pelvis_markers(markers, pelvis)
-    pel = _pelvis_centre(markers, pel_names)
+    pel = pelvis_centre(markers, pel_names)
     forward, _ = progression_axes(markers, pairs)
     rows, used = [], {}
     for side, (heel, toe) in pairs.items():
-        h = (_xyz(markers, heel) - pel) @ forward
-        q = (_xyz(markers, toe) - pel) @ forward
+        h = (marker_xyz(markers, heel) - pel) @ forward
+        q = (marker_xyz(markers, toe) - pel) @ forward
         h, q = _fill_nan(t, h), _fill_nan(t, q)
         how = "velocity" if method == "velocity" else "coordinate"
         strikes, offs = _events_by(how, t, h, q, min_stride_time, prominence)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .events import (SIDES, _fill_nan, _pelvis_centre, _xyz, events_of, foot_markers,
+from .events import (SIDES, _fill_nan, pelvis_centre, marker_xyz, events_of, foot_markers,
                      pelvis_markers, progression_axes)
 
 __all__ = ["PARAMETERS", "strides", "belt_speed", "is_treadmill", "spatiotemporal", "flatten"]
@@ -134,7 +134,7 @@ def belt_speed(markers: pd.DataFrame, events: pd.DataFrame, *, feet=None, forwar
     speeds = []
     for side, names in pairs.items():
         fs, fo = events_of(events, side, "foot_strike"), events_of(events, side, "foot_off")
-        vel = [np.gradient(_fill_nan(t, _xyz(markers, n) @ forward), t) for n in names]
+        vel = [np.gradient(_fill_nan(t, marker_xyz(markers, n) @ forward), t) for n in names]
         for a in fs:
             off = _first_in(fo, a, np.inf)
             if not np.isfinite(off):
@@ -149,7 +149,7 @@ def belt_speed(markers: pd.DataFrame, events: pd.DataFrame, *, feet=None, forwar
 def is_treadmill(markers: pd.DataFrame, *, pelvis=None, feet=None, max_speed: float = 0.25) -> bool:
     """True when the pelvis does not progress: mean speed below ``max_speed`` (m/s)."""
     t = markers["time"].to_numpy(dtype=float)
-    pel = _pelvis_centre(markers, pelvis_markers(markers, pelvis))
+    pel = pelvis_centre(markers, pelvis_markers(markers, pelvis))
     forward, _ = progression_axes(markers, feet)
     x = _fill_nan(t, pel @ forward)
     if not np.isfinite(x).any() or t[-1] <= t[0]:
@@ -202,12 +202,12 @@ def spatiotemporal(
         t = markers["time"].to_numpy(dtype=float)
         pairs = foot_markers(markers, feet)
         forward, left = progression_axes(markers, pairs)
-        pel = _pelvis_centre(markers, pelvis_markers(markers, pelvis))
+        pel = pelvis_centre(markers, pelvis_markers(markers, pelvis))
         if treadmill is None:
             treadmill = is_treadmill(markers, pelvis=pelvis, feet=pairs)
         if treadmill and treadmill_speed is None:
             belt = belt_speed(markers, events, feet=pairs, forward=forward)
-        heels = {side: _xyz(markers, pairs[side][0]) for side in SIDES}
+        heels = {side: marker_xyz(markers, pairs[side][0]) for side in SIDES}
         for i, row in table.iterrows():
             side, other = row["side"], SIDES[1 - SIDES.index(row["side"])]
             a, b, o = row["start_s"], row["end_s"], row["other_strike_s"]

@@ -155,7 +155,7 @@ def _events(analysis, raw, cols, time) -> tuple[pd.DataFrame, str]:
             return kinematic_events(ground), "markers"
         except InputError:
             pass
-    from ..report.trial import PSEUDO_FEET
+    from ..gait.events import PSEUDO_FEET
 
     points = {"time": np.asarray(time, dtype=float)}
     for name, col in (("right_ankle", "right_foot_joint"), ("right_foot_com", "right_foot_com"),

@@ -160,11 +160,11 @@ def event_traces(points: pd.DataFrame, events: pd.DataFrame, feet=None, pelvis=N
     marks : list of (time, value, colour, filled, source): filled for foot strikes (on
             the heel curve), open for foot offs (on the toe curve); source "kinematic" or "force"
     """
-    from ..gait.events import _pelvis_centre, _xyz, foot_markers, pelvis_markers, progression_axes
+    from ..gait.events import pelvis_centre, marker_xyz, foot_markers, pelvis_markers, progression_axes
 
     t = points["time"].to_numpy(dtype=float)
     pairs = foot_markers(points, feet)
-    pel = _pelvis_centre(points, pelvis_markers(points, pelvis))
+    pel = pelvis_centre(points, pelvis_markers(points, pelvis))
     forward, _ = progression_axes(points, pairs)
     series, marks = [], []
     ev_t = events["time"].to_numpy(dtype=float)
@@ -173,8 +173,8 @@ def event_traces(points: pd.DataFrame, events: pd.DataFrame, feet=None, pelvis=N
     ev_src = events["source"].to_numpy()
     for side, (heel, toe) in pairs.items():
         c = SIDE_COLOURS[side]
-        h = (_xyz(points, heel) - pel) @ forward
-        q = (_xyz(points, toe) - pel) @ forward
+        h = (marker_xyz(points, heel) - pel) @ forward
+        q = (marker_xyz(points, toe) - pel) @ forward
         series.append((f"{side} heel ({heel})", c, False, t, h))
         series.append((f"{side} toe ({toe})", c, True, t, q))
         for i in np.flatnonzero(ev_side == side):

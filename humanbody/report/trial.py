@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..gait.events import PSEUDO_FEET
 
 __all__ = ["ReportOptions", "TrialOutcome", "process_trial", "pseudo_markers", "trial_events"]
 
@@ -147,7 +148,6 @@ def pseudo_markers(results, time) -> pd.DataFrame:
     return df
 
 
-PSEUDO_FEET = {"right": ("right_ankle", "right_foot_com"), "left": ("left_ankle", "left_foot_com")}
 
 
 def trial_events(analysis, grf_path=None, force_threshold: float = 20.0):
