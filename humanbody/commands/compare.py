@@ -117,21 +117,13 @@ def _groups_from_folders(args, out: Path, say):
 
 def _groups_from_manifest(args, out: Path, say):
     """Each value of the ``--by`` column is a group: its trials are reported, then read."""
-    import pandas as pd
-
     from ..atomic import atomic_write_text
     from ..report import read_manifest
-    from ..report.inputs import MANIFEST_COLUMNS
+    from ..report.inputs import MANIFEST_COLUMNS, manifest_table
     from ..stats.groups import read_report
 
     path = Path(args.manifest)
-    if not path.is_file():
-        raise InputError("manifest file not found", path)
-    try:
-        table = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
-    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read the manifest CSV ({str(err).splitlines()[0]})", path) from None
-    table.columns = [str(c).strip().lower() for c in table.columns]
+    table = manifest_table(path)
     by = args.by.strip().lower()
     if by not in table.columns:
         raise InputError(f"manifest has no column {args.by!r} (--by)", path)

@@ -44,7 +44,7 @@ from ..rotations import singular_distance
 from ..model.segments import PARENTS, SEGMENT_NAMES
 from .._kernels.angles import continuous_angles, relative_angles, unwrap_columns
 from .calibration import Calibration
-from .markerset import MarkerSet, match_markers, undetermined_segments
+from .markerset import MarkerSet, undetermined_segments
 
 __all__ = ["HINGE_WEIGHT", "NEUTRAL_WEIGHT", "IKProblem", "choose_method", "ik_problem", "track_global"]
 
@@ -233,16 +233,11 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
         ``marker_residuals`` the distance of every marker.
     """
     from .._kernels.ik import solve_frames, tree_order
-    from .tracking import STATUS, Tracking, _marker_columns, track
+    from .tracking import STATUS, Tracking, track, trial_markers
 
     source = markers.attrs.get("source")
     ms = calibration.markerset
-    names_in = markers.attrs.get("markers") or [c[:-2] for c in markers.columns if c.endswith("_x")]
-    found = match_markers(ms, names_in)
-    values, where = _marker_columns(markers, found)
-    for m in (ms.required if required is None else required):
-        if m not in where:
-            raise InputError(f"required marker {m!r} of marker set {ms.name!r} has no valid sample", source)
+    values, where = trial_markers(markers, ms, required)
     prob = ik_problem(calibration)
     use = [i for i, m in enumerate(prob.names) if m in where]
     if not use:

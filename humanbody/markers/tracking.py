@@ -342,6 +342,25 @@ def _marker_columns(markers: pd.DataFrame, found: dict) -> tuple[np.ndarray, dic
 TRACK_CHUNK = 32768
 
 
+def trial_markers(markers: pd.DataFrame, ms, required=None) -> tuple:
+    """The trial's samples of the marker set's markers: ``(values, where)`` of :func:`_marker_columns`.
+
+    Raises
+    ------
+    InputError
+        A marker of ``required`` (default: the set's required markers) has no
+        valid sample in the trial (the message names it and
+        ``markers.attrs["source"]``).
+    """
+    names_in = markers.attrs.get("markers") or [c[:-2] for c in markers.columns if c.endswith("_x")]
+    values, where = _marker_columns(markers, match_markers(ms, names_in))
+    for m in (ms.required if required is None else required):
+        if m not in where:
+            raise InputError(f"required marker {m!r} of marker set {ms.name!r} has no valid sample",
+                             markers.attrs.get("source"))
+    return values, where
+
+
 def track(markers, calibration: Calibration, keep_frames: bool = True,
           chunk_frames: int | None = None, required=None) -> Tracking:
     """Track the 17 segments through a motion trial.
@@ -381,13 +400,8 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
         message names the marker and ``markers.attrs["source"]``).
     """
     source = markers.attrs.get("source")
-    names_in = markers.attrs.get("markers") or [c[:-2] for c in markers.columns if c.endswith("_x")]
     ms = calibration.markerset
-    found = match_markers(ms, names_in)
-    values, where = _marker_columns(markers, found)
-    for m in (ms.required if required is None else required):
-        if m not in where:
-            raise InputError(f"required marker {m!r} of marker set {ms.name!r} has no valid sample", source)
+    values, where = trial_markers(markers, ms, required)
     n = len(markers)
     clusters = [s for s in SEGMENT_NAMES if ms.segments[s].rule == "cluster"]
     R_all = np.empty((n, 17, 3, 3)) if keep_frames else None

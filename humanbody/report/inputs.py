@@ -215,13 +215,13 @@ def _number(value: str, column: str, line: int, path) -> float | None:
     return x
 
 
-def read_manifest(path) -> list[TrialTask]:
-    """Tasks from a manifest CSV.
+def manifest_table(path) -> pd.DataFrame:
+    """A manifest CSV as text cells (empty cells ""), column names stripped and lower-cased.
 
-    Columns: ``trial`` (required), ``static``, ``mass`` (kg), ``height`` (m),
-    ``treadmill_speed`` (m/s), ``grf`` and ``subject`` (a ``.vsk`` or TOML
-    subject file; all optional; empty cells mean "not given").  Relative paths are resolved against the manifest's folder.
-    A static or force file not given is found by name beside the trial.
+    Raises
+    ------
+    InputError
+        The file is missing or is not a readable CSV (one line naming it).
     """
     path = Path(path)
     if not path.is_file():
@@ -231,6 +231,19 @@ def read_manifest(path) -> list[TrialTask]:
     except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read the manifest CSV ({str(err).splitlines()[0]})", path) from None
     table.columns = [str(c).strip().lower() for c in table.columns]
+    return table
+
+
+def read_manifest(path) -> list[TrialTask]:
+    """Tasks from a manifest CSV.
+
+    Columns: ``trial`` (required), ``static``, ``mass`` (kg), ``height`` (m),
+    ``treadmill_speed`` (m/s), ``grf`` and ``subject`` (a ``.vsk`` or TOML
+    subject file; all optional; empty cells mean "not given").  Relative paths are resolved against the manifest's folder.
+    A static or force file not given is found by name beside the trial.
+    """
+    path = Path(path)
+    table = manifest_table(path)
     if "trial" not in table.columns:
         raise InputError("manifest has no 'trial' column (columns: trial, static, mass, height, treadmill_speed)",
                          path)
