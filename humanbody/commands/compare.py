@@ -99,7 +99,6 @@ def _unique_names(paths) -> list[str]:
 
 
 def _groups_from_folders(args, out: Path, say):
-    from ..report import discover
     from ..stats.groups import is_report_folder, read_report
 
     groups = []
@@ -108,6 +107,8 @@ def _groups_from_folders(args, out: Path, say):
         if not folder.is_dir():
             raise InputError("no such folder", folder)
         if not is_report_folder(folder):
+            from ..report import discover  # the report pipeline: imported only for folders of trials
+
             reported = out / "reports" / name
             _report(discover([folder], static=args.static), reported, args, say)
             folder = reported
