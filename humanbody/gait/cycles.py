@@ -73,7 +73,7 @@ def stride_curves(time, values, strikes, points: int = 101) -> np.ndarray:
 
     Parameters
     ----------
-    time : (F,) s
+    time : (F,) s, increasing
     values : (F,) or (F, V)
     strikes : (S,) s, successive foot strikes of one foot
     points : int
@@ -81,7 +81,15 @@ def stride_curves(time, values, strikes, points: int = 101) -> np.ndarray:
     Returns
     -------
     ndarray (S - 1, points, V): stride i spans ``strikes[i]`` to
-    ``strikes[i + 1]``; strides not inside ``time`` are NaN.
+    ``strikes[i + 1]``; strides not inside ``time`` are NaN, and so is a
+    variable of a stride with a missing sample between the frames that
+    bracket the stride.
+
+    Each sample is the linear interpolation between the frames ``j`` and
+    ``j + 1`` around its time ``tq``, evaluated as :func:`numpy.interp` does,
+    ``y_j + (tq - t_j) (y_{j+1} - y_j) / (t_{j+1} - t_j)`` (the same
+    floating-point operations, so the same numbers), for every stride and
+    variable at once.
     """
     t = np.asarray(time, dtype=float)
     y = np.asarray(values, dtype=float)
@@ -89,16 +97,39 @@ def stride_curves(time, values, strikes, points: int = 101) -> np.ndarray:
     s = np.sort(np.asarray(strikes, dtype=float))
     frac = np.linspace(0.0, 1.0, points)
     out = np.full((max(len(s) - 1, 0), points, y.shape[1]), np.nan)
-    for i, (a, b) in enumerate(zip(s[:-1], s[1:])):
-        if a < t[0] or b > t[-1]:
-            continue
-        tq = a + frac * (b - a)
-        j0, j1 = max(np.searchsorted(t, a) - 1, 0), min(np.searchsorted(t, b) + 1, len(t))
-        tt, yy = t[j0:j1], y[j0:j1]
-        for v in range(y.shape[1]):
-            col = yy[:, v]
-            if np.isfinite(col).all():
-                out[i, :, v] = np.interp(tq, tt, col)
+    if len(s) < 2 or len(t) == 0:
+        return out
+    a, b = s[:-1], s[1:]
+    inside = np.flatnonzero((a >= t[0]) & (b <= t[-1]))
+    if inside.size == 0:
+        return out
+    a, b = a[inside], b[inside]
+    # the frames that bracket each stride: a stride's variable needs all of them finite
+    j0 = np.maximum(np.searchsorted(t, a) - 1, 0)
+    j1 = np.minimum(np.searchsorted(t, b) + 1, len(t))
+    missing = np.concatenate([np.zeros((1, y.shape[1]), dtype=np.int64),
+                              np.cumsum(~np.isfinite(y), axis=0, dtype=np.int64)])
+    usable = (missing[j1] - missing[j0]) == 0  # (strides, V)
+    tq = a[:, None] + frac[None, :] * (b - a)[:, None]  # (strides, points)
+    n = len(t)
+    if n == 1:
+        res = np.broadcast_to(y[0], tq.shape + (y.shape[1],)).copy()
+    else:
+        j = np.clip(np.searchsorted(t, tq, side="right") - 1, 0, n - 2)
+        t0, t1 = t[j][..., None], t[j + 1][..., None]
+        y0, y1 = y[j], y[j + 1]
+        slope = (y1 - y0) / (t1 - t0)
+        x = tq[..., None]
+        with np.errstate(invalid="ignore", over="ignore"):
+            res = slope * (x - t0) + y0
+            retry = np.isnan(res)
+            if retry.any():  # numpy.interp's second try, from the right-hand frame
+                res = np.where(retry, slope * (x - t1) + y1, res)
+                res = np.where(retry & np.isnan(res) & (y0 == y1), y0, res)
+        at_node = (x == t0) | (x >= t[-1])  # on a frame (or the last one): its value
+        res = np.where(at_node, np.where(x >= t[-1], y[-1][None, None, :], y0), res)
+    res = np.where(usable[:, None, :], res, np.nan)
+    out[inside] = res
     return out
 
 

@@ -94,15 +94,34 @@ def _names(df: pd.DataFrame) -> set[str]:
     return {c[:-2] for c in cols if c.endswith("_x") and c[:-2] + "_y" in cols and c[:-2] + "_z" in cols}
 
 
+#: The column positions of the last marker table :func:`marker_xyz` read (the events, the
+#: spatiotemporal parameters and the figures read the same table's markers many times; pandas'
+#: look-up of string columns costs a millisecond a call).
+_POSITIONS: dict = {}
+
+
+def _column_positions(df: pd.DataFrame) -> dict | None:
+    """``{column: position}`` of a table with unique column names (None otherwise), kept for the last table."""
+    if _POSITIONS.get("table") is df and _POSITIONS.get("columns") is df.columns:
+        return _POSITIONS["positions"]
+    names = df.columns.tolist()
+    positions = {c: i for i, c in enumerate(names)} if len(set(names)) == len(names) else None
+    _POSITIONS.clear()
+    _POSITIONS.update(table=df, columns=df.columns, positions=positions)
+    return positions
+
+
 def marker_xyz(df: pd.DataFrame, name: str) -> np.ndarray:
     """Positions of marker ``name``, shape (F, 3), m; all-zero samples -> NaN."""
     cols = [f"{name}_x", f"{name}_y", f"{name}_z"]
-    one_block = getattr(getattr(df, "_mgr", None), "is_single_block", False) and df.columns.is_unique
-    idx = df.columns.get_indexer(cols) if one_block else None
-    if idx is not None and (idx >= 0).all() and df.dtypes.iloc[0].kind == "f":
+    one_block = getattr(getattr(df, "_mgr", None), "is_single_block", False)
+    positions = _column_positions(df) if one_block else None
+    idx = [positions.get(c, -1) for c in cols] if positions is not None else [-1]
+    values = df.to_numpy() if min(idx) >= 0 else None
+    if values is not None and values.dtype.kind == "f":
         # a table of floats in one block (as read and conditioned): its array is a view, the
         # three columns taken from it without a DataFrame per call (each copies the table's attrs)
-        p = np.ascontiguousarray(df.to_numpy(dtype=float)[:, idx])  # C order, as the copy below: the same sums
+        p = np.ascontiguousarray(values[:, idx], dtype=float)  # C order, as the copy below: the same sums
     else:  # missing names (pandas says which), mixed columns
         p = df[cols].to_numpy(dtype=float).copy()
     p[(p == 0.0).all(axis=1)] = np.nan

@@ -208,38 +208,48 @@ def spatiotemporal(
         if treadmill and treadmill_speed is None:
             belt = belt_speed(markers, events, feet=pairs, forward=forward)
         heels = {side: marker_xyz(markers, pairs[side][0]) for side in SIDES}
-        for i, row in table.iterrows():
-            side, other = row["side"], SIDES[1 - SIDES.index(row["side"])]
-            a, b, o = row["start_s"], row["end_s"], row["other_strike_s"]
+        cols = {c: np.full(len(table), np.nan) for c in length_cols}
+        stride_time, step_time = table["stride_time_s"].to_numpy(), table["step_time_s"].to_numpy()
+        for i, (side, a, b, o) in enumerate(zip(table["side"].tolist(), table["start_s"].tolist(),
+                                                table["end_s"].tolist(), table["other_strike_s"].tolist())):
+            other = SIDES[1 - SIDES.index(side)]
             h_a, h_b = _interp_rows(t, heels[side], a), _interp_rows(t, heels[side], b)
             h_o = _interp_rows(t, heels[other], o) if np.isfinite(o) else np.full(3, np.nan)
             if treadmill:
                 drift = float((_interp_rows(t, pel, b) - _interp_rows(t, pel, a)) @ forward) / (b - a)
                 speed = belt + drift
-                table.loc[i, "speed_m_per_s"] = speed
-                table.loc[i, "stride_length_m"] = speed * row["stride_time_s"]
-                table.loc[i, "step_length_m"] = speed * row["step_time_s"]
+                cols["speed_m_per_s"][i] = speed
+                cols["stride_length_m"][i] = speed * stride_time[i]
+                cols["step_length_m"][i] = speed * step_time[i]
             else:
                 stride_len = float((h_b - h_a) @ forward)
-                table.loc[i, "stride_length_m"] = stride_len
-                table.loc[i, "step_length_m"] = float((h_b - h_o) @ forward)
-                table.loc[i, "speed_m_per_s"] = stride_len / row["stride_time_s"]
-            table.loc[i, "step_width_m"] = abs(float((h_b - h_o) @ left))
+                cols["stride_length_m"][i] = stride_len
+                cols["step_length_m"][i] = float((h_b - h_o) @ forward)
+                cols["speed_m_per_s"][i] = stride_len / stride_time[i]
+            cols["step_width_m"][i] = abs(float((h_b - h_o) @ left))
+        for c in length_cols:
+            table[c] = cols[c]
     elif treadmill and np.isfinite(belt) and len(table):
         table["speed_m_per_s"] = belt
         table["stride_length_m"] = belt * table["stride_time_s"]
         table["step_length_m"] = belt * table["step_time_s"]
-    out = pd.DataFrame(index=pd.Index(["right", "left", "overall"], name="side"), columns=list(PARAMETERS),
-                       dtype=float)
-    for key in out.index:
-        part = table if key == "overall" else table[table["side"] == key]
-        out.loc[key, "n_strides"] = len(part)
+    sides = table["side"].to_numpy(dtype=object)
+    values = {c: table[c].to_numpy(dtype=float) for c in PARAMETERS if c in table.columns}
+    summary = {c: [] for c in PARAMETERS}
+    for key in ("right", "left", "overall"):
+        rows = np.ones(len(table), dtype=bool) if key == "overall" else sides == key
         for col in PARAMETERS:
-            if col in part.columns:
-                vals = part[col].to_numpy(dtype=float)
-                out.loc[key, col] = float(np.nanmean(vals)) if np.isfinite(vals).any() else np.nan
-        st = out.loc[key, "stride_time_s"]
-        out.loc[key, "cadence_steps_per_min"] = 120.0 / st if np.isfinite(st) and st > 0 else np.nan
+            if col == "n_strides":
+                summary[col].append(float(rows.sum()))
+            elif col in values:
+                vals = values[col][rows]
+                summary[col].append(float(np.nanmean(vals)) if np.isfinite(vals).any() else np.nan)
+            elif col != "cadence_steps_per_min":
+                summary[col].append(np.nan)
+        st = summary["stride_time_s"][-1]
+        summary["cadence_steps_per_min"].append(120.0 / st if np.isfinite(st) and st > 0 else np.nan)
+    out = pd.DataFrame({c: np.array(v, dtype=float) for c, v in summary.items()},
+                       index=pd.Index(["right", "left", "overall"], name="side"))
     out.attrs.update(treadmill=bool(treadmill), belt_speed_m_per_s=belt, strides=table)
     if not len(table):
         out.attrs["note"] = "no complete stride: fewer than two foot strikes of each foot"
@@ -253,11 +263,12 @@ def flatten(params: pd.DataFrame) -> dict:
     ``right_`` / ``left_``; ``treadmill`` and ``belt_speed_m_per_s`` are added.
     """
     row = {}
-    for col in params.columns:
-        row[col] = params.loc["overall", col]
-    for side in ("right", "left"):
-        for col in params.columns:
-            row[f"{side}_{col}"] = params.loc[side, col]
+    columns = [str(c) for c in params.columns]
+    labels = params.index.tolist()
+    for key, prefix in (("overall", ""), ("right", "right_"), ("left", "left_")):
+        values = params.iloc[labels.index(key)].to_numpy() if params.shape[1] else []
+        for col, value in zip(columns, values):
+            row[prefix + col] = value
     row["treadmill"] = bool(params.attrs.get("treadmill", False))
     row["belt_speed_m_per_s"] = params.attrs.get("belt_speed_m_per_s", np.nan)
     return row
