@@ -345,35 +345,63 @@ def _numeric_matrix(table: pd.DataFrame, digits: int):
     return table
 
 
+def _numeric_column(table: pd.DataFrame, i: int, dt, digits: int) -> bool:
+    """Whether column ``i`` (of dtype ``dt``) prints the same through the kernel (:func:`_numeric_matrix`
+    of that column alone)."""
+    if not (pd.api.types.is_float_dtype(dt) or pd.api.types.is_integer_dtype(dt)):
+        return False
+    if isinstance(dt, pd.api.extensions.ExtensionDtype) and not isinstance(dt, np.dtype):
+        return False  # nullable dtypes: pd.NA is printed by Arrow
+    if pd.api.types.is_integer_dtype(dt):
+        return int(np.abs(table.iloc[:, i].to_numpy()).max(initial=0)) < 10**digits
+    return True
+
+
 def _quoted(text: str, sep: str) -> str:
     if any(ch in text for ch in (sep, '"', "\r", "\n")):
         return '"' + text.replace('"', '""') + '"'
     return text
 
 
-def _text_cells(part: pd.DataFrame, sep: str) -> list[str]:
-    """The text of adjacent text columns, one string per row (cells joined by ``sep``).
+def _factorize(col: pd.Series):
+    """(codes, uniques) of a text column, code -1 for a missing value (Arrow's dictionary
+    encoding for Arrow-backed strings: several times faster than pandas' factorize)."""
+    if isinstance(col.dtype, pd.StringDtype) and col.dtype.storage == "pyarrow":
+        import pyarrow as pa
+
+        arr = pa.array(col.array)
+        enc = (arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr).dictionary_encode()
+        idx = enc.indices
+        codes = np.asarray(idx.fill_null(-1) if idx.null_count else idx, dtype=np.int64)
+        return codes, enc.dictionary.to_pylist()
+    return pd.factorize(col, use_na_sentinel=True)
+
+
+def _text_block(part: pd.DataFrame, sep: str) -> tuple[list[str], np.ndarray]:
+    """The text of adjacent text columns: the distinct row texts (cells quoted where needed, joined by
+    ``sep``) and each row's index into them.
 
     Each distinct combination of values is quoted and joined once: a long
     table repeats a few labels (side, variable, unit) on every row.
     """
     codes, words = [], []
     for j in range(part.shape[1]):
-        c, uniques = pd.factorize(part.iloc[:, j], use_na_sentinel=True)
+        c, uniques = _factorize(part.iloc[:, j])
         w = [_quoted(str(u), sep) for u in uniques] + [""]  # code -1 (missing) picks the last, ""
         codes.append(np.where(c < 0, len(w) - 1, c).astype(np.int64))
         words.append(w)
     if len(codes) == 1:
-        return np.array(words[0], dtype=object)[codes[0]].tolist()
+        return words[0], codes[0]
     if math.prod(len(w) for w in words) >= 2**62:  # beyond one int64 key per row: row by row
         cols = [np.array(w, dtype=object)[c].tolist() for w, c in zip(words, codes)]
-        return list(map(sep.join, zip(*cols)))
+        lines = list(map(sep.join, zip(*cols)))
+        return lines, np.arange(len(lines))
     key = codes[0]
     for w, c in zip(words[1:], codes[1:]):
         key = key * len(w) + c
     combos, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     lines = [sep.join(w[c[i]] for w, c in zip(words, codes)) for i in first.tolist()]
-    return np.array(lines, dtype=object)[inverse.ravel()].tolist()
+    return lines, inverse.ravel().astype(np.int64)
 
 
 def table_csv_bytes(table: pd.DataFrame, digits: int = CSV_DIGITS, sep: str = ",") -> bytes:
@@ -383,15 +411,18 @@ def table_csv_bytes(table: pd.DataFrame, digits: int = CSV_DIGITS, sep: str = ",
     float_format=f"%.{digits}g")`` (missing values as empty fields, text
     quoted only where needed), but the numbers are printed by this module's
     kernel in blocks of adjacent numeric columns, many times faster than
-    pandas' per-value formatting.  Columns that are neither numbers nor text
-    (dates, booleans, large integers) send the whole table through pandas.
+    pandas' per-value formatting, and the cells of each row are put together
+    by a kernel too (:mod:`humanbody._kernels.csv_join`).  Columns that are
+    neither numbers nor text (dates, booleans, large integers) send the
+    whole table through pandas.
     """
     import io
 
     digits = _check_digits(digits)
+    table = pd.DataFrame(table, copy=False)  # the same columns without the attrs (pandas copies them per column)
     blocks, kind = [], None
-    for i, (name, dt) in enumerate(zip(table.columns, table.dtypes)):
-        numeric = _numeric_matrix(table.iloc[:, [i]], digits) is not None
+    for i, dt in enumerate(table.dtypes.tolist()):
+        numeric = _numeric_column(table, i, dt, digits)
         text = (pd.api.types.is_string_dtype(dt) or pd.api.types.is_object_dtype(dt)) and not numeric
         if text and pd.api.types.is_object_dtype(dt):
             text = all(isinstance(v, str) or v is None or (isinstance(v, float) and v != v)
@@ -407,18 +438,38 @@ def table_csv_bytes(table: pd.DataFrame, digits: int = CSV_DIGITS, sep: str = ",
             blocks.append((k, [i]))
             kind = k
     head = _header_line(table.columns, sep)
-    if not len(table):
+    rows = len(table)
+    if not rows:
         return head
-    cells = []
+    if len(blocks) == 1 and blocks[0][0] == "num":
+        return head + format_csv_rows(table.to_numpy(dtype=np.float64), digits, sep)
+    pools, starts, lengths, base = [], [], [], 0
     for k, cols in blocks:
         part = table.iloc[:, cols]
         if k == "num":
-            text = format_csv_rows(part.to_numpy(dtype=np.float64), digits, sep).decode("ascii")
-            cells.append(text.split("\n")[:-1])
+            text = np.frombuffer(format_csv_rows(part.to_numpy(dtype=np.float64), digits, sep), dtype=np.uint8)
+            ends = np.flatnonzero(text == 10)  # every row's line ends with "\n"
+            first = np.concatenate([[0], ends[:-1] + 1])
+            pools.append(text)
+            starts.append(first + base)
+            lengths.append(ends - first)
         else:
-            cells.append(_text_cells(part, sep))
-    body = "\n".join(map(sep.join, zip(*cells)) if len(cells) > 1 else cells[0]) + "\n"
-    return head + body.encode("utf-8")
+            words, code = _text_block(part, sep)
+            encoded = [w.encode("utf-8") for w in words]
+            size = np.array([len(w) for w in encoded], dtype=np.int64)
+            offset = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
+            pool = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+            pools.append(pool)
+            starts.append(offset[code] + base)
+            lengths.append(size[code])
+        base += len(pools[-1])
+    from .._kernels.csv_join import join_rows
+
+    length = np.stack(lengths).astype(np.int64)
+    out = np.empty(int(length.sum()) + len(blocks) * rows, dtype=np.uint8)
+    n = join_rows(np.concatenate(pools) if pools else np.empty(0, np.uint8), np.stack(starts).astype(np.int64),
+                  length, ord(sep), out)
+    return head + out[:n].tobytes()
 
 
 def write_table(table: pd.DataFrame, stem, fmt: str = "csv", digits: int | None = CSV_DIGITS) -> str:
