@@ -133,6 +133,10 @@ def stride_curves(time, values, strikes, points: int = 101) -> np.ndarray:
     return out
 
 
+#: The rows of each curve of the last cycles table (:func:`curve_index`).
+_CURVE_INDEX: dict = {}
+
+
 def normalize_cycles(table: pd.DataFrame, events: pd.DataFrame, variables=None,
                      points: int = 101) -> pd.DataFrame:
     """Mean and SD over strides of each variable, per side, at 0..100 % stride.
@@ -159,11 +163,8 @@ def normalize_cycles(table: pd.DataFrame, events: pd.DataFrame, variables=None,
     values = table[variables].to_numpy(dtype=float) if variables else np.empty((len(t), 0))
     pct = np.linspace(0.0, 100.0, points)
     units = [unit_of(v) for v in variables]
-    # the label columns of one side, as Python strings (pandas stores them as Arrow strings several
-    # times faster from objects than from a NumPy unicode array), shared by both sides
-    variable_col = np.repeat(np.array(variables, dtype=object), points)
-    unit_col = np.repeat(np.array(units, dtype=object), points)
-    parts = []
+    nv = len(variables)
+    sides, means, sds, counts = [], [], [], []
     for side in SIDES:
         curves = stride_curves(t, values, events_of(events, side, "foot_strike"), points)
         if curves.shape[0] == 0 or not variables:
@@ -175,23 +176,41 @@ def normalize_cycles(table: pd.DataFrame, events: pd.DataFrame, variables=None,
             mean = np.nansum(np.nan_to_num(c), axis=0) / np.where(n > 0, n, np.nan)
             dev = np.where(ok[:, None, :], c - mean[None], 0.0)
             sd = np.sqrt((dev**2).sum(axis=0) / np.where(n > 1, n - 1, np.nan))
-        nv = len(variables)
-        parts.append(pd.DataFrame({
-            "side": side,
-            "variable": variable_col,
-            "unit": unit_col,
-            "percent": np.tile(pct, nv),
-            "mean": mean.T.reshape(-1),
-            "sd": sd.T.reshape(-1),
-            "n_strides": np.repeat(n, points).astype(int),
-        }))
-    if not parts:
+        sides.append(side)
+        means.append(mean.T.reshape(-1))
+        sds.append(sd.T.reshape(-1))
+        counts.append(np.repeat(n, points).astype(int))
+    if not sides:
         return pd.DataFrame({c: pd.Series(dtype=d) for c, d in
                              zip(CYCLE_COLUMNS, (object, object, object, float, float, float, int))})
-    return pd.concat(parts, ignore_index=True)[CYCLE_COLUMNS]
+    rows = nv * points  # rows of one side: each variable's curve, one run of ``points`` rows
+    label = np.repeat(np.arange(nv), points)
+    out = pd.DataFrame({
+        "side": _labels(SIDES, np.repeat([SIDES.index(s) for s in sides], rows)),
+        "variable": _labels(variables, np.tile(label, len(sides))),
+        "unit": _labels(units, np.tile(label, len(sides))),
+        "percent": np.tile(pct, nv * len(sides)),
+        "mean": np.concatenate(means),
+        "sd": np.concatenate(sds),
+        "n_strides": np.concatenate(counts),
+    })
+    if len(set(variables)) == nv:  # the curves' rows are known: the look-ups of curve_index need no search
+        groups = {(side, v): np.arange(k * rows + i * points, k * rows + (i + 1) * points)
+                  for k, side in enumerate(sides) for i, v in enumerate(variables)}
+        _CURVE_INDEX.clear()
+        _CURVE_INDEX.update(table=out, n=len(out), groups=groups)
+    return out
 
 
-_CURVE_INDEX: dict = {}
+def _labels(words, index: np.ndarray):
+    """A text column ``words[index]``, as pandas stores text (built by Arrow from the few distinct
+    words: ten times faster than from a Python string per row)."""
+    dtype = pd.StringDtype(na_value=np.nan)
+    if dtype.storage == "pyarrow":
+        import pyarrow as pa
+
+        return pd.array(pa.array(list(words), type=pa.large_string()).take(pa.array(index)), dtype=dtype)
+    return np.array(list(words), dtype=object)[index]
 
 
 def curve_index(cycles: pd.DataFrame) -> dict:
