@@ -13,6 +13,7 @@ percent): ``side``, ``variable``, ``unit``, ``percent``, ``mean``, ``sd``
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -60,12 +61,18 @@ def default_variables(columns) -> list[str]:
     moments and powers and ground reactions per kg, the model's joint angles,
     relative angular velocities, whole-body mass centre (position, velocity,
     acceleration), inertia forces and torques."""
+    return list(_default_variables(tuple(map(str, columns))))
+
+
+@lru_cache(maxsize=16)
+def _default_variables(columns: tuple) -> tuple:
+    """:func:`default_variables` of a tuple of names, kept for the next table of the same columns."""
     keep = re.compile(
         r"(_deg$)|(_per_kg$)|(_(alpha|beta|gamma)$)|(_omega_rel_[xyz]$)|(^body_com(_vel|_acc)?_[xyz]$)"
         r"|(_force_[xyz]$)|(_torque_[xyz]$)"
     )
     skip = re.compile(r"_joint_(force|moment)_[xyz]$")  # ground components of the joint loads: in the results
-    return [c for c in map(str, columns) if keep.search(c) and not skip.search(c) and c != "time"]
+    return tuple(c for c in columns if keep.search(c) and not skip.search(c) and c != "time")
 
 
 def stride_curves(time, values, strikes, points: int = 101) -> np.ndarray:
@@ -273,17 +280,24 @@ def stride_table(table: pd.DataFrame, events: pd.DataFrame, variables=None, poin
     t = table["time"].to_numpy(dtype=float)
     values = table[variables].to_numpy(dtype=float) if variables else np.empty((len(t), 0))
     pct = np.linspace(0.0, 100.0, points)
-    parts = []
-    for side in SIDES:
+    sides, strides, blocks = [], [], []
+    for k, side in enumerate(SIDES):
         curves = stride_curves(t, values, events_of(events, side, "foot_strike"), points)  # (S, P, V)
         n = curves.shape[0]
         if n == 0:
             continue
-        part = pd.DataFrame(curves.reshape(n * points, len(variables)), columns=variables)
-        part.insert(0, "percent", np.tile(pct, n))
-        part.insert(0, "stride", np.repeat(np.arange(n), points))
-        part.insert(0, "side", side)
-        parts.append(part)
-    if not parts:
+        sides.append(np.full(n * points, k))
+        strides.append(np.repeat(np.arange(n), points))
+        blocks.append(curves.reshape(n * points, len(variables)))
+    if not blocks:
         return pd.DataFrame(columns=["side", "stride", "percent", *variables])
-    return pd.concat(parts, ignore_index=True)
+    body = np.concatenate(blocks)
+    columns = {"side": _labels(SIDES, np.concatenate(sides)), "stride": np.concatenate(strides),
+               "percent": np.tile(pct, len(body) // points)}
+    if len(set(variables)) != len(variables) or set(variables) & set(columns):  # names a dict cannot hold
+        out = pd.DataFrame(body, columns=variables)
+        for name in ("percent", "stride", "side"):
+            out.insert(0, name, columns[name])
+        return out
+    columns.update({v: body[:, j] for j, v in enumerate(variables)})
+    return pd.DataFrame(columns)
