@@ -296,6 +296,16 @@ def _nearest_frames(frame_times: np.ndarray, times) -> np.ndarray:
 
 
 def _table(rows, frame_times: np.ndarray) -> pd.DataFrame:
+    times = [r[0] for r in rows]
+    if rows and np.isfinite(times).all():
+        # sorted by time, side, event (stable), as the DataFrame sort below, without pandas' sort of a few rows
+        rows = sorted(rows, key=lambda r: (r[0], r[1], r[2]))
+        t = np.array([r[0] for r in rows], dtype=float)
+        return pd.DataFrame({
+            "time": t,
+            "frame": _nearest_frames(frame_times, t) if len(frame_times) > 1 else np.zeros(len(t), dtype=int),
+            "side": [r[1] for r in rows], "event": [r[2] for r in rows], "source": [r[3] for r in rows],
+        })
     df = pd.DataFrame(rows, columns=["time", "side", "event", "source"])
     if df.empty:
         return pd.DataFrame({c: pd.Series(dtype=d) for c, d in
