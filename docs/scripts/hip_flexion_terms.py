@@ -79,7 +79,8 @@ def opensim_axis(analysis) -> np.ndarray:
     return fit_rigid(local, meas)[0][:, :, 1]
 
 
-def planar_swing_moment(a, side: str, ik: pd.DataFrame | None = None, swap: tuple = (0, 1, 2)) -> np.ndarray:
+def planar_swing_moment(a, side: str, ik: pd.DataFrame | None = None, swap: tuple = (0, 1, 2),
+                        angles: bool = False):
     """Hip flexion moment (N m) of the leg as three planar segments without ground contact.
 
     Sagittal (x forward, z up) angles of thigh, shank and foot: humanbody's
@@ -88,7 +89,8 @@ def planar_swing_moment(a, side: str, ik: pd.DataFrame | None = None, swap: tupl
     ``ik``, low-passed at 6 Hz as its inverse dynamics does, offset to
     humanbody's mean angle).  Both with humanbody's hip path, segment lengths
     and parameters, rates by central differences:
-    ``M = sum_j m_j (G_j - O) x (a_j - g) + I_j phi_j''``.
+    ``M = sum_j m_j (G_j - O) x (a_j - g) + I_j phi_j''``; with ``angles``, the
+    three angle series (rad) instead.
     """
     from scipy.signal import sosfiltfilt
 
@@ -115,6 +117,8 @@ def planar_swing_moment(a, side: str, ik: pd.DataFrame | None = None, swap: tupl
          ankle + foot[0] * u(phi[2]) + foot[2] * u(phi[2] + np.pi / 2)]
     d2 = lambda x: np.gradient(np.gradient(x, t, axis=0), t, axis=0)  # noqa: E731
     g = np.array([0.0, -9.81])
+    if angles:
+        return phi
     total = np.zeros(len(t))
     for j in range(3):
         arm, acc = G[j] - O, d2(G[j]) - g
@@ -183,6 +187,9 @@ def main() -> None:
         inertia = sum(np.interp(ts, tb, theirs[g]) for g in GROUPS if "m a" in g or "alpha" in g)
         weight = np.interp(ts, tb, theirs["weight of thigh, shank and foot"])
         own_inertia = sum(at(ours[g]) for g in GROUPS if "m a" in g or "alpha" in g)
+        shift = at(ours["ground reaction, lever arm (r x F)"]) - lever
+        print(f"{side}: lever-arm term, default minus about OpenSim's hip centres, stance: "
+              f"{rms(shift[st]):.1f} N m RMS, mean {shift[st].mean():+.1f} N m")
         swaps[side] = [r(x), r(x - at(ours["ground reaction, lever arm (r x F)"]) + lever),
                        r(x - own_inertia + inertia), r(x - at(ours["weight of thigh, shank and foot"]) + weight), r(xb)]
     for g, v in rows.items():
@@ -234,6 +241,9 @@ def main() -> None:
                      ("OpenSim's three angles", dict(ik=ik))):
         mom = planar_swing_moment(a, "left", **kw)
         print(f"| planar, {name} | {np.interp(1.2, t, mom):.1f} | {rms(mom[left] - y):.1f} |")
+    ours_thigh = planar_swing_moment(a, "left", angles=True)[0][left]
+    d = ours_thigh - planar_swing_moment(a, "left", ik=ik, angles=True)[0][left]
+    print(f"thigh angles, humanbody - OpenSim, left swing: {np.degrees(rms(d - d.mean())):.1f} deg RMS")
     g = hb.analyze_trial(DATA / "subject01_walk1.trc", **common, ik="global")
     print("\n| tracking | side | r | stance | terminal swing | other swing |")
     for name, an in (("segment fits (default)", a), ("whole-body inverse kinematics (--ik global)", g)):
