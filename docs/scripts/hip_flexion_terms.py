@@ -146,9 +146,9 @@ def main() -> None:
     common = dict(static=DATA / "subject01_static.trc", mass=72.6, height=1.8, forces=DATA / "subject01_walk1_grf.mot")
     a = hb.analyze_trial(DATA / "subject01_walk1.trc", **common)
     t = a.coords["time"].to_numpy()
-    with tempfile.TemporaryDirectory() as tmp:
-        b = hb.analyze_trial(DATA / "subject01_walk1.trc", **common,
-                             markerset=markerset_with_opensim_hips(Path(tmp) / "gait2392_opensim_hips.toml"))
+    tmp = tempfile.TemporaryDirectory()
+    opensim_hips = markerset_with_opensim_hips(Path(tmp.name) / "gait2392_opensim_hips.toml")
+    b = hb.analyze_trial(DATA / "subject01_walk1.trc", **common, markerset=opensim_hips)
     legs = with_opensim_legs(b.model)
     res_b = compute_motion(legs, b.motion)
 
@@ -246,7 +246,10 @@ def main() -> None:
     print(f"thigh angles, humanbody - OpenSim, left swing: {np.degrees(rms(d - d.mean())):.1f} deg RMS")
     g = hb.analyze_trial(DATA / "subject01_walk1.trc", **common, ik="global")
     print("\n| tracking | side | r | stance | terminal swing | other swing |")
-    for name, an in (("segment fits (default)", a), ("whole-body inverse kinematics (--ik global)", g)):
+    gh = hb.analyze_trial(DATA / "subject01_walk1.trc", **common, ik="global", markerset=opensim_hips)
+    tmp.cleanup()
+    for name, an in (("segment fits (default)", a), ("whole-body inverse kinematics (--ik global)", g),
+                     ("--ik global, OpenSim's hip centres", gh)):
         for s, side in SIDES:
             print(f"| {name} | {side} | {phase_rms(an, side, s, sto)} |")
     cells = []
