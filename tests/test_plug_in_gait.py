@@ -474,7 +474,7 @@ def test_ankle_is_plug_in_gait_s_order_not_the_joint_coordinate_system_s(pig):
     jcs = clinical_angles(model, tr.coords, cal)
     assert np.abs(jcs["right_ankle_inversion_deg"] - want["right_ankle_inversion"]).max() > 0.05
     np.testing.assert_allclose(jcs["right_knee_flexion_deg"], cl["right_knee_flexion_deg"], atol=1e-12)
-    assert cal.model.meta["clinical_sequences"] == {"ankle": "yzx"}
+    assert cal.model.meta["clinical_sequences"]["ankle"] == "yzx"
 
 
 def test_foot_flat_with_sole_delta():

@@ -567,6 +567,8 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
         source=source, markerset=ms.name, mode=mode, mass=float(mass), height=float(height), sex=sex)))
     if ms.parameters.get("clinical_sequences"):  # the set's own decomposition of some joints (Plug-in Gait's ankle)
         model = model.replace(meta=dict(model.meta, clinical_sequences=dict(ms.parameters["clinical_sequences"])))
+    if ms.parameters.get("clinical_progression"):  # thorax and head relative to the progression (Plug-in Gait)
+        model = model.replace(meta=dict(model.meta, clinical_progression=list(ms.parameters["clinical_progression"])))
     twists = ms.parameters.get("clinical_reference_twists") or {}
     if twists:  # e.g. Plug-in Gait's ankle: its reference is the shank turned by the tibial torsion about z
         meta = {f"{side}_{kind}": _param(f"{side}_{name}", params, f"clinical_reference_twists.{kind}")
