@@ -894,3 +894,72 @@ def test_decompositions_match_pycgm_documented_examples():
     z, x, y = np.degrees(matrix_to_euler(S, "zxy"))
     np.testing.assert_allclose([z, x], [9.7438295, 39.74341087], atol=1e-6)
     np.testing.assert_allclose(np.sin(np.radians(y)), np.sin(np.radians(2.8891964)), atol=1e-8)
+
+
+# ------------------------------------------------------------------ VSK thigh and shank rotation offsets
+def _pig_offset(wand, proximal, marker, centre, s):
+    """Plug-in Gait's wand rotation offset (deg): about the segment axis at the joint centre, from the lateral
+    joint marker to the wand, negative for a wand turned forwards on both sides (pyCGM2's getThighOffset)."""
+    a = _unit(proximal - centre)
+    m = marker - centre
+    m = m - np.sum(m * a, axis=-1, keepdims=True) * a
+    w = wand - centre
+    w = w - np.sum(w * a, axis=-1, keepdims=True) * a
+    return -s * np.degrees(np.arctan2(np.sum(a * np.cross(m, w), axis=-1), np.sum(m * w, axis=-1)))
+
+
+def test_vsk_thigh_and_shank_rotation_give_the_true_angles(tmp_path):
+    """Wands turned out of the joints' planes (forwards on the thigh, backwards on the shank), no KAD: the
+    subject file's ThighRotation / ShankRotation (the wands' offsets as Plug-in Gait measures them) give
+    the placed knee and ankle centres and angles exactly; without them the same wands give other angles."""
+    from humanbody.io.subject import read_subject
+
+    sub = Subject(**{**SUBJECT.measured(), "right_tibial_torsion": 0.0, "left_tibial_torsion": 0.0})
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)), thi=THI_OFF, tib=TIB_OFF, subject=sub)
+    params = {"Bodymass": 70.0, "MarkerDiameter": 14.0}
+    for side, S, s in SIDES:
+        Side = side.capitalize()
+        thigh = _pig_offset(static_m[f"{S}THI"], static_c[f"{side}_hip"], static_m[f"{S}KNE"],
+                            static_c[f"{side}_knee"], s)[0]
+        shank = _pig_offset(static_m[f"{S}TIB"], static_c[f"{side}_knee"], static_m[f"{S}ANK"],
+                            static_c[f"{side}_ankle"], s)[0]
+        assert thigh < -5.0 and shank > 5.0  # THI turned forwards, TIB backwards: Plug-in Gait's signs
+        params.update({f"{Side}ThighRotation": float(thigh), f"{Side}ShankRotation": float(shank),
+                       f"{Side}LegLength": 1000 * sub.side("leg_length", side),
+                       f"{Side}KneeWidth": 1000 * sub.side("knee_width", side),
+                       f"{Side}AnkleWidth": 1000 * sub.side("ankle_width", side), f"{Side}TibialTorsion": 0.0})
+    (tmp_path / "s.vsk").write_text("<KinematicModel><Parameters>" + "".join(
+        f'<Parameter NAME="{k}" VALUE="{v!r}"/>' for k, v in params.items()) + "</Parameters></KinematicModel>")
+    vsk = read_subject(tmp_path / "s.vsk")
+    np.testing.assert_allclose(np.degrees(vsk.right_thigh_rotation), params["RightThighRotation"], rtol=1e-12)
+    cal = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=vsk)
+    for side, _, _ in SIDES:
+        for joint in ("knee", "ankle"):
+            np.testing.assert_allclose(cal.points[f"{side}_{joint}"], static_c[f"{side}_{joint}"][0], atol=1e-9)
+    ang, origin, t = _motion(80)
+    m, centres = place(ang, origin, thi=THI_OFF, tib=TIB_OFF, subject=sub)
+    cl = clinical_angles(cal.model, track(_table(m, t), cal).coords, cal)
+    _, static_c1 = place(STATIC, np.tile([0.0, 0.0, 0.95], (1, 1)), thi=THI_OFF, tib=TIB_OFF, subject=sub)
+    ang = dict(ang)
+    for side, _, sg in SIDES:
+        ang.update(plug_in_gait_ankle(static_c1, centres, side, sg))
+        for j in JOINTS:
+            np.testing.assert_allclose(cl[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
+    plain = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=sub)
+    other = clinical_angles(plain.model, track(_table(m, t), plain).coords, plain)
+    assert np.abs(other["right_knee_internal_rotation_deg"] - ang["right_knee_internal_rotation"]).max() > 1.0
+
+
+def test_kad_static_measures_plug_in_gait_s_rotation_offsets():
+    """With the KAD in the static trial the thigh and shank offsets the calibration reports are Plug-in
+    Gait's (the angle above, measured on the placed geometry), so they can be written to a subject file."""
+    sub = Subject(**{**SUBJECT.measured(), "right_tibial_torsion": 0.0, "left_tibial_torsion": 0.0})
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)), thi=THI_OFF, tib=TIB_OFF, subject=sub)
+    cal = calibrate(_table(_with_kad(static_m, static_c), np.arange(F0) / 100), "plug_in_gait", mass=70.0,
+                    height=1.78, subject=sub)
+    for side, S, s in SIDES:
+        thigh = _pig_offset(static_m[f"{S}THI"], static_c[f"{side}_hip"], static_m[f"{S}KNE"],
+                            static_c[f"{side}_knee"], s)[0]
+        np.testing.assert_allclose(np.degrees(cal.parameters[f"{side}_thigh_rotation"]), thigh, atol=1e-9)
