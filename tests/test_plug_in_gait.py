@@ -963,3 +963,27 @@ def test_kad_static_measures_plug_in_gait_s_rotation_offsets():
         thigh = _pig_offset(static_m[f"{S}THI"], static_c[f"{side}_hip"], static_m[f"{S}KNE"],
                             static_c[f"{side}_knee"], s)[0]
         np.testing.assert_allclose(np.degrees(cal.parameters[f"{side}_thigh_rotation"]), thigh, atol=1e-9)
+
+
+def test_upper_body_without_finger_markers_keeps_the_hand_in_line():
+    """No FIN markers: the set still calibrates and tracks; the hand lies along the forearm (wrist flexion and
+    deviation 0), the shoulders and elbows are unchanged."""
+    F0 = 4
+    origin0 = np.tile([0.0, 0.0, 0.95], (F0, 1))
+    lower0, _ = place(dict(STATIC), origin0, subject=UPPER_SUBJECT)
+    Rp0 = euler_to_matrix(np.tile([0.0, 0.0, np.radians(STATIC["pelvis_tilt"])], (F0, 1)), "zxy")
+    up0, _, _ = place_upper({k: np.full(F0, v) for k, v in UPPER_STATIC.items()}, origin0, Rp0)
+    m0 = {k: v for k, v in _with_upper(lower0, up0).items() if not k.endswith("FIN")}
+    cal = calibrate(_table(m0, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=UPPER_SUBJECT)
+    ang, t = _upper_motion(40)
+    F = len(t)
+    origin = np.c_[1.2 * t, np.zeros(F), np.full(F, 0.95)]
+    lower, _ = place({k: np.full(F, v) for k, v in STATIC.items()}, origin, subject=UPPER_SUBJECT)
+    Rp = euler_to_matrix(np.c_[np.zeros(F), np.zeros(F), np.full(F, np.radians(STATIC["pelvis_tilt"]))], "zxy")
+    up, _, _ = place_upper(ang, origin, Rp)
+    m = {k: v for k, v in _with_upper(lower, up).items() if not k.endswith("FIN")}
+    cl = clinical_angles(cal.model, track(_table(m, t), cal).coords, cal)
+    for side, _, _ in SIDES:
+        np.testing.assert_allclose(cl[[f"{side}_wrist_flexion_deg", f"{side}_wrist_adduction_deg"]], 0.0, atol=1e-6)
+        np.testing.assert_allclose(cl[f"{side}_elbow_flexion_deg"], ang[f"{side}_elbow_flexion"], atol=1e-6)
+        np.testing.assert_allclose(cl[f"{side}_shoulder_flexion_deg"], ang[f"{side}_shoulder_flexion"], atol=1e-6)
