@@ -756,7 +756,7 @@ def place_upper(ang: dict, pelvis_origin, Rp, subject=UPPER_SUBJECT, head_pitch=
 
 
 UPPER_STATIC = {"thorax_tilt": 0.0, "thorax_obliquity": 0.0, "thorax_rotation": 0.0, "neck_flexion": 0.0,
-                "neck_lateral_flexion": 0.0, "neck_rotation": 0.0,
+                "neck_lateral_flexion": 6.0, "neck_rotation": 0.0,  # the static head rolled (kept, as Nexus)
                 **{f"{side}_{j}": v for side, _, _ in SIDES for j, v in (
                     ("shoulder_flexion", 10.0), ("shoulder_adduction", -8.0), ("shoulder_internal_rotation", 5.0),
                     ("elbow_flexion", 35.0), ("wrist_flexion", 0.0), ("wrist_adduction", 0.0),

@@ -337,7 +337,7 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
     progression = tuple((getattr(model, "meta", None) or {}).get("clinical_progression", ()) or ())
     columns = clinical_columns(names, progression)
     relative0 = (getattr(calibration, "relative", None) or {}) if zero == "static" else {}
-    joints = {}
+    joints: dict[str, list] = {}
     overrides = dict((getattr(model, "meta", None) or {}).get("clinical_sequences", {}) or {})
     for a in _angles_of(progression):
         if a.column in columns:
