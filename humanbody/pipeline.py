@@ -222,37 +222,35 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
     trial = read(path, run)
     steps.advance("read")
     model = subject_model(trial, run)
+    plates, mapping = trial.forces, trial.axes
     calibration = tracking = markers = raw = None
     if trial.kind in ("coordinates", "orientations"):
         model = _default_model(model, run)
         coords = trial.to_frame() if trial.kind == "coordinates" else orientations(trial, model, run)
         steps.advance("condition")
         steps.advance("track")
-    elif trial.kind == "markers":
+    else:  # markers (humanbody.trial.read_trial takes no other kind)
         raw = trial.to_frame() if (bool(opts.export) if keep_raw is None else keep_raw) else None
         trial, mset, found, required = condition(trial, run)  # the trial as read is let go here
         markers = trial.to_frame("ground")
+        del trial  # the conditioned markers live in `markers` as long as they are needed
         steps.advance("condition")
         calibration = calibrate(markers, mset, required, run)
         tracking = track(markers, calibration, mset, found, required, run)
         coords = tracking.coords
         if not keep_markers:
             markers = None
-        if model is None or opts.model is None:
+        if model is None or opts.model is None:  # the given model file wins over the calibrated one
             model = calibration.model if opts.model is None else model
         steps.advance("track")
-    else:
-        raise InputError(
-            f"holds {trial.kind or 'an unknown kind of'} data, not marker trajectories or "
-            "generalized coordinates", path,
-        )
+    assert model is not None
     motion = rates(model, coords, run)
     if tracking is not None:
         run.details += [f"tracking: {line}" for line in tracking.summary()]
     analysis = mechanics(model, coords, motion, run, markers=markers, calibration=calibration,
-                         tracking=tracking, axes=trial.axes, raw=raw)
-    if trial.forces is not None:
-        analysis.loads, analysis.load_table = loads(analysis, trial.forces, run)
+                         tracking=tracking, axes=mapping, raw=raw)
+    if plates is not None:
+        analysis.loads, analysis.load_table = loads(analysis, plates, run)
     steps.advance("compute")
     steps.close()
     return analysis
