@@ -26,6 +26,7 @@ def test_round_trip_equals_the_top_level_reader(name):
     assert again.attrs == frame.attrs
     np.testing.assert_array_equal(trial.time, frame["time"].to_numpy())
     assert trial.kind == frame.attrs["kind"] and trial.n_frames == len(frame)
+    assert humanbody.trial.read_trial is read_trial  # the module is an attribute of the package
 
 
 def test_marker_trial_is_in_ground_axes_as_to_ground_gives_it():
