@@ -79,6 +79,13 @@ class Trial:
         return int(self.table.shape[0])
 
     @property
+    def values(self) -> np.ndarray:
+        """The columns after ``time`` (F, C), a view of ``table``: the generalized coordinates of a
+        coordinates trial (rad, m; docs/conventions.md), the sensor quaternions of an orientation
+        trial, the marker coordinates (m, ground axes) of a marker trial."""
+        return self.table[:, 1:]
+
+    @property
     def markers(self) -> np.ndarray | None:
         """Marker positions (F, M, 3), m, ground axes (NaN or all-zero where the file has none);
         a view of ``table`` when the markers are its only columns."""

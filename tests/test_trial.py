@@ -26,6 +26,8 @@ def test_round_trip_equals_the_top_level_reader(name):
     assert again.attrs == frame.attrs
     np.testing.assert_array_equal(trial.time, frame["time"].to_numpy())
     assert trial.kind == frame.attrs["kind"] and trial.n_frames == len(frame)
+    np.testing.assert_array_equal(trial.values, frame.drop(columns="time").to_numpy(dtype=float)
+                                  if trial.kind != "markers" else trial.table[:, 1:])
     assert humanbody.trial.read_trial is read_trial  # the module is an attribute of the package
 
 
