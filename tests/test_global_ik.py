@@ -320,3 +320,74 @@ def test_command_line_tolerates_missing_required_markers(tmp_path):
         status = main(["analyze", str(trc), "--static", str(data / "sample_static.trc"), "--out", str(tmp_path / "o")])
     assert status == 2
     assert "right_lower_leg" in err.getvalue() and err.getvalue().count("\n") == 1
+
+
+# --------------------------------------------------------------- joint limits
+def test_limits_within_range_change_nothing(setup):
+    """The full-range motion lies inside the physiological table: limits on, the results are the same."""
+    cal, t, ang, root, markers = setup
+    from humanbody.markers.global_ik import PHYSIOLOGICAL_LIMITS, joint_limits
+
+    lo, hi = joint_limits("physiological")
+    deg = np.degrees(ang)
+    for k in range(1, 17):  # the motion is inside every limit with a margin
+        assert (deg[:, k] > np.degrees(lo[k]) + 1).all() and (deg[:, k] < np.degrees(hi[k]) - 1).all()
+    assert set(PHYSIOLOGICAL_LIMITS) >= {"right_lower_leg", "left_upper_leg", "right_foot", "left_lower_arm"}
+    for noisy in (markers, _noisy(markers, 0.002)):
+        trial = frame_df(noisy, t)
+        free = track_global(trial, cal, keep_frames=False)
+        held = track_global(trial, cal, keep_frames=False, limits="physiological")
+        np.testing.assert_allclose(held.coords.to_numpy(), free.coords.to_numpy(), rtol=0, atol=1e-9)
+
+
+def test_a_joint_pushed_beyond_its_limit_stops_on_it(setup):
+    """Knee flexion limited to 60 deg on a trial reaching 150: held on 60; frames inside the limits unchanged."""
+    cal, t, ang, root, markers = setup
+    kr = K["right_lower_leg"]
+    # the knee's other two angles held near their true 0: one angle limited alone can be dodged through the
+    # others (at 60 deg of flexion a shank reaches its markers through (alpha + 180, 180 - beta, gamma + 180)),
+    # and with them free the best pose within the limits need not have flexion on its limit
+    limits = {"right_lower_leg": {"alpha": [-10.0, 60.0], "beta": [-0.5, 0.5], "gamma": [-0.5, 0.5]},
+              "left_foot": {"alpha": [-30.0, 30.0], "beta": [-10.0, 10.0], "gamma": [-5.0, 5.0]}}
+    tr = track_global(frame_df(markers, t), cal, limits=limits)
+    got = np.degrees(_angles(tr.coords))
+    true = np.degrees(ang)
+    lf = K["left_foot"]
+    for k, j, lim in ((kr, 0, 60.0), (lf, 0, 30.0), (lf, 1, 10.0)):
+        assert (np.abs(true[:, k, j]) > lim).sum() > 50
+        assert np.abs(got[:, k, j]).max() <= lim + 1e-9  # never beyond
+    over = true[:, kr, 0] > 60.0
+    err = np.abs(got[over, kr, 0] - 60.0)  # on the limit where the markers push beyond it
+    assert err.max() < 0.01, err.max()
+    # frames well inside the limits come back as without limits (to the solver's tolerance)
+    inside = (true[:, kr, 0] < 55.0) & (np.abs(true[:, lf, 0]) < 25.0) & (np.abs(true[:, lf, 1]) < 8.0)
+    # (compared as rotations: after frames on a limit, continuity may pick the equivalent angle branch)
+    seqs = cal.model.sequences
+    for k in range(17):
+        np.testing.assert_allclose(euler_to_matrix(np.radians(got[inside, k]), seqs[k]),
+                                   euler_to_matrix(np.radians(true[inside, k]), seqs[k]), atol=5e-5)
+
+
+def test_limit_tables_are_checked(tmp_path):
+    from humanbody.markers.global_ik import joint_limits
+
+    lo, hi = joint_limits(None)
+    assert np.isinf(lo).all() and np.isinf(hi).all()
+    lo, hi = joint_limits({"right_lower_leg": {"alpha": [0, float("nan")]}})
+    assert lo[K["right_lower_leg"], 0] == 0.0 and np.isinf(hi[K["right_lower_leg"], 0])
+    for bad, match in (("loose", "physiological"), ({"lower_torso": {"alpha": [0, 1]}}, "not a segment"),
+                       ({"right_knee": {"alpha": [0, 1]}}, "not a segment"),
+                       ({"right_lower_leg": {"delta": [0, 1]}}, "alpha, beta or gamma"),
+                       ({"right_lower_leg": {"alpha": [10, 0]}}, "above upper"),
+                       ({"right_lower_leg": {"alpha": "wide"}}, "lower, upper")):
+        with pytest.raises(InputError, match=match):
+            joint_limits(bad, "set")
+    # a marker set asks for them in its [ik] section
+    ms = load_markerset("gait2392")
+    toml = tmp_path / "limited.toml"
+    toml.write_text(open(ms.source).read().replace("[ik]\n", '[ik]\nlimits = "physiological"\n', 1))
+    st = static_markers()
+    cal = calibrate(frame_df({k: v + np.zeros((5, 3)) for k, v in st.items()}, np.arange(5) / 60), str(toml),
+                    mass=70.0, base_model=_model())
+    prob = ik_problem(cal)
+    assert np.isfinite(prob.hi[K["right_lower_leg"]]).all() and np.isinf(prob.hi[0]).all()
