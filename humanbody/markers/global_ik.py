@@ -230,20 +230,30 @@ def _relative(R: np.ndarray, parent: np.ndarray) -> np.ndarray:
     return S
 
 
-def _seeds(R: np.ndarray, O: np.ndarray, prob: IKProblem, meas: np.ndarray):
-    """Finite starting rotations and root positions from (partly NaN) absolute frames and origins."""
-    S = _relative(R, prob.parent)
-    bad = ~np.isfinite(S).all(axis=(2, 3))
-    if bad.any():
-        S[bad] = np.broadcast_to(prob.S0, S.shape)[bad]
-    p = pd.DataFrame(O[:, 0]).interpolate(limit_direction="both").to_numpy(copy=True)
-    lost = ~np.isfinite(p).all(axis=1)
-    if lost.any():  # no root seed anywhere: the centroid of the markers
+def _seeds(R: np.ndarray, O: np.ndarray, rows: np.ndarray, n: int, prob: IKProblem, meas: np.ndarray):
+    """Finite starting rotations (n, 17, 3, 3) and root positions (n, 3) of a chunk of n frames.
+
+    ``R``, ``O`` (partly NaN) are the absolute frames and origins of the
+    chunk's frames ``rows``, the only ones the kernel starts from; the
+    others get the calibrated pose and the interpolated root.
+    """
+    S = np.empty((n, 17, 3, 3))
+    S[:] = prob.S0
+    sub = _relative(R, prob.parent)
+    ok = np.isfinite(sub).all(axis=(2, 3))
+    S[rows[:, None], np.arange(17)[None, :]] = np.where(ok[..., None, None], sub, prob.S0)
+    p = np.full((n, 3), np.nan)
+    good = np.isfinite(O[:, 0]).all(axis=1)
+    if good.any():
+        frames = np.arange(n)
+        for i in range(3):
+            p[:, i] = np.interp(frames, rows[good], O[good, 0, i])
+    else:  # no root seed anywhere: the centroid of the markers
         with np.errstate(invalid="ignore"), __import__("warnings").catch_warnings():
             __import__("warnings").simplefilter("ignore", RuntimeWarning)
-            p[lost] = np.nanmean(meas[lost], axis=1)
+            p[rows] = np.nanmean(meas[rows], axis=1)
     p[~np.isfinite(p).all(axis=1)] = 0.0
-    return np.ascontiguousarray(S), np.ascontiguousarray(p)
+    return S, p
 
 
 def _geometry_frames(markers: dict, calibration: Calibration, n: int):
@@ -363,10 +373,7 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
     for a in range(0, n, IK_CHUNK):
         b = min(n, a + IK_CHUNK)
         sel = (idx >= a) & (idx < b)
-        Rc, Oc = np.full((b - a, 17, 3, 3), np.nan), np.full((b - a, 17, 3), np.nan)
-        Rc[idx[sel] - a], Oc[idx[sel] - a] = R0[sel], O0[sel]
-        S_seed, p_seed = _seeds(Rc, Oc, prob, meas[a:b])
-        del Rc, Oc
+        S_seed, p_seed = _seeds(R0[sel], O0[sel], idx[sel] - a, b - a, prob, meas[a:b])
         R = np.empty((b - a, 17, 3, 3))
         O = np.empty((b - a, 17, 3))
         solve_frames(np.ascontiguousarray(meas[a:b]), weight, seg_of, local, prob.parent, prob.xi, prob.S0,
