@@ -276,7 +276,7 @@ def _geometry_frames(markers: dict, calibration: Calibration, n: int):
 
 # ------------------------------------------------------------------ tracking
 def track_global(markers, calibration: Calibration, keep_frames: bool = True, required=None,
-                 max_iter: int = 30, tol: float = 1e-6, rtol: float = 1e-5, seed: str = "auto",
+                 max_iter: int = 30, tol: float = 1e-5, rtol: float = 1e-4, seed: str = "auto",
                  chained: bool = True, limits=None):
     """Track the 17 segments by whole-body inverse kinematics (module docstring).
 
