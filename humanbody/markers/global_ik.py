@@ -20,15 +20,19 @@ without markers, the axial rotation of a limb seen as two joint centres.
 The hinge pull (``[ik] hinge``, weight ``hinge_weight``) keeps the flexion
 axis of the named joints (knees and elbows of keypoint sets) where the
 calibration put it, so a thigh's axial rotation follows the plane of the
-knee's flexion.
+knee's flexion.  Optional joint limits (``[ik] limits``, :func:`joint_limits`;
+off unless asked for) add ``w_L sum (theta - clip(theta, lo, hi))^2`` over
+each body's angles relative to its parent (the model's coordinates), zero
+inside the limits.
 
 The minimisation is Levenberg-Marquardt with the analytic Jacobian of the
 tree (:mod:`humanbody._kernels.ik`), rotation-vector increments on
 each body's relative rotation matrix (no Cardan singularity inside the
 solver), started in every frame from the segment fits
 (:func:`humanbody.markers.tracking.track`), or for keypoint sets from the
-anatomical frames the set's rules build in that frame; frames are solved in
-parallel.  The relative rotations become the angles of each segment's
+anatomical frames the set's rules build in that frame, where the kernel
+starts afresh (the first frame of each parallel block); the other frames
+start from the previous frames' solutions.  The relative rotations become the angles of each segment's
 rotation sequence at the end, made continuous and unwrapped exactly as
 segment tracking does.
 """
@@ -66,7 +70,7 @@ PHYSIOLOGICAL_LIMITS: dict[str, dict[str, tuple[float, float]]] = {}
 for _side, _s in (("right", 1.0), ("left", -1.0)):
     PHYSIOLOGICAL_LIMITS[f"{_side}_upper_leg"] = {
         "alpha": (-150.0, 45.0),                                        # flexion 150 .. extension 45
-        "beta": tuple(sorted((_s * -70.0, _s * 50.0))),                 # abduction 70 .. adduction 50
+        "beta": (-70.0, 50.0) if _s > 0 else (-50.0, 70.0),              # abduction 70 .. adduction 50
         "gamma": (-70.0, 70.0)}
     PHYSIOLOGICAL_LIMITS[f"{_side}_lower_leg"] = {
         "alpha": (-20.0, 165.0),                                        # hyperextension 20 .. flexion 165
@@ -347,7 +351,7 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
     # frame after one without markers (the others start from the previous frames' solutions)
     need = np.ones(n, dtype=bool)
     if chained:
-        empty = ~np.isfinite(meas).all(axis=2).any(axis=1)
+        empty = ~np.any(np.all(np.isfinite(meas), axis=2), axis=1)
         need[:] = False
         need[::_BLOCK] = True
         need[1:] |= empty[:-1]
