@@ -166,6 +166,7 @@ def analyze_trial(
     angle_zero: str = "anatomical",
     subject=None,
     ik: str = "auto",
+    joint_limits: str | None = None,
     keep_raw: bool = False,
     hip_trial=None,
 ) -> Analysis:
@@ -255,6 +256,9 @@ def analyze_trial(
         together (``global``), or ``auto``: global when some tracked segment
         keeps fewer than three points or the set is a keypoint set
         (:func:`humanbody.markers.global_ik.choose_method`; docs/tracking.md).
+    joint_limits : {None, "off", "physiological"}
+        Joint limits of whole-body inverse kinematics (None: the marker
+        set's ``[ik] limits``; :func:`humanbody.markers.global_ik.joint_limits`).
     keep_raw : bool
         Keep the marker trial as read in ``Analysis.raw`` (``--export``
         writes it again instead of reading the file twice).
@@ -369,7 +373,8 @@ def analyze_trial(
         messages.append(f"tracking: {'whole-body inverse kinematics' if method == 'global' else 'segment fits'}"
                         f" ({why})")
         tracker = track_global if method == "global" else track
-        tracking = tracker(markers, calibration, keep_frames=False, required=required)
+        extra = {"limits": joint_limits} if method == "global" and joint_limits is not None else {}
+        tracking = tracker(markers, calibration, keep_frames=False, required=required, **extra)
         coords = tracking.coords
         messages += _tracking_lines(calibration, tracking)
         if not keep_markers:

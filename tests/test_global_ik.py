@@ -391,3 +391,39 @@ def test_limit_tables_are_checked(tmp_path):
                     mass=70.0, base_model=_model())
     prob = ik_problem(cal)
     assert np.isfinite(prob.hi[K["right_lower_leg"]]).all() and np.isinf(prob.hi[0]).all()
+
+
+def test_joint_limits_from_the_command_line(tmp_path, monkeypatch):
+    """``analyze --joint-limits physiological``: the sample walk stays inside the ranges, so nothing moves;
+    with a table that it leaves, the option reaches the fit."""
+    import contextlib
+    import io
+    from pathlib import Path
+
+    import pandas as pd
+
+    from humanbody.cli import main
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    tables = {}
+    for limits in ("off", "physiological"):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            status = main(["analyze", str(data / "sample_walk_markers.trc"), "--static", str(data / "sample_static.trc"),
+                           "--out", str(tmp_path / limits), "--ik", "global", "--joint-limits", limits])
+        assert status == 0, err.getvalue()
+        tables[limits] = pd.read_csv(next((tmp_path / limits).glob("*_results.csv")))
+    cols = [c for c in tables["off"].columns if c.endswith(("_alpha", "_beta", "_gamma"))]
+    assert cols
+    np.testing.assert_allclose(tables["physiological"][cols], tables["off"][cols], rtol=0, atol=1e-9)
+    import humanbody.markers.global_ik as gik
+
+    knee = np.degrees(tables["off"]["right_lower_leg_alpha"])
+    assert knee.max() > 40.0
+    monkeypatch.setattr(gik, "PHYSIOLOGICAL_LIMITS", {"right_lower_leg": {"alpha": (-10.0, 30.0), "beta": (-45, 45),
+                                                                          "gamma": (-45, 45)}})
+    with contextlib.redirect_stderr(io.StringIO()):
+        assert main(["analyze", str(data / "sample_walk_markers.trc"), "--static", str(data / "sample_static.trc"),
+                     "--out", str(tmp_path / "tight"), "--ik", "global", "--joint-limits", "physiological"]) == 0
+    tight = pd.read_csv(next((tmp_path / "tight").glob("*_results.csv")))
+    assert np.degrees(tight["right_lower_leg_alpha"]).max() <= 30.0 + 1e-6
