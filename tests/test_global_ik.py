@@ -427,3 +427,72 @@ def test_joint_limits_from_the_command_line(tmp_path, monkeypatch):
                      "--out", str(tmp_path / "tight"), "--ik", "global", "--joint-limits", "physiological"]) == 0
     tight = pd.read_csv(next((tmp_path / "tight").glob("*_results.csv")))
     assert np.degrees(tight["right_lower_leg_alpha"]).max() <= 30.0 + 1e-6
+
+
+def test_limit_penalty_gradient_matches_finite_differences():
+    """The joint-limit term's g = J^T r and Gauss-Newton block against central differences of its cost.
+
+    Random relative rotations in the model's sequences (root zxy, the others yxz) with limits that half the
+    angles violate; increments are the kernel's ground-frame rotation vectors at each joint.
+    """
+    from humanbody._kernels import ik as kk
+    from humanbody.model.segments import DEFAULT_SEQUENCES
+
+    rng = np.random.default_rng(8)
+    n = 17
+    parent = np.array([-1, 0, 1, 2, 3, 4, 2, 6, 2, 8, 9, 0, 11, 12, 0, 14, 15], dtype=np.int64)
+    seq = np.array([["xyz".index(c) for c in s] for s in DEFAULT_SEQUENCES], dtype=np.int64)
+    ang = rng.uniform(-1.0, 1.0, (n, 3))
+    ang[:, 1] = rng.uniform(-0.8, 0.8, n)  # away from the singular set
+    S = np.stack([euler_to_matrix(ang[k], DEFAULT_SEQUENCES[k]) for k in range(n)])
+    lo = ang - rng.uniform(-0.3, 0.3, (n, 3))  # about half the angles below their lower or above their upper limit
+    hi = lo + rng.uniform(0.0, 0.2, (n, 3))
+    lo[0], hi[0] = -np.inf, np.inf
+    wl = 7.0
+    limited = np.ones(n, dtype=np.bool_)
+    limited[0] = False
+    xi = rng.normal(0, 0.2, (n, 3))
+    p = np.zeros(3)
+    R, O = np.empty((n, 3, 3)), np.empty((n, 3))
+    kk._forward(S, p, parent, xi, R, O)
+    base, first = kk.tree_order(parent)
+    D = 3 + 3 * n
+    rows = np.empty((4, 3))
+
+    def cost(step):
+        Sn, pn = np.empty_like(S), np.empty(3)
+        kk._apply_step(S, p, R, parent, base, step, Sn, pn, np.empty((3, 3)))
+        return kk._limit_cost(Sn, seq, lo, hi, wl, limited, rows)
+
+    # the angles the kernel reads back are the ones we built
+    for k in range(1, n):
+        assert abs(kk._limit_rows(S, k, seq, rows)) > kk._LIMIT_DET
+        np.testing.assert_allclose(rows[0], ang[k], atol=1e-12)
+    H, g = np.zeros((D, D)), np.zeros(D)
+    kk._limit_terms(S, R, parent, seq, lo, hi, wl, limited, base, H, g, rows)
+    assert cost(np.zeros(D)) > 0 and np.abs(g).max() > 0
+    h = 1e-6
+    fd = np.array([(cost(h * e) - cost(-h * e)) / (2 * h) for e in np.eye(D)])
+    np.testing.assert_allclose(2 * g, fd, rtol=1e-6, atol=1e-7 * np.abs(fd).max())
+    # Gauss-Newton block: wl J^T J over the violated angles, each row J = dtheta/ddelta checked against
+    # central differences of the angle itself
+    J = np.zeros((0, D))
+    for k in range(1, n):
+        kk._limit_rows(S, k, seq, rows)
+        at = rows.copy()
+        for j in range(3):
+            if kk._violation(at[0, j], lo[k, j], hi[k, j]) != 0.0:
+                Rl = R[parent[k]]
+                row = np.zeros(D)
+                row[base[k]:base[k] + 3] = Rl @ at[1 + j]
+                e = np.zeros(D)
+                e[base[k]:base[k] + 3] = rng.normal(size=3)
+                e *= 1e-7 / np.abs(e).max()
+                Sp, Sm, pp = np.empty_like(S), np.empty_like(S), np.empty(3)
+                kk._apply_step(S, p, R, parent, base, e, Sp, pp, np.empty((3, 3)))
+                kk._apply_step(S, p, R, parent, base, -e, Sm, pp, np.empty((3, 3)))
+                ap = kk._limit_rows(Sp, k, seq, rows) and rows[0, j].copy()
+                am = kk._limit_rows(Sm, k, seq, rows) and rows[0, j].copy()
+                np.testing.assert_allclose((ap - am) / 2, row @ e, rtol=1e-4, atol=1e-15)
+                J = np.vstack([J, row])
+    np.testing.assert_allclose(H, wl * J.T @ J, atol=1e-9 * np.abs(H).max())
