@@ -57,7 +57,7 @@ __all__ = ["HINGE_WEIGHT", "LIMIT_WEIGHT", "NEUTRAL_WEIGHT", "PHYSIOLOGICAL_LIMI
 NEUTRAL_WEIGHT = 1e-10
 #: Default hinge-pull weight h_k (m^2) of the segments named in ``[ik] hinge``.
 HINGE_WEIGHT = 1e-3
-#: Weight of the joint-limit penalty (m^2/rad^2): 1 deg beyond a limit costs as much as 17 mm of marker error.
+#: Weight of the joint-limit penalty (m^2/rad^2): 0.1 deg beyond a limit costs as much as 55 mm of one marker's error.
 LIMIT_WEIGHT = 1e3
 #: ``limits = "physiological"``: wide ranges of motion of the lower limbs and elbows (degrees) in the
 #: model's coordinates (``<segment>_alpha/_beta/_gamma``, the angles of each body relative to its parent
