@@ -447,7 +447,9 @@ def track(markers: pd.DataFrame, calibration, mset, found: dict, required: list,
     run.messages.append(f"tracking: {'whole-body inverse kinematics' if method == 'global' else 'segment fits'}"
                         f" ({why})")
     tracker = track_global if method == "global" else track_segments
-    tracking = tracker(markers, calibration, keep_frames=False, required=required)
+    limits = run.options.joint_limits
+    extra = {"limits": limits} if method == "global" and limits is not None else {}
+    tracking = tracker(markers, calibration, keep_frames=False, required=required, **extra)
     run.messages += _tracking_lines(calibration, tracking)
     return tracking
 

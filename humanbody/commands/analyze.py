@@ -37,6 +37,9 @@ def add_marker_options(p) -> None:
                    help="tracking: each segment fitted alone (segments), whole-body inverse kinematics with the "
                         "joints held together (global), or auto (default): global when some tracked segment has "
                         "fewer than three points or the markers are video keypoints")
+    g.add_argument("--joint-limits", choices=("off", "physiological"), default=None,
+                   help="whole-body inverse kinematics: hold the hips, knees, ankles and elbows within "
+                        "physiological ranges (default: the marker set's [ik] limits, none for the built-in sets)")
     g.add_argument("--fill", choices=("spline", "rigid", "linear"), default="spline", help="marker gap filling: cubic spline in time (default), rigid-body fit to the other markers of the segment (any gap length), or linear")
     g.add_argument("--imu-heading", default=None, metavar="AXIS", help="orientation (IMU) trials: the pelvis sensor's axis pointing forward in the calibration posture (x, -z, ...; default: the subject faced the world's +X); --static is then an orientation file in that posture (default: the trial's first 0.5 s)")
 
@@ -108,7 +111,7 @@ def analysis_options(args, **per_trial):
         static=opt("static"), markerset=opt("markerset"), hip_trial=opt("hip_trial"), model=opt("model"),
         mass=opt("mass"), height=opt("height"), sex=opt("sex", "male"), subject=opt("subject"),
         axes=opt("axes", "auto"), cutoff_hz=opt("cutoff", 6.0) or None, max_gap=opt("max_gap", 0.1),
-        fill=opt("fill", "spline"), ik=opt("ik", "auto"), imu_heading=opt("imu_heading"),
+        fill=opt("fill", "spline"), ik=opt("ik", "auto"), joint_limits=opt("joint_limits"), imu_heading=opt("imu_heading"),
         angle_zero=opt("angle_zero", "anatomical"), differentiation=differentiation_from(args),
         forces=opt("forces"), loads=loads_from(args), force_threshold=opt("force_threshold", 20.0),
         forces_cutoff_hz=opt("forces_cutoff"), export=parse_export(opt("export")),
