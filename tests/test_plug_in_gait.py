@@ -952,17 +952,28 @@ def _with_upper(lower: dict, upper: dict) -> dict:
     return out
 
 
+def _upper_static(F0=4) -> dict:
+    """The whole-body static trial's markers (legs and pelvis as STATIC, upper body as UPPER_STATIC)."""
+    origin0 = np.tile([0.0, 0.0, 0.95], (F0, 1))
+    lower0, _ = place(dict(STATIC), origin0, subject=UPPER_SUBJECT)
+    Rp0 = euler_to_matrix(np.tile([0.0, 0.0, np.radians(STATIC["pelvis_tilt"])], (F0, 1)), "zxy")
+    up0, _, _ = place_upper({k: np.full(F0, v) for k, v in UPPER_STATIC.items()}, origin0, Rp0)
+    return _with_upper(lower0, up0)
+
+
 @pytest.fixture(scope="module")
 def pig_upper():
     F0 = 4
-    legs = dict(STATIC)
-    origin0 = np.tile([0.0, 0.0, 0.95], (F0, 1))
-    lower0, _ = place(legs, origin0, subject=UPPER_SUBJECT)
-    Rp0 = euler_to_matrix(np.tile([0.0, 0.0, np.radians(STATIC["pelvis_tilt"])], (F0, 1)), "zxy")
-    up0, _, _ = place_upper({k: np.full(F0, v) for k, v in UPPER_STATIC.items()}, origin0, Rp0)
-    cal = calibrate(_table(_with_upper(lower0, up0), np.arange(F0) / 100), "plug_in_gait", mass=70.0,
+    cal = calibrate(_table(_upper_static(F0), np.arange(F0) / 100), "plug_in_gait", mass=70.0,
                     height=1.78, subject=UPPER_SUBJECT)
-    ang, t = _upper_motion()
+    markers, ang, t, frames, centres, Rp = _upper_trial()
+    tr = track(_table(markers, t), cal)
+    return cal, tr, ang, frames, centres, Rp, markers
+
+
+def _upper_trial(F=181):
+    """The upper-body motion's markers (legs as STATIC, the pelvis tilting, travelling along +X)."""
+    ang, t = _upper_motion(F)
     F = len(t)
     pel = {k: (np.full(F, v) if not k.startswith("pelvis") else None) for k, v in STATIC.items()}
     pel.update({"pelvis_tilt": 10 + 6 * np.sin(2 * np.pi * t), "pelvis_obliquity": np.zeros(F),
@@ -971,9 +982,7 @@ def pig_upper():
     lower, _ = place(pel, origin, subject=UPPER_SUBJECT)
     Rp = euler_to_matrix(np.c_[np.zeros(F), np.zeros(F), np.radians(pel["pelvis_tilt"])], "zxy")
     up, frames, centres = place_upper(ang, origin, Rp)
-    markers = _with_upper(lower, up)
-    tr = track(_table(markers, t), cal)
-    return cal, tr, ang, frames, centres, Rp, markers
+    return _with_upper(lower, up), ang, t, frames, centres, Rp
 
 
 def test_upper_body_joint_centres_and_frames_are_plug_in_gait_s(pig_upper):
@@ -1149,3 +1158,45 @@ def test_upper_body_without_finger_markers_keeps_the_hand_in_line():
         np.testing.assert_allclose(cl[[f"{side}_wrist_flexion_deg", f"{side}_wrist_adduction_deg"]], 0.0, atol=1e-6)
         np.testing.assert_allclose(cl[f"{side}_elbow_flexion_deg"], ang[f"{side}_elbow_flexion"], atol=1e-6)
         np.testing.assert_allclose(cl[f"{side}_shoulder_flexion_deg"], ang[f"{side}_shoulder_flexion"], atol=1e-6)
+
+
+def test_c3d_export_has_plug_in_gait_s_upper_body_angles(tmp_path):
+    """``--export c3d`` of a Plug-in Gait trial with its upper body writes RThoraxAngles ... LWristAngles in
+    POINT:ANGLES, each side in its own sense, and they read back as the placed angles."""
+    ezc3d = pytest.importorskip("ezc3d")
+    from humanbody.cli import main
+    from humanbody.io.export import PIG_UPPER_OUTPUTS
+
+    F0 = 4
+    _write_csv(_upper_static(F0), np.arange(F0) / 100, tmp_path / "u_static.csv")
+    markers, ang, t, _, _, _ = _upper_trial(61)
+    _write_csv(markers, t, tmp_path / "u_walk.csv")
+    (tmp_path / "u.toml").write_text("".join(f"{k} = {v!r}\n" for k, v in UPPER_SUBJECT.measured().items()))
+    out = tmp_path / "out"
+    assert main(["analyze", str(tmp_path / "u_walk.csv"), "--static", str(tmp_path / "u_static.csv"),
+                 "--subject", str(tmp_path / "u.toml"), "--markerset", "plug_in_gait", "--axes", "x,y,z",
+                 "--cutoff", "0", "--digits", "15", "--export", "c3d", "--out", str(out), "-q"]) == 0
+    res = pd.read_csv(out / "u_walk_results.csv")
+    c = ezc3d.c3d(str(out / "u_walk.c3d"))
+    labels = [x.strip() for x in c["parameters"]["POINT"]["LABELS"]["value"]]
+    angles = set(c["parameters"]["POINT"]["ANGLES"]["value"])
+    pts = c["data"]["points"]
+    assert len(PIG_UPPER_OUTPUTS) == 14
+    for _, label, comps in PIG_UPPER_OUTPUTS:
+        assert label in angles, label
+        for axis, (col, factor) in enumerate(comps):
+            np.testing.assert_allclose(pts[axis, labels.index(label)], factor * res[col], atol=1e-4,
+                                       err_msg=f"{label} {axis}")
+
+    def got(label, axis):
+        return pts[axis, labels.index(label)]
+
+    # the placed angles in Nexus's sense: the thorax as the pelvis (own side up, turned to the other side)
+    np.testing.assert_allclose(got("RThoraxAngles", 0), ang["thorax_tilt"], atol=1e-4)
+    np.testing.assert_allclose(got("LThoraxAngles", 1), -ang["thorax_obliquity"], atol=1e-4)
+    np.testing.assert_allclose(got("LThoraxAngles", 2), -ang["thorax_rotation"], atol=1e-4)
+    np.testing.assert_allclose(got("RNeckAngles", 2), -ang["neck_rotation"], atol=1e-4)  # turned to the right
+    np.testing.assert_allclose(got("LNeckAngles", 1), -ang["neck_lateral_flexion"], atol=1e-4)  # bent left
+    np.testing.assert_allclose(got("LShoulderAngles", 1), -ang["left_shoulder_adduction"], atol=1e-4)
+    assert got("LShoulderAngles", 1).max() > 89.9  # abducted to 90 deg: abduction positive
+    np.testing.assert_allclose(got("RElbowAngles", 0), ang["right_elbow_flexion"], atol=1e-4)
