@@ -68,6 +68,23 @@ def _frame_xy(x, y):
     return np.stack([x, y, np.cross(x, y)], axis=-1)
 
 
+def pelvis_from_progression(Rp, heading_deg) -> dict:
+    """Plug-in Gait's pelvis angles (deg) of pelvis frames Rp (F, 3, 3) relative to the horizontal direction
+    of progression at heading (deg about ground Z): scipy's intrinsic Y-X'-Z'' angles (a, b, c) of
+    Rz(-heading) Rp give tilt a, obliquity -b (right side up), rotation c (to the left)."""
+    from scipy.spatial.transform import Rotation
+
+    S = np.einsum("fji,fjk->fik", np.asarray(_rz_many(np.radians(heading_deg))), Rp)
+    a = np.degrees(Rotation.from_matrix(S).as_euler("YXZ"))
+    return {"pelvis_tilt": a[:, 0], "pelvis_obliquity": -a[:, 1], "pelvis_rotation": a[:, 2]}
+
+
+def _rz_many(t):
+    """Rz(t) for each t (F,): (F, 3, 3)."""
+    t = np.atleast_1d(np.asarray(t, float))
+    return np.stack([_rz(v) for v in t])
+
+
 THI_AT, TIB_AT = (0.0, 0.09, -0.20), (0.0, 0.08, -0.15)  # wands (thigh: from the hip, shank: from the knee;
 # lateral y given for the left side), in the segment's frame: in the joint's plane
 
@@ -81,19 +98,22 @@ def place(angles: dict, origin: np.ndarray, thi=THI_AT, tib=TIB_AT, subject=None
     Plug-in Gait's foot in any frame is the uncorrected one turned by the static offset.
 
     ``angles``: pelvis_tilt/obliquity/rotation and s_hip/knee/ankle angles (clinical names without _deg);
-    ``origin`` (F, 3): mid-ASIS.  The pelvis is relative to ground +X (the direction of progression).
+    ``origin`` (F, 3): mid-ASIS.  The pelvis is posed as Plug-in Gait's angles: Y-X-Z Cardan angles
+    relative to ground (+X the direction of progression), tilt about y (anterior +), obliquity about the
+    floating x (right side up +, so -x), rotation about the pelvis's z (to the left +); ``centres["pelvis"]``
+    is its frame.
     ``thi``, ``tib``: the wands in the thigh and (torsion-turned) shank frames, lateral y as on the left
     (mirrored on the right).  ``subject`` defaults to SUBJECT.
     """
     SUBJECT_ = SUBJECT if subject is None else subject  # noqa: N806
     F = len(origin)
     d = {k: np.radians(np.broadcast_to(v, (F,))) for k, v in angles.items()}
-    Rp = euler_to_matrix(np.c_[d["pelvis_rotation"], -d["pelvis_obliquity"], d["pelvis_tilt"]], "zxy")
+    Rp = euler_to_matrix(np.c_[d["pelvis_tilt"], -d["pelvis_obliquity"], d["pelvis_rotation"]], "yxz")
     at = lambda R, O, v: O + np.einsum("fij,j->fi", R, np.asarray(v, float))  # noqa: E731
     m = {"RASI": at(Rp, origin, (0, -PW / 2, 0)), "LASI": at(Rp, origin, (0, PW / 2, 0)),
          "RPSI": at(Rp, origin, (SACRUM, -0.045, 0)), "LPSI": at(Rp, origin, (SACRUM, 0.045, 0))}
     m.update({k: at(Rp, origin, v) for k, v in UPPER.items()})
-    centres = {}
+    centres = {"pelvis": Rp}
     r = SUBJECT_.marker_diameter / 2
     mean_leg = 0.5 * (SUBJECT_.right_leg_length + SUBJECT_.left_leg_length)
     for side, S, s in SIDES:
@@ -218,9 +238,9 @@ def test_angles_over_the_whole_range_exact(pig):
     # the direction of progression is the pelvis's horizontal travel over a second: here within 2 deg of +X
     heading = np.degrees(progression_heading(tr.coords["time"], tr.coords[["lower_torso_x", "lower_torso_y"]]))
     assert np.abs(heading).max() < 2.0
+    ang.update(pelvis_from_progression(centres["pelvis"], heading))  # the pelvis from the progression
     for name, want in ang.items():
-        got = cl[f"{name}_deg"] + (heading if name == "pelvis_rotation" else 0.0)
-        np.testing.assert_allclose(got, want, atol=1e-6, err_msg=name)
+        np.testing.assert_allclose(cl[f"{name}_deg"], want, atol=1e-6, err_msg=name)
     assert cl["right_knee_flexion_deg"].max() > 119.9 and cl["left_hip_flexion_deg"].max() > 99.9
 
 
@@ -317,7 +337,11 @@ def test_cli_with_a_vsk_gives_the_angles(tmp_path, capsys):
     for side, _, _ in SIDES:
         for j in JOINTS:
             np.testing.assert_allclose(table[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
-    np.testing.assert_allclose(table["pelvis_tilt_deg"], ang["pelvis_tilt"], atol=1e-6)
+    from humanbody.mechanics.clinical import progression_heading
+
+    heading = np.degrees(progression_heading(table["time"], table[["lower_torso_x", "lower_torso_y"]]))
+    for name, want in pelvis_from_progression(centres["pelvis"], heading).items():
+        np.testing.assert_allclose(table[f"{name}_deg"], want, atol=1e-6, err_msg=name)
     assert hb.load_model(out / "s01_walk_model.json").total_mass == pytest.approx(70.0)
 
 
@@ -342,8 +366,11 @@ def test_lower_body_trial_uses_the_lower_body_set():
     for side, _, _ in SIDES:
         for j in JOINTS:
             np.testing.assert_allclose(cl[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
-    np.testing.assert_allclose(cl[["pelvis_tilt_deg", "pelvis_obliquity_deg"]],
-                               np.c_[ang["pelvis_tilt"], ang["pelvis_obliquity"]], atol=1e-6)
+    from humanbody.mechanics.clinical import progression_heading
+
+    heading = np.degrees(progression_heading(tr.coords["time"], tr.coords[["lower_torso_x", "lower_torso_y"]]))
+    for name, want in pelvis_from_progression(centres["pelvis"], heading).items():
+        np.testing.assert_allclose(cl[f"{name}_deg"], want, atol=1e-6, err_msg=name)
     np.testing.assert_allclose(cl["thorax_flexion_deg"], 0.0, atol=1e-9)  # not measured: rigid with the pelvis
     res = hb.compute(cal.model, tr.coords, differentiation="gradient")
     k = list(cal.model.names).index("right_lower_leg")
@@ -475,6 +502,141 @@ def test_ankle_is_plug_in_gait_s_order_not_the_joint_coordinate_system_s(pig):
     assert np.abs(jcs["right_ankle_inversion_deg"] - want["right_ankle_inversion"]).max() > 0.05
     np.testing.assert_allclose(jcs["right_knee_flexion_deg"], cl["right_knee_flexion_deg"], atol=1e-12)
     assert cal.model.meta["clinical_sequences"]["ankle"] == "yzx"
+
+
+# ------------------------------------------------------------------ pelvis and foot progression
+PELVIS_POSES = ((25.0, 0.0, 0.0), (0.0, 15.0, 0.0), (0.0, 0.0, 40.0), (25.0, 15.0, 40.0), (-10.0, -15.0, -40.0),
+                (25.0, -15.0, 40.0), (15.0, 15.0, -40.0))  # (tilt, obliquity, rotation) deg
+
+
+def _pelvis_pose_trial(cal, tilt, obliquity, rotation, F=20):
+    """A trial holding one pelvis pose (Plug-in Gait's Y-X-Z angles) while travelling straight along +X."""
+    pose = dict(STATIC, pelvis_tilt=tilt, pelvis_obliquity=obliquity, pelvis_rotation=rotation)
+    t = np.arange(F) / 50.0
+    m, centres = place(pose, np.c_[1.2 * t, np.zeros(F), np.full(F, 0.95)])
+    return track(_table(m, t), cal), centres
+
+
+def test_pelvis_is_plug_in_gait_s_tilt_obliquity_rotation(pig):
+    """Large pelvis angles, alone and combined (rotation 40, obliquity 15, tilt 25 deg), posed by Plug-in Gait's
+    Y-X-Z sequence relative to the direction of progression, come back to 1e-6 deg; Baker's rotation-first
+    Z-X-Y order (the other marker sets') gives other numbers for the combined poses (the test can fail)."""
+    cal = pig[0]
+    baker = cal.model.replace(meta=dict(cal.model.meta, clinical_sequences={
+        k: v for k, v in cal.model.meta["clinical_sequences"].items() if k != "pelvis"}))
+    worst = 0.0
+    for tilt, obliquity, rotation in PELVIS_POSES:
+        tr, _ = _pelvis_pose_trial(cal, tilt, obliquity, rotation)
+        assert np.abs(np.diff(tr.coords["lower_torso_y"])).max() < 1e-12  # straight along +X: heading 0
+        cl = clinical_angles(cal.model, tr.coords, cal)
+        for name, want in (("tilt", tilt), ("obliquity", obliquity), ("rotation", rotation)):
+            np.testing.assert_allclose(cl[f"pelvis_{name}_deg"], want, atol=1e-6, err_msg=f"{name} {tilt, obliquity, rotation}")
+        other = clinical_angles(baker, tr.coords, cal)
+        worst = max(worst, float(np.abs(other[["pelvis_tilt_deg", "pelvis_obliquity_deg", "pelvis_rotation_deg"]]
+                                        .to_numpy() - [tilt, obliquity, rotation]).max()))
+    assert worst > 5.0
+    assert cal.model.meta["clinical_sequences"]["pelvis"] == "yxz"
+
+
+def test_left_pelvis_angles_are_the_side_s_own_sense(pig):
+    """LPelvisAngles (the C3D export, the normative comparison, the GPS) in the left side's own sense: left
+    side up and left side forward positive, from the same Y-X-Z decomposition (Plug-in Gait's left pelvis)."""
+    from scipy.spatial.transform import Rotation
+
+    from humanbody.gait.gps import SIDE_SENSE
+    from humanbody.io.export import PIG_OUTPUTS
+
+    cal = pig[0]
+    left = next(comps for group, label, comps in PIG_OUTPUTS if label == "LPelvisAngles")
+    for tilt, obliquity, rotation in PELVIS_POSES:
+        tr, centres = _pelvis_pose_trial(cal, tilt, obliquity, rotation, F=10)
+        cl = clinical_angles(cal.model, tr.coords, cal)
+        a = np.degrees(Rotation.from_matrix(centres["pelvis"]).as_euler("YXZ"))  # progression = ground +X
+        # +x lifts the left side; the left side goes forward when the pelvis turns to the right (-z)
+        own = {"tilt": a[:, 0], "obliquity": a[:, 1], "rotation": -a[:, 2]}
+        for (column, factor), (word, want) in zip(left, own.items()):
+            np.testing.assert_allclose(factor * cl[column], want, atol=1e-6, err_msg=word)
+            sense = SIDE_SENSE.get(f"pelvis_{word}_deg", {"left": 1.0})["left"]
+            np.testing.assert_allclose(sense * cl[f"pelvis_{word}_deg"], want, atol=1e-6, err_msg=word)
+
+
+def _pig_foot_long_axis(static_c, c, side, heading):
+    """Plug-in Gait's foot long axis (unit, toe-wards) in the progression frame: the uncorrected foot (ankle
+    centre -> toe with the shank's ankle axis) of each frame turned by the static offset U0^T A0."""
+    U0, A0 = static_c[f"{side}_foot_uncorrected"][0], static_c[f"{side}_foot_anatomical"][0]
+    foot = c[f"{side}_foot_uncorrected"] @ (U0.T @ A0)
+    return np.einsum("fij,fj->fi", _rz_many(-heading), foot[:, :, 0])
+
+
+def test_foot_progression_is_plug_in_gait_s(pig):
+    """Plug-in Gait's foot progression: the foot's Y-X-Z angles in its own axes (long axis z, toe to heel)
+    relative to the direction of progression, the one about the floating axis: arcsin of the foot's unit long
+    axis's component towards the left, internal (toes in) positive on both sides.  With the foot pitched
+    (this motion's ankles, knees and hips) it differs from the angle of the long axis's floor projection."""
+    from humanbody.mechanics.clinical import progression_heading
+
+    cal, tr, _, centres, static_c = pig
+    cl = clinical_angles(cal.model, tr.coords, cal)
+    heading = progression_heading(tr.coords["time"], tr.coords[["lower_torso_x", "lower_torso_y"]])
+    floor_gap = 0.0
+    for side, _, s in SIDES:
+        long_axis = _pig_foot_long_axis(static_c, centres, side, heading)
+        want = s * np.degrees(np.arcsin(long_axis[:, 1]))
+        np.testing.assert_allclose(cl[f"{side}_foot_progression_deg"], want, atol=1e-6, err_msg=side)
+        floor = s * np.degrees(np.arctan2(long_axis[:, 1], long_axis[:, 0]))
+        floor_gap = max(floor_gap, float(np.nanmax(np.abs(floor - want))))
+    assert floor_gap > 1.0
+    model = cal.model.replace(meta=dict(cal.model.meta, clinical_sequences={
+        k: v for k, v in cal.model.meta["clinical_sequences"].items() if k != "foot_progression"}))
+    other = clinical_angles(model, tr.coords, cal)  # the floor angle (other marker sets)
+    for side, _, s in SIDES:
+        long_axis = _pig_foot_long_axis(static_c, centres, side, heading)
+        steep = np.abs(long_axis[:, 2]) > np.sin(np.radians(80.0))
+        floor = s * np.degrees(np.arctan2(long_axis[:, 1], long_axis[:, 0]))
+        np.testing.assert_allclose(other[f"{side}_foot_progression_deg"][~steep], floor[~steep], atol=1e-6)
+
+
+def test_pelvis_and_foot_progression_continuous_through_a_turn(pig):
+    """The subject walks along +X, turns round on a semicircle and walks back: the pelvis angles follow the
+    direction of progression (Plug-in Gait's Y-X-Z relative to it, exact to 1e-6 deg), stay continuous and
+    within +-180, and keep the pelvis's own angles relative to the walk (within a few degrees where the
+    heading's window lies on a straight or on the arc)."""
+    from humanbody.mechanics.clinical import progression_heading
+
+    cal = pig[0]
+    dt, v, radius = 0.02, 1.2, 1.0
+    t = np.arange(0.0, 1.0 + np.pi * radius / v + 1.0, dt)
+    s_path = v * t
+    a = np.clip((s_path - 1.2) / radius, 0.0, np.pi)  # the turn's angle swept
+    straight_back = np.maximum(s_path - 1.2 - np.pi * radius, 0.0)
+    x = np.minimum(s_path, 1.2) + radius * np.sin(a) - straight_back
+    y = radius * (1.0 - np.cos(a))
+    F = len(t)
+    travel = a  # the walking direction (rad about Z): 0, turning to pi
+    rel = {"pelvis_tilt": 12 + 4 * np.sin(2 * np.pi * t), "pelvis_obliquity": 5 * np.sin(2 * np.pi * t + 0.3),
+           "pelvis_rotation": 8 * np.sin(2 * np.pi * t + 1.0)}
+    pose = {k: np.full(F, v) for k, v in STATIC.items()}
+    pose.update(rel)
+    m, centres = place(pose, np.c_[np.zeros(F), np.zeros(F), np.full(F, 0.95)])
+    # turn the whole body by the walking direction about the vertical through mid-ASIS and carry it along
+    Rt = _rz_many(travel)
+    path = np.c_[x, y, np.zeros(F)]
+    m = {k: np.einsum("fij,fj->fi", Rt, p) + path for k, p in m.items()}
+    tr = track(_table(m, t), cal)
+    cl = clinical_angles(cal.model, tr.coords, cal)
+    heading = np.degrees(progression_heading(tr.coords["time"], tr.coords[["lower_torso_x", "lower_torso_y"]]))
+    assert heading[0] == pytest.approx(0.0, abs=4.0) and heading[-1] == pytest.approx(180.0, abs=4.0)
+    want = pelvis_from_progression(Rt @ centres["pelvis"], heading)
+    # where the heading's one-second window lies on one straight or on the arc, the heading is the walking
+    # direction (a centred chord of a circle is parallel to its tangent) up to the pelvis origin's sway
+    steady = np.minimum(np.abs(t - 1.0), np.abs(t - 1.0 - np.pi * radius / v)) > 0.5
+    for name in rel:
+        np.testing.assert_allclose(cl[f"{name}_deg"], want[name], atol=1e-6, err_msg=name)
+        assert np.abs(cl[f"{name}_deg"] - rel[name])[steady].max() < 6.0, name  # relative to the walk
+        assert np.abs(np.diff(cl[f"{name}_deg"])).max() < 3.0, name
+    for side, _, _ in SIDES:
+        fp = cl[f"{side}_foot_progression_deg"]
+        assert np.isfinite(fp).all() and np.abs(np.diff(fp)).max() < 3.0 and np.abs(fp).max() < 30.0
 
 
 def test_foot_flat_with_sole_delta():
@@ -790,17 +952,28 @@ def _with_upper(lower: dict, upper: dict) -> dict:
     return out
 
 
+def _upper_static(F0=4) -> dict:
+    """The whole-body static trial's markers (legs and pelvis as STATIC, upper body as UPPER_STATIC)."""
+    origin0 = np.tile([0.0, 0.0, 0.95], (F0, 1))
+    lower0, _ = place(dict(STATIC), origin0, subject=UPPER_SUBJECT)
+    Rp0 = euler_to_matrix(np.tile([0.0, 0.0, np.radians(STATIC["pelvis_tilt"])], (F0, 1)), "zxy")
+    up0, _, _ = place_upper({k: np.full(F0, v) for k, v in UPPER_STATIC.items()}, origin0, Rp0)
+    return _with_upper(lower0, up0)
+
+
 @pytest.fixture(scope="module")
 def pig_upper():
     F0 = 4
-    legs = dict(STATIC)
-    origin0 = np.tile([0.0, 0.0, 0.95], (F0, 1))
-    lower0, _ = place(legs, origin0, subject=UPPER_SUBJECT)
-    Rp0 = euler_to_matrix(np.tile([0.0, 0.0, np.radians(STATIC["pelvis_tilt"])], (F0, 1)), "zxy")
-    up0, _, _ = place_upper({k: np.full(F0, v) for k, v in UPPER_STATIC.items()}, origin0, Rp0)
-    cal = calibrate(_table(_with_upper(lower0, up0), np.arange(F0) / 100), "plug_in_gait", mass=70.0,
+    cal = calibrate(_table(_upper_static(F0), np.arange(F0) / 100), "plug_in_gait", mass=70.0,
                     height=1.78, subject=UPPER_SUBJECT)
-    ang, t = _upper_motion()
+    markers, ang, t, frames, centres, Rp = _upper_trial()
+    tr = track(_table(markers, t), cal)
+    return cal, tr, ang, frames, centres, Rp, markers
+
+
+def _upper_trial(F=181):
+    """The upper-body motion's markers (legs as STATIC, the pelvis tilting, travelling along +X)."""
+    ang, t = _upper_motion(F)
     F = len(t)
     pel = {k: (np.full(F, v) if not k.startswith("pelvis") else None) for k, v in STATIC.items()}
     pel.update({"pelvis_tilt": 10 + 6 * np.sin(2 * np.pi * t), "pelvis_obliquity": np.zeros(F),
@@ -809,9 +982,7 @@ def pig_upper():
     lower, _ = place(pel, origin, subject=UPPER_SUBJECT)
     Rp = euler_to_matrix(np.c_[np.zeros(F), np.zeros(F), np.radians(pel["pelvis_tilt"])], "zxy")
     up, frames, centres = place_upper(ang, origin, Rp)
-    markers = _with_upper(lower, up)
-    tr = track(_table(markers, t), cal)
-    return cal, tr, ang, frames, centres, Rp, markers
+    return _with_upper(lower, up), ang, t, frames, centres, Rp
 
 
 def test_upper_body_joint_centres_and_frames_are_plug_in_gait_s(pig_upper):
@@ -987,3 +1158,45 @@ def test_upper_body_without_finger_markers_keeps_the_hand_in_line():
         np.testing.assert_allclose(cl[[f"{side}_wrist_flexion_deg", f"{side}_wrist_adduction_deg"]], 0.0, atol=1e-6)
         np.testing.assert_allclose(cl[f"{side}_elbow_flexion_deg"], ang[f"{side}_elbow_flexion"], atol=1e-6)
         np.testing.assert_allclose(cl[f"{side}_shoulder_flexion_deg"], ang[f"{side}_shoulder_flexion"], atol=1e-6)
+
+
+def test_c3d_export_has_plug_in_gait_s_upper_body_angles(tmp_path):
+    """``--export c3d`` of a Plug-in Gait trial with its upper body writes RThoraxAngles ... LWristAngles in
+    POINT:ANGLES, each side in its own sense, and they read back as the placed angles."""
+    ezc3d = pytest.importorskip("ezc3d")
+    from humanbody.cli import main
+    from humanbody.io.export import PIG_UPPER_OUTPUTS
+
+    F0 = 4
+    _write_csv(_upper_static(F0), np.arange(F0) / 100, tmp_path / "u_static.csv")
+    markers, ang, t, _, _, _ = _upper_trial(61)
+    _write_csv(markers, t, tmp_path / "u_walk.csv")
+    (tmp_path / "u.toml").write_text("".join(f"{k} = {v!r}\n" for k, v in UPPER_SUBJECT.measured().items()))
+    out = tmp_path / "out"
+    assert main(["analyze", str(tmp_path / "u_walk.csv"), "--static", str(tmp_path / "u_static.csv"),
+                 "--subject", str(tmp_path / "u.toml"), "--markerset", "plug_in_gait", "--axes", "x,y,z",
+                 "--cutoff", "0", "--digits", "15", "--export", "c3d", "--out", str(out), "-q"]) == 0
+    res = pd.read_csv(out / "u_walk_results.csv")
+    c = ezc3d.c3d(str(out / "u_walk.c3d"))
+    labels = [x.strip() for x in c["parameters"]["POINT"]["LABELS"]["value"]]
+    angles = set(c["parameters"]["POINT"]["ANGLES"]["value"])
+    pts = c["data"]["points"]
+    assert len(PIG_UPPER_OUTPUTS) == 14
+    for _, label, comps in PIG_UPPER_OUTPUTS:
+        assert label in angles, label
+        for axis, (col, factor) in enumerate(comps):
+            np.testing.assert_allclose(pts[axis, labels.index(label)], factor * res[col], atol=1e-4,
+                                       err_msg=f"{label} {axis}")
+
+    def got(label, axis):
+        return pts[axis, labels.index(label)]
+
+    # the placed angles in Nexus's sense: the thorax as the pelvis (own side up, turned to the other side)
+    np.testing.assert_allclose(got("RThoraxAngles", 0), ang["thorax_tilt"], atol=1e-4)
+    np.testing.assert_allclose(got("LThoraxAngles", 1), -ang["thorax_obliquity"], atol=1e-4)
+    np.testing.assert_allclose(got("LThoraxAngles", 2), -ang["thorax_rotation"], atol=1e-4)
+    np.testing.assert_allclose(got("RNeckAngles", 2), -ang["neck_rotation"], atol=1e-4)  # turned to the right
+    np.testing.assert_allclose(got("LNeckAngles", 1), -ang["neck_lateral_flexion"], atol=1e-4)  # bent left
+    np.testing.assert_allclose(got("LShoulderAngles", 1), -ang["left_shoulder_adduction"], atol=1e-4)
+    assert got("LShoulderAngles", 1).max() > 89.9  # abducted to 90 deg: abduction positive
+    np.testing.assert_allclose(got("RElbowAngles", 0), ang["right_elbow_flexion"], atol=1e-4)

@@ -24,11 +24,19 @@ alike (docs/conventions.md, "Clinical joint angles"; docs/joint_angles.md):
   often hold the arms out (a T-pose);
 - the pelvis is decomposed rotation-obliquity-tilt (``zxy``, Baker 2001)
   relative to the horizontal direction of progression (static zero: less
-  its standing tilt and obliquity);
+  its standing tilt and obliquity); a model may name Plug-in Gait's
+  tilt-obliquity-rotation instead (``{"pelvis": "yxz"}``, below);
 - foot progression is the angle on the floor between the foot's long axis
   and the horizontal direction of progression, positive when the toes turn
   in; NaN while the foot points more than 80 degrees up or down (kneeling,
-  a foot lifted behind), where it has no meaningful direction on the floor;
+  a foot lifted behind), where it has no meaningful direction on the floor.
+  A model's ``meta["clinical_sequences"]["foot_progression"] = "yzx"``
+  takes Plug-in Gait's instead: the foot relative to the progression frame
+  decomposed pitch, then about the floating z, then roll, the angle about z
+  being arcsin(l_y) of the foot's unit long axis l in that frame (its
+  angle from the vertical plane of progression: sin = cos(pitch) times the
+  sine of the floor angle, so the two agree with the foot flat), defined
+  in every pose;
 - a model whose ``meta["clinical_sequences"]`` names another order for a
   joint kind (``{"ankle": "yzx"}``, Plug-in Gait's: flexion, then rotation
   about the floating axis, then inversion about the foot's long axis)
@@ -352,10 +360,11 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
         chains.append([names.index(seg) for seg in angles[0].segments])
         use_yaw.append(angles[0].reference == "progression")
         seqs.append(angles[0].sequence)
+    foot_seq = str(overrides.get("foot_progression", "zyx"))
     for side, _ in feet:
         chains.append([k - 1 for k in reversed(model.chain(names.index(f"{side}_foot") + 1))])
         use_yaw.append(True)
-        seqs.append("zyx")
+        seqs.append(foot_seq)
     width = max(len(c) for c in chains) if chains else 1
     chain_arr = np.full((len(chains), width), -1, dtype=np.int64)
     for i, c in enumerate(chains):
@@ -389,13 +398,15 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
             S0 = _yaw(np.array(np.arctan2(S0[1, 0], S0[0, 0]))).T @ S0  # the standing posture, heading removed
         z0 = np.degrees(matrix_to_euler(S0, first.sequence)) if first.static_zero else np.zeros(3)
         if first.reference == "progression":
-            z0[0] = 0.0  # the heading is measured from the direction of progression itself
+            z0[first.sequence.index("z")] = 0.0  # the heading is measured from the direction of progression itself
         for a in angles:
             out[a.column] = wrap_degrees(a.sign * (deg[:, a.index] - z0[a.index]))
+    iz = foot_seq.index("z")
     for i, (side, s) in enumerate(feet):
         yaw_pitch = raw[:, n_joints + i]
-        angle = yaw_pitch[:, 0].copy()  # the foot's long axis on the floor, from the direction of progression
-        angle[np.abs(np.sin(yaw_pitch[:, 1])) > _STEEP] = np.nan  # pointing up or down: no direction on the floor
+        angle = yaw_pitch[:, iz].copy()  # the foot's long axis on the floor, from the direction of progression
+        if foot_seq == "zyx":  # pointing up or down: no direction on the floor
+            angle[np.abs(np.sin(yaw_pitch[:, 1])) > _STEEP] = np.nan
         angle = _unwrapped(angle)  # continuous when the foot turns far round
         out[f"{side}_foot_progression_deg"] = wrap_degrees(s * np.degrees(angle))  # toe-in: towards the other foot
     return pd.DataFrame({c: out[c] for c in columns}, index=range(F))
