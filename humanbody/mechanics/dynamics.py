@@ -61,9 +61,9 @@ def _arrays(model, *xs) -> tuple[list[np.ndarray], bool, tuple[int, ...]]:
 def _joint_axes(model, q, res=None) -> np.ndarray:
     """Every body's three rotation axes in ground components, (F, N, 3, 3) (columns).
 
-    ``res`` : the kinematics of ``q`` (:func:`humanbody.mechanics.kinematics.run_tree`), computed when None.
+    ``res`` : the kinematics of ``q`` (:func:`humanbody.mechanics.results.run_tree`), computed when None.
     """
-    from .kinematics import run_tree as _run_kernel
+    from .results import run_tree as _run_kernel
 
     F, N = q.shape[0], model.n_bodies
     if res is None:
@@ -98,7 +98,7 @@ def generalized_forces(model: BodyModel, q: ArrayLike, joint_force: np.ndarray,
 
 
 def _inverse(model, q, qd, qdd, gravity=True) -> np.ndarray:
-    from .kinematics import run_tree as _run_kernel
+    from .results import run_tree as _run_kernel
     from .kinetics import joint_loads
 
     m = model if gravity else model.replace(gravity=[0.0, 0.0, 0.0])
@@ -142,7 +142,7 @@ def mass_matrix(model: BodyModel, q: ArrayLike) -> np.ndarray:
     """
     from .._kernels.mass_matrix import composite_mass_matrix
     from .._kernels.tree import threads_for
-    from .kinematics import run_tree as _run_kernel
+    from .results import run_tree as _run_kernel
 
     (q,), single, shape = _arrays(model, q)
     F, n = q.shape

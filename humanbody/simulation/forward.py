@@ -39,7 +39,8 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ..mechanics import angular_rates as rates
-from .. import rotations as rot
+from ..rotations.angles import matrix_to_euler
+from ..rotations.quaternions import quaternion_to_matrix, sequence_to_quaternion
 from ..errors import InputError
 
 if TYPE_CHECKING:
@@ -118,17 +119,17 @@ class System:
         e = np.empty((self.N, 4))
         w = np.empty((self.N, 3))
         for s, idx in self._groups.items():
-            e[idx] = rot.sequence_to_quaternion(a[idx], s)
+            e[idx] = sequence_to_quaternion(a[idx], s)
             w[idx] = rates.omega_from_angle_rates(a[idx], ad[idx], s, "parent")
         u = np.concatenate([qd[:3], w.ravel()])
         return np.concatenate([q[:3], e.ravel(), np.where(self.free, u, 0.0)])
 
     def angles(self, e) -> np.ndarray:
         """Each body's angles in its own sequence from its Euler parameters, (..., N, 3)."""
-        S = rot.quaternion_to_matrix(e)
+        S = quaternion_to_matrix(e)
         out = np.empty(e.shape[:-1] + (3,))
         for s, idx in self._groups.items():
-            out[..., idx, :] = rot.matrix_to_euler(S[..., idx, :, :], s)
+            out[..., idx, :] = matrix_to_euler(S[..., idx, :, :], s)
         return out
 
     def rate_matrices(self, angles) -> np.ndarray:
@@ -149,7 +150,7 @@ class System:
         from .._kernels.kinetics import joint_loads
         from .._kernels.mass_matrix import composite_mass_matrix
         from .._kernels.tree import threads_for
-        from ..mechanics.kinematics import run_tree as _run_kernel
+        from ..mechanics.results import run_tree as _run_kernel
 
         model, N, n = self.model, self.N, self.n
         k = len(Y)
@@ -185,7 +186,7 @@ class System:
         w = u[:, 3:].reshape(k, N, 3)
         applied = np.zeros((k, n))
         if self.springs is not None:
-            applied[:, 3:] += self.springs.moments(e, rot.quaternion_to_matrix(e), w).reshape(k, 3 * N)
+            applied[:, 3:] += self.springs.moments(e, quaternion_to_matrix(e), w).reshape(k, 3 * N)
         if self.torques is not None:
             H = self.rate_matrices(ang)
             td = np.linalg.solve(H, w[..., None])[..., 0].reshape(k, 3 * N)
@@ -260,19 +261,24 @@ class Simulation:
     messages: list
 
 
-def _continuous(angles, seq) -> np.ndarray:
-    """Angles of one body over time on a continuous branch (Cardan: beta or pi - beta), unwrapped."""
-    a = angles.copy()
-    cardan = seq[0] != seq[2]
-    for f in range(1, len(a)):
-        alt = a[f] + np.pi * np.array([1.0, 0.0, 1.0])
-        alt[1] = np.pi - a[f, 1] if cardan else -a[f, 1]
-        d0 = np.abs(np.angle(np.exp(1j * (a[f] - a[f - 1])))).sum()
-        d1 = np.abs(np.angle(np.exp(1j * (alt - a[f - 1])))).sum()
-        if d1 < d0:
-            a[f] = alt
-        a[f] = a[f - 1] + np.angle(np.exp(1j * (a[f] - a[f - 1])))
-    return a
+def _continuous(angles: np.ndarray, sequences) -> np.ndarray:
+    """Angles (F, N, 3) over time made continuous through and beyond each sequence's singular set and unwrapped.
+
+    The one rule of the marker tracking and the clinical angles:
+    :func:`humanbody._kernels.angles.continuous_angles` (each frame the nearer of
+    the two equivalent triples, the third angle carried through the singular set),
+    then every column unwrapped by :func:`humanbody._kernels.angles.unwrap_columns`
+    (numpy.unwrap's steps).
+    """
+    from .._kernels.angles import continuous_angles, unwrap_columns
+    from ..rotations.common import sequence_axes
+
+    F, N = angles.shape[:2]
+    a = np.array(angles, dtype=float, order="C")
+    continuous_angles(a, np.array([sequence_axes(s) for s in sequences], dtype=np.int64).reshape(N, 3), 1e-9)
+    flat = a.reshape(F, 3 * N)
+    unwrap_columns(flat)
+    return flat.reshape(F, N, 3)
 
 
 def _outputs(system: System, t, Y):
@@ -280,9 +286,7 @@ def _outputs(system: System, t, Y):
     F, N = len(t), system.N
     ev = [system.evaluate(t[f], Y[f]) for f in range(F)]
     e = np.array([v["e"] for v in ev])
-    ang = system.angles(e)
-    for k, s in enumerate(system.model.sequences):
-        ang[:, k] = _continuous(ang[:, k], s)
+    ang = _continuous(system.angles(e), system.model.sequences)
     u = Y[:, 3 + 4 * N:]
     ud = np.array([v["udot"] for v in ev])
     H = system.rate_matrices(ang)
@@ -380,7 +384,7 @@ def simulate(model: BodyModel, duration: float, q0: ArrayLike, qd0: ArrayLike | 
     e = Y[:, 3:3 + 4 * N].reshape(-1, N, 4)
     Y[:, 3:3 + 4 * N] = (e / np.linalg.norm(e, axis=2, keepdims=True)).reshape(-1, 4 * N)  # onto the unit sphere
     q, qd, qdd, tau, e, loads = _outputs(system, sol.t, Y)
-    from ..mechanics.kinematics import coordinate_columns
+    from ..model.body import coordinate_columns
 
     cols = coordinate_columns(model)
     data = {"time": sol.t}

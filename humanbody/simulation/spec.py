@@ -180,7 +180,7 @@ def _coordinates(entry, cols, what: str, root) -> np.ndarray:
 
 def _springs(entry, model, q0):
     from .passive import JointSprings
-    from ..rotations import sequence_to_quaternion
+    from ..rotations.quaternions import sequence_to_quaternion
 
     names = set(model.names[1:])
     _table(entry, "[springs]")
@@ -258,7 +258,7 @@ def read_spec(path) -> SimulationSpec:
 
 
 def _parse(data: dict, path: Path) -> SimulationSpec:
-    from ..mechanics.kinematics import coordinate_columns
+    from ..model.body import coordinate_columns
 
     extra = sorted(set(data) - _TOP)
     if extra:

@@ -87,7 +87,7 @@ STANDING = {"right_upper_leg_alpha": -10.0, "left_upper_leg_alpha": -10.0, "righ
 
 
 def _posture(model, posture: str) -> np.ndarray:
-    from ..mechanics.kinematics import coordinate_columns
+    from ..model.body import coordinate_columns
 
     cols = coordinate_columns(model)
     q = np.zeros(len(cols))
@@ -122,7 +122,7 @@ def body_on_base(model, posture: str = "seated"):
         K[model.names.index(name)] = np.array(k) * sj
         C[model.names.index(name)] = np.array(c) * sj
     q = _posture(model, posture)
-    from ..rotations import sequence_to_quaternion
+    from ..rotations.quaternions import sequence_to_quaternion
 
     e0 = np.array([sequence_to_quaternion(a, s) for a, s in zip(q[3:].reshape(N, 3), model.sequences)])
     springs = JointSprings(K, C, e0)
@@ -194,7 +194,7 @@ def equilibrium(system, y0, tol: float = 1e-9) -> np.ndarray:
     c.anchor = ev["contact_points"][:, :2].copy()
     ev = system.evaluate(0.0, y)
     G = ev["M"] @ ev["udot"]  # applied - b on the free coordinates
-    from ..rotations import quaternion_to_matrix
+    from ..rotations.quaternions import quaternion_to_matrix
 
     S = quaternion_to_matrix(ev["e"])
     need = -G[3:].reshape(system.N, 3)  # what each joint must add, parent axes
