@@ -301,7 +301,7 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
     names = list(model.names)
     columns = clinical_columns(names)
     relative0 = (getattr(calibration, "relative", None) or {}) if zero == "static" else {}
-    joints = {}
+    joints: dict[str, list] = {}
     overrides = dict((getattr(model, "meta", None) or {}).get("clinical_sequences", {}) or {})
     for a in CLINICAL_ANGLES:
         if a.column in columns:

@@ -20,11 +20,15 @@ out.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..rotations.quaternions import quaternion_product, rotation_vector_to_quaternion
+
+if TYPE_CHECKING:
+    from .forward import System
 
 __all__ = ["Linearization", "linearize", "perturb", "modes", "frequency_response", "point_jacobian"]
 
@@ -58,7 +62,7 @@ class Linearization:
     bz: np.ndarray
     bv: np.ndarray
     free: np.ndarray
-    system: object
+    system: System
     y0: np.ndarray
     residual: float
 

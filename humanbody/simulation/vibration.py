@@ -131,15 +131,15 @@ def body_on_base(model, posture: str = "seated"):
     pts = []
     for _, body, p, *_ in rows:
         k = model.names.index(body)
-        p = np.array(p, dtype=float)
+        point = np.array(p, dtype=float)
         if body.endswith("upper_leg"):
             child = model.names.index(body.replace("upper_leg", "lower_leg"))
-            p[2] *= -model.joint_offset[child][2]
-        pts.append(p)
+            point[2] *= -model.joint_offset[child][2]
+        pts.append(point)
     contacts = Contacts(body=[model.names.index(r[1]) for r in rows], point=pts, height=0.0,
                         stiffness=[r[3] * sc for r in rows], damping=[r[4] * sc for r in rows],
                         tangential_stiffness=TANGENTIAL[0] * sc, tangential_damping=TANGENTIAL[1] * sc,
-                        moving=True, names=[r[0] for r in rows])
+                        moving=True, names=tuple(r[0] for r in rows))
     system = System(model, springs=springs, contacts=contacts, base=lambda t: (0.0, 0.0), locked=LOCKED)
     y0 = system.state(q, np.zeros_like(q))
     # every contact plane at its point's height in the posture: the settling compresses it
