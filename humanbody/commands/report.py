@@ -85,7 +85,9 @@ def _absolute_normative(spec):
 
 
 def run(args) -> int:
-    from ..report import BatchInterrupted, ReportOptions, discover, read_manifest, run_batch
+    from ..report.batch import BatchInterrupted, run_batch
+    from ..report.inputs import discover, read_manifest
+    from ..report.trial import ReportOptions
 
     from ..io.export import parse_export, parse_feet
 
