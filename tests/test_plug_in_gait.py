@@ -474,7 +474,7 @@ def test_ankle_is_plug_in_gait_s_order_not_the_joint_coordinate_system_s(pig):
     jcs = clinical_angles(model, tr.coords, cal)
     assert np.abs(jcs["right_ankle_inversion_deg"] - want["right_ankle_inversion"]).max() > 0.05
     np.testing.assert_allclose(jcs["right_knee_flexion_deg"], cl["right_knee_flexion_deg"], atol=1e-12)
-    assert cal.model.meta["clinical_sequences"] == {"ankle": "yzx"}
+    assert cal.model.meta["clinical_sequences"]["ankle"] == "yzx"
 
 
 def test_foot_flat_with_sole_delta():
@@ -641,3 +641,349 @@ def test_wrist_and_hand_centres_are_plug_in_gait_s():
                           right_hand_thickness=0.034, left_hand_thickness=0.034)
     np.testing.assert_allclose(geo.point("right_hand_centre")[0] * 1000, [859.80, 517.27, 1051.97], atol=0.01)
     np.testing.assert_allclose(geo.point("left_hand_centre")[0] * 1000, [-324.52, 551.89, 1068.02], atol=0.01)
+
+
+# ------------------------------------------------------------------ upper-body angles
+# Plug-in Gait's upper body placed from known segment frames (ground, m), every frame frame-exact:
+# thorax (z from (T10+STRN)/2 to (C7+CLAV)/2, x back to front), head (x from the back to the front pair, y from
+# the right to the left pair, turned by the static "head level" offset), humerus (z elbow -> shoulder centre, x
+# towards the wrist centre), radius (z wrist -> elbow centre, y the humerus's), hand (z hand centre -> wrist
+# centre, y across the wrist bar).  The joint centres are those of Plug-in Gait's constructions (chord
+# function, wrist offset), solved here for the marker positions.
+UPPER_SUBJECT = Subject(**{**SUBJECT.measured(), "right_shoulder_offset": 0.045, "left_shoulder_offset": 0.050,
+                           "right_elbow_width": 0.090, "left_elbow_width": 0.091, "right_wrist_width": 0.055,
+                           "left_wrist_width": 0.056, "right_hand_thickness": 0.030, "left_hand_thickness": 0.028})
+ARM = {"upper": 0.30, "fore": 0.26, "hand": 0.075, "bar": 0.06}
+
+
+def _rot(axis, deg):
+    """(F, 3, 3) rotations about a frame axis ('x', 'y', 'z') by ``deg`` (degrees, (F,))."""
+    from scipy.spatial.transform import Rotation
+
+    return Rotation.from_euler(axis, np.radians(np.asarray(deg, float)).reshape(-1, 1)).as_matrix()
+
+
+def _chord(a, b, c, delta):
+    """Chord function (Plug-in Gait): in the plane (a, b, c), the point J with |J - c| = delta, J - c normal
+    to J - b, on the other side of the line c -> b from a.  (F, 3) each."""
+    u = b - c
+    L = np.linalg.norm(u, axis=-1, keepdims=True)
+    u = u / L
+    w = a - c
+    w = w - np.sum(w * u, axis=-1, keepdims=True) * u
+    w = w / np.linalg.norm(w, axis=-1, keepdims=True)
+    return c + delta**2 / L * u - np.sqrt(delta**2 - delta**4 / L**2) * w
+
+
+def _unit(v):
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def place_upper(ang: dict, pelvis_origin, Rp, subject=UPPER_SUBJECT, head_pitch=8.0):
+    """Upper-body markers and frames from Plug-in Gait's upper-body angles (deg, arrays (F,)).
+
+    ``ang``: ``thorax_tilt/obliquity/rotation`` (Y-X-Z relative to ground x, the direction of progression),
+    ``neck_flexion/lateral_flexion/rotation`` (the thorax in the head decomposes Y-X-Z into minus them),
+    per side ``s_shoulder_flexion/adduction/internal_rotation`` (X-Y-Z: s add, -flex, s rot),
+    ``s_elbow_flexion``, ``s_wrist_flexion/adduction/internal_rotation`` (Y-X-Z: -flex, s add, s rot).
+    The head markers' own frame is the head's turned by ``head_pitch`` about y (a level static head
+    recovers it).  Returns (markers, frames, centres).
+    """
+    from scipy.optimize import brentq
+
+    F = len(pelvis_origin)
+    r = subject.marker_diameter / 2
+    at = lambda R, O, v: O + np.einsum("fij,j->fi", R, np.asarray(v, float))  # noqa: E731
+    T = _rot("y", ang["thorax_tilt"]) @ _rot("x", -ang["thorax_obliquity"]) @ _rot("z", ang["thorax_rotation"])
+    base = at(Rp, pelvis_origin, (-0.05, 0.0, 0.30))
+    m = {"T10": at(T, base, (-0.12, 0, 0)), "STRN": at(T, base, (0.08, 0, 0)),
+         "C7": at(T, base, (-0.10, 0, 0.25)), "CLAV": at(T, base, (0.06, 0, 0.25))}
+    O = at(T, base, (0.06 - r, 0, 0.25))  # Plug-in Gait's thorax origin: CLAV moved back by the marker radius
+    H = T @ _rot("z", ang["neck_rotation"]) @ _rot("x", ang["neck_lateral_flexion"]) @ _rot("y", ang["neck_flexion"])
+    M = H @ _rot("y", np.full(F, head_pitch))
+    top = at(T, base, (-0.02, 0, 0.42))
+    for name, v in (("RFHD", (0.08, -0.07, 0.12)), ("LFHD", (0.08, 0.07, 0.12)), ("RBHD", (-0.10, -0.07, 0.12)),
+                    ("LBHD", (-0.10, 0.07, 0.12))):
+        m[name] = at(M, top, v)
+    frames = {"thorax": T, "head": H}
+    centres = {}
+    for side, S, s in SIDES:
+        Hu = T @ _rot("x", s * ang[f"{side}_shoulder_adduction"]) @ _rot("y", -ang[f"{side}_shoulder_flexion"]) \
+            @ _rot("z", s * ang[f"{side}_shoulder_internal_rotation"])
+        Fa = Hu @ _rot("y", -ang[f"{side}_elbow_flexion"])
+        Hd = Fa @ _rot("y", -ang[f"{side}_wrist_flexion"]) @ _rot("x", s * ang[f"{side}_wrist_adduction"]) \
+            @ _rot("z", s * ang[f"{side}_wrist_internal_rotation"])
+        # shoulder: SJC in the thorax's frontal plane through O, SHO above it, normal to O - SJC
+        sjc = at(T, O, (0.0, -s * 0.17, -0.04))
+        ds = subject.side("shoulder_offset", side) + r
+        m[f"{S}SHO"] = at(T, sjc, ds * _unit(np.array([0.0, -s * 0.04, 0.17])))
+        ejc = at(Hu, sjc, (0, 0, -ARM["upper"]))
+        wjc = at(Fa, ejc, (0, 0, -ARM["fore"]))
+        ho = at(Hd, wjc, (0, 0, -ARM["hand"]))
+        # wrist bar along the hand's y; its midpoint WRI = WJC - dw v with v normal to the bar and to EJC - WRI
+        dw = subject.side("wrist_width", side) / 2 + r
+        E = np.einsum("fji,fj->fi", Hd, ejc - wjc)
+        rho, phi0 = np.hypot(E[:, 0], E[:, 2]), np.arctan2(E[:, 2], E[:, 0])
+        mu = phi0 - np.arccos(-dw / rho)
+        v = np.einsum("fij,fj->fi", Hd, np.c_[np.cos(mu), np.zeros(F), np.sin(mu)])
+        wri = wjc - dw * v
+        half = 0.5 * ARM["bar"] * Hd[:, :, 1]
+        m[f"{S}WRA"], m[f"{S}WRB"] = (wri - half, wri + half) if s > 0 else (wri + half, wri - half)
+        # elbow: ELB at elbow width / 2 + r from EJC, normal to the humerus, in the chord's plane
+        de = subject.side("elbow_width", side) / 2 + r
+        elb = np.empty((F, 3))
+        for f in range(F):
+            def off(phi, f=f):
+                return ejc[f] + de * (np.cos(phi) * -s * Hu[f, :, 1] + np.sin(phi) * Hu[f, :, 0])
+
+            def plane(phi, f=f):
+                e = off(phi)
+                n = np.cross(wri[f] - e, sjc[f] - e) * s
+                return float((ejc[f] - e) @ _unit(np.cross(sjc[f] - e, n)))
+
+            grid = np.linspace(-np.pi, np.pi, 121)
+            vals = np.array([plane(g) for g in grid])
+            k = np.flatnonzero(np.sign(vals[:-1]) != np.sign(vals[1:]))
+            k = k[np.argmin(np.abs(grid[k]))]  # the root nearest the lateral direction
+            elb[f] = off(brentq(plane, grid[k], grid[k + 1], xtol=1e-15))
+        m[f"{S}ELB"] = elb
+        dh = subject.side("hand_thickness", side) / 2 + r
+        m[f"{S}FIN"] = ho - dh * Hd[:, :, 0]
+        frames.update({f"{side}_humerus": Hu, f"{side}_radius": Fa, f"{side}_hand": Hd})
+        centres.update({f"{side}_shoulder": sjc, f"{side}_elbow": ejc, f"{side}_wrist": wjc,
+                        f"{side}_hand_centre": ho, f"{side}_thorax_origin": O})
+    return m, frames, centres
+
+
+UPPER_STATIC = {"thorax_tilt": 0.0, "thorax_obliquity": 0.0, "thorax_rotation": 0.0, "neck_flexion": 0.0,
+                "neck_lateral_flexion": 6.0, "neck_rotation": 0.0,  # the static head rolled (kept, as Nexus)
+                **{f"{side}_{j}": v for side, _, _ in SIDES for j, v in (
+                    ("shoulder_flexion", 10.0), ("shoulder_adduction", -8.0), ("shoulder_internal_rotation", 5.0),
+                    ("elbow_flexion", 35.0), ("wrist_flexion", 0.0), ("wrist_adduction", 0.0),
+                    ("wrist_internal_rotation", 0.0))}}
+
+
+def _upper_motion(F=181):
+    """Arms overhead: right shoulder flexed to 170 deg, left abducted to 90 deg, elbows 40-140 deg, wrists +-60,
+    neck +-40, thorax tilting and turning; the pelvis travels along +X (the direction of progression)."""
+    u = np.linspace(0.0, 1.0, F)
+    w = np.sin(np.pi * u)
+    ang = {"thorax_tilt": 10 + 15 * np.sin(2 * np.pi * u), "thorax_obliquity": 8 * np.sin(3 * np.pi * u),
+           "thorax_rotation": 20 * np.sin(2 * np.pi * u + 0.5), "neck_flexion": 40 * np.sin(2 * np.pi * u),
+           "neck_lateral_flexion": 15 * np.sin(3 * np.pi * u + 0.2), "neck_rotation": 40 * np.sin(np.pi * u + 0.3),
+           "right_shoulder_flexion": 5 + 165 * w, "right_shoulder_adduction": -10 + 8 * np.sin(3 * np.pi * u),
+           "right_shoulder_internal_rotation": 20 * np.sin(2 * np.pi * u),
+           "left_shoulder_flexion": 10 + 5 * np.sin(2 * np.pi * u), "left_shoulder_adduction": -90 * w,
+           "left_shoulder_internal_rotation": -15 + 25 * np.sin(2 * np.pi * u + 1.0)}
+    for side, _, s in SIDES:
+        ph = 0.0 if s > 0 else 0.9
+        ang.update({f"{side}_elbow_flexion": 40 + 100 * np.sin(np.pi * u + ph / 4) ** 2,
+                    f"{side}_wrist_flexion": 60 * np.sin(2 * np.pi * u + ph),
+                    f"{side}_wrist_adduction": 15 * np.sin(3 * np.pi * u + ph),
+                    f"{side}_wrist_internal_rotation": 30 * np.sin(np.pi * u + ph)})
+    return ang, u * 2.0
+
+
+def _with_upper(lower: dict, upper: dict) -> dict:
+    out = {k: v for k, v in lower.items() if k not in UPPER}
+    out.update(upper)
+    return out
+
+
+@pytest.fixture(scope="module")
+def pig_upper():
+    F0 = 4
+    legs = dict(STATIC)
+    origin0 = np.tile([0.0, 0.0, 0.95], (F0, 1))
+    lower0, _ = place(legs, origin0, subject=UPPER_SUBJECT)
+    Rp0 = euler_to_matrix(np.tile([0.0, 0.0, np.radians(STATIC["pelvis_tilt"])], (F0, 1)), "zxy")
+    up0, _, _ = place_upper({k: np.full(F0, v) for k, v in UPPER_STATIC.items()}, origin0, Rp0)
+    cal = calibrate(_table(_with_upper(lower0, up0), np.arange(F0) / 100), "plug_in_gait", mass=70.0,
+                    height=1.78, subject=UPPER_SUBJECT)
+    ang, t = _upper_motion()
+    F = len(t)
+    pel = {k: (np.full(F, v) if not k.startswith("pelvis") else None) for k, v in STATIC.items()}
+    pel.update({"pelvis_tilt": 10 + 6 * np.sin(2 * np.pi * t), "pelvis_obliquity": np.zeros(F),
+                "pelvis_rotation": np.zeros(F)})
+    origin = np.c_[1.2 * t, np.zeros(F), np.full(F, 0.95)]
+    lower, _ = place(pel, origin, subject=UPPER_SUBJECT)
+    Rp = euler_to_matrix(np.c_[np.zeros(F), np.zeros(F), np.radians(pel["pelvis_tilt"])], "zxy")
+    up, frames, centres = place_upper(ang, origin, Rp)
+    markers = _with_upper(lower, up)
+    tr = track(_table(markers, t), cal)
+    return cal, tr, ang, frames, centres, Rp, markers
+
+
+def test_upper_body_joint_centres_and_frames_are_plug_in_gait_s(pig_upper):
+    """The placed joint centres come back as the model's joints; the segment frames as placed."""
+    from humanbody.markers.calibration import _Geometry
+
+    cal, tr, _, frames, centres, _, markers = pig_upper
+    names = list(cal.model.names)
+    geo = _Geometry(cal.markerset, markers, cal.parameters)
+    for name, want in centres.items():
+        point = "thorax_origin" if name.endswith("thorax_origin") else name
+        np.testing.assert_allclose(geo.point(point), want, atol=1e-9, err_msg=name)
+    for side, _, _ in SIDES:
+        for seg, f in (("upper_arm", "humerus"), ("lower_arm", "radius"), ("hand", "hand")):
+            np.testing.assert_allclose(tr.R[:, names.index(f"{side}_{seg}")], frames[f"{side}_{f}"], atol=1e-9,
+                                       err_msg=f"{side}_{seg}")
+    np.testing.assert_allclose(tr.R[:, names.index("upper_torso")], frames["thorax"], atol=1e-9)
+    np.testing.assert_allclose(tr.R[:, names.index("head")], frames["head"], atol=1e-9)
+
+
+def test_upper_body_angles_over_the_range_exact(pig_upper):
+    """Shoulder flexion to 170 deg and abduction to 90, elbows to 140, wrists +-60, neck +-40, the spine and
+    the thorax and head relative to the progression: Plug-in Gait's angles to 1e-6 deg, continuous overhead."""
+    from scipy.spatial.transform import Rotation
+
+    cal, tr, ang, frames, _, Rp, _ = pig_upper
+    cl = clinical_angles(cal.model, tr.coords, cal)
+    yxz = lambda R: np.degrees(Rotation.from_matrix(R).as_euler("YXZ"))  # noqa: E731  intrinsic Y, X', Z''
+    want = {f"{side}_{j}": ang[f"{side}_{j}"] for side, _, _ in SIDES for j in (
+        "shoulder_flexion", "shoulder_adduction", "shoulder_internal_rotation", "elbow_flexion", "wrist_flexion",
+        "wrist_adduction", "wrist_internal_rotation")}
+    want.update({f"{side}_elbow_{j}": 0.0 for side, _, _ in SIDES for j in ("adduction", "internal_rotation")})
+    # the thorax relative to the progression (ground +X here), Y-X-Z
+    want.update({"thorax_tilt": ang["thorax_tilt"], "thorax_obliquity": ang["thorax_obliquity"],
+                 "thorax_progression_rotation": ang["thorax_rotation"]})
+    h = yxz(frames["head"])
+    want.update({"head_tilt": h[:, 0], "head_obliquity": -h[:, 1], "head_rotation": h[:, 2]})
+    # neck: the thorax in the head decomposes Y-X-Z into minus the placed angles (Plug-in Gait's order)
+    S_neck = np.einsum("fji,fjk->fik", frames["head"], frames["thorax"])
+    np.testing.assert_allclose(yxz(S_neck), -np.c_[ang["neck_flexion"], ang["neck_lateral_flexion"],
+                                                     ang["neck_rotation"]], atol=1e-9)
+    want.update({f"neck_{j}": ang[f"neck_{j}"] for j in ("flexion", "lateral_flexion", "rotation")})
+    # spine: the pelvis in the thorax, Y-X-Z, each angle negated
+    sp = yxz(np.einsum("fji,fjk->fik", frames["thorax"], Rp))
+    want.update({"thorax_flexion": -sp[:, 0], "thorax_lateral_flexion": -sp[:, 1], "thorax_rotation": -sp[:, 2]})
+    assert np.abs(tr.coords["lower_torso_y"]).max() < 1e-12  # the progression is ground +X exactly
+    for name, v in want.items():
+        np.testing.assert_allclose(cl[f"{name}_deg"], np.broadcast_to(v, len(cl)), atol=1e-6, err_msg=name)
+    assert cl["right_shoulder_flexion_deg"].max() > 169.9 and cl["left_shoulder_adduction_deg"].min() < -89.9
+    assert cl["right_elbow_flexion_deg"].max() > 139.9 and np.abs(cl["right_wrist_flexion_deg"]).max() > 59.9
+    for side, _, _ in SIDES:  # continuous with the arms overhead (1 deg of motion per frame at most here)
+        for j in ("flexion", "adduction", "internal_rotation"):
+            assert np.abs(np.diff(cl[f"{side}_shoulder_{j}_deg"])).max() < 5.0
+
+
+def test_shoulder_order_is_plug_in_gait_s_not_the_joint_coordinate_system_s(pig_upper):
+    """X-Y-Z at the shoulder: flexion-first (Y-X-Z) gives other numbers for this motion (the test can fail)."""
+    cal, tr, ang, _, _, _, _ = pig_upper
+    seqs = {k: v for k, v in cal.model.meta["clinical_sequences"].items() if k != "shoulder"}
+    jcs = clinical_angles(cal.model.replace(meta=dict(cal.model.meta, clinical_sequences=seqs)), tr.coords, cal)
+    assert np.abs(jcs["left_shoulder_flexion_deg"] - ang["left_shoulder_flexion"]).max() > 1.0
+
+
+def test_decompositions_match_pycgm_documented_examples():
+    """pyCGM's documented examples of its angle functions (one pair of axes, rows; validated against Nexus):
+    getangle is our Y-X-Z of S = P D^T with its third angle printed as 90 - z; getangle_sho (shoulder) our
+    X-Y-Z printed (y, x, z); getangle_spi (spine) our Z-X-Y printed (y, z, x), its y by arcsin (the same
+    sine).  The example's axes are rounded to 8 digits, so they agree to about 1e-6 deg."""
+    from humanbody.rotations import matrix_to_euler
+
+    P = np.array([[0.0464229, 0.99648672, 0.06970743], [0.99734011, -0.04231089, -0.05935067],
+                  [-0.05619277, 0.07227725, -0.99580037]])
+    D = np.array([[-0.18067218, -0.98329158, -0.02225371], [0.71383942, -0.1155303, -0.69071415],
+                  [0.67660243, -0.1406784, 0.7227854]])
+    S = P @ D.T
+    y, x, z = np.degrees(matrix_to_euler(S, "yxz"))
+    np.testing.assert_allclose([y, x, 90.0 - z], [-175.65183483, -39.6322192, 100.2668477], atol=1e-6)
+    x, y, z = np.degrees(matrix_to_euler(S, "xyz"))
+    np.testing.assert_allclose([y, x, z], [-3.3474503, -140.28662977, 172.50982168], atol=1e-6)
+    z, x, y = np.degrees(matrix_to_euler(S, "zxy"))
+    np.testing.assert_allclose([z, x], [9.7438295, 39.74341087], atol=1e-6)
+    np.testing.assert_allclose(np.sin(np.radians(y)), np.sin(np.radians(2.8891964)), atol=1e-8)
+
+
+# ------------------------------------------------------------------ VSK thigh and shank rotation offsets
+def _pig_offset(wand, proximal, marker, centre, s):
+    """Plug-in Gait's wand rotation offset (deg): about the segment axis at the joint centre, from the lateral
+    joint marker to the wand, negative for a wand turned forwards on both sides (pyCGM2's getThighOffset)."""
+    a = _unit(proximal - centre)
+    m = marker - centre
+    m = m - np.sum(m * a, axis=-1, keepdims=True) * a
+    w = wand - centre
+    w = w - np.sum(w * a, axis=-1, keepdims=True) * a
+    return -s * np.degrees(np.arctan2(np.sum(a * np.cross(m, w), axis=-1), np.sum(m * w, axis=-1)))
+
+
+def test_vsk_thigh_and_shank_rotation_give_the_true_angles(tmp_path):
+    """Wands turned out of the joints' planes (forwards on the thigh, backwards on the shank), no KAD: the
+    subject file's ThighRotation / ShankRotation (the wands' offsets as Plug-in Gait measures them) give
+    the placed knee and ankle centres and angles exactly; without them the same wands give other angles."""
+    from humanbody.io.subject import read_subject
+
+    sub = Subject(**{**SUBJECT.measured(), "right_tibial_torsion": 0.0, "left_tibial_torsion": 0.0})
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)), thi=THI_OFF, tib=TIB_OFF, subject=sub)
+    params = {"Bodymass": 70.0, "MarkerDiameter": 14.0}
+    for side, S, s in SIDES:
+        Side = side.capitalize()
+        thigh = _pig_offset(static_m[f"{S}THI"], static_c[f"{side}_hip"], static_m[f"{S}KNE"],
+                            static_c[f"{side}_knee"], s)[0]
+        shank = _pig_offset(static_m[f"{S}TIB"], static_c[f"{side}_knee"], static_m[f"{S}ANK"],
+                            static_c[f"{side}_ankle"], s)[0]
+        assert thigh < -5.0 and shank > 5.0  # THI turned forwards, TIB backwards: Plug-in Gait's signs
+        params.update({f"{Side}ThighRotation": float(thigh), f"{Side}ShankRotation": float(shank),
+                       f"{Side}LegLength": 1000 * sub.side("leg_length", side),
+                       f"{Side}KneeWidth": 1000 * sub.side("knee_width", side),
+                       f"{Side}AnkleWidth": 1000 * sub.side("ankle_width", side), f"{Side}TibialTorsion": 0.0})
+    (tmp_path / "s.vsk").write_text("<KinematicModel><Parameters>" + "".join(
+        f'<Parameter NAME="{k}" VALUE="{v!r}"/>' for k, v in params.items()) + "</Parameters></KinematicModel>")
+    vsk = read_subject(tmp_path / "s.vsk")
+    np.testing.assert_allclose(np.degrees(vsk.right_thigh_rotation), params["RightThighRotation"], rtol=1e-12)
+    cal = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=vsk)
+    for side, _, _ in SIDES:
+        for joint in ("knee", "ankle"):
+            np.testing.assert_allclose(cal.points[f"{side}_{joint}"], static_c[f"{side}_{joint}"][0], atol=1e-9)
+    ang, origin, t = _motion(80)
+    m, centres = place(ang, origin, thi=THI_OFF, tib=TIB_OFF, subject=sub)
+    cl = clinical_angles(cal.model, track(_table(m, t), cal).coords, cal)
+    _, static_c1 = place(STATIC, np.tile([0.0, 0.0, 0.95], (1, 1)), thi=THI_OFF, tib=TIB_OFF, subject=sub)
+    ang = dict(ang)
+    for side, _, sg in SIDES:
+        ang.update(plug_in_gait_ankle(static_c1, centres, side, sg))
+        for j in JOINTS:
+            np.testing.assert_allclose(cl[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
+    plain = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=sub)
+    other = clinical_angles(plain.model, track(_table(m, t), plain).coords, plain)
+    assert np.abs(other["right_knee_internal_rotation_deg"] - ang["right_knee_internal_rotation"]).max() > 1.0
+
+
+def test_kad_static_measures_plug_in_gait_s_rotation_offsets():
+    """With the KAD in the static trial the thigh and shank offsets the calibration reports are Plug-in
+    Gait's (the angle above, measured on the placed geometry), so they can be written to a subject file."""
+    sub = Subject(**{**SUBJECT.measured(), "right_tibial_torsion": 0.0, "left_tibial_torsion": 0.0})
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)), thi=THI_OFF, tib=TIB_OFF, subject=sub)
+    cal = calibrate(_table(_with_kad(static_m, static_c), np.arange(F0) / 100), "plug_in_gait", mass=70.0,
+                    height=1.78, subject=sub)
+    for side, S, s in SIDES:
+        thigh = _pig_offset(static_m[f"{S}THI"], static_c[f"{side}_hip"], static_m[f"{S}KNE"],
+                            static_c[f"{side}_knee"], s)[0]
+        np.testing.assert_allclose(np.degrees(cal.parameters[f"{side}_thigh_rotation"]), thigh, atol=1e-9)
+
+
+def test_upper_body_without_finger_markers_keeps_the_hand_in_line():
+    """No FIN markers: the set still calibrates and tracks; the hand lies along the forearm (wrist flexion and
+    deviation 0), the shoulders and elbows are unchanged."""
+    F0 = 4
+    origin0 = np.tile([0.0, 0.0, 0.95], (F0, 1))
+    lower0, _ = place(dict(STATIC), origin0, subject=UPPER_SUBJECT)
+    Rp0 = euler_to_matrix(np.tile([0.0, 0.0, np.radians(STATIC["pelvis_tilt"])], (F0, 1)), "zxy")
+    up0, _, _ = place_upper({k: np.full(F0, v) for k, v in UPPER_STATIC.items()}, origin0, Rp0)
+    m0 = {k: v for k, v in _with_upper(lower0, up0).items() if not k.endswith("FIN")}
+    cal = calibrate(_table(m0, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=UPPER_SUBJECT)
+    ang, t = _upper_motion(40)
+    F = len(t)
+    origin = np.c_[1.2 * t, np.zeros(F), np.full(F, 0.95)]
+    lower, _ = place({k: np.full(F, v) for k, v in STATIC.items()}, origin, subject=UPPER_SUBJECT)
+    Rp = euler_to_matrix(np.c_[np.zeros(F), np.zeros(F), np.full(F, np.radians(STATIC["pelvis_tilt"]))], "zxy")
+    up, _, _ = place_upper(ang, origin, Rp)
+    m = {k: v for k, v in _with_upper(lower, up).items() if not k.endswith("FIN")}
+    cl = clinical_angles(cal.model, track(_table(m, t), cal).coords, cal)
+    for side, _, _ in SIDES:
+        np.testing.assert_allclose(cl[[f"{side}_wrist_flexion_deg", f"{side}_wrist_adduction_deg"]], 0.0, atol=1e-6)
+        np.testing.assert_allclose(cl[f"{side}_elbow_flexion_deg"], ang[f"{side}_elbow_flexion"], atol=1e-6)
+        np.testing.assert_allclose(cl[f"{side}_shoulder_flexion_deg"], ang[f"{side}_shoulder_flexion"], atol=1e-6)

@@ -61,14 +61,9 @@ def register(sub) -> None:
 
 
 def _report_options(args):
-    from ..report.trial import ReportOptions
+    from .report import report_options
 
-    return ReportOptions(
-        mass=args.mass, height=args.height, sex=args.sex, model=args.model, markerset=args.markerset,
-        hip_trial=getattr(args, "hip_trial", None),
-        axes=args.axes, cutoff_hz=args.cutoff or None, max_gap=args.max_gap, fill=args.fill, plots="none",
-        kinetics=not args.no_kinetics,
-    )
+    return report_options(args, plots="none", kinetics=not args.no_kinetics)
 
 
 def _report(tasks, out: Path, args, say):

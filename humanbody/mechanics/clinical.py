@@ -57,7 +57,7 @@ import pandas as pd
 from ..rotations.angles import euler_to_matrix, matrix_to_euler
 from ..rotations.common import sequence_axes
 
-__all__ = ["ClinicalAngle", "CLINICAL_ANGLES", "ANGLE_ZEROS", "clinical_angles", "clinical_columns",
+__all__ = ["ClinicalAngle", "CLINICAL_ANGLES", "PROGRESSION_ANGLES", "ANGLE_ZEROS", "clinical_angles", "clinical_columns",
            "progression_heading", "wrap_degrees"]
 
 #: The two zeros of the clinical angles (docs/joint_angles.md, "Zero").
@@ -130,6 +130,31 @@ def _table() -> tuple[ClinicalAngle, ...]:
 #: Every clinical angle of the 17-segment model, in results-table order.
 CLINICAL_ANGLES: tuple[ClinicalAngle, ...] = _table()
 
+
+def _progression_table() -> tuple[ClinicalAngle, ...]:
+    """Thorax and head relative to the direction of progression (Plug-in Gait's ThoraxAngles, HeadAngles).
+
+    Y-X-Z Cardan angles of the segment's frame relative to the progression
+    frame (x along the horizontal direction of progression, z up): tilt
+    about y (forward positive), obliquity about the floating x (right side
+    up positive: -x), rotation about the segment's z (to the left positive).
+    Measured from the anatomical frames under either zero.
+    """
+    rows = []
+    chains = {"thorax": ("lower_torso", "middle_torso", "upper_torso"),
+              "head": ("lower_torso", "middle_torso", "upper_torso", "neck", "head")}
+    words = {"thorax": ("tilt", "obliquity", "progression_rotation"), "head": ("tilt", "obliquity", "rotation")}
+    for seg, chain in chains.items():
+        for i, (word, sign) in enumerate(zip(words[seg], (1.0, -1.0, 1.0))):
+            rows.append(ClinicalAngle(f"{seg}_{word}_deg", f"{seg}_progression", chain, "progression",
+                                      i, sign, "yxz", static_zero=False))
+    return tuple(rows)
+
+
+#: Angles relative to the direction of progression a model may add (``meta["clinical_progression"]``:
+#: ``["thorax", "head"]``, the ``plug_in_gait`` set), after :data:`CLINICAL_ANGLES`' columns.
+PROGRESSION_ANGLES: tuple[ClinicalAngle, ...] = _progression_table()
+
 #: Foot progression is left undefined (NaN) where the foot's long axis is
 #: steeper than 80 degrees from the floor (sine of it): its direction on the
 #: floor is then dominated by noise and can swing round in a frame.
@@ -139,15 +164,26 @@ _STEEP = np.sin(np.radians(80.0))
 FOOT_PROGRESSION = tuple(f"{side}_foot_progression_deg" for side, _ in _SIDES)
 
 
-def clinical_columns(names) -> list[str]:
-    """The clinical columns a model with segments ``names`` supports, in table order."""
+def clinical_columns(names, progression=()) -> list[str]:
+    """The clinical columns a model with segments ``names`` supports, in table order.
+
+    ``progression``: segments (``"thorax"``, ``"head"``) whose angles relative to the direction of
+    progression (:data:`PROGRESSION_ANGLES`) are added after the others (a model's
+    ``meta["clinical_progression"]``).
+    """
     have = set(names)
-    cols = [a.column for a in CLINICAL_ANGLES
+    cols = [a.column for a in _angles_of(progression)
             if set(a.segments) <= have and (a.reference == "progression" or a.reference in have)]
     for side, _ in _SIDES:
         if f"{side}_foot" in have:
             cols.append(f"{side}_foot_progression_deg")
     return cols
+
+
+def _angles_of(progression=()) -> tuple[ClinicalAngle, ...]:
+    """:data:`CLINICAL_ANGLES` and the :data:`PROGRESSION_ANGLES` of the segments named in ``progression``."""
+    want = {f"{seg}_progression" for seg in (progression or ())}
+    return CLINICAL_ANGLES + tuple(a for a in PROGRESSION_ANGLES if a.joint in want)
 
 
 def _relative(model, coords: pd.DataFrame, seg: str) -> np.ndarray:
@@ -299,11 +335,12 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
         raise InputError(f"angle zero must be one of {', '.join(ANGLE_ZEROS)}, not {zero!r}")
     F = len(coords)
     names = list(model.names)
-    columns = clinical_columns(names)
+    progression = tuple((getattr(model, "meta", None) or {}).get("clinical_progression", ()) or ())
+    columns = clinical_columns(names, progression)
     relative0 = (getattr(calibration, "relative", None) or {}) if zero == "static" else {}
     joints: dict[str, list] = {}
     overrides = dict((getattr(model, "meta", None) or {}).get("clinical_sequences", {}) or {})
-    for a in CLINICAL_ANGLES:
+    for a in _angles_of(progression):
         if a.column in columns:
             joints.setdefault(a.joint, []).append(_resequenced(a, overrides))
     time = coords["time"].to_numpy(dtype=float)
