@@ -171,7 +171,7 @@ def _collecting(blocks, take, store):
 
 
 def _coordinate_names(model):
-    from .mechanics.kinematics import coordinate_columns
+    from .model.body import coordinate_columns
 
     return coordinate_columns(model)
 

@@ -91,14 +91,15 @@ def report_options(args, **report):
     from dataclasses import fields
 
     from ..options import AnalysisOptions
-    from ..report import ReportOptions
+    from ..report.trial import ReportOptions
 
     analysis = analysis_options(args, static=None, forces=None)
     return ReportOptions(**{f.name: getattr(analysis, f.name) for f in fields(AnalysisOptions)}, **report)
 
 
 def run(args) -> int:
-    from ..report import BatchInterrupted, discover, read_manifest, run_batch
+    from ..report.batch import BatchInterrupted, run_batch
+    from ..report.inputs import discover, read_manifest
 
     say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     analysis_options(args)  # a bad --export or --opensim-feet: one line before anything runs

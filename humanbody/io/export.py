@@ -180,7 +180,7 @@ def _raw_markers(analysis):
 
 def _events(analysis, raw, cols, time) -> tuple[pd.DataFrame, str]:
     """Gait events (Zeni et al. 2008) from the input's markers in ground axes, else from model points."""
-    from ..gait import kinematic_events
+    from ..gait.events import kinematic_events
     from ..gait.events import foot_markers
 
     if raw is not None:

@@ -29,7 +29,7 @@ from scipy.spatial.transform import Rotation
 from ..signal.nan import nanmedian
 from ..errors import InputError
 from ..model.body import BodyModel
-from ..rotations import matrix_to_euler
+from ..rotations.angles import matrix_to_euler
 from ..model.segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
 from .._kernels.angles import slerp_rotations
 from .joint_centres import HIP_REGRESSIONS, chord_joint_centre, chord_turn, kad_apex, triad

@@ -62,7 +62,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..rotations import euler_to_matrix, matrix_to_euler, sequence_axes
+from ..rotations.angles import euler_to_matrix, matrix_to_euler
+from ..rotations.common import sequence_axes
 
 __all__ = ["ClinicalAngle", "CLINICAL_ANGLES", "PROGRESSION_ANGLES", "ANGLE_ZEROS", "clinical_angles", "clinical_columns",
            "progression_heading", "wrap_degrees"]
@@ -333,7 +334,7 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
     DataFrame with the columns of :func:`clinical_columns` (no ``time``),
     every value in (-180, 180] (:func:`wrap_degrees`).
     """
-    from .kinematics import sequence_axes_array
+    from ..model.body import sequence_axes_array
     from .._kernels.angles import continuous_angles, joint_rotation_angles
 
     if zero not in ANGLE_ZEROS:

@@ -163,7 +163,7 @@ def compute_with_kinetics(model, motion, loads, start: int = 0, stop: int | None
     ``block`` a kinetic table to reuse.  Returns ``(results, block)``.
     """
     from .._kernels.kinetics import tree_dynamics
-    from .kinematics import run_tree as _run_kernel
+    from .results import run_tree as _run_kernel
 
     stop = motion.n_frames if stop is None else stop
     sl = slice(start, stop)
