@@ -50,8 +50,7 @@ if TYPE_CHECKING:
     from .trial import Trial
 
 __all__ = ["Analysis", "AnalysisOptions", "analyze_trial", "DEFAULT_MASS", "DEFAULT_HEIGHT", "read",
-           "subject_model", "condition", "calibrate", "track", "orientations", "rates", "mechanics", "loads",
-           "write"]
+           "subject_model", "condition", "calibrate", "track", "orientations", "rates", "mechanics", "loads"]
 
 DEFAULT_MASS = 75.0
 DEFAULT_HEIGHT = 1.75
@@ -170,7 +169,7 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
     mapping), :func:`subject_model`, :func:`condition`, :func:`calibrate`,
     :func:`track` (or :func:`orientations` for IMU trials), :func:`rates`,
     :func:`mechanics`, :func:`loads`; the kinetics and clinical angles are
-    :attr:`Analysis.kinetics` and :attr:`Analysis.clinical`, and :func:`write`
+    :attr:`Analysis.kinetics` and :attr:`Analysis.clinical`, and :func:`humanbody.trial_output.write`
     writes the files, the mechanics and kinetics computed frame range by
     range.
 
@@ -499,19 +498,6 @@ def loads(analysis: Analysis, table, run: _Run):
     assigned = assign_loads(frame_loads, table.segments, model, analysis.results)
     run.messages += table.notes + frame_loads.notes
     return assigned, table
-
-
-def write(analysis: Analysis, out_dir, options: AnalysisOptions | None = None, **kwargs) -> dict[str, str]:
-    """Stage "write": the results table (mechanics, clinical angles, kinetics), model, log, residuals, exports.
-
-    :func:`humanbody.trial_output.write_results` with the export formats
-    and OpenSim feet of ``options``; ``kwargs`` are its other arguments
-    (``fmt``, ``digits``, ``progress``, ``relative``, ``events``).
-    """
-    from .trial_output import write_results
-
-    opts = options or AnalysisOptions()
-    return write_results(analysis, out_dir, export=opts.export, opensim_feet=opts.opensim_feet, **kwargs)
 
 
 def _present_required(mset, found, path, messages) -> list:

@@ -115,7 +115,7 @@ class Trial:
         marker trial already in ground axes, ``axes`` is its mapping and
         ``lab_attrs`` the reader's attrs before the mapping.
         """
-        from .markers._layout import _marker_names
+        from .markers.layout import marker_names
 
         if "time" not in frame.columns or frame.columns[0] != "time":
             from .errors import InputError
@@ -123,7 +123,7 @@ class Trial:
             raise InputError("trial has no leading time column", frame.attrs.get("source"))
         kind = str(frame.attrs.get("kind", ""))
         table = frame.to_numpy(dtype=np.float64, copy=False)
-        names = _marker_names(frame) if kind == "markers" else []
+        names = marker_names(frame) if kind == "markers" else []
         ground_attrs = copy.deepcopy(frame.attrs) if axes is not None else None
         attrs = copy.deepcopy(lab_attrs if lab_attrs is not None else frame.attrs)
         rate = frame.attrs.get("rate_hz")

@@ -18,13 +18,29 @@ from .errors import InputError
 from .mechanics.kinematics import compute_motion
 
 if TYPE_CHECKING:
+    from .options import AnalysisOptions
     from .pipeline import Analysis
 
-__all__ = ["write_results", "CHUNK_FRAMES"]
+__all__ = ["write", "write_results", "CHUNK_FRAMES"]
 
 #: Frames computed and written at a time by :func:`write_results` (about
 #: 40 MB of results per chunk for the 17-segment model).
 CHUNK_FRAMES = 8192
+
+
+def write(analysis: Analysis, out_dir, options: AnalysisOptions | None = None, **kwargs) -> dict[str, str]:
+    """Stage "write" of :func:`humanbody.pipeline.analyze_trial`: the results table (mechanics,
+    clinical angles, kinetics), model, log, residuals and exports of one analysed trial.
+
+    :func:`write_results` with the export formats and OpenSim feet of
+    ``options``; ``kwargs`` are its other arguments (``fmt``, ``digits``,
+    ``progress``, ``relative``, ``events``).
+    """
+    if options is None:
+        from .options import AnalysisOptions
+
+        options = AnalysisOptions()
+    return write_results(analysis, out_dir, export=options.export, opensim_feet=options.opensim_feet, **kwargs)
 
 
 def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES,

@@ -167,7 +167,8 @@ def add_export_options(p) -> None:
 
 
 def run(args) -> int:
-    from ..pipeline import analyze_trial, write
+    from ..pipeline import analyze_trial
+    from ..trial_output import write
 
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     options = analysis_options(args)
