@@ -445,10 +445,12 @@ def track(markers: pd.DataFrame, calibration, mset, found: dict, required: list,
     method, why = choose_method(mset, present, run.options.ik)
     run.messages.append(f"tracking: {'whole-body inverse kinematics' if method == 'global' else 'segment fits'}"
                         f" ({why})")
-    tracker = track_global if method == "global" else track_segments
     limits = run.options.joint_limits
-    extra = {"limits": limits} if method == "global" and limits is not None else {}
-    tracking = tracker(markers, calibration, keep_frames=False, required=required, **extra)
+    if method == "global":
+        tracking = (track_global(markers, calibration, keep_frames=False, required=required) if limits is None
+                    else track_global(markers, calibration, keep_frames=False, required=required, limits=limits))
+    else:
+        tracking = track_segments(markers, calibration, keep_frames=False, required=required)
     run.messages += _tracking_lines(calibration, tracking)
     return tracking
 
