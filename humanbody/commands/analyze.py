@@ -121,6 +121,19 @@ def analysis_options(args, **per_trial):
     return AnalysisOptions(**values)
 
 
+def report_options(args, **report):
+    """The batch's :class:`~humanbody.report.ReportOptions`: the analysis options of the command line
+    (:func:`humanbody.commands.analyze.analysis_options`; each trial's static and force files are its
+    task's) and the report's own ``report`` values."""
+    from dataclasses import fields
+
+    from ..options import AnalysisOptions
+    from ..report.trial import ReportOptions
+
+    analysis = analysis_options(args, static=None, forces=None)
+    return ReportOptions(**{f.name: getattr(analysis, f.name) for f in fields(AnalysisOptions)}, **report)
+
+
 def _digits(text: str) -> int:
     import argparse
 

@@ -61,7 +61,7 @@ def register(sub) -> None:
 
 
 def _report_options(args):
-    from .report import report_options
+    from .analyze import report_options
 
     return report_options(args, plots="none", kinetics=not args.no_kinetics)
 

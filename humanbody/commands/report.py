@@ -6,7 +6,7 @@ import signal
 import sys
 
 from ..errors import InputError
-from .analyze import add_export_options, add_marker_options, add_subject_options, analysis_options
+from .analyze import add_export_options, add_marker_options, add_subject_options, analysis_options, report_options
 
 HELP = "batch report: per-trial results, gait events, cycles, figures and pages; summary.csv and index.html"
 
@@ -82,19 +82,6 @@ def _absolute_normative(spec):
     if path == BUILTIN or not os.path.exists(path):
         return spec  # the built-in set, or a missing file: load_normative names it
     return os.path.abspath(path) + (f":{cond}" if cond is not None else "")
-
-
-def report_options(args, **report):
-    """The batch's :class:`~humanbody.report.ReportOptions`: the analysis options of the command line
-    (:func:`humanbody.commands.analyze.analysis_options`; each trial's static and force files are its
-    task's) and the report's own ``report`` values."""
-    from dataclasses import fields
-
-    from ..options import AnalysisOptions
-    from ..report.trial import ReportOptions
-
-    analysis = analysis_options(args, static=None, forces=None)
-    return ReportOptions(**{f.name: getattr(analysis, f.name) for f in fields(AnalysisOptions)}, **report)
 
 
 def run(args) -> int:

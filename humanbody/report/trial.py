@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +21,7 @@ import pandas as pd
 from ..errors import InputError
 from ..gait.events import PSEUDO_FEET
 from ..options import AnalysisOptions
+from .outcome import TrialOutcome
 
 __all__ = ["ReportOptions", "TrialOutcome", "process_trial", "trial_options", "pseudo_markers", "trial_events"]
 
@@ -84,24 +85,6 @@ def trial_options(task, options: ReportOptions) -> AnalysisOptions:
         subject=task.subject if task.subject is not None else options.subject,
         forces=task.grf if options.kinetics else None,
     )
-
-
-@dataclass
-class TrialOutcome:
-    """What one trial produced.
-
-    ``row`` is its summary row; ``files`` maps a path relative to the report
-    folder to the file's bytes; ``messages`` are the steps' messages.
-    """
-
-    key: str
-    row: dict
-    files: dict = field(default_factory=dict)
-    messages: list = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.row.get("status") == "ok"
 
 
 def _one_line(err: BaseException) -> str:
