@@ -102,7 +102,8 @@ _POSITIONS: dict = {}
 
 def _column_positions(df: pd.DataFrame) -> dict | None:
     """``{column: position}`` of a table with unique column names (None otherwise), kept for the last table."""
-    if _POSITIONS.get("table") is df and _POSITIONS.get("columns") is df.columns:
+    cached = _POSITIONS.get("table")
+    if cached is not None and cached is df and _POSITIONS["columns"] is df.columns:
         return _POSITIONS["positions"]
     names = df.columns.tolist()
     positions = {c: i for i, c in enumerate(names)} if len(set(names)) == len(names) else None

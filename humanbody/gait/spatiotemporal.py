@@ -235,7 +235,7 @@ def spatiotemporal(
         table["step_length_m"] = belt * table["step_time_s"]
     sides = table["side"].to_numpy(dtype=object)
     values = {c: table[c].to_numpy(dtype=float) for c in PARAMETERS if c in table.columns}
-    summary = {c: [] for c in PARAMETERS}
+    summary: dict[str, list[float]] = {c: [] for c in PARAMETERS}
     for key in ("right", "left", "overall"):
         rows = np.ones(len(table), dtype=bool) if key == "overall" else sides == key
         for col in PARAMETERS:
