@@ -168,8 +168,34 @@ def _events(analysis, raw, cols, time) -> tuple[pd.DataFrame, str]:
     return kinematic_events(df, feet=PSEUDO_FEET, pelvis=["pelvis"]), "model points"
 
 
-def _stack(cols, prefix: str) -> np.ndarray:
-    return np.stack([cols[f"{prefix}_{a}"] for a in _AXES], axis=1)
+def _columns(cols, names) -> np.ndarray:
+    """The columns ``names`` of ``cols`` side by side, (F, len(names)) float64.
+
+    The columns :func:`write_results <humanbody.trial_output.write_results>`
+    collects are column views of one table; those are taken row by row
+    (one fancy-indexed copy, each row read once) rather than column by
+    column (every column a pass over the whole table).
+    """
+    arrays = [np.asarray(cols[c]) for c in names]
+    base = arrays[0].base if arrays else None
+    if isinstance(base, np.ndarray) and base.ndim == 2 and base.dtype == np.float64 and base.flags.c_contiguous:
+        start, row = base.__array_interface__["data"][0], base.strides[0]
+        idx = []
+        for a in arrays:
+            at = a.__array_interface__["data"][0] - start
+            if (a.base is not base or a.shape != base.shape[:1] or a.strides != (row,) or not 0 <= at < row
+                    or at % base.itemsize):
+                break
+            idx.append(at // base.itemsize)
+        else:
+            return base[:, idx]
+    return np.column_stack(arrays) if arrays else np.zeros((0, 0))
+
+
+def _points(cols, prefixes, suffix: str = "") -> np.ndarray:
+    """Points ``<prefix>_x<suffix>, _y<suffix>, _z<suffix>`` of ``cols`` as (F, len(prefixes), 3)."""
+    v = _columns(cols, [f"{p}_{a}{suffix}" for p in prefixes for a in _AXES])
+    return v.reshape(len(v), len(prefixes), 3)
 
 
 # ------------------------------------------------------------------ writing
@@ -209,31 +235,35 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
     else:
         names, xyz, unit, scale = [], np.zeros((F, 0, 3)), "mm", 1e-3
     blocks = []
-    for group, label, comps in PIG_OUTPUTS:
-        if not any(c and c[0] in cols for c in comps):
-            continue
-        v = np.zeros((F, 1, 3))
+    outputs = [(g, label, comps) for g, label, comps in PIG_OUTPUTS if any(c and c[0] in cols for c in comps)]
+    pig = np.zeros((F, len(outputs), 3))  # every output in one array, each block a view of it
+    flat = pig.reshape(F, -1)
+    into, take, factor = [], [], []
+    for i, (_, _, comps) in enumerate(outputs):
         for a, c in enumerate(comps):
-            if c is not None:
-                v[:, 0, a] = cols[c[0]] * c[1] if c[0] in cols else np.nan
-        blocks.append(PointBlock(group, [label], v, ["humanbody"]))
+            if c is None:
+                continue
+            if c[0] in cols:
+                into.append(3 * i + a)
+                take.append(c[0])
+                factor.append(c[1])
+            else:
+                flat[:, 3 * i + a] = np.nan
+    if take:
+        flat[:, into] = _columns(cols, take) * np.array(factor)
+    for i, (group, label, _) in enumerate(outputs):
+        blocks.append(PointBlock(group, [label], pig[:, i:i + 1], ["humanbody"]))
     lab = M.T
     grf = [(S, side) for S, side, _ in _SIDES if f"{side}_grf_x_N_per_kg" in cols]
     if grf:
-        v = np.stack([np.stack([cols[f"{side}_grf_{a}_N_per_kg"] for a in _AXES], axis=1) for _, side in grf],
-                     axis=1) @ lab.T  # ground reaction on the foot, N/kg, lab axes
+        v = _points(cols, [f"{side}_grf" for _, side in grf], "_N_per_kg") @ lab.T  # on the foot, N/kg, lab axes
         blocks.append(PointBlock("FORCES", [f"{S}GroundReactionForce" for S, _ in grf], v))
-    pts_labels, pts = [], []
-    for name in analysis.model.names:
-        for what in ("joint", "com"):
-            if f"{name}_{what}_x" in cols:
-                pts_labels.append(f"{name}_{what}")
-                pts.append(_stack(cols, f"{name}_{what}"))
+    pts_labels = [f"{name}_{what}" for name in analysis.model.names for what in ("joint", "com")
+                  if f"{name}_{what}_x" in cols]
     if "body_com_x" in cols:
         pts_labels.append("body_com")
-        pts.append(_stack(cols, "body_com"))
-    if pts:
-        blocks.append(PointBlock("MODELLED", pts_labels, (np.stack(pts, axis=1) @ lab.T) / scale,
+    if pts_labels:
+        blocks.append(PointBlock("MODELLED", pts_labels, (_points(cols, pts_labels) @ lab.T) / scale,
                                  [f"humanbody {x}" for x in pts_labels]))
     ev = []
     if events is not None:
@@ -293,19 +323,19 @@ def _write_opensim(analysis, folder: Path, raw, M, cols, time, feet) -> dict:
         pts /= raw[3]  # the file's unit
     else:
         names = [n + "_joint" for n in analysis.model.names if f"{n}_joint_x" in cols]
-        pts = np.stack([_stack(cols, n) for n in names], axis=1) @ O.T
+        pts = _points(cols, names) @ O.T
         unit, t = "m", time
         rate = 1.0 / float(np.median(np.diff(time)))
     first = int(round(t[0] * rate)) + 1
     paths["opensim_trc"] = write_trc(folder / f"{stem}.trc", names, pts, t, rate, unit, first_frame=max(1, first))
     angles = [c for c in cols if c.endswith("_deg")]
     paths["opensim_angles"] = write_table(folder / f"{stem}_angles.mot", "humanbody clinical angles", angles, time,
-                                          np.column_stack([cols[c] for c in angles]), in_degrees=True)
+                                          _columns(cols, angles), in_degrees=True)
     # a side no load reached has NaN moments throughout: left out, since OpenSim's Storage stops at a NaN row
     moments = [c for c in cols if c.endswith("_moment_Nm_per_kg") and np.isfinite(cols[c]).any()]
     if moments:
         paths["opensim_moments"] = write_table(folder / f"{stem}_moments.sto", "humanbody joint moments",
-                                               moments, time, np.column_stack([cols[c] for c in moments]),
+                                               moments, time, _columns(cols, moments),
                                                in_degrees=False)
     loads = analysis.loads
     if loads is not None:

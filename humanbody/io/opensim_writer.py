@@ -22,7 +22,6 @@ forward, Y left, Z up) maps to them by :data:`OPENSIM_OF_GROUND`.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -46,24 +45,61 @@ OPENSIM_OF_GROUND = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]
 #: free moment ``<p>torque_*``).
 GRF_PREFIXES = {"right": "ground_", "left": "1_ground_"}
 
-_NAN_CELL = re.compile(rb"(?<=\t)(?=[\t\n])")
+def _nan_cells(text: bytes) -> bytes:
+    """Tab-separated lines with ``NaN`` in every empty cell that follows a tab.
+
+    An empty cell is a tab followed by a tab or by the line's end.  One
+    ``replace`` pass fills every other cell of a run of empty cells (its
+    matches do not overlap), so two passes fill them all; a line's last
+    cell comes last.
+    """
+    text = text.replace(b"\t\t", b"\tNaN\t").replace(b"\t\t", b"\tNaN\t")
+    return text.replace(b"\t\n", b"\tNaN\n")
 
 
-def _rows(values: np.ndarray, digits: int) -> bytes:
-    """Tab-separated rows, ``NaN`` for a missing value (an empty cell would end a row early for OpenSim)."""
-    from .writers import format_csv_rows
+def _write_text(path: Path, head: bytes, table: np.ndarray, digits: int) -> str:
+    """Write ``head`` then ``table``'s rows atomically: tab-separated, ``digits`` significant digits (C's
+    ``%g``), ``NaN`` for a missing value (an empty cell would end a row early for OpenSim).
 
-    text = format_csv_rows(values, digits, sep="\t")
-    if np.isnan(values).any():
-        text = _NAN_CELL.sub(b"NaN", text)
-    return text
+    The rows are printed :data:`~humanbody.io.writers._CHUNK_ROWS` at a time
+    into one of two reused buffers and written straight from it (the text is
+    never joined) by a second thread, while the next chunk is printed (as
+    :class:`~humanbody.io.writers.CsvWriter` does).  Every printed block
+    holds whole lines, so the ``NaN`` cells are filled block by block, in
+    the blocks of rows that have one.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..atomic import atomic_path, open_temp
+    from .writers import _CHUNK_ROWS, _check_digits, _format_chunks, _write_all
+
+    digits = _check_digits(digits)
+    v = np.ascontiguousarray(table, dtype=np.float64)
+    missing = np.isnan(v).any(axis=1)
+    try:
+        with atomic_path(path) as tmp, open_temp(tmp, buffering=0) as fh, \
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix="humanbody-opensim") as pool:
+            fd = fh.fileno()
+            pending = pool.submit(_write_all, fd, [head])
+            scratch, turn = [[None], [None]], 0  # the buffer printed into, while the other one is written
+            for r0 in range(0, len(v), _CHUNK_ROWS):
+                chunks = _format_chunks(v[r0:r0 + _CHUNK_ROWS], digits, sep="\t", scratch=scratch[turn])
+                if missing[r0:r0 + _CHUNK_ROWS].any():
+                    chunks = [_nan_cells(bytes(c)) for c in chunks]
+                pending.result()
+                pending = pool.submit(_write_all, fd, chunks)
+                turn ^= 1
+            pending.result()
+    except OSError as err:
+        raise InputError(f"cannot write the OpenSim file ({err.strerror or err})", path) from None
+    return str(path)
 
 
 def _write_bytes(path: Path, data: bytes) -> str:
-    from ..atomic import atomic_path
+    from ..atomic import atomic_path, open_temp
 
     try:
-        with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        with atomic_path(path) as tmp, open_temp(tmp) as fh:
             fh.write(data)
     except OSError as err:
         raise InputError(f"cannot write the OpenSim file ({err.strerror or err})", path) from None
@@ -87,16 +123,19 @@ def write_trc(path, names, xyz, time, rate_hz: float, unit: str = "mm", first_fr
     table[:, 0] = first_frame + np.arange(n)
     table[:, 1] = time
     table[:, 2:] = np.asarray(xyz, dtype=float).reshape(n, 3 * m)
-    return _write_bytes(path, head + _rows(table, digits))
+    return _write_text(path, head, table, digits)
 
 
 def write_table(path, title: str, columns, time, values, in_degrees: bool, digits: int = 9) -> str:
     """Write an OpenSim MOT/STO table: ``time`` then ``columns`` (``values`` (frames, len(columns)))."""
-    values = np.asarray(values, dtype=float).reshape(len(time), -1)
-    head = "\n".join([title, "version=1", f"nRows={len(time)}", f"nColumns={len(columns) + 1}",
+    n = len(time)
+    table = np.empty((n, len(columns) + 1))
+    table[:, 0] = time
+    table[:, 1:] = np.asarray(values, dtype=float).reshape(n, -1)
+    head = "\n".join([title, "version=1", f"nRows={n}", f"nColumns={len(columns) + 1}",
                       f"inDegrees={'yes' if in_degrees else 'no'}", "endheader",
                       "\t".join(["time", *columns]), ""]).encode()
-    return _write_bytes(Path(path), head + _rows(np.column_stack([time, values]), digits))
+    return _write_text(Path(path), head, table, digits)
 
 
 def write_external_loads(path, datafile: str, bodies: dict) -> str:
