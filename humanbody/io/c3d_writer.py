@@ -39,11 +39,13 @@ C3D_MAX_FRAME = 65535
 
 @dataclass(eq=False)
 class PointBlock:
-    """Points to add: ``labels`` with ``values`` (frames, n, 3) in the file's frames; NaN = invalid.
+    """Points to add: ``labels`` with ``values`` (frames, n, 3); NaN = invalid.
 
     ``group`` is the POINT parameter listing them (ANGLES, MOMENTS, POWERS,
     FORCES or MODELLED; "" for markers); ``descriptions`` one text per
-    label; the values are divided by ``scale`` as they are written.
+    label.  The file receives ``values @ axes.T / scale`` (``axes`` (3, 3),
+    default none: the values are in the file's axes), formed frame block by
+    frame block as they are written (:meth:`points`).
     """
 
     group: str
@@ -51,6 +53,20 @@ class PointBlock:
     values: np.ndarray
     descriptions: list = field(default_factory=list)
     scale: float = 1.0
+    axes: np.ndarray | None = None
+
+    def points(self, frames=slice(None), labels=slice(None)) -> np.ndarray:
+        """What the file receives for ``frames`` and ``labels`` (slices or index lists): (f, n, 3) float64."""
+        v = np.asarray(self.values[frames, labels, :], dtype=float)
+        if self.axes is not None:
+            v = v @ np.asarray(self.axes, dtype=float).T
+        return v / self.scale if self.scale != 1.0 else v
+
+
+def _valid(v: np.ndarray) -> np.ndarray:
+    """(...) bool: the points ``v`` (..., 3) whose three coordinates are finite."""
+    f = np.isfinite(v)
+    return f[..., 0] & f[..., 1] & f[..., 2]
 
 
 @dataclass(eq=False)
@@ -224,7 +240,7 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
                 if label not in outputs:
                     raise InputError(f"cannot add model output {label!r}: the source has a marker of that name", path)
                 i = existing.index(label)  # a model output of an earlier run (Nexus or ours): ours replace it
-                v = np.asarray(block.values[:, j, :], dtype=float).T  # (3, frames)
+                v = block.points()[:, j, :].T  # (3, frames)
                 ok = np.isfinite(v).all(axis=0)
                 pts[:3, i] = np.where(ok, v, np.nan)
                 pts[3, i] = np.where(ok, 1.0, np.nan)
@@ -269,29 +285,29 @@ class _Points:
     points of ``blocks`` (``take``: (block, label index) of each, in order), kept as the blocks hold them
     (frames first) until frames are asked for.
 
-    A new point is its block's values divided by the block's scale; one
+    A new point is what its block gives (:meth:`PointBlock.points`); one
     with a coordinate that is not finite is invalid (residual -1).
     """
 
     def __init__(self, pts, residuals, masks, blocks, take):
         self.src = (pts, residuals, masks)
         self.n0, self.k, self.frames = pts.shape[1], len(take), pts.shape[2]
-        self.runs = []  # (values (frames, r, 3), scale, first new index): consecutive labels of one block
+        self.runs = []  # (block, first label, labels, first new index): consecutive labels of one block
         i = 0
         while i < self.k:
             b, j = take[i]
             r = 1
             while i + r < self.k and take[i + r] == (b, j + r):
                 r += 1
-            self.runs.append((blocks[b].values[:, j:j + r, :], blocks[b].scale, i))
+            self.runs.append((blocks[b], j, r, i))
             i += r
 
     def _new(self, frames) -> np.ndarray:
-        """The new points of ``frames`` (a slice or a list of indices), (f, k, 3), divided by their scale."""
+        """The new points of ``frames`` (a slice or a list of indices), (f, k, 3)."""
         f = len(range(self.frames)[frames]) if isinstance(frames, slice) else len(frames)
         out = np.empty((f, self.k, 3))
-        for vals, scale, i in self.runs:
-            np.divide(np.asarray(vals[frames], dtype=float), scale, out=out[:, i:i + vals.shape[1]])
+        for block, j, r, i in self.runs:
+            out[:, i:i + r] = block.points(frames, slice(j, j + r))
         return out
 
     def arrays(self, frames) -> tuple:
@@ -300,7 +316,7 @@ class _Points:
         if not self.k:
             return pts, {"residuals": res, "camera_masks": masks}
         new = self._new(frames)
-        ok = np.isfinite(new).all(axis=2).T  # (k, f)
+        ok = _valid(new).T  # (k, f)
         allp = np.empty((4, self.n0 + self.k, pts.shape[2]))
         allp[:, :self.n0] = pts
         allp[:3, self.n0:] = new.transpose(2, 1, 0)
@@ -308,14 +324,19 @@ class _Points:
         return allp, {"residuals": np.concatenate([res, np.where(ok, 0.0, -1.0)[None]], axis=1),
                       "camera_masks": np.concatenate([masks, np.zeros((7,) + ok.shape, dtype=bool)], axis=1)}
 
-    def first_invalid(self):
-        """Index of the first frame holding an invalid point (a residual < 0 or a coordinate not finite), or None."""
+    def first_invalid(self, step: int = 4096):
+        """Index of the first frame holding an invalid point (a residual < 0 or a coordinate not finite), or
+        None; looked for ``step`` frames at a time (a new point before its scale and axes: an overflow
+        there is not looked for)."""
         pts, res, _ = self.src
-        bad = ((res[0] < 0) | ~np.isfinite(pts[:3]).all(axis=0)).any(axis=0)
-        for vals, _, _ in self.runs:  # before the division by the scale: an overflow there is not looked for
-            bad |= ~np.isfinite(vals).all(axis=(1, 2))
-        where = np.flatnonzero(bad)
-        return int(where[0]) if len(where) else None
+        for a in range(0, self.frames, step):
+            s = slice(a, min(self.frames, a + step))
+            bad = ((res[0][:, s] < 0) | ~_valid(pts[:3, :, s].transpose(1, 2, 0))).any(axis=0)
+            for block, j, r, _ in self.runs:
+                bad |= ~_valid(np.asarray(block.values[s, j:j + r, :])).all(axis=1)
+            if bad.any():
+                return a + int(np.argmax(bad))
+        return None
 
     def encode(self, frames, analogs, scales, sub: int) -> np.ndarray:
         """The float-format data rows (f, 4 points + channels x subframes) of ``frames`` (C3D User Guide ch. 3).
@@ -328,25 +349,29 @@ class _Points:
         word is 0 (residual 0, no camera).
         """
         pts, residuals, masks = self.src
-        P = pts[:3][:, :, frames]  # (3, n0, f)
-        res = residuals[0][:, frames]
-        ok = res >= 0  # as ezc3d: a point is invalid by its residual; coordinates of a valid one as they are
-        word = np.round(np.where(ok, res, 0.0)) * 256.0
-        M = masks[:, :, frames]
-        if M.any():
-            for b in range(M.shape[0]):
-                word += np.where(M[b], float(1 << b), 0.0)
-        n0, f = P.shape[1], P.shape[2]
-        n = n0 + self.k
+        n0, n = self.n0, self.n0 + self.k
+        f = len(range(self.frames)[frames]) if isinstance(frames, slice) else len(frames)
         rows = np.empty((f, 4 * n + analogs.shape[1] * sub), dtype="<f4")
         pv = rows[:, :4 * n].reshape(f, n, 4)
-        pv[:, :n0, :3] = np.where(ok[None], P, 0.0).transpose(2, 1, 0)
-        pv[:, :n0, 3] = np.where(ok, word, -1.0).T
+        if n0:
+            P = pts[:3][:, :, frames]  # (3, n0, f)
+            res = residuals[0][:, frames]
+            ok = res >= 0  # as ezc3d: a point is invalid by its residual; coordinates of a valid one as they are
+            word = np.round(np.where(ok, res, 0.0)) * 256.0
+            M = masks[:, :, frames]
+            if M.any():
+                for b in range(M.shape[0]):
+                    word += np.where(M[b], float(1 << b), 0.0)
+            pv[:, :n0, :3] = np.where(ok[None], P, 0.0).transpose(2, 1, 0)
+            pv[:, :n0, 3] = np.where(ok, word, -1.0).T
         if self.k:
             new = self._new(frames)
-            good = np.isfinite(new).all(axis=2)  # (f, k)
-            pv[:, n0:, :3] = np.where(good[..., None], new, 0.0)
-            pv[:, n0:, 3] = np.where(good, 0.0, -1.0)
+            good = _valid(new)  # (f, k)
+            pv[:, n0:, 3] = 0.0
+            if not good.all():
+                new[~good] = 0.0
+                pv[:, n0:, 3][~good] = -1.0
+            pv[:, n0:, :3] = new
         if analogs.shape[1]:
             if isinstance(frames, slice):
                 idx = slice(frames.start * sub, frames.stop * sub)

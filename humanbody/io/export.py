@@ -168,13 +168,25 @@ def _events(analysis, raw, cols, time) -> tuple[pd.DataFrame, str]:
     return kinematic_events(df, feet=PSEUDO_FEET, pelvis=["pelvis"]), "model points"
 
 
-def _columns(cols, names) -> np.ndarray:
+class _Gathered:
+    """Columns ``idx`` of a 2-D table, taken a block of rows at a time: ``g[r0:r1]`` is (rows, len(idx))."""
+
+    def __init__(self, base: np.ndarray, idx):
+        self.base, self.idx = base, np.asarray(idx, dtype=np.intp)
+        self.shape = (base.shape[0], len(self.idx))
+
+    def __getitem__(self, rows) -> np.ndarray:
+        return self.base[rows, self.idx]
+
+
+def _columns(cols, names, lazy: bool = False):
     """The columns ``names`` of ``cols`` side by side, (F, len(names)) float64.
 
     The columns :func:`write_results <humanbody.trial_output.write_results>`
     collects are column views of one table; those are taken row by row
     (one fancy-indexed copy, each row read once) rather than column by
-    column (every column a pass over the whole table).
+    column (every column a pass over the whole table), and with ``lazy`` a
+    block of rows at a time, as the reader asks for them (:class:`_Gathered`).
     """
     arrays = [np.asarray(cols[c]) for c in names]
     base = arrays[0].base if arrays else None
@@ -188,7 +200,7 @@ def _columns(cols, names) -> np.ndarray:
                 break
             idx.append(at // base.itemsize)
         else:
-            return base[:, idx]
+            return _Gathered(base, idx) if lazy else base[:, idx]
     return np.column_stack(arrays) if arrays else np.zeros((0, 0))
 
 
@@ -256,15 +268,15 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
     lab = M.T
     grf = [(S, side) for S, side, _ in _SIDES if f"{side}_grf_x_N_per_kg" in cols]
     if grf:
-        v = _points(cols, [f"{side}_grf" for _, side in grf], "_N_per_kg") @ lab.T  # on the foot, N/kg, lab axes
-        blocks.append(PointBlock("FORCES", [f"{S}GroundReactionForce" for S, _ in grf], v))
+        v = _points(cols, [f"{side}_grf" for _, side in grf], "_N_per_kg")  # on the foot, N/kg, ground axes
+        blocks.append(PointBlock("FORCES", [f"{S}GroundReactionForce" for S, _ in grf], v, axes=lab))
     pts_labels = [f"{name}_{what}" for name in analysis.model.names for what in ("joint", "com")
                   if f"{name}_{what}_x" in cols]
     if "body_com_x" in cols:
         pts_labels.append("body_com")
     if pts_labels:
-        blocks.append(PointBlock("MODELLED", pts_labels, (_points(cols, pts_labels) @ lab.T) / scale,
-                                 [f"humanbody {x}" for x in pts_labels]))
+        blocks.append(PointBlock("MODELLED", pts_labels, _points(cols, pts_labels),
+                                 [f"humanbody {x}" for x in pts_labels], scale=scale, axes=lab))
     ev = []
     if events is not None:
         for t, side, event in zip(events["time"], events["side"], events["event"]):
@@ -319,23 +331,23 @@ def _write_opensim(analysis, folder: Path, raw, M, cols, time, feet) -> dict:
         names, xyz, unit, _, df = raw
         rate = float(df.attrs.get("rate_hz"))
         t = df["time"].to_numpy(dtype=float)
-        pts = xyz @ (O @ M).T
-        pts /= raw[3]  # the file's unit
+        A, scale = O @ M, raw[3]  # OpenSim's axes, the file's unit
     else:
         names = [n + "_joint" for n in analysis.model.names if f"{n}_joint_x" in cols]
-        pts = _points(cols, names) @ O.T
+        xyz, A, scale = _points(cols, names), O, 1.0
         unit, t = "m", time
         rate = 1.0 / float(np.median(np.diff(time)))
     first = int(round(t[0] * rate)) + 1
-    paths["opensim_trc"] = write_trc(folder / f"{stem}.trc", names, pts, t, rate, unit, first_frame=max(1, first))
+    paths["opensim_trc"] = write_trc(folder / f"{stem}.trc", names, xyz, t, rate, unit, first_frame=max(1, first),
+                                     axes=A, scale=scale)
     angles = [c for c in cols if c.endswith("_deg")]
     paths["opensim_angles"] = write_table(folder / f"{stem}_angles.mot", "humanbody clinical angles", angles, time,
-                                          _columns(cols, angles), in_degrees=True)
+                                          _columns(cols, angles, lazy=True), in_degrees=True)
     # a side no load reached has NaN moments throughout: left out, since OpenSim's Storage stops at a NaN row
     moments = [c for c in cols if c.endswith("_moment_Nm_per_kg") and np.isfinite(cols[c]).any()]
     if moments:
         paths["opensim_moments"] = write_table(folder / f"{stem}_moments.sto", "humanbody joint moments",
-                                               moments, time, _columns(cols, moments),
+                                               moments, time, _columns(cols, moments, lazy=True),
                                                in_degrees=False)
     loads = analysis.loads
     if loads is not None:

@@ -57,16 +57,20 @@ def _nan_cells(text: bytes) -> bytes:
     return text.replace(b"\t\n", b"\tNaN\n")
 
 
-def _write_text(path: Path, head: bytes, table: np.ndarray, digits: int) -> str:
-    """Write ``head`` then ``table``'s rows atomically: tab-separated, ``digits`` significant digits (C's
+def _write_text(path: Path, head: bytes, rows: int, width: int, fill, digits: int) -> str:
+    """Write ``head`` then a table's rows atomically: tab-separated, ``digits`` significant digits (C's
     ``%g``), ``NaN`` for a missing value (an empty cell would end a row early for OpenSim).
 
-    The rows are printed :data:`~humanbody.io.writers._CHUNK_ROWS` at a time
-    into one of two reused buffers and written straight from it (the text is
-    never joined) by a second thread, while the next chunk is printed (as
+    ``fill(r0, r1, out)`` puts rows ``r0:r1`` of the table, ``rows`` x
+    ``width`` float64, into ``out``.  The table is never formed whole: it is
+    filled, printed and written a chunk of rows at a time
+    (:data:`~humanbody.io.writers._CHUNK_ROWS`, or more for a narrow table:
+    at least 2^18 values, which the printing kernel shares among its
+    threads), each chunk's text written straight from one of two
+    print buffers by a second thread while the next chunk is printed (as
     :class:`~humanbody.io.writers.CsvWriter` does).  Every printed block
-    holds whole lines, so the ``NaN`` cells are filled block by block, in
-    the blocks of rows that have one.
+    holds whole lines, so the ``NaN`` cells are filled in the chunks that
+    have one.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -74,17 +78,20 @@ def _write_text(path: Path, head: bytes, table: np.ndarray, digits: int) -> str:
     from .writers import _CHUNK_ROWS, _check_digits, _format_chunks, _write_all
 
     digits = _check_digits(digits)
-    v = np.ascontiguousarray(table, dtype=np.float64)
-    missing = np.isnan(v).any(axis=1)
+    step = max(_CHUNK_ROWS, -(-(1 << 18) // max(1, width)))
+    table = np.empty((min(rows, step), width))
     try:
         with atomic_path(path) as tmp, open_temp(tmp, buffering=0) as fh, \
                 ThreadPoolExecutor(max_workers=1, thread_name_prefix="humanbody-opensim") as pool:
             fd = fh.fileno()
             pending = pool.submit(_write_all, fd, [head])
             scratch, turn = [[None], [None]], 0  # the buffer printed into, while the other one is written
-            for r0 in range(0, len(v), _CHUNK_ROWS):
-                chunks = _format_chunks(v[r0:r0 + _CHUNK_ROWS], digits, sep="\t", scratch=scratch[turn])
-                if missing[r0:r0 + _CHUNK_ROWS].any():
+            for r0 in range(0, rows, step):
+                r1 = min(rows, r0 + step)
+                part = table[:r1 - r0]
+                fill(r0, r1, part)
+                chunks = _format_chunks(part, digits, sep="\t", scratch=scratch[turn])
+                if np.isnan(part).any():
                     chunks = [_nan_cells(bytes(c)) for c in chunks]
                 pending.result()
                 pending = pool.submit(_write_all, fd, chunks)
@@ -107,8 +114,14 @@ def _write_bytes(path: Path, data: bytes) -> str:
 
 
 def write_trc(path, names, xyz, time, rate_hz: float, unit: str = "mm", first_frame: int = 1,
-              digits: int = 9) -> str:
-    """Write markers ``xyz`` (frames, markers, 3), already in OpenSim's axes and ``unit``, as a TRC file."""
+              digits: int = 9, *, axes=None, scale: float = 1.0) -> str:
+    """Write markers ``xyz`` (frames, markers, 3) as a TRC file.
+
+    The file receives ``xyz @ axes.T / scale``: ``axes`` (3, 3) turns the
+    points into OpenSim's axes and ``scale`` (length units per ``unit``)
+    into ``unit``, frame block by frame block as the rows are written;
+    without them ``xyz`` is already in OpenSim's axes and ``unit``.
+    """
     path = Path(path)
     n, m = len(time), len(names)
     head = "\n".join([
@@ -119,23 +132,42 @@ def write_trc(path, names, xyz, time, rate_hz: float, unit: str = "mm", first_fr
         "\t\t" + "\t".join(f"X{i}\tY{i}\tZ{i}" for i in range(1, m + 1)),
         "", "",
     ]).encode()
-    table = np.empty((n, 2 + 3 * m))
-    table[:, 0] = first_frame + np.arange(n)
-    table[:, 1] = time
-    table[:, 2:] = np.asarray(xyz, dtype=float).reshape(n, 3 * m)
-    return _write_text(path, head, table, digits)
+    time = np.asarray(time, dtype=float)
+    A = None if axes is None else np.asarray(axes, dtype=float).T
+
+    def fill(r0, r1, out):
+        out[:, 0] = first_frame + np.arange(r0, r1)
+        out[:, 1] = time[r0:r1]
+        p = np.asarray(xyz[r0:r1], dtype=float)
+        if A is not None:
+            p = p @ A
+        if scale != 1.0:
+            p = p / scale
+        out[:, 2:] = p.reshape(r1 - r0, 3 * m)
+
+    return _write_text(path, head, n, 2 + 3 * m, fill, digits)
 
 
 def write_table(path, title: str, columns, time, values, in_degrees: bool, digits: int = 9) -> str:
-    """Write an OpenSim MOT/STO table: ``time`` then ``columns`` (``values`` (frames, len(columns)))."""
+    """Write an OpenSim MOT/STO table: ``time`` then ``columns``.
+
+    ``values`` (frames, len(columns)): an array, or any object with a 2-D
+    ``shape`` whose row slices ``values[r0:r1]`` are arrays (read a block
+    of rows at a time).
+    """
     n = len(time)
-    table = np.empty((n, len(columns) + 1))
-    table[:, 0] = time
-    table[:, 1:] = np.asarray(values, dtype=float).reshape(n, -1)
+    if not (hasattr(values, "shape") and len(values.shape) == 2):
+        values = np.asarray(values, dtype=float).reshape(n, -1)
+    time = np.asarray(time, dtype=float)
     head = "\n".join([title, "version=1", f"nRows={n}", f"nColumns={len(columns) + 1}",
                       f"inDegrees={'yes' if in_degrees else 'no'}", "endheader",
                       "\t".join(["time", *columns]), ""]).encode()
-    return _write_text(Path(path), head, table, digits)
+
+    def fill(r0, r1, out):
+        out[:, 0] = time[r0:r1]
+        out[:, 1:] = values[r0:r1]
+
+    return _write_text(Path(path), head, n, len(columns) + 1, fill, digits)
 
 
 def write_external_loads(path, datafile: str, bodies: dict) -> str:
