@@ -42,8 +42,8 @@ class PointBlock:
     """Points to add: ``labels`` with ``values`` (frames, n, 3); NaN = invalid.
 
     ``group`` is the POINT parameter listing them (ANGLES, MOMENTS, POWERS,
-    FORCES or MODELLED; "" for markers); ``descriptions`` one text per
-    label.  The file receives ``values @ axes.T / scale`` (``axes`` (3, 3),
+    FORCES or MODELLED; "" for markers), or a list of one such name per
+    label; ``descriptions`` one text per label.  The file receives ``values @ axes.T / scale`` (``axes`` (3, 3),
     default none: the values are in the file's axes), formed frame block by
     frame block as they are written (:meth:`points`).
     """
@@ -54,6 +54,10 @@ class PointBlock:
     descriptions: list = field(default_factory=list)
     scale: float = 1.0
     axes: np.ndarray | None = None
+
+    def groups(self) -> list:
+        """The group of each label."""
+        return [self.group] * len(self.labels) if isinstance(self.group, str) else list(self.group)
 
     def points(self, frames=slice(None), labels=slice(None)) -> np.ndarray:
         """What the file receives for ``frames`` and ``labels`` (slices or index lists): (f, n, 3) float64."""
@@ -234,8 +238,8 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
     meta = c["data"]["meta_points"]
     new_labels, new_desc, take = [], [], []
     for b, block in enumerate(blocks):
-        listed = model_groups.setdefault(block.group, []) if block.group else []
-        for j, label in enumerate(block.labels):
+        for j, (label, group) in enumerate(zip(block.labels, block.groups())):
+            listed = model_groups.setdefault(group, []) if group else []
             if label in existing:
                 if label not in outputs:
                     raise InputError(f"cannot add model output {label!r}: the source has a marker of that name", path)
@@ -262,7 +266,7 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
             c.add_parameter("POINT", g, listed)
     for g, u in (("ANGLE_UNITS", "deg"), ("FORCE_UNITS", "N/kg"), ("MOMENT_UNITS", "Nmm/kg"),
                  ("POWER_UNITS", "W/kg")):
-        if any(b.group == g.split("_")[0] + "S" for b in blocks) and g not in params["POINT"]:
+        if any(g.split("_")[0] + "S" in b.groups() for b in blocks) and g not in params["POINT"]:
             c.add_parameter("POINT", g, u)
     if platforms is not None:
         _add_platforms(c, platforms, path)
@@ -324,19 +328,20 @@ class _Points:
         return allp, {"residuals": np.concatenate([res, np.where(ok, 0.0, -1.0)[None]], axis=1),
                       "camera_masks": np.concatenate([masks, np.zeros((7,) + ok.shape, dtype=bool)], axis=1)}
 
-    def first_invalid(self, step: int = 4096):
+    def first_invalid(self):
         """Index of the first frame holding an invalid point (a residual < 0 or a coordinate not finite), or
-        None; looked for ``step`` frames at a time (a new point before its scale and axes: an overflow
-        there is not looked for)."""
+        None.  A block whose smallest and largest values are finite has no invalid point (a new point is
+        judged before its axes and scale: an overflow there is not looked for)."""
         pts, res, _ = self.src
-        for a in range(0, self.frames, step):
-            s = slice(a, min(self.frames, a + step))
-            bad = ((res[0][:, s] < 0) | ~_valid(pts[:3, :, s].transpose(1, 2, 0))).any(axis=0)
-            for block, j, r, _ in self.runs:
-                bad |= ~_valid(np.asarray(block.values[s, j:j + r, :])).all(axis=1)
-            if bad.any():
-                return a + int(np.argmax(bad))
-        return None
+        bad = ((res[0] < 0) | ~np.isfinite(pts[:3]).all(axis=0)).any(axis=0) if self.n0 else None
+        for block, j, r, _ in self.runs:
+            v = block.values[:, j:j + r, :]
+            if v.size and np.isfinite(np.min(v)) and np.isfinite(np.max(v)):
+                continue
+            more = ~_valid(np.asarray(v)).all(axis=1)
+            bad = more if bad is None else bad | more
+        where = np.flatnonzero(bad) if bad is not None else ()
+        return int(where[0]) if len(where) else None
 
     def encode(self, frames, analogs, scales, sub: int) -> np.ndarray:
         """The float-format data rows (f, 4 points + channels x subframes) of ``frames`` (C3D User Guide ch. 3).
@@ -364,14 +369,14 @@ class _Points:
                     word += np.where(M[b], float(1 << b), 0.0)
             pv[:, :n0, :3] = np.where(ok[None], P, 0.0).transpose(2, 1, 0)
             pv[:, :n0, 3] = np.where(ok, word, -1.0).T
-        if self.k:
-            new = self._new(frames)
-            good = _valid(new)  # (f, k)
-            pv[:, n0:, 3] = 0.0
+        for block, j, r, i in self.runs:
+            v = block.points(frames, slice(j, j + r))  # (f, r, 3)
+            out = pv[:, n0 + i:n0 + i + r]
+            out[..., :3] = v
+            out[..., 3] = 0.0
+            good = _valid(v)
             if not good.all():
-                new[~good] = 0.0
-                pv[:, n0:, 3][~good] = -1.0
-            pv[:, n0:, :3] = new
+                out[~good] = (0.0, 0.0, 0.0, -1.0)
         if analogs.shape[1]:
             if isinstance(frames, slice):
                 idx = slice(frames.start * sub, frames.stop * sub)

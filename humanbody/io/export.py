@@ -176,7 +176,7 @@ class _Gathered:
         self.shape = (base.shape[0], len(self.idx))
 
     def __getitem__(self, rows) -> np.ndarray:
-        return self.base[rows, self.idx]
+        return np.take(self.base[rows], self.idx, axis=1)
 
 
 def _columns(cols, names, lazy: bool = False):
@@ -184,7 +184,7 @@ def _columns(cols, names, lazy: bool = False):
 
     The columns :func:`write_results <humanbody.trial_output.write_results>`
     collects are column views of one table; those are taken row by row
-    (one fancy-indexed copy, each row read once) rather than column by
+    (one ``take``, each row read once) rather than column by
     column (every column a pass over the whole table), and with ``lazy`` a
     block of rows at a time, as the reader asks for them (:class:`_Gathered`).
     """
@@ -200,7 +200,7 @@ def _columns(cols, names, lazy: bool = False):
                 break
             idx.append(at // base.itemsize)
         else:
-            return _Gathered(base, idx) if lazy else base[:, idx]
+            return _Gathered(base, idx) if lazy else np.take(base, idx, axis=1)
     return np.column_stack(arrays) if arrays else np.zeros((0, 0))
 
 
@@ -248,7 +248,7 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
         names, xyz, unit, scale = [], np.zeros((F, 0, 3)), "mm", 1e-3
     blocks = []
     outputs = [(g, label, comps) for g, label, comps in PIG_OUTPUTS if any(c and c[0] in cols for c in comps)]
-    pig = np.zeros((F, len(outputs), 3))  # every output in one array, each block a view of it
+    pig = np.zeros((F, len(outputs), 3))  # every output, in one block
     flat = pig.reshape(F, -1)
     into, take, factor = [], [], []
     for i, (_, _, comps) in enumerate(outputs):
@@ -263,8 +263,9 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
                 flat[:, 3 * i + a] = np.nan
     if take:
         flat[:, into] = _columns(cols, take) * np.array(factor)
-    for i, (group, label, _) in enumerate(outputs):
-        blocks.append(PointBlock(group, [label], pig[:, i:i + 1], ["humanbody"]))
+    if outputs:
+        blocks.append(PointBlock([g for g, _, _ in outputs], [label for _, label, _ in outputs], pig,
+                                 ["humanbody"] * len(outputs)))
     lab = M.T
     grf = [(S, side) for S, side, _ in _SIDES if f"{side}_grf_x_N_per_kg" in cols]
     if grf:
