@@ -372,7 +372,8 @@ class _Points:
         for block, j, r, i in self.runs:
             v = block.points(frames, slice(j, j + r))  # (f, r, 3)
             out = pv[:, n0 + i:n0 + i + r]
-            out[..., :3] = v
+            with np.errstate(over="ignore"):  # beyond float32: inf, as ezc3d writes it
+                out[..., :3] = v
             out[..., 3] = 0.0
             good = _valid(v)
             if not good.all():

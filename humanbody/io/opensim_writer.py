@@ -45,6 +45,11 @@ OPENSIM_OF_GROUND = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]
 #: free moment ``<p>torque_*``).
 GRF_PREFIXES = {"right": "ground_", "left": "1_ground_"}
 
+#: Values of an OpenSim table filled, printed and written at a time (whole rows: a chunk of 2 MB, which
+#: the printing kernel shares among its threads).
+_CHUNK_VALUES = 1 << 18
+
+
 def _nan_cells(text: bytes) -> bytes:
     """Tab-separated lines with ``NaN`` in every empty cell that follows a tab.
 
@@ -63,10 +68,8 @@ def _write_text(path: Path, head: bytes, rows: int, width: int, fill, digits: in
 
     ``fill(r0, r1, out)`` puts rows ``r0:r1`` of the table, ``rows`` x
     ``width`` float64, into ``out``.  The table is never formed whole: it is
-    filled, printed and written a chunk of rows at a time
-    (:data:`~humanbody.io.writers._CHUNK_ROWS`, or more for a narrow table:
-    at least 2^18 values, which the printing kernel shares among its
-    threads), each chunk's text written straight from one of two
+    filled, printed and written a chunk of rows (:data:`_CHUNK_VALUES`
+    values) at a time, each chunk's text written straight from one of two
     print buffers by a second thread while the next chunk is printed (as
     :class:`~humanbody.io.writers.CsvWriter` does).  Every printed block
     holds whole lines, so the ``NaN`` cells are filled in the chunks that
@@ -75,10 +78,10 @@ def _write_text(path: Path, head: bytes, rows: int, width: int, fill, digits: in
     from concurrent.futures import ThreadPoolExecutor
 
     from ..atomic import atomic_path, open_temp
-    from .writers import _CHUNK_ROWS, _check_digits, _format_chunks, _write_all
+    from .writers import _check_digits, _format_chunks, _write_all
 
     digits = _check_digits(digits)
-    step = max(_CHUNK_ROWS, -(-(1 << 18) // max(1, width)))
+    step = max(1, -(-_CHUNK_VALUES // max(1, width)))
     table = np.empty((min(rows, step), width))
     try:
         with atomic_path(path) as tmp, open_temp(tmp, buffering=0) as fh, \
