@@ -131,7 +131,13 @@ def _raw_markers(analysis):
     df = analysis.raw if getattr(analysis, "raw", None) is not None else read_trial(analysis.source)
     unit = _canonical_unit(df.attrs.get("units_in_file") or "m")
     scale = LENGTH_UNITS[unit]
-    names, xyz = markers_array(df)
+    names = list(df.attrs.get("markers") or [])
+    if names and list(map(str, df.columns)) == ["time"] + [f"{n}_{a}" for n in names for a in _AXES]:
+        # time, then each marker's x, y, z: the positions are the table's columns after time, as they are
+        # (a view of a table of floats, read only here), not a copy of a long trial's markers
+        xyz = df.to_numpy(dtype=float)[:, 1:].reshape(len(df), len(names), 3)
+    else:
+        names, xyz = markers_array(df)
     return list(names), xyz, unit, scale, df
 
 
