@@ -45,9 +45,9 @@ OPENSIM_OF_GROUND = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]
 #: free moment ``<p>torque_*``).
 GRF_PREFIXES = {"right": "ground_", "left": "1_ground_"}
 
-#: Values of an OpenSim table filled, printed and written at a time (whole rows: a chunk of 2 MB, which
-#: the printing kernel shares among its threads).
-_CHUNK_VALUES = 1 << 18
+#: Values of an OpenSim table filled, printed and written at a time (whole rows; at most
+#: ``writers._PARALLEL_MIN_VALUES - 1``, so that a chunk is printed on the calling thread).
+_CHUNK_VALUES = 1 << 16
 
 
 def _nan_cells(text: bytes) -> bytes:
@@ -69,19 +69,22 @@ def _write_text(path: Path, head: bytes, rows: int, width: int, fill, digits: in
     ``fill(r0, r1, out)`` puts rows ``r0:r1`` of the table, ``rows`` x
     ``width`` float64, into ``out``.  The table is never formed whole: it is
     filled, printed and written a chunk of rows (:data:`_CHUNK_VALUES`
-    values) at a time, each chunk's text written straight from one of two
-    print buffers by a second thread while the next chunk is printed (as
-    :class:`~humanbody.io.writers.CsvWriter` does).  Every printed block
-    holds whole lines, so the ``NaN`` cells are filled in the chunks that
-    have one.
+    values, half a megabyte) at a time, each chunk's text written straight
+    from one of two print buffers by a second thread while the next chunk
+    is printed.  A chunk is printed by the kernel's single-thread variant:
+    with the writing thread beside it, that took 0.9 s for the 100,000-frame
+    TRC and angles where the two-thread variant took 1.5 s, on two cores
+    shared with other work (``benchmarks/bench_export.py``).  Every printed
+    block holds whole lines, so the ``NaN`` cells are filled in the chunks
+    that have one.
     """
     from concurrent.futures import ThreadPoolExecutor
 
     from ..atomic import atomic_path, open_temp
-    from .writers import _check_digits, _format_chunks, _write_all
+    from .writers import _PARALLEL_MIN_VALUES, _check_digits, _format_chunks, _write_all
 
     digits = _check_digits(digits)
-    step = max(1, -(-_CHUNK_VALUES // max(1, width)))
+    step = max(1, min(_CHUNK_VALUES, _PARALLEL_MIN_VALUES - 1) // max(1, width))
     table = np.empty((min(rows, step), width))
     try:
         with atomic_path(path) as tmp, open_temp(tmp, buffering=0) as fh, \
