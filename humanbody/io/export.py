@@ -254,21 +254,20 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
         names, xyz, unit, scale = [], np.zeros((F, 0, 3)), "mm", 1e-3
     blocks = []
     outputs = [(g, label, comps) for g, label, comps in PIG_OUTPUTS if any(c and c[0] in cols for c in comps)]
-    pig = np.zeros((F, len(outputs), 3))  # every output, in one block
-    flat = pig.reshape(F, -1)
-    into, take, factor = [], [], []
-    for i, (_, _, comps) in enumerate(outputs):
-        for a, c in enumerate(comps):
-            if c is None:
-                continue
-            if c[0] in cols:
-                into.append(3 * i + a)
+    take, factor, where = [], [], []  # where: each component's column of [taken x factor, 0, NaN]
+    for _, _, comps in outputs:
+        for c in comps:
+            if c is not None and c[0] in cols:
+                where.append(len(take))
                 take.append(c[0])
                 factor.append(c[1])
             else:
-                flat[:, 3 * i + a] = np.nan
+                where.append(-2 if c is None else -1)
+    source = np.empty((F, len(take) + 2))
     if take:
-        flat[:, into] = _columns(cols, take) * np.array(factor)
+        np.multiply(_columns(cols, take), np.array(factor), out=source[:, :len(take)])
+    source[:, -2:] = (0.0, np.nan)
+    pig = np.take(source, np.array(where, dtype=np.intp) % source.shape[1], axis=1).reshape(F, len(outputs), 3)
     if outputs:
         blocks.append(PointBlock([g for g, _, _ in outputs], [label for _, label, _ in outputs], pig,
                                  ["humanbody"] * len(outputs)))
