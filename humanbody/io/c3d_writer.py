@@ -48,7 +48,7 @@ class PointBlock:
     frame block as they are written (:meth:`points`).
     """
 
-    group: str
+    group: str | list
     labels: list
     values: np.ndarray
     descriptions: list = field(default_factory=list)
@@ -483,7 +483,7 @@ def _write_fast(c, path, data: _Points) -> bool:
         fh.write(head)
         step = max(1, (1 << 22) // max(1, rows.shape[1] * 4))
         for a in range(0, F, step):
-            fh.write(memoryview(data.encode(slice(a, min(F, a + step)), an, scales, sub)).cast("B"))
+            fh.write(data.encode(slice(a, min(F, a + step)), an, scales, sub).data.cast("B"))
         written = F * rows.shape[1] * 4
         fh.write(b"\0" * (512 - written % 512))  # as ezc3d: up to the next block, a whole one after an exact fit
     return True

@@ -254,7 +254,9 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
         names, xyz, unit, scale = [], np.zeros((F, 0, 3)), "mm", 1e-3
     blocks = []
     outputs = [(g, label, comps) for g, label, comps in PIG_OUTPUTS if any(c and c[0] in cols for c in comps)]
-    take, factor, where = [], [], []  # where: each component's column of [taken x factor, 0, NaN]
+    take: list[str] = []
+    factor: list[float] = []
+    where: list[int] = []  # where: each component's column of [taken x factor, 0, NaN]
     for _, _, comps in outputs:
         for c in comps:
             if c is not None and c[0] in cols:
@@ -263,11 +265,11 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
                 factor.append(c[1])
             else:
                 where.append(-2 if c is None else -1)
-    source = np.empty((F, len(take) + 2))
+    given = np.empty((F, len(take) + 2))
     if take:
-        np.multiply(_columns(cols, take), np.array(factor), out=source[:, :len(take)])
-    source[:, -2:] = (0.0, np.nan)
-    pig = np.take(source, np.array(where, dtype=np.intp) % source.shape[1], axis=1).reshape(F, len(outputs), 3)
+        np.multiply(_columns(cols, take), np.array(factor), out=given[:, :len(take)])
+    given[:, -2:] = (0.0, np.nan)
+    pig = np.take(given, np.array(where, dtype=np.intp) % given.shape[1], axis=1).reshape(F, len(outputs), 3)
     if outputs:
         blocks.append(PointBlock([g for g, _, _ in outputs], [label for _, label, _ in outputs], pig,
                                  ["humanbody"] * len(outputs)))
@@ -337,7 +339,7 @@ def _write_opensim(analysis, folder: Path, raw, M, cols, time, feet) -> dict:
         names, xyz, unit, _, df = raw
         rate = float(df.attrs.get("rate_hz"))
         t = df["time"].to_numpy(dtype=float)
-        A, scale = O @ M, raw[3]  # OpenSim's axes, the file's unit
+        A, scale = O @ M, float(raw[3])  # OpenSim's axes, the file's unit
     else:
         names = [n + "_joint" for n in analysis.model.names if f"{n}_joint_x" in cols]
         xyz, A, scale = _points(cols, names), O, 1.0
