@@ -11,6 +11,15 @@ The public API is flat (docs/conventions.md, "Python API")::
     analysis = humanbody.analyze_trial("walk.trc", static="static.trc", mass=72.6)
     humanbody.write_results(analysis, "out/")
 
+    options = humanbody.AnalysisOptions(static="static.trc", mass=72.6, forces="walk_grf.mot")
+    analysis = humanbody.analyze_trial("walk.trc", options)   # every option in one object
+
+``humanbody.read_trial(path)`` returns the reader's DataFrame (``time``
+column, lab axes); ``humanbody.Trial.read(path, forces=..., axes=...)``
+(:func:`humanbody.trial.read_trial`) returns a :class:`~humanbody.trial.Trial`,
+markers and force plates in ground axes under one mapping, whose
+``to_frame()`` is that DataFrame.
+
 Names are imported on first use, so ``import humanbody`` is quick and a
 program pays only for the parts it touches.  Importing the package changes
 nothing in the process (environment, garbage collector, threads); the
@@ -34,6 +43,8 @@ _EXPORTS = {
     "coordinate_columns": ".mechanics.kinematics",
     "Results": ".mechanics.results",
     "read_trial": ".io",
+    "Trial": ".trial",
+    "AnalysisOptions": ".options",
     "Analysis": ".pipeline",
     "analyze_trial": ".pipeline",
     "write_results": ".trial_output",
@@ -44,10 +55,15 @@ _EXPORTS = {
     "simulate": ".simulation.forward",
 }
 
+#: Modules reachable as attributes without an import of their own (``humanbody.trial.read_trial``).
+_MODULES = ("trial", "options")
+
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
 
 def __getattr__(name: str):
+    if name in _MODULES:
+        return importlib.import_module(f".{name}", __name__)
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'humanbody' has no attribute {name!r}")

@@ -1,19 +1,34 @@
-"""One trial from file to mechanics: read, map axes, condition, track, compute.
+"""One trial from file to mechanics: :func:`analyze_trial`, a short chain of named stages.
 
-:func:`analyze_trial` is what ``humanbody analyze`` (and the batch report
-and the viewer) run for one trial file:
+:func:`analyze_trial` is what ``humanbody analyze``, the batch report and
+the viewer run for one trial file, with one
+:class:`~humanbody.options.AnalysisOptions`.  Its stages, each a function
+here taking and giving Trials, Models and Results:
 
-1. :func:`humanbody.io.read_trial` reads markers or generalized coordinates;
-2. for markers: lab axes -> ground (:func:`humanbody.markers.axes.to_ground`),
-   gap filling and low-pass filtering (:func:`humanbody.markers.conditioning.condition`),
-   static calibration and segment tracking
-   (:func:`humanbody.markers.tracking.markers_to_coordinates`) give the
-   generalized coordinates;
-3. :func:`humanbody.compute` gives the mechanics of every segment.
+=============  ======================================================================
+read           :func:`read`: the :class:`~humanbody.trial.Trial` (markers in ground
+               axes, :func:`humanbody.markers.axes.to_ground`) and its force plates
+               under the same mapping (:func:`humanbody.trial.read_trial`)
+subject        :func:`subject_model`: the given or scaled model (mass from the plates)
+condition      :func:`condition`: marker set, gap filling, low-pass filter
+               (:func:`humanbody.markers.conditioning.condition`)
+calibrate      :func:`calibrate`: the subject's model from the static trial
+               (:func:`humanbody.markers.calibration.calibrate`)
+track          :func:`track`: generalized coordinates from the markers (segment fits
+               or whole-body IK), or :func:`orientations` for IMU trials
+rates          :func:`rates`: first and second derivatives (:func:`humanbody.mechanics.kinematics.prepare_motion`)
+mechanics      :func:`mechanics`: the :class:`Analysis`, its :class:`~humanbody.mechanics.results.Results`
+               computed on first use
+loads          :func:`loads`: external loads conditioned and given to segments
+               (:func:`humanbody.mechanics.loads.condition_loads`, :func:`~humanbody.mechanics.loads.assign_loads`)
+kinetics       :attr:`Analysis.kinetics` (:func:`humanbody.mechanics.kinetics.kinetic_block`)
+clinical       :attr:`Analysis.clinical` (:func:`humanbody.mechanics.clinical.clinical_angles`)
+write          :func:`write`: :func:`humanbody.trial_output.write_results`, the mechanics and
+               kinetics computed frame range by range
+=============  ======================================================================
 
-:func:`humanbody.trial_output.write_results` writes its files.  Every step
-reports what it did in ``Analysis.messages`` (conversions, the axes
-mapping, filled gaps, the marker set, how rates were obtained).
+Every stage reports what it did in ``Analysis.messages`` (conversions, the
+axes mapping, filled gaps, the marker set, how rates were obtained).
 """
 
 from __future__ import annotations
@@ -21,17 +36,21 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .signal.differentiate import Differentiation
 from .errors import InputError
 from .mechanics.kinematics import Motion, compute_motion, prepare_motion
-from .model.body import BodyModel, load_model
 from .mechanics.results import Results
+from .model.body import BodyModel, load_model
+from .options import AnalysisOptions
 
-__all__ = ["Analysis", "analyze_trial", "DEFAULT_MASS", "DEFAULT_HEIGHT"]
+if TYPE_CHECKING:
+    from .trial import Trial
+
+__all__ = ["Analysis", "AnalysisOptions", "analyze_trial", "DEFAULT_MASS", "DEFAULT_HEIGHT", "read",
+           "subject_model", "condition", "calibrate", "track", "orientations", "rates", "mechanics", "loads"]
 
 DEFAULT_MASS = 75.0
 DEFAULT_HEIGHT = 1.75
@@ -140,73 +159,31 @@ def _subject_model(model, mass, height, sex, messages) -> BodyModel | None:
     return BodyModel.default(mass=m, height=h, sex=sex)
 
 
-def analyze_trial(
-    path,
-    *,
-    static=None,
-    markerset=None,
-    model=None,
-    mass: float | None = None,
-    height: float | None = None,
-    sex: str = "male",
-    axes: str = "auto",
-    cutoff_hz: float | None = 6.0,
-    max_gap: float = 0.1,
-    fill: str = "spline",
-    differentiation: Differentiation | str | None = None,
-    progress: bool = False,
-    keep_markers: bool = True,
-    calibration_cache: dict | None = None,
-    forces=None,
-    loads: dict | None = None,
-    force_threshold: float = 20.0,
-    forces_cutoff_hz: float | None = None,
-    use_platforms: bool = True,
-    imu_heading: str | None = None,
-    angle_zero: str = "anatomical",
-    subject=None,
-    ik: str = "auto",
-    keep_raw: bool = False,
-    hip_trial=None,
-) -> Analysis:
-    """Analyse one trial file (markers or generalized coordinates).
+def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: bool = False,
+                  keep_markers: bool = True, calibration_cache: dict | None = None, keep_raw: bool | None = None,
+                  **overrides: Any) -> Analysis:
+    """Analyse one trial file (markers, generalized coordinates or orientations).
+
+    The stages, each a function of this module: :func:`read` (the
+    :class:`~humanbody.trial.Trial` and its force plates under one axes
+    mapping), :func:`subject_model`, :func:`condition`, :func:`calibrate`,
+    :func:`track` (or :func:`orientations` for IMU trials), :func:`rates`,
+    :func:`mechanics`, :func:`loads`; the kinetics and clinical angles are
+    :attr:`Analysis.kinetics` and :attr:`Analysis.clinical`, and :func:`humanbody.trial_output.write`
+    writes the files, the mechanics and kinetics computed frame range by
+    range.
 
     Parameters
     ----------
     path : str or Path
-        Trial file: marker TRC/C3D/CSV/TSV or a generalized-coordinates CSV.
-    static : str or Path, optional
-        Standing calibration trial (markers, same lab as ``path``).
-    markerset : str or Path, optional
-        Built-in marker-set name or a marker-set file; detected from the
-        marker names when omitted.
-    hip_trial : str or Path, optional
-        Hip calibration trial (markers, same marker set): each hip centre is
-        then the functional (SCoRE) centre of that trial where the hip turns
-        enough in a second plane, else the set's regression; a message says
-        which (:func:`humanbody.markers.functional_joint.functional_hips`).
-    model : BodyModel or path, optional
-        Model to use instead of the default scaled one.
-    mass, height : float, optional
-        Subject mass (kg) and standing height (m) for the default model
-        (defaults 75 kg, 1.75 m with a message when neither is given).
-    sex : {"male", "female"}
-        Anthropometric table to scale.
-    axes : str
-        Lab-to-ground axes: "auto" (detect from the markers) or a spec such
-        as ``"x,-z,y"`` (see :func:`humanbody.markers.axes.parse_axes`).
-    cutoff_hz : float or None
-        Low-pass cut-off of the marker filter (Hz); None: no filtering.
-    max_gap : float
-        Longest marker gap filled (s).
-    fill : {"spline", "rigid", "linear"}
-        How marker gaps are filled: cubic spline in time, or from the other
-        markers of the same segment cluster of the marker set (rigid-body
-        fit; any gap length), or linear.
-    differentiation : Differentiation or str, optional
-        How rates are computed when the trial does not give them.
+        Trial file: marker TRC/C3D/CSV/TSV, a generalized-coordinates CSV or
+        an orientation trial (OpenSense ``.sto``, Xsens ``.mvnx``).
+    options : AnalysisOptions, optional
+        Every analysis choice (:class:`humanbody.options.AnalysisOptions`:
+        static trial, marker set, subject, axes, filters, tracking, rates,
+        external loads, ...); default: ``AnalysisOptions()``.
     progress : bool
-        Show a progress bar over the stages (long trials).
+        Show a progress bar over the stages (long trials, on a terminal).
     keep_markers : bool
         Keep the conditioned marker table in ``Analysis.markers`` (the viewer
         draws it); ``humanbody analyze`` lets it go once the segments are
@@ -218,197 +195,311 @@ def analyze_trial(
         same axes, marker set and subject (what a batch of one subject's
         trials does).  Filled as a side effect; the results are exactly
         those of a new calibration.
-    forces : str or Path, optional
-        External loads: an OpenSim ground-reaction file (with its
-        ExternalLoads XML when one is beside it) or a loads table
-        (docs/kinetics.md).  Its lab axes are the trial's.
-    loads : dict, optional
-        Load name -> segment, overriding the file's assignment and the
-        automatic one (``--load NAME=segment``).
-    force_threshold : float
-        Vertical force (N) below which a load is zero.
-    forces_cutoff_hz : float, optional
-        Low-pass cut-off of the loads (Hz); default the markers' ``cutoff_hz``.
-    use_platforms : bool
-        A C3D trial with force platforms and no ``forces`` uses its own
-        platforms (default); False leaves them out.
-    imu_heading : str, optional
-        Orientation trials: the pelvis sensor's axis pointing forward in the
-        calibration posture (``"-z"``, ...); None: the subject faced the
-        world's +X (:mod:`humanbody.imu.calibration`).  ``static`` is then
-        an orientation file in the calibration posture (default: the first
-        0.5 s of the trial) and ``axes`` the world axes ("auto": the
-        format's).
-    angle_zero : {"anatomical", "static"}
-        Zero of the clinical angles (:func:`humanbody.mechanics.clinical.clinical_angles`):
-        between the anatomical segment frames (default) or in the standing
-        calibration pose.
-    subject : str, Path or Subject, optional
-        Subject measurements (Vicon ``.vsk`` or TOML;
-        :func:`humanbody.io.subject.read_subject`): mass and height when
-        ``mass``/``height`` are not given (the options win), and the
-        widths, leg lengths and offsets the marker set's joint centres use
-        (Plug-in Gait).
-    ik : {"auto", "segments", "global"}
-        How marker trials are tracked: each segment fitted alone
-        (``segments``), whole-body inverse kinematics with the joints held
-        together (``global``), or ``auto``: global when some tracked segment
-        keeps fewer than three points or the set is a keypoint set
-        (:func:`humanbody.markers.global_ik.choose_method`; docs/tracking.md).
-    keep_raw : bool
-        Keep the marker trial as read in ``Analysis.raw`` (``--export``
-        writes it again instead of reading the file twice).
+    keep_raw : bool, optional
+        Keep the marker trial as read in ``Analysis.raw`` (an export writes
+        it again instead of reading the file twice); default: when
+        ``options.export`` names a format.
+    **overrides
+        Any :class:`~humanbody.options.AnalysisOptions` field by name
+        (``static=``, ``mass=``, ``forces=``, ``loads={"plate1": "right_foot"}``,
+        ...), applied over ``options``: ``analyze_trial("walk.trc",
+        static="static.trc", mass=72.6)`` works as it always did.
+        An unknown name is a TypeError.
     """
+    opts = options_with(options, overrides)
     from .mechanics.clinical import ANGLE_ZEROS
-    from .io import read_trial
 
-    if angle_zero not in ANGLE_ZEROS:
-        raise InputError(f"--angle-zero must be one of {', '.join(ANGLE_ZEROS)}, not {angle_zero!r}")
+    if opts.angle_zero not in ANGLE_ZEROS:
+        raise InputError(f"--angle-zero must be one of {', '.join(ANGLE_ZEROS)}, not {opts.angle_zero!r}")
     path = os.fspath(path)
-    messages: list[str] = []
-    details: list[str] = []
-    subj = _subject_file(subject, messages)
-    if subj is not None:
-        mass = subj.mass if mass is None else mass
-        height = subj.height if height is None else height
+    run = _Run(path, opts, calibration_cache)
+    run.subj = _subject_file(opts.subject, run.messages)
+    if run.subj is not None:
+        run.mass = run.subj.mass if opts.mass is None else opts.mass
+        run.height = run.subj.height if opts.height is None else opts.height
     steps = _Progress(progress, path)
-    trial = read_trial(path)
-    kind = trial.attrs.get("kind")
-    fmt = trial.attrs.get("format", "?")
-    rate = trial.attrs.get("rate_hz")
-    rate_txt = f" at {rate:g} Hz" if rate else ""
-    messages.append(f"read {path}: {fmt}, {kind}, {len(trial)} frames{rate_txt}")
-    messages += [f"converted {c}" for c in trial.attrs.get("conversions", [])]
+    trial = read(path, run)
     steps.advance("read")
-    calibration = tracking = markers = None
-    if forces is None and str(path).lower().endswith(".c3d") and kind == "markers" and use_platforms:
-        from .mechanics.loads import c3d_has_platforms
-
-        if c3d_has_platforms(path):
-            forces = path  # a C3D trial's own force platforms
-            messages.append("loads: the trial's own force platforms")
-    if mass is None and model is None:
-        mass = _mass_from_plates(forces, force_threshold, messages)
-    subject = _subject_model(model, mass, height, sex, messages)
-    if kind in ("coordinates", "orientations"):
-        coords = trial
-        if subject is None:
-            subject = BodyModel.default(mass=DEFAULT_MASS, height=DEFAULT_HEIGHT, sex=sex)
-            messages.append(f"no --model or --height: using the default model for {DEFAULT_HEIGHT:g} m")
-        if kind == "orientations":
-            from .imu import orientations_to_coordinates
-
-            if len(trial) < 2:
-                raise InputError("has one frame: a calibration posture (give it as --static), not a trial", path)
-            posture = None
-            if static is not None:
-                posture = read_trial(static)
-                if posture.attrs.get("kind") != "orientations":
-                    raise InputError("static trial of an orientation trial must be an orientation file", static)
-            coords, notes = orientations_to_coordinates(trial, subject, static=posture, axes=axes,
-                                                        heading=imu_heading)
-            messages += [f"orientations: {line}" for line in notes if not line.startswith("mapping:")]
-            details += [f"orientations: {line}" for line in notes if line.startswith("mapping:")]
+    model = subject_model(trial, run)
+    plates, mapping = trial.forces, trial.axes
+    calibration = tracking = markers = raw = None
+    if trial.kind in ("coordinates", "orientations"):
+        model = _default_model(model, run)
+        coords = trial.to_frame() if trial.kind == "coordinates" else orientations(trial, model, run)
         steps.advance("condition")
         steps.advance("track")
-    elif kind == "markers":
-        from .markers.axes import to_ground
-        from .markers.calibration import calibrate
-        from .markers.conditioning import condition
-        from .markers.global_ik import choose_method, track_global
-        from .markers.tracking import track
-
-        ground, mapping = to_ground(trial, axes=axes)
-        raw = trial if keep_raw else None
-        del trial  # a long trial: keep one copy of the markers at a time
-        messages.append(f"axes: {mapping.describe()}")
-        from .markers.markerset import resolve_markerset
-
-        names = ground.attrs.get("markers") or [c[:-2] for c in ground.columns if c.endswith("_x")]
-        mset, found = resolve_markerset(markerset, names, path, required=())
-        required = _present_required(mset, found, path, messages)
-        if hip_trial is not None:
-            from .markers.functional_joint import functional_hips
-
-            try:
-                mset, lines = functional_hips(mset, read_trial(hip_trial))
-            except InputError as err:
-                raise err.with_path(hip_trial) from None
-            messages += lines
-        clusters = {
-            seg: [found[m] for m in spec.markers if m in found]
-            for seg, spec in mset.segments.items()
-            if spec.rule == "cluster"
-        }
-        used = set(found.values())
-        unused = [m for m in names if m not in used]
-        if unused:  # markers the set does not use (unlabeled ones included): counted, never filled or filtered
-            ground = ground.drop(columns=[f"{m}_{a}" for m in unused for a in "xyz" if f"{m}_{a}" in ground.columns])
-            ground.attrs["markers"] = [m for m in names if m in used]
-            unlabeled = sum(1 for m in unused if m.startswith("*") or m.lower().startswith("unlabeled"))
-            messages.append(f"ignored {len(unused)} marker(s) the marker set {mset.name!r} does not use"
-                            + (f" ({unlabeled} unlabeled)" if unlabeled else ""))
-            details.append(f"ignored markers: {', '.join(unused)}")
-        markers, report = condition(ground, max_gap=max_gap, cutoff_hz=cutoff_hz, fill=fill,
-                                    segments={k: v for k, v in clusters.items() if len(v) >= 3})
-        del ground
-        messages += list(report.summary_lines())
-        details += [f"conditioning: {line}" for line in report.lines()]
+    else:  # markers (humanbody.trial.read_trial takes no other kind)
+        raw = trial.to_frame() if (bool(opts.export) if keep_raw is None else keep_raw) else None
+        trial, mset, found, required = condition(trial, run)  # the trial as read is let go here
+        markers = trial.to_frame("ground")
+        del trial  # the conditioned markers live in `markers` as long as they are needed
         steps.advance("condition")
-        subject_mass = DEFAULT_MASS if mass is None else float(mass)
-        if static is not None:
-            calibration, static_frames = _static_calibration(
-                static, mapping.spec, mset, subject_mass, height, sex, calibration_cache, subj)
-            messages.append(f"static trial {os.fspath(static)}: {static_frames} frames, same axes mapping")
-        else:
-            calibration = calibrate(markers, mset, mass=subject_mass, height=height, sex=sex, mode="dynamic",
-                                    required=required, subject=subj)
-        present = [m for m, col in found.items()
-                   if f"{col}_x" in markers.columns and markers[f"{col}_x"].notna().any()]
-        method, why = choose_method(mset, present, ik)
-        messages.append(f"tracking: {'whole-body inverse kinematics' if method == 'global' else 'segment fits'}"
-                        f" ({why})")
-        tracker = track_global if method == "global" else track
-        tracking = tracker(markers, calibration, keep_frames=False, required=required)
+        calibration = calibrate(markers, mset, required, run)
+        tracking = track(markers, calibration, mset, found, required, run)
         coords = tracking.coords
-        messages += _tracking_lines(calibration, tracking)
         if not keep_markers:
             markers = None
-        if subject is None or model is None:
-            subject = calibration.model if model is None else subject
+        if model is None or opts.model is None:  # the given model file wins over the calibrated one
+            model = calibration.model if opts.model is None else model
         steps.advance("track")
-    else:
-        raise InputError(
-            f"holds {kind or 'an unknown kind of'} data, not marker trajectories or "
-            "generalized coordinates", path,
-        )
-    coords.attrs.setdefault("source", path)
-    motion = prepare_motion(subject, coords, differentiation=differentiation)
-    messages.append(f"rates: {motion.how}")
+    assert model is not None
+    motion = rates(model, coords, run)
     if tracking is not None:
-        details += [f"tracking: {line}" for line in tracking.summary()]
-    analysis = Analysis(
-        source=path, coords=coords, model=subject, motion=motion, markers=markers,
-        calibration=calibration, tracking=tracking, messages=messages, details=details, angle_zero=angle_zero,
-        axes=mapping if kind == "markers" else None, raw=raw if kind == "markers" else None,
-    )
-    if forces is not None:
-        from .mechanics.loads import assign_loads, condition_loads, read_loads
-
-        for name, seg in (loads or {}).items():
-            if seg not in subject.names:
-                raise InputError(f"--load {name}={seg}: no segment {seg!r} in the model "
-                                 f"(segments: {', '.join(subject.names)})")
-        spec = mapping.matrix if kind == "markers" else None
-        table = read_loads(forces, mapping=spec, loads=loads)
-        cut = cutoff_hz if forces_cutoff_hz is None else forces_cutoff_hz
-        frame_loads = condition_loads(table, motion.time, cutoff_hz=cut or None, threshold=force_threshold)
-        analysis.loads = assign_loads(frame_loads, table.segments, subject, analysis.results)
-        analysis.load_table = table
-        messages += table.notes + frame_loads.notes
+        run.details += [f"tracking: {line}" for line in tracking.summary()]
+    analysis = mechanics(model, coords, motion, run, markers=markers, calibration=calibration,
+                         tracking=tracking, axes=mapping, raw=raw)
+    if plates is not None:
+        analysis.loads, analysis.load_table = loads(analysis, plates, run)
     steps.advance("compute")
     steps.close()
     return analysis
+
+
+def options_with(options: AnalysisOptions | None, overrides: dict) -> AnalysisOptions:
+    """``options`` (default ``AnalysisOptions()``) with the keyword ``overrides`` applied."""
+    opts = AnalysisOptions() if options is None else options
+    if not isinstance(opts, AnalysisOptions):
+        raise TypeError(f"options must be an AnalysisOptions, not {type(opts).__name__}")
+    return opts.replace(**overrides) if overrides else opts
+
+
+@dataclass(eq=False)
+class _Run:
+    """What the stages of one :func:`analyze_trial` share: the options, the subject and the log."""
+
+    path: str
+    options: AnalysisOptions
+    calibration_cache: dict | None = None
+    messages: list = field(default_factory=list)
+    details: list = field(default_factory=list)
+    subj: Any = None
+    axes: Any = None
+    mass: float | None = None
+    height: float | None = None
+
+    def __post_init__(self):
+        self.mass, self.height = self.options.mass, self.options.height
+
+
+# ------------------------------------------------------------------ stages
+def read(path: str, run: _Run) -> Trial:
+    """Stage "read": the :class:`~humanbody.trial.Trial` (markers in ground axes) and its force plates.
+
+    The plates are ``options.forces``, or a C3D marker trial's own force
+    platforms when it has some (``options.use_platforms``); they are read
+    under the markers' lab -> ground mapping (:func:`humanbody.trial.read_trial`).
+    """
+    from .trial import read_trial
+
+    opts = run.options
+    forces = opts.forces
+    trial = read_trial(path, axes=opts.axes)
+    run.axes = trial.axes
+    # the axes line is printed with the marker steps (after the subject lines), where it has always been
+    run.messages += [line for line in trial.log if not line.startswith("axes: ")]
+    if forces is None and path.lower().endswith(".c3d") and trial.kind == "markers" and opts.use_platforms:
+        from .io.forceplates import c3d_has_platforms
+
+        if c3d_has_platforms(path):
+            forces = path  # a C3D trial's own force platforms
+            run.messages.append("loads: the trial's own force platforms")
+    if forces is not None:
+        from .trial import read_forces
+
+        trial.forces = read_forces(forces, trial.axes if trial.kind == "markers" else None, opts.load_map)
+    return trial
+
+
+def subject_model(trial: Trial, run: _Run) -> BodyModel | None:
+    """Stage "subject": the model of ``options.model``, or the default one scaled to the subject's mass and height.
+
+    Without a mass (nor a model), the mass is the plates' (standing or
+    walking on them, :func:`humanbody.mechanics.loads.mass_from_plates`).
+    None when neither mass nor height is known: a marker trial's
+    calibration then scales the model.
+    """
+    opts = run.options
+    if run.mass is None and opts.model is None:
+        run.mass = _mass_from_plates(trial.forces, opts.force_threshold, run.messages)
+    return _subject_model(opts.model, run.mass, run.height, opts.sex, run.messages)
+
+
+def _default_model(model: BodyModel | None, run: _Run) -> BodyModel:
+    """The model of a trial without markers: the subject's, else the default one (said so)."""
+    if model is None:
+        model = BodyModel.default(mass=DEFAULT_MASS, height=DEFAULT_HEIGHT, sex=run.options.sex)
+        run.messages.append(f"no --model or --height: using the default model for {DEFAULT_HEIGHT:g} m")
+    return model
+
+
+def orientations(trial: Trial, model: BodyModel, run: _Run) -> pd.DataFrame:
+    """Stage "track" of an orientation (IMU) trial: sensor orientations -> generalized coordinates.
+
+    :func:`humanbody.imu.orientations_to_coordinates`, calibrated on
+    ``options.static`` (an orientation file in the calibration posture) or
+    the trial's first 0.5 s.
+    """
+    from .imu import orientations_to_coordinates
+    from .io import read_trial
+
+    opts = run.options
+    if trial.n_frames < 2:
+        raise InputError("has one frame: a calibration posture (give it as --static), not a trial", run.path)
+    posture = None
+    if opts.static is not None:
+        posture = read_trial(opts.static)
+        if posture.attrs.get("kind") != "orientations":
+            raise InputError("static trial of an orientation trial must be an orientation file", opts.static)
+    coords, notes = orientations_to_coordinates(trial.to_frame(), model, static=posture, axes=opts.axes,
+                                                heading=opts.imu_heading)
+    run.messages += [f"orientations: {line}" for line in notes if not line.startswith("mapping:")]
+    run.details += [f"orientations: {line}" for line in notes if line.startswith("mapping:")]
+    return coords
+
+
+def condition(trial: Trial, run: _Run):
+    """Stage "condition" of a marker trial: marker set, unused markers out, gaps filled, low-pass filtered.
+
+    Returns ``(conditioned Trial, marker set, found, required)``: ``found``
+    maps the set's marker names to the trial's, ``required`` lists the set's
+    required markers the trial has (:func:`humanbody.markers.conditioning.condition`,
+    :func:`humanbody.markers.markerset.resolve_markerset`; a hip calibration
+    trial gives functional hip centres, :func:`humanbody.markers.functional_joint.functional_hips`).
+    """
+    from .io import read_trial
+    from .markers.conditioning import condition as condition_markers
+    from .markers.markerset import resolve_markerset
+    from .trial import Trial
+
+    opts, messages, path = run.options, run.messages, run.path
+    ground = trial.to_frame("ground")
+    messages.append(f"axes: {trial.axes.describe()}")
+    names = ground.attrs.get("markers") or [c[:-2] for c in ground.columns if c.endswith("_x")]
+    mset, found = resolve_markerset(opts.markerset, names, path, required=())
+    required = _present_required(mset, found, path, messages)
+    if opts.hip_trial is not None:
+        from .markers.functional_joint import functional_hips
+
+        try:
+            mset, lines = functional_hips(mset, read_trial(opts.hip_trial))
+        except InputError as err:
+            raise err.with_path(opts.hip_trial) from None
+        messages += lines
+    clusters = {
+        seg: [found[m] for m in spec.markers if m in found]
+        for seg, spec in mset.segments.items()
+        if spec.rule == "cluster"
+    }
+    used = set(found.values())
+    unused = [m for m in names if m not in used]
+    if unused:  # markers the set does not use (unlabeled ones included): counted, never filled or filtered
+        ground = ground.drop(columns=[f"{m}_{a}" for m in unused for a in "xyz" if f"{m}_{a}" in ground.columns])
+        ground.attrs["markers"] = [m for m in names if m in used]
+        unlabeled = sum(1 for m in unused if m.startswith("*") or m.lower().startswith("unlabeled"))
+        messages.append(f"ignored {len(unused)} marker(s) the marker set {mset.name!r} does not use"
+                        + (f" ({unlabeled} unlabeled)" if unlabeled else ""))
+        run.details.append(f"ignored markers: {', '.join(unused)}")
+    markers, report = condition_markers(ground, max_gap=opts.max_gap, cutoff_hz=opts.cutoff_hz, fill=opts.fill,
+                                        segments={k: v for k, v in clusters.items() if len(v) >= 3})
+    del ground
+    messages += list(report.summary_lines())
+    run.details += [f"conditioning: {line}" for line in report.lines()]
+    out = Trial.from_frame(markers, axes=trial.axes, lab_attrs=trial.attrs)
+    out.forces, out.log = trial.forces, trial.log
+    return out, mset, found, required
+
+
+def calibrate(markers: pd.DataFrame, mset, required: list, run: _Run):
+    """Stage "calibrate": the subject's model from the static trial (cached by content) or from the trial itself.
+
+    :func:`humanbody.markers.calibration.calibrate` on ``options.static``
+    (read under the trial's axes mapping) or, without one, on the
+    conditioned markers (``mode="dynamic"``).
+    """
+    from .markers.calibration import calibrate as calibrate_markers
+
+    opts = run.options
+    subject_mass = DEFAULT_MASS if run.mass is None else float(run.mass)
+    if opts.static is not None:
+        calibration, static_frames = _static_calibration(
+            opts.static, run.axes.spec, mset, subject_mass, run.height, opts.sex, run.calibration_cache,
+            run.subj)
+        run.messages.append(f"static trial {os.fspath(opts.static)}: {static_frames} frames, same axes mapping")
+        return calibration
+    return calibrate_markers(markers, mset, mass=subject_mass, height=run.height, sex=opts.sex, mode="dynamic",
+                             required=required, subject=run.subj)
+
+
+def track(markers: pd.DataFrame, calibration, mset, found: dict, required: list, run: _Run):
+    """Stage "track": the generalized coordinates of every frame from the markers.
+
+    Segment fits (:func:`humanbody.markers.tracking.track`) or whole-body
+    inverse kinematics (:func:`humanbody.markers.global_ik.track_global`) as
+    ``options.ik`` and :func:`humanbody.markers.global_ik.choose_method` say.
+    """
+    from .markers.global_ik import choose_method, track_global
+    from .markers.tracking import track as track_segments
+
+    present = [m for m, col in found.items()
+               if f"{col}_x" in markers.columns and markers[f"{col}_x"].notna().any()]
+    method, why = choose_method(mset, present, run.options.ik)
+    run.messages.append(f"tracking: {'whole-body inverse kinematics' if method == 'global' else 'segment fits'}"
+                        f" ({why})")
+    limits = run.options.joint_limits
+    if method == "global":
+        tracking = (track_global(markers, calibration, keep_frames=False, required=required) if limits is None
+                    else track_global(markers, calibration, keep_frames=False, required=required, limits=limits))
+    else:
+        tracking = track_segments(markers, calibration, keep_frames=False, required=required)
+    run.messages += _tracking_lines(calibration, tracking)
+    return tracking
+
+
+def rates(model: BodyModel, coords: pd.DataFrame, run: _Run) -> Motion:
+    """Stage "rates": the coordinates with their first and second time derivatives (given, or differentiated).
+
+    :func:`humanbody.mechanics.kinematics.prepare_motion` with ``options.differentiation``.
+    """
+    coords.attrs.setdefault("source", run.path)
+    motion = prepare_motion(model, coords, differentiation=run.options.differentiation)
+    run.messages.append(f"rates: {motion.how}")
+    return motion
+
+
+def mechanics(model: BodyModel, coords: pd.DataFrame, motion: Motion, run: _Run, **parts) -> Analysis:
+    """Stage "mechanics": the :class:`Analysis`; its :attr:`~Analysis.results` are computed on first use.
+
+    :func:`write` evaluates them frame range by range (with the kinetics
+    in the same pass), so a long trial is never held whole.
+    """
+    return Analysis(source=run.path, coords=coords, model=model, motion=motion, messages=run.messages,
+                    details=run.details, angle_zero=run.options.angle_zero, **parts)
+
+
+def loads(analysis: Analysis, table, run: _Run):
+    """Stage "loads": the external loads on the motion's frames, each given to a segment; ``(FrameLoads, table)``.
+
+    :func:`humanbody.mechanics.loads.condition_loads` (threshold, low-pass
+    at ``options.forces_cutoff_hz`` or the markers' cut-off, resampled to
+    the frames) and :func:`humanbody.mechanics.loads.assign_loads` (named
+    segment, else the nearest foot).  The assignment needs the feet's
+    poses in every frame: the kinematics computed here are kept
+    (``analysis.results``) and :func:`write` reuses them, so every frame's
+    kinematics are computed once.
+    """
+    from .mechanics.loads import assign_loads, condition_loads
+
+    opts, model = run.options, analysis.model
+    for name, seg in opts.loads:
+        if seg not in model.names:
+            raise InputError(f"--load {name}={seg}: no segment {seg!r} in the model "
+                             f"(segments: {', '.join(model.names)})")
+    cut = opts.cutoff_hz if opts.forces_cutoff_hz is None else opts.forces_cutoff_hz
+    frame_loads = condition_loads(table, analysis.motion.time, cutoff_hz=cut or None,
+                                  threshold=opts.force_threshold)
+    assigned = assign_loads(frame_loads, table.segments, model, analysis.results)
+    run.messages += table.notes + frame_loads.notes
+    return assigned, table
 
 
 def _present_required(mset, found, path, messages) -> list:
@@ -433,16 +524,14 @@ def _present_required(mset, found, path, messages) -> list:
     return [m for m in mset.required if m in found]
 
 
-def _mass_from_plates(forces, threshold, messages) -> float | None:
+def _mass_from_plates(table, threshold, messages) -> float | None:
     """Subject mass from the force plates (:func:`humanbody.mechanics.loads.mass_from_plates`) when no mass is given;
-    a line in ``messages`` either way.  None: the default mass (said so) or the model's."""
-    if forces is not None:
-        from .mechanics.loads import mass_from_plates, read_loads
+    a line in ``messages`` either way.  ``table``: the plates the read stage read (a LoadTable) or None.
+    None: the default mass (said so) or the model's."""
+    if table is not None:
+        from .mechanics.loads import mass_from_plates
 
-        try:
-            m, line = mass_from_plates(read_loads(forces), threshold)
-        except InputError:
-            m, line = None, None  # the kinetics read the file again below and say what is wrong with it
+        m, line = mass_from_plates(table, threshold)
         if m is not None:
             messages.append(line)
             return m

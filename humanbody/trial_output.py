@@ -18,13 +18,29 @@ from .errors import InputError
 from .mechanics.kinematics import compute_motion
 
 if TYPE_CHECKING:
+    from .options import AnalysisOptions
     from .pipeline import Analysis
 
-__all__ = ["write_results", "CHUNK_FRAMES"]
+__all__ = ["write", "write_results", "CHUNK_FRAMES"]
 
 #: Frames computed and written at a time by :func:`write_results` (about
 #: 40 MB of results per chunk for the 17-segment model).
 CHUNK_FRAMES = 8192
+
+
+def write(analysis: Analysis, out_dir, options: AnalysisOptions | None = None, **kwargs) -> dict[str, str]:
+    """Stage "write" of :func:`humanbody.pipeline.analyze_trial`: the results table (mechanics,
+    clinical angles, kinetics), model, log, residuals and exports of one analysed trial.
+
+    :func:`write_results` with the export formats and OpenSim feet of
+    ``options``; ``kwargs`` are its other arguments (``fmt``, ``digits``,
+    ``progress``, ``relative``, ``events``).
+    """
+    if options is None:
+        from .options import AnalysisOptions
+
+        options = AnalysisOptions()
+    return write_results(analysis, out_dir, export=options.export, opensim_feet=options.opensim_feet, **kwargs)
 
 
 def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES,
@@ -68,14 +84,27 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     clinical = analysis.clinical
     columns = result_columns(model.names, _coordinate_names(model)) + list(clinical.columns)
     more = []
-    compute = None
+
+    # every frame's kinematics, when a stage already computed them (the loads' assignment, a short trial's
+    # relative-motion check): taken, not computed again (looked up when the first chunk is computed)
+    def held():
+        return analysis._results
+
+    def compute(start, stop, reuse):
+        return _frames(held(), start, stop) if held() is not None else compute_motion(model, motion, start, stop,
+                                                                                      out=reuse)
     if analysis.loads is not None:
-        from .mechanics.kinetics import compute_with_kinetics, kinetic_columns
+        from .mechanics.kinetics import compute_with_kinetics, kinetic_block, kinetic_columns
 
         columns += kinetic_columns(model)
         buffer = {}
 
-        def compute(start, stop, reuse):  # kinematics and kinetics in one pass; one kinetic buffer for every chunk
+        def compute(start, stop, reuse):  # one kinetic buffer for every chunk
+            if held() is not None:  # the held kinematics, their kinetics
+                res = _frames(held(), start, stop)
+                buffer["out"] = kinetic_block(model, res, analysis.loads, start, out=buffer.get("out"))
+                return res
+            # kinematics and kinetics in one pass
             res, buffer["out"] = compute_with_kinetics(model, motion, analysis.loads, start, stop, out=reuse,
                                                        block=buffer.get("out"))
             return res
@@ -134,6 +163,20 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     return paths
 
 
+def _frames(results, start: int, stop: int):
+    """Frames ``start:stop`` of ``results`` as a Results of views (no copy; ``inertia`` derived on use)."""
+    if start == 0 and stop == results.n_frames:
+        return results
+    from .mechanics.results import Results
+
+    sl = slice(start, stop)
+    per_frame = {name: getattr(results, name)[sl] for name in (
+        "time", "R", "omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc", "force", "torque",
+        "body_com", "body_com_vel", "body_com_acc", "coordinates")}
+    return Results(names=results.names, coordinate_names=results.coordinate_names, mass=results.mass,
+                   segment_inertia=results.segment_inertia, rates=results.rates, **per_frame)
+
+
 def _collecting(blocks, take, store):
     """Pass ``blocks`` on, copying their columns ``take`` into the rows of ``store`` they cover."""
     start = 0
@@ -144,7 +187,7 @@ def _collecting(blocks, take, store):
 
 
 def _coordinate_names(model):
-    from .mechanics.kinematics import coordinate_columns
+    from .model.body import coordinate_columns
 
     return coordinate_columns(model)
 

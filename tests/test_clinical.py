@@ -93,6 +93,26 @@ def test_pelvis_and_trunk_signs():
     assert cl["thorax_lateral_flexion_deg"] > 2.5
 
 
+def test_thorax_and_head_relative_to_the_progression_only_when_the_model_asks():
+    """``meta["clinical_progression"]`` (the plug_in_gait set) adds the thorax's and head's Y-X-Z angles
+    relative to the direction of progression: tilted forwards, right side up, turned to the left."""
+    assert "thorax_tilt_deg" not in clinical_angles(MODEL, _coords(MODEL))
+    model = MODEL.replace(meta=dict(MODEL.meta, clinical_progression=["thorax", "head"]))
+    cols = clinical_columns(model.names, ["thorax", "head"])
+    assert [c for c in cols if c.startswith(("thorax_t", "thorax_o", "thorax_p", "head_"))] == [
+        "thorax_tilt_deg", "thorax_obliquity_deg", "thorax_progression_rotation_deg", "head_tilt_deg",
+        "head_obliquity_deg", "head_rotation_deg"]
+    cl = clinical_angles(model, _coords(model, lower_torso_gamma=8, upper_torso_alpha=12, neck_alpha=5,
+                                        head_alpha=-20)).iloc[0]
+    assert cl["thorax_tilt_deg"] == pytest.approx(20) and cl["head_tilt_deg"] == pytest.approx(5)
+    assert cl["pelvis_tilt_deg"] == pytest.approx(8) and cl["thorax_flexion_deg"] == pytest.approx(12)
+    cl = clinical_angles(model, _coords(model, lower_torso_beta=-4)).iloc[0]
+    assert cl["thorax_obliquity_deg"] == pytest.approx(4) and cl["head_obliquity_deg"] == pytest.approx(4)
+    cl = clinical_angles(model, _coords(model, lower_torso_alpha=10)).iloc[0]
+    assert cl["thorax_progression_rotation_deg"] == pytest.approx(10, abs=1e-9)
+    assert cl["head_rotation_deg"] == pytest.approx(10, abs=1e-9)
+
+
 def test_pelvis_follows_the_direction_of_progression():
     """Walking along +Y (a turned lab) with the pelvis facing the way it goes: rotation reads 0."""
     F = 300

@@ -320,3 +320,179 @@ def test_command_line_tolerates_missing_required_markers(tmp_path):
         status = main(["analyze", str(trc), "--static", str(data / "sample_static.trc"), "--out", str(tmp_path / "o")])
     assert status == 2
     assert "right_lower_leg" in err.getvalue() and err.getvalue().count("\n") == 1
+
+
+# --------------------------------------------------------------- joint limits
+def test_limits_within_range_change_nothing(setup):
+    """The full-range motion lies inside the physiological table: limits on, the results are the same."""
+    cal, t, ang, root, markers = setup
+    from humanbody.markers.global_ik import PHYSIOLOGICAL_LIMITS, joint_limits
+
+    lo, hi = joint_limits("physiological")
+    deg = np.degrees(ang)
+    for k in range(1, 17):  # the motion is inside every limit with a margin
+        assert (deg[:, k] > np.degrees(lo[k]) + 1).all() and (deg[:, k] < np.degrees(hi[k]) - 1).all()
+    assert set(PHYSIOLOGICAL_LIMITS) >= {"right_lower_leg", "left_upper_leg", "right_foot", "left_lower_arm"}
+    for noisy in (markers, _noisy(markers, 0.002)):
+        trial = frame_df(noisy, t)
+        free = track_global(trial, cal, keep_frames=False)
+        held = track_global(trial, cal, keep_frames=False, limits="physiological")
+        np.testing.assert_allclose(held.coords.to_numpy(), free.coords.to_numpy(), rtol=0, atol=1e-9)
+
+
+def test_a_joint_pushed_beyond_its_limit_stops_on_it(setup):
+    """Knee flexion limited to 60 deg on a trial reaching 150: held on 60; frames inside the limits unchanged."""
+    cal, t, ang, root, markers = setup
+    kr = K["right_lower_leg"]
+    # the knee's other two angles held near their true 0: one angle limited alone can be dodged through the
+    # others (at 60 deg of flexion a shank reaches its markers through (alpha + 180, 180 - beta, gamma + 180)),
+    # and with them free the best pose within the limits need not have flexion on its limit
+    limits = {"right_lower_leg": {"alpha": [-10.0, 60.0], "beta": [-0.5, 0.5], "gamma": [-0.5, 0.5]},
+              "left_foot": {"alpha": [-30.0, 30.0], "beta": [-10.0, 10.0], "gamma": [-5.0, 5.0]}}
+    tr = track_global(frame_df(markers, t), cal, limits=limits)
+    got = np.degrees(_angles(tr.coords))
+    true = np.degrees(ang)
+    lf = K["left_foot"]
+    for k, j, lim in ((kr, 0, 60.0), (lf, 0, 30.0), (lf, 1, 10.0)):
+        assert (np.abs(true[:, k, j]) > lim).sum() > 50
+        assert np.abs(got[:, k, j]).max() <= lim + 1e-9  # never beyond
+    over = true[:, kr, 0] > 60.0
+    err = np.abs(got[over, kr, 0] - 60.0)  # on the limit where the markers push beyond it
+    assert err.max() < 0.01, err.max()
+    # frames well inside the limits come back as without limits (to the solver's tolerance)
+    inside = (true[:, kr, 0] < 55.0) & (np.abs(true[:, lf, 0]) < 25.0) & (np.abs(true[:, lf, 1]) < 8.0)
+    # (compared as rotations: after frames on a limit, continuity may pick the equivalent angle branch)
+    seqs = cal.model.sequences
+    for k in range(17):
+        np.testing.assert_allclose(euler_to_matrix(np.radians(got[inside, k]), seqs[k]),
+                                   euler_to_matrix(np.radians(true[inside, k]), seqs[k]), atol=5e-5)
+
+
+def test_limit_tables_are_checked(tmp_path):
+    from humanbody.markers.global_ik import joint_limits
+
+    lo, hi = joint_limits(None)
+    assert np.isinf(lo).all() and np.isinf(hi).all()
+    lo, hi = joint_limits({"right_lower_leg": {"alpha": [0, float("nan")]}})
+    assert lo[K["right_lower_leg"], 0] == 0.0 and np.isinf(hi[K["right_lower_leg"], 0])
+    for bad, match in (("loose", "physiological"), ({"lower_torso": {"alpha": [0, 1]}}, "not a segment"),
+                       ({"right_knee": {"alpha": [0, 1]}}, "not a segment"),
+                       ({"right_lower_leg": {"delta": [0, 1]}}, "alpha, beta or gamma"),
+                       ({"right_lower_leg": {"alpha": [10, 0]}}, "above upper"),
+                       ({"right_lower_leg": {"alpha": "wide"}}, "lower, upper")):
+        with pytest.raises(InputError, match=match):
+            joint_limits(bad, "set")
+    # a marker set asks for them in its [ik] section
+    ms = load_markerset("gait2392")
+    toml = tmp_path / "limited.toml"
+    toml.write_text(open(ms.source).read().replace("[ik]\n", '[ik]\nlimits = "physiological"\n', 1))
+    st = static_markers()
+    cal = calibrate(frame_df({k: v + np.zeros((5, 3)) for k, v in st.items()}, np.arange(5) / 60), str(toml),
+                    mass=70.0, base_model=_model())
+    prob = ik_problem(cal)
+    assert np.isfinite(prob.hi[K["right_lower_leg"]]).all() and np.isinf(prob.hi[0]).all()
+
+
+def test_joint_limits_from_the_command_line(tmp_path, monkeypatch):
+    """``analyze --joint-limits physiological``: the sample walk stays inside the ranges, so nothing moves;
+    with a table that it leaves, the option reaches the fit."""
+    import contextlib
+    import io
+    from pathlib import Path
+
+    import pandas as pd
+
+    from humanbody.cli import main
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    tables = {}
+    for limits in ("off", "physiological"):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            status = main(["analyze", str(data / "sample_walk_markers.trc"), "--static", str(data / "sample_static.trc"),
+                           "--out", str(tmp_path / limits), "--ik", "global", "--joint-limits", limits])
+        assert status == 0, err.getvalue()
+        tables[limits] = pd.read_csv(next((tmp_path / limits).glob("*_results.csv")))
+    cols = [c for c in tables["off"].columns if c.endswith(("_alpha", "_beta", "_gamma"))]
+    assert cols
+    np.testing.assert_allclose(tables["physiological"][cols], tables["off"][cols], rtol=0, atol=1e-9)
+    import humanbody.markers.global_ik as gik
+
+    knee = np.degrees(tables["off"]["right_lower_leg_alpha"])
+    assert knee.max() > 40.0
+    monkeypatch.setattr(gik, "PHYSIOLOGICAL_LIMITS", {"right_lower_leg": {"alpha": (-10.0, 30.0), "beta": (-45, 45),
+                                                                          "gamma": (-45, 45)}})
+    with contextlib.redirect_stderr(io.StringIO()):
+        assert main(["analyze", str(data / "sample_walk_markers.trc"), "--static", str(data / "sample_static.trc"),
+                     "--out", str(tmp_path / "tight"), "--ik", "global", "--joint-limits", "physiological"]) == 0
+    tight = pd.read_csv(next((tmp_path / "tight").glob("*_results.csv")))
+    assert np.degrees(tight["right_lower_leg_alpha"]).max() <= 30.0 + 1e-6
+
+
+def test_limit_penalty_gradient_matches_finite_differences():
+    """The joint-limit term's g = J^T r and Gauss-Newton block against central differences of its cost.
+
+    Random relative rotations in the model's sequences (root zxy, the others yxz) with limits that half the
+    angles violate; increments are the kernel's ground-frame rotation vectors at each joint.
+    """
+    from humanbody._kernels import ik as kk
+    from humanbody.model.segments import DEFAULT_SEQUENCES
+
+    rng = np.random.default_rng(8)
+    n = 17
+    parent = np.array([-1, 0, 1, 2, 3, 4, 2, 6, 2, 8, 9, 0, 11, 12, 0, 14, 15], dtype=np.int64)
+    seq = np.array([["xyz".index(c) for c in s] for s in DEFAULT_SEQUENCES], dtype=np.int64)
+    ang = rng.uniform(-1.0, 1.0, (n, 3))
+    ang[:, 1] = rng.uniform(-0.8, 0.8, n)  # away from the singular set
+    S = np.stack([euler_to_matrix(ang[k], DEFAULT_SEQUENCES[k]) for k in range(n)])
+    lo = ang - rng.uniform(-0.3, 0.3, (n, 3))  # about half the angles below their lower or above their upper limit
+    hi = lo + rng.uniform(0.0, 0.2, (n, 3))
+    lo[0], hi[0] = -np.inf, np.inf
+    wl = 7.0
+    limited = np.ones(n, dtype=np.bool_)
+    limited[0] = False
+    xi = rng.normal(0, 0.2, (n, 3))
+    p = np.zeros(3)
+    R, O = np.empty((n, 3, 3)), np.empty((n, 3))
+    kk._forward(S, p, parent, xi, R, O)
+    base, first = kk.tree_order(parent)
+    D = 3 + 3 * n
+    rows = np.empty((4, 3))
+
+    def cost(step):
+        Sn, pn = np.empty_like(S), np.empty(3)
+        kk._apply_step(S, p, R, parent, base, step, Sn, pn, np.empty((3, 3)))
+        return kk._limit_cost(Sn, seq, lo, hi, wl, limited, rows)
+
+    # the angles the kernel reads back are the ones we built
+    for k in range(1, n):
+        assert abs(kk._limit_rows(S, k, seq, rows)) > kk._LIMIT_DET
+        np.testing.assert_allclose(rows[0], ang[k], atol=1e-12)
+    H, g = np.zeros((D, D)), np.zeros(D)
+    kk._limit_terms(S, R, parent, seq, lo, hi, wl, limited, base, H, g, rows)
+    assert cost(np.zeros(D)) > 0 and np.abs(g).max() > 0
+    h = 1e-6
+    fd = np.array([(cost(h * e) - cost(-h * e)) / (2 * h) for e in np.eye(D)])
+    np.testing.assert_allclose(2 * g, fd, rtol=1e-6, atol=1e-7 * np.abs(fd).max())
+    # Gauss-Newton block: wl J^T J over the violated angles, each row J = dtheta/ddelta checked against
+    # central differences of the angle itself
+    J = np.zeros((0, D))
+    for k in range(1, n):
+        kk._limit_rows(S, k, seq, rows)
+        at = rows.copy()
+        for j in range(3):
+            if kk._violation(at[0, j], lo[k, j], hi[k, j]) != 0.0:
+                Rl = R[parent[k]]
+                row = np.zeros(D)
+                row[base[k]:base[k] + 3] = Rl @ at[1 + j]
+                e = np.zeros(D)
+                e[base[k]:base[k] + 3] = rng.normal(size=3)
+                e *= 1e-7 / np.abs(e).max()
+                Sp, Sm, pp = np.empty_like(S), np.empty_like(S), np.empty(3)
+                kk._apply_step(S, p, R, parent, base, e, Sp, pp, np.empty((3, 3)))
+                kk._apply_step(S, p, R, parent, base, -e, Sm, pp, np.empty((3, 3)))
+                ap = kk._limit_rows(Sp, k, seq, rows) and rows[0, j].copy()
+                am = kk._limit_rows(Sm, k, seq, rows) and rows[0, j].copy()
+                np.testing.assert_allclose((ap - am) / 2, row @ e, rtol=1e-4, atol=1e-15)
+                J = np.vstack([J, row])
+    np.testing.assert_allclose(H, wl * J.T @ J, atol=1e-9 * np.abs(H).max())

@@ -59,6 +59,36 @@ def test_joint_loads_equal_pinocchio_rnea(sequences):
             np.testing.assert_allclose(jl.joint_moment[f, k], R @ data.f[jid].angular, atol=1e-8, rtol=1e-10)
 
 
+def test_moment_contributions_sum_to_the_joint_moment():
+    """The terms of a joint moment (loads' lever arm and free moment, each body's weight, m a and I alpha
+    terms) sum to the recursion's joint moment, for a hip, a foot and the root; the free-moment term is
+    the loads' free moment."""
+    from humanbody.mechanics.kinetics import moment_contributions
+
+    rng = np.random.default_rng(11)
+    model = hb.BodyModel.default(mass=70.0, height=1.75)
+    coords, *_ = _motion(model, rng, frames=60)
+    res = hb.compute(model, coords)
+    loads, point, moment = _random_loads(model, res, rng)
+    jl = joint_loads(model, res, loads)
+    for seg, n_bodies in (("right_upper_leg", 3), ("left_foot", 1), ("lower_torso", 17)):
+        k = model.names.index(seg)
+        terms = moment_contributions(model, res, loads, seg)
+        assert len(terms) == 2 + 3 * n_bodies
+        total = sum(terms.values())
+        np.testing.assert_allclose(total, jl.joint_moment[:, k], rtol=0,
+                                   atol=1e-9 * np.abs(jl.joint_moment[:, k]).max())
+    # the right foot's load is load 0, the left foot's load 1 (_random_loads)
+    hip = moment_contributions(model, res, loads, "right_upper_leg")
+    np.testing.assert_allclose(hip["loads: free moment"], -moment[:, 0], atol=1e-9)
+    O = res.joint[:, model.names.index("right_upper_leg")]
+    np.testing.assert_allclose(hip["loads: force"], -np.cross(point[:, 0] - O, loads.force[:, 0]), atol=1e-8)
+    # no loads: the external terms are zero and the rest still sums to the moment
+    free_air = moment_contributions(model, res, None, "right_upper_leg")
+    assert not free_air["loads: force"].any() and not free_air["loads: free moment"].any()
+    np.testing.assert_allclose(sum(free_air.values()), joint_loads(model, res).joint_moment[:, model.names.index("right_upper_leg")], atol=1e-9)
+
+
 def test_power_balance_along_a_motion():
     """Sum of joint powers + power of the external loads (the residual included) = d(KE + PE)/dt."""
     rng = np.random.default_rng(8)

@@ -68,6 +68,23 @@ def _frame_xy(x, y):
     return np.stack([x, y, np.cross(x, y)], axis=-1)
 
 
+def pelvis_from_progression(Rp, heading_deg) -> dict:
+    """Plug-in Gait's pelvis angles (deg) of pelvis frames Rp (F, 3, 3) relative to the horizontal direction
+    of progression at heading (deg about ground Z): scipy's intrinsic Y-X'-Z'' angles (a, b, c) of
+    Rz(-heading) Rp give tilt a, obliquity -b (right side up), rotation c (to the left)."""
+    from scipy.spatial.transform import Rotation
+
+    S = np.einsum("fji,fjk->fik", np.asarray(_rz_many(np.radians(heading_deg))), Rp)
+    a = np.degrees(Rotation.from_matrix(S).as_euler("YXZ"))
+    return {"pelvis_tilt": a[:, 0], "pelvis_obliquity": -a[:, 1], "pelvis_rotation": a[:, 2]}
+
+
+def _rz_many(t):
+    """Rz(t) for each t (F,): (F, 3, 3)."""
+    t = np.atleast_1d(np.asarray(t, float))
+    return np.stack([_rz(v) for v in t])
+
+
 THI_AT, TIB_AT = (0.0, 0.09, -0.20), (0.0, 0.08, -0.15)  # wands (thigh: from the hip, shank: from the knee;
 # lateral y given for the left side), in the segment's frame: in the joint's plane
 
@@ -81,19 +98,22 @@ def place(angles: dict, origin: np.ndarray, thi=THI_AT, tib=TIB_AT, subject=None
     Plug-in Gait's foot in any frame is the uncorrected one turned by the static offset.
 
     ``angles``: pelvis_tilt/obliquity/rotation and s_hip/knee/ankle angles (clinical names without _deg);
-    ``origin`` (F, 3): mid-ASIS.  The pelvis is relative to ground +X (the direction of progression).
+    ``origin`` (F, 3): mid-ASIS.  The pelvis is posed as Plug-in Gait's angles: Y-X-Z Cardan angles
+    relative to ground (+X the direction of progression), tilt about y (anterior +), obliquity about the
+    floating x (right side up +, so -x), rotation about the pelvis's z (to the left +); ``centres["pelvis"]``
+    is its frame.
     ``thi``, ``tib``: the wands in the thigh and (torsion-turned) shank frames, lateral y as on the left
     (mirrored on the right).  ``subject`` defaults to SUBJECT.
     """
     SUBJECT_ = SUBJECT if subject is None else subject  # noqa: N806
     F = len(origin)
     d = {k: np.radians(np.broadcast_to(v, (F,))) for k, v in angles.items()}
-    Rp = euler_to_matrix(np.c_[d["pelvis_rotation"], -d["pelvis_obliquity"], d["pelvis_tilt"]], "zxy")
+    Rp = euler_to_matrix(np.c_[d["pelvis_tilt"], -d["pelvis_obliquity"], d["pelvis_rotation"]], "yxz")
     at = lambda R, O, v: O + np.einsum("fij,j->fi", R, np.asarray(v, float))  # noqa: E731
     m = {"RASI": at(Rp, origin, (0, -PW / 2, 0)), "LASI": at(Rp, origin, (0, PW / 2, 0)),
          "RPSI": at(Rp, origin, (SACRUM, -0.045, 0)), "LPSI": at(Rp, origin, (SACRUM, 0.045, 0))}
     m.update({k: at(Rp, origin, v) for k, v in UPPER.items()})
-    centres = {}
+    centres = {"pelvis": Rp}
     r = SUBJECT_.marker_diameter / 2
     mean_leg = 0.5 * (SUBJECT_.right_leg_length + SUBJECT_.left_leg_length)
     for side, S, s in SIDES:
@@ -218,9 +238,9 @@ def test_angles_over_the_whole_range_exact(pig):
     # the direction of progression is the pelvis's horizontal travel over a second: here within 2 deg of +X
     heading = np.degrees(progression_heading(tr.coords["time"], tr.coords[["lower_torso_x", "lower_torso_y"]]))
     assert np.abs(heading).max() < 2.0
+    ang.update(pelvis_from_progression(centres["pelvis"], heading))  # the pelvis from the progression
     for name, want in ang.items():
-        got = cl[f"{name}_deg"] + (heading if name == "pelvis_rotation" else 0.0)
-        np.testing.assert_allclose(got, want, atol=1e-6, err_msg=name)
+        np.testing.assert_allclose(cl[f"{name}_deg"], want, atol=1e-6, err_msg=name)
     assert cl["right_knee_flexion_deg"].max() > 119.9 and cl["left_hip_flexion_deg"].max() > 99.9
 
 
@@ -317,7 +337,11 @@ def test_cli_with_a_vsk_gives_the_angles(tmp_path, capsys):
     for side, _, _ in SIDES:
         for j in JOINTS:
             np.testing.assert_allclose(table[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
-    np.testing.assert_allclose(table["pelvis_tilt_deg"], ang["pelvis_tilt"], atol=1e-6)
+    from humanbody.mechanics.clinical import progression_heading
+
+    heading = np.degrees(progression_heading(table["time"], table[["lower_torso_x", "lower_torso_y"]]))
+    for name, want in pelvis_from_progression(centres["pelvis"], heading).items():
+        np.testing.assert_allclose(table[f"{name}_deg"], want, atol=1e-6, err_msg=name)
     assert hb.load_model(out / "s01_walk_model.json").total_mass == pytest.approx(70.0)
 
 
@@ -342,8 +366,11 @@ def test_lower_body_trial_uses_the_lower_body_set():
     for side, _, _ in SIDES:
         for j in JOINTS:
             np.testing.assert_allclose(cl[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
-    np.testing.assert_allclose(cl[["pelvis_tilt_deg", "pelvis_obliquity_deg"]],
-                               np.c_[ang["pelvis_tilt"], ang["pelvis_obliquity"]], atol=1e-6)
+    from humanbody.mechanics.clinical import progression_heading
+
+    heading = np.degrees(progression_heading(tr.coords["time"], tr.coords[["lower_torso_x", "lower_torso_y"]]))
+    for name, want in pelvis_from_progression(centres["pelvis"], heading).items():
+        np.testing.assert_allclose(cl[f"{name}_deg"], want, atol=1e-6, err_msg=name)
     np.testing.assert_allclose(cl["thorax_flexion_deg"], 0.0, atol=1e-9)  # not measured: rigid with the pelvis
     res = hb.compute(cal.model, tr.coords, differentiation="gradient")
     k = list(cal.model.names).index("right_lower_leg")
@@ -474,7 +501,142 @@ def test_ankle_is_plug_in_gait_s_order_not_the_joint_coordinate_system_s(pig):
     jcs = clinical_angles(model, tr.coords, cal)
     assert np.abs(jcs["right_ankle_inversion_deg"] - want["right_ankle_inversion"]).max() > 0.05
     np.testing.assert_allclose(jcs["right_knee_flexion_deg"], cl["right_knee_flexion_deg"], atol=1e-12)
-    assert cal.model.meta["clinical_sequences"] == {"ankle": "yzx"}
+    assert cal.model.meta["clinical_sequences"]["ankle"] == "yzx"
+
+
+# ------------------------------------------------------------------ pelvis and foot progression
+PELVIS_POSES = ((25.0, 0.0, 0.0), (0.0, 15.0, 0.0), (0.0, 0.0, 40.0), (25.0, 15.0, 40.0), (-10.0, -15.0, -40.0),
+                (25.0, -15.0, 40.0), (15.0, 15.0, -40.0))  # (tilt, obliquity, rotation) deg
+
+
+def _pelvis_pose_trial(cal, tilt, obliquity, rotation, F=20):
+    """A trial holding one pelvis pose (Plug-in Gait's Y-X-Z angles) while travelling straight along +X."""
+    pose = dict(STATIC, pelvis_tilt=tilt, pelvis_obliquity=obliquity, pelvis_rotation=rotation)
+    t = np.arange(F) / 50.0
+    m, centres = place(pose, np.c_[1.2 * t, np.zeros(F), np.full(F, 0.95)])
+    return track(_table(m, t), cal), centres
+
+
+def test_pelvis_is_plug_in_gait_s_tilt_obliquity_rotation(pig):
+    """Large pelvis angles, alone and combined (rotation 40, obliquity 15, tilt 25 deg), posed by Plug-in Gait's
+    Y-X-Z sequence relative to the direction of progression, come back to 1e-6 deg; Baker's rotation-first
+    Z-X-Y order (the other marker sets') gives other numbers for the combined poses (the test can fail)."""
+    cal = pig[0]
+    baker = cal.model.replace(meta=dict(cal.model.meta, clinical_sequences={
+        k: v for k, v in cal.model.meta["clinical_sequences"].items() if k != "pelvis"}))
+    worst = 0.0
+    for tilt, obliquity, rotation in PELVIS_POSES:
+        tr, _ = _pelvis_pose_trial(cal, tilt, obliquity, rotation)
+        assert np.abs(np.diff(tr.coords["lower_torso_y"])).max() < 1e-12  # straight along +X: heading 0
+        cl = clinical_angles(cal.model, tr.coords, cal)
+        for name, want in (("tilt", tilt), ("obliquity", obliquity), ("rotation", rotation)):
+            np.testing.assert_allclose(cl[f"pelvis_{name}_deg"], want, atol=1e-6, err_msg=f"{name} {tilt, obliquity, rotation}")
+        other = clinical_angles(baker, tr.coords, cal)
+        worst = max(worst, float(np.abs(other[["pelvis_tilt_deg", "pelvis_obliquity_deg", "pelvis_rotation_deg"]]
+                                        .to_numpy() - [tilt, obliquity, rotation]).max()))
+    assert worst > 5.0
+    assert cal.model.meta["clinical_sequences"]["pelvis"] == "yxz"
+
+
+def test_left_pelvis_angles_are_the_side_s_own_sense(pig):
+    """LPelvisAngles (the C3D export, the normative comparison, the GPS) in the left side's own sense: left
+    side up and left side forward positive, from the same Y-X-Z decomposition (Plug-in Gait's left pelvis)."""
+    from scipy.spatial.transform import Rotation
+
+    from humanbody.gait.gps import SIDE_SENSE
+    from humanbody.io.export import PIG_OUTPUTS
+
+    cal = pig[0]
+    left = next(comps for group, label, comps in PIG_OUTPUTS if label == "LPelvisAngles")
+    for tilt, obliquity, rotation in PELVIS_POSES:
+        tr, centres = _pelvis_pose_trial(cal, tilt, obliquity, rotation, F=10)
+        cl = clinical_angles(cal.model, tr.coords, cal)
+        a = np.degrees(Rotation.from_matrix(centres["pelvis"]).as_euler("YXZ"))  # progression = ground +X
+        # +x lifts the left side; the left side goes forward when the pelvis turns to the right (-z)
+        own = {"tilt": a[:, 0], "obliquity": a[:, 1], "rotation": -a[:, 2]}
+        for (column, factor), (word, want) in zip(left, own.items()):
+            np.testing.assert_allclose(factor * cl[column], want, atol=1e-6, err_msg=word)
+            sense = SIDE_SENSE.get(f"pelvis_{word}_deg", {"left": 1.0})["left"]
+            np.testing.assert_allclose(sense * cl[f"pelvis_{word}_deg"], want, atol=1e-6, err_msg=word)
+
+
+def _pig_foot_long_axis(static_c, c, side, heading):
+    """Plug-in Gait's foot long axis (unit, toe-wards) in the progression frame: the uncorrected foot (ankle
+    centre -> toe with the shank's ankle axis) of each frame turned by the static offset U0^T A0."""
+    U0, A0 = static_c[f"{side}_foot_uncorrected"][0], static_c[f"{side}_foot_anatomical"][0]
+    foot = c[f"{side}_foot_uncorrected"] @ (U0.T @ A0)
+    return np.einsum("fij,fj->fi", _rz_many(-heading), foot[:, :, 0])
+
+
+def test_foot_progression_is_plug_in_gait_s(pig):
+    """Plug-in Gait's foot progression: the foot's Y-X-Z angles in its own axes (long axis z, toe to heel)
+    relative to the direction of progression, the one about the floating axis: arcsin of the foot's unit long
+    axis's component towards the left, internal (toes in) positive on both sides.  With the foot pitched
+    (this motion's ankles, knees and hips) it differs from the angle of the long axis's floor projection."""
+    from humanbody.mechanics.clinical import progression_heading
+
+    cal, tr, _, centres, static_c = pig
+    cl = clinical_angles(cal.model, tr.coords, cal)
+    heading = progression_heading(tr.coords["time"], tr.coords[["lower_torso_x", "lower_torso_y"]])
+    floor_gap = 0.0
+    for side, _, s in SIDES:
+        long_axis = _pig_foot_long_axis(static_c, centres, side, heading)
+        want = s * np.degrees(np.arcsin(long_axis[:, 1]))
+        np.testing.assert_allclose(cl[f"{side}_foot_progression_deg"], want, atol=1e-6, err_msg=side)
+        floor = s * np.degrees(np.arctan2(long_axis[:, 1], long_axis[:, 0]))
+        floor_gap = max(floor_gap, float(np.nanmax(np.abs(floor - want))))
+    assert floor_gap > 1.0
+    model = cal.model.replace(meta=dict(cal.model.meta, clinical_sequences={
+        k: v for k, v in cal.model.meta["clinical_sequences"].items() if k != "foot_progression"}))
+    other = clinical_angles(model, tr.coords, cal)  # the floor angle (other marker sets)
+    for side, _, s in SIDES:
+        long_axis = _pig_foot_long_axis(static_c, centres, side, heading)
+        steep = np.abs(long_axis[:, 2]) > np.sin(np.radians(80.0))
+        floor = s * np.degrees(np.arctan2(long_axis[:, 1], long_axis[:, 0]))
+        np.testing.assert_allclose(other[f"{side}_foot_progression_deg"][~steep], floor[~steep], atol=1e-6)
+
+
+def test_pelvis_and_foot_progression_continuous_through_a_turn(pig):
+    """The subject walks along +X, turns round on a semicircle and walks back: the pelvis angles follow the
+    direction of progression (Plug-in Gait's Y-X-Z relative to it, exact to 1e-6 deg), stay continuous and
+    within +-180, and keep the pelvis's own angles relative to the walk (within a few degrees where the
+    heading's window lies on a straight or on the arc)."""
+    from humanbody.mechanics.clinical import progression_heading
+
+    cal = pig[0]
+    dt, v, radius = 0.02, 1.2, 1.0
+    t = np.arange(0.0, 1.0 + np.pi * radius / v + 1.0, dt)
+    s_path = v * t
+    a = np.clip((s_path - 1.2) / radius, 0.0, np.pi)  # the turn's angle swept
+    straight_back = np.maximum(s_path - 1.2 - np.pi * radius, 0.0)
+    x = np.minimum(s_path, 1.2) + radius * np.sin(a) - straight_back
+    y = radius * (1.0 - np.cos(a))
+    F = len(t)
+    travel = a  # the walking direction (rad about Z): 0, turning to pi
+    rel = {"pelvis_tilt": 12 + 4 * np.sin(2 * np.pi * t), "pelvis_obliquity": 5 * np.sin(2 * np.pi * t + 0.3),
+           "pelvis_rotation": 8 * np.sin(2 * np.pi * t + 1.0)}
+    pose = {k: np.full(F, v) for k, v in STATIC.items()}
+    pose.update(rel)
+    m, centres = place(pose, np.c_[np.zeros(F), np.zeros(F), np.full(F, 0.95)])
+    # turn the whole body by the walking direction about the vertical through mid-ASIS and carry it along
+    Rt = _rz_many(travel)
+    path = np.c_[x, y, np.zeros(F)]
+    m = {k: np.einsum("fij,fj->fi", Rt, p) + path for k, p in m.items()}
+    tr = track(_table(m, t), cal)
+    cl = clinical_angles(cal.model, tr.coords, cal)
+    heading = np.degrees(progression_heading(tr.coords["time"], tr.coords[["lower_torso_x", "lower_torso_y"]]))
+    assert heading[0] == pytest.approx(0.0, abs=4.0) and heading[-1] == pytest.approx(180.0, abs=4.0)
+    want = pelvis_from_progression(Rt @ centres["pelvis"], heading)
+    # where the heading's one-second window lies on one straight or on the arc, the heading is the walking
+    # direction (a centred chord of a circle is parallel to its tangent) up to the pelvis origin's sway
+    steady = np.minimum(np.abs(t - 1.0), np.abs(t - 1.0 - np.pi * radius / v)) > 0.5
+    for name in rel:
+        np.testing.assert_allclose(cl[f"{name}_deg"], want[name], atol=1e-6, err_msg=name)
+        assert np.abs(cl[f"{name}_deg"] - rel[name])[steady].max() < 6.0, name  # relative to the walk
+        assert np.abs(np.diff(cl[f"{name}_deg"])).max() < 3.0, name
+    for side, _, _ in SIDES:
+        fp = cl[f"{side}_foot_progression_deg"]
+        assert np.isfinite(fp).all() and np.abs(np.diff(fp)).max() < 3.0 and np.abs(fp).max() < 30.0
 
 
 def test_foot_flat_with_sole_delta():
@@ -641,3 +803,400 @@ def test_wrist_and_hand_centres_are_plug_in_gait_s():
                           right_hand_thickness=0.034, left_hand_thickness=0.034)
     np.testing.assert_allclose(geo.point("right_hand_centre")[0] * 1000, [859.80, 517.27, 1051.97], atol=0.01)
     np.testing.assert_allclose(geo.point("left_hand_centre")[0] * 1000, [-324.52, 551.89, 1068.02], atol=0.01)
+
+
+# ------------------------------------------------------------------ upper-body angles
+# Plug-in Gait's upper body placed from known segment frames (ground, m), every frame frame-exact:
+# thorax (z from (T10+STRN)/2 to (C7+CLAV)/2, x back to front), head (x from the back to the front pair, y from
+# the right to the left pair, turned by the static "head level" offset), humerus (z elbow -> shoulder centre, x
+# towards the wrist centre), radius (z wrist -> elbow centre, y the humerus's), hand (z hand centre -> wrist
+# centre, y across the wrist bar).  The joint centres are those of Plug-in Gait's constructions (chord
+# function, wrist offset), solved here for the marker positions.
+UPPER_SUBJECT = Subject(**{**SUBJECT.measured(), "right_shoulder_offset": 0.045, "left_shoulder_offset": 0.050,
+                           "right_elbow_width": 0.090, "left_elbow_width": 0.091, "right_wrist_width": 0.055,
+                           "left_wrist_width": 0.056, "right_hand_thickness": 0.030, "left_hand_thickness": 0.028})
+ARM = {"upper": 0.30, "fore": 0.26, "hand": 0.075, "bar": 0.06}
+
+
+def _rot(axis, deg):
+    """(F, 3, 3) rotations about a frame axis ('x', 'y', 'z') by ``deg`` (degrees, (F,))."""
+    from scipy.spatial.transform import Rotation
+
+    return Rotation.from_euler(axis, np.radians(np.asarray(deg, float)).reshape(-1, 1)).as_matrix()
+
+
+def _chord(a, b, c, delta):
+    """Chord function (Plug-in Gait): in the plane (a, b, c), the point J with |J - c| = delta, J - c normal
+    to J - b, on the other side of the line c -> b from a.  (F, 3) each."""
+    u = b - c
+    L = np.linalg.norm(u, axis=-1, keepdims=True)
+    u = u / L
+    w = a - c
+    w = w - np.sum(w * u, axis=-1, keepdims=True) * u
+    w = w / np.linalg.norm(w, axis=-1, keepdims=True)
+    return c + delta**2 / L * u - np.sqrt(delta**2 - delta**4 / L**2) * w
+
+
+def _unit(v):
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def place_upper(ang: dict, pelvis_origin, Rp, subject=UPPER_SUBJECT, head_pitch=8.0):
+    """Upper-body markers and frames from Plug-in Gait's upper-body angles (deg, arrays (F,)).
+
+    ``ang``: ``thorax_tilt/obliquity/rotation`` (Y-X-Z relative to ground x, the direction of progression),
+    ``neck_flexion/lateral_flexion/rotation`` (the thorax in the head decomposes Y-X-Z into minus them),
+    per side ``s_shoulder_flexion/adduction/internal_rotation`` (X-Y-Z: s add, -flex, s rot),
+    ``s_elbow_flexion``, ``s_wrist_flexion/adduction/internal_rotation`` (Y-X-Z: -flex, s add, s rot).
+    The head markers' own frame is the head's turned by ``head_pitch`` about y (a level static head
+    recovers it).  Returns (markers, frames, centres).
+    """
+    from scipy.optimize import brentq
+
+    F = len(pelvis_origin)
+    r = subject.marker_diameter / 2
+    at = lambda R, O, v: O + np.einsum("fij,j->fi", R, np.asarray(v, float))  # noqa: E731
+    T = _rot("y", ang["thorax_tilt"]) @ _rot("x", -ang["thorax_obliquity"]) @ _rot("z", ang["thorax_rotation"])
+    base = at(Rp, pelvis_origin, (-0.05, 0.0, 0.30))
+    m = {"T10": at(T, base, (-0.12, 0, 0)), "STRN": at(T, base, (0.08, 0, 0)),
+         "C7": at(T, base, (-0.10, 0, 0.25)), "CLAV": at(T, base, (0.06, 0, 0.25))}
+    O = at(T, base, (0.06 - r, 0, 0.25))  # Plug-in Gait's thorax origin: CLAV moved back by the marker radius
+    H = T @ _rot("z", ang["neck_rotation"]) @ _rot("x", ang["neck_lateral_flexion"]) @ _rot("y", ang["neck_flexion"])
+    M = H @ _rot("y", np.full(F, head_pitch))
+    top = at(T, base, (-0.02, 0, 0.42))
+    for name, v in (("RFHD", (0.08, -0.07, 0.12)), ("LFHD", (0.08, 0.07, 0.12)), ("RBHD", (-0.10, -0.07, 0.12)),
+                    ("LBHD", (-0.10, 0.07, 0.12))):
+        m[name] = at(M, top, v)
+    frames = {"thorax": T, "head": H}
+    centres = {}
+    for side, S, s in SIDES:
+        Hu = T @ _rot("x", s * ang[f"{side}_shoulder_adduction"]) @ _rot("y", -ang[f"{side}_shoulder_flexion"]) \
+            @ _rot("z", s * ang[f"{side}_shoulder_internal_rotation"])
+        Fa = Hu @ _rot("y", -ang[f"{side}_elbow_flexion"])
+        Hd = Fa @ _rot("y", -ang[f"{side}_wrist_flexion"]) @ _rot("x", s * ang[f"{side}_wrist_adduction"]) \
+            @ _rot("z", s * ang[f"{side}_wrist_internal_rotation"])
+        # shoulder: SJC in the thorax's frontal plane through O, SHO above it, normal to O - SJC
+        sjc = at(T, O, (0.0, -s * 0.17, -0.04))
+        ds = subject.side("shoulder_offset", side) + r
+        m[f"{S}SHO"] = at(T, sjc, ds * _unit(np.array([0.0, -s * 0.04, 0.17])))
+        ejc = at(Hu, sjc, (0, 0, -ARM["upper"]))
+        wjc = at(Fa, ejc, (0, 0, -ARM["fore"]))
+        ho = at(Hd, wjc, (0, 0, -ARM["hand"]))
+        # wrist bar along the hand's y; its midpoint WRI = WJC - dw v with v normal to the bar and to EJC - WRI
+        dw = subject.side("wrist_width", side) / 2 + r
+        E = np.einsum("fji,fj->fi", Hd, ejc - wjc)
+        rho, phi0 = np.hypot(E[:, 0], E[:, 2]), np.arctan2(E[:, 2], E[:, 0])
+        mu = phi0 - np.arccos(-dw / rho)
+        v = np.einsum("fij,fj->fi", Hd, np.c_[np.cos(mu), np.zeros(F), np.sin(mu)])
+        wri = wjc - dw * v
+        half = 0.5 * ARM["bar"] * Hd[:, :, 1]
+        m[f"{S}WRA"], m[f"{S}WRB"] = (wri - half, wri + half) if s > 0 else (wri + half, wri - half)
+        # elbow: ELB at elbow width / 2 + r from EJC, normal to the humerus, in the chord's plane
+        de = subject.side("elbow_width", side) / 2 + r
+        elb = np.empty((F, 3))
+        for f in range(F):
+            def off(phi, f=f):
+                return ejc[f] + de * (np.cos(phi) * -s * Hu[f, :, 1] + np.sin(phi) * Hu[f, :, 0])
+
+            def plane(phi, f=f):
+                e = off(phi)
+                n = np.cross(wri[f] - e, sjc[f] - e) * s
+                return float((ejc[f] - e) @ _unit(np.cross(sjc[f] - e, n)))
+
+            grid = np.linspace(-np.pi, np.pi, 121)
+            vals = np.array([plane(g) for g in grid])
+            k = np.flatnonzero(np.sign(vals[:-1]) != np.sign(vals[1:]))
+            k = k[np.argmin(np.abs(grid[k]))]  # the root nearest the lateral direction
+            elb[f] = off(brentq(plane, grid[k], grid[k + 1], xtol=1e-15))
+        m[f"{S}ELB"] = elb
+        dh = subject.side("hand_thickness", side) / 2 + r
+        m[f"{S}FIN"] = ho - dh * Hd[:, :, 0]
+        frames.update({f"{side}_humerus": Hu, f"{side}_radius": Fa, f"{side}_hand": Hd})
+        centres.update({f"{side}_shoulder": sjc, f"{side}_elbow": ejc, f"{side}_wrist": wjc,
+                        f"{side}_hand_centre": ho, f"{side}_thorax_origin": O})
+    return m, frames, centres
+
+
+UPPER_STATIC = {"thorax_tilt": 0.0, "thorax_obliquity": 0.0, "thorax_rotation": 0.0, "neck_flexion": 0.0,
+                "neck_lateral_flexion": 6.0, "neck_rotation": 0.0,  # the static head rolled (kept, as Nexus)
+                **{f"{side}_{j}": v for side, _, _ in SIDES for j, v in (
+                    ("shoulder_flexion", 10.0), ("shoulder_adduction", -8.0), ("shoulder_internal_rotation", 5.0),
+                    ("elbow_flexion", 35.0), ("wrist_flexion", 0.0), ("wrist_adduction", 0.0),
+                    ("wrist_internal_rotation", 0.0))}}
+
+
+def _upper_motion(F=181):
+    """Arms overhead: right shoulder flexed to 170 deg, left abducted to 90 deg, elbows 40-140 deg, wrists +-60,
+    neck +-40, thorax tilting and turning; the pelvis travels along +X (the direction of progression)."""
+    u = np.linspace(0.0, 1.0, F)
+    w = np.sin(np.pi * u)
+    ang = {"thorax_tilt": 10 + 15 * np.sin(2 * np.pi * u), "thorax_obliquity": 8 * np.sin(3 * np.pi * u),
+           "thorax_rotation": 20 * np.sin(2 * np.pi * u + 0.5), "neck_flexion": 40 * np.sin(2 * np.pi * u),
+           "neck_lateral_flexion": 15 * np.sin(3 * np.pi * u + 0.2), "neck_rotation": 40 * np.sin(np.pi * u + 0.3),
+           "right_shoulder_flexion": 5 + 165 * w, "right_shoulder_adduction": -10 + 8 * np.sin(3 * np.pi * u),
+           "right_shoulder_internal_rotation": 20 * np.sin(2 * np.pi * u),
+           "left_shoulder_flexion": 10 + 5 * np.sin(2 * np.pi * u), "left_shoulder_adduction": -90 * w,
+           "left_shoulder_internal_rotation": -15 + 25 * np.sin(2 * np.pi * u + 1.0)}
+    for side, _, s in SIDES:
+        ph = 0.0 if s > 0 else 0.9
+        ang.update({f"{side}_elbow_flexion": 40 + 100 * np.sin(np.pi * u + ph / 4) ** 2,
+                    f"{side}_wrist_flexion": 60 * np.sin(2 * np.pi * u + ph),
+                    f"{side}_wrist_adduction": 15 * np.sin(3 * np.pi * u + ph),
+                    f"{side}_wrist_internal_rotation": 30 * np.sin(np.pi * u + ph)})
+    return ang, u * 2.0
+
+
+def _with_upper(lower: dict, upper: dict) -> dict:
+    out = {k: v for k, v in lower.items() if k not in UPPER}
+    out.update(upper)
+    return out
+
+
+def _upper_static(F0=4) -> dict:
+    """The whole-body static trial's markers (legs and pelvis as STATIC, upper body as UPPER_STATIC)."""
+    origin0 = np.tile([0.0, 0.0, 0.95], (F0, 1))
+    lower0, _ = place(dict(STATIC), origin0, subject=UPPER_SUBJECT)
+    Rp0 = euler_to_matrix(np.tile([0.0, 0.0, np.radians(STATIC["pelvis_tilt"])], (F0, 1)), "zxy")
+    up0, _, _ = place_upper({k: np.full(F0, v) for k, v in UPPER_STATIC.items()}, origin0, Rp0)
+    return _with_upper(lower0, up0)
+
+
+@pytest.fixture(scope="module")
+def pig_upper():
+    F0 = 4
+    cal = calibrate(_table(_upper_static(F0), np.arange(F0) / 100), "plug_in_gait", mass=70.0,
+                    height=1.78, subject=UPPER_SUBJECT)
+    markers, ang, t, frames, centres, Rp = _upper_trial()
+    tr = track(_table(markers, t), cal)
+    return cal, tr, ang, frames, centres, Rp, markers
+
+
+def _upper_trial(F=181):
+    """The upper-body motion's markers (legs as STATIC, the pelvis tilting, travelling along +X)."""
+    ang, t = _upper_motion(F)
+    F = len(t)
+    pel = {k: (np.full(F, v) if not k.startswith("pelvis") else None) for k, v in STATIC.items()}
+    pel.update({"pelvis_tilt": 10 + 6 * np.sin(2 * np.pi * t), "pelvis_obliquity": np.zeros(F),
+                "pelvis_rotation": np.zeros(F)})
+    origin = np.c_[1.2 * t, np.zeros(F), np.full(F, 0.95)]
+    lower, _ = place(pel, origin, subject=UPPER_SUBJECT)
+    Rp = euler_to_matrix(np.c_[np.zeros(F), np.zeros(F), np.radians(pel["pelvis_tilt"])], "zxy")
+    up, frames, centres = place_upper(ang, origin, Rp)
+    return _with_upper(lower, up), ang, t, frames, centres, Rp
+
+
+def test_upper_body_joint_centres_and_frames_are_plug_in_gait_s(pig_upper):
+    """The placed joint centres come back as the model's joints; the segment frames as placed."""
+    from humanbody.markers.calibration import _Geometry
+
+    cal, tr, _, frames, centres, _, markers = pig_upper
+    names = list(cal.model.names)
+    geo = _Geometry(cal.markerset, markers, cal.parameters)
+    for name, want in centres.items():
+        point = "thorax_origin" if name.endswith("thorax_origin") else name
+        np.testing.assert_allclose(geo.point(point), want, atol=1e-9, err_msg=name)
+    for side, _, _ in SIDES:
+        for seg, f in (("upper_arm", "humerus"), ("lower_arm", "radius"), ("hand", "hand")):
+            np.testing.assert_allclose(tr.R[:, names.index(f"{side}_{seg}")], frames[f"{side}_{f}"], atol=1e-9,
+                                       err_msg=f"{side}_{seg}")
+    np.testing.assert_allclose(tr.R[:, names.index("upper_torso")], frames["thorax"], atol=1e-9)
+    np.testing.assert_allclose(tr.R[:, names.index("head")], frames["head"], atol=1e-9)
+
+
+def test_upper_body_angles_over_the_range_exact(pig_upper):
+    """Shoulder flexion to 170 deg and abduction to 90, elbows to 140, wrists +-60, neck +-40, the spine and
+    the thorax and head relative to the progression: Plug-in Gait's angles to 1e-6 deg, continuous overhead."""
+    from scipy.spatial.transform import Rotation
+
+    cal, tr, ang, frames, _, Rp, _ = pig_upper
+    cl = clinical_angles(cal.model, tr.coords, cal)
+    yxz = lambda R: np.degrees(Rotation.from_matrix(R).as_euler("YXZ"))  # noqa: E731  intrinsic Y, X', Z''
+    want = {f"{side}_{j}": ang[f"{side}_{j}"] for side, _, _ in SIDES for j in (
+        "shoulder_flexion", "shoulder_adduction", "shoulder_internal_rotation", "elbow_flexion", "wrist_flexion",
+        "wrist_adduction", "wrist_internal_rotation")}
+    want.update({f"{side}_elbow_{j}": 0.0 for side, _, _ in SIDES for j in ("adduction", "internal_rotation")})
+    # the thorax relative to the progression (ground +X here), Y-X-Z
+    want.update({"thorax_tilt": ang["thorax_tilt"], "thorax_obliquity": ang["thorax_obliquity"],
+                 "thorax_progression_rotation": ang["thorax_rotation"]})
+    h = yxz(frames["head"])
+    want.update({"head_tilt": h[:, 0], "head_obliquity": -h[:, 1], "head_rotation": h[:, 2]})
+    # neck: the thorax in the head decomposes Y-X-Z into minus the placed angles (Plug-in Gait's order)
+    S_neck = np.einsum("fji,fjk->fik", frames["head"], frames["thorax"])
+    np.testing.assert_allclose(yxz(S_neck), -np.c_[ang["neck_flexion"], ang["neck_lateral_flexion"],
+                                                     ang["neck_rotation"]], atol=1e-9)
+    want.update({f"neck_{j}": ang[f"neck_{j}"] for j in ("flexion", "lateral_flexion", "rotation")})
+    # spine: the pelvis in the thorax, Y-X-Z, each angle negated
+    sp = yxz(np.einsum("fji,fjk->fik", frames["thorax"], Rp))
+    want.update({"thorax_flexion": -sp[:, 0], "thorax_lateral_flexion": -sp[:, 1], "thorax_rotation": -sp[:, 2]})
+    assert np.abs(tr.coords["lower_torso_y"]).max() < 1e-12  # the progression is ground +X exactly
+    for name, v in want.items():
+        np.testing.assert_allclose(cl[f"{name}_deg"], np.broadcast_to(v, len(cl)), atol=1e-6, err_msg=name)
+    assert cl["right_shoulder_flexion_deg"].max() > 169.9 and cl["left_shoulder_adduction_deg"].min() < -89.9
+    assert cl["right_elbow_flexion_deg"].max() > 139.9 and np.abs(cl["right_wrist_flexion_deg"]).max() > 59.9
+    for side, _, _ in SIDES:  # continuous with the arms overhead (1 deg of motion per frame at most here)
+        for j in ("flexion", "adduction", "internal_rotation"):
+            assert np.abs(np.diff(cl[f"{side}_shoulder_{j}_deg"])).max() < 5.0
+
+
+def test_shoulder_order_is_plug_in_gait_s_not_the_joint_coordinate_system_s(pig_upper):
+    """X-Y-Z at the shoulder: flexion-first (Y-X-Z) gives other numbers for this motion (the test can fail)."""
+    cal, tr, ang, _, _, _, _ = pig_upper
+    seqs = {k: v for k, v in cal.model.meta["clinical_sequences"].items() if k != "shoulder"}
+    jcs = clinical_angles(cal.model.replace(meta=dict(cal.model.meta, clinical_sequences=seqs)), tr.coords, cal)
+    assert np.abs(jcs["left_shoulder_flexion_deg"] - ang["left_shoulder_flexion"]).max() > 1.0
+
+
+def test_decompositions_match_pycgm_documented_examples():
+    """pyCGM's documented examples of its angle functions (one pair of axes, rows; validated against Nexus):
+    getangle is our Y-X-Z of S = P D^T with its third angle printed as 90 - z; getangle_sho (shoulder) our
+    X-Y-Z printed (y, x, z); getangle_spi (spine) our Z-X-Y printed (y, z, x), its y by arcsin (the same
+    sine).  The example's axes are rounded to 8 digits, so they agree to about 1e-6 deg."""
+    from humanbody.rotations import matrix_to_euler
+
+    P = np.array([[0.0464229, 0.99648672, 0.06970743], [0.99734011, -0.04231089, -0.05935067],
+                  [-0.05619277, 0.07227725, -0.99580037]])
+    D = np.array([[-0.18067218, -0.98329158, -0.02225371], [0.71383942, -0.1155303, -0.69071415],
+                  [0.67660243, -0.1406784, 0.7227854]])
+    S = P @ D.T
+    y, x, z = np.degrees(matrix_to_euler(S, "yxz"))
+    np.testing.assert_allclose([y, x, 90.0 - z], [-175.65183483, -39.6322192, 100.2668477], atol=1e-6)
+    x, y, z = np.degrees(matrix_to_euler(S, "xyz"))
+    np.testing.assert_allclose([y, x, z], [-3.3474503, -140.28662977, 172.50982168], atol=1e-6)
+    z, x, y = np.degrees(matrix_to_euler(S, "zxy"))
+    np.testing.assert_allclose([z, x], [9.7438295, 39.74341087], atol=1e-6)
+    np.testing.assert_allclose(np.sin(np.radians(y)), np.sin(np.radians(2.8891964)), atol=1e-8)
+
+
+# ------------------------------------------------------------------ VSK thigh and shank rotation offsets
+def _pig_offset(wand, proximal, marker, centre, s):
+    """Plug-in Gait's wand rotation offset (deg): about the segment axis at the joint centre, from the lateral
+    joint marker to the wand, negative for a wand turned forwards on both sides (pyCGM2's getThighOffset)."""
+    a = _unit(proximal - centre)
+    m = marker - centre
+    m = m - np.sum(m * a, axis=-1, keepdims=True) * a
+    w = wand - centre
+    w = w - np.sum(w * a, axis=-1, keepdims=True) * a
+    return -s * np.degrees(np.arctan2(np.sum(a * np.cross(m, w), axis=-1), np.sum(m * w, axis=-1)))
+
+
+def test_vsk_thigh_and_shank_rotation_give_the_true_angles(tmp_path):
+    """Wands turned out of the joints' planes (forwards on the thigh, backwards on the shank), no KAD: the
+    subject file's ThighRotation / ShankRotation (the wands' offsets as Plug-in Gait measures them) give
+    the placed knee and ankle centres and angles exactly; without them the same wands give other angles."""
+    from humanbody.io.subject import read_subject
+
+    sub = Subject(**{**SUBJECT.measured(), "right_tibial_torsion": 0.0, "left_tibial_torsion": 0.0})
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)), thi=THI_OFF, tib=TIB_OFF, subject=sub)
+    params = {"Bodymass": 70.0, "MarkerDiameter": 14.0}
+    for side, S, s in SIDES:
+        Side = side.capitalize()
+        thigh = _pig_offset(static_m[f"{S}THI"], static_c[f"{side}_hip"], static_m[f"{S}KNE"],
+                            static_c[f"{side}_knee"], s)[0]
+        shank = _pig_offset(static_m[f"{S}TIB"], static_c[f"{side}_knee"], static_m[f"{S}ANK"],
+                            static_c[f"{side}_ankle"], s)[0]
+        assert thigh < -5.0 and shank > 5.0  # THI turned forwards, TIB backwards: Plug-in Gait's signs
+        params.update({f"{Side}ThighRotation": float(thigh), f"{Side}ShankRotation": float(shank),
+                       f"{Side}LegLength": 1000 * sub.side("leg_length", side),
+                       f"{Side}KneeWidth": 1000 * sub.side("knee_width", side),
+                       f"{Side}AnkleWidth": 1000 * sub.side("ankle_width", side), f"{Side}TibialTorsion": 0.0})
+    (tmp_path / "s.vsk").write_text("<KinematicModel><Parameters>" + "".join(
+        f'<Parameter NAME="{k}" VALUE="{v!r}"/>' for k, v in params.items()) + "</Parameters></KinematicModel>")
+    vsk = read_subject(tmp_path / "s.vsk")
+    np.testing.assert_allclose(np.degrees(vsk.right_thigh_rotation), params["RightThighRotation"], rtol=1e-12)
+    cal = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=vsk)
+    for side, _, _ in SIDES:
+        for joint in ("knee", "ankle"):
+            np.testing.assert_allclose(cal.points[f"{side}_{joint}"], static_c[f"{side}_{joint}"][0], atol=1e-9)
+    ang, origin, t = _motion(80)
+    m, centres = place(ang, origin, thi=THI_OFF, tib=TIB_OFF, subject=sub)
+    cl = clinical_angles(cal.model, track(_table(m, t), cal).coords, cal)
+    _, static_c1 = place(STATIC, np.tile([0.0, 0.0, 0.95], (1, 1)), thi=THI_OFF, tib=TIB_OFF, subject=sub)
+    ang = dict(ang)
+    for side, _, sg in SIDES:
+        ang.update(plug_in_gait_ankle(static_c1, centres, side, sg))
+        for j in JOINTS:
+            np.testing.assert_allclose(cl[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
+    plain = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=sub)
+    other = clinical_angles(plain.model, track(_table(m, t), plain).coords, plain)
+    assert np.abs(other["right_knee_internal_rotation_deg"] - ang["right_knee_internal_rotation"]).max() > 1.0
+
+
+def test_kad_static_measures_plug_in_gait_s_rotation_offsets():
+    """With the KAD in the static trial the thigh and shank offsets the calibration reports are Plug-in
+    Gait's (the angle above, measured on the placed geometry), so they can be written to a subject file."""
+    sub = Subject(**{**SUBJECT.measured(), "right_tibial_torsion": 0.0, "left_tibial_torsion": 0.0})
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)), thi=THI_OFF, tib=TIB_OFF, subject=sub)
+    cal = calibrate(_table(_with_kad(static_m, static_c), np.arange(F0) / 100), "plug_in_gait", mass=70.0,
+                    height=1.78, subject=sub)
+    for side, S, s in SIDES:
+        thigh = _pig_offset(static_m[f"{S}THI"], static_c[f"{side}_hip"], static_m[f"{S}KNE"],
+                            static_c[f"{side}_knee"], s)[0]
+        np.testing.assert_allclose(np.degrees(cal.parameters[f"{side}_thigh_rotation"]), thigh, atol=1e-9)
+
+
+def test_upper_body_without_finger_markers_keeps_the_hand_in_line():
+    """No FIN markers: the set still calibrates and tracks; the hand lies along the forearm (wrist flexion and
+    deviation 0), the shoulders and elbows are unchanged."""
+    F0 = 4
+    origin0 = np.tile([0.0, 0.0, 0.95], (F0, 1))
+    lower0, _ = place(dict(STATIC), origin0, subject=UPPER_SUBJECT)
+    Rp0 = euler_to_matrix(np.tile([0.0, 0.0, np.radians(STATIC["pelvis_tilt"])], (F0, 1)), "zxy")
+    up0, _, _ = place_upper({k: np.full(F0, v) for k, v in UPPER_STATIC.items()}, origin0, Rp0)
+    m0 = {k: v for k, v in _with_upper(lower0, up0).items() if not k.endswith("FIN")}
+    cal = calibrate(_table(m0, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=UPPER_SUBJECT)
+    ang, t = _upper_motion(40)
+    F = len(t)
+    origin = np.c_[1.2 * t, np.zeros(F), np.full(F, 0.95)]
+    lower, _ = place({k: np.full(F, v) for k, v in STATIC.items()}, origin, subject=UPPER_SUBJECT)
+    Rp = euler_to_matrix(np.c_[np.zeros(F), np.zeros(F), np.full(F, np.radians(STATIC["pelvis_tilt"]))], "zxy")
+    up, _, _ = place_upper(ang, origin, Rp)
+    m = {k: v for k, v in _with_upper(lower, up).items() if not k.endswith("FIN")}
+    cl = clinical_angles(cal.model, track(_table(m, t), cal).coords, cal)
+    for side, _, _ in SIDES:
+        np.testing.assert_allclose(cl[[f"{side}_wrist_flexion_deg", f"{side}_wrist_adduction_deg"]], 0.0, atol=1e-6)
+        np.testing.assert_allclose(cl[f"{side}_elbow_flexion_deg"], ang[f"{side}_elbow_flexion"], atol=1e-6)
+        np.testing.assert_allclose(cl[f"{side}_shoulder_flexion_deg"], ang[f"{side}_shoulder_flexion"], atol=1e-6)
+
+
+def test_c3d_export_has_plug_in_gait_s_upper_body_angles(tmp_path):
+    """``--export c3d`` of a Plug-in Gait trial with its upper body writes RThoraxAngles ... LWristAngles in
+    POINT:ANGLES, each side in its own sense, and they read back as the placed angles."""
+    ezc3d = pytest.importorskip("ezc3d")
+    from humanbody.cli import main
+    from humanbody.io.export import PIG_UPPER_OUTPUTS
+
+    F0 = 4
+    _write_csv(_upper_static(F0), np.arange(F0) / 100, tmp_path / "u_static.csv")
+    markers, ang, t, _, _, _ = _upper_trial(61)
+    _write_csv(markers, t, tmp_path / "u_walk.csv")
+    (tmp_path / "u.toml").write_text("".join(f"{k} = {v!r}\n" for k, v in UPPER_SUBJECT.measured().items()))
+    out = tmp_path / "out"
+    assert main(["analyze", str(tmp_path / "u_walk.csv"), "--static", str(tmp_path / "u_static.csv"),
+                 "--subject", str(tmp_path / "u.toml"), "--markerset", "plug_in_gait", "--axes", "x,y,z",
+                 "--cutoff", "0", "--digits", "15", "--export", "c3d", "--out", str(out), "-q"]) == 0
+    res = pd.read_csv(out / "u_walk_results.csv")
+    c = ezc3d.c3d(str(out / "u_walk.c3d"))
+    labels = [x.strip() for x in c["parameters"]["POINT"]["LABELS"]["value"]]
+    angles = set(c["parameters"]["POINT"]["ANGLES"]["value"])
+    pts = c["data"]["points"]
+    assert len(PIG_UPPER_OUTPUTS) == 14
+    for _, label, comps in PIG_UPPER_OUTPUTS:
+        assert label in angles, label
+        for axis, (col, factor) in enumerate(comps):
+            np.testing.assert_allclose(pts[axis, labels.index(label)], factor * res[col], atol=1e-4,
+                                       err_msg=f"{label} {axis}")
+
+    def got(label, axis):
+        return pts[axis, labels.index(label)]
+
+    # the placed angles in Nexus's sense: the thorax as the pelvis (own side up, turned to the other side)
+    np.testing.assert_allclose(got("RThoraxAngles", 0), ang["thorax_tilt"], atol=1e-4)
+    np.testing.assert_allclose(got("LThoraxAngles", 1), -ang["thorax_obliquity"], atol=1e-4)
+    np.testing.assert_allclose(got("LThoraxAngles", 2), -ang["thorax_rotation"], atol=1e-4)
+    np.testing.assert_allclose(got("RNeckAngles", 2), -ang["neck_rotation"], atol=1e-4)  # turned to the right
+    np.testing.assert_allclose(got("LNeckAngles", 1), -ang["neck_lateral_flexion"], atol=1e-4)  # bent left
+    np.testing.assert_allclose(got("LShoulderAngles", 1), -ang["left_shoulder_adduction"], atol=1e-4)
+    assert got("LShoulderAngles", 1).max() > 89.9  # abducted to 90 deg: abduction positive
+    np.testing.assert_allclose(got("RElbowAngles", 0), ang["right_elbow_flexion"], atol=1e-4)

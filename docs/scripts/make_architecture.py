@@ -18,7 +18,7 @@ OUT = Path(__file__).resolve().parents[1] / "img" / "architecture.png"
 #: Floors of packages, top (the face) to bottom (plain arrays); a package imports only from floors below it.
 FLOORS = [
     ("face", ["cli.py · commands/", "report/", "viewer/", "apps/"]),
-    ("stages", ["pipeline.py (analyze_trial)", "trial_output.py (write_results)"]),
+    ("stages", ["pipeline.py (analyze_trial)", "options.py · trial.py", "trial_output.py (write_results)"]),
     ("domain", ["io/", "markers/", "imu/", "gait/", "stats/", "mechanics/", "simulation/"]),
     ("foundations", ["model/", "rotations/", "signal/", "errors.py"]),
     ("kernels", ["_kernels/ (numba, arrays in, arrays out)"]),
@@ -26,11 +26,11 @@ FLOORS = [
 
 #: The path of a marker trial through `humanbody analyze`: stage, function, package.
 STAGES = [
-    ("read", "io.read_trial", "io/"),
+    ("read", "pipeline.read -> trial.read_trial", "trial.py"),
     ("condition", "markers.conditioning.condition", "markers/"),
     ("calibrate", "markers.calibration.calibrate", "markers/"),
     ("track", "markers.tracking.track", "markers/"),
-    ("rates", "signal.differentiate", "signal/"),
+    ("rates", "mechanics.kinematics.prepare_motion", "mechanics/"),
     ("mechanics", "mechanics.kinematics.compute_motion", "mechanics/"),
     ("loads", "mechanics.loads.assign_loads", "mechanics/"),
     ("kinetics", "mechanics.kinetics.kinetic_block", "mechanics/"),
@@ -57,14 +57,16 @@ def main() -> None:
             ax.add_patch(FancyBboxPatch((x, y), w, 0.7, boxstyle="round,pad=0.02,rounding_size=0.08",
                                         fc=COLOURS[floor], ec="#444444", lw=1))
             ax.text(x + w / 2, y + 0.35, name, ha="center", va="center", fontsize=9.5)
-            centres[name.split(" ")[0]] = (x + w / 2, y + 0.35)
+            for part in name.split(" (")[0].split(" · "):
+                centres[part] = (x + w / 2, y + 0.35)
         if i:
             ax.annotate("", xy=(0.55, y + 0.72), xytext=(0.55, y + 1.32),
                         arrowprops=dict(arrowstyle="->", color="#777777"))
     ax.text(0.62, 6.3 - 0.68, "imports\npoint down", fontsize=8, color="#777777", va="center")
 
     # the trial's path, right column, and a link from each stage to its package
-    ax.text(11.4, 7.0, "a marker trial through  humanbody analyze", ha="center", fontsize=10.5, weight="bold")
+    ax.text(11.4, 7.0, "a marker trial: the stages of analyze_trial", ha="center", fontsize=10.5,
+            weight="bold")
     for k, (stage, func, package) in enumerate(STAGES):
         y = 6.5 - k * 0.66
         ax.add_patch(FancyBboxPatch((9.1, y - 0.24), 4.7, 0.48, boxstyle="round,pad=0.02,rounding_size=0.08",

@@ -6,6 +6,7 @@ and each body's rotation S_k relative to its parent) minimise
     C = sum_m w_m |O_s(m) + R_s(m) c_m - q_m|^2                   (markers)
       + sum_k lam_k |S_k - S0_k|_F^2                              (neutral pull)
       + sum_k h_k |S_k a_k - S0_k a_k|^2                          (hinge pull)
+      + w_L sum_kj (theta_kj - clip(theta_kj, lo_kj, hi_kj))^2    (joint limits, optional)
 
 with R_k = R_L(k) S_k, O_k = O_L(k) + R_L(k) xi_k (joints held together),
 c_m the marker's position in its segment's frame and q_m its measured
@@ -20,17 +21,31 @@ blocks are ``A_a^T A_b = (l_a . l_b) I - l_b l_a^T`` with lever arms
 ``l = P - O``.  The neutral pull's Gauss-Newton block is ``2 lam I`` and its
 gradient ``-lam R_L vee(M - M^T)`` with ``M = S S0^T``; the hinge pull's are
 ``R_L (I - v v^T) R_L^T`` and ``-R_L (v x b)`` with ``v = S a``, ``b = S0 a``.
+theta_k are the angles of S_k in body k's rotation sequence; a rotation u of
+the body in its parent moves them by ``B^-1 u`` with B the sequence's joint
+axes (:func:`_limit_rows`), which gives the limit term's Jacobian.  The
+penalty is zero inside the limits, so a frame that stays inside is solved
+exactly as without them; after the fit an angle still beyond (by about
+1e-4 of the push) is set onto its limit.
 Levenberg-Marquardt damping (Marquardt's scaled diagonal) and a cap on the
 increment (a trust region of 0.2 rad or m) make every step lower the cost
 without leaving the seed's basin.  ``prange`` over blocks of frames; within a block each frame
-starts from the previous frame's solution (``chained``), the block's first
-from its seed.
+starts from the previous frames' solutions (``chained``: the constant-velocity
+prediction ``S_f = S_f-1 S_f-2^T S_f-1``, ``p_f = 2 p_f-1 - p_f-2``, which
+leaves the solver an error of the order of the acceleration times the frame
+interval squared instead of the velocity times the frame interval), the
+block's first frame from its seed.
 """
 
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
+
+from .cache import drop_stale_kernels
+from .rot import cross, sequence_angles, sequence_matrix
+
+drop_stale_kernels()  # before any kernel is loaded from the cache
 
 _CACHE = True
 
@@ -72,6 +87,7 @@ def tree_order(parent):
 _FAST = {"contract", "reassoc"}  # fused multiply-adds and reordered sums; NaN tests stay exact
 _BLOCK = 128  # frames per parallel work item (scratch allocated once per block)
 _MAX_STEP = 0.2  # largest increment component of one iteration (rad, m): a trust region
+_LIMIT_DET = 0.17  # |det B| below this (middle angle within ~10 deg of the singular set): the joint's limits rest
 
 
 @nb.njit(cache=_CACHE, fastmath=_FAST)
@@ -123,6 +139,110 @@ def _cost(R, O, S, q, weight, seg_of, local, S0, lam, axis, hinge, res):
                 b = S0[k, i, 0] * axis[k, 0] + S0[k, i, 1] * axis[k, 1] + S0[k, i, 2] * axis[k, 2]
                 c += hinge[k] * (v - b) ** 2
     return c
+
+
+@nb.njit(cache=_CACHE, fastmath=_FAST)
+def _limit_rows(S, k, seq, out):
+    """Angles of S_k in its sequence and the rows of dtheta/du (u: parent-frame rotation increment).
+
+    The angle rates and the relative angular velocity are related by
+    ``omega = B thetadot`` with ``B = [e_i0, R_i0(alpha) e_i1, S e_i2]``
+    (the sequence's three joint axes in parent components), so a small
+    rotation u of the body in its parent changes the angles by ``B^-1 u``;
+    the rows of ``B^-1`` are ``(b2 x b3, b3 x b1, b1 x b2) / det B``.
+    ``out`` (4, 3) is written: row 0 the angles, rows 1-3 the rows of B^-1.
+    Returns det B (the caller leaves the joint alone near the singular set).
+    """
+    s = (S[k, 0, 0], S[k, 0, 1], S[k, 0, 2], S[k, 1, 0], S[k, 1, 1], S[k, 1, 2], S[k, 2, 0], S[k, 2, 1], S[k, 2, 2])
+    i0, i1, i2 = seq[k, 0], seq[k, 1], seq[k, 2]
+    a, b, c = sequence_angles(i0, i1, i2, s, 1e-9)
+    _, u2 = sequence_matrix(i0, i1, i2, np.sin(a), np.cos(a), np.sin(b), np.cos(b), np.sin(c), np.cos(c))
+    b1 = (1.0 if i0 == 0 else 0.0, 1.0 if i0 == 1 else 0.0, 1.0 if i0 == 2 else 0.0)
+    b3 = (s[i2], s[3 + i2], s[6 + i2])
+    c23, c31, c12 = cross(u2, b3), cross(b3, b1), cross(b1, u2)
+    det = b1[0] * c23[0] + b1[1] * c23[1] + b1[2] * c23[2]
+    out[0, 0], out[0, 1], out[0, 2] = a, b, c
+    if abs(det) < _LIMIT_DET:
+        return det
+    for i in range(3):
+        out[1, i] = c23[i] / det
+        out[2, i] = c31[i] / det
+        out[3, i] = c12[i] / det
+    return det
+
+
+@nb.njit(cache=_CACHE, fastmath=_FAST)
+def _violation(x, lo, hi):
+    """How far the angle x lies beyond [lo, hi] (negative below, 0 inside)."""
+    if x > hi:
+        return x - hi
+    if x < lo:
+        return x - lo
+    return 0.0
+
+
+@nb.njit(cache=_CACHE, fastmath=_FAST)
+def _limit_cost(S, seq, lo, hi, wl, limited, rows):
+    """Joint-limit penalty ``wl sum (theta - clip(theta, lo, hi))^2`` over the limited bodies."""
+    c = 0.0
+    for k in range(S.shape[0]):
+        if not limited[k]:
+            continue
+        if abs(_limit_rows(S, k, seq, rows)) < _LIMIT_DET:
+            continue
+        for j in range(3):
+            v = _violation(rows[0, j], lo[k, j], hi[k, j])
+            c += wl * v * v
+    return c
+
+
+@nb.njit(cache=_CACHE, fastmath=_FAST)
+def _limit_terms(S, R, parent, seq, lo, hi, wl, limited, base, H, g, rows):
+    """Add the penalty's Gauss-Newton block and gradient: r = theta_j - clip, dr/ddelta = R_L B^-T e_j."""
+    for k in range(S.shape[0]):
+        if not limited[k]:
+            continue
+        if abs(_limit_rows(S, k, seq, rows)) < _LIMIT_DET:
+            continue
+        L = parent[k]
+        ik = base[k]
+        for j in range(3):
+            v = _violation(rows[0, j], lo[k, j], hi[k, j])
+            if v == 0.0:
+                continue
+            J0, J1, J2 = rows[1 + j, 0], rows[1 + j, 1], rows[1 + j, 2]
+            if L >= 0:  # delta = R_L u: dtheta/ddelta = R_L dtheta/du
+                J0, J1, J2 = (R[L, 0, 0] * rows[1 + j, 0] + R[L, 0, 1] * rows[1 + j, 1] + R[L, 0, 2] * rows[1 + j, 2],
+                              R[L, 1, 0] * rows[1 + j, 0] + R[L, 1, 1] * rows[1 + j, 1] + R[L, 1, 2] * rows[1 + j, 2],
+                              R[L, 2, 0] * rows[1 + j, 0] + R[L, 2, 1] * rows[1 + j, 1] + R[L, 2, 2] * rows[1 + j, 2])
+            Jv = (J0, J1, J2)
+            for a in range(3):
+                g[ik + a] += wl * v * Jv[a]
+                for b in range(3):
+                    H[ik + a, ik + b] += wl * Jv[a] * Jv[b]
+
+
+@nb.njit(cache=_CACHE, fastmath=_FAST)
+def _clamp(S, seq, lo, hi, limited, rows):
+    """Put every limited angle beyond its limit on it (S_k rebuilt from the clipped angles); True if any moved."""
+    moved = False
+    for k in range(S.shape[0]):
+        if not limited[k]:
+            continue
+        if abs(_limit_rows(S, k, seq, rows)) < _LIMIT_DET:
+            continue
+        a, b, c = rows[0, 0], rows[0, 1], rows[0, 2]
+        if _violation(a, lo[k, 0], hi[k, 0]) == 0.0 and _violation(b, lo[k, 1], hi[k, 1]) == 0.0 \
+                and _violation(c, lo[k, 2], hi[k, 2]) == 0.0:
+            continue
+        a, b, c = min(max(a, lo[k, 0]), hi[k, 0]), min(max(b, lo[k, 1]), hi[k, 1]), min(max(c, lo[k, 2]), hi[k, 2])
+        m, _ = sequence_matrix(seq[k, 0], seq[k, 1], seq[k, 2], np.sin(a), np.cos(a), np.sin(b), np.cos(b),
+                               np.sin(c), np.cos(c))
+        for i in range(3):
+            for j in range(3):
+                S[k, i, j] = m[3 * i + j]
+        moved = True
+    return moved
 
 
 @nb.njit(cache=_CACHE, fastmath=_FAST)
@@ -308,9 +428,26 @@ def _apply_step(S, p, R, parent, base, step, Sn, pn, E):
                 Sn[k, i, j] = E[i, 0] * S[k, 0, j] + E[i, 1] * S[k, 1, j] + E[i, 2] * S[k, 2, j]
 
 
+@nb.njit(cache=_CACHE, fastmath=_FAST)
+def _orthonormalise(S, k):
+    """Gram-Schmidt on the columns of S_k: the nearest rotation to first order (S_k near orthonormal)."""
+    n0 = np.sqrt(S[k, 0, 0] ** 2 + S[k, 1, 0] ** 2 + S[k, 2, 0] ** 2)
+    for i in range(3):
+        S[k, i, 0] /= n0
+    d = S[k, 0, 0] * S[k, 0, 1] + S[k, 1, 0] * S[k, 1, 1] + S[k, 2, 0] * S[k, 2, 1]
+    for i in range(3):
+        S[k, i, 1] -= d * S[k, i, 0]
+    n1 = np.sqrt(S[k, 0, 1] ** 2 + S[k, 1, 1] ** 2 + S[k, 2, 1] ** 2)
+    for i in range(3):
+        S[k, i, 1] /= n1
+    S[k, 0, 2] = S[k, 1, 0] * S[k, 2, 1] - S[k, 2, 0] * S[k, 1, 1]
+    S[k, 1, 2] = S[k, 2, 0] * S[k, 0, 1] - S[k, 0, 0] * S[k, 2, 1]
+    S[k, 2, 2] = S[k, 0, 0] * S[k, 1, 1] - S[k, 1, 0] * S[k, 0, 1]
+
+
 @nb.njit(cache=_CACHE, parallel=True, fastmath=_FAST)
-def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, base, first, S_seed, p_seed,
-                 max_iter, tol, rtol, chained, R_out, O_out, res_out, cost_out, iters_out):
+def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, base, first, seq, lo, hi, limit_w,
+                 S_seed, p_seed, max_iter, tol, rtol, chained, R_out, O_out, res_out, cost_out, iters_out):
     """Whole-body inverse kinematics of every frame (Levenberg-Marquardt from the seeds).
 
     Parameters
@@ -327,6 +464,11 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
     hinge : (n,) float64          hinge-pull weights (m^2), 0 for none
     base : (n,) int64             first unknown of each body's rotation (:func:`tree_order`)
     first : (3n + 3,) int64       first column of each row's envelope (:func:`tree_order`)
+    seq : (n, 3) int64            axes of each body's rotation sequence (0 = x, 1 = y, 2 = z)
+    lo, hi : (n, 3) float64       joint limits of each body's three angles relative to its parent (rad;
+                                  -inf / inf: none); a body within 10 deg of its sequence's singular
+                                  set is left unlimited in that frame
+    limit_w : float               weight of the limit penalty (m^2/rad^2); 0: no limits
     S_seed : (F, n, 3, 3)         starting relative rotations (finite)
     p_seed : (F, 3)               starting root positions (finite)
     max_iter : int                iterations per frame
@@ -344,6 +486,12 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
     F, M = meas.shape[0], meas.shape[1]
     n = parent.shape[0]
     D = 3 + 3 * n
+    limited = np.zeros(n, dtype=np.bool_)
+    if limit_w > 0.0:
+        for k in range(n):
+            for j in range(3):
+                if np.isfinite(lo[k, j]) or np.isfinite(hi[k, j]):
+                    limited[k] = True
     blocks = (F + _BLOCK - 1) // _BLOCK
     for blk in nb.prange(blocks):
         H = np.empty((D, D))
@@ -364,7 +512,11 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
         res = np.empty(M)
         resn = np.empty(M)
         work = np.empty((5, 3, 3))
+        rows = np.empty((4, 3))
+        Sprev = np.empty((n, 3, 3))
+        pprev = np.empty(3)
         warm = False
+        warm2 = False
         for f in range(blk * _BLOCK, min(F, (blk + 1) * _BLOCK)):
             q = meas[f]
             present = 0
@@ -381,7 +533,7 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
                     res_out[f, m] = np.nan
                 cost_out[f] = np.nan
                 iters_out[f] = 0
-                warm = False
+                warm = warm2 = False
                 continue
             if not (chained and warm):  # else S, p hold the previous frame's solution
                 for k in range(n):
@@ -390,14 +542,38 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
                             S[k, i, j] = S_seed[f, k, i, j]
                 for i in range(3):
                     p[i] = p_seed[f, i]
+            elif warm2:  # two solved frames behind: constant-velocity prediction S <- S Sprev^T S, p <- 2p - pprev
+                for k in range(n):
+                    for i in range(3):
+                        for j in range(3):
+                            acc = 0.0
+                            for a in range(3):
+                                acc += (S[k, i, 0] * Sprev[k, a, 0] + S[k, i, 1] * Sprev[k, a, 1]
+                                        + S[k, i, 2] * Sprev[k, a, 2]) * S[k, a, j]
+                            Sn[k, i, j] = acc
+                    _orthonormalise(Sn, k)  # else rounding errors grow ~2.4x per frame through the product
+                Sprev[:] = S
+                S[:] = Sn
+                for i in range(3):
+                    pn[i] = 2.0 * p[i] - pprev[i]
+                    pprev[i] = p[i]
+                    p[i] = pn[i]
+            else:  # one solved frame behind: start from it, keep it for the next frame's prediction
+                Sprev[:] = S
+                pprev[:] = p
             _forward(S, p, parent, xi, R, O)
             cost = _cost(R, O, S, q, weight, seg_of, local, S0, lam, axis, hinge, res)
+            if limit_w > 0.0:
+                cost += _limit_cost(S, seq, lo, hi, limit_w, limited, rows)
             mu = 1e-10
             it = 0
+            touched = False
             while it < max_iter:
                 it += 1
                 _normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, base, first,
                                   H, g, chain, lever, work)
+                if limit_w > 0.0:
+                    _limit_terms(S, R, parent, seq, lo, hi, limit_w, limited, base, H, g, rows)
                 dmax = 0.0
                 for i in range(D):
                     if H[i, i] > dmax:
@@ -425,9 +601,15 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
                     _apply_step(S, p, R, parent, base, step, Sn, pn, work[4])
                     _forward(Sn, pn, parent, xi, Rn, On)
                     new = _cost(Rn, On, Sn, q, weight, seg_of, local, S0, lam, axis, hinge, resn)
+                    if limit_w > 0.0:
+                        pen = _limit_cost(Sn, seq, lo, hi, limit_w, limited, rows)
+                        new += pen
+                        touched = touched or pen > 0.0
                     if new <= cost:
                         accepted = True
-                        small = big < tol or cost - new <= rtol * cost
+                        # a frame that met a limit stops on the step size only: the last approach to the
+                        # limit lowers the cost by little, and stopping there would leave the joint short of it
+                        small = big < tol or (cost - new <= rtol * cost and not touched)
                         cost = new
                         S[:] = Sn
                         p[:] = pn
@@ -436,16 +618,20 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
                         res[:] = resn
                         mu = max(mu / 3.0, 1e-14)
                         break
-                    mu *= 4.0
+                    mu = max(4.0 * mu, 1e-4)  # from 1e-4, 11 refusals shrink the step ~400x (into a limit)
                     if big < tol:
                         small = True
                         break
                 if not accepted or small:
                     break
+            if limit_w > 0.0 and _clamp(S, seq, lo, hi, limited, rows):  # the penalty's last ~1e-4 onto the limit
+                _forward(S, p, parent, xi, R, O)
+                cost = _cost(R, O, S, q, weight, seg_of, local, S0, lam, axis, hinge, res)
             R_out[f] = R
             O_out[f] = O
             for m in range(M):
                 res_out[f, m] = res[m]
             cost_out[f] = cost
             iters_out[f] = it
+            warm2 = warm
             warm = True

@@ -37,6 +37,9 @@ def add_marker_options(p) -> None:
                    help="tracking: each segment fitted alone (segments), whole-body inverse kinematics with the "
                         "joints held together (global), or auto (default): global when some tracked segment has "
                         "fewer than three points or the markers are video keypoints")
+    g.add_argument("--joint-limits", choices=("off", "physiological"), default=None,
+                   help="whole-body inverse kinematics: hold the hips, knees, ankles and elbows within "
+                        "physiological ranges (default: the marker set's [ik] limits, none for the built-in sets)")
     g.add_argument("--fill", choices=("spline", "rigid", "linear"), default="spline", help="marker gap filling: cubic spline in time (default), rigid-body fit to the other markers of the segment (any gap length), or linear")
     g.add_argument("--imu-heading", default=None, metavar="AXIS", help="orientation (IMU) trials: the pelvis sensor's axis pointing forward in the calibration posture (x, -z, ...; default: the subject faced the world's +X); --static is then an orientation file in that posture (default: the trial's first 0.5 s)")
 
@@ -66,7 +69,7 @@ def loads_from(args) -> dict:
     from ..errors import InputError
 
     out = {}
-    for item in args.load or []:
+    for item in getattr(args, "load", None) or []:
         name, sep, seg = item.partition("=")
         if not sep or not name.strip() or not seg.strip():
             raise InputError(f"--load {item!r}: expected NAME=SEGMENT, for example plate1=right_foot")
@@ -81,7 +84,54 @@ def add_rate_options(p) -> None:
 
 
 def differentiation_from(args) -> Differentiation:
-    return Differentiation(method=args.diff, cutoff_hz=args.diff_cutoff)
+    """``--diff`` and ``--diff-cutoff`` (the method defaults to savgol: report's ``--diff`` has no default)."""
+    return Differentiation(method=getattr(args, "diff", None) or "savgol",
+                           cutoff_hz=getattr(args, "diff_cutoff", Differentiation.cutoff_hz))
+
+
+def analysis_options(args, **per_trial):
+    """The :class:`~humanbody.options.AnalysisOptions` of parsed options (analyze, report, compare, view).
+
+    The one place where a command-line option becomes an analysis option:
+    the options added by :func:`add_subject_options`,
+    :func:`add_marker_options`, :func:`add_rate_options`,
+    :func:`add_load_options` and :func:`add_export_options`; a command that
+    lacks some of them gets their defaults.  ``per_trial`` sets options
+    the command decides per trial (report: ``static=None, forces=None``,
+    taken from each trial's task).
+    """
+    from ..io.export import parse_export, parse_feet
+    from ..options import AnalysisOptions
+
+    def opt(name, default=None):
+        return getattr(args, name, default)
+
+    feet = opt("opensim_feet")
+    values = dict(
+        static=opt("static"), markerset=opt("markerset"), hip_trial=opt("hip_trial"), model=opt("model"),
+        mass=opt("mass"), height=opt("height"), sex=opt("sex", "male"), subject=opt("subject"),
+        axes=opt("axes", "auto"), cutoff_hz=opt("cutoff", 6.0) or None, max_gap=opt("max_gap", 0.1),
+        fill=opt("fill", "spline"), ik=opt("ik", "auto"), joint_limits=opt("joint_limits"), imu_heading=opt("imu_heading"),
+        angle_zero=opt("angle_zero", "anatomical"), differentiation=differentiation_from(args),
+        forces=opt("forces"), loads=loads_from(args), force_threshold=opt("force_threshold", 20.0),
+        forces_cutoff_hz=opt("forces_cutoff"), export=parse_export(opt("export")),
+        opensim_feet=parse_feet(feet) if feet else None,  # None: the default feet, as the API's
+    )
+    values.update(per_trial)
+    return AnalysisOptions(**values)
+
+
+def report_options(args, **report):
+    """The batch's :class:`~humanbody.report.ReportOptions`: the analysis options of the command line
+    (:func:`humanbody.commands.analyze.analysis_options`; each trial's static and force files are its
+    task's) and the report's own ``report`` values."""
+    from dataclasses import fields
+
+    from ..options import AnalysisOptions
+    from ..report.trial import ReportOptions
+
+    analysis = analysis_options(args, static=None, forces=None)
+    return ReportOptions(**{f.name: getattr(analysis, f.name) for f in fields(AnalysisOptions)}, **report)
 
 
 def _digits(text: str) -> int:
@@ -131,38 +181,11 @@ def add_export_options(p) -> None:
 
 def run(args) -> int:
     from ..pipeline import analyze_trial
-    from ..trial_output import write_results
-
-    from ..io.export import parse_export, parse_feet
+    from ..trial_output import write
 
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
-    export, feet = parse_export(args.export), parse_feet(args.opensim_feet)
-    analysis = analyze_trial(
-        args.trial,
-        static=args.static,
-        markerset=args.markerset,
-        hip_trial=getattr(args, "hip_trial", None),
-        model=args.model,
-        mass=args.mass,
-        height=args.height,
-        sex=args.sex,
-        axes=args.axes,
-        cutoff_hz=args.cutoff or None,
-        max_gap=args.max_gap,
-        fill=args.fill,
-        differentiation=differentiation_from(args),
-        progress=not args.quiet,
-        keep_markers=False,
-        forces=args.forces,
-        loads=loads_from(args),
-        force_threshold=args.force_threshold,
-        forces_cutoff_hz=args.forces_cutoff,
-        imu_heading=args.imu_heading,
-        angle_zero=args.angle_zero,
-        subject=args.subject,
-        ik=args.ik,
-        keep_raw=bool(export),
-    )
+    options = analysis_options(args)
+    analysis = analyze_trial(args.trial, options, progress=not args.quiet, keep_markers=False)
     for line in analysis.messages:
         say(line)
     if args.verbose:
@@ -176,8 +199,8 @@ def run(args) -> int:
 
             raise InputError(f"--relative {item!r}: expected WHAT:TO, for example head:upper_torso")
         pairs.append((what, to))
-    paths = write_results(analysis, args.out, fmt=args.format, digits=args.digits, progress=not args.quiet,
-                          relative=pairs, export=export, opensim_feet=feet)
+    paths = write(analysis, args.out, options, fmt=args.format, digits=args.digits, progress=not args.quiet,
+                  relative=pairs)
     for kind, path in paths.items():
         say(f"wrote {kind}: {path}")
     return 0

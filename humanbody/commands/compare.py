@@ -61,19 +61,14 @@ def register(sub) -> None:
 
 
 def _report_options(args):
-    from ..report import ReportOptions
+    from .analyze import report_options
 
-    return ReportOptions(
-        mass=args.mass, height=args.height, sex=args.sex, model=args.model, markerset=args.markerset,
-        hip_trial=getattr(args, "hip_trial", None),
-        axes=args.axes, cutoff_hz=args.cutoff or None, max_gap=args.max_gap, fill=args.fill, plots="none",
-        kinetics=not args.no_kinetics,
-    )
+    return report_options(args, plots="none", kinetics=not args.no_kinetics)
 
 
 def _report(tasks, out: Path, args, say):
     """Run the report pipeline on ``tasks`` into ``out``; InputError when every trial failed."""
-    from ..report import run_batch
+    from ..report.batch import run_batch
 
     if not tasks:
         raise InputError("no trial files found", out)
@@ -99,7 +94,7 @@ def _unique_names(paths) -> list[str]:
 
 
 def _groups_from_folders(args, out: Path, say):
-    from ..report import discover
+    from ..report.inputs import discover
     from ..stats.groups import is_report_folder, read_report
 
     groups = []
@@ -118,7 +113,7 @@ def _groups_from_folders(args, out: Path, say):
 def _groups_from_manifest(args, out: Path, say):
     """Each value of the ``--by`` column is a group: its trials are reported, then read."""
     from ..atomic import atomic_write_text
-    from ..report import read_manifest
+    from ..report.inputs import read_manifest
     from ..report.inputs import MANIFEST_COLUMNS, manifest_table
     from ..stats.groups import read_report
 

@@ -6,7 +6,7 @@ import signal
 import sys
 
 from ..errors import InputError
-from .analyze import add_export_options, add_marker_options, add_subject_options
+from .analyze import add_export_options, add_marker_options, add_subject_options, analysis_options, report_options
 
 HELP = "batch report: per-trial results, gait events, cycles, figures and pages; summary.csv and index.html"
 
@@ -85,13 +85,11 @@ def _absolute_normative(spec):
 
 
 def run(args) -> int:
-    from ..report import BatchInterrupted, ReportOptions, discover, read_manifest, run_batch
-
-    from ..io.export import parse_export, parse_feet
+    from ..report.batch import BatchInterrupted, run_batch
+    from ..report.inputs import discover, read_manifest
 
     say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
-    export = parse_export(args.export)
-    feet = parse_feet(args.opensim_feet) if args.opensim_feet else None  # None: the default, as the API's
+    analysis_options(args)  # a bad --export or --opensim-feet: one line before anything runs
     if args.jobs is not None and args.jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {args.jobs}")
     if not args.paths and not args.manifest:
@@ -113,17 +111,8 @@ def run(args) -> int:
         tasks = assign_keys(tasks)
     if not tasks:
         raise InputError("no trial files found in " + ", ".join(args.paths or [args.manifest]))
-    options = ReportOptions(
-        mass=args.mass, height=args.height, sex=args.sex, model=args.model, markerset=args.markerset,
-        hip_trial=getattr(args, "hip_trial", None),
-        axes=args.axes, cutoff_hz=args.cutoff or None, max_gap=args.max_gap, fill=args.fill, diff_method=args.diff,
-        diff_cutoff_hz=args.diff_cutoff, treadmill_speed=args.treadmill_speed,
-        force_threshold=args.force_threshold, plots=args.plots, kinetics=not args.no_kinetics,
-        normative=_absolute_normative(args.normative), imu_heading=args.imu_heading,
-        angle_zero=args.angle_zero, subject=args.subject,
-        ik=args.ik,
-        export=export, opensim_feet=feet,
-    )
+    options = report_options(args, treadmill_speed=args.treadmill_speed, plots=args.plots,
+                             kinetics=not args.no_kinetics, normative=_absolute_normative(args.normative))
     from ..report.trial import normative_set
 
     nset = normative_set(options.normative)  # bad normative data: one line, exit 2, before any trial runs

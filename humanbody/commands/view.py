@@ -6,8 +6,7 @@ import os
 import sys
 
 from ..errors import InputError
-from .analyze import (add_load_options, add_marker_options, add_rate_options, add_subject_options,
-                      differentiation_from, loads_from)
+from .analyze import add_load_options, add_marker_options, add_rate_options, add_subject_options, analysis_options
 
 HELP = "3-D viewer: segments as inertia ellipsoids, joints, mass centres, vectors, markers"
 
@@ -96,13 +95,7 @@ def run(args) -> int:
 
     if offscreen:
         prepare_offscreen()
-    scene, messages = load_scene(
-        args.trial, static=args.static, markerset=args.markerset, model=args.model, mass=args.mass,
-        height=args.height, sex=args.sex, axes=args.axes, cutoff_hz=args.cutoff or None,
-        max_gap=args.max_gap, fill=args.fill, differentiation=differentiation_from(args), grf=None,
-        forces=args.forces, loads=loads_from(args), imu_heading=args.imu_heading,
-        angle_zero=args.angle_zero, subject=args.subject, ik=args.ik, hip_trial=getattr(args, "hip_trial", None),
-    )
+    scene, messages = load_scene(args.trial, analysis_options(args))
     for line in messages:
         say(line)
     if not -scene.n_frames <= args.frame < scene.n_frames:

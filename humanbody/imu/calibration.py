@@ -36,7 +36,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..markers.axes import parse_axes
-from ..rotations import quaternion_to_matrix
+from ..rotations.quaternions import quaternion_to_matrix
 
 __all__ = ["ImuCalibration", "calibrate", "lab_axes", "mean_rotation", "parse_heading", "sensor_rotations"]
 

@@ -135,7 +135,7 @@ def orientations_to_coordinates(df, model, *, static=None, axes="auto", heading=
         Axes, calibration, heading, segments without a sensor, root position;
         the line starting ``mapping:`` lists every label and its segment.
     """
-    from ..mechanics.kinematics import coordinate_columns, sequence_axes_array
+    from ..model.body import coordinate_columns, sequence_axes_array
     from .._kernels.angles import continuous_angles, relative_angles, unwrap_columns
 
     if tuple(model.names) != SEGMENT_NAMES:

@@ -29,7 +29,9 @@ from . import _fastread as fr
 from . import _text
 from .c3d import looks_like_c3d, read_c3d
 from .coords import looks_like_coordinates, read_coordinates
-from .csv_markers import read_marker_text, sniff
+from ._csv_common import _VICON_SECTIONS
+from .csv_markers import _HEAD_LINES, read_plain, sniff
+from .csv_vendors import read_motive, read_qualisys, read_vicon
 from .imu import looks_like_mvnx, looks_like_opensense, read_mvnx, read_opensense
 from .opensim import looks_like_opensim, read_opensim
 from .trc import looks_like_trc, read_trc
@@ -51,6 +53,46 @@ __all__ = [
 FORMATS = ("trc", "opensim", "c3d", "coordinates", "csv", "vicon", "motive", "qualisys", "opensense", "mvnx")
 _UNKNOWN = "cannot tell the format of the file: expected TRC, MOT/STO, C3D, CSV, TSV or MVNX"
 _TEXT_EXT = {".csv", ".tsv", ".txt"}
+
+
+_READERS = {"plain": read_plain, "vicon": read_vicon, "motive": read_motive, "qualisys": read_qualisys}
+
+
+def read_marker_text(path, units=None, rate_hz=None, layout: str | None = None):
+    """Read a marker CSV/TSV file of any layout (plain, Vicon, Motive, Qualisys; docs/formats.md).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    units : {"mm", "cm", "m"}, optional
+        Length unit of the coordinates, overriding the file and detection.
+    rate_hz : float, optional
+        Frame rate (Hz), overriding the file's; needed for files with
+        frame numbers and no time column nor rate.
+    layout : {"plain", "vicon", "motive", "qualisys"}, optional
+        Skip the layout detection.
+
+    Returns
+    -------
+    DataFrame
+        Marker layout (``time``, ``<marker>_x/_y/_z`` in m) with the common
+        ``attrs``; ``format`` is "csv", "vicon-csv", "motive-csv" or
+        "qualisys-tsv".
+    """
+    path = _text.check_file(path)
+    head = fr.read_head(path, _HEAD_LINES)
+    if head is not None:  # a large file: plain and Motive layouts read their numbers fast
+        first = next(line for line in head.lines if line.strip()).strip().lstrip("\ufeff")
+        vicon_like = first.rstrip(",\t;").strip().lower() in _VICON_SECTIONS
+        fast_layout = layout or (None if vicon_like else sniff(head.lines))
+        if fast_layout in ("plain", "motive"):
+            return _READERS[fast_layout](path, head.lines, units=units, rate_hz=rate_hz, head=head)
+    lines = _text.read_lines(path)
+    layout = layout or sniff(lines)
+    if layout not in _READERS:
+        raise InputError("cannot tell the format of the file: expected TRC, MOT/STO, C3D, CSV or TSV", path)
+    return _READERS[layout](path, lines, units=units, rate_hz=rate_hz)
 
 
 def _head_says_trc(path) -> bool:

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .._kernels.text_parse import MISSING_TOKENS
+from ._threads import in_threads, threads  # noqa: F401  (fr.threads, fr.in_threads)
 
 #: Files below this size are read by the careful path only (it is fast enough).
 FAST_MIN_BYTES = 256 * 1024
@@ -154,39 +155,6 @@ def _count_lines(fh, bufs: list, expected: int, pool):
     if total != expected or cr != crlf:
         return None
     return lf, ends_lf, total
-
-
-def threads() -> int:
-    """Threads for the reading kernels: numba's thread count (NUMBA_NUM_THREADS).
-
-    ``numba.get_num_threads()`` (which follows ``numba.set_num_threads``)
-    once numba's threading layer runs; its configured count otherwise,
-    without starting the layer (tens of ms) just to ask.
-    ``numba.threading_layer()`` tells which: it raises ValueError while no
-    layer has been started.
-    """
-    import numba
-
-    try:
-        numba.threading_layer()
-    except ValueError:
-        return max(1, int(numba.config.NUMBA_NUM_THREADS))
-    return max(1, numba.get_num_threads())
-
-
-def in_threads(fn, n: int, k: int) -> list:
-    """Call ``fn(i, r0, r1)`` for ``[0, n)`` cut into ``k`` ranges, one per thread.
-
-    ``fn`` calls a kernel that releases the GIL.  Returns the results in
-    range order; one call on this thread when ``k`` is 1.
-    """
-    cuts = [n * i // k for i in range(k + 1)]
-    if k == 1:
-        return [fn(0, 0, n)]
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(k) as pool:
-        return list(pool.map(lambda i: fn(i, cuts[i], cuts[i + 1]), range(k)))
 
 
 #: A decimal number as the kernels read one: sign, digits with at most one

@@ -308,7 +308,7 @@ def marker_frame(
         number, fewer than 2 frames, a bad time column or irregular frame
         numbers, and a blank or repeated marker name.
     """
-    from . import _fastread as fr
+    from . import _threads as fr
     from .._kernels import marker_table as mk
 
     conversions = list(conversions)

@@ -21,12 +21,10 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from . import _fastread as fr
 from . import _text
 from ._validate import LENGTH_UNITS, marker_frame
 from ._csv_common import (_AXIS, _FRAME_NAMES, _QUALISYS_KEYS, _RATE_NAMES, _TIME_NAMES, _TIME_UNITS, _VICON_SECTIONS,
                           _delimiter, _dest, _numbers, _rows, _strip_hint, _units)
-from .csv_vendors import read_motive, read_qualisys, read_vicon
 
 _HEAD_LINES = 60
 
@@ -164,43 +162,3 @@ def read_plain(path: Path, lines: list[str], units=None, rate_hz=None, head=None
         path, "csv", names, xyz, units=unit, rate=rate, time=time, frames=frames, line_numbers=line_no,
         time_note=note, conversions=conversions, extra_attrs={"ignored_columns": ignored}, table=table,
     )
-
-
-_READERS = {"plain": read_plain, "vicon": read_vicon, "motive": read_motive, "qualisys": read_qualisys}
-
-
-def read_marker_text(path, units=None, rate_hz=None, layout: str | None = None):
-    """Read a marker CSV/TSV file of any layout above.
-
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    units : {"mm", "cm", "m"}, optional
-        Length unit of the coordinates, overriding the file and detection.
-    rate_hz : float, optional
-        Frame rate (Hz), overriding the file's; needed for files with
-        frame numbers and no time column nor rate.
-    layout : {"plain", "vicon", "motive", "qualisys"}, optional
-        Skip the layout detection.
-
-    Returns
-    -------
-    DataFrame
-        Marker layout (``time``, ``<marker>_x/_y/_z`` in m) with the common
-        ``attrs``; ``format`` is "csv", "vicon-csv", "motive-csv" or
-        "qualisys-tsv".
-    """
-    path = _text.check_file(path)
-    head = fr.read_head(path, _HEAD_LINES)
-    if head is not None:  # a large file: plain and Motive layouts read their numbers fast
-        first = next(line for line in head.lines if line.strip()).strip().lstrip("\ufeff")
-        vicon_like = first.rstrip(",\t;").strip().lower() in _VICON_SECTIONS
-        fast_layout = layout or (None if vicon_like else sniff(head.lines))
-        if fast_layout in ("plain", "motive"):
-            return _READERS[fast_layout](path, head.lines, units=units, rate_hz=rate_hz, head=head)
-    lines = _text.read_lines(path)
-    layout = layout or sniff(lines)
-    if layout not in _READERS:
-        raise InputError("cannot tell the format of the file: expected TRC, MOT/STO, C3D, CSV or TSV", path)
-    return _READERS[layout](path, lines, units=units, rate_hz=rate_hz)

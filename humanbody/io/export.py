@@ -27,6 +27,11 @@ right and -1 on the left:
 ``SHipPower`` ...      (0, 0, joint power) W/kg, generation positive
 ``SGroundReactionForce`` ground reaction on the foot, lab axes, N/kg
 =====================  ==========================================================
+
+With Plug-in Gait's upper body (the ``plug_in_gait`` set with its upper-body
+markers) also ``SThoraxAngles``, ``SHeadAngles``, ``SSpineAngles``,
+``SNeckAngles``, ``SShoulderAngles``, ``SElbowAngles``, ``SWristAngles``
+(:data:`PIG_UPPER_OUTPUTS`).
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ __all__ = [
     "parse_export",
     "parse_feet",
     "pig_outputs",
+    "pig_upper_outputs",
     "write_exports",
 ]
 
@@ -105,6 +111,43 @@ def pig_outputs() -> list:
 PIG_OUTPUTS = pig_outputs()
 
 
+def pig_upper_outputs() -> list:
+    """Plug-in Gait's upper-body angle outputs, ``(group, label, components)`` as :func:`pig_outputs`.
+
+    Each side's own sense, as Nexus reports them (docs/joint_angles.md, "Plug-in Gait's upper body"):
+    thorax and head relative to the progression (forward tilt, own side up, rotated towards the other
+    side positive, as the pelvis); spine (the thorax relative to the pelvis) and neck (the head
+    relative to the thorax): flexed forward, bent and turned towards the own side positive; shoulder
+    and wrist (flexion, abduction = -adduction, internal rotation); elbow (flexion, 0, 0 by construction).
+    """
+    out = []
+    for S, side, s in _SIDES:
+        out += [
+            ("ANGLES", f"{S}ThoraxAngles", [("thorax_tilt_deg", 1.0), ("thorax_obliquity_deg", s),
+                                            ("thorax_progression_rotation_deg", s)]),
+            ("ANGLES", f"{S}HeadAngles", [("head_tilt_deg", 1.0), ("head_obliquity_deg", s),
+                                          ("head_rotation_deg", s)]),
+            ("ANGLES", f"{S}SpineAngles", [("thorax_flexion_deg", 1.0), ("thorax_lateral_flexion_deg", s),
+                                           ("thorax_rotation_deg", -s)]),
+            ("ANGLES", f"{S}NeckAngles", [("neck_flexion_deg", 1.0), ("neck_lateral_flexion_deg", s),
+                                          ("neck_rotation_deg", -s)]),
+            ("ANGLES", f"{S}ShoulderAngles", [(f"{side}_shoulder_flexion_deg", 1.0),
+                                              (f"{side}_shoulder_adduction_deg", -1.0),
+                                              (f"{side}_shoulder_internal_rotation_deg", 1.0)]),
+            ("ANGLES", f"{S}ElbowAngles", [(f"{side}_elbow_{w}_deg", 1.0)
+                                           for w in ("flexion", "adduction", "internal_rotation")]),
+            ("ANGLES", f"{S}WristAngles", [(f"{side}_wrist_flexion_deg", 1.0), (f"{side}_wrist_adduction_deg", -1.0),
+                                           (f"{side}_wrist_internal_rotation_deg", 1.0)]),
+        ]
+    return out
+
+
+#: Plug-in Gait's upper-body outputs: written when the trial has Plug-in Gait's thorax relative to the
+#: progression (``thorax_tilt_deg``: the ``plug_in_gait`` set with its upper-body markers), whose
+#: shoulder, spine and neck orders they are.
+PIG_UPPER_OUTPUTS = pig_upper_outputs()
+
+
 def _vector(prefix: str) -> list:
     return [f"{prefix}_{a}" for a in _AXES]
 
@@ -143,7 +186,7 @@ def _raw_markers(analysis):
 
 def _events(analysis, raw, cols, time) -> tuple[pd.DataFrame, str]:
     """Gait events (Zeni et al. 2008) from the input's markers in ground axes, else from model points."""
-    from ..gait import kinematic_events
+    from ..gait.events import kinematic_events
     from ..gait.events import foot_markers
 
     if raw is not None:
@@ -253,7 +296,8 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
     else:
         names, xyz, unit, scale = [], np.zeros((F, 0, 3)), "mm", 1e-3
     blocks = []
-    outputs = [(g, label, comps) for g, label, comps in PIG_OUTPUTS if any(c and c[0] in cols for c in comps)]
+    pig_all = PIG_OUTPUTS + (PIG_UPPER_OUTPUTS if "thorax_tilt_deg" in cols else [])
+    outputs = [(g, label, comps) for g, label, comps in pig_all if any(c and c[0] in cols for c in comps)]
     take: list[str] = []
     factor: list[float] = []
     where: list[int] = []  # where: each component's column of [taken x factor, 0, NaN]

@@ -15,6 +15,8 @@ files"):
 ``s_knee_width``                ``LeftKneeWidth``, ...             mm
 ``s_ankle_width``               ``LeftAnkleWidth``, ...            mm
 ``s_tibial_torsion``            ``LeftTibialTorsion``, ...         deg
+``s_thigh_rotation``            ``LeftThighRotation``, ...         deg
+``s_shank_rotation``            ``LeftShankRotation``, ...         deg
 ``s_sole_delta``                ``LeftSoleDelta``, ...             mm
 ``s_shoulder_offset``           ``LeftShoulderOffset``, ...        mm
 ``s_elbow_width``               ``LeftElbowWidth``, ...            mm
@@ -46,11 +48,14 @@ from ..errors import InputError
 __all__ = ["Subject", "read_subject", "SUBJECT_FIELDS"]
 
 _SIDED = ("leg_length", "asis_trochanter_distance", "knee_width", "ankle_width", "tibial_torsion",
-          "sole_delta", "shoulder_offset", "elbow_width", "wrist_width", "hand_thickness")
+          "sole_delta", "shoulder_offset", "elbow_width", "wrist_width", "hand_thickness", "thigh_rotation",
+          "shank_rotation")
 _VSK_SIDED = ("LegLength", "AsisTrocanterDistance", "KneeWidth", "AnkleWidth", "TibialTorsion",
-              "SoleDelta", "ShoulderOffset", "ElbowWidth", "WristWidth", "HandThickness")
+              "SoleDelta", "ShoulderOffset", "ElbowWidth", "WristWidth", "HandThickness", "ThighRotation",
+              "ShankRotation")
 #: Fields that are angles (rad inside, degrees in a VSK).
-_ANGLES = {"right_tibial_torsion", "left_tibial_torsion"}
+_ANGLES = {f"{side}_{name}" for side in ("right", "left")
+           for name in ("tibial_torsion", "thigh_rotation", "shank_rotation")}
 #: Fields that may be zero or negative (all others must be positive).
 _SIGNED = _ANGLES | {"right_sole_delta", "left_sole_delta"}
 
@@ -67,6 +72,9 @@ class Subject:
     right_/left_knee_width, right_/left_ankle_width : m (epicondyles, malleoli)
     right_/left_tibial_torsion : rad, with the sign the subject file gives (Vicon's; the
         ``plug_in_gait`` set turns the shank frame by minus it about the tibia's axis)
+    right_/left_thigh_rotation, _shank_rotation : rad, Plug-in Gait's rotation offsets of the thigh and
+        shank wands from the knee's and ankle's flexion axes about the segment's long axis (negative for a
+        wand turned forwards, on both sides; :mod:`humanbody.markers.plug_in_gait_rotation`)
     right_/left_sole_delta : m (sole thickness difference heel - toe)
     right_/left_shoulder_offset, _elbow_width, _wrist_width, _hand_thickness : m
     marker_diameter : m
@@ -88,6 +96,10 @@ class Subject:
     left_ankle_width: float | None = None
     right_tibial_torsion: float | None = None
     left_tibial_torsion: float | None = None
+    right_thigh_rotation: float | None = None
+    left_thigh_rotation: float | None = None
+    right_shank_rotation: float | None = None
+    left_shank_rotation: float | None = None
     right_sole_delta: float | None = None
     left_sole_delta: float | None = None
     right_shoulder_offset: float | None = None

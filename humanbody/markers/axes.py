@@ -28,7 +28,7 @@ import pandas as pd
 from ..signal.nan import nanmedian
 from ..errors import InputError
 from .._kernels.marker_layout import permute_axes
-from ._layout import _marker_names, _plain_layout, _positions, _rate, _with_positions
+from .layout import marker_names, _plain_layout, _positions, _rate, _with_positions
 
 NAMED_AXES = {
     "opensim": "x,-z,y",   # OpenSim TRC/MOT: X forward, Y up, Z right
@@ -499,7 +499,7 @@ def detect_axes(df: pd.DataFrame) -> AxesMapping:
     InputError
         Fewer than three markers, or no rule can decide the forward axis.
     """
-    names = _marker_names(df)
+    names = marker_names(df)
     if len(names) < 3:
         raise InputError("cannot detect lab axes from fewer than 3 markers; give them explicitly",
                          df.attrs.get("source"))
@@ -559,7 +559,7 @@ def to_ground(df: pd.DataFrame, axes="auto") -> tuple[pd.DataFrame, AxesMapping]
             mapping = axes if isinstance(axes, AxesMapping) else AxesMapping.from_spec(axes)
         except InputError as exc:
             raise exc.with_path(df.attrs.get("source")) if df.attrs.get("source") else exc
-    names = _marker_names(df)
+    names = marker_names(df)
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
     if _plain_layout(df, cols):  # write the ground table in one pass
         values = df.to_numpy(copy=False)

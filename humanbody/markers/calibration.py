@@ -29,7 +29,7 @@ from scipy.spatial.transform import Rotation
 from ..signal.nan import nanmedian
 from ..errors import InputError
 from ..model.body import BodyModel
-from ..rotations import matrix_to_euler
+from ..rotations.angles import matrix_to_euler
 from ..model.segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
 from .._kernels.angles import slerp_rotations
 from .joint_centres import HIP_REGRESSIONS, chord_joint_centre, chord_turn, kad_apex, triad
@@ -273,15 +273,25 @@ class _Geometry:
                     continue
                 extra = _param(turn_by, self.params, f"point {name!r}")
                 break
+        side = rule.get("side")  # Plug-in Gait's rotation offset (about the segment's axis), else a plain turn
         if target is not None:  # the device's plane, turned by calibrate_turn, and the wand's turn onto it
             turn = chord_turn(wand, proximal, marker, target) + extra
+            centre = chord_joint_centre(wand, proximal, marker, delta, turn)
+            if side is not None:
+                from .plug_in_gait_rotation import rotation_offset
+
+                turn = rotation_offset(wand, proximal, marker, centre, str(side))
             value = float(nanmedian(turn))
             if not np.isfinite(value):
                 raise _Unavailable(str(rule["calibrate_wand"]), f"point {name!r}")
             self.params[str(key)] = value
             self.turns[str(key)] = value
-            return chord_joint_centre(wand, proximal, marker, delta, turn)
+            return centre
         turn = 0.0 if key is None else _param(key, self.params, f"point {name!r}")
+        if side is not None:
+            from .plug_in_gait_rotation import chord_joint_centre_offset
+
+            return chord_joint_centre_offset(wand, proximal, marker, delta, turn, str(side))
         return chord_joint_centre(wand, proximal, marker, delta, turn)
 
     def _regression(self, name: str, rule: Mapping) -> np.ndarray:
@@ -567,6 +577,8 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
         source=source, markerset=ms.name, mode=mode, mass=float(mass), height=float(height), sex=sex)))
     if ms.parameters.get("clinical_sequences"):  # the set's own decomposition of some joints (Plug-in Gait's ankle)
         model = model.replace(meta=dict(model.meta, clinical_sequences=dict(ms.parameters["clinical_sequences"])))
+    if ms.parameters.get("clinical_progression"):  # thorax and head relative to the progression (Plug-in Gait)
+        model = model.replace(meta=dict(model.meta, clinical_progression=list(ms.parameters["clinical_progression"])))
     twists = ms.parameters.get("clinical_reference_twists") or {}
     if twists:  # e.g. Plug-in Gait's ankle: its reference is the shank turned by the tibial torsion about z
         meta = {f"{side}_{kind}": _param(f"{side}_{name}", params, f"clinical_reference_twists.{kind}")

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..signal.filters import butterworth_sos, winter_design_cutoff  # noqa: F401  (re-exported)
-from ._layout import _marker_names, _output_positions, _positions, _rate, _time, _with_positions
+from .layout import marker_names, _output_positions, _positions, _rate, _time, _with_positions
 from .gaps import GAP_COLUMNS, _fill_array, _fill_line, _fill_report, _gap_frame, _gap_rows, _runs
 from .gaps import fill_gaps, find_gaps  # noqa: F401  (re-exported: steps of the chain)
 
@@ -107,7 +107,7 @@ def lowpass(df: pd.DataFrame, cutoff_hz: float = 6.0, order: int = 4) -> tuple[p
     """
     src = df.attrs.get("source")
     rate = _rate(df)
-    names = _marker_names(df)
+    names = marker_names(df)
     P = _positions(df, names)
     report = _lowpass_array(P, names, _time(df), rate, cutoff_hz, order, src)
     out = _with_positions(df, names, P)
@@ -280,7 +280,7 @@ def condition(df: pd.DataFrame, max_gap: float = 0.1, cutoff_hz: float | None = 
     """
     src = df.attrs.get("source")
     rate = _rate(df)
-    names = _marker_names(df)
+    names = marker_names(df)
     t = _time(df)
     table, P = _output_positions(df, names)
     gaps = _gap_frame(_gap_rows(names, P, t))

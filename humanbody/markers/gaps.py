@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ._layout import _marker_names, _positions, _rate, _time, _with_positions
+from .layout import marker_names, _positions, _rate, _time, _with_positions
 
 FILL_METHODS = ("spline", "linear", "rigid")
 GAP_COLUMNS = ["marker", "start_frame", "end_frame", "start_time", "end_time", "length_frames"]
@@ -56,7 +56,7 @@ def find_gaps(df: pd.DataFrame) -> pd.DataFrame:
         ``length_frames``.  A frame is missing when any coordinate is NaN or
         the marker is exactly at (0, 0, 0).
     """
-    names = _marker_names(df)
+    names = marker_names(df)
     return _gap_frame(_gap_rows(names, _positions(df, names), _time(df)))
 
 
@@ -205,7 +205,7 @@ def fill_gaps(df: pd.DataFrame, max_gap: float = 0.1, max_gap_frames: int | None
     """
     src = df.attrs.get("source")
     rate = _rate(df)
-    names = _marker_names(df)
+    names = marker_names(df)
     P = _positions(df, names)
     rows, limit = _fill_array(P, names, _time(df), rate, max_gap, max_gap_frames, method, segments, src)
     report = _fill_report(rows)

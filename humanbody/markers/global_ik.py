@@ -20,15 +20,19 @@ without markers, the axial rotation of a limb seen as two joint centres.
 The hinge pull (``[ik] hinge``, weight ``hinge_weight``) keeps the flexion
 axis of the named joints (knees and elbows of keypoint sets) where the
 calibration put it, so a thigh's axial rotation follows the plane of the
-knee's flexion.
+knee's flexion.  Optional joint limits (``[ik] limits``, :func:`joint_limits`;
+off unless asked for) add ``w_L sum (theta - clip(theta, lo, hi))^2`` over
+each body's angles relative to its parent (the model's coordinates), zero
+inside the limits.
 
 The minimisation is Levenberg-Marquardt with the analytic Jacobian of the
 tree (:mod:`humanbody._kernels.ik`), rotation-vector increments on
 each body's relative rotation matrix (no Cardan singularity inside the
 solver), started in every frame from the segment fits
 (:func:`humanbody.markers.tracking.track`), or for keypoint sets from the
-anatomical frames the set's rules build in that frame; frames are solved in
-parallel.  The relative rotations become the angles of each segment's
+anatomical frames the set's rules build in that frame, where the kernel
+starts afresh (the first frame of each parallel block); the other frames
+start from the previous frames' solutions.  The relative rotations become the angles of each segment's
 rotation sequence at the end, made continuous and unwrapped exactly as
 segment tracking does.
 """
@@ -39,19 +43,44 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..mechanics.kinematics import sequence_axes_array
-from ..rotations import singular_distance
+from ..model.body import sequence_axes_array
+from ..rotations.angles import singular_distance
 from ..model.segments import PARENTS, SEGMENT_NAMES
 from .._kernels.angles import continuous_angles, relative_angles, unwrap_columns
 from .calibration import Calibration
 from .markerset import MarkerSet, undetermined_segments
 
-__all__ = ["HINGE_WEIGHT", "NEUTRAL_WEIGHT", "IKProblem", "choose_method", "ik_problem", "track_global"]
+__all__ = ["HINGE_WEIGHT", "LIMIT_WEIGHT", "NEUTRAL_WEIGHT", "PHYSIOLOGICAL_LIMITS", "IKProblem", "choose_method",
+           "ik_problem", "joint_limits", "track_global"]
 
 #: Default neutral-pull weight lam_k (m^2), every segment but the root.
 NEUTRAL_WEIGHT = 1e-10
 #: Default hinge-pull weight h_k (m^2) of the segments named in ``[ik] hinge``.
 HINGE_WEIGHT = 1e-3
+#: Weight of the joint-limit penalty (m^2/rad^2): 0.1 deg beyond a limit costs as much as 55 mm of one marker's error.
+LIMIT_WEIGHT = 1e3
+#: ``limits = "physiological"``: wide ranges of motion of the lower limbs and elbows (degrees) in the
+#: model's coordinates (``<segment>_alpha/_beta/_gamma``, the angles of each body relative to its parent
+#: between anatomical frames, docs/conventions.md).  Sign conventions: knee flexion is +alpha of the
+#: lower leg, hip flexion -alpha of the thigh, ankle dorsiflexion -alpha of the foot, elbow flexion -alpha
+#: of the forearm; beta is adduction on the right and abduction on the left, gamma internal rotation on
+#: the right and external on the left.  Beyond the ranges reported for healthy adults (hip flexion 120-140,
+#: knee 140-160, ankle plantarflexion 40-60 deg) by a margin, so that only impossible poses are clamped.
+PHYSIOLOGICAL_LIMITS: dict[str, dict[str, tuple[float, float]]] = {}
+for _side, _s in (("right", 1.0), ("left", -1.0)):
+    PHYSIOLOGICAL_LIMITS[f"{_side}_upper_leg"] = {
+        "alpha": (-150.0, 45.0),                                        # flexion 150 .. extension 45
+        "beta": (-70.0, 50.0) if _s > 0 else (-50.0, 70.0),              # abduction 70 .. adduction 50
+        "gamma": (-70.0, 70.0)}
+    PHYSIOLOGICAL_LIMITS[f"{_side}_lower_leg"] = {
+        "alpha": (-20.0, 165.0),                                        # hyperextension 20 .. flexion 165
+        "beta": (-30.0, 30.0), "gamma": (-50.0, 50.0)}
+    PHYSIOLOGICAL_LIMITS[f"{_side}_foot"] = {
+        "alpha": (-50.0, 70.0),                                         # dorsiflexion 50 .. plantarflexion 70
+        "beta": (-50.0, 50.0), "gamma": (-50.0, 50.0)}
+    PHYSIOLOGICAL_LIMITS[f"{_side}_lower_arm"] = {
+        "alpha": (-165.0, 20.0)}                                        # flexion 165 .. hyperextension 20
+del _side, _s
 #: Frames solved per call of the kernel (bounds the scratch of a long trial).
 IK_CHUNK = 32768
 
@@ -71,6 +100,8 @@ class IKProblem:
     lam : (17,)                  neutral-pull weights (m^2)
     axis : (17, 3)               hinge axes (body frame)
     hinge : (17,)                hinge-pull weights (m^2)
+    lo, hi : (17, 3)             joint limits of each body's angles (rad, -inf / inf: none)
+    limit_weight : float         weight of the limit penalty (m^2/rad^2)
     """
 
     def __init__(self, calibration: Calibration):
@@ -97,6 +128,8 @@ class IKProblem:
             if seg not in SEGMENT_NAMES:
                 raise InputError(f"marker set {ms.name!r}: [ik] neutral_weights names unknown segment {seg!r}")
             self.lam[SEGMENT_NAMES.index(seg)] = float(w)
+        self.lo, self.hi = joint_limits(settings.get("limits"), ms.name)
+        self.limit_weight = float(settings.get("limit_weight", LIMIT_WEIGHT))
         self.axis = np.zeros((17, 3))
         self.hinge = np.zeros(17)
         ax = "xyz".index(str(settings.get("hinge_axis", "y")))
@@ -104,6 +137,49 @@ class IKProblem:
             k = SEGMENT_NAMES.index(seg)
             self.axis[k, ax] = 1.0
             self.hinge[k] = float(settings.get("hinge_weight", HINGE_WEIGHT))
+
+
+def joint_limits(spec, where: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper joint limits (17, 3) in rad from a limits table.
+
+    Parameters
+    ----------
+    spec : None, False, "off", "physiological" or mapping
+        None / False / "off": no limits (every bound infinite).
+        "physiological": :data:`PHYSIOLOGICAL_LIMITS`.  A mapping
+        ``{segment: {"alpha": [lo, hi], "beta": ..., "gamma": ...}}`` in
+        degrees (a bound may be omitted with ``nan``); the angles are the
+        model's coordinates of that body relative to its parent (the root,
+        ``lower_torso``, has no parent and takes no limits).
+    where : str
+        Named in error messages (the marker set).
+    """
+    lo, hi = np.full((17, 3), -np.inf), np.full((17, 3), np.inf)
+    if spec is None or spec is False or spec == "off":
+        return lo, hi
+    if isinstance(spec, str):
+        if spec != "physiological":
+            raise InputError(f"{where}: [ik] limits must be \"physiological\", \"off\" or a table, not {spec!r}")
+        spec = PHYSIOLOGICAL_LIMITS
+    if not hasattr(spec, "items"):
+        raise InputError(f"{where}: [ik] limits must be \"physiological\", \"off\" or a table")
+    for seg, angles in spec.items():
+        if seg not in SEGMENT_NAMES or seg == SEGMENT_NAMES[0]:
+            raise InputError(f"{where}: [ik] limits names {seg!r}, not a segment with a parent")
+        k = SEGMENT_NAMES.index(seg)
+        for q, bounds in dict(angles).items():
+            if q not in ("alpha", "beta", "gamma"):
+                raise InputError(f"{where}: [ik] limits of {seg!r}: {q!r} is not alpha, beta or gamma")
+            try:
+                a, b = (float(x) for x in bounds)
+            except (TypeError, ValueError):
+                raise InputError(f"{where}: [ik] limits of {seg}.{q} must be [lower, upper] in degrees") from None
+            if a > b:
+                raise InputError(f"{where}: [ik] limits of {seg}.{q}: lower {a} above upper {b}")
+            j = ("alpha", "beta", "gamma").index(q)
+            lo[k, j] = np.radians(a) if np.isfinite(a) else -np.inf
+            hi[k, j] = np.radians(b) if np.isfinite(b) else np.inf
+    return lo, hi
 
 
 def ik_problem(calibration: Calibration) -> IKProblem:
@@ -158,20 +234,30 @@ def _relative(R: np.ndarray, parent: np.ndarray) -> np.ndarray:
     return S
 
 
-def _seeds(R: np.ndarray, O: np.ndarray, prob: IKProblem, meas: np.ndarray):
-    """Finite starting rotations and root positions from (partly NaN) absolute frames and origins."""
-    S = _relative(R, prob.parent)
-    bad = ~np.isfinite(S).all(axis=(2, 3))
-    if bad.any():
-        S[bad] = np.broadcast_to(prob.S0, S.shape)[bad]
-    p = pd.DataFrame(O[:, 0]).interpolate(limit_direction="both").to_numpy(copy=True)
-    lost = ~np.isfinite(p).all(axis=1)
-    if lost.any():  # no root seed anywhere: the centroid of the markers
+def _seeds(R: np.ndarray, O: np.ndarray, rows: np.ndarray, n: int, prob: IKProblem, meas: np.ndarray):
+    """Finite starting rotations (n, 17, 3, 3) and root positions (n, 3) of a chunk of n frames.
+
+    ``R``, ``O`` (partly NaN) are the absolute frames and origins of the
+    chunk's frames ``rows``, the only ones the kernel starts from; the
+    others get the calibrated pose and the interpolated root.
+    """
+    S = np.empty((n, 17, 3, 3))
+    S[:] = prob.S0
+    sub = _relative(R, prob.parent)
+    ok = np.isfinite(sub).all(axis=(2, 3))
+    S[rows[:, None], np.arange(17)[None, :]] = np.where(ok[..., None, None], sub, prob.S0)
+    p = np.full((n, 3), np.nan)
+    good = np.isfinite(O[:, 0]).all(axis=1)
+    if good.any():
+        frames = np.arange(n)
+        for i in range(3):
+            p[:, i] = np.interp(frames, rows[good], O[good, 0, i])
+    else:  # no root seed anywhere: the centroid of the markers
         with np.errstate(invalid="ignore"), __import__("warnings").catch_warnings():
             __import__("warnings").simplefilter("ignore", RuntimeWarning)
-            p[lost] = np.nanmean(meas[lost], axis=1)
+            p[rows] = np.nanmean(meas[rows], axis=1)
     p[~np.isfinite(p).all(axis=1)] = 0.0
-    return np.ascontiguousarray(S), np.ascontiguousarray(p)
+    return S, p
 
 
 def _geometry_frames(markers: dict, calibration: Calibration, n: int):
@@ -194,8 +280,8 @@ def _geometry_frames(markers: dict, calibration: Calibration, n: int):
 
 # ------------------------------------------------------------------ tracking
 def track_global(markers, calibration: Calibration, keep_frames: bool = True, required=None,
-                 max_iter: int = 30, tol: float = 1e-6, rtol: float = 1e-5, seed: str = "auto",
-                 chained: bool = True):
+                 max_iter: int = 30, tol: float = 1e-5, rtol: float = 1e-4, seed: str = "auto",
+                 chained: bool = True, limits=None):
     """Track the 17 segments by whole-body inverse kinematics (module docstring).
 
     Parameters
@@ -224,6 +310,12 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
         Starting pose of each frame: the segment fits, or the anatomical
         frames the set's rules build in that frame (``auto``: geometry for
         keypoint sets, segment fits otherwise).
+    limits : None, "off", "physiological" or mapping
+        Joint limits (:func:`joint_limits`); None: the marker set's
+        ``[ik] limits`` (none unless it says so).  A joint that the markers
+        push beyond a limit stops on it (a stiff quadratic penalty in the
+        fit, then the angle is set onto the limit); a trial within the
+        limits gives the same results as without them.
 
     Returns
     -------
@@ -232,7 +324,7 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
         ``residuals`` per segment are the RMS distance of its markers,
         ``marker_residuals`` the distance of every marker.
     """
-    from .._kernels.ik import solve_frames, tree_order
+    from .._kernels.ik import _BLOCK, solve_frames, tree_order
     from .tracking import STATUS, Tracking, track, trial_markers
 
     source = markers.attrs.get("source")
@@ -255,11 +347,20 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
         meas[:, j] = values[:, where[m]]
     if seed == "auto":
         seed = "geometry" if ms.keypoints else "segments"
+    # seeds only where the kernel starts afresh: the first frame of every block of _BLOCK frames and a
+    # frame after one without markers (the others start from the previous frames' solutions)
+    need = np.ones(n, dtype=bool)
+    if chained:
+        empty = ~np.any(np.all(np.isfinite(meas), axis=2), axis=1)
+        need[:] = False
+        need[::_BLOCK] = True
+        need[1:] |= empty[:-1]
+    idx = np.flatnonzero(need)
     if seed == "segments":
-        seg_tr = track(markers, calibration, keep_frames=True, required=[])
+        seg_tr = track(markers.iloc[idx], calibration, keep_frames=True, required=[])
         R0, O0 = seg_tr.R, seg_tr.origins
     else:
-        R0, O0 = _geometry_frames({m: meas[:, j] for j, m in enumerate(names)}, calibration, n)
+        R0, O0 = _geometry_frames({m: meas[idx, j] for j, m in enumerate(names)}, calibration, len(idx))
     seq = sequence_axes_array(calibration.model)
     R_all = np.empty((n, 17, 3, 3)) if keep_frames else None
     O_all = np.empty((n, 17, 3)) if keep_frames else None
@@ -271,14 +372,17 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
     table = np.empty((n, len(table_names)))
     angles = table[:, 4:].reshape(n, 17, 3)
     base, first = tree_order(prob.parent)
+    lo, hi = (prob.lo, prob.hi) if limits is None else joint_limits(limits, f"track_global({ms.name!r})")
+    limit_w = prob.limit_weight if (np.isfinite(lo).any() or np.isfinite(hi).any()) else 0.0
     for a in range(0, n, IK_CHUNK):
         b = min(n, a + IK_CHUNK)
-        S_seed, p_seed = _seeds(R0[a:b], O0[a:b], prob, meas[a:b])
+        sel = (idx >= a) & (idx < b)
+        S_seed, p_seed = _seeds(R0[sel], O0[sel], idx[sel] - a, b - a, prob, meas[a:b])
         R = np.empty((b - a, 17, 3, 3))
         O = np.empty((b - a, 17, 3))
         solve_frames(np.ascontiguousarray(meas[a:b]), weight, seg_of, local, prob.parent, prob.xi, prob.S0,
-                     prob.lam, prob.axis, prob.hinge, base, first, S_seed, p_seed, int(max_iter), float(tol), float(rtol), bool(chained),
-                     R, O, res[a:b], cost[a:b], iters[a:b])
+                     prob.lam, prob.axis, prob.hinge, base, first, seq, lo, hi, float(limit_w), S_seed, p_seed,
+                     int(max_iter), float(tol), float(rtol), bool(chained), R, O, res[a:b], cost[a:b], iters[a:b])
         relative_angles(R, prob.parent, seq, 1e-9, angles[a:b])
         table[a:b, 1:4] = O[:, 0]
         if keep_frames:

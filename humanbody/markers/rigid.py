@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rotations import quaternion_to_matrix
+from ..rotations.quaternions import quaternion_to_matrix
 from .._kernels.marker_fit import finish_fits, horn_rotations as _horn_kernel, rigid_fit
 
 __all__ = ["MIN_SPREAD", "fit_rigid", "horn_quaternions", "horn_rotations"]

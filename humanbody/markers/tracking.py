@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..mechanics.kinematics import sequence_axes_array
-from ..rotations import singular_distance
+from ..model.body import sequence_axes_array
+from ..rotations.angles import singular_distance
 from ..model.segments import PARENTS, SEGMENT_NAMES
 from .calibration import Calibration, calibrate
 from .._kernels.angles import continuous_angles, relative_angles, slerp_rotations, unwrap_columns

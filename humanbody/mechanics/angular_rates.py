@@ -17,8 +17,8 @@ import warnings
 import numpy as np
 
 from ..errors import InputError, SingularityWarning
-from ..rotations import is_singular, skew, unskew
-from ..rotations.common import (AXIS_INDEX as _AXIS, check_sequence as _check_seq, elementary as _elementary,
+from ..rotations.angles import is_singular
+from ..rotations.common import (AXIS_INDEX as _AXIS, skew, unskew, check_sequence as _check_seq, elementary as _elementary,
                                 as_matrices as _mat, transpose as _swap, as_vectors as _vec)
 
 _FRAMES = ("parent", "body")

@@ -24,11 +24,19 @@ alike (docs/conventions.md, "Clinical joint angles"; docs/joint_angles.md):
   often hold the arms out (a T-pose);
 - the pelvis is decomposed rotation-obliquity-tilt (``zxy``, Baker 2001)
   relative to the horizontal direction of progression (static zero: less
-  its standing tilt and obliquity);
+  its standing tilt and obliquity); a model may name Plug-in Gait's
+  tilt-obliquity-rotation instead (``{"pelvis": "yxz"}``, below);
 - foot progression is the angle on the floor between the foot's long axis
   and the horizontal direction of progression, positive when the toes turn
   in; NaN while the foot points more than 80 degrees up or down (kneeling,
-  a foot lifted behind), where it has no meaningful direction on the floor;
+  a foot lifted behind), where it has no meaningful direction on the floor.
+  A model's ``meta["clinical_sequences"]["foot_progression"] = "yzx"``
+  takes Plug-in Gait's instead: the foot relative to the progression frame
+  decomposed pitch, then about the floating z, then roll, the angle about z
+  being arcsin(l_y) of the foot's unit long axis l in that frame (its
+  angle from the vertical plane of progression: sin = cos(pitch) times the
+  sine of the floor angle, so the two agree with the foot flat), defined
+  in every pose;
 - a model whose ``meta["clinical_sequences"]`` names another order for a
   joint kind (``{"ankle": "yzx"}``, Plug-in Gait's: flexion, then rotation
   about the floating axis, then inversion about the foot's long axis)
@@ -54,9 +62,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..rotations import euler_to_matrix, matrix_to_euler, sequence_axes
+from ..rotations.angles import euler_to_matrix, matrix_to_euler
+from ..rotations.common import sequence_axes
 
-__all__ = ["ClinicalAngle", "CLINICAL_ANGLES", "ANGLE_ZEROS", "clinical_angles", "clinical_columns",
+__all__ = ["ClinicalAngle", "CLINICAL_ANGLES", "PROGRESSION_ANGLES", "ANGLE_ZEROS", "clinical_angles", "clinical_columns",
            "progression_heading", "wrap_degrees"]
 
 #: The two zeros of the clinical angles (docs/joint_angles.md, "Zero").
@@ -129,6 +138,31 @@ def _table() -> tuple[ClinicalAngle, ...]:
 #: Every clinical angle of the 17-segment model, in results-table order.
 CLINICAL_ANGLES: tuple[ClinicalAngle, ...] = _table()
 
+
+def _progression_table() -> tuple[ClinicalAngle, ...]:
+    """Thorax and head relative to the direction of progression (Plug-in Gait's ThoraxAngles, HeadAngles).
+
+    Y-X-Z Cardan angles of the segment's frame relative to the progression
+    frame (x along the horizontal direction of progression, z up): tilt
+    about y (forward positive), obliquity about the floating x (right side
+    up positive: -x), rotation about the segment's z (to the left positive).
+    Measured from the anatomical frames under either zero.
+    """
+    rows = []
+    chains = {"thorax": ("lower_torso", "middle_torso", "upper_torso"),
+              "head": ("lower_torso", "middle_torso", "upper_torso", "neck", "head")}
+    words = {"thorax": ("tilt", "obliquity", "progression_rotation"), "head": ("tilt", "obliquity", "rotation")}
+    for seg, chain in chains.items():
+        for i, (word, sign) in enumerate(zip(words[seg], (1.0, -1.0, 1.0))):
+            rows.append(ClinicalAngle(f"{seg}_{word}_deg", f"{seg}_progression", chain, "progression",
+                                      i, sign, "yxz", static_zero=False))
+    return tuple(rows)
+
+
+#: Angles relative to the direction of progression a model may add (``meta["clinical_progression"]``:
+#: ``["thorax", "head"]``, the ``plug_in_gait`` set), after :data:`CLINICAL_ANGLES`' columns.
+PROGRESSION_ANGLES: tuple[ClinicalAngle, ...] = _progression_table()
+
 #: Foot progression is left undefined (NaN) where the foot's long axis is
 #: steeper than 80 degrees from the floor (sine of it): its direction on the
 #: floor is then dominated by noise and can swing round in a frame.
@@ -138,15 +172,26 @@ _STEEP = np.sin(np.radians(80.0))
 FOOT_PROGRESSION = tuple(f"{side}_foot_progression_deg" for side, _ in _SIDES)
 
 
-def clinical_columns(names) -> list[str]:
-    """The clinical columns a model with segments ``names`` supports, in table order."""
+def clinical_columns(names, progression=()) -> list[str]:
+    """The clinical columns a model with segments ``names`` supports, in table order.
+
+    ``progression``: segments (``"thorax"``, ``"head"``) whose angles relative to the direction of
+    progression (:data:`PROGRESSION_ANGLES`) are added after the others (a model's
+    ``meta["clinical_progression"]``).
+    """
     have = set(names)
-    cols = [a.column for a in CLINICAL_ANGLES
+    cols = [a.column for a in _angles_of(progression)
             if set(a.segments) <= have and (a.reference == "progression" or a.reference in have)]
     for side, _ in _SIDES:
         if f"{side}_foot" in have:
             cols.append(f"{side}_foot_progression_deg")
     return cols
+
+
+def _angles_of(progression=()) -> tuple[ClinicalAngle, ...]:
+    """:data:`CLINICAL_ANGLES` and the :data:`PROGRESSION_ANGLES` of the segments named in ``progression``."""
+    want = {f"{seg}_progression" for seg in (progression or ())}
+    return CLINICAL_ANGLES + tuple(a for a in PROGRESSION_ANGLES if a.joint in want)
 
 
 def _relative(model, coords: pd.DataFrame, seg: str) -> np.ndarray:
@@ -289,7 +334,7 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
     DataFrame with the columns of :func:`clinical_columns` (no ``time``),
     every value in (-180, 180] (:func:`wrap_degrees`).
     """
-    from .kinematics import sequence_axes_array
+    from ..model.body import sequence_axes_array
     from .._kernels.angles import continuous_angles, joint_rotation_angles
 
     if zero not in ANGLE_ZEROS:
@@ -298,11 +343,12 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
         raise InputError(f"angle zero must be one of {', '.join(ANGLE_ZEROS)}, not {zero!r}")
     F = len(coords)
     names = list(model.names)
-    columns = clinical_columns(names)
+    progression = tuple((getattr(model, "meta", None) or {}).get("clinical_progression", ()) or ())
+    columns = clinical_columns(names, progression)
     relative0 = (getattr(calibration, "relative", None) or {}) if zero == "static" else {}
-    joints = {}
+    joints: dict[str, list] = {}
     overrides = dict((getattr(model, "meta", None) or {}).get("clinical_sequences", {}) or {})
-    for a in CLINICAL_ANGLES:
+    for a in _angles_of(progression):
         if a.column in columns:
             joints.setdefault(a.joint, []).append(_resequenced(a, overrides))
     time = coords["time"].to_numpy(dtype=float)
@@ -315,10 +361,11 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
         chains.append([names.index(seg) for seg in angles[0].segments])
         use_yaw.append(angles[0].reference == "progression")
         seqs.append(angles[0].sequence)
+    foot_seq = str(overrides.get("foot_progression", "zyx"))
     for side, _ in feet:
         chains.append([k - 1 for k in reversed(model.chain(names.index(f"{side}_foot") + 1))])
         use_yaw.append(True)
-        seqs.append("zyx")
+        seqs.append(foot_seq)
     width = max(len(c) for c in chains) if chains else 1
     chain_arr = np.full((len(chains), width), -1, dtype=np.int64)
     for i, c in enumerate(chains):
@@ -352,13 +399,15 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
             S0 = _yaw(np.array(np.arctan2(S0[1, 0], S0[0, 0]))).T @ S0  # the standing posture, heading removed
         z0 = np.degrees(matrix_to_euler(S0, first.sequence)) if first.static_zero else np.zeros(3)
         if first.reference == "progression":
-            z0[0] = 0.0  # the heading is measured from the direction of progression itself
+            z0[first.sequence.index("z")] = 0.0  # the heading is measured from the direction of progression itself
         for a in angles:
             out[a.column] = wrap_degrees(a.sign * (deg[:, a.index] - z0[a.index]))
+    iz = foot_seq.index("z")
     for i, (side, s) in enumerate(feet):
         yaw_pitch = raw[:, n_joints + i]
-        angle = yaw_pitch[:, 0].copy()  # the foot's long axis on the floor, from the direction of progression
-        angle[np.abs(np.sin(yaw_pitch[:, 1])) > _STEEP] = np.nan  # pointing up or down: no direction on the floor
+        angle = yaw_pitch[:, iz].copy()  # the foot's long axis on the floor, from the direction of progression
+        if foot_seq == "zyx":  # pointing up or down: no direction on the floor
+            angle[np.abs(np.sin(yaw_pitch[:, 1])) > _STEEP] = np.nan
         angle = _unwrapped(angle)  # continuous when the foot turns far round
         out[f"{side}_foot_progression_deg"] = wrap_degrees(s * np.degrees(angle))  # toe-in: towards the other foot
     return pd.DataFrame({c: out[c] for c in columns}, index=range(F))

@@ -19,9 +19,10 @@ Algorithms (Walker and Orin 1982, on Huston's recursion):
   ``tau_k = (R_L(k) H_k)^T m_k`` with ``H_k`` the sequence's axes
   (:func:`humanbody.mechanics.angular_rates.angle_rate_matrix`).
 - :func:`bias_forces` — inverse dynamics with ``q'' = 0``.
-- :func:`mass_matrix` — column ``i`` is the inverse dynamics of the unit
-  acceleration ``e_i`` at rest without gravity (Walker and Orin's first
-  method), every column in one vectorised pass.
+- :func:`mass_matrix` — the composite rigid body algorithm (Walker and Orin's
+  third method; Featherstone 2008, section 6.2): composite inertias from the
+  tips to the root, then each column from the momentum of a unit rate of one
+  coordinate (:func:`humanbody._kernels.mass_matrix.composite_mass_matrix`).
 - :func:`forward_dynamics` — ``q'' = M^-1 (tau - h)`` by a Cholesky solve.
 
 Every function also takes arrays with a leading frames axis.
@@ -57,13 +58,17 @@ def _arrays(model, *xs) -> tuple[list[np.ndarray], bool, tuple[int, ...]]:
     return [np.ascontiguousarray(np.broadcast_to(a, shape).reshape(-1, n)) for a in out], single, shape
 
 
-def _joint_axes(model, q) -> np.ndarray:
-    """Every body's three rotation axes in ground components, (F, N, 3, 3) (columns)."""
-    from .kinematics import run_tree as _run_kernel
+def _joint_axes(model, q, res=None) -> np.ndarray:
+    """Every body's three rotation axes in ground components, (F, N, 3, 3) (columns).
+
+    ``res`` : the kinematics of ``q`` (:func:`humanbody.mechanics.results.run_tree`), computed when None.
+    """
+    from .results import run_tree as _run_kernel
 
     F, N = q.shape[0], model.n_bodies
-    zero = np.zeros_like(q)
-    res = _run_kernel(model, np.arange(F, dtype=float), q, zero, zero, False, "")
+    if res is None:
+        zero = np.zeros_like(q)
+        res = _run_kernel(model, np.arange(F, dtype=float), q, zero, zero, False, "")
     angles = q[:, 3:].reshape(F, N, 3)
     H = np.empty((F, N, 3, 3))
     for k, seq in enumerate(model.sequences):
@@ -93,7 +98,7 @@ def generalized_forces(model: BodyModel, q: ArrayLike, joint_force: np.ndarray,
 
 
 def _inverse(model, q, qd, qdd, gravity=True) -> np.ndarray:
-    from .kinematics import run_tree as _run_kernel
+    from .results import run_tree as _run_kernel
     from .kinetics import joint_loads
 
     m = model if gravity else model.replace(gravity=[0.0, 0.0, 0.0])
@@ -129,17 +134,25 @@ def bias_forces(model: BodyModel, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
 def mass_matrix(model: BodyModel, q: ArrayLike) -> np.ndarray:
     """The joint-space inertia matrix M(q), (n, n) or (F, n, n): symmetric, positive definite.
 
-    Column i is the inverse dynamics of the unit acceleration ``e_i`` at rest
-    without gravity (Walker and Orin 1982, method 1); all ``F n`` of them are
-    evaluated in one pass of the kernels.
+    The composite rigid body algorithm over the model's parent array
+    (:func:`humanbody._kernels.mass_matrix.composite_mass_matrix`, equations in
+    docs/dynamics.md), with each body's coordinates moving it about the axes
+    ``R_L(k) H_k`` (ground components) through its joint point.  Units: kg
+    (root translations), kg m (translation-rotation), kg m^2 (rotations).
     """
+    from .._kernels.mass_matrix import composite_mass_matrix
+    from .._kernels.tree import threads_for
+    from .results import run_tree as _run_kernel
+
     (q,), single, shape = _arrays(model, q)
     F, n = q.shape
-    qq = np.repeat(q, n, axis=0)
-    acc = np.tile(np.eye(n), (F, 1))
-    cols = _inverse(model, qq, np.zeros_like(qq), acc, gravity=False).reshape(F, n, n)
-    M = np.swapaxes(cols, 1, 2)  # column i of M = tau of e_i
-    M = 0.5 * (M + np.swapaxes(M, 1, 2))  # exactly symmetric (it is to rounding)
+    zero = np.zeros_like(q)
+    res = _run_kernel(model, np.arange(F, dtype=float), q, zero, zero, False, "")
+    axes = np.ascontiguousarray(_joint_axes(model, q, res))
+    M = np.empty((F, n, n))
+    with threads_for(F):
+        composite_mass_matrix(model.parents, np.ascontiguousarray(model.mass),
+                              np.ascontiguousarray(model.inertia, dtype=float), res.R, res.joint, res.com, axes, M)
     return M[0] if single else M.reshape(shape[:-1] + (n, n))
 
 

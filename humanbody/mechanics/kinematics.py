@@ -20,9 +20,8 @@ import pandas as pd
 from .._kernels import tree as _kernels
 from ..signal.differentiate import Differentiation
 from ..errors import InputError
-from ..model.body import BodyModel
-from .results import Results
-from ..rotations import sequence_axes
+from ..model.body import BodyModel, coordinate_columns, sequence_axes_array
+from .results import Results, run_tree
 
 __all__ = [
     "Motion",
@@ -32,23 +31,6 @@ __all__ = [
     "local_rates_from_quaternions",
     "prepare_motion",
 ]
-
-_ANGLES = ("alpha", "beta", "gamma")
-_TRANSLATION = ("x", "y", "z")
-
-
-def coordinate_columns(model: BodyModel) -> list[str]:
-    """Column names of the generalized-coordinates layout for ``model``.
-
-    ``<body1>_x, _y, _z`` (origin of body 1 in ground, m) then
-    ``<name>_alpha, _beta, _gamma`` (rad) for every body.
-    """
-    root = model.names[0]
-    cols = [f"{root}_{a}" for a in _TRANSLATION]
-    for name in model.names:
-        cols += [f"{name}_{a}" for a in _ANGLES]
-    return cols
-
 
 def _column_block(frame: pd.DataFrame, columns: list[str], source) -> np.ndarray:
     try:
@@ -86,11 +68,6 @@ def _column_blocks(frame: pd.DataFrame, groups: list[list[str]], source) -> list
                 out.append(values[:, p])
         return out
     return [_column_block(frame, g, source) for g in groups]
-
-
-def sequence_axes_array(model: BodyModel) -> np.ndarray:
-    """Each body's rotation-sequence axes as an (n, 3) int64 array (0 = x, 1 = y, 2 = z)."""
-    return np.array([sequence_axes(s) for s in model.sequences], dtype=np.int64).reshape(-1, 3)
 
 
 def local_rates_from_quaternions(q, qd, qdd):
@@ -345,65 +322,3 @@ def compute_motion(model: BodyModel, motion: Motion, start: int = 0, stop: int |
     if q.shape[0] == 0:
         raise ValueError(f"frame range {start}:{stop} of a {motion.n_frames}-frame motion is empty")
     return run_tree(model, motion.time[sl], q, qd, qdd, motion.local_rates, motion.how, out)
-
-
-_KINEMATIC = ("R", "omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc",
-              "force", "torque", "body_com", "body_com_vel", "body_com_acc")  # kernel output order
-_BLOCK = 256  # frames per block of the kernel: inputs of a block stay in L1/L2 cache
-
-
-def _shapes(F: int, n: int) -> dict:
-    shapes: dict[str, tuple[int, ...]] = {name: (F, n, 3) for name in _KINEMATIC}
-    shapes["R"] = (F, n, 3, 3)
-    for name in ("body_com", "body_com_vel", "body_com_acc"):
-        shapes[name] = (F, 3)
-    return shapes
-
-
-def _workspace(out, model: BodyModel, F: int) -> dict:
-    """Output arrays: fresh, or those of ``out`` when it has the right size."""
-    shapes = _shapes(F, model.n_bodies)
-    if out is None:
-        return {name: np.empty(shape) for name, shape in shapes.items()}
-    if not isinstance(out, Results):
-        raise TypeError("out must be a Results returned by compute()")
-    if tuple(out.names) != tuple(model.names) or out.R.shape != shapes["R"]:
-        raise ValueError(
-            f"out holds {out.R.shape[0]} frames of {len(out.names)} segments; "
-            f"this call needs {F} frames of the model's {model.n_bodies} segments"
-        )
-    arrays = {name: getattr(out, name) for name in shapes}
-    for name, arr in arrays.items():
-        if arr.shape != shapes[name] or arr.dtype != np.float64 or not arr.flags.c_contiguous or not arr.flags.writeable:
-            raise ValueError(f"out.{name} is not a writable C-contiguous float64 array of shape {shapes[name]}")
-    return arrays
-
-
-def run_tree(model, time, q, qd, qdd, local_rates, how, out=None, kernel=None) -> Results:
-    """Run the tree kernel (or ``kernel(*arguments)``, which takes tree_kinematics' arguments first) into a Results."""
-    F = q.shape[0]
-    arrays = _workspace(out, model, F)
-    if out is not None:
-        out._forget_derived()  # inertia describes the old motion
-    args = (q, qd, qdd, local_rates,
-            model.parents, sequence_axes_array(model), np.ascontiguousarray(model.joint_offset),
-            np.ascontiguousarray(model.com_offset), np.ascontiguousarray(model.mass),
-            np.ascontiguousarray(model.inertia, dtype=float), *(arrays[name] for name in _KINEMATIC), _BLOCK)
-    with _kernels.threads_for(F):
-        if kernel is None:
-            _kernels.tree_kinematics(*args)
-        else:
-            kernel(*args)
-    given = dict(
-        time=np.array(time, dtype=float),
-        coordinates=q,
-        coordinate_names=tuple(coordinate_columns(model)),
-        mass=np.array(model.mass, dtype=float),
-        segment_inertia=np.array(model.inertia, dtype=float),
-        rates=how,
-    )
-    if out is None:
-        return Results(names=model.names, **given, **arrays)
-    for name, value in given.items():
-        setattr(out, name, value)
-    return out

@@ -25,7 +25,8 @@ import numpy as np
 
 from .clinical import CLINICAL_ANGLES
 
-__all__ = ["JointLoads", "joint_loads", "kinetic_columns", "kinetic_block", "compute_with_kinetics", "KINETIC_JOINTS"]
+__all__ = ["JointLoads", "joint_loads", "kinetic_columns", "kinetic_block", "compute_with_kinetics", "KINETIC_JOINTS",
+           "moment_contributions"]
 
 #: Joints with clinical moments and powers: (joint, segment, reference) for each side.
 KINETIC_JOINTS = tuple((f"{side}_{j}", f"{side}_{seg}", ref.format(side=side))
@@ -162,7 +163,7 @@ def compute_with_kinetics(model, motion, loads, start: int = 0, stop: int | None
     ``block`` a kinetic table to reuse.  Returns ``(results, block)``.
     """
     from .._kernels.kinetics import tree_dynamics
-    from .kinematics import run_tree as _run_kernel
+    from .results import run_tree as _run_kernel
 
     stop = motion.n_frames if stop is None else stop
     sl = slice(start, stop)
@@ -176,3 +177,70 @@ def compute_with_kinetics(model, motion, loads, start: int = 0, stop: int | None
     results = _run_kernel(model, motion.time[sl], q, qd, qdd, motion.local_rates, motion.how, out,
                           kernel=lambda *args: tree_dynamics(*args, *extra))
     return results, block
+
+
+def _subtree(parents, k: int) -> list[int]:
+    """Body ``k`` (0-based) and every body below it in the tree (``parents`` 1-based, 0 = ground)."""
+    out = [k]
+    for j in range(k + 1, len(parents)):  # bodies are numbered parents first
+        if parents[j] - 1 in out:
+            out.append(j)
+    return out
+
+
+def moment_contributions(model, results, loads, segment: str) -> dict[str, np.ndarray]:
+    """The joint moment ``segment`` receives from its parent, term by term: (F, 3) N·m each, ground axes.
+
+    Summed over the bodies j of the segment's subtree (the segment and every
+    segment below it), the recursion of :func:`joint_loads` is
+
+    ``m_k = - sum_loads ((P - O_k) x E + M_free) - sum_j (G_j - O_k) x m_j g
+    - sum_j (G_j - O_k) x F*_j - sum_j T*_j``
+
+    with ``E`` the force of each external load on the subtree, ``P`` its
+    centre of pressure and ``M_free`` its free moment (``M_O = P x E +
+    M_free``), ``F*_j = -m_j a_j`` and ``T*_j = -(I_j alpha_j + omega_j x I_j
+    omega_j)`` the inertia force and torque.  Returned, in that order:
+    ``"loads: force"`` (the ground reaction's lever arm about O_k),
+    ``"loads: free moment"``, then for each body j ``"<j> weight"``,
+    ``"<j> inertia force"`` (``-(G_j - O_k) x F*_j``: the ``m a`` term) and
+    ``"<j> inertia torque"`` (``-T*_j``: the ``I alpha + omega x I omega``
+    term).  They sum to ``joint_loads(...).joint_moment[:, k]``; a clinical
+    moment's terms are their components on its axis (e.g. the hip flexion
+    moment on the pelvis's y axis, :func:`kinetic_block`).  Frames where a
+    load's body is ambiguous are NaN, as in :func:`joint_loads`.
+
+    Parameters
+    ----------
+    model : BodyModel
+    results : Results   kinematics of the loads' frames (:func:`humanbody.compute`)
+    loads : FrameLoads or None   conditioned and assigned loads on the same frames
+    segment : str   a segment of ``model``
+    """
+    k = model.names.index(segment)
+    bodies = _subtree(np.asarray(model.parents), k)
+    F = results.joint.shape[0]
+    O = results.joint[:, k]
+    force, moment_o, body = _load_arrays(loads, 0, F)
+    on = np.isin(body, bodies)[..., None]
+    E = np.where(on, force, 0.0)
+    external = (np.where(on, moment_o, 0.0) - np.cross(O[:, None], E)).sum(axis=1)  # (P - O) x E + M_free
+    free = np.zeros((F, 3))
+    cop = None if loads is None else getattr(loads, "cop", None)
+    if cop is not None:
+        L = cop.shape[1]
+        mine = on[:, :L]
+        free = np.where(mine, moment_o[:, :L] - np.cross(np.nan_to_num(cop), force[:, :L]), 0.0).sum(axis=1)
+    out = {"loads: force": -(external - free), "loads: free moment": -free}
+    g = np.asarray(model.gravity, dtype=float)
+    for j in bodies:
+        arm = results.com[:, j] - O
+        name = model.names[j]
+        out[f"{name} weight"] = -np.cross(arm, model.mass[j] * g)
+        out[f"{name} inertia force"] = -np.cross(arm, results.force[:, j])
+        out[f"{name} inertia torque"] = -np.asarray(results.torque[:, j], dtype=float)
+    bad = (body == -2).any(axis=1)
+    if bad.any():
+        for v in out.values():
+            v[bad] = np.nan
+    return out

@@ -225,13 +225,13 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
     InputError
         Unreadable file, no load columns, non-finite forces, time not increasing.
     """
-    from ..io import read_trial
     from ..io.forceplates import file_plates, plate_from_points, vertical_axis_mapping
+    from ..io.opensim import read_opensim
 
     path = Path(os.fspath(path))
     if path.suffix.lower() == ".c3d":
         return _read_c3d_platforms(path, mapping, loads)
-    table = read_trial(path) if path.suffix.lower() in (".mot", ".sto") else _read_csv(path)
+    table = read_opensim(path) if path.suffix.lower() in (".mot", ".sto") else _read_csv(path)
     if "time" not in table.columns:
         raise InputError("load file has no time column", path)
     time = table["time"].to_numpy(dtype=float)

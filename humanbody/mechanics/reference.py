@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.body import BodyModel
-from ..rotations import sequence_axes, skew, unskew
+from ..rotations.common import sequence_axes, skew, unskew
 from ..rotations.common import elementary as _elementary
 
 

@@ -67,7 +67,7 @@ class KinematicState:
 
     def rotation_vector(self) -> np.ndarray:
         """B's orientation relative to A as a rotation vector (axis times angle, rad), (F, 3)."""
-        from ..rotations import matrix_to_axis_angle
+        from ..rotations.quaternions import matrix_to_axis_angle
 
         axis, angle = matrix_to_axis_angle(self.orientation)
         return axis * angle[:, None]
@@ -157,7 +157,8 @@ def frame_state(results, name: str, markers=None, differentiation=None) -> Kinem
         ``"<segment>.com"`` (origin G_k, the segment's axes); ``"body_com"``
         (whole-body mass centre, ground axes); or a marker of ``markers``
         (its position, ground axes; velocity and acceleration by
-        ``differentiation``, default :class:`humanbody.Differentiation`).
+        ``differentiation``, a :class:`humanbody.Differentiation`, which a
+        marker frame needs).
     markers : DataFrame, optional
         Marker trajectories in ground axes on the results' time base.
     """
@@ -180,9 +181,9 @@ def frame_state(results, name: str, markers=None, differentiation=None) -> Kinem
         return KinematicState(results.joint[:, k], R, vG + np.cross(w, d),
                               aG + np.cross(al, d) + np.cross(w, np.cross(w, d)), w, al)
     if markers is not None and all(f"{name}_{a}" in markers.columns for a in "xyz"):
-        from ..signal.differentiate import Differentiation
-
-        diff = differentiation or Differentiation()
+        if differentiation is None:
+            raise TypeError("a marker frame needs a differentiation (e.g. humanbody.Differentiation())")
+        diff = differentiation
         time = np.asarray(results.time, dtype=float)
         p = markers[[f"{name}_{a}" for a in "xyz"]].to_numpy(dtype=float)
         _, v, a = diff(time, p)

@@ -18,11 +18,15 @@ kinematics (eager, plain arrays).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..model.segments import AXES, INERTIA_COMPONENTS, VECTOR_QUANTITIES, segment_index
+
+if TYPE_CHECKING:
+    from ..model.body import BodyModel
 
 __all__ = ["Results", "result_columns"]
 
@@ -189,11 +193,13 @@ class Results:
         KinematicState  position, orientation, velocity, acceleration, omega,
         alpha of ``what`` relative to ``to``, each with a leading frames axis.
         """
+        from ..signal.differentiate import Differentiation
         from .relative import express_in, frame_state, relative
 
         if axes not in ("to", "what"):
             raise ValueError("axes must be 'to' or 'what'")
-        st = relative(frame_state(self, what, markers), frame_state(self, to, markers))
+        diff = Differentiation() if markers is not None else None  # marker velocities: the default method
+        st = relative(frame_state(self, what, markers, diff), frame_state(self, to, markers, diff))
         return express_in(st, st.orientation) if axes == "what" else st
 
     def to_dataframe(self) -> pd.DataFrame:
@@ -237,3 +243,68 @@ _DERIVED = ("inertia",)
 #: The per-segment vector quantities in the order pack_rows writes them.
 _PACKED = ("omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc", "force", "torque")
 assert _PACKED == tuple(VECTOR_QUANTITIES), "pack_rows follows VECTOR_QUANTITIES"
+
+
+_KINEMATIC = ("R", "omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc",
+              "force", "torque", "body_com", "body_com_vel", "body_com_acc")  # kernel output order
+_BLOCK = 256  # frames per block of the kernel: inputs of a block stay in L1/L2 cache
+
+
+def _shapes(F: int, n: int) -> dict:
+    shapes: dict[str, tuple[int, ...]] = {name: (F, n, 3) for name in _KINEMATIC}
+    shapes["R"] = (F, n, 3, 3)
+    for name in ("body_com", "body_com_vel", "body_com_acc"):
+        shapes[name] = (F, 3)
+    return shapes
+
+
+def _workspace(out, model: BodyModel, F: int) -> dict:
+    """Output arrays: fresh, or those of ``out`` when it has the right size."""
+    shapes = _shapes(F, model.n_bodies)
+    if out is None:
+        return {name: np.empty(shape) for name, shape in shapes.items()}
+    if not isinstance(out, Results):
+        raise TypeError("out must be a Results returned by compute()")
+    if tuple(out.names) != tuple(model.names) or out.R.shape != shapes["R"]:
+        raise ValueError(
+            f"out holds {out.R.shape[0]} frames of {len(out.names)} segments; "
+            f"this call needs {F} frames of the model's {model.n_bodies} segments"
+        )
+    arrays = {name: getattr(out, name) for name in shapes}
+    for name, arr in arrays.items():
+        if arr.shape != shapes[name] or arr.dtype != np.float64 or not arr.flags.c_contiguous or not arr.flags.writeable:
+            raise ValueError(f"out.{name} is not a writable C-contiguous float64 array of shape {shapes[name]}")
+    return arrays
+
+
+def run_tree(model: BodyModel, time, q, qd, qdd, local_rates, how, out=None, kernel=None) -> Results:
+    """Run the tree kernel (or ``kernel(*arguments)``, which takes tree_kinematics' arguments first) into a Results."""
+    from .._kernels import tree
+    from ..model.body import coordinate_columns, sequence_axes_array
+
+    F = q.shape[0]
+    arrays = _workspace(out, model, F)
+    if out is not None:
+        out._forget_derived()  # inertia describes the old motion
+    args = (q, qd, qdd, local_rates,
+            model.parents, sequence_axes_array(model), np.ascontiguousarray(model.joint_offset),
+            np.ascontiguousarray(model.com_offset), np.ascontiguousarray(model.mass),
+            np.ascontiguousarray(model.inertia, dtype=float), *(arrays[name] for name in _KINEMATIC), _BLOCK)
+    with tree.threads_for(F):
+        if kernel is None:
+            tree.tree_kinematics(*args)
+        else:
+            kernel(*args)
+    given = dict(
+        time=np.array(time, dtype=float),
+        coordinates=q,
+        coordinate_names=tuple(coordinate_columns(model)),
+        mass=np.array(model.mass, dtype=float),
+        segment_inertia=np.array(model.inertia, dtype=float),
+        rates=how,
+    )
+    if out is None:
+        return Results(names=model.names, **given, **arrays)
+    for name, value in given.items():
+        setattr(out, name, value)
+    return out

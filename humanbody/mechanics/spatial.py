@@ -30,8 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rotations import skew
-from ..rotations.common import elementary, transpose
+from ..rotations.common import elementary, skew, transpose
 
 __all__ = ["rotx", "roty", "rotz", "skew3", "motion_transform", "force_transform", "inverse_motion_transform",
            "crm", "crf", "spatial_inertia", "inertia_parts"]

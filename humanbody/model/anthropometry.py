@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 from importlib import resources
 
 import numpy as np
@@ -79,14 +80,14 @@ _SEXES = ("male", "female")
 
 # ----------------------------------------------------------------- the table
 @lru_cache(maxsize=None)
-def _read_table() -> dict[str, dict[str, float | str]]:
+def _read_table() -> dict[str, dict[str, Any]]:
     text = resources.files("humanbody").joinpath("data", _TABLE_FILE).read_text(encoding="utf-8")
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     header = lines[0].split(",")
-    rows = {}
+    rows: dict[str, dict[str, Any]] = {}
     for ln in lines[1:]:
         cells = ln.split(",")
-        row = {h: (c if h in ("segment", "origin", "other") else float(c)) for h, c in zip(header, cells)}
+        row: dict[str, Any] = {h: (c if h in ("segment", "origin", "other") else float(c)) for h, c in zip(header, cells)}
         rows[row["segment"]] = row
     return rows
 
@@ -102,7 +103,7 @@ def _check_sex(sex: str) -> str:
     return s
 
 
-def de_leva_table(sex: str = "male") -> dict[str, dict[str, float | str]]:
+def de_leva_table(sex: str = "male") -> dict[str, dict[str, Any]]:
     """de Leva (1996) Table 4 for one sex, in SI units and fractions.
 
     Parameters

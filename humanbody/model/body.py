@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 
 from ..errors import InputError
 
-__all__ = ["BodyModel", "default_model", "load_model", "lower_body_array"]
+__all__ = ["BodyModel", "coordinate_columns", "default_model", "load_model", "lower_body_array", "sequence_axes_array"]
 
 
 def lower_body_array(parents: ArrayLike, p: int) -> np.ndarray:
@@ -388,3 +388,23 @@ def load_model(path: str | os.PathLike) -> BodyModel:
     except json.JSONDecodeError as err:
         raise InputError(f"model file is not valid JSON (line {err.lineno}: {err.msg})", path) from None
     return BodyModel.from_dict(data, source=path)
+
+
+def coordinate_columns(model: BodyModel) -> list[str]:
+    """Column names of the generalized-coordinates layout for ``model``.
+
+    ``<body1>_x, _y, _z`` (origin of body 1 in ground, m) then
+    ``<name>_alpha, _beta, _gamma`` (rad) for every body.
+    """
+    root = model.names[0]
+    cols = [f"{root}_{a}" for a in ("x", "y", "z")]
+    for name in model.names:
+        cols += [f"{name}_{a}" for a in ("alpha", "beta", "gamma")]
+    return cols
+
+
+def sequence_axes_array(model: BodyModel) -> np.ndarray:
+    """Each body's rotation-sequence axes as an (n, 3) int64 array (0 = x, 1 = y, 2 = z)."""
+    from ..rotations.common import sequence_axes
+
+    return np.array([sequence_axes(s) for s in model.sequences], dtype=np.int64).reshape(-1, 3)

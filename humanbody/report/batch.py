@@ -39,7 +39,8 @@ from ..gait import KINETIC_PEAKS, PARAMETERS, PEAKS
 from ..gait.gps import gps_columns
 from . import cache, html
 from .runners import DASK_RESUBMITS, DASK_RETRIES, LOCAL_ATTEMPTS, default_jobs, run_dask, run_local
-from .trial import ReportOptions, TrialOutcome, write_outcome_files
+from .outcome import TrialOutcome
+from .trial import ReportOptions, process_trial, write_outcome_files
 
 __all__ = ["BatchResult", "BatchInterrupted", "run_batch", "summary_columns", "default_jobs",
            "SUMMARY_FILE", "INDEX_FILE", "LOCAL_ATTEMPTS", "DASK_RETRIES", "DASK_RESUBMITS"]
@@ -272,9 +273,9 @@ def _run_locked(tasks, out: Path, options, jobs, scheduler, force, progress, log
     try:
         with _sigterm_as_interrupt():
             if scheduler:
-                run_dask(todo, options, scheduler, on_done)
+                run_dask(todo, options, scheduler, on_done, process_trial)
             else:
-                run_local(todo, options, jobs or default_jobs(), on_done)
+                run_local(todo, options, jobs or default_jobs(), on_done, process_trial)
     except KeyboardInterrupt as err:
         signum = getattr(err, "signum", signal.SIGINT)
     finally:

@@ -1,6 +1,6 @@
 """Where a batch's trials run: a local process pool or a Dask distributed cluster.
 
-:func:`run_local` runs :func:`humanbody.report.trial.process_trial` on local
+:func:`run_local` runs a trial function (:func:`humanbody.report.trial.process_trial`) on local
 cores (``concurrent.futures.ProcessPoolExecutor``), :func:`run_dask` on an
 existing Dask distributed cluster (``Client.submit`` / ``as_completed``).
 Both hand each trial's outcome to ``on_done(task, outcome)`` in the calling
@@ -30,7 +30,7 @@ from collections import deque
 from concurrent.futures.process import BrokenProcessPool
 
 from ..errors import InputError
-from .trial import TrialOutcome, process_trial
+from .outcome import TrialOutcome
 
 __all__ = ["run_local", "run_dask", "default_jobs", "worker_threads", "LOCAL_ATTEMPTS", "DASK_RETRIES",
            "DASK_RESUBMITS"]
@@ -157,10 +157,16 @@ def _collect(done, inflight: dict, lost: list, on_done) -> None:
         on_done(task, outcome)
 
 
-def run_local(tasks, options, jobs: int, on_done) -> None:
+def run_local(tasks, options, jobs: int, on_done, process) -> None:
+    """Run ``process(task, options)`` for every task on ``jobs`` local worker processes.
+
+    ``process`` is a module-level function returning a :class:`TrialOutcome`
+    (:func:`humanbody.report.trial.process_trial`); ``on_done(task, outcome)``
+    is called in this process as each trial completes.
+    """
     if jobs <= 1 or len(tasks) <= 1:
         for task in tasks:
-            on_done(task, process_trial(task, options))
+            on_done(task, process(task, options))
         return
     queue, attempts = deque(tasks), {}
     window = 2 * jobs  # trials in flight: enough to keep every worker busy, few results waiting
@@ -175,7 +181,7 @@ def run_local(tasks, options, jobs: int, on_done) -> None:
             while queue and len(inflight) < window and not broken:
                 task = queue.popleft()
                 try:
-                    inflight[pool.submit(process_trial, task, options)] = task
+                    inflight[pool.submit(process, task, options)] = task
                 except BrokenProcessPool:
                     queue.appendleft(task)
                     broken = True
@@ -206,7 +212,8 @@ def run_local(tasks, options, jobs: int, on_done) -> None:
 
 
 # ------------------------------------------------------------------ Dask distributed
-def run_dask(tasks, options, address: str, on_done) -> None:
+def run_dask(tasks, options, address: str, on_done, process) -> None:
+    """Run ``process(task, options)`` for every task on the Dask cluster at ``address`` (as :func:`run_local`)."""
     try:
         from distributed import Client, KilledWorker, as_completed
         from distributed.comm.core import CommClosedError
@@ -222,7 +229,7 @@ def run_dask(tasks, options, address: str, on_done) -> None:
         queue = as_completed()
 
         def submit(task, n: int) -> None:
-            fut = client.submit(process_trial, task, options, pure=False, retries=DASK_RETRIES,
+            fut = client.submit(process, task, options, pure=False, retries=DASK_RETRIES,
                                 key=f"humanbody-report-{task.key}-{uuid.uuid4().hex[:8]}")
             meta[fut.key] = (task, n)
             queue.add(fut)

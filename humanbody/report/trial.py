@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -20,8 +20,10 @@ import pandas as pd
 
 from ..errors import InputError
 from ..gait.events import PSEUDO_FEET
+from ..options import AnalysisOptions
+from .outcome import TrialOutcome
 
-__all__ = ["ReportOptions", "TrialOutcome", "process_trial", "pseudo_markers", "trial_events"]
+__all__ = ["ReportOptions", "TrialOutcome", "process_trial", "trial_options", "pseudo_markers", "trial_events"]
 
 CSV_DIGITS = 10
 
@@ -34,61 +36,32 @@ TEST_DELAY_ENV = "HUMANBODY_TEST_TRIAL_DELAY"
 
 
 @dataclass(frozen=True)
-class ReportOptions:
-    """Options shared by every trial of a batch (per-trial values in the task override them).
+class ReportOptions(AnalysisOptions):
+    """Options shared by every trial of a batch: the analysis options and the report's own.
+
+    The analysis options are :class:`humanbody.options.AnalysisOptions`'
+    (one name and meaning each); each trial's task overrides ``static``,
+    ``mass``, ``height``, ``subject`` and gives the force file
+    (:func:`trial_options`).  The report's own:
 
     Attributes
     ----------
-    mass, height : float or None    subject (kg, m)
-    sex : str                       anthropometric table
-    model : str or None             model file instead of the scaled default
-    markerset : str or None         marker set name or file
-    hip_trial : str or None         hip calibration trial: functional hip centres (analyze_trial)
-    axes : str                      lab -> ground axes ("auto" or a spec)
-    cutoff_hz : float or None       marker low-pass cut-off
-    max_gap : float                 longest gap filled (s)
-    fill : str                      gap filling: spline, rigid or linear
-    ik : str                        tracking: auto, segments or global (docs/tracking.md)
-    diff_method, diff_cutoff_hz :   differentiation of coordinates
     treadmill_speed : float or None belt speed (m/s)
-    force_threshold : float         vertical force of foot contact (N)
     plots : str                     "svg" (figures written as SVG, inlined in the trial's page),
                                     "png" (matplotlib PNG files, embedded in the page; much slower) or
                                     "none" (no figures)
+    kinetics : bool                 joint moments and powers from the trials' force files
     normative : str or None         normative data ``FILE[:CONDITION]`` (:func:`humanbody.gait.normative.load_normative`);
                                     None: the built-in Schwartz 2008 set; "none": no bands and no GPS
-    imu_heading : str or None       orientation trials: the pelvis sensor's forward axis
-    angle_zero : str                zero of the clinical angles: "anatomical" or "static"
-    subject : str or None           subject measurements file (.vsk or TOML; docs/formats.md)
-    export : tuple of str           formats for other programs ("c3d", "opensim"; humanbody.io.export)
-    opensim_feet : tuple or None    OpenSim bodies of the right and left foot loads
     """
 
-    mass: float | None = None
-    height: float | None = None
-    sex: str = "male"
-    model: str | None = None
-    markerset: str | None = None
-    hip_trial: str | None = None
-    axes: str = "auto"
-    cutoff_hz: float | None = 6.0
-    max_gap: float = 0.1
-    fill: str = "spline"
-    diff_method: str | None = None
-    diff_cutoff_hz: float = 6.0
     treadmill_speed: float | None = None
-    force_threshold: float = 20.0
     plots: str = "svg"
     kinetics: bool = True
     normative: str | None = None
-    imu_heading: str | None = None
-    angle_zero: str = "anatomical"
-    subject: str | None = None
-    ik: str = "auto"
-    export: tuple = ()
-    opensim_feet: tuple | None = None
 
     def __post_init__(self):
+        super().__post_init__()
         if self.plots not in PLOT_CHOICES:
             raise InputError(f"plots must be one of {', '.join(PLOT_CHOICES)}, got {self.plots!r}")
 
@@ -98,22 +71,20 @@ class ReportOptions:
         return asdict(self)
 
 
-@dataclass
-class TrialOutcome:
-    """What one trial produced.
+def trial_options(task, options: ReportOptions) -> AnalysisOptions:
+    """The analysis options of one trial of a batch: ``options`` with the task's (manifest row's) values.
 
-    ``row`` is its summary row; ``files`` maps a path relative to the report
-    folder to the file's bytes; ``messages`` are the steps' messages.
+    The task gives the static trial, the force file (used for the
+    kinetics unless ``options.kinetics`` is False) and, when its row has
+    them, the subject's mass, height and measurements file.
     """
-
-    key: str
-    row: dict
-    files: dict = field(default_factory=dict)
-    messages: list = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.row.get("status") == "ok"
+    return options.analysis_only().replace(
+        static=task.static,
+        mass=task.mass if task.mass is not None else options.mass,
+        height=task.height if task.height is not None else options.height,
+        subject=task.subject if task.subject is not None else options.subject,
+        forces=task.grf if options.kinetics else None,
+    )
 
 
 def _one_line(err: BaseException) -> str:
@@ -403,35 +374,21 @@ def process_trial(task, options: ReportOptions) -> TrialOutcome:
 
 
 def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
-    from ..signal.differentiate import Differentiation
     from ..gait import angle_peaks, flatten, kinetic_peaks, normalize_cycles, spatiotemporal
     from ..gait.cycles import stride_table
     from ..pipeline import analyze_trial
     from . import html
 
-    # --diff-cutoff applies with or without --diff (the method defaults to the library's, savgol)
-    diff = Differentiation(method=options.diff_method or "savgol", cutoff_hz=options.diff_cutoff_hz)
-    settings = dict(
-        static=task.static, markerset=options.markerset, hip_trial=options.hip_trial, model=options.model,
-        mass=task.mass if task.mass is not None else options.mass,
-        height=task.height if task.height is not None else options.height,
-        sex=options.sex, axes=options.axes, cutoff_hz=options.cutoff_hz, max_gap=options.max_gap,
-        fill=options.fill, imu_heading=options.imu_heading, ik=options.ik,
-        differentiation=diff, progress=False, calibration_cache=_CALIBRATIONS,
-        angle_zero=options.angle_zero,
-        subject=task.subject if task.subject is not None else options.subject,
-        keep_raw=bool(options.export),
-    )
+    opts = trial_options(task, options)
+    run = dict(progress=False, calibration_cache=_CALIBRATIONS)
     kinetics_note = []
-    if options.kinetics and task.grf is not None:
-        try:
-            analysis = analyze_trial(task.trial, forces=task.grf, force_threshold=options.force_threshold,
-                                     **settings)
-        except InputError as err:  # a bad force file costs the kinetics, not the trial
-            analysis = analyze_trial(task.trial, **settings)
-            kinetics_note.append(f"kinetics skipped: {_one_line(err)}")
-    else:
-        analysis = analyze_trial(task.trial, **settings)
+    try:
+        analysis = analyze_trial(task.trial, opts, **run)
+    except InputError as err:  # a bad force file costs the kinetics, not the trial
+        if opts.forces is None:
+            raise
+        analysis = analyze_trial(task.trial, opts.replace(forces=None), **run)
+        kinetics_note.append(f"kinetics skipped: {_one_line(err)}")
     messages = list(task.notes) + list(analysis.messages) + kinetics_note
     stem = Path(task.trial).stem
     events, used, points, feet, pelvis, ev_msgs = trial_events(analysis, task.grf, options.force_threshold)

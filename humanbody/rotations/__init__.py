@@ -8,11 +8,11 @@ A transformation matrix ``S`` maps body components to parent components,
 The rate relations are in :mod:`humanbody.mechanics.angular_rates`.
 """
 
-from ._angles import (bryant_to_matrix, euler_to_matrix, is_singular, matrix_to_bryant, matrix_to_euler,
+from .angles import (bryant_to_matrix, euler_to_matrix, is_singular, matrix_to_bryant, matrix_to_euler,
                       singular_distance, singular_factor)
 from .common import CARDAN, EULER, SEQUENCES, is_euler_sequence, sequence_axes, skew, unskew
 from ._convert import convert
-from ._quaternions import (axis_angle_to_matrix, axis_angle_to_quaternion, bryant_to_quaternion, matrix_to_axis_angle,
+from .quaternions import (axis_angle_to_matrix, axis_angle_to_quaternion, bryant_to_quaternion, matrix_to_axis_angle,
                            matrix_to_quaternion, quaternion_product, quaternion_to_axis_angle, quaternion_to_matrix,
                            rotate, rotation_dyadic, rotation_vector_to_quaternion, sequence_to_quaternion)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ._angles import euler_to_matrix, matrix_to_euler
+from .angles import euler_to_matrix, matrix_to_euler
 from .common import SEQUENCES, as_matrices as _mat, _rotation, _scipy, as_vectors as _vec
-from ._quaternions import matrix_to_axis_angle, matrix_to_quaternion, quaternion_to_matrix
+from .quaternions import matrix_to_axis_angle, matrix_to_quaternion, quaternion_to_matrix
 
 
 _NAMES = {"matrix": "matrix", "quaternion": "quaternion", "rotvec": "rotvec", "bryant": "xyz",

@@ -11,10 +11,12 @@ hat omega, eq. 8.104).  With these speeds no orientation is singular:
   from 1 damped by ``- (|e_k|^2 - 1) e_k``;
 - ``M_u(q) u' = tau_u - b(q, u)``, ``tau_u`` the generalized forces of the
   joint torques and passive elements, ``b`` the recursive Newton-Euler
-  residual at ``u' = 0`` with gravity and contact forces as external loads,
-  and column i of ``M_u`` the residual of the unit ``u'_i`` at rest (the
-  compiled kernels of :mod:`humanbody.mechanics.dynamics`, with the kinematics kernel
-  taking relative angular velocities instead of angle rates).
+  residual at ``u' = 0`` with gravity and contact forces as external loads
+  (the compiled kernels of :mod:`humanbody.mechanics.dynamics`, with the
+  kinematics kernel taking relative angular velocities instead of angle
+  rates), and ``M_u`` by the composite rigid body algorithm
+  (:func:`humanbody._kernels.mass_matrix.composite_mass_matrix`) with body k's
+  speeds turning it about its parent's axes ``R_L(k)``.
 
 The generalized force conjugate to ``w_k`` of a moment ``m`` (ground axes)
 from parent to body k is ``R_L(k)^T m``: the power is ``m . (omega_k -
@@ -37,7 +39,8 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ..mechanics import angular_rates as rates
-from .. import rotations as rot
+from ..rotations.angles import matrix_to_euler
+from ..rotations.quaternions import quaternion_to_matrix, sequence_to_quaternion
 from ..errors import InputError
 
 if TYPE_CHECKING:
@@ -81,6 +84,7 @@ class System:
         self._parent = self._parents - 1
         self._mass = np.asarray(self.model.mass, dtype=float)
         self._gravity = np.asarray(self.model.gravity, dtype=float)
+        self._inertia = np.ascontiguousarray(self.model.inertia, dtype=float)
         self._groups: dict = {}
         for k, s in enumerate(model.sequences):
             self._groups.setdefault(s, []).append(k)
@@ -99,9 +103,6 @@ class System:
             self.free[3 + 3 * k:6 + 3 * k] = False
             if k == 0:
                 self.free[:3] = False
-        self._acc = np.zeros((n + 2, n))
-        self._acc[2:] = np.eye(n)
-        self._time = np.arange(n + 2, dtype=float)
 
     # -- state -------------------------------------------------------------
     def split(self, y):
@@ -118,17 +119,17 @@ class System:
         e = np.empty((self.N, 4))
         w = np.empty((self.N, 3))
         for s, idx in self._groups.items():
-            e[idx] = rot.sequence_to_quaternion(a[idx], s)
+            e[idx] = sequence_to_quaternion(a[idx], s)
             w[idx] = rates.omega_from_angle_rates(a[idx], ad[idx], s, "parent")
         u = np.concatenate([qd[:3], w.ravel()])
         return np.concatenate([q[:3], e.ravel(), np.where(self.free, u, 0.0)])
 
     def angles(self, e) -> np.ndarray:
         """Each body's angles in its own sequence from its Euler parameters, (..., N, 3)."""
-        S = rot.quaternion_to_matrix(e)
+        S = quaternion_to_matrix(e)
         out = np.empty(e.shape[:-1] + (3,))
         for s, idx in self._groups.items():
-            out[..., idx, :] = rot.matrix_to_euler(S[..., idx, :, :], s)
+            out[..., idx, :] = matrix_to_euler(S[..., idx, :, :], s)
         return out
 
     def rate_matrices(self, angles) -> np.ndarray:
@@ -144,53 +145,48 @@ class System:
 
         Keys: ``q`` coordinates, ``e`` unit Euler parameters, ``u`` speeds, ``udot``, ``angles``, ``M``,
         ``applied`` (generalized forces of torques, springs and dampers), ``results`` (the kinematics of
-        all ``k (n + 2)`` kernel frames: state j at frame ``j (n + 2)``), ``contact_points``,
-        ``contact_forces``, ``z_base``.
+        the k states, frame j for state j), ``contact_points``, ``contact_forces``, ``z_base``.
         """
-        from .._kernels.tree import threads_for
         from .._kernels.kinetics import joint_loads
-        from ..mechanics.kinematics import run_tree as _run_kernel
+        from .._kernels.mass_matrix import composite_mass_matrix
+        from .._kernels.tree import threads_for
+        from ..mechanics.results import run_tree as _run_kernel
 
         model, N, n = self.model, self.N, self.n
-        k, P = len(Y), n + 2
+        k = len(Y)
         x, u = Y[:, :3], Y[:, 3 + 4 * N:]
         e = Y[:, 3:3 + 4 * N].reshape(k, N, 4)
         e = e / np.linalg.norm(e, axis=2, keepdims=True)
         ang = self.angles(e)
         q = np.concatenate([x, ang.reshape(k, 3 * N)], axis=1)
-        U = np.zeros((k, P, n))
-        U[:, 0] = u
-        acc = np.broadcast_to(self._acc, (k, P, n)).reshape(k * P, n)
-        res = _run_kernel(model, np.arange(k * P, dtype=float), np.repeat(q, P, axis=0), U.reshape(k * P, n),
-                          np.ascontiguousarray(acc), True, "")
+        res = _run_kernel(model, np.arange(k, dtype=float), q, np.ascontiguousarray(u), np.zeros((k, n)), True, "")
         C = 0 if self.contacts is None else len(self.contacts)
-        lf, lm = np.zeros((k, P, C, 3)), np.zeros((k, P, C, 3))
-        lb = np.full((k, P, C), -1, dtype=np.int64)
+        lf, lm = np.zeros((k, C, 3)), np.zeros((k, C, 3))
+        lb = np.full((k, C), -1, dtype=np.int64)
         fc = p = np.zeros((k, 0, 3))
         zb = vb = 0.0
         if C:
             if self.base is not None:
                 zb, vb = self.base(t)
-            p, v = self.contacts.points(*(a[::P] for a in (res.joint, res.R, res.com, res.com_vel, res.omega)))
+            p, v = self.contacts.points(res.joint, res.R, res.com, res.com_vel, res.omega)
             fc = self.contacts.forces(p, v, zb, vb)
-            lf[:, 0], lm[:, 0], lb[:, 0] = fc, np.cross(p, fc), self.contacts.body
-        jf, jm, jp = np.empty((k * P, N, 3)), np.empty((k * P, N, 3)), np.empty((k * P, N))
-        with threads_for(k * P):  # a few frames: one thread, no waiting for a parallel region
-            joint_loads(self._parents, self._mass, self._gravity, res.joint, res.com, res.force, res.torque,
-                        res.omega_rel, lf.reshape(k * P, C, 3), lm.reshape(k * P, C, 3), lb.reshape(k * P, C),
-                        jf, jm, jp)
-        Rp = res.R[::P][:, self._parent]  # (k, N, 3, 3): each body's parent, ground for the root
+            lf[:], lm[:], lb[:] = fc, np.cross(p, fc), self.contacts.body
+        jf, jm, jp = np.empty((k, N, 3)), np.empty((k, N, 3)), np.empty((k, N))
+        Rp = res.R[:, self._parent]  # (k, N, 3, 3): each body's parent, ground for the root
         Rp[:, self._parent < 0] = np.eye(3)
-        tau = np.empty((k, P, n))
-        tau[..., :3] = jf[:, 0].reshape(k, P, 3)
+        M = np.empty((k, n, n))
+        with threads_for(k):  # a few frames: one thread, no waiting for a parallel region
+            joint_loads(self._parents, self._mass, self._gravity, res.joint, res.com, res.force, res.torque,
+                        res.omega_rel, lf, lm, lb, jf, jm, jp)
+            composite_mass_matrix(self._parents, self._mass, self._inertia, res.R, res.joint, res.com, Rp, M)
+        tau = np.empty((k, n))  # the residual b at u' = 0
+        tau[:, :3] = jf[:, 0]
         # R_L(k)^T m_k for every frame: the row vector m_k^T times R_L(k)
-        tau[..., 3:] = (jm.reshape(k, P, N, 1, 3) @ Rp[:, None]).reshape(k, P, 3 * N)
-        M = tau[:, 2:] - tau[:, 1:2]  # row i: the residual of the unit u'_i (M is symmetric)
-        M = 0.5 * (M + np.swapaxes(M, 1, 2))
+        tau[:, 3:] = (jm[:, :, None, :] @ Rp)[:, :, 0].reshape(k, 3 * N)
         w = u[:, 3:].reshape(k, N, 3)
         applied = np.zeros((k, n))
         if self.springs is not None:
-            applied[:, 3:] += self.springs.moments(e, rot.quaternion_to_matrix(e), w).reshape(k, 3 * N)
+            applied[:, 3:] += self.springs.moments(e, quaternion_to_matrix(e), w).reshape(k, 3 * N)
         if self.torques is not None:
             H = self.rate_matrices(ang)
             td = np.linalg.solve(H, w[..., None])[..., 0].reshape(k, 3 * N)
@@ -201,7 +197,7 @@ class System:
                 applied[j, 3:] += np.linalg.solve(np.swapaxes(H[j], -1, -2), tq[3:].reshape(N, 3, 1))[..., 0].ravel()
         udot = np.zeros((k, n))
         f = self.free
-        rhs = applied - tau[:, 0]
+        rhs = applied - tau
         if f.all():
             udot = np.linalg.solve(M, rhs[..., None])[..., 0]
         elif f.any():
@@ -265,19 +261,24 @@ class Simulation:
     messages: list
 
 
-def _continuous(angles, seq) -> np.ndarray:
-    """Angles of one body over time on a continuous branch (Cardan: beta or pi - beta), unwrapped."""
-    a = angles.copy()
-    cardan = seq[0] != seq[2]
-    for f in range(1, len(a)):
-        alt = a[f] + np.pi * np.array([1.0, 0.0, 1.0])
-        alt[1] = np.pi - a[f, 1] if cardan else -a[f, 1]
-        d0 = np.abs(np.angle(np.exp(1j * (a[f] - a[f - 1])))).sum()
-        d1 = np.abs(np.angle(np.exp(1j * (alt - a[f - 1])))).sum()
-        if d1 < d0:
-            a[f] = alt
-        a[f] = a[f - 1] + np.angle(np.exp(1j * (a[f] - a[f - 1])))
-    return a
+def _continuous(angles: np.ndarray, sequences) -> np.ndarray:
+    """Angles (F, N, 3) over time made continuous through and beyond each sequence's singular set and unwrapped.
+
+    The one rule of the marker tracking and the clinical angles:
+    :func:`humanbody._kernels.angles.continuous_angles` (each frame the nearer of
+    the two equivalent triples, the third angle carried through the singular set),
+    then every column unwrapped by :func:`humanbody._kernels.angles.unwrap_columns`
+    (numpy.unwrap's steps).
+    """
+    from .._kernels.angles import continuous_angles, unwrap_columns
+    from ..rotations.common import sequence_axes
+
+    F, N = angles.shape[:2]
+    a = np.array(angles, dtype=float, order="C")
+    continuous_angles(a, np.array([sequence_axes(s) for s in sequences], dtype=np.int64).reshape(N, 3), 1e-9)
+    flat = a.reshape(F, 3 * N)
+    unwrap_columns(flat)
+    return flat.reshape(F, N, 3)
 
 
 def _outputs(system: System, t, Y):
@@ -285,9 +286,7 @@ def _outputs(system: System, t, Y):
     F, N = len(t), system.N
     ev = [system.evaluate(t[f], Y[f]) for f in range(F)]
     e = np.array([v["e"] for v in ev])
-    ang = system.angles(e)
-    for k, s in enumerate(system.model.sequences):
-        ang[:, k] = _continuous(ang[:, k], s)
+    ang = _continuous(system.angles(e), system.model.sequences)
     u = Y[:, 3 + 4 * N:]
     ud = np.array([v["udot"] for v in ev])
     H = system.rate_matrices(ang)
@@ -385,7 +384,7 @@ def simulate(model: BodyModel, duration: float, q0: ArrayLike, qd0: ArrayLike | 
     e = Y[:, 3:3 + 4 * N].reshape(-1, N, 4)
     Y[:, 3:3 + 4 * N] = (e / np.linalg.norm(e, axis=2, keepdims=True)).reshape(-1, 4 * N)  # onto the unit sphere
     q, qd, qdd, tau, e, loads = _outputs(system, sol.t, Y)
-    from ..mechanics.kinematics import coordinate_columns
+    from ..model.body import coordinate_columns
 
     cols = coordinate_columns(model)
     data = {"time": sol.t}

@@ -20,11 +20,15 @@ out.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from ..rotations import quaternion_product, rotation_vector_to_quaternion
+from ..rotations.quaternions import quaternion_product, rotation_vector_to_quaternion
+
+if TYPE_CHECKING:
+    from .forward import System
 
 __all__ = ["Linearization", "linearize", "perturb", "modes", "frequency_response", "point_jacobian"]
 
@@ -58,7 +62,7 @@ class Linearization:
     bz: np.ndarray
     bv: np.ndarray
     free: np.ndarray
-    system: object
+    system: System
     y0: np.ndarray
     residual: float
 
@@ -155,7 +159,7 @@ def frequency_response(lin: Linearization, freqs_hz) -> np.ndarray:
 def point_jacobian(lin: Linearization, body: int, point, h: float = 1e-6) -> np.ndarray:
     """``dp/dd``: displacement of a point fixed in ``body`` (0-based; point in its frame from O_k, m)
     per unit perturbation of each free coordinate, (3, m)."""
-    from ..mechanics.kinematics import run_tree as _run_kernel
+    from ..mechanics.results import run_tree as _run_kernel
 
     system = lin.system
     idx = np.nonzero(lin.free)[0]

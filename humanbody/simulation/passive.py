@@ -30,6 +30,7 @@ static friction.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -90,7 +91,7 @@ class JointSprings:
     stiffness: np.ndarray
     damping: np.ndarray
     neutral: np.ndarray
-    preload: np.ndarray = None
+    preload: Any = None  # array_like or None in, (N, 3) ndarray after construction
 
     def __post_init__(self):
         N = len(self.neutral)
@@ -147,15 +148,16 @@ class Contacts:
     names : tuple of str  a name per contact (output columns)
     """
 
-    body: np.ndarray
-    point: np.ndarray
-    height: np.ndarray
-    stiffness: np.ndarray
-    damping: np.ndarray
-    tangential_stiffness: np.ndarray = None
-    tangential_damping: np.ndarray = None
-    anchor: np.ndarray = None
-    moving: np.ndarray = None
+    # array_like (or None) in; ndarrays of the shapes above after construction
+    body: Any
+    point: Any
+    height: Any
+    stiffness: Any
+    damping: Any
+    tangential_stiffness: Any = None
+    tangential_damping: Any = None
+    anchor: Any = None
+    moving: Any = None
     names: tuple = field(default=())
 
     def __post_init__(self):

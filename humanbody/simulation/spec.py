@@ -57,10 +57,14 @@ import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..model.body import BodyModel
 
 __all__ = ["SimulationSpec", "read_spec", "torque_function"]
 
@@ -75,11 +79,11 @@ _FORMS = {"offset": set(), "sine": {"amplitude", "frequency_hz", "phase_deg"}, "
 class SimulationSpec:
     """A read spec: the model and every argument of :func:`humanbody.simulate`."""
 
-    model: object
+    model: BodyModel
     duration: float
     kwargs: dict = field(default_factory=dict)
-    q0: np.ndarray = None
-    qd0: np.ndarray = None
+    q0: np.ndarray | None = None
+    qd0: np.ndarray | None = None
     name: str = "simulation"
 
 
@@ -180,7 +184,7 @@ def _coordinates(entry, cols, what: str, root) -> np.ndarray:
 
 def _springs(entry, model, q0):
     from .passive import JointSprings
-    from ..rotations import sequence_to_quaternion
+    from ..rotations.quaternions import sequence_to_quaternion
 
     names = set(model.names[1:])
     _table(entry, "[springs]")
@@ -258,7 +262,7 @@ def read_spec(path) -> SimulationSpec:
 
 
 def _parse(data: dict, path: Path) -> SimulationSpec:
-    from ..mechanics.kinematics import coordinate_columns
+    from ..model.body import coordinate_columns
 
     extra = sorted(set(data) - _TOP)
     if extra:
@@ -271,7 +275,7 @@ def _parse(data: dict, path: Path) -> SimulationSpec:
     root = model.names[0]
     q0 = _coordinates(data.get("initial", {}), cols, "[initial]", root)
     qd0 = _coordinates(data.get("initial_rates", {}), cols, "[initial_rates]", root)
-    kw = {"rate_hz": _number(data.get("rate_hz", 100.0), "rate_hz", positive=True)}
+    kw: dict[str, Any] = {"rate_hz": _number(data.get("rate_hz", 100.0), "rate_hz", positive=True)}
     gravity = data.get("gravity", True)
     if not isinstance(gravity, bool):
         raise InputError("gravity must be true or false")

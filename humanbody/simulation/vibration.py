@@ -87,7 +87,7 @@ STANDING = {"right_upper_leg_alpha": -10.0, "left_upper_leg_alpha": -10.0, "righ
 
 
 def _posture(model, posture: str) -> np.ndarray:
-    from ..mechanics.kinematics import coordinate_columns
+    from ..model.body import coordinate_columns
 
     cols = coordinate_columns(model)
     q = np.zeros(len(cols))
@@ -122,7 +122,7 @@ def body_on_base(model, posture: str = "seated"):
         K[model.names.index(name)] = np.array(k) * sj
         C[model.names.index(name)] = np.array(c) * sj
     q = _posture(model, posture)
-    from ..rotations import sequence_to_quaternion
+    from ..rotations.quaternions import sequence_to_quaternion
 
     e0 = np.array([sequence_to_quaternion(a, s) for a, s in zip(q[3:].reshape(N, 3), model.sequences)])
     springs = JointSprings(K, C, e0)
@@ -131,15 +131,15 @@ def body_on_base(model, posture: str = "seated"):
     pts = []
     for _, body, p, *_ in rows:
         k = model.names.index(body)
-        p = np.array(p, dtype=float)
+        point = np.array(p, dtype=float)
         if body.endswith("upper_leg"):
             child = model.names.index(body.replace("upper_leg", "lower_leg"))
-            p[2] *= -model.joint_offset[child][2]
-        pts.append(p)
+            point[2] *= -model.joint_offset[child][2]
+        pts.append(point)
     contacts = Contacts(body=[model.names.index(r[1]) for r in rows], point=pts, height=0.0,
                         stiffness=[r[3] * sc for r in rows], damping=[r[4] * sc for r in rows],
                         tangential_stiffness=TANGENTIAL[0] * sc, tangential_damping=TANGENTIAL[1] * sc,
-                        moving=True, names=[r[0] for r in rows])
+                        moving=True, names=tuple(r[0] for r in rows))
     system = System(model, springs=springs, contacts=contacts, base=lambda t: (0.0, 0.0), locked=LOCKED)
     y0 = system.state(q, np.zeros_like(q))
     # every contact plane at its point's height in the posture: the settling compresses it
@@ -194,7 +194,7 @@ def equilibrium(system, y0, tol: float = 1e-9) -> np.ndarray:
     c.anchor = ev["contact_points"][:, :2].copy()
     ev = system.evaluate(0.0, y)
     G = ev["M"] @ ev["udot"]  # applied - b on the free coordinates
-    from ..rotations import quaternion_to_matrix
+    from ..rotations.quaternions import quaternion_to_matrix
 
     S = quaternion_to_matrix(ev["e"])
     need = -G[3:].reshape(system.N, 3)  # what each joint must add, parent axes

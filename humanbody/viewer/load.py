@@ -195,29 +195,7 @@ def _clinical_from_table(path: Path) -> pd.DataFrame | None:
     return pd.read_csv(path, usecols=cols)[cols]
 
 
-def load_scene(
-    path,
-    *,
-    static=None,
-    markerset=None,
-    model=None,
-    mass: float | None = None,
-    height: float | None = None,
-    sex: str = "male",
-    axes: str = "auto",
-    cutoff_hz: float | None = 6.0,
-    max_gap: float = 0.1,
-    fill: str = "spline",
-    differentiation=None,
-    grf=None,
-    forces=None,
-    loads: dict | None = None,
-    imu_heading: str | None = None,
-    angle_zero: str = "anatomical",
-    subject=None,
-    ik: str = "auto",
-    hip_trial=None,
-) -> tuple[Scene, list[str]]:
+def load_scene(path, options=None, *, grf=None, **overrides) -> tuple[Scene, list[str]]:
     """Open a trial or a results table for viewing.
 
     Parameters
@@ -225,20 +203,17 @@ def load_scene(
     path : str or Path
         Raw trial (markers or generalized coordinates) or a results CSV
         written by ``humanbody analyze``.
-    static, markerset, model, mass, height, sex, axes, cutoff_hz, max_gap, fill, differentiation, ik,
-    hip_trial
-        As in :func:`humanbody.pipeline.analyze_trial` (for a results CSV only
-        ``model``, ``mass``, ``height`` and ``sex`` apply).
+    options : AnalysisOptions, optional
+        How a raw trial is analysed (:class:`humanbody.options.AnalysisOptions`,
+        as :func:`humanbody.pipeline.analyze_trial` takes them; external
+        loads, ``forces``, are drawn at their centres of pressure and the
+        joint moments become the ``moment`` layer).  For a results CSV only
+        ``model``, ``mass``, ``height``, ``sex`` apply, and ``forces`` is
+        drawn as ground reactions.
     grf : str or Path, optional
         Force-plate file (e.g. OpenSim ``.mot``) whose ground reactions are drawn.
-    forces, loads : optional
-        External loads for inverse dynamics, as in
-        :func:`humanbody.pipeline.analyze_trial`: drawn at their centres of
-        pressure, and the joint moments become the ``moment`` layer.
-    imu_heading : str, optional
-        Orientation trials: as in :func:`humanbody.pipeline.analyze_trial`.
-    angle_zero, subject : optional
-        As in :func:`humanbody.pipeline.analyze_trial` (raw trials).
+    **overrides
+        Any analysis option by name over ``options`` (``static=``, ``mass=``, ...).
 
     Returns
     -------
@@ -246,24 +221,21 @@ def load_scene(
     messages : list of str
         What was read and done, for the user.
     """
+    from ..pipeline import analyze_trial, options_with
+
+    opts = options_with(options, overrides)
     p = Path(os.fspath(path))
     if not p.exists():
         raise InputError("no such file", p)
     if p.is_dir():
         raise InputError("is a folder, not a trial file", p)
     if p.suffix.lower() in (".csv", ".txt") and is_results_table(_header(str(p))):
-        subject = _model_for_results(p, model, mass, height, sex)
+        subject = _model_for_results(p, opts.model, opts.mass, opts.height, opts.sex)
         results = _results_from_table(p, subject)
         messages = [f"read results table {p}: {results.n_frames} frames, model {subject.name}"]
-        scene = Scene(model=subject, results=results, grf=_grf(grf if grf is not None else forces, None, axes), title=p.name,
-                      clinical=_clinical_from_table(p))
+        scene = Scene(model=subject, results=results, grf=_grf(grf if grf is not None else opts.forces, None,
+                                                               opts.axes),
+                      title=p.name, clinical=_clinical_from_table(p))
         return scene, messages
-    from ..pipeline import analyze_trial
-
-    analysis = analyze_trial(
-        p, static=static, markerset=markerset, model=model, mass=mass, height=height, sex=sex,
-        axes=axes, cutoff_hz=cutoff_hz, max_gap=max_gap, fill=fill, differentiation=differentiation,
-        forces=forces, loads=loads, angle_zero=angle_zero, subject=subject, imu_heading=imu_heading, ik=ik,
-        hip_trial=hip_trial,
-    )
-    return scene_from_analysis(analysis, grf=grf, axes=axes), list(analysis.messages)
+    analysis = analyze_trial(p, opts)
+    return scene_from_analysis(analysis, grf=grf, axes=opts.axes), list(analysis.messages)

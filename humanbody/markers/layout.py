@@ -15,7 +15,7 @@ import pandas as pd
 from ..errors import InputError
 
 
-def _marker_names(df: pd.DataFrame) -> list[str]:
+def marker_names(df: pd.DataFrame) -> list[str]:
     """Marker names of a marker DataFrame, in column order.
 
     ``df.attrs["markers"]`` is used when every listed name has its three

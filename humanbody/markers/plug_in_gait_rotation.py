@@ -1,0 +1,116 @@
+"""Plug-in Gait's thigh and shank rotation offsets (``ThighRotation``, ``ShankRotation`` of a ``.vsk``).
+
+A thigh (shank) wand is rarely exactly in the plane of the knee's (ankle's)
+flexion axis.  Plug-in Gait measures, in a static trial with a knee
+alignment device, how far it is turned, and stores that angle in the
+subject file; in every later trial without the device the knee (ankle)
+centre is the point of the chord function's circle at which the wand is
+turned by that same angle.  The angle is measured about the segment's long
+axis, at the joint centre D, between the lateral joint marker M (which lies
+on the flexion axis) and the wand W, both projected on the plane normal to
+a = (P - D) / |P - D| (P: the proximal joint centre)::
+
+    m = (M - D) - ((M - D) . a) a,     w = (W - D) - ((W - D) . a) a
+    theta = atan2(a . (m x w), m . w)              right-handed about a
+    offset = -s theta                              s = +1 right, -1 left
+
+so a wand turned forwards (anteriorly) of the flexion axis reads a negative
+offset on both sides, as Plug-in Gait's (and pyCGM2's ``getThighOffset``,
+``getShankOffsets``, validated against Nexus) do.  :func:`rotation_offset`
+measures it; :func:`chord_joint_centre_offset` finds the centre on the
+chord circle (|D - M| = delta, (D - M) . (D - P) = 0) that gives a wanted
+offset.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .joint_centres import chord_joint_centre
+
+__all__ = ["rotation_offset", "chord_joint_centre_offset"]
+
+
+def _side_sign(side: str) -> float:
+    if side not in ("right", "left"):
+        raise ValueError("side must be 'right' or 'left'")
+    return 1.0 if side == "right" else -1.0
+
+
+def rotation_offset(wand, proximal, marker, centre, side: str) -> np.ndarray:
+    """Plug-in Gait's rotation offset (rad) of the wand W about the segment axis at the centre D.
+
+    Parameters
+    ----------
+    wand, proximal, marker, centre : array_like (..., 3), m  (W, P, M, D of the module docstring)
+    side : {"right", "left"}
+
+    Returns
+    -------
+    ndarray (...), rad: ``-s atan2(a . (m x w), m . w)``
+    """
+    W, P, M, D = (np.asarray(v, dtype=float) for v in (wand, proximal, marker, centre))
+    a = P - D
+    a = a / np.linalg.norm(a, axis=-1, keepdims=True)
+    m = M - D
+    m = m - np.sum(m * a, axis=-1, keepdims=True) * a
+    w = W - D
+    w = w - np.sum(w * a, axis=-1, keepdims=True) * a
+    theta = np.arctan2(np.sum(a * np.cross(m, w), axis=-1), np.sum(m * w, axis=-1))
+    return -_side_sign(side) * theta
+
+
+def chord_joint_centre_offset(wand, proximal, marker, delta, offset, side: str, iterations: int = 60) -> np.ndarray:
+    """The chord function's joint centre at which the wand reads the rotation ``offset`` (rad).
+
+    The centre lies on the chord circle D(t) = :func:`chord_joint_centre`
+    (W, P, M, delta, turn=t) (the circle of points at ``delta`` from M with
+    (D - M) normal to (D - P)); t is found in every frame so that
+    :func:`rotation_offset` (W, P, M, D(t)) = ``offset``: the root nearest
+    t = 0 of a scan of the circle in 5-degree steps, refined by bisection
+    (``iterations`` halvings, 5 deg / 2^60 at the default).  ``offset`` = 0
+    gives the plain chord function (t = 0).  NaN where no turn of the
+    circle gives the offset.
+
+    Parameters
+    ----------
+    wand, proximal, marker : array_like (..., 3), m
+    delta : float, m (half the joint width plus the marker radius)
+    offset : float or array_like (...), rad
+    side : {"right", "left"}
+
+    Returns
+    -------
+    ndarray (..., 3), m
+    """
+    W, P, M = (np.asarray(v, dtype=float) for v in (wand, proximal, marker))
+    shape = np.broadcast_shapes(W.shape, P.shape, M.shape)
+    W, P, M = (np.broadcast_to(v, shape).reshape(-1, 3) for v in (W, P, M))
+    n = len(W)
+    target = np.broadcast_to(np.asarray(offset, dtype=float), shape[:-1]).reshape(-1)
+    if not np.any(target != 0.0):
+        return chord_joint_centre(W, P, M, delta).reshape(shape)
+
+    def residual(t):
+        D = chord_joint_centre(W, P, M, delta, t)
+        r = rotation_offset(W, P, M, D, side) - target
+        return np.angle(np.exp(1j * r))  # wrapped to (-pi, pi]
+
+    grid = np.radians(np.arange(-180.0, 180.1, 5.0))
+    vals = np.stack([residual(np.full(n, g)) for g in grid], axis=1)  # (n, G)
+    change = (np.sign(vals[:, :-1]) != np.sign(vals[:, 1:])) & (np.abs(vals[:, :-1] - vals[:, 1:]) < np.pi)
+    mid = 0.5 * (grid[:-1] + grid[1:])
+    dist = np.where(change, np.abs(mid)[None, :], np.inf)
+    k = np.argmin(dist, axis=1)
+    found = np.isfinite(dist[np.arange(n), k])
+    lo, hi = grid[k].copy(), grid[k + 1].copy()
+    f_lo = vals[np.arange(n), k]
+    for _ in range(iterations):
+        t = 0.5 * (lo + hi)
+        f = residual(t)
+        same = np.sign(f) == np.sign(f_lo)
+        lo, f_lo = np.where(same, t, lo), np.where(same, f, f_lo)
+        hi = np.where(same, hi, t)
+    D = chord_joint_centre(W, P, M, delta, 0.5 * (lo + hi))
+    D[~found] = np.nan
+    return D.reshape(shape)

@@ -1,0 +1,131 @@
+"""Every choice of one trial's analysis in one place: :class:`AnalysisOptions`.
+
+``humanbody analyze``, ``report``, ``compare`` and ``view`` build it once
+from their command-line options
+(:func:`humanbody.commands.analyze.analysis_options`), the batch report fills
+it per trial from the manifest columns
+(:func:`humanbody.report.trial.trial_options`), the viewer's loader and the
+Python API take it (:func:`humanbody.pipeline.analyze_trial`)::
+
+    from humanbody.options import AnalysisOptions
+    opts = AnalysisOptions(static="static.trc", mass=72.6, forces="walk_grf.mot")
+    analysis = humanbody.analyze_trial("walk.trc", opts)
+    analysis = humanbody.analyze_trial("walk.trc", opts, cutoff_hz=8.0)  # one option changed
+
+A field's name is the option's one name in Python; its docstring gives its
+meaning and units.  The options are frozen (hashable, safe to share across
+worker processes); :meth:`AnalysisOptions.replace` gives a changed copy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from .signal.differentiate import Differentiation
+
+__all__ = ["AnalysisOptions"]
+
+
+def _pairs(loads) -> tuple:
+    """``{name: segment}`` or pairs -> a tuple of (name, segment) pairs (hashable, order kept)."""
+    if not loads:
+        return ()
+    items = loads.items() if hasattr(loads, "items") else loads
+    return tuple((str(name), str(seg)) for name, seg in items)
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """The options of one trial's analysis (defaults: those of ``humanbody analyze``)."""
+
+    static: str | None = None
+    """Standing calibration trial (markers in the same lab as the trial; for an orientation
+    trial an orientation file in the calibration posture).  None: calibrated from the trial."""
+    markerset: str | None = None
+    """Built-in marker-set name or a marker-set file; None: detected from the marker names."""
+    hip_trial: str | None = None
+    """Hip calibration trial (same marker set): functional (SCoRE) hip centres where its hip
+    range allows, else the marker set's regression."""
+    model: Any = None
+    """Model file (JSON) or a :class:`~humanbody.model.body.BodyModel` instead of the scaled default."""
+    mass: float | None = None
+    """Subject mass (kg).  None: the subject file's, else from the force plates, else 75 kg (said so)."""
+    height: float | None = None
+    """Subject standing height (m).  None: the subject file's, else the static trial's, else 1.75 m."""
+    sex: str = "male"
+    """Anthropometric table scaled (de Leva 1996): "male" or "female"."""
+    subject: Any = None
+    """Subject measurements (Vicon ``.vsk`` or TOML path, or a :class:`~humanbody.io.subject.Subject`):
+    mass and height when not given, and the widths and lengths the marker set's joint centres use."""
+    axes: str = "auto"
+    """Lab -> ground axes: "auto" (detected from the markers) or a spec such as "x,-z,y" or "opensim"."""
+    cutoff_hz: float | None = 6.0
+    """Low-pass cut-off (Hz) of the zero-phase Butterworth marker filter; None: no filter."""
+    max_gap: float = 0.1
+    """Longest marker gap filled in time (s)."""
+    fill: str = "spline"
+    """Marker gap filling: "spline" (cubic in time), "rigid" (segment cluster fit) or "linear"."""
+    ik: str = "auto"
+    """Tracking: "segments" (each segment fitted alone), "global" (whole-body inverse kinematics)
+    or "auto" (global when some tracked segment keeps fewer than three points or for keypoints)."""
+    joint_limits: str | None = None
+    """Joint limits of whole-body inverse kinematics: "off", "physiological", or None (the marker
+    set's ``[ik] limits``; :func:`humanbody.markers.global_ik.joint_limits`)."""
+    imu_heading: str | None = None
+    """Orientation trials: the pelvis sensor's axis pointing forward in the calibration posture
+    ("-z", ...); None: the subject faced the world's +X."""
+    angle_zero: str = "anatomical"
+    """Zero of the clinical joint angles (deg): "anatomical" (between the anatomical segment
+    frames) or "static" (the standing calibration pose)."""
+    differentiation: Differentiation = field(default_factory=Differentiation)
+    """How rates (rad/s, rad/s², m/s, m/s²) are obtained when the trial does not give them; a
+    method name ("savgol", ...) is taken as that method at its default cut-off (6 Hz)."""
+    forces: str | None = None
+    """External loads: force plates (OpenSim ``.mot``/``.sto`` with its ExternalLoads ``.xml``
+    beside it, C3D platforms) or a loads table (CSV), in the trial's lab axes (N, m, N·m)."""
+    loads: tuple = ()
+    """Load name -> segment assignments, overriding the file's and the automatic one; given as a
+    dict or (name, segment) pairs, kept as a tuple of pairs (``--load NAME=SEGMENT``)."""
+    force_threshold: float = 20.0
+    """Vertical force (N) below which a load is zero (no contact)."""
+    forces_cutoff_hz: float | None = None
+    """Low-pass cut-off (Hz) of the loads; None: the markers' ``cutoff_hz``."""
+    use_platforms: bool = True
+    """A C3D marker trial with force platforms and no ``forces`` uses its own platforms."""
+    export: tuple = ()
+    """Formats for other programs written beside the results: "c3d", "opensim" (:mod:`humanbody.io.export`)."""
+    opensim_feet: tuple | None = None
+    """OpenSim bodies (right, left) the foot loads are applied to in an OpenSim export; None: calcn_r, calcn_l."""
+
+    def __post_init__(self):
+        diff = self.differentiation
+        if diff is None:
+            object.__setattr__(self, "differentiation", Differentiation())
+        elif isinstance(diff, str):
+            object.__setattr__(self, "differentiation", Differentiation(method=diff))
+        object.__setattr__(self, "loads", _pairs(self.loads))
+        if isinstance(self.export, str):
+            object.__setattr__(self, "export", (self.export,))
+        else:
+            object.__setattr__(self, "export", tuple(self.export or ()))
+
+    @property
+    def load_map(self) -> dict:
+        """``loads`` as a dict {load name: segment}."""
+        return dict(self.loads)
+
+    def replace(self, **changes) -> AnalysisOptions:
+        """A copy with ``changes`` (option name -> value); TypeError names an unknown option."""
+        names = {f.name for f in dataclasses.fields(self)}
+        unknown = sorted(set(changes) - names)
+        if unknown:
+            raise TypeError(f"unknown analysis option(s): {', '.join(unknown)} (options: {', '.join(sorted(names))})")
+        return dataclasses.replace(self, **changes)
+
+    def analysis_only(self) -> AnalysisOptions:
+        """These options as a plain :class:`AnalysisOptions` (a subclass's extra fields left out)."""
+        if type(self) is AnalysisOptions:
+            return self
+        return AnalysisOptions(**{f.name: getattr(self, f.name) for f in dataclasses.fields(AnalysisOptions)})

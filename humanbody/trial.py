@@ -1,0 +1,242 @@
+"""A trial as the analysis carries it: :class:`Trial`, arrays in ground axes, and :func:`read_trial`.
+
+:func:`read_trial` reads a trial file with the readers of :mod:`humanbody.io`,
+maps marker trials from lab to ground axes (:func:`humanbody.markers.axes.to_ground`)
+and reads the force plates (:func:`humanbody.mechanics.loads.read_loads`, whose
+file layouts, vertical-axis rule and plate geometry live in
+:mod:`humanbody.io.forceplates`) under that same mapping, so markers and
+plates share one ground frame.  Inside, a trial is arrays (time, markers
+``(frames, markers, 3)``, other columns ``(frames, columns)``); at the edges
+:meth:`Trial.to_frame` gives DataFrames again.
+
+Two functions read a trial: the top-level ``humanbody.read_trial(path)``
+(:func:`humanbody.io.read_trial`, docs/conventions.md "Python API") returns
+the reader's pandas DataFrame (``time`` column, lab axes) and stays so;
+``humanbody.trial.read_trial(path)`` (also ``humanbody.Trial.read(path)``)
+returns a :class:`Trial`, whose ``to_frame()`` is that same DataFrame.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Trial", "read_trial", "read_forces", "KINDS"]
+
+#: The kinds of trial an analysis takes (``attrs["kind"]`` of :func:`humanbody.io.read_trial`).
+KINDS = ("markers", "coordinates", "orientations")
+
+
+@dataclass(eq=False)
+class Trial:
+    """One trial: time base, data in ground axes, force plates, events and a log.
+
+    Attributes
+    ----------
+    source : str                  the trial file
+    kind : str                    "markers", "coordinates" or "orientations" (:mod:`humanbody.io`)
+    time : ndarray (F,)           s
+    rate_hz : float or None       frame rate (Hz) the file gives or its time column implies
+    axes : AxesMapping or None    lab -> ground mapping of a marker trial (``ground = axes.matrix @ lab``)
+    columns : list of str         the table's columns after ``time`` (``<marker>_x/_y/_z``,
+                                  generalized coordinates, quaternion components)
+    table : ndarray (F, 1 + C)    ``time`` then ``columns``, float64; markers in ground axes (m)
+    marker_names : list of str    markers, in column order (empty for other kinds)
+    forces : LoadTable or None    force plates or loads in the same ground axes, on their own time base
+                                  (:class:`humanbody.mechanics.loads.LoadTable`; ``plates``: each plate's
+                                  :class:`humanbody.io.forceplates.PlateGeometry`)
+    events : DataFrame or None    gait events (time s, event, side), when known
+    log : list of str             what was read and done, one line each, for the user
+    attrs : dict                  the reader's attrs (format, units, conversions, ...)
+    """
+
+    source: str
+    kind: str
+    table: np.ndarray
+    columns: list
+    rate_hz: float | None = None
+    axes: Any = None
+    marker_names: list = field(default_factory=list)
+    forces: Any = None
+    events: pd.DataFrame | None = None
+    log: list = field(default_factory=list)
+    attrs: dict = field(default_factory=dict)
+    _ground_attrs: dict | None = field(default=None, repr=False)
+
+    # ---------------------------------------------------------------- arrays
+    @property
+    def time(self) -> np.ndarray:
+        """Time of each frame (F,), s."""
+        return self.table[:, 0]
+
+    @property
+    def n_frames(self) -> int:
+        return int(self.table.shape[0])
+
+    @property
+    def values(self) -> np.ndarray:
+        """The columns after ``time`` (F, C), a view of ``table``: the generalized coordinates of a
+        coordinates trial (rad, m; docs/conventions.md), the sensor quaternions of an orientation
+        trial, the marker coordinates (m, ground axes) of a marker trial."""
+        return self.table[:, 1:]
+
+    @property
+    def markers(self) -> np.ndarray | None:
+        """Marker positions (F, M, 3), m, ground axes (NaN or all-zero where the file has none);
+        a view of ``table`` when the markers are its only columns."""
+        if not self.marker_names:
+            return None
+        idx = self._marker_index()
+        F, M = self.n_frames, len(self.marker_names)
+        if np.array_equal(idx.ravel(), np.arange(1, 1 + 3 * M)):
+            return self.table[:, 1:1 + 3 * M].reshape(F, M, 3)
+        return self.table[:, idx.ravel()].reshape(F, M, 3)
+
+    @property
+    def plates(self) -> list:
+        """The force plates' geometry (:class:`humanbody.io.forceplates.PlateGeometry`), empty without forces."""
+        return list(getattr(self.forces, "plates", None) or [])
+
+    def _marker_index(self) -> np.ndarray:
+        pos = {c: i + 1 for i, c in enumerate(self.columns)}
+        return np.array([[pos[f"{m}_{a}"] for a in "xyz"] for m in self.marker_names], dtype=np.int64)
+
+    # ---------------------------------------------------------------- frames at the edges
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, axes=None, lab_attrs: dict | None = None) -> Trial:
+        """A Trial holding ``frame``'s values (no copy when it is one float64 block).
+
+        ``frame`` is a reader's table (:func:`humanbody.io.read_trial`); for a
+        marker trial already in ground axes, ``axes`` is its mapping and
+        ``lab_attrs`` the reader's attrs before the mapping.
+        """
+        from .markers.layout import marker_names
+
+        if "time" not in frame.columns or frame.columns[0] != "time":
+            from .errors import InputError
+
+            raise InputError("trial has no leading time column", frame.attrs.get("source"))
+        kind = str(frame.attrs.get("kind", ""))
+        table = frame.to_numpy(dtype=np.float64, copy=False)
+        names = marker_names(frame) if kind == "markers" else []
+        ground_attrs = copy.deepcopy(frame.attrs) if axes is not None else None
+        attrs = copy.deepcopy(lab_attrs if lab_attrs is not None else frame.attrs)
+        rate = frame.attrs.get("rate_hz")
+        return cls(source=str(frame.attrs.get("source", "")), kind=kind, table=table,
+                   columns=[str(c) for c in frame.columns[1:]], rate_hz=None if rate is None else float(rate),
+                   axes=axes, marker_names=list(names), attrs=attrs, _ground_attrs=ground_attrs)
+
+    def to_frame(self, axes: str = "lab") -> pd.DataFrame:
+        """The trial as a DataFrame: ``time`` then ``columns``.
+
+        ``axes="lab"`` (default): the reader's table, exactly as
+        :func:`humanbody.io.read_trial` returns it (the top-level
+        ``humanbody.read_trial``): markers in lab axes, the reader's attrs.
+        ``axes="ground"``: markers in ground axes as
+        :func:`humanbody.markers.axes.to_ground` gives them (its attrs);
+        a view of ``table`` (no copy).
+        """
+        if axes not in ("lab", "ground"):
+            raise ValueError(f"axes must be 'lab' or 'ground', not {axes!r}")
+        cols = ["time", *self.columns]
+        if axes == "ground" or self.axes is None or not self.marker_names:
+            out = pd.DataFrame(self.table, columns=cols, copy=False)
+            out.attrs = copy.deepcopy(self._ground_attrs if axes == "ground" and self._ground_attrs is not None
+                                      else self.attrs)
+            return out
+        table = self.table.copy()
+        idx = self._marker_index()
+        perm = self.axes.signed_permutation()
+        if perm is not None:  # lab[perm[i]] = sign[i] * ground[i]: exact, a missing component stays put
+            for i, (j, s) in enumerate(zip(*perm)):
+                table[:, idx[:, j]] = self.table[:, idx[:, i]] * s
+        else:
+            F, M = self.n_frames, len(self.marker_names)
+            ground = self.table[:, idx.ravel()].reshape(F, M, 3)
+            table[:, idx.ravel()] = (ground @ np.asarray(self.axes.matrix)).reshape(F, 3 * M)
+        out = pd.DataFrame(table, columns=cols, copy=False)
+        out.attrs = copy.deepcopy(self.attrs)
+        return out
+
+    # ---------------------------------------------------------------- reading
+    @classmethod
+    def read(cls, path, forces=None, axes: str = "auto", loads: dict | None = None) -> Trial:
+        """:func:`read_trial`."""
+        return read_trial(path, forces=forces, axes=axes, loads=loads)
+
+
+def read_trial(path, forces=None, axes="auto", loads: dict | None = None) -> Trial:
+    """Read a trial file (and its force plates) into a :class:`Trial`, markers and plates under one mapping.
+
+    Parameters
+    ----------
+    path : str or Path
+        Any trial :func:`humanbody.io.read_trial` reads (markers, generalized
+        coordinates, orientations).
+    forces : str or Path, optional
+        Force plates or loads table (:func:`humanbody.mechanics.loads.read_loads`),
+        in the trial's lab axes: read with the markers' lab -> ground mapping
+        (for a trial without markers, the plates' vertical axis decides).
+    axes : str, AxesMapping or array (3, 3)
+        Lab -> ground axes of a marker trial: "auto" (detected from the
+        markers, :func:`humanbody.markers.axes.detect_axes`) or a spec
+        ("x,-z,y", "opensim").  Ignored for other kinds (orientation trials
+        take theirs in :func:`humanbody.imu.orientations_to_coordinates`).
+    loads : dict, optional
+        Load name -> segment, overriding the force file's assignment.
+
+    Returns
+    -------
+    Trial
+        ``log`` holds the lines the analysis prints: what was read, each
+        conversion, the axes mapping.
+
+    Unlike the top-level ``humanbody.read_trial`` (a DataFrame in lab axes,
+    kept for the documented Python API), this returns a Trial; its
+    ``to_frame()`` is that DataFrame.
+    """
+    from .io import read_trial as read_frame
+
+    path = os.fspath(path)
+    frame = read_frame(path)
+    kind = frame.attrs.get("kind")
+    fmt = frame.attrs.get("format", "?")
+    rate = frame.attrs.get("rate_hz")
+    rate_txt = f" at {rate:g} Hz" if rate else ""
+    log = [f"read {path}: {fmt}, {kind}, {len(frame)} frames{rate_txt}"]
+    log += [f"converted {c}" for c in frame.attrs.get("conversions", [])]
+    if kind not in KINDS:
+        from .errors import InputError
+
+        raise InputError(f"holds {kind or 'an unknown kind of'} data, not marker trajectories or "
+                         "generalized coordinates", path)
+    if kind == "markers":
+        from .markers.axes import to_ground
+
+        lab_attrs = frame.attrs
+        ground, mapping = to_ground(frame, axes=axes)
+        del frame  # a long trial: one copy of the markers at a time
+        trial = Trial.from_frame(ground, axes=mapping, lab_attrs=lab_attrs)
+        log.append(f"axes: {mapping.describe()}")
+    else:
+        trial = Trial.from_frame(frame)
+    trial.log = log
+    if forces is not None:
+        trial.forces = read_forces(forces, trial.axes, loads)
+    return trial
+
+
+def read_forces(forces, mapping=None, loads: dict | None = None):
+    """Force plates or a loads table under a trial's lab -> ground ``mapping`` (an AxesMapping or None).
+
+    :func:`humanbody.mechanics.loads.read_loads`: with no mapping, the
+    plates' own vertical axis decides (:func:`humanbody.io.forceplates.vertical_axis_mapping`).
+    """
+    from .mechanics.loads import read_loads
+
+    return read_loads(forces, mapping=None if mapping is None else mapping.matrix, loads=loads)
