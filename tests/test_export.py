@@ -489,11 +489,11 @@ def test_fast_c3d_frames_equal_ezc3d_byte_for_byte(c3d_trial, sample, tmp_path, 
     extra = ["--forces", str(sample[2]), "--load", "P=right_foot"] if source == "trc" else []
     used = []
     fast = c3d_writer._write_fast
-    monkeypatch.setattr(c3d_writer, "_write_fast", lambda c, p: used.append(fast(c, p)) or used[-1])
+    monkeypatch.setattr(c3d_writer, "_write_fast", lambda c, p, d: used.append(fast(c, p, d)) or used[-1])
     args = ["analyze", str(trial), "--static", str(SAMPLE / "sample_static.trc"), *extra, "--export", "c3d", "-q"]
     assert main([*args, "--out", str(tmp_path / "fast")]) == 0
     assert used == [True]
-    monkeypatch.setattr(c3d_writer, "_write_fast", lambda c, p: False)
+    monkeypatch.setattr(c3d_writer, "_write_fast", lambda c, p, d: False)
     assert main([*args, "--out", str(tmp_path / "ezc3d")]) == 0
     name = trial.with_suffix(".c3d").name
     assert (tmp_path / "fast" / name).read_bytes() == (tmp_path / "ezc3d" / name).read_bytes()
@@ -507,7 +507,7 @@ def test_fast_c3d_of_a_large_file_equals_ezc3d(tmp_path, monkeypatch):
     xyz = np.random.default_rng(1).normal(size=(n, m, 3))
     markers = ([f"p{i}" for i in range(m)], xyz)
     c3d_writer.write_c3d(tmp_path / "fast.c3d", frames=n, rate_hz=100.0, markers=markers)
-    monkeypatch.setattr(c3d_writer, "_write_fast", lambda c, p: False)
+    monkeypatch.setattr(c3d_writer, "_write_fast", lambda c, p, d: False)
     c3d_writer.write_c3d(tmp_path / "ezc3d.c3d", frames=n, rate_hz=100.0, markers=markers)
     assert (tmp_path / "fast.c3d").read_bytes() == (tmp_path / "ezc3d.c3d").read_bytes()
 

@@ -231,20 +231,6 @@ def _fill_nan(t: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.interp(t, t[ok], y[ok])
 
 
-def _refine_peak(t: np.ndarray, y: np.ndarray, i: int) -> float:
-    """Time of the vertex of the parabola through samples i-1, i, i+1."""
-    if i <= 0 or i >= len(y) - 1:
-        return float(t[i])
-    y0, y1, y2 = y[i - 1], y[i], y[i + 1]
-    den = y0 - 2.0 * y1 + y2
-    if den == 0 or not np.isfinite(den):
-        return float(t[i])
-    shift = 0.5 * (y0 - y2) / den  # in samples, |shift| <= 0.5 at a true peak
-    shift = float(np.clip(shift, -0.5, 0.5))
-    j = i + 1 if shift > 0 else i - 1
-    return float(t[i] + shift * abs(t[j] - t[i]))
-
-
 def _maxima(t: np.ndarray, y: np.ndarray, min_interval: float, prominence: float) -> list[float]:
     """Times of the maxima of ``y`` (sub-sample, parabolic), at least ``min_interval`` s apart.
 
@@ -265,7 +251,29 @@ def _maxima(t: np.ndarray, y: np.ndarray, min_interval: float, prominence: float
         y, height=0.5 * (lo + hi), distance=max(1, int(min_interval / dt)),
         prominence=prominence * rng, wlen=max(3, int(2 * min_interval / dt) | 1),
     )
-    return [_refine_peak(t, y, int(i)) for i in peaks]
+    return _refine_peaks(t, y, peaks)
+
+
+def _refine_peaks(t: np.ndarray, y: np.ndarray, idx: np.ndarray) -> list[float]:
+    """Times of the vertices of the parabolas through samples i-1, i, i+1 for each i in ``idx``.
+
+    The vertex lies ``shift = (y[i-1] - y[i+1]) / (2 (y[i-1] - 2 y[i] + y[i+1]))``
+    samples from i (clipped to ±0.5, as at a true peak), towards the
+    neighbour it is nearer to; t[i] itself at the ends of the signal or
+    where the three samples are collinear.
+    """
+    idx = np.asarray(idx, dtype=np.intp)
+    out = t[idx].astype(float)
+    at = np.flatnonzero((idx > 0) & (idx < len(y) - 1))
+    i = idx[at]
+    y0, y1, y2 = y[i - 1], y[i], y[i + 1]
+    den = y0 - 2.0 * y1 + y2
+    ok = (den != 0) & np.isfinite(den)
+    at, i, y0, y2, den = at[ok], i[ok], y0[ok], y2[ok], den[ok]
+    shift = np.clip(0.5 * (y0 - y2) / den, -0.5, 0.5)  # in samples, |shift| <= 0.5 at a true peak
+    j = np.where(shift > 0, i + 1, i - 1)
+    out[at] = t[i] + shift * np.abs(t[j] - t[i])
+    return out.tolist()
 
 
 def _crossings(t: np.ndarray, v: np.ndarray, rising: bool, keep: np.ndarray, min_interval: float) -> list[float]:

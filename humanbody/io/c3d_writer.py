@@ -39,18 +39,38 @@ C3D_MAX_FRAME = 65535
 
 @dataclass(eq=False)
 class PointBlock:
-    """Points to add: ``labels`` with ``values`` (frames, n, 3) in the file's frames; NaN = invalid.
+    """Points to add: ``labels`` with ``values`` (frames, n, 3); NaN = invalid.
 
     ``group`` is the POINT parameter listing them (ANGLES, MOMENTS, POWERS,
-    FORCES or MODELLED; "" for markers); ``descriptions`` one text per
-    label; the values are divided by ``scale`` as they are written.
+    FORCES or MODELLED; "" for markers), or a list of one such name per
+    label; ``descriptions`` one text per label.  The file receives ``values @ axes.T / scale`` (``axes`` (3, 3),
+    default none: the values are in the file's axes), formed frame block by
+    frame block as they are written (:meth:`points`).
     """
 
-    group: str
+    group: str | list
     labels: list
     values: np.ndarray
     descriptions: list = field(default_factory=list)
     scale: float = 1.0
+    axes: np.ndarray | None = None
+
+    def groups(self) -> list:
+        """The group of each label."""
+        return [self.group] * len(self.labels) if isinstance(self.group, str) else list(self.group)
+
+    def points(self, frames=slice(None), labels=slice(None)) -> np.ndarray:
+        """What the file receives for ``frames`` and ``labels`` (slices or index lists): (f, n, 3) float64."""
+        v = np.asarray(self.values[frames, labels, :], dtype=float)
+        if self.axes is not None:
+            v = v @ np.asarray(self.axes, dtype=float).T
+        return v / self.scale if self.scale != 1.0 else v
+
+
+def _valid(v: np.ndarray) -> np.ndarray:
+    """(...) bool: the points ``v`` (..., 3) whose three coordinates are finite."""
+    f = np.isfinite(v)
+    return f[..., 0] & f[..., 1] & f[..., 2]
 
 
 @dataclass(eq=False)
@@ -218,13 +238,13 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
     meta = c["data"]["meta_points"]
     new_labels, new_desc, take = [], [], []
     for b, block in enumerate(blocks):
-        listed = model_groups.setdefault(block.group, []) if block.group else []
-        for j, label in enumerate(block.labels):
+        for j, (label, group) in enumerate(zip(block.labels, block.groups())):
+            listed = model_groups.setdefault(group, []) if group else []
             if label in existing:
                 if label not in outputs:
                     raise InputError(f"cannot add model output {label!r}: the source has a marker of that name", path)
                 i = existing.index(label)  # a model output of an earlier run (Nexus or ours): ours replace it
-                v = np.asarray(block.values[:, j, :], dtype=float).T  # (3, frames)
+                v = block.points()[:, j, :].T  # (3, frames)
                 ok = np.isfinite(v).all(axis=0)
                 pts[:3, i] = np.where(ok, v, np.nan)
                 pts[3, i] = np.where(ok, 1.0, np.nan)
@@ -235,27 +255,8 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
                 take.append((b, j))
             if label not in listed:
                 listed.append(label)
+    data = _Points(pts, meta["residuals"], meta["camera_masks"], blocks, take)
     if new_labels:
-        n0, k = pts.shape[1], len(new_labels)
-        allp = np.empty((4, n0 + k, pts.shape[2]))
-        allp[:, :n0] = pts
-        add = allp[:, n0:]  # (4, k, frames), filled block by block
-        i = 0
-        while i < k:  # runs of consecutive labels of one block: one strided copy each
-            b, j = take[i]
-            r = 1
-            while i + r < k and take[i + r] == (b, j + r):
-                r += 1
-            vals = np.asarray(blocks[b].values[:, j:j + r, :], dtype=float)
-            np.divide(vals.transpose(2, 1, 0), blocks[b].scale, out=add[:3, i:i + r])
-            i += r
-        ok = np.isfinite(add[:3]).all(axis=0)  # (k, frames); a point with a NaN is invalid (residual -1)
-        add[3] = np.where(ok, 1.0, np.nan)
-        c["data"]["points"] = allp
-        res = np.where(ok, 0.0, -1.0)[None]
-        meta["residuals"] = np.concatenate([meta["residuals"], res], axis=1)
-        meta["camera_masks"] = np.concatenate(
-            [meta["camera_masks"], np.zeros((7,) + res.shape[1:], dtype=bool)], axis=1)
         last = label_params[-1]
         params["POINT"][last]["value"] = list(params["POINT"][last]["value"]) + new_labels
         if "DESCRIPTIONS" in params["POINT"] and len(params["POINT"]["DESCRIPTIONS"]["value"]) == len(existing):
@@ -265,7 +266,7 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
             c.add_parameter("POINT", g, listed)
     for g, u in (("ANGLE_UNITS", "deg"), ("FORCE_UNITS", "N/kg"), ("MOMENT_UNITS", "Nmm/kg"),
                  ("POWER_UNITS", "W/kg")):
-        if any(b.group == g.split("_")[0] + "S" for b in blocks) and g not in params["POINT"]:
+        if any(g.split("_")[0] + "S" in b.groups() for b in blocks) and g not in params["POINT"]:
             c.add_parameter("POINT", g, u)
     if platforms is not None:
         _add_platforms(c, platforms, path)
@@ -275,44 +276,116 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
 
     try:
         with atomic_path(path, suffix=".c3d") as tmp:
-            if not _write_fast(c, tmp):
+            if not _write_fast(c, tmp, data):
+                c["data"]["points"], c["data"]["meta_points"] = data.arrays(slice(None))
                 c.write(tmp)
     except OSError as err:
         raise InputError(f"cannot write the C3D file ({err.strerror or err})", path) from None
     return path
 
 
-def _encode_frames(pts, residuals, masks, analogs, scales, sub: int, frames) -> np.ndarray:
-    """The float-format data rows (frames, 4 points + channels x subframes) of ``frames`` (a list of frame
-    indices or a slice) (C3D User Guide ch. 3).
+class _Points:
+    """The points of the file: the source's (4, n0, frames) with their residuals and camera masks, then the new
+    points of ``blocks`` (``take``: (block, label index) of each, in order), kept as the blocks hold them
+    (frames first) until frames are asked for.
 
-    A point is x, y, z and a word whose integer value holds the residual
-    (high byte, in units of ``|POINT:SCALE|`` = 1) and the camera mask
-    (low byte); an invalid point (residual < 0) is 0, 0, 0, -1.  Analog samples follow,
-    subframe by subframe, each channel divided by its scale (the offset, 0,
-    added: -0 is written as 0).
+    A new point is what its block gives (:meth:`PointBlock.points`); one
+    with a coordinate that is not finite is invalid (residual -1).
     """
-    P = pts[:3][:, :, frames]  # (3, n, f)
-    res = residuals[0][:, frames]
-    ok = res >= 0  # as ezc3d: a point is invalid by its residual; coordinates of a valid one as they are
-    word = np.round(np.where(ok, res, 0.0)) * 256.0
-    M = masks[:, :, frames]
-    if M.any():
-        for b in range(M.shape[0]):
-            word += np.where(M[b], float(1 << b), 0.0)
-    n, f = P.shape[1], P.shape[2]
-    rows = np.empty((f, 4 * n + analogs.shape[1] * sub), dtype="<f4")
-    pv = rows[:, :4 * n].reshape(f, n, 4)
-    pv[..., :3] = np.where(ok[None], P, 0.0).transpose(2, 1, 0)
-    pv[..., 3] = np.where(ok, word, -1.0).T
-    if analogs.shape[1]:
-        if isinstance(frames, slice):
-            idx = slice(frames.start * sub, frames.stop * sub)
-        else:
-            idx = (np.asarray(frames)[:, None] * sub + np.arange(sub)[None]).ravel()
-        a = analogs[0][:, idx] / scales[:, None] + 0.0  # (channels, f * sub); + 0 turns -0 into 0, as ezc3d does
-        rows[:, 4 * n:] = a.T.reshape(f, sub * analogs.shape[1])
-    return rows
+
+    def __init__(self, pts, residuals, masks, blocks, take):
+        self.src = (pts, residuals, masks)
+        self.n0, self.k, self.frames = pts.shape[1], len(take), pts.shape[2]
+        self.runs = []  # (block, first label, labels, first new index): consecutive labels of one block
+        i = 0
+        while i < self.k:
+            b, j = take[i]
+            r = 1
+            while i + r < self.k and take[i + r] == (b, j + r):
+                r += 1
+            self.runs.append((blocks[b], j, r, i))
+            i += r
+
+    def _new(self, frames) -> np.ndarray:
+        """The new points of ``frames`` (a slice or a list of indices), (f, k, 3)."""
+        f = len(range(self.frames)[frames]) if isinstance(frames, slice) else len(frames)
+        out = np.empty((f, self.k, 3))
+        for block, j, r, i in self.runs:
+            out[:, i:i + r] = block.points(frames, slice(j, j + r))
+        return out
+
+    def arrays(self, frames) -> tuple:
+        """ezc3d's ``points`` (4, n, f) and ``meta_points`` of ``frames``."""
+        pts, res, masks = (a[:, :, frames] for a in self.src)
+        if not self.k:
+            return pts, {"residuals": res, "camera_masks": masks}
+        new = self._new(frames)
+        ok = _valid(new).T  # (k, f)
+        allp = np.empty((4, self.n0 + self.k, pts.shape[2]))
+        allp[:, :self.n0] = pts
+        allp[:3, self.n0:] = new.transpose(2, 1, 0)
+        allp[3, self.n0:] = np.where(ok, 1.0, np.nan)
+        return allp, {"residuals": np.concatenate([res, np.where(ok, 0.0, -1.0)[None]], axis=1),
+                      "camera_masks": np.concatenate([masks, np.zeros((7,) + ok.shape, dtype=bool)], axis=1)}
+
+    def first_invalid(self):
+        """Index of the first frame holding an invalid point (a residual < 0 or a coordinate not finite), or
+        None.  A block whose smallest and largest values are finite has no invalid point (a new point is
+        judged before its axes and scale: an overflow there is not looked for)."""
+        pts, res, _ = self.src
+        bad = ((res[0] < 0) | ~np.isfinite(pts[:3]).all(axis=0)).any(axis=0) if self.n0 else None
+        for block, j, r, _ in self.runs:
+            v = block.values[:, j:j + r, :]
+            if v.size and np.isfinite(np.min(v)) and np.isfinite(np.max(v)):
+                continue
+            more = ~_valid(np.asarray(v)).all(axis=1)
+            bad = more if bad is None else bad | more
+        where = np.flatnonzero(bad) if bad is not None else ()
+        return int(where[0]) if len(where) else None
+
+    def encode(self, frames, analogs, scales, sub: int) -> np.ndarray:
+        """The float-format data rows (f, 4 points + channels x subframes) of ``frames`` (C3D User Guide ch. 3).
+
+        A point is x, y, z and a word whose integer value holds the residual
+        (high byte, in units of ``|POINT:SCALE|`` = 1) and the camera mask
+        (low byte); an invalid point (residual < 0) is 0, 0, 0, -1.  Analog
+        samples follow, subframe by subframe, each channel divided by its
+        scale (the offset, 0, added: -0 is written as 0).  A new point's
+        word is 0 (residual 0, no camera).
+        """
+        pts, residuals, masks = self.src
+        n0, n = self.n0, self.n0 + self.k
+        f = len(range(self.frames)[frames]) if isinstance(frames, slice) else len(frames)
+        rows = np.empty((f, 4 * n + analogs.shape[1] * sub), dtype="<f4")
+        pv = rows[:, :4 * n].reshape(f, n, 4)
+        if n0:
+            P = pts[:3][:, :, frames]  # (3, n0, f)
+            res = residuals[0][:, frames]
+            ok = res >= 0  # as ezc3d: a point is invalid by its residual; coordinates of a valid one as they are
+            word = np.round(np.where(ok, res, 0.0)) * 256.0
+            M = masks[:, :, frames]
+            if M.any():
+                for b in range(M.shape[0]):
+                    word += np.where(M[b], float(1 << b), 0.0)
+            pv[:, :n0, :3] = np.where(ok[None], P, 0.0).transpose(2, 1, 0)
+            pv[:, :n0, 3] = np.where(ok, word, -1.0).T
+        for block, j, r, i in self.runs:
+            v = block.points(frames, slice(j, j + r))  # (f, r, 3)
+            out = pv[:, n0 + i:n0 + i + r]
+            with np.errstate(over="ignore"):  # beyond float32: inf, as ezc3d writes it
+                out[..., :3] = v
+            out[..., 3] = 0.0
+            good = _valid(v)
+            if not good.all():
+                out[~good] = (0.0, 0.0, 0.0, -1.0)
+        if analogs.shape[1]:
+            if isinstance(frames, slice):
+                idx = slice(frames.start * sub, frames.stop * sub)
+            else:
+                idx = (np.asarray(frames)[:, None] * sub + np.arange(sub)[None]).ravel()
+            a = analogs[0][:, idx] / scales[:, None] + 0.0  # (channels, f * sub); + 0 turns -0 into 0, as ezc3d does
+            rows[:, 4 * n:] = a.T.reshape(f, sub * analogs.shape[1])
+        return rows
 
 
 def _param_offset(raw: bytes, start: int, group: str, name: str):
@@ -342,42 +415,44 @@ def _param_offset(raw: bytes, start: int, group: str, name: str):
     return None
 
 
-def _write_fast(c, path) -> bool:
-    """Write ``c`` by letting ezc3d write its header, parameters and a few probe frames, then the frames here.
+def _write_fast(c, path, data: _Points) -> bool:
+    """Write the file by letting ezc3d write its header, parameters and a few probe frames, then the frames here.
 
     ezc3d converts every point and sample through its own objects (seconds
     for a long trial).  Here ezc3d writes the file with a few frames (the
-    first and the first one holding an invalid point); their bytes must
-    equal :func:`_encode_frames`' rows for the same frames, else nothing is
-    done and the caller lets ezc3d write everything.  Then the frame count
-    is set in the header (last frame) and in ``POINT:FRAMES``, the block
-    after the frames in ``ROTATION:DATA_START``, and all the frames are
-    written.  Returns whether the file was written.
+    first and the first one holding an invalid point) beside ``path``;
+    their bytes must equal :meth:`_Points.encode`'s rows for the same
+    frames, else nothing is written and the caller lets ezc3d write
+    everything.  Then the frame count is set in the header (last frame) and
+    in ``POINT:FRAMES``, the block after the frames in
+    ``ROTATION:DATA_START``, and ``path`` (empty) receives the header and
+    all the frames, encoded a few megabytes at a time.  Returns whether the
+    file was written.
     """
     import struct
 
-    pts = c["data"]["points"]
-    F = pts.shape[2]
-    if F < 4 or pts.shape[1] == 0:
+    from ..atomic import open_temp
+
+    F = data.frames
+    if F < 4 or data.n0 + data.k == 0:
         return False
-    meta = c["data"]["meta_points"]
     an = c["data"]["analogs"]
     sub = an.shape[2] // F if an.size else 0
-    bad = np.flatnonzero(((meta["residuals"][0] < 0) | ~np.isfinite(pts[:3]).all(axis=0)).any(axis=0))
-    probe = sorted({0, int(bad[0])} if len(bad) else {0, F - 1})
-    full = (pts, meta["residuals"], meta["camera_masks"], an)
-    c["data"]["points"] = pts[:, :, probe]
-    c["data"]["meta_points"] = {"residuals": full[1][:, :, probe], "camera_masks": full[2][:, :, probe]}
+    bad = data.first_invalid()
+    probe = sorted({0, bad} if bad is not None else {0, F - 1})
+    c["data"]["points"], c["data"]["meta_points"] = data.arrays(probe)
     if sub:
         idx = (np.asarray(probe)[:, None] * sub + np.arange(sub)[None]).ravel()
         c["data"]["analogs"] = an[:, :, idx]
+    probe_path = os.fspath(path)[:-len(".c3d")] + ".probe.c3d"
     try:
-        c.write(str(path))
+        c.write(probe_path)
+        with open(probe_path, "rb") as fh:
+            raw = fh.read()
     finally:
-        c["data"]["points"], c["data"]["analogs"] = full[0], full[3]
-        c["data"]["meta_points"] = {"residuals": full[1], "camera_masks": full[2]}
-    with open(path, "rb") as fh:
-        raw = fh.read()
+        c["data"]["analogs"] = an
+        if os.path.exists(probe_path):
+            os.remove(probe_path)
     words = struct.unpack_from("<12H", raw, 0)
     p_start = (raw[0] - 1) * 512
     if raw[1] != 0x50 or raw[p_start + 3] != 84 or struct.unpack_from("<f", raw, 12)[0] >= 0:
@@ -389,9 +464,9 @@ def _write_fast(c, path) -> bool:
     scales = scales * gen
     if an.size and len(scales) != an.shape[1]:
         return False
-    rows = _encode_frames(full[0], full[1], full[2], full[3], scales, sub, probe)
+    rows = data.encode(probe, an, scales, sub)
     size = rows.nbytes
-    if raw[d_start:d_start + size] != rows.tobytes() or words[1] != pts.shape[1]:
+    if raw[d_start:d_start + size] != rows.tobytes() or words[1] != data.n0 + data.k:
         return False
     at = _param_offset(raw, p_start, "POINT", "FRAMES")
     if at is None or at[1] != 2 or F > 65535:
@@ -404,11 +479,11 @@ def _write_fast(c, path) -> bool:
     if rot is not None and rot[1] == 2:
         # ezc3d's value: data start + whole blocks of frames + 1, kept to 16 bits (no rotations follow)
         struct.pack_into("<H", head, rot[0], (words[8] + F * rows.shape[1] * 4 // 512 + 1) % 65536)
-    with open(path, "wb") as fh:
+    with open_temp(path) as fh:  # the empty file of atomic_path, not truncated (see open_temp)
         fh.write(head)
         step = max(1, (1 << 22) // max(1, rows.shape[1] * 4))
-        fh.writelines(_encode_frames(full[0], full[1], full[2], full[3], scales, sub,
-                                     slice(a, min(F, a + step))).tobytes() for a in range(0, F, step))
+        for a in range(0, F, step):
+            fh.write(data.encode(slice(a, min(F, a + step)), an, scales, sub).data.cast("B"))
         written = F * rows.shape[1] * 4
         fh.write(b"\0" * (512 - written % 512))  # as ezc3d: up to the next block, a whole one after an exact fit
     return True

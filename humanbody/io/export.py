@@ -174,7 +174,13 @@ def _raw_markers(analysis):
     df = analysis.raw if getattr(analysis, "raw", None) is not None else read_trial(analysis.source)
     unit = _canonical_unit(df.attrs.get("units_in_file") or "m")
     scale = LENGTH_UNITS[unit]
-    names, xyz = markers_array(df)
+    names = list(df.attrs.get("markers") or [])
+    if names and list(map(str, df.columns)) == ["time"] + [f"{n}_{a}" for n in names for a in _AXES]:
+        # time, then each marker's x, y, z: the positions are the table's columns after time, as they are
+        # (a view of a table of floats, read only here), not a copy of a long trial's markers
+        xyz = df.to_numpy(dtype=float)[:, 1:].reshape(len(df), len(names), 3)
+    else:
+        names, xyz = markers_array(df)
     return list(names), xyz, unit, scale, df
 
 
@@ -211,8 +217,46 @@ def _events(analysis, raw, cols, time) -> tuple[pd.DataFrame, str]:
     return kinematic_events(df, feet=PSEUDO_FEET, pelvis=["pelvis"]), "model points"
 
 
-def _stack(cols, prefix: str) -> np.ndarray:
-    return np.stack([cols[f"{prefix}_{a}"] for a in _AXES], axis=1)
+class _Gathered:
+    """Columns ``idx`` of a 2-D table, taken a block of rows at a time: ``g[r0:r1]`` is (rows, len(idx))."""
+
+    def __init__(self, base: np.ndarray, idx):
+        self.base, self.idx = base, np.asarray(idx, dtype=np.intp)
+        self.shape = (base.shape[0], len(self.idx))
+
+    def __getitem__(self, rows) -> np.ndarray:
+        return np.take(self.base[rows], self.idx, axis=1)
+
+
+def _columns(cols, names, lazy: bool = False):
+    """The columns ``names`` of ``cols`` side by side, (F, len(names)) float64.
+
+    The columns :func:`write_results <humanbody.trial_output.write_results>`
+    collects are column views of one table; those are taken row by row
+    (one ``take``, each row read once) rather than column by
+    column (every column a pass over the whole table), and with ``lazy`` a
+    block of rows at a time, as the reader asks for them (:class:`_Gathered`).
+    """
+    arrays = [np.asarray(cols[c]) for c in names]
+    base = arrays[0].base if arrays else None
+    if isinstance(base, np.ndarray) and base.ndim == 2 and base.dtype == np.float64 and base.flags.c_contiguous:
+        start, row = base.__array_interface__["data"][0], base.strides[0]
+        idx = []
+        for a in arrays:
+            at = a.__array_interface__["data"][0] - start
+            if (a.base is not base or a.shape != base.shape[:1] or a.strides != (row,) or not 0 <= at < row
+                    or at % base.itemsize):
+                break
+            idx.append(at // base.itemsize)
+        else:
+            return _Gathered(base, idx) if lazy else np.take(base, idx, axis=1)
+    return np.column_stack(arrays) if arrays else np.zeros((0, 0))
+
+
+def _points(cols, prefixes, suffix: str = "") -> np.ndarray:
+    """Points ``<prefix>_x<suffix>, _y<suffix>, _z<suffix>`` of ``cols`` as (F, len(prefixes), 3)."""
+    v = _columns(cols, [f"{p}_{a}{suffix}" for p in prefixes for a in _AXES])
+    return v.reshape(len(v), len(prefixes), 3)
 
 
 # ------------------------------------------------------------------ writing
@@ -252,32 +296,39 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
     else:
         names, xyz, unit, scale = [], np.zeros((F, 0, 3)), "mm", 1e-3
     blocks = []
-    for group, label, comps in PIG_OUTPUTS + (PIG_UPPER_OUTPUTS if "thorax_tilt_deg" in cols else []):
-        if not any(c and c[0] in cols for c in comps):
-            continue
-        v = np.zeros((F, 1, 3))
-        for a, c in enumerate(comps):
-            if c is not None:
-                v[:, 0, a] = cols[c[0]] * c[1] if c[0] in cols else np.nan
-        blocks.append(PointBlock(group, [label], v, ["humanbody"]))
+    pig_all = PIG_OUTPUTS + (PIG_UPPER_OUTPUTS if "thorax_tilt_deg" in cols else [])
+    outputs = [(g, label, comps) for g, label, comps in pig_all if any(c and c[0] in cols for c in comps)]
+    take: list[str] = []
+    factor: list[float] = []
+    where: list[int] = []  # where: each component's column of [taken x factor, 0, NaN]
+    for _, _, comps in outputs:
+        for c in comps:
+            if c is not None and c[0] in cols:
+                where.append(len(take))
+                take.append(c[0])
+                factor.append(c[1])
+            else:
+                where.append(-2 if c is None else -1)
+    given = np.empty((F, len(take) + 2))
+    if take:
+        np.multiply(_columns(cols, take), np.array(factor), out=given[:, :len(take)])
+    given[:, -2:] = (0.0, np.nan)
+    pig = np.take(given, np.array(where, dtype=np.intp) % given.shape[1], axis=1).reshape(F, len(outputs), 3)
+    if outputs:
+        blocks.append(PointBlock([g for g, _, _ in outputs], [label for _, label, _ in outputs], pig,
+                                 ["humanbody"] * len(outputs)))
     lab = M.T
     grf = [(S, side) for S, side, _ in _SIDES if f"{side}_grf_x_N_per_kg" in cols]
     if grf:
-        v = np.stack([np.stack([cols[f"{side}_grf_{a}_N_per_kg"] for a in _AXES], axis=1) for _, side in grf],
-                     axis=1) @ lab.T  # ground reaction on the foot, N/kg, lab axes
-        blocks.append(PointBlock("FORCES", [f"{S}GroundReactionForce" for S, _ in grf], v))
-    pts_labels, pts = [], []
-    for name in analysis.model.names:
-        for what in ("joint", "com"):
-            if f"{name}_{what}_x" in cols:
-                pts_labels.append(f"{name}_{what}")
-                pts.append(_stack(cols, f"{name}_{what}"))
+        v = _points(cols, [f"{side}_grf" for _, side in grf], "_N_per_kg")  # on the foot, N/kg, ground axes
+        blocks.append(PointBlock("FORCES", [f"{S}GroundReactionForce" for S, _ in grf], v, axes=lab))
+    pts_labels = [f"{name}_{what}" for name in analysis.model.names for what in ("joint", "com")
+                  if f"{name}_{what}_x" in cols]
     if "body_com_x" in cols:
         pts_labels.append("body_com")
-        pts.append(_stack(cols, "body_com"))
-    if pts:
-        blocks.append(PointBlock("MODELLED", pts_labels, (np.stack(pts, axis=1) @ lab.T) / scale,
-                                 [f"humanbody {x}" for x in pts_labels]))
+    if pts_labels:
+        blocks.append(PointBlock("MODELLED", pts_labels, _points(cols, pts_labels),
+                                 [f"humanbody {x}" for x in pts_labels], scale=scale, axes=lab))
     ev = []
     if events is not None:
         for t, side, event in zip(events["time"], events["side"], events["event"]):
@@ -332,23 +383,23 @@ def _write_opensim(analysis, folder: Path, raw, M, cols, time, feet) -> dict:
         names, xyz, unit, _, df = raw
         rate = float(df.attrs.get("rate_hz"))
         t = df["time"].to_numpy(dtype=float)
-        pts = xyz @ (O @ M).T
-        pts /= raw[3]  # the file's unit
+        A, scale = O @ M, float(raw[3])  # OpenSim's axes, the file's unit
     else:
         names = [n + "_joint" for n in analysis.model.names if f"{n}_joint_x" in cols]
-        pts = np.stack([_stack(cols, n) for n in names], axis=1) @ O.T
+        xyz, A, scale = _points(cols, names), O, 1.0
         unit, t = "m", time
         rate = 1.0 / float(np.median(np.diff(time)))
     first = int(round(t[0] * rate)) + 1
-    paths["opensim_trc"] = write_trc(folder / f"{stem}.trc", names, pts, t, rate, unit, first_frame=max(1, first))
+    paths["opensim_trc"] = write_trc(folder / f"{stem}.trc", names, xyz, t, rate, unit, first_frame=max(1, first),
+                                     axes=A, scale=scale)
     angles = [c for c in cols if c.endswith("_deg")]
     paths["opensim_angles"] = write_table(folder / f"{stem}_angles.mot", "humanbody clinical angles", angles, time,
-                                          np.column_stack([cols[c] for c in angles]), in_degrees=True)
+                                          _columns(cols, angles, lazy=True), in_degrees=True)
     # a side no load reached has NaN moments throughout: left out, since OpenSim's Storage stops at a NaN row
     moments = [c for c in cols if c.endswith("_moment_Nm_per_kg") and np.isfinite(cols[c]).any()]
     if moments:
         paths["opensim_moments"] = write_table(folder / f"{stem}_moments.sto", "humanbody joint moments",
-                                               moments, time, np.column_stack([cols[c] for c in moments]),
+                                               moments, time, _columns(cols, moments, lazy=True),
                                                in_degrees=False)
     loads = analysis.loads
     if loads is not None:
