@@ -158,8 +158,12 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
         from .io.export import DEFAULT_FEET, write_exports
 
         cols = {c: collected[:, j] for j, c in enumerate(want)}
+        said = len(analysis.messages)
         paths.update(write_exports(analysis, out, export, cols, motion.time, events=events,
                                    feet=opensim_feet or DEFAULT_FEET))
+        if len(analysis.messages) > said:  # what the exports had to say joins the log
+            atomic_write_text(log_path, "\n".join(list(analysis.messages) + ["", "details:"]
+                                                  + list(analysis.details)) + "\n")
     return paths
 
 

@@ -198,3 +198,29 @@ def test_refined_peaks_equal_the_scalar_formula():
     t = np.arange(10) * 0.1
     y = -(t - 0.43) ** 2
     assert _refine_peaks(t, y, [4]) == pytest.approx([0.43], abs=1e-12)
+
+
+@pytest.mark.parametrize("n_events", [255, 300])
+def test_c3d_events_stop_at_the_formats_limit_and_the_file_reads_back(tmp_path, n_events):
+    """A C3D parameter dimension is one byte: at most 255 events, the earliest kept, one note; ezc3d reads it."""
+    ezc3d = pytest.importorskip("ezc3d")
+    from humanbody.io import c3d_writer
+
+    n = 200
+    rng = np.random.default_rng(3)
+    events = [("Foot Strike" if i % 2 else "Foot Off", "Left" if i % 3 else "Right", float(t))
+              for i, t in enumerate(rng.permutation(np.arange(n_events)) * 0.01)]
+    notes: list = []
+    path = c3d_writer.write_c3d(tmp_path / "ev.c3d", frames=n, rate_hz=100.0,
+                                markers=(["A"], rng.normal(size=(n, 1, 3))), events=events, notes=notes)
+    ev = ezc3d.c3d(path)["parameters"]["EVENT"]
+    kept = min(n_events, c3d_writer.MAX_EVENTS)
+    assert int(np.ravel(ev["USED"]["value"])[0]) == kept
+    times = np.asarray(ev["TIMES"]["value"], dtype=float).reshape(2, -1)[1]
+    expected = sorted(events, key=lambda e: e[2])[:kept] if n_events > kept else events
+    np.testing.assert_allclose(times, [e[2] for e in expected], atol=1e-6)
+    assert list(ev["LABELS"]["value"]) == [e[0] for e in expected]
+    assert list(ev["CONTEXTS"]["value"]) == [e[1] for e in expected]
+    assert len(notes) == (n_events > kept)
+    if notes:
+        assert f"the {n_events - kept} latest of {n_events}" in notes[0]

@@ -186,6 +186,7 @@ def run(args) -> int:
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     options = analysis_options(args)
     analysis = analyze_trial(args.trial, options, progress=not args.quiet, keep_markers=False)
+    said = len(analysis.messages)
     for line in analysis.messages:
         say(line)
     if args.verbose:
@@ -201,6 +202,8 @@ def run(args) -> int:
         pairs.append((what, to))
     paths = write(analysis, args.out, options, fmt=args.format, digits=args.digits, progress=not args.quiet,
                   relative=pairs)
+    for line in analysis.messages[said:]:  # what the exports had to say
+        say(line)
     for kind, path in paths.items():
         say(f"wrote {kind}: {path}")
     return 0

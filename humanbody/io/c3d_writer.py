@@ -178,7 +178,7 @@ def _check_frames(first: int, frames: int, path) -> None:
 def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, markers_scale: float = 1.0,
               unit: str = "mm",
               first_frame: int = 1, blocks=(), events=(), platforms: Platforms | None = None,
-              description: str = "humanbody") -> str:
+              description: str = "humanbody", notes: list | None = None) -> str:
     """Write a C3D file atomically; return its path.
 
     Parameters
@@ -194,8 +194,11 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
     first_frame : int              1-based number of the first frame (no ``source``)
     blocks : list of PointBlock    points to add
     events : list of (label, context, time_s)
+        at most :data:`MAX_EVENTS` in the file with the source's (the earliest are kept)
     platforms : Platforms, optional
         force platforms to add (only when the source has none)
+    notes : list, optional
+        one line is appended here when events had to be left out
 
     Raises
     ------
@@ -271,7 +274,11 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
     if platforms is not None:
         _add_platforms(c, platforms, path)
     if events:
-        _add_events(c, events, description)
+        dropped = _add_events(c, events, description)
+        if dropped and notes is not None:
+            notes.append(f"c3d export: the EVENT group holds at most {MAX_EVENTS} events; the {dropped} latest of "
+                         f"{len(events)} gait events were left out of {os.path.basename(path)} (all are in the events "
+                         "table of the report)")
     from ..atomic import atomic_path
 
     try:
@@ -489,15 +496,29 @@ def _write_fast(c, path, data: _Points) -> bool:
     return True
 
 
-def _add_events(c, events, description: str) -> None:
+#: Most events a C3D EVENT group holds: each dimension of a parameter is one byte, so TIMES (2, n),
+#: LABELS and CONTEXTS take at most 255 entries (readers refuse a file that claims more).
+MAX_EVENTS = 255
+
+
+def _add_events(c, events, description: str) -> int:
     """Append ``(label, context, time_s)`` events to the EVENT group in one pass (ezc3d's ``add_event``
-    rewrites the group for every event: quadratic in their number)."""
+    rewrites the group for every event: quadratic in their number).
+
+    At most :data:`MAX_EVENTS` events in all: the earliest of ``events`` are kept.  Returns how many
+    were left out.
+    """
     ev = c["parameters"].get("EVENT", {})
 
     def old(name, default):
         return list(ev[name]["value"]) if name in ev else default
 
     n_old = int(np.ravel(ev["USED"]["value"])[0]) if "USED" in ev else 0
+    room = max(0, MAX_EVENTS - n_old)
+    dropped = max(0, len(events) - room)
+    events = sorted(events, key=lambda e: e[2])[:room] if dropped else events
+    if not events:
+        return dropped
     times = np.asarray(ev["TIMES"]["value"], dtype=float).reshape(2, -1)[:, :n_old] if n_old else np.zeros((2, 0))
     new = np.array([[0.0] * len(events), [float(t) for _, _, t in events]])
     c.add_parameter("EVENT", "USED", n_old + len(events))
@@ -509,6 +530,7 @@ def _add_events(c, events, description: str) -> None:
     c.add_parameter("EVENT", "SUBJECTS", (old("SUBJECTS", []) + [""] * n_old)[:n_old] + [""] * len(events))
     c.add_parameter("EVENT", "ICON_IDS", (old("ICON_IDS", []) + [0] * n_old)[:n_old] + [0] * len(events))
     c.add_parameter("EVENT", "GENERIC_FLAGS", (old("GENERIC_FLAGS", []) + [0] * n_old)[:n_old] + [0] * len(events))
+    return dropped
 
 
 def _add_platforms(c, plates: Platforms, path) -> None:

@@ -359,7 +359,7 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
     return write_c3d(path, frames=F, rate_hz=rate, source=source,
                      markers=None if source is not None else (names, xyz), markers_scale=scale, unit=unit,
                      first_frame=first,
-                     blocks=blocks, events=ev, platforms=plates)
+                     blocks=blocks, events=ev, platforms=plates, notes=analysis.messages)
 
 
 def _write_opensim(analysis, folder: Path, raw, M, cols, time, feet) -> dict:
