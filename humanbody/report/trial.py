@@ -179,10 +179,8 @@ def trial_events(analysis, grf_path=None, force_threshold: float = 20.0):
             used = used.sort_values(["time", "side"], kind="stable").reset_index(drop=True)
         return events, used, points, feet, pelvis, messages
     if grf_path is not None:
-        from ..io import read_trial
-
         try:
-            forces = read_trial(grf_path)
+            forces = _forces_as_read(analysis, grf_path)
             fe = force_events(forces, threshold=force_threshold, frame_times=time)
         except InputError as err:  # the kinematic events still make a report
             messages.append(f"force events skipped: {err}")
@@ -194,6 +192,30 @@ def trial_events(analysis, grf_path=None, force_threshold: float = 20.0):
         if len(fe):
             used = fe
     return events, used, points, feet, pelvis, messages
+
+
+def _forces_as_read(analysis, grf_path) -> pd.DataFrame:
+    """The force file's plates as :func:`humanbody.gait.force_events` reads them: ``time`` and per plate
+    ``<plate>_vx/_vy/_vz`` (N, the file's lab axes).
+
+    The loads the analysis read from that file (the file's own samples) turned back from ground to lab
+    axes by the trial's mapping (a signed permutation: the file's numbers exactly) when it has them,
+    else the file read again.
+    """
+    table = getattr(analysis, "load_table", None)
+    matrix = getattr(getattr(analysis, "axes", None), "matrix", None)
+    if table is None or matrix is None or os.fspath(table.source) != os.fspath(grf_path):
+        from ..io import read_trial
+
+        return read_trial(grf_path)
+    lab = table.force @ np.asarray(matrix, dtype=float)  # ground = matrix @ lab
+    columns = {"time": table.time}
+    for j, name in enumerate(table.names):
+        for i, a in enumerate("xyz"):
+            columns[f"{name}_v{a}"] = lab[:, j, i]
+    frame = pd.DataFrame(columns)
+    frame.attrs.update(kind="forces", source=os.fspath(grf_path))
+    return frame
 
 
 def _foot_load(analysis) -> dict:
