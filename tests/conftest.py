@@ -1,8 +1,19 @@
-import sys
 from pathlib import Path
 
-# tests import their helpers (_motion.py, ...) by module name
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pytest
+from _shared import require_shared
+
+# tests/ is on sys.path (pyproject: pythonpath = ["tests"]): tests import their helpers
+# (_motion.py, _shared.py, ...) by module name, and one another as tests.<folder>.test_x
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The shared data folder, ``../shared/data`` relative to the repository root (tests/_shared.py).
+
+    The test is skipped, always with the same reason, when the folder is absent.
+    """
+    return require_shared()
 
 
 def pytest_sessionstart(session):
