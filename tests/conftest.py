@@ -1,10 +1,13 @@
+import sys
 from pathlib import Path
 
 import pytest
-from _shared import require_shared
 
-# tests/ is on sys.path (pyproject: pythonpath = ["tests"]): tests import their helpers
-# (_motion.py, _shared.py, ...) by module name, and one another as tests.<folder>.test_x
+# Every folder imports the helpers (_motion.py, _shared.py, ...) by module name: tests/ goes on
+# sys.path, at the end, so that a test folder named like a module (tests/signal/: signal) never
+# hides that module.  Test modules import one another as tests.<folder>.test_x.
+sys.path.append(str(Path(__file__).resolve().parent))
+from _shared import require_shared  # noqa: E402
 
 
 @pytest.fixture(scope="session")

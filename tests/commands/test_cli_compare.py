@@ -1,7 +1,6 @@
 """``humanbody compare``: SPM comparison of report folders, end to end through the command line."""
 
 import shutil
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -12,7 +11,6 @@ import pytest
 import humanbody.stats as hs
 from humanbody.cli import main
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
 from _spm_groups import BASE, PERCENT, read_strides, strides_path, write_group, write_strides  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -358,7 +358,6 @@ def opensim_walk(tmp_path_factory, shared_data):
     """The shared walk as a Z-up C3D (a lab that is not OpenSim's), analysed and exported to OpenSim."""
     osim = _opensim()
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    sys.path.insert(0, str(ROOT / "tests"))
     import bench_opensim_ik as boi
     from _io_samples import write_c3d
 

@@ -1,6 +1,5 @@
 """SCoRE functional joint centre (humanbody.markers.functional_joint) on motions whose centre is known exactly."""
 
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -144,9 +143,6 @@ def test_shared_walk_is_refused(shared_data):
 def test_with_hip_centres_matches_the_offset_rule(tmp_path):
     """The in-memory set gives the hips the marker-set offset rule gives (OpenSim's model's hips, as the
     kinetics test writes them to a TOML copy), and leaves every other point alone."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from _opensim_subject01 import hip_offsets, markerset_with_opensim_hips
 
     from humanbody.markers.functional_joint import with_hip_centres

@@ -2,8 +2,6 @@
 against its own identities and a Monte Carlo simulation, clusters, permutations and bad input."""
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +13,6 @@ from humanbody.stats import nonparam, rft
 from humanbody.stats.clusters import find_clusters
 from humanbody.stats.smoothness import estimate_fwhm, resels
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
 from _smooth_fields import smooth_curves  # noqa: E402
 
 SIGMA_TO_FWHM = math.sqrt(8.0 * math.log(2.0))
