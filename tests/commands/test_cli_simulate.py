@@ -71,6 +71,7 @@ def _run(*args):
     return subprocess.run([sys.executable, "-m", "humanbody", *args], capture_output=True, text=True, env=env)
 
 
+@pytest.mark.slow
 def test_simulate_then_analyze_returns_the_torques(tmp_path):
     spec = tmp_path / "drop.toml"
     spec.write_text(SPEC)

@@ -20,6 +20,7 @@ def _files(root: Path) -> dict:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.csv"))}
 
 
+@pytest.mark.slow
 def test_dask_cluster_matches_local(tmp_path):
     distributed = pytest.importorskip("distributed")
     src = tmp_path / "in"
@@ -44,6 +45,7 @@ def test_dask_cluster_matches_local(tmp_path):
         assert a[name] == b[name], name
 
 
+@pytest.mark.slow
 def test_unreachable_scheduler_is_input_error(tmp_path):
     from humanbody.errors import InputError
 
@@ -57,6 +59,7 @@ def _executing(dask_worker) -> list:
     return [str(ts.key) for ts in dask_worker.state.executing]
 
 
+@pytest.mark.slow
 def test_worker_killed_mid_trial_is_retried(tmp_path, monkeypatch):
     """A worker process killed while it runs a trial: the trial runs again elsewhere, nothing is lost,
     and the outputs equal the local run's."""

@@ -86,6 +86,7 @@ def _wait_for(out: Path, n: int, proc: subprocess.Popen, timeout: float = 60.0, 
     return keys
 
 
+@pytest.mark.slow
 @have_data
 def test_interrupt_then_kill_then_resume(tmp_path):
     """Ctrl-C stops cleanly (status 130, one line, workers gone); a SIGKILLed run loses only what was

@@ -126,6 +126,7 @@ def _cli(*args, cwd=None):
     return proc
 
 
+@pytest.mark.slow
 @needs_shared
 def test_report_workers_equal_analyze_processes_and_see_static_edits(tmp_path):
     """``humanbody report`` on two worker processes (forked from the command, one calibration per

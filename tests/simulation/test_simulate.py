@@ -46,6 +46,7 @@ def test_rotation_vector_and_jacobian():
         np.testing.assert_allclose(inverse_left_jacobian(p), np.linalg.inv(Jr).T, atol=1e-7)
 
 
+@pytest.mark.slow
 def test_undamped_body_conserves_energy():
     rng = np.random.default_rng(1)
     n = 54
@@ -64,6 +65,7 @@ def test_undamped_body_conserves_energy():
     assert np.ptp(ke) > 10.0
 
 
+@pytest.mark.slow
 def test_contact_spring_conserves_energy():
     """A body dropped on an undamped floor spring bounces without losing energy."""
     n = 54

@@ -78,6 +78,7 @@ def test_standing_static_mass_is_the_body_mass():
     np.testing.assert_allclose(res.response.seat_to_head_transmissibility, 1.0, atol=0.02)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("f", [2.0, 5.0, 9.0])
 def test_linear_response_equals_a_small_amplitude_simulation(f):
     """Start the nonlinear equations on the linear steady state of a 0.2 mm seat vibration: the head's motion and
