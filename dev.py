@@ -3,7 +3,7 @@
 
     python3 dev.py demo    analyse the sample marker trial shipped in data/ and make its gait report
     python3 dev.py lint    ruff and mypy as configured in pyproject.toml
-    python3 dev.py test    run the whole test suite
+    python3 dev.py test    run the whole test suite (-m "not slow": the quick run)
     python3 dev.py bench   run the benchmarks in benchmarks/
 
 Needs only Python 3.11+.  The first call creates ``.venv/`` beside this file

@@ -11,19 +11,15 @@ from pathlib import Path
 
 import numpy as np
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "gait2392_walk"
+from _shared import WALK, require_shared
 
 
 def shared_walk():
     """The shared OpenSim walk (``subject01_walk1.trc``) as read_trial gives it; the test is skipped without it."""
-    import pytest
-
     from humanbody.io import read_trial
 
-    path = SHARED / "subject01_walk1.trc"
-    if not path.exists():
-        pytest.skip("shared data not available")
-    return read_trial(path)
+    require_shared()
+    return read_trial(WALK / "subject01_walk1.trc")
 
 
 def positions(frames: int = 5, markers: int = 3, seed: int = 0) -> np.ndarray:

@@ -1,8 +1,22 @@
 import sys
 from pathlib import Path
 
-# tests import their helpers (_motion.py, ...) by module name
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pytest
+
+# Every folder imports the helpers (_motion.py, _shared.py, ...) by module name: tests/ goes on
+# sys.path, at the end, so that a test folder named like a module (tests/signal/: signal) never
+# hides that module.  Test modules import one another as tests.<folder>.test_x.
+sys.path.append(str(Path(__file__).resolve().parent))
+from _shared import require_shared  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The shared data folder, ``../shared/data`` relative to the repository root (tests/_shared.py).
+
+    The test is skipped, always with the same reason, when the folder is absent.
+    """
+    return require_shared()
 
 
 def pytest_sessionstart(session):

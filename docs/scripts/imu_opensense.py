@@ -3,7 +3,7 @@
 Writes the synthetic trial of tests/_imu_samples.py (hip flexion to 120 deg,
 knee to 150 deg, arms overhead, axial rotations; arbitrary sensor mountings)
 with the leg and pelvis sensors only, builds the small OpenSim model of
-tests/test_imu_opensense.py (free pelvis, 3-rotation hips, hinge knees),
+tests/imu/test_imu_opensense.py (free pelvis, 3-rotation hips, hinge knees),
 runs OpenSense's IMUPlacer and IMUInverseKinematicsTool and prints, per
 angle, the centred RMS difference, the largest difference and the
 correlation.  Needs ``pip install opensim``.

@@ -45,7 +45,7 @@ __all__ = [
 
 #: Least RMS rotation (deg) about the second principal direction of the hip's relative motion for
 #: :func:`functional_hip_centre`: walking gives 3-4 deg, which leaves the centre 2-3 cm off laterally
-#: with 5 mm of marker error (tests/test_functional_joint.py); a simulated calibration trial turning
+#: with 5 mm of marker error (tests/markers/test_functional_joint.py); a simulated calibration trial turning
 #: +-34 deg in ab/adduction, +-20 in flexion and +-17 in rotation gives 14 deg.
 MIN_SECOND_RANGE_DEG = 10.0
 

@@ -13,7 +13,7 @@ torques, springs, dampers, gravity, contacts with the base at ``z``):
   stiffness), ``C = -dG/du``, ``b_z = dG/dz``, ``b_v = dG/dz'``,
 
 by central differences (step 1e-6 m or rad; checked against closed forms in
-tests/test_vibration.py).  Locked bodies keep their orientation and are left
+tests/simulation/test_vibration.py).  Locked bodies keep their orientation and are left
 out.
 """
 

@@ -1,0 +1,239 @@
+"""First runs say they compile; the kernel cache check follows numba's index files."""
+
+import os
+import time
+
+import pytest
+
+import humanbody._kernels.cache as jit
+from humanbody.cli import main
+
+
+def test_cache_check_follows_index_files(tmp_path, monkeypatch):
+    src = tmp_path / "_kernels.py"
+    src.write_text("# kernels\n")
+    monkeypatch.setattr(jit, "_MODULES", (src,))
+    assert not jit.kernels_cached()  # no cache at all
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    index = cache / "_kernels.tree_kinematics-40.py311.nbi"
+    index.write_bytes(b"x")
+    old = time.time() - 100
+    os.utime(index, (old, old))
+    assert not jit.kernels_cached()  # cache older than the source: numba recompiles
+    os.utime(index, None)
+    assert jit.kernels_cached()
+
+
+def test_compiling_notice_only_when_a_kernel_compiles(tmp_path, monkeypatch, capsys):
+    """The notice follows numba's compile event: a run whose kernels load (from the cache or this process)
+    prints nothing even when some module has no cache yet; a kernel that compiles prints it, once."""
+    import io
+
+    import numba
+
+    monkeypatch.setattr(jit, "kernels_cached", lambda: False)  # a module never compiled on this machine
+    data = __import__("pathlib").Path(__file__).resolve().parents[2] / "data"
+    assert main(["analyze", str(data / "sample_walk.csv"), "--out", str(tmp_path)]) == 0
+    capsys.readouterr()  # (this process may compile a signature the on-disk cache lacks)
+    assert main(["analyze", str(data / "sample_walk.csv"), "--out", str(tmp_path)]) == 0
+    assert "compiling the numerical kernels" not in capsys.readouterr().err
+    out = io.StringIO()
+    scope = {"__name__": "humanbody._notice_test"}
+    exec("def f(x):\n    return x + 1\n\ndef g(x):\n    return x * 2\n\ndef h(x):\n    return x - 2\n", scope)
+    f, g, h = numba.njit(scope["f"]), numba.njit(scope["g"]), numba.njit(scope["h"])
+    with jit.announce_compilation("compiling now", out):
+        assert f(1) == 2 and out.getvalue() == "compiling now\n"
+        assert g(2) == 4 and f(1.5) == 2.5 and out.getvalue() == "compiling now\n"  # once per command
+    assert h(3) == 1 and out.getvalue() == "compiling now\n"  # the listener ends with the command
+    other = io.StringIO()
+    with jit.announce_compilation("not ours", other):
+        numba.njit(lambda x: x - 1)(3)  # a kernel outside humanbody says nothing
+    assert other.getvalue() == ""
+    closed = io.StringIO()
+    closed.close()
+    with jit.announce_compilation("to a closed stream", closed):  # a stale stream costs the notice, not the run
+        assert numba.njit(scope["g"])(1.0) == 2.0
+
+
+def test_cache_check_reads_numbas_content_stamp(tmp_path, monkeypatch):
+    """numba stamps an index with the source's SHA-256: a touched file is still cached, an edited one is not."""
+    import hashlib
+    import pickle
+
+    src = tmp_path / "_kernels.py"
+    src.write_text("# kernels\n")
+    monkeypatch.setattr(jit, "_MODULES", (src,))
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    index = cache / "_kernels.tree_kinematics-40.py311.nbi"
+    with open(index, "wb") as f:
+        pickle.dump("0.68", f)
+        f.write(pickle.dumps((hashlib.sha256(src.read_bytes()).digest(), {})))
+    old = time.time() - 100
+    os.utime(index, (old, old))  # older than the source, but written for its content
+    assert jit.kernels_cached()
+    src.write_text("# kernels, edited\n")
+    os.utime(index, None)  # newer than the source, but written for other content
+    assert not jit.kernels_cached()
+
+
+def test_openmp_workers_sleep_unless_the_user_chose_a_policy():
+    """The command line sets OMP_WAIT_POLICY=PASSIVE before numpy or numba load (idle OpenMP workers
+    would spin and take the core of the CSV writer); a policy the user set is kept.  Importing the
+    library changes nothing in the host process."""
+    code = ("import os, sys; import humanbody, humanbody.cli; before = os.environ.get('OMP_WAIT_POLICY'); "
+            "loaded = 'numpy' in sys.modules; humanbody.cli.main = lambda argv=None: 0; humanbody.cli.console([]); "
+            "print(before, loaded, os.environ['OMP_WAIT_POLICY'], os.environ['OPENBLAS_THREAD_TIMEOUT'])")
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT")}
+    assert _python(code, env).strip() == "None False PASSIVE 4"  # OpenBLAS's idle threads sleep after the shortest wait
+    env["OMP_WAIT_POLICY"] = "ACTIVE"
+    env["OPENBLAS_THREAD_TIMEOUT"] = "28"
+    assert _python(code, env).strip() == "ACTIVE False ACTIVE 28"
+
+
+def test_using_the_library_leaves_the_process_settings_alone():
+    """A program that imports humanbody and runs a trial through it keeps its own process settings:
+    no OpenMP, OpenBLAS, MKL or numba variable is set or changed, numba's threading layer and thread
+    count stay numba's defaults, and the garbage collector stays on with nothing frozen (only the
+    command line, :func:`humanbody.cli.console`, sets these for its own process)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "import gc, os\n"
+        "def settings():\n"
+        "    return {k: v for k, v in os.environ.items() if any(s in k for s in ('OMP', 'OPENBLAS', 'MKL', 'NUMBA'))}\n"
+        "before, thresholds = settings(), gc.get_threshold()\n"
+        "import humanbody as hb\n"
+        f"coords = hb.read_trial({str(root / 'data' / 'sample_walk.csv')!r})\n"
+        "res = hb.compute(hb.BodyModel.default(mass=75.0, height=1.75), coords)\n"
+        "import humanbody.pipeline, humanbody.markers, humanbody.mechanics.clinical\n"
+        "import numba\n"
+        "print(settings() == before, numba.config.THREADING_LAYER, numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS,\n"
+        "      gc.isenabled(), gc.get_freeze_count(), gc.get_threshold() == thresholds, res.omega.shape)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT",
+                                                            "NUMBA_THREADING_LAYER", "NUMBA_NUM_THREADS")}
+    assert _python(code, env).split() == ["True", "default", "True", "True", "0", "True", "(441,", "17,", "3)"]
+
+
+def _python(code: str, env: dict | None = None) -> str:
+    """Standard output of ``python -c code`` in a fresh process importing this checkout's humanbody."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ if env is None else env, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+
+
+def test_scipy_signal_comes_without_scipy_stats():
+    """humanbody's filters load scipy.signal without scipy.stats (0.4-0.9 s of start-up); the one
+    scipy.stats function scipy.signal looks up at import still works, and a later ``import
+    scipy.stats`` gets the real module."""
+    out = _python(
+        "import sys, numpy as np\n"
+        "import humanbody.signal.filters, humanbody.gait.events, humanbody.markers.conditioning\n"
+        "print('stats loaded:', 'scipy.stats' in sys.modules)\n"
+        "from scipy import signal\n"
+        "x = np.sin(np.linspace(0, 20 * np.pi, 2000)) + 0.3 * np.random.default_rng(1).normal(size=2000)\n"
+        "print('cwt:', signal.find_peaks_cwt(x, np.arange(5, 40)).tolist())\n"
+        "print('stats loaded:', 'scipy.stats' in sys.modules)\n"
+        "import scipy.stats\n"
+        "print('real:', scipy.stats.norm.cdf(0.0), hasattr(scipy.stats, '__file__'))\n"
+    )
+    reference = _python(
+        "import numpy as np, scipy.stats\n"
+        "from scipy import signal\n"
+        "x = np.sin(np.linspace(0, 20 * np.pi, 2000)) + 0.3 * np.random.default_rng(1).normal(size=2000)\n"
+        "print('cwt:', signal.find_peaks_cwt(x, np.arange(5, 40)).tolist())\n"
+    )
+    lines = out.splitlines()
+    assert lines[0] == "stats loaded: False"
+    assert lines[1] == reference.strip() and len(lines[1]) > 10  # find_peaks_cwt calls scoreatpercentile
+    assert lines[2] == "stats loaded: True"  # imported by that first call
+    assert lines[3] == "real: 0.5 True"
+
+
+def test_scipy_signal_after_user_imported_scipy_stats():
+    out = _python("import sys, scipy.stats; stats = scipy.stats\n"
+                  "import humanbody.signal.filters\n"
+                  "print(sys.modules['scipy.stats'] is stats, humanbody.signal.filters.signal.butter(2, 0.1)[0].shape)")
+    assert out.strip() == "True (3,)"
+
+
+def test_scipy_signal_loads_without_rewriting_docstrings():
+    """While humanbody loads scipy.signal, SciPy's capability decorator leaves docstrings unparsed
+    (0.1-0.2 s of start-up): its parser is restored afterwards, the functions are SciPy's own and
+    compute what a plain ``import scipy.signal`` gives, and each docstring is SciPy's text."""
+    code = ("import numpy as np, scipy._lib._array_api as api; real = api.FunctionDoc\n"
+            "import humanbody.signal.filters\n"
+            "from scipy import signal\n"
+            "x = np.sin(np.linspace(0, 9, 300)) + np.cos(np.linspace(0, 90, 300))\n"
+            "y = signal.sosfiltfilt(signal.butter(2, 0.1, output='sos'), x)\n"
+            "z = signal.savgol_filter(x, 11, 3, deriv=1)\n"
+            "print(api.FunctionDoc is real, y.tobytes().hex()[:64], z.tobytes().hex()[:64])\n"
+            "print(signal.sosfiltfilt.__doc__.split(chr(10))[0].strip())\n")
+    out = _python(code).splitlines()
+    plain = _python(code.replace("import humanbody.signal.filters\n", "")).splitlines()
+    assert out[0].startswith("True ") and out[0] == plain[0]  # same numbers, parser restored
+    assert out[1] == "A forward-backward digital filter using cascaded second-order sections."
+    assert out[1] == plain[1]
+
+
+def test_stand_in_forwards_every_other_name_to_the_real_module():
+    import scipy.stats
+
+    from humanbody.scipy_signal import _DeferredStats
+
+    stand_in = _DeferredStats("scipy.stats")
+    assert stand_in.norm is scipy.stats.norm  # any name a later scipy might look up at import
+    assert stand_in.scoreatpercentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
+
+
+def test_gc_paused_restores_the_collector_and_freezes_only_for_the_command_line(monkeypatch):
+    import gc
+
+    from humanbody import _gc
+
+    monkeypatch.setattr(_gc, "freeze_after", False)
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    with _gc.gc_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen  # a library user's objects stay collectable
+    gc.disable()
+    try:
+        with _gc.gc_paused():
+            pass
+        assert not gc.isenabled()  # a program that turned it off keeps it off
+    finally:
+        gc.enable()
+    with pytest.raises(ValueError):
+        with _gc.gc_paused():
+            raise ValueError("inside")
+    assert gc.isenabled()
+
+
+def test_console_entry_freezes_the_imported_modules():
+    out = _python("import gc, sys\n"
+                  "from humanbody.cli import console\n"
+                  "before = gc.get_freeze_count()\n"
+                  "sys.argv = ['humanbody', 'model', 'show']\n"
+                  "import contextlib, io\n"
+                  "with contextlib.redirect_stdout(io.StringIO()) as text:\n"
+                  "    status = console(['model', 'show'])\n"
+                  "print(status, before, gc.get_freeze_count() > 1000, 'lower_torso' in text.getvalue())")
+    assert out.split() == ["0", "0", "True", "True"]
+
+
+def test_kinetics_do_not_load_the_viewer_libraries():
+    """``analyze --forces`` uses the force-plate helpers of humanbody.viewer.forces: importing them
+    loads neither pyvista nor the viewer's window and scene modules (about 0.2 s of a short trial,
+    and an extra that a kinetics user need not install); the viewer's names still import."""
+    code = ("import sys; import humanbody.mechanics.loads, humanbody.viewer.forces; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyvista', 'vtk', 'vtkmodules') "
+            "or m in ('humanbody.viewer.app', 'humanbody.viewer.scene'))); "
+            "from humanbody.viewer import load_scene, LAYERS; print(callable(load_scene), bool(LAYERS))")
+    assert _python(code).splitlines() == ["[]", "True True"]

@@ -1,0 +1,230 @@
+"""Force plates anywhere: the centre of pressure on raised and tilted plates, a synthetic staircase whose
+joint moments equal Pinocchio's inverse dynamics, both feet on one plate, a side with no load."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import humanbody as hb
+from humanbody.io.forceplates import centre_of_pressure, plate_from_corners, plate_from_points
+
+#: The stair plates' heights (m) and their centres along the walkway (m).
+HEIGHTS = (0.0, 0.195, 0.389, 0.584)
+PHASE_FRAMES = 25
+
+
+def test_centre_of_pressure_on_horizontal_and_tilted_plates():
+    rng = np.random.default_rng(2)
+    F = rng.normal(0, 100, (50, 3))
+    F[:, 2] = np.abs(F[:, 2]) + 300
+    # a horizontal plate at 0.389 m: the analytic formula
+    P = np.column_stack([rng.uniform(-1, 1, 50), rng.uniform(-1, 1, 50), np.full(50, 0.389)])
+    T = np.zeros_like(F)
+    T[:, 2] = rng.normal(0, 5, 50)  # free moment about the normal
+    m_o = np.cross(P, F) + T
+    np.testing.assert_allclose(centre_of_pressure(F, m_o, [0, 0, 1], [0, 0, 0.389]), P, atol=1e-12)
+    h = 0.389
+    np.testing.assert_allclose((h * F[:, 0] - m_o[:, 1]) / F[:, 2], P[:, 0], atol=1e-12)
+    # a ramp tilted 10 degrees about y: points on it, free moment along its normal
+    a = np.radians(10.0)
+    n = np.array([-np.sin(a), 0.0, np.cos(a)])
+    corners = np.array([[0.3, 0.2, 0.0], [-0.3, 0.2, 0.0], [-0.3, -0.2, 0.0], [0.3, -0.2, 0.0]])
+    R = np.array([[np.cos(a), 0, -np.sin(a)], [0, 1, 0], [np.sin(a), 0, np.cos(a)]])
+    plate = plate_from_corners("ramp", corners @ R.T + [1.0, 0.0, 0.2])
+    np.testing.assert_allclose(plate.normal, n, atol=1e-12)
+    assert plate.tilt_deg == pytest.approx(10.0)
+    local = np.column_stack([rng.uniform(-0.3, 0.3, 50), rng.uniform(-0.2, 0.2, 50), np.zeros(50)])
+    P = local @ R.T + [1.0, 0.0, 0.2]
+    m_o = np.cross(P, F) + rng.normal(0, 5, (50, 1)) * n
+    np.testing.assert_allclose(plate.cop(F, m_o), P, atol=1e-12)
+    # a plate known from a force file's points: horizontal at their median height while loaded
+    pts = np.column_stack([rng.uniform(0, 0.4, 30), rng.uniform(0, 0.3, 30), np.full(30, 0.195)])
+    geo = plate_from_points("p", pts, np.ones(30, bool))
+    assert geo.height == pytest.approx(0.195) and geo.source == "points"
+
+
+# ------------------------------------------------------------------ the staircase
+def _stair_coords(model):
+    """Quasi-static stair climbing: in phase p the right foot stands on plate p (height HEIGHTS[p]), the left
+    leg is lifted (hip and knee flexed); exact zero rates, so the frames are exact equilibria plus gravity."""
+    q = hb.coordinate_columns(model)
+    n = PHASE_FRAMES * len(HEIGHTS)
+    cols = ["time", *q, *(c + "_dot" for c in q), *(c + "_ddot" for c in q)]
+    coords = pd.DataFrame(0.0, index=range(n), columns=cols)
+    coords["time"] = np.arange(n) / 100.0
+    hip = model.meta["reference_pose"]["lower_torso_height"]
+    for p, h in enumerate(HEIGHTS):
+        rows = slice(p * PHASE_FRAMES, (p + 1) * PHASE_FRAMES - 1)
+        coords.loc[rows, "lower_torso_x"] = 0.30 * p
+        coords.loc[rows, "lower_torso_z"] = hip + h
+    coords["left_upper_leg_alpha"] = -0.9  # hip flexed about 50 degrees
+    coords["left_lower_leg_alpha"] = 1.4  # knee flexed about 80 degrees
+    return coords
+
+
+def _stair_loads(model, res):
+    """Per phase one load on the stance plate: a known force at a point under the right sole, free moment."""
+    from humanbody.mechanics.loads import _sole
+
+    rng = np.random.default_rng(5)
+    k = model.names.index("right_foot")
+    heel, toe = _sole(res, model, k)
+    n = res.joint.shape[0]
+    force = np.zeros((n, len(HEIGHTS), 3))
+    point = np.zeros((n, len(HEIGHTS), 3))
+    tz = np.zeros((n, len(HEIGHTS)))
+    for p, h in enumerate(HEIGHTS):
+        rows = slice(p * PHASE_FRAMES, (p + 1) * PHASE_FRAMES)
+        f = np.array([rng.normal(0, 40), rng.normal(0, 30), 700.0 + rng.normal(0, 50)])
+        force[rows, p] = f
+        mid = 0.5 * (heel[rows.start] + toe[rows.start]) + [rng.uniform(-0.05, 0.05), rng.uniform(-0.02, 0.02), 0]
+        assert mid[2] == pytest.approx(h, abs=1e-9)  # the sole stands on the plate
+        point[:, p] = mid
+        tz[rows, p] = rng.normal(0, 3)
+    return force, point, tz
+
+
+def _write_plates_c3d(path, force, point, tz, n_frames):
+    """Four type-2 platforms, corners at the stair heights (mm), analog at 10x the point rate."""
+    ezc3d = pytest.importorskip("ezc3d")
+    from ezc3d import ezc3d as swig
+
+    c = ezc3d.c3d()
+    c["parameters"]["POINT"]["RATE"]["value"] = [100.0]
+    c["parameters"]["POINT"]["LABELS"]["value"] = ("dummy",)
+    pts = np.ones((4, 1, n_frames))
+    c["data"]["points"] = pts
+    c.add_parameter("POINT", "UNITS", "mm")
+    P = len(HEIGHTS)
+    c["parameters"]["ANALOG"]["RATE"]["value"] = [1000.0]
+    labels = tuple(f"{w}{i + 1}" for i in range(P) for w in ("Fx", "Fy", "Fz", "Mx", "My", "Mz"))
+    c["parameters"]["ANALOG"]["LABELS"]["value"] = labels
+    c["parameters"]["ANALOG"]["UNITS"]["value"] = ["N", "N", "N", "Nmm", "Nmm", "Nmm"] * P
+    c["parameters"]["ANALOG"]["SCALE"]["value"] = [1.0] * 6 * P
+    c["parameters"]["ANALOG"]["OFFSET"]["value"] = [0] * 6 * P
+    an = np.zeros((1, 6 * P, n_frames * 10))
+    frame_of = np.minimum(np.arange(n_frames * 10) // 10, n_frames - 1)
+    corners = np.zeros((3, 4, P))
+    for p, h in enumerate(HEIGHTS):
+        centre = np.array([point[0, p, 0], point[0, p, 1], h]) * 1000.0  # plate centred under the load, mm
+        half = np.array([200.0, 300.0])
+        for i, (sx, sy) in enumerate(((1, 1), (-1, 1), (-1, -1), (1, -1))):
+            corners[:, i, p] = [centre[0] + sx * half[0], centre[1] + sy * half[1], centre[2]]
+        f = force[frame_of, p]
+        r = point[frame_of, p] * 1000.0 - centre
+        m = np.cross(r, f)
+        m[:, 2] += tz[frame_of, p] * 1000.0
+        an[0, 6 * p:6 * p + 3] = f.T
+        an[0, 6 * p + 3:6 * p + 6] = m.T
+    c["data"]["analogs"] = an
+
+    def int_param(name, values, shape=None):
+        par = swig.Parameter(name, "")
+        vec = swig.VecInt([int(v) for v in values])
+        par.set(vec) if shape is None else par.set(vec, swig.VecUInt(list(shape)))
+        c._storage["parameters"].add_parameter("FORCE_PLATFORM", par)
+
+    c.add_parameter("FORCE_PLATFORM", "USED", P)
+    int_param("TYPE", [2] * P)
+    int_param("ZERO", [1, 0])
+    c.add_parameter("FORCE_PLATFORM", "CORNERS", corners.tolist())
+    c.add_parameter("FORCE_PLATFORM", "ORIGIN", np.zeros((3, P)).tolist())
+    int_param("CHANNEL", range(1, 6 * P + 1), (6, P))
+    c.write(str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def staircase(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("stairs")
+    model = hb.BodyModel.default(mass=75.0, height=1.75)
+    coords = _stair_coords(model)
+    res = hb.compute(model, coords)
+    force, point, tz = _stair_loads(model, res)
+    coords.to_csv(tmp / "stairs.csv", index=False)
+    n = len(coords)
+    table = {"time": coords["time"].to_numpy()}
+    for p in range(len(HEIGHTS)):
+        for j, a in enumerate("xyz"):
+            table[f"step{p}_force_{a}"] = force[:, p, j]
+            table[f"step{p}_point_{a}"] = point[:, p, j]
+            table[f"step{p}_moment_{a}"] = tz[:, p] if a == "z" else 0.0
+    pd.DataFrame(table).to_csv(tmp / "stairs_loads.csv", index=False)
+    c3d = _write_plates_c3d(tmp / "stairs_plates.c3d", force, point, tz, n)
+    return model, res, force, point, tz, tmp, c3d
+
+
+def _reference_moments(model, res, force, point, tz):
+    """Joint moments (ground axes, about O_k) by Pinocchio's RNEA with the known loads on the right foot."""
+    pin = pytest.importorskip("pinocchio")
+    from tests.mechanics.test_pinocchio_kinematics import pinocchio_model
+
+    pm, ids = pinocchio_model(model)
+    data = pm.createData()
+    coords = _stair_coords(model)
+    q = coords[hb.coordinate_columns(model)].to_numpy()
+    k = model.names.index("right_foot")
+    out = np.empty_like(res.joint)
+    for f in range(len(coords)):
+        fext = [pin.Force.Zero() for _ in range(pm.njoints)]
+        R, O = res.R[f, k], res.joint[f, k]
+        F = force[f].sum(axis=0)
+        M = sum(np.cross(point[f, p] - O, force[f, p]) + [0, 0, tz[f, p]] for p in range(len(HEIGHTS)))
+        fext[ids[k]] = pin.Force(R.T @ F, R.T @ M)
+        pin.rnea(pm, data, q[f], np.zeros(pm.nv), np.zeros(pm.nv), fext)
+        for b, jid in enumerate(ids):
+            out[f, b] = res.R[f, b] @ data.f[jid].angular
+    return out
+
+
+@pytest.mark.parametrize("source", ["table", "c3d"])
+def test_staircase_raised_plates_give_exact_joint_moments(staircase, source):
+    """Plates at 0, 195, 389 and 584 mm (a loads table with 3-D points, or C3D platforms with raised corners):
+    each load keeps its 3-D point, goes to the foot standing on it, and the joint moments equal Pinocchio's."""
+    model, res, force, point, tz, tmp, c3d = staircase
+    forces = tmp / "stairs_loads.csv" if source == "table" else c3d
+    analysis = hb.analyze_trial(tmp / "stairs.csv", model=model, forces=forces, forces_cutoff_hz=0)
+    loads = analysis.loads
+    right = model.names.index("right_foot")
+    for p, h in enumerate(HEIGHTS):
+        rows = slice(p * PHASE_FRAMES, (p + 1) * PHASE_FRAMES)
+        np.testing.assert_allclose(loads.cop[rows, p, 2], h, atol=1e-6)  # in 3-D, at the plate's height
+        np.testing.assert_allclose(loads.cop[rows, p, :2], point[rows, p, :2], atol=1e-6)
+        assert (loads.body[rows, p] == right).all()
+    if source == "c3d":
+        assert [round(g.height, 3) for g in loads.plates] == list(HEIGHTS)
+        assert any("plates off the ground: plate2 at 195 mm" in m for m in analysis.messages)
+    expect = _reference_moments(model, res, force, point, tz)
+    kin = analysis.kinetics
+    unknown = ("lower_torso", "left_upper_leg", "left_lower_leg", "left_foot")  # below the unloaded left foot
+    for b, name in enumerate(model.names):
+        got = kin[[f"{name}_joint_moment_{a}" for a in "xyz"]].to_numpy()
+        if name in unknown:
+            assert np.isnan(got).all(), name
+        else:
+            np.testing.assert_allclose(got, expect[:, b], atol=1e-6 * 700, rtol=1e-6, err_msg=name)
+    # the left foot stands on nothing: no load ever reached it, so its side is NaN, said in one line
+    assert np.isnan(kin["left_knee_flexion_moment_Nm_per_kg"]).all()
+    assert any("no load on the left foot in any frame" in m for m in analysis.messages)
+
+
+def test_viewer_draws_the_plates_where_they_are_and_the_floor_where_the_feet_are(staircase):
+    pytest.importorskip("pyvista")
+    from humanbody.viewer import scene_from_analysis
+
+    model, res, force, point, tz, tmp, c3d = staircase
+    analysis = hb.analyze_trial(tmp / "stairs.csv", model=model, forces=c3d, forces_cutoff_hz=0)
+    scene = scene_from_analysis(analysis)
+    assert scene.has_grf and len(scene.plates) == len(HEIGHTS)
+    assert scene.floor_z == pytest.approx(0.0, abs=1e-9)  # the first step is on the floor
+    z = np.round(np.asarray(scene.floor_mesh().points)[:, 2], 3)
+    assert set(HEIGHTS) <= set(z.tolist())  # every plate's outline at its own height
+
+
+def test_degenerate_plate_corners_are_one_clear_error():
+    from humanbody.errors import InputError
+
+    with pytest.raises(InputError, match="corners do not span a surface"):
+        plate_from_corners("p", np.zeros((4, 3)))

@@ -1,0 +1,93 @@
+"""`humanbody markerset init` works first time: a static trial facing any direction in a Y-up lab whose
+origin is not on the floor, names with dots and prefixes, static-only markers, and a plausibility check
+of the drafted set (limb lengths, left/right symmetry) that refuses a wrong set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import humanbody as hb
+from humanbody.cli import main
+from humanbody.errors import InputError
+from humanbody.io import read_trial
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+def _static(tmp_path, *, deg=180.0, shift=(0.0, -1.0, 0.0), prefix="Pat01:", frozen=True, drop_head=True,
+            extra=None, edit=None):
+    """The sample static trial rewritten: turned ``deg`` about the lab's vertical (Y up), its origin moved
+    (``shift`` m), names prefixed, no motion at all (``frozen``), head markers dropped, ``extra`` markers
+    {name: ground-less lab offset from a marker} added, ``edit`` {name: lab displacement (m)} applied."""
+    from _io_samples import write_trc
+
+    st = read_trial(DATA / "sample_static.trc")
+    names = [n for n in st.attrs["markers"] if not (drop_head and ("Head" in n or "Temple" in n))]
+    xyz = np.stack([st[[f"{n}_{a}" for a in "xyz"]].to_numpy() for n in names], axis=1)  # m, Y up
+    if frozen:
+        xyz = np.broadcast_to(np.nanmedian(xyz, axis=0), xyz.shape).copy()
+    for name, d in (edit or {}).items():
+        xyz[:, names.index(name)] += d
+    for name, (base, d) in (extra or {}).items():
+        xyz = np.concatenate([xyz, xyz[:, [names.index(base)]] + d], axis=1)
+        names = names + [name]
+    a = np.radians(deg)
+    R = np.array([[np.cos(a), 0, np.sin(a)], [0, 1, 0], [-np.sin(a), 0, np.cos(a)]])
+    xyz = xyz @ R.T + np.asarray(shift)
+    return write_trc(tmp_path / "static.trc", xyz * 1000.0, [prefix + n for n in names])
+
+
+@pytest.mark.parametrize("deg", [0.0, 90.0, 180.0, 270.0])
+def test_static_facing_any_direction_y_up_prefixed_dotted_names(tmp_path, capsys, deg):
+    """Before: 'height must be a positive finite number, got -1.77' (up taken the wrong way in a Y-up lab
+    whose origin is not on the floor) and 'cannot detect the direction of progression' (prefixed names)."""
+    trc = _static(tmp_path, deg=deg)
+    out = tmp_path / "set.toml"
+    assert main(["markerset", "init", str(trc), "--out", str(out), "-q"]) == 0, capsys.readouterr().err
+    text = out.read_text()
+    assert '"Pat01:R.ASIS"' in text and '"Pat01:L.ASIS"' in text
+    # the drafted set analyses a walk of the same lab: upright subject, positive height
+    draft_height = hb.markers.draft.draft_from_file(trc)[0].height
+    assert 1.6 < draft_height < 2.0
+
+
+def test_static_only_markers_are_calibration_only(tmp_path, capsys):
+    """Medial knee and ankle markers and clavicle markers (MidClavicle, R.Clavicle) are drafted, but a motion
+    trial need not carry them: they are not among the required markers."""
+    trc = _static(tmp_path, deg=0.0, shift=(0, 0, 0), prefix="", frozen=False, drop_head=False,
+                  extra={"MidClavicle": ("Sternum", [0.0, 0.06, 0.0]), "R.Clavicle": ("Sternum", [0.0, 0.05, 0.06]),
+                         "L.Clavicle": ("Sternum", [0.0, 0.05, -0.06])})
+    out = tmp_path / "set.toml"
+    assert main(["markerset", "init", str(trc), "--out", str(out), "-q"]) == 0, capsys.readouterr().err
+    import tomllib
+
+    required = set(tomllib.loads(out.read_text())["required"])
+    for static_only in ("R.Knee.Med", "L.Knee.Med", "R.Ankle.Med", "L.Ankle.Med", "MidClavicle", "R.Clavicle"):
+        assert static_only not in required, static_only
+    assert "R.Knee.Med" in out.read_text()  # still used by the calibration
+
+
+def test_plausibility_check_refuses_a_wrong_set_and_warns_on_asymmetry(tmp_path):
+    from humanbody.markers.plausibility import check_lengths
+
+    model = hb.BodyModel.default(mass=70, height=1.75)
+    meta = [dict(m, calibrated=True) for m in model.segment_meta]
+    k = model.names.index("right_lower_leg")
+    for scale, expect in ((1.0, ([], [])), (1.15, "warn"), (1.6, "error")):
+        m = [dict(x) for x in meta]
+        m[k]["length"] = meta[k]["length"] * scale
+        warn, bad = check_lengths(model.replace(segment_meta=m), 1.75)
+        if expect == "warn":
+            assert not bad and any("right and left lower leg differ by 14 %" in w for w in warn)
+        elif expect == "error":
+            assert any("differ by" in b for b in bad)
+        else:
+            assert (warn, bad) == expect
+    # the right ankle markers 15 cm too high (a knee marker read as an ankle, say): the draft refuses
+    trc = _static(tmp_path, deg=0.0, shift=(0, 0, 0), prefix="", frozen=True, drop_head=False,
+                  edit={"R.Ankle.Lat": [0, 0.15, 0], "R.Ankle.Med": [0, 0.15, 0]})
+    with pytest.raises(InputError, match="implausible limbs"):
+        hb.markers.draft.draft_from_file(trc)
