@@ -8,7 +8,7 @@ and with the hip centres and leg parameters of OpenSim's model of the subject
 lateral axis: the ground reaction's lever arm and free moment, the weight,
 ``m a`` and ``I alpha`` terms of thigh, shank and foot) and compares with
 OpenSim's inverse dynamics (reference/opensim_inverse_dynamics.sto; its
-first and last 0.1 s left out, as in tests/test_kinetics.py) by phase
+first and last 0.1 s left out, as in tests/mechanics/test_kinetics.py) by phase
 (stance: the foot loaded), then checks the comparison itself: a time shift,
 the flexion axis of OpenSim's own pelvis frame, the window.
 Run: ``.venv/bin/python docs/scripts/hip_flexion_terms.py`` (two to three minutes).

@@ -405,7 +405,7 @@ def test_joint_limits_from_the_command_line(tmp_path, monkeypatch):
 
     from humanbody.cli import main
 
-    data = Path(__file__).resolve().parents[1] / "data"
+    data = Path(__file__).resolve().parents[2] / "data"
     tables = {}
     for limits in ("off", "physiological"):
         err = io.StringIO()

@@ -5,14 +5,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _shared import WALK, needs_shared
 
 import humanbody
 from humanbody.markers.axes import to_ground
 from humanbody.trial import Trial, read_trial
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"
-SHARED = ROOT.parent / "shared" / "data" / "gait2392_walk"
 
 
 @pytest.mark.parametrize("name", ["sample_walk_markers.trc", "sample_walk.csv", "sample_walk_imu.sto"])
@@ -84,10 +84,10 @@ def test_markers_and_plates_share_one_mapping_in_a_y_up_lab(tmp_path):
     assert not np.allclose(alone.point[:, 0], trial.forces.point[:, 0])
 
 
-@pytest.mark.skipif(not (SHARED / "subject01_walk1.trc").exists(), reason="shared data absent")
+@needs_shared
 def test_shared_walk_plates_under_the_markers_mapping():
     """The gait2392 walk (Y-up TRC and GRF): each plate's centre of pressure lies under a foot while loaded."""
-    trial = Trial.read(SHARED / "subject01_walk1.trc", forces=SHARED / "subject01_walk1_grf.mot")
+    trial = Trial.read(WALK / "subject01_walk1.trc", forces=WALK / "subject01_walk1_grf.mot")
     assert trial.axes.spec == "x,-z,y"
     loaded = trial.forces.force[..., 2] > 200.0  # N, well into stance
     assert loaded.any(axis=0).all()

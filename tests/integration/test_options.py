@@ -14,7 +14,7 @@ from humanbody.report import ReportOptions, read_manifest
 from humanbody.report.trial import trial_options
 from humanbody.signal.differentiate import Differentiation
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 def test_cli_options_equal_a_manifest_rows(tmp_path):

@@ -23,11 +23,13 @@ The run's ankle error is the 6 Hz filter's, not the fit's (the run's ankle has h
 from __future__ import annotations
 
 import sys
+
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from _shared import WALK, needs_shared
 from ik_motions import forward, motion
 
 from humanbody.io import read_trial
@@ -36,9 +38,9 @@ from humanbody.markers.calibration import calibrate
 from humanbody.mechanics.clinical import clinical_angles
 from humanbody.model.segments import SEGMENT_NAMES
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "gait2392_walk"
-pytestmark = pytest.mark.skipif(not (DATA / "subject01_static.trc").exists(), reason="shared data absent")
+ROOT = Path(__file__).resolve().parents[2]
+DATA = WALK
+pytestmark = needs_shared
 RATE = 100.0
 #: (legs+pelvis sagittal, legs+pelvis all, arms sagittal, arms all) RMS bounds in degrees, measured + margin
 BOUNDS = {"walk": (0.45, 0.8, 0.5, 2.6), "run": (1.4, 1.5, 1.0, 2.4), "squat": (0.45, 0.6, 0.5, 2.5),
