@@ -227,11 +227,11 @@ def test_report_passes_the_hip_trial_to_the_analysis(monkeypatch, tmp_path):
 
     seen = {}
 
-    def fake(path, **kw):
-        seen.update(kw)
+    def fake(path, options=None, **kw):
+        seen.update(kw, options=options)
         raise InputError("stop here")
 
     monkeypatch.setattr(humanbody.pipeline, "analyze_trial", fake)
     outcome = process_trial(TrialTask(trial=str(tmp_path / "t.trc"), key="t"),
                             ReportOptions(hip_trial="hips.trc"))
-    assert seen["hip_trial"] == "hips.trc" and outcome.row["status"] == "failed"
+    assert seen["options"].hip_trial == "hips.trc" and outcome.row["status"] == "failed"
