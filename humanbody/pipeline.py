@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from .errors import InputError
@@ -440,8 +441,10 @@ def track(markers: pd.DataFrame, calibration, mset, found: dict, required: list,
     from .markers.global_ik import choose_method, track_global
     from .markers.tracking import track as track_segments
 
-    present = [m for m, col in found.items()
-               if f"{col}_x" in markers.columns and markers[f"{col}_x"].notna().any()]
+    where = markers.columns.get_indexer([f"{col}_x" for col in found.values()])
+    values = markers.to_numpy(dtype=float, copy=False)  # one float block: a view
+    seen = (where >= 0) & ~np.isnan(values[:, np.maximum(where, 0)]).all(axis=0)
+    present = [m for m, ok in zip(found, seen) if ok]
     method, why = choose_method(mset, present, run.options.ik)
     run.messages.append(f"tracking: {'whole-body inverse kinematics' if method == 'global' else 'segment fits'}"
                         f" ({why})")
