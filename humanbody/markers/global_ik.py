@@ -44,9 +44,8 @@ import pandas as pd
 
 from ..errors import InputError
 from ..model.body import sequence_axes_array
-from ..rotations.angles import singular_distance
 from ..model.segments import PARENTS, SEGMENT_NAMES
-from .._kernels.angles import continuous_angles, relative_angles, unwrap_columns
+from .._kernels.angles import relative_angles
 from .calibration import Calibration
 from .markerset import MarkerSet, undetermined_segments
 
@@ -325,7 +324,7 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
         ``marker_residuals`` the distance of every marker.
     """
     from .._kernels.ik import _BLOCK, solve_frames, tree_order
-    from .tracking import STATUS, Tracking, track, trial_markers
+    from .tracking import STATUS, Tracking, finish_coordinates, track, trial_markers
 
     source = markers.attrs.get("source")
     ms = calibration.markerset
@@ -388,16 +387,7 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
         if keep_frames:
             R_all[a:b], O_all[a:b] = R, O
     del R0, O0
-    time = markers["time"].to_numpy(dtype=float) if "time" in markers else np.arange(n, dtype=float)
-    table[:, 0] = time
-    continuous_angles(angles, seq, 1e-9)
-    near = {}
-    for k, seg in enumerate(SEGMENT_NAMES):
-        with np.errstate(invalid="ignore"):
-            close = singular_distance(angles[:, k], calibration.model.sequences[k]) < np.radians(10.0)
-        if close.any():
-            near[seg] = close
-    unwrap_columns(table[:, 4:])
+    time, near = finish_coordinates(markers, table, angles, seq, calibration.model.sequences)
     coords = pd.DataFrame(table, columns=table_names, copy=False)
     coords.attrs.update(kind="coordinates", source=source or "",
                         conversions=[f"whole-body inverse kinematics with marker set {ms.name!r}"])

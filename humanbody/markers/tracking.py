@@ -435,19 +435,7 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
             status[seg][a:b] = tr.status[seg]
         if keep_frames:
             R_all[a:b], O_all[a:b] = R, O
-    time = markers["time"].to_numpy(dtype=float) if "time" in markers else np.arange(n, dtype=float)
-    table[:, 0] = time
-    # angles continuous through and beyond each sequence's singular set, in place
-    continuous_angles(angles, seq, 1e-9)
-    near = {}
-    for k, seg in enumerate(SEGMENT_NAMES):
-        with np.errstate(invalid="ignore"):
-            close = singular_distance(angles[:, k], calibration.model.sequences[k]) < np.radians(NEAR_SINGULAR_DEG)
-        if close.any():
-            near[seg] = close
-    # alpha and gamma unwrapped over time, in place; beta moves by small steps, so unwrapping its
-    # columns too leaves them as they are
-    unwrap_columns(table[:, 4:])
+    time, near = finish_coordinates(markers, table, angles, seq, calibration.model.sequences)
     coords = pd.DataFrame(table, columns=names, copy=False)
     coords.attrs.update(kind="coordinates", source=source or "",
                         conversions=[f"segment tracking with marker set {ms.name!r}"])
@@ -457,6 +445,31 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
                                             for s in SEGMENT_NAMES}})
     return Tracking(coords=coords, residuals=residuals, status=status, markers_used=used,
                     R=R_all, origins=O_all, near_singular=near)
+
+
+def finish_coordinates(markers, table: np.ndarray, angles: np.ndarray, seq, sequences) -> tuple[np.ndarray, dict]:
+    """The last step of every tracker, in place: the time column, continuous and unwrapped angles.
+
+    ``table`` (F, 4 + 3 (N-1)) holds time, the root's position and the angle columns; ``angles``
+    (F, N, 3) rad are the views the trackers filled.  The angles are made continuous through and
+    beyond each sequence's singular set; alpha and gamma are unwrapped over time (beta moves by
+    small steps, so unwrapping its columns too leaves them as they are).
+
+    Returns the time (s) and, per segment, the frames within :data:`NEAR_SINGULAR_DEG` of its
+    sequence's singular set.
+    """
+    n = table.shape[0]
+    time = markers["time"].to_numpy(dtype=float) if "time" in markers else np.arange(n, dtype=float)
+    table[:, 0] = time
+    continuous_angles(angles, seq, 1e-9)
+    near = {}
+    for k, seg in enumerate(SEGMENT_NAMES):
+        with np.errstate(invalid="ignore"):
+            close = singular_distance(angles[:, k], sequences[k]) < np.radians(NEAR_SINGULAR_DEG)
+        if close.any():
+            near[seg] = close
+    unwrap_columns(table[:, 4:])
+    return time, near
 
 
 def markers_to_coordinates(markers, markerset=None, static=None, mass: float = 75.0,
