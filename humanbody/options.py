@@ -61,8 +61,9 @@ class AnalysisOptions:
     mass and height when not given, and the widths and lengths the marker set's joint centres use."""
     axes: str = "auto"
     """Lab -> ground axes: "auto" (detected from the markers) or a spec such as "x,-z,y" or "opensim"."""
-    cutoff_hz: float | None = 6.0
-    """Low-pass cut-off (Hz) of the zero-phase Butterworth marker filter; None: no filter."""
+    cutoff_hz: float | str | None = 6.0
+    """Low-pass cut-off (Hz) of the zero-phase Butterworth marker filter; None: no filter; "auto":
+    chosen per trial by Winter's residual analysis (:mod:`humanbody.signal.residual`)."""
     max_gap: float = 0.1
     """Longest marker gap filled in time (s)."""
     fill: str = "spline"
@@ -91,7 +92,7 @@ class AnalysisOptions:
     force_threshold: float = 20.0
     """Vertical force (N) below which a load is zero (no contact)."""
     forces_cutoff_hz: float | None = None
-    """Low-pass cut-off (Hz) of the loads; None: the markers' ``cutoff_hz``."""
+    """Low-pass cut-off (Hz) of the loads; None: the markers' cut-off (the one chosen, under "auto")."""
     use_platforms: bool = True
     """A C3D marker trial with force platforms and no ``forces`` uses its own platforms."""
     export: tuple = ()

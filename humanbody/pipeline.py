@@ -277,9 +277,12 @@ class _Run:
     axes: Any = None
     mass: float | None = None
     height: float | None = None
+    cutoff_hz: float | None = None
 
     def __post_init__(self):
         self.mass, self.height = self.options.mass, self.options.height
+        cut = self.options.cutoff_hz
+        self.cutoff_hz = None if isinstance(cut, str) else cut
 
 
 # ------------------------------------------------------------------ stages
@@ -403,6 +406,7 @@ def condition(trial: Trial, run: _Run):
     markers, report = condition_markers(ground, max_gap=opts.max_gap, cutoff_hz=opts.cutoff_hz, fill=opts.fill,
                                         segments={k: v for k, v in clusters.items() if len(v) >= 3})
     del ground
+    run.cutoff_hz = None if report.filter is None else report.filter.cutoff_hz  # the one chosen under "auto"
     messages += list(report.summary_lines())
     run.details += [f"conditioning: {line}" for line in report.lines()]
     out = Trial.from_frame(markers, axes=trial.axes, lab_attrs=trial.attrs)
@@ -497,7 +501,7 @@ def loads(analysis: Analysis, table, run: _Run):
         if seg not in model.names:
             raise InputError(f"--load {name}={seg}: no segment {seg!r} in the model "
                              f"(segments: {', '.join(model.names)})")
-    cut = opts.cutoff_hz if opts.forces_cutoff_hz is None else opts.forces_cutoff_hz
+    cut = run.cutoff_hz if opts.forces_cutoff_hz is None else opts.forces_cutoff_hz
     frame_loads = condition_loads(table, analysis.motion.time, cutoff_hz=cut or None,
                                   threshold=opts.force_threshold)
     assigned = assign_loads(frame_loads, table.segments, model, analysis.results)

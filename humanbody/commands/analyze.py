@@ -24,6 +24,21 @@ def add_subject_options(p) -> None:
                         "standing subject shows his own pelvic tilt) or in the standing calibration pose")
 
 
+def cutoff_value(text: str) -> float | str:
+    """``--cutoff``'s value: a frequency in Hz (0: no filter) or ``auto``."""
+    import argparse
+
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a frequency in Hz or 'auto', got {text!r}") from None
+    if not (value >= 0.0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a frequency >= 0 Hz or 'auto', got {text!r}")
+    return value
+
+
 def add_marker_options(p) -> None:
     """Options of marker trials shared by analyze, report and view."""
     g = p.add_argument_group("marker trials")
@@ -31,7 +46,9 @@ def add_marker_options(p) -> None:
     g.add_argument("--markerset", metavar="NAME|FILE", help="marker set: built-in name or a marker-set file (default: detected from the marker names)")
     g.add_argument("--hip-trial", metavar="FILE", help="hip calibration trial (flexion, abduction, circumduction; same markers): functional (SCoRE) hip centres where its hip range allows, else the marker set's regression; a message says which")
     g.add_argument("--axes", default="auto", metavar="SPEC", help="lab axes -> ground (X forward, Y left, Z up): 'auto' (detect, default), a spec like 'x,-z,y' (ground X = lab x, ground Y = lab -z, ground Z = lab y), or 'opensim'")
-    g.add_argument("--cutoff", type=float, default=6.0, metavar="HZ", help="low-pass cut-off of the zero-phase Butterworth marker filter (default 6 Hz; 0 = no filter)")
+    g.add_argument("--cutoff", type=cutoff_value, default=6.0, metavar="HZ|auto",
+                   help="low-pass cut-off of the zero-phase Butterworth marker filter (default 6 Hz; 0 = no filter; "
+                        "auto = chosen per trial by Winter's residual analysis, e.g. for running or jumping)")
     g.add_argument("--max-gap", type=float, default=0.1, metavar="S", help="longest marker gap filled in time, in s (default 0.1)")
     g.add_argument("--ik", choices=("auto", "segments", "global"), default="auto",
                    help="tracking: each segment fitted alone (segments), whole-body inverse kinematics with the "

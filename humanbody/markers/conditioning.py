@@ -19,12 +19,14 @@ docs/conditioning.md states the rules and the filter definition.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from ..signal.filters import butterworth_sos, winter_design_cutoff  # noqa: F401  (re-exported)
 from .layout import marker_names, _output_positions, _positions, _rate, _time, _with_positions
 from .gaps import GAP_COLUMNS, _fill_array, _fill_line, _fill_report, _gap_frame, _gap_rows, _runs
@@ -56,6 +58,8 @@ class FilterReport:
         frames are left unfiltered.
     unfiltered : DataFrame
         Runs left unfiltered (marker, start_frame, end_frame, length_frames).
+    chosen_by : str
+        How the cut-off was chosen when it was not given ("" when given).
     """
 
     cutoff_hz: float
@@ -64,17 +68,21 @@ class FilterReport:
     rate_hz: float
     padlen: int
     unfiltered: pd.DataFrame = field(repr=False)
+    chosen_by: str = ""
 
     def describe(self) -> str:
         return (f"zero-phase Butterworth low-pass, order {self.order} "
                 f"(order {self.order // 2} run forwards and backwards), -3 dB at {self.cutoff_hz:g} Hz "
                 f"(each pass designed at {self.design_hz:.4g} Hz, Winter's correction), "
-                f"sampling {self.rate_hz:g} Hz")
+                f"sampling {self.rate_hz:g} Hz" + (f"; {self.chosen_by}" if self.chosen_by else ""))
 
     def to_dict(self) -> dict:
-        return {"cutoff_hz": self.cutoff_hz, "order": self.order, "design_hz": self.design_hz,
-                "rate_hz": self.rate_hz, "padlen": self.padlen, "description": self.describe(),
-                "unfiltered": self.unfiltered.to_dict(orient="records")}
+        out = {"cutoff_hz": self.cutoff_hz, "order": self.order, "design_hz": self.design_hz,
+               "rate_hz": self.rate_hz, "padlen": self.padlen, "description": self.describe(),
+               "unfiltered": self.unfiltered.to_dict(orient="records")}
+        if self.chosen_by:
+            out["chosen_by"] = self.chosen_by
+        return out
 
 
 def lowpass(df: pd.DataFrame, cutoff_hz: float = 6.0, order: int = 4) -> tuple[pd.DataFrame, FilterReport]:
@@ -257,7 +265,7 @@ class ConditioningReport:
                 "lines": self.lines()}
 
 
-def condition(df: pd.DataFrame, max_gap: float = 0.1, cutoff_hz: float | None = 6.0, fill: str = "spline",
+def condition(df: pd.DataFrame, max_gap: float = 0.1, cutoff_hz: float | str | None = 6.0, fill: str = "spline",
               segments: dict[str, list[str]] | None = None, order: int = 4,
               max_gap_frames: int | None = None) -> tuple[pd.DataFrame, ConditioningReport]:
     """Find gaps, fill them, low-pass filter: the whole conditioning chain.
@@ -269,7 +277,10 @@ def condition(df: pd.DataFrame, max_gap: float = 0.1, cutoff_hz: float | None = 
     max_gap, max_gap_frames, fill, segments
         As ``max_gap``, ``max_gap_frames``, ``method``, ``segments`` of :func:`fill_gaps`.
     cutoff_hz, order
-        As in :func:`lowpass`; ``cutoff_hz=None`` skips the filter.
+        As in :func:`lowpass`; ``cutoff_hz=None`` skips the filter;
+        ``"auto"`` chooses it from the gap-filled markers by Winter's residual
+        analysis (:func:`humanbody.signal.residual.residual_cutoff`, one
+        cut-off for all markers; ``report.filter.cutoff_hz`` is the one chosen).
 
     Returns
     -------
@@ -287,9 +298,18 @@ def condition(df: pd.DataFrame, max_gap: float = 0.1, cutoff_hz: float | None = 
     rows, limit = _fill_array(P, names, t, rate, max_gap, max_gap_frames, fill, segments, src)
     fills = _fill_report(rows)
     lines = [_fill_line(fills, fill, limit, rate)]
-    frep = None
+    frep = found = None
+    if isinstance(cutoff_hz, str):
+        if cutoff_hz != "auto":
+            raise InputError(f"marker cut-off {cutoff_hz!r}: give a frequency in Hz or 'auto'", src)
+        from ..signal.residual import residual_cutoff
+
+        found = residual_cutoff(P.reshape(len(P), -1), rate, order, source=src)
+        cutoff_hz = found.cutoff_hz
     if cutoff_hz is not None:
         frep = _lowpass_array(P, names, t, rate, cutoff_hz, order, src)
+        if found is not None:
+            frep = dataclasses.replace(frep, chosen_by=found.describe())
         lines.append(frep.describe())
     remaining = _gap_frame(_gap_rows(names, P, t))
     if table is not None:  # P was worked on inside the output table
