@@ -51,8 +51,8 @@ weight 1 unless ``--hat-weight`` (model building not timed):
 
 Sanity checks: RMS marker error per frame (mean and largest over frames),
 and the correlation of hip and knee flexion with OpenSim's own Gait2392
-result ``reference/opensim_ik.mot`` after aligning the time by the pelvis
-path (the shared TRC was re-timed to start at 0).  Prints one JSON line.
+result ``reference/opensim_ik.mot`` at the same times (the two files share
+one clock and overlap over 0.5-2.5 s).  Prints one JSON line.
 """
 
 from __future__ import annotations
@@ -326,7 +326,7 @@ def solve(osim, model, trc: Path, accuracy: float = 1e-5, weights=None):
     Returns dict: seconds (assemble + track, all frames), frames, coordinate
     values ``q`` (frames, n_coords) in the model's internal units (rad, m),
     coordinate ``names``, marker ``errors`` (frames, markers; m) and
-    ``marker_names`` in the solver's order.
+    ``marker_names`` in the solver's order, ``time`` (frames,) the trial's times (s).
     """
     names = [n for n in _trc_markers(trc) if model.getMarkerSet().contains(n)]
     ref = osim.MarkersReference(str(trc), _weights(osim, names, weights))
@@ -353,7 +353,7 @@ def solve(osim, model, trc: Path, accuracy: float = 1e-5, weights=None):
             marker_names = [solver.getMarkerNameForIndex(j) for j in range(err.size())]
         errors[i] = [err.getElt(j) for j in range(err.size())]
         q[i] = [coords.get(j).getValue(state) for j in range(coords.getSize())]
-    return {"seconds": seconds, "frames": len(times), "q": q,
+    return {"seconds": seconds, "frames": len(times), "time": np.asarray(times, float), "q": q,
             "names": [coords.get(j).getName() for j in range(coords.getSize())],
             "errors": errors, "marker_names": marker_names}
 
@@ -453,43 +453,31 @@ def _flexion(res, tree):
     return out
 
 
-def _pelvis_lab(res, tree, model):
-    """Pelvis origin path (frames, 3) in lab axes (m) from our solution."""
-    q = dict(zip(res["names"], res["q"].T))
-    if tree == "osim" and "pelvis_tx" in q:
-        return np.c_[q["pelvis_tx"], q["pelvis_ty"], q["pelvis_tz"]]
-    if tree == "osim":
-        return None
-    from humanbody.markers.axes import parse_axes
-
-    t = np.c_[[q[f"ground_lower_torso_coord_{i}"] for i in (3, 4, 5)]].T
-    return t @ parse_axes("opensim")  # lab = M^T ground, row vectors
-
-
 def compare_reference(res, tree, model, reference: Path) -> dict:
-    """Correlation of hip/knee flexion with OpenSim's Gait2392 result, time aligned by the pelvis path."""
+    """Correlation of hip/knee flexion with OpenSim's Gait2392 result at the same times.
+
+    The trial and the reference share one clock (the shared walk's TRC runs 0-2.5 s, the reference
+    0.5-4.0 s; the overlap, 121 frames, is compared): each of our frames is matched to the reference
+    row at its time (nearest sample, within half a sample).  Fewer than 60 common frames: no figures.
+    """
     if not reference.is_file():
         return {}
     ik = _read_mot(reference)
-    mine = _pelvis_lab(res, tree, model)
-    n = res["frames"]
-    theirs = ik[["pelvis_tx", "pelvis_ty", "pelvis_tz"]].to_numpy()
-    if mine is None or len(theirs) < n:
+    ti = ik["time"].to_numpy()
+    dt = float(np.median(np.diff(ti)))
+    i = np.rint((res["time"] - ti[0]) / dt).astype(int)
+    ok = (i >= 0) & (i < len(ti))
+    ok[ok] = np.abs(ti[i[ok]] - res["time"][ok]) < 0.5 * dt
+    if ok.sum() < 60:
         return {}
-    cost = []
-    for s in range(len(theirs) - n + 1):
-        d = mine - theirs[s : s + n]
-        d -= d.mean(axis=0)
-        cost.append(np.sqrt((d**2).sum(axis=1).mean()))
-    shift = int(np.argmin(cost))
-    part = ik.iloc[shift : shift + n]
-    out = {"reference_shift_frames": shift}
+    part = ik.iloc[i[ok]]
+    out = {"reference_frames": int(ok.sum())}
     for key, ours in _flexion(res, tree).items():
         col = key.replace("knee_flexion", "knee_angle")
         if ours is None or col not in part:
             continue
         theirs = part[col].to_numpy() * (-1.0 if key.startswith("knee") else 1.0)
-        out[f"r_{key}"] = round(float(np.corrcoef(ours, theirs)[0, 1]), 3)
+        out[f"r_{key}"] = round(float(np.corrcoef(ours[ok], theirs)[0, 1]), 3)
     return out
 
 

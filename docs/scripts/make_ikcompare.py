@@ -2,10 +2,12 @@
 
 Reads the shared gait2392 walk and static (../shared/data/gait2392_walk),
 tracks it with the built-in gait2392 marker set and plots both sides against
-reference/opensim_ik.mot.  Each curve is shown minus its mean (the joint
-frames differ by constant offsets).  Run: ``.venv/bin/python docs/scripts/make_ikcompare.py``.
+reference/opensim_ik.mot on the same clock (the 121 frames of 0.5-2.5 s that
+both files cover).  Each curve is shown minus its mean (the joint frames
+differ by constant offsets).  Run: ``.venv/bin/python docs/scripts/make_ikcompare.py``.
 """
 
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -20,7 +22,9 @@ from humanbody.markers.axes import to_ground  # noqa: E402
 from humanbody.markers.tracking import markers_to_coordinates  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT.parent / "shared" / "data" / "gait2392_walk"
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+from tests.markers.test_opensim_agreement import DATA, same_time  # noqa: E402
+
 OUT = ROOT / "docs" / "img" / "ikcompare.png"
 JOINTS = [("hip_flexion", "upper_leg", "hip flexion"), ("knee_angle", "lower_leg", "knee (OpenSim sign: flexion < 0)"),
           ("ankle_angle", "foot", "ankle dorsiflexion")]
@@ -32,28 +36,17 @@ def main():
     try:
         coords, cal, tr = markers_to_coordinates(walk, static=static, mass=72.6)
     except ImportError:  # anthropometry not installed: masses do not affect angles
-        import sys
-
-        sys.path.insert(0, str(ROOT / "tests"))
-        from test_tracking import base_model
+        from tests.markers.test_tracking import base_model
 
         coords, cal, tr = markers_to_coordinates(walk, static=static, mass=72.6, base_model=base_model())
     ik = pd.read_csv(DATA / "reference" / "opensim_ik.mot", sep=r"\s+", skiprows=10)
-    ours_p = coords[["lower_torso_x", "lower_torso_y", "lower_torso_z"]].to_numpy()
-    theirs_p = np.c_[ik.pelvis_tx, -ik.pelvis_tz, ik.pelvis_ty]
-    n = len(ours_p)
-    cost = []
-    for s in range(len(theirs_p) - n + 1):
-        d = ours_p - theirs_p[s : s + n]
-        cost.append(np.sqrt(((d - d.mean(0)) ** 2).sum(1).mean()))
-    shift = int(np.argmin(cost))
-    part = ik.iloc[shift : shift + n]
-    t = coords.time.to_numpy()
+    frames, part = same_time(coords, ik)
+    t = coords.time.to_numpy()[frames]
     fig, axes = plt.subplots(3, 2, figsize=(10, 8), sharex=True)
     for j, (col, seg, label) in enumerate(JOINTS):
         for i, (s, side) in enumerate((("r", "right"), ("l", "left"))):
             ax = axes[j, i]
-            ours = -np.degrees(coords[f"{side}_{seg}_alpha"].to_numpy())
+            ours = -np.degrees(coords[f"{side}_{seg}_alpha"].to_numpy()[frames])
             ref = part[f"{col}_{s}"].to_numpy()
             r = np.corrcoef(ours, ref)[0, 1]
             rms = np.sqrt(np.mean(((ours - ours.mean()) - (ref - ref.mean())) ** 2))
@@ -65,7 +58,7 @@ def main():
     axes[-1, 0].set_xlabel("time in walk1.trc (s)")
     axes[-1, 1].set_xlabel("time in walk1.trc (s)")
     axes[0, 0].legend(fontsize=8)
-    fig.suptitle(f"subject01_walk1: segment tracking vs OpenSim IK (IK time = ours + {ik.time.iloc[shift]:.3f} s)")
+    fig.suptitle(f"subject01_walk1: segment tracking vs OpenSim IK (same clock, {len(frames)} frames)")
     fig.tight_layout()
     OUT.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(OUT, dpi=110)

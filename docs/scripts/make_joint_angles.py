@@ -3,8 +3,9 @@
 Reads the shared gait2392 walk and static (../shared/data/gait2392_walk),
 tracks it with the built-in gait2392 marker set, computes the clinical angles
 (:mod:`humanbody.mechanics.clinical`) and plots them over time with OpenSim's inverse
-kinematics (reference/opensim_ik.mot, time-aligned by the pelvis path, each
-curve minus its mean: the two models' joint frames differ by constant offsets).
+kinematics (reference/opensim_ik.mot, on the same clock: the 121 frames of
+0.5-2.5 s that both files cover; each curve minus its mean: the two models'
+joint frames differ by constant offsets).
 Run: ``.venv/bin/python docs/scripts/make_joint_angles.py``.
 """
 
@@ -19,8 +20,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests"))
-from test_opensim_agreement import DATA, _read_ground, align  # noqa: E402
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+from tests.markers.test_opensim_agreement import DATA, _read_ground, same_time  # noqa: E402
 
 from humanbody.mechanics.clinical import clinical_angles  # noqa: E402
 from humanbody.markers.tracking import markers_to_coordinates  # noqa: E402
@@ -39,9 +40,9 @@ def main():
                                             static=_read_ground(DATA / "subject01_static.trc"), mass=72.6)
     clin = clinical_angles(cal.model, coords, cal)
     ik = pd.read_csv(DATA / "reference" / "opensim_ik.mot", sep=r"\s+", skiprows=10)
-    shift = align(coords, ik)
-    part = ik.iloc[shift:shift + len(coords)]
-    t = coords["time"].to_numpy()
+    frames, part = same_time(coords, ik)
+    clin = clin.iloc[frames]
+    t = coords["time"].to_numpy()[frames]
     fig, axes = plt.subplots(2, 4, figsize=(13, 5.6), sharex=True)
     for row, (s, side, colour) in enumerate((("r", "right", "#c0392b"), ("l", "left", "#2471a3"))):
         for col, (ours, theirs, sign, title) in enumerate(PANELS):

@@ -270,15 +270,16 @@ def test_another_sequence_gives_the_same_clinical_angles():
 
 @pytest.fixture(scope="module")
 def walk(shared_data):
-    from tests.markers.test_opensim_agreement import _read_ground, align
+    from tests.markers.test_opensim_agreement import _read_ground, same_time
 
     from humanbody.markers.tracking import markers_to_coordinates
 
     coords, cal, tr = markers_to_coordinates(_read_ground(DATA / "subject01_walk1.trc"),
                                              static=_read_ground(DATA / "subject01_static.trc"), mass=72.6)
     ik = pd.read_csv(DATA / "reference" / "opensim_ik.mot", sep=r"\s+", skiprows=10)
-    shift = align(coords, ik)
-    return clinical_angles(cal.model, coords, cal), ik.iloc[shift:shift + len(coords)], coords, cal
+    frames, part = same_time(coords, ik)  # the 121 frames (0.5-2.5 s) both files share on one clock
+    same = coords.iloc[frames].reset_index(drop=True)
+    return clinical_angles(cal.model, coords, cal).iloc[frames].reset_index(drop=True), part, same, cal
 
 
 def _agreement(a, b):
@@ -288,20 +289,22 @@ def _agreement(a, b):
 
 
 @pytest.mark.parametrize("s,side", [("r", "right"), ("l", "left")])
-@pytest.mark.parametrize("ours,theirs,sign,r_min", [
-    ("hip_flexion_deg", "hip_flexion", 1.0, 0.95),
-    ("knee_flexion_deg", "knee_angle", -1.0, 0.95),     # OpenSim's knee angle is negative in flexion
-    ("ankle_dorsiflexion_deg", "ankle_angle", 1.0, 0.85),
+@pytest.mark.parametrize("ours,theirs,sign,r_min,range_max", [
+    ("hip_flexion_deg", "hip_flexion", 1.0, 0.98, 0.1),
+    ("knee_flexion_deg", "knee_angle", -1.0, 0.98, 0.1),     # OpenSim's knee angle is negative in flexion
+    ("ankle_dorsiflexion_deg", "ankle_angle", 1.0, 0.87, 0.2),
 ])
-def test_sagittal_angles_against_opensim(walk, s, side, ours, theirs, sign, r_min):
+def test_sagittal_angles_against_opensim(walk, s, side, ours, theirs, sign, r_min, range_max):
+    """Over the 121 frames at the same time (measured r: hip 0.989 / 0.992, knee 0.994 / 0.997, ankle 0.948 / 0.894;
+    centred RMS 1.9-2.8 deg; range within 7 % at hip and knee, 17 % at the ankle)."""
     cl, ik, _, _ = walk
     r, rmse, range_err = _agreement(cl[f"{side}_{ours}"].to_numpy(), sign * ik[f"{theirs}_{s}"].to_numpy())
-    assert r >= r_min and rmse <= 5.0 and range_err <= 0.15, (r, rmse, range_err)
+    assert r >= r_min and rmse <= 3.5 and range_err <= range_max, (r, rmse, range_err)
 
 
 @pytest.mark.parametrize("s,side", [("r", "right"), ("l", "left")])
 def test_thigh_adduction_against_opensim(walk, s, side):
-    """The thigh's adduction relative to the direction of progression agrees with OpenSim's thigh (r >= 0.85)."""
+    """The thigh's adduction relative to the direction of progression agrees with OpenSim's thigh (r 0.962 / 0.954)."""
     cl, ik, coords, cal = walk
     from humanbody.mechanics.clinical import _absolute
 
@@ -312,12 +315,20 @@ def test_thigh_adduction_against_opensim(walk, s, side):
                                 sg * d(ik[f"hip_rotation_{s}"])], "yxz")
     theirs = sg * np.degrees(matrix_to_euler(pelvis @ hip, "yxz")[:, 1])
     ours = sg * np.degrees(matrix_to_euler(_absolute(cal.model, coords, f"{side}_upper_leg", {}), "yxz")[:, 1])
-    assert np.corrcoef(ours, theirs)[0, 1] >= 0.85
+    assert np.corrcoef(ours, theirs)[0, 1] >= 0.93
 
 
 @pytest.mark.parametrize("s,side", [("r", "right"), ("l", "left")])
 def test_hip_adduction_against_opensim(walk, s, side):
-    """Hip adduction (pelvis fitted with the thigh clusters' hip centres, as OpenSim's joints do) |r| >= 0.8."""
+    """Hip adduction (pelvis fitted with the thigh clusters' hip centres, as OpenSim's joints do): r 0.913 / 0.945."""
     cl, ik, _, _ = walk
     r, _, _ = _agreement(cl[f"{side}_hip_adduction_deg"].to_numpy(), ik[f"hip_adduction_{s}"].to_numpy())
-    assert r >= 0.8
+    assert r >= 0.88
+
+
+def test_pelvis_angles_against_opensim(walk):
+    """Pelvis rotation and obliquity follow OpenSim's pelvis_rotation and pelvis_list (r 0.982 and -0.797: on
+    this walk pelvis_list, in the lab's axes, has the opposite sign of our obliquity)."""
+    cl, ik, _, _ = walk
+    assert np.corrcoef(cl["pelvis_rotation_deg"], ik["pelvis_rotation"])[0, 1] >= 0.95
+    assert np.corrcoef(cl["pelvis_obliquity_deg"], ik["pelvis_list"])[0, 1] <= -0.75
