@@ -118,7 +118,8 @@ def _rotations(theta: np.ndarray, seqs) -> np.ndarray:
 
 def marker_positions(prob: IKProblem, theta: np.ndarray, p: np.ndarray, seqs) -> np.ndarray:
     """Model marker positions x(q) (F, M, 3) in ground (m) for angles theta (F, n, 3) rad and root p (F, 3) m."""
-    theta, p = np.atleast_3d(theta), np.atleast_2d(p)
+    theta = np.asarray(theta, dtype=float).reshape(-1, len(prob.parent), 3)
+    p = np.asarray(p, dtype=float).reshape(-1, 3)
     R, O = _forward(prob, _rotations(theta, seqs), p)
     return O[:, prob.seg_of] + np.einsum("fmij,mj->fmi", R[:, prob.seg_of], prob.local)
 
@@ -258,7 +259,8 @@ def coordinate_covariance(prob: IKProblem, theta, p, seqs, sigma: float = 1.0, p
         out of that frame's fit, as the solver does.
     pulls : bool
         Include the marker set's neutral and hinge pulls (P of (1)); False:
-        P = 0 (singular when the markers leave a direction free).
+        P = 0, the Cramér-Rao bound when W = I (ValueError when the
+        markers leave a direction free, e.g. a hand without markers).
     weights : bool
         Use the marker set's weights (W of (1)); False: W = I.
 
@@ -288,7 +290,11 @@ def coordinate_covariance(prob: IKProblem, theta, p, seqs, sigma: float = 1.0, p
         # Jacobi scaling: the pulls are ~1e-10 of the markers' terms
         d = np.sqrt(np.maximum(np.diagonal(A, axis1=1, axis2=2), 1e-300))
         As = A / d[:, :, None] / d[:, None, :]
-        X = np.linalg.solve(As, JtW / d[:, :, None]) / d[:, :, None]         # (J^T W J + P)^-1 J^T W
+        try:
+            X = np.linalg.solve(As, JtW / d[:, :, None]) / d[:, :, None]     # (J^T W J + P)^-1 J^T W
+        except np.linalg.LinAlgError:
+            raise ValueError("the markers leave some coordinate undetermined (a body without markers): "
+                             "keep the pulls") from None
         cov = sigma ** 2 * (X @ np.swapaxes(X, 1, 2))
         B = _joint_axes(theta[a:b], S, seq_axes, seqs)
         det = np.linalg.det(B)
