@@ -204,7 +204,7 @@ def marker_jacobian(prob: IKProblem, theta, p, seqs, wrt: str = "angles", method
     if method == "fd":
         if wrt != "angles":
             raise ValueError("finite differences are taken with respect to the angles")
-        J = np.empty((F, M, 3, _D))
+        Jf = np.empty((F, M, 3, _D))
         for d in range(_D):
             for sgn in (1.0, -1.0):
                 th, pp = theta.copy(), p.copy()
@@ -213,8 +213,8 @@ def marker_jacobian(prob: IKProblem, theta, p, seqs, wrt: str = "angles", method
                 else:
                     th.reshape(F, -1)[:, d - 3] += sgn * step
                 x = marker_positions(prob, th, pp, seqs)
-                J[..., d] = x if sgn > 0 else (J[..., d] - x) / (2 * step)
-        return J.reshape(F, 3 * M, _D)
+                Jf[..., d] = x if sgn > 0 else (Jf[..., d] - x) / (2 * step)
+        return Jf.reshape(F, 3 * M, _D)
     if method != "analytic" or wrt not in ("angles", "rotation_vectors"):
         raise ValueError(f"method {method!r} / wrt {wrt!r}")
     S = _rotations(theta, seqs)

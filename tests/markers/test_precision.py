@@ -237,7 +237,7 @@ def test_walk_through_the_pipeline_and_the_filter():
     sys.path.insert(0, str(ROOT / "docs" / "scripts"))
     import ik_precision
 
-    table, pred = ik_precision.run(seconds=10.0, noise_mm=2.0, cutoff=6.0)
+    table, pred, _ = ik_precision.run(seconds=10.0, noise_mm=2.0, cutoff=6.0)
     seen = table[table["predicted"] > 0.05]
     assert len(seen) > 40
     ratio = seen["ratio"]
