@@ -103,7 +103,7 @@ def run_precision(args) -> int:
     if an.calibration is None:
         raise InputError("is not a marker trial: the precision is that of markers", args.trial)
     pred = predict_precision(an.calibration, an.coords, args.noise_mm / 1000.0, cutoff_hz=cutoff,
-                             markers=an.markers)
+                             markers=an.markers, progress=not args.quiet)
     if args.csv:
         from ..atomic import atomic_write_text
 

@@ -143,17 +143,19 @@ def test_analytic_jacobian_equals_finite_differences(designed, kind, frame):
     np.testing.assert_allclose(x, np.array([mk[designed.names.get(m, m)][0] for m in prob.names]), atol=1e-12)
 
 
-def test_monte_carlo_through_the_solver(designed):
+@pytest.mark.parametrize("kind,f0", [("walk", 37), ("squat", 125), ("arms_overhead", 167)])
+def test_monte_carlo_through_the_solver(designed, kind, f0):
     """800 noise draws of one pose through track_global (no filter): std within 12 % of the prediction.
 
     The reference is the noise-free solution of the same pose, so the pulls' bias does not count.
-    800 draws estimate a std to about 2.5 %.
+    800 draws estimate a std to about 2.5 %.  Poses: mid-stance of the walk, the deepest squat (knees
+    125 deg, hips 105 deg), arms 170 deg overhead.
     """
     cal = designed
     prob = ik_problem(cal)
     t = np.arange(200) / 100
-    ang, root = motion("walk", t)
-    f0, N, sd = 37, 800, 0.002
+    ang, root = motion(kind, t)
+    N, sd = 800, 0.002
     angs, roots = np.repeat(ang[f0:f0 + 1], N, 0), np.repeat(root[f0:f0 + 1], N, 0)
     mk, _, _ = forward(cal, angs, roots)
     rng = np.random.default_rng(3)
@@ -171,6 +173,8 @@ def test_monte_carlo_through_the_solver(designed):
     # not a tautology: the prediction without the knees' hinge pull is wrong for the knee's rotation
     # not a tautology: the prediction that ignores the weights (W = I) misses the pelvis height by ~40 %,
     # the one that ignores the knees' hinge pull is ~15 % high on their axial rotation
+    if kind != "walk":
+        return
     eq = pr.coordinate_covariance(prob, ang[f0], root[f0], cal.model.sequences, sd, weights=False)[0]
     k = COLS.index("lower_torso_z")
     assert meas[k] / np.sqrt(eq[k, k]) > 1.25
@@ -181,6 +185,41 @@ def test_monte_carlo_through_the_solver(designed):
         assert abs(meas[k] / pred[k] - 1) < abs(meas[k] / np.sqrt(no_hinge[k, k]) - 1)
     with pytest.raises(ValueError, match="undetermined"):
         pr.coordinate_covariance(prob, ang[f0], root[f0], cal.model.sequences, sd, pulls=False)
+
+
+def test_along_a_trial_with_missing_markers(designed):
+    """predict_precision: frame by frame equation (1) times the filter gain; a lost marker costs precision."""
+    cal = designed
+    prob = ik_problem(cal)
+    t = np.arange(300) / 100
+    ang, root = motion("walk", t)
+    coords = pd.DataFrame(np.c_[t, root, ang.reshape(len(t), -1)], columns=["time"] + COLS)
+    full = pr.predict_precision(cal, coords, 0.002, cutoff_hz=None)
+    cov = pr.coordinate_covariance(prob, ang, root, cal.model.sequences, 0.002)
+    expect = np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
+    expect[:, 3:] = np.degrees(expect[:, 3:])
+    np.testing.assert_allclose(full.std[COLS].to_numpy(), expect, rtol=1e-9)
+    np.testing.assert_allclose(full.summary["rms"], np.sqrt(np.mean(expect**2, axis=0)), rtol=1e-9)
+    filt = pr.predict_precision(cal, coords, 0.002, cutoff_hz=6.0)
+    np.testing.assert_allclose(filt.std[COLS].to_numpy(), expect * np.sqrt(pr.filter_gain(300, 100.0))[:, None],
+                               rtol=1e-9)
+    # the trial lacks R.Thigh.Rear and loses R.Shank.Front in frames 100-149
+    mk, _, _ = forward(cal, ang, root)
+    mk.pop(cal.names.get("R.Thigh.Rear", "R.Thigh.Rear"))
+    shank = cal.names.get("R.Shank.Front", "R.Shank.Front")
+    mk[shank][100:150] = np.nan
+    lost = pr.predict_precision(cal, coords, 0.002, cutoff_hz=None, markers=frame_df(mk, t))
+    assert "R.Thigh.Rear" not in lost.markers and "R.Shank.Front" in lost.markers
+    with np.errstate(invalid="ignore"):  # the hands: 0 / 0
+        ratio = lost.std[COLS].to_numpy() / full.std[COLS].to_numpy()
+    k = COLS.index("right_upper_leg_gamma")
+    assert ratio[:, k].min() > 1.05
+    k = COLS.index("right_lower_leg_gamma")
+    assert ratio[100:150, k].min() > 1.1 and ratio[100:150, k].min() > ratio[:100, k].max()
+    left = [COLS.index(c) for c in COLS if c.startswith("left_upper_leg")]
+    assert np.abs(ratio[:, left] - 1).max() < 0.1  # the other leg: a little, through the pelvis
+    with pytest.raises(InputError, match="frames"):
+        pr.predict_precision(cal, coords, markers=frame_df(mk, t).iloc[:10])
 
 
 def test_filter_gain_is_the_filters_noise_power():
