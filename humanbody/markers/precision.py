@@ -259,8 +259,7 @@ def coordinate_covariance(prob: IKProblem, theta, p, seqs, sigma: float = 1.0, p
         out of that frame's fit, as the solver does.
     pulls : bool
         Include the marker set's neutral and hinge pulls (P of (1)); False:
-        P = 0, the Cramér-Rao bound when W = I (ValueError when the
-        markers leave a direction free, e.g. a hand without markers).
+        P = 0, the Cramér-Rao bound when W = I.
     weights : bool
         Use the marker set's weights (W of (1)); False: W = I.
 
@@ -268,7 +267,10 @@ def coordinate_covariance(prob: IKProblem, theta, p, seqs, sigma: float = 1.0, p
     -------
     (F, D, D) ndarray
         NaN for the angles of a body within 1e-9 of its sequence's
-        singular set (det B_k), where the angles are not defined.
+        singular set (det B_k), where the angles are not defined, and for
+        every coordinate of a frame whose markers and pulls leave some
+        direction free (no marker at all; ``pulls=False`` with a body
+        that has no markers, such as gait2392's hands).
     """
     theta = np.asarray(theta, dtype=float).reshape(-1, _N, 3)
     p = np.asarray(p, dtype=float).reshape(-1, 3)
@@ -290,11 +292,16 @@ def coordinate_covariance(prob: IKProblem, theta, p, seqs, sigma: float = 1.0, p
         # Jacobi scaling: the pulls are ~1e-10 of the markers' terms
         d = np.sqrt(np.maximum(np.diagonal(A, axis1=1, axis2=2), 1e-300))
         As = A / d[:, :, None] / d[:, None, :]
+        rhs = JtW / d[:, :, None]
         try:
-            X = np.linalg.solve(As, JtW / d[:, :, None]) / d[:, :, None]     # (J^T W J + P)^-1 J^T W
-        except np.linalg.LinAlgError:
-            raise ValueError("the markers leave some coordinate undetermined (a body without markers): "
-                             "keep the pulls") from None
+            X = np.linalg.solve(As, rhs) / d[:, :, None]                     # (J^T W J + P)^-1 J^T W
+        except np.linalg.LinAlgError:  # some frame leaves a direction free: that frame is NaN
+            X = np.full_like(rhs, np.nan)
+            for i in range(b - a):
+                try:
+                    X[i] = np.linalg.solve(As[i], rhs[i]) / d[i, :, None]
+                except np.linalg.LinAlgError:
+                    pass
         cov = sigma ** 2 * (X @ np.swapaxes(X, 1, 2))
         B = _joint_axes(theta[a:b], S, seq_axes, seqs)
         det = np.linalg.det(B)
@@ -454,7 +461,7 @@ def predict_precision(calibration: Calibration, coords: pd.DataFrame, noise_m: f
         for j, m in enumerate(prob.names):
             present[:, j] = np.isfinite(values[:, where[m]]).all(axis=-1) if m in where else False
     q = coords[cols].to_numpy(dtype=float)
-    ok = np.isfinite(q).all(axis=1)
+    ok = np.isfinite(q).all(axis=1) & present.any(axis=1)
     theta = np.where(ok[:, None], q[:, 3:], 0.0).reshape(F, _N, 3)
     p = np.where(ok[:, None], q[:, :3], 0.0)
     seqs = calibration.model.sequences
@@ -482,9 +489,11 @@ def predict_precision(calibration: Calibration, coords: pd.DataFrame, noise_m: f
     std[:, 3:] = np.degrees(std[:, 3:])
     table = pd.DataFrame(std, columns=cols)
     table.insert(0, "time", t)
-    with np.errstate(invalid="ignore"):
-        rms = np.sqrt(np.nanmean(std ** 2, axis=0)) if ok.any() else np.full(_D, np.nan)
-        mx = np.nanmax(std, axis=0) if ok.any() else np.full(_D, np.nan)
+    seen = np.isfinite(std)
+    n_seen = seen.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a coordinate NaN in every frame: NaN
+        rms = np.sqrt(np.where(seen, std, 0.0).__pow__(2).sum(axis=0) / n_seen)
+    mx = np.where(n_seen > 0, np.where(seen, std, -np.inf).max(axis=0), np.nan)
     summary = pd.DataFrame({"rms": rms, "max": mx, "unit": ["m"] * 3 + ["deg"] * (_D - 3)}, index=cols)
     used = [m for j, m in enumerate(prob.names) if present[:, j].any()]
     return Precision(std=table, summary=summary, noise_m=float(noise_m), cutoff_hz=cutoff_hz,
