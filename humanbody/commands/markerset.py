@@ -1,4 +1,8 @@
-"""``humanbody markerset init STATIC --out FILE``: draft a marker-set file from a standing trial."""
+"""``humanbody markerset init STATIC --out FILE``: draft a marker-set file from a standing trial.
+
+``humanbody markerset precision TRIAL --static STATIC``: the precision of every joint angle a marker set
+allows under white marker noise, along a trial (:mod:`humanbody.markers.precision`).
+"""
 
 from __future__ import annotations
 
@@ -40,6 +44,92 @@ def register(sub) -> None:
     q.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     q.add_argument("-v", "--verbose", action="store_true", help="also print how every marker was read")
     q.set_defaults(func=run_init)
+
+    text = ("track the trial by whole-body inverse kinematics and print, for white marker noise of --noise-mm "
+            "per coordinate low-passed like the markers (--cutoff), the predicted RMS error of every model "
+            "coordinate over the trial: sigma^2 (J^T W J + P)^-1 J^T W^2 J (J^T W J + P)^-1 per frame "
+            "(docs/tracking.md, 'How precise can the angles be?')")
+    q = actions.add_parser("precision", help="predicted precision of the joint angles of a marker set on a trial",
+                           description=text + ".")
+    q.add_argument("trial", metavar="TRIAL", help="marker trial (TRC, C3D, CSV, TSV)")
+    q.add_argument("--static", metavar="FILE", help="standing calibration trial (same markers and lab)")
+    q.add_argument("--markerset", metavar="NAME|FILE",
+                   help="marker set: built-in name or a marker-set file (default: detected from the names)")
+    q.add_argument("--axes", default="auto", metavar="SPEC", help="lab axes -> ground as for analyze")
+    q.add_argument("--mass", type=_positive_number("kg"), metavar="KG", help="subject mass in kg (default 75)")
+    q.add_argument("--height", type=_positive_number("m"), metavar="M", help="standing height in m")
+    q.add_argument("--noise-mm", type=_positive_number("mm"), default=2.0, metavar="MM",
+                   help="standard deviation of the marker noise per coordinate, in mm (default 2)")
+    q.add_argument("--cutoff", type=float, default=6.0, metavar="HZ",
+                   help="low-pass cut-off of the marker filter (default 6 Hz as analyze; 0 = no filter)")
+    q.add_argument("--csv", metavar="FILE", help="also write the per-frame standard deviations (deg, m) to FILE")
+    q.add_argument("--force", action="store_true", help="overwrite the --csv FILE if it exists")
+    q.add_argument("-q", "--quiet", action="store_true", help="print the table only")
+    q.set_defaults(func=run_precision)
+
+
+def _positive_number(unit: str):
+    import argparse
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not value > 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"must be a positive number of {unit}, not {text!r}")
+        return value
+    return parse
+
+
+def run_precision(args) -> int:
+    import os
+
+    import numpy as np
+
+    from ..errors import InputError
+    from ..markers.precision import predict_precision
+    from ..model.segments import SEGMENT_NAMES
+    from ..pipeline import analyze_trial
+
+    if not (np.isfinite(args.cutoff) and args.cutoff >= 0):
+        raise InputError(f"--cutoff must be 0 (no filter) or a positive frequency in Hz, not {args.cutoff:g}")
+    if args.csv and os.path.exists(args.csv) and not args.force:
+        raise InputError("exists already; give --force to overwrite it or choose another --csv", args.csv)
+    cutoff = args.cutoff or None
+    an = analyze_trial(args.trial, static=args.static, markerset=args.markerset, axes=args.axes, mass=args.mass,
+                       height=args.height, ik="global", cutoff_hz=cutoff,
+                       progress=sys.stderr.isatty() and not args.quiet)
+    if an.calibration is None:
+        raise InputError("is not a marker trial: the precision is that of markers", args.trial)
+    pred = predict_precision(an.calibration, an.coords, args.noise_mm / 1000.0, cutoff_hz=cutoff,
+                             markers=an.markers, progress=not args.quiet)
+    if args.csv:
+        from ..atomic import atomic_write_text
+
+        try:
+            atomic_write_text(args.csv, pred.std.to_csv(index=False, float_format="%.6g"))
+        except OSError as err:
+            raise InputError(f"cannot write the table ({err.strerror or err})", args.csv) from None
+    s = pred.summary["rms"]
+    filt = (f"low-passed at {cutoff:g} Hz (noise variance x {pred.gain:.3f})" if cutoff
+            else "not filtered")
+    print(f"{args.trial}: {len(an.coords)} frames, {len(pred.markers)} markers of {an.calibration.markerset.name!r}, "
+          f"{args.noise_mm:g} mm white noise {filt}")
+    print("predicted RMS error over the trial, whole-body IK (deg; root mm); alpha, beta, gamma: each segment's "
+          "angles relative to its parent (limbs: flexion, ab/adduction, axial rotation)")
+    print(f"{'segment':18s} {'alpha':>7s} {'beta':>7s} {'gamma':>7s}")
+    print(f"{'root position':18s} " + " ".join(f"{1000 * s[f'lower_torso_{a}']:7.2f}" for a in "xyz")
+          + "   (x, y, z)")
+    for seg in SEGMENT_NAMES:
+        print(f"{seg:18s} " + " ".join(f"{s[f'{seg}_{q}']:7.2f}" for q in ("alpha", "beta", "gamma")))
+    if not args.quiet:
+        worst = s.iloc[3:].idxmax()
+        print(f"largest: {worst} {s[worst]:.2f} deg RMS (max {pred.summary.loc[worst, 'max']:.2f} in one frame); "
+              "0.00: decided by the set's neutral pull, no marker sees it", file=sys.stderr)
+        if args.csv:
+            print(f"wrote {args.csv}", file=sys.stderr)
+    return 0
 
 
 def run_init(args) -> int:

@@ -1,0 +1,500 @@
+"""How precise can the angles be?  The linearised precision of whole-body IK for a marker set.
+
+Whole-body inverse kinematics (:mod:`humanbody.markers.global_ik`) finds,
+in every frame, the generalized coordinates q (root position p, each
+body's rotation relative to its parent) that minimise
+
+    C(q) = (r(q)^T W r(q) + pulls(q)) ,    r(q) = x(q) - y,
+
+with x(q) the model's marker positions (3M), y the measured ones, W the
+marker weights (each repeated over x, y, z) and the neutral and hinge pulls
+of the marker set.  Near the solution a small marker error e moves the
+solution by the linear map
+
+    dq = (J^T W J + P)^-1 J^T W e ,           J = dx/dq (3M x D),
+
+with P the Gauss-Newton matrix of the pulls (the kernel's: ``2 lam_k I +
+h_k (I - v v^T)`` per body, v its hinge axis).  For white noise of standard
+deviation sigma per coordinate, Cov(e) = sigma^2 I, so
+
+    Cov(q) = sigma^2 (J^T W J + P)^-1 J^T W^2 J (J^T W J + P)^-1       (1)
+
+(the "sandwich" covariance of a weighted least-squares estimate; with W = I
+and P = 0 it is the Cramér-Rao bound sigma^2 (J^T J)^-1 of unbiased
+estimators, which the least-squares fit attains to first order: the
+Gauss-Markov theorem).  Directions the markers do not see (a hand without
+markers, the split of a trunk turn between two joints without markers
+between them) are decided by the pulls and get no noise at all.
+
+J is analytic, as in the solver (:mod:`humanbody._kernels.ik`): with the
+rotation increments delta_k of body k in ground components, a marker at P
+carried by body k moves by ``delta_k x (P - O_k)`` (column block
+``-[P - O_k]x``), and by the root translation directly (block I).  The
+model's coordinates are the angles theta_k of each body's rotation
+sequence ``S_k = R_i(alpha) R_j(beta) R_k(gamma)`` relative to its parent:
+``delta_k = R_L B_k dtheta_k`` with ``B_k = [e_i, R_i(alpha) e_j, S_k e_k]``
+(the sequence's joint axes in the parent's components) and R_L the
+parent's frame, so ``Cov(theta_k) = T_k Cov(delta_k) T_k^T`` with
+``T_k = B_k^-1 R_L^T`` (infinite at the sequence's singular set, where the
+angle split is undefined: NaN there).
+
+Filtering.  The pipeline low-passes the markers with a zero-phase
+Butterworth filter (:func:`humanbody.markers.conditioning.lowpass`) before
+the fit.  The filter is linear, y_i = sum_j H_ij e_j, so the filtered noise
+of frame i has variance ``g_i sigma^2`` with ``g_i = sum_j H_ij^2`` (the sum
+of the squared impulse response, ``sum_k h_k^2`` inside the trial,
+larger within a few cut-off periods of its ends where the filter pads by
+odd extension); the coordinates of frame i then have covariance
+``g_i Cov_i(q)``.  :func:`filter_gain` computes g with the project's own
+filter function.  The noise stays uncorrelated between markers and
+coordinates, so (1) holds frame by frame with sigma^2 -> g_i sigma^2.
+
+Only the noise is counted: skin motion, soft tissue and a misplaced
+calibration are errors the fit cannot average out and that this bound does
+not describe; joint limits (zero inside the limits) are left out.
+
+Functions
+---------
+predict_precision      per-frame standard deviations and their RMS along a trial (the entry point)
+coordinate_covariance  Cov(q) of (1) per frame, in the model's coordinates
+marker_jacobian        J, analytic (rotation vectors or angles) or central finite differences
+filter_gain            g_i of the zero-phase low-pass
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..model.segments import SEGMENT_NAMES
+from ..rotations import euler_to_matrix
+from ..rotations.common import sequence_axes
+from .calibration import Calibration
+from .global_ik import IKProblem, ik_problem
+
+__all__ = ["Precision", "coordinate_columns", "coordinate_covariance", "filter_gain", "marker_jacobian",
+           "marker_positions", "predict_precision"]
+
+_N = len(SEGMENT_NAMES)
+_D = 3 + 3 * _N
+#: Frames per batch of :func:`coordinate_covariance` (its Jacobians are frames x 3M x 54 doubles).
+_CHUNK = 256
+#: Trials up to this many frames get the filter's exact per-frame gain; longer ones its two ends from a
+#: run this long (the impulse response has died out well within half of it) and the interior value between.
+_GAIN_EXACT = 3000
+
+
+def coordinate_columns() -> list[str]:
+    """Names of the D = 54 coordinates, in the order of every array here (the coords table's, without time)."""
+    return [f"lower_torso_{a}" for a in "xyz"] + [f"{s}_{q}" for s in SEGMENT_NAMES
+                                                    for q in ("alpha", "beta", "gamma")]
+
+
+# ------------------------------------------------------------------ kinematics of the tree
+def _forward(prob: IKProblem, S: np.ndarray, p: np.ndarray):
+    """Absolute frames R (F, n, 3, 3) and joint points O (F, n, 3): R_k = R_L S_k, O_k = O_L + R_L xi_k."""
+    F, n = S.shape[0], len(prob.parent)
+    R = np.empty((F, n, 3, 3))
+    O = np.empty((F, n, 3))
+    for k, L in enumerate(prob.parent):
+        if L < 0:
+            R[:, k], O[:, k] = S[:, k], p
+        else:
+            R[:, k] = R[:, L] @ S[:, k]
+            O[:, k] = O[:, L] + R[:, L] @ prob.xi[k]
+    return R, O
+
+
+def _rotations(theta: np.ndarray, seqs) -> np.ndarray:
+    """S_k (F, n, 3, 3) from the angles (F, n, 3) in each body's sequence."""
+    S = np.empty(theta.shape[:2] + (3, 3))
+    for k, seq in enumerate(seqs):
+        S[:, k] = euler_to_matrix(theta[:, k], seq)
+    return S
+
+
+def marker_positions(prob: IKProblem, theta: np.ndarray, p: np.ndarray, seqs) -> np.ndarray:
+    """Model marker positions x(q) (F, M, 3) in ground (m) for angles theta (F, n, 3) rad and root p (F, 3) m."""
+    theta = np.asarray(theta, dtype=float).reshape(-1, len(prob.parent), 3)
+    p = np.asarray(p, dtype=float).reshape(-1, 3)
+    R, O = _forward(prob, _rotations(theta, seqs), p)
+    return O[:, prob.seg_of] + np.einsum("fmij,mj->fmi", R[:, prob.seg_of], prob.local)
+
+
+def _joint_axes(theta: np.ndarray, S: np.ndarray, seq_axes: np.ndarray, seqs) -> np.ndarray:
+    """B_k (F, n, 3, 3): the sequence's three joint axes in parent components (columns), omega = B thetadot."""
+    F, n = theta.shape[:2]
+    B = np.empty((F, n, 3, 3))
+    eye = np.eye(3)
+    for k in range(n):
+        i0, i1, i2 = seq_axes[k]
+        first = np.zeros((F, 3))
+        first[:, 0] = theta[:, k, 0]
+        B[:, k, :, 0] = eye[i0]
+        B[:, k, :, 1] = euler_to_matrix(first, seqs[k]) @ eye[i1]
+        B[:, k, :, 2] = S[:, k] @ eye[i2]
+    return B
+
+
+def _delta_to_angles(prob: IKProblem, R: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """M (F, D, D) with dq_delta = M dq_theta: identity for the root position, R_L B_k per body."""
+    F = R.shape[0]
+    Mt = np.zeros((F, _D, _D))
+    Mt[:, :3, :3] = np.eye(3)
+    for k, L in enumerate(prob.parent):
+        Mt[:, 3 + 3 * k:6 + 3 * k, 3 + 3 * k:6 + 3 * k] = B[:, k] if L < 0 else R[:, L] @ B[:, k]
+    return Mt
+
+
+def _skew(v: np.ndarray) -> np.ndarray:
+    """[v]x (..., 3, 3)."""
+    z = np.zeros(v.shape[:-1])
+    return np.stack([np.stack([z, -v[..., 2], v[..., 1]], -1), np.stack([v[..., 2], z, -v[..., 0]], -1),
+                     np.stack([-v[..., 1], v[..., 0], z], -1)], -2)
+
+
+def _ancestors(parent) -> list[list[int]]:
+    out = []
+    for k in range(len(parent)):
+        chain, j = [], k
+        while j >= 0:
+            chain.append(j)
+            j = parent[j]
+        out.append(chain)
+    return out
+
+
+def _jacobian_delta(prob: IKProblem, R: np.ndarray, O: np.ndarray) -> np.ndarray:
+    """Analytic J (F, M, 3, D) w.r.t. the root position and the rotation vectors delta_k (ground components)."""
+    F, M = R.shape[0], len(prob.seg_of)
+    P = O[:, prob.seg_of] + np.einsum("fmij,mj->fmi", R[:, prob.seg_of], prob.local)
+    J = np.zeros((F, M, 3, _D))
+    J[:, :, :, :3] = np.eye(3)
+    chains = _ancestors(prob.parent)
+    for m, s in enumerate(prob.seg_of):
+        for k in chains[s]:
+            J[:, m, :, 3 + 3 * k:6 + 3 * k] = -_skew(P[:, m] - O[:, k])
+    return J
+
+
+def marker_jacobian(prob: IKProblem, theta, p, seqs, wrt: str = "angles", method: str = "analytic",
+                    step: float = 1e-6) -> np.ndarray:
+    """J = dx/dq of the model's markers, shape (F, 3M, D): rows marker-major (x, y, z), columns :func:`coordinate_columns`.
+
+    Parameters
+    ----------
+    prob : IKProblem
+        The calibrated markers and tree (:func:`humanbody.markers.global_ik.ik_problem`).
+    theta : (F, n, 3) or (n, 3)      angles of each body relative to its parent (rad)
+    p : (F, 3) or (3,)               root position (m)
+    seqs : sequence of str           each body's rotation sequence (``model.sequences``)
+    wrt : {"angles", "rotation_vectors"}
+        Columns of the bodies: the sequence angles (rad), or the rotation
+        increments delta_k in ground components the solver uses.
+    method : {"analytic", "fd"}
+        The tree's analytic Jacobian, or central differences of
+        :func:`marker_positions` with ``step`` (angles only).
+    """
+    theta = np.asarray(theta, dtype=float).reshape(-1, _N, 3)
+    p = np.asarray(p, dtype=float).reshape(-1, 3)
+    F, M = len(theta), len(prob.seg_of)
+    if method == "fd":
+        if wrt != "angles":
+            raise ValueError("finite differences are taken with respect to the angles")
+        Jf = np.empty((F, M, 3, _D))
+        for d in range(_D):
+            for sgn in (1.0, -1.0):
+                th, pp = theta.copy(), p.copy()
+                if d < 3:
+                    pp[:, d] += sgn * step
+                else:
+                    th.reshape(F, -1)[:, d - 3] += sgn * step
+                x = marker_positions(prob, th, pp, seqs)
+                Jf[..., d] = x if sgn > 0 else (Jf[..., d] - x) / (2 * step)
+        return Jf.reshape(F, 3 * M, _D)
+    if method != "analytic" or wrt not in ("angles", "rotation_vectors"):
+        raise ValueError(f"method {method!r} / wrt {wrt!r}")
+    S = _rotations(theta, seqs)
+    R, O = _forward(prob, S, p)
+    J = _jacobian_delta(prob, R, O).reshape(F, 3 * M, _D)
+    if wrt == "rotation_vectors":
+        return J
+    return J @ _delta_to_angles(prob, R, _joint_axes(theta, S, sequence_axes_from(seqs), seqs))
+
+
+def _pull_matrix(prob: IKProblem, S: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """Gauss-Newton matrix of the neutral and hinge pulls (F, D, D) in the rotation-vector unknowns."""
+    F = S.shape[0]
+    Pm = np.zeros((F, _D, _D))
+    for k, L in enumerate(prob.parent):
+        if prob.lam[k] <= 0.0 and prob.hinge[k] <= 0.0:
+            continue
+        Hu = np.broadcast_to(2.0 * prob.lam[k] * np.eye(3), (F, 3, 3)).copy()
+        if prob.hinge[k] > 0.0:
+            v = S[:, k] @ prob.axis[k]
+            Hu += prob.hinge[k] * (np.eye(3) - v[:, :, None] * v[:, None, :])
+        if L >= 0:
+            Hu = R[:, L] @ Hu @ np.swapaxes(R[:, L], 1, 2)
+        Pm[:, 3 + 3 * k:6 + 3 * k, 3 + 3 * k:6 + 3 * k] = Hu
+    return Pm
+
+
+# ------------------------------------------------------------------ covariance
+def coordinate_covariance(prob: IKProblem, theta, p, seqs, sigma: float = 1.0, present=None,
+                          pulls: bool = True, weights: bool = True) -> np.ndarray:
+    """Cov(q) of equation (1) in every frame, shape (F, D, D): m^2, rad^2 (columns :func:`coordinate_columns`).
+
+    Parameters
+    ----------
+    prob : IKProblem
+    theta, p, seqs
+        The pose (:func:`marker_jacobian`).
+    sigma : float
+        Standard deviation of the marker noise per coordinate (m).
+    present : (F, M) bool, optional
+        Markers measured in each frame (default: all); the others are left
+        out of that frame's fit, as the solver does.
+    pulls : bool
+        Include the marker set's neutral and hinge pulls (P of (1)); False:
+        P = 0, the Cramér-Rao bound when W = I.
+    weights : bool
+        Use the marker set's weights (W of (1)); False: W = I.
+
+    Returns
+    -------
+    (F, D, D) ndarray
+        NaN for the angles of a body within 1e-9 of its sequence's
+        singular set (det B_k), where the angles are not defined, and for
+        every coordinate of a frame whose markers and pulls leave some
+        direction free (no marker at all; ``pulls=False`` with a body
+        that has no markers, such as gait2392's hands).
+    """
+    theta = np.asarray(theta, dtype=float).reshape(-1, _N, 3)
+    p = np.asarray(p, dtype=float).reshape(-1, 3)
+    F, M = len(theta), len(prob.seg_of)
+    present = np.ones((F, M), dtype=bool) if present is None else np.asarray(present, dtype=bool)
+    seq_axes = sequence_axes_from(seqs)
+    w = prob.weight if weights else np.ones(M)
+    out = np.empty((F, _D, _D))
+    for a in range(0, F, _CHUNK):
+        b = min(F, a + _CHUNK)
+        S = _rotations(theta[a:b], seqs)
+        R, O = _forward(prob, S, p[a:b])
+        J = _jacobian_delta(prob, R, O).reshape(b - a, 3 * M, _D)
+        wr = np.repeat(np.where(present[a:b], w, 0.0), 3, axis=1)           # (f, 3M)
+        JtW = np.swapaxes(J * wr[:, :, None], 1, 2)                          # (f, D, 3M)
+        A = JtW @ J
+        if pulls:
+            A += _pull_matrix(prob, S, R)
+        # Jacobi scaling: the pulls are ~1e-10 of the markers' terms
+        d = np.sqrt(np.maximum(np.diagonal(A, axis1=1, axis2=2), 1e-300))
+        As = A / d[:, :, None] / d[:, None, :]
+        rhs = JtW / d[:, :, None]
+        try:
+            X = np.linalg.solve(As, rhs) / d[:, :, None]                     # (J^T W J + P)^-1 J^T W
+        except np.linalg.LinAlgError:  # some frame leaves a direction free: that frame is NaN
+            X = np.full_like(rhs, np.nan)
+            for i in range(b - a):
+                try:
+                    X[i] = np.linalg.solve(As[i], rhs[i]) / d[i, :, None]
+                except np.linalg.LinAlgError:
+                    pass
+        cov = sigma ** 2 * (X @ np.swapaxes(X, 1, 2))
+        B = _joint_axes(theta[a:b], S, seq_axes, seqs)
+        det = np.linalg.det(B)
+        ok = np.abs(det) > 1e-9
+        Bs = np.where(ok[..., None, None], B, np.eye(3))
+        T = np.zeros((b - a, _D, _D))
+        T[:, :3, :3] = np.eye(3)
+        for k, L in enumerate(prob.parent):
+            Mk = Bs[:, k] if L < 0 else R[:, L] @ Bs[:, k]
+            T[:, 3 + 3 * k:6 + 3 * k, 3 + 3 * k:6 + 3 * k] = np.linalg.inv(Mk)
+        c = T @ cov @ np.swapaxes(T, 1, 2)
+        bad = np.repeat(np.concatenate([np.zeros((b - a, 1), bool), ~ok], axis=1), 3, axis=1)
+        out[a:b] = np.where(bad[:, :, None] | bad[:, None, :], np.nan, c)
+    return out
+
+
+def sequence_axes_from(seqs) -> np.ndarray:
+    """Axes (n, 3) int (0 = x) of each sequence string."""
+    return np.array([sequence_axes(s) for s in seqs], dtype=np.int64).reshape(-1, 3)
+
+
+# ------------------------------------------------------------------ filter
+def filter_gain(n_frames: int, rate_hz: float, cutoff_hz: float | None = 6.0, order: int = 4) -> np.ndarray:
+    """Variance factor g_i = sum_j H_ij^2 of the pipeline's zero-phase low-pass in each frame, shape (n_frames,).
+
+    H is the linear map of :func:`humanbody.markers.conditioning.lowpass`
+    (Butterworth of ``order`` run forwards and backwards, -3 dB at
+    ``cutoff_hz``, odd-extension padding) on one run of ``n_frames``
+    samples, obtained by filtering unit impulses with that very function; white noise
+    of variance sigma^2 leaves it with variance ``g_i sigma^2`` in frame i.
+    Inside the trial g is ``sum_k h_k^2`` of the impulse response (about
+    0.11 for 6 Hz at 100 Hz); near the ends, where the padding reflects the
+    first and last samples, it is larger.  ``cutoff_hz=None``: no filter, g = 1.
+    A run of at most the filter's padding length is left unfiltered by the
+    pipeline, so g = 1 there too.
+    """
+    from .conditioning import _lowpass_array
+
+    n = int(n_frames)
+    if n < 1:
+        raise InputError("filter_gain: no frames")
+    if cutoff_hz is None:
+        return np.ones(n)
+    m = min(n, _GAIN_EXACT)
+    cols = -(-m // 3)
+    P = np.zeros((m, cols, 3))
+    P.reshape(m, -1)[np.arange(m), np.arange(m)] = 1.0            # impulse j in column j
+    _lowpass_array(P, [f"e{j}" for j in range(cols)], np.arange(m) / rate_hz, rate_hz, cutoff_hz, order, None)
+    g_m = (P.reshape(m, -1)[:, :m] ** 2).sum(axis=1)
+    if m == n:
+        return g_m
+    g = np.full(n, g_m[m // 2])
+    h = m // 2
+    g[:h], g[n - (m - h):] = g_m[:h], g_m[h:]
+    return g
+
+
+# ------------------------------------------------------------------ along a trial
+@dataclass(frozen=True)
+class Precision:
+    """What :func:`predict_precision` found.
+
+    Attributes
+    ----------
+    std : pandas.DataFrame
+        ``time`` and, per coordinate (:func:`coordinate_columns`), the
+        predicted standard deviation of its noise-induced error in each
+        frame: m for ``lower_torso_x/y/z``, degrees for the angles.
+    summary : pandas.DataFrame
+        One row per coordinate (index): ``rms`` (RMS of ``std`` over the
+        frames, the expected RMS error over the trial), ``max`` (largest
+        frame), ``unit`` ("m" or "deg").
+    noise_m : float
+        sigma, the white marker noise per coordinate (m).
+    cutoff_hz : float or None
+        Low-pass cut-off assumed (None: no filter).
+    gain : float
+        Mean filter variance factor g over the frames (1: no filter).
+    markers : list of str
+        The markers counted (canonical names).
+    """
+
+    std: pd.DataFrame
+    summary: pd.DataFrame
+    noise_m: float
+    cutoff_hz: float | None
+    gain: float
+    markers: list = field(default_factory=list)
+
+
+def predict_precision(calibration: Calibration, coords: pd.DataFrame, noise_m: float = 0.002,
+                      cutoff_hz: float | None = 6.0, order: int = 4, markers: pd.DataFrame | None = None,
+                      rate_hz: float | None = None, progress: bool = False) -> Precision:
+    """Predicted noise-induced error of every coordinate along a trial, for whole-body IK.
+
+    Equation (1) of the module docstring in every frame of ``coords``, times
+    the low-pass's variance factor (:func:`filter_gain`).
+
+    Parameters
+    ----------
+    calibration : Calibration
+        Calibrated marker set (its markers, weights, pulls and model).
+    coords : pandas.DataFrame
+        Generalized coordinates along the trial (``time``,
+        ``lower_torso_x/y/z`` in m, ``<segment>_alpha/_beta/_gamma`` in rad):
+        a tracking's ``coords`` (either method) or a designed motion.
+    noise_m : float
+        Standard deviation sigma of the white noise on every marker
+        coordinate (m), > 0.
+    cutoff_hz : float or None
+        The pipeline's marker low-pass (default 6 Hz, ``--cutoff``); None
+        when the markers are not filtered.
+    order : int
+        Order of the complete zero-phase filter (4).
+    markers : pandas.DataFrame, optional
+        The marker trial (ground axes), same frames as ``coords``: markers
+        absent from it, or missing in a frame, are left out (as the solver
+        does).  Default: every calibrated marker in every frame.
+    rate_hz : float, optional
+        Sampling rate; default from ``coords["time"]``.
+    progress : bool
+        Show a progress bar on a terminal (long trials: about 1.5 ms a frame).
+
+    Returns
+    -------
+    Precision
+    """
+    if not (np.isfinite(noise_m) and noise_m > 0):
+        raise InputError(f"marker noise must be a positive number of metres, not {noise_m!r}")
+    cols = coordinate_columns()
+    missing = [c for c in ["time"] + cols if c not in coords.columns]
+    if missing:
+        raise InputError(f"coordinates table lacks column(s) {', '.join(missing[:4])}",
+                         coords.attrs.get("source"))
+    prob = ik_problem(calibration)
+    F = len(coords)
+    if F == 0:
+        raise InputError("coordinates table has no frames", coords.attrs.get("source"))
+    t = coords["time"].to_numpy(dtype=float)
+    if rate_hz is None:
+        dt = np.diff(t)
+        if len(dt) == 0 or not np.all(dt > 0):
+            if cutoff_hz is not None:
+                raise InputError("time must increase to know the sampling rate of the low-pass",
+                                 coords.attrs.get("source"))
+            rate_hz = 1.0
+        else:
+            rate_hz = 1.0 / float(np.median(dt))
+    present = np.ones((F, len(prob.names)), dtype=bool)
+    if markers is not None:
+        from .tracking import trial_markers
+
+        if len(markers) != F:
+            raise InputError(f"marker trial has {len(markers)} frames, the coordinates {F}",
+                             markers.attrs.get("source"))
+        values, where = trial_markers(markers, calibration.markerset, required=[])
+        for j, m in enumerate(prob.names):
+            present[:, j] = np.isfinite(values[:, where[m]]).all(axis=-1) if m in where else False
+    q = coords[cols].to_numpy(dtype=float)
+    ok = np.isfinite(q).all(axis=1) & present.any(axis=1)
+    theta = np.where(ok[:, None], q[:, 3:], 0.0).reshape(F, _N, 3)
+    p = np.where(ok[:, None], q[:, :3], 0.0)
+    seqs = calibration.model.sequences
+    var = np.empty((F, _D))
+    bar = None
+    if progress and F > 4 * _CHUNK:
+        import sys
+
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            bar = tqdm(total=F, desc="precision", unit="frame", leave=False)
+    for a in range(0, F, _CHUNK):  # a chunk at a time: the full covariances are 23 kB a frame
+        b = min(F, a + _CHUNK)
+        cov = coordinate_covariance(prob, theta[a:b], p[a:b], seqs, noise_m, present[a:b])
+        var[a:b] = np.diagonal(cov, axis1=1, axis2=2)
+        if bar is not None:
+            bar.update(b - a)
+    if bar is not None:
+        bar.close()
+    gain = filter_gain(F, rate_hz, cutoff_hz, order)
+    var *= gain[:, None]
+    var[~ok] = np.nan
+    std = np.sqrt(np.maximum(var, 0.0))
+    std[:, 3:] = np.degrees(std[:, 3:])
+    table = pd.DataFrame(std, columns=cols)
+    table.insert(0, "time", t)
+    seen = np.isfinite(std)
+    n_seen = seen.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a coordinate NaN in every frame: NaN
+        rms = np.sqrt(np.where(seen, std, 0.0).__pow__(2).sum(axis=0) / n_seen)
+    mx = np.where(n_seen > 0, np.where(seen, std, -np.inf).max(axis=0), np.nan)
+    summary = pd.DataFrame({"rms": rms, "max": mx, "unit": ["m"] * 3 + ["deg"] * (_D - 3)}, index=cols)
+    used = [m for j, m in enumerate(prob.names) if present[:, j].any()]
+    return Precision(std=table, summary=summary, noise_m=float(noise_m), cutoff_hz=cutoff_hz,
+                     gain=float(gain.mean()), markers=used)
