@@ -136,3 +136,12 @@ def test_events_option_is_in_the_cache_key():
     task = SimpleNamespace(trial=str(WALK), static=None, grf=None, mass=None, height=None, treadmill_speed=None)
     hashes = {e: cache.trial_hash(task, ReportOptions(events=e).as_dict()) for e in ("auto", "file", "kinematic")}
     assert len(set(hashes.values())) == 3
+
+
+def test_file_events_drawn_as_squares():
+    from humanbody.report import svg
+
+    series = [("right heel", "#c00", False, np.array([0.0, 1.0]), np.array([0.0, 0.5]))]
+    marks = [(0.2, 0.1, "#c00", True, "file"), (0.4, 0.2, "#c00", False, "kinematic"), (0.6, 0.3, "#c00", True, "force")]
+    text = svg.events_svg(series, marks, "t")
+    assert text.count('width="7" height="7"') == 1 and text.count("<circle") == 1 and text.count("l-4,7z") == 1
