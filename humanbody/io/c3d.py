@@ -10,6 +10,9 @@ Points that the file lists as model outputs (``POINT:ANGLES``, ``FORCES``,
 modelled points ``MODELLED``) are not markers and are
 left out.
 
+The gait events of the ``EVENT`` group are read by
+:mod:`humanbody.io.c3d_events`.
+
 Before ezc3d sees the file, :func:`_check_structure` checks that the header,
 the parameter chain and the announced frames fit in the file, because
 ezc3d can stall on a truncated file instead of raising.
@@ -25,6 +28,7 @@ import numpy as np
 from ..errors import InputError
 from . import _text
 from ._validate import marker_frame
+from .c3d_events import parse_events
 
 _NOT_MARKERS = ("ANGLES", "FORCES", "MOMENTS", "POWERS", "SCALARS", "REACTIONS", "MODELLED")
 _MISSING_EZC3D = "reading C3D needs the ezc3d package: pip install 'humanbody[c3d]'"
@@ -126,7 +130,11 @@ def read_c3d(path, units: str | None = None, rate_hz: float | None = None):
         Marker layout (``time`` from ``(first_frame - 1) / rate``, then
         ``<label>_x/_y/_z`` in m) with ``format="c3d"`` and, besides the
         common ``attrs``, ``first_frame``, ``ignored_points`` (model outputs
-        left out), ``analog_rate_hz`` and ``analog_labels``.
+        left out), ``analog_rate_hz``, ``analog_labels`` and, when the file's
+        ``EVENT`` group holds foot strikes or foot offs, ``events``: the
+        columns of an events table (:func:`humanbody.io.c3d_events.parse_events`,
+        ``source = "file"``; :func:`humanbody.io.c3d_events.events_table`
+        makes the DataFrame); ``event_notes``: what of the group was left out.
 
     Raises
     ------
@@ -182,7 +190,7 @@ def read_c3d(path, units: str | None = None, rate_hz: float | None = None):
     xyz = np.transpose(pts[:3, keep, :], (2, 1, 0))  # (frames, markers, 3)
     analog_labels = [str(x).strip() for x in (_param(c, "ANALOG", "LABELS", []) or [])]
     analog_rate = _param(c, "ANALOG", "RATE", [])
-    return marker_frame(
+    frame = marker_frame(
         path, "c3d", names, xyz, units=unit, rate=rate, first_frame=first, conversions=conversions,
         extra_attrs={
             "first_frame": first,
@@ -191,3 +199,10 @@ def read_c3d(path, units: str | None = None, rate_hz: float | None = None):
             "analog_labels": analog_labels,
         },
     )
+    events, notes = parse_events(c["parameters"].get("EVENT"), frame["time"].to_numpy(),
+                                 float(frame.attrs.get("rate_hz") or 0.0))
+    if events is not None:
+        frame.attrs["events"] = events
+    if notes:
+        frame.attrs["event_notes"] = notes
+    return frame

@@ -158,7 +158,8 @@ def event_traces(points: pd.DataFrame, events: pd.DataFrame, feet=None, pelvis=N
     -------
     series : list of (label, colour, dashed, time (s), forward distance (m))
     marks : list of (time, value, colour, filled, source): filled for foot strikes (on
-            the heel curve), open for foot offs (on the toe curve); source "kinematic" or "force"
+            the heel curve), open for foot offs (on the toe curve); source "kinematic", "force" or
+            "file" (the trial file's own events)
     """
     from ..gait.events import pelvis_centre, marker_xyz, foot_markers, pelvis_markers, progression_axes
 
@@ -180,5 +181,5 @@ def event_traces(points: pd.DataFrame, events: pd.DataFrame, feet=None, pelvis=N
         for i in np.flatnonzero(ev_side == side):
             strike = ev_kind[i] == "foot_strike"
             marks.append((ev_t[i], float(np.interp(ev_t[i], t, h if strike else q)), c, bool(strike),
-                          "kinematic" if ev_src[i] == "kinematic" else "force"))
+                          ev_src[i] if ev_src[i] in ("kinematic", "file") else "force"))
     return series, marks

@@ -98,8 +98,8 @@ def mechanics_figure(cycles: pd.DataFrame, title: str = "", foot_off=None) -> by
 def events_figure(points: pd.DataFrame, events: pd.DataFrame, feet=None, pelvis=None, title: str = "") -> bytes:
     """Heel and toe minus pelvis along the progression direction, with events.
 
-    Foot strikes are marked with filled triangles (kinematic) or circles
-    (force), foot offs with open ones.
+    Foot strikes are marked with filled triangles (kinematic), circles
+    (force) or squares (the trial file's own), foot offs with open ones.
     """
     fig = Figure(figsize=(8.4, 3.6))
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.13, top=0.91)
@@ -108,14 +108,16 @@ def events_figure(points: pd.DataFrame, events: pd.DataFrame, feet=None, pelvis=
     for label, colour, dashed, t, v in series:
         ax.plot(t, v, color=colour, linestyle="--" if dashed else "-", label=label)
     for t, v, colour, filled, source in marks:
-        ax.plot([t], [v], marker="v" if source == "kinematic" else "o", markerfacecolor=colour if filled else "white",
+        ax.plot([t], [v], marker={"kinematic": "v", "file": "s"}.get(source, "o"),
+                markerfacecolor=colour if filled else "white",
                 markeredgecolor=colour, markersize=7, linestyle="none")
     ax.set_xlabel("time (s)", fontsize=8)
     ax.set_ylabel("relative to pelvis, forward (m)", fontsize=8)
     ax.tick_params(labelsize=7)
     ax.legend(fontsize=7, frameon=False, ncol=2)
+    square = ", square: file" if any(m[4] == "file" for m in marks) else ""
     ax.set_title(f"{title}: gait events (filled: foot strike, open: foot off; "
-                 "triangle: kinematic, circle: force)".strip(": "), fontsize=9)
+                 f"triangle: kinematic, circle: force{square})".strip(": "), fontsize=9)
     return _png(fig)
 
 

@@ -187,7 +187,7 @@ def events_svg(series: list, events: list, title: str) -> str:
     """Heel and toe minus pelvis along the progression direction over time, with the events.
 
     ``series``: (label, colour, dashed, time, values); ``events``: (time, value, colour, filled, kind)
-    with kind "kinematic" (triangle) or "force" (circle).
+    with kind "kinematic" (triangle), "force" (circle) or "file" (square: the trial file's own events).
     """
     width, height = 900, 300
     t_all = np.concatenate([s[3] for s in series]) if series else np.array([0.0, 1.0])
@@ -204,6 +204,9 @@ def events_svg(series: list, events: list, title: str) -> str:
         fill = colour if filled else "#fff"
         if kind == "kinematic":
             out.append(f'<path d="M{px - 4:.1f},{py - 3:.1f}h8l-4,7z" fill="{fill}" stroke="{colour}"/>')
+        elif kind == "file":
+            out.append(f'<rect x="{px - 3.5:.1f}" y="{py - 3.5:.1f}" width="7" height="7" fill="{fill}" '
+                       f'stroke="{colour}"/>')
         else:
             out.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3.5" fill="{fill}" stroke="{colour}"/>')
     x = 60

@@ -23,7 +23,8 @@ from ..gait.events import PSEUDO_FEET
 from ..options import AnalysisOptions
 from .outcome import TrialOutcome
 
-__all__ = ["ReportOptions", "TrialOutcome", "process_trial", "trial_options", "pseudo_markers", "trial_events"]
+__all__ = ["ReportOptions", "TrialOutcome", "process_trial", "trial_options", "pseudo_markers", "trial_events",
+           "EVENT_SOURCES"]
 
 CSV_DIGITS = 10
 
@@ -53,17 +54,23 @@ class ReportOptions(AnalysisOptions):
     kinetics : bool                 joint moments and powers from the trials' force files
     normative : str or None         normative data ``FILE[:CONDITION]`` (:func:`humanbody.gait.normative.load_normative`);
                                     None: the built-in Schwartz 2008 set; "none": no bands and no GPS
+    events : str                    which gait events cut the strides (``--events``, :data:`EVENT_SOURCES`):
+                                    "auto" (per side the file's own, else the force plates', else the
+                                    kinematic ones), "file", "force" or "kinematic" (:func:`trial_events`)
     """
 
     treadmill_speed: float | None = None
     plots: str = "svg"
     kinetics: bool = True
     normative: str | None = None
+    events: str = "auto"
 
     def __post_init__(self):
         super().__post_init__()
         if self.plots not in PLOT_CHOICES:
             raise InputError(f"plots must be one of {', '.join(PLOT_CHOICES)}, got {self.plots!r}")
+        if self.events not in EVENT_SOURCES:
+            raise InputError(f"events must be one of {', '.join(EVENT_SOURCES)}, got {self.events!r}")
 
     def as_dict(self) -> dict:
         from dataclasses import asdict
@@ -121,18 +128,104 @@ def pseudo_markers(results, time) -> pd.DataFrame:
 
 
 
-def trial_events(analysis, grf_path=None, force_threshold: float = 20.0):
+def trial_events(analysis, grf_path=None, force_threshold: float = 20.0, source: str = "auto"):
     """Gait events of an analysed trial and the points they came from.
+
+    Parameters
+    ----------
+    analysis : Analysis         its ``events`` are the trial file's own (a C3D ``EVENT`` group), if any
+    grf_path : str, optional    the trial's force file
+    force_threshold : float     N, vertical force of foot contact
+    source : str                which events cut the strides, per side (:data:`EVENT_SOURCES`):
+                                "auto": the file's events when the side has at least two foot strikes
+                                in them, else the force-plate events, else the kinematic ones;
+                                "file", "force", "kinematic": that source only, a side without it
+                                falling back as "auto" does without it (said in ``messages``)
 
     Returns
     -------
-    events : DataFrame   kinematic events, plus force events when ``grf_path`` is given
-    used : DataFrame     the events that define strides (force events when
-                         available, else kinematic)
+    events : DataFrame   kinematic events, plus force events when ``grf_path`` is given, plus the file's
+    used : DataFrame     the events that define strides
     points : DataFrame   marker table the kinematic events came from
     feet, pelvis :       marker names used
     messages : list of str
     """
+    if source not in EVENT_SOURCES:
+        raise InputError(f"--events must be one of {', '.join(EVENT_SOURCES)}, not {source!r}")
+    events, used, points, feet, pelvis, messages = _detected_events(analysis, grf_path, force_threshold)
+    own = getattr(analysis, "events", None)
+    if source == "auto" and (own is None or not len(own)):
+        return events, used, points, feet, pelvis, messages
+    events, used = _choose_events(events, used, own, source, messages)
+    return events, used, points, feet, pelvis, messages
+
+
+#: Choices of ``--events`` (:class:`ReportOptions` ``events``): which events cut the strides.
+EVENT_SOURCES = ("auto", "file", "force", "kinematic")
+
+_SOURCE_NAMES = {"file": "the file (its EVENT group)", "force": "the force plates",
+                 "kinematic": "the markers (kinematic, Zeni et al. 2008)"}
+
+
+def _sorted(table: pd.DataFrame, by) -> pd.DataFrame:
+    return table.sort_values(by, kind="stable").reset_index(drop=True)
+
+
+def _choose_events(events, used, own, source: str, messages: list):
+    """The events table with the file's events added, and the events that cut each side's strides.
+
+    ``used`` is what the force and kinematic events alone give (force events where the plates give them);
+    the file's events replace a side's when it has at least two foot strikes in them ("auto", "file").
+    """
+    sides = ("right", "left")
+    if own is None:
+        own = events.iloc[:0]
+    if len(own):
+        events = _sorted(pd.concat([events, own], ignore_index=True), ["time", "source"])
+    if source == "kinematic":
+        used = events[events["source"] == "kinematic"].reset_index(drop=True)
+    strikes = {s: int(((own["side"] == s) & (own["event"] == "foot_strike")).sum()) for s in sides}
+    from_file = [s for s in sides if strikes[s] >= 2] if source in ("auto", "file") else []
+    if from_file:
+        used = _sorted(pd.concat([own[own["side"].isin(from_file)], used[~used["side"].isin(from_file)]],
+                                 ignore_index=True), ["time", "side"])
+    if len(own) and source in ("force", "kinematic"):
+        messages.append(f"--events {source}: the file's {len(own)} gait events not used")
+    parts = []
+    for side in sides:
+        mine = used[used["side"] == side]
+        got = list(dict.fromkeys(mine["source"]))
+        if source != "auto" and source not in got:
+            why = (f"the file has {strikes[side]} foot strike(s) on it (2 needed)" if source == "file"
+                   else f"no {source} events on it")
+            messages.append(f"--events {source}: {side} side: {why}; its strides are cut at the "
+                            f"{' and '.join(got) or 'no'} events")
+        what = " and ".join(_SOURCE_NAMES.get(g, g) for g in got) or "nowhere (no events)"
+        n_fs = int((mine["event"] == "foot_strike").sum())
+        n_fo = int((mine["event"] == "foot_off").sum())
+        parts.append(f"{side} from {what}: {n_fs} foot strikes, {n_fo} foot offs")
+    messages.append("gait events cutting the strides: " + "; ".join(parts))
+    return events, used
+
+
+def events_source(used: pd.DataFrame) -> str:
+    """``events_source`` of the summary: the source of the events that cut the strides; ``"right file,
+    left kinematic"`` when the sides' differ and the file's are among them."""
+    if not len(used):
+        return "none"
+    first = str(used["source"].iloc[0])
+    if not (used["source"] == "file").any():
+        return first
+    per_side = {s: "+".join(dict.fromkeys(used.loc[used["side"] == s, "source"])) or "none"
+                for s in ("right", "left")}
+    if len(set(per_side.values())) == 1:
+        return per_side["right"]
+    return ", ".join(f"{s} {v}" for s, v in per_side.items())
+
+
+def _detected_events(analysis, grf_path, force_threshold: float):
+    """Kinematic and force events (:func:`trial_events` without the file's): ``(events, used, points,
+    feet, pelvis, messages)``, ``used`` the force events where the plates give them, else kinematic."""
     from ..gait import force_events, kinematic_events
     from ..gait.events import foot_markers
 
@@ -440,7 +533,8 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
         kinetics_note.append(f"kinetics skipped: {_one_line(err)}")
     messages = list(task.notes) + list(analysis.messages) + kinetics_note
     stem = Path(task.trial).stem
-    events, used, points, feet, pelvis, ev_msgs = trial_events(analysis, task.grf, options.force_threshold)
+    events, used, points, feet, pelvis, ev_msgs = trial_events(analysis, task.grf, options.force_threshold,
+                                                               options.events)
     messages += ev_msgs
     speed = task.treadmill_speed if task.treadmill_speed is not None else options.treadmill_speed
     params = spatiotemporal(used, points, feet=feet, pelvis=pelvis, treadmill_speed=speed)
@@ -458,14 +552,15 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     if kinetics is not None:
         messages.append(_residual_line(kinetics, analysis.model))
 
-    produced, export_notes = _analysis_files(analysis, stem, options.export, used, options.opensim_feet)
+    exported = used[used["source"] != "file"] if (used["source"] == "file").any() else used  # the C3D has them
+    produced, export_notes = _analysis_files(analysis, stem, options.export, exported, options.opensim_feet)
     messages += export_notes
     files = {f"{task.key}/{name}": data for name, data in produced.items()}
     files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)
     files[f"{task.key}/{stem}_spatiotemporal.csv"] = _csv_bytes(params.reset_index())
     files[f"{task.key}/{stem}_cycles.csv"] = _csv_bytes(cycles)
     files[f"{task.key}/{stem}_strides.parquet"] = _parquet_bytes(stride_table(table, used))  # read by compare
-    row = dict(base, status="ok", events_source=str(used["source"].iloc[0]) if len(used) else "none")
+    row = dict(base, status="ok", events_source=events_source(used))
     row.update(flatten(params))
     row.update(angle_peaks(cycles, params))
     row.update(kinetic_peaks(cycles, params))
@@ -563,9 +658,10 @@ def _figures(plots: str, stem: str, cycles, params, normative, gps, with_kinetic
     figs[f"{stem}_mechanics.svg"] = svg.grid_svg(cycle_panels(cycles, MECHANICS_PANELS, None, foot_off),
                                                  f"{stem}: mass centre and inertia loads".strip(": "))
     series, marks = event_traces(points, events, feet, pelvis)
+    square = ", square: file" if any(m[4] == "file" for m in marks) else ""
     figs[f"{stem}_events.svg"] = svg.events_svg(
         series, marks, f"{stem}: gait events (filled: foot strike, open: foot off; triangle: kinematic, "
-                       "circle: force)".strip(": "))
+                       f"circle: force{square})".strip(": "))
     return figs
 
 

@@ -1,0 +1,154 @@
+"""Gait events of a C3D file's ``EVENT`` group.
+
+Vicon Nexus (and Qualisys, Motion Analysis, humanbody's ``--export c3d``)
+save the events labelled in a trial in the ``EVENT`` group: ``USED`` (how
+many), ``LABELS`` ("Foot Strike", "Foot Off", ...), ``CONTEXTS`` ("Right",
+"Left", "General") and ``TIMES`` (2, n), row 0 minutes and row 1 seconds
+from the start of the capture, frame 1 at 0 s:
+
+    t = 60 * minutes + seconds
+
+which is the clock :func:`humanbody.io.c3d.read_c3d` gives the frames
+(``(first_frame - 1) / rate + i / rate``).  :func:`parse_events` turns the
+group into the columns of an events table (:data:`humanbody.gait.EVENT_COLUMNS`,
+``source = "file"``); :func:`events_table` makes the DataFrame.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["parse_events", "events_table", "event_name", "event_side", "FILE_SOURCE"]
+
+#: ``source`` of the events read from a file.
+FILE_SOURCE = "file"
+
+#: Labels (lower case, letters only) of the two gait events, as the capture programs spell them.
+_EVENT_NAMES = {
+    "footstrike": "foot_strike", "heelstrike": "foot_strike", "initialcontact": "foot_strike",
+    "footcontact": "foot_strike", "heelcontact": "foot_strike",
+    "footoff": "foot_off", "toeoff": "foot_off", "footlift": "foot_off", "terminalcontact": "foot_off",
+}
+_SIDES = {"right": "right", "r": "right", "left": "left", "l": "left"}
+
+
+def event_name(label) -> str | None:
+    """``"foot_strike"``, ``"foot_off"`` or None for an EVENT label ("Foot Strike", "Foot_Off", "FootStrike", ...)."""
+    key = "".join(ch for ch in str(label).lower() if ch.isalpha())
+    return _EVENT_NAMES.get(key)
+
+
+def event_side(context) -> str | None:
+    """``"right"``, ``"left"`` or None (``"General"``, empty) for an EVENT context."""
+    return _SIDES.get(str(context).strip().lower())
+
+
+def _values(group: dict, name: str):
+    try:
+        return group[name]["value"]
+    except (KeyError, TypeError):
+        return None
+
+
+def parse_events(group, frame_times, rate_hz: float) -> tuple[dict | None, list[str]]:
+    """The foot strikes and foot offs of an ``EVENT`` group (as ezc3d gives it) within a trial.
+
+    Parameters
+    ----------
+    group : dict or None
+        ``c["parameters"]["EVENT"]`` of ezc3d (each parameter a dict with ``"value"``).
+    frame_times : array (F,)
+        Time of each frame of the trial, s, on the capture's clock.
+    rate_hz : float
+        Frame rate, Hz: an event more than half a frame before the first frame or after the last one
+        is outside the trial.
+
+    Returns
+    -------
+    columns : dict or None
+        ``{"time": [...], "frame": [...], "side": [...], "event": [...], "source": [...]}`` sorted by
+        time (``frame``: the nearest frame, 0-based from the trial's first); None when the file has no
+        events or its group cannot be read.
+    notes : list of str
+        One line for each thing left out (other labels and contexts, events outside the trial, a
+        malformed group).  Never raises: the markers stay usable whatever the group holds.
+    """
+    notes: list[str] = []
+    if not group:
+        return None, notes
+    used = _values(group, "USED")
+    times = _values(group, "TIMES")
+    labels = _values(group, "LABELS")
+    contexts = _values(group, "CONTEXTS")
+    try:
+        n = int(np.ravel(np.asarray(used, dtype=float))[0]) if used is not None and np.size(used) else None
+    except (TypeError, ValueError):
+        n = None
+    if n == 0 or (n is None and times is None and not labels):
+        return None, notes
+    bad = "EVENT group not read ({}); the trial's events are found from the markers or force plates"
+    if times is None:
+        return None, [bad.format("no TIMES")]
+    try:
+        t = np.asarray(times, dtype=float)
+    except (TypeError, ValueError):
+        return None, [bad.format("TIMES is not numeric")]
+    if t.ndim == 1 and t.size % 2 == 0:  # (minutes, seconds) pairs, as the file stores them
+        t = t.reshape(-1, 2).T
+    if t.ndim != 2 or t.shape[0] != 2:
+        return None, [bad.format(f"TIMES has shape {tuple(t.shape)}, not (2, events)")]
+    labels = [str(x).strip() for x in (labels if labels is not None else [])]
+    contexts = [str(x).strip() for x in (contexts if contexts is not None else [])]
+    n = t.shape[1] if n is None else n
+    if n < 0 or t.shape[1] < n or len(labels) < n or len(contexts) < n:
+        return None, [bad.format(f"USED {n}, {t.shape[1]} TIMES, {len(labels)} LABELS and {len(contexts)} "
+                                 "CONTEXTS disagree")]
+    seconds = 60.0 * t[0, :n] + t[1, :n]
+    if not np.isfinite(seconds).all():
+        return None, [bad.format(f"{int((~np.isfinite(seconds)).sum())} time(s) not finite")]
+    rows = []
+    other: dict[str, int] = {}
+    outside = 0
+    frame_times = np.asarray(frame_times, dtype=float)
+    half = 0.5 / float(rate_hz) if rate_hz else 0.0
+    lo, hi = frame_times[0] - half - 1e-9, frame_times[-1] + half + 1e-9
+    for label, context, when in zip(labels[:n], contexts[:n], seconds):
+        kind, side = event_name(label), event_side(context)
+        if kind is None or side is None:
+            key = f"{label or '(no label)'}/{context or '(no context)'}"
+            other[key] = other.get(key, 0) + 1
+            continue
+        if not lo <= when <= hi:
+            outside += 1
+            continue
+        rows.append((float(when), side, kind))
+    if other:
+        notes.append(f"EVENT group: {sum(other.values())} event(s) other than right/left foot strikes and foot offs "
+                     "ignored (" + ", ".join(f"{k} x{v}" for k, v in sorted(other.items())) + ")")
+    if outside:
+        notes.append(f"EVENT group: {outside} event(s) outside the trial's time range "
+                     f"({frame_times[0]:.3f}-{frame_times[-1]:.3f} s) dropped")
+    rows.sort(key=lambda r: (r[0], r[1], r[2]))
+    ev_t = np.array([r[0] for r in rows], dtype=float)
+    if len(frame_times) > 1 and len(ev_t):
+        i = np.clip(np.searchsorted(frame_times, ev_t), 1, len(frame_times) - 1)
+        frames = np.where(np.abs(ev_t - frame_times[i - 1]) <= np.abs(frame_times[i] - ev_t), i - 1, i)
+    else:
+        frames = np.zeros(len(ev_t), dtype=int)
+    return {"time": ev_t.tolist(), "frame": [int(f) for f in frames], "side": [r[1] for r in rows],
+            "event": [r[2] for r in rows], "source": [FILE_SOURCE] * len(rows)}, notes
+
+
+def events_table(columns: dict | None) -> pd.DataFrame | None:
+    """The events table (:data:`humanbody.gait.EVENT_COLUMNS`) of :func:`parse_events`' columns; None for None."""
+    if columns is None:
+        return None
+    df = pd.DataFrame({
+        "time": np.asarray(columns["time"], dtype=float),
+        "frame": np.asarray(columns["frame"], dtype=int),
+        "side": pd.Series(columns["side"], dtype=object),
+        "event": pd.Series(columns["event"], dtype=object),
+        "source": pd.Series(columns["source"], dtype=object),
+    })
+    return df.reset_index(drop=True)
