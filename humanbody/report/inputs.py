@@ -137,7 +137,9 @@ def _task_for(trial: Path, static, grf, **values) -> TrialTask:
     notes = []
     if static is None and not _is_static(trial):
         found = find_static(trial)
-        if found is not None:
+        if found is not None and not _shares_markers(trial, found):
+            notes.append(f"static trial {found} not used: it has none of the trial's markers")
+        elif found is not None:
             static = found
             notes.append(f"static trial {found} (found by name)")
     if grf is None:
@@ -149,6 +151,26 @@ def _task_for(trial: Path, static, grf, **values) -> TrialTask:
         trial=os.fspath(trial), static=None if static is None else os.fspath(static),
         grf=None if grf is None else os.fspath(grf), notes=tuple(notes), **values,
     )
+
+
+def _trc_marker_names(path: Path) -> set | None:
+    """The marker names of a TRC file's header (its fourth line), or None when they cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = [fh.readline() for _ in range(4)]
+    except OSError:
+        return None
+    names = {n.strip() for n in lines[3].split("\t")[2:] if n.strip()}
+    return names or None
+
+
+def _shares_markers(trial: Path, static: Path) -> bool:
+    """False only when both are TRC files whose headers share no marker name (a keypoint trial beside a
+    marker static, say); True when they share one or when it cannot be told from the headers."""
+    if trial.suffix.lower() != ".trc" or static.suffix.lower() != ".trc":
+        return True
+    a, b = _trc_marker_names(trial), _trc_marker_names(static)
+    return a is None or b is None or bool(a & b)
 
 
 def _is_orientation_sto(path: Path) -> bool:

@@ -56,6 +56,24 @@ def test_discover_folder_static_grf_and_outputs(tmp_path):
         discover([tmp_path / "missing.trc"])
 
 
+def test_a_static_sharing_no_marker_with_the_trial_is_not_paired(tmp_path):
+    """A keypoint trial beside a marker static (data/ holds both): the static is left out with a note, so the
+    keypoint trial calibrates itself instead of failing on the static's markers."""
+    def trc(path, names):
+        head = ("PathFileType\t4\t(X/Y/Z)\tx.trc\nDataRate\tCameraRate\tNumFrames\tNumMarkers\tUnits\n"
+                "100\t100\t1\t2\tm\nFrame#\tTime\t" + "\t\t\t".join(names) + "\n")
+        return _touch(path, head)
+
+    d = tmp_path / "lab"
+    static = trc(d / "sample_static.trc", ["R.ASIS", "L.ASIS"])
+    markers = trc(d / "walk_markers.trc", ["R.ASIS", "L.ASIS"])
+    keypoints = trc(d / "walk_keypoints.trc", ["RHip", "LHip"])
+    by_name = {Path(t.trial).name: t for t in discover([d])}
+    assert by_name[markers.name].static == str(static)
+    assert by_name[keypoints.name].static is None
+    assert any("not used: it has none of the trial's markers" in n for n in by_name[keypoints.name].notes)
+
+
 def test_duplicate_stems_get_unique_keys(tmp_path):
     a = _touch(tmp_path / "s1" / "walk.trc", "x")
     b = _touch(tmp_path / "s2" / "walk.trc", "x")
