@@ -266,13 +266,20 @@ def write_exports(analysis, out_dir, formats, cols: dict, time, events=None, fee
     ``cols`` maps each column of :func:`export_columns` to its (frames,)
     values, ``time`` the frames' times (s); ``events`` an events table
     (:mod:`humanbody.gait.events`; default: kinematic events computed
-    here).  Raises InputError (one line) when a file cannot be written.
+    here, unless the trial is a C3D with gait events of its own, which its
+    EVENT group carries into the export unchanged).  Raises InputError (one
+    line) when a file cannot be written.
     """
     out = Path(out_dir)
     raw = _raw_markers(analysis) if analysis.axes is not None else None
     M = analysis.axes.matrix if analysis.axes is not None else np.eye(3)
     time = np.asarray(time, dtype=float)
-    if events is None and "c3d" in formats:  # events go into the C3D only
+    own = getattr(analysis, "events", None)
+    keeps_own = (raw is not None and str(analysis.source).lower().endswith(".c3d")
+                 and own is not None and len(own) > 0)
+    if events is None and "c3d" in formats and keeps_own:
+        events = None  # the C3D is written over its source, whose EVENT group already holds the lab's events
+    elif events is None and "c3d" in formats:  # events go into the C3D only
         try:
             events, _ = _events(analysis, raw, cols, time)
         except (InputError, KeyError):  # no feet to find events with: the C3D has none

@@ -55,7 +55,20 @@ def runs(tmp_path_factory):
     write_c3d(walk, frames=len(df), rate_hz=rate, markers=(names, xyz * 1000.0), unit="mm",
               events=written + [("Event", "General", 1.0)])
     return {"kinematic_plain": kin, "mine": mine, "auto": _report(walk, d / "out_auto"),
-            "kinematic": _report(walk, d / "out_kin", "--events", "kinematic")}
+            "kinematic": _report(walk, d / "out_kin", "--events", "kinematic"), "file": walk, "written": written}
+
+
+def test_analyze_export_keeps_the_files_events_once(runs, tmp_path):
+    """``analyze --export c3d`` of a C3D with its own events writes them once, not followed by detected ones."""
+    out = tmp_path / "out"
+    assert main(["analyze", str(runs["file"]), "--static", str(STATIC), "--out", str(out), "--export", "c3d",
+                 "-q"]) == 0
+    ev = ezc3d.c3d(str(out / "walk.c3d"))["parameters"]["EVENT"]
+    assert int(ev["USED"]["value"][0]) == len(runs["written"]) + 1  # the file's gait events and its General one
+    times = np.asarray(ev["TIMES"]["value"], dtype=float).reshape(2, -1)
+    got = sorted(np.round(60.0 * times[0] + times[1], 4))
+    want = sorted(np.round([t for _, _, t in runs["written"]] + [1.0], 4))
+    np.testing.assert_allclose(got, want, atol=1e-4)
 
 
 def test_strides_cut_at_the_file_events(runs):
