@@ -151,6 +151,7 @@ def test_reader_takes_each_writers_layout_verbatim(tmp_path):
     empty fields and ``nan`` tokens: every value lands where the writer put it, in metres."""
     P = np.arange(5 * 3 * 3, dtype=float).reshape(5, 3, 3) / 10.0 + 0.05
     P[2, 1] = np.nan
+    P[3, 0] = [3.2e-06, -1e-05, 1.5e-07]  # pandas writes these as 3.2e-06 ...
     names = ["RHip", "r.ASIS_study", "midHip"]
     cases = {
         "pose2sim.trc": lambda p: write_pose2sim(p, names, P, 60, first_frame=17),
@@ -160,11 +161,15 @@ def test_reader_takes_each_writers_layout_verbatim(tmp_path):
     for fname, write in cases.items():
         path = tmp_path / fname
         write(path)
-        df = read_trc(path)
-        assert df.attrs["markers"] == names, fname
-        got = np.stack([df[[f"{m}_{a}" for a in "xyz"]].to_numpy() for m in names], axis=1)
-        np.testing.assert_allclose(got, P, atol=6e-8, err_msg=fname)  # NaN where the writer left the value out
-        assert np.diff(df["time"].to_numpy()) == pytest.approx(1 / 60.0, abs=1e-6)
+        crlf = tmp_path / f"crlf_{fname}"  # the same tools on Windows write CR LF line ends
+        crlf.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+        for p in (path, crlf):
+            df = read_trc(p)
+            assert df.attrs["markers"] == names, p.name
+            got = np.stack([df[[f"{m}_{a}" for a in "xyz"]].to_numpy() for m in names], axis=1)
+            tol = 6e-6 if fname == "opencap.trc" else 6e-8  # 5 decimals
+            np.testing.assert_allclose(got, P, atol=tol, err_msg=p.name)  # NaN where the writer left the value out
+            assert np.diff(df["time"].to_numpy()) == pytest.approx(1 / 60.0, abs=1e-6)
     first = read_trc(tmp_path / "pose2sim.trc")["time"].iloc[0]
     assert first == pytest.approx(17 / 60.0)
 
@@ -182,6 +187,7 @@ def test_reader_takes_each_writers_layout_verbatim(tmp_path):
     (HALPE26 + STUDY, "opencap"),                # Pose2Sim *_LSTM.trc of a HALPE_26 trial
     (BODY25B + ["Hip"] + STUDY, "opencap"),      # newer Pose2Sim: "Hip" added before augmenting
     (BODY25B + ["Hip"], "halpe26"),              # the BODY_25B input Pose2Sim rewrites with "Hip"
+    (COCO17 + ["Hip", "Neck"], "coco17"),        # a COCO_17 input rewritten with "Hip" and "Neck" (no feet to augment)
 ])
 def test_real_name_lists_pick_their_set(names, expected):
     assert detect_markerset(names).name == expected
