@@ -317,6 +317,14 @@ def test_a_keypoint_never_triangulated_counts_as_missing(walk, tmp_path):
     assert "without a valid sample, left out: Hip" in text and "required marker(s) missing (Hip)" in text
     assert _rms(an, coords, "right_lower_leg") < 2.0
 
+    P = _positions(pts, BODY25B)
+    P[:, BODY25B.index("LSmallToe")] = np.nan  # the foot's y then follows the shank (docs/markerless.md)
+    path = tmp_path / "no_small_toe.trc"
+    write_pose2sim(path, BODY25B, y_up(P), 60)
+    an = analyze_trial(path, mass=75.0, height=1.75)
+    assert "left out: LSmallToe" in "\n".join(an.messages)
+    assert _rms(an, coords, "left_foot") < 2.0 and _rms(an, coords, "left_lower_leg") < 2.0
+
     P = _positions(pts, COCO17)
     P[:, COCO17.index("Nose")] = np.nan
     path = tmp_path / "no_nose.trc"
