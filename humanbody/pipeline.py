@@ -384,6 +384,7 @@ def condition(trial: Trial, run: _Run):
     messages.append(f"axes: {trial.axes.describe()}")
     names = ground.attrs.get("markers") or [c[:-2] for c in ground.columns if c.endswith("_x")]
     mset, found = resolve_markerset(opts.markerset, names, path, required=())
+    found = _with_samples(ground, found, messages)
     required = _present_required(mset, found, path, messages)
     if opts.hip_trial is not None:
         from .markers.functional_joint import functional_hips
@@ -511,6 +512,23 @@ def loads(analysis: Analysis, table, run: _Run):
     assigned = assign_loads(frame_loads, table.segments, model, analysis.results)
     run.messages += table.notes + frame_loads.notes
     return assigned, table
+
+
+def _with_samples(ground: pd.DataFrame, found: dict, messages) -> dict:
+    """``found`` without the markers whose columns hold no valid sample (listed in ``messages``).
+
+    Video-keypoint writers keep a column for every keypoint of their
+    skeleton, empty (or NaN) when it was never triangulated; such a marker
+    counts as missing, like one the file does not name.
+    """
+    empty = []
+    for canon, col in found.items():
+        cols = [f"{col}_{a}" for a in "xyz"]
+        if all(c in ground.columns for c in cols) and not np.isfinite(ground[cols].to_numpy()).all(axis=1).any():
+            empty.append(col)
+    if empty:
+        messages.append(f"{len(empty)} marker(s) without a valid sample, left out: {', '.join(empty)}")
+    return {k: v for k, v in found.items() if v not in empty}
 
 
 def _present_required(mset, found, path, messages) -> list:

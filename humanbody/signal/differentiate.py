@@ -112,16 +112,30 @@ def _savgol(x: np.ndarray, window: int, polyorder: int, deriv: int, delta: float
     convolve_rows(x, _savgol_taps(window, polyorder, deriv, float(delta)), out)
     h = window // 2
     if edges[0]:
-        out[:h] = signal.savgol_filter(x[:window], window, polyorder, deriv=deriv, delta=delta, axis=0,
-                                       mode="interp")[:h]
+        out[:h] = _edge_fit(signal, x[:window], polyorder, deriv, delta)[:h]
     else:
         out[:h] = np.nan
     if edges[1]:
-        out[F - h:] = signal.savgol_filter(x[F - window:], window, polyorder, deriv=deriv, delta=delta, axis=0,
-                                           mode="interp")[window - h:]
+        out[F - h:] = _edge_fit(signal, x[F - window:], polyorder, deriv, delta)[window - h:]
     else:
         out[F - h:] = np.nan
     return out
+
+
+def _edge_fit(signal, xw: np.ndarray, polyorder: int, deriv: int, delta: float) -> np.ndarray:
+    """scipy's ``mode="interp"`` fit of one edge window (window, columns); a column with a NaN in it is NaN.
+
+    NaN samples propagate to the rows whose window holds them, as in the
+    interior convolution (a trial whose first frames have no markers).
+    """
+    ok = np.isfinite(xw).all(axis=0)
+    if ok.all():
+        return signal.savgol_filter(xw, xw.shape[0], polyorder, deriv=deriv, delta=delta, axis=0, mode="interp")
+    res = np.full(xw.shape, np.nan)
+    if ok.any():
+        res[:, ok] = signal.savgol_filter(xw[:, ok], xw.shape[0], polyorder, deriv=deriv, delta=delta, axis=0,
+                                          mode="interp")
+    return res
 
 
 @dataclass(frozen=True)
