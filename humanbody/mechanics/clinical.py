@@ -211,19 +211,24 @@ def _absolute(model, coords, seg: str, memo: dict) -> np.ndarray:
     return memo[seg]
 
 
-def progression_heading(time, root_xy, window_s: float = 1.0, min_speed: float = 0.15) -> np.ndarray:
+def progression_heading(time, root_xy, window_s: float = 1.0, min_speed: float = 0.15,
+                        facing=None) -> np.ndarray:
     """Heading of the direction of progression (rad about Z from ground X), every frame.
 
     The direction of the pelvis's horizontal travel over a centred window
     of ``window_s`` seconds (shorter at the ends of the trial).  Where the
     pelvis travels slower than ``min_speed`` m/s over the window (a
-    treadmill, standing, turning on the spot) the heading is ground +X
-    (which the readers point along the direction of progression).
+    treadmill, standing, turning on the spot), or, when ``facing`` is given,
+    travels backwards (more than 90 degrees from where the pelvis faces: the
+    hips going back in a squat or a sit-to-stand, a step back), the heading
+    is ground +X (which the readers point along the direction of
+    progression), so that such sway never turns the progression frame round.
 
     Parameters
     ----------
     time : (F,) s
     root_xy : (F, 2) m, horizontal position of the pelvis origin
+    facing : (F,) rad, optional, heading of the pelvis's forward axis on the floor
     """
     t = np.asarray(time, dtype=float)
     xy = np.asarray(root_xy, dtype=float)
@@ -238,6 +243,9 @@ def progression_heading(time, root_xy, window_s: float = 1.0, min_speed: float =
         speed = np.hypot(d[:, 0], d[:, 1]) / dt
     slow = ~(speed >= min_speed)
     heading = np.arctan2(d[:, 1], d[:, 0])
+    if facing is not None:
+        with np.errstate(invalid="ignore"):
+            slow |= ~(np.cos(heading - np.asarray(facing, dtype=float)) > 0.0)
     heading[slow] = 0.0
     return _unwrapped(heading)
 
@@ -353,7 +361,9 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
             joints.setdefault(a.joint, []).append(_resequenced(a, overrides))
     time = coords["time"].to_numpy(dtype=float)
     root = names[0]
-    heading = progression_heading(time, coords[[f"{root}_x", f"{root}_y"]].to_numpy(dtype=float))
+    R_root = _relative(model, coords, root)  # the root's relative rotation is its orientation in ground
+    heading = progression_heading(time, coords[[f"{root}_x", f"{root}_y"]].to_numpy(dtype=float),
+                                  facing=np.arctan2(R_root[:, 1, 0], R_root[:, 0, 0]))
     feet = [(side, s) for side, s in _SIDES if f"{side}_foot_progression_deg" in columns]
     # one kernel pass: every joint's composed rotation, decomposed (foot: its absolute axes as yaw-pitch-roll)
     chains, use_yaw, seqs = [], [], []

@@ -128,6 +128,30 @@ def test_pelvis_follows_the_direction_of_progression():
     np.testing.assert_allclose(progression_heading(t, np.zeros((F, 2))), 0.0)
 
 
+def test_sway_backwards_never_turns_the_progression_round():
+    """A squat or sit-to-stand: the pelvis, facing +X, goes back 0.25 m and forward again (up to 0.4 m/s over
+    the window).  Travelling backwards is not progression: the heading stays +X and the pelvis rotation stays
+    what it is (a 10 deg turn), where the travel alone would read 180 deg.  Walking out and back still turns
+    the progression round with the pelvis."""
+    F = 600
+    t = np.arange(F) / 100.0
+    c = _coords(MODEL, F=F, lower_torso_alpha=10.0)
+    c["lower_torso_x"] = -0.125 * (1.0 - np.cos(2 * np.pi * 0.5 * t))
+    xy = c[["lower_torso_x", "lower_torso_y"]].to_numpy()
+    travel = progression_heading(t, xy)
+    assert np.abs(np.degrees(travel)).max() > 170.0  # the travel alone points backwards while squatting
+    facing = np.full(F, np.radians(10.0))
+    fwd = progression_heading(t, xy, facing=facing)
+    assert np.abs(np.degrees(fwd)).max() < 1.0 + 1e-9  # never backwards: at most the forward travel's own heading
+    cl = clinical_angles(MODEL, c)
+    assert np.abs(cl["pelvis_rotation_deg"].to_numpy() - 10.0).max() < 1.0
+    # out along +X and back along -X, the pelvis turned round for the way back
+    out_back = np.where(t < 3.0, 1.2 * t, 3.6 - 1.2 * (t - 3.0))
+    facing = np.where(t < 3.0, 0.0, np.pi)
+    h = np.degrees(progression_heading(t, np.c_[out_back, np.zeros(F)], facing=facing))
+    assert np.allclose(h[t < 2.4], 0.0) and np.allclose(np.abs(h[t > 3.6]), 180.0)
+
+
 @pytest.mark.parametrize("climb", [0.0, 0.35, -0.5])
 def test_pelvis_and_foot_progression_on_stairs_and_ramps(climb):
     """The direction of progression is horizontal: a pelvis climbing (stairs, a ramp; ``climb`` m of rise
