@@ -225,7 +225,7 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
     InputError
         Unreadable file, no load columns, non-finite forces, time not increasing.
     """
-    from ..io.forceplates import file_plates, plate_from_points, vertical_axis_mapping
+    from ..io.forceplates import file_plates, plate_from_points, reaction_sign, vertical_axis_mapping
     from ..io.opensim import read_opensim
 
     path = Path(os.fspath(path))
@@ -283,6 +283,12 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
                          "<load>_force_x/y/z with <load>_point_x/y/z", path)
     force, point, moment = (np.stack(a, axis=1) for a in (force, point, moment))
     moment = np.nan_to_num(moment)
+    down = [j for j in range(len(names)) if reaction_sign(force[:, j, 2], FORCE_THRESHOLD) < 0]
+    if down:  # the force on the plate (a lab's export): the reaction on the subject is its opposite
+        force[:, down] *= -1.0
+        moment[:, down] *= -1.0
+        notes.append(f"loads: {', '.join(names[j] for j in down)} give the force on the plate (downwards): taken "
+                     "as the ground reaction on the subject, its opposite")
     for name, seg in (loads or {}).items():
         if name not in names:
             raise InputError(f"--load {name}=...: the file has no load {name!r} (it has {', '.join(names)})", path)
@@ -309,9 +315,13 @@ def _read_c3d_platforms(path: Path, mapping, loads) -> LoadTable:
         if name not in c.names:
             raise InputError(f"--load {name}=...: the file has no load {name!r} (it has {', '.join(c.names)})", path)
         segs[c.names.index(name)] = seg
+    notes = [f"loads: {len(c.names)} force platform(s) of type {', '.join(map(str, c.types))} from the "
+             f"C3D file at {c.rate_hz:g} Hz"]
+    if c.reversed:
+        notes.append(f"loads: {', '.join(c.reversed)} give the force on the plate (downwards): taken as the ground "
+                     "reaction on the subject, its opposite")
     return LoadTable(c.time, list(c.names), c.force, c.point, c.moment, segs, str(path),
-                     [f"loads: {len(c.names)} force platform(s) of type {', '.join(map(str, c.types))} from the "
-                      f"C3D file at {c.rate_hz:g} Hz"] + _geometry_notes(c.plates), plates=list(c.plates))
+                     notes + _geometry_notes(c.plates), plates=list(c.plates))
 
 
 def _geometry_notes(plates) -> list:

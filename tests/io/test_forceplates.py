@@ -228,3 +228,145 @@ def test_degenerate_plate_corners_are_one_clear_error():
 
     with pytest.raises(InputError, match="corners do not span a surface"):
         plate_from_corners("p", np.zeros((4, 3)))
+
+
+# ------------------------------------------------------------------ plates as labs write them
+def _lab_plate_axes(yaw_deg: float, z_down: bool = True) -> np.ndarray:
+    """Columns: a plate's own x, y, z axes in the lab, turned ``yaw_deg`` about the vertical; ``z_down`` is the
+    AMTI/Kistler convention (plate z into the plate, y mirrored to stay right-handed)."""
+    a = np.radians(yaw_deg)
+    R = np.array([[np.cos(a), -np.sin(a), 0.0], [np.sin(a), np.cos(a), 0.0], [0.0, 0.0, 1.0]])
+    return R @ np.diag([1.0, -1.0, -1.0]) if z_down else R
+
+
+def _write_lab_plates_c3d(path, centres, axes, force, point, tz, n_frames, types, origins, cal=None, sub=10):
+    """Platforms as a lab's system writes them: each plate in its own axes (``axes[p]``: columns its x, y, z in
+    the lab), corner 1 at its +x +y and the others in C3D's order, channels the force and moment the subject
+    applies to the plate (the ground reaction's opposite) about the plate's ORIGIN (mm, plate axes, below the
+    surface), type 2 (N, N mm) or type 4 (channels = CAL_MATRIX^-1 times them).  ``force``, ``point`` (m),
+    ``tz`` (N m about the surface normal): the ground reaction on the subject, lab axes, per point frame."""
+    ezc3d = pytest.importorskip("ezc3d")
+    from ezc3d import ezc3d as swig
+
+    P = len(centres)
+    c = ezc3d.c3d()
+    c["parameters"]["POINT"]["RATE"]["value"] = [100.0]
+    c["parameters"]["POINT"]["LABELS"]["value"] = ("dummy",)
+    c["data"]["points"] = np.ones((4, 1, n_frames))
+    c.add_parameter("POINT", "UNITS", "mm")
+    c["parameters"]["ANALOG"]["RATE"]["value"] = [100.0 * sub]
+    c["parameters"]["ANALOG"]["LABELS"]["value"] = tuple(f"{w}{i + 1}" for i in range(P)
+                                                         for w in ("Fx", "Fy", "Fz", "Mx", "My", "Mz"))
+    c["parameters"]["ANALOG"]["UNITS"]["value"] = (["N"] * 3 + ["Nmm"] * 3) * P
+    c["parameters"]["ANALOG"]["SCALE"]["value"] = [1.0] * 6 * P
+    c["parameters"]["ANALOG"]["OFFSET"]["value"] = [0] * 6 * P
+    an = np.zeros((1, 6 * P, n_frames * sub))
+    frame_of = np.minimum(np.arange(n_frames * sub) // sub, n_frames - 1)
+    corners = np.zeros((3, 4, P))
+    cal_all = np.zeros((6, 6, P))
+    for p in range(P):
+        R, centre = axes[p], np.asarray(centres[p], dtype=float)
+        for i, (sx, sy) in enumerate(((1, 1), (-1, 1), (-1, -1), (1, -1))):
+            corners[:, i, p] = (centre + R @ np.array([sx * 0.2, sy * 0.3, 0.0])) * 1000.0
+        up = R[:, 2] if R[2, 2] > 0 else -R[:, 2]
+        F = force[frame_of, p]
+        m_centre = np.cross(point[frame_of, p] - centre, F) + tz[frame_of, p, None] * up  # N m about the centre
+        f_plate, m_plate = -F @ R, (-m_centre @ R) * 1000.0  # on the plate, plate axes, N and N mm
+        o = -np.asarray(origins[p], dtype=float)  # the reader's origin: from the surface centre, z <= 0
+        data = np.concatenate([f_plate, m_plate - np.cross(f_plate, o)], axis=1)
+        if types[p] == 4:
+            cal_all[:, :, p] = cal[p]
+            data = data @ np.linalg.inv(cal[p]).T
+        an[0, 6 * p:6 * p + 6] = data.T
+    c["data"]["analogs"] = an
+
+    def int_param(name, values, shape=None):
+        par = swig.Parameter(name, "")
+        vec = swig.VecInt([int(v) for v in values])
+        par.set(vec) if shape is None else par.set(vec, swig.VecUInt(list(shape)))
+        c._storage["parameters"].add_parameter("FORCE_PLATFORM", par)
+
+    c.add_parameter("FORCE_PLATFORM", "USED", P)
+    int_param("TYPE", types)
+    int_param("ZERO", [1, 0])
+    c.add_parameter("FORCE_PLATFORM", "CORNERS", corners.tolist())
+    c.add_parameter("FORCE_PLATFORM", "ORIGIN", np.asarray(origins, dtype=float).T.tolist())
+    int_param("CHANNEL", range(1, 6 * P + 1), (6, P))
+    if 4 in types:
+        par = swig.Parameter("CAL_MATRIX", "")
+        par.set(swig.VecDouble(np.transpose(cal_all, (2, 1, 0)).ravel().tolist()), swig.VecUInt([6, 6, P]))
+        c._storage["parameters"].add_parameter("FORCE_PLATFORM", par)
+    c.write(str(path))
+    return path
+
+
+def _lab_plates(tmp, force, point, tz, n):
+    """The staircase's four plates as a lab writes them: z down, the force on the plate, turned 0, 90, 180 and
+    270 degrees about the vertical, origins 40 mm below the surface and off centre, types 2, 4, 2, 4."""
+    rng = np.random.default_rng(7)
+    centres = [np.array([point[0, p, 0] + 0.03, point[0, p, 1] - 0.02, h]) for p, h in enumerate(HEIGHTS)]
+    axes = [_lab_plate_axes(yaw) for yaw in (0.0, 90.0, 180.0, 270.0)]
+    origins = [(1.5, -2.0, 40.0), (0.0, 0.0, 40.0), (-3.0, 1.0, 38.5), (2.0, 2.0, 41.0)]
+    cal = [np.eye(6) + rng.normal(0, 0.03, (6, 6)) for _ in HEIGHTS]
+    return _write_lab_plates_c3d(tmp / "stairs_lab.c3d", centres, axes, force, point, tz, n, [2, 4, 2, 4],
+                                 origins, cal)
+
+
+def test_c3d_plates_as_labs_write_them_give_the_ground_reaction(staircase):
+    """Plates in their own axes (z down, turned 90/180/270 degrees), ORIGIN below the surface, type 4 with a
+    calibration matrix, channels carrying the force on the plate: read back as the ground reaction on the
+    subject (upwards), its centre of pressure on each raised surface and the free moment about the normal."""
+    from humanbody.io.forceplates import read_c3d_platforms
+
+    model, res, force, point, tz, tmp, c3d = staircase
+    path = _lab_plates(tmp, force, point, tz, len(res.joint))
+    c = read_c3d_platforms(path)
+    frames = np.arange(0, len(c.time), 10)  # the point frames' samples
+    np.testing.assert_allclose(c.force[frames], force, atol=1e-3)  # analogs are 32-bit floats
+    loaded = force[..., 2] > 0
+    np.testing.assert_allclose(c.point[frames][loaded], point[loaded], atol=1e-9)
+    np.testing.assert_allclose(c.moment[frames][loaded][:, 2], tz[loaded], atol=1e-4)
+    assert [round(g.height, 3) for g in c.plates] == list(HEIGHTS)
+    assert c.reversed == c.names  # every plate gave the force on it, turned into the reaction
+
+
+def test_staircase_from_a_labs_c3d_gives_exact_joint_moments(staircase):
+    model, res, force, point, tz, tmp, c3d = staircase
+    path = _lab_plates(tmp, force, point, tz, len(res.joint))
+    analysis = hb.analyze_trial(tmp / "stairs.csv", model=model, forces=path, forces_cutoff_hz=0)
+    expect = _reference_moments(model, res, force, point, tz)
+    for name in ("right_foot", "right_lower_leg", "right_upper_leg", "upper_torso"):
+        b = model.names.index(name)
+        got = analysis.kinetics[[f"{name}_joint_moment_{a}" for a in "xyz"]].to_numpy()
+        np.testing.assert_allclose(got, expect[:, b], atol=1e-6 * 700, rtol=1e-6, err_msg=name)
+    assert any("give the force on the plate (downwards)" in m for m in analysis.messages)
+
+
+def test_staircase_from_a_y_up_mot_with_raised_points_and_the_force_on_the_plate(staircase):
+    """An OpenSim-layout ground-reaction file (Y up), one plate per step with its points at the step's height,
+    carrying the force on the plate (a lab's export, downwards): each load keeps its 3-D point, is turned into
+    the reaction on the subject (said in one line) and the joint moments equal Pinocchio's."""
+    model, res, force, point, tz, tmp, c3d = staircase
+    lab = np.array([[1.0, 0, 0], [0, 0, 1.0], [0, -1.0, 0]])  # ground -> lab (X forward, Y up, Z right)
+    cols, data = ["time"], [np.arange(len(res.joint)) / 100.0]  # the stair trial's frame times
+    for p in range(len(HEIGHTS)):
+        f, q, m = -force[:, p] @ lab.T, point[:, p] @ lab.T, -(tz[:, p, None] * [0, 0, 1.0]) @ lab.T
+        for name, v in ((f"step{p}_force_v", f), (f"step{p}_force_p", q), (f"step{p}_torque_", m)):
+            cols += [name + a for a in "xyz"]
+            data += [v[:, 0], v[:, 1], v[:, 2]]
+    rows = np.column_stack(data)
+    path = tmp / "grf_stairs.mot"
+    head = f"grf_stairs\nversion=1\nnRows={len(rows)}\nnColumns={len(cols)}\ninDegrees=no\nendheader\n"
+    path.write_text(head + "\t".join(cols) + "\n" + "\n".join("\t".join(f"{x:.10f}" for x in r) for r in rows) + "\n")
+    analysis = hb.analyze_trial(tmp / "stairs.csv", model=model, forces=path, forces_cutoff_hz=0)
+    loads = analysis.loads
+    for p, h in enumerate(HEIGHTS):
+        rows_p = slice(p * PHASE_FRAMES, (p + 1) * PHASE_FRAMES)
+        np.testing.assert_allclose(loads.cop[rows_p, p], point[rows_p, p], atol=1e-6)
+        np.testing.assert_allclose(loads.force[rows_p, p], force[rows_p, p], atol=1e-6)
+    assert any("give the force on the plate (downwards)" in m for m in analysis.messages)
+    expect = _reference_moments(model, res, force, point, tz)
+    for name in ("right_foot", "right_lower_leg", "right_upper_leg"):
+        b = model.names.index(name)
+        got = analysis.kinetics[[f"{name}_joint_moment_{a}" for a in "xyz"]].to_numpy()
+        np.testing.assert_allclose(got, expect[:, b], atol=1e-6 * 700, rtol=1e-6, err_msg=name)
