@@ -3,6 +3,8 @@ joint moments equal Pinocchio's inverse dynamics, both feet on one plate, a side
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -239,20 +241,29 @@ def _lab_plate_axes(yaw_deg: float, z_down: bool = True) -> np.ndarray:
     return R @ np.diag([1.0, -1.0, -1.0]) if z_down else R
 
 
-def _write_lab_plates_c3d(path, centres, axes, force, point, tz, n_frames, types, origins, cal=None, sub=10):
+def _write_lab_plates_c3d(path, centres, axes, force, point, tz, n_frames, types, origins, cal=None, sub=10,
+                          markers=None, labels=None, up=(0.0, 0.0, 1.0)):
     """Platforms as a lab's system writes them: each plate in its own axes (``axes[p]``: columns its x, y, z in
     the lab), corner 1 at its +x +y and the others in C3D's order, channels the force and moment the subject
     applies to the plate (the ground reaction's opposite) about the plate's ORIGIN (mm, plate axes, below the
     surface), type 2 (N, N mm) or type 4 (channels = CAL_MATRIX^-1 times them).  ``force``, ``point`` (m),
-    ``tz`` (N m about the surface normal): the ground reaction on the subject, lab axes, per point frame."""
+    ``tz`` (N m about the surface normal): the ground reaction on the subject, lab axes (``up`` the lab's
+    vertical), per point frame or, with ``sub`` samples a frame, per analog sample (length n_frames * sub);
+    ``markers`` (n_frames, M, 3) m with ``labels``: the trial's markers."""
     ezc3d = pytest.importorskip("ezc3d")
     from ezc3d import ezc3d as swig
 
     P = len(centres)
     c = ezc3d.c3d()
     c["parameters"]["POINT"]["RATE"]["value"] = [100.0]
-    c["parameters"]["POINT"]["LABELS"]["value"] = ("dummy",)
-    c["data"]["points"] = np.ones((4, 1, n_frames))
+    if markers is None:
+        c["parameters"]["POINT"]["LABELS"]["value"] = ("dummy",)
+        c["data"]["points"] = np.ones((4, 1, n_frames))
+    else:
+        c["parameters"]["POINT"]["LABELS"]["value"] = tuple(labels)
+        pts = np.ones((4, len(labels), n_frames))
+        pts[:3] = np.transpose(markers, (2, 1, 0)) * 1000.0
+        c["data"]["points"] = pts
     c.add_parameter("POINT", "UNITS", "mm")
     c["parameters"]["ANALOG"]["RATE"]["value"] = [100.0 * sub]
     c["parameters"]["ANALOG"]["LABELS"]["value"] = tuple(f"{w}{i + 1}" for i in range(P)
@@ -261,16 +272,17 @@ def _write_lab_plates_c3d(path, centres, axes, force, point, tz, n_frames, types
     c["parameters"]["ANALOG"]["SCALE"]["value"] = [1.0] * 6 * P
     c["parameters"]["ANALOG"]["OFFSET"]["value"] = [0] * 6 * P
     an = np.zeros((1, 6 * P, n_frames * sub))
-    frame_of = np.minimum(np.arange(n_frames * sub) // sub, n_frames - 1)
+    frame_of = (np.minimum(np.arange(n_frames * sub) // sub, n_frames - 1) if len(force) == n_frames
+                else np.arange(n_frames * sub))
     corners = np.zeros((3, 4, P))
     cal_all = np.zeros((6, 6, P))
     for p in range(P):
         R, centre = axes[p], np.asarray(centres[p], dtype=float)
         for i, (sx, sy) in enumerate(((1, 1), (-1, 1), (-1, -1), (1, -1))):
             corners[:, i, p] = (centre + R @ np.array([sx * 0.2, sy * 0.3, 0.0])) * 1000.0
-        up = R[:, 2] if R[2, 2] > 0 else -R[:, 2]
+        normal = R[:, 2] if R[:, 2] @ np.asarray(up) > 0 else -R[:, 2]
         F = force[frame_of, p]
-        m_centre = np.cross(point[frame_of, p] - centre, F) + tz[frame_of, p, None] * up  # N m about the centre
+        m_centre = np.cross(point[frame_of, p] - centre, F) + tz[frame_of, p, None] * normal  # N m about the centre
         f_plate, m_plate = -F @ R, (-m_centre @ R) * 1000.0  # on the plate, plate axes, N and N mm
         o = -np.asarray(origins[p], dtype=float)  # the reader's origin: from the surface centre, z <= 0
         data = np.concatenate([f_plate, m_plate - np.cross(f_plate, o)], axis=1)
@@ -370,3 +382,55 @@ def test_staircase_from_a_y_up_mot_with_raised_points_and_the_force_on_the_plate
         b = model.names.index(name)
         got = analysis.kinetics[[f"{name}_joint_moment_{a}" for a in "xyz"]].to_numpy()
         np.testing.assert_allclose(got, expect[:, b], atol=1e-6 * 700, rtol=1e-6, err_msg=name)
+
+
+def test_a_y_up_labs_c3d_walk_with_its_own_plates_equals_the_loads_table(tmp_path):
+    """The sample walk as a C3D of a Y-up lab whose two plates are written as the lab's system does (z down, the
+    force on the plate, type 4, one turned 90 degrees, ORIGIN below the surface): `analyze walk.c3d` uses its
+    own plates and gives the kinetics of the same loads given as a table in ground axes."""
+    from humanbody.io import read_trial
+    from humanbody.mechanics.loads import _sole
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    walk, static = data / "sample_walk_markers.trc", data / "sample_static.trc"
+    base = hb.analyze_trial(walk, static=static, mass=75.0)
+    res, model, t = base.results, base.model, base.results.time
+    sub = 10
+    ts = t[0] + np.arange(len(t) * sub) / (100.0 * sub)
+    lab_of_ground = np.array([[1.0, 0, 0], [0, 0, 1.0], [0, -1.0, 0]])  # the TRC's lab: X forward, Y up, Z right
+    force, point, centres, axes, table = [], [], [], [], {"time": ts}
+    for side, yaw in (("right", 0.0), ("left", 90.0)):
+        heel, toe = _sole(res, model, model.names.index(f"{side}_foot"))
+        low = np.minimum(heel[:, 2], toe[:, 2])
+        frames = np.flatnonzero(low < low.min() + 0.02)
+        stance = max(np.split(frames, np.flatnonzero(np.diff(frames) > 1) + 1), key=len)
+        t0, t1 = t[stance[0]], t[stance[-1]]
+        on = (ts >= t0) & (ts <= t1)
+        s_ = np.pi * (ts - t0) / (t1 - t0)
+        f = np.stack([np.where(on, -80 * np.sin(2 * s_), 0.0), np.zeros_like(ts), np.where(on, 700 * np.sin(s_), 0.0)], 1)
+        mid = 0.5 * (heel + toe)
+        p = np.stack([np.interp(ts, t, mid[:, a]) for a in range(2)] + [np.zeros_like(ts)], 1)
+        centres.append(lab_of_ground @ [p[on, 0].mean() + 0.02, p[on, 1].mean() - 0.03, 0.0])
+        axes.append(lab_of_ground @ _lab_plate_axes(yaw))
+        force.append(f @ lab_of_ground.T)
+        point.append(p @ lab_of_ground.T)
+        for a, c in enumerate("xyz"):
+            table[f"{side}_force_{c}"] = f[:, a]
+            table[f"{side}_point_{c}"] = np.where(on, p[:, a], 0.0)
+    tr = read_trial(walk)
+    names = list(tr.attrs["markers"])
+    xyz = np.nan_to_num(np.stack([tr[[f"{n}_{a}" for a in "xyz"]].to_numpy() for n in names], axis=1))
+    c3d = _write_lab_plates_c3d(tmp_path / "walk.c3d", centres, axes, np.stack(force, 1), np.stack(point, 1),
+                                np.zeros((len(ts), 2)), len(t), [4, 4], [(0.0, 0.0, 40.0), (1.0, -1.0, 40.0)],
+                                cal=[np.eye(6), np.eye(6)], sub=sub, markers=xyz, labels=names, up=(0.0, 1.0, 0.0))
+    pd.DataFrame(table).to_csv(tmp_path / "walk_loads.csv", index=False)
+    own = hb.analyze_trial(c3d, static=static, mass=75.0)
+    ref = hb.analyze_trial(walk, static=static, mass=75.0, forces=tmp_path / "walk_loads.csv")
+    assert any("plate1, plate2 give the force on the plate" in m for m in own.messages)
+    right, left = model.names.index("right_foot"), model.names.index("left_foot")
+    assert set(own.loads.body[:, 0]) == {-1, right} and set(own.loads.body[:, 1]) == {-1, left}
+    for col in ("right_ankle_dorsiflexion_moment_Nm_per_kg", "right_knee_flexion_moment_Nm_per_kg",
+                "left_hip_flexion_moment_Nm_per_kg", "left_grf_z_N_per_kg", "right_grf_x_N_per_kg"):
+        want = ref.kinetics[col].to_numpy()
+        assert np.nanmax(np.abs(want)) > 0.1, col
+        np.testing.assert_allclose(own.kinetics[col].to_numpy(), want, atol=1e-4, err_msg=col)
