@@ -434,3 +434,88 @@ def test_a_y_up_labs_c3d_walk_with_its_own_plates_equals_the_loads_table(tmp_pat
         want = ref.kinetics[col].to_numpy()
         assert np.nanmax(np.abs(want)) > 0.1, col
         np.testing.assert_allclose(own.kinetics[col].to_numpy(), want, atol=1e-4, err_msg=col)
+
+
+# ------------------------------------------------------------------ both feet on one plate
+def test_both_feet_standing_on_one_plate_are_a_gap_wherever_the_centre_of_pressure_is():
+    """A plate under both standing feet, 70 % of the load on the right: the centre of pressure is 5 cm from the
+    right sole and 12 cm from the left, yet both soles touch the plate and move together, so neither foot's
+    share is known: those two feet are NaN (before: the whole load went to the right foot)."""
+    from humanbody.mechanics.loads import assign_loads
+    from tests.mechanics.test_kinetics import _plate_loads, _standing
+
+    model, res = _standing()
+    right, left = model.names.index("right_foot"), model.names.index("left_foot")
+    ahead = res.R[0, right, :, 0] * 0.05
+    r_cop, l_cop = res.joint[0, right] + ahead, res.joint[0, left] + ahead
+    r_cop[2] = l_cop[2] = 0.0
+    cop = 0.7 * r_cop + 0.3 * l_cop
+    corners = [[0.5, 0.4, 0.0], [-0.5, 0.4, 0.0], [-0.5, -0.4, 0.0], [0.5, -0.4, 0.0]]  # a walkway plate
+    loads = _plate_loads(["walkway"], [cop])
+    loads.plates = [plate_from_corners("walkway", corners)]
+    out = assign_loads(loads, [None], model, res)
+    assert (out.body[:, 0] == -2).all() and set(out.shared[0, 0]) == {right, left}
+    # the same plate under the right foot only (the left leg lifted, hip and knee flexed): the right foot takes it
+    q = hb.coordinate_columns(model)
+    coords = pd.DataFrame(0.0, index=range(4), columns=["time", *q, *(c + "_dot" for c in q),
+                                                         *(c + "_ddot" for c in q)])
+    coords["time"] = np.arange(4) / 100.0
+    coords["lower_torso_z"] = model.meta["reference_pose"]["lower_torso_height"]
+    coords["left_upper_leg_alpha"], coords["left_lower_leg_alpha"] = -0.9, 1.4
+    lifted = hb.compute(model, coords)
+    loads = _plate_loads(["walkway"], [r_cop])
+    loads.plates = [plate_from_corners("walkway", corners)]
+    assert (assign_loads(loads, [None], model, lifted).body[:, 0] == right).all()
+
+
+def test_the_shared_walk_on_one_walkway_plate_is_a_gap_in_double_support_only():
+    """The shared walk's two plates summed into one plate under both feet (a walkway, or a treadmill measuring
+    both belts together): in double support the two feet's kinetics are NaN (before: 42 of its 43 frames gave
+    the whole load to one foot, knee moments off by up to 1.5 N m/kg); in single support the kinetics equal
+    those from the two plates."""
+    from _shared import WALK, require_shared
+
+    from humanbody.io.opensim import read_opensim
+
+    require_shared()
+    g = read_opensim(WALK / "subject01_walk1_grf.mot")
+    t = g["time"].to_numpy()
+    F, M, fy = np.zeros((len(t), 3)), np.zeros((len(t), 3)), {}
+    for p, side in (("ground_force_", "right"), ("1_ground_force_", "left")):
+        f = g[[f"{p}v{a}" for a in "xyz"]].to_numpy()
+        q = g[[f"{p}p{a}" for a in "xyz"]].to_numpy()
+        tq = g[[f"{p[:-len('force_')]}torque_{a}" for a in "xyz"]].to_numpy()
+        M += np.where((f[:, 1] > 0)[:, None], np.cross(q, f) + tq, 0.0)
+        F += f
+        fy[side] = f[:, 1]
+    ok = F[:, 1] > 1e-3  # lab Y up: the centre of pressure on y = 0, the free moment about y
+    px = np.where(ok, M[:, 2] / np.where(ok, F[:, 1], 1.0), 0.0)
+    pz = np.where(ok, -M[:, 0] / np.where(ok, F[:, 1], 1.0), 0.0)
+    ty = np.where(ok, M[:, 1] - (pz * F[:, 0] - px * F[:, 2]), 0.0)
+    cols = {"time": t, "walkway_force_vx": F[:, 0], "walkway_force_vy": F[:, 1], "walkway_force_vz": F[:, 2],
+            "walkway_force_px": px, "walkway_force_py": 0.0, "walkway_force_pz": pz,
+            "walkway_torque_x": 0.0, "walkway_torque_y": ty, "walkway_torque_z": 0.0}
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "walkway_grf.mot"
+        table = pd.DataFrame(cols)
+        head = f"walkway_grf\nversion=1\nnRows={len(table)}\nnColumns={table.shape[1]}\ninDegrees=no\nendheader\n"
+        path.write_text(head + table.to_csv(sep="\t", index=False, float_format="%.8f"))
+        one = hb.analyze_trial(WALK / "subject01_walk1.trc", static=WALK / "subject01_static.trc", forces=path)
+    two = hb.analyze_trial(WALK / "subject01_walk1.trc", static=WALK / "subject01_static.trc",
+                           forces=WALK / "subject01_walk1_grf.mot")
+    ft = one.results.time
+    r, lf = np.interp(ft, t, fy["right"]), np.interp(ft, t, fy["left"])
+    both = (r > 20) & (lf > 20)
+    assert both.sum() >= 40
+    assert (one.loads.body[both, 0] == -2).mean() >= 0.95
+    for side in ("right", "left"):
+        for what in ("knee_flexion_moment_Nm_per_kg", "hip_flexion_moment_Nm_per_kg", "grf_z_N_per_kg"):
+            got, want = one.kinetics[f"{side}_{what}"].to_numpy(), two.kinetics[f"{side}_{what}"].to_numpy()
+            assert np.isnan(got[both & (one.loads.body[:, 0] == -2)]).all()
+            single = np.isfinite(got) & ~both
+            assert single.sum() >= 80
+            # the two plates' loads are filtered separately, the walkway's summed: equal to 0.1 N m/kg
+            np.testing.assert_allclose(got[single], want[single], atol=0.1 if "moment" in what else 0.5,
+                                       err_msg=f"{side} {what}")
