@@ -519,3 +519,33 @@ def test_the_shared_walk_on_one_walkway_plate_is_a_gap_in_double_support_only():
             # the two plates' loads are filtered separately, the walkway's summed: equal to 0.1 N m/kg
             np.testing.assert_allclose(got[single], want[single], atol=0.1 if "moment" in what else 0.5,
                                        err_msg=f"{side} {what}")
+
+
+@pytest.mark.parametrize("yaw, tilt, z_down", [(30.0, 10.0, True), (180.0, 8.0, False)])
+def test_a_ramp_plate_from_c3d_gives_its_tilted_surface_and_the_reaction(tmp_path, yaw, tilt, z_down):
+    """A plate tilted ``tilt`` degrees (a ramp) and turned ``yaw`` about the vertical, raised 0.3 m: the centre of
+    pressure lies on its tilted surface, the normal and tilt are the plate's, the force is the reaction."""
+    from humanbody.io.forceplates import read_c3d_platforms
+
+    rng = np.random.default_rng(11)
+    a, b = np.radians(tilt), np.radians(yaw)
+    ramp = np.array([[np.cos(a), 0, -np.sin(a)], [0, 1, 0], [np.sin(a), 0, np.cos(a)]])
+    turn = np.array([[np.cos(b), -np.sin(b), 0], [np.sin(b), np.cos(b), 0], [0, 0, 1.0]])
+    axes = turn @ ramp @ (np.diag([1.0, -1.0, -1.0]) if z_down else np.eye(3))
+    centre = np.array([1.0, 0.2, 0.3])
+    n = 30
+    local = np.column_stack([rng.uniform(-0.15, 0.15, n), rng.uniform(-0.2, 0.2, n), np.zeros(n)])
+    point = centre + local @ (turn @ ramp).T
+    force = np.column_stack([rng.normal(0, 60, n), rng.normal(0, 40, n), 650 + rng.normal(0, 40, n)])
+    tz = rng.normal(0, 2, n)
+    path = _write_lab_plates_c3d(tmp_path / "ramp.c3d", [centre], [axes], force[:, None], point[:, None],
+                                 tz[:, None], n, [2], [(0.0, 0.0, 40.0)])
+    c = read_c3d_platforms(path)
+    frames = np.arange(0, len(c.time), 10)
+    up = (turn @ ramp)[:, 2]
+    assert c.plates[0].tilt_deg == pytest.approx(tilt, abs=1e-4)  # corners are 32-bit floats
+    np.testing.assert_allclose(c.plates[0].normal, up, atol=1e-6)
+    np.testing.assert_allclose(c.force[frames, 0], force, atol=1e-3)
+    np.testing.assert_allclose(c.point[frames, 0], point, atol=1e-6)
+    np.testing.assert_allclose(c.moment[frames, 0], tz[:, None] * up, atol=1e-4)
+    assert c.reversed == ["plate1"]  # the channels carry the force on the plate, whichever way its z points
