@@ -47,7 +47,7 @@ part:
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -227,7 +227,8 @@ _LENGTH = {"mm": 1e-3, "cm": 1e-2, "m": 1.0}
 
 @dataclass(eq=False)
 class C3DPlatforms:
-    """Force platforms of a C3D file in ground axes: time (T,) s; force, point, moment (T, P, 3) N, m, N·m."""
+    """Force platforms of a C3D file in ground axes: time (T,) s; force, point, moment (T, P, 3) N, m, N·m (the
+    ground reaction on the subject); ``reversed``: the plates whose channels gave the force on the plate."""
 
     time: np.ndarray
     names: list
@@ -237,7 +238,7 @@ class C3DPlatforms:
     plates: list
     rate_hz: float
     types: list
-    reversed: list = None
+    reversed: list = field(default_factory=list)
 
 
 def reaction_sign(vertical, threshold: float = 20.0) -> float:
