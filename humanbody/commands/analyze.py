@@ -13,7 +13,8 @@ def add_subject_options(p) -> None:
     """Options shared by the commands that build a model for a subject."""
     g = p.add_argument_group("subject and model")
     g.add_argument("--model", metavar="FILE", help="model file (JSON) instead of the scaled default model")
-    g.add_argument("--mass", type=float, metavar="KG", help="subject mass in kg (default 75)")
+    g.add_argument("--mass", type=float, metavar="KG",
+                   help="subject mass in kg (default: the subject file's, else from the force plates, else 75)")
     g.add_argument("--height", type=float, metavar="M", help="subject standing height in m (default 1.75, or from the static trial)")
     g.add_argument("--sex", choices=("male", "female"), default="male", help="anthropometric table (de Leva 1996)")
     g.add_argument("--subject", metavar="FILE",
@@ -180,7 +181,7 @@ def register(sub) -> None:
     add_subject_options(p)
     add_marker_options(p)
     add_rate_options(p)
-    add_load_options(p)
+    add_load_options(p, aliases=("--grf",))  # --grf as report and view spell it
     add_export_options(p)
     p.set_defaults(func=run)
 

@@ -14,7 +14,11 @@ File layouts
   (:data:`SIDE_PREFIXES`).
 - C3D force platforms (types 1-4) through ezc3d's platform model
   (:func:`read_c3d_platforms`): force, centre of pressure and free moment in
-  the lab, and the plate's corners.
+  the lab, and the plate's corners.  Labs' plates measure the force the
+  subject applies to them (AMTI, Kistler: plate z down, the vertical force on
+  the plate downwards in the lab); a plate whose vertical force points down
+  is turned into the ground reaction on the subject, ``-F`` and ``-M`` about
+  the same centre of pressure (:func:`reaction_sign`).
 
 Vertical axis
 -------------
@@ -43,7 +47,7 @@ part:
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -53,7 +57,7 @@ from ..errors import InputError
 
 __all__ = ["SIDE_PREFIXES", "PlateGeometry", "plate_prefixes", "file_plates", "vertical_axis_mapping",
            "vertical_component", "plate_from_corners", "plate_from_points", "centre_of_pressure",
-           "read_c3d_platforms", "c3d_has_platforms", "C3DPlatforms"]
+           "read_c3d_platforms", "c3d_has_platforms", "C3DPlatforms", "reaction_sign"]
 
 _AXES = ("x", "y", "z")
 
@@ -223,7 +227,8 @@ _LENGTH = {"mm": 1e-3, "cm": 1e-2, "m": 1.0}
 
 @dataclass(eq=False)
 class C3DPlatforms:
-    """Force platforms of a C3D file in ground axes: time (T,) s; force, point, moment (T, P, 3) N, m, N·m."""
+    """Force platforms of a C3D file in ground axes: time (T,) s; force, point, moment (T, P, 3) N, m, N·m (the
+    ground reaction on the subject); ``reversed``: the plates whose channels gave the force on the plate."""
 
     time: np.ndarray
     names: list
@@ -233,6 +238,15 @@ class C3DPlatforms:
     plates: list
     rate_hz: float
     types: list
+    reversed: list = field(default_factory=list)
+
+
+def reaction_sign(vertical, threshold: float = 20.0) -> float:
+    """+1 when a plate's vertical force (N, (T,), ground z up) is the ground reaction on the subject (upwards
+    while loaded), -1 when it is the force the subject applies to the plate (downwards): the sign of its sum
+    over the samples above ``threshold`` in magnitude."""
+    v = np.asarray(vertical, dtype=float)
+    return -1.0 if float(np.sum(v[np.abs(v) >= threshold])) < 0.0 else 1.0
 
 
 def c3d_has_platforms(path) -> bool:
@@ -284,7 +298,7 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
     point_rate = float(np.asarray(head["parameters"]["POINT"]["RATE"]["value"]).ravel()[0])
     first = int(head["header"]["points"]["first_frame"])  # 0-based, as the marker reader's time base
     M = np.eye(3) if mapping is None else np.asarray(mapping, dtype=float)
-    names, force, point, moment, plates = [], [], [], [], []
+    names, force, point, moment, plates, flipped = [], [], [], [], [], []
     for i, p in enumerate(c["data"]["platform"]):
         pos = _LENGTH.get(str(p["unit_position"]).strip().lower(), 1e-3)
         unit_m = str(p["unit_moment"]).strip().lower()
@@ -295,10 +309,13 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
             raise InputError(f"force of platform {i + 1} has a missing or non-finite value "
                              f"(sample {int(np.argmax(bad.any(axis=1))) + 1})", path)
         name = f"plate{i + 1}"
+        sign = reaction_sign(f[:, 2])  # the force on the plate (labs' convention) -> the reaction on the subject
+        if sign < 0:
+            flipped.append(name)
         names.append(name)
-        force.append(f)
+        force.append(sign * f)
         point.append((np.asarray(p["center_of_pressure"], dtype=float).T * pos) @ M.T)
-        moment.append((np.asarray(p["Tz"], dtype=float).T * mom) @ M.T)
+        moment.append(sign * (np.asarray(p["Tz"], dtype=float).T * mom) @ M.T)
         corners = (np.asarray(p["corners"], dtype=float).T * pos) @ M.T
         try:
             plates.append(plate_from_corners(name, corners))
@@ -307,4 +324,4 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
     n = force[0].shape[0]
     time = first / point_rate + np.arange(n) / rate
     force, point, moment = (np.stack(a, axis=1) for a in (force, point, moment))
-    return C3DPlatforms(time, names, force, point, np.nan_to_num(moment), plates, rate, types)
+    return C3DPlatforms(time, names, force, point, np.nan_to_num(moment), plates, rate, types, flipped)

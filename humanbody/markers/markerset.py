@@ -391,6 +391,11 @@ def match_markers(markerset: MarkerSet, names) -> dict[str, str]:
     by_key = {}
     for n in names:
         by_key.setdefault(_norm(n), n)
+    head, tail = shared_affixes(names)
+    if head or tail:  # "Pat01_RASI", "RASI_1": the lab's prefix or suffix on every name
+        for n in names:
+            bare = str(n).rsplit(":", 1)[-1]
+            by_key.setdefault(_norm(bare[len(head):len(bare) - len(tail)]), n)
     out = {}
     for canon in markerset.markers:
         for cand in (canon,) + tuple(markerset.aliases.get(canon, ())):
@@ -399,6 +404,28 @@ def match_markers(markerset: MarkerSet, names) -> dict[str, str]:
                 out[canon] = hit
                 break
     return out
+
+
+#: Characters that end a lab's prefix or start its suffix on marker names ("Pat01_", "-1").
+_SEPARATORS = "_-. "
+
+
+def shared_affixes(names) -> tuple[str, str]:
+    """A prefix and a suffix that every marker name carries after its ``Subject:`` prefix, cut at a separator
+    (``"Pat01_RASI"``, ``"Pat01_LASI"`` -> ``("Pat01_", "")``; ``"RASI_1"``, ``"LASI_1"`` -> ``("", "_1")``);
+    empty strings when the names share none (fewer than two names share nothing)."""
+    bare = [str(n).rsplit(":", 1)[-1] for n in names]
+    if len(bare) < 2:
+        return "", ""
+    head = os.path.commonprefix(bare)
+    cut = max(head.rfind(c) for c in _SEPARATORS)
+    head = head[:cut + 1] if cut >= 0 else ""
+    tail = os.path.commonprefix([b[::-1] for b in bare])[::-1]
+    cut = max(tail[::-1].rfind(c) for c in _SEPARATORS)
+    tail = tail[len(tail) - cut - 1:] if cut >= 0 else ""
+    if any(len(b) <= len(head) + len(tail) for b in bare):
+        return "", ""
+    return head, tail
 
 
 def detect_markerset(names, source: str | None = None) -> MarkerSet:

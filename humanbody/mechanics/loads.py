@@ -27,8 +27,9 @@ the frames of the motion.  Assignment (:func:`assign_loads`): a load named to
 a segment goes to it; otherwise, in each frame it is loaded, to the foot
 whose sole is nearest its centre of pressure, within
 :data:`ASSIGN_DISTANCE`; with both feet that close and about as close as each
-other (:data:`AMBIGUOUS_MARGIN`) the frame is ambiguous (two feet on one
-plate) and its kinetics are NaN.
+other (:data:`AMBIGUOUS_MARGIN`), or both soles touching the plate and moving
+with it (:data:`CONTACT_SPEED`) wherever the centre of pressure is, the frame
+is ambiguous (two feet on one plate) and those feet's kinetics are NaN.
 """
 
 from __future__ import annotations
@@ -225,7 +226,7 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
     InputError
         Unreadable file, no load columns, non-finite forces, time not increasing.
     """
-    from ..io.forceplates import file_plates, plate_from_points, vertical_axis_mapping
+    from ..io.forceplates import file_plates, plate_from_points, reaction_sign, vertical_axis_mapping
     from ..io.opensim import read_opensim
 
     path = Path(os.fspath(path))
@@ -283,6 +284,12 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
                          "<load>_force_x/y/z with <load>_point_x/y/z", path)
     force, point, moment = (np.stack(a, axis=1) for a in (force, point, moment))
     moment = np.nan_to_num(moment)
+    down = [j for j in range(len(names)) if reaction_sign(force[:, j, 2], FORCE_THRESHOLD) < 0]
+    if down:  # the force on the plate (a lab's export): the reaction on the subject is its opposite
+        force[:, down] *= -1.0
+        moment[:, down] *= -1.0
+        notes.append(f"loads: {', '.join(names[j] for j in down)} give the force on the plate (downwards): taken "
+                     "as the ground reaction on the subject, its opposite")
     for name, seg in (loads or {}).items():
         if name not in names:
             raise InputError(f"--load {name}=...: the file has no load {name!r} (it has {', '.join(names)})", path)
@@ -309,9 +316,13 @@ def _read_c3d_platforms(path: Path, mapping, loads) -> LoadTable:
         if name not in c.names:
             raise InputError(f"--load {name}=...: the file has no load {name!r} (it has {', '.join(c.names)})", path)
         segs[c.names.index(name)] = seg
+    notes = [f"loads: {len(c.names)} force platform(s) of type {', '.join(map(str, c.types))} from the "
+             f"C3D file at {c.rate_hz:g} Hz"]
+    if c.reversed:
+        notes.append(f"loads: {', '.join(c.reversed)} give the force on the plate (downwards): taken as the ground "
+                     "reaction on the subject, its opposite")
     return LoadTable(c.time, list(c.names), c.force, c.point, c.moment, segs, str(path),
-                     [f"loads: {len(c.names)} force platform(s) of type {', '.join(map(str, c.types))} from the "
-                      f"C3D file at {c.rate_hz:g} Hz"] + _geometry_notes(c.plates), plates=list(c.plates))
+                     notes + _geometry_notes(c.plates), plates=list(c.plates))
 
 
 def _geometry_notes(plates) -> list:
@@ -448,10 +459,46 @@ def _distance_to_segment(p, a, b) -> np.ndarray:
 CONTACT_HEIGHT = 0.05
 
 
+#: Largest difference (m/s) between the velocities of two soles' lower ends along a plate for both feet to
+#: stand on it: feet on a surface move with it (still on the ground, at the belt's speed on a treadmill; the
+#: shared treadmill walk: 0.1-0.8 m/s apart in double support), while a foot swinging low over the plate moves
+#: 2 m/s or more faster than the stance foot.
+CONTACT_SPEED = 1.0
+
+#: Margin (m) around a plate's outline (corners) or around the centres of pressure a force file gives on it
+#: within which a sole's lower end counts as over the plate.
+OUTLINE_MARGIN = 0.03
+
+
 def _sole_height(a, b, plate) -> np.ndarray:
     """Height (m) of the lower end of a sole (ends ``a``, ``b``, (F, 3)) above a plate's plane, (F,)."""
     n, c = plate.normal, plate.centre
     return np.minimum((a - c) @ n, (b - c) @ n)
+
+
+def _sole_on_plate(a, b, time, plate) -> tuple[np.ndarray, np.ndarray]:
+    """Whether the lower end of a sole (ends ``a``, ``b``, (F, 3) m) touches a plate, (F,) bool, and its
+    velocity along the plate's surface, (F, 3) m/s.
+
+    Touching: the lower end no more than :data:`CONTACT_HEIGHT` above the plate's plane and within
+    :data:`OUTLINE_MARGIN` of its outline (the C3D corners; for a plate known from a force file, the
+    rectangle of its centres of pressure with :data:`humanbody.io.forceplates.OUTLINE_MARGIN`).
+    """
+    n, c = plate.normal, plate.centre
+    ha, hb = (a - c) @ n, (b - c) @ n
+    low = (ha <= hb)[:, None]
+    end = np.where(low, a, b)
+    t = np.asarray(time, dtype=float)
+    vel = (np.where(low, np.gradient(a, t, axis=0), np.gradient(b, t, axis=0)) if len(t) > 2
+           else np.zeros_like(end))
+    vel = vel - (vel @ n)[:, None] * n
+    k = np.asarray(plate.corners, dtype=float)
+    inside = np.minimum(ha, hb) <= CONTACT_HEIGHT
+    for edge in (k[0] - k[1], k[0] - k[3]):
+        half = 0.5 * float(np.linalg.norm(edge))
+        if half > 0:
+            inside &= np.abs((end - c) @ (edge / (2 * half))) <= half + OUTLINE_MARGIN
+    return inside, vel
 
 
 def assign_loads(loads: FrameLoads, table_segments, model, results, distance: float = ASSIGN_DISTANCE) -> FrameLoads:
@@ -463,7 +510,11 @@ def assign_loads(loads: FrameLoads, table_segments, model, results, distance: fl
     ``distance``.  When the other foot is as near (within
     :data:`AMBIGUOUS_MARGIN`) and its sole also touches the plate's plane
     (within :data:`CONTACT_HEIGHT`), both feet stand on the plate: the frame is
-    ambiguous for those two feet (``body`` -2, ``shared`` the two feet).
+    ambiguous for those two feet (``body`` -2, ``shared`` the two feet).  So it is
+    when both soles touch the plate (:func:`_sole_on_plate`), their lower ends'
+    velocities along it differ by at most :data:`CONTACT_SPEED` and neither foot
+    is the one nearest another plate's load or touches another plate, wherever the centre of pressure lies
+    (double support on a walkway or a one-plate treadmill).
     A foot that no load reaches in any frame is listed in ``unloaded`` (its
     kinetics are NaN) with one line saying which plates went unused and why.
     Returns ``loads`` with ``body`` set and lines added to ``notes``.
@@ -476,12 +527,23 @@ def assign_loads(loads: FrameLoads, table_segments, model, results, distance: fl
     loaded = loads.force[..., 2] > 0
     feet = [s for s in ("right_foot", "left_foot") if s in model.names]
     plates = loads.plates or [plate_from_points(n, loads.cop[:, j], loaded[:, j]) for j, n in enumerate(loads.names)]
-    dist, height = {}, {}
+    dist, height, touch, speed = {}, {}, {}, {}
+    time = getattr(results, "time", None)
+    time = np.arange(F, dtype=float) if time is None or len(time) != F else time
     for s in feet:
         k = model.names.index(s)
         a, b = _sole(results, model, k)
         dist[s] = np.stack([_distance_to_segment(loads.cop[:, j], a, b) for j in range(L)], axis=1)
         height[s] = np.stack([_sole_height(a, b, plates[j]) for j in range(L)], axis=1)
+        on = [_sole_on_plate(a, b, time, plates[j]) for j in range(L)]
+        touch[s] = np.stack([o[0] for o in on], axis=1)
+        speed[s] = np.stack([o[1] for o in on], axis=1)
+    # the foot nearest each load within ``distance`` (-1 none): a foot standing on another plate is not on this one
+    near_foot = np.full((F, L), -1, dtype=np.int64)
+    if feet:
+        for j in range(L):
+            d = np.stack([np.where(np.isfinite(dist[s][:, j]), dist[s][:, j], np.inf) for s in feet], axis=1)
+            near_foot[:, j] = np.where(loaded[:, j] & (d.min(axis=1) <= distance), np.argmin(d, axis=1), -1)
     unused = []
     for j, name in enumerate(loads.names):
         seg = table_segments[j]
@@ -510,6 +572,16 @@ def assign_loads(loads: FrameLoads, table_segments, model, results, distance: fl
             with np.errstate(invalid="ignore"):  # inf - inf where no foot is near
                 two = (close & (d2 <= distance) & (d2 - d1 < AMBIGUOUS_MARGIN)
                        & (h[rows, second] <= CONTACT_HEIGHT) & (h[rows, nearest] <= CONTACT_HEIGHT))
+            if len(feet) == 2:
+                # both soles on the plate, moving together (double support on one plate, a treadmill's belt):
+                # the centre of pressure lies between them wherever it is, neither foot's share is known
+                f0, f1 = feet
+                together = np.linalg.norm(speed[f0][:, j] - speed[f1][:, j], axis=1) <= CONTACT_SPEED
+                others = np.delete(near_foot, j, axis=1)
+                # that foot is on another plate: the one nearest its load, or its sole touches it
+                elsewhere = [(others == i).any(axis=1) | np.delete(touch[f], j, axis=1).any(axis=1)
+                             for i, f in enumerate(feet)]
+                two |= (touch[f0][:, j] & touch[f1][:, j] & together & ~elsewhere[0] & ~elsewhere[1])
         for i, s in enumerate(feet):
             take = loaded[:, j] & close & ~two & (nearest == i)
             body[take, j] = model.names.index(s)
@@ -518,8 +590,8 @@ def assign_loads(loads: FrameLoads, table_segments, model, results, distance: fl
         if ambiguous.any():
             idx = np.array([model.names.index(s) for s in feet])
             shared[ambiguous, j, 0] = idx[nearest[ambiguous]]
-            shared[ambiguous, j, 1] = idx[order[ambiguous, 1]]
-        far = loaded[:, j] & ~close
+            shared[ambiguous, j, 1] = idx[order[ambiguous, 1]] if len(feet) > 1 else -1
+        far = loaded[:, j] & ~close & ~two
         counts = ", ".join(f"{s} {int((body[:, j] == model.names.index(s)).sum())}" for s in feet)
         line = f"loads: {name} -> nearest foot within {distance * 100:.0f} cm of the centre of pressure ({counts} frames)"
         if ambiguous.any():

@@ -3,6 +3,8 @@ joint moments equal Pinocchio's inverse dynamics, both feet on one plate, a side
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -228,3 +230,322 @@ def test_degenerate_plate_corners_are_one_clear_error():
 
     with pytest.raises(InputError, match="corners do not span a surface"):
         plate_from_corners("p", np.zeros((4, 3)))
+
+
+# ------------------------------------------------------------------ plates as labs write them
+def _lab_plate_axes(yaw_deg: float, z_down: bool = True) -> np.ndarray:
+    """Columns: a plate's own x, y, z axes in the lab, turned ``yaw_deg`` about the vertical; ``z_down`` is the
+    AMTI/Kistler convention (plate z into the plate, y mirrored to stay right-handed)."""
+    a = np.radians(yaw_deg)
+    R = np.array([[np.cos(a), -np.sin(a), 0.0], [np.sin(a), np.cos(a), 0.0], [0.0, 0.0, 1.0]])
+    return R @ np.diag([1.0, -1.0, -1.0]) if z_down else R
+
+
+def _write_lab_plates_c3d(path, centres, axes, force, point, tz, n_frames, types, origins, cal=None, sub=10,
+                          markers=None, labels=None, up=(0.0, 0.0, 1.0)):
+    """Platforms as a lab's system writes them: each plate in its own axes (``axes[p]``: columns its x, y, z in
+    the lab), corner 1 at its +x +y and the others in C3D's order, channels the force and moment the subject
+    applies to the plate (the ground reaction's opposite) about the plate's ORIGIN (mm, plate axes, below the
+    surface), type 2 (N, N mm) or type 4 (channels = CAL_MATRIX^-1 times them).  ``force``, ``point`` (m),
+    ``tz`` (N m about the surface normal): the ground reaction on the subject, lab axes (``up`` the lab's
+    vertical), per point frame or, with ``sub`` samples a frame, per analog sample (length n_frames * sub);
+    ``markers`` (n_frames, M, 3) m with ``labels``: the trial's markers."""
+    ezc3d = pytest.importorskip("ezc3d")
+    from ezc3d import ezc3d as swig
+
+    P = len(centres)
+    c = ezc3d.c3d()
+    c["parameters"]["POINT"]["RATE"]["value"] = [100.0]
+    if markers is None:
+        c["parameters"]["POINT"]["LABELS"]["value"] = ("dummy",)
+        c["data"]["points"] = np.ones((4, 1, n_frames))
+    else:
+        c["parameters"]["POINT"]["LABELS"]["value"] = tuple(labels)
+        pts = np.ones((4, len(labels), n_frames))
+        pts[:3] = np.transpose(markers, (2, 1, 0)) * 1000.0
+        c["data"]["points"] = pts
+    c.add_parameter("POINT", "UNITS", "mm")
+    c["parameters"]["ANALOG"]["RATE"]["value"] = [100.0 * sub]
+    c["parameters"]["ANALOG"]["LABELS"]["value"] = tuple(f"{w}{i + 1}" for i in range(P)
+                                                         for w in ("Fx", "Fy", "Fz", "Mx", "My", "Mz"))
+    c["parameters"]["ANALOG"]["UNITS"]["value"] = (["N"] * 3 + ["Nmm"] * 3) * P
+    c["parameters"]["ANALOG"]["SCALE"]["value"] = [1.0] * 6 * P
+    c["parameters"]["ANALOG"]["OFFSET"]["value"] = [0] * 6 * P
+    an = np.zeros((1, 6 * P, n_frames * sub))
+    frame_of = (np.minimum(np.arange(n_frames * sub) // sub, n_frames - 1) if len(force) == n_frames
+                else np.arange(n_frames * sub))
+    corners = np.zeros((3, 4, P))
+    cal_all = np.zeros((6, 6, P))
+    for p in range(P):
+        R, centre = axes[p], np.asarray(centres[p], dtype=float)
+        for i, (sx, sy) in enumerate(((1, 1), (-1, 1), (-1, -1), (1, -1))):
+            corners[:, i, p] = (centre + R @ np.array([sx * 0.2, sy * 0.3, 0.0])) * 1000.0
+        normal = R[:, 2] if R[:, 2] @ np.asarray(up) > 0 else -R[:, 2]
+        F = force[frame_of, p]
+        m_centre = np.cross(point[frame_of, p] - centre, F) + tz[frame_of, p, None] * normal  # N m about the centre
+        f_plate, m_plate = -F @ R, (-m_centre @ R) * 1000.0  # on the plate, plate axes, N and N mm
+        o = -np.asarray(origins[p], dtype=float)  # the reader's origin: from the surface centre, z <= 0
+        data = np.concatenate([f_plate, m_plate - np.cross(f_plate, o)], axis=1)
+        if types[p] == 4:
+            cal_all[:, :, p] = cal[p]
+            data = data @ np.linalg.inv(cal[p]).T
+        an[0, 6 * p:6 * p + 6] = data.T
+    c["data"]["analogs"] = an
+
+    def int_param(name, values, shape=None):
+        par = swig.Parameter(name, "")
+        vec = swig.VecInt([int(v) for v in values])
+        par.set(vec) if shape is None else par.set(vec, swig.VecUInt(list(shape)))
+        c._storage["parameters"].add_parameter("FORCE_PLATFORM", par)
+
+    c.add_parameter("FORCE_PLATFORM", "USED", P)
+    int_param("TYPE", types)
+    int_param("ZERO", [1, 0])
+    c.add_parameter("FORCE_PLATFORM", "CORNERS", corners.tolist())
+    c.add_parameter("FORCE_PLATFORM", "ORIGIN", np.asarray(origins, dtype=float).T.tolist())
+    int_param("CHANNEL", range(1, 6 * P + 1), (6, P))
+    if 4 in types:
+        par = swig.Parameter("CAL_MATRIX", "")
+        par.set(swig.VecDouble(np.transpose(cal_all, (2, 1, 0)).ravel().tolist()), swig.VecUInt([6, 6, P]))
+        c._storage["parameters"].add_parameter("FORCE_PLATFORM", par)
+    c.write(str(path))
+    return path
+
+
+def _lab_plates(tmp, force, point, tz, n):
+    """The staircase's four plates as a lab writes them: z down, the force on the plate, turned 0, 90, 180 and
+    270 degrees about the vertical, origins 40 mm below the surface and off centre, types 2, 4, 2, 4."""
+    rng = np.random.default_rng(7)
+    centres = [np.array([point[0, p, 0] + 0.03, point[0, p, 1] - 0.02, h]) for p, h in enumerate(HEIGHTS)]
+    axes = [_lab_plate_axes(yaw) for yaw in (0.0, 90.0, 180.0, 270.0)]
+    origins = [(1.5, -2.0, 40.0), (0.0, 0.0, 40.0), (-3.0, 1.0, 38.5), (2.0, 2.0, 41.0)]
+    cal = [np.eye(6) + rng.normal(0, 0.03, (6, 6)) for _ in HEIGHTS]
+    return _write_lab_plates_c3d(tmp / "stairs_lab.c3d", centres, axes, force, point, tz, n, [2, 4, 2, 4],
+                                 origins, cal)
+
+
+def test_c3d_plates_as_labs_write_them_give_the_ground_reaction(staircase):
+    """Plates in their own axes (z down, turned 90/180/270 degrees), ORIGIN below the surface, type 4 with a
+    calibration matrix, channels carrying the force on the plate: read back as the ground reaction on the
+    subject (upwards), its centre of pressure on each raised surface and the free moment about the normal."""
+    from humanbody.io.forceplates import read_c3d_platforms
+
+    model, res, force, point, tz, tmp, c3d = staircase
+    path = _lab_plates(tmp, force, point, tz, len(res.joint))
+    c = read_c3d_platforms(path)
+    frames = np.arange(0, len(c.time), 10)  # the point frames' samples
+    np.testing.assert_allclose(c.force[frames], force, atol=1e-3)  # analogs are 32-bit floats
+    loaded = force[..., 2] > 0
+    np.testing.assert_allclose(c.point[frames][loaded], point[loaded], atol=1e-9)
+    np.testing.assert_allclose(c.moment[frames][loaded][:, 2], tz[loaded], atol=1e-4)
+    assert [round(g.height, 3) for g in c.plates] == list(HEIGHTS)
+    assert c.reversed == c.names  # every plate gave the force on it, turned into the reaction
+
+
+def test_staircase_from_a_labs_c3d_gives_exact_joint_moments(staircase):
+    model, res, force, point, tz, tmp, c3d = staircase
+    path = _lab_plates(tmp, force, point, tz, len(res.joint))
+    analysis = hb.analyze_trial(tmp / "stairs.csv", model=model, forces=path, forces_cutoff_hz=0)
+    expect = _reference_moments(model, res, force, point, tz)
+    for name in ("right_foot", "right_lower_leg", "right_upper_leg", "upper_torso"):
+        b = model.names.index(name)
+        got = analysis.kinetics[[f"{name}_joint_moment_{a}" for a in "xyz"]].to_numpy()
+        np.testing.assert_allclose(got, expect[:, b], atol=1e-6 * 700, rtol=1e-6, err_msg=name)
+    assert any("give the force on the plate (downwards)" in m for m in analysis.messages)
+
+
+def test_staircase_from_a_y_up_mot_with_raised_points_and_the_force_on_the_plate(staircase):
+    """An OpenSim-layout ground-reaction file (Y up), one plate per step with its points at the step's height,
+    carrying the force on the plate (a lab's export, downwards): each load keeps its 3-D point, is turned into
+    the reaction on the subject (said in one line) and the joint moments equal Pinocchio's."""
+    model, res, force, point, tz, tmp, c3d = staircase
+    lab = np.array([[1.0, 0, 0], [0, 0, 1.0], [0, -1.0, 0]])  # ground -> lab (X forward, Y up, Z right)
+    cols, data = ["time"], [np.arange(len(res.joint)) / 100.0]  # the stair trial's frame times
+    for p in range(len(HEIGHTS)):
+        f, q, m = -force[:, p] @ lab.T, point[:, p] @ lab.T, -(tz[:, p, None] * [0, 0, 1.0]) @ lab.T
+        for name, v in ((f"step{p}_force_v", f), (f"step{p}_force_p", q), (f"step{p}_torque_", m)):
+            cols += [name + a for a in "xyz"]
+            data += [v[:, 0], v[:, 1], v[:, 2]]
+    rows = np.column_stack(data)
+    path = tmp / "grf_stairs.mot"
+    head = f"grf_stairs\nversion=1\nnRows={len(rows)}\nnColumns={len(cols)}\ninDegrees=no\nendheader\n"
+    path.write_text(head + "\t".join(cols) + "\n" + "\n".join("\t".join(f"{x:.10f}" for x in r) for r in rows) + "\n")
+    analysis = hb.analyze_trial(tmp / "stairs.csv", model=model, forces=path, forces_cutoff_hz=0)
+    loads = analysis.loads
+    for p, h in enumerate(HEIGHTS):
+        rows_p = slice(p * PHASE_FRAMES, (p + 1) * PHASE_FRAMES)
+        np.testing.assert_allclose(loads.cop[rows_p, p], point[rows_p, p], atol=1e-6)
+        np.testing.assert_allclose(loads.force[rows_p, p], force[rows_p, p], atol=1e-6)
+    assert any("give the force on the plate (downwards)" in m for m in analysis.messages)
+    expect = _reference_moments(model, res, force, point, tz)
+    for name in ("right_foot", "right_lower_leg", "right_upper_leg"):
+        b = model.names.index(name)
+        got = analysis.kinetics[[f"{name}_joint_moment_{a}" for a in "xyz"]].to_numpy()
+        np.testing.assert_allclose(got, expect[:, b], atol=1e-6 * 700, rtol=1e-6, err_msg=name)
+
+
+def test_a_y_up_labs_c3d_walk_with_its_own_plates_equals_the_loads_table(tmp_path):
+    """The sample walk as a C3D of a Y-up lab whose two plates are written as the lab's system does (z down, the
+    force on the plate, type 4, one turned 90 degrees, ORIGIN below the surface): `analyze walk.c3d` uses its
+    own plates and gives the kinetics of the same loads given as a table in ground axes."""
+    from humanbody.io import read_trial
+    from humanbody.mechanics.loads import _sole
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    walk, static = data / "sample_walk_markers.trc", data / "sample_static.trc"
+    base = hb.analyze_trial(walk, static=static, mass=75.0)
+    res, model, t = base.results, base.model, base.results.time
+    sub = 10
+    ts = t[0] + np.arange(len(t) * sub) / (100.0 * sub)
+    lab_of_ground = np.array([[1.0, 0, 0], [0, 0, 1.0], [0, -1.0, 0]])  # the TRC's lab: X forward, Y up, Z right
+    force, point, centres, axes, table = [], [], [], [], {"time": ts}
+    for side, yaw in (("right", 0.0), ("left", 90.0)):
+        heel, toe = _sole(res, model, model.names.index(f"{side}_foot"))
+        low = np.minimum(heel[:, 2], toe[:, 2])
+        frames = np.flatnonzero(low < low.min() + 0.02)
+        stance = max(np.split(frames, np.flatnonzero(np.diff(frames) > 1) + 1), key=len)
+        t0, t1 = t[stance[0]], t[stance[-1]]
+        on = (ts >= t0) & (ts <= t1)
+        s_ = np.pi * (ts - t0) / (t1 - t0)
+        f = np.stack([np.where(on, -80 * np.sin(2 * s_), 0.0), np.zeros_like(ts), np.where(on, 700 * np.sin(s_), 0.0)], 1)
+        mid = 0.5 * (heel + toe)
+        p = np.stack([np.interp(ts, t, mid[:, a]) for a in range(2)] + [np.zeros_like(ts)], 1)
+        centres.append(lab_of_ground @ [p[on, 0].mean() + 0.02, p[on, 1].mean() - 0.03, 0.0])
+        axes.append(lab_of_ground @ _lab_plate_axes(yaw))
+        force.append(f @ lab_of_ground.T)
+        point.append(p @ lab_of_ground.T)
+        for a, c in enumerate("xyz"):
+            table[f"{side}_force_{c}"] = f[:, a]
+            table[f"{side}_point_{c}"] = np.where(on, p[:, a], 0.0)
+    tr = read_trial(walk)
+    names = list(tr.attrs["markers"])
+    xyz = np.nan_to_num(np.stack([tr[[f"{n}_{a}" for a in "xyz"]].to_numpy() for n in names], axis=1))
+    c3d = _write_lab_plates_c3d(tmp_path / "walk.c3d", centres, axes, np.stack(force, 1), np.stack(point, 1),
+                                np.zeros((len(ts), 2)), len(t), [4, 4], [(0.0, 0.0, 40.0), (1.0, -1.0, 40.0)],
+                                cal=[np.eye(6), np.eye(6)], sub=sub, markers=xyz, labels=names, up=(0.0, 1.0, 0.0))
+    pd.DataFrame(table).to_csv(tmp_path / "walk_loads.csv", index=False)
+    own = hb.analyze_trial(c3d, static=static, mass=75.0)
+    ref = hb.analyze_trial(walk, static=static, mass=75.0, forces=tmp_path / "walk_loads.csv")
+    assert any("plate1, plate2 give the force on the plate" in m for m in own.messages)
+    right, left = model.names.index("right_foot"), model.names.index("left_foot")
+    assert set(own.loads.body[:, 0]) == {-1, right} and set(own.loads.body[:, 1]) == {-1, left}
+    for col in ("right_ankle_dorsiflexion_moment_Nm_per_kg", "right_knee_flexion_moment_Nm_per_kg",
+                "left_hip_flexion_moment_Nm_per_kg", "left_grf_z_N_per_kg", "right_grf_x_N_per_kg"):
+        want = ref.kinetics[col].to_numpy()
+        assert np.nanmax(np.abs(want)) > 0.1, col
+        np.testing.assert_allclose(own.kinetics[col].to_numpy(), want, atol=1e-4, err_msg=col)
+
+
+# ------------------------------------------------------------------ both feet on one plate
+def test_both_feet_standing_on_one_plate_are_a_gap_wherever_the_centre_of_pressure_is():
+    """A plate under both standing feet, 70 % of the load on the right: the centre of pressure is 5 cm from the
+    right sole and 12 cm from the left, yet both soles touch the plate and move together, so neither foot's
+    share is known: those two feet are NaN (before: the whole load went to the right foot)."""
+    from humanbody.mechanics.loads import assign_loads
+    from tests.mechanics.test_kinetics import _plate_loads, _standing
+
+    model, res = _standing()
+    right, left = model.names.index("right_foot"), model.names.index("left_foot")
+    ahead = res.R[0, right, :, 0] * 0.05
+    r_cop, l_cop = res.joint[0, right] + ahead, res.joint[0, left] + ahead
+    r_cop[2] = l_cop[2] = 0.0
+    cop = 0.7 * r_cop + 0.3 * l_cop
+    corners = [[0.5, 0.4, 0.0], [-0.5, 0.4, 0.0], [-0.5, -0.4, 0.0], [0.5, -0.4, 0.0]]  # a walkway plate
+    loads = _plate_loads(["walkway"], [cop])
+    loads.plates = [plate_from_corners("walkway", corners)]
+    out = assign_loads(loads, [None], model, res)
+    assert (out.body[:, 0] == -2).all() and set(out.shared[0, 0]) == {right, left}
+    # the same plate under the right foot only (the left leg lifted, hip and knee flexed): the right foot takes it
+    q = hb.coordinate_columns(model)
+    coords = pd.DataFrame(0.0, index=range(4), columns=["time", *q, *(c + "_dot" for c in q),
+                                                         *(c + "_ddot" for c in q)])
+    coords["time"] = np.arange(4) / 100.0
+    coords["lower_torso_z"] = model.meta["reference_pose"]["lower_torso_height"]
+    coords["left_upper_leg_alpha"], coords["left_lower_leg_alpha"] = -0.9, 1.4
+    lifted = hb.compute(model, coords)
+    loads = _plate_loads(["walkway"], [r_cop])
+    loads.plates = [plate_from_corners("walkway", corners)]
+    assert (assign_loads(loads, [None], model, lifted).body[:, 0] == right).all()
+
+
+def test_the_shared_walk_on_one_walkway_plate_is_a_gap_in_double_support_only():
+    """The shared walk's two plates summed into one plate under both feet (a walkway, or a treadmill measuring
+    both belts together): in double support the two feet's kinetics are NaN (before: 42 of its 43 frames gave
+    the whole load to one foot, knee moments off by up to 1.5 N m/kg); in single support the kinetics equal
+    those from the two plates."""
+    from _shared import WALK, require_shared
+
+    from humanbody.io.opensim import read_opensim
+
+    require_shared()
+    g = read_opensim(WALK / "subject01_walk1_grf.mot")
+    t = g["time"].to_numpy()
+    F, M, fy = np.zeros((len(t), 3)), np.zeros((len(t), 3)), {}
+    for p, side in (("ground_force_", "right"), ("1_ground_force_", "left")):
+        f = g[[f"{p}v{a}" for a in "xyz"]].to_numpy()
+        q = g[[f"{p}p{a}" for a in "xyz"]].to_numpy()
+        tq = g[[f"{p[:-len('force_')]}torque_{a}" for a in "xyz"]].to_numpy()
+        M += np.where((f[:, 1] > 0)[:, None], np.cross(q, f) + tq, 0.0)
+        F += f
+        fy[side] = f[:, 1]
+    ok = F[:, 1] > 1e-3  # lab Y up: the centre of pressure on y = 0, the free moment about y
+    px = np.where(ok, M[:, 2] / np.where(ok, F[:, 1], 1.0), 0.0)
+    pz = np.where(ok, -M[:, 0] / np.where(ok, F[:, 1], 1.0), 0.0)
+    ty = np.where(ok, M[:, 1] - (pz * F[:, 0] - px * F[:, 2]), 0.0)
+    cols = {"time": t, "walkway_force_vx": F[:, 0], "walkway_force_vy": F[:, 1], "walkway_force_vz": F[:, 2],
+            "walkway_force_px": px, "walkway_force_py": 0.0, "walkway_force_pz": pz,
+            "walkway_torque_x": 0.0, "walkway_torque_y": ty, "walkway_torque_z": 0.0}
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "walkway_grf.mot"
+        table = pd.DataFrame(cols)
+        head = f"walkway_grf\nversion=1\nnRows={len(table)}\nnColumns={table.shape[1]}\ninDegrees=no\nendheader\n"
+        path.write_text(head + table.to_csv(sep="\t", index=False, float_format="%.8f"))
+        one = hb.analyze_trial(WALK / "subject01_walk1.trc", static=WALK / "subject01_static.trc", forces=path)
+    two = hb.analyze_trial(WALK / "subject01_walk1.trc", static=WALK / "subject01_static.trc",
+                           forces=WALK / "subject01_walk1_grf.mot")
+    ft = one.results.time
+    r, lf = np.interp(ft, t, fy["right"]), np.interp(ft, t, fy["left"])
+    both = (r > 20) & (lf > 20)
+    assert both.sum() >= 40
+    assert (one.loads.body[both, 0] == -2).mean() >= 0.95
+    for side in ("right", "left"):
+        for what in ("knee_flexion_moment_Nm_per_kg", "hip_flexion_moment_Nm_per_kg", "grf_z_N_per_kg"):
+            got, want = one.kinetics[f"{side}_{what}"].to_numpy(), two.kinetics[f"{side}_{what}"].to_numpy()
+            assert np.isnan(got[both & (one.loads.body[:, 0] == -2)]).all()
+            single = np.isfinite(got) & ~both
+            assert single.sum() >= 80
+            # the two plates' loads are filtered separately, the walkway's summed: equal to 0.1 N m/kg
+            np.testing.assert_allclose(got[single], want[single], atol=0.1 if "moment" in what else 0.5,
+                                       err_msg=f"{side} {what}")
+
+
+@pytest.mark.parametrize("yaw, tilt, z_down", [(30.0, 10.0, True), (180.0, 8.0, False)])
+def test_a_ramp_plate_from_c3d_gives_its_tilted_surface_and_the_reaction(tmp_path, yaw, tilt, z_down):
+    """A plate tilted ``tilt`` degrees (a ramp) and turned ``yaw`` about the vertical, raised 0.3 m: the centre of
+    pressure lies on its tilted surface, the normal and tilt are the plate's, the force is the reaction."""
+    from humanbody.io.forceplates import read_c3d_platforms
+
+    rng = np.random.default_rng(11)
+    a, b = np.radians(tilt), np.radians(yaw)
+    ramp = np.array([[np.cos(a), 0, -np.sin(a)], [0, 1, 0], [np.sin(a), 0, np.cos(a)]])
+    turn = np.array([[np.cos(b), -np.sin(b), 0], [np.sin(b), np.cos(b), 0], [0, 0, 1.0]])
+    axes = turn @ ramp @ (np.diag([1.0, -1.0, -1.0]) if z_down else np.eye(3))
+    centre = np.array([1.0, 0.2, 0.3])
+    n = 30
+    local = np.column_stack([rng.uniform(-0.15, 0.15, n), rng.uniform(-0.2, 0.2, n), np.zeros(n)])
+    point = centre + local @ (turn @ ramp).T
+    force = np.column_stack([rng.normal(0, 60, n), rng.normal(0, 40, n), 650 + rng.normal(0, 40, n)])
+    tz = rng.normal(0, 2, n)
+    path = _write_lab_plates_c3d(tmp_path / "ramp.c3d", [centre], [axes], force[:, None], point[:, None],
+                                 tz[:, None], n, [2], [(0.0, 0.0, 40.0)])
+    c = read_c3d_platforms(path)
+    frames = np.arange(0, len(c.time), 10)
+    up = (turn @ ramp)[:, 2]
+    assert c.plates[0].tilt_deg == pytest.approx(tilt, abs=1e-4)  # corners are 32-bit floats
+    np.testing.assert_allclose(c.plates[0].normal, up, atol=1e-6)
+    np.testing.assert_allclose(c.force[frames, 0], force, atol=1e-3)
+    np.testing.assert_allclose(c.point[frames, 0], point, atol=1e-6)
+    np.testing.assert_allclose(c.moment[frames, 0], tz[:, None] * up, atol=1e-4)
+    assert c.reversed == ["plate1"]  # the channels carry the force on the plate, whichever way its z points

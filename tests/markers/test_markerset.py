@@ -35,6 +35,23 @@ def test_matching_ignores_case_punctuation_prefix_and_uses_aliases():
                      "R.Knee.Lat": "r.knee.lat"}
 
 
+@pytest.mark.parametrize("affix", [("Pat01_", ""), ("", "_1"), ("S1:Lab-", ".2")])
+def test_a_labs_prefix_or_suffix_on_every_name_is_dropped(affix):
+    """Before: 'markers match no built-in marker set' for Plug-in Gait names as 'S1:RASI_1' or 'Pat01_RASI'."""
+    from humanbody.markers.markerset import shared_affixes
+
+    head, tail = affix
+    names = [f"{head}{n}{tail}" for n in PIG_STATIC]
+    bare_head = head.rsplit(":", 1)[-1]
+    assert shared_affixes(names) == (bare_head, tail)
+    ms = detect_markerset(names)
+    assert ms.name == "plug_in_gait"
+    found = match_markers(ms, names)
+    assert found["RASI"] == f"{head}RASI{tail}" and found["LTOE"] == f"{head}LTOE{tail}"
+    assert shared_affixes(list(PIG_STATIC)) == ("", "")
+    assert shared_affixes(["R.ASIS", "L.ASIS", "R.Knee.Lat"]) == ("", "")
+
+
 def test_detection_picks_the_covering_set():
     assert detect_markerset(list(static_markers())).name == "gait2392"
     assert detect_markerset(list(PIG_STATIC)).name == "plug_in_gait"  # the faithful set first (sorted names)

@@ -129,7 +129,7 @@ def test_no_plates_no_mass_says_75_kg(run_folder):
 
 
 def test_one_option_set_and_bad_mass(run_folder, tmp_path, capsys):
-    """--forces on report (old --grf an alias) and view (old --grf an alias); report --mass 0 exits 2."""
+    """--forces on analyze, report and view (old --grf an alias on each); report --mass 0 exits 2."""
     status = main(["report", str(run_folder / "run.csv"), "--out", str(tmp_path / "r"), "--mass", "0"])
     err = capsys.readouterr().err.strip().splitlines()
     assert status == 2 and len(err) == 1 and "--mass must be a positive number" in err[0]
@@ -140,7 +140,7 @@ def test_one_option_set_and_bad_mass(run_folder, tmp_path, capsys):
     parser = build_parser()
     for cmd in (["report", "x", "--out", "o"], ["view", "x"], ["analyze", "x", "--out", "o"]):
         a = parser.parse_args(cmd + ["--forces", "f.mot"])
-        b = parser.parse_args(cmd + ["--grf", "f.mot"]) if cmd[0] != "analyze" else a
+        b = parser.parse_args(cmd + ["--grf", "f.mot"])
         assert (getattr(a, "grf", None) or a.forces) == "f.mot" == (getattr(b, "grf", None) or b.forces)
     assert isinstance(parser, argparse.ArgumentParser)
 
