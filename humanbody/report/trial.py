@@ -407,6 +407,20 @@ def unloaded_stance(analysis, events) -> dict:
     return out
 
 
+def _kinetic_stride_notes(cycles: pd.DataFrame, params: pd.DataFrame) -> list:
+    """One line per side whose strides all lack a known load somewhere in stance: why its kinetic curves and
+    peaks are empty (both feet on one plate in double support, or a foot beside the plates)."""
+    out = []
+    for side in ("right", "left"):
+        strides = params.loc[side, "n_strides"] if side in params.index and "n_strides" in params else 0
+        rows = cycles[(cycles["side"] == side) & cycles["variable"].str.endswith("_moment_Nm_per_kg")]
+        if len(rows) and strides and not (rows["n_strides"] > 0).any():
+            out.append(f"kinetics: none of the {side} side's {int(strides)} stride(s) had its load known through "
+                       "the whole stance (both feet on one plate, or the foot beside the plates), so its kinetic "
+                       "curves and peaks are left empty")
+    return out
+
+
 def _residual_line(kinetics: pd.DataFrame, model) -> str:
     """Data quality of the kinetics: the residual force and moment at the root (what the loads leave unbalanced)."""
     root = model.names[0]
@@ -551,6 +565,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     cycles = normalize_cycles(table, used)
     if kinetics is not None:
         messages.append(_residual_line(kinetics, analysis.model))
+        messages += _kinetic_stride_notes(cycles, params)
 
     exported = used[used["source"] != "file"] if (used["source"] == "file").any() else used  # the C3D has them
     produced, export_notes = _analysis_files(analysis, stem, options.export, exported, options.opensim_feet)

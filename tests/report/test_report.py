@@ -4,6 +4,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -287,3 +288,21 @@ def test_png_figures_option(batch_dir, tmp_path):
     none = process_trial(task, ReportOptions(mass=72.6, height=1.8, plots="none", normative="none"))
     assert "gait_profile_score_deg" not in none.row and "Gait Profile Score" not in \
         none.files["w/subject01_walk1.html"].decode()
+
+
+def test_a_side_without_any_kinetic_stride_is_explained():
+    """Kinetics computed, but every stride of a side had an unknown load somewhere in stance (both feet on
+    one plate): one line says why that side's kinetic curves and peaks are empty; a side with one is quiet."""
+    from humanbody.report.trial import _kinetic_stride_notes
+
+    def rows(side, variable, n):
+        return pd.DataFrame({"side": side, "variable": variable, "unit": "", "percent": np.arange(3.0),
+                             "mean": np.nan if n == 0 else 1.0, "sd": np.nan, "n_strides": n})
+
+    cycles = pd.concat([rows("right", "right_knee_flexion_moment_Nm_per_kg", 0),
+                        rows("right", "right_knee_flexion_deg", 3),
+                        rows("left", "left_knee_flexion_moment_Nm_per_kg", 2)], ignore_index=True)
+    params = pd.DataFrame({"n_strides": [3.0, 3.0, 6.0]}, index=["right", "left", "overall"])
+    notes = _kinetic_stride_notes(cycles, params)
+    assert len(notes) == 1 and "right side's 3 stride(s)" in notes[0] and "both feet on one plate" in notes[0]
+    assert _kinetic_stride_notes(cycles[cycles["side"] == "left"], params) == []
