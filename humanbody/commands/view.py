@@ -89,7 +89,7 @@ def run(args) -> int:
     if not offscreen and not _has_display():
         print("humanbody view: error: no display to open a window on; use --screenshot PNG or --movie FILE "
               "to render off screen", file=sys.stderr)
-        return 1
+        return 2
 
     from ..viewer import load_scene, movie, prepare_offscreen, screenshot
 
