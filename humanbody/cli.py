@@ -41,8 +41,16 @@ def missing_optional(err: ModuleNotFoundError) -> str | None:
     return f"{what} needs the package {top!r}, which is not installed: pip install \"humanbody[{extra}]\""
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line (the problem and where to read more), exit status 2,
+    as every other refused input; ``--help`` still prints the full usage."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="humanbody",
         description=(
             "Mechanics of a 17-segment human body model from motion-capture trials: "

@@ -258,3 +258,15 @@ def test_unlabeled_and_unused_markers_are_counted_not_listed(tmp_path, capsys):
     assert not any("*7" in line for line in err)
     results = pd.read_csv(tmp_path / "o" / "unlabeled_results.csv")
     assert np.isfinite(results["right_knee_flexion_deg"]).all()
+
+
+@pytest.mark.parametrize("argv", [["analyze", "x.trc", "--out", "o", "--mass", "150lb"], ["analyze"],
+                                  ["frobnicate"], ["markerset", "precision"], ["report", "d", "--events", "nope"]])
+def test_usage_errors_are_one_line_and_exit_2(argv, capsys):
+    from humanbody.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and ": error: " in err[0] and "--help" in err[0], err
