@@ -8,7 +8,13 @@
   along the pelvis's medio-lateral axis (Plug-in Gait's rule);
 * thigh and shank y along the knee epicondyle line when both are present,
   else from the lateral marker towards the joint centre (right) or back
-  (left); feet flat in the standing trial, x from heel to toe.
+  (left); feet flat in the standing trial, x from heel to toe;
+* Plug-in Gait's legs (:func:`plug_in_gait_legs`: one thigh wand, one tibia
+  wand, a lateral knee and ankle marker, heel and toe on each side): the
+  built-in ``plug_in_gait_lower`` set's rules, Davis et al. (1991) hips,
+  chord-function knees and ankles in the wands' planes, frames rebuilt from
+  each frame's markers, the shank turned by the tibial torsion and the foot
+  from heel -> toe with the ankle's flexion axis.
 
 Each function adds to the set under construction
 (:class:`humanbody.markers.draft_plan._Out`).
@@ -20,7 +26,24 @@ from ..errors import InputError
 from .draft_plan import DEFAULT_WIDTHS, _Out
 
 
-def _pelvis(mk, out: _Out) -> None:
+def plug_in_gait_legs(mk) -> bool:
+    """Both legs carry Plug-in Gait's markers: one thigh wand, one tibia wand, lateral knee and ankle,
+    heel and toe (under any names the vocabulary reads), so the legs are built as Plug-in Gait's."""
+    for s in ("right", "left"):
+        if len(mk("thigh", s)) != 1 or mk("trochanter", s) or len(mk("shank", s)) != 1:
+            return False
+        if not (mk("knee", s, "lateral") and mk("ankle", s, "lateral") and mk("heel", s)):
+            return False
+        if not [t for t in mk("toe", s) if not {"lateral", "medial"} & _mods(mk, t)]:
+            return False
+    return True
+
+
+def _mods(mk, name):
+    return next(g.modifiers for g in mk.g if g.name == name)
+
+
+def _pelvis(mk, out: _Out, davis: bool = False) -> None:
     ra, la = mk("asis", "right"), mk("asis", "left")
     rp, lp, sac = mk("psis", "right"), mk("psis", "left"), mk("sacrum")
     if not ra or not la:
@@ -38,14 +61,30 @@ def _pelvis(mk, out: _Out) -> None:
         out.point("sacral", {"mean": sacral}, "Mid-PSIS.")
         back = "sacral"
     out.point("mid_hip", {"mean": ["right_hip", "left_hip"]})
+    if davis:
+        out.params["davis_theta"] = (0.500000178813934, "rad: Davis et al. (1991) 28.4 deg as Vicon's Plug-in Gait")
+        out.params["davis_beta"] = (0.314000427722931, "rad: Davis et al. (1991) 18 deg as Vicon's Plug-in Gait")
     for side in ("right", "left"):
-        out.point(f"{side}_hip", {"regression": "harrington2007", "side": side, "asis": [ra, la], "sacrum": sacral},
-                  "Harrington et al. (2007) J Biomech 40:595, from pelvis width and depth.")
+        if davis:  # leg length ASIS -> lateral knee -> lateral ankle, as plug_in_gait without a subject file
+            asi = ra if side == "right" else la
+            chain = [asi, mk("knee", side, "lateral")[0], mk("ankle", side, "lateral")[0]]
+            out.point(f"{side}_hip", {"regression": "davis1991", "side": side, "asis": [ra, la], "sacrum": sacral,
+                                      "leg_length": [chain]},
+                      "Davis et al. (1991) Hum Mov Sci 10:575, Plug-in Gait's hip; leg length ASIS -> knee "
+                      "-> ankle marker, or the subject file's right/left_leg_length.")
+        else:
+            out.point(f"{side}_hip", {"regression": "harrington2007", "side": side, "asis": [ra, la],
+                                      "sacrum": sacral},
+                      "Harrington et al. (2007) J Biomech 40:595, from pelvis width and depth.")
     markers = [ra, la] + [m for m in mk("asis") + mk("psis") + mk("sacrum") if m not in (ra, la)] + mk.on("lower_torso")
-    out.segment("lower_torso", {"markers": list(dict.fromkeys(markers)), "origin": "mid_hip",
-                                "primary": {"axis": "y", "from": ra, "to": la},
-                                "secondary": {"axis": "x", "from": back, "to": "mid_asis"}, "distal": "lumbar"})
-    out.rules.append(f"hips: Harrington et al. 2007 from {ra}, {la} and {' + '.join(sacral)}")
+    table = {"markers": list(dict.fromkeys(markers)), "origin": "mid_hip",
+             "primary": {"axis": "y", "from": ra, "to": la},
+             "secondary": {"axis": "x", "from": back, "to": "mid_asis"}, "distal": "lumbar"}
+    if davis:
+        table["track"] = "rules"
+    out.segment("lower_torso", table, *(["Plug-in Gait: the frame from its markers in every frame."] if davis else []))
+    how = "Davis et al. 1991 (Plug-in Gait)" if davis else "Harrington et al. 2007"
+    out.rules.append(f"hips: {how} from {ra}, {la} and {' + '.join(sacral)}")
 
 
 def _pelvis_with_hips(mk, out: _Out) -> None:
@@ -96,8 +135,11 @@ def _centre(mk, out, side, joint, role, frame, widths, radius):
     return lat, med, "medial"
 
 
-def _leg(mk, out: _Out, side: str, widths, radius) -> None:
+def _leg(mk, out: _Out, side: str, widths, radius, pig: bool = False) -> None:
     s = side
+    if pig:
+        _pig_leg(mk, out, s, widths, radius)
+        return
     knee_all, ankle_all = mk("knee", s), mk("ankle", s)
     if not knee_all:
         raise InputError(f"has no {s} knee marker (epicondyle or lateral knee marker, e.g. "
@@ -180,3 +222,79 @@ def _foot(mk, out: _Out, s: str) -> None:
              "primary": {"axis": "z", "ground": [0.0, 0.0, 1.0]},
              "secondary": {"axis": "x", "from": start, "to": toe}, "length": [start, toe]}
     out.segment(f"{s}_foot", table, "Foot flat in the static trial: z = ground vertical, x = heel -> toe.", note)
+
+
+def _pig_param(out: _Out, key: str, value: float, comment: str) -> str:
+    out.params.setdefault(key, (value, comment))
+    return key
+
+
+def _pig_leg(mk, out: _Out, s: str, widths, radius) -> None:
+    """One leg as the built-in ``plug_in_gait_lower`` set builds it (docs/markersets.md, "Plug-in Gait").
+
+    Knee centre: the chord function in the plane (thigh wand, hip centre, lateral knee marker), half the knee
+    width plus the marker radius from the marker, the marker-to-centre line perpendicular to the
+    hip -> knee line; ankle centre likewise in the plane (tibia wand, knee centre, lateral ankle marker).
+    Thigh: z knee -> hip, y along the knee marker -> centre line; shank: z ankle -> knee, y along the ankle
+    marker -> centre line, turned by minus the tibial torsion about z; foot: x heel -> toe in the static
+    trial, y the ankle's flexion axis, tracked as ankle centre -> toe turned by the static offsets.  Medial
+    knee / ankle markers in the static trial give the wands' rotation offsets (the lateral marker mirrored
+    through the medial one is on the epicondylar / malleolar axis), as the built-in set.
+    """
+    thi, tib = mk("thigh", s)[0], mk("shank", s)[0]
+    kne, ank = mk("knee", s, "lateral")[0], mk("ankle", s, "lateral")[0]
+    kmed, amed = mk("knee", s, "medial")[:1], mk("ankle", s, "medial")[:1]
+    hee = mk("heel", s)[0]
+    toe = [t for t in mk("toe", s) if not {"lateral", "medial"} & _mods(mk, t)][0]
+    out.params["marker_radius"] = (radius, "m (a subject file's MarkerDiameter / 2 replaces it)")
+    for joint in ("knee", "ankle"):
+        w = widths.get(joint)
+        if w is None:
+            w = DEFAULT_WIDTHS[joint]
+            out.check(f"{joint} centres are {joint} width / 2 + marker radius from the lateral marker, with an "
+                      f"average adult's {joint} width ({w:.3f} m): give the subject's (--{joint}-width, or "
+                      f"a subject file's right/left_{joint}_width when analysing)")
+        _pig_param(out, f"{s}_{joint}_width", w, "m")
+    torsion = _pig_param(out, f"{s}_tibial_torsion", 0.0, "rad (a subject file's replaces it)")
+    thigh_turn = _pig_param(out, f"{s}_thigh_rotation", 0.0, "rad: thigh wand rotation offset")
+    shank_turn = _pig_param(out, f"{s}_shank_rotation", 0.0, "rad: tibia wand rotation offset")
+    out.check("tibial torsion is taken as 0: give the subject's (a subject file's right/left_tibial_torsion, rad) "
+              "for Plug-in Gait's ankle axis")
+    knee = {"chord": [thi, f"{s}_hip", kne], "width": f"{s}_knee_width", "turn": thigh_turn, "side": s}
+    ankle = {"chord": [tib, f"{s}_knee", ank], "width": f"{s}_ankle_width", "turn": shank_turn, "side": s}
+    if kmed:
+        out.point(f"{s}_knee_medial_mirror", {"between": [kmed[0], kne], "fraction": 2.0},
+                  f"{kne} mirrored through {kmed[0]}: on the epicondylar axis beyond the medial marker.")
+        knee["calibrate_wand"] = [f"{s}_knee_medial_mirror"]
+    if amed:
+        out.point(f"{s}_ankle_medial_mirror", {"between": [amed[0], ank], "fraction": 2.0},
+                  f"{ank} mirrored through {amed[0]}: on the malleolar axis beyond the medial marker.")
+        ankle["calibrate_wand"] = [f"{s}_ankle_medial_mirror"]
+    out.point(f"{s}_knee", knee, f"Chord function (Plug-in Gait): in the plane ({thi}, hip centre, {kne}), "
+              f"{s}_knee_width / 2 + marker radius from {kne}" + (f"; the wand's offset from {kmed[0]}." if kmed else "."))
+    out.point(f"{s}_ankle", ankle, f"Chord function (Plug-in Gait): in the plane ({tib}, knee centre, {ank}), "
+              f"{s}_ankle_width / 2 + marker radius from {ank}" + (f"; the wand's offset from {amed[0]}." if amed else "."))
+    out.need(thi, kne, tib, ank, hee, toe)
+    right = s == "right"
+    ky = {"axis": "y", "from": kne, "to": f"{s}_knee"} if right else {"axis": "y", "from": f"{s}_knee", "to": kne}
+    ay = {"axis": "y", "from": ank, "to": f"{s}_ankle"} if right else {"axis": "y", "from": f"{s}_ankle", "to": ank}
+    out.segment(f"{s}_upper_leg", {"markers": [thi, kne], "use_joint": True, "origin": f"{s}_hip",
+                                   "primary": {"axis": "z", "from": f"{s}_knee", "to": f"{s}_hip"},
+                                   "secondary": ky, "distal": f"{s}_knee", "track": "rules"},
+                "Plug-in Gait's thigh, rebuilt from its markers in every frame.")
+    out.segment(f"{s}_lower_leg", {"markers": [tib, ank], "use_joint": True, "origin": f"{s}_knee",
+                                   "primary": {"axis": "z", "from": f"{s}_ankle", "to": f"{s}_knee"},
+                                   "secondary": ay, "distal": f"{s}_ankle", "twist": "-" + torsion,
+                                   "track": "rules"},
+                "Plug-in Gait's shank: the tibia wand's plane turned by minus the tibial torsion about z.")
+    ankle_axis = {"axis": "y", "like": f"{s}_lower_leg:y", "twist": torsion}
+    out.segment(f"{s}_foot", {"markers": [hee, toe], "use_joint": True, "origin": f"{s}_ankle",
+                              "primary": {"axis": "x", "from": hee, "to": toe}, "secondary": ankle_axis,
+                              "length": [hee, toe],
+                              "track": {"primary": {"axis": "x", "from": f"{s}_ankle", "to": toe},
+                                        "secondary": ankle_axis}},
+                "Plug-in Gait's foot: x heel -> toe in the static trial, y the ankle's flexion axis; tracked as "
+                "ankle centre -> toe turned by the static offsets.")
+    how = f"chord function from {thi} and {kne}" + (f" (offset from {kmed[0]})" if kmed else "")
+    ahow = f"chord function from {tib} and {ank}" + (f" (offset from {amed[0]})" if amed else "")
+    out.rules.append(f"{s} knee: {how}; {s} ankle: {ahow} (Plug-in Gait)")

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .draft_lower import _leg, _pelvis, _pelvis_with_hips
+from .draft_lower import _leg, _pelvis, _pelvis_with_hips, plug_in_gait_legs
 from .draft_plan import DEFAULT_WIDTHS, _Marks, _Out, _reference_offsets
 from .draft_upper import _arm, _head, _trunk
 
@@ -86,12 +86,21 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
     out = _Out()
     xi = _reference_offsets(height)
     widths = {k: (v if v is not None else None) for k, v in (widths or {}).items()}
-    _pelvis(mk, out)
+    pig = plug_in_gait_legs(mk)
+    _pelvis(mk, out, davis=pig)
     for side in ("right", "left"):
-        _leg(mk, out, side, widths, marker_radius)
+        _leg(mk, out, side, widths, marker_radius, pig=pig)
+    if pig:  # Plug-in Gait's angle conventions for its pelvis, ankles and foot progression
+        out.params["clinical_sequences"] = ({"ankle": "yzx", "pelvis": "yxz", "foot_progression": "yzx"},
+                                            "Plug-in Gait's (docs/joint_angles.md)")
+        out.params["clinical_reference_twists"] = ({"ankle": "tibial_torsion"}, "ankle angles from the ankle axis")
     _pelvis_with_hips(mk, out)
     _trunk(mk, out, xi)
     has_top = _head(mk, out, xi)
+    if pig and "thorax_low" in out.points:  # Plug-in Gait's thorax (C7, T10, CLAV, STRN): its spine and neck
+        seq, _ = out.params["clinical_sequences"]
+        seq.update(thorax="zxy", neck="zxy")
+        out.params["clinical_progression"] = (["thorax", "head"], "relative to the direction of progression")
     for side in ("right", "left"):
         _arm(mk, out, side, xi, widths, marker_radius)
     floor = [m for r in ("heel", "toe", "mt1", "mt5", "midfoot") for m in mk(r)]
