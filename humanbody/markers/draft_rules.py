@@ -6,6 +6,10 @@ supports (docs/markersets.md):
 
 * hips: Harrington et al. (2007) from both ASIS and the sacral marker or
   the PSIS pair (``humanbody/markers/joint_centres.py``);
+* Plug-in Gait's leg markers (one thigh and one tibia wand, lateral knee
+  and ankle, heel, toe): the built-in ``plug_in_gait_lower`` set's pelvis
+  and legs (:func:`humanbody.markers.draft_lower.plug_in_gait_legs`) and its
+  clinical angle sequences;
 * knees, ankles: midpoint of the epicondyle / malleolus pair; from a lone
   lateral (or medial) marker, half the joint width plus the marker radius
   along the pelvis's medio-lateral axis (Plug-in Gait's rule);
