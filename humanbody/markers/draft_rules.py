@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from .draft_lower import _leg, _pelvis, _pelvis_with_hips, plug_in_gait_legs
 from .draft_plan import DEFAULT_WIDTHS, _Marks, _Out, _reference_offsets
-from .draft_upper import _arm, _head, _trunk
+from .draft_upper import _arm, _head, _trunk, plug_in_gait_upper
 
 __all__ = ["Plan", "plan", "DEFAULT_WIDTHS"]
 
@@ -101,12 +101,14 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
     _pelvis_with_hips(mk, out)
     _trunk(mk, out, xi)
     has_top = _head(mk, out, xi)
-    if pig and "thorax_low" in out.points:  # Plug-in Gait's thorax (C7, T10, CLAV, STRN): its spine and neck
+    for side in ("right", "left"):
+        _arm(mk, out, side, xi, widths, marker_radius)
+    if pig and "thorax_low" in out.points:  # Plug-in Gait's thorax (C7, T10, CLAV, STRN), head and arms
         seq, _ = out.params["clinical_sequences"]
         seq.update(thorax="zxy", neck="zxy")
         out.params["clinical_progression"] = (["thorax", "head"], "relative to the direction of progression")
-    for side in ("right", "left"):
-        _arm(mk, out, side, xi, widths, marker_radius)
+        if plug_in_gait_upper(mk, out, marker_radius) == ["right", "left"]:
+            seq["shoulder"] = "xyz"
     floor = [m for r in ("heel", "toe", "mt1", "mt5", "midfoot") for m in mk(r)]
     out.params["height_floor"] = (floor, "lowest of these is the floor for the height estimate")
     first = []
