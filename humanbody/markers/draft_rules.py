@@ -9,7 +9,8 @@ supports (docs/markersets.md):
 * Plug-in Gait's leg markers (one thigh and one tibia wand, lateral knee
   and ankle, heel, toe): the built-in ``plug_in_gait_lower`` set's pelvis
   and legs (:func:`humanbody.markers.draft_lower.plug_in_gait_legs`) and its
-  clinical angle sequences;
+  clinical angle sequences; with its thorax markers also its thorax
+  tracking, head and arms (:func:`humanbody.markers.draft_upper.plug_in_gait_upper`);
 * knees, ankles: midpoint of the epicondyle / malleolus pair; from a lone
   lateral (or medial) marker, half the joint width plus the marker radius
   along the pelvis's medio-lateral axis (Plug-in Gait's rule);

@@ -9,7 +9,11 @@
   neck halfway between thorax and head;
 * shoulders: 17 % of the bi-acromial distance below the acromion (Rab et
   al. 2002); elbows at the midpoint of the epicondyle markers, or at a lone
-  elbow marker; wrists at the middle of the wrist markers.
+  elbow marker; wrists at the middle of the wrist markers;
+* with Plug-in Gait's legs and thorax (:func:`plug_in_gait_upper`): the
+  built-in ``plug_in_gait`` set's thorax tracking, head (four head markers)
+  and arms (acromion, one elbow marker, the WRA/WRB wrist bar): chord-function
+  shoulder, elbow, wrist and hand centres, humerus, radius and hand frames.
 
 Segments with too few markers move rigidly with their parent, and joints with
 no marker are placed from their parent joint
