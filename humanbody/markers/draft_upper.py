@@ -219,6 +219,8 @@ def plug_in_gait_upper(mk, out: _Out, radius: float) -> list[str]:
                                        "secondary": {"axis": "y", "from": "head_right", "to": "head_left"}}},
                     "Plug-in Gait's head: level in the standing trial, tracked x back -> front, y right -> left, "
                     "turned by that static offset.")
+        out.rules = [r for r in out.rules if not r.startswith("head:")] + [
+            "head: level in the standing trial, tracked back -> front, right -> left (Plug-in Gait)"]
     cl = mk("clavicle")
     sides = []
     for s in ("right", "left"):

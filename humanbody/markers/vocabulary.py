@@ -201,7 +201,7 @@ def read_name(name: str) -> NameReading:
             found.add("lateral")
         elif hit in ("wrb", "us", "usp"):
             found.add("medial")
-    if role in ("knee", "ankle", "elbow") and hit in ("fme", "tam", "mmal", "hme"):
+    if role in ("knee", "ankle", "elbow") and hit in ("fme", "tam", "mmal", "mma", "hme"):
         found.add("medial")
     if role in ("knee", "ankle", "elbow") and hit in ("fle", "fal", "lmal", "hle"):
         found.add("lateral")

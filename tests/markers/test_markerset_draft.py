@@ -195,6 +195,7 @@ def _rms_deg(a, b):
     ("Sub01:RASI", "asis", "right", set()), ("r_epicondyle_lat", "epicondyle", "right", {"lateral"}),
     ("KNEER", "knee", "right", set()), ("HeelL", "heel", "left", set()), ("asis-l", "asis", "left", set()),
     ("R Ankle Med", "ankle", "right", {"medial"}), ("femur", "thigh", None, set()), ("*152", None, None, set()),
+    ("LMMA", "ankle", "left", {"medial"}),
 ])
 def test_vocabulary_reads_lab_spellings(name, role, side, mods):
     r = read_name(name)

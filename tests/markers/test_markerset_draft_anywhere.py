@@ -94,11 +94,12 @@ def test_plausibility_check_refuses_a_wrong_set_and_warns_on_asymmetry(tmp_path)
 
 
 # ------------------------------------------------- Plug-in Gait's markers drafted = the built-in set
-def _pig_lab_trials(tmp_path, *, full: bool, deg: float, prefix: str, subject=None):
+def _pig_lab_trials(tmp_path, *, full: bool, deg: float, prefix: str, subject=None, medial=False):
     """Synthetic Plug-in Gait standing trial and whole-range motion (tests/markers/test_plug_in_gait.py's
     forward model; the standing subject's hips turned out 10 and 6 deg; ``subject``'s widths and tibial
     torsion, by default an average adult's widths and no torsion) written as TRC files of a Y-up lab turned
-    ``deg`` about its vertical, origin off the floor, names prefixed."""
+    ``deg`` about its vertical, origin off the floor, names prefixed.  ``medial``: the thigh and tibia wands
+    turned out of the joints' planes, and medial knee and ankle markers (KNM, MMA) in the standing trial."""
     from _io_samples import write_trc
     from tests.markers.test_plug_in_gait import STATIC, UPPER, _motion, place
     from humanbody.io.subject import Subject
@@ -107,9 +108,14 @@ def _pig_lab_trials(tmp_path, *, full: bool, deg: float, prefix: str, subject=No
                   left_knee_width=0.105, right_ankle_width=0.075, left_ankle_width=0.075,
                   right_tibial_torsion=0.0, left_tibial_torsion=0.0, marker_diameter=0.014)
     pose = dict(STATIC, right_hip_internal_rotation=-10.0, left_hip_internal_rotation=-6.0)
-    static, _ = place(pose, np.tile([0.0, 0.0, 0.95], (10, 1)), subject=subject or avg)
+    wands = dict(thi=(0.03, 0.09, -0.20), tib=(-0.025, 0.08, -0.15)) if medial else {}
+    static, c = place(pose, np.tile([0.0, 0.0, 0.95], (10, 1)), subject=subject or avg, **wands)
+    for side, S in (("right", "R"), ("left", "L")):
+        if medial:  # on the epicondylar / malleolar axis, through the joint centre from the lateral marker
+            static[f"{S}KNM"] = 2 * c[f"{side}_knee"] - static[f"{S}KNE"]
+            static[f"{S}MMA"] = 2 * c[f"{side}_ankle"] - static[f"{S}ANK"]
     ang, origin, _t = _motion(120)
-    walk, _ = place(ang, origin, subject=subject or avg)
+    walk, _ = place(ang, origin, subject=subject or avg, **wands)
     a = np.radians(deg)
     to_lab = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])  # ground x, y, z -> lab z, x, y (Y up)
     turn = np.array([[np.cos(a), 0, np.sin(a)], [0, 1, 0], [-np.sin(a), 0, np.cos(a)]])
@@ -121,14 +127,16 @@ def _pig_lab_trials(tmp_path, *, full: bool, deg: float, prefix: str, subject=No
     return files
 
 
-@pytest.mark.parametrize("full, deg, prefix, measured", [(False, 0.0, "", False), (False, 120.0, "Subject1:", True),
-                                                         (True, 250.0, "Subject1:", True)])
-def test_plug_in_gait_markers_draft_the_builtin_set(tmp_path, full, deg, prefix, measured):
+@pytest.mark.parametrize("full, deg, prefix, measured, medial", [
+    (False, 0.0, "", False, False), (False, 120.0, "Subject1:", True, False), (True, 250.0, "Subject1:", True, False),
+    (True, 30.0, "", True, True)])
+def test_plug_in_gait_markers_draft_the_builtin_set(tmp_path, full, deg, prefix, measured, medial):
     """A set drafted from a Plug-in Gait standing trial builds the legs as the built-in set does (Davis hips,
     chord-function knees and ankles from the thigh and tibia wands, the foot heel -> toe with the ankle's
     axis, Plug-in Gait's angle sequences; with the full body also its thorax, head and chord-function arms):
     every clinical angle as the built-in set's, with the set's average-adult widths or, ``measured``, the
-    subject file's widths, leg lengths and tibial torsion.
+    subject file's widths, leg lengths and tibial torsion; ``medial``: wands out of the joints' planes, their
+    rotation offsets measured from the medial knee and ankle markers of the standing trial.
 
     Before: the knee and ankle centres offset along the pelvis's y axis, the shank's y from the ankle
     markers, a foot flat in the standing trial and Harrington hips gave hip and ankle rotation 5-8 deg
@@ -139,9 +147,10 @@ def test_plug_in_gait_markers_draft_the_builtin_set(tmp_path, full, deg, prefix,
     from tests.markers.test_plug_in_gait import SUBJECT
 
     subject = SUBJECT if measured else None
-    static, walk = _pig_lab_trials(tmp_path, full=full, deg=deg, prefix=prefix, subject=subject)
+    static, walk = _pig_lab_trials(tmp_path, full=full, deg=deg, prefix=prefix, subject=subject, medial=medial)
     draft, _ = hb.markers.draft.draft_from_file(static, height=1.78)
     assert any("chord function" in r for r in draft.rules) and any("Davis" in r for r in draft.rules)
+    assert ("offset from RMMA" in " ".join(draft.rules)) == medial
     drafted = tmp_path / "drafted.toml"
     drafted.write_text(draft.text)
     builtin = "plug_in_gait" if full else "plug_in_gait_lower"
