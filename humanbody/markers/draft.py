@@ -240,6 +240,7 @@ def classify(pose: dict, height=None) -> tuple[list, float, float]:
     ok = [g for g in guesses if np.isfinite(g.position).all()]
     if len(ok) < 3:
         raise InputError(f"has only {len(ok)} markers with a valid sample; a marker set needs a pelvis and legs")
+    _face_forward(ok)
     foot = [g.position[2] for g in ok if g.role in ("heel", "toe", "mt1", "mt5", "midfoot", "ankle")]
     floor = min(foot) if foot else min(g.position[2] for g in ok)
     H = _height(ok, floor, height)
@@ -282,6 +283,39 @@ def classify(pose: dict, height=None) -> tuple[list, float, float]:
         else:
             g.segment = base
     return guesses, H, midline
+
+
+#: Largest turn (deg) of the standing subject from the ground's +x that :func:`_face_forward` takes out.
+FACING_TOLERANCE_DEG = 60.0
+
+
+def _face_forward(guesses) -> None:
+    """Turn the standing pose about the vertical so that the pelvis faces ground +x.
+
+    The lab axes map onto ground axes by a right-angle permutation
+    (:func:`humanbody.markers.axes.to_ground`), so a subject standing at an
+    angle to the lab's axes (up to 45 deg) faces up to that far from +x, and
+    the left/right checks along ground y would mix in the front-back extent
+    (a heel behind the ankle read on the other side).  The heading is that of
+    mid-sacral (sacrum or PSIS markers) -> mid-ASIS, horizontal; a heading more
+    than :data:`FACING_TOLERANCE_DEG` from +x is left alone (wrong lab axes are
+    reported by the side check).  Positions are changed in place (m).
+    """
+    asis = [g.position for g in guesses if g.role == "asis"]
+    back = [g.position for g in guesses if g.role in ("psis", "sacrum")]
+    if len(asis) < 2 or not back:
+        return
+    fwd = np.mean(asis, axis=0) - np.mean(back, axis=0)
+    if np.hypot(fwd[0], fwd[1]) < 0.05:
+        return
+    heading = np.arctan2(fwd[1], fwd[0])
+    if abs(np.degrees(heading)) > FACING_TOLERANCE_DEG or abs(heading) < 1e-9:
+        return
+    c, s = np.cos(-heading), np.sin(-heading)
+    turn = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    centre = np.mean(asis + back, axis=0)
+    for g in guesses:
+        g.position = centre + turn @ (g.position - centre)
 
 
 def _position_side(y: float, midline: float) -> str | None:

@@ -94,12 +94,13 @@ def test_plausibility_check_refuses_a_wrong_set_and_warns_on_asymmetry(tmp_path)
 
 
 # ------------------------------------------------- Plug-in Gait's markers drafted = the built-in set
-def _pig_lab_trials(tmp_path, *, full: bool, deg: float, prefix: str, subject=None, medial=False):
+def _pig_lab_trials(tmp_path, *, full: bool, deg: float, prefix: str, subject=None, medial=False, rename=None):
     """Synthetic Plug-in Gait standing trial and whole-range motion (tests/markers/test_plug_in_gait.py's
     forward model; the standing subject's hips turned out 10 and 6 deg; ``subject``'s widths and tibial
     torsion, by default an average adult's widths and no torsion) written as TRC files of a Y-up lab turned
     ``deg`` about its vertical, origin off the floor, names prefixed.  ``medial``: the thigh and tibia wands
-    turned out of the joints' planes, and medial knee and ankle markers (KNM, MMA) in the standing trial."""
+    turned out of the joints' planes, and medial knee and ankle markers (KNM, MMA) in the standing trial;
+    ``rename``: {Plug-in Gait name: the lab's}."""
     from _io_samples import write_trc
     from tests.markers.test_plug_in_gait import STATIC, UPPER, _motion, place
     from humanbody.io.subject import Subject
@@ -123,7 +124,7 @@ def _pig_lab_trials(tmp_path, *, full: bool, deg: float, prefix: str, subject=No
     for name, m in (("static", static), ("walk", walk)):
         names = [n for n in m if full or n not in UPPER]
         xyz = np.stack([m[n] for n in names], axis=1) @ to_lab.T @ turn.T + [0.3, -0.9, 0.5]
-        files.append(write_trc(tmp_path / f"{name}.trc", xyz * 1000.0, [prefix + n for n in names]))
+        files.append(write_trc(tmp_path / f"{name}.trc", xyz * 1000.0, [prefix + (rename or {}).get(n, n) for n in names]))
     return files
 
 
@@ -159,6 +160,34 @@ def test_plug_in_gait_markers_draft_the_builtin_set(tmp_path, full, deg, prefix,
     a, b = got[str(drafted)], got[builtin]
     angles = [c for c in b.columns if c.endswith("_deg")]
     assert len(angles) >= 47 and set(angles) <= set(a.columns)
+    rms = {c: float(np.sqrt(np.nanmean((a[c].to_numpy() - b[c].to_numpy()) ** 2))) for c in angles}
+    worst = max(rms, key=rms.get)
+    assert rms[worst] < 0.05, (worst, rms[worst])
+
+
+def test_plug_in_gait_landmarks_under_other_names_draft_the_builtin_set(tmp_path):
+    """The same landmarks spelled out (Right_Thigh, Right_Knee_Lateral, Right_Malleolus_Lateral, ...): the
+    drafted set's angles are the built-in set's on the Plug-in Gait-named trial.  The lab is turned 60 deg, so
+    the subject stands 30 deg from the nearest lab axis: before, the right heel (behind the ankle, turned
+    towards the midline) was read as on the left and the right foot lost its heel."""
+    from humanbody.pipeline import analyze_trial
+
+    names = {}
+    for S, Side in (("R", "Right"), ("L", "Left")):
+        names.update({f"{S}ASI": f"{Side}_ASIS", f"{S}PSI": f"{Side}_PSIS", f"{S}THI": f"{Side}_Thigh",
+                      f"{S}KNE": f"{Side}_Knee_Lateral", f"{S}TIB": f"{Side}_Tibia",
+                      f"{S}ANK": f"{Side}_Malleolus_Lateral", f"{S}HEE": f"{Side}_Heel", f"{S}TOE": f"{Side}_Toe"})
+    (tmp_path / "pig").mkdir()
+    (tmp_path / "lab").mkdir()
+    pig = _pig_lab_trials(tmp_path / "pig", full=False, deg=60.0, prefix="")
+    lab = _pig_lab_trials(tmp_path / "lab", full=False, deg=60.0, prefix="", rename=names)
+    draft, _ = hb.markers.draft.draft_from_file(lab[0], height=1.78)
+    assert any("chord function from Right_Thigh and Right_Knee_Lateral" in r for r in draft.rules)
+    drafted = tmp_path / "drafted.toml"
+    drafted.write_text(draft.text)
+    a = analyze_trial(lab[1], static=str(lab[0]), markerset=str(drafted), mass=70.0, height=1.78).clinical
+    b = analyze_trial(pig[1], static=str(pig[0]), markerset="plug_in_gait_lower", mass=70.0, height=1.78).clinical
+    angles = [c for c in b.columns if c.endswith("_deg")]
     rms = {c: float(np.sqrt(np.nanmean((a[c].to_numpy() - b[c].to_numpy()) ** 2))) for c in angles}
     worst = max(rms, key=rms.get)
     assert rms[worst] < 0.05, (worst, rms[worst])
