@@ -644,12 +644,21 @@ def _tracking_lines(calibration, tracking) -> list[str]:
             f"(largest: {worst} {med[worst]:.1f} mm)"
         )
     status = tracking.status.drop(columns="time")
-    counts = status.isin(["fallback", "missing"]).sum()  # one pass over the table, not one per segment
+    counts = status.isin(["fallback"]).sum()  # one pass over the table, not one per segment
     odd = {seg: int(counts[seg]) for seg in status.columns}
     odd = {k: v for k, v in odd.items() if v}
     if odd:
         lines.append("tracking: frames without enough markers (pose carried from the parent): "
                      + ", ".join(f"{k} {v}" for k, v in odd.items()))
+    # frames where a segment has no pose at all (no markers and no parent to carry it): empty rows
+    gone = status.isin(["missing"]).sum()
+    gone = {seg: int(gone[seg]) for seg in status.columns if gone[seg]}
+    if gone and len(gone) == status.shape[1] and len(set(gone.values())) == 1:
+        lines.append(f"tracking: {next(iter(gone.values()))} frame(s) with no pose (no markers to fit; "
+                     "their rows are empty)")
+    elif gone:
+        lines.append("tracking: frames with no pose (rows empty): "
+                     + ", ".join(f"{k} {v}" for k, v in gone.items()))
     lines += [f"tracking: {line}" for line in tracking.singular_lines()]
     return lines
 

@@ -405,7 +405,8 @@ def estimate_height(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> float |
         z_top = _Geometry(ms, markers, {}).point(top)[:, 2]
     except (_Unavailable, InputError, KeyError):
         return None
-    z_floor = np.nanmin(np.stack([markers[m][:, 2] for m in floor]), axis=0)
+    z = np.stack([markers[m][:, 2] for m in floor])
+    z_floor = np.fmin.reduce(z, axis=0)  # NaN where no floor marker is seen (no All-NaN warning)
     h = nanmedian(z_top - z_floor)
     return float(h + float(ms.parameters.get("height_offset", 0.0))) if np.isfinite(h) else None
 

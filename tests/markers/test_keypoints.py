@@ -149,3 +149,28 @@ def test_sample_keypoint_file_is_small_and_tracked(tmp_path):
     for seg in ("right_upper_leg", "right_lower_leg", "right_foot"):
         err = np.degrees(an.coords[f"{seg}_alpha"].to_numpy() - truth[f"{seg}_alpha"].to_numpy())
         assert np.sqrt(np.mean(err**2)) < 1.0, seg
+
+
+def test_frames_before_the_subject_is_seen_give_empty_rows_without_warnings(walk, tmp_path):
+    """A trial whose first frames hold no keypoint at all (the subject not yet in view).
+
+    No --height: the height is estimated from the frames that have keypoints, without a
+    numpy warning on the empty ones; those frames have no pose (empty rows), and the log
+    says so instead of calling them carried from the parent.
+    """
+    import warnings
+
+    model, coords, t, kp, oc = walk
+    pts = {m: v.copy() for m, v in _trial("body25b", kp, oc).items()}
+    for v in pts.values():
+        v[:20] = np.nan
+    path = tmp_path / "late_start.trc"
+    MK.write_trc(path, t, pts, 100.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        an = analyze_trial(path, mass=75.0)
+    text = "\n".join(an.messages)
+    assert np.isnan(an.coords["right_lower_leg_alpha"].to_numpy()[:20]).all()
+    assert np.isfinite(an.coords["right_lower_leg_alpha"].to_numpy()[25:]).all()
+    assert "tracking: 20 frame(s) with no pose" in text, text
+    assert "pose carried from the parent" not in text, text
