@@ -613,6 +613,7 @@ def _static_calibration(static, axes_spec, mset, mass, height, sex, cache, subje
     static_trial = read_trial(static)
     if static_trial.attrs.get("kind") != "markers":
         raise InputError("static trial must hold marker trajectories", static)
+    _check_static_markerset(static_trial, mset, static)
     static_ground, _ = to_ground(static_trial, axes=axes_spec)
     value = (calibrate(static_ground, mset, mass=mass, height=height, sex=sex, subject=subject), len(static_trial))
     if key is not None:
@@ -620,6 +621,28 @@ def _static_calibration(static, axes_spec, mset, mass, height, sex, cache, subje
             cache.pop(next(iter(cache)))
         cache[key] = value
     return value
+
+
+def _check_static_markerset(static_trial, mset, static) -> None:
+    """Refuse, in one line naming both sets, a static trial holding another marker set's markers.
+
+    A static trial with fewer than half of the trial's set's required markers is taken as one
+    from another set (a marker-cluster static given to a keypoint trial, say); fewer missing
+    ones are left to :func:`calibrate`, which names the first.
+    """
+    from .markers.markerset import detect_markerset, match_markers
+
+    names = static_trial.attrs.get("markers") or [c[:-2] for c in static_trial.columns if c.endswith("_x")]
+    found = match_markers(mset, names)
+    if sum(m in found for m in mset.required) * 2 >= len(mset.required):
+        return
+    try:
+        other = f" (they match marker set {detect_markerset(names).name!r})"
+    except InputError:
+        other = ""
+    hint = "; a keypoint trial needs no static: leave --static out" if mset.keypoints else ""
+    raise InputError(f"its markers are not those of the trial's marker set {mset.name!r}{other}: give a "
+                     f"--static trial with the same markers{hint}", static)
 
 
 def _tracking_lines(calibration, tracking) -> list[str]:

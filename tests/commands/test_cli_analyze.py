@@ -270,3 +270,17 @@ def test_usage_errors_are_one_line_and_exit_2(argv, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and ": error: " in err[0] and "--help" in err[0], err
+
+
+def test_static_of_another_marker_set_is_named_as_such(tmp_path, capsys):
+    """A keypoint trial given a marker-cluster static: one line naming both sets, exit 2."""
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    status = main(["analyze", str(data / "sample_walk_keypoints.trc"), "--static", str(data / "sample_static.trc"),
+                   "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip()
+    assert status == 2
+    assert len(err.splitlines()) == 1, err
+    assert "sample_static.trc" in err and "'body25b'" in err, err
+    assert "not those of" in err and "--static" in err, err
