@@ -458,6 +458,14 @@ def track(markers: pd.DataFrame, calibration, mset, found: dict, required: list,
     run.messages.append(f"tracking: {'whole-body inverse kinematics' if method == 'global' else 'segment fits'}"
                         f" ({why})")
     limits = run.options.joint_limits
+    set_limits = mset.ik.get("limits")
+    if method == "global" and limits not in (None, "off"):
+        run.messages.append(f"tracking: joint limits: {limits} (--joint-limits)")
+    elif method == "global" and limits is None and set_limits not in (None, False, "off"):
+        run.messages.append(f"tracking: joint limits: marker set {mset.name!r} [ik] limits")
+    elif method != "global" and limits not in (None, "off"):
+        run.messages.append(f"tracking: --joint-limits {limits} not used: joint limits act in whole-body "
+                            "inverse kinematics only (--ik global)")
     if method == "global":
         tracking = (track_global(markers, calibration, keep_frames=False, required=required) if limits is None
                     else track_global(markers, calibration, keep_frames=False, required=required, limits=limits))

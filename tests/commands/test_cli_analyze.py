@@ -284,3 +284,18 @@ def test_static_of_another_marker_set_is_named_as_such(tmp_path, capsys):
     assert len(err.splitlines()) == 1, err
     assert "sample_static.trc" in err and "'body25b'" in err, err
     assert "not those of" in err and "--static" in err, err
+
+
+def test_the_log_says_whether_joint_limits_apply(tmp_path, capsys):
+    """--joint-limits is confirmed under whole-body IK and named as unused under segment fits."""
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    assert main(["analyze", str(data / "sample_walk_keypoints.trc"), "--joint-limits", "physiological",
+                 "--out", str(tmp_path / "g")]) == 0
+    assert "tracking: joint limits: physiological (--joint-limits)" in capsys.readouterr().err
+    assert main(["analyze", str(data / "sample_walk_markers.trc"), "--static", str(data / "sample_static.trc"),
+                 "--joint-limits", "physiological", "--out", str(tmp_path / "s")]) == 0
+    err = capsys.readouterr().err
+    assert "tracking: segment fits" in err
+    assert "--joint-limits physiological not used: joint limits act in whole-body inverse kinematics" in err, err
