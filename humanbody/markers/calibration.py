@@ -522,9 +522,13 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
                         loc[m] = nanmedian(v, axis=0)
                 local[seg] = loc
     except _Unavailable as err:
+        what = f"segment {seg!r}" if err.what == "marker" else f"{err.what} (segment {seg!r})"
+        if ms.keypoints:  # video keypoints: there is no static trial to take it from
+            raise InputError(f"keypoint {err.marker!r}, needed for the axes of {what} of keypoint set "
+                             f"{ms.name!r}, has no sample in the trial", source or None) from None
         hint = ("; it is usually in the standing calibration trial: give it with --static"
                 if mode == "dynamic" else "")
-        raise InputError(f"marker {err.marker!r} needed for {err.what} of marker set {ms.name!r} "
+        raise InputError(f"marker {err.marker!r} needed for {what} of marker set {ms.name!r} "
                          f"is missing{hint}", source or None) from None
     for key, value in geo.turns.items():
         notes.append(f"{key} = {np.degrees(value):.2f} deg from the static trial's calibration device")

@@ -174,3 +174,20 @@ def test_frames_before_the_subject_is_seen_give_empty_rows_without_warnings(walk
     assert np.isfinite(an.coords["right_lower_leg_alpha"].to_numpy()[25:]).all()
     assert "tracking: 20 frame(s) with no pose" in text, text
     assert "pose carried from the parent" not in text, text
+
+
+@pytest.mark.parametrize("name, segment", [("RHeel", "right_foot"), ("Nose", "head")])
+def test_a_keypoint_never_seen_that_a_frame_needs_is_named_with_its_segment(walk, tmp_path, name, segment):
+    """One line naming the keypoint and the segment whose axes need it; no advice to give a static."""
+    from humanbody import InputError
+
+    model, coords, t, kp, oc = walk
+    pts = {m: v.copy() for m, v in _trial("body25b", kp, oc).items()}
+    pts[name][:] = np.nan
+    path = tmp_path / "never_seen.trc"
+    MK.write_trc(path, t, pts, 100.0)
+    with pytest.raises(InputError) as err:
+        analyze_trial(path, mass=75.0, height=1.75)
+    text = str(err.value)
+    assert f"keypoint {name!r}" in text and f"segment {segment!r}" in text, text
+    assert "--static" not in text and "needed for marker " not in text, text
