@@ -75,6 +75,7 @@ def _spheres(points: np.ndarray, radius: float, **arrays) -> pv.PolyData:
 
 def _polyline(points: np.ndarray) -> pv.PolyData:
     points = np.asarray(points, dtype=float)
+    points = points[np.isfinite(points).all(axis=1)]  # frames without a pose leave no point
     if len(points) < 2:
         return pv.PolyData()
     return pv.lines_from_points(points)
@@ -233,8 +234,10 @@ class ViewerApp(CameraControls):
         s = self.scene
         self.frame = f = s.frame_index(frame)
         M = s.ellipsoid_matrices(f)
+        hidden = np.zeros((4, 4))  # no pose in this frame (no markers seen): the ellipsoid shrinks to nothing
+        hidden[3, 3] = 1.0
         for k, actor in enumerate(self._segment_actors):
-            actor.user_matrix = M[k]
+            actor.user_matrix = M[k] if np.isfinite(M[k]).all() else hidden
         self._set_mesh("joints", _spheres(s.joints(f), _JOINT_RADIUS))
         self._set_mesh("coms", _spheres(s.coms(f), _COM_RADIUS))
         self._set_mesh("body_com", _spheres(s.body_com(f)[None], _BODY_COM_RADIUS))

@@ -215,14 +215,19 @@ class Scene:
         return float(np.min(M[:, 2, 3] - np.linalg.norm(M[:, 2, :3], axis=1)))
 
     def lowest_point_over_trial(self) -> float:
-        """Lowest height (m) of any ellipsoid over the trial (60 evenly spread frames at most)."""
+        """Lowest height (m) of any ellipsoid over the trial (60 evenly spread frames at most).
+
+        Frames without a pose (no markers seen) are skipped; NaN when no frame has one.
+        """
         frames = np.unique(np.linspace(0, self.n_frames - 1, min(self.n_frames, 60)).astype(int))
-        return min(self.lowest_point(f) for f in frames)
+        return float(np.fmin.reduce([self.lowest_point(f) for f in frames]))
 
     def _floor_height(self) -> float:
         low = self.lowest_point_over_trial()
-        if self.has_markers:
-            low = min(low, float(np.nanmin(self._marker_xyz[..., 2])))
+        if self.has_markers and np.isfinite(self._marker_xyz[..., 2]).any():
+            low = float(np.fmin(low, np.nanmin(self._marker_xyz[..., 2])))
+        if not np.isfinite(low):
+            return 0.0
         # ground at z = 0 when the body stands near it, else the lowest foot height
         return 0.0 if -0.05 <= low <= 0.15 else low
 
@@ -234,8 +239,11 @@ class Scene:
         for f in frames:
             M = self.ellipsoid_matrices(f)
             ext = np.linalg.norm(M[:, :3, :3], axis=2)  # half extent along X, Y, Z
-            lo = np.minimum(lo, (M[:, :3, 3] - ext).min(axis=0))
-            hi = np.maximum(hi, (M[:, :3, 3] + ext).max(axis=0))
+            # fmin/fmax skip NaN: a frame without a pose (no markers seen) adds nothing
+            lo = np.fmin(lo, np.fmin.reduce(M[:, :3, 3] - ext, axis=0))
+            hi = np.fmax(hi, np.fmax.reduce(M[:, :3, 3] + ext, axis=0))
+        if frame is not None and not np.isfinite([lo, hi]).all():
+            return self.bounds()  # that frame has no pose: the whole trial's box
         return np.array([lo, hi])
 
     def pick_segment(self, point, frame: int) -> int | None:
@@ -264,8 +272,17 @@ class Scene:
         return self.results.body_com[: self.frame_index(frame) + 1]
 
     def pelvis(self, frame: int) -> np.ndarray:
-        """Origin of body 1 (the pelvis / lower torso) at ``frame``, m."""
-        return self.results.joint[self.frame_index(frame), 0]
+        """Origin of body 1 (the pelvis / lower torso) at ``frame``, m.
+
+        A frame without a pose (no markers seen) takes the nearest frame that has one,
+        so that a camera following the pelvis stays put there.
+        """
+        f = self.frame_index(frame)
+        p = self.results.joint[f, 0]
+        if np.isfinite(p).all():
+            return p
+        ok = np.flatnonzero(np.isfinite(self.results.joint[:, 0]).all(axis=1))
+        return self.results.joint[ok[np.argmin(np.abs(ok - f))], 0] if ok.size else np.zeros(3)
 
     # -------------------------------------------------------------- markers
     def _marker_segment_map(self) -> dict:

@@ -497,3 +497,40 @@ def test_camera_attached_to_a_segment_turns_with_it(can_render, scene):
             app.set_camera("follow:tail")
     finally:
         app.close()
+
+
+def _late_start(tmp_path):
+    """The sample keypoint walk with its first 5 frames empty (the subject not yet seen): no pose there."""
+    src = Path(__file__).resolve().parents[2] / "data" / "sample_walk_keypoints.trc"
+    lines = src.read_text().split("\n")
+    done = 0
+    for i in range(5, len(lines)):
+        fields = lines[i].split("\t")
+        if done < 5 and len(fields) > 5:
+            lines[i] = "\t".join(fields[:2] + [""] * (len(fields) - 2))
+            done += 1
+    path = tmp_path / "late.trc"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def test_frames_without_a_pose_leave_floor_bounds_and_pelvis_finite(tmp_path):
+    from humanbody.options import AnalysisOptions
+
+    scene, _ = load_scene(_late_start(tmp_path), AnalysisOptions(mass=75.0, height=1.75))
+    assert not np.isfinite(scene.results.joint[0]).any()  # the frame has no pose
+    assert np.isfinite(scene.floor_z)
+    assert np.isfinite(scene.bounds()).all() and np.isfinite(scene.bounds(0)).all()
+    assert np.isfinite(scene.pelvis(0)).all() and np.allclose(scene.pelvis(0), scene.pelvis(5))
+
+
+@pytest.mark.viewer
+def test_screenshot_of_a_trial_whose_first_frames_have_no_pose(can_render, tmp_path):
+    import imageio.v3 as iio
+
+    path = _late_start(tmp_path)
+    for frame in (0, 10):
+        png = tmp_path / f"late{frame}.png"
+        assert _cli(["view", str(path), "--screenshot", str(png), "--frame", str(frame),
+                     "--size", "320x240", "-q"]) == 0
+    assert iio.imread(tmp_path / "late10.png").std() > 10  # the body is drawn where it has a pose
