@@ -192,7 +192,9 @@ def choose_method(ms: MarkerSet, present, ik: str = "auto") -> tuple[str, str]:
     ``global`` when the set is a keypoint set or some cluster segment keeps
     fewer than three points (its markers present in the trial, plus the
     proximal joint centre when the set adds it with ``use_joint``): such a
-    segment cannot be fitted alone.  ``segments`` otherwise.
+    segment cannot be fitted alone.  ``segments`` otherwise.  A forced
+    ``--ik segments`` on such a trial raises :class:`InputError` (the segment
+    would take its parent's pose in every frame), as on a keypoint set.
 
     Parameters
     ----------
@@ -206,7 +208,7 @@ def choose_method(ms: MarkerSet, present, ik: str = "auto") -> tuple[str, str]:
     if ik == "segments" and ms.keypoints:
         raise InputError(f"{ms.name!r} is a keypoint set: its segments cannot be fitted one by one; "
                          "use --ik global (or auto)")
-    if ik != "auto":
+    if ik == "global":
         return ik, f"--ik {ik}"
     if ms.keypoints:
         return "global", f"auto: {ms.name!r} is a keypoint set"
@@ -219,6 +221,11 @@ def choose_method(ms: MarkerSet, present, ik: str = "auto") -> tuple[str, str]:
         pts = sum(1 for m in spec.markers if m in present) + bool(spec.use_joint)
         if pts < 3 and set(spec.markers).intersection(ms.required):
             sparse.append(f"{seg} ({pts})")
+    if ik == "segments":
+        if sparse:  # such a segment would take its parent's pose in every frame: a frozen joint
+            raise InputError("--ik segments: fewer than three points on " + ", ".join(sparse)
+                             + ": such a segment cannot be fitted alone; use --ik global (or auto)")
+        return ik, f"--ik {ik}"
     if sparse:
         return "global", "auto: fewer than three points on " + ", ".join(sparse)
     return "segments", "auto: every tracked segment has three or more points"

@@ -497,3 +497,15 @@ def test_limit_penalty_gradient_matches_finite_differences():
                 np.testing.assert_allclose((ap - am) / 2, row @ e, rtol=1e-4, atol=1e-15)
                 J = np.vstack([J, row])
     np.testing.assert_allclose(H, wl * J.T @ J, atol=1e-9 * np.abs(H).max())
+
+
+def test_forced_segment_fits_refuse_segments_with_fewer_than_three_points(setup):
+    """--ik segments on a sparse trial: the shanks could not be fitted in any frame (their pose would
+    be their parent's, the knee angle frozen), so it is refused naming them, not run."""
+    cal, t, ang, root, markers = setup
+    sparse = {m: v for m, v in markers.items() if m not in SPARSE}
+    ms = cal.markerset
+    with pytest.raises(InputError, match=r"--ik segments.*right_lower_leg \(2\).*--ik global"):
+        choose_method(ms, sparse, "segments")
+    assert choose_method(ms, markers, "segments") == ("segments", "--ik segments")
+    assert choose_method(ms, sparse, "global") == ("global", "--ik global")
