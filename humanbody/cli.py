@@ -112,8 +112,8 @@ def main(argv=None) -> int:
         from ._kernels.cache import announce_compilation, kernels_cached
 
         if not kernels_cached():  # some kernel has no cache yet: say so if, and when, one compiles
-            notice = announce_compilation("humanbody: compiling the numerical kernels (first run only, about "
-                                          "half a minute; cached for later runs)")
+            notice = announce_compilation("humanbody: compiling the numerical kernels this command needs (once "
+                                          "each, up to about half a minute; cached for later runs)")
     try:
         with notice:
             status = args.func(args)
