@@ -454,7 +454,10 @@ def track(markers: pd.DataFrame, calibration, mset, found: dict, required: list,
     values = markers.to_numpy(dtype=float, copy=False)  # one float block: a view
     seen = (where >= 0) & ~np.isnan(values[:, np.maximum(where, 0)]).all(axis=0)
     present = [m for m, ok in zip(found, seen) if ok]
-    method, why = choose_method(mset, present, run.options.ik)
+    try:
+        method, why = choose_method(mset, present, run.options.ik)
+    except InputError as err:  # a forced --ik this trial cannot take: name the trial
+        raise err.with_path(run.path) from None
     run.messages.append(f"tracking: {'whole-body inverse kinematics' if method == 'global' else 'segment fits'}"
                         f" ({why})")
     limits = run.options.joint_limits

@@ -1,6 +1,7 @@
 """`humanbody analyze`: results table from a coordinates trial; bad input -> one line, exit 2."""
 
 import subprocess
+from pathlib import Path
 import sys
 
 import numpy as np
@@ -299,3 +300,13 @@ def test_the_log_says_whether_joint_limits_apply(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "tracking: segment fits" in err
     assert "--joint-limits physiological not used: joint limits act in whole-body inverse kinematics" in err, err
+
+
+def test_forced_segment_fits_on_a_keypoint_trial_name_the_trial(capsys):
+    """``--ik segments`` the trial cannot take: one line, the trial named first, exit 2."""
+    from humanbody.cli import main
+
+    trial = Path(__file__).resolve().parents[2] / "data" / "sample_walk_keypoints.trc"
+    assert main(["analyze", str(trial), "--ik", "segments", "--out", "unused", "-q"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{trial}: 'body25b' is a keypoint set" in err[0], err
