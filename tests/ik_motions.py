@@ -104,3 +104,30 @@ def forward(cal, ang, root):
             if np.isfinite(c).all():
                 out[cal.names.get(m, m)] = O[:, k] + R[:, k] @ c
     return out, R, O
+
+
+def truth_table(ang, root, t):
+    """The true motion as a coordinates table (docs/conventions.md layout): time, root position, angles (rad)."""
+    import pandas as pd
+
+    return pd.DataFrame({"time": t, "lower_torso_x": root[:, 0], "lower_torso_y": root[:, 1],
+                         "lower_torso_z": root[:, 2],
+                         **{f"{s}_{q}": ang[:, k, j] for k, s in enumerate(SEGMENT_NAMES)
+                            for j, q in enumerate(("alpha", "beta", "gamma"))}})
+
+
+def angle_errors(cal, fit_calibration, truth, fit):
+    """RMS error (deg) of every clinical angle but wrist, neck, thorax and progression, fitted against true,
+    and the groups (legs+pelvis sagittal, legs+pelvis all, arms sagittal, arms all) of their columns."""
+    from humanbody.mechanics.clinical import clinical_angles
+
+    ct = clinical_angles(cal.model, truth, cal)
+    cg = clinical_angles(fit_calibration.model, fit, fit_calibration)
+    cols = [c for c in ct.columns if c.endswith("_deg") and not any(w in c for w in ("wrist", "neck", "thorax",
+                                                                                       "progression"))]
+    e = (cg[cols] - ct[cols]).to_numpy()
+    rms = dict(zip(cols, np.sqrt(np.mean(((e + 180.0) % 360.0 - 180.0) ** 2, axis=0))))
+    legs = [c for c in cols if any(w in c for w in ("hip", "knee", "ankle", "pelvis"))]
+    arms = [c for c in cols if c not in legs]
+    sag = [c for c in cols if "flexion" in c or "tilt" in c]
+    return rms, ([c for c in legs if c in sag], legs, [c for c in arms if c in sag], arms)

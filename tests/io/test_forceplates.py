@@ -17,6 +17,16 @@ HEIGHTS = (0.0, 0.195, 0.389, 0.584)
 PHASE_FRAMES = 25
 
 
+def _int_platform_parameter(c, name, values, shape=None) -> None:
+    """An integer FORCE_PLATFORM parameter of the ezc3d file ``c`` (optionally with a shape), as labs write it."""
+    from ezc3d import ezc3d as swig
+
+    par = swig.Parameter(name, "")
+    vec = swig.VecInt([int(v) for v in values])
+    par.set(vec) if shape is None else par.set(vec, swig.VecUInt(list(shape)))
+    c._storage["parameters"].add_parameter("FORCE_PLATFORM", par)
+
+
 def test_centre_of_pressure_on_horizontal_and_tilted_plates():
     rng = np.random.default_rng(2)
     F = rng.normal(0, 100, (50, 3))
@@ -91,7 +101,6 @@ def _stair_loads(model, res):
 def _write_plates_c3d(path, force, point, tz, n_frames):
     """Four type-2 platforms, corners at the stair heights (mm), analog at 10x the point rate."""
     ezc3d = pytest.importorskip("ezc3d")
-    from ezc3d import ezc3d as swig
 
     c = ezc3d.c3d()
     c["parameters"]["POINT"]["RATE"]["value"] = [100.0]
@@ -123,10 +132,7 @@ def _write_plates_c3d(path, force, point, tz, n_frames):
     c["data"]["analogs"] = an
 
     def int_param(name, values, shape=None):
-        par = swig.Parameter(name, "")
-        vec = swig.VecInt([int(v) for v in values])
-        par.set(vec) if shape is None else par.set(vec, swig.VecUInt(list(shape)))
-        c._storage["parameters"].add_parameter("FORCE_PLATFORM", par)
+        _int_platform_parameter(c, name, values, shape)
 
     c.add_parameter("FORCE_PLATFORM", "USED", P)
     int_param("TYPE", [2] * P)
@@ -293,10 +299,7 @@ def _write_lab_plates_c3d(path, centres, axes, force, point, tz, n_frames, types
     c["data"]["analogs"] = an
 
     def int_param(name, values, shape=None):
-        par = swig.Parameter(name, "")
-        vec = swig.VecInt([int(v) for v in values])
-        par.set(vec) if shape is None else par.set(vec, swig.VecUInt(list(shape)))
-        c._storage["parameters"].add_parameter("FORCE_PLATFORM", par)
+        _int_platform_parameter(c, name, values, shape)
 
     c.add_parameter("FORCE_PLATFORM", "USED", P)
     int_param("TYPE", types)

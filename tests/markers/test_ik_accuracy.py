@@ -28,16 +28,13 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from _shared import WALK, needs_shared
-from ik_motions import forward, motion
+from ik_motions import angle_errors, forward, motion, truth_table
 
 from humanbody.io import read_trial
 from humanbody.markers.axes import to_ground
 from humanbody.markers.calibration import calibrate
-from humanbody.mechanics.clinical import clinical_angles
-from humanbody.model.segments import SEGMENT_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = WALK
@@ -56,21 +53,8 @@ def subject():
 
 
 def _rms_by_group(cal, analysis, ang, root, t):
-    truth = pd.DataFrame({"time": t, "lower_torso_x": root[:, 0], "lower_torso_y": root[:, 1],
-                          "lower_torso_z": root[:, 2],
-                          **{f"{s}_{q}": ang[:, k, j] for k, s in enumerate(SEGMENT_NAMES)
-                             for j, q in enumerate(("alpha", "beta", "gamma"))}})
-    ct = clinical_angles(cal.model, truth, cal)
-    cg = clinical_angles(analysis.calibration.model, analysis.coords, analysis.calibration)
-    cols = [c for c in ct.columns if c.endswith("_deg") and not any(w in c for w in ("wrist", "neck", "thorax",
-                                                                                       "progression"))]
-    e = (cg[cols] - ct[cols]).to_numpy()
-    rms = dict(zip(cols, np.sqrt(np.mean(((e + 180.0) % 360.0 - 180.0) ** 2, axis=0))))
-    legs = [c for c in cols if any(w in c for w in ("hip", "knee", "ankle", "pelvis"))]
-    arms = [c for c in cols if c not in legs]
-    sag = [c for c in cols if "flexion" in c or "tilt" in c]
-    return (max(rms[c] for c in legs if c in sag), max(rms[c] for c in legs),
-            max(rms[c] for c in arms if c in sag), max(rms[c] for c in arms)), rms
+    rms, groups = angle_errors(cal, analysis.calibration, truth_table(ang, root, t), analysis.coords)
+    return tuple(max(rms[c] for c in g) for g in groups), rms
 
 
 @pytest.mark.parametrize("kind", list(BOUNDS))

@@ -66,7 +66,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from _shared import WALK, needs_shared
-from ik_motions import MOTIONS, forward, motion
+from ik_motions import MOTIONS, angle_errors, forward, motion, truth_table
 
 from humanbody.io import read_trial
 from humanbody.markers.axes import to_ground
@@ -158,13 +158,6 @@ def subject(tmp_path_factory):
     return make_subject(tmp_path_factory.mktemp("clusters"))
 
 
-def truth_table(ang, root, t):
-    return pd.DataFrame({"time": t, "lower_torso_x": root[:, 0], "lower_torso_y": root[:, 1],
-                         "lower_torso_z": root[:, 2],
-                         **{f"{s}_{q}": ang[:, k, j] for k, s in enumerate(SEGMENT_NAMES)
-                            for j, q in enumerate(("alpha", "beta", "gamma"))}})
-
-
 def rms_by_group(cal, analysis, ang, root, t):
     """As test_ik_accuracy.py: the largest RMS error (deg) of (legs+pelvis sagittal, legs+pelvis all, arms
     sagittal, arms all) over the clinical angles but wrist, neck, thorax and progression; and every RMS.
@@ -175,20 +168,9 @@ def rms_by_group(cal, analysis, ang, root, t):
     travelling backwards (heading 180 deg) where the true one is not, which turns the pelvis rotation by
     180 deg in those frames whatever the fit.  The root's horizontal position changes no other angle.
     """
-    from humanbody.mechanics.clinical import clinical_angles
-
-    ct = clinical_angles(cal.model, truth_table(ang, root, t), cal)
     fit = analysis.coords.copy()
     fit["lower_torso_x"], fit["lower_torso_y"] = root[:, 0], root[:, 1]
-    cg = clinical_angles(analysis.calibration.model, fit, analysis.calibration)
-    cols = [c for c in ct.columns if c.endswith("_deg") and not any(w in c for w in ("wrist", "neck", "thorax",
-                                                                                       "progression"))]
-    e = (cg[cols] - ct[cols]).to_numpy()
-    rms = dict(zip(cols, np.sqrt(np.mean(((e + 180.0) % 360.0 - 180.0) ** 2, axis=0))))
-    legs = [c for c in cols if any(w in c for w in ("hip", "knee", "ankle", "pelvis"))]
-    arms = [c for c in cols if c not in legs]
-    sag = [c for c in cols if "flexion" in c or "tilt" in c]
-    groups = ([c for c in legs if c in sag], legs, [c for c in arms if c in sag], arms)
+    rms, groups = angle_errors(cal, analysis.calibration, truth_table(ang, root, t), fit)
     return tuple(max(g, key=rms.get) for g in groups), rms
 
 
