@@ -20,7 +20,7 @@ rates          :func:`rates`: first and second derivatives (:func:`humanbody.mec
 mechanics      :func:`mechanics`: the :class:`Analysis`, its :class:`~humanbody.mechanics.results.Results`
                computed on first use
 loads          :func:`loads`: external loads conditioned and given to segments
-               (:func:`humanbody.mechanics.loads.condition_loads`, :func:`~humanbody.mechanics.loads.assign_loads`)
+               (:func:`humanbody.mechanics.loads.condition_loads`, :func:`~humanbody.mechanics.foot_contact.assign_loads`)
 kinetics       :attr:`Analysis.kinetics` (:func:`humanbody.mechanics.kinetics.kinetic_block`)
 clinical       :attr:`Analysis.clinical` (:func:`humanbody.mechanics.clinical.clinical_angles`)
 write          :func:`write`: :func:`humanbody.trial_output.write_results`, the mechanics and
@@ -322,7 +322,7 @@ def subject_model(trial: Trial, run: _Run) -> BodyModel | None:
     """Stage "subject": the model of ``options.model``, or the default one scaled to the subject's mass and height.
 
     Without a mass (nor a model), the mass is the plates' (standing or
-    walking on them, :func:`humanbody.mechanics.loads.mass_from_plates`).
+    walking on them, :func:`humanbody.mechanics.body_mass.mass_from_plates`).
     None when neither mass nor height is known: a marker trial's
     calibration then scales the model.
     """
@@ -504,13 +504,14 @@ def loads(analysis: Analysis, table, run: _Run):
 
     :func:`humanbody.mechanics.loads.condition_loads` (threshold, low-pass
     at ``options.forces_cutoff_hz`` or the markers' cut-off, resampled to
-    the frames) and :func:`humanbody.mechanics.loads.assign_loads` (named
+    the frames) and :func:`humanbody.mechanics.foot_contact.assign_loads` (named
     segment, else the nearest foot).  The assignment needs the feet's
     poses in every frame: the kinematics computed here are kept
     (``analysis.results``) and :func:`write` reuses them, so every frame's
     kinematics are computed once.
     """
-    from .mechanics.loads import assign_loads, condition_loads
+    from .mechanics.foot_contact import assign_loads
+    from .mechanics.loads import condition_loads
 
     opts, model = run.options, analysis.model
     for name, seg in opts.loads:
@@ -565,11 +566,11 @@ def _present_required(mset, found, path, messages) -> list:
 
 
 def _mass_from_plates(table, threshold, messages) -> float | None:
-    """Subject mass from the force plates (:func:`humanbody.mechanics.loads.mass_from_plates`) when no mass is given;
+    """Subject mass from the force plates (:func:`humanbody.mechanics.body_mass.mass_from_plates`) when no mass is given;
     a line in ``messages`` either way.  ``table``: the plates the read stage read (a LoadTable) or None.
     None: the default mass (said so) or the model's."""
     if table is not None:
-        from .mechanics.loads import mass_from_plates
+        from .mechanics.body_mass import mass_from_plates
 
         m, line = mass_from_plates(table, threshold)
         if m is not None:

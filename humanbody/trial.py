@@ -2,7 +2,7 @@
 
 :func:`read_trial` reads a trial file with the readers of :mod:`humanbody.io`,
 maps marker trials from lab to ground axes (:func:`humanbody.markers.axes.to_ground`)
-and reads the force plates (:func:`humanbody.mechanics.loads.read_loads`, whose
+and reads the force plates (:func:`humanbody.io.loads.read_loads`, whose
 file layouts, vertical-axis rule and plate geometry live in
 :mod:`humanbody.io.forceplates`) under that same mapping, so markers and
 plates share one ground frame.  Inside, a trial is arrays (time, markers
@@ -48,7 +48,7 @@ class Trial:
     table : ndarray (F, 1 + C)    ``time`` then ``columns``, float64; markers in ground axes (m)
     marker_names : list of str    markers, in column order (empty for other kinds)
     forces : LoadTable or None    force plates or loads in the same ground axes, on their own time base
-                                  (:class:`humanbody.mechanics.loads.LoadTable`; ``plates``: each plate's
+                                  (:class:`humanbody.io.loads.LoadTable`; ``plates``: each plate's
                                   :class:`humanbody.io.forceplates.PlateGeometry`)
     events : DataFrame or None    gait events the trial file carries (a C3D file's ``EVENT`` group,
                                   :func:`file_events`): the events table of :mod:`humanbody.gait.events`
@@ -181,7 +181,7 @@ def read_trial(path, forces=None, axes="auto", loads: dict | None = None) -> Tri
         Any trial :func:`humanbody.io.read_trial` reads (markers, generalized
         coordinates, orientations).
     forces : str or Path, optional
-        Force plates or loads table (:func:`humanbody.mechanics.loads.read_loads`),
+        Force plates or loads table (:func:`humanbody.io.loads.read_loads`),
         in the trial's lab axes: read with the markers' lab -> ground mapping
         (for a trial without markers, the plates' vertical axis decides).
     axes : str, AxesMapping or array (3, 3)
@@ -256,9 +256,9 @@ def file_events(attrs: dict) -> tuple[pd.DataFrame | None, list[str]]:
 def read_forces(forces, mapping=None, loads: dict | None = None):
     """Force plates or a loads table under a trial's lab -> ground ``mapping`` (an AxesMapping or None).
 
-    :func:`humanbody.mechanics.loads.read_loads`: with no mapping, the
+    :func:`humanbody.io.loads.read_loads`: with no mapping, the
     plates' own vertical axis decides (:func:`humanbody.io.forceplates.vertical_axis_mapping`).
     """
-    from .mechanics.loads import read_loads
+    from .io.loads import read_loads
 
     return read_loads(forces, mapping=None if mapping is None else mapping.matrix, loads=loads)

@@ -32,7 +32,7 @@ STAGES = [
     ("track", "markers.tracking.track", "markers/"),
     ("rates", "mechanics.kinematics.prepare_motion", "mechanics/"),
     ("mechanics", "mechanics.kinematics.compute_motion", "mechanics/"),
-    ("loads", "mechanics.loads.assign_loads", "mechanics/"),
+    ("loads", "mechanics.foot_contact.assign_loads", "mechanics/"),
     ("kinetics", "mechanics.kinetics.kinetic_block", "mechanics/"),
     ("clinical", "mechanics.clinical.clinical_angles", "mechanics/"),
     ("write", "trial_output.write_results", "trial_output.py"),

@@ -1,7 +1,7 @@
 """OpenSim input files from a humanbody trial: TRC markers, GRF MOT with ExternalLoads XML, angle and moment tables.
 
 The layouts are those OpenSim's own tools read (and :mod:`humanbody.io.trc`,
-:mod:`humanbody.io.opensim` and :func:`humanbody.mechanics.loads.read_loads` read
+:mod:`humanbody.io.opensim` and :func:`humanbody.io.loads.read_loads` read
 back):
 
 - TRC: five header lines (``PathFileType 4``, the key line, its values with

@@ -66,7 +66,7 @@ def joint_loads(model, results, loads=None, start: int = 0, out: JointLoads | No
         the motion (:func:`humanbody.compute` or a chunk of it).
     loads : humanbody.mechanics.loads.FrameLoads, optional
         Conditioned and assigned external loads on the motion's frames
-        (:func:`humanbody.mechanics.loads.condition_loads`, :func:`~humanbody.mechanics.loads.assign_loads`);
+        (:func:`humanbody.mechanics.loads.condition_loads`, :func:`~humanbody.mechanics.foot_contact.assign_loads`);
         without loads the root carries everything (a swing phase in the air,
         a simulation).
     start : int

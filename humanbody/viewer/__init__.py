@@ -20,8 +20,8 @@ Needs the ``viewer`` extra (pyvista, imageio, imageio-ffmpeg).
 
 import importlib
 
-#: Public name -> the submodule defining it, imported on first use (PEP 562): the force-plate helpers
-#: of :mod:`humanbody.viewer.forces`, which ``analyze --forces`` uses, do not load pyvista.
+#: Public name -> the submodule defining it, imported on first use (PEP 562): importing the package
+#: (or :mod:`~humanbody.viewer.timebase`) does not load pyvista.
 _WHERE = {
     "CAMERAS": "camera", "KEYS": "app", "ViewerApp": "app",
     "LAYERS": "scene", "VECTOR_LAYERS": "scene", "Scene": "scene", "ellipsoid_inertia": "ellipsoids",

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..io.loads import LoadTable, read_loads
 from ..model.body import BodyModel, load_model
 from ..model.segments import VECTOR_QUANTITIES
 from .scene import Scene
@@ -45,17 +46,13 @@ def is_results_table(columns) -> bool:
     return "time" in cols and "body_com_x" in cols and any(c.endswith("_omega_x") for c in cols)
 
 
-def _loads_grf(analysis) -> pd.DataFrame | None:
-    """The analysis's external loads as the viewer's GRF table (force at the centre of pressure), or None."""
+def _loads_grf(analysis) -> LoadTable | None:
+    """The analysis's external loads on its frames (force at the centre of pressure) as a LoadTable, or None."""
     loads = getattr(analysis, "loads", None)
     if loads is None:
         return None
-    out = {"time": analysis.motion.time}
-    for j, name in enumerate(loads.names):
-        for i, a in enumerate("xyz"):
-            out[f"{name}_force_{a}"] = loads.force[:, j, i]
-            out[f"{name}_point_{a}"] = loads.cop[:, j, i]
-    return pd.DataFrame(out)
+    return LoadTable(np.asarray(analysis.motion.time, dtype=float), list(loads.names), loads.force, loads.cop,
+                     np.zeros_like(loads.force), [None] * len(loads.names), str(getattr(analysis, "source", "")))
 
 
 def scene_from_analysis(analysis, *, grf=None, axes: str = "auto", title: str | None = None) -> Scene:
@@ -103,11 +100,11 @@ def _marker_segments(analysis) -> dict:
     return out
 
 
-def _grf(path, markers, axes: str):
+def _grf(path, markers, axes: str) -> LoadTable | None:
+    """The force file ``path`` in ground axes (:func:`humanbody.io.loads.read_loads`): under the mapping ``axes``
+    names, else the markers', else the vertical the forces show."""
     if path is None:
         return None
-    from .forces import read_grf
-
     mapping = None
     spec = None
     if isinstance(axes, str) and axes.strip().lower() != "auto":
@@ -118,17 +115,7 @@ def _grf(path, markers, axes: str):
         from ..markers.axes import parse_axes
 
         mapping = parse_axes(spec)
-    if Path(os.fspath(path)).suffix.lower() not in (".mot", ".sto"):  # C3D platforms, a loads table
-        from ..mechanics.loads import read_loads
-
-        table = read_loads(path, mapping=mapping)
-        out = {"time": table.time}
-        for j, name in enumerate(table.names):
-            for i, a in enumerate("xyz"):
-                out[f"{name}_force_{a}"] = table.force[:, j, i]
-                out[f"{name}_point_{a}"] = table.point[:, j, i]
-        return pd.DataFrame(out)
-    return read_grf(path, mapping)
+    return read_loads(path, mapping=mapping)
 
 
 def _model_for_results(path: Path, model, mass, height, sex) -> BodyModel:

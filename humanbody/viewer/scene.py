@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 import pyvista as pv
 
+from ..io.loads import LoadTable
 from ..model.body import BodyModel
 from ..mechanics.results import Results
 from .ellipsoids import ellipsoid_inertia, ellipsoid_semi_axes
@@ -100,10 +101,10 @@ class Scene:
     marker_segments : dict, optional
         Marker name -> segment name.  Missing markers are assigned to the
         segment whose ellipsoid is nearest in the first frame.
-    grf : DataFrame, optional
-        Ground reaction forces in ground axes: columns ``<plate>_force_x/_y/_z``
-        (N) and ``<plate>_point_x/_y/_z`` (centre of pressure, m) and ``time``
-        (see :func:`humanbody.viewer.forces.grf_to_ground`).
+    grf : LoadTable, optional
+        Ground reaction forces in ground axes (:class:`humanbody.io.loads.LoadTable`:
+        ``time``, per plate ``force`` (N) at ``point`` (centre of pressure, m);
+        :func:`humanbody.io.loads.read_loads` reads every load file into one).
     title : str
         Shown in the window title and overlay.
     clinical : DataFrame, optional
@@ -131,7 +132,7 @@ class Scene:
     markers: pd.DataFrame | None = None
     residuals: pd.DataFrame | None = None
     marker_segments: dict | None = None
-    grf: pd.DataFrame | None = None
+    grf: LoadTable | None = None
     title: str = ""
     clinical: pd.DataFrame | None = None
     joint_moment: np.ndarray | None = None

@@ -83,18 +83,13 @@ def residuals_on_time_base(residuals: pd.DataFrame, names, segment_of: dict, tim
     return table
 
 
-def grf_on_time_base(grf: pd.DataFrame | None, time: np.ndarray):
+def grf_on_time_base(grf, time: np.ndarray):
     """Ground reaction force (F, p, 3), N, and centre of pressure (F, p, 3), m, per plate at ``time``.
 
-    ``(None, None)`` when there is no table or no plate in it
-    (:func:`humanbody.viewer.forces.grf_arrays` reads the columns).
+    ``grf`` is a :class:`~humanbody.io.loads.LoadTable` (ground axes); ``(None, None)`` when there is
+    none or it has no plate.
     """
-    if grf is None:
+    if grf is None or np.shape(grf.force)[1] == 0:
         return None, None
-    from .forces import grf_arrays
-
-    force, point = grf_arrays(grf)
-    if force.shape[1] == 0:
-        return None, None
-    t_src = grf["time"].to_numpy(dtype=float)
-    return resample(t_src, force, time), resample(t_src, point, time)
+    t_src = np.asarray(grf.time, dtype=float)
+    return resample(t_src, np.asarray(grf.force, dtype=float), time), resample(t_src, np.asarray(grf.point, dtype=float), time)

@@ -229,10 +229,11 @@ def test_console_entry_freezes_the_imported_modules():
 
 
 def test_kinetics_do_not_load_the_viewer_libraries():
-    """``analyze --forces`` uses the force-plate helpers of humanbody.viewer.forces: importing them
-    loads neither pyvista nor the viewer's window and scene modules (about 0.2 s of a short trial,
-    and an extra that a kinetics user need not install); the viewer's names still import."""
-    code = ("import sys; import humanbody.mechanics.loads, humanbody.viewer.forces; "
+    """``analyze --forces`` reads and conditions the plates (humanbody.io.loads, humanbody.mechanics.loads) and
+    the viewer resamples them (humanbody.viewer.timebase): importing those loads neither pyvista nor the
+    viewer's window and scene modules (about 0.2 s of a short trial, and an extra that a kinetics user
+    need not install); the viewer's names still import."""
+    code = ("import sys; import humanbody.io.loads, humanbody.mechanics.loads, humanbody.viewer.timebase; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyvista', 'vtk', 'vtkmodules') "
             "or m in ('humanbody.viewer.app', 'humanbody.viewer.scene'))); "
             "from humanbody.viewer import load_scene, LAYERS; print(callable(load_scene), bool(LAYERS))")

@@ -78,7 +78,7 @@ def test_markers_and_plates_share_one_mapping_in_a_y_up_lab(tmp_path):
         np.testing.assert_array_equal(trial.forces.point[:, 0], trial.markers[:, k])
         np.testing.assert_array_equal(trial.forces.force[:, 0], np.tile([0.0, 0.0, 700.0], (len(frame), 1)))
         assert trial.plates and trial.plates[0].normal[2] == pytest.approx(1.0)
-    from humanbody.mechanics.loads import read_loads
+    from humanbody.io.loads import read_loads
 
     alone = read_loads(grf)  # the plates' own vertical axis: the other forward
     assert not np.allclose(alone.point[:, 0], trial.forces.point[:, 0])

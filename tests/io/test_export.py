@@ -158,7 +158,7 @@ def test_c3d_events_are_the_kinematic_events(sample):
 
 def test_c3d_platforms_reproduce_the_loads(sample):
     """The type-2 platforms built from a loads table give back its force, centre of pressure and free moment."""
-    from humanbody.mechanics.loads import read_loads
+    from humanbody.io.loads import read_loads
 
     _, out, loads = sample
     M = _axes()
@@ -304,7 +304,7 @@ def test_unwritable_export_is_one_line_and_the_csv_is_written(tmp_path, capsys, 
 def test_opensim_files_read_back(sample):
     from humanbody.io import markers_array, read_trial
     from humanbody.io.opensim_writer import OPENSIM_OF_GROUND
-    from humanbody.mechanics.loads import read_loads
+    from humanbody.io.loads import read_loads
 
     _, out, _ = sample
     folder = out / "opensim"
@@ -373,7 +373,7 @@ def opensim_walk(tmp_path_factory, shared_data):
     static_c3d = write_c3d(tmp / "static.c3d", np.stack([S[..., 0], -S[..., 2], S[..., 1]], axis=-1) * 1000.0, sn,
                            rate=60.0)
     # the shared loads in the Z-up lab: a loads table (ground axes = this lab's) with the OpenSim ExternalLoads bodies
-    from humanbody.mechanics.loads import read_loads
+    from humanbody.io.loads import read_loads
 
     lt = read_loads(DATA / "subject01_walk1_grf.mot", mapping=np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0.]]))
     cols = {"time": lt.time}

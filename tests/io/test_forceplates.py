@@ -78,7 +78,7 @@ def _stair_coords(model):
 
 def _stair_loads(model, res):
     """Per phase one load on the stance plate: a known force at a point under the right sole, free moment."""
-    from humanbody.mechanics.loads import _sole
+    from humanbody.mechanics.foot_contact import _sole
 
     rng = np.random.default_rng(5)
     k = model.names.index("right_foot")
@@ -392,7 +392,7 @@ def test_a_y_up_labs_c3d_walk_with_its_own_plates_equals_the_loads_table(tmp_pat
     force on the plate, type 4, one turned 90 degrees, ORIGIN below the surface): `analyze walk.c3d` uses its
     own plates and gives the kinetics of the same loads given as a table in ground axes."""
     from humanbody.io import read_trial
-    from humanbody.mechanics.loads import _sole
+    from humanbody.mechanics.foot_contact import _sole
 
     data = Path(__file__).resolve().parents[2] / "data"
     walk, static = data / "sample_walk_markers.trc", data / "sample_static.trc"
@@ -444,7 +444,7 @@ def test_both_feet_standing_on_one_plate_are_a_gap_wherever_the_centre_of_pressu
     """A plate under both standing feet, 70 % of the load on the right: the centre of pressure is 5 cm from the
     right sole and 12 cm from the left, yet both soles touch the plate and move together, so neither foot's
     share is known: those two feet are NaN (before: the whole load went to the right foot)."""
-    from humanbody.mechanics.loads import assign_loads
+    from humanbody.mechanics.foot_contact import assign_loads
     from tests.mechanics.test_kinetics import _plate_loads, _standing
 
     model, res = _standing()

@@ -12,7 +12,9 @@ import pytest
 import humanbody as hb
 from humanbody.errors import InputError
 from humanbody.mechanics.kinetics import joint_loads, kinetic_block, kinetic_columns
-from humanbody.mechanics.loads import FrameLoads, assign_loads, condition_loads, read_loads
+from humanbody.io.loads import read_loads
+from humanbody.mechanics.foot_contact import assign_loads
+from humanbody.mechanics.loads import FrameLoads, condition_loads
 from tests.mechanics.test_pinocchio_kinematics import _motion, pinocchio_model
 from _shared import WALK
 

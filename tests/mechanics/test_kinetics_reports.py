@@ -36,7 +36,7 @@ def _running_coords(duration=4.2):
 def _belt_loads(model, coords, rate=1000.0):
     """One plate under both feet: a half-sine vertical force under the stance foot's sole, zero in flight;
     its impulse over a stride is the body's weight times the stride time."""
-    from humanbody.mechanics.loads import _sole
+    from humanbody.mechanics.foot_contact import _sole
 
     res = hb.compute(model, coords)
     t = np.arange(coords["time"].iloc[0], coords["time"].iloc[-1], 1.0 / rate)
@@ -102,7 +102,8 @@ def test_treadmill_run_one_plate_under_both_feet_gives_complete_kinetics(run_fol
 
 
 def test_mass_from_plates_quiet_standing_steps_and_none(tmp_path):
-    from humanbody.mechanics.loads import LoadTable, mass_from_plates
+    from humanbody.io.loads import LoadTable
+    from humanbody.mechanics.body_mass import mass_from_plates
 
     t = np.arange(0, 3, 0.001)
 

@@ -20,7 +20,9 @@ pv = pytest.importorskip("pyvista")
 from humanbody import compute  # noqa: E402
 from humanbody.errors import InputError  # noqa: E402
 from humanbody.viewer import Scene, ellipsoid_inertia, ellipsoid_semi_axes, load_scene  # noqa: E402
-from humanbody.viewer.forces import grf_to_ground, plate_prefixes  # noqa: E402
+from humanbody.io.forceplates import plate_prefixes  # noqa: E402
+from humanbody.io.loads import read_loads  # noqa: E402
+from humanbody.io.opensim_writer import write_table  # noqa: E402
 from humanbody.viewer.scene import ARROW_LENGTH, ARROW_LENGTHS  # noqa: E402
 from tests.viewer.test_viewer_model import human_model, walk_coordinates  # noqa: E402
 
@@ -230,7 +232,8 @@ def test_markers_resampled_to_results_time(walk, scene):
 
 
 # ------------------------------------------------------------------------ GRF
-def test_grf_opensim_axes_to_ground(walk):
+def test_grf_opensim_axes_to_ground(walk, tmp_path):
+    """An OpenSim force file (lab Y up) read as the viewer reads it (:func:`humanbody.io.loads.read_loads`)."""
     model, _, res = walk
     t = res.time
     lab = pd.DataFrame({
@@ -241,11 +244,12 @@ def test_grf_opensim_axes_to_ground(walk):
         "1_ground_force_px": 0 * t, "1_ground_force_py": 0 * t, "1_ground_force_pz": 0 * t,
     })
     assert plate_prefixes(lab.columns) == ["ground_force_", "1_ground_force_"]
-    grf = grf_to_ground(lab)  # vertical detected: lab y carries the body weight -> OpenSim axes
-    np.testing.assert_allclose(grf[["ground_force_force_x", "ground_force_force_y", "ground_force_force_z"]].iloc[0],
-                               [50.0, -30.0, 700.0])
-    np.testing.assert_allclose(grf[["ground_force_point_x", "ground_force_point_y", "ground_force_point_z"]].iloc[0],
-                               [0.5, -0.1, 0.0])
+    path = tmp_path / "walk_grf.mot"
+    write_table(path, "grf", list(lab.columns[1:]), t, lab.to_numpy()[:, 1:], in_degrees=False)
+    grf = read_loads(path)  # vertical detected: lab y carries the body weight -> OpenSim axes
+    assert grf.names == ["ground_force", "1_ground_force"]
+    np.testing.assert_allclose(grf.force[0, 0], [50.0, -30.0, 700.0])
+    np.testing.assert_allclose(grf.point[0, 0], [0.5, -0.1, 0.0])
     sc = Scene(model, res, grf=grf)
     origin, value = sc.vectors("grf", 3)
     assert origin.shape == (1, 3)  # the 5 N plate is left out (no defined centre of pressure)

@@ -1,0 +1,257 @@
+"""Load files in: force plates and load tables as one :class:`LoadTable`, ground axes.
+
+A load is a force F (N), its point of application P (m) and a free moment M
+(N·m about P), ground axes.  :func:`read_loads` reads every load file into
+one :class:`LoadTable` on the file's own time base:
+
+- OpenSim ground-reaction files (``.mot``/``.sto``): per plate
+  ``<p>vx/vy/vz`` (force), ``<p>px/py/pz`` (point), ``<p'>torque_x/y/z`` (free
+  moment), lab axes.  An ExternalLoads ``.xml`` beside the file (same stem, or
+  ``<stem>.xml``, ``<stem>_loads.xml``, or ``<trial>_external_loads.xml`` beside
+  ``<trial>_grf.mot``) names the body each plate acts on;
+  OpenSim's body names map to segments (:data:`OPENSIM_BODIES`).  Other
+  columns are ignored.
+- C3D force platforms (:func:`humanbody.io.forceplates.read_c3d_platforms`).
+- the generic loads table of docs/conventions.md (``L_force_x`` ...,
+  ``L_point_x`` ..., ``L_moment_x`` ..., ground axes).
+
+Conditioning and assignment to segments are mechanics
+(:mod:`humanbody.mechanics.loads`, :mod:`humanbody.mechanics.foot_contact`).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from .forceplates import file_plates, plate_from_points, reaction_sign, read_c3d_platforms, vertical_axis_mapping
+from .forceplates import c3d_has_platforms as _has_platforms
+from .opensim import read_opensim
+
+__all__ = ["LoadTable", "read_loads", "c3d_has_platforms", "OPENSIM_BODIES", "FORCE_THRESHOLD"]
+
+
+#: OpenSim body names (Gait2392, Rajagopal, Hamner) -> our segments.
+OPENSIM_BODIES = {
+    "pelvis": "lower_torso", "torso": "upper_torso", "head": "head",
+    **{f"{b}_{s}": f"{side}_{seg}" for s, side in (("r", "right"), ("l", "left"))
+       for b, seg in (("femur", "upper_leg"), ("tibia", "lower_leg"), ("patella", "lower_leg"),
+                      ("talus", "foot"), ("calcn", "foot"), ("toes", "foot"), ("humerus", "upper_arm"),
+                      ("ulna", "lower_arm"), ("radius", "lower_arm"), ("hand", "hand"))},
+}
+
+#: Vertical force (N) below which a load is taken as zero (no contact).
+FORCE_THRESHOLD = 20.0
+
+_AXES = ("x", "y", "z")
+
+
+@dataclass(eq=False)
+class LoadTable:
+    """Loads as read, on the file's own time base, ground axes.
+
+    Attributes
+    ----------
+    time : (T,) s
+    names : list of str               one per load (plate)
+    force, point, moment : (T, L, 3)  N, m (NaN where undefined), N·m about the point
+    segments : list of str or None    the segment each load acts on, when the file says
+    source : str
+    plates : list of PlateGeometry    each load's plate surface (:mod:`humanbody.io.forceplates`)
+    rate_hz : float
+    """
+
+    time: np.ndarray
+    names: list
+    force: np.ndarray
+    point: np.ndarray
+    moment: np.ndarray
+    segments: list
+    source: str = ""
+    notes: list = field(default_factory=list)
+    plates: list = None
+
+    @property
+    def rate_hz(self) -> float:
+        return float((len(self.time) - 1) / (self.time[-1] - self.time[0])) if len(self.time) > 1 else float("nan")
+
+
+
+def _xml_beside(path: Path) -> Path | None:
+    trial = path.stem[:-len("_grf")] if path.stem.endswith("_grf") else path.stem
+    for cand in (path.with_suffix(".xml"), path.with_name(path.stem + "_loads.xml"),
+                 path.with_name(path.stem + "_ExternalLoads.xml"),
+                 path.with_name(trial + "_external_loads.xml")):  # what --export opensim writes
+        if cand.is_file():
+            return cand
+    return None
+
+
+def _xml_bodies(xml: Path) -> dict:
+    """Force identifier prefix -> OpenSim body name, from an ExternalLoads file."""
+    try:
+        root = ET.parse(xml).getroot()
+    except (ET.ParseError, OSError) as err:
+        raise InputError(f"cannot read the ExternalLoads file ({err})", xml) from None
+    out = {}
+    for ef in root.iter("ExternalForce"):
+        body = (ef.findtext("applied_to_body") or "").strip()
+        ident = (ef.findtext("force_identifier") or "").strip()
+        disabled = (ef.findtext("isDisabled") or "false").strip().lower() == "true"
+        if body and ident and not disabled:
+            out[ident] = body
+    return out
+
+
+def _finite_check(name, values, path):
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row = int(np.argmax(bad.any(axis=tuple(range(1, values.ndim)))))
+        raise InputError(f"{name} has a missing or non-finite value (row {row + 1})", path)
+
+
+def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
+    """Read a ground-reaction or loads file into ground axes.
+
+    Parameters
+    ----------
+    path : str or Path
+        An OpenSim ``.mot``/``.sto`` ground-reaction file or a loads table
+        (CSV, docs/conventions.md "External loads").
+    mapping : ndarray (3, 3), optional
+        Lab -> ground axes of a ground-reaction file (``ground = mapping @
+        lab``), the markers' mapping; detected from the vertical force when
+        omitted.  A loads table is in ground axes already.
+    loads : dict, optional
+        Load name -> segment (``--load NAME=segment``), overriding the file.
+
+    Raises
+    ------
+    InputError
+        Unreadable file, no load columns, non-finite forces, time not increasing.
+    """
+    path = Path(os.fspath(path))
+    if path.suffix.lower() == ".c3d":
+        return _read_c3d_platforms(path, mapping, loads)
+    table = read_opensim(path) if path.suffix.lower() in (".mot", ".sto") else _read_csv(path)
+    if "time" not in table.columns:
+        raise InputError("load file has no time column", path)
+    time = table["time"].to_numpy(dtype=float)
+    if len(time) < 2:
+        raise InputError("load file has fewer than two rows", path)
+    if np.any(np.diff(time) <= 0):
+        raise InputError(f"time is not increasing at row {int(np.argmax(np.diff(time) <= 0)) + 2}", path)
+    plates = file_plates(table.columns)
+    generic = sorted({c[: -len("_force_x")] for c in table.columns if c.endswith("_force_x")})
+    generic = [g for g in generic if all(f"{g}_{w}_{a}" in table.columns for w in ("force", "point") for a in _AXES)]
+    notes = []
+    if plates:
+        M = vertical_axis_mapping(table) if mapping is None else np.asarray(mapping, dtype=float)
+        names, force, point, moment, segs = [], [], [], [], []
+        bodies = {}
+        xml = _xml_beside(path)
+        if xml is not None:
+            bodies = _xml_bodies(xml)
+            notes.append(f"loads: bodies from {xml.name}")
+        for i, (p, t) in enumerate(plates):
+            name = p.rstrip("_") or f"plate{i + 1}"
+            f = table[[f"{p}v{a}" for a in _AXES]].to_numpy(dtype=float) @ M.T
+            q = table[[f"{p}p{a}" for a in _AXES]].to_numpy(dtype=float) @ M.T
+            m = (table[[f"{t}{a}" for a in _AXES]].to_numpy(dtype=float) @ M.T) if t else np.zeros_like(f)
+            _finite_check(f"force of {name}", f, path)
+            names.append(name)
+            force.append(f)
+            point.append(q)
+            moment.append(m)
+            body = bodies.get(p + "v", bodies.get(p))  # OpenSim names the force "<prefix>v"
+            if body is not None and body not in OPENSIM_BODIES:
+                raise InputError(f"ExternalLoads names body {body!r}, which has no segment of the 17-segment "
+                                 f"model (known: {', '.join(sorted(OPENSIM_BODIES))})", xml)
+            segs.append(OPENSIM_BODIES.get(body) if body else None)
+    elif generic:
+        names, force, point, moment, segs = [], [], [], [], []
+        for g in generic:
+            f = table[[f"{g}_force_{a}" for a in _AXES]].to_numpy(dtype=float)
+            _finite_check(f"force of {g}", f, path)
+            names.append(g)
+            force.append(f)
+            point.append(table[[f"{g}_point_{a}" for a in _AXES]].to_numpy(dtype=float))
+            cols = [f"{g}_moment_{a}" for a in _AXES]
+            moment.append(table[cols].to_numpy(dtype=float) if all(c in table.columns for c in cols)
+                          else np.zeros_like(f))
+            segs.append(None)
+    else:
+        raise InputError("no loads: neither force-plate columns (<plate>vx/vy/vz, px/py/pz) nor "
+                         "<load>_force_x/y/z with <load>_point_x/y/z", path)
+    force, point, moment = (np.stack(a, axis=1) for a in (force, point, moment))
+    moment = np.nan_to_num(moment)
+    down = [j for j in range(len(names)) if reaction_sign(force[:, j, 2], FORCE_THRESHOLD) < 0]
+    if down:  # the force on the plate (a lab's export): the reaction on the subject is its opposite
+        force[:, down] *= -1.0
+        moment[:, down] *= -1.0
+        notes.append(f"loads: {', '.join(names[j] for j in down)} give the force on the plate (downwards): taken "
+                     "as the ground reaction on the subject, its opposite")
+    for name, seg in (loads or {}).items():
+        if name not in names:
+            raise InputError(f"--load {name}=...: the file has no load {name!r} (it has {', '.join(names)})", path)
+        segs[names.index(name)] = seg
+    plates_geo = [plate_from_points(n, point[:, j], force[:, j, 2] >= FORCE_THRESHOLD) for j, n in enumerate(names)]
+    notes += _geometry_notes(plates_geo)
+    return LoadTable(time, names, force, point, moment, segs, str(path), notes, plates=plates_geo)
+
+
+def c3d_has_platforms(path) -> bool:
+    """Whether a C3D file declares force platforms (:func:`humanbody.io.forceplates.c3d_has_platforms`)."""
+    return _has_platforms(path)
+
+
+def _read_c3d_platforms(path: Path, mapping, loads) -> LoadTable:
+    """Force platforms of a C3D file (:func:`humanbody.io.forceplates.read_c3d_platforms`) as a LoadTable."""
+    c = read_c3d_platforms(path, mapping)
+    segs = [None] * len(c.names)
+    for name, seg in (loads or {}).items():
+        if name not in c.names:
+            raise InputError(f"--load {name}=...: the file has no load {name!r} (it has {', '.join(c.names)})", path)
+        segs[c.names.index(name)] = seg
+    notes = [f"loads: {len(c.names)} force platform(s) of type {', '.join(map(str, c.types))} from the "
+             f"C3D file at {c.rate_hz:g} Hz"]
+    if c.reversed:
+        notes.append(f"loads: {', '.join(c.reversed)} give the force on the plate (downwards): taken as the ground "
+                     "reaction on the subject, its opposite")
+    return LoadTable(c.time, list(c.names), c.force, c.point, c.moment, segs, str(path),
+                     notes + _geometry_notes(c.plates), plates=list(c.plates))
+
+
+def _geometry_notes(plates) -> list:
+    """One line on plates that are not flat on the ground (raised, tilted): where they are."""
+    odd = [p for p in plates if abs(p.height) > 0.01 or p.tilt_deg > 1.0]
+    if not odd:
+        return []
+    return ["loads: plates off the ground: " + ", ".join(
+        f"{p.name} at {p.height * 1000:.0f} mm" + (f" tilted {p.tilt_deg:.0f} deg" if p.tilt_deg > 1.0 else "")
+        for p in odd)]
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read the load file ({getattr(err, 'strerror', None) or err})", path) from None
+    if not text.strip():
+        raise InputError("load file is empty", path)
+    try:
+        table = pd.read_csv(io.StringIO(text), sep=None, engine="python")
+    except (pd.errors.ParserError, ValueError) as err:
+        raise InputError(f"load file is not a table ({err})", path) from None
+    bad = [c for c in table.columns if table[c].dtype == object]
+    if bad:
+        raise InputError(f"column {bad[0]!r} of the load file is not numeric", path)
+    return table
