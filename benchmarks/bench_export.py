@@ -16,7 +16,7 @@ as ``humanbody analyze --export`` does; the best time is kept); then,
   ``--c3d-frames`` frames, since a C3D file holds at most 65,535 frames.
 
 The cost of an export is the time spent in
-:func:`humanbody.io.export.write_exports` (best of the runs; collecting
+:func:`humanbody.export.write_exports` (best of the runs; collecting
 its columns while the table is written adds a copy of about 100 columns),
 as a fraction of the whole analysis (``analyze_trial`` + ``write``, each
 the best of its runs) of the same trial: on a shared machine a single
@@ -59,7 +59,7 @@ def measure(frames: int, export: tuple, repeat: int, folder: Path) -> dict:
         analysis = analyze_trial(walk, static=static, mass=blt.MASS, height=blt.HEIGHT, keep_markers=False,
                                  keep_raw=True)  # as `humanbody analyze --export` runs it
         analyze_s = min(analyze_s, time.perf_counter() - t0)
-    from humanbody.io import export as ex
+    from humanbody import export as ex
 
     spent, orig = [], ex.write_exports
 

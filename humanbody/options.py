@@ -96,7 +96,7 @@ class AnalysisOptions:
     use_platforms: bool = True
     """A C3D marker trial with force platforms and no ``forces`` uses its own platforms."""
     export: tuple = ()
-    """Formats for other programs written beside the results: "c3d", "opensim" (:mod:`humanbody.io.export`)."""
+    """Formats for other programs written beside the results: "c3d", "opensim" (:mod:`humanbody.export`)."""
     opensim_feet: tuple | None = None
     """OpenSim bodies (right, left) the foot loads are applied to in an OpenSim export; None: calcn_r, calcn_l."""
 

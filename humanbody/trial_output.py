@@ -61,7 +61,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     ``(what, to)`` frame pairs whose relative motion is added as
     ``<what>_rel_<to>_<quantity>_<axis>`` columns (:mod:`humanbody.mechanics.relative`).
     ``export`` names formats for other programs ("c3d", "opensim";
-    :mod:`humanbody.io.export`), written after the results from the
+    :mod:`humanbody.export`), written after the results from the
     columns they need, collected as the table is written; ``events`` (a
     gait events table) and ``opensim_feet`` (right, left OpenSim bodies)
     go with them.  An export that cannot be written is an InputError
@@ -124,7 +124,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     blocks = _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64), more, compute)
     collected = None
     if export:
-        from .io.export import export_columns
+        from .export import export_columns
 
         want = export_columns(model, columns)
         take = np.array([columns.index(c) for c in want], dtype=np.int64)
@@ -155,7 +155,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
         paths["residuals"] = write_table(analysis.residuals, out / f"{analysis.stem}_residuals", fmt="csv",
                                          digits=digits)
     if export:
-        from .io.export import DEFAULT_FEET, write_exports
+        from .export import DEFAULT_FEET, write_exports
 
         cols = {c: collected[:, j] for j, c in enumerate(want)}
         said = len(analysis.messages)

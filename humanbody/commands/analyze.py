@@ -118,7 +118,7 @@ def analysis_options(args, **per_trial):
     the command decides per trial (report: ``static=None, forces=None``,
     taken from each trial's task).
     """
-    from ..io.export import parse_export, parse_feet
+    from ..export import parse_export, parse_feet
     from ..options import AnalysisOptions
 
     def opt(name, default=None):

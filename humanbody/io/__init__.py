@@ -27,6 +27,7 @@ import numpy as np
 from ..errors import InputError
 from . import _fastread as fr
 from . import _text
+from ._validate import length_unit
 from .c3d import looks_like_c3d, read_c3d
 from .coords import looks_like_coordinates, read_coordinates
 from ._csv_common import _VICON_SECTIONS
@@ -48,6 +49,7 @@ __all__ = [
     "read_coordinates",
     "read_opensense",
     "read_mvnx",
+    "length_unit",
 ]
 
 FORMATS = ("trc", "opensim", "c3d", "coordinates", "csv", "vicon", "motive", "qualisys", "opensense", "mvnx")

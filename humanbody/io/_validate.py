@@ -75,6 +75,12 @@ def _length_scale(unit: str, path: Path, where: str = "the header") -> float:
     return LENGTH_UNITS[key]
 
 
+def length_unit(unit: str) -> tuple[str, float]:
+    """Short name (mm, cm or m) of a length unit known to :data:`LENGTH_UNITS`, and metres per unit."""
+    short = _canonical_unit(unit)
+    return short, LENGTH_UNITS[short]
+
+
 def _canonical_unit(unit: str) -> str:
     """Short name (mm, cm or m) of a length unit known to :data:`LENGTH_UNITS`."""
     return {1e-3: "mm", 1e-2: "cm", 1.0: "m"}[LENGTH_UNITS[str(unit).strip().strip('"').lower()]]

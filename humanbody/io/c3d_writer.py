@@ -14,7 +14,7 @@ Our outputs are appended as points in Nexus's model-output groups
 points (``POINT:MODELLED``, a humanbody parameter our reader leaves out
 like the groups above); gait events go into the ``EVENT`` group.  The
 mapping from the results columns to the Plug-in Gait names and signs is
-:mod:`humanbody.io.export` (docs/formats.md, "C3D export").
+:mod:`humanbody.export` (docs/formats.md, "C3D export").
 
 The classic C3D header counts frames in 16-bit words: ``last frame =
 first frame + frames - 1`` must be at most 65535.  ezc3d writes a longer

@@ -65,7 +65,7 @@ def test_bad_export_options_are_one_line_and_status_2(tmp_path, capsys, args):
 
 
 def test_parse_export():
-    from humanbody.io.export import parse_export, parse_feet
+    from humanbody.export import parse_export, parse_feet
 
     assert parse_export("C3D, opensim") == ("c3d", "opensim")
     assert parse_export("opensim,opensim") == ("opensim",)

@@ -48,7 +48,7 @@ def test_opensim_table_bytes_equal_printf(tmp_path, monkeypatch, chunk):
 
 def test_opensim_table_reads_values_a_block_of_rows_at_a_time(tmp_path, monkeypatch):
     """A row source (``shape`` and row slices) gives the bytes of the same array."""
-    from humanbody.io.export import _Gathered
+    from humanbody.export import _Gathered
 
     monkeypatch.setattr(ow, "_CHUNK_VALUES", 50)
     base = _awkward_table(300, 12, seed=2)
@@ -151,7 +151,7 @@ def test_first_invalid_frame():
 
 # ------------------------------------------------------------------ columns and events
 def test_columns_of_one_table_equal_a_stack():
-    from humanbody.io.export import _columns, _Gathered, _points
+    from humanbody.export import _columns, _Gathered, _points
 
     table = np.empty((40, 9))  # as write_results collects the columns the exports need
     table[:] = np.arange(40.0 * 9).reshape(40, 9)

@@ -544,7 +544,7 @@ def test_left_pelvis_angles_are_the_side_s_own_sense(pig):
     from scipy.spatial.transform import Rotation
 
     from humanbody.gait.gps import SIDE_SENSE
-    from humanbody.io.export import PIG_OUTPUTS
+    from humanbody.export import PIG_OUTPUTS
 
     cal = pig[0]
     left = next(comps for group, label, comps in PIG_OUTPUTS if label == "LPelvisAngles")
@@ -1165,7 +1165,7 @@ def test_c3d_export_has_plug_in_gait_s_upper_body_angles(tmp_path):
     POINT:ANGLES, each side in its own sense, and they read back as the placed angles."""
     ezc3d = pytest.importorskip("ezc3d")
     from humanbody.cli import main
-    from humanbody.io.export import PIG_UPPER_OUTPUTS
+    from humanbody.export import PIG_UPPER_OUTPUTS
 
     F0 = 4
     _write_csv(_upper_static(F0), np.arange(F0) / 100, tmp_path / "u_static.csv")

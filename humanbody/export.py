@@ -1,5 +1,9 @@
 """``--export c3d,opensim``: a trial's results written for other programs.
 
+This module stands above the domain (it uses :mod:`humanbody.gait` for the
+events it writes and :mod:`humanbody.markers` for the lab axes); the file
+writers it calls live in :mod:`humanbody.io`.
+
 :func:`write_results <humanbody.trial_output.write_results>` collects the
 columns named by :func:`export_columns` while it writes the results table,
 then calls :func:`write_exports`, which writes
@@ -41,7 +45,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from .errors import InputError
+from .gait.events import FOOT_MARKERS, PELVIS_MARKERS, PSEUDO_FEET, foot_markers, kinematic_events
+from .io import length_unit, markers_array, read_trial
+from .io.c3d_writer import PointBlock, platform_channels, write_c3d
+from .io.opensim_writer import (
+    GRF_PREFIXES,
+    OPENSIM_OF_GROUND,
+    foot_wrenches,
+    write_external_loads,
+    write_table,
+    write_trc,
+)
+from .markers.axes import to_ground
 
 __all__ = [
     "DEFAULT_FEET",
@@ -166,14 +182,10 @@ def export_columns(model, columns) -> list:
 # ------------------------------------------------------------------ raw input
 def _raw_markers(analysis):
     """(names, xyz (F, n, 3) m in lab axes, the file's unit, metres per unit, frame table) or None."""
-    from . import markers_array, read_trial
-    from ._validate import LENGTH_UNITS, _canonical_unit
-
     if analysis.axes is None:
         return None
     df = analysis.raw if getattr(analysis, "raw", None) is not None else read_trial(analysis.source)
-    unit = _canonical_unit(df.attrs.get("units_in_file") or "m")
-    scale = LENGTH_UNITS[unit]
+    unit, scale = length_unit(df.attrs.get("units_in_file") or "m")
     names = list(df.attrs.get("markers") or [])
     if names and list(map(str, df.columns)) == ["time"] + [f"{n}_{a}" for n in names for a in _AXES]:
         # time, then each marker's x, y, z: the positions are the table's columns after time, as they are
@@ -186,13 +198,7 @@ def _raw_markers(analysis):
 
 def _events(analysis, raw, cols, time) -> tuple[pd.DataFrame, str]:
     """Gait events (Zeni et al. 2008) from the input's markers in ground axes, else from model points."""
-    from ..gait.events import kinematic_events
-    from ..gait.events import foot_markers
-
     if raw is not None:
-        from ..gait.events import FOOT_MARKERS, PELVIS_MARKERS
-        from ..markers.axes import to_ground
-
         want = {m for pairs in FOOT_MARKERS.values() for pair in pairs for m in pair} | set(PELVIS_MARKERS)
         df = raw[4]
         keep = [m for m in df.attrs.get("markers", []) if m in want]
@@ -204,8 +210,6 @@ def _events(analysis, raw, cols, time) -> tuple[pd.DataFrame, str]:
             return kinematic_events(ground), "markers"
         except InputError:
             pass
-    from ..gait.events import PSEUDO_FEET
-
     points = {"time": np.asarray(time, dtype=float)}
     for name, col in (("right_ankle", "right_foot_joint"), ("right_foot_com", "right_foot_com"),
                       ("left_ankle", "left_foot_joint"), ("left_foot_com", "left_foot_com"),
@@ -293,8 +297,6 @@ def write_exports(analysis, out_dir, formats, cols: dict, time, events=None, fee
 
 
 def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
-    from .c3d_writer import PointBlock, platform_channels, write_c3d
-
     F = len(time)
     rate = 1.0 / float(np.median(np.diff(time))) if F > 1 else 100.0
     if raw is not None:
@@ -370,15 +372,6 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
 
 
 def _write_opensim(analysis, folder: Path, raw, M, cols, time, feet) -> dict:
-    from .opensim_writer import (
-        GRF_PREFIXES,
-        OPENSIM_OF_GROUND,
-        foot_wrenches,
-        write_external_loads,
-        write_table,
-        write_trc,
-    )
-
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
