@@ -30,14 +30,12 @@ import pandas as pd
 from ..scipy_signal import signal
 
 from ..errors import InputError
-from ..io.forceplates import SIDE_PREFIXES, vertical_component
 
 __all__ = [
     "EVENT_COLUMNS",
     "FOOT_MARKERS",
     "PSEUDO_FEET",
     "PELVIS_MARKERS",
-    "GRF_PLATES",
     "foot_markers",
     "pelvis_markers",
     "pelvis_centre",
@@ -52,7 +50,7 @@ EVENT_COLUMNS = ["time", "frame", "side", "event", "source"]
 SIDES = ("right", "left")
 
 #: Model points that stand in for (heel, toe) when a trial has no foot markers
-#: (:func:`humanbody.report.trial.pseudo_markers`).
+#: (:func:`humanbody.gait.selection.pseudo_markers`).
 PSEUDO_FEET = {"right": ("right_ankle", "right_foot_com"), "left": ("left_ankle", "left_foot_com")}
 
 #: Candidate (heel, toe) marker names per side, tried in order.
@@ -82,11 +80,6 @@ PELVIS_MARKERS = (
     "V.Sacral", "R.ASIS", "L.ASIS", "R.PSIS", "L.PSIS",
     "SACR", "RASI", "LASI", "RPSI", "LPSI", "pelvis",
 )
-
-#: Vertical-force column prefix of each foot in an OpenSim GRF .mot file
-#: (:data:`humanbody.io.forceplates.SIDE_PREFIXES`).
-GRF_PLATES = SIDE_PREFIXES
-
 
 # --------------------------------------------------------------------------- markers
 def _names(df: pd.DataFrame) -> set[str]:
@@ -406,11 +399,6 @@ def _events_by(how, t, heel_rel, toe_rel, min_interval, prominence):
 
 
 # --------------------------------------------------------------------------- force events
-def _vertical_axis(forces: pd.DataFrame, prefix: str) -> str:
-    """The force component ('x', 'y' or 'z') with the largest magnitude (:func:`~humanbody.io.forceplates.vertical_component`)."""
-    return vertical_component(forces, prefix)
-
-
 def _contact_runs(on: np.ndarray, min_samples: int) -> np.ndarray:
     """``on`` with runs (of either value) shorter than ``min_samples`` merged into their neighbours."""
     on = on.copy()
@@ -425,58 +413,50 @@ def _contact_runs(on: np.ndarray, min_samples: int) -> np.ndarray:
 
 
 def force_events(
-    forces: pd.DataFrame,
+    time,
+    vertical: dict,
     *,
     threshold: float = 20.0,
-    plates: dict | None = None,
-    vertical: str = "auto",
     frame_times=None,
     min_duration: float = 0.05,
+    source=None,
 ) -> pd.DataFrame:
     """Foot strikes and foot offs where each foot's vertical force crosses ``threshold``.
 
     Parameters
     ----------
-    forces : DataFrame
-        Force table (kind "forces"): ``time`` and per plate the columns
-        ``<prefix>vx``, ``<prefix>vy``, ``<prefix>vz`` (N), as in an OpenSim
-        GRF .mot file.
+    time : (T,) array_like
+        Times (s) of the force samples.
+    vertical : dict
+        ``side -> (T,)`` vertical force on that foot (N).  A force that is
+        mostly negative (a plate reporting the action on the plate) is
+        flipped.  :func:`humanbody.io.forceplates.vertical_forces` takes
+        them from a force table; a :class:`~humanbody.io.loads.LoadTable`
+        holds them as ``force[:, plate, 2]``.
     threshold : float
         Vertical force (N) above which the foot is on the ground.
-    plates : dict, optional
-        ``side -> column prefix``; default :data:`GRF_PLATES` (OpenSim:
-        ``ground_force_`` right foot, ``1_ground_force_`` left foot).
-    vertical : {"auto", "x", "y", "z"}
-        Vertical force component in the file's lab axes; "auto" takes the
-        component with the largest magnitude (``vy`` for OpenSim files, Y up).
     frame_times : array_like, optional
         Times of the marker frames: ``frame`` is then the nearest marker frame;
         otherwise the nearest force sample.
     min_duration : float
         Contacts and flights shorter than this (s) are treated as noise.
+    source : str, optional
+        The force file, for messages (``attrs["source"]``).
 
     Returns
     -------
     DataFrame  events table with ``source = "force"``; crossing times are
-    linearly interpolated between samples.  ``attrs["plates"]`` names the
-    column used per side.
+    linearly interpolated between samples.
     """
-    plates = dict(plates or GRF_PLATES)
-    src = forces.attrs.get("source")
-    if "time" not in forces.columns:
-        raise InputError("force table has no time column", src)
-    t = forces["time"].to_numpy(dtype=float)
-    rows, used = [], {}
-    for side, prefix in plates.items():
-        axis = _vertical_axis(forces, prefix) if vertical == "auto" else vertical
-        col = f"{prefix}v{axis}"
-        if col not in forces.columns:
-            raise InputError(f"no vertical force column {col!r} for the {side} foot", src)
-        f = forces[col].to_numpy(dtype=float)
+    t = np.asarray(time, dtype=float)
+    rows = []
+    for side, force in vertical.items():
+        f = np.asarray(force, dtype=float)
+        if f.shape != t.shape:
+            raise InputError(f"vertical force of the {side} foot has {f.shape} samples, time {t.shape}", source)
         if np.nanpercentile(-f, 95) > np.nanpercentile(f, 95):  # plate reports the action on the plate
             f = -f
         f = _fill_nan(t, f)
-        used[side] = col
         dt = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
         on = _contact_runs(f > threshold, int(round(min_duration / dt)))
         g = f - threshold
@@ -487,7 +467,7 @@ def force_events(
             rows.append((tc, side, "foot_strike" if on[i + 1] else "foot_off", "force"))
     frame_times = t if frame_times is None else np.asarray(frame_times, dtype=float)
     out = _table(rows, frame_times)
-    out.attrs.update(plates=used, threshold=float(threshold), source=src)
+    out.attrs.update(threshold=float(threshold), source=source)
     return out
 
 

@@ -57,7 +57,7 @@ from ..errors import InputError
 
 __all__ = ["SIDE_PREFIXES", "PlateGeometry", "plate_prefixes", "file_plates", "vertical_axis_mapping",
            "vertical_component", "plate_from_corners", "plate_from_points", "centre_of_pressure",
-           "read_c3d_platforms", "c3d_has_platforms", "C3DPlatforms", "reaction_sign"]
+           "read_c3d_platforms", "c3d_has_platforms", "C3DPlatforms", "reaction_sign", "vertical_forces"]
 
 _AXES = ("x", "y", "z")
 
@@ -325,3 +325,36 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
     time = first / point_rate + np.arange(n) / rate
     force, point, moment = (np.stack(a, axis=1) for a in (force, point, moment))
     return C3DPlatforms(time, names, force, point, np.nan_to_num(moment), plates, rate, types, flipped)
+
+
+def vertical_forces(forces: pd.DataFrame, plates: dict | None = None,
+                    vertical: str = "auto") -> tuple[np.ndarray, dict, dict]:
+    """Each foot's vertical force from a force table (an OpenSim ground-reaction file as read).
+
+    Parameters
+    ----------
+    forces : DataFrame
+        ``time`` and per plate ``<prefix>vx/vy/vz`` (N, the file's lab axes).
+    plates : dict, optional
+        ``side -> column prefix``; default :data:`SIDE_PREFIXES`.
+    vertical : {"auto", "x", "y", "z"}
+        The vertical component; "auto": per plate the one with the largest
+        magnitude (:func:`vertical_component`).
+
+    Returns
+    -------
+    time : (T,) s;  vertical : dict side -> (T,) N;  columns : dict side -> the column used
+    (what :func:`humanbody.gait.force_events` takes).
+    """
+    src = forces.attrs.get("source")
+    if "time" not in forces.columns:
+        raise InputError("force table has no time column", src)
+    out, columns = {}, {}
+    for side, prefix in dict(plates or SIDE_PREFIXES).items():
+        axis = vertical_component(forces, prefix) if vertical == "auto" else vertical
+        col = f"{prefix}v{axis}"
+        if col not in forces.columns:
+            raise InputError(f"no vertical force column {col!r} for the {side} foot", src)
+        out[side] = forces[col].to_numpy(dtype=float)
+        columns[side] = col
+    return forces["time"].to_numpy(dtype=float), out, columns

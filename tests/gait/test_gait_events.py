@@ -7,6 +7,7 @@ import pytest
 from humanbody.errors import InputError
 from humanbody.gait import events_of, foot_markers, force_events, kinematic_events, progression_axes
 from humanbody.gait.synthetic import walking_forces, walking_markers
+from humanbody.io.forceplates import vertical_forces
 
 FRAME = 0.01  # s at 100 Hz
 
@@ -72,7 +73,9 @@ def test_force_events_threshold_crossings():
     """Half-sine stance forces: the threshold is crossed asin(F0/W)/pi of a stance after strike."""
     m = walking_markers()
     f = walking_forces(m, weight=700.0)
-    ev = force_events(f, threshold=20.0, frame_times=m["time"].to_numpy())
+    t, vertical, columns = vertical_forces(f)
+    assert columns == {"right": "ground_force_vy", "left": "1_ground_force_vy"}
+    ev = force_events(t, vertical, threshold=20.0, frame_times=m["time"].to_numpy())
     assert set(ev["source"]) == {"force"}
     stance = 0.62 * 1.1
     delay = np.arcsin(20.0 / 700.0) / np.pi * stance
@@ -92,17 +95,20 @@ def test_force_events_sign_and_noise():
     flipped = f.copy()
     for c in f.columns[1:]:
         flipped[c] = -f[c]
-    a = force_events(f)
-    b = force_events(flipped)
+    a = force_events(*vertical_forces(f)[:2])
+    b = force_events(*vertical_forces(flipped)[:2])
     pd.testing.assert_frame_equal(a, b)
     # a 10 ms spike above threshold in swing is not a contact
     noisy = f.copy()
     t = f["time"].to_numpy()
     noisy.loc[(t > 1.10) & (t < 1.11), "ground_force_vy"] = 100.0
-    assert len(force_events(noisy)) == len(a)
+    assert len(force_events(*vertical_forces(noisy)[:2])) == len(a)
 
 
 def test_force_events_missing_column():
     f = walking_forces(walking_markers()).drop(columns=["1_ground_force_vy"])
     with pytest.raises(InputError, match="left foot"):
-        force_events(f, vertical="y")
+        vertical_forces(f, vertical="y")
+    t = np.arange(5.0)
+    with pytest.raises(InputError, match="right foot"):
+        force_events(t, {"right": np.ones(4)})

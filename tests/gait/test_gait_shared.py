@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from humanbody.gait import events_of, force_events, kinematic_events, spatiotemporal
+from humanbody.io.forceplates import vertical_forces
 from _shared import WALK, needs_shared
 
 DATA = WALK
@@ -38,7 +39,7 @@ def trial():
     markers, _ = condition(ground, cutoff_hz=6.0)
     forces = _read_grf(GRF)
     t = markers["time"].to_numpy()
-    return raw, markers, kinematic_events(markers), force_events(forces, frame_times=t)
+    return raw, markers, kinematic_events(markers), force_events(*vertical_forces(forces)[:2], frame_times=t)
 
 
 def test_kinematic_events_within_frames_of_force_plates(trial):

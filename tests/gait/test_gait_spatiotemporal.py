@@ -5,6 +5,7 @@ import pytest
 
 from humanbody.gait import belt_speed, flatten, force_events, kinematic_events, spatiotemporal, strides
 from humanbody.gait.synthetic import walking_forces, walking_markers
+from humanbody.io.forceplates import vertical_forces
 
 T, STANCE, LENGTH, WIDTH = 1.1, 0.62, 1.3, 0.16
 
@@ -56,7 +57,7 @@ def test_belt_speed_and_given_treadmill_speed():
 
 def test_temporal_only_without_markers_and_flatten():
     m = walking_markers()
-    ev = force_events(walking_forces(m), frame_times=m["time"].to_numpy())
+    ev = force_events(*vertical_forces(walking_forces(m))[:2], frame_times=m["time"].to_numpy())
     p = spatiotemporal(ev)
     assert p.loc["overall", "stride_time_s"] == pytest.approx(T, abs=1e-3)
     assert np.isnan(p.loc["overall", "stride_length_m"])

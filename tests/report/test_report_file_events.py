@@ -104,7 +104,7 @@ def test_events_kinematic_ignores_the_file(runs):
 
 def test_side_with_too_few_file_strikes_falls_back():
     """A side with one foot strike in the file keeps the force/kinematic events; --events file says so."""
-    from humanbody.report.trial import _choose_events
+    from humanbody.gait.selection import _choose_events
 
     def table(rows, source):
         return pd.DataFrame({"time": [r[0] for r in rows], "frame": [int(r[0] * 100) for r in rows],
