@@ -132,12 +132,28 @@ def run_precision(args) -> int:
     return 0
 
 
+def draft_from_file(path, axes="auto", **options) -> tuple:
+    """Read a standing trial, turn it into ground axes and draft a set (:func:`humanbody.markers.draft.draft_markerset`).
+
+    Returns the draft and the :class:`~humanbody.markers.axes.AxesMapping` used.
+    """
+    from ..errors import InputError
+    from ..io import read_trial
+    from ..markers.axes import to_ground
+    from ..markers.draft import draft_markerset
+
+    trial = read_trial(path)
+    if trial.attrs.get("kind") != "markers":
+        raise InputError("holds no marker trajectories; give a standing (static) marker trial", path)
+    ground, mapping = to_ground(trial, axes=axes)
+    return draft_markerset(ground, **options), mapping
+
+
 def run_init(args) -> int:
     import os
 
     from ..atomic import atomic_write_text
     from ..errors import InputError
-    from ..markers.draft import draft_from_file
 
     if os.path.exists(args.out) and not args.force:
         raise InputError("exists already; give --force to overwrite it or choose another --out", args.out)

@@ -42,7 +42,7 @@ from ..signal.nan import nanmedian
 from ..errors import InputError
 from .vocabulary import read_name, vocabulary
 
-__all__ = ["MarkerGuess", "Draft", "draft_markerset", "draft_from_file", "SIDE_M", "NEIGHBOUR_M"]
+__all__ = ["MarkerGuess", "Draft", "draft_markerset", "SIDE_M", "NEIGHBOUR_M"]
 
 #: Lateral distance from the midline (m) beyond which a marker is on a side.
 SIDE_M = 0.03
@@ -466,18 +466,3 @@ def _stem(source: str) -> str:
 
     stem = Path(source).stem if source else "drafted"
     return re.sub(r"[^0-9A-Za-z_]+", "_", stem) or "drafted"
-
-
-def draft_from_file(path, axes="auto", **options) -> tuple[Draft, object]:
-    """Read a standing trial, turn it into ground axes and draft a set (:func:`draft_markerset`).
-
-    Returns the draft and the :class:`~humanbody.markers.axes.AxesMapping` used.
-    """
-    from ..io import read_trial
-    from .axes import to_ground
-
-    trial = read_trial(path)
-    if trial.attrs.get("kind") != "markers":
-        raise InputError("holds no marker trajectories; give a standing (static) marker trial", path)
-    ground, mapping = to_ground(trial, axes=axes)
-    return draft_markerset(ground, **options), mapping

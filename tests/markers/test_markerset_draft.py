@@ -19,7 +19,7 @@ import pytest
 import humanbody as hb
 from humanbody import InputError
 from humanbody.cli import main
-from humanbody.markers.draft import draft_from_file
+from humanbody.commands.markerset import draft_from_file
 from humanbody.markers.markerset import load_markerset
 from humanbody.markers.vocabulary import read_name
 from humanbody.pipeline import analyze_trial

@@ -11,6 +11,7 @@ import pytest
 
 import humanbody as hb
 from humanbody.cli import main
+from humanbody.commands.markerset import draft_from_file
 from humanbody.errors import InputError
 from humanbody.io import read_trial
 
@@ -50,7 +51,7 @@ def test_static_facing_any_direction_y_up_prefixed_dotted_names(tmp_path, capsys
     text = out.read_text()
     assert '"Pat01:R.ASIS"' in text and '"Pat01:L.ASIS"' in text
     # the drafted set analyses a walk of the same lab: upright subject, positive height
-    draft_height = hb.markers.draft.draft_from_file(trc)[0].height
+    draft_height = draft_from_file(trc)[0].height
     assert 1.6 < draft_height < 2.0
 
 
@@ -90,7 +91,7 @@ def test_plausibility_check_refuses_a_wrong_set_and_warns_on_asymmetry(tmp_path)
     trc = _static(tmp_path, deg=0.0, shift=(0, 0, 0), prefix="", frozen=True, drop_head=False,
                   edit={"R.Ankle.Lat": [0, 0.15, 0], "R.Ankle.Med": [0, 0.15, 0]})
     with pytest.raises(InputError, match="implausible limbs"):
-        hb.markers.draft.draft_from_file(trc)
+        draft_from_file(trc)
 
 
 # ------------------------------------------------- Plug-in Gait's markers drafted = the built-in set
@@ -149,7 +150,7 @@ def test_plug_in_gait_markers_draft_the_builtin_set(tmp_path, full, deg, prefix,
 
     subject = SUBJECT if measured else None
     static, walk = _pig_lab_trials(tmp_path, full=full, deg=deg, prefix=prefix, subject=subject, medial=medial)
-    draft, _ = hb.markers.draft.draft_from_file(static, height=1.78)
+    draft, _ = draft_from_file(static, height=1.78)
     assert any("chord function" in r for r in draft.rules) and any("Davis" in r for r in draft.rules)
     assert ("offset from RMMA" in " ".join(draft.rules)) == medial
     drafted = tmp_path / "drafted.toml"
@@ -181,7 +182,7 @@ def test_plug_in_gait_landmarks_under_other_names_draft_the_builtin_set(tmp_path
     (tmp_path / "lab").mkdir()
     pig = _pig_lab_trials(tmp_path / "pig", full=False, deg=60.0, prefix="")
     lab = _pig_lab_trials(tmp_path / "lab", full=False, deg=60.0, prefix="", rename=names)
-    draft, _ = hb.markers.draft.draft_from_file(lab[0], height=1.78)
+    draft, _ = draft_from_file(lab[0], height=1.78)
     assert any("chord function from Right_Thigh and Right_Knee_Lateral" in r for r in draft.rules)
     drafted = tmp_path / "drafted.toml"
     drafted.write_text(draft.text)
