@@ -32,7 +32,7 @@ from ..errors import InputError
 from .clusters import Cluster, find_clusters
 from .parametric import _check_alpha, _same_nodes, _split_groups, f_field, t2_field, t_field
 from .result import SPMResult, check_curves
-from .smoothness import estimate_fwhm, resels
+from .smoothness import field_fwhm, resels
 
 METRICS = ("integral", "extent")
 
@@ -200,7 +200,7 @@ def _inference(test, stat, z, df, residuals, fields, alpha, two_tailed, cluster_
     maxima = fields.max(axis=1)
     u = float(np.percentile(maxima, 100.0 * (1.0 - alpha)))
     largest = max_cluster_metric(fields, u, cluster_metric)
-    fwhm = estimate_fwhm(residuals)
+    fwhm = field_fwhm(residuals)
     found = []
     for sign in ((1, -1) if two_tailed else (1,)):
         for start, end, peak in find_clusters(z, u, sign):

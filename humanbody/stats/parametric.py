@@ -28,7 +28,7 @@ from ..errors import InputError
 from . import rft
 from .clusters import Cluster, find_clusters
 from .result import SPMResult, check_curves
-from .smoothness import estimate_fwhm, resels
+from .smoothness import field_fwhm, resels
 
 
 def _check_alpha(alpha: float) -> float:
@@ -104,7 +104,9 @@ def inference(test: str, stat: str, z: np.ndarray, df, residuals: np.ndarray,
     alpha = _check_alpha(alpha)
     two_tailed = bool(two_tailed) and stat == "T"
     nodes = z.size
-    fwhm = estimate_fwhm(residuals)
+    fwhm = field_fwhm(residuals)
+    if not np.isfinite(fwhm):
+        raise InputError("the residuals do not vary along the curve: the field's smoothness is undefined")
     R = resels(nodes, fwhm)
     a = alpha / 2.0 if two_tailed else alpha
     u = rft.isf_max(stat, a, df, R, nodes=nodes)

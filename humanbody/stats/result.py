@@ -14,9 +14,11 @@ class SPMResult:
     Attributes
     ----------
     test : str
-        ``"ttest"``, ``"ttest_paired"``, ``"ttest2"`` or ``"anova1"``.
+        ``"ttest"``, ``"ttest_paired"``, ``"ttest2"``, ``"anova1"``, ``"hotellings"``,
+        ``"hotellings_paired"``, ``"hotellings2"``, ``"regress"``, ``"anova2"``, ``"anova1rm"``
+        or ``"anova2rm"``.
     stat : str
-        ``"T"`` (t field) or ``"F"`` (F field).
+        ``"T"`` (t field), ``"F"`` (F field) or ``"T2"`` (Hotelling's T² field).
     z : ndarray, shape (nodes,)
         The statistic at each node (also available as :attr:`t`).
     df : float or tuple of float
@@ -38,6 +40,10 @@ class SPMResult:
         ``"rft"`` (random field theory) or ``"permutation"``.
     permutations : int
         Number of labellings the permutation distribution was built from (0 for RFT).
+    effect : str
+        The effect tested by an ANOVA with several (``"A"``, ``"B"``, ``"AxB"``); empty otherwise.
+    r : ndarray (nodes,) or None
+        :func:`~humanbody.stats.regress`: the correlation coefficient curve.
     """
 
     test: str
@@ -52,6 +58,8 @@ class SPMResult:
     clusters: tuple = field(default_factory=tuple)
     method: str = "rft"
     permutations: int = 0
+    effect: str = ""
+    r: object = None
 
     @property
     def t(self) -> np.ndarray:
@@ -75,7 +83,8 @@ class SPMResult:
 
     def __repr__(self) -> str:
         df = self.df if isinstance(self.df, (int, float)) else tuple(round(d, 3) for d in self.df)
-        head = (f"SPMResult({self.test}, SPM{{{self.stat.lower() if self.stat == 'T' else 'F'}}}, "
+        label = {"T": "t", "F": "F", "T2": "T2"}.get(self.stat, self.stat)
+        head = (f"SPMResult({self.test}{' ' + self.effect if self.effect else ''}, SPM{{{label}}}, "
                 f"nodes={self.nodes}, df={df}, fwhm={self.fwhm:.3f}, "
                 f"{'two' if self.two_tailed else 'one'}-tailed alpha={self.alpha}, "
                 f"threshold={self.threshold:.4f}, method={self.method})")

@@ -92,13 +92,28 @@ def ec_density_f(u, df: tuple[float, float]) -> np.ndarray:
     return np.stack([rho0, rho1])
 
 
+def ec_density_t2(u, df: tuple[float, float]) -> np.ndarray:
+    """EC densities of a Hotelling's T² field with ``df = (p, m)`` (``p`` components, ``m`` error df).
+
+    ``T² > u`` is the event ``F > u (m - p + 1) / (p m)`` of an F field with
+    ``(p, m - p + 1)`` degrees of freedom (Hotelling 1931), so the excursion
+    sets, and their EC densities, are the F field's at the scaled height.
+    """
+    p, m = (float(d) for d in df)
+    u = np.asarray(u, dtype=float)
+    return ec_density_f(u * (m - p + 1.0) / (p * m), (p, m - p + 1.0))
+
+
 def ec_density(stat: str, u, df) -> np.ndarray:
-    """EC densities of a ``"T"`` or ``"F"`` field (see :func:`ec_density_t`, :func:`ec_density_f`)."""
+    """EC densities of a ``"T"``, ``"F"`` or ``"T2"`` field (:func:`ec_density_t`, :func:`ec_density_f`,
+    :func:`ec_density_t2`)."""
     if stat == "T":
         return ec_density_t(u, df)
     if stat == "F":
         return ec_density_f(u, df)
-    raise ValueError(f"unknown statistic {stat!r} (expected 'T' or 'F')")
+    if stat == "T2":
+        return ec_density_t2(u, df)
+    raise ValueError(f"unknown statistic {stat!r} (expected 'T', 'F' or 'T2')")
 
 
 def expected_ec(stat: str, u, df, resel_counts) -> np.ndarray:

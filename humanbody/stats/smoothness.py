@@ -45,6 +45,16 @@ def estimate_fwhm(residuals) -> float:
     return math.inf if mean == 0.0 else 1.0 / mean
 
 
+def field_fwhm(residuals) -> float:
+    """FWHM of the residual field: :func:`estimate_fwhm` of (curves, nodes) residuals, or, for the
+    residuals of vector curves (curves, nodes, components), the mean of each component's FWHM
+    (the estimate of spm1d's Hotelling's T² tests)."""
+    r = np.asarray(residuals, dtype=float)
+    if r.ndim == 3:
+        return float(np.mean([estimate_fwhm(r[:, :, i]) for i in range(r.shape[2])]))
+    return estimate_fwhm(r)
+
+
 def resels(nodes: int, fwhm: float) -> tuple[float, float]:
     """Resel counts ``(R0, R1)`` of an interval of ``nodes`` nodes: ``(1, (nodes - 1) / FWHM)``.
 
