@@ -10,7 +10,8 @@ from .analyze import add_marker_options, add_subject_options
 from .report import add_events_option
 
 HELP = ("compare groups of gait curves with statistical parametric mapping (t test, paired t test, "
-        "one-way ANOVA): spm.csv, clusters.csv, a figure per variable and index.html")
+        "one-way and two-way ANOVA, regression, Hotelling's T2 per joint), corrected for the number of "
+        "variables: spm.csv, clusters.csv, a figure per test and index.html")
 
 
 def _alpha(text: str) -> float:
@@ -35,11 +36,22 @@ def register(sub) -> None:
                    help="groups from a report manifest (trial, static, mass, height, ... columns) with a "
                         "grouping column (--by); subjects are named by a 'subject_id' column, else by the stem of "
                         "the 'subject' measurements file, else by the trial")
-    p.add_argument("--by", metavar="COLUMN", help="the manifest column that names each trial's group")
+    p.add_argument("--by", metavar="COLUMN", nargs="+",
+                   help="the manifest column that names each trial's group; two columns: the two factors of a "
+                        "two-way ANOVA (each combination of their values a group)")
+    p.add_argument("--regress", metavar="COLUMN",
+                   help="regression of the curves on this numeric manifest column (e.g. speed; a subject's value "
+                        "is the mean over its trials): all the manifest's trials form one group")
     s = p.add_argument_group("test")
     s.add_argument("--paired", action="store_true",
                    help="paired t test: the same subjects in both groups, matched by subject")
-    s.add_argument("--alpha", type=_alpha, default=0.05, help="type I error rate of each curve (default 0.05)")
+    s.add_argument("--alpha", type=_alpha, default=0.05,
+                   help="family-wise type I error rate over all the tests (default 0.05)")
+    s.add_argument("--correction", choices=("sidak", "bonferroni", "none"), default="sidak",
+                   help="correction for the number of tests: each test at 1-(1-alpha)^(1/m) (sidak, default), "
+                        "alpha/m (bonferroni) or alpha (none)")
+    s.add_argument("--multivariate", action="store_true",
+                   help="two groups: test each joint's angles together with Hotelling's T2 (one test per joint)")
     s.add_argument("--one-tailed", action="store_true",
                    help="test only 'first group above the second' (default: two-tailed)")
     s.add_argument("--side", choices=("right", "left", "both", "pooled"), default="both",
@@ -114,7 +126,13 @@ def _groups_from_folders(args, out: Path, say):
 
 
 def _groups_from_manifest(args, out: Path, say):
-    """Each value of the ``--by`` column is a group: its trials are reported, then read."""
+    """Each value of the ``--by`` column (or combination of two columns' values) is a group, reported then read.
+
+    Returns ``(groups, factors, regressor)``: ``factors`` for two ``--by``
+    columns, ``regressor`` (column, {subject: value}) with ``--regress``.
+    """
+    import numpy as np
+
     from ..atomic import atomic_write_text
     from ..report.inputs import read_manifest
     from ..report.inputs import MANIFEST_COLUMNS, manifest_table
@@ -122,9 +140,10 @@ def _groups_from_manifest(args, out: Path, say):
 
     path = Path(args.manifest)
     table = manifest_table(path)
-    by = args.by.strip().lower()
-    if by not in table.columns:
-        raise InputError(f"manifest has no column {args.by!r} (--by)", path)
+    by = [b.strip().lower() for b in (args.by or [])]
+    for col, flag in [(b, "--by") for b in by] + ([(args.regress.strip().lower(), "--regress")] if args.regress else []):
+        if col not in table.columns:
+            raise InputError(f"manifest has no column {col!r} ({flag})", path)
     if "trial" not in table.columns:
         raise InputError("manifest has no 'trial' column", path)
     base = path.parent.resolve()
@@ -132,13 +151,24 @@ def _groups_from_manifest(args, out: Path, say):
         if col in table.columns:
             table[col] = [str(base / v.strip()) if v.strip() and not Path(v.strip()).is_absolute() else v
                           for v in table[col]]
-    values = [v for v in dict.fromkeys(table[by].str.strip()) if v]
-    if len(values) < 2:
-        raise InputError(f"column {args.by!r} names {len(values)} group(s); at least 2 are needed", path)
-    groups = []
+    if by:
+        keys = [tuple(str(table[b].iloc[i]).strip() for b in by) for i in range(len(table))]
+    else:
+        keys = [("all",)] * len(table)
+    table = table.assign(_cell=[" / ".join(k) for k in keys])
+    table = table[[all(k) for k in keys]]
+    values = list(dict.fromkeys(table["_cell"]))
+    if by and len(by) == 1 and len(values) < 2:
+        raise InputError(f"column {args.by[0]!r} names {len(values)} group(s); at least 2 are needed", path)
+    if len(by) == 2:
+        for i, b in enumerate(by):
+            levels = {k[i] for k in keys if all(k)}
+            if len(levels) < 2:
+                raise InputError(f"column {b!r} has {len(levels)} value(s): a factor needs at least 2", path)
+    groups, cells, regressor_values = [], [], {}
     for value, name in zip(values, _unique_names(values)):
-        rows = table[table[by].str.strip() == value]
-        sub = out / "reports" / name
+        rows = table[table["_cell"] == value]
+        sub = out / "reports" / name.replace(" / ", "__")
         sub.mkdir(parents=True, exist_ok=True)
         keep = [c for c in rows.columns if c in MANIFEST_COLUMNS]
         manifest = sub / "manifest.csv"
@@ -150,37 +180,68 @@ def _groups_from_manifest(args, out: Path, say):
             subjects = {t.key: (s.strip() or t.key) for t, s in zip(tasks, rows["subject_id"])}
         elif "subject" in rows.columns:  # one measurements file per subject (.vsk, TOML): its stem names him
             subjects = {t.key: (Path(s.strip()).stem if s.strip() else t.key) for t, s in zip(tasks, rows["subject"])}
+        if args.regress:
+            col = args.regress.strip().lower()
+            per: dict = {}
+            for i, (t, raw) in enumerate(zip(tasks, rows[col])):
+                try:
+                    x = float(str(raw).strip())
+                except ValueError:
+                    x = float("nan")
+                if not np.isfinite(x):
+                    raise InputError(f"column {col!r} of trial {t.key}: {str(raw).strip()!r} is not a number "
+                                     "(--regress needs a number for every trial)", path)
+                per.setdefault((subjects or {}).get(t.key, t.key), []).append(x)
+            regressor_values = {k: float(np.mean(v)) for k, v in per.items()}
         groups.append(read_report(sub, side=args.side, unit=args.unit, subjects=subjects,
                                   variables=args.variables, name=value))
-    return groups
+        cells.append(tuple(value.split(" / ")))
+    factors = (by[0], by[1], cells) if len(by) == 2 else None
+    regressor = (args.regress.strip().lower(), regressor_values) if args.regress else None
+    return groups, factors, regressor
 
 
 def run(args) -> int:
-    from ..stats.compare import compare, write_comparison
+    from ..stats.compare import cluster_text, compare, correction_text, write_comparison
+    from ..stats.normality import ADVICE
 
     say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     out = Path(args.out)
     if args.manifest and args.groups:
         raise InputError("give group folders or --manifest with --by, not both")
-    if args.manifest and not args.by:
-        raise InputError("--manifest needs --by COLUMN (the column naming each trial's group)")
-    if args.by and not args.manifest:
-        raise InputError("--by needs --manifest")
+    if args.manifest and not (args.by or args.regress):
+        raise InputError("--manifest needs --by COLUMN (the column naming each trial's group) or --regress COLUMN")
+    if (args.by or args.regress) and not args.manifest:
+        raise InputError(f"{'--by' if args.by else '--regress'} needs --manifest")
+    if args.by and len(args.by) > 2:
+        raise InputError(f"--by takes one column (groups) or two (two factors), got {len(args.by)}")
+    if args.regress and args.by:
+        raise InputError("--regress takes all the manifest's trials as one group: give it without --by")
     if not args.manifest and len(args.groups) < 2:
         raise InputError(f"give at least 2 groups to compare, got {len(args.groups)}")
     if args.jobs is not None and args.jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {args.jobs}")
-    groups = _groups_from_manifest(args, out, say) if args.manifest else _groups_from_folders(args, out, say)
-    comparison = compare(groups, paired=args.paired, alpha=args.alpha, two_tailed=not args.one_tailed)
+    factors = regressor = None
+    if args.manifest:
+        groups, factors, regressor = _groups_from_manifest(args, out, say)
+    else:
+        groups = _groups_from_folders(args, out, say)
+    if factors is not None and (args.paired or args.multivariate):
+        raise InputError("two factors (--by A B) take neither --paired nor --multivariate")
+    comparison = compare(groups, paired=args.paired, alpha=args.alpha, two_tailed=not args.one_tailed,
+                         correction=args.correction, multivariate=args.multivariate, factors=factors,
+                         regressor=regressor)
     write_comparison(comparison, out, figures=args.figures)
-    n_sig = sum(bool(r.clusters) for r in comparison.results.values())
+    n_sig = sum(bool(comparison.significant_clusters(v)) for v in comparison.results)
     sizes = ", ".join(f"{g.name} {len(next(iter(g.rows.values())))}" for g in groups)
-    say(f"{comparison.test}: {len(comparison.results)} variable(s) ({sizes} {args.unit}s), "
-        f"{n_sig} with significant clusters; {out / 'index.html'}")
+    say(f"{comparison.test}: {len(comparison.results)} test(s) ({sizes} {args.unit}s), "
+        f"{n_sig} with significant clusters; {correction_text(comparison)}; {out / 'index.html'}")
     for var, r in comparison.results.items():
         for c in r.clusters:
-            a, b = c.percent(r.nodes)
-            say(f"  {var}: {a:.1f}-{b:.1f} %  p = {c.p:.3g}")
+            say(f"  {var}: {cluster_text(comparison, var, c)}")
+    flagged = [v for v, n in comparison.normality.items() if n.h0reject]
+    if flagged:
+        say(f"  {ADVICE} ({len(flagged)} test(s): {', '.join(flagged[:3])}{' ...' if len(flagged) > 3 else ''})")
     for var, why in comparison.skipped.items():
         say(f"  {var}: not tested ({why})")
     return 0

@@ -120,7 +120,7 @@ def svg_figure(title: str, unit: str, percent: np.ndarray, groups: list[tuple[st
     zpad = 0.18 * (zhi - zlo)
     bottom = _Panel(out, left, 280, width, 190, (percent[0], percent[-1]),
                     (zlo - (zpad if result.two_tailed or zlo < 0 else 0.02 * (zhi - zlo)), zhi + zpad))
-    stat = "SPM{t}" if result.stat == "T" else "SPM{F}"
+    stat = {"T": "SPM{t}", "T2": "SPM{T²}", "X2": "SPM{X²}"}.get(result.stat, "SPM{F}")
     bottom.frame("bottom", True, stat, "% of the cycle")
     scale = (percent[-1] - percent[0]) / (z.size - 1)
     nodes = np.arange(z.size, dtype=float)
@@ -201,7 +201,7 @@ def spm_figure(title: str, unit: str, percent: np.ndarray, groups: list[tuple[st
             x_text = float(np.clip(peak_at, 0.06 * (z.size - 1), 0.94 * (z.size - 1)))  # inside the axes
             bottom.text(percent[0] + x_text * scale, c.sign * (c.peak + 0.06 * (abs(z).max() + u)), label,
                         ha="center", va="bottom" if c.sign > 0 else "top", fontsize=8)
-        stat = "SPM{t}" if result.stat == "T" else "SPM{F}"
+        stat = {"T": "SPM{t}", "T2": "SPM{T²}", "X2": "SPM{X²}"}.get(result.stat, "SPM{F}")
         bottom.set_ylabel(stat)
         bottom.set_xlabel("% of the cycle")
         lo, hi = min(z.min(), -u if result.two_tailed else 0.0), max(z.max(), u)

@@ -371,8 +371,11 @@ def check_groups(groups: list[Group], paired: bool = False) -> list[str]:
         if a != b:
             only = sorted(a - b)[:3] or sorted(b - a)[:3]
             where = first.name if a - b else g.name
+            common = sorted(a & b)
+            hint = ("; --variables chooses the ones both have, e.g. --variables '*_deg'"
+                    if any(v.endswith("_deg") for v in common) else "; --variables chooses the ones both have")
             raise InputError(f"groups {first.name!r} and {g.name!r} have different variables "
-                             f"(only {where!r} has {', '.join(only)})")
+                             f"(only {where!r} has {', '.join(only)}){hint}")
     for g in groups:
         for var, Y in g.curves.items():
             if Y.shape[0] < 2:

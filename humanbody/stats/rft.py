@@ -104,6 +104,22 @@ def ec_density_t2(u, df: tuple[float, float]) -> np.ndarray:
     return ec_density_f(u * (m - p + 1.0) / (p * m), (p, m - p + 1.0))
 
 
+def ec_density_x2(u, df: float) -> np.ndarray:
+    """EC densities of a chi-square field with ``df`` degrees of freedom (Worsley et al. 1996, Table 2):
+
+    - ``rho_0(u) = P(X²_df > u)``
+    - ``rho_1(u) = sqrt(4 ln 2 / (2 pi)) u^((df-1)/2) exp(-u/2) / (2^((df-2)/2) Gamma(df/2))``
+    """
+    v = float(df)
+    u = np.asarray(u, dtype=float)
+    up = np.maximum(u, 0.0)
+    rho0 = special.chdtrc(v, up)
+    with np.errstate(divide="ignore"):
+        log_rho1 = 0.5 * (v - 1.0) * np.log(up) - 0.5 * up - special.gammaln(0.5 * v) - 0.5 * (v - 2.0) * math.log(2.0)
+    rho1 = np.where(u > 0, _SQRT_4LN2 / math.sqrt(2.0 * math.pi) * np.exp(log_rho1), 0.0)
+    return np.stack([rho0, rho1])
+
+
 def ec_density(stat: str, u, df) -> np.ndarray:
     """EC densities of a ``"T"``, ``"F"`` or ``"T2"`` field (:func:`ec_density_t`, :func:`ec_density_f`,
     :func:`ec_density_t2`)."""
@@ -113,7 +129,9 @@ def ec_density(stat: str, u, df) -> np.ndarray:
         return ec_density_f(u, df)
     if stat == "T2":
         return ec_density_t2(u, df)
-    raise ValueError(f"unknown statistic {stat!r} (expected 'T', 'F' or 'T2')")
+    if stat == "X2":
+        return ec_density_x2(u, df[1] if isinstance(df, tuple) else df)
+    raise ValueError(f"unknown statistic {stat!r} (expected 'T', 'F', 'T2' or 'X2')")
 
 
 def expected_ec(stat: str, u, df, resel_counts) -> np.ndarray:

@@ -40,15 +40,19 @@ def test_two_groups(study, tmp_path, capsys):
     out = tmp_path / "cmp"
     assert main(["compare", str(a), str(b), "--out", str(out), "--side", "right"]) == 0
     spm = pd.read_csv(out / "spm.csv")
-    assert list(spm.columns) == ["variable", "percent", "t", "threshold", "significant"]
+    assert list(spm.columns) == ["variable", "percent", "t", "threshold", "significant", "effect_size"]
     knee = spm[spm.variable == "knee_flexion_deg"]
     assert len(knee) == 101 and knee.percent.iloc[-1] == 100
-    expected = hs.ttest2(_subject_means(a, "right_knee_flexion_deg"), _subject_means(b, "right_knee_flexion_deg"))
+    YA, YB = _subject_means(a, "right_knee_flexion_deg"), _subject_means(b, "right_knee_flexion_deg")
+    sidak = 1 - 0.95 ** (1 / 6)  # 6 variables, Sidak by default
+    expected = hs.ttest2(YA, YB, alpha=sidak)
     np.testing.assert_allclose(knee.t, expected.t, rtol=1e-5, atol=1e-5)  # 6 significant digits in the CSV
     assert knee.threshold.iloc[0] == pytest.approx(expected.threshold, rel=1e-5)
     assert (knee.significant == (np.abs(knee.t) >= knee.threshold)).all()
+    sp = np.sqrt(((len(YA) - 1) * YA.var(0, ddof=1) + (len(YB) - 1) * YB.var(0, ddof=1)) / (len(YA) + len(YB) - 2))
+    np.testing.assert_allclose(knee.effect_size, (YA.mean(0) - YB.mean(0)) / sp, rtol=1e-4, atol=1e-5)  # Cohen's d
     clusters = pd.read_csv(out / "clusters.csv")
-    assert list(clusters.columns) == ["variable", "start_pct", "end_pct", "p"]
+    assert list(clusters.columns) == ["variable", "start_pct", "end_pct", "p", "significant"]
     k = clusters[clusters.variable == "knee_flexion_deg"]
     assert len(k) == 1 and 50 < k.start_pct.iloc[0] < 70 < k.end_pct.iloc[0] < 90 and k.p.iloc[0] < 0.01
     assert k.start_pct.iloc[0] == pytest.approx(expected.clusters[0].start, abs=0.01)
@@ -61,7 +65,9 @@ def test_two_groups(study, tmp_path, capsys):
         assert f"src='{var}.svg'" in page
     assert "p &lt; 0.001" in (out / "knee_flexion_deg.svg").read_text() or "p = " in (
         out / "knee_flexion_deg.svg").read_text()
-    assert "knee_flexion_deg" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "knee_flexion_deg" in err and "Šidák correction over 6 test(s)" in err
+    assert "Šidák correction over 6 test(s)" in page
 
 
 def test_side_both_stride_unit_and_variables(study, tmp_path):

@@ -1,0 +1,46 @@
+"""Effect size curves: how large a difference is at each node, independently of the sample size.
+
+======================  ====================================================  ==========================
+test                    effect size                                           from the statistic
+======================  ====================================================  ==========================
+two samples             Cohen's ``d = (mA - mB) / s_p``                       ``t sqrt(1/JA + 1/JB)``
+one sample, paired      ``d_z = mean(y) / s``                                 ``t / sqrt(J)``
+regression              the correlation ``r``                                 ``t / sqrt(J - 2 + t²)``
+ANOVA effect            partial ``eta² = SS_eff / (SS_eff + SS_err)``         ``F k / (F k + v)``
+Hotelling's T², 2 s.    Mahalanobis ``D = sqrt((mA-mB)ᵀ W⁻¹ (mA-mB))``         ``sqrt(T² (1/JA + 1/JB))``
+Hotelling's T², 1 s.    ``D = sqrt(mᵀ W⁻¹ m)``                                ``sqrt(T² / J)``
+======================  ====================================================  ==========================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def cohens_d(t, JA: int, JB: int) -> np.ndarray:
+    """Cohen's d (pooled SD) of two groups from their two-sample t curve."""
+    return np.asarray(t, dtype=float) * np.sqrt(1.0 / JA + 1.0 / JB)
+
+
+def cohens_dz(t, J: int) -> np.ndarray:
+    """Standardised mean (of the differences, for paired curves) from the one-sample t curve."""
+    return np.asarray(t, dtype=float) / np.sqrt(J)
+
+
+def partial_eta2(F, df) -> np.ndarray:
+    """Partial eta squared of an ANOVA effect from its F curve and ``df = (k, v)``."""
+    k, v = df
+    F = np.asarray(F, dtype=float)
+    return F * k / (F * k + v)
+
+
+def correlation(t, J: int) -> np.ndarray:
+    """Pearson's r from the regression slope's t curve (``J`` curves)."""
+    t = np.asarray(t, dtype=float)
+    return t / np.sqrt(J - 2 + t * t)
+
+
+def mahalanobis(T2, JA: int, JB: int | None = None) -> np.ndarray:
+    """Mahalanobis distance between two groups' mean vectors (or of one mean from 0 when ``JB`` is None)."""
+    T2 = np.asarray(T2, dtype=float)
+    return np.sqrt(T2 * (1.0 / JA + 1.0 / JB)) if JB is not None else np.sqrt(T2 / JA)
