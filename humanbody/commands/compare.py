@@ -239,7 +239,7 @@ def run(args) -> int:
     for var, r in comparison.results.items():
         for c in r.clusters:
             say(f"  {var}: {cluster_text(comparison, var, c)}")
-    flagged = [v for v, n in comparison.normality.items() if n.h0reject]
+    flagged = [v for v, rejected in comparison.normality.items() if rejected]
     if flagged:
         say(f"  {ADVICE} ({len(flagged)} test(s): {', '.join(flagged[:3])}{' ...' if len(flagged) > 3 else ''})")
     for var, why in comparison.skipped.items():

@@ -17,7 +17,7 @@ Every test returns an :class:`SPMResult` (field ``t``, ``threshold``,
 ``df``, ``fwhm``, ``resels``, ``clusters``).  See docs/stats.md.
 """
 
-from . import groups, nonparam, parametric, rft, smoothness
+from . import effect, groups, nonparam, normality, parametric, rft, smoothness
 from .clusters import Cluster
 from .glm import anova1rm, anova2, anova2rm, corrected_alpha, posthoc, regress
 from .hotellings import hotellings, hotellings2, hotellings_paired
@@ -25,5 +25,5 @@ from .parametric import anova1, ttest, ttest2, ttest_paired
 from .result import SPMResult
 
 __all__ = ["Cluster", "SPMResult", "anova1", "anova1rm", "anova2", "anova2rm", "corrected_alpha", "groups",
-           "hotellings", "hotellings2", "hotellings_paired", "nonparam", "parametric", "posthoc", "regress", "rft",
+           "effect", "hotellings", "hotellings2", "hotellings_paired", "nonparam", "normality", "parametric", "posthoc", "regress", "rft",
            "smoothness", "ttest", "ttest2", "ttest_paired"]

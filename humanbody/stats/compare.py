@@ -75,7 +75,7 @@ class Comparison:
     units : dict name -> str
     effect_sizes : dict name -> ndarray (nodes,)
     effect_size_name : str
-    normality : dict name -> SPMResult   K² normality test of the residuals (8 curves or more)
+    normality : dict name -> bool   the K² normality test rejects the residuals (8 curves or more)
     """
 
     groups: list
@@ -186,7 +186,8 @@ def compare(groups: list[Group], *, paired: bool = False, alpha: float = 0.05, t
                 out.effect_size_name = "partial eta squared"
                 if kind == 0 and check_normality and Y.shape[0] >= 8:
                     cells = np.char.add(np.char.add(A.astype(str), "|"), B.astype(str))
-                    out.normality[name] = normality.groups([Y[cells == c] for c in np.unique(cells)], alpha=a)
+                    parts = [Y[cells == c] for c in np.unique(cells)]
+                    out.normality[name] = normality.rejects(np.concatenate([p - p.mean(axis=0) for p in parts]))
                 out.curves[name] = [(g.name, g.curves[var]) for g in groups]
             elif kind == "mv":
                 _multivariate(out, name, vs, groups, paired, a)
@@ -220,7 +221,7 @@ def _univariate(out, name, var, groups, test, paired, a, two_tailed, check_norma
     out.results[name] = r
     out.curves[name] = [(g.name, g.curves[var]) for g in groups]
     if check_normality and sum(y.shape[0] for y in resid) >= 8:
-        out.normality[name] = normality.groups(resid, alpha=a)
+        out.normality[name] = normality.rejects(np.concatenate([y - y.mean(axis=0) for y in resid]))
 
 
 def _multivariate(out, name, vs, groups, paired, a):
@@ -239,6 +240,12 @@ def _multivariate(out, name, vs, groups, paired, a):
     out.results[name] = r
     joint = name[: -len("_angles")]
     out.curves[name] = [(f"{g.name}: {v[len(joint) + 1:-4]}", g.curves[v]) for v in vs for g in groups]
+
+
+def _fit_line(Y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The least-squares line ``b0 x + b1`` of each node's values, shape of ``Y``."""
+    X = np.column_stack([x, np.ones(x.size)])
+    return X @ np.linalg.lstsq(X, Y, rcond=None)[0]
 
 
 def _compare_regress(groups, regressor, alpha, two_tailed, correction, check_normality) -> Comparison:
@@ -262,7 +269,7 @@ def _compare_regress(groups, regressor, alpha, two_tailed, correction, check_nor
             out.curves[var] = [(g.name, g.curves[var])]
             out.units[var] = g.units.get(var, "")
             if check_normality and x.size >= 8:
-                out.normality[var] = normality.regress(g.curves[var], x, alpha=a)
+                out.normality[var] = normality.rejects(g.curves[var] - _fit_line(g.curves[var], x))
         except InputError as err:
             out.skipped[var] = str(err)
     return out
@@ -377,7 +384,7 @@ def index_html(comparison: Comparison, figures: dict) -> str:
         cl = "; ".join(cluster_text(c, var, k) for k in r.clusters) or "none"
         name = f"<a href='#{e(_slug(var))}'>{e(var)}</a>" if var in figures else e(var)
         nt = c.normality.get(var)
-        norm = "" if nt is None else (normality.ADVICE if nt.h0reject else "not rejected")
+        norm = "" if nt is None else (normality.ADVICE if nt else "not rejected")
         buf.write(f"<tr class='{'sig' if c.significant_clusters(var) else ''}'><td>{name}</td>"
                   f"<td>{r.threshold:.3f}</td><td>{e(cl)}</td><td>{e(norm)}</td></tr>\n")
     for var, why in c.skipped.items():

@@ -78,9 +78,15 @@ def interaction_columns(*blocks: np.ndarray) -> np.ndarray:
 
 def _fit(Y: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """Least squares: (residuals (J, Q), SSE (Q,), rank of X)."""
-    beta, _, rank, _ = np.linalg.lstsq(X, Y, rcond=None)
-    e = Y - X @ beta
-    return e, np.einsum("jq,jq->q", e, e), int(rank)
+    tol = max(X.shape) * np.finfo(float).eps
+    U, R = np.linalg.qr(X)  # an orthonormal basis of the column space when X has full column rank
+    d = np.abs(np.diag(R))
+    if d.min() <= tol * d.max():  # rank-deficient: the SVD (slower on these designs) finds the column space
+        U, sv, _ = np.linalg.svd(X, full_matrices=False)
+        U = U[:, : int((sv > tol * sv[0]).sum())]
+    rank = U.shape[1]
+    e = Y - U @ (U.T @ Y)
+    return e, np.einsum("jq,jq->q", e, e), rank
 
 
 def _design(terms: dict, names) -> np.ndarray:

@@ -241,3 +241,23 @@ def test_posthoc_runs_each_pair_at_the_corrected_alpha():
     for (li, lj), r in pairs.items():
         assert r.alpha == pytest.approx(a)
         np.testing.assert_allclose(r.z, hs.ttest2(Y[A == li], Y[A == lj]).z)
+
+
+# -- normality ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed,rows,skew", [(1, 12, False), (2, 16, False), (3, 20, True), (4, 9, True)])
+def test_normality_k2_equals_spm1d(seed, rows, skew):
+    Y = smooth_curves(np.random.default_rng(seed), rows, sigma=5.0)
+    Y = np.exp(2.0 * Y) if skew else Y
+    ref = _quiet(lambda: spm1d.stats.normality.ttest(Y).inference(0.05))
+    mine = hs.normality.ttest(Y)
+    assert mine.stat == "X2"
+    assert_agree(ref, mine)
+
+
+def test_normality_of_regression_and_anova_residuals_equals_spm1d():
+    Y, x = D1.regress.SpeedGRF().get_data()
+    assert_agree(_quiet(lambda: spm1d.stats.normality.regress(Y, x).inference(0.05)), hs.normality.regress(Y, x))
+    Y, A = D1.anova1.SpeedGRFcategorical().get_data()
+    ref = _quiet(lambda: spm1d.stats.normality.anova1(Y, A).inference(0.05))
+    assert_agree(ref, hs.normality.groups([Y[A == a] for a in np.unique(A)]))
