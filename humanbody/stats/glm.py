@@ -78,12 +78,7 @@ def interaction_columns(*blocks: np.ndarray) -> np.ndarray:
 
 def _fit(Y: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """Least squares: (residuals (J, Q), SSE (Q,), rank of X)."""
-    tol = max(X.shape) * np.finfo(float).eps
-    U, R = np.linalg.qr(X)  # an orthonormal basis of the column space when X has full column rank
-    d = np.abs(np.diag(R))
-    if d.min() <= tol * d.max():  # rank-deficient: the SVD (slower on these designs) finds the column space
-        U, sv, _ = np.linalg.svd(X, full_matrices=False)
-        U = U[:, : int((sv > tol * sv[0]).sum())]
+    U = _basis(X)  # QR when X has full column rank; the SVD (slower on these designs) when it has not
     rank = U.shape[1]
     e = Y - U @ (U.T @ Y)
     return e, np.einsum("jq,jq->q", e, e), rank
@@ -95,7 +90,7 @@ def _design(terms: dict, names) -> np.ndarray:
 
 
 def _anova(test: str, Y: np.ndarray, terms: dict, tests: list[tuple[str, str]], fwhm_terms, alpha: float,
-           ) -> list[SPMResult]:
+           perm=None) -> list[SPMResult]:
     """F fields of ``tests`` = [(effect, error term or "Error")] in the model of ``terms`` (name -> columns).
 
     ``fwhm_terms``: for a saturated model, the terms (each a list of factor
@@ -126,11 +121,71 @@ def _anova(test: str, Y: np.ndarray, terms: dict, tests: list[tuple[str, str]], 
             raise InputError(f"{test}: no degrees of freedom left for the error of {effect} (one curve per "
                              "cell: add curves, or use a design with an interaction-free error)")
         z = _divide(ss[effect] / df[effect], ss[error] / df[error], "F")
-        r = inference(test, "F", z, (float(df[effect]), float(df[error])), residuals, alpha, False)
+        dfs = (float(df[effect]), float(df[error]))
+        if perm is None:
+            r = inference(test, "F", z, dfs, residuals, alpha, False)
+        else:
+            from .nonparam import _inference
+
+            fields = _permuted_f(Y, terms, names, effect, error, dfs, perm[0])
+            r = _inference(test, "F", z, dfs, residuals, fields, alpha, False, perm[1])
         from dataclasses import replace
 
         out.append(replace(r, effect=effect.replace("AB", "AxB")))
     return out
+
+
+def _basis(X: np.ndarray) -> np.ndarray:
+    """Orthonormal basis (J, rank) of the column space of X (QR, or the SVD when X is rank-deficient)."""
+    tol = max(X.shape) * np.finfo(float).eps
+    U, R = np.linalg.qr(X)
+    d = np.abs(np.diag(R))
+    if d.min() <= tol * d.max():
+        U, sv, _ = np.linalg.svd(X, full_matrices=False)
+        U = U[:, : int((sv > tol * sv[0]).sum())]
+    return U
+
+
+def _permuted_f(Y, terms, names, effect, error, dfs, perms: np.ndarray, chunk: int = 256) -> np.ndarray:
+    """F fields (P, Q) of ``effect`` over ``error`` for the rows of Y reordered by each row of ``perms`` (P, J).
+
+    ``SS = |(H_1 - H_0) Y|²`` with the hat matrices ``H = U Uᵀ`` of the models
+    with and without the term; the error's the same way (or ``|(I - H) Y|²``).
+    """
+    J = Y.shape[0]
+    full = _basis(_design(terms, names))
+
+    def reduced(term):
+        return _basis(_design(terms, [n for n in names if n != term]))
+
+    Hf = full @ full.T
+    M_eff = Hf - (lambda U: U @ U.T)(reduced(effect))
+    M_err = (np.eye(J) - Hf) if error == "Error" else Hf - (lambda U: U @ U.T)(reduced(error))
+    out = np.empty((perms.shape[0], Y.shape[1]))
+    for i in range(0, perms.shape[0], chunk):
+        Yp = Y[perms[i:i + chunk]]  # (p, J, Q)
+        a = np.einsum("jk,pkq->pjq", M_eff, Yp)
+        b = np.einsum("jk,pkq->pjq", M_err, Yp)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[i:i + chunk] = ((a * a).sum(axis=1) / dfs[0]) / ((b * b).sum(axis=1) / dfs[1])
+    return out
+
+
+def _row_permutations(J: int, iterations: int, seed, blocks=None) -> np.ndarray:
+    """(P, J) row orders, the first the identity: free permutations, or within each block (subject)."""
+    from .nonparam import _check_iterations
+
+    iterations = _check_iterations(iterations)
+    rng = np.random.default_rng(seed)
+    if blocks is None:
+        perms = np.array([rng.permutation(J) for _ in range(iterations)])
+    else:
+        home = np.argsort(blocks, kind="stable")  # each block's rows, block after block
+        perms = np.empty((iterations, J), dtype=np.int64)
+        for k in range(iterations):
+            perms[k, home] = np.lexsort((rng.random(J), blocks))
+    perms[0] = np.arange(J)
+    return perms
 
 
 # -- regression -----------------------------------------------------------------------------------
@@ -200,8 +255,13 @@ def regress(Y, x, *, alpha: float = 0.05, two_tailed: bool = True, permutation: 
 
 # -- ANOVA ----------------------------------------------------------------------------------------
 
-def anova2(Y, A, B, *, alpha: float = 0.05) -> list[SPMResult]:
+def anova2(Y, A, B, *, alpha: float = 0.05, permutation: bool = False, iterations: int = 10000, seed=None,
+           cluster_metric: str = "integral") -> list[SPMResult]:
     """Two-way ANOVA of between-subject factors ``A`` and ``B`` (any group sizes, every cell filled).
+
+    ``permutation=True``: the curves are shared out again among the cells
+    (``iterations`` random orders, the observed first), each effect's
+    threshold the percentile of its largest F (as spm1d's permutation ANOVA).
 
     Returns
     -------
@@ -220,11 +280,16 @@ def anova2(Y, A, B, *, alpha: float = 0.05) -> list[SPMResult]:
                          "every combination of levels needs at least one")
     XA, XB = effect_columns(a), effect_columns(b)
     terms = {"A": XA, "B": XB, "AB": interaction_columns(XA, XB)}
-    return _anova("anova2", Y, terms, [("A", "Error"), ("B", "Error"), ("AB", "Error")], [], alpha)
+    perm = (_row_permutations(J, iterations, seed), cluster_metric) if permutation else None
+    return _anova("anova2", Y, terms, [("A", "Error"), ("B", "Error"), ("AB", "Error")], [], alpha, perm)
 
 
-def anova1rm(Y, A, SUBJ, *, alpha: float = 0.05) -> SPMResult:
+def anova1rm(Y, A, SUBJ, *, alpha: float = 0.05, permutation: bool = False, iterations: int = 10000, seed=None,
+             cluster_metric: str = "integral") -> SPMResult:
     """One-way repeated-measures ANOVA: every subject in every level of ``A`` (as often).
+
+    ``permutation=True``: each subject's curves are shared out again among
+    its conditions (what is exchangeable under the null hypothesis).
 
     The F field of ``A`` over the subject × A interaction, ``df = (a - 1, (a - 1)(n - 1))``
     for ``a`` levels and ``n`` subjects with one curve per condition.
@@ -236,11 +301,15 @@ def anova1rm(Y, A, SUBJ, *, alpha: float = 0.05) -> SPMResult:
     _check_repeated([a], s)
     XA, XS = effect_columns(a), effect_columns(s)
     terms = {"A": XA, "S": XS, "SA": interaction_columns(XS, XA)}
-    return _anova("anova1rm", Y, terms, [("A", "SA")], [[a], [s]], alpha)[0]
+    perm = (_row_permutations(J, iterations, seed, s), cluster_metric) if permutation else None
+    return _anova("anova1rm", Y, terms, [("A", "SA")], [[a], [s]], alpha, perm)[0]
 
 
-def anova2rm(Y, A, B, SUBJ, *, alpha: float = 0.05) -> list[SPMResult]:
+def anova2rm(Y, A, B, SUBJ, *, alpha: float = 0.05, permutation: bool = False, iterations: int = 10000,
+            seed=None, cluster_metric: str = "integral") -> list[SPMResult]:
     """Two-way repeated-measures ANOVA: every subject in every combination of ``A`` and ``B``.
+
+    ``permutation=True``: each subject's curves are shared out again among its conditions.
 
     Returns the F fields of A (over S×A), B (over S×B) and A×B (over S×A×B).
     """
@@ -252,8 +321,9 @@ def anova2rm(Y, A, B, SUBJ, *, alpha: float = 0.05) -> list[SPMResult]:
     XA, XB, XS = effect_columns(a), effect_columns(b), effect_columns(s)
     terms = {"A": XA, "B": XB, "S": XS, "AB": interaction_columns(XA, XB), "SA": interaction_columns(XS, XA),
              "SB": interaction_columns(XS, XB), "SAB": interaction_columns(XS, XA, XB)}
+    perm = (_row_permutations(J, iterations, seed, s), cluster_metric) if permutation else None
     return _anova("anova2rm", Y, terms, [("A", "SA"), ("B", "SB"), ("AB", "SAB")],
-                  [[a], [b], [s], [a, b]], alpha)
+                  [[a], [b], [s], [a, b]], alpha, perm)
 
 
 def _need_levels(codes: np.ndarray, name: str) -> None:

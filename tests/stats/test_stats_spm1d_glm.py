@@ -261,3 +261,41 @@ def test_normality_of_regression_and_anova_residuals_equals_spm1d():
     Y, A = D1.anova1.SpeedGRFcategorical().get_data()
     ref = _quiet(lambda: spm1d.stats.normality.anova1(Y, A).inference(0.05))
     assert_agree(ref, hs.normality.groups([Y[A == a] for a in np.unique(A)]))
+
+
+# -- permutation ANOVAs ---------------------------------------------------------------------------
+
+def test_permutation_anova2_threshold_is_the_percentile_of_refitted_fields():
+    """Each labelling's F fields (hat-matrix shortcut) equal a refit of the permuted curves, and each effect's
+    threshold is the 95th percentile of their maxima."""
+    from humanbody.stats import glm
+
+    Y, A, B = D1.anova2.SPM1D_ANOVA2_2x3().get_data()
+    perms = glm._row_permutations(Y.shape[0], 300, 4)
+    refit = [hs.anova2(Y[p], A, B) for p in perms]
+    mine = hs.anova2(Y, A, B, permutation=True, iterations=300, seed=4)
+    for k, r in enumerate(mine):
+        assert r.method == "permutation" and r.permutations == 300
+        np.testing.assert_allclose(r.z, refit[0][k].z)
+        assert r.threshold == pytest.approx(np.percentile([f[k].z.max() for f in refit], 95), rel=1e-9)
+
+
+@pytest.mark.parametrize("design", ["anova1rm", "anova2rm"])
+def test_permutation_rm_shuffles_within_subjects(design):
+    from humanbody.stats import glm
+
+    rng = np.random.default_rng(8)
+    S = np.repeat(np.arange(8), 4)
+    A, B = np.tile([0, 0, 1, 1], 8), np.tile([0, 1, 0, 1], 8)
+    Y = smooth_curves(rng, 32) + 2 * smooth_curves(rng, 8)[S]
+    perms = glm._row_permutations(32, 200, 3, S)
+    assert (S[perms] == S).all() and not (perms == np.arange(32)).all(axis=1)[1:].any()
+    if design == "anova1rm":
+        C = A * 2 + B
+        refit = [[hs.anova1rm(Y[p], C, S)] for p in perms]
+        mine = [hs.anova1rm(Y, C, S, permutation=True, iterations=200, seed=3)]
+    else:
+        refit = [hs.anova2rm(Y[p], A, B, S) for p in perms]
+        mine = hs.anova2rm(Y, A, B, S, permutation=True, iterations=200, seed=3)
+    for k, r in enumerate(mine):
+        assert r.threshold == pytest.approx(np.percentile([f[k].z.max() for f in refit], 95), rel=1e-9)
