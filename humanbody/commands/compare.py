@@ -239,6 +239,8 @@ def run(args) -> int:
     for var, r in comparison.results.items():
         for c in r.clusters:
             say(f"  {var}: {cluster_text(comparison, var, c)}")
+        for line in comparison.posthoc_text(var):
+            say(f"    post-hoc {line}")
     flagged = [v for v, rejected in comparison.normality.items() if rejected]
     if flagged:
         say(f"  {ADVICE} ({len(flagged)} test(s): {', '.join(flagged[:3])}{' ...' if len(flagged) > 3 else ''})")

@@ -46,7 +46,7 @@ import numpy as np
 from ..atomic import atomic_path, atomic_write_text
 from ..errors import InputError
 from . import effect, normality
-from .glm import CORRECTIONS, anova2, corrected_alpha, regress
+from .glm import CORRECTIONS, anova2, corrected_alpha, posthoc, regress
 from .groups import Group, check_groups, paired_rows
 from .hotellings import hotellings2, hotellings_paired
 from .parametric import anova1, ttest2, ttest_paired
@@ -76,6 +76,8 @@ class Comparison:
     effect_sizes : dict name -> ndarray (nodes,)
     effect_size_name : str
     normality : dict name -> bool   the K² normality test rejects the residuals (8 curves or more)
+    posthoc : dict name -> {(group, group): SPMResult}   pairwise t tests of a one-way ANOVA with
+                                   significant clusters, each at the test's alpha corrected over the pairs
     """
 
     groups: list
@@ -92,6 +94,17 @@ class Comparison:
     effect_size_name: str = ""
     normality: dict = field(default_factory=dict)
     design: str = ""
+    posthoc: dict = field(default_factory=dict)
+
+    def posthoc_text(self, name: str) -> list[str]:
+        """The post-hoc pairs of an ANOVA test with significant clusters: 'A vs B: 40.1-62.3 % (p ...)'."""
+        out = []
+        for (gi, gj), r in self.posthoc.get(name, {}).items():
+            sig = [c for c in r.clusters if c.p < r.alpha]
+            parts = "; ".join(f"{c.percent(r.nodes)[0]:.1f}-{c.percent(r.nodes)[1]:.1f} % "
+                              f"({'p < 0.001' if c.p < 0.001 else f'p = {c.p:.3g}'})" for c in sig)
+            out.append(f"{gi} vs {gj}: {parts or 'no significant cluster'}")
+        return out
 
     def percent(self, variable: str) -> np.ndarray:
         return np.linspace(0.0, 100.0, self.results[variable].z.size)
@@ -206,6 +219,11 @@ def _univariate(out, name, var, groups, test, paired, a, two_tailed, check_norma
         out.effect_sizes[name] = effect.partial_eta2(r.z, r.df)
         out.effect_size_name = "eta squared"
         resid = parts
+        if any(c.p < a for c in r.clusters):  # post-hoc pairs, at the test's alpha corrected over the pairs
+            Y = np.concatenate(parts)
+            labels = np.concatenate([[g.name] * p.shape[0] for g, p in zip(groups, parts)])
+            out.posthoc[name] = posthoc(Y, labels, alpha=a, correction=out.correction if out.correction != "none"
+                                        else "sidak")
     elif paired:
         YA, YB = paired_rows(groups[0], groups[1], var)
         r = ttest_paired(YA, YB, alpha=a, two_tailed=two_tailed)
@@ -385,8 +403,9 @@ def index_html(comparison: Comparison, figures: dict) -> str:
         name = f"<a href='#{e(_slug(var))}'>{e(var)}</a>" if var in figures else e(var)
         nt = c.normality.get(var)
         norm = "" if nt is None else (normality.ADVICE if nt else "not rejected")
+        post = "".join(f"<br>post-hoc {e(t)}" for t in c.posthoc_text(var))
         buf.write(f"<tr class='{'sig' if c.significant_clusters(var) else ''}'><td>{name}</td>"
-                  f"<td>{r.threshold:.3f}</td><td>{e(cl)}</td><td>{e(norm)}</td></tr>\n")
+                  f"<td>{r.threshold:.3f}</td><td>{e(cl)}{post}</td><td>{e(norm)}</td></tr>\n")
     for var, why in c.skipped.items():
         buf.write(f"<tr><td>{e(var)}</td><td></td><td>not tested: {e(why)}</td><td></td></tr>\n")
     buf.write("</table>\n")

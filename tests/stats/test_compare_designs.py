@@ -201,3 +201,19 @@ def test_manifest_two_factors_and_regression(tmp_path):
     assert main(["compare", "--manifest", str(manifest), "--regress", "speed", "--out", str(out), "--side", "right",
                  "--variables", "knee_flexion_deg", "-q", "-j", "1"]) == 0
     assert "linear regression" in (out / "index.html").read_text()
+
+
+def test_anova_with_clusters_gets_post_hoc_pairs(tmp_path, capsys):
+    a = write_group(tmp_path / "a", 8, seed=1)
+    b = write_group(tmp_path / "b", 8, seed=2)
+    c = write_group(tmp_path / "c", 8, seed=3, effect={"right_knee_flexion_deg": BUMP})
+    out = tmp_path / "o"
+    assert main(["compare", str(a), str(b), str(c), "--out", str(out), "--side", "right", "--figures", "none"]) == 0
+    err = capsys.readouterr().err
+    assert "post-hoc a vs c:" in err and "post-hoc b vs c:" in err and "post-hoc a vs b: no significant cluster" in err
+    g = [hs.groups.read_report(f, side="right") for f in (a, b, c)]
+    m = pd.read_csv(out / "spm.csv").variable.nunique()
+    pair_alpha = 1 - (1 - (1 - 0.95 ** (1 / m))) ** (1 / 3)
+    ref = hs.ttest2(g[0].curves["knee_flexion_deg"], g[2].curves["knee_flexion_deg"], alpha=pair_alpha)
+    assert ref.clusters and f"{ref.clusters[0].percent(101)[0]:.1f}-" in err
+    assert "post-hoc a vs c" in (out / "index.html").read_text()
