@@ -165,7 +165,7 @@ def _groups_from_manifest(args, out: Path, say):
             levels = {k[i] for k in keys if all(k)}
             if len(levels) < 2:
                 raise InputError(f"column {b!r} has {len(levels)} value(s): a factor needs at least 2", path)
-    groups, cells, regressor_values = [], [], {}
+    groups, cells, regressor_values, trial_values = [], [], {}, {}
     for value, name in zip(values, _unique_names(values)):
         rows = table[table["_cell"] == value]
         sub = out / "reports" / name.replace(" / ", "__")
@@ -192,7 +192,8 @@ def _groups_from_manifest(args, out: Path, say):
                     raise InputError(f"column {col!r} of trial {t.key}: {str(raw).strip()!r} is not a number "
                                      "(--regress needs a number for every trial)", path)
                 per.setdefault((subjects or {}).get(t.key, t.key), []).append(x)
-            regressor_values = {k: float(np.mean(v)) for k, v in per.items()}
+                trial_values[t.key] = x  # --unit stride: a stride takes its trial's value
+            regressor_values = {**trial_values, **{k: float(np.mean(v)) for k, v in per.items()}}
         groups.append(read_report(sub, side=args.side, unit=args.unit, subjects=subjects,
                                   variables=args.variables, name=value))
         cells.append(tuple(value.split(" / ")))

@@ -154,8 +154,8 @@ def compare(groups: list[Group], *, paired: bool = False, alpha: float = 0.05, t
         Two groups: each joint's angles together with Hotelling's T².
     factors : (name_A, name_B, [(a, b) per group]), optional
         The groups are the cells of two factors: two-way ANOVA.
-    regressor : (name, {subject: x}), optional
-        One group: regression of its subjects' curves on ``x``.
+    regressor : (name, {subject or trial: x}), optional
+        One group: regression of its subjects' (or strides': their trial's) curves on ``x``.
     """
     if correction not in CORRECTIONS:
         raise InputError(f"--correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
@@ -277,10 +277,11 @@ def _compare_regress(groups, regressor, alpha, two_tailed, correction, check_nor
     out.effect_size_name = "correlation r"
     for var in variables:
         try:
-            missing = [s for s in g.rows[var] if s not in values]
+            keys = [s if s in values else s.split(":")[0] for s in g.rows[var]]  # a stride: its trial's value
+            missing = [s for s in keys if s not in values]
             if missing:
                 raise InputError(f"no {column!r} value for {missing[0]}")
-            x = np.array([values[s] for s in g.rows[var]], dtype=float)
+            x = np.array([values[s] for s in keys], dtype=float)
             r = regress(g.curves[var], x, alpha=a, two_tailed=two_tailed)
             out.results[var] = r
             out.effect_sizes[var] = r.r

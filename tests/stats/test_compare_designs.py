@@ -201,6 +201,10 @@ def test_manifest_two_factors_and_regression(tmp_path):
     assert main(["compare", "--manifest", str(manifest), "--regress", "speed", "--out", str(out), "--side", "right",
                  "--variables", "knee_flexion_deg", "-q", "-j", "1"]) == 0
     assert "linear regression" in (out / "index.html").read_text()
+    out = tmp_path / "reg_strides"
+    assert main(["compare", "--manifest", str(manifest), "--regress", "speed", "--out", str(out), "--side", "right",
+                 "--variables", "knee_flexion_deg", "--unit", "stride", "-q", "-j", "1"]) == 0
+    assert set(pd.read_csv(out / "spm.csv").variable) == {"knee_flexion_deg"}  # every stride has its trial's speed
 
 
 def test_anova_with_clusters_gets_post_hoc_pairs(tmp_path, capsys):
