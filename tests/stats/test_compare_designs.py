@@ -221,3 +221,31 @@ def test_anova_with_clusters_gets_post_hoc_pairs(tmp_path, capsys):
     ref = hs.ttest2(g[0].curves["knee_flexion_deg"], g[2].curves["knee_flexion_deg"], alpha=pair_alpha)
     assert ref.clusters and f"{ref.clusters[0].percent(101)[0]:.1f}-" in err
     assert "post-hoc a vs c" in (out / "index.html").read_text()
+
+
+def test_paired_multivariate_is_the_paired_hotellings_test():
+    rng = np.random.default_rng(6)
+    names = ["hip_flexion_deg", "hip_adduction_deg", "hip_internal_rotation_deg", "knee_flexion_moment_Nm_per_kg"]
+    pre = {v: smooth_curves(rng, 10) for v in names}
+    post = {v: pre[v] + 0.5 * smooth_curves(rng, 10) + (4.0 * BUMP / 8 if v == "hip_flexion_deg" else 0) for v in names}
+    order = list(range(10))[::-1]  # the same subjects, listed in another order
+    A = _group("pre", pre)
+    B = _group("post", {v: Y[order] for v, Y in post.items()}, rows=[f"s{i}" for i in order])
+    c = compare([A, B], paired=True, multivariate=True)
+    assert c.test == "hotellings_paired" and list(c.results) == ["hip_angles", "knee_flexion_moment_Nm_per_kg"]
+    V = [np.stack([d[v] for v in names[:3]], axis=2) for d in (pre, post)]
+    ref = hs.hotellings_paired(V[0], V[1], alpha=c.alpha_test)
+    np.testing.assert_allclose(c.results["hip_angles"].z, ref.z)
+    assert c.significant_clusters("hip_angles")
+
+
+def test_posthoc_with_subjects_pairs_the_subject_means():
+    rng = np.random.default_rng(9)
+    S = np.repeat(np.arange(9), 6)  # two curves per subject and condition
+    C = np.tile(np.repeat(["a", "b", "c"], 2), 9)
+    Y = smooth_curves(rng, 54)
+    pairs = hs.posthoc(Y, C, S, correction="bonferroni")
+    mean = {lev: np.array([Y[(C == lev) & (S == s)].mean(axis=0) for s in range(9)]) for lev in "abc"}
+    for (li, lj), r in pairs.items():
+        assert r.alpha == pytest.approx(0.05 / 3)
+        np.testing.assert_allclose(r.z, hs.ttest_paired(mean[li], mean[lj]).z)
