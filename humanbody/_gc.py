@@ -21,7 +21,6 @@ from __future__ import annotations
 import gc
 from contextlib import contextmanager
 
-
 #: Set by :func:`humanbody.cli.console`: freeze what is alive after each paused block.
 freeze_after = False
 

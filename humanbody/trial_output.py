@@ -68,8 +68,8 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     raised after the results table, model and log are written.
     Returns a mapping from kind to path.
     """
+    from .io.writers import CSV_DIGITS, FORMATS, CsvWriter, write_table
     from .mechanics.results import result_columns
-    from .io.writers import CSV_DIGITS, CsvWriter, FORMATS, write_table
 
     digits = CSV_DIGITS if digits is None else digits
 

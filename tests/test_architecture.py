@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from _house import build, summary
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -35,11 +35,11 @@ import pandas as pd
 
 import humanbody as hb
 from humanbody.io.trc import read_trc
-from humanbody.mechanics.kinematics import compute_motion
-from humanbody.mechanics.kinetics import kinetic_block, kinetic_columns
 from humanbody.markers.functional_joint import score_centre
 from humanbody.markers.joint_centres import hip_harrington2007, pelvis_frame
 from humanbody.markers.rigid import fit_rigid
+from humanbody.mechanics.kinematics import compute_motion
+from humanbody.mechanics.kinetics import kinetic_block, kinetic_columns
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "docs" / "scripts"))

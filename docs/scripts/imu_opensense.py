@@ -24,8 +24,8 @@ import opensim as osim  # noqa: E402
 from test_imu_opensense import LEGS, _legs_model  # noqa: E402
 
 from humanbody import BodyModel, read_trial  # noqa: E402
-from humanbody.mechanics.clinical import clinical_angles  # noqa: E402
 from humanbody.imu import orientations_to_coordinates  # noqa: E402
+from humanbody.mechanics.clinical import clinical_angles  # noqa: E402
 
 
 def main():

@@ -18,10 +18,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-from tests.markers.test_opensim_agreement import DATA, _read_ground  # noqa: E402
-
-from humanbody.mechanics.clinical import clinical_angles  # noqa: E402
 from humanbody.markers.tracking import markers_to_coordinates  # noqa: E402
+from humanbody.mechanics.clinical import clinical_angles  # noqa: E402
+from tests.markers.test_opensim_agreement import DATA, _read_ground  # noqa: E402
 
 OUT = ROOT / "docs" / "img" / "angle_zero.png"
 PANELS = [("pelvis_tilt_deg", "pelvis tilt"), ("right_hip_flexion_deg", "right hip flexion"),

@@ -21,10 +21,9 @@ import pandas as pd  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-from tests.markers.test_opensim_agreement import DATA, _read_ground, same_time  # noqa: E402
-
-from humanbody.mechanics.clinical import clinical_angles  # noqa: E402
 from humanbody.markers.tracking import markers_to_coordinates  # noqa: E402
+from humanbody.mechanics.clinical import clinical_angles  # noqa: E402
+from tests.markers.test_opensim_agreement import DATA, _read_ground, same_time  # noqa: E402
 
 OUT = ROOT / "docs" / "img" / "joint_angles.png"
 PANELS = [  # (ours, OpenSim column, OpenSim sign, title)

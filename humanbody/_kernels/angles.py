@@ -11,8 +11,19 @@ import numba as nb
 import numpy as np
 
 from .cache import drop_stale_kernels
-from .rot import (NAN33, elementary, finite33, load33, mul33, quaternion_matrix, sequence_angles, sequence_matrix,
-                    shepperd, store33, tmul33)
+from .rot import (
+    NAN33,
+    elementary,
+    finite33,
+    load33,
+    mul33,
+    quaternion_matrix,
+    sequence_angles,
+    sequence_matrix,
+    shepperd,
+    store33,
+    tmul33,
+)
 
 drop_stale_kernels()  # before any kernel is loaded from the cache
 

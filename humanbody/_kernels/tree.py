@@ -14,8 +14,18 @@ import numba as nb
 import numpy as np
 
 from .cache import drop_stale_kernels
-from .rot import (add3, axis_quaternion, canonical_quaternion, cross, mul33, mv33, quaternion_product, scale3,
-                   sequence_matrix, tmv33)
+from .rot import (
+    add3,
+    axis_quaternion,
+    canonical_quaternion,
+    cross,
+    mul33,
+    mv33,
+    quaternion_product,
+    scale3,
+    sequence_matrix,
+    tmv33,
+)
 
 drop_stale_kernels()  # before any kernel is loaded from the cache
 

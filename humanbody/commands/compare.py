@@ -134,8 +134,7 @@ def _groups_from_manifest(args, out: Path, say):
     import numpy as np
 
     from ..atomic import atomic_write_text
-    from ..report.inputs import read_manifest
-    from ..report.inputs import MANIFEST_COLUMNS, manifest_table
+    from ..report.inputs import MANIFEST_COLUMNS, manifest_table, read_manifest
     from ..stats.groups import read_report
 
     path = Path(args.manifest)

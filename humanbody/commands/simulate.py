@@ -18,9 +18,9 @@ def register(sub) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from ..simulation.spec import read_spec
-    from ..simulation.forward import simulate
     from ..io.writers import write_table
+    from ..simulation.forward import simulate
+    from ..simulation.spec import read_spec
 
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     spec = read_spec(args.spec)

@@ -87,8 +87,8 @@ def plot_response(result, path, title: str = "") -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from ..simulation.vibration import whole_body_vibration
     from ..io.writers import write_table
+    from ..simulation.vibration import whole_body_vibration
 
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     freqs = _frequencies(args)

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from ..scipy_signal import signal
 
 from ..errors import InputError
+from ..scipy_signal import signal
 
 __all__ = [
     "EVENT_COLUMNS",

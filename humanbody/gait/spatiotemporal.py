@@ -31,8 +31,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .events import (SIDES, _fill_nan, pelvis_centre, marker_xyz, events_of, foot_markers,
-                     pelvis_markers, progression_axes)
+from .events import (
+    SIDES,
+    _fill_nan,
+    events_of,
+    foot_markers,
+    marker_xyz,
+    pelvis_centre,
+    pelvis_markers,
+    progression_axes,
+)
 
 __all__ = ["PARAMETERS", "strides", "belt_speed", "is_treadmill", "spatiotemporal", "flatten"]
 

@@ -135,8 +135,8 @@ def orientations_to_coordinates(df, model, *, static=None, axes="auto", heading=
         Axes, calibration, heading, segments without a sensor, root position;
         the line starting ``mapping:`` lists every label and its segment.
     """
-    from ..model.body import coordinate_columns, sequence_axes_array
     from .._kernels.angles import continuous_angles, relative_angles, unwrap_columns
+    from ..model.body import coordinate_columns, sequence_axes_array
 
     if tuple(model.names) != SEGMENT_NAMES:
         raise InputError("orientation trials need the 17-segment model (its segment names); "

@@ -21,16 +21,15 @@ rates are found.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..errors import InputError
 from . import _fastread as fr
 from . import _text
+from ._csv_common import _VICON_SECTIONS
 from ._validate import length_unit
 from .c3d import looks_like_c3d, read_c3d
 from .coords import looks_like_coordinates, read_coordinates
-from ._csv_common import _VICON_SECTIONS
 from .csv_markers import _HEAD_LINES, read_plain, sniff
 from .csv_vendors import read_motive, read_qualisys, read_vicon
 from .imu import looks_like_mvnx, looks_like_opensense, read_mvnx, read_opensense

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
 from .._kernels.text_parse import MISSING_TOKENS  # cell texts read as a missing value
+from ..errors import InputError
 
 
 # ----------------------------------------------------------------------------- files

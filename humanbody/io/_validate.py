@@ -314,8 +314,8 @@ def marker_frame(
         number, fewer than 2 frames, a bad time column or irregular frame
         numbers, and a blank or repeated marker name.
     """
-    from . import _threads as fr
     from .._kernels import marker_table as mk
+    from . import _threads as fr
 
     conversions = list(conversions)
     units_in_file, scale = _unit(units, path)

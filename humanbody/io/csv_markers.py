@@ -22,9 +22,22 @@ import numpy as np
 
 from ..errors import InputError
 from . import _text
+from ._csv_common import (
+    _AXIS,
+    _FRAME_NAMES,
+    _QUALISYS_KEYS,
+    _RATE_NAMES,
+    _TIME_NAMES,
+    _TIME_UNITS,
+    _VICON_SECTIONS,
+    _delimiter,
+    _dest,
+    _numbers,
+    _rows,
+    _strip_hint,
+    _units,
+)
 from ._validate import LENGTH_UNITS, marker_frame
-from ._csv_common import (_AXIS, _FRAME_NAMES, _QUALISYS_KEYS, _RATE_NAMES, _TIME_NAMES, _TIME_UNITS, _VICON_SECTIONS,
-                          _delimiter, _dest, _numbers, _rows, _strip_hint, _units)
 
 _HEAD_LINES = 60
 

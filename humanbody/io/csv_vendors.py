@@ -23,8 +23,8 @@ from pathlib import Path
 
 from ..errors import InputError
 from . import _text
-from ._validate import marker_frame
 from ._csv_common import _data_rows, _delimiter, _dest, _numbers, _rows, _strip_subject, _units
+from ._validate import marker_frame
 
 
 def read_vicon(path: Path, lines: list[str], units=None, rate_hz=None):

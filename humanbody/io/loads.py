@@ -31,8 +31,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .forceplates import file_plates, plate_from_points, reaction_sign, read_c3d_platforms, vertical_axis_mapping
 from .forceplates import c3d_has_platforms as _has_platforms
+from .forceplates import file_plates, plate_from_points, reaction_sign, read_c3d_platforms, vertical_axis_mapping
 from .opensim import read_opensim
 
 __all__ = ["LoadTable", "read_loads", "c3d_has_platforms", "OPENSIM_BODIES", "FORCE_THRESHOLD"]

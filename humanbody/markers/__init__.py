@@ -2,15 +2,15 @@
 marker sets (and drafting one from a standing trial), static calibration, segment tracking and
 whole-body inverse kinematics."""
 
-from .conditioning import ConditioningReport, FilterReport, condition, lowpass
-from .gaps import fill_gaps, find_gaps
 from .axes import AxesMapping, detect_axes, parse_axes, to_ground
-from .markerset import MarkerSet, builtin_markersets, detect_markerset, load_markerset
 from .calibration import Calibration, calibrate
+from .conditioning import ConditioningReport, FilterReport, condition, lowpass
+from .draft import Draft, draft_markerset
+from .gaps import fill_gaps, find_gaps
+from .global_ik import choose_method, track_global
+from .markerset import MarkerSet, builtin_markersets, detect_markerset, load_markerset
 from .rigid import fit_rigid
 from .tracking import Tracking, markers_to_coordinates, track
-from .draft import Draft, draft_markerset
-from .global_ik import choose_method, track_global
 
 __all__ = [
     "AxesMapping",

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..signal.nan import nanmedian
-from ..errors import InputError
 from .._kernels.marker_layout import permute_axes
-from .layout import marker_names, _plain_layout, _positions, _rate, _with_positions
+from ..errors import InputError
+from ..signal.nan import nanmedian
+from .layout import _plain_layout, _positions, _rate, _with_positions, marker_names
 
 NAMED_AXES = {
     "opensim": "x,-z,y",   # OpenSim TRC/MOT: X forward, Y up, Z right

@@ -26,12 +26,12 @@ from typing import Mapping
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from ..signal.nan import nanmedian
+from .._kernels.angles import slerp_rotations
 from ..errors import InputError
 from ..model.body import BodyModel
-from ..rotations.angles import matrix_to_euler
 from ..model.segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
-from .._kernels.angles import slerp_rotations
+from ..rotations.angles import matrix_to_euler
+from ..signal.nan import nanmedian
 from .joint_centres import HIP_REGRESSIONS, chord_joint_centre, chord_turn, kad_apex, triad
 from .markerset import MarkerSet, resolve_markerset
 

@@ -28,9 +28,8 @@ import pandas as pd
 
 from ..errors import InputError
 from ..signal.filters import butterworth_sos, winter_design_cutoff  # noqa: F401  (re-exported)
-from .layout import marker_names, _output_positions, _positions, _rate, _time, _with_positions
-from .gaps import GAP_COLUMNS, _fill_array, _fill_line, _fill_report, _gap_frame, _gap_rows, _runs
-from .gaps import fill_gaps, find_gaps  # noqa: F401  (re-exported: steps of the chain)
+from .gaps import GAP_COLUMNS, _fill_array, _fill_line, _fill_report, _gap_frame, _gap_rows, _runs, fill_gaps, find_gaps  # noqa: F401  (re-exported: steps of the chain)
+from .layout import _output_positions, _positions, _rate, _time, _with_positions, marker_names
 
 
 # --------------------------------------------------------------------------- low-pass filter

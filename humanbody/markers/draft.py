@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..signal.nan import nanmedian
 from ..errors import InputError
+from ..signal.nan import nanmedian
 from .vocabulary import read_name, vocabulary
 
 __all__ = ["MarkerGuess", "Draft", "draft_markerset", "SIDE_M", "NEIGHBOUR_M"]
@@ -425,10 +425,11 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
         Not a standing trial, or too few markers for a pelvis and two legs
         (the message names the file and what is missing).
     """
+    import tomllib
+
     from . import draft_rules
     from .calibration import calibrate
     from .markerset import _parse
-    import tomllib
 
     source = str(static.attrs.get("source", "") or "")
     names = [n for n in (static.attrs.get("markers") or [c[:-2] for c in static.columns if str(c).endswith("_x")])]

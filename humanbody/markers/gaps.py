@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .layout import marker_names, _positions, _rate, _time, _with_positions
+from .layout import _positions, _rate, _time, _with_positions, marker_names
 
 FILL_METHODS = ("spline", "linear", "rigid")
 GAP_COLUMNS = ["marker", "start_frame", "end_frame", "start_time", "end_time", "length_frames"]

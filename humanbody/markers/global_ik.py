@@ -42,10 +42,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._kernels.angles import relative_angles
 from ..errors import InputError
 from ..model.body import sequence_axes_array
 from ..model.segments import PARENTS, SEGMENT_NAMES
-from .._kernels.angles import relative_angles
 from .calibration import Calibration
 from .markerset import MarkerSet, undetermined_segments
 

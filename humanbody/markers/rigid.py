@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._kernels.marker_fit import finish_fits, rigid_fit
+from .._kernels.marker_fit import horn_rotations as _horn_kernel
 from ..rotations.quaternions import quaternion_to_matrix
-from .._kernels.marker_fit import finish_fits, horn_rotations as _horn_kernel, rigid_fit
 
 __all__ = ["MIN_SPREAD", "fit_rigid", "horn_quaternions", "horn_rotations"]
 

@@ -25,15 +25,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._kernels.angles import continuous_angles, relative_angles, slerp_rotations, unwrap_columns
+from .._kernels.marker_layout import carried_points
 from ..errors import InputError
 from ..model.body import sequence_axes_array
-from ..rotations.angles import singular_distance
 from ..model.segments import PARENTS, SEGMENT_NAMES
+from ..rotations.angles import singular_distance
 from .calibration import Calibration, calibrate
-from .._kernels.angles import continuous_angles, relative_angles, slerp_rotations, unwrap_columns
-from .rigid import _fit_columns, fit_rigid  # noqa: F401  (fit_rigid re-exported)
-from .._kernels.marker_layout import carried_points
 from .markerset import match_markers
+from .rigid import _fit_columns, fit_rigid  # noqa: F401  (fit_rigid re-exported)
 
 __all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
 

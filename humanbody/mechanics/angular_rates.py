@@ -18,8 +18,13 @@ import numpy as np
 
 from ..errors import InputError, SingularityWarning
 from ..rotations.angles import is_singular
-from ..rotations.common import (AXIS_INDEX as _AXIS, skew, unskew, check_sequence as _check_seq, elementary as _elementary,
-                                as_matrices as _mat, transpose as _swap, as_vectors as _vec)
+from ..rotations.common import AXIS_INDEX as _AXIS
+from ..rotations.common import as_matrices as _mat
+from ..rotations.common import as_vectors as _vec
+from ..rotations.common import check_sequence as _check_seq
+from ..rotations.common import elementary as _elementary
+from ..rotations.common import skew, unskew
+from ..rotations.common import transpose as _swap
 
 _FRAMES = ("parent", "body")
 

@@ -342,8 +342,8 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
     DataFrame with the columns of :func:`clinical_columns` (no ``time``),
     every value in (-180, 180] (:func:`wrap_degrees`).
     """
-    from ..model.body import sequence_axes_array
     from .._kernels.angles import continuous_angles, joint_rotation_angles
+    from ..model.body import sequence_axes_array
 
     if zero not in ANGLE_ZEROS:
         from ..errors import InputError

@@ -98,8 +98,8 @@ def generalized_forces(model: BodyModel, q: ArrayLike, joint_force: np.ndarray,
 
 
 def _inverse(model, q, qd, qdd, gravity=True) -> np.ndarray:
-    from .results import run_tree as _run_kernel
     from .kinetics import joint_loads
+    from .results import run_tree as _run_kernel
 
     m = model if gravity else model.replace(gravity=[0.0, 0.0, 0.0])
     res = _run_kernel(m, np.arange(q.shape[0], dtype=float), q, qd, qdd, False, "")

@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from .._kernels import tree as _kernels
-from ..signal.differentiate import Differentiation
 from ..errors import InputError
 from ..model.body import BodyModel, coordinate_columns, sequence_axes_array
+from ..signal.differentiate import Differentiation
 from .results import Results, run_tree
 
 __all__ = [

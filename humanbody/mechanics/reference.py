@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.body import BodyModel
-from ..rotations.common import sequence_axes, skew, unskew
 from ..rotations.common import elementary as _elementary
+from ..rotations.common import sequence_axes, skew, unskew
 
 
 def _sequence_motion(angles, rates, accels, seq):

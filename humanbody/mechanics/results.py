@@ -122,8 +122,8 @@ class Results:
 
     def _derive_inertia(self, spare) -> np.ndarray:
         """``I_k = R_k I_k^body R_k^T``, (F, n, 3, 3), kg m^2 (20 % of all result bytes)."""
-        from .._kernels.tree import threads_for
         from .._kernels.pack import ground_inertia
+        from .._kernels.tree import threads_for
 
         out = _buffer(spare, self.R.shape)
         with threads_for(self.n_frames):
@@ -219,8 +219,8 @@ class Results:
         so they equal it bit for bit without materialising it.  ``out`` (the
         right shape) is reused when given.
         """
-        from .._kernels.tree import threads_for
         from .._kernels.pack import pack_rows
+        from .._kernels.tree import threads_for
 
         F, n = self.n_frames, len(self.names)
         coords = np.ascontiguousarray(self.coordinates, dtype=float)

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Any
 from importlib import resources
+from typing import Any
 
 import numpy as np
 

@@ -38,8 +38,8 @@ from ..errors import InputError
 from ..gait import KINETIC_PEAKS, PARAMETERS, PEAKS
 from ..gait.gps import gps_columns
 from . import cache, html
-from .runners import DASK_RESUBMITS, DASK_RETRIES, LOCAL_ATTEMPTS, default_jobs, run_dask, run_local
 from .outcome import TrialOutcome
+from .runners import DASK_RESUBMITS, DASK_RETRIES, LOCAL_ATTEMPTS, default_jobs, run_dask, run_local
 from .trial import ReportOptions, process_trial, write_outcome_files
 
 __all__ = ["BatchResult", "BatchInterrupted", "run_batch", "summary_columns", "default_jobs",

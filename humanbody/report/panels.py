@@ -161,7 +161,7 @@ def event_traces(points: pd.DataFrame, events: pd.DataFrame, feet=None, pelvis=N
             the heel curve), open for foot offs (on the toe curve); source "kinematic", "force" or
             "file" (the trial file's own events)
     """
-    from ..gait.events import pelvis_centre, marker_xyz, foot_markers, pelvis_markers, progression_axes
+    from ..gait.events import foot_markers, marker_xyz, pelvis_centre, pelvis_markers, progression_axes
 
     t = points["time"].to_numpy(dtype=float)
     pairs = foot_markers(points, feet)

@@ -25,8 +25,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from .panels import (ANGLE_PANELS, KINETIC_PANELS, MECHANICS_PANELS, SIDE_COLOURS,  # noqa: F401 - re-exported
-                     cycle_panels, event_traces)
+from .panels import ANGLE_PANELS, KINETIC_PANELS, MECHANICS_PANELS, SIDE_COLOURS, cycle_panels, event_traces  # noqa: F401 - re-exported
 
 __all__ = ["angles_figure", "kinetics_figure", "mechanics_figure", "events_figure", "map_figure", "SIDE_COLOURS"]
 

@@ -8,13 +8,31 @@ A transformation matrix ``S`` maps body components to parent components,
 The rate relations are in :mod:`humanbody.mechanics.angular_rates`.
 """
 
-from .angles import (bryant_to_matrix, euler_to_matrix, is_singular, matrix_to_bryant, matrix_to_euler,
-                      singular_distance, singular_factor)
-from .common import CARDAN, EULER, SEQUENCES, is_euler_sequence, sequence_axes, skew, unskew
 from ._convert import convert
-from .quaternions import (axis_angle_to_matrix, axis_angle_to_quaternion, bryant_to_quaternion, matrix_to_axis_angle,
-                           matrix_to_quaternion, quaternion_product, quaternion_to_axis_angle, quaternion_to_matrix,
-                           rotate, rotation_dyadic, rotation_vector_to_quaternion, sequence_to_quaternion)
+from .angles import (
+    bryant_to_matrix,
+    euler_to_matrix,
+    is_singular,
+    matrix_to_bryant,
+    matrix_to_euler,
+    singular_distance,
+    singular_factor,
+)
+from .common import CARDAN, EULER, SEQUENCES, is_euler_sequence, sequence_axes, skew, unskew
+from .quaternions import (
+    axis_angle_to_matrix,
+    axis_angle_to_quaternion,
+    bryant_to_quaternion,
+    matrix_to_axis_angle,
+    matrix_to_quaternion,
+    quaternion_product,
+    quaternion_to_axis_angle,
+    quaternion_to_matrix,
+    rotate,
+    rotation_dyadic,
+    rotation_vector_to_quaternion,
+    sequence_to_quaternion,
+)
 
 __all__ = [
     "CARDAN", "EULER", "SEQUENCES", "axis_angle_to_matrix", "axis_angle_to_quaternion", "bryant_to_matrix",

@@ -6,9 +6,10 @@ import numpy as np
 
 from ..errors import InputError
 from .angles import euler_to_matrix, matrix_to_euler
-from .common import SEQUENCES, as_matrices as _mat, _rotation, _scipy, as_vectors as _vec
+from .common import SEQUENCES, _rotation, _scipy
+from .common import as_matrices as _mat
+from .common import as_vectors as _vec
 from .quaternions import matrix_to_axis_angle, matrix_to_quaternion, quaternion_to_matrix
-
 
 _NAMES = {"matrix": "matrix", "quaternion": "quaternion", "rotvec": "rotvec", "bryant": "xyz",
           **{seq: seq for seq in SEQUENCES}}

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import (AXIS_INDEX as _AXIS, check_sequence as _check_seq, elementary as _elementary, as_matrices as _mat,
-                     _rotation, _scipy, transpose as _swap, as_vectors as _vec, is_euler_sequence)
+from .common import AXIS_INDEX as _AXIS
+from .common import _rotation, _scipy, is_euler_sequence
+from .common import as_matrices as _mat
+from .common import as_vectors as _vec
+from .common import check_sequence as _check_seq
+from .common import elementary as _elementary
+from .common import transpose as _swap
 
 
 def bryant_to_matrix(angles):

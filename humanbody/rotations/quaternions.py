@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from .common import check_sequence as _check_seq, as_matrices as _mat, _rotation, _scipy, as_vectors as _vec, skew
+from .common import _rotation, _scipy, skew
+from .common import as_matrices as _mat
+from .common import as_vectors as _vec
+from .common import check_sequence as _check_seq
 
 
 def sequence_to_quaternion(angles, seq="xyz", continuous: bool = False):

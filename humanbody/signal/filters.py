@@ -8,9 +8,9 @@ order of the complete forward-backward filter (even; each pass has order
 from __future__ import annotations
 
 import numpy as np
-from ..scipy_signal import signal
 
 from ..errors import InputError
+from ..scipy_signal import signal
 
 
 def winter_design_cutoff(cutoff_hz: float, rate_hz: float, order: int = 4) -> float:

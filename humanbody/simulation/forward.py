@@ -31,17 +31,16 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from ..errors import InputError
 from ..mechanics import angular_rates as rates
 from ..rotations.angles import matrix_to_euler
 from ..rotations.quaternions import quaternion_to_matrix, sequence_to_quaternion
-from ..errors import InputError
 
 if TYPE_CHECKING:
     from ..model.body import BodyModel

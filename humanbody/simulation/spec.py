@@ -183,8 +183,8 @@ def _coordinates(entry, cols, what: str, root) -> np.ndarray:
 
 
 def _springs(entry, model, q0):
-    from .passive import JointSprings
     from ..rotations.quaternions import sequence_to_quaternion
+    from .passive import JointSprings
 
     names = set(model.names[1:])
     _table(entry, "[springs]")

@@ -103,8 +103,8 @@ def body_on_base(model, posture: str = "seated"):
     unsettled state at the posture, and the indices of the contacts that make up the seat (seated) or the
     floor (standing) whose force gives the apparent mass.
     """
-    from .passive import Contacts, JointSprings
     from .forward import System
+    from .passive import Contacts, JointSprings
 
     if posture not in CONTACTS:
         raise InputError(f"unknown posture {posture!r}; choose seated or standing")

@@ -31,8 +31,8 @@ import pandas as pd
 import pyvista as pv
 
 from ..io.loads import LoadTable
-from ..model.body import BodyModel
 from ..mechanics.results import Results
+from ..model.body import BodyModel
 from .ellipsoids import ellipsoid_inertia, ellipsoid_semi_axes
 from .timebase import grf_on_time_base, markers_on_time_base, residuals_on_time_base
 

@@ -1,18 +1,17 @@
 """`humanbody analyze`: results table from a coordinates trial; bad input -> one line, exit 2."""
 
 import subprocess
-from pathlib import Path
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from _motion import random_model, sinusoid_motion
 
 import humanbody as hb
 from humanbody.cli import main
 from humanbody.mechanics.kinematics import coordinate_columns
-
-from _motion import random_model, sinusoid_motion
 
 
 @pytest.fixture
@@ -204,8 +203,8 @@ def test_marker_trial_in_small_chunks_equals_large_chunks(tmp_path, monkeypatch)
     """The whole pipeline in chunks (tracking, rates with overlap, mechanics, writing) gives the same results."""
     from pathlib import Path
 
-    from humanbody.mechanics import kinematics
     from humanbody.markers import tracking
+    from humanbody.mechanics import kinematics
     from humanbody.pipeline import analyze_trial
     from humanbody.trial_output import write_results
 

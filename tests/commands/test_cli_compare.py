@@ -7,11 +7,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _spm_groups import BASE, PERCENT, read_strides, strides_path, write_group, write_strides  # noqa: E402
 
 import humanbody.stats as hs
 from humanbody.cli import main
-
-from _spm_groups import BASE, PERCENT, read_strides, strides_path, write_group, write_strides  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BUMP = 8.0 * np.exp(-0.5 * ((PERCENT - 70.0) / 8.0) ** 2)

@@ -5,12 +5,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _shared import SHARED_DATA, needs_shared
 
 from humanbody.cli import main
 from humanbody.errors import InputError
-from humanbody.gait.normative import (BUILTIN, NORMATIVE_VARIABLES, SCHWARTZ_SPEED_CLASSES, dimensionless_speed,
-                                      load_normative, parse_spec, read_normative, speed_condition)
-from _shared import SHARED_DATA, needs_shared
+from humanbody.gait.normative import (
+    BUILTIN,
+    NORMATIVE_VARIABLES,
+    SCHWARTZ_SPEED_CLASSES,
+    dimensionless_speed,
+    load_normative,
+    parse_spec,
+    read_normative,
+    speed_condition,
+)
 
 SHARED_JSON = SHARED_DATA / "normative" / "Schwartz2008.json"
 have_json = needs_shared

@@ -9,10 +9,10 @@ period of the raw heel trajectory.
 import numpy as np
 import pandas as pd
 import pytest
+from _shared import WALK, needs_shared
 
 from humanbody.gait import events_of, force_events, kinematic_events, spatiotemporal
 from humanbody.io.forceplates import vertical_forces
-from _shared import WALK, needs_shared
 
 DATA = WALK
 TRC = DATA / "subject01_walk1.trc"

@@ -10,17 +10,17 @@ clinical hip and knee angles.
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 import sys
+from pathlib import Path
 
 import _imu_samples as S
 import numpy as np
 import pytest
 
 from humanbody import BodyModel, read_trial
-from humanbody.mechanics.clinical import clinical_angles
 from humanbody.errors import InputError
 from humanbody.imu import orientations_to_coordinates
+from humanbody.mechanics.clinical import clinical_angles
 from humanbody.model.segments import SEGMENT_NAMES
 
 

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from humanbody import BodyModel, read_trial
-from humanbody.mechanics.clinical import clinical_angles
 from humanbody.imu import orientations_to_coordinates
+from humanbody.mechanics.clinical import clinical_angles
 
 osim = pytest.importorskip("opensim")
 

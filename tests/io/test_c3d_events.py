@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from _io_samples import positions, write_c3d
+
 from humanbody.gait import EVENT_COLUMNS
 from humanbody.io import read_trial
 from humanbody.io.c3d_events import event_name, event_side, events_table, parse_events

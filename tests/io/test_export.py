@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _shared import WALK
 
 from humanbody.cli import main
 from humanbody.errors import InputError
-from _shared import WALK
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data"
@@ -303,8 +303,8 @@ def test_unwritable_export_is_one_line_and_the_csv_is_written(tmp_path, capsys, 
 # ------------------------------------------------------------------ OpenSim files
 def test_opensim_files_read_back(sample):
     from humanbody.io import markers_array, read_trial
-    from humanbody.io.opensim_writer import OPENSIM_OF_GROUND
     from humanbody.io.loads import read_loads
+    from humanbody.io.opensim_writer import OPENSIM_OF_GROUND
 
     _, out, _ = sample
     folder = out / "opensim"

@@ -6,8 +6,8 @@ import builtins
 
 import numpy as np
 import pytest
-
 from _io_samples import positions, write_c3d
+
 from humanbody.errors import InputError
 from humanbody.io import markers_array, read_trial
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _io_samples import positions, replace_field, write_motive_csv, write_plain_csv, write_qualisys_tsv, write_vicon_csv
 
-from _io_samples import (positions, replace_field, write_motive_csv, write_plain_csv, write_qualisys_tsv,
-                         write_vicon_csv)
 from humanbody.errors import InputError
 from humanbody.io import detect_format, markers_array, read_trial
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
 from _io_samples import positions, replace_field, write_motive_csv, write_plain_csv, write_trc
+
+from humanbody._kernels import text_parse as _parse
 from humanbody.errors import InputError
 from humanbody.io import _fastread, _validate, read_trial
-from humanbody._kernels import text_parse as _parse
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 NAMES = ["LASI", "RASI", "LHEE", "RTOE"]

@@ -12,8 +12,8 @@ import warnings
 
 import numpy as np
 import pytest
-
 from _io_samples import positions, write_motive_csv, write_plain_csv, write_qualisys_tsv
+
 from humanbody.io import markers_array, read_trial
 
 NAMES = ["LASI", "RASI", "LHEE", "RTOE"]

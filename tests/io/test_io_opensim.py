@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from _shared import WALK, require_shared
+
 from humanbody.errors import InputError
 from humanbody.io import read_forces, read_trial
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from _io_samples import positions, replace_field, write_trc
+
 from humanbody.errors import InputError
 from humanbody.io import markers_array, read_trial
-
 
 
 @pytest.fixture(scope="module")

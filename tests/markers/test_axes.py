@@ -7,11 +7,10 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-
 from _io_samples import shared_walk
+
 from humanbody.errors import InputError
 from humanbody.markers import AxesMapping, detect_axes, parse_axes, to_ground
-
 
 
 def proper_specs() -> list[str]:

@@ -7,14 +7,13 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from _io_samples import shared_walk
 from scipy import signal
 from scipy.spatial.transform import Rotation
 
-from _io_samples import shared_walk
 from humanbody.errors import InputError
 from humanbody.markers import condition, fill_gaps, find_gaps, lowpass
 from humanbody.markers.conditioning import butterworth_sos
-
 
 
 def marker_frame(t: np.ndarray, markers: dict[str, np.ndarray], rate: float) -> pd.DataFrame:

@@ -18,11 +18,11 @@ import pandas as pd
 import pytest
 
 import humanbody as hb
-from humanbody.mechanics.kinematics import coordinate_columns
 from humanbody.markers.calibration import calibrate
 from humanbody.markers.tracking import track
-from humanbody.rotations import euler_to_matrix
+from humanbody.mechanics.kinematics import coordinate_columns
 from humanbody.model.segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
+from humanbody.rotations import euler_to_matrix
 from tests.markers.test_tracking import CLUSTERS, base_model, frame_df, origins, static_markers
 
 RATE = 120.0

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.markers.test_full_range import RATE, K, _angles, _model, full_range_angles, move
-from tests.markers.test_tracking import frame_df, static_markers
+from _shared import needs_shared
 
 from humanbody import InputError
 from humanbody.markers.calibration import calibrate
 from humanbody.markers.global_ik import choose_method, ik_problem, track_global
 from humanbody.markers.markerset import load_markerset, undetermined_segments
 from humanbody.markers.tracking import track
-from humanbody.rotations import euler_to_matrix
 from humanbody.model.segments import SEGMENT_NAMES
-from _shared import needs_shared
+from humanbody.rotations import euler_to_matrix
+from tests.markers.test_full_range import RATE, K, _angles, _model, full_range_angles, move
+from tests.markers.test_tracking import frame_df, static_markers
 
 LEGS = [K[s] for s in SEGMENT_NAMES if "leg" in s or "foot" in s] + [K["lower_torso"]]
 SPARSE = ("R.Shank.Rear", "L.Shank.Rear", "R.Thigh.Rear", "L.Thigh.Rear")

@@ -22,8 +22,8 @@ pytestmark = needs_shared
 @pytest.fixture(scope="module")
 def scan(shared_data, tmp_path_factory):
     sys.path.insert(0, str(ROOT / "docs" / "scripts"))
-    from hip_centre_residuals import LEG_MARKERS, ground, harrington_offsets, moved_set
     from _opensim_subject01 import hip_offsets
+    from hip_centre_residuals import LEG_MARKERS, ground, harrington_offsets, moved_set
 
     from humanbody.markers.calibration import calibrate
     from humanbody.markers.global_ik import track_global

@@ -24,7 +24,6 @@ chosen from the trial by residual analysis (``cutoff_hz="auto"``) within 0.48 an
 from __future__ import annotations
 
 import sys
-
 from pathlib import Path
 
 import numpy as np

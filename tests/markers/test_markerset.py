@@ -15,8 +15,8 @@ from humanbody.markers.markerset import (
     resolve_markerset,
 )
 from humanbody.markers.tracking import track
-from humanbody.rotations import bryant_to_matrix
 from humanbody.model.segments import SEGMENT_NAMES
+from humanbody.rotations import bryant_to_matrix
 from tests.markers.test_tracking import base_model, frame_df, static_markers
 
 

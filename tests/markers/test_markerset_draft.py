@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _shared import WALK, needs_shared
 
 import humanbody as hb
 from humanbody import InputError
@@ -23,7 +24,6 @@ from humanbody.commands.markerset import draft_from_file
 from humanbody.markers.markerset import load_markerset
 from humanbody.markers.vocabulary import read_name
 from humanbody.pipeline import analyze_trial
-from _shared import WALK, needs_shared
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 SHARED = WALK

@@ -103,8 +103,9 @@ def _pig_lab_trials(tmp_path, *, full: bool, deg: float, prefix: str, subject=No
     turned out of the joints' planes, and medial knee and ankle markers (KNM, MMA) in the standing trial;
     ``rename``: {Plug-in Gait name: the lab's}."""
     from _io_samples import write_trc
-    from tests.markers.test_plug_in_gait import STATIC, UPPER, _motion, place
+
     from humanbody.io.subject import Subject
+    from tests.markers.test_plug_in_gait import STATIC, UPPER, _motion, place
 
     avg = Subject(mass=70.0, height=1.78, right_leg_length=0.90, left_leg_length=0.91, right_knee_width=0.105,
                   left_knee_width=0.105, right_ankle_width=0.075, left_ankle_width=0.075,
@@ -145,7 +146,6 @@ def test_plug_in_gait_markers_draft_the_builtin_set(tmp_path, full, deg, prefix,
     RMS and knee adduction 5 deg RMS from the built-in set's, and the general arm rules shoulder and wrist
     rotation 45 deg."""
     from humanbody.pipeline import analyze_trial
-
     from tests.markers.test_plug_in_gait import SUBJECT
 
     subject = SUBJECT if measured else None

@@ -17,10 +17,10 @@ import pandas as pd
 import pytest
 
 import humanbody as hb
-from humanbody.mechanics.clinical import clinical_angles
 from humanbody.io.subject import Subject
 from humanbody.markers.calibration import calibrate
 from humanbody.markers.tracking import track
+from humanbody.mechanics.clinical import clinical_angles
 from humanbody.rotations import euler_to_matrix
 
 SUBJECT = Subject(mass=70.0, height=1.78, right_leg_length=0.90, left_leg_length=0.91,
@@ -543,8 +543,8 @@ def test_left_pelvis_angles_are_the_side_s_own_sense(pig):
     side up and left side forward positive, from the same Y-X-Z decomposition (Plug-in Gait's left pelvis)."""
     from scipy.spatial.transform import Rotation
 
-    from humanbody.gait.gps import SIDE_SENSE
     from humanbody.export import PIG_OUTPUTS
+    from humanbody.gait.gps import SIDE_SENSE
 
     cal = pig[0]
     left = next(comps for group, label, comps in PIG_OUTPUTS if label == "LPelvisAngles")

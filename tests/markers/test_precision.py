@@ -21,8 +21,6 @@ import pandas as pd
 import pytest
 from _shared import WALK, needs_shared
 from ik_motions import forward, motion
-from tests.markers.test_full_range import _model
-from tests.markers.test_tracking import frame_df, static_markers
 
 from humanbody import InputError
 from humanbody.markers import precision as pr
@@ -32,6 +30,8 @@ from humanbody.markers.global_ik import ik_problem, track_global
 from humanbody.model.segments import PARENTS
 from humanbody.scipy_signal import signal
 from humanbody.signal.filters import butterworth_sos
+from tests.markers.test_full_range import _model
+from tests.markers.test_tracking import frame_df, static_markers
 
 ROOT = Path(__file__).resolve().parents[2]
 SEQS = ("zxy",) + ("yxz",) * 16

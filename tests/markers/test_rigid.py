@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from humanbody.markers import fit_rigid
 from humanbody._kernels.marker_fit import horn_rotations as horn_kernel
+from humanbody.markers import fit_rigid
 from humanbody.markers.gaps import _rigid_transform
 from humanbody.markers.rigid import horn_matrices, horn_quaternions, horn_rotations
 from humanbody.rotations import quaternion_to_matrix

@@ -14,8 +14,8 @@ import pytest
 from humanbody import BodyModel, InputError
 from humanbody.markers.calibration import calibrate
 from humanbody.markers.tracking import fit_rigid, markers_to_coordinates, track
-from humanbody.rotations import CARDAN, SEQUENCES, bryant_to_matrix
 from humanbody.model.segments import PARENTS, SEGMENT_NAMES
+from humanbody.rotations import CARDAN, SEQUENCES, bryant_to_matrix
 
 # ----------------------------------------------------------- designed subject
 ASIS_X, ASIS_Z, HALF_PW, PD = 0.10, 1.00, 0.12, 0.18

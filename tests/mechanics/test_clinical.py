@@ -3,16 +3,15 @@ and the shared walk against OpenSim's inverse kinematics."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 import pytest
+from _shared import WALK
 
 import humanbody as hb
 from humanbody.mechanics.clinical import CLINICAL_ANGLES, clinical_angles, clinical_columns, progression_heading
 from humanbody.mechanics.kinematics import coordinate_columns
 from humanbody.rotations import euler_to_matrix, matrix_to_euler
-from _shared import WALK
 
 DATA = WALK
 
@@ -294,9 +293,8 @@ def test_another_sequence_gives_the_same_clinical_angles():
 
 @pytest.fixture(scope="module")
 def walk(shared_data):
-    from tests.markers.test_opensim_agreement import _read_ground, same_time
-
     from humanbody.markers.tracking import markers_to_coordinates
+    from tests.markers.test_opensim_agreement import _read_ground, same_time
 
     coords, cal, tr = markers_to_coordinates(_read_ground(DATA / "subject01_walk1.trc"),
                                              static=_read_ground(DATA / "subject01_static.trc"), mass=72.6)

@@ -8,13 +8,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from _motion import random_model, random_tree
 
 import humanbody as hb
 from humanbody.mechanics.dynamics import inverse_dynamics, mass_matrix
 from humanbody.mechanics.kinematics import coordinate_columns
 from humanbody.rotations import SEQUENCES
 from humanbody.simulation.forward import System
-from _motion import random_model, random_tree
 
 
 def _models():

@@ -3,16 +3,15 @@
 import numpy as np
 import pandas as pd
 import pytest
+from _motion import central_diff, random_model, random_tree, sinusoid_motion, split_coords
 
 import humanbody as hb
 from humanbody import BodyModel, InputError
-from humanbody.mechanics.reference import reference_kinematics
-from humanbody.mechanics.kinematics import coordinate_columns
-from humanbody.mechanics.results import result_columns
 from humanbody.mechanics.angular_rates import bryant_omega_body
+from humanbody.mechanics.kinematics import coordinate_columns
+from humanbody.mechanics.reference import reference_kinematics
+from humanbody.mechanics.results import result_columns
 from humanbody.model.segments import AXES, INERTIA_COMPONENTS, SEGMENT_NAMES, VECTOR_QUANTITIES
-
-from _motion import central_diff, random_model, random_tree, sinusoid_motion, split_coords
 
 ARRAYS = ("R", "omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc",
           "force", "torque", "inertia", "body_com", "body_com_vel", "body_com_acc")

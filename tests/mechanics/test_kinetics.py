@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _shared import WALK
 
 import humanbody as hb
 from humanbody.errors import InputError
-from humanbody.mechanics.kinetics import joint_loads, kinetic_block, kinetic_columns
 from humanbody.io.loads import read_loads
 from humanbody.mechanics.foot_contact import assign_loads
+from humanbody.mechanics.kinetics import joint_loads, kinetic_block, kinetic_columns
 from humanbody.mechanics.loads import FrameLoads, condition_loads
 from tests.mechanics.test_pinocchio_kinematics import _motion, pinocchio_model
-from _shared import WALK
 
 DATA = WALK
 
@@ -124,9 +124,9 @@ def test_power_balance_along_a_motion():
 
 def test_kinetic_columns_and_clinical_moments_are_generalized_forces():
     """A clinical moment times its angle's rate, summed over the three angles, is the joint power."""
-    from humanbody.mechanics.clinical import clinical_angles
-
     from _motion import sinusoid_motion
+
+    from humanbody.mechanics.clinical import clinical_angles
 
     rng = np.random.default_rng(2)
     model = hb.BodyModel.default(mass=70.0, height=1.7)

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _motion import random_model, sinusoid_motion
 
 import humanbody as hb
 from humanbody.mechanics.relative import KinematicState, compose, frame_state, identity, invert, relative
 from humanbody.rotations import euler_to_matrix, unskew
-from _motion import random_model, sinusoid_motion
 
 T = np.linspace(0.0, 2.0, 2001)
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from _motion import random_model, random_tree
 
 import humanbody as hb
 from humanbody.mechanics.kinematics import coordinate_columns
-from humanbody.rotations import SEQUENCES
 from humanbody.model.segments import DEFAULT_SEQUENCES
-from _motion import random_model, random_tree
+from humanbody.rotations import SEQUENCES
 
 pin = pytest.importorskip("pinocchio")
 

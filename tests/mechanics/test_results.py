@@ -4,11 +4,10 @@ import dataclasses
 
 import numpy as np
 import pytest
+from _motion import random_model, sinusoid_motion, split_coords
 
 import humanbody as hb
 from humanbody.mechanics.reference import reference_kinematics
-
-from _motion import random_model, sinusoid_motion, split_coords
 
 KINEMATIC = ("R", "omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc",
              "force", "torque", "body_com", "body_com_vel", "body_com_acc")
@@ -132,9 +131,9 @@ def test_results_do_not_depend_on_the_column_layout_of_the_input(rng):
 
 def test_packed_rows_equal_the_arrays_bit_for_bit():
     """to_matrix writes every column from the result arrays; inertia columns equal the derived dyadics exactly."""
-    from humanbody.model.segments import INERTIA_COMPONENTS, VECTOR_QUANTITIES
-
     from _motion import random_model, sinusoid_motion
+
+    from humanbody.model.segments import INERTIA_COMPONENTS, VECTOR_QUANTITIES
 
     rng = np.random.default_rng(12)
     model = random_model(rng)

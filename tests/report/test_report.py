@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _shared import WALK, needs_shared
 
 from humanbody.cli import main
 from humanbody.errors import InputError
 from humanbody.report import ReportOptions, cache, discover, read_manifest, run_batch
 from humanbody.report.batch import summary_columns
-from _shared import WALK, needs_shared
 
 DATA = WALK
 have_data = needs_shared

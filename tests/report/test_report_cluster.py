@@ -4,9 +4,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from _shared import WALK, needs_shared
 
 from humanbody.report import ReportOptions, discover, run_batch
-from _shared import WALK, needs_shared
 
 DATA = WALK
 

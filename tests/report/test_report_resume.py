@@ -15,13 +15,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from _shared import WALK, needs_shared
 
 from humanbody.errors import InputError
-from humanbody.report import BatchInterrupted, ReportOptions, discover, run_batch
-from humanbody.report import cache
+from humanbody.report import BatchInterrupted, ReportOptions, cache, discover, run_batch
 from humanbody.report.batch import _Progress
 from humanbody.report.trial import TEST_DELAY_ENV
-from _shared import WALK, needs_shared
 
 DATA = WALK
 have_data = needs_shared

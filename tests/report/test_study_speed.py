@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
-from humanbody.pipeline import analyze_trial
-from humanbody.io.writers import table_csv_bytes
 from _shared import WALK, needs_shared
+
+from humanbody.io.writers import table_csv_bytes
+from humanbody.pipeline import analyze_trial
 
 DATA = WALK
 ROOT = Path(__file__).resolve().parents[2] / "data"

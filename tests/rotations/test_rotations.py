@@ -11,9 +11,9 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.spatial.transform import Rotation
 
-from humanbody.mechanics import angular_rates as ar
 from humanbody import rotations as rot
 from humanbody.errors import InputError, SingularityWarning
+from humanbody.mechanics import angular_rates as ar
 
 CONVENTIONS = ("matrix", "quaternion", "rotvec") + rot.SEQUENCES
 SCIPY_SEQ = {s: s.upper() for s in rot.SEQUENCES}  # scipy: upper case = intrinsic (body-fixed) axes

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.spatial.transform import Rotation
 from scipy.special import ellipk
 
 import humanbody as hb
-from humanbody.simulation.passive import Contacts, JointSprings, inverse_left_jacobian, rotation_vector
 from humanbody.rotations import quaternion_to_matrix
 from humanbody.simulation.forward import System
-from scipy.spatial.transform import Rotation
+from humanbody.simulation.passive import Contacts, JointSprings, inverse_left_jacobian, rotation_vector
 
 MODEL = hb.BodyModel.default(mass=75.0, height=1.75)
 

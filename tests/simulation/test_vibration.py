@@ -8,9 +8,9 @@ import pytest
 from scipy.integrate import solve_ivp
 
 import humanbody as hb
+from humanbody.simulation.forward import System
 from humanbody.simulation.linearize import frequency_response, linearize, modes, perturb
 from humanbody.simulation.passive import Contacts, JointSprings
-from humanbody.simulation.forward import System
 from humanbody.simulation.vibration import body_on_base, equilibrium, seat_force_and_head, whole_body_vibration
 
 MODEL = hb.BodyModel.default(mass=75.0, height=1.75)

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from _smooth_fields import smooth_curves  # noqa: E402
 from scipy import ndimage, stats
 
 import humanbody.stats as hs
@@ -12,8 +13,6 @@ from humanbody.errors import InputError
 from humanbody.stats import nonparam, rft
 from humanbody.stats.clusters import find_clusters
 from humanbody.stats.smoothness import estimate_fwhm, resels
-
-from _smooth_fields import smooth_curves  # noqa: E402
 
 SIGMA_TO_FWHM = math.sqrt(8.0 * math.log(2.0))
 

@@ -19,10 +19,10 @@ pv = pytest.importorskip("pyvista")
 
 from humanbody import compute  # noqa: E402
 from humanbody.errors import InputError  # noqa: E402
-from humanbody.viewer import Scene, ellipsoid_inertia, ellipsoid_semi_axes, load_scene  # noqa: E402
 from humanbody.io.forceplates import plate_prefixes  # noqa: E402
 from humanbody.io.loads import read_loads  # noqa: E402
 from humanbody.io.opensim_writer import write_table  # noqa: E402
+from humanbody.viewer import Scene, ellipsoid_inertia, ellipsoid_semi_axes, load_scene  # noqa: E402
 from humanbody.viewer.scene import ARROW_LENGTH, ARROW_LENGTHS  # noqa: E402
 from tests.viewer.test_viewer_model import human_model, walk_coordinates  # noqa: E402
 
