@@ -34,7 +34,7 @@ def _say(msg: str) -> None:
 
 def ensure_env() -> None:
     """Create .venv and install the project into it when needed."""
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036  dev.py runs under any python3 and says why it stops
         sys.exit(f"humanbody needs Python 3.11 or newer; this is {sys.version.split()[0]}")
     want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + EXTRAS.encode()).hexdigest()
     if PY.exists() and STAMP.exists() and STAMP.read_text().strip() == want:

@@ -30,7 +30,7 @@ class InputError(ValueError):
         text = " ".join(self.message.split())
         return f"{self.path}: {text}" if self.path else text
 
-    def with_path(self, path: str | os.PathLike) -> "InputError":
+    def with_path(self, path: str | os.PathLike) -> InputError:
         """Return the same error naming ``path`` (if it named no file yet)."""
         if self.path is not None:
             return self

@@ -156,7 +156,7 @@ def exponent_words() -> np.ndarray:
     """
     out = np.zeros((2, _E_MAX - _E_MIN), dtype=np.int64)
     for i, e in enumerate(range(_E_MIN, _E_MAX)):
-        s = ("e%+03d" % e).encode()
+        s = f"e{e:+03d}".encode()
         out[0, i] = int.from_bytes(s.ljust(8, b"\0"), "little")
         out[1, i] = len(s)
     return out

@@ -126,7 +126,7 @@ class Subject:
                 where = f" {why}" if why else ""
                 raise InputError(f"subject file has no {n} ({vsk} in a .vsk){where}", self.source or None)
 
-    def with_values(self, **values) -> "Subject":
+    def with_values(self, **values) -> Subject:
         """A copy with the given measurements replaced; None values are ignored (``--mass`` wins over the file)."""
         given = {k: (v if isinstance(v, bool) else float(v)) for k, v in values.items() if v is not None}
         return replace(self, **given)

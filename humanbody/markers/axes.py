@@ -145,7 +145,7 @@ class AxesMapping:
     confidence: float
 
     @classmethod
-    def from_spec(cls, spec, how: str = "given") -> "AxesMapping":
+    def from_spec(cls, spec, how: str = "given") -> AxesMapping:
         M = parse_axes(spec)
         return cls(M, _spec(M), how, 1.0)
 

@@ -20,8 +20,8 @@ present and the local quantities are medians over frames.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import numpy as np
 from scipy.spatial.transform import Rotation
@@ -373,7 +373,7 @@ class _Geometry:
         return R
 
 
-def tracking_frame(geo: "_Geometry", seg: str) -> np.ndarray:
+def tracking_frame(geo: _Geometry, seg: str) -> np.ndarray:
     """The frame G of a geometrically tracked segment (``track``) in every frame of ``geo``, (n, 3, 3).
 
     ``track = "rules"``: the segment's own frame rules; a table: its

@@ -130,7 +130,7 @@ class Results:
             ground_inertia(self.R, np.ascontiguousarray(self.segment_inertia), out)
         return out
 
-    def materialize(self) -> "Results":
+    def materialize(self) -> Results:
         """Compute every derived array now (``inertia``); returns self."""
         for name in _DERIVED:
             getattr(self, name)

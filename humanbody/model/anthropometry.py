@@ -26,7 +26,7 @@ mean statures), masses with body mass, principal moments are
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -79,7 +79,7 @@ _SEXES = ("male", "female")
 
 
 # ----------------------------------------------------------------- the table
-@lru_cache(maxsize=None)
+@cache
 def _read_table() -> dict[str, dict[str, Any]]:
     text = resources.files("humanbody").joinpath("data", _TABLE_FILE).read_text(encoding="utf-8")
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]

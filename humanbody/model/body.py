@@ -12,8 +12,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -210,7 +211,7 @@ class BodyModel:
         """Bodies whose parent is k (k = 0 for ground)."""
         return [j + 1 for j, p in enumerate(self.parents) if p == k]
 
-    def reordered(self, order: Sequence[int]) -> "BodyModel":
+    def reordered(self, order: Sequence[int]) -> BodyModel:
         """The same tree with bodies renumbered.
 
         Parameters
@@ -241,13 +242,13 @@ class BodyModel:
         )
         return BodyModel(**fields)
 
-    def replace(self, **changes) -> "BodyModel":
+    def replace(self, **changes) -> BodyModel:
         """A copy of the model with the given attributes changed (validated again)."""
         return dataclasses.replace(self, **changes)
 
     # ------------------------------------------------------------- builders
     @classmethod
-    def default(cls, mass: float = 75.0, height: float = 1.75, **options) -> "BodyModel":
+    def default(cls, mass: float = 75.0, height: float = 1.75, **options) -> BodyModel:
         """Huston's 17-segment body scaled to a subject.
 
         Parameters
@@ -289,7 +290,7 @@ class BodyModel:
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping, source: str | None = None) -> "BodyModel":
+    def from_dict(cls, data: Mapping, source: str | None = None) -> BodyModel:
         """Build a model from the JSON layout; ``source`` names the file in errors."""
         try:
             if not isinstance(data, Mapping):

@@ -87,11 +87,11 @@ def write_augmenter(path, names, P, time, rate):
     n = P.shape[0]
     lines = [f"PathFileType  4\t(X/Y/Z) {Path(path).parent}",
              "DataRate\tCameraRate\tNumFrames\tNumMarkers\tUnits\tOrigDataRate\tOrigDataStartFrame\tOrigNumFrames",
-             "%.1f\t%.1f\t%i\t%i\t%s\t%.1f\t%i\t%i" % (rate, rate, n, len(names), "m", rate, 1, n),
+             f"{rate:.1f}\t{rate:.1f}\t{n:d}\t{len(names):d}\tm\t{rate:.1f}\t1\t{n:d}",
              "Frame#\tTime\t" + "".join(f"{m}\t\t\t" for m in names),
              "\t\t" + "".join(f"X{i}\tY{i}\tZ{i}\t" for i in range(1, len(names) + 1)), ""]
     for f in range(n):
-        lines.append("%i" % (f + 1) + "\t%.7f" % time[f] + "".join("\t%.7f\t%.7f\t%.7f" % tuple(p) for p in P[f]))
+        lines.append(f"{f + 1:d}\t{time[f]:.7f}" + "".join(f"\t{x:.7f}\t{y:.7f}\t{z:.7f}" for x, y, z in P[f]))
     Path(path).write_text("\n".join(lines) + "\n")
 
 
@@ -100,11 +100,11 @@ def write_opencap_keypoints(path, names, P, rate):
     n = P.shape[0]
     text = ["PathFileType  4\t(X/Y/Z) /data\n",
             "DataRate\tCameraRate\tNumFrames\tNumMarkers\tUnits\tOrigDataRate\tOrigDataStartFrame\tOrigNumFrames\n",
-            "%.1f\t%.1f\t%i\t%i\t%s\t%.1f\t%i\t%i\n" % (rate, rate, n, len(names), "m", rate, 1, n),
+            f"{rate:.1f}\t{rate:.1f}\t{n:d}\t{len(names):d}\tm\t{rate:.1f}\t1\t{n:d}\n",
             "Frame#\tTime\t" + "".join(f"{m}\t\t\t" for m in names),
-            "\n\t\t" + "".join("X%i\tY%s\tZ%s\t" % (i, i, i) for i in range(1, len(names) + 1)) + "\n\n"]
+            "\n\t\t" + "".join(f"X{i}\tY{i}\tZ{i}\t" for i in range(1, len(names) + 1)) + "\n\n"]
     for f in range(n):
-        text.append("{}\t{:.8f}\t".format(f + 1, f / rate) + "".join("{:.5f}\t{:.5f}\t{:.5f}\t".format(*p)
+        text.append(f"{f + 1}\t{f / rate:.8f}\t" + "".join("{:.5f}\t{:.5f}\t{:.5f}\t".format(*p)
                                                                      for p in P[f]) + "\n")
     Path(path).write_text("".join(text))
 
