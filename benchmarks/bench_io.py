@@ -143,13 +143,13 @@ def bench_read(tmp: Path, frames: int, repeat: int, fresh: int, careful: bool, b
     read_trial(SAMPLE)  # warm: imports
     for name, path in (("trc", trc), ("csv", csv_path)):
         df = read_trial(path)
-        rec[f"read_{name}_fast_s"] = best(lambda: read_trial(path), repeat)
+        rec[f"read_{name}_fast_s"] = best(lambda path=path: read_trial(path), repeat)
         if careful:
             limit = _fastread.FAST_MIN_BYTES
             _fastread.FAST_MIN_BYTES = 10**15
             try:
                 slow = read_trial(path)
-                rec[f"read_{name}_careful_s"] = best(lambda: read_trial(path), 1)
+                rec[f"read_{name}_careful_s"] = best(lambda path=path: read_trial(path), 1)
             finally:
                 _fastread.FAST_MIN_BYTES = limit
             pd.testing.assert_frame_equal(df, slow, check_exact=True)
@@ -157,7 +157,7 @@ def bench_read(tmp: Path, frames: int, repeat: int, fresh: int, careful: bool, b
         del df
     cases = [("trc", trc, None), ("csv", csv_path, None), ("csv_format", csv_path, "csv")]
     for name, path, fmt in cases:
-        for tag, src in [("new", None)] + ([("base", base)] if base else []):
+        for tag, _src in [("new", None)] + ([("base", base)] if base else []):
             rec[f"fresh_{name}_{tag}"] = []
         for _ in range(fresh):  # alternate the two codes: both see the same load
             for tag, src in [("new", None)] + ([("base", base)] if base else []):
@@ -213,13 +213,13 @@ def bench_results(rows: int, repeat: int, tmp: Path, rec: dict) -> None:
         for n in sorted({1, min(2, threads)}):
             numba.set_num_threads(n)
             try:
-                t = best(lambda: _format_chunks(chunk, digits, scratch=scratch), max(repeat, 3))
+                t = best(lambda digits=digits, scratch=scratch: _format_chunks(chunk, digits, scratch=scratch), max(repeat, 3))
             finally:
                 numba.set_num_threads(threads)
             rec[f"kernel_ns_per_number_d{digits}_t{n}"] = t / chunk.size * 1e9
         path = tmp / f"results_d{digits}.csv"
 
-        def stream():
+        def stream(path=path, digits=digits):
             with CsvWriter(path, columns, digits=digits) as w:
                 for r0 in range(0, rows, 8192):
                     w.write(block[r0:r0 + 8192])

@@ -58,8 +58,8 @@ def main(argv=None) -> int:
     by_inverse_dynamics(model, np.zeros((1, 54)))
     for F in args.frames:
         q = rng.uniform(-1.5, 1.5, (F, 54))
-        t_crba, M = best(lambda: mass_matrix(model, q), args.repeat)
-        t_id, M_id = best(lambda: by_inverse_dynamics(model, q), args.repeat)
+        t_crba, M = best(lambda q=q: mass_matrix(model, q), args.repeat)
+        t_id, M_id = best(lambda q=q: by_inverse_dynamics(model, q), args.repeat)
         print(json.dumps({"frames": F, "crba_s": round(t_crba, 6), "inverse_dynamics_s": round(t_id, 6),
                           "ratio": round(t_id / t_crba, 1),
                           "max_rel_diff": float(np.abs(M - M_id).max() / np.abs(M_id).max()),

@@ -124,7 +124,7 @@ def _merged(model, cal, segs):
     rows = [_row(model, s) for s in segs]
     ms = model.mass[rows]
     cs, Is = [], []
-    for s, k in zip(segs, rows):
+    for s, k in zip(segs, rows, strict=True):
         Rk = R0.T @ frames[s]
         cs.append(R0.T @ (origins[s] + frames[s] @ model.com_offset[k] - O0))
         Is.append(Rk @ model.inertia[k] @ Rk.T)
@@ -132,7 +132,7 @@ def _merged(model, cal, segs):
     m = ms.sum()
     c = (ms[:, None] * cs).sum(axis=0) / m
     inertia = np.zeros((3, 3))
-    for mk, ck, Ik in zip(ms, cs, Is):
+    for mk, ck, Ik in zip(ms, cs, Is, strict=True):
         d = ck - c
         inertia += Ik + mk * (d @ d * np.eye(3) - np.outer(d, d))
     return m, c, inertia
@@ -196,15 +196,16 @@ class _Builder:
         self.bodies[name] = b
         return b
 
-    def joint(self, kind, name, parent, child, loc, parent_rot=np.eye(3), child_rot=np.eye(3),
-              defaults=()):
+    def joint(self, kind, name, parent, child, loc, parent_rot=None, child_rot=None, defaults=()):
         o = self.osim
+        parent_rot = np.eye(3) if parent_rot is None else parent_rot
+        child_rot = np.eye(3) if child_rot is None else child_rot
         cls = {"free": o.FreeJoint, "ball": o.BallJoint, "pin": o.PinJoint}[kind]
         j = cls(name, self.bodies[parent], _vec3(o, loc), _vec3(o, _bryant(parent_rot)),
                 self.bodies[child], o.Vec3(0, 0, 0), _vec3(o, _bryant(child_rot)))
         self.model.addJoint(j)
         n = j.numCoordinates()
-        for i, v in zip(range(n), list(defaults) + [0.0] * n):
+        for i, v in zip(range(n), list(defaults) + [0.0] * n, strict=False):
             self.defaults[j.get_coordinates(i).getName()] = float(v)
         return j
 
@@ -267,7 +268,7 @@ def build_gait2392_tree(osim, model, cal):
     b.joint("ball", "lumbar", "lower_torso", "torso", model.joint_offset[_row(model, "middle_torso")])
     for s, side in _SIDES.items():
         thigh, shank, foot = (f"{side}_{w}" for w in ("upper_leg", "lower_leg", "foot"))
-        for seg, parent in ((thigh, "lower_torso"), (shank, thigh)):
+        for seg, _parent in ((thigh, "lower_torso"), (shank, thigh)):
             k = _row(model, seg)
             b.body(seg, model.mass[k], model.com_offset[k], model.inertia[k])
         b.joint("ball", f"hip_{s}", "lower_torso", thigh, model.joint_offset[_row(model, thigh)])
@@ -437,7 +438,7 @@ def _read_mot(path: Path):
 
 def _flexion(res, tree):
     """Hip and knee flexion (deg, positive = flexion) per side from our solution."""
-    q = dict(zip(res["names"], np.degrees(res["q"].T)))
+    q = dict(zip(res["names"], np.degrees(res["q"].T), strict=True))
     out = {}
     for s, side in _SIDES.items():
         if tree == "osim":

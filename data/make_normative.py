@@ -46,7 +46,7 @@ def main(argv=None) -> int:
     table = pd.concat(parts, ignore_index=True)
     digits = table["variable"].map(lambda v: 6 if v.endswith("_deg") else 7)  # decimals kept
     for c in ("mean", "sd"):
-        table[c] = [round(float(x), int(d)) for x, d in zip(table[c], digits)]
+        table[c] = [round(float(x), int(d)) for x, d in zip(table[c], digits, strict=True)]
     table["percent"] = table["percent"].map(lambda p: f"{p:g}")
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -340,7 +340,7 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
                                  [f"humanbody {x}" for x in pts_labels], scale=scale, axes=lab))
     ev = []
     if events is not None:
-        for t, side, event in zip(events["time"], events["side"], events["event"]):
+        for t, side, event in zip(events["time"], events["side"], events["event"], strict=True):
             ev.append(({"foot_strike": "Foot Strike", "foot_off": "Foot Off"}[event], side.capitalize(), float(t)))
     source = analysis.source if str(analysis.source).lower().endswith(".c3d") and raw is not None else None
     first = int(round(time[0] * rate)) + 1 if F else 1
@@ -408,7 +408,7 @@ def _write_opensim(analysis, folder: Path, raw, M, cols, time, feet) -> dict:
         table = getattr(analysis, "load_table", None)  # the floor: where the file's points lie
         z = table.point[..., 2] if table is not None else np.array([np.nan])
         floor = float(np.nanmedian(z)) if np.isfinite(z).any() else None
-        for (side, body) in zip(("right", "left"), feet):
+        for (side, body) in zip(("right", "left"), feet, strict=True):
             name = f"{side}_foot"
             if name not in analysis.model.names:
                 continue

@@ -453,7 +453,7 @@ def track(markers: pd.DataFrame, calibration, mset, found: dict, required: list,
     where = markers.columns.get_indexer([f"{col}_x" for col in found.values()])
     values = markers.to_numpy(dtype=float, copy=False)  # one float block: a view
     seen = (where >= 0) & ~np.isnan(values[:, np.maximum(where, 0)]).all(axis=0)
-    present = [m for m, ok in zip(found, seen) if ok]
+    present = [m for m, ok in zip(found, seen, strict=True) if ok]
     try:
         method, why = choose_method(mset, present, run.options.ik)
     except InputError as err:  # a forced --ik this trial cannot take: name the trial
@@ -534,7 +534,7 @@ def _with_samples(ground: pd.DataFrame, found: dict, messages) -> dict:
     counts as missing, like one the file does not name.
     """
     empty = []
-    for canon, col in found.items():
+    for col in found.values():
         cols = [f"{col}_{a}" for a in "xyz"]
         if all(c in ground.columns for c in cols) and not np.isfinite(ground[cols].to_numpy()).all(axis=1).any():
             empty.append(col)

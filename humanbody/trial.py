@@ -155,7 +155,7 @@ class Trial:
         idx = self._marker_index()
         perm = self.axes.signed_permutation()
         if perm is not None:  # lab[perm[i]] = sign[i] * ground[i]: exact, a missing component stays put
-            for i, (j, s) in enumerate(zip(*perm)):
+            for i, (j, s) in enumerate(zip(*perm, strict=True)):
                 table[:, idx[:, j]] = self.table[:, idx[:, i]] * s
         else:
             F, M = self.n_frames, len(self.marker_names)

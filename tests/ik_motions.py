@@ -126,7 +126,7 @@ def angle_errors(cal, fit_calibration, truth, fit):
     cols = [c for c in ct.columns if c.endswith("_deg") and not any(w in c for w in ("wrist", "neck", "thorax",
                                                                                        "progression"))]
     e = (cg[cols] - ct[cols]).to_numpy()
-    rms = dict(zip(cols, np.sqrt(np.mean(((e + 180.0) % 360.0 - 180.0) ** 2, axis=0))))
+    rms = dict(zip(cols, np.sqrt(np.mean(((e + 180.0) % 360.0 - 180.0) ** 2, axis=0)), strict=True))
     legs = [c for c in cols if any(w in c for w in ("hip", "knee", "ankle", "pelvis"))]
     arms = [c for c in cols if c not in legs]
     sag = [c for c in cols if "flexion" in c or "tilt" in c]

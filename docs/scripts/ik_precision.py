@@ -108,7 +108,7 @@ def with_arm_clusters(prob, radius: float = 0.06):
     names, seg_of, local, weight = list(prob.names), list(prob.seg_of), list(prob.local), list(prob.weight)
     for seg in ("right_upper_arm", "left_upper_arm", "right_lower_arm", "left_lower_arm"):
         k = SEGMENT_NAMES.index(seg)
-        z = np.mean([c[2] for c, s in zip(prob.local, prob.seg_of) if s == k])
+        z = np.mean([c[2] for c, s in zip(prob.local, prob.seg_of, strict=True) if s == k])
         for i in range(3):
             phi = 2 * np.pi * i / 3
             names.append(f"{seg}.cluster{i}")

@@ -34,7 +34,7 @@ def main():
     static = clinical_angles(cal.model, coords, cal, zero="static")
     t = coords["time"].to_numpy()
     fig, axes = plt.subplots(1, 4, figsize=(13, 3.4), sharex=True)
-    for ax, (col, title) in zip(axes, PANELS):
+    for ax, (col, title) in zip(axes, PANELS, strict=True):
         a, s = anatomical[col], static[col]
         ax.plot(t, a, color="#c0392b", lw=1.8, label="anatomical (default)")
         ax.plot(t, s, color="0.35", lw=1.2, ls="--", label="--angle-zero static")

@@ -87,7 +87,7 @@ def main(argv=None) -> int:
         curves = [g.curves["knee_flexion_deg"] for g in groups]
         result = ttest2(*curves)
         png = spm_figure("right knee flexion: control vs contracture", "deg", np.linspace(0, 100, 101),
-                         [(g.name, c) for g, c in zip(groups, curves)], result, fmt="png", dpi=100)
+                         [(g.name, c) for g, c in zip(groups, curves, strict=True)], result, fmt="png", dpi=100)
         FIGURE.write_bytes(png)
         print(result)
         print(f"wrote {FIGURE.relative_to(ROOT)}")

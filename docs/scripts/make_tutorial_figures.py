@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     fig, axes = plt.subplots(3, 1, figsize=(7, 7), sharex=True)
     for ax, (seg, sign, label) in zip(axes, [("upper_leg", -1, "hip flexion"),
                                              ("lower_leg", 1, "knee flexion"),
-                                             ("foot", -1, "ankle dorsiflexion")]):
+                                             ("foot", -1, "ankle dorsiflexion")], strict=True):
         for side, style in (("right", "-"), ("left", "--")):
             ax.plot(t, sign * np.degrees(coords[f"{side}_{seg}_alpha"]), style, label=side)
         ax.set_ylabel(f"{label} (deg)")

@@ -52,7 +52,7 @@ def main(argv=None) -> int:
             mismatched += 1
             return
         clusters += len(rc)
-        for a, b in zip(rc, mine.clusters):
+        for a, b in zip(rc, mine.clusters, strict=True):
             worst["endpoint_nodes"] = max(worst["endpoint_nodes"], abs(a.endpoints[0] - b.start),
                                           abs(a.endpoints[1] - b.end))
             worst["p"] = max(worst["p"], abs(a.P - b.p))

@@ -189,7 +189,7 @@ def normalize_cycles(table: pd.DataFrame, events: pd.DataFrame, variables=None,
         counts.append(np.repeat(n, points).astype(int))
     if not sides:
         return pd.DataFrame({c: pd.Series(dtype=d) for c, d in
-                             zip(CYCLE_COLUMNS, (object, object, object, float, float, float, int))})
+                             zip(CYCLE_COLUMNS, (object, object, object, float, float, float, int), strict=True)})
     rows = nv * points  # rows of one side: each variable's curve, one run of ``points`` rows
     label = np.repeat(np.arange(nv), points)
     out = pd.DataFrame({
@@ -237,7 +237,7 @@ def curve_index(cycles: pd.DataFrame) -> dict:
         var = cycles["variable"].to_numpy(dtype=object)
         starts = np.concatenate([[0], np.flatnonzero((side[1:] != side[:-1]) | (var[1:] != var[:-1])) + 1])
         stops = np.append(starts[1:], len(cycles))
-        for a, b in zip(starts.tolist(), stops.tolist()):
+        for a, b in zip(starts.tolist(), stops.tolist(), strict=True):
             key = (side[a], var[a])
             rows = np.arange(a, b)
             groups[key] = np.concatenate([groups[key], rows]) if key in groups else rows

@@ -311,7 +311,7 @@ def _table(rows, frame_times: np.ndarray) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=["time", "side", "event", "source"])
     if df.empty:
         return pd.DataFrame({c: pd.Series(dtype=d) for c, d in
-                             zip(EVENT_COLUMNS, (float, int, object, object, object))})
+                             zip(EVENT_COLUMNS, (float, int, object, object, object), strict=True)})
     df["frame"] = _nearest_frames(frame_times, df["time"].to_numpy()) if len(frame_times) > 1 else 0
     df = df[EVENT_COLUMNS].sort_values(["time", "side", "event"], kind="stable").reset_index(drop=True)
     return df
@@ -406,7 +406,7 @@ def _contact_runs(on: np.ndarray, min_samples: int) -> np.ndarray:
         return on
     edges = np.flatnonzero(np.diff(on.astype(int))) + 1
     bounds = np.concatenate([[0], edges, [len(on)]])
-    for a, b in zip(bounds[:-1], bounds[1:]):
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
         if b - a < min_samples and a > 0 and b < len(on):
             on[a:b] = on[a - 1]
     return on

@@ -92,7 +92,7 @@ def kinetic_peaks(cycles: pd.DataFrame, params: pd.DataFrame) -> dict:
         stance = float(params.loc[side, "stance_pct"]) if side in params.index else np.nan
         vals = dict.fromkeys(KINETIC_PEAKS, np.nan)
 
-        def curve(name):
+        def curve(name, side=side):
             p, m = _curve(cycles, side, f"{side}_{name}")
             return (p, m) if m is not None and np.isfinite(m).any() else (None, None)
 

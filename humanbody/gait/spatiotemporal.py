@@ -101,7 +101,7 @@ def strides(events: pd.DataFrame) -> pd.DataFrame:
         other = SIDES[1 - SIDES.index(side)]
         fs, fo = events_of(events, side, "foot_strike"), events_of(events, side, "foot_off")
         ofs, ofo = events_of(events, other, "foot_strike"), events_of(events, other, "foot_off")
-        for a, b in zip(fs[:-1], fs[1:]):
+        for a, b in zip(fs[:-1], fs[1:], strict=True):
             stride = b - a
             off = _first_in(fo, a, b)
             o_off = _first_in(ofo, a, off if np.isfinite(off) else b)
@@ -219,7 +219,7 @@ def spatiotemporal(
         cols = {c: np.full(len(table), np.nan) for c in length_cols}
         stride_time, step_time = table["stride_time_s"].to_numpy(), table["step_time_s"].to_numpy()
         for i, (side, a, b, o) in enumerate(zip(table["side"].tolist(), table["start_s"].tolist(),
-                                                table["end_s"].tolist(), table["other_strike_s"].tolist())):
+                                                table["end_s"].tolist(), table["other_strike_s"].tolist(), strict=True)):
             other = SIDES[1 - SIDES.index(side)]
             h_a, h_b = _interp_rows(t, heels[side], a), _interp_rows(t, heels[side], b)
             h_o = _interp_rows(t, heels[other], o) if np.isfinite(o) else np.full(3, np.nan)
@@ -275,7 +275,7 @@ def flatten(params: pd.DataFrame) -> dict:
     labels = params.index.tolist()
     for key, prefix in (("overall", ""), ("right", "right_"), ("left", "left_")):
         values = params.iloc[labels.index(key)].to_numpy() if params.shape[1] else []
-        for col, value in zip(columns, values):
+        for col, value in zip(columns, values, strict=True):
             row[prefix + col] = value
     row["treadmill"] = bool(params.attrs.get("treadmill", False))
     row["belt_speed_m_per_s"] = params.attrs.get("belt_speed_m_per_s", np.nan)

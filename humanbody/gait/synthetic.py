@@ -80,12 +80,12 @@ def walking_markers(
         k = np.arange(-3, int(duration / stride_time) + 3)
         strikes = start + k * stride_time
         offs = strikes + stance * stride_time
-        stances[side] = list(zip(strikes.tolist(), offs.tolist()))
+        stances[side] = list(zip(strikes.tolist(), offs.tolist(), strict=True))
         truth[side] = {
             "foot_strike": strikes[(strikes > t[0]) & (strikes < t[-1])],
             "foot_off": offs[(offs > t[0]) & (offs < t[-1])],
         }
-    for name, dy, dx in zip(pelvis, (0.0, -0.12, 0.12), (-0.1, 0.05, 0.05)):
+    for name, dy, dx in zip(pelvis, (0.0, -0.12, 0.12), (-0.1, 0.05, 0.05), strict=True):
         cols[f"{name}_x"] = pelvis_x + dx
         cols[f"{name}_y"] = np.full_like(t, dy)
         cols[f"{name}_z"] = np.full_like(t, 1.0)

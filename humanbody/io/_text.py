@@ -106,7 +106,7 @@ def parse_block(
     if not rows:
         raise InputError("has a header but no data rows", path)
     cells = []
-    for k, (fields, line_no) in enumerate(zip(rows, line_numbers)):
+    for k, (fields, line_no) in enumerate(zip(rows, line_numbers, strict=True)):
         if len(fields) < ncol:
             if k == len(rows) - 1:
                 raise InputError(
@@ -139,7 +139,7 @@ def parse_block(
         pass
     frame = pd.DataFrame(cells, dtype=object)
     values = frame.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
-    for i, j in zip(*np.nonzero(np.isnan(values))):  # NaN: a missing token or bad text
+    for i, j in zip(*np.nonzero(np.isnan(values)), strict=True):  # NaN: a missing token or bad text
         text = str(cells[i][j]).strip().strip('"')
         if text.lower() not in MISSING_TOKENS:
             raise InputError(

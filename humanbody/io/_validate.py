@@ -346,8 +346,8 @@ def marker_frame(
     if n_odd:
         conversions.append(f"{n_odd} marker samples with an infinite or absurd coordinate (beyond "
                     f"{ABSURD:g} {units_in_file}) set to NaN (missing)")
-    missing = {nm: int(c) for nm, c in zip(names, counts) if c}
-    empty = [nm for nm, c in zip(names, counts) if c == n]
+    missing = {nm: int(c) for nm, c in zip(names, counts, strict=True) if c}
+    empty = [nm for nm, c in zip(names, counts, strict=True) if c == n]
     columns = ["time"] + [f"{nm}_{axis}" for nm in names for axis in "xyz"]
     df = pd.DataFrame(table, columns=columns, copy=False)
     df.attrs.update(

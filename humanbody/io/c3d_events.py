@@ -113,7 +113,7 @@ def parse_events(group, frame_times, rate_hz: float) -> tuple[dict | None, list[
     frame_times = np.asarray(frame_times, dtype=float)
     half = 0.5 / float(rate_hz) if rate_hz else 0.0
     lo, hi = frame_times[0] - half - 1e-9, frame_times[-1] + half + 1e-9
-    for label, context, when in zip(labels[:n], contexts[:n], seconds):
+    for label, context, when in zip(labels[:n], contexts[:n], seconds, strict=True):
         kind, side = event_name(label), event_side(context)
         if kind is None or side is None:
             key = f"{label or '(no label)'}/{context or '(no context)'}"

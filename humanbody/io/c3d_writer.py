@@ -241,7 +241,7 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
     meta = c["data"]["meta_points"]
     new_labels, new_desc, take = [], [], []
     for b, block in enumerate(blocks):
-        for j, (label, group) in enumerate(zip(block.labels, block.groups())):
+        for j, (label, group) in enumerate(zip(block.labels, block.groups(), strict=True)):
             listed = model_groups.setdefault(group, []) if group else []
             if label in existing:
                 if label not in outputs:

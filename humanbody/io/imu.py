@@ -91,7 +91,7 @@ def _frame(path, fmt, labels, q, time, line_numbers, world, anatomical, table, s
 
         if not np.isfinite(time[0]):
             raise InputError("time is missing or not finite", path)
-        df = pd.DataFrame({"time": np.asarray(time, dtype=float), **dict(zip(cols, values.T))})
+        df = pd.DataFrame({"time": np.asarray(time, dtype=float), **dict(zip(cols, values.T, strict=True))})
         df.attrs.update(kind="orientations", source=str(path), format=fmt, rate_hz=None,
                         conversions=list(conversions), **attrs)
         return df
@@ -129,7 +129,7 @@ def _careful_block(rows, line_no, labels, path):
     n, S = len(rows), len(labels)
     time = np.empty(n)
     q = np.empty((n, S, 4))
-    for i, (fields, ln) in enumerate(zip(rows, line_no)):
+    for i, (fields, ln) in enumerate(zip(rows, line_no, strict=True)):
         if len(fields) < S + 1:
             what = "truncated at" if i == n - 1 else "short row at"
             raise InputError(f"{what} line {ln}: {len(fields)} of {S + 1} values", path)

@@ -145,7 +145,7 @@ _VSK: dict[str, tuple[str, float]] = {
     "mass": ("Bodymass", 1.0), "height": ("Height", 1e-3), "inter_asis_distance": ("InterAsisDistance", 1e-3),
     "marker_diameter": ("MarkerDiameter", 1e-3),
 }
-for _name, _vsk in zip(_SIDED, _VSK_SIDED):
+for _name, _vsk in zip(_SIDED, _VSK_SIDED, strict=True):
     for _side, _Side in (("right", "Right"), ("left", "Left")):
         _field = f"{_side}_{_name}"
         _VSK[_field] = (_Side + _vsk, math.pi / 180.0 if _field in _ANGLES else 1e-3)

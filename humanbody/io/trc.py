@@ -41,7 +41,9 @@ def _header_fields(keys_line: str, values_line: str) -> dict[str, str]:
     Fields are separated by any run of whitespace (writers use single tabs,
     runs of tabs or spaces); no field name or value contains whitespace.
     """
-    return dict(zip(keys_line.split(), values_line.split()))
+    # strict=False: a header line with more or fewer fields than the other is read as far as both go;
+    # the fields the reader needs are checked by name afterwards
+    return dict(zip(keys_line.split(), values_line.split(), strict=False))
 
 
 def read_trc(path, units: str | None = None, rate_hz: float | None = None):

@@ -337,7 +337,7 @@ def _numeric_matrix(table: pd.DataFrame, digits: int):
             return None
         if isinstance(dt, pd.api.extensions.ExtensionDtype) and not isinstance(dt, np.dtype):
             return None  # nullable dtypes: pd.NA is printed by Arrow
-    ints = [c for c, dt in zip(table.columns, table.dtypes) if pd.api.types.is_integer_dtype(dt)]
+    ints = [c for c, dt in zip(table.columns, table.dtypes, strict=True) if pd.api.types.is_integer_dtype(dt)]
     if ints:
         top = max(int(np.abs(table[c].to_numpy()).max(initial=0)) for c in ints)
         if top >= 10**digits:
@@ -393,14 +393,14 @@ def _text_block(part: pd.DataFrame, sep: str) -> tuple[list[str], np.ndarray]:
     if len(codes) == 1:
         return words[0], codes[0]
     if math.prod(len(w) for w in words) >= 2**62:  # beyond one int64 key per row: row by row
-        cols = [np.array(w, dtype=object)[c].tolist() for w, c in zip(words, codes)]
-        lines = list(map(sep.join, zip(*cols)))
+        cols = [np.array(w, dtype=object)[c].tolist() for w, c in zip(words, codes, strict=True)]
+        lines = list(map(sep.join, zip(*cols, strict=True)))
         return lines, np.arange(len(lines))
     key = codes[0]
-    for w, c in zip(words[1:], codes[1:]):
+    for w, c in zip(words[1:], codes[1:], strict=True):
         key = key * len(w) + c
     combos, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    lines = [sep.join(w[c[i]] for w, c in zip(words, codes)) for i in first.tolist()]
+    lines = [sep.join(w[c[i]] for w, c in zip(words, codes, strict=True)) for i in first.tolist()]
     return lines, inverse.ravel().astype(np.int64)
 
 

@@ -152,7 +152,7 @@ class AxesMapping:
     def describe(self) -> str:
         """One line for logs: the mapping, in words, and how it was decided."""
         words = [f"{g} = {'-' if t.startswith('-') else '+'}lab {t[-1]}"
-                 for g, t in zip(("X forward", "Y left", "Z up"), self.spec.split(","))]
+                 for g, t in zip(("X forward", "Y left", "Z up"), self.spec.split(","), strict=True)]
         return (f"lab -> ground axes {self.spec!r}: {', '.join(words)} "
                 f"({self.how}; confidence {self.confidence:.2f})")
 
@@ -178,7 +178,7 @@ class AxesMapping:
             out = np.empty(np.broadcast_shapes(xyz.shape[:-1] + (3,)))
         signed = self.signed_permutation()
         if signed is not None:
-            for i, (j, s) in enumerate(zip(*signed)):
+            for i, (j, s) in enumerate(zip(*signed, strict=True)):
                 np.multiply(xyz[..., j], s, out=out[..., i])
             return out
         np.matmul(xyz, M.T, out=out)
@@ -510,7 +510,9 @@ def detect_axes(df: pd.DataFrame) -> AxesMapping:
         axis, up, c_up, how_up = _vertical(P, names)
         fwd, sign, c_fwd, how_fwd = _forward(P, names, axis, up, _rate(df))
     except InputError as exc:
-        raise exc.with_path(df.attrs.get("source")) if df.attrs.get("source") else exc
+        if not df.attrs.get("source"):
+            raise
+        raise exc.with_path(df.attrs["source"]) from None
     M = np.zeros((3, 3))
     M[0, fwd] = sign
     M[2, axis] = up
@@ -558,7 +560,9 @@ def to_ground(df: pd.DataFrame, axes="auto") -> tuple[pd.DataFrame, AxesMapping]
         try:
             mapping = axes if isinstance(axes, AxesMapping) else AxesMapping.from_spec(axes)
         except InputError as exc:
-            raise exc.with_path(df.attrs.get("source")) if df.attrs.get("source") else exc
+            if not df.attrs.get("source"):
+                raise
+            raise exc.with_path(df.attrs["source"]) from None
     names = marker_names(df)
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
     if _plain_layout(df, cols):  # write the ground table in one pass

@@ -311,7 +311,7 @@ class _Geometry:
                 pts = [self.point(p) for p in chain]
             except _Unavailable:
                 continue
-            legs.append(sum(np.linalg.norm(b - a, axis=-1) for a, b in zip(pts[:-1], pts[1:])))
+            legs.append(sum(np.linalg.norm(b - a, axis=-1) for a, b in zip(pts[:-1], pts[1:], strict=True)))
         if legs:
             leg = np.mean(legs, axis=0)
         else:  # greater-trochanter height ~ 0.53 H (Dempster, via Winter 2009 Fig. 4.1)

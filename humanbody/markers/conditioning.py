@@ -177,7 +177,7 @@ def _lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
 # --------------------------------------------------------------------------- the chain
 def _ranges(frames: pd.DataFrame) -> str:
     return ", ".join(f"{s}" if s == e else f"{s}-{e}"
-                     for s, e in zip(frames["start_frame"], frames["end_frame"]))
+                     for s, e in zip(frames["start_frame"], frames["end_frame"], strict=True))
 
 
 @dataclass(frozen=True)

@@ -445,7 +445,9 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
                                 widths=dict(knee=knee_width, ankle=ankle_width),
                                 marker_radius=marker_radius)
     except InputError as err:
-        raise err.with_path(source) if source else err
+        if not source:
+            raise
+        raise err.with_path(source) from None
     ms = _parse(tomllib.loads(plan.text), source or "draft")
     cal = calibrate(static, ms, height=None if plan.height_rule else H)  # the draft must calibrate on its own trial
     from .plausibility import check_lengths

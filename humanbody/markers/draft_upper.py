@@ -242,7 +242,7 @@ def plug_in_gait_upper(mk, out: _Out, radius: float) -> list[str]:
                   f"average adult: give the subject's in a subject file")
         right = s == "right"
         sh, el, wr, mid, tip = f"{s}_shoulder", f"{s}_elbow", f"{s}_wrist", f"{s}_wrist_mid", f"{s}_wrist_tip"
-        cross = lambda a, b, c: [a, b, c] if right else [a, c, b]  # noqa: E731  (normal towards +y/-y)
+        cross = lambda a, b, c, right=right: [a, b, c] if right else [a, c, b]  # noqa: E731  (normal towards +y/-y)
         out.point(f"{s}_shoulder_wand", {"cross": cross("thorax_origin", sho, "thorax_x_tip")})
         out.point(sh, {"chord": [f"{s}_shoulder_wand", "thorax_origin", sho], "offset": f"{s}_shoulder_offset"},
                   f"Plug-in Gait's shoulder centre: chord function from {sho} towards the thorax origin.")

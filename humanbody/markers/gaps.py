@@ -25,7 +25,7 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
     d = np.diff(m.astype(np.int8))
     starts = np.nonzero(d == 1)[0]
     ends = np.nonzero(d == -1)[0] - 1
-    return list(zip(starts.tolist(), ends.tolist()))
+    return list(zip(starts.tolist(), ends.tolist(), strict=True))
 
 
 def _gap_rows(names: list[str], P: np.ndarray, t: np.ndarray) -> list[dict]:

@@ -255,7 +255,7 @@ def _parsed(text: str, path: str) -> MarkerSet:
     try:
         return _parse(data, path)
     except InputError as err:
-        raise err.with_path(path)
+        raise err.with_path(path) from None
     except (TypeError, ValueError, KeyError, AttributeError) as err:
         raise InputError(f"malformed marker set: {err}", path) from None
 

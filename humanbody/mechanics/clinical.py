@@ -106,7 +106,7 @@ def _table() -> tuple[ClinicalAngle, ...]:
     rows = []
 
     def joint(name, segments, reference, names, signs, sequence="yxz", static_zero=True):
-        for i, (word, sign) in enumerate(zip(names, signs)):
+        for i, (word, sign) in enumerate(zip(names, signs, strict=True)):
             rows.append(ClinicalAngle(f"{name}_{word}_deg", name, tuple(segments), reference, i, float(sign),
                                       sequence, static_zero))
 
@@ -153,7 +153,7 @@ def _progression_table() -> tuple[ClinicalAngle, ...]:
               "head": ("lower_torso", "middle_torso", "upper_torso", "neck", "head")}
     words = {"thorax": ("tilt", "obliquity", "progression_rotation"), "head": ("tilt", "obliquity", "rotation")}
     for seg, chain in chains.items():
-        for i, (word, sign) in enumerate(zip(words[seg], (1.0, -1.0, 1.0))):
+        for i, (word, sign) in enumerate(zip(words[seg], (1.0, -1.0, 1.0), strict=True)):
             rows.append(ClinicalAngle(f"{seg}_{word}_deg", f"{seg}_progression", chain, "progression",
                                       i, sign, "yxz", static_zero=False))
     return tuple(rows)
@@ -367,7 +367,7 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
     feet = [(side, s) for side, s in _SIDES if f"{side}_foot_progression_deg" in columns]
     # one kernel pass: every joint's composed rotation, decomposed (foot: its absolute axes as yaw-pitch-roll)
     chains, use_yaw, seqs = [], [], []
-    for joint, angles in joints.items():
+    for angles in joints.values():
         chains.append([names.index(seg) for seg in angles[0].segments])
         use_yaw.append(angles[0].reference == "progression")
         seqs.append(angles[0].sequence)

@@ -250,7 +250,9 @@ def prepare_motion(
     try:
         qd, qdd = _differentiated_rates(diff, time, q, sequence_axes_array(model))
     except InputError as err:
-        raise err.with_path(source) if source else err
+        if not source:
+            raise
+        raise err.with_path(source) from None
     rate = (F - 1) / (time[-1] - time[0]) if F > 1 else float("nan")
     return Motion(time, q, qd, qdd, True, diff.describe(rate))
 

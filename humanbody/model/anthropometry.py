@@ -87,7 +87,7 @@ def _read_table() -> dict[str, dict[str, Any]]:
     rows: dict[str, dict[str, Any]] = {}
     for ln in lines[1:]:
         cells = ln.split(",")
-        row: dict[str, Any] = {h: (c if h in ("segment", "origin", "other") else float(c)) for h, c in zip(header, cells)}
+        row: dict[str, Any] = {h: (c if h in ("segment", "origin", "other") else float(c)) for h, c in zip(header, cells, strict=True)}
         rows[row["segment"]] = row
     return rows
 

@@ -325,7 +325,9 @@ class BodyModel:
             )
             return cls(**fields)
         except InputError as err:
-            raise err.with_path(source) if source else err
+            if not source:
+                raise
+            raise err.with_path(source) from None
         except (TypeError, ValueError, KeyError) as err:
             raise InputError(f"malformed model: {err}", source) from None
 

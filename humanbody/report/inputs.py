@@ -299,7 +299,7 @@ def assign_keys(tasks: list[TrialTask]) -> list[TrialTask]:
     """Give every task a unique output name: the file stem, else folder_stem, else a counter."""
     stems = [Path(t.trial).stem for t in tasks]
     out, used = [], set()
-    for task, stem in zip(tasks, stems):
+    for task, stem in zip(tasks, stems, strict=True):
         key = stem if stems.count(stem) == 1 else f"{Path(task.trial).parent.name}_{stem}"
         base, n = key, 2
         while key in used:

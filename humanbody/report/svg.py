@@ -63,7 +63,7 @@ def _points(x: np.ndarray, y: np.ndarray) -> str:
 def _runs(ok: np.ndarray):
     """Start and stop indices of the runs of True in ``ok``."""
     d = np.diff(np.concatenate([[0], ok.astype(np.int8), [0]]))
-    return zip(np.flatnonzero(d == 1), np.flatnonzero(d == -1))
+    return zip(np.flatnonzero(d == 1), np.flatnonzero(d == -1), strict=True)
 
 
 class _Axes:
@@ -165,7 +165,7 @@ def _legend(panels, width: float, y: float) -> str:
     items.append(("#666", "foot off (dashed, side's colour)", "dash"))
     widths = [28 + 6.2 * len(text) for _, text, _ in items]
     parts, x = [], (width - sum(widths)) / 2
-    for (colour, text, kind), w in zip(items, widths):
+    for (colour, text, kind), w in zip(items, widths, strict=True):
         if kind == "band":
             parts.append(f'<rect x="{x:.0f}" y="{y - 8:.0f}" width="18" height="9" fill="{colour}"/>')
         else:
@@ -197,7 +197,7 @@ def events_svg(series: list, events: list, title: str) -> str:
     out = [f'<rect width="{width}" height="{height}" fill="#fff"/>',
            f'<text class="h" x="{width / 2:.0f}" y="18" text-anchor="middle">{_e(title)}</text>']
     ax.frame(out, "", "forward of pelvis (m)", "time (s)", nice_ticks(*xlim, target=8))
-    for label, colour, dashed, t, v in series:
+    for _label, colour, dashed, t, v in series:
         ax.line(out, np.asarray(t), np.asarray(v), colour, "m o" if dashed else "m")
     for t, v, colour, filled, kind in events:
         px, py = float(ax.x(t)), float(ax.y(v))

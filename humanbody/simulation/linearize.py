@@ -72,7 +72,7 @@ class Linearization:
         cols = [f"{model.names[0]}_{a}" for a in "xyz"]
         for name in model.names:
             cols += [f"{name}_r{a}" for a in "xyz"]
-        return [c for c, f in zip(cols, self.free) if f]
+        return [c for c, f in zip(cols, self.free, strict=True) if f]
 
 
 def _G(system, y0, d, u, z, v):

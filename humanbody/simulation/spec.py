@@ -208,7 +208,7 @@ def _springs(entry, model, q0):
             if "damping" in value:
                 C[k] = _triple(value["damping"], f"[springs.{key}].damping")
     angles = q0[3:].reshape(N, 3) if neutral == "initial" else np.zeros((N, 3))
-    e = np.array([sequence_to_quaternion(a, s) for a, s in zip(angles, model.sequences)])
+    e = np.array([sequence_to_quaternion(a, s) for a, s in zip(angles, model.sequences, strict=True)])
     return JointSprings(K, C, e)
 
 

@@ -124,7 +124,7 @@ def body_on_base(model, posture: str = "seated"):
     q = _posture(model, posture)
     from ..rotations.quaternions import sequence_to_quaternion
 
-    e0 = np.array([sequence_to_quaternion(a, s) for a, s in zip(q[3:].reshape(N, 3), model.sequences)])
+    e0 = np.array([sequence_to_quaternion(a, s) for a, s in zip(q[3:].reshape(N, 3), model.sequences, strict=True)])
     springs = JointSprings(K, C, e0)
     rows = CONTACTS[posture]
     # a point along a segment's long axis is given as a fraction of the segment's length (z of the child joint)

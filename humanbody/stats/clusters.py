@@ -62,7 +62,7 @@ def find_clusters(z, threshold: float, sign: int = 1) -> list[tuple[float, float
     ends = np.flatnonzero(edges == -1) - 1
     last = z.size - 1
     out = []
-    for i0, i1 in zip(starts, ends):
+    for i0, i1 in zip(starts, ends, strict=True):
         s = float(i0) if i0 == 0 else (i0 - 1) + (threshold - z[i0 - 1]) / (z[i0] - z[i0 - 1])
         e = float(i1) if i1 == last else i1 + (threshold - z[i1]) / (z[i1 + 1] - z[i1])
         out.append((float(s), float(e), float(z[i0:i1 + 1].max())))

@@ -50,7 +50,7 @@ class _Panel:
         return self.y0 + self.h - (np.asarray(y, float) - self.ylim[0]) / (self.ylim[1] - self.ylim[0]) * self.h
 
     def _points(self, x, y) -> str:
-        return " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(self.px(x), self.py(y)))
+        return " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(self.px(x), self.py(y), strict=True))
 
     def line(self, x, y, colour, width=1.5, dash=None):
         d = f' stroke-dasharray="{dash}"' if dash else ""

@@ -126,7 +126,7 @@ def _arrays(table) -> dict:
     import pyarrow as pa
 
     out = {}
-    for name, col in zip(table.column_names, table.columns):
+    for name, col in zip(table.column_names, table.columns, strict=True):
         if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
             out[name] = np.asarray(col.to_pylist(), dtype=object)  # to_pylist: no pandas either
         elif pa.types.is_null(col.type):  # a column of empty cells
@@ -230,7 +230,7 @@ def read_report(folder, *, side: str = "both", unit: str = "subject", subjects: 
     with ThreadPoolExecutor(max_workers=4) as pool:  # pyarrow's reader releases the GIL
         per_trial = list(pool.map(lambda p: reader(p, side, folder), files))  # [(trial key, {name: ...})]
     names = None
-    for path, (_, table) in zip(files, per_trial):
+    for path, (_, table) in zip(files, per_trial, strict=True):
         keys = {n for n in table if _wanted(n, variables)}
         if names is None:
             names = keys
@@ -259,7 +259,7 @@ def read_report(folder, *, side: str = "both", unit: str = "subject", subjects: 
                 curves, stride_labels = table[var]
                 keep = np.isfinite(curves).all(axis=1)
                 rows.extend(curves[keep])
-                labels.extend(f"{key}:{lab}" for lab, k in zip(stride_labels, keep) if k)
+                labels.extend(f"{key}:{lab}" for lab, k in zip(stride_labels, keep, strict=True) if k)
         group.rows[var] = labels
         group.curves[var] = np.array(rows, dtype=float)
         group.units[var] = _unit(var)

@@ -391,7 +391,7 @@ class Scene:
             pts += [(xs[0], y, z), (xs[-1], y, z)]
         for plate in self.plates or ():  # each plate's outline where it is (stairs, ramps)
             c = np.asarray(plate.corners, dtype=float)
-            for a, b in zip(c, np.roll(c, -1, axis=0)):
+            for a, b in zip(c, np.roll(c, -1, axis=0), strict=True):
                 pts += [tuple(a), tuple(b)]
         for i in range(0, len(pts), 2):
             lines += [2, i, i + 1]

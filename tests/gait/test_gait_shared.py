@@ -6,6 +6,8 @@ period of the raw heel trajectory.
 """
 
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -97,4 +99,4 @@ def test_force_events_alternate(trial):
     _, _, _, frc = trial
     for side in ("right", "left"):
         ev = frc[frc["side"] == side]["event"].tolist()
-        assert all(a != b for a, b in zip(ev, ev[1:]))  # strike, off, strike, ...
+        assert all(a != b for a, b in itertools.pairwise(ev))  # strike, off, strike, ...

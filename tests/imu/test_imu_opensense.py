@@ -40,7 +40,7 @@ def _custom_joint(name, parent, location, child, coords):
             ta.set_function(osim.LinearFunction())
         else:
             ta.set_function(osim.Constant(0))
-    for i, u in zip(range(3, 6), _UNIT):
+    for i, u in zip(range(3, 6), _UNIT, strict=True):
         ta = st.updTransformAxis(i)
         ta.setAxis(osim.Vec3(*u))
         ta.set_function(osim.Constant(0))

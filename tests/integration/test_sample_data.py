@@ -83,7 +83,7 @@ def test_committed_files_are_small_and_match_a_regeneration(tmp_path):
 def test_trc_layout_as_opensim_writes_it():
     lines = STATIC.read_text().splitlines()
     assert lines[0].split("\t") == ["PathFileType", "4", "(X/Y/Z)", "sample_static.trc"]
-    head = dict(zip(lines[1].split("\t"), (f.strip() for f in lines[2].split("\t"))))
+    head = dict(zip(lines[1].split("\t"), (f.strip() for f in lines[2].split("\t")), strict=True))
     assert head["DataRate"] == "100.00" and head["Units"] == "mm"
     assert int(head["NumFrames"]) == 100 and int(head["NumMarkers"]) == 49
     names = lines[3].split("\t")

@@ -4,6 +4,7 @@ walk, ``../shared/data/gait2392_walk`` beside the repository; skipped when that 
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from pathlib import Path
@@ -27,7 +28,7 @@ def _command_and_output():
     """Each ``humanbody analyze`` block of the page with the output block that follows it."""
     blocks = _blocks(TUTORIAL.read_text())
     out = []
-    for (lang, body), (_, nxt) in zip(blocks, blocks[1:]):
+    for (lang, body), (_, nxt) in itertools.pairwise(blocks):
         if not lang and body.lstrip().startswith("humanbody analyze") and not nxt.lstrip().startswith("humanbody"):
             out.append((body, nxt))
     return out

@@ -63,7 +63,7 @@ def test_nexus_labels_contexts_and_minutes(tmp_path):
                         TIMES=np.array([minutes, seconds], dtype=float))
     df = read_trial(path)
     ev = _events(df)
-    assert list(zip(ev["side"], ev["event"])) == [("left", "foot_strike"), ("right", "foot_off"),
+    assert list(zip(ev["side"], ev["event"], strict=True)) == [("left", "foot_strike"), ("right", "foot_off"),
                                                    ("left", "foot_strike"), ("right", "foot_strike")]
     np.testing.assert_allclose(ev["time"], [0.1, 0.2, 0.3, 0.35], atol=1e-5)
     np.testing.assert_array_equal(ev["frame"], [10, 20, 30, 35])

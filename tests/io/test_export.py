@@ -150,9 +150,9 @@ def test_c3d_events_are_the_kinematic_events(sample):
     ground, _ = to_ground(read_trial(SAMPLE / "sample_walk_markers.trc"), "auto")
     want = kinematic_events(ground)
     assert int(ev["USED"]["value"][0]) == len(want) > 0
-    got = sorted(zip(ev["CONTEXTS"]["value"], ev["LABELS"]["value"], np.round(ev["TIMES"]["value"][1], 5)))
+    got = sorted(zip(ev["CONTEXTS"]["value"], ev["LABELS"]["value"], np.round(ev["TIMES"]["value"][1], 5), strict=True))
     names = {"foot_strike": "Foot Strike", "foot_off": "Foot Off"}
-    exp = sorted(zip(want["side"].str.capitalize(), want["event"].map(names), np.round(want["time"], 5)))
+    exp = sorted(zip(want["side"].str.capitalize(), want["event"].map(names), np.round(want["time"], 5), strict=True))
     assert got == exp
 
 

@@ -375,7 +375,7 @@ def test_staircase_from_a_y_up_mot_with_raised_points_and_the_force_on_the_plate
     path.write_text(head + "\t".join(cols) + "\n" + "\n".join("\t".join(f"{x:.10f}" for x in r) for r in rows) + "\n")
     analysis = hb.analyze_trial(tmp / "stairs.csv", model=model, forces=path, forces_cutoff_hz=0)
     loads = analysis.loads
-    for p, h in enumerate(HEIGHTS):
+    for p in range(len(HEIGHTS)):
         rows_p = slice(p * PHASE_FRAMES, (p + 1) * PHASE_FRAMES)
         np.testing.assert_allclose(loads.cop[rows_p, p], point[rows_p, p], atol=1e-6)
         np.testing.assert_allclose(loads.force[rows_p, p], force[rows_p, p], atol=1e-6)

@@ -133,7 +133,7 @@ def test_parser_is_correctly_rounded():
     mant = rng.integers(0, 10**rng.integers(1, 19, n), dtype=np.int64)
     texts = [f"{'-' if s else ''}{m}e{e}" if k == 0 else f"{m / 10**d:.{d}f}"
              for m, e, s, k, d in zip(mant, rng.integers(-40, 40, n), rng.random(n) < 0.5,
-                                      rng.integers(0, 2, n), rng.integers(0, 12, n))]
+                                      rng.integers(0, 2, n), rng.integers(0, 12, n), strict=True)]
     texts += ["0", "-0", "+1.5", ".5", "5.", "1E5", "0.000000000000000000001234", "12345678901234567890",
               "-0.0e-999", "1e400", "-1e400", "4.9e-324", "2.4703282292062327e-324", "9007199254740993",
               "0000000000000000000001.5", "1.7976931348623157e308"]
@@ -348,7 +348,7 @@ def test_marker_frame_in_place_equals_numpy(scale, monkeypatch):
     for df in (a, b):
         np.testing.assert_array_equal(df.to_numpy().view(np.int64), ref.view(np.int64))  # same bits
         assert df.attrs["missing_zero_samples"] == n_zero
-        assert df.attrs["missing"] == {nm: int(c) for nm, c in zip(names, miss) if c}
+        assert df.attrs["missing"] == {nm: int(c) for nm, c in zip(names, miss, strict=True) if c}
         assert df.attrs["empty_markers"] == ["M4"]
     with pytest.raises(ValueError):
         _validate.marker_frame(Path("x.trc"), "trc", names, xyz, table=table, **kw)

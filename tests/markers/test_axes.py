@@ -19,10 +19,10 @@ def proper_specs() -> list[str]:
     for perm in itertools.permutations("xyz"):
         for signs in itertools.product("+-", repeat=3):
             M = np.zeros((3, 3))
-            for i, (a, s) in enumerate(zip(perm, signs)):
+            for i, (a, s) in enumerate(zip(perm, signs, strict=True)):
                 M[i, "xyz".index(a)] = 1.0 if s == "+" else -1.0
             if np.linalg.det(M) > 0:
-                out.append(",".join(("-" if s == "-" else "") + a for a, s in zip(perm, signs)))
+                out.append(",".join(("-" if s == "-" else "") + a for a, s in zip(perm, signs, strict=True)))
     return out
 
 

@@ -107,7 +107,7 @@ def _trial(planes, F=200):
     for markers, R, d in ((pelvis, R_p, d_p), (thigh, R_t, d_t)):
         for name, local in markers.items():
             xyz = np.einsum("fij,j->fi", R, local) + d
-            for a, k in zip("xyz", range(3)):
+            for a, k in zip("xyz", range(3), strict=True):
                 cols[f"{name}_{a}"] = xyz[:, k]
     return pd.DataFrame(cols)
 

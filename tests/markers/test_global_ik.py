@@ -159,7 +159,7 @@ def test_analytic_gradient_and_gauss_newton_matrix_match_finite_differences():
     np.testing.assert_allclose(2 * g, fd, rtol=1e-6, atol=1e-8 * np.abs(fd).max())  # C = sum r^2: dC = 2 J^T r
     # H is the Gauss-Newton part: the exact Hessian minus the residual-curvature terms, so compare
     # on a zero-residual problem (q = the model's own marker positions, S0 = S)
-    P = np.array([O[s] + R[s] @ c for s, c in zip(seg_of, local)])
+    P = np.array([O[s] + R[s] @ c for s, c in zip(seg_of, local, strict=True)])
     q[:] = P
     S0[:] = S
     kk._normal_equations(R, O, S, q, weight, seg_of, local, parent, S0, lam, axis, hinge, base, first, H, g,

@@ -73,7 +73,7 @@ def test_two_millimetre_noise_through_the_pipeline(subject, kind, tmp_path):
     write_trc(trc, t, noisy, RATE)
     an = analyze_trial(trc, static=DATA / "subject01_static.trc", mass=72.6, height=1.8, ik="global")
     got, rms = _rms_by_group(cal, an, ang, root, t)
-    assert all(g <= b for g, b in zip(got, BOUNDS[kind])), (kind, np.round(got, 2), rms)
+    assert all(g <= b for g, b in zip(got, BOUNDS[kind], strict=True)), (kind, np.round(got, 2), rms)
     # the bounds are not loose: without the filter the same noise costs the legs about twice as much
     if kind == "walk":
         raw = analyze_trial(trc, static=DATA / "subject01_static.trc", mass=72.6, height=1.8, ik="global",

@@ -160,7 +160,7 @@ def test_time_alignment(tracked):
     assert pelvis_mismatch(coords, ik, 0.0) < 0.007
     alias = pelvis_mismatch(coords, ik, 74 / RATE)  # the full-overlap best, one stride later
     assert alias > 2 * pelvis_mismatch(coords, ik, 0.0) and alias == min(
-        c for s, c in zip(shifts, cost) if len(overlap(coords, ik, s)[0]) == len(coords))
+        c for s, c in zip(shifts, cost, strict=True) if len(overlap(coords, ik, s)[0]) == len(coords))
     rs = [flexion_r(coords, ik, s) for s in shifts]
     assert shifts[int(np.argmax(rs))] == 0.0
 

@@ -554,7 +554,7 @@ def test_left_pelvis_angles_are_the_side_s_own_sense(pig):
         a = np.degrees(Rotation.from_matrix(centres["pelvis"]).as_euler("YXZ"))  # progression = ground +X
         # +x lifts the left side; the left side goes forward when the pelvis turns to the right (-z)
         own = {"tilt": a[:, 0], "obliquity": a[:, 1], "rotation": -a[:, 2]}
-        for (column, factor), (word, want) in zip(left, own.items()):
+        for (column, factor), (word, want) in zip(left, own.items(), strict=True):
             np.testing.assert_allclose(factor * cl[column], want, atol=1e-6, err_msg=word)
             sense = SIDE_SENSE.get(f"pelvis_{word}_deg", {"left": 1.0})["left"]
             np.testing.assert_allclose(sense * cl[f"pelvis_{word}_deg"], want, atol=1e-6, err_msg=word)
@@ -841,6 +841,25 @@ def _unit(v):
     return v / np.linalg.norm(v, axis=-1, keepdims=True)
 
 
+def _elbow_marker(ejc, sjc, wri, Hu, de, s):
+    """One frame's ELB: at distance ``de`` from EJC, normal to the humerus ``Hu`` (3, 3), in the chord's plane."""
+    from scipy.optimize import brentq
+
+    def off(phi):
+        return ejc + de * (np.cos(phi) * -s * Hu[:, 1] + np.sin(phi) * Hu[:, 0])
+
+    def plane(phi):
+        e = off(phi)
+        n = np.cross(wri - e, sjc - e) * s
+        return float((ejc - e) @ _unit(np.cross(sjc - e, n)))
+
+    grid = np.linspace(-np.pi, np.pi, 121)
+    vals = np.array([plane(g) for g in grid])
+    k = np.flatnonzero(np.sign(vals[:-1]) != np.sign(vals[1:]))
+    k = k[np.argmin(np.abs(grid[k]))]  # the root nearest the lateral direction
+    return off(brentq(plane, grid[k], grid[k + 1], xtol=1e-15))
+
+
 def place_upper(ang: dict, pelvis_origin, Rp, subject=UPPER_SUBJECT, head_pitch=8.0):
     """Upper-body markers and frames from Plug-in Gait's upper-body angles (deg, arrays (F,)).
 
@@ -851,8 +870,6 @@ def place_upper(ang: dict, pelvis_origin, Rp, subject=UPPER_SUBJECT, head_pitch=
     The head markers' own frame is the head's turned by ``head_pitch`` about y (a level static head
     recovers it).  Returns (markers, frames, centres).
     """
-    from scipy.optimize import brentq
-
     F = len(pelvis_origin)
     r = subject.marker_diameter / 2
     at = lambda R, O, v: O + np.einsum("fij,j->fi", R, np.asarray(v, float))  # noqa: E731
@@ -895,19 +912,7 @@ def place_upper(ang: dict, pelvis_origin, Rp, subject=UPPER_SUBJECT, head_pitch=
         de = subject.side("elbow_width", side) / 2 + r
         elb = np.empty((F, 3))
         for f in range(F):
-            def off(phi, f=f):
-                return ejc[f] + de * (np.cos(phi) * -s * Hu[f, :, 1] + np.sin(phi) * Hu[f, :, 0])
-
-            def plane(phi, f=f):
-                e = off(phi)
-                n = np.cross(wri[f] - e, sjc[f] - e) * s
-                return float((ejc[f] - e) @ _unit(np.cross(sjc[f] - e, n)))
-
-            grid = np.linspace(-np.pi, np.pi, 121)
-            vals = np.array([plane(g) for g in grid])
-            k = np.flatnonzero(np.sign(vals[:-1]) != np.sign(vals[1:]))
-            k = k[np.argmin(np.abs(grid[k]))]  # the root nearest the lateral direction
-            elb[f] = off(brentq(plane, grid[k], grid[k + 1], xtol=1e-15))
+            elb[f] = _elbow_marker(ejc[f], sjc[f], wri[f], Hu[f], de, s)
         m[f"{S}ELB"] = elb
         dh = subject.side("hand_thickness", side) / 2 + r
         m[f"{S}FIN"] = ho - dh * Hd[:, :, 0]

@@ -168,7 +168,7 @@ def test_monte_carlo_through_the_solver(designed, kind, f0):
     seen = pred > np.radians(0.02)
     assert seen.sum() > 40  # all but the hands (no markers: held by the neutral pull, no noise)
     ratio = meas[seen] / pred[seen]
-    assert np.all(np.abs(ratio - 1) < 0.12), dict(zip(np.array(COLS)[seen], np.round(ratio, 3)))
+    assert np.all(np.abs(ratio - 1) < 0.12), dict(zip(np.array(COLS)[seen], np.round(ratio, 3), strict=True))
     assert np.all(meas[~seen] < np.radians(0.02))
     # not a tautology: the prediction without the knees' hinge pull is wrong for the knee's rotation
     # not a tautology: the prediction that ignores the weights (W = I) misses the pelvis height by ~40 %,

@@ -113,7 +113,7 @@ def test_fused_fit_of_flagged_frames_has_origin_and_residual():
     np.testing.assert_allclose(origin, o, atol=1e-9)
     assert np.all(rms < 1e-9)
     general = fit_rigid(p, q, weights=np.ones((F, m)))
-    for x, y in zip((R, origin), general[:2]):
+    for x, y in zip((R, origin), general[:2], strict=True):
         np.testing.assert_allclose(x, y, atol=1e-9)
     pc = p - p.mean(axis=0)
     H = np.einsum("mi,fmj->fij", pc, q - q.mean(axis=1, keepdims=True))

@@ -287,7 +287,7 @@ def test_fused_rigid_fit_equals_the_general_weighted_path():
     general = fit_rigid(p, q, weights=np.ones((F, m)))
     assert fused[4].tolist() == general[4].tolist() and 0 < fused[4].sum() < F
     np.testing.assert_array_equal(fused[3], general[3])
-    for a, b in zip(fused[:3], general[:3]):
+    for a, b in zip(fused[:3], general[:3], strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
     ok = fused[4]
     assert np.nanmax(np.abs(np.einsum("fji,fjk->fik", fused[0][ok], R[ok]) - np.eye(3))) < 0.2

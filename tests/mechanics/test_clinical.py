@@ -175,11 +175,11 @@ def test_standing_pelvic_tilt_shows_by_default():
     the static zero reads 0."""
     F = 4
     tilt = matrix_to_euler(euler_to_matrix(np.radians([0.0, 12.0, 0.0]), "xyz"), MODEL.sequences[0])
-    ang = {f"lower_torso_{x}": np.degrees(v) for x, v in zip(("alpha", "beta", "gamma"), tilt)}
+    ang = {f"lower_torso_{x}": np.degrees(v) for x, v in zip(("alpha", "beta", "gamma"), tilt, strict=True)}
     for side in ("right", "left"):
         k = MODEL.names.index(f"{side}_upper_leg")
         hip = matrix_to_euler(euler_to_matrix(np.radians([0.0, -12.0, 0.0]), "xyz"), MODEL.sequences[k])
-        ang.update({f"{side}_upper_leg_{x}": np.degrees(v) for x, v in zip(("alpha", "beta", "gamma"), hip)})
+        ang.update({f"{side}_upper_leg_{x}": np.degrees(v) for x, v in zip(("alpha", "beta", "gamma"), hip, strict=True)})
     c = _coords(MODEL, F=F, **ang)
 
     class Cal:

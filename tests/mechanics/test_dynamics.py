@@ -67,7 +67,7 @@ def test_gravity_is_the_gradient_of_the_potential_energy():
     cols = coordinate_columns(model)
 
     def pe(qq):
-        data = {"time": [0.0, 1.0, 2.0], **{c: [v] * 3 for c, v in zip(cols, qq)}}
+        data = {"time": [0.0, 1.0, 2.0], **{c: [v] * 3 for c, v in zip(cols, qq, strict=True)}}
         res = hb.compute(model, pd.DataFrame(data), differentiation="gradient")
         return -float(np.einsum("k,ki,i->", model.mass, res.com[0], model.gravity))
 

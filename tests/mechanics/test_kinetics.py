@@ -149,8 +149,8 @@ def test_kinetic_columns_and_clinical_moments_are_generalized_forces():
 
 def test_loads_table_and_bad_load_files(tmp_path):
     t = np.arange(0, 1.0, 0.01)
-    table = pd.DataFrame({"time": t, **{f"L_force_{a}": v for a, v in zip("xyz", (t * 0, t * 0, 700 + 0 * t))},
-                          **{f"L_point_{a}": v for a, v in zip("xyz", (0.1 + 0 * t, -0.1 + 0 * t, 0 * t))}})
+    table = pd.DataFrame({"time": t, **{f"L_force_{a}": v for a, v in zip("xyz", (t * 0, t * 0, 700 + 0 * t), strict=True)},
+                          **{f"L_point_{a}": v for a, v in zip("xyz", (0.1 + 0 * t, -0.1 + 0 * t, 0 * t), strict=True)}})
     good = tmp_path / "loads.csv"
     table.to_csv(good, index=False)
     lt = read_loads(good)

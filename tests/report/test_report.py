@@ -125,7 +125,7 @@ def test_bad_trials_only_are_failed_rows(tmp_path):
     s = pd.read_csv(out / "summary.csv")
     assert list(s.columns[:len(summary_columns())]) == summary_columns()
     assert list(s["status"]) == ["failed", "failed"]
-    for name, err in zip(s["key"], s["error"]):
+    for name, err in zip(s["key"], s["error"], strict=True):
         assert name in err and "\n" not in err
     assert (out / "index.html").read_text().count("failed") >= 2
 

@@ -49,7 +49,7 @@ def runs(tmp_path_factory):
     assert set(kin["events"]["source"]) == {"kinematic"}
     mine = kin["events"]
     labels = {"foot_strike": "Foot Strike", "foot_off": "Foot Off"}
-    written = [(labels[e], s.capitalize(), t + SHIFT[e]) for t, s, e in zip(mine["time"], mine["side"], mine["event"])]
+    written = [(labels[e], s.capitalize(), t + SHIFT[e]) for t, s, e in zip(mine["time"], mine["side"], mine["event"], strict=True)]
     walk = d / "file" / "walk.c3d"
     walk.parent.mkdir()
     write_c3d(walk, frames=len(df), rate_hz=rate, markers=(names, xyz * 1000.0), unit="mm",

@@ -27,7 +27,7 @@ def _interp_loop(time, values, strikes, points=101):
     s = np.sort(np.asarray(strikes, float))
     frac = np.linspace(0.0, 1.0, points)
     out = np.full((max(len(s) - 1, 0), points, y.shape[1]), np.nan)
-    for i, (a, b) in enumerate(zip(s[:-1], s[1:])):
+    for i, (a, b) in enumerate(zip(s[:-1], s[1:], strict=True)):
         if a < t[0] or b > t[-1]:
             continue
         tq = a + frac * (b - a)

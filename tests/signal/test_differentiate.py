@@ -102,7 +102,7 @@ def test_edges_false_skips_the_end_fits_and_keeps_the_interior():
     full = d(t, y, smoothed=False)
     for edges in ((False, True), (True, False), (False, False)):
         part = d(t, y, smoothed=False, edges=edges)
-        for a, b in zip(full[1:], part[1:]):
+        for a, b in zip(full[1:], part[1:], strict=True):
             np.testing.assert_array_equal(a[reach:-reach], b[reach:-reach])
             assert np.isnan(b[:reach]).all() == (not edges[0])
             assert np.isnan(b[-reach:]).all() == (not edges[1])

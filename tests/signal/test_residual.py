@@ -81,7 +81,7 @@ def _marker_table(rate, top, noise):
     t, _, x = _signals(rate, top, noise, columns=9)
     cols = {"time": t}
     for j in range(3):
-        for a, c in zip("xyz", range(3)):
+        for a, c in zip("xyz", range(3), strict=True):
             cols[f"M{j}_{a}"] = x[:, 3 * j + c]
     df = pd.DataFrame(cols)
     df.attrs.update(markers=[f"M{j}" for j in range(3)], rate=rate, units="m", source="trial.trc")

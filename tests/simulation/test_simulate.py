@@ -58,7 +58,7 @@ def test_undamped_body_conserves_energy():
                            Rotation.from_euler("xyz", rng.uniform(-0.2, 0.2, (17, 3))).as_quat())
     sim = hb.simulate(MODEL, 2.0, q0, qd0, springs=springs, rtol=1e-10, atol=1e-10, rate_hz=20, method="DOP853")
     s = sim.system
-    E = np.array([s.energy(t, y) for t, y in zip(sim.coordinates.time, sim.states)])
+    E = np.array([s.energy(t, y) for t, y in zip(sim.coordinates.time, sim.states, strict=True)])
     assert np.ptp(E) / abs(E[0]) <= 1e-6
     # and it is not a trivially still body: the kinetic energy changes
     ke = hb.compute(MODEL, sim.coordinates).kinetic_energy()
@@ -76,7 +76,7 @@ def test_contact_spring_conserves_energy():
     sim = hb.simulate(MODEL, 0.6, q0, springs=_identity_springs(17, 300.0), contacts=contacts, rtol=1e-10,
                       atol=1e-10, rate_hz=200, max_step=1e-3, method="DOP853")
     s = sim.system
-    E = np.array([s.energy(t, y) for t, y in zip(sim.coordinates.time, sim.states)])
+    E = np.array([s.energy(t, y) for t, y in zip(sim.coordinates.time, sim.states, strict=True)])
     assert sim.contacts["contact1_force_z"].max() > 300.0  # it did land
     assert np.ptp(E) / abs(E[0]) <= 1e-6
 

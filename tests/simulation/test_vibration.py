@@ -103,7 +103,7 @@ def test_linear_response_equals_a_small_amplitude_simulation(f):
     sol = solve_ivp(system.rhs, (0, T), state, method="DOP853", t_eval=t, rtol=1e-9, atol=1e-12)
     assert sol.success
     hz, fz = [], []
-    for ti, yi in zip(sol.t, sol.y.T):
+    for ti, yi in zip(sol.t, sol.y.T, strict=True):
         ev = system.evaluate(ti, yi)
         hz.append(ev["results"].com[0, head_k, 2] - static_head)
         fz.append(ev["contact_forces"][seat, 2].sum() - static_force)

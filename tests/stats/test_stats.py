@@ -1,6 +1,7 @@
 """SPM statistics without a reference program: per-node statistics against scipy, random field theory
 against its own identities and a Monte Carlo simulation, clusters, permutations and bad input."""
 
+import itertools
 import math
 
 import numpy as np
@@ -81,7 +82,7 @@ def test_cluster_p_limits():
     # a cluster of zero extent is as likely as any upcrossing
     assert rft.p_cluster("T", 0.0, u, df, R) == pytest.approx(float(rft.sf_max("T", u, df, R)), rel=1e-12)
     ps = [rft.p_cluster("T", k, u, df, R) for k in (0.1, 0.3, 0.6, 1.0, 2.0)]
-    assert all(a > b for a, b in zip(ps, ps[1:]))
+    assert all(a > b for a, b in itertools.pairwise(ps))
     # the expected extent above u in resels: P(n >= E[n]) = exp(-pi/4)
     rho0, rho1 = rft.ec_density_t(u, df)
     ec = rft.expected_ec("T", u, df, R)

@@ -33,7 +33,7 @@ def assert_agree(ref, mine, p_tol=0.005):
     np.testing.assert_allclose(mine.z, ref.z, rtol=0, atol=1e-9)
     assert mine.threshold == pytest.approx(ref.zstar, rel=0.005)
     assert len(mine.clusters) == len(ref.clusters)
-    for c_ref, c in zip(sorted(ref.clusters, key=lambda c: c.endpoints[0]), mine.clusters):
+    for c_ref, c in zip(sorted(ref.clusters, key=lambda c: c.endpoints[0]), mine.clusters, strict=True):
         assert c.start == pytest.approx(c_ref.endpoints[0], abs=0.5)
         assert c.end == pytest.approx(c_ref.endpoints[1], abs=0.5)
         assert c.p == pytest.approx(c_ref.P, abs=p_tol)
@@ -84,7 +84,7 @@ def test_cases_include_clusters():
 ])
 def test_anova1(seed, sizes, effects):
     rng = np.random.default_rng(300 + seed)
-    Y = np.concatenate([smooth_curves(rng, n, sigma=6.0, effect=e) for n, e in zip(sizes, effects)])
+    Y = np.concatenate([smooth_curves(rng, n, sigma=6.0, effect=e) for n, e in zip(sizes, effects, strict=True)])
     A = np.repeat(np.arange(len(sizes)), sizes)
     ref = _quiet(lambda: spm1d.stats.anova1(Y, A, equal_var=True).inference(0.05))
     assert_agree(ref, hs.anova1(Y, A))

@@ -55,7 +55,7 @@ def test_spm1d_cluster_p_follows_from_its_cluster_measures(seed):
     m = signs @ Y / J
     fields = m / np.sqrt((np.einsum("jq,jq->q", Y, Y) - J * m * m) / (J - 1) / J)
     largest = np.array([_largest_node_integral(f, ours.threshold) for f in fields])
-    for c, r in zip(ours.clusters, ref.clusters):
+    for c, r in zip(ours.clusters, ref.clusters, strict=True):
         assert (c.start, c.end) == pytest.approx(tuple(r.endpoints), abs=1e-9)
         i0, i1 = int(np.ceil(c.start)), int(np.floor(c.end))
         ends = ([0.0] if c.start < i0 else [], [0.0] if c.end > i1 else [])

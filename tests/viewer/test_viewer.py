@@ -471,7 +471,7 @@ def test_shared_walk_markers_residuals_and_ground_reaction_under_a_foot(shared_d
     checked = 0
     for f in range(0, sc.n_frames, 5):
         origin, force = sc.vectors("grf", f)
-        for p, F in zip(origin, force):
+        for p, F in zip(origin, force, strict=True):
             if F[2] < 200:  # a loaded plate: the centre of pressure is under a foot, the force points up
                 continue
             to_foot = np.linalg.norm(sc.coms(f)[feet, :2] - p[:2], axis=1).min()
