@@ -71,7 +71,7 @@ def demo() -> int:
 
 
 def lint(extra: list[str]) -> int:
-    """ruff (the rules in pyproject.toml) over the tree, then mypy over the public API modules."""
+    """ruff (the rules in pyproject.toml) over the tree, then mypy over the whole package."""
     status = run(str(PY), "-m", "ruff", "check", "--no-cache", *extra, ".")
     return status or run(str(PY), "-m", "mypy")
 

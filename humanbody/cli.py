@@ -45,7 +45,7 @@ class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line (the problem and where to read more), exit status 2,
     as every other refused input; ``--help`` still prints the full usage."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
@@ -107,7 +107,7 @@ def main(argv=None) -> int:
     """Run the command line; return the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    notice = contextlib.nullcontext()
+    notice: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
     if args.command in ("analyze", "report", "view", "simulate", "vibration") and not getattr(args, "quiet", False):
         from ._kernels.cache import announce_compilation, kernels_cached
 

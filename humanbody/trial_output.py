@@ -18,6 +18,7 @@ from .errors import InputError
 from .mechanics.kinematics import compute_motion
 
 if TYPE_CHECKING:
+    from .mechanics.results import Results
     from .options import AnalysisOptions
     from .pipeline import Analysis
 
@@ -97,7 +98,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
         from .mechanics.kinetics import compute_with_kinetics, kinetic_block, kinetic_columns
 
         columns += kinetic_columns(model)
-        buffer = {}
+        buffer: dict[str, np.ndarray] = {}
 
         def compute(start, stop, reuse):  # one kinetic buffer for every chunk
             if held() is not None:  # the held kinematics, their kinetics
@@ -157,6 +158,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     if export:
         from .export import DEFAULT_FEET, write_exports
 
+        assert collected is not None  # filled while the results were written
         cols = {c: collected[:, j] for j, c in enumerate(want)}
         said = len(analysis.messages)
         paths.update(write_exports(analysis, out, export, cols, motion.time, events=events,
@@ -211,7 +213,7 @@ def _result_blocks(model, motion, chunk_frames: int, extra=None, more=(), comput
     F = motion.n_frames
     for start in range(0, F, chunk_frames):
         stop = min(F, start + chunk_frames)
-        reuse = workspace if workspace is not None and workspace.n_frames == stop - start else None
+        reuse: Results | None = workspace if workspace is not None and workspace.n_frames == stop - start else None
         workspace = (compute_motion(model, motion, start, stop, out=reuse) if compute is None
                      else compute(start, stop, reuse))
         rows = workspace.to_matrix(out=rows)  # the consumer is done with the previous block

@@ -29,7 +29,8 @@ def _inlined(sources: dict[Path, str]) -> dict[Path, tuple[Path, ...]]:
     imports = {path: {_HERE / f"{name}.py" for name in _SIBLING.findall(text)} for path, text in sources.items()}
     out = {}
     for helpers in sources:
-        dependents, grow = set(), True
+        dependents: set[Path] = set()
+        grow = True
         while grow:
             new = {p for p, deps in imports.items() if deps & (dependents | {helpers})} - dependents - {helpers}
             dependents |= new

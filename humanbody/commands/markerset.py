@@ -176,6 +176,7 @@ def run_init(args) -> int:
             say(axes.describe())
             for line in draft.details():
                 say(line)
+        assert draft.markerset is not None  # a draft holds its set as loaded
         say(f"wrote {args.out}; analyse with: humanbody analyze TRIAL --static {args.static} --markerset {args.out}"
             + (" --height M" if not draft.markerset.parameters.get("height_top") else ""))
     return 0

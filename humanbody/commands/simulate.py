@@ -24,6 +24,7 @@ def run(args) -> int:
 
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     spec = read_spec(args.spec)
+    assert spec.q0 is not None  # a read spec always has the initial posture
     sim = simulate(spec.model, spec.duration, spec.q0, spec.qd0, progress=not args.quiet, **spec.kwargs)
     for line in sim.messages:
         say(line)

@@ -229,7 +229,8 @@ def curve_index(cycles: pd.DataFrame) -> dict:
     as one run of rows, so the runs are found by comparing neighbouring
     labels; a curve split over several runs is joined.
     """
-    if _CURVE_INDEX.get("table") is cycles and _CURVE_INDEX.get("n") == len(cycles):
+    n_rows = len(cycles)
+    if _CURVE_INDEX.get("table") is cycles and _CURVE_INDEX.get("n") == n_rows:
         return _CURVE_INDEX["groups"]
     groups: dict = {}
     if len(cycles):

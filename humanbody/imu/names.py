@@ -82,7 +82,7 @@ def assign(labels, table: dict[str, tuple[str, ...]], suffix: str = "") -> tuple
         low = label.lower()
         return low[: -len(suffix)] if suffix and low.endswith(suffix.lower()) else low
 
-    by_stem = {}
+    by_stem: dict[str, str] = {}
     for label in labels:
         by_stem.setdefault(stem(label), label)
     segment_of: dict[str, str] = {}

@@ -21,6 +21,9 @@ rates are found.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import InputError
@@ -35,6 +38,9 @@ from .csv_vendors import read_motive, read_qualisys, read_vicon
 from .imu import looks_like_mvnx, looks_like_opensense, read_mvnx, read_opensense
 from .opensim import looks_like_opensim, read_opensim
 from .trc import looks_like_trc, read_trc
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "read_trial",
@@ -56,7 +62,8 @@ _UNKNOWN = "cannot tell the format of the file: expected TRC, MOT/STO, C3D, CSV,
 _TEXT_EXT = {".csv", ".tsv", ".txt"}
 
 
-_READERS = {"plain": read_plain, "vicon": read_vicon, "motive": read_motive, "qualisys": read_qualisys}
+#: layout -> reader(path, lines, units=, rate_hz=[, head=]) -> marker DataFrame
+_READERS: dict[str, Callable[..., pd.DataFrame]] = {"plain": read_plain, "vicon": read_vicon, "motive": read_motive, "qualisys": read_qualisys}
 
 
 def read_marker_text(path, units=None, rate_hz=None, layout: str | None = None):
@@ -137,11 +144,11 @@ def detect_format(path) -> str:
         raise InputError("is not an MVNX file (no <mvnx> XML root)", p)
     if _head_says_trc(p):  # skip decoding a long TRC file only to look at its first line
         return "trc"
-    head = fr.read_head(p, 200)  # a long file: its first lines decide (read_head is None for small files)
-    if head is not None and head.lines[0].strip().lstrip("\ufeff").rstrip(",\t;").strip().lower() in (
+    top = fr.read_head(p, 200)  # a long file: its first lines decide (read_head is None for small files)
+    if top is not None and top.lines[0].strip().lstrip("\ufeff").rstrip(",\t;").strip().lower() in (
             "devices", "trajectories", "model outputs", "joints", "segments"):
-        head = None  # Vicon: the Trajectories title may come after the first lines
-    lines = head.lines if head is not None else _text.read_lines(p)
+        top = None  # Vicon: the Trajectories title may come after the first lines
+    lines = top.lines if top is not None else _text.read_lines(p)
     first = next(line for line in lines if line.strip())
     if looks_like_trc(first):
         return "trc"

@@ -28,7 +28,7 @@ _QUALISYS_KEYS = ("NO_OF_FRAMES", "NO_OF_MARKERS", "FREQUENCY", "MARKER_NAMES")
 
 def _delimiter(line: str) -> str:
     counts = {d: line.count(d) for d in ("\t", ",", ";")}
-    best = max(counts, key=counts.get)
+    best = max(counts, key=lambda d: counts[d])
     return best if counts[best] else " "
 
 

@@ -335,7 +335,8 @@ def fast_block(head: Head, start: int, names: list[str], sep: str, dest, width: 
             while True:
                 if carry == buf.size:  # one line longer than the buffer
                     buf = np.concatenate((buf, np.empty(buf.size, dtype=np.uint8)))
-                k = _read_full(fh, memoryview(buf)[carry:])
+                # an ndarray is a buffer; numpy's stubs declare __buffer__ only for Python >= 3.12
+                k = _read_full(fh, memoryview(buf)[carry:])  # type: ignore[arg-type]
                 end = carry + k
                 cut = end if not k else f.last_line_feed(buf, end) + 1
                 if cut > 0:

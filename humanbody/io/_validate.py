@@ -252,7 +252,7 @@ def marker_frame(
     first_frame: int = 1,
     line_numbers=None,
     time_note: str | None = None,
-    conversions: list[str] = (),
+    conversions: list[str] | tuple[str, ...] = (),
     extra_attrs: dict | None = None,
     table: np.ndarray | None = None,
 ) -> pd.DataFrame:
@@ -380,7 +380,7 @@ def table_frame(
     time: np.ndarray,
     line_numbers=None,
     required=(),
-    conversions: list[str] = (),
+    conversions: list[str] | tuple[str, ...] = (),
     extra_attrs: dict | None = None,
 ) -> pd.DataFrame:
     """Check a table as read from its file and build its DataFrame: ``time`` + named columns.

@@ -162,7 +162,7 @@ def read_c3d(path, units: str | None = None, rate_hz: float | None = None):
     if len(labels) < n_points:
         labels += [f"point{k + 1}" for k in range(len(labels), n_points)]
     labels = labels[:n_points]
-    skip = set()
+    skip: set[str] = set()
     for group in _NOT_MARKERS:
         skip.update(str(x).strip() for x in (_param(c, "POINT", group, []) or []))
     keep = [k for k, lab in enumerate(labels) if lab not in skip]

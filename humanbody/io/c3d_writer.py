@@ -386,6 +386,7 @@ class _Points:
             if not good.all():
                 out[~good] = (0.0, 0.0, 0.0, -1.0)
         if analogs.shape[1]:
+            idx: slice | np.ndarray
             if isinstance(frames, slice):
                 idx = slice(frames.start * sub, frames.stop * sub)
             else:

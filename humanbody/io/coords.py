@@ -28,7 +28,7 @@ _ANGLES = ("alpha", "beta", "gamma")
 
 def _delimiter(line: str) -> str:
     counts = {d: line.count(d) for d in ("\t", ",", ";")}
-    best = max(counts, key=counts.get)
+    best = max(counts, key=lambda d: counts[d])
     return best if counts[best] else ","
 
 

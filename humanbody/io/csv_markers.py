@@ -169,6 +169,7 @@ def read_plain(path: Path, lines: list[str], units=None, rate_hz=None, head=None
     else:
         if rate is None:
             raise InputError("has a Frame column but no time column or frame rate; pass rate_hz=", path)
+        assert frame_col is not None  # checked above: a time or a Frame column
         numbers = aux[:, extra.index(frame_col)]
         frames, note = (numbers, numbers[0]), "time from the Frame column at {rate:g} Hz"
     return marker_frame(

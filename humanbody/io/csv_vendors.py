@@ -42,7 +42,7 @@ def read_vicon(path: Path, lines: list[str], units=None, rate_hz=None):
         raise InputError("the Trajectories section ends after its title", path)
     rate_line = k
     rate_text = _rows([lines[k]], delim)[0][0].strip()
-    header_rows = []
+    header_rows: list[int] = []
     k += 1
     while k < len(lines) and len(header_rows) < 3:
         if stripped[k]:
@@ -227,12 +227,12 @@ def read_qualisys(path: Path, lines: list[str], units=None, rate_hz=None):
             raise InputError(f"the header says NO_OF_FRAMES={declared} but there are {len(body)} data rows", path)
     if "NO_OF_MARKERS" in meta:
         try:
-            declared = int(float(meta["NO_OF_MARKERS"][0]))
+            declared_markers: int | None = int(float(meta["NO_OF_MARKERS"][0]))
         except (ValueError, IndexError):
-            declared = None
-        if declared is not None and declared != len(names):
+            declared_markers = None
+        if declared_markers is not None and declared_markers != len(names):
             raise InputError(
-                f"the header says NO_OF_MARKERS={declared} but MARKER_NAMES lists {len(names)}", path
+                f"the header says NO_OF_MARKERS={declared_markers} but MARKER_NAMES lists {len(names)}", path
             )
     time = values[:, 1] if lead == 2 else None
     frames = (values[:, 0], values[0, 0]) if lead == 1 else None

@@ -42,6 +42,7 @@ import os
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError
 
@@ -128,7 +129,7 @@ class Subject:
 
     def with_values(self, **values) -> Subject:
         """A copy with the given measurements replaced; None values are ignored (``--mass`` wins over the file)."""
-        given = {k: (v if isinstance(v, bool) else float(v)) for k, v in values.items() if v is not None}
+        given: dict[str, Any] = {k: (v if isinstance(v, bool) else float(v)) for k, v in values.items() if v is not None}
         return replace(self, **given)
 
     def measured(self) -> dict:
@@ -203,7 +204,7 @@ def _read_toml(path: Path) -> dict:
         raise InputError(f"malformed TOML subject file ({str(err).splitlines()[0]})", path) from None
     if isinstance(data.get("subject"), dict) and len(data) == 1:
         data = data["subject"]
-    out = {}
+    out: dict[str, float | bool] = {}
     for key, value in data.items():
         field = key[:-4] if key.endswith("_deg") and key[:-4] in _ANGLES else key
         if field not in SUBJECT_FIELDS:

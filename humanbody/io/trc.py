@@ -157,6 +157,7 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
             )
 
     # rate and time: the Time column, else the rate alone
+    rate: tuple[float | str, str] | None
     if rate_hz is not None:
         rate = (rate_hz, "rate_hz option")
     elif header.get("DataRate"):

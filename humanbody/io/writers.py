@@ -31,12 +31,16 @@ from __future__ import annotations
 import math
 import os
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..atomic import atomic_path, open_temp
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 FORMATS = ("csv", "parquet")
 
@@ -204,8 +208,8 @@ class CsvWriter:
         self.rows = 0
         self._scratch = [[None], [None]]  # two print buffers: one printed while the other is written
         self._turn = 0
-        self._pool = None  # the writing thread, started for the first large chunk
-        self._pending = None  # future of the write in progress
+        self._pool: ThreadPoolExecutor | None = None  # the writing thread, started for the first large chunk
+        self._pending: Future[None] | None = None  # future of the write in progress
         self._fh = None
         self._ctx = atomic_path(self.path)
         tmp = self._ctx.__enter__()

@@ -100,14 +100,15 @@ def parse_axes(spec) -> np.ndarray:
     if len(parts) != 3:
         raise InputError(f"axes spec {spec!r} must list three signed lab axes like 'x,-z,y' "
                          f"or name one of {', '.join(sorted(NAMED_AXES))}")
-    tokens: list[str | None] = [None, None, None]
     if any("=" in p for p in parts):
+        given: dict[str, str] = {}
         for p in parts:
             lhs, eq, rhs = p.partition("=")
             g = lhs.strip().upper()
-            if not eq or g not in ("X", "Y", "Z") or tokens["XYZ".index(g)] is not None:
+            if not eq or g not in ("X", "Y", "Z") or g in given:
                 raise InputError(f"axes spec {spec!r} must assign each of X, Y, Z once, like 'X=x,Y=-z,Z=y'")
-            tokens["XYZ".index(g)] = rhs
+            given[g] = rhs
+        tokens = [given[g] for g in "XYZ"]  # three parts, each a different one of X, Y, Z
     else:
         tokens = parts
     M = np.zeros((3, 3))
@@ -409,10 +410,9 @@ def _forward(P: np.ndarray, names: list[str], axis: int, up: float, rate: float
         zmin, zmax = np.nanmin(z), np.nanmax(z)
         stance = z <= zmin + 0.1 * (zmax - zmin) + 0.005
         vel.append(v[stance & ~np.isnan(v[:, 0])])
-    if vel:
-        vel = np.concatenate(vel)
-    if len(vel):
-        vs = np.median(vel, axis=0)
+    stance_v = np.concatenate(vel) if vel else np.empty((0, len(horiz)))
+    if len(stance_v):
+        vs = np.median(stance_v, axis=0)
         speed = float(np.linalg.norm(vs))
         if speed > STANCE_SPEED_M_S:
             k = int(np.argmax(np.abs(vs)))

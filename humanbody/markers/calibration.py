@@ -173,7 +173,7 @@ class _Geometry:
     that motion trials without the calibration device find the same centre.
     """
 
-    def __init__(self, ms: MarkerSet, markers: Mapping[str, np.ndarray], params: Mapping,
+    def __init__(self, ms: MarkerSet, markers: Mapping[str, np.ndarray], params: dict,
                  calibrating: bool = False):
         self.ms, self.markers, self.params = ms, markers, params
         self.calibrating = calibrating
@@ -205,6 +205,7 @@ class _Geometry:
                 except _Unavailable as err:
                     first = first or err
             else:
+                assert first is not None  # a point has at least one rule (checked on load)
                 raise _Unavailable(first.marker, f"point {name!r}")
         finally:
             self._busy.discard(("p", name))
@@ -318,11 +319,11 @@ class _Geometry:
             leg = 0.53 * float(self.params["height"])
         radius = float(self.params.get("marker_radius", 0.007))
         other = "left" if side == "right" else "right"
-        measured = {s: self.params.get(f"{s}_leg_length") for s in (side, other)}
+        mine, theirs = (self.params.get(f"{s}_leg_length") for s in (side, other))
         extra = {}
-        if measured[side] is not None:  # subject measurements (Plug-in Gait): C from the mean leg length
-            leg = float(measured[side])
-            extra["mean_leg_length"] = 0.5 * (leg + float(measured[other] if measured[other] is not None else leg))
+        if mine is not None:  # subject measurements (Plug-in Gait): C from the mean leg length
+            leg = float(mine)
+            extra["mean_leg_length"] = 0.5 * (leg + float(theirs if theirs is not None else leg))
         if self.params.get(f"{side}_asis_trochanter_distance") is not None:
             extra["asis_trochanter"] = float(self.params[f"{side}_asis_trochanter_distance"])
         if self.params.get("inter_asis_distance") is not None:
@@ -355,6 +356,7 @@ class _Geometry:
         self._busy.add(("f", seg))
         try:
             if spec.rule == "cluster":
+                assert spec.primary is not None and spec.secondary is not None  # checked on load
                 R = triad(spec.primary["axis"], self.vector(seg, spec.primary),
                           spec.secondary["axis"], self.vector(seg, spec.secondary))
                 if spec.twist is not None:  # R <- R Rz(twist): a rotation about the frame's own z axis
@@ -365,6 +367,7 @@ class _Geometry:
                 a, b = spec.between
                 R = slerp_frames(self.frame(a), self.frame(b), spec.fraction)
             else:
+                assert spec.to is not None  # checked on load
                 R = self.frame(spec.to)
         finally:
             self._busy.discard(("f", seg))
@@ -383,6 +386,7 @@ def tracking_frame(geo: _Geometry, seg: str) -> np.ndarray:
     if spec.track == "rules":
         return geo.frame(seg)
     t = spec.track
+    assert isinstance(t, Mapping)  # not "rules": a table of axis rules
     R = triad(t["primary"]["axis"], geo.vector(seg, t["primary"]), t["secondary"]["axis"],
               geo.vector(seg, t["secondary"]))
     return np.broadcast_to(R, (geo.n, 3, 3)).copy()
@@ -512,6 +516,7 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
         for seg in SEGMENT_NAMES:
             spec = ms.segments[seg]
             frames[seg] = geo.frame(seg)
+            assert spec.origin is not None  # checked on load
             origins[seg] = geo.point(spec.origin)
             if spec.rule == "cluster":
                 R, O = frames[seg], origins[seg]

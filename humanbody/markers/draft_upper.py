@@ -22,6 +22,8 @@ no marker are placed from their parent joint
 
 from __future__ import annotations
 
+from typing import Any
+
 from .draft_plan import _estimate, _Out, _rigid
 
 
@@ -46,6 +48,8 @@ def _trunk(mk, out: _Out, xi) -> None:
         for p, f in (("lumbar", 0.274), ("thoracic", 0.679)):
             out.point(p, {"between": ["mid_hip", "lower_neck"], "fraction": f},
                       f"de Leva (1996) boundary at {f} of mid-hip -> lower neck.")
+    primary: dict[str, Any]
+    secondary: dict[str, Any]
     if c7 and t10 and cl and st:
         out.point("thorax_low", {"mean": [t10[0], st[0]]})
         out.point("thorax_back", {"mean": [c7[0], t10[0]]})

@@ -275,7 +275,8 @@ def functional_hips(markerset, markers) -> tuple:
 
     mset = load_markerset(markerset)
     pelvis = mset.segments.get("lower_torso")
-    if pelvis is None or pelvis.primary.get("axis") != "y" or pelvis.secondary.get("axis") != "x":
+    if (pelvis is None or (pelvis.primary or {}).get("axis") != "y"
+            or (pelvis.secondary or {}).get("axis") != "x"):
         raise InputError(f"marker set {mset.name!r}: its pelvis frame is not the ASIS-and-sacrum frame "
                          "(y between the ASIS, x towards mid-ASIS) functional hip centres are expressed in")
     names = markers.attrs.get("markers") or [c[:-2] for c in markers.columns if c.endswith("_x")]

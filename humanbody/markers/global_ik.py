@@ -278,7 +278,9 @@ def _geometry_frames(markers: dict, calibration: Calibration, n: int):
     for k, seg in enumerate(SEGMENT_NAMES):
         try:
             R[:, k] = geo.frame(seg)
-            O[:, k] = geo.point(ms.segments[seg].origin)
+            origin = ms.segments[seg].origin
+            assert origin is not None  # checked on load
+            O[:, k] = geo.point(origin)
         except (_Unavailable, InputError):
             continue
     return R, O
@@ -365,6 +367,7 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
     if seed == "segments":
         seg_tr = track(markers.iloc[idx], calibration, keep_frames=True, required=[])
         R0, O0 = seg_tr.R, seg_tr.origins
+        assert R0 is not None and O0 is not None  # kept: keep_frames=True
     else:
         R0, O0 = _geometry_frames({m: meas[idx, j] for j, m in enumerate(names)}, calibration, len(idx))
     seq = sequence_axes_array(calibration.model)
@@ -391,14 +394,15 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
                      int(max_iter), float(tol), float(rtol), bool(chained), R, O, res[a:b], cost[a:b], iters[a:b])
         relative_angles(R, prob.parent, seq, 1e-9, angles[a:b])
         table[a:b, 1:4] = O[:, 0]
-        if keep_frames:
+        if R_all is not None and O_all is not None:  # keep_frames
             R_all[a:b], O_all[a:b] = R, O
     del R0, O0
     time, near = finish_coordinates(markers, table, angles, seq, calibration.model.sequences)
     coords = pd.DataFrame(table, columns=table_names, copy=False)
     coords.attrs.update(kind="coordinates", source=source or "",
                         conversions=[f"whole-body inverse kinematics with marker set {ms.name!r}"])
-    present = np.isfinite(meas).all(axis=2)
+    # numpy's stubs: all(axis=...) may be a scalar; here it is (n, m)
+    present: np.ndarray = np.isfinite(meas).all(axis=2)  # type: ignore[assignment]
     solved = np.isfinite(cost)
     rms, count, status = {}, {}, {}
     for k, seg in enumerate(SEGMENT_NAMES):

@@ -14,6 +14,8 @@ axis names, which are mapped in each docstring.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 __all__ = [
@@ -296,7 +298,7 @@ def kad_apex(kax, kd1, kd2, side: str):
 
 
 #: Regression name (as written in marker-set files) -> function.
-HIP_REGRESSIONS = {
+HIP_REGRESSIONS: dict[str, Callable[..., np.ndarray]] = {
     "harrington2007": hip_harrington2007,
     "bell1990": hip_bell1990,
     "davis1991": hip_davis1991,

@@ -117,7 +117,7 @@ class SegmentSpec:
     length: tuple | None = None
     fallback: str = "parent"
     twist: object = None
-    track: object = None
+    track: str | Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -347,6 +347,7 @@ def _check_segment(spec: SegmentSpec, points: Mapping, keypoints: bool = False) 
                 raise InputError(f"segment {n!r} needs a {key} axis table with axis = x, y or z")
             if not ("from" in ax and "to" in ax or "ground" in ax or "like" in ax):
                 raise InputError(f"segment {n!r}: {key} axis needs from/to, ground or like")
+        assert spec.primary is not None and spec.secondary is not None  # checked as tables just above
         if spec.primary["axis"] == spec.secondary["axis"]:
             raise InputError(f"segment {n!r}: primary and secondary axes must differ")
         t = spec.track
@@ -389,7 +390,7 @@ def match_markers(markerset: MarkerSet, names) -> dict[str, str]:
     dict
         canonical name -> trial name, for the markers found.
     """
-    by_key = {}
+    by_key: dict[str, str] = {}
     for n in names:
         by_key.setdefault(_norm(n), n)
     head, tail = shared_affixes(names)

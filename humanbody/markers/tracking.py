@@ -165,6 +165,7 @@ class _Tracker:
             O[...] = self.joint_point(seg)
             self.status[seg][np.isfinite(R).all(axis=(1, 2))] = STATUS.index("slerp")
         else:
+            assert spec.to is not None  # checked on load
             Rt = self.pose(spec.to)[0]
             offset = self.cal.frames[spec.to].T @ self.cal.frames[seg]
             np.matmul(Rt, offset, out=R)
@@ -327,9 +328,10 @@ def _marker_columns(markers: pd.DataFrame, found: dict) -> tuple[np.ndarray, dic
     pos = {str(c): i for i, c in enumerate(table.columns)}
     where = {}
     for canon, col in found.items():
-        idx = [pos.get(f"{col}_{a}") for a in "xyz"]
-        if None in idx:
+        x, y, z = (pos.get(f"{col}_{a}") for a in "xyz")
+        if x is None or y is None or z is None:
             continue
+        idx = [x, y, z]
         cols = slice(idx[0], idx[0] + 3) if idx[1] == idx[0] + 1 and idx[2] == idx[0] + 2 else idx
         head = values[:64, cols]  # nearly always decides without scanning the whole trial
         if np.isfinite(head).all(axis=1).any() or np.isfinite(values[:, cols]).all(axis=1).any():
@@ -433,7 +435,7 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
             rms[seg][a:b], count[seg][a:b] = tr.rms[seg], tr.count[seg]
         for seg in SEGMENT_NAMES:
             status[seg][a:b] = tr.status[seg]
-        if keep_frames:
+        if R_all is not None and O_all is not None:  # keep_frames
             R_all[a:b], O_all[a:b] = R, O
     time, near = finish_coordinates(markers, table, angles, seq, calibration.model.sequences)
     coords = pd.DataFrame(table, columns=names, copy=False)

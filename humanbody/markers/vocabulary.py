@@ -81,7 +81,7 @@ def vocabulary() -> tuple[dict, dict]:
     for role, t in data["landmarks"].items():
         marks[role] = Landmark(role, t["segment"], bool(t["sided"]), tuple(float(b) for b in t["band"]),
                                frozenset(w.lower() for w in t["words"]), tuple(s.lower() for s in t["stems"]))
-    mods = {}
+    mods: dict[str, str] = {}
     for mod, words in data["modifiers"].items():
         for w in words:
             mods.setdefault(w.lower(), mod)
@@ -94,7 +94,7 @@ def _words(name: str) -> list[str]:
     Digits join the word before them (``MT 1``, ``TH1`` -> ``mt1``, ``th1``).
     """
     text = str(name).rsplit(":", 1)[-1]
-    out = []
+    out: list[str] = []
     for part in re.split(r"[^A-Za-z0-9]+", text):
         for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+", part):
             if w.isdigit() and out and not out[-1][-1:].isdigit():

@@ -82,9 +82,10 @@ def find_static(trial: Path) -> Path | None:
     cands = [p for p in cands if p.suffix.lower() in TRIAL_SUFFIXES or _is_orientation_sto(p)]
     same = [p for p in cands if p.suffix.lower() == trial.suffix.lower()]
     if trial.suffix.lower() in _ORIENTATION_SUFFIXES:
-        return (same or [None])[0]
+        return same[0] if same else None
     cands = [p for p in cands if p.suffix.lower() not in _ORIENTATION_SUFFIXES]
-    return (same or cands or [None])[0]
+    pick = same or cands
+    return pick[0] if pick else None
 
 
 #: Suffixes of force files found beside a trial.

@@ -103,7 +103,7 @@ class Panel:
 
 def foot_off_percent(params: pd.DataFrame | None) -> dict:
     """Each side's foot off in percent of its stride: its mean stance percentage (spatiotemporal table)."""
-    out = {}
+    out: dict[str, float] = {}
     if params is None or "stance_pct" not in getattr(params, "columns", ()):
         return out
     for side in ("right", "left"):
@@ -127,10 +127,11 @@ def cycle_panels(cycles: pd.DataFrame, panels, normative: pd.DataFrame | None = 
     from ..gait.normative import normative_curves
 
     norm = normative_curves(normative) if normative is not None else {}
-    pct_col = cycles["percent"].to_numpy(dtype=float) if len(cycles) else None
-    mean_col = cycles["mean"].to_numpy(dtype=float) if len(cycles) else None
-    sd_col = cycles["sd"].to_numpy(dtype=float) if len(cycles) else None
-    n_col = cycles["n_strides"].to_numpy() if len(cycles) else None
+    empty = np.empty(0)  # no cycles: no curve is looked up
+    pct_col = cycles["percent"].to_numpy(dtype=float) if len(cycles) else empty
+    mean_col = cycles["mean"].to_numpy(dtype=float) if len(cycles) else empty
+    sd_col = cycles["sd"].to_numpy(dtype=float) if len(cycles) else empty
+    n_col = cycles["n_strides"].to_numpy() if len(cycles) else empty
     out = []
     for title, pattern, scale, unit in panels:
         plain = pattern.replace("{side}_", "")

@@ -28,6 +28,7 @@ import threading
 import uuid
 from collections import deque
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any
 
 from ..errors import InputError
 from .outcome import TrialOutcome
@@ -168,9 +169,11 @@ def run_local(tasks, options, jobs: int, on_done, process) -> None:
         for task in tasks:
             on_done(task, process(task, options))
         return
-    queue, attempts = deque(tasks), {}
+    queue = deque(tasks)
+    attempts: dict[str, int] = {}
     window = 2 * jobs  # trials in flight: enough to keep every worker busy, few results waiting
-    pool, inflight = None, {}
+    pool: cf.ProcessPoolExecutor | None = None
+    inflight: dict[cf.Future, Any] = {}
     try:
         while queue or inflight:
             if pool is None:
@@ -185,7 +188,7 @@ def run_local(tasks, options, jobs: int, on_done, process) -> None:
                 except BrokenProcessPool:
                     queue.appendleft(task)
                     broken = True
-            lost = []
+            lost: list[Any] = []
             done, _ = cf.wait(list(inflight), return_when=cf.FIRST_COMPLETED)
             _collect(done, inflight, lost, on_done)
             if not (lost or broken):

@@ -155,7 +155,7 @@ def grid_svg(panels, title: str, ncols: int = 3, legend: bool = True) -> str:
 
 
 def _legend(panels, width: float, y: float) -> str:
-    n = {}
+    n: dict[str, int] = {}
     for p in panels:
         for s in p.series:
             n[s.side] = max(n.get(s.side, 0), s.n_strides)
@@ -209,7 +209,7 @@ def events_svg(series: list, events: list, title: str) -> str:
                        f'stroke="{colour}"/>')
         else:
             out.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3.5" fill="{fill}" stroke="{colour}"/>')
-    x = 60
+    x: float = 60
     for label, colour, dashed, _, _ in series:
         dash = ' stroke-dasharray="4 3"' if dashed else ""
         out.append(f'<line x1="{x}" x2="{x + 18}" y1="{height - 8}" y2="{height - 8}" stroke="{colour}" '

@@ -14,6 +14,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -231,7 +232,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     from . import html
 
     opts = trial_options(task, options)
-    run = dict(progress=False, calibration_cache=_CALIBRATIONS)
+    run: dict[str, Any] = dict(progress=False, calibration_cache=_CALIBRATIONS)
     kinetics_note = []
     try:
         analysis = analyze_trial(task.trial, opts, **run)
@@ -347,7 +348,7 @@ def _figures(plots: str, stem: str, cycles, params, normative, gps, with_kinetic
     if plots == "png":
         from . import plots as png  # matplotlib: imported only when PNG figures are drawn
 
-        figs = {f"{stem}_angles.png": png.angles_figure(cycles, title=stem, normative=normative, foot_off=foot_off)}
+        figs: dict[str, str | bytes] = {f"{stem}_angles.png": png.angles_figure(cycles, title=stem, normative=normative, foot_off=foot_off)}
         if gps:
             figs[f"{stem}_gps.png"] = png.map_figure(gps["scores"], GPS_VARIABLES, labels, gps_values, gps_title)
         if with_kinetics:

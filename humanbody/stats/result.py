@@ -49,7 +49,7 @@ class SPMResult:
     test: str
     stat: str
     z: np.ndarray
-    df: object
+    df: float | tuple[float, ...]
     fwhm: float
     resels: tuple
     alpha: float

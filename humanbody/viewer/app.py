@@ -13,6 +13,7 @@ on a segment are :mod:`humanbody.viewer.camera`'s.
 from __future__ import annotations
 
 import time as _time
+from typing import Any
 
 import numpy as np
 import pyvista as pv
@@ -109,7 +110,7 @@ class ViewerApp(CameraControls):
         theme.font.color = "black"
         title = f"humanbody view: {scene.title}" if scene.title else "humanbody view"
         self.plotter = pv.Plotter(off_screen=off_screen, window_size=list(window_size), theme=theme, title=title)
-        self.plotter.set_background("white", top="#dfe8f2")
+        self.plotter.set_background("white", top="#dfe8f2")  # type: ignore[arg-type]  # pyvista types functools.wraps(unbound method): self first
         self.frame = 0
         self.playing = False
         self.speed = 1.0
@@ -122,12 +123,12 @@ class ViewerApp(CameraControls):
         self._follow_offset = None
         self._attached = None
         self._slider = None
-        self._checkboxes: dict[str, object] = {}
+        self._checkboxes: dict[str, Any] = {}  # VTK button widgets (VTK has no stubs)
         self._updating_widgets = False
         wanted = set(_DEFAULT_ON if layers is None else layers)
         self.visible = {layer: (layer in wanted and self.available(layer)) for layer in LAYERS}
         self._meshes: dict[str, pv.PolyData] = {}
-        self._actors: dict[str, object] = {}
+        self._actors: dict[str, pv.Actor] = {}
         self._segment_actors: list = []
         self._build_actors()
         if widgets is None:
@@ -199,16 +200,16 @@ class ViewerApp(CameraControls):
         n = self.scene.n_frames
         if n > 1:
             self._slider = p.add_slider_widget(
-                self._on_slider, rng=[0, n - 1], value=0, title=None, fmt="%.0f",
+                self._on_slider, rng=[0, n - 1], value=0, title=None, fmt="%.0f",  # type: ignore[arg-type]  # pyvista types functools.wraps(unbound method): self first
                 pointa=(0.22, 0.05), pointb=(0.6, 0.05), style="modern", interaction_event="always",
             )
         y = 10
         self._checkboxes["play"] = p.add_checkbox_button_widget(
-            lambda on: self.play() if on else self.pause(), value=False, position=(10, y), size=24,
+            lambda on: self.play() if on else self.pause(), value=False, position=(10, y), size=24,  # type: ignore[arg-type]  # pyvista types functools.wraps(unbound method): self first
             color_on="#40a040", color_off="#c0c0c0")
         p.add_text("play", position=(40, y + 2), font_size=9, name="label:play")
         self._checkboxes["loop"] = p.add_checkbox_button_widget(
-            self._set_loop, value=self.loop, position=(100, y), size=24,
+            self._set_loop, value=self.loop, position=(100, y), size=24,  # type: ignore[arg-type]  # pyvista types functools.wraps(unbound method): self first
             color_on="#40a040", color_off="#c0c0c0")
         p.add_text("loop", position=(130, y + 2), font_size=9, name="label:loop")
         y = 45  # layer check boxes: a column above play / loop
@@ -216,17 +217,19 @@ class ViewerApp(CameraControls):
             if not self.available(layer):
                 continue
             self._checkboxes[layer] = p.add_checkbox_button_widget(
-                lambda on, _l=layer: self.show_layer(_l, on), value=self.visible[layer],
+                lambda on, _l=layer: self.show_layer(_l, on), value=self.visible[layer],  # type: ignore[arg-type]  # pyvista types functools.wraps(unbound method): self first
                 position=(10, y), size=18, color_on="#4060c0", color_off="#c0c0c0")
             p.add_text(layer.replace("_", " "), position=(34, y + 1), font_size=8, name=f"label:{layer}")
             y += 22
         for key, (method, arg, _) in KEYS.items():
             fn = getattr(self, method)
-            p.add_key_event(key, (lambda f=fn, a=arg: f() if a is None else f(a)))
-        p.enable_mesh_picking(self._on_pick, use_actor=True, show=False, show_message=False,
+            p.add_key_event(key, (lambda f=fn, a=arg: f() if a is None else f(a)))  # type: ignore[arg-type]  # pyvista types functools.wraps(unbound method): self first
+        p.enable_mesh_picking(self._on_pick, use_actor=True, show=False, show_message=False,  # type: ignore[arg-type]  # pyvista types functools.wraps(unbound method): self first
                               left_clicking=True)
-        p.iren.add_observer("TimerEvent", self._on_timer)
-        p.iren.create_timer(30, repeating=True)
+        iren = p.iren
+        assert iren is not None  # a plotter has its interactor until it is closed
+        iren.add_observer("TimerEvent", self._on_timer)
+        iren.create_timer(30, repeating=True)
 
     # ----------------------------------------------------------------- time
     def set_frame(self, frame: int, render: bool = True) -> None:

@@ -11,7 +11,14 @@ its ``_update_text`` and ``render``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    import pyvista as pv
+
+    from .scene import Scene
 
 __all__ = ["CAMERAS", "CameraControls"]
 
@@ -26,6 +33,19 @@ CAMERAS: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]
 
 class CameraControls:
     """Camera presets and the segment-attached camera of a viewer window (a mixin)."""
+
+    # what the window (ViewerApp) provides
+    plotter: pv.Plotter
+    scene: Scene
+    frame: int
+    camera: str
+    _attached: tuple[int, np.ndarray, np.ndarray, np.ndarray] | None  # segment, camera pose in its axes
+    _follow_offset: tuple[np.ndarray, ...] | None  # () while attached to a segment
+
+    if TYPE_CHECKING:
+        def _update_text(self) -> None: ...
+
+        def render(self) -> None: ...
 
     def set_camera(self, preset: str, render: bool = True) -> None:
         """Camera preset: ``front``, ``side``, ``top`` (whole trial), ``follow`` (the pelvis) or
@@ -87,6 +107,7 @@ class CameraControls:
             self._place(O + R @ pos, O + R @ focal, R @ up)
             return
         p = self.scene.pelvis(self.frame)
+        assert self._follow_offset is not None  # the follow preset set it
         off_pos, off_focal, up = self._follow_offset
         self._place(p + off_pos, p + off_focal, up)
 

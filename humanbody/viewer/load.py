@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -161,7 +162,7 @@ def _results_from_table(path: Path, model: BodyModel):
         results = compute(model, coords)
     except InputError as err:
         raise err.with_path(path) from None
-    override = {}
+    override: dict[str, Any] = {}
     F, n = len(table), model.n_bodies
     for q in VECTOR_QUANTITIES:
         cols = [f"{name}_{q}_{a}" for name in model.names for a in "xyz"]
