@@ -6,15 +6,15 @@ thresholds, parameter definitions, time normalisation) and the tables.
 
 from .cycles import CYCLE_COLUMNS, default_variables, normalize_cycles, stride_curves, unit_of
 from .events import (
-                     EVENT_COLUMNS,
-                     FOOT_MARKERS,
-                     PELVIS_MARKERS,
-                     events_of,
-                     foot_markers,
-                     force_events,
-                     kinematic_events,
-                     pelvis_markers,
-                     progression_axes,
+    EVENT_COLUMNS,
+    FOOT_MARKERS,
+    PELVIS_MARKERS,
+    events_of,
+    foot_markers,
+    force_events,
+    kinematic_events,
+    pelvis_markers,
+    progression_axes,
 )
 from .gps import GPS_VARIABLES, gait_profile_score, gait_variable_scores
 from .normative import NormativeSet, load_normative, read_normative

@@ -323,8 +323,8 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
             raise err.with_path(path) from None
     n = force[0].shape[0]
     time = first / point_rate + np.arange(n) / rate
-    force, point, moment = (np.stack(a, axis=1) for a in (force, point, moment))
-    return C3DPlatforms(time, names, force, point, np.nan_to_num(moment), plates, rate, types, flipped)
+    forces, points, moments = (np.stack(a, axis=1) for a in (force, point, moment))
+    return C3DPlatforms(time, names, forces, points, np.nan_to_num(moments), plates, rate, types, flipped)
 
 
 def vertical_forces(forces: pd.DataFrame, plates: dict | None = None,

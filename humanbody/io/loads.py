@@ -76,7 +76,7 @@ class LoadTable:
     segments: list
     source: str = ""
     notes: list = field(default_factory=list)
-    plates: list = None
+    plates: list | None = None
 
     @property
     def rate_hz(self) -> float:
@@ -154,7 +154,7 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
     notes = []
     if plates:
         M = vertical_axis_mapping(table) if mapping is None else np.asarray(mapping, dtype=float)
-        names, force, point, moment, segs = [], [], [], [], []
+        names, forces, points, moments, segs = [], [], [], [], []
         bodies = {}
         xml = _xml_beside(path)
         if xml is not None:
@@ -167,30 +167,30 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
             m = (table[[f"{t}{a}" for a in _AXES]].to_numpy(dtype=float) @ M.T) if t else np.zeros_like(f)
             _finite_check(f"force of {name}", f, path)
             names.append(name)
-            force.append(f)
-            point.append(q)
-            moment.append(m)
+            forces.append(f)
+            points.append(q)
+            moments.append(m)
             body = bodies.get(p + "v", bodies.get(p))  # OpenSim names the force "<prefix>v"
             if body is not None and body not in OPENSIM_BODIES:
                 raise InputError(f"ExternalLoads names body {body!r}, which has no segment of the 17-segment "
                                  f"model (known: {', '.join(sorted(OPENSIM_BODIES))})", xml)
             segs.append(OPENSIM_BODIES.get(body) if body else None)
     elif generic:
-        names, force, point, moment, segs = [], [], [], [], []
+        names, forces, points, moments, segs = [], [], [], [], []
         for g in generic:
             f = table[[f"{g}_force_{a}" for a in _AXES]].to_numpy(dtype=float)
             _finite_check(f"force of {g}", f, path)
             names.append(g)
-            force.append(f)
-            point.append(table[[f"{g}_point_{a}" for a in _AXES]].to_numpy(dtype=float))
+            forces.append(f)
+            points.append(table[[f"{g}_point_{a}" for a in _AXES]].to_numpy(dtype=float))
             cols = [f"{g}_moment_{a}" for a in _AXES]
-            moment.append(table[cols].to_numpy(dtype=float) if all(c in table.columns for c in cols)
+            moments.append(table[cols].to_numpy(dtype=float) if all(c in table.columns for c in cols)
                           else np.zeros_like(f))
             segs.append(None)
     else:
         raise InputError("no loads: neither force-plate columns (<plate>vx/vy/vz, px/py/pz) nor "
                          "<load>_force_x/y/z with <load>_point_x/y/z", path)
-    force, point, moment = (np.stack(a, axis=1) for a in (force, point, moment))
+    force, point, moment = (np.stack(a, axis=1) for a in (forces, points, moments))
     moment = np.nan_to_num(moment)
     down = [j for j in range(len(names)) if reaction_sign(force[:, j, 2], FORCE_THRESHOLD) < 0]
     if down:  # the force on the plate (a lab's export): the reaction on the subject is its opposite

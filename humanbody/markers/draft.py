@@ -35,12 +35,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
 from ..signal.nan import nanmedian
 from .vocabulary import read_name, vocabulary
+
+if TYPE_CHECKING:
+    from .markerset import MarkerSet
 
 __all__ = ["MarkerGuess", "Draft", "draft_markerset", "SIDE_M", "NEIGHBOUR_M"]
 
@@ -123,7 +127,7 @@ class Draft:
     checks: list
     rules: list
     height: float
-    markerset: object = None
+    markerset: MarkerSet | None = None
 
     def summary(self) -> list[str]:
         """A screenful: counts of mapped, guessed and unused markers, the rules, the checks."""
@@ -273,6 +277,7 @@ def classify(pose: dict, height=None) -> tuple[list, float, float]:
             g.segment, g.how = None, "unused"
             continue
         base = marks[g.role].segment if g.how != "position" else g.segment
+        assert base is not None  # a marker placed by position has its neighbour's segment
         if base in _BASE:
             g.segment = base
         elif g.side is None:

@@ -47,7 +47,7 @@ def mass_from_plates(table: LoadTable, threshold: float = FORCE_THRESHOLD, gravi
     on = fz >= threshold
     edges = np.flatnonzero(np.diff(on.astype(int)))
     bounds = np.concatenate([[0], edges + 1, [len(on)]])
-    runs = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if on[a]]
+    runs = [(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if on[a]]
     name = Path(table.source).name if table.source else "the plates"
     # 1. quiet standing: a stretch whose force stays within a few per cent of its mean
     win = max(int(round(QUIET_SECONDS / dt)), 2)
@@ -65,7 +65,7 @@ def mass_from_plates(table: LoadTable, threshold: float = FORCE_THRESHOLD, gravi
                        "standing / g (no --mass given)")
     # 2. whole steps of a run or a hop: from the first to the last contact onset after a flight
     onsets = [a for a, _ in runs if a > 0]
-    gaps = [(nxt[0] - cur[1]) * dt for cur, nxt in zip(runs[:-1], runs[1:])]
+    gaps = [(nxt[0] - cur[1]) * dt for cur, nxt in zip(runs[:-1], runs[1:], strict=True)]
     if len(onsets) >= 3 and gaps and max(gaps) <= LONGEST_FLIGHT:
         a, b = onsets[0], onsets[-1]
         m = float(fz[a:b].mean()) / gravity

@@ -58,14 +58,14 @@ class FrameLoads:
     force: np.ndarray
     moment_o: np.ndarray
     cop: np.ndarray
-    body: np.ndarray = None
+    body: np.ndarray | None = None
     notes: list = field(default_factory=list)
-    shared: np.ndarray = None
-    plates: list = None
+    shared: np.ndarray | None = None
+    plates: list | None = None
     unloaded: list = field(default_factory=list)
     unloaded_index: list = field(default_factory=list)
-    raw_time: np.ndarray = None
-    raw_fz: np.ndarray = None
+    raw_time: np.ndarray | None = None
+    raw_fz: np.ndarray | None = None
 
     def kernel_arrays(self, start: int, stop: int):
         """Force, moment about the origin and body of frames ``start:stop`` as the kinetic kernels take them.
@@ -77,6 +77,7 @@ class FrameLoads:
         """
         force = self.force[start:stop]
         moment = self.moment_o[start:stop]
+        assert self.body is not None  # set by the conditioning
         body = np.asarray(self.body[start:stop], dtype=np.int64)
         shared = None if self.shared is None else self.shared[start:stop]
         extra_b, extra_f = [], []
