@@ -205,7 +205,7 @@ class _Builder:
                 self.bodies[child], o.Vec3(0, 0, 0), _vec3(o, _bryant(child_rot)))
         self.model.addJoint(j)
         n = j.numCoordinates()
-        for i, v in zip(range(n), list(defaults) + [0.0] * n, strict=False):
+        for i, v in zip(range(n), list(defaults) + [0.0] * n, strict=False):  # the defaults, padded with zeros
             self.defaults[j.get_coordinates(i).getName()] = float(v)
         return j
 

@@ -238,6 +238,7 @@ def _parse_chunk(pool, n_threads, buf, g0, cut, row, rows: _Rows, ncol, sep, des
                              table, aux, status, bounds, first[i])
 
     ends = [piece(0)] if len(first) == 1 else list(pool.map(piece, range(len(first))))
+    # strict=False: piece i must end where piece i + 1 starts; the last piece's end is checked on its own
     if any(e != s for e, s in zip(ends, first[1:], strict=False)) or ends[-1] < 0:
         return None  # the file changed since its lines were counted
     end = ends[-1]
