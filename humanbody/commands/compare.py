@@ -111,7 +111,7 @@ def _groups_from_folders(args, out: Path, say):
     from ..stats.groups import is_report_folder, read_report
 
     groups = []
-    for folder, name in zip(args.groups, _unique_names(args.groups)):
+    for folder, name in zip(args.groups, _unique_names(args.groups), strict=True):
         folder = Path(folder)
         if not folder.is_dir():
             raise InputError("no such folder", folder)
@@ -165,7 +165,7 @@ def _groups_from_manifest(args, out: Path, say):
             if len(levels) < 2:
                 raise InputError(f"column {b!r} has {len(levels)} value(s): a factor needs at least 2", path)
     groups, cells, regressor_values, trial_values = [], [], {}, {}
-    for value, name in zip(values, _unique_names(values)):
+    for value, name in zip(values, _unique_names(values), strict=True):
         rows = table[table["_cell"] == value]
         sub = out / "reports" / name.replace(" / ", "__")
         sub.mkdir(parents=True, exist_ok=True)
@@ -176,13 +176,13 @@ def _groups_from_manifest(args, out: Path, say):
         _report(tasks, sub, args, say)
         subjects = None
         if "subject_id" in rows.columns:
-            subjects = {t.key: (s.strip() or t.key) for t, s in zip(tasks, rows["subject_id"])}
+            subjects = {t.key: (s.strip() or t.key) for t, s in zip(tasks, rows["subject_id"], strict=True)}
         elif "subject" in rows.columns:  # one measurements file per subject (.vsk, TOML): its stem names him
-            subjects = {t.key: (Path(s.strip()).stem if s.strip() else t.key) for t, s in zip(tasks, rows["subject"])}
+            subjects = {t.key: (Path(s.strip()).stem if s.strip() else t.key) for t, s in zip(tasks, rows["subject"], strict=True)}
         if args.regress:
             col = args.regress.strip().lower()
             per: dict = {}
-            for i, (t, raw) in enumerate(zip(tasks, rows[col])):
+            for t, raw in zip(tasks, rows[col], strict=True):
                 try:
                     x = float(str(raw).strip())
                 except ValueError:

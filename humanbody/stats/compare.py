@@ -168,7 +168,7 @@ def compare(groups: list[Group], *, paired: bool = False, alpha: float = 0.05, t
         test = "anova1" if len(groups) > 2 else ("ttest_paired" if paired else "ttest2")
     if multivariate and test not in ("ttest2", "ttest_paired"):
         raise InputError("--multivariate (Hotelling's T² per joint) compares exactly 2 groups")
-    tasks = []  # (name, variables, run)
+    tasks: list[tuple[str, list[str], str | int]] = []  # (name, variables, run: "mv", "uv" or the effect)
     if multivariate:
         test = "hotellings_paired" if paired else "hotellings2"
         grouped = joints(variables)
@@ -189,8 +189,8 @@ def compare(groups: list[Group], *, paired: bool = False, alpha: float = 0.05, t
                 var = vs[0]
                 if var not in anova2_cache:
                     Y = np.concatenate([g.curves[var] for g in groups])
-                    A = np.concatenate([[cell[0]] * g.curves[var].shape[0] for g, cell in zip(groups, factors[2])])
-                    B = np.concatenate([[cell[1]] * g.curves[var].shape[0] for g, cell in zip(groups, factors[2])])
+                    A = np.concatenate([[cell[0]] * g.curves[var].shape[0] for g, cell in zip(groups, factors[2], strict=True)])
+                    B = np.concatenate([[cell[1]] * g.curves[var].shape[0] for g, cell in zip(groups, factors[2], strict=True)])
                     anova2_cache[var] = (anova2(Y, A, B, alpha=a), Y, A, B)
                 res, Y, A, B = anova2_cache[var]
                 r = res[kind]
@@ -221,7 +221,7 @@ def _univariate(out, name, var, groups, test, paired, a, two_tailed, check_norma
         resid = parts
         if any(c.p < a for c in r.clusters):  # post-hoc pairs, at the test's alpha corrected over the pairs
             Y = np.concatenate(parts)
-            labels = np.concatenate([[g.name] * p.shape[0] for g, p in zip(groups, parts)])
+            labels = np.concatenate([[g.name] * p.shape[0] for g, p in zip(groups, parts, strict=True)])
             out.posthoc[name] = posthoc(Y, labels, alpha=a, correction=out.correction if out.correction != "none"
                                         else "sidak")
     elif paired:
@@ -309,7 +309,7 @@ def spm_table_text(comparison: Comparison) -> str:
         pct, sig = comparison.percent(var), comparison.significant_nodes(var)
         es = comparison.effect_sizes.get(var, np.full(r.nodes, np.nan))
         u = _fmt(r.threshold)
-        lines += [f"{_csv(var)},{_fmt(p)},{_fmt(t)},{u},{int(s)},{_fmt(e)}" for p, t, s, e in zip(pct, r.z, sig, es)]
+        lines += [f"{_csv(var)},{_fmt(p)},{_fmt(t)},{u},{int(s)},{_fmt(e)}" for p, t, s, e in zip(pct, r.z, sig, es, strict=True)]
     return "\n".join(lines) + "\n"
 
 

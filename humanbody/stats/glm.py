@@ -46,7 +46,6 @@ import numpy as np
 from ..errors import InputError
 from .result import SPMResult, check_curves
 
-
 # -- design ---------------------------------------------------------------------------------------
 
 def _labels(values, J: int, name: str) -> np.ndarray:
@@ -273,8 +272,9 @@ def anova2(Y, A, B, *, alpha: float = 0.05, permutation: bool = False, iteration
     Y = check_curves(Y, "Y")
     J = Y.shape[0]
     a, b = _labels(A, J, "A"), _labels(B, J, "B")
-    _need_levels(a, "A"), _need_levels(b, "B")
-    cells = {(i, k) for i, k in zip(a, b)}
+    _need_levels(a, "A")
+    _need_levels(b, "B")
+    cells = {(i, k) for i, k in zip(a, b, strict=True)}
     if len(cells) < (a.max() + 1) * (b.max() + 1):
         raise InputError(f"anova2: {(a.max() + 1) * (b.max() + 1) - len(cells)} cell(s) of A x B have no curve: "
                          "every combination of levels needs at least one")
@@ -297,7 +297,8 @@ def anova1rm(Y, A, SUBJ, *, alpha: float = 0.05, permutation: bool = False, iter
     Y = check_curves(Y, "Y")
     J = Y.shape[0]
     a, s = _labels(A, J, "A"), _labels(SUBJ, J, "SUBJ")
-    _need_levels(a, "A"), _need_levels(s, "SUBJ")
+    _need_levels(a, "A")
+    _need_levels(s, "SUBJ")
     _check_repeated([a], s)
     XA, XS = effect_columns(a), effect_columns(s)
     terms = {"A": XA, "S": XS, "SA": interaction_columns(XS, XA)}
@@ -316,7 +317,9 @@ def anova2rm(Y, A, B, SUBJ, *, alpha: float = 0.05, permutation: bool = False, i
     Y = check_curves(Y, "Y")
     J = Y.shape[0]
     a, b, s = _labels(A, J, "A"), _labels(B, J, "B"), _labels(SUBJ, J, "SUBJ")
-    _need_levels(a, "A"), _need_levels(b, "B"), _need_levels(s, "SUBJ")
+    _need_levels(a, "A")
+    _need_levels(b, "B")
+    _need_levels(s, "SUBJ")
     _check_repeated([a, b], s)
     XA, XB, XS = effect_columns(a), effect_columns(b), effect_columns(s)
     terms = {"A": XA, "B": XB, "S": XS, "AB": interaction_columns(XA, XB), "SA": interaction_columns(XS, XA),

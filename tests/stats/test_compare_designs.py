@@ -6,15 +6,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _smooth_fields import smooth_curves  # noqa: E402
+from _spm_groups import BASE, PERCENT, write_group  # noqa: E402
 
 import humanbody.stats as hs
 from humanbody.cli import main
 from humanbody.stats.clusters import Cluster
 from humanbody.stats.compare import Comparison, compare, joints
 from humanbody.stats.groups import Group
-
-from _smooth_fields import smooth_curves  # noqa: E402
-from _spm_groups import BASE, PERCENT, write_group  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BUMP = 8.0 * np.exp(-0.5 * ((PERCENT - 70.0) / 8.0) ** 2)
@@ -132,10 +131,10 @@ def test_two_factors_and_regression_in_compare():
     assert c.test == "anova2" and list(c.results) == ["knee_deg [speed]", "knee_deg [time]", "knee_deg [speed x time]"]
     assert c.alpha_test == pytest.approx(1 - 0.95 ** (1 / 3))
     Y = np.concatenate([g.curves["knee_deg"] for g in groups])
-    A = np.concatenate([[a] * g.curves["knee_deg"].shape[0] for g, (a, _) in zip(groups, cells)])
-    B = np.concatenate([[b] * g.curves["knee_deg"].shape[0] for g, (_, b) in zip(groups, cells)])
+    A = np.concatenate([[a] * g.curves["knee_deg"].shape[0] for g, (a, _) in zip(groups, cells, strict=True)])
+    B = np.concatenate([[b] * g.curves["knee_deg"].shape[0] for g, (_, b) in zip(groups, cells, strict=True)])
     ref = hs.anova2(Y, A, B, alpha=c.alpha_test)  # unequal cells: 5, 6, 7, 8 curves
-    for r, m in zip(ref, c.results.values()):
+    for r, m in zip(ref, c.results.values(), strict=True):
         np.testing.assert_allclose(m.z, r.z)
     assert c.significant_clusters("knee_deg [speed]")
     x = rng.uniform(0.9, 1.6, 12)

@@ -37,7 +37,7 @@ def assert_agree(ref, mine, p_tol=0.005):
     assert (mine.df == pytest.approx(ref_df[1])) if mine.stat == "T" else (mine.df == pytest.approx(ref_df))
     assert mine.threshold == pytest.approx(ref.zstar, rel=0.005)
     assert len(mine.clusters) == len(ref.clusters)
-    for c_ref, c in zip(sorted(ref.clusters, key=lambda c: c.endpoints[0]), mine.clusters):
+    for c_ref, c in zip(sorted(ref.clusters, key=lambda c: c.endpoints[0]), mine.clusters, strict=True):
         assert c.start == pytest.approx(c_ref.endpoints[0], abs=0.5)
         assert c.end == pytest.approx(c_ref.endpoints[1], abs=0.5)
         assert c.p == pytest.approx(c_ref.P, abs=p_tol)
@@ -174,7 +174,7 @@ def test_anova2(dataset):
     refs = _quiet(lambda: spm1d.stats.anova2(Y, A, B))
     mine = hs.anova2(Y, A, B)
     assert [m.effect for m in mine] == ["A", "B", "AxB"]
-    for ref, m in zip(refs, mine):
+    for ref, m in zip(refs, mine, strict=True):
         assert m.df == pytest.approx(tuple(float(d) for d in ref.df))
         assert_agree(ref.inference(0.05), m)
 
@@ -198,7 +198,7 @@ def test_anova1rm(dataset):
 def test_anova2rm(dataset):
     Y, A, B, S = getattr(D1.anova2rm, dataset)().get_data()
     refs = _quiet(lambda: spm1d.stats.anova2rm(Y, A, B, S))
-    for ref, m in zip(refs, hs.anova2rm(Y, A, B, S)):
+    for ref, m in zip(refs, hs.anova2rm(Y, A, B, S), strict=True):
         assert_agree(ref.inference(0.05), m)
 
 
@@ -213,10 +213,10 @@ def test_anova2_unbalanced_is_the_glm_type_iii_test():
     every node, computed here with dummy (treatment) coding and an explicit cell-means restriction."""
     Y, A, B = D1.anova2.Besier2009kneeflexion().get_data()
     mine = hs.anova2(Y, A, B)
-    cells = sorted(set(zip(A, B)))
+    cells = sorted(set(zip(A, B, strict=True)))
     assert len({np.sum((A == a) & (B == b)) for a, b in cells}) > 1  # really unbalanced
     # cell means model: the interaction null = the additive model
-    M = np.array([[(a_, b_) == c for c in cells] for a_, b_ in zip(A, B)], float)
+    M = np.array([[(a_, b_) == c for c in cells] for a_, b_ in zip(A, B, strict=True)], float)
     e_full = Y - M @ np.linalg.lstsq(M, Y, rcond=None)[0]
     ua, ub = np.unique(A), np.unique(B)
     add = np.column_stack([np.ones(len(A))] + [A == a for a in ua[1:]] + [B == b for b in ub[1:]]).astype(float)
