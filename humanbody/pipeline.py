@@ -431,9 +431,10 @@ def calibrate(markers: pd.DataFrame, mset, required: list, run: _Run):
     opts = run.options
     subject_mass = DEFAULT_MASS if run.mass is None else float(run.mass)
     if opts.static is not None:
+        # a required marker the trial lacks is not asked of the static trial either (sparse sets)
         calibration, static_frames = _static_calibration(
             opts.static, run.axes.spec, mset, subject_mass, run.height, opts.sex, run.calibration_cache,
-            run.subj)
+            run.subj, required=None if len(required) == len(mset.required) else required)
         run.messages.append(f"static trial {os.fspath(opts.static)}: {static_frames} frames, same axes mapping")
         return calibration
     return calibrate_markers(markers, mset, mass=subject_mass, height=run.height, sex=opts.sex, mode="dynamic",
@@ -597,8 +598,11 @@ def _subject_file(subject, messages):
     return subj
 
 
-def _static_calibration(static, axes_spec, mset, mass, height, sex, cache, subject=None):
+def _static_calibration(static, axes_spec, mset, mass, height, sex, cache, subject=None, required=None):
     """Read, orient and calibrate a static trial; ``(calibration, frames)``, from ``cache`` when it holds it.
+
+    ``required``: the markers the static trial must hold (default: the set's
+    ``required``; the pipeline passes those the motion trial has).
 
     The cache key is the SHA-256 of the file's bytes with everything else
     the calibration depends on (axes mapping, marker set, mass, height,
@@ -619,7 +623,7 @@ def _static_calibration(static, axes_spec, mset, mass, height, sex, cache, subje
             digest = None  # read_trial below says what is wrong with the file
         if digest is not None:
             key = (digest, axes_spec, repr(mset), float(mass), None if height is None else float(height), sex,
-                   repr(subject))
+                   repr(subject), None if required is None else tuple(required))
             if key in cache:
                 return cache[key]
     static_trial = read_trial(static)
@@ -627,7 +631,8 @@ def _static_calibration(static, axes_spec, mset, mass, height, sex, cache, subje
         raise InputError("static trial must hold marker trajectories", static)
     _check_static_markerset(static_trial, mset, static)
     static_ground, _ = to_ground(static_trial, axes=axes_spec)
-    value = (calibrate(static_ground, mset, mass=mass, height=height, sex=sex, subject=subject), len(static_trial))
+    value = (calibrate(static_ground, mset, mass=mass, height=height, sex=sex, subject=subject, required=required),
+             len(static_trial))
     if key is not None:
         if len(cache) >= 16:  # a batch holds a few subjects at a time
             cache.pop(next(iter(cache)))
