@@ -466,7 +466,9 @@ def track(markers: pd.DataFrame, calibration, mset, found: dict, required: list,
     if method == "global" and limits not in (None, "off"):
         run.messages.append(f"tracking: joint limits: {limits} (--joint-limits)")
     elif method == "global" and limits is None and set_limits not in (None, False, "off"):
-        run.messages.append(f"tracking: joint limits: marker set {mset.name!r} [ik] limits")
+        what = set_limits if isinstance(set_limits, str) else "a table"
+        run.messages.append(f"tracking: joint limits: {what} (marker set {mset.name!r} [ik] limits"
+                            + ("; keypoint sets: knees and elbows within 5 deg of straight)" if mset.keypoints else ")"))
     elif method != "global" and limits not in (None, "off"):
         run.messages.append(f"tracking: --joint-limits {limits} not used: joint limits act in whole-body "
                             "inverse kinematics only (--ik global)")
@@ -700,6 +702,7 @@ def _tracking_lines(calibration, tracking) -> list[str]:
         lines.append("tracking: frames with no pose (rows empty): "
                      + ", ".join(f"{k} {v}" for k, v in gone.items()))
     lines += [f"tracking: {line}" for line in tracking.singular_lines()]
+    lines += [f"tracking: {line}" for line in getattr(tracking, "limit_notes", ())]
     return lines
 
 
