@@ -124,6 +124,8 @@ class Draft:
     rules: list
     height: float
     markerset: object = None
+    window: str = ""
+    """For a motion trial: the standing window drafted from (:func:`~humanbody.markers.draft_window.standing_window`)."""
 
     def summary(self) -> list[str]:
         """A screenful: counts of mapped, guessed and unused markers, the rules, the checks."""
@@ -133,7 +135,8 @@ class Draft:
         guessed = sum(1 for m in used if m.how == "position")
         unused = [m.name for m in self.markers if not m.used]
         segs = sorted({m.segment for m in used})
-        lines = [f"mapped {len(used)} of {len(self.markers)} markers to {len(segs)} segments: {by_name} by name, "
+        lines = [self.window] if self.window else []
+        lines += [f"mapped {len(used)} of {len(self.markers)} markers to {len(segs)} segments: {by_name} by name, "
                  f"{corrected} by name with side or lateral/medial from position, {guessed} guessed from position; "
                  f"{len(unused)} unused" + (f" ({_short(unused)})" if unused else "")]
         lines += self.rules
@@ -404,7 +407,10 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
     ----------
     static : pandas.DataFrame
         Standing trial in ground axes (docs/conventions.md marker layout, m);
-        ``attrs["source"]`` names the file in errors and in the draft.
+        ``attrs["source"]`` names the file in errors and in the draft.  A
+        motion trial (a walk) is drafted from its stillest standing second
+        (:func:`humanbody.markers.draft_window.standing_window`, named in
+        :attr:`Draft.window`).
     name : str, optional
         Name of the set (default: the trial's file stem).
     height : float, optional
@@ -422,7 +428,7 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
     Raises
     ------
     InputError
-        Not a standing trial, or too few markers for a pelvis and two legs
+        A motion trial without a still standing window, or too few markers for a pelvis and two legs
         (the message names the file and what is missing).
     """
     from . import draft_rules
@@ -434,10 +440,14 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
     names = [n for n in (static.attrs.get("markers") or [c[:-2] for c in static.columns if str(c).endswith("_x")])]
     if static.attrs.get("kind") not in (None, "markers") or not names:
         raise InputError("holds no marker trajectories; give a standing (static) marker trial", source or None)
-    moved = _excursion(static, names)
-    if moved > STATIC_EXCURSION_M:
-        raise InputError(f"is not a standing (static) trial: its markers move {moved:.2f} m (median); "
-                         "draft the set from the trial where the subject stands still", source or None)
+    window = ""
+    if _excursion(static, names) > STATIC_EXCURSION_M:  # a walk: its stillest standing second, if it has one
+        from .draft_window import standing_window
+
+        rows, window = standing_window(static, names, source or None)
+        attrs = dict(static.attrs)
+        static = static.iloc[rows].reset_index(drop=True)
+        static.attrs.update(attrs)
     try:
         guesses, H, midline = classify(static_pose(static), height)
         plan = draft_rules.plan(guesses, H, midline, name or _stem(source), source,
@@ -458,7 +468,9 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
     text = plan.text
     if warn:  # said in the file too, beside the other checks
         text = "\n".join(f"# CHECK limb lengths: {w}" for w in warn) + "\n" + text
-    return Draft(text=text, markers=guesses, checks=checks, rules=plan.rules, height=H, markerset=ms)
+    if window:
+        text = f"# Drafted from a motion trial: {window}.\n" + text
+    return Draft(text=text, markers=guesses, checks=checks, rules=plan.rules, height=H, markerset=ms, window=window)
 
 
 def _stem(source: str) -> str:
