@@ -48,6 +48,8 @@ __all__ = ["MarkerGuess", "Draft", "draft_markerset", "SIDE_M", "NEIGHBOUR_M"]
 SIDE_M = 0.03
 #: Largest distance (m) to the nearest named marker for a position-only guess.
 NEIGHBOUR_M = 0.15
+#: Least lateral-medial distance (m) between the two markers of a knee or ankle pair (joint widths: 6-11 cm).
+PAIR_MIN_M = 0.04
 #: Extra room (fraction of height) allowed outside a landmark's height band.
 BAND_MARGIN = 0.03
 #: Median marker excursion (m) above which a trial is not a standing trial.
@@ -362,6 +364,15 @@ def _pair_lateral_medial(guesses, midline: float) -> None:
                     g.notes.append(f"the only {role} marker on the {side}: taken as lateral")
                 continue
             group.sort(key=lambda g: abs(g.position[1] - midline), reverse=True)
+            across = abs(group[0].position[1] - midline) - abs(group[-1].position[1] - midline)
+            if across < PAIR_MIN_M:  # two markers on the same face (a Davis set's knee 1 and 2): no medial one
+                group[0].modifiers -= {"medial"}
+                group[0].modifiers.add("lateral")
+                for g in group[1:]:
+                    g.modifiers -= {"lateral", "medial"}
+                    g.notes.append(f"within {100 * across:.0f} cm across of {group[0].name}: not a medial marker; "
+                                   "used for tracking only")
+                continue
             for g, want in ((group[0], "lateral"), (group[-1], "medial")):
                 had = g.modifiers & {"lateral", "medial"}
                 if had and want not in had:
