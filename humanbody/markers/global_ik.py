@@ -490,8 +490,9 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
     out = Tracking(coords=coords, residuals=residuals, status=status, markers_used=used,
                    R=R_all, origins=O_all, near_singular=near, method="global", marker_residuals=marker_res)
     object.__setattr__(out, "iterations", iters)
-    object.__setattr__(out, "limit_notes", limit_lines(time, principal, [SEGMENT_NAMES[k] for k in limited],
-                                                       lo[limited], hi[limited], _frame_rms(res), ms.keypoints))
+    notes = limit_lines(time, principal, [SEGMENT_NAMES[k] for k in limited], lo[limited], hi[limited],
+                        _frame_rms(res), ms.keypoints) if limited else []
+    object.__setattr__(out, "limit_notes", notes)
     return out
 
 
