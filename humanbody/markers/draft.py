@@ -249,6 +249,9 @@ def classify(pose: dict, height=None) -> tuple[list, float, float]:
     foot = [g.position[2] for g in ok if g.role in ("heel", "toe", "mt1", "mt5", "midfoot", "ankle")]
     floor = min(foot) if foot else min(g.position[2] for g in ok)
     H = _height(ok, floor, height)
+    if not (np.isfinite(H) and H > 0.5) and height is None:  # no foot markers below the anchors: an upper-body set
+        raise InputError(f"has no leg or foot markers below its pelvis and trunk markers (standing height "
+                         f"estimated {H:.2f} m): a marker set needs a pelvis and legs")
     pelvis = [g.position[1] for g in ok if g.role in ("asis", "psis", "sacrum")]
     midline = float(np.mean(pelvis)) if pelvis else float(np.median([g.position[1] for g in ok]))
 

@@ -75,6 +75,7 @@ def test_the_other_vendor_trials_are_drafted_or_refused_in_one_line(rows):
     assert fp["status"] == "drafted" and fp["line"].startswith("a standing trial"), fp  # markers move 2 mm
     for name in ("Vicon", "read_NOTworking2"):  # upper-body sets: no legs to draft
         assert rows[name]["status"] == "refused" and "\n" not in rows[name]["line"], rows[name]
+    assert "no leg or foot markers" in rows["Vicon"]["line"], rows["Vicon"]
 
 
 def _table(rows) -> str:
