@@ -84,3 +84,28 @@ def test_a_trial_with_no_window_holding_most_markers_is_refused_in_one_line(tmp_
     status, text = _init(tmp_path / "holes.trc", tmp_path / "lab.toml")
     assert status == 2 and text.count("\n") == 1, text
     assert "holes.trc" in text and "standing" in text, text
+
+
+def test_the_standing_window_of_a_walk_that_ends_standing():
+    """Arrays only: 30 markers walking 1.2 m/s for 2 s, then standing 1.5 s with 1 mm sway: the window is inside
+    the standing part; the most upright frame of a walk is where its two 'legs' pass each other."""
+    import pandas as pd
+
+    from humanbody.markers.draft_window import standing_window
+
+    rate, rng = 100.0, np.random.default_rng(5)
+    t = np.arange(350) / rate
+    base = rng.normal(0, 0.2, (30, 3))
+    x = np.where(t < 2.0, 1.2 * t, 2.4)
+    swing = np.where(t < 2.0, 0.3 * np.sin(2 * np.pi * t), 0.0)
+    cols = {"time": t}
+    for m in range(30):
+        p = base[m] + np.c_[x + (swing if m % 2 else -swing), 0 * t, 0 * t] + 0.001 * np.sin(7 * t + m)[:, None]
+        cols.update({f"M{m}_x": p[:, 0], f"M{m}_y": p[:, 1], f"M{m}_z": p[:, 2]})
+    trial = pd.DataFrame(cols)
+    names = [f"M{m}" for m in range(30)]
+    rows, line = standing_window(trial, names)
+    assert rows[0] >= 200 and len(rows) == 100 and line.startswith("standing window: frames"), line
+    rows, line = standing_window(trial.iloc[:200].reset_index(drop=True), names)
+    assert len(rows) == 1 and min(abs(rows[0] - f) for f in (0, 50, 100, 150, 200)) <= 3, (rows, line)  # legs together
+    assert line.startswith("no still standing window") and "check the draft" in line
