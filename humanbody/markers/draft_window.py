@@ -13,6 +13,8 @@ together horizontally, the legs passing each other), and the line says so.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..errors import InputError
@@ -40,8 +42,8 @@ def _window_scores(P: np.ndarray, starts: np.ndarray, w: int) -> tuple[np.ndarra
         present[i] = enough.mean() if enough.size else 0.0
         if not enough.any():
             continue
-        with np.errstate(invalid="ignore"), __import__("warnings").catch_warnings():
-            __import__("warnings").simplefilter("ignore", RuntimeWarning)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
             lo, hi = np.nanpercentile(W[:, enough], [5, 95], axis=0)
         score[i] = float(np.median(np.linalg.norm(hi - lo, axis=1)))
     return score, present
@@ -61,8 +63,8 @@ def _upright_frame(P: np.ndarray) -> int | None:
     full = ok.mean(axis=1) >= PRESENT_FRACTION
     if not full.any():
         return None
-    with np.errstate(invalid="ignore"), __import__("warnings").catch_warnings():
-        __import__("warnings").simplefilter("ignore", RuntimeWarning)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
         mid = np.nanmedian(Q[..., :2], axis=1, keepdims=True)
         spread = np.nanmedian(np.linalg.norm(Q[..., :2] - mid, axis=2), axis=1)
     spread[~full] = np.inf

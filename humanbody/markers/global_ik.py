@@ -48,6 +48,8 @@ segment tracking does.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -294,8 +296,8 @@ def _seeds(R: np.ndarray, O: np.ndarray, rows: np.ndarray, n: int, prob: IKProbl
         for i in range(3):
             p[:, i] = np.interp(frames, rows[good], O[good, 0, i])
     else:  # no root seed anywhere: the centroid of the markers
-        with np.errstate(invalid="ignore"), __import__("warnings").catch_warnings():
-            __import__("warnings").simplefilter("ignore", RuntimeWarning)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
             p[rows] = np.nanmean(meas[rows], axis=1)
     p[~np.isfinite(p).all(axis=1)] = 0.0
     return S, p
@@ -514,8 +516,8 @@ LIMIT_RESIDUAL_RATIO = 3.0
 
 def _frame_rms(res: np.ndarray) -> np.ndarray:
     """RMS marker distance (F,) of each frame (NaN: no marker), from the distances (F, M)."""
-    with np.errstate(invalid="ignore"), __import__("warnings").catch_warnings():
-        __import__("warnings").simplefilter("ignore", RuntimeWarning)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
         return np.sqrt(np.nanmean(res ** 2, axis=1))
 
 
