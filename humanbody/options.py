@@ -72,8 +72,8 @@ class AnalysisOptions:
     """Tracking: "segments" (each segment fitted alone), "global" (whole-body inverse kinematics)
     or "auto" (global when some tracked segment keeps fewer than three points or for keypoints)."""
     joint_limits: str | None = None
-    """Joint limits of whole-body inverse kinematics: "off", "physiological", or None (the marker
-    set's ``[ik] limits``; :func:`humanbody.markers.global_ik.joint_limits`)."""
+    """Joint limits of whole-body inverse kinematics: "off", "physiological", "anatomical", or None
+    (the marker set's ``[ik] limits``; :func:`humanbody.markers.global_ik.joint_limits`)."""
     imu_heading: str | None = None
     """Orientation trials: the pelvis sensor's axis pointing forward in the calibration posture
     ("-z", ...); None: the subject faced the world's +X."""

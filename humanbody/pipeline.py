@@ -431,9 +431,10 @@ def calibrate(markers: pd.DataFrame, mset, required: list, run: _Run):
     opts = run.options
     subject_mass = DEFAULT_MASS if run.mass is None else float(run.mass)
     if opts.static is not None:
+        # a required marker the trial lacks is not asked of the static trial either (sparse sets)
         calibration, static_frames = _static_calibration(
             opts.static, run.axes.spec, mset, subject_mass, run.height, opts.sex, run.calibration_cache,
-            run.subj)
+            run.subj, required=None if len(required) == len(mset.required) else required)
         run.messages.append(f"static trial {os.fspath(opts.static)}: {static_frames} frames, same axes mapping")
         return calibration
     return calibrate_markers(markers, mset, mass=subject_mass, height=run.height, sex=opts.sex, mode="dynamic",
@@ -465,7 +466,9 @@ def track(markers: pd.DataFrame, calibration, mset, found: dict, required: list,
     if method == "global" and limits not in (None, "off"):
         run.messages.append(f"tracking: joint limits: {limits} (--joint-limits)")
     elif method == "global" and limits is None and set_limits not in (None, False, "off"):
-        run.messages.append(f"tracking: joint limits: marker set {mset.name!r} [ik] limits")
+        what = set_limits if isinstance(set_limits, str) else "a table"
+        run.messages.append(f"tracking: joint limits: {what} (marker set {mset.name!r} [ik] limits"
+                            + ("; keypoint sets: knees and elbows within 5 deg of straight)" if mset.keypoints else ")"))
     elif method != "global" and limits not in (None, "off"):
         run.messages.append(f"tracking: --joint-limits {limits} not used: joint limits act in whole-body "
                             "inverse kinematics only (--ik global)")
@@ -597,8 +600,11 @@ def _subject_file(subject, messages):
     return subj
 
 
-def _static_calibration(static, axes_spec, mset, mass, height, sex, cache, subject=None):
+def _static_calibration(static, axes_spec, mset, mass, height, sex, cache, subject=None, required=None):
     """Read, orient and calibrate a static trial; ``(calibration, frames)``, from ``cache`` when it holds it.
+
+    ``required``: the markers the static trial must hold (default: the set's
+    ``required``; the pipeline passes those the motion trial has).
 
     The cache key is the SHA-256 of the file's bytes with everything else
     the calibration depends on (axes mapping, marker set, mass, height,
@@ -619,7 +625,7 @@ def _static_calibration(static, axes_spec, mset, mass, height, sex, cache, subje
             digest = None  # read_trial below says what is wrong with the file
         if digest is not None:
             key = (digest, axes_spec, repr(mset), float(mass), None if height is None else float(height), sex,
-                   repr(subject))
+                   repr(subject), None if required is None else tuple(required))
             if key in cache:
                 return cache[key]
     static_trial = read_trial(static)
@@ -627,7 +633,8 @@ def _static_calibration(static, axes_spec, mset, mass, height, sex, cache, subje
         raise InputError("static trial must hold marker trajectories", static)
     _check_static_markerset(static_trial, mset, static)
     static_ground, _ = to_ground(static_trial, axes=axes_spec)
-    value = (calibrate(static_ground, mset, mass=mass, height=height, sex=sex, subject=subject), len(static_trial))
+    value = (calibrate(static_ground, mset, mass=mass, height=height, sex=sex, subject=subject, required=required),
+             len(static_trial))
     if key is not None:
         if len(cache) >= 16:  # a batch holds a few subjects at a time
             cache.pop(next(iter(cache)))
@@ -695,6 +702,7 @@ def _tracking_lines(calibration, tracking) -> list[str]:
         lines.append("tracking: frames with no pose (rows empty): "
                      + ", ".join(f"{k} {v}" for k, v in gone.items()))
     lines += [f"tracking: {line}" for line in tracking.singular_lines()]
+    lines += [f"tracking: {line}" for line in getattr(tracking, "limit_notes", ())]
     return lines
 
 

@@ -55,9 +55,10 @@ def add_marker_options(p) -> None:
                    help="tracking: each segment fitted alone (segments), whole-body inverse kinematics with the "
                         "joints held together (global), or auto (default): global when some tracked segment has "
                         "fewer than three points or the markers are video keypoints")
-    g.add_argument("--joint-limits", choices=("off", "physiological"), default=None,
+    g.add_argument("--joint-limits", choices=("off", "physiological", "anatomical"), default=None,
                    help="whole-body inverse kinematics: hold the hips, knees, ankles and elbows within "
-                        "physiological ranges (default: the marker set's [ik] limits, none for the built-in sets)")
+                        "physiological (wide) or anatomical ranges (default: the marker set's [ik] limits: "
+                        "anatomical for the keypoint sets, none for the other built-in sets)")
     g.add_argument("--fill", choices=("spline", "rigid", "linear"), default="spline", help="marker gap filling: cubic spline in time (default), rigid-body fit to the other markers of the segment (any gap length), or linear")
     g.add_argument("--imu-heading", default=None, metavar="AXIS", help="orientation (IMU) trials: the pelvis sensor's axis pointing forward in the calibration posture (x, -z, ...; default: the subject faced the world's +X); --static is then an orientation file in that posture (default: the trial's first 0.5 s)")
 

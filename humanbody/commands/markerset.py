@@ -30,7 +30,8 @@ def register(sub) -> None:
     text = ("read the marker names with a vocabulary of the spellings labs use, check them against the "
             "standing pose, choose joint-centre rules and write a marker-set file to check and edit")
     q = actions.add_parser("init", help="draft a marker set from a standing (static) trial", description=text + ".")
-    q.add_argument("static", metavar="STATIC_TRIAL", help="standing trial (TRC, C3D, CSV, TSV) with the lab's markers")
+    q.add_argument("static", metavar="STATIC_TRIAL", help="standing trial (TRC, C3D, CSV, TSV) with the lab's markers; "
+                   "a walk is drafted from its stillest standing second")
     q.add_argument("--out", required=True, metavar="FILE", help="marker-set file to write (.toml)")
     q.add_argument("--name", metavar="NAME", help="name of the set (default: the trial's file name)")
     q.add_argument("--axes", default="auto", metavar="SPEC",
@@ -177,6 +178,7 @@ def run_init(args) -> int:
             for line in draft.details():
                 say(line)
         assert draft.markerset is not None  # a draft holds its set as loaded
-        say(f"wrote {args.out}; analyse with: humanbody analyze TRIAL --static {args.static} --markerset {args.out}"
+        static = "" if draft.window else f" --static {args.static}"  # a walk: each trial calibrates itself
+        say(f"wrote {args.out}; analyse with: humanbody analyze TRIAL{static} --markerset {args.out}"
             + (" --height M" if not draft.markerset.parameters.get("height_top") else ""))
     return 0

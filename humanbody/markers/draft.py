@@ -52,6 +52,8 @@ __all__ = ["MarkerGuess", "Draft", "draft_markerset", "SIDE_M", "NEIGHBOUR_M"]
 SIDE_M = 0.03
 #: Largest distance (m) to the nearest named marker for a position-only guess.
 NEIGHBOUR_M = 0.15
+#: Least lateral-medial distance (m) between the two markers of a knee or ankle pair (joint widths: 6-11 cm).
+PAIR_MIN_M = 0.04
 #: Extra room (fraction of height) allowed outside a landmark's height band.
 BAND_MARGIN = 0.03
 #: Median marker excursion (m) above which a trial is not a standing trial.
@@ -128,6 +130,8 @@ class Draft:
     rules: list
     height: float
     markerset: MarkerSet | None = None
+    window: str = ""
+    """For a motion trial: the standing window drafted from (:func:`~humanbody.markers.draft_window.standing_window`)."""
 
     def summary(self) -> list[str]:
         """A screenful: counts of mapped, guessed and unused markers, the rules, the checks."""
@@ -137,7 +141,8 @@ class Draft:
         guessed = sum(1 for m in used if m.how == "position")
         unused = [m.name for m in self.markers if not m.used]
         segs = sorted({m.segment for m in used})
-        lines = [f"mapped {len(used)} of {len(self.markers)} markers to {len(segs)} segments: {by_name} by name, "
+        lines = [self.window] if self.window else []
+        lines += [f"mapped {len(used)} of {len(self.markers)} markers to {len(segs)} segments: {by_name} by name, "
                  f"{corrected} by name with side or lateral/medial from position, {guessed} guessed from position; "
                  f"{len(unused)} unused" + (f" ({_short(unused)})" if unused else "")]
         lines += self.rules
@@ -248,6 +253,9 @@ def classify(pose: dict, height=None) -> tuple[list, float, float]:
     foot = [g.position[2] for g in ok if g.role in ("heel", "toe", "mt1", "mt5", "midfoot", "ankle")]
     floor = min(foot) if foot else min(g.position[2] for g in ok)
     H = _height(ok, floor, height)
+    if not (np.isfinite(H) and H > 0.5) and height is None:  # no foot markers below the anchors: an upper-body set
+        raise InputError(f"has no leg or foot markers below its pelvis and trunk markers (standing height "
+                         f"estimated {H:.2f} m): a marker set needs a pelvis and legs")
     pelvis = [g.position[1] for g in ok if g.role in ("asis", "psis", "sacrum")]
     midline = float(np.mean(pelvis)) if pelvis else float(np.median([g.position[1] for g in ok]))
 
@@ -364,6 +372,15 @@ def _pair_lateral_medial(guesses, midline: float) -> None:
                     g.notes.append(f"the only {role} marker on the {side}: taken as lateral")
                 continue
             group.sort(key=lambda g: abs(g.position[1] - midline), reverse=True)
+            across = abs(group[0].position[1] - midline) - abs(group[-1].position[1] - midline)
+            if across < PAIR_MIN_M:  # two markers on the same face (a Davis set's knee 1 and 2): no medial one
+                group[0].modifiers -= {"medial"}
+                group[0].modifiers.add("lateral")
+                for g in group[1:]:
+                    g.modifiers -= {"lateral", "medial"}
+                    g.notes.append(f"within {100 * across:.0f} cm across of {group[0].name}: not a medial marker; "
+                                   "used for tracking only")
+                continue
             for g, want in ((group[0], "lateral"), (group[-1], "medial")):
                 had = g.modifiers & {"lateral", "medial"}
                 if had and want not in had:
@@ -409,7 +426,10 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
     ----------
     static : pandas.DataFrame
         Standing trial in ground axes (docs/conventions.md marker layout, m);
-        ``attrs["source"]`` names the file in errors and in the draft.
+        ``attrs["source"]`` names the file in errors and in the draft.  A
+        motion trial (a walk) is drafted from its stillest standing second
+        (:func:`humanbody.markers.draft_window.standing_window`, named in
+        :attr:`Draft.window`).
     name : str, optional
         Name of the set (default: the trial's file stem).
     height : float, optional
@@ -427,7 +447,7 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
     Raises
     ------
     InputError
-        Not a standing trial, or too few markers for a pelvis and two legs
+        A motion trial without a still standing window, or too few markers for a pelvis and two legs
         (the message names the file and what is missing).
     """
     import tomllib
@@ -440,10 +460,14 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
     names = [n for n in (static.attrs.get("markers") or [c[:-2] for c in static.columns if str(c).endswith("_x")])]
     if static.attrs.get("kind") not in (None, "markers") or not names:
         raise InputError("holds no marker trajectories; give a standing (static) marker trial", source or None)
-    moved = _excursion(static, names)
-    if moved > STATIC_EXCURSION_M:
-        raise InputError(f"is not a standing (static) trial: its markers move {moved:.2f} m (median); "
-                         "draft the set from the trial where the subject stands still", source or None)
+    window = ""
+    if _excursion(static, names) > STATIC_EXCURSION_M:  # a walk: its stillest standing second, if it has one
+        from .draft_window import standing_window
+
+        rows, window = standing_window(static, names, source or None)
+        attrs = dict(static.attrs)
+        static = static.iloc[rows].reset_index(drop=True)
+        static.attrs.update(attrs)
     try:
         guesses, H, midline = classify(static_pose(static), height)
         plan = draft_rules.plan(guesses, H, midline, name or _stem(source), source,
@@ -466,7 +490,9 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
     text = plan.text
     if warn:  # said in the file too, beside the other checks
         text = "\n".join(f"# CHECK limb lengths: {w}" for w in warn) + "\n" + text
-    return Draft(text=text, markers=guesses, checks=checks, rules=plan.rules, height=H, markerset=ms)
+    if window:
+        text = f"# Drafted from a motion trial: {window}.\n" + text
+    return Draft(text=text, markers=guesses, checks=checks, rules=plan.rules, height=H, markerset=ms, window=window)
 
 
 def _stem(source: str) -> str:

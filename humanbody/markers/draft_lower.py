@@ -210,6 +210,9 @@ def _foot(mk, out: _Out, s: str) -> None:
         toe_markers = (toes + m1 + m5)
         toe = f"{s}_toe"
         out.point(toe, {"mean": toe_markers})
+    elif mid:  # a lone "met" marker on the forefoot (the Davis set's metatarsal head as BTS names it)
+        toe, toe_markers = mid[0], mid[:1]
+        out.check(f"no {s} toe marker: the {s} foot's long axis runs to the forefoot marker {mid[0]}")
     else:
         raise InputError(f"has no {s} toe or metatarsal marker (e.g. {'RTOE' if s == 'right' else 'LTOE'}, "
                          f"{s[0]}_mt1): cannot build the {s} foot")

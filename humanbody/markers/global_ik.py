@@ -20,10 +20,19 @@ without markers, the axial rotation of a limb seen as two joint centres.
 The hinge pull (``[ik] hinge``, weight ``hinge_weight``) keeps the flexion
 axis of the named joints (knees and elbows of keypoint sets) where the
 calibration put it, so a thigh's axial rotation follows the plane of the
-knee's flexion.  Optional joint limits (``[ik] limits``, :func:`joint_limits`;
-off unless asked for) add ``w_L sum (theta - clip(theta, lo, hi))^2`` over
-each body's angles relative to its parent (the model's coordinates), zero
-inside the limits.
+knee's flexion.  Joint limits (``[ik] limits``, :func:`joint_limits`;
+``anatomical`` for the keypoint sets, off for the other built-in sets unless
+asked for) add ``w_L sum (theta - clip(theta, lo, hi))^2`` over each body's
+angles relative to its parent (the model's coordinates), zero inside the
+limits.  Keypoints are joint centres: a knee flexed about its axis and one
+extended about the opposite axis (the thigh turned half a turn) fit them
+equally, and the limits rule the second out.  A frame that the markers fit
+only beyond the limits (on a limit with a residual above
+:data:`LIMIT_RESIDUAL_RATIO` times the trial's median: a mislabelled point)
+is held on them, solved again from its own seed (a chained start could stay
+wedged there) and named in the log (:func:`limit_lines`); a joint whose
+three angles are bounded within its sequence's principal ranges takes each
+frame's own angles, so such a frame never moves the later ones by a turn.
 
 The minimisation is Levenberg-Marquardt with the analytic Jacobian of the
 tree (:mod:`humanbody._kernels.ik`), rotation-vector increments on
@@ -39,6 +48,8 @@ segment tracking does.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -49,8 +60,9 @@ from ..model.segments import PARENTS, SEGMENT_NAMES
 from .calibration import Calibration
 from .markerset import MarkerSet, undetermined_segments
 
-__all__ = ["HINGE_WEIGHT", "LIMIT_WEIGHT", "NEUTRAL_WEIGHT", "PHYSIOLOGICAL_LIMITS", "IKProblem", "choose_method",
-           "ik_problem", "joint_limits", "track_global"]
+__all__ = ["ANATOMICAL_LIMITS", "HINGE_WEIGHT", "LIMIT_TABLES", "LIMIT_WEIGHT", "NEUTRAL_WEIGHT",
+           "PHYSIOLOGICAL_LIMITS", "IKProblem", "choose_method", "ik_problem", "joint_limits", "limit_lines",
+           "track_global"]
 
 #: Default neutral-pull weight lam_k (m^2), every segment but the root.
 NEUTRAL_WEIGHT = 1e-10
@@ -79,7 +91,30 @@ for _side, _s in (("right", 1.0), ("left", -1.0)):
         "beta": (-50.0, 50.0), "gamma": (-50.0, 50.0)}
     PHYSIOLOGICAL_LIMITS[f"{_side}_lower_arm"] = {
         "alpha": (-165.0, 20.0)}                                        # flexion 165 .. hyperextension 20
+#: ``limits = "anatomical"`` (the default of the built-in keypoint sets): the ranges of motion of healthy adults
+#: with a small margin, in the same coordinates and signs as :data:`PHYSIOLOGICAL_LIMITS`.  Video keypoints are
+#: joint centres: a knee flexed about its axis and one extended about the opposite axis (the thigh turned half
+#: a turn about its length) fit them equally, so the knees and elbows may not hyperextend beyond 5 deg and the
+#: hips' rotations stay far from half a turn.  Every angle of the legs and forearms is bounded inside its
+#: sequence's principal range, which also makes each of these joints' angles unique (no continuity branch).
+ANATOMICAL_LIMITS: dict[str, dict[str, tuple[float, float]]] = {}
+for _side, _s in (("right", 1.0), ("left", -1.0)):
+    ANATOMICAL_LIMITS[f"{_side}_upper_leg"] = {
+        "alpha": (-140.0, 40.0),                                        # flexion 140 .. extension 40
+        "beta": (-60.0, 40.0) if _s > 0 else (-40.0, 60.0),              # abduction 60 .. adduction 40
+        "gamma": (-60.0, 60.0)}
+    ANATOMICAL_LIMITS[f"{_side}_lower_leg"] = {
+        "alpha": (-5.0, 160.0),                                         # hyperextension 5 .. flexion 160
+        "beta": (-25.0, 25.0), "gamma": (-45.0, 45.0)}
+    ANATOMICAL_LIMITS[f"{_side}_foot"] = {
+        "alpha": (-45.0, 65.0),                                         # dorsiflexion 45 .. plantarflexion 65
+        "beta": (-45.0, 45.0), "gamma": (-45.0, 45.0)}
+    ANATOMICAL_LIMITS[f"{_side}_lower_arm"] = {
+        "alpha": (-160.0, 5.0),                                         # flexion 160 .. hyperextension 5
+        "beta": (-30.0, 30.0), "gamma": (-90.0, 90.0)}                  # forearm rotation: see docs/markerless.md
 del _side, _s
+#: Named limit tables of ``[ik] limits`` and ``--joint-limits``.
+LIMIT_TABLES = {"physiological": PHYSIOLOGICAL_LIMITS, "anatomical": ANATOMICAL_LIMITS}
 #: Frames solved per call of the kernel (bounds the scratch of a long trial).
 IK_CHUNK = 32768
 
@@ -143,9 +178,10 @@ def joint_limits(spec, where: str = "") -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    spec : None, False, "off", "physiological" or mapping
+    spec : None, False, "off", "physiological", "anatomical" or mapping
         None / False / "off": no limits (every bound infinite).
-        "physiological": :data:`PHYSIOLOGICAL_LIMITS`.  A mapping
+        "physiological": :data:`PHYSIOLOGICAL_LIMITS`; "anatomical":
+        :data:`ANATOMICAL_LIMITS` (the keypoint sets' default).  A mapping
         ``{segment: {"alpha": [lo, hi], "beta": ..., "gamma": ...}}`` in
         degrees (a bound may be omitted with ``nan``); the angles are the
         model's coordinates of that body relative to its parent (the root,
@@ -157,11 +193,12 @@ def joint_limits(spec, where: str = "") -> tuple[np.ndarray, np.ndarray]:
     if spec is None or spec is False or spec == "off":
         return lo, hi
     if isinstance(spec, str):
-        if spec != "physiological":
-            raise InputError(f"{where}: [ik] limits must be \"physiological\", \"off\" or a table, not {spec!r}")
-        spec = PHYSIOLOGICAL_LIMITS
+        if spec not in LIMIT_TABLES:
+            raise InputError(f"{where}: [ik] limits must be \"physiological\", \"anatomical\", \"off\" or a table, "
+                             f"not {spec!r}")
+        spec = PHYSIOLOGICAL_LIMITS if spec == "physiological" else ANATOMICAL_LIMITS  # read at call time
     if not hasattr(spec, "items"):
-        raise InputError(f"{where}: [ik] limits must be \"physiological\", \"off\" or a table")
+        raise InputError(f"{where}: [ik] limits must be \"physiological\", \"anatomical\", \"off\" or a table")
     for seg, angles in spec.items():
         if seg not in SEGMENT_NAMES or seg == SEGMENT_NAMES[0]:
             raise InputError(f"{where}: [ik] limits names {seg!r}, not a segment with a parent")
@@ -259,8 +296,8 @@ def _seeds(R: np.ndarray, O: np.ndarray, rows: np.ndarray, n: int, prob: IKProbl
         for i in range(3):
             p[:, i] = np.interp(frames, rows[good], O[good, 0, i])
     else:  # no root seed anywhere: the centroid of the markers
-        with np.errstate(invalid="ignore"), __import__("warnings").catch_warnings():
-            __import__("warnings").simplefilter("ignore", RuntimeWarning)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
             p[rows] = np.nanmean(meas[rows], axis=1)
     p[~np.isfinite(p).all(axis=1)] = 0.0
     return S, p
@@ -364,12 +401,14 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
         need[::_BLOCK] = True
         need[1:] |= empty[:-1]
     idx = np.flatnonzero(need)
-    if seed == "segments":
-        seg_tr = track(markers.iloc[idx], calibration, keep_frames=True, required=[])
-        R0, O0 = seg_tr.R, seg_tr.origins
-        assert R0 is not None and O0 is not None  # kept: keep_frames=True
-    else:
-        R0, O0 = _geometry_frames({m: meas[idx, j] for j, m in enumerate(names)}, calibration, len(idx))
+    def seed_frames(rows):
+        if seed == "segments":
+            seg_tr = track(markers.iloc[rows], calibration, keep_frames=True, required=[])
+            assert seg_tr.R is not None and seg_tr.origins is not None  # kept: keep_frames=True
+            return seg_tr.R, seg_tr.origins
+        return _geometry_frames({m: meas[rows, j] for j, m in enumerate(names)}, calibration, len(rows))
+
+    R0, O0 = seed_frames(idx)
     seq = sequence_axes_array(calibration.model)
     R_all = np.empty((n, 17, 3, 3)) if keep_frames else None
     O_all = np.empty((n, 17, 3)) if keep_frames else None
@@ -397,7 +436,35 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
         if R_all is not None and O_all is not None:  # keep_frames
             R_all[a:b], O_all[a:b] = R, O
     del R0, O0
+    limited = [k for k in range(17) if np.isfinite(lo[k]).any() or np.isfinite(hi[k]).any()] if limit_w else []
+    if limited and chained:
+        # a chained frame after frames that fit only beyond the limits (a mislabelled point) can stay wedged on
+        # the limits: every such frame is solved again from its own seed and keeps the fit of lower cost
+        rows = np.flatnonzero(_off_range(angles[:, limited], lo[limited], hi[limited], _frame_rms(res)).any(axis=1))
+        if len(rows):
+            R0, O0 = seed_frames(rows)
+            S_seed, p_seed = _seeds(R0, O0, np.arange(len(rows)), len(rows), prob, meas[rows])
+            R, O = np.empty((len(rows), 17, 3, 3)), np.empty((len(rows), 17, 3))
+            res2, cost2, it2 = np.empty((len(rows), len(names))), np.empty(len(rows)), np.empty(len(rows), np.int64)
+            solve_frames(np.ascontiguousarray(meas[rows]), weight, seg_of, local, prob.parent, prob.xi, prob.S0,
+                         prob.lam, prob.axis, prob.hinge, base, first, seq, lo, hi, float(limit_w), S_seed, p_seed,
+                         int(max_iter), float(tol), float(rtol), False, R, O, res2, cost2, it2)
+            better = np.flatnonzero(cost2 < cost[rows])
+            ang2 = np.empty((len(rows), 17, 3))
+            relative_angles(R, prob.parent, seq, 1e-9, ang2)
+            at = rows[better]
+            angles[at], table[at, 1:4], res[at], cost[at] = ang2[better], O[better, 0], res2[better], cost2[better]
+            iters[at] += it2[better]
+            if R_all is not None and O_all is not None:  # keep_frames
+                R_all[at], O_all[at] = R[better], O[better]
+            del R0, O0
+    principal = angles[:, limited].copy()  # each frame's own angles, before continuity
     time, near = finish_coordinates(markers, table, angles, seq, calibration.model.sequences)
+    bounded = [i for i, k in enumerate(limited) if _bounded(lo[k], hi[k], seq[k])]
+    for i in bounded:  # angles unique inside the limits: a frame on a limit never shifts the later ones by a turn
+        k = limited[i]  # (the kernel lets a joint within 10 deg of its singular set pass its limits: held on them)
+        angles[:, k] = np.clip(principal[:, i], lo[k], hi[k])
+        near.pop(SEGMENT_NAMES[k], None)
     coords = pd.DataFrame(table, columns=table_names, copy=False)
     coords.attrs.update(kind="coordinates", source=source or "",
                         conversions=[f"whole-body inverse kinematics with marker set {ms.name!r}"])
@@ -429,4 +496,75 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
     out = Tracking(coords=coords, residuals=residuals, status=status, markers_used=used,
                    R=R_all, origins=O_all, near_singular=near, method="global", marker_residuals=marker_res)
     object.__setattr__(out, "iterations", iters)
+    notes = limit_lines(time, principal, [SEGMENT_NAMES[k] for k in limited], lo[limited], hi[limited],
+                        _frame_rms(res), ms.keypoints) if limited else []
+    object.__setattr__(out, "limit_notes", notes)
     return out
+
+
+def _bounded(lo: np.ndarray, hi: np.ndarray, seq: np.ndarray) -> bool:
+    """Whether limits (3,) rad keep a Cardan sequence's three angles inside its principal ranges (one branch)."""
+    if len(set(int(a) for a in seq)) != 3 or not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+        return False
+    return bool(lo[0] > -np.pi and hi[0] < np.pi and lo[2] > -np.pi and hi[2] < np.pi
+                and lo[1] > -np.pi / 2 and hi[1] < np.pi / 2)
+
+
+#: An angle within this of its limit (rad) is on it: the kernel sets an angle pushed beyond onto the limit.
+ON_LIMIT = 1e-6
+
+
+#: A frame on a limit whose RMS marker residual exceeds this many times the trial's median is reported.
+LIMIT_RESIDUAL_RATIO = 3.0
+
+
+def _frame_rms(res: np.ndarray) -> np.ndarray:
+    """RMS marker distance (F,) of each frame (NaN: no marker), from the distances (F, M)."""
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.sqrt(np.nanmean(res ** 2, axis=1))
+
+
+def _off_range(angles: np.ndarray, lo: np.ndarray, hi: np.ndarray, frame_rms: np.ndarray) -> np.ndarray:
+    """(F, S) bool: segment s on (or beyond) a limit in frame f while f's residual exceeds LIMIT_RESIDUAL_RATIO x
+    the trial's median."""
+    if not np.isfinite(frame_rms).any():
+        return np.zeros(angles.shape[:2], dtype=bool)
+    with np.errstate(invalid="ignore"):
+        on = (angles < lo + ON_LIMIT) | (angles > hi - ON_LIMIT)
+        bad = frame_rms > LIMIT_RESIDUAL_RATIO * np.nanmedian(frame_rms)
+    return on.any(axis=2) & bad[:, None]
+
+
+def limit_lines(time: np.ndarray, angles: np.ndarray, segments: list, lo: np.ndarray, hi: np.ndarray,
+                frame_rms: np.ndarray, keypoints: bool = False) -> list[str]:
+    """One line naming the frames that the markers fit only beyond the joint ranges, or none.
+
+    Such a frame has a joint stopped on its limit and an RMS marker
+    residual above :data:`LIMIT_RESIDUAL_RATIO` times the trial's median:
+    the markers (keypoints) there fit only a pose beyond the range (a knee
+    bent backwards, a limb turned half a turn, a mislabelled or swapped
+    point).  The pose is held on the limit, not flipped; the line says when
+    and which joints.  (A joint that noise alone puts a little beyond a limit,
+    a straight knee, stops on it without raising the residual: not reported.)
+
+    Parameters
+    ----------
+    time : (F,) s
+    angles : (F, S, 3) rad      each frame's angles of the limited segments (before continuity)
+    segments : list of str      their names
+    lo, hi : (S, 3) rad         their limits
+    frame_rms : (F,) m          each frame's RMS marker residual (NaN: no markers)
+    keypoints : bool            the set is a keypoint set (the line says "keypoints")
+    """
+    if not segments:
+        return []
+    per = _off_range(angles, lo, hi, frame_rms)  # (F, S)
+    frames = np.flatnonzero(per.any(axis=1))
+    if not len(frames):
+        return []
+    what = "keypoints" if keypoints else "markers"
+    counts = ", ".join(f"{seg} {int(per[:, i].sum())}" for i, seg in enumerate(segments) if per[:, i].any())
+    return [f"joint limits: in {len(frames)} frame(s) ({time[frames[0]]:.3f}-{time[frames[-1]]:.3f} s) the {what} "
+            f"fit only a pose beyond the joint ranges (a limb bent backwards or turned, or a mislabelled point): "
+            f"held on the limits, not flipped: {counts}"]

@@ -255,7 +255,9 @@ class _Tracker:
         Each child's joint centre O_c is where the child's own cluster (its
         markers alone, without any parent point) puts its origin; it joins
         this segment's cluster at the model offset xi_c.  A child frame whose
-        cluster cannot be fitted leaves that point out (NaN is ignored).
+        cluster cannot be fitted leaves that point out (NaN is ignored), and
+        so does a child with fewer than three calibrated markers (a sparse
+        set, tracked by whole-body inverse kinematics).
         """
         meas = [self._marker(m) for m in names]
         if len(extra):
@@ -264,9 +266,8 @@ class _Tracker:
             c = SEGMENT_NAMES.index(child)
             clocal = self.cal.local.get(child, {})
             cnames = [m for m in self.ms.segments[child].markers if m in clocal]
-            if len(cnames) < 3:
-                raise InputError(f"marker set {self.ms.name!r}: segment {spec.name!r} uses the joint of "
-                                 f"{child!r}, whose cluster has fewer than three markers")
+            if len(cnames) < 3:  # a sparse child (whole-body IK holds it): its joint is left out of this fit
+                continue
             _, origin, _, _, _ = fit_rigid(np.array([clocal[m] for m in cnames]),
                                           np.stack([self._marker(m) for m in cnames], axis=1))
             loc.append(np.asarray(self.cal.model.joint_offset[c], dtype=float))
