@@ -100,7 +100,14 @@ class AnalysisOptions:
     opensim_feet: tuple | None = None
     """OpenSim bodies (right, left) the foot loads are applied to in an OpenSim export; None: calcn_r, calcn_l."""
 
+    skip_checks: tuple = ()
+    """Plausibility checks not to refuse on (:data:`humanbody.checks.CHECKS`: "mass", "static",
+    "imu-still", "force-clock"); each is still logged (``--skip-check NAME``)."""
+
     def __post_init__(self):
+        from .checks import check_names
+
+        object.__setattr__(self, "skip_checks", check_names(self.skip_checks))
         diff = self.differentiation
         if diff is None:
             object.__setattr__(self, "differentiation", Differentiation())

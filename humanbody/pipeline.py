@@ -255,6 +255,12 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
                          tracking=tracking, axes=mapping, raw=raw, events=events)
     if plates is not None:
         analysis.loads, analysis.load_table = loads(analysis, plates, run)
+        from .checks.force_clock import check_force_clock
+
+        run.messages.append(check_force_clock(plates, analysis.loads, analysis.results, analysis.model,
+                                              analysis.motion.time, skip="force-clock" in opts.skip_checks))
+        if run.mass_from_plates:
+            _plates_mass(analysis, run)
     steps.advance("compute")
     steps.close()
     return analysis
@@ -282,6 +288,7 @@ class _Run:
     mass: float | None = None
     height: float | None = None
     cutoff_hz: float | None = None
+    mass_from_plates: bool = False
 
     def __post_init__(self):
         self.mass, self.height = self.options.mass, self.options.height
@@ -321,14 +328,18 @@ def read(path: str, run: _Run) -> Trial:
 def subject_model(trial: Trial, run: _Run) -> BodyModel | None:
     """Stage "subject": the model of ``options.model``, or the default one scaled to the subject's mass and height.
 
-    Without a mass (nor a model), the mass is the plates' (standing or
-    walking on them, :func:`humanbody.mechanics.body_mass.mass_from_plates`).
+    Without a mass (nor a model), the mass is the plates', estimated after
+    the loads stage over the frames with the whole weight on them
+    (:func:`humanbody.checks.mass.plates_mass`).
     None when neither mass nor height is known: a marker trial's
     calibration then scales the model.
     """
     opts = run.options
     if run.mass is None and opts.model is None:
-        run.mass = _mass_from_plates(trial.forces, opts.force_threshold, run.messages)
+        if trial.forces is None:
+            run.messages.append(f"no --mass and no force plates: {DEFAULT_MASS:g} kg assumed")
+        else:  # estimated once the feet are tracked (:func:`_plates_mass`)
+            run.mass_from_plates = True
     return _subject_model(opts.model, run.mass, run.height, opts.sex, run.messages)
 
 
@@ -478,6 +489,11 @@ def track(markers: pd.DataFrame, calibration, mset, found: dict, required: list,
     else:
         tracking = track_segments(markers, calibration, keep_frames=False, required=required)
     run.messages += _tracking_lines(calibration, tracking)
+    if run.options.static is not None:
+        from .checks.static_fit import check_static_fit
+
+        line = check_static_fit(run.options.static, tracking, skip="static" in run.options.skip_checks)
+        run.messages += [line] if line else []
     return tracking
 
 
@@ -568,22 +584,17 @@ def _present_required(mset, found, path, messages) -> list:
     return [m for m in mset.required if m in found]
 
 
-def _mass_from_plates(table, threshold, messages) -> float | None:
-    """Subject mass from the force plates (:func:`humanbody.mechanics.body_mass.mass_from_plates`) when no mass is given;
-    a line in ``messages`` either way.  ``table``: the plates the read stage read (a LoadTable) or None.
-    None: the default mass (said so) or the model's."""
-    if table is not None:
-        from .mechanics.body_mass import mass_from_plates
+def _plates_mass(analysis: Analysis, run: _Run) -> None:
+    """The subject's mass from the plates over the frames with the whole weight on them
+    (:func:`humanbody.checks.mass.plates_mass`); the model's masses and inertias scaled to it."""
+    from .checks.mass import plates_mass, scaled_model
 
-        m, line = mass_from_plates(table, threshold)
-        if m is not None:
-            messages.append(line)
-            return m
-        if line:
-            messages.append(f"no --mass: {DEFAULT_MASS:g} kg assumed ({line})")
-            return None
-    messages.append(f"no --mass and no force plates: {DEFAULT_MASS:g} kg assumed")
-    return None
+    m, lines = plates_mass(analysis.loads, analysis.results, analysis.model, analysis.motion.time,
+                           analysis.load_table.source, skip="mass" in run.options.skip_checks)
+    run.messages += lines
+    if m is not None:
+        analysis.model = scaled_model(analysis.model, m)
+        analysis._results = None  # the inertial quantities follow the new masses
 
 
 def _subject_file(subject, messages):

@@ -20,6 +20,9 @@ def add_subject_options(p) -> None:
     g.add_argument("--subject", metavar="FILE",
                    help="subject measurements: Vicon .vsk or a TOML file (mass, height, leg lengths, knee and "
                         "ankle widths, ...; docs/formats.md); --mass and --height win over it")
+    g.add_argument("--skip-check", action="append", default=[], metavar="CHECK",
+                   help="go on where a plausibility check refuses (repeatable): mass, static, imu-still, "
+                        "force-clock (docs/checks.md); the check is still logged")
     g.add_argument("--angle-zero", choices=("anatomical", "static"), default="anatomical",
                    help="zero of the clinical joint angles: between the anatomical segment frames (default; a "
                         "standing subject shows his own pelvic tilt) or in the standing calibration pose")
@@ -135,6 +138,7 @@ def analysis_options(args, **per_trial):
         forces=opt("forces"), loads=loads_from(args), force_threshold=opt("force_threshold", 20.0),
         forces_cutoff_hz=opt("forces_cutoff"), export=parse_export(opt("export")),
         opensim_feet=parse_feet(feet) if feet else None,  # None: the default feet, as the API's
+        skip_checks=tuple(opt("skip_check", None) or ()),
     )
     values.update(per_trial)
     return AnalysisOptions(**values)

@@ -97,8 +97,13 @@ def test_treadmill_run_one_plate_under_both_feet_gives_complete_kinetics(run_fol
                                    atol=0.002 / STRIDE)
     page = (out / "run" / "run.html").read_text()
     assert "force events from the loads on each foot" in page
-    assert "mass 68.0 kg from run_forces.csv" in page or "mass 67.9 kg from run_forces.csv" in page \
-        or "mass 68.1 kg from run_forces.csv" in page
+    # the mass from the plates (no --mass): sum F_z / sum (g + a_z) over the frames with the whole weight on the
+    # belt (flights included); the synthetic kinematics do not match the forces' vertical impulse within a
+    # stride, and a few slow-swing frames are left out, so it is within 1.5 % of the synthetic subject's
+    import re
+
+    said = re.search(r"mass ([0-9.]+) kg from run_forces\.csv", page)
+    assert said and float(said.group(1)) == pytest.approx(MASS, rel=0.015)
 
 
 def test_mass_from_plates_quiet_standing_steps_and_none(tmp_path):

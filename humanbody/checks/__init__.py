@@ -1,0 +1,50 @@
+"""Plausibility checks every estimate and input passes before results are written.
+
+Each check adds one line to the log saying what it checked and, when the
+input cannot be what a body and a lab give, raises an
+:class:`~humanbody.errors.InputError` (one line, exit status 2) naming the
+option that overrides it: ``--skip-check NAME`` (``AnalysisOptions.skip_checks``)
+or the value the check would otherwise estimate (``--mass``, ``--static``).
+
+=================  ================================================  =========================================
+check              what                                              module
+=================  ================================================  =========================================
+``mass``           body mass from the plates over the frames with    :mod:`humanbody.checks.mass`
+                   the whole weight on them; body mass index 13-60
+``static``         the static trial fits the trial's subject         :mod:`humanbody.checks.static_fit`
+                   (marker residual of its calibration on the trial)
+``imu-still``      a still window in an IMU trial for calibration    :mod:`humanbody.checks.imu_still`
+``force-clock``    a force file's clock against the marker trial     :mod:`humanbody.checks.force_clock`
+                   (overlap, stance against the feet's contacts)
+=================  ================================================  =========================================
+"""
+
+from __future__ import annotations
+
+from ..errors import InputError
+
+__all__ = ["CHECKS", "check_names", "refusal"]
+
+#: The checks a user may skip, each by ``--skip-check NAME``.
+CHECKS = ("mass", "static", "imu-still", "force-clock")
+
+
+def check_names(values) -> tuple:
+    """``values`` (names, or one comma-separated string) as a tuple of check names; InputError for an unknown one."""
+    if not values:
+        return ()
+    items = [values] if isinstance(values, str) else list(values)
+    names = tuple(n.strip() for item in items for n in str(item).split(",") if n.strip())
+    unknown = [n for n in names if n not in CHECKS]
+    if unknown:
+        raise InputError(f"--skip-check {unknown[0]!r}: no such check (checks: {', '.join(CHECKS)})")
+    return names
+
+
+def refusal(check: str, message: str, path=None, *, instead: str = "") -> InputError:
+    """The one-line error of a failed ``check``: ``message``, then the options that override it.
+
+    ``instead`` names the option giving the value outright (``--mass KG``), said before ``--skip-check``.
+    """
+    how = f"{instead}, or " if instead else ""
+    return InputError(f"{message}; {how}--skip-check {check} to go on anyway", path)
