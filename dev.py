@@ -45,7 +45,10 @@ def ensure_env() -> None:
     _say("installing humanbody and its dependencies (first run only; a few minutes)")
     pip = [str(PY), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
     subprocess.run(pip + ["--upgrade", "pip"], check=False)
-    subprocess.run(pip + ["-e", f"{ROOT}[{EXTRAS}]"], check=True)
+    # a path-based editable install (a .pth line naming this folder): a script run beside the clone, whose
+    # folder is named humanbody too, still imports the package, not the clone's folder as a namespace package
+    # (the default editable install serves it through a finder that loses to that folder)
+    subprocess.run(pip + ["-e", f"{ROOT}[{EXTRAS}]", "--config-settings", "editable_mode=compat"], check=True)
     STAMP.write_text(want + "\n")
 
 

@@ -126,6 +126,25 @@ class Analysis:
         return self._clinical
 
     @property
+    def angles(self) -> pd.DataFrame:
+        """``time`` (s) and the clinical joint angles (deg), one row per frame (:attr:`clinical` with its time)."""
+        out = self.clinical.copy()
+        out.insert(0, "time", self.coords["time"].to_numpy())
+        return out
+
+    @property
+    def moments(self) -> pd.DataFrame | None:
+        """``time`` (s), the clinical joint moments (N·m/kg) and powers (W/kg), one row per frame; None without
+        external loads (``forces``)."""
+        kin = self.kinetics
+        if kin is None:
+            return None
+        cols = [c for c in kin.columns if c.endswith(("_moment_Nm_per_kg", "_power_W_per_kg"))]
+        out = kin[cols].copy()
+        out.insert(0, "time", self.coords["time"].to_numpy())
+        return out
+
+    @property
     def results(self) -> Results:
         """The mechanics of every frame (computed on first access, then kept).
 
@@ -258,7 +277,8 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
         from .checks.force_clock import check_force_clock
 
         run.messages.append(check_force_clock(plates, analysis.loads, analysis.results, analysis.model,
-                                              analysis.motion.time, skip="force-clock" in opts.skip_checks))
+                                              analysis.motion.time, skip="force-clock" in opts.skip_checks,
+                                              given=[name for name, _ in opts.loads]))
         if run.mass_from_plates:
             _plates_mass(analysis, run)
     steps.advance("compute")
@@ -356,7 +376,8 @@ def orientations(trial: Trial, model: BodyModel, run: _Run) -> pd.DataFrame:
 
     :func:`humanbody.imu.orientations_to_coordinates`, calibrated on
     ``options.static`` (an orientation file in the calibration posture) or
-    the trial's first 0.5 s.
+    the trial's first still window (:func:`humanbody.checks.imu_still.check_still_window`;
+    refused when it has none).
     """
     from .imu import orientations_to_coordinates
     from .io import read_trial
@@ -369,7 +390,14 @@ def orientations(trial: Trial, model: BodyModel, run: _Run) -> pd.DataFrame:
         posture = read_trial(opts.static)
         if posture.attrs.get("kind") != "orientations":
             raise InputError("static trial of an orientation trial must be an orientation file", opts.static)
-    coords, notes = orientations_to_coordinates(trial.to_frame(), model, static=posture, axes=opts.axes,
+    frame = trial.to_frame()
+    if posture is None and not frame.attrs.get("anatomical"):  # calibrated on a still window of the trial
+        from .checks.imu_still import check_still_window
+
+        posture, line = check_still_window(frame, list(frame.attrs["segment_of"].values()), run.path,
+                                           skip="imu-still" in opts.skip_checks)
+        run.messages.append(line)
+    coords, notes = orientations_to_coordinates(frame, model, static=posture, axes=opts.axes,
                                                 heading=opts.imu_heading)
     run.messages += [f"orientations: {line}" for line in notes if not line.startswith("mapping:")]
     run.details += [f"orientations: {line}" for line in notes if line.startswith("mapping:")]
@@ -541,7 +569,9 @@ def loads(analysis: Analysis, table, run: _Run):
     frame_loads = condition_loads(table, analysis.motion.time, cutoff_hz=cut or None,
                                   threshold=opts.force_threshold)
     assigned = assign_loads(frame_loads, table.segments, model, analysis.results)
-    run.messages += table.notes + frame_loads.notes
+    from .checks.plates import assignment_line
+
+    run.messages += assignment_line(table.notes + frame_loads.notes)
     return assigned, table
 
 

@@ -7,8 +7,9 @@ over the trial's frames:
 
 * overlap: the share of the frames inside the file's time range;
 * stance agreement: the share of the loaded frames (vertical force above the
-  threshold) in which some foot's sole (heel to toe, the ankle height below
-  the ankle: :func:`humanbody.mechanics.foot_contact.sole_points`) lies within
+  threshold) of the loads standing for the ground under the feet (given to no
+  segment or to a foot by the file; not those given with ``--load``) in which
+  some foot's sole (heel to toe, the ankle height below the ankle: :func:`humanbody.mechanics.foot_contact.sole_points`) lies within
   :data:`~humanbody.mechanics.foot_contact.ASSIGN_DISTANCE` of the load's centre of
   pressure, in 3-D (a foot standing where the force is, at the time it is).
 
@@ -48,12 +49,17 @@ def _sole_distance(cop, results, model, k: int) -> np.ndarray:
     return np.linalg.norm(cop - (a + s[:, None] * ab), axis=1)
 
 
-def stance_agreement(loads, results, model, inside) -> tuple[float, int]:
-    """(share, loaded frames): loaded frames within the file's range with a foot's sole at the centre of pressure."""
+def stance_agreement(loads, results, model, inside, judged=None) -> tuple[float, int]:
+    """(share, loaded frames): loaded frames within the file's range with a foot's sole at the centre of pressure.
+
+    ``judged``: (L,) bool, the loads to judge (default all).
+    """
     from ..mechanics.foot_contact import ASSIGN_DISTANCE
 
     feet = [model.names.index(s) for s in ("right_foot", "left_foot") if s in model.names]
     loaded = (loads.force[..., 2] > 0) & np.asarray(inside)[:, None]
+    if judged is not None:
+        loaded &= np.asarray(judged, dtype=bool)[None, :]
     if not feet or not loaded.any():
         return float("nan"), int(loaded.sum())
     near = np.zeros(loaded.shape, dtype=bool)
@@ -63,13 +69,21 @@ def stance_agreement(loads, results, model, inside) -> tuple[float, int]:
     return float((near & loaded).sum() / loaded.sum()), int(loaded.sum())
 
 
-def check_force_clock(table, loads, results, model, time, *, skip: bool = False) -> str:
-    """One line on the force file's clock against the trial; refused when it does not match (see the module)."""
+def check_force_clock(table, loads, results, model, time, *, skip: bool = False, given=()) -> str:
+    """One line on the force file's clock against the trial; refused when it does not match (see the module).
+
+    The stance agreement judges the loads that stand for the ground under the feet: those the file gives
+    to no segment or to a foot; ``given`` names loads the user gave to a segment (``--load``), which may
+    act anywhere and are not judged.
+    """
     t = np.asarray(time, dtype=float)
     lo, hi = float(table.time[0]), float(table.time[-1])
     inside = (t >= lo - 1e-9) & (t <= hi + 1e-9)
     overlap = float(inside.mean())
-    share, n = stance_agreement(loads, results, model, inside)
+    segs = list(table.segments or [None] * len(table.names))
+    judged = [name not in set(given) and seg in (None, "right_foot", "left_foot")
+              for name, seg in zip(table.names, segs)]
+    share, n = stance_agreement(loads, results, model, inside, judged)
     name = Path(table.source).name if table.source else "the force file"
     said = (f"{name} covers {lo:g}-{hi:g} s at {table.rate_hz:.0f} Hz, the trial {t[0]:g}-{t[-1]:g} s "
             f"({100 * overlap:.0f} % of its frames)")

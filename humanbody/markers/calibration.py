@@ -498,6 +498,10 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
         height = estimate_height(markers, ms)
         if height is None:
             raise InputError(f"marker set {ms.name!r} cannot estimate the subject's height; give height", source or None)
+        if not 0.8 <= height <= 2.5:  # the head is not above the feet along ground Z: the axes, not the subject
+            raise InputError(f"the head markers are {height:.2f} m above the foot markers along the vertical of the "
+                             f"axes mapping: not a standing body, so the axes look wrong (check --axes; 'auto' "
+                             "detects them)", source or None)
         notes.append(f"height estimated from markers: {height:.3f} m")
     params = dict(ms.parameters, height=float(height), mass=float(mass))
     wanted = list(ms.parameters.get("subject_required", []))
