@@ -397,7 +397,9 @@ def estimate_height(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> float |
 
     Height = median over frames of (vertical position of the set's head-top
     point ``parameters.height_top``) - (lowest of its ``height_floor`` foot
-    markers) + ``height_offset``.  The head marker's radius and the foot
+    markers), divided by ``height_fraction`` (default 1; 0.818 for a drafted
+    set whose top point is the acromia's mid-point, Drillis and Contini), plus
+    ``height_offset``.  The head marker's radius and the foot
     markers' height above the floor roughly cancel; the offset corrects a
     set whose head-top point is not on the vertex.
     """
@@ -411,7 +413,7 @@ def estimate_height(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> float |
         return None
     z = np.stack([markers[m][:, 2] for m in floor])
     z_floor = np.fmin.reduce(z, axis=0)  # NaN where no floor marker is seen (no All-NaN warning)
-    h = nanmedian(z_top - z_floor)
+    h = nanmedian(z_top - z_floor) / float(ms.parameters.get("height_fraction", 1.0))
     return float(h + float(ms.parameters.get("height_offset", 0.0))) if np.isfinite(h) else None
 
 
@@ -502,7 +504,10 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
             raise InputError(f"the head markers are {height:.2f} m above the foot markers along the vertical of the "
                              f"axes mapping: not a standing body, so the axes look wrong (check --axes; 'auto' "
                              "detects them)", source or None)
-        notes.append(f"height estimated from markers: {height:.3f} m")
+        frac = float(ms.parameters.get("height_fraction", 1.0))
+        notes.append(f"height estimated from markers: {height:.3f} m"
+                     + (f" (no head markers: {ms.parameters.get('height_top')} at {frac:g} of the height)"
+                        if frac != 1.0 else ""))
     params = dict(ms.parameters, height=float(height), mass=float(mass))
     wanted = list(ms.parameters.get("subject_required", []))
     if subject is not None:

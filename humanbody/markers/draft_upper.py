@@ -84,7 +84,7 @@ def _trunk(mk, out: _Out, xi) -> None:
 
 
 def _head(mk, out: _Out, xi) -> bool:
-    """Head and neck; True when a top-of-head point gives the height."""
+    """Head and neck; True when the set can estimate the height (head markers, else the acromia)."""
     hm = mk("head") + mk.on("head")
     role = {g.name: g for g in mk.g}
     top = [m for m in hm if "top" in role[m].modifiers]
@@ -138,7 +138,15 @@ def _head(mk, out: _Out, xi) -> bool:
         out.params["height_top"] = ("head_centre", "head markers sit about 0.12 m below the vertex")
         out.params["height_offset"] = (0.12, out.check("height offset of the head markers below the vertex "
                                                        "(0.12 m) is an estimate"))
-    return bool(hm)
+    elif mk("acromion", "right") + mk("acromion", "left"):
+        # no head markers: the acromia stand at 0.818 of the standing height (Drillis and Contini 1966, in
+        # Winter 2009, Biomechanics and Motor Control of Human Movement, Fig. 4.1)
+        out.point("mid_acromion", {"mean": mk("acromion", "right") + mk("acromion", "left")},
+                  "Mid-point of the acromion markers: the height estimate without head markers.")
+        out.params["height_top"] = ("mid_acromion", "no head markers: height from the acromia")
+        out.params["height_fraction"] = (0.818, out.check("height = (acromion - lowest foot marker) / 0.818 "
+                                                          "(Drillis and Contini): within about 5 per cent"))
+    return "height_top" in out.params
 
 
 def _arm(mk, out: _Out, s: str, xi, widths, radius) -> None:

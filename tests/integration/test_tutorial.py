@@ -63,6 +63,11 @@ def test_tutorial_commands_print_what_the_page_shows(case, tmp_path, capsys, mon
     argv = [a.replace("../shared/", str(tmp_path / "shared") + "/") for a in argv]
     assert main(argv) == 0
     actual = capsys.readouterr().err.splitlines()
+    # the column counts the page states (section 1): without and with the force plates
+    stated = re.search(r"one row per frame and (\d+)\s+columns \((\d+) with `--forces`", TUTORIAL.read_text())
+    assert stated, "the tutorial states the results' column count"
+    header = (tmp_path / "results" / "walk" / "subject01_walk1_results.csv").open().readline()
+    assert len(header.strip().split(",")) == int(stated.group(1 + case))
     missing = _matches(expected, actual)
     assert not missing, "tutorial lines not printed today:\n" + "\n".join(missing) + "\n--- printed:\n" + "\n".join(actual)
 
