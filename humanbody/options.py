@@ -25,7 +25,24 @@ from typing import Any
 
 from .signal.differentiate import Differentiation
 
-__all__ = ["AnalysisOptions"]
+__all__ = ["AnalysisOptions", "CHECKS", "check_names"]
+
+#: The plausibility checks a user may skip, each by ``--skip-check NAME`` (:mod:`humanbody.checks`).
+CHECKS = ("mass", "static", "imu-still", "force-clock")
+
+
+def check_names(values) -> tuple:
+    """``values`` (names, or one comma-separated string) as a tuple of check names; InputError for an unknown one."""
+    if not values:
+        return ()
+    from .errors import InputError
+
+    items = [values] if isinstance(values, str) else list(values)
+    names = tuple(n.strip() for item in items for n in str(item).split(",") if n.strip())
+    unknown = [n for n in names if n not in CHECKS]
+    if unknown:
+        raise InputError(f"--skip-check {unknown[0]!r}: no such check (checks: {', '.join(CHECKS)})")
+    return names
 
 
 def _pairs(loads) -> tuple:
@@ -105,8 +122,6 @@ class AnalysisOptions:
     "imu-still", "force-clock"); each is still logged (``--skip-check NAME``)."""
 
     def __post_init__(self):
-        from .checks import check_names
-
         object.__setattr__(self, "skip_checks", check_names(self.skip_checks))
         diff = self.differentiation
         if diff is None:

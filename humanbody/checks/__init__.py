@@ -23,22 +23,9 @@ from __future__ import annotations
 
 from ..errors import InputError
 
+from ..options import CHECKS, check_names
+
 __all__ = ["CHECKS", "check_names", "refusal"]
-
-#: The checks a user may skip, each by ``--skip-check NAME``.
-CHECKS = ("mass", "static", "imu-still", "force-clock")
-
-
-def check_names(values) -> tuple:
-    """``values`` (names, or one comma-separated string) as a tuple of check names; InputError for an unknown one."""
-    if not values:
-        return ()
-    items = [values] if isinstance(values, str) else list(values)
-    names = tuple(n.strip() for item in items for n in str(item).split(",") if n.strip())
-    unknown = [n for n in names if n not in CHECKS]
-    if unknown:
-        raise InputError(f"--skip-check {unknown[0]!r}: no such check (checks: {', '.join(CHECKS)})")
-    return names
 
 
 def refusal(check: str, message: str, path=None, *, instead: str = "") -> InputError:

@@ -9,7 +9,8 @@ over the trial's frames:
 * stance agreement: the share of the loaded frames (vertical force above the
   threshold) of the loads standing for the ground under the feet (given to no
   segment or to a foot by the file; not those given with ``--load``) in which
-  some foot's sole (heel to toe, the ankle height below the ankle: :func:`humanbody.mechanics.foot_contact.sole_points`) lies within
+  some foot's sole (heel to toe, the ankle height below the ankle:
+  :func:`humanbody.mechanics.foot_contact.sole_points`) lies within
   :data:`~humanbody.mechanics.foot_contact.ASSIGN_DISTANCE` of the load's centre of
   pressure, in 3-D (a foot standing where the force is, at the time it is).
 

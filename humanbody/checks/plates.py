@@ -1,6 +1,6 @@
 """The plates' assignment said in one line, however many plates a lab has.
 
-:func:`humanbody.mechanics.loads.assign_loads` notes one line per load;
+:func:`humanbody.mechanics.foot_contact.assign_loads` notes one line per load;
 :func:`assignment_line` joins them: the loads named to a segment
 (``name -> segment (named)``), then those given to the nearest foot with
 each one's frame counts, ambiguous frames and loaded frames no foot was
