@@ -617,7 +617,8 @@ def _present_required(mset, found, path, messages) -> list:
 def _plates_mass(analysis: Analysis, run: _Run) -> None:
     """The subject's mass from the plates over the frames with the whole weight on them
     (:func:`humanbody.checks.mass.plates_mass`); the model's masses and inertias scaled to it."""
-    from .checks.mass import plates_mass, scaled_model
+    from .checks.mass import plates_mass
+    from .mechanics.body_mass import scaled_model
 
     m, lines = plates_mass(analysis.loads, analysis.results, analysis.model, analysis.motion.time,
                            analysis.load_table.source, skip="mass" in run.options.skip_checks)

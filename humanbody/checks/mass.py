@@ -1,29 +1,10 @@
-"""Body mass from the force plates over the frames that carry the whole weight, and its body mass index.
+"""The subject's mass from the plates, said and checked: enough whole-weight frames, a body mass index of 13-60.
 
-Newton's second law for the whole body, vertical component, in every frame
-whose whole weight rests on measured plates:
-
-    F_z(f) = m (g + a_z(f))                                        (1)
-
-with F_z the total vertical ground reaction on the plates and a_z the
-vertical acceleration of the body's mass centre (eq. 9.19 differentiated
-twice, :attr:`humanbody.mechanics.results.Results.body_com_acc`, which does
-not depend on the mass: the segments' shares of it are fixed).  Summing (1)
-over those frames gives the least-squares mass
-
-    m = sum_f F_z(f) / sum_f (g + a_z(f)).                         (2)
-
-A frame carries the whole weight when every foot either stands on a plate
-(a load is given to it: :func:`humanbody.mechanics.foot_contact.assign_loads`) or is
-in the air (not loaded and its mass centre moves faster than
-:data:`IN_AIR_SPEED`): a foot standing on the floor or a stair beside the
-plates is neither, and its frames are left out.  Flights count (both sides
-of (1) are zero there), so whole running strides give the mean force / g
-even when the mass centre's acceleration is poorly known.  The spread said is the
-standard deviation of eq. (2) over blocks of about :data:`BLOCK_SECONDS` of those frames.
-
-An estimate is kept only over at least :data:`MIN_SECONDS` of such frames
-and with a body mass index (mass / height^2) within :data:`BMI_RANGE`
+The estimate is :func:`humanbody.mechanics.body_mass.mass_from_loads` (the
+vertical ground reaction over the frames with the whole weight on measured
+plates, against the mass centre's vertical acceleration).  It is kept only
+over at least :data:`~humanbody.mechanics.body_mass.MIN_SECONDS` of such
+frames and with a body mass index (mass / height^2) within :data:`BMI_RANGE`
 (WHO: below 16 is severe thinness, 40 and above class III obesity; 13 and 60
 bound what an adult in a gait lab is).
 """
@@ -32,63 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..mechanics.body_mass import BLOCK_SECONDS, MIN_SECONDS, mass_from_loads, model_height
 from . import refusal
 
-__all__ = ["BMI_RANGE", "IN_AIR_SPEED", "MIN_SECONDS", "whole_weight_frames", "mass_from_loads", "check_bmi",
-           "scaled_model", "model_height"]
+__all__ = ["BMI_RANGE", "check_bmi", "plates_mass"]
 
 #: Body mass index (kg/m^2) range of a plausible adult.
 BMI_RANGE = (13.0, 60.0)
-#: Speed (m/s) of a foot's mass centre above which an unloaded foot is in the air (swing: 2-4 m/s in
-#: walking; a foot standing beside the plates: below 0.3 m/s).
-IN_AIR_SPEED = 0.8
-#: Shortest total duration (s) of whole-weight frames for a mass estimate.
-MIN_SECONDS = 0.5
-#: Length (s) of the blocks whose estimates give the spread said.
-BLOCK_SECONDS = 1.0
-
-
-def whole_weight_frames(loads, results, model) -> np.ndarray:
-    """(F,) bool: frames whose whole weight is on the plates (every foot on a plate or in the air)."""
-    feet = [model.names.index(s) for s in ("right_foot", "left_foot") if s in model.names]
-    F = loads.force.shape[0]
-    if not feet:
-        return np.zeros(F, dtype=bool)
-    body = np.asarray(loads.body)
-    shared = np.asarray(loads.shared) if loads.shared is not None else np.full(body.shape + (2,), -1)
-    ok = np.ones(F, dtype=bool)
-    for k in feet:
-        on = (body == k).any(axis=1) | (shared == k).any(axis=(1, 2))
-        speed = np.linalg.norm(np.asarray(results.com_vel)[:, k], axis=1)
-        ok &= on | (~on & (speed > IN_AIR_SPEED))
-    # a flight (both feet in the air) counts: there F_z = 0 = m (g + a_z), and a run's strides stay whole
-    # a load no foot was given (no foot near it, or two feet on one plate without a share) leaves the frame out
-    ok &= ~((loads.force[..., 2] > 0) & (body == -1)).any(axis=1)
-    return ok
-
-
-def mass_from_loads(loads, results, model, time, gravity: float = 9.81):
-    """Mass (kg) by eq. (2) over the whole-weight frames, its spread (kg) and their count and duration (s).
-
-    Returns ``(mass or None, spread, frames, seconds)``; None when fewer than
-    :data:`MIN_SECONDS` of such frames exist.
-    """
-    ok = whole_weight_frames(loads, results, model)
-    t = np.asarray(time, dtype=float)
-    dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
-    n = int(ok.sum())
-    seconds = n * dt
-    if n < 2 or seconds < MIN_SECONDS:
-        return None, float("nan"), n, seconds
-    fz = loads.force[ok, :, 2].sum(axis=1)
-    az = np.asarray(results.body_com_acc)[ok, 2]
-    good = np.isfinite(fz) & np.isfinite(az)
-    fz, den = fz[good], gravity + az[good]
-    m = float(fz.sum() / den.sum())
-    # spread: eq. (2) over blocks of about one second of those frames
-    blocks = max(1, int(round(seconds / BLOCK_SECONDS)))
-    parts = [float(f.sum() / d.sum()) for f, d in zip(np.array_split(fz, blocks), np.array_split(den, blocks))]
-    return m, float(np.std(parts)) if len(parts) > 1 else float("nan"), n, seconds
 
 
 def check_bmi(mass: float, height: float, where: str, skip: bool) -> str:
@@ -102,23 +33,8 @@ def check_bmi(mass: float, height: float, where: str, skip: bool) -> str:
             + ("" if lo <= bmi <= hi else f" (outside {lo:g}-{hi:g}; --skip-check mass)"))
 
 
-def model_height(model) -> float | None:
-    """The subject's standing height (m) the model was scaled to, or None."""
-    h = (model.meta or {}).get("subject", {}).get("height") if isinstance(model.meta, dict) else None
-    return None if h is None else float(h)
-
-
-def scaled_model(model, mass: float):
-    """``model`` with every segment's mass and inertia scaled to a total of ``mass`` (kg); geometry kept."""
-    s = float(mass) / float(model.total_mass)
-    meta = dict(model.meta or {})
-    if isinstance(meta.get("subject"), dict):
-        meta["subject"] = dict(meta["subject"], mass=float(mass))
-    return model.replace(mass=np.asarray(model.mass) * s, inertia=np.asarray(model.inertia) * s, meta=meta)
-
-
 def plates_mass(loads, results, model, time, source: str, *, skip: bool = False, gravity: float = 9.81):
-    """The subject's mass from the plates (eq. 2) when none was given: ``(mass or None, lines)``.
+    """The subject's mass from the plates (:func:`~humanbody.mechanics.body_mass.mass_from_loads`) when none was given: ``(mass or None, lines)``.
 
     Refused (:func:`~humanbody.checks.refusal`, asking for ``--mass``) when
     fewer than :data:`MIN_SECONDS` of the trial carry the whole weight on

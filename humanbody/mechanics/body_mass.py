@@ -1,81 +1,101 @@
-"""Body mass from the force plates: the mean total vertical ground reaction over whole strides / g."""
+"""Body mass from the force plates over the frames that carry the whole weight.
+
+Newton's second law for the whole body, vertical component, in every frame
+whose whole weight rests on measured plates:
+
+    F_z(f) = m (g + a_z(f))                                        (1)
+
+with F_z the total vertical ground reaction on the plates and a_z the
+vertical acceleration of the body's mass centre (eq. 9.19 differentiated
+twice, :attr:`humanbody.mechanics.results.Results.body_com_acc`, which does
+not depend on the mass: the segments' shares of it are fixed).  Summing (1)
+over those frames gives the least-squares mass
+
+    m = sum_f F_z(f) / sum_f (g + a_z(f)).                         (2)
+
+A frame carries the whole weight when every foot either stands on a plate
+(a load is given to it: :func:`humanbody.mechanics.foot_contact.assign_loads`) or is
+in the air (not loaded and its mass centre moves faster than
+:data:`IN_AIR_SPEED`): a foot standing on the floor or a stair beside the
+plates is neither, and its frames are left out.  Flights count (both sides
+of (1) are zero there), so whole running strides give the mean force / g
+even when the mass centre's acceleration is poorly known.  The spread said is the
+standard deviation of eq. (2) over blocks of about :data:`BLOCK_SECONDS` of those frames.
+
+:func:`mass_from_loads` needs at least :data:`MIN_SECONDS` of such
+frames; :func:`humanbody.checks.mass.plates_mass` says the estimate in the
+log and checks its body mass index.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
-from ..io.loads import FORCE_THRESHOLD, LoadTable
+__all__ = ["IN_AIR_SPEED", "MIN_SECONDS", "BLOCK_SECONDS", "whole_weight_frames", "mass_from_loads", "scaled_model",
+           "model_height"]
 
-__all__ = ["mass_from_plates", "QUIET_SECONDS", "QUIET_VARIATION", "CONTINUOUS_SECONDS", "LONGEST_FLIGHT"]
+#: Speed (m/s) of a foot's mass centre above which an unloaded foot is in the air (swing: 2-4 m/s in
+#: walking; a foot standing beside the plates: below 0.3 m/s).
+IN_AIR_SPEED = 0.8
+#: Shortest total duration (s) of whole-weight frames for a mass estimate.
+MIN_SECONDS = 0.5
+#: Length (s) of the blocks whose estimates give the spread said.
+BLOCK_SECONDS = 1.0
 
-#: Shortest quiet standing (s) and its largest relative variation of the total vertical force.
-QUIET_SECONDS, QUIET_VARIATION = 1.0, 0.02
-#: Shortest stretch (s) of continuous loading averaged when the subject never leaves the plates.
-CONTINUOUS_SECONDS = 2.0
-#: Longest flight (s) between two contacts of a run or a hop on the plates.
-LONGEST_FLIGHT = 0.5
+
+def whole_weight_frames(loads, results, model) -> np.ndarray:
+    """(F,) bool: frames whose whole weight is on the plates (every foot on a plate or in the air)."""
+    feet = [model.names.index(s) for s in ("right_foot", "left_foot") if s in model.names]
+    F = loads.force.shape[0]
+    if not feet:
+        return np.zeros(F, dtype=bool)
+    body = np.asarray(loads.body)
+    shared = np.asarray(loads.shared) if loads.shared is not None else np.full(body.shape + (2,), -1)
+    ok = np.ones(F, dtype=bool)
+    for k in feet:
+        on = (body == k).any(axis=1) | (shared == k).any(axis=(1, 2))
+        speed = np.linalg.norm(np.asarray(results.com_vel)[:, k], axis=1)
+        ok &= on | (~on & (speed > IN_AIR_SPEED))
+    # a flight (both feet in the air) counts: there F_z = 0 = m (g + a_z), and a run's strides stay whole
+    # a load no foot was given (no foot near it, or two feet on one plate without a share) leaves the frame out
+    ok &= ~((loads.force[..., 2] > 0) & (body == -1)).any(axis=1)
+    return ok
 
 
-def mass_from_plates(table: LoadTable, threshold: float = FORCE_THRESHOLD, gravity: float = 9.81):
-    """Body mass (kg) from the total vertical ground reaction, and one line saying how; (None, why) when the
-    plates cannot tell.
+def mass_from_loads(loads, results, model, time, gravity: float = 9.81):
+    """Mass (kg) by eq. (2) over the whole-weight frames, its spread (kg) and their count and duration (s).
 
-    Over whole strides the mean vertical acceleration of the mass centre is
-    zero, so the mean total vertical force is ``m g`` (Winter 2009, ch. 5).
-    In order of preference:
-
-    1. quiet standing: the longest stretch of at least :data:`QUIET_SECONDS`
-       whose total vertical force stays within :data:`QUIET_VARIATION` of its
-       mean;
-    2. whole steps between contacts: from the first to the last onset of
-       contact after a flight (running, hopping: every contact on the plates,
-       flights no longer than :data:`LONGEST_FLIGHT`), at least two steps;
-    3. continuous loading (a treadmill, both belts measured): the mean over
-       the longest stretch of at least :data:`CONTINUOUS_SECONDS` with the
-       plates always loaded.
-
-    The vertical is the axis carrying the most force (a file's own axes).
+    Returns ``(mass or None, spread, frames, seconds)``; None when fewer than
+    :data:`MIN_SECONDS` of such frames exist.
     """
-    f = np.nansum(table.force, axis=1)  # (T, 3) total over the plates
-    axis = int(np.argmax(np.nanmean(np.abs(f), axis=0)))
-    fz = np.abs(f[:, axis])
-    t = table.time
-    dt = float(np.median(np.diff(t)))
-    on = fz >= threshold
-    edges = np.flatnonzero(np.diff(on.astype(int)))
-    bounds = np.concatenate([[0], edges + 1, [len(on)]])
-    runs = [(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if on[a]]
-    name = Path(table.source).name if table.source else "the plates"
-    # 1. quiet standing: a stretch whose force stays within a few per cent of its mean
-    win = max(int(round(QUIET_SECONDS / dt)), 2)
-    if len(fz) >= win:
-        w = sliding_window_view(fz, win)
-        mean = w.mean(axis=1)
-        ok = (mean >= threshold) & ((w.max(axis=1) - w.min(axis=1)) <= 2 * QUIET_VARIATION * mean)
-        if ok.any():
-            i = int(np.argmax(ok))
-            j = i
-            while j + 1 < len(ok) and ok[j + 1]:
-                j += 1
-            m = float(fz[i:j + win].mean()) / gravity
-            return m, (f"mass {m:.1f} kg from {name}: mean vertical force of {(j + win - i) * dt:.1f} s of quiet "
-                       "standing / g (no --mass given)")
-    # 2. whole steps of a run or a hop: from the first to the last contact onset after a flight
-    onsets = [a for a, _ in runs if a > 0]
-    gaps = [(nxt[0] - cur[1]) * dt for cur, nxt in zip(runs[:-1], runs[1:], strict=True)]
-    if len(onsets) >= 3 and gaps and max(gaps) <= LONGEST_FLIGHT:
-        a, b = onsets[0], onsets[-1]
-        m = float(fz[a:b].mean()) / gravity
-        return m, (f"mass {m:.1f} kg from {name}: mean vertical force over {len(onsets) - 1} whole steps "
-                   f"({(b - a) * dt:.1f} s, flights included) / g (no --mass given)")
-    # 3. never off the plates: the longest continuous stretch
-    if runs:
-        a, b = max(runs, key=lambda r: r[1] - r[0])
-        if (b - a) * dt >= CONTINUOUS_SECONDS and (b - a) >= 0.9 * len(fz):
-            m = float(fz[a:b].mean()) / gravity
-            return m, (f"mass {m:.1f} kg from {name}: mean vertical force over {(b - a) * dt:.1f} s of continuous "
-                       "loading / g (no --mass given)")
-    return None, "the plates show no quiet standing, whole running steps or continuous loading"
+    ok = whole_weight_frames(loads, results, model)
+    t = np.asarray(time, dtype=float)
+    dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
+    n = int(ok.sum())
+    seconds = n * dt
+    if n < 2 or seconds < MIN_SECONDS:
+        return None, float("nan"), n, seconds
+    fz = loads.force[ok, :, 2].sum(axis=1)
+    az = np.asarray(results.body_com_acc)[ok, 2]
+    good = np.isfinite(fz) & np.isfinite(az)
+    fz, den = fz[good], gravity + az[good]
+    m = float(fz.sum() / den.sum())
+    # spread: eq. (2) over blocks of about one second of those frames
+    blocks = max(1, int(round(seconds / BLOCK_SECONDS)))
+    parts = [float(f.sum() / d.sum()) for f, d in zip(np.array_split(fz, blocks), np.array_split(den, blocks))]
+    return m, float(np.std(parts)) if len(parts) > 1 else float("nan"), n, seconds
+
+
+def model_height(model) -> float | None:
+    """The subject's standing height (m) the model was scaled to, or None."""
+    h = (model.meta or {}).get("subject", {}).get("height") if isinstance(model.meta, dict) else None
+    return None if h is None else float(h)
+
+
+def scaled_model(model, mass: float):
+    """``model`` with every segment's mass and inertia scaled to a total of ``mass`` (kg); geometry kept."""
+    s = float(mass) / float(model.total_mass)
+    meta = dict(model.meta or {})
+    if isinstance(meta.get("subject"), dict):
+        meta["subject"] = dict(meta["subject"], mass=float(mass))
+    return model.replace(mass=np.asarray(model.mass) * s, inertia=np.asarray(model.inertia) * s, meta=meta)

@@ -15,7 +15,8 @@ import pytest
 import humanbody as hb
 from humanbody.checks import CHECKS, check_names
 from humanbody.checks.imu_still import check_still_window
-from humanbody.checks.mass import BMI_RANGE, check_bmi, mass_from_loads, plates_mass, scaled_model
+from humanbody.checks.mass import BMI_RANGE, check_bmi, plates_mass
+from humanbody.mechanics.body_mass import mass_from_loads, scaled_model
 from humanbody.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]

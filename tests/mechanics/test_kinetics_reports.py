@@ -106,29 +106,6 @@ def test_treadmill_run_one_plate_under_both_feet_gives_complete_kinetics(run_fol
     assert said and float(said.group(1)) == pytest.approx(MASS, rel=0.015)
 
 
-def test_mass_from_plates_quiet_standing_steps_and_none(tmp_path):
-    from humanbody.io.loads import LoadTable
-    from humanbody.mechanics.body_mass import mass_from_plates
-
-    t = np.arange(0, 3, 0.001)
-
-    def table(fz):
-        f = np.zeros((len(t), 1, 3))
-        f[:, 0, 2] = fz
-        return LoadTable(t, ["p"], f, np.zeros_like(f), np.zeros_like(f), [None], "plates.mot")
-
-    rng = np.random.default_rng(1)
-    m, line = mass_from_plates(table(70 * 9.81 + rng.normal(0, 3, len(t))))
-    assert m == pytest.approx(70, abs=0.1) and "quiet standing" in line
-    tau = np.mod(t, 0.35)
-    hops = np.where(tau < 0.12, 60 * 9.81 * np.pi * 0.35 / (2 * 0.12) * np.sin(np.pi * tau / 0.12), 0.0)
-    m, line = mass_from_plates(table(hops))
-    assert m == pytest.approx(60, rel=0.01) and "whole steps" in line
-    single = np.where((t > 1) & (t < 1.6), 700 * np.sin(np.pi * (t - 1) / 0.6), 0.0)  # one step on one plate
-    m, why = mass_from_plates(table(single))
-    assert m is None and "no quiet standing" in why
-
-
 def test_no_plates_no_mass_says_75_kg(run_folder):
     analysis = hb.analyze_trial(run_folder / "run.csv")
     assert any("no --mass and no force plates: 75 kg assumed" in m for m in analysis.messages)
