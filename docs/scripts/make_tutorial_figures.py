@@ -45,7 +45,8 @@ def main(argv=None) -> int:
         ax.grid(alpha=0.3)
     axes[0].legend()
     axes[-1].set_xlabel("time (s)")
-    fig.suptitle("subject01_walk1: sagittal joint angles (first angle alpha of the flexion-first sequence, each body relative to its parent)")
+    fig.suptitle("subject01_walk1: sagittal joint angles\n(first angle alpha of the flexion-first sequence, each body relative to its parent)",
+                 fontsize="medium")
     fig.tight_layout()
     fig.savefig(IMG / "tutorial_angles.png", dpi=110)
     plt.close(fig)
@@ -76,7 +77,7 @@ def main(argv=None) -> int:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     axes[-1].set_xlabel("time (s)")
-    fig.suptitle("inertia forces F* = -m a_G and torques T* = -I.alpha - omega x I.omega (10.1, 10.2)")
+    fig.suptitle("inertia forces F* = -m a_G and torques\nT* = -I.alpha - omega x I.omega (10.1, 10.2)", fontsize="medium")
     fig.tight_layout()
     fig.savefig(IMG / "tutorial_inertia.png", dpi=110)
     plt.close(fig)
