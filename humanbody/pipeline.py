@@ -521,7 +521,11 @@ def track(markers: pd.DataFrame, calibration, mset, found: dict, required: list,
         from .checks.static_fit import check_static_fit
 
         line = check_static_fit(run.options.static, tracking, skip="static" in run.options.skip_checks)
-        run.messages += [line] if line else []
+        said = [k for k, m in enumerate(run.messages) if m.startswith("tracking: median RMS marker residual")]
+        if line and said:  # the residual's own line says what was checked
+            run.messages[said[-1]] += f"; {line}"
+        elif line:
+            run.messages.append(line)
     return tracking
 
 

@@ -44,5 +44,6 @@ def check_static_fit(static, tracking, *, skip: bool = False) -> str | None:
         raise refusal("static", f"does not fit this trial's subject: its calibration leaves a median marker "
                       f"residual of {med:.1f} mm on the trial (its own static: a few mm; at most "
                       f"{MAX_RESIDUAL_MM:g} mm; largest {top})", static, instead="give the subject's own --static")
-    return (f"check static: {name} fits the trial, median marker residual {med:.1f} mm (at most "
-            f"{MAX_RESIDUAL_MM:g} mm)" + (" (--skip-check static)" if med > MAX_RESIDUAL_MM else ""))
+    if med > MAX_RESIDUAL_MM:
+        return f"check static: {name} does not fit the trial's subject ({med:.1f} mm; --skip-check static)"
+    return f"check static: {name} fits the trial's subject (median marker residual at most {MAX_RESIDUAL_MM:g} mm)"

@@ -552,3 +552,23 @@ def test_a_ramp_plate_from_c3d_gives_its_tilted_surface_and_the_reaction(tmp_pat
     np.testing.assert_allclose(c.point[frames, 0], point, atol=1e-6)
     np.testing.assert_allclose(c.moment[frames, 0], tz[:, None] * up, atol=1e-4)
     assert c.reversed == ["plate1"]  # the channels carry the force on the plate, whichever way its z points
+
+
+@pytest.mark.parametrize("source", ["table", "c3d"])
+def test_staircase_without_a_mass_is_refused_not_a_small_adult(staircase, source):
+    """No --mass on the stair: the left foot is held still off the plates in every frame, so no frame shows the
+    whole weight on them (a foot beside the plates cannot be told from one in the air); the mass is refused in
+    one line asking for --mass, not averaged into a wrong one."""
+    from humanbody.errors import InputError
+
+    model, res, force, point, tz, tmp, c3d = staircase
+    forces = tmp / "stairs_loads.csv" if source == "table" else c3d
+    with pytest.raises(InputError) as err:
+        hb.analyze_trial(tmp / "stairs.csv", forces=forces, forces_cutoff_hz=0, height=1.75)
+    text = str(err.value)
+    assert "no --mass: only 0 frame(s)" in text and "--mass KG" in text and "\n" not in text
+    # with the mass check skipped the model's mass stays, said so
+    analysis = hb.analyze_trial(tmp / "stairs.csv", forces=forces, forces_cutoff_hz=0, height=1.75,
+                                skip_checks=("mass",))
+    assert analysis.model.total_mass == pytest.approx(75.0)
+    assert any("75 kg assumed" in m and "--skip-check mass" in m for m in analysis.messages)

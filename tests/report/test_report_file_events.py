@@ -88,9 +88,13 @@ def test_strides_cut_at_the_file_events(runs):
         assert a["stance_time_s"] == pytest.approx(k["stance_time_s"] - 0.05, abs=1e-5)
         assert a["swing_time_s"] == pytest.approx(k["swing_time_s"] + 0.05, abs=1e-5)
     page = auto["page"]
-    assert "gait events cutting the strides: right from the file (its EVENT group): 4 foot strikes" in page
-    assert "events: the file&#x27;s EVENT group: right 4 foot strikes, 4 foot offs" in page or \
-        "events: the file's EVENT group: right 4 foot strikes, 4 foot offs" in page
+    # the counts of the events written into the file (the sample walk's kinematic events)
+    strikes = int(((mine["side"] == "right") & (mine["event"] == "foot_strike")).sum())
+    offs = int(((mine["side"] == "right") & (mine["event"] == "foot_off")).sum())
+    assert strikes >= 3 and offs >= 3
+    assert f"gait events cutting the strides: right from the file (its EVENT group): {strikes} foot strikes" in page
+    assert f"events: the file&#x27;s EVENT group: right {strikes} foot strikes, {offs} foot offs" in page or \
+        f"events: the file's EVENT group: right {strikes} foot strikes, {offs} foot offs" in page
     assert "Event/General x1" in page
 
 
@@ -98,8 +102,9 @@ def test_events_kinematic_ignores_the_file(runs):
     kin, plain = runs["kinematic"], runs["kinematic_plain"]
     assert kin["summary"]["events_source"] == "kinematic"
     pd.testing.assert_frame_equal(kin["params"], plain["params"])
-    assert "--events kinematic: the file&#x27;s 16 gait events not used" in kin["page"] or \
-        "--events kinematic: the file's 16 gait events not used" in kin["page"]
+    n = len(runs["mine"])  # the gait events written into the file
+    assert f"--events kinematic: the file&#x27;s {n} gait events not used" in kin["page"] or \
+        f"--events kinematic: the file's {n} gait events not used" in kin["page"]
 
 
 def test_side_with_too_few_file_strikes_falls_back():
