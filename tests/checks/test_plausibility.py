@@ -160,6 +160,16 @@ def test_shared_walk_mass_from_its_plates_matches_opensims_subject():
         for m in analysis.messages)
     clock = next(m for m in analysis.messages if m.startswith("check force-clock"))
     assert "(100 % of its frames)" in clock and "a foot at the centre of pressure in 100 %" in clock
+    # the Python API's tables with a time column: angles (deg), moments (N m/kg) and powers (W/kg)
+    moments, angles = analysis.moments, analysis.angles
+    assert list(moments.columns[:1]) == ["time"] and list(angles.columns[:1]) == ["time"]
+    np.testing.assert_array_equal(moments["time"], analysis.coords["time"])
+    assert {"right_knee_flexion_moment_Nm_per_kg", "left_ankle_power_W_per_kg"} <= set(moments.columns)
+    assert not any(c.endswith("_N") or "_joint_moment_" in c for c in moments.columns)
+    # the same numbers as the kinetics table's (per kg of the mass estimated from the plates)
+    kin = analysis.kinetics
+    np.testing.assert_allclose(moments["right_knee_flexion_moment_Nm_per_kg"],
+                               kin["right_knee_flexion_moment_Nm_per_kg"])
 
 
 @needs_shared
