@@ -22,7 +22,6 @@ check              what                                              module
 from __future__ import annotations
 
 from ..errors import InputError
-
 from ..options import CHECKS, check_names
 
 __all__ = ["CHECKS", "check_names", "refusal"]

@@ -83,7 +83,7 @@ def check_force_clock(table, loads, results, model, time, *, skip: bool = False,
     overlap = float(inside.mean())
     segs = list(table.segments or [None] * len(table.names))
     judged = [name not in set(given) and seg in (None, "right_foot", "left_foot")
-              for name, seg in zip(table.names, segs)]
+              for name, seg in zip(table.names, segs, strict=True)]
     share, n = stance_agreement(loads, results, model, inside, judged)
     name = Path(table.source).name if table.source else "the force file"
     said = (f"{name} covers {lo:g}-{hi:g} s at {table.rate_hz:.0f} Hz, the trial {t[0]:g}-{t[-1]:g} s "

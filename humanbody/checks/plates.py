@@ -20,16 +20,20 @@ _NAMED = re.compile(r"^loads: (?P<name>.+?) -> (?P<seg>\S+) \(named\)$")
 
 def assignment_line(notes: list) -> list:
     """``notes`` with the per-load assignment lines joined into one (at the place of the first)."""
-    named, nearest, idle, out, at, cm = [], [], 0, [], None, "20"
+    named: list[str] = []
+    nearest: list[str] = []
+    out: list[str] = []
+    idle, at, cm = 0, None, "20"
     for line in notes:
         m, n = _NAMED.match(line), _NEAREST.match(line)
-        if m is None and n is None:
+        if m is not None:
+            at = len(out) if at is None else at
+            named.append(f"{m['name']} -> {m['seg']} (named)")
+            continue
+        if n is None:
             out.append(line)
             continue
         at = len(out) if at is None else at
-        if m is not None:
-            named.append(f"{m['name']} -> {m['seg']} (named)")
-            continue
         cm = n["cm"]
         counts = [c.strip() for c in n["counts"].split(",")]
         used = [c for c in counts if not c.endswith(" 0")]

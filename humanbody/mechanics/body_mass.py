@@ -82,7 +82,7 @@ def mass_from_loads(loads, results, model, time, gravity: float = 9.81):
     m = float(fz.sum() / den.sum())
     # spread: eq. (2) over blocks of about one second of those frames
     blocks = max(1, int(round(seconds / BLOCK_SECONDS)))
-    parts = [float(f.sum() / d.sum()) for f, d in zip(np.array_split(fz, blocks), np.array_split(den, blocks))]
+    parts = [float(f.sum() / d.sum()) for f, d in zip(np.array_split(fz, blocks), np.array_split(den, blocks), strict=True)]
     return m, float(np.std(parts)) if len(parts) > 1 else float("nan"), n, seconds
 
 

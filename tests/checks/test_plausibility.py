@@ -16,8 +16,8 @@ import humanbody as hb
 from humanbody.checks import CHECKS, check_names
 from humanbody.checks.imu_still import check_still_window
 from humanbody.checks.mass import BMI_RANGE, check_bmi, plates_mass
-from humanbody.mechanics.body_mass import mass_from_loads, scaled_model
 from humanbody.errors import InputError
+from humanbody.mechanics.body_mass import mass_from_loads, scaled_model
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"
@@ -216,3 +216,19 @@ def test_drafted_set_without_head_markers_estimates_the_height_from_the_acromia(
     assert "no head markers: mid_acromion at 0.818 of the height" in line
     height = float(line.split("markers: ")[1].split(" m")[0])
     assert height == pytest.approx(1.75, rel=0.06)
+
+
+def test_plate_assignment_is_one_line_for_all_plates():
+    """29 plates (a messy lab's C3D): one assignment line, the loads named and the plates no foot reached counted."""
+    from humanbody.checks.plates import assignment_line
+
+    near = "loads: {} -> nearest foot within 20 cm of the centre of pressure (right_foot {}, left_foot {} frames)"
+    notes = ["loads: FP1, ... from walk.c3d at 1000 Hz; zero below 20 N vertical"]
+    notes += [near.format(f"FP{i}", 0, 0) for i in range(1, 28)]
+    notes += [near.format("FP28", 99, 0), near.format("FP29", 3, 50) + "; both feet on it in 4 frame(s): those feet's "
+              "kinetics NaN there", "loads: G -> right_foot (named)", "loads: unused plate(s): FP1 (never loaded)"]
+    out = assignment_line(notes)
+    assert len(out) == 3 and out[0] == notes[0] and out[2] == notes[-1]
+    assert out[1] == ("loads: G -> right_foot (named); nearest foot within 20 cm of the centre of pressure, frames: "
+                      "FP28 (right_foot 99), FP29 (right_foot 3, left_foot 50, both feet on it in 4 frame(s), "
+                      "kinetics NaN); 27 plate(s) never reached by a foot")

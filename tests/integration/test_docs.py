@@ -69,7 +69,7 @@ def test_command_parses_and_its_input_files_exist(page, command):
         build_parser().parse_args(argv)
     except SystemExit as stop:  # argparse's exit: an option the command does not take
         assert stop.code == 0, f"{page}: {command}"
-    for before, arg in zip(["", *argv], argv):
+    for before, arg in zip(["", *argv[:-1]], argv, strict=True):
         if before in _OUTPUT_OPTIONS or arg.startswith("-") or "/" not in arg.split("=")[-1]:
             continue
         arg = arg.split("=")[-1]
