@@ -589,6 +589,9 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
         model = model.replace(meta=dict(model.meta, clinical_sequences=dict(ms.parameters["clinical_sequences"])))
     if ms.parameters.get("clinical_progression"):  # thorax and head relative to the progression (Plug-in Gait)
         model = model.replace(meta=dict(model.meta, clinical_progression=list(ms.parameters["clinical_progression"])))
+    for key in ("progression_frame", "moment_frame"):  # Plug-in Gait's: one lab axis; moments in the distal frame
+        if ms.parameters.get(key):
+            model = model.replace(meta=dict(model.meta, **{key: str(ms.parameters[key])}))
     twists = ms.parameters.get("clinical_reference_twists") or {}
     if twists:  # e.g. Plug-in Gait's ankle: its reference is the shank turned by the tibial torsion about z
         meta = {f"{side}_{kind}": _param(f"{side}_{name}", params, f"clinical_reference_twists.{kind}")
