@@ -1203,3 +1203,84 @@ def test_c3d_export_has_plug_in_gait_s_upper_body_angles(tmp_path):
     np.testing.assert_allclose(got("LShoulderAngles", 1), -ang["left_shoulder_adduction"], atol=1e-4)
     assert got("LShoulderAngles", 1).max() > 89.9  # abducted to 90 deg: abduction positive
     np.testing.assert_allclose(got("RElbowAngles", 0), ang["right_elbow_flexion"], atol=1e-4)
+
+
+# ------------------------------------------------------------------ moments in Plug-in Gait's frame
+@pytest.fixture(scope="module")
+def pig_kinetics(tmp_path_factory):
+    """The synthetic Plug-in Gait walk with a load under the right foot, analysed by the command line in the
+    set's default moment frame and with --moment-frame jcs, each exported to C3D."""
+    import math
+
+    from humanbody.cli import main
+
+    tmp = tmp_path_factory.mktemp("pig_kinetics")
+    F0 = 5
+    static_m, _ = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    _write_csv(static_m, np.arange(F0) / 100, tmp / "s01_static.csv")
+    ang, origin, t = _motion(120)
+    m, centres = place(ang, origin)
+    _write_csv(m, t, tmp / "s01_walk.csv")
+    tl = np.arange(0.0, t[-1] + 1e-9, 0.001)
+    heel = np.array([np.interp(tl, t, m["RHEE"][:, j]) for j in range(3)]).T
+    fz = 650.0 + 80.0 * np.sin(5 * tl)
+    pd.DataFrame({"time": tl, "P_force_x": 0.08 * fz, "P_force_y": -0.03 * fz, "P_force_z": fz,
+                  "P_point_x": heel[:, 0] + 0.08, "P_point_y": heel[:, 1], "P_point_z": 0.0 * tl,
+                  "P_moment_x": 0.0 * tl, "P_moment_y": 0.0 * tl, "P_moment_z": 0.004 * fz}
+                 ).to_csv(tmp / "loads.csv", index=False, float_format="%.17g")
+    s = SUBJECT
+    params = {"Bodymass": s.mass, "Height": 1000 * s.height, "MarkerDiameter": 1000 * s.marker_diameter}
+    for side, Side in (("right", "Right"), ("left", "Left")):
+        params.update({f"{Side}LegLength": 1000 * s.side("leg_length", side),
+                       f"{Side}KneeWidth": 1000 * s.side("knee_width", side),
+                       f"{Side}AnkleWidth": 1000 * s.side("ankle_width", side),
+                       f"{Side}TibialTorsion": math.degrees(s.side("tibial_torsion", side))})
+    (tmp / "s01.vsk").write_text("<KinematicModel><Parameters>" + "".join(
+        f'<Parameter NAME="{k}" VALUE="{v!r}"/>' for k, v in params.items()) + "</Parameters></KinematicModel>")
+    outs = {}
+    for frame in (None, "jcs"):
+        out = tmp / f"out_{frame}"
+        args = ["analyze", str(tmp / "s01_walk.csv"), "--static", str(tmp / "s01_static.csv"), "--subject",
+                str(tmp / "s01.vsk"), "--markerset", "plug_in_gait", "--axes", "x,y,z", "--cutoff", "0",
+                "--forces", str(tmp / "loads.csv"), "--load", "P=right_foot", "--export", "c3d", "--digits", "15",
+                "--out", str(out), "-q"] + (["--moment-frame", frame] if frame else [])
+        assert main(args) == 0
+        outs[frame] = out
+    return outs
+
+
+def test_plug_in_gait_moments_default_to_the_distal_frame(pig_kinetics):
+    """The Plug-in Gait set's clinical moments are the distal segment's components (the thigh's for the hip,
+    the shank's for the knee, the foot's for the ankle); model.json and the log name the frame; the C3D's
+    RHipMoment ... are -1000 times them (N mm/kg, extensor, abductor, external rotator, plantarflexor
+    positive) and stay so under --moment-frame jcs, whose results columns differ."""
+    import ezc3d
+
+    from humanbody.mechanics.moment_frames import distal_moments
+
+    out = pig_kinetics[None]
+    model = hb.load_model(out / "s01_walk_model.json")
+    assert model.meta["moment_frame"] == "distal" and model.meta["progression_frame"] == "lab_axis"
+    assert "moments: clinical moment columns (*_moment_Nm_per_kg) in the distal segment's frame" in \
+        (out / "s01_walk_log.txt").read_text()
+    res = pd.read_csv(out / "s01_walk_results.csv")
+    distal = distal_moments(model, res)
+    for col, v in distal.items():
+        np.testing.assert_allclose(res[col], v, atol=1e-9, err_msg=col)
+    jcs = pd.read_csv(pig_kinetics["jcs"] / "s01_walk_results.csv")
+    assert hb.load_model(pig_kinetics["jcs"] / "s01_walk_model.json").meta["moment_frame"] == "jcs"
+    assert np.nanmax(np.abs(jcs["right_hip_adduction_moment_Nm_per_kg"] - res["right_hip_adduction_moment_Nm_per_kg"])) > 0.01
+    np.testing.assert_allclose(jcs["right_knee_power_W_per_kg"], res["right_knee_power_W_per_kg"], atol=1e-9)
+    for folder in pig_kinetics.values():
+        c = ezc3d.c3d(str(folder / "s01_walk.c3d"))
+        labels = [x.strip() for x in c["parameters"]["POINT"]["LABELS"]["value"]]
+        pts = c["data"]["points"]
+        for label, words, joint in (("RHipMoment", ("flexion", "adduction", "internal_rotation"), "hip"),
+                                    ("RKneeMoment", ("flexion", "adduction", "internal_rotation"), "knee"),
+                                    ("RAnkleMoment", ("dorsiflexion", "inversion", "internal_rotation"), "ankle")):
+            for axis, w in enumerate(words):
+                want = -1000.0 * res[f"right_{joint}_{w}_moment_Nm_per_kg"].to_numpy()
+                np.testing.assert_allclose(pts[axis, labels.index(label)], want, rtol=1e-5,
+                                           atol=1e-5 * np.abs(want).max(), err_msg=f"{folder.name} {label} {w}")
+        np.testing.assert_allclose(pts[2, labels.index("RKneePower")], res["right_knee_power_W_per_kg"], rtol=1e-5,
+                                   atol=1e-6)
