@@ -608,6 +608,9 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
                 raise InputError(f"marker {err.marker!r} needed to track segment {seg!r} of marker set "
                                  f"{ms.name!r} is missing", source or None) from None
             track_offsets[seg] = _median_rotation(np.einsum("fji,fjk->fik", G, frames[seg]))
+            if seg == "head" and ms.parameters.get("head_offset_from_subject") and params.get("head_offset") is not None:
+                track_offsets[seg], frames[seg] = _subject_head_offset(G, float(params["head_offset"]),
+                                                                       track_offsets[seg], notes)
     return Calibration(
         markerset=ms, names=dict(names), model=model, local=local,
         frames={s: first(v) for s, v in frames.items()},
@@ -616,6 +619,19 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
         mass=float(mass), height=float(height), sex=sex, mode=mode, source=source, notes=notes,
         parameters=params, track_offsets=track_offsets,
     )
+
+
+def _subject_head_offset(G: np.ndarray, offset: float, static_offset: np.ndarray, notes: list):
+    """Plug-in Gait's head offset from the subject file: the head frame is the markers' frame G turned about
+    its y axis, R = G Ry(offset) (pyCGM's ``headJC``; Nexus's ``HeadOffset``), instead of the static
+    trial's levelled head.  Returns the tracking offset Ry(offset) and the static frames G Ry(offset)."""
+    from ..rotations.angles import euler_to_matrix
+
+    Ry = euler_to_matrix(np.array([0.0, offset, 0.0]), "xyz")
+    level = float(np.degrees(np.arctan2(static_offset[0, 2], static_offset[0, 0])))
+    notes.append(f"head offset {np.degrees(offset):.1f} deg from the subject file (HeadOffset; the static trial's "
+                 f"level head would give {level:.1f} deg)")
+    return Ry, np.einsum("fij,jk->fik", G, Ry)
 
 
 def _subject_model(base: BodyModel, ms: MarkerSet, xi, lengths, distal_dir, notes) -> BodyModel:

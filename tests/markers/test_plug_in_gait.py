@@ -1284,3 +1284,49 @@ def test_plug_in_gait_moments_default_to_the_distal_frame(pig_kinetics):
                                            atol=1e-5 * np.abs(want).max(), err_msg=f"{folder.name} {label} {w}")
         np.testing.assert_allclose(pts[2, labels.index("RKneePower")], res["right_knee_power_W_per_kg"], rtol=1e-5,
                                    atol=1e-6)
+
+
+# ------------------------------------------------------------------ Plug-in Gait's head offset (HeadOffset)
+def test_head_offset_is_pycgm_s_published_example():
+    """pyCGM's headJC (validated against Nexus) documents the head axes of four head markers with
+    HeadOffset 0.2571990469310653 rad: ours, G Ry(offset) with G the markers' frame (x back to front, y right
+    to left), gives its published axis points to 1e-8 mm."""
+    from humanbody.markers.calibration import _subject_head_offset
+
+    RFHD, LFHD = np.array([325.82983398, 402.55450439, 1722.49816895]), np.array([184.55158997, 409.68713379, 1721.34289551])
+    RBHD, LBHD = np.array([304.39898682, 242.91339111, 1694.97497559]), np.array([197.8621521, 251.28889465, 1696.90197754])
+    front, back = (LFHD + RFHD) / 2, (LBHD + RBHD) / 2
+    x = (front - back) / np.linalg.norm(front - back)
+    y = (LFHD + LBHD - RFHD - RBHD) / 2
+    z = np.cross(x, y) / np.linalg.norm(np.cross(x, y))
+    y = np.cross(z, x)
+    G = np.c_[x, y, z][None]
+    notes = []
+    Ry, R = _subject_head_offset(G, 0.2571990469310653, np.eye(3), notes)
+    published = [[255.21685583, 407.11593888, 1721.82538439], [254.19105385, 406.14680918, 1721.91767712],
+                 [255.1903437, 406.21600904, 1722.91599129]]  # the x, y, z axes' tips (origin: the front pair)
+    np.testing.assert_allclose(R[0].T + front, published, atol=1e-8)
+    assert notes and "head offset 14.7 deg from the subject file" in notes[0]
+
+
+@pytest.mark.parametrize("offset_deg", [-8.0, 0.0, 11.0])
+def test_head_offset_from_the_subject_file_wins_over_the_level_static(offset_deg, tmp_path):
+    """A subject file's HeadOffset (a .vsk writes radians) turns the head markers' frame M about its y axis in
+    every frame, R = M Ry(offset), instead of the static trial's level head; -8 deg recovers the placed head
+    here (the markers' frame is the head's pitched by 8 deg), 0 keeps the markers' own frame."""
+    from humanbody.io.subject import read_subject
+
+    vsk = tmp_path / "s.vsk"
+    vsk.write_text(f'<KinematicModel><Parameters><Parameter NAME="HeadOffset" VALUE="{float(np.radians(offset_deg))!r}"/>'
+                   '<Parameter NAME="Bodymass" VALUE="70"/></Parameters></KinematicModel>')
+    assert read_subject(vsk).head_offset == pytest.approx(np.radians(offset_deg), abs=1e-15)
+    subject = UPPER_SUBJECT.with_values(head_offset=np.radians(offset_deg))
+    F0 = 4
+    cal = calibrate(_table(_upper_static(F0), np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78,
+                    subject=subject)
+    assert any("head offset" in n for n in cal.notes)
+    markers, ang, t, frames, centres, Rp = _upper_trial(41)
+    tr = track(_table(markers, t), cal)
+    R = tr.R[:, list(cal.model.names).index("head")]
+    M = frames["head"] @ _rot("y", np.full(len(t), 8.0))  # the head markers' own frame (place_upper)
+    np.testing.assert_allclose(R, M @ _rot("y", np.full(len(t), offset_deg)), atol=1e-9)
