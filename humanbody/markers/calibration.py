@@ -611,6 +611,18 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
             if seg == "head" and ms.parameters.get("head_offset_from_subject") and params.get("head_offset") is not None:
                 track_offsets[seg], frames[seg] = _subject_head_offset(G, float(params["head_offset"]),
                                                                        track_offsets[seg], notes)
+            side = seg.removesuffix("_foot")
+            if (seg.endswith("_foot") and ms.parameters.get("foot_offsets_from_subject")
+                    and params.get(f"{side}_static_plantar_flexion") is not None
+                    and params.get(f"{side}_static_rotation_offset") is not None):
+                from .plug_in_gait_rotation import foot_offset_rotation
+
+                O = foot_offset_rotation(float(params[f"{side}_static_plantar_flexion"]),
+                                         float(params[f"{side}_static_rotation_offset"]), side)
+                notes.append(f"{side} foot offsets from the subject file (StaticPlantFlex "
+                             f"{np.degrees(params[f'{side}_static_plantar_flexion']):.1f} deg, StaticRotOff "
+                             f"{np.degrees(params[f'{side}_static_rotation_offset']):.1f} deg), not the static trial's")
+                track_offsets[seg], frames[seg] = O, np.einsum("fij,jk->fik", G, O)
     return Calibration(
         markerset=ms, names=dict(names), model=model, local=local,
         frames={s: first(v) for s, v in frames.items()},

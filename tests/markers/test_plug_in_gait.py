@@ -1330,3 +1330,60 @@ def test_head_offset_from_the_subject_file_wins_over_the_level_static(offset_deg
     R = tr.R[:, list(cal.model.names).index("head")]
     M = frames["head"] @ _rot("y", np.full(len(t), 8.0))  # the head markers' own frame (place_upper)
     np.testing.assert_allclose(R, M @ _rot("y", np.full(len(t), offset_deg)), atol=1e-9)
+
+
+# ------------------------------------------------------------------ Plug-in Gait's foot offsets (StaticPlantFlex, StaticRotOff)
+def test_foot_offsets_are_pycgm_s_published_example():
+    """pyCGM's footJointCenter (validated against Nexus) documents both feet's axes for given ankle centres,
+    flexion axes, toe markers and the subject's StaticPlantFlex / StaticRotOff (rad): our uncorrected foot
+    turned by foot_offset_rotation, expressed in Plug-in Gait's foot axes, gives its published axis tips
+    within 1e-6 mm (pyCGM rounds the offsets to 1e-5 deg)."""
+    from humanbody.markers.plug_in_gait_rotation import _PIG_FOOT, foot_offset_rotation
+
+    vsk = {"right": (0.2702417907002758, 0.015683497632642047), "left": (0.20251085737834015, 0.009402910292403012)}
+    toe = {"right": [442.81997681, 381.62280273, 42.66047668], "left": [39.43652725, 382.44522095, 41.78911591]}
+    ajc = {"right": [393.76181608, 247.67829633, 87.73775041], "left": [98.74901939, 219.46930221, 80.6306816]}
+    flex = {"right": [393.07114384, 248.39110006, 87.61575574], "left": [97.79246671, 219.20927275, 80.76255901]}
+    published = {"right": [[442.84624127, 381.6513024, 43.65972537], [441.87735057, 381.9563035, 42.67574106],
+                           [442.48716163, 380.68048378, 42.69610043]],
+                 "left": [[39.56652626, 382.50901001, 42.77857597], [38.49313328, 382.14606841, 41.93234851],
+                          [39.74166341, 381.4931502, 41.81040459]]}
+    for side in ("right", "left"):
+        T, A, Fx = (np.array(d[side]) for d in (toe, ajc, flex))
+        x = (T - A) / np.linalg.norm(T - A)
+        y = (Fx - A) - ((Fx - A) @ x) * x
+        y /= np.linalg.norm(y)
+        U = np.c_[x, y, np.cross(x, y)]
+        foot = U @ foot_offset_rotation(*vsk[side], side) @ _PIG_FOOT.T  # in Plug-in Gait's axes
+        np.testing.assert_allclose(foot.T + T, published[side], atol=1e-6, err_msg=side)
+    assert not np.allclose(foot_offset_rotation(0.2, 0.05, "right"), foot_offset_rotation(0.2, 0.05, "left"))
+
+
+def test_foot_offsets_from_the_subject_file_win_over_the_static(tmp_path):
+    """A .vsk's StaticPlantFlex and StaticRotOff (rad) turn the tracked uncorrected foot (ankle centre to toe,
+    the ankle's axis) by them in every frame, instead of the static trial's heel-to-toe foot."""
+    from humanbody.io.subject import read_subject
+    from humanbody.markers.plug_in_gait_rotation import foot_offset_rotation
+
+    offsets = {"right": (0.21, -0.04), "left": (0.15, 0.07)}
+    vsk = tmp_path / "s.vsk"
+    vsk.write_text("<KinematicModel><Parameters>" + "".join(
+        f'<Parameter NAME="{S}StaticPlantFlex" VALUE="{offsets[side][0]!r}"/>'
+        f'<Parameter NAME="{S}StaticRotOff" VALUE="{offsets[side][1]!r}"/>' for side, S in (("right", "Right"),
+                                                                                 ("left", "Left")))
+        + '<Parameter NAME="Bodymass" VALUE="70"/></Parameters></KinematicModel>')
+    read = read_subject(vsk)
+    assert (read.right_static_plantar_flexion, read.left_static_rotation_offset) == (0.21, 0.07)
+    subject = SUBJECT.with_values(**{f"{side}_static_{w}": offsets[side][i] for side in offsets
+                                     for i, w in enumerate(("plantar_flexion", "rotation_offset"))})
+    F0 = 5
+    static_m, _ = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    cal = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=subject)
+    assert sum("foot offsets from the subject file" in n for n in cal.notes) == 2
+    ang, origin, t = _motion(60)
+    m, centres = place(ang, origin)
+    tr = track(_table(m, t), cal)
+    for side, _, _ in SIDES:
+        R = tr.R[:, list(cal.model.names).index(f"{side}_foot")]
+        want = centres[f"{side}_foot_uncorrected"] @ foot_offset_rotation(*offsets[side], side)
+        np.testing.assert_allclose(R, want, atol=1e-9, err_msg=side)
