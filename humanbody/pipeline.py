@@ -254,9 +254,9 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
         steps.advance("track")
     assert model is not None
     if opts.moment_frame is not None or plates is not None:  # the frame of the clinical moments, and the log's line
-        from .mechanics.moment_frames import moment_frame_note, with_moment_frame
+        from .mechanics.moment_frames import moment_frame, moment_frame_note, with_moment_frame
 
-        model = with_moment_frame(model, opts.moment_frame)
+        model = with_moment_frame(model, opts.moment_frame or moment_frame(model))  # model.json names it
         if plates is not None:
             run.messages.append(moment_frame_note(model))
     motion = rates(model, coords, run)
