@@ -23,6 +23,10 @@ def add_subject_options(p) -> None:
     g.add_argument("--angle-zero", choices=("anatomical", "static"), default="anatomical",
                    help="zero of the clinical joint angles: between the anatomical segment frames (default; a "
                         "standing subject shows his own pelvic tilt) or in the standing calibration pose")
+    g.add_argument("--moment-frame", choices=("distal", "proximal", "jcs", "global"), default=None,
+                   help="frame of the clinical joint moments: the distal segment's (Plug-in Gait's), the "
+                        "proximal segment's, the joint coordinate system's axes, or the progression frame "
+                        "(default: distal for the Plug-in Gait marker sets, jcs otherwise)")
 
 
 def cutoff_value(text: str) -> float | str:
@@ -81,10 +85,6 @@ def add_load_options(p, report: bool = False, aliases: tuple = ()) -> None:
                    help="vertical force below which a load is zero (default 20 N)")
     g.add_argument("--forces-cutoff", type=float, default=None, metavar="HZ",
                    help="low-pass cut-off of the loads (default: the marker cut-off; 0 = no filter)")
-    g.add_argument("--moment-frame", choices=("distal", "proximal", "jcs", "global"), default=None,
-                   help="frame of the clinical joint moments: the distal segment's (Plug-in Gait's), the "
-                        "proximal segment's, the joint coordinate system's axes, or the progression frame "
-                        "(default: distal for the Plug-in Gait marker sets, jcs otherwise)")
 
 
 def loads_from(args) -> dict:
