@@ -127,7 +127,6 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     collected = None
     if export:
         from .export import export_columns
-
         from .mechanics.moment_frames import NEXUS_FRAME, distal_inputs, moment_frame
 
         want = export_columns(model, columns)

@@ -43,7 +43,7 @@ def main() -> None:
         fh = np.hypot(np.where(on, force[..., 0], 0.0).sum(axis=1), np.where(on, force[..., 1], 0.0).sum(axis=1))
         stance = fz > 50.0
 
-        def rms(v):
+        def rms(v, stance=stance):
             return float(np.sqrt(np.nanmean(np.asarray(v)[stance] ** 2))) / m
 
         size = np.linalg.norm(total, axis=1)

@@ -200,7 +200,7 @@ def distal_moments(model, table) -> dict:
     from .clinical import CLINICAL_ANGLES
     from .kinetics import KINETIC_JOINTS
 
-    out = {}
+    out: dict[str, np.ndarray] = {}
     joints = [(j, seg) for j, seg, ref in KINETIC_JOINTS if seg in model.names and ref in model.names
               and f"{seg}_joint_moment_x" in table]
     if not joints:
@@ -210,7 +210,7 @@ def distal_moments(model, table) -> dict:
     for joint, seg in joints:
         M = np.stack([np.asarray(table[f"{seg}_joint_moment_{a}"], dtype=float) for a in "xyz"], -1)
         angles = [a for a in CLINICAL_ANGLES if a.joint == joint]
-        for a, letter in zip(angles, _LETTERS):
+        for a, letter in zip(angles, _LETTERS, strict=True):
             out[a.column[: -len("_deg")] + "_moment_Nm_per_kg"] = a.sign * np.einsum("fi,fi->f", R[seg][:, :, letter],
                                                                                      M) / m
     return out

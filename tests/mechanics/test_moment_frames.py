@@ -17,8 +17,13 @@ from scipy.spatial.transform import Rotation
 import humanbody as hb
 from humanbody.mechanics.kinematics import coordinate_columns
 from humanbody.mechanics.kinetics import kinetic_block, kinetic_columns
-from humanbody.mechanics.moment_frames import (MOMENT_FRAMES, distal_moments, moment_frame, project_moments,
-                                               with_moment_frame)
+from humanbody.mechanics.moment_frames import (
+    MOMENT_FRAMES,
+    distal_moments,
+    moment_frame,
+    project_moments,
+    with_moment_frame,
+)
 
 MASS = 70.0
 BASE = hb.BodyModel.default(mass=MASS, height=1.75).replace(gravity=np.zeros(3))
@@ -33,7 +38,7 @@ def _still(model, F=3):
     c = pd.DataFrame({"time": np.arange(F) / 100.0, **{k: np.zeros(F) for k in cols}})
     c["lower_torso_z"] = 0.95
     for seg, ang in POSE.items():
-        for a, v in zip(("alpha", "beta", "gamma"), ang):
+        for a, v in zip(("alpha", "beta", "gamma"), ang, strict=True):
             c[f"{seg}_{a}"] = np.radians(v)
     return c
 
@@ -77,7 +82,7 @@ def test_a_loaded_leg_s_moments_by_hand(frame):
     """Each joint's moment -(P - O) x E on the distal segment's axes (y flexion, x adduction, z rotation), the
     proximal segment's, or the lab's (walking along +X here), with the clinical signs, per kg."""
     model, c, res, P, table = _setup(frame)
-    for (joint, seg, ref, words), signs in zip(JOINTS, SIGNS):
+    for (joint, seg, ref, words), signs in zip(JOINTS, SIGNS, strict=True):
         O = res.joint[0, model.names.index(seg)]
         m = -np.cross(P[0] - O, FORCE)  # statics: what the proximal segment exerts on the distal one
         np.testing.assert_allclose(table[[f"{seg}_joint_moment_{a}" for a in "xyz"]].iloc[0], m, atol=1e-9)
