@@ -97,6 +97,9 @@ class AnalysisOptions:
     angle_zero: str = "anatomical"
     """Zero of the clinical joint angles (deg): "anatomical" (between the anatomical segment
     frames) or "static" (the standing calibration pose)."""
+    moment_frame: str | None = None
+    """Frame of the clinical joint moments: "distal", "proximal", "jcs" or "global"
+    (:mod:`humanbody.mechanics.moment_frames`); None: the marker set's ("distal" for Plug-in Gait), else "jcs"."""
     differentiation: Differentiation = field(default_factory=Differentiation)
     """How rates (rad/s, rad/s², m/s, m/s²) are obtained when the trial does not give them; a
     method name ("savgol", ...) is taken as that method at its default cut-off (6 Hz)."""

@@ -235,6 +235,11 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
 
     if opts.angle_zero not in ANGLE_ZEROS:
         raise InputError(f"--angle-zero must be one of {', '.join(ANGLE_ZEROS)}, not {opts.angle_zero!r}")
+    if opts.moment_frame is not None:
+        from .mechanics.moment_frames import MOMENT_FRAMES
+
+        if opts.moment_frame not in MOMENT_FRAMES:
+            raise InputError(f"--moment-frame must be one of {', '.join(MOMENT_FRAMES)}, not {opts.moment_frame!r}")
     path = os.fspath(path)
     run = _Run(path, opts, calibration_cache)
     run.subj = _subject_file(opts.subject, run.messages)
@@ -267,6 +272,12 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
             model = calibration.model if opts.model is None else model
         steps.advance("track")
     assert model is not None
+    if opts.moment_frame is not None or plates is not None:  # the frame of the clinical moments, and the log's line
+        from .mechanics.moment_frames import moment_frame, moment_frame_note, with_moment_frame
+
+        model = with_moment_frame(model, opts.moment_frame or moment_frame(model))  # model.json names it
+        if plates is not None:
+            run.messages.append(moment_frame_note(model))
     motion = rates(model, coords, run)
     if tracking is not None:
         run.details += [f"tracking: {line}" for line in tracking.summary()]

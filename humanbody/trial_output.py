@@ -103,7 +103,8 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
         def compute(start, stop, reuse):  # one kinetic buffer for every chunk
             if held() is not None:  # the held kinematics, their kinetics
                 res = _frames(held(), start, stop)
-                buffer["out"] = kinetic_block(model, res, analysis.loads, start, out=buffer.get("out"))
+                buffer["out"] = kinetic_block(model, res, analysis.loads, start, out=buffer.get("out"),
+                                              heading=_heading(model, motion, buffer))
                 return res
             # kinematics and kinetics in one pass
             res, buffer["out"] = compute_with_kinetics(model, motion, analysis.loads, start, stop, out=reuse,
@@ -126,8 +127,12 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     collected = None
     if export:
         from .export import export_columns
+        from .mechanics.moment_frames import NEXUS_FRAME, distal_inputs, moment_frame
 
         want = export_columns(model, columns)
+        nexus = analysis.loads is not None and moment_frame(model) != NEXUS_FRAME  # the export's moments: distal
+        if nexus:
+            want += [c for c in distal_inputs(model) if c in columns and c not in want]
         take = np.array([columns.index(c) for c in want], dtype=np.int64)
         collected = np.empty((motion.n_frames, len(take)))
         blocks = _collecting(blocks, take, collected)
@@ -160,13 +165,32 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
 
         assert collected is not None  # filled while the results were written
         cols = {c: collected[:, j] for j, c in enumerate(want)}
+        runs = [(tuple(export), cols)]
+        if nexus:  # the C3D holds Plug-in Gait's moments (distal frame) whatever the results' frame
+            from .mechanics.moment_frames import distal_moments
+
+            runs = [(tuple(f for f in export if f != "c3d"), cols),
+                    (tuple(f for f in export if f == "c3d"), {**cols, **distal_moments(model, cols)})]
         said = len(analysis.messages)
-        paths.update(write_exports(analysis, out, export, cols, motion.time, events=events,
-                                   feet=opensim_feet or DEFAULT_FEET))
+        for formats, values in runs:
+            if formats:
+                paths.update(write_exports(analysis, out, formats, values, motion.time, events=events,
+                                           feet=opensim_feet or DEFAULT_FEET))
         if len(analysis.messages) > said:  # what the exports had to say joins the log
             atomic_write_text(log_path, "\n".join(list(analysis.messages) + ["", "details:"]
                                                   + list(analysis.details)) + "\n")
     return paths
+
+
+def _heading(model, motion, memo: dict):
+    """The trial's progression axis for a chunk's moments in the ``global`` frame (once per trial), else None."""
+    from .mechanics.moment_frames import moment_frame, trial_heading
+
+    if moment_frame(model) != "global":
+        return None
+    if "heading" not in memo:
+        memo["heading"] = trial_heading(model, motion.q)
+    return memo["heading"]
 
 
 def _frames(results, start: int, stop: int):

@@ -5,8 +5,8 @@ knee to 150 deg, arms overhead, axial rotations; arbitrary sensor mountings)
 with the leg and pelvis sensors only, builds the small OpenSim model of
 tests/imu/test_imu_opensense.py (free pelvis, 3-rotation hips, hinge knees),
 runs OpenSense's IMUPlacer and IMUInverseKinematicsTool and prints, per
-angle, the centred RMS difference, the largest difference and the
-correlation.  Needs ``pip install opensim``.
+angle, the mean offset (ours minus OpenSense's), the RMS and the centred
+RMS difference, the largest difference and the correlation.  Needs ``pip install opensim``.
 Run: ``.venv/bin/python docs/scripts/imu_opensense.py``.
 """
 
@@ -18,6 +18,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "imu"))
 
 import _imu_samples as S  # noqa: E402
 import opensim as osim  # noqa: E402
@@ -53,8 +54,9 @@ def main():
         model = BodyModel.default(mass=75.0, height=1.8)
         coords, _ = orientations_to_coordinates(read_trial(sto), model)
         ours = clinical_angles(model, coords)
-    print("| angle | OpenSense coordinate | range (deg) | centred RMS (deg) | largest (deg) | r |")
-    print("|---|---|---|---|---|---|")
+    print("| angle | OpenSense coordinate | range (deg) | mean offset (deg) | RMS (deg) | centred RMS (deg) "
+          "| largest (deg) | r |")
+    print("|---|---|---|---|---|---|---|---|")
     for s, side in (("r", "right"), ("l", "left")):
         for col, name in ((f"hip_flexion_{s}", f"{side}_hip_flexion_deg"),
                           (f"hip_adduction_{s}", f"{side}_hip_adduction_deg"),
@@ -62,7 +64,8 @@ def main():
                           (f"knee_angle_{s}", f"{side}_knee_flexion_deg")):
             x, y = np.degrees(theirs[col].to_numpy()), ours[name].to_numpy()
             d = (x - x.mean()) - (y - y.mean())
-            print(f"| {name} | {col} | {y.min():.0f} to {y.max():.0f} | {np.sqrt(np.mean(d ** 2)):.2f} "
+            print(f"| {name} | {col} | {y.min():.0f} to {y.max():.0f} | {np.mean(y - x):+.2f} "
+                  f"| {np.sqrt(np.mean((y - x) ** 2)):.2f} | {np.sqrt(np.mean(d ** 2)):.2f} "
                   f"| {np.abs(x - y).max():.2f} | {np.corrcoef(x, y)[0, 1]:.4f} |")
 
 

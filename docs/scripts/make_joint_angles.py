@@ -5,7 +5,9 @@ tracks it with the built-in gait2392 marker set, computes the clinical angles
 (:mod:`humanbody.mechanics.clinical`) and plots them over time with OpenSim's inverse
 kinematics (reference/opensim_ik.mot, on the same clock: the 121 frames of
 0.5-2.5 s that both files cover; each curve minus its mean: the two models'
-joint frames differ by constant offsets).
+joint frames differ by constant offsets), and prints the table of
+docs/joint_angles.md: r, the mean offset (ours minus OpenSim's), the RMS
+difference and the centred RMS difference of each angle.
 Run: ``.venv/bin/python docs/scripts/make_joint_angles.py``.
 """
 
@@ -57,6 +59,14 @@ def main():
                 ax.set_ylabel("deg (minus mean)")
             if row == 1:
                 ax.set_xlabel("time (s)")
+    print("| angle | side | r | mean offset (deg) | RMS (deg) | centred RMS (deg) |")
+    print("|---|---|---|---|---|---|")
+    for ours, theirs, sign, title in PANELS:
+        for s, side in (("r", "right"), ("l", "left")):
+            d = clin[f"{side}_{ours}"].to_numpy() - sign * part[f"{theirs}_{s}"].to_numpy()
+            r = np.corrcoef(clin[f"{side}_{ours}"].to_numpy(), sign * part[f"{theirs}_{s}"].to_numpy())[0, 1]
+            print(f"| {title} | {side} | {r:.3f} | {d.mean():+.1f} | {np.sqrt(np.mean(d ** 2)):.1f} "
+                  f"| {np.sqrt(np.mean((d - d.mean()) ** 2)):.1f} |")
     axes[0, 0].legend(fontsize=8, frameon=False)
     fig.suptitle("subject01_walk1: clinical joint angles against OpenSim's inverse kinematics", fontsize=11)
     fig.tight_layout()

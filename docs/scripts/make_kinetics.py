@@ -7,6 +7,9 @@ reference/opensim_inverse_dynamics.sto; the force file and the trial share
 their time base.  A second humanbody curve uses the inputs of OpenSim's own
 model of the subject: its hip joint centres (the walk re-tracked with them)
 and its thigh, shank and foot parameters (tests/_opensim_subject01.py).
+Prints, for the default run, each moment's mean offset (ours minus
+OpenSim's) and RMS difference in N·m/kg inside OpenSim's filter transients
+(the table of docs/kinetics.md).
 Run: ``.venv/bin/python docs/scripts/make_kinetics.py``.
 """
 
@@ -61,6 +64,8 @@ def main():
             inner = sto.iloc[6:-6]
             r = np.corrcoef(np.interp(inner["time"], t, a), sign * inner[theirs.format(s=s)])[0, 1]
             r_same = np.corrcoef(np.interp(inner["time"], t_same, c), sign * inner[theirs.format(s=s)])[0, 1]
+            d = (np.interp(inner["time"], t, a) - sign * inner[theirs.format(s=s)].to_numpy()) / mass
+            print(f"{side} {title}: r {r:.3f}, mean offset {d.mean():+.3f} N m/kg, RMS {np.sqrt(np.mean(d ** 2)):.3f} N m/kg")
             ax.plot(t, a, color=colour, lw=1.8, label="humanbody")
             ax.plot(t_same, c, color=colour, lw=1.2, alpha=0.55, label="humanbody, OpenSim's hips and legs")
             ax.plot(sto["time"], b, color="0.3", lw=1.2, ls="--", label="OpenSim ID")

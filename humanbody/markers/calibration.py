@@ -598,6 +598,9 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
         model = model.replace(meta=dict(model.meta, clinical_sequences=dict(ms.parameters["clinical_sequences"])))
     if ms.parameters.get("clinical_progression"):  # thorax and head relative to the progression (Plug-in Gait)
         model = model.replace(meta=dict(model.meta, clinical_progression=list(ms.parameters["clinical_progression"])))
+    for key in ("progression_frame", "moment_frame"):  # Plug-in Gait's: one lab axis; moments in the distal frame
+        if ms.parameters.get(key):
+            model = model.replace(meta=dict(model.meta, **{key: str(ms.parameters[key])}))
     twists = ms.parameters.get("clinical_reference_twists") or {}
     if twists:  # e.g. Plug-in Gait's ankle: its reference is the shank turned by the tibial torsion about z
         meta = {f"{side}_{kind}": _param(f"{side}_{name}", params, f"clinical_reference_twists.{kind}")
@@ -614,6 +617,21 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
                 raise InputError(f"marker {err.marker!r} needed to track segment {seg!r} of marker set "
                                  f"{ms.name!r} is missing", source or None) from None
             track_offsets[seg] = _median_rotation(np.einsum("fji,fjk->fik", G, frames[seg]))
+            if seg == "head" and ms.parameters.get("head_offset_from_subject") and params.get("head_offset") is not None:
+                track_offsets[seg], frames[seg] = _subject_head_offset(G, float(params["head_offset"]),
+                                                                       track_offsets[seg], notes)
+            side = seg.removesuffix("_foot")
+            if (seg.endswith("_foot") and ms.parameters.get("foot_offsets_from_subject")
+                    and params.get(f"{side}_static_plantar_flexion") is not None
+                    and params.get(f"{side}_static_rotation_offset") is not None):
+                from .plug_in_gait_rotation import foot_offset_rotation
+
+                O = foot_offset_rotation(float(params[f"{side}_static_plantar_flexion"]),
+                                         float(params[f"{side}_static_rotation_offset"]), side)
+                notes.append(f"{side} foot offsets from the subject file (StaticPlantFlex "
+                             f"{np.degrees(params[f'{side}_static_plantar_flexion']):.1f} deg, StaticRotOff "
+                             f"{np.degrees(params[f'{side}_static_rotation_offset']):.1f} deg), not the static trial's")
+                track_offsets[seg], frames[seg] = O, np.einsum("fij,jk->fik", G, O)
     return Calibration(
         markerset=ms, names=dict(names), model=model, local=local,
         frames={s: first(v) for s, v in frames.items()},
@@ -622,6 +640,19 @@ def calibrate(static, markerset=None, mass: float = 75.0, height: float | None =
         mass=float(mass), height=float(height), sex=sex, mode=mode, source=source, notes=notes,
         parameters=params, track_offsets=track_offsets,
     )
+
+
+def _subject_head_offset(G: np.ndarray, offset: float, static_offset: np.ndarray, notes: list):
+    """Plug-in Gait's head offset from the subject file: the head frame is the markers' frame G turned about
+    its y axis, R = G Ry(offset) (pyCGM's ``headJC``; Nexus's ``HeadOffset``), instead of the static
+    trial's levelled head.  Returns the tracking offset Ry(offset) and the static frames G Ry(offset)."""
+    from ..rotations.angles import euler_to_matrix
+
+    Ry = euler_to_matrix(np.array([0.0, offset, 0.0]), "xyz")
+    level = float(np.degrees(np.arctan2(static_offset[0, 2], static_offset[0, 0])))
+    notes.append(f"head offset {np.degrees(offset):.1f} deg from the subject file (HeadOffset; the static trial's "
+                 f"level head would give {level:.1f} deg)")
+    return Ry, np.einsum("fij,jk->fik", G, Ry)
 
 
 def _subject_model(base: BodyModel, ms: MarkerSet, xi, lengths, distal_dir, notes) -> BodyModel:

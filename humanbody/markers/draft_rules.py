@@ -99,6 +99,9 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
         out.params["clinical_sequences"] = ({"ankle": "yzx", "pelvis": "yxz", "foot_progression": "yzx"},
                                             "Plug-in Gait's (docs/joint_angles.md)")
         out.params["clinical_reference_twists"] = ({"ankle": "tibial_torsion"}, "ankle angles from the ankle axis")
+        out.params["progression_frame"] = ("lab_axis", "Plug-in Gait's progression: one lab axis per trial")
+        out.params["moment_frame"] = ("distal", "Plug-in Gait's moments: in the distal segment's frame")
+        out.params["foot_offsets_from_subject"] = (True, "a subject file's StaticPlantFlex, StaticRotOff win")
     _pelvis_with_hips(mk, out)
     _trunk(mk, out, xi)
     has_top = _head(mk, out, xi)
@@ -108,6 +111,7 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
         seq, _ = out.params["clinical_sequences"]
         seq.update(thorax="zxy", neck="zxy")
         out.params["clinical_progression"] = (["thorax", "head"], "relative to the direction of progression")
+        out.params["head_offset_from_subject"] = (True, "a subject file's HeadOffset wins over the level static head")
         if plug_in_gait_upper(mk, out, marker_radius) == ["right", "left"]:
             seq["shoulder"] = "xyz"
     floor = [m for r in ("heel", "toe", "mt1", "mt5", "midfoot") for m in mk(r)]

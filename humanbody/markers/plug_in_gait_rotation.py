@@ -28,7 +28,7 @@ import numpy as np
 
 from .joint_centres import chord_joint_centre
 
-__all__ = ["rotation_offset", "chord_joint_centre_offset"]
+__all__ = ["rotation_offset", "chord_joint_centre_offset", "foot_offset_rotation"]
 
 
 def _side_sign(side: str) -> float:
@@ -114,3 +114,27 @@ def chord_joint_centre_offset(wand, proximal, marker, delta, offset, side: str, 
     D = chord_joint_centre(W, P, M, delta, 0.5 * (lo + hi))
     D[~found] = np.nan
     return D.reshape(shape)
+
+
+#: Plug-in Gait's foot axes (x up, y the ankle's flexion axis, z from the toe to the ankle centre) in ours
+#: (x heel to toe, y the flexion axis, z up): columns of our axes in Plug-in Gait's.
+_PIG_FOOT = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])
+
+
+def foot_offset_rotation(plantar_flexion: float, rotation: float, side: str) -> np.ndarray:
+    """Plug-in Gait's static foot offsets as the rotation O (3, 3) from our uncorrected foot frame to the foot's.
+
+    A subject file's ``RightStaticPlantFlex`` and ``RightStaticRotOff`` (rad, as Vicon writes them) turn
+    Plug-in Gait's uncorrected foot U (z from the toe marker to the ankle centre, y the ankle's flexion
+    axis) about its y axis by -beta, then about its new x axis by -alpha, with beta the plantar flexion
+    offset and alpha = -s times the rotation offset (s = +1 right, -1 left), as pyCGM's
+    ``footJointCenter`` (validated against Nexus) does: A = U Ry(-beta) Rx(-alpha).  In our foot axes
+    (x heel to toe, y the flexion axis, z up; U_ours = U P):  O = P^T Ry(-beta) Rx(-alpha) P, and the
+    foot frame is U_ours O in every frame.
+    """
+    from ..rotations.angles import euler_to_matrix
+
+    s = _side_sign(side)
+    M = euler_to_matrix(np.array([0.0, -float(plantar_flexion), 0.0]), "xyz") @ \
+        euler_to_matrix(np.array([s * float(rotation), 0.0, 0.0]), "xyz")
+    return _PIG_FOOT.T @ M @ _PIG_FOOT

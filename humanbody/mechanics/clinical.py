@@ -37,6 +37,12 @@ alike (docs/conventions.md, "Clinical joint angles"; docs/joint_angles.md):
   angle from the vertical plane of progression: sin = cos(pitch) times the
   sine of the floor angle, so the two agree with the foot flat), defined
   in every pose;
+- the direction of progression follows the pelvis's horizontal travel over
+  one second (:func:`progression_heading`); a model whose
+  ``meta["progression_frame"]`` is ``"lab_axis"`` (the Plug-in Gait sets)
+  takes Plug-in Gait's instead, one lab axis for the whole trial
+  (:func:`lab_axis_heading`: the axis closest to the pelvis's travel, or
+  to its facing when it does not travel), for every angle referred to it;
 - a model whose ``meta["clinical_sequences"]`` names another order for a
   joint kind (``{"ankle": "yzx"}``, Plug-in Gait's: flexion, then rotation
   about the floating axis, then inversion about the foot's long axis)
@@ -66,7 +72,7 @@ from ..rotations.angles import euler_to_matrix, matrix_to_euler
 from ..rotations.common import sequence_axes
 
 __all__ = ["ClinicalAngle", "CLINICAL_ANGLES", "PROGRESSION_ANGLES", "ANGLE_ZEROS", "clinical_angles", "clinical_columns",
-           "progression_heading", "wrap_degrees"]
+           "progression_heading", "lab_axis_heading", "wrap_degrees"]
 
 #: The two zeros of the clinical angles (docs/joint_angles.md, "Zero").
 ANGLE_ZEROS = ("anatomical", "static")
@@ -250,6 +256,50 @@ def progression_heading(time, root_xy, window_s: float = 1.0, min_speed: float =
     return _unwrapped(heading)
 
 
+#: Plug-in Gait's travel threshold (m): a trial whose pelvis moves less than this along every horizontal lab axis,
+#: first to last frame, takes its progression from the pelvis's facing (pyCGM2's 800 mm).
+LAB_AXIS_TRAVEL = 0.8
+
+
+def lab_axis_heading(root_xy, facing=None, travel: float = LAB_AXIS_TRAVEL) -> float:
+    """Plug-in Gait's progression direction: one horizontal lab axis for the whole trial (rad about Z from X).
+
+    The displacement of the pelvis from its first to its last measured frame,
+    ``d = p_last - p_first``, is compared along ground X and Y; when its
+    larger component exceeds ``travel`` (m), the progression is that axis in
+    the sense of the travel: 0 (+X), pi (-X), pi/2 (+Y) or -pi/2 (-Y).
+    Otherwise (standing, a treadmill, turning on the spot) it is the lab
+    axis closest to the pelvis's facing in its first measured frame (the
+    heading of its forward axis, rounded to a multiple of pi/2), as Nexus
+    and pyCGM2 (``PelvisProgressionFrameProcedure``) choose it; with no
+    facing either, +X.
+
+    Parameters
+    ----------
+    root_xy : (F, 2) m, horizontal position of the pelvis origin in ground
+    facing : (F,) rad, optional, heading of the pelvis's forward axis on the floor
+    travel : m, displacement above which the travel decides
+
+    Returns
+    -------
+    float, rad: one of 0, pi/2, pi, -pi/2
+    """
+    xy = np.asarray(root_xy, dtype=float).reshape(-1, 2)
+    ok = np.flatnonzero(np.isfinite(xy).all(axis=1))
+    if len(ok) >= 2:
+        d = xy[ok[-1]] - xy[ok[0]]
+        i = int(np.argmax(np.abs(d)))
+        if abs(d[i]) > travel:
+            return float((0.0 if d[0] > 0 else np.pi) if i == 0 else np.copysign(0.5 * np.pi, d[1]))
+    if facing is not None:
+        f = np.asarray(facing, dtype=float).reshape(-1)
+        f = f[np.isfinite(f)]
+        if len(f):
+            q = int(np.round(f[0] / (0.5 * np.pi))) % 4  # 0 +X, 1 +Y, 2 -X, 3 -Y
+            return float((0.0, 0.5 * np.pi, np.pi, -0.5 * np.pi)[q])
+    return 0.0
+
+
 def _yaw(psi) -> np.ndarray:
     return euler_to_matrix(np.stack([np.zeros_like(psi), np.zeros_like(psi), psi], axis=-1), "xyz")
 
@@ -362,8 +412,12 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
     time = coords["time"].to_numpy(dtype=float)
     root = names[0]
     R_root = _relative(model, coords, root)  # the root's relative rotation is its orientation in ground
-    heading = progression_heading(time, coords[[f"{root}_x", f"{root}_y"]].to_numpy(dtype=float),
-                                  facing=np.arctan2(R_root[:, 1, 0], R_root[:, 0, 0]))
+    root_xy = coords[[f"{root}_x", f"{root}_y"]].to_numpy(dtype=float)
+    facing = np.arctan2(R_root[:, 1, 0], R_root[:, 0, 0])
+    if (getattr(model, "meta", None) or {}).get("progression_frame") == "lab_axis":  # Plug-in Gait: one lab axis
+        heading = np.full(F, lab_axis_heading(root_xy, facing))
+    else:
+        heading = progression_heading(time, root_xy, facing=facing)
     feet = [(side, s) for side, s in _SIDES if f"{side}_foot_progression_deg" in columns]
     # one kernel pass: every joint's composed rotation, decomposed (foot: its absolute axes as yaw-pitch-roll)
     chains, use_yaw, seqs = [], [], []

@@ -9,10 +9,13 @@ Huston ch. 9-10) balanced body by body from the tips of the tree to the root
   (N·m about O_k): what the segment receives from its parent, ground axes;
   body 1's are the residual force and moment from ground;
 - ``<segment>_joint_power`` (W): joint moment . relative angular velocity;
-- clinical moments ``s_hip_flexion_moment_Nm_per_kg`` ...: the generalized
-  force of each clinical angle of the hips, knees and ankles (the joint moment
-  projected on that angle's axis of the joint coordinate system, positive in
-  the sense of the positive angle), per kg of body mass; joint powers
+- clinical moments ``s_hip_flexion_moment_Nm_per_kg`` ...: the joint moment
+  projected on the axis of each clinical angle of the hips, knees and ankles
+  in the model's moment frame (:mod:`humanbody.mechanics.moment_frames`: by
+  default the joint coordinate system, whose components are the generalized
+  forces of the clinical angles; the distal segment's frame for the Plug-in
+  Gait sets), positive in the sense of the positive angle, per kg of body
+  mass; joint powers
   ``s_hip_power_W_per_kg`` ...; ground reaction per foot
   ``s_grf_<axis>_N_per_kg``.
 """
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .clinical import CLINICAL_ANGLES
+from .moment_frames import apply_moment_frame, moment_frame, trial_heading
 
 __all__ = ["JointLoads", "joint_loads", "kinetic_columns", "kinetic_block", "compute_with_kinetics", "KINETIC_JOINTS",
            "moment_contributions"]
@@ -129,7 +133,8 @@ def _block_layout(model, F: int, out):
     return out, JointLoads(seg[..., :3], seg[..., 3:6], seg[..., 6]), child, parent, signs, feet
 
 
-def kinetic_block(model, results, loads, start: int = 0, out: np.ndarray | None = None) -> np.ndarray:
+def kinetic_block(model, results, loads, start: int = 0, out: np.ndarray | None = None,
+                  heading: float | None = None) -> np.ndarray:
     """The kinetic columns (:func:`kinetic_columns`) of frames ``start ..`` as one (F, c) array.
 
     Joint forces, moments and powers (:func:`joint_loads`); the clinical
@@ -138,7 +143,12 @@ def kinetic_block(model, results, loads, start: int = 0, out: np.ndarray | None 
     axes of the joint coordinate system); the ground reaction on each foot
     (:func:`humanbody._kernels.kinetics.ground_reactions`).  All per kg of
     body mass except the per-segment columns.  ``out``, when it has the
-    right shape, is written and returned (a reused buffer).
+    right shape, is written and returned (a reused buffer).  The clinical
+    moments are in the model's moment frame
+    (:func:`humanbody.mechanics.moment_frames.moment_frame`: the joint
+    coordinate system unless the model names another); ``"global"`` takes
+    the trial's progression axis ``heading`` (rad; default: from these
+    frames, :func:`~humanbody.mechanics.moment_frames.trial_heading`).
     """
     from .._kernels.kinetics import clinical_moments, ground_reactions
 
@@ -147,6 +157,8 @@ def kinetic_block(model, results, loads, start: int = 0, out: np.ndarray | None 
     out, jl, child, parent, signs, feet = _block_layout(model, F, out)
     joint_loads(model, results, loads, start, out=jl)
     clinical_moments(results.R, jl.joint_moment, jl.joint_power, child, parent, signs, body_mass, out, 7 * n)
+    _in_frame(model, results.R, jl, child, parent, signs, out, 7 * n, heading,
+              lambda: _heading_of(model, results))
     force, _, body = _load_arrays(loads, start, start + F)
     ground_reactions(force, body, feet, body_mass, out, 7 * n + 4 * len(child))
     return out
@@ -176,7 +188,26 @@ def compute_with_kinetics(model, motion, loads, start: int = 0, stop: int | None
              jl.joint_moment, jl.joint_power, child, parent, signs, feet, float(model.total_mass), block, 7 * n)
     results = _run_kernel(model, motion.time[sl], q, qd, qdd, motion.local_rates, motion.how, out,
                           kernel=lambda *args: tree_dynamics(*args, *extra))
+    _in_frame(model, results.R, jl, child, parent, signs, block, 7 * n, None, lambda: trial_heading(model, motion.q))
     return results, block
+
+
+def _heading_of(model, results) -> float:
+    """The progression lab axis of the frames of ``results`` (root travel and facing)."""
+    from .clinical import lab_axis_heading
+
+    R0 = np.asarray(results.R)[:, 0]
+    return lab_axis_heading(np.asarray(results.joint)[:, 0, :2], np.arctan2(R0[:, 1, 0], R0[:, 0, 0]))
+
+
+def _in_frame(model, R, jl, child, parent, signs, out, first, heading, find_heading) -> None:
+    """The clinical moment columns re-expressed in the model's moment frame (the kernel wrote the JCS's)."""
+    frame = moment_frame(model)
+    if frame == "jcs":
+        return
+    if frame == "global" and heading is None:
+        heading = find_heading()
+    apply_moment_frame(model, R, jl.joint_moment, child, parent, signs, out, first, heading)
 
 
 def _subtree(parents, k: int) -> list[int]:

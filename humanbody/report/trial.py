@@ -325,7 +325,13 @@ def _normative_scores(options: ReportOptions, task, analysis, row: dict, cycles,
     messages.append(f"normative data {nset.name} ({nset.source}), {note}; Gait Profile Score "
                     f"{summary['gait_profile_score_deg']:.1f} deg (right "
                     f"{summary['right_gait_profile_score_deg']:.1f}, left {summary['left_gait_profile_score_deg']:.1f})")
-    return table, {"scores": scores, "summary": summary, "name": f"{nset.name} {cond}"}
+    from ..gait.normative import marker_set_note
+
+    markers = marker_set_note(nset, ((getattr(analysis.model, "meta", None) or {}).get("calibration") or {})
+                              .get("markerset"))
+    if markers:
+        messages.append(markers)
+    return table, {"scores": scores, "summary": summary, "name": f"{nset.name} {cond}", "note": markers}
 
 
 def _figures(plots: str, stem: str, cycles, params, normative, gps, with_kinetics: bool, points, events,

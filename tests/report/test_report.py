@@ -184,6 +184,13 @@ def test_batch_good_and_bad(report_run):
     assert page.count("normative mean ± 1 SD") == 2  # the angle and kinetics figures carry the bands
     assert "Gait Profile Score" in page
     assert s.loc["subject01_walk1", "normative"] == "Schwartz2008 Free"
+    # Schwartz's norms are Plug-in Gait's, this walk's markers are not: one line names both (page and log)
+    said = ("normative data Schwartz2008 were measured with Plug-in Gait's markers and model, this trial with "
+            "marker set ")
+    import html
+
+    text = html.unescape(page)
+    assert text.count(said + "gait2392") == 2 and "<p class=note>" + said in text  # under the GPS, in the messages
     assert 2 < s.loc["subject01_walk1", "gait_profile_score_deg"] < 20
     assert "kinetics: residual force at the pelvis" in page
     assert s.loc["subject01_walk1", "right_peak_ankle_plantarflexion_moment_Nm_per_kg"] == pytest.approx(1.5, abs=0.4)

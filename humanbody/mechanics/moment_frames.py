@@ -1,0 +1,216 @@
+"""The frame the clinical joint moments are expressed in: distal, proximal, joint coordinate system, global.
+
+A joint's net internal moment M (N·m, ground axes: what the proximal
+segment exerts on the distal one about the joint centre,
+:func:`humanbody.mechanics.kinetics.joint_loads`) is one vector; the
+clinical columns ``s_<joint>_<angle>_moment_Nm_per_kg`` are its components
+on three axes, one per clinical angle of the joint, each positive in the
+sense of its positive angle (``sign``: flexion, adduction, internal
+rotation, dorsiflexion, inversion on both sides) and divided by the body
+mass m:
+
+``column_a = sign_a (M . u_a) / m``,  a = flexion (about y), adduction (x), rotation (z)
+
+with the axes u_a taken from
+
+- ``"jcs"``: the joint coordinate system (Grood and Suntay): ``u_y = R_p e_y``
+  fixed in the proximal segment, ``u_z = R_d e_z`` fixed in the distal one
+  and the floating ``u_x = unit(u_y x u_z)`` (not orthogonal in general:
+  the generalized forces of the clinical angles);
+- ``"distal"``: the distal segment's own axes, ``u_a = R_d e_a`` (Plug-in
+  Gait's and Vicon Nexus's, pyCGM2's ``"Distal"`` projection: the hip's
+  moment in the thigh's frame, the knee's in the shank's, the ankle's in the
+  foot's);
+- ``"proximal"``: the proximal segment's axes, ``u_a = R_p e_a``;
+- ``"global"``: the progression frame of the trial, one lab axis
+  (:func:`humanbody.mechanics.clinical.lab_axis_heading`): ``u_x`` along
+  the progression, ``u_y`` to its left, ``u_z`` up.
+
+The joint power ``P = M . (omega_d - omega_p)`` (W; per kg in
+``s_<joint>_power_W_per_kg``) is a scalar and the same in every frame;
+Vicon Nexus writes it, in W/kg, as the Z component of ``RHipPower`` ....
+Nexus's own moment outputs (``RHipMoment`` ..., N·mm/kg) are the distal
+components with extensor, abductor, external rotator and plantarflexor
+positive, that is ``-1000`` times the ``"distal"`` columns here
+(:func:`nexus_moments`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["MOMENT_FRAMES", "NEXUS_FRAME", "moment_frame", "with_moment_frame", "moment_axes", "project_moments",
+           "apply_moment_frame", "trial_heading", "distal_moments", "moment_frame_note"]
+
+#: The frames a user may choose (``--moment-frame``).
+MOMENT_FRAMES = ("distal", "proximal", "jcs", "global")
+
+#: The frame of Vicon Nexus's Plug-in Gait moments (and of the C3D export).
+NEXUS_FRAME = "distal"
+
+_LETTERS = (1, 0, 2)  # flexion about y, adduction about x, rotation about z: the clinical angles' axes
+
+
+def _check(frame: str) -> str:
+    if frame not in MOMENT_FRAMES:
+        from ..errors import InputError
+
+        raise InputError(f"--moment-frame must be one of {', '.join(MOMENT_FRAMES)}, not {frame!r}")
+    return frame
+
+
+def moment_frame(model) -> str:
+    """The frame of ``model``'s clinical moment columns: ``meta["moment_frame"]`` (the Plug-in Gait sets:
+    ``"distal"``), else ``"jcs"``."""
+    return _check(str((getattr(model, "meta", None) or {}).get("moment_frame") or "jcs"))
+
+
+def with_moment_frame(model, frame: str | None):
+    """``model`` with its clinical moments in ``frame`` (None: the marker set's, or ``"jcs"``)."""
+    if frame is None:
+        return model
+    return model.replace(meta=dict(model.meta, moment_frame=_check(str(frame))))
+
+
+def moment_frame_note(model) -> str:
+    """One log line naming the frame of the clinical moment columns."""
+    frame = moment_frame(model)
+    what = {"distal": "the distal segment's frame (the thigh's for the hip, the shank's for the knee, the foot's "
+                      "for the ankle), as Plug-in Gait expresses them",
+            "proximal": "the proximal segment's frame (the pelvis's for the hip, the thigh's for the knee, the "
+                        "shank's for the ankle)",
+            "jcs": "the joint coordinate system's axes (proximal flexion axis, floating axis, distal long axis)",
+            "global": "the trial's progression frame (one lab axis, its left and the vertical)"}[frame]
+    return (f"moments: clinical moment columns (*_moment_Nm_per_kg) in {what} (--moment-frame {frame}); "
+            "the C3D export writes Plug-in Gait's (distal, N.mm/kg, extensor, abductor, external rotator, "
+            "plantarflexor positive)")
+
+
+def _yaw(heading: float) -> np.ndarray:
+    c, s = np.cos(heading), np.sin(heading)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def moment_axes(R, child, parent, frame: str, heading: float = 0.0) -> np.ndarray:
+    """The axes u_flexion, u_adduction, u_rotation of each joint, ground components: (F, J, 3, 3), axis last-but-one.
+
+    Parameters
+    ----------
+    R : (F, n, 3, 3)  absolute orientations of the segments (columns: the body axes in ground)
+    child, parent : (J,) int  0-based indices of each joint's distal and proximal segments
+    frame : one of :data:`MOMENT_FRAMES`
+    heading : rad, the progression's lab axis (``"global"`` only)
+    """
+    R = np.asarray(R, dtype=float)
+    Rd, Rp = R[:, child], R[:, parent]
+    if frame == "distal":
+        return np.swapaxes(Rd[..., list(_LETTERS)], -1, -2)
+    if frame == "proximal":
+        return np.swapaxes(Rp[..., list(_LETTERS)], -1, -2)
+    if frame == "global":
+        G = _yaw(float(heading))[:, list(_LETTERS)].T
+        return np.broadcast_to(G, Rd.shape).copy()
+    _check(frame)
+    u1, u3 = Rp[..., :, 1], Rd[..., :, 2]
+    u2 = np.cross(u1, u3)
+    u2 /= np.linalg.norm(u2, axis=-1, keepdims=True)
+    return np.stack([u1, u2, u3], axis=-2)
+
+
+def project_moments(R, joint_moment, child, parent, signs, body_mass: float, frame: str,
+                    heading: float = 0.0) -> np.ndarray:
+    """``sign_a (M . u_a) / m`` of each joint (module docstring): (F, J, 3) N·m/kg.
+
+    ``joint_moment`` (F, n, 3) N·m, ground axes, each segment's joint moment; ``signs`` (J, 3).
+    """
+    M = np.asarray(joint_moment, dtype=float)[:, child]
+    u = moment_axes(R, child, parent, frame, heading)
+    return np.asarray(signs, dtype=float) * np.einsum("fjai,fji->fja", u, M) / float(body_mass)
+
+
+def apply_moment_frame(model, R, joint_moment, child, parent, signs, out, first: int, heading=None) -> None:
+    """Write the clinical moment columns of ``out`` (four per joint from ``first``: three moments, the power)
+    in ``model``'s frame (:func:`moment_frame`); the kernel's ``"jcs"`` columns are left as they are."""
+    frame = moment_frame(model)
+    if frame == "jcs" or len(child) == 0:
+        return
+    if frame == "global" and heading is None:
+        raise ValueError("the global moment frame needs the trial's heading")
+    comps = project_moments(R, joint_moment, child, parent, signs, float(model.total_mass), frame,
+                            0.0 if heading is None else float(heading))
+    for i in range(len(child)):
+        out[:, first + 4 * i:first + 4 * i + 3] = comps[:, i]
+
+
+def _root_rotation(model, angles) -> np.ndarray:
+    from ..rotations.angles import euler_to_matrix
+
+    return euler_to_matrix(np.asarray(angles, dtype=float), model.sequences[0])
+
+
+def trial_heading(model, q) -> float:
+    """The trial's progression lab axis (rad) from its coordinates ``q`` (F, 3 + 3n): the root's travel and
+    facing (:func:`humanbody.mechanics.clinical.lab_axis_heading`)."""
+    from .clinical import lab_axis_heading
+
+    q = np.asarray(q, dtype=float)
+    R0 = _root_rotation(model, q[:, 3:6])
+    return lab_axis_heading(q[:, :2], np.arctan2(R0[:, 1, 0], R0[:, 0, 0]))
+
+
+def _orientations(model, table, names) -> dict:
+    """Absolute orientations (F, 3, 3) of the segments ``names`` from the coordinate columns of ``table``."""
+    from ..rotations.angles import euler_to_matrix
+
+    memo: dict = {}
+
+    def absolute(k: int) -> np.ndarray:
+        if k not in memo:
+            name = model.names[k]
+            ang = np.stack([np.asarray(table[f"{name}_{a}"], dtype=float) for a in ("alpha", "beta", "gamma")], -1)
+            S = euler_to_matrix(ang, model.sequences[k])
+            p = int(model.parents[k])
+            memo[k] = S if p == 0 else absolute(p - 1) @ S
+        return memo[k]
+
+    return {n: absolute(model.names.index(n)) for n in names}
+
+
+def distal_inputs(model) -> list[str]:
+    """The results columns :func:`distal_moments` reads: the hips', knees' and ankles' joint moments and the
+    coordinates of the segments down to the feet."""
+    from .kinetics import KINETIC_JOINTS
+
+    cols = []
+    for _, seg, _ in KINETIC_JOINTS:
+        if seg not in model.names:
+            continue
+        cols += [f"{seg}_joint_moment_{a}" for a in "xyz"]
+        k = model.names.index(seg)
+        while k >= 0:
+            cols += [f"{model.names[k]}_{a}" for a in ("alpha", "beta", "gamma")]
+            k = int(model.parents[k]) - 1
+    return list(dict.fromkeys(cols))
+
+
+def distal_moments(model, table) -> dict:
+    """The clinical moment columns in the distal frame (N·m/kg, our signs) from a results table's joint moments
+    and coordinates: ``{column: (F,) values}`` for every hip, knee and ankle of ``model`` that the table
+    has.  What the C3D export writes (times -1000: Nexus's N·mm/kg and signs) whatever ``--moment-frame``."""
+    from .clinical import CLINICAL_ANGLES
+    from .kinetics import KINETIC_JOINTS
+
+    out: dict[str, np.ndarray] = {}
+    joints = [(j, seg) for j, seg, ref in KINETIC_JOINTS if seg in model.names and ref in model.names
+              and f"{seg}_joint_moment_x" in table]
+    if not joints:
+        return out
+    R = _orientations(model, table, [seg for _, seg in joints])
+    m = float(model.total_mass)
+    for joint, seg in joints:
+        M = np.stack([np.asarray(table[f"{seg}_joint_moment_{a}"], dtype=float) for a in "xyz"], -1)
+        angles = [a for a in CLINICAL_ANGLES if a.joint == joint]
+        for a, letter in zip(angles, _LETTERS, strict=True):
+            out[a.column[: -len("_deg")] + "_moment_Nm_per_kg"] = a.sign * np.einsum("fi,fi->f", R[seg][:, :, letter],
+                                                                                     M) / m
+    return out
