@@ -39,12 +39,15 @@ def looks_like_c3d(head: bytes) -> bool:
     return len(head) >= 2 and head[1] == 0x50 and 1 < head[0] < 128
 
 
-def _check_structure(path: Path) -> None:
+def _check_structure(path: Path) -> str | None:
     """Raise InputError when the file is not a complete C3D file.
 
     Checks the header key, the parameter section (its blocks present, the
     record chain inside it) and that the data section holds every frame
-    the header announces.
+    the header announces.  A data section that holds fewer frames than
+    announced but ends with a whole frame exactly at the end of the file is
+    accepted (ezc3d reads those frames): the returned note says so; a file
+    cut inside a frame is truncated.
     """
     raw = path.read_bytes()
     size = len(raw)
@@ -90,10 +93,16 @@ def _check_structure(path: Path) -> None:
     need = d_start + frames * per_frame
     if size < need:
         have = max(0, (size - d_start) // per_frame) if per_frame else 0
+        if have >= 2 and size == d_start + have * per_frame:
+            # Whole frames up to the file's last byte (NDI Optotrak writes the planned frame count in the
+            # header): the frames that are there are read, as ezc3d reads them, and the log says so.
+            return (f"the header announces {frames} frames, the data hold {have} whole frames up to the end "
+                    f"of the file: {have} read")
         raise InputError(
             f"is a truncated C3D file: the header announces {frames} frames but the data "
             f"stop after {have}", path,
         )
+    return None
 
 
 def _param(c, group, name, default=None):
@@ -148,7 +157,7 @@ def read_c3d(path, units: str | None = None, rate_hz: float | None = None):
         import ezc3d
     except ImportError:
         raise InputError(_MISSING_EZC3D, path) from None
-    _check_structure(path)
+    frames_note = _check_structure(path)
     try:
         c = ezc3d.c3d(str(path))
     except Exception as err:  # ezc3d raises RuntimeError/IOError with C++ messages
@@ -169,7 +178,7 @@ def read_c3d(path, units: str | None = None, rate_hz: float | None = None):
     if not keep:
         raise InputError("holds no marker points (only model outputs)", path)
     names = [labels[k] for k in keep]
-    conversions: list[str] = []
+    conversions: list[str] = [frames_note] if frames_note else []
     if units is not None:
         unit = (units, "the units option")
     else:

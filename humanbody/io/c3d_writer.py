@@ -1,37 +1,51 @@
 """C3D output: the input trial's data untouched, our results added as Vicon Nexus writes model outputs.
 
-:func:`write_c3d` writes one C3D file through ezc3d.  From a C3D trial it
-re-reads the source file with ezc3d and keeps everything in it as read:
-marker labels, coordinates (lab axes, ``POINT:UNITS``), residuals and
-camera masks, the analog channels, the ``FORCE_PLATFORM`` group and every
-other parameter.  From a TRC or CSV trial it writes the markers as read
-(lab axes, the file's length unit), and, given a loads table, analog
-channels with a ``FORCE_PLATFORM`` group of type 2 that reproduces the
-loads (:func:`platform_channels`).
+:func:`write_c3d` writes one C3D file from one model of it: the groups and
+typed parameters (:mod:`humanbody.io.c3d_params`), the points (with their
+residuals and camera masks) and the analog channels.  From a C3D trial the
+model is the source file as read: every group and parameter (name, type,
+dimensions, values, description, locked flag), the header's events, the
+points and analogs as ezc3d reads them.  From a TRC or CSV trial it holds
+the markers as read (lab axes, the file's length unit), and, given a loads
+table, analog channels with a ``FORCE_PLATFORM`` group of type 2 that
+reproduces the loads (:func:`platform_channels`).
 
 Our outputs are appended as points in Nexus's model-output groups
 (``POINT:ANGLES``, ``MOMENTS``, ``POWERS``, ``FORCES``) and modelled
 points (``POINT:MODELLED``, a humanbody parameter our reader leaves out
-like the groups above); gait events go into the ``EVENT`` group.  The
-mapping from the results columns to the Plug-in Gait names and signs is
-:mod:`humanbody.export` (docs/formats.md, "C3D export").
+like the groups above); gait events go into the ``EVENT`` group.  Past 255
+points the labels and descriptions continue in ``LABELS2``,
+``DESCRIPTIONS2``, ... as Vicon writes them.  The mapping from the results
+columns to the Plug-in Gait names and signs is :mod:`humanbody.export`
+(docs/formats.md, "C3D export").
+
+The file is written in one pass, Intel floating-point format: the header,
+the parameter section laid out from the model (every offset computed from
+the records written, :func:`humanbody.io.c3d_params.layout_parameters`),
+then the frames.  The parameters that describe the layout are set from it
+(``POINT:USED``, ``POINT:DATA_START``, ``POINT:FRAMES``, ``ANALOG:USED``;
+``POINT:SCALE`` becomes negative, the sign of float data, keeping its
+magnitude, the unit of the residuals).  Analog samples are written so that
+a reader applying the file's ``ANALOG:SCALE``, ``GEN_SCALE`` and ``OFFSET``
+gets the values back.
 
 The classic C3D header counts frames in 16-bit words: ``last frame =
-first frame + frames - 1`` must be at most 65535.  ezc3d writes a longer
-trial without complaint but reads back only 65535 frames, so a longer one
-is an :class:`~humanbody.errors.InputError` before anything is written.
+first frame + frames - 1`` must be at most 65535; a longer trial is an
+:class:`~humanbody.errors.InputError` before anything is written.
 """
 
 from __future__ import annotations
 
 import os
+import struct
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import InputError
+from .c3d_params import Group, Parameter, ParameterError, layout_parameters, parse_parameters, split_lists
 
-__all__ = ["C3D_MAX_FRAME", "Platforms", "PointBlock", "platform_channels", "write_c3d"]
+__all__ = ["C3D_MAX_FRAME", "C3DModel", "Platforms", "PointBlock", "platform_channels", "write_c3d"]
 
 #: Largest frame number the C3D header can hold (unsigned 16-bit word).
 C3D_MAX_FRAME = 65535
@@ -148,23 +162,185 @@ def platform_channels(time, force, point, moment, frame_time, lab_of_ground, uni
     return Platforms(analogs, labels, units, corners, samples_per_frame / dt)
 
 
-def _labels(params, group="POINT") -> tuple[list, list]:
-    """All labels of a group (LABELS, LABELS2, ...) and the parameter names holding them."""
-    names = ["LABELS"] + [f"LABELS{k}" for k in range(2, 100) if f"LABELS{k}" in params[group]]
-    out = []
-    for name in names:
-        if name in params[group]:
-            out += [str(x).strip() for x in params[group][name]["value"]]
-    return out, [n for n in names if n in params[group]]
 
+# ------------------------------------------------------------------ the model of the file
+@dataclass(eq=False)
+class C3DModel:
+    """One C3D file: header (512 bytes, Intel), groups of parameters, points and analogs.
 
-def _int_param(c, group: str, name: str, values, shape=None) -> None:
-    from ezc3d import ezc3d as swig
+    groups : {name: Group}          :mod:`humanbody.io.c3d_params`
+    points : (4, n, F) float        x, y, z (file units) and 1 / NaN, as ezc3d gives them
+    residuals : (1, n, F) float     residual of each point (< 0: invalid), file units
+    masks : (7, n, F) bool          camera masks
+    analogs : (1, channels, F * sub) float  the channels in their units (scale and offset applied)
+    first_frame : int               1-based number of the first frame
+    """
 
-    p = swig.Parameter(name, "")
-    vec = swig.VecInt([int(v) for v in np.asarray(values).ravel(order="F")])
-    p.set(vec) if shape is None else p.set(vec, swig.VecUInt([int(s) for s in shape]))
-    c._storage["parameters"].add_parameter(group, p)
+    header: bytearray
+    groups: dict
+    points: np.ndarray
+    residuals: np.ndarray
+    masks: np.ndarray
+    analogs: np.ndarray
+    first_frame: int
+
+    @classmethod
+    def read(cls, path) -> C3DModel:
+        """The model of a C3D file: parameters by :func:`~humanbody.io.c3d_params.parse_parameters`, the
+        frames by ezc3d.
+
+        Raises
+        ------
+        InputError  an unreadable file, or one holding rotations (a section this writer does not carry).
+        """
+        import ezc3d
+
+        raw = open(os.fspath(path), "rb").read()
+        try:
+            groups, proc = parse_parameters(raw, (raw[0] - 1) * 512)
+            c = ezc3d.c3d(os.fspath(path))
+        except (ParameterError, RuntimeError, IndexError, ValueError) as err:
+            raise InputError(f"is not a readable C3D file ({err})", path) from None
+        rot = groups.get("ROTATION")
+        if rot is not None and "USED" in rot.params and int(np.ravel(rot.params["USED"].value)[0]) > 0:
+            raise InputError("holds a ROTATION section, which the C3D writer does not carry over", path)
+        header = bytearray(512)
+        if proc == 84:  # the reserved words and the header's events, as the source holds them
+            header[:] = raw[:512]
+        meta = c["data"]["meta_points"]
+        return cls(header, groups, np.asarray(c["data"]["points"], dtype=float),
+                   np.asarray(meta["residuals"], dtype=float), np.asarray(meta["camera_masks"], dtype=bool),
+                   np.asarray(c["data"]["analogs"], dtype=float), int(c["header"]["points"]["first_frame"]) + 1)
+
+    @classmethod
+    def new(cls, frames: int, rate_hz: float, unit: str, first_frame: int) -> C3DModel:
+        """An empty model: POINT (rate, unit, no labels) and ANALOG (no channels) groups."""
+        point = Group("POINT", 1, "3-D point parameters")
+        for p in (Parameter.of("USED", np.int16(0)), Parameter.of("SCALE", np.float32(-1.0)),
+                  Parameter.of("RATE", np.float32(rate_hz)), Parameter.of("DATA_START", np.int16(0)),
+                  Parameter.of("FRAMES", np.int16(0)), Parameter.of("LABELS", [], type=-1),
+                  Parameter.of("DESCRIPTIONS", [], type=-1), Parameter.of("UNITS", unit)):
+            point.params[p.name] = p
+        analog = Group("ANALOG", 2, "analog data parameters")
+        for p in (Parameter.of("USED", np.int16(0)), Parameter.of("LABELS", [], type=-1),
+                  Parameter.of("DESCRIPTIONS", [], type=-1), Parameter.of("GEN_SCALE", np.float32(1.0)),
+                  Parameter.of("SCALE", np.zeros(0, dtype=np.float32)),
+                  Parameter.of("OFFSET", np.zeros(0, dtype=np.int16)), Parameter.of("UNITS", [], type=-1),
+                  Parameter.of("RATE", np.float32(rate_hz))):
+            analog.params[p.name] = p
+        return cls(bytearray(512), {"POINT": point, "ANALOG": analog}, np.zeros((4, 0, frames)),
+                   np.zeros((1, 0, frames)), np.zeros((7, 0, frames), dtype=bool), np.zeros((1, 0, frames)),
+                   int(first_frame))
+
+    def group(self, name: str) -> Group:
+        """The group ``name``, added (next id) when missing."""
+        if name not in self.groups:
+            self.groups[name] = Group(name, max([g.gid for g in self.groups.values()] + [0]) + 1)
+        return self.groups[name]
+
+    def get(self, group: str, name: str, default=None):
+        """The value of ``group:name`` (:attr:`Parameter.value`), or ``default``."""
+        g = self.groups.get(group)
+        return g.params[name].value if g is not None and name in g.params else default
+
+    def set(self, group: str, name: str, values, type: int | None = None) -> None:
+        """Set ``group:name`` to ``values``; an existing parameter keeps its type (unless ``type``), its
+        description and its locked flag."""
+        g = self.group(group)
+        old = g.params.get(name)
+        if type is None and old is not None and old.type != -1 and not isinstance(values, (str, list)):
+            type = old.type
+        p = Parameter.of(name, values, type=type)
+        if old is not None:
+            p.description, p.locked = old.description, old.locked
+        g.params[name] = p
+
+    def texts(self, group: str, base: str) -> list:
+        """A list continued over ``base``, ``base2``, ... (stripped)."""
+        out: list = []
+        for k in range(1, 100):
+            v = self.get(group, base if k == 1 else f"{base}{k}")
+            if v is None:
+                break
+            out += [str(x).strip() for x in v]
+        return out
+
+    def set_texts(self, group: str, base: str, texts: list) -> None:
+        """Set a list over ``base``, ``base2``, ... (255 entries each), keeping the char width of ``base``."""
+        g = self.group(group)
+        width = g.params[base].dims[0] if base in g.params and g.params[base].dims else 1
+        split_lists(g, base, list(texts))
+        for k in range(1, 100):
+            p = g.params.get(base if k == 1 else f"{base}{k}")
+            if p is None:
+                break
+            if p.dims and p.dims[0] < width and len(p.dims) == 2:
+                n = p.dims[1]
+                codes = np.asarray(p.data, dtype=np.uint8).reshape(n, p.dims[0])
+                padded = np.full((n, width), 32, dtype=np.uint8)
+                padded[:, :p.dims[0]] = codes
+                p.dims, p.data = (width, n), padded.ravel()
+
+    def write(self, path, data: _Points) -> None:
+        """Write the file (Intel float format) at ``path`` (an empty file, see :func:`humanbody.atomic.open_temp`)."""
+        from ..atomic import open_temp
+
+        F, n = data.frames, data.n0 + data.k
+        an = self.analogs
+        channels = an.shape[1] if an.size else 0
+        sub = an.shape[2] // F if channels and F else 0
+        if channels and sub * F != an.shape[2]:
+            raise InputError(f"the analog channels hold {an.shape[2]} samples, not a whole number per frame "
+                             f"({F} frames)", path)
+        if n > 65535 or channels * sub > 65535:
+            raise InputError("cannot write C3D: more than 65535 points or analog samples a frame", path)
+        scale = abs(float(np.ravel(self.get("POINT", "SCALE", [-1.0]))[0])) or 1.0
+        rate = float(np.ravel(self.get("POINT", "RATE", [0.0]))[0])
+        self.set("POINT", "USED", n, type=2)
+        self.set("POINT", "SCALE", np.float32(-scale), type=4)
+        frames_type = self.groups["POINT"].params["FRAMES"].type if "FRAMES" in self.groups["POINT"].params else 2
+        self.set("POINT", "FRAMES", F, type=frames_type if frames_type in (2, 4) else 2)
+        self.set("POINT", "DATA_START", np.int16(0), type=2)
+        if "ANALOG" in self.groups or channels:
+            self.set("ANALOG", "USED", np.int16(channels), type=2)
+        gen = float(np.ravel(self.get("ANALOG", "GEN_SCALE", [1.0]))[0]) if channels else 1.0
+        scales = np.ones(channels)
+        offsets = np.zeros(channels)
+        if channels:
+            s = np.ravel(np.asarray(self.get("ANALOG", "SCALE", []), dtype=float))
+            o = np.ravel(np.asarray(self.get("ANALOG", "OFFSET", []), dtype=float))
+            if len(s) < channels or len(o) < channels:
+                self.set("ANALOG", "SCALE", np.concatenate([s, np.ones(channels - len(s))])[:channels].astype(
+                    np.float32) if len(s) < channels else s.astype(np.float32), type=4)
+                self.set("ANALOG", "OFFSET", np.concatenate([o, np.zeros(channels - len(o))])[:channels].astype(
+                    np.int16) if len(o) < channels else o.astype(np.int16), type=2)
+                s = np.ravel(np.asarray(self.get("ANALOG", "SCALE"), dtype=float))
+                o = np.ravel(np.asarray(self.get("ANALOG", "OFFSET"), dtype=float))
+            scales = s[:channels] * gen
+            offsets = o[:channels]
+        try:
+            section = layout_parameters(self.groups)
+            blocks = len(section) // 512
+            self.set("POINT", "DATA_START", np.int16(2 + blocks), type=2)
+            section = layout_parameters(self.groups)
+        except ParameterError as err:
+            raise InputError(f"cannot write C3D: {err}", path) from None
+        head = self.header
+        head[0], head[1] = 2, 0x50
+        struct.pack_into("<5H", head, 2, n, channels * sub, self.first_frame, self.first_frame + F - 1,
+                         struct.unpack_from("<H", head, 10)[0] or 10)
+        struct.pack_into("<f", head, 12, -scale)
+        struct.pack_into("<2H", head, 16, 2 + blocks, sub)
+        struct.pack_into("<f", head, 20, rate)
+        per_row = 4 * n + channels * sub
+        with open_temp(path) as fh:  # the empty file of atomic_path, not truncated (see open_temp)
+            fh.write(bytes(head))
+            fh.write(section)
+            step = max(1, (1 << 22) // max(1, per_row * 4))
+            for a in range(0, F, step):
+                fh.write(data.encode(slice(a, min(F, a + step)), an, scales, offsets, sub, scale).data.cast("B"))
+            written = F * per_row * 4
+            fh.write(b"\0" * (-written % 512))  # up to the end of the last block
 
 
 def _check_frames(first: int, frames: int, path) -> None:
@@ -173,6 +349,9 @@ def _check_frames(first: int, frames: int, path) -> None:
         raise InputError(f"cannot write C3D: {frames} frames from frame {first} end at frame {last}, past the "
                          f"C3D limit of {C3D_MAX_FRAME} (16-bit frame numbers); the CSV results are written, "
                          "use --export opensim for a longer trial", path)
+
+
+_MODEL_GROUPS = ("ANGLES", "FORCES", "MOMENTS", "POWERS", "SCALARS", "REACTIONS", "MODELLED")
 
 
 def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, markers_scale: float = 1.0,
@@ -186,7 +365,7 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
     path : str or Path             the ``.c3d`` to write
     frames : int                   number of point frames
     rate_hz : float                point rate
-    source : str or Path, optional a C3D trial: re-read with ezc3d and kept as it is
+    source : str or Path, optional a C3D trial: read (:meth:`C3DModel.read`) and kept as it is
     markers : (labels, (frames, n, 3) float), optional
         markers of a trial that is not a C3D file, lab axes, in ``unit``
         times ``markers_scale`` (written divided by it)
@@ -204,41 +383,29 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
     ------
     InputError
         Too many frames for the C3D format, a label clash with the
-        source's markers, platforms for a source that has some, or the
-        file cannot be written.
+        source's markers, platforms for a source that has some, a
+        parameter past the format's limits, or the file cannot be written.
     """
     try:
-        import ezc3d
+        import ezc3d  # noqa: F401 - the source is read through it
     except ImportError:
         raise InputError("writing C3D needs the ezc3d package: pip install 'humanbody[c3d]'", path) from None
     path = os.fspath(path)
     if source is not None:
-        c = ezc3d.c3d(os.fspath(source))
-        first = int(c["header"]["points"]["first_frame"]) + 1
-        _check_frames(first, c["data"]["points"].shape[2], path)
-        if c["data"]["points"].shape[2] != frames:
-            raise InputError(f"the source has {c['data']['points'].shape[2]} frames, the results {frames}", path)
+        model = C3DModel.read(source)
+        _check_frames(model.first_frame, model.points.shape[2], path)
+        if model.points.shape[2] != frames:
+            raise InputError(f"the source has {model.points.shape[2]} frames, the results {frames}", path)
     else:
         _check_frames(first_frame, frames, path)
-        c = ezc3d.c3d()
-        c["parameters"]["POINT"]["RATE"]["value"] = [float(rate_hz)]
-        c["parameters"]["POINT"]["LABELS"]["value"] = ()
-        c["data"]["points"] = np.zeros((4, 0, frames))
-        c.add_parameter("POINT", "UNITS", unit)
-        c["header"]["points"]["first_frame"] = int(first_frame) - 1
-        c["data"]["meta_points"] = {"residuals": np.zeros((1, 0, frames)),
-                                    "camera_masks": np.zeros((7, 0, frames), dtype=bool)}
+        model = C3DModel.new(frames, rate_hz, unit, first_frame)
         if markers is not None:  # the markers go first, as the points of the file
             blocks = [PointBlock("", list(markers[0]), markers[1], scale=markers_scale), *blocks]
-    params = c["parameters"]
-    existing, label_params = _labels(params)
-    model_groups = {}
-    for g in ("ANGLES", "FORCES", "MOMENTS", "POWERS", "SCALARS", "REACTIONS", "MODELLED"):
-        if g in params["POINT"]:
-            model_groups[g] = [str(x).strip() for x in params["POINT"][g]["value"]]
+    existing = model.texts("POINT", "LABELS")[:model.points.shape[1]]
+    model_groups = {g: [str(x).strip() for x in model.get("POINT", g)] for g in _MODEL_GROUPS
+                    if model.get("POINT", g) is not None}
     outputs = {lab for v in model_groups.values() for lab in v}
-    pts = c["data"]["points"]
-    meta = c["data"]["meta_points"]
+    pts, res = model.points, model.residuals
     new_labels, new_desc, take = [], [], []
     for b, block in enumerate(blocks):
         for j, (label, group) in enumerate(zip(block.labels, block.groups(), strict=True)):
@@ -251,30 +418,30 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
                 ok = np.isfinite(v).all(axis=0)
                 pts[:3, i] = np.where(ok, v, np.nan)
                 pts[3, i] = np.where(ok, 1.0, np.nan)
-                meta["residuals"][0, i] = np.where(ok, 0.0, -1.0)
+                res[0, i] = np.where(ok, 0.0, -1.0)
             else:
                 new_labels.append(label)
                 new_desc.append(block.descriptions[j] if j < len(block.descriptions) else "")
                 take.append((b, j))
             if label not in listed:
                 listed.append(label)
-    data = _Points(pts, meta["residuals"], meta["camera_masks"], blocks, take)
+    data = _Points(pts, res, model.masks, blocks, take)
     if new_labels:
-        last = label_params[-1]
-        params["POINT"][last]["value"] = list(params["POINT"][last]["value"]) + new_labels
-        if "DESCRIPTIONS" in params["POINT"] and len(params["POINT"]["DESCRIPTIONS"]["value"]) == len(existing):
-            params["POINT"]["DESCRIPTIONS"]["value"] = list(params["POINT"]["DESCRIPTIONS"]["value"]) + new_desc
+        descriptions = model.texts("POINT", "DESCRIPTIONS")
+        model.set_texts("POINT", "LABELS", existing + new_labels)
+        if len(descriptions) == len(existing):
+            model.set_texts("POINT", "DESCRIPTIONS", descriptions + new_desc)
     for g, listed in model_groups.items():
-        if g and listed:
-            c.add_parameter("POINT", g, listed)
+        if g and listed and [str(x).strip() for x in (model.get("POINT", g) or [])] != listed:
+            model.set("POINT", g, listed)
     for g, u in (("ANGLE_UNITS", "deg"), ("FORCE_UNITS", "N/kg"), ("MOMENT_UNITS", "Nmm/kg"),
                  ("POWER_UNITS", "W/kg")):
-        if any(g.split("_")[0] + "S" in b.groups() for b in blocks) and g not in params["POINT"]:
-            c.add_parameter("POINT", g, u)
+        if any(g.split("_")[0] + "S" in b.groups() for b in blocks) and model.get("POINT", g) is None:
+            model.set("POINT", g, u)
     if platforms is not None:
-        _add_platforms(c, platforms, path)
+        _add_platforms(model, platforms, path)
     if events:
-        dropped = _add_events(c, events, description)
+        dropped = _add_events(model, events, description)
         if dropped and notes is not None:
             notes.append(f"c3d export: the EVENT group holds at most {MAX_EVENTS} events; the {dropped} latest of "
                          f"{len(events)} gait events were left out of {os.path.basename(path)} (all are in the events "
@@ -283,9 +450,7 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
 
     try:
         with atomic_path(path, suffix=".c3d") as tmp:
-            if not _write_fast(c, tmp, data):
-                c["data"]["points"], c["data"]["meta_points"] = data.arrays(slice(None))
-                c.write(tmp)
+            model.write(tmp, data)
     except OSError as err:
         raise InputError(f"cannot write the C3D file ({err.strerror or err})", path) from None
     return path
@@ -321,44 +486,15 @@ class _Points:
             out[:, i:i + r] = block.points(frames, slice(j, j + r))
         return out
 
-    def arrays(self, frames) -> tuple:
-        """ezc3d's ``points`` (4, n, f) and ``meta_points`` of ``frames``."""
-        pts, res, masks = (a[:, :, frames] for a in self.src)
-        if not self.k:
-            return pts, {"residuals": res, "camera_masks": masks}
-        new = self._new(frames)
-        ok = _valid(new).T  # (k, f)
-        allp = np.empty((4, self.n0 + self.k, pts.shape[2]))
-        allp[:, :self.n0] = pts
-        allp[:3, self.n0:] = new.transpose(2, 1, 0)
-        allp[3, self.n0:] = np.where(ok, 1.0, np.nan)
-        return allp, {"residuals": np.concatenate([res, np.where(ok, 0.0, -1.0)[None]], axis=1),
-                      "camera_masks": np.concatenate([masks, np.zeros((7,) + ok.shape, dtype=bool)], axis=1)}
-
-    def first_invalid(self):
-        """Index of the first frame holding an invalid point (a residual < 0 or a coordinate not finite), or
-        None.  A block whose smallest and largest values are finite has no invalid point (a new point is
-        judged before its axes and scale: an overflow there is not looked for)."""
-        pts, res, _ = self.src
-        bad = ((res[0] < 0) | ~np.isfinite(pts[:3]).all(axis=0)).any(axis=0) if self.n0 else None
-        for block, j, r, _ in self.runs:
-            v = block.values[:, j:j + r, :]
-            if v.size and np.isfinite(np.min(v)) and np.isfinite(np.max(v)):
-                continue
-            more = ~_valid(np.asarray(v)).all(axis=1)
-            bad = more if bad is None else bad | more
-        where = np.flatnonzero(bad) if bad is not None else ()
-        return int(where[0]) if len(where) else None
-
-    def encode(self, frames, analogs, scales, sub: int) -> np.ndarray:
+    def encode(self, frames, analogs, scales, offsets, sub: int, res_unit: float = 1.0) -> np.ndarray:
         """The float-format data rows (f, 4 points + channels x subframes) of ``frames`` (C3D User Guide ch. 3).
 
         A point is x, y, z and a word whose integer value holds the residual
-        (high byte, in units of ``|POINT:SCALE|`` = 1) and the camera mask
-        (low byte); an invalid point (residual < 0) is 0, 0, 0, -1.  Analog
-        samples follow, subframe by subframe, each channel divided by its
-        scale (the offset, 0, added: -0 is written as 0).  A new point's
-        word is 0 (residual 0, no camera).
+        (high byte, in units of ``res_unit`` = ``|POINT:SCALE|``) and the
+        camera mask (low byte); an invalid point (residual < 0) is 0, 0, 0,
+        -1.  Analog samples follow, subframe by subframe, each channel
+        divided by its scale (``scales``: SCALE x GEN_SCALE) plus its offset
+        (-0 is written as 0).  A new point's word is 0 (residual 0, no camera).
         """
         pts, residuals, masks = self.src
         n0, n = self.n0, self.n0 + self.k
@@ -369,7 +505,7 @@ class _Points:
             P = pts[:3][:, :, frames]  # (3, n0, f)
             res = residuals[0][:, frames]
             ok = res >= 0  # as ezc3d: a point is invalid by its residual; coordinates of a valid one as they are
-            word = np.round(np.where(ok, res, 0.0)) * 256.0
+            word = np.clip(np.round(np.where(ok, res, 0.0) / res_unit), 0, 255) * 256.0
             M = masks[:, :, frames]
             if M.any():
                 for b in range(M.shape[0]):
@@ -391,110 +527,11 @@ class _Points:
                 idx = slice(frames.start * sub, frames.stop * sub)
             else:
                 idx = (np.asarray(frames)[:, None] * sub + np.arange(sub)[None]).ravel()
-            a = analogs[0][:, idx] / scales[:, None] + 0.0  # (channels, f * sub); + 0 turns -0 into 0, as ezc3d does
+            safe = np.where(scales != 0, scales, 1.0)[:, None]
+            a = np.where(scales[:, None] != 0, analogs[0][:, idx] / safe, 0.0) + offsets[:, None] + 0.0  # + 0: -0 -> 0
             rows[:, 4 * n:] = a.T.reshape(f, sub * analogs.shape[1])
         return rows
 
-
-def _param_offset(raw: bytes, start: int, group: str, name: str):
-    """Byte offset of the data of parameter ``group:name`` in a C3D parameter section, or None."""
-    import struct
-
-    pos, groups, found = start + 4, {}, []
-    while pos + 2 < len(raw):
-        n_len = abs(struct.unpack_from("b", raw, pos)[0])
-        gid = struct.unpack_from("b", raw, pos + 1)[0]
-        if n_len == 0:
-            break
-        label = raw[pos + 2:pos + 2 + n_len].decode("ascii", "replace")
-        off_at = pos + 2 + n_len
-        nxt = struct.unpack_from("<h", raw, off_at)[0]
-        if gid < 0:
-            groups[-gid] = label
-        else:
-            found.append((gid, label, off_at + 2))
-        if nxt == 0:
-            break
-        pos = off_at + nxt
-    for gid, label, at in found:
-        if groups.get(gid) == group and label == name:
-            ndim = raw[at + 1]
-            return at + 2 + ndim, struct.unpack_from("b", raw, at)[0]
-    return None
-
-
-def _write_fast(c, path, data: _Points) -> bool:
-    """Write the file by letting ezc3d write its header, parameters and a few probe frames, then the frames here.
-
-    ezc3d converts every point and sample through its own objects (seconds
-    for a long trial).  Here ezc3d writes the file with a few frames (the
-    first and the first one holding an invalid point) beside ``path``;
-    their bytes must equal :meth:`_Points.encode`'s rows for the same
-    frames, else nothing is written and the caller lets ezc3d write
-    everything.  Then the frame count is set in the header (last frame) and
-    in ``POINT:FRAMES``, the block after the frames in
-    ``ROTATION:DATA_START``, and ``path`` (empty) receives the header and
-    all the frames, encoded a few megabytes at a time.  Returns whether the
-    file was written.
-    """
-    import struct
-
-    from ..atomic import open_temp
-
-    F = data.frames
-    if F < 4 or data.n0 + data.k == 0:
-        return False
-    an = c["data"]["analogs"]
-    sub = an.shape[2] // F if an.size else 0
-    bad = data.first_invalid()
-    probe = sorted({0, bad} if bad is not None else {0, F - 1})
-    c["data"]["points"], c["data"]["meta_points"] = data.arrays(probe)
-    if sub:
-        idx = (np.asarray(probe)[:, None] * sub + np.arange(sub)[None]).ravel()
-        c["data"]["analogs"] = an[:, :, idx]
-    probe_path = os.fspath(path)[:-len(".c3d")] + ".probe.c3d"
-    try:
-        c.write(probe_path)
-        with open(probe_path, "rb") as fh:
-            raw = fh.read()
-    finally:
-        c["data"]["analogs"] = an
-        if os.path.exists(probe_path):
-            os.remove(probe_path)
-    words = struct.unpack_from("<12H", raw, 0)
-    p_start = (raw[0] - 1) * 512
-    if raw[1] != 0x50 or raw[p_start + 3] != 84 or struct.unpack_from("<f", raw, 12)[0] >= 0:
-        return False  # not the little-endian float layout this encoder writes
-    d_start = (words[8] - 1) * 512
-    ana = c["parameters"]["ANALOG"]
-    scales = np.asarray(ana["SCALE"]["value"], dtype=float).ravel() if an.size else np.ones(0)
-    gen = float(np.ravel(ana["GEN_SCALE"]["value"])[0]) if "GEN_SCALE" in ana else 1.0
-    scales = scales * gen
-    if an.size and len(scales) != an.shape[1]:
-        return False
-    rows = data.encode(probe, an, scales, sub)
-    size = rows.nbytes
-    if raw[d_start:d_start + size] != rows.tobytes() or words[1] != data.n0 + data.k:
-        return False
-    at = _param_offset(raw, p_start, "POINT", "FRAMES")
-    if at is None or at[1] != 2 or F > 65535:
-        return False
-    head = bytearray(raw[:d_start])
-    first = words[3]
-    struct.pack_into("<H", head, 8, first + F - 1)  # header word 5: last frame
-    struct.pack_into("<H", head, at[0], F)
-    rot = _param_offset(raw, p_start, "ROTATION", "DATA_START")  # ezc3d's block after the frames
-    if rot is not None and rot[1] == 2:
-        # ezc3d's value: data start + whole blocks of frames + 1, kept to 16 bits (no rotations follow)
-        struct.pack_into("<H", head, rot[0], (words[8] + F * rows.shape[1] * 4 // 512 + 1) % 65536)
-    with open_temp(path) as fh:  # the empty file of atomic_path, not truncated (see open_temp)
-        fh.write(head)
-        step = max(1, (1 << 22) // max(1, rows.shape[1] * 4))
-        for a in range(0, F, step):
-            fh.write(data.encode(slice(a, min(F, a + step)), an, scales, sub).data.cast("B"))
-        written = F * rows.shape[1] * 4
-        fh.write(b"\0" * (512 - written % 512))  # as ezc3d: up to the next block, a whole one after an exact fit
-    return True
 
 
 #: Most events a C3D EVENT group holds: each dimension of a parameter is one byte, so TIMES (2, n),
@@ -502,64 +539,75 @@ def _write_fast(c, path, data: _Points) -> bool:
 MAX_EVENTS = 255
 
 
-def _add_events(c, events, description: str) -> int:
-    """Append ``(label, context, time_s)`` events to the EVENT group in one pass (ezc3d's ``add_event``
-    rewrites the group for every event: quadratic in their number).
+def _add_events(model: C3DModel, events, description: str) -> int:
+    """Append ``(label, context, time_s)`` events to the EVENT group, each parameter keeping its type
+    (Vicon: ``ICON_IDS`` int16, ``GENERIC_FLAGS`` byte), description and locked flag.
 
     At most :data:`MAX_EVENTS` events in all: the earliest of ``events`` are kept.  Returns how many
     were left out.
     """
-    ev = c["parameters"].get("EVENT", {})
+    ev = model.groups.get("EVENT")
 
     def old(name, default):
-        return list(ev[name]["value"]) if name in ev else default
+        return list(np.ravel(model.get("EVENT", name))) if ev is not None and name in ev.params else default
 
-    n_old = int(np.ravel(ev["USED"]["value"])[0]) if "USED" in ev else 0
+    def texts(name):
+        return model.texts("EVENT", name) if ev is not None and name in ev.params else []
+
+    n_old = int(np.ravel(model.get("EVENT", "USED"))[0]) if ev is not None and "USED" in ev.params else 0
     room = max(0, MAX_EVENTS - n_old)
     dropped = max(0, len(events) - room)
     events = sorted(events, key=lambda e: e[2])[:room] if dropped else events
     if not events:
         return dropped
-    times = np.asarray(ev["TIMES"]["value"], dtype=float).reshape(2, -1)[:, :n_old] if n_old else np.zeros((2, 0))
+    times = (np.asarray(model.get("EVENT", "TIMES"), dtype=float).reshape(2, -1, order="F")[:, :n_old] if n_old
+             else np.zeros((2, 0)))
     new = np.array([[0.0] * len(events), [float(t) for _, _, t in events]])
-    c.add_parameter("EVENT", "USED", n_old + len(events))
-    c.add_parameter("EVENT", "TIMES", np.concatenate([times, new], axis=1))
-    c.add_parameter("EVENT", "CONTEXTS", old("CONTEXTS", [])[:n_old] + [e[1] for e in events])
-    c.add_parameter("EVENT", "LABELS", old("LABELS", [])[:n_old] + [e[0] for e in events])
-    c.add_parameter("EVENT", "DESCRIPTIONS", (old("DESCRIPTIONS", []) + [""] * n_old)[:n_old]
-                    + [description] * len(events))
-    c.add_parameter("EVENT", "SUBJECTS", (old("SUBJECTS", []) + [""] * n_old)[:n_old] + [""] * len(events))
-    c.add_parameter("EVENT", "ICON_IDS", (old("ICON_IDS", []) + [0] * n_old)[:n_old] + [0] * len(events))
-    c.add_parameter("EVENT", "GENERIC_FLAGS", (old("GENERIC_FLAGS", []) + [0] * n_old)[:n_old] + [0] * len(events))
+    k = len(events)
+    model.set("EVENT", "USED", np.int16(n_old + k))
+    model.set("EVENT", "TIMES", np.concatenate([times, new], axis=1).astype(np.float32), type=4)
+    model.set_texts("EVENT", "CONTEXTS", (texts("CONTEXTS") + [""] * n_old)[:n_old] + [e[1] for e in events])
+    model.set_texts("EVENT", "LABELS", (texts("LABELS") + [""] * n_old)[:n_old] + [e[0] for e in events])
+    model.set_texts("EVENT", "DESCRIPTIONS", (texts("DESCRIPTIONS") + [""] * n_old)[:n_old] + [description] * k)
+    model.set_texts("EVENT", "SUBJECTS", (texts("SUBJECTS") + [""] * n_old)[:n_old] + [""] * k)
+    model.set("EVENT", "ICON_IDS", np.array((old("ICON_IDS", []) + [0] * n_old)[:n_old] + [0] * k, dtype=np.int16))
+    model.set("EVENT", "GENERIC_FLAGS", np.array((old("GENERIC_FLAGS", []) + [0] * n_old)[:n_old] + [0] * k,
+                                                 dtype=np.int16),
+              type=None if ev is not None and "GENERIC_FLAGS" in ev.params else 1)
     return dropped
 
 
-def _add_platforms(c, plates: Platforms, path) -> None:
+def _add_platforms(model: C3DModel, plates: Platforms, path) -> None:
     """Append the platforms' channels and a FORCE_PLATFORM group (the source must have none)."""
-    params = c["parameters"]
-    fp = params.get("FORCE_PLATFORM", {})
-    if fp and int(np.asarray(fp.get("USED", {}).get("value", [0])).ravel()[0]) > 0:
+    used = model.get("FORCE_PLATFORM", "USED")
+    if used is not None and len(np.ravel(used)) and int(np.ravel(used)[0]) > 0:
         raise InputError("the C3D trial has force platforms of its own; the loads file is not added", path)
-    an = c["data"]["analogs"]
+    an = model.analogs
     n_old = an.shape[1] if an.size else 0
     samples = plates.analogs.shape[1]
     if n_old and an.shape[2] != samples:
         raise InputError("the loads cannot be added at the analog rate of the C3D trial", path)
     new = plates.analogs[None]
-    c["data"]["analogs"] = np.concatenate([an, new], axis=1) if n_old else new
+    model.analogs = np.concatenate([an, new], axis=1) if n_old else new
     if not n_old:
-        params["ANALOG"]["RATE"]["value"] = [float(plates.rate_hz)]
-    labels, _ = _labels(params, "ANALOG")
-    params["ANALOG"]["LABELS"]["value"] = labels[:n_old] + list(plates.labels)
-    units = list(params["ANALOG"]["UNITS"]["value"]) if "UNITS" in params["ANALOG"] else []
-    c.add_parameter("ANALOG", "UNITS", (units + [""] * n_old)[:n_old] + list(plates.units))
-    scale = list(np.asarray(params["ANALOG"]["SCALE"]["value"], dtype=float)) if "SCALE" in params["ANALOG"] else []
-    params["ANALOG"]["SCALE"]["value"] = np.array((scale + [1.0] * n_old)[:n_old] + [1.0] * len(plates.labels))
+        model.set("ANALOG", "RATE", np.float32(plates.rate_hz), type=4)
+    n = len(plates.labels)
+    model.set_texts("ANALOG", "LABELS", (model.texts("ANALOG", "LABELS") + [""] * n_old)[:n_old] + list(plates.labels))
+    model.set_texts("ANALOG", "UNITS", (model.texts("ANALOG", "UNITS") + [""] * n_old)[:n_old] + list(plates.units))
+    desc = model.texts("ANALOG", "DESCRIPTIONS")
+    if len(desc) == n_old:
+        model.set_texts("ANALOG", "DESCRIPTIONS", desc + [""] * n)
+    gen = float(np.ravel(model.get("ANALOG", "GEN_SCALE", [1.0]))[0]) or 1.0
+    scale = list(np.ravel(np.asarray(model.get("ANALOG", "SCALE", []), dtype=float)))
+    offset = list(np.ravel(np.asarray(model.get("ANALOG", "OFFSET", []), dtype=float)))
+    model.set("ANALOG", "SCALE", np.array((scale + [1.0] * n_old)[:n_old] + [1.0 / gen] * n, dtype=np.float32),
+              type=4)
+    model.set("ANALOG", "OFFSET", np.array((offset + [0] * n_old)[:n_old] + [0] * n, dtype=np.int16), type=2)
     L = len(plates.corners)
-    c.add_parameter("FORCE_PLATFORM", "USED", L)
-    _int_param(c, "FORCE_PLATFORM", "TYPE", [2] * L)
-    _int_param(c, "FORCE_PLATFORM", "ZERO", [1, 0])
-    c.add_parameter("FORCE_PLATFORM", "CORNERS", np.transpose(plates.corners, (2, 1, 0)))
-    c.add_parameter("FORCE_PLATFORM", "ORIGIN", np.zeros((3, L)))
+    model.set("FORCE_PLATFORM", "USED", np.int16(L))
+    model.set("FORCE_PLATFORM", "TYPE", np.full(L, 2, dtype=np.int16))
+    model.set("FORCE_PLATFORM", "ZERO", np.array([1, 0], dtype=np.int16))
+    model.set("FORCE_PLATFORM", "CORNERS", np.transpose(plates.corners, (2, 1, 0)).astype(np.float32), type=4)
+    model.set("FORCE_PLATFORM", "ORIGIN", np.zeros((3, L), dtype=np.float32), type=4)
     ch = (n_old + 1 + np.arange(6 * L)).reshape(L, 6).T  # (6, plates), 1-based
-    _int_param(c, "FORCE_PLATFORM", "CHANNEL", ch, (6, L))
+    model.set("FORCE_PLATFORM", "CHANNEL", ch.astype(np.int16), type=2)

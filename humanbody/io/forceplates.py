@@ -322,7 +322,8 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
         except InputError as err:
             raise err.with_path(path) from None
     n = force[0].shape[0]
-    time = first / point_rate + np.arange(n) / rate
+    # an analog-only file (no 3-D points, POINT:RATE 0, as Kistler writes it) starts at its first sample
+    time = (first / point_rate if point_rate > 0 else 0.0) + np.arange(n) / rate
     forces, points, moments = (np.stack(a, axis=1) for a in (force, point, moment))
     return C3DPlatforms(time, names, forces, points, np.nan_to_num(moments), plates, rate, types, flipped)
 

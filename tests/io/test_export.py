@@ -491,36 +491,58 @@ def test_coordinates_trial_exports_model_points_and_events(tmp_path):
     assert trc.attrs["units_in_file"] == "m" and len(trc) == len(res)
 
 
-@pytest.mark.parametrize("source", ["trc", "c3d"])
-def test_fast_c3d_frames_equal_ezc3d_byte_for_byte(c3d_trial, sample, tmp_path, monkeypatch, source):
-    """The frames written without ezc3d's per-point objects are the bytes ezc3d writes for the same file."""
-    from humanbody.io import c3d_writer
+def _parameters_as_ezc3d_reads_them(path):
+    """Every parameter of the file as our parser reads it equals ezc3d's reading (type, values, locked)."""
+    from humanbody.io.c3d_params import parse_parameters
 
+    raw = Path(path).read_bytes()
+    groups, _ = parse_parameters(raw, (raw[0] - 1) * 512)
+    c = ezc3d.c3d(str(path))
+    for g in groups.values():
+        for p in g.params.values():
+            theirs = c["parameters"][g.name][p.name]
+            assert theirs["type"] == p.type and theirs["is_locked"] == p.locked, (g.name, p.name)
+            if p.type == -1:
+                assert [str(x).strip() for x in theirs["value"]] == p.value, (g.name, p.name)
+            else:
+                np.testing.assert_array_equal(np.ravel(theirs["value"]), np.ravel(p.value).astype(float))
+    return c
+
+
+@pytest.mark.parametrize("source", ["trc", "c3d"])
+def test_c3d_export_reads_back_in_ezc3d(c3d_trial, sample, tmp_path, source):
+    """The exported file, laid out by our writer, is read by ezc3d with every parameter as written; from a
+    C3D source its points, residuals and analogs are the source's."""
     trial = SAMPLE / "sample_walk_markers.trc" if source == "trc" else c3d_trial[0]
     extra = ["--forces", str(sample[2]), "--load", "P=right_foot"] if source == "trc" else []
-    used = []
-    fast = c3d_writer._write_fast
-    monkeypatch.setattr(c3d_writer, "_write_fast", lambda c, p, d: used.append(fast(c, p, d)) or used[-1])
     args = ["analyze", str(trial), "--static", str(SAMPLE / "sample_static.trc"), *extra, "--export", "c3d", "-q"]
-    assert main([*args, "--out", str(tmp_path / "fast")]) == 0
-    assert used == [True]
-    monkeypatch.setattr(c3d_writer, "_write_fast", lambda c, p, d: False)
-    assert main([*args, "--out", str(tmp_path / "ezc3d")]) == 0
-    name = trial.with_suffix(".c3d").name
-    assert (tmp_path / "fast" / name).read_bytes() == (tmp_path / "ezc3d" / name).read_bytes()
+    assert main([*args, "--out", str(tmp_path)]) == 0
+    out = tmp_path / trial.with_suffix(".c3d").name
+    c = _parameters_as_ezc3d_reads_them(out)
+    if source == "c3d":
+        src = ezc3d.c3d(str(trial))
+        n0 = src["data"]["points"].shape[1]
+        np.testing.assert_array_equal(c["data"]["points"][:, :n0], src["data"]["points"])
+        np.testing.assert_array_equal(c["data"]["meta_points"]["residuals"][:, :n0],
+                                      src["data"]["meta_points"]["residuals"])
+        np.testing.assert_allclose(c["data"]["analogs"], src["data"]["analogs"], rtol=1e-6)
+    else:
+        assert int(c["parameters"]["FORCE_PLATFORM"]["USED"]["value"][0]) == 1
 
 
-def test_fast_c3d_of_a_large_file_equals_ezc3d(tmp_path, monkeypatch):
-    """Past 32 MB of frames ezc3d's ROTATION:DATA_START wraps at 16 bits; the fast writer writes the same bytes."""
+def test_c3d_of_more_than_255_points_continues_in_labels2(tmp_path):
+    """500 markers (33.6 MB of frames): LABELS holds 255, LABELS2 the rest, as Vicon writes them; ezc3d reads
+    every label and point back."""
     from humanbody.io import c3d_writer
 
-    n, m = 4200, 500  # 33.6 MB of points
+    n, m = 4200, 500
     xyz = np.random.default_rng(1).normal(size=(n, m, 3))
-    markers = ([f"p{i}" for i in range(m)], xyz)
-    c3d_writer.write_c3d(tmp_path / "fast.c3d", frames=n, rate_hz=100.0, markers=markers)
-    monkeypatch.setattr(c3d_writer, "_write_fast", lambda c, p, d: False)
-    c3d_writer.write_c3d(tmp_path / "ezc3d.c3d", frames=n, rate_hz=100.0, markers=markers)
-    assert (tmp_path / "fast.c3d").read_bytes() == (tmp_path / "ezc3d.c3d").read_bytes()
+    labels = [f"p{i}" for i in range(m)]
+    c3d_writer.write_c3d(tmp_path / "big.c3d", frames=n, rate_hz=100.0, markers=(labels, xyz))
+    c = _parameters_as_ezc3d_reads_them(tmp_path / "big.c3d")
+    P = c["parameters"]["POINT"]
+    assert len(P["LABELS"]["value"]) == 255 and list(P["LABELS"]["value"]) + list(P["LABELS2"]["value"]) == labels
+    np.testing.assert_allclose(np.transpose(c["data"]["points"][:3], (2, 1, 0)), xyz.astype(np.float32), rtol=0)
 
 
 def test_report_trial_keeps_its_results_when_the_c3d_cannot_be_written(monkeypatch):
