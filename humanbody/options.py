@@ -94,6 +94,9 @@ class AnalysisOptions:
     imu_heading: str | None = None
     """Orientation trials: the pelvis sensor's axis pointing forward in the calibration posture
     ("-z", ...); None: the subject faced the world's +X."""
+    imu_map: str | None = None
+    """Xsens MT text trials: sensor -> segment mapping, an OpenSense mapping XML or "ID=name,..."
+    (None: the mapping XML in the trial's folder)."""
     angle_zero: str = "anatomical"
     """Zero of the clinical joint angles (deg): "anatomical" (between the anatomical segment
     frames) or "static" (the standing calibration pose)."""

@@ -339,7 +339,7 @@ def read(path: str, run: _Run) -> Trial:
 
     opts = run.options
     forces = opts.forces
-    trial = read_trial(path, axes=opts.axes)
+    trial = read_trial(path, axes=opts.axes, imu_map=opts.imu_map)
     run.axes = trial.axes
     # the axes line is printed with the marker steps (after the subject lines), where it has always been
     run.messages += [line for line in trial.log if not line.startswith("axes: ")]
@@ -398,7 +398,7 @@ def orientations(trial: Trial, model: BodyModel, run: _Run) -> pd.DataFrame:
         raise InputError("has one frame: a calibration posture (give it as --static), not a trial", run.path)
     posture = None
     if opts.static is not None:
-        posture = read_trial(opts.static)
+        posture = read_trial(opts.static, imu_map=opts.imu_map)
         if posture.attrs.get("kind") != "orientations":
             raise InputError("static trial of an orientation trial must be an orientation file", opts.static)
     frame = trial.to_frame()

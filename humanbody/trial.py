@@ -172,7 +172,7 @@ class Trial:
         return read_trial(path, forces=forces, axes=axes, loads=loads)
 
 
-def read_trial(path, forces=None, axes="auto", loads: dict | None = None) -> Trial:
+def read_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_map=None) -> Trial:
     """Read a trial file (and its force plates) into a :class:`Trial`, markers and plates under one mapping.
 
     Parameters
@@ -191,6 +191,9 @@ def read_trial(path, forces=None, axes="auto", loads: dict | None = None) -> Tri
         take theirs in :func:`humanbody.imu.orientations_to_coordinates`).
     loads : dict, optional
         Load name -> segment, overriding the force file's assignment.
+    imu_map : str, optional
+        Sensor -> segment mapping of an Xsens MT text export
+        (:func:`humanbody.io.xsens_mt.read_xsens_mt`).
 
     Returns
     -------
@@ -205,7 +208,7 @@ def read_trial(path, forces=None, axes="auto", loads: dict | None = None) -> Tri
     from .io import read_trial as read_frame
 
     path = os.fspath(path)
-    frame = read_frame(path)
+    frame = read_frame(path, imu_map=imu_map)
     kind = frame.attrs.get("kind")
     fmt = frame.attrs.get("format", "?")
     rate = frame.attrs.get("rate_hz")

@@ -5,7 +5,8 @@
 generalized-coordinates layout of docs/conventions.md; the rest of the
 pipeline (clinical angles, mechanics, results, viewer, report) is that of a
 coordinates trial.  docs/imu.md explains the calibration.  The names are
-loaded on first use (the readers import :mod:`humanbody.imu.names` only).
+loaded on first use.  The readers import nothing of this package (the sensor and
+segment name tables are :mod:`humanbody.io.imu_names`).
 """
 
 from importlib import import_module

@@ -21,6 +21,7 @@ import pandas as pd
 from ..errors import InputError
 from ..model.segments import SEGMENT_NAMES
 from .calibration import CALIBRATION_WINDOW_S, calibrate, lab_axes, sensor_rotations
+from .vertical import find_vertical
 
 __all__ = ["orientations_to_coordinates", "segment_orientations", "standing_height"]
 
@@ -74,7 +75,9 @@ def segment_orientations(df, *, static=None, axes="auto", heading=None,
     static : DataFrame, optional
         Orientation file in the calibration posture (same sensors).
     axes : str
-        Lab axes ("auto": the format's world).
+        Lab axes; "auto": the vertical found from the data
+        (:func:`humanbody.imu.vertical.find_vertical`; MVN's calibrated
+        segments: the format's Z-up world).
     heading : str, optional
         Pelvis-sensor axis pointing forward in the posture.
     window_s : float
@@ -87,10 +90,18 @@ def segment_orientations(df, *, static=None, axes="auto", heading=None,
     A : ndarray (3, 3)      lab -> ground axes
     notes : list of str
     """
-    A, how = lab_axes(df, axes)
     segment_of = df.attrs["segment_of"]
-    notes = [f"axes: {how}"]
     anatomical = bool(df.attrs.get("anatomical")) and static is None
+    auto = axes is None or (isinstance(axes, str) and axes.strip().lower() == "auto")
+    if auto and not anatomical:  # the vertical from the data (gravity, else the standing posture)
+        posture = df if static is None else static
+        t = posture["time"].to_numpy(dtype=float)
+        n = max(1, int(np.searchsorted(t, t[0] + window_s - 1e-9 * max(1.0, abs(t[0])), side="right")))
+        A, spec, line = find_vertical(df, posture, segment_of, n, str(df.attrs.get("world", "x,y,z")))
+        notes = [line]
+    else:
+        A, how = lab_axes(df, axes)
+        notes = [f"axes: {how}"]
     if anatomical:
         notes.append("segment orientations as calibrated by MVN (N-pose: segment frames parallel to ground)")
         if heading is not None:
@@ -98,7 +109,7 @@ def segment_orientations(df, *, static=None, axes="auto", heading=None,
         R = {seg: sensor_rotations(df, label, A) for seg, label in segment_of.items()}
         return R, np.eye(3), A, notes
     posture = df if static is None else static
-    if static is not None:
+    if static is not None and not auto:
         A_s, _ = lab_axes(static, axes)
         if not np.allclose(A_s, A):
             raise InputError("the static file is of another format than the trial", static.attrs.get("source"))

@@ -11,7 +11,7 @@ kind                     layout
 ``forces``               ``time`` and the force file's columns (N, m, N·m)
 ``coordinates``          generalized coordinates (docs/conventions.md)
 ``opensim_coordinates``  OpenSim joint coordinates (rad, m)
-``orientations``         sensor or segment quaternions (OpenSense ``.sto``, Xsens ``.mvnx``)
+``orientations``         sensor or segment quaternions (OpenSense ``.sto``, Xsens ``.mvnx``, MT text)
 ``table``                any other OpenSim table, as given
 =======================  ==================================================
 
@@ -57,7 +57,8 @@ __all__ = [
     "length_unit",
 ]
 
-FORMATS = ("trc", "opensim", "c3d", "coordinates", "csv", "vicon", "motive", "qualisys", "opensense", "mvnx")
+FORMATS = ("trc", "opensim", "c3d", "coordinates", "csv", "vicon", "motive", "qualisys", "opensense", "mvnx",
+           "xsens-mt")
 _UNKNOWN = "cannot tell the format of the file: expected TRC, MOT/STO, C3D, CSV, TSV or MVNX"
 _TEXT_EXT = {".csv", ".tsv", ".txt"}
 
@@ -164,6 +165,21 @@ def detect_format(path) -> str:
     raise InputError(_UNKNOWN, p)
 
 
+def _is_xsens_mt(path) -> bool:
+    """A folder, a trial prefix or a file of an Xsens MT Manager text export (:mod:`humanbody.io.xsens_mt`)."""
+    import os
+    from pathlib import Path
+
+    from .xsens_mt import looks_like_xsens_mt
+
+    p = Path(os.fspath(path))
+    if p.is_dir():
+        return any(looks_like_xsens_mt(f) for f in p.glob("*.txt"))
+    if p.is_file():
+        return p.suffix.lower() == ".txt" and looks_like_xsens_mt(p)
+    return p.parent.is_dir() and any(looks_like_xsens_mt(f) for f in p.parent.glob(p.name + "_*.txt"))
+
+
 def read_trial(path, kind: str | None = None, **options):
     """Read a motion-capture trial file into a DataFrame with a ``time`` column.
 
@@ -172,7 +188,8 @@ def read_trial(path, kind: str | None = None, **options):
     path : str or Path
         The trial file: TRC, OpenSim MOT/STO, C3D, marker CSV/TSV (plain,
         Vicon Nexus, OptiTrack Motive, Qualisys), a generalized-coordinates
-        CSV or an orientation trial (OpenSense ``.sto``, Xsens ``.mvnx``).
+        CSV or an orientation trial (OpenSense ``.sto``, Xsens ``.mvnx``, an
+        Xsens MT Manager text export: its folder, trial prefix or a file).
     kind : str, optional
         The kind of data expected ("markers", "forces", "coordinates",
         "opensim_coordinates", "table"); an InputError is raised when the
@@ -180,7 +197,9 @@ def read_trial(path, kind: str | None = None, **options):
     **options
         ``units`` ("mm", "cm", "m") overrides the length unit of marker
         files; ``rate_hz`` (Hz) gives or overrides the frame rate of marker
-        files; ``format`` (one of :data:`FORMATS`) skips format detection.
+        files; ``format`` (one of :data:`FORMATS`) skips format detection;
+        ``imu_map`` (a mapping XML or ``"ID=name,..."``) maps the sensors of
+        an Xsens MT text export to segments.
 
     Returns
     -------
@@ -196,9 +215,12 @@ def read_trial(path, kind: str | None = None, **options):
         malformed file, a format it cannot recognise, or the wrong kind.
     """
     fmt = options.pop("format", None)
+    imu_map = options.pop("imu_map", None)
     unknown = set(options) - {"units", "rate_hz"}
     if unknown:
         raise TypeError(f"read_trial() got unexpected options {sorted(unknown)}")
+    if fmt is None and _is_xsens_mt(path):
+        fmt = "xsens-mt"
     if fmt is None:
         fmt = detect_format(path)
     elif fmt not in FORMATS:
@@ -211,6 +233,10 @@ def read_trial(path, kind: str | None = None, **options):
         df = read_opensense(path, **options)
     elif fmt == "mvnx":
         df = read_mvnx(path, **options)
+    elif fmt == "xsens-mt":
+        from .xsens_mt import read_xsens_mt
+
+        df = read_xsens_mt(path, mapping=imu_map, **options)
     elif fmt == "c3d":
         df = read_c3d(path, **options)
     elif fmt == "coordinates":

@@ -7,7 +7,7 @@ segment's axes into the file's world axes), and for Xsens ``<label>_px``,
 ``_py``, ``_pz`` (segment origin in the world, m).  ``attrs``:
 
 - ``sensors``: the labels in file order; ``segment_of``: our segment ->
-  label (:mod:`humanbody.imu.names`); ``unused``: labels of no segment;
+  label (:mod:`humanbody.io.imu_names`); ``unused``: labels of no segment;
 - ``world``: the default lab-axes spec of the format (OpenSense: OpenSim
   ground, Y up: ``"opensim"``; Xsens: Z up: ``"x,y,z"``);
 - ``anatomical``: True when the orientations are already segment frames
@@ -27,7 +27,7 @@ import re
 import numpy as np
 
 from ..errors import InputError
-from ..imu.names import OPENSIM_BODIES, ROOT, XSENS_SEGMENTS, assign
+from .imu_names import OPENSIM_BODIES, ROOT, XSENS_SEGMENTS, assign
 from . import _text
 from ._validate import table_frame
 
