@@ -284,3 +284,44 @@ def test_mapping_errors_are_input_errors(tmp_path):
     bad.write_text("<OpenSimDocument><XsensDataReaderSettings>")
     with pytest.raises(InputError, match="not readable XML"):
         read_mapping(bad)
+
+
+@pytest.mark.parametrize("side", ["X", "negX"])
+def test_vertical_of_the_shared_opensense_tables_from_the_posture(side):
+    """OpenSense's standing trials (quaternions only, Z-up Xsens world, the subject facing a world axis):
+    the posture finds +Z, not the Y of OpenSim's ground that the format alone would suggest."""
+    if not STATIC[side].is_file():
+        pytest.skip("needs the shared OpenSense calibration trials")
+    from humanbody.imu.vertical import find_vertical
+    from humanbody.io import read_trial
+
+    df = read_trial(STATIC[side])
+    A, spec, line = find_vertical(df, df, df.attrs["segment_of"], 50, df.attrs["world"])
+    assert spec == "x,y,z" and "+Z up, from the standing posture" in line
+
+
+def test_walking_table_as_opensense_ships_it_needs_no_axes(tmp_path):
+    """The MT trial as OpenSense's XsensDataReader writes it (a quaternion table, no accelerations), analysed
+    with the default options: the vertical comes from the standing posture at its start, +Z."""
+    _need_real()
+    from humanbody.io import read_trial
+
+    df = read_trial(MT)
+    labels = df.attrs["sensors"]
+    rows = ["DataRate=100.000000", "DataType=Quaternion", "version=3", "OpenSimVersion=4.1", "endheader",
+            "\t".join(["time", *labels])]
+    q = {lab: df[[f"{lab}_q{c}" for c in "wxyz"]].to_numpy() for lab in labels}
+    for i, t in enumerate(df["time"].to_numpy()):
+        rows.append("\t".join([f"{t:.2f}", *(",".join(f"{v:.16g}" for v in q[lab][i]) for lab in labels)]))
+    sto = tmp_path / "walk_orientations.sto"
+    sto.write_text("\n".join(rows) + "\n")
+    run = _cli("analyze", sto, "--imu-heading", "z", "--out", tmp_path / "o", "-q")
+    assert run.returncode == 0, run.stderr
+    log = next((tmp_path / "o").glob("*_log.txt")).read_text()
+    assert "sensor world: +Z up, from the standing posture" in log and "check the axes" not in log
+    ours = _angles(tmp_path / "o")
+    mt = tmp_path / "mt"
+    assert _cli("analyze", MT, "--imu-heading", "z", "--out", mt, "-q").returncode == 0
+    ref = _angles(mt)
+    for c in ("right_hip_flexion_deg", "right_knee_flexion_deg", "left_hip_adduction_deg"):
+        np.testing.assert_allclose(ours[c], ref[c], atol=1e-6)
