@@ -138,9 +138,10 @@ def calibrate(df, A: np.ndarray, labels, *, heading=None, window_s: float = CALI
         Lab -> ground axes.
     labels : iterable of str
         Sensors to calibrate (each must be in ``df``).
-    heading : str or None
+    heading : str, float or None
         Axis of the pelvis sensor pointing forward in the posture (see
-        :func:`parse_heading`); None: the subject faced the world's +X.
+        :func:`parse_heading`), or the heading angle (rad); None or "none":
+        the subject faced the world's +X.
     window_s : float
         Length of the averaged window (s); at least the first frame.
     root_label : str
@@ -162,10 +163,14 @@ def calibrate(df, A: np.ndarray, labels, *, heading=None, window_s: float = CALI
         if f"{label}_qw" not in df.columns:
             raise InputError(f"the calibration posture has no sensor {label!r}", where)
         mean[label] = mean_rotation(sensor_rotations(df.iloc[:n], label, A))
-    axis = parse_heading(heading)
+    axis = None if isinstance(heading, float) else parse_heading(heading)
     psi = 0.0
     notes = []
-    if axis is not None:
+    if isinstance(heading, float):  # an angle found from the data (humanbody.imu.knee_axis)
+        psi = heading
+        notes.append(f"heading {round(float(np.degrees(psi)), 1) + 0.0:.1f} deg; ground turned so that the subject "
+                     "faces +X in the calibration posture")
+    elif axis is not None:
         v = mean[root_label] @ axis
         if np.hypot(v[0], v[1]) < _MIN_HORIZONTAL:
             raise InputError(f"--imu-heading {heading}: that axis of the pelvis sensor is within 30 degrees of "

@@ -21,6 +21,7 @@ import pandas as pd
 from ..errors import InputError
 from ..model.segments import SEGMENT_NAMES
 from .calibration import CALIBRATION_WINDOW_S, calibrate, lab_axes, sensor_rotations
+from .knee_axis import knee_heading
 from .vertical import find_vertical
 
 __all__ = ["orientations_to_coordinates", "segment_orientations", "standing_height"]
@@ -79,7 +80,9 @@ def segment_orientations(df, *, static=None, axes="auto", heading=None,
         (:func:`humanbody.imu.vertical.find_vertical`; MVN's calibrated
         segments: the format's Z-up world).
     heading : str, optional
-        Pelvis-sensor axis pointing forward in the posture.
+        Pelvis-sensor axis pointing forward in the posture; None: the one
+        the knees' flexion axis points to
+        (:func:`humanbody.imu.knee_axis.knee_heading`), else the world's +X.
     window_s : float
         Calibration window at the start of ``df`` when no ``static`` (s).
 
@@ -113,9 +116,17 @@ def segment_orientations(df, *, static=None, axes="auto", heading=None,
         A_s, _ = lab_axes(static, axes)
         if not np.allclose(A_s, A):
             raise InputError("the static file is of another format than the trial", static.attrs.get("source"))
-    cal = calibrate(posture, A, list(segment_of.values()), heading=heading, window_s=window_s,
-                    root_label=segment_of["lower_torso"],
-                    source=None if static is not None else f"first {window_s:g} s of the trial")
+    where = None if static is not None else f"first {window_s:g} s of the trial"
+    labels = list(segment_of.values())
+    root = segment_of["lower_torso"]
+    if heading is None:  # the subject's heading from the knees' flexion axis, as a pelvis-sensor axis
+        cal0 = calibrate(posture, A, labels, window_s=window_s, root_label=root, source=where)
+        R0 = {seg: np.einsum("fij,jk->fik", sensor_rotations(df, label, A), cal0.mounting[label])
+              for seg, label in segment_of.items()}
+        heading, line = knee_heading(R0, cal0.mounting[root].T)
+        notes.append(f"heading from the data: {line}" + ("; --imu-heading AXIS overrides" if heading is not None
+                                                          else ""))
+    cal = calibrate(posture, A, labels, heading=heading, window_s=window_s, root_label=root, source=where)
     notes.append(f"calibration posture: {cal.source}")
     notes += cal.notes
     turn = cal.turn()

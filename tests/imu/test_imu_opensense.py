@@ -93,7 +93,7 @@ def test_opensense_ik_agrees(tmp_path, monkeypatch):
     theirs = read_trial(tmp_path / "ik" / "ik_legs.mot")  # inDegrees=yes: read in rad
 
     model = BodyModel.default(mass=75.0, height=1.8)
-    coords, _ = orientations_to_coordinates(read_trial(sto), model)
+    coords, _ = orientations_to_coordinates(read_trial(sto), model, heading="none")  # the subject faced +X
     ours = clinical_angles(model, coords)
     assert len(theirs) == len(ours)
     for col, name in (("hip_flexion_{s}", "{side}_hip_flexion_deg"), ("hip_adduction_{s}", "{side}_hip_adduction_deg"),

@@ -325,3 +325,61 @@ def test_walking_table_as_opensense_ships_it_needs_no_axes(tmp_path):
     ref = _angles(mt)
     for c in ("right_hip_flexion_deg", "right_knee_flexion_deg", "left_hip_adduction_deg"):
         np.testing.assert_allclose(ours[c], ref[c], atol=1e-6)
+
+
+def test_opensense_ik_on_the_shared_walk_as_shipped(tmp_path, monkeypatch):
+    """The shared walk as OpenSense ships it (its quaternion table, Z-up Xsens world) analysed with the default
+    options (no --axes, no --imu-heading) against OpenSense's own pipeline with OpenSense's setup
+    (sensor_to_opensim_rotations -90 deg about X, heading from the pelvis sensor's z axis; IMUPlacer and
+    IMUInverseKinematicsTool on the small hinge-knee model of test_imu_opensense.py), first 12 s: hip and
+    knee flexion r >= 0.99 within 1 deg centred RMS; hip adduction r >= 0.85 within 3 deg (the hinge knee
+    of OpenSense's model moves the shank sensor's knee ab/adduction into the hip; docs/imu.md)."""
+    _need_real()
+    osim = pytest.importorskip("opensim")
+    sys.path.insert(0, str(ROOT / "tests" / "imu"))
+    from test_imu_opensense import _legs_model
+
+    from humanbody.io import read_trial
+
+    monkeypatch.chdir(tmp_path)  # OpenSim writes opensim.log into the working folder
+    df = read_trial(MT)
+    df = df[df["time"] <= 12.0]
+    labels = ["pelvis_imu", "femur_r_imu", "tibia_r_imu", "femur_l_imu", "tibia_l_imu"]
+    rows = ["DataRate=100.000000", "DataType=Quaternion", "version=3", "OpenSimVersion=4.1", "endheader",
+            "\t".join(["time", *labels])]
+    q = {lab: df[[f"{lab}_q{c}" for c in "wxyz"]].to_numpy() for lab in labels}
+    for i, t in enumerate(df["time"].to_numpy()):
+        rows.append("\t".join([f"{t:.2f}", *(",".join(f"{v:.16g}" for v in q[lab][i]) for lab in labels)]))
+    sto = tmp_path / "walk.sto"
+    sto.write_text("\n".join(rows) + "\n")
+    _legs_model(tmp_path / "legs.osim")
+    placer = osim.IMUPlacer()
+    placer.set_model_file(str(tmp_path / "legs.osim"))
+    placer.set_orientation_file_for_calibration(str(sto))
+    placer.set_sensor_to_opensim_rotations(osim.Vec3(-np.pi / 2, 0, 0))
+    placer.set_base_imu_label("pelvis_imu")
+    placer.set_base_heading_axis("z")
+    placer.run(False)
+    placer.getCalibratedModel().printToXML(str(tmp_path / "legs_calibrated.osim"))
+    ik = osim.IMUInverseKinematicsTool()
+    ik.set_model_file(str(tmp_path / "legs_calibrated.osim"))
+    ik.set_orientations_file(str(sto))
+    ik.set_sensor_to_opensim_rotations(osim.Vec3(-np.pi / 2, 0, 0))
+    ik.set_results_directory(str(tmp_path / "ik"))
+    ik.set_time_range(0, 0.0)
+    ik.set_time_range(1, float(df["time"].iloc[-1]))
+    ik.run(False)
+    theirs = read_trial(tmp_path / "ik" / "ik_walk.mot")
+    run = _cli("analyze", sto, "--out", tmp_path / "ours", "-q")
+    assert run.returncode == 0, run.stderr
+    ours = _angles(tmp_path / "ours")
+    assert len(ours) == len(theirs)
+    for col, name, r_min, rms_max in (("hip_flexion_{s}", "{side}_hip_flexion_deg", 0.99, 1.0),
+                                      ("knee_angle_{s}", "{side}_knee_flexion_deg", 0.99, 1.0),
+                                      ("hip_adduction_{s}", "{side}_hip_adduction_deg", 0.85, 3.0)):
+        for s, side in (("r", "right"), ("l", "left")):
+            a = np.degrees(theirs[col.format(s=s)].to_numpy())
+            b = ours[name.format(side=side)].to_numpy()
+            r = np.corrcoef(a, b)[0, 1]
+            rms = np.sqrt(np.mean(((a - a.mean()) - (b - b.mean())) ** 2))
+            assert r >= r_min and rms <= rms_max, (name.format(side=side), r, rms)
