@@ -93,7 +93,8 @@ class AnalysisOptions:
     (the marker set's ``[ik] limits``; :func:`humanbody.markers.global_ik.joint_limits`)."""
     imu_heading: str | None = None
     """Orientation trials: the pelvis sensor's axis pointing forward in the calibration posture
-    ("-z", ...); None: the subject faced the world's +X."""
+    ("-z", ...); None: found from the knees' flexion axis in the trial (:mod:`humanbody.imu.knee_axis`);
+    "none": the subject faced the world's +X."""
     imu_map: str | None = None
     """Xsens MT text trials: sensor -> segment mapping, an OpenSense mapping XML or "ID=name,..."
     (None: the mapping XML in the trial's folder)."""

@@ -67,7 +67,7 @@ def add_marker_options(p) -> None:
                         "physiological (wide) or anatomical ranges (default: the marker set's [ik] limits: "
                         "anatomical for the keypoint sets, none for the other built-in sets)")
     g.add_argument("--fill", choices=("spline", "rigid", "linear"), default="spline", help="marker gap filling: cubic spline in time (default), rigid-body fit to the other markers of the segment (any gap length), or linear")
-    g.add_argument("--imu-heading", default=None, metavar="AXIS", help="orientation (IMU) trials: the pelvis sensor's axis pointing forward in the calibration posture (x, -z, ...; default: the subject faced the world's +X); --static is then an orientation file in that posture (default: the trial's first 0.5 s)")
+    g.add_argument("--imu-heading", default=None, metavar="AXIS", help="orientation (IMU) trials: the pelvis sensor's axis pointing forward in the calibration posture (x, -z, ...; default: the one the knees' flexion axis in the trial points to; none: the subject faced the world's +X); --static is then an orientation file in that posture (default: the trial's first 0.5 s)")
     g.add_argument("--imu-map", default=None, metavar="MAP", help="Xsens MT text trials (a folder or trial prefix): the sensor -> segment mapping, an OpenSense mapping XML or ID=name pairs (00B42279=pelvis_imu,...; default: the mapping XML in the folder)")
 
 
