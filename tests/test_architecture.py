@@ -17,9 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The domain folders the readers and writers of io/ stand below.
 DOMAIN = ("markers/", "gait/", "imu/", "mechanics/")
 
-#: io/ imports of the domain still to move: the IMU readers take the sensor-name tables of imu/names.py
-#: (they move into io/ with the IMU readers' rewrite).
-IO_PENDING = {("humanbody.io.imu", "imu/")}
+#: io/ imports of the domain still to move (none: the sensor-name tables are io/imu_names.py).
+IO_PENDING: set = set()
 
 
 @pytest.fixture(scope="module")
