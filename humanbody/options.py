@@ -95,6 +95,9 @@ class AnalysisOptions:
     """Orientation trials: the pelvis sensor's axis pointing forward in the calibration posture
     ("-z", ...); None: found from the knees' flexion axis in the trial (:mod:`humanbody.imu.knee_axis`);
     "none": the subject faced the world's +X."""
+    imu_knee: str = "hinge"
+    """Orientation (sensor) trials: "hinge" knees fitted to the thigh and shank sensors together (as
+    OpenSense's models), or "free": each segment from its own sensor (three knee rotations)."""
     imu_map: str | None = None
     """Xsens MT text trials: sensor -> segment mapping, an OpenSense mapping XML or "ID=name,..."
     (None: the mapping XML in the trial's folder)."""

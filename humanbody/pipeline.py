@@ -409,7 +409,7 @@ def orientations(trial: Trial, model: BodyModel, run: _Run) -> pd.DataFrame:
                                            skip="imu-still" in opts.skip_checks)
         run.messages.append(line)
     coords, notes = orientations_to_coordinates(frame, model, static=posture, axes=opts.axes,
-                                                heading=opts.imu_heading)
+                                                heading=opts.imu_heading, knee=opts.imu_knee)
     run.messages += [f"orientations: {line}" for line in notes if not line.startswith("mapping:")]
     run.details += [f"orientations: {line}" for line in notes if line.startswith("mapping:")]
     return coords

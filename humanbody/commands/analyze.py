@@ -68,6 +68,7 @@ def add_marker_options(p) -> None:
                         "anatomical for the keypoint sets, none for the other built-in sets)")
     g.add_argument("--fill", choices=("spline", "rigid", "linear"), default="spline", help="marker gap filling: cubic spline in time (default), rigid-body fit to the other markers of the segment (any gap length), or linear")
     g.add_argument("--imu-heading", default=None, metavar="AXIS", help="orientation (IMU) trials: the pelvis sensor's axis pointing forward in the calibration posture (x, -z, ...; default: the one the knees' flexion axis in the trial points to; none: the subject faced the world's +X); --static is then an orientation file in that posture (default: the trial's first 0.5 s)")
+    g.add_argument("--imu-knee", choices=("hinge", "free"), default="hinge", help="orientation (IMU) sensor trials: knees as hinges fitted to the thigh and shank sensors together, as OpenSense's models (default), or free: each segment from its own sensor, three knee rotations")
     g.add_argument("--imu-map", default=None, metavar="MAP", help="Xsens MT text trials (a folder or trial prefix): the sensor -> segment mapping, an OpenSense mapping XML or ID=name pairs (00B42279=pelvis_imu,...; default: the mapping XML in the folder)")
 
 
@@ -139,7 +140,7 @@ def analysis_options(args, **per_trial):
         mass=opt("mass"), height=opt("height"), sex=opt("sex", "male"), subject=opt("subject"),
         axes=opt("axes", "auto"), cutoff_hz=opt("cutoff", 6.0) or None, max_gap=opt("max_gap", 0.1),
         fill=opt("fill", "spline"), ik=opt("ik", "auto"), joint_limits=opt("joint_limits"), imu_heading=opt("imu_heading"),
-        imu_map=opt("imu_map"),
+        imu_map=opt("imu_map"), imu_knee=opt("imu_knee", "hinge"),
         angle_zero=opt("angle_zero", "anatomical"), moment_frame=opt("moment_frame"), differentiation=differentiation_from(args),
         forces=opt("forces"), loads=loads_from(args), force_threshold=opt("force_threshold", 20.0),
         forces_cutoff_hz=opt("forces_cutoff"), export=parse_export(opt("export")),

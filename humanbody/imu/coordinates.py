@@ -22,6 +22,7 @@ from ..errors import InputError
 from ..model.segments import SEGMENT_NAMES
 from .calibration import CALIBRATION_WINDOW_S, calibrate, lab_axes, sensor_rotations
 from .knee_axis import knee_heading
+from .knee_hinge import hinge_knees
 from .vertical import find_vertical
 
 __all__ = ["orientations_to_coordinates", "segment_orientations", "standing_height"]
@@ -66,7 +67,7 @@ def _axes_check(angles: np.ndarray, segment_of: dict) -> list[str]:
 
 
 def segment_orientations(df, *, static=None, axes="auto", heading=None,
-                         window_s: float = CALIBRATION_WINDOW_S):
+                         window_s: float = CALIBRATION_WINDOW_S, knee: str = "hinge"):
     """Every covered segment's orientation in ground and what was done.
 
     Parameters
@@ -85,6 +86,11 @@ def segment_orientations(df, *, static=None, axes="auto", heading=None,
         (:func:`humanbody.imu.knee_axis.knee_heading`), else the world's +X.
     window_s : float
         Calibration window at the start of ``df`` when no ``static`` (s).
+    knee : {"hinge", "free"}
+        Sensor trials: "hinge" fits each thigh and shank to both sensors
+        with the knee flexing only (:mod:`humanbody.imu.knee_hinge`, as
+        OpenSense's models); "free" reads each segment from its own sensor.
+        MVN's calibrated segments are used as they are.
 
     Returns
     -------
@@ -132,11 +138,15 @@ def segment_orientations(df, *, static=None, axes="auto", heading=None,
     turn = cal.turn()
     R = {seg: np.einsum("ij,fjk,kl->fil", turn, sensor_rotations(df, label, A), cal.mounting[label])
          for seg, label in segment_of.items()}
+    if knee == "hinge":
+        notes += hinge_knees(R)
+    elif knee != "free":
+        raise InputError(f"--imu-knee {knee!r}: expected hinge or free")
     return R, turn, A, notes
 
 
 def orientations_to_coordinates(df, model, *, static=None, axes="auto", heading=None,
-                                window_s: float = CALIBRATION_WINDOW_S):
+                                window_s: float = CALIBRATION_WINDOW_S, knee: str = "hinge"):
     """Generalized coordinates (docs/conventions.md layout) of an orientation trial.
 
     Parameters
@@ -145,7 +155,7 @@ def orientations_to_coordinates(df, model, *, static=None, axes="auto", heading=
         Orientation trial of kind ``orientations``.
     model : BodyModel
         The 17-segment model (its sequences and standing height).
-    static, axes, heading, window_s
+    static, axes, heading, window_s, knee
         See :func:`segment_orientations`.
 
     Returns
@@ -163,7 +173,8 @@ def orientations_to_coordinates(df, model, *, static=None, axes="auto", heading=
     if tuple(model.names) != SEGMENT_NAMES:
         raise InputError("orientation trials need the 17-segment model (its segment names); "
                          f"the model has {', '.join(model.names)}")
-    R_seg, turn, A, notes = segment_orientations(df, static=static, axes=axes, heading=heading, window_s=window_s)
+    R_seg, turn, A, notes = segment_orientations(df, static=static, axes=axes, heading=heading, window_s=window_s,
+                                                 knee=knee)
     F, n = len(df), len(SEGMENT_NAMES)
     R = np.empty((F, n, 3, 3))
     missing = []

@@ -46,7 +46,7 @@ def test_opensense_known_motion_recovered(tmp_path, model):
     df = read_trial(p)
     assert df.attrs["kind"] == "orientations" and df.attrs["format"] == "opensense-sto"
     assert df.attrs["rate_hz"] == pytest.approx(100.0)
-    coords, notes = orientations_to_coordinates(df, model, heading="none")  # the subject faced +X
+    coords, notes = orientations_to_coordinates(df, model, heading="none", knee="free")  # the subject faced +X
     np.testing.assert_allclose(coords["time"], t, atol=1e-12)
     for name in SEGMENT_NAMES:
         np.testing.assert_allclose(_angles(coords, name), q[name], atol=1e-9, err_msg=name)
@@ -62,16 +62,16 @@ def test_opensense_heading_from_pelvis_sensor(tmp_path, model):
     psi0 = np.radians(-115.0)
     t, root, q, _ = S.opensense_trial(p, psi0=psi0, heading="-z", seed=11)
     df = read_trial(p)
-    coords, notes = orientations_to_coordinates(df, model, heading="-z")
+    coords, notes = orientations_to_coordinates(df, model, heading="-z", knee="free")
     np.testing.assert_allclose(_angles(coords, "lower_torso"), _expected_root(q, psi0), atol=1e-9)
     for name in SEGMENT_NAMES[1:]:
         np.testing.assert_allclose(_angles(coords, name), q[name], atol=1e-9, err_msg=name)
     assert any("heading -115.0 deg" in n for n in notes)
     # taken to face +X, the joints' axes are wrong
-    bad, _ = orientations_to_coordinates(df, model, heading="none")
+    bad, _ = orientations_to_coordinates(df, model, heading="none", knee="free")
     assert np.abs(_angles(bad, "right_upper_leg") - q["right_upper_leg"]).max() > np.radians(5)
     # without --imu-heading the knees' flexion axis points to the pelvis sensor's -z: the same angles
-    auto, notes = orientations_to_coordinates(df, model)
+    auto, notes = orientations_to_coordinates(df, model, knee="free")
     assert any("heading from the data: the pelvis sensor's -z axis" in n for n in notes)
     np.testing.assert_allclose(auto.to_numpy(), coords.to_numpy(), atol=1e-9)
 
@@ -79,7 +79,7 @@ def test_opensense_heading_from_pelvis_sensor(tmp_path, model):
 def test_clinical_angles_equal_truth(tmp_path, model):
     p = tmp_path / "trial.sto"
     t, root, q, _ = S.opensense_trial(p)
-    coords, _ = orientations_to_coordinates(read_trial(p), model, heading="none")
+    coords, _ = orientations_to_coordinates(read_trial(p), model, heading="none", knee="free")
     truth = coords.copy()
     for name in SEGMENT_NAMES:
         truth[[f"{name}_alpha", f"{name}_beta", f"{name}_gamma"]] = q[name]
@@ -93,7 +93,7 @@ def test_missing_segments_held_in_reference_posture(tmp_path, model):
     labels = {k: v for k, v in S.OPENSIM_LABELS.items() if k not in ("middle_torso", "neck", "left_hand")}
     p = tmp_path / "fewer.sto"
     t, root, q, R = S.opensense_trial(p, labels=labels)
-    coords, notes = orientations_to_coordinates(read_trial(p), model, heading="none")
+    coords, notes = orientations_to_coordinates(read_trial(p), model, heading="none", knee="free")
     assert any("no sensor for middle_torso, left_hand, neck" in n for n in notes)
     np.testing.assert_allclose(_angles(coords, "middle_torso"), 0.0, atol=1e-12)
     np.testing.assert_allclose(_angles(coords, "left_hand"), 0.0, atol=1e-12)
@@ -112,7 +112,7 @@ def test_static_file_calibrates(tmp_path, model):
     t, root, q, _ = S.opensense_trial(trial, still=0.0)  # moves from the first frame
     S.opensense_trial(static, duration=1.0, still=2.0)  # same sensors, standing still
     posture = read_trial(static)
-    coords, notes = orientations_to_coordinates(read_trial(trial), model, static=posture, heading="none")
+    coords, notes = orientations_to_coordinates(read_trial(trial), model, static=posture, heading="none", knee="free")
     for name in SEGMENT_NAMES:
         np.testing.assert_allclose(_angles(coords, name), q[name], atol=1e-9, err_msg=name)
     assert any("walk_static.sto: 50 frames" in n for n in notes)
@@ -126,11 +126,11 @@ def test_world_axes_option(tmp_path, model):
     M = S.mountings(3)
     sensors = {lab: S.quat_wxyz(np.einsum("fij,kj->fik", R[seg], M[seg])) for seg, lab in S.OPENSIM_LABELS.items()}
     S.write_sto(p, t, sensors)
-    coords, notes = orientations_to_coordinates(read_trial(p), model, axes="x,y,z", heading="none")
+    coords, notes = orientations_to_coordinates(read_trial(p), model, axes="x,y,z", heading="none", knee="free")
     for name in SEGMENT_NAMES:
         np.testing.assert_allclose(_angles(coords, name), q[name], atol=1e-9, err_msg=name)
     assert not any("check the axes" in n for n in notes)
-    _, notes = orientations_to_coordinates(read_trial(p), model, heading="none")  # taken as Y up: knee flexion
+    _, notes = orientations_to_coordinates(read_trial(p), model, heading="none", knee="free")  # taken as Y up: knee flexion
     # about the long axis (these random mountings give the posture no vertical: the format's Y up stays)
     assert any("check the axes: the right knee" in n and "--axes x,y,z" in n for n in notes)
 
@@ -354,7 +354,7 @@ def test_mvnx_static_recalibrates(tmp_path, model):
     Rs = S.absolute(qs)
     S.write_mvnx(static, ts, {s: S.quat_wxyz(np.einsum("fij,kj->fik", Rs[S.XSENS_AS[s]], M[S.XSENS_AS[s]]))
                               for s in S.XSENS}, None, None)
-    coords, notes = orientations_to_coordinates(read_trial(trial), model, static=read_trial(static), heading="none")
+    coords, notes = orientations_to_coordinates(read_trial(trial), model, static=read_trial(static), heading="none", knee="free")
     for name in SEGMENT_NAMES:
         np.testing.assert_allclose(_angles(coords, name), q[name], atol=1e-9, err_msg=name)
     plain, _ = orientations_to_coordinates(read_trial(trial), model)  # MVN's askew frames as they are
@@ -439,7 +439,7 @@ def test_one_row_calibration_file(tmp_path, model):
     S.opensense_trial(static, duration=0.01, still=1.0)
     posture = read_trial(static)
     assert len(posture) == 1 and posture.attrs["rate_hz"] is None
-    coords, notes = orientations_to_coordinates(read_trial(trial), model, static=posture, heading="none")
+    coords, notes = orientations_to_coordinates(read_trial(trial), model, static=posture, heading="none", knee="free")
     for name in SEGMENT_NAMES:
         np.testing.assert_allclose(_angles(coords, name), q[name], atol=1e-9, err_msg=name)
     assert any("cal.sto: 1 frame (0 s)" in n for n in notes)

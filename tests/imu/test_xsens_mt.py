@@ -223,23 +223,33 @@ def test_heading_test_of_opensense(tmp_path):
     """OpenSense's heading test: the same trial calibrated on the standing trial 'facing X' and on the one
     'facing -X', with the heading from the pelvis sensor's z axis (as OpenSense's setup), gives the same hip
     and knee flexion and adduction: OpenSense's own tolerance is 10 deg; here the curves agree within 1 deg
-    once the constant offset of the two standing postures (the pelvis tilted 3 deg more in one) is removed.
-    And the same standing trial turned half a turn about the vertical gives the same angles exactly."""
+    once the constant offset of the two standing postures (the pelvis tilted 3 deg more in one) is removed,
+    each segment read from its own sensor (--imu-knee free).  With hinge knees (the default, as OpenSense's
+    models) the two postures' different knee turn moves into the hip adduction: up to 11.5 deg, centred RMS
+    3.2 deg, as OpenSense's own pipeline gives on the same files (11.0 and 2.9 deg, measured with the model of
+    test_imu_opensense.py).  And the same standing trial turned half a turn about the vertical gives the same
+    angles exactly."""
     _need_real()
     if not all(p.is_file() for p in STATIC.values()):
         pytest.skip("needs the shared OpenSense calibration trials")
     import pandas as pd
 
     res = {}
-    for side, static in STATIC.items():
-        run = _cli("analyze", MT, "--static", static, "--imu-heading", "z", "--out", tmp_path / side, "-q")
-        assert run.returncode == 0, run.stderr
-        res[side] = _angles(tmp_path / side)
-    for c in ("hip_flexion_deg", "hip_adduction_deg", "knee_flexion_deg"):
-        for s in ("right", "left"):
-            d = res["X"][f"{s}_{c}"] - res["negX"][f"{s}_{c}"]
-            assert np.abs(d).max() < 10.0
-            assert np.sqrt(np.mean((d - d.mean()) ** 2)) < 1.0, (s, c)
+    for knee in ("free", "hinge"):
+        for side, static in STATIC.items():
+            out = tmp_path / f"{side}_{knee}"
+            run = _cli("analyze", MT, "--static", static, "--imu-heading", "z", "--imu-knee", knee, "--out", out, "-q")
+            assert run.returncode == 0, run.stderr
+            res[side, knee] = _angles(out)
+        for c in ("hip_flexion_deg", "hip_adduction_deg", "knee_flexion_deg"):
+            for s in ("right", "left"):
+                d = res["X", knee][f"{s}_{c}"] - res["negX", knee][f"{s}_{c}"]
+                crms = np.sqrt(np.mean((d - d.mean()) ** 2))
+                if knee == "free":  # each segment from its own sensor: the curves agree within 1 deg
+                    assert np.abs(d).max() < 10.0 and crms < 1.0, (s, c)
+                else:  # OpenSense's own IMUPlacer + IK on the same three files: largest 11.0, centred RMS 2.9 deg
+                    assert np.abs(d).max() < 12.0 and crms < 3.5, (s, c)
+    res["X"] = res["X", "free"]
     # the subject turned half a turn: every sensor of the standing trial turned about the world's vertical
     text = STATIC["X"].read_text().splitlines()
     end = next(i for i, line in enumerate(text) if line.strip().lower() == "endheader")
@@ -255,7 +265,8 @@ def test_heading_test_of_opensense(tmp_path):
         out.append("\t".join([parts[0], *cells]))
     turned = tmp_path / "turned.sto"
     turned.write_text("\n".join(out) + "\n")
-    run = _cli("analyze", MT, "--static", turned, "--imu-heading", "z", "--out", tmp_path / "turned", "-q")
+    run = _cli("analyze", MT, "--static", turned, "--imu-heading", "z", "--imu-knee", "free", "--out",
+               tmp_path / "turned", "-q")
     assert run.returncode == 0, run.stderr
     t = _angles(tmp_path / "turned")
     cols = [c for c in t.columns if c.endswith("_deg") and ("hip" in c or "knee" in c or "ankle" in c)]
@@ -331,9 +342,9 @@ def test_opensense_ik_on_the_shared_walk_as_shipped(tmp_path, monkeypatch):
     """The shared walk as OpenSense ships it (its quaternion table, Z-up Xsens world) analysed with the default
     options (no --axes, no --imu-heading) against OpenSense's own pipeline with OpenSense's setup
     (sensor_to_opensim_rotations -90 deg about X, heading from the pelvis sensor's z axis; IMUPlacer and
-    IMUInverseKinematicsTool on the small hinge-knee model of test_imu_opensense.py), first 12 s: hip and
-    knee flexion r >= 0.99 within 1 deg centred RMS; hip adduction r >= 0.85 within 3 deg (the hinge knee
-    of OpenSense's model moves the shank sensor's knee ab/adduction into the hip; docs/imu.md)."""
+    IMUInverseKinematicsTool on the small hinge-knee model of test_imu_opensense.py), first 12 s: hip
+    flexion, adduction and rotation and knee flexion r >= 0.99 within 1 deg centred RMS (hinge knees, the
+    default; docs/imu.md)."""
     _need_real()
     osim = pytest.importorskip("opensim")
     sys.path.insert(0, str(ROOT / "tests" / "imu"))
@@ -376,7 +387,8 @@ def test_opensense_ik_on_the_shared_walk_as_shipped(tmp_path, monkeypatch):
     assert len(ours) == len(theirs)
     for col, name, r_min, rms_max in (("hip_flexion_{s}", "{side}_hip_flexion_deg", 0.99, 1.0),
                                       ("knee_angle_{s}", "{side}_knee_flexion_deg", 0.99, 1.0),
-                                      ("hip_adduction_{s}", "{side}_hip_adduction_deg", 0.85, 3.0)):
+                                      ("hip_adduction_{s}", "{side}_hip_adduction_deg", 0.99, 1.0),
+                                      ("hip_rotation_{s}", "{side}_hip_internal_rotation_deg", 0.99, 1.0)):
         for s, side in (("r", "right"), ("l", "left")):
             a = np.degrees(theirs[col.format(s=s)].to_numpy())
             b = ours[name.format(side=side)].to_numpy()
