@@ -52,7 +52,7 @@ def main():
         ik.run(False)
         theirs = read_trial(tmp / "ik" / "ik_legs.mot")
         model = BodyModel.default(mass=75.0, height=1.8)
-        coords, _ = orientations_to_coordinates(read_trial(sto), model)
+        coords, _ = orientations_to_coordinates(read_trial(sto), model, heading="none", knee="free")
         ours = clinical_angles(model, coords)
     print("| angle | OpenSense coordinate | range (deg) | mean offset (deg) | RMS (deg) | centred RMS (deg) "
           "| largest (deg) | r |")
