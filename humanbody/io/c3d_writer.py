@@ -195,7 +195,8 @@ class C3DModel:
         """
         import ezc3d
 
-        raw = open(os.fspath(path), "rb").read()
+        with open(os.fspath(path), "rb") as fh:
+            raw = fh.read()
         try:
             groups, proc = parse_parameters(raw, (raw[0] - 1) * 512)
             c = ezc3d.c3d(os.fspath(path))
