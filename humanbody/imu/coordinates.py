@@ -66,6 +66,20 @@ def _axes_check(angles: np.ndarray, segment_of: dict) -> list[str]:
     return lines
 
 
+def _knee_turns(R: dict, segment_of: dict) -> list[str]:
+    """:func:`_axes_check` on each knee read from its own two sensors (before a hinge fit hides the turn)."""
+    from scipy.spatial.transform import Rotation
+
+    angles = np.zeros((len(next(iter(R.values()))), len(SEGMENT_NAMES), 3))
+    for side in ("right", "left"):
+        thigh, shank = f"{side}_upper_leg", f"{side}_lower_leg"
+        if thigh in R and shank in R:
+            S = np.einsum("fji,fjk->fik", R[thigh], R[shank])
+            yxz = np.unwrap(Rotation.from_matrix(S).as_euler("YXZ"), axis=0)  # intrinsic y, x, z: the knee's sequence
+            angles[:, SEGMENT_NAMES.index(shank)] = yxz
+    return _axes_check(angles, segment_of)
+
+
 def segment_orientations(df, *, static=None, axes="auto", heading=None,
                          window_s: float = CALIBRATION_WINDOW_S, knee: str = "hinge"):
     """Every covered segment's orientation in ground and what was done.
@@ -139,6 +153,7 @@ def segment_orientations(df, *, static=None, axes="auto", heading=None,
     R = {seg: np.einsum("ij,fjk,kl->fil", turn, sensor_rotations(df, label, A), cal.mounting[label])
          for seg, label in segment_of.items()}
     if knee == "hinge":
+        notes += _knee_turns(R, segment_of)
         notes += hinge_knees(R)
     elif knee != "free":
         raise InputError(f"--imu-knee {knee!r}: expected hinge or free")

@@ -445,3 +445,18 @@ def test_one_row_calibration_file(tmp_path, model):
     assert any("cal.sto: 1 frame (0 s)" in n for n in notes)
     with pytest.raises(InputError, match="has one frame: a calibration posture"):
         analyze_trial(static)
+
+
+def test_wrong_vertical_is_flagged_with_hinge_knees(tmp_path, model):
+    """The hinge fit cannot show a knee turning about the shank's long axis, so the check reads the knees from
+    their own sensors first: a Z-up world taken as Y up is still flagged."""
+    p = tmp_path / "zup.sto"
+    t, root, q = S.truth()
+    R = S.absolute(q)
+    M = S.mountings(3)
+    sensors = {lab: S.quat_wxyz(np.einsum("fij,kj->fik", R[seg], M[seg])) for seg, lab in S.OPENSIM_LABELS.items()}
+    S.write_sto(p, t, sensors)
+    _, notes = orientations_to_coordinates(read_trial(p), model, axes="opensim", heading="none")
+    assert any("check the axes: the right knee" in n for n in notes)
+    _, notes = orientations_to_coordinates(read_trial(p), model, axes="x,y,z", heading="none")
+    assert not any("check the axes" in n for n in notes)
