@@ -119,9 +119,9 @@ def find_vertical(trial, posture, segment_of: dict, window: int, default: str) -
                 line = (f"sensor world: {'+' if sign > 0 else '-'}{'XYZ'[axis]} up, from gravity in the accelerations "
                         f"of {what} (mean {mag:.2f} m/s^2, {angle:.1f} deg from that axis; --axes overrides)")
                 return parse_axes(spec), spec, line
-    axis, why = _from_posture(posture, segment_of, window)
-    if axis is not None:
-        sign = 1
+    up, why = _from_posture(posture, segment_of, window)
+    if up is not None:
+        axis, sign = up, 1
         spec = _UP_SPEC[(axis, sign)]
         line = (f"sensor world: +{'XYZ'[axis]} up, from the standing posture (thighs and shanks: the same sensor "
                 f"axis is vertical on both legs; a world with {'XYZ'[axis]} down needs --axes)")

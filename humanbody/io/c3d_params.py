@@ -96,9 +96,10 @@ class Parameter:
                 return cls(name, -1, (len(enc[0]),), np.frombuffer(enc[0], dtype=np.uint8).copy(), description,
                            locked)
             L = max([len(e) for e in enc] + [1])
-            data = np.frombuffer(b"".join(e.ljust(L) for e in enc), dtype=np.uint8).copy()
-            return cls(name, -1, (L, len(enc)), data, description, locked)
+            codes = np.frombuffer(b"".join(e.ljust(L) for e in enc), dtype=np.uint8).copy()
+            return cls(name, -1, (L, len(enc)), codes, description, locked)
         arr = np.asarray(values)
+        data: np.ndarray
         if type is None:
             type = 2 if arr.dtype.kind in "iub" else 4
         if type == 2 and arr.size and (arr.min() < -32768 or arr.max() > 65535):
@@ -182,6 +183,7 @@ def parse_parameters(raw: bytes, start: int) -> tuple[dict, int]:
             if d0 + size + 1 > stop:
                 raise ParameterError(f"parameter {name} runs past the section")
             chunk = raw[d0:d0 + size]
+            data: np.ndarray
             if ptype == -1:
                 data = np.frombuffer(chunk, dtype=np.uint8).copy()
             elif ptype == 1:

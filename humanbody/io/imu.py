@@ -27,9 +27,9 @@ import re
 import numpy as np
 
 from ..errors import InputError
-from .imu_names import OPENSIM_BODIES, ROOT, XSENS_SEGMENTS, assign
 from . import _text
 from ._validate import table_frame
+from .imu_names import OPENSIM_BODIES, ROOT, XSENS_SEGMENTS, assign
 
 #: Largest |norm - 1| of a quaternion taken as rounding and normalised; beyond it the file is refused.
 NORM_TOLERANCE = 0.01

@@ -98,8 +98,9 @@ def read_mapping(spec, where=None) -> tuple[dict, str | None]:
     for elem in root.iter():
         if elem.tag.rsplit("}", 1)[-1] == "ExperimentalSensor":
             name = next((c.text for c in elem if c.tag.rsplit("}", 1)[-1] == "name_in_model"), None)
-            if elem.get("name") and name and name.strip():
-                out[elem.get("name").strip().lstrip("_").upper()] = name.strip()
+            sensor = elem.get("name")
+            if sensor and name and name.strip():
+                out[sensor.strip().lstrip("_").upper()] = name.strip()
     if not out:
         raise InputError("the sensor mapping names no <ExperimentalSensor> with a <name_in_model>", path)
     prefix = next((e.text.strip() for e in root.iter() if e.tag.rsplit("}", 1)[-1] == "trial_prefix" and e.text),

@@ -10,9 +10,9 @@ import sys
 
 import numpy as np
 import pytest
+from _shared import ROOT, SHARED_DATA
 from scipy.spatial.transform import Rotation
 
-from _shared import ROOT, SHARED_DATA
 from humanbody.errors import InputError
 
 IMU = SHARED_DATA / "real" / "imu"
@@ -186,9 +186,10 @@ def test_vertical_from_gravity_in_the_accelerations():
 def test_vertical_from_the_standing_posture(tmp_path, up):
     """No accelerations (OpenSense tables): thigh and shank sensors strapped along the limb, mirrored on the
     two legs, see the world's vertical as the same sensor axis: a Z-up and a Y-up world are both found."""
-    from humanbody.imu.vertical import find_vertical
-    from humanbody.io.imu_names import assign, OPENSIM_BODIES
     import pandas as pd
+
+    from humanbody.imu.vertical import find_vertical
+    from humanbody.io.imu_names import OPENSIM_BODIES, assign
 
     # ground (X forward, Y left, Z up) -> the file's world: identity for Z up, OpenSim's for Y up
     W = np.eye(3) if up == "z" else np.array([[1.0, 0, 0], [0, 0, 1.0], [0, -1.0, 0]])
@@ -201,7 +202,7 @@ def test_vertical_from_the_standing_posture(tmp_path, up):
     for label, R in (("femur_r_imu", right), ("tibia_r_imu", tilt @ right), ("femur_l_imu", left),
                      ("tibia_l_imu", tilt.T @ left), ("pelvis_imu", np.eye(3))):
         q = Rotation.from_matrix(W @ heading @ R).as_quat()
-        for c, v in zip("wxyz", (q[3], q[0], q[1], q[2])):
+        for c, v in zip("wxyz", (q[3], q[0], q[1], q[2]), strict=True):
             cols[f"{label}_q{c}"] = np.full(10, v)
         labels.append(label)
     df = pd.DataFrame(cols)

@@ -9,8 +9,8 @@ import sys
 
 import numpy as np
 import pytest
+from _shared import ROOT, SHARED_DATA
 
-from _shared import SHARED_DATA, ROOT
 from humanbody.errors import InputError
 
 ezc3d = pytest.importorskip("ezc3d")
