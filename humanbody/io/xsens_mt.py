@@ -277,8 +277,9 @@ def read_xsens_mt(spec, mapping=None, **options):
     if last - first < 1:
         raise InputError("the sensors' files share fewer than 2 packets", where)
     target = np.arange(first, last + 1)
-    notes = [f"Xsens MT text export: {len(labels)} sensors, mapping from "
-             f"{xml.name if xml is not None else 'the --imu-map option'}"]
+    given = mapping if isinstance(mapping, (str, os.PathLike)) and os.path.isfile(mapping) else None
+    source = Path(xml or given).name if (xml or given) else "the --imu-map pairs"
+    notes = [f"Xsens MT text export: {len(labels)} sensors, mapping from {source}"]
     ends = sorted({int(d[0][-1]) for d in data})
     if len(ends) > 1 or len({int(d[0][0]) for d in data}) > 1:
         notes.append(f"the sensors' files cover different packets (last packets {ends[0]}-{ends[-1]}): the "
