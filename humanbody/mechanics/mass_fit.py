@@ -15,14 +15,17 @@ where ``a_Oj`` is the acceleration of the joint point (from the kernel's
 mass-centre acceleration and the original r_j).  :func:`fit_mass_distribution`
 solves the bounded least squares
 
-    min_{s, d}  sum_t w_t (|f_1 / F_pk|^2 + |m_1 / (h F_pk)|^2) / sigma_r^2
+    min_{s, d}  (1 / T) sum_t w_t (|f_1 / F_pk|^2 + |m_1 / (h F_pk)|^2) / sigma_r^2
                 + sum_j ((s_j - 1) / sigma_s)^2 + |d / sigma_d|^2,
     0.7 <= s_j <= 1.3,  |d_i| <= 0.1 m
 
-over the frames whose contacts are all measured (w_t = 1), with F_pk the
+over the T frames whose contacts are all measured (w_t = 1), with F_pk the
 peak external force and h the mass centre's height (the Hicks et al.
-normalisation); the priors keep unobservable parameters at the
-anthropometric table's values.
+normalisation).  ``sigma_r`` is the RMS of the normalised residual the
+previous round left (empirical Bayes, three rounds from the table's values):
+with noisy accelerations it is large and the priors (sigma_s = 0.15, sigma_d
+= 5 cm) keep what the data cannot tell at the anthropometric table's values;
+with exact data it falls towards zero and the data decide alone.
 """
 
 from __future__ import annotations
@@ -31,13 +34,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["MassFit", "fit_mass_distribution", "TRUNK", "fitted_model", "FitData", "fit_data", "parameter_residual"]
+__all__ = ["MassFit", "fit_mass_distribution", "TRUNK", "fitted_model", "FitData", "fit_data", "parameter_residual",
+           "parameter_jacobian"]
 
 #: The trunk segments whose mass centre moves by the fitted offset (the trunk above the pelvis).
 TRUNK = ("middle_torso", "upper_torso")
 
-#: Prior standard deviations: residual (fraction of the Hicks normalisation), mass scale, trunk offset (m).
-SIGMA_RESIDUAL = 0.02
+#: Prior standard deviations: mass scale, trunk offset (m); the residual's (a fraction of the Hicks
+#: normalisation) is the RMS level the previous round left, at least SIGMA_FLOOR.
+SIGMA_FLOOR = 1e-6
+#: Most rounds of the fit, each with the residual level the last one left as its noise (empirical Bayes); the
+#: rounds stop when that level no longer halves.
+NOISE_ROUNDS = 8
 SIGMA_SCALE = 0.15
 SIGMA_OFFSET = 0.05
 SCALE_BOUNDS = (0.7, 1.3)
@@ -95,6 +103,38 @@ def parameter_residual(model, data: FitData, scale, offset) -> tuple[np.ndarray,
     return f1, m1
 
 
+def parameter_jacobian(model, data: FitData, scale, offset) -> np.ndarray:
+    """Derivatives of :func:`parameter_residual`'s (f_1, m_1) rows, (F, 6, n + 3): per mass scale, per offset axis.
+
+    ``d f_1 / d s_j = m0_j (a_Gj - g)``, ``d m_1 / d s_j = (G_j - O_1) x m0_j (a_Gj - g) + I_j alpha_j + omega_j x
+    I_j omega_j``; for the offset, with ``K_j = ([alpha_j]x + [omega_j]x^2) R_j`` (d a_Gj / d d),
+    ``d f_1 / d d = sum_trunk s_j m0_j K_j`` and ``d m_1 / d d = sum_trunk (-[w_j]x R_j + [G_j - O_1]x s_j m0_j K_j)``,
+    ``w_j = s_j m0_j (a_Gj - g)``.
+    """
+    from ..rotations import skew
+
+    trunk = _trunk(model)
+    r = np.array(model.com_offset, dtype=float)
+    r[trunk] += offset
+    c = np.einsum("fkij,kj->fki", data.R, r)
+    aG = data.a_O + np.cross(data.alpha, c) + np.cross(data.omega, np.cross(data.omega, c))
+    m0 = np.asarray(model.mass, dtype=float)
+    s = np.asarray(scale, dtype=float)
+    u = m0[None, :, None] * (aG - model.gravity)  # d w_j / d s_j
+    arm = data.O + c - data.O[:, :1]
+    F, n = u.shape[:2]
+    J = np.zeros((F, 6, n + 3))
+    J[:, :3, :n] = np.transpose(u, (0, 2, 1))
+    J[:, 3:, :n] = np.transpose(np.cross(arm, u) + data.spin, (0, 2, 1))
+    for j in trunk:
+        Wa, Wo = skew(data.alpha[:, j]), skew(data.omega[:, j])
+        K = (Wa + Wo @ Wo) @ data.R[:, j]
+        sm = s[j] * m0[j]
+        J[:, :3, n:] += sm * K
+        J[:, 3:, n:] += -skew(s[j] * u[:, j]) @ data.R[:, j] + skew(arm[:, j]) @ (sm * K)
+    return J
+
+
 @dataclass(eq=False)
 class MassFit:
     """Fitted mass scales (n,), trunk offset (3,) m, and the model they give."""
@@ -102,8 +142,8 @@ class MassFit:
     scale: np.ndarray
     offset: np.ndarray
     model: object
-    cost_before: float
-    cost_after: float
+    rms_before: float   # RMS of the normalised residual rows before the fit
+    rms_after: float    # and after
 
 
 def fitted_model(model, scale, offset):
@@ -124,23 +164,50 @@ def fit_mass_distribution(model, datasets: list) -> MassFit:
 
     n = model.n_bodies
     has_trunk = _trunk(model).size > 0
-    frames = sum(d.force.shape[0] for d in datasets)
 
-    def rows(p):
+    def data_rows(p):
         s, d = p[:n], (p[n:] if has_trunk else np.zeros(3))
         out = []
         for data in datasets:
             f1, m1 = parameter_residual(model, data, s, d)
             out += [(f1 / data.scale_force).ravel(), (m1 / data.scale_moment).ravel()]
-        res = np.concatenate(out) / SIGMA_RESIDUAL / np.sqrt(max(frames, 1))
-        prior = [(s - 1.0) / SIGMA_SCALE] + ([d / SIGMA_OFFSET] if has_trunk else [])
-        return np.concatenate([res, *prior])
+        return np.concatenate(out)
 
-    p0 = np.concatenate([np.ones(n), np.zeros(3 if has_trunk else 0)])
+    def prior_rows(p):
+        return np.concatenate([(p[:n] - 1.0) / SIGMA_SCALE] + ([p[n:] / SIGMA_OFFSET] if has_trunk else []))
+
+    p = np.concatenate([np.ones(n), np.zeros(3 if has_trunk else 0)])
     lo = np.concatenate([np.full(n, SCALE_BOUNDS[0]), np.full(3 if has_trunk else 0, -OFFSET_BOUND)])
     hi = np.concatenate([np.full(n, SCALE_BOUNDS[1]), np.full(3 if has_trunk else 0, OFFSET_BOUND)])
-    before = float(np.sum(rows(p0) ** 2))
-    sol = least_squares(rows, p0, bounds=(lo, hi), method="trf", x_scale="jac", xtol=1e-10, ftol=1e-10)
-    scale = sol.x[:n]
-    offset = sol.x[n:] if has_trunk else np.zeros(3)
-    return MassFit(scale, offset, fitted_model(model, scale, offset), before, float(2.0 * sol.cost))
+    prior_scale = np.concatenate([np.full(n, 1 / SIGMA_SCALE), np.full(3 if has_trunk else 0, 1 / SIGMA_OFFSET)])
+    r0 = data_rows(p)
+    before = float(np.sqrt(np.mean(r0 ** 2)))
+    last = np.inf
+    for _ in range(NOISE_ROUNDS):
+        # the residual's own level left by the last fit is its noise: sigma_r (a floor keeps exact data finite)
+        sigma = max(float(np.sqrt(np.mean(data_rows(p) ** 2))), SIGMA_FLOOR)
+        if sigma > 0.5 * last:
+            break
+        last = sigma
+        weight = 1.0 / (sigma * np.sqrt(data_rows(p).size / 6.0))
+
+        def rows(x, weight=weight):
+            return np.concatenate([data_rows(x) * weight, prior_rows(x)])
+
+        def jac(x, weight=weight):
+            parts = []
+            for data in datasets:
+                J = parameter_jacobian(model, data, x[:n], x[n:] if has_trunk else np.zeros(3))
+                J[:, :3] /= data.scale_force
+                J[:, 3:] /= data.scale_moment
+                # rows in the order of data_rows: every frame's force, then every frame's moment
+                parts += [J[:, :3].reshape(-1, n + 3), J[:, 3:].reshape(-1, n + 3)]
+            D = np.concatenate(parts)[:, : p.size] * weight
+            return np.vstack([D, np.diag(prior_scale)])
+
+        p = least_squares(rows, p, jac=jac, bounds=(lo, hi), method="trf", x_scale="jac", xtol=1e-12, ftol=1e-12,
+                          gtol=1e-12).x
+    scale = p[:n]
+    offset = p[n:] if has_trunk else np.zeros(3)
+    after = float(np.sqrt(np.mean(data_rows(p) ** 2)))
+    return MassFit(scale, offset, fitted_model(model, scale, offset), before, after)
