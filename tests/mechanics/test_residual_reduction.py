@@ -261,3 +261,23 @@ def test_the_shared_walk_meets_the_criteria_with_the_tracking_kept(shared_data):
             diff = red.clinical[col].to_numpy() - plain.clinical[col].to_numpy()
             assert np.sqrt(np.nanmean(diff ** 2)) <= 2.0, col
     assert red.markers is not None  # the API keeps the markers, as without the option
+
+
+def test_report_reduce_residuals_shows_the_criteria_and_the_residual_per_stride(shared_data, tmp_path):
+    walk = shared_data / "gait2392_walk"
+    assert main(["report", str(walk / "subject01_walk1.trc"), "--mass", "72.6", "--out", str(tmp_path / "rep"),
+                 "--plots", "none", "-q", "--reduce-residuals"]) == 0
+    page = (tmp_path / "rep" / "subject01_walk1" / "subject01_walk1.html").read_text()
+    assert "Hicks et al. 2015 &lt;= 5 %: met" in page
+    for side in ("right", "left"):
+        assert f"kinetics: pelvis residual per {side} stride" in page
+
+
+def test_view_takes_the_same_option():
+    import argparse
+
+    from humanbody.commands.view import register
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    assert parser.parse_args(["view", "walk.trc", "--reduce-residuals"]).reduce_residuals
