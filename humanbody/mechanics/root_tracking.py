@@ -22,7 +22,8 @@ kinetic kernel (Ja is exact: the residual is linear in the accelerations).
 (N divides force rows by F_pk and moment rows by h F_pk; w_t = 1 on frames
 whose contacts are all measured; on the others the dynamics are left as
 they were: no change of the root's acceleration there), a sparse linear
-system of 6F unknowns, twice (Gauss-Newton).  ``beta`` is the smallest of a
+system of 6F unknowns, solved twice, the second time about the first
+solution with the first linearisation's blocks (a chord Gauss-Newton step).  ``beta`` is the smallest of a
 geometric ladder for which the body's points move at most
 :data:`POINT_RMS` RMS and :data:`POINT_MAX` at most and the root turns at
 most :data:`ANGLE_RMS` RMS: the kinematics stay within the tracking's
@@ -202,14 +203,16 @@ def track_root(model, motion, ext, mask, scale_force: float, scale_moment: float
     done = 0
     for it in range(iterations):
         base = _residual_of(model, motion, ext, change)
-        Jq, Jv, Ja = _jacobians(model, motion, ext, change, base) / norm[None, None, :, None]
         rn = np.nan_to_num(base / norm)
+        if it == 0:  # the blocks of the first linearisation serve every iteration (a chord method)
+            Jq, Jv, Ja = _jacobians(model, motion, ext, change, base) / norm[None, None, :, None]
 
-        def block(J, weight):
-            return sparse.bsr_matrix((J * weight[:, None, None], np.arange(F), np.arange(F + 1)), shape=(6 * F, 6 * F))
+            def block(J, weight):
+                return sparse.bsr_matrix((J * weight[:, None, None], np.arange(F), np.arange(F + 1)),
+                                         shape=(6 * F, 6 * F))
 
-        A = block(Jq, w) + block(Jv, w) @ K1 + block(Ja, w) @ K2
-        B = block(Ja, 1.0 - w) @ K2  # unmeasured frames: the root's acceleration kept
+            A = block(Jq, w) + block(Jv, w) @ K1 + block(Ja, w) @ K2
+            B = block(Ja, 1.0 - w) @ K2  # unmeasured frames: the root's acceleration kept
         rhs0 = (rn * w[:, None]).ravel()
         # linearised about x: r(x') ~ r + A (x' - x)
         AtA = (A.T @ A).tocsc()
