@@ -206,6 +206,7 @@ def fit_mass_distribution(model, datasets: list) -> MassFit:
             return np.vstack([D, np.diag(prior_scale)])
 
         p = least_squares(rows, p, jac=jac, bounds=(lo, hi), method="trf", x_scale="jac", xtol=1e-12, ftol=1e-12,
+                          tr_solver="lsmr",
                           gtol=1e-12).x
     scale = p[:n]
     offset = p[n:] if has_trunk else np.zeros(3)

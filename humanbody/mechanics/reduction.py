@@ -84,6 +84,7 @@ def reduce_residuals(model, motion, loads, results=None, points=None, trunk_trac
     Fpk = ext.peak_force
     h = com_height(res, loads)
     f0, m0 = root_residual(model, res, ext)
+    mask &= np.isfinite(f0).all(axis=1) & np.isfinite(m0).all(axis=1)  # frames without a pose constrain nothing
     before = residual_summary(f0, m0, mask)
     record: dict = {"frames": F, "frames_measured": int(mask.sum()), "peak_external_force_N": Fpk,
                     "com_height_m": h, "before": before}

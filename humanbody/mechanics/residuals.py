@@ -95,12 +95,12 @@ def measured_frames(model, results, loads) -> tuple[np.ndarray, list[str]]:
     feet = [(side, model.names.index(f"{side}_foot")) for side in ("right", "left") if f"{side}_foot" in model.names]
     z = {side: results.joint[:, k, 2] for side, k in feet}
     loaded = {side: (body == k).any(axis=1) | (body == -2).any(axis=1) for side, k in feet}
-    stance = [np.percentile(z[s][loaded[s]], 10) for s, _ in feet if loaded[s].any()]
+    stance = [np.nanpercentile(z[s][loaded[s]], 10) for s, _ in feet if loaded[s].any()]
     if not stance:
         return np.zeros(F, dtype=bool), ["no foot carries a measured load in any frame"]
     notes = []
     for side, _ in feet:
-        level = np.percentile(z[side][loaded[side]], 10) if loaded[side].any() else min(stance)
+        level = np.nanpercentile(z[side][loaded[side]], 10) if loaded[side].any() else min(stance)
         off = _long_runs(~loaded[side] & (z[side] < level + CONTACT_MARGIN), time, CONTACT_TIME)
         if off.any():
             notes.append(f"{side} foot {int(off.sum())}")
@@ -125,7 +125,7 @@ def com_height(results, loads) -> float:
     """Mean height (m) of the whole-body mass centre above the centres of pressure (the floor)."""
     cop = np.asarray(getattr(loads, "cop", None) if loads is not None else None, dtype=float)
     floor = float(np.nanmedian(cop[..., 2])) if cop.size and np.isfinite(cop[..., 2]).any() else 0.0
-    return float(np.mean(results.body_com[:, 2]) - floor)
+    return float(np.nanmean(results.body_com[:, 2]) - floor)
 
 
 def residual_summary(f1, m1, mask) -> dict:

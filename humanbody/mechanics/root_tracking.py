@@ -150,17 +150,30 @@ def _residual_of(model, motion, ext, change: RootChange):
 
 
 def _jacobians(model, motion, ext, change: RootChange, base: np.ndarray):
-    """Blocks Jq, Jv, Ja (F, 6, 6) of the residual's change per unit of x, its rate and its acceleration."""
+    """Blocks Jq, Jv, Ja (F, 6, 6) of the residual's change per unit of x, its rate and its acceleration.
+
+    The 18 perturbed motions go through the kernel as one motion of 18 F frames (every frame is evaluated on
+    its own), one call instead of 18.
+    """
+    from .kinematics import compute_motion
+    from .residuals import ExternalLoads, root_residual
+
     F = base.shape[0]
-    J = np.empty((3, F, 6, 6))
     names = (("u", "th"), ("ud", "thd"), ("udd", "thdd"))
-    for order, pair in enumerate(names):
+    moved = []
+    for pair in names:
         for col in range(6):
             field, axis = pair[col // 3], col % 3
-            moved = replace(change, **{field: getattr(change, field).copy()})
-            getattr(moved, field)[:, axis] += STEP
-            J[order, :, :, col] = (_residual_of(model, motion, ext, moved) - base) / STEP
-    return J
+            one = replace(change, **{field: getattr(change, field).copy()})
+            getattr(one, field)[:, axis] += STEP
+            moved.append(apply_root_change(model, motion, one))
+    stacked = replace(motion, time=np.tile(motion.time, len(moved)), q=np.concatenate([m.q for m in moved]),
+                      qd=np.concatenate([m.qd for m in moved]), qdd=np.concatenate([m.qdd for m in moved]))
+    ext_all = ExternalLoads(np.tile(ext.force, (len(moved), 1)), np.tile(ext.moment_o, (len(moved), 1)))
+    f1, m1 = root_residual(model, compute_motion(model, stacked), ext_all)
+    r = np.concatenate([f1, m1], axis=1).reshape(len(moved), F, 6)
+    J = (r - base[None]) / STEP  # (18, F, 6): perturbation, frame, residual row
+    return J.reshape(3, 6, F, 6).transpose(0, 2, 3, 1)
 
 
 @dataclass(eq=False)
@@ -205,7 +218,7 @@ def track_root(model, motion, ext, mask, scale_force: float, scale_moment: float
         base = _residual_of(model, motion, ext, change)
         rn = np.nan_to_num(base / norm)
         if it == 0:  # the blocks of the first linearisation serve every iteration (a chord method)
-            Jq, Jv, Ja = _jacobians(model, motion, ext, change, base) / norm[None, None, :, None]
+            Jq, Jv, Ja = np.nan_to_num(_jacobians(model, motion, ext, change, base) / norm[None, None, :, None])
 
             def block(J, weight):
                 return sparse.bsr_matrix((J * weight[:, None, None], np.arange(F), np.arange(F + 1)),
@@ -227,14 +240,26 @@ def track_root(model, motion, ext, mask, scale_force: float, scale_moment: float
 
 
 def _choose_beta(AtA, b, prior, points, O1, D1, D2, F) -> float:
-    """The smallest penalty of :data:`BETAS` whose change keeps the points and the root's angle within the limits."""
+    """The smallest penalty of :data:`BETAS` whose change keeps the points and the root's angle within the limits.
+
+    The change shrinks as the penalty grows, so the ladder is bisected (six solves for 37 rungs).
+    """
     from scipy.sparse.linalg import spsolve
 
-    for beta in BETAS:
+    def within(beta) -> bool:
         x = spsolve((AtA + beta * prior).tocsc(), b)
         change = RootChange.from_samples(x.reshape(F, 6), D1, D2)
         d = point_motion(points, O1, change)
+        d = d[np.isfinite(d)]
         angle = np.degrees(np.sqrt(np.mean(np.sum(change.th ** 2, axis=1))))
-        if np.sqrt(np.mean(d ** 2)) <= POINT_RMS and d.max() <= POINT_MAX and angle <= ANGLE_RMS:
-            return float(beta)
-    return float(BETAS[-1])
+        return bool((d.size == 0 or (np.sqrt(np.mean(d ** 2)) <= POINT_RMS and d.max() <= POINT_MAX))
+                    and angle <= ANGLE_RMS)
+
+    lo, hi = -1, len(BETAS) - 1  # BETAS[hi] is taken when nothing smaller keeps the limits
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if within(BETAS[mid]):
+            hi = mid
+        else:
+            lo = mid
+    return float(BETAS[hi])

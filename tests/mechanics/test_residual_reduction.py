@@ -281,3 +281,17 @@ def test_view_takes_the_same_option():
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers())
     assert parser.parse_args(["view", "walk.trc", "--reduce-residuals"]).reduce_residuals
+
+
+def test_frames_without_a_pose_constrain_nothing_and_stay_empty(synthetic):
+    truth, _, motion, loads = synthetic
+    from dataclasses import replace
+
+    gap = replace(motion, q=motion.q.copy(), qd=motion.qd.copy(), qdd=motion.qdd.copy())
+    for arr in (gap.q, gap.qd, gap.qdd):
+        arr[60:66] = np.nan
+    start = _perturbed(truth, np.ones(truth.n_bodies), [0.02, 0.0, 0.02])
+    red = reduce_residuals(start, gap, loads)
+    assert red.applied and red.record["frames_measured"] == motion.n_frames - 6
+    assert np.isnan(red.motion.q[60:66]).all() and np.isfinite(red.motion.q[:60]).all()
+    assert red.record["after"]["force_peak"] < 1.0
