@@ -295,3 +295,27 @@ def test_frames_without_a_pose_constrain_nothing_and_stay_empty(synthetic):
     assert red.applied and red.record["frames_measured"] == motion.n_frames - 6
     assert np.isnan(red.motion.q[60:66]).all() and np.isfinite(red.motion.q[:60]).all()
     assert red.record["after"]["force_peak"] < 1.0
+
+
+def test_a_foot_standing_beside_the_plates_is_found_and_flight_is_measured():
+    """Right foot: loaded for 0.5 s, then 0.5 s unloaded at its stance height (beside the plates), then lifted
+    (with the left foot up: a flight, measured); left foot: 10 cm above its stance height but for a touch."""
+    from types import SimpleNamespace
+
+    from humanbody.mechanics.residuals import measured_frames
+
+    model = hb.BodyModel.default()
+    F = 150
+    t = np.arange(F) / 100.0
+    joint = np.zeros((F, model.n_bodies, 3))
+    r, l = model.names.index("right_foot"), model.names.index("left_foot")
+    joint[:, r, 2] = np.where(t < 1.0, 0.08, 0.2)
+    joint[:, l, 2] = 0.18  # 10 cm above its stance height
+    body = np.full((F, 2), -1)
+    body[t < 0.5, 0] = r
+    body[(t >= 0.5) & (t < 0.52), 1] = l  # a touch of the left foot: its level is its own
+    joint[(t >= 0.5) & (t < 0.52), l, 2] = 0.08
+    ok, lines = measured_frames(model, SimpleNamespace(joint=joint, time=t), SimpleNamespace(body=body))
+    assert not ok[(t >= 0.5) & (t < 1.0)].any() and ok[t < 0.5].all() and ok[t >= 1.0].all()
+    assert lines == ["50 of 150 frames have a foot on the ground off the plates (right foot 50 frames): no residual "
+                     "constraint there"]
