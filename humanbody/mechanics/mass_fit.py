@@ -144,6 +144,7 @@ class MassFit:
     model: object
     rms_before: float   # RMS of the normalised residual rows before the fit
     rms_after: float    # and after
+    trials: int = 1     # trials fitted together
 
 
 def fitted_model(model, scale, offset):

@@ -24,7 +24,7 @@ import numpy as np
 
 from .residuals import CRITERIA
 
-__all__ = ["Reduction", "reduce_residuals", "reduce_analysis", "TRUNK_TRACKED", "MEASURED_SHARE", "MASS_CHANGE"]
+__all__ = ["Reduction", "reduce_residuals", "reduce_analysis", "fit_subject", "TRUNK_TRACKED", "MEASURED_SHARE", "MASS_CHANGE"]
 
 #: Share of frames with every contact measured below which the residual cannot be judged.
 MEASURED_SHARE = 0.5
@@ -57,7 +57,8 @@ def _verdict(value: float, limit: float) -> str:
     return "met" if np.isfinite(value) and value <= limit else "NOT met"
 
 
-def reduce_residuals(model, motion, loads, results=None, points=None, trunk_tracked: float = 1.0) -> Reduction:
+def reduce_residuals(model, motion, loads, results=None, points=None, trunk_tracked: float = 1.0,
+                     fit=None) -> Reduction:
     """Reduce the root residual of one trial (module docstring).
 
     Parameters
@@ -69,6 +70,8 @@ def reduce_residuals(model, motion, loads, results=None, points=None, trunk_trac
     points : (F, P, 3), optional     body points whose displacement is limited and reported (the
                                      conditioned markers); default the joint and mass centres
     trunk_tracked : float            share of frames the trunk segments were fitted to their own markers
+    fit : MassFit, optional          a mass distribution fitted already (:func:`fit_subject`: once over all
+                                     of a subject's trials); default: fitted on this trial
     """
     from .kinematics import compute_motion
     from .mass_fit import fit_data, fit_mass_distribution
@@ -99,7 +102,14 @@ def reduce_residuals(model, motion, loads, results=None, points=None, trunk_trac
         record.update(applied=False, reason=why)
         return Reduction(False, model, motion, lines + [PREFIX + f"not done: {why}; default results kept"], record)
 
-    fit = fit_mass_distribution(model, [fit_data(model, res, ext, mask, Fpk, h * Fpk)])
+    if fit is None:
+        fit = fit_mass_distribution(model, [fit_data(model, res, ext, mask, Fpk, h * Fpk)])
+    else:
+        from .mass_fit import MassFit, fitted_model
+
+        lines.append(PREFIX + f"mass distribution fitted once over {fit_trials(fit)} trial(s) of the subject")
+        fit = MassFit(fit.scale, fit.offset, fitted_model(model, fit.scale, fit.offset), fit.rms_before, fit.rms_after,
+                      fit_trials(fit))
     pts = np.concatenate([res.joint, res.com], axis=1) if points is None else np.asarray(points, dtype=float)
     tracked = track_root(fit.model, motion, ext, mask, Fpk, h * Fpk, pts)
     res2 = compute_motion(fit.model, tracked.motion)
@@ -154,7 +164,7 @@ def reduce_residuals(model, motion, loads, results=None, points=None, trunk_trac
                   segment_mass_scale=dict(zip(model.names, map(float, fit.scale))),
                   trunk_com_offset_m=[float(v) for v in fit.offset], marker_change_rms_m=marker_rms,
                   marker_change_max_m=marker_max, pelvis_rotation_rms_deg=angle_rms, seconds=seconds,
-                  penalty=tracked.beta)
+                  penalty=tracked.beta, mass_fit_trials=fit_trials(fit))
     if hicks_f[1] > 0.05:
         why = (f"the peak residual force stays at {100 * hicks_f[1]:.1f} % of the peak external force with the "
                "markers within 2 cm (loads or markers beyond what the mass distribution and a pelvis within "
@@ -165,6 +175,46 @@ def reduce_residuals(model, motion, loads, results=None, points=None, trunk_trac
     record.update(applied=True)
     lines.append(PREFIX + f"applied in {seconds:.1f} s ({int(mask.sum())} of {F} frames constrained)")
     return Reduction(True, fit.model, tracked.motion, lines, record, tracked.change)
+
+
+def fit_trials(fit) -> int:
+    """Number of trials a :class:`~humanbody.mechanics.mass_fit.MassFit` was fitted over (1 unless :func:`fit_subject`)."""
+    return int(getattr(fit, "trials", 1))
+
+
+def fit_subject(analyses) -> object:
+    """One mass distribution and trunk mass centre for all of a subject's analysed trials with loads.
+
+    Each trial's frames with every contact measured enter one least squares
+    (:func:`humanbody.mechanics.mass_fit.fit_mass_distribution` over their
+    :func:`~humanbody.mechanics.mass_fit.fit_data`, each normalised by its own
+    peak external force and mass-centre height); the trials must share one
+    model (the subject's calibration).  Give the result to
+    :func:`reduce_analysis` (``fit=``) for every trial: they all use one model.
+    """
+    from ..errors import InputError
+    from .mass_fit import fit_data, fit_mass_distribution
+    from .residuals import com_height, external_loads, measured_frames, root_residual
+
+    analyses = [a for a in analyses if a.loads is not None]
+    if not analyses:
+        raise InputError("no trial of the subject has force plates: no mass distribution to fit")
+    model = analyses[0].model
+    datasets = []
+    for a in analyses:
+        if a.model.names != model.names or not np.allclose(a.model.mass, model.mass):
+            raise InputError("the trials of one subject fitted together must share one model (one calibration)",
+                             a.source)
+        res, ext = a.results, external_loads(a.loads)
+        mask, _ = measured_frames(model, res, a.loads)
+        f0, m0 = root_residual(model, res, ext)
+        mask &= np.isfinite(f0).all(axis=1) & np.isfinite(m0).all(axis=1)
+        if mask.any():
+            Fpk = ext.peak_force
+            datasets.append(fit_data(model, res, ext, mask, Fpk, com_height(res, a.loads) * Fpk))
+    fit = fit_mass_distribution(model, datasets)
+    fit.trials = len(datasets)
+    return fit
 
 
 def _trunk_share(tracking) -> float:
@@ -179,7 +229,7 @@ def _trunk_share(tracking) -> float:
     return float(status["upper_torso"].isin(["fit", "rigid"]).mean())
 
 
-def reduce_analysis(analysis, markers=None) -> Reduction:
+def reduce_analysis(analysis, markers=None, fit=None) -> Reduction:
     """Reduce the residuals of an analysed trial in place (``--reduce-residuals``); the :class:`Reduction`.
 
     When applied, ``analysis.model`` (masses, trunk mass centre),
@@ -187,7 +237,7 @@ def reduce_analysis(analysis, markers=None) -> Reduction:
     replaced and the results recomputed on first use; the log lines go to
     ``analysis.messages`` and the record to the model's ``residual_reduction``
     key (model.json).  ``markers``: the conditioned markers (ground axes), whose
-    displacement is limited and reported.
+    displacement is limited and reported; ``fit``: a subject's mass distribution (:func:`fit_subject`).
     """
     from ..model.body import coordinate_columns
 
@@ -198,7 +248,7 @@ def reduce_analysis(analysis, markers=None) -> Reduction:
             points = np.stack([markers[[c, c[:-2] + "_y", c[:-2] + "_z"]].to_numpy(dtype=float) for c in cols],
                               axis=1)
     red = reduce_residuals(analysis.model, analysis.motion, analysis.loads, analysis.results, points,
-                           _trunk_share(analysis.tracking))
+                           _trunk_share(analysis.tracking), fit)
     analysis.messages.extend(red.lines)
     if red.applied:
         coords = analysis.coords.copy()

@@ -319,3 +319,33 @@ def test_a_foot_standing_beside_the_plates_is_found_and_flight_is_measured():
     assert not ok[(t >= 0.5) & (t < 1.0)].any() and ok[t < 0.5].all() and ok[t >= 1.0].all()
     assert lines == ["50 of 150 frames have a foot on the ground off the plates (right foot 50 frames): no residual "
                      "constraint there"]
+
+
+def test_one_mass_distribution_for_all_of_a_subjects_trials(synthetic):
+    """Two trials of one subject (different motions, exact loads): one fit over both gives the true masses and
+    trunk mass centre, and each trial reduced with it has no residual left."""
+    from types import SimpleNamespace
+
+    from humanbody.mechanics.reduction import fit_subject
+
+    truth = synthetic[0]
+    scale = np.ones(truth.n_bodies)
+    scale[truth.names.index("upper_torso")] = 1.1
+    scale[truth.names.index("left_upper_leg")] = 0.92
+    offset = np.array([0.03, 0.01, -0.02])
+    start = _perturbed(truth, scale, offset)
+    trials = []
+    for seed in (5, 6):
+        motion = prepare_motion(truth, _walkish(truth, seed))
+        loads = _exact_loads(truth, motion)
+        trials.append(SimpleNamespace(model=start, motion=motion, loads=loads, results=compute_motion(start, motion),
+                                      source=f"trial{seed}"))
+    fit = fit_subject(trials)
+    assert fit.trials == 2
+    np.testing.assert_allclose(fitted_model(start, fit.scale, fit.offset).mass, truth.mass, rtol=0.01)
+    assert np.linalg.norm(fit.offset - offset) < 0.005
+    for trial in trials:
+        red = reduce_residuals(start, trial.motion, trial.loads, trial.results, fit=fit)
+        assert red.applied and red.record["mass_fit_trials"] == 2
+        assert any("fitted once over 2 trial(s)" in line for line in red.lines)
+        assert red.record["after"]["force_peak"] < 1.0
