@@ -93,8 +93,8 @@ def reduce_residuals(model, motion, loads, results=None, points=None, trunk_trac
                     "com_height_m": h, "before": before}
     why = None
     if mask.sum() < MEASURED_SHARE * F or Fpk <= 0.0:
-        why = (f"only {int(mask.sum())} of {F} frames have every contact measured (a foot stands off the plates): "
-               "the residual cannot be judged")
+        why = (f"only {int(mask.sum())} of {F} frames have a pose and every contact measured (a foot stands off "
+               "the plates): the residual cannot be judged")
     elif trunk_tracked < TRUNK_TRACKED:
         why = (f"the trunk is fitted to its own markers in {100 * trunk_tracked:.0f} % of the frames (the marker "
                "set cannot see it): its mass centre cannot be fitted")

@@ -349,3 +349,15 @@ def test_one_mass_distribution_for_all_of_a_subjects_trials(synthetic):
         assert red.applied and red.record["mass_fit_trials"] == 2
         assert any("fitted once over 2 trial(s)" in line for line in red.lines)
         assert red.record["after"]["force_peak"] < 1.0
+
+
+def test_too_few_judged_frames_are_not_reduced(synthetic):
+    truth, _, motion, loads = synthetic
+    from dataclasses import replace
+
+    gap = replace(motion, q=motion.q.copy())
+    gap.q[:120] = np.nan
+    red = reduce_residuals(truth, gap, loads)
+    assert not red.applied and red.motion is gap
+    assert red.lines[-1].startswith("residual reduction: not done: only 80 of 200 frames have a pose and every "
+                                    "contact measured")
