@@ -6,7 +6,14 @@ import signal
 import sys
 
 from ..errors import InputError
-from .analyze import add_export_options, add_marker_options, add_reduction_option, add_subject_options, analysis_options, report_options
+from .analyze import (
+    add_export_options,
+    add_marker_options,
+    add_reduction_option,
+    add_subject_options,
+    analysis_options,
+    report_options,
+)
 
 
 def add_events_option(group) -> None:

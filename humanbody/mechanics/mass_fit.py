@@ -31,8 +31,12 @@ with exact data it falls towards zero and the data decide alone.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..model.body import BodyModel
 
 __all__ = ["MassFit", "fit_mass_distribution", "TRUNK", "fitted_model", "FitData", "fit_data", "parameter_residual",
            "parameter_jacobian"]
@@ -141,7 +145,7 @@ class MassFit:
 
     scale: np.ndarray
     offset: np.ndarray
-    model: object
+    model: BodyModel
     rms_before: float   # RMS of the normalised residual rows before the fit
     rms_after: float    # and after
     trials: int = 1     # trials fitted together
@@ -203,7 +207,7 @@ def fit_mass_distribution(model, datasets: list) -> MassFit:
                 J[:, 3:] /= data.scale_moment
                 # rows in the order of data_rows: every frame's force, then every frame's moment
                 parts += [J[:, :3].reshape(-1, n + 3), J[:, 3:].reshape(-1, n + 3)]
-            D = np.concatenate(parts)[:, : p.size] * weight
+            D = np.concatenate(parts)[:, : x.size] * weight
             return np.vstack([D, np.diag(prior_scale)])
 
         p = least_squares(rows, p, jac=jac, bounds=(lo, hi), method="trf", x_scale="jac", xtol=1e-12, ftol=1e-12,

@@ -19,10 +19,17 @@ from __future__ import annotations
 
 import time as _time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .residuals import CRITERIA
+
+if TYPE_CHECKING:
+    from ..model.body import BodyModel
+    from .kinematics import Motion
+    from .mass_fit import MassFit
+    from .root_tracking import RootChange
 
 __all__ = ["Reduction", "reduce_residuals", "reduce_analysis", "fit_subject", "TRUNK_TRACKED", "MEASURED_SHARE", "MASS_CHANGE"]
 
@@ -46,11 +53,11 @@ class Reduction:
     """
 
     applied: bool
-    model: object
-    motion: object
+    model: BodyModel
+    motion: Motion
     lines: list = field(default_factory=list)
     record: dict = field(default_factory=dict)
-    change: object = None
+    change: RootChange | None = None
 
 
 def _verdict(value: float, limit: float) -> str:
@@ -161,7 +168,7 @@ def reduce_residuals(model, motion, loads, results=None, points=None, trunk_trac
         f"<= 2 deg RMS: {_verdict(angle_rms, 2.0)}",
     ]
     record.update(after=after, criteria=crit, mass_before_kg=mass0, mass_after_kg=mass1,
-                  segment_mass_scale=dict(zip(model.names, map(float, fit.scale))),
+                  segment_mass_scale=dict(zip(model.names, map(float, fit.scale), strict=True)),
                   trunk_com_offset_m=[float(v) for v in fit.offset], marker_change_rms_m=marker_rms,
                   marker_change_max_m=marker_max, pelvis_rotation_rms_deg=angle_rms, seconds=seconds,
                   penalty=tracked.beta, mass_fit_trials=fit_trials(fit))
@@ -182,7 +189,7 @@ def fit_trials(fit) -> int:
     return int(getattr(fit, "trials", 1))
 
 
-def fit_subject(analyses) -> object:
+def fit_subject(analyses) -> MassFit:
     """One mass distribution and trunk mass centre for all of a subject's analysed trials with loads.
 
     Each trial's frames with every contact measured enter one least squares

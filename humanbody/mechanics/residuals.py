@@ -115,7 +115,7 @@ def _long_runs(flag: np.ndarray, time: np.ndarray, shortest: float) -> np.ndarra
     out = np.zeros_like(flag)
     edges = np.flatnonzero(np.diff(np.concatenate([[0], flag.astype(np.int8), [0]])))
     dt = float(np.median(np.diff(time))) if time.size > 1 else 0.0
-    for a, b in zip(edges[::2], edges[1::2]):
+    for a, b in zip(edges[::2], edges[1::2], strict=True):
         if time[b - 1] - time[a] + dt >= shortest - 1e-9:
             out[a:b] = True
     return out

@@ -33,8 +33,12 @@ criteria, and what the residual needs beyond them stays in it.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .kinematics import Motion
 
 __all__ = ["RootChange", "apply_root_change", "track_root", "point_motion", "POINT_RMS", "POINT_MAX", "ANGLE_RMS"]
 
@@ -63,11 +67,11 @@ class RootChange:
     thdd: np.ndarray
 
     @classmethod
-    def zero(cls, F: int) -> "RootChange":
+    def zero(cls, F: int) -> RootChange:
         return cls(*(np.zeros((F, 3)) for _ in range(6)))
 
     @classmethod
-    def from_samples(cls, x: np.ndarray, D1, D2) -> "RootChange":
+    def from_samples(cls, x: np.ndarray, D1, D2) -> RootChange:
         """From samples x (F, 6) = (u, theta) with rates by the difference operators."""
         d1, d2 = D1 @ x, D2 @ x
         return cls(x[:, :3], d1[:, :3], d2[:, :3], x[:, 3:], d1[:, 3:], d2[:, 3:])
@@ -180,7 +184,7 @@ def _jacobians(model, motion, ext, change: RootChange, base: np.ndarray):
 class RootTracking:
     """The adjusted motion, the change, and the penalty weight chosen."""
 
-    motion: object
+    motion: Motion
     change: RootChange
     beta: float
     iterations: int

@@ -145,7 +145,7 @@ def _residual_stride_lines(kinetics: pd.DataFrame, analysis, events: pd.DataFram
     for side in ("right", "left"):
         strikes = events_of(events, side, "foot_strike")
         parts = []
-        for i, (t0, t1) in enumerate(zip(strikes[:-1], strikes[1:]), start=1):
+        for i, (t0, t1) in enumerate(zip(strikes[:-1], strikes[1:], strict=True), start=1):
             inside = (time >= t0) & (time <= t1)
             if inside.any() and np.isfinite(f[inside]).all() and grf > 0:
                 peak = float(f[inside].max())

@@ -14,8 +14,7 @@ import humanbody as hb
 from humanbody.cli import main
 from humanbody.mechanics.kinematics import compute_motion, prepare_motion
 from humanbody.mechanics.loads import FrameLoads
-from humanbody.mechanics.mass_fit import (TRUNK, fit_data, fit_mass_distribution, fitted_model,
-                                          parameter_residual)
+from humanbody.mechanics.mass_fit import TRUNK, fit_data, fit_mass_distribution, fitted_model, parameter_residual
 from humanbody.mechanics.reduction import reduce_residuals
 from humanbody.mechanics.residuals import external_loads, root_residual
 from humanbody.mechanics.root_tracking import RootChange, apply_root_change
@@ -157,7 +156,7 @@ def test_root_change_moves_the_body_rigidly_and_keeps_every_joint_angle(syntheti
         if local:  # the marker trials' form: the root's angular velocity in ground axes
             from humanbody.mechanics.kinematics import Motion
 
-            coords = pd.DataFrame({"time": t, **dict(zip(hb.coordinate_columns(truth), motion.q.T))})
+            coords = pd.DataFrame({"time": t, **dict(zip(hb.coordinate_columns(truth), motion.q.T, strict=True))})
             base = prepare_motion(truth, coords, rates="differentiate")
             assert isinstance(base, Motion) and base.local_rates
         change = RootChange(u, np.zeros_like(u), np.zeros_like(u), th, np.zeros_like(th), np.zeros_like(th))
