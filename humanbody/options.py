@@ -120,6 +120,10 @@ class AnalysisOptions:
     """Vertical force (N) below which a load is zero (no contact)."""
     forces_cutoff_hz: float | None = None
     """Low-pass cut-off (Hz) of the loads; None: the markers' cut-off (the one chosen, under "auto")."""
+    reduce_residuals: bool = False
+    """Residual reduction (trials with loads): the mass distribution, the trunk's mass centre and the
+    root's trajectory adjusted so the root residual meets Hicks et al. 2015's criteria
+    (:func:`humanbody.mechanics.reduction.reduce_analysis`, docs/kinetics.md)."""
     use_platforms: bool = True
     """A C3D marker trial with force platforms and no ``forces`` uses its own platforms."""
     export: tuple = ()

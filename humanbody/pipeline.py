@@ -266,7 +266,7 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
         calibration = calibrate(markers, mset, required, run)
         tracking = track(markers, calibration, mset, found, required, run)
         coords = tracking.coords
-        if not keep_markers:
+        if not keep_markers and not (opts.reduce_residuals and plates is not None):  # the reduction limits them
             markers = None
         if model is None or opts.model is None:  # the given model file wins over the calibrated one
             model = calibration.model if opts.model is None else model
@@ -292,6 +292,13 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
                                               given=[name for name, _ in opts.loads]))
         if run.mass_from_plates:
             _plates_mass(analysis, run)
+        if opts.reduce_residuals:  # docs/kinetics.md "Residual reduction"
+            from .mechanics.reduction import reduce_analysis
+
+            reduce_analysis(analysis, markers)
+            analysis.markers = markers if keep_markers else None
+    elif opts.reduce_residuals:
+        run.messages.append("residual reduction: not done: the trial has no force plates (--forces)")
     steps.advance("compute")
     steps.close()
     return analysis

@@ -90,6 +90,14 @@ def add_load_options(p, report: bool = False, aliases: tuple = ()) -> None:
                    help="vertical force below which a load is zero (default 20 N)")
     g.add_argument("--forces-cutoff", type=float, default=None, metavar="HZ",
                    help="low-pass cut-off of the loads (default: the marker cut-off; 0 = no filter)")
+    add_reduction_option(g)
+
+
+def add_reduction_option(g) -> None:
+    """``--reduce-residuals`` (analyze, report, view: one option)."""
+    g.add_argument("--reduce-residuals", action="store_true",
+                   help="adjust the mass distribution, the trunk's mass centre and the pelvis trajectory (markers "
+                        "within 2 cm) so the pelvis residual meets Hicks et al. 2015's criteria; reported in the log")
 
 
 def loads_from(args) -> dict:
@@ -143,7 +151,7 @@ def analysis_options(args, **per_trial):
         imu_map=opt("imu_map"), imu_knee=opt("imu_knee", "hinge"),
         angle_zero=opt("angle_zero", "anatomical"), moment_frame=opt("moment_frame"), differentiation=differentiation_from(args),
         forces=opt("forces"), loads=loads_from(args), force_threshold=opt("force_threshold", 20.0),
-        forces_cutoff_hz=opt("forces_cutoff"), export=parse_export(opt("export")),
+        forces_cutoff_hz=opt("forces_cutoff"), reduce_residuals=bool(opt("reduce_residuals", False)), export=parse_export(opt("export")),
         opensim_feet=parse_feet(feet) if feet else None,  # None: the default feet, as the API's
         skip_checks=tuple(opt("skip_check", None) or ()),
     )

@@ -6,7 +6,14 @@ import signal
 import sys
 
 from ..errors import InputError
-from .analyze import add_export_options, add_marker_options, add_subject_options, analysis_options, report_options
+from .analyze import (
+    add_export_options,
+    add_marker_options,
+    add_reduction_option,
+    add_subject_options,
+    analysis_options,
+    report_options,
+)
 
 
 def add_events_option(group) -> None:
@@ -60,6 +67,7 @@ def register(sub) -> None:
     add_events_option(g)
     g.add_argument("--no-kinetics", action="store_true",
                    help="do not compute joint moments and powers from the force files (events still use them)")
+    add_reduction_option(g)
     r = p.add_argument_group("running")
     r.add_argument("--jobs", "-j", type=int, metavar="N", help="local worker processes (default: all cores)")
     r.add_argument("--plots", choices=("svg", "png", "none"), default="svg",

@@ -131,6 +131,31 @@ def _residual_line(kinetics: pd.DataFrame, model) -> str:
             "force-plate errors, loads not measured)")
 
 
+def _residual_stride_lines(kinetics: pd.DataFrame, analysis, events: pd.DataFrame) -> list:
+    """The pelvis residual stride by stride, one line per side: each stride's peak residual force (N and % of the
+    trial's peak ground reaction) and peak residual moment (N m); strides with unknown loads left out."""
+    from ..gait import events_of
+
+    root = analysis.model.names[0]
+    f = np.linalg.norm(kinetics[[f"{root}_joint_force_{a}" for a in "xyz"]].to_numpy(), axis=1)
+    m = np.linalg.norm(kinetics[[f"{root}_joint_moment_{a}" for a in "xyz"]].to_numpy(), axis=1)
+    grf = float(np.nanmax(np.linalg.norm(np.nansum(analysis.loads.force, axis=1), axis=1), initial=0.0))
+    time = np.asarray(analysis.motion.time, dtype=float)
+    out = []
+    for side in ("right", "left"):
+        strikes = events_of(events, side, "foot_strike")
+        parts = []
+        for i, (t0, t1) in enumerate(zip(strikes[:-1], strikes[1:], strict=True), start=1):
+            inside = (time >= t0) & (time <= t1)
+            if inside.any() and np.isfinite(f[inside]).all() and grf > 0:
+                peak = float(f[inside].max())
+                parts.append(f"{i}: {peak:.0f} N ({100 * peak / grf:.1f} %), {float(m[inside].max()):.0f} N m")
+        if parts:
+            out.append(f"kinetics: pelvis residual per {side} stride (peak force, % of the peak ground reaction; "
+                       "peak moment): " + "; ".join(parts))
+    return out
+
+
 def _csv_bytes(table: pd.DataFrame) -> bytes:
     """The table as CSV text, numbers with CSV_DIGITS significant digits (:func:`humanbody.io.writers.table_csv_bytes`)."""
     from ..io.writers import table_csv_bytes
@@ -261,6 +286,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     cycles = normalize_cycles(table, used)
     if kinetics is not None:
         messages.append(_residual_line(kinetics, analysis.model))
+        messages += _residual_stride_lines(kinetics, analysis, used)
         messages += _kinetic_stride_notes(cycles, params)
 
     exported = used[used["source"] != "file"] if (used["source"] == "file").any() else used  # the C3D has them
