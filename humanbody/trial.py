@@ -202,7 +202,7 @@ def read_trial(path, forces=None, axes="auto", loads: dict | None = None) -> Tri
     kept for the documented Python API), this returns a Trial; its
     ``to_frame()`` is that DataFrame.
     """
-    from .io import read_trial as read_frame
+    from .io import read_frame
 
     path = os.fspath(path)
     frame = read_frame(path)
