@@ -23,6 +23,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from .signal import CUTOFF_HZ
 from .signal.differentiate import Differentiation
 
 __all__ = ["AnalysisOptions", "CHECKS", "check_names"]
@@ -78,7 +79,7 @@ class AnalysisOptions:
     mass and height when not given, and the widths and lengths the marker set's joint centres use."""
     axes: str = "auto"
     """Lab -> ground axes: "auto" (detected from the markers) or a spec such as "x,-z,y" or "opensim"."""
-    cutoff_hz: float | str | None = 6.0
+    cutoff_hz: float | str | None = CUTOFF_HZ
     """Low-pass cut-off (Hz) of the zero-phase Butterworth marker filter; None: no filter; "auto":
     chosen per trial by Winter's residual analysis (:mod:`humanbody.signal.residual`)."""
     max_gap: float = 0.1
@@ -106,9 +107,10 @@ class AnalysisOptions:
     forces: str | None = None
     """External loads: force plates (OpenSim ``.mot``/``.sto`` with its ExternalLoads ``.xml``
     beside it, C3D platforms) or a loads table (CSV), in the trial's lab axes (N, m, N·m)."""
-    loads: tuple = ()
+    load_segments: tuple = ()
     """Load name -> segment assignments, overriding the file's and the automatic one; given as a
-    dict or (name, segment) pairs, kept as a tuple of pairs (``--load NAME=SEGMENT``)."""
+    dict or (name, segment) pairs, kept as a tuple of pairs (``--load NAME=SEGMENT``).  The old
+    name ``loads`` is taken by :meth:`replace` and ``analyze_trial(..., loads=...)``."""
     force_threshold: float = 20.0
     """Vertical force (N) below which a load is zero (no contact)."""
     forces_cutoff_hz: float | None = None
@@ -131,7 +133,7 @@ class AnalysisOptions:
             object.__setattr__(self, "differentiation", Differentiation())
         elif isinstance(diff, str):
             object.__setattr__(self, "differentiation", Differentiation(method=diff))
-        object.__setattr__(self, "loads", _pairs(self.loads))
+        object.__setattr__(self, "load_segments", _pairs(self.load_segments))
         if isinstance(self.export, str):
             object.__setattr__(self, "export", (self.export,))
         else:
@@ -139,11 +141,21 @@ class AnalysisOptions:
 
     @property
     def load_map(self) -> dict:
-        """``loads`` as a dict {load name: segment}."""
-        return dict(self.loads)
+        """``load_segments`` as a dict {load name: segment}."""
+        return dict(self.load_segments)
+
+    @property
+    def loads(self) -> tuple:
+        """The old name of :attr:`load_segments`."""
+        return self.load_segments
 
     def replace(self, **changes) -> AnalysisOptions:
-        """A copy with ``changes`` (option name -> value); TypeError names an unknown option."""
+        """A copy with ``changes`` (option name -> value; ``loads`` is :attr:`load_segments`' old name);
+        TypeError names an unknown option."""
+        if "loads" in changes:
+            if "load_segments" in changes:
+                raise TypeError("give load_segments or its old name loads, not both")
+            changes["load_segments"] = changes.pop("loads")
         names = {f.name for f in dataclasses.fields(self)}
         unknown = sorted(set(changes) - names)
         if unknown:

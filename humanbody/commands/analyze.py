@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
+from ..signal import CUTOFF_HZ
 from ..signal.differentiate import METHODS, Differentiation
 
 HELP = "analyse one trial: joint angles and the mechanics of every segment -> results CSV"
@@ -14,8 +16,8 @@ def add_subject_options(p) -> None:
     g = p.add_argument_group("subject and model")
     g.add_argument("--model", metavar="FILE", help="model file (JSON) instead of the scaled default model")
     g.add_argument("--mass", type=float, metavar="KG",
-                   help="subject mass in kg (default: the subject file's, else from the force plates, else 75)")
-    g.add_argument("--height", type=float, metavar="M", help="subject standing height in m (default 1.75, or from the static trial)")
+                   help=f"subject mass in kg (default: the subject file's, else from the force plates, else {DEFAULT_MASS:g})")
+    g.add_argument("--height", type=float, metavar="M", help=f"subject standing height in m (default {DEFAULT_HEIGHT:g}, or from the static trial)")
     g.add_argument("--sex", choices=("male", "female"), default="male", help="anthropometric table (de Leva 1996)")
     g.add_argument("--subject", metavar="FILE",
                    help="subject measurements: Vicon .vsk or a TOML file (mass, height, leg lengths, knee and "
@@ -54,8 +56,8 @@ def add_marker_options(p) -> None:
     g.add_argument("--markerset", metavar="NAME|FILE", help="marker set: built-in name or a marker-set file (default: detected from the marker names)")
     g.add_argument("--hip-trial", metavar="FILE", help="hip calibration trial (flexion, abduction, circumduction; same markers): functional (SCoRE) hip centres where its hip range allows, else the marker set's regression; a message says which")
     g.add_argument("--axes", default="auto", metavar="SPEC", help="lab axes -> ground (X forward, Y left, Z up): 'auto' (detect, default), a spec like 'x,-z,y' (ground X = lab x, ground Y = lab -z, ground Z = lab y), or 'opensim'")
-    g.add_argument("--cutoff", type=cutoff_value, default=6.0, metavar="HZ|auto",
-                   help="low-pass cut-off of the zero-phase Butterworth marker filter (default 6 Hz; 0 = no filter; "
+    g.add_argument("--cutoff", type=cutoff_value, default=CUTOFF_HZ, metavar="HZ|auto",
+                   help=f"low-pass cut-off of the zero-phase Butterworth marker filter (default {CUTOFF_HZ:g} Hz; 0 = no filter; "
                         "auto = chosen per trial by Winter's residual analysis, e.g. for running or jumping)")
     g.add_argument("--max-gap", type=float, default=0.1, metavar="S", help="longest marker gap filled in time, in s (default 0.1)")
     g.add_argument("--ik", choices=("auto", "segments", "global"), default="auto",
@@ -106,7 +108,8 @@ def loads_from(args) -> dict:
 def add_rate_options(p) -> None:
     g = p.add_argument_group("rates (when the trial does not give _dot/_ddot columns)")
     g.add_argument("--diff", choices=METHODS, default="savgol", help="smoothing differentiation (default savgol)")
-    g.add_argument("--diff-cutoff", type=float, default=6.0, metavar="HZ", help="-3 dB cut-off of the differentiation (default 6 Hz)")
+    g.add_argument("--diff-cutoff", type=float, default=CUTOFF_HZ, metavar="HZ",
+                   help=f"-3 dB cut-off of the differentiation (default {CUTOFF_HZ:g} Hz)")
 
 
 def differentiation_from(args) -> Differentiation:
@@ -136,10 +139,10 @@ def analysis_options(args, **per_trial):
     values = dict(
         static=opt("static"), markerset=opt("markerset"), hip_trial=opt("hip_trial"), model=opt("model"),
         mass=opt("mass"), height=opt("height"), sex=opt("sex", "male"), subject=opt("subject"),
-        axes=opt("axes", "auto"), cutoff_hz=opt("cutoff", 6.0) or None, max_gap=opt("max_gap", 0.1),
+        axes=opt("axes", "auto"), cutoff_hz=opt("cutoff", CUTOFF_HZ) or None, max_gap=opt("max_gap", 0.1),
         fill=opt("fill", "spline"), ik=opt("ik", "auto"), joint_limits=opt("joint_limits"), imu_heading=opt("imu_heading"),
         angle_zero=opt("angle_zero", "anatomical"), moment_frame=opt("moment_frame"), differentiation=differentiation_from(args),
-        forces=opt("forces"), loads=loads_from(args), force_threshold=opt("force_threshold", 20.0),
+        forces=opt("forces"), load_segments=loads_from(args), force_threshold=opt("force_threshold", 20.0),
         forces_cutoff_hz=opt("forces_cutoff"), export=parse_export(opt("export")),
         opensim_feet=parse_feet(feet) if feet else None,  # None: the default feet, as the API's
         skip_checks=tuple(opt("skip_check", None) or ()),

@@ -6,6 +6,7 @@ import signal
 import sys
 
 from ..errors import InputError
+from ..signal import CUTOFF_HZ
 from .analyze import add_export_options, add_marker_options, add_subject_options, analysis_options, report_options
 
 
@@ -77,7 +78,7 @@ def register(sub) -> None:
     from ..signal.differentiate import METHODS
 
     d.add_argument("--diff", choices=METHODS, default=None, help="smoothing differentiation (default: the library's)")
-    d.add_argument("--diff-cutoff", type=float, default=6.0, metavar="HZ", help="-3 dB cut-off (default 6 Hz)")
+    d.add_argument("--diff-cutoff", type=float, default=CUTOFF_HZ, metavar="HZ", help=f"-3 dB cut-off (default {CUTOFF_HZ:g} Hz)")
     p.set_defaults(func=run)
 
 
