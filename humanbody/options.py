@@ -23,10 +23,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import InputError
 from .signal import CUTOFF_HZ
 from .signal.differentiate import Differentiation
 
-__all__ = ["AnalysisOptions", "CHECKS", "check_names"]
+__all__ = ["AnalysisOptions", "CHECKS", "check_names", "EXPORT_FORMATS", "DEFAULT_FEET", "parse_export", "parse_feet"]
 
 #: The plausibility checks a user may skip, each by ``--skip-check NAME`` (:mod:`humanbody.checks`).
 CHECKS = ("mass", "static", "imu-still", "force-clock")
@@ -36,8 +37,6 @@ def check_names(values) -> tuple:
     """``values`` (names, or one comma-separated string) as a tuple of check names; InputError for an unknown one."""
     if not values:
         return ()
-    from .errors import InputError
-
     items = [values] if isinstance(values, str) else list(values)
     names = tuple(n.strip() for item in items for n in str(item).split(",") if n.strip())
     unknown = [n for n in names if n not in CHECKS]
@@ -46,12 +45,41 @@ def check_names(values) -> tuple:
     return names
 
 
+#: Formats ``--export`` writes (:mod:`humanbody.export`).
+EXPORT_FORMATS = ("c3d", "opensim")
+#: OpenSim bodies the right and left foot loads are applied to in an OpenSim export.
+DEFAULT_FEET = ("calcn_r", "calcn_l")
+
+
 def _pairs(loads) -> tuple:
     """``{name: segment}`` or pairs -> a tuple of (name, segment) pairs (hashable, order kept)."""
     if not loads:
         return ()
     items = loads.items() if hasattr(loads, "items") else loads
     return tuple((str(name), str(seg)) for name, seg in items)
+
+
+def parse_export(text) -> tuple:
+    """``"c3d,opensim"`` -> ("c3d", "opensim"); None or "" -> (); an unknown name is an InputError."""
+    if not text:
+        return ()
+    items = [t.strip().lower() for t in str(text).split(",")]
+    bad = [t for t in items if t not in EXPORT_FORMATS]
+    if bad or not items:
+        raise InputError(f"--export {text!r}: unknown format {bad[0] if bad else ''!r}; choose c3d, opensim "
+                         "or c3d,opensim")
+    return tuple(dict.fromkeys(items))
+
+
+def parse_feet(text) -> tuple:
+    """``--opensim-feet R,L``: the OpenSim bodies the right and left foot loads are applied to."""
+    if text is None:
+        return DEFAULT_FEET
+    parts = [p.strip() for p in str(text).split(",")]
+    if len(parts) != 2 or not all(parts) or any(not p.replace("_", "").replace(".", "").isalnum() for p in parts):
+        raise InputError(f"--opensim-feet {text!r}: expected two OpenSim body names RIGHT,LEFT, for example "
+                         "calcn_r,calcn_l")
+    return tuple(parts)
 
 
 @dataclass(frozen=True)

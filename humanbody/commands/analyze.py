@@ -129,8 +129,7 @@ def analysis_options(args, **per_trial):
     the command decides per trial (report: ``static=None, forces=None``,
     taken from each trial's task).
     """
-    from ..export import parse_export, parse_feet
-    from ..options import AnalysisOptions
+    from ..options import AnalysisOptions, parse_export, parse_feet
 
     def opt(name, default=None):
         return getattr(args, name, default)
