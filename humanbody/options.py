@@ -2,7 +2,7 @@
 
 ``humanbody analyze``, ``report``, ``compare`` and ``view`` build it once
 from their command-line options
-(:func:`humanbody.commands.analyze.analysis_options`), the batch report fills
+(:func:`humanbody.commands._options.analysis_options`), the batch report fills
 it per trial from the manifest columns
 (:func:`humanbody.report.trial.trial_options`), the viewer's loader and the
 Python API take it (:func:`humanbody.pipeline.analyze_trial`)::

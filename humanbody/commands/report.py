@@ -7,7 +7,7 @@ import sys
 
 from ..errors import InputError
 from ..signal import CUTOFF_HZ
-from .analyze import add_export_options, add_marker_options, add_subject_options, analysis_options, report_options
+from ._options import add_export_options, add_marker_options, add_subject_options, analysis_options, report_options
 
 
 def add_events_option(group) -> None:
