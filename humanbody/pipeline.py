@@ -153,6 +153,12 @@ class Analysis:
         return self._results
 
     @property
+    def held_results(self) -> Results | None:
+        """The mechanics of every frame when a stage has computed them already (the loads' assignment), else
+        None: :func:`humanbody.trial_output.write_results` then computes them range by range."""
+        return self._results
+
+    @property
     def n_frames(self) -> int:
         return self.motion.n_frames
 

@@ -76,6 +76,8 @@ class FrameLoads:
         from and the root; every other segment keeps its kinetics.  Feet that no
         load ever reached (``unloaded``) carry a NaN load in every frame.
         """
+        if self.body is None:
+            raise ValueError("loads not assigned to segments yet (humanbody.mechanics.foot_contact.assign_loads)")
         force = self.force[start:stop]
         moment = self.moment_o[start:stop]
         assert self.body is not None  # set by the conditioning
