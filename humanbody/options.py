@@ -66,8 +66,8 @@ def parse_export(text) -> tuple:
     items = [t.strip().lower() for t in str(text).split(",")]
     bad = [t for t in items if t not in EXPORT_FORMATS]
     if bad or not items:
-        raise InputError(f"--export {text!r}: unknown format {bad[0] if bad else ''!r}; choose c3d, opensim "
-                         "or c3d,opensim")
+        raise InputError(f"export {text!r}: unknown format {bad[0] if bad else ''!r}; choose c3d, opensim "
+                         "or c3d,opensim", option="export")
     return tuple(dict.fromkeys(items))
 
 
@@ -77,8 +77,8 @@ def parse_feet(text) -> tuple:
         return DEFAULT_FEET
     parts = [p.strip() for p in str(text).split(",")]
     if len(parts) != 2 or not all(parts) or any(not p.replace("_", "").replace(".", "").isalnum() for p in parts):
-        raise InputError(f"--opensim-feet {text!r}: expected two OpenSim body names RIGHT,LEFT, for example "
-                         "calcn_r,calcn_l")
+        raise InputError(f"opensim_feet {text!r}: expected two OpenSim body names RIGHT,LEFT, for example "
+                         "calcn_r,calcn_l", option="opensim_feet")
     return tuple(parts)
 
 

@@ -237,12 +237,14 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
     from .mechanics.clinical import ANGLE_ZEROS
 
     if opts.angle_zero not in ANGLE_ZEROS:
-        raise InputError(f"--angle-zero must be one of {', '.join(ANGLE_ZEROS)}, not {opts.angle_zero!r}")
+        raise InputError(f"angle_zero must be one of {', '.join(ANGLE_ZEROS)}, not {opts.angle_zero!r}",
+                         option="angle_zero")
     if opts.moment_frame is not None:
         from .mechanics.moment_frames import MOMENT_FRAMES
 
         if opts.moment_frame not in MOMENT_FRAMES:
-            raise InputError(f"--moment-frame must be one of {', '.join(MOMENT_FRAMES)}, not {opts.moment_frame!r}")
+            raise InputError(f"moment_frame must be one of {', '.join(MOMENT_FRAMES)}, not {opts.moment_frame!r}",
+                             option="moment_frame")
     path = os.fspath(path)
     run = _Run(path, opts, calibration_cache)
     run.subj = _subject_file(opts.subject, run.messages)
@@ -575,8 +577,8 @@ def loads(analysis: Analysis, table, run: _Run):
     opts, model = run.options, analysis.model
     for name, seg in opts.load_segments:
         if seg not in model.names:
-            raise InputError(f"--load {name}={seg}: no segment {seg!r} in the model "
-                             f"(segments: {', '.join(model.names)})")
+            raise InputError(f"load_segments {name}={seg}: no segment {seg!r} in the model "
+                             f"(segments: {', '.join(model.names)})", option="load_segments")
     cut = run.cutoff_hz if opts.forces_cutoff_hz is None else opts.forces_cutoff_hz
     frame_loads = condition_loads(table, analysis.motion.time, cutoff_hz=cut or None,
                                   threshold=opts.force_threshold)

@@ -158,7 +158,8 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
                      "as the ground reaction on the subject, its opposite")
     for name, seg in (loads or {}).items():
         if name not in names:
-            raise InputError(f"--load {name}=...: the file has no load {name!r} (it has {', '.join(names)})", path)
+            raise InputError(f"loads {name}=...: the file has no load {name!r} (it has {', '.join(names)})", path,
+                             option="loads")
         segs[names.index(name)] = seg
     plates_geo = [plate_from_points(n, point[:, j], force[:, j, 2] >= FORCE_THRESHOLD) for j, n in enumerate(names)]
     notes += _geometry_notes(plates_geo)
@@ -238,7 +239,8 @@ def _read_c3d_platforms(path: Path, mapping, loads) -> LoadTable:
     segs = [None] * len(c.names)
     for name, seg in (loads or {}).items():
         if name not in c.names:
-            raise InputError(f"--load {name}=...: the file has no load {name!r} (it has {', '.join(c.names)})", path)
+            raise InputError(f"loads {name}=...: the file has no load {name!r} (it has {', '.join(c.names)})", path,
+                             option="loads")
         segs[c.names.index(name)] = seg
     notes = [f"loads: {len(c.names)} force platform(s) of type {', '.join(map(str, c.types))} from the "
              f"C3D file at {c.rate_hz:g} Hz"]

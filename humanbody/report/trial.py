@@ -97,7 +97,7 @@ def trial_options(task, options: ReportOptions) -> AnalysisOptions:
 
 def _one_line(err: BaseException) -> str:
     if isinstance(err, InputError):
-        text = str(err)
+        text = str(err.on_command_line())
     else:
         text = f"{type(err).__name__}: {err}"
     return " ".join(text.split()) or type(err).__name__
