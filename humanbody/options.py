@@ -189,9 +189,3 @@ class AnalysisOptions:
         if unknown:
             raise TypeError(f"unknown analysis option(s): {', '.join(unknown)} (options: {', '.join(sorted(names))})")
         return dataclasses.replace(self, **changes)
-
-    def analysis_only(self) -> AnalysisOptions:
-        """These options as a plain :class:`AnalysisOptions` (a subclass's extra fields left out)."""
-        if type(self) is AnalysisOptions:
-            return self
-        return AnalysisOptions(**{f.name: getattr(self, f.name) for f in dataclasses.fields(AnalysisOptions)})

@@ -160,13 +160,9 @@ def report_options(args, **report):
     """The batch's :class:`~humanbody.report.ReportOptions`: the analysis options of the command line
     (:func:`analysis_options`; each trial's static and force files are its
     task's) and the report's own ``report`` values."""
-    from dataclasses import fields
-
-    from ..options import AnalysisOptions
     from ..report.trial import ReportOptions
 
-    analysis = analysis_options(args, static=None, forces=None)
-    return ReportOptions(**{f.name: getattr(analysis, f.name) for f in fields(AnalysisOptions)}, **report)
+    return ReportOptions(analysis_options(args, static=None, forces=None), **report)
 
 
 def add_export_options(p) -> None:
