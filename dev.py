@@ -3,8 +3,9 @@
 
     python3 dev.py demo    analyse the sample marker trial shipped in data/ and make its gait report
     python3 dev.py lint    ruff and mypy as configured in pyproject.toml
-    python3 dev.py test    run the whole test suite (-m "not slow": the quick run)
+    python3 dev.py test    run the whole test suite (arguments go to pytest: -m "not slow" is the quick run)
     python3 dev.py bench   run the benchmarks in benchmarks/
+    python3 dev.py env     only create (or update) the environment
 
 Needs only Python 3.11+.  The first call creates ``.venv/`` beside this file
 and installs humanbody with all its extras into it; later calls reuse it and

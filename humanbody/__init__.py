@@ -14,8 +14,8 @@ The public API is flat (docs/conventions.md, "Python API")::
     options = humanbody.AnalysisOptions(static="static.trc", mass=72.6, forces="walk_grf.mot")
     analysis = humanbody.analyze_trial("walk.trc", options)   # every option in one object
 
-``humanbody.read_trial(path)`` returns the reader's DataFrame (``time``
-column, lab axes); ``humanbody.Trial.read(path, forces=..., axes=...)``
+``humanbody.read_frame(path)`` returns the reader's DataFrame (``time``
+column, lab axes; ``humanbody.read_trial`` is its former name, kept); ``humanbody.Trial.read(path, forces=..., axes=...)``
 (:func:`humanbody.trial.read_trial`) returns a :class:`~humanbody.trial.Trial`,
 markers and force plates in ground axes under one mapping, whose
 ``to_frame()`` is that DataFrame.
@@ -43,6 +43,7 @@ _EXPORTS = {
     "coordinate_columns": ".mechanics.kinematics",
     "Results": ".mechanics.results",
     "read_trial": ".io",
+    "read_frame": ".io",
     "Trial": ".trial",
     "AnalysisOptions": ".options",
     "Analysis": ".pipeline",

@@ -120,7 +120,7 @@ def main(argv=None) -> int:
     except InputError as err:
         if args.debug:
             raise
-        print(f"humanbody {args.command}: error: {err}", file=sys.stderr)
+        print(f"humanbody {args.command}: error: {err.on_command_line()}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print(f"humanbody {args.command}: interrupted", file=sys.stderr)

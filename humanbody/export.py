@@ -58,6 +58,7 @@ from .io.opensim_writer import (
     write_trc,
 )
 from .markers.axes import to_ground
+from .options import DEFAULT_FEET, EXPORT_FORMATS, parse_export, parse_feet
 
 __all__ = [
     "DEFAULT_FEET",
@@ -70,33 +71,8 @@ __all__ = [
     "write_exports",
 ]
 
-EXPORT_FORMATS = ("c3d", "opensim")
-DEFAULT_FEET = ("calcn_r", "calcn_l")
 _SIDES = (("R", "right", 1.0), ("L", "left", -1.0))
 _AXES = ("x", "y", "z")
-
-
-def parse_export(text) -> tuple:
-    """``"c3d,opensim"`` -> ("c3d", "opensim"); None or "" -> (); an unknown name is an InputError."""
-    if not text:
-        return ()
-    items = [t.strip().lower() for t in str(text).split(",")]
-    bad = [t for t in items if t not in EXPORT_FORMATS]
-    if bad or not items:
-        raise InputError(f"--export {text!r}: unknown format {bad[0] if bad else ''!r}; choose c3d, opensim "
-                         "or c3d,opensim")
-    return tuple(dict.fromkeys(items))
-
-
-def parse_feet(text) -> tuple:
-    """``--opensim-feet R,L``: the OpenSim bodies the right and left foot loads are applied to."""
-    if text is None:
-        return DEFAULT_FEET
-    parts = [p.strip() for p in str(text).split(",")]
-    if len(parts) != 2 or not all(parts) or any(not p.replace("_", "").replace(".", "").isalnum() for p in parts):
-        raise InputError(f"--opensim-feet {text!r}: expected two OpenSim body names RIGHT,LEFT, for example "
-                         "calcn_r,calcn_l")
-    return tuple(parts)
 
 
 def pig_outputs() -> list:

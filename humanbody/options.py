@@ -2,7 +2,7 @@
 
 ``humanbody analyze``, ``report``, ``compare`` and ``view`` build it once
 from their command-line options
-(:func:`humanbody.commands.analyze.analysis_options`), the batch report fills
+(:func:`humanbody.commands._options.analysis_options`), the batch report fills
 it per trial from the manifest columns
 (:func:`humanbody.report.trial.trial_options`), the viewer's loader and the
 Python API take it (:func:`humanbody.pipeline.analyze_trial`)::
@@ -23,9 +23,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import InputError
+from .signal import CUTOFF_HZ
 from .signal.differentiate import Differentiation
 
-__all__ = ["AnalysisOptions", "CHECKS", "check_names"]
+__all__ = ["AnalysisOptions", "CHECKS", "check_names", "EXPORT_FORMATS", "DEFAULT_FEET", "parse_export", "parse_feet"]
 
 #: The plausibility checks a user may skip, each by ``--skip-check NAME`` (:mod:`humanbody.checks`).
 CHECKS = ("mass", "static", "imu-still", "force-clock")
@@ -35,8 +37,6 @@ def check_names(values) -> tuple:
     """``values`` (names, or one comma-separated string) as a tuple of check names; InputError for an unknown one."""
     if not values:
         return ()
-    from .errors import InputError
-
     items = [values] if isinstance(values, str) else list(values)
     names = tuple(n.strip() for item in items for n in str(item).split(",") if n.strip())
     unknown = [n for n in names if n not in CHECKS]
@@ -45,12 +45,41 @@ def check_names(values) -> tuple:
     return names
 
 
+#: Formats ``--export`` writes (:mod:`humanbody.export`).
+EXPORT_FORMATS = ("c3d", "opensim")
+#: OpenSim bodies the right and left foot loads are applied to in an OpenSim export.
+DEFAULT_FEET = ("calcn_r", "calcn_l")
+
+
 def _pairs(loads) -> tuple:
     """``{name: segment}`` or pairs -> a tuple of (name, segment) pairs (hashable, order kept)."""
     if not loads:
         return ()
     items = loads.items() if hasattr(loads, "items") else loads
     return tuple((str(name), str(seg)) for name, seg in items)
+
+
+def parse_export(text) -> tuple:
+    """``"c3d,opensim"`` -> ("c3d", "opensim"); None or "" -> (); an unknown name is an InputError."""
+    if not text:
+        return ()
+    items = [t.strip().lower() for t in str(text).split(",")]
+    bad = [t for t in items if t not in EXPORT_FORMATS]
+    if bad or not items:
+        raise InputError(f"export {text!r}: unknown format {bad[0] if bad else ''!r}; choose c3d, opensim "
+                         "or c3d,opensim", option="export")
+    return tuple(dict.fromkeys(items))
+
+
+def parse_feet(text) -> tuple:
+    """``--opensim-feet R,L``: the OpenSim bodies the right and left foot loads are applied to."""
+    if text is None:
+        return DEFAULT_FEET
+    parts = [p.strip() for p in str(text).split(",")]
+    if len(parts) != 2 or not all(parts) or any(not p.replace("_", "").replace(".", "").isalnum() for p in parts):
+        raise InputError(f"opensim_feet {text!r}: expected two OpenSim body names RIGHT,LEFT, for example "
+                         "calcn_r,calcn_l", option="opensim_feet")
+    return tuple(parts)
 
 
 @dataclass(frozen=True)
@@ -78,7 +107,7 @@ class AnalysisOptions:
     mass and height when not given, and the widths and lengths the marker set's joint centres use."""
     axes: str = "auto"
     """Lab -> ground axes: "auto" (detected from the markers) or a spec such as "x,-z,y" or "opensim"."""
-    cutoff_hz: float | str | None = 6.0
+    cutoff_hz: float | str | None = CUTOFF_HZ
     """Low-pass cut-off (Hz) of the zero-phase Butterworth marker filter; None: no filter; "auto":
     chosen per trial by Winter's residual analysis (:mod:`humanbody.signal.residual`)."""
     max_gap: float = 0.1
@@ -113,9 +142,10 @@ class AnalysisOptions:
     forces: str | None = None
     """External loads: force plates (OpenSim ``.mot``/``.sto`` with its ExternalLoads ``.xml``
     beside it, C3D platforms) or a loads table (CSV), in the trial's lab axes (N, m, N·m)."""
-    loads: tuple = ()
+    load_segments: tuple = ()
     """Load name -> segment assignments, overriding the file's and the automatic one; given as a
-    dict or (name, segment) pairs, kept as a tuple of pairs (``--load NAME=SEGMENT``)."""
+    dict or (name, segment) pairs, kept as a tuple of pairs (``--load NAME=SEGMENT``).  The old
+    name ``loads`` is taken by :meth:`replace` and ``analyze_trial(..., loads=...)``."""
     force_threshold: float = 20.0
     """Vertical force (N) below which a load is zero (no contact)."""
     forces_cutoff_hz: float | None = None
@@ -142,7 +172,7 @@ class AnalysisOptions:
             object.__setattr__(self, "differentiation", Differentiation())
         elif isinstance(diff, str):
             object.__setattr__(self, "differentiation", Differentiation(method=diff))
-        object.__setattr__(self, "loads", _pairs(self.loads))
+        object.__setattr__(self, "load_segments", _pairs(self.load_segments))
         if isinstance(self.export, str):
             object.__setattr__(self, "export", (self.export,))
         else:
@@ -150,19 +180,23 @@ class AnalysisOptions:
 
     @property
     def load_map(self) -> dict:
-        """``loads`` as a dict {load name: segment}."""
-        return dict(self.loads)
+        """``load_segments`` as a dict {load name: segment}."""
+        return dict(self.load_segments)
+
+    @property
+    def loads(self) -> tuple:
+        """The old name of :attr:`load_segments`."""
+        return self.load_segments
 
     def replace(self, **changes) -> AnalysisOptions:
-        """A copy with ``changes`` (option name -> value); TypeError names an unknown option."""
+        """A copy with ``changes`` (option name -> value; ``loads`` is :attr:`load_segments`' old name);
+        TypeError names an unknown option."""
+        if "loads" in changes:
+            if "load_segments" in changes:
+                raise TypeError("give load_segments or its old name loads, not both")
+            changes["load_segments"] = changes.pop("loads")
         names = {f.name for f in dataclasses.fields(self)}
         unknown = sorted(set(changes) - names)
         if unknown:
             raise TypeError(f"unknown analysis option(s): {', '.join(unknown)} (options: {', '.join(sorted(names))})")
         return dataclasses.replace(self, **changes)
-
-    def analysis_only(self) -> AnalysisOptions:
-        """These options as a plain :class:`AnalysisOptions` (a subclass's extra fields left out)."""
-        if type(self) is AnalysisOptions:
-            return self
-        return AnalysisOptions(**{f.name: getattr(self, f.name) for f in dataclasses.fields(AnalysisOptions)})

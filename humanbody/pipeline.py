@@ -36,7 +36,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -44,17 +44,14 @@ import pandas as pd
 from .errors import InputError
 from .mechanics.kinematics import Motion, compute_motion, prepare_motion
 from .mechanics.results import Results
+from .model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
 from .model.body import BodyModel, load_model
 from .options import AnalysisOptions
-
-if TYPE_CHECKING:
-    from .trial import Trial
+from .trial import Trial, read_forces, read_trial
 
 __all__ = ["Analysis", "AnalysisOptions", "analyze_trial", "DEFAULT_MASS", "DEFAULT_HEIGHT", "read",
            "subject_model", "condition", "calibrate", "track", "orientations", "rates", "mechanics", "loads"]
 
-DEFAULT_MASS = 75.0
-DEFAULT_HEIGHT = 1.75
 
 
 @dataclass(eq=False)
@@ -156,6 +153,12 @@ class Analysis:
         return self._results
 
     @property
+    def held_results(self) -> Results | None:
+        """The mechanics of every frame when a stage has computed them already (the loads' assignment), else
+        None: :func:`humanbody.trial_output.write_results` then computes them range by range."""
+        return self._results
+
+    @property
     def n_frames(self) -> int:
         return self.motion.n_frames
 
@@ -225,7 +228,7 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
         ``options.export`` names a format.
     **overrides
         Any :class:`~humanbody.options.AnalysisOptions` field by name
-        (``static=``, ``mass=``, ``forces=``, ``loads={"plate1": "right_foot"}``,
+        (``static=``, ``mass=``, ``forces=``, ``load_segments={"plate1": "right_foot"}``,
         ...), applied over ``options``: ``analyze_trial("walk.trc",
         static="static.trc", mass=72.6)`` works as it always did.
         An unknown name is a TypeError.
@@ -234,12 +237,14 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
     from .mechanics.clinical import ANGLE_ZEROS
 
     if opts.angle_zero not in ANGLE_ZEROS:
-        raise InputError(f"--angle-zero must be one of {', '.join(ANGLE_ZEROS)}, not {opts.angle_zero!r}")
+        raise InputError(f"angle_zero must be one of {', '.join(ANGLE_ZEROS)}, not {opts.angle_zero!r}",
+                         option="angle_zero")
     if opts.moment_frame is not None:
         from .mechanics.moment_frames import MOMENT_FRAMES
 
         if opts.moment_frame not in MOMENT_FRAMES:
-            raise InputError(f"--moment-frame must be one of {', '.join(MOMENT_FRAMES)}, not {opts.moment_frame!r}")
+            raise InputError(f"moment_frame must be one of {', '.join(MOMENT_FRAMES)}, not {opts.moment_frame!r}",
+                             option="moment_frame")
     path = os.fspath(path)
     run = _Run(path, opts, calibration_cache)
     run.subj = _subject_file(opts.subject, run.messages)
@@ -289,7 +294,7 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
 
         run.messages.append(check_force_clock(plates, analysis.loads, analysis.results, analysis.model,
                                               analysis.motion.time, skip="force-clock" in opts.skip_checks,
-                                              given=[name for name, _ in opts.loads]))
+                                              given=[name for name, _ in opts.load_segments]))
         if run.mass_from_plates:
             _plates_mass(analysis, run)
         if opts.reduce_residuals:  # docs/kinetics.md "Residual reduction"
@@ -342,8 +347,6 @@ def read(path: str, run: _Run) -> Trial:
     platforms when it has some (``options.use_platforms``); they are read
     under the markers' lab -> ground mapping (:func:`humanbody.trial.read_trial`).
     """
-    from .trial import read_trial
-
     opts = run.options
     forces = opts.forces
     trial = read_trial(path, axes=opts.axes, imu_map=opts.imu_map)
@@ -357,8 +360,6 @@ def read(path: str, run: _Run) -> Trial:
             forces = path  # a C3D trial's own force platforms
             run.messages.append("loads: the trial's own force platforms")
     if forces is not None:
-        from .trial import read_forces
-
         trial.forces = read_forces(forces, trial.axes if trial.kind == "markers" else None, opts.load_map)
     return trial
 
@@ -398,16 +399,16 @@ def orientations(trial: Trial, model: BodyModel, run: _Run) -> pd.DataFrame:
     refused when it has none).
     """
     from .imu import orientations_to_coordinates
-    from .io import read_trial
 
     opts = run.options
     if trial.n_frames < 2:
         raise InputError("has one frame: a calibration posture (give it as --static), not a trial", run.path)
     posture = None
     if opts.static is not None:
-        posture = read_trial(opts.static, imu_map=opts.imu_map)
-        if posture.attrs.get("kind") != "orientations":
+        static = read_trial(opts.static, axes="x,y,z", imu_map=opts.imu_map)  # lab axes as they are: a marker file is refused below
+        if static.kind != "orientations":
             raise InputError("static trial of an orientation trial must be an orientation file", opts.static)
+        posture = static.to_frame()
     frame = trial.to_frame()
     if posture is None and not frame.attrs.get("anatomical"):  # calibrated on a still window of the trial
         from .checks.imu_still import check_still_window
@@ -431,11 +432,9 @@ def condition(trial: Trial, run: _Run):
     :func:`humanbody.markers.markerset.resolve_markerset`; a hip calibration
     trial gives functional hip centres, :func:`humanbody.markers.functional_joint.functional_hips`).
     """
-    from .io import read_trial
+    from .io import read_trial as read_frame
     from .markers.conditioning import condition as condition_markers
     from .markers.markerset import resolve_markerset
-    from .trial import Trial
-
     opts, messages, path = run.options, run.messages, run.path
     ground = trial.to_frame("ground")
     messages.append(f"axes: {trial.axes.describe()}")
@@ -447,7 +446,7 @@ def condition(trial: Trial, run: _Run):
         from .markers.functional_joint import functional_hips
 
         try:
-            mset, lines = functional_hips(mset, read_trial(opts.hip_trial))
+            mset, lines = functional_hips(mset, read_frame(opts.hip_trial))
         except InputError as err:
             raise err.with_path(opts.hip_trial) from None
         messages += lines
@@ -583,10 +582,10 @@ def loads(analysis: Analysis, table, run: _Run):
     from .mechanics.loads import condition_loads
 
     opts, model = run.options, analysis.model
-    for name, seg in opts.loads:
+    for name, seg in opts.load_segments:
         if seg not in model.names:
-            raise InputError(f"--load {name}={seg}: no segment {seg!r} in the model "
-                             f"(segments: {', '.join(model.names)})")
+            raise InputError(f"load_segments {name}={seg}: no segment {seg!r} in the model "
+                             f"(segments: {', '.join(model.names)})", option="load_segments")
     cut = run.cutoff_hz if opts.forces_cutoff_hz is None else opts.forces_cutoff_hz
     frame_loads = condition_loads(table, analysis.motion.time, cutoff_hz=cut or None,
                                   threshold=opts.force_threshold)
@@ -676,8 +675,6 @@ def _static_calibration(static, axes_spec, mset, mass, height, sex, cache, subje
     """
     import hashlib
 
-    from .io import read_trial
-    from .markers.axes import to_ground
     from .markers.calibration import calibrate
 
     key = None
@@ -692,13 +689,13 @@ def _static_calibration(static, axes_spec, mset, mass, height, sex, cache, subje
                    repr(subject), None if required is None else tuple(required))
             if key in cache:
                 return cache[key]
-    static_trial = read_trial(static)
-    if static_trial.attrs.get("kind") != "markers":
+    static_trial = Trial.read(static, axes=axes_spec)
+    if static_trial.kind != "markers":
         raise InputError("static trial must hold marker trajectories", static)
-    _check_static_markerset(static_trial, mset, static)
-    static_ground, _ = to_ground(static_trial, axes=axes_spec)
+    static_ground = static_trial.to_frame("ground")
+    _check_static_markerset(static_ground, mset, static)
     value = (calibrate(static_ground, mset, mass=mass, height=height, sex=sex, subject=subject, required=required),
-             len(static_trial))
+             static_trial.n_frames)
     if key is not None:
         if len(cache) >= 16:  # a batch holds a few subjects at a time
             cache.pop(next(iter(cache)))

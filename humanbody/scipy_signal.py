@@ -15,7 +15,7 @@ The stand-in is removed as soon as scipy.signal is imported; ``import
 scipy.stats`` afterwards (by the user or by scipy) loads the real module.  If
 scipy.stats is already loaded, nothing is replaced.  Use::
 
-    from ._scipy import signal
+    from humanbody.scipy_signal import signal
 
 SciPy also rewrites the docstring of every public function of
 scipy.signal (and of the modules it loads) as it is imported, parsing each

@@ -167,9 +167,9 @@ class Trial:
 
     # ---------------------------------------------------------------- reading
     @classmethod
-    def read(cls, path, forces=None, axes: str = "auto", loads: dict | None = None) -> Trial:
+    def read(cls, path, forces=None, axes: str = "auto", loads: dict | None = None, imu_map=None) -> Trial:
         """:func:`read_trial`."""
-        return read_trial(path, forces=forces, axes=axes, loads=loads)
+        return read_trial(path, forces=forces, axes=axes, loads=loads, imu_map=imu_map)
 
 
 def read_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_map=None) -> Trial:
@@ -205,7 +205,7 @@ def read_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_ma
     kept for the documented Python API), this returns a Trial; its
     ``to_frame()`` is that DataFrame.
     """
-    from .io import read_trial as read_frame
+    from .io import read_frame
 
     path = os.fspath(path)
     frame = read_frame(path, imu_map=imu_map)

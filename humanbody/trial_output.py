@@ -84,34 +84,11 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     model, motion = analysis.model, analysis.motion
     clinical = analysis.clinical
     columns = result_columns(model.names, _coordinate_names(model)) + list(clinical.columns)
+    compute, kinetic = _chunk_source(analysis)
     more = []
-
-    # every frame's kinematics, when a stage already computed them (the loads' assignment, a short trial's
-    # relative-motion check): taken, not computed again (looked up when the first chunk is computed)
-    def held():
-        return analysis._results
-
-    def compute(start, stop, reuse):
-        return _frames(held(), start, stop) if held() is not None else compute_motion(model, motion, start, stop,
-                                                                                      out=reuse)
-    if analysis.loads is not None:
-        from .mechanics.kinetics import compute_with_kinetics, kinetic_block, kinetic_columns
-
-        columns += kinetic_columns(model)
-        buffer: dict[str, np.ndarray] = {}
-
-        def compute(start, stop, reuse):  # one kinetic buffer for every chunk
-            if held() is not None:  # the held kinematics, their kinetics
-                res = _frames(held(), start, stop)
-                buffer["out"] = kinetic_block(model, res, analysis.loads, start, out=buffer.get("out"),
-                                              heading=_heading(model, motion, buffer))
-                return res
-            # kinematics and kinetics in one pass
-            res, buffer["out"] = compute_with_kinetics(model, motion, analysis.loads, start, stop, out=reuse,
-                                                       block=buffer.get("out"))
-            return res
-
-        more.append(lambda res, start: buffer["out"])
+    if kinetic is not None:
+        columns += kinetic[0]
+        more.append(kinetic[1])
     if relative:
         from .mechanics.relative import frame_state, relative_block, relative_columns
 
@@ -152,11 +129,8 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     model_path = out / f"{analysis.stem}_model.json"
     model.save(model_path)
     paths["model"] = str(model_path)
-    from .atomic import atomic_write_text
-
     log_path = out / f"{analysis.stem}_log.txt"
-    atomic_write_text(log_path, "\n".join(list(analysis.messages) + ["", "details:"] + list(analysis.details)) + "\n")
-    paths["log"] = str(log_path)
+    paths["log"] = _write_log(analysis, log_path)
     if analysis.residuals is not None:
         paths["residuals"] = write_table(analysis.residuals, out / f"{analysis.stem}_residuals", fmt="csv",
                                          digits=digits)
@@ -177,8 +151,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
                 paths.update(write_exports(analysis, out, formats, values, motion.time, events=events,
                                            feet=opensim_feet or DEFAULT_FEET))
         if len(analysis.messages) > said:  # what the exports had to say joins the log
-            atomic_write_text(log_path, "\n".join(list(analysis.messages) + ["", "details:"]
-                                                  + list(analysis.details)) + "\n")
+            _write_log(analysis, log_path)
     return paths
 
 
@@ -191,6 +164,51 @@ def _heading(model, motion, memo: dict):
     if "heading" not in memo:
         memo["heading"] = trial_heading(model, motion.q)
     return memo["heading"]
+
+
+def _write_log(analysis: Analysis, path: Path) -> str:
+    """The analysis's messages, then its details, as ``<stem>_log.txt`` (atomically); the path."""
+    from .atomic import atomic_write_text
+
+    atomic_write_text(path, "\n".join(list(analysis.messages) + ["", "details:"] + list(analysis.details)) + "\n")
+    return str(path)
+
+
+def _chunk_source(analysis: Analysis):
+    """How the rows of frames ``start:stop`` are computed: ``(compute, kinetic)``.
+
+    ``compute(start, stop, reuse)`` gives the Results of those frames: the
+    kinematics a stage already computed for every frame (the loads'
+    assignment, a short trial's relative-motion check; looked up when the
+    first chunk is computed), else computed into ``reuse``.  With external
+    loads, ``kinetic`` is ``(columns, block)``: the kinetic columns and
+    ``block(res, start)``, the kinetics of the frames last computed (one
+    buffer for every chunk; computed in the same pass as the kinematics when
+    none were held); else None.
+    """
+    model, motion, loads = analysis.model, analysis.motion, analysis.loads
+    if loads is None:
+        def compute(start, stop, reuse):
+            held = analysis.held_results
+            return _frames(held, start, stop) if held is not None else compute_motion(model, motion, start, stop,
+                                                                                      out=reuse)
+        return compute, None
+    from .mechanics.kinetics import compute_with_kinetics, kinetic_block, kinetic_columns
+
+    buffer: dict = {}
+
+    def compute_kinetic(start, stop, reuse):
+        held = analysis.held_results
+        if held is not None:  # the held kinematics, their kinetics
+            res = _frames(held, start, stop)
+            buffer["out"] = kinetic_block(model, res, loads, start, out=buffer.get("out"),
+                                          heading=_heading(model, motion, buffer))
+            return res
+        res, buffer["out"] = compute_with_kinetics(model, motion, loads, start, stop, out=reuse,
+                                                   block=buffer.get("out"))
+        return res
+
+    return compute_kinetic, (kinetic_columns(model), lambda res, start: buffer["out"])
 
 
 def _frames(results, start: int, stop: int):

@@ -18,15 +18,15 @@ OUT = Path(__file__).resolve().parents[1] / "img" / "architecture.png"
 #: Floors of packages, top (the face) to bottom (plain arrays); a package imports only from floors below it.
 FLOORS = [
     ("face", ["cli.py · commands/", "report/", "viewer/", "apps/"]),
-    ("stages", ["pipeline.py (analyze_trial)", "options.py · trial.py", "trial_output.py (write_results)"]),
-    ("domain", ["io/", "markers/", "imu/", "gait/", "stats/", "mechanics/", "simulation/"]),
+    ("stages", ["pipeline.py (analyze_trial)", "options.py · trial.py", "trial_output.py · export.py"]),
+    ("domain", ["gait/", "mechanics/", "simulation/", "imu/", "markers/", "io/", "stats/"]),
     ("foundations", ["model/", "rotations/", "signal/", "errors.py"]),
     ("kernels", ["_kernels/ (numba, arrays in, arrays out)"]),
 ]
 
 #: The path of a marker trial through `humanbody analyze`: stage, function, package.
 STAGES = [
-    ("read", "pipeline.read -> trial.read_trial", "trial.py"),
+    ("read", "trial.read_trial -> io.loads.read_loads", "trial.py"),
     ("condition", "markers.conditioning.condition", "markers/"),
     ("calibrate", "markers.calibration.calibrate", "markers/"),
     ("track", "markers.tracking.track", "markers/"),

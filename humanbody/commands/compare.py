@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from .analyze import add_marker_options, add_subject_options
+from ._options import add_marker_options, add_subject_options
 from .report import add_events_option
 
 HELP = ("compare groups of gait curves with statistical parametric mapping (t test, paired t test, "
@@ -75,7 +75,7 @@ def register(sub) -> None:
 
 
 def _report_options(args):
-    from .analyze import report_options
+    from ._options import report_options
 
     return report_options(args, plots="none", kinetics=not args.no_kinetics, events=args.events)
 

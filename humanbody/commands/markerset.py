@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 
+from ..signal import CUTOFF_HZ
+
 HELP = "draft a marker-set file (TOML) for a lab's markers from a standing trial"
 
 
@@ -61,8 +63,8 @@ def register(sub) -> None:
     q.add_argument("--height", type=_positive_number("m"), metavar="M", help="standing height in m")
     q.add_argument("--noise-mm", type=_positive_number("mm"), default=2.0, metavar="MM",
                    help="standard deviation of the marker noise per coordinate, in mm (default 2)")
-    q.add_argument("--cutoff", type=float, default=6.0, metavar="HZ",
-                   help="low-pass cut-off of the marker filter (default 6 Hz as analyze; 0 = no filter)")
+    q.add_argument("--cutoff", type=float, default=CUTOFF_HZ, metavar="HZ",
+                   help=f"low-pass cut-off of the marker filter (default {CUTOFF_HZ:g} Hz as analyze; 0 = no filter)")
     q.add_argument("--csv", metavar="FILE", help="also write the per-frame standard deviations (deg, m) to FILE")
     q.add_argument("--force", action="store_true", help="overwrite the --csv FILE if it exists")
     q.add_argument("-q", "--quiet", action="store_true", help="print the table only")

@@ -6,10 +6,9 @@ import sys
 
 import numpy as np
 
-HELP = "show the 17-segment body model, or build it for a subject and export it as JSON"
+from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
 
-DEFAULT_MASS = 75.0  # kg
-DEFAULT_HEIGHT = 1.75  # m
+HELP = "show the 17-segment body model, or build it for a subject and export it as JSON"
 
 
 def _subject_options(p, with_model: bool) -> None:

@@ -6,7 +6,8 @@ import signal
 import sys
 
 from ..errors import InputError
-from .analyze import (
+from ..signal import CUTOFF_HZ
+from ._options import (
     add_export_options,
     add_marker_options,
     add_reduction_option,
@@ -85,7 +86,7 @@ def register(sub) -> None:
     from ..signal.differentiate import METHODS
 
     d.add_argument("--diff", choices=METHODS, default=None, help="smoothing differentiation (default: the library's)")
-    d.add_argument("--diff-cutoff", type=float, default=6.0, metavar="HZ", help="-3 dB cut-off (default 6 Hz)")
+    d.add_argument("--diff-cutoff", type=float, default=CUTOFF_HZ, metavar="HZ", help=f"-3 dB cut-off (default {CUTOFF_HZ:g} Hz)")
     p.set_defaults(func=run)
 
 

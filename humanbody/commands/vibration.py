@@ -41,6 +41,7 @@ def _frequencies(args):
 
 def _model(args):
     from ..errors import InputError
+    from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
     from ..model.body import BodyModel, load_model
 
     if args.model:
@@ -50,8 +51,8 @@ def _model(args):
     for name, value in (("--mass", args.mass), ("--height", args.height)):
         if value is not None and not value > 0:
             raise InputError(f"{name} must be positive")
-    return BodyModel.default(mass=75.0 if args.mass is None else args.mass,
-                             height=1.75 if args.height is None else args.height, sex=args.sex)
+    return BodyModel.default(mass=DEFAULT_MASS if args.mass is None else args.mass,
+                             height=DEFAULT_HEIGHT if args.height is None else args.height, sex=args.sex)
 
 
 def plot_response(result, path, title: str = "") -> None:

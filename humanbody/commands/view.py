@@ -6,7 +6,7 @@ import os
 import sys
 
 from ..errors import InputError
-from .analyze import add_load_options, add_marker_options, add_rate_options, add_subject_options, analysis_options
+from ._options import add_load_options, add_marker_options, add_rate_options, add_subject_options, analysis_options
 
 HELP = "3-D viewer: segments as inertia ellipsoids, joints, mass centres, vectors, markers"
 

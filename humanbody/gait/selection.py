@@ -74,7 +74,7 @@ def trial_events(analysis, grf_path=None, force_threshold: float = 20.0, source:
     messages : list of str
     """
     if source not in EVENT_SOURCES:
-        raise InputError(f"--events must be one of {', '.join(EVENT_SOURCES)}, not {source!r}")
+        raise InputError(f"events must be one of {', '.join(EVENT_SOURCES)}, not {source!r}", option="events")
     events, used, points, feet, pelvis, messages = _detected_events(analysis, grf_path, force_threshold)
     own = getattr(analysis, "events", None)
     if source == "auto" and (own is None or not len(own)):

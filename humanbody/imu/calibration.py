@@ -119,7 +119,8 @@ def parse_heading(spec) -> np.ndarray | None:
     sign = -1.0 if text.startswith("-") else 1.0
     letter = text.lstrip("+-")
     if letter not in ("x", "y", "z") or len(text) > 2:
-        raise InputError(f"--imu-heading {spec!r}: expected a pelvis-sensor axis such as x, -z or +y, or 'none'")
+        raise InputError(f"imu_heading {spec!r}: expected a pelvis-sensor axis such as x, -z or +y, or 'none'",
+                         option="imu_heading")
     v = np.zeros(3)
     v["xyz".index(letter)] = sign
     return v
@@ -173,8 +174,8 @@ def calibrate(df, A: np.ndarray, labels, *, heading=None, window_s: float = CALI
     elif axis is not None:
         v = mean[root_label] @ axis
         if np.hypot(v[0], v[1]) < _MIN_HORIZONTAL:
-            raise InputError(f"--imu-heading {heading}: that axis of the pelvis sensor is within 30 degrees of "
-                             "vertical in the calibration posture, so it gives no heading", where)
+            raise InputError(f"imu_heading {heading}: that axis of the pelvis sensor is within 30 degrees of "
+                             "vertical in the calibration posture, so it gives no heading", where, option="imu_heading")
         psi = float(np.arctan2(v[1], v[0]))
         notes.append(f"heading {round(float(np.degrees(psi)), 1) + 0.0:.1f} deg from the pelvis sensor's {heading} axis; "
                      "ground turned so that the subject faces +X in the calibration posture")

@@ -1,6 +1,6 @@
 """Trial readers: marker, force and coordinate files into pandas DataFrames.
 
-:func:`read_trial` recognises the format from the file's content (and its
+:func:`read_frame` (former name: ``read_trial``) recognises the format from the file's content (and its
 extension) and returns a DataFrame with a ``time`` column (s) whose
 ``attrs["kind"]`` says what it holds:
 
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "read_frame",
     "read_trial",
     "read_forces",
     "markers_array",
@@ -180,8 +181,11 @@ def _is_xsens_mt(path) -> bool:
     return p.parent.is_dir() and any(looks_like_xsens_mt(f) for f in p.parent.glob(p.name + "_*.txt"))
 
 
-def read_trial(path, kind: str | None = None, **options):
+def read_frame(path, kind: str | None = None, **options):
     """Read a motion-capture trial file into a DataFrame with a ``time`` column.
+
+    :func:`humanbody.trial.read_trial` (``humanbody.Trial.read``) reads the same file into a
+    :class:`~humanbody.trial.Trial`, markers in ground axes.
 
     Parameters
     ----------
@@ -218,7 +222,7 @@ def read_trial(path, kind: str | None = None, **options):
     imu_map = options.pop("imu_map", None)
     unknown = set(options) - {"units", "rate_hz"}
     if unknown:
-        raise TypeError(f"read_trial() got unexpected options {sorted(unknown)}")
+        raise TypeError(f"read_frame() got unexpected options {sorted(unknown)}")
     if fmt is None and _is_xsens_mt(path):
         fmt = "xsens-mt"
     if fmt is None:
@@ -246,6 +250,12 @@ def read_trial(path, kind: str | None = None, **options):
     if kind is not None and df.attrs.get("kind") != kind:
         raise InputError(f"holds {df.attrs.get('kind')} data, not {kind}", df.attrs.get("source", path))
     return df
+
+
+def read_trial(path, kind: str | None = None, **options):
+    """The DataFrame reader's former name, kept (``humanbody.read_trial``, ``humanbody.io.read_trial``):
+    :func:`read_frame`; new code calls :func:`read_frame`, or ``humanbody.Trial.read`` for a Trial."""
+    return read_frame(path, kind, **options)
 
 
 def read_forces(path, **options):

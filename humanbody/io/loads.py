@@ -141,55 +141,13 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
     if path.suffix.lower() == ".c3d":
         return _read_c3d_platforms(path, mapping, loads)
     table = read_opensim(path) if path.suffix.lower() in (".mot", ".sto") else _read_csv(path)
-    if "time" not in table.columns:
-        raise InputError("load file has no time column", path)
-    time = table["time"].to_numpy(dtype=float)
-    if len(time) < 2:
-        raise InputError("load file has fewer than two rows", path)
-    if np.any(np.diff(time) <= 0):
-        raise InputError(f"time is not increasing at row {int(np.argmax(np.diff(time) <= 0)) + 2}", path)
+    time = _file_time(table, path)
     plates = file_plates(table.columns)
-    generic = sorted({c[: -len("_force_x")] for c in table.columns if c.endswith("_force_x")})
-    generic = [g for g in generic if all(f"{g}_{w}_{a}" in table.columns for w in ("force", "point") for a in _AXES)]
-    notes = []
+    notes: list = []
     if plates:
-        M = vertical_axis_mapping(table) if mapping is None else np.asarray(mapping, dtype=float)
-        names, forces, points, moments, segs = [], [], [], [], []
-        bodies = {}
-        xml = _xml_beside(path)
-        if xml is not None:
-            bodies = _xml_bodies(xml)
-            notes.append(f"loads: bodies from {xml.name}")
-        for i, (p, t) in enumerate(plates):
-            name = p.rstrip("_") or f"plate{i + 1}"
-            f = table[[f"{p}v{a}" for a in _AXES]].to_numpy(dtype=float) @ M.T
-            q = table[[f"{p}p{a}" for a in _AXES]].to_numpy(dtype=float) @ M.T
-            m = (table[[f"{t}{a}" for a in _AXES]].to_numpy(dtype=float) @ M.T) if t else np.zeros_like(f)
-            _finite_check(f"force of {name}", f, path)
-            names.append(name)
-            forces.append(f)
-            points.append(q)
-            moments.append(m)
-            body = bodies.get(p + "v", bodies.get(p))  # OpenSim names the force "<prefix>v"
-            if body is not None and body not in OPENSIM_BODIES:
-                raise InputError(f"ExternalLoads names body {body!r}, which has no segment of the 17-segment "
-                                 f"model (known: {', '.join(sorted(OPENSIM_BODIES))})", xml)
-            segs.append(OPENSIM_BODIES.get(body) if body else None)
-    elif generic:
-        names, forces, points, moments, segs = [], [], [], [], []
-        for g in generic:
-            f = table[[f"{g}_force_{a}" for a in _AXES]].to_numpy(dtype=float)
-            _finite_check(f"force of {g}", f, path)
-            names.append(g)
-            forces.append(f)
-            points.append(table[[f"{g}_point_{a}" for a in _AXES]].to_numpy(dtype=float))
-            cols = [f"{g}_moment_{a}" for a in _AXES]
-            moments.append(table[cols].to_numpy(dtype=float) if all(c in table.columns for c in cols)
-                          else np.zeros_like(f))
-            segs.append(None)
+        names, forces, points, moments, segs = _plate_columns(table, plates, path, mapping, notes)
     else:
-        raise InputError("no loads: neither force-plate columns (<plate>vx/vy/vz, px/py/pz) nor "
-                         "<load>_force_x/y/z with <load>_point_x/y/z", path)
+        names, forces, points, moments, segs = _generic_columns(table, path)
     force, point, moment = (np.stack(a, axis=1) for a in (forces, points, moments))
     moment = np.nan_to_num(moment)
     down = [j for j in range(len(names)) if reaction_sign(force[:, j, 2], FORCE_THRESHOLD) < 0]
@@ -200,11 +158,74 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
                      "as the ground reaction on the subject, its opposite")
     for name, seg in (loads or {}).items():
         if name not in names:
-            raise InputError(f"--load {name}=...: the file has no load {name!r} (it has {', '.join(names)})", path)
+            raise InputError(f"loads {name}=...: the file has no load {name!r} (it has {', '.join(names)})", path,
+                             option="loads")
         segs[names.index(name)] = seg
     plates_geo = [plate_from_points(n, point[:, j], force[:, j, 2] >= FORCE_THRESHOLD) for j, n in enumerate(names)]
     notes += _geometry_notes(plates_geo)
     return LoadTable(time, names, force, point, moment, segs, str(path), notes, plates=plates_geo)
+
+
+def _file_time(table: pd.DataFrame, path: Path) -> np.ndarray:
+    """The load file's time column (s), checked: present, two rows or more, increasing."""
+    if "time" not in table.columns:
+        raise InputError("load file has no time column", path)
+    time = table["time"].to_numpy(dtype=float)
+    if len(time) < 2:
+        raise InputError("load file has fewer than two rows", path)
+    if np.any(np.diff(time) <= 0):
+        raise InputError(f"time is not increasing at row {int(np.argmax(np.diff(time) <= 0)) + 2}", path)
+    return time
+
+
+def _plate_columns(table: pd.DataFrame, plates, path: Path, mapping, notes: list) -> tuple:
+    """Per plate of an OpenSim ground-reaction table: names, force, point, moment (ground axes) and the
+    segment its ExternalLoads file names (or None)."""
+    M = vertical_axis_mapping(table) if mapping is None else np.asarray(mapping, dtype=float)
+    names, force, point, moment, segs = [], [], [], [], []
+    bodies = {}
+    xml = _xml_beside(path)
+    if xml is not None:
+        bodies = _xml_bodies(xml)
+        notes.append(f"loads: bodies from {xml.name}")
+    for i, (p, t) in enumerate(plates):
+        name = p.rstrip("_") or f"plate{i + 1}"
+        f = table[[f"{p}v{a}" for a in _AXES]].to_numpy(dtype=float) @ M.T
+        q = table[[f"{p}p{a}" for a in _AXES]].to_numpy(dtype=float) @ M.T
+        m = (table[[f"{t}{a}" for a in _AXES]].to_numpy(dtype=float) @ M.T) if t else np.zeros_like(f)
+        _finite_check(f"force of {name}", f, path)
+        names.append(name)
+        force.append(f)
+        point.append(q)
+        moment.append(m)
+        body = bodies.get(p + "v", bodies.get(p))  # OpenSim names the force "<prefix>v"
+        if body is not None and body not in OPENSIM_BODIES:
+            raise InputError(f"ExternalLoads names body {body!r}, which has no segment of the 17-segment "
+                             f"model (known: {', '.join(sorted(OPENSIM_BODIES))})", xml)
+        segs.append(OPENSIM_BODIES.get(body) if body else None)
+    return names, force, point, moment, segs
+
+
+def _generic_columns(table: pd.DataFrame, path: Path) -> tuple:
+    """Per load of a loads table (``<load>_force_x`` ..., ground axes): names, force, point, moment, no segment."""
+    generic = sorted({c[: -len("_force_x")] for c in table.columns if c.endswith("_force_x")})
+    generic = [g for g in generic if all(f"{g}_{w}_{a}" in table.columns for w in ("force", "point") for a in _AXES)]
+    if not generic:
+        raise InputError("no loads: neither force-plate columns (<plate>vx/vy/vz, px/py/pz) nor "
+                         "<load>_force_x/y/z with <load>_point_x/y/z", path)
+    names, force, point, moment = [], [], [], []
+    segs: list = []
+    for g in generic:
+        f = table[[f"{g}_force_{a}" for a in _AXES]].to_numpy(dtype=float)
+        _finite_check(f"force of {g}", f, path)
+        names.append(g)
+        force.append(f)
+        point.append(table[[f"{g}_point_{a}" for a in _AXES]].to_numpy(dtype=float))
+        cols = [f"{g}_moment_{a}" for a in _AXES]
+        moment.append(table[cols].to_numpy(dtype=float) if all(c in table.columns for c in cols)
+                      else np.zeros_like(f))
+        segs.append(None)
+    return names, force, point, moment, segs
 
 
 def c3d_has_platforms(path) -> bool:
@@ -218,7 +239,8 @@ def _read_c3d_platforms(path: Path, mapping, loads) -> LoadTable:
     segs = [None] * len(c.names)
     for name, seg in (loads or {}).items():
         if name not in c.names:
-            raise InputError(f"--load {name}=...: the file has no load {name!r} (it has {', '.join(c.names)})", path)
+            raise InputError(f"loads {name}=...: the file has no load {name!r} (it has {', '.join(c.names)})", path,
+                             option="loads")
         segs[c.names.index(name)] = seg
     notes = [f"loads: {len(c.names)} force platform(s) of type {', '.join(map(str, c.types))} from the "
              f"C3D file at {c.rate_hz:g} Hz"]

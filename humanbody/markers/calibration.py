@@ -28,6 +28,7 @@ from scipy.spatial.transform import Rotation
 
 from .._kernels.angles import slerp_rotations
 from ..errors import InputError
+from ..model.anthropometry import DEFAULT_MASS
 from ..model.body import BodyModel
 from ..model.segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
 from ..rotations.angles import matrix_to_euler
@@ -425,7 +426,7 @@ def _median_rotation(R: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ calibrate
-def calibrate(static, markerset=None, mass: float = 75.0, height: float | None = None,
+def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float | None = None,
               sex: str = "male", *, mode: str = "static", base_model: BodyModel | None = None,
               required=None, subject=None) -> Calibration:
     """Calibrate a marker set on a subject from a static (standing) trial.

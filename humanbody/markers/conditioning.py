@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..signal import CUTOFF_HZ
 from ..signal.filters import butterworth_sos, winter_design_cutoff  # noqa: F401  (re-exported)
 from .gaps import GAP_COLUMNS, _fill_array, _fill_line, _fill_report, _gap_frame, _gap_rows, _runs, fill_gaps, find_gaps  # noqa: F401  (re-exported: steps of the chain)
 from .layout import _output_positions, _positions, _rate, _time, _with_positions, marker_names
@@ -84,7 +85,7 @@ class FilterReport:
         return out
 
 
-def lowpass(df: pd.DataFrame, cutoff_hz: float = 6.0, order: int = 4) -> tuple[pd.DataFrame, FilterReport]:
+def lowpass(df: pd.DataFrame, cutoff_hz: float = CUTOFF_HZ, order: int = 4) -> tuple[pd.DataFrame, FilterReport]:
     """Zero-phase Butterworth low-pass of every marker coordinate.
 
     Each contiguous run of valid frames of each marker is filtered on its own
@@ -264,7 +265,7 @@ class ConditioningReport:
                 "lines": self.lines()}
 
 
-def condition(df: pd.DataFrame, max_gap: float = 0.1, cutoff_hz: float | str | None = 6.0, fill: str = "spline",
+def condition(df: pd.DataFrame, max_gap: float = 0.1, cutoff_hz: float | str | None = CUTOFF_HZ, fill: str = "spline",
               segments: dict[str, list[str]] | None = None, order: int = 4,
               max_gap_frames: int | None = None) -> tuple[pd.DataFrame, ConditioningReport]:
     """Find gaps, fill them, low-pass filter: the whole conditioning chain.

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..model.anthropometry import DEFAULT_MASS
 from ..model.segments import PARENTS, SEGMENT_NAMES
 
 __all__ = ["DEFAULT_WIDTHS", "ORIGIN"]
@@ -85,7 +86,7 @@ def _reference_offsets(height: float) -> np.ndarray:
     """Joint offsets xi_k (m) of the default model scaled to ``height``, reference pose (frames parallel)."""
     from ..model.body import BodyModel
 
-    return np.asarray(BodyModel.default(mass=75.0, height=height).joint_offset, dtype=float)
+    return np.asarray(BodyModel.default(mass=DEFAULT_MASS, height=height).joint_offset, dtype=float)
 
 
 def _estimate(out: _Out, seg: str, xi: np.ndarray, frame: str) -> None:

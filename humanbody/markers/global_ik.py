@@ -241,7 +241,7 @@ def choose_method(ms: MarkerSet, present, ik: str = "auto") -> tuple[str, str]:
     ik : {"auto", "segments", "global"}
     """
     if ik not in ("auto", "segments", "global"):
-        raise InputError(f"--ik must be auto, segments or global, not {ik!r}")
+        raise InputError(f"ik must be auto, segments or global, not {ik!r}", option="ik")
     if ik == "segments" and ms.keypoints:
         raise InputError(f"{ms.name!r} is a keypoint set: its segments cannot be fitted one by one; "
                          "use --ik global (or auto)")

@@ -72,6 +72,7 @@ from ..errors import InputError
 from ..model.segments import SEGMENT_NAMES
 from ..rotations import euler_to_matrix
 from ..rotations.common import sequence_axes
+from ..signal import CUTOFF_HZ
 from .calibration import Calibration
 from .global_ik import IKProblem, ik_problem
 
@@ -324,7 +325,7 @@ def sequence_axes_from(seqs) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ filter
-def filter_gain(n_frames: int, rate_hz: float, cutoff_hz: float | None = 6.0, order: int = 4) -> np.ndarray:
+def filter_gain(n_frames: int, rate_hz: float, cutoff_hz: float | None = CUTOFF_HZ, order: int = 4) -> np.ndarray:
     """Variance factor g_i = sum_j H_ij^2 of the pipeline's zero-phase low-pass in each frame, shape (n_frames,).
 
     H is the linear map of :func:`humanbody.markers.conditioning.lowpass`
@@ -393,7 +394,7 @@ class Precision:
 
 
 def predict_precision(calibration: Calibration, coords: pd.DataFrame, noise_m: float = 0.002,
-                      cutoff_hz: float | None = 6.0, order: int = 4, markers: pd.DataFrame | None = None,
+                      cutoff_hz: float | None = CUTOFF_HZ, order: int = 4, markers: pd.DataFrame | None = None,
                       rate_hz: float | None = None, progress: bool = False) -> Precision:
     """Predicted noise-induced error of every coordinate along a trial, for whole-body IK.
 

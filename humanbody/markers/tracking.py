@@ -28,6 +28,7 @@ import pandas as pd
 from .._kernels.angles import continuous_angles, relative_angles, slerp_rotations, unwrap_columns
 from .._kernels.marker_layout import carried_points
 from ..errors import InputError
+from ..model.anthropometry import DEFAULT_MASS
 from ..model.body import sequence_axes_array
 from ..model.segments import PARENTS, SEGMENT_NAMES
 from ..rotations.angles import singular_distance
@@ -475,7 +476,7 @@ def finish_coordinates(markers, table: np.ndarray, angles: np.ndarray, seq, sequ
     return time, near
 
 
-def markers_to_coordinates(markers, markerset=None, static=None, mass: float = 75.0,
+def markers_to_coordinates(markers, markerset=None, static=None, mass: float = DEFAULT_MASS,
                            height: float | None = None, sex: str = "male", base_model=None,
                            keep_frames: bool = True, subject=None):
     """Marker trial (ground axes) -> generalized coordinates in one call.

@@ -25,6 +25,7 @@ from ..errors import InputError
 from ..io.forceplates import plate_from_points
 from ..io.loads import FORCE_THRESHOLD, LoadTable
 from ..scipy_signal import signal
+from ..signal import CUTOFF_HZ
 from ..signal.filters import butterworth_sos
 
 __all__ = ["FrameLoads", "condition_loads"]
@@ -75,6 +76,8 @@ class FrameLoads:
         from and the root; every other segment keeps its kinetics.  Feet that no
         load ever reached (``unloaded``) carry a NaN load in every frame.
         """
+        if self.body is None:
+            raise ValueError("loads not assigned to segments yet (humanbody.mechanics.foot_contact.assign_loads)")
         force = self.force[start:stop]
         moment = self.moment_o[start:stop]
         assert self.body is not None  # set by the conditioning
@@ -103,7 +106,7 @@ class FrameLoads:
 
 
 # ------------------------------------------------------------------ conditioning
-def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = 6.0,
+def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = CUTOFF_HZ,
                     threshold: float = FORCE_THRESHOLD) -> FrameLoads:
     """Threshold, low-pass and resample loads to the motion's frames.
 

@@ -55,7 +55,7 @@ def _check(frame: str) -> str:
     if frame not in MOMENT_FRAMES:
         from ..errors import InputError
 
-        raise InputError(f"--moment-frame must be one of {', '.join(MOMENT_FRAMES)}, not {frame!r}")
+        raise InputError(f"moment_frame must be one of {', '.join(MOMENT_FRAMES)}, not {frame!r}", option="moment_frame")
     return frame
 
 

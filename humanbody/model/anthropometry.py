@@ -35,6 +35,9 @@ import numpy as np
 from ..errors import InputError
 from .segments import DEFAULT_SEQUENCES, JOINT_NAMES, PARENTS, SEGMENT_NAMES
 
+#: The subject of the default model when neither mass nor height is known: kg, m.
+DEFAULT_MASS, DEFAULT_HEIGHT = 75.0, 1.75
+
 __all__ = [
     "REFERENCE_STATURE",
     "SOURCE",
@@ -244,7 +247,7 @@ def _split_head_neck(hn: dict, scale: float, mass: float):
     }
 
 
-def default_parameters(mass: float = 75.0, height: float = 1.75, sex: str = "male") -> dict:
+def default_parameters(mass: float = DEFAULT_MASS, height: float = DEFAULT_HEIGHT, sex: str = "male") -> dict:
     """The segment parameters of Huston's 17-segment body scaled to a subject (de Leva 1996).
 
     :func:`humanbody.model.body.default_model` builds the model from them

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import InputError
+from .anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
 
 __all__ = ["BodyModel", "coordinate_columns", "default_model", "load_model", "lower_body_array", "sequence_axes_array"]
 
@@ -248,7 +249,7 @@ class BodyModel:
 
     # ------------------------------------------------------------- builders
     @classmethod
-    def default(cls, mass: float = 75.0, height: float = 1.75, **options) -> BodyModel:
+    def default(cls, mass: float = DEFAULT_MASS, height: float = DEFAULT_HEIGHT, **options) -> BodyModel:
         """Huston's 17-segment body scaled to a subject.
 
         Parameters
@@ -358,7 +359,7 @@ def _inertia_problem(I: np.ndarray) -> str | None:
     return None
 
 
-def default_model(mass: float = 75.0, height: float = 1.75, sex: str = "male") -> BodyModel:
+def default_model(mass: float = DEFAULT_MASS, height: float = DEFAULT_HEIGHT, sex: str = "male") -> BodyModel:
     """Huston's 17-segment body scaled to a subject (de Leva 1996): mass (kg), height (m), sex ("male"/"female").
 
     The parameters are :func:`humanbody.model.anthropometry.default_parameters`

@@ -37,17 +37,19 @@ PLOT_CHOICES = ("svg", "png", "none")
 TEST_DELAY_ENV = "HUMANBODY_TEST_TRIAL_DELAY"
 
 
-@dataclass(frozen=True)
-class ReportOptions(AnalysisOptions):
+@dataclass(frozen=True, init=False)
+class ReportOptions:
     """Options shared by every trial of a batch: the analysis options and the report's own.
 
-    The analysis options are :class:`humanbody.options.AnalysisOptions`'
-    (one name and meaning each); each trial's task overrides ``static``,
-    ``mass``, ``height``, ``subject`` and gives the force file
-    (:func:`trial_options`).  The report's own:
+    ``analysis`` holds the :class:`humanbody.options.AnalysisOptions` (one
+    name and meaning each; given whole, or field by field as keywords:
+    ``ReportOptions(mass=72.6, plots="none")``); each trial's task
+    overrides ``static``, ``mass``, ``height``, ``subject`` and gives the
+    force file (:func:`trial_options`).  The report's own:
 
     Attributes
     ----------
+    analysis : AnalysisOptions      the options of every trial's analysis
     treadmill_speed : float or None belt speed (m/s)
     plots : str                     "svg" (figures written as SVG, inlined in the trial's page),
                                     "png" (matplotlib PNG files, embedded in the page; much slower) or
@@ -60,14 +62,27 @@ class ReportOptions(AnalysisOptions):
                                     kinematic ones), "file", "force" or "kinematic" (:func:`trial_events`)
     """
 
+    analysis: AnalysisOptions
     treadmill_speed: float | None = None
     plots: str = "svg"
     kinetics: bool = True
     normative: str | None = None
     events: str = "auto"
 
+    def __init__(self, analysis: AnalysisOptions | None = None, *, treadmill_speed: float | None = None,
+                 plots: str = "svg", kinetics: bool = True, normative: str | None = None, events: str = "auto",
+                 **analysis_values):
+        base = AnalysisOptions() if analysis is None else analysis
+        if not isinstance(base, AnalysisOptions):
+            raise TypeError(f"analysis must be an AnalysisOptions, not {type(base).__name__}")
+        values = {"analysis": base.replace(**analysis_values) if analysis_values else base,
+                  "treadmill_speed": treadmill_speed, "plots": plots, "kinetics": kinetics,
+                  "normative": normative, "events": events}
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+        self.__post_init__()
+
     def __post_init__(self):
-        super().__post_init__()
         if self.plots not in PLOT_CHOICES:
             raise InputError(f"plots must be one of {', '.join(PLOT_CHOICES)}, got {self.plots!r}")
         if self.events not in EVENT_SOURCES:
@@ -86,18 +101,19 @@ def trial_options(task, options: ReportOptions) -> AnalysisOptions:
     kinetics unless ``options.kinetics`` is False) and, when its row has
     them, the subject's mass, height and measurements file.
     """
-    return options.analysis_only().replace(
+    base = options.analysis
+    return base.replace(
         static=task.static,
-        mass=task.mass if task.mass is not None else options.mass,
-        height=task.height if task.height is not None else options.height,
-        subject=task.subject if task.subject is not None else options.subject,
+        mass=task.mass if task.mass is not None else base.mass,
+        height=task.height if task.height is not None else base.height,
+        subject=task.subject if task.subject is not None else base.subject,
         forces=task.grf if options.kinetics else None,
     )
 
 
 def _one_line(err: BaseException) -> str:
     if isinstance(err, InputError):
-        text = str(err)
+        text = str(err.on_command_line())
     else:
         text = f"{type(err).__name__}: {err}"
     return " ".join(text.split()) or type(err).__name__
@@ -268,7 +284,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
         kinetics_note.append(f"kinetics skipped: {_one_line(err)}")
     messages = list(task.notes) + list(analysis.messages) + kinetics_note
     stem = Path(task.trial).stem
-    events, used, points, feet, pelvis, ev_msgs = trial_events(analysis, task.grf, options.force_threshold,
+    events, used, points, feet, pelvis, ev_msgs = trial_events(analysis, task.grf, options.analysis.force_threshold,
                                                                options.events)
     messages += ev_msgs
     speed = task.treadmill_speed if task.treadmill_speed is not None else options.treadmill_speed
@@ -290,7 +306,8 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
         messages += _kinetic_stride_notes(cycles, params)
 
     exported = used[used["source"] != "file"] if (used["source"] == "file").any() else used  # the C3D has them
-    produced, export_notes = _analysis_files(analysis, stem, options.export, exported, options.opensim_feet)
+    produced, export_notes = _analysis_files(analysis, stem, options.analysis.export, exported,
+                                                options.analysis.opensim_feet)
     messages += export_notes
     files = {f"{task.key}/{name}": data for name, data in produced.items()}
     files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)
@@ -339,7 +356,7 @@ def _normative_scores(options: ReportOptions, task, analysis, row: dict, cycles,
     nset = normative_set(options.normative)
     if nset is None:
         return None, None
-    height = next((h for h in (task.height, options.height, getattr(analysis.calibration, "height", None))
+    height = next((h for h in (task.height, options.analysis.height, getattr(analysis.calibration, "height", None))
                    if h is not None), DEFAULT_HEIGHT)
     speed = row.get("speed_m_per_s")
     speed = float(speed) if speed is not None and np.isfinite(speed) else None

@@ -36,6 +36,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import InputError
+from . import CUTOFF_HZ
 
 METHODS = ("savgol", "butterworth", "spline", "gradient")
 
@@ -155,7 +156,7 @@ class Differentiation:
     """
 
     method: str = "savgol"
-    cutoff_hz: float = 6.0
+    cutoff_hz: float = CUTOFF_HZ
     polyorder: int = 4
     order: int = 4
 

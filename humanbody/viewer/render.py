@@ -111,7 +111,7 @@ def movie(scene, path, *, fps: float = 30.0, size=(1280, 800), layers=None, came
     if ext not in (".mp4", ".gif"):
         raise InputError("movie file must end in .mp4 or .gif", path)
     if not fps > 0:
-        raise InputError(f"--fps must be positive, got {fps:g}")
+        raise InputError(f"fps must be positive, got {fps:g}", option="fps")
     frames = movie_frames(scene.time, fps)
     app = _app(scene, size, layers, camera)
     try:

@@ -192,8 +192,9 @@ def test_marker_set_weights_and_pulls_are_read(tmp_path):
     bad.write_text(open(ms.source).read().replace('"Sternum" = 0.01', '"Sternum" = -1', 1))
     with pytest.raises(InputError, match="bad.toml.*weight of marker 'Sternum'"):
         load_markerset(bad)
-    with pytest.raises(InputError, match="--ik must be"):
+    with pytest.raises(InputError, match="^ik must be") as err:  # the Python caller is told the parameter
         choose_method(ms, [], "magic")
+    assert str(err.value.on_command_line()).startswith("--ik must be auto")  # the command line, its flag
 
 
 def test_problem_arrays_follow_the_calibration(setup):

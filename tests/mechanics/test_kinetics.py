@@ -169,7 +169,7 @@ def test_loads_table_and_bad_load_files(tmp_path):
     (tmp_path / "none.csv").write_text("time,a,b\n0,1,2\n0.1,1,2\n")
     with pytest.raises(InputError, match="no loads"):
         read_loads(tmp_path / "none.csv")
-    with pytest.raises(InputError, match="--load X=.*no load 'X'"):
+    with pytest.raises(InputError, match="loads X=.*no load 'X'"):
         read_loads(good, loads={"X": "right_foot"})
     (tmp_path / "empty.csv").write_text("")
     with pytest.raises(InputError, match="empty"):

@@ -162,7 +162,7 @@ def test_frame_names_and_defaults():
     assert moment_frame(BASE) == "jcs"
     assert moment_frame(with_moment_frame(BASE, "distal")) == "distal"
     assert with_moment_frame(BASE, None) is BASE
-    with pytest.raises(hb.InputError, match="--moment-frame must be one of distal, proximal, jcs, global"):
+    with pytest.raises(hb.InputError, match="^moment_frame must be one of distal, proximal, jcs, global"):
         with_moment_frame(BASE, "segment")
     R = np.broadcast_to(np.eye(3), (1, 2, 3, 3))
     M = np.array([[[0.0, 0.0, 0.0], [1.0, 2.0, 3.0]]])
