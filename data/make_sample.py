@@ -13,9 +13,15 @@ How the motion is built: every coordinate is a periodic function of the gait
 cycle, a truncated Fourier series (5 harmonics) fitted by least squares to a
 handful of (percent of cycle, value) points shaped after the normal sagittal
 joint-angle curves in Winter, *Biomechanics and Motor Control of Human
-Movement* (4th ed., 2009, ch. 4/appendix) — hip flexion 30 deg at foot strike
-to -10 deg at push-off, knee flexion peaking near 60 deg in swing, ankle
-plantarflexion near -18 deg at toe-off — plus pelvic list, tilt and rotation,
+Movement* (4th ed., 2009, ch. 4/appendix) — hip flexion 31 deg at foot strike
+to -10 deg at push-off, knee flexion near 38 deg at toe-off and peaking near
+60 deg in swing, ankle plantarflexion near -18 deg just after toe-off —
+timed so that the gait events a gait lab's kinematic method finds (Zeni et al.
+2008, :func:`humanbody.gait.events.kinematic_events`: the heel furthest ahead
+of the pelvis, the toe furthest behind) fall where normal walking has them:
+foot strike at 0 % and foot off near 61 % of the cycle, so the sample report
+shows stance about 61 % and double support about 22 % of the stride (normal:
+about 60 % and 20 %), plus pelvic list, tilt and rotation,
 counter-rotating thorax, and arm swing opposite to the legs. The left side is
 the right side half a cycle later. Derivatives are those of the series, so
 they are exact. The pelvis progresses at a constant mean speed with the
@@ -40,10 +46,10 @@ HARMONICS = 5
 #: dorsiflexion of the ankle are negative rotations about the segment's y
 #: (left) axis; knee flexion is positive (see docs/theory.md).
 KEYS = {
-    "hip_flexion": [(0, 30), (15, 25), (40, 2), (55, -10), (62, -5), (75, 15), (87, 32), (100, 30)],
+    "hip_flexion": [(0, 31), (15, 25), (40, 2), (48, -10), (55, -5), (72, 15), (88, 30), (97, 32), (100, 31)],
     "hip_adduction": [(0, 0), (15, 5), (40, 2), (60, -4), (75, -5), (100, 0)],
-    "knee_flexion": [(0, 5), (15, 18), (40, 5), (50, 8), (62, 38), (73, 62), (87, 30), (97, 4), (100, 5)],
-    "ankle_dorsiflexion": [(0, 0), (8, -5), (30, 7), (48, 10), (58, -5), (64, -18), (75, -2), (90, 2), (100, 0)],
+    "knee_flexion": [(0, 4), (15, 18), (37, 5), (45, 8), (56, 38), (70, 62), (87, 34), (97, 8), (100, 4)],
+    "ankle_dorsiflexion": [(0, 0), (8, -5), (28, 7), (43, 10), (52, -5), (58, -18), (72, -2), (90, 2), (100, 0)],
     "shoulder_flexion": [(0, -15), (50, 15), (100, -15)],
     "elbow_flexion": [(0, 15), (50, 35), (100, 15)],
     "pelvis_list": [(0, 0), (12, 4), (40, 1), (50, 0), (62, -4), (90, -1), (100, 0)],
