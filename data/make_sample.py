@@ -13,10 +13,20 @@ How the motion is built: every coordinate is a periodic function of the gait
 cycle, a truncated Fourier series (5 harmonics) fitted by least squares to a
 handful of (percent of cycle, value) points shaped after the normal sagittal
 joint-angle curves in Winter, *Biomechanics and Motor Control of Human
-Movement* (4th ed., 2009, ch. 4/appendix) — hip flexion 30 deg at foot strike
-to -10 deg at push-off, knee flexion peaking near 60 deg in swing, ankle
-plantarflexion near -18 deg at toe-off — plus pelvic list, tilt and rotation,
-counter-rotating thorax, and arm swing opposite to the legs. The left side is
+Movement* (4th ed., 2009, ch. 4/appendix) — hip flexion 36 deg at foot strike
+to -5 deg at push-off (relative to a pelvis tilted 10 deg anterior, as a
+walking adult's is: the thigh swings 26 deg forward to 15 deg back), knee
+flexion near 38 deg at toe-off and peaking near 60 deg in swing, ankle
+plantarflexion near -18 deg just after toe-off — timed so that the gait
+events a gait lab's kinematic method finds (Zeni et al. 2008,
+:func:`humanbody.gait.events.kinematic_events`: the heel furthest ahead of
+the pelvis, the toe furthest behind) fall where normal walking has them:
+foot strike at 0 % and foot off near 61 % of the cycle, so the sample report
+shows stance about 61 % and double support about 22 % of the stride (normal:
+about 60 % and 20 %); plus pelvic tilt (10-11.5 deg anterior), list (the
+stance side's hip up in loading response, the swing side dropping) and
+rotation after the normal curves of Schwartz et al. (2008), the toes turned
+out 8 deg, counter-rotating thorax, and arm swing opposite to the legs. The left side is
 the right side half a cycle later. Derivatives are those of the series, so
 they are exact. The pelvis progresses at a constant mean speed with the
 double-frequency vertical bounce of walking. Heights are set so that the
@@ -34,20 +44,23 @@ import pandas as pd
 
 DEG = np.pi / 180.0
 HARMONICS = 5
+#: Toe-out (deg): the foot turned outward about its vertical axis relative to the shank (tibial torsion and
+#: foot abduction together), so that the foot progression angle in stance is the normal 5-15 deg of toe-out.
+TOE_OUT = 8.0
 
 #: (percent of the right gait cycle, value in degrees) for the right side.
 #: Sign conventions of the model: flexion of hip, shoulder and elbow and
 #: dorsiflexion of the ankle are negative rotations about the segment's y
 #: (left) axis; knee flexion is positive (see docs/theory.md).
 KEYS = {
-    "hip_flexion": [(0, 30), (15, 25), (40, 2), (55, -10), (62, -5), (75, 15), (87, 32), (100, 30)],
+    "hip_flexion": [(0, 36), (15, 30), (40, 7), (48, -5), (55, 0), (72, 20), (88, 35), (97, 37), (100, 36)],
     "hip_adduction": [(0, 0), (15, 5), (40, 2), (60, -4), (75, -5), (100, 0)],
-    "knee_flexion": [(0, 5), (15, 18), (40, 5), (50, 8), (62, 38), (73, 62), (87, 30), (97, 4), (100, 5)],
-    "ankle_dorsiflexion": [(0, 0), (8, -5), (30, 7), (48, 10), (58, -5), (64, -18), (75, -2), (90, 2), (100, 0)],
+    "knee_flexion": [(0, 4), (15, 18), (37, 5), (45, 8), (56, 38), (70, 62), (87, 34), (97, 8), (100, 4)],
+    "ankle_dorsiflexion": [(0, 0), (8, -5), (28, 7), (43, 10), (52, -5), (58, -18), (72, -2), (90, 2), (100, 0)],
     "shoulder_flexion": [(0, -15), (50, 15), (100, -15)],
     "elbow_flexion": [(0, 15), (50, 35), (100, 15)],
-    "pelvis_list": [(0, 0), (12, 4), (40, 1), (50, 0), (62, -4), (90, -1), (100, 0)],
-    "pelvis_tilt": [(0, 0), (25, 1.5), (50, 0), (75, 1.5), (100, 0)],
+    "pelvis_list": [(0, 0), (12, -4), (40, -1), (50, 0), (62, 4), (90, 1), (100, 0)],
+    "pelvis_tilt": [(0, 10), (25, 11.5), (50, 10), (75, 11.5), (100, 10)],
     "pelvis_rotation": [(0, 5), (50, -5), (100, 5)],
 }
 
@@ -106,6 +119,7 @@ def build(strides=4, rate=100.0, stride_time=1.1, speed=1.3, height=1.75, mass=7
         put(f"{side}_lower_leg_alpha", evaluate(fit["knee_flexion"], ph, omega))
         ank = evaluate(fit["ankle_dorsiflexion"], ph, omega)
         put(f"{side}_foot_alpha", tuple(-v for v in ank))
+        put(f"{side}_foot_gamma", (-sign * TOE_OUT + zero, zero, zero))  # toes turned out about the foot's z
         # arms swing opposite to the leg of the same side (shoulder keys are set so)
         sh = evaluate(fit["shoulder_flexion"], ph, omega)
         put(f"{side}_upper_arm_alpha", tuple(-v for v in sh))

@@ -216,7 +216,7 @@ def _height(guesses, floor: float, given) -> float:
 
 
 # ------------------------------------------------------------------ reading and checking
-def classify(pose: dict, height=None) -> tuple[list, float, float]:
+def classify(pose: dict, height=None, lateral: dict | None = None) -> tuple[list, float, float]:
     """Read every marker name and check it against the standing pose.
 
     Parameters
@@ -225,6 +225,10 @@ def classify(pose: dict, height=None) -> tuple[list, float, float]:
         :func:`static_pose` (m, ground axes).
     height : float, optional
         Standing height (m); estimated from the markers when None.
+    lateral : dict of str -> float, optional
+        Marker name -> offset (m, + left) from the midline that decides its
+        side, instead of the pose's (a walk's frame:
+        :func:`humanbody.markers.draft_window.lateral_offsets`).
 
     Returns
     -------
@@ -271,7 +275,8 @@ def classify(pose: dict, height=None) -> tuple[list, float, float]:
                            f"of standing height (expected {100 * lo:.0f}-{100 * hi:.0f} %): left out")
             g.role, g.how = None, "unused"
             continue
-        _check_side(g, marks[g.role].sided, midline)
+        dy = (lateral or {}).get(g.name)
+        _check_side(g, marks[g.role].sided, midline, None if dy is None else midline + dy)
     named_side = [g for g in ok if g.role is not None and read_name(g.name).side is not None]
     flipped = [g for g in named_side if g.side != read_name(g.name).side]
     if len(named_side) >= 4 and len(flipped) > len(named_side) / 2:
@@ -336,15 +341,17 @@ def _position_side(y: float, midline: float) -> str | None:
     return "left" if dy > SIDE_M else "right" if dy < -SIDE_M else None
 
 
-def _check_side(g: MarkerGuess, sided: bool, midline: float) -> None:
-    at = _position_side(g.position[1], midline)
+def _check_side(g: MarkerGuess, sided: bool, midline: float, y: float | None = None) -> None:
+    """Side of a marker at lateral position ``y`` (default: its pose's, m) against the midline."""
+    y = g.position[1] if y is None else y
+    at = _position_side(y, midline)
     if g.role == "head":  # temples and front/back head markers come in pairs, a top marker does not
         sided = at is not None or g.side is not None
         if at is None:
             return
     if not sided:
-        if at is not None and abs(g.position[1] - midline) > 2 * SIDE_M:
-            g.notes.append(f"a midline marker {100 * abs(g.position[1] - midline):.0f} cm to the {at} of the midline")
+        if at is not None and abs(y - midline) > 2 * SIDE_M:
+            g.notes.append(f"a midline marker {100 * abs(y - midline):.0f} cm to the {at} of the midline")
         return
     if g.side is None and at is not None:
         g.side = at
@@ -460,16 +467,18 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
     names = [n for n in (static.attrs.get("markers") or [c[:-2] for c in static.columns if str(c).endswith("_x")])]
     if static.attrs.get("kind") not in (None, "markers") or not names:
         raise InputError("holds no marker trajectories; give a standing (static) marker trial", source or None)
-    window = ""
+    window, lateral = "", None
     if _excursion(static, names) > STATIC_EXCURSION_M:  # a walk: its stillest standing second, if it has one
-        from .draft_window import standing_window
+        from .draft_window import lateral_offsets, standing_window
 
         rows, window = standing_window(static, names, source or None)
+        if len(rows) == 1:  # one frame of a walk: the sides from the whole walk (draft_window's docstring)
+            lateral = lateral_offsets(static, names)
         attrs = dict(static.attrs)
         static = static.iloc[rows].reset_index(drop=True)
         static.attrs.update(attrs)
     try:
-        guesses, H, midline = classify(static_pose(static), height)
+        guesses, H, midline = classify(static_pose(static), height, lateral)
         plan = draft_rules.plan(guesses, H, midline, name or _stem(source), source,
                                 widths=dict(knee=knee_width, ankle=ankle_width),
                                 marker_radius=marker_radius)

@@ -9,6 +9,13 @@ the smallest score is the standing pose when that score is below
 (:data:`PRESENT_FRACTION`).  A trial walked from its first frame to its
 last has none: it is drafted from its most upright frame (the markers closest
 together horizontally, the legs passing each other), and the line says so.
+
+In that frame one leg is in mid-stance and the other in mid-swing: the pelvis
+has shifted over the stance foot, whose markers sit a few centimetres from
+the body's midline, on either side of it, while the swing foot is out to
+its side.  Which side a marker is on is then read from the whole walk
+(:func:`lateral_offsets`: each marker's median offset across the pelvis over
+every frame), not from that one frame.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["PRESENT_FRACTION", "STILL_M", "WINDOW_S", "standing_window"]
+__all__ = ["PRESENT_FRACTION", "STILL_M", "WINDOW_S", "lateral_offsets", "standing_window"]
 
 #: Length of the standing window (s).
 WINDOW_S = 1.0
@@ -69,6 +76,47 @@ def _upright_frame(P: np.ndarray) -> int | None:
         spread = np.nanmedian(np.linalg.norm(Q[..., :2] - mid, axis=2), axis=1)
     spread[~full] = np.inf
     return int(np.argmin(spread))
+
+
+def lateral_offsets(trial, names) -> dict[str, float] | None:
+    """Each marker's median offset (m, + to the subject's left) across the pelvis over the whole trial.
+
+    In every frame the pelvis centre c is the mean of the mid-ASIS and the
+    mid-back (sacrum or PSIS markers) points, its heading h the horizontal
+    unit vector back -> front, and the subject's left l = z x h.  A marker at
+    p is offset (p - c) . l; the median over the frames where the marker and
+    the pelvis are seen.  Over a walk, a foot's markers are on their own side
+    of the pelvis in most frames, whatever one frame shows.
+
+    Returns None when the trial has no two ASIS and a sacrum or PSIS marker
+    (names read by :func:`humanbody.markers.vocabulary.read_name`).
+    """
+    from .vocabulary import read_name
+
+    role = {n: read_name(n).role for n in names}
+    asis = [n for n in names if role[n] == "asis"]
+    back = [n for n in names if role[n] in ("psis", "sacrum")]
+    if len(asis) < 2 or not back:
+        return None
+
+    def xyz(n):
+        return trial[[f"{n}_{a}" for a in "xyz"]].to_numpy(dtype=float)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # frames with no pelvis marker stay NaN
+        front = np.nanmean(np.stack([xyz(n) for n in asis]), axis=0)
+        rear = np.nanmean(np.stack([xyz(n) for n in back]), axis=0)
+    centre = 0.5 * (front + rear)
+    heading = front[:, :2] - rear[:, :2]
+    heading /= np.linalg.norm(heading, axis=1, keepdims=True)
+    left = np.c_[-heading[:, 1], heading[:, 0]]  # z x h
+    out = {}
+    for n in names:
+        d = np.einsum("fi,fi->f", xyz(n)[:, :2] - centre[:, :2], left)
+        d = d[np.isfinite(d)]
+        if d.size:
+            out[n] = float(np.median(d))
+    return out
 
 
 def standing_window(trial, names, source: str | None = None) -> tuple[np.ndarray, str]:

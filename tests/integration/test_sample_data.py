@@ -190,3 +190,21 @@ def test_cli_analyze_runs_on_the_sample(tmp_path, capsys):
     table = pd.read_csv(tmp_path / "sample_walk_markers_results.csv")
     assert len(table) == 441 and "right_lower_leg_com_z" in table.columns
     assert np.isfinite(table["body_com_z"]).all()
+
+
+def test_sample_walk_has_the_phases_of_normal_walking():
+    """A gait lab's kinematic events (Zeni et al. 2008: heel furthest ahead of the pelvis, toe furthest behind)
+    on the sample marker walk give the phases of normal walking (Perry and Burnfield 2010: stance about 60 %,
+    double support about 20 % of the stride), not the 70 % / 39 % the earlier sample showed."""
+    from humanbody.gait.events import events_of, kinematic_events
+    from humanbody.gait.spatiotemporal import strides
+    from humanbody.markers.axes import to_ground
+
+    ground, _ = to_ground(hb.read_trial(WALK))
+    events = kinematic_events(ground)
+    phases = strides(events)
+    stance, double = phases["stance_pct"].median(), phases["double_support_pct"].median()
+    assert 58 <= stance <= 63 and 17 <= double <= 25, (stance, double)
+    # the right foot strikes at the start of the synthetic cycle (phase 0 of make_sample.py, stride 1.1 s)
+    strikes = events_of(events, "right", "foot_strike")
+    np.testing.assert_allclose(np.mod(strikes + 0.02, 1.1) - 0.02, 0.0, atol=0.02)

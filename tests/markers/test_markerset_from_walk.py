@@ -109,3 +109,21 @@ def test_the_standing_window_of_a_walk_that_ends_standing():
     rows, line = standing_window(trial.iloc[:200].reset_index(drop=True), names)
     assert len(rows) == 1 and min(abs(rows[0] - f) for f in (0, 50, 100, 150, 200)) <= 3, (rows, line)  # legs together
     assert line.startswith("no still standing window") and "check the draft" in line
+
+
+def test_the_sides_of_a_walk_frame_come_from_the_whole_walk(tmp_path, trials):  # noqa: F811
+    """In the most upright frame (one leg in mid-stance, the other in mid-swing) the pelvis sits over the stance
+    foot, so its heel can lie across the frame's midline; over the whole walk every foot marker is on its named
+    side of the pelvis, by at least 3 cm (half a step width)."""
+    import humanbody as hb
+    from humanbody.markers.axes import to_ground
+    from humanbody.markers.draft_window import lateral_offsets
+
+    path, _ = _walk_file(tmp_path, trials, 0.0, "walk.trc")
+    ground, _ = to_ground(hb.read_trial(str(path)))
+    names = [c[:-2] for c in ground.columns if c.endswith("_x")]
+    off = lateral_offsets(ground, names)
+    for n in ("HEE", "TOE", "MT5", "ANK", "KNE"):
+        assert off[f"R{n}"] < -0.03 and off[f"L{n}"] > 0.03, (n, off[f"R{n}"], off[f"L{n}"])
+    assert abs(off["SACR"]) < 0.01
+    assert lateral_offsets(ground, [n for n in names if not n.endswith("ASI")]) is None
