@@ -14,9 +14,9 @@ The public API is flat (docs/conventions.md, "Python API")::
     options = humanbody.AnalysisOptions(static="static.trc", mass=72.6, forces="walk_grf.mot")
     analysis = humanbody.analyze_trial("walk.trc", options)   # every option in one object
 
-``humanbody.read_frame(path)`` returns the reader's DataFrame (``time``
-column, lab axes; ``humanbody.read_trial`` is its former name, kept); ``humanbody.Trial.read(path, forces=..., axes=...)``
-(:func:`humanbody.trial.read_trial`) returns a :class:`~humanbody.trial.Trial`,
+``humanbody.read_trial(path)`` (the same function as ``humanbody.read_frame``)
+returns the reader's DataFrame (``time`` column, lab axes); ``humanbody.Trial.read(path, forces=..., axes=...)``
+(:func:`humanbody.trial.load_trial`) returns a :class:`~humanbody.trial.Trial`,
 markers and force plates in ground axes under one mapping, whose
 ``to_frame()`` is that DataFrame.
 
@@ -56,7 +56,7 @@ _EXPORTS = {
     "simulate": ".simulation.forward",
 }
 
-#: Modules reachable as attributes without an import of their own (``humanbody.trial.read_trial``).
+#: Modules reachable as attributes without an import of their own (``humanbody.trial.load_trial``).
 _MODULES = ("trial", "options")
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -8,7 +8,7 @@ here taking and giving Trials, Models and Results:
 =============  ======================================================================
 read           :func:`read`: the :class:`~humanbody.trial.Trial` (markers in ground
                axes, :func:`humanbody.markers.axes.to_ground`) and its force plates
-               under the same mapping (:func:`humanbody.trial.read_trial`)
+               under the same mapping (:func:`humanbody.trial.load_trial`)
 subject        :func:`subject_model`: the given or scaled model (mass from the plates)
 condition      :func:`condition`: marker set, gap filling, low-pass filter
                (:func:`humanbody.markers.conditioning.condition`)
@@ -47,7 +47,7 @@ from .mechanics.results import Results
 from .model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
 from .model.body import BodyModel, load_model
 from .options import AnalysisOptions
-from .trial import Trial, read_forces, read_trial
+from .trial import Trial, load_forces, load_trial
 
 __all__ = ["Analysis", "AnalysisOptions", "analyze_trial", "DEFAULT_MASS", "DEFAULT_HEIGHT", "read",
            "subject_model", "condition", "calibrate", "track", "orientations", "rates", "mechanics", "loads"]
@@ -262,7 +262,7 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
         coords = trial.to_frame() if trial.kind == "coordinates" else orientations(trial, model, run)
         steps.advance("condition")
         steps.advance("track")
-    else:  # markers (humanbody.trial.read_trial takes no other kind)
+    else:  # markers (humanbody.trial.load_trial takes no other kind)
         raw = trial.to_frame() if (bool(opts.export) if keep_raw is None else keep_raw) else None
         trial, mset, found, required = condition(trial, run)  # the trial as read is let go here
         markers = trial.to_frame("ground")
@@ -345,11 +345,11 @@ def read(path: str, run: _Run) -> Trial:
 
     The plates are ``options.forces``, or a C3D marker trial's own force
     platforms when it has some (``options.use_platforms``); they are read
-    under the markers' lab -> ground mapping (:func:`humanbody.trial.read_trial`).
+    under the markers' lab -> ground mapping (:func:`humanbody.trial.load_trial`).
     """
     opts = run.options
     forces = opts.forces
-    trial = read_trial(path, axes=opts.axes, imu_map=opts.imu_map)
+    trial = load_trial(path, axes=opts.axes, imu_map=opts.imu_map)
     run.axes = trial.axes
     # the axes line is printed with the marker steps (after the subject lines), where it has always been
     run.messages += [line for line in trial.log if not line.startswith("axes: ")]
@@ -360,7 +360,7 @@ def read(path: str, run: _Run) -> Trial:
             forces = path  # a C3D trial's own force platforms
             run.messages.append("loads: the trial's own force platforms")
     if forces is not None:
-        trial.forces = read_forces(forces, trial.axes if trial.kind == "markers" else None, opts.load_map)
+        trial.forces = load_forces(forces, trial.axes if trial.kind == "markers" else None, opts.load_map)
     return trial
 
 
@@ -405,7 +405,7 @@ def orientations(trial: Trial, model: BodyModel, run: _Run) -> pd.DataFrame:
         raise InputError("has one frame: a calibration posture (give it as --static), not a trial", run.path)
     posture = None
     if opts.static is not None:
-        static = read_trial(opts.static, axes="x,y,z", imu_map=opts.imu_map)  # lab axes as they are: a marker file is refused below
+        static = load_trial(opts.static, axes="x,y,z", imu_map=opts.imu_map)  # lab axes as they are: a marker file is refused below
         if static.kind != "orientations":
             raise InputError("static trial of an orientation trial must be an orientation file", opts.static)
         posture = static.to_frame()
@@ -683,7 +683,7 @@ def _static_calibration(static, axes_spec, mset, mass, height, sex, cache, subje
             with open(static, "rb") as fh:
                 digest = hashlib.sha256(fh.read()).hexdigest()
         except OSError:
-            digest = None  # read_trial below says what is wrong with the file
+            digest = None  # Trial.read below says what is wrong with the file
         if digest is not None:
             key = (digest, axes_spec, repr(mset), float(mass), None if height is None else float(height), sex,
                    repr(subject), None if required is None else tuple(required))

@@ -1,19 +1,21 @@
-"""A trial as the analysis carries it: :class:`Trial`, arrays in ground axes, and :func:`read_trial`.
+"""A trial as the analysis carries it: :class:`Trial`, arrays in ground axes, and :func:`load_trial`.
 
-:func:`read_trial` reads a trial file with the readers of :mod:`humanbody.io`,
+:func:`load_trial` reads a trial file with the readers of :mod:`humanbody.io`,
 maps marker trials from lab to ground axes (:func:`humanbody.markers.axes.to_ground`)
-and reads the force plates (:func:`humanbody.io.loads.read_loads`, whose
+and reads the force plates (:func:`load_forces`, i.e. :func:`humanbody.io.loads.read_loads`, whose
 file layouts, vertical-axis rule and plate geometry live in
 :mod:`humanbody.io.forceplates`) under that same mapping, so markers and
 plates share one ground frame.  Inside, a trial is arrays (time, markers
 ``(frames, markers, 3)``, other columns ``(frames, columns)``); at the edges
 :meth:`Trial.to_frame` gives DataFrames again.
 
-Two functions read a trial: the top-level ``humanbody.read_trial(path)``
-(:func:`humanbody.io.read_trial`, docs/conventions.md "Python API") returns
-the reader's pandas DataFrame (``time`` column, lab axes) and stays so;
-``humanbody.trial.read_trial(path)`` (also ``humanbody.Trial.read(path)``)
-returns a :class:`Trial`, whose ``to_frame()`` is that same DataFrame.
+One name, one return type: the ``read_*`` functions of :mod:`humanbody.io`
+return pandas DataFrames in lab axes (``humanbody.read_trial(path)``, i.e.
+:func:`humanbody.io.read_trial`, docs/conventions.md "Python API", and
+:func:`humanbody.io.read_forces`); the ``load_*`` functions here return the
+analysis' objects in ground axes: :func:`load_trial` (also
+``humanbody.Trial.read(path)``) a :class:`Trial`, whose ``to_frame()`` is that
+same DataFrame, and :func:`load_forces` a :class:`~humanbody.io.loads.LoadTable`.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["Trial", "read_trial", "read_forces", "file_events", "KINDS"]
+__all__ = ["Trial", "load_trial", "load_forces", "file_events", "KINDS"]
 
 #: The kinds of trial an analysis takes (``attrs["kind"]`` of :func:`humanbody.io.read_trial`).
 KINDS = ("markers", "coordinates", "orientations")
@@ -168,11 +170,11 @@ class Trial:
     # ---------------------------------------------------------------- reading
     @classmethod
     def read(cls, path, forces=None, axes: str = "auto", loads: dict | None = None, imu_map=None) -> Trial:
-        """:func:`read_trial`."""
-        return read_trial(path, forces=forces, axes=axes, loads=loads, imu_map=imu_map)
+        """:func:`load_trial`."""
+        return load_trial(path, forces=forces, axes=axes, loads=loads, imu_map=imu_map)
 
 
-def read_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_map=None) -> Trial:
+def load_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_map=None) -> Trial:
     """Read a trial file (and its force plates) into a :class:`Trial`, markers and plates under one mapping.
 
     Parameters
@@ -235,7 +237,7 @@ def read_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_ma
         trial.events, lines = file_events(trial.attrs)
         trial.log += lines
     if forces is not None:
-        trial.forces = read_forces(forces, trial.axes, loads)
+        trial.forces = load_forces(forces, trial.axes, loads)
     return trial
 
 
@@ -256,11 +258,13 @@ def file_events(attrs: dict) -> tuple[pd.DataFrame | None, list[str]]:
     return table, lines
 
 
-def read_forces(forces, mapping=None, loads: dict | None = None):
+def load_forces(forces, mapping=None, loads: dict | None = None):
     """Force plates or a loads table under a trial's lab -> ground ``mapping`` (an AxesMapping or None).
 
     :func:`humanbody.io.loads.read_loads`: with no mapping, the
     plates' own vertical axis decides (:func:`humanbody.io.forceplates.vertical_axis_mapping`).
+    Returns a :class:`~humanbody.io.loads.LoadTable` in ground axes (the DataFrame
+    of the same file in lab axes is :func:`humanbody.io.read_forces`).
     """
     from .io.loads import read_loads
 

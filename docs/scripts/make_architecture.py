@@ -26,7 +26,7 @@ FLOORS = [
 
 #: The path of a marker trial through `humanbody analyze`: stage, function, package.
 STAGES = [
-    ("read", "trial.read_trial -> io.loads.read_loads", "trial.py"),
+    ("read", "trial.load_trial -> io.loads.read_loads", "trial.py"),
     ("condition", "markers.conditioning.condition", "markers/"),
     ("calibrate", "markers.calibration.calibrate", "markers/"),
     ("track", "markers.tracking.track", "markers/"),

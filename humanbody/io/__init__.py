@@ -184,7 +184,7 @@ def _is_xsens_mt(path) -> bool:
 def read_frame(path, kind: str | None = None, **options):
     """Read a motion-capture trial file into a DataFrame with a ``time`` column.
 
-    :func:`humanbody.trial.read_trial` (``humanbody.Trial.read``) reads the same file into a
+    :func:`humanbody.trial.load_trial` (``humanbody.Trial.read``) reads the same file into a
     :class:`~humanbody.trial.Trial`, markers in ground axes.
 
     Parameters
@@ -253,8 +253,9 @@ def read_frame(path, kind: str | None = None, **options):
 
 
 def read_trial(path, kind: str | None = None, **options):
-    """The DataFrame reader's former name, kept (``humanbody.read_trial``, ``humanbody.io.read_trial``):
-    :func:`read_frame`; new code calls :func:`read_frame`, or ``humanbody.Trial.read`` for a Trial."""
+    """The DataFrame reader under its documented name (``humanbody.read_trial``, docs/conventions.md
+    "Python API"): :func:`read_frame`.  A :class:`~humanbody.trial.Trial` in ground axes is
+    ``humanbody.Trial.read`` (:func:`humanbody.trial.load_trial`)."""
     return read_frame(path, kind, **options)
 
 
@@ -262,7 +263,9 @@ def read_forces(path, **options):
     """Read a force file (OpenSim ground-reaction ``.mot``) as kind "forces".
 
     Same as ``read_trial(path, kind="forces")``: ``time`` (s) then the
-    file's columns (N, m, N·m) as named in the file.
+    file's columns (N, m, N·m) as named in the file, a DataFrame in lab axes.
+    The force plates of any layout as a :class:`~humanbody.io.loads.LoadTable`
+    in a trial's ground axes are :func:`humanbody.trial.load_forces`.
     """
     return read_trial(path, kind="forces", **options)
 

@@ -9,7 +9,7 @@ from _shared import WALK, needs_shared
 
 import humanbody
 from humanbody.markers.axes import to_ground
-from humanbody.trial import Trial, read_trial
+from humanbody.trial import Trial, load_trial
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"
@@ -28,14 +28,14 @@ def test_round_trip_equals_the_top_level_reader(name):
     assert trial.kind == frame.attrs["kind"] and trial.n_frames == len(frame)
     np.testing.assert_array_equal(trial.values, frame.drop(columns="time").to_numpy(dtype=float)
                                   if trial.kind != "markers" else trial.table[:, 1:])
-    assert humanbody.trial.read_trial is read_trial  # the module is an attribute of the package
+    assert humanbody.trial.load_trial is load_trial  # the module is an attribute of the package
 
 
 def test_marker_trial_is_in_ground_axes_as_to_ground_gives_it():
     path = DATA / "sample_walk_markers.trc"
     frame = humanbody.read_trial(path)
     ground, mapping = to_ground(frame)
-    trial = read_trial(path)
+    trial = load_trial(path)
     assert trial.axes.spec == mapping.spec == "x,-z,y"  # a Y-up lab
     pd.testing.assert_frame_equal(trial.to_frame("ground"), ground, check_exact=True)
     assert trial.to_frame("ground").attrs == ground.attrs
@@ -83,6 +83,34 @@ def test_markers_and_plates_share_one_mapping_in_a_y_up_lab(tmp_path):
     alone = read_loads(grf)  # the plates' own vertical axis: the other forward
     assert not np.allclose(alone.point[:, 0], trial.forces.point[:, 0])
 
+
+
+def test_one_name_one_return_type(tmp_path):
+    """read_* give DataFrames in lab axes, load_* the analysis' objects in ground axes; no old alias in trial.
+
+    The force file is vertical along lab +y: its DataFrame keeps the lab
+    column, its LoadTable (the plates' own vertical axis) has the force on +Z.
+    """
+    from humanbody.io import read_forces
+    from humanbody.io.loads import LoadTable
+    from humanbody.trial import load_forces
+
+    path = DATA / "sample_walk_markers.trc"
+    assert isinstance(humanbody.read_trial(path), pd.DataFrame)
+    assert isinstance(humanbody.io.read_trial(path), pd.DataFrame)
+    assert isinstance(load_trial(path), Trial) and isinstance(Trial.read(path), Trial)
+    time = np.linspace(0.0, 0.1, 11)
+    force = np.tile([0.0, 700.0, 0.0], (len(time), 1))
+    grf = tmp_path / "walk_grf.mot"
+    _write_grf(grf, time, force, np.zeros_like(force))
+    frame = read_forces(grf)
+    assert isinstance(frame, pd.DataFrame)
+    np.testing.assert_array_equal(frame["ground_force_vy"].to_numpy(), force[:, 1])
+    table = load_forces(grf)
+    assert isinstance(table, LoadTable)
+    np.testing.assert_array_equal(table.force[:, 0], np.tile([0.0, 0.0, 700.0], (len(time), 1)))
+    for old in ("read_trial", "read_forces"):  # one meaning per name: the DataFrame readers live in humanbody.io
+        assert not hasattr(humanbody.trial, old) and old not in humanbody.trial.__all__
 
 @needs_shared
 def test_shared_walk_plates_under_the_markers_mapping():

@@ -132,13 +132,13 @@ def test_parse_events_never_raises_on_odd_values():
 
 
 def test_trial_and_analysis_carry_the_events(tmp_path):
-    """humanbody.trial.read_trial fills Trial.events and says so in its log; a trial without events has None."""
-    from humanbody.trial import read_trial as read_our_trial
+    """humanbody.trial.load_trial fills Trial.events and says so in its log; a trial without events has None."""
+    from humanbody.trial import load_trial
 
     path = _with_events(tmp_path / "e.c3d", USED=3, LABELS=["Foot Strike", "Foot Off", "Foot Strike"],
                         CONTEXTS=["Right", "Right", "Right"], TIMES=np.array([[0, 0, 0], [0.1, 0.2, 0.4]]))
-    trial = read_our_trial(path, axes="x,y,z")
+    trial = load_trial(path, axes="x,y,z")
     assert list(trial.events.columns) == EVENT_COLUMNS and len(trial.events) == 3
     assert any("right 2 foot strikes, 1 foot offs; left 0 foot strikes, 0 foot offs" in line for line in trial.log)
     plain = write_c3d(tmp_path / "p.c3d", positions(50, 3), NAMES, rate=RATE)
-    assert read_our_trial(plain, axes="x,y,z").events is None
+    assert load_trial(plain, axes="x,y,z").events is None
