@@ -232,16 +232,22 @@ def _foot_load(analysis) -> dict:
     """Vertical load (N) on each foot per frame from the assigned loads; a plate two feet share counts for both."""
     loads, model = analysis.loads, analysis.model
     out = {}
-    for side in ("right", "left"):
-        name = f"{side}_foot"
-        if name not in model.names:
-            continue
-        k = model.names.index(name)
-        on = loads.body == k
-        if loads.shared is not None:
-            on = on | (loads.shared == k).any(axis=2)
-        out[side] = np.where(on, loads.force[..., 2], 0.0).sum(axis=1)
+    for side, k in _feet(model):
+        out[side] = np.where(_on_foot(loads, k), loads.force[..., 2], 0.0).sum(axis=1)
     return out
+
+
+def _feet(model):
+    """(side, body index) of each foot the model has."""
+    return [(side, model.names.index(f"{side}_foot")) for side in ("right", "left") if f"{side}_foot" in model.names]
+
+
+def _on_foot(loads, k: int, rows=slice(None)) -> np.ndarray:
+    """(frames, loads) bool: each load of the given frames assigned to body ``k``, alone or shared."""
+    on = loads.body[rows] == k
+    if loads.shared is not None:
+        on = on | (loads.shared[rows] == k).any(axis=2)
+    return on
 
 
 def _raw_foot_load(analysis) -> tuple[np.ndarray, dict] | None:
@@ -257,14 +263,8 @@ def _raw_foot_load(analysis) -> tuple[np.ndarray, dict] | None:
     i = np.clip(np.searchsorted(time, t), 1, len(time) - 1)
     nearest = np.where(np.abs(t - time[i - 1]) <= np.abs(time[i] - t), i - 1, i)
     out = {}
-    for side in ("right", "left"):
-        name = f"{side}_foot"
-        if name not in model.names:
-            continue
-        k = model.names.index(name)
-        on = loads.body[nearest] == k
-        if loads.shared is not None:
-            on = on | (loads.shared[nearest] == k).any(axis=2)
+    for side, k in _feet(model):
+        on = _on_foot(loads, k, nearest)
         # a sample just before the first loaded frame of a contact: its nearest frame is not yet loaded
         out[side] = np.where(on | (loads.body[nearest] == -1) & _near_foot(loads, nearest, k), fz, 0.0).sum(axis=1)
     return t, out
