@@ -179,6 +179,7 @@ class _Geometry:
         self.ms, self.markers, self.params = ms, markers, params
         self.calibrating = calibrating
         self.turns: dict = {}
+        self.abductions: dict = {}
         self.n = len(next(iter(markers.values()))) if markers else 1
         self._points: dict = {}
         self._frames: dict = {}
@@ -288,13 +289,37 @@ class _Geometry:
                 raise _Unavailable(str(rule["calibrate_wand"]), f"point {name!r}")
             self.params[str(key)] = value
             self.turns[str(key)] = value
-            return centre
+            return self._abducted(name, rule, centre, proximal, marker, delta)
         turn = 0.0 if key is None else _param(key, self.params, f"point {name!r}")
         if side is not None:
             from .plug_in_gait_rotation import chord_joint_centre_offset
 
-            return chord_joint_centre_offset(wand, proximal, marker, delta, turn, str(side))
+            centre = chord_joint_centre_offset(wand, proximal, marker, delta, turn, str(side))
+            return self._abducted(name, rule, centre, proximal, marker, delta)
         return chord_joint_centre(wand, proximal, marker, delta, turn)
+
+    def _abducted(self, name: str, rule: Mapping, centre, proximal, marker, delta) -> np.ndarray:
+        """Plug-in Gait's ankle abduction offset (rule ``abduction``: its parameter, rad) applied to a chord
+        centre: the subject file's value, else in a static trial measured on the ``calibrate_abduction``
+        (medial malleolus) marker when the trial has it, else 0 (no change)."""
+        from .plug_in_gait_rotation import abducted_joint_centre, ankle_abduction_offset
+
+        key = rule.get("abduction")
+        if key is None:
+            return centre
+        key = str(key)
+        if self.params.get(key) is None and self.calibrating and "calibrate_abduction" in rule:
+            try:
+                medial = self.point(str(rule["calibrate_abduction"]))
+            except _Unavailable:
+                medial = None
+            if medial is not None:
+                value = float(nanmedian(ankle_abduction_offset(marker, medial, proximal, delta)))
+                if not np.isfinite(value):
+                    raise _Unavailable(str(rule["calibrate_abduction"]), f"point {name!r}")
+                self.params[key] = value
+                self.abductions[key] = value
+        return abducted_joint_centre(centre, proximal, marker, float(self.params.get(key) or 0.0))
 
     def _regression(self, name: str, rule: Mapping) -> np.ndarray:
         kind = str(rule["regression"]).lower()
@@ -547,6 +572,9 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
                          f"is missing{hint}", source or None) from None
     for key, value in geo.turns.items():
         notes.append(f"{key} = {np.degrees(value):.2f} deg from the static trial's calibration device")
+    for key, value in geo.abductions.items():
+        notes.append(f"{key} = {np.degrees(value):.2f} deg from the static trial's medial malleolus marker "
+                     "(Plug-in Gait's AnkleAbAdd)")
     for seg in SEGMENT_NAMES:
         if not np.isfinite(frames[seg]).all(axis=(1, 2)).any() or not np.isfinite(origins[seg]).any():
             raise InputError(f"segment {seg!r} has no frame where its markers are all present", source or None)

@@ -28,7 +28,8 @@ import numpy as np
 
 from .joint_centres import chord_joint_centre
 
-__all__ = ["rotation_offset", "chord_joint_centre_offset", "foot_offset_rotation"]
+__all__ = ["rotation_offset", "chord_joint_centre_offset", "foot_offset_rotation", "ankle_abduction_offset",
+           "abducted_joint_centre"]
 
 
 def _side_sign(side: str) -> float:
@@ -138,3 +139,70 @@ def foot_offset_rotation(plantar_flexion: float, rotation: float, side: str) -> 
     M = euler_to_matrix(np.array([0.0, -float(plantar_flexion), 0.0]), "xyz") @ \
         euler_to_matrix(np.array([s * float(rotation), 0.0, 0.0]), "xyz")
     return _PIG_FOOT.T @ M @ _PIG_FOOT
+
+
+def ankle_abduction_offset(marker, medial, proximal, delta) -> np.ndarray:
+    """Plug-in Gait's ankle abduction/adduction offset (rad; a ``.vsk``'s ``RightAnkleAbAdd``) from a static trial.
+
+    With a medial malleolus marker N, the ankle centre of the static trial is on the malleolar axis, at
+    ``delta`` (half the ankle width plus the marker radius) from the lateral marker M:
+    C = M + delta (N - M) / |N - M|.  The offset is the angle, in the shank's frontal plane, between
+    the line from C to M and the ankle's flexion axis (the plane normal to the shank's long axis
+    z = (P - C) / |P - C|, P the knee centre), positive when M is distal to C (pyCGM2's
+    ``getAbdAddAnkleJointOffset``, which Nexus's static processing writes)::
+
+        d = M - C,   theta = atan2(-(d . z), |d - (d . z) z|)
+
+    The same formula holds on both sides.
+
+    Parameters
+    ----------
+    marker, medial, proximal : array_like (..., 3), m  (M, N, P)
+    delta : float, m
+
+    Returns
+    -------
+    ndarray (...), rad
+    """
+    M, N, P = (np.asarray(v, dtype=float) for v in (marker, medial, proximal))
+    u = N - M
+    C = M + float(delta) * u / np.linalg.norm(u, axis=-1, keepdims=True)
+    z = P - C
+    z = z / np.linalg.norm(z, axis=-1, keepdims=True)
+    d = M - C
+    along = np.sum(d * z, axis=-1)
+    across = np.linalg.norm(d - along[..., None] * z, axis=-1)
+    return np.arctan2(-along, across)
+
+
+def abducted_joint_centre(centre, proximal, marker, offset) -> np.ndarray:
+    """The chord function's ankle centre turned by Plug-in Gait's ankle abduction offset (rad).
+
+    The centre C (chord function, at ``delta`` from the lateral marker M, normal to the line to the
+    knee centre P) turns by ``offset`` about the axis through M normal to the plane (P, C, M),
+    x = (P - C) x (M - C) / |...|, right-handed (Rodrigues)::
+
+        v = C - M,   C' = M + v cos t + (x x v) sin t + x (x . v)(1 - cos t)
+
+    so that a positive offset moves the centre proximally and leaves M distal to it by ``offset``
+    (pyCGM2's ``_rotateAjc``, the inverse of :func:`ankle_abduction_offset`).  The distance |C' - M|
+    and the plane (P, C, M) are kept; ``offset`` = 0 returns C.
+
+    Parameters
+    ----------
+    centre, proximal, marker : array_like (..., 3), m  (C, P, M)
+    offset : float or array_like (...), rad
+
+    Returns
+    -------
+    ndarray (..., 3), m
+    """
+    C, P, M = (np.asarray(v, dtype=float) for v in (centre, proximal, marker))
+    t = np.asarray(offset, dtype=float)
+    if not np.any(t != 0.0):
+        return C
+    x = np.cross(P - C, M - C)
+    x = x / np.linalg.norm(x, axis=-1, keepdims=True)
+    v = C - M
+    c, s = np.cos(t)[..., None], np.sin(t)[..., None]
+    return M + v * c + np.cross(x, v) * s + x * np.sum(x * v, axis=-1, keepdims=True) * (1.0 - c)
