@@ -11,7 +11,7 @@ in every frame (``track(..., keep_frames=True).origins``), and prints, over
 the frames where that foot carries more than 50 N, for the hip, knee and
 ankle: the RMS distance between the two points (mm) and how much the size
 of the joint moment changes when it is taken about the markers' point,
-M' = M + (A_markers - A_chain) x F_joint (RMS, N·m/kg).
+M' = M + (A_chain - A_markers) x F_joint (RMS, N·m/kg).
 Run: ``.venv/bin/python docs/scripts/ankle_moment_point.py``.
 """
 
@@ -48,7 +48,7 @@ def main() -> None:
             k = names.index(f"{side}_{seg}")
             d = origins[:, k] - res.joint[:, k]
             M = jl.joint_moment[:, k]
-            moved = M + np.cross(d, jl.joint_force[:, k])
+            moved = M - np.cross(d, jl.joint_force[:, k])  # about the markers' point: M + (A_chain - A_markers) x F
             change = np.linalg.norm(moved, axis=1) - np.linalg.norm(M, axis=1)
             rows.setdefault(joint, []).append((1e3 * np.sqrt(np.nanmean(np.sum(d[stance] ** 2, axis=1))),
                                                np.sqrt(np.nanmean(change[stance] ** 2)) / m))
