@@ -575,6 +575,9 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
     for key, value in geo.abductions.items():
         notes.append(f"{key} = {np.degrees(value):.2f} deg from the static trial's medial malleolus marker "
                      "(Plug-in Gait's AnkleAbAdd)")
+    for key in sorted({str(r["abduction"]) for rules in ms.points.values() for r in rules if "abduction" in r}):
+        if key not in geo.abductions and params.get(key):
+            notes.append(f"{key} = {np.degrees(float(params[key])):.2f} deg from the subject file (AnkleAbAdd)")
     for seg in SEGMENT_NAMES:
         if not np.isfinite(frames[seg]).all(axis=(1, 2)).any() or not np.isfinite(origins[seg]).any():
             raise InputError(f"segment {seg!r} has no frame where its markers are all present", source or None)

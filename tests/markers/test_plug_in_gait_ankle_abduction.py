@@ -140,6 +140,7 @@ def test_subject_file_s_ankle_abduction_wins_over_the_static(walk, tmp_path):
                               left_ankle_abduction=read.left_ankle_abduction)
     cal = calibrate(static, "plug_in_gait", mass=70.0, height=1.78, subject=sub)
     assert not any("from the static trial's medial" in n for n in cal.notes)
+    assert "right_ankle_abduction = 8.00 deg from the subject file (AnkleAbAdd)" in cal.notes
     assert cal.parameters["right_ankle_abduction"] == given["right"]
     err = _ankle_errors(cal, trial, centres)
     for side, _, _ in SIDES:
