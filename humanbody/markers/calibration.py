@@ -296,7 +296,8 @@ class _Geometry:
 
             centre = chord_joint_centre_offset(wand, proximal, marker, delta, turn, str(side))
             return self._abducted(name, rule, centre, proximal, marker, delta)
-        return chord_joint_centre(wand, proximal, marker, delta, turn)
+        return self._abducted(name, rule, chord_joint_centre(wand, proximal, marker, delta, turn), proximal, marker,
+                              delta)
 
     def _abducted(self, name: str, rule: Mapping, centre, proximal, marker, delta) -> np.ndarray:
         """Plug-in Gait's ankle abduction offset (rule ``abduction``: its parameter, rad) applied to a chord
