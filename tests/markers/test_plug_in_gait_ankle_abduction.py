@@ -11,6 +11,7 @@ ankle centre follows the true one.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import humanbody as hb
@@ -149,3 +150,38 @@ def test_subject_file_s_ankle_abduction_wins_over_the_static(walk, tmp_path):
                      subject=SUBJECT.with_values(right_ankle_abduction=given["right"] / 2,
                                                  left_ankle_abduction=given["left"] / 2))
     assert _ankle_errors(half, trial, centres)["right"].min() > 1.5e-3  # the value given is the value used
+
+
+def test_cli_with_a_vsk_s_ankle_abduction(tmp_path):
+    """``humanbody analyze --subject s01.vsk`` with RightAnkleAbAdd / LeftAnkleAbAdd: the log names the offsets,
+    and the model's ankle joints (results' right_foot_joint_*) are the true ankle centres within 0.1 mm."""
+    from humanbody.cli import main
+    from tests.markers.test_plug_in_gait import _write_csv
+
+    F0 = 5
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    _write_csv(_tilted(static_m, static_c), np.arange(F0) / 100, tmp_path / "s01_static.csv")
+    ang, origin, t = _motion(60)
+    m, centres = place(ang, origin)
+    _write_csv(_tilted(m, centres), t, tmp_path / "s01_walk.csv")
+    s = SUBJECT
+    params = {"Bodymass": s.mass, "Height": 1000 * s.height, "MarkerDiameter": 1000 * s.marker_diameter}
+    for side, Side in (("right", "Right"), ("left", "Left")):
+        params.update({f"{Side}LegLength": 1000 * s.side("leg_length", side),
+                       f"{Side}KneeWidth": 1000 * s.side("knee_width", side),
+                       f"{Side}AnkleWidth": 1000 * s.side("ankle_width", side),
+                       f"{Side}TibialTorsion": float(np.degrees(s.side("tibial_torsion", side))),
+                       f"{Side}AnkleAbAdd": float(np.radians(TILT[side]))})
+    (tmp_path / "s01.vsk").write_text("<KinematicModel><Parameters>" + "".join(
+        f'<Parameter NAME="{k}" VALUE="{v!r}"/>' for k, v in params.items()) + "</Parameters></KinematicModel>")
+    out = tmp_path / "out"
+    assert main(["analyze", str(tmp_path / "s01_walk.csv"), "--static", str(tmp_path / "s01_static.csv"),
+                 "--subject", str(tmp_path / "s01.vsk"), "--markerset", "plug_in_gait", "--axes", "x,y,z",
+                 "--cutoff", "0", "--digits", "15", "--out", str(out), "-q"]) == 0
+    log = (out / "s01_walk_log.txt").read_text()
+    assert "right_ankle_abduction = 8.00 deg from the subject file (AnkleAbAdd)" in log
+    assert "left_ankle_abduction = -5.00 deg from the subject file (AnkleAbAdd)" in log
+    table = pd.read_csv(out / "s01_walk_results.csv")
+    for side, _, _ in SIDES:
+        got = table[[f"{side}_foot_joint_{a}" for a in "xyz"]].to_numpy()
+        assert np.linalg.norm(got - centres[f"{side}_ankle"], axis=1).max() < 1e-4, side
