@@ -185,3 +185,13 @@ def test_cli_with_a_vsk_s_ankle_abduction(tmp_path):
     for side, _, _ in SIDES:
         got = table[[f"{side}_foot_joint_{a}" for a in "xyz"]].to_numpy()
         assert np.linalg.norm(got - centres[f"{side}_ankle"], axis=1).max() < 1e-4, side
+
+
+def test_medial_markers_named_as_pycgm2_names_them(walk):
+    """RMED / LMED (pyCGM2's names for the medial malleolus markers) stand for RMMA / LMMA."""
+    static, _, _, _ = walk
+    renamed = static.rename(columns={c: c.replace("MMA_", "MED_") for c in static.columns if "MMA_" in c})
+    renamed.attrs["markers"] = [m.replace("MMA", "MED") for m in static.attrs["markers"]]
+    cal = calibrate(renamed, "plug_in_gait", mass=70.0, height=1.78, subject=SUBJECT)
+    for side, _, _ in SIDES:
+        assert np.degrees(cal.parameters[f"{side}_ankle_abduction"]) == pytest.approx(TILT[side], abs=1e-9)
