@@ -301,15 +301,15 @@ class _Geometry:
 
     def _abducted(self, name: str, rule: Mapping, centre, proximal, marker, delta) -> np.ndarray:
         """Plug-in Gait's ankle abduction offset (rule ``abduction``: its parameter, rad) applied to a chord
-        centre: the subject file's value, else in a static trial measured on the ``calibrate_abduction``
-        (medial malleolus) marker when the trial has it, else 0 (no change)."""
+        centre: the subject file's value, else (none or 0, as Nexus writes it) in a static trial measured on
+        the ``calibrate_abduction`` (medial malleolus) marker when the trial has it, else 0 (no change)."""
         from .plug_in_gait_rotation import abducted_joint_centre, ankle_abduction_offset
 
         key = rule.get("abduction")
         if key is None:
             return centre
         key = str(key)
-        if self.params.get(key) is None and self.calibrating and "calibrate_abduction" in rule:
+        if not self.params.get(key) and self.calibrating and "calibrate_abduction" in rule:  # 0: not given
             try:
                 medial = self.point(str(rule["calibrate_abduction"]))
             except _Unavailable:
@@ -546,6 +546,8 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
         notes.append(f"no subject file: {', '.join(w for w in wanted if w in params)} of an average adult "
                      f"(the set's defaults) and leg lengths from the markers; give --subject FILE")
     geo = _Geometry(ms, markers, params, calibrating=(mode == "static"))
+    if mode == "static" and ms.parameters.get("static_tibial_torsion"):
+        _static_tibial_torsion(geo, ms.parameters["static_tibial_torsion"], notes)
 
     frames, origins, local = {}, {}, {}
     try:
@@ -673,6 +675,33 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
         mass=float(mass), height=float(height), sex=sex, mode=mode, source=source, notes=notes,
         parameters=params, track_offsets=track_offsets,
     )
+
+
+def _static_tibial_torsion(geo: _Geometry, rules: Mapping, notes: list) -> None:
+    """Plug-in Gait's tibial torsion measured in a static trial with medial malleolus markers.
+
+    ``rules``: per side ``{parameter, medial, unless, thigh, knee, ankle, marker}`` (the set's
+    ``static_tibial_torsion``).  When the parameter is 0 or absent (the subject file gives none), the trial
+    has the ``medial`` marker and not the ``unless`` one (a knee alignment device, whose ankle plane needs
+    the torsion), it becomes :func:`~humanbody.markers.plug_in_gait_rotation.tibial_torsion` of the thigh's
+    y axis, the knee and ankle centres and the lateral marker (median over the frames), and the log says so.
+    """
+    from .plug_in_gait_rotation import tibial_torsion
+
+    for side, rule in rules.items():
+        key = str(rule["parameter"])
+        if geo.params.get(key) or str(rule["medial"]) not in geo.markers or str(rule.get("unless", "")) in geo.markers:
+            continue
+        try:
+            k = geo.frame(str(rule["thigh"]))[..., :, 1]
+            value = float(nanmedian(tibial_torsion(k, geo.point(str(rule["knee"])), geo.point(str(rule["ankle"])),
+                                                   geo.point(str(rule["marker"])), str(side))))
+        except _Unavailable:
+            continue
+        if np.isfinite(value):
+            geo.params[key] = value
+            notes.append(f"{key} = {np.degrees(value):.2f} deg from the static trial's medial malleolus marker "
+                         f"({side}; Plug-in Gait's TibialTorsion)")
 
 
 def _subject_head_offset(G: np.ndarray, offset: float, static_offset: np.ndarray, notes: list):

@@ -29,7 +29,7 @@ import numpy as np
 from .joint_centres import chord_joint_centre
 
 __all__ = ["rotation_offset", "chord_joint_centre_offset", "foot_offset_rotation", "ankle_abduction_offset",
-           "abducted_joint_centre"]
+           "abducted_joint_centre", "tibial_torsion"]
 
 
 def _side_sign(side: str) -> float:
@@ -206,3 +206,36 @@ def abducted_joint_centre(centre, proximal, marker, offset) -> np.ndarray:
     v = C - M
     c, s = np.cos(t)[..., None], np.sin(t)[..., None]
     return M + v * c + np.cross(x, v) * s + x * np.sum(x * v, axis=-1, keepdims=True) * (1.0 - c)
+
+
+def tibial_torsion(knee_axis, knee, ankle, marker, side: str) -> np.ndarray:
+    """Plug-in Gait's tibial torsion (rad; a ``.vsk``'s ``RightTibialTorsion``) from a static trial.
+
+    The angle about the shank's long axis z = (K - A) / |K - A| (K, A the knee and ankle centres) from
+    the ankle's flexion axis y_a (the line s (A - M), M the lateral malleolus marker, normal to z: to the
+    left on both sides, s = +1 right, -1 left) to the knee's flexion axis k (the thigh's y axis, also to
+    the left), right-handed about z::
+
+        x_a = y_a x z,   torsion = atan2(k . x_a, k . y_a)
+
+    so that the knee's shank frame is the ankle's turned by minus it about z, R_s = R_a Rz(-torsion),
+    as the ``plug_in_gait`` sets build it (pyCGM2's ``getTibialTorsionOffset`` with medial malleolus
+    markers, on either side).
+
+    Parameters
+    ----------
+    knee_axis, knee, ankle, marker : array_like (..., 3)  (k; K, A, M in m)
+    side : {"right", "left"}
+
+    Returns
+    -------
+    ndarray (...), rad
+    """
+    k, K, A, M = (np.asarray(v, dtype=float) for v in (knee_axis, knee, ankle, marker))
+    z = K - A
+    z = z / np.linalg.norm(z, axis=-1, keepdims=True)
+    y = _side_sign(side) * (A - M)
+    y = y - np.sum(y * z, axis=-1, keepdims=True) * z
+    y = y / np.linalg.norm(y, axis=-1, keepdims=True)
+    x = np.cross(y, z)
+    return np.arctan2(np.sum(k * x, axis=-1), np.sum(k * y, axis=-1))

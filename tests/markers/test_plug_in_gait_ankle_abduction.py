@@ -106,20 +106,25 @@ def _ankle_errors(cal, trial, centres) -> dict:
 
 def test_static_with_medial_markers_measures_the_offset_and_the_walk_follows_it(walk):
     """The static trial's malleolar axes give the placed tilts (1e-9 deg) and say so; the static and the walk's
-    ankle centres are within 0.1 mm of the true ones (measured 0.04 / 0.02 mm: Plug-in Gait's rule turns the
+    ankle centres are within 0.1 mm of the true ones (a subject file's 0 counts as not given, as Nexus writes it) (measured 0.04 / 0.02 mm: Plug-in Gait's rule turns the
     chord centre by the static's angle about the lateral marker, which misses by the small angle between the
     shank axes through the chord centre and the true one), where the chord function alone misses by 5.8 /
     3.8 mm."""
     static, static_c, trial, centres = walk
     cal = calibrate(static, "plug_in_gait", mass=70.0, height=1.78, subject=SUBJECT)
+    zero = calibrate(static, "plug_in_gait", mass=70.0, height=1.78,
+                     subject=SUBJECT.with_values(right_ankle_abduction=0.0, left_ankle_abduction=0.0))
     for side, _, _ in SIDES:
         assert np.degrees(cal.parameters[f"{side}_ankle_abduction"]) == pytest.approx(TILT[side], abs=1e-9)
+        assert zero.parameters[f"{side}_ankle_abduction"] == cal.parameters[f"{side}_ankle_abduction"]
         assert any(n.startswith(f"{side}_ankle_abduction = {TILT[side]:.2f} deg from the static trial's medial")
                    for n in cal.notes)
         assert np.linalg.norm(cal.points[f"{side}_ankle"] - static_c[f"{side}_ankle"][0]) < 1e-4
     err = _ankle_errors(cal, trial, centres)
-    plain = calibrate(static, "plug_in_gait", mass=70.0, height=1.78,
-                      subject=SUBJECT.with_values(right_ankle_abduction=0.0, left_ankle_abduction=0.0))
+    without_medial = static.drop(columns=[c for c in static.columns if "MMA_" in c])
+    without_medial.attrs["markers"] = [m for m in static.attrs["markers"] if "MMA" not in m]
+    plain = calibrate(without_medial, "plug_in_gait", mass=70.0, height=1.78, subject=SUBJECT)
+    assert not any("abduction" in n for n in plain.notes)
     err0 = _ankle_errors(plain, trial, centres)
     for side, _, _ in SIDES:
         assert err[side].max() < 1e-4, side
@@ -195,3 +200,35 @@ def test_medial_markers_named_as_pycgm2_names_them(walk):
     cal = calibrate(renamed, "plug_in_gait", mass=70.0, height=1.78, subject=SUBJECT)
     for side, _, _ in SIDES:
         assert np.degrees(cal.parameters[f"{side}_ankle_abduction"]) == pytest.approx(TILT[side], abs=1e-9)
+
+
+# ------------------------------------------------------------------ tibial torsion from the medial malleolus
+def test_static_with_medial_markers_measures_the_tibial_torsion():
+    """A subject file without TibialTorsion and a static trial with medial malleolus markers: the torsion is
+    measured there (the placed 0.20 / -0.10 rad to 1e-9), the log says so, and the walk's knee and Plug-in
+    Gait's ankle angles are the placed ones; with a KAD in the static it is not (the device's plane needs it)."""
+    from humanbody.mechanics.clinical import clinical_angles
+    from tests.markers.test_plug_in_gait import JOINTS, plug_in_gait_ankle
+
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    for side, S, _ in SIDES:
+        static_m[f"{S}MMA"] = 2 * static_c[f"{side}_ankle"] - static_m[f"{S}ANK"]
+    no_torsion = SUBJECT.with_values(right_tibial_torsion=0.0, left_tibial_torsion=0.0)
+    cal = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=no_torsion)
+    for side, _, _ in SIDES:
+        want = SUBJECT.side("tibial_torsion", side)
+        assert cal.parameters[f"{side}_tibial_torsion"] == pytest.approx(want, abs=1e-9)
+        assert any(n.startswith(f"{side}_tibial_torsion = {np.degrees(want):.2f} deg from the static trial's medial")
+                   for n in cal.notes)
+    ang, origin, t = _motion(60)
+    m, centres = place(ang, origin)
+    cl = clinical_angles(cal.model, track(_table(m, t), cal).coords, cal)
+    ang = dict(ang)
+    for side, _, sg in SIDES:
+        ang.update(plug_in_gait_ankle(static_c, centres, side, sg))
+        for j in JOINTS:
+            np.testing.assert_allclose(cl[f"{side}_{j}_deg"], ang[f"{side}_{j}"], atol=1e-6, err_msg=j)
+    with_kad = dict(static_m, RKAX=static_m["RKNE"] + np.array([0.0, 0.0, 0.1]))
+    cal = calibrate(_table(with_kad, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=no_torsion)
+    assert cal.parameters["right_tibial_torsion"] == 0.0 and cal.parameters["left_tibial_torsion"] != 0.0
