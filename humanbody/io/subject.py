@@ -26,6 +26,7 @@ files"):
 ``head_offset``                 ``HeadOffset``                     rad
 ``s_static_plantar_flexion``    ``LeftStaticPlantFlex``, ...       rad
 ``s_static_rotation_offset``    ``LeftStaticRotOff``, ...          rad
+``s_ankle_abduction``           ``LeftAnkleAbAdd``, ...            rad
 ``foot_flat``                   (none: TOML only)                  true/false
 ==============================  =================================  ==========
 
@@ -60,7 +61,7 @@ _VSK_SIDED = ("LegLength", "AsisTrocanterDistance", "KneeWidth", "AnkleWidth", "
 #: Fields that are angles (rad inside, degrees in a VSK).
 _ANGLES = {f"{side}_{name}" for side in ("right", "left")
            for name in ("tibial_torsion", "thigh_rotation", "shank_rotation", "static_plantar_flexion",
-                        "static_rotation_offset")} | {"head_offset"}
+                        "static_rotation_offset", "ankle_abduction")} | {"head_offset"}
 #: Fields that may be zero or negative (all others must be positive).
 _SIGNED = _ANGLES | {"right_sole_delta", "left_sole_delta", "head_offset"}
 
@@ -91,6 +92,10 @@ class Subject:
         (``RightStaticPlantFlex``, ``RightStaticRotOff`` of a ``.vsk``, in radians): the foot frame is the
         uncorrected foot (ankle centre to toe) turned by them
         (:func:`humanbody.markers.plug_in_gait_rotation.foot_offset_rotation`)
+    right_/left_ankle_abduction : rad, Plug-in Gait's ankle abduction/adduction offset (``RightAnkleAbAdd``
+        of a ``.vsk``, in radians): the chord function's ankle centre turned about the axis through the
+        lateral malleolus marker normal to the shank's plane, a positive offset moving it proximally
+        (:func:`humanbody.markers.plug_in_gait_rotation.abducted_joint_centre`)
     foot_flat : bool   Plug-in Gait's "foot flat" option (TOML only: ``foot_flat = true``): the static
         foot's heel taken at the toe's height plus the sole delta
     source : str   the file it was read from ("" when built in code)
@@ -129,6 +134,8 @@ class Subject:
     left_static_plantar_flexion: float | None = None
     right_static_rotation_offset: float | None = None
     left_static_rotation_offset: float | None = None
+    right_ankle_abduction: float | None = None
+    left_ankle_abduction: float | None = None
     foot_flat: bool | None = None
     source: str = ""
 
@@ -170,6 +177,7 @@ for _name, _vsk in zip(_SIDED, _VSK_SIDED, strict=True):
 for _side, _Side in (("right", "Right"), ("left", "Left")):  # Plug-in Gait's foot offsets: Vicon writes rad
     _VSK[f"{_side}_static_plantar_flexion"] = (f"{_Side}StaticPlantFlex", 1.0)
     _VSK[f"{_side}_static_rotation_offset"] = (f"{_Side}StaticRotOff", 1.0)
+    _VSK[f"{_side}_ankle_abduction"] = (f"{_Side}AnkleAbAdd", 1.0)
 _VSK_NAME = {k: v[0] for k, v in _VSK.items()}
 
 

@@ -179,6 +179,7 @@ class _Geometry:
         self.ms, self.markers, self.params = ms, markers, params
         self.calibrating = calibrating
         self.turns: dict = {}
+        self.abductions: dict = {}
         self.n = len(next(iter(markers.values()))) if markers else 1
         self._points: dict = {}
         self._frames: dict = {}
@@ -288,13 +289,38 @@ class _Geometry:
                 raise _Unavailable(str(rule["calibrate_wand"]), f"point {name!r}")
             self.params[str(key)] = value
             self.turns[str(key)] = value
-            return centre
+            return self._abducted(name, rule, centre, proximal, marker, delta)
         turn = 0.0 if key is None else _param(key, self.params, f"point {name!r}")
         if side is not None:
             from .plug_in_gait_rotation import chord_joint_centre_offset
 
-            return chord_joint_centre_offset(wand, proximal, marker, delta, turn, str(side))
-        return chord_joint_centre(wand, proximal, marker, delta, turn)
+            centre = chord_joint_centre_offset(wand, proximal, marker, delta, turn, str(side))
+            return self._abducted(name, rule, centre, proximal, marker, delta)
+        return self._abducted(name, rule, chord_joint_centre(wand, proximal, marker, delta, turn), proximal, marker,
+                              delta)
+
+    def _abducted(self, name: str, rule: Mapping, centre, proximal, marker, delta) -> np.ndarray:
+        """Plug-in Gait's ankle abduction offset (rule ``abduction``: its parameter, rad) applied to a chord
+        centre: the subject file's value, else (none or 0, as Nexus writes it) in a static trial measured on
+        the ``calibrate_abduction`` (medial malleolus) marker when the trial has it, else 0 (no change)."""
+        from .plug_in_gait_rotation import abducted_joint_centre, ankle_abduction_offset
+
+        key = rule.get("abduction")
+        if key is None:
+            return centre
+        key = str(key)
+        if not self.params.get(key) and self.calibrating and "calibrate_abduction" in rule:  # 0: not given
+            try:
+                medial = self.point(str(rule["calibrate_abduction"]))
+            except _Unavailable:
+                medial = None
+            if medial is not None:
+                value = float(nanmedian(ankle_abduction_offset(marker, medial, proximal, delta)))
+                if not np.isfinite(value):
+                    raise _Unavailable(str(rule["calibrate_abduction"]), f"point {name!r}")
+                self.params[key] = value
+                self.abductions[key] = value
+        return abducted_joint_centre(centre, proximal, marker, float(self.params.get(key) or 0.0))
 
     def _regression(self, name: str, rule: Mapping) -> np.ndarray:
         kind = str(rule["regression"]).lower()
@@ -520,6 +546,8 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
         notes.append(f"no subject file: {', '.join(w for w in wanted if w in params)} of an average adult "
                      f"(the set's defaults) and leg lengths from the markers; give --subject FILE")
     geo = _Geometry(ms, markers, params, calibrating=(mode == "static"))
+    if mode == "static" and ms.parameters.get("static_tibial_torsion"):
+        _static_tibial_torsion(geo, ms.parameters["static_tibial_torsion"], notes)
 
     frames, origins, local = {}, {}, {}
     try:
@@ -547,6 +575,12 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
                          f"is missing{hint}", source or None) from None
     for key, value in geo.turns.items():
         notes.append(f"{key} = {np.degrees(value):.2f} deg from the static trial's calibration device")
+    for key, value in geo.abductions.items():
+        notes.append(f"{key} = {np.degrees(value):.2f} deg from the static trial's medial malleolus marker "
+                     "(Plug-in Gait's AnkleAbAdd)")
+    for key in sorted({str(r["abduction"]) for rules in ms.points.values() for r in rules if "abduction" in r}):
+        if key not in geo.abductions and params.get(key):
+            notes.append(f"{key} = {np.degrees(float(params[key])):.2f} deg from the subject file (AnkleAbAdd)")
     for seg in SEGMENT_NAMES:
         if not np.isfinite(frames[seg]).all(axis=(1, 2)).any() or not np.isfinite(origins[seg]).any():
             raise InputError(f"segment {seg!r} has no frame where its markers are all present", source or None)
@@ -641,6 +675,33 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
         mass=float(mass), height=float(height), sex=sex, mode=mode, source=source, notes=notes,
         parameters=params, track_offsets=track_offsets,
     )
+
+
+def _static_tibial_torsion(geo: _Geometry, rules: Mapping, notes: list) -> None:
+    """Plug-in Gait's tibial torsion measured in a static trial with medial malleolus markers.
+
+    ``rules``: per side ``{parameter, medial, unless, thigh, knee, ankle, marker}`` (the set's
+    ``static_tibial_torsion``).  When the parameter is 0 or absent (the subject file gives none), the trial
+    has the ``medial`` marker and not the ``unless`` one (a knee alignment device, whose ankle plane needs
+    the torsion), it becomes :func:`~humanbody.markers.plug_in_gait_rotation.tibial_torsion` of the thigh's
+    y axis, the knee and ankle centres and the lateral marker (median over the frames), and the log says so.
+    """
+    from .plug_in_gait_rotation import tibial_torsion
+
+    for side, rule in rules.items():
+        key = str(rule["parameter"])
+        if geo.params.get(key) or str(rule["medial"]) not in geo.markers or str(rule.get("unless", "")) in geo.markers:
+            continue
+        try:
+            k = geo.frame(str(rule["thigh"]))[..., :, 1]
+            value = float(nanmedian(tibial_torsion(k, geo.point(str(rule["knee"])), geo.point(str(rule["ankle"])),
+                                                   geo.point(str(rule["marker"])), str(side))))
+        except _Unavailable:
+            continue
+        if np.isfinite(value):
+            geo.params[key] = value
+            notes.append(f"{key} = {np.degrees(value):.2f} deg from the static trial's medial malleolus marker "
+                         f"({side}; Plug-in Gait's TibialTorsion)")
 
 
 def _subject_head_offset(G: np.ndarray, offset: float, static_offset: np.ndarray, notes: list):

@@ -187,7 +187,8 @@ class MarkerSet:
 
 def _rule_names(rule: Mapping) -> list:
     out = []
-    for key in ("mean", "between", "asis", "sacrum", "scale", "chord", "kad", "calibrate_wand", "flat", "cross"):
+    for key in ("mean", "between", "asis", "sacrum", "scale", "chord", "kad", "calibrate_wand", "calibrate_abduction",
+                "flat", "cross"):
         v = rule.get(key)
         if v is not None:
             for item in (v if isinstance(v, (list, tuple)) else [v]):

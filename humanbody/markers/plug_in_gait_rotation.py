@@ -28,7 +28,8 @@ import numpy as np
 
 from .joint_centres import chord_joint_centre
 
-__all__ = ["rotation_offset", "chord_joint_centre_offset", "foot_offset_rotation"]
+__all__ = ["rotation_offset", "chord_joint_centre_offset", "foot_offset_rotation", "ankle_abduction_offset",
+           "abducted_joint_centre", "tibial_torsion"]
 
 
 def _side_sign(side: str) -> float:
@@ -138,3 +139,103 @@ def foot_offset_rotation(plantar_flexion: float, rotation: float, side: str) -> 
     M = euler_to_matrix(np.array([0.0, -float(plantar_flexion), 0.0]), "xyz") @ \
         euler_to_matrix(np.array([s * float(rotation), 0.0, 0.0]), "xyz")
     return _PIG_FOOT.T @ M @ _PIG_FOOT
+
+
+def ankle_abduction_offset(marker, medial, proximal, delta) -> np.ndarray:
+    """Plug-in Gait's ankle abduction/adduction offset (rad; a ``.vsk``'s ``RightAnkleAbAdd``) from a static trial.
+
+    With a medial malleolus marker N, the ankle centre of the static trial is on the malleolar axis, at
+    ``delta`` (half the ankle width plus the marker radius) from the lateral marker M:
+    C = M + delta (N - M) / |N - M|.  The offset is the angle, in the shank's frontal plane, between
+    the line from C to M and the ankle's flexion axis (the plane normal to the shank's long axis
+    z = (P - C) / |P - C|, P the knee centre), positive when M is distal to C (pyCGM2's
+    ``getAbdAddAnkleJointOffset``, which Nexus's static processing writes)::
+
+        d = M - C,   theta = atan2(-(d . z), |d - (d . z) z|)
+
+    The same formula holds on both sides.
+
+    Parameters
+    ----------
+    marker, medial, proximal : array_like (..., 3), m  (M, N, P)
+    delta : float, m
+
+    Returns
+    -------
+    ndarray (...), rad
+    """
+    M, N, P = (np.asarray(v, dtype=float) for v in (marker, medial, proximal))
+    u = N - M
+    C = M + float(delta) * u / np.linalg.norm(u, axis=-1, keepdims=True)
+    z = P - C
+    z = z / np.linalg.norm(z, axis=-1, keepdims=True)
+    d = M - C
+    along = np.sum(d * z, axis=-1)
+    across = np.linalg.norm(d - along[..., None] * z, axis=-1)
+    return np.arctan2(-along, across)
+
+
+def abducted_joint_centre(centre, proximal, marker, offset) -> np.ndarray:
+    """The chord function's ankle centre turned by Plug-in Gait's ankle abduction offset (rad).
+
+    The centre C (chord function, at ``delta`` from the lateral marker M, normal to the line to the
+    knee centre P) turns by ``offset`` about the axis through M normal to the plane (P, C, M),
+    x = (P - C) x (M - C) / |...|, right-handed (Rodrigues)::
+
+        v = C - M,   C' = M + v cos t + (x x v) sin t + x (x . v)(1 - cos t)
+
+    so that a positive offset moves the centre proximally and leaves M distal to it by ``offset``
+    (pyCGM2's ``_rotateAjc``, the inverse of :func:`ankle_abduction_offset`).  The distance |C' - M|
+    and the plane (P, C, M) are kept; ``offset`` = 0 returns C.
+
+    Parameters
+    ----------
+    centre, proximal, marker : array_like (..., 3), m  (C, P, M)
+    offset : float or array_like (...), rad
+
+    Returns
+    -------
+    ndarray (..., 3), m
+    """
+    C, P, M = (np.asarray(v, dtype=float) for v in (centre, proximal, marker))
+    t = np.asarray(offset, dtype=float)
+    if not np.any(t != 0.0):
+        return C
+    x = np.cross(P - C, M - C)
+    x = x / np.linalg.norm(x, axis=-1, keepdims=True)
+    v = C - M
+    c, s = np.cos(t)[..., None], np.sin(t)[..., None]
+    return M + v * c + np.cross(x, v) * s + x * np.sum(x * v, axis=-1, keepdims=True) * (1.0 - c)
+
+
+def tibial_torsion(knee_axis, knee, ankle, marker, side: str) -> np.ndarray:
+    """Plug-in Gait's tibial torsion (rad; a ``.vsk``'s ``RightTibialTorsion``) from a static trial.
+
+    The angle about the shank's long axis z = (K - A) / |K - A| (K, A the knee and ankle centres) from
+    the ankle's flexion axis y_a (the line s (A - M), M the lateral malleolus marker, normal to z: to the
+    left on both sides, s = +1 right, -1 left) to the knee's flexion axis k (the thigh's y axis, also to
+    the left), right-handed about z::
+
+        x_a = y_a x z,   torsion = atan2(k . x_a, k . y_a)
+
+    so that the knee's shank frame is the ankle's turned by minus it about z, R_s = R_a Rz(-torsion),
+    as the ``plug_in_gait`` sets build it (pyCGM2's ``getTibialTorsionOffset`` with medial malleolus
+    markers, on either side).
+
+    Parameters
+    ----------
+    knee_axis, knee, ankle, marker : array_like (..., 3)  (k; K, A, M in m)
+    side : {"right", "left"}
+
+    Returns
+    -------
+    ndarray (...), rad
+    """
+    k, K, A, M = (np.asarray(v, dtype=float) for v in (knee_axis, knee, ankle, marker))
+    z = K - A
+    z = z / np.linalg.norm(z, axis=-1, keepdims=True)
+    y = _side_sign(side) * (A - M)
+    y = y - np.sum(y * z, axis=-1, keepdims=True) * z
+    y = y / np.linalg.norm(y, axis=-1, keepdims=True)
+    x = np.cross(y, z)
+    return np.arctan2(np.sum(k * x, axis=-1), np.sum(k * y, axis=-1))

@@ -1286,6 +1286,28 @@ def test_plug_in_gait_moments_default_to_the_distal_frame(pig_kinetics):
                                    atol=1e-6)
 
 
+def test_c3d_powers_are_nexus_s_z_components(pig_kinetics):
+    """RHipPower, RKneePower, RAnklePower (and the left's) read back from the C3D export: the joint power in
+    W/kg in the Z component, X and Y zero, as Nexus writes them; the same in either moment frame."""
+    import ezc3d
+
+    for folder in pig_kinetics.values():
+        res = pd.read_csv(folder / "s01_walk_results.csv")
+        c = ezc3d.c3d(str(folder / "s01_walk.c3d"))
+        labels = [x.strip() for x in c["parameters"]["POINT"]["LABELS"]["value"]]
+        assert "POWERS" in c["parameters"]["POINT"]
+        pts = c["data"]["points"]
+        for S, side in (("R", "right"), ("L", "left")):
+            for joint in ("Hip", "Knee", "Ankle"):
+                k = labels.index(f"{S}{joint}Power")
+                want = res[f"{side}_{joint.lower()}_power_W_per_kg"].to_numpy()
+                np.testing.assert_allclose(pts[2, k], want, rtol=1e-5, atol=1e-6, err_msg=f"{S}{joint}Power")
+                ok = np.isfinite(pts[2, k])  # frames without a power (the unloaded left foot) are invalid points
+                assert np.all(pts[:2, k][:, ok] == 0.0)
+                assert side == "left" or ok.mean() > 0.9
+        assert np.nanmax(np.abs(res["right_ankle_power_W_per_kg"])) > 0.1
+
+
 # ------------------------------------------------------------------ Plug-in Gait's head offset (HeadOffset)
 def test_head_offset_is_pycgm_s_published_example():
     """pyCGM's headJC (validated against Nexus) documents the head axes of four head markers with
