@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..scipy_signal import signal
 from .filters import butterworth_sos
+from .iir import sosfiltfilt
 
 __all__ = ["MIN_FRAMES", "ResidualAnalysis", "residual_cutoff"]
 
@@ -124,7 +124,7 @@ def residual_cutoff(x: np.ndarray, rate_hz: float, order: int = 4, lowest_hz: fl
     res = np.empty(len(cands))
     for i, fc in enumerate(cands):
         sos = butterworth_sos(float(fc), rate_hz, order, source)
-        y = signal.sosfiltfilt(sos, x, axis=0)
+        y = sosfiltfilt(sos, x)
         res[i] = np.sqrt(np.mean((x - y) ** 2))
     upper = cands >= cands[len(cands) // 2]
     slope, noise = np.polyfit(cands[upper], res[upper], 1)

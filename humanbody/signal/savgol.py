@@ -116,9 +116,13 @@ def savgol_filter(x: np.ndarray, window: int, polyorder: int, deriv: int = 0, de
     return out.reshape(x.shape)
 
 
-def savgol_edges(x: np.ndarray, polyorder: int, deriv: int, delta: float) -> tuple[np.ndarray, np.ndarray]:
-    """The first and last ``W // 2`` rows of :func:`savgol_filter` of a window ``x`` (W, C) alone."""
+def savgol_edge(x: np.ndarray, first: bool, polyorder: int, deriv: int, delta: float) -> np.ndarray:
+    """The first (or last) ``W // 2`` rows of :func:`savgol_filter` of one finite window ``x`` (W, C).
+
+    The polynomial of degree ``polyorder`` fitted to the whole window, or its
+    ``deriv``-th derivative, at those rows: the edge rule of :func:`savgol_filter`
+    for a signal whose first (last) W samples are ``x``.
+    """
     W = x.shape[0]
     h = W // 2
-    return (_fit_edge(x, 0, W, slice(0, h), polyorder, deriv, delta),
-            _fit_edge(x, 0, W, slice(W - h, W), polyorder, deriv, delta))
+    return _fit_edge(x, 0, W, slice(0, h) if first else slice(W - h, W), polyorder, deriv, delta)

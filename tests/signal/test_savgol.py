@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import signal
 
-from humanbody.signal.savgol import savgol_coeffs, savgol_edges, savgol_filter
+from humanbody.signal.savgol import savgol_coeffs, savgol_edge, savgol_filter
 
 RNG = np.random.default_rng(341)
 
@@ -25,7 +25,8 @@ def test_taps_and_filter_equal_scipy(window, polyorder, deriv, delta):
     got = savgol_filter(x, window, polyorder, deriv, delta)
     want = signal.savgol_filter(x, window, polyorder, deriv=deriv, delta=delta, axis=0, mode="interp")
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
-    first, last = savgol_edges(x[:window], polyorder, deriv, delta)
+    first = savgol_edge(x[:window], True, polyorder, deriv, delta)
+    last = savgol_edge(x[:window], False, polyorder, deriv, delta)
     whole = signal.savgol_filter(x[:window], window, polyorder, deriv=deriv, delta=delta, axis=0, mode="interp")
     h = window // 2
     np.testing.assert_allclose(first, whole[:h], rtol=1e-12, atol=1e-12 * np.abs(whole).max())
