@@ -15,7 +15,7 @@ kinematic data", Gait & Posture 27:710-714:
 
 Both work on a treadmill and overground because they use pelvis-relative
 coordinates.  Force events use a threshold on the vertical ground reaction
-force of each foot (20 N by default).
+force of each foot (:data:`humanbody.signal.FORCE_THRESHOLD`, 20 N, by default).
 
 All functions return an *events table*: a DataFrame with columns ``time``
 (s), ``frame`` (nearest frame index of the trial), ``side`` ("right" /
@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..signal import FORCE_THRESHOLD
 from ..signal.peaks import find_peaks
 
 __all__ = [
@@ -416,7 +417,7 @@ def force_events(
     time,
     vertical: dict,
     *,
-    threshold: float = 20.0,
+    threshold: float = FORCE_THRESHOLD,
     frame_times=None,
     min_duration: float = 0.05,
     source=None,

@@ -35,11 +35,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._kernels.fir import convolve_rows
 from ..errors import InputError
 from . import CUTOFF_HZ
-from .filters import butterworth_sos
-from .iir import sosfiltfilt
 from .savgol import savgol_coeffs, savgol_edge, savgol_filter
 
 METHODS = ("savgol", "butterworth", "spline", "gradient")
@@ -104,6 +101,8 @@ def _savgol(x: np.ndarray, window: int, polyorder: int, deriv: int, delta: float
     F = x.shape[0]
     if F < window or x.ndim != 2:
         return savgol_filter(x, window, polyorder, deriv, delta)
+    from .._kernels.fir import convolve_rows  # numba: when rates are computed, not when options are parsed
+
     x = np.ascontiguousarray(x)
     out = np.empty_like(x)
     convolve_rows(x, _savgol_taps(window, polyorder, deriv, float(delta)), out)
@@ -261,6 +260,9 @@ class Differentiation:
             if not smoothed:
                 out.insert(0, None)
         elif self.method == "butterworth":
+            from .filters import butterworth_sos  # numba kernels: loaded when used, not at start-up
+            from .iir import sosfiltfilt
+
             sos = butterworth_sos(self.cutoff_hz, rate, self.order)
             padlen = min(3 * (2 * len(sos) + 1), F - 1)
             ys = sosfiltfilt(sos, flat, padlen=padlen)

@@ -106,11 +106,11 @@ def residual_cutoff(x: np.ndarray, rate_hz: float, order: int = 4, lowest_hz: fl
     n = x.shape[0]
     if n < MIN_FRAMES:
         raise InputError(f"residual analysis for the cut-off needs at least {MIN_FRAMES} frames, got {n}; "
-                         "give the cut-off (--cutoff HZ)", source)
+                         "give the cut-off (`cutoff_hz` HZ)", source)
     keep = np.isfinite(x).all(axis=0)
     if not keep.any():
         raise InputError("residual analysis for the cut-off: no marker coordinate is finite in every frame; "
-                         "give the cut-off (--cutoff HZ)", source)
+                         "give the cut-off (`cutoff_hz` HZ)", source)
     x = x[:, keep]
     if n > MAX_FRAMES:  # the middle of a long trial: the same movement, a bounded cost
         s = (n - MAX_FRAMES) // 2
@@ -119,7 +119,7 @@ def residual_cutoff(x: np.ndarray, rate_hz: float, order: int = 4, lowest_hz: fl
     cands = np.arange(float(lowest_hz), top + 1e-9, float(step_hz))
     if len(cands) < 6:
         raise InputError(f"residual analysis for the cut-off: a {rate_hz:g} Hz sampling rate leaves too few "
-                         "cut-offs to try; give the cut-off (--cutoff HZ)", source)
+                         "cut-offs to try; give the cut-off (`cutoff_hz` HZ)", source)
     x = x - x.mean(axis=0)
     res = np.empty(len(cands))
     for i, fc in enumerate(cands):

@@ -18,8 +18,6 @@ import math
 
 import numpy as np
 
-from .._kernels.fir import convolve_rows
-
 
 def savgol_coeffs(window: int, polyorder: int, deriv: int = 0, delta: float = 1.0) -> np.ndarray:
     """Convolution taps of the Savitzky-Golay filter evaluated at the window's centre.
@@ -108,9 +106,13 @@ def savgol_filter(x: np.ndarray, window: int, polyorder: int, deriv: int = 0, de
     flat = np.ascontiguousarray(x.reshape(F, -1))
     if not np.isfinite(flat).all():
         raise ValueError("the Savitzky-Golay filter needs finite samples")
-    out = np.empty_like(flat)
-    convolve_rows(flat, np.ascontiguousarray(savgol_coeffs(window, polyorder, deriv, delta)), out)
+    taps = savgol_coeffs(window, polyorder, deriv, delta)
     h = window // 2
+    out = np.empty_like(flat)
+    inner = np.zeros((F - 2 * h, flat.shape[1]))
+    for k in range(window):  # out[i] = sum_k taps[k] x[i + h - k], summed in the order of k
+        inner += taps[k] * flat[2 * h - k:F - k]
+    out[h:F - h] = inner
     out[:h] = _fit_edge(flat, 0, window, slice(0, h), polyorder, deriv, delta)
     out[F - h:] = _fit_edge(flat, F - window, F, slice(F - h, F), polyorder, deriv, delta)
     return out.reshape(x.shape)
