@@ -1,6 +1,6 @@
 """The garbage collector paused while big packages are imported.
 
-Importing numpy, pandas, numba and scipy.signal allocates a few hundred
+Importing numpy, pandas, numba and scipy allocates a few hundred
 thousand objects, and Python's cyclic collector runs a full pass over all
 of them every so often while they arrive: about 300 collections and
 0.1-0.2 s of a run's start-up, for imports that leave no cycles to free.

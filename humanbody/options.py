@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InputError
-from .signal import CUTOFF_HZ
+from .signal import CUTOFF_HZ, FORCE_THRESHOLD
 from .signal.differentiate import Differentiation
 
 __all__ = ["AnalysisOptions", "CHECKS", "check_names", "EXPORT_FORMATS", "DEFAULT_FEET", "parse_export", "parse_feet"]
@@ -41,7 +41,8 @@ def check_names(values) -> tuple:
     names = tuple(n.strip() for item in items for n in str(item).split(",") if n.strip())
     unknown = [n for n in names if n not in CHECKS]
     if unknown:
-        raise InputError(f"--skip-check {unknown[0]!r}: no such check (checks: {', '.join(CHECKS)})")
+        raise InputError(f"skip_checks {unknown[0]!r}: no such check (checks: {', '.join(CHECKS)})",
+                         option="skip_checks")
     return names
 
 
@@ -146,7 +147,7 @@ class AnalysisOptions:
     """Load name -> segment assignments, overriding the file's and the automatic one; given as a
     dict or (name, segment) pairs, kept as a tuple of pairs (``--load NAME=SEGMENT``).  The old
     name ``loads`` is taken by :meth:`replace` and ``analyze_trial(..., loads=...)``."""
-    force_threshold: float = 20.0
+    force_threshold: float = FORCE_THRESHOLD
     """Vertical force (N) below which a load is zero (no contact)."""
     forces_cutoff_hz: float | None = None
     """Low-pass cut-off (Hz) of the loads; None: the markers' cut-off (the one chosen, under "auto")."""

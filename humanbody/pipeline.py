@@ -402,7 +402,7 @@ def orientations(trial: Trial, model: BodyModel, run: _Run) -> pd.DataFrame:
 
     opts = run.options
     if trial.n_frames < 2:
-        raise InputError("has one frame: a calibration posture (give it as --static), not a trial", run.path)
+        raise InputError("has one frame: a calibration posture (give it as `static`), not a trial", run.path)
     posture = None
     if opts.static is not None:
         static = load_trial(opts.static, axes="x,y,z", imu_map=opts.imu_map)  # lab axes as they are: a marker file is refused below
@@ -720,9 +720,9 @@ def _check_static_markerset(static_trial, mset, static) -> None:
         other = f" (they match marker set {detect_markerset(names).name!r})"
     except InputError:
         other = ""
-    hint = "; a keypoint trial needs no static: leave --static out" if mset.keypoints else ""
+    hint = "; a keypoint trial needs no static: leave `static` out" if mset.keypoints else ""
     raise InputError(f"its markers are not those of the trial's marker set {mset.name!r}{other}: give a "
-                     f"--static trial with the same markers{hint}", static)
+                     f"`static` trial with the same markers{hint}", static)
 
 
 def _tracking_lines(calibration, tracking) -> list[str]:

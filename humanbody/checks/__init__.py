@@ -30,7 +30,9 @@ __all__ = ["CHECKS", "check_names", "refusal"]
 def refusal(check: str, message: str, path=None, *, instead: str = "") -> InputError:
     """The one-line error of a failed ``check``: ``message``, then the options that override it.
 
-    ``instead`` names the option giving the value outright (``--mass KG``), said before ``--skip-check``.
+    ``instead`` names the option giving the value outright (``give `mass` KG``), said before
+    ``skip_checks`` (parameters in backquotes: the command line shows their flags,
+    :meth:`~humanbody.errors.InputError.on_command_line`).
     """
     how = f"{instead}, or " if instead else ""
-    return InputError(f"{message}; {how}--skip-check {check} to go on anyway", path)
+    return InputError(f"{message}; {how}`skip_checks` {check} to go on anyway", path)

@@ -75,7 +75,7 @@ def check_still_window(df, labels, source: str, *, skip: bool = False, window_s:
         why = (f"no still window of {window_s:g} s in the trial (every sensor below {STILL_RATE_DEG_S:g} deg/s; "
                f"median of the fastest sensor's rate {peak:.0f} deg/s): it has no standing calibration posture")
         if not skip:
-            raise refusal("imu-still", why, source, instead="give a calibration trial as --static")
+            raise refusal("imu-still", why, source, instead="give a calibration trial as `static`")
         return None, f"check imu-still: {why}; the first {window_s:g} s used (--skip-check imu-still)"
     a, b = found
     posture = df.iloc[a:b + 1].reset_index(drop=True)

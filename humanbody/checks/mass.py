@@ -28,7 +28,7 @@ def check_bmi(mass: float, height: float, where: str, skip: bool) -> str:
     lo, hi = BMI_RANGE
     if not lo <= bmi <= hi and not skip:
         raise refusal("mass", f"mass {mass:.1f} kg {where} gives a body mass index of {bmi:.1f} at "
-                      f"{height:.2f} m (a body: {lo:g}-{hi:g})", instead="give --mass KG")
+                      f"{height:.2f} m (a body: {lo:g}-{hi:g})", instead="give `mass` KG")
     return (f"check mass: body mass index {bmi:.1f} at {height:.2f} m"
             + ("" if lo <= bmi <= hi else f" (outside {lo:g}-{hi:g}; --skip-check mass)"))
 
@@ -51,7 +51,7 @@ def plates_mass(loads, results, model, time, source: str, *, skip: bool = False,
         why = (f"only {n} frame(s) ({seconds:.2f} s) carry the whole weight on the plates of {name} (every foot "
                f"on a plate or in the air; at least {MIN_SECONDS:g} s needed)")
         if not skip:
-            raise refusal("mass", f"no --mass: {why}", instead="give --mass KG (or --subject FILE)")
+            raise refusal("mass", f"no `mass`: {why}", instead="give `mass` KG (or `subject` FILE)")
         return None, [f"no --mass: {model.total_mass:g} kg assumed ({why}; --skip-check mass)"]
     line = (f"mass {m:.1f} kg from {name}: sum of the vertical force / sum of (g + the mass centre's vertical "
             f"acceleration) over {n} frames ({seconds:.1f} s) with the whole weight on the plates"

@@ -43,7 +43,7 @@ def check_static_fit(static, tracking, *, skip: bool = False) -> str | None:
         top = ", ".join(f"{seg} {v:.0f} mm" for seg, v in worst.head(3).items())
         raise refusal("static", f"does not fit this trial's subject: its calibration leaves a median marker "
                       f"residual of {med:.1f} mm on the trial (its own static: a few mm; at most "
-                      f"{MAX_RESIDUAL_MM:g} mm; largest {top})", static, instead="give the subject's own --static")
+                      f"{MAX_RESIDUAL_MM:g} mm; largest {top})", static, instead="give the subject's own `static`")
     if med > MAX_RESIDUAL_MM:
         return f"check static: {name} does not fit the trial's subject ({med:.1f} mm; --skip-check static)"
     return f"check static: {name} fits the trial's subject (median marker residual at most {MAX_RESIDUAL_MM:g} mm)"

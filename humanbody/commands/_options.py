@@ -13,7 +13,7 @@ default is the named value it stands for (``humanbody.signal.CUTOFF_HZ``,
 from __future__ import annotations
 
 from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
-from ..signal import CUTOFF_HZ
+from ..signal import CUTOFF_HZ, FORCE_THRESHOLD
 from ..signal.differentiate import METHODS, Differentiation
 
 
@@ -94,8 +94,8 @@ def add_load_options(p, report: bool = False, aliases: tuple = ()) -> None:
     g.add_argument("--load", action="append", default=[], metavar="NAME=SEGMENT",
                    help="give load NAME of the force file to SEGMENT (repeatable; default: the file's "
                         "ExternalLoads, else the foot nearest the centre of pressure)")
-    g.add_argument("--force-threshold", type=float, default=20.0, metavar="N",
-                   help="vertical force below which a load is zero (default 20 N)")
+    g.add_argument("--force-threshold", type=float, default=FORCE_THRESHOLD, metavar="N",
+                   help=f"vertical force below which a load is zero (default {FORCE_THRESHOLD:g} N)")
     g.add_argument("--forces-cutoff", type=float, default=None, metavar="HZ",
                    help="low-pass cut-off of the loads (default: the marker cut-off; 0 = no filter)")
     add_reduction_option(g)
@@ -158,7 +158,7 @@ def analysis_options(args, **per_trial):
         fill=opt("fill", "spline"), ik=opt("ik", "auto"), joint_limits=opt("joint_limits"), imu_heading=opt("imu_heading"),
         imu_map=opt("imu_map"), imu_knee=opt("imu_knee", "hinge"),
         angle_zero=opt("angle_zero", "anatomical"), moment_frame=opt("moment_frame"), differentiation=differentiation_from(args),
-        forces=opt("forces"), load_segments=loads_from(args), force_threshold=opt("force_threshold", 20.0),
+        forces=opt("forces"), load_segments=loads_from(args), force_threshold=opt("force_threshold", FORCE_THRESHOLD),
         forces_cutoff_hz=opt("forces_cutoff"), reduce_residuals=bool(opt("reduce_residuals", False)), export=parse_export(opt("export")),
         opensim_feet=parse_feet(feet) if feet else None,  # None: the default feet, as the API's
         skip_checks=tuple(opt("skip_check", None) or ()),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 
+from ..model.anthropometry import DEFAULT_MASS
 from ..signal import CUTOFF_HZ
 
 HELP = "draft a marker-set file (TOML) for a lab's markers from a standing trial"
@@ -59,7 +60,7 @@ def register(sub) -> None:
     q.add_argument("--markerset", metavar="NAME|FILE",
                    help="marker set: built-in name or a marker-set file (default: detected from the names)")
     q.add_argument("--axes", default="auto", metavar="SPEC", help="lab axes -> ground as for analyze")
-    q.add_argument("--mass", type=_positive_number("kg"), metavar="KG", help="subject mass in kg (default 75)")
+    q.add_argument("--mass", type=_positive_number("kg"), metavar="KG", help=f"subject mass in kg (default {DEFAULT_MASS:g})")
     q.add_argument("--height", type=_positive_number("m"), metavar="M", help="standing height in m")
     q.add_argument("--noise-mm", type=_positive_number("mm"), default=2.0, metavar="MM",
                    help="standard deviation of the marker noise per coordinate, in mm (default 2)")

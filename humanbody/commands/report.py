@@ -6,7 +6,7 @@ import signal
 import sys
 
 from ..errors import InputError
-from ..signal import CUTOFF_HZ
+from ..signal import CUTOFF_HZ, FORCE_THRESHOLD
 from ._options import (
     add_export_options,
     add_marker_options,
@@ -55,8 +55,8 @@ def register(sub) -> None:
     g = p.add_argument_group("gait")
     g.add_argument("--treadmill-speed", type=_positive, metavar="M/S",
                    help="treadmill belt speed (default: estimated from the stance foot on a treadmill)")
-    g.add_argument("--force-threshold", type=_positive, default=20.0, metavar="N",
-                   help="vertical ground reaction force of foot contact (default 20 N)")
+    g.add_argument("--force-threshold", type=_positive, default=FORCE_THRESHOLD, metavar="N",
+                   help=f"vertical ground reaction force of foot contact (default {FORCE_THRESHOLD:g} N)")
     g.add_argument("--forces", "--grf", dest="grf", metavar="FILE",
                    help="force plates (OpenSim GRF .mot, C3D, loads table) of the one trial given (default: a force "
                         "file beside each trial: <stem>_grf.mot, *grf*.mot, <stem>_forces.*; --grf: the same): "

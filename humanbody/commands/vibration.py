@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
+
 HELP = "whole-body vibration: apparent mass, seat-to-head transmissibility and modes of the body on a vibrating base"
 
 
@@ -21,8 +23,8 @@ def register(sub) -> None:
     g = p.add_argument_group("subject and model")
     g.add_argument("--model", metavar="FILE",
                    help="model file (JSON) of the 17-segment tree instead of the scaled default")
-    g.add_argument("--mass", type=float, metavar="KG", help="subject mass in kg (default 75)")
-    g.add_argument("--height", type=float, metavar="M", help="standing height in m (default 1.75)")
+    g.add_argument("--mass", type=float, metavar="KG", help=f"subject mass in kg (default {DEFAULT_MASS:g})")
+    g.add_argument("--height", type=float, metavar="M", help=f"standing height in m (default {DEFAULT_HEIGHT:g})")
     g.add_argument("--sex", choices=("male", "female"), default="male", help="anthropometric table (de Leva 1996)")
     p.set_defaults(func=run)
 
@@ -41,7 +43,6 @@ def _frequencies(args):
 
 def _model(args):
     from ..errors import InputError
-    from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
     from ..model.body import BodyModel, load_model
 
     if args.model:

@@ -15,7 +15,7 @@ kinematic data", Gait & Posture 27:710-714:
 
 Both work on a treadmill and overground because they use pelvis-relative
 coordinates.  Force events use a threshold on the vertical ground reaction
-force of each foot (20 N by default).
+force of each foot (:data:`humanbody.signal.FORCE_THRESHOLD`, 20 N, by default).
 
 All functions return an *events table*: a DataFrame with columns ``time``
 (s), ``frame`` (nearest frame index of the trial), ``side`` ("right" /
@@ -29,7 +29,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..scipy_signal import signal
+from ..signal import FORCE_THRESHOLD
+from ..signal.peaks import find_peaks
 
 __all__ = [
     "EVENT_COLUMNS",
@@ -229,7 +230,7 @@ def _maxima(t: np.ndarray, y: np.ndarray, min_interval: float, prominence: float
 
     A maximum must lie in the upper half of the signal's range and stand out
     from its neighbourhood by ``prominence`` times that range
-    (scipy.signal.find_peaks); the half-range rule keeps maxima near the ends
+    (:func:`humanbody.signal.peaks.find_peaks`); the half-range rule keeps maxima near the ends
     of the trial, whose prominence the trial's end cuts short.
     """
     y = _fill_nan(t, y)
@@ -240,7 +241,7 @@ def _maxima(t: np.ndarray, y: np.ndarray, min_interval: float, prominence: float
     if rng <= 0:
         return []
     lo, hi = float(np.min(y)), float(np.max(y))
-    peaks, _ = signal.find_peaks(
+    peaks = find_peaks(
         y, height=0.5 * (lo + hi), distance=max(1, int(min_interval / dt)),
         prominence=prominence * rng, wlen=max(3, int(2 * min_interval / dt) | 1),
     )
@@ -416,7 +417,7 @@ def force_events(
     time,
     vertical: dict,
     *,
-    threshold: float = 20.0,
+    threshold: float = FORCE_THRESHOLD,
     frame_times=None,
     min_duration: float = 0.05,
     source=None,

@@ -20,6 +20,7 @@ import pandas as pd
 from ..errors import InputError
 from ..io import read_trial
 from ..io.forceplates import SIDE_PREFIXES, vertical_forces
+from ..signal import FORCE_THRESHOLD
 from .events import PSEUDO_FEET, events_of, foot_markers, force_events, kinematic_events
 
 __all__ = ["EVENT_SOURCES", "MEASURED_STANCE", "pseudo_markers", "trial_events", "events_source", "unloaded_stance"]
@@ -51,7 +52,7 @@ def pseudo_markers(results, time) -> pd.DataFrame:
 
 
 
-def trial_events(analysis, grf_path=None, force_threshold: float = 20.0, source: str = "auto"):
+def trial_events(analysis, grf_path=None, force_threshold: float = FORCE_THRESHOLD, source: str = "auto"):
     """Gait events of an analysed trial and the points they came from.
 
     Parameters

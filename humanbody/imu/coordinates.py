@@ -156,7 +156,7 @@ def segment_orientations(df, *, static=None, axes="auto", heading=None,
         notes += _knee_turns(R, segment_of)
         notes += hinge_knees(R)
     elif knee != "free":
-        raise InputError(f"--imu-knee {knee!r}: expected hinge or free")
+        raise InputError(f"imu_knee {knee!r}: expected hinge or free", option="imu_knee")
     return R, turn, A, notes
 
 

@@ -349,7 +349,7 @@ def _check_frames(first: int, frames: int, path) -> None:
     if last > C3D_MAX_FRAME:
         raise InputError(f"cannot write C3D: {frames} frames from frame {first} end at frame {last}, past the "
                          f"C3D limit of {C3D_MAX_FRAME} (16-bit frame numbers); the CSV results are written, "
-                         "use --export opensim for a longer trial", path)
+                         "use `export` opensim for a longer trial", path)
 
 
 _MODEL_GROUPS = ("ANGLES", "FORCES", "MOMENTS", "POWERS", "SCALARS", "REACTIONS", "MODELLED")

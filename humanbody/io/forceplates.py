@@ -54,6 +54,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..signal import FORCE_THRESHOLD
 
 __all__ = ["SIDE_PREFIXES", "PlateGeometry", "plate_prefixes", "file_plates", "vertical_axis_mapping",
            "vertical_component", "plate_from_corners", "plate_from_points", "centre_of_pressure",
@@ -119,7 +120,7 @@ def vertical_axis_mapping(forces: pd.DataFrame) -> np.ndarray:
     if up == 2:
         return np.eye(3)
     raise InputError("cannot tell the vertical axis of the force plates (most force is along lab x); "
-                     "give --axes", forces.attrs.get("source"))
+                     "give `axes`", forces.attrs.get("source"))
 
 
 def vertical_component(forces: pd.DataFrame, prefix: str) -> str:
@@ -241,7 +242,7 @@ class C3DPlatforms:
     reversed: list = field(default_factory=list)
 
 
-def reaction_sign(vertical, threshold: float = 20.0) -> float:
+def reaction_sign(vertical, threshold: float = FORCE_THRESHOLD) -> float:
     """+1 when a plate's vertical force (N, (T,), ground z up) is the ground reaction on the subject (upwards
     while loaded), -1 when it is the force the subject applies to the plate (downwards): the sign of its sum
     over the samples above ``threshold`` in magnitude."""

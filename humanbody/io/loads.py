@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..signal import FORCE_THRESHOLD
 from .forceplates import c3d_has_platforms as _has_platforms
 from .forceplates import file_plates, plate_from_points, reaction_sign, read_c3d_platforms, vertical_axis_mapping
 from .opensim import read_opensim
@@ -46,9 +47,6 @@ OPENSIM_BODIES = {
                       ("talus", "foot"), ("calcn", "foot"), ("toes", "foot"), ("humerus", "upper_arm"),
                       ("ulna", "lower_arm"), ("radius", "lower_arm"), ("hand", "hand"))},
 }
-
-#: Vertical force (N) below which a load is taken as zero (no contact).
-FORCE_THRESHOLD = 20.0
 
 _AXES = ("x", "y", "z")
 

@@ -83,8 +83,8 @@ def read_mapping(spec, where=None) -> tuple[dict, str | None]:
         for pair in text.split(","):
             key, sep, name = pair.partition("=")
             if not sep or not key.strip() or not name.strip():
-                raise InputError(f"--imu-map {text!r}: expected ID=name pairs separated by commas, or a mapping XML "
-                                 "file")
+                raise InputError(f"imu_map {text!r}: expected ID=name pairs separated by commas, or a mapping XML "
+                                 "file", option="imu_map")
             out[key.strip().lstrip("_").upper()] = name.strip()
         return out, None
     path = Path(text)
@@ -248,7 +248,7 @@ def read_xsens_mt(spec, mapping=None, **options):
         xml = _mapping_in(folder)
         if xml is None:
             raise InputError("no sensor -> segment mapping: the folder has no OpenSense mapping XML; give "
-                             "--imu-map FILE.xml or --imu-map ID=name,ID=name", p)
+                             "`imu_map` FILE.xml or `imu_map` ID=name,ID=name", p)
         mapping = xml
     names, prefix = read_mapping(mapping)
     stem, files = trial_files(p, prefix if p.is_dir() else None)

@@ -529,7 +529,7 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
             raise InputError(f"marker set {ms.name!r} cannot estimate the subject's height; give height", source or None)
         if not 0.8 <= height <= 2.5:  # the head is not above the feet along ground Z: the axes, not the subject
             raise InputError(f"the head markers are {height:.2f} m above the foot markers along the vertical of the "
-                             f"axes mapping: not a standing body, so the axes look wrong (check --axes; 'auto' "
+                             f"axes mapping: not a standing body, so the axes look wrong (check `axes`; 'auto' "
                              "detects them)", source or None)
         frac = float(ms.parameters.get("height_fraction", 1.0))
         notes.append(f"height estimated from markers: {height:.3f} m"

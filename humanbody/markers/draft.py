@@ -282,7 +282,7 @@ def classify(pose: dict, height=None, lateral: dict | None = None) -> tuple[list
     if len(named_side) >= 4 and len(flipped) > len(named_side) / 2:
         raise InputError(f"{len(flipped)} of the {len(named_side)} markers named right or left are on the other "
                          "side of the body: the lab axes are probably wrong (or every label is swapped); "
-                         "give them with --axes, e.g. --axes x,-z,y")
+                         "give them with `axes`, e.g. `axes` x,-z,y")
     _pair_lateral_medial(ok, midline)
     _neighbours(ok, midline)
     for g in ok:
@@ -493,7 +493,7 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
     warn, bad = check_lengths(cal.model, float(cal.height))
     if bad:
         raise InputError("the drafted marker set gives implausible limbs on this standing trial ("
-                         + "; ".join(bad) + "): check the marker names and the lab axes (--axes)",
+                         + "; ".join(bad) + "): check the marker names and the lab axes (`axes`)",
                          source or None)
     checks = list(plan.checks) + [f"limb lengths: {w}" for w in warn]
     text = plan.text

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import interpolate
 
 from ..errors import InputError
 from .layout import _positions, _rate, _time, _with_positions, marker_names
@@ -73,8 +74,6 @@ def _spline_fill(x: np.ndarray, s: int, e: int, window: int) -> tuple[np.ndarray
     through the valid samples within ``window`` frames before and after the
     gap.  With fewer than two valid samples on a side the fill is linear.
     """
-    from scipy import interpolate
-
     n = len(x)
     idx = np.arange(max(0, s - window), min(n, e + 1 + window))
     ok = ~np.isnan(x[idx, 0])

@@ -244,7 +244,7 @@ def choose_method(ms: MarkerSet, present, ik: str = "auto") -> tuple[str, str]:
         raise InputError(f"ik must be auto, segments or global, not {ik!r}", option="ik")
     if ik == "segments" and ms.keypoints:
         raise InputError(f"{ms.name!r} is a keypoint set: its segments cannot be fitted one by one; "
-                         "use --ik global (or auto)")
+                         "use `ik` global (or auto)")
     if ik == "global":
         return ik, f"--ik {ik}"
     if ms.keypoints:
@@ -260,8 +260,8 @@ def choose_method(ms: MarkerSet, present, ik: str = "auto") -> tuple[str, str]:
             sparse.append(f"{seg} ({pts})")
     if ik == "segments":
         if sparse:  # such a segment would take its parent's pose in every frame: a frozen joint
-            raise InputError("--ik segments: fewer than three points on " + ", ".join(sparse)
-                             + ": such a segment cannot be fitted alone; use --ik global (or auto)")
+            raise InputError("ik segments: fewer than three points on " + ", ".join(sparse)
+                             + ": such a segment cannot be fitted alone; use `ik` global (or auto)", option="ik")
         return ik, f"--ik {ik}"
     if sparse:
         return "global", "auto: fewer than three points on " + ", ".join(sparse)

@@ -157,7 +157,7 @@ def assign_loads(loads: FrameLoads, table_segments, model, results, distance: fl
             continue
         if not feet:
             raise InputError(f"load {name!r} names no segment and the model has no feet to give it to; "
-                             "use --load NAME=segment")
+                             "use `load_segments` NAME=segment")
         d = np.stack([dist[s][:, j] for s in feet], axis=1)  # (F, feet)
         d = np.where(np.isfinite(d), d, np.inf)
         h = np.stack([height[s][:, j] for s in feet], axis=1)

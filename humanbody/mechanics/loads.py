@@ -24,9 +24,9 @@ import numpy as np
 from ..errors import InputError
 from ..io.forceplates import plate_from_points
 from ..io.loads import FORCE_THRESHOLD, LoadTable
-from ..scipy_signal import signal
 from ..signal import CUTOFF_HZ
 from ..signal.filters import butterworth_sos
+from ..signal.iir import sosfiltfilt
 
 __all__ = ["FrameLoads", "condition_loads"]
 
@@ -140,7 +140,7 @@ def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = CUTO
         notes.append(f"loads: not filtered (sampled at {table.rate_hz:g} Hz, nothing above {cutoff_hz:g} Hz to remove)")
     elif cutoff_hz:
         sos = butterworth_sos(cutoff_hz, table.rate_hz, 4, table.source)
-        wrench = signal.sosfiltfilt(sos, wrench, axis=0)
+        wrench = sosfiltfilt(sos, wrench)
         notes.append(f"loads: low-passed at {cutoff_hz:g} Hz (zero-phase Butterworth, as the markers), "
                      f"resampled to the {len(t)} frames")
     res = np.empty((len(t), L * 6))

@@ -221,7 +221,7 @@ def discover(paths, static=None, grf=None, skipped: list | None = None) -> list[
         else:
             raise InputError("no such file or folder", p)
     if grf is not None and len(trials) > 1:
-        raise InputError("--grf names the force file of one trial, but several trials were given", grf)
+        raise InputError("grf names the force file of one trial, but several trials were given", grf, option="grf")
     return assign_keys([_task_for(t, static, grf) for t in trials])
 
 

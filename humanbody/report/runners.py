@@ -221,7 +221,8 @@ def run_dask(tasks, options, address: str, on_done, process) -> None:
         from distributed import Client, KilledWorker, as_completed
         from distributed.comm.core import CommClosedError
     except ImportError:
-        raise InputError("--scheduler needs dask.distributed: pip install 'humanbody[cluster]'") from None
+        raise InputError("scheduler needs dask.distributed: pip install 'humanbody[cluster]'",
+                         option="scheduler") from None
     try:
         client = Client(address, timeout="10s")
     except (OSError, TimeoutError, ValueError) as err:

@@ -4,3 +4,7 @@
 #: smoothing differentiation and of the force plates' filter (through the markers').
 CUTOFF_HZ = 6.0
 
+#: Vertical force (N) below which a force plate's load is taken as zero (no contact): the default of the
+#: loads' zeroing, the force events, the plates' contact and the viewer's ground reaction arrows.
+FORCE_THRESHOLD = 20.0
+

@@ -5,14 +5,14 @@ taken from a smoothing differentiator with a stated cut-off frequency.  The
 methods:
 
 ``"savgol"`` (default)
-    Savitzky-Golay local polynomial fit (:func:`scipy.signal.savgol_filter`)
+    Savitzky-Golay local polynomial fit (:func:`humanbody.signal.savgol.savgol_filter`)
     of order ``polyorder``; the window is the shortest odd length whose
     smoothing response has fallen to -3 dB at ``cutoff_hz`` (computed from the
     filter's own frequency response, see :func:`savgol_window`).  Edges use
     the polynomial fitted to the first/last window (``mode="interp"``).
 ``"butterworth"``
     Zero-phase low-pass Butterworth (:func:`humanbody.signal.filters.butterworth_sos`
-    run by :func:`scipy.signal.sosfiltfilt`): ``order`` is the order of the
+    run by :func:`humanbody.signal.iir.sosfiltfilt`): ``order`` is the order of the
     complete forward-backward filter and ``cutoff_hz`` its -3 dB point
     (Winter's correction), as for the marker filter; then second-order
     central differences (:func:`numpy.gradient`).
@@ -37,6 +37,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import CUTOFF_HZ
+from .savgol import savgol_coeffs, savgol_edge, savgol_filter
 
 METHODS = ("savgol", "butterworth", "spline", "gradient")
 
@@ -60,8 +61,6 @@ def savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int = 4) -> int:
 
 @lru_cache(maxsize=256)
 def _savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int) -> int:
-    from ..scipy_signal import signal  # scipy.signal costs ~0.5 s to import: only when used
-
     nyq = rate_hz / 2.0
     if cutoff_hz >= nyq:
         return polyorder + 2 - (polyorder % 2) + 1 if polyorder % 2 == 0 else polyorder + 2
@@ -69,7 +68,7 @@ def _savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int) -> int:
     freqs = freqs[freqs <= cutoff_hz]  # only a dip below -3 dB up to the cut-off decides
     window = polyorder + 2 if polyorder % 2 == 1 else polyorder + 1
     while window < 100001:
-        c = signal.savgol_coeffs(window, polyorder)
+        c = savgol_coeffs(window, polyorder)
         n = np.arange(window) - window // 2
         # the sum over taps by numpy, not a BLAS matrix-vector product: OpenBLAS would start its threads
         # for this small product (~10 ms a window on a busy machine, against ~0.1 ms)
@@ -82,60 +81,55 @@ def _savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int) -> int:
 
 @lru_cache(maxsize=64)
 def _savgol_taps(window: int, polyorder: int, deriv: int, delta: float) -> np.ndarray:
-    """:func:`scipy.signal.savgol_coeffs` as a contiguous array, once per filter (blocks share it)."""
-    from ..scipy_signal import signal
-
-    taps = np.ascontiguousarray(signal.savgol_coeffs(window, polyorder, deriv=deriv, delta=delta))
+    """:func:`humanbody.signal.savgol.savgol_coeffs` as a contiguous array, once per filter (blocks share it)."""
+    taps = np.ascontiguousarray(savgol_coeffs(window, polyorder, deriv=deriv, delta=delta))
     taps.setflags(write=False)
     return taps
 
 
 def _savgol(x: np.ndarray, window: int, polyorder: int, deriv: int, delta: float,
             edges: tuple[bool, bool] = (True, True)) -> np.ndarray:
-    """:func:`scipy.signal.savgol_filter` along axis 0 (``mode="interp"``), the interior in parallel.
+    """:func:`humanbody.signal.savgol.savgol_filter` along axis 0, NaN-tolerant, the interior in parallel.
 
-    The interior rows are the convolution with :func:`scipy.signal.savgol_coeffs`
+    The interior rows are the convolution with :func:`humanbody.signal.savgol.savgol_coeffs`
     (:func:`humanbody._kernels.fir.convolve_rows`, both cores); the first and last
-    ``window // 2`` rows come from scipy's polynomial fit to the first and
+    ``window // 2`` rows come from the polynomial fitted to the first and
     last window, so every row is what ``savgol_filter`` gives, to rounding.
     ``edges`` (first, last) False leaves those rows NaN instead: a block of
     a longer trial, whose caller trims them.
     """
-    from ..scipy_signal import signal
-
     F = x.shape[0]
     if F < window or x.ndim != 2:
-        return signal.savgol_filter(x, window, polyorder, deriv=deriv, delta=delta, axis=0, mode="interp")
-    from .._kernels.fir import convolve_rows
+        return savgol_filter(x, window, polyorder, deriv, delta)
+    from .._kernels.fir import convolve_rows  # numba: when rates are computed, not when options are parsed
 
     x = np.ascontiguousarray(x)
     out = np.empty_like(x)
     convolve_rows(x, _savgol_taps(window, polyorder, deriv, float(delta)), out)
     h = window // 2
     if edges[0]:
-        out[:h] = _edge_fit(signal, x[:window], polyorder, deriv, delta)[:h]
+        out[:h] = _edge_fit(x[:window], True, polyorder, deriv, delta)
     else:
         out[:h] = np.nan
     if edges[1]:
-        out[F - h:] = _edge_fit(signal, x[F - window:], polyorder, deriv, delta)[window - h:]
+        out[F - h:] = _edge_fit(x[F - window:], False, polyorder, deriv, delta)
     else:
         out[F - h:] = np.nan
     return out
 
 
-def _edge_fit(signal, xw: np.ndarray, polyorder: int, deriv: int, delta: float) -> np.ndarray:
-    """scipy's ``mode="interp"`` fit of one edge window (window, columns); a column with a NaN in it is NaN.
+def _edge_fit(xw: np.ndarray, first: bool, polyorder: int, deriv: int, delta: float) -> np.ndarray:
+    """The first (last) half window of rows fitted to one edge window (window, columns); a column with a NaN is NaN.
 
     NaN samples propagate to the rows whose window holds them, as in the
     interior convolution (a trial whose first frames have no markers).
     """
     ok = np.isfinite(xw).all(axis=0)
     if ok.all():
-        return signal.savgol_filter(xw, xw.shape[0], polyorder, deriv=deriv, delta=delta, axis=0, mode="interp")
-    res = np.full(xw.shape, np.nan)
+        return savgol_edge(xw, first, polyorder, deriv, delta)
+    res = np.full((xw.shape[0] // 2, xw.shape[1]), np.nan)
     if ok.any():
-        res[:, ok] = signal.savgol_filter(xw[:, ok], xw.shape[0], polyorder, deriv=deriv, delta=delta, axis=0,
-                                          mode="interp")
+        res[:, ok] = savgol_edge(xw[:, ok], first, polyorder, deriv, delta)
     return res
 
 
@@ -253,8 +247,6 @@ class Differentiation:
         if self.method == "spline":
             return self._spline(t, flat, y.shape, h)
         rate = 1.0 / h
-        from ..scipy_signal import signal  # imported when rates are differentiated, not at start-up
-
         if self.method == "savgol":
             w = savgol_window(self.cutoff_hz, rate, self.polyorder)
             if w > F:
@@ -268,11 +260,12 @@ class Differentiation:
             if not smoothed:
                 out.insert(0, None)
         elif self.method == "butterworth":
-            from .filters import butterworth_sos
+            from .filters import butterworth_sos  # numba kernels: loaded when used, not at start-up
+            from .iir import sosfiltfilt
 
             sos = butterworth_sos(self.cutoff_hz, rate, self.order)
             padlen = min(3 * (2 * len(sos) + 1), F - 1)
-            ys = signal.sosfiltfilt(sos, flat, axis=0, padlen=padlen)
+            ys = sosfiltfilt(sos, flat, padlen=padlen)
             yd = np.gradient(ys, h, axis=0, edge_order=2)
             out = [ys, yd, np.gradient(yd, h, axis=0, edge_order=2)]
         else:  # gradient

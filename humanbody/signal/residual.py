@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..scipy_signal import signal
 from .filters import butterworth_sos
+from .iir import sosfiltfilt
 
 __all__ = ["MIN_FRAMES", "ResidualAnalysis", "residual_cutoff"]
 
@@ -106,11 +106,11 @@ def residual_cutoff(x: np.ndarray, rate_hz: float, order: int = 4, lowest_hz: fl
     n = x.shape[0]
     if n < MIN_FRAMES:
         raise InputError(f"residual analysis for the cut-off needs at least {MIN_FRAMES} frames, got {n}; "
-                         "give the cut-off (--cutoff HZ)", source)
+                         "give the cut-off (`cutoff_hz` HZ)", source)
     keep = np.isfinite(x).all(axis=0)
     if not keep.any():
         raise InputError("residual analysis for the cut-off: no marker coordinate is finite in every frame; "
-                         "give the cut-off (--cutoff HZ)", source)
+                         "give the cut-off (`cutoff_hz` HZ)", source)
     x = x[:, keep]
     if n > MAX_FRAMES:  # the middle of a long trial: the same movement, a bounded cost
         s = (n - MAX_FRAMES) // 2
@@ -119,12 +119,12 @@ def residual_cutoff(x: np.ndarray, rate_hz: float, order: int = 4, lowest_hz: fl
     cands = np.arange(float(lowest_hz), top + 1e-9, float(step_hz))
     if len(cands) < 6:
         raise InputError(f"residual analysis for the cut-off: a {rate_hz:g} Hz sampling rate leaves too few "
-                         "cut-offs to try; give the cut-off (--cutoff HZ)", source)
+                         "cut-offs to try; give the cut-off (`cutoff_hz` HZ)", source)
     x = x - x.mean(axis=0)
     res = np.empty(len(cands))
     for i, fc in enumerate(cands):
         sos = butterworth_sos(float(fc), rate_hz, order, source)
-        y = signal.sosfiltfilt(sos, x, axis=0)
+        y = sosfiltfilt(sos, x)
         res[i] = np.sqrt(np.mean((x - y) ** 2))
     upper = cands >= cands[len(cands) // 2]
     slope, noise = np.polyfit(cands[upper], res[upper], 1)

@@ -62,6 +62,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import InputError
+from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
 
 if TYPE_CHECKING:
     from ..model.body import BodyModel
@@ -167,8 +168,9 @@ def _model(entry, folder: Path):
     sex = entry.get("sex", "male")
     if sex not in ("male", "female"):
         raise InputError(f"[model].sex must be 'male' or 'female', not {sex!r}")
-    return BodyModel.default(mass=_number(entry.get("mass", 75.0), "[model].mass", positive=True),
-                             height=_number(entry.get("height", 1.75), "[model].height", positive=True), sex=sex)
+    return BodyModel.default(mass=_number(entry.get("mass", DEFAULT_MASS), "[model].mass", positive=True),
+                             height=_number(entry.get("height", DEFAULT_HEIGHT), "[model].height", positive=True),
+                             sex=sex)
 
 
 def _coordinates(entry, cols, what: str, root) -> np.ndarray:

@@ -158,7 +158,7 @@ def compare(groups: list[Group], *, paired: bool = False, alpha: float = 0.05, t
         One group: regression of its subjects' (or strides': their trial's) curves on ``x``.
     """
     if correction not in CORRECTIONS:
-        raise InputError(f"--correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
+        raise InputError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}", option="correction")
     if regressor is not None:
         return _compare_regress(groups, regressor, alpha, two_tailed, correction, check_normality)
     variables = check_groups(groups, paired)
@@ -167,7 +167,7 @@ def compare(groups: list[Group], *, paired: bool = False, alpha: float = 0.05, t
     else:
         test = "anova1" if len(groups) > 2 else ("ttest_paired" if paired else "ttest2")
     if multivariate and test not in ("ttest2", "ttest_paired"):
-        raise InputError("--multivariate (Hotelling's T² per joint) compares exactly 2 groups")
+        raise InputError("multivariate (Hotelling's T² per joint) compares exactly 2 groups", option="multivariate")
     tasks: list[tuple[str, list[str], str | int]] = []  # (name, variables, run: "mv", "uv" or the effect)
     if multivariate:
         test = "hotellings_paired" if paired else "hotellings2"

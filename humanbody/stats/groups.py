@@ -237,7 +237,7 @@ def read_report(folder, *, side: str = "both", unit: str = "subject", subjects: 
         elif keys != names:
             missing = sorted(names ^ keys)
             raise InputError(f"trials of one group have different variables ({', '.join(missing[:4])}"
-                             f"{' ...' if len(missing) > 4 else ''}; --variables chooses the ones all have)",
+                             f"{' ...' if len(missing) > 4 else ''}; `variables` chooses the ones all have)",
                              path)
     order = [n for n in per_trial[0][1] if _wanted(n, variables)]
     for var in order:
@@ -265,7 +265,7 @@ def read_report(folder, *, side: str = "both", unit: str = "subject", subjects: 
         group.units[var] = _unit(var)
     if not group.curves:
         raise InputError("no clinical angle, moment or power curves"
-                         + (" matching --variables" if variables else ""), folder)
+                         + (" matching `variables`" if variables else ""), folder)
     return group
 
 
@@ -372,8 +372,8 @@ def check_groups(groups: list[Group], paired: bool = False) -> list[str]:
             only = sorted(a - b)[:3] or sorted(b - a)[:3]
             where = first.name if a - b else g.name
             common = sorted(a & b)
-            hint = ("; --variables chooses the ones both have, e.g. --variables '*_deg'"
-                    if any(v.endswith("_deg") for v in common) else "; --variables chooses the ones both have")
+            hint = ("; `variables` chooses the ones both have, e.g. `variables` '*_deg'"
+                    if any(v.endswith("_deg") for v in common) else "; `variables` chooses the ones both have")
             raise InputError(f"groups {first.name!r} and {g.name!r} have different variables "
                              f"(only {where!r} has {', '.join(only)}){hint}")
     for g in groups:
@@ -390,12 +390,12 @@ def check_groups(groups: list[Group], paired: bool = False) -> list[str]:
                                  f"({first.curves[var].shape[1]} and {Y.shape[1]} points)")
     if paired:
         if len(groups) != 2:
-            raise InputError("--paired compares exactly 2 groups")
+            raise InputError("paired compares exactly 2 groups", option="paired")
         for var in first.variables:
             a, b = first.rows[var], groups[1].rows[var]
             if sorted(a) != sorted(b) or len(set(a)) != len(a):
-                raise InputError(f"--paired needs the same subjects in both groups ({var}: "
-                                 f"{len(set(a) ^ set(b))} not in both)")
+                raise InputError(f"paired needs the same subjects in both groups ({var}: "
+                                 f"{len(set(a) ^ set(b))} not in both)", option="paired")
     return first.variables
 
 

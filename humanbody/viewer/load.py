@@ -134,7 +134,7 @@ def _model_for_results(path: Path, model, mass, height, sex) -> BodyModel:
     if beside.exists():
         return load_model(beside)
     raise InputError(
-        f"results table without its model: no {beside.name} beside it; give --model, or --mass and --height",
+        f"results table without its model: no {beside.name} beside it; give `model`, or `mass` and `height`",
         path,
     )
 

@@ -33,6 +33,7 @@ import pyvista as pv
 from ..io.loads import LoadTable
 from ..mechanics.results import Results
 from ..model.body import BodyModel
+from ..signal import FORCE_THRESHOLD
 from .ellipsoids import ellipsoid_inertia, ellipsoid_semi_axes
 from .timebase import grf_on_time_base, markers_on_time_base, residuals_on_time_base
 
@@ -326,7 +327,7 @@ class Scene:
 
         ``omega``, ``force``, ``torque`` start at the mass centres G_k;
         ``grf`` starts at each plate's centre of pressure (plates carrying
-        less than 20 N are left out: their centre of pressure is undefined).
+        no more than :data:`~humanbody.signal.FORCE_THRESHOLD` are left out: their centre of pressure is undefined).
         """
         f = self.frame_index(frame)
         if layer == "moment":
@@ -339,7 +340,7 @@ class Scene:
                 return np.empty((0, 3)), np.empty((0, 3))
             F, P = self._grf_force[f], self._grf_point[f]
             ok = np.all(np.isfinite(F), axis=1) & np.all(np.isfinite(P), axis=1)
-            ok &= np.linalg.norm(np.nan_to_num(F), axis=1) > 20.0
+            ok &= np.linalg.norm(np.nan_to_num(F), axis=1) > FORCE_THRESHOLD
             return P[ok], F[ok]
         attr = VECTOR_LAYERS[layer][0]
         return self.results.com[f], getattr(self.results, attr)[f]

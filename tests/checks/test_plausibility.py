@@ -89,9 +89,10 @@ def test_too_few_whole_weight_frames_refuse_asking_for_the_mass():
     loads, results, model, t = _walkway(air_frames=30)  # 0.3 s with the other foot in the air
     with pytest.raises(InputError) as err:
         plates_mass(loads, results, model, t, "stairs.c3d")
-    text = str(err.value)
+    text = str(err.value.on_command_line())  # what the command line says; Python callers read `mass`
     assert "only 30 frame(s) (0.30 s) carry the whole weight" in text and "--mass KG" in text
     assert "--skip-check mass" in text and "\n" not in text
+    assert "give `mass` KG" in str(err.value) and "`skip_checks` mass" in str(err.value)
     mass, lines = plates_mass(loads, results, model, t, "stairs.c3d", skip=True)
     assert mass is None and "75 kg assumed" in lines[0]
 

@@ -565,8 +565,10 @@ def test_staircase_without_a_mass_is_refused_not_a_small_adult(staircase, source
     forces = tmp / "stairs_loads.csv" if source == "table" else c3d
     with pytest.raises(InputError) as err:
         hb.analyze_trial(tmp / "stairs.csv", forces=forces, forces_cutoff_hz=0, height=1.75)
-    text = str(err.value)
-    assert "no --mass: only 0 frame(s)" in text and "--mass KG" in text and "\n" not in text
+    text = str(err.value)  # the Python caller is told the parameter, the command line its flag
+    assert "no `mass`: only 0 frame(s)" in text and "give `mass` KG" in text and "\n" not in text
+    cli = str(err.value.on_command_line())
+    assert "no --mass: only 0 frame(s)" in cli and "--mass KG" in cli and "--skip-check mass" in cli
     # with the mass check skipped the model's mass stays, said so
     analysis = hb.analyze_trial(tmp / "stairs.csv", forces=forces, forces_cutoff_hz=0, height=1.75,
                                 skip_checks=("mass",))

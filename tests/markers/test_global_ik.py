@@ -8,6 +8,8 @@ Jacobian, segment tracking on the same noisy data, and the command line.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from _shared import needs_shared
@@ -506,7 +508,8 @@ def test_forced_segment_fits_refuse_segments_with_fewer_than_three_points(setup)
     cal, t, ang, root, markers = setup
     sparse = {m: v for m, v in markers.items() if m not in SPARSE}
     ms = cal.markerset
-    with pytest.raises(InputError, match=r"--ik segments.*right_lower_leg \(2\).*--ik global"):
+    with pytest.raises(InputError, match=r"^ik segments.*right_lower_leg \(2\).*`ik` global") as err:
         choose_method(ms, sparse, "segments")
+    assert re.match(r"--ik segments.*right_lower_leg \(2\).*--ik global", str(err.value.on_command_line()))
     assert choose_method(ms, markers, "segments") == ("segments", "--ik segments")
     assert choose_method(ms, sparse, "global") == ("global", "--ik global")

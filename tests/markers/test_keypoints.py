@@ -135,8 +135,9 @@ def test_keypoint_sets_load_and_name_their_pulls():
         ms = load_markerset(name)
         assert ms.keypoints
         assert choose_method(ms, ms.required, "auto") == ("global", f"auto: {name!r} is a keypoint set")
-        with pytest.raises(InputError, match="keypoint set.*--ik global"):
+        with pytest.raises(InputError, match="keypoint set.*`ik` global") as err:
             choose_method(ms, ms.required, "segments")
+        assert "use --ik global" in str(err.value.on_command_line())
     assert "right_lower_leg" in load_markerset("body25b").ik["hinge"]
 
 

@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 from _shared import WALK, needs_shared
 from ik_motions import forward, motion
+from scipy import signal
 
 from humanbody import InputError
 from humanbody.markers import precision as pr
@@ -28,7 +29,6 @@ from humanbody.markers.calibration import calibrate
 from humanbody.markers.conditioning import lowpass
 from humanbody.markers.global_ik import ik_problem, track_global
 from humanbody.model.segments import PARENTS
-from humanbody.scipy_signal import signal
 from humanbody.signal.filters import butterworth_sos
 from tests.markers.test_full_range import _model
 from tests.markers.test_tracking import frame_df, static_markers
