@@ -139,11 +139,21 @@ def steps(page: Path) -> list[tuple[str, str]]:
         elif lang == "text":
             out.append(("text", body))
         elif lang in _SHELL:
-            for line in body.replace("\\\n", " ").splitlines():
-                line = line.strip().removeprefix("$ ")
+            prompted = any(line.startswith("$ ") for line in body.splitlines())
+            shown: list[str] = []
+            for raw in body.replace("\\\n", " ").splitlines():
+                if prompted and not raw.startswith("$ "):
+                    shown.append(raw)  # in a block with prompts, the lines after a command are its output
+                    continue
+                if any(s.strip() for s in shown):
+                    out.append(("text", "\n".join(shown)))
+                shown = []
+                line = raw.strip().removeprefix("$ ")
                 line = line.split("  #")[0].split(" # ")[0].strip()
                 if _is_command(line):
                     out.append(("shell", line))
+            if any(s.strip() for s in shown):
+                out.append(("text", "\n".join(shown)))
     return out
 
 
@@ -275,3 +285,19 @@ def test_page_runs_as_written(page, tmp_path, monkeypatch):
         ran += 1
     if not ran:
         pytest.skip("every step of the page needs the shared data or is listed in NOT_RUN")
+
+
+def test_shown_lines_are_matched_in_order_to_their_printed_precision():
+    printed = "read a.trc: 151 frames at 60 Hz\nmass 72.6 kg from the plates, spread 0.1 kg over 1-s blocks\ndone"
+    assert missing_lines("read ...: 151 frames at 60 Hz\nmass 72.6 kg ...\ndone", printed) == []
+    assert missing_lines("mass 72.6 kg from the plates,\nspread 0.1 kg over 1-s blocks", printed) == []  # wrapped
+    assert missing_lines("mass 72.7 kg ...", printed) == ["mass 72.7 kg ..."]  # a figure off in its last digit
+    assert missing_lines("done\nread ...", printed) == ["read ..."]  # out of order
+
+
+def test_a_prompted_block_gives_commands_and_their_output(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("```console\n$ humanbody model show --mass 75\nsegment table\n$ humanbody model show\n```\n"
+                    "```python\nx = 1\n```\n")
+    assert steps(page) == [("shell", "humanbody model show --mass 75"), ("text", "segment table"),
+                           ("shell", "humanbody model show"), ("python", "x = 1\n")]
