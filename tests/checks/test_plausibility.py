@@ -156,7 +156,8 @@ def test_shared_walk_mass_from_its_plates_matches_opensims_subject():
     assert analysis.model.total_mass == pytest.approx(72.6, abs=0.5), line
     assert any(m.startswith("check mass: body mass index") for m in analysis.messages)
     assert any(m.startswith("tracking: median RMS marker residual 3.1 mm") and m.endswith(
-        "; check static: subject01_static.trc fits the trial's subject (median marker residual at most 15 mm)")
+        "; check static: subject01_static.trc fits the trial's subject (median marker residual at most 15 mm; "
+        "segment marker distances within 0.7 % of the trial's, at most 8 %)")
         for m in analysis.messages)
     clock = next(m for m in analysis.messages if m.startswith("check force-clock"))
     assert "(100 % of its frames)" in clock and "a foot at the centre of pressure in 100 %" in clock
