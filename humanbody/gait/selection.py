@@ -34,8 +34,8 @@ def pseudo_markers(results, time) -> pd.DataFrame:
     lies halfway from the ankle to it, Winter 2009, Table 4.1), and the
     lower-torso origin for the pelvis.  Events from these points are an
     approximation of the marker-based ones: on the sample walk (whose marker
-    version has stance 60.8 % and double support 21.6 %) they give 59.9 % and
-    19.7 % (the mass centre itself as the toe: 57.8 % and 15.6 %, the toe
+    version has stance 60.7 % and double support 21.4 %) they give 59.7 % and
+    19.4 % (the mass centre itself as the toe: 57.6 % and 15.1 %, the toe
     leaving its furthest point behind the pelvis too early).
     """
     cols = {"time": np.asarray(time, dtype=float)}
