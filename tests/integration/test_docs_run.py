@@ -275,7 +275,6 @@ def test_every_page_has_steps_and_every_skip_is_used():
 def test_page_runs_as_written(page, tmp_path, monkeypatch):
     ws = workspace(tmp_path, page)
     monkeypatch.chdir(ws)
-    monkeypatch.syspath_prepend(str(ws))
     scope: dict = {"__name__": f"docs_{page.stem}"}
     printed, skipped, ran = [], False, 0
     page_steps = steps(page)
