@@ -25,9 +25,10 @@ foot strike at 0 % and foot off near 61 % of the cycle, so the sample report
 shows stance about 61 % and double support about 22 % of the stride (normal:
 about 60 % and 20 %); plus pelvic tilt (10-11.5 deg anterior), list (the
 stance side's hip up in loading response, the swing side dropping) and
-rotation after the normal curves of Schwartz et al. (2008), the toes turned
-out 8 deg, counter-rotating thorax, and arm swing opposite to the legs. The left side is
-the right side half a cycle later. Derivatives are those of the series, so
+rotation after the normal curves of Schwartz et al. (2008), the legs turned
+out 8 deg at the hips (the foot progression angle -3 to -16 deg),
+counter-rotating thorax, and arm swing opposite to the legs. The left side
+is the right side half a cycle later. Derivatives are those of the series, so
 they are exact. The pelvis progresses at a constant mean speed with the
 double-frequency vertical bounce of walking. Heights are set so that the
 ankles of the scaled default model (75 kg, 1.75 m) stay about 8 cm above the
@@ -44,8 +45,11 @@ import pandas as pd
 
 DEG = np.pi / 180.0
 HARMONICS = 5
-#: Toe-out (deg): the foot turned outward about its vertical axis relative to the shank (tibial torsion and
-#: foot abduction together), so that the foot progression angle in stance is the normal 5-15 deg of toe-out.
+#: Toe-out (deg): the whole leg turned outward about the thigh's long axis (hip external rotation standing
+#: for femoral and tibial torsion and foot abduction together), so that the foot progression angle is the
+#: normal 5-15 deg of toe-out through stance.  Turned about the foot's own vertical axis instead (after
+#: the ankle's plantarflexion, the last angle of the foot's sequence), the toe-out would grow as
+#: atan(tan 8 deg / cos(foot pitch)) to -30 deg at toe-off, when the foot stands steeply on its toes.
 TOE_OUT = 8.0
 
 #: (percent of the right gait cycle, value in degrees) for the right side.
@@ -119,7 +123,7 @@ def build(strides=4, rate=100.0, stride_time=1.1, speed=1.3, height=1.75, mass=7
         put(f"{side}_lower_leg_alpha", evaluate(fit["knee_flexion"], ph, omega))
         ank = evaluate(fit["ankle_dorsiflexion"], ph, omega)
         put(f"{side}_foot_alpha", tuple(-v for v in ank))
-        put(f"{side}_foot_gamma", (-sign * TOE_OUT + zero, zero, zero))  # toes turned out about the foot's z
+        put(f"{side}_upper_leg_gamma", (-sign * TOE_OUT + zero, zero, zero))  # the leg turned out about the thigh
         # arms swing opposite to the leg of the same side (shoulder keys are set so)
         sh = evaluate(fit["shoulder_flexion"], ph, omega)
         put(f"{side}_upper_arm_alpha", tuple(-v for v in sh))

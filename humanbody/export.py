@@ -187,11 +187,13 @@ def _events(analysis, raw, cols, time) -> tuple[pd.DataFrame, str]:
         except InputError:
             pass
     points = {"time": np.asarray(time, dtype=float)}
-    for name, col in (("right_ankle", "right_foot_joint"), ("right_foot_com", "right_foot_com"),
-                      ("left_ankle", "left_foot_joint"), ("left_foot_com", "left_foot_com"),
+    for name, col in (("right_ankle", "right_foot_joint"), ("left_ankle", "left_foot_joint"),
                       ("pelvis", "lower_torso_joint")):
         for a in _AXES:
             points[f"{name}_{a}"] = cols[f"{col}_{a}"]
+    for side in ("right", "left"):  # the toe as humanbody.gait.selection.pseudo_markers: 2 G - O
+        for a in _AXES:
+            points[f"{side}_toe_{a}"] = 2 * np.asarray(cols[f"{side}_foot_com_{a}"]) - cols[f"{side}_foot_joint_{a}"]
     df = pd.DataFrame(points)
     df.attrs.update(kind="markers", source="model points")
     return kinematic_events(df, feet=PSEUDO_FEET, pelvis=["pelvis"]), "model points"

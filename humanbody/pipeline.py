@@ -537,7 +537,8 @@ def track(markers: pd.DataFrame, calibration, mset, found: dict, required: list,
     if run.options.static is not None:
         from .checks.static_fit import check_static_fit
 
-        line = check_static_fit(run.options.static, tracking, skip="static" in run.options.skip_checks)
+        line = check_static_fit(run.options.static, tracking, skip="static" in run.options.skip_checks,
+                                calibration=calibration, markers=markers)
         said = [k for k, m in enumerate(run.messages) if m.startswith("tracking: median RMS marker residual")]
         if line and said:  # the residual's own line says what was checked
             run.messages[said[-1]] += f"; {line}"

@@ -1,4 +1,4 @@
-"""Does the static trial fit the trial's subject?  Its calibration's marker residual on the trial.
+"""Does the static trial fit the trial's subject?  Its calibration's marker residual and body dimensions.
 
 Each segment's marker cluster is calibrated on the static trial and fitted
 rigidly to the trial's markers in every frame
@@ -10,6 +10,17 @@ subject's static has other segment lengths and marker places, and the
 residual is ten times that (30.6 mm on the same walk).  The trial is
 refused when the median of the per-frame RMS residuals over every segment
 exceeds :data:`MAX_RESIDUAL_MM`.
+
+The body's dimensions are compared too: every distance between two markers
+of one segment (5 cm apart or more: the pelvis width R.ASIS-L.ASIS, the
+shoulder width, the foot's heel-toe length, the thigh and shank clusters'
+spans) as the static's calibration has it against its median over the
+trial's frames.  Skin and marker noise move them by a few per cent (the
+shared walk with its own static: median 0.7 % over 54 distances); another
+subject's pelvis, shoulders and feet differ by tens of per cent (the sample
+static on the shared walk: 21 %; the shared static on the sample walk:
+17 %).  The trial is refused when the median relative difference exceeds
+:data:`MAX_DIMENSION_PCT`.
 """
 
 from __future__ import annotations
@@ -17,20 +28,63 @@ from __future__ import annotations
 import os
 
 import numpy as np
+import pandas as pd
 
 from . import refusal
 
-__all__ = ["MAX_RESIDUAL_MM", "check_static_fit"]
+__all__ = ["MAX_DIMENSION_PCT", "MAX_RESIDUAL_MM", "check_static_fit", "segment_dimensions"]
 
 #: Largest median RMS marker residual (mm) of a static calibration on the trial.
 MAX_RESIDUAL_MM = 15.0
+#: Largest median relative difference (%) of the within-segment marker distances, static against trial.
+MAX_DIMENSION_PCT = 8.0
+#: Shortest marker distance (m) compared: shorter ones are mostly noise.
+MIN_DISTANCE_M = 0.05
 
 
-def check_static_fit(static, tracking, *, skip: bool = False) -> str | None:
-    """One line on how the static trial's calibration fits the trial; refused past :data:`MAX_RESIDUAL_MM`.
+def segment_dimensions(calibration, markers) -> pd.DataFrame:
+    """The distances between the markers of each segment, in the static trial and in the trial.
+
+    Parameters
+    ----------
+    calibration : humanbody.markers.calibration.Calibration
+        The static trial's calibration: ``local`` (each segment's markers in
+        its frame, m) and ``names`` (marker -> name in the trials).
+    markers : pandas.DataFrame
+        The trial's markers (``<name>_x``, ``_y``, ``_z`` columns, m).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair of markers of one segment seen in the trial and at
+        least :data:`MIN_DISTANCE_M` apart in the static: ``segment``,
+        ``a``, ``b``, ``static_m``, ``trial_m`` (median over the trial's
+        frames), ``difference_pct`` = 100 (trial - static) / static.
+    """
+    rows = []
+    for segment, local in calibration.local.items():
+        names = [m for m in local if all(f"{calibration.names.get(m, m)}_{c}" in markers for c in "xyz")]
+        for i, a in enumerate(names):
+            pa = markers[[f"{calibration.names.get(a, a)}_{c}" for c in "xyz"]].to_numpy(dtype=float)
+            for b in names[i + 1:]:
+                static = float(np.linalg.norm(np.asarray(local[a]) - np.asarray(local[b])))
+                pb = markers[[f"{calibration.names.get(b, b)}_{c}" for c in "xyz"]].to_numpy(dtype=float)
+                seen = np.linalg.norm(pa - pb, axis=1)
+                if static < MIN_DISTANCE_M or not np.isfinite(seen).any():
+                    continue
+                trial = float(np.nanmedian(seen))
+                rows.append((segment, a, b, static, trial, 100.0 * (trial - static) / static))
+    return pd.DataFrame(rows, columns=["segment", "a", "b", "static_m", "trial_m", "difference_pct"])
+
+
+def check_static_fit(static, tracking, *, skip: bool = False, calibration=None, markers=None) -> str | None:
+    """One line on how the static trial's calibration fits the trial; refused when it is another subject's.
 
     ``tracking`` has ``residuals`` (DataFrame: ``time`` and one column per
-    segment, m).  None when there is no residual to judge.
+    segment, m): refused past :data:`MAX_RESIDUAL_MM`.  With the static's
+    ``calibration`` and the trial's ``markers``, the segments' dimensions
+    (:func:`segment_dimensions`) too: refused past :data:`MAX_DIMENSION_PCT`.
+    None when there is nothing to judge.
     """
     res = tracking.residuals.drop(columns="time")
     values = res.to_numpy(dtype=float)
@@ -39,11 +93,26 @@ def check_static_fit(static, tracking, *, skip: bool = False) -> str | None:
     med = float(np.nanmedian(values)) * 1000.0
     worst = (res.median() * 1000.0).sort_values(ascending=False)
     name = os.path.basename(os.fspath(static))
-    if med > MAX_RESIDUAL_MM and not skip:
-        top = ", ".join(f"{seg} {v:.0f} mm" for seg, v in worst.head(3).items())
-        raise refusal("static", f"does not fit this trial's subject: its calibration leaves a median marker "
-                      f"residual of {med:.1f} mm on the trial (its own static: a few mm; at most "
-                      f"{MAX_RESIDUAL_MM:g} mm; largest {top})", static, instead="give the subject's own `static`")
-    if med > MAX_RESIDUAL_MM:
-        return f"check static: {name} does not fit the trial's subject ({med:.1f} mm; --skip-check static)"
-    return f"check static: {name} fits the trial's subject (median marker residual at most {MAX_RESIDUAL_MM:g} mm)"
+    dims = segment_dimensions(calibration, markers) if calibration is not None and markers is not None else None
+    dim = float(dims["difference_pct"].abs().median()) if dims is not None and len(dims) else None
+    said = (f"; segment marker distances within {dim:.1f} % of the trial's, at most {MAX_DIMENSION_PCT:g} %"
+            if dim is not None else "")
+    far, apart = med > MAX_RESIDUAL_MM, dim is not None and dim > MAX_DIMENSION_PCT
+    if (far or apart) and not skip:
+        why = []
+        if far:
+            top = ", ".join(f"{seg} {v:.0f} mm" for seg, v in worst.head(3).items())
+            why.append(f"its calibration leaves a median marker residual of {med:.1f} mm on the trial (its own "
+                       f"static: a few mm; at most {MAX_RESIDUAL_MM:g} mm; largest {top})")
+        if apart and dims is not None:
+            big = dims.reindex(dims["difference_pct"].abs().sort_values(ascending=False).index).head(2)
+            pairs = ", ".join(f"{r.a}-{r.b} {r.static_m * 100:.1f} cm in the static, {r.trial_m * 100:.1f} cm in "
+                              "the trial" for r in big.itertuples())
+            why.append(f"the distances between the markers of its segments differ from the trial's by {dim:.1f} % "
+                       f"(median of {len(dims)}; at most {MAX_DIMENSION_PCT:g} %; {pairs})")
+        raise refusal("static", f"does not fit this trial's subject: {' and '.join(why)}", static,
+                      instead="give the subject's own `static`")
+    if far or apart:
+        return f"check static: {name} does not fit the trial's subject ({med:.1f} mm{said}; --skip-check static)"
+    return (f"check static: {name} fits the trial's subject (median marker residual at most {MAX_RESIDUAL_MM:g} mm"
+            f"{said})")

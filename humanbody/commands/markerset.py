@@ -183,5 +183,5 @@ def run_init(args) -> int:
         assert draft.markerset is not None  # a draft holds its set as loaded
         static = "" if draft.window else f" --static {args.static}"  # a walk: each trial calibrates itself
         say(f"wrote {args.out}; analyse with: humanbody analyze TRIAL{static} --markerset {args.out}"
-            + (" --height M" if not draft.markerset.parameters.get("height_top") else ""))
+            + ("" if {"height_top", "height_landmarks"} & set(draft.markerset.parameters) else " --height M"))
     return 0

@@ -52,7 +52,7 @@ SIDES = ("right", "left")
 
 #: Model points that stand in for (heel, toe) when a trial has no foot markers
 #: (:func:`humanbody.gait.selection.pseudo_markers`).
-PSEUDO_FEET = {"right": ("right_ankle", "right_foot_com"), "left": ("left_ankle", "left_foot_com")}
+PSEUDO_FEET = {"right": ("right_ankle", "right_toe"), "left": ("left_ankle", "left_toe")}
 
 #: Candidate (heel, toe) marker names per side, tried in order.
 FOOT_MARKERS = {

@@ -36,7 +36,7 @@ from ..signal.nan import nanmedian
 from .joint_centres import HIP_REGRESSIONS, chord_joint_centre, chord_turn, kad_apex, triad
 from .markerset import MarkerSet, resolve_markerset
 
-__all__ = ["Calibration", "calibrate", "estimate_height", "slerp_frames", "marker_arrays"]
+__all__ = ["Calibration", "calibrate", "estimate_height", "estimate_height_detail", "slerp_frames", "marker_arrays"]
 
 
 class _Unavailable(Exception):
@@ -424,24 +424,52 @@ def estimate_height(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> float |
 
     Height = median over frames of (vertical position of the set's head-top
     point ``parameters.height_top``) - (lowest of its ``height_floor`` foot
-    markers), divided by ``height_fraction`` (default 1; 0.818 for a drafted
-    set whose top point is the acromia's mid-point, Drillis and Contini), plus
+    markers), divided by ``height_fraction`` (default 1), plus
     ``height_offset``.  The head marker's radius and the foot
     markers' height above the floor roughly cancel; the offset corrects a
-    set whose head-top point is not on the vertex.
+    set whose head-top point is not on the vertex.  A set without head
+    markers names ``height_landmarks`` instead (point -> fraction of the
+    height: the acromia, the hip centres from the ASIS), combined by
+    :func:`humanbody.markers.height_landmarks.combine`; its ``height_floor``
+    may name points (the ankle centres, at ``height_floor_fraction``).
     """
+    return estimate_height_detail(markers, ms)[0]
+
+
+def estimate_height_detail(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> tuple[float | None, str]:
+    """:func:`estimate_height` and what it used (an empty string for a head-top marker)."""
+    geo = _Geometry(ms, markers, {})
+
+    def z(name):
+        if name in markers:
+            return np.asarray(markers[name])[:, 2]
+        try:
+            return geo.point(name)[:, 2]
+        except (_Unavailable, InputError, KeyError):
+            return None
+
+    floors = [v for v in (z(m) for m in ms.parameters.get("height_floor", [])) if v is not None]
+    if not floors:
+        return None, ""
+    z_floor = np.fmin.reduce(np.stack(floors), axis=0)  # NaN where no floor marker is seen (no All-NaN warning)
+    landmarks = ms.parameters.get("height_landmarks")
+    if landmarks:
+        from .height_landmarks import combine, describe
+
+        below = float(ms.parameters.get("height_floor_fraction", 0.0))
+        levels = {name: (zt, float(f)) for name, f in landmarks.items() if (zt := z(name)) is not None}
+        height, used = combine(levels, z_floor, below)
+        return height, (describe(used, below) if used else "")
     top = ms.parameters.get("height_top")
-    floor = [m for m in ms.parameters.get("height_floor", []) if m in markers]
-    if top is None or not floor:
-        return None
-    try:
-        z_top = _Geometry(ms, markers, {}).point(top)[:, 2]
-    except (_Unavailable, InputError, KeyError):
-        return None
-    z = np.stack([markers[m][:, 2] for m in floor])
-    z_floor = np.fmin.reduce(z, axis=0)  # NaN where no floor marker is seen (no All-NaN warning)
+    z_top = z(top) if top is not None else None
+    if z_top is None:
+        return None, ""
     h = nanmedian(z_top - z_floor) / float(ms.parameters.get("height_fraction", 1.0))
-    return float(h + float(ms.parameters.get("height_offset", 0.0))) if np.isfinite(h) else None
+    if not np.isfinite(h):
+        return None, ""
+    frac = float(ms.parameters.get("height_fraction", 1.0))
+    how = f"no head markers: {top} at {frac:g} of the height" if frac != 1.0 else ""
+    return float(h + float(ms.parameters.get("height_offset", 0.0))), how
 
 
 def _median_rotation(R: np.ndarray) -> np.ndarray:
@@ -524,17 +552,14 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
     else:
         notes.append(f"no static trial: geometry from {len(static)} motion frames (medians over frames)")
     if height is None:
-        height = estimate_height(markers, ms)
+        height, how = estimate_height_detail(markers, ms)
         if height is None:
             raise InputError(f"marker set {ms.name!r} cannot estimate the subject's height; give height", source or None)
         if not 0.8 <= height <= 2.5:  # the head is not above the feet along ground Z: the axes, not the subject
             raise InputError(f"the head markers are {height:.2f} m above the foot markers along the vertical of the "
                              f"axes mapping: not a standing body, so the axes look wrong (check `axes`; 'auto' "
                              "detects them)", source or None)
-        frac = float(ms.parameters.get("height_fraction", 1.0))
-        notes.append(f"height estimated from markers: {height:.3f} m"
-                     + (f" (no head markers: {ms.parameters.get('height_top')} at {frac:g} of the height)"
-                        if frac != 1.0 else ""))
+        notes.append(f"height estimated from markers: {height:.3f} m" + (f" ({how})" if how else ""))
     params = dict(ms.parameters, height=float(height), mass=float(mass))
     wanted = list(ms.parameters.get("subject_required", []))
     if subject is not None:

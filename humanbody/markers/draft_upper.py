@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from .draft_plan import _estimate, _Out, _rigid
+from .height_landmarks import FRACTIONS
 
 
 def _trunk(mk, out: _Out, xi) -> None:
@@ -84,7 +85,7 @@ def _trunk(mk, out: _Out, xi) -> None:
 
 
 def _head(mk, out: _Out, xi) -> bool:
-    """Head and neck; True when the set can estimate the height (head markers, else the acromia)."""
+    """Head and neck; True when the set can estimate the height (head markers, else the acromia and hips)."""
     hm = mk("head") + mk.on("head")
     role = {g.name: g for g in mk.g}
     top = [m for m in hm if "top" in role[m].modifiers]
@@ -138,15 +139,22 @@ def _head(mk, out: _Out, xi) -> bool:
         out.params["height_top"] = ("head_centre", "head markers sit about 0.12 m below the vertex")
         out.params["height_offset"] = (0.12, out.check("height offset of the head markers below the vertex "
                                                        "(0.12 m) is an estimate"))
-    elif mk("acromion", "right") + mk("acromion", "left"):
-        # no head markers: the acromia stand at 0.818 of the standing height (Drillis and Contini 1966, in
-        # Winter 2009, Biomechanics and Motor Control of Human Movement, Fig. 4.1)
-        out.point("mid_acromion", {"mean": mk("acromion", "right") + mk("acromion", "left")},
-                  "Mid-point of the acromion markers: the height estimate without head markers.")
-        out.params["height_top"] = ("mid_acromion", "no head markers: height from the acromia")
-        out.params["height_fraction"] = (0.818, out.check("height = (acromion - lowest foot marker) / 0.818 "
-                                                          "(Drillis and Contini): within about 5 per cent"))
-    return "height_top" in out.params
+    else:
+        # no head markers: the acromia and the hip centres (from the ASIS, the pelvis's own rule) stand at 0.818
+        # and 0.530 of the standing height (Drillis and Contini 1966, in Winter 2009, Biomechanics and Motor
+        # Control of Human Movement, Fig. 4.1): humanbody.markers.height_landmarks
+        landmarks = {}
+        if mk("acromion", "right") + mk("acromion", "left"):
+            out.point("mid_acromion", {"mean": mk("acromion", "right") + mk("acromion", "left")},
+                      "Mid-point of the acromion markers: a height landmark without head markers.")
+            landmarks["mid_acromion"] = FRACTIONS["acromion"]
+        if "mid_hip" in out.points:
+            landmarks["mid_hip"] = FRACTIONS["hip"]
+        if landmarks:
+            out.params["height_landmarks"] = (landmarks, out.check(
+                "no head markers: height from these landmarks' fractions of it (Drillis and Contini), their "
+                "mean; each within about 5 per cent"))
+    return "height_top" in out.params or "height_landmarks" in out.params
 
 
 def _arm(mk, out: _Out, s: str, xi, widths, radius) -> None:

@@ -157,7 +157,8 @@ def test_shared_walk_mass_from_its_plates_matches_opensims_subject():
     assert analysis.model.total_mass == pytest.approx(72.6, abs=0.5), line
     assert any(m.startswith("check mass: body mass index") for m in analysis.messages)
     assert any(m.startswith("tracking: median RMS marker residual 3.1 mm") and m.endswith(
-        "; check static: subject01_static.trc fits the trial's subject (median marker residual at most 15 mm)")
+        "; check static: subject01_static.trc fits the trial's subject (median marker residual at most 15 mm; "
+        "segment marker distances within 0.7 % of the trial's, at most 8 %)")
         for m in analysis.messages)
     clock = next(m for m in analysis.messages if m.startswith("check force-clock"))
     assert "(100 % of its frames)" in clock and "a foot at the centre of pressure in 100 %" in clock
@@ -198,10 +199,10 @@ def test_force_file_on_half_time_is_refused(tmp_path):
 
 
 # ------------------------------------------------------------------ height without head markers
-def test_drafted_set_without_head_markers_estimates_the_height_from_the_acromia(tmp_path):
+def test_drafted_set_without_head_markers_estimates_the_height_from_the_acromia_and_hips(tmp_path):
     """The sample static and walk without their head markers: markerset init drafts a set whose height comes
-    from the acromia (0.818 of the standing height, Drillis and Contini), said in one line; the sample
-    subject is 1.75 m tall (data/make_sample_markers.py)."""
+    from the acromia and the hip centres (0.818 and 0.530 of the standing height, Drillis and Contini), said
+    in one line; the sample subject is 1.75 m tall (data/make_sample_markers.py)."""
     from humanbody.io import read_trial
 
     for stem in ("sample_static", "sample_walk_markers"):
@@ -210,13 +211,14 @@ def test_drafted_set_without_head_markers_estimates_the_height_from_the_acromia(
         trial.drop(columns=head).to_csv(tmp_path / f"{stem}.csv", index=False)
     proc = _cli("markerset", "init", tmp_path / "sample_static.csv", "--out", tmp_path / "set.toml")
     assert proc.returncode == 0, proc.stderr
-    assert 'height_top = "mid_acromion"' in (tmp_path / "set.toml").read_text()
+    assert "height_landmarks = { mid_acromion = 0.818, mid_hip = 0.53 }" in (tmp_path / "set.toml").read_text()
+    assert " --height M" not in proc.stdout + proc.stderr
     analysis = hb.analyze_trial(tmp_path / "sample_walk_markers.csv", static=tmp_path / "sample_static.csv",
                                 markerset=tmp_path / "set.toml", mass=75)
     line = next(m for m in analysis.messages if "height estimated from markers" in m)
-    assert "no head markers: mid_acromion at 0.818 of the height" in line
+    assert "no head markers: mean of mid_acromion at 0.818 (1.84 m), mid_hip at 0.53 (1.73 m) of the height" in line
     height = float(line.split("markers: ")[1].split(" m")[0])
-    assert height == pytest.approx(1.75, rel=0.06)
+    assert height == pytest.approx(1.75, rel=0.03)
 
 
 def test_plate_assignment_is_one_line_for_all_plates():

@@ -1,8 +1,9 @@
-"""README.md and docs/*.md run from the repository's folder: every ``humanbody`` command shown parses with the
-command line's own parser and the project's and shared files it reads exist from there (the shared data beside
-the clone, ``../shared/``, when present; an example's own files such as ``trials/`` are parsed only), every Python block compiles, and the README's Python block runs and gives a DataFrame of
-angles with a time column.  (docs/tutorial.md's commands are also run and their output checked,
-tests/integration/test_tutorial.py.)"""
+"""README.md and docs/*.md name what exists: every ``humanbody`` command shown parses with the command line's own
+parser and the project's and shared files it reads exist from the repository's folder (the shared data beside
+the clone, ``../shared/``, when present), every Python block compiles, and the README's Python block gives a
+DataFrame of angles with a time column.  The pages are run as written, their printed figures checked, in
+tests/integration/test_docs_run.py (docs/tutorial.md in tests/integration/test_tutorial.py); this module also
+covers the commands that one does not run (a cluster, a movie, a benchmark)."""
 
 from __future__ import annotations
 

@@ -245,8 +245,9 @@ def test_drafted_set_maps_every_marker_and_tracks_the_true_angles(lab, tmp_path,
         assert an.calibration.height == pytest.approx(1.75, abs=0.01)
 
 
-def test_lower_body_set_estimates_the_upper_body_and_asks_for_height(tmp_path, trials, reference, capsys):
-    """Pelvis and legs only: trunk, head and arms ride rigidly, placed by the default model; legs exact."""
+def test_lower_body_set_estimates_the_upper_body_and_the_height_from_the_hips(tmp_path, trials, reference, capsys):
+    """Pelvis and legs only: trunk, head and arms ride rigidly, placed by the default model; legs exact; the
+    height from the hip centres (0.530 of it, Drillis and Contini; humanbody.markers.height_landmarks)."""
     lower = {g: n for g, n in SUFFIX.items() if not any(k in g for k in ("Sternum", "Acromium", "Bicep", "Elbow",
                                                                           "Wrist", "Temple", "Top.Head"))}
     (ts, st), (tw, wk) = trials
@@ -255,12 +256,14 @@ def test_lower_body_set_estimates_the_upper_body_and_asks_for_height(tmp_path, t
                   100.0)
     assert _init(tmp_path / "low_static.trc", tmp_path / "low.toml", "--height", "1.75") == 0
     err = capsys.readouterr().err
-    assert "--height M" in err.splitlines()[-1] and "give --height when analysing" in err
+    assert "--height M" not in err.splitlines()[-1] and "give --height when analysing" not in err
     ms = load_markerset(tmp_path / "low.toml")
     assert {s: ms.segments[s].rule for s in ("upper_torso", "head", "right_upper_arm", "left_hand")} == {
         "upper_torso": "rigid", "head": "rigid", "right_upper_arm": "rigid", "left_hand": "rigid"}
-    with pytest.raises(InputError, match="give height"):
-        analyze_trial(tmp_path / "low_walk.trc", static=tmp_path / "low_static.trc", markerset=tmp_path / "low.toml")
+    estimated = analyze_trial(tmp_path / "low_walk.trc", static=tmp_path / "low_static.trc",
+                              markerset=tmp_path / "low.toml", mass=75.0)
+    line = next(m for m in estimated.calibration.notes if m.startswith("height estimated from markers"))
+    assert "no head markers: mid_hip at 0.53" in line and estimated.calibration.height == pytest.approx(1.75, rel=0.03)
     an = analyze_trial(tmp_path / "low_walk.trc", static=tmp_path / "low_static.trc", markerset=tmp_path / "low.toml",
                        mass=75.0, height=1.75, cutoff_hz=None)
     for seg in LEGS + ["lower_torso"]:
