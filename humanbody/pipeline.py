@@ -808,7 +808,7 @@ def _static_calibration(static, axes_spec, mset: MarkerSet, subj: Subject, cache
     _check_static_markerset(static_ground, mset, static)
     value = (calibrate_markers(static_ground, mset, mass=mass, height=height, sex=subj.sex, subject=subj.file,
                                required=required), static_trial.n_frames)
-    if key is not None:
+    if key is not None and cache is not None:
         if len(cache) >= 16:  # a batch holds a few subjects at a time
             cache.pop(next(iter(cache)))
         cache[key] = value
