@@ -306,11 +306,8 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
                   **overrides: Any) -> Analysis:
     """Analyse one trial file (markers, generalized coordinates or orientations).
 
-    The stages, each a function of this module taking and giving values (the
-    module's docstring lists them): :func:`read`, :func:`subject`,
-    :func:`subject_model`, :func:`condition`, :func:`calibrate`, :func:`track`
-    (or :func:`orientations` for IMU trials), :func:`rates`, :func:`mechanics`,
-    :func:`loads`; :func:`humanbody.trial_output.write` writes the files.
+    A chain of the stages, functions of this module taking and giving values
+    (the module's docstring lists them); :func:`humanbody.trial_output.write` writes the files.
 
     Parameters
     ----------
@@ -350,23 +347,33 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
     subj = subject(trial, opts, log, file)
     model = subject_model(subj, opts, log)
     cutoff_hz = None if isinstance(opts.cutoff_hz, str) else opts.cutoff_hz
+    calibration = tracking = markers = raw = None
     if trial.kind == "markers":  # humanbody.trial.load_trial takes no other kind
         raw = trial.to_frame() if (bool(opts.export) if keep_raw is None else keep_raw) else None
         conditioned = condition(trial, opts, log)
         del trial  # the trial as read is let go here: the conditioned markers live on in `conditioned`
         steps.advance("condition")
-        keep = keep_markers or (opts.reduce_residuals and conditioned.trial.forces is not None)
-        analysis = _tracked(conditioned, subj, model, opts, log, raw, calibration_cache, keep)
-        cutoff_hz = conditioned.cutoff_hz
+        calibration = calibrate(conditioned, opts.static, subj, opts, log, calibration_cache)
+        tracking = track(conditioned, calibration, opts, log)
+        trial, markers = _kept(conditioned, keep_markers or (opts.reduce_residuals and conditioned.trial.forces
+                                                             is not None))
+        model = calibration.model if opts.model is None else model  # the given model file wins
+        coords, cutoff_hz = tracking.coords, conditioned.cutoff_hz
         del conditioned  # the markers, unless kept
     else:
         model = _default_model(model, opts, log)
         coords = trial.to_frame() if trial.kind == "coordinates" else orientations(trial, model, opts, log)
         steps.advance("condition")
-        analysis = _analysis(trial, model, coords, opts, log)
     steps.advance("track")
-    if analysis.load_table is not None:
-        _kinetics(analysis, subj, opts, log, cutoff_hz, keep_markers)
+    model = _in_moment_frame(model, opts, log, plates=trial.forces is not None)
+    motion = rates(model, coords, opts, log, path)
+    if tracking is not None:
+        log.details += [f"tracking: {line}" for line in tracking.summary()]
+    analysis = mechanics(trial, model, coords, motion, opts, log, markers=markers, calibration=calibration,
+                         tracking=tracking, raw=raw)
+    if trial.forces is not None:
+        analysis.loads = loads(analysis, opts, log, cutoff_hz)
+        _after_loads(analysis, subj, opts, log, keep_markers)
     elif opts.reduce_residuals:
         log.messages.append("residual reduction: not done: the trial has no force plates (--forces)")
     steps.advance("compute")
@@ -393,40 +400,28 @@ def _checked(opts: AnalysisOptions) -> AnalysisOptions:
     return opts
 
 
-def _tracked(conditioned: Conditioned, subj: Subject, model: BodyModel | None, opts: AnalysisOptions, log: Log,
-             raw, cache: dict | None, keep_markers: bool) -> Analysis:
-    """The stages "calibrate", "track", "rates" and "mechanics" of a conditioned marker trial.
-
-    The given model file wins over the calibrated one.  Without
-    ``keep_markers``, the Analysis holds the trial's time base only.
-    """
-    calibration = calibrate(conditioned, opts.static, subj, opts, log, cache)
-    tracking = track(conditioned, calibration, opts, log)
-    kept = conditioned.trial if keep_markers else conditioned.trial.time_base()
-    return _analysis(kept, calibration.model if opts.model is None else model, tracking.coords, opts, log,
-                     markers=kept.to_frame("ground") if keep_markers else None, calibration=calibration,
-                     tracking=tracking, raw=raw)
+def _kept(conditioned: Conditioned, keep: bool) -> tuple[Trial, pd.DataFrame | None]:
+    """The trial the Analysis holds and its markers' table: the conditioned trial, or (``keep`` false) its time
+    base only and no markers, 24 bytes per marker and frame less to hold while the results are written."""
+    if keep:
+        return conditioned.trial, conditioned.markers
+    return conditioned.trial.time_base(), None
 
 
-def _analysis(trial: Trial, model: BodyModel | None, coords: pd.DataFrame, opts: AnalysisOptions, log: Log,
-              **parts) -> Analysis:
-    """The stages "rates" and "mechanics", the model in the frame of its clinical moments."""
+def _in_moment_frame(model: BodyModel | None, opts: AnalysisOptions, log: Log, plates: bool) -> BodyModel:
+    """``model`` naming the frame of its clinical moments (``options.moment_frame``, else the model's own;
+    model.json says it) when asked or when the trial has force plates (then said in the log)."""
     assert model is not None
-    if opts.moment_frame is not None or trial.forces is not None:  # the clinical moments' frame, and its line
-        model = with_moment_frame(model, opts.moment_frame or moment_frame(model))  # model.json names it
-        if trial.forces is not None:
+    if opts.moment_frame is not None or plates:
+        model = with_moment_frame(model, opts.moment_frame or moment_frame(model))
+        if plates:
             log.messages.append(moment_frame_note(model))
-    motion = rates(model, coords, opts, log, trial.source)
-    if parts.get("tracking") is not None:
-        log.details += [f"tracking: {line}" for line in parts["tracking"].summary()]
-    return mechanics(trial, model, coords, motion, opts, log, **parts)
+    return model
 
 
-def _kinetics(analysis: Analysis, subj: Subject, opts: AnalysisOptions, log: Log, cutoff_hz: float | None,
-              keep_markers: bool) -> None:
-    """The stage "loads" with its checks: the force plates' clock, the mass from the plates, the residual
+def _after_loads(analysis: Analysis, subj: Subject, opts: AnalysisOptions, log: Log, keep_markers: bool) -> None:
+    """What follows the stage "loads": the force plates' clock check, the mass from the plates, the residual
     reduction (docs/kinetics.md "Residual reduction"; the conditioned markers then let go unless kept)."""
-    analysis.loads = loads(analysis, opts, log, cutoff_hz)
     log.messages.append(check_force_clock(analysis.load_table, analysis.loads, analysis.results, analysis.model,
                                           analysis.motion.time, skip="force-clock" in opts.skip_checks,
                                           given=[name for name, _ in opts.load_segments]))
