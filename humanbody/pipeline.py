@@ -42,6 +42,7 @@ import hashlib
 import os
 import sys
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -145,9 +146,10 @@ class Conditioned:
     required: list
     cutoff_hz: float | None
 
-    @property
+    @cached_property
     def markers(self) -> pd.DataFrame:
-        """The conditioned markers as a table in ground axes (a view of ``trial``'s array, no copy)."""
+        """The conditioned markers as a table in ground axes (a view of ``trial``'s array, no copy), made once:
+        the calibration, the tracking and the Analysis share it."""
         return self.trial.to_frame("ground")
 
 
