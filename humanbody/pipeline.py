@@ -56,9 +56,12 @@ from .checks.plates import assignment_line
 from .checks.static_fit import check_static_fit
 from .errors import InputError
 from .imu.coordinates import orientations_to_coordinates
-from .io.forceplates import c3d_has_platforms
 from .io.subject import Subject as SubjectFile
-from .io.subject import read_subject
+
+# Imported on use, each where its branch runs: the force plates' modules (io.forceplates, mechanics.loads,
+# mechanics.foot_contact), the subject file's reader (io.subject.read_subject) and the residual reduction
+# (mechanics.reduction): 45-55 ms of imports (CPU, measured after the rest of this module's) that a trial
+# without plates, subject file or --reduce-residuals never needs.
 from .markers.calibration import Calibration
 from .markers.calibration import calibrate as calibrate_markers
 from .markers.conditioning import condition as condition_markers
@@ -75,12 +78,9 @@ from .markers.plausibility import check_lengths
 from .markers.tracking import track as track_segments
 from .mechanics.body_mass import scaled_model
 from .mechanics.clinical import ANGLE_ZEROS, clinical_angles
-from .mechanics.foot_contact import assign_loads
 from .mechanics.kinematics import Motion, compute_motion, prepare_motion
 from .mechanics.kinetics import kinetic_block, kinetic_columns
-from .mechanics.loads import condition_loads
 from .mechanics.moment_frames import MOMENT_FRAMES, moment_frame, moment_frame_note, with_moment_frame
-from .mechanics.reduction import reduce_analysis
 from .mechanics.results import Results
 from .model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
 from .model.body import BodyModel, load_model
@@ -430,6 +430,8 @@ def _after_loads(analysis: Analysis, subj: Subject, opts: AnalysisOptions, log: 
     if subj.mass_from_plates:
         _plates_mass(analysis, opts, log)
     if opts.reduce_residuals:
+        from .mechanics.reduction import reduce_analysis  # imported on use (see the imports)
+
         reduce_analysis(analysis, analysis.markers)
         if not keep_markers:
             analysis.markers, analysis.trial = None, analysis.trial.time_base()
@@ -449,10 +451,12 @@ def read(path: str, options: AnalysisOptions, log: Log) -> Trial:
         trial = replace(trial, source=path)
     # the axes line is printed with the marker steps (after the subject lines), where it has always been
     log.messages += [line for line in trial.log if not line.startswith("axes: ")]
-    if (forces is None and path.lower().endswith(".c3d") and trial.kind == "markers" and options.use_platforms
-            and c3d_has_platforms(path)):
-        forces = path  # a C3D trial's own force platforms
-        log.messages.append("loads: the trial's own force platforms")
+    if forces is None and path.lower().endswith(".c3d") and trial.kind == "markers" and options.use_platforms:
+        from .io.forceplates import c3d_has_platforms  # imported on use (see the imports)
+
+        if c3d_has_platforms(path):
+            forces = path  # a C3D trial's own force platforms
+            log.messages.append("loads: the trial's own force platforms")
     if forces is not None:
         trial.forces = load_forces(forces, trial.axes if trial.kind == "markers" else None, options.load_map)
     return trial
@@ -701,6 +705,9 @@ def loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_hz: flo
     (``analysis.results``) and the writer reuses them, so every frame's
     kinematics are computed once.
     """
+    from .mechanics.foot_contact import assign_loads  # imported on use (see the imports)
+    from .mechanics.loads import condition_loads
+
     model, table = analysis.model, analysis.load_table
     for name, seg in options.load_segments:
         if seg not in model.names:
@@ -767,6 +774,8 @@ def _subject_file(subject, log: Log) -> SubjectFile | None:
     """The :class:`~humanbody.io.subject.Subject` of ``subject`` (a path or one already read), or None."""
     if subject is None:
         return None
+    from .io.subject import read_subject  # imported on use (see the imports)
+
     subj = subject if isinstance(subject, SubjectFile) else read_subject(subject)
     given = subj.measured()
     log.messages.append(f"subject {subj.source or 'measurements'}: {len(given)} measurement(s)"
