@@ -579,15 +579,17 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log) -> Conditioned:
 def _with_functional_hips(mset: MarkerSet, hip_trial, axes, log: Log) -> MarkerSet:
     """``mset`` with the functional hip centres of ``hip_trial`` (:func:`humanbody.markers.functional_joint.functional_hips`).
 
-    The hip trial is read like the trial, under its lab -> ground ``axes``:
-    the hip centres are expressed in the pelvis frame, which a rotation of
-    the lab does not change.
+    The hip trial is read like the trial (:meth:`humanbody.trial.Trial.read`, under its lab -> ground
+    ``axes``) and given in its lab axes (``to_frame()``, the reader's table to the last bit: the mapping
+    is a signed permutation).  The SCoRE offsets live in the pelvis frame, which a rotation of the lab
+    does not change: in ground axes they agree to 1e-15 m, but not to the last bit, and the results
+    (8 significant digits) would then differ in their last digit from those the lab axes always gave.
     """
     try:
         hips = Trial.read(hip_trial, axes=axes.spec)
         if hips.kind != "markers":
             raise InputError("hip calibration trial must hold marker trajectories", hip_trial)
-        mset, lines = functional_hips(mset, hips.to_frame("ground"))
+        mset, lines = functional_hips(mset, hips.to_frame())
     except InputError as err:
         raise err.with_path(hip_trial) from None
     log.messages += lines

@@ -127,8 +127,9 @@ def test_forget_results_computes_them_again(whole):
 
 
 def test_functional_hips_are_the_same_in_lab_and_ground_axes():
-    """The hip trial is read like the trial (ground axes): SCoRE centres live in the pelvis frame, which a
-    rotation of the lab leaves alone, so the offsets (and the lines saying them) do not change."""
+    """SCoRE centres live in the pelvis frame, which a rotation of the lab leaves alone: the offsets (and the
+    lines saying them) are the same from the hip trial in lab or ground axes, to 1e-12 m (not to the last bit:
+    the pipeline gives the lab table, see the next test)."""
     from humanbody.markers.functional_joint import functional_hips
     from tests.markers.test_functional_joint import _gait2392_trial
 
@@ -145,6 +146,25 @@ def test_functional_hips_are_the_same_in_lab_and_ground_axes():
     for side in ("right", "left"):
         np.testing.assert_allclose(mset_ground.points[f"{side}_hip"][0]["offset"],
                                    mset_lab.points[f"{side}_hip"][0]["offset"], rtol=0, atol=1e-12)
+
+
+def test_hip_trial_read_by_trial_read_reaches_functional_hips_as_the_readers_table(opts, monkeypatch):
+    """The hip trial is read by Trial.read under the trial's mapping and handed over in lab axes: the very
+    table humanbody.read_trial gives, to the last bit (the results with a hip trial stay byte-identical)."""
+    import humanbody
+
+    seen = []
+
+    def record(mset, frame):
+        seen.append(frame)
+        return mset, ["hips: recorded"]
+
+    monkeypatch.setattr(pipeline, "functional_hips", record)
+    analysis = analyze_trial(WALK, opts, hip_trial=str(WALK))
+    expected = humanbody.read_trial(WALK)
+    (frame,) = seen
+    pd.testing.assert_frame_equal(frame, expected, check_exact=True)
+    assert frame.attrs == expected.attrs and "hips: recorded" in analysis.messages
 
 
 def test_hip_trial_of_another_kind_is_refused_naming_it(opts):
