@@ -596,14 +596,15 @@ def _with_functional_hips(mset: MarkerSet, hip_trial, axes, log: Log) -> MarkerS
     return mset
 
 
-def calibrate(conditioned: Conditioned, static, subj: Subject, options: AnalysisOptions, log: Log,
-              cache: dict | None = None) -> Calibration:
+def calibrate(conditioned: Conditioned, static: Trial | str | os.PathLike | None, subj: Subject,
+              options: AnalysisOptions, log: Log, cache: dict | None = None) -> Calibration:
     """Stage "calibrate": the subject's model from the static trial (cached by content) or from the trial itself.
 
     :func:`humanbody.markers.calibration.calibrate` on the ``static`` trial
-    file (read by :meth:`humanbody.trial.Trial.read` under the trial's axes
-    mapping, unless ``cache`` holds its calibration already) or, without
-    one, on the conditioned markers (``mode="dynamic"``).
+    (a :class:`~humanbody.trial.Trial` read under the trial's axes mapping,
+    or its file: read by :meth:`humanbody.trial.Trial.read` under that
+    mapping unless ``cache`` holds its calibration already, by content) or,
+    without one, on the conditioned markers (``mode="dynamic"``).
     """
     mset, required = conditioned.markerset, conditioned.required
     if static is None:
@@ -613,7 +614,8 @@ def calibrate(conditioned: Conditioned, static, subj: Subject, options: Analysis
     calibration, static_frames = _static_calibration(
         static, conditioned.trial.axes.spec, mset, subj, cache,
         required=None if len(required) == len(mset.required) else required)
-    log.messages.append(f"static trial {os.fspath(static)}: {static_frames} frames, same axes mapping")
+    name = static.source if isinstance(static, Trial) else os.fspath(static)
+    log.messages.append(f"static trial {name}: {static_frames} frames, same axes mapping")
     return calibration
 
 
@@ -789,8 +791,10 @@ def _subject_file(subject, log: Log) -> SubjectFile | None:
 def _static_calibration(static, axes_spec, mset: MarkerSet, subj: Subject, cache: dict | None, required=None):
     """Read, orient and calibrate a static trial; ``(calibration, frames)``, from ``cache`` when it holds it.
 
-    ``required``: the markers the static trial must hold (default: the set's
-    ``required``; the pipeline passes those the motion trial has).
+    ``static``: a file, or a :class:`~humanbody.trial.Trial` already read
+    under the ``axes_spec`` mapping (not cached).  ``required``: the markers
+    the static trial must hold (default: the set's ``required``; the
+    pipeline passes those the motion trial has).
 
     The cache key is the SHA-256 of the file's bytes with everything else
     the calibration depends on (axes mapping, marker set, mass, height,
@@ -798,7 +802,10 @@ def _static_calibration(static, axes_spec, mset: MarkerSet, subj: Subject, cache
     """
     mass, height = subj.calibration_mass, subj.height
     key = None
-    if cache is not None:
+    if isinstance(static, Trial) and getattr(static.axes, "spec", None) != axes_spec:
+        raise InputError(f"static trial read under the lab -> ground axes {getattr(static.axes, 'spec', None)!r}, "
+                         f"not the trial's {axes_spec!r}: read it with axes={axes_spec!r}", static.source)
+    if cache is not None and not isinstance(static, Trial):
         try:
             with open(static, "rb") as fh:
                 digest = hashlib.sha256(fh.read()).hexdigest()
@@ -809,11 +816,12 @@ def _static_calibration(static, axes_spec, mset: MarkerSet, subj: Subject, cache
                    repr(subj.file), None if required is None else tuple(required))
             if key in cache:
                 return cache[key]
-    static_trial = Trial.read(static, axes=axes_spec)
+    static_trial = static if isinstance(static, Trial) else Trial.read(static, axes=axes_spec)
+    name = static_trial.source if isinstance(static, Trial) else static
     if static_trial.kind != "markers":
-        raise InputError("static trial must hold marker trajectories", static)
+        raise InputError("static trial must hold marker trajectories", name)
     static_ground = static_trial.to_frame("ground")
-    _check_static_markerset(static_ground, mset, static)
+    _check_static_markerset(static_ground, mset, name)
     value = (calibrate_markers(static_ground, mset, mass=mass, height=height, sex=subj.sex, subject=subj.file,
                                required=required), static_trial.n_frames)
     if key is not None and cache is not None:

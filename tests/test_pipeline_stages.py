@@ -213,3 +213,18 @@ def test_an_export_that_fails_still_leaves_the_log(tmp_path, opts, monkeypatch):
         trial_output.write(analysis, tmp_path, AnalysisOptions(export=("opensim",)))
     assert (tmp_path / f"{analysis.stem}_results.csv").exists()
     assert "export: tried" in (tmp_path / f"{analysis.stem}_log.txt").read_text()
+
+
+def test_static_given_as_a_trial_calibrates_as_its_file(chained, opts):
+    """calibrate() takes the static trial as a Trial read under the trial's mapping (what its file gives),
+    and refuses one read under another mapping, naming the file."""
+    from humanbody.errors import InputError
+
+    log, trial, subj, conditioned, calibration, _ = chained
+    static = Trial.read(STATIC, axes=trial.axes.spec)
+    again = pipeline.calibrate(conditioned, static, subj, opts, Log())
+    np.testing.assert_array_equal(again.model.mass, calibration.model.mass)
+    assert repr(again.local) == repr(calibration.local)
+    with pytest.raises(InputError, match="not the trial's 'x,-z,y'") as err:
+        pipeline.calibrate(conditioned, Trial.read(STATIC, axes="x,y,z"), subj, opts, Log())
+    assert str(STATIC) in str(err.value)
