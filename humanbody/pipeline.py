@@ -2,29 +2,34 @@
 
 :func:`analyze_trial` is what ``humanbody analyze``, the batch report and
 the viewer run for one trial file, with one
-:class:`~humanbody.options.AnalysisOptions`.  Its stages, each a function
-here taking and giving Trials, Models and Results:
+:class:`~humanbody.options.AnalysisOptions`.  Its stages are functions of
+values: each takes the values the stages before it gave (a
+:class:`~humanbody.trial.Trial`, a :class:`Subject`, a :class:`Conditioned`
+trial, a calibration, ...) with the options, gives its own, and appends what
+it did to the :class:`Log`:
 
 =============  ======================================================================
-read           :func:`read`: the :class:`~humanbody.trial.Trial` (markers in ground
-               axes, :func:`humanbody.markers.axes.to_ground`) and its force plates
-               under the same mapping (:func:`humanbody.trial.load_trial`)
-subject        :func:`subject_model`: the given or scaled model (mass from the plates)
-condition      :func:`condition`: marker set, gap filling, low-pass filter
-               (:func:`humanbody.markers.conditioning.condition`)
+read           :func:`read` -> :class:`~humanbody.trial.Trial`: markers in ground axes
+               (:func:`humanbody.markers.axes.to_ground`) and the force plates under
+               the same mapping (:meth:`humanbody.trial.Trial.read`)
+subject        :func:`subject` -> :class:`Subject` (mass, height, sex, subject file), and
+               :func:`subject_model`: the given or scaled model (None: the calibration scales it)
+condition      :func:`condition` -> :class:`Conditioned`: marker set, gap filling, low-pass
+               filter (:func:`humanbody.markers.conditioning.condition`), functional hips
 calibrate      :func:`calibrate`: the subject's model from the static trial
                (:func:`humanbody.markers.calibration.calibrate`)
 track          :func:`track`: generalized coordinates from the markers (segment fits
                or whole-body IK), or :func:`orientations` for IMU trials
-rates          :func:`rates`: first and second derivatives (:func:`humanbody.mechanics.kinematics.prepare_motion`)
-mechanics      :func:`mechanics`: the :class:`Analysis`, its :class:`~humanbody.mechanics.results.Results`
-               computed on first use
+rates          :func:`rates` -> :class:`~humanbody.mechanics.kinematics.Motion`: first and second
+               derivatives (:func:`humanbody.mechanics.kinematics.prepare_motion`)
+mechanics      :func:`mechanics` -> :class:`Analysis`, holding the Trial; its
+               :class:`~humanbody.mechanics.results.Results` computed on first use
 loads          :func:`loads`: external loads conditioned and given to segments
                (:func:`humanbody.mechanics.loads.condition_loads`, :func:`~humanbody.mechanics.foot_contact.assign_loads`)
 kinetics       :attr:`Analysis.kinetics` (:func:`humanbody.mechanics.kinetics.kinetic_block`)
 clinical       :attr:`Analysis.clinical` (:func:`humanbody.mechanics.clinical.clinical_angles`)
-write          :func:`write`: :func:`humanbody.trial_output.write_results`, the mechanics and
-               kinetics computed frame range by range
+write          :func:`humanbody.trial_output.write`: the mechanics and kinetics computed
+               frame range by range
 =============  ======================================================================
 
 Every stage reports what it did in ``Analysis.messages`` (conversions, the
@@ -33,25 +38,119 @@ axes mapping, filled gaps, the marker set, how rates were obtained).
 
 from __future__ import annotations
 
+import hashlib
 import os
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .checks.force_clock import check_force_clock
+from .checks.imu_still import check_still_window
+from .checks.mass import plates_mass
+from .checks.plates import assignment_line
+from .checks.static_fit import check_static_fit
 from .errors import InputError
+from .imu.coordinates import orientations_to_coordinates
+from .io.subject import Subject as SubjectFile
+
+# Imported on use, each where its branch runs: the force plates' modules (io.forceplates, mechanics.loads,
+# mechanics.foot_contact), the subject file's reader (io.subject.read_subject) and the residual reduction
+# (mechanics.reduction): 45-55 ms of imports (CPU, measured after the rest of this module's) that a trial
+# without plates, subject file or --reduce-residuals never needs.
+from .markers.calibration import Calibration
+from .markers.calibration import calibrate as calibrate_markers
+from .markers.conditioning import condition as condition_markers
+from .markers.functional_joint import functional_hips
+from .markers.global_ik import choose_method, track_global
+from .markers.markerset import (
+    MarkerSet,
+    detect_markerset,
+    match_markers,
+    resolve_markerset,
+    undetermined_segments,
+)
+from .markers.plausibility import check_lengths
+from .markers.tracking import track as track_segments
+from .mechanics.body_mass import scaled_model
+from .mechanics.clinical import ANGLE_ZEROS, clinical_angles
 from .mechanics.kinematics import Motion, compute_motion, prepare_motion
+from .mechanics.kinetics import kinetic_block, kinetic_columns
+from .mechanics.moment_frames import MOMENT_FRAMES, moment_frame, moment_frame_note, with_moment_frame
 from .mechanics.results import Results
 from .model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
 from .model.body import BodyModel, load_model
 from .options import AnalysisOptions
-from .trial import Trial, load_forces, load_trial
+from .trial import Trial, load_forces
 
-__all__ = ["Analysis", "AnalysisOptions", "analyze_trial", "DEFAULT_MASS", "DEFAULT_HEIGHT", "read",
-           "subject_model", "condition", "calibrate", "track", "orientations", "rates", "mechanics", "loads"]
+__all__ = ["Analysis", "AnalysisOptions", "Conditioned", "Log", "Subject", "analyze_trial", "DEFAULT_MASS",
+           "DEFAULT_HEIGHT", "read", "subject", "subject_model", "condition", "calibrate", "track", "orientations",
+           "rates", "mechanics", "loads"]
 
+
+@dataclass
+class Log:
+    """What the stages of one analysis say: ``messages`` for the user (a screenful), ``details`` for
+    ``--verbose`` and the log file (per marker, per gap).  The one thing the stages share; they append to it."""
+
+    messages: list = field(default_factory=list)
+    details: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Subject:
+    """The subject of one trial, as the options, the subject file and the plates give it.
+
+    Attributes
+    ----------
+    mass : float or None          kg: ``options.mass``, else the subject file's; None: not known
+    height : float or None        m: ``options.height``, else the subject file's
+    sex : str                     "male" or "female" (the anthropometric table)
+    file : io.subject.Subject or None   the subject file's measurements (:func:`humanbody.io.subject.read_subject`)
+    mass_from_plates : bool       no mass given: the loads stage estimates it from the plates
+    """
+
+    mass: float | None = None
+    height: float | None = None
+    sex: str = "male"
+    file: SubjectFile | None = None
+    mass_from_plates: bool = False
+
+    @property
+    def calibration_mass(self) -> float:
+        """The mass a calibration scales the model to (kg): the subject's, else :data:`DEFAULT_MASS`."""
+        return DEFAULT_MASS if self.mass is None else float(self.mass)
+
+
+@dataclass(frozen=True)
+class Conditioned:
+    """A marker trial after the stage "condition": the markers the set uses, gaps filled, filtered.
+
+    Attributes
+    ----------
+    trial : Trial                 the conditioned trial (ground axes; forces, events and log of the trial as read)
+    markerset : MarkerSet         the trial's marker set (with functional hip centres from a hip trial)
+    found : dict                  the set's marker names -> the trial's
+    required : list of str        the set's required markers the trial has
+    cutoff_hz : float or None     the marker filter's cut-off actually used (Hz; the one chosen under
+                                  ``"auto"``); None: not filtered
+    """
+
+    trial: Trial
+    markerset: MarkerSet
+    found: dict
+    required: list
+    cutoff_hz: float | None
+
+    @cached_property
+    def markers(self) -> pd.DataFrame:
+        """The conditioned markers as a table in ground axes (a view of ``trial``'s array, no copy), made once:
+        the calibration, the tracking and the Analysis share it."""
+        return self.trial.to_frame("ground")
 
 
 @dataclass(eq=False)
@@ -60,51 +159,78 @@ class Analysis:
 
     Attributes
     ----------
-    source : str                       the trial file
+    trial : Trial                      the trial as analysed (:class:`humanbody.trial.Trial`): a marker
+                                       trial's conditioned markers in ground axes (only its time base once
+                                       the markers are let go, ``keep_markers=False``), with its force plates,
+                                       events, axes mapping and the reader's attrs
     coords : DataFrame                 generalized coordinates (layout of docs/conventions.md, rad)
     model : BodyModel                  the model used (calibrated when a static trial was given)
     motion : Motion                    coordinates with their rates, ready for the kernel
     results : Results                  the mechanics (computed on first access)
     markers : DataFrame or None        marker trajectories in ground axes after conditioning
     calibration : object or None       static calibration (marker trials)
+    tracking : object or None          tracking result with residuals (marker trials)
+    log : Log                          what each stage said: ``messages`` (for the user, a screenful) and
+                                       ``details`` (per-marker and per-gap; ``--verbose`` and the log file)
     loads : FrameLoads or None         external loads on the frames, assigned to segments (--forces)
     angle_zero : str                   zero of the clinical angles: "anatomical" (default) or "static"
-    load_table : LoadTable or None     the loads as read (ground axes, the file's own rate), for export
     raw : DataFrame or None            the marker trial as read (lab axes), kept when asked (for export)
-    axes : AxesMapping or None         the lab -> ground axes of a marker trial
-    events : DataFrame or None         gait events the trial file carries (a C3D file's ``EVENT`` group;
-                                       :attr:`humanbody.trial.Trial.events`, ``source`` "file"), for marker
-                                       trials; None when the file has none (the report then finds them)
-    tracking : object or None          tracking result with residuals (marker trials)
-    messages : list of str             what each step did, for the user (a screenful)
-    details : list of str              per-marker and per-gap details (``--verbose``, and the log file)
+
+    Read from the trial: ``source`` (the trial file), ``axes`` (its lab -> ground
+    mapping), ``events`` (gait events the file carries, :attr:`humanbody.trial.Trial.events`;
+    None when it has none, the report then finds them), ``load_table`` (the loads as
+    read, ground axes, the file's own rate).
     """
 
-    source: str
+    trial: Trial
     coords: pd.DataFrame
     model: BodyModel
     motion: Motion
     markers: pd.DataFrame | None = None
     calibration: Any = None
     tracking: Any = None
-    messages: list = field(default_factory=list)
-    details: list = field(default_factory=list)
+    log: Log = field(default_factory=Log)
     loads: Any = None
     angle_zero: str = "anatomical"
-    load_table: Any = None
-    axes: Any = None
     raw: Any = None
-    events: pd.DataFrame | None = None
     _results: Results | None = field(default=None, repr=False)
     _clinical: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def source(self) -> str:
+        """The trial file."""
+        return self.trial.source
+
+    @property
+    def axes(self):
+        """The lab -> ground :class:`~humanbody.markers.axes.AxesMapping` of a marker trial, else None."""
+        return self.trial.axes
+
+    @property
+    def events(self) -> pd.DataFrame | None:
+        """Gait events the trial file carries (a C3D file's ``EVENT`` group, ``source`` "file"); None without."""
+        return self.trial.events
+
+    @property
+    def load_table(self):
+        """The loads as read (:class:`~humanbody.io.loads.LoadTable`, ground axes, the file's own rate), or None."""
+        return self.trial.forces
+
+    @property
+    def messages(self) -> list:
+        """What each stage did, for the user (the log's ``messages``; exports append to it)."""
+        return self.log.messages
+
+    @property
+    def details(self) -> list:
+        """Per-marker and per-gap details (``--verbose``, and the log file)."""
+        return self.log.details
 
     @property
     def kinetics(self) -> pd.DataFrame | None:
         """The kinetic columns (docs/conventions.md) as a table, when external loads were given; else None."""
         if self.loads is None:
             return None
-        from .mechanics.kinetics import kinetic_block, kinetic_columns
-
         return pd.DataFrame(kinetic_block(self.model, self.results, self.loads),
                             columns=kinetic_columns(self.model))
 
@@ -117,8 +243,6 @@ class Analysis:
         in the reference posture).  Computed on first access, then kept.
         """
         if self._clinical is None:
-            from .mechanics.clinical import clinical_angles
-
             self._clinical = clinical_angles(self.model, self.coords, self.calibration, zero=self.angle_zero)
         return self._clinical
 
@@ -145,7 +269,7 @@ class Analysis:
     def results(self) -> Results:
         """The mechanics of every frame (computed on first access, then kept).
 
-        A long trial written by :func:`write_results` never needs them all at
+        A long trial written by :func:`humanbody.trial_output.write_results` never needs them all at
         once: it is evaluated range by range from ``motion``.
         """
         if self._results is None:
@@ -157,6 +281,12 @@ class Analysis:
         """The mechanics of every frame when a stage has computed them already (the loads' assignment), else
         None: :func:`humanbody.trial_output.write_results` then computes them range by range."""
         return self._results
+
+    def forget_results(self) -> None:
+        """Let the mechanics and clinical angles go, to be computed again on first use: after ``model``,
+        ``motion`` or ``coords`` changed (the plates' mass, the residual reduction)."""
+        self._results = None
+        self._clinical = None
 
     @property
     def n_frames(self) -> int:
@@ -173,32 +303,13 @@ class Analysis:
         return getattr(self.tracking, "residuals", None)
 
 
-def _subject_model(model, mass, height, sex, messages) -> BodyModel | None:
-    if model is not None:
-        if isinstance(model, BodyModel):
-            return model
-        messages.append(f"model: {model}")
-        return load_model(model)
-    if mass is None and height is None:
-        return None
-    m = DEFAULT_MASS if mass is None else float(mass)
-    h = DEFAULT_HEIGHT if height is None else float(height)
-    return BodyModel.default(mass=m, height=h, sex=sex)
-
-
 def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: bool = False,
                   keep_markers: bool = True, calibration_cache: dict | None = None, keep_raw: bool | None = None,
                   **overrides: Any) -> Analysis:
     """Analyse one trial file (markers, generalized coordinates or orientations).
 
-    The stages, each a function of this module: :func:`read` (the
-    :class:`~humanbody.trial.Trial` and its force plates under one axes
-    mapping), :func:`subject_model`, :func:`condition`, :func:`calibrate`,
-    :func:`track` (or :func:`orientations` for IMU trials), :func:`rates`,
-    :func:`mechanics`, :func:`loads`; the kinetics and clinical angles are
-    :attr:`Analysis.kinetics` and :attr:`Analysis.clinical`, and :func:`humanbody.trial_output.write`
-    writes the files, the mechanics and kinetics computed frame range by
-    range.
+    A chain of the stages, functions of this module taking and giving values
+    (the module's docstring lists them); :func:`humanbody.trial_output.write` writes the files.
 
     Parameters
     ----------
@@ -206,104 +317,67 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
         Trial file: marker TRC/C3D/CSV/TSV, a generalized-coordinates CSV or
         an orientation trial (OpenSense ``.sto``, Xsens ``.mvnx``).
     options : AnalysisOptions, optional
-        Every analysis choice (:class:`humanbody.options.AnalysisOptions`:
-        static trial, marker set, subject, axes, filters, tracking, rates,
-        external loads, ...); default: ``AnalysisOptions()``.
+        Every analysis choice (:class:`humanbody.options.AnalysisOptions`);
+        default: ``AnalysisOptions()``.
     progress : bool
         Show a progress bar over the stages (long trials, on a terminal).
     keep_markers : bool
-        Keep the conditioned marker table in ``Analysis.markers`` (the viewer
-        draws it); ``humanbody analyze`` lets it go once the segments are
-        tracked, 24 bytes per marker and frame less to hold while the
-        results are written.
+        Keep the conditioned markers (``Analysis.markers``, ``Analysis.trial``;
+        the viewer draws them); ``humanbody analyze`` lets them go once the
+        segments are tracked, 24 bytes per marker and frame less to hold while
+        the results are written.
     calibration_cache : dict, optional
         Calibrations already made, reused when the same static trial (by
         content: a SHA-256 of the file's bytes) is calibrated again with the
-        same axes, marker set and subject (what a batch of one subject's
-        trials does).  Filled as a side effect; the results are exactly
-        those of a new calibration.
+        same axes, marker set and subject (a batch of one subject's trials).
+        Filled as a side effect; the results are exactly those of a new calibration.
     keep_raw : bool, optional
         Keep the marker trial as read in ``Analysis.raw`` (an export writes
         it again instead of reading the file twice); default: when
         ``options.export`` names a format.
     **overrides
         Any :class:`~humanbody.options.AnalysisOptions` field by name
-        (``static=``, ``mass=``, ``forces=``, ``load_segments={"plate1": "right_foot"}``,
-        ...), applied over ``options``: ``analyze_trial("walk.trc",
-        static="static.trc", mass=72.6)`` works as it always did.
+        (``static=``, ``mass=``, ``forces=``, ...), applied over ``options``:
+        ``analyze_trial("walk.trc", static="static.trc", mass=72.6)``.
         An unknown name is a TypeError.
     """
-    opts = options_with(options, overrides)
-    from .mechanics.clinical import ANGLE_ZEROS
-
-    if opts.angle_zero not in ANGLE_ZEROS:
-        raise InputError(f"angle_zero must be one of {', '.join(ANGLE_ZEROS)}, not {opts.angle_zero!r}",
-                         option="angle_zero")
-    if opts.moment_frame is not None:
-        from .mechanics.moment_frames import MOMENT_FRAMES
-
-        if opts.moment_frame not in MOMENT_FRAMES:
-            raise InputError(f"moment_frame must be one of {', '.join(MOMENT_FRAMES)}, not {opts.moment_frame!r}",
-                             option="moment_frame")
-    path = os.fspath(path)
-    run = _Run(path, opts, calibration_cache)
-    run.subj = _subject_file(opts.subject, run.messages)
-    if run.subj is not None:
-        run.mass = run.subj.mass if opts.mass is None else opts.mass
-        run.height = run.subj.height if opts.height is None else opts.height
+    opts, path, log = _checked(options_with(options, overrides)), os.fspath(path), Log()
     steps = _Progress(progress, path)
-    trial = read(path, run)
+    file = _subject_file(opts.subject, log)
+    trial = read(path, opts, log)
     steps.advance("read")
-    model = subject_model(trial, run)
-    plates, mapping, events = trial.forces, trial.axes, trial.events
+    subj = subject(trial, opts, log, file)
+    model = subject_model(subj, opts, log)
+    cutoff_hz = None if isinstance(opts.cutoff_hz, str) else opts.cutoff_hz
     calibration = tracking = markers = raw = None
-    if trial.kind in ("coordinates", "orientations"):
-        model = _default_model(model, run)
-        coords = trial.to_frame() if trial.kind == "coordinates" else orientations(trial, model, run)
-        steps.advance("condition")
-        steps.advance("track")
-    else:  # markers (humanbody.trial.load_trial takes no other kind)
+    if trial.kind == "markers":  # humanbody.trial.load_trial takes no other kind
         raw = trial.to_frame() if (bool(opts.export) if keep_raw is None else keep_raw) else None
-        trial, mset, found, required = condition(trial, run)  # the trial as read is let go here
-        markers = trial.to_frame("ground")
-        del trial  # the conditioned markers live in `markers` as long as they are needed
+        conditioned = condition(trial, opts, log)
+        del trial  # the trial as read is let go here: the conditioned markers live on in `conditioned`
         steps.advance("condition")
-        calibration = calibrate(markers, mset, required, run)
-        tracking = track(markers, calibration, mset, found, required, run)
-        coords = tracking.coords
-        if not keep_markers and not (opts.reduce_residuals and plates is not None):  # the reduction limits them
-            markers = None
-        if model is None or opts.model is None:  # the given model file wins over the calibrated one
-            model = calibration.model if opts.model is None else model
-        steps.advance("track")
-    assert model is not None
-    if opts.moment_frame is not None or plates is not None:  # the frame of the clinical moments, and the log's line
-        from .mechanics.moment_frames import moment_frame, moment_frame_note, with_moment_frame
-
-        model = with_moment_frame(model, opts.moment_frame or moment_frame(model))  # model.json names it
-        if plates is not None:
-            run.messages.append(moment_frame_note(model))
-    motion = rates(model, coords, run)
+        calibration = calibrate(conditioned, opts.static, subj, opts, log, calibration_cache)
+        tracking = track(conditioned, calibration, opts, log)
+        trial, markers = _kept(conditioned, keep_markers or (opts.reduce_residuals and conditioned.trial.forces
+                                                             is not None))
+        model = calibration.model if opts.model is None else model  # the given model file wins
+        coords, cutoff_hz = tracking.coords, conditioned.cutoff_hz
+        del conditioned  # the markers, unless kept
+    else:
+        model = _default_model(model, opts, log)
+        coords = trial.to_frame() if trial.kind == "coordinates" else orientations(trial, model, opts, log)
+        steps.advance("condition")
+    steps.advance("track")
+    model = _in_moment_frame(model, opts, log, plates=trial.forces is not None)
+    motion = rates(model, coords, opts, log, path)
     if tracking is not None:
-        run.details += [f"tracking: {line}" for line in tracking.summary()]
-    analysis = mechanics(model, coords, motion, run, markers=markers, calibration=calibration,
-                         tracking=tracking, axes=mapping, raw=raw, events=events)
-    if plates is not None:
-        analysis.loads, analysis.load_table = loads(analysis, plates, run)
-        from .checks.force_clock import check_force_clock
-
-        run.messages.append(check_force_clock(plates, analysis.loads, analysis.results, analysis.model,
-                                              analysis.motion.time, skip="force-clock" in opts.skip_checks,
-                                              given=[name for name, _ in opts.load_segments]))
-        if run.mass_from_plates:
-            _plates_mass(analysis, run)
-        if opts.reduce_residuals:  # docs/kinetics.md "Residual reduction"
-            from .mechanics.reduction import reduce_analysis
-
-            reduce_analysis(analysis, markers)
-            analysis.markers = markers if keep_markers else None
+        log.details += [f"tracking: {line}" for line in tracking.summary()]
+    analysis = mechanics(trial, model, coords, motion, opts, log, markers=markers, calibration=calibration,
+                         tracking=tracking, raw=raw)
+    if trial.forces is not None:
+        analysis.loads = loads(analysis, opts, log, cutoff_hz)
+        _after_loads(analysis, subj, opts, log, keep_markers)
     elif opts.reduce_residuals:
-        run.messages.append("residual reduction: not done: the trial has no force plates (--forces)")
+        log.messages.append("residual reduction: not done: the trial has no force plates (--forces)")
     steps.advance("compute")
     steps.close()
     return analysis
@@ -317,144 +391,171 @@ def options_with(options: AnalysisOptions | None, overrides: dict) -> AnalysisOp
     return opts.replace(**overrides) if overrides else opts
 
 
-@dataclass(eq=False)
-class _Run:
-    """What the stages of one :func:`analyze_trial` share: the options, the subject and the log."""
+def _checked(opts: AnalysisOptions) -> AnalysisOptions:
+    """``opts``, after refusing an ``angle_zero`` or ``moment_frame`` the mechanics do not know."""
+    if opts.angle_zero not in ANGLE_ZEROS:
+        raise InputError(f"angle_zero must be one of {', '.join(ANGLE_ZEROS)}, not {opts.angle_zero!r}",
+                         option="angle_zero")
+    if opts.moment_frame is not None and opts.moment_frame not in MOMENT_FRAMES:
+        raise InputError(f"moment_frame must be one of {', '.join(MOMENT_FRAMES)}, not {opts.moment_frame!r}",
+                         option="moment_frame")
+    return opts
 
-    path: str
-    options: AnalysisOptions
-    calibration_cache: dict | None = None
-    messages: list = field(default_factory=list)
-    details: list = field(default_factory=list)
-    subj: Any = None
-    axes: Any = None
-    mass: float | None = None
-    height: float | None = None
-    cutoff_hz: float | None = None
-    mass_from_plates: bool = False
 
-    def __post_init__(self):
-        self.mass, self.height = self.options.mass, self.options.height
-        cut = self.options.cutoff_hz
-        self.cutoff_hz = None if isinstance(cut, str) else cut
+def _kept(conditioned: Conditioned, keep: bool) -> tuple[Trial, pd.DataFrame | None]:
+    """The trial the Analysis holds and its markers' table: the conditioned trial, or (``keep`` false) its time
+    base only and no markers, 24 bytes per marker and frame less to hold while the results are written."""
+    if keep:
+        return conditioned.trial, conditioned.markers
+    return conditioned.trial.time_base(), None
+
+
+def _in_moment_frame(model: BodyModel | None, opts: AnalysisOptions, log: Log, plates: bool) -> BodyModel:
+    """``model`` naming the frame of its clinical moments (``options.moment_frame``, else the model's own;
+    model.json says it) when asked or when the trial has force plates (then said in the log)."""
+    assert model is not None
+    if opts.moment_frame is not None or plates:
+        model = with_moment_frame(model, opts.moment_frame or moment_frame(model))
+        if plates:
+            log.messages.append(moment_frame_note(model))
+    return model
+
+
+def _after_loads(analysis: Analysis, subj: Subject, opts: AnalysisOptions, log: Log, keep_markers: bool) -> None:
+    """What follows the stage "loads": the force plates' clock check, the mass from the plates, the residual
+    reduction (docs/kinetics.md "Residual reduction"; the conditioned markers then let go unless kept)."""
+    log.messages.append(check_force_clock(analysis.load_table, analysis.loads, analysis.results, analysis.model,
+                                          analysis.motion.time, skip="force-clock" in opts.skip_checks,
+                                          given=[name for name, _ in opts.load_segments]))
+    if subj.mass_from_plates:
+        _plates_mass(analysis, opts, log)
+    if opts.reduce_residuals:
+        from .mechanics.reduction import reduce_analysis  # imported on use (see the imports)
+
+        reduce_analysis(analysis, analysis.markers)
+        if not keep_markers:
+            analysis.markers, analysis.trial = None, analysis.trial.time_base()
 
 
 # ------------------------------------------------------------------ stages
-def read(path: str, run: _Run) -> Trial:
+def read(path: str, options: AnalysisOptions, log: Log) -> Trial:
     """Stage "read": the :class:`~humanbody.trial.Trial` (markers in ground axes) and its force plates.
 
     The plates are ``options.forces``, or a C3D marker trial's own force
     platforms when it has some (``options.use_platforms``); they are read
-    under the markers' lab -> ground mapping (:func:`humanbody.trial.load_trial`).
+    under the markers' lab -> ground mapping (:meth:`humanbody.trial.Trial.read`).
     """
-    opts = run.options
-    forces = opts.forces
-    trial = load_trial(path, axes=opts.axes, imu_map=opts.imu_map)
-    run.axes = trial.axes
+    forces = options.forces
+    trial = Trial.read(path, axes=options.axes, imu_map=options.imu_map)
+    if trial.source != path:  # the trial file as the caller named it (output names, messages)
+        trial = replace(trial, source=path)
     # the axes line is printed with the marker steps (after the subject lines), where it has always been
-    run.messages += [line for line in trial.log if not line.startswith("axes: ")]
-    if forces is None and path.lower().endswith(".c3d") and trial.kind == "markers" and opts.use_platforms:
-        from .io.forceplates import c3d_has_platforms
+    log.messages += [line for line in trial.log if not line.startswith("axes: ")]
+    if forces is None and path.lower().endswith(".c3d") and trial.kind == "markers" and options.use_platforms:
+        from .io.forceplates import c3d_has_platforms  # imported on use (see the imports)
 
         if c3d_has_platforms(path):
             forces = path  # a C3D trial's own force platforms
-            run.messages.append("loads: the trial's own force platforms")
+            log.messages.append("loads: the trial's own force platforms")
     if forces is not None:
-        trial.forces = load_forces(forces, trial.axes if trial.kind == "markers" else None, opts.load_map)
+        trial.forces = load_forces(forces, trial.axes if trial.kind == "markers" else None, options.load_map)
     return trial
 
 
-def subject_model(trial: Trial, run: _Run) -> BodyModel | None:
-    """Stage "subject": the model of ``options.model``, or the default one scaled to the subject's mass and height.
+def subject(trial: Trial, options: AnalysisOptions, log: Log, file: SubjectFile | None = None) -> Subject:
+    """Stage "subject": the subject's mass, height and sex from ``options``, else the subject ``file``.
 
     Without a mass (nor a model), the mass is the plates', estimated after
     the loads stage over the frames with the whole weight on them
-    (:func:`humanbody.checks.mass.plates_mass`).
+    (:func:`humanbody.checks.mass.plates_mass`); without plates either,
+    :data:`DEFAULT_MASS` is assumed (said so).
+    """
+    mass, height = options.mass, options.height
+    if file is not None:
+        mass = file.mass if mass is None else mass
+        height = file.height if height is None else height
+    from_plates = mass is None and options.model is None and trial.forces is not None
+    if mass is None and options.model is None and trial.forces is None:
+        log.messages.append(f"no --mass and no force plates: {DEFAULT_MASS:g} kg assumed")
+    return Subject(mass=mass, height=height, sex=options.sex, file=file, mass_from_plates=from_plates)
+
+
+def subject_model(subj: Subject, options: AnalysisOptions, log: Log) -> BodyModel | None:
+    """The model of ``options.model``, or the default one scaled to the subject's mass and height.
+
     None when neither mass nor height is known: a marker trial's
     calibration then scales the model.
     """
-    opts = run.options
-    if run.mass is None and opts.model is None:
-        if trial.forces is None:
-            run.messages.append(f"no --mass and no force plates: {DEFAULT_MASS:g} kg assumed")
-        else:  # estimated once the feet are tracked (:func:`_plates_mass`)
-            run.mass_from_plates = True
-    return _subject_model(opts.model, run.mass, run.height, opts.sex, run.messages)
+    model = options.model
+    if model is not None:
+        if isinstance(model, BodyModel):
+            return model
+        log.messages.append(f"model: {model}")
+        return load_model(model)
+    if subj.mass is None and subj.height is None:
+        return None
+    return BodyModel.default(mass=subj.calibration_mass,
+                             height=DEFAULT_HEIGHT if subj.height is None else float(subj.height), sex=subj.sex)
 
 
-def _default_model(model: BodyModel | None, run: _Run) -> BodyModel:
+def _default_model(model: BodyModel | None, options: AnalysisOptions, log: Log) -> BodyModel:
     """The model of a trial without markers: the subject's, else the default one (said so)."""
     if model is None:
-        model = BodyModel.default(mass=DEFAULT_MASS, height=DEFAULT_HEIGHT, sex=run.options.sex)
-        run.messages.append(f"no --model or --height: using the default model for {DEFAULT_HEIGHT:g} m")
+        model = BodyModel.default(mass=DEFAULT_MASS, height=DEFAULT_HEIGHT, sex=options.sex)
+        log.messages.append(f"no --model or --height: using the default model for {DEFAULT_HEIGHT:g} m")
     return model
 
 
-def orientations(trial: Trial, model: BodyModel, run: _Run) -> pd.DataFrame:
+def orientations(trial: Trial, model: BodyModel, options: AnalysisOptions, log: Log) -> pd.DataFrame:
     """Stage "track" of an orientation (IMU) trial: sensor orientations -> generalized coordinates.
 
     :func:`humanbody.imu.orientations_to_coordinates`, calibrated on
-    ``options.static`` (an orientation file in the calibration posture) or
-    the trial's first still window (:func:`humanbody.checks.imu_still.check_still_window`;
-    refused when it has none).
+    ``options.static`` (an orientation file in the calibration posture,
+    read by :meth:`humanbody.trial.Trial.read`) or the trial's first still
+    window (:func:`humanbody.checks.imu_still.check_still_window`; refused
+    when it has none).
     """
-    from .imu import orientations_to_coordinates
-
-    opts = run.options
     if trial.n_frames < 2:
-        raise InputError("has one frame: a calibration posture (give it as `static`), not a trial", run.path)
+        raise InputError("has one frame: a calibration posture (give it as `static`), not a trial", trial.source)
     posture = None
-    if opts.static is not None:
-        static = load_trial(opts.static, axes="x,y,z", imu_map=opts.imu_map)  # lab axes as they are: a marker file is refused below
+    if options.static is not None:
+        static = Trial.read(options.static, axes="x,y,z", imu_map=options.imu_map)  # a marker file: refused below
         if static.kind != "orientations":
-            raise InputError("static trial of an orientation trial must be an orientation file", opts.static)
+            raise InputError("static trial of an orientation trial must be an orientation file", options.static)
         posture = static.to_frame()
     frame = trial.to_frame()
     if posture is None and not frame.attrs.get("anatomical"):  # calibrated on a still window of the trial
-        from .checks.imu_still import check_still_window
-
-        posture, line = check_still_window(frame, list(frame.attrs["segment_of"].values()), run.path,
-                                           skip="imu-still" in opts.skip_checks)
-        run.messages.append(line)
-    coords, notes = orientations_to_coordinates(frame, model, static=posture, axes=opts.axes,
-                                                heading=opts.imu_heading, knee=opts.imu_knee)
-    run.messages += [f"orientations: {line}" for line in notes if not line.startswith("mapping:")]
-    run.details += [f"orientations: {line}" for line in notes if line.startswith("mapping:")]
+        posture, line = check_still_window(frame, list(frame.attrs["segment_of"].values()), trial.source,
+                                           skip="imu-still" in options.skip_checks)
+        log.messages.append(line)
+    coords, notes = orientations_to_coordinates(frame, model, static=posture, axes=options.axes,
+                                                heading=options.imu_heading, knee=options.imu_knee)
+    log.messages += [f"orientations: {line}" for line in notes if not line.startswith("mapping:")]
+    log.details += [f"orientations: {line}" for line in notes if line.startswith("mapping:")]
     return coords
 
 
-def condition(trial: Trial, run: _Run):
+def condition(trial: Trial, options: AnalysisOptions, log: Log) -> Conditioned:
     """Stage "condition" of a marker trial: marker set, unused markers out, gaps filled, low-pass filtered.
 
-    Returns ``(conditioned Trial, marker set, found, required)``: ``found``
-    maps the set's marker names to the trial's, ``required`` lists the set's
-    required markers the trial has (:func:`humanbody.markers.conditioning.condition`,
-    :func:`humanbody.markers.markerset.resolve_markerset`; a hip calibration
-    trial gives functional hip centres, :func:`humanbody.markers.functional_joint.functional_hips`).
+    The marker set is resolved (:func:`humanbody.markers.markerset.resolve_markerset`),
+    a hip calibration trial gives functional hip centres
+    (:func:`humanbody.markers.functional_joint.functional_hips`, the hip trial
+    read by :meth:`humanbody.trial.Trial.read` under the trial's axes mapping), the
+    markers the set does not use are left out and the rest conditioned
+    (:func:`humanbody.markers.conditioning.condition`).
     """
-    from .io import read_trial as read_frame
-    from .markers.conditioning import condition as condition_markers
-    from .markers.markerset import resolve_markerset
-    opts, messages, path = run.options, run.messages, run.path
+    path, messages = trial.source, log.messages
     ground = trial.to_frame("ground")
     messages.append(f"axes: {trial.axes.describe()}")
     names = ground.attrs.get("markers") or [c[:-2] for c in ground.columns if c.endswith("_x")]
-    mset, found = resolve_markerset(opts.markerset, names, path, required=())
+    mset, found = resolve_markerset(options.markerset, names, path, required=())
     found = _with_samples(ground, found, messages)
     required = _present_required(mset, found, path, messages)
-    if opts.hip_trial is not None:
-        from .markers.functional_joint import functional_hips
-
-        try:
-            mset, lines = functional_hips(mset, read_frame(opts.hip_trial))
-        except InputError as err:
-            raise err.with_path(opts.hip_trial) from None
-        messages += lines
-    clusters = {
-        seg: [found[m] for m in spec.markers if m in found]
-        for seg, spec in mset.segments.items()
-        if spec.rule == "cluster"
-    }
+    if options.hip_trial is not None:
+        mset = _with_functional_hips(mset, options.hip_trial, trial.axes, log)
+    clusters = {seg: [found[m] for m in spec.markers if m in found]
+                for seg, spec in mset.segments.items() if spec.rule == "cluster"}
     used = set(found.values())
     unused = [m for m in names if m not in used]
     if unused:  # markers the set does not use (unlabeled ones included): counted, never filled or filtered
@@ -463,140 +564,170 @@ def condition(trial: Trial, run: _Run):
         unlabeled = sum(1 for m in unused if m.startswith("*") or m.lower().startswith("unlabeled"))
         messages.append(f"ignored {len(unused)} marker(s) the marker set {mset.name!r} does not use"
                         + (f" ({unlabeled} unlabeled)" if unlabeled else ""))
-        run.details.append(f"ignored markers: {', '.join(unused)}")
-    markers, report = condition_markers(ground, max_gap=opts.max_gap, cutoff_hz=opts.cutoff_hz, fill=opts.fill,
-                                        segments={k: v for k, v in clusters.items() if len(v) >= 3})
+        log.details.append(f"ignored markers: {', '.join(unused)}")
+    markers, report = condition_markers(ground, max_gap=options.max_gap, cutoff_hz=options.cutoff_hz,
+                                        fill=options.fill, segments={k: v for k, v in clusters.items() if len(v) >= 3})
     del ground
-    run.cutoff_hz = None if report.filter is None else report.filter.cutoff_hz  # the one chosen under "auto"
     messages += list(report.summary_lines())
-    run.details += [f"conditioning: {line}" for line in report.lines()]
+    log.details += [f"conditioning: {line}" for line in report.lines()]
     out = Trial.from_frame(markers, axes=trial.axes, lab_attrs=trial.attrs)
-    out.forces, out.log, out.events = trial.forces, trial.log, trial.events
-    return out, mset, found, required
+    out.source, out.forces, out.log, out.events = trial.source, trial.forces, trial.log, trial.events
+    return Conditioned(trial=out, markerset=mset, found=found, required=required,
+                       cutoff_hz=None if report.filter is None else report.filter.cutoff_hz)
 
 
-def calibrate(markers: pd.DataFrame, mset, required: list, run: _Run):
+def _with_functional_hips(mset: MarkerSet, hip_trial, axes, log: Log) -> MarkerSet:
+    """``mset`` with the functional hip centres of ``hip_trial`` (:func:`humanbody.markers.functional_joint.functional_hips`).
+
+    The hip trial is read like the trial (:meth:`humanbody.trial.Trial.read`, under its lab -> ground
+    ``axes``) and given in its lab axes (``to_frame()``, the reader's table to the last bit: the mapping
+    is a signed permutation).  The SCoRE offsets live in the pelvis frame, which a rotation of the lab
+    does not change: in ground axes they agree to 1e-15 m, but not to the last bit, and the results
+    (8 significant digits) would then differ in their last digit from those the lab axes always gave.
+    """
+    try:
+        hips = Trial.read(hip_trial, axes=axes.spec)
+        if hips.kind != "markers":
+            raise InputError("hip calibration trial must hold marker trajectories", hip_trial)
+        mset, lines = functional_hips(mset, hips.to_frame())
+    except InputError as err:
+        raise err.with_path(hip_trial) from None
+    log.messages += lines
+    return mset
+
+
+def calibrate(conditioned: Conditioned, static: Trial | str | os.PathLike | None, subj: Subject,
+              options: AnalysisOptions, log: Log, cache: dict | None = None) -> Calibration:
     """Stage "calibrate": the subject's model from the static trial (cached by content) or from the trial itself.
 
-    :func:`humanbody.markers.calibration.calibrate` on ``options.static``
-    (read under the trial's axes mapping) or, without one, on the
-    conditioned markers (``mode="dynamic"``).
+    :func:`humanbody.markers.calibration.calibrate` on the ``static`` trial
+    (a :class:`~humanbody.trial.Trial` read under the trial's axes mapping,
+    or its file: read by :meth:`humanbody.trial.Trial.read` under that
+    mapping unless ``cache`` holds its calibration already, by content) or,
+    without one, on the conditioned markers (``mode="dynamic"``).
     """
-    from .markers.calibration import calibrate as calibrate_markers
-
-    opts = run.options
-    subject_mass = DEFAULT_MASS if run.mass is None else float(run.mass)
-    if opts.static is not None:
-        # a required marker the trial lacks is not asked of the static trial either (sparse sets)
-        calibration, static_frames = _static_calibration(
-            opts.static, run.axes.spec, mset, subject_mass, run.height, opts.sex, run.calibration_cache,
-            run.subj, required=None if len(required) == len(mset.required) else required)
-        run.messages.append(f"static trial {os.fspath(opts.static)}: {static_frames} frames, same axes mapping")
-        return calibration
-    return calibrate_markers(markers, mset, mass=subject_mass, height=run.height, sex=opts.sex, mode="dynamic",
-                             required=required, subject=run.subj)
+    mset, required = conditioned.markerset, conditioned.required
+    if static is None:
+        return calibrate_markers(conditioned.markers, mset, mass=subj.calibration_mass, height=subj.height,
+                                 sex=subj.sex, mode="dynamic", required=required, subject=subj.file)
+    # a required marker the trial lacks is not asked of the static trial either (sparse sets)
+    calibration, static_frames = _static_calibration(
+        static, conditioned.trial.axes.spec, mset, subj, cache,
+        required=None if len(required) == len(mset.required) else required)
+    name = static.source if isinstance(static, Trial) else os.fspath(static)
+    log.messages.append(f"static trial {name}: {static_frames} frames, same axes mapping")
+    return calibration
 
 
-def track(markers: pd.DataFrame, calibration, mset, found: dict, required: list, run: _Run):
-    """Stage "track": the generalized coordinates of every frame from the markers.
+def track(conditioned: Conditioned, calibration: Calibration, options: AnalysisOptions, log: Log):
+    """Stage "track": the generalized coordinates of every frame from the markers (a tracking result).
 
     Segment fits (:func:`humanbody.markers.tracking.track`) or whole-body
     inverse kinematics (:func:`humanbody.markers.global_ik.track_global`) as
     ``options.ik`` and :func:`humanbody.markers.global_ik.choose_method` say.
     """
-    from .markers.global_ik import choose_method, track_global
-    from .markers.tracking import track as track_segments
-
-    where = markers.columns.get_indexer([f"{col}_x" for col in found.values()])
+    markers, mset, required = conditioned.markers, conditioned.markerset, conditioned.required
+    where = markers.columns.get_indexer([f"{col}_x" for col in conditioned.found.values()])
     values = markers.to_numpy(dtype=float, copy=False)  # one float block: a view
     seen = (where >= 0) & ~np.isnan(values[:, np.maximum(where, 0)]).all(axis=0)
-    present = [m for m, ok in zip(found, seen, strict=True) if ok]
+    present = [m for m, ok in zip(conditioned.found, seen, strict=True) if ok]
     try:
-        method, why = choose_method(mset, present, run.options.ik)
+        method, why = choose_method(mset, present, options.ik)
     except InputError as err:  # a forced --ik this trial cannot take: name the trial
-        raise err.with_path(run.path) from None
-    run.messages.append(f"tracking: {'whole-body inverse kinematics' if method == 'global' else 'segment fits'}"
+        raise err.with_path(conditioned.trial.source) from None
+    log.messages.append(f"tracking: {'whole-body inverse kinematics' if method == 'global' else 'segment fits'}"
                         f" ({why})")
-    limits = run.options.joint_limits
-    set_limits = mset.ik.get("limits")
-    if method == "global" and limits not in (None, "off"):
-        run.messages.append(f"tracking: joint limits: {limits} (--joint-limits)")
-    elif method == "global" and limits is None and set_limits not in (None, False, "off"):
-        what = set_limits if isinstance(set_limits, str) else "a table"
-        run.messages.append(f"tracking: joint limits: {what} (marker set {mset.name!r} [ik] limits"
-                            + ("; keypoint sets: knees and elbows within 5 deg of straight)" if mset.keypoints else ")"))
-    elif method != "global" and limits not in (None, "off"):
-        run.messages.append(f"tracking: --joint-limits {limits} not used: joint limits act in whole-body "
-                            "inverse kinematics only (--ik global)")
+    limits = options.joint_limits
+    log.messages += _limits_lines(method, limits, mset)
     if method == "global":
         tracking = (track_global(markers, calibration, keep_frames=False, required=required) if limits is None
                     else track_global(markers, calibration, keep_frames=False, required=required, limits=limits))
     else:
         tracking = track_segments(markers, calibration, keep_frames=False, required=required)
-    run.messages += _tracking_lines(calibration, tracking)
-    if run.options.static is not None:
-        from .checks.static_fit import check_static_fit
-
-        line = check_static_fit(run.options.static, tracking, skip="static" in run.options.skip_checks,
-                                calibration=calibration, markers=markers)
-        said = [k for k, m in enumerate(run.messages) if m.startswith("tracking: median RMS marker residual")]
-        if line and said:  # the residual's own line says what was checked
-            run.messages[said[-1]] += f"; {line}"
-        elif line:
-            run.messages.append(line)
+    log.messages += _tracking_lines(calibration, tracking)
+    if options.static is not None:
+        _static_fit_line(options, tracking, log.messages, calibration=calibration, markers=markers)
     return tracking
 
 
-def rates(model: BodyModel, coords: pd.DataFrame, run: _Run) -> Motion:
+def _limits_lines(method: str, limits, mset: MarkerSet) -> list[str]:
+    """What the tracking says about joint limits (``--joint-limits``, the marker set's ``[ik] limits``)."""
+    set_limits = mset.ik.get("limits")
+    if method == "global" and limits not in (None, "off"):
+        return [f"tracking: joint limits: {limits} (--joint-limits)"]
+    if method == "global" and limits is None and set_limits not in (None, False, "off"):
+        what = set_limits if isinstance(set_limits, str) else "a table"
+        return [f"tracking: joint limits: {what} (marker set {mset.name!r} [ik] limits"
+                + ("; keypoint sets: knees and elbows within 5 deg of straight)" if mset.keypoints else ")")]
+    if method != "global" and limits not in (None, "off"):
+        return [f"tracking: --joint-limits {limits} not used: joint limits act in whole-body "
+                "inverse kinematics only (--ik global)"]
+    return []
+
+
+def _static_fit_line(options: AnalysisOptions, tracking, messages: list, calibration=None, markers=None) -> None:
+    """The static trial's fit check (:func:`humanbody.checks.static_fit.check_static_fit`: the marker residual and
+    the segments' marker distances), on the residual's line."""
+    line = check_static_fit(options.static, tracking, skip="static" in options.skip_checks,
+                            calibration=calibration, markers=markers)
+    said = [k for k, m in enumerate(messages) if m.startswith("tracking: median RMS marker residual")]
+    if line and said:  # the residual's own line says what was checked
+        messages[said[-1]] += f"; {line}"
+    elif line:
+        messages.append(line)
+
+
+def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log: Log, source: str = "") -> Motion:
     """Stage "rates": the coordinates with their first and second time derivatives (given, or differentiated).
 
     :func:`humanbody.mechanics.kinematics.prepare_motion` with ``options.differentiation``.
     """
-    coords.attrs.setdefault("source", run.path)
-    motion = prepare_motion(model, coords, differentiation=run.options.differentiation)
-    run.messages.append(f"rates: {motion.how}")
+    if source:
+        coords.attrs.setdefault("source", source)
+    motion = prepare_motion(model, coords, differentiation=options.differentiation)
+    log.messages.append(f"rates: {motion.how}")
     return motion
 
 
-def mechanics(model: BodyModel, coords: pd.DataFrame, motion: Motion, run: _Run, **parts) -> Analysis:
-    """Stage "mechanics": the :class:`Analysis`; its :attr:`~Analysis.results` are computed on first use.
+def mechanics(trial: Trial, model: BodyModel, coords: pd.DataFrame, motion: Motion, options: AnalysisOptions,
+              log: Log, **parts) -> Analysis:
+    """Stage "mechanics": the :class:`Analysis` of ``trial``; its :attr:`~Analysis.results` are computed on first use.
 
-    :func:`write` evaluates them frame range by range (with the kinetics
-    in the same pass), so a long trial is never held whole.
+    :func:`humanbody.trial_output.write` evaluates them frame range by
+    range (with the kinetics in the same pass), so a long trial is never held whole.
     """
-    return Analysis(source=run.path, coords=coords, model=model, motion=motion, messages=run.messages,
-                    details=run.details, angle_zero=run.options.angle_zero, **parts)
+    return Analysis(trial=trial, coords=coords, model=model, motion=motion, log=log,
+                    angle_zero=options.angle_zero, **parts)
 
 
-def loads(analysis: Analysis, table, run: _Run):
-    """Stage "loads": the external loads on the motion's frames, each given to a segment; ``(FrameLoads, table)``.
+def loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_hz: float | None = None):
+    """Stage "loads": the trial's loads on the motion's frames, each given to a segment (a FrameLoads).
 
     :func:`humanbody.mechanics.loads.condition_loads` (threshold, low-pass
-    at ``options.forces_cutoff_hz`` or the markers' cut-off, resampled to
-    the frames) and :func:`humanbody.mechanics.foot_contact.assign_loads` (named
-    segment, else the nearest foot).  The assignment needs the feet's
+    at ``options.forces_cutoff_hz``, else ``cutoff_hz``, the markers' cut-off;
+    resampled to the frames) and :func:`humanbody.mechanics.foot_contact.assign_loads`
+    (named segment, else the nearest foot).  The assignment needs the feet's
     poses in every frame: the kinematics computed here are kept
-    (``analysis.results``) and :func:`write` reuses them, so every frame's
+    (``analysis.results``) and the writer reuses them, so every frame's
     kinematics are computed once.
     """
-    from .mechanics.foot_contact import assign_loads
+    from .mechanics.foot_contact import assign_loads  # imported on use (see the imports)
     from .mechanics.loads import condition_loads
 
-    opts, model = run.options, analysis.model
-    for name, seg in opts.load_segments:
+    model, table = analysis.model, analysis.load_table
+    for name, seg in options.load_segments:
         if seg not in model.names:
             raise InputError(f"load_segments {name}={seg}: no segment {seg!r} in the model "
                              f"(segments: {', '.join(model.names)})", option="load_segments")
-    cut = run.cutoff_hz if opts.forces_cutoff_hz is None else opts.forces_cutoff_hz
+    cut = cutoff_hz if options.forces_cutoff_hz is None else options.forces_cutoff_hz
     frame_loads = condition_loads(table, analysis.motion.time, cutoff_hz=cut or None,
-                                  threshold=opts.force_threshold)
+                                  threshold=options.force_threshold)
     assigned = assign_loads(frame_loads, table.segments, model, analysis.results)
-    from .checks.plates import assignment_line
-
-    run.messages += assignment_line(table.notes + frame_loads.notes)
-    return assigned, table
+    log.messages += assignment_line(table.notes + frame_loads.notes)
+    return assigned
 
 
+# ------------------------------------------------------------------ helpers
 def _with_samples(ground: pd.DataFrame, found: dict, messages) -> dict:
     """``found`` without the markers whose columns hold no valid sample (listed in ``messages``).
 
@@ -621,8 +752,6 @@ def _present_required(mset, found, path, messages) -> list:
     determine every tracked segment through its joints
     (:func:`humanbody.markers.markerset.undetermined_segments`).
     """
-    from .markers.markerset import undetermined_segments
-
     missing = [m for m in mset.required if m not in found]
     if missing:
         lost = undetermined_segments(mset, found)
@@ -636,68 +765,68 @@ def _present_required(mset, found, path, messages) -> list:
     return [m for m in mset.required if m in found]
 
 
-def _plates_mass(analysis: Analysis, run: _Run) -> None:
+def _plates_mass(analysis: Analysis, options: AnalysisOptions, log: Log) -> None:
     """The subject's mass from the plates over the frames with the whole weight on them
     (:func:`humanbody.checks.mass.plates_mass`); the model's masses and inertias scaled to it."""
-    from .checks.mass import plates_mass
-    from .mechanics.body_mass import scaled_model
-
     m, lines = plates_mass(analysis.loads, analysis.results, analysis.model, analysis.motion.time,
-                           analysis.load_table.source, skip="mass" in run.options.skip_checks)
-    run.messages += lines
+                           analysis.load_table.source, skip="mass" in options.skip_checks)
+    log.messages += lines
     if m is not None:
         analysis.model = scaled_model(analysis.model, m)
-        analysis._results = None  # the inertial quantities follow the new masses
+        analysis.forget_results()  # the inertial quantities follow the new masses
 
 
-def _subject_file(subject, messages):
+def _subject_file(subject, log: Log) -> SubjectFile | None:
     """The :class:`~humanbody.io.subject.Subject` of ``subject`` (a path or one already read), or None."""
     if subject is None:
         return None
-    from .io.subject import Subject, read_subject
+    from .io.subject import read_subject  # imported on use (see the imports)
 
-    subj = subject if isinstance(subject, Subject) else read_subject(subject)
+    subj = subject if isinstance(subject, SubjectFile) else read_subject(subject)
     given = subj.measured()
-    messages.append(f"subject {subj.source or 'measurements'}: {len(given)} measurement(s)"
-                    + (f", mass {subj.mass:g} kg" if subj.mass is not None else "")
-                    + (f", height {subj.height:.3f} m" if subj.height is not None else ""))
+    log.messages.append(f"subject {subj.source or 'measurements'}: {len(given)} measurement(s)"
+                        + (f", mass {subj.mass:g} kg" if subj.mass is not None else "")
+                        + (f", height {subj.height:.3f} m" if subj.height is not None else ""))
     return subj
 
 
-def _static_calibration(static, axes_spec, mset, mass, height, sex, cache, subject=None, required=None):
+def _static_calibration(static, axes_spec, mset: MarkerSet, subj: Subject, cache: dict | None, required=None):
     """Read, orient and calibrate a static trial; ``(calibration, frames)``, from ``cache`` when it holds it.
 
-    ``required``: the markers the static trial must hold (default: the set's
-    ``required``; the pipeline passes those the motion trial has).
+    ``static``: a file, or a :class:`~humanbody.trial.Trial` already read
+    under the ``axes_spec`` mapping (not cached).  ``required``: the markers
+    the static trial must hold (default: the set's ``required``; the
+    pipeline passes those the motion trial has).
 
     The cache key is the SHA-256 of the file's bytes with everything else
     the calibration depends on (axes mapping, marker set, mass, height,
-    sex), so an edited static trial is calibrated anew.
+    sex, subject file), so an edited static trial is calibrated anew.
     """
-    import hashlib
-
-    from .markers.calibration import calibrate
-
+    mass, height = subj.calibration_mass, subj.height
     key = None
-    if cache is not None:
+    if isinstance(static, Trial) and getattr(static.axes, "spec", None) != axes_spec:
+        raise InputError(f"static trial read under the lab -> ground axes {getattr(static.axes, 'spec', None)!r}, "
+                         f"not the trial's {axes_spec!r}: read it with axes={axes_spec!r}", static.source)
+    if cache is not None and not isinstance(static, Trial):
         try:
             with open(static, "rb") as fh:
                 digest = hashlib.sha256(fh.read()).hexdigest()
         except OSError:
             digest = None  # Trial.read below says what is wrong with the file
         if digest is not None:
-            key = (digest, axes_spec, repr(mset), float(mass), None if height is None else float(height), sex,
-                   repr(subject), None if required is None else tuple(required))
+            key = (digest, axes_spec, repr(mset), float(mass), None if height is None else float(height), subj.sex,
+                   repr(subj.file), None if required is None else tuple(required))
             if key in cache:
                 return cache[key]
-    static_trial = Trial.read(static, axes=axes_spec)
+    static_trial = static if isinstance(static, Trial) else Trial.read(static, axes=axes_spec)
+    name = static_trial.source if isinstance(static, Trial) else static
     if static_trial.kind != "markers":
-        raise InputError("static trial must hold marker trajectories", static)
+        raise InputError("static trial must hold marker trajectories", name)
     static_ground = static_trial.to_frame("ground")
-    _check_static_markerset(static_ground, mset, static)
-    value = (calibrate(static_ground, mset, mass=mass, height=height, sex=sex, subject=subject, required=required),
-             static_trial.n_frames)
-    if key is not None:
+    _check_static_markerset(static_ground, mset, name)
+    value = (calibrate_markers(static_ground, mset, mass=mass, height=height, sex=subj.sex, subject=subj.file,
+                               required=required), static_trial.n_frames)
+    if key is not None and cache is not None:
         if len(cache) >= 16:  # a batch holds a few subjects at a time
             cache.pop(next(iter(cache)))
         cache[key] = value
@@ -711,8 +840,6 @@ def _check_static_markerset(static_trial, mset, static) -> None:
     from another set (a marker-cluster static given to a keypoint trial, say); fewer missing
     ones are left to :func:`calibrate`, which names the first.
     """
-    from .markers.markerset import detect_markerset, match_markers
-
     names = static_trial.attrs.get("markers") or [c[:-2] for c in static_trial.columns if c.endswith("_x")]
     found = match_markers(mset, names)
     if sum(m in found for m in mset.required) * 2 >= len(mset.required):
@@ -728,15 +855,11 @@ def _check_static_markerset(static_trial, mset, static) -> None:
 
 def _tracking_lines(calibration, tracking) -> list[str]:
     """A few lines on the marker set, the calibration and the fit quality."""
-    import numpy as np
-
     lines = [
         f"marker set {calibration.markerset.name!r}; calibrated from the {calibration.mode} trial "
         f"{calibration.source}; subject height {calibration.height:.3f} m"
     ]
     lines += [f"calibration: {note}" for note in calibration.notes]
-    from .markers.plausibility import check_lengths
-
     warn, bad = check_lengths(calibration.model, float(calibration.height))
     lines += [f"calibration: CHECK the marker set: {w}" for w in warn + bad]
     res = tracking.residuals.drop(columns="time")
@@ -776,9 +899,7 @@ class _Progress:
     def __init__(self, enabled: bool, label: str):
         self.bar = None
         if enabled:
-            import sys
-
-            from tqdm import tqdm
+            from tqdm import tqdm  # an optional dependency
 
             if sys.stderr.isatty():
                 self.bar = tqdm(total=len(self.STAGES), desc=Path(label).name, unit="step", leave=False)

@@ -21,12 +21,20 @@ same DataFrame, and :func:`load_forces` a :class:`~humanbody.io.loads.LoadTable`
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from .errors import InputError
+from .io import read_frame
+from .io.c3d_events import events_table
+from .io.loads import read_loads
+from .markers.axes import to_ground
+from .markers.layout import marker_names
 
 __all__ = ["Trial", "load_trial", "load_forces", "file_events", "KINDS"]
 
@@ -106,6 +114,11 @@ class Trial:
         """The force plates' geometry (:class:`humanbody.io.forceplates.PlateGeometry`), empty without forces."""
         return list(getattr(self.forces, "plates", None) or [])
 
+    def time_base(self) -> Trial:
+        """This trial without its data columns: its time, force plates, events, axes, log and attrs (the
+        analysis keeps this once the markers are let go, 8 bytes per frame instead of 8 per value)."""
+        return dataclasses.replace(self, table=self.table[:, :1].copy(), columns=[], marker_names=[])
+
     def _marker_index(self) -> np.ndarray:
         pos = {c: i + 1 for i, c in enumerate(self.columns)}
         return np.array([[pos[f"{m}_{a}"] for a in "xyz"] for m in self.marker_names], dtype=np.int64)
@@ -119,11 +132,7 @@ class Trial:
         marker trial already in ground axes, ``axes`` is its mapping and
         ``lab_attrs`` the reader's attrs before the mapping.
         """
-        from .markers.layout import marker_names
-
         if "time" not in frame.columns or frame.columns[0] != "time":
-            from .errors import InputError
-
             raise InputError("trial has no leading time column", frame.attrs.get("source"))
         kind = str(frame.attrs.get("kind", ""))
         table = frame.to_numpy(dtype=np.float64, copy=False)
@@ -207,8 +216,6 @@ def load_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_ma
     kept for the documented Python API), this returns a Trial; its
     ``to_frame()`` is that DataFrame.
     """
-    from .io import read_frame
-
     path = os.fspath(path)
     frame = read_frame(path, imu_map=imu_map)
     kind = frame.attrs.get("kind")
@@ -218,13 +225,9 @@ def load_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_ma
     log = [f"read {path}: {fmt}, {kind}, {len(frame)} frames{rate_txt}"]
     log += [f"converted {c}" for c in frame.attrs.get("conversions", [])]
     if kind not in KINDS:
-        from .errors import InputError
-
         raise InputError(f"holds {kind or 'an unknown kind of'} data, not marker trajectories or "
                          "generalized coordinates", path)
     if kind == "markers":
-        from .markers.axes import to_ground
-
         lab_attrs = frame.attrs
         ground, mapping = to_ground(frame, axes=axes)
         del frame  # a long trial: one copy of the markers at a time
@@ -244,8 +247,6 @@ def load_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_ma
 def file_events(attrs: dict) -> tuple[pd.DataFrame | None, list[str]]:
     """The gait events a reader found in the file (``attrs["events"]``, :func:`humanbody.io.c3d.read_c3d`)
     as an events table, and the log lines about them (how many per side, what was left out)."""
-    from .io.c3d_events import events_table
-
     table = events_table(attrs.get("events"))
     lines = [f"events: {note}" for note in attrs.get("event_notes", [])]
     if table is not None:
@@ -266,6 +267,4 @@ def load_forces(forces, mapping=None, loads: dict | None = None):
     Returns a :class:`~humanbody.io.loads.LoadTable` in ground axes (the DataFrame
     of the same file in lab axes is :func:`humanbody.io.read_forces`).
     """
-    from .io.loads import read_loads
-
     return read_loads(forces, mapping=None if mapping is None else mapping.matrix, loads=loads)

@@ -9,17 +9,25 @@ trials, the tracking residuals, each file atomically
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .atomic import atomic_path, atomic_write_text, open_temp
 from .errors import InputError
+from .io.writers import CSV_DIGITS, FORMATS, CsvWriter, write_table
 from .mechanics.kinematics import compute_motion
+from .mechanics.kinetics import compute_with_kinetics, kinetic_block, kinetic_columns
+from .mechanics.moment_frames import NEXUS_FRAME, distal_inputs, distal_moments, moment_frame, trial_heading
+from .mechanics.relative import frame_state, relative_block, relative_columns
+from .mechanics.results import Results, result_columns
+from .model.body import coordinate_columns
+from .options import AnalysisOptions
 
-if TYPE_CHECKING:
-    from .mechanics.results import Results
-    from .options import AnalysisOptions
+if TYPE_CHECKING:  # the pipeline imports nothing of this module; a type only
     from .pipeline import Analysis
 
 __all__ = ["write", "write_results", "CHUNK_FRAMES"]
@@ -38,8 +46,6 @@ def write(analysis: Analysis, out_dir, options: AnalysisOptions | None = None, *
     ``progress``, ``relative``, ``events``).
     """
     if options is None:
-        from .options import AnalysisOptions
-
         options = AnalysisOptions()
     return write_results(analysis, out_dir, export=options.export, opensim_feet=options.opensim_feet, **kwargs)
 
@@ -50,11 +56,11 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     """Write the results table (and the model used) into ``out_dir`` atomically.
 
     Files: ``<stem>_results.csv`` (docs/conventions.md results layout; or
-    ``.parquet``), ``<stem>_model.json``, and ``<stem>_residuals.csv`` when
-    markers were tracked.  The table is computed and written
-    ``chunk_frames`` frames at a time into one reused workspace, so a trial
-    of any length needs memory for one chunk of results only; the rows are
-    those of the whole-trial computation (see
+    ``.parquet``), ``<stem>_model.json``, ``<stem>_log.txt`` and
+    ``<stem>_residuals.csv`` when markers were tracked.  The table is
+    computed and written ``chunk_frames`` frames at a time into one reused
+    workspace, so a trial of any length needs memory for one chunk of
+    results only; the rows are those of the whole-trial computation (see
     :func:`humanbody.mechanics.kinematics.compute_motion`).  CSV numbers have
     ``digits`` significant digits (default
     :data:`humanbody.io.writers.CSV_DIGITS`).  ``progress`` shows a bar over
@@ -66,14 +72,11 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     columns they need, collected as the table is written; ``events`` (a
     gait events table) and ``opensim_feet`` (right, left OpenSim bodies)
     go with them.  An export that cannot be written is an InputError
-    raised after the results table, model and log are written.
+    raised after the results table, model and log are written; the log,
+    written once at the end, holds what the exports said.
     Returns a mapping from kind to path.
     """
-    from .io.writers import CSV_DIGITS, FORMATS, CsvWriter, write_table
-    from .mechanics.results import result_columns
-
     digits = CSV_DIGITS if digits is None else digits
-
     if fmt not in FORMATS:
         raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
     out = Path(out_dir)
@@ -81,39 +84,59 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise InputError(f"cannot create output folder ({err.strerror or err})", out) from None
+    columns, blocks = _table(analysis, chunk_frames, relative)
+    path = out / f"{analysis.stem}_results.{fmt}"
+    paths = {"results": str(path)}
+    exports = _ExportColumns(analysis, columns) if export else None
+    if exports is not None:
+        blocks = _collecting(blocks, exports.take, exports.values)
+    _write_table(path, fmt, columns, blocks, digits, progress and analysis.n_frames > 4 * chunk_frames,
+                 analysis.n_frames)
+    model_path = out / f"{analysis.stem}_model.json"
+    analysis.model.save(model_path)
+    paths["model"] = str(model_path)
+    log_path = out / f"{analysis.stem}_log.txt"
+    paths["log"] = str(log_path)
+    try:
+        if analysis.residuals is not None:
+            paths["residuals"] = write_table(analysis.residuals, out / f"{analysis.stem}_residuals", fmt="csv",
+                                             digits=digits)
+        if exports is not None:
+            paths.update(exports.write(out, export, events=events, feet=opensim_feet))
+    finally:  # what the exports had to say joins the log, written once whatever they did
+        _write_log(analysis, log_path)
+    return paths
+
+
+def _table(analysis: Analysis, chunk_frames: int, relative=()) -> tuple[list[str], Iterator[np.ndarray]]:
+    """The results table's columns and its rows, chunk by chunk: ``(columns, blocks)``.
+
+    The mechanics (:func:`humanbody.mechanics.results.result_columns`), the
+    clinical angles, the kinetics when the trial has loads, and the relative
+    motions of the ``relative`` frame pairs (an unknown frame is an
+    InputError here, before anything is written).
+    """
     model, motion = analysis.model, analysis.motion
     clinical = analysis.clinical
-    columns = result_columns(model.names, _coordinate_names(model)) + list(clinical.columns)
+    columns = result_columns(model.names, coordinate_columns(model)) + list(clinical.columns)
     compute, kinetic = _chunk_source(analysis)
     more = []
     if kinetic is not None:
         columns += kinetic[0]
         more.append(kinetic[1])
     if relative:
-        from .mechanics.relative import frame_state, relative_block, relative_columns
-
         probe = analysis.results if motion.n_frames <= chunk_frames else compute_motion(model, motion, 0, 1)
         for what, to in relative:
             for name in (what, to):
-                frame_state(probe, name)  # an unknown frame is an InputError before anything is written
+                frame_state(probe, name)
             columns += relative_columns(what, to)
         more.append(lambda res, start: np.concatenate([relative_block(res, w, t) for w, t in relative], axis=1))
-    path = out / f"{analysis.stem}_results.{fmt}"
-    paths = {"results": str(path)}
-    blocks = _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64), more, compute)
-    collected = None
-    if export:
-        from .export import export_columns
-        from .mechanics.moment_frames import NEXUS_FRAME, distal_inputs, moment_frame
+    return columns, _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64), more, compute)
 
-        want = export_columns(model, columns)
-        nexus = analysis.loads is not None and moment_frame(model) != NEXUS_FRAME  # the export's moments: distal
-        if nexus:
-            want += [c for c in distal_inputs(model) if c in columns and c not in want]
-        take = np.array([columns.index(c) for c in want], dtype=np.int64)
-        collected = np.empty((motion.n_frames, len(take)))
-        blocks = _collecting(blocks, take, collected)
-    bar = _frame_bar(progress and motion.n_frames > 4 * chunk_frames, motion.n_frames, path.name)
+
+def _write_table(path: Path, fmt: str, columns: list, blocks, digits: int, progress: bool, frames: int) -> None:
+    """The results table's ``blocks`` as CSV (``digits`` significant digits) or Parquet, atomically."""
+    bar = _frame_bar(progress, frames, path.name)
     if bar is not None:
         blocks = _counted(blocks, bar)
     try:
@@ -126,39 +149,49 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     finally:
         if bar is not None:
             bar.close()
-    model_path = out / f"{analysis.stem}_model.json"
-    model.save(model_path)
-    paths["model"] = str(model_path)
-    log_path = out / f"{analysis.stem}_log.txt"
-    paths["log"] = _write_log(analysis, log_path)
-    if analysis.residuals is not None:
-        paths["residuals"] = write_table(analysis.residuals, out / f"{analysis.stem}_residuals", fmt="csv",
-                                         digits=digits)
-    if export:
-        from .export import DEFAULT_FEET, write_exports
 
-        assert collected is not None  # filled while the results were written
-        cols = {c: collected[:, j] for j, c in enumerate(want)}
+
+class _ExportColumns:
+    """The results columns the exports need (:func:`humanbody.export.export_columns`), collected as the table
+    is written, and the exports written from them (:func:`humanbody.export.write_exports`).
+
+    With loads and a moment frame other than Plug-in Gait's, the C3D export
+    holds the distal-frame moments (:func:`humanbody.mechanics.moment_frames.distal_moments`)
+    whatever the results' frame; the other formats the results' own.
+    """
+
+    def __init__(self, analysis: Analysis, columns: list):
+        from .export import export_columns  # 130-190 ms of imports (gait/, C3D and OpenSim writers): exports only
+
+        model = analysis.model
+        self.analysis = analysis
+        self.want = export_columns(model, columns)
+        self.nexus = analysis.loads is not None and moment_frame(model) != NEXUS_FRAME
+        if self.nexus:
+            self.want += [c for c in distal_inputs(model) if c in columns and c not in self.want]
+        self.take = np.array([columns.index(c) for c in self.want], dtype=np.int64)
+        self.values = np.empty((analysis.n_frames, len(self.take)))
+
+    def write(self, out: Path, export, events=None, feet=None) -> dict[str, str]:
+        """Write the ``export`` formats into ``out`` (once the table is written); kind -> path."""
+        from .export import DEFAULT_FEET, write_exports  # imported with export_columns above
+
+        analysis, model = self.analysis, self.analysis.model
+        cols = {c: self.values[:, j] for j, c in enumerate(self.want)}
         runs = [(tuple(export), cols)]
-        if nexus:  # the C3D holds Plug-in Gait's moments (distal frame) whatever the results' frame
-            from .mechanics.moment_frames import distal_moments
-
+        if self.nexus:
             runs = [(tuple(f for f in export if f != "c3d"), cols),
                     (tuple(f for f in export if f == "c3d"), {**cols, **distal_moments(model, cols)})]
-        said = len(analysis.messages)
+        paths: dict[str, str] = {}
         for formats, values in runs:
             if formats:
-                paths.update(write_exports(analysis, out, formats, values, motion.time, events=events,
-                                           feet=opensim_feet or DEFAULT_FEET))
-        if len(analysis.messages) > said:  # what the exports had to say joins the log
-            _write_log(analysis, log_path)
-    return paths
+                paths.update(write_exports(analysis, out, formats, values, analysis.motion.time, events=events,
+                                           feet=feet or DEFAULT_FEET))
+        return paths
 
 
 def _heading(model, motion, memo: dict):
     """The trial's progression axis for a chunk's moments in the ``global`` frame (once per trial), else None."""
-    from .mechanics.moment_frames import moment_frame, trial_heading
-
     if moment_frame(model) != "global":
         return None
     if "heading" not in memo:
@@ -168,8 +201,6 @@ def _heading(model, motion, memo: dict):
 
 def _write_log(analysis: Analysis, path: Path) -> str:
     """The analysis's messages, then its details, as ``<stem>_log.txt`` (atomically); the path."""
-    from .atomic import atomic_write_text
-
     atomic_write_text(path, "\n".join(list(analysis.messages) + ["", "details:"] + list(analysis.details)) + "\n")
     return str(path)
 
@@ -187,36 +218,31 @@ def _chunk_source(analysis: Analysis):
     none were held); else None.
     """
     model, motion, loads = analysis.model, analysis.motion, analysis.loads
-    if loads is None:
-        def compute(start, stop, reuse):
-            held = analysis.held_results
-            return _frames(held, start, stop) if held is not None else compute_motion(model, motion, start, stop,
-                                                                                      out=reuse)
-        return compute, None
-    from .mechanics.kinetics import compute_with_kinetics, kinetic_block, kinetic_columns
-
     buffer: dict = {}
 
-    def compute_kinetic(start, stop, reuse):
+    def compute(start, stop, reuse):
         held = analysis.held_results
-        if held is not None:  # the held kinematics, their kinetics
-            res = _frames(held, start, stop)
+        if held is None and loads is None:
+            return compute_motion(model, motion, start, stop, out=reuse)
+        if held is None:
+            res, buffer["out"] = compute_with_kinetics(model, motion, loads, start, stop, out=reuse,
+                                                       block=buffer.get("out"))
+            return res
+        res = _frames(held, start, stop)
+        if loads is not None:  # the held kinematics, their kinetics
             buffer["out"] = kinetic_block(model, res, loads, start, out=buffer.get("out"),
                                           heading=_heading(model, motion, buffer))
-            return res
-        res, buffer["out"] = compute_with_kinetics(model, motion, loads, start, stop, out=reuse,
-                                                   block=buffer.get("out"))
         return res
 
-    return compute_kinetic, (kinetic_columns(model), lambda res, start: buffer["out"])
+    if loads is None:
+        return compute, None
+    return compute, (kinetic_columns(model), lambda res, start: buffer["out"])
 
 
 def _frames(results, start: int, stop: int):
     """Frames ``start:stop`` of ``results`` as a Results of views (no copy; ``inertia`` derived on use)."""
     if start == 0 and stop == results.n_frames:
         return results
-    from .mechanics.results import Results
-
     sl = slice(start, stop)
     per_frame = {name: getattr(results, name)[sl] for name in (
         "time", "R", "omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc", "force", "torque",
@@ -232,12 +258,6 @@ def _collecting(blocks, take, store):
         store[start:start + len(block)] = block[:, take]
         start += len(block)
         yield block
-
-
-def _coordinate_names(model):
-    from .model.body import coordinate_columns
-
-    return coordinate_columns(model)
 
 
 def _result_blocks(model, motion, chunk_frames: int, extra=None, more=(), compute=None):
@@ -277,11 +297,9 @@ def _result_blocks(model, motion, chunk_frames: int, extra=None, more=(), comput
 
 def _frame_bar(enabled: bool, total: int, label: str):
     """A tqdm bar over frames on a terminal, else None."""
-    import sys
-
     if not enabled or not sys.stderr.isatty():
         return None
-    from tqdm import tqdm
+    from tqdm import tqdm  # an optional dependency
 
     return tqdm(total=total, desc=f"writing {label}", unit="frame", unit_scale=True, leave=False)
 
@@ -293,10 +311,8 @@ def _counted(blocks, bar):
 
 
 def _write_parquet(path, columns, blocks) -> None:
-    import pyarrow as pa
+    import pyarrow as pa  # an optional dependency
     import pyarrow.parquet as pq
-
-    from .atomic import atomic_path, open_temp
 
     schema = pa.schema([(c, pa.float64()) for c in columns])
     with atomic_path(path) as tmp, open_temp(tmp) as fh:

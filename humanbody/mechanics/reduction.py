@@ -267,8 +267,7 @@ def reduce_analysis(analysis, markers=None, fit=None) -> Reduction:
         coords.attrs = dict(analysis.coords.attrs)
         analysis.coords = coords
         analysis.motion = red.motion
-        analysis._results = None
-        analysis._clinical = None
+        analysis.forget_results()
     model = red.model if red.applied else analysis.model
     analysis.model = model.replace(meta={**model.meta, "residual_reduction": _jsonable(red.record)})
     return red

@@ -9,20 +9,30 @@ need to read the inputs but not to share the output folder.
 
 from __future__ import annotations
 
+import io
 import os
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..atomic import atomic_path
 from ..errors import InputError
+from ..gait import angle_peaks, events_of, flatten, kinetic_peaks, normalize_cycles, spatiotemporal
+from ..gait.cycles import stride_table
+from ..gait.gps import GPS_VARIABLES, gait_profile_score, gait_variable_scores
+from ..gait.normative import leg_length_from_height, load_normative, marker_set_note
 from ..gait.selection import EVENT_SOURCES, events_source, pseudo_markers, trial_events, unloaded_stance
+from ..io.writers import table_csv_bytes
+from ..model.anthropometry import DEFAULT_HEIGHT
 from ..options import AnalysisOptions
+from . import html, svg
 from .outcome import TrialOutcome
+from .panels import ANGLE_PANELS, KINETIC_PANELS, MECHANICS_PANELS, cycle_panels, event_traces, foot_off_percent
 
 __all__ = ["ReportOptions", "TrialOutcome", "process_trial", "trial_options", "pseudo_markers", "trial_events",
            "EVENT_SOURCES"]
@@ -89,8 +99,6 @@ class ReportOptions:
             raise InputError(f"events must be one of {', '.join(EVENT_SOURCES)}, got {self.events!r}")
 
     def as_dict(self) -> dict:
-        from dataclasses import asdict
-
         return asdict(self)
 
 
@@ -150,8 +158,6 @@ def _residual_line(kinetics: pd.DataFrame, model) -> str:
 def _residual_stride_lines(kinetics: pd.DataFrame, analysis, events: pd.DataFrame) -> list:
     """The pelvis residual stride by stride, one line per side: each stride's peak residual force (N and % of the
     trial's peak ground reaction) and peak residual moment (N m); strides with unknown loads left out."""
-    from ..gait import events_of
-
     root = analysis.model.names[0]
     f = np.linalg.norm(kinetics[[f"{root}_joint_force_{a}" for a in "xyz"]].to_numpy(), axis=1)
     m = np.linalg.norm(kinetics[[f"{root}_joint_moment_{a}" for a in "xyz"]].to_numpy(), axis=1)
@@ -174,8 +180,6 @@ def _residual_stride_lines(kinetics: pd.DataFrame, analysis, events: pd.DataFram
 
 def _csv_bytes(table: pd.DataFrame) -> bytes:
     """The table as CSV text, numbers with CSV_DIGITS significant digits (:func:`humanbody.io.writers.table_csv_bytes`)."""
-    from ..io.writers import table_csv_bytes
-
     return table_csv_bytes(table, CSV_DIGITS)
 
 
@@ -191,9 +195,7 @@ def _parquet_bytes(table: pd.DataFrame) -> bytes:
     is converted by pandas' route, the next ones of the same column names and dtypes column by column
     into the schema (and pandas metadata) of the first.
     """
-    import io
-
-    import pyarrow as pa
+    import pyarrow as pa  # an optional dependency
     import pyarrow.parquet as pq
 
     dtypes = table.dtypes.tolist()
@@ -221,7 +223,7 @@ def _parquet_bytes(table: pd.DataFrame) -> bytes:
 def _analysis_files(analysis, stem: str, export=(), events=None, opensim_feet=None) -> tuple[dict, list]:
     """The pipeline's own outputs (results table, model, residuals; exports, under their folder) as bytes,
     and notes: an export that cannot be written costs the export, not the trial."""
-    from ..trial_output import write_results
+    from ..trial_output import write_results  # the analysis' modules: see _process
 
     files, notes = {}, []
     with tempfile.TemporaryDirectory(prefix="humanbody-report-") as tmp:
@@ -267,11 +269,7 @@ def process_trial(task, options: ReportOptions) -> TrialOutcome:
 
 
 def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
-    from ..gait import angle_peaks, flatten, kinetic_peaks, normalize_cycles, spatiotemporal
-    from ..gait.cycles import stride_table
     from ..pipeline import analyze_trial
-    from . import html
-
     opts = trial_options(task, options)
     run: dict[str, Any] = dict(progress=False, calibration_cache=_CALIBRATIONS)
     kinetics_note = []
@@ -339,8 +337,6 @@ def normative_set(spec: str | None):
     """The normative set of ``--normative`` (None: built-in; "none": no normative data), read once per process."""
     if spec is not None and spec.strip().lower() == "none":
         return None
-    from ..gait.normative import load_normative
-
     key = spec or ""
     if key not in _NORMATIVE_SETS:
         _NORMATIVE_SETS[key] = load_normative(spec)
@@ -349,10 +345,6 @@ def normative_set(spec: str | None):
 
 def _normative_scores(options: ReportOptions, task, analysis, row: dict, cycles, messages: list):
     """Choose the normative condition, add the GPS columns to ``row``; return (table or None, gps dict or None)."""
-    from ..gait.gps import gait_profile_score, gait_variable_scores
-    from ..gait.normative import leg_length_from_height
-    from ..pipeline import DEFAULT_HEIGHT
-
     nset = normative_set(options.normative)
     if nset is None:
         return None, None
@@ -368,8 +360,6 @@ def _normative_scores(options: ReportOptions, task, analysis, row: dict, cycles,
     messages.append(f"normative data {nset.name} ({nset.source}), {note}; Gait Profile Score "
                     f"{summary['gait_profile_score_deg']:.1f} deg (right "
                     f"{summary['right_gait_profile_score_deg']:.1f}, left {summary['left_gait_profile_score_deg']:.1f})")
-    from ..gait.normative import marker_set_note
-
     markers = marker_set_note(nset, ((getattr(analysis.model, "meta", None) or {}).get("calibration") or {})
                               .get("markerset"))
     if markers:
@@ -382,9 +372,6 @@ def _figures(plots: str, stem: str, cycles, params, normative, gps, with_kinetic
     """The trial's figures, name -> SVG text (``svg``) or PNG bytes (``png``); {} for ``none``."""
     if plots == "none":
         return {}
-    from ..gait.gps import GPS_VARIABLES
-    from .panels import ANGLE_PANELS, KINETIC_PANELS, MECHANICS_PANELS, cycle_panels, event_traces, foot_off_percent
-
     foot_off = foot_off_percent(params)
     labels = [v.removesuffix("_deg").replace("_", " ").replace("internal rotation", "rotation")
               .replace("dorsiflexion", "dorsiflex.").replace("foot progression", "foot prog.")
@@ -406,8 +393,6 @@ def _figures(plots: str, stem: str, cycles, params, normative, gps, with_kinetic
         figs[f"{stem}_mechanics.png"] = png.mechanics_figure(cycles, title=stem, foot_off=foot_off)
         figs[f"{stem}_events.png"] = png.events_figure(points, events, feet=feet, pelvis=pelvis, title=stem)
         return figs
-    from . import svg
-
     figs = {f"{stem}_angles.svg": svg.grid_svg(cycle_panels(cycles, ANGLE_PANELS, normative, foot_off),
                                                f"{stem}: joint angles over the stride".strip(": "))}
     if gps:
@@ -427,8 +412,6 @@ def _figures(plots: str, stem: str, cycles, params, normative, gps, with_kinetic
 
 def write_outcome_files(outcome: TrialOutcome, out_dir) -> list[str]:
     """Write the outcome's files under ``out_dir`` atomically; return their relative paths."""
-    from ..atomic import atomic_path
-
     written = []
     for rel, data in sorted(outcome.files.items()):
         target = Path(out_dir) / rel

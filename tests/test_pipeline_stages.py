@@ -1,0 +1,230 @@
+"""The stages of humanbody.pipeline as functions of values, the Analysis holding its Trial, and the writer's log.
+
+Each stage called by hand, in the order :func:`analyze_trial` calls them,
+gives exactly what ``analyze_trial`` gives; the values passed between stages
+are frozen; the trial's fields the Analysis used to copy are read from the
+Trial it holds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from humanbody import pipeline
+from humanbody.markers.axes import parse_axes
+from humanbody.options import AnalysisOptions
+from humanbody.pipeline import Conditioned, Log, Subject, analyze_trial
+from humanbody.trial import Trial
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+WALK = DATA / "sample_walk_markers.trc"
+STATIC = DATA / "sample_static.trc"
+
+
+@pytest.fixture(scope="module")
+def opts():
+    return AnalysisOptions(static=str(STATIC), mass=75.0, height=1.75)
+
+
+@pytest.fixture(scope="module")
+def chained(opts):
+    """The marker stages called one by one: (log, trial, subject, conditioned, calibration, tracking)."""
+    log = Log()
+    trial = pipeline.read(str(WALK), opts, log)
+    subj = pipeline.subject(trial, opts, log)
+    conditioned = pipeline.condition(trial, opts, log)
+    calibration = pipeline.calibrate(conditioned, opts.static, subj, opts, log)
+    tracking = pipeline.track(conditioned, calibration, opts, log)
+    return log, trial, subj, conditioned, calibration, tracking
+
+
+@pytest.fixture(scope="module")
+def whole(opts):
+    return analyze_trial(WALK, opts)
+
+
+def test_stages_chained_by_hand_give_what_analyze_trial_gives(chained, whole):
+    log, trial, subj, conditioned, calibration, tracking = chained
+    assert isinstance(trial, Trial) and trial.kind == "markers" and trial.source == str(WALK)
+    pd.testing.assert_frame_equal(tracking.coords, whole.coords)
+    np.testing.assert_array_equal(calibration.model.mass, whole.model.mass)
+    pd.testing.assert_frame_equal(conditioned.markers, whole.markers)
+    # the analysis says what the stages said, in the same order, and then rates (and nothing before)
+    assert whole.messages[:len(log.messages)] == log.messages
+    assert whole.messages[len(log.messages)].startswith("rates: ")
+
+
+def test_values_passed_between_stages_are_frozen(chained, opts):
+    _, trial, subj, conditioned, _, _ = chained
+    assert subj == Subject(mass=75.0, height=1.75, sex="male", file=None, mass_from_plates=False)
+    for value, name in ((subj, "mass"), (conditioned, "cutoff_hz")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(value, name, 1.0)
+    assert isinstance(conditioned, Conditioned)
+    assert conditioned.cutoff_hz == opts.cutoff_hz  # a number given: that one
+    assert set(conditioned.required) <= set(conditioned.found)
+    # the conditioned trial keeps the trial's mapping, events, plates and source; its markers are new arrays
+    assert conditioned.trial.axes is trial.axes and conditioned.trial.source == trial.source
+    assert not np.shares_memory(conditioned.trial.table, trial.table)
+
+
+def test_cutoff_chosen_under_auto_is_the_one_the_condition_stage_reports():
+    opts = AnalysisOptions(mass=75.0, height=1.75, cutoff_hz="auto")
+    log = Log()
+    conditioned = pipeline.condition(pipeline.read(str(WALK), opts, log), opts, log)
+    line = next(m for m in log.messages if "cut-off chosen by residual analysis" in m)
+    assert conditioned.cutoff_hz is not None and 1.0 < conditioned.cutoff_hz < 20.0
+    assert f"-3 dB at {conditioned.cutoff_hz:g} Hz" in line
+
+
+def test_subject_mass_from_the_plates_only_without_mass_and_model():
+    table = object()  # any plates
+    bare = Trial(source="t.trc", kind="markers", table=np.zeros((2, 1)), columns=[])
+    plated = dataclasses.replace(bare, forces=table)
+    log = Log()
+    assert pipeline.subject(plated, AnalysisOptions(), log).mass_from_plates
+    assert not pipeline.subject(plated, AnalysisOptions(mass=70.0), log).mass_from_plates
+    assert log.messages == []
+    subj = pipeline.subject(bare, AnalysisOptions(height=1.6), log)
+    assert not subj.mass_from_plates and subj.mass is None and subj.calibration_mass == pipeline.DEFAULT_MASS
+    assert log.messages == [f"no --mass and no force plates: {pipeline.DEFAULT_MASS:g} kg assumed"]
+
+
+def test_analysis_holds_the_trial_and_reads_its_fields_from_it(whole):
+    trial = whole.trial
+    assert isinstance(trial, Trial)
+    assert whole.source == trial.source == str(WALK)
+    assert whole.axes is trial.axes and whole.axes.spec == "x,-z,y"
+    assert whole.events is trial.events and whole.load_table is trial.forces is None
+    assert whole.messages is whole.log.messages and whole.details is whole.log.details
+    pd.testing.assert_frame_equal(whole.markers, trial.to_frame("ground"))
+    for name in ("source", "axes", "events", "load_table", "messages"):
+        with pytest.raises(AttributeError):
+            setattr(whole, name, None)
+
+
+def test_markers_let_go_keep_the_trials_time_base(opts, whole):
+    light = analyze_trial(WALK, opts, keep_markers=False)
+    assert light.markers is None and light.trial.markers is None and light.trial.columns == []
+    np.testing.assert_array_equal(light.trial.time, whole.trial.time)
+    assert light.trial.axes is not None and light.source == whole.source
+    pd.testing.assert_frame_equal(light.coords, whole.coords)
+
+
+def test_forget_results_computes_them_again(whole):
+    first = whole.results
+    assert whole.held_results is first
+    whole.forget_results()
+    assert whole.held_results is None
+    again = whole.results
+    assert again is not first
+    np.testing.assert_array_equal(again.com, first.com)
+
+
+def test_functional_hips_are_the_same_in_lab_and_ground_axes():
+    """SCoRE centres live in the pelvis frame, which a rotation of the lab leaves alone: the offsets (and the
+    lines saying them) are the same from the hip trial in lab or ground axes, to 1e-12 m (not to the last bit:
+    the pipeline gives the lab table, see the next test)."""
+    from humanbody.markers.functional_joint import functional_hips
+    from tests.markers.test_functional_joint import _gait2392_trial
+
+    lab = _gait2392_trial((0.6, 0.35, 0.3))
+    M = parse_axes("x,-z,y")
+    ground = lab.copy()
+    names = sorted({c[:-2] for c in lab.columns if c.endswith("_x")})
+    for n in names:
+        cols = [f"{n}_{a}" for a in "xyz"]
+        ground[cols] = lab[cols].to_numpy() @ M.T
+    mset_lab, lines_lab = functional_hips("gait2392", lab)
+    mset_ground, lines_ground = functional_hips("gait2392", ground)
+    assert lines_lab == lines_ground and all("functional (SCoRE" in line for line in lines_lab)
+    for side in ("right", "left"):
+        np.testing.assert_allclose(mset_ground.points[f"{side}_hip"][0]["offset"],
+                                   mset_lab.points[f"{side}_hip"][0]["offset"], rtol=0, atol=1e-12)
+
+
+def test_hip_trial_read_by_trial_read_reaches_functional_hips_as_the_readers_table(opts, monkeypatch):
+    """The hip trial is read by Trial.read under the trial's mapping and handed over in lab axes: the very
+    table humanbody.read_trial gives, to the last bit (the results with a hip trial stay byte-identical)."""
+    import humanbody
+
+    seen = []
+
+    def record(mset, frame):
+        seen.append(frame)
+        return mset, ["hips: recorded"]
+
+    monkeypatch.setattr(pipeline, "functional_hips", record)
+    analysis = analyze_trial(WALK, opts, hip_trial=str(WALK))
+    expected = humanbody.read_trial(WALK)
+    (frame,) = seen
+    pd.testing.assert_frame_equal(frame, expected, check_exact=True)
+    assert frame.attrs == expected.attrs and "hips: recorded" in analysis.messages
+
+
+def test_hip_trial_of_another_kind_is_refused_naming_it(opts):
+    from humanbody.errors import InputError
+
+    coords = DATA / "sample_walk.csv"
+    with pytest.raises(InputError, match="hip calibration trial must hold marker trajectories") as err:
+        analyze_trial(WALK, opts, hip_trial=str(coords))
+    assert str(coords) in str(err.value)
+
+
+def test_write_results_writes_the_log_once_with_what_the_exports_said(tmp_path, opts, monkeypatch):
+    """The log is written once, after the exports, and holds the lines they added (a C3D export's note
+    on events it could not hold, say); the paths keep their order: results, model, log, ..."""
+    from humanbody import export, trial_output
+
+    analysis = analyze_trial(WALK, opts, export=("opensim",))
+    written = []
+    real_log, real_exports = trial_output._write_log, export.write_exports
+
+    def exports(a, *args, **kwargs):
+        a.messages.append("export: a line of the exports")
+        return real_exports(a, *args, **kwargs)
+
+    monkeypatch.setattr(trial_output, "_write_log", lambda a, p: written.append(p) or real_log(a, p))
+    monkeypatch.setattr(export, "write_exports", exports)
+    paths = trial_output.write(analysis, tmp_path, AnalysisOptions(export=("opensim",)))
+    assert written == [Path(paths["log"])]
+    assert list(paths)[:3] == ["results", "model", "log"] and len(paths) > 4
+    log = Path(paths["log"]).read_text().split("\n\ndetails:\n")[0].splitlines()
+    assert log == analysis.messages and log[-1] == "export: a line of the exports"
+
+
+def test_an_export_that_fails_still_leaves_the_log(tmp_path, opts, monkeypatch):
+    from humanbody import export, trial_output
+    from humanbody.errors import InputError
+
+    analysis = analyze_trial(WALK, opts, export=("opensim",))
+
+    def fails(a, *args, **kwargs):
+        a.messages.append("export: tried")
+        raise InputError("cannot export", "x")
+
+    monkeypatch.setattr(export, "write_exports", fails)
+    with pytest.raises(InputError, match="cannot export"):
+        trial_output.write(analysis, tmp_path, AnalysisOptions(export=("opensim",)))
+    assert (tmp_path / f"{analysis.stem}_results.csv").exists()
+    assert "export: tried" in (tmp_path / f"{analysis.stem}_log.txt").read_text()
+
+
+def test_static_given_as_a_trial_calibrates_as_its_file(chained, opts):
+    """calibrate() takes the static trial as a Trial read under the trial's mapping (what its file gives),
+    and refuses one read under another mapping, naming the file."""
+    from humanbody.errors import InputError
+
+    log, trial, subj, conditioned, calibration, _ = chained
+    static = Trial.read(STATIC, axes=trial.axes.spec)
+    again = pipeline.calibrate(conditioned, static, subj, opts, Log())
+    np.testing.assert_array_equal(again.model.mass, calibration.model.mass)
+    assert repr(again.local) == repr(calibration.local)
+    with pytest.raises(InputError, match="not the trial's 'x,-z,y'") as err:
+        pipeline.calibrate(conditioned, Trial.read(STATIC, axes="x,y,z"), subj, opts, Log())
+    assert str(STATIC) in str(err.value)
