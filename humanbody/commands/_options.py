@@ -12,6 +12,9 @@ default is the named value it stands for (``humanbody.signal.CUTOFF_HZ``,
 
 from __future__ import annotations
 
+import argparse
+
+from ..errors import InputError
 from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
 from ..signal import CUTOFF_HZ
 from ..signal.differentiate import METHODS, Differentiation
@@ -42,8 +45,6 @@ def add_subject_options(p) -> None:
 
 def cutoff_value(text: str) -> float | str:
     """``--cutoff``'s value: a frequency in Hz (0: no filter) or ``auto``."""
-    import argparse
-
     if text.strip().lower() == "auto":
         return "auto"
     try:
@@ -110,8 +111,6 @@ def add_reduction_option(g) -> None:
 
 def loads_from(args) -> dict:
     """``--load NAME=SEGMENT`` options as a dict (InputError for a malformed one)."""
-    from ..errors import InputError
-
     out = {}
     for item in getattr(args, "load", None) or []:
         name, sep, seg = item.partition("=")

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
+
+from ..atomic import atomic_write_text
 from ..errors import InputError
-from ._options import add_marker_options, add_subject_options
+from ._options import add_marker_options, add_subject_options, report_options
 from .report import add_events_option
 
 HELP = ("compare groups of gait curves with statistical parametric mapping (t test, paired t test, "
@@ -15,8 +19,6 @@ HELP = ("compare groups of gait curves with statistical parametric mapping (t te
 
 
 def _alpha(text: str) -> float:
-    import argparse
-
     try:
         a = float(text)
     except ValueError:
@@ -75,8 +77,6 @@ def register(sub) -> None:
 
 
 def _report_options(args):
-    from ._options import report_options
-
     return report_options(args, plots="none", kinetics=not args.no_kinetics, events=args.events)
 
 
@@ -131,9 +131,6 @@ def _groups_from_manifest(args, out: Path, say):
     Returns ``(groups, factors, regressor)``: ``factors`` for two ``--by``
     columns, ``regressor`` (column, {subject: value}) with ``--regress``.
     """
-    import numpy as np
-
-    from ..atomic import atomic_write_text
     from ..report.inputs import MANIFEST_COLUMNS, manifest_table, read_manifest
     from ..stats.groups import read_report
 

@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 
+from ..errors import InputError
 from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
 
 HELP = "show the 17-segment body model, or build it for a subject and export it as JSON"
@@ -48,7 +49,6 @@ def _build(args):
 
 
 def _resolve(args):
-    from ..errors import InputError
     from ..model.body import load_model
 
     if getattr(args, "model", None):

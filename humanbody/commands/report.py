@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import os
 import signal
 import sys
 
@@ -30,8 +32,6 @@ HELP = "batch report: per-trial results, gait events, cycles, figures and pages;
 
 
 def _positive(text: str) -> float:
-    import argparse
-
     try:
         x = float(text)
     except ValueError:
@@ -92,8 +92,6 @@ def register(sub) -> None:
 
 def _absolute_normative(spec):
     """``--normative FILE[:CONDITION]`` with FILE made absolute (workers may run elsewhere: Dask)."""
-    import os
-
     from ..gait.normative import BUILTIN, parse_spec
 
     if not spec or spec.strip().lower() == "none":

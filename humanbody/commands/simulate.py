@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 HELP = "simulate the body from a spec (TOML): posture, torques, springs, contacts -> coordinates trial CSV"
 
@@ -16,8 +17,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from pathlib import Path
-
     from ..io.writers import write_table
     from ..simulation.forward import simulate
     from ..simulation.spec import read_spec

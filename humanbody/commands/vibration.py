@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+
+import numpy as np
+
+from ..atomic import atomic_path
+from ..errors import InputError
 
 HELP = "whole-body vibration: apparent mass, seat-to-head transmissibility and modes of the body on a vibrating base"
 
@@ -28,10 +34,6 @@ def register(sub) -> None:
 
 
 def _frequencies(args):
-    import numpy as np
-
-    from ..errors import InputError
-
     if not (0 < args.fmin < args.fmax) or not args.step > 0 or not np.isfinite([args.fmin, args.fmax, args.step]).all():
         raise InputError("frequencies must satisfy 0 < --fmin < --fmax and --step > 0")
     if (args.fmax - args.fmin) / args.step > 100000:
@@ -40,7 +42,6 @@ def _frequencies(args):
 
 
 def _model(args):
-    from ..errors import InputError
     from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
     from ..model.body import BodyModel, load_model
 
@@ -61,8 +62,6 @@ def plot_response(result, path, title: str = "") -> None:
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
-
-    from ..atomic import atomic_path
 
     r = result.response
     fig, ax = plt.subplots(2, 2, figsize=(10, 6.5), sharex=True)
@@ -86,8 +85,6 @@ def plot_response(result, path, title: str = "") -> None:
 
 
 def run(args) -> int:
-    from pathlib import Path
-
     from ..io.writers import write_table
     from ..simulation.vibration import whole_body_vibration
 

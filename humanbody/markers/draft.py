@@ -35,12 +35,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
 from ..signal.nan import nanmedian
+from .calibration import calibrate
+from .draft_window import lateral_offsets, standing_window
+from .markerset import _parse
+from .plausibility import check_lengths
 from .vocabulary import read_name, vocabulary
 
 if TYPE_CHECKING:
@@ -460,8 +465,6 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
     import tomllib
 
     from . import draft_rules
-    from .calibration import calibrate
-    from .markerset import _parse
 
     source = str(static.attrs.get("source", "") or "")
     names = [n for n in (static.attrs.get("markers") or [c[:-2] for c in static.columns if str(c).endswith("_x")])]
@@ -469,7 +472,6 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
         raise InputError("holds no marker trajectories; give a standing (static) marker trial", source or None)
     window, lateral = "", None
     if _excursion(static, names) > STATIC_EXCURSION_M:  # a walk: its stillest standing second, if it has one
-        from .draft_window import lateral_offsets, standing_window
 
         rows, window = standing_window(static, names, source or None)
         if len(rows) == 1:  # one frame of a walk: the sides from the whole walk (draft_window's docstring)
@@ -488,7 +490,6 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
         raise err.with_path(source) from None
     ms = _parse(tomllib.loads(plan.text), source or "draft")
     cal = calibrate(static, ms, height=None if plan.height_rule else H)  # the draft must calibrate on its own trial
-    from .plausibility import check_lengths
 
     warn, bad = check_lengths(cal.model, float(cal.height))
     if bad:
@@ -505,7 +506,5 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
 
 
 def _stem(source: str) -> str:
-    from pathlib import Path
-
     stem = Path(source).stem if source else "drafted"
     return re.sub(r"[^0-9A-Za-z_]+", "_", stem) or "drafted"

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import interpolate
 
 from ..errors import InputError
 from .layout import _positions, _rate, _time, _with_positions, marker_names
+from .rigid import horn_rotations
 
 FILL_METHODS = ("spline", "linear", "rigid")
 GAP_COLUMNS = ["marker", "start_frame", "end_frame", "start_time", "end_time", "length_frames"]
@@ -73,8 +75,6 @@ def _spline_fill(x: np.ndarray, s: int, e: int, window: int) -> tuple[np.ndarray
     through the valid samples within ``window`` frames before and after the
     gap.  With fewer than two valid samples on a side the fill is linear.
     """
-    from scipy import interpolate
-
     n = len(x)
     idx = np.arange(max(0, s - window), min(n, e + 1 + window))
     ok = ~np.isnan(x[idx, 0])
@@ -106,8 +106,6 @@ def _rigid_transform(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarr
     -------
     R : ndarray (3, 3), d : ndarray (3,)
     """
-    from .rigid import horn_rotations
-
     a_bar, b_bar = A.mean(axis=0), B.mean(axis=0)
     R = horn_rotations(((A - a_bar).T @ (B - b_bar))[None])[0]
     return R, b_bar - R @ a_bar

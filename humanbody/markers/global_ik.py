@@ -54,11 +54,13 @@ import numpy as np
 import pandas as pd
 
 from .._kernels.angles import relative_angles
+from .._kernels.ik import _BLOCK, solve_frames, tree_order
 from ..errors import InputError
 from ..model.body import sequence_axes_array
 from ..model.segments import PARENTS, SEGMENT_NAMES
-from .calibration import Calibration
+from .calibration import Calibration, _Geometry, _Unavailable
 from .markerset import MarkerSet, undetermined_segments
+from .tracking import STATUS, Tracking, finish_coordinates, track, trial_markers
 
 __all__ = ["ANATOMICAL_LIMITS", "HINGE_WEIGHT", "LIMIT_TABLES", "LIMIT_WEIGHT", "NEUTRAL_WEIGHT",
            "PHYSIOLOGICAL_LIMITS", "IKProblem", "choose_method", "ik_problem", "joint_limits", "limit_lines",
@@ -305,8 +307,6 @@ def _seeds(R: np.ndarray, O: np.ndarray, rows: np.ndarray, n: int, prob: IKProbl
 
 def _geometry_frames(markers: dict, calibration: Calibration, n: int):
     """Per-frame anatomical frames and origins built by the set's rules (keypoint seeds), NaN where unavailable."""
-    from .calibration import _Geometry, _Unavailable
-
     ms = calibration.markerset
     params = dict(ms.parameters, height=calibration.height, mass=calibration.mass)
     geo = _Geometry(ms, markers, params)
@@ -369,9 +369,6 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
         ``residuals`` per segment are the RMS distance of its markers,
         ``marker_residuals`` the distance of every marker.
     """
-    from .._kernels.ik import _BLOCK, solve_frames, tree_order
-    from .tracking import STATUS, Tracking, finish_coordinates, track, trial_markers
-
     source = markers.attrs.get("source")
     ms = calibration.markerset
     values, where = trial_markers(markers, ms, required)

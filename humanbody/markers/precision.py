@@ -63,6 +63,7 @@ filter_gain            g_i of the zero-phase low-pass
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -74,7 +75,9 @@ from ..rotations import euler_to_matrix
 from ..rotations.common import sequence_axes
 from ..signal import CUTOFF_HZ
 from .calibration import Calibration
+from .conditioning import _lowpass_array
 from .global_ik import IKProblem, ik_problem
+from .tracking import trial_markers
 
 __all__ = ["Precision", "coordinate_columns", "coordinate_covariance", "filter_gain", "marker_jacobian",
            "marker_positions", "predict_precision"]
@@ -339,8 +342,6 @@ def filter_gain(n_frames: int, rate_hz: float, cutoff_hz: float | None = CUTOFF_
     A run of at most the filter's padding length is left unfiltered by the
     pipeline, so g = 1 there too.
     """
-    from .conditioning import _lowpass_array
-
     n = int(n_frames)
     if n < 1:
         raise InputError("filter_gain: no frames")
@@ -453,8 +454,6 @@ def predict_precision(calibration: Calibration, coords: pd.DataFrame, noise_m: f
             rate_hz = 1.0 / float(np.median(dt))
     present = np.ones((F, len(prob.names)), dtype=bool)
     if markers is not None:
-        from .tracking import trial_markers
-
         if len(markers) != F:
             raise InputError(f"marker trial has {len(markers)} frames, the coordinates {F}",
                              markers.attrs.get("source"))
@@ -469,8 +468,6 @@ def predict_precision(calibration: Calibration, coords: pd.DataFrame, noise_m: f
     var = np.empty((F, _D))
     bar = None
     if progress and F > 4 * _CHUNK:
-        import sys
-
         if sys.stderr.isatty():
             from tqdm import tqdm
 

@@ -32,8 +32,8 @@ from ..model.anthropometry import DEFAULT_MASS
 from ..model.body import sequence_axes_array
 from ..model.segments import PARENTS, SEGMENT_NAMES
 from ..rotations.angles import singular_distance
-from .calibration import Calibration, calibrate
-from .markerset import match_markers
+from .calibration import Calibration, _Geometry, _Unavailable, calibrate, tracking_frame
+from .markerset import detect_markerset, match_markers
 from .rigid import _fit_columns, fit_rigid  # noqa: F401  (fit_rigid re-exported)
 
 __all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
@@ -179,8 +179,6 @@ class _Tracker:
     def _geometry(self):
         """The marker set's points and rule frames over this chunk's frames (geometric tracking)."""
         if not hasattr(self, "_geo"):
-            from .calibration import _Geometry
-
             self._geo = _Geometry(self.ms, self.markers, self.cal.parameters)
         return self._geo
 
@@ -189,8 +187,6 @@ class _Tracker:
 
         Frames where a point is missing (NaN) keep the cluster fit already in R, O.
         """
-        from .calibration import _Unavailable, tracking_frame
-
         geo = self._geometry()
         try:
             G = tracking_frame(geo, seg)
@@ -509,8 +505,6 @@ def markers_to_coordinates(markers, markerset=None, static=None, mass: float = D
     tracking : Tracking
     """
     if markerset is None:
-        from .markerset import detect_markerset
-
         names = markers.attrs.get("markers") or [c[:-2] for c in markers.columns if c.endswith("_x")]
         markerset = detect_markerset(names, markers.attrs.get("source"))
     if static is not None:

@@ -63,11 +63,14 @@ degrees only where its angle really passes +-180.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
+from .._kernels.angles import continuous_angles, joint_rotation_angles, unwrap_columns
+from ..errors import InputError
+from ..model.body import sequence_axes_array
 from ..rotations.angles import euler_to_matrix, matrix_to_euler
 from ..rotations.common import sequence_axes
 
@@ -306,8 +309,6 @@ def _yaw(psi) -> np.ndarray:
 
 def _continuous_degrees(angles: np.ndarray, sequence: str) -> np.ndarray:
     """Angles (F, 3) rad made continuous through singular sets and unwrapped, in degrees."""
-    from .._kernels.angles import continuous_angles
-
     a = np.ascontiguousarray(angles, dtype=float).reshape(-1, 1, 3).copy()
     continuous_angles(a, np.array([sequence_axes(sequence)], dtype=np.int64), 1e-9)
     a = a[:, 0]
@@ -318,8 +319,6 @@ def _continuous_degrees(angles: np.ndarray, sequence: str) -> np.ndarray:
 def _unwrapped(x: np.ndarray) -> np.ndarray:
     """Columns of angles (rad) unwrapped over their finite samples (:func:`humanbody._kernels.angles.unwrap_columns`,
     numpy.unwrap's steps); NaN stays NaN.  (F, C) or (F,) in, the same shape out."""
-    from .._kernels.angles import unwrap_columns
-
     out = np.ascontiguousarray(np.asarray(x, dtype=float).reshape(len(x), -1)).copy()
     unwrap_columns(out)
     return out.reshape(np.shape(x))
@@ -360,7 +359,6 @@ def _resequenced(a: ClinicalAngle, overrides) -> ClinicalAngle:
     seq = overrides.get(kind)
     if not seq or seq == a.sequence:
         return a
-    from dataclasses import replace
 
     return replace(a, sequence=str(seq), index=str(seq).index(a.sequence[a.index]))
 
@@ -392,12 +390,7 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
     DataFrame with the columns of :func:`clinical_columns` (no ``time``),
     every value in (-180, 180] (:func:`wrap_degrees`).
     """
-    from .._kernels.angles import continuous_angles, joint_rotation_angles
-    from ..model.body import sequence_axes_array
-
     if zero not in ANGLE_ZEROS:
-        from ..errors import InputError
-
         raise InputError(f"angle zero must be one of {', '.join(ANGLE_ZEROS)}, not {zero!r}")
     F = len(coords)
     names = list(model.names)

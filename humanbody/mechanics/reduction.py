@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .residuals import CRITERIA
+from ..errors import InputError
+from ..model.body import coordinate_columns
+from .kinematics import compute_motion
+from .mass_fit import fit_data, fit_mass_distribution
+from .residuals import CRITERIA, com_height, external_loads, measured_frames, residual_summary, root_residual
+from .root_tracking import point_motion, track_root
 
 if TYPE_CHECKING:
     from ..model.body import BodyModel
@@ -80,11 +85,6 @@ def reduce_residuals(model, motion, loads, results=None, points=None, trunk_trac
     fit : MassFit, optional          a mass distribution fitted already (:func:`fit_subject`: once over all
                                      of a subject's trials); default: fitted on this trial
     """
-    from .kinematics import compute_motion
-    from .mass_fit import fit_data, fit_mass_distribution
-    from .residuals import com_height, external_loads, measured_frames, residual_summary, root_residual
-    from .root_tracking import point_motion, track_root
-
     start = _time.perf_counter()
     res = compute_motion(model, motion) if results is None else results
     ext = external_loads(loads)
@@ -199,10 +199,6 @@ def fit_subject(analyses) -> MassFit:
     model (the subject's calibration).  Give the result to
     :func:`reduce_analysis` (``fit=``) for every trial: they all use one model.
     """
-    from ..errors import InputError
-    from .mass_fit import fit_data, fit_mass_distribution
-    from .residuals import com_height, external_loads, measured_frames, root_residual
-
     analyses = [a for a in analyses if a.loads is not None]
     if not analyses:
         raise InputError("no trial of the subject has force plates: no mass distribution to fit")
@@ -246,8 +242,6 @@ def reduce_analysis(analysis, markers=None, fit=None) -> Reduction:
     key (model.json).  ``markers``: the conditioned markers (ground axes), whose
     displacement is limited and reported; ``fit``: a subject's mass distribution (:func:`fit_subject`).
     """
-    from ..model.body import coordinate_columns
-
     points = None
     if markers is not None:
         cols = [c for c in markers.columns if c.endswith("_x") and c[:-2] + "_z" in markers.columns]

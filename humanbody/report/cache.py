@@ -30,6 +30,7 @@ import sqlite3
 from pathlib import Path
 
 from ..errors import InputError
+from ..gait.normative import BUILTIN, parse_spec
 
 __all__ = ["STATE_FILE", "LOCK_FILE", "trial_hash", "load_state", "clean_row", "Journal", "folder_lock"]
 
@@ -79,7 +80,6 @@ def trial_hash(task, options: dict, memo: dict | None = None) -> str:
         h.update(_cached_digest(task.subject, memo))
     norm = options.get("normative")
     if norm and norm.strip().lower() != "none":  # a normative file's content, not only its name
-        from ..gait.normative import BUILTIN, parse_spec
 
         path, _ = parse_spec(norm)
         if path != BUILTIN:

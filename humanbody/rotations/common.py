@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from ..errors import InputError
 
@@ -126,8 +127,6 @@ def transpose(S):
 
 def _rotation():
     """``scipy.spatial.transform.Rotation``, imported on first use (a third of a second)."""
-    from scipy.spatial.transform import Rotation
-
     return Rotation
 
 

@@ -34,9 +34,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from scipy.interpolate import make_smoothing_spline
 
+from .._kernels.fir import convolve_rows
 from ..errors import InputError
+from ..scipy_signal import signal
 from . import CUTOFF_HZ
+from .filters import butterworth_sos
 
 METHODS = ("savgol", "butterworth", "spline", "gradient")
 
@@ -83,8 +87,6 @@ def _savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int) -> int:
 @lru_cache(maxsize=64)
 def _savgol_taps(window: int, polyorder: int, deriv: int, delta: float) -> np.ndarray:
     """:func:`scipy.signal.savgol_coeffs` as a contiguous array, once per filter (blocks share it)."""
-    from ..scipy_signal import signal
-
     taps = np.ascontiguousarray(signal.savgol_coeffs(window, polyorder, deriv=deriv, delta=delta))
     taps.setflags(write=False)
     return taps
@@ -101,12 +103,9 @@ def _savgol(x: np.ndarray, window: int, polyorder: int, deriv: int, delta: float
     ``edges`` (first, last) False leaves those rows NaN instead: a block of
     a longer trial, whose caller trims them.
     """
-    from ..scipy_signal import signal
-
     F = x.shape[0]
     if F < window or x.ndim != 2:
         return signal.savgol_filter(x, window, polyorder, deriv=deriv, delta=delta, axis=0, mode="interp")
-    from .._kernels.fir import convolve_rows
 
     x = np.ascontiguousarray(x)
     out = np.empty_like(x)
@@ -268,8 +267,6 @@ class Differentiation:
             if not smoothed:
                 out.insert(0, None)
         elif self.method == "butterworth":
-            from .filters import butterworth_sos
-
             sos = butterworth_sos(self.cutoff_hz, rate, self.order)
             padlen = min(3 * (2 * len(sos) + 1), F - 1)
             ys = signal.sosfiltfilt(sos, flat, axis=0, padlen=padlen)
@@ -281,8 +278,6 @@ class Differentiation:
         return tuple(None if o is None else np.ascontiguousarray(o).reshape(y.shape) for o in out)
 
     def _spline(self, t, flat, shape, h):
-        from scipy.interpolate import make_smoothing_spline
-
         lam = (np.sqrt(2.0) - 1.0) / (h * (2.0 * np.pi * self.cutoff_hz) ** 4)
         out = np.full((3,) + flat.shape, np.nan)
         ok_cols = np.isfinite(flat).all(axis=0)

@@ -62,6 +62,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import InputError
+from ..model.body import coordinate_columns
+from ..rotations.quaternions import sequence_to_quaternion
+from .passive import Contacts, JointSprings
 
 if TYPE_CHECKING:
     from ..model.body import BodyModel
@@ -183,9 +186,6 @@ def _coordinates(entry, cols, what: str, root) -> np.ndarray:
 
 
 def _springs(entry, model, q0):
-    from ..rotations.quaternions import sequence_to_quaternion
-    from .passive import JointSprings
-
     names = set(model.names[1:])
     _table(entry, "[springs]")
     N = model.n_bodies
@@ -213,8 +213,6 @@ def _springs(entry, model, q0):
 
 
 def _contacts(entries, model):
-    from .passive import Contacts
-
     if not isinstance(entries, list):
         raise InputError("contacts must be given as [[contacts]] tables")
     rows = []
@@ -262,8 +260,6 @@ def read_spec(path) -> SimulationSpec:
 
 
 def _parse(data: dict, path: Path) -> SimulationSpec:
-    from ..model.body import coordinate_columns
-
     extra = sorted(set(data) - _TOP)
     if extra:
         raise InputError(f"unknown key {extra[0]!r} (known: {', '.join(sorted(_TOP))})")
