@@ -244,17 +244,7 @@ def classify(pose: dict, height=None, lateral: dict | None = None) -> tuple[list
         Lateral position (y, m) of the body midline.
     """
     marks, _ = vocabulary()
-    guesses = []
-    for name, p in pose.items():
-        r = read_name(name)
-        g = MarkerGuess(name, r.role, r.side, None, set(r.modifiers), "name", [], np.asarray(p, dtype=float))
-        if not np.isfinite(g.position).all():
-            g.role, g.how = None, "unused"
-            g.notes.append("no valid sample in the static trial")
-        elif r.role is None and _UNLABELED.match(name.rsplit(":", 1)[-1]):
-            g.how = "unused"
-            g.notes.append("unlabeled")
-        guesses.append(g)
+    guesses = [_read_guess(name, p) for name, p in pose.items()]
     ok = [g for g in guesses if np.isfinite(g.position).all()]
     if len(ok) < 3:
         raise InputError(f"has only {len(ok)} markers with a valid sample; a marker set needs a pelvis and legs")
@@ -291,21 +281,41 @@ def classify(pose: dict, height=None, lateral: dict | None = None) -> tuple[list
     _pair_lateral_medial(ok, midline)
     _neighbours(ok, midline)
     for g in ok:
-        if g.role is None or g.how == "unused":
-            g.segment, g.how = None, "unused"
-            continue
-        base = marks[g.role].segment if g.how != "position" else g.segment
-        assert base is not None  # a marker placed by position has its neighbour's segment
-        if base in _BASE:
-            g.segment = base
-        elif g.side is None:
-            g.notes.append("no side in the name and the marker is on the midline: left out")
-            g.segment, g.how = None, "unused"
-        elif not base.startswith(("right_", "left_")):
-            g.segment = f"{g.side}_{base}"
-        else:
-            g.segment = base
+        _give_segment(g, marks)
     return guesses, H, midline
+
+
+def _read_guess(name: str, position) -> MarkerGuess:
+    """The guess a marker's name gives (role, side, modifiers); unused without a valid sample or when the name
+    says it is unlabeled."""
+    r = read_name(name)
+    g = MarkerGuess(name, r.role, r.side, None, set(r.modifiers), "name", [], np.asarray(position, dtype=float))
+    if not np.isfinite(g.position).all():
+        g.role, g.how = None, "unused"
+        g.notes.append("no valid sample in the static trial")
+    elif r.role is None and _UNLABELED.match(name.rsplit(":", 1)[-1]):
+        g.how = "unused"
+        g.notes.append("unlabeled")
+    return g
+
+
+def _give_segment(g: MarkerGuess, marks: dict) -> None:
+    """The segment of a checked guess (in place): its role's (a neighbour's when placed by position), on its
+    side; unused without a role, or on the midline with a sided segment."""
+    if g.role is None or g.how == "unused":
+        g.segment, g.how = None, "unused"
+        return
+    base = marks[g.role].segment if g.how != "position" else g.segment
+    assert base is not None  # a marker placed by position has its neighbour's segment
+    if base in _BASE:
+        g.segment = base
+    elif g.side is None:
+        g.notes.append("no side in the name and the marker is on the midline: left out")
+        g.segment, g.how = None, "unused"
+    elif not base.startswith(("right_", "left_")):
+        g.segment = f"{g.side}_{base}"
+    else:
+        g.segment = base
 
 
 #: Largest turn (deg) of the standing subject from the ground's +x that :func:`_face_forward` takes out.

@@ -61,7 +61,7 @@ from ..model.body import sequence_axes_array
 from ..model.segments import PARENTS, SEGMENT_NAMES
 from .calibration import Calibration, _Geometry, _Unavailable
 from .markerset import MarkerSet, undetermined_segments
-from .tracking import STATUS, Tracking, finish_coordinates, track, trial_markers
+from .tracking import STATUS, TABLE_COLUMNS, Tracking, finish_coordinates, track, trial_markers
 
 __all__ = ["ANATOMICAL_LIMITS", "HINGE_WEIGHT", "LIMIT_TABLES", "LIMIT_WEIGHT", "NEUTRAL_WEIGHT",
            "PHYSIOLOGICAL_LIMITS", "IKProblem", "choose_method", "ik_problem", "joint_limits", "limit_lines",
@@ -393,7 +393,7 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
     principal = angles[:, limited].copy()  # each frame's own angles, before continuity
     time, near = finish_coordinates(markers, table, angles, fit.seq, calibration.model.sequences)
     _hold_on_limits(angles, principal, limited, lo, hi, fit.seq, near)
-    coords = pd.DataFrame(table, columns=_TABLE_NAMES, copy=False)
+    coords = pd.DataFrame(table, columns=TABLE_COLUMNS, copy=False)
     coords.attrs.update(kind="coordinates", source=source or "",
                         conversions=[f"whole-body inverse kinematics with marker set {ms.name!r}"])
     residuals, used, status, marker_res = _residual_tables(ms, fit.seg_of, meas, res, cost, time,
@@ -405,11 +405,6 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
                                                        lo[limited], hi[limited], _frame_rms(res), ms.keypoints)
                        if limited else [])
     return out
-
-
-#: The coordinate table's columns: time, the root's position and every segment's three angles.
-_TABLE_NAMES = (["time"] + [f"lower_torso_{a}" for a in "xyz"]
-                + [f"{s}_{q}" for s in SEGMENT_NAMES for q in ("alpha", "beta", "gamma")])
 
 
 def _solve_chunks(fit: _Fit, meas: np.ndarray, idx: np.ndarray, R0: np.ndarray, O0: np.ndarray, chained: bool,
@@ -426,7 +421,7 @@ def _solve_chunks(fit: _Fit, meas: np.ndarray, idx: np.ndarray, R0: np.ndarray, 
     res = np.empty((n, meas.shape[1]))
     cost = np.empty(n)
     iters = np.empty(n, dtype=np.int64)
-    table = np.empty((n, len(_TABLE_NAMES)))
+    table = np.empty((n, len(TABLE_COLUMNS)))
     angles = table[:, 4:].reshape(n, 17, 3)
     for a in range(0, n, IK_CHUNK):
         b = min(n, a + IK_CHUNK)

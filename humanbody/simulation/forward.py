@@ -383,20 +383,24 @@ def simulate(model: BodyModel, duration: float, q0: ArrayLike, qd0: ArrayLike | 
     Y[:, 3:3 + 4 * N] = (e / np.linalg.norm(e, axis=2, keepdims=True)).reshape(-1, 4 * N)  # onto the unit sphere
     q, qd, qdd, tau, e, loads = _outputs(system, sol.t, Y)
 
-    cols = coordinate_columns(model)
-    data = {"time": sol.t}
+    coords, torq = _tables(coordinate_columns(model), sol.t, q, qd, qdd, tau)
+    jac = f" ({sol.njev} Jacobians, each one pass over {len(y0)} states)" if sol.njev else ""
+    msg = [f"simulated {duration:g} s with {method}: {sol.nfev} evaluations of the equations of motion{jac}, "
+           f"{len(sol.t)} frames at {rate_hz:g} Hz"]
+    return Simulation(coords, torq, loads, e, Y, system, msg)
+
+
+def _tables(cols: list, t: np.ndarray, q, qd, qdd, tau) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The coordinates with their rates (``time``, each coordinate, ``_dot``, ``_ddot``) and the generalized
+    forces (``_tau``) as tables, one row per output frame."""
+    data = {"time": t}
     for i, c in enumerate(cols):
         data[c] = q[:, i]
     for i, c in enumerate(cols):
         data[c + "_dot"] = qd[:, i]
     for i, c in enumerate(cols):
         data[c + "_ddot"] = qdd[:, i]
-    coords = pd.DataFrame(data)
-    torq = pd.DataFrame({"time": sol.t, **{c + "_tau": tau[:, i] for i, c in enumerate(cols)}})
-    jac = f" ({sol.njev} Jacobians, each one pass over {len(y0)} states)" if sol.njev else ""
-    msg = [f"simulated {duration:g} s with {method}: {sol.nfev} evaluations of the equations of motion{jac}, "
-           f"{len(sol.t)} frames at {rate_hz:g} Hz"]
-    return Simulation(coords, torq, loads, e, Y, system, msg)
+    return pd.DataFrame(data), pd.DataFrame({"time": t, **{c + "_tau": tau[:, i] for i, c in enumerate(cols)}})
 
 
 def _bar(enabled: bool, duration: float):
