@@ -16,6 +16,7 @@ import argparse
 
 from ..errors import InputError
 from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
+from ..options import AnalysisOptions, parse_export, parse_feet
 from ..signal import CUTOFF_HZ
 from ..signal.differentiate import METHODS, Differentiation
 
@@ -144,8 +145,6 @@ def analysis_options(args, **per_trial):
     the command decides per trial (report: ``static=None, forces=None``,
     taken from each trial's task).
     """
-    from ..options import AnalysisOptions, parse_export, parse_feet
-
     def opt(name, default=None):
         return getattr(args, name, default)
 
@@ -170,7 +169,7 @@ def report_options(args, **report):
     """The batch's :class:`~humanbody.report.ReportOptions`: the analysis options of the command line
     (:func:`analysis_options`; each trial's static and force files are its
     task's) and the report's own ``report`` values."""
-    from ..report.trial import ReportOptions
+    from ..report.trial import ReportOptions  # lazy: keeps `humanbody --help` quick (the report pipeline)
 
     return ReportOptions(analysis_options(args, static=None, forces=None), **report)
 

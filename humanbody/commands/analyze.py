@@ -55,8 +55,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..pipeline import analyze_trial
-    from ..trial_output import write
+    from ..pipeline import analyze_trial  # lazy: keeps `humanbody --help` quick (the pipeline: numba, scipy)
+    from ..trial_output import write  # lazy: keeps `humanbody --help` quick
 
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     options = analysis_options(args)

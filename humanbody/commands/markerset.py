@@ -14,6 +14,7 @@ import numpy as np
 
 from ..atomic import atomic_write_text
 from ..errors import InputError
+from ..model.segments import SEGMENT_NAMES
 from ..signal import CUTOFF_HZ
 
 HELP = "draft a marker-set file (TOML) for a lab's markers from a standing trial"
@@ -88,9 +89,8 @@ def _positive_number(unit: str):
 
 
 def run_precision(args) -> int:
-    from ..markers.precision import predict_precision
-    from ..model.segments import SEGMENT_NAMES
-    from ..pipeline import analyze_trial
+    from ..markers.precision import predict_precision  # lazy: keeps `humanbody --help` quick
+    from ..pipeline import analyze_trial  # lazy: keeps `humanbody --help` quick
 
     if not (np.isfinite(args.cutoff) and args.cutoff >= 0):
         raise InputError(f"--cutoff must be 0 (no filter) or a positive frequency in Hz, not {args.cutoff:g}")
@@ -135,9 +135,9 @@ def draft_from_file(path, axes="auto", **options) -> tuple:
 
     Returns the draft and the :class:`~humanbody.markers.axes.AxesMapping` used.
     """
-    from ..io import read_trial
-    from ..markers.axes import to_ground
-    from ..markers.draft import draft_markerset
+    from ..io import read_trial  # lazy: keeps `humanbody --help` quick
+    from ..markers.axes import to_ground  # lazy: keeps `humanbody --help` quick
+    from ..markers.draft import draft_markerset  # lazy: keeps `humanbody --help` quick
 
     trial = read_trial(path)
     if trial.attrs.get("kind") != "markers":

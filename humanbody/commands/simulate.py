@@ -17,9 +17,9 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..io.writers import write_table
-    from ..simulation.forward import simulate
-    from ..simulation.spec import read_spec
+    from ..io.writers import write_table  # lazy: keeps `humanbody --help` quick
+    from ..simulation.forward import simulate  # lazy: keeps `humanbody --help` quick (scipy.integrate, numba)
+    from ..simulation.spec import read_spec  # lazy: keeps `humanbody --help` quick (scipy.integrate, numba)
 
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     spec = read_spec(args.spec)

@@ -9,6 +9,8 @@ import numpy as np
 
 from ..atomic import atomic_path
 from ..errors import InputError
+from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
+from ..model.body import BodyModel, load_model
 
 HELP = "whole-body vibration: apparent mass, seat-to-head transmissibility and modes of the body on a vibrating base"
 
@@ -42,9 +44,6 @@ def _frequencies(args):
 
 
 def _model(args):
-    from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
-    from ..model.body import BodyModel, load_model
-
     if args.model:
         if args.mass is not None or args.height is not None:
             raise InputError("give either --model or --mass/--height, not both")
@@ -85,8 +84,8 @@ def plot_response(result, path, title: str = "") -> None:
 
 
 def run(args) -> int:
-    from ..io.writers import write_table
-    from ..simulation.vibration import whole_body_vibration
+    from ..io.writers import write_table  # lazy: keeps `humanbody --help` quick
+    from ..simulation.vibration import whole_body_vibration  # lazy: keeps `humanbody --help` quick (scipy, numba)
 
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     freqs = _frequencies(args)

@@ -34,6 +34,7 @@ is one the pipeline can use.
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,6 +43,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..signal.nan import nanmedian
+from . import draft_rules
 from .calibration import calibrate
 from .draft_window import lateral_offsets, standing_window
 from .markerset import _parse
@@ -472,10 +474,6 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
         A motion trial without a still standing window, or too few markers for a pelvis and two legs
         (the message names the file and what is missing).
     """
-    import tomllib
-
-    from . import draft_rules
-
     source = str(static.attrs.get("source", "") or "")
     names = [n for n in (static.attrs.get("markers") or [c[:-2] for c in static.columns if str(c).endswith("_x")])]
     if static.attrs.get("kind") not in (None, "markers") or not names:

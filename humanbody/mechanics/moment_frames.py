@@ -175,7 +175,7 @@ def _orientations(model, table, names) -> dict:
 def distal_inputs(model) -> list[str]:
     """The results columns :func:`distal_moments` reads: the hips', knees' and ankles' joint moments and the
     coordinates of the segments down to the feet."""
-    from .kinetics import KINETIC_JOINTS
+    from .kinetics import KINETIC_JOINTS  # lazy: mechanics.kinetics imports this module
 
     cols = []
     for _, seg, _ in KINETIC_JOINTS:
@@ -193,7 +193,7 @@ def distal_moments(model, table) -> dict:
     """The clinical moment columns in the distal frame (N·m/kg, our signs) from a results table's joint moments
     and coordinates: ``{column: (F,) values}`` for every hip, knee and ankle of ``model`` that the table
     has.  What the C3D export writes (times -1000: Nexus's N·mm/kg and signs) whatever ``--moment-frame``."""
-    from .kinetics import KINETIC_JOINTS
+    from .kinetics import KINETIC_JOINTS  # lazy: mechanics.kinetics imports this module
 
     out: dict[str, np.ndarray] = {}
     joints = [(j, seg) for j, seg, ref in KINETIC_JOINTS if seg in model.names and ref in model.names

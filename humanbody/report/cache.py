@@ -29,6 +29,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from .. import __version__
 from ..errors import InputError
 from ..gait.normative import BUILTIN, parse_spec
 
@@ -71,8 +72,6 @@ def trial_hash(task, options: dict, memo: dict | None = None) -> str:
     ``memo`` (a dict kept by the caller) avoids hashing a file shared by many
     trials more than once; a file is identified by path, size and mtime.
     """
-    from .. import __version__
-
     h = hashlib.sha256()
     for p in (task.trial, task.static, task.grf):
         h.update(b"\0none\0" if p is None else _cached_digest(p, memo))

@@ -74,7 +74,7 @@ def _worker_init(threads: int = 1) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker inherits the driver's handler
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    import numba
+    import numba  # lazy: in the worker, after OMP_WAIT_POLICY is set
 
     numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from ..errors import InputError
 
@@ -127,6 +126,8 @@ def transpose(S):
 
 def _rotation():
     """``scipy.spatial.transform.Rotation``, imported on first use (a third of a second)."""
+    from scipy.spatial.transform import Rotation  # lazy: scipy.spatial, ~0.5 s (humanbody --help imports rotations)
+
     return Rotation
 
 

@@ -34,13 +34,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy.interpolate import make_smoothing_spline
 
-from .._kernels.fir import convolve_rows
 from ..errors import InputError
-from ..scipy_signal import signal
 from . import CUTOFF_HZ
-from .filters import butterworth_sos
 
 METHODS = ("savgol", "butterworth", "spline", "gradient")
 
@@ -64,7 +60,7 @@ def savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int = 4) -> int:
 
 @lru_cache(maxsize=256)
 def _savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int) -> int:
-    from ..scipy_signal import signal  # scipy.signal costs ~0.5 s to import: only when used
+    from ..scipy_signal import signal  # lazy: scipy.signal, ~0.5 s (humanbody --help imports this module)
 
     nyq = rate_hz / 2.0
     if cutoff_hz >= nyq:
@@ -87,6 +83,8 @@ def _savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int) -> int:
 @lru_cache(maxsize=64)
 def _savgol_taps(window: int, polyorder: int, deriv: int, delta: float) -> np.ndarray:
     """:func:`scipy.signal.savgol_coeffs` as a contiguous array, once per filter (blocks share it)."""
+    from ..scipy_signal import signal  # lazy: scipy.signal, ~0.5 s
+
     taps = np.ascontiguousarray(signal.savgol_coeffs(window, polyorder, deriv=deriv, delta=delta))
     taps.setflags(write=False)
     return taps
@@ -103,9 +101,12 @@ def _savgol(x: np.ndarray, window: int, polyorder: int, deriv: int, delta: float
     ``edges`` (first, last) False leaves those rows NaN instead: a block of
     a longer trial, whose caller trims them.
     """
+    from ..scipy_signal import signal  # lazy: scipy.signal, ~0.5 s
+
     F = x.shape[0]
     if F < window or x.ndim != 2:
         return signal.savgol_filter(x, window, polyorder, deriv=deriv, delta=delta, axis=0, mode="interp")
+    from .._kernels.fir import convolve_rows  # lazy: numba, ~0.3 s
 
     x = np.ascontiguousarray(x)
     out = np.empty_like(x)
@@ -252,7 +253,7 @@ class Differentiation:
         if self.method == "spline":
             return self._spline(t, flat, y.shape, h)
         rate = 1.0 / h
-        from ..scipy_signal import signal  # imported when rates are differentiated, not at start-up
+        from ..scipy_signal import signal  # lazy: scipy.signal, ~0.5 s, when rates are differentiated
 
         if self.method == "savgol":
             w = savgol_window(self.cutoff_hz, rate, self.polyorder)
@@ -267,6 +268,8 @@ class Differentiation:
             if not smoothed:
                 out.insert(0, None)
         elif self.method == "butterworth":
+            from .filters import butterworth_sos  # lazy: scipy.signal, ~0.5 s
+
             sos = butterworth_sos(self.cutoff_hz, rate, self.order)
             padlen = min(3 * (2 * len(sos) + 1), F - 1)
             ys = signal.sosfiltfilt(sos, flat, axis=0, padlen=padlen)
@@ -278,6 +281,8 @@ class Differentiation:
         return tuple(None if o is None else np.ascontiguousarray(o).reshape(y.shape) for o in out)
 
     def _spline(self, t, flat, shape, h):
+        from scipy.interpolate import make_smoothing_spline  # lazy: scipy.interpolate, ~0.8 s
+
         lam = (np.sqrt(2.0) - 1.0) / (h * (2.0 * np.pi * self.cutoff_hz) ** 4)
         out = np.full((3,) + flat.shape, np.nan)
         ok_cols = np.isfinite(flat).all(axis=0)

@@ -57,17 +57,14 @@ import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..errors import InputError
-from ..model.body import coordinate_columns
+from ..model.body import BodyModel, coordinate_columns, load_model
 from ..rotations.quaternions import sequence_to_quaternion
 from .passive import Contacts, JointSprings
-
-if TYPE_CHECKING:
-    from ..model.body import BodyModel
 
 __all__ = ["SimulationSpec", "read_spec", "torque_function"]
 
@@ -159,8 +156,6 @@ def _base(entry):
 
 
 def _model(entry, folder: Path):
-    from ..model.body import BodyModel, load_model
-
     _table(entry, "[model]", {"file", "mass", "height", "sex"})
     if "file" in entry:
         if len(entry) > 1:
