@@ -43,9 +43,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..signal.nan import nanmedian
-from . import draft_rules
 from .calibration import calibrate
-from .draft_window import lateral_offsets, standing_window
 from .markerset import _parse
 from .plausibility import check_lengths
 from .vocabulary import read_name, vocabulary
@@ -474,6 +472,9 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
         A motion trial without a still standing window, or too few markers for a pelvis and two legs
         (the message names the file and what is missing).
     """
+    from . import draft_rules  # lazy: the drafting rules (~90 ms), only when a set is drafted
+    from .draft_window import lateral_offsets, standing_window  # lazy: with the drafting rules
+
     source = str(static.attrs.get("source", "") or "")
     names = [n for n in (static.attrs.get("markers") or [c[:-2] for c in static.columns if str(c).endswith("_x")])]
     if static.attrs.get("kind") not in (None, "markers") or not names:

@@ -55,7 +55,6 @@ import numpy as np
 import pandas as pd
 
 from .._kernels.angles import relative_angles
-from .._kernels.ik import _BLOCK, solve_frames, tree_order
 from ..errors import InputError
 from ..model.body import sequence_axes_array
 from ..model.segments import PARENTS, SEGMENT_NAMES
@@ -470,6 +469,8 @@ def _seed_rows(meas: np.ndarray, chained: bool) -> np.ndarray:
     """The frames that need a seed: where the kernel starts afresh, the first frame of every block of
     ``_BLOCK`` frames and a frame after one without markers (the others start from the previous frames'
     solutions); every frame when not ``chained``."""
+    from .._kernels.ik import _BLOCK  # lazy: numba kernels (~60 ms), loaded only for whole-body IK
+
     n = len(meas)
     need = np.ones(n, dtype=bool)
     if chained:
@@ -488,6 +489,8 @@ class _Fit:
                  max_iter: int, tol: float, rtol: float):
         self.prob, self.seq, self.lo, self.hi = prob, seq, lo, hi
         self.seg_of, self.local, self.weight = prob.seg_of[use], np.ascontiguousarray(prob.local[use]), prob.weight[use]
+        from .._kernels.ik import tree_order  # lazy: numba kernels (~60 ms), loaded only for whole-body IK
+
         self.base, self.first = tree_order(prob.parent)
         self.limit_w = prob.limit_weight if (np.isfinite(lo).any() or np.isfinite(hi).any()) else 0.0
         self.max_iter, self.tol, self.rtol = max_iter, tol, rtol
@@ -495,6 +498,8 @@ class _Fit:
     def solve(self, meas, S_seed, p_seed, chained: bool, res, cost, iters) -> tuple[np.ndarray, np.ndarray]:
         """Fit the frames ``meas`` (f, m, 3) from their seeds; fills ``res``, ``cost``, ``iters`` and returns the
         segments' frames R (f, 17, 3, 3) and origins (f, 17, 3)."""
+        from .._kernels.ik import solve_frames  # lazy: numba kernels (~60 ms), loaded only for whole-body IK
+
         p = self.prob
         R = np.empty((len(meas), 17, 3, 3))
         O = np.empty((len(meas), 17, 3))

@@ -29,7 +29,6 @@ from .._kernels.tree import threads_for
 from ..model.body import coordinate_columns, sequence_axes_array
 from ..model.segments import AXES, INERTIA_COMPONENTS, VECTOR_QUANTITIES, segment_index
 from ..signal.differentiate import Differentiation
-from .relative import express_in, frame_state, relative
 
 if TYPE_CHECKING:
     from ..model.body import BodyModel
@@ -196,6 +195,8 @@ class Results:
         KinematicState  position, orientation, velocity, acceleration, omega,
         alpha of ``what`` relative to ``to``, each with a leading frames axis.
         """
+        from .relative import express_in, frame_state, relative  # lazy: relative motion (~30 ms), on demand
+
         if axes not in ("to", "what"):
             raise ValueError("axes must be 'to' or 'what'")
         diff = Differentiation() if markers is not None else None  # marker velocities: the default method
