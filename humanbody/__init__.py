@@ -68,7 +68,7 @@ def __getattr__(name: str):
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'humanbody' has no attribute {name!r}")
-    from ._gc import gc_paused
+    from ._gc import gc_paused  # lazy: `import humanbody` loads this face only
 
     with gc_paused():  # big imports make no garbage cycles worth collecting
         value = getattr(importlib.import_module(module, __name__), name)

@@ -96,7 +96,7 @@ def console(argv=None) -> int:
     """
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
-    from . import _gc
+    from . import _gc  # lazy: only the console entry point freezes the collector
 
     _gc.freeze_after = True
     gc.freeze()
@@ -109,7 +109,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     notice: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
     if args.command in ("analyze", "report", "view", "simulate", "vibration") and not getattr(args, "quiet", False):
-        from ._kernels.cache import announce_compilation, kernels_cached
+        from ._kernels.cache import (  # lazy: numba, only for commands that run kernels
+            announce_compilation,
+            kernels_cached,
+        )
 
         if not kernels_cached():  # some kernel has no cache yet: say so if, and when, one compiles
             notice = announce_compilation("humanbody: compiling the numerical kernels this command needs (once "

@@ -430,7 +430,7 @@ def _after_loads(analysis: Analysis, subj: Subject, opts: AnalysisOptions, log: 
     if subj.mass_from_plates:
         _plates_mass(analysis, opts, log)
     if opts.reduce_residuals:
-        from .mechanics.reduction import reduce_analysis  # imported on use (see the imports)
+        from .mechanics.reduction import reduce_analysis  # lazy: imported on use (see the imports)
 
         reduce_analysis(analysis, analysis.markers)
         if not keep_markers:
@@ -452,7 +452,7 @@ def read(path: str, options: AnalysisOptions, log: Log) -> Trial:
     # the axes line is printed with the marker steps (after the subject lines), where it has always been
     log.messages += [line for line in trial.log if not line.startswith("axes: ")]
     if forces is None and path.lower().endswith(".c3d") and trial.kind == "markers" and options.use_platforms:
-        from .io.forceplates import c3d_has_platforms  # imported on use (see the imports)
+        from .io.forceplates import c3d_has_platforms  # lazy: imported on use (see the imports)
 
         if c3d_has_platforms(path):
             forces = path  # a C3D trial's own force platforms
@@ -711,8 +711,8 @@ def loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_hz: flo
     (``analysis.results``) and the writer reuses them, so every frame's
     kinematics are computed once.
     """
-    from .mechanics.foot_contact import assign_loads  # imported on use (see the imports)
-    from .mechanics.loads import condition_loads
+    from .mechanics.foot_contact import assign_loads  # lazy: imported on use (see the imports)
+    from .mechanics.loads import condition_loads  # lazy: as above
 
     model, table = analysis.model, analysis.load_table
     for name, seg in options.load_segments:
@@ -780,7 +780,7 @@ def _subject_file(subject, log: Log) -> SubjectFile | None:
     """The :class:`~humanbody.io.subject.Subject` of ``subject`` (a path or one already read), or None."""
     if subject is None:
         return None
-    from .io.subject import read_subject  # imported on use (see the imports)
+    from .io.subject import read_subject  # lazy: imported on use (see the imports)
 
     subj = subject if isinstance(subject, SubjectFile) else read_subject(subject)
     given = subj.measured()

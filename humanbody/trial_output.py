@@ -161,7 +161,7 @@ class _ExportColumns:
     """
 
     def __init__(self, analysis: Analysis, columns: list):
-        from .export import export_columns  # 130-190 ms of imports (gait/, C3D and OpenSim writers): exports only
+        from .export import export_columns  # lazy: 130-190 ms of imports (gait/, C3D and OpenSim writers): exports only
 
         model = analysis.model
         self.analysis = analysis
@@ -174,7 +174,7 @@ class _ExportColumns:
 
     def write(self, out: Path, export, events=None, feet=None) -> dict[str, str]:
         """Write the ``export`` formats into ``out`` (once the table is written); kind -> path."""
-        from .export import DEFAULT_FEET, write_exports  # imported with export_columns above
+        from .export import DEFAULT_FEET, write_exports  # lazy: imported with export_columns above
 
         analysis, model = self.analysis, self.analysis.model
         cols = {c: self.values[:, j] for j, c in enumerate(self.want)}

@@ -7,6 +7,7 @@ those inside functions.  docs/architecture.md draws the same graph.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,88 @@ def test_the_house_sees_a_circle_and_a_private_name(tmp_path):
     assert h.back_up_imports == 1 and h.floors == 2
     assert h.private == ["humanbody.a:1 imports humanbody.b._hidden"]
     assert h.root_modules == ["top"]
+
+
+# ------------------------------------------------------------------ functions a reader can hold
+
+PACKAGE = ROOT / "humanbody"
+
+#: The longest function (lines from ``def`` to its last line, docstring included) outside the numba kernels.
+MAX_FUNCTION_LINES = 80
+
+#: Optional or platform-bound modules a function may import where it needs them (a missing one is reported
+#: by the command that needs it, not at start-up).
+OPTIONAL_IMPORTS = frozenset({"pyarrow", "dask", "distributed", "pyvista", "matplotlib", "tqdm", "ezc3d",
+                              "imageio", "opensim", "pinocchio", "pin", "spm1d", "fcntl"})
+
+#: Files other branches of the same change are still splitting and tidying (their functions and imports):
+#: emptied when those branches are merged.  ``scipy_signal.py`` is replaced by a plain import there.
+_PENDING_OTHER_BRANCHES = frozenset({"io/"})
+
+
+def _pending(rel: str) -> bool:
+    return any(rel == p or (p.endswith("/") and rel.startswith(p)) for p in _PENDING_OTHER_BRANCHES)
+
+
+def _sources():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        yield rel, path.read_text(encoding="utf-8")
+
+
+def long_functions(sources) -> list[str]:
+    """``file:line name (lines)`` of every function longer than :data:`MAX_FUNCTION_LINES` outside ``_kernels/``."""
+    found = []
+    for rel, text in sources:
+        if rel.startswith("_kernels/"):
+            continue
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_FUNCTION_LINES:
+                    found.append(f"{rel}:{node.lineno} {node.name} ({n} lines)")
+    return found
+
+
+def lazy_imports(sources) -> list[str]:
+    """``file:line statement`` of every import inside a function that is neither of an optional module
+    (:data:`OPTIONAL_IMPORTS`) nor carries a reason on its line (``# lazy: why``)."""
+    found = []
+    for rel, text in sources:
+        lines = text.splitlines()
+        for fn in ast.walk(ast.parse(text)):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                    continue
+                if isinstance(node, ast.Import):
+                    roots = {a.name.split(".")[0] for a in node.names}
+                else:
+                    roots = {(node.module or "").split(".")[0]} if node.level == 0 else {""}
+                if roots <= OPTIONAL_IMPORTS or "# lazy:" in lines[node.lineno - 1]:
+                    continue
+                found.append(f"{rel}:{node.lineno} {lines[node.lineno - 1].strip()}")
+    return sorted(set(found))
+
+
+def test_no_function_over_80_lines():
+    found = long_functions((rel, text) for rel, text in _sources() if not _pending(rel))
+    assert found == [], "\n".join(found)
+
+
+def test_imports_at_the_top_except_optional_or_with_a_reason():
+    found = lazy_imports((rel, text) for rel, text in _sources() if not _pending(rel))
+    assert found == [], "\n".join(found)
+
+
+def test_the_rules_see_a_long_function_and_a_lazy_import():
+    """The measures themselves: an 81-line function and an unexplained import inside a function are found;
+    a kernel, an optional module and an import with its reason are not."""
+    body = "".join(f"    x{i} = {i}\n" for i in range(80))
+    long = f"def f():\n{body}"
+    assert long_functions([("a.py", long)]) == ["a.py:1 f (81 lines)"]
+    assert long_functions([("_kernels/a.py", long), ("b.py", "def g():\n    return 1\n")]) == []
+    text = ("def f():\n    import numpy as np\n    import pyarrow.parquet as pq\n"
+            "    from .x import y  # lazy: x imports this module\n    from . import z\n")
+    assert lazy_imports([("a.py", text)]) == ["a.py:2 import numpy as np", "a.py:5 from . import z"]

@@ -7,6 +7,7 @@ import contextlib
 import hashlib
 import pickle
 import re
+import sys
 from pathlib import Path
 
 _HERE = Path(__file__).parent
@@ -146,9 +147,7 @@ def announce_compilation(message: str, stream=None):
     so a process that runs many commands (tests, notebooks) keeps no stale
     listener or stream.
     """
-    import sys
-
-    from numba.core import event as ev
+    from numba.core import event as ev  # lazy: numba, ~0.3 s, only while a command runs
 
     class _Once(ev.Listener):
         done = False

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..mechanics.foot_contact import ASSIGN_DISTANCE, sole_points
 from . import refusal
 
 __all__ = ["MIN_AGREEMENT", "MIN_OVERLAP", "MIN_LOADED", "stance_agreement", "check_force_clock"]
@@ -39,8 +40,6 @@ MIN_LOADED = 10
 
 def _sole_distance(cop, results, model, k: int) -> np.ndarray:
     """(F,) distance (m) from points ``cop`` (F, 3) to foot ``k``'s sole line, heel to toe."""
-    from ..mechanics.foot_contact import sole_points
-
     heel, toe = sole_points(model, k)
     O, R = np.asarray(results.joint)[:, k], np.asarray(results.R)[:, k]
     a, b = O + R @ heel, O + R @ toe
@@ -55,8 +54,6 @@ def stance_agreement(loads, results, model, inside, judged=None) -> tuple[float,
 
     ``judged``: (L,) bool, the loads to judge (default all).
     """
-    from ..mechanics.foot_contact import ASSIGN_DISTANCE
-
     feet = [model.names.index(s) for s in ("right_foot", "left_foot") if s in model.names]
     loaded = (loads.force[..., 2] > 0) & np.asarray(inside)[:, None]
     if judged is not None:

@@ -17,6 +17,7 @@ stillness is all the data can show; the log names the window used.
 from __future__ import annotations
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 from scipy.spatial.transform import Rotation
 
 from . import refusal
@@ -53,7 +54,6 @@ def still_window(df, labels, window_s: float = WINDOW_S) -> tuple[int, int] | No
     n = max(2, int(round(window_s / float(np.median(np.diff(t))))))
     if len(rate) < n:
         return None
-    from numpy.lib.stride_tricks import sliding_window_view
 
     still = sliding_window_view(np.nan_to_num(rate, nan=np.inf) <= STILL_RATE_DEG_S, n).mean(axis=1) >= 0.95
     if not still.any():

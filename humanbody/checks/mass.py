@@ -11,6 +11,8 @@ bound what an adult in a gait lab is).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from ..mechanics.body_mass import BLOCK_SECONDS, MIN_SECONDS, mass_from_loads, model_height
@@ -43,8 +45,6 @@ def plates_mass(loads, results, model, time, source: str, *, skip: bool = False,
     the first gives None (the model's mass is kept, said so) and the
     second keeps the estimate.
     """
-    from pathlib import Path
-
     name = Path(source).name if source else "the plates"
     m, spread, n, seconds = mass_from_loads(loads, results, model, time, gravity)
     if m is None:

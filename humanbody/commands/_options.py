@@ -12,7 +12,11 @@ default is the named value it stands for (``humanbody.signal.CUTOFF_HZ``,
 
 from __future__ import annotations
 
+import argparse
+
+from ..errors import InputError
 from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
+from ..options import AnalysisOptions, parse_export, parse_feet
 from ..signal import CUTOFF_HZ, FORCE_THRESHOLD
 from ..signal.differentiate import METHODS, Differentiation
 
@@ -42,8 +46,6 @@ def add_subject_options(p) -> None:
 
 def cutoff_value(text: str) -> float | str:
     """``--cutoff``'s value: a frequency in Hz (0: no filter) or ``auto``."""
-    import argparse
-
     if text.strip().lower() == "auto":
         return "auto"
     try:
@@ -110,8 +112,6 @@ def add_reduction_option(g) -> None:
 
 def loads_from(args) -> dict:
     """``--load NAME=SEGMENT`` options as a dict (InputError for a malformed one)."""
-    from ..errors import InputError
-
     out = {}
     for item in getattr(args, "load", None) or []:
         name, sep, seg = item.partition("=")
@@ -145,8 +145,6 @@ def analysis_options(args, **per_trial):
     the command decides per trial (report: ``static=None, forces=None``,
     taken from each trial's task).
     """
-    from ..options import AnalysisOptions, parse_export, parse_feet
-
     def opt(name, default=None):
         return getattr(args, name, default)
 
@@ -171,7 +169,7 @@ def report_options(args, **report):
     """The batch's :class:`~humanbody.report.ReportOptions`: the analysis options of the command line
     (:func:`analysis_options`; each trial's static and force files are its
     task's) and the report's own ``report`` values."""
-    from ..report.trial import ReportOptions
+    from ..report.trial import ReportOptions  # lazy: keeps `humanbody --help` quick (the report pipeline)
 
     return ReportOptions(analysis_options(args, static=None, forces=None), **report)
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
+from ..errors import InputError
 from ._options import (  # noqa: F401  (the builders' former home: analysis_options, cutoff_value, ...)
     add_export_options,
     add_load_options,
@@ -21,8 +23,6 @@ HELP = "analyse one trial: joint angles and the mechanics of every segment -> re
 
 
 def _digits(text: str) -> int:
-    import argparse
-
     try:
         value = int(text)
     except ValueError:
@@ -55,8 +55,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from .. import analyze_trial  # through the package face: its big imports with the collector paused
-    from ..trial_output import write
+    from .. import analyze_trial  # lazy: through the package face, its big imports with the collector paused
+    from ..trial_output import write  # lazy: keeps `humanbody --help` quick
 
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     options = analysis_options(args)
@@ -71,8 +71,6 @@ def run(args) -> int:
     for item in args.relative:
         what, sep, to = item.partition(":")
         if not sep or not what or not to:
-            from ..errors import InputError
-
             raise InputError(f"--relative {item!r}: expected WHAT:TO, for example head:upper_torso")
         pairs.append((what, to))
     paths = write(analysis, args.out, options, fmt=args.format, digits=args.digits, progress=not args.quiet,

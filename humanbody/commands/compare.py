@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
+
+from ..atomic import atomic_write_text
 from ..errors import InputError
-from ._options import add_marker_options, add_subject_options
+from ._options import add_marker_options, add_subject_options, report_options
 from .report import add_events_option
 
 HELP = ("compare groups of gait curves with statistical parametric mapping (t test, paired t test, "
@@ -15,8 +19,6 @@ HELP = ("compare groups of gait curves with statistical parametric mapping (t te
 
 
 def _alpha(text: str) -> float:
-    import argparse
-
     try:
         a = float(text)
     except ValueError:
@@ -75,14 +77,12 @@ def register(sub) -> None:
 
 
 def _report_options(args):
-    from ._options import report_options
-
     return report_options(args, plots="none", kinetics=not args.no_kinetics, events=args.events)
 
 
 def _report(tasks, out: Path, args, say):
     """Run the report pipeline on ``tasks`` into ``out``; InputError when every trial failed."""
-    from ..report.batch import run_batch
+    from ..report.batch import run_batch  # lazy: keeps `humanbody --help` quick (the report pipeline)
 
     if not tasks:
         raise InputError("no trial files found", out)
@@ -108,7 +108,10 @@ def _unique_names(paths) -> list[str]:
 
 
 def _groups_from_folders(args, out: Path, say):
-    from ..stats.groups import is_report_folder, read_report
+    from ..stats.groups import (  # lazy: keeps `humanbody --help` quick (scipy.stats, pyarrow)
+        is_report_folder,
+        read_report,
+    )
 
     groups = []
     for folder, name in zip(args.groups, _unique_names(args.groups), strict=True):
@@ -116,7 +119,7 @@ def _groups_from_folders(args, out: Path, say):
         if not folder.is_dir():
             raise InputError("no such folder", folder)
         if not is_report_folder(folder):
-            from ..report.inputs import discover  # the report pipeline: imported only for folders of trials
+            from ..report.inputs import discover  # lazy: keeps `humanbody --help` quick (the report pipeline)
 
             reported = out / "reports" / name
             _report(discover([folder], static=args.static), reported, args, say)
@@ -131,11 +134,12 @@ def _groups_from_manifest(args, out: Path, say):
     Returns ``(groups, factors, regressor)``: ``factors`` for two ``--by``
     columns, ``regressor`` (column, {subject: value}) with ``--regress``.
     """
-    import numpy as np
-
-    from ..atomic import atomic_write_text
-    from ..report.inputs import MANIFEST_COLUMNS, manifest_table, read_manifest
-    from ..stats.groups import read_report
+    from ..report.inputs import (  # lazy: keeps `humanbody --help` quick (the report pipeline)
+        MANIFEST_COLUMNS,
+        manifest_table,
+        read_manifest,
+    )
+    from ..stats.groups import read_report  # lazy: keeps `humanbody --help` quick (scipy.stats, pyarrow)
 
     path = Path(args.manifest)
     table = manifest_table(path)
@@ -202,8 +206,13 @@ def _groups_from_manifest(args, out: Path, say):
 
 
 def run(args) -> int:
-    from ..stats.compare import cluster_text, compare, correction_text, write_comparison
-    from ..stats.normality import ADVICE
+    from ..stats.compare import (  # lazy: keeps `humanbody --help` quick (scipy.stats, pyarrow)
+        cluster_text,
+        compare,
+        correction_text,
+        write_comparison,
+    )
+    from ..stats.normality import ADVICE  # lazy: keeps `humanbody --help` quick (scipy.stats, pyarrow)
 
     say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     out = Path(args.out)

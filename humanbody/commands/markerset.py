@@ -6,17 +6,22 @@ allows under white marker noise, along a trial (:mod:`humanbody.markers.precisio
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 
+import numpy as np
+
+from ..atomic import atomic_write_text
+from ..errors import InputError
 from ..model.anthropometry import DEFAULT_MASS
+from ..model.segments import SEGMENT_NAMES
 from ..signal import CUTOFF_HZ
 
 HELP = "draft a marker-set file (TOML) for a lab's markers from a standing trial"
 
 
 def _positive(text: str) -> float:
-    import argparse
-
     try:
         value = float(text)
     except ValueError:
@@ -73,8 +78,6 @@ def register(sub) -> None:
 
 
 def _positive_number(unit: str):
-    import argparse
-
     def parse(text: str) -> float:
         try:
             value = float(text)
@@ -87,14 +90,8 @@ def _positive_number(unit: str):
 
 
 def run_precision(args) -> int:
-    import os
-
-    import numpy as np
-
-    from ..errors import InputError
-    from ..markers.precision import predict_precision
-    from ..model.segments import SEGMENT_NAMES
-    from ..pipeline import analyze_trial
+    from ..markers.precision import predict_precision  # lazy: keeps `humanbody --help` quick
+    from ..pipeline import analyze_trial  # lazy: keeps `humanbody --help` quick
 
     if not (np.isfinite(args.cutoff) and args.cutoff >= 0):
         raise InputError(f"--cutoff must be 0 (no filter) or a positive frequency in Hz, not {args.cutoff:g}")
@@ -109,8 +106,6 @@ def run_precision(args) -> int:
     pred = predict_precision(an.calibration, an.coords, args.noise_mm / 1000.0, cutoff_hz=cutoff,
                              markers=an.markers, progress=not args.quiet)
     if args.csv:
-        from ..atomic import atomic_write_text
-
         try:
             atomic_write_text(args.csv, pred.std.to_csv(index=False, float_format="%.6g"))
         except OSError as err:
@@ -141,10 +136,9 @@ def draft_from_file(path, axes="auto", **options) -> tuple:
 
     Returns the draft and the :class:`~humanbody.markers.axes.AxesMapping` used.
     """
-    from ..errors import InputError
-    from ..io import read_trial
-    from ..markers.axes import to_ground
-    from ..markers.draft import draft_markerset
+    from ..io import read_trial  # lazy: keeps `humanbody --help` quick
+    from ..markers.axes import to_ground  # lazy: keeps `humanbody --help` quick
+    from ..markers.draft import draft_markerset  # lazy: keeps `humanbody --help` quick
 
     trial = read_trial(path)
     if trial.attrs.get("kind") != "markers":
@@ -154,11 +148,6 @@ def draft_from_file(path, axes="auto", **options) -> tuple:
 
 
 def run_init(args) -> int:
-    import os
-
-    from ..atomic import atomic_write_text
-    from ..errors import InputError
-
     if os.path.exists(args.out) and not args.force:
         raise InputError("exists already; give --force to overwrite it or choose another --out", args.out)
     if not 0 <= args.marker_radius < 0.05:

@@ -6,7 +6,10 @@ import sys
 
 import numpy as np
 
+from ..errors import InputError
 from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
+from ..model.body import BodyModel, load_model
+from ..model.segments import JOINT_NAMES, SEGMENT_NAMES
 
 HELP = "show the 17-segment body model, or build it for a subject and export it as JSON"
 
@@ -40,17 +43,12 @@ def register(sub) -> None:
 
 
 def _build(args):
-    from ..model.body import BodyModel
-
     mass = DEFAULT_MASS if args.mass is None else args.mass
     height = DEFAULT_HEIGHT if args.height is None else args.height
     return BodyModel.default(mass=mass, height=height, sex=args.sex)
 
 
 def _resolve(args):
-    from ..errors import InputError
-    from ..model.body import load_model
-
     if getattr(args, "model", None):
         if args.mass is not None or args.height is not None:
             raise InputError("give either --model or --mass/--height, not both")
@@ -69,8 +67,6 @@ def format_model(model) -> str:
     (m, parent frame), principal moments of inertia about G_k (kg m^2,
     ascending).  The second table lists L^1 ... L^r like Huston's Table 8.1.
     """
-    from ..model.segments import JOINT_NAMES, SEGMENT_NAMES
-
     lines = []
     meta = model.meta
     subj = meta.get("subject")

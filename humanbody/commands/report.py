@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
+import os
 import signal
 import sys
 
 from ..errors import InputError
 from ..signal import CUTOFF_HZ, FORCE_THRESHOLD
+from ..signal.differentiate import METHODS
 from ._options import (
     add_export_options,
     add_marker_options,
@@ -30,8 +33,6 @@ HELP = "batch report: per-trial results, gait events, cycles, figures and pages;
 
 
 def _positive(text: str) -> float:
-    import argparse
-
     try:
         x = float(text)
     except ValueError:
@@ -83,8 +84,6 @@ def register(sub) -> None:
     add_marker_options(p)
     add_export_options(p)
     d = p.add_argument_group("rates (when the trial does not give _dot/_ddot columns)")
-    from ..signal.differentiate import METHODS
-
     d.add_argument("--diff", choices=METHODS, default=None, help="smoothing differentiation (default: the library's)")
     d.add_argument("--diff-cutoff", type=float, default=CUTOFF_HZ, metavar="HZ", help=f"-3 dB cut-off (default {CUTOFF_HZ:g} Hz)")
     p.set_defaults(func=run)
@@ -92,9 +91,7 @@ def register(sub) -> None:
 
 def _absolute_normative(spec):
     """``--normative FILE[:CONDITION]`` with FILE made absolute (workers may run elsewhere: Dask)."""
-    import os
-
-    from ..gait.normative import BUILTIN, parse_spec
+    from ..gait.normative import BUILTIN, parse_spec  # lazy: keeps `humanbody --help` quick
 
     if not spec or spec.strip().lower() == "none":
         return spec
@@ -105,8 +102,8 @@ def _absolute_normative(spec):
 
 
 def run(args) -> int:
-    from ..report.batch import BatchInterrupted, run_batch
-    from ..report.inputs import discover, read_manifest
+    from ..report.batch import BatchInterrupted, run_batch  # lazy: keeps `humanbody --help` quick (the report pipeline)
+    from ..report.inputs import discover, read_manifest  # lazy: keeps `humanbody --help` quick (the report pipeline)
 
     say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     analysis_options(args)  # a bad --export or --opensim-feet: one line before anything runs
@@ -126,7 +123,7 @@ def run(args) -> int:
         for line in skipped:
             say(line)
     if args.manifest and args.paths:
-        from ..report.inputs import assign_keys
+        from ..report.inputs import assign_keys  # lazy: keeps `humanbody --help` quick (the report pipeline)
 
         tasks = assign_keys(tasks)
     if not tasks:
@@ -134,7 +131,7 @@ def run(args) -> int:
     options = report_options(args, treadmill_speed=args.treadmill_speed, plots=args.plots,
                              kinetics=not args.no_kinetics, normative=_absolute_normative(args.normative),
                              events=args.events)
-    from ..report.trial import normative_set
+    from ..report.trial import normative_set  # lazy: keeps `humanbody --help` quick (the report pipeline)
 
     nset = normative_set(options.normative)  # bad normative data: one line, exit 2, before any trial runs
     if nset is not None:

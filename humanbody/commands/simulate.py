@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 HELP = "simulate the body from a spec (TOML): posture, torques, springs, contacts -> coordinates trial CSV"
 
@@ -16,11 +17,9 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from pathlib import Path
-
-    from ..io.writers import write_table
-    from ..simulation.forward import simulate
-    from ..simulation.spec import read_spec
+    from ..io.writers import write_table  # lazy: keeps `humanbody --help` quick
+    from ..simulation.forward import simulate  # lazy: keeps `humanbody --help` quick (scipy.integrate, numba)
+    from ..simulation.spec import read_spec  # lazy: keeps `humanbody --help` quick (scipy.integrate, numba)
 
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     spec = read_spec(args.spec)

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
+import numpy as np
+
+from ..atomic import atomic_path
+from ..errors import InputError
 from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
+from ..model.body import BodyModel, load_model
 
 HELP = "whole-body vibration: apparent mass, seat-to-head transmissibility and modes of the body on a vibrating base"
 
@@ -30,10 +36,6 @@ def register(sub) -> None:
 
 
 def _frequencies(args):
-    import numpy as np
-
-    from ..errors import InputError
-
     if not (0 < args.fmin < args.fmax) or not args.step > 0 or not np.isfinite([args.fmin, args.fmax, args.step]).all():
         raise InputError("frequencies must satisfy 0 < --fmin < --fmax and --step > 0")
     if (args.fmax - args.fmin) / args.step > 100000:
@@ -42,9 +44,6 @@ def _frequencies(args):
 
 
 def _model(args):
-    from ..errors import InputError
-    from ..model.body import BodyModel, load_model
-
     if args.model:
         if args.mass is not None or args.height is not None:
             raise InputError("give either --model or --mass/--height, not both")
@@ -62,8 +61,6 @@ def plot_response(result, path, title: str = "") -> None:
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
-
-    from ..atomic import atomic_path
 
     r = result.response
     fig, ax = plt.subplots(2, 2, figsize=(10, 6.5), sharex=True)
@@ -87,10 +84,8 @@ def plot_response(result, path, title: str = "") -> None:
 
 
 def run(args) -> int:
-    from pathlib import Path
-
-    from ..io.writers import write_table
-    from ..simulation.vibration import whole_body_vibration
+    from ..io.writers import write_table  # lazy: keeps `humanbody --help` quick
+    from ..simulation.vibration import whole_body_vibration  # lazy: keeps `humanbody --help` quick (scipy, numba)
 
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     freqs = _frequencies(args)

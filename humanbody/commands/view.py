@@ -60,7 +60,7 @@ def parse_layers(text: str | None):
     """Comma-separated layer names (None: the default layers)."""
     if text is None:
         return None
-    from ..viewer.scene import LAYERS
+    from ..viewer.scene import LAYERS  # lazy: keeps `humanbody --help` quick (pyvista, the viewer)
 
     layers = [t.strip() for t in text.split(",") if t.strip()]
     bad = [t for t in layers if t not in LAYERS]
@@ -91,7 +91,12 @@ def run(args) -> int:
               "to render off screen", file=sys.stderr)
         return 2
 
-    from ..viewer import load_scene, movie, prepare_offscreen, screenshot
+    from ..viewer import (  # lazy: keeps `humanbody --help` quick (pyvista, the viewer)
+        load_scene,
+        movie,
+        prepare_offscreen,
+        screenshot,
+    )
 
     if offscreen:
         prepare_offscreen()
@@ -116,7 +121,7 @@ def run(args) -> int:
         say(f"wrote movie: {args.movie}")
     if offscreen:
         return 0
-    from ..viewer import ViewerApp
+    from ..viewer import ViewerApp  # lazy: keeps `humanbody --help` quick (pyvista, the viewer)
 
     app = ViewerApp(scene, window_size=size, layers=layers, camera=args.camera)
     if args.select is not None:

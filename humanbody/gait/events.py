@@ -25,6 +25,8 @@ All functions return an *events table*: a DataFrame with columns ``time``
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -181,8 +183,6 @@ class _quiet:
     """Silence numpy's 'mean of empty slice' warning (an all-NaN frame stays NaN)."""
 
     def __enter__(self):
-        import warnings
-
         self._ctx = warnings.catch_warnings()
         self._ctx.__enter__()
         warnings.simplefilter("ignore", RuntimeWarning)

@@ -23,6 +23,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .cycles import curve_index
+from .normative import normative_curves
+
 __all__ = ["GPS_VARIABLES", "SIDE_SENSE", "side_curve", "gait_variable_scores", "gait_profile_score",
            "gps_columns", "column_of"]
 
@@ -48,8 +51,6 @@ def side_curve(cycles: pd.DataFrame, variable: str, side: str):
 
     Returns (None, None) when the cycles table lacks it or it has no usable stride.
     """
-    from .cycles import curve_index
-
     rows = curve_index(cycles).get((side, column_of(variable, side)))
     if rows is None or not len(rows):
         return None, None
@@ -69,8 +70,6 @@ def gait_variable_scores(cycles: pd.DataFrame, normative: pd.DataFrame) -> dict:
     normative : DataFrame  variable, percent, mean, sd (:mod:`humanbody.gait.normative`), or its
                            :func:`~humanbody.gait.normative.normative_curves`
     """
-    from .normative import normative_curves
-
     curves = normative_curves(normative)
     scores = {}
     for variable in GPS_VARIABLES:

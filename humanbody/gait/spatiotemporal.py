@@ -207,7 +207,6 @@ def spatiotemporal(
         table[c] = np.nan
     belt = float(treadmill_speed) if treadmill_speed is not None else np.nan
     if markers is not None and len(table):
-        t = markers["time"].to_numpy(dtype=float)
         pairs = foot_markers(markers, feet)
         forward, left = progression_axes(markers, pairs)
         pel = pelvis_centre(markers, pelvis_markers(markers, pelvis))
@@ -215,32 +214,54 @@ def spatiotemporal(
             treadmill = is_treadmill(markers, pelvis=pelvis, feet=pairs)
         if treadmill and treadmill_speed is None:
             belt = belt_speed(markers, events, feet=pairs, forward=forward)
-        heels = {side: marker_xyz(markers, pairs[side][0]) for side in SIDES}
-        cols = {c: np.full(len(table), np.nan) for c in length_cols}
-        stride_time, step_time = table["stride_time_s"].to_numpy(), table["step_time_s"].to_numpy()
-        for i, (side, a, b, o) in enumerate(zip(table["side"].tolist(), table["start_s"].tolist(),
-                                                table["end_s"].tolist(), table["other_strike_s"].tolist(), strict=True)):
-            other = SIDES[1 - SIDES.index(side)]
-            h_a, h_b = _interp_rows(t, heels[side], a), _interp_rows(t, heels[side], b)
-            h_o = _interp_rows(t, heels[other], o) if np.isfinite(o) else np.full(3, np.nan)
-            if treadmill:
-                drift = float((_interp_rows(t, pel, b) - _interp_rows(t, pel, a)) @ forward) / (b - a)
-                speed = belt + drift
-                cols["speed_m_per_s"][i] = speed
-                cols["stride_length_m"][i] = speed * stride_time[i]
-                cols["step_length_m"][i] = speed * step_time[i]
-            else:
-                stride_len = float((h_b - h_a) @ forward)
-                cols["stride_length_m"][i] = stride_len
-                cols["step_length_m"][i] = float((h_b - h_o) @ forward)
-                cols["speed_m_per_s"][i] = stride_len / stride_time[i]
-            cols["step_width_m"][i] = abs(float((h_b - h_o) @ left))
+        cols = _stride_lengths(table, markers, pairs, pel, (forward, left), bool(treadmill), belt)
         for c in length_cols:
             table[c] = cols[c]
     elif treadmill and np.isfinite(belt) and len(table):
         table["speed_m_per_s"] = belt
         table["stride_length_m"] = belt * table["stride_time_s"]
         table["step_length_m"] = belt * table["step_time_s"]
+    out = _side_means(table)
+    out.attrs.update(treadmill=bool(treadmill), belt_speed_m_per_s=belt, strides=table)
+    if not len(table):
+        out.attrs["note"] = "no complete stride: fewer than two foot strikes of each foot"
+    return out
+
+
+def _stride_lengths(table: pd.DataFrame, markers: pd.DataFrame, pairs: dict, pel: np.ndarray, axes,
+                    treadmill: bool, belt: float) -> dict:
+    """Every stride's length, step length and width and speed (m, m/s) from the heel markers (``pairs``) at its
+    strikes along the progression ``axes`` (forward, left); on a treadmill the belt speed ``belt`` plus the
+    pelvis centre's (``pel``, F x 3) drift, times the stride and step times.  ``{column: (strides,) values}``."""
+    forward, left = axes
+    t = markers["time"].to_numpy(dtype=float)
+    heels = {side: marker_xyz(markers, pairs[side][0]) for side in SIDES}
+    cols = {c: np.full(len(table), np.nan) for c in ("stride_length_m", "step_length_m", "step_width_m",
+                                                     "speed_m_per_s")}
+    stride_time, step_time = table["stride_time_s"].to_numpy(), table["step_time_s"].to_numpy()
+    for i, (side, a, b, o) in enumerate(zip(table["side"].tolist(), table["start_s"].tolist(),
+                                            table["end_s"].tolist(), table["other_strike_s"].tolist(), strict=True)):
+        other = SIDES[1 - SIDES.index(side)]
+        h_a, h_b = _interp_rows(t, heels[side], a), _interp_rows(t, heels[side], b)
+        h_o = _interp_rows(t, heels[other], o) if np.isfinite(o) else np.full(3, np.nan)
+        if treadmill:
+            drift = float((_interp_rows(t, pel, b) - _interp_rows(t, pel, a)) @ forward) / (b - a)
+            speed = belt + drift
+            cols["speed_m_per_s"][i] = speed
+            cols["stride_length_m"][i] = speed * stride_time[i]
+            cols["step_length_m"][i] = speed * step_time[i]
+        else:
+            stride_len = float((h_b - h_a) @ forward)
+            cols["stride_length_m"][i] = stride_len
+            cols["step_length_m"][i] = float((h_b - h_o) @ forward)
+            cols["speed_m_per_s"][i] = stride_len / stride_time[i]
+        cols["step_width_m"][i] = abs(float((h_b - h_o) @ left))
+    return cols
+
+
+def _side_means(table: pd.DataFrame) -> pd.DataFrame:
+    """The means over the strides of :data:`PARAMETERS` per side and overall (both feet's strides pooled); the
+    cadence from the mean stride time."""
     sides = table["side"].to_numpy(dtype=object)
     values = {c: table[c].to_numpy(dtype=float) for c in PARAMETERS if c in table.columns}
     summary: dict[str, list[float]] = {c: [] for c in PARAMETERS}
@@ -256,12 +277,8 @@ def spatiotemporal(
                 summary[col].append(np.nan)
         st = summary["stride_time_s"][-1]
         summary["cadence_steps_per_min"].append(120.0 / st if np.isfinite(st) and st > 0 else np.nan)
-    out = pd.DataFrame({c: np.array(v, dtype=float) for c, v in summary.items()},
-                       index=pd.Index(["right", "left", "overall"], name="side"))
-    out.attrs.update(treadmill=bool(treadmill), belt_speed_m_per_s=belt, strides=table)
-    if not len(table):
-        out.attrs["note"] = "no complete stride: fewer than two foot strikes of each foot"
-    return out
+    return pd.DataFrame({c: np.array(v, dtype=float) for c, v in summary.items()},
+                        index=pd.Index(["right", "left", "overall"], name="side"))
 
 
 def flatten(params: pd.DataFrame) -> dict:

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.spatial.transform import Rotation
 
+from .._kernels.angles import continuous_angles, relative_angles, unwrap_columns
 from ..errors import InputError
+from ..model.body import coordinate_columns, sequence_axes_array
 from ..model.segments import SEGMENT_NAMES
 from .calibration import CALIBRATION_WINDOW_S, calibrate, lab_axes, sensor_rotations
 from .knee_axis import knee_heading
@@ -68,8 +71,6 @@ def _axes_check(angles: np.ndarray, segment_of: dict) -> list[str]:
 
 def _knee_turns(R: dict, segment_of: dict) -> list[str]:
     """:func:`_axes_check` on each knee read from its own two sensors (before a hinge fit hides the turn)."""
-    from scipy.spatial.transform import Rotation
-
     angles = np.zeros((len(next(iter(R.values()))), len(SEGMENT_NAMES), 3))
     for side in ("right", "left"):
         thigh, shank = f"{side}_upper_leg", f"{side}_lower_leg"
@@ -182,9 +183,6 @@ def orientations_to_coordinates(df, model, *, static=None, axes="auto", heading=
         Axes, calibration, heading, segments without a sensor, root position;
         the line starting ``mapping:`` lists every label and its segment.
     """
-    from .._kernels.angles import continuous_angles, relative_angles, unwrap_columns
-    from ..model.body import coordinate_columns, sequence_axes_array
-
     if tuple(model.names) != SEGMENT_NAMES:
         raise InputError("orientation trials need the 17-segment model (its segment names); "
                          f"the model has {', '.join(model.names)}")

@@ -32,6 +32,7 @@ world's +X.
 from __future__ import annotations
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 __all__ = ["knee_heading", "MIN_FLEXION_DEG", "MAX_MISS_DEG"]
 
@@ -46,8 +47,6 @@ _PAIRS = (("right_upper_leg", "right_lower_leg"), ("left_upper_leg", "left_lower
 
 def _left_axis(R_thigh: np.ndarray, R_shank: np.ndarray) -> tuple[np.ndarray, float] | None:
     """The knee's flexion axis (unit, pointing left) in the thigh frame, and its flexion range (deg)."""
-    from scipy.spatial.transform import Rotation
-
     S = np.einsum("fji,fjk->fik", R_thigh, R_shank)
     phi = Rotation.from_matrix(S).as_rotvec()
     phi = phi - phi[0]

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..markers.axes import parse_axes
+from .calibration import mean_rotation, sensor_rotations
 
 __all__ = ["find_vertical", "POSTURE_TOLERANCE_DEG", "GRAVITY_TOLERANCE_DEG"]
 
@@ -45,8 +46,6 @@ _PAIRS = (("right_upper_leg", "left_upper_leg"), ("right_lower_leg", "left_lower
 
 
 def _rotations(df, label: str) -> np.ndarray:
-    from .calibration import sensor_rotations
-
     return sensor_rotations(df, label, np.eye(3))
 
 
@@ -73,8 +72,6 @@ def _from_gravity(df, labels) -> tuple[int, int, float, float] | None:
 
 
 def _from_posture(posture, segment_of: dict, window: int) -> tuple[int | None, str]:
-    from .calibration import mean_rotation
-
     pairs = [(segment_of[r], segment_of[left]) for r, left in _PAIRS if r in segment_of and left in segment_of]
     if not pairs:
         return None, "no left and right thigh or shank sensors"

@@ -29,6 +29,7 @@ from .._kernels.marker_layout import permute_axes
 from ..errors import InputError
 from ..signal.nan import nanmedian
 from .layout import _plain_layout, _positions, _rate, _with_positions, marker_names
+from .vocabulary import read_name, vocabulary
 
 NAMED_AXES = {
     "opensim": "x,-z,y",   # OpenSim TRC/MOT: X forward, Y up, Z right
@@ -254,8 +255,6 @@ def _quiet():
 def _readings(names: list[str]) -> list:
     """Each name's landmark reading (:func:`humanbody.markers.vocabulary.read_name`: role, side, modifiers),
     whatever its spelling (``R.ASIS``, ``Sub01:RASI``, ``r-asis``)."""
-    from .vocabulary import read_name
-
     return [read_name(n) for n in names]
 
 
@@ -266,8 +265,6 @@ def _vertical_from_names(P: np.ndarray, names: list[str]):
     Returns (axis, sign, confidence, reason) or None when fewer than five
     markers are read or no axis correlates at 0.8 or more.
     """
-    from .vocabulary import vocabulary
-
     marks, _ = vocabulary()
     idx, frac = [], []
     for i, r in enumerate(_readings(names)):

@@ -29,12 +29,21 @@ from scipy.spatial.transform import Rotation
 from .._kernels.angles import slerp_rotations
 from ..errors import InputError
 from ..model.anthropometry import DEFAULT_MASS
-from ..model.body import BodyModel
+from ..model.body import BodyModel, default_model
 from ..model.segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
-from ..rotations.angles import matrix_to_euler
+from ..rotations.angles import euler_to_matrix, matrix_to_euler
 from ..signal.nan import nanmedian
+from .height_landmarks import combine, describe
 from .joint_centres import HIP_REGRESSIONS, chord_joint_centre, chord_turn, kad_apex, triad
 from .markerset import MarkerSet, resolve_markerset
+from .plug_in_gait_rotation import (
+    abducted_joint_centre,
+    ankle_abduction_offset,
+    chord_joint_centre_offset,
+    foot_offset_rotation,
+    rotation_offset,
+    tibial_torsion,
+)
 
 __all__ = ["Calibration", "calibrate", "estimate_height", "estimate_height_detail", "slerp_frames", "marker_arrays"]
 
@@ -281,8 +290,6 @@ class _Geometry:
             turn = chord_turn(wand, proximal, marker, target) + extra
             centre = chord_joint_centre(wand, proximal, marker, delta, turn)
             if side is not None:
-                from .plug_in_gait_rotation import rotation_offset
-
                 turn = rotation_offset(wand, proximal, marker, centre, str(side))
             value = float(nanmedian(turn))
             if not np.isfinite(value):
@@ -292,8 +299,6 @@ class _Geometry:
             return self._abducted(name, rule, centre, proximal, marker, delta)
         turn = 0.0 if key is None else _param(key, self.params, f"point {name!r}")
         if side is not None:
-            from .plug_in_gait_rotation import chord_joint_centre_offset
-
             centre = chord_joint_centre_offset(wand, proximal, marker, delta, turn, str(side))
             return self._abducted(name, rule, centre, proximal, marker, delta)
         return self._abducted(name, rule, chord_joint_centre(wand, proximal, marker, delta, turn), proximal, marker,
@@ -303,8 +308,6 @@ class _Geometry:
         """Plug-in Gait's ankle abduction offset (rule ``abduction``: its parameter, rad) applied to a chord
         centre: the subject file's value, else (none or 0, as Nexus writes it) in a static trial measured on
         the ``calibrate_abduction`` (medial malleolus) marker when the trial has it, else 0 (no change)."""
-        from .plug_in_gait_rotation import abducted_joint_centre, ankle_abduction_offset
-
         key = rule.get("abduction")
         if key is None:
             return centre
@@ -454,8 +457,6 @@ def estimate_height_detail(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> 
     z_floor = np.fmin.reduce(np.stack(floors), axis=0)  # NaN where no floor marker is seen (no All-NaN warning)
     landmarks = ms.parameters.get("height_landmarks")
     if landmarks:
-        from .height_landmarks import combine, describe
-
         below = float(ms.parameters.get("height_floor_fraction", 0.0))
         levels = {name: (zt, float(f)) for name, f in landmarks.items() if (zt := z(name)) is not None}
         height, used = combine(levels, z_floor, below)
@@ -528,38 +529,92 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
         raise ValueError("mode must be 'static' or 'dynamic'")
     ms, names = resolve_markerset(markerset, _trial_names(static), source or None, required=required)
     markers = marker_arrays(static, names)
-    stand_ins = []
-    if mode == "static" and ms.static_markers:  # e.g. the KAD's apex for the lateral knee marker
-        geo0 = _Geometry(ms, markers, dict(ms.parameters))
-        for marker, point in ms.static_markers.items():
-            try:
-                value = geo0.point(point)
-            except _Unavailable:
-                continue
-            if np.isfinite(value).all(axis=-1).any():
-                markers[marker] = np.broadcast_to(value, (len(static), 3)).copy()
-                stand_ins.append(f"{marker} = {point}")
-    lost = [m for m in (ms.required if required is None else required) if m not in markers]
+    notes: list[str] = []
+    markers = _pose(ms, markers, len(static), names, mode, ms.required if required is None else required,
+                    source, notes)
+    if height is None:
+        height = _height_from_markers(markers, ms, source, notes)
+    params = _subject_parameters(ms, float(height), float(mass), subject, notes)
+    geo = _Geometry(ms, markers, params, calibrating=(mode == "static"))
+    if mode == "static" and ms.parameters.get("static_tibial_torsion"):
+        _static_tibial_torsion(geo, ms.parameters["static_tibial_torsion"], notes)
+    frames, origins, local = _segment_frames(geo, ms, markers, mode, source)
+    _offset_notes(geo, ms, params, notes)
+    pts = _calibrated_points(geo, ms)
+    base_seq = base_model.sequences if base_model is not None else DEFAULT_SEQUENCES
+    xi, relative, angles = _joint_offsets(frames, origins, base_seq)
+    lengths, distal_dir = _segment_lengths(geo, ms, frames, origins, notes)
+    if base_model is None:
+        base_model = default_model(mass=mass, height=height, sex=sex)
+    model = _subject_model(base_model, ms, xi, lengths, distal_dir, notes)
+    model = model.replace(meta=dict(model.meta, calibration=dict(
+        source=source, markerset=ms.name, mode=mode, mass=float(mass), height=float(height), sex=sex)))
+    model = _with_clinical_meta(model, ms, params)
+    track_offsets = _track_offsets(geo, ms, frames, params, source, notes)
+    first = lambda a: nanmedian(a, axis=0) if a.ndim == 2 else _median_rotation(a)  # noqa: E731
+    return Calibration(
+        markerset=ms, names=dict(names), model=model, local=local,
+        frames={s: first(v) for s, v in frames.items()},
+        origins={s: first(v) for s, v in origins.items()},
+        points=pts, relative=relative, static_angles=angles, lengths=lengths,
+        mass=float(mass), height=float(height), sex=sex, mode=mode, source=source, notes=notes,
+        parameters=params, track_offsets=track_offsets,
+    )
+
+
+def _pose(ms: MarkerSet, markers: dict, n: int, names: Mapping, mode: str, required, source: str,
+          notes: list) -> dict:
+    """The markers calibration measures: in ``static`` mode with the set's stand-ins and each marker's median
+    over frames (1, 3); in ``dynamic`` mode every frame of the ``n``.  A required marker without a sample is an
+    InputError."""
+    stand_ins = _stand_in_markers(ms, markers, n) if mode == "static" else []
+    lost = [m for m in required if m not in markers]
     if lost:
         raise InputError(f"required marker {lost[0]!r} (trial name {names.get(lost[0], lost[0])!r}) "
                          f"has no valid sample", source or None)
-    notes = []
     if stand_ins:
         notes.append(f"static trial: {', '.join(stand_ins)}")
     if mode == "static":
-        markers = {k: nanmedian(v, axis=0, keepdims=True) for k, v in markers.items()}
-        notes.append(f"static pose = per-marker median over {len(static)} frames")
-    else:
-        notes.append(f"no static trial: geometry from {len(static)} motion frames (medians over frames)")
+        notes.append(f"static pose = per-marker median over {n} frames")
+        return {k: nanmedian(v, axis=0, keepdims=True) for k, v in markers.items()}
+    notes.append(f"no static trial: geometry from {n} motion frames (medians over frames)")
+    return markers
+
+
+def _stand_in_markers(ms: MarkerSet, markers: dict, n: int) -> list[str]:
+    """Put the set's static stand-ins (``static_markers``: e.g. the KAD's apex for the lateral knee marker) into
+    ``markers`` (in place, ``n`` frames of the point) where the point is seen; returns "marker = point" notes."""
+    stand_ins: list[str] = []
+    if not ms.static_markers:
+        return stand_ins
+    geo0 = _Geometry(ms, markers, dict(ms.parameters))
+    for marker, point in ms.static_markers.items():
+        try:
+            value = geo0.point(point)
+        except _Unavailable:
+            continue
+        if np.isfinite(value).all(axis=-1).any():
+            markers[marker] = np.broadcast_to(value, (n, 3)).copy()
+            stand_ins.append(f"{marker} = {point}")
+    return stand_ins
+
+
+def _height_from_markers(markers: Mapping[str, np.ndarray], ms: MarkerSet, source: str, notes: list) -> float:
+    """The standing height (m) :func:`estimate_height` finds, checked to be a standing body (0.8-2.5 m)."""
+    height, how = estimate_height_detail(markers, ms)
     if height is None:
-        height, how = estimate_height_detail(markers, ms)
-        if height is None:
-            raise InputError(f"marker set {ms.name!r} cannot estimate the subject's height; give height", source or None)
-        if not 0.8 <= height <= 2.5:  # the head is not above the feet along ground Z: the axes, not the subject
-            raise InputError(f"the head markers are {height:.2f} m above the foot markers along the vertical of the "
-                             f"axes mapping: not a standing body, so the axes look wrong (check `axes`; 'auto' "
-                             "detects them)", source or None)
-        notes.append(f"height estimated from markers: {height:.3f} m" + (f" ({how})" if how else ""))
+        raise InputError(f"marker set {ms.name!r} cannot estimate the subject's height; give height", source or None)
+    if not 0.8 <= height <= 2.5:  # the head is not above the feet along ground Z: the axes, not the subject
+        raise InputError(f"the head markers are {height:.2f} m above the foot markers along the vertical of the "
+                         f"axes mapping: not a standing body, so the axes look wrong (check `axes`; 'auto' "
+                         "detects them)", source or None)
+    notes.append(f"height estimated from markers: {height:.3f} m" + (f" ({how})" if how else ""))
+    return height
+
+
+def _subject_parameters(ms: MarkerSet, height: float, mass: float, subject, notes: list) -> dict:
+    """The set's parameters with the subject's height (m), mass (kg) and measured values (``subject``; the
+    marker radius is half its marker diameter)."""
     params = dict(ms.parameters, height=float(height), mass=float(mass))
     wanted = list(ms.parameters.get("subject_required", []))
     if subject is not None:
@@ -570,10 +625,14 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
     elif wanted:
         notes.append(f"no subject file: {', '.join(w for w in wanted if w in params)} of an average adult "
                      f"(the set's defaults) and leg lengths from the markers; give --subject FILE")
-    geo = _Geometry(ms, markers, params, calibrating=(mode == "static"))
-    if mode == "static" and ms.parameters.get("static_tibial_torsion"):
-        _static_tibial_torsion(geo, ms.parameters["static_tibial_torsion"], notes)
+    return params
 
+
+def _segment_frames(geo: _Geometry, ms: MarkerSet, markers: Mapping[str, np.ndarray], mode: str,
+                    source: str) -> tuple[dict, dict, dict]:
+    """Every segment's frames R (F, 3, 3) and origins (F, 3), and the cluster markers' positions in the
+    segment frame (median over frames, m): ``(frames, origins, local)``.  A missing marker is an InputError
+    naming it."""
     frames, origins, local = {}, {}, {}
     try:
         for seg in SEGMENT_NAMES:
@@ -598,6 +657,15 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
                 if mode == "dynamic" else "")
         raise InputError(f"marker {err.marker!r} needed for {what} of marker set {ms.name!r} "
                          f"is missing{hint}", source or None) from None
+    for seg in SEGMENT_NAMES:
+        if not np.isfinite(frames[seg]).all(axis=(1, 2)).any() or not np.isfinite(origins[seg]).any():
+            raise InputError(f"segment {seg!r} has no frame where its markers are all present", source or None)
+    return frames, origins, local
+
+
+def _offset_notes(geo: _Geometry, ms: MarkerSet, params: dict, notes: list) -> None:
+    """Log the offsets calibration measured (the calibration device's turns, Plug-in Gait's ankle abduction on
+    the medial malleolus marker) or took from the subject file (AnkleAbAdd)."""
     for key, value in geo.turns.items():
         notes.append(f"{key} = {np.degrees(value):.2f} deg from the static trial's calibration device")
     for key, value in geo.abductions.items():
@@ -606,18 +674,23 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
     for key in sorted({str(r["abduction"]) for rules in ms.points.values() for r in rules if "abduction" in r}):
         if key not in geo.abductions and params.get(key):
             notes.append(f"{key} = {np.degrees(float(params[key])):.2f} deg from the subject file (AnkleAbAdd)")
-    for seg in SEGMENT_NAMES:
-        if not np.isfinite(frames[seg]).all(axis=(1, 2)).any() or not np.isfinite(origins[seg]).any():
-            raise InputError(f"segment {seg!r} has no frame where its markers are all present", source or None)
+
+
+def _calibrated_points(geo: _Geometry, ms: MarkerSet) -> dict:
+    """The set's named points (median over frames, m) that the trial's markers give."""
     pts = {}
     for p in ms.points:
         try:
             pts[p] = nanmedian(geo.point(p), axis=0)
         except _Unavailable:
             continue
+    return pts
 
+
+def _joint_offsets(frames: dict, origins: dict, base_seq) -> tuple[np.ndarray, dict, dict]:
+    """Each segment's origin in its parent's frame ``xi`` (17, 3; median, m), its median orientation relative
+    to the parent (the root's to ground) and those as angles of the base model's sequences."""
     parents = np.asarray(PARENTS)
-    base_seq = base_model.sequences if base_model is not None else DEFAULT_SEQUENCES
     xi = np.zeros((17, 3))
     relative, angles = {}, {}
     for k, seg in enumerate(SEGMENT_NAMES):
@@ -630,7 +703,12 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
             rel = np.einsum("fji,fjk->fik", frames[par], frames[seg])
         relative[seg] = _median_rotation(rel)
         angles[seg] = matrix_to_euler(relative[seg], base_seq[k])
+    return xi, relative, angles
 
+
+def _segment_lengths(geo: _Geometry, ms: MarkerSet, frames: dict, origins: dict, notes: list) -> tuple[dict, dict]:
+    """The segments' lengths (m, median distance between the set's two length points) and the direction to
+    their distal point in the segment frame (median, m)."""
     lengths, distal_dir = {}, {}
     for seg in SEGMENT_NAMES:
         spec = ms.segments[seg]
@@ -646,14 +724,12 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
         if spec.distal:
             d = np.einsum("fji,fj->fi", frames[seg], geo.point(spec.distal) - origins[seg])
             distal_dir[seg] = nanmedian(d, axis=0)
+    return lengths, distal_dir
 
-    if base_model is None:
-        from ..model.body import default_model
 
-        base_model = default_model(mass=mass, height=height, sex=sex)
-    model = _subject_model(base_model, ms, xi, lengths, distal_dir, notes)
-    model = model.replace(meta=dict(model.meta, calibration=dict(
-        source=source, markerset=ms.name, mode=mode, mass=float(mass), height=float(height), sex=sex)))
+def _with_clinical_meta(model: BodyModel, ms: MarkerSet, params: dict) -> BodyModel:
+    """The model with the set's clinical conventions in its meta: joint sequences, progression-relative
+    segments, progression and moment frames, reference twists."""
     if ms.parameters.get("clinical_sequences"):  # the set's own decomposition of some joints (Plug-in Gait's ankle)
         model = model.replace(meta=dict(model.meta, clinical_sequences=dict(ms.parameters["clinical_sequences"])))
     if ms.parameters.get("clinical_progression"):  # thorax and head relative to the progression (Plug-in Gait)
@@ -666,40 +742,37 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
         meta = {f"{side}_{kind}": _param(f"{side}_{name}", params, f"clinical_reference_twists.{kind}")
                 for kind, name in twists.items() for side in ("right", "left")}
         model = model.replace(meta=dict(model.meta, clinical_reference_twists=meta))
-    first = lambda a: nanmedian(a, axis=0) if a.ndim == 2 else _median_rotation(a)  # noqa: E731
+    return model
+
+
+def _track_offsets(geo: _Geometry, ms: MarkerSet, frames: dict, params: dict, source: str, notes: list) -> dict:
+    """The rotation from each tracked cluster segment's marker frame to its anatomical frame (3, 3); the head
+    and feet take theirs from the subject file where the set says so (``frames`` updated in place)."""
     track_offsets = {}
     for seg in SEGMENT_NAMES:
         spec = ms.segments[seg]
-        if spec.rule == "cluster" and spec.track is not None:
-            try:
-                G = tracking_frame(geo, seg)
-            except _Unavailable as err:
-                raise InputError(f"marker {err.marker!r} needed to track segment {seg!r} of marker set "
-                                 f"{ms.name!r} is missing", source or None) from None
-            track_offsets[seg] = _median_rotation(np.einsum("fji,fjk->fik", G, frames[seg]))
-            if seg == "head" and ms.parameters.get("head_offset_from_subject") and params.get("head_offset") is not None:
-                track_offsets[seg], frames[seg] = _subject_head_offset(G, float(params["head_offset"]),
-                                                                       track_offsets[seg], notes)
-            side = seg.removesuffix("_foot")
-            if (seg.endswith("_foot") and ms.parameters.get("foot_offsets_from_subject")
-                    and params.get(f"{side}_static_plantar_flexion") is not None
-                    and params.get(f"{side}_static_rotation_offset") is not None):
-                from .plug_in_gait_rotation import foot_offset_rotation
-
-                O = foot_offset_rotation(float(params[f"{side}_static_plantar_flexion"]),
-                                         float(params[f"{side}_static_rotation_offset"]), side)
-                notes.append(f"{side} foot offsets from the subject file (StaticPlantFlex "
-                             f"{np.degrees(params[f'{side}_static_plantar_flexion']):.1f} deg, StaticRotOff "
-                             f"{np.degrees(params[f'{side}_static_rotation_offset']):.1f} deg), not the static trial's")
-                track_offsets[seg], frames[seg] = O, np.einsum("fij,jk->fik", G, O)
-    return Calibration(
-        markerset=ms, names=dict(names), model=model, local=local,
-        frames={s: first(v) for s, v in frames.items()},
-        origins={s: first(v) for s, v in origins.items()},
-        points=pts, relative=relative, static_angles=angles, lengths=lengths,
-        mass=float(mass), height=float(height), sex=sex, mode=mode, source=source, notes=notes,
-        parameters=params, track_offsets=track_offsets,
-    )
+        if spec.rule != "cluster" or spec.track is None:
+            continue
+        try:
+            G = tracking_frame(geo, seg)
+        except _Unavailable as err:
+            raise InputError(f"marker {err.marker!r} needed to track segment {seg!r} of marker set "
+                             f"{ms.name!r} is missing", source or None) from None
+        track_offsets[seg] = _median_rotation(np.einsum("fji,fjk->fik", G, frames[seg]))
+        if seg == "head" and ms.parameters.get("head_offset_from_subject") and params.get("head_offset") is not None:
+            track_offsets[seg], frames[seg] = _subject_head_offset(G, float(params["head_offset"]),
+                                                                   track_offsets[seg], notes)
+        side = seg.removesuffix("_foot")
+        if (seg.endswith("_foot") and ms.parameters.get("foot_offsets_from_subject")
+                and params.get(f"{side}_static_plantar_flexion") is not None
+                and params.get(f"{side}_static_rotation_offset") is not None):
+            O = foot_offset_rotation(float(params[f"{side}_static_plantar_flexion"]),
+                                     float(params[f"{side}_static_rotation_offset"]), side)
+            notes.append(f"{side} foot offsets from the subject file (StaticPlantFlex "
+                         f"{np.degrees(params[f'{side}_static_plantar_flexion']):.1f} deg, StaticRotOff "
+                         f"{np.degrees(params[f'{side}_static_rotation_offset']):.1f} deg), not the static trial's")
+            track_offsets[seg], frames[seg] = O, np.einsum("fij,jk->fik", G, O)
+    return track_offsets
 
 
 def _static_tibial_torsion(geo: _Geometry, rules: Mapping, notes: list) -> None:
@@ -711,8 +784,6 @@ def _static_tibial_torsion(geo: _Geometry, rules: Mapping, notes: list) -> None:
     the torsion), it becomes :func:`~humanbody.markers.plug_in_gait_rotation.tibial_torsion` of the thigh's
     y axis, the knee and ankle centres and the lateral marker (median over the frames), and the log says so.
     """
-    from .plug_in_gait_rotation import tibial_torsion
-
     for side, rule in rules.items():
         key = str(rule["parameter"])
         if geo.params.get(key) or str(rule["medial"]) not in geo.markers or str(rule.get("unless", "")) in geo.markers:
@@ -733,8 +804,6 @@ def _subject_head_offset(G: np.ndarray, offset: float, static_offset: np.ndarray
     """Plug-in Gait's head offset from the subject file: the head frame is the markers' frame G turned about
     its y axis, R = G Ry(offset) (pyCGM's ``headJC``; Nexus's ``HeadOffset``), instead of the static
     trial's levelled head.  Returns the tracking offset Ry(offset) and the static frames G Ry(offset)."""
-    from ..rotations.angles import euler_to_matrix
-
     Ry = euler_to_matrix(np.array([0.0, offset, 0.0]), "xyz")
     level = float(np.degrees(np.arctan2(static_offset[0, 2], static_offset[0, 0])))
     notes.append(f"head offset {np.degrees(offset):.1f} deg from the subject file (HeadOffset; the static trial's "

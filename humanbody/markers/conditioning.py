@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,6 +31,7 @@ from ..errors import InputError
 from ..signal import CUTOFF_HZ
 from ..signal.filters import butterworth_sos, winter_design_cutoff  # noqa: F401  (re-exported)
 from ..signal.iir import default_padlen, sosfiltfilt
+from ..signal.residual import residual_cutoff
 from .gaps import GAP_COLUMNS, _fill_array, _fill_line, _fill_report, _gap_frame, _gap_rows, _runs, fill_gaps, find_gaps  # noqa: F401  (re-exported: steps of the chain)
 from .layout import _output_positions, _positions, _rate, _time, _with_positions, marker_names
 
@@ -156,8 +158,6 @@ def _lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
         P[s:e + 1, cols] = sosfiltfilt(sos, P[s:e + 1, cols], padlen=pad)
 
     if len(jobs) > 1 and sum((e - s + 1) * len(m) for s, e, m in jobs) >= _JOB_SAMPLES:
-        from concurrent.futures import ThreadPoolExecutor
-
         with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
             list(pool.map(run, jobs))  # the kernel releases the GIL; the jobs write disjoint columns
     else:
@@ -295,7 +295,6 @@ def condition(df: pd.DataFrame, max_gap: float = 0.1, cutoff_hz: float | str | N
     if isinstance(cutoff_hz, str):
         if cutoff_hz != "auto":
             raise InputError(f"marker cut-off {cutoff_hz!r}: give a frequency in Hz or 'auto'", src)
-        from ..signal.residual import residual_cutoff
 
         found = residual_cutoff(P.reshape(len(P), -1), rate, order, source=src)
         cutoff_hz = found.cutoff_hz

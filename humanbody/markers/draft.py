@@ -34,13 +34,18 @@ is one the pipeline can use.
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
 from ..signal.nan import nanmedian
+from .calibration import calibrate
+from .markerset import _parse
+from .plausibility import check_lengths
 from .vocabulary import read_name, vocabulary
 
 if TYPE_CHECKING:
@@ -239,17 +244,7 @@ def classify(pose: dict, height=None, lateral: dict | None = None) -> tuple[list
         Lateral position (y, m) of the body midline.
     """
     marks, _ = vocabulary()
-    guesses = []
-    for name, p in pose.items():
-        r = read_name(name)
-        g = MarkerGuess(name, r.role, r.side, None, set(r.modifiers), "name", [], np.asarray(p, dtype=float))
-        if not np.isfinite(g.position).all():
-            g.role, g.how = None, "unused"
-            g.notes.append("no valid sample in the static trial")
-        elif r.role is None and _UNLABELED.match(name.rsplit(":", 1)[-1]):
-            g.how = "unused"
-            g.notes.append("unlabeled")
-        guesses.append(g)
+    guesses = [_read_guess(name, p) for name, p in pose.items()]
     ok = [g for g in guesses if np.isfinite(g.position).all()]
     if len(ok) < 3:
         raise InputError(f"has only {len(ok)} markers with a valid sample; a marker set needs a pelvis and legs")
@@ -286,21 +281,41 @@ def classify(pose: dict, height=None, lateral: dict | None = None) -> tuple[list
     _pair_lateral_medial(ok, midline)
     _neighbours(ok, midline)
     for g in ok:
-        if g.role is None or g.how == "unused":
-            g.segment, g.how = None, "unused"
-            continue
-        base = marks[g.role].segment if g.how != "position" else g.segment
-        assert base is not None  # a marker placed by position has its neighbour's segment
-        if base in _BASE:
-            g.segment = base
-        elif g.side is None:
-            g.notes.append("no side in the name and the marker is on the midline: left out")
-            g.segment, g.how = None, "unused"
-        elif not base.startswith(("right_", "left_")):
-            g.segment = f"{g.side}_{base}"
-        else:
-            g.segment = base
+        _give_segment(g, marks)
     return guesses, H, midline
+
+
+def _read_guess(name: str, position) -> MarkerGuess:
+    """The guess a marker's name gives (role, side, modifiers); unused without a valid sample or when the name
+    says it is unlabeled."""
+    r = read_name(name)
+    g = MarkerGuess(name, r.role, r.side, None, set(r.modifiers), "name", [], np.asarray(position, dtype=float))
+    if not np.isfinite(g.position).all():
+        g.role, g.how = None, "unused"
+        g.notes.append("no valid sample in the static trial")
+    elif r.role is None and _UNLABELED.match(name.rsplit(":", 1)[-1]):
+        g.how = "unused"
+        g.notes.append("unlabeled")
+    return g
+
+
+def _give_segment(g: MarkerGuess, marks: dict) -> None:
+    """The segment of a checked guess (in place): its role's (a neighbour's when placed by position), on its
+    side; unused without a role, or on the midline with a sided segment."""
+    if g.role is None or g.how == "unused":
+        g.segment, g.how = None, "unused"
+        return
+    base = marks[g.role].segment if g.how != "position" else g.segment
+    assert base is not None  # a marker placed by position has its neighbour's segment
+    if base in _BASE:
+        g.segment = base
+    elif g.side is None:
+        g.notes.append("no side in the name and the marker is on the midline: left out")
+        g.segment, g.how = None, "unused"
+    elif not base.startswith(("right_", "left_")):
+        g.segment = f"{g.side}_{base}"
+    else:
+        g.segment = base
 
 
 #: Largest turn (deg) of the standing subject from the ground's +x that :func:`_face_forward` takes out.
@@ -457,11 +472,8 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
         A motion trial without a still standing window, or too few markers for a pelvis and two legs
         (the message names the file and what is missing).
     """
-    import tomllib
-
-    from . import draft_rules
-    from .calibration import calibrate
-    from .markerset import _parse
+    from . import draft_rules  # lazy: the drafting rules (~90 ms), only when a set is drafted
+    from .draft_window import lateral_offsets, standing_window  # lazy: with the drafting rules
 
     source = str(static.attrs.get("source", "") or "")
     names = [n for n in (static.attrs.get("markers") or [c[:-2] for c in static.columns if str(c).endswith("_x")])]
@@ -469,7 +481,6 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
         raise InputError("holds no marker trajectories; give a standing (static) marker trial", source or None)
     window, lateral = "", None
     if _excursion(static, names) > STATIC_EXCURSION_M:  # a walk: its stillest standing second, if it has one
-        from .draft_window import lateral_offsets, standing_window
 
         rows, window = standing_window(static, names, source or None)
         if len(rows) == 1:  # one frame of a walk: the sides from the whole walk (draft_window's docstring)
@@ -488,7 +499,6 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
         raise err.with_path(source) from None
     ms = _parse(tomllib.loads(plan.text), source or "draft")
     cal = calibrate(static, ms, height=None if plan.height_rule else H)  # the draft must calibrate on its own trial
-    from .plausibility import check_lengths
 
     warn, bad = check_lengths(cal.model, float(cal.height))
     if bad:
@@ -505,7 +515,5 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
 
 
 def _stem(source: str) -> str:
-    from pathlib import Path
-
     stem = Path(source).stem if source else "drafted"
     return re.sub(r"[^0-9A-Za-z_]+", "_", stem) or "drafted"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..model.anthropometry import DEFAULT_MASS
+from ..model.body import BodyModel
 from ..model.segments import PARENTS, SEGMENT_NAMES
 
 __all__ = ["DEFAULT_WIDTHS", "ORIGIN"]
@@ -84,8 +85,6 @@ class _Marks:
 
 def _reference_offsets(height: float) -> np.ndarray:
     """Joint offsets xi_k (m) of the default model scaled to ``height``, reference pose (frames parallel)."""
-    from ..model.body import BodyModel
-
     return np.asarray(BodyModel.default(mass=DEFAULT_MASS, height=height).joint_offset, dtype=float)
 
 

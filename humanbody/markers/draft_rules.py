@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 from .draft_lower import _leg, _pelvis, _pelvis_with_hips, plug_in_gait_legs
 from .draft_plan import DEFAULT_WIDTHS, _Marks, _Out, _reference_offsets
+from .draft_text import rename_points, toml_text
 from .draft_upper import _arm, _head, _trunk, plug_in_gait_upper
 
 __all__ = ["Plan", "plan", "DEFAULT_WIDTHS"]
@@ -125,7 +126,6 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
     if out.rigid:
         first.append(f"segments with too few markers, moving rigidly with their parent: {', '.join(out.rigid)}")
     out.checks[:0] = first
-    from .draft_text import rename_points, toml_text
 
     rename_points(out, [g.name for g in guesses])
     text = toml_text(out, guesses, name, source)

@@ -15,14 +15,13 @@ import textwrap
 import numpy as np
 
 from ..model.segments import SEGMENT_NAMES
+from .markerset import _norm
 
 __all__ = ["rename_points", "toml_text"]
 
 
 def rename_points(out, marker_names) -> None:
     """Give a point whose name a marker also has (after case and punctuation) a ``_point`` suffix."""
-    from .markerset import _norm
-
     taken = {_norm(n) for n in marker_names}
     new = {p: p + "_point" for p in out.points if _norm(p) in taken}
     if not new:

@@ -224,23 +224,7 @@ def plug_in_gait_upper(mk, out: _Out, radius: float) -> list[str]:
     """
     table, comment = out.segments["upper_torso"]
     out.segments["upper_torso"] = (dict(table, track="rules"), comment)
-    role = {g.name: g for g in mk.g}
-    head = {(role[m].side, f): m for m in mk("head") for f in ("front", "back") if f in role[m].modifiers}
-    if len(head) == 4 and "head" in out.segments and out.segments["head"][0].get("rule") is None:
-        rf, lf, rb, lb = head[("right", "front")], head[("left", "front")], head[("right", "back")], head[("left", "back")]
-        out.point("head_front", {"mean": [lf, rf]})
-        out.point("head_back", {"mean": [lb, rb]})
-        out.point("head_left", {"mean": [lf, lb]})
-        out.point("head_right", {"mean": [rf, rb]})
-        out.segment("head", {"markers": [lf, rf, lb, rb], "origin": "upper_neck",
-                             "primary": {"axis": "y", "from": "head_right", "to": "head_left"},
-                             "secondary": {"axis": "z", "ground": [0.0, 0.0, 1.0]},
-                             "track": {"primary": {"axis": "x", "from": "head_back", "to": "head_front"},
-                                       "secondary": {"axis": "y", "from": "head_right", "to": "head_left"}}},
-                    "Plug-in Gait's head: level in the standing trial, tracked x back -> front, y right -> left, "
-                    "turned by that static offset.")
-        out.rules = [r for r in out.rules if not r.startswith("head:")] + [
-            "head: level in the standing trial, tracked back -> front, right -> left (Plug-in Gait)"]
+    _pig_head(mk, out)
     cl = mk("clavicle")
     sides = []
     for s in ("right", "left"):
@@ -248,49 +232,78 @@ def plug_in_gait_upper(mk, out: _Out, radius: float) -> list[str]:
         wra, wrb = mk("wrist", s, "lateral"), mk("wrist", s, "medial")
         if not (cl and len(sho) == 1 and len(elb) == 1 and wra and wrb):
             continue
-        sho, elb, wra, wrb = sho[0], elb[0], wra[0], wrb[0]
-        fin, upa, fra = mk("hand", s)[:1], mk("upper_arm", s)[:1], mk("forearm", s)[:1]
-        if "thorax_origin" not in out.points:
-            out.params["marker_radius"] = (radius, "m (a subject file's MarkerDiameter / 2 replaces it)")
-            out.point("thorax_origin", {"from": cl[0], "offset": ["-marker_radius", 0.0, 0.0], "frame": "upper_torso"},
-                      f"Plug-in Gait's thorax origin: {cl[0]} moved back by the marker radius along the thorax x.")
-            out.point("thorax_x_tip", {"from": "thorax_origin", "offset": [1.0, 0.0, 0.0], "frame": "upper_torso"})
-        for key, value in (("shoulder_offset", 0.040), ("elbow_width", 0.070), ("wrist_width", 0.055),
-                           ("hand_thickness", 0.030)):
-            out.params[f"{s}_{key}"] = (value, "m, an average adult's (a subject file's replaces it)")
-        out.check(f"{s} arm: Plug-in Gait's shoulder offset, elbow and wrist widths and hand thickness of an "
-                  f"average adult: give the subject's in a subject file")
-        right = s == "right"
-        sh, el, wr, mid, tip = f"{s}_shoulder", f"{s}_elbow", f"{s}_wrist", f"{s}_wrist_mid", f"{s}_wrist_tip"
-        cross = lambda a, b, c, right=right: [a, b, c] if right else [a, c, b]  # noqa: E731  (normal towards +y/-y)
-        out.point(f"{s}_shoulder_wand", {"cross": cross("thorax_origin", sho, "thorax_x_tip")})
-        out.point(sh, {"chord": [f"{s}_shoulder_wand", "thorax_origin", sho], "offset": f"{s}_shoulder_offset"},
-                  f"Plug-in Gait's shoulder centre: chord function from {sho} towards the thorax origin.")
-        out.point(f"{s}_elbow_wand", {"cross": cross(elb, mid, sh)})
-        out.point(el, {"chord": [f"{s}_elbow_wand", sh, elb], "width": f"{s}_elbow_width"},
-                  f"Plug-in Gait's elbow centre: chord function from {elb} towards the shoulder centre.")
-        out.point(mid, {"mean": [wra, wrb]})
-        out.point(tip, {"between": [wrb, wra], "fraction": 1.5})
-        out.point(wr, {"cross": cross(mid, el, tip), "width": f"{s}_wrist_width"},
-                  "Plug-in Gait's wrist centre: wrist width / 2 + marker radius from the wrist bar's midpoint.")
-        fallback = {"from": wr, "offset": [0.0, 0.0, -0.08], "frame": f"{s}_lower_arm"}
-        out.point(f"{s}_hand_centre", [{"chord": [mid, wr, fin[0]], "width": f"{s}_hand_thickness"}, fallback]
-                  if fin else fallback, "Plug-in Gait's hand centre" + (f" from {fin[0]}." if fin else
-                                                                     ": 8 cm down the forearm from the wrist."))
-        out.need(sho, elb, wra, wrb)
-        out.segment(f"{s}_upper_arm", {"markers": upa + [elb], "use_joint": True, "origin": sh,
-                                       "primary": {"axis": "z", "from": el, "to": sh},
-                                       "secondary": {"axis": "x", "from": el, "to": wr}, "distal": el,
-                                       "track": "rules"}, "Plug-in Gait's humerus.")
-        out.segment(f"{s}_lower_arm", {"markers": [wra, wrb] + fra, "use_joint": True, "origin": el,
-                                       "primary": {"axis": "z", "from": wr, "to": el},
-                                       "secondary": {"axis": "y", "like": f"{s}_upper_arm:y"}, "distal": wr,
-                                       "track": "rules"}, "Plug-in Gait's radius.")
-        out.segment(f"{s}_hand", {"markers": [wra, wrb] + fin, "use_joint": True, "origin": wr,
-                                  "primary": {"axis": "z", "from": f"{s}_hand_centre", "to": wr},
-                                  "secondary": {"axis": "y", "from": wra if right else wrb, "to": wrb if right else wra},
-                                  "track": "rules"}, "Plug-in Gait's hand.")
-        out.rules = [r for r in out.rules if not r.startswith(f"{s} arm:")]
-        out.rules.append(f"{s} arm: chord-function shoulder, elbow and wrist centres (Plug-in Gait)")
+        _pig_arm(mk, out, s, sho[0], elb[0], wra[0], wrb[0], cl, radius)
         sides.append(s)
     return sides
+
+
+def _pig_head(mk, out: _Out) -> None:
+    """Plug-in Gait's head from four head markers (left/right front and back): level in the standing trial,
+    tracked x back -> front, y right -> left."""
+    role = {g.name: g for g in mk.g}
+    head = {(role[m].side, f): m for m in mk("head") for f in ("front", "back") if f in role[m].modifiers}
+    if not (len(head) == 4 and "head" in out.segments and out.segments["head"][0].get("rule") is None):
+        return
+    rf, lf, rb, lb = head[("right", "front")], head[("left", "front")], head[("right", "back")], head[("left", "back")]
+    out.point("head_front", {"mean": [lf, rf]})
+    out.point("head_back", {"mean": [lb, rb]})
+    out.point("head_left", {"mean": [lf, lb]})
+    out.point("head_right", {"mean": [rf, rb]})
+    out.segment("head", {"markers": [lf, rf, lb, rb], "origin": "upper_neck",
+                         "primary": {"axis": "y", "from": "head_right", "to": "head_left"},
+                         "secondary": {"axis": "z", "ground": [0.0, 0.0, 1.0]},
+                         "track": {"primary": {"axis": "x", "from": "head_back", "to": "head_front"},
+                                   "secondary": {"axis": "y", "from": "head_right", "to": "head_left"}}},
+                "Plug-in Gait's head: level in the standing trial, tracked x back -> front, y right -> left, "
+                "turned by that static offset.")
+    out.rules = [r for r in out.rules if not r.startswith("head:")] + [
+        "head: level in the standing trial, tracked back -> front, right -> left (Plug-in Gait)"]
+
+
+def _pig_arm(mk, out: _Out, s: str, sho: str, elb: str, wra: str, wrb: str, cl: list, radius: float) -> None:
+    """Plug-in Gait's arm on side ``s`` from its acromion, elbow and wrist bar markers (WRA lateral, WRB medial;
+    FIN optional): chord-function shoulder, elbow, wrist and hand centres, humerus, radius and hand frames."""
+    fin, upa, fra = mk("hand", s)[:1], mk("upper_arm", s)[:1], mk("forearm", s)[:1]
+    if "thorax_origin" not in out.points:
+        out.params["marker_radius"] = (radius, "m (a subject file's MarkerDiameter / 2 replaces it)")
+        out.point("thorax_origin", {"from": cl[0], "offset": ["-marker_radius", 0.0, 0.0], "frame": "upper_torso"},
+                  f"Plug-in Gait's thorax origin: {cl[0]} moved back by the marker radius along the thorax x.")
+        out.point("thorax_x_tip", {"from": "thorax_origin", "offset": [1.0, 0.0, 0.0], "frame": "upper_torso"})
+    for key, value in (("shoulder_offset", 0.040), ("elbow_width", 0.070), ("wrist_width", 0.055),
+                       ("hand_thickness", 0.030)):
+        out.params[f"{s}_{key}"] = (value, "m, an average adult's (a subject file's replaces it)")
+    out.check(f"{s} arm: Plug-in Gait's shoulder offset, elbow and wrist widths and hand thickness of an "
+              f"average adult: give the subject's in a subject file")
+    right = s == "right"
+    sh, el, wr, mid, tip = f"{s}_shoulder", f"{s}_elbow", f"{s}_wrist", f"{s}_wrist_mid", f"{s}_wrist_tip"
+    cross = lambda a, b, c, right=right: [a, b, c] if right else [a, c, b]  # noqa: E731  (normal towards +y/-y)
+    out.point(f"{s}_shoulder_wand", {"cross": cross("thorax_origin", sho, "thorax_x_tip")})
+    out.point(sh, {"chord": [f"{s}_shoulder_wand", "thorax_origin", sho], "offset": f"{s}_shoulder_offset"},
+              f"Plug-in Gait's shoulder centre: chord function from {sho} towards the thorax origin.")
+    out.point(f"{s}_elbow_wand", {"cross": cross(elb, mid, sh)})
+    out.point(el, {"chord": [f"{s}_elbow_wand", sh, elb], "width": f"{s}_elbow_width"},
+              f"Plug-in Gait's elbow centre: chord function from {elb} towards the shoulder centre.")
+    out.point(mid, {"mean": [wra, wrb]})
+    out.point(tip, {"between": [wrb, wra], "fraction": 1.5})
+    out.point(wr, {"cross": cross(mid, el, tip), "width": f"{s}_wrist_width"},
+              "Plug-in Gait's wrist centre: wrist width / 2 + marker radius from the wrist bar's midpoint.")
+    fallback = {"from": wr, "offset": [0.0, 0.0, -0.08], "frame": f"{s}_lower_arm"}
+    out.point(f"{s}_hand_centre", [{"chord": [mid, wr, fin[0]], "width": f"{s}_hand_thickness"}, fallback]
+              if fin else fallback, "Plug-in Gait's hand centre" + (f" from {fin[0]}." if fin else
+                                                                 ": 8 cm down the forearm from the wrist."))
+    out.need(sho, elb, wra, wrb)
+    out.segment(f"{s}_upper_arm", {"markers": upa + [elb], "use_joint": True, "origin": sh,
+                                   "primary": {"axis": "z", "from": el, "to": sh},
+                                   "secondary": {"axis": "x", "from": el, "to": wr}, "distal": el,
+                                   "track": "rules"}, "Plug-in Gait's humerus.")
+    out.segment(f"{s}_lower_arm", {"markers": [wra, wrb] + fra, "use_joint": True, "origin": el,
+                                   "primary": {"axis": "z", "from": wr, "to": el},
+                                   "secondary": {"axis": "y", "like": f"{s}_upper_arm:y"}, "distal": wr,
+                                   "track": "rules"}, "Plug-in Gait's radius.")
+    out.segment(f"{s}_hand", {"markers": [wra, wrb] + fin, "use_joint": True, "origin": wr,
+                              "primary": {"axis": "z", "from": f"{s}_hand_centre", "to": wr},
+                              "secondary": {"axis": "y", "from": wra if right else wrb, "to": wrb if right else wra},
+                              "track": "rules"}, "Plug-in Gait's hand.")
+    out.rules = [r for r in out.rules if not r.startswith(f"{s} arm:")]
+    out.rules.append(f"{s} arm: chord-function shoulder, elbow and wrist centres (Plug-in Gait)")
+

@@ -25,6 +25,7 @@ import warnings
 import numpy as np
 
 from ..errors import InputError
+from .vocabulary import read_name
 
 __all__ = ["PRESENT_FRACTION", "STILL_M", "WINDOW_S", "lateral_offsets", "standing_window"]
 
@@ -91,8 +92,6 @@ def lateral_offsets(trial, names) -> dict[str, float] | None:
     Returns None when the trial has no two ASIS and a sacrum or PSIS marker
     (names read by :func:`humanbody.markers.vocabulary.read_name`).
     """
-    from .vocabulary import read_name
-
     role = {n: read_name(n).role for n in names}
     asis = [n for n in names if role[n] == "asis"]
     back = [n for n in names if role[n] in ("psis", "sacrum")]

@@ -23,7 +23,7 @@ trial whose range of motion does not determine the centre.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,7 @@ from scipy.spatial.transform import Rotation
 
 from ..errors import InputError
 from .joint_centres import pelvis_frame
+from .markerset import load_markerset, match_markers
 from .rigid import fit_rigid
 
 __all__ = [
@@ -219,10 +220,6 @@ def with_hip_centres(markerset, offsets, pelvis: str = "lower_torso"):
         The same set with each given hip point replaced by the rule
         ``from = "mid_asis"``, ``offset = [...]``, ``frame = pelvis``.
     """
-    from dataclasses import replace
-
-    from .markerset import load_markerset
-
     mset = load_markerset(markerset)
     if "mid_asis" not in mset.points:
         raise InputError(f"marker set {mset.name!r} defines no mid_asis point to place hip centres from")
@@ -271,8 +268,6 @@ def functional_hips(markerset, markers) -> tuple:
     lines : list of str
         One line per side saying which hip centre it uses and why.
     """
-    from .markerset import load_markerset, match_markers
-
     mset = load_markerset(markerset)
     pelvis = mset.segments.get("lower_torso")
     if (pelvis is None or (pelvis.primary or {}).get("axis") != "y"

@@ -14,6 +14,7 @@ from scipy import interpolate
 
 from ..errors import InputError
 from .layout import _positions, _rate, _time, _with_positions, marker_names
+from .rigid import horn_rotations
 
 FILL_METHODS = ("spline", "linear", "rigid")
 GAP_COLUMNS = ["marker", "start_frame", "end_frame", "start_time", "end_time", "length_frames"]
@@ -105,8 +106,6 @@ def _rigid_transform(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarr
     -------
     R : ndarray (3, 3), d : ndarray (3,)
     """
-    from .rigid import horn_rotations
-
     a_bar, b_bar = A.mean(axis=0), B.mean(axis=0)
     R = horn_rotations(((A - a_bar).T @ (B - b_bar))[None])[0]
     return R, b_bar - R @ a_bar

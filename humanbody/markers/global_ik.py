@@ -49,6 +49,7 @@ segment tracking does.
 from __future__ import annotations
 
 import warnings
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -57,8 +58,9 @@ from .._kernels.angles import relative_angles
 from ..errors import InputError
 from ..model.body import sequence_axes_array
 from ..model.segments import PARENTS, SEGMENT_NAMES
-from .calibration import Calibration
+from .calibration import Calibration, _Geometry, _Unavailable
 from .markerset import MarkerSet, undetermined_segments
+from .tracking import STATUS, TABLE_COLUMNS, Tracking, finish_coordinates, track, trial_markers
 
 __all__ = ["ANATOMICAL_LIMITS", "HINGE_WEIGHT", "LIMIT_TABLES", "LIMIT_WEIGHT", "NEUTRAL_WEIGHT",
            "PHYSIOLOGICAL_LIMITS", "IKProblem", "choose_method", "ik_problem", "joint_limits", "limit_lines",
@@ -305,8 +307,6 @@ def _seeds(R: np.ndarray, O: np.ndarray, rows: np.ndarray, n: int, prob: IKProbl
 
 def _geometry_frames(markers: dict, calibration: Calibration, n: int):
     """Per-frame anatomical frames and origins built by the set's rules (keypoint seeds), NaN where unavailable."""
-    from .calibration import _Geometry, _Unavailable
-
     ms = calibration.markerset
     params = dict(ms.parameters, height=calibration.height, mass=calibration.mass)
     geo = _Geometry(ms, markers, params)
@@ -369,107 +369,185 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
         ``residuals`` per segment are the RMS distance of its markers,
         ``marker_residuals`` the distance of every marker.
     """
-    from .._kernels.ik import _BLOCK, solve_frames, tree_order
-    from .tracking import STATUS, Tracking, finish_coordinates, track, trial_markers
+    source = markers.attrs.get("source")
+    ms = calibration.markerset
+    prob = ik_problem(calibration)
+    names, use, meas = _measured(markers, calibration, prob, required)
+    if seed == "auto":
+        seed = "geometry" if ms.keypoints else "segments"
+    seed_frames = partial(_seed_frames, seed, markers, calibration, names, meas)
+    idx = _seed_rows(meas, chained)
+    R0, O0 = seed_frames(idx)
+    lo, hi = (prob.lo, prob.hi) if limits is None else joint_limits(limits, f"track_global({ms.name!r})")
+    fit = _Fit(prob, use, sequence_axes_array(calibration.model), lo, hi, int(max_iter), float(tol), float(rtol))
+    table, res, cost, iters, R_all, O_all = _solve_chunks(fit, meas, idx, R0, O0, bool(chained), keep_frames)
+    del R0, O0
+    angles = table[:, 4:].reshape(len(meas), 17, 3)
+    limited = [k for k in range(17) if np.isfinite(lo[k]).any() or np.isfinite(hi[k]).any()] if fit.limit_w else []
+    if limited and chained:
+        # a chained frame after frames that fit only beyond the limits (a mislabelled point) can stay wedged on
+        # the limits: every such frame is solved again from its own seed and keeps the fit of lower cost
+        rows = np.flatnonzero(_off_range(angles[:, limited], lo[limited], hi[limited], _frame_rms(res)).any(axis=1))
+        _solve_again(fit, rows, seed_frames, meas, angles, table, res, cost, iters, R_all, O_all)
+    principal = angles[:, limited].copy()  # each frame's own angles, before continuity
+    time, near = finish_coordinates(markers, table, angles, fit.seq, calibration.model.sequences)
+    _hold_on_limits(angles, principal, limited, lo, hi, fit.seq, near)
+    coords = pd.DataFrame(table, columns=TABLE_COLUMNS, copy=False)
+    coords.attrs.update(kind="coordinates", source=source or "",
+                        conversions=[f"whole-body inverse kinematics with marker set {ms.name!r}"])
+    residuals, used, status, marker_res = _residual_tables(ms, fit.seg_of, meas, res, cost, time,
+                                                           [calibration.names.get(m, m) for m in names])
+    out = Tracking(coords=coords, residuals=residuals, status=status, markers_used=used,
+                   R=R_all, origins=O_all, near_singular=near, method="global", marker_residuals=marker_res)
+    object.__setattr__(out, "iterations", iters)
+    object.__setattr__(out, "limit_notes", limit_lines(time, principal, [SEGMENT_NAMES[k] for k in limited],
+                                                       lo[limited], hi[limited], _frame_rms(res), ms.keypoints)
+                       if limited else [])
+    return out
 
+
+def _solve_chunks(fit: _Fit, meas: np.ndarray, idx: np.ndarray, R0: np.ndarray, O0: np.ndarray, chained: bool,
+                  keep_frames: bool):
+    """Fit every frame, ``IK_CHUNK`` frames at a time, from the seeds (R0, O0) of the frames ``idx``.
+
+    Returns the coordinate table (F, 4 + 51; its angle columns the joints' relative angles, rad; the time
+    column left for the caller), the markers' residuals (F, m; m), the cost and iterations per frame, and
+    the segments' frames (F, 17, 3, 3) and origins (F, 17, 3) when ``keep_frames`` (else None).
+    """
+    n = len(meas)
+    R_all = np.empty((n, 17, 3, 3)) if keep_frames else None
+    O_all = np.empty((n, 17, 3)) if keep_frames else None
+    res = np.empty((n, meas.shape[1]))
+    cost = np.empty(n)
+    iters = np.empty(n, dtype=np.int64)
+    table = np.empty((n, len(TABLE_COLUMNS)))
+    angles = table[:, 4:].reshape(n, 17, 3)
+    for a in range(0, n, IK_CHUNK):
+        b = min(n, a + IK_CHUNK)
+        sel = (idx >= a) & (idx < b)
+        S_seed, p_seed = _seeds(R0[sel], O0[sel], idx[sel] - a, b - a, fit.prob, meas[a:b])
+        R, O = fit.solve(meas[a:b], S_seed, p_seed, chained, res[a:b], cost[a:b], iters[a:b])
+        relative_angles(R, fit.prob.parent, fit.seq, 1e-9, angles[a:b])
+        table[a:b, 1:4] = O[:, 0]
+        if R_all is not None and O_all is not None:  # keep_frames
+            R_all[a:b], O_all[a:b] = R, O
+    return table, res, cost, iters, R_all, O_all
+
+
+def _hold_on_limits(angles, principal, limited: list, lo, hi, seq, near: dict) -> None:
+    """Where the limits keep a joint's three angles on one branch, its angles (F, 3) are each frame's own,
+    clipped onto the limits (in place), so that a frame on a limit never shifts the later ones by a turn
+    (the kernel lets a joint within 10 deg of its singular set pass its limits: held on them)."""
+    for i, k in enumerate(limited):
+        if _bounded(lo[k], hi[k], seq[k]):
+            angles[:, k] = np.clip(principal[:, i], lo[k], hi[k])
+            near.pop(SEGMENT_NAMES[k], None)
+
+
+def _measured(markers, calibration: Calibration, prob: IKProblem, required) -> tuple[list, list, np.ndarray]:
+    """The problem's markers the trial has (their names, their rows in ``prob``) and their positions
+    (F, m, 3; m, NaN where not seen).  No marker, or a segment left with too few, is an InputError."""
     source = markers.attrs.get("source")
     ms = calibration.markerset
     values, where = trial_markers(markers, ms, required)
-    prob = ik_problem(calibration)
     use = [i for i, m in enumerate(prob.names) if m in where]
     if not use:
         raise InputError(f"no marker of marker set {ms.name!r} has a valid sample", source)
     names = [prob.names[i] for i in use]
-    seg_of, local, weight = prob.seg_of[use], np.ascontiguousarray(prob.local[use]), prob.weight[use]
     lost = undetermined_segments(ms, set(names))
     if lost:
         seg, pts = lost[0]
         raise InputError(f"segment {seg!r} keeps {pts} point(s) of marker set {ms.name!r}: too few to "
                          "determine it through its joints", source)
-    n = len(markers)
-    meas = np.empty((n, len(names), 3))
+    meas = np.empty((len(markers), len(names), 3))
     for j, m in enumerate(names):
         meas[:, j] = values[:, where[m]]
-    if seed == "auto":
-        seed = "geometry" if ms.keypoints else "segments"
-    # seeds only where the kernel starts afresh: the first frame of every block of _BLOCK frames and a
-    # frame after one without markers (the others start from the previous frames' solutions)
+    return names, use, meas
+
+
+def _seed_rows(meas: np.ndarray, chained: bool) -> np.ndarray:
+    """The frames that need a seed: where the kernel starts afresh, the first frame of every block of
+    ``_BLOCK`` frames and a frame after one without markers (the others start from the previous frames'
+    solutions); every frame when not ``chained``."""
+    from .._kernels.ik import _BLOCK  # lazy: numba kernels (~60 ms), loaded only for whole-body IK
+
+    n = len(meas)
     need = np.ones(n, dtype=bool)
     if chained:
         empty = ~np.any(np.all(np.isfinite(meas), axis=2), axis=1)
         need[:] = False
         need[::_BLOCK] = True
         need[1:] |= empty[:-1]
-    idx = np.flatnonzero(need)
-    def seed_frames(rows):
-        if seed == "segments":
-            seg_tr = track(markers.iloc[rows], calibration, keep_frames=True, required=[])
-            assert seg_tr.R is not None and seg_tr.origins is not None  # kept: keep_frames=True
-            return seg_tr.R, seg_tr.origins
-        return _geometry_frames({m: meas[rows, j] for j, m in enumerate(names)}, calibration, len(rows))
+    return np.flatnonzero(need)
 
-    R0, O0 = seed_frames(idx)
-    seq = sequence_axes_array(calibration.model)
-    R_all = np.empty((n, 17, 3, 3)) if keep_frames else None
-    O_all = np.empty((n, 17, 3)) if keep_frames else None
-    res = np.empty((n, len(names)))
-    cost = np.empty(n)
-    iters = np.empty(n, dtype=np.int64)
-    table_names = (["time"] + [f"lower_torso_{a}" for a in "xyz"]
-                   + [f"{s}_{q}" for s in SEGMENT_NAMES for q in ("alpha", "beta", "gamma")])
-    table = np.empty((n, len(table_names)))
-    angles = table[:, 4:].reshape(n, 17, 3)
-    base, first = tree_order(prob.parent)
-    lo, hi = (prob.lo, prob.hi) if limits is None else joint_limits(limits, f"track_global({ms.name!r})")
-    limit_w = prob.limit_weight if (np.isfinite(lo).any() or np.isfinite(hi).any()) else 0.0
-    for a in range(0, n, IK_CHUNK):
-        b = min(n, a + IK_CHUNK)
-        sel = (idx >= a) & (idx < b)
-        S_seed, p_seed = _seeds(R0[sel], O0[sel], idx[sel] - a, b - a, prob, meas[a:b])
-        R = np.empty((b - a, 17, 3, 3))
-        O = np.empty((b - a, 17, 3))
-        solve_frames(np.ascontiguousarray(meas[a:b]), weight, seg_of, local, prob.parent, prob.xi, prob.S0,
-                     prob.lam, prob.axis, prob.hinge, base, first, seq, lo, hi, float(limit_w), S_seed, p_seed,
-                     int(max_iter), float(tol), float(rtol), bool(chained), R, O, res[a:b], cost[a:b], iters[a:b])
-        relative_angles(R, prob.parent, seq, 1e-9, angles[a:b])
-        table[a:b, 1:4] = O[:, 0]
-        if R_all is not None and O_all is not None:  # keep_frames
-            R_all[a:b], O_all[a:b] = R, O
-    del R0, O0
-    limited = [k for k in range(17) if np.isfinite(lo[k]).any() or np.isfinite(hi[k]).any()] if limit_w else []
-    if limited and chained:
-        # a chained frame after frames that fit only beyond the limits (a mislabelled point) can stay wedged on
-        # the limits: every such frame is solved again from its own seed and keeps the fit of lower cost
-        rows = np.flatnonzero(_off_range(angles[:, limited], lo[limited], hi[limited], _frame_rms(res)).any(axis=1))
-        if len(rows):
-            R0, O0 = seed_frames(rows)
-            S_seed, p_seed = _seeds(R0, O0, np.arange(len(rows)), len(rows), prob, meas[rows])
-            R, O = np.empty((len(rows), 17, 3, 3)), np.empty((len(rows), 17, 3))
-            res2, cost2, it2 = np.empty((len(rows), len(names))), np.empty(len(rows)), np.empty(len(rows), np.int64)
-            solve_frames(np.ascontiguousarray(meas[rows]), weight, seg_of, local, prob.parent, prob.xi, prob.S0,
-                         prob.lam, prob.axis, prob.hinge, base, first, seq, lo, hi, float(limit_w), S_seed, p_seed,
-                         int(max_iter), float(tol), float(rtol), False, R, O, res2, cost2, it2)
-            better = np.flatnonzero(cost2 < cost[rows])
-            ang2 = np.empty((len(rows), 17, 3))
-            relative_angles(R, prob.parent, seq, 1e-9, ang2)
-            at = rows[better]
-            angles[at], table[at, 1:4], res[at], cost[at] = ang2[better], O[better, 0], res2[better], cost2[better]
-            iters[at] += it2[better]
-            if R_all is not None and O_all is not None:  # keep_frames
-                R_all[at], O_all[at] = R[better], O[better]
-            del R0, O0
-    principal = angles[:, limited].copy()  # each frame's own angles, before continuity
-    time, near = finish_coordinates(markers, table, angles, seq, calibration.model.sequences)
-    bounded = [i for i, k in enumerate(limited) if _bounded(lo[k], hi[k], seq[k])]
-    for i in bounded:  # angles unique inside the limits: a frame on a limit never shifts the later ones by a turn
-        k = limited[i]  # (the kernel lets a joint within 10 deg of its singular set pass its limits: held on them)
-        angles[:, k] = np.clip(principal[:, i], lo[k], hi[k])
-        near.pop(SEGMENT_NAMES[k], None)
-    coords = pd.DataFrame(table, columns=table_names, copy=False)
-    coords.attrs.update(kind="coordinates", source=source or "",
-                        conversions=[f"whole-body inverse kinematics with marker set {ms.name!r}"])
-    # numpy's stubs: all(axis=...) may be a scalar; here it is (n, m)
-    present: np.ndarray = np.isfinite(meas).all(axis=2)  # type: ignore[assignment]
+
+class _Fit:
+    """The fixed inputs of the whole-body fit of the markers ``use`` of ``prob``: what :func:`solve_frames`
+    takes besides a run of frames and their seeds."""
+
+    def __init__(self, prob: IKProblem, use: list, seq: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                 max_iter: int, tol: float, rtol: float):
+        self.prob, self.seq, self.lo, self.hi = prob, seq, lo, hi
+        self.seg_of, self.local, self.weight = prob.seg_of[use], np.ascontiguousarray(prob.local[use]), prob.weight[use]
+        from .._kernels.ik import tree_order  # lazy: numba kernels (~60 ms), loaded only for whole-body IK
+
+        self.base, self.first = tree_order(prob.parent)
+        self.limit_w = prob.limit_weight if (np.isfinite(lo).any() or np.isfinite(hi).any()) else 0.0
+        self.max_iter, self.tol, self.rtol = max_iter, tol, rtol
+
+    def solve(self, meas, S_seed, p_seed, chained: bool, res, cost, iters) -> tuple[np.ndarray, np.ndarray]:
+        """Fit the frames ``meas`` (f, m, 3) from their seeds; fills ``res``, ``cost``, ``iters`` and returns the
+        segments' frames R (f, 17, 3, 3) and origins (f, 17, 3)."""
+        from .._kernels.ik import solve_frames  # lazy: numba kernels (~60 ms), loaded only for whole-body IK
+
+        p = self.prob
+        R = np.empty((len(meas), 17, 3, 3))
+        O = np.empty((len(meas), 17, 3))
+        solve_frames(np.ascontiguousarray(meas), self.weight, self.seg_of, self.local, p.parent, p.xi, p.S0,
+                     p.lam, p.axis, p.hinge, self.base, self.first, self.seq, self.lo, self.hi, float(self.limit_w),
+                     S_seed, p_seed, self.max_iter, self.tol, self.rtol, chained, R, O, res, cost, iters)
+        return R, O
+
+
+def _seed_frames(seed: str, markers, calibration: Calibration, names: list, meas: np.ndarray, rows: np.ndarray):
+    """The seed frames R (f, 17, 3, 3) and origins (f, 17, 3) of the frames ``rows``: the segment fits
+    (``seed="segments"``) or the frames the set's rules build (``"geometry"``)."""
+    if seed == "segments":
+        seg_tr = track(markers.iloc[rows], calibration, keep_frames=True, required=[])
+        assert seg_tr.R is not None and seg_tr.origins is not None  # kept: keep_frames=True
+        return seg_tr.R, seg_tr.origins
+    return _geometry_frames({m: meas[rows, j] for j, m in enumerate(names)}, calibration, len(rows))
+
+
+def _solve_again(fit: _Fit, rows: np.ndarray, seed_frames, meas, angles, table, res, cost, iters, R_all,
+                 O_all) -> None:
+    """Solve the frames ``rows`` again, each from its own seed (``seed_frames(rows)``), and keep the fits of
+    lower cost (updating ``angles``, the root's position in ``table``, ``res``, ``cost``, ``iters`` and the
+    kept frames)."""
+    if not len(rows):
+        return
+    R0, O0 = seed_frames(rows)
+    m = len(rows)
+    S_seed, p_seed = _seeds(R0, O0, np.arange(m), m, fit.prob, meas[rows])
+    res2, cost2, it2 = np.empty((m, res.shape[1])), np.empty(m), np.empty(m, np.int64)
+    R, O = fit.solve(meas[rows], S_seed, p_seed, False, res2, cost2, it2)
+    better = np.flatnonzero(cost2 < cost[rows])
+    ang2 = np.empty((m, 17, 3))
+    relative_angles(R, fit.prob.parent, fit.seq, 1e-9, ang2)
+    at = rows[better]
+    angles[at], table[at, 1:4], res[at], cost[at] = ang2[better], O[better, 0], res2[better], cost2[better]
+    iters[at] += it2[better]
+    if R_all is not None and O_all is not None:  # keep_frames
+        R_all[at], O_all[at] = R[better], O[better]
+
+
+def _residual_tables(ms: MarkerSet, seg_of: np.ndarray, meas: np.ndarray, res: np.ndarray, cost: np.ndarray,
+                     time, columns: list) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Per segment and frame: the RMS distance of its markers (m), how many it has, and how it was placed
+    (``STATUS``); and every marker's distance ``res`` (m) under its trial name (``columns``):
+    ``(residuals, markers_used, status, marker_residuals)``."""
+    n = len(meas)
+    present = np.isfinite(meas).all(axis=2)
     solved = np.isfinite(cost)
     rms, count, status = {}, {}, {}
     for k, seg in enumerate(SEGMENT_NAMES):
@@ -489,17 +567,11 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
         status[seg] = code
     residuals = pd.DataFrame({"time": time, **rms})
     used = pd.DataFrame({"time": time, **count})
-    status = pd.DataFrame({"time": time, **{s: pd.Categorical.from_codes(status[s], categories=STATUS)
-                                            for s in SEGMENT_NAMES}})
-    marker_res = pd.DataFrame(res, columns=[calibration.names.get(m, m) for m in names])
+    status_table = pd.DataFrame({"time": time, **{s: pd.Categorical.from_codes(status[s], categories=STATUS)
+                                                  for s in SEGMENT_NAMES}})
+    marker_res = pd.DataFrame(res, columns=columns)
     marker_res.insert(0, "time", time)
-    out = Tracking(coords=coords, residuals=residuals, status=status, markers_used=used,
-                   R=R_all, origins=O_all, near_singular=near, method="global", marker_residuals=marker_res)
-    object.__setattr__(out, "iterations", iters)
-    notes = limit_lines(time, principal, [SEGMENT_NAMES[k] for k in limited], lo[limited], hi[limited],
-                        _frame_rms(res), ms.keypoints) if limited else []
-    object.__setattr__(out, "limit_notes", notes)
-    return out
+    return residuals, used, status_table, marker_res
 
 
 def _bounded(lo: np.ndarray, hi: np.ndarray, seq: np.ndarray) -> bool:

@@ -12,6 +12,7 @@ import copy
 import numpy as np
 import pandas as pd
 
+from .._kernels.marker_layout import copy_positions
 from ..errors import InputError
 
 
@@ -37,7 +38,6 @@ def _positions(df: pd.DataFrame, names: list[str]) -> np.ndarray:
     """
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
     if _plain_layout(df, cols):  # one float block: copy it out in parallel, missing samples marked
-        from .._kernels.marker_layout import copy_positions
 
         P = np.empty((len(df), len(names), 3))
         copy_positions(df.to_numpy(copy=False)[:, 1:], P)
@@ -64,7 +64,6 @@ def _output_positions(df: pd.DataFrame, names: list[str]) -> tuple[np.ndarray | 
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
     if not _plain_layout(df, cols):
         return None, _positions(df, names)
-    from .._kernels.marker_layout import copy_positions
 
     values = df.to_numpy(copy=False)
     table = np.empty(values.shape)

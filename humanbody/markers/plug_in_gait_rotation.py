@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..rotations.angles import euler_to_matrix
 from .joint_centres import chord_joint_centre
 
 __all__ = ["rotation_offset", "chord_joint_centre_offset", "foot_offset_rotation", "ankle_abduction_offset",
@@ -133,8 +134,6 @@ def foot_offset_rotation(plantar_flexion: float, rotation: float, side: str) -> 
     (x heel to toe, y the flexion axis, z up; U_ours = U P):  O = P^T Ry(-beta) Rx(-alpha) P, and the
     foot frame is U_ours O in every frame.
     """
-    from ..rotations.angles import euler_to_matrix
-
     s = _side_sign(side)
     M = euler_to_matrix(np.array([0.0, -float(plantar_flexion), 0.0]), "xyz") @ \
         euler_to_matrix(np.array([s * float(rotation), 0.0, 0.0]), "xyz")

@@ -63,6 +63,7 @@ filter_gain            g_i of the zero-phase low-pass
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -74,7 +75,9 @@ from ..rotations import euler_to_matrix
 from ..rotations.common import sequence_axes
 from ..signal import CUTOFF_HZ
 from .calibration import Calibration
+from .conditioning import _lowpass_array
 from .global_ik import IKProblem, ik_problem
+from .tracking import trial_markers
 
 __all__ = ["Precision", "coordinate_columns", "coordinate_covariance", "filter_gain", "marker_jacobian",
            "marker_positions", "predict_precision"]
@@ -339,8 +342,6 @@ def filter_gain(n_frames: int, rate_hz: float, cutoff_hz: float | None = CUTOFF_
     A run of at most the filter's padding length is left unfiltered by the
     pipeline, so g = 1 there too.
     """
-    from .conditioning import _lowpass_array
-
     n = int(n_frames)
     if n < 1:
         raise InputError("filter_gain: no frames")
@@ -393,6 +394,65 @@ class Precision:
     markers: list = field(default_factory=list)
 
 
+def _rate_of(t: np.ndarray, needed: bool, source) -> float:
+    """The sampling rate (Hz) of the times ``t`` (s): 1 / median step; 1 when they do not increase and the
+    rate is not ``needed`` (no low-pass)."""
+    dt = np.diff(t)
+    if len(dt) == 0 or not np.all(dt > 0):
+        if needed:
+            raise InputError("time must increase to know the sampling rate of the low-pass", source)
+        return 1.0
+    return 1.0 / float(np.median(dt))
+
+
+def _present(prob, calibration: Calibration, markers: pd.DataFrame | None, F: int) -> np.ndarray:
+    """Which of the problem's markers the trial ``markers`` has in each frame (F, m); all without a trial."""
+    present = np.ones((F, len(prob.names)), dtype=bool)
+    if markers is not None:
+        if len(markers) != F:
+            raise InputError(f"marker trial has {len(markers)} frames, the coordinates {F}",
+                             markers.attrs.get("source"))
+        values, where = trial_markers(markers, calibration.markerset, required=[])
+        for j, m in enumerate(prob.names):
+            present[:, j] = np.isfinite(values[:, where[m]]).all(axis=-1) if m in where else False
+    return present
+
+
+def _variances(prob, seqs, q: np.ndarray, ok: np.ndarray, present: np.ndarray, noise_m: float,
+               progress: bool) -> np.ndarray:
+    """Equation (1)'s variance of every coordinate in every frame (F, D; m^2 and rad^2), before the low-pass,
+    a chunk of frames at a time (the full covariances are 23 kB a frame); frames not ``ok`` at the zero pose."""
+    F = len(q)
+    theta = np.where(ok[:, None], q[:, 3:], 0.0).reshape(F, _N, 3)
+    p = np.where(ok[:, None], q[:, :3], 0.0)
+    var = np.empty((F, _D))
+    bar = None
+    if progress and F > 4 * _CHUNK:
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            bar = tqdm(total=F, desc="precision", unit="frame", leave=False)
+    for a in range(0, F, _CHUNK):
+        b = min(F, a + _CHUNK)
+        cov = coordinate_covariance(prob, theta[a:b], p[a:b], seqs, noise_m, present[a:b])
+        var[a:b] = np.diagonal(cov, axis1=1, axis2=2)
+        if bar is not None:
+            bar.update(b - a)
+    if bar is not None:
+        bar.close()
+    return var
+
+
+def _summary(std: np.ndarray, cols: list) -> pd.DataFrame:
+    """RMS and largest standard deviation of every coordinate over the frames that have it (NaN: none)."""
+    seen = np.isfinite(std)
+    n_seen = seen.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a coordinate NaN in every frame: NaN
+        rms = np.sqrt(np.where(seen, std, 0.0).__pow__(2).sum(axis=0) / n_seen)
+    mx = np.where(n_seen > 0, np.where(seen, std, -np.inf).max(axis=0), np.nan)
+    return pd.DataFrame({"rms": rms, "max": mx, "unit": ["m"] * 3 + ["deg"] * (_D - 3)}, index=cols)
+
+
 def predict_precision(calibration: Calibration, coords: pd.DataFrame, noise_m: float = 0.002,
                       cutoff_hz: float | None = CUTOFF_HZ, order: int = 4, markers: pd.DataFrame | None = None,
                       rate_hz: float | None = None, progress: bool = False) -> Precision:
@@ -443,46 +503,11 @@ def predict_precision(calibration: Calibration, coords: pd.DataFrame, noise_m: f
         raise InputError("coordinates table has no frames", coords.attrs.get("source"))
     t = coords["time"].to_numpy(dtype=float)
     if rate_hz is None:
-        dt = np.diff(t)
-        if len(dt) == 0 or not np.all(dt > 0):
-            if cutoff_hz is not None:
-                raise InputError("time must increase to know the sampling rate of the low-pass",
-                                 coords.attrs.get("source"))
-            rate_hz = 1.0
-        else:
-            rate_hz = 1.0 / float(np.median(dt))
-    present = np.ones((F, len(prob.names)), dtype=bool)
-    if markers is not None:
-        from .tracking import trial_markers
-
-        if len(markers) != F:
-            raise InputError(f"marker trial has {len(markers)} frames, the coordinates {F}",
-                             markers.attrs.get("source"))
-        values, where = trial_markers(markers, calibration.markerset, required=[])
-        for j, m in enumerate(prob.names):
-            present[:, j] = np.isfinite(values[:, where[m]]).all(axis=-1) if m in where else False
+        rate_hz = _rate_of(t, cutoff_hz is not None, coords.attrs.get("source"))
+    present = _present(prob, calibration, markers, F)
     q = coords[cols].to_numpy(dtype=float)
     ok = np.isfinite(q).all(axis=1) & present.any(axis=1)
-    theta = np.where(ok[:, None], q[:, 3:], 0.0).reshape(F, _N, 3)
-    p = np.where(ok[:, None], q[:, :3], 0.0)
-    seqs = calibration.model.sequences
-    var = np.empty((F, _D))
-    bar = None
-    if progress and F > 4 * _CHUNK:
-        import sys
-
-        if sys.stderr.isatty():
-            from tqdm import tqdm
-
-            bar = tqdm(total=F, desc="precision", unit="frame", leave=False)
-    for a in range(0, F, _CHUNK):  # a chunk at a time: the full covariances are 23 kB a frame
-        b = min(F, a + _CHUNK)
-        cov = coordinate_covariance(prob, theta[a:b], p[a:b], seqs, noise_m, present[a:b])
-        var[a:b] = np.diagonal(cov, axis1=1, axis2=2)
-        if bar is not None:
-            bar.update(b - a)
-    if bar is not None:
-        bar.close()
+    var = _variances(prob, calibration.model.sequences, q, ok, present, noise_m, progress)
     gain = filter_gain(F, rate_hz, cutoff_hz, order)
     var *= gain[:, None]
     var[~ok] = np.nan
@@ -490,12 +515,7 @@ def predict_precision(calibration: Calibration, coords: pd.DataFrame, noise_m: f
     std[:, 3:] = np.degrees(std[:, 3:])
     table = pd.DataFrame(std, columns=cols)
     table.insert(0, "time", t)
-    seen = np.isfinite(std)
-    n_seen = seen.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):  # a coordinate NaN in every frame: NaN
-        rms = np.sqrt(np.where(seen, std, 0.0).__pow__(2).sum(axis=0) / n_seen)
-    mx = np.where(n_seen > 0, np.where(seen, std, -np.inf).max(axis=0), np.nan)
-    summary = pd.DataFrame({"rms": rms, "max": mx, "unit": ["m"] * 3 + ["deg"] * (_D - 3)}, index=cols)
+    summary = _summary(std, cols)
     used = [m for j, m in enumerate(prob.names) if present[:, j].any()]
     return Precision(std=table, summary=summary, noise_m=float(noise_m), cutoff_hz=cutoff_hz,
                      gain=float(gain.mean()), markers=used)

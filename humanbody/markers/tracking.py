@@ -32,8 +32,8 @@ from ..model.anthropometry import DEFAULT_MASS
 from ..model.body import sequence_axes_array
 from ..model.segments import PARENTS, SEGMENT_NAMES
 from ..rotations.angles import singular_distance
-from .calibration import Calibration, calibrate
-from .markerset import match_markers
+from .calibration import Calibration, _Geometry, _Unavailable, calibrate, tracking_frame
+from .markerset import detect_markerset, match_markers
 from .rigid import _fit_columns, fit_rigid  # noqa: F401  (fit_rigid re-exported)
 
 __all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
@@ -179,8 +179,6 @@ class _Tracker:
     def _geometry(self):
         """The marker set's points and rule frames over this chunk's frames (geometric tracking)."""
         if not hasattr(self, "_geo"):
-            from .calibration import _Geometry
-
             self._geo = _Geometry(self.ms, self.markers, self.cal.parameters)
         return self._geo
 
@@ -189,8 +187,6 @@ class _Tracker:
 
         Frames where a point is missing (NaN) keep the cluster fit already in R, O.
         """
-        from .calibration import _Unavailable, tracking_frame
-
         geo = self._geometry()
         try:
             G = tracking_frame(geo, seg)
@@ -406,21 +402,47 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     source = markers.attrs.get("source")
     ms = calibration.markerset
     values, where = trial_markers(markers, ms, required)
-    n = len(markers)
+    seq = sequence_axes_array(calibration.model)
+    step = max(int(TRACK_CHUNK if chunk_frames is None else chunk_frames), 1)
+    table, rms, count, codes, R_all, O_all = _track_chunks(calibration, values, where, seq, step, keep_frames)
+    angles = table[:, 4:].reshape(len(markers), 17, 3)
+    time, near = finish_coordinates(markers, table, angles, seq, calibration.model.sequences)
+    coords = pd.DataFrame(table, columns=TABLE_COLUMNS, copy=False)
+    coords.attrs.update(kind="coordinates", source=source or "",
+                        conversions=[f"segment tracking with marker set {ms.name!r}"])
+    residuals = pd.DataFrame({"time": time, **rms})
+    used = pd.DataFrame({"time": time, **count})
+    status = pd.DataFrame({"time": time, **{s: pd.Categorical.from_codes(codes[s], categories=STATUS)
+                                            for s in SEGMENT_NAMES}})
+    return Tracking(coords=coords, residuals=residuals, status=status, markers_used=used,
+                    R=R_all, origins=O_all, near_singular=near)
+
+
+#: The coordinates table's columns: time, the root's position, then alpha, beta, gamma per segment.
+TABLE_COLUMNS = (["time"] + [f"lower_torso_{a}" for a in "xyz"]
+                 + [f"{seg}_{q}" for seg in SEGMENT_NAMES for q in ("alpha", "beta", "gamma")])
+
+
+def _track_chunks(calibration: Calibration, values: np.ndarray, where: dict, seq: np.ndarray, step: int,
+                  keep_frames: bool):
+    """Track every frame of the marker samples ``values`` (F, 3 m), ``step`` frames at a time.
+
+    Returns the coordinates table (F, 4 + 51; filled in place: the root's position and the joints' relative
+    angles, rad; the time column left for the caller), the cluster segments' RMS residuals and marker counts
+    and every segment's status codes (``{segment: (F,)}``), and the absolute frames (F, 17, 3, 3) and
+    origins (F, 17, 3) when ``keep_frames`` (else None).
+    """
+    n = len(values)
+    ms = calibration.markerset
     clusters = [s for s in SEGMENT_NAMES if ms.segments[s].rule == "cluster"]
     R_all = np.empty((n, 17, 3, 3)) if keep_frames else None
     O_all = np.empty((n, 17, 3)) if keep_frames else None
-    # the coordinates table, filled in place: time, root position, then alpha, beta, gamma per segment
-    names = (["time"] + [f"lower_torso_{a}" for a in "xyz"]
-             + [f"{seg}_{q}" for seg in SEGMENT_NAMES for q in ("alpha", "beta", "gamma")])
-    table = np.empty((n, len(names)))
+    table = np.empty((n, len(TABLE_COLUMNS)))
     root, angles = table[:, 1:4], table[:, 4:].reshape(n, 17, 3)
     rms = {s: np.empty(n) for s in clusters}
     count = {s: np.empty(n, dtype=np.int64) for s in clusters}
     status = {s: np.empty(n, dtype=np.int8) for s in SEGMENT_NAMES}
     parent = np.array([L - 1 for L in PARENTS], dtype=np.int64)  # -1: the root
-    seq = sequence_axes_array(calibration.model)
-    step = max(int(TRACK_CHUNK if chunk_frames is None else chunk_frames), 1)
     for a in range(0, n, step):
         b = min(n, a + step)
         chunk = values[a:b]
@@ -439,16 +461,7 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
             status[seg][a:b] = tr.status[seg]
         if R_all is not None and O_all is not None:  # keep_frames
             R_all[a:b], O_all[a:b] = R, O
-    time, near = finish_coordinates(markers, table, angles, seq, calibration.model.sequences)
-    coords = pd.DataFrame(table, columns=names, copy=False)
-    coords.attrs.update(kind="coordinates", source=source or "",
-                        conversions=[f"segment tracking with marker set {ms.name!r}"])
-    residuals = pd.DataFrame({"time": time, **rms})
-    used = pd.DataFrame({"time": time, **count})
-    status = pd.DataFrame({"time": time, **{s: pd.Categorical.from_codes(status[s], categories=STATUS)
-                                            for s in SEGMENT_NAMES}})
-    return Tracking(coords=coords, residuals=residuals, status=status, markers_used=used,
-                    R=R_all, origins=O_all, near_singular=near)
+    return table, rms, count, status, R_all, O_all
 
 
 def finish_coordinates(markers, table: np.ndarray, angles: np.ndarray, seq, sequences) -> tuple[np.ndarray, dict]:
@@ -509,8 +522,6 @@ def markers_to_coordinates(markers, markerset=None, static=None, mass: float = D
     tracking : Tracking
     """
     if markerset is None:
-        from .markerset import detect_markerset
-
         names = markers.attrs.get("markers") or [c[:-2] for c in markers.columns if c.endswith("_x")]
         markerset = detect_markerset(names, markers.attrs.get("source"))
     if static is not None:

@@ -63,11 +63,14 @@ degrees only where its angle really passes +-180.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
+from .._kernels.angles import continuous_angles, joint_rotation_angles, unwrap_columns
+from ..errors import InputError
+from ..model.body import sequence_axes_array
 from ..rotations.angles import euler_to_matrix, matrix_to_euler
 from ..rotations.common import sequence_axes
 
@@ -306,8 +309,6 @@ def _yaw(psi) -> np.ndarray:
 
 def _continuous_degrees(angles: np.ndarray, sequence: str) -> np.ndarray:
     """Angles (F, 3) rad made continuous through singular sets and unwrapped, in degrees."""
-    from .._kernels.angles import continuous_angles
-
     a = np.ascontiguousarray(angles, dtype=float).reshape(-1, 1, 3).copy()
     continuous_angles(a, np.array([sequence_axes(sequence)], dtype=np.int64), 1e-9)
     a = a[:, 0]
@@ -318,8 +319,6 @@ def _continuous_degrees(angles: np.ndarray, sequence: str) -> np.ndarray:
 def _unwrapped(x: np.ndarray) -> np.ndarray:
     """Columns of angles (rad) unwrapped over their finite samples (:func:`humanbody._kernels.angles.unwrap_columns`,
     numpy.unwrap's steps); NaN stays NaN.  (F, C) or (F,) in, the same shape out."""
-    from .._kernels.angles import unwrap_columns
-
     out = np.ascontiguousarray(np.asarray(x, dtype=float).reshape(len(x), -1)).copy()
     unwrap_columns(out)
     return out.reshape(np.shape(x))
@@ -360,7 +359,6 @@ def _resequenced(a: ClinicalAngle, overrides) -> ClinicalAngle:
     seq = overrides.get(kind)
     if not seq or seq == a.sequence:
         return a
-    from dataclasses import replace
 
     return replace(a, sequence=str(seq), index=str(seq).index(a.sequence[a.index]))
 
@@ -392,12 +390,7 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
     DataFrame with the columns of :func:`clinical_columns` (no ``time``),
     every value in (-180, 180] (:func:`wrap_degrees`).
     """
-    from .._kernels.angles import continuous_angles, joint_rotation_angles
-    from ..model.body import sequence_axes_array
-
     if zero not in ANGLE_ZEROS:
-        from ..errors import InputError
-
         raise InputError(f"angle zero must be one of {', '.join(ANGLE_ZEROS)}, not {zero!r}")
     F = len(coords)
     names = list(model.names)
@@ -409,37 +402,15 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
     for a in _angles_of(progression):
         if a.column in columns:
             joints.setdefault(a.joint, []).append(_resequenced(a, overrides))
-    time = coords["time"].to_numpy(dtype=float)
-    root = names[0]
-    R_root = _relative(model, coords, root)  # the root's relative rotation is its orientation in ground
-    root_xy = coords[[f"{root}_x", f"{root}_y"]].to_numpy(dtype=float)
-    facing = np.arctan2(R_root[:, 1, 0], R_root[:, 0, 0])
-    if (getattr(model, "meta", None) or {}).get("progression_frame") == "lab_axis":  # Plug-in Gait: one lab axis
-        heading = np.full(F, lab_axis_heading(root_xy, facing))
-    else:
-        heading = progression_heading(time, root_xy, facing=facing)
+    heading = _heading(model, coords)
     feet = [(side, s) for side, s in _SIDES if f"{side}_foot_progression_deg" in columns]
-    # one kernel pass: every joint's composed rotation, decomposed (foot: its absolute axes as yaw-pitch-roll)
-    chains, use_yaw, seqs = [], [], []
-    for angles in joints.values():
-        chains.append([names.index(seg) for seg in angles[0].segments])
-        use_yaw.append(angles[0].reference == "progression")
-        seqs.append(angles[0].sequence)
     foot_seq = str(overrides.get("foot_progression", "zyx"))
-    for side, _ in feet:
-        chains.append([k - 1 for k in reversed(model.chain(names.index(f"{side}_foot") + 1))])
-        use_yaw.append(True)
-        seqs.append(foot_seq)
-    width = max(len(c) for c in chains) if chains else 1
-    chain_arr = np.full((len(chains), width), -1, dtype=np.int64)
-    for i, c in enumerate(chains):
-        chain_arr[i, :len(c)] = c
+    chain_arr, use_yaw, seq_arr = _kernel_chains(model, joints, [side for side, _ in feet], foot_seq)
     q = np.ascontiguousarray(coords[[f"{n}_{x}" for n in names for x in ("alpha", "beta", "gamma")]]
                              .to_numpy(dtype=float)).reshape(F, len(names), 3)
-    raw = np.empty((F, len(chains), 3))
-    seq_arr = np.array([sequence_axes(s) for s in seqs], dtype=np.int64).reshape(-1, 3)
+    raw = np.empty((F, len(chain_arr), 3))
     joint_rotation_angles(q, sequence_axes_array(model), chain_arr, np.ascontiguousarray(heading),
-                          np.array(use_yaw, dtype=np.bool_), seq_arr, 1e-9, raw)
+                          use_yaw, seq_arr, 1e-9, raw)
     n_joints = len(joints)
     twists = dict((getattr(model, "meta", None) or {}).get("clinical_reference_twists", {}) or {})
     for i, (joint, angles) in enumerate(joints.items()):
@@ -454,24 +425,72 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
         deg = cont[:, i].copy()
         deg[:, [0, 2]] = _unwrapped(deg[:, [0, 2]])
         deg = np.degrees(deg)
-        S0 = np.eye(3)
-        for seg in first.segments:
-            S0 = S0 @ np.asarray(relative0.get(seg, np.eye(3)), dtype=float)
-        if twists.get(joint) and zero == "static":
-            S0 = _yaw(np.array(float(twists[joint]))).T @ S0
-        if first.reference == "progression":
-            S0 = _yaw(np.array(np.arctan2(S0[1, 0], S0[0, 0]))).T @ S0  # the standing posture, heading removed
-        z0 = np.degrees(matrix_to_euler(S0, first.sequence)) if first.static_zero else np.zeros(3)
-        if first.reference == "progression":
-            z0[first.sequence.index("z")] = 0.0  # the heading is measured from the direction of progression itself
+        z0 = _static_zero(first, relative0, twists.get(joint) if zero == "static" else None)
         for a in angles:
             out[a.column] = wrap_degrees(a.sign * (deg[:, a.index] - z0[a.index]))
-    iz = foot_seq.index("z")
     for i, (side, s) in enumerate(feet):
-        yaw_pitch = raw[:, n_joints + i]
-        angle = yaw_pitch[:, iz].copy()  # the foot's long axis on the floor, from the direction of progression
-        if foot_seq == "zyx":  # pointing up or down: no direction on the floor
-            angle[np.abs(np.sin(yaw_pitch[:, 1])) > _STEEP] = np.nan
-        angle = _unwrapped(angle)  # continuous when the foot turns far round
-        out[f"{side}_foot_progression_deg"] = wrap_degrees(s * np.degrees(angle))  # toe-in: towards the other foot
+        out[f"{side}_foot_progression_deg"] = _foot_progression(raw[:, n_joints + i], foot_seq, s)
     return pd.DataFrame({c: out[c] for c in columns}, index=range(F))
+
+
+def _heading(model, coords: pd.DataFrame) -> np.ndarray:
+    """The direction of progression per frame (F,; rad about ground z) from the root's travel and facing, or one
+    lab axis for every frame when the model says so (``meta["progression_frame"] == "lab_axis"``: Plug-in Gait)."""
+    time = coords["time"].to_numpy(dtype=float)
+    root = model.names[0]
+    R_root = _relative(model, coords, root)  # the root's relative rotation is its orientation in ground
+    root_xy = coords[[f"{root}_x", f"{root}_y"]].to_numpy(dtype=float)
+    facing = np.arctan2(R_root[:, 1, 0], R_root[:, 0, 0])
+    if (getattr(model, "meta", None) or {}).get("progression_frame") == "lab_axis":  # Plug-in Gait: one lab axis
+        return np.full(len(coords), lab_axis_heading(root_xy, facing))
+    return progression_heading(time, root_xy, facing=facing)
+
+
+def _kernel_chains(model, joints: dict, feet: list, foot_seq: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's inputs for one pass over every joint's composed rotation, decomposed (the feet ``feet``: their
+    absolute axes as yaw-pitch-roll ``foot_seq``): the segment chains (J, width; -1 padded), whether each is
+    measured from the progression (J,) and the sequences' axes (J, 3)."""
+    names = list(model.names)
+    chains, use_yaw, seqs = [], [], []
+    for angles in joints.values():
+        chains.append([names.index(seg) for seg in angles[0].segments])
+        use_yaw.append(angles[0].reference == "progression")
+        seqs.append(angles[0].sequence)
+    for side in feet:
+        chains.append([k - 1 for k in reversed(model.chain(names.index(f"{side}_foot") + 1))])
+        use_yaw.append(True)
+        seqs.append(foot_seq)
+    width = max(len(c) for c in chains) if chains else 1
+    chain_arr = np.full((len(chains), width), -1, dtype=np.int64)
+    for i, c in enumerate(chains):
+        chain_arr[i, :len(c)] = c
+    seq_arr = np.array([sequence_axes(s) for s in seqs], dtype=np.int64).reshape(-1, 3)
+    return chain_arr, np.array(use_yaw, dtype=np.bool_), seq_arr
+
+
+def _static_zero(first, relative0: dict, twist) -> np.ndarray:
+    """The angles (deg, 3) of a joint in the standing pose that ``zero="static"`` subtracts: its segments'
+    calibrated relative orientations composed (the reference turned by ``twist`` about z, rad, when given),
+    with the heading removed for a joint measured from the progression; zeros unless ``first.static_zero``."""
+    S0 = np.eye(3)
+    for seg in first.segments:
+        S0 = S0 @ np.asarray(relative0.get(seg, np.eye(3)), dtype=float)
+    if twist:
+        S0 = _yaw(np.array(float(twist))).T @ S0
+    if first.reference == "progression":
+        S0 = _yaw(np.array(np.arctan2(S0[1, 0], S0[0, 0]))).T @ S0  # the standing posture, heading removed
+    z0 = np.degrees(matrix_to_euler(S0, first.sequence)) if first.static_zero else np.zeros(3)
+    if first.reference == "progression":
+        z0[first.sequence.index("z")] = 0.0  # the heading is measured from the direction of progression itself
+    return z0
+
+
+def _foot_progression(yaw_pitch: np.ndarray, foot_seq: str, sign: float) -> np.ndarray:
+    """The foot progression angle (F,; deg, toe-in positive towards the other foot: ``sign``) from the foot's
+    absolute angles ``yaw_pitch`` (F, 3; rad, sequence ``foot_seq``): its long axis on the floor from the
+    direction of progression, NaN where it points up or down, continuous when it turns far round."""
+    angle = yaw_pitch[:, foot_seq.index("z")].copy()
+    if foot_seq == "zyx":  # pointing up or down: no direction on the floor
+        angle[np.abs(np.sin(yaw_pitch[:, 1])) > _STEEP] = np.nan
+    angle = _unwrapped(angle)
+    return wrap_degrees(sign * np.degrees(angle))

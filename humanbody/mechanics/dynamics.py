@@ -34,8 +34,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.linalg import cho_factor, cho_solve
 
+from .._kernels.mass_matrix import composite_mass_matrix
+from .._kernels.tree import threads_for
+from ..errors import InputError
 from .angular_rates import angle_rate_matrix
+from .kinetics import joint_loads
+from .results import run_tree as _run_kernel
 
 if TYPE_CHECKING:
     from ..model.body import BodyModel
@@ -49,8 +55,6 @@ def _arrays(model, *xs) -> tuple[list[np.ndarray], bool, tuple[int, ...]]:
     for x in xs:
         a = np.asarray(x, dtype=float)
         if a.shape[-1] != n:
-            from ..errors import InputError
-
             raise InputError(f"generalized coordinates must have {n} columns for this model, got {a.shape[-1]}")
         out.append(a)
     single = out[0].ndim == 1
@@ -63,8 +67,6 @@ def _joint_axes(model, q, res=None) -> np.ndarray:
 
     ``res`` : the kinematics of ``q`` (:func:`humanbody.mechanics.results.run_tree`), computed when None.
     """
-    from .results import run_tree as _run_kernel
-
     F, N = q.shape[0], model.n_bodies
     if res is None:
         zero = np.zeros_like(q)
@@ -98,9 +100,6 @@ def generalized_forces(model: BodyModel, q: ArrayLike, joint_force: np.ndarray,
 
 
 def _inverse(model, q, qd, qdd, gravity=True) -> np.ndarray:
-    from .kinetics import joint_loads
-    from .results import run_tree as _run_kernel
-
     m = model if gravity else model.replace(gravity=[0.0, 0.0, 0.0])
     res = _run_kernel(m, np.arange(q.shape[0], dtype=float), q, qd, qdd, False, "")
     jl = joint_loads(m, res)
@@ -140,10 +139,6 @@ def mass_matrix(model: BodyModel, q: ArrayLike) -> np.ndarray:
     ``R_L(k) H_k`` (ground components) through its joint point.  Units: kg
     (root translations), kg m (translation-rotation), kg m^2 (rotations).
     """
-    from .._kernels.mass_matrix import composite_mass_matrix
-    from .._kernels.tree import threads_for
-    from .results import run_tree as _run_kernel
-
     (q,), single, shape = _arrays(model, q)
     F, n = q.shape
     zero = np.zeros_like(q)
@@ -158,8 +153,6 @@ def mass_matrix(model: BodyModel, q: ArrayLike) -> np.ndarray:
 
 def forward_dynamics(model: BodyModel, q: ArrayLike, qd: ArrayLike, tau: ArrayLike) -> np.ndarray:
     """Accelerations ``qdd = M^-1 (tau - h)`` at ``(q, qd)`` under generalized forces ``tau``."""
-    from scipy.linalg import cho_factor, cho_solve
-
     (q, qd, tau), single, shape = _arrays(model, q, qd, tau)
     M = mass_matrix(model, q).reshape(q.shape[0], q.shape[1], q.shape[1])
     rhs = tau - _inverse(model, q, qd, np.zeros_like(q))

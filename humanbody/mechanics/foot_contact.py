@@ -10,6 +10,8 @@ is ambiguous (two feet on one plate) and those feet's kinetics are NaN.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..errors import InputError
@@ -125,6 +127,56 @@ def assign_loads(loads: FrameLoads, table_segments, model, results, distance: fl
     F, L = loads.force.shape[:2]
     body = np.full((F, L), -1, dtype=np.int64)
     shared = np.full((F, L, 2), -1, dtype=np.int64)
+    c = _contacts(loads, model, results, distance)
+    unused = []
+    for j, name in enumerate(loads.names):
+        seg = table_segments[j]
+        if seg is not None:
+            if seg not in model.names:
+                raise InputError(f"load {name!r} is given to {seg!r}, which is not a segment of the model "
+                                 f"({', '.join(model.names)})")
+            body[c.loaded[:, j], j] = model.names.index(seg)
+            loads.notes.append(f"loads: {name} -> {seg} (named)")
+            continue
+        if not c.feet:
+            raise InputError(f"load {name!r} names no segment and the model has no feet to give it to; "
+                             "use `load_segments` NAME=segment")
+        why = _to_feet(c, j, name, distance, model, body, shared, loads.notes)
+        if why is not None:
+            unused.append(f"{name} ({why})")
+    loads.body = body
+    loads.shared = shared
+    reached = set(body[body >= 0].tolist()) | set(shared[shared >= 0].tolist())
+    loads.unloaded = [s for s in c.feet if model.names.index(s) not in reached]
+    loads.unloaded_index = [model.names.index(s) for s in loads.unloaded]
+    if loads.unloaded:
+        side = " and ".join(s.replace("_foot", "") for s in loads.unloaded)
+        loads.notes.append(f"loads: no load on the {side} foot in any frame: {side} side kinetics NaN"
+                           + (f"; unused plate(s): {', '.join(unused)}" if unused else ""))
+    elif unused:
+        loads.notes.append(f"loads: unused plate(s): {', '.join(unused)}")
+    return loads
+
+
+@dataclass
+class _Contacts:
+    """Each foot against each load, per frame: the sole's distance to the centre of pressure ``dist`` (F, L; m),
+    its height above the plate ``height`` (F, L; m), whether it touches the plate ``touch`` (F, L) and its lower
+    end's velocity along it ``speed`` (F, L, 3; m/s); ``near_foot`` (F, L) the foot nearest each load within
+    the assignment distance (-1 none); ``loaded`` (F, L) the loads above the threshold."""
+
+    feet: list
+    loaded: np.ndarray
+    dist: dict
+    height: dict
+    touch: dict
+    speed: dict
+    near_foot: np.ndarray
+
+
+def _contacts(loads: FrameLoads, model, results, distance: float) -> _Contacts:
+    """How every foot of ``model`` stands against every load of ``loads`` in every frame (:class:`_Contacts`)."""
+    F, L = loads.force.shape[:2]
     loaded = loads.force[..., 2] > 0
     feet = [s for s in ("right_foot", "left_foot") if s in model.names]
     plates = loads.plates or [plate_from_points(n, loads.cop[:, j], loaded[:, j]) for j, n in enumerate(loads.names)]
@@ -145,74 +197,68 @@ def assign_loads(loads: FrameLoads, table_segments, model, results, distance: fl
         for j in range(L):
             d = np.stack([np.where(np.isfinite(dist[s][:, j]), dist[s][:, j], np.inf) for s in feet], axis=1)
             near_foot[:, j] = np.where(loaded[:, j] & (d.min(axis=1) <= distance), np.argmin(d, axis=1), -1)
-    unused = []
-    for j, name in enumerate(loads.names):
-        seg = table_segments[j]
-        if seg is not None:
-            if seg not in model.names:
-                raise InputError(f"load {name!r} is given to {seg!r}, which is not a segment of the model "
-                                 f"({', '.join(model.names)})")
-            body[loaded[:, j], j] = model.names.index(seg)
-            loads.notes.append(f"loads: {name} -> {seg} (named)")
-            continue
-        if not feet:
-            raise InputError(f"load {name!r} names no segment and the model has no feet to give it to; "
-                             "use `load_segments` NAME=segment")
-        d = np.stack([dist[s][:, j] for s in feet], axis=1)  # (F, feet)
-        d = np.where(np.isfinite(d), d, np.inf)
-        h = np.stack([height[s][:, j] for s in feet], axis=1)
-        order = np.argsort(d, axis=1, kind="stable")
-        rows = np.arange(F)
-        d1 = d[rows, order[:, 0]]
-        nearest = order[:, 0]
-        close = d1 <= distance
-        two = np.zeros(F, dtype=bool)
-        if d.shape[1] > 1:
-            second = order[:, 1]
-            d2 = d[rows, second]
-            with np.errstate(invalid="ignore"):  # inf - inf where no foot is near
-                two = (close & (d2 <= distance) & (d2 - d1 < AMBIGUOUS_MARGIN)
-                       & (h[rows, second] <= CONTACT_HEIGHT) & (h[rows, nearest] <= CONTACT_HEIGHT))
-            if len(feet) == 2:
-                # both soles on the plate, moving together (double support on one plate, a treadmill's belt):
-                # the centre of pressure lies between them wherever it is, neither foot's share is known
-                f0, f1 = feet
-                together = np.linalg.norm(speed[f0][:, j] - speed[f1][:, j], axis=1) <= CONTACT_SPEED
-                others = np.delete(near_foot, j, axis=1)
-                # that foot is on another plate: the one nearest its load, or its sole touches it
-                elsewhere = [(others == i).any(axis=1) | np.delete(touch[f], j, axis=1).any(axis=1)
-                             for i, f in enumerate(feet)]
-                two |= (touch[f0][:, j] & touch[f1][:, j] & together & ~elsewhere[0] & ~elsewhere[1])
-        for i, s in enumerate(feet):
-            take = loaded[:, j] & close & ~two & (nearest == i)
-            body[take, j] = model.names.index(s)
-        ambiguous = loaded[:, j] & two
-        body[ambiguous, j] = -2
-        if ambiguous.any():
-            idx = np.array([model.names.index(s) for s in feet])
-            shared[ambiguous, j, 0] = idx[nearest[ambiguous]]
-            shared[ambiguous, j, 1] = idx[order[ambiguous, 1]] if len(feet) > 1 else -1
-        far = loaded[:, j] & ~close & ~two
-        counts = ", ".join(f"{s} {int((body[:, j] == model.names.index(s)).sum())}" for s in feet)
-        line = f"loads: {name} -> nearest foot within {distance * 100:.0f} cm of the centre of pressure ({counts} frames)"
-        if ambiguous.any():
-            line += f"; both feet on it in {int(ambiguous.sum())} frame(s): those feet's kinetics NaN there"
-        if far.any():
-            line += f"; no foot near it in {int(far.sum())} loaded frame(s): load unused there"
-        loads.notes.append(line)
-        if not (body[:, j] >= 0).any() and not ambiguous.any():
-            why = ("never loaded above the threshold" if not loaded[:, j].any()
-                   else f"no foot within {distance * 100:.0f} cm of its centre of pressure while loaded")
-            unused.append(f"{name} ({why})")
-    loads.body = body
-    loads.shared = shared
-    reached = set(body[body >= 0].tolist()) | set(shared[shared >= 0].tolist())
-    loads.unloaded = [s for s in feet if model.names.index(s) not in reached]
-    loads.unloaded_index = [model.names.index(s) for s in loads.unloaded]
-    if loads.unloaded:
-        side = " and ".join(s.replace("_foot", "") for s in loads.unloaded)
-        loads.notes.append(f"loads: no load on the {side} foot in any frame: {side} side kinetics NaN"
-                           + (f"; unused plate(s): {', '.join(unused)}" if unused else ""))
-    elif unused:
-        loads.notes.append(f"loads: unused plate(s): {', '.join(unused)}")
-    return loads
+    return _Contacts(feet, loaded, dist, height, touch, speed, near_foot)
+
+
+def _to_feet(c: _Contacts, j: int, name: str, distance: float, model, body: np.ndarray, shared: np.ndarray,
+             notes: list) -> str | None:
+    """Give load ``j`` (not named) to the nearest foot within ``distance`` per frame, or to both feet when
+    both stand on it (``body`` -2, ``shared`` the two feet), in place; one line to ``notes``.  Returns why the
+    load went unused, or None."""
+    feet, loaded = c.feet, c.loaded
+    F = len(body)
+    d = np.stack([c.dist[s][:, j] for s in feet], axis=1)  # (F, feet)
+    d = np.where(np.isfinite(d), d, np.inf)
+    h = np.stack([c.height[s][:, j] for s in feet], axis=1)
+    order = np.argsort(d, axis=1, kind="stable")
+    rows = np.arange(F)
+    d1 = d[rows, order[:, 0]]
+    nearest = order[:, 0]
+    close = d1 <= distance
+    two = _both_feet(c, j, d, h, order, close, distance) if d.shape[1] > 1 else np.zeros(F, dtype=bool)
+    for i, s in enumerate(feet):
+        take = loaded[:, j] & close & ~two & (nearest == i)
+        body[take, j] = model.names.index(s)
+    ambiguous = loaded[:, j] & two
+    body[ambiguous, j] = -2
+    if ambiguous.any():
+        idx = np.array([model.names.index(s) for s in feet])
+        shared[ambiguous, j, 0] = idx[nearest[ambiguous]]
+        shared[ambiguous, j, 1] = idx[order[ambiguous, 1]] if len(feet) > 1 else -1
+    far = loaded[:, j] & ~close & ~two
+    counts = ", ".join(f"{s} {int((body[:, j] == model.names.index(s)).sum())}" for s in feet)
+    line = f"loads: {name} -> nearest foot within {distance * 100:.0f} cm of the centre of pressure ({counts} frames)"
+    if ambiguous.any():
+        line += f"; both feet on it in {int(ambiguous.sum())} frame(s): those feet's kinetics NaN there"
+    if far.any():
+        line += f"; no foot near it in {int(far.sum())} loaded frame(s): load unused there"
+    notes.append(line)
+    if not (body[:, j] >= 0).any() and not ambiguous.any():
+        return ("never loaded above the threshold" if not loaded[:, j].any()
+                else f"no foot within {distance * 100:.0f} cm of its centre of pressure while loaded")
+    return None
+
+
+def _both_feet(c: _Contacts, j: int, d: np.ndarray, h: np.ndarray, order: np.ndarray, close: np.ndarray,
+               distance: float) -> np.ndarray:
+    """The frames (F,) where both feet stand on load ``j``: the second foot as near (within
+    :data:`AMBIGUOUS_MARGIN`) with both soles on the plate's plane, or both soles touching it and moving
+    together while neither stands on another plate.  ``d``, ``h``: the feet's distances and sole heights
+    (F, feet; m), ``order`` the feet by distance."""
+    rows = np.arange(len(d))
+    nearest, second = order[:, 0], order[:, 1]
+    d1, d2 = d[rows, nearest], d[rows, second]
+    with np.errstate(invalid="ignore"):  # inf - inf where no foot is near
+        two = (close & (d2 <= distance) & (d2 - d1 < AMBIGUOUS_MARGIN)
+               & (h[rows, second] <= CONTACT_HEIGHT) & (h[rows, nearest] <= CONTACT_HEIGHT))
+    if len(c.feet) == 2:
+        # both soles on the plate, moving together (double support on one plate, a treadmill's belt):
+        # the centre of pressure lies between them wherever it is, neither foot's share is known
+        f0, f1 = c.feet
+        together = np.linalg.norm(c.speed[f0][:, j] - c.speed[f1][:, j], axis=1) <= CONTACT_SPEED
+        others = np.delete(c.near_foot, j, axis=1)
+        # that foot is on another plate: the one nearest its load, or its sole touches it
+        elsewhere = [(others == i).any(axis=1) | np.delete(c.touch[f], j, axis=1).any(axis=1)
+                     for i, f in enumerate(c.feet)]
+        two |= (c.touch[f0][:, j] & c.touch[f1][:, j] & together & ~elsewhere[0] & ~elsewhere[1])
+    return two

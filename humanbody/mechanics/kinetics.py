@@ -26,8 +26,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .clinical import CLINICAL_ANGLES
+from .._kernels.kinetics import clinical_moments, ground_reactions, tree_dynamics
+from .._kernels.kinetics import joint_loads as kernel
+from .clinical import CLINICAL_ANGLES, lab_axis_heading
 from .moment_frames import apply_moment_frame, moment_frame, trial_heading
+from .results import run_tree as _run_kernel
 
 __all__ = ["JointLoads", "joint_loads", "kinetic_columns", "kinetic_block", "compute_with_kinetics", "KINETIC_JOINTS",
            "moment_contributions"]
@@ -80,8 +83,6 @@ def joint_loads(model, results, loads=None, start: int = 0, out: JointLoads | No
 
     Frames where a load's body is ambiguous (two feet on one plate) are NaN.
     """
-    from .._kernels.kinetics import joint_loads as kernel
-
     F, n = results.joint.shape[:2]
     if out is None:
         out = JointLoads(np.empty((F, n, 3)), np.empty((F, n, 3)), np.empty((F, n)))
@@ -150,8 +151,6 @@ def kinetic_block(model, results, loads, start: int = 0, out: np.ndarray | None 
     the trial's progression axis ``heading`` (rad; default: from these
     frames, :func:`~humanbody.mechanics.moment_frames.trial_heading`).
     """
-    from .._kernels.kinetics import clinical_moments, ground_reactions
-
     F, n = results.joint.shape[:2]
     body_mass = float(model.total_mass)
     out, jl, child, parent, signs, feet = _block_layout(model, F, out)
@@ -174,9 +173,6 @@ def compute_with_kinetics(model, motion, loads, start: int = 0, stop: int | None
     is a results workspace as in :func:`~humanbody.mechanics.kinematics.compute_motion`,
     ``block`` a kinetic table to reuse.  Returns ``(results, block)``.
     """
-    from .._kernels.kinetics import tree_dynamics
-    from .results import run_tree as _run_kernel
-
     stop = motion.n_frames if stop is None else stop
     sl = slice(start, stop)
     q, qd, qdd = motion.q[sl], motion.qd[sl], motion.qdd[sl]
@@ -194,8 +190,6 @@ def compute_with_kinetics(model, motion, loads, start: int = 0, stop: int | None
 
 def _heading_of(model, results) -> float:
     """The progression lab axis of the frames of ``results`` (root travel and facing)."""
-    from .clinical import lab_axis_heading
-
     R0 = np.asarray(results.R)[:, 0]
     return lab_axis_heading(np.asarray(results.joint)[:, 0, :2], np.arctan2(R0[:, 1, 0], R0[:, 0, 0]))
 

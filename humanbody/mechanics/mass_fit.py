@@ -34,6 +34,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.optimize import least_squares
+
+from ..rotations import skew
 
 if TYPE_CHECKING:
     from ..model.body import BodyModel
@@ -115,8 +118,6 @@ def parameter_jacobian(model, data: FitData, scale, offset) -> np.ndarray:
     ``d f_1 / d d = sum_trunk s_j m0_j K_j`` and ``d m_1 / d d = sum_trunk (-[w_j]x R_j + [G_j - O_1]x s_j m0_j K_j)``,
     ``w_j = s_j m0_j (a_Gj - g)``.
     """
-    from ..rotations import skew
-
     trunk = _trunk(model)
     r = np.array(model.com_offset, dtype=float)
     r[trunk] += offset
@@ -165,8 +166,6 @@ def fit_mass_distribution(model, datasets: list) -> MassFit:
     ``datasets`` are :func:`fit_data` of each trial of one subject (one
     model): the parameters are fitted once over all of them.
     """
-    from scipy.optimize import least_squares
-
     n = model.n_bodies
     has_trunk = _trunk(model).size > 0
 

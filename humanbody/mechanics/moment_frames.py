@@ -39,6 +39,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError
+from ..rotations.angles import euler_to_matrix
+from .clinical import CLINICAL_ANGLES, lab_axis_heading
+
 __all__ = ["MOMENT_FRAMES", "NEXUS_FRAME", "moment_frame", "with_moment_frame", "moment_axes", "project_moments",
            "apply_moment_frame", "trial_heading", "distal_moments", "moment_frame_note"]
 
@@ -53,8 +57,6 @@ _LETTERS = (1, 0, 2)  # flexion about y, adduction about x, rotation about z: th
 
 def _check(frame: str) -> str:
     if frame not in MOMENT_FRAMES:
-        from ..errors import InputError
-
         raise InputError(f"moment_frame must be one of {', '.join(MOMENT_FRAMES)}, not {frame!r}", option="moment_frame")
     return frame
 
@@ -143,16 +145,12 @@ def apply_moment_frame(model, R, joint_moment, child, parent, signs, out, first:
 
 
 def _root_rotation(model, angles) -> np.ndarray:
-    from ..rotations.angles import euler_to_matrix
-
     return euler_to_matrix(np.asarray(angles, dtype=float), model.sequences[0])
 
 
 def trial_heading(model, q) -> float:
     """The trial's progression lab axis (rad) from its coordinates ``q`` (F, 3 + 3n): the root's travel and
     facing (:func:`humanbody.mechanics.clinical.lab_axis_heading`)."""
-    from .clinical import lab_axis_heading
-
     q = np.asarray(q, dtype=float)
     R0 = _root_rotation(model, q[:, 3:6])
     return lab_axis_heading(q[:, :2], np.arctan2(R0[:, 1, 0], R0[:, 0, 0]))
@@ -160,8 +158,6 @@ def trial_heading(model, q) -> float:
 
 def _orientations(model, table, names) -> dict:
     """Absolute orientations (F, 3, 3) of the segments ``names`` from the coordinate columns of ``table``."""
-    from ..rotations.angles import euler_to_matrix
-
     memo: dict = {}
 
     def absolute(k: int) -> np.ndarray:
@@ -179,7 +175,7 @@ def _orientations(model, table, names) -> dict:
 def distal_inputs(model) -> list[str]:
     """The results columns :func:`distal_moments` reads: the hips', knees' and ankles' joint moments and the
     coordinates of the segments down to the feet."""
-    from .kinetics import KINETIC_JOINTS
+    from .kinetics import KINETIC_JOINTS  # lazy: mechanics.kinetics imports this module
 
     cols = []
     for _, seg, _ in KINETIC_JOINTS:
@@ -197,8 +193,7 @@ def distal_moments(model, table) -> dict:
     """The clinical moment columns in the distal frame (N·m/kg, our signs) from a results table's joint moments
     and coordinates: ``{column: (F,) values}`` for every hip, knee and ankle of ``model`` that the table
     has.  What the C3D export writes (times -1000: Nexus's N·mm/kg and signs) whatever ``--moment-frame``."""
-    from .clinical import CLINICAL_ANGLES
-    from .kinetics import KINETIC_JOINTS
+    from .kinetics import KINETIC_JOINTS  # lazy: mechanics.kinetics imports this module
 
     out: dict[str, np.ndarray] = {}
     joints = [(j, seg) for j, seg, ref in KINETIC_JOINTS if seg in model.names and ref in model.names

@@ -23,12 +23,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .residuals import CRITERIA
+from ..errors import InputError
+from ..model.body import coordinate_columns
+from .kinematics import compute_motion
+from .mass_fit import MassFit, fit_data, fit_mass_distribution, fitted_model
+from .residuals import CRITERIA, com_height, external_loads, measured_frames, residual_summary, root_residual
+from .root_tracking import point_motion, track_root
 
 if TYPE_CHECKING:
     from ..model.body import BodyModel
     from .kinematics import Motion
-    from .mass_fit import MassFit
     from .root_tracking import RootChange
 
 __all__ = ["Reduction", "reduce_residuals", "reduce_analysis", "fit_subject", "TRUNK_TRACKED", "MEASURED_SHARE", "MASS_CHANGE"]
@@ -80,11 +84,6 @@ def reduce_residuals(model, motion, loads, results=None, points=None, trunk_trac
     fit : MassFit, optional          a mass distribution fitted already (:func:`fit_subject`: once over all
                                      of a subject's trials); default: fitted on this trial
     """
-    from .kinematics import compute_motion
-    from .mass_fit import fit_data, fit_mass_distribution
-    from .residuals import com_height, external_loads, measured_frames, residual_summary, root_residual
-    from .root_tracking import point_motion, track_root
-
     start = _time.perf_counter()
     res = compute_motion(model, motion) if results is None else results
     ext = external_loads(loads)
@@ -98,13 +97,7 @@ def reduce_residuals(model, motion, loads, results=None, points=None, trunk_trac
     before = residual_summary(f0, m0, mask)
     record: dict = {"frames": F, "frames_measured": int(mask.sum()), "peak_external_force_N": Fpk,
                     "com_height_m": h, "before": before}
-    why = None
-    if mask.sum() < MEASURED_SHARE * F or Fpk <= 0.0:
-        why = (f"only {int(mask.sum())} of {F} frames have a pose and every contact measured (a foot stands off "
-               "the plates): the residual cannot be judged")
-    elif trunk_tracked < TRUNK_TRACKED:
-        why = (f"the trunk is fitted to its own markers in {100 * trunk_tracked:.0f} % of the frames (the marker "
-               "set cannot see it): its mass centre cannot be fitted")
+    why = _not_judged(mask, F, Fpk, trunk_tracked)
     if why is not None:
         record.update(applied=False, reason=why)
         return Reduction(False, model, motion, lines + [PREFIX + f"not done: {why}; default results kept"], record)
@@ -112,8 +105,6 @@ def reduce_residuals(model, motion, loads, results=None, points=None, trunk_trac
     if fit is None:
         fit = fit_mass_distribution(model, [fit_data(model, res, ext, mask, Fpk, h * Fpk)])
     else:
-        from .mass_fit import MassFit, fitted_model
-
         lines.append(PREFIX + f"mass distribution fitted once over {fit_trials(fit)} trial(s) of the subject")
         fit = MassFit(fit.scale, fit.offset, fitted_model(model, fit.scale, fit.offset), fit.rms_before, fit.rms_after,
                       fit_trials(fit))
@@ -122,14 +113,56 @@ def reduce_residuals(model, motion, loads, results=None, points=None, trunk_trac
     res2 = compute_motion(fit.model, tracked.motion)
     f1, m1 = root_residual(fit.model, res2, ext)
     after = residual_summary(f1, m1, mask)
-    moved = point_motion(pts, np.asarray(motion.q[:, :3], dtype=float), tracked.change)
+    marker_rms, marker_max, angle_rms = _change_sizes(pts, motion, tracked.change)
+    seconds = _time.perf_counter() - start
+    crit, judged = _judgement(model, fit, before, after, Fpk, h, marker_rms, marker_max, angle_rms)
+    lines += judged
+    record.update(after=after, criteria=crit, mass_before_kg=float(model.total_mass),
+                  mass_after_kg=float(fit.model.total_mass),
+                  segment_mass_scale=dict(zip(model.names, map(float, fit.scale), strict=True)),
+                  trunk_com_offset_m=[float(v) for v in fit.offset], marker_change_rms_m=marker_rms,
+                  marker_change_max_m=marker_max, pelvis_rotation_rms_deg=angle_rms, seconds=seconds,
+                  penalty=tracked.beta, mass_fit_trials=fit_trials(fit))
+    hicks_force = after["force_peak"] / Fpk
+    if hicks_force > 0.05:
+        why = (f"the peak residual force stays at {100 * hicks_force:.1f} % of the peak external force with the "
+               "markers within 2 cm (loads or markers beyond what the mass distribution and a pelvis within "
+               "2 cm can explain)")
+        record.update(applied=False, reason=why)
+        return Reduction(False, model, motion, lines + [PREFIX + f"not applied: {why}; default results kept"], record,
+                         tracked.change)
+    record.update(applied=True)
+    lines.append(PREFIX + f"applied in {seconds:.1f} s ({int(mask.sum())} of {F} frames constrained)")
+    return Reduction(True, fit.model, tracked.motion, lines, record, tracked.change)
+
+
+def _not_judged(mask: np.ndarray, F: int, Fpk: float, trunk_tracked: float) -> str | None:
+    """Why the residual of a trial cannot be reduced (too few measured frames, no load, the trunk not seen),
+    or None."""
+    if mask.sum() < MEASURED_SHARE * F or Fpk <= 0.0:
+        return (f"only {int(mask.sum())} of {F} frames have a pose and every contact measured (a foot stands off "
+                "the plates): the residual cannot be judged")
+    if trunk_tracked < TRUNK_TRACKED:
+        return (f"the trunk is fitted to its own markers in {100 * trunk_tracked:.0f} % of the frames (the marker "
+                "set cannot see it): its mass centre cannot be fitted")
+    return None
+
+
+def _change_sizes(pts: np.ndarray, motion, change) -> tuple[float, float, float]:
+    """How far the reduction moved the body: the points' displacement RMS and largest (m) and the pelvis's
+    turn RMS (deg)."""
+    moved = point_motion(pts, np.asarray(motion.q[:, :3], dtype=float), change)
     moved = moved[np.isfinite(moved)]
     marker_rms = float(np.sqrt(np.mean(moved ** 2))) if moved.size else 0.0
     marker_max = float(moved.max()) if moved.size else 0.0
-    turn = np.degrees(np.linalg.norm(tracked.change.th, axis=1))
-    angle_rms = float(np.sqrt(np.mean(turn ** 2)))
-    seconds = _time.perf_counter() - start
+    turn = np.degrees(np.linalg.norm(change.th, axis=1))
+    return marker_rms, marker_max, float(np.sqrt(np.mean(turn ** 2)))
 
+
+def _judgement(model, fit, before: dict, after: dict, Fpk: float, h: float, marker_rms: float, marker_max: float,
+               angle_rms: float) -> tuple[dict, list]:
+    """The reduction against every criterion (``CRITERIA`` and the total mass bound): the criteria as numbers
+    (value, limit, what, source, met) and the log lines, before -> after."""
     mass0, mass1 = float(model.total_mass), float(fit.model.total_mass)
     seg = (fit.model.mass - model.mass) / model.mass
     worst = int(np.argmax(np.abs(seg)))
@@ -144,7 +177,7 @@ def reduce_residuals(model, motion, loads, results=None, points=None, trunk_trac
     mass_change = abs(mass1 - mass0) / mass0
     crit["mass_total"] = {"value": mass_change, "limit": MASS_CHANGE, "what": "total mass changed <= 2 %",
                           "source": "this program's bound", "met": bool(mass_change <= MASS_CHANGE)}
-    lines += [
+    lines = [
         PREFIX + f"peak residual force {before['force_peak']:.0f} N ({100 * hicks_f[0]:.1f} % of the peak external "
         f"force {Fpk:.0f} N) -> {after['force_peak']:.1f} N ({100 * hicks_f[1]:.1f} %); Hicks et al. 2015 <= 5 %: "
         + _verdict(hicks_f[1], 0.05),
@@ -167,21 +200,7 @@ def reduce_residuals(model, motion, loads, results=None, points=None, trunk_trac
         PREFIX + f"pelvis turned {angle_rms:.2f} deg RMS, every other joint angle as tracked; OpenSim best practice "
         f"<= 2 deg RMS: {_verdict(angle_rms, 2.0)}",
     ]
-    record.update(after=after, criteria=crit, mass_before_kg=mass0, mass_after_kg=mass1,
-                  segment_mass_scale=dict(zip(model.names, map(float, fit.scale), strict=True)),
-                  trunk_com_offset_m=[float(v) for v in fit.offset], marker_change_rms_m=marker_rms,
-                  marker_change_max_m=marker_max, pelvis_rotation_rms_deg=angle_rms, seconds=seconds,
-                  penalty=tracked.beta, mass_fit_trials=fit_trials(fit))
-    if hicks_f[1] > 0.05:
-        why = (f"the peak residual force stays at {100 * hicks_f[1]:.1f} % of the peak external force with the "
-               "markers within 2 cm (loads or markers beyond what the mass distribution and a pelvis within "
-               "2 cm can explain)")
-        record.update(applied=False, reason=why)
-        return Reduction(False, model, motion, lines + [PREFIX + f"not applied: {why}; default results kept"], record,
-                         tracked.change)
-    record.update(applied=True)
-    lines.append(PREFIX + f"applied in {seconds:.1f} s ({int(mask.sum())} of {F} frames constrained)")
-    return Reduction(True, fit.model, tracked.motion, lines, record, tracked.change)
+    return crit, lines
 
 
 def fit_trials(fit) -> int:
@@ -199,10 +218,6 @@ def fit_subject(analyses) -> MassFit:
     model (the subject's calibration).  Give the result to
     :func:`reduce_analysis` (``fit=``) for every trial: they all use one model.
     """
-    from ..errors import InputError
-    from .mass_fit import fit_data, fit_mass_distribution
-    from .residuals import com_height, external_loads, measured_frames, root_residual
-
     analyses = [a for a in analyses if a.loads is not None]
     if not analyses:
         raise InputError("no trial of the subject has force plates: no mass distribution to fit")
@@ -246,8 +261,6 @@ def reduce_analysis(analysis, markers=None, fit=None) -> Reduction:
     key (model.json).  ``markers``: the conditioned markers (ground axes), whose
     displacement is limited and reported; ``fit``: a subject's mass distribution (:func:`fit_subject`).
     """
-    from ..model.body import coordinate_columns
-
     points = None
     if markers is not None:
         cols = [c for c in markers.columns if c.endswith("_x") and c[:-2] + "_z" in markers.columns]

@@ -28,6 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
+from ..rotations.quaternions import matrix_to_axis_angle
+
 __all__ = ["KinematicState", "compose", "invert", "relative", "identity", "frame_state", "frame_names",
            "express_in"]
 
@@ -67,8 +70,6 @@ class KinematicState:
 
     def rotation_vector(self) -> np.ndarray:
         """B's orientation relative to A as a rotation vector (axis times angle, rad), (F, 3)."""
-        from ..rotations.quaternions import matrix_to_axis_angle
-
         axis, angle = matrix_to_axis_angle(self.orientation)
         return axis * angle[:, None]
 
@@ -189,7 +190,6 @@ def frame_state(results, name: str, markers=None, differentiation=None) -> Kinem
         _, v, a = diff(time, p)
         z = np.zeros((F, 3))
         return KinematicState(p, np.broadcast_to(np.eye(3), (F, 3, 3)).copy(), v, a, z, z.copy())
-    from ..errors import InputError
 
     known = frame_names(results, markers)
     raise InputError(f"no frame {name!r}; frames: ground, body_com, a segment ({names[0]}, ...), "

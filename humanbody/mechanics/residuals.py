@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .kinetics import joint_loads
+
 __all__ = ["ExternalLoads", "external_loads", "root_residual", "measured_frames", "residual_summary",
            "CRITERIA", "com_height"]
 
@@ -64,8 +66,6 @@ def root_residual(model, results, ext: ExternalLoads) -> tuple[np.ndarray, np.nd
     The project's kinetic kernel without loads (:func:`humanbody.mechanics.kinetics.joint_loads`:
     the root then carries everything) minus the summed measured loads.
     """
-    from .kinetics import joint_loads
-
     jl = joint_loads(model, results, None)
     O1 = results.joint[:, 0]
     f1 = jl.joint_force[:, 0] - ext.force

@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from .._kernels import tree
+from .._kernels.pack import ground_inertia, pack_rows
+from .._kernels.tree import threads_for
+from ..model.body import coordinate_columns, sequence_axes_array
 from ..model.segments import AXES, INERTIA_COMPONENTS, VECTOR_QUANTITIES, segment_index
+from ..signal.differentiate import Differentiation
 
 if TYPE_CHECKING:
     from ..model.body import BodyModel
@@ -122,9 +127,6 @@ class Results:
 
     def _derive_inertia(self, spare) -> np.ndarray:
         """``I_k = R_k I_k^body R_k^T``, (F, n, 3, 3), kg m^2 (20 % of all result bytes)."""
-        from .._kernels.pack import ground_inertia
-        from .._kernels.tree import threads_for
-
         out = _buffer(spare, self.R.shape)
         with threads_for(self.n_frames):
             ground_inertia(self.R, np.ascontiguousarray(self.segment_inertia), out)
@@ -193,8 +195,7 @@ class Results:
         KinematicState  position, orientation, velocity, acceleration, omega,
         alpha of ``what`` relative to ``to``, each with a leading frames axis.
         """
-        from ..signal.differentiate import Differentiation
-        from .relative import express_in, frame_state, relative
+        from .relative import express_in, frame_state, relative  # lazy: relative motion (~30 ms), on demand
 
         if axes not in ("to", "what"):
             raise ValueError("axes must be 'to' or 'what'")
@@ -219,9 +220,6 @@ class Results:
         so they equal it bit for bit without materialising it.  ``out`` (the
         right shape) is reused when given.
         """
-        from .._kernels.pack import pack_rows
-        from .._kernels.tree import threads_for
-
         F, n = self.n_frames, len(self.names)
         coords = np.ascontiguousarray(self.coordinates, dtype=float)
         shape = (F, 1 + coords.shape[1] + n * (3 * len(VECTOR_QUANTITIES) + len(INERTIA_COMPONENTS)) + 9)
@@ -279,9 +277,6 @@ def _workspace(out, model: BodyModel, F: int) -> dict:
 
 def run_tree(model: BodyModel, time, q, qd, qdd, local_rates, how, out=None, kernel=None) -> Results:
     """Run the tree kernel (or ``kernel(*arguments)``, which takes tree_kinematics' arguments first) into a Results."""
-    from .._kernels import tree
-    from ..model.body import coordinate_columns, sequence_axes_array
-
     F = q.shape[0]
     arrays = _workspace(out, model, F)
     if out is not None:

@@ -36,6 +36,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy import sparse
+from scipy.sparse.linalg import spsolve
+from scipy.spatial.transform import Rotation
+
+from ..rotations import euler_to_matrix, matrix_to_euler
+from .kinematics import compute_motion
+from .residuals import ExternalLoads, root_residual
 
 if TYPE_CHECKING:
     from .kinematics import Motion
@@ -78,8 +85,6 @@ class RootChange:
 
 
 def _rotvec_matrix(th: np.ndarray) -> np.ndarray:
-    from scipy.spatial.transform import Rotation
-
     return Rotation.from_rotvec(th).as_matrix()
 
 
@@ -93,8 +98,6 @@ def apply_root_change(model, motion, change: RootChange):
     ``E S_01``.  A trial with angle rates (``local_rates`` False) takes
     ``theta`` as increments of the root's three angles.
     """
-    from ..rotations import euler_to_matrix, matrix_to_euler
-
     q, qd, qdd = motion.q.copy(), motion.qd.copy(), motion.qdd.copy()
     q[:, :3] += change.u
     qd[:, :3] += change.ud
@@ -125,8 +128,6 @@ def point_motion(points: np.ndarray, O1: np.ndarray, change: RootChange) -> np.n
 
 def _differences(time: np.ndarray):
     """Sparse central first and second differences (F, F) over frames ``time`` (one-sided at the ends)."""
-    from scipy import sparse
-
     F = time.size
     h = float(np.median(np.diff(time))) if F > 1 else 1.0
     if F < 4:
@@ -145,9 +146,6 @@ def _differences(time: np.ndarray):
 
 
 def _residual_of(model, motion, ext, change: RootChange):
-    from .kinematics import compute_motion
-    from .residuals import root_residual
-
     res = compute_motion(model, apply_root_change(model, motion, change))
     f1, m1 = root_residual(model, res, ext)
     return np.concatenate([f1, m1], axis=1)
@@ -159,9 +157,6 @@ def _jacobians(model, motion, ext, change: RootChange, base: np.ndarray):
     The 18 perturbed motions go through the kernel as one motion of 18 F frames (every frame is evaluated on
     its own), one call instead of 18.
     """
-    from .kinematics import compute_motion
-    from .residuals import ExternalLoads, root_residual
-
     F = base.shape[0]
     names = (("u", "th"), ("ud", "thd"), ("udd", "thdd"))
     moved = []
@@ -203,9 +198,6 @@ def track_root(model, motion, ext, mask, scale_force: float, scale_moment: float
     scale_force, scale_moment : float   F_pk (N) and h F_pk (N m)
     points : (F, P, 3)              body points whose motion is limited (markers, or joint and mass centres)
     """
-    from scipy import sparse
-    from scipy.sparse.linalg import spsolve
-
     F = motion.n_frames
     D1, D2 = _differences(np.asarray(motion.time, dtype=float))
     I6 = sparse.identity(6, format="csr")
@@ -248,8 +240,6 @@ def _choose_beta(AtA, b, prior, points, O1, D1, D2, F) -> float:
 
     The change shrinks as the penalty grows, so the ladder is bisected (six solves for 37 rungs).
     """
-    from scipy.sparse.linalg import spsolve
-
     def within(beta) -> bool:
         x = spsolve((AtA + beta * prior).tocsc(), b)
         change = RootChange.from_samples(x.reshape(F, 6), D1, D2)

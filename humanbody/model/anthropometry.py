@@ -291,114 +291,140 @@ def default_parameters(mass: float = DEFAULT_MASS, height: float = DEFAULT_HEIGH
     sex = _check_sex(sex)
     t = de_leva_table(sex)
     s = height / REFERENCE_STATURE[sex]
-    H = height
-
-    parts = ("head_cerv", "upper_trunk", "middle_trunk", "lower_trunk",
-             "upper_arm", "forearm", "hand", "thigh", "shank_ajc", "foot")
-    limbs = ("upper_arm", "forearm", "hand", "thigh", "shank_ajc", "foot")
-    total = sum(t[p]["mass"] * (2 if p in limbs else 1) for p in parts)
-    frac = {p: t[p]["mass"] / total for p in parts}  # normalised mass fractions
-
-    L = {p: t[p]["length"] * s for p in parts}
-    n = len(SEGMENT_NAMES)
-    joint = np.zeros((n, 3))
-    com = np.zeros((n, 3))
-    masses = np.zeros(n)
-    inertia = np.zeros((n, 3, 3))
-    seg_meta: list[dict] = [{} for _ in range(n)]
-    k = {name: i for i, name in enumerate(SEGMENT_NAMES)}
-
-    def put(name, row, m, r, I, length, note=""):
-        i = k[name]
-        masses[i] = m
-        com[i] = r
-        inertia[i] = I
-        src = f"de Leva 1996 Table 4, {row} ({t[row]['origin']}-{t[row]['other']})"
-        seg_meta[i] = {"length": float(length), "joint_name": JOINT_NAMES[i],
-                       "de_leva": row, "source": src + (f"; {note}" if note else "")}
-
-    def upright(name, row, proximal_up: bool, length_to_distal: float | None = None):
-        """Segment along z; de Leva's origin landmark is the upper end."""
-        p = t[row]
-        m = frac[row] * mass
-        Ls = L[row]
-        z = (1.0 - p["com"]) * Ls if proximal_up else -p["com"] * Ls
-        put(name, row, m, (0.0, 0.0, z), principal_inertia(m, Ls, _radii_upright(p)),
-            Ls if length_to_distal is None else length_to_distal)
-
-    # --- vertical stack of joint heights above the sole (reference pose)
-    h_ankle = ANKLE_HEIGHT * H
-    h_knee = h_ankle + L["shank_ajc"]
-    h_hip = h_knee + L["thigh"]  # = height of O_1 (mid-hip)
-    h_omph = h_hip + L["lower_trunk"]
-    h_xyph = h_omph + L["middle_trunk"]
-    h_supr = h_xyph + L["upper_trunk"]
-    h_cerv = H - L["head_cerv"]  # lower neck joint (C7/T1) at cervicale level
-
-    # --- trunk: de Leva's origin (SUPR, XYPH, OMPH) is the upper end of each part
-    upright("lower_torso", "lower_trunk", True)
-    upright("middle_torso", "middle_trunk", True)
-    upright("upper_torso", "upper_trunk", True, length_to_distal=h_cerv - h_xyph)
-    joint[k["middle_torso"]] = (0.0, 0.0, h_omph - h_hip)
-    joint[k["upper_torso"]] = (0.0, 0.0, h_xyph - h_omph)
-
-    # --- neck and head (split of de Leva's head+neck, VERT-CERV definition)
-    hn = _split_head_neck(t["head_cerv"], s, frac["head_cerv"] * mass)
-    note = ("neck/head split of the head+neck segment at mid VERT-CERV, "
-            f"{NECK_MASS_FRACTION:.0%} of its mass to the neck (docs/anthropometry.md)")
-    put("neck", "head_cerv", hn["neck_mass"], (0.0, 0.0, hn["neck_com"]),
-        hn["neck_inertia"], hn["neck_length"], note)
-    put("head", "head_cerv", hn["head_mass"], (0.0, 0.0, hn["head_com"]),
-        hn["head_inertia"], hn["head_length"], note)
-    joint[k["neck"]] = (0.0, 0.0, h_cerv - h_xyph)
-    joint[k["head"]] = (0.0, 0.0, hn["neck_length"])
-
-    # --- arms hanging: shoulder joint centres at suprasternale level
-    y_sh = SHOULDER_HALF_WIDTH * H
-    for side, sign in (("left", 1.0), ("right", -1.0)):
-        upright(f"{side}_upper_arm", "upper_arm", False)
-        upright(f"{side}_lower_arm", "forearm", False)
-        upright(f"{side}_hand", "hand", False)
-        joint[k[f"{side}_upper_arm"]] = (0.0, sign * y_sh, h_supr - h_xyph)
-        joint[k[f"{side}_lower_arm"]] = (0.0, 0.0, -L["upper_arm"])
-        joint[k[f"{side}_hand"]] = (0.0, 0.0, -L["forearm"])
-
-    # --- legs and feet
-    y_hip = HIP_HALF_WIDTH * H
-    foot = t["foot"]
-    Lf = L["foot"]
-    heel = HEEL_BEHIND_ANKLE * H
-    for side, sign in (("left", 1.0), ("right", -1.0)):
-        upright(f"{side}_upper_leg", "thigh", False)
-        upright(f"{side}_lower_leg", "shank_ajc", False)
-        joint[k[f"{side}_upper_leg"]] = (0.0, sign * y_hip, 0.0)
-        joint[k[f"{side}_lower_leg"]] = (0.0, 0.0, -L["thigh"])
-        joint[k[f"{side}_foot"]] = (0.0, 0.0, -L["shank_ajc"])
-        m = frac["foot"] * mass
-        # mass centre: de Leva's fraction along heel -> toe tip (x), half the
-        # ankle height above the sole (z); see docs/anthropometry.md "Feet"
-        r = (-heel + foot["com"] * Lf, 0.0, -0.5 * h_ankle)
-        put(f"{side}_foot", "foot", m, r, principal_inertia(m, Lf, _radii_foot(foot)), Lf,
-            "long axis along x: r_long about x, r_trans about y, r_sag about z")
-
+    total = sum(t[p]["mass"] * (2 if p in _LIMBS else 1) for p in _PARTS)
+    frac = {p: t[p]["mass"] / total for p in _PARTS}  # normalised mass fractions
+    b = _Segments(t, frac, {p: t[p]["length"] * s for p in _PARTS}, mass)
+    h = _joint_heights(b.L, height)
+    _trunk_and_head(b, h, s)
+    _arms(b, h, height)
+    _legs(b, h, height)
     meta = {
         "source": SOURCE,
         "subject": {"mass": mass, "height": height, "sex": sex},
         "reference_pose": {
             "lower_torso_origin": "mid-point of the hip joint centres",
-            "lower_torso_height": h_hip,
+            "lower_torso_height": h["hip"],
             "sole_height": 0.0,
         },
     }
     return dict(
         names=SEGMENT_NAMES,
         parents=PARENTS,
-        joint_offset=joint,
-        com_offset=com,
-        mass=masses,
-        inertia=inertia,
+        joint_offset=b.joint,
+        com_offset=b.com,
+        mass=b.masses,
+        inertia=b.inertia,
         name="huston17",
         meta=meta,
-        segment_meta=seg_meta,
+        segment_meta=b.seg_meta,
         sequences=DEFAULT_SEQUENCES,
     )
+
+
+#: de Leva's Table 4 rows the 17 segments take, and those of the paired limbs.
+_PARTS = ("head_cerv", "upper_trunk", "middle_trunk", "lower_trunk",
+          "upper_arm", "forearm", "hand", "thigh", "shank_ajc", "foot")
+_LIMBS = ("upper_arm", "forearm", "hand", "thigh", "shank_ajc", "foot")
+
+
+class _Segments:
+    """The arrays of :class:`~humanbody.model.body.BodyModel`, filled segment by segment from de Leva's
+    table ``t``: normalised mass fractions ``frac``, scaled lengths ``L`` (m), body ``mass`` (kg)."""
+
+    def __init__(self, t: dict, frac: dict, L: dict, mass: float):
+        n = len(SEGMENT_NAMES)
+        self.t, self.frac, self.L, self.mass = t, frac, L, mass
+        self.joint = np.zeros((n, 3))
+        self.com = np.zeros((n, 3))
+        self.masses = np.zeros(n)
+        self.inertia = np.zeros((n, 3, 3))
+        self.seg_meta: list[dict] = [{} for _ in range(n)]
+        self.k = {name: i for i, name in enumerate(SEGMENT_NAMES)}
+
+    def put(self, name, row, m, r, I, length, note=""):
+        """Segment ``name``: mass ``m`` (kg), mass centre ``r`` (m), inertia ``I`` (kg m^2), ``length`` (m)."""
+        i = self.k[name]
+        self.masses[i] = m
+        self.com[i] = r
+        self.inertia[i] = I
+        src = f"de Leva 1996 Table 4, {row} ({self.t[row]['origin']}-{self.t[row]['other']})"
+        self.seg_meta[i] = {"length": float(length), "joint_name": JOINT_NAMES[i],
+                            "de_leva": row, "source": src + (f"; {note}" if note else "")}
+
+    def upright(self, name, row, proximal_up: bool, length_to_distal: float | None = None):
+        """Segment along z; de Leva's origin landmark is the upper end."""
+        p = self.t[row]
+        m = self.frac[row] * self.mass
+        Ls = self.L[row]
+        z = (1.0 - p["com"]) * Ls if proximal_up else -p["com"] * Ls
+        self.put(name, row, m, (0.0, 0.0, z), principal_inertia(m, Ls, _radii_upright(p)),
+                 Ls if length_to_distal is None else length_to_distal)
+
+    def place(self, name: str, joint) -> None:
+        """The joint of segment ``name`` in its parent's frame (m)."""
+        self.joint[self.k[name]] = joint
+
+
+def _joint_heights(L: dict, H: float) -> dict:
+    """The vertical stack of joint heights above the sole in the reference pose (m) for scaled lengths ``L``
+    and standing height ``H``: ankle, knee, hip (= height of O_1, mid-hip), omphalion, xyphion, suprasternale,
+    cervicale (the lower neck joint, C7/T1)."""
+    h = {"ankle": ANKLE_HEIGHT * H}
+    h["knee"] = h["ankle"] + L["shank_ajc"]
+    h["hip"] = h["knee"] + L["thigh"]
+    h["omph"] = h["hip"] + L["lower_trunk"]
+    h["xyph"] = h["omph"] + L["middle_trunk"]
+    h["supr"] = h["xyph"] + L["upper_trunk"]
+    h["cerv"] = H - L["head_cerv"]
+    return h
+
+
+def _trunk_and_head(b: _Segments, h: dict, s: float) -> None:
+    """The trunk (de Leva's origin, SUPR, XYPH, OMPH, is the upper end of each part), the neck and the head
+    (de Leva's head+neck split, VERT-CERV definition; ``s`` the length scale)."""
+    b.upright("lower_torso", "lower_trunk", True)
+    b.upright("middle_torso", "middle_trunk", True)
+    b.upright("upper_torso", "upper_trunk", True, length_to_distal=h["cerv"] - h["xyph"])
+    b.place("middle_torso", (0.0, 0.0, h["omph"] - h["hip"]))
+    b.place("upper_torso", (0.0, 0.0, h["xyph"] - h["omph"]))
+    hn = _split_head_neck(b.t["head_cerv"], s, b.frac["head_cerv"] * b.mass)
+    note = ("neck/head split of the head+neck segment at mid VERT-CERV, "
+            f"{NECK_MASS_FRACTION:.0%} of its mass to the neck (docs/anthropometry.md)")
+    b.put("neck", "head_cerv", hn["neck_mass"], (0.0, 0.0, hn["neck_com"]),
+          hn["neck_inertia"], hn["neck_length"], note)
+    b.put("head", "head_cerv", hn["head_mass"], (0.0, 0.0, hn["head_com"]),
+          hn["head_inertia"], hn["head_length"], note)
+    b.place("neck", (0.0, 0.0, h["cerv"] - h["xyph"]))
+    b.place("head", (0.0, 0.0, hn["neck_length"]))
+
+
+def _arms(b: _Segments, h: dict, H: float) -> None:
+    """The arms hanging, shoulder joint centres at suprasternale level."""
+    y_sh = SHOULDER_HALF_WIDTH * H
+    for side, sign in (("left", 1.0), ("right", -1.0)):
+        b.upright(f"{side}_upper_arm", "upper_arm", False)
+        b.upright(f"{side}_lower_arm", "forearm", False)
+        b.upright(f"{side}_hand", "hand", False)
+        b.place(f"{side}_upper_arm", (0.0, sign * y_sh, h["supr"] - h["xyph"]))
+        b.place(f"{side}_lower_arm", (0.0, 0.0, -b.L["upper_arm"]))
+        b.place(f"{side}_hand", (0.0, 0.0, -b.L["forearm"]))
+
+
+def _legs(b: _Segments, h: dict, H: float) -> None:
+    """The legs and the feet (the foot's long axis along x)."""
+    y_hip = HIP_HALF_WIDTH * H
+    foot = b.t["foot"]
+    Lf = b.L["foot"]
+    heel = HEEL_BEHIND_ANKLE * H
+    for side, sign in (("left", 1.0), ("right", -1.0)):
+        b.upright(f"{side}_upper_leg", "thigh", False)
+        b.upright(f"{side}_lower_leg", "shank_ajc", False)
+        b.place(f"{side}_upper_leg", (0.0, sign * y_hip, 0.0))
+        b.place(f"{side}_lower_leg", (0.0, 0.0, -b.L["thigh"]))
+        b.place(f"{side}_foot", (0.0, 0.0, -b.L["shank_ajc"]))
+        m = b.frac["foot"] * b.mass
+        # mass centre: de Leva's fraction along heel -> toe tip (x), half the
+        # ankle height above the sole (z); see docs/anthropometry.md "Feet"
+        r = (-heel + foot["com"] * Lf, 0.0, -0.5 * h["ankle"])
+        b.put(f"{side}_foot", "foot", m, r, principal_inertia(m, Lf, _radii_foot(foot)), Lf,
+              "long axis along x: r_long about x, r_trans about y, r_sag about z")

@@ -19,8 +19,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..atomic import atomic_write_text
 from ..errors import InputError
-from .anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
+from ..rotations.common import check_sequence as _check_seq
+from ..rotations.common import sequence_axes
+from .anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS, default_parameters
+from .segments import segment_index
 
 __all__ = ["BodyModel", "coordinate_columns", "default_model", "load_model", "lower_body_array", "sequence_axes_array"]
 
@@ -133,7 +137,6 @@ class BodyModel:
         seqs = tuple(self.sequences) or ("xyz",) * n
         if len(seqs) != n:
             raise InputError(f"sequences must have one entry per segment ({n}), got {len(seqs)}")
-        from ..rotations.common import check_sequence as _check_seq
 
         checked = []
         for k, seq in enumerate(seqs):
@@ -167,8 +170,6 @@ class BodyModel:
         The same lookup as :meth:`humanbody.Results.segment`; KeyError for an
         unknown name.
         """
-        from .segments import segment_index
-
         return segment_index(self.names, name)
 
     def index(self, name: str) -> int:
@@ -334,8 +335,6 @@ class BodyModel:
 
     def save(self, path) -> None:
         """Write the model file (JSON, docs/conventions.md layout) atomically."""
-        from ..atomic import atomic_write_text
-
         atomic_write_text(path, json.dumps(self.to_dict(), indent=2) + "\n")
 
     def __repr__(self) -> str:
@@ -368,8 +367,6 @@ def default_model(mass: float = DEFAULT_MASS, height: float = DEFAULT_HEIGHT, se
     the source.  Raises :class:`~humanbody.errors.InputError` for an
     implausible mass or height or an unknown sex.
     """
-    from .anthropometry import default_parameters
-
     return BodyModel(**default_parameters(mass, height, sex))
 
 
@@ -409,6 +406,4 @@ def coordinate_columns(model: BodyModel) -> list[str]:
 
 def sequence_axes_array(model: BodyModel) -> np.ndarray:
     """Each body's rotation-sequence axes as an (n, 3) int64 array (0 = x, 1 = y, 2 = z)."""
-    from ..rotations.common import sequence_axes
-
     return np.array([sequence_axes(s) for s in model.sequences], dtype=np.int64).reshape(-1, 3)

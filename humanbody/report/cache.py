@@ -29,7 +29,9 @@ import os
 import sqlite3
 from pathlib import Path
 
+from .. import __version__
 from ..errors import InputError
+from ..gait.normative import BUILTIN, parse_spec
 
 __all__ = ["STATE_FILE", "LOCK_FILE", "trial_hash", "load_state", "clean_row", "Journal", "folder_lock"]
 
@@ -70,8 +72,6 @@ def trial_hash(task, options: dict, memo: dict | None = None) -> str:
     ``memo`` (a dict kept by the caller) avoids hashing a file shared by many
     trials more than once; a file is identified by path, size and mtime.
     """
-    from .. import __version__
-
     h = hashlib.sha256()
     for p in (task.trial, task.static, task.grf):
         h.update(b"\0none\0" if p is None else _cached_digest(p, memo))
@@ -79,7 +79,6 @@ def trial_hash(task, options: dict, memo: dict | None = None) -> str:
         h.update(_cached_digest(task.subject, memo))
     norm = options.get("normative")
     if norm and norm.strip().lower() != "none":  # a normative file's content, not only its name
-        from ..gait.normative import BUILTIN, parse_spec
 
         path, _ = parse_spec(norm)
         if path != BUILTIN:

@@ -8,6 +8,8 @@ import math
 
 import pandas as pd
 
+from ..gait.gps import GPS_VARIABLES
+
 __all__ = ["trial_page", "index_page"]
 
 _STYLE = """
@@ -48,8 +50,6 @@ def _table(df: pd.DataFrame, index: bool = True) -> str:
 
 def _gps_table(gps: dict) -> str:
     """The Gait Profile Score and each Gait Variable Score (deg), per side."""
-    from ..gait.gps import GPS_VARIABLES
-
     s = gps["summary"]
     head = "<tr><th class=l></th><th>right</th><th>left</th><th>overall</th></tr>"
     rows = [f"<tr><th class=l>GPS</th><td>{_fmt(s['right_gait_profile_score_deg'])}</td>"

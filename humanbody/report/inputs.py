@@ -14,6 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
+from ..io import read_trial
+from ..io.imu import looks_like_opensense
 
 __all__ = ["TrialTask", "TRIAL_SUFFIXES", "discover", "read_manifest", "find_static", "find_grf", "assign_keys"]
 
@@ -123,8 +125,6 @@ def find_grf(trial: Path) -> Path | None:
 
 def _readable(path: Path) -> str | None:
     """None when ``path`` holds a trial humanbody reads (markers or coordinates), else why not."""
-    from ..io import read_trial
-
     try:
         kind = read_trial(path).attrs.get("kind")
     except InputError as err:
@@ -178,7 +178,6 @@ def _is_orientation_sto(path: Path) -> bool:
     """An OpenSense orientation table (``.sto`` of quaternions), not another OpenSim table."""
     if path.suffix.lower() != ".sto":
         return False
-    from ..io.imu import looks_like_opensense
 
     try:
         with open(path, "rb") as fh:

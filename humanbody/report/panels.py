@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..gait.cycles import curve_index
+from ..gait.events import foot_markers, marker_xyz, pelvis_centre, pelvis_markers, progression_axes
 from ..gait.gps import SIDE_SENSE
+from ..gait.normative import normative_curves
 
 __all__ = ["Panel", "Series", "ANGLE_PANELS", "KINETIC_PANELS", "MECHANICS_PANELS", "SIDE_COLOURS",
            "cycle_panels", "foot_off_percent"]
@@ -121,10 +124,7 @@ def cycle_panels(cycles: pd.DataFrame, panels, normative: pd.DataFrame | None = 
     ``normative`` (variable, percent, mean, sd with side-less names) gives the
     grey bands; ``foot_off`` (side -> percent) the vertical lines.
     """
-    from ..gait.cycles import curve_index
-
     groups = curve_index(cycles)
-    from ..gait.normative import normative_curves
 
     norm = normative_curves(normative) if normative is not None else {}
     empty = np.empty(0)  # no cycles: no curve is looked up
@@ -162,8 +162,6 @@ def event_traces(points: pd.DataFrame, events: pd.DataFrame, feet=None, pelvis=N
             the heel curve), open for foot offs (on the toe curve); source "kinematic", "force" or
             "file" (the trial file's own events)
     """
-    from ..gait.events import foot_markers, marker_xyz, pelvis_centre, pelvis_markers, progression_axes
-
     t = points["time"].to_numpy(dtype=float)
     pairs = foot_markers(points, feet)
     pel = pelvis_centre(points, pelvis_markers(points, pelvis))

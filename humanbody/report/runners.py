@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures as cf
 import contextlib
+import multiprocessing as mp
 import os
 import signal
 import sys
@@ -70,12 +71,10 @@ def _worker_init(threads: int = 1) -> None:
     busy, and a parallel region on a few hundred frames would otherwise
     wait at its end for a thread whose core another worker holds.
     """
-    import os
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker inherits the driver's handler
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    import numba
+    import numba  # lazy: in the worker, after OMP_WAIT_POLICY is set
 
     numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
 
@@ -98,8 +97,6 @@ def _pool_context():
     code once (``set_forkserver_preload``), so workers start without import
     cost.
     """
-    import multiprocessing as mp
-
     methods = mp.get_all_start_methods()
     if "fork" in methods and _fork_safe():
         return mp.get_context("fork")

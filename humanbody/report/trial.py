@@ -223,7 +223,7 @@ def _parquet_bytes(table: pd.DataFrame) -> bytes:
 def _analysis_files(analysis, stem: str, export=(), events=None, opensim_feet=None) -> tuple[dict, list]:
     """The pipeline's own outputs (results table, model, residuals; exports, under their folder) as bytes,
     and notes: an export that cannot be written costs the export, not the trial."""
-    from ..trial_output import write_results  # the analysis' modules: see _process
+    from ..trial_output import write_results  # lazy: the analysis' modules, see _process
 
     files, notes = {}, []
     with tempfile.TemporaryDirectory(prefix="humanbody-report-") as tmp:
@@ -269,7 +269,8 @@ def process_trial(task, options: ReportOptions) -> TrialOutcome:
 
 
 def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
-    from ..pipeline import analyze_trial
+    from ..pipeline import analyze_trial  # lazy: 350-500 ms a resumed report never needs
+
     opts = trial_options(task, options)
     run: dict[str, Any] = dict(progress=False, calibration_cache=_CALIBRATIONS)
     kinetics_note = []
@@ -382,7 +383,7 @@ def _figures(plots: str, stem: str, cycles, params, normative, gps, with_kinetic
                    "right": gps["summary"]["right_gait_profile_score_deg"],
                    "left": gps["summary"]["left_gait_profile_score_deg"]} if gps else {})
     if plots == "png":
-        from . import plots as png  # matplotlib: imported only when PNG figures are drawn
+        from . import plots as png  # lazy: matplotlib, imported only when PNG figures are drawn
 
         figs: dict[str, str | bytes] = {f"{stem}_angles.png": png.angles_figure(cycles, title=stem, normative=normative, foot_off=foot_off)}
         if gps:

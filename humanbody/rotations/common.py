@@ -126,7 +126,7 @@ def transpose(S):
 
 def _rotation():
     """``scipy.spatial.transform.Rotation``, imported on first use (a third of a second)."""
-    from scipy.spatial.transform import Rotation
+    from scipy.spatial.transform import Rotation  # lazy: scipy.spatial, ~0.5 s (humanbody --help imports rotations)
 
     return Rotation
 

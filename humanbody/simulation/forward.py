@@ -30,16 +30,25 @@ output.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
+from scipy.integrate import solve_ivp
 
+from .._kernels.angles import continuous_angles, unwrap_columns
+from .._kernels.kinetics import joint_loads
+from .._kernels.mass_matrix import composite_mass_matrix
+from .._kernels.tree import threads_for
 from ..errors import InputError
 from ..mechanics import angular_rates as rates
+from ..mechanics.results import run_tree as _run_kernel
+from ..model.body import coordinate_columns
 from ..rotations.angles import matrix_to_euler
+from ..rotations.common import sequence_axes
 from ..rotations.quaternions import quaternion_to_matrix, sequence_to_quaternion
 
 if TYPE_CHECKING:
@@ -146,11 +155,6 @@ class System:
         ``applied`` (generalized forces of torques, springs and dampers), ``results`` (the kinematics of
         the k states, frame j for state j), ``contact_points``, ``contact_forces``, ``z_base``.
         """
-        from .._kernels.kinetics import joint_loads
-        from .._kernels.mass_matrix import composite_mass_matrix
-        from .._kernels.tree import threads_for
-        from ..mechanics.results import run_tree as _run_kernel
-
         model, N, n = self.model, self.N, self.n
         k = len(Y)
         x, u = Y[:, :3], Y[:, 3 + 4 * N:]
@@ -269,9 +273,6 @@ def _continuous(angles: np.ndarray, sequences) -> np.ndarray:
     then every column unwrapped by :func:`humanbody._kernels.angles.unwrap_columns`
     (numpy.unwrap's steps).
     """
-    from .._kernels.angles import continuous_angles, unwrap_columns
-    from ..rotations.common import sequence_axes
-
     F, N = angles.shape[:2]
     a = np.array(angles, dtype=float, order="C")
     continuous_angles(a, np.array([sequence_axes(s) for s in sequences], dtype=np.int64).reshape(N, 3), 1e-9)
@@ -346,8 +347,6 @@ def simulate(model: BodyModel, duration: float, q0: ArrayLike, qd0: ArrayLike | 
     -------
     Simulation
     """
-    from scipy.integrate import solve_ivp
-
     if not (np.isfinite(duration) and duration > 0):
         raise InputError("the duration must be a positive number of seconds")
     if not (np.isfinite(rate_hz) and rate_hz > 0):
@@ -383,27 +382,28 @@ def simulate(model: BodyModel, duration: float, q0: ArrayLike, qd0: ArrayLike | 
     e = Y[:, 3:3 + 4 * N].reshape(-1, N, 4)
     Y[:, 3:3 + 4 * N] = (e / np.linalg.norm(e, axis=2, keepdims=True)).reshape(-1, 4 * N)  # onto the unit sphere
     q, qd, qdd, tau, e, loads = _outputs(system, sol.t, Y)
-    from ..model.body import coordinate_columns
 
-    cols = coordinate_columns(model)
-    data = {"time": sol.t}
-    for i, c in enumerate(cols):
-        data[c] = q[:, i]
-    for i, c in enumerate(cols):
-        data[c + "_dot"] = qd[:, i]
-    for i, c in enumerate(cols):
-        data[c + "_ddot"] = qdd[:, i]
-    coords = pd.DataFrame(data)
-    torq = pd.DataFrame({"time": sol.t, **{c + "_tau": tau[:, i] for i, c in enumerate(cols)}})
+    coords, torq = _tables(coordinate_columns(model), sol.t, q, qd, qdd, tau)
     jac = f" ({sol.njev} Jacobians, each one pass over {len(y0)} states)" if sol.njev else ""
     msg = [f"simulated {duration:g} s with {method}: {sol.nfev} evaluations of the equations of motion{jac}, "
            f"{len(sol.t)} frames at {rate_hz:g} Hz"]
     return Simulation(coords, torq, loads, e, Y, system, msg)
 
 
-def _bar(enabled: bool, duration: float):
-    import sys
+def _tables(cols: list, t: np.ndarray, q, qd, qdd, tau) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The coordinates with their rates (``time``, each coordinate, ``_dot``, ``_ddot``) and the generalized
+    forces (``_tau``) as tables, one row per output frame."""
+    data = {"time": t}
+    for i, c in enumerate(cols):
+        data[c] = q[:, i]
+    for i, c in enumerate(cols):
+        data[c + "_dot"] = qd[:, i]
+    for i, c in enumerate(cols):
+        data[c + "_ddot"] = qdd[:, i]
+    return pd.DataFrame(data), pd.DataFrame({"time": t, **{c + "_tau": tau[:, i] for i, c in enumerate(cols)}})
 
+
+def _bar(enabled: bool, duration: float):
     if not enabled or not sys.stderr.isatty():
         return None
     from tqdm import tqdm

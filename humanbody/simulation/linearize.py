@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from scipy.linalg import eig, solve
 
+from ..mechanics.results import run_tree as _run_kernel
 from ..rotations.quaternions import quaternion_product, rotation_vector_to_quaternion
 
 if TYPE_CHECKING:
@@ -119,8 +121,6 @@ def modes(lin: Linearization, count: int | None = None):
     table : DataFrame  ``frequency_hz``, ``damping_ratio``, ``dominant`` (the largest components of the shape)
     shapes : (modes, m) complex  displacement shapes, largest component 1
     """
-    from scipy.linalg import eig, solve
-
     m = len(lin.M)
     A = np.zeros((2 * m, 2 * m))
     A[:m, m:] = np.eye(m)
@@ -159,8 +159,6 @@ def frequency_response(lin: Linearization, freqs_hz) -> np.ndarray:
 def point_jacobian(lin: Linearization, body: int, point, h: float = 1e-6) -> np.ndarray:
     """``dp/dd``: displacement of a point fixed in ``body`` (0-based; point in its frame from O_k, m)
     per unit perturbation of each free coordinate, (3, m)."""
-    from ..mechanics.results import run_tree as _run_kernel
-
     system = lin.system
     idx = np.nonzero(lin.free)[0]
 

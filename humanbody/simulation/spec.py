@@ -57,15 +57,15 @@ import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..errors import InputError
 from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
-
-if TYPE_CHECKING:
-    from ..model.body import BodyModel
+from ..model.body import BodyModel, coordinate_columns, load_model
+from ..rotations.quaternions import sequence_to_quaternion
+from .passive import Contacts, JointSprings
 
 __all__ = ["SimulationSpec", "read_spec", "torque_function"]
 
@@ -157,8 +157,6 @@ def _base(entry):
 
 
 def _model(entry, folder: Path):
-    from ..model.body import BodyModel, load_model
-
     _table(entry, "[model]", {"file", "mass", "height", "sex"})
     if "file" in entry:
         if len(entry) > 1:
@@ -185,9 +183,6 @@ def _coordinates(entry, cols, what: str, root) -> np.ndarray:
 
 
 def _springs(entry, model, q0):
-    from ..rotations.quaternions import sequence_to_quaternion
-    from .passive import JointSprings
-
     names = set(model.names[1:])
     _table(entry, "[springs]")
     N = model.n_bodies
@@ -215,8 +210,6 @@ def _springs(entry, model, q0):
 
 
 def _contacts(entries, model):
-    from .passive import Contacts
-
     if not isinstance(entries, list):
         raise InputError("contacts must be given as [[contacts]] tables")
     rows = []
@@ -264,8 +257,6 @@ def read_spec(path) -> SimulationSpec:
 
 
 def _parse(data: dict, path: Path) -> SimulationSpec:
-    from ..model.body import coordinate_columns
-
     extra = sorted(set(data) - _TOP)
     if extra:
         raise InputError(f"unknown key {extra[0]!r} (known: {', '.join(sorted(_TOP))})")

@@ -23,8 +23,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import root
 
 from ..errors import InputError
+from ..model.body import coordinate_columns
+from ..rotations.quaternions import quaternion_to_matrix, sequence_to_quaternion
+from .forward import System
+from .linearize import _G, frequency_response, linearize, modes, perturb, point_jacobian
+from .passive import Contacts, JointSprings
 
 __all__ = ["JOINTS", "CONTACTS", "body_on_base", "equilibrium", "whole_body_vibration", "VibrationResult"]
 
@@ -87,8 +93,6 @@ STANDING = {"right_upper_leg_alpha": -10.0, "left_upper_leg_alpha": -10.0, "righ
 
 
 def _posture(model, posture: str) -> np.ndarray:
-    from ..model.body import coordinate_columns
-
     cols = coordinate_columns(model)
     q = np.zeros(len(cols))
     for k, v in (SEATED if posture == "seated" else STANDING).items():
@@ -103,9 +107,6 @@ def body_on_base(model, posture: str = "seated"):
     unsettled state at the posture, and the indices of the contacts that make up the seat (seated) or the
     floor (standing) whose force gives the apparent mass.
     """
-    from .forward import System
-    from .passive import Contacts, JointSprings
-
     if posture not in CONTACTS:
         raise InputError(f"unknown posture {posture!r}; choose seated or standing")
     missing = [n for n in set(JOINTS) | set(LOCKED) if n not in model.names]
@@ -122,7 +123,6 @@ def body_on_base(model, posture: str = "seated"):
         K[model.names.index(name)] = np.array(k) * sj
         C[model.names.index(name)] = np.array(c) * sj
     q = _posture(model, posture)
-    from ..rotations.quaternions import sequence_to_quaternion
 
     e0 = np.array([sequence_to_quaternion(a, s) for a, s in zip(q[3:].reshape(N, 3), model.sequences, strict=True)])
     springs = JointSprings(K, C, e0)
@@ -160,10 +160,6 @@ def equilibrium(system, y0, tol: float = 1e-9) -> np.ndarray:
     2. Each joint spring's constant moment ``m_0`` equal to what the joint carries there (the recursive
        Newton-Euler residual at rest), so every generalized force vanishes.
     """
-    from scipy.optimize import root
-
-    from .linearize import _G, perturb
-
     zero = np.zeros(system.n)
     sel = [i for i in (2, 3, 4) if system.free[i]]  # height, tilts about x and y (unless locked)
 
@@ -194,7 +190,6 @@ def equilibrium(system, y0, tol: float = 1e-9) -> np.ndarray:
     c.anchor = ev["contact_points"][:, :2].copy()
     ev = system.evaluate(0.0, y)
     G = ev["M"] @ ev["udot"]  # applied - b on the free coordinates
-    from ..rotations.quaternions import quaternion_to_matrix
 
     S = quaternion_to_matrix(ev["e"])
     need = -G[3:].reshape(system.N, 3)  # what each joint must add, parent axes
@@ -229,8 +224,6 @@ class VibrationResult:
 
 def seat_force_and_head(lin, seat, freqs_hz):
     """Complex seat force (N) and head vertical displacement per unit base displacement, (F,) each."""
-    from .linearize import frequency_response, point_jacobian
-
     system = lin.system
     X = frequency_response(lin, freqs_hz)
     w = 2 * np.pi * np.asarray(freqs_hz, dtype=float)
@@ -253,8 +246,6 @@ def whole_body_vibration(model, posture: str = "seated", freqs_hz=None) -> Vibra
     posture : {"seated", "standing"}
     freqs_hz : array_like, optional  frequencies (Hz); default 0.5 to 20 Hz in 0.1 Hz steps
     """
-    from .linearize import linearize, modes
-
     f = np.arange(0.5, 20.0001, 0.1) if freqs_hz is None else np.asarray(freqs_hz, dtype=float)
     system, y0, seat = body_on_base(model, posture)
     y = equilibrium(system, y0)

@@ -46,6 +46,7 @@ import numpy as np
 from ..atomic import atomic_path, atomic_write_text
 from ..errors import InputError
 from . import effect, normality
+from .figure import spm_figure, svg_figure
 from .glm import CORRECTIONS, anova2, corrected_alpha, posthoc, regress
 from .groups import Group, check_groups, paired_rows
 from .hotellings import hotellings2, hotellings_paired
@@ -329,8 +330,6 @@ def clusters_table_text(comparison: Comparison) -> str:
 
 def write_comparison(comparison: Comparison, out, *, figures: str = "svg", progress=None) -> list[str]:
     """Write spm.csv, clusters.csv, the figures and index.html into ``out``; return the file names."""
-    from .figure import spm_figure, svg_figure
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / SPM_FILE, spm_table_text(comparison))

@@ -39,11 +39,14 @@ curve ``r = t / sqrt(J - 2 + t²)``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import combinations
 
 import numpy as np
 
 from ..errors import InputError
+from .nonparam import _check_iterations, _inference, _label_sets
+from .parametric import _divide, inference, ttest2, ttest_paired
 from .result import SPMResult, check_curves
 
 # -- design ---------------------------------------------------------------------------------------
@@ -96,8 +99,6 @@ def _anova(test: str, Y: np.ndarray, terms: dict, tests: list[tuple[str, str]], 
     codes) of spm1d's approximate model for the residuals: one column per
     term, 1 where every factor of the term is off its first level.
     """
-    from .parametric import _divide, inference
-
     names = list(terms)
     J = Y.shape[0]
     e_full, sse_full, rank_full = _fit(Y, _design(terms, names))
@@ -124,11 +125,8 @@ def _anova(test: str, Y: np.ndarray, terms: dict, tests: list[tuple[str, str]], 
         if perm is None:
             r = inference(test, "F", z, dfs, residuals, alpha, False)
         else:
-            from .nonparam import _inference
-
             fields = _permuted_f(Y, terms, names, effect, error, dfs, perm[0])
             r = _inference(test, "F", z, dfs, residuals, fields, alpha, False, perm[1])
-        from dataclasses import replace
 
         out.append(replace(r, effect=effect.replace("AB", "AxB")))
     return out
@@ -172,8 +170,6 @@ def _permuted_f(Y, terms, names, effect, error, dfs, perms: np.ndarray, chunk: i
 
 def _row_permutations(J: int, iterations: int, seed, blocks=None) -> np.ndarray:
     """(P, J) row orders, the first the identity: free permutations, or within each block (subject)."""
-    from .nonparam import _check_iterations
-
     iterations = _check_iterations(iterations)
     rng = np.random.default_rng(seed)
     if blocks is None:
@@ -209,8 +205,6 @@ def regress(Y, x, *, alpha: float = 0.05, two_tailed: bool = True, permutation: 
     SPMResult
         SPM{t} of the slope (``df = J - 2``) with the correlation curve as ``r``.
     """
-    from dataclasses import replace
-
     Y = check_curves(Y, "Y")
     J = Y.shape[0]
     try:
@@ -229,17 +223,12 @@ def regress(Y, x, *, alpha: float = 0.05, two_tailed: bool = True, permutation: 
     beta, _, _, _ = np.linalg.lstsq(X, Y, rcond=None)
     e = Y - X @ beta
     s2 = np.einsum("jq,jq->q", e, e) / (J - 2)
-    from .parametric import _divide
 
     z = _divide(beta[0], np.sqrt(s2 * np.linalg.inv(X.T @ X)[0, 0]), "t")
     r = z / np.sqrt(J - 2 + z * z)
     if not permutation:
-        from .parametric import inference
-
         res = inference("regress", "T", z, float(J - 2), e, alpha, two_tailed)
     else:
-        from .nonparam import _check_iterations, _inference, _label_sets
-
         iterations = _check_iterations(iterations)
         xc = x - x.mean()
         Yc = Y - Y.mean(axis=0)
@@ -381,8 +370,6 @@ def posthoc(Y, A, SUBJ=None, *, alpha: float = 0.05, correction: str = "sidak") 
     -------
     dict (level_i, level_j) -> SPMResult
     """
-    from .parametric import ttest2, ttest_paired
-
     Y = check_curves(Y, "Y")
     labels = np.asarray(A)
     if labels.shape != (Y.shape[0],):

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -225,7 +226,6 @@ def read_report(folder, *, side: str = "both", unit: str = "subject", subjects: 
                          "'humanbody report' or a folder of trials", folder)
     group = Group(name or folder.resolve().name, str(folder))
     reader = _subject_curves if unit == "subject" else _stride_curves
-    from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=4) as pool:  # pyarrow's reader releases the GIL
         per_trial = list(pool.map(lambda p: reader(p, side, folder), files))  # [(trial key, {name: ...})]

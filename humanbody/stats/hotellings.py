@@ -32,9 +32,13 @@ difference of the means).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..errors import InputError
+from .nonparam import _inference, _label_sets, _sign_flips
+from .parametric import inference
 from .result import SPMResult
 
 
@@ -115,10 +119,7 @@ def hotellings(Y, mu=None, *, alpha: float = 0.05, permutation: bool = False, it
     z = _t2(m, _covariance(R) / (J - 1), float(J))
     df = (float(I), float(J - 1))
     if not permutation:
-        from .parametric import inference
-
         return inference("hotellings", "T2", z, df, R, alpha, False)
-    from .nonparam import _inference, _sign_flips
 
     signs = _sign_flips(J, iterations, seed)  # (P, J)
     d = np.einsum("pj,jqi->pqi", signs, Y) / J
@@ -130,8 +131,6 @@ def hotellings(Y, mu=None, *, alpha: float = 0.05, permutation: bool = False, it
 
 def hotellings_paired(YA, YB, **kw) -> SPMResult:
     """Paired Hotelling's T² test: :func:`hotellings` of ``YA - YB`` (same rows, same order)."""
-    from dataclasses import replace
-
     YA, YB = check_vector_curves(YA, "YA"), check_vector_curves(YB, "YB")
     if YA.shape != YB.shape:
         raise InputError(f"paired vector curves must have the same shape, got {YA.shape} and {YB.shape}")
@@ -166,10 +165,7 @@ def hotellings2(YA, YB, *, alpha: float = 0.05, permutation: bool = False, itera
     z = _t2(d, _covariance(R) / (N - 2), k)
     df = (float(I), float(N - 2))
     if not permutation:
-        from .parametric import inference
-
         return inference("hotellings2", "T2", z, df, R, alpha, False)
-    from .nonparam import _inference, _label_sets
 
     Y = np.concatenate([YA, YB])
     Y = Y - Y.mean(axis=0)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -61,7 +62,6 @@ def ttest_paired(YA, YB, *, alpha: float = 0.05, two_tailed: bool = True, iterat
     YA, YB = check_curves(YA, "YA"), check_curves(YB, "YB")
     if YA.shape != YB.shape:
         raise InputError(f"paired curves must have the same shape, got {YA.shape} and {YB.shape}")
-    from dataclasses import replace
 
     result = ttest(YA - YB, alpha=alpha, two_tailed=two_tailed, iterations=iterations, seed=seed,
                    cluster_metric=cluster_metric)

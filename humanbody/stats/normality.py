@@ -30,9 +30,13 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from scipy import ndimage
 
 from ..errors import InputError
+from .k2_table import K2_CRITICAL
+from .parametric import inference
 from .result import SPMResult
+from .smoothness import estimate_fwhm
 
 ADVICE = "residuals not normal: the permutation test (no normality assumption) is the safer choice"
 
@@ -71,8 +75,6 @@ def k2_field(R) -> np.ndarray:
 
 def residuals(R, *, alpha: float = 0.05) -> SPMResult:
     """K² normality test of residual curves ``R`` (curves, nodes): an SPM{X²} with ``df = (1, 2)``."""
-    from .parametric import inference
-
     R = np.asarray(R, dtype=float)
     if R.ndim != 2:
         raise InputError(f"residuals must be a 2-D array (curves, nodes), got shape {R.shape}")
@@ -97,8 +99,6 @@ def critical_k2(J: int, fwhm: float, nodes: int = 101) -> float:
     its end (more curves: a lower critical height, so the check is
     conservative there).
     """
-    from .k2_table import K2_CRITICAL
-
     table = np.asarray(K2_CRITICAL)
     f = float(np.clip(np.log(fwhm * 100.0 / max(nodes - 1, 1)), np.log(K2_FWHM[0]), np.log(K2_FWHM[-1])))
     per_size = [np.interp(f, np.log(K2_FWHM), row) for row in table]
@@ -121,7 +121,6 @@ def rejects(R) -> bool:
     R = np.asarray(R, dtype=float)
     if R.ndim != 2 or R.shape[0] < 8:
         raise InputError(f"a normality test needs at least 8 curves (curves, nodes), got shape {R.shape}")
-    from .smoothness import estimate_fwhm
 
     with np.errstate(divide="ignore", invalid="ignore"):
         k2 = np.nan_to_num(k2_field(R), nan=0.0)
@@ -131,8 +130,6 @@ def rejects(R) -> bool:
 @functools.lru_cache(maxsize=64)
 def _null_maxima(J: int, nodes: int, fwhm: float, draws: int) -> np.ndarray:
     """Largest K² of ``draws`` samples of ``J`` Gaussian curves of ``nodes`` nodes smoothed to ``fwhm``."""
-    from scipy import ndimage
-
     rng = np.random.default_rng([J, nodes, int(round(fwhm * 100)), draws])
     s = fwhm / np.sqrt(8.0 * np.log(2.0))
     pad = int(4 * s) + 1

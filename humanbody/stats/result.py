@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import InputError
+
 
 @dataclass(frozen=True)
 class SPMResult:
@@ -97,8 +99,6 @@ class SPMResult:
 
 def check_curves(Y, name: str = "Y") -> np.ndarray:
     """``Y`` as a float array of shape (curves, nodes); InputError for anything else or NaN."""
-    from ..errors import InputError
-
     try:
         a = np.asarray(Y, dtype=float)
     except (TypeError, ValueError) as err:

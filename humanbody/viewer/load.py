@@ -25,8 +25,12 @@ import pandas as pd
 
 from ..errors import InputError
 from ..io.loads import LoadTable, read_loads
+from ..markers.axes import parse_axes
+from ..mechanics.kinematics import compute, coordinate_columns
+from ..mechanics.kinetics import joint_loads
 from ..model.body import BodyModel, load_model
 from ..model.segments import VECTOR_QUANTITIES
+from ..pipeline import DEFAULT_HEIGHT, DEFAULT_MASS, analyze_trial, options_with
 from .scene import Scene
 
 __all__ = ["load_scene", "is_results_table", "scene_from_analysis"]
@@ -66,8 +70,6 @@ def scene_from_analysis(analysis, *, grf=None, axes: str = "auto", title: str | 
     residuals = analysis.residuals
     joint_moment = None
     if getattr(analysis, "loads", None) is not None:
-        from ..mechanics.kinetics import joint_loads
-
         joint_moment = joint_loads(analysis.model, analysis.results, analysis.loads).joint_moment
     return Scene(
         model=analysis.model,
@@ -113,8 +115,6 @@ def _grf(path, markers, axes: str) -> LoadTable | None:
     elif markers is not None and markers.attrs.get("axes"):
         spec = markers.attrs["axes"]  # the mapping the markers were rotated with
     if spec is not None:
-        from ..markers.axes import parse_axes
-
         mapping = parse_axes(spec)
     return read_loads(path, mapping=mapping)
 
@@ -125,8 +125,6 @@ def _model_for_results(path: Path, model, mass, height, sex) -> BodyModel:
     if model is not None:
         return load_model(model)
     if mass is not None or height is not None:
-        from ..pipeline import DEFAULT_HEIGHT, DEFAULT_MASS
-
         return BodyModel.default(mass=DEFAULT_MASS if mass is None else float(mass),
                                  height=DEFAULT_HEIGHT if height is None else float(height), sex=sex)
     stem = path.name[: -len("_results.csv")] if path.name.endswith("_results.csv") else path.stem
@@ -141,8 +139,6 @@ def _model_for_results(path: Path, model, mass, height, sex) -> BodyModel:
 
 def _results_from_table(path: Path, model: BodyModel):
     """Results whose vectors are the file's columns and whose R comes from its coordinates."""
-    from ..mechanics.kinematics import compute, coordinate_columns
-
     try:
         table = pd.read_csv(path)
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as err:
@@ -209,8 +205,6 @@ def load_scene(path, options=None, *, grf=None, **overrides) -> tuple[Scene, lis
     messages : list of str
         What was read and done, for the user.
     """
-    from ..pipeline import analyze_trial, options_with
-
     opts = options_with(options, overrides)
     p = Path(os.fspath(path))
     if not p.exists():

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..atomic import atomic_path
 from ..errors import InputError
+from .app import ViewerApp
 
 __all__ = ["prepare_offscreen", "screenshot", "movie", "movie_frames"]
 
@@ -33,7 +34,6 @@ def prepare_offscreen() -> None:
 
 def _app(scene, size, layers, camera):
     prepare_offscreen()
-    from .app import ViewerApp
 
     return ViewerApp(scene, off_screen=True, window_size=size, layers=layers, camera=camera, widgets=False)
 

@@ -31,6 +31,7 @@ import pandas as pd
 import pyvista as pv
 
 from ..io.loads import LoadTable
+from ..mechanics.clinical import CLINICAL_ANGLES
 from ..mechanics.results import Results
 from ..model.body import BodyModel
 from ..signal import FORCE_THRESHOLD
@@ -421,7 +422,6 @@ class Scene:
         """The clinical angles of the joint segment index ``k`` moves at (its proximal joint), at ``frame``."""
         if self.clinical is None or not len(self.clinical):
             return []
-        from ..mechanics.clinical import CLINICAL_ANGLES
 
         name = self.names[k]
         cols = [a.column for a in CLINICAL_ANGLES if a.segments[-1] == name and a.column in self.clinical]
