@@ -153,10 +153,12 @@ def equilibrium(system, y0, tol: float = 1e-9) -> np.ndarray:
     """Settle a system on its contacts; returns the equilibrium state and sets the joints' holding moments.
 
     1. The root's height and its tilts about the ground x and y axes such that the contacts' vertical force
-       and moments balance the weight with the posture held (``scipy.optimize.root``).  A point left in the air
+       and moments balance the weight with the posture held (:func:`_settle`: a bounded least squares on scaled
+       unknowns, then ``scipy.optimize.root``).  A point left in the air
        on a body resting on other points (a toe) has its plane raised to meet it and the body settles again, so
        a foot rests flat.  The contacts' horizontal anchors are then put where the points are, so no
-       horizontal force remains.
+       horizontal force remains.  A body that cannot rest on its contacts (its mass centre outside them, or
+       tipping over them) raises :class:`InputError`.
     2. Each joint spring's constant moment ``m_0`` equal to what the joint carries there (the recursive
        Newton-Euler residual at rest), so every generalized force vanishes.
     """
