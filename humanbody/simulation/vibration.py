@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import root
+from scipy.optimize import least_squares, root
 
 from ..errors import InputError
 from ..model.body import coordinate_columns
@@ -153,30 +153,24 @@ def equilibrium(system, y0, tol: float = 1e-9) -> np.ndarray:
     """Settle a system on its contacts; returns the equilibrium state and sets the joints' holding moments.
 
     1. The root's height and its tilts about the ground x and y axes such that the contacts' vertical force
-       and moments balance the weight with the posture held (``scipy.optimize.root``).  A point left in the air
+       and moments balance the weight with the posture held (:func:`_settle`: a bounded least squares on scaled
+       unknowns, then ``scipy.optimize.root``).  A point left in the air
        on a body resting on other points (a toe) has its plane raised to meet it and the body settles again, so
        a foot rests flat.  The contacts' horizontal anchors are then put where the points are, so no
-       horizontal force remains.
+       horizontal force remains.  A body that cannot rest on its contacts (its mass centre outside them, or
+       tipping over them) raises :class:`InputError`.
     2. Each joint spring's constant moment ``m_0`` equal to what the joint carries there (the recursive
        Newton-Euler residual at rest), so every generalized force vanishes.
     """
     zero = np.zeros(system.n)
     sel = [i for i in (2, 3, 4) if system.free[i]]  # height, tilts about x and y (unless locked)
-
-    def f(p):
-        d = zero.copy()
-        d[sel] = p
-        return _G(system, y0, d, zero, 0.0, 0.0)[0][sel] / system.model.total_mass
-
     c = system.contacts
+    outside = _outside(system, y0)
+    if outside > 0.0:
+        raise InputError(_refusal(outside))
+    d = zero.copy()
     for _ in range(4):
-        start = np.zeros(len(sel))
-        start[0] = -system.model.total_mass * 9.81 / c.stiffness.sum()  # every point pressed in
-        sol = root(f, start, tol=tol)
-        if not sol.success:
-            raise InputError(f"the body does not settle on its contacts ({sol.message})")
-        d = zero.copy()
-        d[sel] = sol.x
+        d[sel] = _settle(system, y0, sel, d[sel], tol)
         # a point left in the air on a body that rests on others (a toe): its plane raised to press it in as
         # much as the body's most pressed point, and settled again (the foot flat on the floor)
         pen = c.height - system.evaluate(0.0, perturb(system, y0, d))["contact_points"][:, 2]
@@ -197,6 +191,63 @@ def equilibrium(system, y0, tol: float = 1e-9) -> np.ndarray:
     need[0] = 0.0  # the root has no joint: balanced by step 1
     system.springs.preload = system.springs.preload + np.einsum("nji,nj->ni", S, need)
     return y
+
+
+def _settle(system, y0, sel, guess, tol: float) -> np.ndarray:
+    """The root's height and tilts (``sel``) at which the contacts carry the weight with the posture held.
+
+    The three balances (vertical force, moments about the ground's x and y axes) are stiff in height and soft
+    in tilt (the contacts' spread against gravity's pull on a tilted body), hundreds of times apart, and
+    piecewise smooth (a contact pushes only when pressed): a bounded least squares on scaled unknowns (height
+    in units of the static compression ``m g / sum k``, tilts in radians, at most 0.5 rad) and scaled balances
+    (per weight) finds the basin, and the equations are then solved to ``tol`` from there.  A body whose
+    weight cannot be carried (its mass centre outside its contacts) raises :class:`InputError`.
+    """
+    zero = np.zeros(system.n)
+    weight = float(system.model.total_mass) * 9.81
+    sink = weight / float(system.contacts.stiffness.sum())  # every point pressed in by the same amount
+    scale = np.array([sink if i == 2 else 1.0 for i in sel])
+
+    def f(p):
+        d = zero.copy()
+        d[sel] = p
+        return _G(system, y0, d, zero, 0.0, 0.0)[0][sel] / weight
+
+    start = np.asarray(guess, dtype=float).copy()
+    if sel and sel[0] == 2 and start[0] == 0.0:
+        start[0] = -sink
+    # the height between pressed 50 times the static compression and lifted off; tilts within 0.5 rad
+    lo = np.array([-50.0 if i == 2 else -0.5 for i in sel])
+    hi = np.array([1.0 if i == 2 else 0.5 for i in sel])
+    fit = least_squares(lambda x: f(x * scale), np.clip(start / scale, lo, hi), bounds=(lo, hi), method="trf",
+                        x_scale="jac", xtol=1e-12, ftol=1e-12, gtol=1e-12)
+    sol = root(lambda p: f(p) * 9.81, fit.x * scale, tol=tol)  # per unit mass, as the balances always were
+    if not sol.success or np.abs(f(sol.x)).max() > 1e-9:
+        raise InputError(_refusal())
+    return sol.x
+
+
+def _outside(system, y0) -> float:
+    """How far (m) the mass centre lies outside the contact points seen from above, in the posture (0 inside or
+    when the points span no area)."""
+    from scipy.spatial import ConvexHull, QhullError  # lazy: scipy.spatial, only for a standing posture's check
+
+    ev = system.evaluate(0.0, y0)
+    mass = np.asarray(system.model.mass, dtype=float)
+    com = mass @ ev["results"].com[0][:, :2] / mass.sum()
+    try:
+        hull = ConvexHull(ev["contact_points"][:, :2])
+    except (QhullError, ValueError):
+        return 0.0
+    return max(0.0, float((hull.equations[:, :2] @ com + hull.equations[:, 2]).max()))
+
+
+def _refusal(outside: float | None = None) -> str:
+    """One line: why the body does not rest on its contacts and what to change."""
+    where = (" (it tips over them)" if outside is None
+             else f" (its mass centre lies {100 * outside:.0f} cm outside the points it rests on)")
+    return (f"the body cannot rest on its contacts in this posture{where}: check the segment masses, mass centres "
+            "and lengths of `model`")
 
 
 @dataclass

@@ -36,3 +36,24 @@ def test_vibration_bad_input_is_one_line(tmp_path):
         r = subprocess.run([sys.executable, "-m", "humanbody", "vibration", "--out", str(tmp_path / "o"), *args],
                            capture_output=True, text=True, env=env)
         assert r.returncode == 2 and message in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_vibration_standing_subject_and_a_body_that_cannot_stand(tmp_path):
+    """62 kg, 1.66 m standing once failed with the solver's words; a model whose trunk leans its mass centre
+    outside the feet is refused in one line naming --model, exit 2."""
+    import numpy as np
+
+    import humanbody as hb
+
+    assert main(["vibration", "--posture", "standing", "--mass", "62", "--height", "1.66", "--out",
+                 str(tmp_path / "ok"), "--no-plots", "-q"]) == 0
+    model = hb.BodyModel.default()
+    com = np.array(model.com_offset, dtype=float)
+    com[model.names.index("upper_torso"), 0] -= 0.6
+    model.replace(com_offset=com).save(tmp_path / "leaning.json")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-m", "humanbody", "vibration", "--posture", "standing", "--model",
+                        str(tmp_path / "leaning.json"), "--out", str(tmp_path / "o"), "--no-plots"],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "cannot rest on its contacts" in r.stderr and "of --model" in r.stderr and "iteration" not in r.stderr
