@@ -194,7 +194,7 @@ class C3DModel:
         ------
         InputError  an unreadable file, or one holding rotations (a section this writer does not carry).
         """
-        import ezc3d
+        import ezc3d  # optional dependency (humanbody[c3d])
 
         with open(os.fspath(path), "rb") as fh:
             raw = fh.read()
@@ -387,7 +387,7 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
         parameter past the format's limits, or the file cannot be written.
     """
     try:
-        import ezc3d  # noqa: F401 - the source is read through it
+        import ezc3d  # noqa: F401 - optional dependency (humanbody[c3d]): the source is read through it
     except ImportError:
         raise InputError("writing C3D needs the ezc3d package: pip install 'humanbody[c3d]'", path) from None
     path = os.fspath(path)
