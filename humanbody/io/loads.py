@@ -107,9 +107,10 @@ def _xml_datafile(xml: Path) -> Path:
     is an ExternalLoads file, names an OpenSim ``.mot``/``.sto`` and that file exists."""
     loads = _xml_root(xml)
     if loads.tag != "ExternalLoads":
-        loads = next(loads.iter("ExternalLoads"), None)
-        if loads is None:
+        found = list(loads.iter("ExternalLoads"))
+        if not found:
             raise InputError("is not an OpenSim ExternalLoads file (no <ExternalLoads> element)", xml)
+        loads = found[0]
     name = (loads.findtext("datafile") or "").strip()
     if not name:
         raise InputError("ExternalLoads file names no data file (<datafile> is missing or empty)", xml)
