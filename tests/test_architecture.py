@@ -93,7 +93,7 @@ OPTIONAL_IMPORTS = frozenset({"pyarrow", "dask", "distributed", "pyvista", "matp
 
 #: Files other branches of the same change are still splitting and tidying (their functions and imports):
 #: emptied when those branches are merged.  ``scipy_signal.py`` is replaced by a plain import there.
-_PENDING_OTHER_BRANCHES = frozenset({"io/"})
+_PENDING_OTHER_BRANCHES: frozenset[str] = frozenset()
 
 
 def _pending(rel: str) -> bool:

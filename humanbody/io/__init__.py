@@ -21,7 +21,9 @@ rates are found.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -38,6 +40,7 @@ from .csv_vendors import read_motive, read_qualisys, read_vicon
 from .imu import looks_like_mvnx, looks_like_opensense, read_mvnx, read_opensense
 from .opensim import looks_like_opensim, read_opensim
 from .trc import looks_like_trc, read_trc
+from .xsens_mt import looks_like_xsens_mt, read_xsens_mt
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -168,11 +171,6 @@ def detect_format(path) -> str:
 
 def _is_xsens_mt(path) -> bool:
     """A folder, a trial prefix or a file of an Xsens MT Manager text export (:mod:`humanbody.io.xsens_mt`)."""
-    import os
-    from pathlib import Path
-
-    from .xsens_mt import looks_like_xsens_mt
-
     p = Path(os.fspath(path))
     if p.is_dir():
         return any(looks_like_xsens_mt(f) for f in p.glob("*.txt"))
@@ -238,8 +236,6 @@ def read_frame(path, kind: str | None = None, **options):
     elif fmt == "mvnx":
         df = read_mvnx(path, **options)
     elif fmt == "xsens-mt":
-        from .xsens_mt import read_xsens_mt
-
         df = read_xsens_mt(path, mapping=imu_map, **options)
     elif fmt == "c3d":
         df = read_c3d(path, **options)

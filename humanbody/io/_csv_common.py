@@ -12,6 +12,7 @@ import re
 
 import numpy as np
 
+from .._kernels import marker_table as _marker_kernels
 from . import _fastread as fr
 from . import _text
 
@@ -55,8 +56,6 @@ def _detect_units(xyz: np.ndarray) -> tuple[str, str]:
     its largest absolute coordinate.  Above 10 the file is taken as mm.
     """
     if xyz.shape[1] >= 2:  # the usual case in one pass over the frames, no temporary arrays
-        from .._kernels import marker_table as _marker_kernels
-
         n = xyz.shape[0]
         k = fr.threads() if n * xyz.shape[1] > 1 << 16 else 1
         count, ext = np.empty(n, dtype=np.int64), np.empty(n)

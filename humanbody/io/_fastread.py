@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
+from .._kernels import text_parse
 from .._kernels.text_parse import MISSING_TOKENS
 from ._threads import in_threads, threads  # noqa: F401  (fr.threads, fr.in_threads)
 
@@ -121,8 +123,6 @@ def _count_lines(fh, bufs: list, expected: int, pool):
     (``str.splitlines`` would end a line there) or the file does not have
     the ``expected`` size.
     """
-    from .._kernels import text_parse as f
-
     blocks = -(-expected // BLOCK_BYTES)
     lf = np.zeros(blocks, dtype=np.int64)
     ends_lf = np.zeros(blocks, dtype=np.bool_)
@@ -143,10 +143,10 @@ def _count_lines(fh, bufs: list, expected: int, pool):
             prev_cr = buf[k - 1] == 13
             args = (buf, k, BLOCK_BYTES, lf, ends_lf, total // BLOCK_BYTES)
             if pool is None or len(bufs) < 2:
-                a, b = f.count_line_ends(*args)
+                a, b = text_parse.count_line_ends(*args)
                 cr, crlf = cr + a, crlf + b
             else:
-                pending = pool.submit(f.count_line_ends, *args)
+                pending = pool.submit(text_parse.count_line_ends, *args)
             total += k
         if k < buf.size:
             break
@@ -218,24 +218,33 @@ class _Rows:
         return int(1 + self.before[block] - self.ends_lf[block - 1])
 
 
-def _parse_chunk(pool, n_threads, buf, g0, cut, row, rows: _Rows, ncol, sep, dest, table, aux, status,
-                 bounds):
-    """Parse the whole lines buf[:cut] (text offset ``g0``, first row ``row``) into the table.
+class _Parse:
+    """What every chunk of the second pass is parsed with (:func:`_parse_chunk`): the pool, the rows of the
+    block boundaries, the layout (columns, separator, destinations) and the arrays it fills."""
+
+    def __init__(self, pool, n_threads: int, rows: _Rows, ncol: int, sep: str, dest: np.ndarray,
+                 table: np.ndarray, aux: np.ndarray, status: np.ndarray, bounds: np.ndarray):
+        self.pool, self.n_threads, self.rows, self.ncol, self.sep, self.dest = pool, n_threads, rows, ncol, sep, dest
+        self.table, self.aux, self.status, self.bounds = table, aux, status, bounds
+
+
+def _parse_chunk(p: _Parse, buf, g0, cut, row):
+    """Parse the whole lines buf[:cut] (text offset ``g0``, first row ``row``) into the table ``p.table``.
 
     Returns the row after the last line, or None to decline.  The chunk is
     cut into pieces at block boundaries (a few per thread), whose first rows
     are known; flagged rows are then read again one by one in Python.
     """
-    from .._kernels import text_parse as f
-
+    pool, rows, ncol, sep, dest = p.pool, p.rows, p.ncol, p.sep, p.dest
+    table, aux, status, bounds = p.table, p.aux, p.status, p.bounds
     b1, b2 = g0 // BLOCK_BYTES + 1, (g0 + cut - 1) // BLOCK_BYTES
-    blocks = [] if pool is None else list(range(b1, b2 + 1, max(1, (b2 - b1 + 1) // (4 * n_threads))))
+    blocks = [] if pool is None else list(range(b1, b2 + 1, max(1, (b2 - b1 + 1) // (4 * p.n_threads))))
     edges = [0] + [b * BLOCK_BYTES - g0 for b in blocks] + [cut]
     first = [row] + [rows.at(b) for b in blocks]
 
     def piece(i):
-        return f.parse_range(buf, edges[i], edges[i + 1], cut, ncol, ord(sep), f.EXACT_POW10, dest,
-                             table, aux, status, bounds, first[i])
+        return text_parse.parse_range(buf, edges[i], edges[i + 1], cut, ncol, ord(sep), text_parse.EXACT_POW10,
+                                      dest, table, aux, status, bounds, first[i])
 
     ends = [piece(0)] if len(first) == 1 else list(pool.map(piece, range(len(first))))
     # strict=False: piece i must end where piece i + 1 starts; the last piece's end is checked on its own
@@ -243,10 +252,10 @@ def _parse_chunk(pool, n_threads, buf, g0, cut, row, rows: _Rows, ncol, sep, des
         return None  # the file changed since its lines were counted
     end = ends[-1]
     st = status[row:end]
-    if end > row and st.max() >= f.ROW_FLAGGED:
-        if st.max() > f.ROW_FLAGGED:
+    if end > row and st.max() >= text_parse.ROW_FLAGGED:
+        if st.max() > text_parse.ROW_FLAGGED:
             return None
-        for r in row + np.flatnonzero(st == f.ROW_FLAGGED):  # rare: long numbers, odd tokens
+        for r in row + np.flatnonzero(st == text_parse.ROW_FLAGGED):  # rare: long numbers, odd tokens
             a, b = bounds[r]
             values = flagged_row(buf[a:b], ncol, sep)
             if values is None:
@@ -255,7 +264,7 @@ def _parse_chunk(pool, n_threads, buf, g0, cut, row, rows: _Rows, ncol, sep, des
                 table[r, dest[j]] = values[j]
             for j in np.flatnonzero(dest <= -2):
                 aux[r, -2 - dest[j]] = values[j]
-            status[r] = f.ROW_OK
+            status[r] = text_parse.ROW_OK
     return end
 
 
@@ -298,16 +307,10 @@ def fast_block(head: Head, start: int, names: list[str], sep: str, dest, width: 
     line_numbers : ndarray of int
         1-based line of each row.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from .._kernels import text_parse as f
-
     while start < len(head.lines) and not head.lines[start].strip(" \t"):
         start += 1  # leading blank lines: no row to move up later
     if start >= len(head.offsets):
         return None
-    ncol = len(names)
-    dest = np.asarray(dest, dtype=np.int64)
     first = head.offsets[start]
     expected = head.size - first
     if expected <= 0:
@@ -326,39 +329,51 @@ def fast_block(head: Head, start: int, names: list[str], sep: str, dest, width: 
                 return None
             lf, ends_lf, _ = counted
             n = int(lf.sum()) + (0 if ends_lf[-1] else 1)
-            rows = _Rows(lf, ends_lf)
-            table = np.empty((n, width))
-            aux = np.empty((n, n_aux))
+            table, aux = np.empty((n, width)), np.empty((n, n_aux))
             status = np.empty(n, dtype=np.uint8)
-            bounds = np.empty((n, 2), dtype=np.int64)
             fh.seek(first)
-            row = carry = g0 = 0
-            while True:
-                if carry == buf.size:  # one line longer than the buffer
-                    buf = np.concatenate((buf, np.empty(buf.size, dtype=np.uint8)))
-                # an ndarray is a buffer; numpy's stubs declare __buffer__ only for Python >= 3.12
-                k = _read_full(fh, memoryview(buf)[carry:])  # type: ignore[arg-type]
-                end = carry + k
-                cut = end if not k else f.last_line_feed(buf, end) + 1
-                if cut > 0:
-                    row = _parse_chunk(pool, n_threads, buf, g0, cut, row, rows, ncol, sep, dest, table, aux,
-                                       status, bounds)
-                    if row is None:
-                        return None
-                    buf[:end - cut] = buf[cut:end]
-                    g0 += cut
-                carry = end - cut
-                if not k:
-                    break
+            parse = _Parse(pool, n_threads, _Rows(lf, ends_lf), len(names), sep, np.asarray(dest, dtype=np.int64),
+                           table, aux, status, np.empty((n, 2), dtype=np.int64))
+            row = _second_pass(fh, buf, parse)
     except OSError:
         return None
     finally:
         if pool is not None:
             pool.shutdown()
-    del buf, bounds
+    del buf, parse
     if row != n:
-        return None  # the file changed between the two passes
-    keep = status != f.ROW_BLANK
+        return None  # the file changed between the two passes (or a line declined)
+    return _without_blank_rows(table, aux, status, start)
+
+
+def _second_pass(fh, buf: np.ndarray, p: _Parse) -> int | None:
+    """Parse the rest of ``fh`` chunk by chunk (whole lines; a partial last line carried to the next
+    chunk, the buffer doubled for a line longer than it): the row after the last, or None to decline."""
+    row = carry = g0 = 0
+    while True:
+        if carry == buf.size:  # one line longer than the buffer
+            buf = np.concatenate((buf, np.empty(buf.size, dtype=np.uint8)))
+        # an ndarray is a buffer; numpy's stubs declare __buffer__ only for Python >= 3.12
+        k = _read_full(fh, memoryview(buf)[carry:])  # type: ignore[arg-type]
+        end = carry + k
+        cut = end if not k else text_parse.last_line_feed(buf, end) + 1
+        if cut > 0:
+            got = _parse_chunk(p, buf, g0, cut, row)
+            if got is None:
+                return None
+            row = got
+            buf[:end - cut] = buf[cut:end]
+            g0 += cut
+        carry = end - cut
+        if not k:
+            return row
+
+
+def _without_blank_rows(table: np.ndarray, aux: np.ndarray, status: np.ndarray, start: int):
+    """``(table, aux, line numbers)`` without the rows of blank lines (moved up in place when few), or
+    None when every line is blank; line numbers are 1-based, the first data line being ``start``."""
+    n = len(status)
+    keep = status != text_parse.ROW_BLANK
     kept = int(np.count_nonzero(keep))
     if kept == 0:
         return None
@@ -366,8 +381,8 @@ def fast_block(head: Head, start: int, names: list[str], sep: str, dest, width: 
         if (n - kept) * 8 > n:
             table, aux = table[keep], aux[keep]
         else:
-            f.compact_rows(table, keep)
-            f.compact_rows(aux, keep)
+            text_parse.compact_rows(table, keep)
+            text_parse.compact_rows(aux, keep)
             table, aux = table[:kept], aux[:kept]
     line_numbers = start + 1 + np.flatnonzero(keep)
     return table, aux, line_numbers

@@ -6,6 +6,10 @@ into row ranges and run one kernel call per range on a thread.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
+
 __all__ = ["threads", "in_threads"]
 
 
@@ -18,8 +22,6 @@ def threads() -> int:
     ``numba.threading_layer()`` tells which: it raises ValueError while no
     layer has been started.
     """
-    import numba
-
     try:
         numba.threading_layer()
     except ValueError:
@@ -36,7 +38,5 @@ def in_threads(fn, n: int, k: int) -> list:
     cuts = [n * i // k for i in range(k + 1)]
     if k == 1:
         return [fn(0, 0, n)]
-    from concurrent.futures import ThreadPoolExecutor
-
     with ThreadPoolExecutor(k) as pool:
         return list(pool.map(lambda i: fn(i, cuts[i], cuts[i + 1]), range(k)))

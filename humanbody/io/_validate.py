@@ -31,7 +31,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._kernels import marker_table
 from ..errors import InputError
+from . import _threads
 
 #: Length units a header may name, with the factor to metres.
 LENGTH_UNITS: dict[str, float] = {
@@ -239,23 +241,11 @@ def _clock(path: Path, n: int, rate, time, frames, first_frame: int, line_number
     return time, rate
 
 
-def marker_frame(
-    path: Path,
-    fmt: str,
-    names: list[str],
-    xyz: np.ndarray,
-    *,
-    units: tuple,
-    rate: tuple | None = None,
-    time: np.ndarray | None = None,
-    frames: tuple | None = None,
-    first_frame: int = 1,
-    line_numbers=None,
-    time_note: str | None = None,
-    conversions: list[str] | tuple[str, ...] = (),
-    extra_attrs: dict | None = None,
-    table: np.ndarray | None = None,
-) -> pd.DataFrame:
+def marker_frame(path: Path, fmt: str, names: list[str], xyz: np.ndarray, *, units: tuple,
+                 rate: tuple | None = None, time: np.ndarray | None = None, frames: tuple | None = None,
+                 first_frame: int = 1, line_numbers=None, time_note: str | None = None,
+                 conversions: list[str] | tuple[str, ...] = (), extra_attrs: dict | None = None,
+                 table: np.ndarray | None = None) -> pd.DataFrame:
     """Check a marker trial as read from its file and build its DataFrame.
 
     Parameters
@@ -314,14 +304,28 @@ def marker_frame(
         number, fewer than 2 frames, a bad time column or irregular frame
         numbers, and a blank or repeated marker name.
     """
-    from .._kernels import marker_table as mk
-    from . import _threads as fr
-
     conversions = list(conversions)
     units_in_file, scale = _unit(units, path)
     time, rate_hz = _clock(path, len(xyz), rate, time, frames, first_frame, line_numbers, time_note, conversions)
     names = _check_marker_names(names, path)
     n, m = len(time), len(names)
+    table = _marker_table(table, xyz, time, m)
+    n_zero, n_odd, counts = _clean(table, scale, n, m)
+    conversions += _cleaning_notes(units_in_file, scale, n_zero, n_odd)
+    missing, empty = _gaps(names, counts, n)
+    df = pd.DataFrame(table, columns=["time"] + [f"{nm}_{axis}" for nm in names for axis in "xyz"], copy=False)
+    df.attrs.update(kind="markers", source=str(path), format=fmt, rate_hz=float(rate_hz), markers=list(names),
+                    units_in_file=units_in_file, conversions=conversions, missing=missing,
+                    missing_zero_samples=n_zero, invalid_samples=n_odd, empty_markers=empty)
+    if extra_attrs:
+        df.attrs.update(extra_attrs)
+    return df
+
+
+def _marker_table(table: np.ndarray | None, xyz: np.ndarray, time: np.ndarray, m: int) -> np.ndarray:
+    """The (n, 1 + 3 m) block the marker frame is built on, ``time`` in its column 0: ``table`` itself when
+    ``xyz`` is its ``table[:, 1:]`` (checked), else a new block holding ``xyz``."""
+    n = len(time)
     if table is not None and not (
         table.shape == (n, 1 + 3 * m) and table.flags.c_contiguous and xyz.shape == (n, m, 3)
         and np.shares_memory(table[:, 1:], xyz) and xyz.strides == (table.strides[0], 24, 8)
@@ -331,43 +335,39 @@ def marker_frame(
         table = np.empty((n, 1 + 3 * m))  # one block: no per-column copies
         table[:, 1:].reshape(n, m, 3)[...] = xyz
     table[:, 0] = time
-    k = fr.threads() if n * m > 1 << 16 else 1
+    return table
+
+
+def _gaps(names: list[str], counts: np.ndarray, n: int) -> tuple[dict[str, int], list[str]]:
+    """Missing samples per marker (markers with gaps only) and the markers missing in all ``n`` frames."""
+    missing = {nm: int(c) for nm, c in zip(names, counts, strict=True) if c}
+    return missing, [nm for nm, c in zip(names, counts, strict=True) if c == n]
+
+
+def _clean(table: np.ndarray, scale: float, n: int, m: int) -> tuple[int, int, np.ndarray]:
+    """Scale the marker columns of ``table`` to metres and set missing, zero, infinite or absurd samples
+    to NaN, in place (:func:`humanbody._kernels.marker_table.clean_markers`, in threads over row ranges
+    for large tables): ``(samples at exactly zero, infinite or absurd samples, missing per marker)``."""
+    k = _threads.threads() if n * m > 1 << 16 else 1
     parts = np.zeros((k, m), dtype=np.int64)  # missing samples per marker, per range
     odd = np.zeros((k, 1), dtype=np.int64)  # infinite or absurd samples, per range
     limit = ABSURD  # in the file's units
-    zeros = fr.in_threads(lambda i, r0, r1: mk.clean_markers(table, float(scale), r0, r1, parts[i], odd[i], limit), n, k)
-    n_zero = int(sum(zeros))
-    n_odd = int(odd.sum())
-    counts = parts.sum(axis=0)
+    zeros = _threads.in_threads(
+        lambda i, r0, r1: marker_table.clean_markers(table, float(scale), r0, r1, parts[i], odd[i], limit), n, k)
+    return int(sum(zeros)), int(odd.sum()), parts.sum(axis=0)
+
+
+def _cleaning_notes(units_in_file: str, scale: float, n_zero: int, n_odd: int) -> list[str]:
+    """The conversions of :func:`marker_frame`'s step: units to metres, samples set to NaN."""
+    notes = []
     if scale != 1.0:
-        conversions.append(f"marker coordinates {units_in_file} -> m")
+        notes.append(f"marker coordinates {units_in_file} -> m")
     if n_zero:
-        conversions.append(f"{n_zero} marker samples at exactly (0, 0, 0) set to NaN (missing)")
+        notes.append(f"{n_zero} marker samples at exactly (0, 0, 0) set to NaN (missing)")
     if n_odd:
-        conversions.append(f"{n_odd} marker samples with an infinite or absurd coordinate (beyond "
-                    f"{ABSURD:g} {units_in_file}) set to NaN (missing)")
-    missing = {nm: int(c) for nm, c in zip(names, counts, strict=True) if c}
-    empty = [nm for nm, c in zip(names, counts, strict=True) if c == n]
-    columns = ["time"] + [f"{nm}_{axis}" for nm in names for axis in "xyz"]
-    df = pd.DataFrame(table, columns=columns, copy=False)
-    df.attrs.update(
-        kind="markers",
-        source=str(path),
-        format=fmt,
-        rate_hz=float(rate_hz),
-        markers=list(names),
-        units_in_file=units_in_file,
-        conversions=conversions,
-        missing=missing,
-        missing_zero_samples=n_zero,
-        invalid_samples=n_odd,
-        empty_markers=empty,
-    )
-    if extra_attrs:
-        df.attrs.update(extra_attrs)
-    return df
-
-
+        notes.append(f"{n_odd} marker samples with an infinite or absurd coordinate (beyond "
+                     f"{ABSURD:g} {units_in_file}) set to NaN (missing)")
+    return notes
 
 
 def table_frame(

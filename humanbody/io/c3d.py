@@ -153,42 +153,11 @@ def read_c3d(path, units: str | None = None, rate_hz: float | None = None):
         has fewer than 2 frames.
     """
     path = _text.check_file(path)
-    try:
-        import ezc3d
-    except ImportError:
-        raise InputError(_MISSING_EZC3D, path) from None
-    frames_note = _check_structure(path)
-    try:
-        c = ezc3d.c3d(str(path))
-    except Exception as err:  # ezc3d raises RuntimeError/IOError with C++ messages
-        text = " ".join(str(err).split()) or type(err).__name__
-        raise InputError(f"is not a readable C3D file ({text})", path) from None
+    c, frames_note = _open(path)
     pts = np.asarray(c["data"]["points"], dtype=float)  # (4, points, frames)
-    labels = _labels(c)
-    n_points = pts.shape[1]
-    if n_points == 0:
-        raise InputError("holds no 3-D points", path)
-    if len(labels) < n_points:
-        labels += [f"point{k + 1}" for k in range(len(labels), n_points)]
-    labels = labels[:n_points]
-    skip: set[str] = set()
-    for group in _NOT_MARKERS:
-        skip.update(str(x).strip() for x in (_param(c, "POINT", group, []) or []))
-    keep = [k for k, lab in enumerate(labels) if lab not in skip]
-    if not keep:
-        raise InputError("holds no marker points (only model outputs)", path)
-    names = [labels[k] for k in keep]
+    labels, keep, skip = _marker_points(c, pts.shape[1], path)
     conversions: list[str] = [frames_note] if frames_note else []
-    if units is not None:
-        unit = (units, "the units option")
-    else:
-        raw_unit = _param(c, "POINT", "UNITS", [])
-        raw_unit = str(raw_unit[0]).strip() if len(raw_unit) else ""
-        if not raw_unit:
-            unit = ("mm", "POINT:UNITS")
-            conversions.append("POINT:UNITS missing: coordinates taken as mm")
-        else:
-            unit = (raw_unit, "POINT:UNITS")
+    unit = _unit(c, units, conversions)
     if rate_hz is not None:
         rate = (rate_hz, "rate_hz option")
     else:
@@ -200,7 +169,8 @@ def read_c3d(path, units: str | None = None, rate_hz: float | None = None):
     analog_labels = [str(x).strip() for x in (_param(c, "ANALOG", "LABELS", []) or [])]
     analog_rate = _param(c, "ANALOG", "RATE", [])
     frame = marker_frame(
-        path, "c3d", names, xyz, units=unit, rate=rate, first_frame=first, conversions=conversions,
+        path, "c3d", [labels[k] for k in keep], xyz, units=unit, rate=rate, first_frame=first,
+        conversions=conversions,
         extra_attrs={
             "first_frame": first,
             "ignored_points": [lab for lab in labels if lab in skip],
@@ -215,3 +185,49 @@ def read_c3d(path, units: str | None = None, rate_hz: float | None = None):
     if notes:
         frame.attrs["event_notes"] = notes
     return frame
+
+
+def _open(path: Path) -> tuple:
+    """The file as ezc3d reads it, after :func:`_check_structure`, and that check's note (or None); ezc3d's
+    C++ errors (and a missing ezc3d) become one InputError line."""
+    try:
+        import ezc3d  # optional dependency (humanbody[c3d])
+    except ImportError:
+        raise InputError(_MISSING_EZC3D, path) from None
+    frames_note = _check_structure(path)
+    try:
+        return ezc3d.c3d(str(path)), frames_note
+    except Exception as err:  # ezc3d raises RuntimeError/IOError with C++ messages
+        text = " ".join(str(err).split()) or type(err).__name__
+        raise InputError(f"is not a readable C3D file ({text})", path) from None
+
+
+def _marker_points(c, n_points: int, path: Path) -> tuple[list[str], list[int], set[str]]:
+    """The labels of the file's ``n_points`` points (``point<k>`` where the file names none), the indices
+    of the markers among them and the labels of the model outputs left out (:data:`_NOT_MARKERS`)."""
+    labels = _labels(c)
+    if n_points == 0:
+        raise InputError("holds no 3-D points", path)
+    if len(labels) < n_points:
+        labels += [f"point{k + 1}" for k in range(len(labels), n_points)]
+    labels = labels[:n_points]
+    skip: set[str] = set()
+    for group in _NOT_MARKERS:
+        skip.update(str(x).strip() for x in (_param(c, "POINT", group, []) or []))
+    keep = [k for k, lab in enumerate(labels) if lab not in skip]
+    if not keep:
+        raise InputError("holds no marker points (only model outputs)", path)
+    return labels, keep, skip
+
+
+def _unit(c, units: str | None, conversions: list[str]) -> tuple[str, str]:
+    """The length unit and where it is given: the option, else ``POINT:UNITS`` (mm when it is missing,
+    noted in ``conversions``)."""
+    if units is not None:
+        return (units, "the units option")
+    raw_unit = _param(c, "POINT", "UNITS", [])
+    raw_unit = str(raw_unit[0]).strip() if len(raw_unit) else ""
+    if not raw_unit:
+        conversions.append("POINT:UNITS missing: coordinates taken as mm")
+        return ("mm", "POINT:UNITS")
+    return (raw_unit, "POINT:UNITS")

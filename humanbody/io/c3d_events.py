@@ -74,9 +74,26 @@ def parse_events(group, frame_times, rate_hz: float) -> tuple[dict | None, list[
         One line for each thing left out (other labels and contexts, events outside the trial, a
         malformed group).  Never raises: the markers stay usable whatever the group holds.
     """
-    notes: list[str] = []
-    if not group:
+    seconds, labels, contexts, notes = _group_events(group)
+    if seconds is None:
         return None, notes
+    frame_times = np.asarray(frame_times, dtype=float)
+    rows, notes = _foot_events(labels, contexts, seconds, frame_times, rate_hz)
+    rows.sort(key=lambda r: (r[0], r[1], r[2]))
+    ev_t = np.array([r[0] for r in rows], dtype=float)
+    frames = _nearest_frames(frame_times, ev_t)
+    return {"time": ev_t.tolist(), "frame": [int(f) for f in frames], "side": [r[1] for r in rows],
+            "event": [r[2] for r in rows], "source": [FILE_SOURCE] * len(rows)}, notes
+
+
+_BAD_GROUP = "EVENT group not read ({}); the trial's events are found from the markers or force plates"
+
+
+def _group_events(group) -> tuple[np.ndarray | None, list[str], list[str], list[str]]:
+    """``(seconds, labels, contexts, notes)`` of the group's ``USED`` events, times ``60 * minutes +
+    seconds``; ``seconds`` None (and a note why, when the group is malformed) when there are none."""
+    if not group:
+        return None, [], [], []
     used = _values(group, "USED")
     times = _values(group, "TIMES")
     labels = _values(group, "LABELS")
@@ -86,34 +103,39 @@ def parse_events(group, frame_times, rate_hz: float) -> tuple[dict | None, list[
     except (TypeError, ValueError):
         n = None
     if n == 0 or (n is None and times is None and not labels):
-        return None, notes
-    bad = "EVENT group not read ({}); the trial's events are found from the markers or force plates"
+        return None, [], [], []
     if times is None:
-        return None, [bad.format("no TIMES")]
+        return None, [], [], [_BAD_GROUP.format("no TIMES")]
     try:
         t = np.asarray(times, dtype=float)
     except (TypeError, ValueError):
-        return None, [bad.format("TIMES is not numeric")]
+        return None, [], [], [_BAD_GROUP.format("TIMES is not numeric")]
     if t.ndim == 1 and t.size % 2 == 0:  # (minutes, seconds) pairs, as the file stores them
         t = t.reshape(-1, 2).T
     if t.ndim != 2 or t.shape[0] != 2:
-        return None, [bad.format(f"TIMES has shape {tuple(t.shape)}, not (2, events)")]
+        return None, [], [], [_BAD_GROUP.format(f"TIMES has shape {tuple(t.shape)}, not (2, events)")]
     labels = [str(x).strip() for x in (labels if labels is not None else [])]
     contexts = [str(x).strip() for x in (contexts if contexts is not None else [])]
     n = t.shape[1] if n is None else n
     if n < 0 or t.shape[1] < n or len(labels) < n or len(contexts) < n:
-        return None, [bad.format(f"USED {n}, {t.shape[1]} TIMES, {len(labels)} LABELS and {len(contexts)} "
-                                 "CONTEXTS disagree")]
+        return None, [], [], [_BAD_GROUP.format(f"USED {n}, {t.shape[1]} TIMES, {len(labels)} LABELS and "
+                                                f"{len(contexts)} CONTEXTS disagree")]
     seconds = 60.0 * t[0, :n] + t[1, :n]
     if not np.isfinite(seconds).all():
-        return None, [bad.format(f"{int((~np.isfinite(seconds)).sum())} time(s) not finite")]
+        return None, [], [], [_BAD_GROUP.format(f"{int((~np.isfinite(seconds)).sum())} time(s) not finite")]
+    return seconds, labels[:n], contexts[:n], []
+
+
+def _foot_events(labels: list[str], contexts: list[str], seconds: np.ndarray, frame_times: np.ndarray,
+                 rate_hz: float) -> tuple[list[tuple[float, str, str]], list[str]]:
+    """``(time, side, event)`` of the right and left foot strikes and foot offs within the trial (half a
+    frame beyond its first and last frames), and one note each for the other events and those outside."""
     rows = []
     other: dict[str, int] = {}
     outside = 0
-    frame_times = np.asarray(frame_times, dtype=float)
     half = 0.5 / float(rate_hz) if rate_hz else 0.0
     lo, hi = frame_times[0] - half - 1e-9, frame_times[-1] + half + 1e-9
-    for label, context, when in zip(labels[:n], contexts[:n], seconds, strict=True):
+    for label, context, when in zip(labels, contexts, seconds, strict=True):
         kind, side = event_name(label), event_side(context)
         if kind is None or side is None:
             key = f"{label or '(no label)'}/{context or '(no context)'}"
@@ -123,21 +145,22 @@ def parse_events(group, frame_times, rate_hz: float) -> tuple[dict | None, list[
             outside += 1
             continue
         rows.append((float(when), side, kind))
+    notes = []
     if other:
         notes.append(f"EVENT group: {sum(other.values())} event(s) other than right/left foot strikes and foot offs "
                      "ignored (" + ", ".join(f"{k} x{v}" for k, v in sorted(other.items())) + ")")
     if outside:
         notes.append(f"EVENT group: {outside} event(s) outside the trial's time range "
                      f"({frame_times[0]:.3f}-{frame_times[-1]:.3f} s) dropped")
-    rows.sort(key=lambda r: (r[0], r[1], r[2]))
-    ev_t = np.array([r[0] for r in rows], dtype=float)
+    return rows, notes
+
+
+def _nearest_frames(frame_times: np.ndarray, ev_t: np.ndarray) -> np.ndarray:
+    """The frame (0-based) nearest each event time (the earlier on a tie)."""
     if len(frame_times) > 1 and len(ev_t):
         i = np.clip(np.searchsorted(frame_times, ev_t), 1, len(frame_times) - 1)
-        frames = np.where(np.abs(ev_t - frame_times[i - 1]) <= np.abs(frame_times[i] - ev_t), i - 1, i)
-    else:
-        frames = np.zeros(len(ev_t), dtype=int)
-    return {"time": ev_t.tolist(), "frame": [int(f) for f in frames], "side": [r[1] for r in rows],
-            "event": [r[2] for r in rows], "source": [FILE_SOURCE] * len(rows)}, notes
+        return np.where(np.abs(ev_t - frame_times[i - 1]) <= np.abs(frame_times[i] - ev_t), i - 1, i)
+    return np.zeros(len(ev_t), dtype=int)
 
 
 def events_table(columns: dict | None) -> pd.DataFrame | None:

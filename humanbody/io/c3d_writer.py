@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..atomic import atomic_path, open_temp
 from ..errors import InputError
 from .c3d_params import Group, Parameter, ParameterError, layout_parameters, parse_parameters, split_lists
 
@@ -193,7 +194,7 @@ class C3DModel:
         ------
         InputError  an unreadable file, or one holding rotations (a section this writer does not carry).
         """
-        import ezc3d
+        import ezc3d  # optional dependency (humanbody[c3d])
 
         with open(os.fspath(path), "rb") as fh:
             raw = fh.read()
@@ -284,8 +285,6 @@ class C3DModel:
 
     def write(self, path, data: _Points) -> None:
         """Write the file (Intel float format) at ``path`` (an empty file, see :func:`humanbody.atomic.open_temp`)."""
-        from ..atomic import open_temp
-
         F, n = data.frames, data.n0 + data.k
         an = self.analogs
         channels = an.shape[1] if an.size else 0
@@ -388,20 +387,54 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
         parameter past the format's limits, or the file cannot be written.
     """
     try:
-        import ezc3d  # noqa: F401 - the source is read through it
+        import ezc3d  # noqa: F401 - optional dependency (humanbody[c3d]): the source is read through it
     except ImportError:
         raise InputError("writing C3D needs the ezc3d package: pip install 'humanbody[c3d]'", path) from None
     path = os.fspath(path)
+    model, blocks = _model(path, frames, rate_hz, source, markers, markers_scale, unit, first_frame, blocks)
+    data = _place_points(model, blocks, path)
+    for g, u in (("ANGLE_UNITS", "deg"), ("FORCE_UNITS", "N/kg"), ("MOMENT_UNITS", "Nmm/kg"),
+                 ("POWER_UNITS", "W/kg")):
+        if any(g.split("_")[0] + "S" in b.groups() for b in blocks) and model.get("POINT", g) is None:
+            model.set("POINT", g, u)
+    if platforms is not None:
+        _add_platforms(model, platforms, path)
+    if events:
+        dropped = _add_events(model, events, description)
+        if dropped and notes is not None:
+            notes.append(f"c3d export: the EVENT group holds at most {MAX_EVENTS} events; the {dropped} latest of "
+                         f"{len(events)} gait events were left out of {os.path.basename(path)} (all are in the events "
+                         "table of the report)")
+    try:
+        with atomic_path(path, suffix=".c3d") as tmp:
+            model.write(tmp, data)
+    except OSError as err:
+        raise InputError(f"cannot write the C3D file ({err.strerror or err})", path) from None
+    return path
+
+
+def _model(path: str, frames: int, rate_hz: float, source, markers, markers_scale: float, unit: str,
+           first_frame: int, blocks) -> tuple[C3DModel, list]:
+    """The model to write and the point blocks to add: the source C3D as read (its frame count must be the
+    results'), or a new model whose first points are the trial's ``markers``."""
     if source is not None:
         model = C3DModel.read(source)
         _check_frames(model.first_frame, model.points.shape[2], path)
         if model.points.shape[2] != frames:
             raise InputError(f"the source has {model.points.shape[2]} frames, the results {frames}", path)
-    else:
-        _check_frames(first_frame, frames, path)
-        model = C3DModel.new(frames, rate_hz, unit, first_frame)
-        if markers is not None:  # the markers go first, as the points of the file
-            blocks = [PointBlock("", list(markers[0]), markers[1], scale=markers_scale), *blocks]
+        return model, list(blocks)
+    _check_frames(first_frame, frames, path)
+    model = C3DModel.new(frames, rate_hz, unit, first_frame)
+    if markers is not None:  # the markers go first, as the points of the file
+        return model, [PointBlock("", list(markers[0]), markers[1], scale=markers_scale), *blocks]
+    return model, list(blocks)
+
+
+def _place_points(model: C3DModel, blocks, path: str) -> _Points:
+    """Give every label of ``blocks`` its point: a model output of an earlier run (Nexus or ours) is
+    replaced in place, a new label is appended to ``POINT:LABELS`` (and ``DESCRIPTIONS``); each label is
+    listed in its model-output group (``POINT:ANGLES`` ...).  A label of one of the source's markers is an
+    InputError.  Returns the points to write."""
     existing = model.texts("POINT", "LABELS")[:model.points.shape[1]]
     model_groups = {g: [str(x).strip() for x in model.get("POINT", g)] for g in _MODEL_GROUPS
                     if model.get("POINT", g) is not None}
@@ -435,26 +468,7 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
     for g, listed in model_groups.items():
         if g and listed and [str(x).strip() for x in (model.get("POINT", g) or [])] != listed:
             model.set("POINT", g, listed)
-    for g, u in (("ANGLE_UNITS", "deg"), ("FORCE_UNITS", "N/kg"), ("MOMENT_UNITS", "Nmm/kg"),
-                 ("POWER_UNITS", "W/kg")):
-        if any(g.split("_")[0] + "S" in b.groups() for b in blocks) and model.get("POINT", g) is None:
-            model.set("POINT", g, u)
-    if platforms is not None:
-        _add_platforms(model, platforms, path)
-    if events:
-        dropped = _add_events(model, events, description)
-        if dropped and notes is not None:
-            notes.append(f"c3d export: the EVENT group holds at most {MAX_EVENTS} events; the {dropped} latest of "
-                         f"{len(events)} gait events were left out of {os.path.basename(path)} (all are in the events "
-                         "table of the report)")
-    from ..atomic import atomic_path
-
-    try:
-        with atomic_path(path, suffix=".c3d") as tmp:
-            model.write(tmp, data)
-    except OSError as err:
-        raise InputError(f"cannot write the C3D file ({err.strerror or err})", path) from None
-    return path
+    return data
 
 
 class _Points:

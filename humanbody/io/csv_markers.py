@@ -16,6 +16,7 @@ Layouts (docs/formats.md shows an example of each):
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -65,7 +66,6 @@ def sniff(lines: list[str]) -> str | None:
     return None
 
 
-
 def read_plain(path: Path, lines: list[str], units=None, rate_hz=None, head=None):
     """Plain wide marker table (see the module docstring).
 
@@ -78,12 +78,71 @@ def read_plain(path: Path, lines: list[str], units=None, rate_hz=None, head=None
     header = [c.strip() for c in rows[first]]
     while header and not header[-1]:
         header.pop()
+    cols = _header_columns(header, first, path)
+    start = _units_row(rows, first + 1, cols)
+    if head is not None and start >= len(lines) - 1:  # the head ends before the data
+        return read_plain(path, _text.read_lines(path), units=units, rate_hz=rate_hz)
+    names = list(cols.markers)
+    idx = [cols.markers[n][a] for n in names for a in "xyz"]
+    extra = [j for j in (cols.rate, cols.frame) if j is not None]
+    table, aux, line_no = _numbers(path, lines, head, rows, start, header, delim,
+                                   _dest(len(header), cols.time, idx, extra), 1 + len(idx), len(extra))
+    xyz = table[:, 1:].reshape(len(table), len(names), 3)
     conversions: list[str] = []
-    time_col = frame_col = rate_col = None
-    time_scale = 1.0
-    unit_hints: set[str] = set()
-    markers: dict[str, dict[str, int]] = {}
-    ignored: list[str] = []
+    unit = _units(units, cols.unit_hints or None, "a column name or the units row", xyz, conversions)
+    rate = _rate(rate_hz, cols, header, aux, extra, path)
+    time = frames = note = None
+    if cols.time is not None:
+        time = table[:, 0] * cols.time_scale
+        if cols.time_scale != 1.0:
+            conversions.append("time ms -> s")
+    else:
+        if rate is None:
+            raise InputError("has a Frame column but no time column or frame rate; pass rate_hz=", path)
+        assert cols.frame is not None  # checked by _header_columns: a time or a Frame column
+        numbers = aux[:, extra.index(cols.frame)]
+        frames, note = (numbers, numbers[0]), "time from the Frame column at {rate:g} Hz"
+    return marker_frame(
+        path, "csv", names, xyz, units=unit, rate=rate, time=time, frames=frames, line_numbers=line_no,
+        time_note=note, conversions=conversions, extra_attrs={"ignored_columns": cols.ignored}, table=table,
+    )
+
+
+@dataclass
+class _Columns:
+    """What the header row of a plain table says: where time, frame number and rate are, each marker's
+    X/Y/Z columns, the units named in brackets, and the columns of none of these."""
+
+    time: int | None = None
+    frame: int | None = None
+    rate: int | None = None
+    time_scale: float = 1.0
+    unit_hints: set[str] = field(default_factory=set)
+    markers: dict[str, dict[str, int]] = field(default_factory=dict)
+    ignored: list[str] = field(default_factory=list)
+
+    def add_time(self, j: int, raw: str, hint: str | None, path: Path) -> None:
+        """Column ``j`` is time; a unit in brackets must be a time unit (s, ms)."""
+        self.time = j
+        if hint:
+            if hint.lower() not in _TIME_UNITS:
+                raise InputError(f"unknown time unit {hint!r} in column {raw!r}", path)
+            self.time_scale = _TIME_UNITS[hint.lower()]
+
+    def add_axis(self, j: int, name: str, axis: str, hint: str | None, path: Path) -> None:
+        """Column ``j`` is the ``axis`` coordinate of marker ``name``; one column per axis."""
+        slot = self.markers.setdefault(name, {})
+        if axis in slot:
+            raise InputError(f"marker {name!r} has two {axis.upper()} columns", path)
+        slot[axis] = j
+        if hint:
+            self.unit_hints.add(hint)
+
+
+def _header_columns(header: list[str], first: int, path: Path) -> _Columns:
+    """The header row (on 0-based line ``first``) read into :class:`_Columns`, checked: every column named
+    once, markers with X, Y and Z, a time or Frame column."""
+    cols = _Columns()
     seen: set[str] = set()
     for j, raw in enumerate(header):
         if not raw:
@@ -93,86 +152,54 @@ def read_plain(path: Path, lines: list[str], units=None, rate_hz=None, head=None
         seen.add(raw)
         base, hint = _strip_hint(raw)
         low = base.lower()
-        if low in _TIME_NAMES:
-            time_col = j
-            if hint:
-                if hint.lower() not in _TIME_UNITS:
-                    raise InputError(f"unknown time unit {hint!r} in column {raw!r}", path)
-                time_scale = _TIME_UNITS[hint.lower()]
-            continue
-        if low in _FRAME_NAMES:
-            frame_col = j
-            continue
-        if low in _RATE_NAMES:
-            rate_col = j
-            continue
         m = _AXIS.match(base)
-        if not m:
-            ignored.append(raw)
-            continue
-        axis = m.group("axis").lower()
-        name = m.group("name").strip()
-        slot = markers.setdefault(name, {})
-        if axis in slot:
-            raise InputError(f"marker {name!r} has two {axis.upper()} columns", path)
-        slot[axis] = j
-        if hint:
-            unit_hints.add(hint)
-    if not markers:
+        if low in _TIME_NAMES:
+            cols.add_time(j, raw, hint, path)
+        elif low in _FRAME_NAMES:
+            cols.frame = j
+        elif low in _RATE_NAMES:
+            cols.rate = j
+        elif m:
+            cols.add_axis(j, m.group("name").strip(), m.group("axis").lower(), hint, path)
+        else:
+            cols.ignored.append(raw)
+    if not cols.markers:
         raise InputError(
             "has no marker columns (expected <marker>_X, <marker>_Y, <marker>_Z)", path
         )
-    for name, slot in markers.items():
+    for name, slot in cols.markers.items():
         lost = [a.upper() for a in "xyz" if a not in slot]
         if lost:
             raise InputError(f"marker {name!r} has no {'/'.join(lost)} column", path)
-    if time_col is None and frame_col is None:
+    if cols.time is None and cols.frame is None:
         raise InputError("has no time column (or Frame column with a frame rate)", path)
+    return cols
 
-    # an optional row of units under the header
-    start = first + 1
+
+def _units_row(rows: list[list[str]], start: int, cols: _Columns) -> int:
+    """The first data row at or after ``start`` (blank rows skipped), past an optional row of units under
+    the header, whose marker units join ``cols.unit_hints``."""
     while start < len(rows) and not any(rows[start]):
         start += 1
     if start < len(rows):
         urow = [c.strip() for c in rows[start]]
         cells = [c for c in urow if c]
         if cells and all(c.lower() in LENGTH_UNITS or c.lower() in _TIME_UNITS for c in cells):
-            for j in (slot[a] for slot in markers.values() for a in "xyz"):
+            for j in (slot[a] for slot in cols.markers.values() for a in "xyz"):
                 if j < len(urow) and urow[j]:
-                    unit_hints.add(urow[j])
+                    cols.unit_hints.add(urow[j])
             start += 1
+    return start
 
-    if head is not None and start >= len(lines) - 1:  # the head ends before the data
-        return read_plain(path, _text.read_lines(path), units=units, rate_hz=rate_hz)
-    names = list(markers)
-    idx = [markers[n][a] for n in names for a in "xyz"]
-    extra = [j for j in (rate_col, frame_col) if j is not None]
-    table, aux, line_no = _numbers(path, lines, head, rows, start, header, delim,
-                                   _dest(len(header), time_col, idx, extra), 1 + len(idx), len(extra))
-    xyz = table[:, 1:].reshape(len(table), len(names), 3)
-    unit = _units(units, unit_hints or None, "a column name or the units row", xyz, conversions)
 
-    rate = None
+def _rate(rate_hz, cols: _Columns, header: list[str], aux: np.ndarray, extra: list[int], path: Path):
+    """The stated frame rate and where it is stated: the option, else the constant rate column, else None."""
     if rate_hz is not None:
-        rate = (rate_hz, "rate_hz option")
-    elif rate_col is not None:
-        col = aux[:, extra.index(rate_col)]
-        col = col[np.isfinite(col)]
-        if col.size == 0 or np.ptp(col) > 1e-9 * abs(col[0]):
-            raise InputError(f"the rate column {header[rate_col]!r} is empty or not constant", path)
-        rate = (col[0], f"rate in column {header[rate_col]!r}")
-    time = frames = note = None
-    if time_col is not None:
-        time = table[:, 0] * time_scale
-        if time_scale != 1.0:
-            conversions.append("time ms -> s")
-    else:
-        if rate is None:
-            raise InputError("has a Frame column but no time column or frame rate; pass rate_hz=", path)
-        assert frame_col is not None  # checked above: a time or a Frame column
-        numbers = aux[:, extra.index(frame_col)]
-        frames, note = (numbers, numbers[0]), "time from the Frame column at {rate:g} Hz"
-    return marker_frame(
-        path, "csv", names, xyz, units=unit, rate=rate, time=time, frames=frames, line_numbers=line_no,
-        time_note=note, conversions=conversions, extra_attrs={"ignored_columns": ignored}, table=table,
-    )
+        return (rate_hz, "rate_hz option")
+    if cols.rate is None:
+        return None
+    col = aux[:, extra.index(cols.rate)]
+    col = col[np.isfinite(col)]
+    if col.size == 0 or np.ptp(col) > 1e-9 * abs(col[0]):
+        raise InputError(f"the rate column {header[cols.rate]!r} is empty or not constant", path)
+    return (col[0], f"rate in column {header[cols.rate]!r}")

@@ -253,7 +253,7 @@ def reaction_sign(vertical, threshold: float = FORCE_THRESHOLD) -> float:
 def c3d_has_platforms(path) -> bool:
     """Whether a C3D file declares force platforms (``FORCE_PLATFORM:USED`` > 0); False when unreadable."""
     try:
-        import ezc3d
+        import ezc3d  # optional dependency (humanbody[c3d])
 
         c = ezc3d.c3d(os.fspath(path))
         used = np.asarray(c["parameters"].get("FORCE_PLATFORM", {}).get("USED", {}).get("value", [0])).ravel()
@@ -275,7 +275,7 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
     """
     path = Path(os.fspath(path))
     try:
-        import ezc3d
+        import ezc3d  # optional dependency (humanbody[c3d])
     except ModuleNotFoundError:
         raise InputError('reading C3D force platforms needs the package \'ezc3d\': pip install "humanbody[c3d]"',
                          path) from None

@@ -22,14 +22,20 @@ docs/formats.md describes both layouts.
 
 from __future__ import annotations
 
+import io
 import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from ..errors import InputError
 from . import _text
 from ._validate import table_frame
 from .imu_names import OPENSIM_BODIES, ROOT, XSENS_SEGMENTS, assign
+from .opensim import _declared_int, table_head
 
 #: Largest |norm - 1| of a quaternion taken as rounding and normalised; beyond it the file is refused.
 NORM_TOLERANCE = 0.01
@@ -87,8 +93,6 @@ def _frame(path, fmt, labels, q, time, line_numbers, world, anatomical, table, s
              "anatomical": anatomical, "positions": positions is not None}
     attrs.update(extra or {})
     if len(time) == 1:  # OpenSense calibration files hold one row: a posture, not a trial
-        import pandas as pd
-
         if not np.isfinite(time[0]):
             raise InputError("time is missing or not finite", path)
         df = pd.DataFrame({"time": np.asarray(time, dtype=float), **dict(zip(cols, values.T, strict=True))})
@@ -106,10 +110,6 @@ def _fast_block(rows: list[str], S: int) -> np.ndarray | None:
     a row has another shape, a value is not a number, or any value is not
     finite.
     """
-    import io
-
-    import pandas as pd
-
     arr = np.array(rows)
     if not ((np.char.count(arr, "\t") == S).all() and (np.char.count(arr, ",") == 3 * S).all()):
         return None
@@ -186,8 +186,6 @@ def read_opensense(path, **options):
     for key in ("units", "rate_hz"):
         if options.get(key) is not None:
             raise InputError(f"the {key} option does not apply to an orientation file", path)
-    from .opensim import _declared_int, table_head
-
     path = _text.check_file(path)
     lines, _title, header, k, sep, columns = table_head(path)
     if not columns or columns[0].lower() != "time":
@@ -264,102 +262,133 @@ def read_mvnx(path, **options):
         frame with the wrong count of values or a non-numeric one, NaN,
         non-unit quaternions, time not increasing, no Pelvis segment.
     """
-    import xml.etree.ElementTree as ET
-
     for key in ("units", "rate_hz"):
         if options.get(key) is not None:
             raise InputError(f"the {key} option does not apply to an MVNX file", path)
     path = _text.check_file(path)
-    segments: list[str] = []
-    joints: dict[str, tuple[str, str]] = {}
-    rate = None
-    times, quats, pos, angles = [], [], [], []
-    frame_no = 0
-    in_segments = False
-    frames_elem = None
-    try:
-        for event, elem in ET.iterparse(path, events=("start", "end")):
-            tag = _local(elem.tag)
-            if event == "start":
-                if tag == "subject" and elem.get("frameRate"):
-                    try:
-                        rate = float(elem.get("frameRate"))
-                    except ValueError:
-                        raise InputError(f"frameRate={elem.get('frameRate')!r} is not a number", path) from None
-                elif tag == "segments":
-                    in_segments = True
-                elif tag == "frames":
-                    frames_elem = elem
-                continue
-            if tag == "segments":
-                in_segments = False
-            elif tag == "segment" and in_segments:
-                segments.append(elem.get("label") or f"segment{len(segments) + 1}")
-                elem.clear()
-            elif tag == "joint" and elem.get("label") is not None:
-                conn = [(_local(c.tag), (c.text or "").split("/")[0].strip()) for c in elem]
-                ends = [v for t, v in conn if t in ("connector1", "connector2")]
-                if len(ends) == 2:
-                    joints[elem.get("label")] = (ends[0], ends[1])
-                elem.clear()
-            elif tag == "frame":
-                if elem.get("type", "normal") == "normal":
-                    frame_no += 1
-                    if not segments:
-                        raise InputError("a frame comes before the <segments> list", path)
-                    S = len(segments)
-                    parts = {_local(c.tag): c.text for c in elem}
-                    if "orientation" not in parts:
-                        raise InputError(f"frame {frame_no} has no <orientation>", path)
-                    quats.append(_numbers(parts["orientation"], 4 * S, "orientation", frame_no, path))
-                    if "position" in parts:
-                        pos.append(_numbers(parts["position"], 3 * S, "position", frame_no, path))
-                    if "jointAngle" in parts and joints:
-                        angles.append(_numbers(parts["jointAngle"], 3 * len(joints), "jointAngle", frame_no,
-                                               path))
-                    t = elem.get("time")
-                    try:
-                        times.append(float(t) / 1000.0 if t is not None else np.nan)
-                    except ValueError:
-                        raise InputError(f"frame {frame_no} has a non-numeric time {t!r}", path) from None
-                elem.clear()
-                if frames_elem is not None:
-                    try:
-                        frames_elem.remove(elem)  # a long recording: keep no frame once read
-                    except ValueError:
-                        pass
-    except ET.ParseError as err:
-        line = getattr(err, "position", (None,))[0]
-        where = f" at line {line}" if line else ""
-        raise InputError(f"malformed or truncated XML{where} ({err.msg if hasattr(err, 'msg') else err})",
-                         path) from None
-    if not segments:
+    mv = _parse_mvnx(path)
+    if not mv.segments:
         raise InputError("no <segments> list: not an MVN export", path)
-    if not quats:
+    if not mv.quats:
         raise InputError("no <frame type=\"normal\"> frames", path)
-    F, S = len(quats), len(segments)
-    if pos and len(pos) != F:
-        raise InputError(f"{F - len(pos)} frames have no <position>", path)
-    time = np.asarray(times)
-    clock = "time ms -> s"
-    if np.isnan(time).any():
-        if not rate or rate <= 0:
-            raise InputError("frames have no time and the subject has no frameRate", path)
-        time = np.arange(F) / rate
-        clock = f"time from the frame index at frameRate {rate:g} Hz"
-    q, dev = _unit(np.asarray(quats).reshape(F, S, 4), segments, lambda i: f"frame {i + 1}", path)
-    positions = np.asarray(pos).reshape(F, S, 3) if pos else None
+    F, S = len(mv.quats), len(mv.segments)
+    if mv.pos and len(mv.pos) != F:
+        raise InputError(f"{F - len(mv.pos)} frames have no <position>", path)
+    time, clock = _mvnx_time(mv, path)
+    q, dev = _unit(np.asarray(mv.quats).reshape(F, S, 4), mv.segments, lambda i: f"frame {i + 1}", path)
+    positions = np.asarray(mv.pos).reshape(F, S, 3) if mv.pos else None
     if positions is not None and not np.isfinite(positions).all():
         i = int(np.argwhere(~np.isfinite(positions))[0, 0])
         raise InputError(f"missing or non-finite position in frame {i + 1}", path)
     notes = [clock] + ([f"quaternions normalised (largest norm deviation {dev:.1e})"] if dev > 1e-6 else [])
     joint_angles = {}
-    if angles and len(angles) == F:
-        a = np.asarray(angles).reshape(F, len(joints), 3)
-        joint_angles = {name: a[:, j] for j, name in enumerate(joints)}
-    return _frame(path, "mvnx", segments, q, time, None, "x,y,z", True, XSENS_SEGMENTS, "",
+    if mv.angles and len(mv.angles) == F:
+        a = np.asarray(mv.angles).reshape(F, len(mv.joints), 3)
+        joint_angles = {name: a[:, j] for j, name in enumerate(mv.joints)}
+    return _frame(path, "mvnx", mv.segments, q, time, None, "x,y,z", True, XSENS_SEGMENTS, "",
                   positions=positions, conversions=notes,
-                  extra={"joint_angles": joint_angles, "joints": joints, "frame_rate": rate})
+                  extra={"joint_angles": joint_angles, "joints": mv.joints, "frame_rate": mv.rate})
+
+
+@dataclass
+class _Mvnx:
+    """What the stream of an MVNX file holds, as read so far (:func:`_parse_mvnx`)."""
+
+    path: Path
+    segments: list[str] = field(default_factory=list)
+    joints: dict[str, tuple[str, str]] = field(default_factory=dict)
+    rate: float | None = None
+    times: list[float] = field(default_factory=list)
+    quats: list[np.ndarray] = field(default_factory=list)
+    pos: list[np.ndarray] = field(default_factory=list)
+    angles: list[np.ndarray] = field(default_factory=list)
+    frame_no: int = 0
+    in_segments: bool = False
+    frames_elem: ET.Element | None = None
+
+    def start(self, tag: str, elem: ET.Element) -> None:
+        """An opening tag: the subject's frame rate, the segment list begins, the frames' parent."""
+        rate = elem.get("frameRate")
+        if tag == "subject" and rate:
+            try:
+                self.rate = float(rate)
+            except ValueError:
+                raise InputError(f"frameRate={rate!r} is not a number", self.path) from None
+        elif tag == "segments":
+            self.in_segments = True
+        elif tag == "frames":
+            self.frames_elem = elem
+
+    def end(self, tag: str, elem: ET.Element) -> None:
+        """A closed element: a segment, a joint or a frame is read, then dropped from the tree."""
+        if tag == "segments":
+            self.in_segments = False
+        elif tag == "segment" and self.in_segments:
+            self.segments.append(elem.get("label") or f"segment{len(self.segments) + 1}")
+            elem.clear()
+        elif tag == "joint" and (label := elem.get("label")) is not None:
+            conn = [(_local(c.tag), (c.text or "").split("/")[0].strip()) for c in elem]
+            ends = [v for t, v in conn if t in ("connector1", "connector2")]
+            if len(ends) == 2:
+                self.joints[label] = (ends[0], ends[1])
+            elem.clear()
+        elif tag == "frame":
+            if elem.get("type", "normal") == "normal":
+                self.frame(elem)
+            elem.clear()
+            if self.frames_elem is not None:
+                try:
+                    self.frames_elem.remove(elem)  # a long recording: keep no frame once read
+                except ValueError:
+                    pass
+
+    def frame(self, elem: ET.Element) -> None:
+        """One normal frame: orientations (4 per segment), positions (3), joint angles (3 per joint), time."""
+        self.frame_no += 1
+        frame_no, path = self.frame_no, self.path
+        if not self.segments:
+            raise InputError("a frame comes before the <segments> list", path)
+        S = len(self.segments)
+        parts = {_local(c.tag): c.text for c in elem}
+        if "orientation" not in parts:
+            raise InputError(f"frame {frame_no} has no <orientation>", path)
+        self.quats.append(_numbers(parts["orientation"], 4 * S, "orientation", frame_no, path))
+        if "position" in parts:
+            self.pos.append(_numbers(parts["position"], 3 * S, "position", frame_no, path))
+        if "jointAngle" in parts and self.joints:
+            self.angles.append(_numbers(parts["jointAngle"], 3 * len(self.joints), "jointAngle", frame_no, path))
+        t = elem.get("time")
+        try:
+            self.times.append(float(t) / 1000.0 if t is not None else np.nan)
+        except ValueError:
+            raise InputError(f"frame {frame_no} has a non-numeric time {t!r}", path) from None
+
+
+def _parse_mvnx(path: Path) -> _Mvnx:
+    """Stream an MVNX file's XML (:class:`_Mvnx`); malformed or truncated XML is an InputError at its line."""
+    mv = _Mvnx(path)
+    try:
+        for event, elem in ET.iterparse(path, events=("start", "end")):
+            if event == "start":
+                mv.start(_local(elem.tag), elem)
+            else:
+                mv.end(_local(elem.tag), elem)
+    except ET.ParseError as err:
+        line = getattr(err, "position", (None,))[0]
+        where = f" at line {line}" if line else ""
+        raise InputError(f"malformed or truncated XML{where} ({err.msg if hasattr(err, 'msg') else err})",
+                         path) from None
+    return mv
+
+
+def _mvnx_time(mv: _Mvnx, path: Path) -> tuple[np.ndarray, str]:
+    """The frames' time (s) and how it was found: their ``time`` attribute (ms), else index / frameRate."""
+    time = np.asarray(mv.times)
+    if not np.isnan(time).any():
+        return time, "time ms -> s"
+    if not mv.rate or mv.rate <= 0:
+        raise InputError("frames have no time and the subject has no frameRate", path)
+    return np.arange(len(mv.quats)) / mv.rate, f"time from the frame index at frameRate {mv.rate:g} Hz"
 
 
 def quaternions(df, label: str) -> np.ndarray:

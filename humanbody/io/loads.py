@@ -11,6 +11,8 @@ one :class:`LoadTable` on the file's own time base:
   ``<trial>_grf.mot``) names the body each plate acts on;
   OpenSim's body names map to segments (:data:`OPENSIM_BODIES`).  Other
   columns are ignored.
+- an OpenSim ExternalLoads ``.xml`` itself: its ``<datafile>`` (relative to
+  the XML) is read as above, with the XML's bodies.
 - C3D force platforms (:func:`humanbody.io.forceplates.read_c3d_platforms`).
 - the generic loads table of docs/conventions.md (``L_force_x`` ...,
   ``L_point_x`` ..., ``L_moment_x`` ..., ground axes).
@@ -92,12 +94,37 @@ def _xml_beside(path: Path) -> Path | None:
     return None
 
 
-def _xml_bodies(xml: Path) -> dict:
-    """Force identifier prefix -> OpenSim body name, from an ExternalLoads file."""
+def _xml_root(xml: Path) -> ET.Element:
+    """The parsed ExternalLoads file (its root element); an InputError naming it when it cannot be read."""
     try:
-        root = ET.parse(xml).getroot()
+        return ET.parse(xml).getroot()
     except (ET.ParseError, OSError) as err:
         raise InputError(f"cannot read the ExternalLoads file ({err})", xml) from None
+
+
+def _xml_datafile(xml: Path) -> Path:
+    """The data file an ExternalLoads file names (``<datafile>``, relative to the XML), checked: the XML
+    is an ExternalLoads file, names an OpenSim ``.mot``/``.sto`` and that file exists."""
+    loads = _xml_root(xml)
+    if loads.tag != "ExternalLoads":
+        found = list(loads.iter("ExternalLoads"))
+        if not found:
+            raise InputError("is not an OpenSim ExternalLoads file (no <ExternalLoads> element)", xml)
+        loads = found[0]
+    name = (loads.findtext("datafile") or "").strip()
+    if not name:
+        raise InputError("ExternalLoads file names no data file (<datafile> is missing or empty)", xml)
+    data = xml.parent / name
+    if data.suffix.lower() not in (".mot", ".sto"):
+        raise InputError(f"ExternalLoads data file {name!r} is not an OpenSim .mot or .sto file", xml)
+    if not data.is_file():
+        raise InputError(f"ExternalLoads data file {name!r} not found (looked for {data})", xml)
+    return data
+
+
+def _xml_bodies(xml: Path) -> dict:
+    """Force identifier prefix -> OpenSim body name, from an ExternalLoads file."""
+    root = _xml_root(xml)
     out = {}
     for ef in root.iter("ExternalForce"):
         body = (ef.findtext("applied_to_body") or "").strip()
@@ -121,8 +148,10 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
     Parameters
     ----------
     path : str or Path
-        An OpenSim ``.mot``/``.sto`` ground-reaction file or a loads table
-        (CSV, docs/conventions.md "External loads").
+        An OpenSim ``.mot``/``.sto`` ground-reaction file, an OpenSim
+        ExternalLoads ``.xml`` (its ``<datafile>`` is read, with its bodies),
+        a C3D file with force platforms, or a loads table (CSV,
+        docs/conventions.md "External loads").
     mapping : ndarray (3, 3), optional
         Lab -> ground axes of a ground-reaction file (``ground = mapping @
         lab``), the markers' mapping; detected from the vertical force when
@@ -133,17 +162,23 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
     Raises
     ------
     InputError
-        Unreadable file, no load columns, non-finite forces, time not increasing.
+        Unreadable file, no load columns, non-finite forces, time not increasing;
+        an ExternalLoads file that cannot be read, names no data file or one
+        that does not exist.
     """
     path = Path(os.fspath(path))
     if path.suffix.lower() == ".c3d":
         return _read_c3d_platforms(path, mapping, loads)
+    if path.suffix.lower() == ".xml":  # an ExternalLoads file given itself: its data file, with its bodies
+        xml, path = path, _xml_datafile(path)
+    else:
+        xml = _xml_beside(path)
     table = read_opensim(path) if path.suffix.lower() in (".mot", ".sto") else _read_csv(path)
     time = _file_time(table, path)
     plates = file_plates(table.columns)
     notes: list = []
     if plates:
-        names, forces, points, moments, segs = _plate_columns(table, plates, path, mapping, notes)
+        names, forces, points, moments, segs = _plate_columns(table, plates, path, mapping, notes, xml)
     else:
         names, forces, points, moments, segs = _generic_columns(table, path)
     force, point, moment = (np.stack(a, axis=1) for a in (forces, points, moments))
@@ -176,13 +211,12 @@ def _file_time(table: pd.DataFrame, path: Path) -> np.ndarray:
     return time
 
 
-def _plate_columns(table: pd.DataFrame, plates, path: Path, mapping, notes: list) -> tuple:
+def _plate_columns(table: pd.DataFrame, plates, path: Path, mapping, notes: list, xml: Path | None) -> tuple:
     """Per plate of an OpenSim ground-reaction table: names, force, point, moment (ground axes) and the
-    segment its ExternalLoads file names (or None)."""
+    segment its ExternalLoads file ``xml`` names (or None)."""
     M = vertical_axis_mapping(table) if mapping is None else np.asarray(mapping, dtype=float)
     names, force, point, moment, segs = [], [], [], [], []
     bodies = {}
-    xml = _xml_beside(path)
     if xml is not None:
         bodies = _xml_bodies(xml)
         notes.append(f"loads: bodies from {xml.name}")

@@ -139,22 +139,7 @@ def read_opensim(path, **options):
         raise InputError("the units option applies to marker files, not to MOT/STO tables", path)
     path = _text.check_file(path)
     lines, title, fields, k, sep, columns = table_head(path)
-    first = next((ln for ln in lines[k + 1:] if ln.strip()), "")
-    named = [c for c in columns if c]
-    if len(named) < len(columns) and len(named) == len(_text.split_line(first, sep)):
-        columns = named  # names padded by runs of tabs, one value per name below
-    if not columns or columns[0].lower() != "time":
-        raise InputError(f"the first column on line {k + 1} must be 'time'", path)
-    if any(not c for c in columns):
-        raise InputError(f"a column on line {k + 1} has no name", path)
-    seen = set()
-    for c in columns:
-        if c in seen:
-            raise InputError(f"column {c!r} appears twice", path)
-        seen.add(c)
-    ncols = _declared_int(fields, "ncolumns", path)
-    if ncols is not None and ncols != len(columns):
-        raise InputError(f"the header says nColumns={ncols} but line {k + 1} names {len(columns)}", path)
+    columns = _column_names(lines, k, sep, columns, fields, path)
     rows, line_no = [], []
     for i in range(k + 1, len(lines)):
         if lines[i].strip():
@@ -171,24 +156,48 @@ def read_opensim(path, **options):
         )
     if nrows is not None and len(rows) > nrows:
         raise InputError(f"the header says nRows={nrows} but there are {len(rows)} data rows", path)
-
     in_degrees = fields.get("indegrees", "no").strip().lower() in ("yes", "true", "1")
     kind = classify(columns, title)
-    data = values[:, 1:].copy()
     names = columns[1:]
-    conversions: list[str] = []
-    converted: list[str] = []
-    if kind == "opensim_coordinates" and in_degrees:
-        rot = [j for j, c in enumerate(names) if not _TRANSLATION.search(c)]
-        data[:, rot] = np.deg2rad(data[:, rot])
-        converted = [names[j] for j in rot]
-        conversions.append(
-            f"{len(converted)} rotational coordinates deg -> rad (inDegrees=yes; "
-            f"translations *_tx/_ty/_tz kept in m): {', '.join(converted)}"
-        )
+    data, converted, conversions = _to_radians(values[:, 1:].copy(), names, kind == "opensim_coordinates"
+                                               and in_degrees)
     fmt = "opensim-sto" if Path(path).suffix.lower() == ".sto" else "opensim-mot"
     return table_frame(
         path, fmt, kind, names, data, time=values[:, 0], line_numbers=line_no, conversions=conversions,
         extra_attrs={"converted_columns": converted, "in_degrees": in_degrees,
                      "title": title, "header": fields},
     )
+
+
+def _column_names(lines: list[str], k: int, sep: str | None, columns: list[str], fields: dict, path) -> list[str]:
+    """The column names of line ``k + 1`` checked: ``time`` first, every column named once, as many as
+    ``nColumns`` says (names padded by runs of tabs, one value per name below, are closed up)."""
+    first = next((ln for ln in lines[k + 1:] if ln.strip()), "")
+    named = [c for c in columns if c]
+    if len(named) < len(columns) and len(named) == len(_text.split_line(first, sep)):
+        columns = named  # names padded by runs of tabs, one value per name below
+    if not columns or columns[0].lower() != "time":
+        raise InputError(f"the first column on line {k + 1} must be 'time'", path)
+    if any(not c for c in columns):
+        raise InputError(f"a column on line {k + 1} has no name", path)
+    seen = set()
+    for c in columns:
+        if c in seen:
+            raise InputError(f"column {c!r} appears twice", path)
+        seen.add(c)
+    ncols = _declared_int(fields, "ncolumns", path)
+    if ncols is not None and ncols != len(columns):
+        raise InputError(f"the header says nColumns={ncols} but line {k + 1} names {len(columns)}", path)
+    return columns
+
+
+def _to_radians(data: np.ndarray, names: list[str], convert: bool) -> tuple[np.ndarray, list[str], list[str]]:
+    """With ``convert`` (coordinates, ``inDegrees=yes``), every rotational column of ``data`` (not
+    ``*_tx/_ty/_tz``) deg -> rad, in place: ``(data, converted names, the conversion sentence)``."""
+    if not convert:
+        return data, [], []
+    rot = [j for j, c in enumerate(names) if not _TRANSLATION.search(c)]
+    data[:, rot] = np.deg2rad(data[:, rot])
+    converted = [names[j] for j in rot]
+    return data, converted, [f"{len(converted)} rotational coordinates deg -> rad (inDegrees=yes; "
+                             f"translations *_tx/_ty/_tz kept in m): {', '.join(converted)}"]

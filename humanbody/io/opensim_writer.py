@@ -22,12 +22,15 @@ forward, Y left, Z up) maps to them by :data:`OPENSIM_OF_GROUND`.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 import numpy as np
 
+from ..atomic import atomic_path, open_temp
 from ..errors import InputError
+from .writers import _PARALLEL_MIN_VALUES, _check_digits, _format_chunks, _write_all
 
 __all__ = [
     "GRF_PREFIXES",
@@ -78,11 +81,6 @@ def _write_text(path: Path, head: bytes, rows: int, width: int, fill, digits: in
     block holds whole lines, so the ``NaN`` cells are filled in the chunks
     that have one.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from ..atomic import atomic_path, open_temp
-    from .writers import _PARALLEL_MIN_VALUES, _check_digits, _format_chunks, _write_all
-
     digits = _check_digits(digits)
     step = max(1, min(_CHUNK_VALUES, _PARALLEL_MIN_VALUES - 1) // max(1, width))
     table = np.empty((min(rows, step), width))
@@ -109,8 +107,6 @@ def _write_text(path: Path, head: bytes, rows: int, width: int, fill, digits: in
 
 
 def _write_bytes(path: Path, data: bytes) -> str:
-    from ..atomic import atomic_path, open_temp
-
     try:
         with atomic_path(path) as tmp, open_temp(tmp) as fh:
             fh.write(data)

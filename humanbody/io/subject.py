@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 import os
 import tomllib
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -200,8 +201,6 @@ def _check(field: str, x: float, name: str, path) -> float:
 
 
 def _read_vsk(path: Path) -> dict:
-    import xml.etree.ElementTree as ET
-
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as err:

@@ -80,17 +80,40 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
     if len(lines) < 5:
         raise InputError(f"the TRC header is incomplete: {len(lines)} of its 5 lines", path)
     header = _header_fields(lines[1], lines[2])
+    unit = _unit(header, units, path)
+    names = _marker_names(lines[3], header, path)
+    table, time_col, coords, line_no = _data(path, head, lines, names)
+    _check_num_frames(header, line_no, path)
+    rate, time, note = _rate_and_time(header, rate_hz, time_col, path)
+    xyz = coords.reshape(len(line_no), len(names), 3)
+    return marker_frame(
+        path, "trc", names, xyz, units=unit, rate=rate, time=time, line_numbers=line_no, time_note=note,
+        extra_attrs={"header": dict(header)}, table=table,
+    )
 
-    # units
+
+def _unit(header: dict[str, str], units: str | None, path) -> tuple[str, str]:
+    """The length unit and where it comes from: the ``units`` option, else the ``Units`` header field."""
     if units is not None:
-        unit = (units, "the units option")
-    elif "Units" in header and header["Units"]:
-        unit = (header["Units"], "the TRC Units field")
-    else:
-        raise InputError("the TRC header has no Units field; pass units='mm' (or 'cm', 'm')", path)
+        return (units, "the units option")
+    if "Units" in header and header["Units"]:
+        return (header["Units"], "the TRC Units field")
+    raise InputError("the TRC header has no Units field; pass units='mm' (or 'cm', 'm')", path)
 
-    # marker names: line 4, one name every third column from column 3
-    name_fields = [f.strip() for f in lines[3].split("\t")]
+
+def _declared(header: dict[str, str], field: str, path) -> int | None:
+    """The integer header field ``field`` (NumMarkers, NumFrames), or None when the header has none."""
+    if field not in header:
+        return None
+    try:
+        return int(float(header[field]))
+    except ValueError:
+        raise InputError(f"{field} {header[field]!r} is not a number", path) from None
+
+
+def _marker_names(line: str, header: dict[str, str], path) -> list[str]:
+    """The marker names of line 4: one every third column from column 3, as many as NumMarkers says."""
+    name_fields = [f.strip() for f in line.split("\t")]
     if len(name_fields) < 3 or name_fields[0].lower().rstrip("#") != "frame":
         raise InputError("line 4 of a TRC file must start with Frame# and Time", path)
     names = []
@@ -104,17 +127,17 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
         names.append(f)
     if not names:
         raise InputError("line 4 names no markers", path)
-    if "NumMarkers" in header:
-        try:
-            declared = int(float(header["NumMarkers"]))
-        except ValueError:
-            raise InputError(f"NumMarkers {header['NumMarkers']!r} is not a number", path) from None
-        if declared != len(names):
-            raise InputError(
-                f"the header says NumMarkers={declared} but line 4 names {len(names)} markers", path
-            )
+    declared = _declared(header, "NumMarkers", path)
+    if declared is not None and declared != len(names):
+        raise InputError(
+            f"the header says NumMarkers={declared} but line 4 names {len(names)} markers", path
+        )
+    return names
 
-    # data: after the X1/Y1/Z1 label line and any blank lines
+
+def _data(path, head, lines: list[str], names: list[str]) -> tuple:
+    """The data rows (after the X1/Y1/Z1 label line and any blank lines): ``(table, time, coordinates,
+    line numbers)``; ``table`` is the fast path's (time, coordinates) block or None."""
     start = 4
     label_fields = [f.strip() for f in lines[4].split("\t")]
     if any(_LABEL.match(f) for f in label_fields) or not any(label_fields):
@@ -125,38 +148,42 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
     fast = fr.fast_block(head, start, columns, "\t", dest, len(columns) - 1) if head is not None else None
     if fast is not None:
         table, _, line_no = fast
-        time_col, coords = table[:, 0], table[:, 1:]
-    else:  # the careful path: every message names the line and column
-        if head is not None:
-            lines = _text.read_lines(path)
-        rows, line_no = [], []
-        for i in range(start, len(lines)):
-            if not lines[i].strip():
-                continue
-            rows.append(lines[i].split("\t"))
-            line_no.append(i + 1)
-        if not rows:
-            raise InputError("has a TRC header but no data rows", path)
-        values = _text.parse_block(rows, line_no, columns, path)
-        table, time_col, coords = None, values[:, 1], values[:, 2:]
+        return table, table[:, 0], table[:, 1:], line_no
+    # the careful path: every message names the line and column
+    if head is not None:
+        lines = _text.read_lines(path)
+    rows, line_no = [], []
+    for i in range(start, len(lines)):
+        if not lines[i].strip():
+            continue
+        rows.append(lines[i].split("\t"))
+        line_no.append(i + 1)
+    if not rows:
+        raise InputError("has a TRC header but no data rows", path)
+    values = _text.parse_block(rows, line_no, columns, path)
+    return None, values[:, 1], values[:, 2:], line_no
+
+
+def _check_num_frames(header: dict[str, str], line_no, path) -> None:
+    """NumFrames, when the header gives it, must equal the data rows (fewer is truncation)."""
+    declared = _declared(header, "NumFrames", path)
     n_rows = len(line_no)
+    if declared is None:
+        return
+    if n_rows < declared:
+        raise InputError(
+            f"truncated: the header says NumFrames={declared} but there are only "
+            f"{n_rows} data rows (last at line {line_no[-1]})", path,
+        )
+    if n_rows > declared:
+        raise InputError(
+            f"the header says NumFrames={declared} but there are {n_rows} data rows", path
+        )
 
-    if "NumFrames" in header:
-        try:
-            declared = int(float(header["NumFrames"]))
-        except ValueError:
-            raise InputError(f"NumFrames {header['NumFrames']!r} is not a number", path) from None
-        if n_rows < declared:
-            raise InputError(
-                f"truncated: the header says NumFrames={declared} but there are only "
-                f"{n_rows} data rows (last at line {line_no[-1]})", path,
-            )
-        if n_rows > declared:
-            raise InputError(
-                f"the header says NumFrames={declared} but there are {n_rows} data rows", path
-            )
 
-    # rate and time: the Time column, else the rate alone
+def _rate_and_time(header: dict[str, str], rate_hz: float | None, time_col: np.ndarray, path) -> tuple:
+    """``(rate, time, note)`` for :func:`marker_frame`: the rate from the option or ``DataRate``; the Time
+    column, or None (time built from the rate) when it is empty."""
     rate: tuple[float | str, str] | None
     if rate_hz is not None:
         rate = (rate_hz, "rate_hz option")
@@ -164,14 +191,8 @@ def read_trc(path, units: str | None = None, rate_hz: float | None = None):
         rate = (header["DataRate"], "TRC DataRate")
     else:
         rate = None
-    time, note = time_col, None
-    if np.all(np.isnan(time_col)):
-        if rate is None:
-            raise InputError("has neither a Time column nor a DataRate; pass rate_hz=", path)
-        time, note = None, "time built from the frame rate {rate:g} Hz (Time column empty)"
-
-    xyz = coords.reshape(n_rows, len(names), 3)
-    return marker_frame(
-        path, "trc", names, xyz, units=unit, rate=rate, time=time, line_numbers=line_no, time_note=note,
-        extra_attrs={"header": dict(header)}, table=table,
-    )
+    if not np.all(np.isnan(time_col)):
+        return rate, time_col, None
+    if rate is None:
+        raise InputError("has neither a Time column nor a DataRate; pass rate_hz=", path)
+    return rate, None, "time built from the frame rate {rate:g} Hz (Time column empty)"

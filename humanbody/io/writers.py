@@ -28,19 +28,22 @@ partial file.
 
 from __future__ import annotations
 
+import io
 import math
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pcsv
 
+from .._kernels import csv_print as _csvprint
+from .._kernels.csv_join import join_rows
+from .._kernels.csv_print import MAX_DIGITS
 from ..atomic import atomic_path, open_temp
 from ..errors import InputError
-
-if TYPE_CHECKING:
-    from concurrent.futures import Future, ThreadPoolExecutor
 
 FORMATS = ("csv", "parquet")
 
@@ -66,14 +69,10 @@ _THREAD_MIN_BYTES = 1 << 20
 
 @lru_cache(maxsize=1)
 def _constants():
-    from .._kernels import csv_print as _csvprint
-
     return _csvprint.pow10_tables(), _csvprint.powers_of_ten(), _csvprint.exponent_words()
 
 
 def _check_digits(digits) -> int:
-    from .._kernels.csv_print import MAX_DIGITS
-
     if isinstance(digits, (bool, np.bool_)) or not isinstance(digits, (int, np.integer)) or not (
             1 <= digits <= MAX_DIGITS):
         raise ValueError(f"digits must be an integer from 1 to {MAX_DIGITS}, not {digits!r}")
@@ -117,8 +116,6 @@ def _format_chunks(values, digits: int, sep: str = ",", scratch=None, margins=No
     views are valid until the next call with the same scratch.
     ``margins`` = (fast, tie) overrides the kernel's tie margins (tests).
     """
-    from .._kernels import csv_print as _csvprint
-
     v = np.ascontiguousarray(values, dtype=np.float64)
     if v.ndim != 2:
         raise ValueError(f"values must be a 2-D array, not {v.ndim}-D")
@@ -250,8 +247,6 @@ class CsvWriter:
                 _write_all(fd, chunks)
                 continue
             if self._pool is None:
-                from concurrent.futures import ThreadPoolExecutor
-
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="humanbody-csv")
             self._pending = self._pool.submit(_write_all, fd, chunks)
             self._turn ^= 1
@@ -371,8 +366,6 @@ def _factorize(col: pd.Series):
     """(codes, uniques) of a text column, code -1 for a missing value (Arrow's dictionary
     encoding for Arrow-backed strings: several times faster than pandas' factorize)."""
     if isinstance(col.dtype, pd.StringDtype) and col.dtype.storage == "pyarrow":
-        import pyarrow as pa
-
         arr = pa.array(col.array)
         enc = (arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr).dictionary_encode()
         idx = enc.indices
@@ -420,8 +413,6 @@ def table_csv_bytes(table: pd.DataFrame, digits: int = CSV_DIGITS, sep: str = ",
     neither numbers nor text (dates, booleans, large integers) send the
     whole table through pandas.
     """
-    import io
-
     digits = _check_digits(digits)
     table = pd.DataFrame(table, copy=False)  # the same columns without the attrs (pandas copies them per column)
     blocks, kind = [], None
@@ -467,8 +458,6 @@ def table_csv_bytes(table: pd.DataFrame, digits: int = CSV_DIGITS, sep: str = ",
             starts.append(offset[code] + base)
             lengths.append(size[code])
         base += len(pools[-1])
-    from .._kernels.csv_join import join_rows
-
     length = np.stack(lengths).astype(np.int64)
     out = np.empty(int(length.sum()) + len(blocks) * rows, dtype=np.uint8)
     n = join_rows(np.concatenate(pools) if pools else np.empty(0, np.uint8), np.stack(starts).astype(np.int64),
@@ -502,18 +491,14 @@ def write_table(table: pd.DataFrame, stem, fmt: str = "csv", digits: int | None 
                 for r0 in range(0, len(table), _CHUNK_ROWS):
                     w.write(table.iloc[r0:r0 + _CHUNK_ROWS].to_numpy(dtype=np.float64))
             return path
-    import pyarrow as pa
-
     arrow = pa.Table.from_pandas(table, preserve_index=False)
     with atomic_path(path) as tmp:
         if fmt == "csv":
-            import pyarrow.csv as pcsv
-
             plain = not any(set(str(c)) & set(',"\r\n') for c in table.columns)
             options = pcsv.WriteOptions(quoting_style="needed", quoting_header="none" if plain else "needed")
             pcsv.write_csv(arrow, tmp, options)
         else:
-            import pyarrow.parquet as pq
+            import pyarrow.parquet as pq  # lazy: importing it costs the CLI about 40 ms
 
             pq.write_table(arrow, tmp)
     return path

@@ -29,15 +29,17 @@ axes (the data's vertical is found from them, :mod:`humanbody.imu.vertical`).
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from ..errors import InputError
-from ..rotations.quaternions import matrix_to_quaternion
+from ..rotations.quaternions import matrix_to_quaternion, quaternion_to_matrix
 from .imu import _frame, _unit
 from .imu_names import OPENSIM_BODIES
 
@@ -147,8 +149,6 @@ def trial_files(spec, prefix: str | None = None) -> tuple[str, dict]:
 
 def _read_one(path: Path):
     """Rate (Hz or None), packets (n,), orientation matrices (n, 3, 3), accelerations (n, 3) or None."""
-    import pandas as pd
-
     with open(path, encoding="latin-1") as fh:
         lines = fh.read().splitlines()
     k = 0
@@ -166,8 +166,6 @@ def _read_one(path: Path):
     rows = [line for line in lines[k + 1:] if line.strip()]
     if len(rows) < 2:
         raise InputError("holds fewer than 2 data rows", path)
-    import io
-
     try:
         table = pd.read_csv(io.StringIO("\n".join(rows)), sep="\t", header=None, names=range(len(cols)),
                             dtype=str, keep_default_na=False, engine="c")
@@ -186,8 +184,6 @@ def _read_one(path: Path):
     packets = numbers(["PacketCounter"], "packet counter")[:, 0]
     if all(c in cols for c in _QUAT):
         q = numbers(_QUAT, "quaternion")
-        from ..rotations.quaternions import quaternion_to_matrix
-
         norm = np.linalg.norm(q, axis=1)
         if np.abs(norm - 1.0).max() > 0.01:
             i = int(np.argmax(np.abs(norm - 1.0)))
@@ -202,7 +198,7 @@ def _read_one(path: Path):
             raise InputError(f"the rotation matrix at line {k + 2 + i} is not a rotation "
                              f"(|R^T R - I| = {dev[i]:.2g}, det {det[i]:.3g})", path)
     elif all(c in cols for c in _EULER):
-        from scipy.spatial.transform import Rotation
+        from scipy.spatial.transform import Rotation  # lazy: importing it costs the CLI about 250 ms
 
         e = np.radians(numbers(_EULER, "Euler angle"))
         R = Rotation.from_euler("ZYX", e[:, ::-1]).as_matrix()  # Rz(yaw) Ry(pitch) Rx(roll)
@@ -243,13 +239,7 @@ def read_xsens_mt(spec, mapping=None, **options):
             raise InputError(f"the {key} option does not apply to an orientation file", spec)
     p = Path(os.fspath(spec))
     folder = p if p.is_dir() else p.parent
-    xml = None
-    if mapping is None:
-        xml = _mapping_in(folder)
-        if xml is None:
-            raise InputError("no sensor -> segment mapping: the folder has no OpenSense mapping XML; give "
-                             "`imu_map` FILE.xml or `imu_map` ID=name,ID=name", p)
-        mapping = xml
+    mapping, xml = _mapping(p, folder, mapping)
     names, prefix = read_mapping(mapping)
     stem, files = trial_files(p, prefix if p.is_dir() else None)
     where = folder / stem
@@ -257,6 +247,45 @@ def read_xsens_mt(spec, mapping=None, **options):
     if missing:
         raise InputError(f"the mapping names sensor {missing[0]} but there is no {stem}_{missing[0]}.txt", where)
     labels = list(names.values())
+    data, rate = _read_sensors(names, files, where)
+    first = max(d[0][0] for d in data)
+    last = min(d[0][-1] for d in data)
+    if last - first < 1:
+        raise InputError("the sensors' files share fewer than 2 packets", where)
+    target = np.arange(first, last + 1)
+    given = mapping if isinstance(mapping, (str, os.PathLike)) and os.path.isfile(mapping) else None
+    source = Path(xml or given).name if (xml or given) else "the --imu-map pairs"
+    notes = [f"Xsens MT text export: {len(labels)} sensors, mapping from {source}"]
+    ends = sorted({int(d[0][-1]) for d in data})
+    if len(ends) > 1 or len({int(d[0][0]) for d in data}) > 1:
+        notes.append(f"the sensors' files cover different packets (last packets {ends[0]}-{ends[-1]}): the "
+                     f"{len(target)} packets they share are read")
+    q, accs, filled = _on_packets(data, target, labels)
+    if filled:
+        notes.append(f"{filled} missing packets filled by interpolation")
+    q, _ = _unit(q, labels, lambda i: f"packet {int(target[i])}", where)
+    time = (target - target[0]) / rate
+    extra = {"accelerations": accs if len(accs) == len(labels) else {}, "mapping": dict(names),
+             "trial_prefix": stem}
+    return _frame(where, "xsens-mt", labels, q, time, None, "x,y,z", False, OPENSIM_BODIES, "_imu",
+                  conversions=notes, extra=extra)
+
+
+def _mapping(p: Path, folder: Path, mapping):
+    """``(mapping, xml)``: the mapping given, else the OpenSense mapping XML of the folder (also returned as
+    ``xml``, for the log); neither is an InputError."""
+    if mapping is not None:
+        return mapping, None
+    xml = _mapping_in(folder)
+    if xml is None:
+        raise InputError("no sensor -> segment mapping: the folder has no OpenSense mapping XML; give "
+                         "`imu_map` FILE.xml or `imu_map` ID=name,ID=name", p)
+    return xml, xml
+
+
+def _read_sensors(names: dict, files: dict, where: Path) -> tuple[list, float]:
+    """Per mapped sensor ``(packets unwrapped and increasing, orientation matrices, accelerations or None)``,
+    and the update rate they share (Hz)."""
     data, rates = [], set()
     for sid in names:
         rate, packets, R, acc = _read_one(files[sid])
@@ -271,19 +300,14 @@ def read_xsens_mt(spec, mapping=None, **options):
     if len(rates) != 1:
         raise InputError(f"the sensors' files have different update rates ({', '.join(f'{r:g}' for r in rates)} Hz)",
                          where)
-    rate = rates.pop()
-    first = max(d[0][0] for d in data)
-    last = min(d[0][-1] for d in data)
-    if last - first < 1:
-        raise InputError("the sensors' files share fewer than 2 packets", where)
-    target = np.arange(first, last + 1)
-    given = mapping if isinstance(mapping, (str, os.PathLike)) and os.path.isfile(mapping) else None
-    source = Path(xml or given).name if (xml or given) else "the --imu-map pairs"
-    notes = [f"Xsens MT text export: {len(labels)} sensors, mapping from {source}"]
-    ends = sorted({int(d[0][-1]) for d in data})
-    if len(ends) > 1 or len({int(d[0][0]) for d in data}) > 1:
-        notes.append(f"the sensors' files cover different packets (last packets {ends[0]}-{ends[-1]}): the "
-                     f"{len(target)} packets they share are read")
+    return data, rates.pop()
+
+
+def _on_packets(data: list, target: np.ndarray, labels: list[str]) -> tuple[np.ndarray, dict, int]:
+    """Every sensor's quaternions (F, S, 4), scalar first, and accelerations (label -> (F, 3)) on the shared
+    packets ``target``, missing packets filled by linear interpolation (of quaternions kept in one
+    hemisphere along time; normalised later); the count of filled packets."""
+    first, last = target[0], target[-1]
     F, S = len(target), len(labels)
     q = np.empty((F, S, 4))
     accs = {}
@@ -298,10 +322,4 @@ def read_xsens_mt(spec, mapping=None, **options):
             q[:, s, j] = np.interp(target, packets, qs[:, j])
         if acc is not None:
             accs[labels[s]] = np.column_stack([np.interp(target, packets, acc[:, j]) for j in range(3)])
-    if filled:
-        notes.append(f"{filled} missing packets filled by interpolation")
-    q, _ = _unit(q, labels, lambda i: f"packet {int(target[i])}", where)
-    time = (target - target[0]) / rate
-    extra = {"accelerations": accs if len(accs) == S else {}, "mapping": dict(names), "trial_prefix": stem}
-    return _frame(where, "xsens-mt", labels, q, time, None, "x,y,z", False, OPENSIM_BODIES, "_imu",
-                  conversions=notes, extra=extra)
+    return q, accs, filled
