@@ -18,7 +18,7 @@ OUT = Path(__file__).resolve().parents[1] / "img" / "architecture.png"
 #: Floors of packages, top (the face) to bottom (plain arrays); a package imports only from floors below it.
 FLOORS = [
     ("face", ["cli.py · commands/", "report/", "viewer/", "apps/"]),
-    ("stages", ["pipeline.py (analyze_trial)", "options.py · trial.py", "trial_output.py · export.py"]),
+    ("stages", ["pipeline.py (analyze_trial)", "options.py · trial.py", "trial_output.py · export.py", "checks/"]),
     ("domain", ["gait/", "mechanics/", "simulation/", "imu/", "markers/", "io/", "stats/"]),
     ("foundations", ["model/", "rotations/", "signal/", "errors.py"]),
     ("kernels", ["_kernels/ (numba, arrays in, arrays out)"]),
@@ -56,7 +56,7 @@ def main() -> None:
             x = 1.3 + j * (w + 0.2)
             ax.add_patch(FancyBboxPatch((x, y), w, 0.7, boxstyle="round,pad=0.02,rounding_size=0.08",
                                         fc=COLOURS[floor], ec="#444444", lw=1))
-            ax.text(x + w / 2, y + 0.35, name, ha="center", va="center", fontsize=9.5)
+            ax.text(x + w / 2, y + 0.35, name, ha="center", va="center", fontsize=9.5 if len(name) < 22 else 8)
             for part in name.split(" (")[0].split(" · "):
                 centres[part] = (x + w / 2, y + 0.35)
         if i:

@@ -90,7 +90,7 @@ def add_load_options(p, report: bool = False, aliases: tuple = ()) -> None:
                        help="do not compute kinetics from the force files found beside the trials")
     else:
         g.add_argument("--forces", *aliases, dest="forces", metavar="FILE",
-                       help="force plates (OpenSim .mot/.sto, with its ExternalLoads .xml when beside it; C3D "
+                       help="force plates (OpenSim .mot/.sto, with its ExternalLoads .xml when beside it, or that .xml itself; C3D "
                             "force platforms) or a loads table (CSV): adds joint forces, moments and powers"
                             + (f" ({', '.join(aliases)}: the same)" if aliases else ""))
     g.add_argument("--load", action="append", default=[], metavar="NAME=SEGMENT",

@@ -54,6 +54,10 @@ FORMATS = ("csv", "parquet")
 #: every bit.
 CSV_DIGITS = 8
 
+#: Significant digits of the report's tables (per-stride values, summaries, curves): 10, enough that
+#: a value read back and averaged again agrees with the report's own to the digits it prints.
+REPORT_CSV_DIGITS = 10
+
 #: Rows printed per block by the kernel: each thread takes whole blocks.
 _BLOCK_ROWS = 128
 #: Below this many values the kernel runs on the calling thread.

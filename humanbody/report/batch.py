@@ -37,6 +37,7 @@ from ..atomic import atomic_path, atomic_write_text
 from ..errors import InputError
 from ..gait import KINETIC_PEAKS, PARAMETERS, PEAKS
 from ..gait.gps import gps_columns
+from ..io.writers import REPORT_CSV_DIGITS
 from . import cache, html
 from .outcome import TrialOutcome
 from .runners import DASK_RESUBMITS, DASK_RETRIES, LOCAL_ATTEMPTS, default_jobs, run_dask, run_local
@@ -149,11 +150,12 @@ class _Progress:
 
 # ------------------------------------------------------------------ summary and index
 def _cell(value):
-    """One summary value as text: NaN/None empty, floats with 10 significant digits."""
+    """One summary value as text: NaN/None empty, floats with :data:`~humanbody.io.writers.REPORT_CSV_DIGITS`
+    significant digits."""
     if value is None:
         return ""
     if isinstance(value, float):
-        return f"{value:.10g}" if math.isfinite(value) else ""
+        return f"{value:.{REPORT_CSV_DIGITS}g}" if math.isfinite(value) else ""
     return value
 
 

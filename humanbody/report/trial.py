@@ -27,7 +27,7 @@ from ..gait.cycles import stride_table
 from ..gait.gps import GPS_VARIABLES, gait_profile_score, gait_variable_scores
 from ..gait.normative import leg_length_from_height, load_normative, marker_set_note
 from ..gait.selection import EVENT_SOURCES, events_source, pseudo_markers, trial_events, unloaded_stance
-from ..io.writers import table_csv_bytes
+from ..io.writers import REPORT_CSV_DIGITS, table_csv_bytes
 from ..model.anthropometry import DEFAULT_HEIGHT
 from ..options import AnalysisOptions
 from . import html, svg
@@ -37,7 +37,7 @@ from .panels import ANGLE_PANELS, KINETIC_PANELS, MECHANICS_PANELS, cycle_panels
 __all__ = ["ReportOptions", "TrialOutcome", "process_trial", "trial_options", "pseudo_markers", "trial_events",
            "EVENT_SOURCES"]
 
-CSV_DIGITS = 10
+CSV_DIGITS = REPORT_CSV_DIGITS  # humanbody.io.writers: the report's tables, named once
 
 #: Plot choices of :class:`ReportOptions` (``--plots``).
 PLOT_CHOICES = ("svg", "png", "none")
