@@ -15,26 +15,17 @@ M' = M + (A_chain - A_markers) x F_joint (RMS, N·m/kg).
 Run: ``.venv/bin/python docs/scripts/ankle_moment_point.py``.
 """
 
-import sys
-from pathlib import Path
-
 import numpy as np
+from _shared_walk import stance as foot_stance
+from _shared_walk import walk_with_plates
 
-import humanbody as hb
 from humanbody.markers.tracking import track
 from humanbody.mechanics.kinetics import joint_loads
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gait2392_walk"
-
 
 def main() -> None:
-    if not DATA.is_dir():
-        sys.exit(f"the shared walk is not at {DATA}")
-    a = hb.analyze_trial(DATA / "subject01_walk1.trc", static=DATA / "subject01_static.trc", mass=72.6,
-                         height=1.8, forces=DATA / "subject01_walk1_grf.mot")
+    a, force, body = walk_with_plates()
     res, loads, m = a.results, a.loads, a.model.total_mass
-    F = res.joint.shape[0]
-    force, _, body = loads.kernel_arrays(0, F)
     origins = track(a.markers, a.calibration).origins
     jl = joint_loads(a.model, res, loads)
     names = list(a.model.names)
@@ -42,8 +33,7 @@ def main() -> None:
     print("|---|---|---|")
     rows: dict = {}
     for side in ("right", "left"):
-        on = body == names.index(f"{side}_foot")
-        stance = np.where(on, force[..., 2], 0.0).sum(axis=1) > 50.0
+        stance = foot_stance(force, body, names.index(f"{side}_foot"))
         for joint, seg in (("hip", "upper_leg"), ("knee", "lower_leg"), ("ankle", "foot")):
             k = names.index(f"{side}_{seg}")
             d = origins[:, k] - res.joint[:, k]

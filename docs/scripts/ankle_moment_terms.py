@@ -12,25 +12,15 @@ without the foot's weight and inertia or without the free moment, and what
 Run: ``.venv/bin/python docs/scripts/ankle_moment_terms.py``.
 """
 
-import sys
-from pathlib import Path
-
 import numpy as np
+from _shared_walk import on_foot, walk_with_plates
 
-import humanbody as hb
 from humanbody.mechanics.kinetics import moment_contributions
-
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gait2392_walk"
 
 
 def main() -> None:
-    if not DATA.is_dir():
-        sys.exit(f"the shared walk is not at {DATA}")
-    a = hb.analyze_trial(DATA / "subject01_walk1.trc", static=DATA / "subject01_static.trc", mass=72.6,
-                         height=1.8, forces=DATA / "subject01_walk1_grf.mot")
+    a, force, body = walk_with_plates()
     res, loads, m = a.results, a.loads, a.model.total_mass
-    F = res.joint.shape[0]
-    force, _, body = loads.kernel_arrays(0, F)
     print("| term (stance, RMS, N·m/kg) | right | left |")
     print("|---|---|---|")
     rows: dict = {}
@@ -38,9 +28,8 @@ def main() -> None:
         k = a.model.names.index(f"{side}_foot")
         terms = moment_contributions(a.model, res, loads, f"{side}_foot")
         total = sum(terms.values())
-        on = body == k
-        fz = np.where(on, force[..., 2], 0.0).sum(axis=1)
-        fh = np.hypot(np.where(on, force[..., 0], 0.0).sum(axis=1), np.where(on, force[..., 1], 0.0).sum(axis=1))
+        f = on_foot(force, body, k)
+        fz, fh = f[:, 2], np.hypot(f[:, 0], f[:, 1])
         stance = fz > 50.0
 
         def rms(v, stance=stance):
