@@ -12,6 +12,8 @@ foot's long axis heel to toe.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -183,6 +185,21 @@ STATIC = {"pelvis_tilt": 12.0, "pelvis_obliquity": 0.0, "pelvis_rotation": 0.0,
           "left_knee_flexion": -2.0, "right_ankle_dorsiflexion": 5.0, "left_ankle_dorsiflexion": 2.0}
 
 
+
+def write_vsk(path, **per_side) -> None:
+    """A Nexus subject file (``.vsk``) of :data:`SUBJECT` (mm, degrees), with ``per_side`` parameters given as
+    ``{"AnkleAbAdd": {"right": value, "left": value}}`` style keywords (name without the side prefix)."""
+    s = SUBJECT
+    params = {"Bodymass": s.mass, "Height": 1000 * s.height, "MarkerDiameter": 1000 * s.marker_diameter}
+    for side, Side in (("right", "Right"), ("left", "Left")):
+        params.update({f"{Side}LegLength": 1000 * s.side("leg_length", side),
+                       f"{Side}KneeWidth": 1000 * s.side("knee_width", side),
+                       f"{Side}AnkleWidth": 1000 * s.side("ankle_width", side),
+                       f"{Side}TibialTorsion": math.degrees(s.side("tibial_torsion", side))})
+        params.update({f"{Side}{name}": float(values[side]) for name, values in per_side.items()})
+    path.write_text("<KinematicModel><Parameters>" + "".join(
+        f'<Parameter NAME="{k}" VALUE="{v!r}"/>' for k, v in params.items()) + "</Parameters></KinematicModel>")
+
 def _motion(F=240):
     """Whole-range motion: hips -20..100, knees 0..120, ankles -30..20 with the other angles moving too."""
     u = np.linspace(0.0, 1.0, F)
@@ -304,7 +321,6 @@ def _write_csv(markers: dict, t, path):
 
 def test_cli_with_a_vsk_gives_the_angles(tmp_path, capsys):
     """``humanbody analyze`` with the Plug-in Gait markers and the subject's .vsk: the placed angles."""
-    import math
 
     from humanbody.cli import main
 
@@ -314,17 +330,7 @@ def test_cli_with_a_vsk_gives_the_angles(tmp_path, capsys):
     ang, origin, t = _motion(120)
     m, _ = place(ang, origin)
     _write_csv(m, t, tmp_path / "s01_walk.csv")
-    s = SUBJECT
-    params = {"Bodymass": s.mass, "Height": 1000 * s.height, "MarkerDiameter": 1000 * s.marker_diameter}
-    for side, Side in (("right", "Right"), ("left", "Left")):
-        params.update({f"{Side}LegLength": 1000 * s.side("leg_length", side),
-                       f"{Side}KneeWidth": 1000 * s.side("knee_width", side),
-                       f"{Side}AnkleWidth": 1000 * s.side("ankle_width", side),
-                       f"{Side}TibialTorsion": math.degrees(s.side("tibial_torsion", side))})
-    (tmp_path / "s01.vsk").write_text(
-        "<KinematicModel><Parameters>"
-        + "".join(f'<Parameter NAME="{k}" VALUE="{v!r}"/>' for k, v in params.items())
-        + "</Parameters></KinematicModel>")
+    write_vsk(tmp_path / "s01.vsk")
     out = tmp_path / "out"
     assert main(["analyze", str(tmp_path / "s01_walk.csv"), "--static", str(tmp_path / "s01_static.csv"),
                  "--subject", str(tmp_path / "s01.vsk"), "--markerset", "plug_in_gait", "--axes", "x,y,z",
@@ -1210,7 +1216,6 @@ def test_c3d_export_has_plug_in_gait_s_upper_body_angles(tmp_path):
 def pig_kinetics(tmp_path_factory):
     """The synthetic Plug-in Gait walk with a load under the right foot, analysed by the command line in the
     set's default moment frame and with --moment-frame jcs, each exported to C3D."""
-    import math
 
     from humanbody.cli import main
 
@@ -1228,15 +1233,7 @@ def pig_kinetics(tmp_path_factory):
                   "P_point_x": heel[:, 0] + 0.08, "P_point_y": heel[:, 1], "P_point_z": 0.0 * tl,
                   "P_moment_x": 0.0 * tl, "P_moment_y": 0.0 * tl, "P_moment_z": 0.004 * fz}
                  ).to_csv(tmp / "loads.csv", index=False, float_format="%.17g")
-    s = SUBJECT
-    params = {"Bodymass": s.mass, "Height": 1000 * s.height, "MarkerDiameter": 1000 * s.marker_diameter}
-    for side, Side in (("right", "Right"), ("left", "Left")):
-        params.update({f"{Side}LegLength": 1000 * s.side("leg_length", side),
-                       f"{Side}KneeWidth": 1000 * s.side("knee_width", side),
-                       f"{Side}AnkleWidth": 1000 * s.side("ankle_width", side),
-                       f"{Side}TibialTorsion": math.degrees(s.side("tibial_torsion", side))})
-    (tmp / "s01.vsk").write_text("<KinematicModel><Parameters>" + "".join(
-        f'<Parameter NAME="{k}" VALUE="{v!r}"/>' for k, v in params.items()) + "</Parameters></KinematicModel>")
+    write_vsk(tmp / "s01.vsk")
     outs = {}
     for frame in (None, "jcs"):
         out = tmp / f"out_{frame}"

@@ -19,7 +19,7 @@ from humanbody.io.subject import read_subject
 from humanbody.markers.calibration import calibrate
 from humanbody.markers.plug_in_gait_rotation import abducted_joint_centre, ankle_abduction_offset
 from humanbody.markers.tracking import track
-from tests.markers.test_plug_in_gait import SIDES, STATIC, SUBJECT, _motion, _table, place
+from tests.markers.test_plug_in_gait import SIDES, STATIC, SUBJECT, _motion, _table, place, write_vsk
 
 TILT = {"right": 8.0, "left": -5.0}  # deg: the lateral marker this far distal (+) of the flexion axis
 
@@ -169,16 +169,7 @@ def test_cli_with_a_vsk_s_ankle_abduction(tmp_path):
     ang, origin, t = _motion(60)
     m, centres = place(ang, origin)
     _write_csv(_tilted(m, centres), t, tmp_path / "s01_walk.csv")
-    s = SUBJECT
-    params = {"Bodymass": s.mass, "Height": 1000 * s.height, "MarkerDiameter": 1000 * s.marker_diameter}
-    for side, Side in (("right", "Right"), ("left", "Left")):
-        params.update({f"{Side}LegLength": 1000 * s.side("leg_length", side),
-                       f"{Side}KneeWidth": 1000 * s.side("knee_width", side),
-                       f"{Side}AnkleWidth": 1000 * s.side("ankle_width", side),
-                       f"{Side}TibialTorsion": float(np.degrees(s.side("tibial_torsion", side))),
-                       f"{Side}AnkleAbAdd": float(np.radians(TILT[side]))})
-    (tmp_path / "s01.vsk").write_text("<KinematicModel><Parameters>" + "".join(
-        f'<Parameter NAME="{k}" VALUE="{v!r}"/>' for k, v in params.items()) + "</Parameters></KinematicModel>")
+    write_vsk(tmp_path / "s01.vsk", AnkleAbAdd={side: np.radians(TILT[side]) for side in ("right", "left")})
     out = tmp_path / "out"
     assert main(["analyze", str(tmp_path / "s01_walk.csv"), "--static", str(tmp_path / "s01_static.csv"),
                  "--subject", str(tmp_path / "s01.vsk"), "--markerset", "plug_in_gait", "--axes", "x,y,z",
