@@ -50,8 +50,9 @@ import numpy as np
 import pandas as pd
 
 from .checks.force_clock import check_force_clock
+from .checks.force_timing import check_force_timing
 from .checks.imu_still import check_still_window
-from .checks.mass import plates_mass
+from .checks.mass import plates_mass, stated_mass
 from .checks.plates import assignment_line
 from .checks.static_fit import check_static_fit
 from .errors import InputError
@@ -95,10 +96,12 @@ __all__ = ["Analysis", "AnalysisOptions", "Conditioned", "Log", "Subject", "anal
 @dataclass
 class Log:
     """What the stages of one analysis say: ``messages`` for the user (a screenful), ``details`` for
-    ``--verbose`` and the log file (per marker, per gap).  The one thing the stages share; they append to it."""
+    ``--verbose`` and the log file (per marker, per gap); ``warnings``, the output checks' findings
+    (:mod:`humanbody.checks.outputs`, also among the messages).  The one thing the stages share; they append to it."""
 
     messages: list = field(default_factory=list)
     details: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -422,13 +425,23 @@ def _in_moment_frame(model: BodyModel | None, opts: AnalysisOptions, log: Log, p
 
 
 def _after_loads(analysis: Analysis, subj: Subject, opts: AnalysisOptions, log: Log, keep_markers: bool) -> None:
-    """What follows the stage "loads": the force plates' clock check, the mass from the plates, the residual
+    """What follows the stage "loads": the force plates' clock check, the mass from the plates (or a stated mass
+    weighed on them), the residual
     reduction (docs/kinetics.md "Residual reduction"; the conditioned markers then let go unless kept)."""
-    log.messages.append(check_force_clock(analysis.load_table, analysis.loads, analysis.results, analysis.model,
-                                          analysis.motion.time, skip="force-clock" in opts.skip_checks,
-                                          given=[name for name, _ in opts.load_segments]))
+    table, given, skip = analysis.load_table, {name for name, _ in opts.load_segments}, "force-clock" in opts.skip_checks
+    line = check_force_clock(table, analysis.loads, analysis.results, analysis.model, analysis.motion.time,
+                             skip=skip, given=list(given))
+    judged = [name not in given and seg in (None, "right_foot", "left_foot")
+              for name, seg in zip(table.names, table.segments or [None] * len(table.names), strict=True)]
+    log.messages.append(f"{line}; " + check_force_timing(table, analysis.loads, analysis.results, analysis.model,
+                                                         analysis.motion.time, skip=skip, judged=judged))
     if subj.mass_from_plates:
         _plates_mass(analysis, opts, log)
+    elif subj.mass is not None and opts.model is None:
+        where = "--mass" if opts.mass is not None else "the subject file"
+        log.messages.append(stated_mass(float(subj.mass), where, analysis.loads, analysis.results, analysis.model,
+                                        analysis.motion.time, analysis.load_table.source,
+                                        skip="mass" in opts.skip_checks))
     if opts.reduce_residuals:
         from .mechanics.reduction import reduce_analysis  # lazy: imported on use (see the imports)
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .atomic import atomic_path, atomic_write_text, open_temp
+from .checks.outputs import OutputWatch, angle_findings, carried_findings
 from .errors import InputError
 from .io.writers import CSV_DIGITS, FORMATS, CsvWriter, write_table
 from .mechanics.kinematics import compute_motion
@@ -90,10 +91,11 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     exports = _ExportColumns(analysis, columns) if export else None
     if exports is not None:
         blocks = _collecting(blocks, exports.take, exports.values)
-    _write_table(path, fmt, columns, blocks, digits, progress and analysis.n_frames > 4 * chunk_frames,
-                 analysis.n_frames)
+    watch = OutputWatch(columns)
+    _write_table(path, fmt, columns, _watched(blocks, watch), digits,
+                 progress and analysis.n_frames > 4 * chunk_frames, analysis.n_frames)
     model_path = out / f"{analysis.stem}_model.json"
-    analysis.model.save(model_path)
+    _with_warnings(analysis, watch).save(model_path)
     paths["model"] = str(model_path)
     log_path = out / f"{analysis.stem}_log.txt"
     paths["log"] = str(log_path)
@@ -132,6 +134,28 @@ def _table(analysis: Analysis, chunk_frames: int, relative=()) -> tuple[list[str
             columns += relative_columns(what, to)
         more.append(lambda res, start: np.concatenate([relative_block(res, w, t) for w, t in relative], axis=1))
     return columns, _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64), more, compute)
+
+
+def _watched(blocks, watch: OutputWatch):
+    """Pass ``blocks`` on, each seen by ``watch`` (:mod:`humanbody.checks.outputs`) first."""
+    start = 0
+    for block in blocks:
+        watch.see(block, start)
+        start += len(block)
+        yield block
+
+
+def _with_warnings(analysis: Analysis, watch: OutputWatch):
+    """The model to save: ``analysis.model`` with the output checks' findings (:mod:`humanbody.checks.outputs`)
+    as its ``warnings``, each also a log line (once) and kept in ``analysis.log.warnings``."""
+    time = analysis.motion.time
+    status = getattr(analysis.tracking, "status", None)
+    found = angle_findings(analysis.clinical, time) + carried_findings(status, time) + watch.findings(time)
+    analysis.log.warnings = found
+    analysis.log.messages += [line for line in found if line not in analysis.log.messages]
+    if not found:
+        return analysis.model
+    return analysis.model.replace(meta={**dict(analysis.model.meta or {}), "warnings": found})
 
 
 def _write_table(path: Path, fmt: str, columns: list, blocks, digits: int, progress: bool, frames: int) -> None:

@@ -7,6 +7,13 @@ over at least :data:`~humanbody.mechanics.body_mass.MIN_SECONDS` of such
 frames and with a body mass index (mass / height^2) within :data:`BMI_RANGE`
 (WHO: below 16 is severe thinness, 40 and above class III obesity; 13 and 60
 bound what an adult in a gait lab is).
+
+A stated mass (``--mass``, a subject file) is weighed against the plates
+the same way when they carry the whole weight over enough frames
+(:func:`stated_mass`): refused when the two differ by more than
+:data:`MAX_MASS_DIFFERENCE` (the plates' estimate on the shared walk is
+within 0.1 % of OpenSim's subject; a typing error such as 500 for 50.0 or
+a subject file of another subject is tens of per cent off).
 """
 
 from __future__ import annotations
@@ -18,10 +25,12 @@ import numpy as np
 from ..mechanics.body_mass import BLOCK_SECONDS, MIN_SECONDS, mass_from_loads, model_height
 from . import refusal
 
-__all__ = ["BMI_RANGE", "check_bmi", "plates_mass"]
+__all__ = ["BMI_RANGE", "MAX_MASS_DIFFERENCE", "check_bmi", "plates_mass", "stated_mass"]
 
 #: Body mass index (kg/m^2) range of a plausible adult.
 BMI_RANGE = (13.0, 60.0)
+#: Largest relative difference between a stated mass and the plates' weighing of the subject.
+MAX_MASS_DIFFERENCE = 0.15
 
 
 def check_bmi(mass: float, height: float, where: str, skip: bool) -> str:
@@ -62,3 +71,28 @@ def plates_mass(loads, results, model, time, source: str, *, skip: bool = False,
     if height is not None:
         lines.append(check_bmi(m, height, f"from {name}", skip))
     return m, lines
+
+
+def stated_mass(mass: float, where: str, loads, results, model, time, source: str, *, skip: bool = False,
+                gravity: float = 9.81) -> str:
+    """One line weighing a stated ``mass`` (kg, from ``where``: "--mass", the subject file) on the plates.
+
+    The plates' mass is :func:`~humanbody.mechanics.body_mass.mass_from_loads` (eq. 2 over the
+    frames with the whole weight on them); with fewer than :data:`MIN_SECONDS` of such frames the
+    line says the mass was not weighed.  Refused (``--mass``, ``--skip-check mass``) when the two
+    differ by more than :data:`MAX_MASS_DIFFERENCE` of the plates' figure.
+    """
+    name = Path(source).name if source else "the plates"
+    m, _, n, seconds = mass_from_loads(loads, results, model, time, gravity)
+    if m is None or not np.isfinite(m) or m <= 0:
+        return (f"check mass: {mass:g} kg ({where}) not weighed on the plates of {name}: {seconds:.2f} s with "
+                f"the whole weight on them (at least {MIN_SECONDS:g} s needed)")
+    off = mass / m - 1.0
+    said = (f"{mass:g} kg ({where}) against {m:.1f} kg weighed by {name} over {n} frames ({seconds:.1f} s) with "
+            f"the whole weight on them ({100 * off:+.1f} %, at most {100 * MAX_MASS_DIFFERENCE:g} %)")
+    if abs(off) > MAX_MASS_DIFFERENCE:
+        if not skip:
+            raise refusal("mass", f"the stated mass does not match the plates: {said}", source or None,
+                          instead="give the subject's `mass` KG")
+        return f"check mass: {said} (--skip-check mass)"
+    return f"check mass: {said}"

@@ -39,7 +39,7 @@ from ..gait import KINETIC_PEAKS, PARAMETERS, PEAKS
 from ..gait.gps import gps_columns
 from ..io.writers import REPORT_CSV_DIGITS
 from . import cache, html
-from .outcome import TrialOutcome
+from .outcome import OK_STATUSES, TrialOutcome
 from .runners import DASK_RESUBMITS, DASK_RETRIES, LOCAL_ATTEMPTS, default_jobs, run_dask, run_local
 from .trial import ReportOptions, process_trial, write_outcome_files
 
@@ -72,7 +72,7 @@ class BatchResult:
 
     @property
     def n_failed(self) -> int:
-        return sum(r.get("status") != "ok" for r in self.rows)
+        return sum(r.get("status") not in OK_STATUSES for r in self.rows)
 
     @property
     def exit_status(self) -> int:
@@ -249,7 +249,7 @@ def _run_locked(tasks, out: Path, options, jobs, scheduler, force, progress, log
     todo, skipped = [], []
     for task in tasks:
         old = state.get(task.key)
-        if (not force and old and old.get("hash") == hashes[task.key] and old["row"].get("status") == "ok"
+        if (not force and old and old.get("hash") == hashes[task.key] and old["row"].get("status") in OK_STATUSES
                 and all((out / f).is_file() for f in old["files"])):
             skipped.append(task.key)
         else:

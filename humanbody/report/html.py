@@ -9,6 +9,7 @@ import math
 import pandas as pd
 
 from ..gait.gps import GPS_VARIABLES
+from .outcome import OK_STATUSES
 
 __all__ = ["trial_page", "index_page"]
 
@@ -17,7 +18,7 @@ body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1100px}
 h1{font-size:1.4em}h2{font-size:1.1em;margin-top:1.6em}
 table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
 th{background:#f2f2f2}td.l,th.l{text-align:left}
-.failed{color:#b03a2e;font-weight:bold}.ok{color:#1e8449}.pending{color:#9a7d0a}
+.failed{color:#b03a2e;font-weight:bold}.ok{color:#1e8449}.warnings{color:#b9770e;font-weight:bold}.pending{color:#9a7d0a}
 img,svg.fig{max-width:100%;height:auto;border:1px solid #ddd;margin:.4em 0}code{font-size:.9em}
 @media print{h2{break-before:auto}svg.fig,img{break-inside:avoid}}
 """
@@ -70,15 +71,26 @@ def _figure(name: str, fig) -> str:
     return f"<h2>{_e(name)}</h2><img alt=\"{_e(name)}\" src=\"data:image/png;base64,{data}\">"
 
 
+def _status(found) -> str:
+    """The trial's status as the page shows it: "ok", or "ok with warnings" and the output checks' findings."""
+    if not found:
+        return "<span class=ok>ok</span>"
+    items = "".join(f"<li>{_e(w.removeprefix('check outputs: '))}</li>" for w in found)
+    return f"<span class=\"ok warnings\">ok with warnings</span></p><ul class=warnings>{items}</ul><p>"
+
+
 def trial_page(task, row: dict, params: pd.DataFrame, events: pd.DataFrame, figures: dict,
-               messages, links=(), gps: dict | None = None) -> str:
-    """The trial's page: parameters, GPS, figures (SVG inlined, PNG embedded), events, messages, links.
+               messages, links=(), gps: dict | None = None, warnings=()) -> str:
+    """The trial's page: status, parameters, GPS, figures (SVG inlined, PNG embedded), events, messages, links.
+
+    ``warnings``: the output checks' findings (:mod:`humanbody.checks.outputs`), listed under the status
+    "ok with warnings".
 
     ``figures`` maps a name to SVG text or PNG bytes; ``gps`` is the trial's Gait
     Profile Score (``summary`` columns, ``name`` of the normative set) or None.
     """
     parts = [f"<h1>{_e(task.key)}</h1>",
-             f"<p>trial <code>{_e(task.trial)}</code>; status <span class=ok>ok</span>; "
+             f"<p>trial <code>{_e(task.trial)}</code>; status {_status(warnings)}; "
              f"events from {_e(row.get('events_source', ''))}"
              + (f"; treadmill, belt {_fmt(row.get('belt_speed_m_per_s'))} m/s" if row.get("treadmill") else "")
              + "</p>"]
@@ -108,7 +120,7 @@ def index_page(rows: list, pages: dict) -> str:
 
     ``pages`` maps a trial key to its page path relative to the index.
     """
-    n_ok = sum(r.get("status") == "ok" for r in rows)
+    n_ok = sum(r.get("status") in OK_STATUSES for r in rows)
     n_pending = sum(r.get("status") == "pending" for r in rows)
     head = "".join(f"<th>{_e(c)}</th>" for c in ["trial", "status", *INDEX_COLUMNS, "error"])
     lines = []

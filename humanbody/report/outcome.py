@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["TrialOutcome"]
+__all__ = ["OK_STATUSES", "TrialOutcome"]
+
+#: The statuses of a trial whose files were written: "ok", and "ok with warnings" when the output checks
+#: (:mod:`humanbody.checks.outputs`) flagged some of its numbers (listed on its page).
+OK_STATUSES = ("ok", "ok with warnings")
 
 
 @dataclass
@@ -22,4 +26,4 @@ class TrialOutcome:
 
     @property
     def ok(self) -> bool:
-        return self.row.get("status") == "ok"
+        return self.row.get("status") in OK_STATUSES

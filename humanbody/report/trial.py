@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..atomic import atomic_path
+from ..checks.outputs import stance_findings
 from ..errors import InputError
 from ..gait import angle_peaks, events_of, flatten, kinetic_peaks, normalize_cycles, spatiotemporal
 from ..gait.cycles import stride_table
@@ -308,12 +309,14 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     produced, export_notes = _analysis_files(analysis, stem, options.analysis.export, exported,
                                                 options.analysis.opensim_feet)
     messages += export_notes
+    warnings = list(analysis.log.warnings) + stance_findings(params)  # the output checks (write_results's)
+    messages += [w for w in warnings if w not in messages]
     files = {f"{task.key}/{name}": data for name, data in produced.items()}
     files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)
     files[f"{task.key}/{stem}_spatiotemporal.csv"] = _csv_bytes(params.reset_index())
     files[f"{task.key}/{stem}_cycles.csv"] = _csv_bytes(cycles)
     files[f"{task.key}/{stem}_strides.parquet"] = _parquet_bytes(stride_table(table, used))  # read by compare
-    row = dict(base, status="ok", events_source=events_source(used))
+    row = dict(base, status="ok with warnings" if warnings else "ok", events_source=events_source(used))
     row.update(flatten(params))
     row.update(angle_peaks(cycles, params))
     row.update(kinetic_peaks(cycles, params))
@@ -325,7 +328,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
             files[f"{task.key}/{name}"] = fig
     page = html.trial_page(task, row, params, events, figures, messages,
                            links=[Path(p).name for p in files if p.endswith((".csv", ".json"))],
-                           gps=gps)
+                           gps=gps, warnings=warnings)
     files[f"{task.key}/{stem}.html"] = page.encode("utf-8")
     return TrialOutcome(task.key, row, files, messages)
 

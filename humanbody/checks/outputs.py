@@ -1,0 +1,175 @@
+"""Are the results what a body does?  Angles, moments, powers, jumps and carried segments, before they are written.
+
+The inputs' checks refuse; these judge the numbers an analysis gives, and
+flag them: each finding is one log line (``check outputs: ...``), a
+``warnings`` list in ``<stem>_model.json``, and in a report the trial's
+status ``ok with warnings`` with the findings on its page.  The numbers are
+still written (a flagged trial may be right: an athlete, a fall), never as
+plain "ok".
+
+Limits of gait (walking, adults and children), each about twice the largest
+value healthy subjects reach at their fastest walking speed, so that a
+normal trial is never flagged and a number no body makes is:
+
+============================  =========  ==========================================================
+quantity                      limit      source of the largest normal value
+============================  =========  ==========================================================
+hip moment (any axis)         2.5 N·m/kg  Winter (2009) Biomechanics and Motor Control of Human
+                                         Movement, 4th ed., ch. 5: hip extensor peak about 1 N·m/kg;
+                                         Schwartz et al. (2008) "VeryFast" norms: 1.5
+knee moment (any axis)        2.0 N·m/kg  Winter (2009): knee extensor peak 0.5-1; Schwartz (2008): 1.0
+ankle moment (any axis)       2.5 N·m/kg  Winter (2009): plantarflexor peak 1.4-1.7; Schwartz (2008): 1.7
+hip, knee power               5 W/kg     Winter (2009), Schwartz (2008): peaks 1-2 W/kg (fast: 2.5)
+ankle power                   7 W/kg     push-off peak 3-5 W/kg at the fastest walking speeds
+joint angle rate              1500 deg/s the swing knee's 350-450 deg/s; joints in sport reach 1000-2000
+knee flexion                  -30..120°  walking 0-70°
+ankle dorsiflexion            -60..50°   walking -25..20°
+hip flexion                   -45..110°  walking -20..45°
+pose carried from a parent    0.1 s      tracking holds a segment without its markers; past a few frames
+                                         its motion is its parent's, not its own
+stance (% of the stride)      50-75 %    walking: 58-65 % (Perry and Burnfield 2010, Gait Analysis)
+============================  =========  ==========================================================
+
+The checks are array operations over the columns they judge (a maximum, a
+difference): they cost little beside writing the table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["MOMENT_LIMITS", "POWER_LIMITS", "ANGLE_RANGES", "MAX_ANGLE_RATE", "MAX_CARRIED_S", "STANCE_PCT",
+           "OutputWatch", "angle_findings", "carried_findings", "stance_findings"]
+
+#: Largest |moment| (N·m/kg) per joint, any clinical axis (the module's table).
+MOMENT_LIMITS = {"hip": 2.5, "knee": 2.0, "ankle": 2.5}
+#: Largest |power| (W/kg) per joint.
+POWER_LIMITS = {"hip": 5.0, "knee": 5.0, "ankle": 7.0}
+#: Range (deg) of the sagittal angles, by side-less clinical name.
+ANGLE_RANGES = {"hip_flexion_deg": (-45.0, 110.0), "knee_flexion_deg": (-30.0, 120.0),
+                "ankle_dorsiflexion_deg": (-60.0, 50.0)}
+#: Largest rate (deg/s) of a clinical angle between two frames.
+MAX_ANGLE_RATE = 1500.0
+#: Longest run (s) of frames in which a segment's pose is carried from its parent.
+MAX_CARRIED_S = 0.1
+#: Range (%) of the stance phase of a walking stride.
+STANCE_PCT = (50.0, 75.0)
+
+
+def _kinetic_limit(name: str) -> tuple[float, str] | None:
+    """(limit, unit) of a clinical kinetic column ``s_<joint>_..._moment_Nm_per_kg`` / ``_power_W_per_kg``."""
+    parts = name.split("_")
+    if len(parts) < 3 or parts[0] not in ("right", "left"):
+        return None
+    joint = parts[1]
+    if name.endswith("_moment_Nm_per_kg") and joint in MOMENT_LIMITS:
+        return MOMENT_LIMITS[joint], "N·m/kg"
+    if name.endswith("_power_W_per_kg") and joint in POWER_LIMITS:
+        return POWER_LIMITS[joint], "W/kg"
+    return None
+
+
+class OutputWatch:
+    """The largest |value| of each clinical moment and power column, seen block by block as a table is written.
+
+    ``columns``: the table's columns; :meth:`see` takes each block (frames, columns) and the index of its
+    first frame; :meth:`findings` gives one line per column past its limit (:data:`MOMENT_LIMITS`,
+    :data:`POWER_LIMITS`), at the frame of its largest value (``time``: (F,) s).
+    """
+
+    def __init__(self, columns):
+        judged = [(j, c, *lim) for j, c in enumerate(columns) if (lim := _kinetic_limit(c)) is not None]
+        self.index = np.array([j for j, *_ in judged], dtype=np.int64)
+        self.names = [c for _, c, *_ in judged]
+        self.limits = np.array([lim for _, _, lim, _ in judged], dtype=float)
+        self.units = [u for *_, u in judged]
+        self.peak = np.zeros(len(judged))
+        self.at = np.zeros(len(judged), dtype=np.int64)
+
+    def see(self, block: np.ndarray, start: int) -> None:
+        """Take the rows of ``block`` (frames ``start``...) into the largest values."""
+        if not len(self.index) or not len(block):
+            return
+        values = np.abs(block[:, self.index])
+        values = np.where(np.isfinite(values), values, -1.0)
+        i = values.argmax(axis=0)
+        top = values[i, np.arange(len(i))]
+        more = top > self.peak
+        self.peak[more], self.at[more] = top[more], start + i[more]
+
+    def findings(self, time) -> list[str]:
+        """One line per column whose largest |value| exceeds its limit."""
+        t = np.asarray(time, dtype=float)
+        return [f"check outputs: {name} reaches {peak:.2f} {unit} at {t[at]:.3f} s (a body in gait: at most "
+                f"{lim:g} {unit})"
+                for name, peak, at, lim, unit in zip(self.names, self.peak, self.at, self.limits, self.units,
+                                                      strict=True) if peak > lim]
+
+
+def angle_findings(angles, time) -> list[str]:
+    """Lines on clinical angles (``angles``: DataFrame of ``*_deg`` columns, (F,) ``time`` s) outside
+    :data:`ANGLE_RANGES` or changing faster than :data:`MAX_ANGLE_RATE` between two frames."""
+    t = np.asarray(time, dtype=float)
+    cols = [c for c in angles.columns if c.endswith("_deg")]
+    if len(t) < 2 or not cols:
+        return []
+    a = angles[cols].to_numpy(dtype=float)
+    out = []
+    for j, c in enumerate(cols):
+        side_less = c.split("_", 1)[1] if c.startswith(("right_", "left_")) else c
+        lo_hi = ANGLE_RANGES.get(side_less)
+        col = a[:, j]
+        if lo_hi is not None and np.isfinite(col).any():
+            lo, hi = lo_hi
+            i_lo, i_hi = int(np.nanargmin(col)), int(np.nanargmax(col))
+            if col[i_lo] < lo or col[i_hi] > hi:
+                i = i_lo if col[i_lo] < lo else i_hi
+                out.append(f"check outputs: {c} reaches {col[i]:.1f} deg at {t[i]:.3f} s (a body: {lo:g} to "
+                           f"{hi:g} deg)")
+    step = np.diff(a, axis=0)
+    step = (step + 180.0) % 360.0 - 180.0  # an angle wrapping at +-180 deg does not jump
+    rate = np.abs(step) / np.diff(t)[:, None]
+    rate = np.where(np.isfinite(rate), rate, 0.0)
+    worst = rate.max(axis=0)
+    for j in map(int, np.flatnonzero(worst > MAX_ANGLE_RATE)):
+        f = int(rate[:, j].argmax())
+        out.append(f"check outputs: {cols[j]} jumps {abs(step[f, j]):.1f} deg between {t[f]:.3f} and "
+                   f"{t[f + 1]:.3f} s ({worst[j]:.0f} deg/s; a joint: at most {MAX_ANGLE_RATE:g} deg/s)")
+    return out
+
+
+def carried_findings(status, time) -> list[str]:
+    """Lines on segments whose pose is carried from the parent (``status`` "fallback", a tracking's status
+    table: one column per segment) for longer than :data:`MAX_CARRIED_S` in one run."""
+    t = np.asarray(time, dtype=float)
+    if status is None or len(t) < 2:
+        return []
+    dt = float(np.median(np.diff(t)))
+    table = status.drop(columns="time", errors="ignore")
+    carried = (table == "fallback").to_numpy()
+    out = []
+    for j in np.flatnonzero(carried.any(axis=0)):
+        edges = np.diff(np.concatenate([[0], carried[:, j].astype(np.int8), [0]]))
+        starts, stops = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+        k = int(np.argmax(stops - starts))
+        run = int(stops[k] - starts[k])
+        if run * dt > MAX_CARRIED_S:
+            out.append(f"check outputs: {table.columns[j]} carried from its parent for {run} frames "
+                       f"({run * dt:.2f} s from {t[starts[k]]:.3f} s; at most {MAX_CARRIED_S:g} s): its motion "
+                       "there is its parent's")
+    return out
+
+
+def stance_findings(params) -> list[str]:
+    """Lines on a walking trial's stance phase (spatiotemporal ``params``: indexed by side, a ``stance_pct``
+    column; :func:`humanbody.gait.spatiotemporal.spatiotemporal`) outside :data:`STANCE_PCT`."""
+    lo, hi = STANCE_PCT
+    if params is None or "stance_pct" not in getattr(params, "columns", ()):
+        return []
+    out = []
+    for side in ("right", "left"):
+        if side in params.index:
+            v = float(params.loc[side, "stance_pct"])
+            if np.isfinite(v) and not lo <= v <= hi:
+                out.append(f"check outputs: {side} stance {v:.0f} % of the stride (walking: {lo:g}-{hi:g} %)")
+    return out
