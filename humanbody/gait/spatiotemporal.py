@@ -165,6 +165,13 @@ def is_treadmill(markers: pd.DataFrame, *, pelvis=None, feet=None, max_speed: fl
     return abs(x[-1] - x[0]) / (t[-1] - t[0]) < max_speed
 
 
+def _pelvis_held(pel: np.ndarray) -> bool:
+    """True when the pelvis centre (F, 3) never moves horizontally: its position was not measured (an
+    orientation trial without positions holds it at one place), so the trial says nothing of a treadmill."""
+    horizontal = pel[:, :2][np.isfinite(pel[:, :2]).all(axis=1)]
+    return len(horizontal) > 1 and float(np.ptp(horizontal, axis=0).max()) < 1e-9
+
+
 def spatiotemporal(
     events: pd.DataFrame,
     markers: pd.DataFrame | None = None,
@@ -187,7 +194,11 @@ def spatiotemporal(
     feet, pelvis :
         Marker names (see :func:`humanbody.gait.kinematic_events`).
     treadmill : bool, optional
-        Treadmill trial; detected (:func:`is_treadmill`) when None.
+        Treadmill trial; detected (:func:`is_treadmill`) when None.  A pelvis
+        that never moves horizontally (an orientation trial without
+        positions) is not a treadmill: its speed and lengths come from the
+        stance feet as on one, ``attrs["treadmill"]`` is False and
+        ``attrs["note"]`` says so.
     treadmill_speed : float, optional
         Belt speed (m/s); implies a treadmill.  Estimated with
         :func:`belt_speed` when not given.
@@ -210,8 +221,9 @@ def spatiotemporal(
         pairs = foot_markers(markers, feet)
         forward, left = progression_axes(markers, pairs)
         pel = pelvis_centre(markers, pelvis_markers(markers, pelvis))
+        held = treadmill is None and _pelvis_held(pel)
         if treadmill is None:
-            treadmill = is_treadmill(markers, pelvis=pelvis, feet=pairs)
+            treadmill = held or is_treadmill(markers, pelvis=pelvis, feet=pairs)
         if treadmill and treadmill_speed is None:
             belt = belt_speed(markers, events, feet=pairs, forward=forward)
         cols = _stride_lengths(table, markers, pairs, pel, (forward, left), bool(treadmill), belt)
@@ -221,8 +233,15 @@ def spatiotemporal(
         table["speed_m_per_s"] = belt
         table["stride_length_m"] = belt * table["stride_time_s"]
         table["step_length_m"] = belt * table["step_time_s"]
+    else:
+        held = False
     out = _side_means(table)
-    out.attrs.update(treadmill=bool(treadmill), belt_speed_m_per_s=belt, strides=table)
+    out.attrs.update(treadmill=bool(treadmill) and not held, belt_speed_m_per_s=np.nan if held else belt,
+                     strides=table)
+    if held:
+        out.attrs["note"] = ("the pelvis is held in place (an orientation trial without positions): speed and "
+                             "lengths from the stance feet's backward velocity relative to it, as on a treadmill; "
+                             "not a treadmill walk")
     if not len(table):
         out.attrs["note"] = "no complete stride: fewer than two foot strikes of each foot"
     return out
