@@ -88,8 +88,9 @@ def stated_mass(mass: float, where: str, loads, results, model, time, source: st
         return (f"check mass: {mass:g} kg ({where}) not weighed on the plates of {name}: {seconds:.2f} s with "
                 f"the whole weight on them (at least {MIN_SECONDS:g} s needed)")
     off = mass / m - 1.0
+    pct = round(100.0 * off, 1) or 0.0  # no "-0.0"
     said = (f"{mass:g} kg ({where}) against {m:.1f} kg weighed by {name} over {n} frames ({seconds:.1f} s) with "
-            f"the whole weight on them ({100 * off:+.1f} %, at most {100 * MAX_MASS_DIFFERENCE:g} %)")
+            f"the whole weight on them ({pct:+.1f} %, at most {100 * MAX_MASS_DIFFERENCE:g} %)")
     if abs(off) > MAX_MASS_DIFFERENCE:
         if not skip:
             raise refusal("mass", f"the stated mass does not match the plates: {said}", source or None,

