@@ -53,6 +53,7 @@ from .checks.force_clock import check_force_clock
 from .checks.force_timing import check_force_timing
 from .checks.imu_still import check_still_window
 from .checks.mass import plates_mass, stated_mass
+from .checks.outputs import carried_findings
 from .checks.plates import assignment_line
 from .checks.static_fit import check_static_fit
 from .errors import InputError
@@ -657,7 +658,7 @@ def track(conditioned: Conditioned, calibration: Calibration, options: AnalysisO
                     else track_global(markers, calibration, keep_frames=False, required=required, limits=limits))
     else:
         tracking = track_segments(markers, calibration, keep_frames=False, required=required)
-    log.messages += _tracking_lines(calibration, tracking)
+    log.messages += _tracking_lines(calibration, tracking, log.warnings)
     if options.static is not None:
         _static_fit_line(options, tracking, log.messages, calibration=calibration, markers=markers)
     return tracking
@@ -866,8 +867,9 @@ def _check_static_markerset(static_trial, mset, static) -> None:
                      f"`static` trial with the same markers{hint}", static)
 
 
-def _tracking_lines(calibration, tracking) -> list[str]:
-    """A few lines on the marker set, the calibration and the fit quality."""
+def _tracking_lines(calibration, tracking, warnings: list | None = None) -> list[str]:
+    """A few lines on the marker set, the calibration and the fit quality; segments carried from their parent
+    too long (:func:`humanbody.checks.outputs.carried_findings`) added to ``warnings``."""
     lines = [
         f"marker set {calibration.markerset.name!r}; calibrated from the {calibration.mode} trial "
         f"{calibration.source}; subject height {calibration.height:.3f} m"
@@ -890,6 +892,8 @@ def _tracking_lines(calibration, tracking) -> list[str]:
     if odd:
         lines.append("tracking: frames without enough markers (pose carried from the parent): "
                      + ", ".join(f"{k} {v}" for k, v in odd.items()))
+        if warnings is not None:
+            warnings += carried_findings(tracking.status[list(odd)], tracking.status["time"].to_numpy())
     # frames where a segment has no pose at all (no markers and no parent to carry it): empty rows
     gone = status.isin(["missing"]).sum()
     gone = {seg: int(gone[seg]) for seg in status.columns if gone[seg]}

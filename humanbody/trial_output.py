@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .atomic import atomic_path, atomic_write_text, open_temp
-from .checks.outputs import OutputWatch, angle_findings, carried_findings
+from .checks.outputs import OutputWatch
 from .errors import InputError
 from .io.writers import CSV_DIGITS, FORMATS, CsvWriter, write_table
 from .mechanics.kinematics import compute_motion
@@ -146,11 +146,10 @@ def _watched(blocks, watch: OutputWatch):
 
 
 def _with_warnings(analysis: Analysis, watch: OutputWatch):
-    """The model to save: ``analysis.model`` with the output checks' findings (:mod:`humanbody.checks.outputs`)
-    as its ``warnings``, each also a log line (once) and kept in ``analysis.log.warnings``."""
-    time = analysis.motion.time
-    status = getattr(analysis.tracking, "status", None)
-    found = angle_findings(analysis.clinical, time) + carried_findings(status, time) + watch.findings(time)
+    """The model to save: ``analysis.model`` with the output checks' findings (:mod:`humanbody.checks.outputs`:
+    the tracking's, already in ``analysis.log.warnings``, and the table's, seen by ``watch``) as its
+    ``warnings``, each also a log line (once) and kept in ``analysis.log.warnings``."""
+    found = list(dict.fromkeys(list(analysis.log.warnings) + watch.findings(analysis.motion.time)))
     analysis.log.warnings = found
     analysis.log.messages += [line for line in found if line not in analysis.log.messages]
     if not found:

@@ -37,6 +37,7 @@ difference): they cost little beside writing the table.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 __all__ = ["MOMENT_LIMITS", "POWER_LIMITS", "ANGLE_RANGES", "MAX_ANGLE_RATE", "MAX_CARRIED_S", "STANCE_PCT",
            "OutputWatch", "angle_findings", "carried_findings", "stance_findings"]
@@ -69,73 +70,109 @@ def _kinetic_limit(name: str) -> tuple[float, str] | None:
     return None
 
 
-class OutputWatch:
-    """The largest |value| of each clinical moment and power column, seen block by block as a table is written.
+def _angle_range(name: str):
+    """(lo, hi) deg of a clinical angle column with a range in :data:`ANGLE_RANGES`, else None."""
+    side_less = name.split("_", 1)[1] if name.startswith(("right_", "left_")) else name
+    return ANGLE_RANGES.get(side_less)
 
-    ``columns``: the table's columns; :meth:`see` takes each block (frames, columns) and the index of its
-    first frame; :meth:`findings` gives one line per column past its limit (:data:`MOMENT_LIMITS`,
-    :data:`POWER_LIMITS`), at the frame of its largest value (``time``: (F,) s).
+
+class OutputWatch:
+    """What the output checks judge in a results table, seen block by block as the table is written.
+
+    ``columns``: the table's columns (``time`` among them for the angles' rates).  Kept per judged
+    column: the largest |value| of each clinical moment and power (:data:`MOMENT_LIMITS`,
+    :data:`POWER_LIMITS`), the smallest and largest value of the ranged angles (:data:`ANGLE_RANGES`)
+    and the largest rate of every clinical angle (``*_deg``) between two frames (wrapped at +-180 deg),
+    each with its frame.  :meth:`see` takes each block (frames, columns) and the index of its first
+    frame; :meth:`findings` gives one line per quantity past its limit.
     """
 
     def __init__(self, columns):
-        judged = [(j, c, *lim) for j, c in enumerate(columns) if (lim := _kinetic_limit(c)) is not None]
+        columns = list(columns)
+        kinetic = [(j, c) for j, c in enumerate(columns) if c.endswith(("_moment_Nm_per_kg", "_power_W_per_kg"))]
+        judged = [(j, c, *lim) for j, c in kinetic if (lim := _kinetic_limit(c)) is not None]
         self.index = np.array([j for j, *_ in judged], dtype=np.int64)
         self.names = [c for _, c, *_ in judged]
         self.limits = np.array([lim for _, _, lim, _ in judged], dtype=float)
         self.units = [u for *_, u in judged]
         self.peak = np.zeros(len(judged))
         self.at = np.zeros(len(judged), dtype=np.int64)
+        self.time = columns.index("time") if "time" in columns else -1
+        self.angle_index = np.array([j for j, c in enumerate(columns) if c.endswith("_deg")], dtype=np.int64)
+        self.angle_names = [columns[j] for j in self.angle_index]
+        n = len(self.angle_index)
+        self.low, self.high = np.full(n, np.inf), np.full(n, -np.inf)
+        self.low_at, self.high_at = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        self.rate, self.rate_at, self.step = np.zeros(n), np.zeros(n, dtype=np.int64), np.zeros(n)
+        self.last: np.ndarray | None = None  # the previous block's last row: time, then the angles
 
     def see(self, block: np.ndarray, start: int) -> None:
-        """Take the rows of ``block`` (frames ``start``...) into the largest values."""
-        if not len(self.index) or not len(block):
+        """Take the rows of ``block`` (frames ``start``...) into the kept extremes."""
+        if not len(block):
             return
-        values = np.abs(block[:, self.index])
-        values = np.where(np.isfinite(values), values, -1.0)
-        i = values.argmax(axis=0)
-        top = values[i, np.arange(len(i))]
-        more = top > self.peak
-        self.peak[more], self.at[more] = top[more], start + i[more]
+        if len(self.index):
+            values = np.abs(block[:, self.index])
+            values = np.where(np.isfinite(values), values, -1.0)
+            i = values.argmax(axis=0)
+            top = values[i, np.arange(len(i))]
+            more = top > self.peak
+            self.peak[more], self.at[more] = top[more], start + i[more]
+        if len(self.angle_index) and self.time >= 0:
+            self._see_angles(block[:, self.angle_index], block[:, self.time], start)
+
+    def _see_angles(self, a: np.ndarray, t: np.ndarray, start: int) -> None:
+        cols = np.arange(a.shape[1])
+        lo = np.where(np.isfinite(a), a, np.inf).argmin(axis=0)
+        hi = np.where(np.isfinite(a), a, -np.inf).argmax(axis=0)
+        less, more = a[lo, cols] < self.low, a[hi, cols] > self.high
+        self.low[less], self.low_at[less] = a[lo, cols][less], start + lo[less]
+        self.high[more], self.high_at[more] = a[hi, cols][more], start + hi[more]
+        first = start
+        if self.last is not None:  # the step from the previous block's last frame
+            a, t, first = np.vstack([self.last[1:], a]), np.concatenate([self.last[:1], t]), start - 1
+        self.last = np.concatenate([t[-1:], a[-1]])
+        if len(t) < 2:
+            return
+        step = (np.diff(a, axis=0) + 180.0) % 360.0 - 180.0  # an angle wrapping at +-180 deg does not jump
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rate = np.abs(step) / np.diff(t)[:, None]
+        rate = np.where(np.isfinite(rate), rate, 0.0)
+        f = rate.argmax(axis=0)
+        more = rate[f, cols] > self.rate
+        self.rate[more], self.rate_at[more], self.step[more] = rate[f, cols][more], first + f[more], step[f, cols][more]
 
     def findings(self, time) -> list[str]:
-        """One line per column whose largest |value| exceeds its limit."""
+        """One line per quantity past its limit: the ranged angles, the angles' rates, then moments and powers."""
         t = np.asarray(time, dtype=float)
-        return [f"check outputs: {name} reaches {peak:.2f} {unit} at {t[at]:.3f} s (a body in gait: at most "
+        out = []
+        for j, name in enumerate(self.angle_names):
+            lo_hi = _angle_range(name)
+            if lo_hi is not None and (self.low[j] < lo_hi[0] or self.high[j] > lo_hi[1]):
+                v, at = (self.low[j], self.low_at[j]) if self.low[j] < lo_hi[0] else (self.high[j], self.high_at[j])
+                out.append(f"check outputs: {name} reaches {v:.1f} deg at {t[at]:.3f} s (a body: {lo_hi[0]:g} to "
+                           f"{lo_hi[1]:g} deg)")
+        for j, name in enumerate(self.angle_names):
+            if self.rate[j] > MAX_ANGLE_RATE:
+                f = int(self.rate_at[j])
+                out.append(f"check outputs: {name} jumps {abs(self.step[j]):.1f} deg between {t[f]:.3f} and "
+                           f"{t[f + 1]:.3f} s ({self.rate[j]:.0f} deg/s; a joint: at most {MAX_ANGLE_RATE:g} deg/s)")
+        out += [f"check outputs: {name} reaches {peak:.2f} {unit} at {t[at]:.3f} s (a body in gait: at most "
                 f"{lim:g} {unit})"
                 for name, peak, at, lim, unit in zip(self.names, self.peak, self.at, self.limits, self.units,
                                                       strict=True) if peak > lim]
+        return out
 
 
 def angle_findings(angles, time) -> list[str]:
     """Lines on clinical angles (``angles``: DataFrame of ``*_deg`` columns, (F,) ``time`` s) outside
-    :data:`ANGLE_RANGES` or changing faster than :data:`MAX_ANGLE_RATE` between two frames."""
+    :data:`ANGLE_RANGES` or changing faster than :data:`MAX_ANGLE_RATE` between two frames
+    (:class:`OutputWatch` over the whole table at once)."""
     t = np.asarray(time, dtype=float)
-    cols = [c for c in angles.columns if c.endswith("_deg")]
-    if len(t) < 2 or not cols:
+    if len(t) < 2:
         return []
-    a = angles[cols].to_numpy(dtype=float)
-    out = []
-    for j, c in enumerate(cols):
-        side_less = c.split("_", 1)[1] if c.startswith(("right_", "left_")) else c
-        lo_hi = ANGLE_RANGES.get(side_less)
-        col = a[:, j]
-        if lo_hi is not None and np.isfinite(col).any():
-            lo, hi = lo_hi
-            i_lo, i_hi = int(np.nanargmin(col)), int(np.nanargmax(col))
-            if col[i_lo] < lo or col[i_hi] > hi:
-                i = i_lo if col[i_lo] < lo else i_hi
-                out.append(f"check outputs: {c} reaches {col[i]:.1f} deg at {t[i]:.3f} s (a body: {lo:g} to "
-                           f"{hi:g} deg)")
-    step = np.diff(a, axis=0)
-    step = (step + 180.0) % 360.0 - 180.0  # an angle wrapping at +-180 deg does not jump
-    rate = np.abs(step) / np.diff(t)[:, None]
-    rate = np.where(np.isfinite(rate), rate, 0.0)
-    worst = rate.max(axis=0)
-    for j in map(int, np.flatnonzero(worst > MAX_ANGLE_RATE)):
-        f = int(rate[:, j].argmax())
-        out.append(f"check outputs: {cols[j]} jumps {abs(step[f, j]):.1f} deg between {t[f]:.3f} and "
-                   f"{t[f + 1]:.3f} s ({worst[j]:.0f} deg/s; a joint: at most {MAX_ANGLE_RATE:g} deg/s)")
-    return out
+    watch = OutputWatch(["time", *angles.columns])
+    watch.see(np.column_stack([t, angles.to_numpy(dtype=float)]), 0)
+    return watch.findings(t)
 
 
 def carried_findings(status, time) -> list[str]:
@@ -145,16 +182,25 @@ def carried_findings(status, time) -> list[str]:
     if status is None or len(t) < 2:
         return []
     dt = float(np.median(np.diff(t)))
-    table = status.drop(columns="time", errors="ignore")
-    carried = (table == "fallback").to_numpy()
     out = []
-    for j in np.flatnonzero(carried.any(axis=0)):
-        edges = np.diff(np.concatenate([[0], carried[:, j].astype(np.int8), [0]]))
+    for name in status.columns:
+        if name == "time":
+            continue
+        column = status[name]
+        if isinstance(column.dtype, pd.CategoricalDtype):  # the tracking's status: compare the codes
+            if "fallback" not in column.cat.categories:
+                continue
+            carried = column.cat.codes.to_numpy() == column.cat.categories.get_loc("fallback")
+        else:
+            carried = column.to_numpy() == "fallback"
+        if not carried.any():
+            continue
+        edges = np.diff(np.concatenate([[0], carried.astype(np.int8), [0]]))
         starts, stops = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
         k = int(np.argmax(stops - starts))
         run = int(stops[k] - starts[k])
         if run * dt > MAX_CARRIED_S:
-            out.append(f"check outputs: {table.columns[j]} carried from its parent for {run} frames "
+            out.append(f"check outputs: {name} carried from its parent for {run} frames "
                        f"({run * dt:.2f} s from {t[starts[k]]:.3f} s; at most {MAX_CARRIED_S:g} s): its motion "
                        "there is its parent's")
     return out

@@ -219,6 +219,7 @@ def spatiotemporal(
     for c in length_cols:
         table[c] = np.nan
     belt = float(treadmill_speed) if treadmill_speed is not None else np.nan
+    held = False
     if markers is not None and len(table):
         pairs = foot_markers(markers, feet)
         forward, left = progression_axes(markers, pairs)
@@ -235,8 +236,6 @@ def spatiotemporal(
         table["speed_m_per_s"] = belt
         table["stride_length_m"] = belt * table["stride_time_s"]
         table["step_length_m"] = belt * table["step_time_s"]
-    else:
-        held = False
     out = _side_means(table)
     out.attrs.update(treadmill=bool(treadmill) and not held, belt_speed_m_per_s=np.nan if held else belt,
                      strides=table)
