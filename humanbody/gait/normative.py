@@ -177,7 +177,7 @@ def population_note(nset: NormativeSet, height_m: float | None) -> str:
     who = nset.population or "population not stated by the file"
     if nset.population == BUILTIN_POPULATION and height_m is not None and height_m >= ADULT_HEIGHT:
         who += (f"; the subject ({height_m:.2f} m) is of adult size: children's norms, give an adult set with "
-                "`normative` FILE for an adult's Gait Profile Score")
+                "--normative FILE for an adult's Gait Profile Score")
     return f"normative population: {who}"
 
 
