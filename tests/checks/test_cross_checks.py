@@ -203,6 +203,18 @@ def test_report_marks_a_flagged_trial_ok_with_warnings(tmp_path):
     page = next(tmp_path.rglob("subject01_walk1.html")).read_text()
     assert "ok with warnings</span>" in page and "right_ankle_dorsiflexion_moment_Nm_per_kg reaches 4." in page
     assert "1 of 1 trials ok" in (tmp_path / "index.html").read_text()
+    # whose norms: the built-in children's set, named with the speed condition and the source
+    assert "population: typically developing children (Schwartz, Rozumalski and Trost 2008" in page
+    assert "the subject (1.77 m) is of adult size" in page and "speed: condition Free from the walking speed" in page
+
+
+def test_population_note_names_whose_norms():
+    from humanbody.gait.normative import BUILTIN_POPULATION, load_normative, population_note
+
+    builtin = load_normative(None)
+    assert builtin.population == BUILTIN_POPULATION
+    assert population_note(builtin, 1.2) == f"normative population: {BUILTIN_POPULATION}"
+    assert "of adult size" in population_note(builtin, 1.77)
 
 
 # ------------------------------------------------------------------ video keypoint statics
