@@ -15,7 +15,12 @@ check              what                                              module
                    (marker residual of its calibration on the trial)
 ``imu-still``      a still window in an IMU trial for calibration    :mod:`humanbody.checks.imu_still`
 ``force-clock``    a force file's clock against the marker trial     :mod:`humanbody.checks.force_clock`
-                   (overlap, stance against the feet's contacts)
+                   (overlap, stance against the feet's contacts);    :mod:`humanbody.checks.force_timing`
+                   the centre of pressure under a sole, the force
+                   onsets at the kinematic foot strikes
+``mass`` (given)   a stated mass weighed on the plates (15 %)        :mod:`humanbody.checks.mass`
+(outputs)          angles, moments, powers, jumps, carried segments  :mod:`humanbody.checks.outputs`
+                   against gait: flagged, not refused
 =================  ================================================  =========================================
 """
 
