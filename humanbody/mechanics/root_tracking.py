@@ -229,27 +229,40 @@ def track_root(model, motion, ext, mask, scale_force: float, scale_moment: float
         AtA = (AtA + B.T @ B).tocsc()
         if it == 0:
             beta = _choose_beta(AtA, b, prior, points, O1, D1, D2, F)
-        x = spsolve((AtA + beta * prior).tocsc(), b)
+        x_next = spsolve((AtA + beta * prior).tocsc(), b)
+        if it > 0 and not _within(x_next, points, O1, D1, D2, F):
+            # the step about the first solution went past the limits (running: flight phases and impacts make
+            # the residual far from linear in the root's pose): the penalty is raised until it keeps them
+            beta = _choose_beta(AtA, b, prior, points, O1, D1, D2, F, start=beta)
+            x_next = spsolve((AtA + beta * prior).tocsc(), b)
+        x = x_next
         change = RootChange.from_samples(x.reshape(F, 6), D1, D2)
         done = it + 1
     return RootTracking(apply_root_change(model, motion, change), change, float(beta), done)
 
 
-def _choose_beta(AtA, b, prior, points, O1, D1, D2, F) -> float:
-    """The smallest penalty of :data:`BETAS` whose change keeps the points and the root's angle within the limits.
+def _within(x: np.ndarray, points, O1, D1, D2, F) -> bool:
+    """Whether the change ``x`` (6 F,) keeps the points within :data:`POINT_RMS` and :data:`POINT_MAX` and the
+    root's turn within :data:`ANGLE_RMS`."""
+    change = RootChange.from_samples(x.reshape(F, 6), D1, D2)
+    d = point_motion(points, O1, change)
+    d = d[np.isfinite(d)]
+    angle = np.degrees(np.sqrt(np.mean(np.sum(change.th ** 2, axis=1))))
+    return bool((d.size == 0 or (np.sqrt(np.mean(d ** 2)) <= POINT_RMS and d.max() <= POINT_MAX))
+                and angle <= ANGLE_RMS)
+
+
+def _choose_beta(AtA, b, prior, points, O1, D1, D2, F, start: float | None = None) -> float:
+    """The smallest penalty of :data:`BETAS` (above ``start`` when given) whose change keeps the points and the
+    root's angle within the limits.
 
     The change shrinks as the penalty grows, so the ladder is bisected (six solves for 37 rungs).
     """
     def within(beta) -> bool:
-        x = spsolve((AtA + beta * prior).tocsc(), b)
-        change = RootChange.from_samples(x.reshape(F, 6), D1, D2)
-        d = point_motion(points, O1, change)
-        d = d[np.isfinite(d)]
-        angle = np.degrees(np.sqrt(np.mean(np.sum(change.th ** 2, axis=1))))
-        return bool((d.size == 0 or (np.sqrt(np.mean(d ** 2)) <= POINT_RMS and d.max() <= POINT_MAX))
-                    and angle <= ANGLE_RMS)
+        return _within(spsolve((AtA + beta * prior).tocsc(), b), points, O1, D1, D2, F)
 
-    lo, hi = -1, len(BETAS) - 1  # BETAS[hi] is taken when nothing smaller keeps the limits
+    lo = -1 if start is None else int(np.searchsorted(BETAS, start * (1 + 1e-9)) - 1)
+    hi = len(BETAS) - 1  # BETAS[hi] is taken when nothing smaller keeps the limits
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if within(BETAS[mid]):
