@@ -1,0 +1,79 @@
+"""Static optimization against OpenSim's own, on the shared walk (gait2392 subject01, the Joint Reaction tutorial's setup).
+
+OpenSim's AnalyzeTool runs once per machine (tests/muscles/_opensim_reference.py,
+cached by the inputs' hash).  These tests take OpenSim's per-frame states
+(lengths, lengthening speeds, moment arms) so that they test the muscle
+capacity and the optimization themselves; the generalised forces are the
+ones OpenSim's optimum reproduces.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from humanbody.muscles import read_reserves, solve
+from humanbody.muscles.capacity import capacity, read_muscles
+from tests._shared import require_shared
+from tests.muscles import _opensim_reference as osr
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def ref():
+    shared = require_shared()
+    pytest.importorskip("opensim")
+    out = osr.reference(shared)
+    out["states"] = osr.states(shared)
+    return out
+
+
+@pytest.fixture(scope="module")
+def muscles(ref):
+    return read_muscles(ref["model"], tuple(str(n) for n in ref["states"]["muscles"]))
+
+
+def test_capacity_equals_opensims(ref, muscles):
+    """Thelen2003Muscle with a rigid tendon: every muscle, every frame, as OpenSim computes it."""
+    st = ref["states"]
+    ours = capacity(muscles, st["L"], st["dL"])
+    np.testing.assert_allclose(ours, st["capacity"], rtol=1e-6, atol=1e-6)
+
+
+def opensim_problem(ref, muscles):
+    st = ref["states"]
+    coords = [str(c) for c in st["coordinates"]]
+    reserves = read_reserves(ref["reserves"], coords)
+    forces = ref["forces"]
+    act = ref["activations"]
+    nm = len(muscles.names)
+    F_os = forces[list(muscles.names)].to_numpy()
+    R_os = forces[list(reserves.names)].to_numpy()
+    tau = np.einsum("fm,fmc->fc", F_os, st["R"])
+    for k, j in enumerate(reserves.coordinates):
+        tau[:, j] += R_os[:, k]
+    x_os = np.concatenate([act[list(muscles.names)].to_numpy(), act[list(reserves.names)].to_numpy()], axis=1)
+    return reserves, tau, x_os, nm
+
+
+def test_activations_equal_opensims(ref, muscles):
+    """Same states, same generalised forces: OpenSim's optimum to its optimizer's tolerance."""
+    st = ref["states"]
+    reserves, tau, x_os, nm = opensim_problem(ref, muscles)
+    opt = solve(st["capacity"], st["R"], tau, reserves, muscles.min_control, muscles.max_control, exponent=2.0)
+    assert np.all(opt.iterations >= 0)
+    rms = np.sqrt(np.mean((opt.controls[:, :nm] - x_os[:, :nm]) ** 2, axis=0))
+    assert np.median(rms) < 0.01 and rms.max() < 0.025, (np.median(rms), rms.max())
+    # ours is the optimum: never costlier than OpenSim's point, which meets the same constraints
+    cost_ours = np.sum(opt.controls ** 2, axis=1)
+    cost_os = np.sum(x_os ** 2, axis=1)
+    assert np.all(cost_ours <= cost_os * (1 + 1e-6))
+
+
+def test_forces_are_activation_times_capacity(ref, muscles):
+    """OpenSim's muscle force column is a F (no passive part): the problem our optimum solves."""
+    st = ref["states"]
+    F = ref["forces"][list(muscles.names)].to_numpy()
+    a = ref["activations"][list(muscles.names)].to_numpy()
+    np.testing.assert_allclose(F, a * st["capacity"], rtol=1e-5, atol=1e-4)
