@@ -1,4 +1,5 @@
-"""Muscle forces and joint loads: muscle capacity, static optimization, reserves, joint reactions."""
+"""Muscles of an OpenSim model: paths and wrapping, lengths, lengthening velocities and moment arms;
+muscle capacity, static optimization with reserves, joint reactions."""
 
 from .reserves import Reserves, read_reserves
 from .static_optimization import Optimum, solve
