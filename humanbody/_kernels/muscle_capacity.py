@@ -104,3 +104,71 @@ def thelen_capacity(L, dL, fmax, l0, alpha0, ls, vmax, kshape, Af, Flen, thresh,
             fv = thelen_fv(v / (l0[m] * vmax[m]), 1.0, Af[m], Flen[m], thresh[m])
             out[f, m] = fmax[m] * fl * fv * c
     return out
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def bezier5(u, p):
+    """Quintic Bezier ``sum_k C(5,k) u^k (1-u)^(5-k) p_k`` at ``u`` in [0, 1]."""
+    t = 1.0 - u
+    return (p[0] * t ** 5 + 5.0 * p[1] * u * t ** 4 + 10.0 * p[2] * u * u * t ** 3 + 10.0 * p[3] * u ** 3 * t * t
+            + 5.0 * p[4] * u ** 4 * t + p[5] * u ** 5)
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def segmented_curve(x, X, Y, ends):
+    """OpenSim's SmoothSegmentedFunction at ``x``: quintic Bezier segments ``(X[j], Y[j])`` (S, 6) each,
+    linear beyond ``ends = (x0, x1, y0, y1, dydx0, dydx1)``.  The segment's ``u`` with ``x(u) = x`` by
+    bisection to rounding (``x(u)`` rises monotonically on a corner segment)."""
+    if x <= ends[0]:
+        return ends[2] + ends[4] * (x - ends[0])
+    if x >= ends[1]:
+        return ends[3] + ends[5] * (x - ends[1])
+    j = 0
+    while j < X.shape[0] - 1 and x > X[j, 5]:
+        j += 1
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if bezier5(mid, X[j]) < x:
+            lo = mid
+        else:
+            hi = mid
+    return bezier5(0.5 * (lo + hi), Y[j])
+
+
+@nb.njit(cache=_CACHE)
+def millard_capacity(L, dL, fmax, l0, alpha0, ls, vmax, lmin, sinmax, flX, flY, flEnds, fvX, fvY, fvEnds):
+    """Active capacity (N) of Millard2012Equilibrium muscles at activation 1, every frame.
+
+    OpenSim's Millard2012EquilibriumMuscle::calcActiveFiberForceAlongTendon
+    projects the fibre force with the pennation angle of the *normalised*
+    fibre length, ``sin(alpha') = h / (l / l0)`` (at most ``sinmax``), not the
+    ``h / l`` its fibre velocity uses; the capacity follows OpenSim.
+
+    Parameters
+    ----------
+    L, dL : (F, M) muscle-tendon lengths (m) and lengthening speeds (m/s).
+    fmax, l0, alpha0, ls, vmax, lmin : (M,) as :func:`thelen_capacity`.
+    sinmax : (M,) sine of the maximum pennation angle.
+
+    A path shorter than the tendon's slack length gives no force (OpenSim: 0).
+    flX, flY : (M, 5, 6) the active force-length curve's Bezier control points; flEnds (M, 6) its ends.
+    fvX, fvY : (M, 4, 6) the force-velocity curve's; fvEnds (M, 6).
+
+    Returns
+    -------
+    (F, M) ``Fmax fL(l/l0) fV(v/(l0 vmax)) cos(alpha')``.
+    """
+    nf, nm = L.shape
+    out = np.zeros((nf, nm))
+    for f in range(nf):
+        for m in range(nm):
+            length, c, v = fibre_kinematics(L[f, m], dL[f, m], l0[m], alpha0[m], ls[m], lmin[m])
+            if length <= lmin[m] or L[f, m] < ls[m]:
+                continue
+            lN = length / l0[m]
+            fl = segmented_curve(lN, flX[m], flY[m], flEnds[m])
+            fv = segmented_curve(v / (l0[m] * vmax[m]), fvX[m], fvY[m], fvEnds[m])
+            sn = min(l0[m] * math.sin(alpha0[m]) / lN, sinmax[m])
+            out[f, m] = fmax[m] * fl * fv * math.sqrt(1.0 - sn * sn)
+    return out

@@ -6,7 +6,11 @@ tendon at its slack length, the fibre at constant thickness
 (``l = sqrt((l0 sin alpha0)^2 + (L - ls)^2)``), the fibre velocity from the
 path's lengthening speed (``v = dL cos alpha``), ``F = Fmax fL(l/l0) fV(v) cos alpha``
 (:mod:`humanbody._kernels.muscle_capacity`).  Passive fibre force is not part
-of it.  Supported: Thelen2003Muscle (gait2392).
+of it.  Supported: Thelen2003Muscle (gait2392: ``fL = exp(-(l/l0 - 1)^2 / KshapeActive)``,
+Thelen's force-velocity relation) and Millard2012EquilibriumMuscle (Rajagopal
+2016: the active force-length and force-velocity curves of
+:mod:`humanbody.muscles.curves`; OpenSim projects its force with the pennation
+angle of the normalised fibre length, and so does this).
 
 The parameters come from the ``.osim`` file's muscle elements, each with
 OpenSim's default when the file omits it.
@@ -21,15 +25,30 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._kernels.muscle_capacity import thelen_capacity
+from .._kernels.muscle_capacity import millard_capacity, thelen_capacity
 from ..errors import InputError
+from .curves import active_force_length, force_velocity
 
-KINDS = ("Thelen2003Muscle",)
-THELEN_DEFAULTS = {"max_isometric_force": 1000.0, "optimal_fiber_length": 0.1, "tendon_slack_length": 0.2,
-                   "pennation_angle_at_optimal": 0.0, "max_contraction_velocity": 10.0, "KshapeActive": 0.45,
-                   "Af": 0.25, "Flen": 1.4, "fv_linear_extrap_threshold": 0.95,
-                   "maximum_pennation_angle": math.acos(0.1), "minimum_activation": 0.01,
-                   "min_control": float("nan"), "max_control": 1.0}
+KINDS = ("Thelen2003Muscle", "Millard2012EquilibriumMuscle")
+COMMON = {"max_isometric_force": 1000.0, "optimal_fiber_length": 0.1, "tendon_slack_length": 0.2,
+          "pennation_angle_at_optimal": 0.0, "max_contraction_velocity": 10.0,
+          "maximum_pennation_angle": math.acos(0.1), "minimum_activation": 0.01,
+          "min_control": float("nan"), "max_control": 1.0}
+THELEN = {"KshapeActive": 0.45, "Af": 0.25, "Flen": 1.4, "fv_linear_extrap_threshold": 0.95}
+# Millard's curves: (element, property) -> OpenSim's default
+MILLARD = {("ActiveForceLengthCurve", "min_norm_active_fiber_length"): 0.4441,
+           ("ActiveForceLengthCurve", "transition_norm_fiber_length"): 0.73,
+           ("ActiveForceLengthCurve", "max_norm_active_fiber_length"): 1.8123,
+           ("ActiveForceLengthCurve", "shallow_ascending_slope"): 0.8616,
+           ("ActiveForceLengthCurve", "minimum_value"): 0.1,
+           ("ForceVelocityCurve", "max_eccentric_velocity_force_multiplier"): 1.4,
+           ("ForceVelocityCurve", "concentric_slope_at_vmax"): 0.0,
+           ("ForceVelocityCurve", "concentric_slope_near_vmax"): 0.25,
+           ("ForceVelocityCurve", "isometric_slope"): 5.0,
+           ("ForceVelocityCurve", "eccentric_slope_at_vmax"): 0.0,
+           ("ForceVelocityCurve", "eccentric_slope_near_vmax"): 0.15,
+           ("ForceVelocityCurve", "concentric_curviness"): 0.6,
+           ("ForceVelocityCurve", "eccentric_curviness"): 0.9}
 
 
 @dataclass(frozen=True)
@@ -82,15 +101,35 @@ def read_muscles(path: str | os.PathLike, names: tuple[str, ...] | None = None) 
     if unsupported:
         raise InputError(f"muscles of kind {', '.join(unsupported)}: capacity is implemented for "
                          f"{', '.join(KINDS)} only", path)
-    params = {k: np.array([_value(found[n][1], k, d) for n in order]) for k, d in THELEN_DEFAULTS.items()}
+    nodes = [found[n][1] for n in order]
+    params = {k: np.array([_value(e, k, d) for e in nodes]) for k, d in (COMMON | THELEN).items()}
+    for (curve, k), d in MILLARD.items():
+        params[k] = np.array([_value(e.find(curve) if e.find(curve) is not None else e, k, d) for e in nodes])
     return MuscleSet(tuple(order), tuple(found[n][0] for n in order), params)
 
 
 def minimum_fibre_length(muscles: MuscleSet) -> np.ndarray:
-    """OpenSim's fixed-width pennation model's shortest fibre: ``h / sin(max pennation)`` (m), ``h = l0 sin alpha0``."""
+    """The shortest fibre (m): the fixed-width pennation model's ``h / sin(max pennation)``,
+    ``h = l0 sin alpha0``; a Millard muscle's no shorter than its shortest active length."""
     p = muscles.params
-    h = p["optimal_fiber_length"] * np.sin(p["pennation_angle_at_optimal"])
-    return np.maximum(h / np.sin(p["maximum_pennation_angle"]), 1e-8 * p["optimal_fiber_length"])
+    l0 = p["optimal_fiber_length"]
+    h = l0 * np.sin(p["pennation_angle_at_optimal"])
+    shortest = np.maximum(h / np.sin(p["maximum_pennation_angle"]), 1e-8 * l0)
+    millard = np.array([k == "Millard2012EquilibriumMuscle" for k in muscles.kinds], dtype=bool)
+    return np.where(millard, np.maximum(shortest, p["min_norm_active_fiber_length"] * l0), shortest)
+
+
+def millard_curves(muscles: MuscleSet) -> tuple[np.ndarray, ...]:
+    """Every muscle's active force-length (M, 5, 6) and force-velocity (M, 4, 6) control points and ends."""
+    p = muscles.params
+    fl = [active_force_length(p["min_norm_active_fiber_length"][i], p["transition_norm_fiber_length"][i], 1.0,
+                              p["max_norm_active_fiber_length"][i], p["minimum_value"][i],
+                              p["shallow_ascending_slope"][i]) for i in range(len(muscles.names))]
+    fv = [force_velocity(p["max_eccentric_velocity_force_multiplier"][i], p["concentric_slope_at_vmax"][i],
+                         p["concentric_slope_near_vmax"][i], p["isometric_slope"][i], p["eccentric_slope_at_vmax"][i],
+                         p["eccentric_slope_near_vmax"][i], p["concentric_curviness"][i],
+                         p["eccentric_curviness"][i]) for i in range(len(muscles.names))]
+    return tuple(np.ascontiguousarray(np.array([c[k] for c in curves])) for curves in (fl, fv) for k in range(3))
 
 
 def capacity(muscles: MuscleSet, length: np.ndarray, speed: np.ndarray) -> np.ndarray:
@@ -108,7 +147,16 @@ def capacity(muscles: MuscleSet, length: np.ndarray, speed: np.ndarray) -> np.nd
     p = muscles.params
     L = np.ascontiguousarray(length, dtype=float)
     dL = np.ascontiguousarray(speed, dtype=float)
-    return thelen_capacity(L, dL, p["max_isometric_force"], p["optimal_fiber_length"],
-                           p["pennation_angle_at_optimal"], p["tendon_slack_length"], p["max_contraction_velocity"],
-                           p["KshapeActive"], p["Af"], p["Flen"], p["fv_linear_extrap_threshold"],
-                           minimum_fibre_length(muscles))
+    lmin = minimum_fibre_length(muscles)
+    common = (p["max_isometric_force"], p["optimal_fiber_length"], p["pennation_angle_at_optimal"],
+              p["tendon_slack_length"], p["max_contraction_velocity"])
+    out = np.zeros(L.shape)
+    kinds = np.array(muscles.kinds)
+    if (kinds == "Thelen2003Muscle").any():
+        out[:, kinds == "Thelen2003Muscle"] = thelen_capacity(
+            L, dL, *common, p["KshapeActive"], p["Af"], p["Flen"], p["fv_linear_extrap_threshold"], lmin
+        )[:, kinds == "Thelen2003Muscle"]
+    if (kinds == "Millard2012EquilibriumMuscle").any():
+        out[:, kinds == "Millard2012EquilibriumMuscle"] = millard_capacity(
+            L, dL, *common, lmin, np.sin(p["maximum_pennation_angle"]), *millard_curves(muscles))[:, kinds == "Millard2012EquilibriumMuscle"]
+    return out

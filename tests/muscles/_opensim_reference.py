@@ -218,6 +218,42 @@ def states(shared: Path) -> dict:
         return {k: data[k] for k in data.files}
 
 
+def rajagopal_states(shared: Path, frames: int = 12, seed: int = 7) -> dict:
+    """Rajagopal 2016 (Millard muscles) at random poses and speeds within the coordinates' ranges:
+    every muscle's length, lengthening speed and OpenSim's SO capacity, cached like :func:`reference`."""
+    import opensim as osim
+
+    path = shared / "opensim_models" / "rajagopal2016" / "Rajagopal2016.osim"
+    key = hashlib.sha256(path.read_bytes() + f"{frames} {seed} {VERSION}".encode()).hexdigest()[:16]
+    out = Path(tempfile.gettempdir()) / "humanbody_opensim_so" / f"rajagopal_{key}.npz"
+    if not out.exists():
+        osim.Logger.setLevelString("warn")
+        model = osim.Model(str(path))
+        state = model.initSystem()
+        coords, muscles = model.getCoordinateSet(), model.getMuscles()
+        rng = np.random.default_rng(seed)
+        nm = muscles.getSize()
+        L, dL, cap = np.zeros((frames, nm)), np.zeros((frames, nm)), np.zeros((frames, nm))
+        for f in range(frames):
+            for j in range(coords.getSize()):
+                c = coords.get(j)
+                if c.getLocked(state) or c.isConstrained(state):
+                    continue
+                lo, hi = c.getRangeMin(), c.getRangeMax()
+                c.setValue(state, float(rng.uniform(lo, hi)) if hi - lo < 10 else 0.0, False)
+                c.setSpeedValue(state, float(rng.normal(0.0, 2.0)))
+            model.assemble(state)
+            model.realizeVelocity(state)
+            for i in range(nm):
+                m = muscles.get(i)
+                L[f, i], dL[f, i] = m.getLength(state), m.getLengtheningSpeed(state)
+                cap[f, i] = m.calcInextensibleTendonActiveFiberForce(state, 1.0)
+        names = np.array([muscles.get(i).getName() for i in range(nm)])
+        np.savez(out, L=L, dL=dL, capacity=cap, muscles=names)
+    with np.load(out) as data:
+        return {k: data[k] for k in data.files} | {"model": path}
+
+
 def read_sto(path: Path) -> pd.DataFrame:
     """An OpenSim .sto/.mot table (header up to ``endheader``)."""
     lines = path.read_text().splitlines()

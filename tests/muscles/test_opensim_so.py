@@ -77,3 +77,14 @@ def test_forces_are_activation_times_capacity(ref, muscles):
     F = ref["forces"][list(muscles.names)].to_numpy()
     a = ref["activations"][list(muscles.names)].to_numpy()
     np.testing.assert_allclose(F, a * st["capacity"], rtol=1e-5, atol=1e-4)
+
+
+def test_millard_capacity_equals_opensims():
+    """Rajagopal 2016's Millard2012Equilibrium muscles at random poses and speeds: OpenSim's SO capacity."""
+    shared = require_shared()
+    pytest.importorskip("opensim")
+    st = osr.rajagopal_states(shared)
+    muscles = read_muscles(st["model"], tuple(str(n) for n in st["muscles"]))
+    assert set(muscles.kinds) == {"Millard2012EquilibriumMuscle"}
+    ours = capacity(muscles, st["L"], st["dL"])
+    np.testing.assert_allclose(ours, st["capacity"], rtol=1e-9, atol=1e-8)
