@@ -78,6 +78,11 @@ def _value(node: ET.Element, tag: str, default: float) -> float:
     return float({"Inf": "inf", "-Inf": "-inf", "infinity": "inf", "-infinity": "-inf"}.get(text, text))
 
 
+def _child(node: ET.Element, tag: str) -> ET.Element:
+    child = node.find(tag)
+    return node if child is None else child
+
+
 def read_muscles(path: str | os.PathLike, names: tuple[str, ...] | None = None) -> MuscleSet:
     """The muscle parameters of an ``.osim`` file (the muscles that apply force, or ``names`` in that order).
 
@@ -104,7 +109,7 @@ def read_muscles(path: str | os.PathLike, names: tuple[str, ...] | None = None) 
     nodes = [found[n][1] for n in order]
     params = {k: np.array([_value(e, k, d) for e in nodes]) for k, d in (COMMON | THELEN).items()}
     for (curve, k), d in MILLARD.items():
-        params[k] = np.array([_value(e.find(curve) if e.find(curve) is not None else e, k, d) for e in nodes])
+        params[k] = np.array([_value(_child(e, curve), k, d) for e in nodes])
     return MuscleSet(tuple(order), tuple(found[n][0] for n in order), params)
 
 

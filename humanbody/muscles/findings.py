@@ -28,7 +28,7 @@ def bound_lines(time: np.ndarray, opt: Optimum, muscles: Sequence[str], max_cont
     at_top = opt.controls[:, :nm] >= max_control - 1e-9
     lines = []
     for i in np.flatnonzero(at_top.any(axis=0)):
-        lines.append(f"{muscles[i]} at full activation in {_span(time, np.flatnonzero(at_top[:, i]))}")
+        lines.append(f"{muscles[int(i)]} at full activation in {_span(time, np.flatnonzero(at_top[:, i]))}")
     return lines
 
 
