@@ -88,3 +88,23 @@ def test_millard_capacity_equals_opensims():
     assert set(muscles.kinds) == {"Millard2012EquilibriumMuscle"}
     ours = capacity(muscles, st["L"], st["dL"])
     np.testing.assert_allclose(ours, st["capacity"], rtol=1e-9, atol=1e-8)
+
+
+def test_coordinates_filtered_and_differentiated_as_opensim(ref):
+    """Pad, third-order Butterworth both ways, natural quintic spline: OpenSim's q and u.
+
+    OpenSim resamples the file's 8-digit times onto an even grid 7e-7 s early;
+    the tolerances are that shift times the walk's speeds and accelerations."""
+    from humanbody.muscles.coordinates import opensim_kinematics
+
+    ik = osr.read_sto(ref["ik"])
+    st = ref["states"]
+    cols = [str(c) for c in st["coordinates"]]
+    q = ik[cols].to_numpy().copy()
+    rot = [not c.endswith(("_tx", "_ty", "_tz")) for c in cols]
+    q[:, rot] = np.deg2rad(q[:, rot])
+    Q, U, _ = opensim_kinematics(ik["time"].to_numpy(), q, osr.CUTOFF_HZ)
+    t = ik["time"].to_numpy()
+    sel = (t > osr.START - 1e-3) & (t < osr.END + 1e-3)
+    np.testing.assert_allclose(Q[sel], st["q"], atol=2e-5)
+    np.testing.assert_allclose(U[sel], st["u"], atol=3e-4)
