@@ -25,7 +25,6 @@ import numpy as np
 from scipy.interpolate import make_interp_spline
 
 
-
 def _natural(columns: int) -> tuple[list, list]:
     """Quintic spline end conditions: third and fourth derivatives zero (a natural spline of half order 3)."""
     zero = np.zeros(columns)
