@@ -17,6 +17,7 @@ import numba as nb
 import numpy as np
 
 from .cache import drop_stale_kernels
+from .muscle_paths import muscle_path
 
 drop_stale_kernels()  # before any kernel is loaded from the cache
 
@@ -37,46 +38,44 @@ def add_load(loads, f, b, origin, p, fx, fy, fz):
     loads[f, b, 5] += rx * fy - ry * fx
 
 
-@nb.njit(cache=_CACHE)
-def muscle_body_loads(points, body, start, active, tension, origin, nbodies):
-    """Loads of every muscle on every body.
+@nb.njit(cache=_CACHE, parallel=True)
+def path_loads(Q, Rs, Os, tension, n_muscles, max_points, pk):
+    """Loads of every muscle on the bodies its current path crosses (OpenSim model paths).
 
-    Parameters
-    ----------
-    points : (F, P, 3) path points of all muscles, muscle after muscle, ground (m).
-    body : (P,) the body each point is fixed to (ground: -1, its loads dropped).
-    start : (M + 1,) muscle ``m`` owns points ``start[m]:start[m+1]``.
-    active : (F, P) whether a point is on the path at that frame (conditional points).
-    tension : (F, M) muscle forces (N).
-    origin : (F, B, 3) body origins, ground (m).
-    nbodies : B.
-
-    Returns
-    -------
-    (F, B, 6) force (N) and moment about the body origin (N m), ground components.
+    ``Q`` (F, nq) coordinates, ``Rs`` (F, B, 3, 3) and ``Os`` (F, B, 3) the bodies' poses
+    (body 0 the ground), ``tension`` (F, M) N; ``pk`` the packed paths
+    (:meth:`humanbody.muscles.paths.PackedPaths.arrays`).  Each path is the one
+    :func:`humanbody._kernels.muscle_paths.muscle_path` builds (points, wrap tangent
+    points on their surface's body).  Returns (F, B, 6): force (N) and moment
+    about the body origin (N m), ground components; the ground's row is left 0.
     """
-    nf = points.shape[0]
-    nm = start.shape[0] - 1
-    loads = np.zeros((nf, nbodies, 6))
-    for f in range(nf):
-        for m in range(nm):
+    F = Q.shape[0]
+    B = Rs.shape[1]
+    loads = np.zeros((F, B, 6))
+    for f in nb.prange(F):
+        tag = np.empty(max_points, np.int64)
+        body = np.empty(max_points, np.int64)
+        loc = np.empty((max_points, 3))
+        pos = np.empty((max_points, 3))
+        wlen = np.zeros(pk[8].shape[0] + 1)
+        for m in range(n_muscles):
             T = tension[f, m]
             if T == 0.0:
                 continue
-            prev = -1
-            for k in range(start[m], start[m + 1]):
-                if not active[f, k]:
+            n, _ = muscle_path(m, Q[f], Rs[f], Os[f], tag, body, loc, pos, wlen, pk)
+            for k in range(n - 1):
+                b0, b1 = body[k], body[k + 1]
+                if b0 == b1:
                     continue
-                if prev >= 0 and body[prev] != body[k]:
-                    d0 = points[f, k, 0] - points[f, prev, 0]
-                    d1 = points[f, k, 1] - points[f, prev, 1]
-                    d2 = points[f, k, 2] - points[f, prev, 2]
-                    n = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-                    if n > 0.0:
-                        fx, fy, fz = T * d0 / n, T * d1 / n, T * d2 / n
-                        if body[prev] >= 0:
-                            add_load(loads, f, body[prev], origin, points[f, prev], fx, fy, fz)
-                        if body[k] >= 0:
-                            add_load(loads, f, body[k], origin, points[f, k], -fx, -fy, -fz)
-                prev = k
+                d0 = pos[k + 1, 0] - pos[k, 0]
+                d1 = pos[k + 1, 1] - pos[k, 1]
+                d2 = pos[k + 1, 2] - pos[k, 2]
+                norm = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+                if norm == 0.0:
+                    continue
+                fx, fy, fz = T * d0 / norm, T * d1 / norm, T * d2 / norm
+                if b0 > 0:
+                    add_load(loads, f, b0, Os, pos[k], fx, fy, fz)
+                if b1 > 0:
+                    add_load(loads, f, b1, Os, pos[k + 1], -fx, -fy, -fz)
     return loads

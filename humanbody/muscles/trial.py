@@ -1,0 +1,184 @@
+"""One trial on an OpenSim model: coordinates and loads in, activations, muscle forces and joint reactions out.
+
+The chain, each step OpenSim's:
+
+1. the coordinates file (an IK ``.mot``) filtered and differentiated as
+   OpenSim's AnalyzeTool does (:mod:`.coordinates`), every ``step``-th frame;
+2. the bodies' motion on the core (:mod:`.bridge`), the external loads on
+   their bodies, inverse dynamics: the generalised forces ``tau``;
+3. every muscle's length, lengthening speed and moment arms (the paths of
+   :mod:`humanbody._kernels.muscle_paths`: ``r = -dL/dq``), its capacity
+   (:mod:`.capacity`);
+4. static optimization (:mod:`.static_optimization`), reserves from an
+   actuators file;
+5. joint reactions with the optimum's muscle forces applied (:mod:`.reactions`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import core
+from .._kernels.muscle_loads import path_loads
+from .._kernels.muscle_paths import trial_paths
+from ..errors import InputError
+from ..io.loads import read_loads
+from ..io.opensim import read_opensim
+from ..osim import OsimModel, read_osim
+from .bridge import core_model
+from .capacity import MuscleSet, capacity, read_muscles
+from .coordinates import opensim_kinematics
+from .paths import PackedPaths
+from .reactions import reaction_columns
+from .reserves import Reserves, read_reserves
+from .static_optimization import Optimum, solve
+
+# OpenSim ground (x forward, y up, z right) -> humanbody ground (x forward, y left, z up), for read_loads
+Y_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A model ready for trials: the file as read, on the core, its paths packed, its muscles' parameters."""
+
+    osim: OsimModel
+    model: core.Model
+    paths: PackedPaths
+    muscles: MuscleSet
+    order: np.ndarray  # osim coordinate k -> core column
+    bodies: np.ndarray  # osim body index (ground 0) -> core body index (-1: ground)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Setup:
+        osim = read_osim(path)
+        model = core_model(osim)
+        order = np.array([model.coordinate_names.index(c) for c in osim.coordinate_names])
+        bodies = np.array([-1 if n == "ground" else model.names.index(n) for n in osim.body_names])
+        return cls(osim, model, PackedPaths.build(osim), read_muscles(path, osim.muscle_names), order, bodies)
+
+
+@dataclass(frozen=True)
+class MuscleResults:
+    """A trial's muscle results, every analysed frame."""
+
+    time: np.ndarray
+    coordinates: tuple[str, ...]
+    tau: np.ndarray
+    lengths: np.ndarray
+    speeds: np.ndarray
+    moment_arms: np.ndarray
+    capacity: np.ndarray
+    optimum: Optimum
+    reserves: Reserves
+    reaction_names: list[str] = field(default_factory=list)
+    reactions: np.ndarray | None = None
+
+
+def read_coordinates(path: str | os.PathLike, names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Time (F,) and the model's coordinates (F, C) (rad, m) from an OpenSim ``.mot``/``.sto``."""
+    table = read_opensim(path)
+    missing = [c for c in names if c not in table.columns]
+    if missing:
+        raise InputError(f"has no column for the model's coordinate(s) {', '.join(missing[:4])}", path)
+    return table["time"].to_numpy(float), table[list(names)].to_numpy(float)
+
+
+def external_loads(setup: Setup, path: str | os.PathLike, time: np.ndarray, origin: np.ndarray) -> np.ndarray:
+    """(F, B, 6) force and moment about each core body's origin (OpenSim ground axes) from a loads file."""
+    table = read_loads(path, mapping=Y_UP)
+    out = np.zeros((len(time), setup.model.nbodies, 6))
+    for j, body in enumerate(table.segments):
+        if body not in setup.model.names:
+            raise InputError(f"load {table.names[j]!r} acts on body {body!r}, which the model lacks", path)
+        b = setup.model.names.index(body)
+        f, p, m = (np.stack([np.interp(time, table.time, Y_UP.T[i] @ a[:, j].T) for i in range(3)], axis=1)
+                   for a in (table.force, np.nan_to_num(table.point), table.moment))
+        out[:, b, :3] += f
+        out[:, b, 3:] += m + np.cross(p - origin[:, b], f)
+    return out
+
+
+def _poses(setup: Setup, data) -> tuple[np.ndarray, np.ndarray]:
+    F = data.frames
+    Rs = np.broadcast_to(np.eye(3), (F, len(setup.bodies), 3, 3)).copy()
+    Os = np.zeros((F, len(setup.bodies), 3))
+    inner = setup.bodies >= 0
+    Rs[:, inner] = data.R[:, setup.bodies[inner]]
+    Os[:, inner] = data.origin[:, setup.bodies[inner]]
+    return Rs, Os
+
+
+def geometry(setup: Setup, data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Muscle-tendon lengths (F, M), lengthening speeds (F, M), moment arms (F, M, C) (model coordinate order)."""
+    Rs, Os = _poses(setup, data)
+    J = core.body_jacobian(setup.model, data, np.arange(setup.model.nbodies))[..., setup.order]
+    F, K = data.frames, len(setup.order)
+    Ws = np.zeros((F, K, len(setup.bodies), 3))
+    Vs = np.zeros((F, K, len(setup.bodies), 3))
+    inner = setup.bodies >= 0
+    Ws[:, :, inner] = np.transpose(J[:, setup.bodies[inner], :3], (0, 3, 1, 2))
+    Vs[:, :, inner] = np.transpose(J[:, setup.bodies[inner], 3:], (0, 3, 1, 2))
+    Q = np.ascontiguousarray(data.q[:, setup.order])
+    QDs = np.ascontiguousarray(np.broadcast_to(np.eye(K), (F, K, K)))
+    lengths, rates = trial_paths(Q, Rs, Os, Ws, Vs, QDs, True, len(setup.muscles.names),
+                                 setup.paths.max_points, setup.paths.arrays())
+    speeds = np.einsum("fmk,fk->fm", rates, data.qd[:, setup.order])
+    return lengths, speeds, -rates
+
+
+def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike | None,
+        reserves: str | os.PathLike | None = None, exponent: float = 2.0, step: int = 1,
+        cutoff_hz: float | None = None, joints: tuple[str, ...] | None = ()) -> MuscleResults:
+    """Static optimization and joint reactions of one trial.
+
+    Parameters
+    ----------
+    setup : :meth:`Setup.load` of the model.
+    coordinates : the trial's coordinates (OpenSim ``.mot``/``.sto``: degrees or radians as its header says).
+    loads : external loads (OpenSim ExternalLoads ``.xml`` or ground-reaction ``.mot``), or None.
+    reserves : an OpenSim actuators file of CoordinateActuators, or None.
+    exponent : the cost's ``p``; step : every ``step``-th frame; cutoff_hz : OpenSim's coordinate low-pass.
+    joints : joint names for the reactions; None for every joint, ``()`` for none.
+    """
+    names = setup.osim.coordinate_names
+    time, q = read_coordinates(coordinates, names)
+    Q, QD, QDD = opensim_kinematics(time, q, cutoff_hz)
+    keep = slice(None, None, max(1, int(step)))
+    time, Q, QD, QDD = time[keep], Q[keep], QD[keep], QDD[keep]
+    inv = np.argsort(setup.order)
+    data = core.forward_kinematics(setup.model, Q[:, inv], QD[:, inv], QDD[:, inv])
+    ext = external_loads(setup, loads, time, data.origin) if loads is not None else None
+    tau = core.joint_loads(setup.model, data, ext)[2][:, setup.order]
+    lengths, speeds, arms = geometry(setup, data)
+    cap = capacity(setup.muscles, lengths, speeds)
+    res = read_reserves(reserves, names) if reserves is not None else Reserves()
+    opt = solve(cap, arms, tau, res, setup.muscles.min_control, setup.muscles.max_control, exponent)
+    result = MuscleResults(time, names, tau, lengths, speeds, arms, cap, opt, res)
+    if joints == ():
+        return result
+    nm = len(setup.muscles.names)
+    Rs, Os = _poses(setup, data)
+    muscle = path_loads(np.ascontiguousarray(Q), Rs, Os, np.ascontiguousarray(opt.forces[:, :nm]), nm,
+                        setup.paths.max_points, setup.paths.arrays())
+    body_loads = muscle[:, setup.bodies >= 0][:, np.argsort(setup.bodies[setup.bodies >= 0])]
+    if ext is not None:
+        body_loads = body_loads + ext
+    force, moment, _ = core.joint_loads(setup.model, data, body_loads)
+    chosen = _joints(setup, joints)
+    cols, values = reaction_columns(setup.model, data, force, moment, chosen)
+    return MuscleResults(time, names, tau, lengths, speeds, arms, cap, opt, res, cols, values)
+
+
+def _joints(setup: Setup, joints: tuple[str, ...] | None) -> list[tuple[str, int]]:
+    """(joint name, child body index) of the chosen joints (all when None), in the model's joint order."""
+    known = {j.name: setup.model.names.index(j.child) for j in setup.osim.joints}
+    if joints is None:
+        return list(known.items())
+    missing = [j for j in joints if j not in known]
+    if missing:
+        raise InputError(f"joint_reactions names {', '.join(missing)}, which the model lacks "
+                         f"(it has {', '.join(known)})", option="joint_reactions")
+    return [(j, known[j]) for j in joints]
