@@ -25,6 +25,8 @@ def register(sub) -> None:
     p.add_argument("--step", type=int, default=1, metavar="N", help="every Nth frame (default 1)")
     p.add_argument("--cutoff", type=float, default=None, metavar="HZ",
                    help="low-pass the coordinates first, as OpenSim's lowpass_cutoff_frequency_for_coordinates")
+    p.add_argument("--start", type=float, default=None, metavar="S", help="first time to analyse (s)")
+    p.add_argument("--end", type=float, default=None, metavar="S", help="last time to analyse (s)")
     p.add_argument("--joint-reactions", default=None, metavar="J1,J2",
                    help="joints whose reactions to write (default: every joint; 'none' for none)")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
@@ -52,7 +54,9 @@ def run(args) -> int:
     for note in setup.osim.notes:
         say(f"model: {note}")
     result = run_trial(setup, args.coordinates, args.forces, args.reserves, args.activation_exponent, args.step,
-                       args.cutoff, joints if args.forces else ())
+                       args.cutoff, joints if args.forces else (),
+                       (-float("inf") if args.start is None else args.start,
+                        float("inf") if args.end is None else args.end))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for line in write_results(result, setup, out, Path(args.coordinates).stem, with_forces=bool(args.forces)):

@@ -131,7 +131,8 @@ def geometry(setup: Setup, data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike | None,
         reserves: str | os.PathLike | None = None, exponent: float = 2.0, step: int = 1,
-        cutoff_hz: float | None = None, joints: tuple[str, ...] | None = ()) -> MuscleResults:
+        cutoff_hz: float | None = None, joints: tuple[str, ...] | None = (),
+        time_range: tuple[float, float] | None = None) -> MuscleResults:
     """Static optimization and joint reactions of one trial.
 
     Parameters
@@ -142,11 +143,19 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
     reserves : an OpenSim actuators file of CoordinateActuators, or None.
     exponent : the cost's ``p``; step : every ``step``-th frame; cutoff_hz : OpenSim's coordinate low-pass.
     joints : joint names for the reactions; None for every joint, ``()`` for none.
+    time_range : (start, end) s of the frames to analyse (after filtering the whole file, as OpenSim);
+        frames outside the loads' time span are left out.
     """
     names = setup.osim.coordinate_names
     time, q = read_coordinates(coordinates, names)
     Q, QD, QDD = opensim_kinematics(time, q, cutoff_hz)
-    keep = slice(None, None, max(1, int(step)))
+    lo, hi = time_range if time_range is not None else (-np.inf, np.inf)
+    if loads is not None:
+        span = read_loads(loads, mapping=Y_UP).time
+        lo, hi = max(lo, span[0] - 1e-9), min(hi, span[-1] + 1e-9)
+    keep = np.flatnonzero((time >= lo - 1e-9) & (time <= hi + 1e-9))[::max(1, int(step))]
+    if not len(keep):
+        raise InputError("has no frame inside the loads' time span (and the time range asked for)", coordinates)
     time, Q, QD, QDD = time[keep], Q[keep], QD[keep], QDD[keep]
     inv = np.argsort(setup.order)
     data = core.forward_kinematics(setup.model, Q[:, inv], QD[:, inv], QDD[:, inv])
