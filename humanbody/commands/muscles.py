@@ -51,14 +51,13 @@ def run(args) -> int:
     if args.joint_reactions:
         joints = () if args.joint_reactions == "none" else tuple(j.strip() for j in args.joint_reactions.split(","))
     setup = Setup.load(args.model)
-    for note in setup.osim.notes:
-        say(f"model: {note}")
     result = run_trial(setup, args.coordinates, args.forces, args.reserves, args.activation_exponent, args.step,
                        args.cutoff, joints if args.forces else (),
                        (-float("inf") if args.start is None else args.start,
                         float("inf") if args.end is None else args.end))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    for line in write_results(result, setup, out, Path(args.coordinates).stem, with_forces=bool(args.forces)):
+    for line in [f"model: {note}" for note in setup.osim.notes] + write_results(
+            result, setup, out, Path(args.coordinates).stem, with_forces=bool(args.forces)):
         say(line)
     return 0
