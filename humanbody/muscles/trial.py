@@ -17,6 +17,7 @@ The chain, each step OpenSim's:
 from __future__ import annotations
 
 import os
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -86,11 +87,27 @@ def read_coordinates(path: str | os.PathLike, names: tuple[str, ...]) -> tuple[n
     return table["time"].to_numpy(float), table[list(names)].to_numpy(float)
 
 
+def load_bodies(path: str | os.PathLike, names: list[str]) -> list[str]:
+    """The body each load acts on, as an ExternalLoads file names it (``applied_to_body``); for a
+    ground-reaction file given alone, the load names themselves."""
+    if os.fspath(path).lower().endswith(".xml"):
+        try:
+            root = ET.parse(path).getroot()
+        except (ET.ParseError, OSError) as err:
+            raise InputError(f"cannot read the ExternalLoads file ({err})", path) from None
+        bodies = {}
+        for ef in root.iter("ExternalForce"):
+            ident = (ef.findtext("force_identifier") or "").strip()
+            bodies[ident[:-2] if ident.endswith("_v") else ident] = (ef.findtext("applied_to_body") or "").strip()
+        return [bodies.get(n, n) for n in names]
+    return list(names)
+
+
 def external_loads(setup: Setup, path: str | os.PathLike, time: np.ndarray, origin: np.ndarray) -> np.ndarray:
     """(F, B, 6) force and moment about each core body's origin (OpenSim ground axes) from a loads file."""
     table = read_loads(path, mapping=Y_UP)
     out = np.zeros((len(time), setup.model.nbodies, 6))
-    for j, body in enumerate(table.segments):
+    for j, body in enumerate(load_bodies(path, table.names)):
         if body not in setup.model.names:
             raise InputError(f"load {table.names[j]!r} acts on body {body!r}, which the model lacks", path)
         b = setup.model.names.index(body)
