@@ -15,21 +15,11 @@ import numpy as np
 
 from ..errors import InputError
 from ..osim.functions import FunctionTable
-from ..osim.model import Function, OsimModel
+from ..osim.model import Function, OsimModel, xyz_body_fixed
 
 WRAP_CODES = {"cylinder": 0, "sphere": 1, "ellipsoid": 2, "torus": 3}
 KERNEL_WRAPS = ("cylinder",)
 POINT_CODES = {"fixed": 0, "conditional": 1, "moving": 2}
-
-
-def xyz_body_fixed(angles) -> np.ndarray:
-    """Rotation matrix of OpenSim's body-fixed X-Y-Z angles (rad): ``Rx(a) Ry(b) Rz(c)``."""
-    a, b, c = angles
-    ca, sa, cb, sb, cc, sc = np.cos(a), np.sin(a), np.cos(b), np.sin(b), np.cos(c), np.sin(c)
-    rx = np.array([[1, 0, 0], [0, ca, -sa], [0, sa, ca]])
-    ry = np.array([[cb, 0, sb], [0, 1, 0], [-sb, 0, cb]])
-    rz = np.array([[cc, -sc, 0], [sc, cc, 0], [0, 0, 1]])
-    return rx @ ry @ rz
 
 
 def quadrant_code(quadrant: str, where: str) -> tuple[int, int]:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 Vec3 = tuple[float, float, float]
 
 FUNCTION_KINDS = ("constant", "linear", "polynomial", "piecewise_linear", "spline", "natural_spline", "multiplier")
@@ -46,6 +48,16 @@ class Function:
     y: tuple[float, ...] = ()
     scale: float = 1.0
     inner: Function | None = None
+
+
+def xyz_body_fixed(angles) -> np.ndarray:
+    """Rotation matrix of OpenSim's body-fixed X-Y-Z angles (rad): ``Rx(a) Ry(b) Rz(c)`` (frame → body)."""
+    a, b, c = angles
+    ca, sa, cb, sb, cc, sc = np.cos(a), np.sin(a), np.cos(b), np.sin(b), np.cos(c), np.sin(c)
+    rx = np.array([[1.0, 0.0, 0.0], [0.0, ca, -sa], [0.0, sa, ca]])
+    ry = np.array([[cb, 0.0, sb], [0.0, 1.0, 0.0], [-sb, 0.0, cb]])
+    rz = np.array([[cc, -sc, 0.0], [sc, cc, 0.0], [0.0, 0.0, 1.0]])
+    return rx @ ry @ rz
 
 
 @dataclass(frozen=True)
