@@ -57,7 +57,7 @@ def run(args) -> int:
                         float("inf") if args.end is None else args.end))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    for line in [f"model: {note}" for note in setup.osim.notes] + write_results(
+    for line in [f"model: {note}" for note in setup.geometry.notes] + write_results(
             result, setup, out, Path(args.coordinates).stem, with_forces=bool(args.forces)):
         say(line)
     return 0

@@ -24,15 +24,12 @@ import numpy as np
 
 from .. import core
 from .._kernels.muscle_loads import path_loads
-from .._kernels.muscle_paths import trial_paths
 from ..errors import InputError
 from ..io.loads import read_loads
-from ..io.opensim import read_opensim
-from ..osim import OsimModel, read_osim
-from .bridge import core_model
+from ..osim import read_osim
 from .capacity import MuscleSet, capacity, read_muscles
 from .coordinates import opensim_kinematics
-from .paths import PackedPaths
+from .geometry import MuscleGeometry, read_coordinates
 from .reactions import reaction_columns
 from .reserves import Reserves, read_reserves
 from .static_optimization import Optimum, solve
@@ -43,22 +40,20 @@ Y_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
 
 @dataclass(frozen=True)
 class Setup:
-    """A model ready for trials: the file as read, on the core, its paths packed, its muscles' parameters."""
+    """A model ready for trials: its muscle geometry (the file as read, on the core, paths packed)
+    and its muscles' parameters."""
 
-    osim: OsimModel
-    model: core.Model
-    paths: PackedPaths
+    geometry: MuscleGeometry
     muscles: MuscleSet
-    order: np.ndarray  # osim coordinate k -> core column
-    bodies: np.ndarray  # osim body index (ground 0) -> core body index (-1: ground)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Setup:
         osim = read_osim(path)
-        model = core_model(osim)
-        order = np.array([model.coordinate_names.index(c) for c in osim.coordinate_names])
-        bodies = np.array([-1 if n == "ground" else model.names.index(n) for n in osim.body_names])
-        return cls(osim, model, PackedPaths.build(osim), read_muscles(path, osim.muscle_names), order, bodies)
+        return cls(MuscleGeometry.of(osim), read_muscles(path, osim.muscle_names))
+
+    @property
+    def model(self) -> core.Model:
+        return self.geometry.core.model
 
 
 @dataclass(frozen=True)
@@ -76,15 +71,6 @@ class MuscleResults:
     reserves: Reserves
     reaction_names: list[str] = field(default_factory=list)
     reactions: np.ndarray | None = None
-
-
-def read_coordinates(path: str | os.PathLike, names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Time (F,) and the model's coordinates (F, C) (rad, m) from an OpenSim ``.mot``/``.sto``."""
-    table = read_opensim(path)
-    missing = [c for c in names if c not in table.columns]
-    if missing:
-        raise InputError(f"has no column for the model's coordinate(s) {', '.join(missing[:4])}", path)
-    return table["time"].to_numpy(float), table[list(names)].to_numpy(float)
 
 
 def load_bodies(path: str | os.PathLike, names: list[str]) -> list[str]:
@@ -119,31 +105,13 @@ def external_loads(setup: Setup, path: str | os.PathLike, time: np.ndarray, orig
 
 
 def _poses(setup: Setup, data) -> tuple[np.ndarray, np.ndarray]:
-    F = data.frames
-    Rs = np.broadcast_to(np.eye(3), (F, len(setup.bodies), 3, 3)).copy()
-    Os = np.zeros((F, len(setup.bodies), 3))
-    inner = setup.bodies >= 0
-    Rs[:, inner] = data.R[:, setup.bodies[inner]]
-    Os[:, inner] = data.origin[:, setup.bodies[inner]]
+    """Body rotations (F, B, 3, 3) and origins (F, B, 3) in the OpenSim model's body order, ground first."""
+    index = setup.geometry.core.body_index
+    Rs = np.broadcast_to(np.eye(3), (data.frames, len(index), 3, 3)).copy()
+    Os = np.zeros((data.frames, len(index), 3))
+    Rs[:, 1:] = data.R[:, index[1:]]
+    Os[:, 1:] = data.origin[:, index[1:]]
     return Rs, Os
-
-
-def geometry(setup: Setup, data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Muscle-tendon lengths (F, M), lengthening speeds (F, M), moment arms (F, M, C) (model coordinate order)."""
-    Rs, Os = _poses(setup, data)
-    J = core.body_jacobian(setup.model, data, np.arange(setup.model.nbodies))[..., setup.order]
-    F, K = data.frames, len(setup.order)
-    Ws = np.zeros((F, K, len(setup.bodies), 3))
-    Vs = np.zeros((F, K, len(setup.bodies), 3))
-    inner = setup.bodies >= 0
-    Ws[:, :, inner] = np.transpose(J[:, setup.bodies[inner], :3], (0, 3, 1, 2))
-    Vs[:, :, inner] = np.transpose(J[:, setup.bodies[inner], 3:], (0, 3, 1, 2))
-    Q = np.ascontiguousarray(data.q[:, setup.order])
-    QDs = np.ascontiguousarray(np.broadcast_to(np.eye(K), (F, K, K)))
-    lengths, rates = trial_paths(Q, Rs, Os, Ws, Vs, QDs, True, len(setup.muscles.names),
-                                 setup.paths.max_points, setup.paths.arrays())
-    speeds = np.einsum("fmk,fk->fm", rates, data.qd[:, setup.order])
-    return lengths, speeds, -rates
 
 
 def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike | None,
@@ -163,8 +131,9 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
     time_range : (start, end) s of the frames to analyse (after filtering the whole file, as OpenSim);
         frames outside the loads' time span are left out.
     """
-    names = setup.osim.coordinate_names
-    time, q = read_coordinates(coordinates, names)
+    osim = setup.geometry.model
+    names = osim.coordinate_names
+    time, q = read_coordinates(coordinates, osim)
     Q, QD, QDD = opensim_kinematics(time, q, cutoff_hz)
     lo, hi = time_range if time_range is not None else (-np.inf, np.inf)
     if loads is not None:
@@ -174,11 +143,13 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
     if not len(keep):
         raise InputError("has no frame inside the loads' time span (and the time range asked for)", coordinates)
     time, Q, QD, QDD = time[keep], Q[keep], QD[keep], QDD[keep]
-    inv = np.argsort(setup.order)
-    data = core.forward_kinematics(setup.model, Q[:, inv], QD[:, inv], QDD[:, inv])
+    cm = setup.geometry.core
+    data = core.forward_kinematics(cm.model, cm.to_core(Q), cm.to_core(QD), cm.to_core(QDD))
     ext = external_loads(setup, loads, time, data.origin) if loads is not None else None
-    tau = core.joint_loads(setup.model, data, ext)[2][:, setup.order]
-    lengths, speeds, arms = geometry(setup, data)
+    tau = cm.from_core(core.joint_loads(cm.model, data, ext)[2])
+    paths = setup.geometry.compute(Q, QD)
+    lengths, speeds, arms = paths.lengths, paths.velocities, paths.moment_arms
+    assert speeds is not None  # compute() gives them when rates are given
     cap = capacity(setup.muscles, lengths, speeds)
     res = read_reserves(reserves, names) if reserves is not None else Reserves()
     opt = solve(cap, arms, tau, res, setup.muscles.min_control, setup.muscles.max_control, exponent)
@@ -187,20 +158,22 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
         return result
     nm = len(setup.muscles.names)
     Rs, Os = _poses(setup, data)
-    muscle = path_loads(np.ascontiguousarray(Q), Rs, Os, np.ascontiguousarray(opt.forces[:, :nm]), nm,
-                        setup.paths.max_points, setup.paths.arrays())
-    body_loads = muscle[:, setup.bodies >= 0][:, np.argsort(setup.bodies[setup.bodies >= 0])]
+    pk = setup.geometry.paths
+    muscle = path_loads(np.ascontiguousarray(cm.from_core(data.q)), Rs, Os,
+                        np.ascontiguousarray(opt.forces[:, :nm]), nm, pk.max_points, pk.arrays())
+    body_loads = np.zeros((data.frames, cm.model.nbodies, 6))
+    body_loads[:, cm.body_index[1:]] = muscle[:, 1:]
     if ext is not None:
         body_loads = body_loads + ext
-    force, moment, _ = core.joint_loads(setup.model, data, body_loads)
+    force, moment, _ = core.joint_loads(cm.model, data, body_loads)
     chosen = _joints(setup, joints)
-    cols, values = reaction_columns(setup.model, data, force, moment, chosen)
+    cols, values = reaction_columns(cm.model, data, force, moment, chosen)
     return MuscleResults(time, names, tau, lengths, speeds, arms, cap, opt, res, cols, values)
 
 
 def _joints(setup: Setup, joints: tuple[str, ...] | None) -> list[tuple[str, int]]:
     """(joint name, child body index) of the chosen joints (all when None), in the model's joint order."""
-    known = {j.name: setup.model.names.index(j.child) for j in setup.osim.joints}
+    known = {j.name: setup.model.names.index(j.child) for j in setup.geometry.model.joints}
     if joints is None:
         return list(known.items())
     missing = [j for j in joints if j not in known]
