@@ -87,3 +87,28 @@ def read_reserves(path: str | os.PathLike, coordinates: Sequence[str]) -> Reserv
     if not names:
         raise InputError("holds no CoordinateActuator", path)
     return Reserves(tuple(names), np.array(coords, dtype=int), np.array(force), np.array(lo), np.array(hi))
+
+
+def write_reserves(path: str | os.PathLike, coordinates: Sequence[str], optimal_force: float = 1.0,
+                   residual: Sequence[str] = ()) -> str:
+    """Write an OpenSim actuators file: one unbounded CoordinateActuator per coordinate.
+
+    Named ``<coordinate>_reserve``, or ``<coordinate>_residual`` for the coordinates in
+    ``residual`` (a gait model's six pelvis coordinates). ``optimal_force`` N·m (N on a
+    translation); a small one (1, the Joint Reaction tutorial's) makes the reserves a last resort.
+    Returns the path written.
+    """
+    rows = []
+    for c in coordinates:
+        kind = "residual" if c in residual else "reserve"
+        rows.append(f'      <CoordinateActuator name="{c}_{kind}">\n'
+                    f"        <min_control>-Inf</min_control>\n        <max_control>Inf</max_control>\n"
+                    f"        <coordinate>{c}</coordinate>\n        <optimal_force>{optimal_force:g}</optimal_force>\n"
+                    f"      </CoordinateActuator>")
+    body = "\n".join(rows)
+    text = (f'<?xml version="1.0" encoding="UTF-8" ?>\n<OpenSimDocument Version="40000">\n'
+            f'  <ForceSet name="reserves">\n    <objects>\n{body}\n    </objects>\n    <groups />\n'
+            f"  </ForceSet>\n</OpenSimDocument>\n")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return os.fspath(path)
