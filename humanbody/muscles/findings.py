@@ -18,8 +18,13 @@ RESERVE_SHARE = 0.10  # a reserve carrying more than this share of its coordinat
 FLOOR = 1.0  # N·m or N: generalised forces smaller than this are not judged by share
 
 
+SPANNED = 1e-6  # m: a muscle whose moment arm never exceeds this does not span the coordinate
+
+
 def _span(time: np.ndarray, frames: np.ndarray) -> str:
-    return f"{len(frames)} frame{'s' if len(frames) != 1 else ''} ({time[frames[0]]:.3f}-{time[frames[-1]]:.3f} s)"
+    if len(frames) == 1:
+        return f"1 frame ({time[frames[0]]:.3f} s)"
+    return f"{len(frames)} frames ({time[frames[0]]:.3f}-{time[frames[-1]]:.3f} s)"
 
 
 def bound_lines(time: np.ndarray, opt: Optimum, muscles: Sequence[str], max_control: np.ndarray) -> list[str]:
@@ -41,7 +46,7 @@ def reserve_lines(time: np.ndarray, opt: Optimum, tau: np.ndarray, moment_arms: 
     largest force and moment.
     """
     nm = moment_arms.shape[1]
-    spanned = np.abs(moment_arms).max(axis=(0, 1)) > 0
+    spanned = np.abs(moment_arms).max(axis=(0, 1)) > SPANNED
     lines, residual = [], []
     for k, name in enumerate(reserves.names):
         j = reserves.coordinates[k]
