@@ -25,7 +25,7 @@ import numpy as np
 from .. import core
 from .._kernels.muscle_loads import path_loads
 from ..errors import InputError
-from ..io.loads import read_loads
+from ..io.loads import LoadTable, read_loads
 from ..io.opensim import read_opensim
 from ..osim import read_osim
 from .capacity import MuscleSet, capacity, read_muscles
@@ -100,9 +100,11 @@ def load_bodies(path: str | os.PathLike, names: list[str]) -> list[str]:
     return list(names)
 
 
-def external_loads(setup: Setup, path: str | os.PathLike, time: np.ndarray, origin: np.ndarray) -> np.ndarray:
-    """(F, B, 6) force and moment about each core body's origin (OpenSim ground axes) from a loads file."""
-    table = read_loads(path, mapping=Y_UP)
+def external_loads(setup: Setup, path: str | os.PathLike, time: np.ndarray, origin: np.ndarray,
+                   table: LoadTable | None = None) -> np.ndarray:
+    """(F, B, 6) force and moment about each core body's origin (OpenSim ground axes) from a loads file
+    (``table``: the file as :func:`~humanbody.io.loads.read_loads` read it, when already read)."""
+    table = table if table is not None else read_loads(path, mapping=Y_UP)
     out = np.zeros((len(time), setup.model.nbodies, 6))
     for j, body in enumerate(load_bodies(path, table.names)):
         if body not in setup.model.names:
@@ -147,8 +149,9 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
     time, q = read_coordinates(coordinates, names)
     Q, QD, QDD = opensim_kinematics(time, q, cutoff_hz)
     lo, hi = time_range if time_range is not None else (-np.inf, np.inf)
-    if loads is not None:
-        span = read_loads(loads, mapping=Y_UP).time
+    table = read_loads(loads, mapping=Y_UP) if loads is not None else None
+    if table is not None:
+        span = table.time
         lo, hi = max(lo, span[0] - 1e-9), min(hi, span[-1] + 1e-9)
     keep = np.flatnonzero((time >= lo - 1e-9) & (time <= hi + 1e-9))[::max(1, int(step))]
     if not len(keep):
@@ -156,7 +159,7 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
     time, Q, QD, QDD = time[keep], Q[keep], QD[keep], QDD[keep]
     cm = setup.geometry.core
     data = core.forward_kinematics(cm.model, cm.to_core(Q), cm.to_core(QD), cm.to_core(QDD))
-    ext = external_loads(setup, loads, time, data.origin) if loads is not None else None
+    ext = external_loads(setup, loads, time, data.origin, table) if loads is not None else None
     tau = cm.from_core(core.joint_loads(cm.model, data, ext)[2])
     paths = setup.geometry.compute(Q, QD)
     lengths, speeds, arms = paths.lengths, paths.velocities, paths.moment_arms
