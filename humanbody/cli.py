@@ -19,7 +19,7 @@ from . import __version__
 from .errors import InputError
 
 #: Subcommands in the order ``--help`` lists them.
-COMMANDS = ("analyze", "report", "compare", "view", "model", "markerset", "simulate", "vibration")
+COMMANDS = ("analyze", "report", "compare", "view", "model", "markerset", "simulate", "vibration", "muscles")
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 

@@ -173,9 +173,7 @@ def _motion_types(kind: str, coords: list[tuple], transform: tuple[TransformAxis
         if c[5] in ("rotational", "translational", "coupled"):
             out.append(c[5])
         elif kind == "custom":
-            rot = any(c[0] in ax.coordinates for ax in transform[:3])
-            trans = any(c[0] in ax.coordinates for ax in transform[3:])
-            out.append("coupled" if rot and trans else "translational" if trans else "rotational")
+            out.append(_custom_motion(c[0], transform))
         elif kind == "free":
             out.append("rotational" if i < 3 else "translational")
         elif kind == "slider" or (kind == "planar" and i > 0):
@@ -183,6 +181,17 @@ def _motion_types(kind: str, coords: list[tuple], transform: tuple[TransformAxis
         else:
             out.append("rotational")
     return out
+
+
+def _custom_motion(name: str, transform: tuple[TransformAxis, ...]) -> str:
+    """OpenSim's motion type of a CustomJoint coordinate: the first axis that uses it decides,
+    rotational or translational when its function is a plain LinearFunction, coupled otherwise."""
+    for i, ax in enumerate(transform):
+        if name in ax.coordinates:
+            if ax.function.kind != "linear":
+                return "coupled"
+            return "rotational" if i < 3 else "translational"
+    return "rotational"
 
 
 def _offset_frames(root) -> dict[str, tuple[str, Frame]]:
