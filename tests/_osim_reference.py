@@ -98,13 +98,13 @@ def reference(model_path, q: np.ndarray, mask: np.ndarray) -> dict:
 
 
 def random_poses(model, n: int, seed: int = 0) -> np.ndarray:
-    """``n`` poses drawn uniformly in every coordinate's range (rotations within ±1.5 rad; locked
+    """``n`` poses drawn uniformly in every coordinate's range (other than translations within ±1.5; locked
     coordinates at their defaults); dependent coordinates are set by OpenSim's assembly."""
     rng = np.random.default_rng(seed)
     q = np.zeros((n, len(model.coordinates)))
     for i, c in enumerate(model.coordinates):
         lo, hi = c.range
-        if c.motion_type == "rotational":
+        if c.motion_type != "translational":
             lo, hi = max(lo, -1.5), min(hi, 1.5)
         q[:, i] = c.default if c.locked else rng.uniform(lo, hi, n)
     return q

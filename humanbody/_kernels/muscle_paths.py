@@ -10,8 +10,8 @@ wrapping repeats, each from the path the others left, until the length changes b
 than 0.5 mm (at most 8 times), as OpenSim's GeometryPath does.
 
 Length: straight segments plus the arcs on the surfaces.  Rates: for K velocity directions
-(the bodies' angular velocities ``W`` and origin velocities ``V``, K x bodies x 3, and the
-coordinates' rates ``qd``, K x coordinates), the rate of change of the length is the sum over
+(columns of the bodies' Jacobians ``J``: angular velocity and origin velocity, bodies x 6 x
+columns, and the coordinates' rates ``qd``, K x coordinates), the rate of change of the length is the sum over
 straight segments of ``u . (v_end - v_start)`` with the tangent points carried by their
 surface's body (the arcs move rigidly with it).  With ``across_bodies_only`` the segments
 between two points of one body are left out, as OpenSim's moment-arm solver does.
@@ -38,30 +38,25 @@ def _v3(a, i):
     return (a[i, 0], a[i, 1], a[i, 2])
 
 
+@nb.njit(cache=_CACHE, inline="always")
+def _coordinate_function(i, a, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd):
+    """Axis ``a`` of moving point ``i``: its location (m) and slope (m per unit of its coordinate)."""
+    f = pt_fn[i, a]
+    if f < 0:
+        return pt_loc[i, a], 0.0
+    c = pt_mcoord[i, a]
+    return evaluate(f, q[c] if c >= 0 else 0.0, fk, fs, fn, fsc, fin, fd)
+
+
 @nb.njit(cache=_CACHE)
 def _point_local(i, q, pt_kind, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd):
     """Location of path point ``i`` in its body's frame (m)."""
     if pt_kind[i] != 2:
         return _v3(pt_loc, i)
-    out = [0.0, 0.0, 0.0]
-    for a in range(3):
-        if pt_fn[i, a] < 0:
-            out[a] = pt_loc[i, a]
-        else:
-            c = pt_mcoord[i, a]
-            out[a] = evaluate(pt_fn[i, a], q[c] if c >= 0 else 0.0, fk, fs, fn, fsc, fin, fd)[0]
-    return (out[0], out[1], out[2])
-
-
-@nb.njit(cache=_CACHE)
-def _point_rate(i, q, qd, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd):
-    """Rate of a moving point's location in its body's frame for coordinate rates ``qd`` (m/s)."""
-    out = [0.0, 0.0, 0.0]
-    for a in range(3):
-        c = pt_mcoord[i, a]
-        if pt_fn[i, a] >= 0 and c >= 0:
-            out[a] = evaluate(pt_fn[i, a], q[c], fk, fs, fn, fsc, fin, fd)[1] * qd[c]
-    return (out[0], out[1], out[2])
+    x = _coordinate_function(i, 0, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[0]
+    y = _coordinate_function(i, 1, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[0]
+    z = _coordinate_function(i, 2, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[0]
+    return (x, y, z)
 
 
 @nb.njit(cache=_CACHE)
@@ -217,9 +212,10 @@ def muscle_path(m, q, R, O, tag, body, loc, pos, wlen, pk):
 
 
 @nb.njit(cache=_CACHE)
-def path_rates(n, tag, body, pos, O, W, V, across_bodies_only, out):
+def path_rates(n, tag, body, pos, O, J, kcol, across_bodies_only, out):
     """Add to ``out[k]`` the rate of the path's length that the bodies' motion gives, for each
-    velocity direction ``k`` (m/s): straight segments only, points carried by their bodies."""
+    velocity direction ``k`` (m/s): straight segments only, points carried by their bodies.
+    ``J[b, 0:3, kcol[k]]`` is body b's angular velocity and ``J[b, 3:6, kcol[k]]`` its origin's velocity."""
     for j in range(n - 1):
         if tag[j] < 0 and tag[j + 1] == tag[j] - 1 and (-tag[j]) % 2 == 1:
             continue
@@ -228,39 +224,48 @@ def path_rates(n, tag, body, pos, O, W, V, across_bodies_only, out):
             continue
         p0, p1 = _v3(pos, j), _v3(pos, j + 1)
         u = unit(sub(p1, p0))
+        r0, r1 = sub(p0, _v3(O, b0)), sub(p1, _v3(O, b1))
         for k in range(out.shape[0]):
-            v0 = add(_v3(V[k], b0), cross(_v3(W[k], b0), sub(p0, _v3(O, b0))))
-            v1 = add(_v3(V[k], b1), cross(_v3(W[k], b1), sub(p1, _v3(O, b1))))
+            c = kcol[k]
+            v0 = add((J[b0, 3, c], J[b0, 4, c], J[b0, 5, c]), cross((J[b0, 0, c], J[b0, 1, c], J[b0, 2, c]), r0))
+            v1 = add((J[b1, 3, c], J[b1, 4, c], J[b1, 5, c]), cross((J[b1, 0, c], J[b1, 1, c], J[b1, 2, c]), r1))
             out[k] += dot(u, sub(v1, v0))
 
 
 @nb.njit(cache=_CACHE)
 def moving_point_rates(n, tag, body, pos, q, R, qd, across_bodies_only, out, pk):
     """Add to ``out[k]`` what the moving points' own motion on their bodies adds to the length's rate."""
-    pt_kind, pt_mcoord, pt_fn = pk[2], pk[5], pk[6]
+    pt_kind, pt_loc, pt_mcoord, pt_fn = pk[2], pk[1], pk[5], pk[6]
     fk, fs, fn, fsc, fin, fd = pk[19:25]
     for j in range(n):
         i = tag[j]
         if i < 0 or pt_kind[i] != 2:
             continue
+        sx = _coordinate_function(i, 0, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[1]
+        sy = _coordinate_function(i, 1, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[1]
+        sz = _coordinate_function(i, 2, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[1]
+        cx, cy, cz = pt_mcoord[i, 0], pt_mcoord[i, 1], pt_mcoord[i, 2]
+        Rb = R[body[j]]
         for side in (-1, 1):
             o = j + side
             if o < 0 or o >= n or (across_bodies_only and body[o] == body[j]):
                 continue
-            u = unit(sub(_v3(pos, o), _v3(pos, j)))      # from the moving point to its neighbour
+            u = mat_t_vec(Rb, unit(sub(_v3(pos, o), _v3(pos, j))))   # toward the neighbour, body frame
             for k in range(out.shape[0]):
-                rate = mat_vec(R[body[j]], _point_rate(i, q, qd[k], pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd))
+                rate = (sx * qd[k, cx] if cx >= 0 else 0.0, sy * qd[k, cy] if cy >= 0 else 0.0,
+                        sz * qd[k, cz] if cz >= 0 else 0.0)
                 out[k] -= dot(u, rate)
 
 
 @nb.njit(cache=_CACHE, parallel=True)
-def trial_paths(Q, Rs, Os, Ws, Vs, QDs, across_bodies_only, n_muscles, max_points, pk):
+def trial_paths(Q, Rs, Os, Js, kcol, QDs, across_bodies_only, n_muscles, max_points, pk):
     """Lengths (F x M, m) and length rates (F x M x K, m/s) of every muscle over a trial.
 
-    ``Q`` (F x nq), ``Rs`` (F x B x 3 x 3), ``Os`` (F x B x 3), ``Ws``/``Vs`` (F x K x B x 3),
-    ``QDs`` (F x K x nq); K may be 0."""
+    ``Q`` (F x nq), ``Rs`` (F x B x 3 x 3), ``Os`` (F x B x 3), ``Js`` (F x B x 6 x C): the bodies'
+    angular and origin velocities per unit of C rates; direction k takes column ``kcol[k]`` (K,) and
+    moves the coordinates at ``QDs[:, k]`` (F x K x nq); K may be 0."""
     F = Q.shape[0]
-    K = Ws.shape[1]
+    K = kcol.shape[0]
     lengths = np.empty((F, n_muscles))
     rates = np.zeros((F, n_muscles, K))
     nw_max = max(1, np.max(pk[10][1:] - pk[10][:-1]))
@@ -274,7 +279,7 @@ def trial_paths(Q, Rs, Os, Ws, Vs, QDs, across_bodies_only, n_muscles, max_point
             n, length = muscle_path(m, Q[f], Rs[f], Os[f], tag, body, loc, pos, wlen, pk)
             lengths[f, m] = length
             if K > 0:
-                path_rates(n, tag, body, pos, Os[f], Ws[f], Vs[f], across_bodies_only, rates[f, m])
+                path_rates(n, tag, body, pos, Os[f], Js[f], kcol, across_bodies_only, rates[f, m])
                 moving_point_rates(n, tag, body, pos, Q[f], Rs[f], QDs[f], across_bodies_only, rates[f, m], pk)
     return lengths, rates
 

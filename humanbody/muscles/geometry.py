@@ -94,23 +94,21 @@ class MuscleGeometry:
         return data, R, O
 
     def _directions(self, data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Body velocities for a unit rate of each coordinate, the coupled ones following: (F, nq, B, 3) x 2,
-        and the coordinates' rates (F, nq, nq)."""
+        """The bodies' Jacobians (F, B, 6, nq core; ground a zero row), the column of each OpenSim
+        coordinate, and the coordinates' rates for a unit rate of each, the coupled ones following
+        (F, nq, nq, OpenSim order)."""
         bi = self.core.body_index
-        J = body_jacobian(self.core.model, data, bi[1:])              # (F, B-1, 6, nq core)
-        J = J[..., self.core.q_index]                                 # columns in OpenSim order
-        F, nq = J.shape[0], J.shape[-1]
-        W = np.zeros((F, nq, len(bi), 3))
-        V = np.zeros((F, nq, len(bi), 3))
-        W[:, :, 1:] = np.moveaxis(J[:, :, :3], 3, 1)
-        V[:, :, 1:] = np.moveaxis(J[:, :, 3:], 3, 1)
+        F = data.q.shape[0]
+        J = np.zeros((F, len(bi), 6, data.q.shape[1]))
+        J[:, 1:] = body_jacobian(self.core.model, data, bi[1:])
+        nq = self.core.q_index.shape[0]
         QD = np.broadcast_to(np.eye(nq), (F, nq, nq)).copy()
         c = self.core.model.compiled
         inverse = np.argsort(self.core.q_index)                       # core column -> OpenSim column
         for k in range(c.cdep.shape[0]):
             QD[:, inverse[c.cind[k]], inverse[c.cdep[k]]] = data.coupler_slope[:, k]
             QD[:, inverse[c.cdep[k]]] = 0.0
-        return np.ascontiguousarray(W), np.ascontiguousarray(V), QD
+        return J, self.core.q_index, QD
 
     def compute(self, q, qd=None) -> MusclePaths:
         """Lengths and moment arms (and lengthening velocities with ``qd``) over F frames.
@@ -122,19 +120,18 @@ class MuscleGeometry:
         """
         q = self._check(q, "q")
         data, R, O = self._poses(q, None if qd is None else self._check(qd, "qd"))
-        W, V, QD = self._directions(data)
+        J, kcol, QD = self._directions(data)
         pk, n = self.paths.arrays(), len(self.paths.muscles)
         qq = np.ascontiguousarray(self.core.from_core(data.q))
-        lengths, rates = trial_paths(qq, R, O, W, V, QD, True, n, self.paths.max_points, pk)
+        lengths, rates = trial_paths(qq, R, O, J, kcol, QD, True, n, self.paths.max_points, pk)
         velocities = None
         if qd is not None:
             bi = self.core.body_index
-            w = np.zeros((len(q), 1, len(bi), 3))
-            v = np.zeros_like(w)
-            w[:, 0, 1:] = data.omega[:, bi[1:]]
-            v[:, 0, 1:] = data.velocity[:, bi[1:]]
-            qdd = np.ascontiguousarray(self.core.from_core(data.qd)[:, None])
-            _, vel = trial_paths(qq, R, O, w, v, qdd, False, n, self.paths.max_points, pk)
+            v = np.zeros((len(q), len(bi), 6, 1))
+            v[:, 1:, :3, 0] = data.omega[:, bi[1:]]
+            v[:, 1:, 3:, 0] = data.velocity[:, bi[1:]]
+            rate = np.ascontiguousarray(self.core.from_core(data.qd)[:, None])
+            _, vel = trial_paths(qq, R, O, v, np.zeros(1, np.int64), rate, False, n, self.paths.max_points, pk)
             velocities = vel[:, :, 0]
         return MusclePaths(qq, lengths, -rates, velocities)
 
@@ -143,10 +140,9 @@ class MuscleGeometry:
         q = self._check(q, "q")
         data, R, O = self._poses(q)
         F, B = R.shape[:2]
-        none = np.zeros((F, 0, B, 3))
         qq = np.ascontiguousarray(self.core.from_core(data.q))
-        out, _ = trial_paths(qq, R, O, none, none, np.zeros((F, 0, q.shape[1])), True, len(self.paths.muscles),
-                             self.paths.max_points, self.paths.arrays())
+        out, _ = trial_paths(qq, R, O, np.zeros((F, B, 6, 1)), np.zeros(0, np.int64), np.zeros((F, 0, q.shape[1])),
+                             True, len(self.paths.muscles), self.paths.max_points, self.paths.arrays())
         return out
 
     def path_points(self, q) -> tuple[np.ndarray, np.ndarray]:

@@ -18,27 +18,18 @@ def _table(time: np.ndarray, names, values: np.ndarray) -> pd.DataFrame:
     return frame
 
 
-def write_results(r: MuscleResults, setup: Setup, out: Path, trial: str, with_forces: bool = True) -> list[str]:
-    """Write the trial's CSVs into ``out``; return the log lines (files written, then the findings).
+def write_results(r: MuscleResults, setup: Setup, out: Path, trial: str) -> list[str]:
+    """Write the trial's static optimization and joint reactions into ``out``; return the log lines
+    (files written, then the findings).
 
-    ``<trial>_muscle_lengths.csv`` (m), ``<trial>_moment_arms.csv`` (``<muscle>/<coordinate>``, m, the
-    coordinates a muscle spans), and with forces ``<trial>_activations.csv``,
-    ``<trial>_muscle_forces.csv`` (N; reserves after the muscles, N·m or N),
-    ``<trial>_joint_reactions.csv`` (``<joint>_on_<body>_in_<frame>_fx..pz``; N, N·m, m).
+    ``<trial>_activations.csv``, ``<trial>_muscle_forces.csv`` (N; reserves after the muscles, N·m
+    or N), ``<trial>_joint_reactions.csv`` (``<joint>_on_<body>_in_<frame>_fx..pz``; N, N·m, m).
     """
     muscles = setup.muscles.names
     stem = out / trial
-    lines = [f"wrote muscle lengths: {write_table(_table(r.time, muscles, r.lengths), f'{stem}_muscle_lengths')}"]
-    spans = np.abs(r.moment_arms).max(axis=0) > 1e-9
-    pairs = [(i, j) for i in range(len(muscles)) for j in range(len(r.coordinates)) if spans[i, j]]
-    arms = _table(r.time, [f"{muscles[i]}/{r.coordinates[j]}" for i, j in pairs],
-                  np.stack([r.moment_arms[:, i, j] for i, j in pairs], axis=1) if pairs else np.zeros((len(r.time), 0)))
-    lines.append(f"wrote moment arms: {write_table(arms, f'{stem}_moment_arms')}")
-    if not with_forces:
-        return lines
     actuators = list(muscles) + list(r.reserves.names)
-    lines.append(f"wrote activations: {write_table(_table(r.time, actuators, r.optimum.controls), f'{stem}_activations')}")
-    lines.append(f"wrote muscle forces: {write_table(_table(r.time, actuators, r.optimum.forces), f'{stem}_muscle_forces')}")
+    lines = [f"wrote activations: {write_table(_table(r.time, actuators, r.optimum.controls), f'{stem}_activations')}",
+             f"wrote muscle forces: {write_table(_table(r.time, actuators, r.optimum.forces), f'{stem}_muscle_forces')}"]
     if r.reactions is not None and r.reaction_names:
         table = _table(r.time, r.reaction_names, r.reactions)
         lines.append(f"wrote joint reactions: {write_table(table, f'{stem}_joint_reactions')}")

@@ -86,11 +86,11 @@ def _pack_wraps(model: OsimModel, body: dict) -> tuple[tuple, int]:
     index = {w.name: i for i, w in enumerate(objects)}
     pw_obj, pw_range, m_pw = [], [], [0]
     for m in model.muscles:
-        for w in m.wraps:
-            if w.wrap_object not in index:
+        for pw in m.wraps:
+            if pw.wrap_object not in index:
                 continue                       # named in model.notes by the reader
-            pw_obj.append(index[w.wrap_object])
-            pw_range.append(w.range)
+            pw_obj.append(index[pw.wrap_object])
+            pw_range.append(pw.range)
         m_pw.append(len(pw_obj))
     n = len(objects)
     wo_R = np.zeros((max(n, 1), 3, 3))

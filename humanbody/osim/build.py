@@ -26,6 +26,9 @@ from ..core import Model, ModelBuilder, functions, joints
 from ..errors import InputError
 from .model import Function, Joint, OsimModel, TransformAxis, xyz_body_fixed
 
+_X, _Y, _Z = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
+_XYZ = (_X, _Y, _Z)
+
 
 def core_function(f: Function):
     """The core's function for an OpenSim function."""
@@ -40,7 +43,7 @@ def core_function(f: Function):
     if f.kind == "spline":
         return functions.SimmSpline(f.x, f.y)
     if f.kind == "natural_spline":
-        return functions.NaturalCubicSpline(f.x, f.y)
+        return functions.NaturalCubicSpline(np.asarray(f.x), np.asarray(f.y))
     assert f.inner is not None
     return functions.Multiplier(core_function(f.inner), f.scale)
 
@@ -69,21 +72,21 @@ def core_joint(joint: Joint):
         trans = tuple(_axis(a, joint) for a in joint.transform[3:] if _moves(a))
         return joints.Custom(nq=len(joint.coordinates), rotations=rot, translations=trans)
     if k == "pin":
-        return joints.Revolute("z")
+        return joints.Revolute(_Z)
     if k == "universal":
-        return joints.Universal("x", "y")
+        return joints.Universal(_X, _Y)
     if k in ("ball", "gimbal"):
         return joints.Cardan("xyz")
     if k == "slider":
-        return joints.Prismatic("x")
+        return joints.Prismatic(_X)
     if k == "weld":
         return joints.Weld()
     if k == "free":
-        return joints.Custom(nq=6, rotations=tuple(joints.TransformAxis(a, None, i) for i, a in enumerate("xyz")),
-                             translations=tuple(joints.TransformAxis(a, None, 3 + i) for i, a in enumerate("xyz")))
+        return joints.Custom(nq=6, rotations=tuple(joints.TransformAxis(a, None, i) for i, a in enumerate(_XYZ)),
+                             translations=tuple(joints.TransformAxis(a, None, 3 + i) for i, a in enumerate(_XYZ)))
     if k == "planar":
-        return joints.Custom(nq=3, rotations=(joints.TransformAxis("z", None, 0),),
-                             translations=(joints.TransformAxis("x", None, 1), joints.TransformAxis("y", None, 2)))
+        return joints.Custom(nq=3, rotations=(joints.TransformAxis(_Z, None, 0),),
+                             translations=(joints.TransformAxis(_X, None, 1), joints.TransformAxis(_Y, None, 2)))
     raise InputError(f"joint {joint.name}: type {k} is not supported")
 
 

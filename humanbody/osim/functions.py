@@ -135,6 +135,7 @@ class FunctionTable:
             f = pending[i]
             inner = -1
             if f.kind == "multiplier":
+                assert f.inner is not None
                 pending.append(f.inner)
                 inner = len(pending) - 1
             numbers = _numbers(f)

@@ -173,9 +173,7 @@ def _motion_types(kind: str, coords: list[tuple], transform: tuple[TransformAxis
         if c[5] in ("rotational", "translational", "coupled"):
             out.append(c[5])
         elif kind == "custom":
-            rot = any(c[0] in ax.coordinates for ax in transform[:3])
-            trans = any(c[0] in ax.coordinates for ax in transform[3:])
-            out.append("coupled" if rot and trans else "translational" if trans else "rotational")
+            out.append(_custom_motion(c[0], transform))
         elif kind == "free":
             out.append("rotational" if i < 3 else "translational")
         elif kind == "slider" or (kind == "planar" and i > 0):
@@ -183,6 +181,17 @@ def _motion_types(kind: str, coords: list[tuple], transform: tuple[TransformAxis
         else:
             out.append("rotational")
     return out
+
+
+def _custom_motion(name: str, transform: tuple[TransformAxis, ...]) -> str:
+    """OpenSim's motion type of a CustomJoint coordinate: the first axis that uses it decides,
+    rotational or translational when its function is a plain LinearFunction, coupled otherwise."""
+    for i, ax in enumerate(transform):
+        if name in ax.coordinates:
+            if ax.function.kind != "linear":
+                return "coupled"
+            return "rotational" if i < 3 else "translational"
+    return "rotational"
 
 
 def _offset_frames(root) -> dict[str, tuple[str, Frame]]:
@@ -214,8 +223,8 @@ def _joint4(el, frames: dict, bodies: set, ctx: _Ctx) -> tuple[Joint, list[tuple
     fr = el.find("frames")
     if fr is not None:
         for f in fr.findall("PhysicalOffsetFrame"):
-            parent = _last(_text(f, "socket_parent"))
-            local[f.get("name")] = (parent, Frame(parent, _vec(f, "translation"), _vec(f, "orientation")))
+            owner = _last(_text(f, "socket_parent"))
+            local[f.get("name")] = (owner, Frame(owner, _vec(f, "translation"), _vec(f, "orientation")))
     parent = _resolve_frame(_text(el, "socket_parent_frame"), local, frames, bodies, ctx, f"joint {name}")
     child = _resolve_frame(_text(el, "socket_child_frame"), local, frames, bodies, ctx, f"joint {name}")
     kind = JOINT_KINDS[el.tag]
@@ -266,16 +275,16 @@ def _bodies_and_joints(model_el, ctx: _Ctx):
         frames = _offset_frames(model_el)
         for el in jointset:
             _check_joint_tag(el, ctx)
-            j, c = _joint4(el, frames, names, ctx)
+            j, jc = _joint4(el, frames, names, ctx)
             joints.append(j)
-            coords.append(c)
+            coords.append(jc)
     for b in body_els:         # OpenSim 3: the joint inside its child body
         holder = b.find("Joint")
         for el in [] if holder is None else list(holder):
             _check_joint_tag(el, ctx)
-            j, c = _joint3(el, b.get("name"), ctx)
+            j, jc = _joint3(el, b.get("name"), ctx)
             joints.append(j)
-            coords.append(c)
+            coords.append(jc)
     coordinates = []
     for j, cs in zip(joints, coords, strict=True):
         for c, motion in zip(cs, _motion_types(j.kind, cs, j.transform), strict=True):
@@ -469,7 +478,7 @@ def _check_references(model: OsimModel, ctx: _Ctx) -> None:
     for k in model.markers:
         if k.body not in bodies:
             raise ctx.error(f"marker {k.name} is on {k.body!r}, which is not a body")
-    for c in model.couplers:
-        for name in (c.dependent,) + c.independent:
+    for cp in model.couplers:
+        for name in (cp.dependent,) + cp.independent:
             if name not in coords:
-                raise ctx.error(f"coupler {c.name} names coordinate {name!r}, which the model lacks")
+                raise ctx.error(f"coupler {cp.name} names coordinate {name!r}, which the model lacks")

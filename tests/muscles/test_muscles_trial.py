@@ -75,12 +75,12 @@ def test_command_writes_opensim_named_files(ref, tmp_path, capsys):
                    "--reserves", str(ref["reserves"]), "--cutoff", "6", "--start", "0.5", "--end", "1.0",
                    "--joint-reactions", "hip_r,knee_r", "--out", str(tmp_path)])
     assert status == 0
-    stem = tmp_path / "opensim_ik"
+    stem = tmp_path / "opensim"
     act = pd.read_csv(f"{stem}_activations.csv")
     assert list(act.columns[:2]) == ["time", "glut_med1_r"] and act.columns[-1] == "lumbar_rotation_reserve"
     jr = pd.read_csv(f"{stem}_joint_reactions.csv")
     assert jr.columns[1] == "hip_r_on_femur_r_in_femur_r_fx" and jr.shape[1] == 1 + 18
-    assert (tmp_path / "opensim_ik_muscle_forces.csv").is_file()
+    assert (tmp_path / "opensim_muscle_forces.csv").is_file()
     err = capsys.readouterr().err
     assert "residuals carry what no muscle spans" in err
 

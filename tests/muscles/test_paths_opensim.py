@@ -22,9 +22,8 @@ def _lengths(case):
     ref = case.reference()
     pk = PackedPaths.build(case.model)
     F, B = ref["p"].shape[:2]
-    none = np.zeros((F, 0, B, 3))
-    lengths, _ = trial_paths(ref["q"], ref["R"], ref["p"], none, none, np.zeros((F, 0, ref["q"].shape[1])), True,
-                             len(pk.muscles), pk.max_points, pk.arrays())
+    lengths, _ = trial_paths(ref["q"], ref["R"], ref["p"], np.zeros((F, B, 6, 1)), np.zeros(0, np.int64),
+                             np.zeros((F, 0, ref["q"].shape[1])), True, len(pk.muscles), pk.max_points, pk.arrays())
     return lengths, ref["lengths"], pk.muscles
 
 

@@ -66,7 +66,9 @@ def test_shared_models_read_whole(shared_data):
     knee = next(j for j in scaled.joints if j.name == "knee_r")
     assert knee.kind == "custom" and knee.parent == "femur_r" and knee.child == "tibia_r"
     assert knee.transform[3].function.kind == "multiplier"       # the scaled knee's translation
-    assert scaled.coordinate("pelvis_tx").motion_type == "translational"
+    # OpenSim's motion types: the scaled pelvis translations are multiplier functions, so "coupled"
+    assert scaled.coordinate("pelvis_tx").motion_type == "coupled"
+    assert scaled.coordinate("knee_angle_r").motion_type == "rotational"
     rect = next(m for m in scaled.muscles if m.name == "rect_fem_r")
     assert [p.kind for p in rect.points][-1] == "moving"
     raj = read_osim(d / "rajagopal2016" / "Rajagopal2016.osim")
