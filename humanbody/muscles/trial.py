@@ -26,11 +26,10 @@ from .. import core
 from .._kernels.muscle_loads import path_loads
 from ..errors import InputError
 from ..io.loads import LoadTable, read_loads
-from ..io.opensim import read_opensim
 from ..osim import read_osim
 from .capacity import MuscleSet, capacity, read_muscles
 from .coordinates import opensim_kinematics
-from .geometry import MuscleGeometry
+from .geometry import MuscleGeometry, read_coordinates
 from .reactions import reaction_columns
 from .reserves import Reserves, read_reserves
 from .static_optimization import Optimum, solve
@@ -72,16 +71,6 @@ class MuscleResults:
     reserves: Reserves
     reaction_names: list[str] = field(default_factory=list)
     reactions: np.ndarray | None = None
-
-
-def read_coordinates(path: str | os.PathLike, names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Time (F,) and the model's coordinates (F, C) (rad, m) from an OpenSim ``.mot``/``.sto``
-    (angles converted from degrees as its header says; ``*_tx/_ty/_tz`` kept in m)."""
-    table = read_opensim(path)
-    missing = [c for c in names if c not in table.columns]
-    if missing:
-        raise InputError(f"has no column for the model's coordinate(s) {', '.join(missing[:4])}", path)
-    return table["time"].to_numpy(float), table[list(names)].to_numpy(float)
 
 
 def load_bodies(path: str | os.PathLike, names: list[str]) -> list[str]:
@@ -146,7 +135,7 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
     """
     osim = setup.geometry.model
     names = osim.coordinate_names
-    time, q = read_coordinates(coordinates, names)
+    time, q = read_coordinates(coordinates, osim)
     Q, QD, QDD = opensim_kinematics(time, q, cutoff_hz)
     lo, hi = time_range if time_range is not None else (-np.inf, np.inf)
     table = read_loads(loads, mapping=Y_UP) if loads is not None else None
