@@ -48,7 +48,7 @@ def _coordinate_function(i, a, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin
     return evaluate(f, q[c] if c >= 0 else 0.0, fk, fs, fn, fsc, fin, fd)
 
 
-@nb.njit(cache=_CACHE)
+@nb.njit(cache=_CACHE, inline="always")
 def _point_local(i, q, pt_kind, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd):
     """Location of path point ``i`` in its body's frame (m)."""
     if pt_kind[i] != 2:
@@ -59,7 +59,7 @@ def _point_local(i, q, pt_kind, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, 
     return (x, y, z)
 
 
-@nb.njit(cache=_CACHE)
+@nb.njit(cache=_CACHE, inline="always")
 def _active(i, q, pt_kind, pt_coord, pt_range):
     if pt_kind[i] != 1:
         return True
@@ -67,24 +67,24 @@ def _active(i, q, pt_kind, pt_coord, pt_range):
     return v >= pt_range[i, 0] - 1e-5 and v <= pt_range[i, 1] + 1e-5
 
 
-@nb.njit(cache=_CACHE)
+@nb.njit(cache=_CACHE, inline="always")
 def _to_ground(R, O, b, loc):
     return add(mat_vec(R[b], loc), _v3(O, b))
 
 
-@nb.njit(cache=_CACHE)
+@nb.njit(cache=_CACHE, inline="always")
 def _to_wrap_frame(R, O, x, wb, wR, wp):
     """Ground point ``x`` in the frame of a wrap surface on body ``wb`` (wR, wp: surface in body)."""
     in_body = mat_t_vec(R[wb], sub(x, _v3(O, wb)))
     return mat_t_vec(wR, sub(in_body, (wp[0], wp[1], wp[2])))
 
 
-@nb.njit(cache=_CACHE)
+@nb.njit(cache=_CACHE, inline="always")
 def _wrap_to_body(r, wR, wp):
     return add(mat_vec(wR, r), (wp[0], wp[1], wp[2]))
 
 
-@nb.njit(cache=_CACHE)
+@nb.njit(cache=_CACHE, inline="always")
 def _remove_wrap(w, n, tag, body, loc, pos):
     """Take wrap ``w``'s two tangent points out of the path; the new point count."""
     for j in range(n):
@@ -98,7 +98,7 @@ def _remove_wrap(w, n, tag, body, loc, pos):
     return n
 
 
-@nb.njit(cache=_CACHE)
+@nb.njit(cache=_CACHE, inline="always")
 def _insert(j, n, t, b, lc, ps, tag, body, loc, pos):
     for k in range(n, j, -1):
         tag[k] = tag[k - 1]
@@ -113,7 +113,7 @@ def _insert(j, n, t, b, lc, ps, tag, body, loc, pos):
     return n + 1
 
 
-@nb.njit(cache=_CACHE)
+@nb.njit(cache=_CACHE, inline="always")
 def _path_length(n, tag, pos, wlen):
     total = 0.0
     for j in range(n - 1):
@@ -180,7 +180,7 @@ def _wrap_one(w, m, n, q, R, O, tag, body, loc, pos, wlen, pk):
     return n, status
 
 
-@nb.njit(cache=_CACHE)
+@nb.njit(cache=_CACHE, inline="always")
 def muscle_path(m, q, R, O, tag, body, loc, pos, wlen, pk):
     """Build muscle ``m``'s current path in the scratch arrays; ``(point count, length)``."""
     pt_body, pt_loc, pt_kind, pt_coord, pt_range, pt_mcoord, pt_fn, m_pt = pk[:8]
@@ -211,11 +211,12 @@ def muscle_path(m, q, R, O, tag, body, loc, pos, wlen, pk):
     return n, length
 
 
-@nb.njit(cache=_CACHE)
-def path_rates(n, tag, body, pos, O, J, kcol, across_bodies_only, out):
+@nb.njit(cache=_CACHE, inline="always")
+def path_rates(n, tag, body, pos, O, J, kcol, ks, across_bodies_only, out):
     """Add to ``out[k]`` the rate of the path's length that the bodies' motion gives, for each
     velocity direction ``k`` (m/s): straight segments only, points carried by their bodies.
-    ``J[b, 0:3, kcol[k]]`` is body b's angular velocity and ``J[b, 3:6, kcol[k]]`` its origin's velocity."""
+    ``J[b, 0:3, kcol[k]]`` is body b's angular velocity and ``J[b, 3:6, kcol[k]]`` its origin's velocity;
+    only the directions ``ks`` are computed (the others leave the length alone)."""
     for j in range(n - 1):
         if tag[j] < 0 and tag[j + 1] == tag[j] - 1 and (-tag[j]) % 2 == 1:
             continue
@@ -225,15 +226,15 @@ def path_rates(n, tag, body, pos, O, J, kcol, across_bodies_only, out):
         p0, p1 = _v3(pos, j), _v3(pos, j + 1)
         u = unit(sub(p1, p0))
         r0, r1 = sub(p0, _v3(O, b0)), sub(p1, _v3(O, b1))
-        for k in range(out.shape[0]):
+        for k in ks:
             c = kcol[k]
             v0 = add((J[b0, 3, c], J[b0, 4, c], J[b0, 5, c]), cross((J[b0, 0, c], J[b0, 1, c], J[b0, 2, c]), r0))
             v1 = add((J[b1, 3, c], J[b1, 4, c], J[b1, 5, c]), cross((J[b1, 0, c], J[b1, 1, c], J[b1, 2, c]), r1))
             out[k] += dot(u, sub(v1, v0))
 
 
-@nb.njit(cache=_CACHE)
-def moving_point_rates(n, tag, body, pos, q, R, qd, across_bodies_only, out, pk):
+@nb.njit(cache=_CACHE, inline="always")
+def moving_point_rates(n, tag, body, pos, q, R, qd, ks, across_bodies_only, out, pk):
     """Add to ``out[k]`` what the moving points' own motion on their bodies adds to the length's rate."""
     pt_kind, pt_loc, pt_mcoord, pt_fn = pk[2], pk[1], pk[5], pk[6]
     fk, fs, fn, fsc, fin, fd = pk[19:25]
@@ -251,19 +252,20 @@ def moving_point_rates(n, tag, body, pos, q, R, qd, across_bodies_only, out, pk)
             if o < 0 or o >= n or (across_bodies_only and body[o] == body[j]):
                 continue
             u = mat_t_vec(Rb, unit(sub(_v3(pos, o), _v3(pos, j))))   # toward the neighbour, body frame
-            for k in range(out.shape[0]):
+            for k in ks:
                 rate = (sx * qd[k, cx] if cx >= 0 else 0.0, sy * qd[k, cy] if cy >= 0 else 0.0,
                         sz * qd[k, cz] if cz >= 0 else 0.0)
                 out[k] -= dot(u, rate)
 
 
 @nb.njit(cache=_CACHE, parallel=True)
-def trial_paths(Q, Rs, Os, Js, kcol, QDs, across_bodies_only, n_muscles, max_points, pk):
+def trial_paths(Q, Rs, Os, Js, kcol, QDs, m_dir, dirs, across_bodies_only, n_muscles, max_points, pk):
     """Lengths (F x M, m) and length rates (F x M x K, m/s) of every muscle over a trial.
 
     ``Q`` (F x nq), ``Rs`` (F x B x 3 x 3), ``Os`` (F x B x 3), ``Js`` (F x B x 6 x C): the bodies'
     angular and origin velocities per unit of C rates; direction k takes column ``kcol[k]`` (K,) and
-    moves the coordinates at ``QDs[:, k]`` (F x K x nq); K may be 0."""
+    moves the coordinates at ``QDs[:, k]`` (F x K x nq); K may be 0.  Muscle m's rates are computed
+    for the directions ``dirs[m_dir[m]:m_dir[m + 1]]`` only (the coordinates it crosses), the others 0."""
     F = Q.shape[0]
     K = kcol.shape[0]
     lengths = np.empty((F, n_muscles))
@@ -279,8 +281,9 @@ def trial_paths(Q, Rs, Os, Js, kcol, QDs, across_bodies_only, n_muscles, max_poi
             n, length = muscle_path(m, Q[f], Rs[f], Os[f], tag, body, loc, pos, wlen, pk)
             lengths[f, m] = length
             if K > 0:
-                path_rates(n, tag, body, pos, Os[f], Js[f], kcol, across_bodies_only, rates[f, m])
-                moving_point_rates(n, tag, body, pos, Q[f], Rs[f], QDs[f], across_bodies_only, rates[f, m], pk)
+                ks = dirs[m_dir[m]:m_dir[m + 1]]
+                path_rates(n, tag, body, pos, Os[f], Js[f], kcol, ks, across_bodies_only, rates[f, m])
+                moving_point_rates(n, tag, body, pos, Q[f], Rs[f], QDs[f], ks, across_bodies_only, rates[f, m], pk)
     return lengths, rates
 
 

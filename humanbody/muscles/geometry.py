@@ -16,7 +16,7 @@ Start from a model and a table of its coordinates::
 The bodies' poses and Jacobians come from the core (:mod:`humanbody.core`) through
 :func:`humanbody.osim.build.build_core_model`; the paths from
 :mod:`humanbody._kernels.muscle_paths`.  A moment arm is OpenSim's: ``r = -dL/dq`` with the
-coupled coordinates following (a coupler's dependent coordinate has no column of its own: 0),
+coupled coordinates following (computed for the coordinates each muscle crosses; exactly 0 for the others) (a coupler's dependent coordinate has no column of its own: 0),
 each straight segment between two bodies carrying unit tension, a moving point adding its
 own motion on its body.  The lengthening velocity is ``dL/dt`` for the coordinates' rates.
 """
@@ -63,11 +63,17 @@ class MuscleGeometry:
     core: CoreModel
     paths: PackedPaths
     crossed: dict
+    directions: tuple[np.ndarray, np.ndarray]
 
     @classmethod
     def of(cls, model: OsimModel) -> MuscleGeometry:
         """Build once per model (packs the paths and the core model)."""
-        return cls(build_core_model(model), PackedPaths.build(model), crossed_coordinates(model))
+        crossed = crossed_coordinates(model)
+        index = {c: i for i, c in enumerate(model.coordinate_names)}
+        dirs = [index[c] for m in model.muscle_names for c in crossed[m]]
+        offsets = np.cumsum([0] + [len(crossed[m]) for m in model.muscle_names])
+        return cls(build_core_model(model), PackedPaths.build(model), crossed,
+                   (offsets.astype(np.int64), np.array(dirs, dtype=np.int64)))
 
     @property
     def model(self) -> OsimModel:
@@ -123,7 +129,7 @@ class MuscleGeometry:
         J, kcol, QD = self._directions(data)
         pk, n = self.paths.arrays(), len(self.paths.muscles)
         qq = np.ascontiguousarray(self.core.from_core(data.q))
-        lengths, rates = trial_paths(qq, R, O, J, kcol, QD, True, n, self.paths.max_points, pk)
+        lengths, rates = trial_paths(qq, R, O, J, kcol, QD, *self.directions, True, n, self.paths.max_points, pk)
         velocities = None
         if qd is not None:
             bi = self.core.body_index
@@ -131,7 +137,8 @@ class MuscleGeometry:
             v[:, 1:, :3, 0] = data.omega[:, bi[1:]]
             v[:, 1:, 3:, 0] = data.velocity[:, bi[1:]]
             rate = np.ascontiguousarray(self.core.from_core(data.qd)[:, None])
-            _, vel = trial_paths(qq, R, O, v, np.zeros(1, np.int64), rate, False, n, self.paths.max_points, pk)
+            every = (np.arange(n + 1, dtype=np.int64), np.zeros(n, np.int64))    # each muscle: direction 0
+            _, vel = trial_paths(qq, R, O, v, np.zeros(1, np.int64), rate, *every, False, n, self.paths.max_points, pk)
             velocities = vel[:, :, 0]
         return MusclePaths(qq, lengths, -rates, velocities)
 
@@ -141,8 +148,10 @@ class MuscleGeometry:
         data, R, O = self._poses(q)
         F, B = R.shape[:2]
         qq = np.ascontiguousarray(self.core.from_core(data.q))
+        n = len(self.paths.muscles)
         out, _ = trial_paths(qq, R, O, np.zeros((F, B, 6, 1)), np.zeros(0, np.int64), np.zeros((F, 0, q.shape[1])),
-                             True, len(self.paths.muscles), self.paths.max_points, self.paths.arrays())
+                             np.zeros(n + 1, np.int64), np.zeros(0, np.int64), True, n, self.paths.max_points,
+                             self.paths.arrays())
         return out
 
     def path_points(self, q) -> tuple[np.ndarray, np.ndarray]:

@@ -22,8 +22,10 @@ def _lengths(case):
     ref = case.reference()
     pk = PackedPaths.build(case.model)
     F, B = ref["p"].shape[:2]
+    n = len(pk.muscles)
     lengths, _ = trial_paths(ref["q"], ref["R"], ref["p"], np.zeros((F, B, 6, 1)), np.zeros(0, np.int64),
-                             np.zeros((F, 0, ref["q"].shape[1])), True, len(pk.muscles), pk.max_points, pk.arrays())
+                             np.zeros((F, 0, ref["q"].shape[1])), np.zeros(n + 1, np.int64), np.zeros(0, np.int64),
+                             True, n, pk.max_points, pk.arrays())
     return lengths, ref["lengths"], pk.muscles
 
 
