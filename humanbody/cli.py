@@ -19,7 +19,7 @@ from . import __version__
 from .errors import InputError
 
 #: Subcommands in the order ``--help`` lists them.
-COMMANDS = ("analyze", "report", "compare", "view", "model", "markerset", "simulate", "vibration")
+COMMANDS = ("analyze", "report", "compare", "view", "model", "markerset", "simulate", "vibration", "muscles")
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -108,7 +108,7 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     notice: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
-    if args.command in ("analyze", "report", "view", "simulate", "vibration") and not getattr(args, "quiet", False):
+    if args.command in ("analyze", "report", "view", "simulate", "vibration", "muscles") and not getattr(args, "quiet", False):
         from ._kernels.cache import (  # lazy: numba, only for commands that run kernels
             announce_compilation,
             kernels_cached,

@@ -10,12 +10,13 @@ and the mark ``needs_shared``.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = ROOT.parent / "shared" / "data"
+SHARED_DATA = Path(os.environ.get("HUMANBODY_SHARED_DATA", ROOT.parent / "shared" / "data"))  # a worktree elsewhere names it
 WALK = SHARED_DATA / "gait2392_walk"  # the OpenSim walk: subject01_walk1.trc, static, GRF, reference/
 REASON = "needs the shared data folder ../shared/data beside the repository"
 

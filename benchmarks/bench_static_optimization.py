@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Static optimization of the shared walk: OpenSim's AnalyzeTool against ``humanbody muscles``, timed in one run.
+
+    .venv/bin/python benchmarks/bench_static_optimization.py [--repeat N] [--frames-scale K]
+
+The setup is the Joint Reaction tutorial's (tests/muscles/_opensim_reference.py):
+OpenSim's scaled gait2392 subject01, its IK of the walk (0.5-2.5 s, 121
+frames), the walk's ExternalLoads, a 6 Hz coordinate filter, activation
+exponent 2, muscle physiology on, weak reserves on every coordinate.
+
+Timed, each as a user runs it (a new process, start-up included):
+
+* ``opensim``: ``opensim-cmd``'s equivalent, AnalyzeTool(setup).run() with the
+  StaticOptimization alone, in a fresh Python process importing opensim;
+* ``humanbody``: ``python -m humanbody muscles IK --model M --forces XML
+  --reserves R --cutoff 6 --joint-reactions none --out DIR -q``;
+* ``humanbody+jr``: the same with every joint's reactions.
+
+The per-frame figure divides each process's time by its frames.  Prints one
+line per tool and the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.muscles import _opensim_reference as osr  # noqa: E402
+
+SHARED = Path(os.environ.get("HUMANBODY_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+def _timed(cmd: list[str], env: dict) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def _write_so_setup(paths: dict, reserves: Path, out: Path, setup: Path) -> None:
+    """OpenSim's AnalyzeTool setup with the StaticOptimization alone (not timed)."""
+    import opensim as osim
+
+    osim.Logger.setLevelString("warn")
+    tool = osr._tool("so", paths, reserves, out)
+    so = osim.StaticOptimization()
+    so.setStartTime(osr.START)
+    so.setEndTime(osr.END)
+    so.setUseModelForceSet(True)
+    so.setActivationExponent(osr.EXPONENT)
+    so.setUseMusclePhysiology(True)
+    tool.getAnalysisSet().cloneAndAppend(so)
+    tool.printToXML(str(setup))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each tool (the best is kept)")
+    args = ap.parse_args(argv)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        paths = osr._paths(SHARED)
+        reserves = out / "reserves.xml"
+        reserves.write_text(osr.reserves_xml(osr.coordinate_names(paths["model"])))
+        so_setup = out / "setup_so.xml"
+        _write_so_setup(paths, reserves, out, so_setup)
+        run_so = [sys.executable, "-c", "import opensim as osim; osim.Logger.setLevelString('error'); "
+                  f"osim.AnalyzeTool({str(so_setup)!r}).run()"]
+        ours = [sys.executable, "-m", "humanbody", "muscles", str(paths["ik"]), "--model", str(paths["model"]),
+                "--forces", str(paths["loads"]), "--reserves", str(reserves), "--cutoff", str(osr.CUTOFF_HZ),
+                "--start", str(osr.START), "--end", str(osr.END), "--out", str(out / "hb"), "-q"]
+        _timed(ours + ["--joint-reactions", "none"], env)  # numba's cache warm, as after the first run
+        frames_os = frames_hb = 121
+        t_os = min(_timed(run_so, env) for _ in range(args.repeat))
+        t_hb = min(_timed(ours + ["--joint-reactions", "none"], env) for _ in range(args.repeat))
+        t_jr = min(_timed(ours, env) for _ in range(args.repeat))
+    print(f"opensim      {t_os:8.2f} s  {1000 * t_os / frames_os:8.1f} ms/frame  ({frames_os} frames)")
+    print(f"humanbody    {t_hb:8.2f} s  {1000 * t_hb / frames_hb:8.1f} ms/frame  ({frames_hb} frames, SO)")
+    print(f"humanbody+jr {t_jr:8.2f} s  {1000 * t_jr / frames_hb:8.1f} ms/frame  ({frames_hb} frames, SO + reactions)")
+    print(f"ratio (whole process, OpenSim / humanbody SO): {t_os / t_hb:.1f}x; "
+          f"per frame {t_os / frames_os / (t_hb / frames_hb):.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

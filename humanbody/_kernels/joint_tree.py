@@ -1,0 +1,384 @@
+"""Numba kernels of the core (:mod:`humanbody.core`): functions of coordinates and the tree of joint axes.
+
+A model reaches these kernels as plain arrays (:class:`humanbody.core.model.Model`
+compiles itself to them):
+
+- a *function table*: ``fcode`` (nf,) int64 type codes, ``fstart``, ``fsize``
+  (nf,) int64 the slice of ``fcoef`` holding each function's numbers,
+  ``finner`` (nf,) int64 the function a multiplier scales (-1 otherwise);
+- the bodies ``0 .. B-1`` with ``parents[b] < b`` (-1 = ground), each with a
+  constant placement of its joint frame in the parent body (``pR``, ``pp``),
+  a run of *axes* ``astart[b] .. astart[b+1]-1`` applied in order, each a
+  rotation (kind 0) about or a translation (kind 1) along a unit vector of
+  the frame the previous axes produced, by ``value = f(q[c])``, and a
+  constant placement of the body frame in the joint's child frame (``cR``, ``cp``).
+
+Vectors are in ground components; a 3x3 matrix maps frame components to its
+parent's (``x_parent = R x_frame``).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from .cache import drop_stale_kernels
+from .rot import add3, cross, mul33, mv33, scale3
+
+drop_stale_kernels()
+
+_CACHE = True
+
+CONSTANT, LINEAR, POLYNOMIAL, PIECEWISE_LINEAR, CUBIC, MULTIPLIER = 0, 1, 2, 3, 4, 5
+
+
+@nb.njit(cache=_CACHE)
+def _cubic(c, n, x):
+    """Piecewise cubic ``c = (x_0..x_{n-1}, a, b, cc, d)`` at ``x``: value, slope, curvature.
+
+    On ``[x_i, x_{i+1}]``: ``a_i + b_i h + cc_i h^2 + d_i h^3``, ``h = x - x_i``;
+    outside the knots (strictly) the end value continues along the end slope (second derivative 0).
+    """
+    if x < c[0]:
+        return c[n] + c[2 * n] * (x - c[0]), c[2 * n], 0.0
+    if x > c[n - 1]:
+        return c[2 * n - 1] + c[3 * n - 1] * (x - c[n - 1]), c[3 * n - 1], 0.0
+    lo, hi = 0, n - 1
+    if x == c[n - 1]:
+        lo = n - 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if c[mid] <= x:
+            lo = mid
+        else:
+            hi = mid
+    h = x - c[lo]
+    a, b, cc, d = c[n + lo], c[2 * n + lo], c[3 * n + lo], c[4 * n + lo]
+    return a + h * (b + h * (cc + h * d)), b + h * (2.0 * cc + 3.0 * d * h), 2.0 * cc + 6.0 * d * h
+
+
+@nb.njit(cache=_CACHE)
+def _linear_pieces(c, n, x):
+    """Piecewise linear through ``(c[:n], c[n:2n])``, the end pieces extended: value, slope, 0."""
+    i = 0
+    while i < n - 2 and x > c[i + 1]:
+        i += 1
+    slope = (c[n + i + 1] - c[n + i]) / (c[i + 1] - c[i])
+    return c[n + i] + slope * (x - c[i]), slope, 0.0
+
+
+@nb.njit(cache=_CACHE)
+def function_value(fcode, fstart, fsize, finner, fcoef, fid, x):
+    """``(f(x), f'(x), f''(x))`` of function ``fid`` of the table (see the module docstring)."""
+    scale = 1.0
+    while fcode[fid] == MULTIPLIER:
+        scale *= fcoef[fstart[fid]]
+        fid = finner[fid]
+    code, s, m = fcode[fid], fstart[fid], fsize[fid]
+    c = fcoef[s:s + m]
+    if code == CONSTANT:
+        v, d1, d2 = c[0], 0.0, 0.0
+    elif code == LINEAR:
+        v, d1, d2 = c[0] * x + c[1], c[0], 0.0
+    elif code == POLYNOMIAL:  # coefficients of decreasing powers (Horner, and its derivatives)
+        v = d1 = d2 = 0.0
+        for i in range(m):
+            d2 = d2 * x + 2.0 * d1
+            d1 = d1 * x + v
+            v = v * x + c[i]
+    elif code == PIECEWISE_LINEAR:
+        v, d1, d2 = _linear_pieces(c, m // 2, x)
+    else:
+        v, d1, d2 = _cubic(c, m // 5, x)
+    return scale * v, scale * d1, scale * d2
+
+
+@nb.njit(cache=_CACHE)
+def evaluate_functions(fcode, fstart, fsize, finner, fcoef, fid, x, out):
+    """``out[i] = (f, f', f'')`` of function ``fid`` at ``x[i]``; out (n, 3)."""
+    for i in range(x.shape[0]):
+        out[i, 0], out[i, 1], out[i, 2] = function_value(fcode, fstart, fsize, finner, fcoef, fid, x[i])
+
+
+@nb.njit(cache=_CACHE)
+def couple_coordinates(q, qd, qdd, dep, fun, ind, fcode, fstart, fsize, finner, fcoef, slope):
+    """Coordinate couplers, in order: ``q_d = f(q_i)`` and its rates by the chain rule, every frame.
+
+    ``q_d' = f' q_i'``, ``q_d'' = f'' q_i'^2 + f' q_i''``; ``slope`` (F, ncoupler) receives f'.
+    q, qd, qdd (F, nq) are written in place.
+    """
+    for f in range(q.shape[0]):
+        for k in range(dep.shape[0]):
+            d, i = dep[k], ind[k]
+            v, d1, d2 = function_value(fcode, fstart, fsize, finner, fcoef, fun[k], q[f, i])
+            q[f, d] = v
+            qd[f, d] = d1 * qd[f, i]
+            qdd[f, d] = d2 * qd[f, i] * qd[f, i] + d1 * qdd[f, i]
+            slope[f, k] = d1
+
+
+@nb.njit(cache=_CACHE)
+def axis_values(q, qd, qdd, afun, acoord, fcode, fstart, fsize, finner, fcoef, val, slope, rate, accel):
+    """Every joint axis's value ``v = f(q_c)``, ``f'``, ``v'`` and ``v''``, every frame; outputs (F, A).
+
+    ``afun[a] = -1`` means ``v = q_c``; ``acoord[a] = -1`` a constant ``v = f(0)``.
+    """
+    for f in range(q.shape[0]):
+        for a in range(afun.shape[0]):
+            c = acoord[a]
+            x = q[f, c] if c >= 0 else 0.0
+            if afun[a] < 0:
+                v, d1, d2 = x, 1.0, 0.0
+            else:
+                v, d1, d2 = function_value(fcode, fstart, fsize, finner, fcoef, afun[a], x)
+            xd = qd[f, c] if c >= 0 else 0.0
+            xdd = qdd[f, c] if c >= 0 else 0.0
+            val[f, a] = v
+            slope[f, a] = d1 if c >= 0 else 0.0
+            rate[f, a] = d1 * xd
+            accel[f, a] = d2 * xd * xd + d1 * xdd
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def axis_rotation(u, v):
+    """Rotation by angle ``v`` about unit vector ``u`` (frame components): ``c I + s [u]x + (1 - c) u u^T``.
+
+    About a coordinate axis the matrix is the elementary one, exactly.
+    """
+    s, c = np.sin(v), np.cos(v)
+    x, y, z = u
+    if y == 0.0 and z == 0.0 and x == 1.0:
+        return (1.0, 0.0, 0.0, 0.0, c, -s, 0.0, s, c)
+    if x == 0.0 and z == 0.0 and y == 1.0:
+        return (c, 0.0, s, 0.0, 1.0, 0.0, -s, 0.0, c)
+    if x == 0.0 and y == 0.0 and z == 1.0:
+        return (c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0)
+    t = 1.0 - c
+    return (c + t * x * x, t * x * y - s * z, t * x * z + s * y,
+            t * x * y + s * z, c + t * y * y, t * y * z - s * x,
+            t * x * z - s * y, t * y * z + s * x, c + t * z * z)
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def carry(o, v, a, w, al, r):
+    """Point ``o + r`` of a moving frame: position, velocity ``v + w x r``, acceleration ``a + al x r + w x (w x r)``."""
+    wr = cross(w, r)
+    return add3(o, r), add3(v, wr), add3(add3(a, cross(al, r)), cross(w, wr))
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def sub3(a, b):
+    """``a - b`` of two 3-tuples."""
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _dot3(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _tup9(M, f, b):
+    return (M[f, b, 0, 0], M[f, b, 0, 1], M[f, b, 0, 2], M[f, b, 1, 0], M[f, b, 1, 1], M[f, b, 1, 2],
+            M[f, b, 2, 0], M[f, b, 2, 1], M[f, b, 2, 2])
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _row9(M, b):
+    return (M[b, 0, 0], M[b, 0, 1], M[b, 0, 2], M[b, 1, 0], M[b, 1, 1], M[b, 1, 2], M[b, 2, 0], M[b, 2, 1], M[b, 2, 2])
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _put9(M, f, b, t):
+    (M[f, b, 0, 0], M[f, b, 0, 1], M[f, b, 0, 2], M[f, b, 1, 0], M[f, b, 1, 1], M[f, b, 1, 2],
+     M[f, b, 2, 0], M[f, b, 2, 1], M[f, b, 2, 2]) = t
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _v3(X, f, b):
+    return (X[f, b, 0], X[f, b, 1], X[f, b, 2])
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _put3(X, f, b, t):
+    X[f, b, 0], X[f, b, 1], X[f, b, 2] = t
+
+
+@nb.njit(cache=_CACHE)
+def _tree_frame(f, parents, astart, akind, aaxis, pR, pp, cR, cp, val, rate, accel,
+                R, origin, omega, velocity, alpha, acceleration, jR, jorigin, aorigin, aaxis_g):
+    """Frame f of :func:`joint_tree`."""
+    for b in range(parents.shape[0]):
+        p = parents[b]
+        if p < 0:
+            Rk = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+            o = v = a = w = al = (0.0, 0.0, 0.0)
+        else:
+            Rk = _tup9(R, f, p)
+            o, v, a = _v3(origin, f, p), _v3(velocity, f, p), _v3(acceleration, f, p)
+            w, al = _v3(omega, f, p), _v3(alpha, f, p)
+        o, v, a = carry(o, v, a, w, al, mv33(Rk, (pp[b, 0], pp[b, 1], pp[b, 2])))
+        Rk = mul33(Rk, _row9(pR, b))
+        _put9(jR, f, b, Rk)
+        _put3(jorigin, f, b, o)
+        for k in range(astart[b], astart[b + 1]):
+            u = mv33(Rk, (aaxis[k, 0], aaxis[k, 1], aaxis[k, 2]))
+            _put3(aorigin, f, k, o)
+            _put3(aaxis_g, f, k, u)
+            x, xd, xdd = val[f, k], rate[f, k], accel[f, k]
+            if akind[k] == 0:
+                Rk = mul33(Rk, axis_rotation((aaxis[k, 0], aaxis[k, 1], aaxis[k, 2]), x))
+                al = add3(add3(al, scale3(xdd, u)), scale3(xd, cross(w, u)))
+                w = add3(w, scale3(xd, u))
+            else:
+                o, v, a = carry(o, v, a, w, al, scale3(x, u))
+                v = add3(v, scale3(xd, u))
+                a = add3(add3(a, scale3(2.0 * xd, cross(w, u))), scale3(xdd, u))
+        o, v, a = carry(o, v, a, w, al, mv33(Rk, (cp[b, 0], cp[b, 1], cp[b, 2])))
+        Rk = mul33(Rk, _row9(cR, b))
+        _put9(R, f, b, Rk)
+        _put3(origin, f, b, o)
+        _put3(velocity, f, b, v)
+        _put3(acceleration, f, b, a)
+        _put3(omega, f, b, w)
+        _put3(alpha, f, b, al)
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def joint_tree(parents, astart, akind, aaxis, pR, pp, cR, cp, val, rate, accel,
+               R, origin, omega, velocity, alpha, acceleration, jR, jorigin, aorigin, aaxis_g):
+    """Forward kinematics of the tree of joint axes, every frame (frames in parallel).
+
+    For body b with parent p (the ground at rest when p = -1): the joint frame
+    ``(R_p pR_b, o_p + R_p pp_b)``; then each axis a of the joint in order,
+    with ``u = R u_a`` in ground components:
+
+    - rotation: ``R <- R Rot(u_a, v)``, ``omega <- omega + u v'``,
+      ``alpha <- alpha + u v'' + omega x u v'``;
+    - translation: ``o <- o + u v``, ``o' <- o' + omega x u v + u v'``,
+      ``o'' <- o'' + alpha x u v + omega x (omega x u v) + 2 omega x u v' + u v''``;
+
+    then the body frame ``(R cR_b, o + R cp_b)``.  Outputs (written), F frames,
+    B bodies, A axes: R, jR (F, B, 3, 3); origin, omega, velocity, alpha,
+    acceleration, jorigin (F, B, 3); aorigin, aaxis_g (F, A, 3): each axis's
+    point and unit vector before it acts.
+    """
+    for f in nb.prange(val.shape[0]):
+        _tree_frame(f, parents, astart, akind, aaxis, pR, pp, cR, cp, val, rate, accel,
+                    R, origin, omega, velocity, alpha, acceleration, jR, jorigin, aorigin, aaxis_g)
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def point_jacobian(parents, astart, akind, acoord, aorigin, aaxis_g, slope, body, point, J):
+    """Jacobian ``d x / d q`` of points fixed on bodies, every frame; J (F, M, 3, nq) written (zeroed here).
+
+    Point m lies on ``body[m]`` at ``point[f, m]`` (ground, m).  Each axis a of
+    a joint on the path from the body to the ground adds to column ``c = acoord[a]``:
+    ``f'(q_c) u_a x (x - o_a)`` for a rotation, ``f'(q_c) u_a`` for a translation.
+    """
+    for f in nb.prange(J.shape[0]):
+        for m in range(J.shape[1]):
+            for i in range(3):
+                for c in range(J.shape[3]):
+                    J[f, m, i, c] = 0.0
+            x = _v3(point, f, m)
+            b = body[m]
+            while b >= 0:
+                for k in range(astart[b], astart[b + 1]):
+                    c = acoord[k]
+                    if c < 0:
+                        continue
+                    u = _v3(aaxis_g, f, k)
+                    col = cross(u, sub3(x, _v3(aorigin, f, k))) if akind[k] == 0 else u
+                    s = slope[f, k]
+                    J[f, m, 0, c] += s * col[0]
+                    J[f, m, 1, c] += s * col[1]
+                    J[f, m, 2, c] += s * col[2]
+                b = parents[b]
+
+
+@nb.njit(cache=_CACHE)
+def _newton_euler_frame(f, parents, astart, akind, acoord, mass, com_body, inertia, gravity,
+                        R, origin, omega, alpha, acceleration, aorigin, aaxis_g, slope, external,
+                        force, moment, tau):
+    """Frame f of :func:`newton_euler`."""
+    B = parents.shape[0]
+    for c in range(tau.shape[1]):
+        tau[f, c] = 0.0
+    for b in range(B):
+        Rk = _tup9(R, f, b)
+        w, al = _v3(omega, f, b), _v3(alpha, f, b)
+        r = mv33(Rk, (com_body[b, 0], com_body[b, 1], com_body[b, 2]))
+        aG = add3(add3(_v3(acceleration, f, b), cross(al, r)), cross(w, cross(w, r)))
+        Fb = scale3(mass[b], sub3(aG, (gravity[0], gravity[1], gravity[2])))
+        J = (inertia[b, 0, 0], inertia[b, 0, 1], inertia[b, 0, 2], inertia[b, 1, 0], inertia[b, 1, 1],
+             inertia[b, 1, 2], inertia[b, 2, 0], inertia[b, 2, 1], inertia[b, 2, 2])
+        bw = mv33((Rk[0], Rk[3], Rk[6], Rk[1], Rk[4], Rk[7], Rk[2], Rk[5], Rk[8]), w)
+        ba = mv33((Rk[0], Rk[3], Rk[6], Rk[1], Rk[4], Rk[7], Rk[2], Rk[5], Rk[8]), al)
+        Nb = mv33(Rk, add3(mv33(J, ba), cross(bw, mv33(J, bw))))
+        Nb = add3(Nb, cross(r, Fb))
+        _put3(force, f, b, sub3(Fb, (external[f, b, 0], external[f, b, 1], external[f, b, 2])))
+        _put3(moment, f, b, sub3(Nb, (external[f, b, 3], external[f, b, 4], external[f, b, 5])))
+    for b in range(B - 1, -1, -1):
+        fb, nb_ = _v3(force, f, b), _v3(moment, f, b)
+        o = _v3(origin, f, b)
+        for k in range(astart[b], astart[b + 1]):
+            c = acoord[k]
+            if c < 0:
+                continue
+            u = _v3(aaxis_g, f, k)
+            if akind[k] == 0:
+                tau[f, c] += slope[f, k] * _dot3(u, add3(nb_, cross(sub3(o, _v3(aorigin, f, k)), fb)))
+            else:
+                tau[f, c] += slope[f, k] * _dot3(u, fb)
+        p = parents[b]
+        if p >= 0:
+            op = _v3(origin, f, p)
+            _put3(force, f, p, add3(_v3(force, f, p), fb))
+            _put3(moment, f, p, add3(add3(_v3(moment, f, p), nb_), cross(sub3(o, op), fb)))
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def newton_euler(parents, astart, akind, acoord, mass, com_body, inertia, gravity,
+                 R, origin, omega, alpha, acceleration, aorigin, aaxis_g, slope, external,
+                 force, moment, tau):
+    """Recursive Newton-Euler: joint loads tips to root and the generalized forces, every frame.
+
+    With ``G = o + R r``, ``a_G`` from the body's motion, ``I_g = R I R^T``:
+    ``f_b = m (a_G - g) + sum_children f_c - f_ext``,
+    ``n_b = I_g alpha + omega x I_g omega + (G - o) x m (a_G - g)
+    + sum_children (n_c + (o_c - o) x f_c) - n_ext`` (moments about the body
+    origin o; ``external`` (F, B, 6): force, moment about o, ground).  Axis a
+    of body b adds ``f'(q_c) u_a . (n_b + (o - o_a) x f_b)`` (rotation) or
+    ``f'(q_c) u_a . f_b`` (translation) to ``tau[f, c]``.  Outputs force,
+    moment (F, B, 3): what each body receives from its parent; tau (F, nq) (zeroed here).
+    """
+    for f in nb.prange(R.shape[0]):
+        _newton_euler_frame(f, parents, astart, akind, acoord, mass, com_body, inertia, gravity,
+                            R, origin, omega, alpha, acceleration, aorigin, aaxis_g, slope, external,
+                            force, moment, tau)
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def angular_jacobian(parents, astart, akind, acoord, aaxis_g, slope, body, J):
+    """``d omega / d q'`` of bodies, every frame: J (F, M, 3, nq) written (zeroed here).
+
+    Each rotation axis a on the path from ``body[m]`` to the ground adds
+    ``f'(q_c) u_a`` to column ``c = acoord[a]``.
+    """
+    for f in nb.prange(J.shape[0]):
+        for m in range(J.shape[1]):
+            for i in range(3):
+                for c in range(J.shape[3]):
+                    J[f, m, i, c] = 0.0
+            b = body[m]
+            while b >= 0:
+                for k in range(astart[b], astart[b + 1]):
+                    c = acoord[k]
+                    if c < 0 or akind[k] != 0:
+                        continue
+                    s = slope[f, k]
+                    J[f, m, 0, c] += s * aaxis_g[f, k, 0]
+                    J[f, m, 1, c] += s * aaxis_g[f, k, 1]
+                    J[f, m, 2, c] += s * aaxis_g[f, k, 2]
+                b = parents[b]

@@ -1,0 +1,214 @@
+"""Numba kernel of static optimization: per frame, the exact minimiser of a separable cost under ``A x = b`` and bounds.
+
+Array in, array out.  Every frame ``f`` solves
+
+    minimise  sum_i |x_i|^p / p   subject to   A_f x = b_f,   lo <= x <= hi
+
+(``x`` the actuator controls, ``A_f`` (C, N) the generalised force of each
+actuator at control 1, ``b_f`` (C,) the generalised forces to reproduce).
+Its dual is the smooth convex minimisation of
+
+    D(lam) = sum_i psi_i(a_i . lam) - b . lam,   x_i(s) = clip(sign(s) |s|^(1/(p-1)), lo_i, hi_i),
+    psi_i(s) = s x_i(s) - |x_i(s)|^p / p,        grad D = A x(A^T lam) - b,
+
+solved by Newton's method on ``grad D = 0`` (Hessian ``A diag(x_i'(s)) A^T``,
+exact line search on ``D``, whose slope along a step is monotone): for p = 2, ``x`` is piecewise linear in
+``lam``, and once the set of controls at their bounds is right one Newton
+step is exact, so the solution is the QP's optimum to rounding, not an
+approximation.  Frames are split into one chunk per thread; inside a chunk
+each frame starts from the previous frame's multipliers.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from .cache import drop_stale_kernels
+
+drop_stale_kernels()  # before any kernel is loaded from the cache
+
+_CACHE = True
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def control_of(s, p, lo, hi):
+    """The control minimising ``|x|^p / p - s x`` on ``[lo, hi]`` and its derivative in ``s`` (0 at a bound)."""
+    if p == 2.0:
+        x, d = s, 1.0
+    else:
+        e = 1.0 / (p - 1.0)
+        r = abs(s) ** e
+        x = r if s >= 0.0 else -r
+        d = e * abs(s) ** (e - 1.0) if s != 0.0 else 0.0
+    if x <= lo:
+        return lo, 0.0
+    if x >= hi:
+        return hi, 0.0
+    return x, d
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def cholesky_solve(H, g, out):
+    """Solve ``H out = g`` for symmetric positive definite ``H`` (overwritten by its Cholesky factor)."""
+    n = H.shape[0]
+    for j in range(n):
+        s = H[j, j]
+        for k in range(j):
+            s -= H[j, k] * H[j, k]
+        if s <= 0.0:
+            s = 1e-300
+        H[j, j] = math.sqrt(s)
+        for i in range(j + 1, n):
+            t = H[i, j]
+            for k in range(j):
+                t -= H[i, k] * H[j, k]
+            H[i, j] = t / H[j, j]
+    for i in range(n):
+        t = g[i]
+        for k in range(i):
+            t -= H[i, k] * out[k]
+        out[i] = t / H[i, i]
+    for i in range(n - 1, -1, -1):
+        t = out[i]
+        for k in range(i + 1, n):
+            t -= H[k, i] * out[k]
+        out[i] = t / H[i, i]
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def slope_along(s, w, t, p, lo, hi, bw):
+    """``d/dt D(lam + t step)`` with ``s = A^T lam``, ``w = A^T step``, ``bw = b . step``: monotone in ``t``."""
+    total = -bw
+    for i in range(s.shape[0]):
+        xi, _ = control_of(s[i] + t * w[i], p, lo[i], hi[i])
+        total += w[i] * xi
+    return total
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def exact_step(s, w, p, lo, hi, bw):
+    """The minimiser ``t > 0`` of ``D`` along the step: the root of the monotone slope (bracket, bisect,
+    then the secant, exact on the last linear piece).  ``-1`` when ``D`` falls without end (infeasible)."""
+    t_lo, t_hi = 0.0, 1.0
+    g_lo = slope_along(s, w, 0.0, p, lo, hi, bw)
+    g_hi = slope_along(s, w, t_hi, p, lo, hi, bw)
+    while g_hi < 0.0:
+        t_lo, g_lo = t_hi, g_hi
+        t_hi *= 4.0
+        if t_hi > 1e40:
+            return -1.0
+        g_hi = slope_along(s, w, t_hi, p, lo, hi, bw)
+    for _ in range(200):
+        if g_hi - g_lo <= 0.0 or t_hi - t_lo <= 1e-15 * t_hi:
+            break
+        t = t_lo - g_lo * (t_hi - t_lo) / (g_hi - g_lo)  # secant: exact on a linear piece
+        g = slope_along(s, w, t, p, lo, hi, bw)
+        if abs(g) <= 1e-14 * (abs(g_lo) + abs(g_hi)):
+            return t
+        mid = 0.5 * (t_lo + t_hi)
+        gm = slope_along(s, w, mid, p, lo, hi, bw)
+        if g < 0.0:
+            t_lo, g_lo = t, g
+        else:
+            t_hi, g_hi = t, g
+        if gm < 0.0 and mid > t_lo:
+            t_lo, g_lo = mid, gm
+        elif gm >= 0.0 and mid < t_hi:
+            t_hi, g_hi = mid, gm
+    if g_hi - g_lo <= 0.0:
+        return t_hi
+    return t_lo - g_lo * (t_hi - t_lo) / (g_hi - g_lo)
+
+
+@nb.njit(cache=_CACHE)
+def solve_frame(A, b, lam, p, lo, hi, tol, max_iter, x):
+    """One frame: Newton on the dual from ``lam`` (updated in place) with exact line search; controls into ``x``.
+
+    Returns the iterations taken, or ``-1`` when ``|A x - b|`` did not fall
+    under ``tol`` (the constraints cannot be met within the bounds).
+    """
+    nc, na = A.shape
+    H = np.empty((nc, nc))
+    g = np.empty(nc)
+    step = np.empty(nc)
+    s = np.empty(na)
+    w = np.empty(na)
+    d = np.empty(na)
+    for it in range(max_iter + 1):
+        for i in range(na):
+            si = 0.0
+            for j in range(nc):
+                si += A[j, i] * lam[j]
+            s[i] = si
+            x[i], di = control_of(si, p, lo[i], hi[i])
+            d[i] = max(di, 1e-10)  # a control at a bound still bends D a little: H stays invertible
+        worst = 0.0
+        for j in range(nc):
+            r = -b[j]
+            for i in range(na):
+                r += A[j, i] * x[i]
+            g[j] = -r
+            worst = max(worst, abs(r))
+        if worst <= tol:
+            return it
+        if it == max_iter:
+            break
+        scale = 0.0
+        for j in range(nc):
+            for k in range(j + 1):
+                h = 0.0
+                for i in range(na):
+                    h += A[j, i] * d[i] * A[k, i]
+                H[j, k] = h
+                H[k, j] = h
+            scale = max(scale, H[j, j])
+        for j in range(nc):
+            H[j, j] += 1e-13 * scale + 1e-300
+        cholesky_solve(H, g, step)
+        bw = 0.0
+        for j in range(nc):
+            bw += b[j] * step[j]
+        for i in range(na):
+            wi = 0.0
+            for j in range(nc):
+                wi += A[j, i] * step[j]
+            w[i] = wi
+        t = exact_step(s, w, p, lo, hi, bw)
+        if t < 0.0:
+            return -1
+        for j in range(nc):
+            lam[j] += t * step[j]
+    return -1
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def static_optimization(A, b, p, lo, hi, tol, max_iter, chunks):
+    """Every frame's optimum.
+
+    Parameters
+    ----------
+    A : (F, C, N) generalised force (N or N·m) of each actuator at control 1, per frame.
+    b : (F, C) generalised forces to reproduce.
+    p : float, the cost's exponent (> 1).
+    lo, hi : (N,) control bounds.
+    tol : (F,) tolerance on ``|A x - b|`` per frame (N or N·m).
+    max_iter : int, Newton iterations per frame.
+    chunks : int, runs of consecutive frames solved with warm starts (one per thread).
+
+    Returns
+    -------
+    x : (F, N) controls; iterations : (F,) Newton iterations per frame, -1 where the
+    constraints could not be met (``x`` is then the last iterate).
+    """
+    nf, nc, na = A.shape
+    x = np.zeros((nf, na))
+    iters = np.zeros(nf, dtype=np.int64)
+    size = (nf + chunks - 1) // chunks
+    for c in nb.prange(chunks):
+        lam = np.zeros(nc)
+        for f in range(c * size, min(nf, (c + 1) * size)):
+            iters[f] = solve_frame(A[f], b[f], lam, p, lo, hi, tol[f], max_iter, x[f])
+    return x, iters

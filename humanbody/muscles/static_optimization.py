@@ -1,0 +1,102 @@
+"""Static optimization as OpenSim states it: the activations that reproduce the generalised forces at least cost.
+
+At every frame ``f``, with muscles ``i`` (capacity ``F_i`` (N) at activation 1,
+moment arms ``r_ij`` (m) on coordinate ``j``) and coordinate actuators ``k``
+(optimal force ``F_k`` on coordinate ``c_k``):
+
+    minimise   sum_i a_i^p + sum_k u_k^p
+    subject to sum_i a_i F_i r_ij + P_ij + sum_{k: c_k = j} u_k F_k = tau_j   for every coordinate j,
+               min_control <= a, u <= max_control,
+
+``tau`` the inverse-dynamics generalised forces (N·m or N) and ``P_ij`` the
+generalised forces of passive fibre forces when they are included (OpenSim's
+StaticOptimization overrides each muscle's force by ``a_i F_i``, so its
+optimum has none: ``passive=None`` is OpenSim's problem).  The cost and the
+bounds are OpenSim's StaticOptimizationTarget's: every actuator, reserves
+included, weighs ``|control|^p``.  :mod:`humanbody._kernels.static_opt`
+solves it exactly per frame (p = 2 is a convex QP).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._kernels.static_opt import static_optimization as _solve
+from .reserves import Reserves
+
+MAX_ITER = 200
+
+
+@dataclass(frozen=True)
+class Optimum:
+    """The optimum of every frame.
+
+    Attributes
+    ----------
+    controls : (F, M + K) muscle activations then reserve controls.
+    forces : (F, M + K) actuator forces: ``a_i F_i`` (N, along the tendon) then ``u_k F_k`` (N·m or N).
+    iterations : (F,) Newton iterations, -1 where the constraints could not be met within the bounds.
+    residual : (F, C) ``A x - tau`` (N·m or N): zero to rounding where the frame was solved.
+    """
+
+    controls: np.ndarray
+    forces: np.ndarray
+    iterations: np.ndarray
+    residual: np.ndarray
+
+
+def constraint_matrix(capacity: np.ndarray, moment_arms: np.ndarray, reserves: Reserves) -> np.ndarray:
+    """``A`` (F, C, M + K): the generalised force of each actuator at control 1.
+
+    Parameters
+    ----------
+    capacity : (F, M) muscle capacity (N) at activation 1.
+    moment_arms : (F, M, C) moment arms (m; dimensionless on translational coordinates).
+    reserves : the coordinate actuators (coordinate index and optimal force each).
+    """
+    nf, nm, nc = moment_arms.shape
+    A = np.zeros((nf, nc, nm + len(reserves.names)))
+    A[:, :, :nm] = np.transpose(moment_arms * capacity[:, :, None], (0, 2, 1))
+    for k, (j, force) in enumerate(zip(reserves.coordinates, reserves.optimal_force, strict=True)):
+        A[:, j, nm + k] = force
+    return A
+
+
+def solve(capacity: np.ndarray, moment_arms: np.ndarray, generalized_forces: np.ndarray, reserves: Reserves,
+          min_control: np.ndarray, max_control: np.ndarray, exponent: float = 2.0,
+          passive: np.ndarray | None = None, threads: int | None = None) -> Optimum:
+    """Solve static optimization at every frame.
+
+    Parameters
+    ----------
+    capacity : (F, M) active muscle force (N) at activation 1 (:mod:`humanbody.muscles.capacity`).
+    moment_arms : (F, M, C) moment arms (m) on the coordinates that take part.
+    generalized_forces : (F, C) inverse-dynamics generalised forces ``tau`` (N·m or N).
+    reserves : coordinate actuators with their optimal forces and control bounds.
+    min_control, max_control : (M,) muscle activation bounds.
+    exponent : the cost's ``p`` (OpenSim's ``activation_exponent``, default 2).
+    passive : optional (F, M) passive fibre forces (N) along the tendon, moved to the right-hand side.
+    threads : chunks of frames solved in parallel (default: numba's thread count).
+
+    Returns
+    -------
+    :class:`Optimum`.
+    """
+    import numba  # lazy: the thread count only
+
+    capacity = np.ascontiguousarray(capacity, dtype=float)
+    moment_arms = np.ascontiguousarray(moment_arms, dtype=float)
+    tau = np.ascontiguousarray(generalized_forces, dtype=float)
+    if passive is not None:
+        tau = tau - np.einsum("fm,fmc->fc", passive, moment_arms)
+    A = constraint_matrix(capacity, moment_arms, reserves)
+    lo = np.concatenate([np.asarray(min_control, float), reserves.min_control])
+    hi = np.concatenate([np.asarray(max_control, float), reserves.max_control])
+    tol = 1e-11 * (1.0 + np.abs(tau).max(axis=1))
+    chunks = max(1, min(len(tau), threads or numba.get_num_threads()))
+    x, iterations = _solve(A, tau, float(exponent), lo, hi, tol, MAX_ITER, chunks)
+    scale = np.concatenate([capacity, np.broadcast_to(reserves.optimal_force, (len(x), len(reserves.names)))], axis=1)
+    residual = np.einsum("fcn,fn->fc", A, x) - tau
+    return Optimum(controls=x, forces=x * scale, iterations=iterations, residual=residual)

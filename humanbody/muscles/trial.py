@@ -1,0 +1,186 @@
+"""One trial on an OpenSim model: coordinates and loads in, activations, muscle forces and joint reactions out.
+
+The chain, each step OpenSim's:
+
+1. the coordinates file (an IK ``.mot``) filtered and differentiated as
+   OpenSim's AnalyzeTool does (:mod:`.coordinates`), every ``step``-th frame;
+2. the bodies' motion on the core (:mod:`.bridge`), the external loads on
+   their bodies, inverse dynamics: the generalised forces ``tau``;
+3. every muscle's length, lengthening speed and moment arms (the paths of
+   :mod:`humanbody._kernels.muscle_paths`: ``r = -dL/dq``), its capacity
+   (:mod:`.capacity`);
+4. static optimization (:mod:`.static_optimization`), reserves from an
+   actuators file;
+5. joint reactions with the optimum's muscle forces applied (:mod:`.reactions`).
+"""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import core
+from .._kernels.muscle_loads import path_loads
+from ..errors import InputError
+from ..io.loads import LoadTable, read_loads
+from ..osim import read_osim
+from .capacity import MuscleSet, capacity, read_muscles
+from .coordinates import opensim_kinematics
+from .geometry import MuscleGeometry, read_coordinates
+from .reactions import reaction_columns
+from .reserves import Reserves, read_reserves
+from .static_optimization import Optimum, solve
+
+# OpenSim ground (x forward, y up, z right) -> humanbody ground (x forward, y left, z up), for read_loads
+Y_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A model ready for trials: its muscle geometry (the file as read, on the core, paths packed)
+    and its muscles' parameters."""
+
+    geometry: MuscleGeometry
+    muscles: MuscleSet
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Setup:
+        osim = read_osim(path)
+        return cls(MuscleGeometry.of(osim), read_muscles(path, osim.muscle_names))
+
+    @property
+    def model(self) -> core.Model:
+        return self.geometry.core.model
+
+
+@dataclass(frozen=True)
+class MuscleResults:
+    """A trial's muscle results, every analysed frame."""
+
+    time: np.ndarray
+    coordinates: tuple[str, ...]
+    tau: np.ndarray
+    lengths: np.ndarray
+    speeds: np.ndarray
+    moment_arms: np.ndarray
+    capacity: np.ndarray
+    optimum: Optimum
+    reserves: Reserves
+    reaction_names: list[str] = field(default_factory=list)
+    reactions: np.ndarray | None = None
+
+
+def load_bodies(path: str | os.PathLike, names: list[str]) -> list[str]:
+    """The body each load acts on, as an ExternalLoads file names it (``applied_to_body``); for a
+    ground-reaction file given alone, the load names themselves."""
+    if os.fspath(path).lower().endswith(".xml"):
+        try:
+            root = ET.parse(path).getroot()
+        except (ET.ParseError, OSError) as err:
+            raise InputError(f"cannot read the ExternalLoads file ({err})", path) from None
+        bodies = {}
+        for ef in root.iter("ExternalForce"):
+            ident = (ef.findtext("force_identifier") or "").strip()
+            bodies[ident[:-2] if ident.endswith("_v") else ident] = (ef.findtext("applied_to_body") or "").strip()
+        return [bodies.get(n, n) for n in names]
+    return list(names)
+
+
+def external_loads(setup: Setup, path: str | os.PathLike, time: np.ndarray, origin: np.ndarray,
+                   table: LoadTable | None = None) -> np.ndarray:
+    """(F, B, 6) force and moment about each core body's origin (OpenSim ground axes) from a loads file
+    (``table``: the file as :func:`~humanbody.io.loads.read_loads` read it, when already read)."""
+    table = table if table is not None else read_loads(path, mapping=Y_UP)
+    out = np.zeros((len(time), setup.model.nbodies, 6))
+    for j, body in enumerate(load_bodies(path, table.names)):
+        if body not in setup.model.names:
+            raise InputError(f"load {table.names[j]!r} acts on body {body!r}, which the model lacks", path)
+        b = setup.model.names.index(body)
+        f, p, m = (np.stack([np.interp(time, table.time, Y_UP.T[i] @ a[:, j].T) for i in range(3)], axis=1)
+                   for a in (table.force, np.nan_to_num(table.point), table.moment))
+        out[:, b, :3] += f
+        out[:, b, 3:] += m + np.cross(p - origin[:, b], f)
+    return out
+
+
+def _poses(setup: Setup, data) -> tuple[np.ndarray, np.ndarray]:
+    """Body rotations (F, B, 3, 3) and origins (F, B, 3) in the OpenSim model's body order, ground first."""
+    index = setup.geometry.core.body_index
+    Rs = np.broadcast_to(np.eye(3), (data.frames, len(index), 3, 3)).copy()
+    Os = np.zeros((data.frames, len(index), 3))
+    Rs[:, 1:] = data.R[:, index[1:]]
+    Os[:, 1:] = data.origin[:, index[1:]]
+    return Rs, Os
+
+
+def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike | None,
+        reserves: str | os.PathLike | None = None, exponent: float = 2.0, step: int = 1,
+        cutoff_hz: float | None = None, joints: tuple[str, ...] | None = (),
+        time_range: tuple[float, float] | None = None) -> MuscleResults:
+    """Static optimization and joint reactions of one trial.
+
+    Parameters
+    ----------
+    setup : :meth:`Setup.load` of the model.
+    coordinates : the trial's coordinates (OpenSim ``.mot``/``.sto``: degrees or radians as its header says).
+    loads : external loads (OpenSim ExternalLoads ``.xml`` or ground-reaction ``.mot``), or None.
+    reserves : an OpenSim actuators file of CoordinateActuators, or None.
+    exponent : the cost's ``p``; step : every ``step``-th frame; cutoff_hz : OpenSim's coordinate low-pass.
+    joints : joint names for the reactions; None for every joint, ``()`` for none.
+    time_range : (start, end) s of the frames to analyse (after filtering the whole file, as OpenSim);
+        frames outside the loads' time span are left out.
+    """
+    osim = setup.geometry.model
+    names = osim.coordinate_names
+    time, q = read_coordinates(coordinates, osim)
+    Q, QD, QDD = opensim_kinematics(time, q, cutoff_hz)
+    lo, hi = time_range if time_range is not None else (-np.inf, np.inf)
+    table = read_loads(loads, mapping=Y_UP) if loads is not None else None
+    if table is not None:
+        span = table.time
+        lo, hi = max(lo, span[0] - 1e-9), min(hi, span[-1] + 1e-9)
+    keep = np.flatnonzero((time >= lo - 1e-9) & (time <= hi + 1e-9))[::max(1, int(step))]
+    if not len(keep):
+        raise InputError("has no frame inside the loads' time span (and the time range asked for)", coordinates)
+    time, Q, QD, QDD = time[keep], Q[keep], QD[keep], QDD[keep]
+    cm = setup.geometry.core
+    data = core.forward_kinematics(cm.model, cm.to_core(Q), cm.to_core(QD), cm.to_core(QDD))
+    ext = external_loads(setup, loads, time, data.origin, table) if loads is not None else None
+    tau = cm.from_core(core.joint_loads(cm.model, data, ext)[2])
+    paths = setup.geometry.compute(Q, QD)
+    lengths, speeds, arms = paths.lengths, paths.velocities, paths.moment_arms
+    assert speeds is not None  # compute() gives them when rates are given
+    cap = capacity(setup.muscles, lengths, speeds)
+    res = read_reserves(reserves, names) if reserves is not None else Reserves()
+    opt = solve(cap, arms, tau, res, setup.muscles.min_control, setup.muscles.max_control, exponent)
+    result = MuscleResults(time, names, tau, lengths, speeds, arms, cap, opt, res)
+    if joints == ():
+        return result
+    nm = len(setup.muscles.names)
+    Rs, Os = _poses(setup, data)
+    pk = setup.geometry.paths
+    muscle = path_loads(np.ascontiguousarray(cm.from_core(data.q)), Rs, Os,
+                        np.ascontiguousarray(opt.forces[:, :nm]), nm, pk.max_points, pk.arrays())
+    body_loads = np.zeros((data.frames, cm.model.nbodies, 6))
+    body_loads[:, cm.body_index[1:]] = muscle[:, 1:]
+    if ext is not None:
+        body_loads = body_loads + ext
+    force, moment, _ = core.joint_loads(cm.model, data, body_loads)
+    chosen = _joints(setup, joints)
+    cols, values = reaction_columns(cm.model, data, force, moment, chosen)
+    return MuscleResults(time, names, tau, lengths, speeds, arms, cap, opt, res, cols, values)
+
+
+def _joints(setup: Setup, joints: tuple[str, ...] | None) -> list[tuple[str, int]]:
+    """(joint name, child body index) of the chosen joints (all when None), in the model's joint order."""
+    known = {j.name: setup.model.names.index(j.child) for j in setup.geometry.model.joints}
+    if joints is None:
+        return list(known.items())
+    missing = [j for j in joints if j not in known]
+    if missing:
+        raise InputError(f"joint_reactions names {', '.join(missing)}, which the model lacks "
+                         f"(it has {', '.join(known)})", option="joint_reactions")
+    return [(j, known[j]) for j in joints]

@@ -1,0 +1,52 @@
+"""The 17 segments as a core model give what humanbody.compute, inverse_dynamics and mass_matrix give."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import humanbody
+from humanbody.core import forward_kinematics, from_body_model, inverse_dynamics, mass_matrix
+
+
+@pytest.fixture(scope="module")
+def body():
+    return humanbody.BodyModel.default(mass=72.0, height=1.78)
+
+
+@pytest.fixture(scope="module")
+def motion(body):
+    rng = np.random.default_rng(4)
+    n = 3 + 3 * body.n_bodies
+    return tuple(rng.normal(size=(40, n)) * s for s in (0.6, 2.0, 5.0))
+
+
+def _close(a, b):
+    assert np.abs(a - b).max() <= 1e-12 * max(1.0, np.abs(b).max())
+
+
+def test_same_coordinates_and_kinematics_as_compute(body, motion):
+    model = from_body_model(body)
+    assert list(model.coordinate_names) == humanbody.coordinate_columns(body)
+    assert list(model.parents) == [p - 1 for p in body.parents]
+    q, qd, qdd = motion
+    time = np.arange(q.shape[0]) * 0.01
+    names = list(model.coordinate_names)
+    frame = pd.concat([pd.DataFrame({"time": time}), pd.DataFrame(q, columns=names),
+                       pd.DataFrame(qd, columns=[f"{c}_dot" for c in names]),
+                       pd.DataFrame(qdd, columns=[f"{c}_ddot" for c in names])], axis=1)
+    res = humanbody.compute(body, frame, rates="given")
+    data = forward_kinematics(model, q, qd, qdd)
+    _close(data.R, res.R)
+    _close(data.origin, res.joint)
+    _close(data.omega, res.omega)
+    _close(data.alpha, res.alpha)
+    _close(data.points(np.arange(model.nbodies), model.com), res.com)
+
+
+def test_same_dynamics(body, motion):
+    model = from_body_model(body)
+    q, qd, qdd = motion
+    _close(inverse_dynamics(model, q, qd, qdd), humanbody.inverse_dynamics(body, q, qd, qdd))
+    _close(mass_matrix(model, q[:5]), humanbody.mass_matrix(body, q[:5]))

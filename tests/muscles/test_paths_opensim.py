@@ -1,0 +1,47 @@
+"""Muscle-tendon lengths against OpenSim 4.6, the bodies placed where OpenSim puts them.
+
+The body poses come from OpenSim itself (tests/_osim_reference.py), so these tests check
+the path geometry alone: points, conditional and moving points, wrapping.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _osim_cases import CASES
+
+from humanbody._kernels.muscle_paths import trial_paths
+from humanbody.muscles.paths import PackedPaths
+
+pytest.importorskip("opensim")
+
+TWO_WRAPS = ("gasmed_r", "gaslat_r", "gasmed_l", "gaslat_l")
+
+
+def _lengths(case):
+    ref = case.reference()
+    pk = PackedPaths.build(case.model)
+    F, B = ref["p"].shape[:2]
+    n = len(pk.muscles)
+    lengths, _ = trial_paths(ref["q"], ref["R"], ref["p"], np.zeros((F, B, 6, 1)), np.zeros(0, np.int64),
+                             np.zeros((F, 0, ref["q"].shape[1])), np.zeros(n + 1, np.int64), np.zeros(0, np.int64),
+                             True, n, pk.max_points, pk.arrays())
+    return lengths, ref["lengths"], pk.muscles
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["gait2392_walk", "gait2392_generic_poses", "rajagopal_poses"])
+def test_lengths_equal_opensims(shared_data, name):
+    ours, theirs, muscles = _lengths(CASES[name])
+    one_wrap = [i for i, m in enumerate(muscles) if m not in TWO_WRAPS]
+    assert np.abs(ours[:, one_wrap] - theirs[:, one_wrap]).max() < 1e-8     # m: 0.01 µm
+    assert np.all(ours > 0)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="OpenSim 4.6 keeps a stale first tangent point on paths over two "
+                                       "cylinders (its arc starts elsewhere); ours is the path it describes")
+def test_two_wrap_lengths_equal_opensims(shared_data):
+    ours, theirs, muscles = _lengths(CASES["rajagopal_poses"])
+    two = [muscles.index(m) for m in TWO_WRAPS]
+    assert np.abs(ours[:, two] - theirs[:, two]).max() < 1e-5

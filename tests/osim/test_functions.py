@@ -1,0 +1,72 @@
+"""OpenSim's functions of one variable, packed for the kernels: values and slopes against the
+opensim package's own classes and against closed forms."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from humanbody._kernels.osim_functions import evaluate
+from humanbody.osim.functions import FunctionTable
+from humanbody.osim.model import Function
+
+X = np.array([-1.2, -0.4, 0.0, 0.3, 1.0, 1.7, 2.5, 4.0])
+KNOTS = (-1.0, -0.2, 0.5, 1.1, 2.0, 3.0)
+VALUES = (0.3, -0.1, 0.4, 0.2, 0.9, 0.5)
+
+
+def _evaluate(fn: Function, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    table = FunctionTable.build([fn])
+    out = np.array([evaluate(0, float(v), *table.arrays()) for v in x])
+    return out[:, 0], out[:, 1]
+
+
+def test_closed_forms():
+    v, d = _evaluate(Function("constant", value=2.5), X)
+    assert np.all(v == 2.5) and np.all(d == 0)
+    v, d = _evaluate(Function("linear", coefficients=(3.0, -1.0)), X)
+    assert np.allclose(v, 3 * X - 1) and np.allclose(d, 3)
+    v, d = _evaluate(Function("polynomial", coefficients=(2.0, -1.0, 0.5, 4.0)), X)   # decreasing powers
+    assert np.allclose(v, 2 * X**3 - X**2 + 0.5 * X + 4) and np.allclose(d, 6 * X**2 - 2 * X + 0.5)
+    v, d = _evaluate(Function("piecewise_linear", x=KNOTS, y=VALUES), X)
+    inside = (X >= KNOTS[0]) & (X <= KNOTS[-1])
+    assert np.allclose(v[inside], np.interp(X[inside], KNOTS, VALUES))
+    inner = Function("linear", coefficients=(3.0, -1.0))
+    v, d = _evaluate(Function("multiplier", scale=0.5, inner=Function("multiplier", scale=4.0, inner=inner)), X)
+    assert np.allclose(v, 2 * (3 * X - 1)) and np.allclose(d, 6)
+
+
+def test_splines_interpolate_and_natural_ends():
+    for kind in ("spline", "natural_spline"):
+        v, _ = _evaluate(Function(kind, x=KNOTS, y=VALUES), np.array(KNOTS))
+        assert np.allclose(v, VALUES, atol=1e-14)
+    h = 1e-6
+    for x0 in (KNOTS[0], KNOTS[-1]):    # natural: zero curvature at the ends (one-sided differences)
+        s = np.sign(KNOTS[2] - x0)
+        _, d = _evaluate(Function("natural_spline", x=KNOTS, y=VALUES), np.array([x0, x0 + s * h]))
+        assert abs(d[1] - d[0]) / h < 1e-4
+
+
+def test_against_opensim():
+    osim = pytest.importorskip("opensim")
+    x = osim.Vector(1, 0.0)
+
+    def theirs(f, v):
+        x.set(0, float(v))
+        return f.calcValue(x), f.calcDerivative(osim.StdVectorInt([0]), x)
+
+    simm, pwl = osim.SimmSpline(), osim.PiecewiseLinearFunction()   # NaturalCubicSpline: not in the bindings
+    for a, b in zip(KNOTS, VALUES, strict=True):
+        simm.addPoint(a, b)
+        pwl.addPoint(a, b)
+    poly = osim.PolynomialFunction(osim.Vector([2.0, -1.0, 0.5, 4.0]))
+    lin = osim.LinearFunction(3.0, -1.0)
+    cases = [(simm, Function("spline", x=KNOTS, y=VALUES)),
+             (pwl, Function("piecewise_linear", x=KNOTS, y=VALUES)),
+             (poly, Function("polynomial", coefficients=(2.0, -1.0, 0.5, 4.0))),
+             (lin, Function("linear", coefficients=(3.0, -1.0)))]
+    for f, ours in cases:
+        v, d = _evaluate(ours, X)
+        ref = np.array([theirs(f, xi) for xi in X])
+        assert np.allclose(v, ref[:, 0], atol=1e-12), f.getConcreteClassName()
+        assert np.allclose(d, ref[:, 1], atol=1e-10), f.getConcreteClassName()
