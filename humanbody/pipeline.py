@@ -56,6 +56,7 @@ from .checks.plates import assignment_line
 from .checks.static_fit import check_static_fit
 from .errors import InputError
 from .imu.coordinates import orientations_to_coordinates
+from .io.c3d_processing import read_processing
 from .io.subject import Subject as SubjectFile
 
 # Imported on use, each where its branch runs: the force plates' modules (io.forceplates, mechanics.loads,
@@ -345,6 +346,8 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
     steps = _Progress(progress, path)
     file = _subject_file(opts.subject, log)
     trial = read(path, opts, log)
+    if file is None and trial.kind == "markers":
+        file = _processing_subject(path, opts, log)
     steps.advance("read")
     subj = subject(trial, opts, log, file)
     model = subject_model(subj, opts, log)
@@ -787,6 +790,25 @@ def _subject_file(subject, log: Log) -> SubjectFile | None:
     log.messages.append(f"subject {subj.source or 'measurements'}: {len(given)} measurement(s)"
                         + (f", mass {subj.mass:g} kg" if subj.mass is not None else "")
                         + (f", height {subj.height:.3f} m" if subj.height is not None else ""))
+    return subj
+
+
+def _processing_subject(path: str, opts: AnalysisOptions, log: Log) -> SubjectFile | None:
+    """The subject measurements of a C3D trial's own ``PROCESSING`` group (Nexus writes them into every trial it
+    processes: :func:`humanbody.io.c3d_processing.read_processing`) when no subject file is given; one log line
+    says so and which of them ``--mass``/``--height`` replace.  None for any other file, or without the group."""
+    if not path.lower().endswith(".c3d"):
+        return None
+    subj = read_processing(path)
+    if subj is None:
+        return None
+    given = [o for o, v in (("--mass", opts.mass), ("--height", opts.height)) if v is not None]
+    log.messages.append(
+        f"subject measurements: {len(subj.measured())} from the C3D file's PROCESSING group (Vicon's subject "
+        "parameters; no --subject given)"
+        + (f", mass {subj.mass:g} kg" if subj.mass is not None else "")
+        + (f", height {subj.height:.3f} m" if subj.height is not None else "")
+        + (f"; {' and '.join(given)} given win" if given else ""))
     return subj
 
 

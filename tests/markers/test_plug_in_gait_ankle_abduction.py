@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import humanbody as hb
-from humanbody.io.subject import read_subject
+from humanbody.io.subject import Subject, read_subject
 from humanbody.markers.calibration import calibrate
 from humanbody.markers.plug_in_gait_rotation import abducted_joint_centre, ankle_abduction_offset
 from humanbody.markers.tracking import track
@@ -106,17 +106,19 @@ def _ankle_errors(cal, trial, centres) -> dict:
 
 def test_static_with_medial_markers_measures_the_offset_and_the_walk_follows_it(walk):
     """The static trial's malleolar axes give the placed tilts (1e-9 deg) and say so; the static and the walk's
-    ankle centres are within 0.1 mm of the true ones (a subject file's 0 counts as not given, as Nexus writes it) (measured 0.04 / 0.02 mm: Plug-in Gait's rule turns the
+    ankle centres are within 0.1 mm of the true ones (measured 0.04 / 0.02 mm: Plug-in Gait's rule turns the
     chord centre by the static's angle about the lateral marker, which misses by the small angle between the
     shank axes through the chord centre and the true one), where the chord function alone misses by 5.8 /
-    3.8 mm."""
+    3.8 mm.  A subject file that gives AnkleAbAdd as 0 gives a value Plug-in Gait applies (no turn), not "not
+    measured": the static's malleolar axes are then not used (Nexus applied no offset for such a VSK)."""
     static, static_c, trial, centres = walk
     cal = calibrate(static, "plug_in_gait", mass=70.0, height=1.78, subject=SUBJECT)
     zero = calibrate(static, "plug_in_gait", mass=70.0, height=1.78,
                      subject=SUBJECT.with_values(right_ankle_abduction=0.0, left_ankle_abduction=0.0))
     for side, _, _ in SIDES:
         assert np.degrees(cal.parameters[f"{side}_ankle_abduction"]) == pytest.approx(TILT[side], abs=1e-9)
-        assert zero.parameters[f"{side}_ankle_abduction"] == cal.parameters[f"{side}_ankle_abduction"]
+        assert zero.parameters[f"{side}_ankle_abduction"] == 0.0
+        assert not any(n.startswith(f"{side}_ankle_abduction = {TILT[side]:.2f}") for n in zero.notes)
         assert any(n.startswith(f"{side}_ankle_abduction = {TILT[side]:.2f} deg from the static trial's medial")
                    for n in cal.notes)
         assert np.linalg.norm(cal.points[f"{side}_ankle"] - static_c[f"{side}_ankle"][0]) < 1e-4
@@ -126,9 +128,11 @@ def test_static_with_medial_markers_measures_the_offset_and_the_walk_follows_it(
     plain = calibrate(without_medial, "plug_in_gait", mass=70.0, height=1.78, subject=SUBJECT)
     assert not any("abduction" in n for n in plain.notes)
     err0 = _ankle_errors(plain, trial, centres)
+    err_zero = _ankle_errors(zero, trial, centres)
     for side, _, _ in SIDES:
         assert err[side].max() < 1e-4, side
         assert err0[side].min() > 3.5e-3, side
+        np.testing.assert_allclose(err_zero[side], err0[side], atol=1e-9)  # 0 given: the plain chord centre
 
 
 def test_subject_file_s_ankle_abduction_wins_over_the_static(walk, tmp_path):
@@ -205,7 +209,7 @@ def test_static_with_medial_markers_measures_the_tibial_torsion():
     static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
     for side, S, _ in SIDES:
         static_m[f"{S}MMA"] = 2 * static_c[f"{side}_ankle"] - static_m[f"{S}ANK"]
-    no_torsion = SUBJECT.with_values(right_tibial_torsion=0.0, left_tibial_torsion=0.0)
+    no_torsion = Subject(**{k: v for k, v in SUBJECT.measured().items() if "tibial_torsion" not in k})
     cal = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=no_torsion)
     for side, _, _ in SIDES:
         want = SUBJECT.side("tibial_torsion", side)
