@@ -227,3 +227,17 @@ def test_static_with_medial_markers_measures_the_tibial_torsion():
     with_kad = dict(static_m, RKAX=static_m["RKNE"] + np.array([0.0, 0.0, 0.1]))
     cal = calibrate(_table(with_kad, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=no_torsion)
     assert cal.parameters["right_tibial_torsion"] == 0.0 and cal.parameters["left_tibial_torsion"] != 0.0
+
+
+def test_a_subject_file_s_tibial_torsion_of_0_is_a_value():
+    """A subject file that gives TibialTorsion as 0 gives a value Plug-in Gait applies: the static's medial
+    malleolus markers do not replace it (only an absent torsion is measured), and the log says nothing of it."""
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    for side, S, _ in SIDES:
+        static_m[f"{S}MMA"] = 2 * static_c[f"{side}_ankle"] - static_m[f"{S}ANK"]
+    zero = SUBJECT.with_values(right_tibial_torsion=0.0, left_tibial_torsion=0.0)
+    cal = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=zero)
+    for side, _, _ in SIDES:
+        assert cal.parameters[f"{side}_tibial_torsion"] == 0.0
+        assert not any(n.startswith(f"{side}_tibial_torsion =") for n in cal.notes)
