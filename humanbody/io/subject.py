@@ -84,8 +84,9 @@ class Subject:
     right_/left_leg_length : m (ASIS to medial malleolus, via the knee)
     right_/left_asis_trochanter_distance : m
     right_/left_knee_width, right_/left_ankle_width : m (epicondyles, malleoli)
-    right_/left_tibial_torsion : rad, with the sign the subject file gives (Vicon's; the
-        ``plug_in_gait`` set turns the shank frame by minus it about the tibia's axis)
+    right_/left_tibial_torsion : rad, with the sign the subject file gives (Vicon's, mirrored: the
+        ``plug_in_gait`` set turns the shank frame by -s times it about the tibia's axis, s = +1 right,
+        -1 left)
     right_/left_thigh_rotation, _shank_rotation : rad, Plug-in Gait's rotation offsets of the thigh and
         shank wands from the knee's and ankle's flexion axes about the segment's long axis (negative for a
         wand turned forwards, on both sides; :mod:`humanbody.markers.plug_in_gait_rotation`)
@@ -102,7 +103,8 @@ class Subject:
         (:func:`humanbody.markers.plug_in_gait_rotation.foot_offset_rotation`)
     right_/left_ankle_abduction : rad, Plug-in Gait's ankle abduction/adduction offset (``RightAnkleAbAdd``
         of a ``.vsk``, in radians): the chord function's ankle centre turned about the axis through the
-        lateral malleolus marker normal to the shank's plane, a positive offset moving it proximally
+        lateral malleolus marker normal to the shank's plane by -s times it (s = +1 right, -1 left: Vicon
+        writes it mirrored), a positive offset moving the left centre proximally and the right one distally
         (:func:`humanbody.markers.plug_in_gait_rotation.abducted_joint_centre`)
     foot_flat : bool   Plug-in Gait's "foot flat" option (TOML only: ``foot_flat = true``): the static
         foot's heel taken at the toe's height plus the sole delta

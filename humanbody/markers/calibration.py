@@ -308,11 +308,14 @@ class _Geometry:
         """Plug-in Gait's ankle abduction offset (rule ``abduction``: its parameter, rad) applied to a chord
         centre: the subject file's value (0 included: a value Plug-in Gait applies), else (absent) in a static
         trial measured on the ``calibrate_abduction`` (medial malleolus) marker when the trial has it, else
-        the set's (0: no change)."""
+        the set's (0: no change).  Vicon writes the offset mirrored: the centre turns by the tilt -s v
+        (:func:`~humanbody.markers.plug_in_gait_rotation.abducted_joint_centre`; s = +1 right, -1 left) for
+        a value v, and a measured tilt t is stored as v = -s t."""
         key = rule.get("abduction")
         if key is None:
             return centre
         key = str(key)
+        s = -1.0 if rule.get("side") == "left" else 1.0  # Vicon's AnkleAbAdd is mirrored: the tilt is -s times it
         if (key not in self.params.get("subject_given", ()) and not self.params.get(key) and self.calibrating
                 and "calibrate_abduction" in rule):  # absent from the subject file: measured
             try:
@@ -320,12 +323,12 @@ class _Geometry:
             except _Unavailable:
                 medial = None
             if medial is not None:
-                value = float(nanmedian(ankle_abduction_offset(marker, medial, proximal, delta)))
+                value = -s * float(nanmedian(ankle_abduction_offset(marker, medial, proximal, delta)))
                 if not np.isfinite(value):
                     raise _Unavailable(str(rule["calibrate_abduction"]), f"point {name!r}")
                 self.params[key] = value
                 self.abductions[key] = value
-        return abducted_joint_centre(centre, proximal, marker, float(self.params.get(key) or 0.0))
+        return abducted_joint_centre(centre, proximal, marker, -s * float(self.params.get(key) or 0.0))
 
     def _regression(self, name: str, rule: Mapping) -> np.ndarray:
         kind = str(rule["regression"]).lower()

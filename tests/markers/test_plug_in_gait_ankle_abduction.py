@@ -22,6 +22,9 @@ from humanbody.markers.tracking import track
 from tests.markers.test_plug_in_gait import SIDES, STATIC, SUBJECT, _motion, _table, place, write_vsk
 
 TILT = {"right": 8.0, "left": -5.0}  # deg: the lateral marker this far distal (+) of the flexion axis
+#: The same as Vicon writes it (AnkleAbAdd, deg): mirrored, -s times the tilt (s = +1 right, -1 left), as the
+#: shared Nexus trial shows (its right ankle centre 16 mm off and ankle flexion 8.9 deg off read unmirrored).
+VICON = {"right": -8.0, "left": -5.0}
 
 
 def _unit(v):
@@ -116,10 +119,10 @@ def test_static_with_medial_markers_measures_the_offset_and_the_walk_follows_it(
     zero = calibrate(static, "plug_in_gait", mass=70.0, height=1.78,
                      subject=SUBJECT.with_values(right_ankle_abduction=0.0, left_ankle_abduction=0.0))
     for side, _, _ in SIDES:
-        assert np.degrees(cal.parameters[f"{side}_ankle_abduction"]) == pytest.approx(TILT[side], abs=1e-9)
+        assert np.degrees(cal.parameters[f"{side}_ankle_abduction"]) == pytest.approx(VICON[side], abs=1e-9)
         assert zero.parameters[f"{side}_ankle_abduction"] == 0.0
-        assert not any(n.startswith(f"{side}_ankle_abduction = {TILT[side]:.2f}") for n in zero.notes)
-        assert any(n.startswith(f"{side}_ankle_abduction = {TILT[side]:.2f} deg from the static trial's medial")
+        assert not any(n.startswith(f"{side}_ankle_abduction = {VICON[side]:.2f}") for n in zero.notes)
+        assert any(n.startswith(f"{side}_ankle_abduction = {VICON[side]:.2f} deg from the static trial's medial")
                    for n in cal.notes)
         assert np.linalg.norm(cal.points[f"{side}_ankle"] - static_c[f"{side}_ankle"][0]) < 1e-4
     err = _ankle_errors(cal, trial, centres)
@@ -140,7 +143,7 @@ def test_subject_file_s_ankle_abduction_wins_over_the_static(walk, tmp_path):
     static; the walk's ankle centres are the chord centres turned by them."""
     static, _, trial, centres = walk
     vsk = tmp_path / "s.vsk"
-    given = {side: float(np.radians(TILT[side])) for side in TILT}
+    given = {side: float(np.radians(VICON[side])) for side in VICON}
     vsk.write_text('<KinematicModel><Parameters><Parameter NAME="Bodymass" VALUE="70"/>'
                    f'<Parameter NAME="RightAnkleAbAdd" VALUE="{given["right"]!r}"/>'
                    f'<Parameter NAME="LeftAnkleAbAdd" VALUE="{given["left"]!r}"/></Parameters></KinematicModel>')
@@ -150,7 +153,7 @@ def test_subject_file_s_ankle_abduction_wins_over_the_static(walk, tmp_path):
                               left_ankle_abduction=read.left_ankle_abduction)
     cal = calibrate(static, "plug_in_gait", mass=70.0, height=1.78, subject=sub)
     assert not any("from the static trial's medial" in n for n in cal.notes)
-    assert "right_ankle_abduction = 8.00 deg from the subject file (AnkleAbAdd)" in cal.notes
+    assert "right_ankle_abduction = -8.00 deg from the subject file (AnkleAbAdd)" in cal.notes
     assert cal.parameters["right_ankle_abduction"] == given["right"]
     err = _ankle_errors(cal, trial, centres)
     for side, _, _ in SIDES:
@@ -173,13 +176,13 @@ def test_cli_with_a_vsk_s_ankle_abduction(tmp_path):
     ang, origin, t = _motion(60)
     m, centres = place(ang, origin)
     _write_csv(_tilted(m, centres), t, tmp_path / "s01_walk.csv")
-    write_vsk(tmp_path / "s01.vsk", AnkleAbAdd={side: np.radians(TILT[side]) for side in ("right", "left")})
+    write_vsk(tmp_path / "s01.vsk", AnkleAbAdd={side: np.radians(VICON[side]) for side in ("right", "left")})
     out = tmp_path / "out"
     assert main(["analyze", str(tmp_path / "s01_walk.csv"), "--static", str(tmp_path / "s01_static.csv"),
                  "--subject", str(tmp_path / "s01.vsk"), "--markerset", "plug_in_gait", "--axes", "x,y,z",
                  "--cutoff", "0", "--digits", "15", "--out", str(out), "-q"]) == 0
     log = (out / "s01_walk_log.txt").read_text()
-    assert "right_ankle_abduction = 8.00 deg from the subject file (AnkleAbAdd)" in log
+    assert "right_ankle_abduction = -8.00 deg from the subject file (AnkleAbAdd)" in log
     assert "left_ankle_abduction = -5.00 deg from the subject file (AnkleAbAdd)" in log
     table = pd.read_csv(out / "s01_walk_results.csv")
     for side, _, _ in SIDES:
@@ -194,7 +197,7 @@ def test_medial_markers_named_as_pycgm2_names_them(walk):
     renamed.attrs["markers"] = [m.replace("MMA", "MED") for m in static.attrs["markers"]]
     cal = calibrate(renamed, "plug_in_gait", mass=70.0, height=1.78, subject=SUBJECT)
     for side, _, _ in SIDES:
-        assert np.degrees(cal.parameters[f"{side}_ankle_abduction"]) == pytest.approx(TILT[side], abs=1e-9)
+        assert np.degrees(cal.parameters[f"{side}_ankle_abduction"]) == pytest.approx(VICON[side], abs=1e-9)
 
 
 # ------------------------------------------------------------------ tibial torsion from the medial malleolus
