@@ -1409,3 +1409,21 @@ def test_foot_offsets_from_the_subject_file_win_over_the_static(tmp_path):
         R = tr.R[:, list(cal.model.names).index(f"{side}_foot")]
         want = centres[f"{side}_foot_uncorrected"] @ foot_offset_rotation(*offsets[side], side)
         np.testing.assert_allclose(R, want, atol=1e-9, err_msg=side)
+
+
+def test_plug_in_gait_sets_filter_no_marker_by_default_other_sets_at_cutoff_hz():
+    """The marker filter's default is the set's: none for the Plug-in Gait sets (Plug-in Gait computes from
+    the markers as stored), CUTOFF_HZ for the others; a cut-off given (or 'auto') wins for every set."""
+    from humanbody.markers.markerset import builtin_markersets, load_markerset
+    from humanbody.options import MARKERSET_CUTOFF, AnalysisOptions
+    from humanbody.pipeline import marker_cutoff
+    from humanbody.signal import CUTOFF_HZ
+
+    assert AnalysisOptions().cutoff_hz == MARKERSET_CUTOFF
+    sets = builtin_markersets()
+    assert {"plug_in_gait", "plug_in_gait_lower", "gait2392", "coco17"} <= set(sets)
+    for name, path in sets.items():
+        mset = load_markerset(path)
+        own = None if name in ("plug_in_gait", "plug_in_gait_lower") else CUTOFF_HZ
+        assert marker_cutoff(MARKERSET_CUTOFF, mset) == own, name
+        assert marker_cutoff(8.0, mset) == 8.0 and marker_cutoff("auto", mset) == "auto"
