@@ -24,8 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InputError
-from .signal import CUTOFF_HZ, FORCE_THRESHOLD
+from .signal import FORCE_THRESHOLD
 from .signal.differentiate import Differentiation
+
+#: ``cutoff_hz``'s default: the marker set's own cut-off (``parameters["marker_cutoff_hz"]``, 0: none), else
+#: ``CUTOFF_HZ``.
+MARKERSET_CUTOFF = "set"
 
 __all__ = ["AnalysisOptions", "CHECKS", "check_names", "EXPORT_FORMATS", "DEFAULT_FEET", "parse_export", "parse_feet"]
 
@@ -108,9 +112,12 @@ class AnalysisOptions:
     mass and height when not given, and the widths and lengths the marker set's joint centres use."""
     axes: str = "auto"
     """Lab -> ground axes: "auto" (detected from the markers) or a spec such as "x,-z,y" or "opensim"."""
-    cutoff_hz: float | str | None = CUTOFF_HZ
+    cutoff_hz: float | str | None = MARKERSET_CUTOFF
     """Low-pass cut-off (Hz) of the zero-phase Butterworth marker filter; None: no filter; "auto":
-    chosen per trial by Winter's residual analysis (:mod:`humanbody.signal.residual`)."""
+    chosen per trial by Winter's residual analysis (:mod:`humanbody.signal.residual`); "set" (the
+    default): the marker set's, ``CUTOFF_HZ`` (6 Hz) except where the set says otherwise (the Plug-in
+    Gait sets: none, the markers as stored, as Plug-in Gait computes; the rates are smoothed all the same,
+    ``differentiation``).  A trial without markers takes ``CUTOFF_HZ`` for its loads."""
     max_gap: float = 0.1
     """Longest marker gap filled in time (s)."""
     fill: str = "spline"

@@ -58,6 +58,7 @@ from .checks.plates import assignment_line
 from .checks.static_fit import check_static_fit
 from .errors import InputError
 from .imu.coordinates import orientations_to_coordinates
+from .io.c3d_processing import read_processing
 from .io.subject import Subject as SubjectFile
 
 # Imported on use, each where its branch runs: the force plates' modules (io.forceplates, mechanics.loads,
@@ -86,7 +87,8 @@ from .mechanics.moment_frames import MOMENT_FRAMES, moment_frame, moment_frame_n
 from .mechanics.results import Results
 from .model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
 from .model.body import BodyModel, load_model
-from .options import AnalysisOptions
+from .options import MARKERSET_CUTOFF, AnalysisOptions
+from .signal import CUTOFF_HZ
 from .trial import Trial, load_forces
 
 __all__ = ["Analysis", "AnalysisOptions", "Conditioned", "Log", "Subject", "analyze_trial", "DEFAULT_MASS",
@@ -349,10 +351,12 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
     steps = _Progress(progress, path)
     file = _subject_file(opts.subject, log)
     trial = read(path, opts, log)
+    if file is None and trial.kind == "markers":
+        file = _processing_subject(path, opts, log)
     steps.advance("read")
     subj = subject(trial, opts, log, file)
     model = subject_model(subj, opts, log)
-    cutoff_hz = None if isinstance(opts.cutoff_hz, str) else opts.cutoff_hz
+    cutoff_hz = _loads_cutoff(opts.cutoff_hz)  # a marker trial's: the one its markers were filtered at
     calibration = tracking = markers = raw = None
     if trial.kind == "markers":  # humanbody.trial.load_trial takes no other kind
         raw = trial.to_frame() if (bool(opts.export) if keep_raw is None else keep_raw) else None
@@ -579,7 +583,7 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log) -> Conditioned:
         messages.append(f"ignored {len(unused)} marker(s) the marker set {mset.name!r} does not use"
                         + (f" ({unlabeled} unlabeled)" if unlabeled else ""))
         log.details.append(f"ignored markers: {', '.join(unused)}")
-    markers, report = condition_markers(ground, max_gap=options.max_gap, cutoff_hz=options.cutoff_hz,
+    markers, report = condition_markers(ground, max_gap=options.max_gap, cutoff_hz=marker_cutoff(options.cutoff_hz, mset),
                                         fill=options.fill, segments={k: v for k, v in clusters.items() if len(v) >= 3})
     del ground
     messages += list(report.summary_lines())
@@ -588,6 +592,26 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log) -> Conditioned:
     out.source, out.forces, out.log, out.events = trial.source, trial.forces, trial.log, trial.events
     return Conditioned(trial=out, markerset=mset, found=found, required=required,
                        cutoff_hz=None if report.filter is None else report.filter.cutoff_hz)
+
+
+def _loads_cutoff(cutoff_hz: float | str | None) -> float | None:
+    """The loads' cut-off (Hz) of a trial without markers: ``cutoff_hz`` given, ``CUTOFF_HZ`` for the default
+    ``"set"``, none for ``"auto"`` (nothing to choose it from)."""
+    if isinstance(cutoff_hz, str):
+        return CUTOFF_HZ if cutoff_hz == MARKERSET_CUTOFF else None
+    return cutoff_hz
+
+
+def marker_cutoff(cutoff_hz: float | str | None, mset: MarkerSet) -> float | str | None:
+    """The marker filter's cut-off for ``mset`` (Hz; None: no filter): ``cutoff_hz`` as given, or for
+    ``"set"`` (the default) the set's ``parameters["marker_cutoff_hz"]`` (0: none; the Plug-in Gait sets,
+    whose model computes from the markers as stored) else ``CUTOFF_HZ``."""
+    if cutoff_hz != MARKERSET_CUTOFF:
+        return cutoff_hz
+    own = mset.parameters.get("marker_cutoff_hz")
+    if own is None:
+        return CUTOFF_HZ
+    return float(own) or None
 
 
 def _with_functional_hips(mset: MarkerSet, hip_trial, axes, log: Log) -> MarkerSet:
@@ -801,6 +825,25 @@ def _subject_file(subject, log: Log) -> SubjectFile | None:
     log.messages.append(f"subject {subj.source or 'measurements'}: {len(given)} measurement(s)"
                         + (f", mass {subj.mass:g} kg" if subj.mass is not None else "")
                         + (f", height {subj.height:.3f} m" if subj.height is not None else ""))
+    return subj
+
+
+def _processing_subject(path: str, opts: AnalysisOptions, log: Log) -> SubjectFile | None:
+    """The subject measurements of a C3D trial's own ``PROCESSING`` group (Nexus writes them into every trial it
+    processes: :func:`humanbody.io.c3d_processing.read_processing`) when no subject file is given; one log line
+    says so and which of them ``--mass``/``--height`` replace.  None for any other file, or without the group."""
+    if not path.lower().endswith(".c3d"):
+        return None
+    subj = read_processing(path)
+    if subj is None:
+        return None
+    given = [o for o, v in (("--mass", opts.mass), ("--height", opts.height)) if v is not None]
+    log.messages.append(
+        f"subject measurements: {len(subj.measured())} from the C3D file's PROCESSING group (Vicon's subject "
+        "parameters; no --subject given)"
+        + (f", mass {subj.mass:g} kg" if subj.mass is not None else "")
+        + (f", height {subj.height:.3f} m" if subj.height is not None else "")
+        + (f"; {' and '.join(given)} given win" if given else ""))
     return subj
 
 

@@ -18,7 +18,7 @@ import pytest
 from humanbody.cli import build_parser
 from humanbody.commands.analyze import analysis_options
 from humanbody.model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
-from humanbody.options import AnalysisOptions
+from humanbody.options import MARKERSET_CUTOFF, AnalysisOptions
 from humanbody.signal import CUTOFF_HZ, FORCE_THRESHOLD
 
 PACKAGE = Path(__file__).resolve().parents[1] / "humanbody"
@@ -81,14 +81,14 @@ def test_help_texts_show_the_named_defaults():
 def test_command_line_defaults_are_the_options_defaults(command):
     args = build_parser().parse_args(command)
     assert getattr(args, "force_threshold", FORCE_THRESHOLD) == FORCE_THRESHOLD
-    assert getattr(args, "cutoff", CUTOFF_HZ) == CUTOFF_HZ
+    assert getattr(args, "cutoff", MARKERSET_CUTOFF) == MARKERSET_CUTOFF  # the marker set's: CUTOFF_HZ unless it says
     assert getattr(args, "diff_cutoff", CUTOFF_HZ) == CUTOFF_HZ
     if command[0] != "report":
         opts = analysis_options(args) if command[0] != "compare" else analysis_options(args, static=None, forces=None)
         default = AnalysisOptions()
         assert (opts.force_threshold, opts.cutoff_hz, opts.differentiation.cutoff_hz) == \
             (default.force_threshold, default.cutoff_hz, default.differentiation.cutoff_hz) == \
-            (FORCE_THRESHOLD, CUTOFF_HZ, CUTOFF_HZ)
+            (FORCE_THRESHOLD, MARKERSET_CUTOFF, CUTOFF_HZ)
 
 
 def test_help_shows_the_values():

@@ -19,6 +19,7 @@ from humanbody import pipeline
 from humanbody.markers.axes import parse_axes
 from humanbody.options import AnalysisOptions
 from humanbody.pipeline import Conditioned, Log, Subject, analyze_trial
+from humanbody.signal import CUTOFF_HZ
 from humanbody.trial import Trial
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -66,7 +67,7 @@ def test_values_passed_between_stages_are_frozen(chained, opts):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(value, name, 1.0)
     assert isinstance(conditioned, Conditioned)
-    assert conditioned.cutoff_hz == opts.cutoff_hz  # a number given: that one
+    assert conditioned.cutoff_hz == CUTOFF_HZ  # the default "set": this marker set has no cut-off of its own
     assert set(conditioned.required) <= set(conditioned.found)
     # the conditioned trial keeps the trial's mapping, events, plates and source; its markers are new arrays
     assert conditioned.trial.axes is trial.axes and conditioned.trial.source == trial.source

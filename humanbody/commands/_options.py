@@ -16,7 +16,7 @@ import argparse
 
 from ..errors import InputError
 from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
-from ..options import AnalysisOptions, parse_export, parse_feet
+from ..options import MARKERSET_CUTOFF, AnalysisOptions, parse_export, parse_feet
 from ..signal import CUTOFF_HZ, FORCE_THRESHOLD
 from ..signal.differentiate import METHODS, Differentiation
 
@@ -45,9 +45,9 @@ def add_subject_options(p) -> None:
 
 
 def cutoff_value(text: str) -> float | str:
-    """``--cutoff``'s value: a frequency in Hz (0: no filter) or ``auto``."""
-    if text.strip().lower() == "auto":
-        return "auto"
+    """``--cutoff``'s value: a frequency in Hz (0: no filter), ``auto`` or ``set`` (the marker set's)."""
+    if text.strip().lower() in ("auto", MARKERSET_CUTOFF):
+        return text.strip().lower()
     try:
         value = float(text)
     except ValueError:
@@ -64,8 +64,10 @@ def add_marker_options(p) -> None:
     g.add_argument("--markerset", metavar="NAME|FILE", help="marker set: built-in name or a marker-set file (default: detected from the marker names)")
     g.add_argument("--hip-trial", metavar="FILE", help="hip calibration trial (flexion, abduction, circumduction; same markers): functional (SCoRE) hip centres where its hip range allows, else the marker set's regression; a message says which")
     g.add_argument("--axes", default="auto", metavar="SPEC", help="lab axes -> ground (X forward, Y left, Z up): 'auto' (detect, default), a spec like 'x,-z,y' (ground X = lab x, ground Y = lab -z, ground Z = lab y), or 'opensim'")
-    g.add_argument("--cutoff", type=cutoff_value, default=CUTOFF_HZ, metavar="HZ|auto",
-                   help=f"low-pass cut-off of the zero-phase Butterworth marker filter (default {CUTOFF_HZ:g} Hz; 0 = no filter; "
+    g.add_argument("--cutoff", type=cutoff_value, default=MARKERSET_CUTOFF, metavar="HZ|auto|set",
+                   help=f"low-pass cut-off of the zero-phase Butterworth marker filter (default 'set': the marker set's, "
+                        f"{CUTOFF_HZ:g} Hz, none for the Plug-in Gait sets, which compute from the markers as stored; "
+                        "0 = no filter; "
                         "auto = chosen per trial by Winter's residual analysis, e.g. for running or jumping)")
     g.add_argument("--max-gap", type=float, default=0.1, metavar="S", help="longest marker gap filled in time, in s (default 0.1)")
     g.add_argument("--ik", choices=("auto", "segments", "global"), default="auto",
@@ -152,7 +154,7 @@ def analysis_options(args, **per_trial):
     values = dict(
         static=opt("static"), markerset=opt("markerset"), hip_trial=opt("hip_trial"), model=opt("model"),
         mass=opt("mass"), height=opt("height"), sex=opt("sex", "male"), subject=opt("subject"),
-        axes=opt("axes", "auto"), cutoff_hz=opt("cutoff", CUTOFF_HZ) or None, max_gap=opt("max_gap", 0.1),
+        axes=opt("axes", "auto"), cutoff_hz=opt("cutoff", MARKERSET_CUTOFF) or None, max_gap=opt("max_gap", 0.1),
         fill=opt("fill", "spline"), ik=opt("ik", "auto"), joint_limits=opt("joint_limits"), imu_heading=opt("imu_heading"),
         imu_map=opt("imu_map"), imu_knee=opt("imu_knee", "hinge"),
         angle_zero=opt("angle_zero", "anatomical"), moment_frame=opt("moment_frame"), differentiation=differentiation_from(args),

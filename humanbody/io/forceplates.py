@@ -315,8 +315,8 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
             flipped.append(name)
         names.append(name)
         force.append(sign * f)
-        point.append((np.asarray(p["center_of_pressure"], dtype=float).T * pos) @ M.T)
-        moment.append(sign * (np.asarray(p["Tz"], dtype=float).T * mom) @ M.T)
+        point.append(_rotate_rows(np.asarray(p["center_of_pressure"], dtype=float).T * pos, M))
+        moment.append(sign * _rotate_rows(np.asarray(p["Tz"], dtype=float).T * mom, M))
         corners = (np.asarray(p["corners"], dtype=float).T * pos) @ M.T
         try:
             plates.append(plate_from_corners(name, corners))
@@ -327,6 +327,19 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
     time = (first / point_rate if point_rate > 0 else 0.0) + np.arange(n) / rate
     forces, points, moments = (np.stack(a, axis=1) for a in (force, point, moment))
     return C3DPlatforms(time, names, forces, points, np.nan_to_num(moments), plates, rate, types, flipped)
+
+
+def _rotate_rows(a: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """Rows ``a`` (T, 3) in the lab axes ``M @ a[t]``; a row with a missing value stays all NaN.
+
+    ezc3d leaves the centre of pressure and the free moment NaN while a plate
+    is unloaded; rotating those rows directly makes the matrix product warn
+    ("invalid value in matmul"), so they are rotated as zeros and set back to NaN.
+    """
+    bad = ~np.isfinite(a).all(axis=1)
+    out = np.where(bad[:, None], 0.0, a) @ M.T
+    out[bad] = np.nan
+    return out
 
 
 def vertical_forces(forces: pd.DataFrame, plates: dict | None = None,

@@ -34,9 +34,14 @@ files"):
 units (kg, m, rad; an angle may instead be given in degrees with the name
 ending in ``_deg``, e.g. ``right_tibial_torsion_deg``).  A VSK file is XML
 whose ``Parameter`` / ``StaticParameter`` elements carry ``NAME`` and
-``VALUE`` attributes; others are ignored.  In a VSK a value of 0 for a
-positive quantity (a width, a length, the mass) means "not measured", as
-Nexus writes it.
+``VALUE`` attributes; others are ignored.  A Vicon Workstation / Nexus 1
+parameter file (``.mp``) gives the same names and units as ``$Name = value``
+lines.  In a VSK or ``.mp`` a value of 0 for a positive quantity (a width, a
+length, the mass) means "not measured", as Nexus writes it; a signed
+parameter (torsion, rotation and static offsets, AnkleAbAdd, HeadOffset,
+sole delta) given as 0 is a value that Plug-in Gait applies: only an absent
+one is measured from the static trial.  A processed C3D file's own
+``PROCESSING`` group is read by :mod:`humanbody.io.c3d_processing`.
 """
 
 from __future__ import annotations
@@ -51,7 +56,7 @@ from typing import Any
 
 from ..errors import InputError
 
-__all__ = ["Subject", "read_subject", "SUBJECT_FIELDS"]
+__all__ = ["Subject", "read_subject", "SUBJECT_FIELDS", "SIGNED_FIELDS"]
 
 _SIDED = ("leg_length", "asis_trochanter_distance", "knee_width", "ankle_width", "tibial_torsion",
           "sole_delta", "shoulder_offset", "elbow_width", "wrist_width", "hand_thickness", "thigh_rotation",
@@ -65,6 +70,8 @@ _ANGLES = {f"{side}_{name}" for side in ("right", "left")
                         "static_rotation_offset", "ankle_abduction")} | {"head_offset"}
 #: Fields that may be zero or negative (all others must be positive).
 _SIGNED = _ANGLES | {"right_sole_delta", "left_sole_delta", "head_offset"}
+#: Fields that may be zero or negative: given as 0 they are a value, not "not measured".
+SIGNED_FIELDS = frozenset(_SIGNED)
 
 
 @dataclass(frozen=True)
@@ -77,8 +84,9 @@ class Subject:
     right_/left_leg_length : m (ASIS to medial malleolus, via the knee)
     right_/left_asis_trochanter_distance : m
     right_/left_knee_width, right_/left_ankle_width : m (epicondyles, malleoli)
-    right_/left_tibial_torsion : rad, with the sign the subject file gives (Vicon's; the
-        ``plug_in_gait`` set turns the shank frame by minus it about the tibia's axis)
+    right_/left_tibial_torsion : rad, with the sign the subject file gives (Vicon's, mirrored: the
+        ``plug_in_gait`` set turns the shank frame by -s times it about the tibia's axis, s = +1 right,
+        -1 left)
     right_/left_thigh_rotation, _shank_rotation : rad, Plug-in Gait's rotation offsets of the thigh and
         shank wands from the knee's and ankle's flexion axes about the segment's long axis (negative for a
         wand turned forwards, on both sides; :mod:`humanbody.markers.plug_in_gait_rotation`)
@@ -95,7 +103,8 @@ class Subject:
         (:func:`humanbody.markers.plug_in_gait_rotation.foot_offset_rotation`)
     right_/left_ankle_abduction : rad, Plug-in Gait's ankle abduction/adduction offset (``RightAnkleAbAdd``
         of a ``.vsk``, in radians): the chord function's ankle centre turned about the axis through the
-        lateral malleolus marker normal to the shank's plane, a positive offset moving it proximally
+        lateral malleolus marker normal to the shank's plane by -s times it (s = +1 right, -1 left: Vicon
+        writes it mirrored), a positive offset moving the left centre proximally and the right one distally
         (:func:`humanbody.markers.plug_in_gait_rotation.abducted_joint_centre`)
     foot_flat : bool   Plug-in Gait's "foot flat" option (TOML only: ``foot_flat = true``): the static
         foot's heel taken at the toe's height plus the sole delta
@@ -213,6 +222,30 @@ def _read_vsk(path: Path) -> dict:
             raw[el.attrib["NAME"]] = el.attrib["VALUE"]
     if not raw:
         raise InputError("Vicon subject file has no Parameter elements with NAME and VALUE", path)
+    return _vicon_values(raw, path)
+
+
+def _read_mp(path: Path) -> dict:
+    """A Vicon Workstation / Nexus 1 parameter file (``.mp``): ``$Name = value`` lines, the ``.vsk``'s names and
+    units; other lines (comments, blank) are ignored."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as err:
+        raise InputError(f"cannot read the subject file ({err.strerror})", path) from None
+    raw = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("$") or "=" not in line:
+            continue
+        name, _, value = line[1:].partition("=")
+        raw[name.strip()] = value.strip().rstrip(";").strip()
+    if not raw:
+        raise InputError("Vicon parameter file (.mp) has no '$Name = value' lines", path)
+    return _vicon_values(raw, path)
+
+
+def _vicon_values(raw: dict, path: Path) -> dict:
+    """Subject fields (SI) from Vicon parameter names -> text values (a ``.vsk``'s or an ``.mp``'s)."""
     out = {}
     for field, (name, factor) in _VSK.items():
         if name not in raw or not str(raw[name]).strip():
@@ -249,7 +282,9 @@ def _read_toml(path: Path) -> dict:
 
 
 def read_subject(path, required=()) -> Subject:
-    """Read a subject file: Vicon ``.vsk`` (XML) or TOML (by content: XML starts with ``<``).
+    """Read a subject file: Vicon ``.vsk`` (XML), Vicon Workstation ``.mp`` (``$Name = value``) or TOML.
+
+    The kind is told by the suffix, else by the content (XML starts with ``<``, an ``.mp`` with ``$``).
 
     Parameters
     ----------
@@ -279,7 +314,12 @@ def read_subject(path, required=()) -> Subject:
         raise InputError(f"cannot read the subject file ({err.strerror})", p) from None
     if not head:
         raise InputError("subject file is empty", p)
-    values = _read_vsk(p) if head.startswith(b"<") or p.suffix.lower() in (".vsk", ".xml") else _read_toml(p)
+    if head.startswith(b"<") or p.suffix.lower() in (".vsk", ".xml"):
+        values = _read_vsk(p)
+    elif p.suffix.lower() == ".mp" or head.startswith(b"$"):
+        values = _read_mp(p)
+    else:
+        values = _read_toml(p)
     if not values:
         raise InputError("subject file gives no measurement (mass, height, leg lengths, widths, ...)", p)
     subject = Subject(source=os.fspath(p), **values)

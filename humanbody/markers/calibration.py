@@ -306,24 +306,29 @@ class _Geometry:
 
     def _abducted(self, name: str, rule: Mapping, centre, proximal, marker, delta) -> np.ndarray:
         """Plug-in Gait's ankle abduction offset (rule ``abduction``: its parameter, rad) applied to a chord
-        centre: the subject file's value, else (none or 0, as Nexus writes it) in a static trial measured on
-        the ``calibrate_abduction`` (medial malleolus) marker when the trial has it, else 0 (no change)."""
+        centre: the subject file's value (0 included: a value Plug-in Gait applies), else (absent) in a static
+        trial measured on the ``calibrate_abduction`` (medial malleolus) marker when the trial has it, else
+        the set's (0: no change).  Vicon writes the offset mirrored: the centre turns by the tilt -s v
+        (:func:`~humanbody.markers.plug_in_gait_rotation.abducted_joint_centre`; s = +1 right, -1 left) for
+        a value v, and a measured tilt t is stored as v = -s t."""
         key = rule.get("abduction")
         if key is None:
             return centre
         key = str(key)
-        if not self.params.get(key) and self.calibrating and "calibrate_abduction" in rule:  # 0: not given
+        s = -1.0 if rule.get("side") == "left" else 1.0  # Vicon's AnkleAbAdd is mirrored: the tilt is -s times it
+        if (key not in self.params.get("subject_given", ()) and not self.params.get(key) and self.calibrating
+                and "calibrate_abduction" in rule):  # absent from the subject file: measured
             try:
                 medial = self.point(str(rule["calibrate_abduction"]))
             except _Unavailable:
                 medial = None
             if medial is not None:
-                value = float(nanmedian(ankle_abduction_offset(marker, medial, proximal, delta)))
+                value = -s * float(nanmedian(ankle_abduction_offset(marker, medial, proximal, delta)))
                 if not np.isfinite(value):
                     raise _Unavailable(str(rule["calibrate_abduction"]), f"point {name!r}")
                 self.params[key] = value
                 self.abductions[key] = value
-        return abducted_joint_centre(centre, proximal, marker, float(self.params.get(key) or 0.0))
+        return abducted_joint_centre(centre, proximal, marker, -s * float(self.params.get(key) or 0.0))
 
     def _regression(self, name: str, rule: Mapping) -> np.ndarray:
         kind = str(rule["regression"]).lower()
@@ -620,6 +625,7 @@ def _subject_parameters(ms: MarkerSet, height: float, mass: float, subject, note
     if subject is not None:
         subject.require(*wanted, why=f"(marker set {ms.name!r} needs it)")
         params.update({k: v for k, v in subject.measured().items() if k not in ("mass", "height")})
+        params["subject_given"] = tuple(sorted(subject.measured()))  # a signed value given as 0 is a value
         if subject.marker_diameter is not None:
             params["marker_radius"] = 0.5 * subject.marker_diameter
     elif wanted:
@@ -672,7 +678,7 @@ def _offset_notes(geo: _Geometry, ms: MarkerSet, params: dict, notes: list) -> N
         notes.append(f"{key} = {np.degrees(value):.2f} deg from the static trial's medial malleolus marker "
                      "(Plug-in Gait's AnkleAbAdd)")
     for key in sorted({str(r["abduction"]) for rules in ms.points.values() for r in rules if "abduction" in r}):
-        if key not in geo.abductions and params.get(key):
+        if key not in geo.abductions and key in params.get("subject_given", ()):
             notes.append(f"{key} = {np.degrees(float(params[key])):.2f} deg from the subject file (AnkleAbAdd)")
 
 
@@ -739,7 +745,8 @@ def _with_clinical_meta(model: BodyModel, ms: MarkerSet, params: dict) -> BodyMo
             model = model.replace(meta=dict(model.meta, **{key: str(ms.parameters[key])}))
     twists = ms.parameters.get("clinical_reference_twists") or {}
     if twists:  # e.g. Plug-in Gait's ankle: its reference is the shank turned by the tibial torsion about z
-        meta = {f"{side}_{kind}": _param(f"{side}_{name}", params, f"clinical_reference_twists.{kind}")
+        meta = {f"{side}_{kind}": _param(name[side] if isinstance(name, Mapping) else f"{side}_{name}", params,
+                                         f"clinical_reference_twists.{kind}")
                 for kind, name in twists.items() for side in ("right", "left")}
         model = model.replace(meta=dict(model.meta, clinical_reference_twists=meta))
     return model
@@ -779,14 +786,16 @@ def _static_tibial_torsion(geo: _Geometry, rules: Mapping, notes: list) -> None:
     """Plug-in Gait's tibial torsion measured in a static trial with medial malleolus markers.
 
     ``rules``: per side ``{parameter, medial, unless, thigh, knee, ankle, marker}`` (the set's
-    ``static_tibial_torsion``).  When the parameter is 0 or absent (the subject file gives none), the trial
+    ``static_tibial_torsion``).  When the subject file does not give the parameter (one given as 0 is a value
+    and wins) and the set's is 0, the trial
     has the ``medial`` marker and not the ``unless`` one (a knee alignment device, whose ankle plane needs
     the torsion), it becomes :func:`~humanbody.markers.plug_in_gait_rotation.tibial_torsion` of the thigh's
     y axis, the knee and ankle centres and the lateral marker (median over the frames), and the log says so.
     """
     for side, rule in rules.items():
         key = str(rule["parameter"])
-        if geo.params.get(key) or str(rule["medial"]) not in geo.markers or str(rule.get("unless", "")) in geo.markers:
+        if (key in geo.params.get("subject_given", ()) or geo.params.get(key) or str(rule["medial"]) not in geo.markers
+                or str(rule.get("unless", "")) in geo.markers):
             continue
         try:
             k = geo.frame(str(rule["thigh"]))[..., :, 1]

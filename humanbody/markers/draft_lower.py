@@ -279,6 +279,7 @@ def _pig_leg(mk, out: _Out, s: str, widths, radius) -> None:
               f"{s}_ankle_width / 2 + marker radius from {ank}" + (f"; the wand's offset from {amed[0]}." if amed else "."))
     out.need(thi, kne, tib, ank, hee, toe)
     right = s == "right"
+    minus, plus = ("-", "") if right else ("", "-")  # Vicon's tibial torsion is mirrored: Rz(-s t) at the knee
     ky = {"axis": "y", "from": kne, "to": f"{s}_knee"} if right else {"axis": "y", "from": f"{s}_knee", "to": kne}
     ay = {"axis": "y", "from": ank, "to": f"{s}_ankle"} if right else {"axis": "y", "from": f"{s}_ankle", "to": ank}
     out.segment(f"{s}_upper_leg", {"markers": [thi, kne], "use_joint": True, "origin": f"{s}_hip",
@@ -287,10 +288,10 @@ def _pig_leg(mk, out: _Out, s: str, widths, radius) -> None:
                 "Plug-in Gait's thigh, rebuilt from its markers in every frame.")
     out.segment(f"{s}_lower_leg", {"markers": [tib, ank], "use_joint": True, "origin": f"{s}_knee",
                                    "primary": {"axis": "z", "from": f"{s}_ankle", "to": f"{s}_knee"},
-                                   "secondary": ay, "distal": f"{s}_ankle", "twist": "-" + torsion,
+                                   "secondary": ay, "distal": f"{s}_ankle", "twist": minus + torsion,
                                    "track": "rules"},
                 "Plug-in Gait's shank: the tibia wand's plane turned by minus the tibial torsion about z.")
-    ankle_axis = {"axis": "y", "like": f"{s}_lower_leg:y", "twist": torsion}
+    ankle_axis = {"axis": "y", "like": f"{s}_lower_leg:y", "twist": plus + torsion}
     out.segment(f"{s}_foot", {"markers": [hee, toe], "use_joint": True, "origin": f"{s}_ankle",
                               "primary": {"axis": "x", "from": hee, "to": toe}, "secondary": ankle_axis,
                               "length": [hee, toe],

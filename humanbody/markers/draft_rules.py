@@ -99,9 +99,12 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
     if pig:  # Plug-in Gait's angle conventions for its pelvis, ankles and foot progression
         out.params["clinical_sequences"] = ({"ankle": "yzx", "pelvis": "yxz", "foot_progression": "yzx"},
                                             "Plug-in Gait's (docs/joint_angles.md)")
-        out.params["clinical_reference_twists"] = ({"ankle": "tibial_torsion"}, "ankle angles from the ankle axis")
+        out.params["clinical_reference_twists"] = (
+            {"ankle": {"right": "right_tibial_torsion", "left": "-left_tibial_torsion"}},
+            "ankle angles from the ankle axis (Vicon's tibial torsion, mirrored on the left)")
         out.params["progression_frame"] = ("lab_axis", "Plug-in Gait's progression: one lab axis per trial")
         out.params["moment_frame"] = ("distal", "Plug-in Gait's moments: in the distal segment's frame")
+        out.params["marker_cutoff_hz"] = (0.0, "no marker filter: Plug-in Gait computes from the markers as stored")
         out.params["foot_offsets_from_subject"] = (True, "a subject file's StaticPlantFlex, StaticRotOff win")
     _pelvis_with_hips(mk, out)
     _trunk(mk, out, xi)

@@ -215,11 +215,13 @@ def tibial_torsion(knee_axis, knee, ankle, marker, side: str) -> np.ndarray:
     left on both sides, s = +1 right, -1 left) to the knee's flexion axis k (the thigh's y axis, also to
     the left), right-handed about z::
 
-        x_a = y_a x z,   torsion = atan2(k . x_a, k . y_a)
+        x_a = y_a x z,   theta = atan2(k . x_a, k . y_a),   torsion = s theta
 
-    so that the knee's shank frame is the ankle's turned by minus it about z, R_s = R_a Rz(-torsion),
-    as the ``plug_in_gait`` sets build it (pyCGM2's ``getTibialTorsionOffset`` with medial malleolus
-    markers, on either side).
+    The knee's shank frame is the ankle's turned by -theta about z, R_s = R_a Rz(-theta) (pyCGM2's
+    ``getTibialTorsionOffset`` with medial malleolus markers, on either side); Vicon writes the torsion
+    mirrored, theta on the right and -theta on the left (pyCGM2 reads a subject file's
+    ``LeftTibialTorsion`` as the offset -t, ``RightTibialTorsion`` as +t), and so does this function:
+    the ``plug_in_gait`` sets turn the shank by Rz(-s torsion).
 
     Parameters
     ----------
@@ -237,4 +239,4 @@ def tibial_torsion(knee_axis, knee, ankle, marker, side: str) -> np.ndarray:
     y = y - np.sum(y * z, axis=-1, keepdims=True) * z
     y = y / np.linalg.norm(y, axis=-1, keepdims=True)
     x = np.cross(y, z)
-    return np.arctan2(np.sum(k * x, axis=-1), np.sum(k * y, axis=-1))
+    return _side_sign(side) * np.arctan2(np.sum(k * x, axis=-1), np.sum(k * y, axis=-1))

@@ -574,3 +574,21 @@ def test_staircase_without_a_mass_is_refused_not_a_small_adult(staircase, source
                                 skip_checks=("mass",))
     assert analysis.model.total_mass == pytest.approx(75.0)
     assert any("75 kg assumed" in m and "--skip-check mass" in m for m in analysis.messages)
+
+
+def test_unloaded_plates_read_without_a_library_warning(shared_data):
+    """ezc3d leaves an unloaded plate's centre of pressure and free moment NaN: read silently, kept NaN."""
+    import warnings
+
+    from humanbody.io.forceplates import read_c3d_platforms
+    path = shared_data / "real" / "c3d" / "c3d_org" / "sample_23_Vicon_analysis.c3d"
+    if not path.exists():
+        pytest.skip("shared Vicon file absent")
+    M = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        c = read_c3d_platforms(path, M)
+    unloaded = ~np.isfinite(c.point).all(axis=2)
+    assert unloaded.any() and (~unloaded).any()
+    assert np.isnan(c.point[unloaded]).all()  # a missing centre of pressure stays missing, whole rows
+    assert np.isfinite(c.moment).all()

@@ -130,7 +130,7 @@ def place(angles: dict, origin: np.ndarray, thi=THI_AT, tib=TIB_AT, subject=None
         S_knee = euler_to_matrix(np.c_[d[f"{side}_knee_flexion"], s * d[f"{side}_knee_adduction"],
                                        s * d[f"{side}_knee_internal_rotation"]], "yxz")
         Rs = Rt @ S_knee                                       # the shank frame the angles use
-        Ra = Rs @ _rz(SUBJECT_.side("tibial_torsion", side))    # the TIB-plane frame: Rs = Ra Rz(-torsion)
+        Ra = Rs @ _rz(s * SUBJECT_.side("tibial_torsion", side))  # the TIB-plane frame: Rs = Ra Rz(-s torsion)
         ajc = at(Rs, kjc, (0, 0, -SHANK))
         da = SUBJECT_.side("ankle_width", side) / 2 + r
         m[f"{S}ANK"] = at(Ra, ajc, (0, -s * da, 0))
@@ -687,10 +687,13 @@ def test_foot_flat_from_a_toml_subject(tmp_path):
 
 # ------------------------------------------------------------------ tibial torsion: knee and ankle split
 def test_tibial_torsion_splits_knee_and_ankle_rotation():
-    """Tibial torsion t: the shank's ankle-axis (TIB-plane) frame is the knee's shank frame turned by +t about
-    the tibia's long axis, Ra = Rs Rz(t), on both sides (pyCGM2's CGM1.0 "proximal shank" is Ra Rz(-t)).  The
-    knee is measured to Rs, the ankle from Ra: a foot square to the knee's shank reads ankle rotation -s t
-    (s = +1 right, -1 left), the knee none; in motion both are as Plug-in Gait builds them."""
+    """Tibial torsion t as Vicon writes it (mirrored): the shank's ankle-axis (TIB-plane) frame is the knee's
+    shank frame turned by s t about the tibia's long axis, Ra = Rs Rz(s t) (s = +1 right, -1 left; pyCGM2's
+    CGM1.0 "proximal shank" is Ra Rz(-offset) with offset = +t on the right and -t on the left).  The knee is
+    measured to Rs, the ankle from Ra: a foot square to the knee's shank reads ankle rotation -t on either
+    side, the knee none; in motion both are as Plug-in Gait builds them.  (Turning both sides by the same
+    Rz(-t) put a Workstation trial's left knee rotation off by twice its torsion, and the shared Nexus
+    trial's by -22.6 deg: tests/integration/test_vicon_outputs.py.)"""
     sub = Subject(**{**SUBJECT.measured(), "right_tibial_torsion": np.radians(20.0),
                      "left_tibial_torsion": np.radians(-15.0)})
     pose = dict(STATIC, right_ankle_dorsiflexion=0.0, left_ankle_dorsiflexion=0.0)  # foot square to the knee's shank
@@ -709,13 +712,13 @@ def test_tibial_torsion_splits_knee_and_ankle_rotation():
         np.testing.assert_allclose(cl[f"{side}_ankle_internal_rotation_deg"], want[f"{side}_ankle_internal_rotation"],
                                    atol=1e-6)
     # standing with the foot square to the knee's shank: relative to the ankle axis the foot is turned by minus
-    # the torsion about the vertical, Rz(t)^T, read as internal rotation -s * torsion, and the knee reads none
+    # s * torsion about the vertical, Rz(s t)^T, read as internal rotation -torsion, and the knee reads none
     st = clinical_angles(cal.model, track(_table(static_m, np.arange(F0) / 100), cal).coords, cal)
     torsion = {"right": 20.0, "left": -15.0}
-    for side, _, sg in SIDES:
+    for side, _, _ in SIDES:
         # the placed foot is square to the knee's shank (rotation 0 there): relative to the ankle axis it is
-        # turned by minus the torsion, read as internal rotation -s * torsion
-        np.testing.assert_allclose(st[f"{side}_ankle_internal_rotation_deg"], -sg * torsion[side], atol=1e-6)
+        # turned by minus s * torsion about z, read as internal rotation -s * (s * torsion) = -torsion
+        np.testing.assert_allclose(st[f"{side}_ankle_internal_rotation_deg"], -torsion[side], atol=1e-6)
         np.testing.assert_allclose(st[f"{side}_knee_internal_rotation_deg"], 0.0, atol=1e-6)
 
 
@@ -1406,3 +1409,21 @@ def test_foot_offsets_from_the_subject_file_win_over_the_static(tmp_path):
         R = tr.R[:, list(cal.model.names).index(f"{side}_foot")]
         want = centres[f"{side}_foot_uncorrected"] @ foot_offset_rotation(*offsets[side], side)
         np.testing.assert_allclose(R, want, atol=1e-9, err_msg=side)
+
+
+def test_plug_in_gait_sets_filter_no_marker_by_default_other_sets_at_cutoff_hz():
+    """The marker filter's default is the set's: none for the Plug-in Gait sets (Plug-in Gait computes from
+    the markers as stored), CUTOFF_HZ for the others; a cut-off given (or 'auto') wins for every set."""
+    from humanbody.markers.markerset import builtin_markersets, load_markerset
+    from humanbody.options import MARKERSET_CUTOFF, AnalysisOptions
+    from humanbody.pipeline import marker_cutoff
+    from humanbody.signal import CUTOFF_HZ
+
+    assert AnalysisOptions().cutoff_hz == MARKERSET_CUTOFF
+    sets = builtin_markersets()
+    assert {"plug_in_gait", "plug_in_gait_lower", "gait2392", "coco17"} <= set(sets)
+    for name, path in sets.items():
+        mset = load_markerset(path)
+        own = None if name in ("plug_in_gait", "plug_in_gait_lower") else CUTOFF_HZ
+        assert marker_cutoff(MARKERSET_CUTOFF, mset) == own, name
+        assert marker_cutoff(8.0, mset) == 8.0 and marker_cutoff("auto", mset) == "auto"

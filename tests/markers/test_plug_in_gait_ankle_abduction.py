@@ -15,13 +15,16 @@ import pandas as pd
 import pytest
 
 import humanbody as hb
-from humanbody.io.subject import read_subject
+from humanbody.io.subject import Subject, read_subject
 from humanbody.markers.calibration import calibrate
 from humanbody.markers.plug_in_gait_rotation import abducted_joint_centre, ankle_abduction_offset
 from humanbody.markers.tracking import track
 from tests.markers.test_plug_in_gait import SIDES, STATIC, SUBJECT, _motion, _table, place, write_vsk
 
 TILT = {"right": 8.0, "left": -5.0}  # deg: the lateral marker this far distal (+) of the flexion axis
+#: The same as Vicon writes it (AnkleAbAdd, deg): mirrored, -s times the tilt (s = +1 right, -1 left), as the
+#: shared Nexus trial shows (its right ankle centre 16 mm off and ankle flexion 8.9 deg off read unmirrored).
+VICON = {"right": -8.0, "left": -5.0}
 
 
 def _unit(v):
@@ -106,18 +109,20 @@ def _ankle_errors(cal, trial, centres) -> dict:
 
 def test_static_with_medial_markers_measures_the_offset_and_the_walk_follows_it(walk):
     """The static trial's malleolar axes give the placed tilts (1e-9 deg) and say so; the static and the walk's
-    ankle centres are within 0.1 mm of the true ones (a subject file's 0 counts as not given, as Nexus writes it) (measured 0.04 / 0.02 mm: Plug-in Gait's rule turns the
+    ankle centres are within 0.1 mm of the true ones (measured 0.04 / 0.02 mm: Plug-in Gait's rule turns the
     chord centre by the static's angle about the lateral marker, which misses by the small angle between the
     shank axes through the chord centre and the true one), where the chord function alone misses by 5.8 /
-    3.8 mm."""
+    3.8 mm.  A subject file that gives AnkleAbAdd as 0 gives a value Plug-in Gait applies (no turn), not "not
+    measured": the static's malleolar axes are then not used (Nexus applied no offset for such a VSK)."""
     static, static_c, trial, centres = walk
     cal = calibrate(static, "plug_in_gait", mass=70.0, height=1.78, subject=SUBJECT)
     zero = calibrate(static, "plug_in_gait", mass=70.0, height=1.78,
                      subject=SUBJECT.with_values(right_ankle_abduction=0.0, left_ankle_abduction=0.0))
     for side, _, _ in SIDES:
-        assert np.degrees(cal.parameters[f"{side}_ankle_abduction"]) == pytest.approx(TILT[side], abs=1e-9)
-        assert zero.parameters[f"{side}_ankle_abduction"] == cal.parameters[f"{side}_ankle_abduction"]
-        assert any(n.startswith(f"{side}_ankle_abduction = {TILT[side]:.2f} deg from the static trial's medial")
+        assert np.degrees(cal.parameters[f"{side}_ankle_abduction"]) == pytest.approx(VICON[side], abs=1e-9)
+        assert zero.parameters[f"{side}_ankle_abduction"] == 0.0
+        assert not any(n.startswith(f"{side}_ankle_abduction = {VICON[side]:.2f}") for n in zero.notes)
+        assert any(n.startswith(f"{side}_ankle_abduction = {VICON[side]:.2f} deg from the static trial's medial")
                    for n in cal.notes)
         assert np.linalg.norm(cal.points[f"{side}_ankle"] - static_c[f"{side}_ankle"][0]) < 1e-4
     err = _ankle_errors(cal, trial, centres)
@@ -126,9 +131,11 @@ def test_static_with_medial_markers_measures_the_offset_and_the_walk_follows_it(
     plain = calibrate(without_medial, "plug_in_gait", mass=70.0, height=1.78, subject=SUBJECT)
     assert not any("abduction" in n for n in plain.notes)
     err0 = _ankle_errors(plain, trial, centres)
+    err_zero = _ankle_errors(zero, trial, centres)
     for side, _, _ in SIDES:
         assert err[side].max() < 1e-4, side
         assert err0[side].min() > 3.5e-3, side
+        np.testing.assert_allclose(err_zero[side], err0[side], atol=1e-9)  # 0 given: the plain chord centre
 
 
 def test_subject_file_s_ankle_abduction_wins_over_the_static(walk, tmp_path):
@@ -136,7 +143,7 @@ def test_subject_file_s_ankle_abduction_wins_over_the_static(walk, tmp_path):
     static; the walk's ankle centres are the chord centres turned by them."""
     static, _, trial, centres = walk
     vsk = tmp_path / "s.vsk"
-    given = {side: float(np.radians(TILT[side])) for side in TILT}
+    given = {side: float(np.radians(VICON[side])) for side in VICON}
     vsk.write_text('<KinematicModel><Parameters><Parameter NAME="Bodymass" VALUE="70"/>'
                    f'<Parameter NAME="RightAnkleAbAdd" VALUE="{given["right"]!r}"/>'
                    f'<Parameter NAME="LeftAnkleAbAdd" VALUE="{given["left"]!r}"/></Parameters></KinematicModel>')
@@ -146,7 +153,7 @@ def test_subject_file_s_ankle_abduction_wins_over_the_static(walk, tmp_path):
                               left_ankle_abduction=read.left_ankle_abduction)
     cal = calibrate(static, "plug_in_gait", mass=70.0, height=1.78, subject=sub)
     assert not any("from the static trial's medial" in n for n in cal.notes)
-    assert "right_ankle_abduction = 8.00 deg from the subject file (AnkleAbAdd)" in cal.notes
+    assert "right_ankle_abduction = -8.00 deg from the subject file (AnkleAbAdd)" in cal.notes
     assert cal.parameters["right_ankle_abduction"] == given["right"]
     err = _ankle_errors(cal, trial, centres)
     for side, _, _ in SIDES:
@@ -169,13 +176,13 @@ def test_cli_with_a_vsk_s_ankle_abduction(tmp_path):
     ang, origin, t = _motion(60)
     m, centres = place(ang, origin)
     _write_csv(_tilted(m, centres), t, tmp_path / "s01_walk.csv")
-    write_vsk(tmp_path / "s01.vsk", AnkleAbAdd={side: np.radians(TILT[side]) for side in ("right", "left")})
+    write_vsk(tmp_path / "s01.vsk", AnkleAbAdd={side: np.radians(VICON[side]) for side in ("right", "left")})
     out = tmp_path / "out"
     assert main(["analyze", str(tmp_path / "s01_walk.csv"), "--static", str(tmp_path / "s01_static.csv"),
                  "--subject", str(tmp_path / "s01.vsk"), "--markerset", "plug_in_gait", "--axes", "x,y,z",
                  "--cutoff", "0", "--digits", "15", "--out", str(out), "-q"]) == 0
     log = (out / "s01_walk_log.txt").read_text()
-    assert "right_ankle_abduction = 8.00 deg from the subject file (AnkleAbAdd)" in log
+    assert "right_ankle_abduction = -8.00 deg from the subject file (AnkleAbAdd)" in log
     assert "left_ankle_abduction = -5.00 deg from the subject file (AnkleAbAdd)" in log
     table = pd.read_csv(out / "s01_walk_results.csv")
     for side, _, _ in SIDES:
@@ -190,7 +197,7 @@ def test_medial_markers_named_as_pycgm2_names_them(walk):
     renamed.attrs["markers"] = [m.replace("MMA", "MED") for m in static.attrs["markers"]]
     cal = calibrate(renamed, "plug_in_gait", mass=70.0, height=1.78, subject=SUBJECT)
     for side, _, _ in SIDES:
-        assert np.degrees(cal.parameters[f"{side}_ankle_abduction"]) == pytest.approx(TILT[side], abs=1e-9)
+        assert np.degrees(cal.parameters[f"{side}_ankle_abduction"]) == pytest.approx(VICON[side], abs=1e-9)
 
 
 # ------------------------------------------------------------------ tibial torsion from the medial malleolus
@@ -205,7 +212,7 @@ def test_static_with_medial_markers_measures_the_tibial_torsion():
     static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
     for side, S, _ in SIDES:
         static_m[f"{S}MMA"] = 2 * static_c[f"{side}_ankle"] - static_m[f"{S}ANK"]
-    no_torsion = SUBJECT.with_values(right_tibial_torsion=0.0, left_tibial_torsion=0.0)
+    no_torsion = Subject(**{k: v for k, v in SUBJECT.measured().items() if "tibial_torsion" not in k})
     cal = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=no_torsion)
     for side, _, _ in SIDES:
         want = SUBJECT.side("tibial_torsion", side)
@@ -223,3 +230,17 @@ def test_static_with_medial_markers_measures_the_tibial_torsion():
     with_kad = dict(static_m, RKAX=static_m["RKNE"] + np.array([0.0, 0.0, 0.1]))
     cal = calibrate(_table(with_kad, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=no_torsion)
     assert cal.parameters["right_tibial_torsion"] == 0.0 and cal.parameters["left_tibial_torsion"] != 0.0
+
+
+def test_a_subject_file_s_tibial_torsion_of_0_is_a_value():
+    """A subject file that gives TibialTorsion as 0 gives a value Plug-in Gait applies: the static's medial
+    malleolus markers do not replace it (only an absent torsion is measured), and the log says nothing of it."""
+    F0 = 3
+    static_m, static_c = place(STATIC, np.tile([0.0, 0.0, 0.95], (F0, 1)))
+    for side, S, _ in SIDES:
+        static_m[f"{S}MMA"] = 2 * static_c[f"{side}_ankle"] - static_m[f"{S}ANK"]
+    zero = SUBJECT.with_values(right_tibial_torsion=0.0, left_tibial_torsion=0.0)
+    cal = calibrate(_table(static_m, np.arange(F0) / 100), "plug_in_gait", mass=70.0, height=1.78, subject=zero)
+    for side, _, _ in SIDES:
+        assert cal.parameters[f"{side}_tibial_torsion"] == 0.0
+        assert not any(n.startswith(f"{side}_tibial_torsion =") for n in cal.notes)

@@ -1,0 +1,188 @@
+"""Vicon's own Plug-in Gait outputs, output by output, against humanbody's analysis of the same C3D file.
+
+Every shared Vicon file that carries model outputs (``POINT:ANGLES``, ``MOMENTS``, ``POWERS``; subject
+prefixes such as ``A22:`` stripped) is listed in :data:`FILES`.  The Nexus 2.9 trial is analysed alone, as
+``humanbody analyze FILE`` does (its subject measurements from its own ``PROCESSING`` group), and compared
+with its outputs: angles over every frame, moments and powers over the frames its plate loads the foot
+(the file's own ground reaction not zero).  The table (file, output, component, RMS, mean, r) is printed
+(``pytest -s``) and kept in docs/plug_in_gait.md, which this module checks against what it computes.
+
+Tolerances: the issue's targets (angles 0.5 deg RMS, moments 0.06 N m/kg, powers 0.1 W/kg) where they are
+met; where they are not yet, a bound just above today's figure (:data:`GAPS`), so that the comparison still
+fails when a change moves an output away from Vicon's, and docs/plug_in_gait.md says which.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import humanbody as hb
+from humanbody.export import pig_outputs
+from humanbody.io.c3d_processing import read_processing
+
+ROOT = Path(__file__).resolve().parents[2]
+NEXUS = "c3d_org/sample_00_Vicon_Motion_Systems_pyCGM2_lower_limb_CGM24_Walking01.c3d"
+
+#: Shared Vicon files and whether they are compared (a reason where not).
+FILES = {
+    NEXUS: "compared: Nexus 2.9, subject measurements from its PROCESSING group",
+    "c3d_org/sample_03_gait-pig.c3d": "not compared: no heel markers (LHEE, RHEE), which the Plug-in Gait foot "
+                                      "needs, and no subject measurements",
+    "c3d_org/sample_23_Vicon_analysis.c3d": "not compared: no heel markers (LHEE, RHEE), which the Plug-in Gait "
+                                            "foot needs, and no subject measurements",
+    "Vicon.c3d": "no model outputs",
+    "read_NOTworking2.c3d": "no model outputs",
+}
+
+#: The issue's targets by output kind.
+TARGET = {"ANGLES": 0.5, "MOMENTS": 0.06, "POWERS": 0.1}
+
+#: Outputs not yet within the target: (label, component) -> bound on the RMS (today's figure, rounded up).
+GAPS = {
+    ("RKneeAngles", "Z"): 3.0, ("LKneeAngles", "Z"): 3.0,
+    ("RAnkleAngles", "Y"): 6.5, ("LAnkleAngles", "Y"): 8.5, ("LAnkleAngles", "Z"): 0.8,
+    ("LFootProgressAngles", "Z"): 0.8,
+    ("LHipMoment", "X"): 0.09,
+    ("LHipPower", "Z"): 0.13, ("LKneePower", "Z"): 0.21, ("LAnklePower", "Z"): 0.37,
+}
+
+
+def _outputs(path: Path) -> tuple[dict, dict]:
+    """The file's model outputs ``{label: (frames, 3)}`` (subject prefixes stripped) and ``{label: group}``."""
+    import ezc3d  # lazy: optional dependency (humanbody[c3d])
+
+    c = ezc3d.c3d(str(path), extract_forceplat_data=False)
+    point = c["parameters"]["POINT"]
+    labels, k = list(point["LABELS"]["value"]), 2
+    while f"LABELS{k}" in point:
+        labels += list(point[f"LABELS{k}"]["value"])
+        k += 1
+    labels = [str(x).strip().split(":")[-1] for x in labels]
+    groups = {str(x).strip().split(":")[-1]: g for g in ("ANGLES", "MOMENTS", "POWERS", "FORCES")
+              for x in (point[g]["value"] if g in point else [])}
+    pts = np.asarray(c["data"]["points"], dtype=float)
+    return {lab: pts[:3, i, :].T for i, lab in enumerate(labels) if lab in groups}, groups
+
+
+def compare(analysis, path: Path) -> pd.DataFrame:
+    """One row per output component the file and humanbody both have: n frames, RMS and mean of humanbody -
+    Vicon (deg, N m/kg, W/kg) and the correlation r; kinetics over the frames the file's ground reaction on
+    that side is not zero.  Foot progression X and Y, which humanbody does not compute, are left out."""
+    vicon, _ = _outputs(path)
+    table = analysis.angles
+    if analysis.moments is not None:
+        table = table.join(analysis.moments.drop(columns="time"))
+    rows = []
+    for group, label, comps in pig_outputs():
+        if label not in vicon:
+            continue
+        grf = vicon.get(f"{label[0]}GroundReactionForce")
+        loaded = np.ones(len(table), bool) if group == "ANGLES" else (
+            np.zeros(len(table), bool) if grf is None else np.abs(grf[:, 2]) > 0.0)
+        for i, comp in enumerate(comps):
+            if comp is None or comp[0] not in table:
+                continue
+            ours = table[comp[0]].to_numpy() * comp[1]
+            ref = vicon[label][:, i].copy()
+            if group == "MOMENTS":
+                ours, ref = ours / 1000.0, ref / 1000.0  # N mm/kg -> N m/kg
+            ok = loaded & np.isfinite(ours) & np.isfinite(ref)
+            if ok.sum() < 10:
+                continue
+            d = ours[ok] - ref[ok]
+            rows.append(dict(file=path.name, output=label, component="XYZ"[i], group=group, n=int(ok.sum()),
+                             rms=float(np.sqrt(np.mean(d ** 2))), mean=float(d.mean()),
+                             r=float(np.corrcoef(ours[ok], ref[ok])[0, 1])))
+    return pd.DataFrame(rows)
+
+
+def markdown(rows: pd.DataFrame) -> str:
+    """The table as docs/plug_in_gait.md keeps it."""
+    unit = {"ANGLES": "deg", "MOMENTS": "N m/kg", "POWERS": "W/kg"}
+    lines = ["| file | output | component | frames | RMS | mean | r | target |", "|---|---|---|---|---|---|---|---|"]
+    for row in rows.itertuples():
+        met = "met" if row.rms <= TARGET[row.group] else "not met"
+        lines.append(f"| {row.file} | {row.output} | {row.component} | {row.n} | {row.rms:.3f} {unit[row.group]} "
+                     f"| {row.mean:+.3f} | {row.r:.3f} | {TARGET[row.group]:g}: {met} |")
+    return "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def nexus(shared_data):
+    path = shared_data / "real" / "c3d" / NEXUS
+    if not path.is_file():
+        pytest.skip(f"{NEXUS} not in the shared data")
+    analysis = hb.analyze_trial(path)
+    rows = compare(analysis, path)
+    print("\n" + markdown(rows))
+    return path, analysis, rows
+
+
+def test_every_shared_vicon_file_with_outputs_is_listed(shared_data):
+    """Every shared C3D with Plug-in Gait outputs is in FILES (compared, or the reason why not)."""
+    base = shared_data / "real" / "c3d"
+    for name in FILES:
+        if not (base / name).is_file():
+            pytest.skip(f"{name} not in the shared data")
+    for name, note in FILES.items():
+        out, _ = _outputs(base / name)
+        assert bool(out) == (note != "no model outputs"), name
+
+
+def test_processing_gives_the_subject_and_its_angles_are_radians(nexus):
+    """The file's PROCESSING group is the subject (one log line says so); its angles are radians: read so,
+    the left knee rotation is within 3 deg of Vicon's (its constant offset, GAPS), where the same numbers
+    read as degrees (LTibialTorsion -0.22 deg, LShankRotation 0.09 deg) leave it 5 deg off or more."""
+    path, analysis, rows = nexus
+    assert any("from the C3D file's PROCESSING group" in m and "77.625 kg" in m for m in analysis.messages)
+    subject = read_processing(path)
+    assert subject.left_tibial_torsion == pytest.approx(-0.22017328, abs=1e-7)
+    assert subject.left_leg_length == pytest.approx(0.860) and subject.right_knee_width == pytest.approx(0.101)
+    knee = rows[(rows.output == "LKneeAngles") & (rows.component == "Z")].iloc[0]
+    assert knee.rms < 3.0
+    as_degrees = subject.with_values(**{f: np.radians(v) for f, v in subject.measured().items()
+                                        if f.endswith(("torsion", "rotation", "flexion", "offset", "abduction"))})
+    other = compare(hb.analyze_trial(path, subject=as_degrees), path)
+    knee_deg = other[(other.output == "LKneeAngles") & (other.component == "Z")].iloc[0]
+    assert knee_deg.rms > 5.0
+
+
+def test_a_subject_file_wins_over_processing(nexus, tmp_path):
+    """--subject FILE is the subject: the trial's PROCESSING group is then not read (no log line of it)."""
+    path, _, _ = nexus
+    toml = tmp_path / "s.toml"
+    toml.write_text("mass = 60.0\nheight = 1.70\nright_leg_length = 0.82\nleft_leg_length = 0.86\n"
+                    "right_knee_width = 0.101\nleft_knee_width = 0.102\nright_ankle_width = 0.072\n"
+                    "left_ankle_width = 0.072\n")
+    a = hb.analyze_trial(path, subject=toml)
+    assert not any("PROCESSING" in m for m in a.messages)
+    assert a.model.total_mass == pytest.approx(60.0)
+
+
+def test_nexus_outputs_within_the_targets_or_today_s_bounds(nexus):
+    """Each output component within the issue's target, or (GAPS) within today's bound."""
+    _, _, rows = nexus
+    assert len(rows) >= 36  # 26 angle components (foot progression X, Y not computed), 12 of the left kinetics
+    for row in rows.itertuples():
+        bound = GAPS.get((row.output, row.component), TARGET[row.group])
+        assert row.rms <= bound, (row.output, row.component, row.rms, bound)
+    for row in rows[rows.group == "ANGLES"].itertuples():
+        if (row.output, row.component) not in GAPS:
+            assert row.r > 0.99, (row.output, row.component, row.r)
+
+
+def test_the_table_in_the_docs_is_today_s(nexus):
+    """docs/plug_in_gait.md keeps the table this module prints (RMS and mean to 0.01)."""
+    _, _, rows = nexus
+    text = (ROOT / "docs" / "plug_in_gait.md").read_text()
+    for row in rows.itertuples():
+        m = re.search(rf"\| {re.escape(row.file)} \| {row.output} \| {row.component} \| \d+ \| ([\d.]+) [^|]*"
+                      rf"\| ([-+\d.]+) \|", text)
+        assert m is not None, (row.output, row.component)
+        assert float(m.group(1)) == pytest.approx(row.rms, abs=0.01), (row.output, row.component)
+        assert float(m.group(2)) == pytest.approx(row.mean, abs=0.01), (row.output, row.component)
