@@ -311,10 +311,12 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
     first = int(head["header"]["points"]["first_frame"])  # 0-based, as the marker reader's time base
     M = np.eye(3) if mapping is None else np.asarray(mapping, dtype=float)
     names, force, point, moment, plates, flipped = [], [], [], [], [], []
+    # no POINT:UNITS: ezc3d says metres, the file's lengths are millimetres (as the marker reader takes them)
+    declared = len(head["parameters"]["POINT"].get("UNITS", {}).get("value", [])) > 0
     for i, p in enumerate(c["data"]["platform"]):
-        pos = _length_factor(p["unit_position"])
+        pos = _length_factor(p["unit_position"]) if declared else 1e-3
         unit_m = str(p["unit_moment"]).strip().lower()
-        mom = _LENGTH.get(unit_m[1:] if unit_m.startswith("n") else "mm", 1e-3)
+        mom = _LENGTH.get(unit_m[1:] if unit_m.startswith("n") else "mm", 1e-3) if declared else 1e-3
         f = np.asarray(p["force"], dtype=float).T @ M.T
         bad = ~np.isfinite(f)
         if bad.any():
