@@ -426,7 +426,8 @@ def _after_loads(analysis: Analysis, subj: Subject, opts: AnalysisOptions, log: 
     reduction (docs/kinetics.md "Residual reduction"; the conditioned markers then let go unless kept)."""
     log.messages.append(check_force_clock(analysis.load_table, analysis.loads, analysis.results, analysis.model,
                                           analysis.motion.time, skip="force-clock" in opts.skip_checks,
-                                          given=[name for name, _ in opts.load_segments]))
+                                          given=[name for name, _ in opts.load_segments],
+                                          trial=analysis.source))
     if subj.mass_from_plates:
         _plates_mass(analysis, opts, log)
     if opts.reduce_residuals:

@@ -175,6 +175,7 @@ def read_c3d(path, units: str | None = None, rate_hz: float | None = None):
             "ignored_points": [lab for lab in labels if lab in skip],
             "analog_rate_hz": float(analog_rate[0]) if len(analog_rate) else None,
             "analog_labels": analog_labels,
+            **_screen(c),
         },
     )
     events, notes = parse_events(c["parameters"].get("EVENT"), frame["time"].to_numpy(),
@@ -213,6 +214,15 @@ def _open(path: Path) -> tuple:
     except (ParameterError, ValueError, struct.error) as err:
         raise InputError(f"is not a readable C3D file ({damage}; {err})", path) from None
     return c, [f"ezc3d does not read this file as written ({damage}): read by humanbody's C3D reader", *raw_notes]
+
+
+def _screen(c) -> dict:
+    """``{"screen_axes": (X_SCREEN, Y_SCREEN)}`` when the file declares its screen axes (``"+X"``, ``"+Z"``),
+    else ``{}``."""
+    xs, ys = _param(c, "POINT", "X_SCREEN", []), _param(c, "POINT", "Y_SCREEN", [])
+    if len(xs) and len(ys) and str(xs[0]).strip() and str(ys[0]).strip():
+        return {"screen_axes": (str(xs[0]).strip(), str(ys[0]).strip())}
+    return {}
 
 
 def _first_sentence(text: str) -> str:
