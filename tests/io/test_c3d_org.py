@@ -323,3 +323,35 @@ def test_a_damaged_parameter_tail_keeps_the_records_before_it(tmp_path):
     df = read_c3d(path)
     assert df.attrs["markers"] == ["A", "B", "C"]
     assert any("damaged" in n for n in df.attrs["conversions"])
+
+
+# ------------------------------------------------------------------ lab axes and messages
+def test_screen_axes_give_the_forward_axis_of_a_trial_without_progression():
+    from humanbody.io.c3d import read_c3d
+    from humanbody.markers.axes import detect_axes
+
+    df = read_c3d(_path(ORG, "sample_13_golfswing"))
+    assert df.attrs["screen_axes"] == ("+Y", "+Z")
+    mapping = detect_axes(df)
+    assert mapping.spec == "y,z,x" and "X_SCREEN" in mapping.describe()
+    df.attrs.pop("screen_axes")
+    with pytest.raises(InputError, match="direction of progression"):
+        detect_axes(df)
+
+
+def test_a_missing_markerset_file_is_said_not_found():
+    from humanbody.markers.markerset import load_markerset
+
+    with pytest.raises(InputError, match="'missing.toml' not found"):
+        load_markerset("missing.toml")
+
+
+def test_a_drafted_height_out_of_range_asks_for_the_height_not_for_metres():
+    from humanbody.io.c3d import read_c3d
+    from humanbody.markers.axes import to_ground
+    from humanbody.markers.draft import draft_markerset
+
+    ground, _ = to_ground(read_c3d(_path(ORG, "sample_30_marche281")))
+    with pytest.raises(InputError, match="give the subject's height with --height") as err:
+        draft_markerset(ground)
+    assert "give metres" not in str(err.value)
