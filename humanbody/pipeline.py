@@ -435,7 +435,7 @@ def _after_loads(analysis: Analysis, subj: Subject, opts: AnalysisOptions, log: 
     reduction (docs/kinetics.md "Residual reduction"; the conditioned markers then let go unless kept)."""
     table, given, skip = analysis.load_table, {name for name, _ in opts.load_segments}, "force-clock" in opts.skip_checks
     line = check_force_clock(table, analysis.loads, analysis.results, analysis.model, analysis.motion.time,
-                             skip=skip, given=list(given))
+                             skip=skip, given=list(given), trial=analysis.source)
     judged = [name not in given and seg in (None, "right_foot", "left_foot")
               for name, seg in zip(table.names, table.segments or [None] * len(table.names), strict=True)]
     log.messages.append(f"{line}; " + check_force_timing(table, analysis.loads, analysis.results, analysis.model,

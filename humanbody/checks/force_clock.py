@@ -67,12 +67,13 @@ def stance_agreement(loads, results, model, inside, judged=None) -> tuple[float,
     return float((near & loaded).sum() / loaded.sum()), int(loaded.sum())
 
 
-def check_force_clock(table, loads, results, model, time, *, skip: bool = False, given=()) -> str:
+def check_force_clock(table, loads, results, model, time, *, skip: bool = False, given=(), trial=None) -> str:
     """One line on the force file's clock against the trial; refused when it does not match (see the module).
 
     The stance agreement judges the loads that stand for the ground under the feet: those the file gives
     to no segment or to a foot; ``given`` names loads the user gave to a segment (``--load``), which may
-    act anywhere and are not judged.
+    act anywhere and are not judged.  ``trial``: the trial's file; when the loads are its own plates, the
+    refusal says so (there is no other force file to give).
     """
     t = np.asarray(time, dtype=float)
     lo, hi = float(table.time[0]), float(table.time[-1])
@@ -92,7 +93,11 @@ def check_force_clock(table, loads, results, model, time, *, skip: bool = False,
         bad.append(f"it covers only {100 * overlap:.0f} % of the trial")
     if np.isfinite(share) and n >= MIN_LOADED and share < MIN_AGREEMENT:
         bad.append(f"no foot is where the force is in {100 * (1 - share):.0f} % of the loaded frames")
+    own = trial is not None and table.source and Path(str(table.source)) == Path(str(trial))
     if bad and not skip:
-        raise refusal("force-clock", f"not on the trial's clock: {' and '.join(bad)} ({said}; {stance})",
-                      table.source or None, instead="give the force file of this trial")
+        what = "the trial's own force plates do not match its feet" if own else "not on the trial's clock"
+        instead = ("check the plates' corners and origin in the file" if own
+                   else "give the force file of this trial")
+        raise refusal("force-clock", f"{what}: {' and '.join(bad)} ({said}; {stance})",
+                      table.source or None, instead=instead)
     return f"check force-clock: {said}; {stance}" + (" (--skip-check force-clock)" if bad else "")

@@ -26,9 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from . import _text
-from ._validate import marker_frame
+from . import _text, c3d_raw
+from ._validate import LENGTH_UNITS, length_unit, marker_frame
 from .c3d_events import parse_events
+from .c3d_params import ParameterError, parse_parameters
 
 _NOT_MARKERS = ("ANGLES", "FORCES", "MOMENTS", "POWERS", "SCALARS", "REACTIONS", "MODELLED")
 _MISSING_EZC3D = "reading C3D needs the ezc3d package: pip install 'humanbody[c3d]'"
@@ -39,15 +40,16 @@ def looks_like_c3d(head: bytes) -> bool:
     return len(head) >= 2 and head[1] == 0x50 and 1 < head[0] < 128
 
 
-def _check_structure(path: Path) -> str | None:
-    """Raise InputError when the file is not a complete C3D file.
+def _check_structure(path: Path) -> tuple[str | None, str | None]:
+    """Raise InputError when the file is not a complete C3D file; else ``(note, damage)``.
 
-    Checks the header key, the parameter section (its blocks present, the
-    record chain inside it) and that the data section holds every frame
-    the header announces.  A data section that holds fewer frames than
-    announced but ends with a whole frame exactly at the end of the file is
-    accepted (ezc3d reads those frames): the returned note says so; a file
-    cut inside a frame is truncated.
+    Checks the header key, the parameter section (present; its record
+    chain, read strictly, for ``damage``: why ezc3d should not be given the
+    file, or None) and that the data section holds every frame the header
+    announces.  A data section that holds fewer frames than announced but
+    ends with a whole frame exactly at the end of the file is accepted
+    (ezc3d reads those frames): the returned note says so; a file cut
+    inside a frame is truncated.
     """
     raw = path.read_bytes()
     size = len(raw)
@@ -60,29 +62,9 @@ def _check_structure(path: Path) -> str | None:
     if proc not in (84, 85, 86):
         raise InputError(f"is not a readable C3D file: unknown processor type {proc}", path)
     end = "<" if proc in (84, 85) else ">"
-    p_end = p_start + n_blocks * 512
-    if n_blocks == 0 or p_end > size:
-        raise InputError("is a truncated C3D file: the parameter section is cut short", path)
-    pos, steps = p_start + 4, 0
-    while True:
-        steps += 1
-        if pos + 2 > p_end or steps > 100000:
-            raise InputError("is a damaged C3D file: the parameter records run past their section", path)
-        n_len = abs(struct.unpack_from("b", raw, pos)[0])
-        if n_len == 0:
-            break
-        off_at = pos + 2 + n_len
-        if off_at + 2 > p_end:
-            raise InputError("is a damaged C3D file: the parameter records run past their section", path)
-        offset = struct.unpack_from(end + "h", raw, off_at)[0]
-        if offset == 0:
-            break
-        nxt = off_at + offset
-        if offset < 0 or nxt > p_end:
-            raise InputError("is a damaged C3D file: a parameter record points outside its section", path)
-        pos = nxt
     words = struct.unpack_from(end + "9H", raw, 0)
     n_points, n_analog, first, last, data_block = words[1], words[2], words[3], words[4], words[8]
+    damage = _parameter_damage(raw, p_start, n_blocks, proc, data_block)
     if proc == 85:  # DEC float: the sign bit is the top bit of the second byte
         floats = bool(raw[13] & 0x80)
     else:
@@ -97,11 +79,26 @@ def _check_structure(path: Path) -> str | None:
             # Whole frames up to the file's last byte (NDI Optotrak writes the planned frame count in the
             # header): the frames that are there are read, as ezc3d reads them, and the log says so.
             return (f"the header announces {frames} frames, the data hold {have} whole frames up to the end "
-                    f"of the file: {have} read")
+                    f"of the file: {have} read"), damage
         raise InputError(
             f"is a truncated C3D file: the header announces {frames} frames but the data "
             f"stop after {have}", path,
         )
+    return None, damage
+
+
+def _parameter_damage(raw: bytes, p_start: int, n_blocks: int, proc: int, data_block: int) -> str | None:
+    """Why the parameter section should not be given to ezc3d (it can stall on a damaged one), or None:
+    no blocks declared, a record that cannot be read (:func:`~humanbody.io.c3d_params.parse_parameters`,
+    strict), big-endian MIPS (ezc3d does not read it)."""
+    if proc == 86:
+        return "big-endian SGI/MIPS encoding"
+    if n_blocks == 0:
+        return "its parameter section declares no blocks"
+    try:
+        parse_parameters(raw, p_start, (data_block - 1) * 512 if data_block > 1 else None)
+    except ParameterError:
+        return "its parameter section is damaged"
     return None
 
 
@@ -153,10 +150,10 @@ def read_c3d(path, units: str | None = None, rate_hz: float | None = None):
         has fewer than 2 frames.
     """
     path = _text.check_file(path)
-    c, frames_note = _open(path)
+    c, notes = _open(path)
     pts = np.asarray(c["data"]["points"], dtype=float)  # (4, points, frames)
     labels, keep, skip = _marker_points(c, pts.shape[1], path)
-    conversions: list[str] = [frames_note] if frames_note else []
+    conversions: list[str] = list(notes)
     unit = _unit(c, units, conversions)
     if rate_hz is not None:
         rate = (rate_hz, "rate_hz option")
@@ -166,16 +163,19 @@ def read_c3d(path, units: str | None = None, rate_hz: float | None = None):
         rate = (r, "POINT:RATE")
     first = int(c["header"]["points"]["first_frame"]) + 1  # ezc3d counts from 0, the file from 1
     xyz = np.transpose(pts[:3, keep, :], (2, 1, 0))  # (frames, markers, 3)
+    names, kept = _tell_apart([labels[k] for k in keep], xyz, conversions)
+    xyz = xyz[:, kept, :]
     analog_labels = [str(x).strip() for x in (_param(c, "ANALOG", "LABELS", []) or [])]
     analog_rate = _param(c, "ANALOG", "RATE", [])
     frame = marker_frame(
-        path, "c3d", [labels[k] for k in keep], xyz, units=unit, rate=rate, first_frame=first,
+        path, "c3d", names, xyz, units=unit, rate=rate, first_frame=first,
         conversions=conversions,
         extra_attrs={
             "first_frame": first,
             "ignored_points": [lab for lab in labels if lab in skip],
             "analog_rate_hz": float(analog_rate[0]) if len(analog_rate) else None,
             "analog_labels": analog_labels,
+            **_screen(c),
         },
     )
     events, notes = parse_events(c["parameters"].get("EVENT"), frame["time"].to_numpy(),
@@ -188,18 +188,68 @@ def read_c3d(path, units: str | None = None, rate_hz: float | None = None):
 
 
 def _open(path: Path) -> tuple:
-    """The file as ezc3d reads it, after :func:`_check_structure`, and that check's note (or None); ezc3d's
-    C++ errors (and a missing ezc3d) become one InputError line."""
+    """The file as ezc3d reads it, after :func:`_check_structure`, and the notes on what was odd.
+
+    ezc3d is the reference; humanbody's own reader (:mod:`humanbody.io.c3d_raw`) takes the files ezc3d
+    cannot read (a damaged parameter section, big-endian MIPS, a parameter ezc3d refuses), those where
+    ezc3d finds no points the header announces, and those whose data section ezc3d's frame layout does
+    not fit while the header's does (one line says which).  Errors of both become one InputError line."""
     try:
         import ezc3d  # optional dependency (humanbody[c3d])
     except ImportError:
         raise InputError(_MISSING_EZC3D, path) from None
-    frames_note = _check_structure(path)
+    frames_note, damage = _check_structure(path)
+    notes = [frames_note] if frames_note else []
+    if damage is None:
+        try:
+            c = ezc3d.c3d(str(path))
+        except Exception as err:  # ezc3d raises RuntimeError/IOError with C++ messages
+            damage = _first_sentence(" ".join(str(err).split()) or type(err).__name__)
+        else:
+            damage = _ezc3d_misread(path, c)
+            if damage is None:
+                return c, notes
     try:
-        return ezc3d.c3d(str(path)), frames_note
-    except Exception as err:  # ezc3d raises RuntimeError/IOError with C++ messages
-        text = " ".join(str(err).split()) or type(err).__name__
-        raise InputError(f"is not a readable C3D file ({text})", path) from None
+        c, raw_notes = c3d_raw.read_raw(path)
+    except (ParameterError, ValueError, struct.error) as err:
+        raise InputError(f"is not a readable C3D file ({damage}; {err})", path) from None
+    return c, [f"ezc3d does not read this file as written ({damage}): read by humanbody's C3D reader", *raw_notes]
+
+
+def _screen(c) -> dict:
+    """``{"screen_axes": (X_SCREEN, Y_SCREEN)}`` when the file declares its screen axes (``"+X"``, ``"+Z"``),
+    else ``{}``."""
+    xs, ys = _param(c, "POINT", "X_SCREEN", []), _param(c, "POINT", "Y_SCREEN", [])
+    if len(xs) and len(ys) and str(xs[0]).strip() and str(ys[0]).strip():
+        return {"screen_axes": (str(xs[0]).strip(), str(ys[0]).strip())}
+    return {}
+
+
+def _first_sentence(text: str) -> str:
+    """The first sentence of an ezc3d message, without its advice to set flags."""
+    return text.split(". ")[0].rstrip(".")
+
+
+def _ezc3d_misread(path: Path, c) -> str | None:
+    """Why ezc3d's reading of the file is not its content, or None: no points where the header announces
+    some, or a frame layout (points and analog samples per frame) that does not fill the data section
+    while the header's does."""
+    raw = path.read_bytes()
+    head = c3d_raw._header(raw)
+    pts = c["data"]["points"]
+    if pts.shape[1] == 0 and head["n_points"] > 0:
+        return f"its parameters declare no points, the header {head['n_points']}"
+    frames = pts.shape[2]
+    analogs = c["data"]["analogs"]
+    ez_analog = analogs.shape[1] * analogs.shape[2] // frames if frames else 0
+    start = (max(head["data_block"], 1) - 1) * 512
+    width = 4 if head["scale"] < 0 else 2
+    if frames == 0 or c3d_raw.fits(len(raw), start, frames, 4 * pts.shape[1] + ez_analog, width):
+        return None
+    if c3d_raw.fits(len(raw), start, frames, 4 * pts.shape[1] + head["n_analog"], width):
+        return (f"it takes {ez_analog} analog samples per frame, the header and the data section "
+                f"{head['n_analog']}")
+    return None
 
 
 def _marker_points(c, n_points: int, path: Path) -> tuple[list[str], list[int], set[str]]:
@@ -220,6 +270,56 @@ def _marker_points(c, n_points: int, path: Path) -> tuple[list[str], list[int], 
     return labels, keep, skip
 
 
+def _tell_apart(names: list[str], xyz: np.ndarray, notes: list[str]) -> tuple[list[str], list[int]]:
+    """Names for the points ``names`` (their ``xyz`` (frames, points, 3)): an unnamed point is named
+    ``M01``, ``M02``, ... after its place; of points sharing a label, those with no sample in any frame are
+    dropped and the others kept as ``RKNE``, ``RKNE_2``, ...  Returns the names and the indices kept; one
+    line per kind of oddity goes to ``notes``."""
+    empty = ~np.isfinite(xyz).all(axis=2).any(axis=0) | ~np.any(xyz != 0.0, axis=(0, 2))
+    taken = {n for n in names if n}
+    unnamed = []
+    out = list(names)
+    for k, n in enumerate(names):
+        if not n:
+            new = f"M{k + 1:02d}"
+            j = 2
+            while new in taken:
+                new, j = f"M{k + 1:02d}_{j}", j + 1
+            out[k] = new
+            taken.add(new)
+            unnamed.append(new)
+    count: dict[str, int] = {}
+    for n in out:
+        count[n] = count.get(n, 0) + 1
+    dropped: list[str] = []
+    renamed: list[str] = []
+    seen: dict[str, int] = {}
+    kept: list[int] = []
+    for k, n in enumerate(out):
+        if count[n] > 1 and empty[k] and sum(1 for j, m in enumerate(out) if m == n and not empty[j]) >= 1:
+            dropped.append(n)
+            continue
+        seen[n] = seen.get(n, 0) + 1
+        if seen[n] > 1:
+            new = f"{n}_{seen[n]}"
+            while new in taken:
+                seen[n] += 1
+                new = f"{n}_{seen[n]}"
+            renamed.append(f"{n} -> {new}")
+            out[k] = new
+            taken.add(new)
+        kept.append(k)
+    if unnamed:
+        notes.append(f"{len(unnamed)} unnamed point(s) named {', '.join(unnamed[:4])}{' ...' if len(unnamed) > 4 else ''}")
+    if dropped:
+        notes.append(f"{len(dropped)} repeated label(s) with no sample dropped ({', '.join(dropped[:4])}"
+                     f"{' ...' if len(dropped) > 4 else ''})")
+    if renamed:
+        notes.append(f"{len(renamed)} repeated label(s) told apart: {', '.join(renamed[:3])}"
+                     f"{' ...' if len(renamed) > 3 else ''}")
+    return [out[k] for k in kept], kept
+
+
 def _unit(c, units: str | None, conversions: list[str]) -> tuple[str, str]:
     """The length unit and where it is given: the option, else ``POINT:UNITS`` (mm when it is missing,
     noted in ``conversions``)."""
@@ -230,4 +330,11 @@ def _unit(c, units: str | None, conversions: list[str]) -> tuple[str, str]:
     if not raw_unit:
         conversions.append("POINT:UNITS missing: coordinates taken as mm")
         return ("mm", "POINT:UNITS")
+    key = raw_unit.lower()
+    if key not in LENGTH_UNITS and len(key) >= 3:
+        # a unit cut short by its parameter's width ("mete" for metres)
+        full = sorted({length_unit(u)[0] for u in LENGTH_UNITS if u.startswith(key)})
+        if len(full) == 1:
+            conversions.append(f"POINT:UNITS {raw_unit!r} read as {full[0]} (cut short)")
+            return (full[0], "POINT:UNITS")
     return (raw_unit, "POINT:UNITS")

@@ -133,9 +133,19 @@ def _dec_to_ieee(b: bytes) -> np.ndarray:
     return (swapped / 4.0).astype(np.float32)
 
 
-def parse_parameters(raw: bytes, start: int) -> tuple[dict, int]:
+def parse_parameters(raw: bytes, start: int, limit: int | None = None,
+                     notes: list | None = None) -> tuple[dict, int]:
     """The groups (``{name: Group}`` in group-id order) of the parameter section at byte ``start`` of ``raw``,
     and the processor code (84, 85 or 86).
+
+    ``limit`` (a byte position, the data section's start): the section may
+    run past the block count its first bytes declare, up to ``limit`` (some
+    writers count too few blocks; ezc3d reads on).  A record whose offset
+    word points outside the section, or back inside its own bytes, is
+    followed by the record right after its description (the offset is
+    redundant with the lengths the record holds).  ``notes`` (a list): a
+    damaged record ends the section instead of raising, the records before
+    it kept, and one line saying so is appended.
 
     Raises
     ------
@@ -146,67 +156,91 @@ def parse_parameters(raw: bytes, start: int) -> tuple[dict, int]:
     n_blocks, proc = raw[start + 2], raw[start + 3]
     if proc not in (84, 85, 86):
         raise ParameterError(f"unknown processor type {proc}")
-    end = "<" if proc in (84, 85) else ">"
-    stop = min(len(raw), start + max(1, n_blocks) * 512)
+    stop = min(len(raw), max(start + max(1, n_blocks) * 512, limit or 0))
     groups: dict[int, Group] = {}
     pending: list[tuple[int, Parameter]] = []
-    pos = start + 4
-    while pos + 2 <= stop:
-        n_len = struct.unpack_from("b", raw, pos)[0]
-        gid = struct.unpack_from("b", raw, pos + 1)[0]
-        if n_len == 0:
-            break
-        locked, n_len = n_len < 0, abs(n_len)
-        at = pos + 2 + n_len
-        if at + 2 > stop:
-            raise ParameterError("a parameter record runs past the section")
-        name = raw[pos + 2:at].decode("latin-1").strip()
-        offset = struct.unpack_from(end + "h", raw, at)[0]
-        body = at + 2
-        nxt = at + offset if offset > 0 else stop
-        if gid < 0:
-            if body + 1 > stop:
-                raise ParameterError(f"group {name} runs past the section")
-            d_len = raw[body]
-            desc = raw[body + 1:body + 1 + d_len].decode("latin-1")
-            groups[-gid] = Group(name, -gid, desc, locked)
-        else:
-            if body + 2 > stop:
-                raise ParameterError(f"parameter {name} runs past the section")
-            ptype = struct.unpack_from("b", raw, body)[0]
-            if ptype not in (-1, 1, 2, 4):
-                raise ParameterError(f"parameter {name} has the unknown type {ptype}")
-            nd = raw[body + 1]
-            dims = tuple(raw[body + 2:body + 2 + nd])
-            size = abs(ptype) * int(np.prod(dims)) if nd else abs(ptype)
-            d0 = body + 2 + nd
-            if d0 + size + 1 > stop:
-                raise ParameterError(f"parameter {name} runs past the section")
-            chunk = raw[d0:d0 + size]
-            data: np.ndarray
-            if ptype == -1:
-                data = np.frombuffer(chunk, dtype=np.uint8).copy()
-            elif ptype == 1:
-                data = np.frombuffer(chunk, dtype=np.int8).copy()
-            elif ptype == 2:
-                data = np.frombuffer(chunk, dtype=end + "i2").astype(np.int16)
-            elif proc == 85:
-                data = _dec_to_ieee(chunk)
-            else:
-                data = np.frombuffer(chunk, dtype=end + "f4").astype(np.float32)
-            d_len = raw[d0 + size]
-            desc = raw[d0 + size + 1:d0 + size + 1 + d_len].decode("latin-1")
-            pending.append((gid, Parameter(name, ptype, dims, data, desc, locked)))
-        if offset == 0:
-            break
-        if nxt <= pos or nxt > stop:
-            raise ParameterError(f"the record of {name} points outside the section")
-        pos = nxt
+    pos: int | None = start + 4
+    read = 0
+    try:
+        while pos is not None and pos + 2 <= stop:
+            pos = _record_at(raw, pos, stop, proc, groups, pending)
+            read += 1
+    except ParameterError:
+        if notes is None:
+            raise
+        notes.append(f"the parameter section is damaged after its first {read} records: those records read")
     for gid, p in pending:
         if gid not in groups:  # a parameter of an undeclared group: the group gets a name (as ezc3d does)
             groups[gid] = Group(f"GROUP{gid}", gid)
         groups[gid].params[p.name] = p
     return {g.name: g for g in sorted(groups.values(), key=lambda g: g.gid)}, proc
+
+
+def _record_at(raw: bytes, pos: int, stop: int, proc: int, groups: dict, pending: list) -> int | None:
+    """Read the group or parameter record at ``pos`` into ``groups`` / ``pending``; the position of the next
+    record, or None after the last one."""
+    end = "<" if proc in (84, 85) else ">"
+    n_len = struct.unpack_from("b", raw, pos)[0]
+    gid = struct.unpack_from("b", raw, pos + 1)[0]
+    if n_len == 0:
+        return None
+    locked, n_len = n_len < 0, abs(n_len)
+    at = pos + 2 + n_len
+    if at + 2 > stop:
+        raise ParameterError("a parameter record runs past the section")
+    name = raw[pos + 2:at].decode("latin-1").strip()
+    offset = struct.unpack_from(end + "h", raw, at)[0]
+    body = at + 2
+    if gid < 0:
+        if body + 1 > stop:
+            raise ParameterError(f"group {name} runs past the section")
+        d_len = raw[body]
+        groups[-gid] = Group(name, -gid, raw[body + 1:body + 1 + d_len].decode("latin-1"), locked)
+        natural = body + 1 + d_len
+    else:
+        param, natural = _parameter_body(raw, body, stop, proc, name, locked)
+        pending.append((gid, param))
+    if offset == 0:
+        return None
+    nxt = at + offset
+    if nxt < natural or nxt > stop:  # the offset word contradicts the record's own lengths
+        nxt = natural
+    if nxt <= pos or nxt > stop:
+        raise ParameterError(f"the record of {name} points outside the section")
+    return nxt
+
+
+def _parameter_body(raw: bytes, body: int, stop: int, proc: int, name: str, locked: bool) -> tuple:
+    """The parameter whose type byte is at ``body``, and the position right after its description."""
+    end = "<" if proc in (84, 85) else ">"
+    if body + 2 > stop:
+        raise ParameterError(f"parameter {name} runs past the section")
+    ptype = struct.unpack_from("b", raw, body)[0]
+    if ptype not in (-1, 1, 2, 4):
+        raise ParameterError(f"parameter {name} has the unknown type {ptype}")
+    nd = raw[body + 1]
+    if nd > 7:
+        raise ParameterError(f"parameter {name} has {nd} dimensions (at most 7)")
+    dims = tuple(raw[body + 2:body + 2 + nd])
+    size = abs(ptype) * int(np.prod(dims)) if nd else abs(ptype)
+    d0 = body + 2 + nd
+    if d0 + size + 1 > stop:
+        raise ParameterError(f"parameter {name} runs past the section")
+    chunk = raw[d0:d0 + size]
+    data: np.ndarray
+    if ptype == -1:
+        data = np.frombuffer(chunk, dtype=np.uint8).copy()
+    elif ptype == 1:
+        data = np.frombuffer(chunk, dtype=np.int8).copy()
+    elif ptype == 2:
+        data = np.frombuffer(chunk, dtype=end + "i2").astype(np.int16)
+    elif proc == 85:
+        data = _dec_to_ieee(chunk)
+    else:
+        data = np.frombuffer(chunk, dtype=end + "f4").astype(np.float32)
+    d_len = raw[d0 + size]
+    desc = raw[d0 + size + 1:d0 + size + 1 + d_len].decode("latin-1")
+    return Parameter(name, ptype, dims, data, desc, locked), d0 + size + 1 + d_len
 
 
 def _name(name: str, locked: bool, gid: int) -> bytes:

@@ -55,6 +55,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..signal import FORCE_THRESHOLD
+from ._validate import LENGTH_UNITS
 
 __all__ = ["SIDE_PREFIXES", "PlateGeometry", "plate_prefixes", "file_plates", "vertical_axis_mapping",
            "vertical_component", "plate_from_corners", "plate_from_points", "centre_of_pressure",
@@ -226,6 +227,16 @@ def plate_from_points(name: str, points, loaded) -> PlateGeometry:
 _LENGTH = {"mm": 1e-3, "cm": 1e-2, "m": 1.0}
 
 
+def _length_factor(unit) -> float:
+    """Metres per unit of a plate's ``unit_position`` (mm when unknown); a unit cut short by its
+    parameter's width (``"mete"``) is the one length unit it begins."""
+    key = str(unit).strip().lower()
+    if key in _LENGTH:
+        return _LENGTH[key]
+    full = {LENGTH_UNITS[u] for u in LENGTH_UNITS if len(key) >= 3 and u.startswith(key)}
+    return full.pop() if len(full) == 1 else 1e-3
+
+
 @dataclass(eq=False)
 class C3DPlatforms:
     """Force platforms of a C3D file in ground axes: time (T,) s; force, point, moment (T, P, 3) N, m, N·m (the
@@ -300,10 +311,12 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
     first = int(head["header"]["points"]["first_frame"])  # 0-based, as the marker reader's time base
     M = np.eye(3) if mapping is None else np.asarray(mapping, dtype=float)
     names, force, point, moment, plates, flipped = [], [], [], [], [], []
+    # no POINT:UNITS: ezc3d says metres, the file's lengths are millimetres (as the marker reader takes them)
+    declared = len(head["parameters"]["POINT"].get("UNITS", {}).get("value", [])) > 0
     for i, p in enumerate(c["data"]["platform"]):
-        pos = _LENGTH.get(str(p["unit_position"]).strip().lower(), 1e-3)
+        pos = _length_factor(p["unit_position"]) if declared else 1e-3
         unit_m = str(p["unit_moment"]).strip().lower()
-        mom = _LENGTH.get(unit_m[1:] if unit_m.startswith("n") else "mm", 1e-3)
+        mom = _LENGTH.get(unit_m[1:] if unit_m.startswith("n") else "mm", 1e-3) if declared else 1e-3
         f = np.asarray(p["force"], dtype=float).T @ M.T
         bad = ~np.isfinite(f)
         if bad.any():
@@ -315,8 +328,9 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
             flipped.append(name)
         names.append(name)
         force.append(sign * f)
-        point.append(_rotate_rows(np.asarray(p["center_of_pressure"], dtype=float).T * pos, M))
-        moment.append(sign * _rotate_rows(np.asarray(p["Tz"], dtype=float).T * mom, M))
+        cop, tz = (p["center_of_pressure"], p["Tz"]) if types[i] != 3 else _type3_centre(c, i, p)
+        point.append(_rotate_rows(np.asarray(cop, dtype=float).T * pos, M))
+        moment.append(sign * _rotate_rows(np.asarray(tz, dtype=float).T * mom, M))
         corners = (np.asarray(p["corners"], dtype=float).T * pos) @ M.T
         try:
             plates.append(plate_from_corners(name, corners))
@@ -340,6 +354,43 @@ def _rotate_rows(a: np.ndarray, M: np.ndarray) -> np.ndarray:
     out = np.where(bad[:, None], 0.0, a) @ M.T
     out[bad] = np.nan
     return out
+
+
+def _type3_centre(c, i: int, p) -> tuple[np.ndarray, np.ndarray]:
+    """Centre of pressure and free moment (each (3, T), lab, the file's units) of platform ``i`` of type 3
+    (Kistler, 8 channels ``fx12, fx34, fy14, fy23, fz1..fz4``).
+
+    Its ``ORIGIN`` holds the sensors' offsets ``a, b`` from the plate's centre and the depth ``az0`` of
+    the sensor plane below the surface (C3D User Guide, type 3), not a shift of the origin, which is how
+    ezc3d 1.7 takes it (its centre of pressure then lies ``(a, b)`` away from the foot).  In plate axes
+    (``R``, the corners' frame), about the centre of the sensor plane:
+
+        Mx = b (fz1 + fz2 - fz3 - fz4),  My = a (-fz1 + fz2 + fz3 - fz4),
+        Mz = b (-fx12 + fx34) + a (fy14 - fy23);
+
+    moved to the surface's centre ``c`` (the sensor plane ``az0`` below it), then the centre of pressure
+    ``P = c + n x M_c / (n . F)`` and the free moment ``((M_c - (P - c) x F) . n) n`` (``n`` the plate's z).
+    """
+    fp = c["parameters"]["FORCE_PLATFORM"]
+    used = int(np.asarray(fp["USED"]["value"]).ravel()[0])
+    chan = np.asarray(fp["CHANNEL"]["value"]).reshape(-1, used, order="F")[:8, i].astype(int) - 1
+    ch = np.asarray(c["data"]["analogs"], dtype=float)[0][chan]
+    a, b, az0 = (abs(float(v)) for v in np.asarray(fp["ORIGIN"]["value"]).reshape(3, used, order="F")[:, i])
+    corners = np.asarray(p["corners"], dtype=float)
+    x, y = corners[:, 0] - corners[:, 1], corners[:, 0] - corners[:, 3]
+    z = np.cross(x, y)
+    y = np.cross(z, x)
+    R = np.stack([x / np.linalg.norm(x), y / np.linalg.norm(y), z / np.linalg.norm(z)], axis=1)
+    centre = corners.mean(axis=1)
+    F = R @ np.vstack([ch[0] + ch[1], ch[2] + ch[3], ch[4:8].sum(axis=0)])
+    m_plate = np.vstack([b * (ch[4] + ch[5] - ch[6] - ch[7]), a * (-ch[4] + ch[5] + ch[6] - ch[7]),
+                         b * (-ch[0] + ch[1]) + a * (ch[2] - ch[3])])
+    m_c = R @ m_plate + np.cross(R @ np.array([0.0, 0.0, -az0]), F.T).T
+    n = R[:, 2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        arm = np.cross(n, m_c.T).T / (n @ F)[None, :]
+    tz = ((m_c - np.cross(arm.T, F.T).T).T @ n)[None, :] * n[:, None]
+    return centre[:, None] + arm, tz
 
 
 def vertical_forces(forces: pd.DataFrame, plates: dict | None = None,

@@ -459,6 +459,38 @@ def _left_vector(P: np.ndarray, pairs: list[tuple[int, int]], horiz: list[int]) 
 DETECT_FRAMES = 10_000
 
 
+def _screen_axis(text) -> tuple[int, float] | None:
+    """Lab axis index and sign of a C3D screen axis (``"+X"``, ``"-Z"``, ``"Y"``), or None."""
+    t = str(text or "").strip().upper()
+    sign = -1.0 if t.startswith("-") else 1.0
+    t = t.lstrip("+-")
+    return ("XYZ".index(t), sign) if t in ("X", "Y", "Z") else None
+
+
+def _screen_axes(screen, vertical: tuple[int, float] | None) -> tuple[np.ndarray, str] | None:
+    """The lab -> ground mapping from a C3D's ``POINT:X_SCREEN``/``Y_SCREEN`` (the lab axes the capture program
+    shows rightwards and upwards) for a trial whose motion gives no direction of progression: forward =
+    X_SCREEN, up = the vertical the motion gave (``(axis, sign)``), else Y_SCREEN; None when the file names
+    no screen axes or X_SCREEN is the vertical."""
+    if not screen or len(screen) != 2:
+        return None
+    xs, ys = _screen_axis(screen[0]), _screen_axis(screen[1])
+    if xs is None or ys is None or xs[0] == ys[0]:
+        return None
+    up = vertical if vertical is not None else ys
+    if xs[0] == up[0]:
+        return None
+    M = np.zeros((3, 3))
+    M[0, xs[0]] = xs[1]
+    M[2, up[0]] = up[1]
+    M[1] = np.cross(M[2], M[0])
+    said = (f"up = {'+' if up[1] > 0 else '-'}{'xyz'[up[0]]} from the markers" if vertical is not None
+            else f"up = Y_SCREEN {screen[1]}")
+    how = (f"the motion gives no direction of progression (no travel, no treadmill, no left/right marker "
+           f"pairs): forward = the file's POINT:X_SCREEN {screen[0]}, {said}")
+    return M, how
+
+
 def detect_axes(df: pd.DataFrame) -> AxesMapping:
     """Detect the lab -> ground mapping of a marker trial.
 
@@ -503,10 +535,15 @@ def detect_axes(df: pd.DataFrame) -> AxesMapping:
     if len(df) > DETECT_FRAMES:  # a long trial: its beginning decides (medians settle long before)
         df = df.iloc[:DETECT_FRAMES]
     P = _positions(df, names)
+    axis, up = None, 1.0
     try:
         axis, up, c_up, how_up = _vertical(P, names)
         fwd, sign, c_fwd, how_fwd = _forward(P, names, axis, up, _rate(df))
     except InputError as exc:
+        screen = _screen_axes(df.attrs.get("screen_axes"), None if axis is None else (axis, up))
+        if screen is not None:
+            M, how = screen
+            return AxesMapping(_check_matrix(M, _spec(M)), _spec(M), how, 0.5)
         if not df.attrs.get("source"):
             raise
         raise exc.with_path(df.attrs["source"]) from None

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import InputError
+from ..model.anthropometry import HEIGHT_RANGE
 from ..signal.nan import nanmedian
 from .calibration import calibrate
 from .markerset import _parse
@@ -255,6 +256,9 @@ def classify(pose: dict, height=None, lateral: dict | None = None) -> tuple[list
     if not (np.isfinite(H) and H > 0.5) and height is None:  # no foot markers below the anchors: an upper-body set
         raise InputError(f"has no leg or foot markers below its pelvis and trunk markers (standing height "
                          f"estimated {H:.2f} m): a marker set needs a pelvis and legs")
+    if height is None and not HEIGHT_RANGE[0] <= H <= HEIGHT_RANGE[1]:
+        raise InputError(f"the standing height estimated from its highest markers ({H:.2f} m) is not plausible "
+                         f"(no head or shoulder marker recognised); give the subject's height with --height M")
     pelvis = [g.position[1] for g in ok if g.role in ("asis", "psis", "sacrum")]
     midline = float(np.mean(pelvis)) if pelvis else float(np.median([g.position[1] for g in ok]))
 

@@ -232,6 +232,9 @@ def load_markerset(spec) -> MarkerSet:
         path = builtin[key.lower()]
     elif os.path.isfile(key):
         path = Path(key)
+    elif key.lower().endswith(".toml") or os.sep in key or "/" in key:
+        raise InputError(f"marker set file {key!r} not found; give an existing .toml file (or draft one with "
+                         "`humanbody markerset init STATIC --out FILE`)")
     else:
         known = ", ".join(builtin) or "none"
         raise InputError(f"unknown marker set {key!r} (built-in sets: {known}; or give a .toml file)")

@@ -1,0 +1,357 @@
+"""C3D.org's sample files (../shared/data/real/c3d/c3d_org) and the ezc3d corpus (../shared/data/real/c3d), read
+as ezc3d reads them; the tolerance rules each on a synthetic file written with ezc3d.
+
+For every file: nothing crashes; the points and frames equal ezc3d's where ezc3d reads the file as written,
+and where it does not (a damaged parameter section, big-endian SGI, a parameter ezc3d refuses, a frame layout
+that does not fill the data section), the file's own layout is checked another way (the same trial in another
+encoding, smooth motion); each plate's force and centre of pressure equal an independent computation from the
+analog channels, the calibration matrix and the corners (C3D User Guide, force-platform types 1-4); what was
+odd is said in one line each.  Skipped when the shared data are absent."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from _shared import SHARED_DATA
+
+from humanbody.errors import InputError
+
+ezc3d = pytest.importorskip("ezc3d")
+
+ORG = SHARED_DATA / "real" / "c3d" / "c3d_org"
+CORPUS = SHARED_DATA / "real" / "c3d"
+ORG_FILES = sorted(p.stem for p in ORG.glob("*.c3d")) if ORG.is_dir() else []
+CORPUS_FILES = sorted(p.stem for p in CORPUS.glob("*.c3d")) if CORPUS.is_dir() else []
+#: Files whose points ezc3d does not read as written (its frame layout or its parameters), and why.
+NOT_AS_EZC3D = {
+    "sample_02_sgi_real": "big-endian SGI/MIPS encoding",
+    "sample_11_evart": "analog samples per frame",
+    "sample_13_golfswing": "OFFSET parameter is not an INT",
+    "sample_18_bad_parameter_section": "its parameter section is damaged",
+    "sample_20_phasespace_sample": "its parameter section declares no blocks",
+    "sample_22_BKINtechnologies": "The format is not standard",
+    "sample_28_dynamic": "analog samples per frame",
+    "sample_28_standing": "analog samples per frame",
+}
+#: Files with no 3-D points: the marker reader refuses them in one line.
+NO_POINTS = {"Kistler", "C3DRotationExample"}
+
+
+def _path(folder, name):
+    path = folder / f"{name}.c3d"
+    if not path.is_file():
+        pytest.skip(f"needs the shared C3D files ({path.name})")
+    return path
+
+
+def _all():
+    return [(ORG, n) for n in ORG_FILES] + [(CORPUS, n) for n in CORPUS_FILES]
+
+
+@pytest.mark.parametrize("folder,name", _all(), ids=[n for _, n in _all()])
+def test_points_and_frames_as_ezc3d_reads_them(folder, name):
+    from humanbody.io.c3d import read_c3d
+
+    path = _path(folder, name)
+    if name in NO_POINTS:
+        with pytest.raises(InputError, match="holds no 3-D points"):
+            read_c3d(path)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df = read_c3d(path)
+    notes = df.attrs["conversions"]
+    assert all("\n" not in n and len(n) < 200 for n in notes)
+    if name in NOT_AS_EZC3D:
+        assert any(NOT_AS_EZC3D[name] in n for n in notes), notes
+        return
+    c = ezc3d.c3d(str(path))
+    pts = np.asarray(c["data"]["points"], dtype=float)
+    assert len(df) == pts.shape[2]
+    labels = [str(s).strip() for s in c["parameters"]["POINT"]["LABELS"]["value"]]
+    k = 2
+    while f"LABELS{k}" in c["parameters"]["POINT"]:
+        labels += [str(s).strip() for s in c["parameters"]["POINT"][f"LABELS{k}"]["value"]]
+        k += 1
+    ours = {m: df[[f"{m}_x", f"{m}_y", f"{m}_z"]].to_numpy() for m in df.attrs["markers"]}
+    scale = {"mm": 1e-3, "cm": 1e-2, "m": 1.0}[df.attrs["units_in_file"]]
+    names = [lab or f"M{j + 1:02d}" for j, lab in enumerate(labels[:pts.shape[1]])]
+    empty = ~np.isfinite(pts[:3]).all(axis=0).any(axis=1) | ~np.any(pts[:3] != 0, axis=(0, 2))
+    seen: dict[str, int] = {}
+    for j, name_j in enumerate(names):
+        if empty[j] and names.count(name_j) > 1:
+            continue  # an empty repeated label, dropped
+        seen[name_j] = seen.get(name_j, 0) + 1
+        key = name_j if seen[name_j] == 1 else f"{name_j}_{seen[name_j]}"
+        if key not in ours:
+            continue  # a model output, or an empty repeated label
+        ref = pts[:3, j, :].T * scale
+        ref[(ref == 0).all(axis=1)] = np.nan
+        got = ours[key]
+        assert np.array_equal(np.isnan(got[:, 0]), np.isnan(ref[:, 0])), key
+        np.testing.assert_allclose(got, ref, rtol=0, atol=1e-9, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", [n for n in NOT_AS_EZC3D if n != "sample_02_sgi_real"])
+def test_files_ezc3d_misreads_hold_smooth_motion(name):
+    """Read by the file's own layout, markers move less than 10 cm between frames in 95 % of the steps; ezc3d's
+    reading (where it reads the file) jumps."""
+    from humanbody.io.c3d import read_c3d
+
+    df = read_c3d(_path(ORG, name))
+    xyz = df.drop(columns="time").to_numpy().reshape(len(df), -1, 3)
+    step = np.linalg.norm(np.diff(xyz, axis=0), axis=2)
+    assert np.nanpercentile(step, 95) < 0.10
+
+
+def test_sgi_file_equals_the_same_trial_in_pc_encoding():
+    from humanbody.io.c3d import read_c3d
+
+    sgi = read_c3d(_path(ORG, "sample_02_sgi_real"))
+    pc = read_c3d(_path(ORG, "sample_02_pc_real"))
+    assert sgi.attrs["markers"] == pc.attrs["markers"]
+    np.testing.assert_array_equal(sgi.to_numpy(), pc.to_numpy())
+    dec = read_c3d(_path(ORG, "sample_02_dec_int"))
+    assert dec.attrs["markers"] == pc.attrs["markers"] and len(dec) == len(pc)
+
+
+# ------------------------------------------------------------------ force plates, independently
+def _plate_frame(corners):
+    """Plate axes (columns, lab) and surface centre from the four corners (3, 4), the C3D User Guide's order."""
+    c = np.asarray(corners, dtype=float)
+    x = c[:, 0] - c[:, 1]
+    y = c[:, 0] - c[:, 3]
+    z = np.cross(x, y)
+    y = np.cross(z, x)
+    R = np.stack([x / np.linalg.norm(x), y / np.linalg.norm(y), z / np.linalg.norm(z)], axis=1)
+    return R, c.mean(axis=1)
+
+
+def _plate_wrench(kind, ch, origin, cal):
+    """Force (3, T) and moment about the sensor origin (3, T), plate axes, from the channels (n, T)."""
+    if kind in (2, 4):
+        fm = cal @ ch[:6] if kind == 4 else ch[:6]
+        return fm[:3], fm[3:6]
+    if kind == 1:  # Fx, Fy, Fz, COPx, COPy, Tz: the moment of F applied at the COP, plus Tz
+        F = ch[:3]
+        P = np.vstack([ch[3], ch[4], np.zeros_like(ch[3])])
+        M = np.cross(P.T, F.T).T
+        M[2] += ch[5]
+        return F, M
+    a, b = origin[0], origin[1]  # type 3 (Kistler): fx12, fx34, fy14, fy23, fz1..fz4
+    F = np.vstack([ch[0] + ch[1], ch[2] + ch[3], ch[4] + ch[5] + ch[6] + ch[7]])
+    Mx = b * (ch[4] + ch[5] - ch[6] - ch[7])
+    My = a * (-ch[4] + ch[5] + ch[6] - ch[7])
+    Mz = b * (-ch[0] + ch[1]) + a * (ch[2] - ch[3])
+    return F, np.vstack([Mx, My, Mz])
+
+
+def _independent_plates(path):
+    """(force (T, P, 3) N, centre of pressure (T, P, 3) mm) of each plate, lab axes, from ezc3d's analog
+    channels only: plate force and moment (types 1-4), into the lab by the corners' axes, the moment moved to
+    the surface centre, the centre of pressure where the moment has no component along the surface."""
+    c = ezc3d.c3d(str(path))
+    fp = c["parameters"]["FORCE_PLATFORM"]
+    used = int(np.ravel(fp["USED"]["value"])[0])
+    types = np.ravel(fp["TYPE"]["value"])[:used]
+    chan = np.asarray(fp["CHANNEL"]["value"]).reshape(-1, used, order="F") if np.ndim(
+        fp["CHANNEL"]["value"]) == 1 else np.asarray(fp["CHANNEL"]["value"])
+    corners = np.asarray(fp["CORNERS"]["value"]).reshape(3, 4, used)
+    origins = np.asarray(fp["ORIGIN"]["value"]).reshape(3, used)
+    an = np.asarray(c["data"]["analogs"], dtype=float)[0]
+    cal_all = np.asarray(fp["CAL_MATRIX"]["value"]) if "CAL_MATRIX" in fp else None
+    forces, cops = [], []
+    for i in range(used):
+        kind = int(types[i])
+        n_ch = 8 if kind == 3 else 6
+        ch = an[np.asarray(chan[:n_ch, i], dtype=int) - 1]
+        cal = cal_all[:, :, i] if kind == 4 else None
+        o = origins[:, i]
+        F, M = _plate_wrench(kind, ch, np.abs(o) if kind == 3 else o, cal)
+        R, centre = _plate_frame(corners[:, :, i])
+        if kind != 3:
+            # ORIGIN: from the surface centre to the sensor origin, plate axes, pointing into the plate
+            o_plate = -o if o[2] <= 0 else o
+        else:
+            o_plate = np.array([0.0, 0.0, -abs(o[2])])
+        Fl = R @ F
+        Ml = R @ M + np.cross((R @ o_plate)[:, None].T, Fl.T).T  # about the surface centre
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = R[:, 2]
+            cop = centre[:, None] + np.cross(z, Ml.T).T / (Fl.T @ z)[None, :]
+        forces.append(Fl.T)
+        cops.append(cop.T)
+    return np.stack(forces, axis=1), np.stack(cops, axis=1)
+
+
+PLATE_FILES = ["sample_10_TYPE-2", "sample_10_TYPE-4", "sample_01_Eb015pr", "sample_02_pc_real",
+               "sample_03_gait-raw", "sample_23_Vicon_analysis", "sample_26_Walking_Hybrid_1_1",
+               "sample_00_Codamotion_codamotion_gaitwands_20150204",
+               "sample_00_Innovative_Sports_Training_Gait_with_EMG",
+               "sample_00_Motion_Analysis_Corporation_Walk1", "sample_15_FP1"]
+
+
+@pytest.mark.parametrize("name", PLATE_FILES + ["FP_Type1", "FP_Type3", "Kistler", "BTS", "Qualisys"])
+def test_plate_force_and_centre_of_pressure_equal_an_independent_computation(name):
+    from humanbody.io.forceplates import read_c3d_platforms
+
+    path = _path(ORG if name.startswith("sample_") else CORPUS, name)
+    ours = read_c3d_platforms(path)
+    F, P = _independent_plates(path)
+    units = list(ezc3d.c3d(str(path))["parameters"]["POINT"]["UNITS"]["value"]) or ["mm"]
+    unit = 1e-3 if str(units[0]).strip() == "mm" else 1.0
+    assert ours.force.shape == F.shape
+    for i in range(F.shape[1]):
+        sign = -1.0 if ours.names[i] in ours.reversed else 1.0
+        np.testing.assert_allclose(sign * ours.force[:, i], F[:, i], atol=1e-6 * max(1.0, np.abs(F).max()))
+        loaded = np.linalg.norm(F[:, i], axis=1) > 50.0
+        if loaded.any():
+            np.testing.assert_allclose(ours.point[loaded, i], P[loaded, i] * unit, atol=1e-6)
+
+
+# ------------------------------------------------------------------ tolerance rules, synthetic files
+def _write(tmp_path, labels, xyz, *, rate=100.0, drop=(), name="t.c3d"):
+    """A C3D written by ezc3d: ``labels``, points ``xyz`` (frames, n, 3) mm; ``drop`` POINT parameters
+    removed from the parameter section afterwards (by humanbody's parameter writer)."""
+    from humanbody.io.c3d_params import layout_parameters, parse_parameters
+
+    c = ezc3d.c3d()
+    c["parameters"]["POINT"]["RATE"]["value"] = [rate]
+    c["parameters"]["POINT"]["LABELS"]["value"] = list(labels)
+    c["parameters"]["POINT"]["UNITS"]["value"] = ["mm"]
+    pts = np.ones((4, len(labels), len(xyz)))
+    pts[:3] = np.transpose(np.asarray(xyz, dtype=float), (2, 1, 0))
+    c["data"]["points"] = pts
+    path = tmp_path / name
+    c.write(str(path))
+    if drop:
+        raw = bytearray(path.read_bytes())
+        start = (raw[0] - 1) * 512
+        groups, _ = parse_parameters(bytes(raw), start)
+        for p in drop:
+            groups["POINT"].params.pop(p)
+        section = layout_parameters(groups, first_block=raw[0])
+        old_blocks = raw[start + 2]
+        assert len(section) <= old_blocks * 512
+        raw[start:start + old_blocks * 512] = section.ljust(old_blocks * 512, b"\0")
+        raw[start + 2] = old_blocks
+        path.write_bytes(bytes(raw))
+    return path
+
+
+def _walk(n=20, m=3):
+    t = np.arange(n)[:, None, None]
+    return 100.0 + np.arange(m)[None, :, None] * 50.0 + t * np.array([10.0, 0.0, 0.0]) + np.zeros((n, m, 3))
+
+
+def test_repeated_labels_are_told_apart_and_an_empty_repeat_dropped(tmp_path):
+    from humanbody.io.c3d import read_c3d
+
+    xyz = _walk(m=4)
+    xyz[:, 3] = np.nan  # the third RKNE is empty
+    df = read_c3d(_write(tmp_path, ["RKNE", "LKNE", "RKNE", "RKNE"], xyz))
+    assert df.attrs["markers"] == ["RKNE", "LKNE", "RKNE_2"]
+    np.testing.assert_allclose(df["RKNE_2_x"], xyz[:, 2, 0] * 1e-3)
+    notes = df.attrs["conversions"]
+    assert sum("told apart" in n for n in notes) == 1 and sum("no sample dropped" in n for n in notes) == 1
+
+
+def test_unnamed_points_are_named_after_their_place(tmp_path):
+    from humanbody.io.c3d import read_c3d
+
+    df = read_c3d(_write(tmp_path, ["", "A", ""], _walk()))
+    assert df.attrs["markers"] == ["M01", "A", "M03"]
+    assert any("unnamed" in n and "M01" in n for n in df.attrs["conversions"])
+
+
+@pytest.mark.parametrize("missing", [("RATE",), ("DATA_START",), ("RATE", "DATA_START", "SCALE")])
+def test_missing_point_parameters_are_taken_from_the_header(tmp_path, missing):
+    from humanbody.io.c3d import read_c3d
+
+    xyz = _walk()
+    df = read_c3d(_write(tmp_path, ["A", "B", "C"], xyz, rate=120.0, drop=missing))
+    assert df.attrs["rate_hz"] == pytest.approx(120.0)
+    np.testing.assert_allclose(df["B_x"], xyz[:, 1, 0] * 1e-3, atol=1e-6)
+    lines = [n for n in df.attrs["conversions"] if "taken from the header" in n]
+    assert len(lines) <= 1
+
+
+def test_a_unit_cut_short_is_read(tmp_path):
+    from humanbody.io.c3d import read_c3d
+    from humanbody.io.c3d_params import Parameter, layout_parameters, parse_parameters
+
+    path = _write(tmp_path, ["A", "B", "C"], _walk())
+    raw = bytearray(path.read_bytes())
+    start = (raw[0] - 1) * 512
+    groups, _ = parse_parameters(bytes(raw), start)
+    groups["POINT"].params["UNITS"] = Parameter.of("UNITS", ["mill"])
+    section = layout_parameters(groups, first_block=raw[0])
+    raw[start:start + len(section)] = section
+    path.write_bytes(bytes(raw))
+    df = read_c3d(path)
+    assert df.attrs["units_in_file"] == "mm"
+    assert any("cut short" in n for n in df.attrs["conversions"])
+
+
+def test_a_record_offset_that_contradicts_its_lengths_is_passed_over(tmp_path):
+    from humanbody.io.c3d import read_c3d
+
+    xyz = _walk()
+    path = _write(tmp_path, ["A", "B", "C"], xyz)
+    raw = bytearray(path.read_bytes())
+    start = (raw[0] - 1) * 512
+    pos = raw.index(b"LABELS", start)  # POINT:LABELS' offset word byte-swapped, as in C3D.org's SGI sample
+    raw[pos + 6], raw[pos + 7] = raw[pos + 7], raw[pos + 6] or 1
+    path.write_bytes(bytes(raw))
+    df = read_c3d(path)
+    assert df.attrs["markers"] == ["A", "B", "C"]
+    np.testing.assert_allclose(df["C_x"], xyz[:, 2, 0] * 1e-3, atol=1e-6)
+
+
+def test_a_damaged_parameter_tail_keeps_the_records_before_it(tmp_path):
+    from humanbody.io.c3d import read_c3d
+
+    xyz = _walk()
+    path = _write(tmp_path, ["A", "B", "C"], xyz)
+    raw = bytearray(path.read_bytes())
+    start = (raw[0] - 1) * 512
+    pos = raw.index(b"ANALOG", start)
+    raw[pos + 20:pos + 60] = b"\x07\x02\x99" * 13 + b"\x07"  # the ANALOG group's records overwritten
+    path.write_bytes(bytes(raw))
+    df = read_c3d(path)
+    assert df.attrs["markers"] == ["A", "B", "C"]
+    assert any("damaged" in n for n in df.attrs["conversions"])
+
+
+# ------------------------------------------------------------------ lab axes and messages
+def test_screen_axes_give_the_forward_axis_of_a_trial_without_progression():
+    from humanbody.io.c3d import read_c3d
+    from humanbody.markers.axes import detect_axes
+
+    df = read_c3d(_path(ORG, "sample_13_golfswing"))
+    assert df.attrs["screen_axes"] == ("+Y", "+Z")
+    mapping = detect_axes(df)
+    assert mapping.spec == "y,z,x" and "X_SCREEN" in mapping.describe()
+    df.attrs.pop("screen_axes")
+    with pytest.raises(InputError, match="direction of progression"):
+        detect_axes(df)
+
+
+def test_a_missing_markerset_file_is_said_not_found():
+    from humanbody.markers.markerset import load_markerset
+
+    with pytest.raises(InputError, match="'missing.toml' not found"):
+        load_markerset("missing.toml")
+
+
+def test_a_drafted_height_out_of_range_asks_for_the_height_not_for_metres():
+    from humanbody.io.c3d import read_c3d
+    from humanbody.markers.axes import to_ground
+    from humanbody.markers.draft import draft_markerset
+
+    ground, _ = to_ground(read_c3d(_path(ORG, "sample_30_marche281")))
+    with pytest.raises(InputError, match="give the subject's height with --height") as err:
+        draft_markerset(ground)
+    assert "give metres" not in str(err.value)
