@@ -667,9 +667,12 @@ def _limits_lines(method: str, limits, mset: MarkerSet) -> list[str]:
 
 def _static_fit_line(options: AnalysisOptions, tracking, messages: list, calibration=None, markers=None) -> None:
     """The static trial's fit check (:func:`humanbody.checks.static_fit.check_static_fit`: the marker residual and
-    the segments' marker distances), on the residual's line."""
-    line = check_static_fit(options.static, tracking, skip="static" in options.skip_checks,
-                            calibration=calibration, markers=markers)
+    the segments' marker distances), on the residual's line; a skipped check (``--skip-check static``) is not
+    computed, and its line says so."""
+    if "static" in options.skip_checks:
+        line = f"check static: {os.path.basename(os.fspath(options.static))} not checked (--skip-check static)"
+    else:
+        line = check_static_fit(options.static, tracking, calibration=calibration, markers=markers)
     said = [k for k, m in enumerate(messages) if m.startswith("tracking: median RMS marker residual")]
     if line and said:  # the residual's own line says what was checked
         messages[said[-1]] += f"; {line}"
@@ -735,11 +738,11 @@ def _with_samples(ground: pd.DataFrame, found: dict, messages) -> dict:
     skeleton, empty (or NaN) when it was never triangulated; such a marker
     counts as missing, like one the file does not name.
     """
-    empty = []
-    for col in found.values():
-        cols = [f"{col}_{a}" for a in "xyz"]
-        if all(c in ground.columns for c in cols) and not np.isfinite(ground[cols].to_numpy()).all(axis=1).any():
-            empty.append(col)
+    names = list(found.values())
+    where = ground.columns.get_indexer([f"{col}_{a}" for col in names for a in "xyz"]).reshape(-1, 3)
+    values = ground.to_numpy(dtype=float, copy=False)  # the trial's one float block: a view
+    empty = [col for col, w in zip(names, where, strict=True)
+             if (w >= 0).all() and not np.isfinite(values[:, w]).all(axis=1).any()]
     if empty:
         messages.append(f"{len(empty)} marker(s) without a valid sample, left out: {', '.join(empty)}")
     return {k: v for k, v in found.items() if v not in empty}
