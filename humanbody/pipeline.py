@@ -75,6 +75,7 @@ from .markers.markerset import (
     undetermined_segments,
 )
 from .markers.plausibility import check_lengths
+from .markers.tracking import STATUS
 from .markers.tracking import track as track_segments
 from .mechanics.body_mass import scaled_model
 from .mechanics.clinical import ANGLE_ZEROS, clinical_angles
@@ -873,17 +874,14 @@ def _tracking_lines(calibration, tracking) -> list[str]:
             f"tracking: median RMS marker residual {np.nanmedian(res.to_numpy()) * 1000:.1f} mm "
             f"(largest: {worst} {med[worst]:.1f} mm)"
         )
-    status = tracking.status.drop(columns="time")
-    counts = status.isin(["fallback"]).sum()  # one pass over the table, not one per segment
-    odd = {seg: int(counts[seg]) for seg in status.columns}
-    odd = {k: v for k, v in odd.items() if v}
+    counts = tracking.status_counts()  # from the categories' codes: no label compared
+    odd = {seg: int(n[STATUS.index("fallback")]) for seg, n in counts.items() if n[STATUS.index("fallback")]}
     if odd:
         lines.append("tracking: frames without enough markers (pose carried from the parent): "
                      + ", ".join(f"{k} {v}" for k, v in odd.items()))
     # frames where a segment has no pose at all (no markers and no parent to carry it): empty rows
-    gone = status.isin(["missing"]).sum()
-    gone = {seg: int(gone[seg]) for seg in status.columns if gone[seg]}
-    if gone and len(gone) == status.shape[1] and len(set(gone.values())) == 1:
+    gone = {seg: int(n[STATUS.index("missing")]) for seg, n in counts.items() if n[STATUS.index("missing")]}
+    if gone and len(gone) == len(counts) and len(set(gone.values())) == 1:
         lines.append(f"tracking: {next(iter(gone.values()))} frame(s) with no pose (no markers to fit; "
                      "their rows are empty)")
     elif gone:
