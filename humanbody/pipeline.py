@@ -874,7 +874,7 @@ def _tracking_lines(calibration, tracking) -> list[str]:
             f"tracking: median RMS marker residual {np.nanmedian(res.to_numpy()) * 1000:.1f} mm "
             f"(largest: {worst} {med[worst]:.1f} mm)"
         )
-    counts = tracking.status_counts()  # from the categories' codes: no label compared
+    counts = tracking.status_counts  # from the categories' codes: no label compared
     odd = {seg: int(n[STATUS.index("fallback")]) for seg, n in counts.items() if n[STATUS.index("fallback")]}
     if odd:
         lines.append("tracking: frames without enough markers (pose carried from the parent): "

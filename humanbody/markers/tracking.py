@@ -21,6 +21,7 @@ segment's rotation sequence (``model.sequences``;
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -105,6 +106,7 @@ class Tracking:
                 "rates from Euler parameters)")
         return lines
 
+    @cached_property
     def status_counts(self) -> dict[str, np.ndarray]:
         """Per segment of ``status``, its frames in each :data:`STATUS` category.
 
@@ -113,7 +115,7 @@ class Tracking:
         dict of str -> ndarray of int, shape (len(STATUS) + 1,)
             ``counts[seg][STATUS.index(s)]`` frames of status ``s``; the last
             entry counts the frames without a category.  Read from the
-            categories' codes: no comparison of labels.
+            categories' codes (no comparison of labels), once.
         """
         return {seg: np.bincount(np.asarray(self.status[seg].array.codes, dtype=np.intp) % (len(STATUS) + 1),
                                  minlength=len(STATUS) + 1)
@@ -122,7 +124,7 @@ class Tracking:
     def summary(self) -> list[str]:
         """Human-readable lines: median residual per segment, frames not fitted."""
         lines = []
-        counts = self.status_counts()
+        counts = self.status_counts
         residuals = self.residuals.to_numpy(dtype=float)
         for j, seg in enumerate(self.residuals.columns[1:], start=1):
             r = residuals[:, j]
