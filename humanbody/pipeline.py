@@ -670,8 +670,9 @@ def _static_fit_line(options: AnalysisOptions, tracking, messages: list, calibra
     """The static trial's fit check (:func:`humanbody.checks.static_fit.check_static_fit`: the marker residual and
     the segments' marker distances), on the residual's line; a skipped check (``--skip-check static``) is not
     computed, and its line says so."""
+    line: str | None
     if "static" in options.skip_checks:
-        line = f"check static: {os.path.basename(os.fspath(options.static))} not checked (--skip-check static)"
+        line = f"check static: {os.path.basename(os.fspath(options.static or ''))} not checked (--skip-check static)"
     else:
         line = check_static_fit(options.static, tracking, calibration=calibration, markers=markers)
     said = [k for k, m in enumerate(messages) if m.startswith("tracking: median RMS marker residual")]
