@@ -27,6 +27,7 @@ import sys
 from collections import Counter
 from contextlib import contextmanager
 from functools import wraps
+from pathlib import Path
 
 import pandas as pd
 import pandas.core.generic as pd_generic
@@ -124,3 +125,17 @@ def test_one_analysis_of_the_shared_walk_stays_within_its_budget_of_pandas_work(
     assert not over, f"stages over their budget (pandas operations, deep copies, budget): {over}"
     # the counting itself works: the stages did run through the counters
     assert counted.ops["track"] > 0 and counted.ops["condition"] > 0
+
+
+def test_a_skipped_static_check_is_not_computed(monkeypatch):
+    """``--skip-check static`` costs nothing: the check does not run, and the log says it was not made."""
+    root = Path(__file__).resolve().parents[1] / "data"
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("check_static_fit ran though skipped")
+
+    monkeypatch.setattr(pipeline, "check_static_fit", refuse)
+    analysis = pipeline.analyze_trial(root / "sample_walk_markers.trc", static=root / "sample_static.trc", mass=75,
+                                      height=1.75, skip_checks=("static",))
+    said = [m for m in analysis.messages if "check static" in m]
+    assert len(said) == 1 and "sample_static.trc not checked (--skip-check static)" in said[0]
