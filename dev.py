@@ -3,13 +3,17 @@
 
     python3 dev.py demo    analyse the sample marker trial shipped in data/ and make its gait report
     python3 dev.py lint    ruff and mypy as configured in pyproject.toml
-    python3 dev.py test    run the whole test suite (arguments go to pytest: -m "not slow" is the quick run)
+    python3 dev.py test    run the test suite, the slow tests left out (arguments go to pytest: -m "" runs all)
     python3 dev.py bench   run the benchmarks in benchmarks/
     python3 dev.py env     only create (or update) the environment
 
 Needs only Python 3.11+.  The first call creates ``.venv/`` beside this file
-and installs humanbody with all its extras into it; later calls reuse it and
-reinstall only when pyproject.toml changed.
+and installs humanbody into it with what the command needs: ``demo`` the
+main job's packages only (NumPy, SciPy, pandas, numba, ezc3d, ...); ``test``,
+``lint`` and ``bench`` add the extras (the viewer's VTK and ffmpeg, Dask, and
+the test references Pinocchio, OpenSim and spm1d), saying so in one line.
+Later calls reuse the environment and reinstall only when pyproject.toml
+changed or a command needs an extra not installed yet.
 """
 
 from __future__ import annotations
@@ -26,31 +30,50 @@ VENV = ROOT / ".venv"
 STAMP = VENV / ".humanbody-installed"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
-EXTRAS = "all,test"
+#: The extras each command installs (pyproject.toml): the main job needs none beyond reading C3D files.
+EXTRAS = {"demo": ("c3d",), "env": ("c3d",), "lint": ("all", "test"), "test": ("all", "test"),
+          "bench": ("all", "test", "bench")}
 
 
 def _say(msg: str) -> None:
     print(f"[dev] {msg}", flush=True)
 
 
-def ensure_env() -> None:
-    """Create .venv and install the project into it when needed."""
+def _installed() -> tuple[str, set[str]]:
+    """The pyproject.toml digest and the extras of the last install (``STAMP``): ("", set()) before any."""
+    try:
+        digest, _, extras = STAMP.read_text().strip().partition(" ")
+    except OSError:
+        return "", set()
+    return digest, set(filter(None, extras.split(",")))
+
+
+def ensure_env(extras: tuple[str, ...] = ("c3d",)) -> None:
+    """Create .venv and install the project with ``extras`` into it when needed."""
     if sys.version_info < (3, 11):  # noqa: UP036  dev.py runs under any python3 and says why it stops
         sys.exit(f"humanbody needs Python 3.11 or newer; this is {sys.version.split()[0]}")
-    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + EXTRAS.encode()).hexdigest()
-    if PY.exists() and STAMP.exists() and STAMP.read_text().strip() == want:
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    had_digest, had = _installed()
+    if PY.exists() and had_digest == digest and set(extras) <= had:
         return
     if not PY.exists():
         _say(f"creating environment {VENV}")
         venv.EnvBuilder(with_pip=True, clear=False).create(VENV)
-    _say("installing humanbody and its dependencies (first run only; a few minutes)")
+    want = sorted(set(extras) | (had if had_digest == digest else set()))
+    if had_digest == digest and had:
+        _say(f"installing the extras {', '.join(sorted(set(extras) - had))} (the viewer's VTK and ffmpeg, Dask and "
+             "the test references Pinocchio, OpenSim and spm1d: about 1.5 GB, a few minutes, once)")
+    else:
+        _say("installing humanbody and the packages the main job needs (first run only; about a minute)"
+             if set(want) <= {"c3d"} else "installing humanbody with its extras (first run only; a few minutes)")
     pip = [str(PY), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
     subprocess.run(pip + ["--upgrade", "pip"], check=False)
     # a path-based editable install (a .pth line naming this folder): a script run beside the clone, whose
     # folder is named humanbody too, still imports the package, not the clone's folder as a namespace package
     # (the default editable install serves it through a finder that loses to that folder)
-    subprocess.run(pip + ["-e", f"{ROOT}[{EXTRAS}]", "--config-settings", "editable_mode=compat"], check=True)
-    STAMP.write_text(want + "\n")
+    subprocess.run(pip + ["-e", f"{ROOT}[{','.join(want)}]", "--config-settings", "editable_mode=compat"],
+                   check=True)
+    STAMP.write_text(f"{digest} {','.join(want)}\n")
 
 
 def run(*cmd: str) -> int:
@@ -81,9 +104,13 @@ def lint(extra: list[str]) -> int:
 
 
 def test(extra: list[str]) -> int:
+    """pytest over tests/ on every core; the tests marked slow left out unless ``extra`` chooses (``-m ...``)."""
     workers = os.environ.get("HUMANBODY_TEST_WORKERS", "auto")
     args = ["-n", workers] if workers not in ("0", "1") else []
-    return run(str(PY), "-m", "pytest", *args, *extra)
+    chosen = any(a == "-m" or a.startswith("-m") for a in extra)
+    if not chosen:
+        _say('the tests marked slow are left out: `python3 dev.py test -m ""` runs them all, `-m slow` only them')
+    return run(str(PY), "-m", "pytest", *args, *([] if chosen else ["-m", "not slow"]), *extra)
 
 
 def bench(extra: list[str]) -> int:
@@ -94,8 +121,8 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in ("demo", "lint", "test", "bench", "env"):
         print(__doc__)
         return 0 if argv and argv[0] in ("-h", "--help") else 2
-    ensure_env()
     cmd, rest = argv[0], argv[1:]
+    ensure_env(EXTRAS[cmd])
     if cmd == "demo":
         return demo()
     if cmd == "lint":

@@ -116,7 +116,7 @@ def main(argv=None) -> int:
 
         if not kernels_cached():  # some kernel has no cache yet: say so if, and when, one compiles
             notice = announce_compilation("humanbody: compiling the numerical kernels this command needs (once "
-                                          "each, up to about half a minute; cached for later runs)")
+                                          "each: one to three minutes on two cores; cached for later runs)")
     try:
         with notice:
             status = args.func(args)

@@ -78,6 +78,7 @@ from .markers.markerset import (
     undetermined_segments,
 )
 from .markers.plausibility import check_lengths
+from .markers.tracking import STATUS
 from .markers.tracking import track as track_segments
 from .mechanics.body_mass import scaled_model
 from .mechanics.clinical import ANGLE_ZEROS, clinical_angles
@@ -705,9 +706,13 @@ def _limits_lines(method: str, limits, mset: MarkerSet) -> list[str]:
 
 def _static_fit_line(options: AnalysisOptions, tracking, messages: list, calibration=None, markers=None) -> None:
     """The static trial's fit check (:func:`humanbody.checks.static_fit.check_static_fit`: the marker residual and
-    the segments' marker distances), on the residual's line."""
-    line = check_static_fit(options.static, tracking, skip="static" in options.skip_checks,
-                            calibration=calibration, markers=markers)
+    the segments' marker distances), on the residual's line; a skipped check (``--skip-check static``) is not
+    computed, and its line says so."""
+    line: str | None
+    if "static" in options.skip_checks:
+        line = f"check static: {os.path.basename(os.fspath(options.static or ''))} not checked (--skip-check static)"
+    else:
+        line = check_static_fit(options.static, tracking, calibration=calibration, markers=markers)
     said = [k for k, m in enumerate(messages) if m.startswith("tracking: median RMS marker residual")]
     if line and said:  # the residual's own line says what was checked
         messages[said[-1]] += f"; {line}"
@@ -773,11 +778,11 @@ def _with_samples(ground: pd.DataFrame, found: dict, messages) -> dict:
     skeleton, empty (or NaN) when it was never triangulated; such a marker
     counts as missing, like one the file does not name.
     """
-    empty = []
-    for col in found.values():
-        cols = [f"{col}_{a}" for a in "xyz"]
-        if all(c in ground.columns for c in cols) and not np.isfinite(ground[cols].to_numpy()).all(axis=1).any():
-            empty.append(col)
+    names = list(found.values())
+    where = ground.columns.get_indexer([f"{col}_{a}" for col in names for a in "xyz"]).reshape(-1, 3)
+    values = ground.to_numpy(dtype=float, copy=False)  # the trial's one float block: a view
+    empty = [col for col, w in zip(names, where, strict=True)
+             if (w >= 0).all() and not np.isfinite(values[:, w]).all(axis=1).any()]
     if empty:
         messages.append(f"{len(empty)} marker(s) without a valid sample, left out: {', '.join(empty)}")
     return {k: v for k, v in found.items() if v not in empty}
@@ -928,19 +933,16 @@ def _tracking_lines(calibration, tracking, warnings: list | None = None) -> list
             f"tracking: median RMS marker residual {np.nanmedian(res.to_numpy()) * 1000:.1f} mm "
             f"(largest: {worst} {med[worst]:.1f} mm)"
         )
-    status = tracking.status.drop(columns="time")
-    counts = status.isin(["fallback"]).sum()  # one pass over the table, not one per segment
-    odd = {seg: int(counts[seg]) for seg in status.columns}
-    odd = {k: v for k, v in odd.items() if v}
+    counts = tracking.status_counts  # from the categories' codes: no label compared
+    odd = {seg: int(n[STATUS.index("fallback")]) for seg, n in counts.items() if n[STATUS.index("fallback")]}
     if odd:
         lines.append("tracking: frames without enough markers (pose carried from the parent): "
                      + ", ".join(f"{k} {v}" for k, v in odd.items()))
         if warnings is not None:
             warnings += carried_findings(tracking.status[list(odd)], tracking.status["time"].to_numpy())
     # frames where a segment has no pose at all (no markers and no parent to carry it): empty rows
-    gone = status.isin(["missing"]).sum()
-    gone = {seg: int(gone[seg]) for seg in status.columns if gone[seg]}
-    if gone and len(gone) == status.shape[1] and len(set(gone.values())) == 1:
+    gone = {seg: int(n[STATUS.index("missing")]) for seg, n in counts.items() if n[STATUS.index("missing")]}
+    if gone and len(gone) == len(counts) and len(set(gone.values())) == 1:
         lines.append(f"tracking: {next(iter(gone.values()))} frame(s) with no pose (no markers to fit; "
                      "their rows are empty)")
     elif gone:

@@ -66,8 +66,9 @@ def segment_dimensions(calibration, markers) -> pd.DataFrame:
     Parameters
     ----------
     calibration : humanbody.markers.calibration.Calibration
-        The static trial's calibration: ``local`` (each segment's markers in
-        its frame, m) and ``names`` (marker -> name in the trials).
+        The static trial's calibration: ``marker_pairs`` (each segment's
+        markers two by two with their distance in the calibration pose, m,
+        kept with the calibration) and ``names`` (marker -> name in the trials).
     markers : pandas.DataFrame
         The trial's markers (``<name>_x``, ``_y``, ``_z`` columns, m).
 
@@ -79,20 +80,34 @@ def segment_dimensions(calibration, markers) -> pd.DataFrame:
         ``a``, ``b``, ``static_m``, ``trial_m`` (median over the trial's
         frames), ``difference_pct`` = 100 (trial - static) / static.
     """
-    rows = []
-    for segment, local in calibration.local.items():
-        names = [m for m in local if all(f"{calibration.names.get(m, m)}_{c}" in markers for c in "xyz")]
-        for i, a in enumerate(names):
-            pa = markers[[f"{calibration.names.get(a, a)}_{c}" for c in "xyz"]].to_numpy(dtype=float)
-            for b in names[i + 1:]:
-                static = float(np.linalg.norm(np.asarray(local[a]) - np.asarray(local[b])))
-                pb = markers[[f"{calibration.names.get(b, b)}_{c}" for c in "xyz"]].to_numpy(dtype=float)
-                seen = np.linalg.norm(pa - pb, axis=1)
-                if static < MIN_DISTANCE_M or not np.isfinite(seen).any():
-                    continue
-                trial = float(np.nanmedian(seen))
-                rows.append((segment, a, b, static, trial, 100.0 * (trial - static) / static))
+    rows = _dimension_rows(calibration, markers)
     return pd.DataFrame(rows, columns=["segment", "a", "b", "static_m", "trial_m", "difference_pct"])
+
+
+def _dimension_rows(calibration, markers) -> list[tuple[str, str, str, float, float, float]]:
+    """The rows of :func:`segment_dimensions`, on arrays: the table's columns are looked up once.
+
+    The pairs and their static distances come from the calibration
+    (``Calibration.marker_pairs``, computed once per static trial); a
+    trial costs one column lookup, then one distance and median per pair.
+    """
+    pairs = calibration.marker_pairs
+    base = {m: calibration.names.get(m, m) for pair in pairs for m in pair[1:3]}
+    where = markers.columns.get_indexer([f"{base[m]}_{c}" for m in base for c in "xyz"]).reshape(-1, 3)
+    cols = {m: w for m, w in zip(base, where, strict=True) if (w >= 0).all()}
+    if not cols:
+        return []
+    values = markers.to_numpy(dtype=float, copy=False)
+    rows = []
+    for segment, a, b, static in pairs:
+        if a not in cols or b not in cols or static < MIN_DISTANCE_M:
+            continue
+        seen = np.linalg.norm(values[:, cols[a]] - values[:, cols[b]], axis=1)
+        if not np.isfinite(seen).any():
+            continue
+        trial = float(np.nanmedian(seen))
+        rows.append((segment, a, b, static, trial, 100.0 * (trial - static) / static))
+    return rows
 
 
 def check_static_fit(static, tracking, *, skip: bool = False, calibration=None, markers=None) -> str | None:
@@ -109,25 +124,27 @@ def check_static_fit(static, tracking, *, skip: bool = False, calibration=None, 
     if not res.shape[1] or not np.isfinite(values).any():
         return None
     med = float(np.nanmedian(values)) * 1000.0
-    worst = (res.median() * 1000.0).sort_values(ascending=False)
     name = os.path.basename(os.fspath(static))
     keypoints = bool(getattr(getattr(calibration, "markerset", None), "keypoints", False))
     max_res, max_dim = (KEYPOINT_MAX_RESIDUAL_MM, KEYPOINT_MAX_SCALE_PCT) if keypoints else (MAX_RESIDUAL_MM,
                                                                                             MAX_DIMENSION_PCT)
-    dims = segment_dimensions(calibration, markers) if calibration is not None and markers is not None else None
+    rows = _dimension_rows(calibration, markers) if calibration is not None and markers is not None else []
+    diffs = np.array([r[5] for r in rows], dtype=float)
     dim = None
-    if dims is not None and len(dims):  # keypoints: the scale (signed median); markers: the median |difference|
-        dim = abs(float(dims["difference_pct"].median())) if keypoints else float(dims["difference_pct"].abs().median())
+    if len(diffs):  # keypoints: the scale (signed median); markers: the median |difference|
+        dim = abs(float(np.median(diffs))) if keypoints else float(np.median(np.abs(diffs)))
     said = (f"; segment {'keypoint distances scaled' if keypoints else 'marker distances'} within {dim:.1f} % of "
             f"the trial's, at most {max_dim:g} %" if dim is not None else "")
     far, apart = med > max_res, dim is not None and dim > max_dim
     if (far or apart) and not skip:
         why = []
         if far:
+            worst = (res.median() * 1000.0).sort_values(ascending=False)
             top = ", ".join(f"{seg} {v:.0f} mm" for seg, v in worst.head(3).items())
             why.append(f"its calibration leaves a median marker residual of {med:.1f} mm on the trial (its own "
                        f"static: a few mm; at most {max_res:g} mm; largest {top})")
-        if apart and dims is not None:
+        if apart:
+            dims = pd.DataFrame(rows, columns=["segment", "a", "b", "static_m", "trial_m", "difference_pct"])
             big = dims.reindex(dims["difference_pct"].abs().sort_values(ascending=False).index).head(2)
             pairs = ", ".join(f"{r.a}-{r.b} {r.static_m * 100:.1f} cm in the static, {r.trial_m * 100:.1f} cm in "
                               "the trial" for r in big.itertuples())

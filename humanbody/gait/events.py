@@ -32,7 +32,6 @@ import pandas as pd
 
 from ..errors import InputError
 from ..signal import FORCE_THRESHOLD
-from ..signal.peaks import find_peaks
 
 __all__ = [
     "EVENT_COLUMNS",
@@ -230,7 +229,7 @@ def _maxima(t: np.ndarray, y: np.ndarray, min_interval: float, prominence: float
 
     A maximum must lie in the upper half of the signal's range and stand out
     from its neighbourhood by ``prominence`` times that range
-    (:func:`humanbody.signal.peaks.find_peaks`); the half-range rule keeps maxima near the ends
+    (:func:`scipy.signal.find_peaks`); the half-range rule keeps maxima near the ends
     of the trial, whose prominence the trial's end cuts short.
     """
     y = _fill_nan(t, y)
@@ -241,7 +240,9 @@ def _maxima(t: np.ndarray, y: np.ndarray, min_interval: float, prominence: float
     if rng <= 0:
         return []
     lo, hi = float(np.min(y)), float(np.max(y))
-    peaks = find_peaks(
+    from scipy import signal  # lazy: scipy.signal (~0.5 s), imported when events are first found
+
+    peaks, _ = signal.find_peaks(
         y, height=0.5 * (lo + hi), distance=max(1, int(min_interval / dt)),
         prominence=prominence * rng, wlen=max(3, int(2 * min_interval / dt) | 1),
     )

@@ -61,7 +61,7 @@ def side_curve(cycles: pd.DataFrame, variable: str, side: str):
     return cycles["percent"].to_numpy(dtype=float)[rows], sense * mean
 
 
-def gait_variable_scores(cycles: pd.DataFrame, normative: pd.DataFrame) -> dict:
+def gait_variable_scores(cycles: pd.DataFrame, normative: pd.DataFrame | dict) -> dict:
     """GVS (deg) of each side and GPS variable: ``{(side, variable): score}`` (NaN when a curve is missing).
 
     Parameters

@@ -126,6 +126,23 @@ class NormativeSet:
     condition: str | None = None
     model: str = ""
     population: str = ""
+    _curves: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def curves(self, condition: str) -> dict:
+        """:func:`normative_curves` of ``condition``'s table, made once and kept with the set (a worker reuses them).
+
+        Parameters
+        ----------
+        condition : str
+            A key of ``conditions``.
+
+        Returns
+        -------
+        dict of str -> (percent, mean, sd) arrays
+        """
+        if condition not in self._curves:
+            self._curves[condition] = normative_curves(self.conditions[condition])
+        return self._curves[condition]
 
     @property
     def speed_classes(self) -> bool:
@@ -389,28 +406,19 @@ def _checked(df: pd.DataFrame, path, where: str) -> pd.DataFrame:
     return df.reset_index(drop=True)
 
 
-_CURVES: dict = {}
-
-
 def normative_curves(table) -> dict:
-    """``{variable: (percent, mean, sd)}`` arrays of a normative table (kept per table: a worker reuses them).
+    """``{variable: (percent, mean, sd)}`` arrays of a normative table (:meth:`NormativeSet.curves` keeps them).
 
     A dict of that form is returned as it is.
     """
     if isinstance(table, dict):
         return table
-    hit = _CURVES.get(id(table))
-    if hit is not None and hit[0] is table:
-        return hit[1]
     var = table["variable"].to_numpy(dtype=object)
     pct, mean, sd = (table[c].to_numpy(dtype=float) for c in ("percent", "mean", "sd"))
     curves = {}
     for name in dict.fromkeys(var.tolist()):
         rows = np.flatnonzero(var == name)
         curves[name] = (pct[rows], mean[rows], sd[rows])
-    if len(_CURVES) > 32:
-        _CURVES.clear()
-    _CURVES[id(table)] = (table, curves)
     return curves
 
 

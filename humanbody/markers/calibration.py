@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from scipy.spatial.transform import Rotation
@@ -120,6 +121,26 @@ class Calibration:
     notes: list = field(default_factory=list)
     parameters: Mapping = field(default_factory=dict)
     track_offsets: Mapping = field(default_factory=dict)
+
+    @cached_property
+    def marker_pairs(self) -> tuple[tuple[str, str, str, float], ...]:
+        """Every two markers of one cluster segment and their distance in the calibration pose.
+
+        Returns
+        -------
+        tuple of (segment, a, b, distance)
+            ``a`` before ``b`` in ``local[segment]``'s order; ``distance`` =
+            |local[a] - local[b]| (m).  Computed on first use and kept with
+            the calibration (a batch calibrates a static trial once and
+            compares these with every trial: :mod:`humanbody.checks.static_fit`).
+        """
+        pairs = []
+        for segment, local in self.local.items():
+            names = list(local)
+            for i, a in enumerate(names):
+                for b in names[i + 1:]:
+                    pairs.append((segment, a, b, float(np.linalg.norm(np.asarray(local[a]) - np.asarray(local[b])))))
+        return tuple(pairs)
 
 
 # ------------------------------------------------------------------ helpers

@@ -30,13 +30,18 @@ import pandas as pd
 from ..errors import InputError
 from ..signal import CUTOFF_HZ
 from ..signal.filters import butterworth_sos, winter_design_cutoff  # noqa: F401  (re-exported)
-from ..signal.iir import default_padlen, sosfiltfilt
 from ..signal.residual import residual_cutoff
 from .gaps import GAP_COLUMNS, _fill_array, _fill_line, _fill_report, _gap_frame, _gap_rows, _runs, fill_gaps, find_gaps  # noqa: F401  (re-exported: steps of the chain)
 from .layout import _output_positions, _positions, _rate, _time, _with_positions, marker_names
 
 
 # --------------------------------------------------------------------------- low-pass filter
+def _padlen(sos: np.ndarray) -> int:
+    """The padding :func:`scipy.signal.sosfiltfilt` uses by default: 3 x (2 S + 1 - poles/zeros at 0)."""
+    ntaps = 2 * len(sos) + 1 - min((sos[:, 2] == 0).sum(), (sos[:, 5] == 0).sum())
+    return 3 * int(ntaps)
+
+
 @dataclass(frozen=True)
 class FilterReport:
     """What :func:`lowpass` did.
@@ -86,7 +91,7 @@ def lowpass(df: pd.DataFrame, cutoff_hz: float = CUTOFF_HZ, order: int = 4) -> t
     """Zero-phase Butterworth low-pass of every marker coordinate.
 
     Each contiguous run of valid frames of each marker is filtered on its own
-    with :func:`humanbody.signal.iir.sosfiltfilt` (odd extension, ``padlen`` samples
+    with :func:`scipy.signal.sosfiltfilt` (odd extension, ``padlen`` samples
     at each end); missing frames stay NaN (all three coordinates) and runs of
     at most ``padlen`` frames are left as they are and reported.
 
@@ -122,7 +127,7 @@ def lowpass(df: pd.DataFrame, cutoff_hz: float = CUTOFF_HZ, order: int = 4) -> t
 
 #: Marker-frames filtered per sosfiltfilt call (its padded copies are a few
 #: times this many samples x 3 coordinates x 8 bytes, ~10 MB each); a long
-#: trial's calls run on two threads (the filter kernel releases the GIL).
+#: trial's calls run on two threads (scipy's sosfilt releases the GIL).
 _JOB_SAMPLES = 400_000
 
 
@@ -131,12 +136,14 @@ def _lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
 
     Markers whose valid frames form the same runs (usually all of them: one
     run over the whole trial) are filtered together, a few at a time
-    (:data:`_JOB_SAMPLES`) by :func:`humanbody.signal.iir.sosfiltfilt` on two
+    (:data:`_JOB_SAMPLES`) by :func:`scipy.signal.sosfiltfilt` on two
     threads; each column is filtered on its own, so the result equals
     filtering marker by marker.
     """
+    from scipy import signal  # lazy: scipy.signal (~0.5 s), imported when markers are first filtered
+
     sos = butterworth_sos(cutoff_hz, rate, order, src)
-    pad = default_padlen(sos)
+    pad = _padlen(sos)
     skipped = []
     by_run: dict[tuple[int, int], list[int]] = {}
     for j, name in enumerate(names):
@@ -155,11 +162,11 @@ def _lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
     def run(job):
         s, e, markers = job
         cols = slice(markers[0], markers[-1] + 1) if markers[-1] - markers[0] == len(markers) - 1 else markers
-        P[s:e + 1, cols] = sosfiltfilt(sos, P[s:e + 1, cols], padlen=pad)
+        P[s:e + 1, cols] = signal.sosfiltfilt(sos, P[s:e + 1, cols], axis=0, padlen=pad)
 
     if len(jobs) > 1 and sum((e - s + 1) * len(m) for s, e, m in jobs) >= _JOB_SAMPLES:
         with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
-            list(pool.map(run, jobs))  # the kernel releases the GIL; the jobs write disjoint columns
+            list(pool.map(run, jobs))  # sosfilt releases the GIL; the jobs write disjoint columns
     else:
         for job in jobs:
             run(job)

@@ -21,6 +21,7 @@ segment's rotation sequence (``model.sequences``;
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -105,13 +106,29 @@ class Tracking:
                 "rates from Euler parameters)")
         return lines
 
+    @cached_property
+    def status_counts(self) -> dict[str, np.ndarray]:
+        """Per segment of ``status``, its frames in each :data:`STATUS` category.
+
+        Returns
+        -------
+        dict of str -> ndarray of int, shape (len(STATUS) + 1,)
+            ``counts[seg][STATUS.index(s)]`` frames of status ``s``; the last
+            entry counts the frames without a category.  Read from the
+            categories' codes (no comparison of labels), once.
+        """
+        return {seg: np.bincount(np.asarray(self.status[seg].array.codes, dtype=np.intp) % (len(STATUS) + 1),
+                                 minlength=len(STATUS) + 1)
+                for seg in self.status.columns[1:]}
+
     def summary(self) -> list[str]:
         """Human-readable lines: median residual per segment, frames not fitted."""
         lines = []
-        for seg in self.residuals.columns[1:]:
-            r = self.residuals[seg].to_numpy()
-            st = self.status[seg]
-            bad = int((st != "fit").sum())
+        counts = self.status_counts
+        residuals = self.residuals.to_numpy(dtype=float)
+        for j, seg in enumerate(self.residuals.columns[1:], start=1):
+            r = residuals[:, j]
+            bad = int(self.status.shape[0] - counts[seg][STATUS.index("fit")])
             med = np.nanmedian(r) * 1000 if np.isfinite(r).any() else np.nan
             lines.append(f"{seg}: median RMS residual {med:.1f} mm, {bad} frame(s) not fitted")
         return lines

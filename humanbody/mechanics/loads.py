@@ -26,7 +26,6 @@ from ..io.forceplates import plate_from_points
 from ..io.loads import FORCE_THRESHOLD, LoadTable
 from ..signal import CUTOFF_HZ
 from ..signal.filters import butterworth_sos
-from ..signal.iir import sosfiltfilt
 
 __all__ = ["FrameLoads", "condition_loads"]
 
@@ -140,7 +139,9 @@ def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = CUTO
         notes.append(f"loads: not filtered (sampled at {table.rate_hz:g} Hz, nothing above {cutoff_hz:g} Hz to remove)")
     elif cutoff_hz:
         sos = butterworth_sos(cutoff_hz, table.rate_hz, 4, table.source)
-        wrench = sosfiltfilt(sos, wrench)
+        from scipy import signal  # lazy: scipy.signal (~0.5 s), imported when loads are first filtered
+
+        wrench = signal.sosfiltfilt(sos, wrench, axis=0)
         notes.append(f"loads: low-passed at {cutoff_hz:g} Hz (zero-phase Butterworth, as the markers), "
                      f"resampled to the {len(t)} frames")
     res = np.empty((len(t), L * 6))

@@ -117,7 +117,7 @@ def foot_off_percent(params: pd.DataFrame | None) -> dict:
     return out
 
 
-def cycle_panels(cycles: pd.DataFrame, panels, normative: pd.DataFrame | None = None,
+def cycle_panels(cycles: pd.DataFrame, panels, normative: pd.DataFrame | dict | None = None,
                  foot_off: dict | None = None) -> list:
     """The :class:`Panel` list of one figure from a cycles table (:func:`humanbody.gait.normalize_cycles`).
 

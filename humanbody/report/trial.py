@@ -357,7 +357,8 @@ def _normative_scores(options: ReportOptions, task, analysis, row: dict, cycles,
                    if h is not None), DEFAULT_HEIGHT)
     speed = row.get("speed_m_per_s")
     speed = float(speed) if speed is not None and np.isfinite(speed) else None
-    cond, table, note = nset.select(speed, leg_length_from_height(height))
+    cond, _, note = nset.select(speed, leg_length_from_height(height))
+    table = nset.curves(cond)  # the condition's curves, made once per worker
     scores = gait_variable_scores(cycles, table)
     summary = gait_profile_score(scores)
     row["normative"] = f"{nset.name} {cond}"

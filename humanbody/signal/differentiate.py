@@ -5,14 +5,14 @@ taken from a smoothing differentiator with a stated cut-off frequency.  The
 methods:
 
 ``"savgol"`` (default)
-    Savitzky-Golay local polynomial fit (:func:`humanbody.signal.savgol.savgol_filter`)
+    Savitzky-Golay local polynomial fit (:func:`scipy.signal.savgol_filter`)
     of order ``polyorder``; the window is the shortest odd length whose
     smoothing response has fallen to -3 dB at ``cutoff_hz`` (computed from the
     filter's own frequency response, see :func:`savgol_window`).  Edges use
     the polynomial fitted to the first/last window (``mode="interp"``).
 ``"butterworth"``
     Zero-phase low-pass Butterworth (:func:`humanbody.signal.filters.butterworth_sos`
-    run by :func:`humanbody.signal.iir.sosfiltfilt`): ``order`` is the order of the
+    run by :func:`scipy.signal.sosfiltfilt`): ``order`` is the order of the
     complete forward-backward filter and ``cutoff_hz`` its -3 dB point
     (Winter's correction), as for the marker filter; then second-order
     central differences (:func:`numpy.gradient`).
@@ -37,7 +37,6 @@ import numpy as np
 
 from ..errors import InputError
 from . import CUTOFF_HZ
-from .savgol import savgol_coeffs, savgol_edge, savgol_filter
 
 METHODS = ("savgol", "butterworth", "spline", "gradient")
 
@@ -61,6 +60,8 @@ def savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int = 4) -> int:
 
 @lru_cache(maxsize=256)
 def _savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int) -> int:
+    from scipy import signal  # lazy: scipy.signal (~0.5 s), imported when a trial is first differentiated
+
     nyq = rate_hz / 2.0
     if cutoff_hz >= nyq:
         return polyorder + 2 - (polyorder % 2) + 1 if polyorder % 2 == 0 else polyorder + 2
@@ -68,7 +69,7 @@ def _savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int) -> int:
     freqs = freqs[freqs <= cutoff_hz]  # only a dip below -3 dB up to the cut-off decides
     window = polyorder + 2 if polyorder % 2 == 1 else polyorder + 1
     while window < 100001:
-        c = savgol_coeffs(window, polyorder)
+        c = signal.savgol_coeffs(window, polyorder)
         n = np.arange(window) - window // 2
         # the sum over taps by numpy, not a BLAS matrix-vector product: OpenBLAS would start its threads
         # for this small product (~10 ms a window on a busy machine, against ~0.1 ms)
@@ -81,26 +82,30 @@ def _savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int) -> int:
 
 @lru_cache(maxsize=64)
 def _savgol_taps(window: int, polyorder: int, deriv: int, delta: float) -> np.ndarray:
-    """:func:`humanbody.signal.savgol.savgol_coeffs` as a contiguous array, once per filter (blocks share it)."""
-    taps = np.ascontiguousarray(savgol_coeffs(window, polyorder, deriv=deriv, delta=delta))
+    """:func:`scipy.signal.savgol_coeffs` as a contiguous array, once per filter (blocks share it)."""
+    from scipy import signal  # lazy: scipy.signal (~0.5 s), imported when a trial is first differentiated
+
+    taps = np.ascontiguousarray(signal.savgol_coeffs(window, polyorder, deriv=deriv, delta=delta))
     taps.setflags(write=False)
     return taps
 
 
 def _savgol(x: np.ndarray, window: int, polyorder: int, deriv: int, delta: float,
             edges: tuple[bool, bool] = (True, True)) -> np.ndarray:
-    """:func:`humanbody.signal.savgol.savgol_filter` along axis 0, NaN-tolerant, the interior in parallel.
+    """:func:`scipy.signal.savgol_filter` along axis 0 (``mode="interp"``), NaN-tolerant, the interior in parallel.
 
-    The interior rows are the convolution with :func:`humanbody.signal.savgol.savgol_coeffs`
+    The interior rows are the convolution with :func:`scipy.signal.savgol_coeffs`
     (:func:`humanbody._kernels.fir.convolve_rows`, both cores); the first and last
     ``window // 2`` rows come from the polynomial fitted to the first and
     last window, so every row is what ``savgol_filter`` gives, to rounding.
     ``edges`` (first, last) False leaves those rows NaN instead: a block of
     a longer trial, whose caller trims them.
     """
+    from scipy import signal  # lazy: scipy.signal (~0.5 s), imported when a trial is first differentiated
+
     F = x.shape[0]
     if F < window or x.ndim != 2:
-        return savgol_filter(x, window, polyorder, deriv, delta)
+        return signal.savgol_filter(x, window, polyorder, deriv=deriv, delta=delta, axis=0, mode="interp")
     from .._kernels.fir import convolve_rows  # lazy: numba, ~0.3 s
 
     x = np.ascontiguousarray(x)
@@ -124,12 +129,17 @@ def _edge_fit(xw: np.ndarray, first: bool, polyorder: int, deriv: int, delta: fl
     NaN samples propagate to the rows whose window holds them, as in the
     interior convolution (a trial whose first frames have no markers).
     """
+    from scipy import signal  # lazy: scipy.signal (~0.5 s), imported when a trial is first differentiated
+
+    W, h = xw.shape[0], xw.shape[0] // 2
+    rows = slice(0, h) if first else slice(W - h, W)
     ok = np.isfinite(xw).all(axis=0)
     if ok.all():
-        return savgol_edge(xw, first, polyorder, deriv, delta)
-    res = np.full((xw.shape[0] // 2, xw.shape[1]), np.nan)
+        return signal.savgol_filter(xw, W, polyorder, deriv=deriv, delta=delta, axis=0, mode="interp")[rows]
+    res = np.full((h, xw.shape[1]), np.nan)
     if ok.any():
-        res[:, ok] = savgol_edge(xw[:, ok], first, polyorder, deriv, delta)
+        res[:, ok] = signal.savgol_filter(xw[:, ok], W, polyorder, deriv=deriv, delta=delta, axis=0,
+                                          mode="interp")[rows]
     return res
 
 
@@ -260,12 +270,13 @@ class Differentiation:
             if not smoothed:
                 out.insert(0, None)
         elif self.method == "butterworth":
-            from .filters import butterworth_sos  # lazy: numba kernels, loaded when used, not at start-up
-            from .iir import sosfiltfilt  # lazy: numba kernels, loaded when used, not at start-up
+            from scipy import signal  # lazy: scipy.signal (~0.5 s), imported when used, not at start-up
+
+            from .filters import butterworth_sos  # lazy: scipy.signal, as above
 
             sos = butterworth_sos(self.cutoff_hz, rate, self.order)
             padlen = min(3 * (2 * len(sos) + 1), F - 1)
-            ys = sosfiltfilt(sos, flat, padlen=padlen)
+            ys = signal.sosfiltfilt(sos, flat, axis=0, padlen=padlen)
             yd = np.gradient(ys, h, axis=0, edge_order=2)
             out = [ys, yd, np.gradient(yd, h, axis=0, edge_order=2)]
         else:  # gradient

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from .iir import butter_lowpass_sos
 
 
 def winter_design_cutoff(cutoff_hz: float, rate_hz: float, order: int = 4) -> float:
@@ -51,8 +50,7 @@ def butterworth_sos(cutoff_hz: float, rate_hz: float, order: int = 4, source=Non
 
     Validates the arguments (InputError for cut-off outside (0, Nyquist) or
     an odd or non-positive order) and returns
-    :func:`humanbody.signal.iir.butter_lowpass_sos` of order ``order // 2`` at
-    :func:`winter_design_cutoff` (the sections of ``scipy.signal.butter(..., output="sos")``).
+    ``scipy.signal.butter(order // 2, winter_design_cutoff(...), fs=rate_hz, output="sos")``.
     """
     nyq = rate_hz / 2.0
     if not (np.isfinite(cutoff_hz) and 0.0 < cutoff_hz < nyq):
@@ -62,4 +60,6 @@ def butterworth_sos(cutoff_hz: float, rate_hz: float, order: int = 4, source=Non
         raise InputError(f"zero-phase filter order must be an even integer >= 2 (two passes), got {order!r}",
                          source)
     fd = winter_design_cutoff(cutoff_hz, rate_hz, int(order))
-    return butter_lowpass_sos(int(order) // 2, fd, rate_hz)
+    from scipy import signal  # lazy: scipy.signal (~0.5 s), imported when a filter is first designed
+
+    return signal.butter(int(order) // 2, fd, btype="low", fs=rate_hz, output="sos")

@@ -28,7 +28,6 @@ import numpy as np
 
 from ..errors import InputError
 from .filters import butterworth_sos
-from .iir import sosfiltfilt
 
 __all__ = ["MIN_FRAMES", "ResidualAnalysis", "residual_cutoff"]
 
@@ -120,11 +119,13 @@ def residual_cutoff(x: np.ndarray, rate_hz: float, order: int = 4, lowest_hz: fl
     if len(cands) < 6:
         raise InputError(f"residual analysis for the cut-off: a {rate_hz:g} Hz sampling rate leaves too few "
                          "cut-offs to try; give the cut-off (`cutoff_hz` HZ)", source)
+    from scipy import signal  # lazy: scipy.signal (~0.5 s), imported when the cut-off is first chosen
+
     x = x - x.mean(axis=0)
     res = np.empty(len(cands))
     for i, fc in enumerate(cands):
         sos = butterworth_sos(float(fc), rate_hz, order, source)
-        y = sosfiltfilt(sos, x)
+        y = signal.sosfiltfilt(sos, x, axis=0)
         res[i] = np.sqrt(np.mean((x - y) ** 2))
     upper = cands >= cands[len(cands) // 2]
     slope, noise = np.polyfit(cands[upper], res[upper], 1)

@@ -53,3 +53,30 @@ def test_script_beside_a_clone_named_humanbody_imports_the_package(tmp_path):
                           timeout=300)
     if bare.returncode != 0:  # (unless humanbody is installed in this interpreter some other way)
         assert "AttributeError" in bare.stderr or "ModuleNotFoundError" in bare.stderr
+
+
+def _extras_packages(extras) -> set[str]:
+    """The distribution names the ``extras`` of pyproject.toml require (``all`` unfolded)."""
+    import re
+    import tomllib
+
+    optional = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    names: set[str] = set()
+    for extra in extras:
+        for req in optional[extra]:
+            inner = re.fullmatch(r"humanbody\[(.*)\]", req)
+            names |= _extras_packages(inner.group(1).split(",")) if inner else {re.split(r"[<>=\[ ;]", req)[0]}
+    return names
+
+
+def test_the_quick_start_installs_the_main_job_and_the_test_command_the_references():
+    """``dev.py demo`` (the README's first command) installs no viewer, cluster or test reference; ``dev.py test``
+    installs them all (the tests compare with Pinocchio, OpenSim and spm1d and draw with VTK)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("dev", ROOT / "dev.py")
+    dev = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dev)
+    heavy = {"pin", "opensim", "spm1d", "pyvista", "imageio-ffmpeg", "dask", "distributed"}
+    assert not _extras_packages(dev.EXTRAS["demo"]) & heavy
+    assert _extras_packages(dev.EXTRAS["test"]) >= heavy

@@ -129,8 +129,8 @@ def _python(code: str, env: dict | None = None) -> str:
 
 
 def test_filters_import_no_scipy_signal_and_change_nothing_of_scipy():
-    """humanbody's filters are its own (humanbody.signal.iir/savgol/peaks): importing them loads
-    neither scipy.signal nor scipy.stats and leaves sys.modules and SciPy's internals as they were;
+    """humanbody's filters are scipy.signal's, imported when a filter first runs: importing the modules
+    loads neither scipy.signal nor scipy.stats and leaves sys.modules and SciPy's internals as they were;
     a later ``import scipy.signal`` is SciPy's own."""
     out = _python(
         "import sys, numpy as np\n"

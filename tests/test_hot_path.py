@@ -1,0 +1,141 @@
+"""A guard on the per-trial hot path that is not a timer: counts of pandas operations and deep copies per stage.
+
+A study runs :func:`humanbody.pipeline.analyze_trial` once per trial; what it
+costs there is mostly Python and pandas overhead on 151-frame tables, not
+arithmetic.  Wall time on a shared machine says little, so this test counts
+what that overhead is made of, for one analysis of the shared walk (its
+static calibrated already, as every trial of a study after the first finds
+it): the pandas operations that make a new table or column (each passes
+through ``NDFrame.__finalize__``) and the ``copy.deepcopy`` calls (pandas
+deep-copies a table's ``attrs`` on every operation; the reader's attrs of a
+marker trial take a few hundred calls to copy).  Each stage has a budget a
+little above what it takes today; a change that adds a loop of DataFrame
+lookups or large ``attrs`` to a table that flows between stages fails here
+before it slows a study down.  Raise a budget only with a measurement
+(``benchmarks/bench_batch.py``) showing the study's speed kept.
+
+Measured on 2026-12-02 (pandas 3.1.1): the code of bb57a23 made 299 pandas
+operations and 13,866 deep copies in this analysis (the static-fit check's
+column lookups, a marker table's attrs copied on each of them); after the
+static-fit check and the tracking lines were put on arrays, 113 and 1,289.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections import Counter
+from contextlib import contextmanager
+from functools import wraps
+from pathlib import Path
+
+import pandas as pd
+import pandas.core.generic as pd_generic
+import pytest
+
+from humanbody import pipeline
+from humanbody.options import AnalysisOptions
+
+#: Per stage: (pandas operations, deepcopy calls) allowed for one analysis of the shared walk with plates.
+BUDGET = {
+    "read": (20, 800),
+    "subject": (5, 10),
+    "condition": (110, 800),
+    "calibrate": (5, 10),
+    "track": (50, 400),
+    "between stages": (30, 50),
+    "rates": (10, 50),
+    "mechanics": (5, 10),
+    "loads": (10, 50),
+    "after loads": (10, 50),
+    "results": (10, 50),
+    "clinical": (10, 60),
+    "kinetics": (10, 20),
+}
+STAGES = ("read", "subject", "condition", "calibrate", "track", "rates", "mechanics", "loads")
+
+
+class _Counts:
+    """Counters by stage, the innermost stage running charged."""
+
+    def __init__(self):
+        self.stage = ["between stages"]  # analyze_trial's own lines
+        self.ops: Counter = Counter()
+        self.copies: Counter = Counter()
+
+    @contextmanager
+    def within(self, name: str):
+        self.stage.append(name)
+        try:
+            yield
+        finally:
+            self.stage.pop()
+
+    def wrap(self, name: str, fn):
+        @wraps(fn)
+        def staged(*args, **kwargs):
+            with self.within(name):
+                return fn(*args, **kwargs)
+        return staged
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """A :class:`_Counts` charged by every pandas operation and deep copy while the pipeline's stages run."""
+    counts = _Counts()
+    finalize = pd_generic.NDFrame.__finalize__
+    deepcopy_code = copy.deepcopy.__code__  # every call, the recursive ones too (copy binds them as defaults)
+
+    def counted_finalize(self, other, method=None, **kwargs):
+        counts.ops[counts.stage[-1]] += 1
+        return finalize(self, other, method=method, **kwargs)
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code is deepcopy_code:
+            counts.copies[counts.stage[-1]] += 1
+
+    monkeypatch.setattr(pd_generic.NDFrame, "__finalize__", counted_finalize)
+    for name in STAGES:
+        monkeypatch.setattr(pipeline, name, counts.wrap(name, getattr(pipeline, name)))
+    monkeypatch.setattr(pipeline, "_after_loads", counts.wrap("after loads", pipeline._after_loads))
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        yield counts
+    finally:
+        sys.setprofile(previous)
+
+
+def test_one_analysis_of_the_shared_walk_stays_within_its_budget_of_pandas_work(shared_data, counted):
+    walk = shared_data / "gait2392_walk"
+    opts = AnalysisOptions(static=walk / "subject01_static.trc", forces=walk / "subject01_walk1_grf.mot")
+    cache: dict = {}
+    first = pipeline.analyze_trial(walk / "subject01_walk1.trc", opts, calibration_cache=cache)
+    assert first.kinetics is not None  # the budgets are for the path with plates
+    counted.ops.clear()
+    counted.copies.clear()
+    analysis = pipeline.analyze_trial(walk / "subject01_walk1.trc", opts, calibration_cache=cache)
+    for name in ("results", "clinical", "kinetics"):  # what the writer and the report read, computed on first use
+        with counted.within(name):
+            getattr(analysis, name)
+    assert isinstance(analysis.clinical, pd.DataFrame)
+    over = {stage: (counted.ops[stage], counted.copies[stage], BUDGET[stage]) for stage in BUDGET
+            if counted.ops[stage] > BUDGET[stage][0] or counted.copies[stage] > BUDGET[stage][1]}
+    assert set(counted.ops) | set(counted.copies) <= set(BUDGET)
+    assert not over, f"stages over their budget (pandas operations, deep copies, budget): {over}"
+    # the counting itself works: the stages did run through the counters
+    assert counted.ops["track"] > 0 and counted.ops["condition"] > 0
+
+
+def test_a_skipped_static_check_is_not_computed(monkeypatch):
+    """``--skip-check static`` costs nothing: the check does not run, and the log says it was not made."""
+    root = Path(__file__).resolve().parents[1] / "data"
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("check_static_fit ran though skipped")
+
+    monkeypatch.setattr(pipeline, "check_static_fit", refuse)
+    analysis = pipeline.analyze_trial(root / "sample_walk_markers.trc", static=root / "sample_static.trc", mass=75,
+                                      height=1.75, skip_checks=("static",))
+    said = [m for m in analysis.messages if "check static" in m]
+    assert len(said) == 1 and "sample_static.trc not checked (--skip-check static)" in said[0]
