@@ -75,7 +75,7 @@ def frame_loads(f, parents, mass, gravity, joint, com, force, torque, omega_rel,
             joint_force[f, k, 0], joint_force[f, k, 1], joint_force[f, k, 2] = fk0, fk1, fk2
             joint_moment[f, k, 0], joint_moment[f, k, 1], joint_moment[f, k, 2] = mk0, mk1, mk2
             joint_power[f, k] = mk0 * omega_rel[f, k, 0] + mk1 * omega_rel[f, k, 1] + mk2 * omega_rel[f, k, 2]
-        p = parents[k] - 1
+        p = parents[k]
         if p >= 0:  # the parent takes f_k at O_k: add f_k and m_k + (O_k - O_p) x f_k to its sums
             d0 = joint[f, k, 0] - joint[f, p, 0]
             d1 = joint[f, k, 1] - joint[f, p, 1]
@@ -109,7 +109,7 @@ def joint_loads(parents, mass, gravity, joint, com, force, torque, omega_rel, lo
 
     Parameters
     ----------
-    parents : (n,) int64   L(k), 0 = ground
+    parents : (n,) int64   the parent of body k (0-based, -1 = ground)
     mass : (n,) kg;  gravity : (3,) m/s^2
     joint, com, force, torque, omega_rel : (F, n, 3)  O_k, G_k (m), F*_k (N), T*_k (N m), hat omega (rad/s)
     load_force, load_moment : (F, L, 3)  each load's force (N) and moment about the ground origin (N m)

@@ -48,7 +48,7 @@ def frame_composites(f, parents, mass, inertia, R, joint, com, cm, cc, cJ):
                     s += R[f, k, i, a] * t
                 cJ[k, i, j] = s + m * ((rr if i == j else 0.0) - r[i] * r[j])
     for k in range(n - 1, 0, -1):
-        p = parents[k] - 1
+        p = parents[k]
         if p < 0:
             continue
         m = cm[k]
@@ -88,7 +88,7 @@ def composite_mass_matrix(parents, mass, inertia, R, joint, com, axes, M):
 
     Parameters
     ----------
-    parents : (n,) int64  L(k) for body k = index + 1 (0 = ground), ``parents[k] < k + 1``.
+    parents : (n,) int64  the parent of body k (0-based, -1 = ground), ``parents[k] < k``.
     mass : (n,)  kg.
     inertia : (n, 3, 3)  inertia about the mass centre, body components (kg m^2).
     R : (F, n, 3, 3)  body orientations (body to ground).
@@ -131,6 +131,6 @@ def composite_mass_matrix(parents, mass, inertia, R, joint, com, axes, M):
                         M[f, 0, col] = M[f, col, 0] = h0
                         M[f, 1, col] = M[f, col, 1] = h1
                         M[f, 2, col] = M[f, col, 2] = h2
-                    a = parents[a] - 1
+                    a = parents[a]
         for i in range(3):
             M[f, i, i] = cm[0]

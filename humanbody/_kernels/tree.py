@@ -155,7 +155,7 @@ def frame_kinematics(
     bc = bv = ba = (0.0, 0.0, 0.0)  # sums of m_k G_k, m_k v_Gk, m_k a_Gk
     for k in range(n):
         # parent state (scalars, so LLVM keeps them in registers)
-        p = parents[k] - 1
+        p = parents[k]
         if p < 0:
             P = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
             wp = ap = (0.0, 0.0, 0.0)
@@ -282,7 +282,8 @@ def tree_kinematics(
         (u1 x u2) + gamma' (alpha' u1 + beta' u2) x u3``: no division, so
         the singular set needs no special case.
     local_rates : bool
-    parents : (n,) int64  L(k) for body k = index + 1 (0 = ground).
+    parents : (n,) int64  the parent of body k (0-based, -1 = ground: the core's convention,
+        ``BodyModel.parent_index``), ``parents[k] < k``.
     seq : (n, 3) int64  axes (0 = x, 1 = y, 2 = z) of each body's rotation sequence.
     xi : (n, 3)  joint offsets in the parent frame (m).
     rcom : (n, 3)  mass-centre offsets in the body frame (m).

@@ -146,7 +146,7 @@ def mass_matrix(model: BodyModel, q: ArrayLike) -> np.ndarray:
     axes = np.ascontiguousarray(_joint_axes(model, q, res))
     M = np.empty((F, n, n))
     with threads_for(F):
-        composite_mass_matrix(model.parents, np.ascontiguousarray(model.mass),
+        composite_mass_matrix(model.parent_index, np.ascontiguousarray(model.mass),
                               np.ascontiguousarray(model.inertia, dtype=float), res.R, res.joint, res.com, axes, M)
     return M[0] if single else M.reshape(shape[:-1] + (n, n))
 

@@ -79,7 +79,7 @@ def joint_loads(model, results, loads=None, start: int = 0, out: JointLoads | No
     F, n = results.joint.shape[:2]
     if out is None:
         out = JointLoads(np.empty((F, n, 3)), np.empty((F, n, 3)), np.empty((F, n)))
-    kernel(np.asarray(model.parents, dtype=np.int64), np.asarray(model.mass, dtype=float),
+    kernel(model.parent_index, np.asarray(model.mass, dtype=float),
            np.asarray(model.gravity, dtype=float), results.joint, results.com, results.force, results.torque,
            results.omega_rel, *_load_arrays(loads, start, start + F), out.joint_force, out.joint_moment,
            out.joint_power)

@@ -282,7 +282,7 @@ def run_tree(model: BodyModel, time, q, qd, qdd, local_rates, how, out=None, ker
     if out is not None:
         out._forget_derived()  # inertia describes the old motion
     args = (q, qd, qdd, local_rates,
-            model.parents, sequence_axes_array(model), np.ascontiguousarray(model.joint_offset),
+            model.parent_index, sequence_axes_array(model), np.ascontiguousarray(model.joint_offset),
             np.ascontiguousarray(model.com_offset), np.ascontiguousarray(model.mass),
             np.ascontiguousarray(model.inertia, dtype=float), *(arrays[name] for name in _KINEMATIC), _BLOCK)
     with tree.threads_for(F):

@@ -160,6 +160,12 @@ class BodyModel:
         return len(self.names)
 
     @property
+    def parent_index(self) -> np.ndarray:
+        """The parent of every body 0-based, -1 for the ground (n,) int64: the convention of the kernels
+        and of :mod:`humanbody.core` (``parents`` is Huston's L(k), 1-based with 0 = ground)."""
+        return self.parents - 1
+
+    @property
     def total_mass(self) -> float:
         """Sum of the segment masses M (kg)."""
         return float(self.mass.sum())

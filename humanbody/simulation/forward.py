@@ -88,8 +88,7 @@ class System:
         self.torques, self.springs, self.contacts, self.base = torques, springs, contacts, base
         if contacts is not None and len(contacts) == 0:
             self.contacts = None
-        self._parents = np.asarray(model.parents, dtype=np.int64)
-        self._parent = self._parents - 1
+        self._parent = model.parent_index
         self._mass = np.asarray(self.model.mass, dtype=float)
         self._gravity = np.asarray(self.model.gravity, dtype=float)
         self._inertia = np.ascontiguousarray(self.model.inertia, dtype=float)
@@ -179,9 +178,9 @@ class System:
         Rp[:, self._parent < 0] = np.eye(3)
         M = np.empty((k, n, n))
         with threads_for(k):  # a few frames: one thread, no waiting for a parallel region
-            joint_loads(self._parents, self._mass, self._gravity, res.joint, res.com, res.force, res.torque,
+            joint_loads(self._parent, self._mass, self._gravity, res.joint, res.com, res.force, res.torque,
                         res.omega_rel, lf, lm, lb, jf, jm, jp)
-            composite_mass_matrix(self._parents, self._mass, self._inertia, res.R, res.joint, res.com, Rp, M)
+            composite_mass_matrix(self._parent, self._mass, self._inertia, res.R, res.joint, res.com, Rp, M)
         tau = np.empty((k, n))  # the residual b at u' = 0
         tau[:, :3] = jf[:, 0]
         # R_L(k)^T m_k for every frame: the row vector m_k^T times R_L(k)
