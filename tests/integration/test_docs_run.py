@@ -46,7 +46,7 @@ PAGES = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").glob("*.md") if 
 _SHELL = ("", "sh", "bash", "console", "shell")
 _COPIED = ("data", "docs")
 _LINKED = ("humanbody", "benchmarks", "tests", "apps", "README.md", "pyproject.toml", "dev.py", "LICENSE")
-_SUBCOMMANDS = ("analyze", "report", "view", "model", "markerset", "simulate", "vibration", "compare", "--help",
+_SUBCOMMANDS = ("analyze", "report", "view", "model", "markerset", "simulate", "vibration", "compare", "muscles", "--help",
                 "--version")
 
 _MARKERS = {"walk.trc": "data/sample_walk_markers.trc", "static.trc": "data/sample_static.trc"}
