@@ -25,7 +25,7 @@ _PROJECT_FILES = ("data/", "docs/", "../shared/", "shared/", "benchmarks/", "hum
 _OUTPUT_OPTIONS = ("--out", "-o", "--screenshot", "--movie", "--save", "--csv", "--output", "--html")
 
 
-_SUBCOMMANDS = ("analyze", "report", "view", "model", "markerset", "simulate", "vibration", "compare", "--help",
+_SUBCOMMANDS = ("analyze", "report", "view", "model", "markerset", "simulate", "vibration", "compare", "muscles", "--help",
                 "--version")
 
 
