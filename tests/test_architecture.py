@@ -59,7 +59,7 @@ def test_private_names_stay_in_their_folder(house):
 
 
 def test_the_kernels_and_foundations_import_no_domain(house):
-    for low in ("_kernels/", "rotations/", "signal/", "model/", "errors", "atomic"):
+    for low in ("_kernels/", "core/", "rotations/", "signal/", "model/", "errors", "atomic"):
         assert not (house.imports_of(low) & {"io/", *DOMAIN, "pipeline", "trial", "report/", "viewer/",
                                              "commands/"}), low
 

@@ -69,7 +69,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..core import Model, forward_kinematics, from_body_model
+from ..core import marker_jacobian as core_marker_jacobian
+from ..core import marker_positions as core_marker_positions
+from ..core.joints import Cardan, Free
+from ..core.model import Marker
 from ..errors import InputError
+from ..model.body import BodyModel
 from ..model.segments import SEGMENT_NAMES
 from ..rotations import euler_to_matrix
 from ..rotations.common import sequence_axes
@@ -91,25 +97,36 @@ _CHUNK = 256
 _GAIN_EXACT = 3000
 
 
-def coordinate_columns() -> list[str]:
-    """Names of the D = 54 coordinates, in the order of every array here (the coords table's, without time)."""
-    return [f"lower_torso_{a}" for a in "xyz"] + [f"{s}_{q}" for s in SEGMENT_NAMES
-                                                    for q in ("alpha", "beta", "gamma")]
+def coordinate_columns(model: BodyModel | None = None) -> list[str]:
+    """Names of the D coordinates, in the order of every array here: the core model's
+    (:func:`humanbody.core.from_body_model`; the coords table's, without time).  Default: the 17 segments."""
+    return list(from_body_model(model if model is not None else BodyModel.default()).coordinate_names)
 
 
-# ------------------------------------------------------------------ kinematics of the tree
-def _forward(prob: IKProblem, S: np.ndarray, p: np.ndarray):
+# ------------------------------------------------------------------ kinematics of the tree (the core's)
+def _core_model(prob: IKProblem, seqs) -> Model:
+    """The tree of ``prob`` with its markers as a core model: a free root, a Cardan joint of each body's
+    sequence at xi_k in its parent (:mod:`humanbody.core`); masses play no part here."""
+    n = len(prob.parent)
+    joints = tuple(Free(seqs[0]) if k == 0 else Cardan(seqs[k]) for k in range(n))
+    xi = np.array(prob.xi, dtype=float)
+    xi[0] = 0.0
+    eye, zero = np.broadcast_to(np.eye(3), (n, 3, 3)), np.zeros((n, 3))
+    markers = tuple(Marker(name, int(s), tuple(c)) for name, s, c in zip(prob.names, prob.seg_of, prob.local,
+                                                                         strict=True))
+    return Model(tuple(SEGMENT_NAMES[:n]), prob.parent, joints, eye, xi, eye, zero, np.ones(n), zero,
+                 np.broadcast_to(np.eye(3), (n, 3, 3)), markers=markers)
+
+
+def _coordinates(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """q (F, D): the root position, then every body's angles."""
+    return np.concatenate([p, theta.reshape(theta.shape[0], -1)], axis=1)
+
+
+def _forward(prob: IKProblem, theta: np.ndarray, p: np.ndarray, seqs):
     """Absolute frames R (F, n, 3, 3) and joint points O (F, n, 3): R_k = R_L S_k, O_k = O_L + R_L xi_k."""
-    F, n = S.shape[0], len(prob.parent)
-    R = np.empty((F, n, 3, 3))
-    O = np.empty((F, n, 3))
-    for k, L in enumerate(prob.parent):
-        if L < 0:
-            R[:, k], O[:, k] = S[:, k], p
-        else:
-            R[:, k] = R[:, L] @ S[:, k]
-            O[:, k] = O[:, L] + R[:, L] @ prob.xi[k]
-    return R, O
+    data = forward_kinematics(_core_model(prob, seqs), _coordinates(theta, p))
+    return data.R, data.origin
 
 
 def _rotations(theta: np.ndarray, seqs) -> np.ndarray:
@@ -124,8 +141,8 @@ def marker_positions(prob: IKProblem, theta: np.ndarray, p: np.ndarray, seqs) ->
     """Model marker positions x(q) (F, M, 3) in ground (m) for angles theta (F, n, 3) rad and root p (F, 3) m."""
     theta = np.asarray(theta, dtype=float).reshape(-1, len(prob.parent), 3)
     p = np.asarray(p, dtype=float).reshape(-1, 3)
-    R, O = _forward(prob, _rotations(theta, seqs), p)
-    return O[:, prob.seg_of] + np.einsum("fmij,mj->fmi", R[:, prob.seg_of], prob.local)
+    model = _core_model(prob, seqs)
+    return core_marker_positions(model, forward_kinematics(model, _coordinates(theta, p)))
 
 
 def _joint_axes(theta: np.ndarray, S: np.ndarray, seq_axes: np.ndarray, seqs) -> np.ndarray:
@@ -141,16 +158,6 @@ def _joint_axes(theta: np.ndarray, S: np.ndarray, seq_axes: np.ndarray, seqs) ->
         B[:, k, :, 1] = euler_to_matrix(first, seqs[k]) @ eye[i1]
         B[:, k, :, 2] = S[:, k] @ eye[i2]
     return B
-
-
-def _delta_to_angles(prob: IKProblem, R: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """M (F, D, D) with dq_delta = M dq_theta: identity for the root position, R_L B_k per body."""
-    F = R.shape[0]
-    Mt = np.zeros((F, _D, _D))
-    Mt[:, :3, :3] = np.eye(3)
-    for k, L in enumerate(prob.parent):
-        Mt[:, 3 + 3 * k:6 + 3 * k, 3 + 3 * k:6 + 3 * k] = B[:, k] if L < 0 else R[:, L] @ B[:, k]
-    return Mt
 
 
 def _skew(v: np.ndarray) -> np.ndarray:
@@ -221,12 +228,11 @@ def marker_jacobian(prob: IKProblem, theta, p, seqs, wrt: str = "angles", method
         return Jf.reshape(F, 3 * M, _D)
     if method != "analytic" or wrt not in ("angles", "rotation_vectors"):
         raise ValueError(f"method {method!r} / wrt {wrt!r}")
-    S = _rotations(theta, seqs)
-    R, O = _forward(prob, S, p)
-    J = _jacobian_delta(prob, R, O).reshape(F, 3 * M, _D)
-    if wrt == "rotation_vectors":
-        return J
-    return J @ _delta_to_angles(prob, R, _joint_axes(theta, S, sequence_axes_from(seqs), seqs))
+    if wrt == "angles":
+        model = _core_model(prob, seqs)
+        return core_marker_jacobian(model, forward_kinematics(model, _coordinates(theta, p))).reshape(F, 3 * M, _D)
+    R, O = _forward(prob, theta, p, seqs)
+    return _jacobian_delta(prob, R, O).reshape(F, 3 * M, _D)
 
 
 def _pull_matrix(prob: IKProblem, S: np.ndarray, R: np.ndarray) -> np.ndarray:
@@ -286,7 +292,7 @@ def coordinate_covariance(prob: IKProblem, theta, p, seqs, sigma: float = 1.0, p
     for a in range(0, F, _CHUNK):
         b = min(F, a + _CHUNK)
         S = _rotations(theta[a:b], seqs)
-        R, O = _forward(prob, S, p[a:b])
+        R, O = _forward(prob, theta[a:b], p[a:b], seqs)
         J = _jacobian_delta(prob, R, O).reshape(b - a, 3 * M, _D)
         wr = np.repeat(np.where(present[a:b], w, 0.0), 3, axis=1)           # (f, 3M)
         JtW = np.swapaxes(J * wr[:, :, None], 1, 2)                          # (f, D, 3M)

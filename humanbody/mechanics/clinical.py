@@ -74,7 +74,7 @@ from ..model.body import sequence_axes_array
 from ..rotations.angles import euler_to_matrix, matrix_to_euler
 from ..rotations.common import sequence_axes
 
-__all__ = ["ClinicalAngle", "CLINICAL_ANGLES", "PROGRESSION_ANGLES", "ANGLE_ZEROS", "clinical_angles", "clinical_columns",
+__all__ = ["ClinicalAngle", "CLINICAL_ANGLES", "KINETIC_JOINTS", "PROGRESSION_ANGLES", "ANGLE_ZEROS", "clinical_angles", "clinical_columns",
            "progression_heading", "lab_axis_heading", "wrap_degrees"]
 
 #: The two zeros of the clinical angles (docs/joint_angles.md, "Zero").
@@ -146,6 +146,12 @@ def _table() -> tuple[ClinicalAngle, ...]:
 
 #: Every clinical angle of the 17-segment model, in results-table order.
 CLINICAL_ANGLES: tuple[ClinicalAngle, ...] = _table()
+
+#: Joints with clinical moments and powers: (joint, segment, reference) for each side.
+KINETIC_JOINTS = tuple((f"{side}_{j}", f"{side}_{seg}", ref.format(side=side))
+                       for side in ("right", "left")
+                       for j, seg, ref in (("hip", "upper_leg", "lower_torso"), ("knee", "lower_leg", "{side}_upper_leg"),
+                                           ("ankle", "foot", "{side}_lower_leg")))
 
 
 def _progression_table() -> tuple[ClinicalAngle, ...]:

@@ -28,19 +28,12 @@ import numpy as np
 
 from .._kernels.kinetics import clinical_moments, ground_reactions, tree_dynamics
 from .._kernels.kinetics import joint_loads as kernel
-from .clinical import CLINICAL_ANGLES, lab_axis_heading
+from .clinical import CLINICAL_ANGLES, KINETIC_JOINTS, lab_axis_heading
 from .moment_frames import apply_moment_frame, moment_frame, trial_heading
 from .results import run_tree as _run_kernel
 
 __all__ = ["JointLoads", "joint_loads", "kinetic_columns", "kinetic_block", "compute_with_kinetics", "KINETIC_JOINTS",
            "moment_contributions"]
-
-#: Joints with clinical moments and powers: (joint, segment, reference) for each side.
-KINETIC_JOINTS = tuple((f"{side}_{j}", f"{side}_{seg}", ref.format(side=side))
-                       for side in ("right", "left")
-                       for j, seg, ref in (("hip", "upper_leg", "lower_torso"), ("knee", "lower_leg", "{side}_upper_leg"),
-                                           ("ankle", "foot", "{side}_lower_leg")))
-
 
 @dataclass(eq=False)
 class JointLoads:

@@ -39,9 +39,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import forward_kinematics, from_body_model
 from ..errors import InputError
 from ..rotations.angles import euler_to_matrix
-from .clinical import CLINICAL_ANGLES, lab_axis_heading
+from .clinical import CLINICAL_ANGLES, KINETIC_JOINTS, lab_axis_heading
 
 __all__ = ["MOMENT_FRAMES", "NEXUS_FRAME", "moment_frame", "with_moment_frame", "moment_axes", "project_moments",
            "apply_moment_frame", "trial_heading", "distal_moments", "moment_frame_note"]
@@ -157,26 +158,30 @@ def trial_heading(model, q) -> float:
 
 
 def _orientations(model, table, names) -> dict:
-    """Absolute orientations (F, 3, 3) of the segments ``names`` from the coordinate columns of ``table``."""
-    memo: dict = {}
+    """Absolute orientations (F, 3, 3) of the segments ``names`` from the coordinate columns of ``table``.
 
-    def absolute(k: int) -> np.ndarray:
-        if k not in memo:
-            name = model.names[k]
-            ang = np.stack([np.asarray(table[f"{name}_{a}"], dtype=float) for a in ("alpha", "beta", "gamma")], -1)
-            S = euler_to_matrix(ang, model.sequences[k])
-            p = int(model.parents[k])
-            memo[k] = S if p == 0 else absolute(p - 1) @ S
-        return memo[k]
-
-    return {n: absolute(model.names.index(n)) for n in names}
+    One pass of the core's kinematics (:func:`humanbody.core.forward_kinematics`) over the angles of
+    the segments on the way from ``names`` to the root (the other coordinates do not move them).
+    """
+    core = from_body_model(model)
+    columns = {}
+    for name in names:
+        k = model.names.index(name)
+        while k >= 0:
+            start = int(core.q_start[k]) + (3 if k == 0 else 0)
+            for i, a in enumerate(("alpha", "beta", "gamma")):
+                columns[start + i] = np.asarray(table[f"{model.names[k]}_{a}"], dtype=float)
+            k = int(core.parents[k])
+    q = np.zeros((len(next(iter(columns.values()))), core.nq))
+    for c, values in columns.items():
+        q[:, c] = values
+    R = forward_kinematics(core, q).R
+    return {n: R[:, model.names.index(n)] for n in names}
 
 
 def distal_inputs(model) -> list[str]:
     """The results columns :func:`distal_moments` reads: the hips', knees' and ankles' joint moments and the
     coordinates of the segments down to the feet."""
-    from .kinetics import KINETIC_JOINTS  # lazy: mechanics.kinetics imports this module
-
     cols = []
     for _, seg, _ in KINETIC_JOINTS:
         if seg not in model.names:
@@ -193,8 +198,6 @@ def distal_moments(model, table) -> dict:
     """The clinical moment columns in the distal frame (N·m/kg, our signs) from a results table's joint moments
     and coordinates: ``{column: (F,) values}`` for every hip, knee and ankle of ``model`` that the table
     has.  What the C3D export writes (times -1000: Nexus's N·mm/kg and signs) whatever ``--moment-frame``."""
-    from .kinetics import KINETIC_JOINTS  # lazy: mechanics.kinetics imports this module
-
     out: dict[str, np.ndarray] = {}
     joints = [(j, seg) for j, seg, ref in KINETIC_JOINTS if seg in model.names and ref in model.names
               and f"{seg}_joint_moment_x" in table]
