@@ -51,10 +51,47 @@ def register(sub) -> None:
     add_rate_options(p)
     add_load_options(p, aliases=("--grf",))  # --grf as report and view spell it
     add_export_options(p)
+    p.add_argument("--ik-setup", metavar="SETUP.xml",
+                   help="with --model MODEL.osim: OpenSim IK setup whose IKMarkerTask/IKCoordinateTask weights to use "
+                        "(default: every marker shared with the model, weight 1)")
     p.set_defaults(func=run)
 
 
+def run_osim(args) -> int:
+    """``--model MODEL.osim``: OpenSim's inverse kinematics on the model -> ``<trial>_ik.mot``."""
+    from pathlib import Path  # lazy: only this branch
+
+    import numpy as np  # lazy: keeps `humanbody --help` quick
+
+    from ..io import markers_array, read_frame  # lazy: as above
+    from ..io.opensim_writer import write_table  # lazy: as above
+    from ..osim import read_osim  # lazy: as above
+    from ..osim.build import build_core_model  # lazy: as above
+    from ..osim.ik import read_ik_setup, solve_ik  # lazy: as above
+
+    if args.forces:
+        raise InputError("inverse dynamics on an OpenSim model (--forces with --model MODEL.osim) is not supported")
+    say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+    cm = build_core_model(read_osim(args.model))
+    tasks = read_ik_setup(args.ik_setup) if args.ik_setup else None
+    frame = read_frame(args.trial)
+    names, xyz = markers_array(frame)
+    result = solve_ik(cm, names, xyz, tasks, path=args.trial)
+    degrees = np.array([c.motion_type == "rotational" for c in cm.osim.coordinates])  # as OpenSim converts
+    values = np.where(degrees, np.rad2deg(result.q), result.q)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = write_table(out / f"{Path(args.trial).stem}_ik.mot", "Coordinates", cm.osim.coordinate_names,
+                       frame["time"].to_numpy(dtype=float), values, in_degrees=True)
+    say(f"inverse kinematics: {len(result.markers)} markers, RMS marker error "
+        f"{1000 * np.nanmean(result.rms_error):.1f} mm (max {1000 * np.nanmax(result.max_error):.1f} mm)")
+    say(f"wrote inverse kinematics: {path}")
+    return 0
+
+
 def run(args) -> int:
+    if args.model and str(args.model).lower().endswith(".osim"):
+        return run_osim(args)
     from .. import analyze_trial  # lazy: through the package face, its big imports with the collector paused
     from ..trial_output import write  # lazy: keeps `humanbody --help` quick
 

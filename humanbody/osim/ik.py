@@ -1,0 +1,212 @@
+"""Inverse kinematics on an OpenSim model: OpenSim's weighted marker least squares, frame by frame.
+
+Per frame the free coordinates ``q`` minimise (OpenSim's InverseKinematicsTool objective)
+
+    C(q) = sum_m w_m |x_m(q) - x̂_m|^2 + sum_c w_c (q_c - v_c)^2
+
+over the markers ``m`` measured in that frame (``x̂_m`` in ground axes, m; the model's
+marker ``x_m(q)`` by the core's forward kinematics) and the coordinate tasks ``c``
+(``v_c`` its default or manual value; rad or m).  Levenberg–Marquardt on the residuals
+``r = sqrt(w) (x(q) - x̂)`` with the core's marker Jacobians ``J = dx/dq``:
+
+    (JᵀJ + λ diag(JᵀJ)) Δq = -Jᵀr,    λ halved on success, multiplied by 10 on failure,
+
+warm-started from the previous frame's solution (the first frame from the model's
+default pose).  Clamped coordinates are kept in their ranges (the step is projected,
+as OpenSim bounds them), locked coordinates stay at their default values, and a
+coupler's dependent coordinate follows its independent one (the core applies the
+couplers, so its Jacobian column is 0 and it is not a free coordinate).
+"""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core import forward_kinematics, marker_jacobian, marker_positions
+from ..errors import InputError
+from .build import CoreModel
+
+
+@dataclass(frozen=True)
+class IKTasks:
+    """Weights of an OpenSim IK setup: ``markers`` name → weight (absent = not applied when
+    ``only_listed``), ``coordinates`` name → (weight, value or None for the default value)."""
+
+    markers: dict[str, float] = field(default_factory=dict)
+    coordinates: dict[str, tuple[float, float | None]] = field(default_factory=dict)
+    only_listed: bool = False
+
+
+def _task_weight(el) -> tuple[bool, float]:
+    apply = (el.findtext("apply") or "true").strip().lower() != "false"
+    try:
+        weight = float((el.findtext("weight") or "1").strip())
+    except ValueError:
+        weight = float("nan")
+    return apply, weight
+
+
+def read_ik_setup(path: str | os.PathLike) -> IKTasks:
+    """The marker and coordinate tasks of an OpenSim IK setup XML (``IKMarkerTask``, ``IKCoordinateTask``).
+
+    Parameters
+    ----------
+    path : the setup file (``<InverseKinematicsTool>`` with an ``<IKTaskSet>``)
+
+    Returns
+    -------
+    IKTasks  markers listed with ``apply`` false are left out; only listed markers are used.
+    """
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError) as exc:
+        raise InputError(f"cannot read the IK setup ({exc})", path=path) from None
+    tasks = root.findall(".//IKTaskSet/objects/*")
+    if not tasks:
+        raise InputError("has no IKTaskSet with tasks: not an OpenSim IK setup", path=path)
+    markers: dict[str, float] = {}
+    coords: dict[str, tuple[float, float | None]] = {}
+    for el in tasks:
+        apply, weight = _task_weight(el)
+        name = el.get("name", "")
+        if not np.isfinite(weight) or weight < 0:
+            raise InputError(f"task {name}: weight must be a number >= 0", path=path)
+        if not apply or weight == 0:
+            continue
+        if el.tag == "IKMarkerTask":
+            markers[name] = weight
+        elif el.tag == "IKCoordinateTask":
+            kind = (el.findtext("value_type") or "default_value").strip()
+            if kind == "from_file":
+                raise InputError(f"coordinate task {name}: value_type from_file is not supported", path=path)
+            value = float((el.findtext("value") or "0").strip()) if kind == "manual_value" else None
+            coords[name] = (weight, value)
+        else:
+            raise InputError(f"task type {el.tag} is not supported", path=path)
+    return IKTasks(markers, coords, only_listed=True)
+
+
+@dataclass(frozen=True)
+class IKResult:
+    """``q`` (F, nq) in OpenSim's coordinate order (rad, m); ``rms_error`` and ``max_error``
+    (F,) of the weighted markers (m); ``markers`` the marker names used."""
+
+    q: np.ndarray
+    rms_error: np.ndarray
+    max_error: np.ndarray
+    markers: tuple[str, ...]
+
+
+def _problem(cm: CoreModel, names, tasks: IKTasks, path) -> tuple[np.ndarray, ...]:
+    """Core marker index, trial column and weight of every marker used; the free core columns."""
+    model = cm.model
+    core_markers = {m.name: i for i, m in enumerate(model.markers)}
+    col = {n: i for i, n in enumerate(names)}
+    use = [n for n in core_markers if n in col and (not tasks.only_listed or n in tasks.markers)]
+    if not use:
+        raise InputError(f"has no marker names in common with the model {os.path.basename(cm.osim.path)}"
+                         " (or none of them weighted by the IK setup)", path=path)
+    mi = np.array([core_markers[n] for n in use], dtype=np.int64)
+    ti = np.array([col[n] for n in use], dtype=np.int64)
+    w = np.array([tasks.markers.get(n, 1.0) for n in use])
+    dependent = {c.dependent for c in cm.osim.couplers}
+    free = [cm.q_index[i] for i, c in enumerate(cm.osim.coordinates) if not c.locked and c.name not in dependent]
+    return mi, ti, w, np.array(sorted(free), dtype=np.int64)
+
+
+def _coordinate_tasks(cm: CoreModel, tasks: IKTasks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    idx, w, v = [], [], []
+    for i, c in enumerate(cm.osim.coordinates):
+        if c.name in tasks.coordinates and not c.locked:
+            weight, value = tasks.coordinates[c.name]
+            idx.append(cm.q_index[i])
+            w.append(weight)
+            v.append(c.default if value is None else value)
+    return np.array(idx, dtype=np.int64), np.sqrt(np.array(w, dtype=float)), np.array(v, dtype=float)
+
+
+def _residual(cm: CoreModel, q, target, sw, mi, ct) -> tuple[np.ndarray, np.ndarray]:
+    data = forward_kinematics(cm.model, q)
+    x = marker_positions(cm.model, data)[0, mi]
+    J = marker_jacobian(cm.model, data)[0, mi]
+    r = (sw[:, None] * (x - target)).ravel()
+    Jw = (sw[:, None, None] * J).reshape(-1, q.size)
+    cidx, csw, cval = ct
+    if cidx.size:
+        r = np.concatenate([r, csw * (q[cidx] - cval)])
+        Jc = np.zeros((cidx.size, q.size))
+        Jc[np.arange(cidx.size), cidx] = csw
+        Jw = np.vstack([Jw, Jc])
+    return r, Jw
+
+
+def _solve_frame(cm: CoreModel, q, target, sw, mi, free, ct, bounds, iterations: int) -> np.ndarray:
+    """Levenberg–Marquardt from ``q`` (nq,) for one frame's ``target`` (M, 3)."""
+    lo, hi = bounds
+    r, J = _residual(cm, q, target, sw, mi, ct)
+    cost, lam = float(r @ r), 1e-3
+    for _ in range(iterations):
+        A = J[:, free]
+        H, g = A.T @ A, A.T @ r
+        step = np.linalg.solve(H + lam * np.diag(np.diag(H) + 1e-12), -g)
+        trial = q.copy()
+        trial[free] = np.clip(q[free] + step, lo[free], hi[free])
+        r2, J2 = _residual(cm, trial, target, sw, mi, ct)
+        cost2 = float(r2 @ r2)
+        if cost2 <= cost:
+            done = cost - cost2 <= 1e-14 * max(cost, 1e-30) or np.max(np.abs(trial - q)) < 1e-10
+            q, r, J, cost, lam = trial, r2, J2, cost2, max(lam * 0.5, 1e-9)
+            if done:
+                break
+        else:
+            lam *= 10.0
+            if lam > 1e8:
+                break
+    return q
+
+
+def solve_ik(cm: CoreModel, names, markers: np.ndarray, tasks: IKTasks | None = None,
+             path: str | os.PathLike = "", iterations: int = 50) -> IKResult:
+    """OpenSim's marker inverse kinematics on the model, every frame (see the module notes).
+
+    Parameters
+    ----------
+    cm : CoreModel  the OpenSim model and its core model
+    names : sequence of str  the trial's marker names
+    markers : (F, M, 3)  the trial's markers in ground axes (m), NaN where missing
+    tasks : IKTasks, optional  weights (default: every shared marker, weight 1)
+    path : the trial file, for messages
+    iterations : int  the most Levenberg–Marquardt steps per frame
+
+    Returns
+    -------
+    IKResult  coordinates in OpenSim's order (rad, m)
+    """
+    tasks = tasks or IKTasks()
+    mi, ti, w, free = _problem(cm, list(names), tasks, path)
+    ct = _coordinate_tasks(cm, tasks)
+    nq = cm.model.nq
+    lo, hi = np.full(nq, -np.inf), np.full(nq, np.inf)
+    q = np.zeros(nq)
+    for i, c in enumerate(cm.osim.coordinates):
+        j = cm.q_index[i]
+        q[j] = c.default
+        if c.clamped:
+            lo[j], hi[j] = c.range
+    F = markers.shape[0]
+    out, rms, mx = np.empty((F, nq)), np.full(F, np.nan), np.full(F, np.nan)
+    for f in range(F):
+        target = markers[f, ti]
+        seen = np.isfinite(target).all(axis=1)
+        if seen.any():
+            sw = np.sqrt(w[seen])
+            q = _solve_frame(cm, q, target[seen], sw, mi[seen], free, ct, (lo, hi), iterations)
+            x = marker_positions(cm.model, forward_kinematics(cm.model, q))[0, mi[seen]]
+            err = np.linalg.norm(x - target[seen], axis=1)
+            rms[f], mx[f] = np.sqrt(np.mean(err**2)), err.max()
+        out[f] = forward_kinematics(cm.model, q).q[0]  # couplers applied
+    return IKResult(cm.from_core(out), rms, mx, tuple(names[t] for t in ti))
