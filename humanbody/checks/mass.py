@@ -25,9 +25,11 @@ import numpy as np
 from ..mechanics.body_mass import BLOCK_SECONDS, MIN_SECONDS, mass_from_loads, model_height
 from . import refusal
 
-__all__ = ["BMI_RANGE", "MAX_MASS_DIFFERENCE", "check_bmi", "plates_mass", "stated_mass"]
+__all__ = ["BMI_RANGE", "MAX_MASS_DIFFERENCE", "MAX_WEIGHING_SPREAD", "check_bmi", "plates_mass", "stated_mass"]
 
 #: Body mass index (kg/m^2) range of a plausible adult.
+#: Largest spread (fraction of the mass) of the plates' weighing, second by second, for a stated mass to be judged.
+MAX_WEIGHING_SPREAD = 0.10
 BMI_RANGE = (13.0, 60.0)
 #: Largest relative difference between a stated mass and the plates' weighing of the subject.
 MAX_MASS_DIFFERENCE = 0.15
@@ -79,14 +81,25 @@ def stated_mass(mass: float, where: str, loads, results, model, time, source: st
 
     The plates' mass is :func:`~humanbody.mechanics.body_mass.mass_from_loads` (eq. 2 over the
     frames with the whole weight on them); with fewer than :data:`MIN_SECONDS` of such frames the
-    line says the mass was not weighed.  Refused (``--mass``, ``--skip-check mass``) when the two
+    line says the mass was not weighed; not judged either when the weighing's spread from one
+    second to the next exceeds :data:`MAX_WEIGHING_SPREAD` of it (the shared walk: 0.2 %; a run
+    with a foot's stances off the plates: 50 %), nor when the plates' figure is below any body of the model's
+    height (:data:`BMI_RANGE`: the plates then do not carry the whole body).  Refused (``--mass``, ``--skip-check mass``) when the two
     differ by more than :data:`MAX_MASS_DIFFERENCE` of the plates' figure.
     """
     name = Path(source).name if source else "the plates"
-    m, _, n, seconds = mass_from_loads(loads, results, model, time, gravity)
+    m, spread, n, seconds = mass_from_loads(loads, results, model, time, gravity)
     if m is None or not np.isfinite(m) or m <= 0:
         return (f"check mass: {mass:g} kg ({where}) not weighed on the plates of {name}: {seconds:.2f} s with "
                 f"the whole weight on them (at least {MIN_SECONDS:g} s needed)")
+    if np.isfinite(spread) and spread > MAX_WEIGHING_SPREAD * m:  # the plates disagree with themselves
+        return (f"check mass: {mass:g} kg ({where}) not judged on the plates of {name}: they weigh {m:.1f} kg "
+                f"+- {spread:.1f} kg from one second to the next (more than {100 * MAX_WEIGHING_SPREAD:g} %: a foot "
+                "off the plates or a run's impacts)")
+    height = ((getattr(model, "meta", None) or {}).get("subject") or {}).get("height")
+    if height and m < BMI_RANGE[0] * float(height) ** 2:  # the plates do not carry a whole body: nothing weighed
+        return (f"check mass: {mass:g} kg ({where}) not weighed on the plates of {name}: they carry {m:.1f} kg, "
+                f"less than any body of {float(height):.2f} m (body mass index {BMI_RANGE[0]:g})")
     off = mass / m - 1.0
     pct = round(100.0 * off, 1) or 0.0  # no "-0.0"
     said = (f"{mass:g} kg ({where}) against {m:.1f} kg weighed by {name} over {n} frames ({seconds:.1f} s) with "

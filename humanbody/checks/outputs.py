@@ -27,8 +27,13 @@ ankle dorsiflexion            -60..50°   walking -25..20°
 hip flexion                   -45..110°  walking -20..45°
 pose carried from a parent    0.1 s      tracking holds a segment without its markers; past a few frames
                                          its motion is its parent's, not its own
-stance (% of the stride)      50-75 %    walking: 58-65 % (Perry and Burnfield 2010, Gait Analysis)
+stance (% of the stride)      20-75 %    walking: 58-65 % (Perry and Burnfield 2010, Gait Analysis);
+                                         running 22-40 %, sprinting down to about 20 %
 ============================  =========  ==========================================================
+
+A trial whose ground reactions never load both feet at once (running,
+hopping, jumping: no double support) is judged by :data:`RUN_MOMENT_LIMIT`
+and :data:`RUN_POWER_LIMIT` instead of the walking moment and power limits.
 
 The checks are array operations over the columns they judge (a maximum, a
 difference): they cost little beside writing the table.
@@ -46,6 +51,12 @@ __all__ = ["MOMENT_LIMITS", "POWER_LIMITS", "ANGLE_RANGES", "MAX_ANGLE_RATE", "M
 MOMENT_LIMITS = {"hip": 2.5, "knee": 2.0, "ankle": 2.5}
 #: Largest |power| (W/kg) per joint.
 POWER_LIMITS = {"hip": 5.0, "knee": 5.0, "ankle": 7.0}
+#: Largest |moment| (N·m/kg) and |power| (W/kg) of any joint in a trial that is not a walk (no frame with both
+#: feet loaded: running, hopping, jumping): about 1.5 times the largest at sprinting speeds (Schache et al. 2011,
+#: "Effect of running speed on lower limb joint kinetics", Med Sci Sports Exerc 43:1260-1271).
+RUN_MOMENT_LIMIT, RUN_POWER_LIMIT = 6.0, 40.0
+#: A foot is loaded above this vertical ground reaction (N/kg).
+LOADED_N_PER_KG = 1.0
 #: Range (deg) of the sagittal angles, by side-less clinical name.
 ANGLE_RANGES = {"hip_flexion_deg": (-45.0, 110.0), "knee_flexion_deg": (-30.0, 120.0),
                 "ankle_dorsiflexion_deg": (-60.0, 50.0)}
@@ -53,8 +64,8 @@ ANGLE_RANGES = {"hip_flexion_deg": (-45.0, 110.0), "knee_flexion_deg": (-30.0, 1
 MAX_ANGLE_RATE = 1500.0
 #: Longest run (s) of frames in which a segment's pose is carried from its parent.
 MAX_CARRIED_S = 0.1
-#: Range (%) of the stance phase of a walking stride.
-STANCE_PCT = (50.0, 75.0)
+#: Range (%) of the stance phase of a stride, walking (58-65 %) or running (22-40 %).
+STANCE_PCT = (20.0, 75.0)
 
 
 def _kinetic_limit(name: str) -> tuple[float, str] | None:
@@ -105,6 +116,10 @@ class OutputWatch:
         self.low_at, self.high_at = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
         self.rate, self.rate_at, self.step = np.zeros(n), np.zeros(n, dtype=np.int64), np.zeros(n)
         self.last: np.ndarray | None = None  # the previous block's last row: time, then the angles
+        grf = [columns.index(f"{side}_grf_z_N_per_kg") for side in ("right", "left")
+               if f"{side}_grf_z_N_per_kg" in columns]
+        self.grf = np.array(grf if len(grf) == 2 else [], dtype=np.int64)
+        self.double_support = not len(self.grf)  # without both feet's forces: judged as a walk
 
     def see(self, block: np.ndarray, start: int) -> None:
         """Take the rows of ``block`` (frames ``start``...) into the kept extremes."""
@@ -117,6 +132,8 @@ class OutputWatch:
             top = values[i, np.arange(len(i))]
             more = top > self.peak
             self.peak[more], self.at[more] = top[more], start + i[more]
+        if len(self.grf) and not self.double_support:
+            self.double_support = bool((block[:, self.grf] > LOADED_N_PER_KG).all(axis=1).any())
         if len(self.angle_index) and self.time >= 0:
             self._see_angles(block[:, self.angle_index], block[:, self.time], start)
 
@@ -156,9 +173,13 @@ class OutputWatch:
                 f = int(self.rate_at[j])
                 out.append(f"check outputs: {name} jumps {abs(self.step[j]):.1f} deg between {t[f]:.3f} and "
                            f"{t[f + 1]:.3f} s ({self.rate[j]:.0f} deg/s; a joint: at most {MAX_ANGLE_RATE:g} deg/s)")
-        out += [f"check outputs: {name} reaches {peak:.2f} {unit} at {t[at]:.3f} s (a body in gait: at most "
+        walk = self.double_support
+        limits = self.limits if walk else np.array([RUN_MOMENT_LIMIT if u == "N·m/kg" else RUN_POWER_LIMIT
+                                                    for u in self.units])
+        activity = "a body in gait" if walk else "a body running or jumping (no double support)"
+        out += [f"check outputs: {name} reaches {peak:.2f} {unit} at {t[at]:.3f} s ({activity}: at most "
                 f"{lim:g} {unit})"
-                for name, peak, at, lim, unit in zip(self.names, self.peak, self.at, self.limits, self.units,
+                for name, peak, at, lim, unit in zip(self.names, self.peak, self.at, limits, self.units,
                                                       strict=True) if peak > lim]
         return out
 
@@ -217,5 +238,5 @@ def stance_findings(params) -> list[str]:
         if side in params.index:
             v = float(params.loc[side, "stance_pct"])
             if np.isfinite(v) and not lo <= v <= hi:
-                out.append(f"check outputs: {side} stance {v:.0f} % of the stride (walking: {lo:g}-{hi:g} %)")
+                out.append(f"check outputs: {side} stance {v:.0f} % of the stride (a body walking or running: {lo:g}-{hi:g} %)")
     return out

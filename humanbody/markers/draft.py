@@ -258,7 +258,7 @@ def classify(pose: dict, height=None, lateral: dict | None = None) -> tuple[list
                          f"estimated {H:.2f} m): a marker set needs a pelvis and legs")
     if height is None and not HEIGHT_RANGE[0] <= H <= HEIGHT_RANGE[1]:
         raise InputError(f"the standing height estimated from its highest markers ({H:.2f} m) is not plausible "
-                         f"(no head or shoulder marker recognised); give the subject's height with --height M")
+                         f"(no head or shoulder marker recognised); give the subject's `height` M")
     pelvis = [g.position[1] for g in ok if g.role in ("asis", "psis", "sacrum")]
     midline = float(np.mean(pelvis)) if pelvis else float(np.median([g.position[1] for g in ok]))
 

@@ -173,7 +173,7 @@ def test_angle_jumps_ranges_and_carried_segments():
     assert carried_findings(status, t) == ["check outputs: left_foot carried from its parent for 30 frames (0.15 s "
                                            "from 0.250 s; at most 0.1 s): its motion there is its parent's"]
     params = pd.DataFrame({"stance_pct": [61.0, 82.0, 71.0]}, index=["right", "left", "overall"])
-    assert stance_findings(params) == ["check outputs: left stance 82 % of the stride (walking: 50-75 %)"]
+    assert stance_findings(params) == ["check outputs: left stance 82 % of the stride (a body walking or running: 20-75 %)"]
 
 
 @needs_shared

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _isolated import run_isolated
 
 from humanbody.core import functions as fn
 from humanbody.errors import InputError
@@ -65,20 +66,33 @@ def test_simm_spline_end_conditions():
                                                                           np.linspace(0, 3, 7)), atol=1e-13)
 
 
-def test_simm_spline_is_opensims():
-    osim = pytest.importorskip("opensim")
-    f, ref = fn.SimmSpline(*KNOTS), osim.SimmSpline()
+def _opensim_simm_spline(xs):
+    """OpenSim 4.6's SimmSpline through KNOTS: value, first and second derivative at ``xs``, (len(xs), 3); in a
+    child process (tests/_isolated.py: an OpenSim StdVectorInt breaks ezc3d's vectors in the process that made it)."""
+    import opensim as osim  # lazy: only in the child process
+
+    ref = osim.SimmSpline()
     for a, b in zip(*KNOTS, strict=True):
         ref.addPoint(float(a), float(b))
-    for x in (-1.0, 0.0, 0.5, 2.7, 4.5, 6.0):
+    out = []
+    for x in xs:
         v = osim.Vector(1, x)
         first, second = osim.StdVectorInt(), osim.StdVectorInt()
         first.append(0)
         second.append(0)
         second.append(0)
-        assert f(x) == pytest.approx(ref.calcValue(v), abs=1e-12)
-        assert f(x, 1) == pytest.approx(ref.calcDerivative(first, v), abs=1e-12)
-        assert f(x, 2) == pytest.approx(ref.calcDerivative(second, v), abs=1e-12)
+        out.append((ref.calcValue(v), ref.calcDerivative(first, v), ref.calcDerivative(second, v)))
+    return out
+
+
+def test_simm_spline_is_opensims():
+    pytest.importorskip("opensim")
+    f = fn.SimmSpline(*KNOTS)
+    xs = (-1.0, 0.0, 0.5, 2.7, 4.5, 6.0)
+    for x, (value, first, second) in zip(xs, run_isolated(_opensim_simm_spline, xs), strict=True):
+        assert f(x) == pytest.approx(value, abs=1e-12)
+        assert f(x, 1) == pytest.approx(first, abs=1e-12)
+        assert f(x, 2) == pytest.approx(second, abs=1e-12)
 
 
 def test_bad_knots_say_so():

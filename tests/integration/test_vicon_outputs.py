@@ -156,12 +156,12 @@ def test_a_subject_file_wins_over_processing(nexus, tmp_path):
     """--subject FILE is the subject: the trial's PROCESSING group is then not read (no log line of it)."""
     path, _, _ = nexus
     toml = tmp_path / "s.toml"
-    toml.write_text("mass = 60.0\nheight = 1.70\nright_leg_length = 0.82\nleft_leg_length = 0.86\n"
+    toml.write_text("mass = 70.0\nheight = 1.70\nright_leg_length = 0.82\nleft_leg_length = 0.86\n"
                     "right_knee_width = 0.101\nleft_knee_width = 0.102\nright_ankle_width = 0.072\n"
                     "left_ankle_width = 0.072\n")
     a = hb.analyze_trial(path, subject=toml)
     assert not any("PROCESSING" in m for m in a.messages)
-    assert a.model.total_mass == pytest.approx(60.0)
+    assert a.model.total_mass == pytest.approx(70.0)
 
 
 def test_nexus_outputs_within_the_targets_or_today_s_bounds(nexus):

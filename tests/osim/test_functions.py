@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _isolated import run_isolated
 
 from humanbody._kernels.osim_functions import evaluate
 from humanbody.osim.functions import FunctionTable
@@ -47,8 +48,11 @@ def test_splines_interpolate_and_natural_ends():
         assert abs(d[1] - d[0]) / h < 1e-4
 
 
-def test_against_opensim():
-    osim = pytest.importorskip("opensim")
+def _opensim_values(xs):
+    """OpenSim 4.6's value and first derivative of the four functions at ``xs``: (4, len(xs), 2); in a child
+    process (tests/_isolated.py: an OpenSim StdVectorInt breaks ezc3d's vectors in the process that made it)."""
+    import opensim as osim  # lazy: only in the child process
+
     x = osim.Vector(1, 0.0)
 
     def theirs(f, v):
@@ -61,12 +65,16 @@ def test_against_opensim():
         pwl.addPoint(a, b)
     poly = osim.PolynomialFunction(osim.Vector([2.0, -1.0, 0.5, 4.0]))
     lin = osim.LinearFunction(3.0, -1.0)
-    cases = [(simm, Function("spline", x=KNOTS, y=VALUES)),
-             (pwl, Function("piecewise_linear", x=KNOTS, y=VALUES)),
-             (poly, Function("polynomial", coefficients=(2.0, -1.0, 0.5, 4.0))),
-             (lin, Function("linear", coefficients=(3.0, -1.0)))]
-    for f, ours in cases:
+    return np.array([[theirs(f, xi) for xi in xs] for f in (simm, pwl, poly, lin)])
+
+
+def test_against_opensim():
+    pytest.importorskip("opensim")
+    refs = run_isolated(_opensim_values, X)
+    cases = [Function("spline", x=KNOTS, y=VALUES), Function("piecewise_linear", x=KNOTS, y=VALUES),
+             Function("polynomial", coefficients=(2.0, -1.0, 0.5, 4.0)),
+             Function("linear", coefficients=(3.0, -1.0))]
+    for ours, ref, kind in zip(cases, refs, ("SimmSpline", "PiecewiseLinear", "Polynomial", "Linear"), strict=True):
         v, d = _evaluate(ours, X)
-        ref = np.array([theirs(f, xi) for xi in X])
-        assert np.allclose(v, ref[:, 0], atol=1e-12), f.getConcreteClassName()
-        assert np.allclose(d, ref[:, 1], atol=1e-10), f.getConcreteClassName()
+        assert np.allclose(v, ref[:, 0], atol=1e-12), kind
+        assert np.allclose(d, ref[:, 1], atol=1e-10), kind
