@@ -1,9 +1,9 @@
-"""OpenSim's own inverse kinematics (and, later, inverse dynamics) of a trial: the reference the IK/ID tests compare with.
+"""OpenSim's own inverse kinematics and inverse dynamics of a trial: the references the IK and ID tests compare with.
 
 ``ik_reference(model, setup, trc)`` runs the ``opensim`` package's InverseKinematicsTool
 (4.6, a test-only dependency) with the setup's tasks over the whole trial and returns the
 path of the ``.mot`` it wrote.  Results are cached under the temporary folder, keyed by the
-input files' hashes, so only the first run pays OpenSim's cost.
+input files' hashes, so only the first run pays OpenSim's cost.  ``id_reference`` runs its InverseDynamicsTool.
 """
 
 from __future__ import annotations
@@ -53,5 +53,40 @@ tool.setStartTime(float(times[0]))
 tool.setEndTime(float(times[-1]))
 tool.setOutputMotionFileName(out)
 tool.setResultsDir(folder)
+tool.run()
+"""
+
+
+def id_reference(model_path, coordinates_path, loads_path, start: float, end: float) -> Path:
+    """OpenSim's InverseDynamicsTool (no coordinate filter, muscles excluded) over ``coordinates_path``
+    from ``start`` to ``end`` s with the ExternalLoads ``loads_path``: the ``.sto`` path."""
+    out = CACHE / f"id_{_key(model_path, coordinates_path, loads_path)}_{start:g}_{end:g}.sto"
+    if out.exists():
+        return out
+    CACHE.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".part.sto")
+    subprocess.run([sys.executable, "-c", _ID_SCRIPT, str(model_path), str(coordinates_path), str(loads_path),
+                    str(start), str(end), str(CACHE), tmp.name], check=True, capture_output=True)
+    tmp.replace(out)
+    return out
+
+
+_ID_SCRIPT = """
+import sys
+import opensim as osim
+model, coords, loads, start, end, folder, name = sys.argv[1:]
+tool = osim.InverseDynamicsTool()
+model = osim.Model(model)  # kept alive: the tool does not own it
+tool.setModel(model)
+tool.setCoordinatesFileName(coords)
+tool.setExternalLoadsFileName(loads)
+tool.setStartTime(float(start))
+tool.setEndTime(float(end))
+tool.setLowpassCutoffFrequency(-1)
+excluded = osim.ArrayStr()
+excluded.append("Muscles")
+tool.setExcludedForces(excluded)
+tool.setResultsDir(folder)
+tool.setOutputGenForceFileName(name)
 tool.run()
 """

@@ -70,7 +70,7 @@ def run_osim(args) -> int:
     from ..osim.ik import read_ik_setup, solve_ik  # lazy: as above
 
     if args.forces:
-        raise InputError("inverse dynamics on an OpenSim model (--forces with --model MODEL.osim) is not supported")
+        _loads_xml(args.forces)  # refused before the IK runs
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     cm = build_core_model(read_osim(args.model))
     tasks = read_ik_setup(args.ik_setup) if args.ik_setup else None
@@ -86,7 +86,37 @@ def run_osim(args) -> int:
     say(f"inverse kinematics: {len(result.markers)} markers, RMS marker error "
         f"{1000 * np.nanmean(result.rms_error):.1f} mm (max {1000 * np.nanmax(result.max_error):.1f} mm)")
     say(f"wrote inverse kinematics: {path}")
+    if args.forces:
+        path = _osim_dynamics(args, cm, frame["time"].to_numpy(dtype=float), result.q, out)
+        say(f"wrote inverse dynamics: {path}")
     return 0
+
+
+def _loads_xml(forces: str):
+    """The ExternalLoads XML of ``--forces``: the file itself, or the .xml of the same name beside a table."""
+    from pathlib import Path  # lazy: only this branch
+
+    xml = Path(forces)
+    if xml.suffix.lower() != ".xml":
+        xml = xml.with_suffix(".xml")
+        if not xml.exists():
+            raise InputError(f"{forces}: with an .osim model, --forces takes an OpenSim ExternalLoads XML "
+                             f"(none found at {xml})")
+    return xml
+
+
+def _osim_dynamics(args, cm, time, q, out) -> str:
+    """``--forces`` (an ExternalLoads XML, or a forces table with one of the same name beside it) -> ``<trial>_id.sto``."""
+    from pathlib import Path  # lazy: only this branch
+
+    from ..io import read_opensim  # lazy: as above
+    from ..io.opensim_writer import write_table  # lazy: as above
+    from ..osim.id import generalized_force_names, read_external_loads, solve_id  # lazy: as above
+
+    forces, datafile = read_external_loads(_loads_xml(args.forces))
+    tau = solve_id(cm, time, q, forces, read_opensim(datafile), path=datafile)
+    return write_table(out / f"{Path(args.trial).stem}_id.sto", "Inverse Dynamics Generalized Forces",
+                       generalized_force_names(cm), time, tau, in_degrees=False)
 
 
 def run(args) -> int:
