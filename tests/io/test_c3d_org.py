@@ -352,6 +352,7 @@ def test_a_drafted_height_out_of_range_asks_for_the_height_not_for_metres():
     from humanbody.markers.draft import draft_markerset
 
     ground, _ = to_ground(read_c3d(_path(ORG, "sample_30_marche281")))
-    with pytest.raises(InputError, match="give the subject's height with --height") as err:
+    with pytest.raises(InputError, match="give the subject's `height` M") as err:
         draft_markerset(ground)
     assert "give metres" not in str(err.value)
+    assert "--height M" in str(err.value.on_command_line())  # the command line names its flag
