@@ -343,10 +343,13 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
             frame_time = (first - 1 + np.arange(F)) / rate
             plates = platform_channels(table.time, table.force, table.point, table.moment, frame_time, lab, scale,
                                        per, names=table.names)
-    return write_c3d(path, frames=F, rate_hz=rate, source=source,
-                     markers=None if source is not None else (names, xyz), markers_scale=scale, unit=unit,
-                     first_frame=first,
-                     blocks=blocks, events=ev, platforms=plates, notes=analysis.messages)
+    notes: list[str] = []  # what the writer had to say (events it could not hold): the analysis' log
+    try:
+        return write_c3d(path, frames=F, rate_hz=rate, source=source,
+                         markers=None if source is not None else (names, xyz), markers_scale=scale, unit=unit,
+                         first_frame=first, blocks=blocks, events=ev, platforms=plates, notes=notes)
+    finally:
+        analysis.log.message("export", *notes)
 
 
 def _write_opensim(analysis, folder: Path, raw, M, cols, time, feet) -> dict:

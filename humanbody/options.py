@@ -31,7 +31,7 @@ from .signal.differentiate import Differentiation
 #: ``CUTOFF_HZ``.
 MARKERSET_CUTOFF = "set"
 
-__all__ = ["AnalysisOptions", "CHECKS", "check_names", "EXPORT_FORMATS", "DEFAULT_FEET", "parse_export", "parse_feet"]
+__all__ = ["AnalysisOptions", "CHECKS", "check_names", "IK_METHODS", "EXPORT_FORMATS", "DEFAULT_FEET", "parse_export", "parse_feet"]
 
 #: The plausibility checks a user may skip, each by ``--skip-check NAME`` (:mod:`humanbody.checks`).
 CHECKS = ("mass", "static", "imu-still", "force-clock")
@@ -50,6 +50,8 @@ def check_names(values) -> tuple:
     return names
 
 
+#: Tracking methods ``ik`` takes (:func:`humanbody.markers.global_ik.choose_method`).
+IK_METHODS = ("auto", "segments", "global")
 #: Formats ``--export`` writes (:mod:`humanbody.export`).
 EXPORT_FORMATS = ("c3d", "opensim")
 #: OpenSim bodies the right and left foot loads are applied to in an OpenSim export.
@@ -161,7 +163,7 @@ class AnalysisOptions:
     reduce_residuals: bool = False
     """Residual reduction (trials with loads): the mass distribution, the trunk's mass centre and the
     root's trajectory adjusted so the root residual meets Hicks et al. 2015's criteria
-    (:func:`humanbody.mechanics.reduction.reduce_analysis`, docs/kinetics.md)."""
+    (:func:`humanbody.pipeline.reduce`, docs/kinetics.md)."""
     use_platforms: bool = True
     """A C3D marker trial with force platforms and no ``forces`` uses its own platforms."""
     export: tuple = ()

@@ -69,6 +69,7 @@ from .markers.calibration import Calibration
 from .markers.calibration import calibrate as calibrate_markers
 from .markers.conditioning import condition as condition_markers
 from .markers.functional_joint import functional_hips
+from .markers.gaps import FILL_METHODS
 from .markers.global_ik import choose_method, track_global
 from .markers.markerset import (
     MarkerSet,
@@ -86,26 +87,85 @@ from .mechanics.kinematics import Motion, compute_motion, prepare_motion
 from .mechanics.kinetics import kinetic_block, kinetic_columns
 from .mechanics.moment_frames import MOMENT_FRAMES, moment_frame, moment_frame_note, with_moment_frame
 from .mechanics.results import Results
-from .model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
+from .model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS, check_sex
 from .model.body import BodyModel, load_model
-from .options import MARKERSET_CUTOFF, AnalysisOptions
+from .options import IK_METHODS, MARKERSET_CUTOFF, AnalysisOptions
 from .signal import CUTOFF_HZ
 from .trial import Trial, load_forces
 
-__all__ = ["Analysis", "AnalysisOptions", "Conditioned", "Log", "Subject", "analyze_trial", "DEFAULT_MASS",
-           "DEFAULT_HEIGHT", "read", "subject", "subject_model", "condition", "calibrate", "track", "orientations",
-           "rates", "mechanics", "loads"]
+__all__ = ["Analysis", "AnalysisOptions", "Conditioned", "LEVELS", "Log", "Record", "Subject", "analyze_trial",
+           "checked", "DEFAULT_MASS", "DEFAULT_HEIGHT", "read", "subject", "subject_model", "condition", "calibrate",
+           "track", "orientations", "rates", "mechanics", "loads", "weigh", "reduce"]
 
 
-@dataclass
+#: The levels of a :class:`Record`: ``message`` for the user (a screenful; printed by ``humanbody analyze``),
+#: ``detail`` for ``--verbose`` and the log file (per marker, per gap), ``warning`` an output check's finding
+#: (:mod:`humanbody.checks.outputs`; the write stage adds each to the user's lines once).
+LEVELS = ("message", "detail", "warning")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One thing a stage said: its ``level`` (:data:`LEVELS`), the ``stage`` that said it ("read", "subject",
+    "condition", "calibrate", "track", "rates", "loads", "mass", "reduce", "write", "export") and the ``message``
+    (one line, as printed and written to ``<trial>_log.txt``)."""
+
+    level: str
+    stage: str
+    message: str
+
+
 class Log:
-    """What the stages of one analysis say: ``messages`` for the user (a screenful), ``details`` for
-    ``--verbose`` and the log file (per marker, per gap); ``warnings``, the output checks' findings
-    (:mod:`humanbody.checks.outputs`, also among the messages).  The one thing the stages share; they append to it."""
+    """What the stages of one analysis say, in order: a list of :class:`Record` (level, stage, message).
 
-    messages: list = field(default_factory=list)
-    details: list = field(default_factory=list)
-    warnings: list = field(default_factory=list)
+    ``messages`` (the ``message`` lines: the screenful ``humanbody analyze`` prints and the log file starts with),
+    ``details`` (``--verbose`` and the log file) and ``warnings`` (the output checks' findings) are read from
+    the records.  The one thing the stages share: each adds its records with :meth:`add`, never edits one.
+    """
+
+    def __init__(self, records=()):
+        self.records: list[Record] = list(records)
+
+    def add(self, level: str, stage: str, *lines: str) -> None:
+        """Add one record per line of ``lines``, each at ``level`` from ``stage``."""
+        if level not in LEVELS:
+            raise ValueError(f"log level must be one of {', '.join(LEVELS)}, not {level!r}")
+        self.records += [Record(level, stage, str(line)) for line in lines]
+
+    def message(self, stage: str, *lines: str) -> None:
+        """Lines for the user (:meth:`add` at level ``message``)."""
+        self.add("message", stage, *lines)
+
+    def detail(self, stage: str, *lines: str) -> None:
+        """Lines for ``--verbose`` and the log file (:meth:`add` at level ``detail``)."""
+        self.add("detail", stage, *lines)
+
+    def warning(self, stage: str, *lines: str) -> None:
+        """Output checks' findings (:meth:`add` at level ``warning``)."""
+        self.add("warning", stage, *lines)
+
+    def lines(self, level: str) -> list[str]:
+        """The messages of the records at ``level``, in order."""
+        return [r.message for r in self.records if r.level == level]
+
+    @property
+    def messages(self) -> list[str]:
+        """The lines for the user (level ``message``), in order."""
+        return self.lines("message")
+
+    @property
+    def details(self) -> list[str]:
+        """The lines for ``--verbose`` and the log file (level ``detail``), in order."""
+        return self.lines("detail")
+
+    @property
+    def warnings(self) -> list[str]:
+        """The output checks' findings (level ``warning``), each once, in order."""
+        return list(dict.fromkeys(self.lines("warning")))
+
+    def text(self) -> str:
+        """The log file's text: the messages, a blank line, ``details:`` and the details, one per line."""
+        return "\n".join(self.messages + ["", "details:"] + self.details) + "\n"
 
 
 @dataclass(frozen=True)
@@ -160,9 +220,9 @@ class Conditioned:
         return self.trial.to_frame("ground")
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class Analysis:
-    """Everything known about one analysed trial.
+    """Everything known about one analysed trial: a value (frozen); a stage that changes it gives a new one.
 
     Attributes
     ----------
@@ -173,15 +233,16 @@ class Analysis:
     coords : DataFrame                 generalized coordinates (layout of docs/conventions.md, rad)
     model : BodyModel                  the model used (calibrated when a static trial was given)
     motion : Motion                    coordinates with their rates, ready for the kernel
-    results : Results                  the mechanics (computed on first access)
+    options : AnalysisOptions          the options it was made with; :func:`humanbody.trial_output.write_results`
+                                       writes the exports they name (``export``, ``opensim_feet``)
     markers : DataFrame or None        marker trajectories in ground axes after conditioning
     calibration : object or None       static calibration (marker trials)
     tracking : object or None          tracking result with residuals (marker trials)
-    log : Log                          what each stage said: ``messages`` (for the user, a screenful) and
-                                       ``details`` (per-marker and per-gap; ``--verbose`` and the log file)
+    log : Log                          what each stage said (:class:`Record`: level, stage, message)
     loads : FrameLoads or None         external loads on the frames, assigned to segments (--forces)
-    angle_zero : str                   zero of the clinical angles: "anatomical" (default) or "static"
     raw : DataFrame or None            the marker trial as read (lab axes), kept when asked (for export)
+    computed : Results or None         the mechanics of every frame when a stage computed them already (the
+                                       loads' assignment); else :attr:`results` computes them on first use
 
     Read from the trial: ``source`` (the trial file), ``axes`` (its lab -> ground
     mapping), ``events`` (gait events the file carries, :attr:`humanbody.trial.Trial.events`;
@@ -193,15 +254,30 @@ class Analysis:
     coords: pd.DataFrame
     model: BodyModel
     motion: Motion
+    options: AnalysisOptions = field(default_factory=AnalysisOptions)
     markers: pd.DataFrame | None = None
     calibration: Any = None
     tracking: Any = None
     log: Log = field(default_factory=Log)
     loads: Any = None
-    angle_zero: str = "anatomical"
     raw: Any = None
-    _results: Results | None = field(default=None, repr=False)
-    _clinical: pd.DataFrame | None = field(default=None, repr=False)
+    computed: Results | None = field(default=None, repr=False)
+
+    def replace(self, **changes) -> Analysis:
+        """A new Analysis with ``changes`` (field name -> value).  Its mechanics and clinical angles are
+        computed anew on first use, unless ``computed`` is given, when ``model``, ``motion`` or ``coords``
+        change; else the ones computed already are kept."""
+        if "computed" not in changes:
+            changes["computed"] = None if {"model", "motion", "coords"} & set(changes) else self.held_results
+        out = replace(self, **changes)
+        if "clinical" in self.__dict__ and not {"model", "coords", "calibration", "options"} & set(changes):
+            out.__dict__["clinical"] = self.__dict__["clinical"]
+        return out
+
+    @property
+    def angle_zero(self) -> str:
+        """Zero of the clinical angles: ``options.angle_zero``, "anatomical" (default) or "static"."""
+        return self.options.angle_zero
 
     @property
     def source(self) -> str:
@@ -225,7 +301,7 @@ class Analysis:
 
     @property
     def messages(self) -> list:
-        """What each stage did, for the user (the log's ``messages``; exports append to it)."""
+        """What each stage did, for the user (the log's ``messages``; the write stage and exports add to it)."""
         return self.log.messages
 
     @property
@@ -241,7 +317,7 @@ class Analysis:
         return pd.DataFrame(kinetic_block(self.model, self.results, self.loads),
                             columns=kinetic_columns(self.model))
 
-    @property
+    @cached_property
     def clinical(self) -> pd.DataFrame:
         """Clinical joint angles (degrees, one row per frame; :func:`humanbody.mechanics.clinical.clinical_angles`).
 
@@ -249,9 +325,7 @@ class Analysis:
         (default), or in the calibration pose (``"static"``; the upper limbs
         in the reference posture).  Computed on first access, then kept.
         """
-        if self._clinical is None:
-            self._clinical = clinical_angles(self.model, self.coords, self.calibration, zero=self.angle_zero)
-        return self._clinical
+        return clinical_angles(self.model, self.coords, self.calibration, zero=self.angle_zero)
 
     @property
     def angles(self) -> pd.DataFrame:
@@ -272,28 +346,22 @@ class Analysis:
         out.insert(0, "time", self.coords["time"].to_numpy())
         return out
 
-    @property
+    @cached_property
     def results(self) -> Results:
-        """The mechanics of every frame (computed on first access, then kept).
+        """The mechanics of every frame (``computed``, else computed on first access, then kept).
 
         A long trial written by :func:`humanbody.trial_output.write_results` never needs them all at
         once: it is evaluated range by range from ``motion``.
         """
-        if self._results is None:
-            self._results = compute_motion(self.model, self.motion)
-        return self._results
+        if self.computed is not None:
+            return self.computed
+        return compute_motion(self.model, self.motion)
 
     @property
     def held_results(self) -> Results | None:
-        """The mechanics of every frame when a stage has computed them already (the loads' assignment), else
+        """The mechanics of every frame when they were computed already (by a stage, or :attr:`results`), else
         None: :func:`humanbody.trial_output.write_results` then computes them range by range."""
-        return self._results
-
-    def forget_results(self) -> None:
-        """Let the mechanics and clinical angles go, to be computed again on first use: after ``model``,
-        ``motion`` or ``coords`` changed (the plates' mass, the residual reduction)."""
-        self._results = None
-        self._clinical = None
+        return self.__dict__.get("results", self.computed)
 
     @property
     def n_frames(self) -> int:
@@ -348,7 +416,8 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
         ``analyze_trial("walk.trc", static="static.trc", mass=72.6)``.
         An unknown name is a TypeError.
     """
-    opts, path, log = _checked(options_with(options, overrides)), os.fspath(path), Log()
+    path, log = os.fspath(path), Log()
+    opts = checked(options_with(options, overrides), path)
     steps = _Progress(progress, path)
     file = _subject_file(opts.subject, log)
     trial = read(path, opts, log)
@@ -379,14 +448,13 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
     model = _in_moment_frame(model, opts, log, plates=trial.forces is not None)
     motion = rates(model, coords, opts, log, path)
     if tracking is not None:
-        log.details += [f"tracking: {line}" for line in tracking.summary()]
+        log.detail("track", *[f"tracking: {line}" for line in tracking.summary()])
     analysis = mechanics(trial, model, coords, motion, opts, log, markers=markers, calibration=calibration,
                          tracking=tracking, raw=raw)
     if trial.forces is not None:
-        analysis.loads = loads(analysis, opts, log, cutoff_hz)
-        _after_loads(analysis, subj, opts, log, keep_markers)
-    elif opts.reduce_residuals:
-        log.messages.append("residual reduction: not done: the trial has no force plates (--forces)")
+        analysis = weigh(loads(analysis, opts, log, cutoff_hz), subj, opts, log)
+    if opts.reduce_residuals:
+        analysis = reduce(analysis, log, keep_markers)
     steps.advance("compute")
     steps.close()
     return analysis
@@ -400,14 +468,44 @@ def options_with(options: AnalysisOptions | None, overrides: dict) -> AnalysisOp
     return opts.replace(**overrides) if overrides else opts
 
 
-def _checked(opts: AnalysisOptions) -> AnalysisOptions:
-    """``opts``, after refusing an ``angle_zero`` or ``moment_frame`` the mechanics do not know."""
+def checked(opts: AnalysisOptions, path: str | None = None) -> AnalysisOptions:
+    """``opts``, once every option with a fixed set of values is known to hold one of them; else the
+    InputError the stage using it would raise, raised before anything is read (``path``: the trial file,
+    named as that stage names it).
+
+    ``angle_zero`` (:data:`humanbody.mechanics.clinical.ANGLE_ZEROS`), ``moment_frame``
+    (:data:`humanbody.mechanics.moment_frames.MOMENT_FRAMES`), ``ik`` (auto, segments, global),
+    ``fill`` (:data:`humanbody.markers.gaps.FILL_METHODS`), ``max_gap`` (s, not negative), ``sex`` (male,
+    female) and ``imu_knee`` (hinge, free).  The others are checked where they are built
+    (:class:`~humanbody.options.AnalysisOptions`: ``skip_checks``, ``export``; the command line's parsers).
+
+    Parameters
+    ----------
+    opts : AnalysisOptions
+        The options of one analysis.
+    path : str, optional
+        The trial file, named first in the errors that name it (``ik``, ``fill``, ``max_gap``).
+
+    Returns
+    -------
+    AnalysisOptions
+        ``opts`` itself.
+    """
     if opts.angle_zero not in ANGLE_ZEROS:
         raise InputError(f"angle_zero must be one of {', '.join(ANGLE_ZEROS)}, not {opts.angle_zero!r}",
                          option="angle_zero")
     if opts.moment_frame is not None and opts.moment_frame not in MOMENT_FRAMES:
         raise InputError(f"moment_frame must be one of {', '.join(MOMENT_FRAMES)}, not {opts.moment_frame!r}",
                          option="moment_frame")
+    if opts.ik not in IK_METHODS:
+        raise InputError(f"ik must be auto, segments or global, not {opts.ik!r}", path, option="ik")
+    if opts.fill not in FILL_METHODS:
+        raise InputError(f"unknown fill method {opts.fill!r}; use one of {', '.join(FILL_METHODS)}", path)
+    if opts.max_gap is None or not np.isfinite(opts.max_gap) or opts.max_gap < 0:
+        raise InputError(f"max_gap must be a non-negative number of seconds, got {opts.max_gap!r}", path)
+    check_sex(opts.sex)
+    if opts.imu_knee not in ("hinge", "free"):
+        raise InputError(f"imu_knee {opts.imu_knee!r}: expected hinge or free", option="imu_knee")
     return opts
 
 
@@ -426,34 +524,112 @@ def _in_moment_frame(model: BodyModel | None, opts: AnalysisOptions, log: Log, p
     if opts.moment_frame is not None or plates:
         model = with_moment_frame(model, opts.moment_frame or moment_frame(model))
         if plates:
-            log.messages.append(moment_frame_note(model))
+            log.message("rates", moment_frame_note(model))
     return model
 
 
-def _after_loads(analysis: Analysis, subj: Subject, opts: AnalysisOptions, log: Log, keep_markers: bool) -> None:
-    """What follows the stage "loads": the force plates' clock check, the mass from the plates (or a stated mass
-    weighed on them), the residual
-    reduction (docs/kinetics.md "Residual reduction"; the conditioned markers then let go unless kept)."""
+def weigh(analysis: Analysis, subj: Subject, opts: AnalysisOptions, log: Log) -> Analysis:
+    """Stage "mass", after "loads": the force plates' clock checked, and the subject weighed on them.
+
+    The clock (:func:`humanbody.checks.force_clock.check_force_clock`,
+    :func:`humanbody.checks.force_timing.check_force_timing`) in one line; then
+    the mass from the plates when none was given (:func:`humanbody.checks.mass.plates_mass`:
+    the model's masses and inertias scaled to it), or a stated mass weighed
+    on them (:func:`humanbody.checks.mass.stated_mass`).
+
+    Parameters
+    ----------
+    analysis : Analysis
+        An analysis with its loads (stage "loads").
+    subj : Subject
+        The subject (stage "subject"): ``mass_from_plates``, ``mass``.
+    opts : AnalysisOptions
+        ``load_segments``, ``skip_checks``, ``mass``, ``model``.
+    log : Log
+        The analysis' log (the lines are added to it).
+
+    Returns
+    -------
+    Analysis
+        ``analysis``, or a new one with the model scaled to the plates' mass.
+    """
     table, given, skip = analysis.load_table, {name for name, _ in opts.load_segments}, "force-clock" in opts.skip_checks
     line = check_force_clock(table, analysis.loads, analysis.results, analysis.model, analysis.motion.time,
                              skip=skip, given=list(given), trial=analysis.source)
     judged = [name not in given and seg in (None, "right_foot", "left_foot")
               for name, seg in zip(table.names, table.segments or [None] * len(table.names), strict=True)]
-    log.messages.append(f"{line}; " + check_force_timing(table, analysis.loads, analysis.results, analysis.model,
-                                                         analysis.motion.time, skip=skip, judged=judged))
+    log.message("mass", f"{line}; " + check_force_timing(table, analysis.loads, analysis.results, analysis.model,
+                                                      analysis.motion.time, skip=skip, judged=judged))
     if subj.mass_from_plates:
-        _plates_mass(analysis, opts, log)
+        m, lines = plates_mass(analysis.loads, analysis.results, analysis.model, analysis.motion.time,
+                               table.source, skip="mass" in opts.skip_checks)
+        log.message("mass", *lines)
+        if m is not None:  # the inertial quantities follow the new masses: computed anew
+            analysis = analysis.replace(model=scaled_model(analysis.model, m))
     elif subj.mass is not None and opts.model is None:
         where = "--mass" if opts.mass is not None else "the subject file"
-        log.messages.append(stated_mass(float(subj.mass), where, analysis.loads, analysis.results, analysis.model,
-                                        analysis.motion.time, analysis.load_table.source,
-                                        skip="mass" in opts.skip_checks))
-    if opts.reduce_residuals:
-        from .mechanics.reduction import reduce_analysis  # lazy: imported on use (see the imports)
+        log.message("mass", stated_mass(float(subj.mass), where, analysis.loads, analysis.results, analysis.model,
+                                     analysis.motion.time, table.source, skip="mass" in opts.skip_checks))
+    return analysis
 
-        reduce_analysis(analysis, analysis.markers)
-        if not keep_markers:
-            analysis.markers, analysis.trial = None, analysis.trial.time_base()
+
+def reduce(analysis: Analysis, log: Log, keep_markers: bool = True, fit=None) -> Analysis:
+    """Stage "reduce" (``--reduce-residuals``, after "mass"): the residual reduction of docs/kinetics.md.
+
+    :func:`humanbody.mechanics.reduction.reduce_residuals` on the analysis'
+    model, motion and loads (the conditioned markers' displacement limited and
+    reported); when its criteria are met, the new Analysis has the fitted model
+    (masses, trunk mass centre), the tracked root's motion and coordinates,
+    else the same ones; its model's ``meta["residual_reduction"]`` holds the
+    record either way (model.json).
+
+    Parameters
+    ----------
+    analysis : Analysis
+        An analysis with its loads (stage "loads").
+    log : Log
+        The analysis' log (one line per criterion is added).
+    keep_markers : bool
+        Keep the conditioned markers in the new Analysis; else its trial is
+        the time base only.
+    fit : MassFit, optional
+        One mass distribution for all of a subject's trials
+        (:func:`humanbody.mechanics.reduction.fit_subject`); default: fitted on this trial.
+
+    Returns
+    -------
+    Analysis
+        A new Analysis, reduced or not; ``analysis`` itself when it has no loads (said so).
+    """
+    if analysis.loads is None:
+        log.message("reduce", "residual reduction: not done: the trial has no force plates (--forces)")
+        return analysis
+    from .mechanics.reduction import jsonable as record_json  # lazy: imported on use (see the imports)
+    from .mechanics.reduction import reduce_residuals, reduced_coords, trunk_share  # lazy: as above
+
+    red = reduce_residuals(analysis.model, analysis.motion, analysis.loads, analysis.results,
+                           _marker_points(analysis.markers), trunk_share(analysis.tracking), fit)
+    log.message("reduce", *red.lines)
+    changes: dict[str, Any] = {}
+    if red.applied:
+        changes.update(coords=reduced_coords(analysis.coords, red), motion=red.motion)
+    model = red.model if red.applied else analysis.model
+    changes["model"] = model.replace(meta={**model.meta, "residual_reduction": record_json(red.record)})
+    if not keep_markers:
+        changes.update(markers=None, trial=analysis.trial.time_base())
+    if not red.applied:  # the model's masses and the motion are those the kinematics were computed with
+        changes["computed"] = analysis.held_results
+    return analysis.replace(**changes)
+
+
+def _marker_points(markers: pd.DataFrame | None) -> np.ndarray | None:
+    """The conditioned markers' positions, (frames, markers, 3) m, from their table; None without one."""
+    if markers is None:
+        return None
+    cols = [c for c in markers.columns if c.endswith("_x") and c[:-2] + "_z" in markers.columns]
+    if not cols:
+        return None
+    return np.stack([markers[[c, c[:-2] + "_y", c[:-2] + "_z"]].to_numpy(dtype=float) for c in cols], axis=1)
 
 
 # ------------------------------------------------------------------ stages
@@ -469,13 +645,13 @@ def read(path: str, options: AnalysisOptions, log: Log) -> Trial:
     if trial.source != path:  # the trial file as the caller named it (output names, messages)
         trial = replace(trial, source=path)
     # the axes line is printed with the marker steps (after the subject lines), where it has always been
-    log.messages += [line for line in trial.log if not line.startswith("axes: ")]
+    log.message("read", *[line for line in trial.log if not line.startswith("axes: ")])
     if forces is None and path.lower().endswith(".c3d") and trial.kind == "markers" and options.use_platforms:
         from .io.forceplates import c3d_has_platforms  # lazy: imported on use (see the imports)
 
         if c3d_has_platforms(path):
             forces = path  # a C3D trial's own force platforms
-            log.messages.append("loads: the trial's own force platforms")
+            log.message("read", "loads: the trial's own force platforms")
     if forces is not None:
         trial.forces = load_forces(forces, trial.axes if trial.kind == "markers" else None, options.load_map)
     return trial
@@ -495,7 +671,7 @@ def subject(trial: Trial, options: AnalysisOptions, log: Log, file: SubjectFile 
         height = file.height if height is None else height
     from_plates = mass is None and options.model is None and trial.forces is not None
     if mass is None and options.model is None and trial.forces is None:
-        log.messages.append(f"no --mass and no force plates: {DEFAULT_MASS:g} kg assumed")
+        log.message("subject", f"no --mass and no force plates: {DEFAULT_MASS:g} kg assumed")
     return Subject(mass=mass, height=height, sex=options.sex, file=file, mass_from_plates=from_plates)
 
 
@@ -509,7 +685,7 @@ def subject_model(subj: Subject, options: AnalysisOptions, log: Log) -> BodyMode
     if model is not None:
         if isinstance(model, BodyModel):
             return model
-        log.messages.append(f"model: {model}")
+        log.message("subject", f"model: {model}")
         return load_model(model)
     if subj.mass is None and subj.height is None:
         return None
@@ -521,7 +697,7 @@ def _default_model(model: BodyModel | None, options: AnalysisOptions, log: Log) 
     """The model of a trial without markers: the subject's, else the default one (said so)."""
     if model is None:
         model = BodyModel.default(mass=DEFAULT_MASS, height=DEFAULT_HEIGHT, sex=options.sex)
-        log.messages.append(f"no --model or --height: using the default model for {DEFAULT_HEIGHT:g} m")
+        log.message("subject", f"no --model or --height: using the default model for {DEFAULT_HEIGHT:g} m")
     return model
 
 
@@ -546,11 +722,11 @@ def orientations(trial: Trial, model: BodyModel, options: AnalysisOptions, log: 
     if posture is None and not frame.attrs.get("anatomical"):  # calibrated on a still window of the trial
         posture, line = check_still_window(frame, list(frame.attrs["segment_of"].values()), trial.source,
                                            skip="imu-still" in options.skip_checks)
-        log.messages.append(line)
+        log.message("track", line)
     coords, notes = orientations_to_coordinates(frame, model, static=posture, axes=options.axes,
                                                 heading=options.imu_heading, knee=options.imu_knee)
-    log.messages += [f"orientations: {line}" for line in notes if not line.startswith("mapping:")]
-    log.details += [f"orientations: {line}" for line in notes if line.startswith("mapping:")]
+    log.message("track", *[f"orientations: {line}" for line in notes if not line.startswith("mapping:")])
+    log.detail("track", *[f"orientations: {line}" for line in notes if line.startswith("mapping:")])
     return coords
 
 
@@ -564,13 +740,15 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log) -> Conditioned:
     markers the set does not use are left out and the rest conditioned
     (:func:`humanbody.markers.conditioning.condition`).
     """
-    path, messages = trial.source, log.messages
+    path, messages = trial.source, []  # the user's lines, added to the log in their order
     ground = trial.to_frame("ground")
     messages.append(f"axes: {trial.axes.describe()}")
     names = ground.attrs.get("markers") or [c[:-2] for c in ground.columns if c.endswith("_x")]
     mset, found = resolve_markerset(options.markerset, names, path, required=())
     found = _with_samples(ground, found, messages)
     required = _present_required(mset, found, path, messages)
+    log.message("condition", *messages)
+    messages, details = [], []
     if options.hip_trial is not None:
         mset = _with_functional_hips(mset, options.hip_trial, trial.axes, log)
     clusters = {seg: [found[m] for m in spec.markers if m in found]
@@ -583,12 +761,12 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log) -> Conditioned:
         unlabeled = sum(1 for m in unused if m.startswith("*") or m.lower().startswith("unlabeled"))
         messages.append(f"ignored {len(unused)} marker(s) the marker set {mset.name!r} does not use"
                         + (f" ({unlabeled} unlabeled)" if unlabeled else ""))
-        log.details.append(f"ignored markers: {', '.join(unused)}")
+        details = [f"ignored markers: {', '.join(unused)}"]
     markers, report = condition_markers(ground, max_gap=options.max_gap, cutoff_hz=marker_cutoff(options.cutoff_hz, mset),
                                         fill=options.fill, segments={k: v for k, v in clusters.items() if len(v) >= 3})
     del ground
-    messages += list(report.summary_lines())
-    log.details += [f"conditioning: {line}" for line in report.lines()]
+    log.message("condition", *messages, *report.summary_lines())
+    log.detail("condition", *details, *[f"conditioning: {line}" for line in report.lines()])
     out = Trial.from_frame(markers, axes=trial.axes, lab_attrs=trial.attrs)
     out.source, out.forces, out.log, out.events = trial.source, trial.forces, trial.log, trial.events
     return Conditioned(trial=out, markerset=mset, found=found, required=required,
@@ -631,7 +809,7 @@ def _with_functional_hips(mset: MarkerSet, hip_trial, axes, log: Log) -> MarkerS
         mset, lines = functional_hips(mset, hips.to_frame())
     except InputError as err:
         raise err.with_path(hip_trial) from None
-    log.messages += lines
+    log.message("condition", *lines)
     return mset
 
 
@@ -654,7 +832,7 @@ def calibrate(conditioned: Conditioned, static: Trial | str | os.PathLike | None
         static, conditioned.trial.axes.spec, mset, subj, cache,
         required=None if len(required) == len(mset.required) else required)
     name = static.source if isinstance(static, Trial) else os.fspath(static)
-    log.messages.append(f"static trial {name}: {static_frames} frames, same axes mapping")
+    log.message("calibrate", f"static trial {name}: {static_frames} frames, same axes mapping")
     return calibration
 
 
@@ -674,18 +852,19 @@ def track(conditioned: Conditioned, calibration: Calibration, options: AnalysisO
         method, why = choose_method(mset, present, options.ik)
     except InputError as err:  # a forced --ik this trial cannot take: name the trial
         raise err.with_path(conditioned.trial.source) from None
-    log.messages.append(f"tracking: {'whole-body inverse kinematics' if method == 'global' else 'segment fits'}"
-                        f" ({why})")
+    log.message("track", f"tracking: {'whole-body inverse kinematics' if method == 'global' else 'segment fits'}"
+                      f" ({why})")
     limits = options.joint_limits
-    log.messages += _limits_lines(method, limits, mset)
+    log.message("track", *_limits_lines(method, limits, mset))
     if method == "global":
         tracking = (track_global(markers, calibration, keep_frames=False, required=required) if limits is None
                     else track_global(markers, calibration, keep_frames=False, required=required, limits=limits))
     else:
         tracking = track_segments(markers, calibration, keep_frames=False, required=required)
-    log.messages += _tracking_lines(calibration, tracking, log.warnings)
-    if options.static is not None:
-        _static_fit_line(options, tracking, log.messages, calibration=calibration, markers=markers)
+    fit = None if options.static is None else _static_fit(options, tracking, calibration=calibration, markers=markers)
+    warnings: list[str] = []
+    log.message("track", *_tracking_lines(calibration, tracking, warnings, fit))
+    log.warning("track", *warnings)
     return tracking
 
 
@@ -704,20 +883,13 @@ def _limits_lines(method: str, limits, mset: MarkerSet) -> list[str]:
     return []
 
 
-def _static_fit_line(options: AnalysisOptions, tracking, messages: list, calibration=None, markers=None) -> None:
+def _static_fit(options: AnalysisOptions, tracking, calibration=None, markers=None) -> str | None:
     """The static trial's fit check (:func:`humanbody.checks.static_fit.check_static_fit`: the marker residual and
-    the segments' marker distances), on the residual's line; a skipped check (``--skip-check static``) is not
-    computed, and its line says so."""
-    line: str | None
+    the segments' marker distances), said on the residual's line (:func:`_tracking_lines`); a skipped check
+    (``--skip-check static``) is not computed, and its line says so."""
     if "static" in options.skip_checks:
-        line = f"check static: {os.path.basename(os.fspath(options.static or ''))} not checked (--skip-check static)"
-    else:
-        line = check_static_fit(options.static, tracking, calibration=calibration, markers=markers)
-    said = [k for k, m in enumerate(messages) if m.startswith("tracking: median RMS marker residual")]
-    if line and said:  # the residual's own line says what was checked
-        messages[said[-1]] += f"; {line}"
-    elif line:
-        messages.append(line)
+        return f"check static: {os.path.basename(os.fspath(options.static or ''))} not checked (--skip-check static)"
+    return check_static_fit(options.static, tracking, calibration=calibration, markers=markers)
 
 
 def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log: Log, source: str = "") -> Motion:
@@ -728,7 +900,7 @@ def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log:
     if source:
         coords.attrs.setdefault("source", source)
     motion = prepare_motion(model, coords, differentiation=options.differentiation)
-    log.messages.append(f"rates: {motion.how}")
+    log.message("rates", f"rates: {motion.how}")
     return motion
 
 
@@ -739,20 +911,36 @@ def mechanics(trial: Trial, model: BodyModel, coords: pd.DataFrame, motion: Moti
     :func:`humanbody.trial_output.write` evaluates them frame range by
     range (with the kinetics in the same pass), so a long trial is never held whole.
     """
-    return Analysis(trial=trial, coords=coords, model=model, motion=motion, log=log,
-                    angle_zero=options.angle_zero, **parts)
+    return Analysis(trial=trial, coords=coords, model=model, motion=motion, options=options, log=log, **parts)
 
 
-def loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_hz: float | None = None):
-    """Stage "loads": the trial's loads on the motion's frames, each given to a segment (a FrameLoads).
+def loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_hz: float | None = None) -> Analysis:
+    """Stage "loads": the trial's loads on the motion's frames, each given to a segment: a new Analysis.
 
     :func:`humanbody.mechanics.loads.condition_loads` (threshold, low-pass
     at ``options.forces_cutoff_hz``, else ``cutoff_hz``, the markers' cut-off;
     resampled to the frames) and :func:`humanbody.mechanics.foot_contact.assign_loads`
     (named segment, else the nearest foot).  The assignment needs the feet's
     poses in every frame: the kinematics computed here are kept
-    (``analysis.results``) and the writer reuses them, so every frame's
+    (``computed``) and the writer reuses them, so every frame's
     kinematics are computed once.
+
+    Parameters
+    ----------
+    analysis : Analysis
+        The analysis of stage "mechanics", with the trial's plates (``load_table``).
+    options : AnalysisOptions
+        ``load_segments``, ``forces_cutoff_hz``, ``force_threshold``.
+    log : Log
+        The analysis' log (the plates' assignment is added).
+    cutoff_hz : float, optional
+        The markers' cut-off (Hz), the loads' when ``options.forces_cutoff_hz`` is None.
+
+    Returns
+    -------
+    Analysis
+        ``analysis`` with its ``loads`` (a :class:`~humanbody.mechanics.loads.FrameLoads`) and the
+        kinematics of every frame.
     """
     from .mechanics.foot_contact import assign_loads  # lazy: imported on use (see the imports)
     from .mechanics.loads import condition_loads  # lazy: as above
@@ -766,8 +954,8 @@ def loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_hz: flo
     frame_loads = condition_loads(table, analysis.motion.time, cutoff_hz=cut or None,
                                   threshold=options.force_threshold)
     assigned = assign_loads(frame_loads, table.segments, model, analysis.results)
-    log.messages += assignment_line(table.notes + frame_loads.notes)
-    return assigned
+    log.message("loads", *assignment_line(table.notes + frame_loads.notes))
+    return analysis.replace(loads=assigned, computed=analysis.results)
 
 
 # ------------------------------------------------------------------ helpers
@@ -808,17 +996,6 @@ def _present_required(mset, found, path, messages) -> list:
     return [m for m in mset.required if m in found]
 
 
-def _plates_mass(analysis: Analysis, options: AnalysisOptions, log: Log) -> None:
-    """The subject's mass from the plates over the frames with the whole weight on them
-    (:func:`humanbody.checks.mass.plates_mass`); the model's masses and inertias scaled to it."""
-    m, lines = plates_mass(analysis.loads, analysis.results, analysis.model, analysis.motion.time,
-                           analysis.load_table.source, skip="mass" in options.skip_checks)
-    log.messages += lines
-    if m is not None:
-        analysis.model = scaled_model(analysis.model, m)
-        analysis.forget_results()  # the inertial quantities follow the new masses
-
-
 def _subject_file(subject, log: Log) -> SubjectFile | None:
     """The :class:`~humanbody.io.subject.Subject` of ``subject`` (a path or one already read), or None."""
     if subject is None:
@@ -827,7 +1004,7 @@ def _subject_file(subject, log: Log) -> SubjectFile | None:
 
     subj = subject if isinstance(subject, SubjectFile) else read_subject(subject)
     given = subj.measured()
-    log.messages.append(f"subject {subj.source or 'measurements'}: {len(given)} measurement(s)"
+    log.message("subject", f"subject {subj.source or 'measurements'}: {len(given)} measurement(s)"
                         + (f", mass {subj.mass:g} kg" if subj.mass is not None else "")
                         + (f", height {subj.height:.3f} m" if subj.height is not None else ""))
     return subj
@@ -843,8 +1020,8 @@ def _processing_subject(path: str, opts: AnalysisOptions, log: Log) -> SubjectFi
     if subj is None:
         return None
     given = [o for o, v in (("--mass", opts.mass), ("--height", opts.height)) if v is not None]
-    log.messages.append(
-        f"subject measurements: {len(subj.measured())} from the C3D file's PROCESSING group (Vicon's subject "
+    log.message(
+        "subject", f"subject measurements: {len(subj.measured())} from the C3D file's PROCESSING group (Vicon's subject "
         "parameters; no --subject given)"
         + (f", mass {subj.mass:g} kg" if subj.mass is not None else "")
         + (f", height {subj.height:.3f} m" if subj.height is not None else "")
@@ -915,9 +1092,11 @@ def _check_static_markerset(static_trial, mset, static) -> None:
                      f"`static` trial with the same markers{hint}", static)
 
 
-def _tracking_lines(calibration, tracking, warnings: list | None = None) -> list[str]:
+def _tracking_lines(calibration, tracking, warnings: list | None = None, fit: str | None = None) -> list[str]:
     """A few lines on the marker set, the calibration and the fit quality; segments carried from their parent
-    too long (:func:`humanbody.checks.outputs.carried_findings`) added to ``warnings``."""
+    too long (:func:`humanbody.checks.outputs.carried_findings`) added to ``warnings``.  ``fit``, the static
+    trial's fit check (:func:`_static_fit`), ends the residual's line (the residual says what was checked),
+    else the lines."""
     lines = [
         f"marker set {calibration.markerset.name!r}; calibrated from the {calibration.mode} trial "
         f"{calibration.source}; subject height {calibration.height:.3f} m"
@@ -931,8 +1110,9 @@ def _tracking_lines(calibration, tracking, warnings: list | None = None) -> list
         worst = med.idxmax()
         lines.append(
             f"tracking: median RMS marker residual {np.nanmedian(res.to_numpy()) * 1000:.1f} mm "
-            f"(largest: {worst} {med[worst]:.1f} mm)"
+            f"(largest: {worst} {med[worst]:.1f} mm)" + (f"; {fit}" if fit else "")
         )
+        fit = None
     counts = tracking.status_counts  # from the categories' codes: no label compared
     odd = {seg: int(n[STATUS.index("fallback")]) for seg, n in counts.items() if n[STATUS.index("fallback")]}
     if odd:
@@ -950,7 +1130,7 @@ def _tracking_lines(calibration, tracking, warnings: list | None = None) -> list
                      + ", ".join(f"{k} {v}" for k, v in gone.items()))
     lines += [f"tracking: {line}" for line in tracking.singular_lines()]
     lines += [f"tracking: {line}" for line in getattr(tracking, "limit_notes", ())]
-    return lines
+    return lines + ([fit] if fit else [])
 
 
 class _Progress:

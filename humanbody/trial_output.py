@@ -42,17 +42,29 @@ def write(analysis: Analysis, out_dir, options: AnalysisOptions | None = None, *
     """Stage "write" of :func:`humanbody.pipeline.analyze_trial`: the results table (mechanics,
     clinical angles, kinetics), model, log, residuals and exports of one analysed trial.
 
-    :func:`write_results` with the export formats and OpenSim feet of
-    ``options``; ``kwargs`` are its other arguments (``fmt``, ``digits``,
-    ``progress``, ``relative``, ``events``).
+    Parameters
+    ----------
+    analysis : Analysis
+        The analysed trial.
+    out_dir : str or os.PathLike
+        The output folder (created when missing).
+    options : AnalysisOptions, optional
+        Whose export formats and OpenSim feet to write; default: the analysis' own (``analysis.options``).
+    **kwargs
+        The other arguments of :func:`write_results` (``fmt``, ``digits``, ``progress``, ``relative``, ``events``).
+
+    Returns
+    -------
+    dict
+        Kind ("results", "model", "log", "residuals", exports) -> path.
     """
     if options is None:
-        options = AnalysisOptions()
+        options = analysis.options
     return write_results(analysis, out_dir, export=options.export, opensim_feet=options.opensim_feet, **kwargs)
 
 
 def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES,
-                  digits: int | None = None, progress: bool = False, relative=(), export=(),
+                  digits: int | None = None, progress: bool = False, relative=(), export=None,
                   events=None, opensim_feet=None) -> dict[str, str]:
     """Write the results table (and the model used) into ``out_dir`` atomically.
 
@@ -69,15 +81,18 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     ``(what, to)`` frame pairs whose relative motion is added as
     ``<what>_rel_<to>_<quantity>_<axis>`` columns (:mod:`humanbody.mechanics.relative`).
     ``export`` names formats for other programs ("c3d", "opensim";
-    :mod:`humanbody.export`), written after the results from the
+    :mod:`humanbody.export`; default: the analysis' own options' ``export``,
+    ``()`` none), written after the results from the
     columns they need, collected as the table is written; ``events`` (a
-    gait events table) and ``opensim_feet`` (right, left OpenSim bodies)
-    go with them.  An export that cannot be written is an InputError
+    gait events table) and ``opensim_feet`` (right, left OpenSim bodies;
+    default: the options') go with them.  An export that cannot be written is an InputError
     raised after the results table, model and log are written; the log,
     written once at the end, holds what the exports said.
     Returns a mapping from kind to path.
     """
     digits = CSV_DIGITS if digits is None else digits
+    export = analysis.options.export if export is None else export
+    opensim_feet = analysis.options.opensim_feet if opensim_feet is None else opensim_feet
     if fmt not in FORMATS:
         raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
     out = Path(out_dir)
@@ -95,7 +110,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     _write_table(path, fmt, columns, _watched(blocks, watch), digits,
                  progress and analysis.n_frames > 4 * chunk_frames, analysis.n_frames)
     model_path = out / f"{analysis.stem}_model.json"
-    _with_warnings(analysis, watch).save(model_path)
+    _with_warnings(analysis, watch.findings(analysis.motion.time)).save(model_path)
     paths["model"] = str(model_path)
     log_path = out / f"{analysis.stem}_log.txt"
     paths["log"] = str(log_path)
@@ -145,13 +160,16 @@ def _watched(blocks, watch: OutputWatch):
         yield block
 
 
-def _with_warnings(analysis: Analysis, watch: OutputWatch):
+def _with_warnings(analysis: Analysis, table_findings: list):
     """The model to save: ``analysis.model`` with the output checks' findings (:mod:`humanbody.checks.outputs`:
-    the tracking's, already in ``analysis.log.warnings``, and the table's, seen by ``watch``) as its
-    ``warnings``, each also a log line (once) and kept in ``analysis.log.warnings``."""
-    found = list(dict.fromkeys(list(analysis.log.warnings) + watch.findings(analysis.motion.time)))
-    analysis.log.warnings = found
-    analysis.log.messages += [line for line in found if line not in analysis.log.messages]
+    the tracking's, already the log's warnings, and the results table's, ``table_findings``) as its
+    ``warnings``; the table's added to the log's warnings (stage "write"), and each finding once to its
+    messages."""
+    log = analysis.log
+    log.warning("write", *[line for line in table_findings if line not in log.warnings])
+    found = log.warnings
+    said = set(log.messages)
+    log.message("write", *[line for line in found if line not in said])
     if not found:
         return analysis.model
     return analysis.model.replace(meta={**dict(analysis.model.meta or {}), "warnings": found})
@@ -224,7 +242,7 @@ def _heading(model, motion, memo: dict):
 
 def _write_log(analysis: Analysis, path: Path) -> str:
     """The analysis's messages, then its details, as ``<stem>_log.txt`` (atomically); the path."""
-    atomic_write_text(path, "\n".join(list(analysis.messages) + ["", "details:"] + list(analysis.details)) + "\n")
+    atomic_write_text(path, analysis.log.text())
     return str(path)
 
 

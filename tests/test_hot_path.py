@@ -47,12 +47,13 @@ BUDGET = {
     "rates": (10, 50),
     "mechanics": (5, 10),
     "loads": (10, 50),
-    "after loads": (10, 50),
+    "weigh": (10, 50),
+    "reduce": (10, 50),
     "results": (10, 50),
     "clinical": (10, 60),
     "kinetics": (10, 20),
 }
-STAGES = ("read", "subject", "condition", "calibrate", "track", "rates", "mechanics", "loads")
+STAGES = ("read", "subject", "condition", "calibrate", "track", "rates", "mechanics", "loads", "weigh", "reduce")
 
 
 class _Counts:
@@ -97,7 +98,6 @@ def counted(monkeypatch):
     monkeypatch.setattr(pd_generic.NDFrame, "__finalize__", counted_finalize)
     for name in STAGES:
         monkeypatch.setattr(pipeline, name, counts.wrap(name, getattr(pipeline, name)))
-    monkeypatch.setattr(pipeline, "_after_loads", counts.wrap("after loads", pipeline._after_loads))
     previous = sys.getprofile()
     sys.setprofile(profile)
     try:

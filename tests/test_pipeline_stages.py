@@ -102,10 +102,13 @@ def test_analysis_holds_the_trial_and_reads_its_fields_from_it(whole):
     assert whole.source == trial.source == str(WALK)
     assert whole.axes is trial.axes and whole.axes.spec == "x,-z,y"
     assert whole.events is trial.events and whole.load_table is trial.forces is None
-    assert whole.messages is whole.log.messages and whole.details is whole.log.details
+    assert whole.messages == whole.log.messages and whole.details == whole.log.details
     pd.testing.assert_frame_equal(whole.markers, trial.to_frame("ground"))
     for name in ("source", "axes", "events", "load_table", "messages"):
         with pytest.raises(AttributeError):
+            setattr(whole, name, None)
+    for name in ("trial", "model", "coords", "motion", "loads", "options"):  # a value: frozen
+        with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(whole, name, None)
 
 
@@ -117,14 +120,49 @@ def test_markers_let_go_keep_the_trials_time_base(opts, whole):
     pd.testing.assert_frame_equal(light.coords, whole.coords)
 
 
-def test_forget_results_computes_them_again(whole):
+def test_a_new_model_gives_new_results_and_the_old_analysis_keeps_its_own(whole):
     first = whole.results
     assert whole.held_results is first
-    whole.forget_results()
-    assert whole.held_results is None
-    again = whole.results
-    assert again is not first
-    np.testing.assert_array_equal(again.com, first.com)
+    kept = whole.replace(loads=None)  # the mechanics do not depend on it: kept
+    assert kept.held_results is first and kept is not whole
+    heavier = whole.replace(model=whole.model.replace(mass=whole.model.mass * 1.1))
+    assert heavier.held_results is None
+    assert kept.replace(model=heavier.model).held_results is None  # a stage's results go with the old model
+    again = heavier.results
+    assert again is not first and whole.results is first
+    np.testing.assert_array_equal(again.com, first.com)  # the same motion: the same positions
+    assert not np.array_equal(again.force, first.force)  # other masses: other inertia forces
+
+
+def test_the_log_is_records_of_level_stage_and_message(whole):
+    records = whole.log.records
+    assert {r.level for r in records} <= set(pipeline.LEVELS)
+    assert [r.message for r in records if r.level == "message"] == whole.messages
+    stages = [r.stage for r in records if r.level == "message"]
+    # the stages speak in the order analyze_trial calls them
+    order = ["read", "subject", "condition", "calibrate", "track", "rates"]
+    assert [s for s in dict.fromkeys(stages) if s in order] == [s for s in order if s in stages]
+    assert next(r for r in records if r.message.startswith("rates: ")).stage == "rates"
+    assert whole.log.text() == "\n".join(whole.messages + ["", "details:"] + whole.details) + "\n"
+    with pytest.raises(ValueError, match="log level"):
+        whole.log.add("loud", "read", "x")
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("ik", "fast", "ik must be auto, segments or global, not 'fast'"),
+    ("fill", "cubic", "unknown fill method 'cubic'; use one of spline, linear, rigid"),
+    ("max_gap", -1.0, "max_gap must be a non-negative number of seconds, got -1.0"),
+    ("sex", "x", "sex 'x' is not known; give 'male' or 'female'"),
+    ("imu_knee", "ball", "imu_knee 'ball': expected hinge or free"),
+    ("angle_zero", "lab", "angle_zero must be one of"),
+    ("moment_frame", "lab", "moment_frame must be one of"),
+])
+def test_every_option_is_checked_before_the_trial_is_read(tmp_path, option, value, message):
+    from humanbody.errors import InputError
+
+    missing = tmp_path / "no_such_trial.trc"  # never read: the option is refused first
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        analyze_trial(missing, **{option: value})
 
 
 def test_functional_hips_are_the_same_in_lab_and_ground_axes():
@@ -187,7 +225,7 @@ def test_write_results_writes_the_log_once_with_what_the_exports_said(tmp_path, 
     real_log, real_exports = trial_output._write_log, export.write_exports
 
     def exports(a, *args, **kwargs):
-        a.messages.append("export: a line of the exports")
+        a.log.message("export", "export: a line of the exports")
         return real_exports(a, *args, **kwargs)
 
     monkeypatch.setattr(trial_output, "_write_log", lambda a, p: written.append(p) or real_log(a, p))
@@ -199,6 +237,22 @@ def test_write_results_writes_the_log_once_with_what_the_exports_said(tmp_path, 
     assert log == analysis.messages and log[-1] == "export: a line of the exports"
 
 
+def test_the_analysis_carries_its_options_and_write_results_writes_the_exports_they_ask(tmp_path, opts):
+    """``analyze_trial(..., export="c3d")`` then ``write_results``: the C3D is written, as the options asked."""
+    from humanbody.trial_output import write_results
+
+    analysis = analyze_trial(WALK, opts, export="c3d")
+    assert analysis.options.export == ("c3d",) and analysis.options.static == opts.static
+    paths = write_results(analysis, tmp_path / "asked")
+    assert Path(paths["c3d"]) == tmp_path / "asked" / "sample_walk_markers.c3d" and Path(paths["c3d"]).stat().st_size
+    # the C3D holds the trial's frames; export=() writes none
+    import ezc3d
+
+    assert ezc3d.c3d(paths["c3d"])["data"]["points"].shape[2] == analysis.n_frames
+    assert "c3d" not in write_results(analysis, tmp_path / "none", export=())
+    assert not (tmp_path / "none" / "sample_walk_markers.c3d").exists()
+
+
 def test_an_export_that_fails_still_leaves_the_log(tmp_path, opts, monkeypatch):
     from humanbody import export, trial_output
     from humanbody.errors import InputError
@@ -206,7 +260,7 @@ def test_an_export_that_fails_still_leaves_the_log(tmp_path, opts, monkeypatch):
     analysis = analyze_trial(WALK, opts, export=("opensim",))
 
     def fails(a, *args, **kwargs):
-        a.messages.append("export: tried")
+        a.log.message("export", "export: tried")
         raise InputError("cannot export", "x")
 
     monkeypatch.setattr(export, "write_exports", fails)

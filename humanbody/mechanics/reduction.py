@@ -9,10 +9,10 @@ Two steps, stated as one problem in docs/kinetics.md "Residual reduction":
 
 :func:`reduce_residuals` runs both on a model, a motion and its loads and
 measures the result against :data:`humanbody.mechanics.residuals.CRITERIA`;
-:func:`reduce_analysis` is the pipeline's hook: it replaces an
-:class:`~humanbody.pipeline.Analysis`'s model, coordinates and motion when
-the criteria can be met, and otherwise keeps the default results and says
-why in one line.
+:func:`humanbody.pipeline.reduce` is the pipeline's stage: a new
+:class:`~humanbody.pipeline.Analysis` with the reduced model, coordinates
+(:func:`reduced_coords`) and motion when the criteria can be met, and
+otherwise the default ones, saying why in one line.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from ..errors import InputError
 from ..model.body import coordinate_columns
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from .kinematics import Motion
     from .root_tracking import RootChange
 
-__all__ = ["Reduction", "reduce_residuals", "reduce_analysis", "fit_subject", "TRUNK_TRACKED", "MEASURED_SHARE", "MASS_CHANGE"]
+__all__ = ["Reduction", "reduce_residuals", "reduced_coords", "trunk_share", "jsonable", "fit_subject", "TRUNK_TRACKED", "MEASURED_SHARE", "MASS_CHANGE"]
 
 #: Share of frames with every contact measured below which the residual cannot be judged.
 MEASURED_SHARE = 0.5
@@ -216,7 +217,7 @@ def fit_subject(analyses) -> MassFit:
     :func:`~humanbody.mechanics.mass_fit.fit_data`, each normalised by its own
     peak external force and mass-centre height); the trials must share one
     model (the subject's calibration).  Give the result to
-    :func:`reduce_analysis` (``fit=``) for every trial: they all use one model.
+    :func:`humanbody.pipeline.reduce` (``fit=``) for every trial: they all use one model.
     """
     analyses = [a for a in analyses if a.loads is not None]
     if not analyses:
@@ -239,7 +240,7 @@ def fit_subject(analyses) -> MassFit:
     return fit
 
 
-def _trunk_share(tracking) -> float:
+def trunk_share(tracking) -> float:
     """Share of frames the thorax (``upper_torso``) was fitted to its own markers (1 without segment tracking).
 
     The middle torso is interpolated between pelvis and thorax by most marker sets; a set without thorax
@@ -251,47 +252,38 @@ def _trunk_share(tracking) -> float:
     return float(status["upper_torso"].isin(["fit", "rigid"]).mean())
 
 
-def reduce_analysis(analysis, markers=None, fit=None) -> Reduction:
-    """Reduce the residuals of an analysed trial in place (``--reduce-residuals``); the :class:`Reduction`.
+def reduced_coords(coords: pd.DataFrame, red: Reduction) -> pd.DataFrame:
+    """A copy of the coordinates table ``coords`` with the root's six columns (and their ``_dot``/``_ddot``
+    rates, when the table has them in the motion's convention) taken from the reduced motion ``red.motion``.
 
-    When applied, ``analysis.model`` (masses, trunk mass centre),
-    ``analysis.motion`` and the root columns of ``analysis.coords`` are
-    replaced and the results recomputed on first use; the log lines go to
-    ``analysis.messages`` and the record to the model's ``residual_reduction``
-    key (model.json).  ``markers``: the conditioned markers (ground axes), whose
-    displacement is limited and reported; ``fit``: a subject's mass distribution (:func:`fit_subject`).
+    Parameters
+    ----------
+    coords : DataFrame
+        Generalized coordinates (docs/conventions.md layout; rad, m), one row per frame.
+    red : Reduction
+        An applied reduction (:func:`reduce_residuals`).
+
+    Returns
+    -------
+    DataFrame
+        The new table, with ``coords``'s attrs.
     """
-    points = None
-    if markers is not None:
-        cols = [c for c in markers.columns if c.endswith("_x") and c[:-2] + "_z" in markers.columns]
-        if cols:
-            points = np.stack([markers[[c, c[:-2] + "_y", c[:-2] + "_z"]].to_numpy(dtype=float) for c in cols],
-                              axis=1)
-    red = reduce_residuals(analysis.model, analysis.motion, analysis.loads, analysis.results, points,
-                           _trunk_share(analysis.tracking), fit)
-    analysis.messages.extend(red.lines)
-    if red.applied:
-        coords = analysis.coords.copy()
-        names = coordinate_columns(red.model)[:6]
-        coords[names] = red.motion.q[:, :6]
-        for suffix, arr in (("_dot", red.motion.qd), ("_ddot", red.motion.qdd)):
-            if all(n + suffix in coords.columns for n in names) and not red.motion.local_rates:
-                coords[[n + suffix for n in names]] = arr[:, :6]
-        coords.attrs = dict(analysis.coords.attrs)
-        analysis.coords = coords
-        analysis.motion = red.motion
-        analysis.forget_results()
-    model = red.model if red.applied else analysis.model
-    analysis.model = model.replace(meta={**model.meta, "residual_reduction": _jsonable(red.record)})
-    return red
+    out = coords.copy()
+    names = coordinate_columns(red.model)[:6]
+    out[names] = red.motion.q[:, :6]
+    for suffix, arr in (("_dot", red.motion.qd), ("_ddot", red.motion.qdd)):
+        if all(n + suffix in out.columns for n in names) and not red.motion.local_rates:
+            out[[n + suffix for n in names]] = arr[:, :6]
+    out.attrs = dict(coords.attrs)
+    return out
 
 
-def _jsonable(value):
+def jsonable(value):
     """``value`` with numpy numbers as Python ones and NaN as None (JSON)."""
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, (np.floating, float)):
         return float(value) if np.isfinite(value) else None
     if isinstance(value, (np.integer,)):

@@ -95,7 +95,19 @@ def _read_table() -> dict[str, dict[str, Any]]:
     return rows
 
 
-def _check_sex(sex: str) -> str:
+def check_sex(sex: str) -> str:
+    """``sex`` as the anthropometric table's name, "male" or "female" ("m", "woman", ... taken); else an InputError.
+
+    Parameters
+    ----------
+    sex : str
+        The subject's sex as given.
+
+    Returns
+    -------
+    str
+        "male" or "female".
+    """
     s = str(sex).strip().lower()
     if s in ("m", "man", "men"):
         s = "male"
@@ -123,7 +135,7 @@ def de_leva_table(sex: str = "male") -> dict[str, dict[str, Any]]:
         head, head_cerv, trunk, upper_trunk, middle_trunk, lower_trunk,
         upper_arm, forearm, hand, thigh, shank, shank_ajc, foot.
     """
-    s = "m" if _check_sex(sex) == "male" else "f"
+    s = "m" if check_sex(sex) == "male" else "f"
     out = {}
     for name, row in _read_table().items():
         out[name] = {
@@ -288,7 +300,7 @@ def default_parameters(mass: float = DEFAULT_MASS, height: float = DEFAULT_HEIGH
     length of the row the radii belong to.
     """
     mass, height = validate_subject(mass, height)
-    sex = _check_sex(sex)
+    sex = check_sex(sex)
     t = de_leva_table(sex)
     s = height / REFERENCE_STATURE[sex]
     total = sum(t[p]["mass"] * (2 if p in _LIMBS else 1) for p in _PARTS)
