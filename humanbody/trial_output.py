@@ -10,16 +10,17 @@ trials, the tracking residuals, each file atomically
 from __future__ import annotations
 
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .atomic import atomic_path, atomic_write_text, open_temp
+from .atomic import atomic_write_text
 from .checks.outputs import OutputWatch
 from .errors import InputError
-from .io.writers import CSV_DIGITS, FORMATS, CsvWriter, write_table
+from .io.writers import CSV_DIGITS, FORMATS, blocks_bytes, table_bytes, write_blocks, write_table
 from .mechanics.kinematics import compute_motion
 from .mechanics.kinetics import compute_with_kinetics, kinetic_block, kinetic_columns
 from .mechanics.moment_frames import NEXUS_FRAME, distal_inputs, distal_moments, moment_frame, trial_heading
@@ -31,7 +32,7 @@ from .options import AnalysisOptions
 if TYPE_CHECKING:  # the pipeline imports nothing of this module; a type only
     from .pipeline import Analysis
 
-__all__ = ["write", "write_results", "CHUNK_FRAMES"]
+__all__ = ["write", "write_results", "results_bytes", "CHUNK_FRAMES"]
 
 #: Frames computed and written at a time by :func:`write_results` (about
 #: 40 MB of results per chunk for the 17-segment model).
@@ -90,39 +91,129 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     written once at the end, holds what the exports said.
     Returns a mapping from kind to path.
     """
-    digits = CSV_DIGITS if digits is None else digits
-    export = analysis.options.export if export is None else export
-    opensim_feet = analysis.options.opensim_feet if opensim_feet is None else opensim_feet
-    if fmt not in FORMATS:
-        raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise InputError(f"cannot create output folder ({err.strerror or err})", out) from None
+    return _outputs(analysis, _Folder(out, progress and analysis.n_frames > 4 * chunk_frames, analysis.n_frames),
+                    fmt, chunk_frames, digits, relative, export, events, opensim_feet)
+
+
+def results_bytes(analysis: Analysis, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES, digits: int | None = None,
+                  relative=(), export=None, events=None, opensim_feet=None, files: dict | None = None
+                  ) -> dict[str, bytes]:
+    """The files :func:`write_results` writes, in memory: file name -> bytes (the batch report's).
+
+    The same bytes as :func:`write_results` writes (the table, model, log and
+    residuals computed and formatted by the same code); exports, which
+    their writers write only to files, are written into a temporary folder
+    and read back (``opensim/...`` for the OpenSim export's folder).  The
+    arguments are :func:`write_results`'s; an export that cannot be written
+    is an InputError raised after the other files are made (the log holds
+    what the exports said): give ``files`` (a dict, filled in place) to keep them.
+
+    Returns
+    -------
+    dict
+        File name relative to the output folder -> its bytes, in the order written.
+    """
+    sink = _Memory(files)
+    _outputs(analysis, sink, fmt, chunk_frames, digits, relative, export, events, opensim_feet)
+    return sink.files
+
+
+def _outputs(analysis: Analysis, sink, fmt: str, chunk_frames: int, digits: int | None, relative, export, events,
+             opensim_feet) -> dict[str, str]:
+    """The files of one analysed trial, made through ``sink`` (:class:`_Folder` or :class:`_Memory`): kind ->
+    name; the log last, whatever the exports did."""
+    digits = CSV_DIGITS if digits is None else digits
+    export = analysis.options.export if export is None else export
+    opensim_feet = analysis.options.opensim_feet if opensim_feet is None else opensim_feet
+    if fmt not in FORMATS:
+        raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
     columns, blocks = _table(analysis, chunk_frames, relative)
-    path = out / f"{analysis.stem}_results.{fmt}"
-    paths = {"results": str(path)}
+    paths = {}
     exports = _ExportColumns(analysis, columns) if export else None
     if exports is not None:
         blocks = _collecting(blocks, exports.take, exports.values)
     watch = OutputWatch(columns)
-    _write_table(path, fmt, columns, _watched(blocks, watch), digits,
-                 progress and analysis.n_frames > 4 * chunk_frames, analysis.n_frames)
-    model_path = out / f"{analysis.stem}_model.json"
-    _with_warnings(analysis, watch.findings(analysis.motion.time)).save(model_path)
-    paths["model"] = str(model_path)
-    log_path = out / f"{analysis.stem}_log.txt"
-    paths["log"] = str(log_path)
+    paths["results"] = sink.table(f"{analysis.stem}_results.{fmt}", columns, _watched(blocks, watch), fmt, digits)
+    model = _with_warnings(analysis, watch.findings(analysis.motion.time))
+    paths["model"] = sink.text(f"{analysis.stem}_model.json", model.to_json())
+    log_name = f"{analysis.stem}_log.txt"
+    paths["log"] = sink.name(log_name)
     try:
         if analysis.residuals is not None:
-            paths["residuals"] = write_table(analysis.residuals, out / f"{analysis.stem}_residuals", fmt="csv",
-                                             digits=digits)
+            paths["residuals"] = sink.frame(f"{analysis.stem}_residuals.csv", analysis.residuals, digits)
         if exports is not None:
-            paths.update(exports.write(out, export, events=events, feet=opensim_feet))
+            paths.update(sink.folder(lambda out: exports.write(out, export, events=events, feet=opensim_feet)))
     finally:  # what the exports had to say joins the log, written once whatever they did
-        _write_log(analysis, log_path)
+        sink.text(log_name, analysis.log.text())
     return paths
+
+
+class _Folder:
+    """Files written into the folder ``out``, each atomically (:mod:`humanbody.atomic`); ``progress``: a bar
+    over the results table's ``frames``."""
+
+    def __init__(self, out: Path, progress: bool = False, frames: int = 0):
+        self.out, self.progress, self.frames = out, progress, frames
+
+    def name(self, name: str) -> str:
+        return str(self.out / name)
+
+    def table(self, name: str, columns: list, blocks, fmt: str, digits: int) -> str:
+        bar = _frame_bar(self.progress, self.frames, name)
+        try:
+            return write_blocks(self.out / name, columns, blocks if bar is None else _counted(blocks, bar), fmt,
+                                digits)
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def frame(self, name: str, table, digits: int) -> str:
+        return write_table(table, self.out / name.removesuffix(".csv"), fmt="csv", digits=digits)
+
+    def text(self, name: str, text: str) -> str:
+        atomic_write_text(self.out / name, text)
+        return self.name(name)
+
+    def folder(self, write) -> dict[str, str]:
+        return write(self.out)
+
+
+class _Memory:
+    """The same files as bytes in ``files`` (name -> bytes); a folder's files (the exports') written into a
+    temporary folder and read back."""
+
+    def __init__(self, files: dict | None = None):
+        self.files: dict[str, bytes] = {} if files is None else files
+
+    def name(self, name: str) -> str:
+        return name
+
+    def table(self, name: str, columns: list, blocks, fmt: str, digits: int) -> str:
+        self.files[name] = blocks_bytes(columns, blocks, fmt, digits)
+        return name
+
+    def frame(self, name: str, table, digits: int) -> str:
+        self.files[name] = table_bytes(table, "csv", digits)
+        return name
+
+    def text(self, name: str, text: str) -> str:
+        self.files[name] = text.encode("utf-8")
+        return name
+
+    def folder(self, write) -> dict[str, str]:
+        with tempfile.TemporaryDirectory(prefix="humanbody-") as tmp:
+            try:
+                paths = write(Path(tmp))
+            finally:
+                for path in sorted(Path(tmp).rglob("*")):
+                    if path.is_file() and not path.name.startswith("."):
+                        self.files[path.relative_to(tmp).as_posix()] = path.read_bytes()
+        return {kind: Path(p).relative_to(tmp).as_posix() for kind, p in paths.items()}
 
 
 def _table(analysis: Analysis, chunk_frames: int, relative=()) -> tuple[list[str], Iterator[np.ndarray]]:
@@ -175,23 +266,6 @@ def _with_warnings(analysis: Analysis, table_findings: list):
     return analysis.model.replace(meta={**dict(analysis.model.meta or {}), "warnings": found})
 
 
-def _write_table(path: Path, fmt: str, columns: list, blocks, digits: int, progress: bool, frames: int) -> None:
-    """The results table's ``blocks`` as CSV (``digits`` significant digits) or Parquet, atomically."""
-    bar = _frame_bar(progress, frames, path.name)
-    if bar is not None:
-        blocks = _counted(blocks, bar)
-    try:
-        if fmt == "csv":
-            with CsvWriter(path, columns, digits=digits) as writer:
-                for block in blocks:
-                    writer.write(block)
-        else:
-            _write_parquet(path, columns, blocks)
-    finally:
-        if bar is not None:
-            bar.close()
-
-
 class _ExportColumns:
     """The results columns the exports need (:func:`humanbody.export.export_columns`), collected as the table
     is written, and the exports written from them (:func:`humanbody.export.write_exports`).
@@ -238,12 +312,6 @@ def _heading(model, motion, memo: dict):
     if "heading" not in memo:
         memo["heading"] = trial_heading(model, motion.q)
     return memo["heading"]
-
-
-def _write_log(analysis: Analysis, path: Path) -> str:
-    """The analysis's messages, then its details, as ``<stem>_log.txt`` (atomically); the path."""
-    atomic_write_text(path, analysis.log.text())
-    return str(path)
 
 
 def _chunk_source(analysis: Analysis):
@@ -349,15 +417,3 @@ def _counted(blocks, bar):
     for block in blocks:
         yield block
         bar.update(len(block))
-
-
-def _write_parquet(path, columns, blocks) -> None:
-    import pyarrow as pa  # an optional dependency
-    import pyarrow.parquet as pq
-
-    schema = pa.schema([(c, pa.float64()) for c in columns])
-    with atomic_path(path) as tmp, open_temp(tmp) as fh:
-        with pq.ParquetWriter(fh, schema) as writer:
-            for block in blocks:
-                writer.write_table(pa.Table.from_arrays([pa.array(block[:, j]) for j in range(block.shape[1])],
-                                                        schema=schema))

@@ -222,13 +222,15 @@ def test_write_results_writes_the_log_once_with_what_the_exports_said(tmp_path, 
 
     analysis = analyze_trial(WALK, opts, export=("opensim",))
     written = []
-    real_log, real_exports = trial_output._write_log, export.write_exports
+    real_text, real_exports = trial_output.atomic_write_text, export.write_exports
 
     def exports(a, *args, **kwargs):
         a.log.message("export", "export: a line of the exports")
         return real_exports(a, *args, **kwargs)
 
-    monkeypatch.setattr(trial_output, "_write_log", lambda a, p: written.append(p) or real_log(a, p))
+    monkeypatch.setattr(trial_output, "atomic_write_text",
+                        lambda p, text: (written.append(Path(p)) if str(p).endswith("_log.txt") else None)
+                        or real_text(p, text))
     monkeypatch.setattr(export, "write_exports", exports)
     paths = trial_output.write(analysis, tmp_path, AnalysisOptions(export=("opensim",)))
     assert written == [Path(paths["log"])]
@@ -283,3 +285,21 @@ def test_static_given_as_a_trial_calibrates_as_its_file(chained, opts):
     with pytest.raises(InputError, match="not the trial's 'x,-z,y'") as err:
         pipeline.calibrate(conditioned, Trial.read(STATIC, axes="x,y,z"), subj, opts, Log())
     assert str(STATIC) in str(err.value)
+
+
+def test_the_files_in_memory_are_the_bytes_write_results_writes(tmp_path, opts):
+    """The report's route (:func:`humanbody.trial_output.results_bytes`) and the command's (files) are one
+    writer: the same names and the same bytes, CSV and Parquet, exports included."""
+    from humanbody.trial_output import results_bytes, write_results
+
+    for fmt in ("csv", "parquet"):
+        analysis = analyze_trial(WALK, opts, export="opensim")
+        on_disk = write_results(analysis, tmp_path / fmt, fmt=fmt)
+        again = analyze_trial(WALK, opts, export="opensim")
+        files = results_bytes(again, fmt=fmt)
+        written = {p.relative_to(tmp_path / fmt).as_posix(): p.read_bytes()
+                   for p in sorted((tmp_path / fmt).rglob("*")) if p.is_file()}
+        assert set(files) == set(written) and len(files) >= 6
+        for name, data in written.items():
+            assert files[name] == data, name
+        assert {Path(p).name for p in on_disk.values()} <= {Path(n).name for n in files}

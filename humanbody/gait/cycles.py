@@ -20,7 +20,7 @@ import pandas as pd
 
 from .events import SIDES, events_of
 
-__all__ = ["CYCLE_COLUMNS", "PERCENT", "stride_curves", "normalize_cycles", "unit_of", "default_variables",
+__all__ = ["CYCLE_COLUMNS", "PERCENT", "stride_curves", "normalize_cycles", "normalized_curves", "unit_of", "default_variables",
            "curve_index", "clinical_variables", "stride_table"]
 
 CYCLE_COLUMNS = ["side", "variable", "unit", "percent", "mean", "sd", "n_strides"]
@@ -140,13 +140,16 @@ def stride_curves(time, values, strikes, points: int = 101) -> np.ndarray:
     return out
 
 
-#: The rows of each curve of the last cycles table (:func:`curve_index`).
-_CURVE_INDEX: dict = {}
-
-
 def normalize_cycles(table: pd.DataFrame, events: pd.DataFrame, variables=None,
                      points: int = 101) -> pd.DataFrame:
-    """Mean and SD over strides of each variable, per side, at 0..100 % stride.
+    """Mean and SD over strides of each variable, per side, at 0..100 % stride (:func:`normalized_curves`'
+    table)."""
+    return normalized_curves(table, events, variables, points)[0]
+
+
+def normalized_curves(table: pd.DataFrame, events: pd.DataFrame, variables=None,
+                      points: int = 101) -> tuple[pd.DataFrame, dict]:
+    """Mean and SD over strides of each variable, per side, at 0..100 % stride, with the rows of each curve.
 
     Parameters
     ----------
@@ -162,8 +165,13 @@ def normalize_cycles(table: pd.DataFrame, events: pd.DataFrame, variables=None,
 
     Returns
     -------
-    DataFrame with :data:`CYCLE_COLUMNS`, sorted by side, variable order,
-    percent.  Units are those of the table (angles in rad).
+    cycles : DataFrame
+        :data:`CYCLE_COLUMNS`, sorted by side, variable order, percent.  Units
+        are those of the table (angles in rad).
+    curves : dict
+        ``(side, variable)`` -> the rows of its curve (:func:`curve_index`'s
+        layout, known here without a search): give it to the functions that
+        look curves up (``curves=``).
     """
     variables = default_variables(table.columns) if variables is None else list(variables)
     t = table["time"].to_numpy(dtype=float)
@@ -189,7 +197,7 @@ def normalize_cycles(table: pd.DataFrame, events: pd.DataFrame, variables=None,
         counts.append(np.repeat(n, points).astype(int))
     if not sides:
         return pd.DataFrame({c: pd.Series(dtype=d) for c, d in
-                             zip(CYCLE_COLUMNS, (object, object, object, float, float, float, int), strict=True)})
+                             zip(CYCLE_COLUMNS, (object, object, object, float, float, float, int), strict=True)}), {}
     rows = nv * points  # rows of one side: each variable's curve, one run of ``points`` rows
     label = np.repeat(np.arange(nv), points)
     out = pd.DataFrame({
@@ -201,12 +209,10 @@ def normalize_cycles(table: pd.DataFrame, events: pd.DataFrame, variables=None,
         "sd": np.concatenate(sds),
         "n_strides": np.concatenate(counts),
     })
-    if len(set(variables)) == nv:  # the curves' rows are known: the look-ups of curve_index need no search
-        groups = {(side, v): np.arange(k * rows + i * points, k * rows + (i + 1) * points)
-                  for k, side in enumerate(sides) for i, v in enumerate(variables)}
-        _CURVE_INDEX.clear()
-        _CURVE_INDEX.update(table=out, n=len(out), groups=groups)
-    return out
+    if len(set(variables)) != nv:  # a variable named twice: its rows are found by a search
+        return out, curve_index(out)
+    return out, {(side, v): np.arange(k * rows + i * points, k * rows + (i + 1) * points)
+                 for k, side in enumerate(sides) for i, v in enumerate(variables)}
 
 
 def _labels(words, index: np.ndarray):
@@ -223,28 +229,35 @@ def _labels(words, index: np.ndarray):
 def curve_index(cycles: pd.DataFrame) -> dict:
     """Rows of every curve of a cycles table: ``{(side, variable): row indices}``.
 
-    Computed once per table and kept for its next look-ups (the summary
-    peaks, the Gait Profile Score and the figures all read the same table,
-    tens of thousands of rows).  :func:`normalize_cycles` writes each curve
-    as one run of rows, so the runs are found by comparing neighbouring
-    labels; a curve split over several runs is joined.
+    The labels are factorized once (no comparison of strings per row) and the
+    rows grouped by a stable sort, so the rows of a curve keep their order
+    (a curve split over several runs is joined).  :func:`normalized_curves`
+    gives it with the table, without a search; the summary peaks, the Gait
+    Profile Score and the figures take it (``curves=``) or compute it once.
+
+    Parameters
+    ----------
+    cycles : DataFrame
+        A cycles table (:func:`normalize_cycles`): ``side`` and ``variable`` columns.
+
+    Returns
+    -------
+    dict
+        ``(side, variable)`` -> int64 row positions, in the table's order.
     """
-    n_rows = len(cycles)
-    if _CURVE_INDEX.get("table") is cycles and _CURVE_INDEX.get("n") == n_rows:
-        return _CURVE_INDEX["groups"]
-    groups: dict = {}
-    if len(cycles):
-        side = cycles["side"].to_numpy(dtype=object)
-        var = cycles["variable"].to_numpy(dtype=object)
-        starts = np.concatenate([[0], np.flatnonzero((side[1:] != side[:-1]) | (var[1:] != var[:-1])) + 1])
-        stops = np.append(starts[1:], len(cycles))
-        for a, b in zip(starts.tolist(), stops.tolist(), strict=True):
-            key = (side[a], var[a])
-            rows = np.arange(a, b)
-            groups[key] = np.concatenate([groups[key], rows]) if key in groups else rows
-    _CURVE_INDEX.clear()
-    _CURVE_INDEX.update(table=cycles, n=len(cycles), groups=groups)
-    return groups
+    if not len(cycles):
+        return {}
+    side, sides = pd.factorize(cycles["side"], use_na_sentinel=False)
+    var, variables = pd.factorize(cycles["variable"], use_na_sentinel=False)
+    key = side.astype(np.int64) * len(variables) + var
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    cuts = np.flatnonzero(np.diff(sorted_key)) + 1
+    starts = np.concatenate([[0], cuts]).tolist()
+    stops = np.append(cuts, len(order)).tolist()
+    sides, variables = list(sides), list(variables)
+    return {(sides[k // len(variables)], variables[k % len(variables)]): order[a:b]
+            for k, a, b in zip(sorted_key[starts].tolist(), starts, stops, strict=True)}
 
 
 #: Clinical curves: joint angles (deg), internal joint moments (N m/kg) and joint powers (W/kg).

@@ -89,22 +89,12 @@ def _names(df: pd.DataFrame) -> set[str]:
     return {c[:-2] for c in cols if c.endswith("_x") and c[:-2] + "_y" in cols and c[:-2] + "_z" in cols}
 
 
-#: The column positions of the last marker table :func:`marker_xyz` read (the events, the
-#: spatiotemporal parameters and the figures read the same table's markers many times; pandas'
-#: look-up of string columns costs a millisecond a call).
-_POSITIONS: dict = {}
-
-
 def _column_positions(df: pd.DataFrame) -> dict | None:
-    """``{column: position}`` of a table with unique column names (None otherwise), kept for the last table."""
-    cached = _POSITIONS.get("table")
-    if cached is not None and cached is df and _POSITIONS["columns"] is df.columns:
-        return _POSITIONS["positions"]
+    """``{column: position}`` of a table with unique column names (None otherwise): the columns of a marker
+    found without pandas' look-up of string columns (a millisecond a call; the events, the spatiotemporal
+    parameters and the figures read the same table's markers many times)."""
     names = df.columns.tolist()
-    positions = {c: i for i, c in enumerate(names)} if len(set(names)) == len(names) else None
-    _POSITIONS.clear()
-    _POSITIONS.update(table=df, columns=df.columns, positions=positions)
-    return positions
+    return {c: i for i, c in enumerate(names)} if len(set(names)) == len(names) else None
 
 
 def marker_xyz(df: pd.DataFrame, name: str) -> np.ndarray:

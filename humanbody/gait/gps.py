@@ -46,12 +46,26 @@ def column_of(variable: str, side: str) -> str:
     return variable if variable.startswith("pelvis_") else f"{side}_{variable}"
 
 
-def side_curve(cycles: pd.DataFrame, variable: str, side: str):
+def side_curve(cycles: pd.DataFrame, variable: str, side: str, curves: dict | None = None):
     """(percent, mean) of a side-less variable over one side's strides, in the side's own sense.
 
-    Returns (None, None) when the cycles table lacks it or it has no usable stride.
+    Parameters
+    ----------
+    cycles : DataFrame
+        :func:`humanbody.gait.normalize_cycles` output.
+    variable : str
+        Side-less clinical name (``knee_flexion_deg``).
+    side : {"right", "left"}
+    curves : dict, optional
+        The rows of each curve (:func:`humanbody.gait.cycles.normalized_curves`); default: found in ``cycles``.
+
+    Returns
+    -------
+    tuple
+        (percent, mean) arrays, or (None, None) when the cycles table lacks it or it has no usable stride.
     """
-    rows = curve_index(cycles).get((side, column_of(variable, side)))
+    curves = curve_index(cycles) if curves is None else curves
+    rows = curves.get((side, column_of(variable, side)))
     if rows is None or not len(rows):
         return None, None
     mean = cycles["mean"].to_numpy(dtype=float)[rows]
@@ -61,7 +75,7 @@ def side_curve(cycles: pd.DataFrame, variable: str, side: str):
     return cycles["percent"].to_numpy(dtype=float)[rows], sense * mean
 
 
-def gait_variable_scores(cycles: pd.DataFrame, normative: pd.DataFrame | dict) -> dict:
+def gait_variable_scores(cycles: pd.DataFrame, normative: pd.DataFrame | dict, curves: dict | None = None) -> dict:
     """GVS (deg) of each side and GPS variable: ``{(side, variable): score}`` (NaN when a curve is missing).
 
     Parameters
@@ -69,13 +83,20 @@ def gait_variable_scores(cycles: pd.DataFrame, normative: pd.DataFrame | dict) -
     cycles : DataFrame   :func:`humanbody.gait.normalize_cycles` output (angles in degrees)
     normative : DataFrame  variable, percent, mean, sd (:mod:`humanbody.gait.normative`), or its
                            :func:`~humanbody.gait.normative.normative_curves`
+    curves : dict, optional  the rows of each curve of ``cycles`` (:func:`humanbody.gait.cycles.normalized_curves`)
+
+    Returns
+    -------
+    dict
+        ``(side, variable)`` -> GVS (deg).
     """
+    rows = curve_index(cycles) if curves is None else curves
     curves = normative_curves(normative)
     scores = {}
     for variable in GPS_VARIABLES:
         norm = curves.get(variable)
         for side in SIDES:
-            pct, mean = side_curve(cycles, variable, side)
+            pct, mean = side_curve(cycles, variable, side, rows)
             if pct is None or norm is None:
                 scores[(side, variable)] = np.nan
                 continue

@@ -25,19 +25,16 @@ PEAKS = {
 }
 
 
-def _curve(cycles: pd.DataFrame, side: str, variable: str):
-    """Percent and mean of one variable's curve, or (None, None).
-
-    The rows of every (side, variable) are found once per cycles table
-    (:func:`humanbody.gait.cycles.curve_index`).
-    """
-    rows = curve_index(cycles).get((side, variable))
+def _curve(cycles: pd.DataFrame, side: str, variable: str, curves: dict):
+    """Percent and mean of one variable's curve, or (None, None); ``curves``: the rows of every
+    (side, variable) (:func:`humanbody.gait.cycles.curve_index`)."""
+    rows = curves.get((side, variable))
     if rows is None or not len(rows):
         return None, None
     return (cycles["percent"].to_numpy(dtype=float)[rows], cycles["mean"].to_numpy(dtype=float)[rows])
 
 
-def angle_peaks(cycles: pd.DataFrame, params: pd.DataFrame) -> dict:
+def angle_peaks(cycles: pd.DataFrame, params: pd.DataFrame, curves: dict | None = None) -> dict:
     """The :data:`PEAKS` values for both sides, ``{"right_peak_knee_flexion_swing_deg": ..., ...}``.
 
     Parameters
@@ -47,24 +44,31 @@ def angle_peaks(cycles: pd.DataFrame, params: pd.DataFrame) -> dict:
         ...) including the clinical angle columns (degrees).
     params : DataFrame
         Spatiotemporal parameters indexed by side (``stance_pct``).
+    curves : dict, optional
+        The rows of each curve (:func:`humanbody.gait.cycles.normalized_curves`);
+        default: found in ``cycles`` (:func:`humanbody.gait.cycles.curve_index`).
 
-    NaN where a side has no complete stride or no stance phase.
+    Returns
+    -------
+    dict
+        ``"<side>_<peak>"`` -> value (deg); NaN where a side has no complete stride or no stance phase.
     """
+    curves = curve_index(cycles) if curves is None else curves
     row = {}
     for side in ("right", "left"):
         stance = float(params.loc[side, "stance_pct"]) if side in params.index else np.nan
         vals = dict.fromkeys(PEAKS, np.nan)
-        p, knee = _curve(cycles, side, f"{side}_knee_flexion_deg")
+        p, knee = _curve(cycles, side, f"{side}_knee_flexion_deg", curves)
         if knee is not None and np.isfinite(knee).any():
             vals["knee_flexion_rom_deg"] = float(np.nanmax(knee) - np.nanmin(knee))
             swing = p >= stance
             if np.isfinite(stance) and swing.any() and np.isfinite(knee[swing]).any():
                 vals["peak_knee_flexion_swing_deg"] = float(np.nanmax(knee[swing]))
-        p, hip = _curve(cycles, side, f"{side}_hip_flexion_deg")
+        p, hip = _curve(cycles, side, f"{side}_hip_flexion_deg", curves)
         if hip is not None and np.isfinite(hip).any():
             vals["hip_flexion_rom_deg"] = float(np.nanmax(hip) - np.nanmin(hip))
             vals["peak_hip_extension_deg"] = float(-np.nanmin(hip))
-        p, ankle = _curve(cycles, side, f"{side}_ankle_dorsiflexion_deg")
+        p, ankle = _curve(cycles, side, f"{side}_ankle_dorsiflexion_deg", curves)
         if ankle is not None and np.isfinite(ankle).any():
             vals["ankle_dorsiflexion_rom_deg"] = float(np.nanmax(ankle) - np.nanmin(ankle))
             st = p < stance
@@ -85,15 +89,31 @@ KINETIC_PEAKS = {
 }
 
 
-def kinetic_peaks(cycles: pd.DataFrame, params: pd.DataFrame) -> dict:
-    """The :data:`KINETIC_PEAKS` of both sides from the mean curves; NaN without kinetics."""
+def kinetic_peaks(cycles: pd.DataFrame, params: pd.DataFrame, curves: dict | None = None) -> dict:
+    """The :data:`KINETIC_PEAKS` of both sides from the mean curves; NaN without kinetics.
+
+    Parameters
+    ----------
+    cycles : DataFrame
+        Stride-normalised curves with the kinetic columns (N m/kg, W/kg).
+    params : DataFrame
+        Spatiotemporal parameters indexed by side (``stance_pct``).
+    curves : dict, optional
+        The rows of each curve (:func:`humanbody.gait.cycles.normalized_curves`); default: found in ``cycles``.
+
+    Returns
+    -------
+    dict
+        ``"<side>_<peak>"`` -> value.
+    """
+    curves = curve_index(cycles) if curves is None else curves
     row = {}
     for side in ("right", "left"):
         stance = float(params.loc[side, "stance_pct"]) if side in params.index else np.nan
         vals = dict.fromkeys(KINETIC_PEAKS, np.nan)
 
         def curve(name, side=side):
-            p, m = _curve(cycles, side, f"{side}_{name}")
+            p, m = _curve(cycles, side, f"{side}_{name}", curves)
             return (p, m) if m is not None and np.isfinite(m).any() else (None, None)
 
         p, hip = curve("hip_flexion_moment_Nm_per_kg")

@@ -1,4 +1,9 @@
-"""Writing result tables: CSV (default) or Parquet, always atomically.
+"""Writing tables: CSV (default) or Parquet, always atomically, or as bytes; the one table writer.
+
+:func:`write_table` (a DataFrame into a file), :func:`write_blocks` (a long
+numeric table streamed block by block into a file: the results of a trial),
+:func:`table_bytes` and :func:`blocks_bytes` (the same files' bytes, in
+memory: the batch report's).
 
 CSV numbers are printed by numba kernels (:mod:`humanbody._kernels.csv_print`) with a
 fixed number of significant digits, ``digits`` (default
@@ -491,10 +496,8 @@ def write_table(table: pd.DataFrame, stem, fmt: str = "csv", digits: int | None 
     if fmt == "csv" and digits is not None:
         digits = _check_digits(digits)
         if _numeric_matrix(table, digits) is not None:
-            with CsvWriter(path, table.columns, digits=digits) as w:
-                for r0 in range(0, len(table), _CHUNK_ROWS):
-                    w.write(table.iloc[r0:r0 + _CHUNK_ROWS].to_numpy(dtype=np.float64))
-            return path
+            return write_blocks(path, table.columns, (table.iloc[r0:r0 + _CHUNK_ROWS].to_numpy(dtype=np.float64)
+                                                      for r0 in range(0, len(table), _CHUNK_ROWS)), "csv", digits)
     arrow = pa.Table.from_pandas(table, preserve_index=False)
     with atomic_path(path) as tmp:
         if fmt == "csv":
@@ -506,3 +509,136 @@ def write_table(table: pd.DataFrame, stem, fmt: str = "csv", digits: int | None 
 
             pq.write_table(arrow, tmp)
     return path
+
+
+def write_blocks(path, columns, blocks, fmt: str = "csv", digits: int = CSV_DIGITS) -> str:
+    """Stream a numeric table, given as blocks of rows, into ``path`` (CSV or Parquet) atomically.
+
+    A long table (the results of a long trial) is never held whole: each
+    block is printed (CSV, :class:`CsvWriter`) or converted (Parquet, one
+    row group per block) and let go.
+
+    Parameters
+    ----------
+    path : str or Path
+        Target file.
+    columns : sequence of str
+        Column names.
+    blocks : iterable of ndarray
+        Blocks of rows, each (rows, len(columns)) float64.
+    fmt : {"csv", "parquet"}
+    digits : int
+        CSV only: significant digits of every number (1 to 15).
+
+    Returns
+    -------
+    str
+        ``path``.
+    """
+    if fmt == "csv":
+        with CsvWriter(path, columns, digits=digits) as writer:
+            for block in blocks:
+                writer.write(block)
+    elif fmt == "parquet":
+        with atomic_path(path) as tmp, open_temp(tmp) as fh:
+            _parquet_blocks(fh, columns, blocks)
+    else:
+        raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
+    return os.fspath(path)
+
+
+def blocks_bytes(columns, blocks, fmt: str = "csv", digits: int = CSV_DIGITS) -> bytes:
+    """The bytes :func:`write_blocks` writes, in memory.
+
+    Parameters
+    ----------
+    columns : sequence of str
+        Column names.
+    blocks : iterable of ndarray
+        Blocks of rows, each (rows, len(columns)) float64.
+    fmt : {"csv", "parquet"}
+    digits : int
+        CSV only: significant digits of every number (1 to 15).
+
+    Returns
+    -------
+    bytes
+        The file's content.
+    """
+    if fmt == "csv":
+        digits = _check_digits(digits)
+        return _header_line(columns) + b"".join(format_csv_rows(block, digits) for block in blocks)
+    if fmt != "parquet":
+        raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
+    buf = io.BytesIO()
+    _parquet_blocks(buf, columns, blocks)
+    return buf.getvalue()
+
+
+def _parquet_blocks(fh, columns, blocks) -> None:
+    """Write float64 ``blocks`` of rows as a Parquet file into the open binary file ``fh``, a row group each."""
+    import pyarrow.parquet as pq  # lazy: importing it costs the CLI about 40 ms
+
+    schema = pa.schema([(str(c), pa.float64()) for c in columns])
+    with pq.ParquetWriter(fh, schema) as writer:
+        for block in blocks:
+            writer.write_table(pa.Table.from_arrays([pa.array(block[:, j]) for j in range(block.shape[1])],
+                                                    schema=schema))
+
+
+def table_bytes(table: pd.DataFrame, fmt: str = "csv", digits: int = CSV_DIGITS) -> bytes:
+    """A table (numbers and text) as the bytes of a CSV or Parquet file, without its index.
+
+    CSV: :func:`table_csv_bytes` (``digits`` significant digits).  Parquet:
+    the file of ``pyarrow.Table.from_pandas(table, preserve_index=False)``,
+    every bit kept (:func:`_arrow_table`).
+
+    Parameters
+    ----------
+    table : DataFrame
+    fmt : {"csv", "parquet"}
+    digits : int
+        CSV only: significant digits of every number (1 to 15).
+
+    Returns
+    -------
+    bytes
+        The file's content.
+    """
+    if fmt == "csv":
+        return table_csv_bytes(table, digits)
+    if fmt != "parquet":
+        raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
+    import pyarrow.parquet as pq  # lazy: as above
+
+    buf = io.BytesIO()
+    pq.write_table(_arrow_table(table), buf)
+    return buf.getvalue()
+
+
+#: Arrow schemas (with pandas' metadata) of the tables :func:`_arrow_table` converted, by column names and
+#: dtypes (a batch's trials share a few layouts, and pandas' conversion takes most of the writing time).
+_ARROW_SCHEMAS: dict = {}
+
+
+def _arrow_table(table: pd.DataFrame) -> pa.Table:
+    """``pyarrow.Table.from_pandas(table, preserve_index=False)``: the first table of a layout by pandas'
+    route, the next ones of the same column names and dtypes column by column into the first one's schema
+    (and pandas metadata)."""
+    dtypes = table.dtypes.tolist()
+    # a layout whose Arrow types the dtypes alone decide (not object columns: their values do)
+    fixed = len(table) > 0 and isinstance(table.index, pd.RangeIndex) and all(
+        dt.kind in "fiu" if isinstance(dt, np.dtype) else isinstance(dt, pd.StringDtype) for dt in dtypes)
+    key = (tuple(map(str, table.columns)), tuple(map(str, dtypes)))
+    schema = _ARROW_SCHEMAS.get(key) if fixed else None
+    if schema is None:
+        arrow = pa.Table.from_pandas(table, preserve_index=False)
+        if fixed and len(_ARROW_SCHEMAS) < 8:
+            _ARROW_SCHEMAS[key] = arrow.schema
+        return arrow
+    columns = []
+    for i, fld in enumerate(schema):
+        col = table.iloc[:, i]
+        values = col.to_numpy() if isinstance(col.dtype, np.dtype) else col.array
+        columns.append(pa.array(values, type=fld.type, from_pandas=True))  # NaN -> null, as pandas does
+    return pa.Table.from_arrays(columns, schema=schema)

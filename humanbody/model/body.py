@@ -339,9 +339,13 @@ class BodyModel:
         except (TypeError, ValueError, KeyError) as err:
             raise InputError(f"malformed model: {err}", source) from None
 
+    def to_json(self) -> str:
+        """The model file's text (JSON, docs/conventions.md layout, two-space indent, a final newline)."""
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
     def save(self, path) -> None:
-        """Write the model file (JSON, docs/conventions.md layout) atomically."""
-        atomic_write_text(path, json.dumps(self.to_dict(), indent=2) + "\n")
+        """Write the model file (:meth:`to_json`) atomically."""
+        atomic_write_text(path, self.to_json())
 
     def __repr__(self) -> str:
         return (

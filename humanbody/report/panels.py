@@ -118,13 +118,14 @@ def foot_off_percent(params: pd.DataFrame | None) -> dict:
 
 
 def cycle_panels(cycles: pd.DataFrame, panels, normative: pd.DataFrame | dict | None = None,
-                 foot_off: dict | None = None) -> list:
+                 foot_off: dict | None = None, curves: dict | None = None) -> list:
     """The :class:`Panel` list of one figure from a cycles table (:func:`humanbody.gait.normalize_cycles`).
 
     ``normative`` (variable, percent, mean, sd with side-less names) gives the
-    grey bands; ``foot_off`` (side -> percent) the vertical lines.
+    grey bands; ``foot_off`` (side -> percent) the vertical lines; ``curves`` the rows of each curve
+    (:func:`humanbody.gait.cycles.normalized_curves`; default: found in ``cycles``).
     """
-    groups = curve_index(cycles)
+    groups = curve_index(cycles) if curves is None else curves
 
     norm = normative_curves(normative) if normative is not None else {}
     empty = np.empty(0)  # no cycles: no curve is looked up

@@ -9,12 +9,8 @@ need to read the inputs but not to share the output folder.
 
 from __future__ import annotations
 
-import io
-import os
-import tempfile
-import time
 from dataclasses import asdict, dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
@@ -23,12 +19,12 @@ import pandas as pd
 from ..atomic import atomic_path
 from ..checks.outputs import stance_findings
 from ..errors import InputError
-from ..gait import angle_peaks, events_of, flatten, kinetic_peaks, normalize_cycles, spatiotemporal
-from ..gait.cycles import stride_table
+from ..gait import angle_peaks, events_of, flatten, kinetic_peaks, spatiotemporal
+from ..gait.cycles import normalized_curves, stride_table
 from ..gait.gps import GPS_VARIABLES, gait_profile_score, gait_variable_scores
 from ..gait.normative import leg_length_from_height, load_normative, marker_set_note, population_note
 from ..gait.selection import EVENT_SOURCES, events_source, pseudo_markers, trial_events, unloaded_stance
-from ..io.writers import REPORT_CSV_DIGITS, table_csv_bytes
+from ..io.writers import REPORT_CSV_DIGITS, table_bytes
 from ..model.anthropometry import DEFAULT_HEIGHT
 from ..options import AnalysisOptions
 from . import html, svg
@@ -42,10 +38,6 @@ CSV_DIGITS = REPORT_CSV_DIGITS  # humanbody.io.writers: the report's tables, nam
 
 #: Plot choices of :class:`ReportOptions` (``--plots``).
 PLOT_CHOICES = ("svg", "png", "none")
-
-#: For tests only: seconds every trial sleeps before it starts, so that a test
-#: can interrupt a batch or kill a worker while a trial is running.
-TEST_DELAY_ENV = "HUMANBODY_TEST_TRIAL_DELAY"
 
 
 @dataclass(frozen=True, init=False)
@@ -180,64 +172,25 @@ def _residual_stride_lines(kinetics: pd.DataFrame, analysis, events: pd.DataFram
 
 
 def _csv_bytes(table: pd.DataFrame) -> bytes:
-    """The table as CSV text, numbers with CSV_DIGITS significant digits (:func:`humanbody.io.writers.table_csv_bytes`)."""
-    return table_csv_bytes(table, CSV_DIGITS)
+    """The table as CSV, numbers with CSV_DIGITS significant digits (:func:`humanbody.io.writers.table_bytes`)."""
+    return table_bytes(table, "csv", CSV_DIGITS)
 
 
-#: Arrow schemas (with pandas' metadata) of the tables :func:`_parquet_bytes` wrote, by column names and
-#: dtypes: the trials of a batch share them, and pandas' conversion takes most of the writing time.
-_PARQUET_SCHEMAS: dict = {}
+def _analysis_files(analysis, export=(), events=None, opensim_feet=None) -> tuple[dict, list]:
+    """The pipeline's own outputs (results table, model, log, residuals; exports, under their folder) as bytes
+    by file name (:func:`humanbody.trial_output.results_bytes`, in memory), and notes: an export that cannot
+    be written costs the export, not the trial."""
+    from ..trial_output import results_bytes  # lazy: the analysis' modules, see _process
 
-
-def _parquet_bytes(table: pd.DataFrame) -> bytes:
-    """The table as Parquet (every bit; a tenth of the CSV's formatting time for a table read by programs).
-
-    The file of ``pyarrow.Table.from_pandas(table, preserve_index=False)``: the first table of a layout
-    is converted by pandas' route, the next ones of the same column names and dtypes column by column
-    into the schema (and pandas metadata) of the first.
-    """
-    import pyarrow as pa  # an optional dependency
-    import pyarrow.parquet as pq
-
-    dtypes = table.dtypes.tolist()
-    # a layout whose Arrow types the dtypes alone decide (not object columns: their values do)
-    fixed = len(table) > 0 and isinstance(table.index, pd.RangeIndex) and all(
-        dt.kind in "fiu" if isinstance(dt, np.dtype) else isinstance(dt, pd.StringDtype) for dt in dtypes)
-    key = (tuple(map(str, table.columns)), tuple(map(str, dtypes)))
-    schema = _PARQUET_SCHEMAS.get(key) if fixed else None
-    if schema is None:
-        arrow = pa.Table.from_pandas(table, preserve_index=False)
-        if fixed and len(_PARQUET_SCHEMAS) < 8:
-            _PARQUET_SCHEMAS[key] = arrow.schema
-    else:
-        columns = []
-        for i, fld in enumerate(schema):
-            col = table.iloc[:, i]
-            values = col.to_numpy() if isinstance(col.dtype, np.dtype) else col.array
-            columns.append(pa.array(values, type=fld.type, from_pandas=True))  # NaN -> null, as pandas does
-        arrow = pa.Table.from_arrays(columns, schema=schema)
-    buf = io.BytesIO()
-    pq.write_table(arrow, buf)
-    return buf.getvalue()
-
-
-def _analysis_files(analysis, stem: str, export=(), events=None, opensim_feet=None) -> tuple[dict, list]:
-    """The pipeline's own outputs (results table, model, residuals; exports, under their folder) as bytes,
-    and notes: an export that cannot be written costs the export, not the trial."""
-    from ..trial_output import write_results  # lazy: the analysis' modules, see _process
-
-    files, notes = {}, []
-    with tempfile.TemporaryDirectory(prefix="humanbody-report-") as tmp:
-        try:
-            write_results(analysis, tmp, export=export, events=events, opensim_feet=opensim_feet)
-        except InputError as err:
-            if not export:
-                raise
-            notes.append(f"export not written: {_one_line(err)}")
-        for path in sorted(Path(tmp).rglob("*")):
-            if path.is_file() and not path.name.startswith("."):
-                files[path.relative_to(tmp).as_posix()] = path.read_bytes()
-    return files, notes
+    files: dict[str, bytes] = {}
+    notes = []
+    try:
+        results_bytes(analysis, export=export, events=events, opensim_feet=opensim_feet, files=files)
+    except InputError as err:
+        if not export:
+            raise
+        notes.append(f"export not written: {_one_line(err)}")
+    return dict(sorted(files.items(), key=lambda item: PurePosixPath(item[0]).parts)), notes
 
 
 #: Static calibrations made in this process, by static-trial content and subject
@@ -259,9 +212,6 @@ def process_trial(task, options: ReportOptions) -> TrialOutcome:
     TrialOutcome  with ``row["status"]`` "ok" or "failed" (and ``error``).
     """
     base = {"trial": task.trial, "key": task.key, "status": "failed", "error": ""}
-    delay = os.environ.get(TEST_DELAY_ENV)
-    if delay:
-        time.sleep(float(delay))
     try:
         return _process(task, options, base)
     except Exception as err:  # noqa: BLE001 - a bad trial must not stop the batch
@@ -300,15 +250,15 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
                 kinetics.loc[gap, cols] = np.nan
     table = pd.concat([analysis.results.to_dataframe(), analysis.clinical]
                       + ([kinetics] if kinetics is not None else []), axis=1)
-    cycles = normalize_cycles(table, used)
+    cycles, curves = normalized_curves(table, used)
     if kinetics is not None:
         messages.append(_residual_line(kinetics, analysis.model))
         messages += _residual_stride_lines(kinetics, analysis, used)
         messages += _kinetic_stride_notes(cycles, params)
 
     exported = used[used["source"] != "file"] if (used["source"] == "file").any() else used  # the C3D has them
-    produced, export_notes = _analysis_files(analysis, stem, options.analysis.export, exported,
-                                                options.analysis.opensim_feet)
+    produced, export_notes = _analysis_files(analysis, options.analysis.export, exported,
+                                             options.analysis.opensim_feet)
     messages += export_notes
     warnings = list(analysis.log.warnings) + stance_findings(params)  # the output checks (write_results's)
     messages += [w for w in warnings if w not in messages]
@@ -316,14 +266,14 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)
     files[f"{task.key}/{stem}_spatiotemporal.csv"] = _csv_bytes(params.reset_index())
     files[f"{task.key}/{stem}_cycles.csv"] = _csv_bytes(cycles)
-    files[f"{task.key}/{stem}_strides.parquet"] = _parquet_bytes(stride_table(table, used))  # read by compare
+    files[f"{task.key}/{stem}_strides.parquet"] = table_bytes(stride_table(table, used), "parquet")  # read by compare
     row = dict(base, status="ok with warnings" if warnings else "ok", events_source=events_source(used))
     row.update(flatten(params))
-    row.update(angle_peaks(cycles, params))
-    row.update(kinetic_peaks(cycles, params))
-    normative, gps = _normative_scores(options, task, analysis, row, cycles, messages)
+    row.update(angle_peaks(cycles, params, curves))
+    row.update(kinetic_peaks(cycles, params, curves))
+    normative, gps = _normative_scores(options, task, analysis, row, cycles, messages, curves)
     figures = _figures(options.plots, stem, cycles, params, normative, gps, kinetics is not None,
-                       points, events, feet, pelvis)
+                       points, events, feet, pelvis, curves)
     for name, fig in figures.items():
         if isinstance(fig, bytes):  # PNG files; SVG figures live in the page only
             files[f"{task.key}/{name}"] = fig
@@ -348,7 +298,7 @@ def normative_set(spec: str | None):
     return _NORMATIVE_SETS[key]
 
 
-def _normative_scores(options: ReportOptions, task, analysis, row: dict, cycles, messages: list):
+def _normative_scores(options: ReportOptions, task, analysis, row: dict, cycles, messages: list, curves=None):
     """Choose the normative condition, add the GPS columns to ``row``; return (table or None, gps dict or None)."""
     nset = normative_set(options.normative)
     if nset is None:
@@ -359,7 +309,7 @@ def _normative_scores(options: ReportOptions, task, analysis, row: dict, cycles,
     speed = float(speed) if speed is not None and np.isfinite(speed) else None
     cond, _, note = nset.select(speed, leg_length_from_height(height))
     table = nset.curves(cond)  # the condition's curves, made once per worker
-    scores = gait_variable_scores(cycles, table)
+    scores = gait_variable_scores(cycles, table, curves)
     summary = gait_profile_score(scores)
     row["normative"] = f"{nset.name} {cond}"
     row.update(summary)
@@ -378,7 +328,7 @@ def _normative_scores(options: ReportOptions, task, analysis, row: dict, cycles,
 
 
 def _figures(plots: str, stem: str, cycles, params, normative, gps, with_kinetics: bool, points, events,
-             feet, pelvis) -> dict:
+             feet, pelvis, curves=None) -> dict:
     """The trial's figures, name -> SVG text (``svg``) or PNG bytes (``png``); {} for ``none``."""
     if plots == "none":
         return {}
@@ -403,14 +353,14 @@ def _figures(plots: str, stem: str, cycles, params, normative, gps, with_kinetic
         figs[f"{stem}_mechanics.png"] = png.mechanics_figure(cycles, title=stem, foot_off=foot_off)
         figs[f"{stem}_events.png"] = png.events_figure(points, events, feet=feet, pelvis=pelvis, title=stem)
         return figs
-    figs = {f"{stem}_angles.svg": svg.grid_svg(cycle_panels(cycles, ANGLE_PANELS, normative, foot_off),
+    figs = {f"{stem}_angles.svg": svg.grid_svg(cycle_panels(cycles, ANGLE_PANELS, normative, foot_off, curves),
                                                f"{stem}: joint angles over the stride".strip(": "))}
     if gps:
         figs[f"{stem}_gps.svg"] = svg.map_svg(gps["scores"], GPS_VARIABLES, labels, gps_values, gps_title)
     if with_kinetics:
-        figs[f"{stem}_kinetics.svg"] = svg.grid_svg(cycle_panels(cycles, KINETIC_PANELS, normative, foot_off),
+        figs[f"{stem}_kinetics.svg"] = svg.grid_svg(cycle_panels(cycles, KINETIC_PANELS, normative, foot_off, curves),
                                                     f"{stem}: kinetics over the stride".strip(": "))
-    figs[f"{stem}_mechanics.svg"] = svg.grid_svg(cycle_panels(cycles, MECHANICS_PANELS, None, foot_off),
+    figs[f"{stem}_mechanics.svg"] = svg.grid_svg(cycle_panels(cycles, MECHANICS_PANELS, None, foot_off, curves),
                                                  f"{stem}: mass centre and inertia loads".strip(": "))
     series, marks = event_traces(points, events, feet, pelvis)
     square = ", square: file" if any(m[4] == "file" for m in marks) else ""

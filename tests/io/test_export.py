@@ -552,7 +552,7 @@ def test_report_trial_keeps_its_results_when_the_c3d_cannot_be_written(monkeypat
 
     analysis = hb.analyze_trial(SAMPLE / "sample_walk_markers.trc", static=SAMPLE / "sample_static.trc", keep_raw=True)
     monkeypatch.setattr(c3d_writer, "C3D_MAX_FRAME", 300)
-    files, notes = _analysis_files(analysis, "sample_walk_markers", ("c3d", "opensim"))
+    files, notes = _analysis_files(analysis, ("c3d", "opensim"))
     assert "sample_walk_markers_results.csv" in files and "opensim/sample_walk_markers.trc" in files
     assert "sample_walk_markers.c3d" not in files
     assert len(notes) == 1 and "C3D limit of 300" in notes[0]

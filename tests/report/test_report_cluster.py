@@ -69,7 +69,7 @@ def test_worker_killed_mid_trial_is_retried(tmp_path, monkeypatch):
     import time
 
     distributed = pytest.importorskip("distributed")
-    from humanbody.report.trial import TEST_DELAY_ENV
+    from tests.report._slow_trials import slow_trials
 
     src = tmp_path / "in"
     src.mkdir()
@@ -81,7 +81,7 @@ def test_worker_killed_mid_trial_is_retried(tmp_path, monkeypatch):
     local = run_batch(tasks, tmp_path / "local", opts, jobs=1, progress=False)
     assert local.exit_status == 0
 
-    monkeypatch.setenv(TEST_DELAY_ENV, "2")  # inherited by the worker processes started below
+    slow_trials(tmp_path / "slow", 2.0, monkeypatch=monkeypatch)  # the worker processes started below wait too
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         box = {}

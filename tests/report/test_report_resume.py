@@ -20,7 +20,7 @@ from _shared import WALK, needs_shared
 from humanbody.errors import InputError
 from humanbody.report import BatchInterrupted, ReportOptions, cache, discover, run_batch
 from humanbody.report.batch import _Progress
-from humanbody.report.trial import TEST_DELAY_ENV
+from tests.report._slow_trials import slow_trials
 
 DATA = WALK
 have_data = needs_shared
@@ -71,7 +71,7 @@ _WITH_CTRL_C = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.
 
 
 def _start(src: Path, out: Path, jobs: int, delay: float) -> subprocess.Popen:
-    env = dict(os.environ, **{TEST_DELAY_ENV: str(delay)})
+    env = slow_trials(out.parent / f"slow_{delay:g}", delay)  # every trial waits: the batch is caught running
     return subprocess.Popen([sys.executable, "-c", _WITH_CTRL_C, "report", str(src), "--out", str(out),
                              "--jobs", str(jobs), *OPTIONS], env=env, stderr=subprocess.PIPE, text=True)
 
@@ -145,7 +145,7 @@ def test_interrupt_then_kill_then_resume(tmp_path):
 def test_local_worker_death_is_retried(tmp_path, monkeypatch):
     """A local worker process killed while it runs a trial: the pool is rebuilt and every trial done."""
     src, out = _study(tmp_path / "in", 4), tmp_path / "out"
-    monkeypatch.setenv(TEST_DELAY_ENV, "0.6")
+    slow_trials(tmp_path / "slow", 0.6, monkeypatch=monkeypatch)
     box = {}
     runner = threading.Thread(target=lambda: box.setdefault(
         "result", run_batch(discover([src]), out, ReportOptions(mass=72.6, height=1.8, plots="none"), jobs=2,
@@ -173,7 +173,7 @@ def test_local_worker_death_is_retried(tmp_path, monkeypatch):
 def test_sigterm_in_process_raises_batch_interrupted(tmp_path, monkeypatch):
     """SIGTERM stops an in-process batch like Ctrl-C: BatchInterrupted (status 143), finished trials kept."""
     src, out = _study(tmp_path / "in", 3), tmp_path / "out"
-    monkeypatch.setenv(TEST_DELAY_ENV, "0.5")
+    slow_trials(tmp_path / "slow", 0.5, monkeypatch=monkeypatch)
     before = signal.getsignal(signal.SIGTERM)
     tasks = discover([src])
     opts = ReportOptions(mass=72.6, height=1.8, plots="none")
@@ -192,7 +192,7 @@ def test_sigterm_in_process_raises_batch_interrupted(tmp_path, monkeypatch):
     assert signal.getsignal(signal.SIGTERM) is before  # the handler is put back
     summary = pd.read_csv(out / "summary.csv")
     assert (summary["status"] == "pending").sum() == stop.remaining
-    monkeypatch.delenv(TEST_DELAY_ENV)
+    monkeypatch.undo()  # trials at full speed again
     again = run_batch(tasks, out, opts, jobs=1, progress=False)
     assert len(again.skipped) == stop.finished and again.exit_status == 0
 

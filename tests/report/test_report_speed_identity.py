@@ -72,10 +72,12 @@ def _walk_table(rng, F=400, rate=100.0):
 
 def test_curve_index_handed_over_equals_the_searched_one():
     table, events = _walk_table(np.random.default_rng(1))
-    cycles = cyc.normalize_cycles(table, events)
-    given = cyc.curve_index(cycles)
-    cyc._CURVE_INDEX.clear()
+    cycles, given = cyc.normalized_curves(table, events)
+    pd.testing.assert_frame_equal(cycles, cyc.normalize_cycles(table, events))
     searched = cyc.curve_index(cycles)
+    shuffled = cyc.curve_index(cycles.iloc[::-1].reset_index(drop=True))  # a curve in rows of any order
+    assert np.array_equal(shuffled[("right", "right_knee_flexion_deg")],
+                          len(cycles) - 1 - given[("right", "right_knee_flexion_deg")][::-1])
     assert given.keys() == searched.keys()
     for key in given:
         assert np.array_equal(given[key], searched[key])
@@ -103,7 +105,7 @@ def test_stride_table_equals_the_per_side_build():
 def test_parquet_in_a_cached_schema_is_pandas_file():
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
-    from humanbody.report import trial as rt
+    from humanbody.io import writers
 
     def pandas_route(t):
         buf = io.BytesIO()
@@ -111,7 +113,7 @@ def test_parquet_in_a_cached_schema_is_pandas_file():
         return buf.getvalue()
 
     rng = np.random.default_rng(3)
-    rt._PARQUET_SCHEMAS.clear()
+    writers._ARROW_SCHEMAS.clear()
     for k in range(12):
         n = 0 if k == 0 else int(rng.integers(1, 300))
         t = pd.DataFrame({"side": pd.array(rng.choice(["right", "left"], n), dtype=pd.StringDtype(na_value=np.nan)),
@@ -119,5 +121,5 @@ def test_parquet_in_a_cached_schema_is_pandas_file():
         t.loc[rng.random(n) < 0.1, "knee_deg"] = np.nan  # NaN is written as null, as pandas' route does
         if k % 4 == 1:
             t["note"] = np.array(rng.choice(["x", None], n), dtype=object)  # object columns: never cached
-        assert rt._parquet_bytes(t) == pandas_route(t), k
-    assert rt._PARQUET_SCHEMAS  # the layout was cached and re-used
+        assert writers.table_bytes(t, "parquet") == pandas_route(t), k
+    assert writers._ARROW_SCHEMAS  # the layout was cached and re-used
