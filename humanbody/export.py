@@ -54,7 +54,7 @@ from .io.opensim_writer import (
     OPENSIM_OF_GROUND,
     foot_wrenches,
     write_external_loads,
-    write_table,
+    write_storage,
     write_trc,
 )
 from .markers.axes import to_ground
@@ -374,12 +374,12 @@ def _write_opensim(analysis, folder: Path, raw, M, cols, time, feet) -> dict:
     paths["opensim_trc"] = write_trc(folder / f"{stem}.trc", names, xyz, t, rate, unit, first_frame=max(1, first),
                                      axes=A, scale=scale)
     angles = [c for c in cols if c.endswith("_deg")]
-    paths["opensim_angles"] = write_table(folder / f"{stem}_angles.mot", "humanbody clinical angles", angles, time,
+    paths["opensim_angles"] = write_storage(folder / f"{stem}_angles.mot", "humanbody clinical angles", angles, time,
                                           _columns(cols, angles, lazy=True), in_degrees=True)
     # a side no load reached has NaN moments throughout: left out, since OpenSim's Storage stops at a NaN row
     moments = [c for c in cols if c.endswith("_moment_Nm_per_kg") and np.isfinite(cols[c]).any()]
     if moments:
-        paths["opensim_moments"] = write_table(folder / f"{stem}_moments.sto", "humanbody joint moments",
+        paths["opensim_moments"] = write_storage(folder / f"{stem}_moments.sto", "humanbody joint moments",
                                                moments, time, _columns(cols, moments, lazy=True),
                                                in_degrees=False)
     loads = analysis.loads
@@ -403,6 +403,6 @@ def _write_opensim(analysis, folder: Path, raw, M, cols, time, feet) -> dict:
             columns += names_t
             values.append(v)
         grf = folder / f"{stem}_grf.mot"
-        paths["opensim_grf"] = write_table(grf, grf.name, columns, time, np.column_stack(values), in_degrees=False)
+        paths["opensim_grf"] = write_storage(grf, grf.name, columns, time, np.column_stack(values), in_degrees=False)
         paths["opensim_loads"] = write_external_loads(folder / f"{stem}_external_loads.xml", grf.name, bodies)
     return paths

@@ -4,7 +4,7 @@
 the viewer run for one trial file, with one
 :class:`~humanbody.options.AnalysisOptions`.  Its stages are functions of
 values: each takes the values the stages before it gave (a
-:class:`~humanbody.trial.Trial`, a :class:`Subject`, a :class:`Conditioned`
+:class:`~humanbody.trial.Trial`, a :class:`TrialSubject`, a :class:`Conditioned`
 trial, a calibration, ...) with the options, gives its own, and appends what
 it did to the :class:`Log`:
 
@@ -12,11 +12,11 @@ it did to the :class:`Log`:
 read           :func:`read` -> :class:`~humanbody.trial.Trial`: markers in ground axes
                (:func:`humanbody.markers.axes.to_ground`) and the force plates under
                the same mapping (:meth:`humanbody.trial.Trial.read`)
-subject        :func:`subject` -> :class:`Subject` (mass, height, sex, subject file), and
+subject        :func:`subject` -> :class:`TrialSubject` (mass, height, sex, subject file), and
                :func:`subject_model`: the given or scaled model (None: the calibration scales it)
 condition      :func:`condition` -> :class:`Conditioned`: marker set, gap filling, low-pass
                filter (:func:`humanbody.markers.conditioning.condition`), functional hips
-calibrate      :func:`calibrate`: the subject's model from the static trial
+calibrate      :func:`calibrate_model`: the subject's model from the static trial
                (:func:`humanbody.markers.calibration.calibrate`)
 track          :func:`track`: generalized coordinates from the markers (segment fits
                or whole-body IK), or :func:`orientations` for IMU trials
@@ -24,7 +24,7 @@ rates          :func:`rates` -> :class:`~humanbody.mechanics.kinematics.Motion`:
                derivatives (:func:`humanbody.mechanics.kinematics.prepare_motion`)
 mechanics      :func:`mechanics` -> :class:`Analysis`, holding the Trial; its
                :class:`~humanbody.mechanics.results.Results` computed on first use
-loads          :func:`loads`: external loads conditioned and given to segments
+loads          :func:`apply_loads`: external loads conditioned and given to segments
                (:func:`humanbody.mechanics.loads.condition_loads`, :func:`~humanbody.mechanics.foot_contact.assign_loads`)
 kinetics       :attr:`Analysis.kinetics` (:func:`humanbody.mechanics.kinetics.kinetic_block`)
 clinical       :attr:`Analysis.clinical` (:func:`humanbody.mechanics.clinical.clinical_angles`)
@@ -93,9 +93,9 @@ from .options import IK_METHODS, MARKERSET_CUTOFF, AnalysisOptions
 from .signal import CUTOFF_HZ
 from .trial import Trial, load_forces
 
-__all__ = ["Analysis", "AnalysisOptions", "Conditioned", "LEVELS", "Log", "Record", "Subject", "analyze_trial",
-           "checked", "DEFAULT_MASS", "DEFAULT_HEIGHT", "read", "subject", "subject_model", "condition", "calibrate",
-           "track", "orientations", "rates", "mechanics", "loads", "weigh", "reduce"]
+__all__ = ["Analysis", "AnalysisOptions", "Conditioned", "LEVELS", "Log", "Record", "TrialSubject", "analyze_trial",
+           "checked", "DEFAULT_MASS", "DEFAULT_HEIGHT", "read", "subject", "subject_model", "condition", "calibrate_model",
+           "track", "orientations", "rates", "mechanics", "apply_loads", "weigh", "reduce"]
 
 
 #: The levels of a :class:`Record`: ``message`` for the user (a screenful; printed by ``humanbody analyze``),
@@ -107,7 +107,7 @@ LEVELS = ("message", "detail", "warning")
 @dataclass(frozen=True)
 class Record:
     """One thing a stage said: its ``level`` (:data:`LEVELS`), the ``stage`` that said it ("read", "subject",
-    "condition", "calibrate", "track", "rates", "loads", "mass", "reduce", "write", "export") and the ``message``
+    "condition", "calibrate_model", "track", "rates", "loads", "mass", "reduce", "write", "export") and the ``message``
     (one line, as printed and written to ``<trial>_log.txt``)."""
 
     level: str
@@ -127,7 +127,26 @@ class Log:
         self.records: list[Record] = list(records)
 
     def add(self, level: str, stage: str, *lines: str) -> None:
-        """Add one record per line of ``lines``, each at ``level`` from ``stage``."""
+        """Add one record per line of ``lines``, each at ``level`` from ``stage``.
+
+
+        Parameters
+
+        ----------
+
+        level : str
+
+            One of :data:`LEVELS`.
+
+        stage : str
+
+            The stage that speaks.
+
+        *lines : str
+
+            One record each, in order.
+
+        """
         if level not in LEVELS:
             raise ValueError(f"log level must be one of {', '.join(LEVELS)}, not {level!r}")
         self.records += [Record(level, stage, str(line)) for line in lines]
@@ -169,7 +188,7 @@ class Log:
 
 
 @dataclass(frozen=True)
-class Subject:
+class TrialSubject:
     """The subject of one trial, as the options, the subject file and the plates give it.
 
     Attributes
@@ -433,7 +452,7 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
         conditioned = condition(trial, opts, log)
         del trial  # the trial as read is let go here: the conditioned markers live on in `conditioned`
         steps.advance("condition")
-        calibration = calibrate(conditioned, opts.static, subj, opts, log, calibration_cache)
+        calibration = calibrate_model(conditioned, opts.static, subj, opts, log, calibration_cache)
         tracking = track(conditioned, calibration, opts, log)
         trial, markers = _kept(conditioned, keep_markers or (opts.reduce_residuals and conditioned.trial.forces
                                                              is not None))
@@ -452,7 +471,7 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
     analysis = mechanics(trial, model, coords, motion, opts, log, markers=markers, calibration=calibration,
                          tracking=tracking, raw=raw)
     if trial.forces is not None:
-        analysis = weigh(loads(analysis, opts, log, cutoff_hz), subj, opts, log)
+        analysis = weigh(apply_loads(analysis, opts, log, cutoff_hz), subj, opts, log)
     if opts.reduce_residuals:
         analysis = reduce(analysis, log, keep_markers)
     steps.advance("compute")
@@ -461,7 +480,42 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
 
 
 def options_with(options: AnalysisOptions | None, overrides: dict) -> AnalysisOptions:
-    """``options`` (default ``AnalysisOptions()``) with the keyword ``overrides`` applied."""
+    """``options`` (default ``AnalysisOptions()``) with the keyword ``overrides`` applied.
+
+
+
+    Parameters
+
+
+    ----------
+
+
+    options : AnalysisOptions or None
+
+
+        The options (None: ``AnalysisOptions()``).
+
+
+    overrides : dict
+
+
+        Option name -> value.
+
+
+
+    Returns
+
+
+    -------
+
+
+    AnalysisOptions
+
+
+        A new options value (``options`` itself without overrides).
+
+
+    """
     opts = AnalysisOptions() if options is None else options
     if not isinstance(opts, AnalysisOptions):
         raise TypeError(f"options must be an AnalysisOptions, not {type(opts).__name__}")
@@ -528,7 +582,7 @@ def _in_moment_frame(model: BodyModel | None, opts: AnalysisOptions, log: Log, p
     return model
 
 
-def weigh(analysis: Analysis, subj: Subject, opts: AnalysisOptions, log: Log) -> Analysis:
+def weigh(analysis: Analysis, subj: TrialSubject, opts: AnalysisOptions, log: Log) -> Analysis:
     """Stage "mass", after "loads": the force plates' clock checked, and the subject weighed on them.
 
     The clock (:func:`humanbody.checks.force_clock.check_force_clock`,
@@ -541,7 +595,7 @@ def weigh(analysis: Analysis, subj: Subject, opts: AnalysisOptions, log: Log) ->
     ----------
     analysis : Analysis
         An analysis with its loads (stage "loads").
-    subj : Subject
+    subj : TrialSubject
         The subject (stage "subject"): ``mass_from_plates``, ``mass``.
     opts : AnalysisOptions
         ``load_segments``, ``skip_checks``, ``mass``, ``model``.
@@ -639,6 +693,20 @@ def read(path: str, options: AnalysisOptions, log: Log) -> Trial:
     The plates are ``options.forces``, or a C3D marker trial's own force
     platforms when it has some (``options.use_platforms``); they are read
     under the markers' lab -> ground mapping (:meth:`humanbody.trial.Trial.read`).
+
+    Parameters
+    ----------
+    path : str
+        The trial file.
+    options : AnalysisOptions
+        The analysis' options: ``axes``, ``imu_map``, ``forces``, ``load_map``, ``use_platforms``.
+    log : Log
+        The analysis' log (this stage's lines are added to it).
+
+    Returns
+    -------
+    Trial
+        The trial in ground axes, with its force plates (``forces``) when it has some.
     """
     forces = options.forces
     trial = Trial.read(path, axes=options.axes, imu_map=options.imu_map)
@@ -657,13 +725,56 @@ def read(path: str, options: AnalysisOptions, log: Log) -> Trial:
     return trial
 
 
-def subject(trial: Trial, options: AnalysisOptions, log: Log, file: SubjectFile | None = None) -> Subject:
+def subject(trial: Trial, options: AnalysisOptions, log: Log, file: SubjectFile | None = None) -> TrialSubject:
     """Stage "subject": the subject's mass, height and sex from ``options``, else the subject ``file``.
 
     Without a mass (nor a model), the mass is the plates', estimated after
     the loads stage over the frames with the whole weight on them
     (:func:`humanbody.checks.mass.plates_mass`); without plates either,
     :data:`DEFAULT_MASS` is assumed (said so).
+
+
+
+    Parameters
+
+
+    ----------
+
+
+    trial : Trial
+
+
+        The trial (stage "read"): whether it has force plates.
+
+
+    options : AnalysisOptions
+
+
+        The analysis' options: ``mass``, ``height``, ``sex``, ``model``.
+
+
+    log : Log
+
+
+        The analysis' log (this stage's lines are added to it).
+
+
+    file : io.subject.Subject, optional
+
+
+        The subject file's measurements (or a C3D's ``PROCESSING`` group).
+
+
+
+    Returns
+
+
+    -------
+
+
+    TrialSubject
+
+
     """
     mass, height = options.mass, options.height
     if file is not None:
@@ -672,14 +783,48 @@ def subject(trial: Trial, options: AnalysisOptions, log: Log, file: SubjectFile 
     from_plates = mass is None and options.model is None and trial.forces is not None
     if mass is None and options.model is None and trial.forces is None:
         log.message("subject", f"no --mass and no force plates: {DEFAULT_MASS:g} kg assumed")
-    return Subject(mass=mass, height=height, sex=options.sex, file=file, mass_from_plates=from_plates)
+    return TrialSubject(mass=mass, height=height, sex=options.sex, file=file, mass_from_plates=from_plates)
 
 
-def subject_model(subj: Subject, options: AnalysisOptions, log: Log) -> BodyModel | None:
+def subject_model(subj: TrialSubject, options: AnalysisOptions, log: Log) -> BodyModel | None:
     """The model of ``options.model``, or the default one scaled to the subject's mass and height.
 
     None when neither mass nor height is known: a marker trial's
     calibration then scales the model.
+
+
+
+    Parameters
+
+
+    ----------
+
+
+    subj : TrialSubject
+
+
+    options : AnalysisOptions
+
+
+        The analysis' options: ``model``.
+
+
+    log : Log
+
+
+        The analysis' log (this stage's lines are added to it).
+
+
+
+    Returns
+
+
+    -------
+
+
+    BodyModel or None
+
+
     """
     model = options.model
     if model is not None:
@@ -709,6 +854,52 @@ def orientations(trial: Trial, model: BodyModel, options: AnalysisOptions, log: 
     read by :meth:`humanbody.trial.Trial.read`) or the trial's first still
     window (:func:`humanbody.checks.imu_still.check_still_window`; refused
     when it has none).
+
+
+
+    Parameters
+
+
+    ----------
+
+
+    trial : Trial
+
+
+        An orientation trial (stage "read").
+
+
+    model : BodyModel
+
+
+        The subject's model.
+
+
+    options : AnalysisOptions
+
+
+        The analysis' options: ``static``, ``imu_map``, ``axes``, ``imu_heading``, ``imu_knee``, ``skip_checks``.
+
+
+    log : Log
+
+
+        The analysis' log (this stage's lines are added to it).
+
+
+
+    Returns
+
+
+    -------
+
+
+    DataFrame
+
+
+        Generalized coordinates (rad, m), one row per frame.
+
+
     """
     if trial.n_frames < 2:
         raise InputError("has one frame: a calibration posture (give it as `static`), not a trial", trial.source)
@@ -739,6 +930,43 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log) -> Conditioned:
     read by :meth:`humanbody.trial.Trial.read` under the trial's axes mapping), the
     markers the set does not use are left out and the rest conditioned
     (:func:`humanbody.markers.conditioning.condition`).
+
+
+
+    Parameters
+
+
+    ----------
+
+
+    trial : Trial
+
+
+        A marker trial (stage "read"), ground axes.
+
+
+    options : AnalysisOptions
+
+
+        The analysis' options: ``markerset``, ``hip_trial``, ``max_gap``, ``cutoff_hz``, ``fill``.
+
+
+    log : Log
+
+
+        The analysis' log (this stage's lines are added to it).
+
+
+
+    Returns
+
+
+    -------
+
+
+    Conditioned
+
+
     """
     path, messages = trial.source, []  # the user's lines, added to the log in their order
     ground = trial.to_frame("ground")
@@ -784,7 +1012,39 @@ def _loads_cutoff(cutoff_hz: float | str | None) -> float | None:
 def marker_cutoff(cutoff_hz: float | str | None, mset: MarkerSet) -> float | str | None:
     """The marker filter's cut-off for ``mset`` (Hz; None: no filter): ``cutoff_hz`` as given, or for
     ``"set"`` (the default) the set's ``parameters["marker_cutoff_hz"]`` (0: none; the Plug-in Gait sets,
-    whose model computes from the markers as stored) else ``CUTOFF_HZ``."""
+    whose model computes from the markers as stored) else ``CUTOFF_HZ``.
+
+
+
+    Parameters
+
+
+    ----------
+
+
+    cutoff_hz : float, str or None
+
+
+        ``options.cutoff_hz``: Hz, "auto", "set" or None.
+
+
+    mset : MarkerSet
+
+
+
+    Returns
+
+
+    -------
+
+
+    float, str or None
+
+
+        The cut-off (Hz), "auto", or None (no filter).
+
+
+    """
     if cutoff_hz != MARKERSET_CUTOFF:
         return cutoff_hz
     own = mset.parameters.get("marker_cutoff_hz")
@@ -813,7 +1073,7 @@ def _with_functional_hips(mset: MarkerSet, hip_trial, axes, log: Log) -> MarkerS
     return mset
 
 
-def calibrate(conditioned: Conditioned, static: Trial | str | os.PathLike | None, subj: Subject,
+def calibrate_model(conditioned: Conditioned, static: Trial | str | os.PathLike | None, subj: TrialSubject,
               options: AnalysisOptions, log: Log, cache: dict | None = None) -> Calibration:
     """Stage "calibrate": the subject's model from the static trial (cached by content) or from the trial itself.
 
@@ -822,6 +1082,61 @@ def calibrate(conditioned: Conditioned, static: Trial | str | os.PathLike | None
     or its file: read by :meth:`humanbody.trial.Trial.read` under that
     mapping unless ``cache`` holds its calibration already, by content) or,
     without one, on the conditioned markers (``mode="dynamic"``).
+
+
+
+    Parameters
+
+
+    ----------
+
+
+    conditioned : Conditioned
+
+
+        The conditioned trial (stage "condition").
+
+
+    static : Trial, str, os.PathLike or None
+
+
+        The static trial, or its file; None: calibrated on the trial itself.
+
+
+    subj : TrialSubject
+
+
+        Mass, height, sex and measurements the calibration scales to.
+
+
+    options : AnalysisOptions
+
+
+        The analysis' options (not read: the arguments carry what it needs).
+
+
+    log : Log
+
+
+        The analysis' log (this stage's lines are added to it).
+
+
+    cache : dict, optional
+
+
+        Calibrations already made, by static-trial content and subject.
+
+
+
+    Returns
+
+
+    -------
+
+
+    Calibration
+
+
     """
     mset, required = conditioned.markerset, conditioned.required
     if static is None:
@@ -842,6 +1157,52 @@ def track(conditioned: Conditioned, calibration: Calibration, options: AnalysisO
     Segment fits (:func:`humanbody.markers.tracking.track`) or whole-body
     inverse kinematics (:func:`humanbody.markers.global_ik.track_global`) as
     ``options.ik`` and :func:`humanbody.markers.global_ik.choose_method` say.
+
+
+
+    Parameters
+
+
+    ----------
+
+
+    conditioned : Conditioned
+
+
+        The conditioned trial (stage "condition").
+
+
+    calibration : Calibration
+
+
+        The subject's calibration (stage "calibrate").
+
+
+    options : AnalysisOptions
+
+
+        The analysis' options: ``ik``, ``joint_limits``, ``static``, ``skip_checks``.
+
+
+    log : Log
+
+
+        The analysis' log (this stage's lines are added to it).
+
+
+
+    Returns
+
+
+    -------
+
+
+    Tracking
+
+
+        The tracking result: ``coords`` (rad, m), per-segment ``residuals`` (m) and ``status``.
+
+
     """
     markers, mset, required = conditioned.markers, conditioned.markerset, conditioned.required
     where = markers.columns.get_indexer([f"{col}_x" for col in conditioned.found.values()])
@@ -896,6 +1257,52 @@ def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log:
     """Stage "rates": the coordinates with their first and second time derivatives (given, or differentiated).
 
     :func:`humanbody.mechanics.kinematics.prepare_motion` with ``options.differentiation``.
+
+
+
+    Parameters
+
+
+    ----------
+
+
+    model : BodyModel
+
+
+    coords : DataFrame
+
+
+        Generalized coordinates (rad, m), one row per frame.
+
+
+    options : AnalysisOptions
+
+
+        The analysis' options: ``differentiation``.
+
+
+    log : Log
+
+
+        The analysis' log (this stage's lines are added to it).
+
+
+    source : str
+
+
+        The trial file (the coordinates' ``attrs["source"]`` when they name none).
+
+
+
+    Returns
+
+
+    -------
+
+
+    Motion
+
+
     """
     if source:
         coords.attrs.setdefault("source", source)
@@ -910,11 +1317,69 @@ def mechanics(trial: Trial, model: BodyModel, coords: pd.DataFrame, motion: Moti
 
     :func:`humanbody.trial_output.write` evaluates them frame range by
     range (with the kinetics in the same pass), so a long trial is never held whole.
+
+
+
+    Parameters
+
+
+    ----------
+
+
+    trial : Trial
+
+
+        The trial as analysed (conditioned markers, or the time base only).
+
+
+    model : BodyModel
+
+
+    coords : DataFrame
+
+
+        Generalized coordinates (rad, m).
+
+
+    motion : Motion
+
+
+        The coordinates with their rates (stage "rates").
+
+
+    options : AnalysisOptions
+
+
+        The analysis' options: kept by the Analysis (its exports, its angles' zero).
+
+
+    log : Log
+
+
+        The analysis' log (this stage's lines are added to it).
+
+
+    **parts
+
+
+        The other fields of :class:`Analysis` (``markers``, ``calibration``, ``tracking``, ``raw``).
+
+
+
+    Returns
+
+
+    -------
+
+
+    Analysis
+
+
     """
     return Analysis(trial=trial, coords=coords, model=model, motion=motion, options=options, log=log, **parts)
 
 
-def loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_hz: float | None = None) -> Analysis:
+def apply_loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_hz: float | None = None) -> Analysis:
     """Stage "loads": the trial's loads on the motion's frames, each given to a segment: a new Analysis.
 
     :func:`humanbody.mechanics.loads.condition_loads` (threshold, low-pass
@@ -1029,7 +1494,7 @@ def _processing_subject(path: str, opts: AnalysisOptions, log: Log) -> SubjectFi
     return subj
 
 
-def _static_calibration(static, axes_spec, mset: MarkerSet, subj: Subject, cache: dict | None, required=None):
+def _static_calibration(static, axes_spec, mset: MarkerSet, subj: TrialSubject, cache: dict | None, required=None):
     """Read, orient and calibrate a static trial; ``(calibration, frames)``, from ``cache`` when it holds it.
 
     ``static``: a file, or a :class:`~humanbody.trial.Trial` already read
@@ -1077,7 +1542,7 @@ def _check_static_markerset(static_trial, mset, static) -> None:
 
     A static trial with fewer than half of the trial's set's required markers is taken as one
     from another set (a marker-cluster static given to a keypoint trial, say); fewer missing
-    ones are left to :func:`calibrate`, which names the first.
+    ones are left to :func:`calibrate_model`, which names the first.
     """
     names = static_trial.attrs.get("markers") or [c[:-2] for c in static_trial.columns if c.endswith("_x")]
     found = match_markers(mset, names)

@@ -67,29 +67,44 @@ def write(analysis: Analysis, out_dir, options: AnalysisOptions | None = None, *
 def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES,
                   digits: int | None = None, progress: bool = False, relative=(), export=None,
                   events=None, opensim_feet=None) -> dict[str, str]:
-    """Write the results table (and the model used) into ``out_dir`` atomically.
+    """Write the results table, the model used, the log, the residuals and the exports into ``out_dir``.
 
-    Files: ``<stem>_results.csv`` (docs/conventions.md results layout; or
-    ``.parquet``), ``<stem>_model.json``, ``<stem>_log.txt`` and
-    ``<stem>_residuals.csv`` when markers were tracked.  The table is
-    computed and written ``chunk_frames`` frames at a time into one reused
-    workspace, so a trial of any length needs memory for one chunk of
-    results only; the rows are those of the whole-trial computation (see
-    :func:`humanbody.mechanics.kinematics.compute_motion`).  CSV numbers have
-    ``digits`` significant digits (default
-    :data:`humanbody.io.writers.CSV_DIGITS`).  ``progress`` shows a bar over
-    the frames of a long trial (on a terminal only).  ``relative`` lists
-    ``(what, to)`` frame pairs whose relative motion is added as
-    ``<what>_rel_<to>_<quantity>_<axis>`` columns (:mod:`humanbody.mechanics.relative`).
-    ``export`` names formats for other programs ("c3d", "opensim";
-    :mod:`humanbody.export`; default: the analysis' own options' ``export``,
-    ``()`` none), written after the results from the
-    columns they need, collected as the table is written; ``events`` (a
-    gait events table) and ``opensim_feet`` (right, left OpenSim bodies;
-    default: the options') go with them.  An export that cannot be written is an InputError
-    raised after the results table, model and log are written; the log,
+    ``<stem>_results.csv`` (docs/conventions.md; or ``.parquet``), ``<stem>_model.json``, ``<stem>_log.txt``,
+    ``<stem>_residuals.csv`` (marker trials), each atomically.  The table is computed and written
+    ``chunk_frames`` frames at a time into one reused workspace (memory for one chunk only; the rows of the
+    whole-trial computation, :func:`humanbody.mechanics.kinematics.compute_motion`).  ``relative`` adds
+    ``<what>_rel_<to>_<quantity>_<axis>`` columns (:mod:`humanbody.mechanics.relative`).  The exports
+    (:mod:`humanbody.export`) are written after the table from the columns they need, collected as it is
+    written; one that cannot be written is an InputError raised after the other files, and the log,
     written once at the end, holds what the exports said.
-    Returns a mapping from kind to path.
+
+    Parameters
+    ----------
+    analysis : Analysis
+        The analysed trial.
+    out_dir : str or os.PathLike
+        Output folder (created when missing).
+    fmt : {"csv", "parquet"}
+        The results table's format.
+    chunk_frames : int
+        Frames computed and written at a time.
+    digits : int, optional
+        CSV significant digits (1-15; default :data:`humanbody.io.writers.CSV_DIGITS`).
+    progress : bool
+        A bar over the frames of a long trial (on a terminal).
+    relative : sequence of (str, str)
+        Frame pairs ``(what, to)`` whose relative motion is added.
+    export : sequence of str, optional
+        Export formats ("c3d", "opensim"); default: ``analysis.options.export`` (``()``: none).
+    events : DataFrame, optional
+        Gait events for the C3D export.
+    opensim_feet : (str, str), optional
+        OpenSim bodies of the right and left foot loads; default: the options'.
+
+    Returns
+    -------
+    dict
+        Kind ("results", "model", "log", "residuals", "c3d", "opensim_*") -> path.
     """
     out = Path(out_dir)
     try:
@@ -117,6 +132,30 @@ def results_bytes(analysis: Analysis, fmt: str = "csv", chunk_frames: int = CHUN
     -------
     dict
         File name relative to the output folder -> its bytes, in the order written.
+
+
+
+    Parameters
+
+
+    ----------
+
+
+    analysis : Analysis
+
+
+    fmt, chunk_frames, digits, relative, export, events, opensim_feet
+
+
+        As :func:`write_results`.
+
+
+    files : dict, optional
+
+
+        Filled in place and returned (default: a new dict).
+
+
     """
     sink = _Memory(files)
     _outputs(analysis, sink, fmt, chunk_frames, digits, relative, export, events, opensim_feet)

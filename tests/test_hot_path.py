@@ -41,19 +41,19 @@ BUDGET = {
     "read": (20, 800),
     "subject": (5, 10),
     "condition": (110, 800),
-    "calibrate": (5, 10),
+    "calibrate_model": (5, 10),
     "track": (50, 400),
     "between stages": (30, 50),
     "rates": (10, 50),
     "mechanics": (5, 10),
-    "loads": (10, 50),
+    "apply_loads": (10, 50),
     "weigh": (10, 50),
     "reduce": (10, 50),
     "results": (10, 50),
     "clinical": (10, 60),
     "kinetics": (10, 20),
 }
-STAGES = ("read", "subject", "condition", "calibrate", "track", "rates", "mechanics", "loads", "weigh", "reduce")
+STAGES = ("read", "subject", "condition", "calibrate_model", "track", "rates", "mechanics", "apply_loads", "weigh", "reduce")
 
 
 class _Counts:

@@ -18,7 +18,7 @@ import pytest
 from humanbody import pipeline
 from humanbody.markers.axes import parse_axes
 from humanbody.options import AnalysisOptions
-from humanbody.pipeline import Conditioned, Log, Subject, analyze_trial
+from humanbody.pipeline import Conditioned, Log, TrialSubject, analyze_trial
 from humanbody.signal import CUTOFF_HZ
 from humanbody.trial import Trial
 
@@ -39,7 +39,7 @@ def chained(opts):
     trial = pipeline.read(str(WALK), opts, log)
     subj = pipeline.subject(trial, opts, log)
     conditioned = pipeline.condition(trial, opts, log)
-    calibration = pipeline.calibrate(conditioned, opts.static, subj, opts, log)
+    calibration = pipeline.calibrate_model(conditioned, opts.static, subj, opts, log)
     tracking = pipeline.track(conditioned, calibration, opts, log)
     return log, trial, subj, conditioned, calibration, tracking
 
@@ -62,7 +62,7 @@ def test_stages_chained_by_hand_give_what_analyze_trial_gives(chained, whole):
 
 def test_values_passed_between_stages_are_frozen(chained, opts):
     _, trial, subj, conditioned, _, _ = chained
-    assert subj == Subject(mass=75.0, height=1.75, sex="male", file=None, mass_from_plates=False)
+    assert subj == TrialSubject(mass=75.0, height=1.75, sex="male", file=None, mass_from_plates=False)
     for value, name in ((subj, "mass"), (conditioned, "cutoff_hz")):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(value, name, 1.0)
@@ -279,11 +279,11 @@ def test_static_given_as_a_trial_calibrates_as_its_file(chained, opts):
 
     log, trial, subj, conditioned, calibration, _ = chained
     static = Trial.read(STATIC, axes=trial.axes.spec)
-    again = pipeline.calibrate(conditioned, static, subj, opts, Log())
+    again = pipeline.calibrate_model(conditioned, static, subj, opts, Log())
     np.testing.assert_array_equal(again.model.mass, calibration.model.mass)
     assert repr(again.local) == repr(calibration.local)
     with pytest.raises(InputError, match="not the trial's 'x,-z,y'") as err:
-        pipeline.calibrate(conditioned, Trial.read(STATIC, axes="x,y,z"), subj, opts, Log())
+        pipeline.calibrate_model(conditioned, Trial.read(STATIC, axes="x,y,z"), subj, opts, Log())
     assert str(STATIC) in str(err.value)
 
 

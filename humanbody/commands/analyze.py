@@ -64,7 +64,7 @@ def run_osim(args) -> int:
     import numpy as np  # lazy: keeps `humanbody --help` quick
 
     from ..io import markers_array, read_frame  # lazy: as above
-    from ..io.opensim_writer import write_table  # lazy: as above
+    from ..io.opensim_writer import write_storage  # lazy: as above
     from ..osim import read_osim  # lazy: as above
     from ..osim.build import build_core_model  # lazy: as above
     from ..osim.ik import read_ik_setup, solve_ik  # lazy: as above
@@ -81,7 +81,7 @@ def run_osim(args) -> int:
     values = np.where(degrees, np.rad2deg(result.q), result.q)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    path = write_table(out / f"{Path(args.trial).stem}_ik.mot", "Coordinates", cm.osim.coordinate_names,
+    path = write_storage(out / f"{Path(args.trial).stem}_ik.mot", "Coordinates", cm.osim.coordinate_names,
                        frame["time"].to_numpy(dtype=float), values, in_degrees=True)
     say(f"inverse kinematics: {len(result.markers)} markers, RMS marker error "
         f"{1000 * np.nanmean(result.rms_error):.1f} mm (max {1000 * np.nanmax(result.max_error):.1f} mm)")
@@ -110,12 +110,12 @@ def _osim_dynamics(args, cm, time, q, out) -> str:
     from pathlib import Path  # lazy: only this branch
 
     from ..io import read_opensim  # lazy: as above
-    from ..io.opensim_writer import write_table  # lazy: as above
+    from ..io.opensim_writer import write_storage  # lazy: as above
     from ..osim.id import generalized_force_names, read_external_loads, solve_id  # lazy: as above
 
     forces, datafile = read_external_loads(_loads_xml(args.forces))
     tau = solve_id(cm, time, q, forces, read_opensim(datafile), path=datafile)
-    return write_table(out / f"{Path(args.trial).stem}_id.sto", "Inverse Dynamics Generalized Forces",
+    return write_storage(out / f"{Path(args.trial).stem}_id.sto", "Inverse Dynamics Generalized Forces",
                        generalized_force_names(cm), time, tau, in_degrees=False)
 
 

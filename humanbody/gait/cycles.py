@@ -143,7 +143,36 @@ def stride_curves(time, values, strikes, points: int = 101) -> np.ndarray:
 def normalize_cycles(table: pd.DataFrame, events: pd.DataFrame, variables=None,
                      points: int = 101) -> pd.DataFrame:
     """Mean and SD over strides of each variable, per side, at 0..100 % stride (:func:`normalized_curves`'
-    table)."""
+    table).
+
+
+
+    Parameters
+
+
+    ----------
+
+
+    table, events, variables, points
+
+
+        As :func:`normalized_curves`.
+
+
+
+    Returns
+
+
+    -------
+
+
+    DataFrame
+
+
+        The cycles table (:data:`CYCLE_COLUMNS`).
+
+
+    """
     return normalized_curves(table, events, variables, points)[0]
 
 

@@ -12,12 +12,12 @@ segment name tables are :mod:`humanbody.io.imu_names`).
 from importlib import import_module
 
 _WHERE = {
-    "CALIBRATION_WINDOW_S": "calibration", "ImuCalibration": "calibration", "calibrate": "calibration",
+    "CALIBRATION_WINDOW_S": "calibration", "ImuCalibration": "calibration", "calibrate_sensors": "calibration",
     "parse_heading": "calibration", "orientations_to_coordinates": "coordinates",
     "segment_orientations": "coordinates", "standing_height": "coordinates",
 }
 
-__all__ = ["CALIBRATION_WINDOW_S", "ImuCalibration", "calibrate", "orientations_to_coordinates", "parse_heading",
+__all__ = ["CALIBRATION_WINDOW_S", "ImuCalibration", "calibrate_sensors", "orientations_to_coordinates", "parse_heading",
            "segment_orientations", "standing_height"]
 
 

@@ -38,7 +38,7 @@ from ..errors import InputError
 from ..markers.axes import parse_axes
 from ..rotations.quaternions import quaternion_to_matrix
 
-__all__ = ["ImuCalibration", "calibrate", "lab_axes", "mean_rotation", "parse_heading", "sensor_rotations"]
+__all__ = ["ImuCalibration", "calibrate_sensors", "lab_axes", "mean_rotation", "parse_heading", "sensor_rotations"]
 
 #: Default length of the calibration window at the start of a trial (s).
 CALIBRATION_WINDOW_S = 0.5
@@ -126,7 +126,7 @@ def parse_heading(spec) -> np.ndarray | None:
     return v
 
 
-def calibrate(df, A: np.ndarray, labels, *, heading=None, window_s: float = CALIBRATION_WINDOW_S,
+def calibrate_sensors(df, A: np.ndarray, labels, *, heading=None, window_s: float = CALIBRATION_WINDOW_S,
               root_label: str | None = None, source: str | None = None) -> ImuCalibration:
     """Mounting of each sensor from the posture held at the start of ``df`` (eq. 1).
 

@@ -23,7 +23,7 @@ from .._kernels.angles import continuous_angles, relative_angles, unwrap_columns
 from ..errors import InputError
 from ..model.body import coordinate_columns, sequence_axes_array
 from ..model.segments import SEGMENT_NAMES
-from .calibration import CALIBRATION_WINDOW_S, calibrate, lab_axes, sensor_rotations
+from .calibration import CALIBRATION_WINDOW_S, calibrate_sensors, lab_axes, sensor_rotations
 from .knee_axis import knee_heading
 from .knee_hinge import hinge_knees
 from .vertical import find_vertical
@@ -141,13 +141,13 @@ def segment_orientations(df, *, static=None, axes="auto", heading=None,
     labels = list(segment_of.values())
     root = segment_of["lower_torso"]
     if heading is None:  # the subject's heading from the knees' flexion axis, as a pelvis-sensor axis
-        cal0 = calibrate(posture, A, labels, window_s=window_s, root_label=root, source=where)
+        cal0 = calibrate_sensors(posture, A, labels, window_s=window_s, root_label=root, source=where)
         R0 = {seg: np.einsum("fij,jk->fik", sensor_rotations(df, label, A), cal0.mounting[label])
               for seg, label in segment_of.items()}
         heading, line = knee_heading(R0, cal0.mounting[root].T)
         notes.append(f"heading from the data: {line}" + ("; --imu-heading AXIS overrides" if heading is not None
                                                           else ""))
-    cal = calibrate(posture, A, labels, heading=heading, window_s=window_s, root_label=root, source=where)
+    cal = calibrate_sensors(posture, A, labels, heading=heading, window_s=window_s, root_label=root, source=where)
     notes.append(f"calibration posture: {cal.source}")
     notes += cal.notes
     turn = cal.turn()

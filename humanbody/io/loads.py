@@ -34,11 +34,10 @@ import pandas as pd
 
 from ..errors import InputError
 from ..signal import FORCE_THRESHOLD
-from .forceplates import c3d_has_platforms as _has_platforms
 from .forceplates import file_plates, plate_from_points, reaction_sign, read_c3d_platforms, vertical_axis_mapping
 from .opensim import read_opensim
 
-__all__ = ["LoadTable", "read_loads", "c3d_has_platforms", "OPENSIM_BODIES", "FORCE_THRESHOLD"]
+__all__ = ["LoadTable", "read_loads", "OPENSIM_BODIES", "FORCE_THRESHOLD"]
 
 
 #: OpenSim body names (Gait2392, Rajagopal, Hamner) -> our segments.
@@ -258,11 +257,6 @@ def _generic_columns(table: pd.DataFrame, path: Path) -> tuple:
                       else np.zeros_like(f))
         segs.append(None)
     return names, force, point, moment, segs
-
-
-def c3d_has_platforms(path) -> bool:
-    """Whether a C3D file declares force platforms (:func:`humanbody.io.forceplates.c3d_has_platforms`)."""
-    return _has_platforms(path)
 
 
 def _read_c3d_platforms(path: Path, mapping, loads) -> LoadTable:

@@ -37,7 +37,7 @@ __all__ = [
     "OPENSIM_OF_GROUND",
     "foot_wrenches",
     "write_external_loads",
-    "write_table",
+    "write_storage",
     "write_trc",
 ]
 
@@ -150,7 +150,7 @@ def write_trc(path, names, xyz, time, rate_hz: float, unit: str = "mm", first_fr
     return _write_text(path, head, n, 2 + 3 * m, fill, digits)
 
 
-def write_table(path, title: str, columns, time, values, in_degrees: bool, digits: int = 9) -> str:
+def write_storage(path, title: str, columns, time, values, in_degrees: bool, digits: int = 9) -> str:
     """Write an OpenSim MOT/STO table: ``time`` then ``columns``.
 
     ``values`` (frames, len(columns)): an array, or any object with a 2-D

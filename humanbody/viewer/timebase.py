@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["marker_names", "resample", "markers_on_time_base", "residuals_on_time_base", "grf_on_time_base"]
+__all__ = ["table_markers", "resample", "markers_on_time_base", "residuals_on_time_base", "grf_on_time_base"]
 
 
-def marker_names(df: pd.DataFrame) -> list[str]:
+def table_markers(df: pd.DataFrame) -> list[str]:
     """Names of the markers of a marker table (``<name>_x/_y/_z`` columns; ``attrs["markers"]`` first)."""
     names = df.attrs.get("markers")
     if names:
@@ -44,7 +44,7 @@ def markers_on_time_base(markers: pd.DataFrame | None, time: np.ndarray):
     """
     if markers is None:
         return None, ()
-    names = marker_names(markers)
+    names = table_markers(markers)
     if not names:
         return None, ()
     xyz = np.stack(

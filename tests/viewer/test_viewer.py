@@ -21,7 +21,7 @@ from humanbody import compute  # noqa: E402
 from humanbody.errors import InputError  # noqa: E402
 from humanbody.io.forceplates import plate_prefixes  # noqa: E402
 from humanbody.io.loads import read_loads  # noqa: E402
-from humanbody.io.opensim_writer import write_table  # noqa: E402
+from humanbody.io.opensim_writer import write_storage  # noqa: E402
 from humanbody.viewer import Scene, ellipsoid_inertia, ellipsoid_semi_axes, load_scene  # noqa: E402
 from humanbody.viewer.scene import ARROW_LENGTH, ARROW_LENGTHS  # noqa: E402
 from tests.viewer.test_viewer_model import human_model, walk_coordinates  # noqa: E402
@@ -245,7 +245,7 @@ def test_grf_opensim_axes_to_ground(walk, tmp_path):
     })
     assert plate_prefixes(lab.columns) == ["ground_force_", "1_ground_force_"]
     path = tmp_path / "walk_grf.mot"
-    write_table(path, "grf", list(lab.columns[1:]), t, lab.to_numpy()[:, 1:], in_degrees=False)
+    write_storage(path, "grf", list(lab.columns[1:]), t, lab.to_numpy()[:, 1:], in_degrees=False)
     grf = read_loads(path)  # vertical detected: lab y carries the body weight -> OpenSim axes
     assert grf.names == ["ground_force", "1_ground_force"]
     np.testing.assert_allclose(grf.force[0, 0], [50.0, -30.0, 700.0])
