@@ -6,8 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from ..atomic import atomic_write_text
 from ..errors import InputError
 from ._options import add_marker_options, add_subject_options, report_options
@@ -96,25 +94,15 @@ def _report(tasks, out: Path, args, say):
         raise InputError("no trial of this group could be analysed", out)
 
 
-def _unique_names(paths) -> list[str]:
-    names = []
-    for p in paths:
-        base = Path(p).resolve().name or "group"
-        name, n = base, 2
-        while name in names:
-            name, n = f"{base}_{n}", n + 1
-        names.append(name)
-    return names
-
-
 def _groups_from_folders(args, out: Path, say):
+    from ..report.groups import unique_names  # lazy: the report pipeline
     from ..stats.groups import (  # lazy: keeps `humanbody --help` quick (scipy.stats, pyarrow)
         is_report_folder,
         read_report,
     )
 
     groups = []
-    for folder, name in zip(args.groups, _unique_names(args.groups), strict=True):
+    for folder, name in zip(args.groups, unique_names(args.groups), strict=True):
         folder = Path(folder)
         if not folder.is_dir():
             raise InputError("no such folder", folder)
@@ -129,77 +117,30 @@ def _groups_from_folders(args, out: Path, say):
 
 
 def _groups_from_manifest(args, out: Path, say):
-    """Each value of the ``--by`` column (or combination of two columns' values) is a group, reported then read.
+    """Each group of the manifest (:func:`humanbody.report.groups.manifest_groups`), reported then read.
 
     Returns ``(groups, factors, regressor)``: ``factors`` for two ``--by``
     columns, ``regressor`` (column, {subject: value}) with ``--regress``.
     """
-    from ..report.inputs import (  # lazy: keeps `humanbody --help` quick (the report pipeline)
-        MANIFEST_COLUMNS,
-        manifest_table,
-        read_manifest,
-    )
+    from ..report.groups import group_regressor, group_subjects, manifest_groups  # lazy: the report pipeline
+    from ..report.inputs import read_manifest  # lazy: as above
     from ..stats.groups import read_report  # lazy: keeps `humanbody --help` quick (scipy.stats, pyarrow)
 
-    path = Path(args.manifest)
-    table = manifest_table(path)
-    by = [b.strip().lower() for b in (args.by or [])]
-    for col, flag in [(b, "--by") for b in by] + ([(args.regress.strip().lower(), "--regress")] if args.regress else []):
-        if col not in table.columns:
-            raise InputError(f"manifest has no column {col!r} ({flag})", path)
-    if "trial" not in table.columns:
-        raise InputError("manifest has no 'trial' column", path)
-    base = path.parent.resolve()
-    for col in ("trial", "static", "grf", "subject"):  # the group manifests live elsewhere: make paths absolute
-        if col in table.columns:
-            table[col] = [str(base / v.strip()) if v.strip() and not Path(v.strip()).is_absolute() else v
-                          for v in table[col]]
-    if by:
-        keys = [tuple(str(table[b].iloc[i]).strip() for b in by) for i in range(len(table))]
-    else:
-        keys = [("all",)] * len(table)
-    table = table.assign(_cell=[" / ".join(k) for k in keys])
-    table = table[[all(k) for k in keys]]
-    values = list(dict.fromkeys(table["_cell"]))
-    if by and len(by) == 1 and len(values) < 2:
-        raise InputError(f"column {args.by[0]!r} names {len(values)} group(s); at least 2 are needed", path)
-    if len(by) == 2:
-        for i, b in enumerate(by):
-            levels = {k[i] for k in keys if all(k)}
-            if len(levels) < 2:
-                raise InputError(f"column {b!r} has {len(levels)} value(s): a factor needs at least 2", path)
-    groups, cells, regressor_values, trial_values = [], [], {}, {}
-    for value, name in zip(values, _unique_names(values), strict=True):
-        rows = table[table["_cell"] == value]
-        sub = out / "reports" / name.replace(" / ", "__")
+    groups, cells, regressor_values = [], [], {}
+    for group in manifest_groups(args.manifest, args.by or (), args.regress):
+        sub = out / "reports" / group.name
         sub.mkdir(parents=True, exist_ok=True)
-        keep = [c for c in rows.columns if c in MANIFEST_COLUMNS]
         manifest = sub / "manifest.csv"
-        atomic_write_text(manifest, rows[keep].to_csv(index=False))
+        atomic_write_text(manifest, group.manifest.to_csv(index=False))
         tasks = read_manifest(manifest)
         _report(tasks, sub, args, say)
-        subjects = None
-        if "subject_id" in rows.columns:
-            subjects = {t.key: (s.strip() or t.key) for t, s in zip(tasks, rows["subject_id"], strict=True)}
-        elif "subject" in rows.columns:  # one measurements file per subject (.vsk, TOML): its stem names him
-            subjects = {t.key: (Path(s.strip()).stem if s.strip() else t.key) for t, s in zip(tasks, rows["subject"], strict=True)}
+        subjects = group_subjects(group, tasks)
         if args.regress:
-            col = args.regress.strip().lower()
-            per: dict = {}
-            for t, raw in zip(tasks, rows[col], strict=True):
-                try:
-                    x = float(str(raw).strip())
-                except ValueError:
-                    x = float("nan")
-                if not np.isfinite(x):
-                    raise InputError(f"column {col!r} of trial {t.key}: {str(raw).strip()!r} is not a number "
-                                     "(--regress needs a number for every trial)", path)
-                per.setdefault((subjects or {}).get(t.key, t.key), []).append(x)
-                trial_values[t.key] = x  # --unit stride: a stride takes its trial's value
-            regressor_values = {**trial_values, **{k: float(np.mean(v)) for k, v in per.items()}}
+            regressor_values = group_regressor(group, tasks, args.regress, subjects, Path(args.manifest))
         groups.append(read_report(sub, side=args.side, unit=args.unit, subjects=subjects,
-                                  variables=args.variables, name=value))
-        cells.append(tuple(value.split(" / ")))
+                                  variables=args.variables, name=group.value))
+        cells.append(group.cells)
+    by = [b.strip().lower() for b in (args.by or [])]
     factors = (by[0], by[1], cells) if len(by) == 2 else None
     regressor = (args.regress.strip().lower(), regressor_values) if args.regress else None
     return groups, factors, regressor

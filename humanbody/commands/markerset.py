@@ -131,27 +131,13 @@ def run_precision(args) -> int:
     return 0
 
 
-def draft_from_file(path, axes="auto", **options) -> tuple:
-    """Read a standing trial, turn it into ground axes and draft a set (:func:`humanbody.markers.draft.draft_markerset`).
-
-    Returns the draft and the :class:`~humanbody.markers.axes.AxesMapping` used.
-    """
-    from ..io import read_trial  # lazy: keeps `humanbody --help` quick
-    from ..markers.axes import to_ground  # lazy: keeps `humanbody --help` quick
-    from ..markers.draft import draft_markerset  # lazy: keeps `humanbody --help` quick
-
-    trial = read_trial(path)
-    if trial.attrs.get("kind") != "markers":
-        raise InputError("holds no marker trajectories; give a standing (static) marker trial", path)
-    ground, mapping = to_ground(trial, axes=axes)
-    return draft_markerset(ground, **options), mapping
-
-
 def run_init(args) -> int:
     if os.path.exists(args.out) and not args.force:
         raise InputError("exists already; give --force to overwrite it or choose another --out", args.out)
     if not 0 <= args.marker_radius < 0.05:
         raise InputError(f"--marker-radius {args.marker_radius:g} m is not a marker radius (0 to 0.05 m)")
+    from ..tools.markerset import draft_from_file  # lazy: keeps `humanbody --help` quick
+
     draft, axes = draft_from_file(args.static, axes=args.axes, name=args.name, height=args.height,
                                   knee_width=args.knee_width, ankle_width=args.ankle_width,
                                   marker_radius=args.marker_radius)

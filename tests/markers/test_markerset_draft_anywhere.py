@@ -11,9 +11,9 @@ import pytest
 
 import humanbody as hb
 from humanbody.cli import main
-from humanbody.commands.markerset import draft_from_file
 from humanbody.errors import InputError
 from humanbody.io import read_trial
+from humanbody.tools.markerset import draft_from_file
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 
