@@ -9,9 +9,12 @@ the rotation of Horn's quaternion (:mod:`humanbody.markers.rigid`); a marker
 missing in a frame is left out of that frame's fit.
 
 Segments without enough markers follow their marker-set rule (``slerp``
-between two segments, ``rigid`` attachment); a cluster frame with fewer than
-three usable, non-collinear points follows the segment's ``fallback``
-(``parent``: the calibrated relative orientation to its parent; ``nan``).
+between two segments, ``rigid`` attachment); a cluster segment that lacks
+markers its set defines and keeps fewer than three (a sparse set) joins its
+joint centres to its fit (:func:`joined_children`); a cluster frame with
+fewer than three usable, non-collinear points follows the segment's
+``fallback`` (``parent``: the calibrated relative orientation to its parent;
+``nan``).
 
 Relative orientations S_L(k)k = R_L^T R_k become the angles of each
 segment's rotation sequence (``model.sequences``;
@@ -274,12 +277,12 @@ class _Tracker:
     def _fit_with_children(self, children, names, loc, extra, R, O):
         """Cluster fit joined by the joint centres of the segments ``children``, unit weight each.
 
-        Each child's joint centre O_c is where the child's own cluster (its
-        markers alone, without any parent point) puts its origin; it joins
-        this segment's cluster at the model offset xi_c.  A child frame whose
+        Each child's joint centre O_c is where the child's own markers put its
+        origin (:meth:`_distal`: its cluster alone, without any parent point;
+        a sparse child's joined by its own children's joints); it joins this
+        segment's cluster at the model offset xi_c.  A child frame whose
         cluster cannot be fitted leaves that point out (NaN is ignored), and
-        so does a child with fewer than three calibrated markers (a sparse
-        set, tracked by whole-body inverse kinematics).
+        so does a child whose markers do not determine it.
         """
         meas = [self._marker(m) for m in names]
         if len(extra):
