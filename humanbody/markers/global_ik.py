@@ -60,7 +60,7 @@ from ..model.body import sequence_axes_array
 from ..model.segments import PARENTS, SEGMENT_NAMES
 from .calibration import Calibration, _Geometry, _Unavailable
 from .markerset import MarkerSet, undetermined_segments
-from .tracking import STATUS, TABLE_COLUMNS, Tracking, finish_coordinates, track, trial_markers
+from .tracking import STATUS, TABLE_COLUMNS, Tracking, finish_coordinates, joined_children, track, trial_markers
 
 __all__ = ["ANATOMICAL_LIMITS", "HINGE_WEIGHT", "LIMIT_TABLES", "LIMIT_WEIGHT", "NEUTRAL_WEIGHT",
            "PHYSIOLOGICAL_LIMITS", "IKProblem", "choose_method", "ik_problem", "joint_limits", "limit_lines",
@@ -231,7 +231,11 @@ def choose_method(ms: MarkerSet, present, ik: str = "auto") -> tuple[str, str]:
     ``global`` when the set is a keypoint set or some cluster segment keeps
     fewer than three points (its markers present in the trial, plus the
     proximal joint centre when the set adds it with ``use_joint``): such a
-    segment cannot be fitted alone.  ``segments`` otherwise.  A forced
+    segment cannot be fitted alone, unless its joints complete it
+    (:func:`humanbody.markers.tracking.joined_children`: at least one
+    marker, its proximal joint and its children's joints make three
+    points), when it is fitted with them and the rest of the body keeps its
+    segment fits.  ``segments`` otherwise.  A forced
     ``--ik segments`` on such a trial raises :class:`InputError` (the segment
     would take its parent's pose in every frame), as on a keypoint set.
 
@@ -252,22 +256,35 @@ def choose_method(ms: MarkerSet, present, ik: str = "auto") -> tuple[str, str]:
     if ms.keypoints:
         return "global", f"auto: {ms.name!r} is a keypoint set"
     present = set(present)
-    sparse = []
+    sparse, joined = [], []
     for seg in SEGMENT_NAMES:
         spec = ms.segments[seg]
         if spec.rule != "cluster" or not spec.markers:
             continue
-        pts = sum(1 for m in spec.markers if m in present) + bool(spec.use_joint)
+        own = sum(1 for m in spec.markers if m in present)
+        pts = own + bool(spec.use_joint)
         if pts < 3 and set(spec.markers).intersection(ms.required):
-            sparse.append(f"{seg} ({pts})")
+            children = joined_children(ms, seg, present)
+            if own and children is not None and own + 1 + len(children) >= 3:
+                joined.append(f"{seg} ({own} + {1 + len(children)} joints)")
+            else:
+                sparse.append(f"{seg} ({pts})")
     if ik == "segments":
         if sparse:  # such a segment would take its parent's pose in every frame: a frozen joint
             raise InputError("ik segments: fewer than three points on " + ", ".join(sparse)
                              + ": such a segment cannot be fitted alone; use `ik` global (or auto)", option="ik")
-        return ik, f"--ik {ik}"
+        return ik, f"--ik {ik}" + (_joined_note(joined) if joined else "")
     if sparse:
         return "global", "auto: fewer than three points on " + ", ".join(sparse)
+    if joined:
+        return "segments", "auto" + _joined_note(joined)
     return "segments", "auto: every tracked segment has three or more points"
+
+
+def _joined_note(joined: list) -> str:
+    """The log's words for the sparse segments that their joints complete (:func:`choose_method`)."""
+    return ("; fewer than three markers on " + ", ".join(joined)
+            + ": fitted with their joint centres as the neighbouring segments carry them")
 
 
 # ------------------------------------------------------------------ seeds

@@ -9,9 +9,12 @@ the rotation of Horn's quaternion (:mod:`humanbody.markers.rigid`); a marker
 missing in a frame is left out of that frame's fit.
 
 Segments without enough markers follow their marker-set rule (``slerp``
-between two segments, ``rigid`` attachment); a cluster frame with fewer than
-three usable, non-collinear points follows the segment's ``fallback``
-(``parent``: the calibrated relative orientation to its parent; ``nan``).
+between two segments, ``rigid`` attachment); a cluster segment that lacks
+markers its set defines and keeps fewer than three (a sparse set) joins its
+joint centres to its fit (:func:`joined_children`); a cluster frame with
+fewer than three usable, non-collinear points follows the segment's
+``fallback`` (``parent``: the calibrated relative orientation to its parent;
+``nan``).
 
 Relative orientations S_L(k)k = R_L^T R_k become the angles of each
 segment's rotation sequence (``model.sequences``;
@@ -155,6 +158,12 @@ class _Tracker:
         self.count: dict = {}
         self._busy: set = set()
         self._joint: dict = {}
+        self._dist: dict = {}
+
+    @cached_property
+    def usable(self) -> set:
+        """The markers with a calibrated position and a sample in this chunk (:func:`joined_children`)."""
+        return {m for local in self.cal.local.values() for m in local if m in self.markers}
 
     def joint_point(self, seg: str):
         """O_k as carried by the tracked parent: O_L + R_L xi_k (computed once per chunk)."""
@@ -227,13 +236,15 @@ class _Tracker:
         names = [m for m in spec.markers if m in local]
         loc = [local[m] for m in names]
         k = SEGMENT_NAMES.index(seg)
+        children = joined_children(self.ms, seg, self.usable)
         extra = np.empty((0, 3))
-        if spec.use_joint and PARENTS[k]:
+        if (spec.use_joint or children is not None) and PARENTS[k]:
             loc.append(np.zeros(3))
             extra = np.ascontiguousarray(self.joint_point(seg))
         cols = self._columns(names)
-        if loc and spec.child_joints:
-            rms, count, ok = self._fit_with_children(spec, names, loc, extra, R, O)
+        if loc and (spec.child_joints or children):
+            rms, count, ok = self._fit_with_children(list(spec.child_joints) + list(children or ()), names, loc,
+                                                     extra, R, O)
         elif loc and cols is not None and len(loc) <= 62:  # read the markers where they are
             _, _, rms, count, ok = _fit_columns(np.array(loc), self.table, cols, extra, R, O)
         elif loc:
@@ -263,31 +274,58 @@ class _Tracker:
     def _marker(self, name):
         return self.markers[name] if name in self.markers else np.full((self.n, 3), np.nan)
 
-    def _fit_with_children(self, spec, names, loc, extra, R, O):
-        """Cluster fit joined by the children's joint centres (``child_joints``), unit weight each.
+    def _fit_with_children(self, children, names, loc, extra, R, O):
+        """Cluster fit joined by the joint centres of the segments ``children``, unit weight each.
 
-        Each child's joint centre O_c is where the child's own cluster (its
-        markers alone, without any parent point) puts its origin; it joins
-        this segment's cluster at the model offset xi_c.  A child frame whose
+        Each child's joint centre O_c is where the child's own markers put its
+        origin (:meth:`_distal`: its cluster alone, without any parent point;
+        a sparse child's joined by its own children's joints); it joins this
+        segment's cluster at the model offset xi_c.  A child frame whose
         cluster cannot be fitted leaves that point out (NaN is ignored), and
-        so does a child with fewer than three calibrated markers (a sparse
-        set, tracked by whole-body inverse kinematics).
+        so does a child whose markers do not determine it.
         """
         meas = [self._marker(m) for m in names]
         if len(extra):
             meas.append(extra)
-        for child in spec.child_joints:
-            c = SEGMENT_NAMES.index(child)
-            clocal = self.cal.local.get(child, {})
-            cnames = [m for m in self.ms.segments[child].markers if m in clocal]
-            if len(cnames) < 3:  # a sparse child (whole-body IK holds it): its joint is left out of this fit
+        for child in children:
+            origin = self._distal(child)
+            if origin is None:  # a child its markers do not determine: its joint is left out of this fit
                 continue
-            _, origin, _, _, _ = fit_rigid(np.array([clocal[m] for m in cnames]),
-                                          np.stack([self._marker(m) for m in cnames], axis=1))
-            loc.append(np.asarray(self.cal.model.joint_offset[c], dtype=float))
+            loc.append(np.asarray(self.cal.model.joint_offset[SEGMENT_NAMES.index(child)], dtype=float))
             meas.append(origin)
         R[...], O[...], rms, count, ok = fit_rigid(np.array(loc), np.stack(meas, axis=1))
         return rms, count, ok
+
+    def _distal(self, seg):
+        """Origin (n, 3) of ``seg`` where its own markers put it, or None when they do not determine it.
+
+        A segment with three calibrated markers: their rigid fit alone (no
+        parent point).  A sparse segment (:func:`sparse_segment`): its
+        markers joined by its children's origins (this method, recursively)
+        at the model offsets xi_c, from the foot up.
+        """
+        if seg in self._dist:
+            return self._dist[seg]
+        clocal = self.cal.local.get(seg, {})
+        spec = self.ms.segments[seg]
+        out = None
+        if not sparse_segment(self.ms, seg, self.usable):
+            names = [m for m in spec.markers if m in clocal]
+            loc = [clocal[m] for m in names]
+            meas = [self._marker(m) for m in names]
+        else:
+            names = [m for m in spec.markers if m in clocal and m in self.usable]
+            loc = [clocal[m] for m in names]
+            meas = [self._marker(m) for m in names]
+            for child in distal_children(self.ms, seg, self.usable):
+                origin = self._distal(child)
+                if origin is not None:
+                    loc.append(np.asarray(self.cal.model.joint_offset[SEGMENT_NAMES.index(child)], dtype=float))
+                    meas.append(origin)
+        if names and len(loc) >= 3:
+            _, out, _, _, _ = fit_rigid(np.array(loc), np.stack(meas, axis=1))
+        self._dist[seg] = out
+        return out
 
     def _columns(self, names):
         """First table column of each marker (-1: absent), or None when some marker's columns are not adjacent."""
@@ -321,6 +359,70 @@ class _Tracker:
         xi = np.asarray(self.cal.model.joint_offset[SEGMENT_NAMES.index(seg)], dtype=np.float64)
         Of = self.joint_point(par)[idx] + Rp @ xi
         return Rf, Of
+
+
+def sparse_segment(ms, seg: str, usable) -> bool:
+    """Whether a cluster segment lacks markers its set defines and keeps fewer than three (a sparse set).
+
+    Parameters
+    ----------
+    ms : MarkerSet
+        A marker set (keypoint sets are never sparse: whole-body inverse
+        kinematics tracks them).
+    seg : str
+    usable : collection of str
+        The markers with a calibrated position and a valid sample in the trial.
+    """
+    spec = ms.segments[seg]
+    if ms.keypoints or spec.rule != "cluster":
+        return False
+    return sum(m in usable for m in spec.markers) < min(3, len(spec.markers))
+
+
+def distal_children(ms, seg: str, usable) -> tuple[str, ...]:
+    """The cluster children of ``seg`` whose markers (and, for a sparse child, its own children's joints,
+    recursively) determine their origin, the joint centre they share with ``seg``."""
+    k = SEGMENT_NAMES.index(seg)
+    out = []
+    for c, child in enumerate(SEGMENT_NAMES):
+        if PARENTS[c] != k + 1 or ms.segments[child].rule != "cluster":
+            continue
+        own = sum(m in usable for m in ms.segments[child].markers)
+        if not sparse_segment(ms, child, usable):
+            if own >= 3:
+                out.append(child)
+        elif own and own + len(distal_children(ms, child, usable)) >= 3:
+            out.append(child)
+    return tuple(out)
+
+
+def joined_children(ms, seg: str, usable) -> tuple[str, ...] | None:
+    """The children whose joints join a sparse segment's fit, or None when ``seg`` is not sparse.
+
+    A cluster segment with a parent is sparse (:func:`sparse_segment`) when
+    the lab never placed some of its markers and fewer than three are left.
+    Its fit then takes, beside its markers, its proximal joint centre as its
+    tracked parent carries it and the joint centre of every child whose
+    markers determine it (:func:`distal_children`: a sparse child's from its
+    markers and its own children's joints, from the foot up), each at the
+    model offset xi_c with unit weight, the joint centres the segment fits
+    of the full set use: 2 shank markers + the knee (from the thigh) + the
+    ankle (from the foot) are four points, 2 thigh markers + the hip (from
+    the pelvis) + the knee (from the shank's markers and the ankle) four.
+    The segment is fitted frame by frame like the others, and the rest of
+    the body keeps its segment fits.
+
+    Parameters
+    ----------
+    ms : MarkerSet
+    seg : str
+    usable : collection of str
+        The markers with a calibrated position and a valid sample in the trial.
+    """
+    k = SEGMENT_NAMES.index(seg)
+    if not PARENTS[k] or not sparse_segment(ms, seg, usable):
+        return None
+    return tuple(c for c in distal_children(ms, seg, usable) if c not in ms.segments[seg].child_joints)
 
 
 def _marker_columns(markers: pd.DataFrame, found: dict) -> tuple[np.ndarray, dict]:

@@ -234,7 +234,7 @@ def test_tool_files_analyse_without_a_static_trial(walk, trial, tmp_path):
     Sagittal angles against the motion that made the file (3 mm noise): hips, knees and ankles within 2 deg
     RMS (COCO_17 has no foot keypoints: its ankles are not compared), elbows within 3 deg.  Measured
     (160 frames): hips 0.36-0.89 deg, knees 0.22-0.46, ankles 0.36-0.45, elbows 0.51-0.71 from keypoints
-    and 1.7-2.0 from OpenCap's *_study markers.
+    and 1.6-1.9 from OpenCap's *_study markers.
     """
     coords, pts = walk
     write, expected = TRIALS[trial]
