@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from . import _fastread as fr
 from . import _text
 from ._validate import table_frame
 
@@ -140,22 +141,15 @@ def read_opensim(path, **options):
     path = _text.check_file(path)
     lines, title, fields, k, sep, columns = table_head(path)
     columns = _column_names(lines, k, sep, columns, fields, path)
-    rows, line_no = [], []
-    for i in range(k + 1, len(lines)):
-        if lines[i].strip():
-            rows.append(_text.split_line(lines[i], sep))
-            line_no.append(i + 1)
-    if not rows:
-        raise InputError("has a header but no data rows", path)
-    values = _text.parse_block(rows, line_no, columns, path)
+    values, line_no = _data(path, lines, k, sep, columns)
     nrows = _declared_int(fields, "nrows", path)
-    if nrows is not None and len(rows) < nrows:
+    if nrows is not None and len(line_no) < nrows:
         raise InputError(
-            f"truncated: the header says nRows={nrows} but there are only {len(rows)} data rows",
+            f"truncated: the header says nRows={nrows} but there are only {len(line_no)} data rows",
             path,
         )
-    if nrows is not None and len(rows) > nrows:
-        raise InputError(f"the header says nRows={nrows} but there are {len(rows)} data rows", path)
+    if nrows is not None and len(line_no) > nrows:
+        raise InputError(f"the header says nRows={nrows} but there are {len(line_no)} data rows", path)
     in_degrees = fields.get("indegrees", "no").strip().lower() in ("yes", "true", "1")
     kind = classify(columns, title)
     names = columns[1:]
@@ -167,6 +161,29 @@ def read_opensim(path, **options):
         extra_attrs={"converted_columns": converted, "in_degrees": in_degrees,
                      "title": title, "header": fields},
     )
+
+
+def _data(path, lines: list[str], k: int, sep: str | None, columns: list[str]) -> tuple:
+    """The numbers of the data rows after the column-name line ``k``: ``(values (rows, columns), line numbers)``.
+
+    A tab-separated file of :data:`humanbody.io._fastread.FAST_MIN_BYTES` or more (a ground-reaction
+    file of a few seconds) is parsed by the fast path (the same numbers; a GRF file of 1,500 rows
+    3-5x faster); the careful path below reads the rest and gives the precise message on bad input.
+    """
+    if sep == "\t":
+        head = fr.read_head(path, k + 2)
+        if head is not None and head.lines[:k + 1] == lines[:k + 1]:
+            fast = fr.fast_block(head, k + 1, columns, "\t", np.arange(len(columns)), len(columns))
+            if fast is not None and len(fast[2]):
+                return fast[0], fast[2]
+    rows, line_no = [], []
+    for i in range(k + 1, len(lines)):
+        if lines[i].strip():
+            rows.append(_text.split_line(lines[i], sep))
+            line_no.append(i + 1)
+    if not rows:
+        raise InputError("has a header but no data rows", path)
+    return _text.parse_block(rows, line_no, columns, path), line_no
 
 
 def _column_names(lines: list[str], k: int, sep: str | None, columns: list[str], fields: dict, path) -> list[str]:

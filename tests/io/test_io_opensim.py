@@ -92,3 +92,27 @@ def test_space_separated_and_bad_tables(tmp_path):
         with pytest.raises(InputError, match=frag) as err:
             read_trial(path)
         assert name in str(err.value)
+
+
+def test_large_tab_separated_table_reads_the_same_by_the_fast_path(shared_data, monkeypatch, tmp_path):
+    """A GRF file of 64 kB or more is parsed by the fast engine: the same frame, bit for bit, as the careful
+    path gives; a bad cell in it still gets the careful path's message (line and column)."""
+    from humanbody.io import _fastread
+    from humanbody.io.opensim import read_opensim
+
+    grf = shared_data / "gait2392_walk" / "subject01_walk1_grf.mot"
+    assert grf.stat().st_size >= _fastread.FAST_MIN_BYTES
+    fast = read_opensim(grf)
+    monkeypatch.setattr(_fastread, "FAST_MIN_BYTES", 1 << 40)  # every file by the careful path
+    careful = read_opensim(grf)
+    monkeypatch.undo()
+    assert list(fast.columns) == list(careful.columns) and fast.index.equals(careful.index)
+    assert np.array_equal(fast.to_numpy(), careful.to_numpy(), equal_nan=True)
+    assert repr(fast.attrs) == repr(careful.attrs)
+    lines = grf.read_text().splitlines()
+    k = next(i for i, ln in enumerate(lines) if ln.startswith("time"))
+    lines[k + 700] = lines[k + 700].replace("\t", "\tabc", 1)  # column 2 of data line 700
+    bad = tmp_path / "bad_grf.mot"
+    bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match=f"line {k + 701}.*column 2"):
+        read_opensim(bad)
