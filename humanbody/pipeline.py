@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .checks.edges import edge_line, edge_note
 from .checks.force_clock import check_force_clock
 from .checks.force_timing import check_force_timing
 from .checks.imu_still import check_still_window
@@ -101,11 +102,13 @@ __all__ = ["Analysis", "AnalysisOptions", "Conditioned", "Log", "Subject", "anal
 class Log:
     """What the stages of one analysis say: ``messages`` for the user (a screenful), ``details`` for
     ``--verbose`` and the log file (per marker, per gap); ``warnings``, the output checks' findings
-    (:mod:`humanbody.checks.outputs`, also among the messages).  The one thing the stages share; they append to it."""
+    (:mod:`humanbody.checks.outputs`, also among the messages); ``edges``, the frames at the trial's ends
+    whose rates are estimates (:mod:`humanbody.checks.edges`).  The one thing the stages share; they append to it."""
 
     messages: list = field(default_factory=list)
     details: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
+    edges: dict | None = None  # the frames whose rates lack data on one side (:func:`humanbody.checks.edges.edge_note`)
 
 
 @dataclass(frozen=True)
@@ -729,6 +732,9 @@ def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log:
         coords.attrs.setdefault("source", source)
     motion = prepare_motion(model, coords, differentiation=options.differentiation)
     log.messages.append(f"rates: {motion.how}")
+    log.edges = edge_note(options.differentiation, motion.time, motion.local_rates)
+    if log.edges:
+        log.messages.append(edge_line(log.edges))
     return motion
 
 

@@ -148,13 +148,15 @@ def _watched(blocks, watch: OutputWatch):
 def _with_warnings(analysis: Analysis, watch: OutputWatch):
     """The model to save: ``analysis.model`` with the output checks' findings (:mod:`humanbody.checks.outputs`:
     the tracking's, already in ``analysis.log.warnings``, and the table's, seen by ``watch``) as its
-    ``warnings``, each also a log line (once) and kept in ``analysis.log.warnings``."""
+    ``warnings``, each also a log line (once) and kept in ``analysis.log.warnings``; and the frames whose rates
+    are estimates (:mod:`humanbody.checks.edges`, ``analysis.log.edges``) as its ``edges``."""
     found = list(dict.fromkeys(list(analysis.log.warnings) + watch.findings(analysis.motion.time)))
     analysis.log.warnings = found
     analysis.log.messages += [line for line in found if line not in analysis.log.messages]
-    if not found:
+    more = ({"warnings": found} if found else {}) | ({"edges": analysis.log.edges} if analysis.log.edges else {})
+    if not more:
         return analysis.model
-    return analysis.model.replace(meta={**dict(analysis.model.meta or {}), "warnings": found})
+    return analysis.model.replace(meta={**dict(analysis.model.meta or {}), **more})
 
 
 def _write_table(path: Path, fmt: str, columns: list, blocks, digits: int, progress: bool, frames: int) -> None:

@@ -8,6 +8,7 @@ import math
 
 import pandas as pd
 
+from ..checks.edges import edge_line
 from ..gait.gps import GPS_VARIABLES
 from .outcome import OK_STATUSES
 
@@ -18,7 +19,7 @@ body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1100px}
 h1{font-size:1.4em}h2{font-size:1.1em;margin-top:1.6em}
 table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
 th{background:#f2f2f2}td.l,th.l{text-align:left}
-.failed{color:#b03a2e;font-weight:bold}.ok{color:#1e8449}.warnings{color:#b9770e;font-weight:bold}.pending{color:#9a7d0a}
+.failed{color:#b03a2e;font-weight:bold}.ok{color:#1e8449}.warnings{color:#b9770e;font-weight:bold}.pending{color:#9a7d0a}.edges{color:#b9770e}
 img,svg.fig{max-width:100%;height:auto;border:1px solid #ddd;margin:.4em 0}code{font-size:.9em}
 @media print{h2{break-before:auto}svg.fig,img{break-inside:avoid}}
 """
@@ -82,11 +83,12 @@ def _status(found) -> str:
 
 
 def trial_page(task, row: dict, params: pd.DataFrame, events: pd.DataFrame, figures: dict,
-               messages, links=(), gps: dict | None = None, warnings=()) -> str:
+               messages, links=(), gps: dict | None = None, warnings=(), edges: dict | None = None) -> str:
     """The trial's page: status, parameters, GPS, figures (SVG inlined, PNG embedded), events, messages, links.
 
     ``warnings``: the output checks' findings (:mod:`humanbody.checks.outputs`), listed under the status
-    "ok with warnings".
+    "ok with warnings".  ``edges``: the frames at the trial's ends whose rates are estimates
+    (:func:`humanbody.checks.edges.edge_note`), said under the status.
 
     ``figures`` maps a name to SVG text or PNG bytes; ``gps`` is the trial's Gait
     Profile Score (``summary`` columns, ``name`` of the normative set) or None.
@@ -96,6 +98,9 @@ def trial_page(task, row: dict, params: pd.DataFrame, events: pd.DataFrame, figu
              f"events from {_e(row.get('events_source', ''))}"
              + (f"; treadmill, belt {_fmt(row.get('belt_speed_m_per_s'))} m/s" if row.get("treadmill") else "")
              + "</p>"]
+    if edges:
+        said = edge_line(edges).removeprefix("edges: ").removesuffix("; marked in model.json (edges)")
+        parts.append(f"<p class=edges>edge frames: {_e(said)}</p>")
     if task.static:
         parts.append(f"<p>static trial <code>{_e(task.static)}</code></p>")
     parts.append("<h2>Spatiotemporal parameters</h2>")
