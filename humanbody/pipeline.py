@@ -450,7 +450,7 @@ def _after_loads(analysis: Analysis, subj: Subject, opts: AnalysisOptions, log: 
         where = "--mass" if opts.mass is not None else "the subject file"
         log.messages.append(stated_mass(float(subj.mass), where, analysis.loads, analysis.results, analysis.model,
                                         analysis.motion.time, analysis.load_table.source,
-                                        skip="mass" in opts.skip_checks))
+                                        skip="mass" in opts.skip_checks, edges=_edge_count(log)))
     if opts.reduce_residuals:
         from .mechanics.reduction import reduce_analysis  # lazy: imported on use (see the imports)
 
@@ -814,11 +814,16 @@ def _present_required(mset, found, path, messages) -> list:
     return [m for m in mset.required if m in found]
 
 
+def _edge_count(log: Log) -> int:
+    """Frames at each end whose rates are the edges' estimates (:mod:`humanbody.checks.edges`); 0 when none."""
+    return int(log.edges["frames"]) if log.edges else 0
+
+
 def _plates_mass(analysis: Analysis, options: AnalysisOptions, log: Log) -> None:
     """The subject's mass from the plates over the frames with the whole weight on them
     (:func:`humanbody.checks.mass.plates_mass`); the model's masses and inertias scaled to it."""
     m, lines = plates_mass(analysis.loads, analysis.results, analysis.model, analysis.motion.time,
-                           analysis.load_table.source, skip="mass" in options.skip_checks)
+                           analysis.load_table.source, skip="mass" in options.skip_checks, edges=_edge_count(log))
     log.messages += lines
     if m is not None:
         analysis.model = scaled_model(analysis.model, m)
