@@ -19,7 +19,7 @@ body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1100px}
 h1{font-size:1.4em}h2{font-size:1.1em;margin-top:1.6em}
 table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
 th{background:#f2f2f2}td.l,th.l{text-align:left}
-.failed{color:#b03a2e;font-weight:bold}.ok{color:#1e8449}.warnings{color:#b9770e;font-weight:bold}.pending{color:#9a7d0a}.edges{color:#b9770e}
+.failed{color:#b03a2e;font-weight:bold}.ok{color:#1e8449}.warnings{color:#b9770e;font-weight:bold}.pending{color:#9a7d0a}
 img,svg.fig{max-width:100%;height:auto;border:1px solid #ddd;margin:.4em 0}code{font-size:.9em}
 @media print{h2{break-before:auto}svg.fig,img{break-inside:avoid}}
 """
@@ -100,7 +100,7 @@ def trial_page(task, row: dict, params: pd.DataFrame, events: pd.DataFrame, figu
              + "</p>"]
     if edges:
         said = edge_line(edges).removeprefix("edges: ").removesuffix("; marked in model.json (edges)")
-        parts.append(f"<p class=edges>edge frames: {_e(said)}</p>")
+        parts.append(f"<p class=edges style=\"color:#b9770e\">edge frames: {_e(said)}</p>")
     if task.static:
         parts.append(f"<p>static trial <code>{_e(task.static)}</code></p>")
     parts.append("<h2>Spatiotemporal parameters</h2>")

@@ -89,5 +89,5 @@ def test_report_page_says_the_edges():
     note = edge_note(hb.Differentiation(), np.arange(151) / 60.0, differentiated=True)
     task = SimpleNamespace(key="walk", trial="walk.trc", static=None)
     page = html.trial_page(task, {}, pd.DataFrame({"a": [1.0]}), pd.DataFrame(), {}, [], edges=note)
-    assert "<p class=edges>edge frames: rates of the first and last 9 frames" in page
+    assert "<p class=edges style=\"color:#b9770e\">edge frames: rates of the first and last 9 frames" in page
     assert "class=edges" not in html.trial_page(task, {}, pd.DataFrame({"a": [1.0]}), pd.DataFrame(), {}, [])
