@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .checks.edges import edge_line, edge_note
 from .checks.force_clock import check_force_clock
 from .checks.force_timing import check_force_timing
 from .checks.imu_still import check_still_window
@@ -125,6 +126,9 @@ class Log:
 
     def __init__(self, records=()):
         self.records: list[Record] = list(records)
+        #: the frames at the trial's ends whose rates are estimates (:func:`humanbody.checks.edges.edge_note`),
+        #: set by the stage "rates"; None when every frame's rates have data on both sides
+        self.edges: dict | None = None
 
     def add(self, level: str, stage: str, *lines: str) -> None:
         """Add one record per line of ``lines``, each at ``level`` from ``stage``.
@@ -616,14 +620,15 @@ def weigh(analysis: Analysis, subj: TrialSubject, opts: AnalysisOptions, log: Lo
                                                       analysis.motion.time, skip=skip, judged=judged))
     if subj.mass_from_plates:
         m, lines = plates_mass(analysis.loads, analysis.results, analysis.model, analysis.motion.time,
-                               table.source, skip="mass" in opts.skip_checks)
+                               table.source, skip="mass" in opts.skip_checks, edges=_edge_count(log))
         log.message("mass", *lines)
         if m is not None:  # the inertial quantities follow the new masses: computed anew
             analysis = analysis.replace(model=scaled_model(analysis.model, m))
     elif subj.mass is not None and opts.model is None:
         where = "--mass" if opts.mass is not None else "the subject file"
         log.message("mass", stated_mass(float(subj.mass), where, analysis.loads, analysis.results, analysis.model,
-                                     analysis.motion.time, table.source, skip="mass" in opts.skip_checks))
+                                     analysis.motion.time, table.source, skip="mass" in opts.skip_checks,
+                                     edges=_edge_count(log)))
     return analysis
 
 
@@ -1308,6 +1313,9 @@ def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log:
         coords.attrs.setdefault("source", source)
     motion = prepare_motion(model, coords, differentiation=options.differentiation)
     log.message("rates", f"rates: {motion.how}")
+    log.edges = edge_note(options.differentiation, motion.time, motion.local_rates)
+    if log.edges:
+        log.message("rates", edge_line(log.edges))
     return motion
 
 
@@ -1459,6 +1467,11 @@ def _present_required(mset, found, path, messages) -> list:
         messages.append(f"marker set {mset.name!r}: {len(missing)} required marker(s) missing "
                         f"({', '.join(missing)}); every tracked segment is still determined through its joints")
     return [m for m in mset.required if m in found]
+
+
+def _edge_count(log: Log) -> int:
+    """Frames at each end whose rates are the edges' estimates (:mod:`humanbody.checks.edges`); 0 when none."""
+    return int(log.edges["frames"]) if log.edges else 0
 
 
 def _subject_file(subject, log: Log) -> SubjectFile | None:

@@ -294,15 +294,17 @@ def _with_warnings(analysis: Analysis, table_findings: list):
     """The model to save: ``analysis.model`` with the output checks' findings (:mod:`humanbody.checks.outputs`:
     the tracking's, already the log's warnings, and the results table's, ``table_findings``) as its
     ``warnings``; the table's added to the log's warnings (stage "write"), and each finding once to its
-    messages."""
+    messages; and the frames whose rates are estimates (:mod:`humanbody.checks.edges`, ``analysis.log.edges``)
+    as its ``edges``."""
     log = analysis.log
     log.warning("write", *[line for line in table_findings if line not in log.warnings])
     found = log.warnings
     said = set(log.messages)
     log.message("write", *[line for line in found if line not in said])
-    if not found:
+    more = ({"warnings": found} if found else {}) | ({"edges": log.edges} if log.edges else {})
+    if not more:
         return analysis.model
-    return analysis.model.replace(meta={**dict(analysis.model.meta or {}), "warnings": found})
+    return analysis.model.replace(meta={**dict(analysis.model.meta or {}), **more})
 
 
 class _ExportColumns:

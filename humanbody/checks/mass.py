@@ -46,7 +46,8 @@ def check_bmi(mass: float, height: float, where: str, skip: bool) -> str:
             + ("" if lo <= bmi <= hi else f" (outside {lo:g}-{hi:g}; --skip-check mass)"))
 
 
-def plates_mass(loads, results, model, time, source: str, *, skip: bool = False, gravity: float = 9.81):
+def plates_mass(loads, results, model, time, source: str, *, skip: bool = False, gravity: float = 9.81,
+                edges: int = 0):
     """The subject's mass from the plates (:func:`~humanbody.mechanics.body_mass.mass_from_loads`) when none was given: ``(mass or None, lines)``.
 
     Refused (:func:`~humanbody.checks.refusal`, asking for ``--mass``) when
@@ -54,10 +55,11 @@ def plates_mass(loads, results, model, time, source: str, *, skip: bool = False,
     the plates, or when the estimate's body mass index at the model's
     height lies outside :data:`BMI_RANGE`; with ``skip`` (``--skip-check mass``)
     the first gives None (the model's mass is kept, said so) and the
-    second keeps the estimate.
+    second keeps the estimate.  ``edges``: frames at each end not weighed (their accelerations are
+    the edges' estimates, :mod:`humanbody.checks.edges`).
     """
     name = Path(source).name if source else "the plates"
-    m, spread, n, seconds = mass_from_loads(loads, results, model, time, gravity)
+    m, spread, n, seconds = mass_from_loads(loads, results, model, time, gravity, edges)
     if m is None:
         why = (f"only {n} frame(s) ({seconds:.2f} s) carry the whole weight on the plates of {name} (every foot "
                f"on a plate or in the air; at least {MIN_SECONDS:g} s needed)")
@@ -76,7 +78,7 @@ def plates_mass(loads, results, model, time, source: str, *, skip: bool = False,
 
 
 def stated_mass(mass: float, where: str, loads, results, model, time, source: str, *, skip: bool = False,
-                gravity: float = 9.81) -> str:
+                gravity: float = 9.81, edges: int = 0) -> str:
     """One line weighing a stated ``mass`` (kg, from ``where``: "--mass", the subject file) on the plates.
 
     The plates' mass is :func:`~humanbody.mechanics.body_mass.mass_from_loads` (eq. 2 over the
@@ -85,10 +87,11 @@ def stated_mass(mass: float, where: str, loads, results, model, time, source: st
     second to the next exceeds :data:`MAX_WEIGHING_SPREAD` of it (the shared walk: 0.2 %; a run
     with a foot's stances off the plates: 50 %), nor when the plates' figure is below any body of the model's
     height (:data:`BMI_RANGE`: the plates then do not carry the whole body).  Refused (``--mass``, ``--skip-check mass``) when the two
-    differ by more than :data:`MAX_MASS_DIFFERENCE` of the plates' figure.
+    differ by more than :data:`MAX_MASS_DIFFERENCE` of the plates' figure.  ``edges``: frames at each
+    end not weighed, as in :func:`plates_mass`.
     """
     name = Path(source).name if source else "the plates"
-    m, spread, n, seconds = mass_from_loads(loads, results, model, time, gravity)
+    m, spread, n, seconds = mass_from_loads(loads, results, model, time, gravity, edges)
     if m is None or not np.isfinite(m) or m <= 0:
         return (f"check mass: {mass:g} kg ({where}) not weighed on the plates of {name}: {seconds:.2f} s with "
                 f"the whole weight on them (at least {MIN_SECONDS:g} s needed)")

@@ -62,13 +62,19 @@ def whole_weight_frames(loads, results, model) -> np.ndarray:
     return ok
 
 
-def mass_from_loads(loads, results, model, time, gravity: float = 9.81):
+def mass_from_loads(loads, results, model, time, gravity: float = 9.81, edges: int = 0):
     """Mass (kg) by eq. (2) over the whole-weight frames, its spread (kg) and their count and duration (s).
 
+    ``edges``: frames at each end of the trial left out, whose mass centre
+    acceleration the differentiation estimated with data on one side only
+    (:func:`humanbody.checks.edges.edge_frames`).
     Returns ``(mass or None, spread, frames, seconds)``; None when fewer than
     :data:`MIN_SECONDS` of such frames exist.
     """
     ok = whole_weight_frames(loads, results, model)
+    if edges > 0:
+        ok[:edges] = False
+        ok[len(ok) - edges:] = False
     t = np.asarray(time, dtype=float)
     dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
     n = int(ok.sum())

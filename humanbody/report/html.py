@@ -8,6 +8,7 @@ import math
 
 import pandas as pd
 
+from ..checks.edges import edge_line
 from ..gait.gps import GPS_VARIABLES
 from .outcome import OK_STATUSES
 
@@ -82,11 +83,12 @@ def _status(found) -> str:
 
 
 def trial_page(task, row: dict, params: pd.DataFrame, events: pd.DataFrame, figures: dict,
-               messages, links=(), gps: dict | None = None, warnings=()) -> str:
+               messages, links=(), gps: dict | None = None, warnings=(), edges: dict | None = None) -> str:
     """The trial's page: status, parameters, GPS, figures (SVG inlined, PNG embedded), events, messages, links.
 
     ``warnings``: the output checks' findings (:mod:`humanbody.checks.outputs`), listed under the status
-    "ok with warnings".
+    "ok with warnings".  ``edges``: the frames at the trial's ends whose rates are estimates
+    (:func:`humanbody.checks.edges.edge_note`), said under the status.
 
     ``figures`` maps a name to SVG text or PNG bytes; ``gps`` is the trial's Gait
     Profile Score (``summary`` columns, ``name`` of the normative set) or None.
@@ -96,6 +98,9 @@ def trial_page(task, row: dict, params: pd.DataFrame, events: pd.DataFrame, figu
              f"events from {_e(row.get('events_source', ''))}"
              + (f"; treadmill, belt {_fmt(row.get('belt_speed_m_per_s'))} m/s" if row.get("treadmill") else "")
              + "</p>"]
+    if edges:
+        said = edge_line(edges).removeprefix("edges: ").removesuffix("; marked in model.json (edges)")
+        parts.append(f"<p class=edges style=\"color:#b9770e\">edge frames: {_e(said)}</p>")
     if task.static:
         parts.append(f"<p>static trial <code>{_e(task.static)}</code></p>")
     parts.append("<h2>Spatiotemporal parameters</h2>")

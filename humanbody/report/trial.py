@@ -279,7 +279,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
             files[f"{task.key}/{name}"] = fig
     page = html.trial_page(task, row, params, events, figures, messages,
                            links=[Path(p).name for p in files if p.endswith((".csv", ".json"))],
-                           gps=gps, warnings=warnings)
+                           gps=gps, warnings=warnings, edges=analysis.log.edges)
     files[f"{task.key}/{stem}.html"] = page.encode("utf-8")
     return TrialOutcome(task.key, row, files, messages)
 

@@ -8,8 +8,9 @@ methods:
     Savitzky-Golay local polynomial fit (:func:`scipy.signal.savgol_filter`)
     of order ``polyorder``; the window is the shortest odd length whose
     smoothing response has fallen to -3 dB at ``cutoff_hz`` (computed from the
-    filter's own frequency response, see :func:`savgol_window`).  Edges use
-    the polynomial fitted to the first/last window (``mode="interp"``).
+    filter's own frequency response, see :func:`savgol_window`).  The first
+    and last half window of rows are the same centred fit on the signal
+    extended by its odd reflection about each end (:func:`_edge_fit`).
 ``"butterworth"``
     Zero-phase low-pass Butterworth (:func:`humanbody.signal.filters.butterworth_sos`
     run by :func:`scipy.signal.sosfiltfilt`): ``order`` is the order of the
@@ -92,20 +93,23 @@ def _savgol_taps(window: int, polyorder: int, deriv: int, delta: float) -> np.nd
 
 def _savgol(x: np.ndarray, window: int, polyorder: int, deriv: int, delta: float,
             edges: tuple[bool, bool] = (True, True)) -> np.ndarray:
-    """:func:`scipy.signal.savgol_filter` along axis 0 (``mode="interp"``), NaN-tolerant, the interior in parallel.
+    """Savitzky-Golay smoothing or derivative along axis 0, NaN-tolerant, the interior in parallel.
 
     The interior rows are the convolution with :func:`scipy.signal.savgol_coeffs`
-    (:func:`humanbody._kernels.fir.convolve_rows`, both cores); the first and last
-    ``window // 2`` rows come from the polynomial fitted to the first and
-    last window, so every row is what ``savgol_filter`` gives, to rounding.
+    (:func:`humanbody._kernels.fir.convolve_rows`, both cores), what
+    :func:`scipy.signal.savgol_filter` gives, to rounding; the first and last
+    ``window // 2`` rows are the same fit on the signal reflected about its
+    ends (:func:`_edge_fit`).
     ``edges`` (first, last) False leaves those rows NaN instead: a block of
     a longer trial, whose caller trims them.
     """
     from scipy import signal  # lazy: scipy.signal (~0.5 s), imported when a trial is first differentiated
 
     F = x.shape[0]
-    if F < window or x.ndim != 2:
+    if F < window:
         return signal.savgol_filter(x, window, polyorder, deriv=deriv, delta=delta, axis=0, mode="interp")
+    if x.ndim != 2:
+        return _savgol(x.reshape(F, -1), window, polyorder, deriv, delta, edges).reshape(x.shape)
     from .._kernels.fir import convolve_rows  # lazy: numba, ~0.3 s
 
     x = np.ascontiguousarray(x)
@@ -124,21 +128,36 @@ def _savgol(x: np.ndarray, window: int, polyorder: int, deriv: int, delta: float
 
 
 def _edge_fit(xw: np.ndarray, first: bool, polyorder: int, deriv: int, delta: float) -> np.ndarray:
-    """The first (last) half window of rows fitted to one edge window (window, columns); a column with a NaN is NaN.
+    """The first (last) half window of rows of one edge window (window, columns), from the signal reflected about its end.
 
-    NaN samples propagate to the rows whose window holds them, as in the
-    interior convolution (a trial whose first frames have no markers).
+    The ``h = window // 2`` samples beyond the end are the odd (point)
+    reflection of the first (last) samples about the end sample,
+    ``x(-k) = 2 x(0) - x(k)`` (Smith 1989, J Biomech 22:967; Winter 2009,
+    *Biomechanics and Motor Control of Human Movement*, 4th ed., sect. 2.2.4),
+    as the marker filter pads (:func:`scipy.signal.sosfiltfilt`, ``padtype="odd"``);
+    every edge row is then the same centred Savitzky-Golay fit as the interior
+    rows.  The end's value and slope are kept; its curvature is taken as zero,
+    so the second derivative of the end frame is biased towards zero and never
+    overshoots.  A polynomial fitted to the whole edge window and evaluated at
+    its end (``mode="interp"``) follows a smooth motion more closely, but
+    extrapolates a window that holds a fast change (a push-off starting
+    0.1 s into a walk) into rates several times the trial's peak.
+    A column with a NaN is NaN (NaN samples propagate to the rows whose window
+    holds them, as in the interior convolution).
     """
     from scipy import signal  # lazy: scipy.signal (~0.5 s), imported when a trial is first differentiated
 
     W, h = xw.shape[0], xw.shape[0] // 2
-    rows = slice(0, h) if first else slice(W - h, W)
+    if first:
+        ext, rows = np.concatenate([2.0 * xw[:1] - xw[h:0:-1], xw]), slice(h, 2 * h)
+    else:
+        ext, rows = np.concatenate([xw, 2.0 * xw[-1:] - xw[-2:-h - 2:-1]]), slice(W - h, W)
     ok = np.isfinite(xw).all(axis=0)
     if ok.all():
-        return signal.savgol_filter(xw, W, polyorder, deriv=deriv, delta=delta, axis=0, mode="interp")[rows]
+        return signal.savgol_filter(ext, W, polyorder, deriv=deriv, delta=delta, axis=0, mode="interp")[rows]
     res = np.full((h, xw.shape[1]), np.nan)
     if ok.any():
-        res[:, ok] = signal.savgol_filter(xw[:, ok], W, polyorder, deriv=deriv, delta=delta, axis=0,
+        res[:, ok] = signal.savgol_filter(ext[:, ok], W, polyorder, deriv=deriv, delta=delta, axis=0,
                                           mode="interp")[rows]
     return res
 
