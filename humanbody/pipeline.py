@@ -90,6 +90,7 @@ from .model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
 from .model.body import BodyModel, load_model
 from .options import MARKERSET_CUTOFF, AnalysisOptions
 from .signal import CUTOFF_HZ
+from .signal.differentiate import Differentiation
 from .trial import Trial, load_forces
 
 __all__ = ["Analysis", "AnalysisOptions", "Conditioned", "Log", "Subject", "analyze_trial", "DEFAULT_MASS",
@@ -723,12 +724,19 @@ def _static_fit_line(options: AnalysisOptions, tracking, messages: list, calibra
 def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log: Log, source: str = "") -> Motion:
     """Stage "rates": the coordinates with their first and second time derivatives (given, or differentiated).
 
-    :func:`humanbody.mechanics.kinematics.prepare_motion` with ``options.differentiation``.
+    :func:`humanbody.mechanics.kinematics.prepare_motion` with ``options.differentiation``; when that is the
+    default (``--diff`` not naming another) and the model's marker set names its own method
+    (``meta["rates"]``: the Plug-in Gait sets' central differences, "gradient", as Nexus differences its
+    segment axes for the joint powers), the set's.
     """
     if source:
         coords.attrs.setdefault("source", source)
-    motion = prepare_motion(model, coords, differentiation=options.differentiation)
-    log.messages.append(f"rates: {motion.how}")
+    diff, own = options.differentiation, (getattr(model, "meta", None) or {}).get("rates")
+    if own and diff == Differentiation() and own != diff.method:
+        diff = Differentiation(method=str(own))
+    motion = prepare_motion(model, coords, differentiation=diff)
+    log.messages.append(f"rates: {motion.how}" + (" (the marker set's)" if diff is not options.differentiation
+                                                  else ""))
     return motion
 
 
