@@ -319,3 +319,29 @@ def test_plug_in_gait_rates_are_central_differences_unless_diff_names_another():
         motion = rates(m, coords.copy(), options, log)
         assert set_s == ("(the marker set's)" in log.messages[-1]), log.messages[-1]
         assert set_s == ("central differences, no smoothing" in motion.how), motion.how
+
+
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_nexus_foot_progression_components(nexus_path, side):
+    """Nexus's ``SFootProgressAngles`` are its foot (``RFO`` axes; ours x toe-wards, y left, z up) relative to
+    the progression frame (x the lab axis the pelvis travels along, z up) decomposed pitch (y), then the
+    floating z, then roll (x): X = pitch - 90 deg, Y = s roll, Z = s z (s = +1 right, -1 left), to 0.005 deg.
+    humanbody writes Z (``s_foot_progression_deg``); X and Y are not computed yet (0 in its C3D export)."""
+    from humanbody.rotations.angles import matrix_to_euler
+
+    S, s = side[0].upper(), 1.0 if side == "right" else -1.0
+    _, foot = _segment_axes(nexus_path, f"{S}FO")
+    pelvis, _ = _segment_axes(nexus_path, "PEL")
+    vicon, _ = _outputs(nexus_path)
+    travel = np.nanmean(np.diff(pelvis, axis=0), axis=0)
+    k = int(np.argmax(np.abs(travel[:2])))
+    x = np.zeros(3)
+    x[k] = np.sign(travel[k])
+    P = np.stack([x, np.cross([0.0, 0.0, 1.0], x), [0.0, 0.0, 1.0]], axis=1)  # columns x, y, z
+    ok = np.isfinite(foot).all(axis=(1, 2))
+    ours = np.stack([-foot[:, :, 2], foot[:, :, 1], foot[:, :, 0]], axis=2)[ok]
+    pitch, turn, roll = np.degrees(matrix_to_euler(np.einsum("ji,fjk->fik", P, ours), "yzx")).T
+    ref = vicon[f"{S}FootProgressAngles"][ok]
+    assert np.abs(pitch - 90.0 - ref[:, 0]).max() < 5e-3
+    assert np.abs(s * roll - ref[:, 1]).max() < 5e-3
+    assert np.abs(s * turn - ref[:, 2]).max() < 5e-3
