@@ -756,7 +756,8 @@ def loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_hz: flo
 
     :func:`humanbody.mechanics.loads.condition_loads` (threshold, low-pass
     at ``options.forces_cutoff_hz``, else ``cutoff_hz``, the markers' cut-off;
-    resampled to the frames) and :func:`humanbody.mechanics.foot_contact.assign_loads`
+    resampled to the frames, as the mean over each frame when the model's set says so:
+    ``meta["load_resampling"] == "frame_mean"``, the Plug-in Gait sets) and :func:`humanbody.mechanics.foot_contact.assign_loads`
     (named segment, else the nearest foot).  The assignment needs the feet's
     poses in every frame: the kinematics computed here are kept
     (``analysis.results``) and the writer reuses them, so every frame's
@@ -771,8 +772,9 @@ def loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_hz: flo
             raise InputError(f"load_segments {name}={seg}: no segment {seg!r} in the model "
                              f"(segments: {', '.join(model.names)})", option="load_segments")
     cut = cutoff_hz if options.forces_cutoff_hz is None else options.forces_cutoff_hz
+    frame_mean = (getattr(model, "meta", None) or {}).get("load_resampling") == "frame_mean"  # Plug-in Gait's
     frame_loads = condition_loads(table, analysis.motion.time, cutoff_hz=cut or None,
-                                  threshold=options.force_threshold)
+                                  threshold=options.force_threshold, frame_mean=frame_mean)
     assigned = assign_loads(frame_loads, table.segments, model, analysis.results)
     log.messages += assignment_line(table.notes + frame_loads.notes)
     return assigned

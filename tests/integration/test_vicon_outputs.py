@@ -47,8 +47,7 @@ TARGET = {"ANGLES": 0.5, "MOMENTS": 0.06, "POWERS": 0.1}
 GAPS = {
     ("RKneeAngles", "Z"): 3.0, ("LKneeAngles", "Z"): 3.0,
     ("RAnkleAngles", "Y"): 0.9, ("LAnkleAngles", "Y"): 0.7,
-    ("LHipMoment", "X"): 0.07,
-    ("LKneePower", "Z"): 0.13, ("LAnklePower", "Z"): 0.13,
+    ("LKneePower", "Z"): 0.115, ("LAnklePower", "Z"): 0.13,
 }
 
 
@@ -345,3 +344,34 @@ def test_nexus_foot_progression_components(nexus_path, side):
     assert np.abs(pitch - 90.0 - ref[:, 0]).max() < 5e-3
     assert np.abs(s * roll - ref[:, 1]).max() < 5e-3
     assert np.abs(s * turn - ref[:, 2]).max() < 5e-3
+
+
+def test_frame_mean_loads_are_the_samples_within_half_a_frame():
+    """Plug-in Gait's resampling of an unfiltered plate (``frame_mean``): each frame's wrench is the mean of the
+    samples within half a frame of it, ends included (11 samples at 10 per frame), where the default
+    interpolates at the frame time; a frame past the samples gets 0."""
+    from humanbody.mechanics.loads import _frame_means
+
+    time = np.arange(0, 1001) / 1000.0
+    values = np.c_[np.sin(40.0 * time), time ** 2]
+    t = np.arange(0, 105) / 100.0
+    got = _frame_means(time, values, t)
+    for i in (0, 1, 37, 100):
+        near = np.abs(time - t[i]) <= 0.005 + 1e-9
+        assert near.sum() == (6 if i in (0, 100) else 11)
+        np.testing.assert_allclose(got[i], values[near].mean(axis=0), rtol=0, atol=1e-12)
+    assert np.all(got[101:] == 0.0)
+    assert abs(got[37, 1] - t[37] ** 2) > 1e-6  # a mean, not the sample at the frame
+
+
+def test_nexus_ground_reaction_is_the_frame_mean_of_its_plate(nexus):
+    """The file's ``LGroundReactionForce`` is its plate's force averaged over the 11 analog samples centred on
+    each frame, and humanbody's (``left_grf_*``, the Plug-in Gait sets' ``frame_mean``) is it within 0.03 N/kg
+    RMS (the plate's own threshold at the contact's edges), where sampled at the frame times it was 0.18."""
+    path, analysis, _ = nexus
+    vicon, _ = _outputs(path)
+    ref = vicon["LGroundReactionForce"]
+    loaded = np.abs(ref[:, 2]) > 0
+    M = analysis.axes.matrix  # lab -> ground
+    ours = analysis.kinetics[[f"left_grf_{a}_N_per_kg" for a in "xyz"]].to_numpy() @ M
+    assert np.sqrt(np.mean((ours[loaded] - ref[loaded]) ** 2, axis=0)).max() < 0.03
