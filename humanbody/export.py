@@ -24,7 +24,9 @@ right and -1 on the left:
 ``SPelvisAngles``      (tilt, s obliquity, s rotation): each side's own sense
 ``SHipAngles``         (flexion, adduction, internal rotation)
 ``SKneeAngles``        (flexion, adduction = varus, internal rotation)
-``SAnkleAngles``       (dorsiflexion, inversion, internal rotation)
+``SAnkleAngles``       (dorsiflexion, inversion, internal rotation); with Plug-in Gait's
+                       ankle (the ``plug_in_gait`` sets) (dorsiflexion, -inversion,
+                       internal rotation), as Nexus writes it
 ``SFootProgressAngles``(0, 0, foot progression, internal positive)
 ``SHipMoment`` ...     -1000 x (flexion, adduction, internal rotation moment), N·mm/kg:
                        extensor, abductor, external rotator positive
@@ -68,6 +70,7 @@ __all__ = [
     "parse_feet",
     "pig_outputs",
     "pig_upper_outputs",
+    "uses_pig_ankle",
     "write_exports",
 ]
 
@@ -75,9 +78,16 @@ _SIDES = (("R", "right", 1.0), ("L", "left", -1.0))
 _AXES = ("x", "y", "z")
 
 
-def pig_outputs() -> list:
-    """``(group, label, components)``: each component None (zero) or ``(column, factor)``."""
+def pig_outputs(pig_ankle: bool = False) -> list:
+    """``(group, label, components)``: each component None (zero) or ``(column, factor)``.
+
+    ``pig_ankle``: the model decomposes the ankle as Plug-in Gait does (``meta["clinical_sequences"]["ankle"]
+    == "yzx"``, :func:`uses_pig_ankle`); ``SAnkleAngles`` Y is then written as Nexus writes it, the negative
+    of the inversion (the rotation about the foot's long axis, s = +1 right, -1 left: Y = -s x): the shared
+    Nexus 2.9 trial's own tibia and foot axes (``RTIO``..., ``RFOO``...) give its ``RAnkleAngles``,
+    ``LAnkleAngles`` to 0.005 deg so, and with the other sign not at all (r = -0.99)."""
     out = []
+    ankle_y = -1.0 if pig_ankle else 1.0
     for S, side, s in _SIDES:
         out += [
             ("ANGLES", f"{S}PelvisAngles", [("pelvis_tilt_deg", 1.0), ("pelvis_obliquity_deg", s),
@@ -86,8 +96,9 @@ def pig_outputs() -> list:
                                          for w in ("flexion", "adduction", "internal_rotation")]),
             ("ANGLES", f"{S}KneeAngles", [(f"{side}_knee_{w}_deg", 1.0)
                                           for w in ("flexion", "adduction", "internal_rotation")]),
-            ("ANGLES", f"{S}AnkleAngles", [(f"{side}_ankle_{w}_deg", 1.0)
-                                           for w in ("dorsiflexion", "inversion", "internal_rotation")]),
+            ("ANGLES", f"{S}AnkleAngles", [(f"{side}_ankle_dorsiflexion_deg", 1.0),
+                                           (f"{side}_ankle_inversion_deg", ankle_y),
+                                           (f"{side}_ankle_internal_rotation_deg", 1.0)]),
             ("ANGLES", f"{S}FootProgressAngles", [None, None, (f"{side}_foot_progression_deg", 1.0)]),
         ]
         for joint, words in (("Hip", ("flexion", "adduction", "internal_rotation")),
@@ -101,6 +112,15 @@ def pig_outputs() -> list:
 
 #: Plug-in Gait model outputs and the results columns they come from (see the module docstring).
 PIG_OUTPUTS = pig_outputs()
+#: The same for a model with Plug-in Gait's ankle (``SAnkleAngles`` Y = -inversion, :func:`pig_outputs`).
+PIG_ANKLE_OUTPUTS = pig_outputs(pig_ankle=True)
+
+
+def uses_pig_ankle(model) -> bool:
+    """Whether ``model`` decomposes the ankle as Plug-in Gait does (``meta["clinical_sequences"]["ankle"]``
+    is ``"yzx"``: the ``plug_in_gait`` sets), so that its ``SAnkleAngles`` Y is written as Nexus writes it."""
+    seqs = (getattr(model, "meta", None) or {}).get("clinical_sequences") or {}
+    return str(seqs.get("ankle", "")) == "yzx"
 
 
 def pig_upper_outputs() -> list:
@@ -283,7 +303,8 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
     else:
         names, xyz, unit, scale = [], np.zeros((F, 0, 3)), "mm", 1e-3
     blocks = []
-    pig_all = PIG_OUTPUTS + (PIG_UPPER_OUTPUTS if "thorax_tilt_deg" in cols else [])
+    pig_all = ((PIG_ANKLE_OUTPUTS if uses_pig_ankle(analysis.model) else PIG_OUTPUTS)
+               + (PIG_UPPER_OUTPUTS if "thorax_tilt_deg" in cols else []))
     outputs = [(g, label, comps) for g, label, comps in pig_all if any(c and c[0] in cols for c in comps)]
     take: list[str] = []
     factor: list[float] = []

@@ -118,8 +118,8 @@ class AnalysisOptions:
     """Low-pass cut-off (Hz) of the zero-phase Butterworth marker filter; None: no filter; "auto":
     chosen per trial by Winter's residual analysis (:mod:`humanbody.signal.residual`); "set" (the
     default): the marker set's, ``CUTOFF_HZ`` (6 Hz) except where the set says otherwise (the Plug-in
-    Gait sets: none, the markers as stored, as Plug-in Gait computes; the rates are smoothed all the same,
-    ``differentiation``).  A trial without markers takes ``CUTOFF_HZ`` for its loads."""
+    Gait sets: none, the markers as stored, as Plug-in Gait computes, with their rates by central differences
+    unless ``differentiation`` is not the default).  A trial without markers takes ``CUTOFF_HZ`` for its loads."""
     max_gap: float = 0.1
     """Longest marker gap filled in time (s)."""
     fill: str = "spline"

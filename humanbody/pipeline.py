@@ -92,6 +92,7 @@ from .model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS, check_sex
 from .model.body import BodyModel, load_model
 from .options import IK_METHODS, MARKERSET_CUTOFF, AnalysisOptions
 from .signal import CUTOFF_HZ
+from .signal.differentiate import Differentiation
 from .trial import Trial, load_forces
 
 __all__ = ["Analysis", "AnalysisOptions", "Conditioned", "LEVELS", "Log", "Record", "TrialSubject", "analyze_trial",
@@ -132,7 +133,6 @@ class Log:
 
     def add(self, level: str, stage: str, *lines: str) -> None:
         """Add one record per line of ``lines``, each at ``level`` from ``stage``.
-
 
         Parameters
 
@@ -486,39 +486,17 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
 def options_with(options: AnalysisOptions | None, overrides: dict) -> AnalysisOptions:
     """``options`` (default ``AnalysisOptions()``) with the keyword ``overrides`` applied.
 
-
-
     Parameters
-
-
     ----------
-
-
     options : AnalysisOptions or None
-
-
         The options (None: ``AnalysisOptions()``).
-
-
     overrides : dict
-
-
         Option name -> value.
 
-
-
     Returns
-
-
     -------
-
-
     AnalysisOptions
-
-
         A new options value (``options`` itself without overrides).
-
-
     """
     opts = AnalysisOptions() if options is None else options
     if not isinstance(opts, AnalysisOptions):
@@ -738,48 +716,20 @@ def subject(trial: Trial, options: AnalysisOptions, log: Log, file: SubjectFile 
     (:func:`humanbody.checks.mass.plates_mass`); without plates either,
     :data:`DEFAULT_MASS` is assumed (said so).
 
-
-
     Parameters
-
-
     ----------
-
-
     trial : Trial
-
-
         The trial (stage "read"): whether it has force plates.
-
-
     options : AnalysisOptions
-
-
         The analysis' options: ``mass``, ``height``, ``sex``, ``model``.
-
-
     log : Log
-
-
         The analysis' log (this stage's lines are added to it).
-
-
     file : io.subject.Subject, optional
-
-
         The subject file's measurements (or a C3D's ``PROCESSING`` group).
 
-
-
     Returns
-
-
     -------
-
-
     TrialSubject
-
-
     """
     mass, height = options.mass, options.height
     if file is not None:
@@ -797,39 +747,17 @@ def subject_model(subj: TrialSubject, options: AnalysisOptions, log: Log) -> Bod
     None when neither mass nor height is known: a marker trial's
     calibration then scales the model.
 
-
-
     Parameters
-
-
     ----------
-
-
     subj : TrialSubject
-
-
     options : AnalysisOptions
-
-
         The analysis' options: ``model``.
-
-
     log : Log
-
-
         The analysis' log (this stage's lines are added to it).
 
-
-
     Returns
-
-
     -------
-
-
     BodyModel or None
-
-
     """
     model = options.model
     if model is not None:
@@ -860,51 +788,21 @@ def orientations(trial: Trial, model: BodyModel, options: AnalysisOptions, log: 
     window (:func:`humanbody.checks.imu_still.check_still_window`; refused
     when it has none).
 
-
-
     Parameters
-
-
     ----------
-
-
     trial : Trial
-
-
         An orientation trial (stage "read").
-
-
     model : BodyModel
-
-
         The subject's model.
-
-
     options : AnalysisOptions
-
-
         The analysis' options: ``static``, ``imu_map``, ``axes``, ``imu_heading``, ``imu_knee``, ``skip_checks``.
-
-
     log : Log
-
-
         The analysis' log (this stage's lines are added to it).
 
-
-
     Returns
-
-
     -------
-
-
     DataFrame
-
-
         Generalized coordinates (rad, m), one row per frame.
-
-
     """
     if trial.n_frames < 2:
         raise InputError("has one frame: a calibration posture (give it as `static`), not a trial", trial.source)
@@ -936,42 +834,18 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log) -> Conditioned:
     markers the set does not use are left out and the rest conditioned
     (:func:`humanbody.markers.conditioning.condition`).
 
-
-
     Parameters
-
-
     ----------
-
-
     trial : Trial
-
-
         A marker trial (stage "read"), ground axes.
-
-
     options : AnalysisOptions
-
-
         The analysis' options: ``markerset``, ``hip_trial``, ``max_gap``, ``cutoff_hz``, ``fill``.
-
-
     log : Log
-
-
         The analysis' log (this stage's lines are added to it).
 
-
-
     Returns
-
-
     -------
-
-
     Conditioned
-
-
     """
     path, messages = trial.source, []  # the user's lines, added to the log in their order
     ground = trial.to_frame("ground")
@@ -1019,36 +893,16 @@ def marker_cutoff(cutoff_hz: float | str | None, mset: MarkerSet) -> float | str
     ``"set"`` (the default) the set's ``parameters["marker_cutoff_hz"]`` (0: none; the Plug-in Gait sets,
     whose model computes from the markers as stored) else ``CUTOFF_HZ``.
 
-
-
     Parameters
-
-
     ----------
-
-
     cutoff_hz : float, str or None
-
-
         ``options.cutoff_hz``: Hz, "auto", "set" or None.
-
-
     mset : MarkerSet
 
-
-
     Returns
-
-
     -------
-
-
     float, str or None
-
-
         The cut-off (Hz), "auto", or None (no filter).
-
-
     """
     if cutoff_hz != MARKERSET_CUTOFF:
         return cutoff_hz
@@ -1088,60 +942,24 @@ def calibrate_model(conditioned: Conditioned, static: Trial | str | os.PathLike 
     mapping unless ``cache`` holds its calibration already, by content) or,
     without one, on the conditioned markers (``mode="dynamic"``).
 
-
-
     Parameters
-
-
     ----------
-
-
     conditioned : Conditioned
-
-
         The conditioned trial (stage "condition").
-
-
     static : Trial, str, os.PathLike or None
-
-
         The static trial, or its file; None: calibrated on the trial itself.
-
-
     subj : TrialSubject
-
-
         Mass, height, sex and measurements the calibration scales to.
-
-
     options : AnalysisOptions
-
-
         The analysis' options (not read: the arguments carry what it needs).
-
-
     log : Log
-
-
         The analysis' log (this stage's lines are added to it).
-
-
     cache : dict, optional
-
-
         Calibrations already made, by static-trial content and subject.
 
-
-
     Returns
-
-
     -------
-
-
     Calibration
-
-
     """
     mset, required = conditioned.markerset, conditioned.required
     if static is None:
@@ -1163,51 +981,21 @@ def track(conditioned: Conditioned, calibration: Calibration, options: AnalysisO
     inverse kinematics (:func:`humanbody.markers.global_ik.track_global`) as
     ``options.ik`` and :func:`humanbody.markers.global_ik.choose_method` say.
 
-
-
     Parameters
-
-
     ----------
-
-
     conditioned : Conditioned
-
-
         The conditioned trial (stage "condition").
-
-
     calibration : Calibration
-
-
         The subject's calibration (stage "calibrate").
-
-
     options : AnalysisOptions
-
-
         The analysis' options: ``ik``, ``joint_limits``, ``static``, ``skip_checks``.
-
-
     log : Log
-
-
         The analysis' log (this stage's lines are added to it).
 
-
-
     Returns
-
-
     -------
-
-
     Tracking
-
-
         The tracking result: ``coords`` (rad, m), per-segment ``residuals`` (m) and ``status``.
-
-
     """
     markers, mset, required = conditioned.markers, conditioned.markerset, conditioned.required
     where = markers.columns.get_indexer([f"{col}_x" for col in conditioned.found.values()])
@@ -1261,59 +1049,37 @@ def _static_fit(options: AnalysisOptions, tracking, calibration=None, markers=No
 def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log: Log, source: str = "") -> Motion:
     """Stage "rates": the coordinates with their first and second time derivatives (given, or differentiated).
 
-    :func:`humanbody.mechanics.kinematics.prepare_motion` with ``options.differentiation``.
-
-
+    :func:`humanbody.mechanics.kinematics.prepare_motion` with ``options.differentiation``; when that is the
+    default (``--diff`` not naming another) and the model's marker set names its own method
+    (``meta["rates"]``: the Plug-in Gait sets' central differences, "gradient", as Nexus differences its
+    segment axes for the joint powers), the set's.  The frames at the ends whose rates are estimates are
+    noted on the log (``log.edges``, :func:`humanbody.checks.edges.edge_note`).
 
     Parameters
-
-
     ----------
-
-
     model : BodyModel
-
-
     coords : DataFrame
-
-
         Generalized coordinates (rad, m), one row per frame.
-
-
     options : AnalysisOptions
-
-
         The analysis' options: ``differentiation``.
-
-
     log : Log
-
-
         The analysis' log (this stage's lines are added to it).
-
-
     source : str
-
-
         The trial file (the coordinates' ``attrs["source"]`` when they name none).
 
-
-
     Returns
-
-
     -------
-
-
     Motion
-
-
     """
     if source:
         coords.attrs.setdefault("source", source)
-    motion = prepare_motion(model, coords, differentiation=options.differentiation)
-    log.message("rates", f"rates: {motion.how}")
-    log.edges = edge_note(options.differentiation, motion.time, motion.local_rates)
+    diff, own = options.differentiation, (getattr(model, "meta", None) or {}).get("rates")
+    if own and diff == Differentiation() and own != diff.method:
+        diff = Differentiation(method=str(own))
+    motion = prepare_motion(model, coords, differentiation=diff)
+    log.message("rates", f"rates: {motion.how}" + (" (the marker set's)" if diff is not options.differentiation
+                                                   else ""))
+    log.edges = edge_note(diff, motion.time, motion.local_rates)
     if log.edges:
         log.message("rates", edge_line(log.edges))
     return motion
@@ -1326,63 +1092,25 @@ def mechanics(trial: Trial, model: BodyModel, coords: pd.DataFrame, motion: Moti
     :func:`humanbody.trial_output.write` evaluates them frame range by
     range (with the kinetics in the same pass), so a long trial is never held whole.
 
-
-
     Parameters
-
-
     ----------
-
-
     trial : Trial
-
-
         The trial as analysed (conditioned markers, or the time base only).
-
-
     model : BodyModel
-
-
     coords : DataFrame
-
-
         Generalized coordinates (rad, m).
-
-
     motion : Motion
-
-
         The coordinates with their rates (stage "rates").
-
-
     options : AnalysisOptions
-
-
         The analysis' options: kept by the Analysis (its exports, its angles' zero).
-
-
     log : Log
-
-
         The analysis' log (this stage's lines are added to it).
-
-
     **parts
-
-
         The other fields of :class:`Analysis` (``markers``, ``calibration``, ``tracking``, ``raw``).
 
-
-
     Returns
-
-
     -------
-
-
     Analysis
-
-
     """
     return Analysis(trial=trial, coords=coords, model=model, motion=motion, options=options, log=log, **parts)
 
@@ -1392,7 +1120,8 @@ def apply_loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_h
 
     :func:`humanbody.mechanics.loads.condition_loads` (threshold, low-pass
     at ``options.forces_cutoff_hz``, else ``cutoff_hz``, the markers' cut-off;
-    resampled to the frames) and :func:`humanbody.mechanics.foot_contact.assign_loads`
+    resampled to the frames, as the mean over each frame when the model's set says so:
+    ``meta["load_resampling"] == "frame_mean"``, the Plug-in Gait sets) and :func:`humanbody.mechanics.foot_contact.assign_loads`
     (named segment, else the nearest foot).  The assignment needs the feet's
     poses in every frame: the kinematics computed here are kept
     (``computed``) and the writer reuses them, so every frame's
@@ -1424,8 +1153,9 @@ def apply_loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_h
             raise InputError(f"load_segments {name}={seg}: no segment {seg!r} in the model "
                              f"(segments: {', '.join(model.names)})", option="load_segments")
     cut = cutoff_hz if options.forces_cutoff_hz is None else options.forces_cutoff_hz
+    frame_mean = (getattr(model, "meta", None) or {}).get("load_resampling") == "frame_mean"  # Plug-in Gait's
     frame_loads = condition_loads(table, analysis.motion.time, cutoff_hz=cut or None,
-                                  threshold=options.force_threshold)
+                                  threshold=options.force_threshold, frame_mean=frame_mean)
     assigned = assign_loads(frame_loads, table.segments, model, analysis.results)
     log.message("loads", *assignment_line(table.notes + frame_loads.notes))
     return analysis.replace(loads=assigned, computed=analysis.results)

@@ -128,34 +128,19 @@ def results_bytes(analysis: Analysis, fmt: str = "csv", chunk_frames: int = CHUN
     is an InputError raised after the other files are made (the log holds
     what the exports said): give ``files`` (a dict, filled in place) to keep them.
 
+
     Returns
     -------
     dict
         File name relative to the output folder -> its bytes, in the order written.
 
-
-
     Parameters
-
-
     ----------
-
-
     analysis : Analysis
-
-
     fmt, chunk_frames, digits, relative, export, events, opensim_feet
-
-
         As :func:`write_results`.
-
-
     files : dict, optional
-
-
         Filled in place and returned (default: a new dict).
-
-
     """
     sink = _Memory(files)
     _outputs(analysis, sink, fmt, chunk_frames, digits, relative, export, events, opensim_feet)

@@ -125,7 +125,7 @@ def loads_from(args) -> dict:
 
 def add_rate_options(p) -> None:
     g = p.add_argument_group("rates (when the trial does not give _dot/_ddot columns)")
-    g.add_argument("--diff", choices=METHODS, default="savgol", help="smoothing differentiation (default savgol)")
+    g.add_argument("--diff", choices=METHODS, default="savgol", help="smoothing differentiation (default savgol; the Plug-in Gait sets: gradient)")
     g.add_argument("--diff-cutoff", type=float, default=CUTOFF_HZ, metavar="HZ",
                    help=f"-3 dB cut-off of the differentiation (default {CUTOFF_HZ:g} Hz)")
 

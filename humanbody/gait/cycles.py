@@ -145,33 +145,15 @@ def normalize_cycles(table: pd.DataFrame, events: pd.DataFrame, variables=None,
     """Mean and SD over strides of each variable, per side, at 0..100 % stride (:func:`normalized_curves`'
     table).
 
-
-
     Parameters
-
-
     ----------
-
-
     table, events, variables, points
-
-
         As :func:`normalized_curves`.
 
-
-
     Returns
-
-
     -------
-
-
     DataFrame
-
-
         The cycles table (:data:`CYCLE_COLUMNS`).
-
-
     """
     return normalized_curves(table, events, variables, points)[0]
 

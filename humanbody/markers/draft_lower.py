@@ -296,9 +296,10 @@ def _pig_leg(mk, out: _Out, s: str, widths, radius) -> None:
                               "primary": {"axis": "x", "from": hee, "to": toe}, "secondary": ankle_axis,
                               "length": [hee, toe],
                               "track": {"primary": {"axis": "x", "from": f"{s}_ankle", "to": toe},
-                                        "secondary": ankle_axis}},
+                                        "secondary": {"axis": "y", "like": f"{s}_lower_leg:y"}}},
                 "Plug-in Gait's foot: x heel -> toe in the static trial, y the ankle's flexion axis; tracked as "
-                "ankle centre -> toe turned by the static offsets.")
+                "ankle centre -> toe with the knee's shank y (the tibia with its torsion, as Nexus) turned by "
+                "the static offsets.")
     how = f"chord function from {thi} and {kne}" + (f" (offset from {kmed[0]})" if kmed else "")
     ahow = f"chord function from {tib} and {ank}" + (f" (offset from {amed[0]})" if amed else "")
     out.rules.append(f"{s} knee: {how}; {s} ankle: {ahow} (Plug-in Gait)")

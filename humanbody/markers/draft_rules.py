@@ -106,6 +106,8 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
         out.params["moment_frame"] = ("distal", "Plug-in Gait's moments: in the distal segment's frame")
         out.params["marker_cutoff_hz"] = (0.0, "no marker filter: Plug-in Gait computes from the markers as stored")
         out.params["foot_offsets_from_subject"] = (True, "a subject file's StaticPlantFlex, StaticRotOff win")
+        out.params["rates"] = ("gradient", "Plug-in Gait's rates: central differences of the frames")
+        out.params["load_resampling"] = ("frame_mean", "Plug-in Gait's loads: each frame the mean of its samples")
     _pelvis_with_hips(mk, out)
     _trunk(mk, out, xi)
     has_top = _head(mk, out, xi)

@@ -105,8 +105,21 @@ class FrameLoads:
 
 
 # ------------------------------------------------------------------ conditioning
+def _frame_means(time: np.ndarray, values: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The mean of the samples ``values`` (T, c) at ``time`` (T,) within half a frame of each frame time ``t``
+    (F,), ends included (|time - t_i| <= h + 1e-9 s, h half the median frame period): with a plate at r
+    samples per frame, the r + 1 samples centred on the frame, as Nexus averages its analog channels for
+    Plug-in Gait's kinetics.  A frame with no sample gets 0."""
+    h = 0.5 * float(np.median(np.diff(t))) if len(t) > 1 else 0.0
+    lo = np.searchsorted(time, t - h - 1e-9, side="left")
+    hi = np.searchsorted(time, t + h + 1e-9, side="right")
+    cs = np.concatenate([np.zeros((1, values.shape[1])), np.cumsum(values, axis=0)])
+    n = (hi - lo)[:, None]
+    return np.where(n > 0, (cs[hi] - cs[lo]) / np.maximum(n, 1), 0.0)
+
+
 def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = CUTOFF_HZ,
-                    threshold: float = FORCE_THRESHOLD) -> FrameLoads:
+                    threshold: float = FORCE_THRESHOLD, frame_mean: bool = False) -> FrameLoads:
     """Threshold, low-pass and resample loads to the motion's frames.
 
     Parameters
@@ -118,6 +131,10 @@ def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = CUTO
         markers' filter); None or 0: not filtered.
     threshold : float
         Vertical force (N) below which a load is zero.
+    frame_mean : bool
+        Resample the (unfiltered) wrench as the mean of its samples within half a frame of each frame
+        (:func:`_frame_means`, Nexus's for Plug-in Gait; the set's ``load_resampling = "frame_mean"``)
+        instead of interpolating it at the frame times.
 
     Frames outside the load file's time range get zero loads and are named
     in the notes; no overlap at all is an error.
@@ -145,8 +162,12 @@ def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = CUTO
         notes.append(f"loads: low-passed at {cutoff_hz:g} Hz (zero-phase Butterworth, as the markers), "
                      f"resampled to the {len(t)} frames")
     res = np.empty((len(t), L * 6))
-    for j in range(L * 6):
-        res[:, j] = np.interp(t, table.time, wrench[:, j], left=0.0, right=0.0)
+    if frame_mean and not (cutoff_hz and cutoff_hz < 0.5 * table.rate_hz):
+        res[:] = _frame_means(np.asarray(table.time, dtype=float), wrench, t)
+        notes.append("loads: each frame the mean of the samples within half a frame of it (Plug-in Gait's)")
+    else:
+        for j in range(L * 6):
+            res[:, j] = np.interp(t, table.time, wrench[:, j], left=0.0, right=0.0)
     res = res.reshape(len(t), L, 6)
     force, moment_o = res[..., :3].copy(), res[..., 3:].copy()
     loaded = force[..., 2] >= threshold

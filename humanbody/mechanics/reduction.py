@@ -207,27 +207,13 @@ def _judgement(model, fit, before: dict, after: dict, Fpk: float, h: float, mark
 def fit_trials(fit) -> int:
     """Number of trials a :class:`~humanbody.mechanics.mass_fit.MassFit` was fitted over (1 unless :func:`fit_subject`).
 
-
-
     Parameters
-
-
     ----------
-
-
     fit : MassFit
 
-
-
     Returns
-
-
     -------
-
-
     int
-
-
     """
     return int(getattr(fit, "trials", 1))
 
@@ -242,33 +228,15 @@ def fit_subject(analyses) -> MassFit:
     model (the subject's calibration).  Give the result to
     :func:`humanbody.pipeline.reduce` (``fit=``) for every trial: they all use one model.
 
-
-
     Parameters
-
-
     ----------
-
-
     analyses : iterable of Analysis
-
-
         The subject's analysed trials (those without loads are left out).
 
-
-
     Returns
-
-
     -------
-
-
     MassFit
-
-
         The fitted segment mass scales and trunk mass-centre offset, with ``trials``.
-
-
     """
     analyses = [a for a in analyses if a.loads is not None]
     if not analyses:
@@ -297,33 +265,15 @@ def trunk_share(tracking) -> float:
     The middle torso is interpolated between pelvis and thorax by most marker sets; a set without thorax
     markers carries the trunk's pose from the pelvis, and the trunk's mass centre cannot be fitted.
 
-
-
     Parameters
-
-
     ----------
-
-
     tracking : Tracking or None
-
-
         A tracking result with a ``status`` table (segment fits), or anything else.
 
-
-
     Returns
-
-
     -------
-
-
     float
-
-
         0 to 1.
-
-
     """
     status = getattr(tracking, "status", None)
     if status is None or "upper_torso" not in status.columns:
@@ -360,33 +310,15 @@ def reduced_coords(coords: pd.DataFrame, red: Reduction) -> pd.DataFrame:
 def jsonable(value):
     """``value`` with numpy numbers as Python ones and NaN as None (JSON).
 
-
-
     Parameters
-
-
     ----------
-
-
     value : object
-
-
         Numbers, lists, tuples and dicts of them.
 
-
-
     Returns
-
-
     -------
-
-
     object
-
-
         The same structure, JSON-serialisable.
-
-
     """
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}

@@ -96,8 +96,9 @@ def place(angles: dict, origin: np.ndarray, thi=THI_AT, tib=TIB_AT, subject=None
 
     ``centres`` also holds, per side, ``s_thigh``, ``s_shank`` (the knee's shank frame), ``s_shank_ankle``
     (the ankle axis: the TIB-plane frame, the shank turned by the tibial torsion), ``s_foot_anatomical``
-    (heel -> toe with the ankle axis) and ``s_foot_uncorrected`` (ankle centre -> toe with the ankle axis):
-    Plug-in Gait's foot in any frame is the uncorrected one turned by the static offset.
+    (heel -> toe with the ankle axis) and ``s_foot_uncorrected`` (ankle centre -> toe with the knee's shank
+    frame's y, the tibia with its torsion, as Nexus's foot: tests/integration/test_vicon_outputs.py): Plug-in
+    Gait's foot in any frame is the uncorrected one turned by the static offset.
 
     ``angles``: pelvis_tilt/obliquity/rotation and s_hip/knee/ankle angles (clinical names without _deg);
     ``origin`` (F, 3): mid-ASIS.  The pelvis is posed as Plug-in Gait's angles: Y-X-Z Cardan angles
@@ -143,7 +144,7 @@ def place(angles: dict, origin: np.ndarray, thi=THI_AT, tib=TIB_AT, subject=None
         centres.update({f"{side}_thigh": Rt, f"{side}_hip": hjc, f"{side}_knee": kjc, f"{side}_ankle": ajc, f"{side}_shank": Rs,
                         f"{side}_shank_ankle": Ra,
                         f"{side}_foot_anatomical": _frame_xy(m[f"{S}TOE"] - m[f"{S}HEE"], Ra[:, :, 1]),
-                        f"{side}_foot_uncorrected": _frame_xy(m[f"{S}TOE"] - ajc, Ra[:, :, 1])})
+                        f"{side}_foot_uncorrected": _frame_xy(m[f"{S}TOE"] - ajc, Rs[:, :, 1])})
     return m, centres
 
 
@@ -565,7 +566,7 @@ def test_left_pelvis_angles_are_the_side_s_own_sense(pig):
 
 def _pig_foot_long_axis(static_c, c, side, heading):
     """Plug-in Gait's foot long axis (unit, toe-wards) in the progression frame: the uncorrected foot (ankle
-    centre -> toe with the shank's ankle axis) of each frame turned by the static offset U0^T A0."""
+    centre -> toe with the knee's shank frame's y) of each frame turned by the static offset U0^T A0."""
     U0, A0 = static_c[f"{side}_foot_uncorrected"][0], static_c[f"{side}_foot_anatomical"][0]
     foot = c[f"{side}_foot_uncorrected"] @ (U0.T @ A0)
     return np.einsum("fij,fj->fi", _rz_many(-heading), foot[:, :, 0])
