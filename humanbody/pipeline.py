@@ -361,7 +361,7 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
     calibration = tracking = markers = raw = None
     if trial.kind == "markers":  # humanbody.trial.load_trial takes no other kind
         raw = trial.to_frame() if (bool(opts.export) if keep_raw is None else keep_raw) else None
-        conditioned = condition(trial, opts, log)
+        conditioned = condition(trial, opts, log, height=subj.height)
         del trial  # the trial as read is let go here: the conditioned markers live on in `conditioned`
         steps.advance("condition")
         calibration = calibrate(conditioned, opts.static, subj, opts, log, calibration_cache)
@@ -554,10 +554,12 @@ def orientations(trial: Trial, model: BodyModel, options: AnalysisOptions, log: 
     return coords
 
 
-def condition(trial: Trial, options: AnalysisOptions, log: Log) -> Conditioned:
+def condition(trial: Trial, options: AnalysisOptions, log: Log, height: float | None = None) -> Conditioned:
     """Stage "condition" of a marker trial: marker set, unused markers out, gaps filled, low-pass filtered.
 
-    The marker set is resolved (:func:`humanbody.markers.markerset.resolve_markerset`),
+    The marker set is resolved (:func:`humanbody.markers.markerset.resolve_markerset`; when none is given and
+    no built-in set matches the names, one is drafted from the static trial, else from the trial itself:
+    :func:`drafted_markerset`, ``height`` the subject's standing height in m if known),
     a hip calibration trial gives functional hip centres
     (:func:`humanbody.markers.functional_joint.functional_hips`, the hip trial
     read by :meth:`humanbody.trial.Trial.read` under the trial's axes mapping), the
@@ -568,7 +570,10 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log) -> Conditioned:
     ground = trial.to_frame("ground")
     messages.append(f"axes: {trial.axes.describe()}")
     names = ground.attrs.get("markers") or [c[:-2] for c in ground.columns if c.endswith("_x")]
-    mset, found = resolve_markerset(options.markerset, names, path, required=())
+    spec = options.markerset
+    if spec is None:
+        spec = drafted_markerset(names, ground, trial, options, log, height)
+    mset, found = resolve_markerset(spec, names, path, required=())
     found = _with_samples(ground, found, messages)
     required = _present_required(mset, found, path, messages)
     if options.hip_trial is not None:
@@ -593,6 +598,54 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log) -> Conditioned:
     out.source, out.forces, out.log, out.events = trial.source, trial.forces, trial.log, trial.events
     return Conditioned(trial=out, markerset=mset, found=found, required=required,
                        cutoff_hz=None if report.filter is None else report.filter.cutoff_hz)
+
+
+def drafted_markerset(names, ground: pd.DataFrame, trial: Trial, options: AnalysisOptions, log: Log,
+                      height: float | None = None) -> MarkerSet | None:
+    """None when a built-in set matches ``names`` (:func:`~humanbody.markers.markerset.detect_markerset`), else a
+    set drafted for them (:func:`humanbody.markers.draft.draft_markerset`) from ``options.static`` (read under the
+    trial's axes) or, without one, from the trial's stillest standing second (``ground``: the trial in ground
+    axes, m), with the standing ``height`` (m) when known, else the height the draft estimates and says.
+
+    Raises
+    ------
+    InputError
+        Neither a built-in set matches nor can one be drafted: one line naming the closest set and why the
+        draft failed, and ``humanbody markerset init`` / ``--markerset`` as the way on.
+    """
+    from .markers.draft import draft_markerset  # lazy: the drafting rules, only for a lab's own names
+
+    try:
+        detect_markerset(names, trial.source)
+        return None
+    except InputError as err:
+        closest = err.message.split(";")[0]
+    source = options.static if options.static is not None else trial.source
+    try:
+        if options.static is not None:
+            static = Trial.read(options.static, axes=trial.axes.spec)
+            if static.kind != "markers":
+                raise InputError("static trial must hold marker trajectories", options.static)
+            frame = static.to_frame("ground")
+        else:
+            frame = ground
+        frame.attrs.setdefault("source", os.fspath(source))
+        draft = draft_markerset(frame, height=height)
+    except InputError as err:
+        where = "" if options.static is None else f" (from {os.path.basename(os.fspath(options.static))})"
+        raise InputError(f"{closest}; drafting a set for them{where} failed: {err.message}; draft one with "
+                         f"humanbody markerset init STATIC --out FILE (or name a set with --markerset)",
+                         trial.source) from None
+    assert draft.markerset is not None  # a draft holds its set as loaded
+    used = sum(1 for m in draft.markers if m.used)
+    how = "given" if height is not None else "estimated from the markers (give --height to set it)"
+    log.messages.append(f"marker set: no built-in set matches, drafted {draft.markerset.name!r} from "
+                        f"{os.path.basename(os.fspath(source))} ({used} of {len(draft.markers)} markers; height "
+                        f"{draft.height:.2f} m {how}); to check and keep it: humanbody markerset init")
+    if draft.window:
+        log.details.append(f"marker set draft: {draft.window}")
+    log.details += [f"marker set draft: {line}" for line in draft.rules + [f"CHECK {c}" for c in draft.checks]]
+    return draft.markerset
 
 
 def _loads_cutoff(cutoff_hz: float | str | None) -> float | None:
