@@ -896,9 +896,10 @@ def _processing_subject(path: str, opts: AnalysisOptions, log: Log) -> SubjectFi
     if subj is None:
         return None
     given = [o for o, v in (("--mass", opts.mass), ("--height", opts.height)) if v is not None]
+    group = "SUBJECT group" if str(subj.source).endswith("(SUBJECT)") else "PROCESSING group (Vicon's subject parameters"
     log.messages.append(
-        f"subject measurements: {len(subj.measured())} from the C3D file's PROCESSING group (Vicon's subject "
-        "parameters; no --subject given)"
+        f"subject measurements: {len(subj.measured())} from the C3D file's {group}"
+        + ("; " if group.endswith("parameters") else " (") + "no --subject given)"
         + (f", mass {subj.mass:g} kg" if subj.mass is not None else "")
         + (f", height {subj.height:.3f} m" if subj.height is not None else "")
         + (f"; {' and '.join(given)} given win" if given else ""))

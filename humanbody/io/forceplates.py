@@ -262,13 +262,14 @@ def reaction_sign(vertical, threshold: float = FORCE_THRESHOLD) -> float:
 
 
 def c3d_has_platforms(path) -> bool:
-    """Whether a C3D file declares force platforms (``FORCE_PLATFORM:USED`` > 0); False when unreadable."""
+    """Whether a C3D file declares force platforms (``FORCE_PLATFORM:USED`` > 0) and holds analog samples for them;
+    False when unreadable."""
     try:
         import ezc3d  # optional dependency (humanbody[c3d])
 
         c = ezc3d.c3d(os.fspath(path))
         used = np.asarray(c["parameters"].get("FORCE_PLATFORM", {}).get("USED", {}).get("value", [0])).ravel()
-        return int(used[0]) > 0 if len(used) else False
+        return bool(len(used) and int(used[0]) > 0 and np.size(c["data"]["analogs"]) > 0)
     except Exception:  # noqa: BLE001 - the trial reader reports what is wrong with the file
         return False
 
