@@ -440,7 +440,8 @@ def _after_loads(analysis: Analysis, subj: Subject, opts: AnalysisOptions, log: 
     judged = [name not in given and seg in (None, "right_foot", "left_foot")
               for name, seg in zip(table.names, table.segments or [None] * len(table.names), strict=True)]
     log.messages.append(f"{line}; " + check_force_timing(table, analysis.loads, analysis.results, analysis.model,
-                                                         analysis.motion.time, skip=skip, judged=judged))
+                                                         analysis.motion.time, skip=skip, judged=judged,
+                                                         trial=analysis.source))
     if subj.mass_from_plates:
         _plates_mass(analysis, opts, log)
     elif subj.mass is not None and opts.model is None:

@@ -629,7 +629,8 @@ def _height_from_markers(markers: Mapping[str, np.ndarray], ms: MarkerSet, sourc
     """The standing height (m) :func:`estimate_height` finds, checked to be a standing body (0.8-2.5 m)."""
     height, how = estimate_height_detail(markers, ms)
     if height is None:
-        raise InputError(f"marker set {ms.name!r} cannot estimate the subject's height; give height", source or None)
+        raise InputError(f"marker set {ms.name!r} cannot estimate the subject's height from these markers; "
+                         f"give `height` (the standing height in m)", source or None)
     if not 0.8 <= height <= 2.5:  # the head is not above the feet along ground Z: the axes, not the subject
         raise InputError(f"the head markers are {height:.2f} m above the foot markers along the vertical of the "
                          f"axes mapping: not a standing body, so the axes look wrong (check `axes`; 'auto' "
