@@ -857,8 +857,13 @@ def _present_required(mset, found, path, messages) -> list:
             raise InputError(f"required marker {missing[0]!r} of marker set {mset.name!r} is missing and "
                              f"segment {seg!r} keeps {pts} point(s): too few to determine it through its "
                              "joints", path)
-        messages.append(f"marker set {mset.name!r}: {len(missing)} required marker(s) missing "
-                        f"({', '.join(missing)}); every tracked segment is still determined through its joints")
+        notes = mset.parameters.get("missing_markers_note") or {}
+        if all(m in notes for m in missing):  # the set says what it uses instead (Plug-in Gait without heels)
+            said = "; ".join(dict.fromkeys(str(notes[m]) for m in missing))
+            messages.append(f"marker set {mset.name!r} without {', '.join(missing)}: {said}")
+        else:
+            messages.append(f"marker set {mset.name!r}: {len(missing)} required marker(s) missing "
+                            f"({', '.join(missing)}); every tracked segment is still determined through its joints")
     return [m for m in mset.required if m in found]
 
 

@@ -457,7 +457,7 @@ def estimate_height(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> float |
     ``height_offset``.  The head marker's radius and the foot
     markers' height above the floor roughly cancel; the offset corrects a
     set whose head-top point is not on the vertex.  A set without head
-    markers names ``height_landmarks`` instead (point -> fraction of the
+    markers (or a trial without them) names ``height_landmarks`` instead (point -> fraction of the
     height: the acromia, the hip centres from the ASIS), combined by
     :func:`humanbody.markers.height_landmarks.combine`; its ``height_floor``
     may name points (the ankle centres, at ``height_floor_fraction``).
@@ -482,13 +482,13 @@ def estimate_height_detail(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> 
         return None, ""
     z_floor = np.fmin.reduce(np.stack(floors), axis=0)  # NaN where no floor marker is seen (no All-NaN warning)
     landmarks = ms.parameters.get("height_landmarks")
-    if landmarks:
+    top = ms.parameters.get("height_top")
+    z_top = z(top) if top is not None else None
+    if landmarks and (z_top is None or not np.isfinite(z_top).any()):  # no head-top point: the landmarks
         below = float(ms.parameters.get("height_floor_fraction", 0.0))
         levels = {name: (zt, float(f)) for name, f in landmarks.items() if (zt := z(name)) is not None}
         height, used = combine(levels, z_floor, below)
         return height, (describe(used, below) if used else "")
-    top = ms.parameters.get("height_top")
-    z_top = z(top) if top is not None else None
     if z_top is None:
         return None, ""
     h = nanmedian(z_top - z_floor) / float(ms.parameters.get("height_fraction", 1.0))
