@@ -251,6 +251,39 @@ class C3DPlatforms:
     rate_hz: float
     types: list
     reversed: list = field(default_factory=list)
+    rezeroed: dict = field(default_factory=dict)
+    """Plate name -> the resting force (N, (3,), the file's sign) taken off a plate that was not zeroed
+    (:func:`resting_force`)."""
+
+
+#: Largest resting force (N, vertical) taken as a plate's unzeroed offset, not a body standing on it.
+MAX_OFFSET_N = 100.0
+
+
+def resting_force(force, threshold: float = FORCE_THRESHOLD) -> np.ndarray | None:
+    """The force (N, (3,)) a plate reads at rest when it was not zeroed, or None when it was.
+
+    A plate that carries a foot for less than half of the trial reads its
+    resting value in most samples: the per-component median.  It is taken as
+    an offset when its vertical part is at least ``threshold`` (the contact
+    threshold: otherwise every sample would count as loaded) and at most
+    :data:`MAX_OFFSET_N` (more is a body standing on the plate throughout),
+    the samples near it spread by less than a tenth of it (a still plate), and
+    some sample departs from it by more than five times ``threshold`` (a foot).
+
+    Parameters
+    ----------
+    force : ndarray (T, 3)
+        The plate's force (N), any sign convention.
+    """
+    f = np.asarray(force, dtype=float)
+    rest = np.median(f, axis=0)
+    z = f[:, 2] - rest[2]
+    if not threshold <= abs(rest[2]) <= MAX_OFFSET_N or not (np.abs(z) > 5 * threshold).any():
+        return None
+    near = np.abs(z) < threshold
+    lo, hi = np.percentile(z[near], [10, 90]) if near.sum() > len(z) // 2 else (np.inf, -np.inf)
+    return rest if hi - lo < 0.1 * abs(rest[2]) else None
 
 
 def reaction_sign(vertical, threshold: float = FORCE_THRESHOLD) -> float:
@@ -312,6 +345,7 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
     first = int(head["header"]["points"]["first_frame"])  # 0-based, as the marker reader's time base
     M = np.eye(3) if mapping is None else np.asarray(mapping, dtype=float)
     names, force, point, moment, plates, flipped = [], [], [], [], [], []
+    rezeroed: dict = {}
     # no POINT:UNITS: ezc3d says metres, the file's lengths are millimetres (as the marker reader takes them)
     declared = len(head["parameters"]["POINT"].get("UNITS", {}).get("value", [])) > 0
     for i, p in enumerate(c["data"]["platform"]):
@@ -324,6 +358,10 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
             raise InputError(f"force of platform {i + 1} has a missing or non-finite value "
                              f"(sample {int(np.argmax(bad.any(axis=1))) + 1})", path)
         name = f"plate{i + 1}"
+        rest = resting_force(f)
+        if rest is not None:  # a plate not zeroed before the trial (Codamotion's sample): its resting force off
+            f = f - rest
+            rezeroed[name] = rest
         sign = reaction_sign(f[:, 2])  # the force on the plate (labs' convention) -> the reaction on the subject
         if sign < 0:
             flipped.append(name)
@@ -341,7 +379,7 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
     # an analog-only file (no 3-D points, POINT:RATE 0, as Kistler writes it) starts at its first sample
     time = (first / point_rate if point_rate > 0 else 0.0) + np.arange(n) / rate
     forces, points, moments = (np.stack(a, axis=1) for a in (force, point, moment))
-    return C3DPlatforms(time, names, forces, points, np.nan_to_num(moments), plates, rate, types, flipped)
+    return C3DPlatforms(time, names, forces, points, np.nan_to_num(moments), plates, rate, types, flipped, rezeroed)
 
 
 def _rotate_rows(a: np.ndarray, M: np.ndarray) -> np.ndarray:
