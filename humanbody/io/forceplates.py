@@ -263,27 +263,30 @@ MAX_OFFSET_N = 100.0
 def resting_force(force, threshold: float = FORCE_THRESHOLD) -> np.ndarray | None:
     """The force (N, (3,)) a plate reads at rest when it was not zeroed, or None when it was.
 
-    A plate that carries a foot for less than half of the trial reads its
-    resting value in most samples: the per-component median.  It is taken as
-    an offset when its vertical part is at least ``threshold`` (the contact
-    threshold: otherwise every sample would count as loaded) and at most
-    :data:`MAX_OFFSET_N` (more is a body standing on the plate throughout),
-    the samples near it spread by less than a tenth of it (a still plate), and
-    some sample departs from it by more than five times ``threshold`` (a foot).
+    The resting samples are those within 5 N of the vertical force's 10th
+    percentile (90th for a plate giving the force on it, downwards: of the two,
+    the one nearer zero); there must be a quarter of the trial of them (a
+    walk's plate is bare most of the time), the plate must carry a foot
+    somewhere (a sample more than five times ``threshold`` away from them), and
+    their median is taken as the offset when its vertical part lies between half
+    ``threshold`` (from there on, noise would cross the contact threshold) and
+    :data:`MAX_OFFSET_N` (more is a body standing on the plate, not an offset).
 
     Parameters
     ----------
     force : ndarray (T, 3)
         The plate's force (N), any sign convention.
+    threshold : float
+        The contact threshold (N).
     """
     f = np.asarray(force, dtype=float)
-    rest = np.median(f, axis=0)
-    z = f[:, 2] - rest[2]
-    if not threshold <= abs(rest[2]) <= MAX_OFFSET_N or not (np.abs(z) > 5 * threshold).any():
+    lo, hi = np.percentile(f[:, 2], [10, 90])
+    level = lo if abs(lo) <= abs(hi) else hi
+    near = np.abs(f[:, 2] - level) < 5.0
+    if near.sum() < len(f) // 4 or not (np.abs(f[:, 2] - level) > 5 * threshold).any():
         return None
-    near = np.abs(z) < threshold
-    lo, hi = np.percentile(z[near], [10, 90]) if near.sum() > len(z) // 2 else (np.inf, -np.inf)
-    return rest if hi - lo < 0.1 * abs(rest[2]) else None
+    rest = np.median(f[near], axis=0)
+    return rest if 0.5 * threshold <= abs(rest[2]) <= MAX_OFFSET_N else None
 
 
 def reaction_sign(vertical, threshold: float = FORCE_THRESHOLD) -> float:

@@ -230,6 +230,10 @@ def test_plates_not_zeroed_have_their_resting_force_taken_off():
     assert resting_force(zeroed) is None
     offset = zeroed + np.array([1.0, -2.0, 40.0])
     np.testing.assert_allclose(resting_force(offset), [1.0, -2.0, 40.5])
+    np.testing.assert_allclose(resting_force(-offset), [-1.0, 2.0, -40.5])  # the force on the plate: same offset
+    loaded_long = offset.copy()
+    loaded_long[(t > 0.05) & (t < 0.7), 2] = 650.0  # a foot on the plate for most of the trial: the rest still found
+    np.testing.assert_allclose(resting_force(loaded_long), [1.0, -2.0, 40.5])
 
 
 # ------------------------------------------------------------------ tolerance rules, synthetic files
