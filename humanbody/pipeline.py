@@ -639,10 +639,10 @@ def drafted_markerset(names, ground: pd.DataFrame, trial: Trial, options: Analys
                          trial.source) from None
     assert draft.markerset is not None  # a draft holds its set as loaded
     used = sum(1 for m in draft.markers if m.used)
-    how = "given" if height is not None else "estimated from the markers (give --height to set it)"
     log.messages.append(f"marker set: no built-in set matches, drafted {draft.markerset.name!r} from "
-                        f"{os.path.basename(os.fspath(source))} ({used} of {len(draft.markers)} markers; height "
-                        f"{draft.height:.2f} m {how}); to check and keep it: humanbody markerset init")
+                        f"{os.path.basename(os.fspath(source))} ({used} of {len(draft.markers)} markers"
+                        + (f", standing height {height:.2f} m" if height is not None else "")
+                        + "); to check and keep it: humanbody markerset init")
     if draft.window:
         log.details.append(f"marker set draft: {draft.window}")
     log.details += [f"marker set draft: {line}" for line in draft.rules + [f"CHECK {c}" for c in draft.checks]]

@@ -28,19 +28,47 @@ _JUMP = re.compile(r"^check outputs: (\S+) jumps ([0-9.]+) deg between ([0-9.]+)
 _CARRIED = re.compile(r"^check outputs: (\S+) carried from its parent for \d+ frames \(([0-9.]+) s ")
 
 
-def screen_lines(messages: list[str]) -> list[str]:
+#: Lines left to the log file first when the screen would hold more than its budget, in this order.
+_QUIET = ("low-pass:", "still missing:", "no missing samples remain", "not filtered:", "moments:",
+          "loads: low-passed", "loads: the trial's own force platforms", "static trial ", "calibration: static pose",
+          "calibration: no static trial", "converted marker coordinates", "tracking: segment fits",
+          "tracking: whole-body", "ignored ", "events: EVENT group", "check mass:", "rates:", "loads: plate")
+#: Lines of notes on the first screen (the files written and the compile note make it 25 at most).
+SCREEN_NOTES = 20
+
+
+def screen_lines(messages: list[str], budget: int = SCREEN_NOTES) -> list[str]:
     """The messages for the screen: the output checks' repeated notes (angles that jump, segments carried from
-    their parent) summarised into one line each, where the first of them stood; every other line as it is.
+    their parent) summarised into one line each, where the first of them stood; when more than ``budget`` lines
+    remain, the routine notes of :data:`_QUIET` are left to the log file (in that order, as many as needed) and
+    one last line says how many.
 
     Parameters
     ----------
     messages : list of str
         ``Analysis.messages`` (the log file keeps them all, one per line).
+    budget : int
+        Most lines to print.
 
     Returns
     -------
     list of str
     """
+    out = _summarised(messages)
+    if len(out) <= budget:
+        return out
+    dropped = 0
+    for prefix in _QUIET:
+        for line in [ln for ln in out if ln.startswith(prefix)]:
+            if len(out) <= budget - 1:
+                break
+            out.remove(line)
+            dropped += 1
+    return out + [f"({dropped} more notes in the log file; --verbose prints them)"] if dropped else out
+
+
+def _summarised(messages: list[str]) -> list[str]:
+    """:func:`screen_lines`'s first step: the repeated output-check notes in one line each."""
     groups: dict[str, list] = {"jump": [], "carried": []}
     out: list = []
     for line in messages:
