@@ -571,7 +571,7 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log, height: float | 
     ground = trial.to_frame("ground")
     messages.append(f"axes: {trial.axes.describe()}")
     names = ground.attrs.get("markers") or [c[:-2] for c in ground.columns if c.endswith("_x")]
-    spec = options.markerset
+    spec: str | MarkerSet | None = options.markerset
     if spec is None:
         spec = drafted_markerset(names, ground, trial, options, log, height)
     mset, found = resolve_markerset(spec, names, path, required=())
@@ -602,8 +602,8 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log, height: float | 
 
 
 def drafted_markerset(names, ground: pd.DataFrame, trial: Trial, options: AnalysisOptions, log: Log,
-                      height: float | None = None) -> MarkerSet | None:
-    """None when a built-in set matches ``names`` (:func:`~humanbody.markers.markerset.detect_markerset`), else a
+                      height: float | None = None) -> MarkerSet:
+    """The built-in set that matches ``names`` (:func:`~humanbody.markers.markerset.detect_markerset`), else a
     set drafted for them (:func:`humanbody.markers.draft.draft_markerset`) from ``options.static`` (read under the
     trial's axes) or, without one, from the trial's stillest standing second (``ground``: the trial in ground
     axes, m), with the standing ``height`` (m) when known, else the height the draft estimates and says.
@@ -617,8 +617,7 @@ def drafted_markerset(names, ground: pd.DataFrame, trial: Trial, options: Analys
     from .markers.draft import draft_markerset  # lazy: the drafting rules, only for a lab's own names
 
     try:
-        detect_markerset(names, trial.source)
-        return None
+        return detect_markerset(names, trial.source)
     except InputError as err:
         closest = err.message.split(";")[0]
     source = options.static if options.static is not None else trial.source
