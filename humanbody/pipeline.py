@@ -453,7 +453,7 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
     calibration = tracking = markers = raw = None
     if trial.kind == "markers":  # humanbody.trial.load_trial takes no other kind
         raw = trial.to_frame() if (bool(opts.export) if keep_raw is None else keep_raw) else None
-        conditioned = condition(trial, opts, log)
+        conditioned = condition(trial, opts, log, height=subj.height)
         del trial  # the trial as read is let go here: the conditioned markers live on in `conditioned`
         steps.advance("condition")
         calibration = calibrate_model(conditioned, opts.static, subj, opts, log, calibration_cache)
@@ -595,7 +595,8 @@ def weigh(analysis: Analysis, subj: TrialSubject, opts: AnalysisOptions, log: Lo
     judged = [name not in given and seg in (None, "right_foot", "left_foot")
               for name, seg in zip(table.names, table.segments or [None] * len(table.names), strict=True)]
     log.message("mass", f"{line}; " + check_force_timing(table, analysis.loads, analysis.results, analysis.model,
-                                                      analysis.motion.time, skip=skip, judged=judged))
+                                                      analysis.motion.time, skip=skip, judged=judged,
+                                                      trial=analysis.source))
     if subj.mass_from_plates:
         m, lines = plates_mass(analysis.loads, analysis.results, analysis.model, analysis.motion.time,
                                table.source, skip="mass" in opts.skip_checks, edges=_edge_count(log))
@@ -824,10 +825,12 @@ def orientations(trial: Trial, model: BodyModel, options: AnalysisOptions, log: 
     return coords
 
 
-def condition(trial: Trial, options: AnalysisOptions, log: Log) -> Conditioned:
+def condition(trial: Trial, options: AnalysisOptions, log: Log, height: float | None = None) -> Conditioned:
     """Stage "condition" of a marker trial: marker set, unused markers out, gaps filled, low-pass filtered.
 
-    The marker set is resolved (:func:`humanbody.markers.markerset.resolve_markerset`),
+    The marker set is resolved (:func:`humanbody.markers.markerset.resolve_markerset`; when none is given and
+    no built-in set matches the names, one is drafted from the static trial, else from the trial itself:
+    :func:`drafted_markerset`, ``height`` the subject's standing height in m if known),
     a hip calibration trial gives functional hip centres
     (:func:`humanbody.markers.functional_joint.functional_hips`, the hip trial
     read by :meth:`humanbody.trial.Trial.read` under the trial's axes mapping), the
@@ -851,7 +854,10 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log) -> Conditioned:
     ground = trial.to_frame("ground")
     messages.append(f"axes: {trial.axes.describe()}")
     names = ground.attrs.get("markers") or [c[:-2] for c in ground.columns if c.endswith("_x")]
-    mset, found = resolve_markerset(options.markerset, names, path, required=())
+    spec: str | MarkerSet | None = options.markerset
+    if spec is None:
+        spec = drafted_markerset(names, ground, trial, options, log, height)
+    mset, found = resolve_markerset(spec, names, path, required=())
     found = _with_samples(ground, found, messages)
     required = _present_required(mset, found, path, messages)
     log.message("condition", *messages)
@@ -878,6 +884,53 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log) -> Conditioned:
     out.source, out.forces, out.log, out.events = trial.source, trial.forces, trial.log, trial.events
     return Conditioned(trial=out, markerset=mset, found=found, required=required,
                        cutoff_hz=None if report.filter is None else report.filter.cutoff_hz)
+
+
+def drafted_markerset(names, ground: pd.DataFrame, trial: Trial, options: AnalysisOptions, log: Log,
+                      height: float | None = None) -> MarkerSet:
+    """The built-in set that matches ``names`` (:func:`~humanbody.markers.markerset.detect_markerset`), else a
+    set drafted for them (:func:`humanbody.markers.draft.draft_markerset`) from ``options.static`` (read under the
+    trial's axes) or, without one, from the trial's stillest standing second (``ground``: the trial in ground
+    axes, m), with the standing ``height`` (m) when known, else the height the draft estimates and says.
+
+    Raises
+    ------
+    InputError
+        Neither a built-in set matches nor can one be drafted: one line naming the closest set and why the
+        draft failed, and ``humanbody markerset init`` / ``--markerset`` as the way on.
+    """
+    from .markers.draft import draft_markerset  # lazy: the drafting rules, only for a lab's own names
+
+    try:
+        return detect_markerset(names, trial.source)
+    except InputError as err:
+        closest = err.message.split(";")[0]
+    source = options.static if options.static is not None else trial.source
+    try:
+        if options.static is not None:
+            static = Trial.read(options.static, axes=trial.axes.spec)
+            if static.kind != "markers":
+                raise InputError("static trial must hold marker trajectories", options.static)
+            frame = static.to_frame("ground")
+        else:
+            frame = ground
+        frame.attrs.setdefault("source", os.fspath(source))
+        draft = draft_markerset(frame, height=height)
+    except InputError as err:
+        where = "" if options.static is None else f" (from {os.path.basename(os.fspath(options.static))})"
+        raise InputError(f"{closest}; drafting a set for them{where} failed: {err.message}; draft one with "
+                         f"humanbody markerset init STATIC --out FILE (or name a set with --markerset)",
+                         trial.source) from None
+    assert draft.markerset is not None  # a draft holds its set as loaded
+    used = sum(1 for m in draft.markers if m.used)
+    log.message("condition", f"marker set: no built-in set matches, drafted {draft.markerset.name!r} from "
+                f"{os.path.basename(os.fspath(source))} ({used} of {len(draft.markers)} markers"
+                + (f", standing height {height:.2f} m" if height is not None else "")
+                + "); to check and keep it: humanbody markerset init")
+    if draft.window:
+        log.detail("condition", f"marker set draft: {draft.window}")
+    log.detail("condition", *[f"marker set draft: {line}" for line in draft.rules + [f"CHECK {c}" for c in draft.checks]])
+    return draft.markerset
 
 
 def _loads_cutoff(cutoff_hz: float | str | None) -> float | None:
@@ -1194,8 +1247,13 @@ def _present_required(mset, found, path, messages) -> list:
             raise InputError(f"required marker {missing[0]!r} of marker set {mset.name!r} is missing and "
                              f"segment {seg!r} keeps {pts} point(s): too few to determine it through its "
                              "joints", path)
-        messages.append(f"marker set {mset.name!r}: {len(missing)} required marker(s) missing "
-                        f"({', '.join(missing)}); every tracked segment is still determined through its joints")
+        notes = mset.parameters.get("missing_markers_note") or {}
+        if all(m in notes for m in missing):  # the set says what it uses instead (Plug-in Gait without heels)
+            said = "; ".join(dict.fromkeys(str(notes[m]) for m in missing))
+            messages.append(f"marker set {mset.name!r} without {', '.join(missing)}: {said}")
+        else:
+            messages.append(f"marker set {mset.name!r}: {len(missing)} required marker(s) missing "
+                            f"({', '.join(missing)}); every tracked segment is still determined through its joints")
     return [m for m in mset.required if m in found]
 
 
@@ -1228,9 +1286,10 @@ def _processing_subject(path: str, opts: AnalysisOptions, log: Log) -> SubjectFi
     if subj is None:
         return None
     given = [o for o, v in (("--mass", opts.mass), ("--height", opts.height)) if v is not None]
+    group = "SUBJECT group" if str(subj.source).endswith("(SUBJECT)") else "PROCESSING group (Vicon's subject parameters"
     log.message(
-        "subject", f"subject measurements: {len(subj.measured())} from the C3D file's PROCESSING group (Vicon's subject "
-        "parameters; no --subject given)"
+        "subject", f"subject measurements: {len(subj.measured())} from the C3D file's {group}"
+        + ("; " if group.endswith("parameters") else " (") + "no --subject given)"
         + (f", mass {subj.mass:g} kg" if subj.mass is not None else "")
         + (f", height {subj.height:.3f} m" if subj.height is not None else "")
         + (f"; {' and '.join(given)} given win" if given else ""))

@@ -112,8 +112,10 @@ def onset_lags(loads, results, model, time) -> np.ndarray:
     return np.concatenate(lags) if lags else np.zeros(0)
 
 
-def check_force_timing(table, loads, results, model, time, *, skip: bool = False, judged=None) -> str:
-    """The part of the force-clock line on where and when the feet meet the force; refused as the module says."""
+def check_force_timing(table, loads, results, model, time, *, skip: bool = False, judged=None, trial=None) -> str:
+    """The part of the force-clock line on where and when the feet meet the force; refused as the module says.
+    ``trial``: the trial file; when the forces are its own plates, the refusal points at the plates, not at a
+    force file the user never gave."""
     dist, n = cop_distance(loads, results, model, judged)
     lags = onset_lags(loads, results, model, time)
     lag = float(np.median(np.abs(lags))) if len(lags) else float("nan")
@@ -128,6 +130,10 @@ def check_force_timing(table, loads, results, model, time, *, skip: bool = False
         bad.append(f"the forces start {lag:.2f} s away from the feet's strikes")
     if bad and not skip:
         name = Path(table.source).name if table.source else "the force file"
-        raise refusal("force-clock", f"not this trial's forces in time: {' and '.join(bad)} ({name}: {said})",
-                      table.source or None, instead="give the force file of this trial")
+        own = trial is not None and table.source and Path(str(table.source)) == Path(str(trial))
+        what = "the trial's own force plates are not under its feet" if own else "not this trial's forces in time"
+        instead = ("check the plates' corners and origin in the file" if own
+                   else "give the force file of this trial")
+        raise refusal("force-clock", f"{what}: {' and '.join(bad)} ({name}: {said})",
+                      table.source or None, instead=instead)
     return said + (" (--skip-check force-clock)" if bad else "")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from ..errors import InputError
@@ -20,6 +21,82 @@ from ._options import (  # noqa: F401  (the builders' former home: analysis_opti
 )
 
 HELP = "analyse one trial: joint angles and the mechanics of every segment -> results CSV"
+
+
+#: Notes said once per joint or segment, summarised on the screen into one line each (all in <trial>_log.txt).
+_JUMP = re.compile(r"^check outputs: (\S+) jumps ([0-9.]+) deg between ([0-9.]+) and ")
+_CARRIED = re.compile(r"^check outputs: (\S+) carried from its parent for \d+ frames \(([0-9.]+) s ")
+
+
+#: Lines left to the log file first when the screen would hold more than its budget, in this order.
+_QUIET = ("low-pass:", "still missing:", "no missing samples remain", "not filtered:", "moments:",
+          "loads: low-passed", "loads: the trial's own force platforms", "static trial ", "calibration: static pose",
+          "calibration: no static trial", "converted marker coordinates", "tracking: segment fits",
+          "tracking: whole-body", "ignored ", "events: EVENT group", "check mass:", "rates:", "loads: plate")
+#: Lines of notes on the first screen (the files written and the compile note make it 25 at most).
+SCREEN_NOTES = 20
+
+
+def screen_lines(messages: list[str], budget: int = SCREEN_NOTES) -> list[str]:
+    """The messages for the screen: the output checks' repeated notes (angles that jump, segments carried from
+    their parent) summarised into one line each, where the first of them stood; when more than ``budget`` lines
+    remain, the routine notes of :data:`_QUIET` are left to the log file (in that order, as many as needed) and
+    one last line says how many.
+
+    Parameters
+    ----------
+    messages : list of str
+        ``Analysis.messages`` (the log file keeps them all, one per line).
+    budget : int
+        Most lines to print.
+
+    Returns
+    -------
+    list of str
+    """
+    out = _summarised(messages)
+    if len(out) <= budget:
+        return out
+    dropped = 0
+    for prefix in _QUIET:
+        for line in [ln for ln in out if ln.startswith(prefix)]:
+            if len(out) <= budget - 1:
+                break
+            out.remove(line)
+            dropped += 1
+    return out + [f"({dropped} more notes in the log file; --verbose prints them)"] if dropped else out
+
+
+def _summarised(messages: list[str]) -> list[str]:
+    """:func:`screen_lines`'s first step: the repeated output-check notes in one line each."""
+    groups: dict[str, list] = {"jump": [], "carried": []}
+    out: list = []
+    for line in messages:
+        for key, pattern in (("jump", _JUMP), ("carried", _CARRIED)):
+            m = pattern.match(line)
+            if m:
+                if not groups[key]:
+                    out.append(key)  # the summary's place
+                groups[key].append(m.groups())
+                break
+        else:
+            out.append(line)
+    jump, carried = groups["jump"], groups["carried"]
+    if len(jump) == 1:
+        out[out.index("jump")] = next(ln for ln in messages if _JUMP.match(ln))
+    elif jump:
+        worst = sorted(jump, key=lambda g: -float(g[1]))
+        names = ", ".join(f"{n} {float(d):.0f} deg at {float(t):.3g} s" for n, d, t in worst[:3])
+        out[out.index("jump")] = (f"check outputs: {len(jump)} angles jump faster than a joint turns "
+                                  f"(at most 1500 deg/s between two frames): {names}"
+                                  + (f" and {len(jump) - 3} more" if len(jump) > 3 else "") + " (each in the log)")
+    if len(carried) == 1:
+        out[out.index("carried")] = next(ln for ln in messages if _CARRIED.match(ln))
+    elif carried:
+        names = ", ".join(f"{n} {float(d):.2g} s" for n, d in carried)
+        out[out.index("carried")] = (f"check outputs: segments carried from their parent for more than 0.1 s "
+                                     f"(their motion there is the parent's): {names}")
+    return out
 
 
 def _digits(text: str) -> int:
@@ -129,7 +206,7 @@ def run(args) -> int:
     options = analysis_options(args)
     analysis = analyze_trial(args.trial, options, progress=not args.quiet, keep_markers=False)
     said = len(analysis.messages)
-    for line in analysis.messages:
+    for line in analysis.messages if args.verbose else screen_lines(analysis.messages):
         say(line)
     if args.verbose:
         for line in analysis.details:

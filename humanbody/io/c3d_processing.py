@@ -28,6 +28,10 @@ from its markers (``tests/integration/test_vicon_outputs.py``).  A length
 or the mass given as 0 is "not measured", as Nexus writes it; a signed
 parameter given as 0 is a value.
 
+Without a ``PROCESSING`` group, a ``SUBJECT`` group's ``WEIGHT`` (kg) and
+``HEIGHT`` (as Biogesta writes them: centimetres; a value under 3 is taken
+as metres, over 300 as millimetres) give the mass and height.
+
 Only the parameter section is read (:func:`humanbody.io.c3d_params.parse_parameters`),
 not the frames.
 """
@@ -105,7 +109,7 @@ def read_processing(path) -> Subject | None:
     groups = _parameter_section(p)
     group = None if groups is None else groups.get("PROCESSING")
     if group is None:
-        return None
+        return None if groups is None else _subject_group(p, groups.get("SUBJECT"))
     values: dict[str, Any] = {}
     for name, (fld, factor) in PROCESSING_FIELDS.items():
         par = group.params.get(name)
@@ -121,3 +125,29 @@ def read_processing(path) -> Subject | None:
     if not values:
         return None
     return Subject(source=f"{os.fspath(p)} (PROCESSING)", **values)
+
+
+def _subject_group(p: Path, group) -> Subject | None:
+    """Mass (kg) and height (m) from a ``SUBJECT`` group's ``WEIGHT`` and ``HEIGHT`` (cm; < 3: m, > 300: mm),
+    or None when it has neither with a plausible value."""
+    if group is None:
+        return None
+    values: dict[str, Any] = {}
+    for name, fld in (("WEIGHT", "mass"), ("HEIGHT", "height")):
+        par = group.params.get(name)
+        if par is None or par.type not in (1, 2, 4):
+            continue
+        arr = np.asarray(par.value, dtype=float).ravel()
+        x = float(arr[0]) if arr.size else math.nan
+        if not (math.isfinite(x) and x > 0):
+            continue
+        if fld == "height":
+            x = x if x < 3 else x / 100 if x <= 300 else x / 1000
+            if not 0.5 <= x <= 2.5:
+                continue
+        elif not 10 <= x <= 400:
+            continue
+        values[fld] = x
+    if not values:
+        return None
+    return Subject(source=f"{os.fspath(p)} (SUBJECT)", **values)

@@ -251,6 +251,42 @@ class C3DPlatforms:
     rate_hz: float
     types: list
     reversed: list = field(default_factory=list)
+    rezeroed: dict = field(default_factory=dict)
+    """Plate name -> the resting force (N, (3,), the file's sign) taken off a plate that was not zeroed
+    (:func:`resting_force`)."""
+
+
+#: Largest resting force (N, vertical) taken as a plate's unzeroed offset, not a body standing on it.
+MAX_OFFSET_N = 100.0
+
+
+def resting_force(force, threshold: float = FORCE_THRESHOLD) -> np.ndarray | None:
+    """The force (N, (3,)) a plate reads at rest when it was not zeroed, or None when it was.
+
+    The resting samples are those within 5 N of the vertical force's 10th
+    percentile (90th for a plate giving the force on it, downwards: of the two,
+    the one nearer zero); there must be a quarter of the trial of them (a
+    walk's plate is bare most of the time), the plate must carry a foot
+    somewhere (a sample more than five times ``threshold`` away from them), and
+    their median is taken as the offset when its vertical part lies between half
+    ``threshold`` (from there on, noise would cross the contact threshold) and
+    :data:`MAX_OFFSET_N` (more is a body standing on the plate, not an offset).
+
+    Parameters
+    ----------
+    force : ndarray (T, 3)
+        The plate's force (N), any sign convention.
+    threshold : float
+        The contact threshold (N).
+    """
+    f = np.asarray(force, dtype=float)
+    lo, hi = np.percentile(f[:, 2], [10, 90])
+    level = lo if abs(lo) <= abs(hi) else hi
+    near = np.abs(f[:, 2] - level) < 5.0
+    if near.sum() < len(f) // 4 or not (np.abs(f[:, 2] - level) > 5 * threshold).any():
+        return None
+    rest = np.median(f[near], axis=0)
+    return rest if 0.5 * threshold <= abs(rest[2]) <= MAX_OFFSET_N else None
 
 
 def reaction_sign(vertical, threshold: float = FORCE_THRESHOLD) -> float:
@@ -262,13 +298,14 @@ def reaction_sign(vertical, threshold: float = FORCE_THRESHOLD) -> float:
 
 
 def c3d_has_platforms(path) -> bool:
-    """Whether a C3D file declares force platforms (``FORCE_PLATFORM:USED`` > 0); False when unreadable."""
+    """Whether a C3D file declares force platforms (``FORCE_PLATFORM:USED`` > 0) and holds analog samples for them;
+    False when unreadable."""
     try:
         import ezc3d  # optional dependency (humanbody[c3d])
 
         c = ezc3d.c3d(os.fspath(path))
         used = np.asarray(c["parameters"].get("FORCE_PLATFORM", {}).get("USED", {}).get("value", [0])).ravel()
-        return int(used[0]) > 0 if len(used) else False
+        return bool(len(used) and int(used[0]) > 0 and np.size(c["data"]["analogs"]) > 0)
     except Exception:  # noqa: BLE001 - the trial reader reports what is wrong with the file
         return False
 
@@ -311,6 +348,7 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
     first = int(head["header"]["points"]["first_frame"])  # 0-based, as the marker reader's time base
     M = np.eye(3) if mapping is None else np.asarray(mapping, dtype=float)
     names, force, point, moment, plates, flipped = [], [], [], [], [], []
+    rezeroed: dict = {}
     # no POINT:UNITS: ezc3d says metres, the file's lengths are millimetres (as the marker reader takes them)
     declared = len(head["parameters"]["POINT"].get("UNITS", {}).get("value", [])) > 0
     for i, p in enumerate(c["data"]["platform"]):
@@ -323,6 +361,10 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
             raise InputError(f"force of platform {i + 1} has a missing or non-finite value "
                              f"(sample {int(np.argmax(bad.any(axis=1))) + 1})", path)
         name = f"plate{i + 1}"
+        rest = resting_force(f)
+        if rest is not None:  # a plate not zeroed before the trial (Codamotion's sample): its resting force off
+            f = f - rest
+            rezeroed[name] = rest
         sign = reaction_sign(f[:, 2])  # the force on the plate (labs' convention) -> the reaction on the subject
         if sign < 0:
             flipped.append(name)
@@ -340,7 +382,7 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
     # an analog-only file (no 3-D points, POINT:RATE 0, as Kistler writes it) starts at its first sample
     time = (first / point_rate if point_rate > 0 else 0.0) + np.arange(n) / rate
     forces, points, moments = (np.stack(a, axis=1) for a in (force, point, moment))
-    return C3DPlatforms(time, names, forces, points, np.nan_to_num(moments), plates, rate, types, flipped)
+    return C3DPlatforms(time, names, forces, points, np.nan_to_num(moments), plates, rate, types, flipped, rezeroed)
 
 
 def _rotate_rows(a: np.ndarray, M: np.ndarray) -> np.ndarray:

@@ -288,6 +288,9 @@ def _read_c3d_platforms(path: Path, mapping, loads) -> LoadTable:
         segs[c.names.index(name)] = seg
     notes = [f"loads: {len(c.names)} force platform(s) of type {', '.join(map(str, c.types))} from the "
              f"C3D file at {c.rate_hz:g} Hz"]
+    if c.rezeroed:
+        notes.append("loads: not zeroed before the trial, the resting force taken off: "
+                     + ", ".join(f"{k} {abs(v[2]):.0f} N" for k, v in c.rezeroed.items()))
     if c.reversed:
         notes.append(f"loads: {', '.join(c.reversed)} give the force on the plate (downwards): taken as the ground "
                      "reaction on the subject, its opposite")

@@ -457,7 +457,7 @@ def estimate_height(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> float |
     ``height_offset``.  The head marker's radius and the foot
     markers' height above the floor roughly cancel; the offset corrects a
     set whose head-top point is not on the vertex.  A set without head
-    markers names ``height_landmarks`` instead (point -> fraction of the
+    markers (or a trial without them) names ``height_landmarks`` instead (point -> fraction of the
     height: the acromia, the hip centres from the ASIS), combined by
     :func:`humanbody.markers.height_landmarks.combine`; its ``height_floor``
     may name points (the ankle centres, at ``height_floor_fraction``).
@@ -482,13 +482,13 @@ def estimate_height_detail(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> 
         return None, ""
     z_floor = np.fmin.reduce(np.stack(floors), axis=0)  # NaN where no floor marker is seen (no All-NaN warning)
     landmarks = ms.parameters.get("height_landmarks")
-    if landmarks:
+    top = ms.parameters.get("height_top")
+    z_top = z(top) if top is not None else None
+    if landmarks and (z_top is None or not np.isfinite(z_top).any()):  # no head-top point: the landmarks
         below = float(ms.parameters.get("height_floor_fraction", 0.0))
         levels = {name: (zt, float(f)) for name, f in landmarks.items() if (zt := z(name)) is not None}
         height, used = combine(levels, z_floor, below)
         return height, (describe(used, below) if used else "")
-    top = ms.parameters.get("height_top")
-    z_top = z(top) if top is not None else None
     if z_top is None:
         return None, ""
     h = nanmedian(z_top - z_floor) / float(ms.parameters.get("height_fraction", 1.0))
@@ -629,7 +629,8 @@ def _height_from_markers(markers: Mapping[str, np.ndarray], ms: MarkerSet, sourc
     """The standing height (m) :func:`estimate_height` finds, checked to be a standing body (0.8-2.5 m)."""
     height, how = estimate_height_detail(markers, ms)
     if height is None:
-        raise InputError(f"marker set {ms.name!r} cannot estimate the subject's height; give height", source or None)
+        raise InputError(f"marker set {ms.name!r} cannot estimate the subject's height from these markers; "
+                         f"give `height` (the standing height in m)", source or None)
     if not 0.8 <= height <= 2.5:  # the head is not above the feet along ground Z: the axes, not the subject
         raise InputError(f"the head markers are {height:.2f} m above the foot markers along the vertical of the "
                          f"axes mapping: not a standing body, so the axes look wrong (check `axes`; 'auto' "

@@ -437,7 +437,9 @@ def shared_affixes(names) -> tuple[str, str]:
 def detect_markerset(names, source: str | None = None) -> MarkerSet:
     """The built-in set covering most of its required markers in ``names``.
 
-    Ties go to the set that matches more of the trial's names.  A set with
+    Ties go to the set that matches more of the trial's names.  A required marker
+    the set's ``missing_markers_note`` names (it says what it uses instead:
+    Plug-in Gait's heels) does not count as missing.  A set with
     required markers missing is still chosen when the markers present
     determine every tracked segment through its joints
     (:func:`undetermined_segments`).
@@ -452,14 +454,18 @@ def detect_markerset(names, source: str | None = None) -> MarkerSet:
     for key in builtin_markersets():
         ms = load_markerset(key)
         found = match_markers(ms, names)
-        missing = [m for m in ms.required if m not in found and not _stand_in(ms, m, found)]
+        spared = ms.parameters.get("missing_markers_note") or {}  # markers the set says it can do without
+        missing = [m for m in ms.required if m not in found and not _stand_in(ms, m, found) and m not in spared]
         score = 1.0 - len(missing) / max(len(ms.required), 1)
-        # ties (a HALPE_26 trial has every BODY_25B keypoint too) go to the set that uses more of the names
-        if best is None or (score, len(found)) > (best[0], best[3]):
-            best = (score, ms, missing, len(found))
+        # ties go to the set with fewer segments none of whose markers is here (a Plug-in Gait walk without arm
+        # markers: the lower-body set), then to the one that uses more of the names (a HALPE_26 trial has every
+        # BODY_25B keypoint too)
+        bare = -sum(1 for spec in ms.segments.values() if spec.markers and not any(m in found for m in spec.markers))
+        if best is None or (score, bare, len(found)) > (best[0], best[3], best[4]):
+            best = (score, ms, missing, bare, len(found))
     if best is None:
         raise InputError("no built-in marker sets are installed", source)
-    score, ms, missing, _ = best
+    score, ms, missing, _, _ = best
     lost = undetermined_segments(ms, match_markers(ms, names)) if missing else []
     if lost:
         raise InputError(
@@ -502,6 +508,17 @@ def resolve_markerset(spec, names, source: str | None = None, required=None) -> 
     return ms, found
 
 
+def _track_markers(ms: MarkerSet, track: Mapping) -> set:
+    """The markers a segment's ``track`` axis rules name (``from``/``to`` entries that are markers, not points)."""
+    names = set()
+    for axis in (track.get("primary") or {}, track.get("secondary") or {}):
+        for key in ("from", "to"):
+            value = axis.get(key) if isinstance(axis, Mapping) else None
+            if isinstance(value, str) and value in ms.markers:
+                names.add(value)
+    return names
+
+
 def undetermined_segments(ms: MarkerSet, present) -> list[tuple[str, int]]:
     """Tracked segments that the markers ``present`` no longer determine through their joints.
 
@@ -533,6 +550,8 @@ def undetermined_segments(ms: MarkerSet, present) -> list[tuple[str, int]]:
         spec = ms.segments[seg]
         if spec.rule != "cluster" or not (ms.keypoints or required.intersection(spec.markers)):
             continue
+        if isinstance(spec.track, Mapping) and _track_markers(ms, spec.track) <= present:
+            continue  # tracked by its own axis rules (Plug-in Gait's foot: ankle centre -> toe), whose markers are here
         own = sum(1 for m in spec.markers if m in present)
         joints = 1 if PARENTS[k] else 0
         for c, child in enumerate(SEGMENT_NAMES):

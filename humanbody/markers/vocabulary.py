@@ -23,9 +23,11 @@ __all__ = ["Landmark", "NameReading", "vocabulary", "read_name"]
 
 _FILE = Path(__file__).resolve().parents[1] / "data" / "marker_vocabulary.toml"
 _SIDES = {"r": "right", "l": "left", "right": "right", "left": "left", "rt": "right", "lt": "left",
-          "rgt": "right", "lft": "left"}
+          "rgt": "right", "lft": "left", "droite": "right", "droit": "right", "gauche": "left"}
 _GLUED_SIDES = (("right", "right"), ("left", "left"), ("rt", "right"), ("lt", "left"), ("r", "right"),
                 ("l", "left"))
+#: Sides glued to the end of a name only: French G (gauche, left) and D (droite, right), as Biogesta writes them.
+_GLUED_END_SIDES = (("g", "left"), ("d", "right"))
 #: Landmarks whose markers come as a lateral/medial pair.
 PAIRED = ("knee", "ankle", "elbow", "epicondyle", "wrist")
 
@@ -149,6 +151,8 @@ def read_name(name: str) -> NameReading:
         side, words = _SIDES[words[0]], words[1:]
     elif len(words) > 1 and words[-1] in _SIDES:
         side, words = _SIDES[words[-1]], words[:-1]
+    elif len(words) > 1 and words[-1] in dict(_GLUED_END_SIDES):  # MT1G, CondyleIntD: Biogesta's G and D
+        side, words = dict(_GLUED_END_SIDES)[words[-1]], words[:-1]
     role, hit, found = None, "", set()
     for i, w in enumerate(words):
         r, h = _role_of(w, stems=False)
@@ -174,7 +178,7 @@ def read_name(name: str) -> NameReading:
                         side = s
                         break
         if r is None and side is None and i == len(words) - 1:  # glued at the end: KNEER, asisl
-            for suffix, s in _GLUED_SIDES:
+            for suffix, s in _GLUED_SIDES + _GLUED_END_SIDES:
                 stem = w[: -len(suffix)]
                 if w.endswith(suffix) and len(stem) >= 2:
                     r, h = _role_of(stem)
@@ -201,8 +205,10 @@ def read_name(name: str) -> NameReading:
             found.add("lateral")
         elif hit in ("wrb", "us", "usp"):
             found.add("medial")
-    if role in ("knee", "ankle", "elbow") and hit in ("fme", "tam", "mmal", "mma", "hme"):
+    if role in ("knee", "ankle", "elbow", "epicondyle") and hit in ("fme", "tam", "mmal", "mma", "hme", "cdi", "mfc",
+                                                                   "me", "mm"):
         found.add("medial")
-    if role in ("knee", "ankle", "elbow") and hit in ("fle", "fal", "lmal", "hle"):
+    if role in ("knee", "ankle", "elbow", "epicondyle") and hit in ("fle", "fal", "lmal", "hle", "cde", "lfc",
+                                                                   "le", "lm"):
         found.add("lateral")
     return NameReading(str(name), role, side, frozenset(found), hit)

@@ -205,10 +205,35 @@ def test_plate_force_and_centre_of_pressure_equal_an_independent_computation(nam
     assert ours.force.shape == F.shape
     for i in range(F.shape[1]):
         sign = -1.0 if ours.names[i] in ours.reversed else 1.0
-        np.testing.assert_allclose(sign * ours.force[:, i], F[:, i], atol=1e-6 * max(1.0, np.abs(F).max()))
+        rest = ours.rezeroed.get(ours.names[i], np.zeros(3))  # a plate not zeroed: its resting force taken off
+        np.testing.assert_allclose(sign * ours.force[:, i] + rest, F[:, i], atol=1e-6 * max(1.0, np.abs(F).max()))
         loaded = np.linalg.norm(F[:, i], axis=1) > 50.0
         if loaded.any():
             np.testing.assert_allclose(ours.point[loaded, i], P[loaded, i] * unit, atol=1e-6)
+
+
+def test_plates_not_zeroed_have_their_resting_force_taken_off():
+    """Codamotion's walk: three plates read 25, 22 and 71 N at rest; taken off, each reads 0 N at rest and the
+    third, whose offset outweighed its steps, is the ground reaction (upwards) without being reversed."""
+    from humanbody.io.forceplates import read_c3d_platforms, resting_force
+
+    c = read_c3d_platforms(_path(ORG, "sample_00_Codamotion_codamotion_gaitwands_20150204"))
+    assert {k: round(abs(v[2])) for k, v in c.rezeroed.items()} == {"plate1": 25, "plate2": 22, "plate3": 71}
+    assert c.reversed == []
+    for i in range(3):  # plate4 rests at 8 N, under the 20 N contact threshold: left as it is
+        fz = c.force[:, i, 2]
+        assert abs(np.median(fz)) < 1.0 and np.percentile(fz, 99) > 400.0
+    t = np.linspace(0.0, 1.0, 1000)
+    standing = np.stack([0 * t, 0 * t, 700.0 + np.sin(9 * t)], axis=1)  # a body on the plate throughout: kept
+    assert resting_force(standing) is None
+    zeroed = np.stack([0 * t, 0 * t, np.where((t > 0.3) & (t < 0.6), 600.0, 0.5)], axis=1)
+    assert resting_force(zeroed) is None
+    offset = zeroed + np.array([1.0, -2.0, 40.0])
+    np.testing.assert_allclose(resting_force(offset), [1.0, -2.0, 40.5])
+    np.testing.assert_allclose(resting_force(-offset), [-1.0, 2.0, -40.5])  # the force on the plate: same offset
+    loaded_long = offset.copy()
+    loaded_long[(t > 0.05) & (t < 0.7), 2] = 650.0  # a foot on the plate for most of the trial: the rest still found
+    np.testing.assert_allclose(resting_force(loaded_long), [1.0, -2.0, 40.5])
 
 
 # ------------------------------------------------------------------ tolerance rules, synthetic files

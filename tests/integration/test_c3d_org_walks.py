@@ -1,0 +1,137 @@
+"""Every walk among C3D.org's sample files, analysed first try as a new user runs it
+(``humanbody analyze WALK [--static STANDING]``, nothing else given): the marker set it finds or drafts, the
+events, the clinical angles and the kinetics within a body's ranges, or one line naming what is missing and what
+to do.  The table in docs/formats.md ("C3D.org's sample files") gives the same figures.  Skipped when the shared
+data are absent."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from _shared import SHARED_DATA
+
+from humanbody.commands.analyze import screen_lines
+from humanbody.errors import InputError
+from humanbody.gait.selection import trial_events
+from humanbody.gait.spatiotemporal import spatiotemporal
+from humanbody.pipeline import analyze_trial
+
+pytestmark = pytest.mark.slow
+
+ORG = SHARED_DATA / "real" / "c3d" / "c3d_org"
+
+#: walk -> (standing trial or None, marker set: a built-in name or "drafted")
+RUNS = {
+    "sample_00_Vicon_Motion_Systems_pyCGM2_lower_limb_CGM24_Walking01": (None, "plug_in_gait_lower"),
+    "sample_03_gait-raw": (None, "plug_in_gait_lower"),
+    "sample_23_Vicon_analysis": (None, "plug_in_gait_lower"),
+    "sample_00_Innovative_Sports_Training_Gait_with_EMG": ("sample_00_Innovative_Sports_Training_Static_Pose",
+                                                           "plug_in_gait_lower"),
+    "sample_26_Walking_Hybrid_1_1": ("sample_26_Standing_Hybrid_1", "drafted"),
+    "sample_28_dynamic": ("sample_28_standing", "drafted"),
+    "sample_00_Codamotion_codamotion_gaitwands_20150204": (None, "drafted"),
+}
+#: walks whose numbers are a body's: stance 55-68 %, knee flexion peaks 50-75 deg, moments within the checks'
+#: limits (hip, ankle 2.5, knee 2 N·m/kg) and no output check said anything on them
+PLAUSIBLE = ("sample_00_Vicon_Motion_Systems_pyCGM2_lower_limb_CGM24_Walking01", "sample_03_gait-raw",
+             "sample_00_Innovative_Sports_Training_Gait_with_EMG")
+_CACHE: dict = {}
+
+
+def _path(name: str) -> str:
+    path = ORG / f"{name}.c3d"
+    if not path.is_file():
+        pytest.skip(f"needs the shared C3D files ({path.name})")
+    return str(path)
+
+
+def _run(walk: str):
+    if walk not in _CACHE:
+        static = RUNS[walk][0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no library warning on a first try either
+            an = analyze_trial(_path(walk), static=None if static is None else _path(static))
+        _events, used, points, feet, pelvis, _ = trial_events(an)
+        _CACHE[walk] = (an, spatiotemporal(used, points, feet=feet, pelvis=pelvis))
+    return _CACHE[walk]
+
+
+@pytest.mark.parametrize("walk", list(RUNS))
+def test_walk_is_analysed_first_try(walk):
+    """Marker set (built-in or drafted, said in one line), events of both feet, angles in most frames; kinetics
+    from the trial's own plates where the file has plates with samples, the plates at the feet."""
+    an, params = _run(walk)
+    want = RUNS[walk][1]
+    drafted = [m for m in an.messages if m.startswith("marker set: no built-in set matches, drafted")]
+    if want == "drafted":
+        assert len(drafted) == 1 and "humanbody markerset init" in drafted[0]
+    else:
+        assert not drafted and an.calibration.markerset.name == want
+    assert params.loc["right", "n_strides"] >= 1 and params.loc["left", "n_strides"] >= 1
+    for side in ("right", "left"):
+        knee = an.clinical[f"{side}_knee_flexion_deg"].to_numpy()
+        assert np.isfinite(knee).mean() > 0.6
+    clock = [m for m in an.messages if m.startswith("check force-clock:")]
+    if walk == "sample_28_dynamic":  # FORCE_PLATFORM:USED 1 but no analog sample: no plates, said
+        assert an.kinetics is None and not clock
+        assert any("no force plates" in m for m in an.messages)
+    else:
+        assert an.kinetics is not None and len(clock) == 1
+        share = float(clock[0].split("a foot at the centre of pressure in ")[1].split(" %")[0])
+        assert share >= 97.0
+
+
+@pytest.mark.parametrize("walk", PLAUSIBLE)
+def test_walk_gives_a_body_s_numbers(walk):
+    """Stance 55-68 % of the stride, knee flexion peaks of a walk, moments within the output checks' limits."""
+    an, params = _run(walk)
+    assert 55.0 <= params.loc["overall", "stance_pct"] <= 68.0
+    assert 0.9 <= params.loc["overall", "speed_m_per_s"] <= 1.7
+    for side in ("right", "left"):
+        assert 50.0 <= np.nanmax(an.clinical[f"{side}_knee_flexion_deg"]) <= 75.0
+    kin = an.kinetics
+    for joint, limit in (("hip", 2.5), ("knee", 2.0), ("ankle", 2.5)):
+        cols = [c for c in kin.columns if f"_{joint}_" in c and c.endswith("_moment_Nm_per_kg")]
+        assert cols and np.nanmax(np.abs(kin[cols].to_numpy())) <= limit, joint
+    # nothing said but, at most, a foot carried from the shank where its toe marker is lost (gait-raw's last 0.3 s)
+    assert [w for w in an.log.warnings if "carried from its parent" not in w] == []
+
+
+def test_walks_without_heel_markers_say_what_plug_in_gait_uses_instead():
+    """gait-raw has no heel samples, Vicon_analysis no heel markers: Plug-in Gait's foot from ankle and toe."""
+    for walk in ("sample_03_gait-raw", "sample_23_Vicon_analysis"):
+        an, _ = _run(walk)
+        said = [m for m in an.messages if m.startswith("marker set 'plug_in_gait_lower' without ")]
+        assert len(said) == 1 and "heel under the ankle centre" in said[0]
+
+
+@pytest.mark.parametrize("walk", ["sample_23_Vicon_analysis", "sample_26_Walking_Hybrid_1_1"])
+def test_walks_with_implausible_passages_are_flagged(walk):
+    """Where markers are missing (Vicon_analysis's pelvis at 0.95-1.7 s, Qualisys's shanks) the numbers leave a
+    body's range: the output checks say so, and the screen says it in a few lines."""
+    an, params = _run(walk)
+    assert 55.0 <= params.loc["overall", "stance_pct"] <= 68.0
+    assert an.log.warnings
+    assert len(screen_lines(an.messages)) <= 20
+
+
+def test_every_walk_s_first_screen_is_at_most_25_lines():
+    for walk in RUNS:
+        an, _ = _run(walk)
+        assert len(screen_lines(an.messages)) + 5 <= 25, walk  # + the files written and the compile note
+
+
+@pytest.mark.parametrize("walk,reason", [
+    ("sample_00_Motion_Analysis_Corporation_Walk1",
+     r"the trial's own force plates are not under its feet: .*check the plates' corners and origin in the file"),
+    ("sample_30_marche281", r"drafting a set for them failed: needs a right and a left ASIS marker"),
+])
+def test_walk_refused_in_one_line_naming_what_to_do(walk, reason):
+    """Motion Analysis's Walk1: its plates' centres of pressure lie 12 cm from the soles (the plates, not a force
+    file, are named); Biogesta's walk has no pelvis marker (trochanters only): no set can be drafted."""
+    with pytest.raises(InputError, match=reason) as err:
+        analyze_trial(_path(walk))
+    text = str(err.value)
+    assert "\n" not in text and "give the force file" not in text and "give metres" not in text
