@@ -89,6 +89,15 @@ def read_reserves(path: str | os.PathLike, coordinates: Sequence[str]) -> Reserv
     return Reserves(tuple(names), np.array(coords, dtype=int), np.array(force), np.array(lo), np.array(hi))
 
 
+def weak_reserves(coordinates: Sequence[str], optimal_force: float = 1.0) -> Reserves:
+    """One unbounded CoordinateActuator per coordinate (``<coordinate>_reserve``), optimal force
+    ``optimal_force`` (N·m, N on a translation): the Joint Reaction tutorial's weak reserves, the
+    file :func:`write_reserves` writes, in memory."""
+    n = len(coordinates)
+    return Reserves(tuple(f"{c}_reserve" for c in coordinates), np.arange(n), np.full(n, float(optimal_force)),
+                    np.full(n, -np.inf), np.full(n, np.inf))
+
+
 def write_reserves(path: str | os.PathLike, coordinates: Sequence[str], optimal_force: float = 1.0,
                    residual: Sequence[str] = ()) -> str:
     """Write an OpenSim actuators file: one unbounded CoordinateActuator per coordinate.

@@ -133,9 +133,21 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
     time_range : (start, end) s of the frames to analyse (after filtering the whole file, as OpenSim);
         frames outside the loads' time span are left out.
     """
-    osim = setup.geometry.model
-    names = osim.coordinate_names
-    time, q = read_coordinates(coordinates, osim)
+    time, q = read_coordinates(coordinates, setup.geometry.model)
+    return run_coordinates(setup, time, q, loads, reserves, exponent, step, cutoff_hz, joints, time_range,
+                           where=coordinates)
+
+
+def run_coordinates(setup: Setup, time: np.ndarray, q: np.ndarray, loads: str | os.PathLike | None,
+                    reserves: str | os.PathLike | Reserves | None = None, exponent: float = 2.0, step: int = 1,
+                    cutoff_hz: float | None = None, joints: tuple[str, ...] | None = (),
+                    time_range: tuple[float, float] | None = None,
+                    where: str | os.PathLike = "") -> MuscleResults:
+    """:func:`run` on coordinates already in memory: ``time`` (F,) s and ``q`` (F, C) in the model's
+    coordinate order (rad, m), as :func:`~humanbody.osim.ik.solve_ik` gives them; ``where`` names
+    them in messages; ``reserves`` may also be a :class:`Reserves` (:func:`~.reserves.weak_reserves`).
+    The other parameters are :func:`run`'s."""
+    names = setup.geometry.model.coordinate_names
     Q, QD, QDD = opensim_kinematics(time, q, cutoff_hz)
     lo, hi = time_range if time_range is not None else (-np.inf, np.inf)
     table = read_loads(loads, mapping=Y_UP) if loads is not None else None
@@ -144,7 +156,7 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
         lo, hi = max(lo, span[0] - 1e-9), min(hi, span[-1] + 1e-9)
     keep = np.flatnonzero((time >= lo - 1e-9) & (time <= hi + 1e-9))[::max(1, int(step))]
     if not len(keep):
-        raise InputError("has no frame inside the loads' time span (and the time range asked for)", coordinates)
+        raise InputError("has no frame inside the loads' time span (and the time range asked for)", where)
     time, Q, QD, QDD = time[keep], Q[keep], QD[keep], QDD[keep]
     cm = setup.geometry.core
     data = core.forward_kinematics(cm.model, cm.to_core(Q), cm.to_core(QD), cm.to_core(QDD))
@@ -154,7 +166,8 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
     lengths, speeds, arms = paths.lengths, paths.velocities, paths.moment_arms
     assert speeds is not None  # compute() gives them when rates are given
     cap = capacity(setup.muscles, lengths, speeds)
-    res = read_reserves(reserves, names) if reserves is not None else Reserves()
+    res = (reserves if isinstance(reserves, Reserves) else
+           read_reserves(reserves, names) if reserves is not None else Reserves())
     opt = solve(cap, arms, tau, res, setup.muscles.min_control, setup.muscles.max_control, exponent)
     result = MuscleResults(time, names, tau, lengths, speeds, arms, cap, opt, res)
     if joints == ():
