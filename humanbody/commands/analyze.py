@@ -109,17 +109,20 @@ def _osim_muscles(args, time, q, out) -> list[str]:
     returns the log lines (files written, then the findings)."""
     from pathlib import Path  # lazy: only this branch
 
-    from ..muscles.markers import setup_of  # lazy: only this branch (numba kernels)
+    from ..muscles.markers import COORDINATE_CUTOFF_HZ, setup_of  # lazy: only this branch (numba kernels)
     from ..muscles.output import write_results  # lazy: as above
     from ..muscles.reserves import weak_reserves  # lazy: as above
     from ..muscles.trial import run_coordinates  # lazy: as above
 
     setup = setup_of(args.model)
     reserves = args.reserves or weak_reserves(setup.geometry.model.coordinate_names)
-    result = run_coordinates(setup, time, q, str(_loads_xml(args.forces)), reserves, joints=None, where=args.trial)
+    result = run_coordinates(setup, time, q, str(_loads_xml(args.forces)), reserves,
+                             cutoff_hz=COORDINATE_CUTOFF_HZ, joints=None, where=args.trial)
     lines = write_results(result, setup, out, Path(args.trial).stem)
     if not args.reserves:
         lines.insert(0, "static optimization: reserves of optimal force 1 on every coordinate (--reserves to choose)")
+    lines.insert(0, f"static optimization: coordinates low-passed at {COORDINATE_CUTOFF_HZ:g} Hz first, as OpenSim's "
+                    "Joint Reaction tutorial")
     return lines
 
 

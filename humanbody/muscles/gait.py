@@ -89,14 +89,23 @@ def gait_table(result: MuscleResults, setup: Setup) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
-def contact_peaks(table: pd.DataFrame) -> dict[str, float]:
+def contact_peaks(table: pd.DataFrame, strikes: dict | None = None) -> dict[str, float]:
     """The trial's peak hip and knee contact force per side, body weights:
-    ``{side}_peak_{hip|knee}_contact_force_bw`` (NaN when the table lacks the joint)."""
+    ``{side}_peak_{hip|knee}_contact_force_bw`` (NaN when the table lacks the joint).
+
+    ``strikes`` (side -> foot-strike times, s) limits each side's peak to its strides, from its
+    first foot strike to its last (the trial's ends, where the motion starts and stops inside the
+    capture, are left out); None: every frame."""
     out = {}
+    time = table["time"].to_numpy(dtype=float) if "time" in table else np.zeros(0)
     for side in SIDES:
+        inside = np.ones(len(time), dtype=bool)
+        if strikes is not None:
+            t = np.asarray(strikes.get(side, ()), dtype=float)
+            inside = (time >= t.min()) & (time <= t.max()) if len(t) >= 2 else np.zeros(len(time), dtype=bool)
         for key, _ in CONTACT_JOINTS:
             col = f"{side}_{key}_contact_force_bw"
-            values = table[col].to_numpy(dtype=float) if col in table else np.full(1, np.nan)
+            values = table[col].to_numpy(dtype=float)[inside] if col in table else np.full(1, np.nan)
             out[f"{side}_peak_{key}_contact_force_bw"] = (float(np.nanmax(values)) if np.isfinite(values).any()
                                                           else float("nan"))
     return out

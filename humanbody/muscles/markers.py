@@ -4,8 +4,8 @@
 ``report ... --model MODEL.osim --muscles`` run this: OpenSim's marker
 inverse kinematics on the model (:func:`humanbody.osim.ik.solve_ik`), then
 inverse dynamics, static optimization and joint reactions on those
-coordinates (:func:`~.trial.run_coordinates`, no coordinate filter, as the
-model's inverse dynamics). Without a reserves file every coordinate gets
+coordinates (:func:`~.trial.run_coordinates`), the coordinates low-passed at
+6 Hz first as in OpenSim's Joint Reaction tutorial (:data:`COORDINATE_CUTOFF_HZ`). Without a reserves file every coordinate gets
 the Joint Reaction tutorial's weak reserve (:func:`~.reserves.weak_reserves`,
 optimal force 1): the pelvis' residuals, and a last resort elsewhere that the
 log names wherever it carries more than 10 % of a moment.
@@ -26,6 +26,10 @@ from .capacity import read_muscles
 from .geometry import MuscleGeometry
 from .reserves import weak_reserves
 from .trial import MuscleResults, Setup, run_coordinates
+
+#: Hz: the coordinates' low-pass before their derivatives (OpenSim's ``lowpass_cutoff_frequency_for_coordinates``
+#: in its Joint Reaction tutorial's setup): marker IK's accelerations are noisy
+COORDINATE_CUTOFF_HZ = 6.0
 
 #: Setups read in this process, by model path and modification time (a report's worker reads its model once)
 _SETUPS: dict = {}
@@ -84,5 +88,6 @@ def analyze_markers(setup: Setup, trial: str | os.PathLike, forces: str | os.Pat
     ik = solve_ik(setup.geometry.core, names, xyz, tasks, path=trial)
     time = frame["time"].to_numpy(dtype=float)
     chosen = reserves if reserves is not None else weak_reserves(setup.geometry.model.coordinate_names)
-    result = run_coordinates(setup, time, ik.q, loads, chosen, exponent, joints=joints, where=trial)
+    result = run_coordinates(setup, time, ik.q, loads, chosen, exponent, cutoff_hz=COORDINATE_CUTOFF_HZ,
+                             joints=joints, where=trial)
     return MarkerTrial(time, ik, result)
