@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -167,7 +167,9 @@ def run_coordinates(setup: Setup, time: np.ndarray, q: np.ndarray, loads: str | 
     assert speeds is not None  # compute() gives them when rates are given
     cap = capacity(setup.muscles, lengths, speeds)
     res = (reserves if isinstance(reserves, Reserves) else
-           read_reserves(reserves, names) if reserves is not None else Reserves())
+           read_reserves(reserves, names, ("ground",) + tuple(setup.model.names)) if reserves is not None
+           else Reserves())
+    res = body_actuator_directions(setup, data, res)
     opt = solve(cap, arms, tau, res, setup.muscles.min_control, setup.muscles.max_control, exponent)
     result = MuscleResults(time, names, tau, lengths, speeds, arms, cap, opt, res)
     if joints == ():
@@ -185,6 +187,43 @@ def run_coordinates(setup: Setup, time: np.ndarray, q: np.ndarray, loads: str | 
     chosen = _joints(setup, joints)
     cols, values = reaction_columns(cm.model, data, force, moment, chosen)
     return MuscleResults(time, names, tau, lengths, speeds, arms, cap, opt, res, cols, values)
+
+
+def body_actuator_directions(setup: Setup, data, reserves: Reserves) -> Reserves:
+    """``reserves`` with the generalised force of each actuator per unit force at every frame of
+    ``data`` (``directions`` (F, K, C)) when it has point or torque actuators; unchanged otherwise.
+
+    A body actuator's load ``w = (f, m)`` (force and moment about the body's origin, ground axes) enters
+    the equations of motion as ``J^T w``; inverse dynamics being linear in the external loads, that is
+    ``tau_ID(0) - tau_ID(w)``, one inverse dynamics per actuator. A point actuator's force
+    ``d`` acts at its point ``p``: ``(d, (p - o) x d)``; a torque actuator's axis ``n`` gives
+    ``(0, n)`` on body A and ``(0, -n)`` on body B (none on ground).
+    """
+    if not reserves.bodies:
+        return reserves
+    cm = setup.geometry.core
+    names = list(setup.model.names)
+    zero = core.joint_loads(cm.model, data)[2]
+    D = np.zeros((data.frames, len(reserves), len(setup.geometry.model.coordinate_names)))
+    for k, b in enumerate(reserves.bodies):
+        if b is None:
+            D[:, k, reserves.coordinates[k]] = 1.0
+            continue
+        w = np.zeros((data.frames, cm.model.nbodies, 6))
+        i = names.index(b.body) if b.body in names else -1
+        R = data.R[:, i] if i >= 0 else np.broadcast_to(np.eye(3), (data.frames, 3, 3))
+        d = np.asarray(b.direction) if b.direction_global else R @ np.asarray(b.direction)
+        if b.kind == "point" and i >= 0:
+            p = np.asarray(b.point) if b.point_global else data.origin[:, i] + R @ np.asarray(b.point)
+            w[:, i, :3] = d
+            w[:, i, 3:] = np.cross(p - data.origin[:, i], d)
+        elif b.kind == "torque":
+            if i >= 0:
+                w[:, i, 3:] += d
+            if b.other in names:
+                w[:, names.index(b.other), 3:] -= d
+        D[:, k] = cm.from_core(zero - core.joint_loads(cm.model, data, w)[2])
+    return replace(reserves, directions=D)
 
 
 def _joints(setup: Setup, joints: tuple[str, ...] | None) -> list[tuple[str, int]]:

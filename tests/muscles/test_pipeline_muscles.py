@@ -158,3 +158,18 @@ def test_report_muscles_adds_the_figure_files_and_peak_columns(tmp_path):
             assert got == pytest.approx(want, rel=1e-6), (side, key)
             assert 1.5 < got < 10.0
     assert re.search(r"muscles: subject01_simbody.osim, inverse kinematics RMS marker error", page)
+
+
+def test_a_trial_the_muscles_cannot_carry_is_marked_in_the_log(tmp_path, capsys):
+    """No reserves: nothing carries the pelvis' six generalised forces, which no muscle spans; the frames
+    are written (the closest the bounds allow) and said to be unmet, in one line."""
+    shared = require_shared()
+    walk = shared / WALK
+    status = main(["muscles", str(walk / "reference" / "opensim_ik.mot"), "--model", str(shared / MODEL),
+                   "--forces", str(walk / "subject01_walk1_grf.xml"), "--start", "0.6", "--end", "0.8",
+                   "--joint-reactions", "none", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert status == 0
+    unmet = [line for line in err.splitlines() if "cannot reproduce the generalised forces" in line]
+    assert len(unmet) == 1 and "frames (0.600-0.800 s)" in unmet[0]
+    assert (tmp_path / "opensim_activations.csv").is_file()
