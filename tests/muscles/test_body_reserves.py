@@ -118,3 +118,76 @@ def test_bad_body_actuators_are_one_line_exit_2(tmp_path, capsys, xml, says):
     assert status == 2 and len(err) == 1 and says in err[0], err
     with pytest.raises(InputError):
         read_reserves(path, ("pelvis_tx",), ("ground", "pelvis"))
+
+
+def _opensim_generalized_forces(path: str, seed: int) -> tuple:
+    """In a process of its own: the thigh's point actuator and the knee's torque actuator of ACTUATORS added
+    to the model, a random pose, and each one's generalised forces at 1 N (N·m) of actuation: the
+    difference of OpenSim's InverseDynamicsSolver with and without it. Returns (q, point's, torque's),
+    dicts by coordinate name."""
+    import opensim as osim
+
+    osim.Logger.setLevelString("error")
+    model = osim.Model(path)
+    pa = osim.PointActuator("femur_r")
+    pa.setName("thigh_push")
+    pa.set_point(osim.Vec3(0.01, -0.2, 0.03))
+    pa.set_direction(osim.Vec3(0.3, -1.0, 0.2))
+    pa.set_point_is_global(False)
+    pa.set_force_is_global(False)
+    model.addForce(pa)
+    ta = osim.TorqueActuator()
+    ta.setName("knee_twist")
+    ta.set_bodyA("tibia_r")
+    ta.set_bodyB("femur_r")
+    ta.set_axis(osim.Vec3(0.2, 0.1, 1.0))
+    ta.set_torque_is_global(True)
+    model.addForce(ta)
+    state = model.initSystem()
+    cs = model.getCoordinateSet()
+    rng = np.random.default_rng(seed)
+    for i in range(cs.getSize()):
+        c = cs.get(i)
+        c.setValue(state, 0.5 * (c.getRangeMin() + c.getRangeMax()) + rng.uniform(-0.1, 0.1), False)
+    model.assemble(state)
+    order = [""] * state.getNU()
+    for i in range(cs.getSize()):  # the mobility of each coordinate
+        for k in range(cs.getSize()):
+            cs.get(k).setSpeedValue(state, 1.0 if k == i else 0.0)
+        u = state.getU()
+        order[[j for j in range(u.size()) if u.get(j) == 1.0][0]] = cs.get(i).getName()
+    for k in range(cs.getSize()):
+        cs.get(k).setSpeedValue(state, 0.0)
+    solver = osim.InverseDynamicsSolver(model)
+    udot = osim.Vector(state.getNU(), 0.0)
+
+    def tau(a_point, a_torque):
+        for actuator, value in ((pa, a_point), (ta, a_torque)):
+            actuator.overrideActuation(state, True)
+            actuator.setOverrideActuation(state, value)
+        model.realizeVelocity(state)
+        v = solver.solve(state, udot)
+        return np.array([v.get(i) for i in range(v.size())])
+
+    base = tau(0.0, 0.0)
+    q = {cs.get(i).getName(): cs.get(i).getValue(state) for i in range(cs.getSize())}
+    return q, dict(zip(order, base - tau(1.0, 0.0), strict=True)), dict(zip(order, base - tau(0.0, 1.0), strict=True))
+
+
+@pytest.mark.slow
+def test_generalized_forces_equal_opensims(setup, tmp_path):
+    """The point and torque actuators' generalised forces per unit force equal OpenSim 4.6's own."""
+    pytest.importorskip("opensim")
+    from tests._isolated import run_isolated
+
+    shared = require_shared()
+    q, point, torque = run_isolated(_opensim_generalized_forces, str(shared / MODEL), 11)
+    path = tmp_path / "actuators.xml"
+    path.write_text(ACTUATORS)
+    osim = setup.geometry.model
+    res = read_reserves(path, osim.coordinate_names, ("ground",) + tuple(setup.model.names))
+    D = body_actuator_directions(setup, _pose(setup, np.array([q[c] for c in osim.coordinate_names])), res).directions[0]
+    for k, want in ((0, point), (2, torque)):
+        got = dict(zip(osim.coordinate_names, D[k], strict=True))
+        for c in osim.coordinate_names:
+            assert got[c] == pytest.approx(want[c], abs=1e-9), (res.names[k], c)
