@@ -41,7 +41,7 @@ def setup_of(path: str | os.PathLike) -> Setup:
     if key not in _SETUPS:
         osim = read_osim(path)
         if not osim.muscle_names:
-            raise InputError("has no muscles: --muscles needs a model with muscles", path)
+            raise InputError("has no muscles: static optimization needs a model with muscles", path)
         _SETUPS[key] = Setup(MuscleGeometry.of(osim), read_muscles(path, osim.muscle_names))
     return _SETUPS[key]
 
