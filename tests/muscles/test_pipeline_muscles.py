@@ -173,3 +173,22 @@ def test_a_trial_the_muscles_cannot_carry_is_marked_in_the_log(tmp_path, capsys)
     unmet = [line for line in err.splitlines() if "cannot reproduce the generalised forces" in line]
     assert len(unmet) == 1 and "frames (0.600-0.800 s)" in unmet[0]
     assert (tmp_path / "opensim_activations.csv").is_file()
+
+
+def test_report_cache_sees_the_model_and_reserves_contents(tmp_path):
+    """A resumed report recomputes a trial when its OpenSim model, its reserves or its loads' XML change."""
+    from humanbody.report import cache
+    from humanbody.report.inputs import TrialTask
+    from humanbody.report.trial import ReportOptions
+
+    files = {name: tmp_path / name for name in ("walk.trc", "walk_grf.mot", "walk_grf.xml", "m.osim", "r.xml")}
+    for path in files.values():
+        path.write_text("a")
+    task = TrialTask(trial=str(files["walk.trc"]), grf=str(files["walk_grf.mot"]))
+    opts = ReportOptions(muscles=str(files["m.osim"]), reserves=str(files["r.xml"])).as_dict()
+    before = cache.trial_hash(task, opts)
+    for name in ("m.osim", "r.xml", "walk_grf.xml"):
+        files[name].write_text(files[name].read_text() + "b")
+        after = cache.trial_hash(task, opts)
+        assert after != before, name
+        before = after
