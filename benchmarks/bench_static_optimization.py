@@ -17,7 +17,11 @@ Timed, each as a user runs it (a new process, start-up included):
 * ``humanbody+jr``: the same with every joint's reactions.
 
 The per-frame figure divides each process's time by its frames.  Prints one
-line per tool and the ratio.
+line per tool and the ratio.  ``--frames-scale K`` (K > 1) also times
+``humanbody muscles`` on a long trial: the walk's 120 frames of
+0.5-2.5 s and their loads repeated K times end to end (the same setup;
+OpenSim's per-frame time, which does not fall with the trial's length, is
+the 121-frame run's).
 """
 
 from __future__ import annotations
@@ -60,9 +64,33 @@ def _write_so_setup(paths: dict, reserves: Path, out: Path, setup: Path) -> None
     tool.printToXML(str(setup))
 
 
+def _tile(path: Path, out: Path, copies: int, lo: float, hi: float, period: float) -> None:
+    """An OpenSim .mot/.sto with its rows of time in [lo, hi) repeated ``copies`` times, ``period`` s apart."""
+    lines = path.read_text().splitlines()
+    end = next(i for i, line in enumerate(lines) if line.strip().lower() == "endheader")
+    rows = [line.split() for line in lines[end + 2:] if line.strip()]
+    keep = [r for r in rows if lo - 1e-9 <= float(r[0]) < hi - 1e-9]
+    body = ["\t".join([f"{float(r[0]) + c * period:.8f}", *r[1:]]) for c in range(copies) for r in keep]
+    head = [f"nRows={len(body)}" if line.strip().startswith("nRows=") else line for line in lines[:end + 2]]
+    out.write_text("\n".join(head + body) + "\n")
+
+
+def _long_trial(paths: dict, out: Path, copies: int) -> tuple[Path, Path, int]:
+    """The walk's coordinates and loads repeated ``copies`` times: (coordinates, ExternalLoads XML, frames)."""
+    period = 2.0  # 0.5-2.5 s: 120 frames at 60 Hz, 1200 rows of loads at 600 Hz
+    ik, grf = out / "long_ik.mot", out / "long_grf.mot"
+    _tile(paths["ik"], ik, copies, 0.5, 0.5 + period, period)
+    _tile(paths["grf"], grf, copies, 0.5, 0.5 + period, period)
+    xml = out / "long_grf.xml"
+    xml.write_text(paths["loads"].read_text().replace(paths["grf"].name, grf.name))
+    return ik, xml, 120 * copies
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=1, help="runs of each tool (the best is kept)")
+    ap.add_argument("--frames-scale", type=int, default=1, metavar="K",
+                    help="also time humanbody on the walk repeated K times (a long trial)")
     args = ap.parse_args(argv)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     with tempfile.TemporaryDirectory() as tmp:
@@ -82,11 +110,22 @@ def main(argv=None) -> int:
         t_os = min(_timed(run_so, env) for _ in range(args.repeat))
         t_hb = min(_timed(ours + ["--joint-reactions", "none"], env) for _ in range(args.repeat))
         t_jr = min(_timed(ours, env) for _ in range(args.repeat))
+        if args.frames_scale > 1:
+            ik, xml, frames_long = _long_trial(paths, out, args.frames_scale)
+            long = [sys.executable, "-m", "humanbody", "muscles", str(ik), "--model", str(paths["model"]),
+                    "--forces", str(xml), "--reserves", str(reserves), "--cutoff", str(osr.CUTOFF_HZ),
+                    "--joint-reactions", "none", "--out", str(out / "long"), "-q"]
+            t_long = min(_timed(long, env) for _ in range(args.repeat))
     print(f"opensim      {t_os:8.2f} s  {1000 * t_os / frames_os:8.1f} ms/frame  ({frames_os} frames)")
     print(f"humanbody    {t_hb:8.2f} s  {1000 * t_hb / frames_hb:8.1f} ms/frame  ({frames_hb} frames, SO)")
     print(f"humanbody+jr {t_jr:8.2f} s  {1000 * t_jr / frames_hb:8.1f} ms/frame  ({frames_hb} frames, SO + reactions)")
     print(f"ratio (whole process, OpenSim / humanbody SO): {t_os / t_hb:.1f}x; "
           f"per frame {t_os / frames_os / (t_hb / frames_hb):.1f}x")
+    if args.frames_scale > 1:
+        print(f"humanbody long {t_long:6.2f} s  {1000 * t_long / frames_long:8.1f} ms/frame  ({frames_long} frames, SO)")
+        print(f"ratio per frame on the long trial (OpenSim's 121-frame run / humanbody's): "
+              f"{t_os / frames_os / (t_long / frames_long):.1f}x")
+    print(f"load average {os.getloadavg()[0]:.1f}")
     return 0
 
 

@@ -131,6 +131,13 @@ def register(sub) -> None:
     p.add_argument("--ik-setup", metavar="SETUP.xml",
                    help="with --model MODEL.osim: OpenSim IK setup whose IKMarkerTask/IKCoordinateTask weights to use "
                         "(default: every marker shared with the model, weight 1)")
+    p.add_argument("--muscles", action="store_true",
+                   help="with --model MODEL.osim and --forces: also static optimization and joint reactions "
+                        "(<trial>_activations.csv, <trial>_muscle_forces.csv, <trial>_joint_reactions.csv; "
+                        "docs/muscles.md)")
+    p.add_argument("--reserves", metavar="ACTUATORS.xml",
+                   help="with --muscles: OpenSim actuators file of the reserves (default: a CoordinateActuator of "
+                        "optimal force 1 on every coordinate)")
     p.set_defaults(func=run)
 
 
@@ -148,6 +155,8 @@ def run_osim(args) -> int:
 
     if args.forces:
         _loads_xml(args.forces)  # refused before the IK runs
+    elif args.muscles:
+        raise InputError("--muscles needs --forces: the trial's external loads (an OpenSim ExternalLoads XML)")
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     cm = build_core_model(read_osim(args.model))
     tasks = read_ik_setup(args.ik_setup) if args.ik_setup else None
@@ -166,7 +175,32 @@ def run_osim(args) -> int:
     if args.forces:
         path = _osim_dynamics(args, cm, frame["time"].to_numpy(dtype=float), result.q, out)
         say(f"wrote inverse dynamics: {path}")
+    if args.muscles:
+        for line in _osim_muscles(args, frame["time"].to_numpy(dtype=float), result.q, out):
+            say(line)
     return 0
+
+
+def _osim_muscles(args, time, q, out) -> list[str]:
+    """``--muscles``: static optimization and joint reactions on the IK's coordinates -> the three CSVs;
+    returns the log lines (files written, then the findings)."""
+    from pathlib import Path  # lazy: only this branch
+
+    from ..muscles.markers import COORDINATE_CUTOFF_HZ, setup_of  # lazy: only this branch (numba kernels)
+    from ..muscles.output import write_results  # lazy: as above
+    from ..muscles.reserves import weak_reserves  # lazy: as above
+    from ..muscles.trial import run_coordinates  # lazy: as above
+
+    setup = setup_of(args.model)
+    reserves = args.reserves or weak_reserves(setup.geometry.model.coordinate_names)
+    result = run_coordinates(setup, time, q, str(_loads_xml(args.forces)), reserves,
+                             cutoff_hz=COORDINATE_CUTOFF_HZ, joints=None, where=args.trial)
+    lines = write_results(result, setup, out, Path(args.trial).stem)
+    if not args.reserves:
+        lines.insert(0, "static optimization: reserves of optimal force 1 on every coordinate (--reserves to choose)")
+    lines.insert(0, f"static optimization: coordinates low-passed at {COORDINATE_CUTOFF_HZ:g} Hz first, as OpenSim's "
+                    "Joint Reaction tutorial")
+    return lines
 
 
 def _loads_xml(forces: str):
@@ -199,6 +233,8 @@ def _osim_dynamics(args, cm, time, q, out) -> str:
 def run(args) -> int:
     if args.model and str(args.model).lower().endswith(".osim"):
         return run_osim(args)
+    if args.muscles or args.reserves:
+        raise InputError("--muscles and --reserves need --model MODEL.osim: an OpenSim model with muscles")
     from .. import analyze_trial  # lazy: through the package face, its big imports with the collector paused
     from ..trial_output import write  # lazy: keeps `humanbody --help` quick
 

@@ -60,6 +60,7 @@ def run(args) -> int:
 
     joints = _check(args)
     lines: list[str] = []
+    geometry = None
     if args.forces:  # the whole chain first: bad loads or reserves are refused before anything is written
         setup = Setup.load(args.model)
         span = (-float("inf") if args.start is None else args.start, float("inf") if args.end is None else args.end)
@@ -67,7 +68,8 @@ def run(args) -> int:
                            args.step, args.cutoff, joints, span)
         Path(args.out).mkdir(parents=True, exist_ok=True)
         lines = write_results(result, setup, Path(args.out), trial_name(args.coordinates))
-    tables = muscle_tables(args.coordinates, args.model, args.out)
+        geometry = setup.geometry
+    tables = muscle_tables(args.coordinates, args.model, args.out, geometry=geometry)
     if not args.quiet:
         for note in tables.notes:
             print(note, file=sys.stderr)

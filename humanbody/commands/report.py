@@ -70,6 +70,13 @@ def register(sub) -> None:
     g.add_argument("--no-kinetics", action="store_true",
                    help="do not compute joint moments and powers from the force files (events still use them)")
     add_reduction_option(g)
+    g.add_argument("--muscles", action="store_true",
+                   help="with --model MODEL.osim (an OpenSim model with muscles): each trial's inverse kinematics, "
+                        "static optimization and hip and knee reactions on it: muscle-group activations and contact "
+                        "force (body weights) over the stride, peak contact forces in the summary (docs/muscles.md)")
+    g.add_argument("--reserves", metavar="ACTUATORS.xml",
+                   help="with --muscles: OpenSim actuators file of the reserves (default: a CoordinateActuator of "
+                        "optimal force 1 on every coordinate)")
     r = p.add_argument_group("running")
     r.add_argument("--jobs", "-j", type=int, metavar="N", help="local worker processes (default: all cores)")
     r.add_argument("--plots", choices=("svg", "png", "none"), default="svg",
@@ -101,11 +108,31 @@ def _absolute_normative(spec):
     return os.path.abspath(path) + (f":{cond}" if cond is not None else "")
 
 
+def _muscle_options(args) -> tuple[str | None, str | None]:
+    """``--model MODEL.osim --muscles [--reserves FILE]`` -> (absolute model path, reserves path), the
+    gait analysis keeping its own model (``args.model`` cleared); refuses the options' bad mixes in one line."""
+    osim = bool(args.model) and str(args.model).lower().endswith(".osim")
+    if not args.muscles:
+        if osim:
+            raise InputError("--model MODEL.osim needs --muscles in a report (the gait analysis uses its own model)")
+        if args.reserves:
+            raise InputError("--reserves needs --muscles and --model MODEL.osim")
+        return None, None
+    if not osim:
+        raise InputError("--muscles needs --model MODEL.osim: an OpenSim model with muscles")
+    for name, path in (("--model", args.model), ("--reserves", args.reserves)):
+        if path and not os.path.isfile(path):
+            raise InputError(f"{name} {path}: no such file")
+    model, args.model = os.path.abspath(args.model), None
+    return model, os.path.abspath(args.reserves) if args.reserves else None
+
+
 def run(args) -> int:
     from ..report.batch import BatchInterrupted, run_batch  # lazy: keeps `humanbody --help` quick (the report pipeline)
     from ..report.inputs import discover, read_manifest  # lazy: keeps `humanbody --help` quick (the report pipeline)
 
     say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+    muscles, reserves = _muscle_options(args)
     analysis_options(args)  # a bad --export or --opensim-feet: one line before anything runs
     if args.jobs is not None and args.jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {args.jobs}")
@@ -130,7 +157,7 @@ def run(args) -> int:
         raise InputError("no trial files found in " + ", ".join(args.paths or [args.manifest]))
     options = report_options(args, treadmill_speed=args.treadmill_speed, plots=args.plots,
                              kinetics=not args.no_kinetics, normative=_absolute_normative(args.normative),
-                             events=args.events)
+                             events=args.events, muscles=muscles, reserves=reserves)
     from ..report.trial import normative_set  # lazy: keeps `humanbody --help` quick (the report pipeline)
 
     nset = normative_set(options.normative)  # bad normative data: one line, exit 2, before any trial runs

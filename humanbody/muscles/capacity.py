@@ -10,7 +10,10 @@ of it.  Supported: Thelen2003Muscle (gait2392: ``fL = exp(-(l/l0 - 1)^2 / Kshape
 Thelen's force-velocity relation) and Millard2012EquilibriumMuscle (Rajagopal
 2016: the active force-length and force-velocity curves of
 :mod:`humanbody.muscles.curves`; OpenSim projects its force with the pennation
-angle of the normalised fibre length, and so does this).
+angle of the normalised fibre length, and so does this) and DeGrooteFregly2016Muscle
+(:mod:`humanbody._kernels.degroote_fregly`: three Gaussian-like terms, the
+inverse-sinh force-velocity curve; OpenSim returns its fibre force unprojected,
+``Fmax fL fV``, and so does this; its ``min_control`` defaults to 0).
 
 The parameters come from the ``.osim`` file's muscle elements, each with
 OpenSim's default when the file omits it.
@@ -25,16 +28,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._kernels.degroote_fregly import degroote_capacity
 from .._kernels.muscle_capacity import millard_capacity, thelen_capacity
 from ..errors import InputError
 from .curves import active_force_length, force_velocity
 
-KINDS = ("Thelen2003Muscle", "Millard2012EquilibriumMuscle")
+KINDS = ("Thelen2003Muscle", "Millard2012EquilibriumMuscle", "DeGrooteFregly2016Muscle")
 COMMON = {"max_isometric_force": 1000.0, "optimal_fiber_length": 0.1, "tendon_slack_length": 0.2,
           "pennation_angle_at_optimal": 0.0, "max_contraction_velocity": 10.0,
           "maximum_pennation_angle": math.acos(0.1), "minimum_activation": 0.01,
           "min_control": float("nan"), "max_control": 1.0}
 THELEN = {"KshapeActive": 0.45, "Af": 0.25, "Flen": 1.4, "fv_linear_extrap_threshold": 0.95}
+DEGROOTE = {"active_force_width_scale": 1.0, "passive_fiber_strain_at_one_norm_force": 0.6}
 # Millard's curves: (element, property) -> OpenSim's default
 MILLARD = {("ActiveForceLengthCurve", "min_norm_active_fiber_length"): 0.4441,
            ("ActiveForceLengthCurve", "transition_norm_fiber_length"): 0.73,
@@ -107,10 +112,13 @@ def read_muscles(path: str | os.PathLike, names: tuple[str, ...] | None = None) 
         raise InputError(f"muscles of kind {', '.join(unsupported)}: capacity is implemented for "
                          f"{', '.join(KINDS)} only", path)
     nodes = [found[n][1] for n in order]
-    params = {k: np.array([_value(e, k, d) for e in nodes]) for k, d in (COMMON | THELEN).items()}
+    params = {k: np.array([_value(e, k, d) for e in nodes]) for k, d in (COMMON | THELEN | DEGROOTE).items()}
     for (curve, k), d in MILLARD.items():
         params[k] = np.array([_value(_child(e, curve), k, d) for e in nodes])
-    return MuscleSet(tuple(order), tuple(found[n][0] for n in order), params)
+    kinds = tuple(found[n][0] for n in order)
+    dgf = np.array([k == "DeGrooteFregly2016Muscle" for k in kinds], dtype=bool)
+    params["min_control"] = np.where(dgf & np.isnan(params["min_control"]), 0.0, params["min_control"])  # its default
+    return MuscleSet(tuple(order), kinds, params)
 
 
 def minimum_fibre_length(muscles: MuscleSet) -> np.ndarray:
@@ -164,4 +172,9 @@ def capacity(muscles: MuscleSet, length: np.ndarray, speed: np.ndarray) -> np.nd
     if (kinds == "Millard2012EquilibriumMuscle").any():
         out[:, kinds == "Millard2012EquilibriumMuscle"] = millard_capacity(
             L, dL, *common, lmin, np.sin(p["maximum_pennation_angle"]), *millard_curves(muscles))[:, kinds == "Millard2012EquilibriumMuscle"]
+    dgf = kinds == "DeGrooteFregly2016Muscle"
+    if dgf.any():
+        out[:, dgf] = degroote_capacity(np.ascontiguousarray(L[:, dgf]), np.ascontiguousarray(dL[:, dgf]),
+                                        *(np.ascontiguousarray(a[dgf]) for a in common),
+                                        np.ascontiguousarray(p["active_force_width_scale"][dgf]))
     return out

@@ -22,13 +22,75 @@ coordinates to 3e-8 rad, its speeds to 5e-7 of their range on the shared walk).
 from __future__ import annotations
 
 import numpy as np
-from scipy.interpolate import make_interp_spline
+
+DEGREE = 5  # quintic
 
 
-def _natural(columns: int) -> tuple[list, list]:
-    """Quintic spline end conditions: third and fourth derivatives zero (a natural spline of half order 3)."""
-    zero = np.zeros(columns)
-    return [(3, zero), (4, zero)], [(3, zero), (4, zero)]
+def bspline_basis(knots: np.ndarray, k: int, x: np.ndarray, deriv: int = 0) -> np.ndarray:
+    """(len(x), len(knots) - k - 1): the ``deriv``-th derivative of every B-spline of degree ``k`` on
+    ``knots`` at ``x``, a point at the last knot in the last non-empty interval.
+
+    At ``x`` in ``[t_c, t_c+1)`` only ``B[c-k] .. B[c]`` are not zero; they are raised degree by degree
+    (de Boor's recurrence, ``B[i,d] = w[i,d] B[i,d-1] + (1 - w[i+1,d]) B[i+1,d-1]``,
+    ``w[i,d] = (x - t_i) / (t_i+d - t_i)``), the last ``deriv`` raises by the derivative's
+    ``dB[i,d] = d (B[i,d-1] / (t_i+d - t_i) - B[i+1,d-1] / (t_i+d+1 - t_i+1))`` (0/0 taken as 0).
+    """
+    t = np.asarray(knots, dtype=float)
+    x = np.asarray(x, dtype=float)
+    last = int(np.flatnonzero(t[1:] > t[:-1])[-1])
+    c = np.clip(np.searchsorted(t, x, side="right") - 1, 0, last)
+    c = np.where(x >= t[last + 1], last, c)
+    N = np.ones((len(x), 1))  # N[:, j]: B[c - d + j] at degree d
+    for d in range(1, k + 1):
+        i = c[:, None] - d + np.arange(d + 1)  # the d + 1 functions of degree d
+        lo = np.pad(N, ((0, 0), (1, 0)))  # B[i, d-1] (B[c - d] of degree d - 1 is zero)
+        hi = np.pad(N, ((0, 0), (0, 1)))  # B[i+1, d-1]
+        span, span1 = t[i + d] - t[i], t[i + d + 1] - t[i + 1]
+        if d > k - deriv:
+            a = np.divide(d, span, out=np.zeros_like(span), where=span > 0)
+            b = np.divide(d, span1, out=np.zeros_like(span1), where=span1 > 0)
+            N = lo * a - hi * b
+        else:
+            w = np.divide(x[:, None] - t[i], span, out=np.zeros_like(span), where=span > 0)
+            w1 = np.divide(x[:, None] - t[i + 1], span1, out=np.zeros_like(span1), where=span1 > 0)
+            N = w * lo + (1.0 - w1) * hi
+    out = np.zeros((len(x), len(t) - k - 1))
+    np.put_along_axis(out, c[:, None] - k + np.arange(k + 1), N, axis=1)
+    return out
+
+
+#: Samples above which the spline goes through SciPy's banded solver (the dense collocation's memory and
+#: time grow as F^2 and F^3; SciPy's import, 1 s, is paid only by such long trials)
+DENSE_SAMPLES = 1000
+
+
+def natural_quintic_slopes(t: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """(F, C): the first derivative, at the samples ``t`` (F,), of the quintic spline interpolating each
+    column of ``y`` (F, C) there, knots at the samples, third and fourth derivatives zero at both ends
+    (OpenSim's GCVSpline of degree 5 without smoothing; SciPy's ``make_interp_spline(t, y, k=5,
+    bc_type=([(3, 0), (4, 0)], [(3, 0), (4, 0)]))``, to rounding).
+
+    Its B-spline coefficients ``c`` (knots ``t`` with 5 more copies of each end) solve
+    ``B(t) c = y`` with ``B3(t0) c = B4(t0) c = B3(tn) c = B4(tn) c = 0`` (``Bd``: the basis' d-th
+    derivative, :func:`bspline_basis`); the slopes are ``B1(t) c``.
+    """
+    k = DEGREE
+    t = np.asarray(t, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if len(t) > DENSE_SAMPLES:
+        from scipy.interpolate import make_interp_spline  # lazy: long trials only (see DENSE_SAMPLES)
+
+        zero = np.zeros(y.shape[1:])
+        return make_interp_spline(t, y, k=k, bc_type=([(3, zero), (4, zero)], [(3, zero), (4, zero)]),
+                                  axis=0)(t, 1)
+    knots = np.concatenate([np.full(k, t[0]), t, np.full(k, t[-1])])
+    ends = t[[0, -1]]
+    A = np.vstack([bspline_basis(knots, k, ends[:1], 3), bspline_basis(knots, k, ends[:1], 4),
+                   bspline_basis(knots, k, t), bspline_basis(knots, k, ends[1:], 3),
+                   bspline_basis(knots, k, ends[1:], 4)])
+    rhs = np.zeros((len(t) + 4,) + y.shape[1:])
+    rhs[2: 2 + len(t)] = y
+    return bspline_basis(knots, k, t, 1) @ np.linalg.solve(A, rhs)
 
 
 def reflect_pad(x: np.ndarray, n: int) -> np.ndarray:
@@ -82,8 +144,6 @@ def opensim_kinematics(time: np.ndarray, q: np.ndarray, cutoff_hz: float | None 
     t = np.concatenate([time[0] - dt * np.arange(n, 0, -1), time, time[-1] + dt * np.arange(1, n + 1)])
     if n:
         x = butterworth3(x, dt, float(cutoff_hz))  # type: ignore[arg-type]
-    spline = make_interp_spline(t, x, k=5, bc_type=_natural(x.shape[1]), axis=0)
-    speeds = spline(t, 1)
-    accel = make_interp_spline(t, speeds, k=5, bc_type=_natural(x.shape[1]), axis=0)
+    speeds = natural_quintic_slopes(t, x)
     inner = slice(n, n + len(time))
-    return x[inner], speeds[inner], accel(t[inner], 1)
+    return x[inner], speeds[inner], natural_quintic_slopes(t, speeds)[inner]

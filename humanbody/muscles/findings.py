@@ -51,6 +51,9 @@ def reserve_lines(time: np.ndarray, opt: Optimum, tau: np.ndarray, moment_arms: 
     for k, name in enumerate(reserves.names):
         j = reserves.coordinates[k]
         force = opt.forces[:, nm + k]
+        if j < 0:  # a point or torque actuator: its largest force or torque
+            residual.append(f"{name} {np.abs(force).max():.3g}")
+            continue
         if not spanned[j]:
             residual.append(f"{coordinates[j]} {np.abs(force).max():.3g}")
             continue

@@ -54,11 +54,15 @@ def constraint_matrix(capacity: np.ndarray, moment_arms: np.ndarray, reserves: R
     ----------
     capacity : (F, M) muscle capacity (N) at activation 1.
     moment_arms : (F, M, C) moment arms (m; dimensionless on translational coordinates).
-    reserves : the coordinate actuators (coordinate index and optimal force each).
+    reserves : the reserve actuators (coordinate index and optimal force each; their ``directions``
+        (F, K, C) per unit force when some are point or torque actuators).
     """
     nf, nm, nc = moment_arms.shape
     A = np.zeros((nf, nc, nm + len(reserves.names)))
     A[:, :, :nm] = np.transpose(moment_arms * capacity[:, :, None], (0, 2, 1))
+    if reserves.directions is not None:  # point and torque actuators: their generalised force, frame by frame
+        A[:, :, nm:] = np.transpose(reserves.directions, (0, 2, 1)) * reserves.optimal_force
+        return A
     for k, (j, force) in enumerate(zip(reserves.coordinates, reserves.optimal_force, strict=True)):
         A[:, j, nm + k] = force
     return A

@@ -52,7 +52,7 @@ def _header(columns: list[str]) -> bytes:
 
 
 def muscle_tables(coordinates: str | os.PathLike, model: str | os.PathLike, out_dir: str | os.PathLike,
-                  chunk_frames: int = CHUNK_FRAMES) -> MuscleTables:
+                  chunk_frames: int = CHUNK_FRAMES, geometry: MuscleGeometry | None = None) -> MuscleTables:
     """Write the muscle lengths and moment arms of a coordinates file for an OpenSim model.
 
     Parameters
@@ -61,6 +61,7 @@ def muscle_tables(coordinates: str | os.PathLike, model: str | os.PathLike, out_
     model : path         the .osim model
     out_dir : path       folder for the two CSV files (created if missing)
     chunk_frames : int   frames computed at once (memory: about 30 kB per frame for 92 muscles)
+    geometry : MuscleGeometry, optional   the model's, when already built (the file is then not read again)
 
     Returns
     -------
@@ -71,9 +72,10 @@ def muscle_tables(coordinates: str | os.PathLike, model: str | os.PathLike, out_
     InputError
         The model cannot be read, or the coordinates file lacks some of the model's coordinates.
     """
-    osim_model = read_osim(model)
+    if geometry is None:
+        geometry = MuscleGeometry.of(read_osim(model))
+    osim_model = geometry.model
     time, q = read_coordinates(coordinates, osim_model)
-    geometry = MuscleGeometry.of(osim_model)
     names = osim_model.muscle_names
     coord_index = {c: i for i, c in enumerate(osim_model.coordinate_names)}
     pairs = [(m, coord_index[c]) for m, muscle in enumerate(names) for c in geometry.crossed[muscle]]

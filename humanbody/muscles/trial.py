@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -133,9 +133,21 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
     time_range : (start, end) s of the frames to analyse (after filtering the whole file, as OpenSim);
         frames outside the loads' time span are left out.
     """
-    osim = setup.geometry.model
-    names = osim.coordinate_names
-    time, q = read_coordinates(coordinates, osim)
+    time, q = read_coordinates(coordinates, setup.geometry.model)
+    return run_coordinates(setup, time, q, loads, reserves, exponent, step, cutoff_hz, joints, time_range,
+                           where=coordinates)
+
+
+def run_coordinates(setup: Setup, time: np.ndarray, q: np.ndarray, loads: str | os.PathLike | None,
+                    reserves: str | os.PathLike | Reserves | None = None, exponent: float = 2.0, step: int = 1,
+                    cutoff_hz: float | None = None, joints: tuple[str, ...] | None = (),
+                    time_range: tuple[float, float] | None = None,
+                    where: str | os.PathLike = "") -> MuscleResults:
+    """:func:`run` on coordinates already in memory: ``time`` (F,) s and ``q`` (F, C) in the model's
+    coordinate order (rad, m), as :func:`~humanbody.osim.ik.solve_ik` gives them; ``where`` names
+    them in messages; ``reserves`` may also be a :class:`Reserves` (:func:`~.reserves.weak_reserves`).
+    The other parameters are :func:`run`'s."""
+    names = setup.geometry.model.coordinate_names
     Q, QD, QDD = opensim_kinematics(time, q, cutoff_hz)
     lo, hi = time_range if time_range is not None else (-np.inf, np.inf)
     table = read_loads(loads, mapping=Y_UP) if loads is not None else None
@@ -144,7 +156,7 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
         lo, hi = max(lo, span[0] - 1e-9), min(hi, span[-1] + 1e-9)
     keep = np.flatnonzero((time >= lo - 1e-9) & (time <= hi + 1e-9))[::max(1, int(step))]
     if not len(keep):
-        raise InputError("has no frame inside the loads' time span (and the time range asked for)", coordinates)
+        raise InputError("has no frame inside the loads' time span (and the time range asked for)", where)
     time, Q, QD, QDD = time[keep], Q[keep], QD[keep], QDD[keep]
     cm = setup.geometry.core
     data = core.forward_kinematics(cm.model, cm.to_core(Q), cm.to_core(QD), cm.to_core(QDD))
@@ -154,7 +166,10 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
     lengths, speeds, arms = paths.lengths, paths.velocities, paths.moment_arms
     assert speeds is not None  # compute() gives them when rates are given
     cap = capacity(setup.muscles, lengths, speeds)
-    res = read_reserves(reserves, names) if reserves is not None else Reserves()
+    res = (reserves if isinstance(reserves, Reserves) else
+           read_reserves(reserves, names, ("ground",) + tuple(setup.model.names)) if reserves is not None
+           else Reserves())
+    res = body_actuator_directions(setup, data, res)
     opt = solve(cap, arms, tau, res, setup.muscles.min_control, setup.muscles.max_control, exponent)
     result = MuscleResults(time, names, tau, lengths, speeds, arms, cap, opt, res)
     if joints == ():
@@ -172,6 +187,43 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
     chosen = _joints(setup, joints)
     cols, values = reaction_columns(cm.model, data, force, moment, chosen)
     return MuscleResults(time, names, tau, lengths, speeds, arms, cap, opt, res, cols, values)
+
+
+def body_actuator_directions(setup: Setup, data, reserves: Reserves) -> Reserves:
+    """``reserves`` with the generalised force of each actuator per unit force at every frame of
+    ``data`` (``directions`` (F, K, C)) when it has point or torque actuators; unchanged otherwise.
+
+    A body actuator's load ``w = (f, m)`` (force and moment about the body's origin, ground axes) enters
+    the equations of motion as ``J^T w``; inverse dynamics being linear in the external loads, that is
+    ``tau_ID(0) - tau_ID(w)``, one inverse dynamics per actuator. A point actuator's force
+    ``d`` acts at its point ``p``: ``(d, (p - o) x d)``; a torque actuator's axis ``n`` gives
+    ``(0, n)`` on body A and ``(0, -n)`` on body B (none on ground).
+    """
+    if not reserves.bodies:
+        return reserves
+    cm = setup.geometry.core
+    names = list(setup.model.names)
+    zero = core.joint_loads(cm.model, data)[2]
+    D = np.zeros((data.frames, len(reserves), len(setup.geometry.model.coordinate_names)))
+    for k, b in enumerate(reserves.bodies):
+        if b is None:
+            D[:, k, reserves.coordinates[k]] = 1.0
+            continue
+        w = np.zeros((data.frames, cm.model.nbodies, 6))
+        i = names.index(b.body) if b.body in names else -1
+        R = data.R[:, i] if i >= 0 else np.broadcast_to(np.eye(3), (data.frames, 3, 3))
+        d = np.asarray(b.direction) if b.direction_global else R @ np.asarray(b.direction)
+        if b.kind == "point" and i >= 0:
+            p = np.asarray(b.point) if b.point_global else data.origin[:, i] + R @ np.asarray(b.point)
+            w[:, i, :3] = d
+            w[:, i, 3:] = np.cross(p - data.origin[:, i], d)
+        elif b.kind == "torque":
+            if i >= 0:
+                w[:, i, 3:] += d
+            if b.other in names:
+                w[:, names.index(b.other), 3:] -= d
+        D[:, k] = cm.from_core(zero - core.joint_loads(cm.model, data, w)[2])
+    return replace(reserves, directions=D)
 
 
 def _joints(setup: Setup, joints: tuple[str, ...] | None) -> list[tuple[str, int]]:

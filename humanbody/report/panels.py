@@ -88,6 +88,7 @@ class Panel:
     series: list = field(default_factory=list)
     band: tuple | None = None          # (percent, mean, sd) of the normative data
     foot_off: dict = field(default_factory=dict)  # side -> percent of stride
+    bars: dict = field(default_factory=dict)  # side -> [(start, end) percent]: on/off bars under the curves
 
     def limits(self) -> tuple[float, float]:
         """Range of y that shows the curves +- SD and the band (a unit range when there is nothing)."""

@@ -146,6 +146,11 @@ def grid_svg(panels, title: str, ncols: int = 3, legend: bool = True) -> str:
                            f'y1="{ax.t:.1f}" y2="{ax.b:.1f}"/>')
         for s in p.series:
             ax.line(out, s.percent, s.mean, s.colour)
+        for k, (side, spans) in enumerate(p.bars.items()):
+            y = ax.b - 5 - 5 * k
+            for a, b in spans:
+                out.append(f'<rect x="{float(ax.x(a)):.1f}" y="{y:.1f}" width="{max(1.0, float(ax.x(b) - ax.x(a))):.1f}" '
+                           f'height="3" fill="{SIDE_COLOURS[side]}"/>')
         if not p.series:
             out.append(f'<text x="{(ax.l + ax.r) / 2:.1f}" y="{(ax.t + ax.b) / 2:.1f}" text-anchor="middle" '
                        f'fill="#888">no complete stride</text>')
@@ -162,6 +167,8 @@ def _legend(panels, width: float, y: float) -> str:
     items = [(SIDE_COLOURS[side], f"{side} mean ± SD (n={k} stride{'' if k == 1 else 's'})", "line") for side, k in n.items()]
     if any(p.band is not None for p in panels):
         items.append((_BAND, "normative mean ± 1 SD", "band"))
+    if any(p.bars for p in panels):
+        items.append(("#666", "bars: group on", "band"))
     items.append(("#666", "foot off (dashed, side's colour)", "dash"))
     widths = [28 + 6.2 * len(text) for _, text, _ in items]
     parts, x = [], (width - sum(widths)) / 2

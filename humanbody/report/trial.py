@@ -63,6 +63,11 @@ class ReportOptions:
     events : str                    which gait events cut the strides (``--events``, :data:`EVENT_SOURCES`):
                                     "auto" (per side the file's own, else the force plates', else the
                                     kinematic ones), "file", "force" or "kinematic" (:func:`trial_events`)
+    muscles : str or None           an OpenSim model with muscles (.osim): each trial's inverse kinematics,
+                                    static optimization and hip and knee reactions on it
+                                    (:mod:`humanbody.report.muscles`)
+    reserves : str or None          with ``muscles``: the reserves' OpenSim actuators file (None: weak
+                                    reserves on every coordinate)
     """
 
     analysis: AnalysisOptions
@@ -71,16 +76,18 @@ class ReportOptions:
     kinetics: bool = True
     normative: str | None = None
     events: str = "auto"
+    muscles: str | None = None
+    reserves: str | None = None
 
     def __init__(self, analysis: AnalysisOptions | None = None, *, treadmill_speed: float | None = None,
                  plots: str = "svg", kinetics: bool = True, normative: str | None = None, events: str = "auto",
-                 **analysis_values):
+                 muscles: str | None = None, reserves: str | None = None, **analysis_values):
         base = AnalysisOptions() if analysis is None else analysis
         if not isinstance(base, AnalysisOptions):
             raise TypeError(f"analysis must be an AnalysisOptions, not {type(base).__name__}")
         values = {"analysis": base.replace(**analysis_values) if analysis_values else base,
                   "treadmill_speed": treadmill_speed, "plots": plots, "kinetics": kinetics,
-                  "normative": normative, "events": events}
+                  "normative": normative, "events": events, "muscles": muscles, "reserves": reserves}
         for name, value in values.items():
             object.__setattr__(self, name, value)
         self.__post_init__()
@@ -274,6 +281,8 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     normative, gps = _normative_scores(options, task, analysis, row, cycles, messages, curves)
     figures = _figures(options.plots, stem, cycles, params, normative, gps, kinetics is not None,
                        points, events, feet, pelvis, curves)
+    if options.muscles:
+        _add_muscles(task, options, used, foot_off_percent(params), stem, files, row, figures, messages)
     for name, fig in figures.items():
         if isinstance(fig, bytes):  # PNG files; SVG figures live in the page only
             files[f"{task.key}/{name}"] = fig
@@ -282,6 +291,23 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
                            gps=gps, warnings=warnings, edges=analysis.log.edges)
     files[f"{task.key}/{stem}.html"] = page.encode("utf-8")
     return TrialOutcome(task.key, row, files, messages)
+
+
+def _add_muscles(task, options: ReportOptions, used, foot_off: dict, stem: str, files: dict, row: dict,
+                 figures: dict, messages: list) -> None:
+    """``--muscles``: the trial's muscle files, summary columns, figure and log lines
+    (:func:`humanbody.report.muscles.muscle_part`); a failure costs the muscles, not the trial."""
+    from .muscles import muscle_part  # lazy: the OpenSim model's kernels, only with --muscles
+
+    try:
+        part = muscle_part(task, str(options.muscles), options.reserves, used, foot_off, options.plots, stem)
+    except InputError as err:
+        messages.append(f"muscles skipped: {_one_line(err)}")
+        return
+    files.update({f"{task.key}/{name}": data for name, data in part.files.items()})
+    row.update(part.row)
+    figures.update(part.figures)
+    messages += part.messages
 
 
 #: Normative sets read in this process, by ``--normative`` value (a worker reads its set once).
