@@ -28,7 +28,7 @@ import numpy as np
 
 from .osim_functions import evaluate
 from .vec3 import add, cross, dist2, dot, mat_t_vec, mat_vec, sub, unit
-from .wrap import INSIDE, MANDATORY, NO_WRAP, WRAPPED, wrap_cylinder
+from .wrap import INSIDE, MANDATORY, NO_WRAP, WRAPPED, wrap_cylinder, wrap_sphere
 
 _CACHE = True
 
@@ -163,8 +163,11 @@ def _wrap_one(w, m, n, q, R, O, tag, body, loc, pos, wlen, pk):
             continue
         x1 = _to_wrap_frame(R, O, _v3(pos, j), wb, wR, wp)
         x2 = _to_wrap_frame(R, O, _v3(pos, j + 1), wb, wR, wp)
-        status, r1, r2, arc = wrap_cylinder(x1, x2, wo_dim[o, 0], wo_dim[o, 1], wo_axis[o], wo_sign[o],
-                                            m_pw[m + 1] - m_pw[m] == 1)
+        if wo_kind[o] == 1:
+            status, r1, r2, arc = wrap_sphere(x1, x2, wo_dim[o, 0], wo_axis[o], wo_sign[o])
+        else:
+            status, r1, r2, arc = wrap_cylinder(x1, x2, wo_dim[o, 0], wo_dim[o, 1], wo_axis[o], wo_sign[o],
+                                                m_pw[m + 1] - m_pw[m] == 1)
         if status == MANDATORY:
             best, b1, b2, blen = j, r1, r2, arc
             break

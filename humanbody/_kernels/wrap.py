@@ -13,8 +13,10 @@ through ``p1``, ``p2`` and the apex of the cylinder between them, and the path o
 is the helix between them, of length ``sqrt((radius * angle)^2 + axial^2)`` (OpenSim's
 WrapCylinder with one wrap point pair, which is what its muscle lengths use).
 
-Sphere (centred): the path lies in the plane through the centre, ``p1`` and ``p2``; it
-leaves each point along its tangent to the great circle in that plane and follows the arc.
+Sphere (centred; OpenSim's WrapSphere): only a segment that cuts the sphere wraps; the path
+lies in the plane through the centre, ``p1`` and ``p2``, leaves each point along its tangent to
+the great circle in that plane and follows the arc (measured negative when a quadrant sends it
+the far way round, as OpenSim measures it).
 """
 
 from __future__ import annotations
@@ -267,3 +269,97 @@ def tangent_helix(p1, p2, r1, r2, radius, long_wrap):
         if not (moved1 or moved2):
             break
     return r1, r2
+
+
+@nb.njit(cache=_CACHE)
+def _sphere_tangents(p, n, radius):
+    """The two points of the sphere (centred, ``radius``) in the plane through the centre with normal
+    ``n`` whose tangent lines pass through ``p``."""
+    dp = norm(p)
+    y = scale(p, -1.0 / dp)
+    z = cross(n, y)
+    a = math.asin(radius / dp)
+    reach = dp * math.cos(a)
+    ca, sa = math.cos(a), math.sin(a)
+    return (axpy(reach, add(scale(y, ca), scale(z, -sa)), p),
+            axpy(reach, add(scale(y, ca), scale(z, sa)), p))
+
+
+@nb.njit(cache=_CACHE)
+def _sphere_constrained(p1, p2, r1a, r1b, r2a, r2b, r1, r2, axis, sign):
+    """OpenSim's choice of tangent points on a sphere constrained to one side: ``(r1, r2, far_side)``."""
+    toward = unit(add(scale(p1, -1.0), scale(p2, -1.0)))
+    o1 = r1b
+    if dot(unit(r1a), toward) > dot(unit(r1b), toward):
+        r1 = r1a
+    else:
+        r1, o1 = r1b, r1a
+    o2 = r2b
+    if dot(unit(r2a), toward) > dot(unit(r2b), toward):
+        r2 = r2a
+    else:
+        r2, o2 = r2b, r2a
+    if unit(add(sub(r1, p1), sub(r2, p2)))[axis] * sign < 0.0:
+        r1, r2 = o1, o2
+    return r1, r2, dot(add(r1, r2), add(sub(r1, p1), sub(r2, p2))) < 0.0
+
+
+@nb.njit(cache=_CACHE)
+def wrap_sphere(p1, p2, radius, axis, sign):
+    """Wrap segment p1-p2 over the sphere of ``radius`` centred at the origin (OpenSim's WrapSphere).
+
+    The segment wraps only when it cuts the sphere between its ends.  The path lies in the plane
+    through the centre, ``p1`` and ``p2``; each end's tangent point is one of the two where a line
+    from the end touches the great circle of that plane (tangent length ``sqrt(|p|^2 - radius^2)``),
+    the pair whose directions from the centre agree most, or, with a quadrant ``(axis, sign)`` that
+    an end lies off, the pair facing the ends, flipped to the allowed side.  The arc between them is
+    ``radius * angle``; when the chosen pair sends the path round the far side OpenSim measures it as
+    ``-radius * (2 pi - angle)`` (negative), and so does this function.
+    Returns ``(status, r1, r2, arc_length)``; see the module notes."""
+    r_sq = radius * radius
+    if dot(p1, p1) < r_sq or dot(p2, p2) < r_sq:
+        return INSIDE, _ZERO3, _ZERO3, 0.0
+    ri = sub(p1, p2)
+    a = dot(ri, ri)
+    b = 2.0 * dot(p2, ri)
+    disc = b * b - 4.0 * a * (dot(p2, p2) - r_sq)
+    if disc < 0.0:
+        return NO_WRAP, _ZERO3, _ZERO3, 0.0
+    l1 = (-b + math.sqrt(disc)) / (2.0 * a)
+    l2 = (-b - math.sqrt(disc)) / (2.0 * a)
+    if not (0.0 < l1 < 1.0) or not (0.0 < l2 < 1.0):
+        return NO_WRAP, _ZERO3, _ZERO3, 0.0
+    u = unit(ri)
+    h = cross(u, unit(p2))
+    if norm(h) < 1e-5:         # the line passes through the centre: any plane through it is as good
+        h = cross(u, (1.0, 0.0, 0.0)) if abs(u[0]) < 0.9 else cross(u, (0.0, 1.0, 0.0))
+    n = unit(h)
+    r1a, r1b = _sphere_tangents(p1, n, radius)
+    r2a, r2b = _sphere_tangents(p2, n, radius)
+    j1, j2 = dot(unit(r1a), unit(r2a)), dot(unit(r1a), unit(r2b))
+    j3, j4 = dot(unit(r1b), unit(r2a)), dot(unit(r1b), unit(r2b))
+    if j1 > j2 and j1 > j3 and j1 > j4:
+        r1, r2 = r1a, r2a
+    elif j2 > j3 and j2 > j4:
+        r1, r2 = r1a, r2b
+    elif j3 > j4:
+        r1, r2 = r1b, r2a
+    else:
+        r1, r2 = r1b, r2b
+    status = WRAPPED
+    far_side = False
+    if sign != 0:
+        on1, on2 = _sign(p1[axis]) == sign, _sign(p2[axis]) == sign
+        if on1 or on2:
+            tt = -dot(scale(p1, -1.0), u)                   # m from p1 towards p2 to the foot of the centre
+            foot = axpy(-tt, u, p1)
+            if dot(foot, foot) < r_sq and 0.0 < tt < 1.0:
+                status = MANDATORY
+            elif not (_sign(p1[axis]) != _sign(p2[axis]) and _sign(foot[axis]) != sign):
+                return NO_WRAP, _ZERO3, _ZERO3, 0.0
+        if not (on1 and on2):
+            r1, r2, far_side = _sphere_constrained(p1, p2, r1a, r1b, r2a, r2b, r1, r2, axis, sign)
+    angle = acos_clipped(dot(unit(r1), unit(r2)))
+    if far_side:
+        angle = -(2.0 * math.pi - angle)
+    return status, r1, r2, radius * angle

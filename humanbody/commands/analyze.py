@@ -178,6 +178,7 @@ def run_osim(args) -> int:
     if args.muscles:
         for line in _osim_muscles(args, frame["time"].to_numpy(dtype=float), result.q, out):
             say(line)
+    _usual_results(args, say)
     return 0
 
 
@@ -201,6 +202,18 @@ def _osim_muscles(args, time, q, out) -> list[str]:
     lines.insert(0, f"static optimization: coordinates low-passed at {COORDINATE_CUTOFF_HZ:g} Hz first, as OpenSim's "
                     "Joint Reaction tutorial")
     return lines
+
+
+def _usual_results(args, say) -> None:
+    """Beside the OpenSim tables, the trial's usual results on humanbody's own body model (same options,
+    the default model); when they cannot be made, one line saying why (the OpenSim tables stand)."""
+    from argparse import Namespace  # lazy: only this branch
+
+    usual = Namespace(**{**vars(args), "model": None})
+    try:
+        _run_usual(usual, say)
+    except InputError as e:
+        say(f"no body-model results (clinical angles, kinetics) beside the OpenSim tables: {e}")
 
 
 def _loads_xml(forces: str):
@@ -235,10 +248,15 @@ def run(args) -> int:
         return run_osim(args)
     if args.muscles or args.reserves:
         raise InputError("--muscles and --reserves need --model MODEL.osim: an OpenSim model with muscles")
+    say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+    return _run_usual(args, say)
+
+
+def _run_usual(args, say) -> int:
+    """The trial on humanbody's body model -> the results table and the exports."""
     from .. import analyze_trial  # lazy: through the package face, its big imports with the collector paused
     from ..trial_output import write  # lazy: keeps `humanbody --help` quick
 
-    say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     options = analysis_options(args)
     analysis = analyze_trial(args.trial, options, progress=not args.quiet, keep_markers=False)
     said = len(analysis.messages)

@@ -37,6 +37,9 @@ def register(sub) -> None:
     g.add_argument("--select", metavar="SEGMENT", help="segment whose values the overlay shows")
     g.add_argument("--follow", metavar="SEGMENT",
                    help="camera attached to this segment's frame: it moves and turns with it (e.g. head)")
+    p.add_argument("--activations", metavar="CSV",
+                   help="with --model MODEL.osim: colour the muscle paths by activation (time + one column per muscle, "
+                        "0..1, as <trial>_activations.csv)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     add_subject_options(p)
     add_marker_options(p)
@@ -86,6 +89,10 @@ def run(args) -> int:
     if args.fps <= 0:
         raise InputError(f"--fps must be positive, got {args.fps:g}")
     offscreen = bool(args.screenshot or args.movie)
+    if args.model and str(args.model).lower().endswith(".osim"):
+        return _run_osim(args, say, size)
+    if args.activations:
+        raise InputError("--activations colours an OpenSim model's muscles: give --model MODEL.osim", args.activations)
     if not offscreen and not _has_display():
         print("humanbody view: error: no display to open a window on; use --screenshot PNG or --movie FILE "
               "to render off screen", file=sys.stderr)
@@ -129,4 +136,17 @@ def run(args) -> int:
     app.set_frame(args.frame)
     say("viewer open: press h in the window for the keys, q to quit")
     app.show()
+    return 0
+
+
+def _run_osim(args, say, size) -> int:
+    """``--model MODEL.osim``: TRIAL is a coordinates table; the model's bodies and muscle paths."""
+    if args.movie or not args.screenshot:
+        raise InputError("with --model MODEL.osim the viewer writes --screenshot PNG only (no window or movie yet)",
+                         args.trial)
+    from ..viewer.osim_scene import load_osim_scene, osim_screenshot  # lazy: pyvista, the model's kinematics
+
+    scene = load_osim_scene(args.trial, args.model, args.activations)
+    osim_screenshot(scene, args.screenshot, frame=args.frame, size=size)
+    say(f"wrote screenshot: {args.screenshot}")
     return 0

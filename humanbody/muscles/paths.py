@@ -18,7 +18,7 @@ from ..osim.functions import FunctionTable
 from ..osim.model import Function, OsimModel, xyz_body_fixed
 
 WRAP_CODES = {"cylinder": 0, "sphere": 1, "ellipsoid": 2, "torus": 3}
-KERNEL_WRAPS = ("cylinder",)
+KERNEL_WRAPS = ("cylinder", "sphere")
 POINT_CODES = {"fixed": 0, "conditional": 1, "moving": 2}
 
 

@@ -55,8 +55,12 @@ def test_walk_equals_opensims_ik(shared_data, tmp_path, capsys):
     pytest.importorskip("opensim")
     osim_path, setup, trc = _files(shared_data)
     ref = ik_reference(osim_path, setup, trc)
+    capsys.readouterr()
     code = main(["analyze", str(trc), "--model", str(osim_path), "--ik-setup", str(setup), "--out", str(tmp_path)])
     assert code == 0
+    # no standing trial: the usual results cannot be made, and one line says why
+    why = [line for line in capsys.readouterr().err.splitlines() if line.startswith("no body-model results")]
+    assert len(why) == 1 and "give it with --static" in why[0]
     model = read_osim(osim_path)
     t_ours, ours = read_coordinates(tmp_path / "subject01_walk1_ik.mot", model)
     t_ref, theirs = read_coordinates(ref, model)
@@ -67,6 +71,20 @@ def test_walk_equals_opensims_ik(shared_data, tmp_path, capsys):
             assert r < 0.002, (c.name, r)
         else:
             assert np.rad2deg(r) < 0.5, (c.name, np.rad2deg(r))
+
+
+@pytest.mark.slow
+def test_usual_results_beside_the_opensim_tables(shared_data, tmp_path):
+    """With a standing trial, ``--model MODEL.osim`` also writes the results ``analyze`` writes without it,
+    byte for byte."""
+    osim_path, setup, trc = _files(shared_data)
+    usual = ["analyze", str(trc), "--static", str(shared_data / "gait2392_walk" / "subject01_static.trc"), "-q"]
+    assert main([*usual, "--model", str(osim_path), "--ik-setup", str(setup), "--out", str(tmp_path / "osim")]) == 0
+    assert main([*usual, "--out", str(tmp_path / "plain")]) == 0
+    stem = "subject01_walk1"
+    assert (tmp_path / "osim" / f"{stem}_ik.mot").exists()
+    for name in (f"{stem}_results.csv", f"{stem}_residuals.csv"):
+        assert (tmp_path / "osim" / name).read_bytes() == (tmp_path / "plain" / name).read_bytes(), name
 
 
 def test_no_marker_in_common_one_line(shared_data, tmp_path, capsys):

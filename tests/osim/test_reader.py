@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
+from humanbody.cli import main
 from humanbody.errors import InputError
 from humanbody.osim import read_osim
 
@@ -115,3 +118,20 @@ def test_bad_models_name_the_problem(tmp_path, text, message):
     with pytest.raises(InputError, match=message) as e:
         read_osim(f)
     assert str(e.value).startswith(str(f)) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("this is not xml <", "not an XML file"),
+    (OSIM3.replace("CustomJoint", "EllipsoidJoint"), r"joint type EllipsoidJoint \(hip\) is not supported"),
+    (OSIM3.replace("SimmSpline", "GCVSpline"), "function type GCVSpline"),
+])
+@pytest.mark.parametrize("command", ["muscles", "analyze"])
+def test_bad_models_exit_2_in_one_line(shared_data, tmp_path, capsys, text, message, command):
+    f = tmp_path / "bad.osim"
+    f.write_text(text)
+    trial = shared_data / "gait2392_walk" / ("reference/opensim_ik.mot" if command == "muscles" else "subject01_walk1.trc")
+    capsys.readouterr()
+    assert main([command, str(trial), "--model", str(f), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and str(f) in err
+    assert re.search(message, err)
