@@ -26,6 +26,7 @@ HELP = "analyse one trial: joint angles and the mechanics of every segment -> re
 #: Notes said once per joint or segment, summarised on the screen into one line each (all in <trial>_log.txt).
 _JUMP = re.compile(r"^check outputs: (\S+) jumps ([0-9.]+) deg between ([0-9.]+) and ")
 _CARRIED = re.compile(r"^check outputs: (\S+) carried from its parent for \d+ frames \(([0-9.]+) s ")
+_REACHES = re.compile(r"^check outputs: (\S+) reaches (-?[0-9.]+ \S+) at ([0-9.]+) s")
 
 
 #: Lines left to the log file first when the screen would hold more than its budget, in this order.
@@ -33,8 +34,10 @@ _QUIET = ("low-pass:", "still missing:", "no missing samples remain", "not filte
           "loads: low-passed", "loads: the trial's own force platforms", "static trial ", "calibration: static pose",
           "calibration: no static trial", "converted marker coordinates", "tracking: segment fits",
           "tracking: whole-body", "ignored ", "events: EVENT group", "check mass:", "rates:", "loads: plate")
-#: Lines of notes on the first screen (the files written and the compile note make it 25 at most).
-SCREEN_NOTES = 20
+#: Lines of notes on the first screen before the results are written, and of the output checks' notes after:
+#: with the files written (4) and the compile note, 25 at most.
+SCREEN_NOTES = 17
+CHECK_NOTES = 3
 
 
 def screen_lines(messages: list[str], budget: int = SCREEN_NOTES) -> list[str]:
@@ -68,35 +71,42 @@ def screen_lines(messages: list[str], budget: int = SCREEN_NOTES) -> list[str]:
 
 
 def _summarised(messages: list[str]) -> list[str]:
-    """:func:`screen_lines`'s first step: the repeated output-check notes in one line each."""
-    groups: dict[str, list] = {"jump": [], "carried": []}
+    """:func:`screen_lines`'s first step: the repeated output-check notes in one line each (angles that jump,
+    segments carried from their parent, values outside a body's range), where the first of them stood."""
+    patterns = {"jump": _JUMP, "carried": _CARRIED, "reaches": _REACHES}
+    groups: dict[str, list] = {k: [] for k in patterns}
     out: list = []
     for line in messages:
-        for key, pattern in (("jump", _JUMP), ("carried", _CARRIED)):
+        for key, pattern in patterns.items():
             m = pattern.match(line)
             if m:
                 if not groups[key]:
                     out.append(key)  # the summary's place
-                groups[key].append(m.groups())
+                groups[key].append((line, m.groups()))
                 break
         else:
             out.append(line)
-    jump, carried = groups["jump"], groups["carried"]
-    if len(jump) == 1:
-        out[out.index("jump")] = next(ln for ln in messages if _JUMP.match(ln))
-    elif jump:
-        worst = sorted(jump, key=lambda g: -float(g[1]))
-        names = ", ".join(f"{n} {float(d):.0f} deg at {float(t):.3g} s" for n, d, t in worst[:3])
-        out[out.index("jump")] = (f"check outputs: {len(jump)} angles jump faster than a joint turns "
-                                  f"(at most 1500 deg/s between two frames): {names}"
-                                  + (f" and {len(jump) - 3} more" if len(jump) > 3 else "") + " (each in the log)")
-    if len(carried) == 1:
-        out[out.index("carried")] = next(ln for ln in messages if _CARRIED.match(ln))
-    elif carried:
-        names = ", ".join(f"{n} {float(d):.2g} s" for n, d in carried)
-        out[out.index("carried")] = (f"check outputs: segments carried from their parent for more than 0.1 s "
-                                     f"(their motion there is the parent's): {names}")
+    for key, hits in groups.items():
+        if not hits:
+            continue
+        out[out.index(key)] = hits[0][0] if len(hits) == 1 else _summary(key, [g for _, g in hits])
     return out
+
+
+def _summary(key: str, hits: list) -> str:
+    """One line for several output-check notes of one kind (``hits``: their regular-expression groups)."""
+    if key == "jump":
+        worst = sorted(hits, key=lambda g: -float(g[1]))
+        names = ", ".join(f"{n} {float(d):.0f} deg at {float(t):.3g} s" for n, d, t in worst[:3])
+        return (f"check outputs: {len(hits)} angles jump faster than a joint turns (at most 1500 deg/s between two "
+                f"frames): {names}" + (f" and {len(hits) - 3} more" if len(hits) > 3 else "") + " (each in the log)")
+    if key == "carried":
+        names = ", ".join(f"{n} {float(d):.2g} s" for n, d in hits)
+        return ("check outputs: segments carried from their parent for more than 0.1 s (their motion there is the "
+                f"parent's): {names}")
+    names = ", ".join(f"{n} {v} at {float(t):.3g} s" for n, v, t in hits[:4])
+    return (f"check outputs: {len(hits)} values outside a body's range: {names}"
+            + (f" and {len(hits) - 4} more" if len(hits) > 4 else "") + " (each in the log)")
 
 
 def _digits(text: str) -> int:
@@ -273,7 +283,8 @@ def _run_usual(args, say) -> int:
         pairs.append((what, to))
     paths = write(analysis, args.out, options, fmt=args.format, digits=args.digits, progress=not args.quiet,
                   relative=pairs)
-    for line in analysis.messages[said:]:  # what the exports had to say
+    later = analysis.messages[said:]  # what the output checks and the exports had to say
+    for line in later if args.verbose else screen_lines(later, CHECK_NOTES):
         say(line)
     for kind, path in paths.items():
         say(f"wrote {kind}: {path}")

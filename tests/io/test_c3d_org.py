@@ -377,7 +377,16 @@ def test_a_drafted_height_out_of_range_asks_for_the_height_not_for_metres():
     from humanbody.markers.draft import draft_markerset
 
     ground, _ = to_ground(read_c3d(_path(ORG, "sample_30_marche281")))
-    with pytest.raises(InputError, match="give the subject's `height` M") as err:
+    # its temples (TempeG/TempeD) now read as head markers: the height is estimated, the pelvis is what is missing
+    with pytest.raises(InputError, match="needs a right and a left ASIS marker"):
         draft_markerset(ground)
+    # without the head and shoulder markers, and the subject 10 % taller, the estimate (the highest marker, C7,
+    # taken at an ASIS's 0.55 of the height) is not a height: refused, asking for the height
+    gone = ("TMPG", "TMPD", "MNTN", "EPLG", "EPLD")
+    bare = ground.drop(columns=[f"{m}_{a}" for m in gone for a in "xyz"])
+    bare[[c for c in bare.columns if c.endswith("_z")]] *= 1.1
+    bare.attrs = dict(ground.attrs, markers=[m for m in ground.attrs["markers"] if m not in gone])
+    with pytest.raises(InputError, match="give the subject's `height` M") as err:
+        draft_markerset(bare)
     assert "give metres" not in str(err.value)
     assert "--height M" in str(err.value.on_command_line())  # the command line names its flag
