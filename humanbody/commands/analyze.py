@@ -33,7 +33,7 @@ _REACHES = re.compile(r"^check outputs: (\S+) reaches (-?[0-9.]+ \S+) at ([0-9.]
 _QUIET = ("low-pass:", "still missing:", "no missing samples remain", "not filtered:", "moments:",
           "loads: low-passed", "loads: the trial's own force platforms", "static trial ", "calibration: static pose",
           "calibration: no static trial", "converted marker coordinates", "tracking: segment fits",
-          "tracking: whole-body", "ignored ", "events: EVENT group", "check mass:", "rates:", "loads: plate")
+          "tracking: whole-body", "ignored ", "events: EVENT group", "check mass:", "rates:", "edges:", "loads: plate")
 #: Lines of notes on the first screen before the results are written, and of the output checks' notes after:
 #: with the files written (4) and the compile note, 25 at most.
 SCREEN_NOTES = 17

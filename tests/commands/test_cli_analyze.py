@@ -253,7 +253,7 @@ def test_unlabeled_and_unused_markers_are_counted_not_listed(tmp_path, capsys):
     status = main(["analyze", str(path), "--static", str(data / "sample_static.trc"), "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err.strip().splitlines()
     assert status == 0, err
-    assert len(err) <= 20, err
+    assert len(err) <= 25, "\n".join(err)  # the first screen: 25 lines at most
     assert any("ignored 60 marker(s)" in line and "60 unlabeled" in line for line in err)
     assert not any("*7" in line for line in err)
     results = pd.read_csv(tmp_path / "o" / "unlabeled_results.csv")
