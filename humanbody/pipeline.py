@@ -125,7 +125,7 @@ class Log:
     the records.  The one thing the stages share: each adds its records with :meth:`add`, never edits one.
     """
 
-    def __init__(self, records=()):
+    def __init__(self, records=()) -> None:
         self.records: list[Record] = list(records)
         #: the frames at the trial's ends whose rates are estimates (:func:`humanbody.checks.edges.edge_note`),
         #: set by the stage "rates"; None when every frame's rates have data on both sides
@@ -919,7 +919,7 @@ def drafted_markerset(names, ground: pd.DataFrame, trial: Trial, options: Analys
     except InputError as err:
         where = "" if options.static is None else f" (from {os.path.basename(os.fspath(options.static))})"
         raise InputError(f"{closest}; drafting a set for them{where} failed: {err.message}; draft one with "
-                         f"humanbody markerset init STATIC --out FILE (or name a set with --markerset)",
+                         f"humanbody markerset init STATIC --out FILE (or name a set with `markerset`)",
                          trial.source) from None
     assert draft.markerset is not None  # a draft holds its set as loaded
     used = sum(1 for m in draft.markers if m.used)

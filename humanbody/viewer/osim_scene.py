@@ -152,7 +152,7 @@ def osim_screenshot(scene: OsimScene, path, *, frame: int = 0, size=(1280, 800))
     from .render import prepare_offscreen  # lazy: sets VTK's window class before the first window
 
     if not -scene.n_frames <= frame < scene.n_frames:
-        raise InputError(f"--frame {frame} is outside the trial (0 .. {scene.n_frames - 1})")
+        raise InputError(f"`frame` {frame} is outside the trial (0 .. {scene.n_frames - 1})")
     prepare_offscreen()
     plotter = pv.Plotter(off_screen=True, window_size=list(size))
     try:

@@ -150,7 +150,7 @@ def test_force_path_computes_each_frame_once(tmp_path, monkeypatch):
 
     analysis = analyze_trial(path, static=DATA / "sample_static.trc", forces=grf, mass=75.0, height=1.75)
     monkeypatch.setattr(kinematics, "run_tree", counting)
-    assert analysis.loads is not None and analysis._results is not None  # the loads stage computed them
+    assert analysis.loads is not None and analysis.held_results is not None  # the loads stage computed them
     write_results(analysis, tmp_path / "out", chunk_frames=100)
     assert counted == []  # the write stage took the held kinematics: no frame computed again
     table = pd.read_csv(tmp_path / "out" / "sample_walk_markers_results.csv")

@@ -38,7 +38,7 @@ def test_opensim_table_bytes_equal_printf(tmp_path, monkeypatch, chunk):
     monkeypatch.setattr(ow, "_CHUNK_VALUES", chunk)
     time = np.arange(500) / 100.0
     values = _awkward_table(500, 39)
-    path = ow.write_table(tmp_path / "t.mot", "title", [f"c{i}" for i in range(39)], time, values, in_degrees=True)
+    path = ow.write_storage(tmp_path / "t.mot", "title", [f"c{i}" for i in range(39)], time, values, in_degrees=True)
     text = open(path, "rb").read()
     head, rows = text.split(b"endheader\n", 1)
     assert head.startswith(b"title\nversion=1\nnRows=500\nnColumns=40\ninDegrees=yes\n")
@@ -54,8 +54,8 @@ def test_opensim_table_reads_values_a_block_of_rows_at_a_time(tmp_path, monkeypa
     base = _awkward_table(300, 12, seed=2)
     idx = [3, 0, 7, 8, 11]
     t = np.arange(300) * 0.01
-    a = ow.write_table(tmp_path / "a.sto", "x", list("abcde"), t, base[:, idx], in_degrees=False)
-    b = ow.write_table(tmp_path / "b.sto", "x", list("abcde"), t, _Gathered(base, idx), in_degrees=False)
+    a = ow.write_storage(tmp_path / "a.sto", "x", list("abcde"), t, base[:, idx], in_degrees=False)
+    b = ow.write_storage(tmp_path / "b.sto", "x", list("abcde"), t, _Gathered(base, idx), in_degrees=False)
     assert open(a, "rb").read() == open(b, "rb").read()
 
 

@@ -98,12 +98,13 @@ def test_treadmill_run_one_plate_under_both_feet_gives_complete_kinetics(run_fol
     page = (out / "run" / "run.html").read_text()
     assert "force events from the loads on each foot" in page
     # the mass from the plates (no --mass): sum F_z / sum (g + a_z) over the frames with the whole weight on the
-    # belt (flights included); the synthetic kinematics do not match the forces' vertical impulse within a
-    # stride, and a few slow-swing frames are left out, so it is within 1.5 % of the synthetic subject's
+    # belt (flights included), the edge frames left out (their accelerations are the differentiator's
+    # estimates); the synthetic kinematics do not match the forces' vertical impulse within a stride, so the
+    # estimate depends on which part of the last stride the window ends in: within 4 % of the synthetic subject's
     import re
 
     said = re.search(r"mass ([0-9.]+) kg from run_forces\.csv", page)
-    assert said and float(said.group(1)) == pytest.approx(MASS, rel=0.015)
+    assert said and float(said.group(1)) == pytest.approx(MASS, rel=0.04)
 
 
 def test_no_plates_no_mass_says_75_kg(run_folder):
