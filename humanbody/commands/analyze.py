@@ -30,11 +30,12 @@ _REACHES = re.compile(r"^check outputs: (\S+) reaches (-?[0-9.]+ \S+) at ([0-9.]
 
 
 #: Lines left to the log file first when the screen would hold more than its budget, in this order.
-_QUIET = ("edges:", "low-pass:", "still missing:", "no missing samples remain", "not filtered:", "moments:",
+_QUIET = ("low-pass:", "still missing:", "no missing samples remain", "not filtered:", "moments:",
           "loads: the trial's own force platforms", "static trial ", "calibration: static pose",
           "calibration: no static trial", "converted marker coordinates", "tracking: segment fits",
           "tracking: whole-body", "ignored ", "events: EVENT group", "check mass:", "rates:", "loads: plate",
-          "loads: each frame the mean", "calibration: length of", "loads: low-passed")
+          "loads: each frame the mean", "calibration: length of", "loads: low-passed",
+          "edges:")
 #: Lines of notes on the first screen before the results are written, and of the output checks' notes after:
 #: with the files written (4) and the compile note, 25 at most.
 SCREEN_NOTES = 17
