@@ -57,7 +57,7 @@ OPENSIM_SOLVER_FPS = (411.0, 597.0)
 def solver(walk: Path, static: Path, mass: float, height: float) -> dict:
     """Frames/s of :func:`track_global` on the conditioned long trial (preparation not timed)."""
     from humanbody.io import read_trial
-    from humanbody.markers.axes import to_ground
+    from humanbody.lab.axes import to_ground
     from humanbody.markers.calibration import calibrate
     from humanbody.markers.conditioning import condition
     from humanbody.markers.global_ik import track_global

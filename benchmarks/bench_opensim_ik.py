@@ -222,7 +222,7 @@ class _Builder:
 
 def _root(b, model, cal):
     """Pelvis (lower_torso) body on a free joint whose ground frame maps our axes into the lab's."""
-    from humanbody.markers.axes import parse_axes
+    from humanbody.lab.axes import parse_axes
 
     k = _row(model, "lower_torso")
     b.body("lower_torso", model.mass[k], model.com_offset[k], model.inertia[k])

@@ -59,7 +59,7 @@ from .io.opensim_writer import (
     write_storage,
     write_trc,
 )
-from .markers.axes import to_ground
+from .lab.axes import to_ground
 from .options import DEFAULT_FEET, EXPORT_FORMATS, parse_export, parse_feet
 
 __all__ = [

@@ -10,7 +10,7 @@ it did to the :class:`Log`:
 
 =============  ======================================================================
 read           :func:`read` -> :class:`~humanbody.trial.Trial`: markers in ground axes
-               (:func:`humanbody.markers.axes.to_ground`) and the force plates under
+               (:func:`humanbody.lab.axes.to_ground`) and the force plates under
                the same mapping (:meth:`humanbody.trial.Trial.read`)
 subject        :func:`subject` -> :class:`TrialSubject` (mass, height, sex, subject file), and
                :func:`subject_model`: the given or scaled model (None: the calibration scales it)
@@ -309,7 +309,7 @@ class Analysis:
 
     @property
     def axes(self):
-        """The lab -> ground :class:`~humanbody.markers.axes.AxesMapping` of a marker trial, else None."""
+        """The lab -> ground :class:`~humanbody.lab.axes.AxesMapping` of a marker trial, else None."""
         return self.trial.axes
 
     @property
@@ -889,7 +889,7 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log, height: float | 
 def drafted_markerset(names, ground: pd.DataFrame, trial: Trial, options: AnalysisOptions, log: Log,
                       height: float | None = None) -> MarkerSet:
     """The built-in set that matches ``names`` (:func:`~humanbody.markers.markerset.detect_markerset`), else a
-    set drafted for them (:func:`humanbody.markers.draft.draft_markerset`) from ``options.static`` (read under the
+    set drafted for them (:func:`humanbody.tools.draft.draft_markerset`) from ``options.static`` (read under the
     trial's axes) or, without one, from the trial's stillest standing second (``ground``: the trial in ground
     axes, m), with the standing ``height`` (m) when known, else the height the draft estimates and says.
 
@@ -899,7 +899,7 @@ def drafted_markerset(names, ground: pd.DataFrame, trial: Trial, options: Analys
         Neither a built-in set matches nor can one be drafted: one line naming the closest set and why the
         draft failed, and ``humanbody markerset init`` / ``--markerset`` as the way on.
     """
-    from .markers.draft import draft_markerset  # lazy: the drafting rules, only for a lab's own names
+    from .tools.draft import draft_markerset  # lazy: the drafting rules, only for a lab's own names
 
     try:
         return detect_markerset(names, trial.source)

@@ -1,7 +1,7 @@
 """A trial as the analysis carries it: :class:`Trial`, arrays in ground axes, and :func:`load_trial`.
 
 :func:`load_trial` reads a trial file with the readers of :mod:`humanbody.io`,
-maps marker trials from lab to ground axes (:func:`humanbody.markers.axes.to_ground`)
+maps marker trials from lab to ground axes (:func:`humanbody.lab.axes.to_ground`)
 and reads the force plates (:func:`load_forces`, i.e. :func:`humanbody.io.loads.read_loads`, whose
 file layouts, vertical-axis rule and plate geometry live in
 :mod:`humanbody.io.forceplates`) under that same mapping, so markers and
@@ -33,8 +33,8 @@ from .errors import InputError
 from .io import read_frame
 from .io.c3d_events import events_table
 from .io.loads import read_loads
-from .markers.axes import to_ground
-from .markers.layout import marker_names
+from .lab.axes import to_ground
+from .lab.layout import marker_names
 
 __all__ = ["Trial", "load_trial", "load_forces", "file_events", "KINDS"]
 
@@ -151,7 +151,7 @@ class Trial:
         :func:`humanbody.io.read_trial` returns it (the top-level
         ``humanbody.read_trial``): markers in lab axes, the reader's attrs.
         ``axes="ground"``: markers in ground axes as
-        :func:`humanbody.markers.axes.to_ground` gives them (its attrs);
+        :func:`humanbody.lab.axes.to_ground` gives them (its attrs);
         a view of ``table`` (no copy).
         """
         if axes not in ("lab", "ground"):
@@ -197,7 +197,7 @@ def load_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_ma
         (for a trial without markers, the plates' vertical axis decides).
     axes : str, AxesMapping or array (3, 3)
         Lab -> ground axes of a marker trial: "auto" (detected from the
-        markers, :func:`humanbody.markers.axes.detect_axes`) or a spec
+        markers, :func:`humanbody.lab.axes.detect_axes`) or a spec
         ("x,-z,y", "opensim").  Ignored for other kinds (orientation trials
         take theirs in :func:`humanbody.imu.orientations_to_coordinates`).
     loads : dict, optional

@@ -59,9 +59,22 @@ def test_private_names_stay_in_their_folder(house):
 
 
 def test_the_kernels_and_foundations_import_no_domain(house):
-    for low in ("_kernels/", "core/", "rotations/", "signal/", "model/", "errors", "atomic"):
+    for low in ("_kernels/", "core/", "lab/", "rotations/", "signal/", "model/", "errors", "atomic"):
         assert not (house.imports_of(low) & {"io/", *DOMAIN, "pipeline", "trial", "report/", "viewer/",
                                              "commands/"}), low
+
+
+def test_the_lab_stands_below_the_marker_sets(house):
+    """lab/ (the lab's axes, a marker table's layout, the spellings of landmarks) knows no marker set, model or
+    file format: the trial, IMU, viewer, export and marker rooms all take the axes from it."""
+    assert house.imports_of("lab/") <= {"_kernels/", "errors", "signal/"}, house.imports_of("lab/")
+    assert house.floor["lab/"] < house.floor["markers/"]
+
+
+def test_the_tools_serve_their_commands_alone(house):
+    """tools/ (the marker-set draft, whole-body IK's predicted precision) is imported by the commands and by the
+    stage that drafts a set for a lab's own marker names, by nothing of the analysis below them."""
+    assert house.importers_of("tools/") <= {"commands/", "pipeline"}, house.importers_of("tools/")
 
 
 def test_the_house_sees_a_circle_and_a_private_name(tmp_path):

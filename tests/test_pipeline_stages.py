@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from humanbody import pipeline
-from humanbody.markers.axes import parse_axes
+from humanbody.lab.axes import parse_axes
 from humanbody.options import AnalysisOptions
 from humanbody.pipeline import Conditioned, Log, TrialSubject, analyze_trial
 from humanbody.signal import CUTOFF_HZ

@@ -29,7 +29,7 @@ import pandas as pd
 
 import humanbody as hb
 from humanbody.io import read_trial
-from humanbody.markers.axes import to_ground
+from humanbody.lab.axes import to_ground
 from humanbody.markers.calibration import calibrate
 from humanbody.markers.global_ik import track_global
 from humanbody.markers.joint_centres import hip_harrington2007, pelvis_frame

@@ -23,7 +23,7 @@ import pandas as pd
 
 import humanbody as hb
 from humanbody.io import read_trial
-from humanbody.markers.axes import to_ground
+from humanbody.lab.axes import to_ground
 from humanbody.markers.rigid import fit_rigid
 from humanbody.mechanics.kinematics import compute_motion, prepare_motion
 from humanbody.mechanics.kinetics import kinetic_block, kinetic_columns, moment_contributions

@@ -8,7 +8,7 @@ walk, run, squat and arms overhead of tests/ik_motions.py, 6 s at 100 Hz
 with 2 mm of white noise, go through ``analyze_trial(..., ik="global")``
 (the run with ``cutoff_hz="auto"``); printed are the RMS errors of the
 clinical angles (the largest of each group, degrees) and the arms' axial
-rotations against :func:`humanbody.markers.precision.predict_precision`.
+rotations against :func:`humanbody.tools.precision.predict_precision`.
 Needs the shared data (../shared/data/gait2392_walk).  Run:
 
     .venv/bin/python docs/scripts/ik_accuracy_clusters.py [--seeds 1]

@@ -8,7 +8,7 @@ and with white noise of ``--noise-mm`` per coordinate, and both go through
 noise-induced error of each coordinate is the RMS over the frames of the
 noisy fit minus the noise-free fit (so the filter's and the pulls' own
 bias does not count); the prediction is
-:func:`humanbody.markers.precision.predict_precision` along the noise-free
+:func:`humanbody.tools.precision.predict_precision` along the noise-free
 fit.  The last column is that bias: the noise-free fit's RMS error against
 the true angles.  ``--what-if`` adds the arms' prediction with a 6 cm
 three-marker cluster on each upper arm and forearm.  Run:
@@ -49,17 +49,17 @@ def run(seconds: float = 20.0, noise_mm: float = 2.0, cutoff: float | None = 6.0
         rate: float = 100.0, motion_kind: str = "walk"):
     """Predicted and measured RMS (deg; m for the root) per model coordinate.
 
-    Returns the table (columns predicted, measured, ratio), the :class:`~humanbody.markers.precision.Precision`
+    Returns the table (columns predicted, measured, ratio), the :class:`~humanbody.tools.precision.Precision`
     and the noise-free :class:`~humanbody.pipeline.Analysis`.
     """
     from ik_motions import forward, motion
     from make_sample_markers import write_trc
 
     from humanbody.io import read_trial
-    from humanbody.markers.axes import to_ground
+    from humanbody.lab.axes import to_ground
     from humanbody.markers.calibration import calibrate
-    from humanbody.markers.precision import coordinate_columns, predict_precision
     from humanbody.pipeline import analyze_trial
+    from humanbody.tools.precision import coordinate_columns, predict_precision
 
     static = DATA / "subject01_static.trc"
     st, _ = to_ground(read_trial(static))
@@ -123,7 +123,7 @@ def with_arm_clusters(prob, radius: float = 0.06):
 def what_if(calibration, coords, noise_mm: float = 2.0, cutoff: float | None = 6.0) -> pd.DataFrame:
     """RMS predicted error (deg) of the arms' angles: the gait2392 arm markers vs 6 cm arm clusters."""
     from humanbody.markers.global_ik import ik_problem
-    from humanbody.markers.precision import coordinate_columns, coordinate_covariance, filter_gain
+    from humanbody.tools.precision import coordinate_columns, coordinate_covariance, filter_gain
 
     cols = coordinate_columns()
     q = coords[cols].to_numpy()

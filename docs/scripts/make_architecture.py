@@ -19,8 +19,8 @@ OUT = Path(__file__).resolve().parents[1] / "img" / "architecture.png"
 FLOORS = [
     ("face", ["cli.py · commands/", "report/", "viewer/", "apps/"]),
     ("stages", ["pipeline.py (analyze_trial)", "options.py · trial.py", "trial_output.py · export.py", "checks/"]),
-    ("domain", ["gait/", "mechanics/", "simulation/", "imu/", "markers/", "io/", "stats/"]),
-    ("foundations", ["model/", "rotations/", "signal/", "errors.py"]),
+    ("domain", ["tools/", "gait/", "mechanics/", "simulation/", "imu/", "markers/", "io/", "stats/"]),
+    ("foundations", ["core/", "lab/", "model/", "rotations/", "signal/", "errors.py"]),
     ("kernels", ["_kernels/ (numba, arrays in, arrays out)"]),
 ]
 

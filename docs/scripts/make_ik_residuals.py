@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from humanbody.io import read_trial
-from humanbody.markers.axes import to_ground
+from humanbody.lab.axes import to_ground
 from humanbody.markers.calibration import calibrate
 from humanbody.markers.global_ik import track_global
 from humanbody.markers.tracking import track

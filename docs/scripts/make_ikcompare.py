@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from humanbody.io import read_trial  # noqa: E402
-from humanbody.markers.axes import to_ground  # noqa: E402
+from humanbody.lab.axes import to_ground  # noqa: E402
 from humanbody.markers.tracking import markers_to_coordinates  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

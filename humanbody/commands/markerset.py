@@ -1,7 +1,7 @@
 """``humanbody markerset init STATIC --out FILE``: draft a marker-set file from a standing trial.
 
 ``humanbody markerset precision TRIAL --static STATIC``: the precision of every joint angle a marker set
-allows under white marker noise, along a trial (:mod:`humanbody.markers.precision`).
+allows under white marker noise, along a trial (:mod:`humanbody.tools.precision`).
 """
 
 from __future__ import annotations
@@ -90,8 +90,8 @@ def _positive_number(unit: str):
 
 
 def run_precision(args) -> int:
-    from ..markers.precision import predict_precision  # lazy: keeps `humanbody --help` quick
     from ..pipeline import analyze_trial  # lazy: keeps `humanbody --help` quick
+    from ..tools.precision import predict_precision  # lazy: keeps `humanbody --help` quick
 
     if not (np.isfinite(args.cutoff) and args.cutoff >= 0):
         raise InputError(f"--cutoff must be 0 (no filter) or a positive frequency in Hz, not {args.cutoff:g}")

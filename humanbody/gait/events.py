@@ -326,7 +326,7 @@ def kinematic_events(
     markers : DataFrame
         Marker table in ground axes (X forward, Y left, Z up; metres), e.g.
         ``Analysis.markers`` or the output of
-        :func:`humanbody.markers.axes.to_ground`.  Filtered data work best.
+        :func:`humanbody.lab.axes.to_ground`.  Filtered data work best.
     method : {"auto", "coordinate", "velocity"}
         ``"coordinate"``: maxima of heel - pelvis and minima of toe - pelvis
         along the progression direction.  ``"velocity"``: sign changes of the

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from ..markers.axes import parse_axes
+from ..lab.axes import parse_axes
 from ..rotations.quaternions import quaternion_to_matrix
 
 __all__ = ["ImuCalibration", "calibrate_sensors", "lab_axes", "mean_rotation", "parse_heading", "sensor_rotations"]
@@ -83,7 +83,7 @@ def lab_axes(df, axes="auto") -> tuple[np.ndarray, str]:
 
     ``"auto"``: the format's world (OpenSense: OpenSim ground, Y up, i.e.
     ``x,-z,y``; Xsens: Z up, ``x,y,z``); otherwise the spec as for marker
-    trials (:func:`humanbody.markers.axes.parse_axes`).
+    trials (:func:`humanbody.lab.axes.parse_axes`).
     """
     world = df.attrs.get("world", "x,y,z")
     if axes is None or (isinstance(axes, str) and axes.strip().lower() == "auto"):

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..markers.axes import parse_axes
+from ..lab.axes import parse_axes
 from .calibration import mean_rotation, sensor_rotations
 
 __all__ = ["find_vertical", "POSTURE_TOLERANCE_DEG", "GRAVITY_TOLERANCE_DEG"]

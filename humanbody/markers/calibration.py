@@ -27,7 +27,6 @@ from functools import cached_property
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from .._kernels.angles import slerp_rotations
 from ..errors import InputError
 from ..model.anthropometry import DEFAULT_MASS
 from ..model.body import BodyModel, default_model
@@ -35,27 +34,11 @@ from ..model.segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
 from ..rotations.angles import euler_to_matrix, matrix_to_euler
 from ..signal.nan import nanmedian
 from .height_landmarks import combine, describe
-from .joint_centres import HIP_REGRESSIONS, chord_joint_centre, chord_turn, kad_apex, triad
 from .markerset import MarkerSet, resolve_markerset
-from .plug_in_gait_rotation import (
-    abducted_joint_centre,
-    ankle_abduction_offset,
-    chord_joint_centre_offset,
-    foot_offset_rotation,
-    rotation_offset,
-    tibial_torsion,
-)
+from .plug_in_gait_rotation import foot_offset_rotation, tibial_torsion
+from .rules import Geometry, MarkerUnavailable, parameter_value, tracking_frame
 
-__all__ = ["Calibration", "calibrate", "estimate_height", "estimate_height_detail", "slerp_frames", "marker_arrays"]
-
-
-class _Unavailable(Exception):
-    """A point or frame needs a marker the trial does not have."""
-
-    def __init__(self, marker: str, what: str):
-        super().__init__(marker)
-        self.marker = marker
-        self.what = what
+__all__ = ["Calibration", "calibrate", "estimate_height", "estimate_height_detail", "marker_arrays"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -168,286 +151,6 @@ def _trial_names(df) -> list:
     return [c[:-2] for c in cols if f"{c[:-2]}_y" in df.columns and f"{c[:-2]}_z" in df.columns]
 
 
-def slerp_frames(Ra, Rb, fraction: float):
-    """Orientation a fraction of the way from ``Ra`` to ``Rb`` (spherical).
-
-    ``R = Ra exp(f log(Ra^T Rb))``: rotation about the fixed axis of the
-    relative rotation by ``f`` times its angle.  Shapes (..., 3, 3); NaN in
-    either input gives NaN.
-    """
-    Ra, Rb = np.asarray(Ra, dtype=float), np.asarray(Rb, dtype=float)
-    shape = np.broadcast_shapes(Ra.shape, Rb.shape)
-    Ra = np.ascontiguousarray(np.broadcast_to(Ra, shape).reshape(-1, 3, 3))
-    Rb = np.ascontiguousarray(np.broadcast_to(Rb, shape).reshape(-1, 3, 3))
-    out = np.empty(Ra.shape)
-    slerp_rotations(Ra, Rb, float(fraction), out)  # one pass per frame (markers/_angle_kernels.py)
-    return out.reshape(shape)
-
-
-def _param(value, params: Mapping, what: str) -> float:
-    if isinstance(value, (int, float)):
-        return float(value)
-    text = str(value).strip()
-    sign = -1.0 if text.startswith("-") else 1.0
-    key = text.lstrip("+-")
-    if key not in params:
-        raise InputError(f"{what} uses unknown parameter {key!r}")
-    return sign * float(params[key])
-
-
-class _Geometry:
-    """Points and anatomical frames of a marker set, built lazily over frames.
-
-    ``calibrating`` (a static trial): chord rules with a ``calibrate_wand``
-    that the trial has use it, and write the turn that carries their own
-    wand onto it into ``params[rule["turn"]]`` (listed in ``turns``), so
-    that motion trials without the calibration device find the same centre.
-    """
-
-    def __init__(self, ms: MarkerSet, markers: Mapping[str, np.ndarray], params: dict,
-                 calibrating: bool = False):
-        self.ms, self.markers, self.params = ms, markers, params
-        self.calibrating = calibrating
-        self.turns: dict = {}
-        self.abductions: dict = {}
-        self.n = len(next(iter(markers.values()))) if markers else 1
-        self._points: dict = {}
-        self._frames: dict = {}
-        self._busy: set = set()
-
-    # points ------------------------------------------------------------
-    def point(self, name: str) -> np.ndarray:
-        if name in self._points:
-            return self._points[name]
-        if name in self.markers:
-            return self.markers[name]
-        if name not in self.ms.points:
-            if name in self.ms.markers:
-                raise _Unavailable(name, "marker")
-            raise InputError(f"marker set {self.ms.name!r} uses undefined point {name!r}")
-        if ("p", name) in self._busy:
-            raise InputError(f"point {name!r} of marker set {self.ms.name!r} depends on itself")
-        self._busy.add(("p", name))
-        first = None
-        try:
-            for rule in self.ms.points[name]:
-                try:
-                    value = self._rule(name, rule)
-                    break
-                except _Unavailable as err:
-                    first = first or err
-            else:
-                assert first is not None  # a point has at least one rule (checked on load)
-                raise _Unavailable(first.marker, f"point {name!r}")
-        finally:
-            self._busy.discard(("p", name))
-        self._points[name] = value
-        return value
-
-    def _rule(self, name: str, rule: Mapping) -> np.ndarray:
-        if "mean" in rule:
-            return np.mean([self.point(p) for p in rule["mean"]], axis=0)
-        if "between" in rule:
-            a, b = (self.point(p) for p in rule["between"])
-            return a + float(rule.get("fraction", 0.5)) * (b - a)
-        if "regression" in rule:
-            return self._regression(name, rule)
-        if "chord" in rule:
-            return self._chord(name, rule)
-        if "cross" in rule:  # A + d unit((B - A) x (C - A)): off the plane of three (Plug-in Gait's wands, wrist)
-            a, b, c = (self.point(p) for p in rule["cross"])
-            n = np.cross(b - a, c - a)
-            d = 1.0
-            if "width" in rule:  # half the width plus the marker radius
-                d = (0.5 * _param(rule["width"], self.params, f"point {name!r}")
-                     + float(self.params.get("marker_radius", 0.007)))
-            return a + d * n / np.linalg.norm(n, axis=-1, keepdims=True)
-        if "flat" in rule:  # Plug-in Gait's foot flat: the heel at the toe's height plus the sole delta
-            heel, toe = (self.point(p) for p in rule["flat"])
-            if not self.params.get(str(rule.get("when", "foot_flat"))):
-                return heel
-            out = np.array(heel, dtype=float, copy=True)
-            out[..., 2] = toe[..., 2] + _param(rule.get("height", 0.0), self.params, f"point {name!r}")
-            return out
-        if "kad" in rule:
-            kax, kd1, kd2 = (self.point(p) for p in rule["kad"])
-            return kad_apex(kax, kd1, kd2, str(rule.get("side", "right")))
-        base = self.point(rule["from"])
-        off = np.array([_param(v, self.params, f"point {name!r}") for v in rule.get("offset", (0, 0, 0))])
-        if "scale" in rule:
-            a, b = (self.point(p) for p in rule["scale"])
-            off = off[None, :] * np.linalg.norm(b - a, axis=-1)[:, None]
-        frame = rule.get("frame", "ground")
-        if frame == "ground":
-            return base + off
-        return base + np.einsum("fij,fj->fi", self.frame(frame), np.broadcast_to(off, base.shape))
-
-    def _chord(self, name: str, rule: Mapping) -> np.ndarray:
-        """Chord-function centre; its wand turned by ``turn``, or calibrated on ``calibrate_wand``."""
-        wand, proximal, marker = (self.point(p) for p in rule["chord"])
-        if "offset" in rule:  # the marker-to-centre distance less the marker radius (shoulder offset)
-            delta = _param(rule["offset"], self.params, f"point {name!r}")
-        else:
-            delta = 0.5 * _param(rule["width"], self.params, f"point {name!r}")
-        delta += float(self.params.get("marker_radius", 0.007))
-        key = rule.get("turn")
-        target, extra = None, 0.0
-        if self.calibrating and key is not None and "calibrate_wand" in rule:
-            # alternatives in order: a point name (with the rule's calibrate_turn) or {point, turn}
-            options = rule["calibrate_wand"]
-            for opt in options if isinstance(options, (list, tuple)) else [options]:
-                if isinstance(opt, Mapping):
-                    pname, turn_by = opt["point"], opt.get("turn", 0.0)
-                else:
-                    pname, turn_by = opt, rule.get("calibrate_turn", 0.0)
-                try:
-                    target = self.point(pname)
-                except _Unavailable:
-                    continue
-                extra = _param(turn_by, self.params, f"point {name!r}")
-                break
-        side = rule.get("side")  # Plug-in Gait's rotation offset (about the segment's axis), else a plain turn
-        if target is not None:  # the device's plane, turned by calibrate_turn, and the wand's turn onto it
-            turn = chord_turn(wand, proximal, marker, target) + extra
-            centre = chord_joint_centre(wand, proximal, marker, delta, turn)
-            if side is not None:
-                turn = rotation_offset(wand, proximal, marker, centre, str(side))
-            value = float(nanmedian(turn))
-            if not np.isfinite(value):
-                raise _Unavailable(str(rule["calibrate_wand"]), f"point {name!r}")
-            self.params[str(key)] = value
-            self.turns[str(key)] = value
-            return self._abducted(name, rule, centre, proximal, marker, delta)
-        turn = 0.0 if key is None else _param(key, self.params, f"point {name!r}")
-        if side is not None:
-            centre = chord_joint_centre_offset(wand, proximal, marker, delta, turn, str(side))
-            return self._abducted(name, rule, centre, proximal, marker, delta)
-        return self._abducted(name, rule, chord_joint_centre(wand, proximal, marker, delta, turn), proximal, marker,
-                              delta)
-
-    def _abducted(self, name: str, rule: Mapping, centre, proximal, marker, delta) -> np.ndarray:
-        """Plug-in Gait's ankle abduction offset (rule ``abduction``: its parameter, rad) applied to a chord
-        centre: the subject file's value (0 included: a value Plug-in Gait applies), else (absent) in a static
-        trial measured on the ``calibrate_abduction`` (medial malleolus) marker when the trial has it, else
-        the set's (0: no change).  Vicon writes the offset mirrored: the centre turns by the tilt -s v
-        (:func:`~humanbody.markers.plug_in_gait_rotation.abducted_joint_centre`; s = +1 right, -1 left) for
-        a value v, and a measured tilt t is stored as v = -s t."""
-        key = rule.get("abduction")
-        if key is None:
-            return centre
-        key = str(key)
-        s = -1.0 if rule.get("side") == "left" else 1.0  # Vicon's AnkleAbAdd is mirrored: the tilt is -s times it
-        if (key not in self.params.get("subject_given", ()) and not self.params.get(key) and self.calibrating
-                and "calibrate_abduction" in rule):  # absent from the subject file: measured
-            try:
-                medial = self.point(str(rule["calibrate_abduction"]))
-            except _Unavailable:
-                medial = None
-            if medial is not None:
-                value = -s * float(nanmedian(ankle_abduction_offset(marker, medial, proximal, delta)))
-                if not np.isfinite(value):
-                    raise _Unavailable(str(rule["calibrate_abduction"]), f"point {name!r}")
-                self.params[key] = value
-                self.abductions[key] = value
-        return abducted_joint_centre(centre, proximal, marker, -s * float(self.params.get(key) or 0.0))
-
-    def _regression(self, name: str, rule: Mapping) -> np.ndarray:
-        kind = str(rule["regression"]).lower()
-        if kind not in HIP_REGRESSIONS:
-            raise InputError(f"point {name!r} uses unknown regression {kind!r} (use {', '.join(HIP_REGRESSIONS)})")
-        side = str(rule.get("side", "right"))
-        if side not in ("right", "left"):
-            raise InputError(f"point {name!r}: side must be 'right' or 'left'")
-        rasis, lasis = (self.point(p) for p in rule["asis"])
-        sacrum = np.mean([self.point(p) for p in rule["sacrum"]], axis=0)
-        if kind != "davis1991":
-            return HIP_REGRESSIONS[kind](rasis, lasis, sacrum, side)
-        legs = []
-        for chain in rule.get("leg_length", []):
-            try:
-                pts = [self.point(p) for p in chain]
-            except _Unavailable:
-                continue
-            legs.append(sum(np.linalg.norm(b - a, axis=-1) for a, b in zip(pts[:-1], pts[1:], strict=True)))
-        if legs:
-            leg = np.mean(legs, axis=0)
-        else:  # greater-trochanter height ~ 0.53 H (Dempster, via Winter 2009 Fig. 4.1)
-            leg = 0.53 * float(self.params["height"])
-        radius = float(self.params.get("marker_radius", 0.007))
-        other = "left" if side == "right" else "right"
-        mine, theirs = (self.params.get(f"{s}_leg_length") for s in (side, other))
-        extra = {}
-        if mine is not None:  # subject measurements (Plug-in Gait): C from the mean leg length
-            leg = float(mine)
-            extra["mean_leg_length"] = 0.5 * (leg + float(theirs if theirs is not None else leg))
-        if self.params.get(f"{side}_asis_trochanter_distance") is not None:
-            extra["asis_trochanter"] = float(self.params[f"{side}_asis_trochanter_distance"])
-        if self.params.get("inter_asis_distance") is not None:
-            extra["inter_asis"] = float(self.params["inter_asis_distance"])
-        for key in ("theta", "beta"):  # the set's own Davis angles (rad), e.g. Vicon's constants
-            if f"davis_{key}" in self.params:
-                extra[key] = float(self.params[f"davis_{key}"])
-        return HIP_REGRESSIONS[kind](rasis, lasis, sacrum, side, leg, radius, **extra)
-
-    # frames ------------------------------------------------------------
-    def vector(self, seg: str, ax: Mapping) -> np.ndarray:
-        if "ground" in ax:
-            return np.broadcast_to(np.asarray(ax["ground"], dtype=float), (self.n, 3))
-        if "like" in ax:
-            other, axis = str(ax["like"]).split(":")
-            R = self.frame(other)
-            if "twist" in ax:  # that frame turned about its own z first: R Rz(twist) (Plug-in Gait's ankle axis)
-                t = _param(ax["twist"], self.params, f"segment {seg!r} axis twist")
-                c, s = np.cos(t), np.sin(t)
-                R = R @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-            return R[..., :, "xyz".index(axis)]
-        return self.point(ax["to"]) - self.point(ax["from"])
-
-    def frame(self, seg: str) -> np.ndarray:
-        if seg in self._frames:
-            return self._frames[seg]
-        spec = self.ms.segments[seg]
-        if ("f", seg) in self._busy:
-            raise InputError(f"frame of segment {seg!r} in marker set {self.ms.name!r} depends on itself")
-        self._busy.add(("f", seg))
-        try:
-            if spec.rule == "cluster":
-                assert spec.primary is not None and spec.secondary is not None  # checked on load
-                R = triad(spec.primary["axis"], self.vector(seg, spec.primary),
-                          spec.secondary["axis"], self.vector(seg, spec.secondary))
-                if spec.twist is not None:  # R <- R Rz(twist): a rotation about the frame's own z axis
-                    t = _param(spec.twist, self.params, f"segment {seg!r} twist")
-                    c, s = np.cos(t), np.sin(t)
-                    R = R @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-            elif spec.rule == "slerp":
-                a, b = spec.between
-                R = slerp_frames(self.frame(a), self.frame(b), spec.fraction)
-            else:
-                assert spec.to is not None  # checked on load
-                R = self.frame(spec.to)
-        finally:
-            self._busy.discard(("f", seg))
-        R = np.broadcast_to(R, (self.n, 3, 3)).copy()
-        self._frames[seg] = R
-        return R
-
-
-def tracking_frame(geo: _Geometry, seg: str) -> np.ndarray:
-    """The frame G of a geometrically tracked segment (``track``) in every frame of ``geo``, (n, 3, 3).
-
-    ``track = "rules"``: the segment's own frame rules; a table: its
-    ``primary``/``secondary`` axis rules (as a segment's), no twist.
-    """
-    spec = geo.ms.segments[seg]
-    if spec.track == "rules":
-        return geo.frame(seg)
-    t = spec.track
-    assert isinstance(t, Mapping)  # not "rules": a table of axis rules
-    R = triad(t["primary"]["axis"], geo.vector(seg, t["primary"]), t["secondary"]["axis"],
-              geo.vector(seg, t["secondary"]))
-    return np.broadcast_to(R, (geo.n, 3, 3)).copy()
-
-
 def estimate_height(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> float | None:
     """Standing height (m) from a static trial, or None if the set cannot tell.
 
@@ -467,14 +170,14 @@ def estimate_height(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> float |
 
 def estimate_height_detail(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> tuple[float | None, str]:
     """:func:`estimate_height` and what it used (an empty string for a head-top marker)."""
-    geo = _Geometry(ms, markers, {})
+    geo = Geometry(ms, markers, {})
 
     def z(name):
         if name in markers:
             return np.asarray(markers[name])[:, 2]
         try:
             return geo.point(name)[:, 2]
-        except (_Unavailable, InputError, KeyError):
+        except (MarkerUnavailable, InputError, KeyError):
             return None
 
     floors = [v for v in (z(m) for m in ms.parameters.get("height_floor", [])) if v is not None]
@@ -561,7 +264,7 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
     if height is None:
         height = _height_from_markers(markers, ms, source, notes)
     params = _subject_parameters(ms, float(height), float(mass), subject, notes)
-    geo = _Geometry(ms, markers, params, calibrating=(mode == "static"))
+    geo = Geometry(ms, markers, params, calibrating=(mode == "static"))
     if mode == "static" and ms.parameters.get("static_tibial_torsion"):
         _static_tibial_torsion(geo, ms.parameters["static_tibial_torsion"], notes)
     frames, origins, local = _segment_frames(geo, ms, markers, mode, source)
@@ -613,11 +316,11 @@ def _stand_in_markers(ms: MarkerSet, markers: dict, n: int) -> list[str]:
     stand_ins: list[str] = []
     if not ms.static_markers:
         return stand_ins
-    geo0 = _Geometry(ms, markers, dict(ms.parameters))
+    geo0 = Geometry(ms, markers, dict(ms.parameters))
     for marker, point in ms.static_markers.items():
         try:
             value = geo0.point(point)
-        except _Unavailable:
+        except MarkerUnavailable:
             continue
         if np.isfinite(value).all(axis=-1).any():
             markers[marker] = np.broadcast_to(value, (n, 3)).copy()
@@ -656,7 +359,7 @@ def _subject_parameters(ms: MarkerSet, height: float, mass: float, subject, note
     return params
 
 
-def _segment_frames(geo: _Geometry, ms: MarkerSet, markers: Mapping[str, np.ndarray], mode: str,
+def _segment_frames(geo: Geometry, ms: MarkerSet, markers: Mapping[str, np.ndarray], mode: str,
                     source: str) -> tuple[dict, dict, dict]:
     """Every segment's frames R (F, 3, 3) and origins (F, 3), and the cluster markers' positions in the
     segment frame (median over frames, m): ``(frames, origins, local)``.  A missing marker is an InputError
@@ -676,7 +379,7 @@ def _segment_frames(geo: _Geometry, ms: MarkerSet, markers: Mapping[str, np.ndar
                         v = np.einsum("fji,fj->fi", R, markers[m] - O)
                         loc[m] = nanmedian(v, axis=0)
                 local[seg] = loc
-    except _Unavailable as err:
+    except MarkerUnavailable as err:
         what = f"segment {seg!r}" if err.what == "marker" else f"{err.what} (segment {seg!r})"
         if ms.keypoints:  # video keypoints: there is no static trial to take it from
             raise InputError(f"keypoint {err.marker!r}, needed for the axes of {what} of keypoint set "
@@ -691,7 +394,7 @@ def _segment_frames(geo: _Geometry, ms: MarkerSet, markers: Mapping[str, np.ndar
     return frames, origins, local
 
 
-def _offset_notes(geo: _Geometry, ms: MarkerSet, params: dict, notes: list) -> None:
+def _offset_notes(geo: Geometry, ms: MarkerSet, params: dict, notes: list) -> None:
     """Log the offsets calibration measured (the calibration device's turns, Plug-in Gait's ankle abduction on
     the medial malleolus marker) or took from the subject file (AnkleAbAdd)."""
     for key, value in geo.turns.items():
@@ -704,13 +407,13 @@ def _offset_notes(geo: _Geometry, ms: MarkerSet, params: dict, notes: list) -> N
             notes.append(f"{key} = {np.degrees(float(params[key])):.2f} deg from the subject file (AnkleAbAdd)")
 
 
-def _calibrated_points(geo: _Geometry, ms: MarkerSet) -> dict:
+def _calibrated_points(geo: Geometry, ms: MarkerSet) -> dict:
     """The set's named points (median over frames, m) that the trial's markers give."""
     pts = {}
     for p in ms.points:
         try:
             pts[p] = nanmedian(geo.point(p), axis=0)
-        except _Unavailable:
+        except MarkerUnavailable:
             continue
     return pts
 
@@ -734,7 +437,7 @@ def _joint_offsets(frames: dict, origins: dict, base_seq) -> tuple[np.ndarray, d
     return xi, relative, angles
 
 
-def _segment_lengths(geo: _Geometry, ms: MarkerSet, frames: dict, origins: dict, notes: list) -> tuple[dict, dict]:
+def _segment_lengths(geo: Geometry, ms: MarkerSet, frames: dict, origins: dict, notes: list) -> tuple[dict, dict]:
     """The segments' lengths (m, median distance between the set's two length points) and the direction to
     their distal point in the segment frame (median, m)."""
     lengths, distal_dir = {}, {}
@@ -745,7 +448,7 @@ def _segment_lengths(geo: _Geometry, ms: MarkerSet, frames: dict, origins: dict,
             continue
         try:
             a, b = geo.point(ends[0]), geo.point(ends[1])
-        except _Unavailable:
+        except MarkerUnavailable:
             notes.append(f"length of {seg} not calibrated (missing {ends})")
             continue
         lengths[seg] = float(nanmedian(np.linalg.norm(b - a, axis=-1)))
@@ -768,14 +471,14 @@ def _with_clinical_meta(model: BodyModel, ms: MarkerSet, params: dict) -> BodyMo
             model = model.replace(meta=dict(model.meta, **{key: str(ms.parameters[key])}))
     twists = ms.parameters.get("clinical_reference_twists") or {}
     if twists:  # e.g. Plug-in Gait's ankle: its reference is the shank turned by the tibial torsion about z
-        meta = {f"{side}_{kind}": _param(name[side] if isinstance(name, Mapping) else f"{side}_{name}", params,
-                                         f"clinical_reference_twists.{kind}")
+        meta = {f"{side}_{kind}": parameter_value(name[side] if isinstance(name, Mapping) else f"{side}_{name}", params,
+                                                   f"clinical_reference_twists.{kind}")
                 for kind, name in twists.items() for side in ("right", "left")}
         model = model.replace(meta=dict(model.meta, clinical_reference_twists=meta))
     return model
 
 
-def _track_offsets(geo: _Geometry, ms: MarkerSet, frames: dict, params: dict, source: str, notes: list) -> dict:
+def _track_offsets(geo: Geometry, ms: MarkerSet, frames: dict, params: dict, source: str, notes: list) -> dict:
     """The rotation from each tracked cluster segment's marker frame to its anatomical frame (3, 3); the head
     and feet take theirs from the subject file where the set says so (``frames`` updated in place)."""
     track_offsets = {}
@@ -785,7 +488,7 @@ def _track_offsets(geo: _Geometry, ms: MarkerSet, frames: dict, params: dict, so
             continue
         try:
             G = tracking_frame(geo, seg)
-        except _Unavailable as err:
+        except MarkerUnavailable as err:
             raise InputError(f"marker {err.marker!r} needed to track segment {seg!r} of marker set "
                              f"{ms.name!r} is missing", source or None) from None
         track_offsets[seg] = _median_rotation(np.einsum("fji,fjk->fik", G, frames[seg]))
@@ -805,7 +508,7 @@ def _track_offsets(geo: _Geometry, ms: MarkerSet, frames: dict, params: dict, so
     return track_offsets
 
 
-def _static_tibial_torsion(geo: _Geometry, rules: Mapping, notes: list) -> None:
+def _static_tibial_torsion(geo: Geometry, rules: Mapping, notes: list) -> None:
     """Plug-in Gait's tibial torsion measured in a static trial with medial malleolus markers.
 
     ``rules``: per side ``{parameter, medial, unless, thigh, knee, ankle, marker}`` (the set's
@@ -824,7 +527,7 @@ def _static_tibial_torsion(geo: _Geometry, rules: Mapping, notes: list) -> None:
             k = geo.frame(str(rule["thigh"]))[..., :, 1]
             value = float(nanmedian(tibial_torsion(k, geo.point(str(rule["knee"])), geo.point(str(rule["ankle"])),
                                                    geo.point(str(rule["marker"])), str(side))))
-        except _Unavailable:
+        except MarkerUnavailable:
             continue
         if np.isfinite(value):
             geo.params[key] = value

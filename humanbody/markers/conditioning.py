@@ -28,11 +28,11 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..lab.layout import marker_names, output_positions, table_positions, table_rate, table_time, with_positions
 from ..signal import CUTOFF_HZ
 from ..signal.filters import butterworth_sos, winter_design_cutoff  # noqa: F401  (re-exported)
 from ..signal.residual import residual_cutoff
-from .gaps import GAP_COLUMNS, _fill_array, _fill_line, _fill_report, _gap_frame, _gap_rows, _runs, fill_gaps, find_gaps  # noqa: F401  (re-exported: steps of the chain)
-from .layout import _output_positions, _positions, _rate, _time, _with_positions, marker_names
+from .gaps import GAP_COLUMNS, fill_array, fill_line, fill_report, gap_rows, gap_table, true_runs
 
 
 # --------------------------------------------------------------------------- low-pass filter
@@ -116,11 +116,11 @@ def lowpass(df: pd.DataFrame, cutoff_hz: float = CUTOFF_HZ, order: int = 4) -> t
     report : FilterReport
     """
     src = df.attrs.get("source")
-    rate = _rate(df)
+    rate = table_rate(df)
     names = marker_names(df)
-    P = _positions(df, names)
-    report = _lowpass_array(P, names, _time(df), rate, cutoff_hz, order, src)
-    out = _with_positions(df, names, P)
+    P = table_positions(df, names)
+    report = lowpass_array(P, names, table_time(df), rate, cutoff_hz, order, src)
+    out = with_positions(df, names, P)
     out.attrs.setdefault("conditioning", []).append(report.describe())
     return out, report
 
@@ -131,7 +131,7 @@ def lowpass(df: pd.DataFrame, cutoff_hz: float = CUTOFF_HZ, order: int = 4) -> t
 _JOB_SAMPLES = 400_000
 
 
-def _lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
+def lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
     """:func:`lowpass` on the positions ``P`` (frames, markers, 3), in place.
 
     Markers whose valid frames form the same runs (usually all of them: one
@@ -147,7 +147,7 @@ def _lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
     skipped = []
     by_run: dict[tuple[int, int], list[int]] = {}
     for j, name in enumerate(names):
-        for s, e in _runs(~np.isnan(P[:, j, 0])):
+        for s, e in true_runs(~np.isnan(P[:, j, 0])):
             if e - s + 1 <= pad:
                 skipped.append({"marker": name, "start_frame": s, "end_frame": e,
                                 "start_time": float(t[s]), "end_time": float(t[e]), "length_frames": e - s + 1})
@@ -290,14 +290,14 @@ def condition(df: pd.DataFrame, max_gap: float = 0.1, cutoff_hz: float | str | N
         ``report.lines()`` for people, ``report.to_dict()`` for files.
     """
     src = df.attrs.get("source")
-    rate = _rate(df)
+    rate = table_rate(df)
     names = marker_names(df)
-    t = _time(df)
-    table, P = _output_positions(df, names)
-    gaps = _gap_frame(_gap_rows(names, P, t))
-    rows, limit = _fill_array(P, names, t, rate, max_gap, max_gap_frames, fill, segments, src)
-    fills = _fill_report(rows)
-    lines = [_fill_line(fills, fill, limit, rate)]
+    t = table_time(df)
+    table, P = output_positions(df, names)
+    gaps = gap_table(gap_rows(names, P, t))
+    rows, limit = fill_array(P, names, t, rate, max_gap, max_gap_frames, fill, segments, src)
+    fills = fill_report(rows)
+    lines = [fill_line(fills, fill, limit, rate)]
     frep = found = None
     if isinstance(cutoff_hz, str):
         if cutoff_hz != "auto":
@@ -306,15 +306,15 @@ def condition(df: pd.DataFrame, max_gap: float = 0.1, cutoff_hz: float | str | N
         found = residual_cutoff(P.reshape(len(P), -1), rate, order, source=src)
         cutoff_hz = found.cutoff_hz
     if cutoff_hz is not None:
-        frep = _lowpass_array(P, names, t, rate, cutoff_hz, order, src)
+        frep = lowpass_array(P, names, t, rate, cutoff_hz, order, src)
         if found is not None:
             frep = dataclasses.replace(frep, chosen_by=found.describe())
         lines.append(frep.describe())
-    remaining = _gap_frame(_gap_rows(names, P, t))
+    remaining = gap_table(gap_rows(names, P, t))
     if table is not None:  # P was worked on inside the output table
         out = pd.DataFrame(table, columns=df.columns, index=df.index, copy=False)
         out.attrs = copy.deepcopy(df.attrs)
     else:
-        out = _with_positions(df, names, P)
+        out = with_positions(df, names, P)
     out.attrs.setdefault("conditioning", []).extend(lines)
     return out, ConditioningReport(rate, len(df), gaps, fills, frep, remaining)

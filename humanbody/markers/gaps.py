@@ -13,7 +13,7 @@ import pandas as pd
 from scipy import interpolate
 
 from ..errors import InputError
-from .layout import _positions, _rate, _time, _with_positions, marker_names
+from ..lab.layout import marker_names, table_positions, table_rate, table_time, with_positions
 from .rigid import horn_rotations
 
 FILL_METHODS = ("spline", "linear", "rigid")
@@ -21,7 +21,7 @@ GAP_COLUMNS = ["marker", "start_frame", "end_frame", "start_time", "end_time", "
 REPORT_COLUMNS = GAP_COLUMNS + ["filled", "method", "note"]
 
 
-def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+def true_runs(mask: np.ndarray) -> list[tuple[int, int]]:
     """Inclusive (start, end) index pairs of the True runs of a 1-D boolean array."""
     m = np.concatenate([[False], np.asarray(mask, bool), [False]])
     d = np.diff(m.astype(np.int8))
@@ -30,12 +30,12 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(starts.tolist(), ends.tolist(), strict=True))
 
 
-def _gap_rows(names: list[str], P: np.ndarray, t: np.ndarray) -> list[dict]:
+def gap_rows(names: list[str], P: np.ndarray, t: np.ndarray) -> list[dict]:
     """One dict per NaN run of every marker of ``P`` (frames, markers, 3)."""
     rows = []
     missing = np.isnan(P[:, :, 0]).T.copy()  # (markers, frames): one pass over P, then row by row
     for j, name in enumerate(names):
-        for s, e in _runs(missing[j]):
+        for s, e in true_runs(missing[j]):
             rows.append({"marker": name, "start_frame": s, "end_frame": e,
                          "start_time": float(t[s]), "end_time": float(t[e]), "length_frames": e - s + 1})
     return rows
@@ -59,10 +59,10 @@ def find_gaps(df: pd.DataFrame) -> pd.DataFrame:
         the marker is exactly at (0, 0, 0).
     """
     names = marker_names(df)
-    return _gap_frame(_gap_rows(names, _positions(df, names), _time(df)))
+    return gap_table(gap_rows(names, table_positions(df, names), table_time(df)))
 
 
-def _gap_frame(rows: list[dict]) -> pd.DataFrame:
+def gap_table(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=GAP_COLUMNS).astype(
         {"start_frame": int, "end_frame": int, "length_frames": int})
 
@@ -202,28 +202,28 @@ def fill_gaps(df: pd.DataFrame, max_gap: float = 0.1, max_gap_frames: int | None
         longer than the limit stay NaN; both are listed with filled False.
     """
     src = df.attrs.get("source")
-    rate = _rate(df)
+    rate = table_rate(df)
     names = marker_names(df)
-    P = _positions(df, names)
-    rows, limit = _fill_array(P, names, _time(df), rate, max_gap, max_gap_frames, method, segments, src)
-    report = _fill_report(rows)
-    out = _with_positions(df, names, P)
-    out.attrs.setdefault("conditioning", []).append(_fill_line(report, method, limit, rate))
+    P = table_positions(df, names)
+    rows, limit = fill_array(P, names, table_time(df), rate, max_gap, max_gap_frames, method, segments, src)
+    report = fill_report(rows)
+    out = with_positions(df, names, P)
+    out.attrs.setdefault("conditioning", []).append(fill_line(report, method, limit, rate))
     return out, report
 
 
-def _fill_report(rows: list[dict]) -> pd.DataFrame:
+def fill_report(rows: list[dict]) -> pd.DataFrame:
     report = pd.DataFrame(rows, columns=REPORT_COLUMNS)
     return report.astype({"start_frame": int, "end_frame": int, "length_frames": int, "filled": bool})
 
 
-def _fill_line(report: pd.DataFrame, method: str, limit: int, rate: float) -> str:
+def fill_line(report: pd.DataFrame, method: str, limit: int, rate: float) -> str:
     done = report[report["filled"]]
     return (f"filled {len(done)} gaps ({int(done['length_frames'].sum())} frames) by {method}, "
             f"limit {limit} frames ({limit / rate:.3g} s)")
 
 
-def _fill_array(P, names, t, rate, max_gap, max_gap_frames, method, segments, src) -> tuple[list[dict], int]:
+def fill_array(P, names, t, rate, max_gap, max_gap_frames, method, segments, src) -> tuple[list[dict], int]:
     """:func:`fill_gaps` on the positions ``P`` (frames, markers, 3), in place.
 
     Returns the report rows (sorted by marker, then start frame) and the gap
@@ -252,18 +252,18 @@ def _fill_array(P, names, t, rate, max_gap, max_gap_frames, method, segments, sr
                 others = [k for k in ids if k != j]
                 if len(others) < 3:
                     continue
-                for s, e in _runs(missing[:, j]):
+                for s, e in true_runs(missing[:, j]):
                     filled = _rigid_fill(original, j, others, s, e)
                     new = np.isnan(P[s:e + 1, j, 0]) & ~np.isnan(filled[:, 0])
                     P[s:e + 1, j][new] = filled[new]
-                    for a, b in _runs(new):
+                    for a, b in true_runs(new):
                         rows.append({"marker": names[j], "start_frame": s + a, "end_frame": s + b,
                                      "start_time": float(t[s + a]), "end_time": float(t[s + b]),
                                      "length_frames": b - a + 1, "filled": True, "method": "rigid",
                                      "note": f"rigid cluster of segment {seg}"})
 
     interp = "linear" if method == "linear" else "spline"
-    gaps = _gap_rows(names, P, t)
+    gaps = gap_rows(names, P, t)
     knots = P.copy() if gaps else P  # interpolate from measured (or rigid-filled) samples only
     for row in gaps:
         j, s, e = names.index(row["marker"]), row["start_frame"], row["end_frame"]

@@ -58,8 +58,9 @@ from .._kernels.angles import relative_angles
 from ..errors import InputError
 from ..model.body import sequence_axes_array
 from ..model.segments import PARENTS, SEGMENT_NAMES
-from .calibration import Calibration, _Geometry, _Unavailable
+from .calibration import Calibration
 from .markerset import MarkerSet, undetermined_segments
+from .rules import Geometry, MarkerUnavailable
 from .tracking import STATUS, TABLE_COLUMNS, Tracking, finish_coordinates, joined_children, track, trial_markers
 
 __all__ = ["ANATOMICAL_LIMITS", "HINGE_WEIGHT", "LIMIT_TABLES", "LIMIT_WEIGHT", "NEUTRAL_WEIGHT",
@@ -326,7 +327,7 @@ def _geometry_frames(markers: dict, calibration: Calibration, n: int):
     """Per-frame anatomical frames and origins built by the set's rules (keypoint seeds), NaN where unavailable."""
     ms = calibration.markerset
     params = dict(ms.parameters, height=calibration.height, mass=calibration.mass)
-    geo = _Geometry(ms, markers, params)
+    geo = Geometry(ms, markers, params)
     R = np.full((n, 17, 3, 3), np.nan)
     O = np.full((n, 17, 3), np.nan)
     for k, seg in enumerate(SEGMENT_NAMES):
@@ -335,7 +336,7 @@ def _geometry_frames(markers: dict, calibration: Calibration, n: int):
             origin = ms.segments[seg].origin
             assert origin is not None  # checked on load
             O[:, k] = geo.point(origin)
-        except (_Unavailable, InputError):
+        except (MarkerUnavailable, InputError):
             continue
     return R, O
 

@@ -47,7 +47,7 @@ _AXES = ("x", "y", "z")
 _RULES = ("cluster", "slerp", "rigid")
 
 
-def _norm(name: str) -> str:
+def name_key(name: str) -> str:
     """Matching key of a marker name: no ``Subject:`` prefix, case, punctuation."""
     return re.sub(r"[^0-9a-z]", "", str(name).rsplit(":", 1)[-1].lower())
 
@@ -257,14 +257,14 @@ def _parsed(text: str, path: str) -> MarkerSet:
     except tomllib.TOMLDecodeError as err:
         raise InputError(f"marker set is not valid TOML ({err})", path) from None
     try:
-        return _parse(data, path)
+        return markerset_from_mapping(data, path)
     except InputError as err:
         raise err.with_path(path) from None
     except (TypeError, ValueError, KeyError, AttributeError) as err:
         raise InputError(f"malformed marker set: {err}", path) from None
 
 
-def _parse(data: Mapping, source: str) -> MarkerSet:
+def markerset_from_mapping(data: Mapping, source: str) -> MarkerSet:
     name = str(data.get("name", Path(source).stem))
     segs_in = data.get("segments")
     if not isinstance(segs_in, Mapping):
@@ -396,16 +396,16 @@ def match_markers(markerset: MarkerSet, names) -> dict[str, str]:
     """
     by_key: dict[str, str] = {}
     for n in names:
-        by_key.setdefault(_norm(n), n)
+        by_key.setdefault(name_key(n), n)
     head, tail = shared_affixes(names)
     if head or tail:  # "Pat01_RASI", "RASI_1": the lab's prefix or suffix on every name
         for n in names:
             bare = str(n).rsplit(":", 1)[-1]
-            by_key.setdefault(_norm(bare[len(head):len(bare) - len(tail)]), n)
+            by_key.setdefault(name_key(bare[len(head):len(bare) - len(tail)]), n)
     out = {}
     for canon in markerset.markers:
         for cand in (canon,) + tuple(markerset.aliases.get(canon, ())):
-            hit = by_key.get(_norm(cand))
+            hit = by_key.get(name_key(cand))
             if hit is not None:
                 out[canon] = hit
                 break

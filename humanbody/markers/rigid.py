@@ -186,10 +186,10 @@ def _fit_rigid_fused(local: np.ndarray, q: np.ndarray):
     if local.shape != (m, 3):
         raise ValueError(f"local points have shape {local.shape}, measured points {q.shape}")
     src = np.ascontiguousarray(q).reshape(F, 3 * m)
-    return _fit_columns(local, src, np.arange(0, 3 * m, 3, dtype=np.int64), np.empty((0, 3)))
+    return fit_columns(local, src, np.arange(0, 3 * m, 3, dtype=np.int64), np.empty((0, 3)))
 
 
-def _fit_columns(local, src, cols, extra, R=None, origin=None):
+def fit_columns(local, src, cols, extra, R=None, origin=None):
     """Rigid fit of ``local`` to points read from columns of ``src`` (and ``extra``); see :func:`fit_rigid`.
 
     ``R`` (F, 3, 3) and ``origin`` (F, 3), when given, are written in place (any strides).

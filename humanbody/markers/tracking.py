@@ -36,9 +36,10 @@ from ..model.anthropometry import DEFAULT_MASS
 from ..model.body import sequence_axes_array
 from ..model.segments import PARENTS, SEGMENT_NAMES
 from ..rotations.angles import singular_distance
-from .calibration import Calibration, _Geometry, _Unavailable, calibrate, tracking_frame
+from .calibration import Calibration, calibrate
 from .markerset import detect_markerset, match_markers
-from .rigid import _fit_columns, fit_rigid  # noqa: F401  (fit_rigid re-exported)
+from .rigid import fit_columns, fit_rigid  # noqa: F401  (fit_rigid re-exported)
+from .rules import Geometry, MarkerUnavailable, tracking_frame
 
 __all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
 
@@ -205,7 +206,7 @@ class _Tracker:
     def _geometry(self):
         """The marker set's points and rule frames over this chunk's frames (geometric tracking)."""
         if not hasattr(self, "_geo"):
-            self._geo = _Geometry(self.ms, self.markers, self.cal.parameters)
+            self._geo = Geometry(self.ms, self.markers, self.cal.parameters)
         return self._geo
 
     def _geometric(self, seg, spec, R, O):
@@ -217,7 +218,7 @@ class _Tracker:
         try:
             G = tracking_frame(geo, seg)
             origin = geo.point(spec.origin)
-        except _Unavailable:
+        except MarkerUnavailable:
             return
         Rg = G @ np.asarray(self.cal.track_offsets[seg], dtype=float)
         ok = np.isfinite(Rg).all(axis=(1, 2)) & np.isfinite(origin).all(axis=1)
@@ -246,7 +247,7 @@ class _Tracker:
             rms, count, ok = self._fit_with_children(list(spec.child_joints) + list(children or ()), names, loc,
                                                      extra, R, O)
         elif loc and cols is not None and len(loc) <= 62:  # read the markers where they are
-            _, _, rms, count, ok = _fit_columns(np.array(loc), self.table, cols, extra, R, O)
+            _, _, rms, count, ok = fit_columns(np.array(loc), self.table, cols, extra, R, O)
         elif loc:
             meas = [self._marker(m) for m in names]
             if len(extra):

@@ -1,22 +1,22 @@
 """A marker set drafted from a standing trial's file (``humanbody markerset init``).
 
 :func:`draft_from_file` reads the trial (:func:`humanbody.io.read_frame`),
-turns it into ground axes (:func:`humanbody.markers.axes.to_ground`) and
-drafts the set (:func:`humanbody.markers.draft.draft_markerset`).
+turns it into ground axes (:func:`humanbody.lab.axes.to_ground`) and
+drafts the set (:func:`humanbody.tools.draft.draft_markerset`).
 """
 
 from __future__ import annotations
 
 from ..errors import InputError
 from ..io import read_frame
-from ..markers.axes import to_ground
-from ..markers.draft import draft_markerset
+from ..lab.axes import to_ground
+from .draft import draft_markerset
 
 __all__ = ["draft_from_file"]
 
 
 def draft_from_file(path, axes="auto", **options) -> tuple:
-    """Read a standing trial, turn it into ground axes and draft a set (:func:`humanbody.markers.draft.draft_markerset`).
+    """Read a standing trial, turn it into ground axes and draft a set (:func:`humanbody.tools.draft.draft_markerset`).
 
     Parameters
     ----------
@@ -25,12 +25,12 @@ def draft_from_file(path, axes="auto", **options) -> tuple:
     axes : str
         Lab -> ground axes: "auto" (detected) or a spec such as "x,-z,y".
     **options
-        :func:`humanbody.markers.draft.draft_markerset`'s options (``name``, ``height``, ``knee_width``, ...).
+        :func:`humanbody.tools.draft.draft_markerset`'s options (``name``, ``height``, ``knee_width``, ...).
 
     Returns
     -------
     tuple
-        The draft and the :class:`~humanbody.markers.axes.AxesMapping` used.
+        The draft and the :class:`~humanbody.lab.axes.AxesMapping` used.
     """
     trial = read_frame(path)
     if trial.attrs.get("kind") != "markers":

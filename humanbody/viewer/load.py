@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..io.loads import LoadTable, read_loads
-from ..markers.axes import parse_axes
+from ..lab.axes import parse_axes
 from ..mechanics.kinematics import compute, coordinate_columns
 from ..mechanics.kinetics import joint_loads
 from ..model.body import BodyModel, load_model

@@ -17,7 +17,7 @@ import pytest
 from humanbody.checks.static_fit import MAX_DIMENSION_PCT, check_static_fit, segment_dimensions
 from humanbody.errors import InputError
 from humanbody.io import read_trial
-from humanbody.markers.axes import to_ground
+from humanbody.lab.axes import to_ground
 from humanbody.markers.calibration import calibrate
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -33,7 +33,7 @@ def _read_grf(path):
 @pytest.fixture(scope="module")
 def trial():
     from humanbody.io import read_trial
-    from humanbody.markers.axes import to_ground
+    from humanbody.lab.axes import to_ground
     from humanbody.markers.conditioning import condition
 
     raw = read_trial(TRC)

@@ -108,7 +108,7 @@ def test_default_pose_puts_leg_markers_where_calibration_saw_them(subject):
     """Pelvis at its standing pose, joints at 0: markers at O_k + R_k local of the same pose."""
     import opensim as osim
 
-    from humanbody.markers.axes import parse_axes
+    from humanbody.lab.axes import parse_axes
 
     cal = subject.calibration
     model, _ = boi.build_humanbody_tree(osim, subject.model, cal)

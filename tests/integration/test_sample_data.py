@@ -198,7 +198,7 @@ def test_sample_walk_has_the_phases_of_normal_walking():
     double support about 20 % of the stride), not the 70 % / 39 % the earlier sample showed."""
     from humanbody.gait.events import events_of, kinematic_events
     from humanbody.gait.spatiotemporal import strides
-    from humanbody.markers.axes import to_ground
+    from humanbody.lab.axes import to_ground
 
     ground, _ = to_ground(hb.read_trial(WALK))
     events = kinematic_events(ground)

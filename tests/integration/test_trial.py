@@ -8,7 +8,7 @@ import pytest
 from _shared import WALK, needs_shared
 
 import humanbody
-from humanbody.markers.axes import to_ground
+from humanbody.lab.axes import to_ground
 from humanbody.trial import Trial, load_trial
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -353,7 +353,7 @@ def test_a_damaged_parameter_tail_keeps_the_records_before_it(tmp_path):
 # ------------------------------------------------------------------ lab axes and messages
 def test_screen_axes_give_the_forward_axis_of_a_trial_without_progression():
     from humanbody.io.c3d import read_c3d
-    from humanbody.markers.axes import detect_axes
+    from humanbody.lab.axes import detect_axes
 
     df = read_c3d(_path(ORG, "sample_13_golfswing"))
     assert df.attrs["screen_axes"] == ("+Y", "+Z")
@@ -373,8 +373,8 @@ def test_a_missing_markerset_file_is_said_not_found():
 
 def test_a_drafted_height_out_of_range_asks_for_the_height_not_for_metres():
     from humanbody.io.c3d import read_c3d
-    from humanbody.markers.axes import to_ground
-    from humanbody.markers.draft import draft_markerset
+    from humanbody.lab.axes import to_ground
+    from humanbody.tools.draft import draft_markerset
 
     ground, _ = to_ground(read_c3d(_path(ORG, "sample_30_marche281")))
     # its temples (TempeG/TempeD) now read as head markers: the height is estimated, the pelvis is what is missing

@@ -50,7 +50,7 @@ def sample(tmp_path_factory):
 
 def _axes():
     from humanbody.io import read_trial
-    from humanbody.markers.axes import to_ground
+    from humanbody.lab.axes import to_ground
 
     return to_ground(read_trial(SAMPLE / "sample_walk_markers.trc"), "auto")[1].matrix
 
@@ -155,7 +155,7 @@ def test_c3d_model_outputs_follow_plug_in_gait(sample):
 def test_c3d_events_are_the_kinematic_events(sample):
     from humanbody.gait import kinematic_events
     from humanbody.io import read_trial
-    from humanbody.markers.axes import to_ground
+    from humanbody.lab.axes import to_ground
 
     _, out, _ = sample
     c = ezc3d.c3d(str(out / "sample_walk_markers.c3d"))

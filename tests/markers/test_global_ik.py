@@ -323,7 +323,7 @@ def test_command_line_tolerates_missing_required_markers(tmp_path):
 
     from humanbody.cli import main
     from humanbody.io import read_trial
-    from humanbody.markers.axes import to_ground
+    from humanbody.lab.axes import to_ground
 
     data = Path(__file__).resolve().parents[2] / "data"
     spec = importlib.util.spec_from_file_location("msm", data / "make_sample_markers.py")

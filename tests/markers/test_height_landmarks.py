@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from humanbody.io import read_trial
-from humanbody.markers.axes import to_ground
+from humanbody.lab.axes import to_ground
 from humanbody.markers.calibration import calibrate
-from humanbody.markers.draft import draft_markerset
 from humanbody.markers.height_landmarks import FRACTIONS, combine, describe
+from humanbody.tools.draft import draft_markerset
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "data" / "gait2392_walk"

@@ -32,7 +32,7 @@ from _shared import WALK, needs_shared
 from ik_motions import angle_errors, forward, motion, truth_table
 
 from humanbody.io import read_trial
-from humanbody.markers.axes import to_ground
+from humanbody.lab.axes import to_ground
 from humanbody.markers.calibration import calibrate
 
 ROOT = Path(__file__).resolve().parents[2]

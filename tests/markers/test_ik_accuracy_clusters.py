@@ -3,7 +3,7 @@
 tests/markers/test_ik_accuracy.py runs the same synthetic motions through the same pipeline with the
 gait2392 layout alone: the arms' axial rotations come out near 2 deg RMS (the upper arm's rests on one
 marker, R.Bicep, 28-43 mm from the humerus axis) and the knee's near 0.6 deg (the set's hinge pull), which
-:mod:`humanbody.markers.precision` shows is the noise floor of that layout and the pull's bias
+:mod:`humanbody.tools.precision` shows is the noise floor of that layout and the pull's bias
 (docs/tracking.md section 4).  Here the set is gait2392 plus markers wherever the precision module
 predicted more than about 0.45 deg at the trial's cut-off, and without the knee hinge pull:
 
@@ -69,10 +69,10 @@ from _shared import WALK, needs_shared
 from ik_motions import MOTIONS, angle_errors, forward, motion, truth_table
 
 from humanbody.io import read_trial
-from humanbody.markers.axes import to_ground
+from humanbody.lab.axes import to_ground
 from humanbody.markers.calibration import calibrate
-from humanbody.markers.precision import predict_precision
 from humanbody.model.segments import SEGMENT_NAMES
+from humanbody.tools.precision import predict_precision
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = needs_shared

@@ -91,7 +91,7 @@ def test_the_standing_window_of_a_walk_that_ends_standing():
     the standing part; the most upright frame of a walk is where its two 'legs' pass each other."""
     import pandas as pd
 
-    from humanbody.markers.draft_window import standing_window
+    from humanbody.tools.draft_window import standing_window
 
     rate, rng = 100.0, np.random.default_rng(5)
     t = np.arange(350) / rate
@@ -116,8 +116,8 @@ def test_the_sides_of_a_walk_frame_come_from_the_whole_walk(tmp_path, trials):  
     foot, so its heel can lie across the frame's midline; over the whole walk every foot marker is on its named
     side of the pelvis, by at least 3 cm (half a step width)."""
     import humanbody as hb
-    from humanbody.markers.axes import to_ground
-    from humanbody.markers.draft_window import lateral_offsets
+    from humanbody.lab.axes import to_ground
+    from humanbody.tools.draft_window import lateral_offsets
 
     path, _ = _walk_file(tmp_path, trials, 0.0, "walk.trc")
     ground, _ = to_ground(hb.read_trial(str(path)))

@@ -34,7 +34,7 @@ MAPPING = {
 
 def _read_ground(path):
     from humanbody.io import read_trial
-    from humanbody.markers.axes import to_ground
+    from humanbody.lab.axes import to_ground
 
     df, _ = to_ground(read_trial(path), "x,-z,y")  # TRC: X forward, Y up, Z right
     return df

@@ -751,12 +751,12 @@ def test_medial_markers_in_the_static_give_the_joint_axes():
 # ------------------------------------------------------------------ upper body joint centres
 def _upper_geometry(markers_mm: dict, seeded_mm: dict, **params):
     """The plug_in_gait set's point rules on one frame of markers (mm in, m inside), some points seeded."""
-    from humanbody.markers.calibration import _Geometry
     from humanbody.markers.markerset import load_markerset
+    from humanbody.markers.rules import Geometry
 
     ms = load_markerset("plug_in_gait")
     p = dict(ms.parameters, marker_radius=0.007, **params)
-    geo = _Geometry(ms, {k: np.asarray(v, float)[None] / 1000 for k, v in markers_mm.items()}, p)
+    geo = Geometry(ms, {k: np.asarray(v, float)[None] / 1000 for k, v in markers_mm.items()}, p)
     geo._points.update({k: np.asarray(v, float)[None] / 1000 for k, v in seeded_mm.items()})
     return geo
 
@@ -1000,11 +1000,11 @@ def _upper_trial(F=181):
 
 def test_upper_body_joint_centres_and_frames_are_plug_in_gait_s(pig_upper):
     """The placed joint centres come back as the model's joints; the segment frames as placed."""
-    from humanbody.markers.calibration import _Geometry
+    from humanbody.markers.rules import Geometry
 
     cal, tr, _, frames, centres, _, markers = pig_upper
     names = list(cal.model.names)
-    geo = _Geometry(cal.markerset, markers, cal.parameters)
+    geo = Geometry(cal.markerset, markers, cal.parameters)
     for name, want in centres.items():
         point = "thorax_origin" if name.endswith("thorax_origin") else name
         np.testing.assert_allclose(geo.point(point), want, atol=1e-9, err_msg=name)

@@ -367,7 +367,7 @@ def test_unwrap_kernel_equals_numpy_unwrap():
 def test_slerp_frames_equals_the_rotation_vector_form():
     from scipy.spatial.transform import Rotation
 
-    from humanbody.markers.calibration import slerp_frames
+    from humanbody.markers.rules import slerp_frames
 
     Ra = Rotation.random(300, random_state=3).as_matrix()
     Rb = Rotation.random(300, random_state=4).as_matrix()

@@ -282,7 +282,7 @@ def test_c3d_force_platform_equals_the_same_load_as_a_table(tmp_path):
     from ezc3d import ezc3d as swig
 
     from humanbody.io import read_trial
-    from humanbody.markers.axes import to_ground
+    from humanbody.lab.axes import to_ground
 
     root = Path(__file__).resolve().parents[2] / "data"
     walk, _ = to_ground(read_trial(root / "sample_walk_markers.trc"), "x,-z,y")

@@ -1,4 +1,4 @@
-"""Predicted precision of whole-body IK (humanbody/markers/precision.py).
+"""Predicted precision of whole-body IK (humanbody/tools/precision.py).
 
 Checked against: the closed form of a rigid body seen by markers on a circle,
 the Cramér-Rao bound sigma^2 (J^T J)^-1 and the Gauss-Markov theorem (no
@@ -24,12 +24,12 @@ from ik_motions import forward, motion
 from scipy import signal
 
 from humanbody import InputError
-from humanbody.markers import precision as pr
 from humanbody.markers.calibration import calibrate
 from humanbody.markers.conditioning import lowpass
 from humanbody.markers.global_ik import ik_problem, track_global
 from humanbody.model.segments import PARENTS
 from humanbody.signal.filters import butterworth_sos
+from humanbody.tools import precision as pr
 from tests.markers.test_full_range import _model
 from tests.markers.test_tracking import frame_df, static_markers
 

@@ -7,7 +7,7 @@ first or last word, or glued to the front of the first word as in ``RKNE``
 or to the end of the last as in ``KNEER``), the
 landmark (from the words of ``humanbody/data/marker_vocabulary.toml``) and
 the modifiers (lateral/medial, front/back, top...).  It reads the name only;
-:mod:`humanbody.markers.draft` then checks every reading against where the
+:mod:`humanbody.tools.draft` then checks every reading against where the
 marker is in a standing trial.
 """
 

@@ -75,15 +75,15 @@ from ..core import marker_positions as core_marker_positions
 from ..core.joints import Cardan, Free
 from ..core.model import Marker
 from ..errors import InputError
+from ..markers.calibration import Calibration
+from ..markers.conditioning import lowpass_array
+from ..markers.global_ik import IKProblem, ik_problem
+from ..markers.tracking import trial_markers
 from ..model.body import BodyModel
 from ..model.segments import SEGMENT_NAMES
 from ..rotations import euler_to_matrix
 from ..rotations.common import sequence_axes
 from ..signal import CUTOFF_HZ
-from .calibration import Calibration
-from .conditioning import _lowpass_array
-from .global_ik import IKProblem, ik_problem
-from .tracking import trial_markers
 
 __all__ = ["Precision", "coordinate_columns", "coordinate_covariance", "filter_gain", "marker_jacobian",
            "marker_positions", "predict_precision"]
@@ -357,7 +357,7 @@ def filter_gain(n_frames: int, rate_hz: float, cutoff_hz: float | None = CUTOFF_
     cols = -(-m // 3)
     P = np.zeros((m, cols, 3))
     P.reshape(m, -1)[np.arange(m), np.arange(m)] = 1.0            # impulse j in column j
-    _lowpass_array(P, [f"e{j}" for j in range(cols)], np.arange(m) / rate_hz, rate_hz, cutoff_hz, order, None)
+    lowpass_array(P, [f"e{j}" for j in range(cols)], np.arange(m) / rate_hz, rate_hz, cutoff_hz, order, None)
     g_m = (P.reshape(m, -1)[:, :m] ** 2).sum(axis=1)
     if m == n:
         return g_m

@@ -17,18 +17,18 @@
 
 Segments with too few markers move rigidly with their parent, and joints with
 no marker are placed from their parent joint
-(:mod:`humanbody.markers.draft_plan`).
+(:mod:`humanbody.tools.draft_plan`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .draft_plan import _estimate, _Out, _rigid
-from .height_landmarks import FRACTIONS
+from ..markers.height_landmarks import FRACTIONS
+from .draft_plan import Drafting, estimate_joint, move_rigidly
 
 
-def _trunk(mk, out: _Out, xi) -> None:
+def draft_trunk(mk, out: Drafting, xi) -> None:
     st, cl, c7, t10 = mk("sternum"), mk("clavicle"), mk("c7"), mk("t10")
     ra, la = mk("acromion", "right"), mk("acromion", "left")
     thorax = st + cl + c7 + t10 + mk("back") + mk.on("upper_torso")
@@ -44,7 +44,7 @@ def _trunk(mk, out: _Out, xi) -> None:
         out.point("lower_neck", None)
     if out.points["lower_neck"][0] is None:
         for seg in ("middle_torso", "upper_torso", "neck"):
-            _estimate(out, seg, xi, "lower_torso")
+            estimate_joint(out, seg, xi, "lower_torso")
     else:
         for p, f in (("lumbar", 0.274), ("thoracic", 0.679)):
             out.point(p, {"between": ["mid_hip", "lower_neck"], "fraction": f},
@@ -76,15 +76,15 @@ def _trunk(mk, out: _Out, xi) -> None:
                                     "secondary": secondary, "distal": "lower_neck"}, how + ".")
         out.rules.append(f"trunk: {how}")
     else:
-        _rigid(out, "middle_torso", "lower_torso", "fewer than three thorax markers", distal="thoracic")
-        _rigid(out, "upper_torso", "middle_torso", "fewer than three thorax markers", distal="lower_neck")
+        move_rigidly(out, "middle_torso", "lower_torso", "fewer than three thorax markers", distal="thoracic")
+        move_rigidly(out, "upper_torso", "middle_torso", "fewer than three thorax markers", distal="lower_neck")
         out.rules.append("trunk: too few thorax markers, trunk rigid with the pelvis")
         return
     out.segment("middle_torso", {"rule": "slerp", "between": ["lower_torso", "upper_torso"], "fraction": 0.5,
                                  "origin": "lumbar", "distal": "thoracic"})
 
 
-def _head(mk, out: _Out, xi) -> bool:
+def draft_head(mk, out: Drafting, xi) -> bool:
     """Head and neck; True when the set can estimate the height (head markers, else the acromia and hips)."""
     hm = mk("head") + mk.on("head")
     role = {g.name: g for g in mk.g}
@@ -101,7 +101,7 @@ def _head(mk, out: _Out, xi) -> bool:
         out.point("upper_neck", {"between": ["lower_neck", end], "fraction": 0.5},
                   f"Halfway from the lower neck to {'the top-of-head marker' if top else 'the head markers'}.")
     else:
-        _estimate(out, "head", xi, "lower_torso")
+        estimate_joint(out, "head", xi, "lower_torso")
     if len(hm) >= 3:
         if top and right and left:
             pr = {"axis": "z", "from": "upper_neck", "to": top[0]}
@@ -129,8 +129,8 @@ def _head(mk, out: _Out, xi) -> bool:
                              "origin": "lower_neck", "distal": "upper_neck"})
         out.rules.append(f"head: {how}")
     else:
-        _rigid(out, "neck", "upper_torso", "fewer than three head markers", distal="upper_neck")
-        _rigid(out, "head", "neck", "fewer than three head markers")
+        move_rigidly(out, "neck", "upper_torso", "fewer than three head markers", distal="upper_neck")
+        move_rigidly(out, "head", "neck", "fewer than three head markers")
         out.rules.append("head: too few head markers, head and neck rigid with the thorax")
     if top:
         out.params["height_top"] = (top[0], "height = top-of-head marker - lowest foot marker")
@@ -157,7 +157,7 @@ def _head(mk, out: _Out, xi) -> bool:
     return "height_top" in out.params or "height_landmarks" in out.params
 
 
-def _arm(mk, out: _Out, s: str, xi, widths, radius) -> None:
+def draft_arm(mk, out: Drafting, s: str, xi, widths, radius) -> None:
     acr, other = mk("acromion", s), mk("acromion", "left" if s == "right" else "right")
     ua, fa, hand = mk("upper_arm", s), mk("forearm", s), mk("hand", s)
     elbows, wrists = mk("elbow", s), mk("wrist", s)
@@ -169,7 +169,7 @@ def _arm(mk, out: _Out, s: str, xi, widths, radius) -> None:
                   "Glenohumeral centre 17 % of the bi-acromial distance below the acromion (Rab et al. 2002).")
         how.append("shoulder 17 % of the bi-acromial distance below the acromion")
     else:
-        _estimate(out, f"{s}_upper_arm", xi, "upper_torso")
+        estimate_joint(out, f"{s}_upper_arm", xi, "upper_torso")
     if len(elbows) >= 2:
         out.point(el, {"mean": elbows[:2]}, "Midpoint of the two elbow (epicondyle) markers.")
         how.append("elbow midpoint of the epicondyles")
@@ -179,25 +179,25 @@ def _arm(mk, out: _Out, s: str, xi, widths, radius) -> None:
         out.point(el, {"mean": elbows[:1]}, f"CHECK: the lone {s} elbow marker taken as the elbow centre.")
         how.append("elbow at its one marker")
     else:
-        _estimate(out, f"{s}_lower_arm", xi, "upper_torso")
+        estimate_joint(out, f"{s}_lower_arm", xi, "upper_torso")
     if wrists:
         out.point(wr, {"mean": wrists[:2]}, "Middle of the wrist markers." if len(wrists) > 1 else "")
     else:
-        _estimate(out, f"{s}_hand", xi, "upper_torso")
+        estimate_joint(out, f"{s}_hand", xi, "upper_torso")
     upper = ua + elbows + mk.on(f"{s}_upper_arm")
     if len(upper) >= 2:
         out.segment(f"{s}_upper_arm", {"markers": upper, "use_joint": True, "origin": sh,
                                        "primary": {"axis": "z", "from": el, "to": sh},
                                        "secondary": {"axis": "x", "like": "upper_torso:x"}, "distal": el})
     else:
-        _rigid(out, f"{s}_upper_arm", "upper_torso", "fewer than two upper-arm markers", distal=el)
+        move_rigidly(out, f"{s}_upper_arm", "upper_torso", "fewer than two upper-arm markers", distal=el)
     lower = fa + wrists + mk.on(f"{s}_lower_arm")
     if len(lower) >= 2:
         out.segment(f"{s}_lower_arm", {"markers": lower, "use_joint": True, "origin": el,
                                        "primary": {"axis": "z", "from": wr, "to": el},
                                        "secondary": {"axis": "y", "like": f"{s}_upper_arm:y"}, "distal": wr})
     else:
-        _rigid(out, f"{s}_lower_arm", f"{s}_upper_arm", "fewer than two forearm markers", distal=wr)
+        move_rigidly(out, f"{s}_lower_arm", f"{s}_upper_arm", "fewer than two forearm markers", distal=wr)
     hand = hand + mk.on(f"{s}_hand")
     if len(hand) >= 2:
         out.point(f"{s}_hand_centre", {"mean": hand})
@@ -211,10 +211,10 @@ def _arm(mk, out: _Out, s: str, xi, widths, radius) -> None:
         out.rules.append(f"{s} arm: " + "; ".join(how))
 
 
-def plug_in_gait_upper(mk, out: _Out, radius: float) -> list[str]:
+def plug_in_gait_upper(mk, out: Drafting, radius: float) -> list[str]:
     """The built-in ``plug_in_gait`` set's thorax tracking, head and arms where their markers are present.
 
-    Called after :func:`_trunk`, :func:`_head` and :func:`_arm` when the legs are Plug-in Gait's and the
+    Called after :func:`draft_trunk`, :func:`draft_head` and :func:`draft_arm` when the legs are Plug-in Gait's and the
     thorax is (C7, T10, CLAV, STRN): the thorax is rebuilt from its markers in every frame; four head
     markers (left/right front and back) give Plug-in Gait's head (level in the standing trial, tracked
     x back -> front, y right -> left); an arm with an acromion marker, one elbow marker and the two wrist
@@ -237,7 +237,7 @@ def plug_in_gait_upper(mk, out: _Out, radius: float) -> list[str]:
     return sides
 
 
-def _pig_head(mk, out: _Out) -> None:
+def _pig_head(mk, out: Drafting) -> None:
     """Plug-in Gait's head from four head markers (left/right front and back): level in the standing trial,
     tracked x back -> front, y right -> left."""
     role = {g.name: g for g in mk.g}
@@ -260,7 +260,7 @@ def _pig_head(mk, out: _Out) -> None:
         "head: level in the standing trial, tracked back -> front, right -> left (Plug-in Gait)"]
 
 
-def _pig_arm(mk, out: _Out, s: str, sho: str, elb: str, wra: str, wrb: str, cl: list, radius: float) -> None:
+def _pig_arm(mk, out: Drafting, s: str, sho: str, elb: str, wra: str, wrb: str, cl: list, radius: float) -> None:
     """Plug-in Gait's arm on side ``s`` from its acromion, elbow and wrist bar markers (WRA lateral, WRB medial;
     FIN optional): chord-function shoulder, elbow, wrist and hand centres, humerus, radius and hand frames."""
     fin, upa, fra = mk("hand", s)[:1], mk("upper_arm", s)[:1], mk("forearm", s)[:1]

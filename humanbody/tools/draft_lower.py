@@ -17,13 +17,13 @@
   from heel -> toe with the ankle's flexion axis.
 
 Each function adds to the set under construction
-(:class:`humanbody.markers.draft_plan._Out`).
+(:class:`humanbody.tools.draft_plan.Drafting`).
 """
 
 from __future__ import annotations
 
 from ..errors import InputError
-from .draft_plan import DEFAULT_WIDTHS, _Out
+from .draft_plan import DEFAULT_WIDTHS, Drafting
 
 
 def plug_in_gait_legs(mk) -> bool:
@@ -43,7 +43,7 @@ def _mods(mk, name):
     return next(g.modifiers for g in mk.g if g.name == name)
 
 
-def _pelvis(mk, out: _Out, davis: bool = False) -> None:
+def draft_pelvis(mk, out: Drafting, davis: bool = False) -> None:
     ra, la = mk("asis", "right"), mk("asis", "left")
     rp, lp, sac = mk("psis", "right"), mk("psis", "left"), mk("sacrum")
     if not ra or not la:
@@ -87,7 +87,7 @@ def _pelvis(mk, out: _Out, davis: bool = False) -> None:
     out.rules.append(f"hips: {how} from {ra}, {la} and {' + '.join(sacral)}")
 
 
-def _pelvis_with_hips(mk, out: _Out) -> None:
+def draft_pelvis_with_hips(mk, out: Drafting) -> None:
     """Three pelvis markers (one sacral): the hip centres the thigh clusters see join the pelvis fit.
 
     As in the built-in gait2392 set (``child_joints``, docs/markersets.md):
@@ -104,7 +104,7 @@ def _pelvis_with_hips(mk, out: _Out) -> None:
         out.rules.append("pelvis: fitted with the hip centres its thigh clusters see (three pelvis markers)")
 
 
-def _joint_width_param(out: _Out, joint: str, widths: dict, radius: float) -> str:
+def _joint_width_param(out: Drafting, joint: str, widths: dict, radius: float) -> str:
     key = f"{joint}_offset"
     if key not in out.params:
         w = widths.get(joint)
@@ -135,7 +135,7 @@ def _centre(mk, out, side, joint, role, frame, widths, radius):
     return lat, med, "medial"
 
 
-def _leg(mk, out: _Out, side: str, widths, radius, pig: bool = False) -> None:
+def draft_leg(mk, out: Drafting, side: str, widths, radius, pig: bool = False) -> None:
     s = side
     if pig:
         _pig_leg(mk, out, s, widths, radius)
@@ -196,7 +196,7 @@ def _leg_y(side, lat, med, centre):
     return {"axis": "y", "from": a, "to": b}
 
 
-def _foot(mk, out: _Out, s: str) -> None:
+def _foot(mk, out: Drafting, s: str) -> None:
     heel = mk("heel", s)
     toes, m1, m5, mid = mk("toe", s), mk("mt1", s), mk("mt5", s), mk("midfoot", s)
     mods = {g.name: g.modifiers for g in mk.g}
@@ -227,12 +227,12 @@ def _foot(mk, out: _Out, s: str) -> None:
     out.segment(f"{s}_foot", table, "Foot flat in the static trial: z = ground vertical, x = heel -> toe.", note)
 
 
-def _pig_param(out: _Out, key: str, value: float, comment: str) -> str:
+def _pig_param(out: Drafting, key: str, value: float, comment: str) -> str:
     out.params.setdefault(key, (value, comment))
     return key
 
 
-def _pig_leg(mk, out: _Out, s: str, widths, radius) -> None:
+def _pig_leg(mk, out: Drafting, s: str, widths, radius) -> None:
     """One leg as the built-in ``plug_in_gait_lower`` set builds it (docs/markersets.md, "Plug-in Gait").
 
     Knee centre: the chord function in the plane (thigh wand, hip centre, lateral knee marker), half the knee

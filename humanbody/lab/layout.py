@@ -31,13 +31,13 @@ def marker_names(df: pd.DataFrame) -> list[str]:
     return [n for n in names if f"{n}_y" in cols and f"{n}_z" in cols]
 
 
-def _positions(df: pd.DataFrame, names: list[str]) -> np.ndarray:
+def table_positions(df: pd.DataFrame, names: list[str]) -> np.ndarray:
     """Marker positions, shape (frames, markers, 3), float64, missing -> NaN.
 
     A sample is missing when any coordinate is NaN or all three are exactly 0.
     """
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
-    if _plain_layout(df, cols):  # one float block: copy it out in parallel, missing samples marked
+    if plain_layout(df, cols):  # one float block: copy it out in parallel, missing samples marked
 
         P = np.empty((len(df), len(names), 3))
         copy_positions(df.to_numpy(copy=False)[:, 1:], P)
@@ -52,18 +52,18 @@ def _positions(df: pd.DataFrame, names: list[str]) -> np.ndarray:
     return P
 
 
-def _output_positions(df: pd.DataFrame, names: list[str]) -> tuple[np.ndarray | None, np.ndarray]:
+def output_positions(df: pd.DataFrame, names: list[str]) -> tuple[np.ndarray | None, np.ndarray]:
     """The positions (missing -> NaN) already placed in the table of the output DataFrame.
 
     For a plain table (``time`` then the marker columns, float64) returns the
     new (frames, 1 + 3 markers) table with the time column filled and ``P``,
     a (frames, markers, 3) view of its marker columns, so conditioning
     works where the result will live: one copy of a long trial fewer.
-    Otherwise ``(None, _positions(df, names))``.
+    Otherwise ``(None, table_positions(df, names))``.
     """
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
-    if not _plain_layout(df, cols):
-        return None, _positions(df, names)
+    if not plain_layout(df, cols):
+        return None, table_positions(df, names)
 
     values = df.to_numpy(copy=False)
     table = np.empty(values.shape)
@@ -73,10 +73,10 @@ def _output_positions(df: pd.DataFrame, names: list[str]) -> tuple[np.ndarray | 
     return table, P
 
 
-def _with_positions(df: pd.DataFrame, names: list[str], P: np.ndarray) -> pd.DataFrame:
+def with_positions(df: pd.DataFrame, names: list[str], P: np.ndarray) -> pd.DataFrame:
     """Copy of ``df`` (attrs deep-copied) with the marker columns replaced by ``P``."""
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
-    if _plain_layout(df, cols):  # build the one float block directly
+    if plain_layout(df, cols):  # build the one float block directly
         table = np.empty((len(df), 1 + len(cols)))
         table[:, 0] = df["time"].to_numpy()
         table[:, 1:] = P.reshape(len(df), -1)
@@ -88,13 +88,13 @@ def _with_positions(df: pd.DataFrame, names: list[str], P: np.ndarray) -> pd.Dat
     return out
 
 
-def _plain_layout(df: pd.DataFrame, cols: list[str]) -> bool:
+def plain_layout(df: pd.DataFrame, cols: list[str]) -> bool:
     """True when ``df`` is exactly ``time`` then ``cols``, all float64 (what the readers make)."""
     return (df.shape[1] == len(cols) + 1 and df.columns[0] == "time" and list(df.columns[1:]) == cols
             and all(dt == np.float64 for dt in df.dtypes))
 
 
-def _time(df: pd.DataFrame) -> np.ndarray:
+def table_time(df: pd.DataFrame) -> np.ndarray:
     if "time" in df.columns:
         return df["time"].to_numpy(dtype=float)
     rate = df.attrs.get("rate_hz")
@@ -103,7 +103,7 @@ def _time(df: pd.DataFrame) -> np.ndarray:
     return np.arange(len(df)) / float(rate)
 
 
-def _rate(df: pd.DataFrame) -> float:
+def table_rate(df: pd.DataFrame) -> float:
     """Sampling rate in Hz: ``attrs["rate_hz"]``, else from the median time step.
 
     Raises InputError when the times stray from a uniform grid by more than
@@ -112,7 +112,7 @@ def _rate(df: pd.DataFrame) -> float:
     sampling.
     """
     src = df.attrs.get("source")
-    t = _time(df)
+    t = table_time(df)
     if len(t) >= 3:
         dt = np.diff(t)
         if not np.all(np.isfinite(dt)) or np.any(dt <= 0):

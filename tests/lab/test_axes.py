@@ -1,4 +1,4 @@
-"""Tests of humanbody.markers.axes: axes specs, detection on synthetic walkers and the shared trial."""
+"""Tests of humanbody.lab.axes: axes specs, detection on synthetic walkers and the shared trial."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from _io_samples import shared_walk
 
 from humanbody.errors import InputError
-from humanbody.markers import AxesMapping, detect_axes, parse_axes, to_ground
+from humanbody.lab import AxesMapping, detect_axes, parse_axes, to_ground
 
 
 def proper_specs() -> list[str]:
@@ -227,7 +227,7 @@ def test_to_ground_recovers_ground_coordinates(axes):
 
 def test_to_ground_table_equals_the_matrix_product_bit_for_bit():
     """The one-pass signed-permutation kernel gives exactly M @ lab, and NaN components stay NaN."""
-    from humanbody.markers.axes import AxesMapping
+    from humanbody.lab.axes import AxesMapping
 
     rng = np.random.default_rng(11)
     names = [f"m{i}" for i in range(5)]

@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 
 from ..errors import InputError
-from .vocabulary import read_name
+from ..lab.vocabulary import read_name
 
 __all__ = ["PRESENT_FRACTION", "STILL_M", "WINDOW_S", "lateral_offsets", "standing_window"]
 
@@ -90,7 +90,7 @@ def lateral_offsets(trial, names) -> dict[str, float] | None:
     of the pelvis in most frames, whatever one frame shows.
 
     Returns None when the trial has no two ASIS and a sacrum or PSIS marker
-    (names read by :func:`humanbody.markers.vocabulary.read_name`).
+    (names read by :func:`humanbody.lab.vocabulary.read_name`).
     """
     role = {n: read_name(n).role for n in names}
     asis = [n for n in names if role[n] == "asis"]

@@ -1,12 +1,12 @@
 """The drafted marker set while it is being built, and the rules' shared steps.
 
-:class:`_Out` collects what the rules of :mod:`humanbody.markers.draft_lower`
-and :mod:`humanbody.markers.draft_upper` choose (points, segment tables,
-parameters, required markers, CHECK lines); :class:`_Marks` finds the used
+:class:`Drafting` collects what the rules of :mod:`humanbody.tools.draft_lower`
+and :mod:`humanbody.tools.draft_upper` choose (points, segment tables,
+parameters, required markers, CHECK lines); :class:`LandmarkMarkers` finds the used
 markers by landmark role, side and modifier.  A joint with no marker is placed
 from its parent joint by the default model's joint offset scaled to the
-subject's height (:func:`_estimate`), and a segment with too few markers moves
-rigidly with another (:func:`_rigid`).
+subject's height (:func:`estimate_joint`), and a segment with too few markers moves
+rigidly with another (:func:`move_rigidly`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ for _s in ("right", "left"):
 
 
 @dataclass
-class _Out:
+class Drafting:
     points: dict = field(default_factory=dict)      # name -> (rule or list of rules, comment lines)
     segments: dict = field(default_factory=dict)    # name -> (table, comment lines)
     params: dict = field(default_factory=dict)      # name -> (value, comment)
@@ -60,7 +60,7 @@ class _Out:
         return f"CHECK: {text}"
 
 
-class _Marks:
+class LandmarkMarkers:
     """The used markers by landmark role, side and modifier (trial order)."""
 
     def __init__(self, guesses):
@@ -83,12 +83,12 @@ class _Marks:
         return [m.name for m in self.g if m.how == "position" and m.segment == segment]
 
 
-def _reference_offsets(height: float) -> np.ndarray:
+def reference_offsets(height: float) -> np.ndarray:
     """Joint offsets xi_k (m) of the default model scaled to ``height``, reference pose (frames parallel)."""
     return np.asarray(BodyModel.default(mass=DEFAULT_MASS, height=height).joint_offset, dtype=float)
 
 
-def _estimate(out: _Out, seg: str, xi: np.ndarray, frame: str) -> None:
+def estimate_joint(out: Drafting, seg: str, xi: np.ndarray, frame: str) -> None:
     """Origin of ``seg`` placed from its parent's origin by the default model's joint offset."""
     k = SEGMENT_NAMES.index(seg)
     parent = SEGMENT_NAMES[PARENTS[k] - 1]
@@ -98,7 +98,7 @@ def _estimate(out: _Out, seg: str, xi: np.ndarray, frame: str) -> None:
               f"CHECK: no marker: {off} m from {ORIGIN[parent]} (default model scaled to the subject's height).")
 
 
-def _rigid(out: _Out, seg: str, to: str, why: str, **extra) -> None:
+def move_rigidly(out: Drafting, seg: str, to: str, why: str, **extra) -> None:
     """A segment with too few markers moves with ``to`` (static relative pose)."""
     out.rigid.append(seg)
     out.segment(seg, {"rule": "rigid", "to": to, "origin": ORIGIN[seg], **extra}, f"CHECK: {why}: moves with {to}.")

@@ -1,6 +1,6 @@
 """Joint-centre and frame rules for a drafted marker set, and its TOML text.
 
-:func:`plan` takes the checked markers of :mod:`humanbody.markers.draft`
+:func:`plan` takes the checked markers of :mod:`humanbody.tools.draft`
 and chooses, from the landmarks present, the rules the marker-set format
 supports (docs/markersets.md):
 
@@ -8,9 +8,9 @@ supports (docs/markersets.md):
   the PSIS pair (``humanbody/markers/joint_centres.py``);
 * Plug-in Gait's leg markers (one thigh and one tibia wand, lateral knee
   and ankle, heel, toe): the built-in ``plug_in_gait_lower`` set's pelvis
-  and legs (:func:`humanbody.markers.draft_lower.plug_in_gait_legs`) and its
+  and legs (:func:`humanbody.tools.draft_lower.plug_in_gait_legs`) and its
   clinical angle sequences; with its thorax markers also its thorax
-  tracking, head and arms (:func:`humanbody.markers.draft_upper.plug_in_gait_upper`);
+  tracking, head and arms (:func:`humanbody.tools.draft_upper.plug_in_gait_upper`);
 * knees, ankles: midpoint of the epicondyle / malleolus pair; from a lone
   lateral (or medial) marker, half the joint width plus the marker radius
   along the pelvis's medio-lateral axis (Plug-in Gait's rule);
@@ -32,20 +32,20 @@ axis; thigh and shank y along the knee epicondyle line when both are
 present, else from the lateral marker towards the joint centre (right) or
 back (left); feet flat in the standing trial.
 
-The rules live in :mod:`humanbody.markers.draft_lower` (pelvis and legs)
-and :mod:`humanbody.markers.draft_upper` (trunk, head and arms); the set
-they build, in :mod:`humanbody.markers.draft_plan`; its text, in
-:mod:`humanbody.markers.draft_text`.
+The rules live in :mod:`humanbody.tools.draft_lower` (pelvis and legs)
+and :mod:`humanbody.tools.draft_upper` (trunk, head and arms); the set
+they build, in :mod:`humanbody.tools.draft_plan`; its text, in
+:mod:`humanbody.tools.draft_text`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .draft_lower import _leg, _pelvis, _pelvis_with_hips, plug_in_gait_legs
-from .draft_plan import DEFAULT_WIDTHS, _Marks, _Out, _reference_offsets
+from .draft_lower import draft_leg, draft_pelvis, draft_pelvis_with_hips, plug_in_gait_legs
+from .draft_plan import DEFAULT_WIDTHS, Drafting, LandmarkMarkers, reference_offsets
 from .draft_text import rename_points, toml_text
-from .draft_upper import _arm, _head, _trunk, plug_in_gait_upper
+from .draft_upper import draft_arm, draft_head, draft_trunk, plug_in_gait_upper
 
 __all__ = ["Plan", "plan", "DEFAULT_WIDTHS"]
 
@@ -67,7 +67,7 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
     Parameters
     ----------
     guesses : list of MarkerGuess
-        :func:`humanbody.markers.draft.classify` output.
+        :func:`humanbody.tools.draft.classify` output.
     height : float
         Standing height (m): scales the default model for joints with no marker.
     midline : float
@@ -88,14 +88,14 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
     InputError
         Too few markers for the pelvis or for either leg (the message says which).
     """
-    mk = _Marks(guesses)
-    out = _Out()
-    xi = _reference_offsets(height)
+    mk = LandmarkMarkers(guesses)
+    out = Drafting()
+    xi = reference_offsets(height)
     widths = {k: (v if v is not None else None) for k, v in (widths or {}).items()}
     pig = plug_in_gait_legs(mk)
-    _pelvis(mk, out, davis=pig)
+    draft_pelvis(mk, out, davis=pig)
     for side in ("right", "left"):
-        _leg(mk, out, side, widths, marker_radius, pig=pig)
+        draft_leg(mk, out, side, widths, marker_radius, pig=pig)
     if pig:  # Plug-in Gait's angle conventions for its pelvis, ankles and foot progression
         out.params["clinical_sequences"] = ({"ankle": "yzx", "pelvis": "yxz", "foot_progression": "yzx"},
                                             "Plug-in Gait's (docs/joint_angles.md)")
@@ -108,11 +108,11 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
         out.params["foot_offsets_from_subject"] = (True, "a subject file's StaticPlantFlex, StaticRotOff win")
         out.params["rates"] = ("gradient", "Plug-in Gait's rates: central differences of the frames")
         out.params["load_resampling"] = ("frame_mean", "Plug-in Gait's loads: each frame the mean of its samples")
-    _pelvis_with_hips(mk, out)
-    _trunk(mk, out, xi)
-    has_top = _head(mk, out, xi)
+    draft_pelvis_with_hips(mk, out)
+    draft_trunk(mk, out, xi)
+    has_top = draft_head(mk, out, xi)
     for side in ("right", "left"):
-        _arm(mk, out, side, xi, widths, marker_radius)
+        draft_arm(mk, out, side, xi, widths, marker_radius)
     if pig and "thorax_low" in out.points:  # Plug-in Gait's thorax (C7, T10, CLAV, STRN), head and arms
         seq, _ = out.params["clinical_sequences"]
         seq.update(thorax="zxy", neck="zxy")

@@ -28,7 +28,7 @@ import pandas as pd
 from .._kernels.marker_layout import permute_axes
 from ..errors import InputError
 from ..signal.nan import nanmedian
-from .layout import _plain_layout, _positions, _rate, _with_positions, marker_names
+from .layout import marker_names, plain_layout, table_positions, table_rate, with_positions
 from .vocabulary import read_name, vocabulary
 
 NAMED_AXES = {
@@ -253,7 +253,7 @@ def _quiet():
 
 
 def _readings(names: list[str]) -> list:
-    """Each name's landmark reading (:func:`humanbody.markers.vocabulary.read_name`: role, side, modifiers),
+    """Each name's landmark reading (:func:`humanbody.lab.vocabulary.read_name`: role, side, modifiers),
     whatever its spelling (``R.ASIS``, ``Sub01:RASI``, ``r-asis``)."""
     return [read_name(n) for n in names]
 
@@ -534,11 +534,11 @@ def detect_axes(df: pd.DataFrame) -> AxesMapping:
                          df.attrs.get("source"))
     if len(df) > DETECT_FRAMES:  # a long trial: its beginning decides (medians settle long before)
         df = df.iloc[:DETECT_FRAMES]
-    P = _positions(df, names)
+    P = table_positions(df, names)
     axis, up = None, 1.0
     try:
         axis, up, c_up, how_up = _vertical(P, names)
-        fwd, sign, c_fwd, how_fwd = _forward(P, names, axis, up, _rate(df))
+        fwd, sign, c_fwd, how_fwd = _forward(P, names, axis, up, table_rate(df))
     except InputError as exc:
         screen = _screen_axes(df.attrs.get("screen_axes"), None if axis is None else (axis, up))
         if screen is not None:
@@ -599,7 +599,7 @@ def to_ground(df: pd.DataFrame, axes="auto") -> tuple[pd.DataFrame, AxesMapping]
             raise exc.with_path(df.attrs["source"]) from None
     names = marker_names(df)
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
-    if _plain_layout(df, cols):  # write the ground table in one pass
+    if plain_layout(df, cols):  # write the ground table in one pass
         values = df.to_numpy(copy=False)
         table = np.empty(values.shape)
         signed = mapping.signed_permutation()
@@ -612,7 +612,7 @@ def to_ground(df: pd.DataFrame, axes="auto") -> tuple[pd.DataFrame, AxesMapping]
         out = pd.DataFrame(table, columns=df.columns, index=df.index, copy=False)
     else:
         lab = df[cols].to_numpy(dtype=float).reshape(len(df), len(names), 3)
-        out = _with_positions(df, names, mapping.apply(lab))
+        out = with_positions(df, names, mapping.apply(lab))
     out.attrs = copy.deepcopy(df.attrs)
     out.attrs["axes"] = mapping.spec
     out.attrs["axes_description"] = mapping.describe()

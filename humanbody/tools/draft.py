@@ -1,9 +1,9 @@
 """Draft a marker-set file from a lab's standing (static) trial.
 
 :func:`draft_markerset` reads every marker name with the vocabulary of
-:mod:`humanbody.markers.vocabulary`, checks each reading against where the
+:mod:`humanbody.lab.vocabulary`, checks each reading against where the
 marker is in the standing pose, and hands the checked markers to
-:mod:`humanbody.markers.draft_rules`, which picks joint-centre and frame
+:mod:`humanbody.tools.draft_rules`, which picks joint-centre and frame
 rules from what is present and writes the TOML text (layout in
 ``docs/markersets.md``).  The checks, in ground axes (x forward, y left,
 z up; docs/conventions.md):
@@ -42,15 +42,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import InputError
+from ..lab.vocabulary import read_name, vocabulary
+from ..markers.calibration import calibrate
+from ..markers.markerset import markerset_from_mapping
+from ..markers.plausibility import check_lengths
 from ..model.anthropometry import HEIGHT_RANGE
 from ..signal.nan import nanmedian
-from .calibration import calibrate
-from .markerset import _parse
-from .plausibility import check_lengths
-from .vocabulary import read_name, vocabulary
 
 if TYPE_CHECKING:
-    from .markerset import MarkerSet
+    from ..markers.markerset import MarkerSet
 
 __all__ = ["MarkerGuess", "Draft", "draft_markerset", "SIDE_M", "NEIGHBOUR_M"]
 
@@ -137,7 +137,7 @@ class Draft:
     height: float
     markerset: MarkerSet | None = None
     window: str = ""
-    """For a motion trial: the standing window drafted from (:func:`~humanbody.markers.draft_window.standing_window`)."""
+    """For a motion trial: the standing window drafted from (:func:`~humanbody.tools.draft_window.standing_window`)."""
 
     def summary(self) -> list[str]:
         """A screenful: counts of mapped, guessed and unused markers, the rules, the checks."""
@@ -234,7 +234,7 @@ def classify(pose: dict, height=None, lateral: dict | None = None) -> tuple[list
     lateral : dict of str -> float, optional
         Marker name -> offset (m, + left) from the midline that decides its
         side, instead of the pose's (a walk's frame:
-        :func:`humanbody.markers.draft_window.lateral_offsets`).
+        :func:`humanbody.tools.draft_window.lateral_offsets`).
 
     Returns
     -------
@@ -330,7 +330,7 @@ def _face_forward(guesses) -> None:
     """Turn the standing pose about the vertical so that the pelvis faces ground +x.
 
     The lab axes map onto ground axes by a right-angle permutation
-    (:func:`humanbody.markers.axes.to_ground`), so a subject standing at an
+    (:func:`humanbody.lab.axes.to_ground`), so a subject standing at an
     angle to the lab's axes (up to 45 deg) faces up to that far from +x, and
     the left/right checks along ground y would mix in the front-back extent
     (a heel behind the ankle read on the other side).  The heading is that of
@@ -454,7 +454,7 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
         Standing trial in ground axes (docs/conventions.md marker layout, m);
         ``attrs["source"]`` names the file in errors and in the draft.  A
         motion trial (a walk) is drafted from its stillest standing second
-        (:func:`humanbody.markers.draft_window.standing_window`, named in
+        (:func:`humanbody.tools.draft_window.standing_window`, named in
         :attr:`Draft.window`).
     name : str, optional
         Name of the set (default: the trial's file stem).
@@ -501,7 +501,7 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
         if not source:
             raise
         raise err.with_path(source) from None
-    ms = _parse(tomllib.loads(plan.text), source or "draft")
+    ms = markerset_from_mapping(tomllib.loads(plan.text), source or "draft")
     cal = calibrate(static, ms, height=None if plan.height_rule else H)  # the draft must calibrate on its own trial
 
     warn, bad = check_lengths(cal.model, float(cal.height))

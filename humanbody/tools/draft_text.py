@@ -2,7 +2,7 @@
 
 :func:`toml_text` writes the header comments (what to check, how each
 marker was read), the required list, parameters, points and the 17 segment
-tables chosen by :mod:`humanbody.markers.draft_rules`; comments starting
+tables chosen by :mod:`humanbody.tools.draft_rules`; comments starting
 with ``CHECK`` mark the guesses.
 """
 
@@ -14,16 +14,16 @@ import textwrap
 
 import numpy as np
 
+from ..markers.markerset import name_key
 from ..model.segments import SEGMENT_NAMES
-from .markerset import _norm
 
 __all__ = ["rename_points", "toml_text"]
 
 
 def rename_points(out, marker_names) -> None:
     """Give a point whose name a marker also has (after case and punctuation) a ``_point`` suffix."""
-    taken = {_norm(n) for n in marker_names}
-    new = {p: p + "_point" for p in out.points if _norm(p) in taken}
+    taken = {name_key(n) for n in marker_names}
+    new = {p: p + "_point" for p in out.points if name_key(p) in taken}
     if not new:
         return
 
