@@ -135,21 +135,13 @@ class Log:
         """Add one record per line of ``lines``, each at ``level`` from ``stage``.
 
         Parameters
-
         ----------
-
         level : str
-
             One of :data:`LEVELS`.
-
         stage : str
-
             The stage that speaks.
-
         *lines : str
-
             One record each, in order.
-
         """
         if level not in LEVELS:
             raise ValueError(f"log level must be one of {', '.join(LEVELS)}, not {level!r}")
@@ -167,28 +159,28 @@ class Log:
         """Output checks' findings (:meth:`add` at level ``warning``)."""
         self.add("warning", stage, *lines)
 
-    def lines(self, level: str) -> list[str]:
-        """The messages of the records at ``level``, in order."""
-        return [r.message for r in self.records if r.level == level]
+    def lines(self, level: str) -> tuple[str, ...]:
+        """The messages of the records at ``level``, in order (a tuple: add lines with :meth:`add`)."""
+        return tuple(r.message for r in self.records if r.level == level)
 
     @property
-    def messages(self) -> list[str]:
-        """The lines for the user (level ``message``), in order."""
+    def messages(self) -> tuple[str, ...]:
+        """The lines for the user (level ``message``), in order; read only (:meth:`message` adds one)."""
         return self.lines("message")
 
     @property
-    def details(self) -> list[str]:
-        """The lines for ``--verbose`` and the log file (level ``detail``), in order."""
+    def details(self) -> tuple[str, ...]:
+        """The lines for ``--verbose`` and the log file (level ``detail``), in order; read only (:meth:`detail`)."""
         return self.lines("detail")
 
     @property
-    def warnings(self) -> list[str]:
-        """The output checks' findings (level ``warning``), each once, in order."""
-        return list(dict.fromkeys(self.lines("warning")))
+    def warnings(self) -> tuple[str, ...]:
+        """The output checks' findings (level ``warning``), each once, in order; read only (:meth:`warning`)."""
+        return tuple(dict.fromkeys(self.lines("warning")))
 
     def text(self) -> str:
         """The log file's text: the messages, a blank line, ``details:`` and the details, one per line."""
-        return "\n".join(self.messages + ["", "details:"] + self.details) + "\n"
+        return "\n".join((*self.messages, "", "details:", *self.details)) + "\n"
 
 
 @dataclass(frozen=True)
@@ -323,13 +315,14 @@ class Analysis:
         return self.trial.forces
 
     @property
-    def messages(self) -> list:
-        """What each stage did, for the user (the log's ``messages``; the write stage and exports add to it)."""
+    def messages(self) -> tuple[str, ...]:
+        """What each stage did, for the user (the log's ``messages``, read only; the write stage and exports add to
+        the log)."""
         return self.log.messages
 
     @property
-    def details(self) -> list:
-        """Per-marker and per-gap details (``--verbose``, and the log file)."""
+    def details(self) -> tuple[str, ...]:
+        """Per-marker and per-gap details (``--verbose``, and the log file; read only)."""
         return self.log.details
 
     @property

@@ -286,7 +286,7 @@ def _with_warnings(analysis: Analysis, table_findings: list):
     found = log.warnings
     said = set(log.messages)
     log.message("write", *[line for line in found if line not in said])
-    more = ({"warnings": found} if found else {}) | ({"edges": log.edges} if log.edges else {})
+    more = ({"warnings": list(found)} if found else {}) | ({"edges": log.edges} if log.edges else {})
     if not more:
         return analysis.model
     return analysis.model.replace(meta={**dict(analysis.model.meta or {}), **more})

@@ -90,10 +90,10 @@ def test_subject_mass_from_the_plates_only_without_mass_and_model():
     log = Log()
     assert pipeline.subject(plated, AnalysisOptions(), log).mass_from_plates
     assert not pipeline.subject(plated, AnalysisOptions(mass=70.0), log).mass_from_plates
-    assert log.messages == []
+    assert log.messages == ()
     subj = pipeline.subject(bare, AnalysisOptions(height=1.6), log)
     assert not subj.mass_from_plates and subj.mass is None and subj.calibration_mass == pipeline.DEFAULT_MASS
-    assert log.messages == [f"no --mass and no force plates: {pipeline.DEFAULT_MASS:g} kg assumed"]
+    assert log.messages == (f"no --mass and no force plates: {pipeline.DEFAULT_MASS:g} kg assumed",)
 
 
 def test_analysis_holds_the_trial_and_reads_its_fields_from_it(whole):
@@ -137,15 +137,30 @@ def test_a_new_model_gives_new_results_and_the_old_analysis_keeps_its_own(whole)
 def test_the_log_is_records_of_level_stage_and_message(whole):
     records = whole.log.records
     assert {r.level for r in records} <= set(pipeline.LEVELS)
-    assert [r.message for r in records if r.level == "message"] == whole.messages
+    assert tuple(r.message for r in records if r.level == "message") == whole.messages
     stages = [r.stage for r in records if r.level == "message"]
     # the stages speak in the order analyze_trial calls them
     order = ["read", "subject", "condition", "calibrate", "track", "rates"]
     assert [s for s in dict.fromkeys(stages) if s in order] == [s for s in order if s in stages]
     assert next(r for r in records if r.message.startswith("rates: ")).stage == "rates"
-    assert whole.log.text() == "\n".join(whole.messages + ["", "details:"] + whole.details) + "\n"
+    assert whole.log.text() == "\n".join((*whole.messages, "", "details:", *whole.details)) + "\n"
     with pytest.raises(ValueError, match="log level"):
         whole.log.add("loud", "read", "x")
+
+
+def test_the_logs_lines_are_read_only():
+    """``messages``, ``details`` and ``warnings`` are tuples read from the records: a stray ``.append`` fails
+    loudly instead of adding a line nobody sees; the log's own methods add them."""
+    log = Log()
+    log.message("read", "a")
+    log.detail("read", "b")
+    log.add("warning", "write", "c", "c")
+    for lines in (log.messages, log.details, log.warnings):
+        assert isinstance(lines, tuple)
+        with pytest.raises(AttributeError):
+            lines.append("lost")  # type: ignore[attr-defined]
+    assert (log.messages, log.details, log.warnings) == (("a",), ("b",), ("c",))
+    assert log.text() == "a\n\ndetails:\nb\n"
 
 
 @pytest.mark.parametrize("option, value, message", [
@@ -236,7 +251,7 @@ def test_write_results_writes_the_log_once_with_what_the_exports_said(tmp_path, 
     assert written == [Path(paths["log"])]
     assert list(paths)[:3] == ["results", "model", "log"] and len(paths) > 4
     log = Path(paths["log"]).read_text().split("\n\ndetails:\n")[0].splitlines()
-    assert log == analysis.messages and log[-1] == "export: a line of the exports"
+    assert tuple(log) == analysis.messages and log[-1] == "export: a line of the exports"
 
 
 def test_the_analysis_carries_its_options_and_write_results_writes_the_exports_they_ask(tmp_path, opts):
