@@ -2,7 +2,7 @@
 
 ``analyze``, ``report``, ``compare`` and ``view`` add the same groups
 (:func:`add_subject_options`, :func:`add_marker_options`,
-:func:`add_rate_options`, :func:`add_load_options`,
+:func:`add_rate_options`, :func:`add_load_options`, :func:`add_muscle_options`,
 :func:`add_export_options`) and build one
 :class:`~humanbody.options.AnalysisOptions` from them
 (:func:`analysis_options`; the batch's :func:`report_options`).  Every
@@ -110,6 +110,22 @@ def add_reduction_option(g) -> None:
     g.add_argument("--reduce-residuals", action="store_true",
                    help="adjust the mass distribution, the trunk's mass centre and the pelvis trajectory (markers "
                         "within 2 cm) so the pelvis residual meets Hicks et al. 2015's criteria; reported in the log")
+
+
+def add_muscle_options(g, muscles_help: str) -> None:
+    """``--muscles`` and ``--reserves`` (analyze, report: one declaration).
+
+    Parameters
+    ----------
+    g : argparse.ArgumentParser or argument group
+        Where the two options go.
+    muscles_help : str
+        What ``--muscles`` adds in this command (its help text); ``--reserves`` is the same everywhere.
+    """
+    g.add_argument("--muscles", action="store_true", help=muscles_help)
+    g.add_argument("--reserves", metavar="ACTUATORS.xml",
+                   help="with --muscles: OpenSim actuators file of the reserves (default: a CoordinateActuator of "
+                        "optimal force 1 on every coordinate)")
 
 
 def loads_from(args) -> dict:

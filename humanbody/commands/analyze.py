@@ -11,6 +11,7 @@ from ._options import (  # noqa: F401  (the builders' former home: analysis_opti
     add_export_options,
     add_load_options,
     add_marker_options,
+    add_muscle_options,
     add_rate_options,
     add_subject_options,
     analysis_options,
@@ -143,13 +144,9 @@ def register(sub) -> None:
     p.add_argument("--ik-setup", metavar="SETUP.xml",
                    help="with --model MODEL.osim: OpenSim IK setup whose IKMarkerTask/IKCoordinateTask weights to use "
                         "(default: every marker shared with the model, weight 1)")
-    p.add_argument("--muscles", action="store_true",
-                   help="with --model MODEL.osim and --forces: also static optimization and joint reactions "
-                        "(<trial>_activations.csv, <trial>_muscle_forces.csv, <trial>_joint_reactions.csv; "
-                        "docs/muscles.md)")
-    p.add_argument("--reserves", metavar="ACTUATORS.xml",
-                   help="with --muscles: OpenSim actuators file of the reserves (default: a CoordinateActuator of "
-                        "optimal force 1 on every coordinate)")
+    add_muscle_options(p, "with --model MODEL.osim and --forces: also static optimization and joint reactions "
+                          "(<trial>_activations.csv, <trial>_muscle_forces.csv, <trial>_joint_reactions.csv; "
+                          "docs/muscles.md)")
     p.set_defaults(func=run)
 
 

@@ -13,6 +13,7 @@ from ..signal.differentiate import METHODS
 from ._options import (
     add_export_options,
     add_marker_options,
+    add_muscle_options,
     add_reduction_option,
     add_subject_options,
     analysis_options,
@@ -70,13 +71,10 @@ def register(sub) -> None:
     g.add_argument("--no-kinetics", action="store_true",
                    help="do not compute joint moments and powers from the force files (events still use them)")
     add_reduction_option(g)
-    g.add_argument("--muscles", action="store_true",
-                   help="with --model MODEL.osim (an OpenSim model with muscles): each trial's inverse kinematics, "
-                        "static optimization and hip and knee reactions on it: muscle-group activations and contact "
-                        "force (body weights) over the stride, peak contact forces in the summary (docs/muscles.md)")
-    g.add_argument("--reserves", metavar="ACTUATORS.xml",
-                   help="with --muscles: OpenSim actuators file of the reserves (default: a CoordinateActuator of "
-                        "optimal force 1 on every coordinate)")
+    add_muscle_options(g, "with --model MODEL.osim (an OpenSim model with muscles): each trial's inverse kinematics, "
+                          "static optimization and hip and knee reactions on it: muscle-group activations and "
+                          "contact force (body weights) over the stride, peak contact forces in the summary "
+                          "(docs/muscles.md)")
     r = p.add_argument_group("running")
     r.add_argument("--jobs", "-j", type=int, metavar="N", help="local worker processes (default: all cores)")
     r.add_argument("--plots", choices=("svg", "png", "none"), default="svg",

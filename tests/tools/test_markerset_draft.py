@@ -333,7 +333,7 @@ def _one_error_line(capsys, status):
 def test_bad_input_is_one_line_and_exit_2(tmp_path, trials, capsys):
     line = _one_error_line(capsys, _init(tmp_path / "nope.trc", tmp_path / "x.toml"))
     assert "nope.trc" in line
-    static, _ = _write(tmp_path, trials, "suffix")  # (a walk: tests/markers/test_markerset_from_walk.py)
+    static, _ = _write(tmp_path, trials, "suffix")  # (a walk: tests/tools/test_markerset_from_walk.py)
     (ts, st), _ = trials
     legs_only = {n: st[g] for g, n in SUFFIX.items() if "Thigh" in g or "Shank" in g or "Heel" in g}
     msm.write_trc(tmp_path / "few.trc", ts, legs_only, 100.0)
