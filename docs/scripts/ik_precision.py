@@ -69,7 +69,7 @@ def run(seconds: float = 20.0, noise_mm: float = 2.0, cutoff: float | None = 6.0
     ang, root = motion(motion_kind, t)
     mk, _, _ = forward(cal, ang, root)
     mk = {m: v for m, v in mk.items() if m in names}
-    cols = coordinate_columns()
+    cols = coordinate_columns(cal.model)
     sq = np.zeros(len(cols))
     with tempfile.TemporaryDirectory() as tmp:
         def fit(markers, name):
@@ -125,9 +125,9 @@ def what_if(calibration, coords, noise_mm: float = 2.0, cutoff: float | None = 6
     from humanbody.markers.global_ik import ik_problem
     from humanbody.tools.precision import coordinate_columns, coordinate_covariance, filter_gain
 
-    cols = coordinate_columns()
+    cols = coordinate_columns(calibration.model)
     q = coords[cols].to_numpy()
-    theta, p = q[:, 3:].reshape(len(q), 17, 3), q[:, :3]
+    theta, p = q[:, 3:].reshape(len(q), -1, 3), q[:, :3]
     t = coords["time"].to_numpy()
     gain = filter_gain(len(q), 1.0 / np.median(np.diff(t)), cutoff)
     out = {}

@@ -69,10 +69,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..core import Model, forward_kinematics, from_body_model
+from ..core import Data, Model, forward_kinematics, from_body_model
 from ..core import marker_jacobian as core_marker_jacobian
 from ..core import marker_positions as core_marker_positions
-from ..core.joints import Cardan, Free
+from ..core.joints import ROTATION, Cardan, Free
 from ..core.model import Marker
 from ..errors import InputError
 from ..markers.calibration import Calibration
@@ -80,16 +80,11 @@ from ..markers.conditioning import lowpass_array
 from ..markers.global_ik import IKProblem, ik_problem
 from ..markers.tracking import trial_markers
 from ..model.body import BodyModel
-from ..model.segments import SEGMENT_NAMES
-from ..rotations import euler_to_matrix
-from ..rotations.common import sequence_axes
 from ..signal import CUTOFF_HZ
 
 __all__ = ["Precision", "coordinate_columns", "coordinate_covariance", "filter_gain", "marker_jacobian",
            "marker_positions", "predict_precision"]
 
-_N = len(SEGMENT_NAMES)
-_D = 3 + 3 * _N
 #: Frames per batch of :func:`coordinate_covariance` (its Jacobians are frames x 3M x 54 doubles).
 _CHUNK = 256
 #: Trials up to this many frames get the filter's exact per-frame gain; longer ones its two ends from a
@@ -97,10 +92,22 @@ _CHUNK = 256
 _GAIN_EXACT = 3000
 
 
-def coordinate_columns(model: BodyModel | None = None) -> list[str]:
-    """Names of the D coordinates, in the order of every array here: the core model's
-    (:func:`humanbody.core.from_body_model`; the coords table's, without time).  Default: the 17 segments."""
-    return list(from_body_model(model if model is not None else BodyModel.default()).coordinate_names)
+def coordinate_columns(model: BodyModel | Model) -> list[str]:
+    """Names of the D coordinates, in the order of every array here (the coords table's, without time).
+
+    Parameters
+    ----------
+    model : BodyModel or humanbody.core.Model
+        The body model (a calibration's ``model``: its core model's coordinates,
+        :func:`humanbody.core.from_body_model`) or a core model.
+
+    Returns
+    -------
+    list of str
+        The root's position, then each body's angles, as the core model numbers them.
+    """
+    core = model if isinstance(model, Model) else from_body_model(model)
+    return list(core.coordinate_names)
 
 
 # ------------------------------------------------------------------ kinematics of the tree (the core's)
@@ -114,50 +121,35 @@ def _core_model(prob: IKProblem, seqs) -> Model:
     eye, zero = np.broadcast_to(np.eye(3), (n, 3, 3)), np.zeros((n, 3))
     markers = tuple(Marker(name, int(s), tuple(c)) for name, s, c in zip(prob.names, prob.seg_of, prob.local,
                                                                          strict=True))
-    return Model(tuple(SEGMENT_NAMES[:n]), prob.parent, joints, eye, xi, eye, zero, np.ones(n), zero,
+    return Model(tuple(f"body{k}" for k in range(n)), prob.parent, joints, eye, xi, eye, zero, np.ones(n), zero,
                  np.broadcast_to(np.eye(3), (n, 3, 3)), markers=markers)
 
 
-def _coordinates(theta: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """q (F, D): the root position, then every body's angles."""
-    return np.concatenate([p, theta.reshape(theta.shape[0], -1)], axis=1)
+def _pose(prob: IKProblem, theta, p) -> tuple[np.ndarray, np.ndarray]:
+    """The angles (F, n, 3) rad and root positions (F, 3) m of one pose or many, as arrays."""
+    theta = np.asarray(theta, dtype=float).reshape(-1, len(prob.parent), 3)
+    return theta, np.asarray(p, dtype=float).reshape(-1, 3)
 
 
-def _forward(prob: IKProblem, theta: np.ndarray, p: np.ndarray, seqs):
-    """Absolute frames R (F, n, 3, 3) and joint points O (F, n, 3): R_k = R_L S_k, O_k = O_L + R_L xi_k."""
-    data = forward_kinematics(_core_model(prob, seqs), _coordinates(theta, p))
-    return data.R, data.origin
-
-
-def _rotations(theta: np.ndarray, seqs) -> np.ndarray:
-    """S_k (F, n, 3, 3) from the angles (F, n, 3) in each body's sequence."""
-    S = np.empty(theta.shape[:2] + (3, 3))
-    for k, seq in enumerate(seqs):
-        S[:, k] = euler_to_matrix(theta[:, k], seq)
-    return S
+def _kinematics(model: Model, theta: np.ndarray, p: np.ndarray) -> Data:
+    """The core's kinematics pass at q = (root position, every body's angles): frames, origins, joint axes."""
+    return forward_kinematics(model, np.concatenate([p, theta.reshape(theta.shape[0], -1)], axis=1))
 
 
 def marker_positions(prob: IKProblem, theta: np.ndarray, p: np.ndarray, seqs) -> np.ndarray:
     """Model marker positions x(q) (F, M, 3) in ground (m) for angles theta (F, n, 3) rad and root p (F, 3) m."""
-    theta = np.asarray(theta, dtype=float).reshape(-1, len(prob.parent), 3)
-    p = np.asarray(p, dtype=float).reshape(-1, 3)
+    theta, p = _pose(prob, theta, p)
     model = _core_model(prob, seqs)
-    return core_marker_positions(model, forward_kinematics(model, _coordinates(theta, p)))
+    return core_marker_positions(model, _kinematics(model, theta, p))
 
 
-def _joint_axes(theta: np.ndarray, S: np.ndarray, seq_axes: np.ndarray, seqs) -> np.ndarray:
-    """B_k (F, n, 3, 3): the sequence's three joint axes in parent components (columns), omega = B thetadot."""
-    F, n = theta.shape[:2]
-    B = np.empty((F, n, 3, 3))
-    eye = np.eye(3)
-    for k in range(n):
-        i0, i1, i2 = seq_axes[k]
-        first = np.zeros((F, 3))
-        first[:, 0] = theta[:, k, 0]
-        B[:, k, :, 0] = eye[i0]
-        B[:, k, :, 1] = euler_to_matrix(first, seqs[k]) @ eye[i1]
-        B[:, k, :, 2] = S[:, k] @ eye[i2]
-    return B
+def _rotation_axes(model: Model, data: Data) -> np.ndarray:
+    """M_k = R_L B_k (F, n, 3, 3): each body's three rotation axes in ground components (columns, before each
+    acts), so that the rotation increment delta_k = M_k dtheta_k; the core's joint axes (``data.axis_vector``)."""
+    c = model.compiled
+    cols = [[a for a in range(int(c.astart[k]), int(c.astart[k + 1])) if int(c.akind[a]) == ROTATION]
+            for k in range(model.nbodies)]
+    return np.swapaxes(data.axis_vector[:, np.array(cols)], -1, -2)
 
 
 def _skew(v: np.ndarray) -> np.ndarray:
@@ -178,11 +170,13 @@ def _ancestors(parent) -> list[list[int]]:
     return out
 
 
-def _jacobian_delta(prob: IKProblem, R: np.ndarray, O: np.ndarray) -> np.ndarray:
-    """Analytic J (F, M, 3, D) w.r.t. the root position and the rotation vectors delta_k (ground components)."""
-    F, M = R.shape[0], len(prob.seg_of)
-    P = O[:, prob.seg_of] + np.einsum("fmij,mj->fmi", R[:, prob.seg_of], prob.local)
-    J = np.zeros((F, M, 3, _D))
+def _jacobian_delta(prob: IKProblem, data: Data) -> np.ndarray:
+    """Analytic J (F, M, 3, D) w.r.t. the root position and the rotation vectors delta_k (ground components),
+    the solver's unknowns, at the core's pose ``data``: block ``-[P - O_k]x`` for each body k carrying P."""
+    F, M = data.frames, len(prob.seg_of)
+    O = data.origin
+    P = data.points(prob.seg_of, prob.local)
+    J = np.zeros((F, M, 3, 3 + 3 * len(prob.parent)))
     J[:, :, :, :3] = np.eye(3)
     chains = _ancestors(prob.parent)
     for m, s in enumerate(prob.seg_of):
@@ -209,14 +203,13 @@ def marker_jacobian(prob: IKProblem, theta, p, seqs, wrt: str = "angles", method
         The tree's analytic Jacobian, or central differences of
         :func:`marker_positions` with ``step`` (angles only).
     """
-    theta = np.asarray(theta, dtype=float).reshape(-1, _N, 3)
-    p = np.asarray(p, dtype=float).reshape(-1, 3)
-    F, M = len(theta), len(prob.seg_of)
+    theta, p = _pose(prob, theta, p)
+    F, M, D = len(theta), len(prob.seg_of), 3 + 3 * len(prob.parent)
     if method == "fd":
         if wrt != "angles":
             raise ValueError("finite differences are taken with respect to the angles")
-        Jf = np.empty((F, M, 3, _D))
-        for d in range(_D):
+        Jf = np.empty((F, M, 3, D))
+        for d in range(D):
             for sgn in (1.0, -1.0):
                 th, pp = theta.copy(), p.copy()
                 if d < 3:
@@ -225,29 +218,28 @@ def marker_jacobian(prob: IKProblem, theta, p, seqs, wrt: str = "angles", method
                     th.reshape(F, -1)[:, d - 3] += sgn * step
                 x = marker_positions(prob, th, pp, seqs)
                 Jf[..., d] = x if sgn > 0 else (Jf[..., d] - x) / (2 * step)
-        return Jf.reshape(F, 3 * M, _D)
+        return Jf.reshape(F, 3 * M, D)
     if method != "analytic" or wrt not in ("angles", "rotation_vectors"):
         raise ValueError(f"method {method!r} / wrt {wrt!r}")
+    model = _core_model(prob, seqs)
+    data = _kinematics(model, theta, p)
     if wrt == "angles":
-        model = _core_model(prob, seqs)
-        return core_marker_jacobian(model, forward_kinematics(model, _coordinates(theta, p))).reshape(F, 3 * M, _D)
-    R, O = _forward(prob, theta, p, seqs)
-    return _jacobian_delta(prob, R, O).reshape(F, 3 * M, _D)
+        return core_marker_jacobian(model, data).reshape(F, 3 * M, D)
+    return _jacobian_delta(prob, data).reshape(F, 3 * M, D)
 
 
-def _pull_matrix(prob: IKProblem, S: np.ndarray, R: np.ndarray) -> np.ndarray:
-    """Gauss-Newton matrix of the neutral and hinge pulls (F, D, D) in the rotation-vector unknowns."""
-    F = S.shape[0]
-    Pm = np.zeros((F, _D, _D))
-    for k, L in enumerate(prob.parent):
+def _pull_matrix(prob: IKProblem, R: np.ndarray) -> np.ndarray:
+    """Gauss-Newton matrix of the neutral and hinge pulls (F, D, D) in the rotation-vector unknowns (ground
+    components): ``2 lam_k I + h_k (I - v v^T)`` per body, v = R_k a_k its hinge axis in ground."""
+    F, D = R.shape[0], 3 + 3 * len(prob.parent)
+    Pm = np.zeros((F, D, D))
+    for k in range(len(prob.parent)):
         if prob.lam[k] <= 0.0 and prob.hinge[k] <= 0.0:
             continue
         Hu = np.broadcast_to(2.0 * prob.lam[k] * np.eye(3), (F, 3, 3)).copy()
         if prob.hinge[k] > 0.0:
-            v = S[:, k] @ prob.axis[k]
+            v = R[:, k] @ prob.axis[k]
             Hu += prob.hinge[k] * (np.eye(3) - v[:, :, None] * v[:, None, :])
-        if L >= 0:
-            Hu = R[:, L] @ Hu @ np.swapaxes(R[:, L], 1, 2)
         Pm[:, 3 + 3 * k:6 + 3 * k, 3 + 3 * k:6 + 3 * k] = Hu
     return Pm
 
@@ -282,23 +274,21 @@ def coordinate_covariance(prob: IKProblem, theta, p, seqs, sigma: float = 1.0, p
         direction free (no marker at all; ``pulls=False`` with a body
         that has no markers, such as gait2392's hands).
     """
-    theta = np.asarray(theta, dtype=float).reshape(-1, _N, 3)
-    p = np.asarray(p, dtype=float).reshape(-1, 3)
-    F, M = len(theta), len(prob.seg_of)
+    theta, p = _pose(prob, theta, p)
+    F, M, D = len(theta), len(prob.seg_of), 3 + 3 * len(prob.parent)
     present = np.ones((F, M), dtype=bool) if present is None else np.asarray(present, dtype=bool)
-    seq_axes = sequence_axes_from(seqs)
     w = prob.weight if weights else np.ones(M)
-    out = np.empty((F, _D, _D))
+    model = _core_model(prob, seqs)
+    out = np.empty((F, D, D))
     for a in range(0, F, _CHUNK):
         b = min(F, a + _CHUNK)
-        S = _rotations(theta[a:b], seqs)
-        R, O = _forward(prob, theta[a:b], p[a:b], seqs)
-        J = _jacobian_delta(prob, R, O).reshape(b - a, 3 * M, _D)
+        data = _kinematics(model, theta[a:b], p[a:b])
+        J = _jacobian_delta(prob, data).reshape(b - a, 3 * M, D)
         wr = np.repeat(np.where(present[a:b], w, 0.0), 3, axis=1)           # (f, 3M)
         JtW = np.swapaxes(J * wr[:, :, None], 1, 2)                          # (f, D, 3M)
         A = JtW @ J
         if pulls:
-            A += _pull_matrix(prob, S, R)
+            A += _pull_matrix(prob, data.R)
         # Jacobi scaling: the pulls are ~1e-10 of the markers' terms
         d = np.sqrt(np.maximum(np.diagonal(A, axis1=1, axis2=2), 1e-300))
         As = A / d[:, :, None] / d[:, None, :]
@@ -313,24 +303,17 @@ def coordinate_covariance(prob: IKProblem, theta, p, seqs, sigma: float = 1.0, p
                 except np.linalg.LinAlgError:
                     pass
         cov = sigma ** 2 * (X @ np.swapaxes(X, 1, 2))
-        B = _joint_axes(theta[a:b], S, seq_axes, seqs)
-        det = np.linalg.det(B)
-        ok = np.abs(det) > 1e-9
-        Bs = np.where(ok[..., None, None], B, np.eye(3))
-        T = np.zeros((b - a, _D, _D))
+        Mk = _rotation_axes(model, data)                                     # R_L B_k, det = det B_k
+        ok = np.abs(np.linalg.det(Mk)) > 1e-9
+        Mk = np.where(ok[..., None, None], Mk, np.eye(3))
+        T = np.zeros((b - a, D, D))
         T[:, :3, :3] = np.eye(3)
-        for k, L in enumerate(prob.parent):
-            Mk = Bs[:, k] if L < 0 else R[:, L] @ Bs[:, k]
-            T[:, 3 + 3 * k:6 + 3 * k, 3 + 3 * k:6 + 3 * k] = np.linalg.inv(Mk)
+        for k in range(len(prob.parent)):
+            T[:, 3 + 3 * k:6 + 3 * k, 3 + 3 * k:6 + 3 * k] = np.linalg.inv(Mk[:, k])
         c = T @ cov @ np.swapaxes(T, 1, 2)
         bad = np.repeat(np.concatenate([np.zeros((b - a, 1), bool), ~ok], axis=1), 3, axis=1)
         out[a:b] = np.where(bad[:, :, None] | bad[:, None, :], np.nan, c)
     return out
-
-
-def sequence_axes_from(seqs) -> np.ndarray:
-    """Axes (n, 3) int (0 = x) of each sequence string."""
-    return np.array([sequence_axes(s) for s in seqs], dtype=np.int64).reshape(-1, 3)
 
 
 # ------------------------------------------------------------------ filter
@@ -429,9 +412,9 @@ def _variances(prob, seqs, q: np.ndarray, ok: np.ndarray, present: np.ndarray, n
     """Equation (1)'s variance of every coordinate in every frame (F, D; m^2 and rad^2), before the low-pass,
     a chunk of frames at a time (the full covariances are 23 kB a frame); frames not ``ok`` at the zero pose."""
     F = len(q)
-    theta = np.where(ok[:, None], q[:, 3:], 0.0).reshape(F, _N, 3)
+    theta = np.where(ok[:, None], q[:, 3:], 0.0).reshape(F, len(prob.parent), 3)
     p = np.where(ok[:, None], q[:, :3], 0.0)
-    var = np.empty((F, _D))
+    var = np.empty((F, q.shape[1]))
     bar = None
     if progress and F > 4 * _CHUNK:
         if sys.stderr.isatty():
@@ -456,7 +439,7 @@ def _summary(std: np.ndarray, cols: list) -> pd.DataFrame:
     with np.errstate(invalid="ignore", divide="ignore"):  # a coordinate NaN in every frame: NaN
         rms = np.sqrt(np.where(seen, std, 0.0).__pow__(2).sum(axis=0) / n_seen)
     mx = np.where(n_seen > 0, np.where(seen, std, -np.inf).max(axis=0), np.nan)
-    return pd.DataFrame({"rms": rms, "max": mx, "unit": ["m"] * 3 + ["deg"] * (_D - 3)}, index=cols)
+    return pd.DataFrame({"rms": rms, "max": mx, "unit": ["m"] * 3 + ["deg"] * (len(cols) - 3)}, index=cols)
 
 
 def predict_precision(calibration: Calibration, coords: pd.DataFrame, noise_m: float = 0.002,
@@ -498,7 +481,7 @@ def predict_precision(calibration: Calibration, coords: pd.DataFrame, noise_m: f
     """
     if not (np.isfinite(noise_m) and noise_m > 0):
         raise InputError(f"marker noise must be a positive number of metres, not {noise_m!r}")
-    cols = coordinate_columns()
+    cols = coordinate_columns(calibration.model)
     missing = [c for c in ["time"] + cols if c not in coords.columns]
     if missing:
         raise InputError(f"coordinates table lacks column(s) {', '.join(missing[:4])}",

@@ -24,10 +24,13 @@ from ik_motions import forward, motion
 from scipy import signal
 
 from humanbody import InputError
+from humanbody.core import ModelBuilder, joints
 from humanbody.markers.calibration import calibrate
 from humanbody.markers.conditioning import lowpass
 from humanbody.markers.global_ik import ik_problem, track_global
+from humanbody.model.body import BodyModel
 from humanbody.model.segments import PARENTS
+from humanbody.rotations import euler_to_matrix
 from humanbody.signal.filters import butterworth_sos
 from humanbody.tools import precision as pr
 from tests.markers.test_full_range import _model
@@ -35,7 +38,7 @@ from tests.markers.test_tracking import frame_df, static_markers
 
 ROOT = Path(__file__).resolve().parents[2]
 SEQS = ("zxy",) + ("yxz",) * 16
-COLS = pr.coordinate_columns()
+COLS = pr.coordinate_columns(BodyModel.default())
 
 
 def _one_body(local, weight=None, centre=(0.0, 0.0, 0.0)):
@@ -82,7 +85,7 @@ def test_markers_on_a_circle_closed_form(n):
     theta[0] = [0.4, -0.3, 0.2]
     cov2 = pr.coordinate_covariance(prob, theta, np.array([1.0, 2.0, 0.9]), SEQS, sigma)[0]
     rot_vec = np.linalg.inv(_joint_axes_zxy(*theta[0]))
-    S = pr._rotations(theta[None], SEQS)[0, 0]
+    S = euler_to_matrix(theta[0], "zxy")
     expect = rot_vec @ S @ rot @ S.T @ rot_vec.T  # rotation covariance in ground = S Cov_body S^T
     np.testing.assert_allclose(cov2[3:6, 3:6], expect, rtol=1e-6)
 
@@ -141,6 +144,24 @@ def test_analytic_jacobian_equals_finite_differences(designed, kind, frame):
     mk, _, _ = forward(designed, ang[frame:frame + 1], root[frame:frame + 1])
     x = pr.marker_positions(prob, ang[frame], root[frame], designed.model.sequences)[0]
     np.testing.assert_allclose(x, np.array([mk[designed.names.get(m, m)][0] for m in prob.names]), atol=1e-12)
+
+
+@pytest.mark.parametrize("kind,frame", [("walk", 37), ("squat", 125)])
+def test_rotation_vectors_and_angles_meet_through_the_cores_joint_axes(designed, kind, frame):
+    """The solver's unknowns (rotation increments delta_k, ground components) and the model's angles are tied by
+    the core's joint axes: delta_k = M_k dtheta_k, M_k = R_L B_k, so J_angles = J_delta blockdiag(I, M_k)
+    (the angle Jacobian is the core kernel's own, the other is precision's)."""
+    prob = ik_problem(designed)
+    ang, root = motion(kind, np.arange(200) / 100)
+    seqs = designed.model.sequences
+    Ja = pr.marker_jacobian(prob, ang[frame], root[frame], seqs)[0]
+    Jd = pr.marker_jacobian(prob, ang[frame], root[frame], seqs, wrt="rotation_vectors")[0]
+    model = pr._core_model(prob, seqs)
+    M = pr._rotation_axes(model, pr._kinematics(model, *pr._pose(prob, ang[frame], root[frame])))[0]
+    T = np.eye(Ja.shape[1])
+    for k in range(len(prob.parent)):
+        T[3 + 3 * k:6 + 3 * k, 3 + 3 * k:6 + 3 * k] = M[k]
+    np.testing.assert_allclose(Ja, Jd @ T, atol=1e-12)
 
 
 @pytest.mark.parametrize("kind,f0", [("walk", 37), ("squat", 125), ("arms_overhead", 167)])
@@ -230,6 +251,16 @@ def test_along_a_trial_with_missing_markers(designed):
     np.testing.assert_allclose(np.delete(got, [7, 9], axis=0), np.delete(lost.std[COLS].to_numpy(), [7, 9], axis=0))
     with pytest.raises(InputError, match="frames"):
         pr.predict_precision(cal, coords, markers=frame_df(mk, t).iloc[:10])
+
+
+def test_the_columns_are_the_models_own():
+    """The coordinates are those of the model given (no list of the 17 segments of its own): a two-body core
+    model's, the calibrated 17 segments' as the coords table names them."""
+    b = ModelBuilder("two")
+    b.add_body("a", joints.Free("zxy"))
+    b.add_body("b", joints.Cardan("yxz"), parent="a", offset=(0.0, 0.0, -0.4))
+    assert pr.coordinate_columns(b.build()) == [f"a_{i}" for i in range(6)] + [f"b_{i}" for i in range(3)]
+    assert COLS[:4] == ["lower_torso_x", "lower_torso_y", "lower_torso_z", "lower_torso_alpha"] and len(COLS) == 54
 
 
 def test_filter_gain_is_the_filters_noise_power():
