@@ -52,6 +52,19 @@ class Data:
         return int(self.q.shape[0])
 
     def points(self, body: np.ndarray, offset: np.ndarray) -> np.ndarray:
-        """Ground positions (F, M, 3) m of points at ``offset`` (M, 3) m in the frames of ``body`` (M,)."""
+        """Ground positions of points fixed on bodies.
+
+        Parameters
+        ----------
+        body : (M,) int ndarray
+            Body of each point.
+        offset : (M, 3) ndarray
+            The points in their bodies' frames (m).
+
+        Returns
+        -------
+        (F, M, 3) ndarray
+            m.
+        """
         body = np.asarray(body, dtype=np.int64)
         return self.origin[:, body] + np.einsum("fmij,mj->fmi", self.R[:, body], np.asarray(offset, dtype=float))

@@ -79,10 +79,22 @@ def inverse_dynamics(model: Model, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
 
 
 def mass_matrix(model: Model, q: ArrayLike) -> np.ndarray:
-    """The joint-space inertia matrix ``M(q) = sum_b m_b J_Gb^T J_Gb + J_wb^T I_gb J_wb``, (F, nq, nq) or (nq, nq).
+    """The joint-space inertia matrix ``M(q) = sum_b m_b J_Gb^T J_Gb + J_wb^T I_gb J_wb``.
 
     ``J_Gb`` is the Jacobian of body b's mass centre, ``J_wb`` of its angular
-    velocity, ``I_gb = R I_b R^T``; kg, kg m, kg m^2.
+    velocity, ``I_gb = R I_b R^T``.
+
+    Parameters
+    ----------
+    model : Model
+    q : (F, nq) or (nq,) array_like
+        Coordinates (m, rad).
+
+    Returns
+    -------
+    (F, nq, nq) or (nq, nq) ndarray
+        kg, kg m, kg m^2 by the coordinates' units; symmetric, positive definite
+        for a model whose every coordinate moves a mass.
     """
     data = forward_kinematics(model, q)
     B = model.nbodies

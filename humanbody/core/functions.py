@@ -224,7 +224,22 @@ class FunctionTable:
 
     @classmethod
     def of(cls, functions: Sequence[Function]) -> FunctionTable:
-        """Pack ``functions`` (entry i is function i; a multiplier's inner functions are appended after)."""
+        """Pack functions for the kernel.
+
+        Parameters
+        ----------
+        functions : sequence of Function
+            Entry i becomes function i; a multiplier's inner functions are appended after them.
+
+        Returns
+        -------
+        FunctionTable
+
+        Raises
+        ------
+        InputError
+            For an entry that is not a function of the core.
+        """
         todo = list(functions)
         code, start, size, inner, parts = [], [], [], [], []
         at = 0
@@ -250,11 +265,30 @@ class FunctionTable:
         return cls(as_int(code), as_int(start), as_int(size), as_int(inner), coef)
 
     def arrays(self) -> tuple[np.ndarray, ...]:
-        """``(code, start, size, inner, coef)``, the kernel's arguments."""
+        """The kernel's arguments.
+
+        Returns
+        -------
+        tuple of ndarray
+            ``(code, start, size, inner, coef)``.
+        """
         return self.code, self.start, self.size, self.inner, self.coef
 
     def evaluate(self, fid: int, x: ArrayLike) -> np.ndarray:
-        """``(f, f', f'')`` of function ``fid`` at each ``x``, (n, 3)."""
+        """Values and first two derivatives of one function of the table.
+
+        Parameters
+        ----------
+        fid : int
+            The function's index in the table.
+        x : array_like
+            Where (any shape; flattened).
+
+        Returns
+        -------
+        (n, 3) ndarray
+            ``(f, f', f'')`` at each ``x``.
+        """
         xs = np.ascontiguousarray(np.asarray(x, dtype=float).ravel())
         out = np.empty((xs.size, 3))
         _k.evaluate_functions(*self.arrays(), int(fid), xs, out)

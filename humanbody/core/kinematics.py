@@ -65,14 +65,39 @@ def forward_kinematics(model: Model, q: ArrayLike, qd: ArrayLike | None = None,
 
 
 def marker_positions(model: Model, data: Data) -> np.ndarray:
-    """The model's markers in ground, (F, M, 3) m."""
+    """The model's markers in ground.
+
+    Parameters
+    ----------
+    model : Model
+        Its ``markers`` (body, offset in the body frame, m).
+    data : Data
+        A kinematics pass of ``model`` (:func:`forward_kinematics`).
+
+    Returns
+    -------
+    (F, M, 3) ndarray
+        m, in the order of ``model.markers``.
+    """
     body = np.array([m.body for m in model.markers], dtype=np.int64)
     offset = np.array([m.offset for m in model.markers], dtype=float).reshape(-1, 3)
     return data.points(body, offset)
 
 
 def com_positions(model: Model, data: Data) -> np.ndarray:
-    """Every body's mass centre in ground, (F, B, 3) m."""
+    """Every body's mass centre in ground.
+
+    Parameters
+    ----------
+    model : Model
+    data : Data
+        A kinematics pass of ``model``.
+
+    Returns
+    -------
+    (F, B, 3) ndarray
+        m.
+    """
     return data.points(np.arange(model.nbodies), model.com)
 
 
@@ -87,15 +112,25 @@ def _fold_couplers(model: Model, data: Data, J: np.ndarray) -> np.ndarray:
 
 
 def point_jacobian(model: Model, data: Data, body: ArrayLike, offset: ArrayLike) -> np.ndarray:
-    """``d x / d q`` of points fixed on bodies, (F, M, 3, nq).
-
-    Parameters
-    ----------
-    body : (M,) int  body of each point
-    offset : (M, 3) m  the points in their bodies' frames
+    """``d x / d q`` of points fixed on bodies.
 
     With couplers, the columns are the derivatives along the independent
     coordinates (each dependent coordinate follows its function; its column is 0).
+
+    Parameters
+    ----------
+    model : Model
+    data : Data
+        A kinematics pass of ``model`` (its joint axes and slopes).
+    body : (M,) int array_like
+        Body of each point.
+    offset : (M, 3) array_like
+        The points in their bodies' frames (m).
+
+    Returns
+    -------
+    (F, M, 3, nq) ndarray
+        m per coordinate unit (m/rad for an angle, 1 for a length).
     """
     body = np.ascontiguousarray(np.atleast_1d(np.asarray(body, dtype=np.int64)))
     offset = np.asarray(offset, dtype=float).reshape(-1, 3)
@@ -108,16 +143,39 @@ def point_jacobian(model: Model, data: Data, body: ArrayLike, offset: ArrayLike)
 
 
 def marker_jacobian(model: Model, data: Data) -> np.ndarray:
-    """``d x / d q`` of the model's markers, (F, M, 3, nq) (see :func:`point_jacobian`)."""
+    """``d x / d q`` of the model's markers (see :func:`point_jacobian`).
+
+    Parameters
+    ----------
+    model : Model
+    data : Data
+        A kinematics pass of ``model``.
+
+    Returns
+    -------
+    (F, M, 3, nq) ndarray
+    """
     body = np.array([m.body for m in model.markers], dtype=np.int64)
     offset = np.array([m.offset for m in model.markers], dtype=float).reshape(-1, 3)
     return point_jacobian(model, data, body, offset)
 
 
 def body_jacobian(model: Model, data: Data, body: int | ArrayLike) -> np.ndarray:
-    """The bodies' spatial Jacobians at their origins, ground components: (F, M, 6, nq).
+    """The bodies' spatial Jacobians at their origins, ground components.
 
     Rows 0-2: ``d omega / d q'`` (rad/s per coordinate rate); rows 3-5: ``d v_origin / d q'``.
+
+    Parameters
+    ----------
+    model : Model
+    data : Data
+        A kinematics pass of ``model``.
+    body : int or (M,) int array_like
+        The bodies.
+
+    Returns
+    -------
+    (F, M, 6, nq) ndarray
     """
     body = np.ascontiguousarray(np.atleast_1d(np.asarray(body, dtype=np.int64)))
     c = model.compiled

@@ -174,21 +174,59 @@ class Model:
         return tuple(m.name for m in self.markers)
 
     def body(self, name: str) -> int:
-        """Index of the body ``name``."""
+        """Index of the body ``name``.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        int
+
+        Raises
+        ------
+        InputError
+            When the model has no such body.
+        """
         try:
             return self.names.index(name)
         except ValueError:
             raise InputError(f"the model has no body {name!r}") from None
 
     def coordinate(self, name: str) -> int:
-        """Index of the coordinate ``name``."""
+        """Index of the coordinate ``name``.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        int
+
+        Raises
+        ------
+        InputError
+            When the model has no such coordinate.
+        """
         try:
             return self.coordinate_names.index(name)
         except ValueError:
             raise InputError(f"the model has no coordinate {name!r}") from None
 
     def replace(self, **changes) -> Model:
-        """A copy with some fields changed (``dataclasses.replace``; the model is frozen)."""
+        """A copy with some fields changed (``dataclasses.replace``; the model is frozen).
+
+        Parameters
+        ----------
+        **changes
+            Fields and their new values (the compiled tree is rebuilt).
+
+        Returns
+        -------
+        Model
+        """
         return dataclasses.replace(self, **changes)
 
 
@@ -260,16 +298,33 @@ class ModelBuilder:
                  rotation: ArrayLike | None = None, child_offset: ArrayLike = (0, 0, 0),
                  child_rotation: ArrayLike | None = None, mass: float = 0.0, com: ArrayLike = (0, 0, 0),
                  inertia: ArrayLike = (0, 0, 0), coordinates: Sequence[str] | None = None) -> int:
-        """Add body ``name`` hinged to ``parent`` (None: the ground) by ``joint``; returns its index.
+        """Add body ``name`` hinged to ``parent`` (None: the ground) by ``joint``.
 
         Parameters
         ----------
-        offset, rotation : the joint frame in the parent body's frame (m; 3x3, default identity)
-        child_offset, child_rotation : the joint frame in this body's frame (default: the body frame)
-        mass : kg;  com : (3,) m, body frame
-        inertia : (3,) principal moments, (6,) ``Ixx Iyy Izz Ixy Ixz Iyz`` (OpenSim's order) or
-            (3, 3); kg m^2 about the com, body axes
-        coordinates : names of the joint's ``joint.nq`` coordinates (default ``name_0``, ...)
+        name : str
+        joint : Joint
+            Its joint to the parent (:mod:`humanbody.core.joints`).
+        parent : str, optional
+            A body added before (None: the ground).
+        offset, rotation : (3,) m; (3, 3), default identity
+            The joint frame in the parent body's frame.
+        child_offset, child_rotation : (3,) m; (3, 3), default identity
+            The joint frame in this body's frame (default: the body frame).
+        mass : float
+            kg.
+        com : (3,)
+            m, body frame.
+        inertia : (3,), (6,) or (3, 3)
+            Principal moments, ``Ixx Iyy Izz Ixy Ixz Iyz`` (OpenSim's order) or the
+            matrix; kg m^2 about the com, body axes.
+        coordinates : sequence of str, optional
+            Names of the joint's ``joint.nq`` coordinates (default ``name_0``, ...).
+
+        Returns
+        -------
+        int
+            The body's index.
         """
         names = [b["name"] for b in self._bodies]
         if name in names:
@@ -289,11 +344,28 @@ class ModelBuilder:
         return len(self._bodies) - 1
 
     def add_marker(self, name: str, body: str, offset: ArrayLike) -> None:
-        """A marker ``name`` fixed on ``body`` at ``offset`` (3,) m, body frame."""
+        """A marker ``name`` fixed on ``body``.
+
+        Parameters
+        ----------
+        name : str
+        body : str
+            A body added before.
+        offset : (3,) array_like
+            m, body frame.
+        """
         self._markers.append(Marker(name, self._index(body), tuple(float(v) for v in np.ravel(offset))))
 
     def add_coupler(self, dependent: str, function: Function, independent: str) -> None:
-        """Couple coordinate ``dependent = function(independent)`` (by name)."""
+        """Couple two coordinates: ``dependent = function(independent)`` (by name).
+
+        Parameters
+        ----------
+        dependent, independent : str
+            Coordinate names (checked by :meth:`build`).
+        function : Function
+            :mod:`humanbody.core.functions`.
+        """
         self._couplers.append((dependent, function, independent))
 
     def _index(self, body: str) -> int:
@@ -303,7 +375,17 @@ class ModelBuilder:
         return names.index(body)
 
     def build(self) -> Model:
-        """The frozen :class:`Model`."""
+        """The frozen model.
+
+        Returns
+        -------
+        Model
+
+        Raises
+        ------
+        InputError
+            Without bodies, or with a coupler naming a coordinate the model lacks.
+        """
         if not self._bodies:
             raise InputError("a model needs at least one body")
         col = lambda key: np.array([b[key] for b in self._bodies])  # noqa: E731

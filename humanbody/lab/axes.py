@@ -148,19 +148,45 @@ class AxesMapping:
 
     @classmethod
     def from_spec(cls, spec, how: str = "given") -> AxesMapping:
+        """A mapping given as a spec, with confidence 1.
+
+        Parameters
+        ----------
+        spec : str or (3, 3) array_like
+            A spec (``"x,-z,y"``), a named one (``"opensim"``, ``"identity"``) or a
+            signed permutation matrix (:func:`parse_axes`).
+        how : str
+            How it was decided (printed by :meth:`describe`).
+
+        Returns
+        -------
+        AxesMapping
+        """
         M = parse_axes(spec)
         return cls(M, _spec(M), how, 1.0)
 
     def describe(self) -> str:
-        """One line for logs: the mapping, in words, and how it was decided."""
+        """One line for logs: the mapping, in words, and how it was decided.
+
+        Returns
+        -------
+        str
+            For example ``lab -> ground axes 'x,-z,y': X forward = +lab x, ... (given; confidence 1.00)``.
+        """
         words = [f"{g} = {'-' if t.startswith('-') else '+'}lab {t[-1]}"
                  for g, t in zip(("X forward", "Y left", "Z up"), self.spec.split(","), strict=True)]
         return (f"lab -> ground axes {self.spec!r}: {', '.join(words)} "
                 f"({self.how}; confidence {self.confidence:.2f})")
 
     def signed_permutation(self):
-        """(perm, sign) with ``ground[i] = sign[i] * lab[perm[i]]`` when the matrix only permutes
-        and flips axes (every mapping a spec describes), else None."""
+        """The mapping as a permutation and signs, when it only permutes and flips axes.
+
+        Returns
+        -------
+        tuple of (3,) int64 and (3,) float64, or None
+            ``(perm, sign)`` with ``ground[i] = sign[i] * lab[perm[i]]`` (every
+            mapping a spec describes); None for any other matrix.
+        """
         M = self.matrix
         if not (np.all(np.isin(M, (-1.0, 0.0, 1.0))) and np.all(np.count_nonzero(M, axis=1) == 1)):
             return None
@@ -168,11 +194,23 @@ class AxesMapping:
         return perm, np.array([M[i, perm[i]] for i in range(3)], dtype=np.float64)
 
     def apply(self, xyz: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """Ground components of lab vectors ``xyz`` (..., 3), into ``out`` when given.
+        """Ground components of lab vectors.
 
         A mapping that only permutes and flips axes (every mapping a spec
         describes) copies each lab component with its sign, so a missing
         component stays where it is; any other matrix multiplies.
+
+        Parameters
+        ----------
+        xyz : (..., 3) array_like
+            Vectors in lab components (any unit).
+        out : (..., 3) ndarray, optional
+            Where to write them (may not be ``xyz``).
+
+        Returns
+        -------
+        (..., 3) ndarray
+            ``matrix @ xyz`` for each vector (``out`` when given).
         """
         xyz = np.asarray(xyz)
         M = self.matrix

@@ -22,6 +22,15 @@ def marker_names(df: pd.DataFrame) -> list[str]:
     ``df.attrs["markers"]`` is used when every listed name has its three
     columns; otherwise the names are every ``<name>`` with ``<name>_x``,
     ``<name>_y`` and ``<name>_z`` columns.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A marker table (``time``, ``<name>_x/_y/_z``).
+
+    Returns
+    -------
+    list of str
     """
     cols = set(map(str, df.columns))
     listed = df.attrs.get("markers")
@@ -32,9 +41,21 @@ def marker_names(df: pd.DataFrame) -> list[str]:
 
 
 def table_positions(df: pd.DataFrame, names: list[str]) -> np.ndarray:
-    """Marker positions, shape (frames, markers, 3), float64, missing -> NaN.
+    """Marker positions of a table as one array, missing samples NaN.
 
     A sample is missing when any coordinate is NaN or all three are exactly 0.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A marker table (m).
+    names : list of str
+        The markers to take, in this order (each with its three columns).
+
+    Returns
+    -------
+    (frames, markers, 3) float64 ndarray
+        A new array (m), NaN where a sample is missing.
     """
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
     if plain_layout(df, cols):  # one float block: copy it out in parallel, missing samples marked
@@ -55,11 +76,25 @@ def table_positions(df: pd.DataFrame, names: list[str]) -> np.ndarray:
 def output_positions(df: pd.DataFrame, names: list[str]) -> tuple[np.ndarray | None, np.ndarray]:
     """The positions (missing -> NaN) already placed in the table of the output DataFrame.
 
-    For a plain table (``time`` then the marker columns, float64) returns the
-    new (frames, 1 + 3 markers) table with the time column filled and ``P``,
-    a (frames, markers, 3) view of its marker columns, so conditioning
-    works where the result will live: one copy of a long trial fewer.
-    Otherwise ``(None, table_positions(df, names))``.
+    For a plain table (``time`` then the marker columns, float64) the new
+    table is made here with its time column filled, and ``P`` is a view of
+    its marker columns, so conditioning works where the result will live:
+    one copy of a long trial fewer.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A marker table (m).
+    names : list of str
+        Its markers (:func:`marker_names`).
+
+    Returns
+    -------
+    table : (frames, 1 + 3 markers) ndarray or None
+        The output table (None when ``df`` is not plain).
+    P : (frames, markers, 3) ndarray
+        The positions (m, NaN where missing): a view of ``table`` when it is
+        given, else :func:`table_positions`.
     """
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
     if not plain_layout(df, cols):
@@ -74,7 +109,21 @@ def output_positions(df: pd.DataFrame, names: list[str]) -> tuple[np.ndarray | N
 
 
 def with_positions(df: pd.DataFrame, names: list[str], P: np.ndarray) -> pd.DataFrame:
-    """Copy of ``df`` (attrs deep-copied) with the marker columns replaced by ``P``."""
+    """Copy of ``df`` with the marker columns replaced by ``P`` (attrs deep-copied).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A marker table.
+    names : list of str
+        The markers of ``P``, in its order.
+    P : (frames, markers, 3) ndarray
+        The new positions (m).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
     if plain_layout(df, cols):  # build the one float block directly
         table = np.empty((len(df), 1 + len(cols)))
@@ -89,12 +138,38 @@ def with_positions(df: pd.DataFrame, names: list[str], P: np.ndarray) -> pd.Data
 
 
 def plain_layout(df: pd.DataFrame, cols: list[str]) -> bool:
-    """True when ``df`` is exactly ``time`` then ``cols``, all float64 (what the readers make)."""
+    """Whether ``df`` is exactly ``time`` then ``cols``, all float64 (what the readers make).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    cols : list of str
+        The marker columns expected after ``time``.
+
+    Returns
+    -------
+    bool
+    """
     return (df.shape[1] == len(cols) + 1 and df.columns[0] == "time" and list(df.columns[1:]) == cols
             and all(dt == np.float64 for dt in df.dtypes))
 
 
 def table_time(df: pd.DataFrame) -> np.ndarray:
+    """The times of a marker table (s): its ``time`` column, else frame / ``attrs["rate_hz"]``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+
+    Returns
+    -------
+    (frames,) float ndarray
+
+    Raises
+    ------
+    InputError
+        With neither a time column nor a rate.
+    """
     if "time" in df.columns:
         return df["time"].to_numpy(dtype=float)
     rate = df.attrs.get("rate_hz")
@@ -106,10 +181,24 @@ def table_time(df: pd.DataFrame) -> np.ndarray:
 def table_rate(df: pd.DataFrame) -> float:
     """Sampling rate in Hz: ``attrs["rate_hz"]``, else from the median time step.
 
-    Raises InputError when the times stray from a uniform grid by more than
-    a quarter step (times rounded in the file, e.g. to 1 ms, pass; dropped
-    frames do not), since the filter and the gap durations assume uniform
-    sampling.
+    The filter and the gap durations assume uniform sampling: times rounded
+    in the file (e.g. to 1 ms) pass, dropped frames do not.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A marker table.
+
+    Returns
+    -------
+    float
+        Hz.
+
+    Raises
+    ------
+    InputError
+        When the times do not increase, stray from a uniform grid by more than
+        a quarter step, or are fewer than two without a rate.
     """
     src = df.attrs.get("source")
     t = table_time(df)

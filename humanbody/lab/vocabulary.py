@@ -8,7 +8,10 @@ or to the end of the last as in ``KNEER``), the
 landmark (from the words of ``humanbody/data/marker_vocabulary.toml``) and
 the modifiers (lateral/medial, front/back, top...).  It reads the name only;
 :mod:`humanbody.tools.draft` then checks every reading against where the
-marker is in a standing trial.
+marker is in a standing trial.  ``R.Knee.Lat``, ``RKNE``, ``Right_Knee_Lateral``,
+``knee_lat_r`` and ``RightKneeLateral`` all read as (knee, right, {lateral});
+``LKNEM``/``L_KNM`` as (knee, left, {medial}); ``r_femur_1`` as (thigh, right);
+``V.Sacral`` as (sacrum, None).
 """
 
 from __future__ import annotations
@@ -137,12 +140,16 @@ def _glued_modifier(word: str) -> tuple[str | None, str | None]:
 
 
 def read_name(name: str) -> NameReading:
-    """Read a marker name: landmark role, side and modifiers.
+    """Read a marker name: landmark role, side and modifiers (``RKNE``, ``knee_lat_r``: knee, right, {lateral}).
 
-    Examples: ``R.Knee.Lat``, ``RKNE``, ``Right_Knee_Lateral``,
-    ``knee_lat_r`` and ``RightKneeLateral`` all read as (knee, right,
-    {lateral}); ``LKNEM``/``L_KNM`` as (knee, left, {medial});
-    ``r_femur_1`` as (thigh, right); ``V.Sacral`` as (sacrum, None).
+    Parameters
+    ----------
+    name : str  a marker name as a lab spells it (a ``Subject:`` prefix dropped)
+
+    Returns
+    -------
+    NameReading
+        Role (None: no word of the vocabulary), side (``"right"``, ``"left"`` or None), modifiers.
     """
     marks, mods = vocabulary()
     words = _words(name)

@@ -47,8 +47,18 @@ def slerp_frames(Ra, Rb, fraction: float):
     """Orientation a fraction of the way from ``Ra`` to ``Rb`` (spherical).
 
     ``R = Ra exp(f log(Ra^T Rb))``: rotation about the fixed axis of the
-    relative rotation by ``f`` times its angle.  Shapes (..., 3, 3); NaN in
-    either input gives NaN.
+    relative rotation by ``f`` times its angle.
+
+    Parameters
+    ----------
+    Ra, Rb : (..., 3, 3) array_like
+        Rotation matrices (broadcast together); NaN in either gives NaN.
+    fraction : float
+        f: 0 gives ``Ra``, 1 gives ``Rb``.
+
+    Returns
+    -------
+    (..., 3, 3) ndarray
     """
     Ra, Rb = np.asarray(Ra, dtype=float), np.asarray(Rb, dtype=float)
     shape = np.broadcast_shapes(Ra.shape, Rb.shape)
@@ -60,6 +70,26 @@ def slerp_frames(Ra, Rb, fraction: float):
 
 
 def parameter_value(value, params: Mapping, what: str) -> float:
+    """The number a rule gives: a number as it is, or a marker-set parameter's value by name.
+
+    Parameters
+    ----------
+    value : float or str
+        A number, or a parameter name with an optional sign (``"-knee_width"``).
+    params : Mapping
+        The subject's and the set's parameters (m, rad).
+    what : str
+        What uses it, for the error message (``"point 'RKJC'"``).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InputError
+        For a parameter the set and the subject do not define.
+    """
     if isinstance(value, (int, float)):
         return float(value)
     text = str(value).strip()
@@ -92,6 +122,25 @@ class Geometry:
 
     # points ------------------------------------------------------------
     def point(self, name: str) -> np.ndarray:
+        """A point of the set (or a marker) in every frame, built by its first rule the trial allows.
+
+        Parameters
+        ----------
+        name : str
+            A marker or a point of ``ms.points``.
+
+        Returns
+        -------
+        (n, 3) ndarray
+            Ground positions (m), cached.
+
+        Raises
+        ------
+        MarkerUnavailable
+            When every rule of the point needs a marker the trial lacks.
+        InputError
+            For an undefined point or a point that depends on itself.
+        """
         if name in self._points:
             return self._points[name]
         if name in self.markers:
@@ -266,6 +315,20 @@ class Geometry:
 
     # frames ------------------------------------------------------------
     def vector(self, seg: str, ax: Mapping) -> np.ndarray:
+        """One axis rule of a segment's frame as a vector in every frame (not normalised).
+
+        Parameters
+        ----------
+        seg : str
+            The segment whose frame the rule builds (for messages).
+        ax : Mapping
+            The rule: ``{"to": point, "from": point}``, ``{"like": "segment:axis"}``
+            (with an optional ``twist``) or ``{"ground": (x, y, z)}``.
+
+        Returns
+        -------
+        (n, 3) ndarray
+        """
         if "ground" in ax:
             return np.broadcast_to(np.asarray(ax["ground"], dtype=float), (self.n, 3))
         if "like" in ax:
@@ -279,6 +342,24 @@ class Geometry:
         return self.point(ax["to"]) - self.point(ax["from"])
 
     def frame(self, seg: str) -> np.ndarray:
+        """A segment's anatomical frame in every frame: its ``cluster`` axis rules (with its twist),
+        a ``slerp`` between two frames, or another segment's frame.
+
+        Parameters
+        ----------
+        seg : str
+            A segment of the set.
+
+        Returns
+        -------
+        (n, 3, 3) ndarray
+            Columns are the frame's x, y, z axes in ground components; cached.
+
+        Raises
+        ------
+        MarkerUnavailable
+            When a rule needs a marker the trial lacks.
+        """
         if seg in self._frames:
             return self._frames[seg]
         spec = self.ms.segments[seg]
@@ -308,10 +389,21 @@ class Geometry:
 
 
 def tracking_frame(geo: Geometry, seg: str) -> np.ndarray:
-    """The frame G of a geometrically tracked segment (``track``) in every frame of ``geo``, (n, 3, 3).
+    """The frame G of a geometrically tracked segment (``track``) in every frame of ``geo``.
 
     ``track = "rules"``: the segment's own frame rules; a table: its
     ``primary``/``secondary`` axis rules (as a segment's), no twist.
+
+    Parameters
+    ----------
+    geo : Geometry
+        The set's rules on a trial.
+    seg : str
+        A segment whose ``track`` is given.
+
+    Returns
+    -------
+    (n, 3, 3) ndarray
     """
     spec = geo.ms.segments[seg]
     if spec.track == "rules":

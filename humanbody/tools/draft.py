@@ -140,7 +140,12 @@ class Draft:
     """For a motion trial: the standing window drafted from (:func:`~humanbody.tools.draft_window.standing_window`)."""
 
     def summary(self) -> list[str]:
-        """A screenful: counts of mapped, guessed and unused markers, the rules, the checks."""
+        """A screenful: counts of mapped, guessed and unused markers, the rules, the checks.
+
+        Returns
+        -------
+        list of str
+        """
         used = [m for m in self.markers if m.used]
         by_name = sum(1 for m in used if m.how == "name")
         corrected = sum(1 for m in used if m.how.startswith("name,"))
@@ -160,7 +165,12 @@ class Draft:
         return lines
 
     def details(self) -> list[str]:
-        """One line per marker: segment, landmark, side, how it was read."""
+        """One line per marker: segment, landmark, side, how it was read.
+
+        Returns
+        -------
+        list of str
+        """
         out = []
         for m in self.markers:
             what = f"{m.segment} ({m.role}{', ' + ', '.join(sorted(m.modifiers)) if m.modifiers else ''})" \
@@ -175,7 +185,18 @@ def _short(names, n: int = 6) -> str:
 
 # ------------------------------------------------------------------ the pose
 def static_pose(df) -> dict:
-    """Marker name -> median position over the trial (m, ground), for markers with a valid sample."""
+    """Marker name -> median position over the trial, for markers with a valid sample.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A standing trial's marker table (m, ground axes).
+
+    Returns
+    -------
+    dict of str to (3,) ndarray
+        m, ground.
+    """
     names = df.attrs.get("markers") or [c[:-2] for c in df.columns if str(c).endswith("_x")]
     out = {}
     for n in names:

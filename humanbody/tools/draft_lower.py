@@ -27,8 +27,17 @@ from .draft_plan import DEFAULT_WIDTHS, Drafting
 
 
 def plug_in_gait_legs(mk) -> bool:
-    """Both legs carry Plug-in Gait's markers: one thigh wand, one tibia wand, lateral knee and ankle,
-    heel and toe (under any names the vocabulary reads), so the legs are built as Plug-in Gait's."""
+    """Whether both legs carry Plug-in Gait's markers: one thigh wand, one tibia wand, lateral knee
+    and ankle, heel and toe (under any names the vocabulary reads), so the legs are built as Plug-in Gait's.
+
+    Parameters
+    ----------
+    mk : LandmarkMarkers
+
+    Returns
+    -------
+    bool
+    """
     for s in ("right", "left"):
         if len(mk("thigh", s)) != 1 or mk("trochanter", s) or len(mk("shank", s)) != 1:
             return False
@@ -44,6 +53,23 @@ def _mods(mk, name):
 
 
 def draft_pelvis(mk, out: Drafting, davis: bool = False) -> None:
+    """The pelvis (lower torso): its origin midway between the hip centres (Harrington et al. 2007,
+    or Davis et al. 1991 as Plug-in Gait's), its frame from the ASIS and the sacral (or mid-PSIS) markers.
+
+    Parameters
+    ----------
+    mk : LandmarkMarkers
+        The used markers by landmark role, side and modifier.
+    out : Drafting
+        The set being drafted (points, segments, parameters, checks added here).
+    davis : bool
+        Davis's hip regression and Plug-in Gait's frame in every frame, instead of Harrington's.
+
+    Raises
+    ------
+    InputError
+        Without a right and a left ASIS marker, or without a sacral or PSIS marker.
+    """
     ra, la = mk("asis", "right"), mk("asis", "left")
     rp, lp, sac = mk("psis", "right"), mk("psis", "left"), mk("sacrum")
     if not ra or not la:
@@ -93,6 +119,13 @@ def draft_pelvis_with_hips(mk, out: Drafting) -> None:
     As in the built-in gait2392 set (``child_joints``, docs/markersets.md):
     each thigh needs three markers of its own, besides joint markers that
     may be static-only.
+
+    Parameters
+    ----------
+    mk : LandmarkMarkers
+        The used markers by landmark role, side and modifier.
+    out : Drafting
+        The set being drafted (points, segments, parameters, checks added here).
     """
     table, comment = out.segments["lower_torso"]
     thighs = [f"{s}_upper_leg" for s in ("right", "left") if len(mk("thigh", s) + mk("trochanter", s)) >= 3]
@@ -136,6 +169,23 @@ def _centre(mk, out, side, joint, role, frame, widths, radius):
 
 
 def draft_leg(mk, out: Drafting, side: str, widths, radius, pig: bool = False) -> None:
+    """One leg: knee and ankle centres (from the lateral and medial markers, else a joint width from
+    the lateral one), the thigh, shank and foot segments and their marker clusters.
+
+    Parameters
+    ----------
+    mk : LandmarkMarkers
+        The used markers by landmark role, side and modifier.
+    out : Drafting
+        The set being drafted (points, segments, parameters, checks added here).
+    side : {"right", "left"}
+    widths : dict
+        Joint widths (m) by joint, ``knee`` and ``ankle``.
+    radius : float
+        Marker radius (m).
+    pig : bool
+        Build the leg as Plug-in Gait's (wands, KJC and AJC by the chord function).
+    """
     s = side
     if pig:
         _pig_leg(mk, out, s, widths, radius)

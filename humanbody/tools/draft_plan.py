@@ -44,17 +44,55 @@ class Drafting:
     rigid: list = field(default_factory=list)       # segments moving with another
 
     def point(self, name, rule, *comment):
+        """Add (or replace) point ``name`` with its rule(s) and comment lines.
+
+        Parameters
+        ----------
+        name : str
+        rule : dict, list of dict or None
+            The point's rule(s) (docs/markersets.md); None: not placed yet.
+        *comment : str
+            Comment lines written above it (empty ones dropped).
+        """
         self.points[name] = (rule, [c for c in comment if c])
 
     def segment(self, name, table, *comment):
+        """Add (or replace) segment ``name``'s table with its comment lines.
+
+        Parameters
+        ----------
+        name : str
+        table : dict
+            The ``[segments.<name>]`` table.
+        *comment : str
+            Comment lines written above it (empty ones dropped).
+        """
         self.segments[name] = (table, [c for c in comment if c])
 
     def need(self, *names):
+        """Add markers to the set's required list (each once, in order).
+
+        Parameters
+        ----------
+        *names : str
+        """
         for n in names:
             if n not in self.required:
                 self.required.append(n)
 
     def check(self, text):
+        """Add a CHECK item (once) and give its comment line.
+
+        Parameters
+        ----------
+        text : str
+            What the user should confirm.
+
+        Returns
+        -------
+        str
+            ``"CHECK: text"``, for a comment.
+        """
         if text not in self.checks:
             self.checks.append(text)
         return f"CHECK: {text}"
@@ -79,17 +117,48 @@ class LandmarkMarkers:
         return out
 
     def on(self, segment):
-        """Markers guessed onto a segment from their position (tracking only)."""
+        """Markers guessed onto a segment from their position (tracking only).
+
+        Parameters
+        ----------
+        segment : str
+
+        Returns
+        -------
+        list of str
+        """
         return [m.name for m in self.g if m.how == "position" and m.segment == segment]
 
 
 def reference_offsets(height: float) -> np.ndarray:
-    """Joint offsets xi_k (m) of the default model scaled to ``height``, reference pose (frames parallel)."""
+    """Joint offsets of the default model scaled to ``height``, reference pose (frames parallel).
+
+    Parameters
+    ----------
+    height : float
+        m.
+
+    Returns
+    -------
+    (17, 3) ndarray
+        xi_k, m, in each parent's frame.
+    """
     return np.asarray(BodyModel.default(mass=DEFAULT_MASS, height=height).joint_offset, dtype=float)
 
 
 def estimate_joint(out: Drafting, seg: str, xi: np.ndarray, frame: str) -> None:
-    """Origin of ``seg`` placed from its parent's origin by the default model's joint offset."""
+    """Origin of ``seg`` placed from its parent's origin by the default model's joint offset.
+
+    Parameters
+    ----------
+    out : Drafting
+    seg : str
+        A segment whose origin has no marker.
+    xi : (17, 3) ndarray
+        :func:`reference_offsets`.
+    frame : str
+        The segment whose frame the offset is written in.
+    """
     k = SEGMENT_NAMES.index(seg)
     parent = SEGMENT_NAMES[PARENTS[k] - 1]
     off = [round(float(v), 4) for v in xi[k]]
@@ -99,6 +168,17 @@ def estimate_joint(out: Drafting, seg: str, xi: np.ndarray, frame: str) -> None:
 
 
 def move_rigidly(out: Drafting, seg: str, to: str, why: str, **extra) -> None:
-    """A segment with too few markers moves with ``to`` (static relative pose)."""
+    """A segment with too few markers moves with ``to`` (static relative pose).
+
+    Parameters
+    ----------
+    out : Drafting
+    seg, to : str
+        The segment and the one it moves with.
+    why : str
+        The CHECK line's reason.
+    **extra
+        More keys of the segment's table.
+    """
     out.rigid.append(seg)
     out.segment(seg, {"rule": "rigid", "to": to, "origin": ORIGIN[seg], **extra}, f"CHECK: {why}: moves with {to}.")

@@ -21,7 +21,15 @@ __all__ = ["rename_points", "toml_text"]
 
 
 def rename_points(out, marker_names) -> None:
-    """Give a point whose name a marker also has (after case and punctuation) a ``_point`` suffix."""
+    """Give a point whose name a marker also has (after case and punctuation) a ``_point`` suffix.
+
+    Parameters
+    ----------
+    out : Drafting
+        Its points, and every rule naming them, renamed in place.
+    marker_names : iterable of str
+        The trial's markers.
+    """
     taken = {name_key(n) for n in marker_names}
     new = {p: p + "_point" for p in out.points if name_key(p) in taken}
     if not new:
@@ -84,6 +92,23 @@ def _assign(key: str, value, width: int = 100) -> str:
 
 
 def toml_text(out, guesses, name: str, source: str) -> str:
+    """The marker-set file of a draft: header, the CHECK lines, markers, points, segments, parameters.
+
+    Parameters
+    ----------
+    out : Drafting
+    guesses : list
+        Every marker's reading (used or not), for the ``[markers]`` comments.
+    name : str
+        The set's name.
+    source : str
+        The standing trial's file (for the header).
+
+    Returns
+    -------
+    str
+        TOML (docs/markersets.md).
+    """
     w = max([len(g.name) for g in guesses] + [8])
     lines = [f"# Marker set drafted by `humanbody markerset init` from {source or 'a standing trial'}.",
              "# Layout and rules: docs/markersets.md.  Lines marked CHECK are guesses: confirm or edit",

@@ -29,6 +29,19 @@ from .draft_plan import Drafting, estimate_joint, move_rigidly
 
 
 def draft_trunk(mk, out: Drafting, xi) -> None:
+    """The middle and upper torso and the neck: the lower neck from the C7 and clavicle (or acromion)
+    markers, the lumbar and thoracic joints between it and the hips, the thorax cluster; joints without
+    markers placed by the default model's offsets.
+
+    Parameters
+    ----------
+    mk : LandmarkMarkers
+        The used markers by landmark role, side and modifier.
+    out : Drafting
+        The set being drafted (points, segments, parameters, checks added here).
+    xi : (17, 3) ndarray
+        Reference joint offsets (m).
+    """
     st, cl, c7, t10 = mk("sternum"), mk("clavicle"), mk("c7"), mk("t10")
     ra, la = mk("acromion", "right"), mk("acromion", "left")
     thorax = st + cl + c7 + t10 + mk("back") + mk.on("upper_torso")
@@ -85,7 +98,16 @@ def draft_trunk(mk, out: Drafting, xi) -> None:
 
 
 def draft_head(mk, out: Drafting, xi) -> bool:
-    """Head and neck; True when the set can estimate the height (head markers, else the acromia and hips)."""
+    """Head and neck; True when the set can estimate the height (head markers, else the acromia and hips).
+
+    Parameters
+    ----------
+    mk, out, xi : LandmarkMarkers, Drafting and the reference joint offsets (17, 3) m
+
+    Returns
+    -------
+    bool
+    """
     hm = mk("head") + mk.on("head")
     role = {g.name: g for g in mk.g}
     top = [m for m in hm if "top" in role[m].modifiers]
@@ -158,6 +180,19 @@ def draft_head(mk, out: Drafting, xi) -> bool:
 
 
 def draft_arm(mk, out: Drafting, s: str, xi, widths, radius) -> None:
+    """One arm: shoulder, elbow and wrist centres and the upper arm, forearm and hand segments.
+
+    Parameters
+    ----------
+    mk, out : LandmarkMarkers, Drafting
+    s : {"right", "left"}
+    xi : (17, 3) ndarray
+        Reference joint offsets (m).
+    widths : dict
+        Joint widths (m).
+    radius : float
+        Marker radius (m).
+    """
     acr, other = mk("acromion", s), mk("acromion", "left" if s == "right" else "right")
     ua, fa, hand = mk("upper_arm", s), mk("forearm", s), mk("hand", s)
     elbows, wrists = mk("elbow", s), mk("wrist", s)
@@ -214,13 +249,26 @@ def draft_arm(mk, out: Drafting, s: str, xi, widths, radius) -> None:
 def plug_in_gait_upper(mk, out: Drafting, radius: float) -> list[str]:
     """The built-in ``plug_in_gait`` set's thorax tracking, head and arms where their markers are present.
 
-    Called after :func:`draft_trunk`, :func:`draft_head` and :func:`draft_arm` when the legs are Plug-in Gait's and the
-    thorax is (C7, T10, CLAV, STRN): the thorax is rebuilt from its markers in every frame; four head
-    markers (left/right front and back) give Plug-in Gait's head (level in the standing trial, tracked
-    x back -> front, y right -> left); an arm with an acromion marker, one elbow marker and the two wrist
-    bar markers (WRA lateral, WRB medial; FIN optional) gets Plug-in Gait's chord-function shoulder, elbow,
-    wrist and hand centres and its humerus, radius and hand frames.  Returns the sides whose arms are
-    Plug-in Gait's.
+    Called after :func:`draft_trunk`, :func:`draft_head` and :func:`draft_arm` when the legs are Plug-in
+    Gait's and the thorax is (C7, T10, CLAV, STRN): the thorax is rebuilt from its markers in every frame;
+    four head markers (left/right front and back) give Plug-in Gait's head (level in the standing trial,
+    tracked x back -> front, y right -> left); an arm with an acromion marker, one elbow marker and the two
+    wrist bar markers (WRA lateral, WRB medial; FIN optional) gets Plug-in Gait's chord-function shoulder,
+    elbow, wrist and hand centres and its humerus, radius and hand frames.
+
+    Parameters
+    ----------
+    mk : LandmarkMarkers
+        The used markers by landmark role, side and modifier.
+    out : Drafting
+        The set being drafted (points, segments, parameters, checks added here).
+    radius : float
+        Marker radius (m).
+
+    Returns
+    -------
+    list of str
+        The sides whose arms are Plug-in Gait's.
     """
     table, comment = out.segments["upper_torso"]
     out.segments["upper_torso"] = (dict(table, track="rules"), comment)

@@ -89,8 +89,18 @@ def lateral_offsets(trial, names) -> dict[str, float] | None:
     the pelvis are seen.  Over a walk, a foot's markers are on their own side
     of the pelvis in most frames, whatever one frame shows.
 
-    Returns None when the trial has no two ASIS and a sacrum or PSIS marker
-    (names read by :func:`humanbody.lab.vocabulary.read_name`).
+    Parameters
+    ----------
+    trial : pandas.DataFrame
+        The marker trial (m, ground axes).
+    names : list of str
+        Its markers.
+
+    Returns
+    -------
+    dict of str to float, or None
+        m per marker; None when the trial has no two ASIS and a sacrum or PSIS
+        marker (names read by :func:`humanbody.lab.vocabulary.read_name`).
     """
     role = {n: read_name(n).role for n in names}
     asis = [n for n in names if role[n] == "asis"]

@@ -137,7 +137,24 @@ def _kinematics(model: Model, theta: np.ndarray, p: np.ndarray) -> Data:
 
 
 def marker_positions(prob: IKProblem, theta: np.ndarray, p: np.ndarray, seqs) -> np.ndarray:
-    """Model marker positions x(q) (F, M, 3) in ground (m) for angles theta (F, n, 3) rad and root p (F, 3) m."""
+    """Model marker positions x(q) in ground, by the core's kinematics pass.
+
+    Parameters
+    ----------
+    prob : IKProblem
+        The calibrated markers and tree (:func:`humanbody.markers.global_ik.ik_problem`).
+    theta : (F, n, 3) or (n, 3) array_like
+        Angles of each body relative to its parent (rad).
+    p : (F, 3) or (3,) array_like
+        Root position (m).
+    seqs : sequence of str
+        Each body's rotation sequence (``model.sequences``).
+
+    Returns
+    -------
+    (F, M, 3) ndarray
+        m, in the order of ``prob.names``.
+    """
     theta, p = _pose(prob, theta, p)
     model = _core_model(prob, seqs)
     return core_marker_positions(model, _kinematics(model, theta, p))
@@ -202,6 +219,13 @@ def marker_jacobian(prob: IKProblem, theta, p, seqs, wrt: str = "angles", method
     method : {"analytic", "fd"}
         The tree's analytic Jacobian, or central differences of
         :func:`marker_positions` with ``step`` (angles only).
+    step : float
+        The finite differences' step (m, rad).
+
+    Returns
+    -------
+    (F, 3M, D) ndarray
+        m per coordinate unit.
     """
     theta, p = _pose(prob, theta, p)
     F, M, D = len(theta), len(prob.seg_of), 3 + 3 * len(prob.parent)
@@ -330,6 +354,22 @@ def filter_gain(n_frames: int, rate_hz: float, cutoff_hz: float | None = CUTOFF_
     first and last samples, it is larger.  ``cutoff_hz=None``: no filter, g = 1.
     A run of at most the filter's padding length is left unfiltered by the
     pipeline, so g = 1 there too.
+
+    Parameters
+    ----------
+    n_frames : int
+        Frames of the run (>= 1).
+    rate_hz : float
+        Sampling rate (Hz).
+    cutoff_hz : float or None
+        The low-pass's cut-off (Hz); None: no filter.
+    order : int
+        Order of the complete zero-phase filter.
+
+    Returns
+    -------
+    (n_frames,) ndarray
+        g_i, dimensionless.
     """
     n = int(n_frames)
     if n < 1:
