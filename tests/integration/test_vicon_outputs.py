@@ -47,7 +47,8 @@ TARGET = {"ANGLES": 0.5, "MOMENTS": 0.06, "POWERS": 0.1}
 GAPS = {
     ("RKneeAngles", "Z"): 3.0, ("LKneeAngles", "Z"): 3.0,
     ("RAnkleAngles", "Y"): 0.9, ("LAnkleAngles", "Y"): 0.7,
-    ("LKneePower", "Z"): 0.115, ("LAnklePower", "Z"): 0.13,
+    ("RFootProgressAngles", "Y"): 0.9, ("LFootProgressAngles", "Y"): 0.7,
+    ("LAnklePower", "Z"): 0.135,
 }
 
 
@@ -108,7 +109,7 @@ def _frame_zy(origin, proximal, y_like) -> np.ndarray:
 def compare(analysis, path: Path) -> pd.DataFrame:
     """One row per output component the file and humanbody both have: n frames, RMS and mean of humanbody -
     Vicon (deg, N m/kg, W/kg) and the correlation r; kinetics over the frames the file's ground reaction on
-    that side is not zero.  Plug-in Gait's sets write ``SAnkleAngles`` Y as Nexus does (-inversion).  Foot progression X and Y, which humanbody does not compute, are left out."""
+    that side is not zero.  Plug-in Gait's sets write ``SAnkleAngles`` Y as Nexus does (-inversion) and ``SFootProgressAngles`` X, Y."""
     vicon, _ = _outputs(path)
     table = analysis.angles
     if analysis.moments is not None:
@@ -203,7 +204,7 @@ def test_a_subject_file_wins_over_processing(nexus, tmp_path):
 def test_nexus_outputs_within_the_targets_or_today_s_bounds(nexus):
     """Each output component within the issue's target, or (GAPS) within today's bound."""
     _, _, rows = nexus
-    assert len(rows) >= 36  # 26 angle components (foot progression X, Y not computed), 12 of the left kinetics
+    assert len(rows) >= 42  # 30 angle components, 12 of the left kinetics
     for row in rows.itertuples():
         bound = GAPS.get((row.output, row.component), TARGET[row.group])
         assert row.rms <= bound, (row.output, row.component, row.rms, bound)
@@ -326,7 +327,7 @@ def test_nexus_foot_progression_components(nexus_path, side):
     """Nexus's ``SFootProgressAngles`` are its foot (``RFO`` axes; ours x toe-wards, y left, z up) relative to
     the progression frame (x the lab axis the pelvis travels along, z up) decomposed pitch (y), then the
     floating z, then roll (x): X = pitch - 90 deg, Y = s roll, Z = s z (s = +1 right, -1 left), to 0.005 deg.
-    humanbody writes Z (``s_foot_progression_deg``); X and Y are not computed yet (0 in its C3D export)."""
+    humanbody's Plug-in Gait sets write them so (``s_foot_progression_x_deg``, ``_y_deg``, ``s_foot_progression_deg``)."""
     from humanbody.rotations.angles import matrix_to_euler
 
     S, s = side[0].upper(), 1.0 if side == "right" else -1.0
@@ -345,6 +346,27 @@ def test_nexus_foot_progression_components(nexus_path, side):
     assert np.abs(pitch - 90.0 - ref[:, 0]).max() < 5e-3
     assert np.abs(s * roll - ref[:, 1]).max() < 5e-3
     assert np.abs(s * turn - ref[:, 2]).max() < 5e-3
+    comps = dict((label, c) for _, label, c in pig_outputs(pig_ankle=True))[f"{S}FootProgressAngles"]
+    assert comps[:2] == [(f"{side}_foot_progression_x_deg", 1.0), (f"{side}_foot_progression_y_deg", 1.0)]
+    assert dict((label, c) for _, label, c in pig_outputs())[f"{S}FootProgressAngles"][:2] == [None, None]
+
+
+def test_pig_foot_progression_x_and_y_are_pitch_less_90_and_each_side_s_roll():
+    """A foot turned from the progression frame by pitch p (about y), then t about the floating z, then roll r
+    about its long axis (R = Ry(p) Rz(t) Rx(r)) gives Plug-in Gait's ``SFootProgressAngles`` X = p - 90 deg and
+    Y = s r (s = +1 right, -1 left); only the models with Plug-in Gait's foot have the columns."""
+    from humanbody.mechanics.clinical import _pig_foot_tilt_roll, clinical_columns
+    from humanbody.rotations.angles import euler_to_matrix, matrix_to_euler
+
+    p, t, r = np.radians(np.c_[np.linspace(-30, 60, 7), np.linspace(-20, 15, 7), np.linspace(-10, 25, 7)]).T
+    R = euler_to_matrix(np.c_[p, t, r], "yzx")
+    for side, sgn in (("right", 1.0), ("left", -1.0)):
+        got = _pig_foot_tilt_roll(matrix_to_euler(R, "yzx"), side, sgn)
+        np.testing.assert_allclose(got[f"{side}_foot_progression_x_deg"], np.degrees(p) - 90.0, atol=1e-9)
+        np.testing.assert_allclose(got[f"{side}_foot_progression_y_deg"], sgn * np.degrees(r), atol=1e-9)
+    names = hb.BodyModel.default().names
+    assert "left_foot_progression_y_deg" in clinical_columns(names, pig_foot=True)
+    assert not any(c.endswith(("_x_deg", "_y_deg")) for c in clinical_columns(names))
 
 
 def test_frame_mean_loads_are_the_samples_within_half_a_frame():
@@ -363,6 +385,30 @@ def test_frame_mean_loads_are_the_samples_within_half_a_frame():
         np.testing.assert_allclose(got[i], values[near].mean(axis=0), rtol=0, atol=1e-12)
     assert np.all(got[101:] == 0.0)
     assert abs(got[37, 1] - t[37] ** 2) > 1e-6  # a mean, not the sample at the frame
+
+
+def test_a_frame_mean_is_loaded_when_any_of_its_samples_is():
+    """With Plug-in Gait's ``frame_mean`` a frame is loaded when any sample within half a frame of it is (above
+    the threshold): the last frame of a contact, whose mean is below the threshold, keeps its load (Nexus's
+    ``LGroundReactionForce`` at the shared trial's lift-off, 12 N); interpolated at the frame times, a frame
+    below the threshold is unloaded."""
+    from humanbody.io.loads import LoadTable
+    from humanbody.mechanics.loads import condition_loads
+
+    time = np.arange(0, 201) / 1000.0
+    fz = 600.0 * np.clip((0.097 - time) / 0.05, 0.0, 1.0)  # lift-off at 97 ms
+    force = np.zeros((len(time), 1, 3))
+    force[:, 0, 2] = fz
+    table = LoadTable(time, ["plate1"], force, np.zeros_like(force), np.zeros_like(force), [None])
+    t = np.arange(0, 21) / 100.0
+    mean = condition_loads(table, t, cutoff_hz=None, threshold=20.0, frame_mean=True)
+    near = np.abs(time - t[10]) <= 0.005 + 1e-9
+    expected = np.where(fz[near] >= 20.0, fz[near], 0.0).mean()
+    assert 0.0 < expected < 20.0
+    assert mean.force[10, 0, 2] == pytest.approx(expected)
+    assert mean.force[11, 0, 2] == 0.0
+    sampled = condition_loads(table, t, cutoff_hz=None, threshold=20.0)
+    assert sampled.force[10, 0, 2] == 0.0 and sampled.force[9, 0, 2] > 20.0
 
 
 def test_nexus_ground_reaction_is_the_frame_mean_of_its_plate(nexus):
