@@ -32,12 +32,27 @@ NEXUS = "c3d_org/sample_00_Vicon_Motion_Systems_pyCGM2_lower_limb_CGM24_Walking0
 #: Shared Vicon files and whether they are compared (a reason where not).
 FILES = {
     NEXUS: "compared: Nexus 2.9, subject measurements from its PROCESSING group",
-    "c3d_org/sample_03_gait-pig.c3d": "not compared: no heel markers (LHEE, RHEE), which the Plug-in Gait foot "
-                                      "needs, and no subject measurements",
-    "c3d_org/sample_23_Vicon_analysis.c3d": "not compared: no heel markers (LHEE, RHEE), which the Plug-in Gait "
-                                            "foot needs, and no subject measurements",
+    "c3d_org/sample_03_gait-pig.c3d": "compared with what its markers give: Vicon 370, no subject measurements, "
+                                      "no static trial, no heel markers, two plates",
+    "c3d_org/sample_23_Vicon_analysis.c3d": "compared with what its markers give: no subject measurements, no "
+                                            "static trial, no heel markers, three plates",
     "Vicon.c3d": "no model outputs",
     "read_NOTworking2.c3d": "no model outputs",
+}
+
+#: The files compared with what their markers give (no subject file, no static): bounds on the RMS of a few
+#: components (today's figures rounded up), so that a change moving them away from Vicon's fails.
+ESTIMATED = {
+    "c3d_org/sample_03_gait-pig.c3d": {("RPelvisAngles", "X"): 0.4, ("RPelvisAngles", "Y"): 0.8,
+                                       ("RPelvisAngles", "Z"): 0.9, ("RHipAngles", "X"): 1.1,
+                                       ("LHipAngles", "X"): 1.4, ("RKneeAngles", "X"): 2.6,
+                                       ("LKneeAngles", "X"): 2.1, ("LHipMoment", "X"): 0.06,
+                                       ("RAnkleMoment", "X"): 0.05, ("LAnkleMoment", "X"): 0.06},
+    "c3d_org/sample_23_Vicon_analysis.c3d": {("RPelvisAngles", "X"): 0.4, ("RPelvisAngles", "Y"): 1.4,
+                                             ("RPelvisAngles", "Z"): 0.7, ("RHipAngles", "X"): 0.8,
+                                             ("LHipAngles", "X"): 1.0, ("RKneeAngles", "X"): 3.3,
+                                             ("LKneeAngles", "X"): 3.4, ("LKneeMoment", "X"): 0.06,
+                                             ("RKneeMoment", "Y"): 0.05, ("LAnkleMoment", "X"): 0.1},
 }
 
 #: The issue's targets by output kind.
@@ -48,7 +63,6 @@ GAPS = {
     ("RKneeAngles", "Z"): 3.0, ("LKneeAngles", "Z"): 3.0,
     ("RAnkleAngles", "Y"): 0.9, ("LAnkleAngles", "Y"): 0.7,
     ("RFootProgressAngles", "Y"): 0.9, ("LFootProgressAngles", "Y"): 0.7,
-    ("LAnklePower", "Z"): 0.135,
 }
 
 
@@ -118,9 +132,13 @@ def compare(analysis, path: Path) -> pd.DataFrame:
     for group, label, comps in pig_outputs(pig_ankle=uses_pig_ankle(analysis.model)):
         if label not in vicon:
             continue
+        side = "right" if label[0] == "R" else "left"
         grf = vicon.get(f"{label[0]}GroundReactionForce")
+        if grf is None and analysis.kinetics is not None:  # a file without its ground reaction: ours
+            grf = analysis.kinetics[[f"{side}_grf_{a}_N_per_kg" for a in "xyz"]].to_numpy()
         loaded = np.ones(len(table), bool) if group == "ANGLES" else (
             np.zeros(len(table), bool) if grf is None else np.abs(grf[:, 2]) > 0.0)
+        loaded &= np.any(vicon[label] != 0.0, axis=1)  # Vicon writes 0 0 0 where it has no output
         for i, comp in enumerate(comps):
             if comp is None or comp[0] not in table:
                 continue
@@ -139,14 +157,59 @@ def compare(analysis, path: Path) -> pd.DataFrame:
 
 
 def markdown(rows: pd.DataFrame) -> str:
-    """The table as docs/plug_in_gait.md keeps it."""
+    """The table as docs/plug_in_gait.md keeps it; the marker-estimated files' rows say so (no target)."""
     unit = {"ANGLES": "deg", "MOMENTS": "N m/kg", "POWERS": "W/kg"}
     lines = ["| file | output | component | frames | RMS | mean | r | target |", "|---|---|---|---|---|---|---|---|"]
     for row in rows.itertuples():
-        met = "met" if row.rms <= TARGET[row.group] else "not met"
+        if row.file == Path(NEXUS).name:
+            met = f"{TARGET[row.group]:g}: " + ("met" if row.rms <= TARGET[row.group] else "not met")
+        else:
+            met = "none: estimated from the markers"
         lines.append(f"| {row.file} | {row.output} | {row.component} | {row.n} | {row.rms:.3f} {unit[row.group]} "
-                     f"| {row.mean:+.3f} | {row.r:.3f} | {TARGET[row.group]:g}: {met} |")
+                     f"| {row.mean:+.3f} | {row.r:.3f} | {met} |")
     return "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def estimated(shared_data):
+    """The marker-estimated files analysed alone, ``{name: rows}`` (their tables printed)."""
+    out = {}
+    for name in ESTIMATED:
+        path = shared_data / "real" / "c3d" / name
+        if not path.is_file():
+            pytest.skip(f"{name} not in the shared data")
+        out[name] = compare(hb.analyze_trial(path), path)
+        print("\n" + markdown(out[name]))
+    return out
+
+
+def test_files_estimated_from_their_markers_stay_near_vicon_s(estimated):
+    """The Vicon files without subject measurements, analysed from their markers alone (average-adult widths,
+    leg lengths from the markers, no static, no heel): every angle and kinetic component is compared, and the
+    pelvis, hip and knee flexion and a few moments are held to today's figures."""
+    for name, bounds in ESTIMATED.items():
+        rows = estimated[name].set_index(["output", "component"])
+        assert len(rows) >= 54, name  # 30 angle components, 24 kinetic ones (both sides loaded)
+        for key, bound in bounds.items():
+            assert rows.loc[key, "rms"] <= bound, (name, key, rows.loc[key, "rms"], bound)
+
+
+def test_a_pelvis_on_the_other_euler_branch_is_brought_back():
+    """Continuity started on garbled frames can hold a Cardan joint on the other branch for a whole trial, the
+    same rotations as (a + 180, 180 - b, c + 180): each joint is brought to the branch whose middle angle is
+    within +-90 deg over most of the trial (the shared sample_23's pelvis was 166 deg RMS from Vicon's so),
+    an Euler sequence (repeated axis) left alone."""
+    from humanbody.mechanics.clinical import _principal_branch
+    from humanbody.rotations.angles import euler_to_matrix
+
+    rng = np.random.default_rng(3)
+    a = np.radians(np.c_[10 + 5 * rng.standard_normal(50), 4 * rng.standard_normal(50), 3 * rng.standard_normal(50)])
+    other = np.c_[a[:, 0] + np.pi, np.pi - a[:, 1], a[:, 2] + np.pi]
+    np.testing.assert_allclose(euler_to_matrix(other, "yxz"), euler_to_matrix(a, "yxz"), atol=1e-12)
+    cont = np.stack([other, other], axis=1)
+    _principal_branch(cont, np.array([[1, 0, 2], [2, 0, 2]]))
+    np.testing.assert_allclose(np.angle(np.exp(1j * (cont[:, 0] - a))), 0.0, atol=1e-12)
+    np.testing.assert_array_equal(cont[:, 1], other)
 
 
 @pytest.fixture(scope="module")
@@ -213,11 +276,11 @@ def test_nexus_outputs_within_the_targets_or_today_s_bounds(nexus):
             assert row.r > 0.99, (row.output, row.component, row.r)
 
 
-def test_the_table_in_the_docs_is_today_s(nexus):
-    """docs/plug_in_gait.md keeps the table this module prints (RMS and mean to 0.01)."""
+def test_the_table_in_the_docs_is_today_s(nexus, estimated):
+    """docs/plug_in_gait.md keeps the tables this module prints, every file's (RMS and mean to 0.01)."""
     _, _, rows = nexus
     text = (ROOT / "docs" / "plug_in_gait.md").read_text()
-    for row in rows.itertuples():
+    for row in pd.concat([rows, *estimated.values()]).itertuples():
         m = re.search(rf"\| {re.escape(row.file)} \| {row.output} \| {row.component} \| \d+ \| ([\d.]+) [^|]*"
                       rf"\| ([-+\d.]+) \|", text)
         assert m is not None, (row.output, row.component)
@@ -320,6 +383,39 @@ def test_plug_in_gait_rates_are_central_differences_unless_diff_names_another():
         said = next(line for line in log.messages if line.startswith("rates: "))
         assert set_s == ("(the marker set's)" in said), said
         assert set_s == ("central differences, no smoothing" in motion.how), motion.how
+
+
+def test_spaced_rates_difference_the_feet_over_k_frames_each_side():
+    """:func:`spaced_rates`: a foot turning about one of its axes by a(t) gets the angular velocity of its Euler
+    parameters differenced over k frames each side, 2 (sin(d+/2) + sin(d-/2)) / (2 k h) with d+ = a(f + k) -
+    a(f), d- = a(f) - a(f - k) (k = 1: central differences, the gradient's); the k end frames, the other
+    bodies and the accelerations keep theirs; the Plug-in Gait sets' rates stage applies it (k = 2)."""
+    from humanbody.mechanics.kinematics import prepare_motion, spaced_rates
+    from humanbody.pipeline import Log, rates
+
+    model = hb.BodyModel.default()
+    t = np.arange(61) / 100.0
+    a = 0.6 * np.sin(2 * np.pi * 1.7 * t)
+    coords = pd.DataFrame({"time": t, **{f"{n}_{c}": 0.0 * t for n in model.names for c in ("alpha", "beta", "gamma")},
+                           f"{model.names[0]}_x": 1.2 * t, f"{model.names[0]}_y": 0.0 * t,
+                           f"{model.names[0]}_z": 0.9 + 0.0 * t})
+    coords["left_foot_alpha"] = a
+    base = prepare_motion(model, coords, differentiation="gradient")
+    j = 3 + 3 * model.names.index("left_foot")
+    axis = int(np.argmax(np.abs(base.qd[30, j:j + 3])))
+    for k in (1, 2):
+        got = spaced_rates(model, base, {"left_foot": k, "right_foot": k}) if k > 1 else base
+        i = np.arange(k, len(t) - k)
+        expected = (np.sin((a[i + k] - a[i]) / 2) + np.sin((a[i] - a[i - k]) / 2)) / (k * 0.01)
+        np.testing.assert_allclose(np.abs(got.qd[i, j + axis]), np.abs(expected), rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(got.qd[:k], base.qd[:k], atol=0)
+        keep = np.r_[0:j, j + 3:base.qd.shape[1]]
+        np.testing.assert_array_equal(got.qd[:, keep], base.qd[:, keep])
+        np.testing.assert_array_equal(got.qdd, base.qdd)
+    pig = model.replace(meta={"rates": "gradient", "foot_rate_frames": "2"})
+    motion = rates(pig, coords.copy(), hb.AnalysisOptions(), Log())
+    np.testing.assert_allclose(motion.qd, spaced_rates(model, base, {"left_foot": 2, "right_foot": 2}).qd)
+    assert "left_foot over 2 frames" in motion.how
 
 
 @pytest.mark.parametrize("side", ["right", "left"])
