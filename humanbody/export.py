@@ -27,7 +27,9 @@ right and -1 on the left:
 ``SAnkleAngles``       (dorsiflexion, inversion, internal rotation); with Plug-in Gait's
                        ankle (the ``plug_in_gait`` sets) (dorsiflexion, -inversion,
                        internal rotation), as Nexus writes it
-``SFootProgressAngles``(0, 0, foot progression, internal positive)
+``SFootProgressAngles``(0, 0, foot progression, internal positive); with Plug-in Gait's
+                       foot (the ``plug_in_gait`` sets) (pitch - 90, s roll, foot
+                       progression) from the progression frame, as Nexus writes it
 ``SHipMoment`` ...     -1000 x (flexion, adduction, internal rotation moment), N·mm/kg:
                        extensor, abductor, external rotator positive
 ``SHipPower`` ...      (0, 0, joint power) W/kg, generation positive
@@ -85,10 +87,14 @@ def pig_outputs(pig_ankle: bool = False) -> list:
     == "yzx"``, :func:`uses_pig_ankle`); ``SAnkleAngles`` Y is then written as Nexus writes it, the negative
     of the inversion (the rotation about the foot's long axis, s = +1 right, -1 left: Y = -s x): the shared
     Nexus 2.9 trial's own tibia and foot axes (``RTIO``..., ``RFOO``...) give its ``RAnkleAngles``,
-    ``LAnkleAngles`` to 0.005 deg so, and with the other sign not at all (r = -0.99)."""
+    ``LAnkleAngles`` to 0.005 deg so, and with the other sign not at all (r = -0.99).  Such a model's
+    ``SFootProgressAngles`` X and Y are then its ``s_foot_progression_x_deg`` and ``s_foot_progression_y_deg``
+    (:func:`humanbody.mechanics.clinical.clinical_angles`; 0 otherwise)."""
     out = []
     ankle_y = -1.0 if pig_ankle else 1.0
     for S, side, s in _SIDES:
+        foot_x, foot_y = ((f"{side}_foot_progression_x_deg", 1.0), (f"{side}_foot_progression_y_deg", 1.0)) \
+            if pig_ankle else (None, None)
         out += [
             ("ANGLES", f"{S}PelvisAngles", [("pelvis_tilt_deg", 1.0), ("pelvis_obliquity_deg", s),
                                             ("pelvis_rotation_deg", s)]),
@@ -99,7 +105,7 @@ def pig_outputs(pig_ankle: bool = False) -> list:
             ("ANGLES", f"{S}AnkleAngles", [(f"{side}_ankle_dorsiflexion_deg", 1.0),
                                            (f"{side}_ankle_inversion_deg", ankle_y),
                                            (f"{side}_ankle_internal_rotation_deg", 1.0)]),
-            ("ANGLES", f"{S}FootProgressAngles", [None, None, (f"{side}_foot_progression_deg", 1.0)]),
+            ("ANGLES", f"{S}FootProgressAngles", [foot_x, foot_y, (f"{side}_foot_progression_deg", 1.0)]),
         ]
         for joint, words in (("Hip", ("flexion", "adduction", "internal_rotation")),
                              ("Knee", ("flexion", "adduction", "internal_rotation")),

@@ -84,7 +84,7 @@ from .markers.tracking import STATUS
 from .markers.tracking import track as track_segments
 from .mechanics.body_mass import scaled_model
 from .mechanics.clinical import ANGLE_ZEROS, clinical_angles
-from .mechanics.kinematics import Motion, compute_motion, prepare_motion
+from .mechanics.kinematics import Motion, compute_motion, prepare_motion, spaced_rates
 from .mechanics.kinetics import kinetic_block, kinetic_columns
 from .mechanics.moment_frames import MOMENT_FRAMES, moment_frame, moment_frame_note, with_moment_frame
 from .mechanics.results import Results
@@ -1098,7 +1098,8 @@ def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log:
     :func:`humanbody.mechanics.kinematics.prepare_motion` with ``options.differentiation``; when that is the
     default (``--diff`` not naming another) and the model's marker set names its own method
     (``meta["rates"]``: the Plug-in Gait sets' central differences, "gradient", as Nexus differences its
-    segment axes for the joint powers), the set's.  The frames at the ends whose rates are estimates are
+    segment axes for the joint powers), the set's; the feet's angular velocities over ``meta["foot_rate_frames"]``
+    frames each side when the set names it (:func:`~humanbody.mechanics.kinematics.spaced_rates`).  The frames at the ends whose rates are estimates are
     noted on the log (``log.edges``, :func:`humanbody.checks.edges.edge_note`).
 
     Parameters
@@ -1123,6 +1124,9 @@ def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log:
     if own and diff == Differentiation() and own != diff.method:
         diff = Differentiation(method=str(own))
     motion = prepare_motion(model, coords, differentiation=diff)
+    feet = (getattr(model, "meta", None) or {}).get("foot_rate_frames")
+    if feet and diff.method == "gradient":  # Plug-in Gait's ankle power: the feet differenced wider
+        motion = spaced_rates(model, motion, {f"{side}_foot": int(feet) for side in ("right", "left")})
     log.message("rates", f"rates: {motion.how}" + (" (the marker set's)" if diff is not options.differentiation
                                                    else ""))
     log.edges = edge_note(diff, motion.time, motion.local_rates)

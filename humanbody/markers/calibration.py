@@ -465,8 +465,9 @@ def _with_clinical_meta(model: BodyModel, ms: MarkerSet, params: dict) -> BodyMo
         model = model.replace(meta=dict(model.meta, clinical_sequences=dict(ms.parameters["clinical_sequences"])))
     if ms.parameters.get("clinical_progression"):  # thorax and head relative to the progression (Plug-in Gait)
         model = model.replace(meta=dict(model.meta, clinical_progression=list(ms.parameters["clinical_progression"])))
-    for key in ("progression_frame", "moment_frame", "rates", "load_resampling"):  # Plug-in Gait's: one lab
-        # axis; moments in the distal frame; rates by central differences; loads averaged over each frame
+    for key in ("progression_frame", "moment_frame", "rates", "load_resampling", "foot_rate_frames"):  # Plug-in
+        # Gait's: one lab axis; moments in the distal frame; rates by central differences (the feet's over 2
+        # frames each side); loads averaged over each frame
         if ms.parameters.get(key):
             model = model.replace(meta=dict(model.meta, **{key: str(ms.parameters[key])}))
     twists = ms.parameters.get("clinical_reference_twists") or {}

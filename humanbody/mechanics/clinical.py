@@ -187,12 +187,15 @@ _STEEP = np.sin(np.radians(80.0))
 FOOT_PROGRESSION = tuple(f"{side}_foot_progression_deg" for side, _ in _SIDES)
 
 
-def clinical_columns(names, progression=()) -> list[str]:
+def clinical_columns(names, progression=(), pig_foot: bool = False) -> list[str]:
     """The clinical columns a model with segments ``names`` supports, in table order.
 
     ``progression``: segments (``"thorax"``, ``"head"``) whose angles relative to the direction of
     progression (:data:`PROGRESSION_ANGLES`) are added after the others (a model's
-    ``meta["clinical_progression"]``).
+    ``meta["clinical_progression"]``).  ``pig_foot``: the foot's progression angles are Plug-in Gait's
+    (``meta["clinical_sequences"]["foot_progression"] == "yzx"``); each foot then also has
+    ``s_foot_progression_x_deg`` and ``s_foot_progression_y_deg``, Nexus's ``SFootProgressAngles`` X and Y
+    (:func:`clinical_angles`).
     """
     have = set(names)
     cols = [a.column for a in _angles_of(progression)
@@ -200,6 +203,8 @@ def clinical_columns(names, progression=()) -> list[str]:
     for side, _ in _SIDES:
         if f"{side}_foot" in have:
             cols.append(f"{side}_foot_progression_deg")
+            if pig_foot:
+                cols += [f"{side}_foot_progression_x_deg", f"{side}_foot_progression_y_deg"]
     return cols
 
 
@@ -401,16 +406,16 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
     F = len(coords)
     names = list(model.names)
     progression = tuple((getattr(model, "meta", None) or {}).get("clinical_progression", ()) or ())
-    columns = clinical_columns(names, progression)
+    overrides = dict((getattr(model, "meta", None) or {}).get("clinical_sequences", {}) or {})
+    foot_seq = str(overrides.get("foot_progression", "zyx"))
+    columns = clinical_columns(names, progression, pig_foot=foot_seq == "yzx")
     relative0 = (getattr(calibration, "relative", None) or {}) if zero == "static" else {}
     joints: dict[str, list] = {}
-    overrides = dict((getattr(model, "meta", None) or {}).get("clinical_sequences", {}) or {})
     for a in _angles_of(progression):
         if a.column in columns:
             joints.setdefault(a.joint, []).append(_resequenced(a, overrides))
     heading = _heading(model, coords)
     feet = [(side, s) for side, s in _SIDES if f"{side}_foot_progression_deg" in columns]
-    foot_seq = str(overrides.get("foot_progression", "zyx"))
     chain_arr, use_yaw, seq_arr = _kernel_chains(model, joints, [side for side, _ in feet], foot_seq)
     q = np.ascontiguousarray(coords[[f"{n}_{x}" for n in names for x in ("alpha", "beta", "gamma")]]
                              .to_numpy(dtype=float)).reshape(F, len(names), 3)
@@ -425,6 +430,7 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
             raw[:, i] = matrix_to_euler(S, angles[0].sequence)
     cont = np.ascontiguousarray(raw[:, :n_joints])
     continuous_angles(cont, seq_arr[:n_joints], 1e-9)
+    _principal_branch(cont, seq_arr[:n_joints])
     out = {}
     for i, (joint, angles) in enumerate(joints.items()):
         first = angles[0]
@@ -436,6 +442,8 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
             out[a.column] = wrap_degrees(a.sign * (deg[:, a.index] - z0[a.index]))
     for i, (side, s) in enumerate(feet):
         out[f"{side}_foot_progression_deg"] = _foot_progression(raw[:, n_joints + i], foot_seq, s)
+        if foot_seq == "yzx":
+            out.update(_pig_foot_tilt_roll(raw[:, n_joints + i], side, s))
     return pd.DataFrame({c: out[c] for c in columns}, index=range(F))
 
 
@@ -489,6 +497,32 @@ def _static_zero(first, relative0: dict, twist) -> np.ndarray:
     if first.reference == "progression":
         z0[first.sequence.index("z")] = 0.0  # the heading is measured from the direction of progression itself
     return z0
+
+
+def _principal_branch(cont: np.ndarray, seq_axes: np.ndarray) -> None:
+    """Each Cardan joint's angles (F, J, 3; rad, continuous along time) on the branch whose middle angle stays
+    within +-90 deg over most of the trial: where the median |middle angle| (wrapped) is beyond 90 deg, the same
+    rotations as (a + 180, 180 - b, c + 180) deg, in place.  Continuity started from a stretch of garbled frames
+    (a trial whose first tracked frames lack markers) can otherwise hold a whole trial on the other branch,
+    every angle 180 deg from the clinical one (the shared ``sample_23_Vicon_analysis.c3d``'s pelvis)."""
+    for i in range(cont.shape[1]):
+        if len(set(int(a) for a in seq_axes[i])) < 3:
+            continue  # a proper Euler sequence: its middle angle lies in [0, 180]
+        mid = np.angle(np.exp(1j * cont[:, i, 1]))
+        if np.isfinite(mid).any() and np.nanmedian(np.abs(mid)) > 0.5 * np.pi:
+            cont[:, i, 0] += np.pi
+            cont[:, i, 1] = np.pi - cont[:, i, 1]
+            cont[:, i, 2] += np.pi
+
+
+def _pig_foot_tilt_roll(pitch_turn_roll: np.ndarray, side: str, sign: float) -> dict:
+    """Nexus's ``SFootProgressAngles`` X and Y (deg, (F,) each) from the foot's angles relative to the
+    progression frame (F, 3; rad, sequence ``yzx``: pitch about y, the turn about the floating z, roll about
+    the foot's long axis x): X = pitch - 90 (Plug-in Gait's foot axes: its z along the foot), Y = ``sign`` x
+    roll (s = +1 right, -1 left: each side's own sense)."""
+    pitch, roll = _unwrapped(pitch_turn_roll[:, 0]), _unwrapped(pitch_turn_roll[:, 2])
+    return {f"{side}_foot_progression_x_deg": wrap_degrees(np.degrees(pitch) - 90.0),
+            f"{side}_foot_progression_y_deg": wrap_degrees(sign * np.degrees(roll))}
 
 
 def _foot_progression(yaw_pitch: np.ndarray, foot_seq: str, sign: float) -> np.ndarray:

@@ -162,7 +162,8 @@ def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = CUTO
         notes.append(f"loads: low-passed at {cutoff_hz:g} Hz (zero-phase Butterworth, as the markers), "
                      f"resampled to the {len(t)} frames")
     res = np.empty((len(t), L * 6))
-    if frame_mean and not (cutoff_hz and cutoff_hz < 0.5 * table.rate_hz):
+    by_mean = frame_mean and not (cutoff_hz and cutoff_hz < 0.5 * table.rate_hz)
+    if by_mean:
         res[:] = _frame_means(np.asarray(table.time, dtype=float), wrench, t)
         notes.append("loads: each frame the mean of the samples within half a frame of it (Plug-in Gait's)")
     else:
@@ -170,7 +171,8 @@ def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = CUTO
             res[:, j] = np.interp(t, table.time, wrench[:, j], left=0.0, right=0.0)
     res = res.reshape(len(t), L, 6)
     force, moment_o = res[..., :3].copy(), res[..., 3:].copy()
-    loaded = force[..., 2] >= threshold
+    # a frame mean is loaded when any of its samples is (Nexus's); resampled, when it reaches the threshold
+    loaded = force[..., 2] > 0.0 if by_mean else force[..., 2] >= threshold
     force[~loaded] = 0.0
     moment_o[~loaded] = 0.0
     plates = table.plates or [plate_from_points(n, table.point[:, j], table.force[:, j, 2] >= threshold)

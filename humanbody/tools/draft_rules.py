@@ -108,6 +108,7 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
         out.params["foot_offsets_from_subject"] = (True, "a subject file's StaticPlantFlex, StaticRotOff win")
         out.params["rates"] = ("gradient", "Plug-in Gait's rates: central differences of the frames")
         out.params["load_resampling"] = ("frame_mean", "Plug-in Gait's loads: each frame the mean of its samples")
+        out.params["foot_rate_frames"] = (2, "Plug-in Gait's ankle power: the feet's angular velocity over 2 frames")
     draft_pelvis_with_hips(mk, out)
     draft_trunk(mk, out, xi)
     has_top = draft_head(mk, out, xi)
