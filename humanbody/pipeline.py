@@ -1377,6 +1377,10 @@ def _tracking_lines(calibration, tracking, warnings: list | None = None, fit: st
             f"(largest: {worst} {med[worst]:.1f} mm)" + (f"; {fit}" if fit else "")
         )
         fit = None
+    joined = getattr(tracking, "joined", None)
+    if joined:
+        lines.append("tracking: frames with too few markers fitted with the segment's joint centres joined: "
+                     + ", ".join(f"{k} {v}" for k, v in joined.items()))
     counts = tracking.status_counts  # from the categories' codes: no label compared
     odd = {seg: int(n[STATUS.index("fallback")]) for seg, n in counts.items() if n[STATUS.index("fallback")]}
     if odd:

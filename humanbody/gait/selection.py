@@ -189,11 +189,16 @@ def _detected_events(analysis, grf_path, force_threshold: float):
         events = pd.concat([kin, fe], ignore_index=True).sort_values(["time", "source"], kind="stable")
         events = events.reset_index(drop=True)
         strikes = {s: ((fe["side"] == s) & (fe["event"] == "foot_strike")).sum() for s in ("right", "left")}
-        if all(strikes[s] >= 2 for s in ("right", "left")):
+        skipped = {s: _skipped_strikes(fe, kin, s) for s in ("right", "left")}
+        for s in [s for s in ("right", "left") if strikes[s] >= 2 and skipped[s]]:
+            messages.append(f"force events of the {s} foot: its {strikes[s]} strikes on the plates are not "
+                            f"consecutive (the markers see {skipped[s]} strike(s) between them, off the plates); "
+                            f"its strides are cut at the kinematic events")
+        good = [s for s in sides if strikes[s] >= 2 and not skipped[s]]
+        if len(good) == 2:
             used = fe
-        elif sides:  # a side off the plates keeps its kinematic events
-            used = pd.concat([fe[fe["side"].isin([s for s in sides if strikes[s] >= 2])],
-                              kin[~kin["side"].isin([s for s in sides if strikes[s] >= 2])]], ignore_index=True)
+        elif sides:  # a side off the plates (or on plates strides apart) keeps its kinematic events
+            used = pd.concat([fe[fe["side"].isin(good)], kin[~kin["side"].isin(good)]], ignore_index=True)
             used = used.sort_values(["time", "side"], kind="stable").reset_index(drop=True)
         return events, used, points, feet, pelvis, messages
     if grf_path is not None:
@@ -210,6 +215,35 @@ def _detected_events(analysis, grf_path, force_threshold: float):
         if len(fe):
             used = fe
     return events, used, points, feet, pelvis, messages
+
+
+#: s: a kinematic foot strike this far from both force strikes around it is a strike of its own (the force-clock
+#: check's largest lag between a plate's onset and the markers' strike, humanbody.checks.force_timing)
+EVENT_LAG = 0.15
+
+
+def _skipped_strikes(force: pd.DataFrame, kinematic: pd.DataFrame, side: str) -> int:
+    """Foot strikes of ``side`` the markers saw between two consecutive force strikes (plates hit strides apart,
+    e.g. plates 1 and 3 of a walkway, the foot's strike between them off the plates).
+
+    A kinematic strike counts when it lies more than :data:`EVENT_LAG` s from both force strikes around it and
+    those two are more than 1.5 times the side's median kinematic stride apart (a stray kinematic extremum
+    inside one stride does not count).
+
+    Returns
+    -------
+    int  the number of such strikes (0: the force strikes cut true strides)
+    """
+    f = events_of(force, side, "foot_strike")
+    k = events_of(kinematic, side, "foot_strike")
+    if len(f) < 2 or len(k) < 2:
+        return 0
+    stride = float(np.median(np.diff(k)))
+    n = 0
+    for a, b in zip(f[:-1], f[1:], strict=True):
+        if b - a > 1.5 * stride:
+            n += int(((k > a + EVENT_LAG) & (k < b - EVENT_LAG)).sum())
+    return n
 
 
 def _plate_verticals(analysis, grf_path) -> tuple[np.ndarray, dict, dict]:

@@ -35,7 +35,11 @@ from ..rotations.angles import euler_to_matrix, matrix_to_euler
 from ..signal.nan import nanmedian
 from .height_landmarks import combine, describe
 from .markerset import MarkerSet, resolve_markerset
-from .plug_in_gait_rotation import foot_offset_rotation, tibial_torsion
+from .plug_in_gait_rotation import (
+    foot_offset_rotation,
+    tibial_torsion,
+    wand_offset_from_pelvis,
+)
 from .rules import Geometry, MarkerUnavailable, parameter_value, tracking_frame
 
 __all__ = ["Calibration", "calibrate", "estimate_height", "estimate_height_detail", "marker_arrays"]
@@ -264,6 +268,7 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
     if height is None:
         height = _height_from_markers(markers, ms, source, notes)
     params = _subject_parameters(ms, float(height), float(mass), subject, notes)
+    _wand_offsets(ms, markers, params, mode, notes)
     geo = Geometry(ms, markers, params, calibrating=(mode == "static"))
     if mode == "static" and ms.parameters.get("static_tibial_torsion"):
         _static_tibial_torsion(geo, ms.parameters["static_tibial_torsion"], notes)
@@ -357,6 +362,70 @@ def _subject_parameters(ms: MarkerSet, height: float, mass: float, subject, note
         notes.append(f"no subject file: {', '.join(w for w in wanted if w in params)} of an average adult "
                      f"(the set's defaults) and leg lengths from the markers; give --subject FILE")
     return params
+
+
+#: rad: a wand whose rotation offset against the pelvis's left-right axis exceeds this is not a lateral wand
+WAND_LIMIT = np.radians(45.0)
+
+
+def _wand_offsets(ms: MarkerSet, markers: Mapping[str, np.ndarray], params: dict, mode: str, notes: list) -> None:
+    """Plug-in Gait's rotation offsets of wands that are not lateral, measured against the pelvis, in place.
+
+    A set whose parameters name ``wand_lateral`` (the right and left ASIS markers) checks each chord rule with
+    a rotation offset (``turn``, ``side``) the subject file does not give and no calibration device of the
+    static trial measures: the offset the wand reads when the joint's flexion axis is the pelvis's left-right
+    axis (:func:`~humanbody.markers.plug_in_gait_rotation.wand_offset_from_pelvis`, median over frames; the
+    thigh's first, so the shank's chord finds the knee it gives).  A wand beyond :data:`WAND_LIMIT` is in front
+    of (behind) its segment, not to its side, and so are all of them when their median is (a lab that places
+    them so: a lateral shank wand reads its tibial torsion, some +20 degrees, one in front -45 to -90); those
+    offsets become the measured values (said in ``notes``), the others stay the set's.
+    """
+    ref = ms.parameters.get("wand_lateral")
+    if not ref:
+        return
+    given = params.get("subject_given", ())
+    measured: dict = {}
+    before = dict(params)
+    for name, rules in ms.points.items():
+        for rule in rules:
+            key, side = rule.get("turn"), rule.get("side")
+            if "chord" not in rule or "width" not in rule or key is None or side is None or key in given:
+                continue
+            geo = Geometry(ms, markers, params)
+            options = rule.get("calibrate_wand", [])
+            options = options if isinstance(options, (list, tuple)) else [options]
+            if mode == "static" and any(_available(geo, o["point"] if isinstance(o, Mapping) else o)
+                                        for o in options):
+                continue  # the static trial's device measures it
+            try:
+                wand, proximal, marker = (geo.point(p) for p in rule["chord"])
+                right, left = (geo.point(p) for p in ref)
+            except MarkerUnavailable:
+                continue
+            delta = 0.5 * parameter_value(rule["width"], params, f"point {name!r}") + float(params.get("marker_radius", 0.007))
+            turn = float(nanmedian(wand_offset_from_pelvis(wand, proximal, marker, right, left, delta, str(side))))
+            if np.isfinite(turn):
+                measured[str(key)] = (str(rule["chord"][0]), turn)
+                params[str(key)] = turn  # tentatively: the next chord (the shank's) finds the knee it gives
+    lab = bool(measured) and abs(float(np.median([t for _, t in measured.values()]))) > WAND_LIMIT
+    kept = []
+    for key, (wand_name, turn) in measured.items():
+        if not (lab or abs(turn) > WAND_LIMIT):
+            params[key] = before[key]
+            continue
+        kept.append(f"{wand_name} {'in front' if turn < 0 else 'behind'} ({key} {np.degrees(turn):.1f} deg)")
+    if kept:
+        notes.append(f"wands not to the side of their segments as Plug-in Gait's: {', '.join(kept)}, their "
+                     "offsets measured against the pelvis's left-right axis; a static trial with a knee alignment "
+                     "device or a subject file measures them")
+
+
+def _available(geo: Geometry, point: str) -> bool:
+    try:
+        geo.point(point)
+    except MarkerUnavailable:
+        return False
+    return True
 
 
 def _segment_frames(geo: Geometry, ms: MarkerSet, markers: Mapping[str, np.ndarray], mode: str,

@@ -29,7 +29,7 @@ import numpy as np
 from ..rotations.angles import euler_to_matrix
 from .joint_centres import chord_joint_centre
 
-__all__ = ["rotation_offset", "chord_joint_centre_offset", "foot_offset_rotation", "ankle_abduction_offset",
+__all__ = ["rotation_offset", "wand_offset_from_pelvis", "chord_joint_centre_offset", "foot_offset_rotation", "ankle_abduction_offset",
            "abducted_joint_centre", "tibial_torsion"]
 
 
@@ -60,6 +60,39 @@ def rotation_offset(wand, proximal, marker, centre, side: str) -> np.ndarray:
     w = w - np.sum(w * a, axis=-1, keepdims=True) * a
     theta = np.arctan2(np.sum(a * np.cross(m, w), axis=-1), np.sum(m * w, axis=-1))
     return -_side_sign(side) * theta
+
+
+def wand_offset_from_pelvis(wand, proximal, marker, right_asis, left_asis, delta: float, side: str) -> np.ndarray:
+    """The rotation offset (rad) a wand reads when the joint's flexion axis is the pelvis's left-right axis.
+
+    Without a knee alignment device, a wand far from the side of its segment (Motion Analysis's thigh and
+    shank markers in front of the segment, not lateral) is told by where it lies against the pelvis: the
+    centre D is taken ``delta`` medial of the joint marker M along the ASIS-to-ASIS direction made normal to
+    the segment axis a = (P - M) / |P - M|, and the wand's offset at that centre is :func:`rotation_offset`::
+
+        l = s (RASI - LASI),   l_n = unit(l - (l . a) a),   D = M - delta l_n
+
+    A lateral wand reads the hip's (knee's) rotation from the pelvis's axis and its own placement, a few
+    tens of degrees; one in front of the segment reads about -90 degrees on both sides.
+
+    Parameters
+    ----------
+    wand, proximal, marker : array_like (..., 3), m  (W, P, M of :func:`rotation_offset`)
+    right_asis, left_asis : array_like (..., 3), m
+    delta : float, m  the chord's distance from M to the centre (half the joint's width plus the marker radius)
+    side : {"right", "left"}
+
+    Returns
+    -------
+    ndarray (...), rad
+    """
+    P, M, R, L = (np.asarray(v, dtype=float) for v in (proximal, marker, right_asis, left_asis))
+    a = P - M
+    a = a / np.linalg.norm(a, axis=-1, keepdims=True)
+    lat = _side_sign(side) * (R - L)
+    lat = lat - np.sum(lat * a, axis=-1, keepdims=True) * a
+    lat = lat / np.linalg.norm(lat, axis=-1, keepdims=True)
+    return rotation_offset(wand, P, M, M - float(delta) * lat, side)
 
 
 def chord_joint_centre_offset(wand, proximal, marker, delta, offset, side: str, iterations: int = 60) -> np.ndarray:

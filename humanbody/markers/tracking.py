@@ -86,6 +86,10 @@ class Tracking:
     marker_residuals : pandas.DataFrame or None
         ``time`` and per marker the distance (m) between its measured and
         model positions (global inverse kinematics); NaN where missing.
+    joined : dict of str -> int
+        Per cluster segment, the frames with fewer than three usable
+        markers of its own fitted with its joint centres joined (status
+        ``"fit"``; :meth:`_Tracker._joined_gap_fit`).
     """
 
     coords: pd.DataFrame
@@ -97,6 +101,7 @@ class Tracking:
     near_singular: dict = field(default_factory=dict)
     method: str = "segments"
     marker_residuals: pd.DataFrame | None = None
+    joined: dict = field(default_factory=dict)
 
     def singular_lines(self) -> list[str]:
         """One line per segment that came near its singular set: which frames (time span and count)."""
@@ -160,6 +165,7 @@ class _Tracker:
         self._busy: set = set()
         self._joint: dict = {}
         self._dist: dict = {}
+        self.joined: dict = {}  # segment -> frames fitted with its joint centres (_joined_gap_fit)
 
     @cached_property
     def usable(self) -> set:
@@ -256,6 +262,8 @@ class _Tracker:
         else:
             R[...], O[...] = np.nan, np.nan
             rms, count, ok = np.full(self.n, np.nan), np.zeros(self.n, int), np.zeros(self.n, bool)
+        if (~ok).any() and PARENTS[k] and names:
+            ok = self._joined_gap_fit(seg, spec, [local[m] for m in names], names, ok, R, O, rms, count)
         self.rms[seg], self.count[seg] = rms, count
         self.status[seg][ok] = STATUS.index("fit")
         if (~ok).any() and spec.fallback == "parent" and PARENTS[k]:
@@ -271,6 +279,38 @@ class _Tracker:
             R[idx], O[idx] = Rf, Of
             self.status[seg][idx[good]] = STATUS.index("fallback")
         return R, O
+
+    def _joined_gap_fit(self, seg, spec, loc, names, ok, R, O, rms, count):
+        """The frames a cluster cannot fit (fewer than three usable markers: a marker hidden for a while),
+        fitted by its markers joined by its joint centres, unit weight each: the proximal one as its tracked
+        parent carries it (at the segment's origin) and the distal ones its children's own markers put
+        (:meth:`_distal`, at the model offsets xi_c), as a sparse set's fit (:func:`joined_children`) joins
+        them for the whole trial.  Two shank markers + knee + ankle are four points, one three; the frames
+        this fits are counted in ``joined``, the others keep ``ok`` False (the segment's fallback).
+
+        Returns
+        -------
+        ok : (n,) bool  the frames fitted, by the cluster alone or joined
+        """
+        idx = np.flatnonzero(~ok)
+        loc = list(loc) + [np.zeros(3)]
+        meas = [self._marker(m)[idx] for m in names] + [self.joint_point(seg)[idx]]
+        for child in dict.fromkeys(list(spec.child_joints) + list(distal_children(self.ms, seg, self.usable))):
+            origin = self._distal(child)
+            if origin is not None:
+                loc.append(np.asarray(self.cal.model.joint_offset[SEGMENT_NAMES.index(child)], dtype=float))
+                meas.append(origin[idx])
+        if len(loc) < 3:
+            return ok
+        Rj, Oj, rj, cj, good = fit_rigid(np.array(loc), np.stack(meas, axis=1))
+        if not good.any():
+            return ok
+        at = idx[good]
+        R[at], O[at], rms[at], count[at] = Rj[good], Oj[good], rj[good], cj[good]
+        self.joined[seg] = self.joined.get(seg, 0) + int(good.sum())
+        ok = ok.copy()
+        ok[at] = True
+        return ok
 
     def _marker(self, name):
         return self.markers[name] if name in self.markers else np.full((self.n, 3), np.nan)
@@ -524,7 +564,8 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     values, where = trial_markers(markers, ms, required)
     seq = sequence_axes_array(calibration.model)
     step = max(int(TRACK_CHUNK if chunk_frames is None else chunk_frames), 1)
-    table, rms, count, codes, R_all, O_all = _track_chunks(calibration, values, where, seq, step, keep_frames)
+    table, rms, count, codes, R_all, O_all, joined = _track_chunks(calibration, values, where, seq, step,
+                                                                   keep_frames)
     angles = table[:, 4:].reshape(len(markers), 17, 3)
     time, near = finish_coordinates(markers, table, angles, seq, calibration.model.sequences)
     coords = pd.DataFrame(table, columns=TABLE_COLUMNS, copy=False)
@@ -535,7 +576,7 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     status = pd.DataFrame({"time": time, **{s: pd.Categorical.from_codes(codes[s], categories=STATUS)
                                             for s in SEGMENT_NAMES}})
     return Tracking(coords=coords, residuals=residuals, status=status, markers_used=used,
-                    R=R_all, origins=O_all, near_singular=near)
+                    R=R_all, origins=O_all, near_singular=near, joined=joined)
 
 
 #: The coordinates table's columns: time, the root's position, then alpha, beta, gamma per segment.
@@ -549,8 +590,9 @@ def _track_chunks(calibration: Calibration, values: np.ndarray, where: dict, seq
 
     Returns the coordinates table (F, 4 + 51; filled in place: the root's position and the joints' relative
     angles, rad; the time column left for the caller), the cluster segments' RMS residuals and marker counts
-    and every segment's status codes (``{segment: (F,)}``), and the absolute frames (F, 17, 3, 3) and
-    origins (F, 17, 3) when ``keep_frames`` (else None).
+    and every segment's status codes (``{segment: (F,)}``), the absolute frames (F, 17, 3, 3) and
+    origins (F, 17, 3) when ``keep_frames`` (else None), and per segment the frames fitted with its joint
+    centres joined (``{segment: int}``).
     """
     n = len(values)
     ms = calibration.markerset
@@ -563,6 +605,7 @@ def _track_chunks(calibration: Calibration, values: np.ndarray, where: dict, seq
     count = {s: np.empty(n, dtype=np.int64) for s in clusters}
     status = {s: np.empty(n, dtype=np.int8) for s in SEGMENT_NAMES}
     parent = np.array([L - 1 for L in PARENTS], dtype=np.int64)  # -1: the root
+    joined: dict = {}
     for a in range(0, n, step):
         b = min(n, a + step)
         chunk = values[a:b]
@@ -579,9 +622,11 @@ def _track_chunks(calibration: Calibration, values: np.ndarray, where: dict, seq
             rms[seg][a:b], count[seg][a:b] = tr.rms[seg], tr.count[seg]
         for seg in SEGMENT_NAMES:
             status[seg][a:b] = tr.status[seg]
+        for seg, frames in tr.joined.items():
+            joined[seg] = joined.get(seg, 0) + frames
         if R_all is not None and O_all is not None:  # keep_frames
             R_all[a:b], O_all[a:b] = R, O
-    return table, rms, count, status, R_all, O_all
+    return table, rms, count, status, R_all, O_all, joined
 
 
 def finish_coordinates(markers, table: np.ndarray, angles: np.ndarray, seq, sequences) -> tuple[np.ndarray, dict]:

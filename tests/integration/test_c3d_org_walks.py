@@ -36,7 +36,8 @@ RUNS = {
 #: walks whose numbers are a body's: stance 55-68 %, knee flexion peaks 50-75 deg, moments within the checks'
 #: limits (hip, ankle 2.5, knee 2 N·m/kg) and no output check said anything on them
 PLAUSIBLE = ("sample_00_Vicon_Motion_Systems_pyCGM2_lower_limb_CGM24_Walking01", "sample_03_gait-raw",
-             "sample_00_Innovative_Sports_Training_Gait_with_EMG")
+             "sample_00_Innovative_Sports_Training_Gait_with_EMG", "sample_00_Codamotion_codamotion_gaitwands_20150204",
+             "sample_26_Walking_Hybrid_1_1")
 _CACHE: dict = {}
 
 
@@ -89,13 +90,20 @@ def test_walk_gives_a_body_s_numbers(walk):
     an, params = _run(walk)
     assert 55.0 <= params.loc["overall", "stance_pct"] <= 68.0
     assert 0.9 <= params.loc["overall", "speed_m_per_s"] <= 1.7
+    status = an.tracking.status
     for side in ("right", "left"):
-        assert 50.0 <= np.nanmax(an.clinical[f"{side}_knee_flexion_deg"]) <= 75.0
+        # where the thigh and shank are fitted to their own markers (Codamotion's leave the cameras' view at 5.7 s)
+        tracked = np.ones(len(status), dtype=bool)
+        for segment in (f"{side}_upper_leg", f"{side}_lower_leg"):
+            tracked &= (status[segment] != "fallback").to_numpy()
+        knee = an.clinical[f"{side}_knee_flexion_deg"].to_numpy()
+        assert tracked.mean() > 0.5 and 50.0 <= np.nanmax(knee[tracked]) <= 75.0
     kin = an.kinetics
     for joint, limit in (("hip", 2.5), ("knee", 2.0), ("ankle", 2.5)):
         cols = [c for c in kin.columns if f"_{joint}_" in c and c.endswith("_moment_Nm_per_kg")]
         assert cols and np.nanmax(np.abs(kin[cols].to_numpy())) <= limit, joint
-    # nothing said but, at most, a foot carried from the shank where its toe marker is lost (gait-raw's last 0.3 s)
+    # nothing said but, at most, a segment carried from its parent where its markers are lost (gait-raw's toe in
+    # its last 0.3 s, Qualisys's right shank with one marker in its first 0.12 s, Codamotion's legs leaving the view)
     assert [w for w in an.log.warnings if "carried from its parent" not in w] == []
 
 
@@ -107,10 +115,10 @@ def test_walks_without_heel_markers_say_what_plug_in_gait_uses_instead():
         assert len(said) == 1 and "heel under the ankle centre" in said[0]
 
 
-@pytest.mark.parametrize("walk", ["sample_23_Vicon_analysis", "sample_26_Walking_Hybrid_1_1"])
+@pytest.mark.parametrize("walk", ["sample_23_Vicon_analysis"])
 def test_walks_with_implausible_passages_are_flagged(walk):
-    """Where markers are missing (Vicon_analysis's pelvis at 0.95-1.7 s, Qualisys's shanks) the numbers leave a
-    body's range: the output checks say so, and the screen says it in a few lines."""
+    """Where markers are missing (Vicon_analysis's pelvis at 0.95-1.7 s) the numbers leave a body's range: the
+    output checks say so, and the screen says it in a few lines."""
     an, params = _run(walk)
     assert 55.0 <= params.loc["overall", "stance_pct"] <= 68.0
     assert an.log.warnings
@@ -127,7 +135,8 @@ def test_every_walk_s_first_screen_is_at_most_25_lines():
 
 
 def test_the_qualisys_walk_s_screen_on_the_command_line(tmp_path):
-    """35 lines before (eleven jumps, four carried segments one line each): now at most 25."""
+    """At most 25 lines; the shanks' hidden markers fitted with their knee and ankle (said in one line): one
+    output check's line left (the right shank carried in the trial's first 0.12 s)."""
     import subprocess
     import sys
 
@@ -136,7 +145,9 @@ def test_the_qualisys_walk_s_screen_on_the_command_line(tmp_path):
                            str(tmp_path)], capture_output=True, text=True, check=True)
     lines = proc.stderr.splitlines()
     assert len(lines) <= 25, lines
-    assert sum(ln.startswith("check outputs:") for ln in lines) == 3
+    assert sum(ln.startswith("check outputs:") for ln in lines) == 1
+    assert sum(ln.startswith("tracking: frames with too few markers fitted with the segment's joint centres")
+               for ln in lines) == 1
 
 
 @pytest.mark.parametrize("walk,reason", [
