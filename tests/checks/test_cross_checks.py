@@ -254,7 +254,7 @@ def test_keypoint_static_of_the_subject_passes_another_subjects_is_refused(tmp_p
     analysis = hb.analyze_trial(walk, static=own, mass=75)
     line = next(m for m in analysis.messages if "check static" in m)
     assert "own.trc fits the trial's subject (median marker residual at most 40 mm; segment keypoint distances " \
-           "scaled within 1.7 % of the trial's, at most 10 %)" in line
+           "scaled within 0.8 % of the trial's, at most 10 %)" in line
     # the marker sets' rule (median |difference| at most 8 %) would refuse it: jitter moves single distances
     from humanbody.checks.static_fit import segment_dimensions
 
