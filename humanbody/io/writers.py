@@ -353,15 +353,15 @@ def _numeric_matrix(table: pd.DataFrame, digits: int):
     return table
 
 
-def _numeric_column(table: pd.DataFrame, i: int, dt, digits: int) -> bool:
-    """Whether column ``i`` (of dtype ``dt``) prints the same through the kernel (:func:`_numeric_matrix`
+def _numeric_column(col: pd.Series, dt, digits: int) -> bool:
+    """Whether the column ``col`` (of dtype ``dt``) prints the same through the kernel (:func:`_numeric_matrix`
     of that column alone)."""
     if not (pd.api.types.is_float_dtype(dt) or pd.api.types.is_integer_dtype(dt)):
         return False
     if isinstance(dt, pd.api.extensions.ExtensionDtype) and not isinstance(dt, np.dtype):
         return False  # nullable dtypes: pd.NA is printed by Arrow
     if pd.api.types.is_integer_dtype(dt):
-        return int(np.abs(table.iloc[:, i].to_numpy()).max(initial=0)) < 10**digits
+        return int(np.abs(col.to_numpy()).max(initial=0)) < 10**digits
     return True
 
 
@@ -383,7 +383,7 @@ def _factorize(col: pd.Series):
     return pd.factorize(col, use_na_sentinel=True)
 
 
-def _text_block(part: pd.DataFrame, sep: str) -> tuple[list[str], np.ndarray]:
+def _text_block(part: list[pd.Series], sep: str) -> tuple[list[str], np.ndarray]:
     """The text of adjacent text columns: the distinct row texts (cells quoted where needed, joined by
     ``sep``) and each row's index into them.
 
@@ -391,8 +391,8 @@ def _text_block(part: pd.DataFrame, sep: str) -> tuple[list[str], np.ndarray]:
     table repeats a few labels (side, variable, unit) on every row.
     """
     codes, words = [], []
-    for j in range(part.shape[1]):
-        c, uniques = _factorize(part.iloc[:, j])
+    for col in part:
+        c, uniques = _factorize(col)
         w = [_quoted(str(u), sep) for u in uniques] + [""]  # code -1 (missing) picks the last, ""
         codes.append(np.where(c < 0, len(w) - 1, c).astype(np.int64))
         words.append(w)
@@ -425,12 +425,13 @@ def table_csv_bytes(table: pd.DataFrame, digits: int = CSV_DIGITS, sep: str = ",
     digits = _check_digits(digits)
     table = pd.DataFrame(table, copy=False)  # the same columns without the attrs (pandas copies them per column)
     blocks, kind = [], None
-    for i, dt in enumerate(table.dtypes.tolist()):
-        numeric = _numeric_column(table, i, dt, digits)
+    columns = [col for _, col in table.items()]  # each column once (positional indexing costs more per call)
+    for i, (dt, col) in enumerate(zip(table.dtypes.tolist(), columns, strict=True)):
+        numeric = _numeric_column(col, dt, digits)
         text = (pd.api.types.is_string_dtype(dt) or pd.api.types.is_object_dtype(dt)) and not numeric
         if text and pd.api.types.is_object_dtype(dt):
             text = all(isinstance(v, str) or v is None or (isinstance(v, float) and v != v)
-                       for v in table.iloc[:, i].tolist())
+                       for v in col.tolist())
         if not (numeric or text):
             buf = io.StringIO()
             table.to_csv(buf, index=False, float_format=f"%.{digits}g", lineterminator="\n", sep=sep)
@@ -449,16 +450,16 @@ def table_csv_bytes(table: pd.DataFrame, digits: int = CSV_DIGITS, sep: str = ",
         return head + format_csv_rows(table.to_numpy(dtype=np.float64), digits, sep)
     pools, starts, lengths, base = [], [], [], 0
     for k, cols in blocks:
-        part = table.iloc[:, cols]
         if k == "num":
-            text = np.frombuffer(format_csv_rows(part.to_numpy(dtype=np.float64), digits, sep), dtype=np.uint8)
+            values = np.column_stack([columns[i].to_numpy(dtype=np.float64) for i in cols])
+            text = np.frombuffer(format_csv_rows(values, digits, sep), dtype=np.uint8)
             ends = np.flatnonzero(text == 10)  # every row's line ends with "\n"
             first = np.concatenate([[0], ends[:-1] + 1])
             pools.append(text)
             starts.append(first + base)
             lengths.append(ends - first)
         else:
-            words, code = _text_block(part, sep)
+            words, code = _text_block([columns[i] for i in cols], sep)
             encoded = [w.encode("utf-8") for w in words]
             size = np.array([len(w) for w in encoded], dtype=np.int64)
             offset = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)

@@ -47,6 +47,7 @@ _AXES = ("x", "y", "z")
 _RULES = ("cluster", "slerp", "rigid")
 
 
+@lru_cache(maxsize=4096)
 def name_key(name: str) -> str:
     """Matching key of a marker name: no ``Subject:`` prefix, case, punctuation."""
     return re.sub(r"[^0-9a-z]", "", str(name).rsplit(":", 1)[-1].lower())
@@ -381,19 +382,39 @@ def _stand_in(ms: MarkerSet, marker: str, found: Mapping) -> bool:
 
 
 # --------------------------------------------------------------- name matching
+#: :func:`match_markers`' maps by (set's id, names), each beside its set (which pins the id): a batch's
+#: trials and a trial's stages match the same names against the same few sets again and again.
+_MATCHES: dict[tuple, tuple[MarkerSet, dict[str, str]]] = {}
+
+
 def match_markers(markerset: MarkerSet, names) -> dict[str, str]:
     """Map the set's canonical marker names to the names found in a trial.
 
     A canonical name matches a trial name when either, or one of its
     ``aliases``, is equal after dropping a ``Subject:`` prefix, case and
     every character other than letters and digits (``R.ASIS`` = ``R_ASIS``
-    = ``rasis``).
+    = ``rasis``).  Computed once per set and names in a process (a new dict
+    each call).
 
     Returns
     -------
     dict
         canonical name -> trial name, for the markers found.
     """
+    names = list(names)
+    try:
+        key = (id(markerset), tuple(names))
+        hit = _MATCHES.get(key)
+    except TypeError:  # unhashable names: matched afresh
+        return _match_markers(markerset, names)
+    if hit is None or hit[0] is not markerset:
+        if len(_MATCHES) >= 256:
+            _MATCHES.clear()
+        hit = _MATCHES[key] = (markerset, _match_markers(markerset, names))
+    return dict(hit[1])
+
+
+def _match_markers(markerset: MarkerSet, names: list) -> dict[str, str]:
     by_key: dict[str, str] = {}
     for n in names:
         by_key.setdefault(name_key(n), n)
