@@ -11,7 +11,8 @@ missing in a frame is left out of that frame's fit.
 Segments without enough markers follow their marker-set rule (``slerp``
 between two segments, ``rigid`` attachment); a cluster segment that lacks
 markers its set defines and keeps fewer than three (a sparse set) joins its
-joint centres to its fit (:func:`joined_children`); a cluster frame with
+joint centres to its fit (:func:`joined_children`), each where the trial
+puts it (:func:`sparse_pairs`); a cluster frame with
 fewer than three usable, non-collinear points follows the segment's
 ``fallback`` (``parent``: the calibrated relative orientation to its parent;
 ``nan``).
@@ -40,6 +41,7 @@ from .calibration import Calibration, calibrate
 from .markerset import detect_markerset, match_markers
 from .rigid import fit_columns, fit_rigid  # noqa: F401  (fit_rigid re-exported)
 from .rules import Geometry, MarkerUnavailable, tracking_frame
+from .sparse_joints import functional_pair
 
 __all__ = ["Tracking", "fit_rigid", "track", "markers_to_coordinates"]
 
@@ -151,8 +153,10 @@ class _Tracker:
     ``R_out[:, k]``, ``O_out[:, k]``); ``pose`` returns those views.
     """
 
-    def __init__(self, cal: Calibration, markers: dict, n: int, table=None, where=None, R_out=None, O_out=None):
+    def __init__(self, cal: Calibration, markers: dict, n: int, table=None, where=None, R_out=None, O_out=None,
+                 pairs=None):
         self.cal, self.markers, self.n = cal, markers, n
+        self.pairs = pairs or {}  # child -> (a, b): a sparse joint's point in the parent and the child (sparse_pairs)
         self.table, self.where = table, where  # the chunk's marker table and each marker's columns
         self.ms = cal.markerset
         self.R_out = np.empty((n, 17, 3, 3)) if R_out is None else R_out
@@ -246,8 +250,8 @@ class _Tracker:
         children = joined_children(self.ms, seg, self.usable)
         extra = np.empty((0, 3))
         if (spec.use_joint or children is not None) and PARENTS[k]:
-            loc.append(np.zeros(3))
-            extra = np.ascontiguousarray(self.joint_point(seg))
+            loc.append(self._pair(seg)[1])
+            extra = np.ascontiguousarray(self._proximal(seg))
         cols = self._columns(names)
         if loc and (spec.child_joints or children):
             rms, count, ok = self._fit_with_children(list(spec.child_joints) + list(children or ()), names, loc,
@@ -329,16 +333,36 @@ class _Tracker:
         if len(extra):
             meas.append(extra)
         for child in children:
-            origin = self._distal(child)
-            if origin is None:  # a child its markers do not determine: its joint is left out of this fit
+            point = self._distal_point(child)
+            if point is None:  # a child its markers do not determine: its joint is left out of this fit
                 continue
-            loc.append(np.asarray(self.cal.model.joint_offset[SEGMENT_NAMES.index(child)], dtype=float))
-            meas.append(origin)
+            loc.append(self._pair(child)[0])
+            meas.append(point)
         R[...], O[...], rms, count, ok = fit_rigid(np.array(loc), np.stack(meas, axis=1))
         return rms, count, ok
 
+    def _pair(self, child):
+        """The joint of ``child`` with its parent in the parent's and the child's frame: (xi_c, 0), or where the
+        trial puts it (:func:`sparse_pairs`)."""
+        if child in self.pairs:
+            return self.pairs[child]
+        return np.asarray(self.cal.model.joint_offset[SEGMENT_NAMES.index(child)], dtype=float), np.zeros(3)
+
+    def _proximal(self, seg):
+        """The joint of ``seg`` with its parent as the tracked parent carries it (n, 3): O_L + R_L a."""
+        if seg not in self.pairs:
+            return self.joint_point(seg)
+        Rp, Op = self.pose(SEGMENT_NAMES[PARENTS[SEGMENT_NAMES.index(seg)] - 1])
+        return Op + Rp @ self.pairs[seg][0]
+
+    def _distal_point(self, seg):
+        """The joint of ``seg`` with its parent where ``seg``'s own markers put it (n, 3), or None."""
+        pose = self._distal(seg)
+        return None if pose is None else pose[1] + pose[0] @ self._pair(seg)[1]
+
     def _distal(self, seg):
-        """Origin (n, 3) of ``seg`` where its own markers put it, or None when they do not determine it.
+        """Pose (R (n, 3, 3), origin (n, 3)) of ``seg`` where its own markers put it, or None when they do not
+        determine it.
 
         A segment with three calibrated markers: their rigid fit alone (no
         parent point).  A sparse segment (:func:`sparse_segment`): its
@@ -359,12 +383,12 @@ class _Tracker:
             loc = [clocal[m] for m in names]
             meas = [self._marker(m) for m in names]
             for child in distal_children(self.ms, seg, self.usable):
-                origin = self._distal(child)
-                if origin is not None:
-                    loc.append(np.asarray(self.cal.model.joint_offset[SEGMENT_NAMES.index(child)], dtype=float))
-                    meas.append(origin)
+                point = self._distal_point(child)
+                if point is not None:
+                    loc.append(self._pair(child)[0])
+                    meas.append(point)
         if names and len(loc) >= 3:
-            _, out, _, _, _ = fit_rigid(np.array(loc), np.stack(meas, axis=1))
+            out = fit_rigid(np.array(loc), np.stack(meas, axis=1))[:2]
         self._dist[seg] = out
         return out
 
@@ -445,9 +469,10 @@ def joined_children(ms, seg: str, usable) -> tuple[str, ...] | None:
     Its fit then takes, beside its markers, its proximal joint centre as its
     tracked parent carries it and the joint centre of every child whose
     markers determine it (:func:`distal_children`: a sparse child's from its
-    markers and its own children's joints, from the foot up), each at the
-    model offset xi_c with unit weight, the joint centres the segment fits
-    of the full set use: 2 shank markers + the knee (from the thigh) + the
+    markers and its own children's joints, from the foot up), each with unit
+    weight at the point where the trial puts that joint (:func:`sparse_pairs`;
+    the model offset xi_c when the trial does not show it), the joint centres
+    the segment fits of the full set use: 2 shank markers + the knee (from the thigh) + the
     ankle (from the foot) are four points, 2 thigh markers + the hip (from
     the pelvis) + the knee (from the shank's markers and the ankle) four.
     The segment is fitted frame by frame like the others, and the rest of
@@ -464,6 +489,43 @@ def joined_children(ms, seg: str, usable) -> tuple[str, ...] | None:
     if not PARENTS[k] or not sparse_segment(ms, seg, usable):
         return None
     return tuple(c for c in distal_children(ms, seg, usable) if c not in ms.segments[seg].child_joints)
+
+
+def sparse_pairs(calibration: Calibration, values: np.ndarray, where: dict) -> dict:
+    """Where the trial puts each joint between a sparse segment and a child that joins its fit.
+
+    For every sparse segment s and child c of :func:`joined_children`, the
+    point (a in s, b in c) of :func:`humanbody.markers.sparse_joints.functional_pair`
+    from s's pose fitted to its markers and its proximal joint centre and
+    c's pose where its own markers (and its children's joints) put it, both
+    over the whole trial ``values`` (F, 3 m; columns ``where``).  Empty when
+    the set has no sparse segment.
+
+    Returns
+    -------
+    dict
+        child segment -> (a (3,), b (3,)) in m.
+    """
+    ms = calibration.markerset
+    markers = {m: values[:, c] for m, c in where.items()}
+    usable = {m for local in calibration.local.values() for m in local if m in markers}
+    joins = {s: c for s in SEGMENT_NAMES if ms.segments[s].rule == "cluster" and (c := joined_children(ms, s, usable))}
+    if not joins:
+        return {}
+    tr = _Tracker(calibration, markers, len(values))
+    pairs = {}
+    for seg, children in joins.items():
+        local = calibration.local.get(seg, {})
+        names = [m for m in ms.segments[seg].markers if m in local and m in usable]
+        Rp, Op, *_ = fit_rigid(np.array([local[m] for m in names] + [np.zeros(3)]),
+                               np.stack([markers[m] for m in names] + [tr.joint_point(seg)], axis=1))
+        for child in children:
+            pose = tr._distal(child)
+            xi = calibration.model.joint_offset[SEGMENT_NAMES.index(child)]
+            pair = None if pose is None else functional_pair(Rp, Op, pose[0], pose[1], xi)
+            if pair is not None:
+                pairs[child] = pair
+    return pairs
 
 
 def _marker_columns(markers: pd.DataFrame, found: dict) -> tuple[np.ndarray, dict]:
@@ -564,8 +626,9 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
     values, where = trial_markers(markers, ms, required)
     seq = sequence_axes_array(calibration.model)
     step = max(int(TRACK_CHUNK if chunk_frames is None else chunk_frames), 1)
+    pairs = sparse_pairs(calibration, values, where)
     table, rms, count, codes, R_all, O_all, joined = _track_chunks(calibration, values, where, seq, step,
-                                                                   keep_frames)
+                                                                   keep_frames, pairs)
     angles = table[:, 4:].reshape(len(markers), 17, 3)
     time, near = finish_coordinates(markers, table, angles, seq, calibration.model.sequences)
     coords = pd.DataFrame(table, columns=TABLE_COLUMNS, copy=False)
@@ -585,14 +648,14 @@ TABLE_COLUMNS = (["time"] + [f"lower_torso_{a}" for a in "xyz"]
 
 
 def _track_chunks(calibration: Calibration, values: np.ndarray, where: dict, seq: np.ndarray, step: int,
-                  keep_frames: bool):
+                  keep_frames: bool, pairs=None):
     """Track every frame of the marker samples ``values`` (F, 3 m), ``step`` frames at a time.
 
     Returns the coordinates table (F, 4 + 51; filled in place: the root's position and the joints' relative
     angles, rad; the time column left for the caller), the cluster segments' RMS residuals and marker counts
     and every segment's status codes (``{segment: (F,)}``), the absolute frames (F, 17, 3, 3) and
     origins (F, 17, 3) when ``keep_frames`` (else None), and per segment the frames fitted with its joint
-    centres joined (``{segment: int}``).
+    centres joined (``{segment: int}``).  ``pairs``: the sparse joints' points (:func:`sparse_pairs`).
     """
     n = len(values)
     ms = calibration.markerset
@@ -613,7 +676,7 @@ def _track_chunks(calibration: Calibration, values: np.ndarray, where: dict, seq
             R_buf, O_buf = np.empty((b - a, 17, 3, 3)), np.empty((b - a, 17, 3))
         R, O = R_buf[:b - a], O_buf[:b - a]
         tr = _Tracker(calibration, {m: chunk[:, c] for m, c in where.items()}, b - a,
-                      table=np.ascontiguousarray(chunk), where=where, R_out=R, O_out=O)
+                      table=np.ascontiguousarray(chunk), where=where, R_out=R, O_out=O, pairs=pairs)
         for seg in SEGMENT_NAMES:
             tr.pose(seg)  # written into R[:, k], O[:, k]
         relative_angles(R, parent, seq, 1e-9, angles[a:b])  # S_L(k)k = R_L^T R_k -> alpha, beta, gamma
