@@ -297,13 +297,13 @@ class _Tracker:
         ok : (n,) bool  the frames fitted, by the cluster alone or joined
         """
         idx = np.flatnonzero(~ok)
-        loc = list(loc) + [np.zeros(3)]
-        meas = [self._marker(m)[idx] for m in names] + [self.joint_point(seg)[idx]]
+        loc = list(loc) + [self._pair(seg)[1]]
+        meas = [self._marker(m)[idx] for m in names] + [self._proximal(seg)[idx]]
         for child in dict.fromkeys(list(spec.child_joints) + list(distal_children(self.ms, seg, self.usable))):
-            origin = self._distal(child)
-            if origin is not None:
-                loc.append(np.asarray(self.cal.model.joint_offset[SEGMENT_NAMES.index(child)], dtype=float))
-                meas.append(origin[idx])
+            point = self._distal_point(child)
+            if point is not None:
+                loc.append(self._pair(child)[0])
+                meas.append(point[idx])
         if len(loc) < 3:
             return ok
         Rj, Oj, rj, cj, good = fit_rigid(np.array(loc), np.stack(meas, axis=1))
