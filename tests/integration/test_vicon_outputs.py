@@ -262,6 +262,20 @@ def test_a_subject_file_wins_over_processing(nexus, tmp_path):
     a = hb.analyze_trial(path, subject=toml)
     assert not any("PROCESSING" in m for m in a.messages)
     assert a.model.total_mass == pytest.approx(70.0)
+    said = [m for m in a.messages if m.startswith("subject")]
+    assert len(said) == 1 and said[0].startswith(f"subject {toml}: 8 measurement(s)"), said
+    assert not any("AnkleAbAdd" in m or "StaticPlantFlex" in m for m in a.messages)  # not PROCESSING's
+
+
+def test_processing_wins_over_what_the_trial_measures_with_one_line(nexus):
+    """Without --subject, the PROCESSING group is the subject, said in one line; its signed parameters
+    (AnkleAbAdd, the static foot offsets) are used, not measured from the trial."""
+    _, analysis, _ = nexus
+    said = [m for m in analysis.messages if m.startswith("subject")]
+    assert len(said) == 1 and "25 from the C3D file's PROCESSING group" in said[0], said
+    assert "calibration: left_ankle_abduction = 8.92 deg from the subject file (AnkleAbAdd)" in analysis.messages
+    assert any("right foot offsets from the subject file (StaticPlantFlex 17.5 deg" in m and "not the static" in m
+               for m in analysis.messages)
 
 
 def test_nexus_outputs_within_the_targets_or_today_s_bounds(nexus):
