@@ -1126,7 +1126,7 @@ def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log:
     motion = prepare_motion(model, coords, differentiation=diff)
     feet = (getattr(model, "meta", None) or {}).get("foot_rate_frames")
     if feet and diff.method == "gradient":  # Plug-in Gait's ankle power: the feet differenced wider
-        motion = spaced_rates(model, motion, {f"{side}_foot": int(feet) for side in ("right", "left")})
+        motion = spaced_rates(model, motion, {f"{side}_foot": int(float(feet)) for side in ("right", "left")})
     log.message("rates", f"rates: {motion.how}" + (" (the marker set's)" if diff is not options.differentiation
                                                    else ""))
     log.edges = edge_note(diff, motion.time, motion.local_rates)

@@ -430,7 +430,7 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
             raw[:, i] = matrix_to_euler(S, angles[0].sequence)
     cont = np.ascontiguousarray(raw[:, :n_joints])
     continuous_angles(cont, seq_arr[:n_joints], 1e-9)
-    _principal_branch(cont, seq_arr[:n_joints])
+    _principal_branch(cont, seq_arr[:n_joints], [a[0].reference == "progression" for a in joints.values()])
     out = {}
     for i, (joint, angles) in enumerate(joints.items()):
         first = angles[0]
@@ -499,15 +499,17 @@ def _static_zero(first, relative0: dict, twist) -> np.ndarray:
     return z0
 
 
-def _principal_branch(cont: np.ndarray, seq_axes: np.ndarray) -> None:
-    """Each Cardan joint's angles (F, J, 3; rad, continuous along time) on the branch whose middle angle stays
-    within +-90 deg over most of the trial: where the median |middle angle| (wrapped) is beyond 90 deg, the same
-    rotations as (a + 180, 180 - b, c + 180) deg, in place.  Continuity started from a stretch of garbled frames
-    (a trial whose first tracked frames lack markers) can otherwise hold a whole trial on the other branch,
-    every angle 180 deg from the clinical one (the shared ``sample_23_Vicon_analysis.c3d``'s pelvis)."""
+def _principal_branch(cont: np.ndarray, seq_axes: np.ndarray, which) -> None:
+    """The angles (F, J, 3; rad, continuous along time) of each Cardan joint ``which[j]`` names (the segments
+    measured from the progression: pelvis, thorax, head) on the branch whose middle angle stays within +-90 deg
+    over most of the trial: where the median |middle angle| (wrapped) is beyond 90 deg, the same rotations as
+    (a + 180, 180 - b, c + 180) deg, in place.  Continuity started from a stretch of garbled frames (a trial
+    whose first tracked frames lack markers) can otherwise hold a whole trial on the other branch, every
+    angle 180 deg from the clinical one (the shared ``sample_23_Vicon_analysis.c3d``'s pelvis).  Joints may
+    pass 90 deg in their middle angle (a shoulder flexed overhead) and are left alone."""
     for i in range(cont.shape[1]):
-        if len(set(int(a) for a in seq_axes[i])) < 3:
-            continue  # a proper Euler sequence: its middle angle lies in [0, 180]
+        if not which[i] or len(set(int(a) for a in seq_axes[i])) < 3:
+            continue  # a joint, or a proper Euler sequence (its middle angle lies in [0, 180])
         mid = np.angle(np.exp(1j * cont[:, i, 1]))
         if np.isfinite(mid).any() and np.nanmedian(np.abs(mid)) > 0.5 * np.pi:
             cont[:, i, 0] += np.pi

@@ -198,7 +198,7 @@ def test_a_pelvis_on_the_other_euler_branch_is_brought_back():
     """Continuity started on garbled frames can hold a Cardan joint on the other branch for a whole trial, the
     same rotations as (a + 180, 180 - b, c + 180): each joint is brought to the branch whose middle angle is
     within +-90 deg over most of the trial (the shared sample_23's pelvis was 166 deg RMS from Vicon's so),
-    an Euler sequence (repeated axis) left alone."""
+    for the segments measured from the progression only; an Euler sequence (repeated axis) left alone."""
     from humanbody.mechanics.clinical import _principal_branch
     from humanbody.rotations.angles import euler_to_matrix
 
@@ -206,10 +206,11 @@ def test_a_pelvis_on_the_other_euler_branch_is_brought_back():
     a = np.radians(np.c_[10 + 5 * rng.standard_normal(50), 4 * rng.standard_normal(50), 3 * rng.standard_normal(50)])
     other = np.c_[a[:, 0] + np.pi, np.pi - a[:, 1], a[:, 2] + np.pi]
     np.testing.assert_allclose(euler_to_matrix(other, "yxz"), euler_to_matrix(a, "yxz"), atol=1e-12)
-    cont = np.stack([other, other], axis=1)
-    _principal_branch(cont, np.array([[1, 0, 2], [2, 0, 2]]))
+    cont = np.stack([other, other, other], axis=1)
+    _principal_branch(cont, np.array([[1, 0, 2], [2, 0, 2], [1, 0, 2]]), [True, True, False])
     np.testing.assert_allclose(np.angle(np.exp(1j * (cont[:, 0] - a))), 0.0, atol=1e-12)
     np.testing.assert_array_equal(cont[:, 1], other)
+    np.testing.assert_array_equal(cont[:, 2], other)  # a joint: its middle angle may pass 90 deg
 
 
 @pytest.fixture(scope="module")
@@ -262,6 +263,20 @@ def test_a_subject_file_wins_over_processing(nexus, tmp_path):
     a = hb.analyze_trial(path, subject=toml)
     assert not any("PROCESSING" in m for m in a.messages)
     assert a.model.total_mass == pytest.approx(70.0)
+    said = [m for m in a.messages if m.startswith("subject")]
+    assert len(said) == 1 and said[0].startswith(f"subject {toml}: 8 measurement(s)"), said
+    assert not any("AnkleAbAdd" in m or "StaticPlantFlex" in m for m in a.messages)  # not PROCESSING's
+
+
+def test_processing_wins_over_what_the_trial_measures_with_one_line(nexus):
+    """Without --subject, the PROCESSING group is the subject, said in one line; its signed parameters
+    (AnkleAbAdd, the static foot offsets) are used, not measured from the trial."""
+    _, analysis, _ = nexus
+    said = [m for m in analysis.messages if m.startswith("subject")]
+    assert len(said) == 1 and "25 from the C3D file's PROCESSING group" in said[0], said
+    assert "calibration: left_ankle_abduction = 8.92 deg from the subject file (AnkleAbAdd)" in analysis.messages
+    assert any("right foot offsets from the subject file (StaticPlantFlex 17.5 deg" in m and "not the static" in m
+               for m in analysis.messages)
 
 
 def test_nexus_outputs_within_the_targets_or_today_s_bounds(nexus):
