@@ -399,6 +399,7 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
     fit = _Fit(prob, use, sequence_axes_array(calibration.model), lo, hi, int(max_iter), float(tol), float(rtol))
     table, res, cost, iters, R_all, O_all = _solve_chunks(fit, meas, idx, R0, O0, bool(chained), keep_frames)
     del R0, O0
+    _drop_rootless(fit, meas, table, res, cost, R_all, O_all)
     angles = table[:, 4:].reshape(len(meas), 17, 3)
     limited = [k for k in range(17) if np.isfinite(lo[k]).any() or np.isfinite(hi[k]).any()] if fit.limit_w else []
     if limited and chained:
@@ -449,6 +450,32 @@ def _solve_chunks(fit: _Fit, meas: np.ndarray, idx: np.ndarray, R0: np.ndarray, 
         if R_all is not None and O_all is not None:  # keep_frames
             R_all[a:b], O_all[a:b] = R, O
     return table, res, cost, iters, R_all, O_all
+
+
+#: Markers of its own the root segment needs in a frame of whole-body inverse kinematics: with one, its
+#: orientation is the legs' guess (Vicon's analysis sample: the sacrum alone for 0.17 s, hip moments 7 N·m/kg).
+ROOT_MARKERS = 2
+
+
+def _drop_rootless(fit: _Fit, meas: np.ndarray, table, res, cost, R_all, O_all) -> None:
+    """Frames in which the root segment (the pelvis) has fewer than :data:`ROOT_MARKERS` of its markers (all
+    of them when it has fewer) have no pose, as segment fits leave a root without markers (its parent is the
+    ground: nothing carries it); the legs' markers alone place it anywhere along their chains (Vicon's
+    analysis sample: hip moments of 60 N·m/kg).  Their rows, residuals and cost
+    become NaN in place (``status`` "missing"; the pipeline says how many frames have no pose).  A set whose
+    root has no marker at all (keypoints placed by other rules) is left as it is."""
+    own = fit.seg_of == 0
+    if not own.any():
+        return
+    rootless = np.isfinite(meas[:, own]).all(axis=2).sum(axis=1) < min(ROOT_MARKERS, int(own.sum()))
+    if not rootless.any():
+        return
+    table[rootless, 1:] = np.nan
+    res[rootless] = np.nan
+    cost[rootless] = np.nan
+    if R_all is not None and O_all is not None:
+        R_all[rootless] = np.nan
+        O_all[rootless] = np.nan
 
 
 def _hold_on_limits(angles, principal, limited: list, lo, hi, seq, near: dict) -> None:

@@ -282,7 +282,7 @@ class _Tracker:
     def _joined_gap_fit(self, seg, spec, loc, names, ok, R, O, rms, count):
         """The frames a cluster cannot fit (fewer than three usable markers: a marker hidden for a while),
         fitted by its markers joined by its joint centres, unit weight each: the proximal one as its tracked
-        parent carries it (at the segment's origin) and the distal ones its children's own markers put
+        parent carries it (at the segment's origin; not where the parent is itself carried) and the distal ones its children's own markers put
         (:meth:`_distal`, at the model offsets xi_c), as a sparse set's fit (:func:`joined_children`) joins
         them for the whole trial.  Two shank markers + knee + ankle are four points, one three; the frames
         this fits are counted in ``joined``, the others keep ``ok`` False (the segment's fallback).
@@ -293,7 +293,11 @@ class _Tracker:
         """
         idx = np.flatnonzero(~ok)
         loc = list(loc) + [np.zeros(3)]
-        meas = [self._marker(m)[idx] for m in names] + [self.joint_point(seg)[idx]]
+        proximal = self.joint_point(seg)[idx].copy()
+        parent = SEGMENT_NAMES[PARENTS[SEGMENT_NAMES.index(seg)] - 1]
+        carried = np.isin(self.status[parent][idx], (STATUS.index("fallback"), STATUS.index("missing")))
+        proximal[carried] = np.nan  # a parent carried from its own parent puts the joint nowhere measured
+        meas = [self._marker(m)[idx] for m in names] + [proximal]
         for child in dict.fromkeys(list(spec.child_joints) + list(distal_children(self.ms, seg, self.usable))):
             origin = self._distal(child)
             if origin is not None:
