@@ -261,7 +261,11 @@ class _Tracker:
         else:
             R[...], O[...] = np.nan, np.nan
             rms, count, ok = np.full(self.n, np.nan), np.zeros(self.n, int), np.zeros(self.n, bool)
-        if (~ok).any() and PARENTS[k] and names:
+        # where the fallback would carry it (the parent's pose is then needed anyway), not through a parent
+        # interpolated between it and another (the head under the neck)
+        pspec = self.ms.segments[SEGMENT_NAMES[PARENTS[k] - 1]] if PARENTS[k] else None
+        if ((~ok).any() and spec.fallback == "parent" and pspec is not None and names
+                and not (pspec.rule == "slerp" and seg in pspec.between)):
             ok = self._joined_gap_fit(seg, spec, [local[m] for m in names], names, ok, R, O, rms, count)
         self.rms[seg], self.count[seg] = rms, count
         self.status[seg][ok] = STATUS.index("fit")
