@@ -399,7 +399,6 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
     fit = _Fit(prob, use, sequence_axes_array(calibration.model), lo, hi, int(max_iter), float(tol), float(rtol))
     table, res, cost, iters, R_all, O_all = _solve_chunks(fit, meas, idx, R0, O0, bool(chained), keep_frames)
     del R0, O0
-    _drop_rootless(fit, meas, table, res, cost, R_all, O_all)
     angles = table[:, 4:].reshape(len(meas), 17, 3)
     limited = [k for k in range(17) if np.isfinite(lo[k]).any() or np.isfinite(hi[k]).any()] if fit.limit_w else []
     if limited and chained:
@@ -430,7 +429,8 @@ def _solve_chunks(fit: _Fit, meas: np.ndarray, idx: np.ndarray, R0: np.ndarray, 
 
     Returns the coordinate table (F, 4 + 51; its angle columns the joints' relative angles, rad; the time
     column left for the caller), the markers' residuals (F, m; m), the cost and iterations per frame, and
-    the segments' frames (F, 17, 3, 3) and origins (F, 17, 3) when ``keep_frames`` (else None).
+    the segments' frames (F, 17, 3, 3) and origins (F, 17, 3) when ``keep_frames`` (else None); frames whose
+    root keeps too few of its markers NaN (:func:`_drop_rootless`).
     """
     n = len(meas)
     R_all = np.empty((n, 17, 3, 3)) if keep_frames else None
@@ -449,6 +449,7 @@ def _solve_chunks(fit: _Fit, meas: np.ndarray, idx: np.ndarray, R0: np.ndarray, 
         table[a:b, 1:4] = O[:, 0]
         if R_all is not None and O_all is not None:  # keep_frames
             R_all[a:b], O_all[a:b] = R, O
+    _drop_rootless(fit, meas, table, res, cost, R_all, O_all)
     return table, res, cost, iters, R_all, O_all
 
 
