@@ -430,7 +430,8 @@ def _solve_chunks(fit: _Fit, meas: np.ndarray, idx: np.ndarray, R0: np.ndarray, 
 
     Returns the coordinate table (F, 4 + 51; its angle columns the joints' relative angles, rad; the time
     column left for the caller), the markers' residuals (F, m; m), the cost and iterations per frame, and
-    the segments' frames (F, 17, 3, 3) and origins (F, 17, 3) when ``keep_frames`` (else None).
+    the segments' frames (F, 17, 3, 3) and origins (F, 17, 3) when ``keep_frames`` (else None); frames whose
+    root keeps too few of its markers NaN (:func:`_drop_rootless`).
     """
     n = len(meas)
     R_all = np.empty((n, 17, 3, 3)) if keep_frames else None
@@ -449,7 +450,34 @@ def _solve_chunks(fit: _Fit, meas: np.ndarray, idx: np.ndarray, R0: np.ndarray, 
         table[a:b, 1:4] = O[:, 0]
         if R_all is not None and O_all is not None:  # keep_frames
             R_all[a:b], O_all[a:b] = R, O
+    _drop_rootless(fit, meas, table, res, cost, R_all, O_all)
     return table, res, cost, iters, R_all, O_all
+
+
+#: Markers of its own the root segment needs in a frame of whole-body inverse kinematics: with one, its
+#: orientation is the legs' guess (Vicon's analysis sample: the sacrum alone for 0.17 s, hip moments 7 N·m/kg).
+ROOT_MARKERS = 2
+
+
+def _drop_rootless(fit: _Fit, meas: np.ndarray, table, res, cost, R_all, O_all) -> None:
+    """Frames in which the root segment (the pelvis) has fewer than :data:`ROOT_MARKERS` of its markers (all
+    of them when it has fewer) have no pose, as segment fits leave a root without markers (its parent is the
+    ground: nothing carries it); the legs' markers alone place it anywhere along their chains (Vicon's
+    analysis sample: hip moments of 60 N·m/kg).  Their rows, residuals and cost
+    become NaN in place (``status`` "missing"; the pipeline says how many frames have no pose).  A set whose
+    root has no marker at all (keypoints placed by other rules) is left as it is."""
+    own = fit.seg_of == 0
+    if not own.any():
+        return
+    rootless = np.isfinite(meas[:, own]).all(axis=2).sum(axis=1) < min(ROOT_MARKERS, int(own.sum()))
+    if not rootless.any():
+        return
+    table[rootless, 1:] = np.nan
+    res[rootless] = np.nan
+    cost[rootless] = np.nan
+    if R_all is not None and O_all is not None:
+        R_all[rootless] = np.nan
+        O_all[rootless] = np.nan
 
 
 def _hold_on_limits(angles, principal, limited: list, lo, hi, seq, near: dict) -> None:

@@ -266,7 +266,11 @@ class _Tracker:
         else:
             R[...], O[...] = np.nan, np.nan
             rms, count, ok = np.full(self.n, np.nan), np.zeros(self.n, int), np.zeros(self.n, bool)
-        if (~ok).any() and PARENTS[k] and names:
+        # where the fallback would carry it (the parent's pose is then needed anyway), not through a parent
+        # interpolated between it and another (the head under the neck)
+        pspec = self.ms.segments[SEGMENT_NAMES[PARENTS[k] - 1]] if PARENTS[k] else None
+        if ((~ok).any() and spec.fallback == "parent" and pspec is not None and names
+                and not (pspec.rule == "slerp" and seg in pspec.between)):
             ok = self._joined_gap_fit(seg, spec, [local[m] for m in names], names, ok, R, O, rms, count)
         self.rms[seg], self.count[seg] = rms, count
         self.status[seg][ok] = STATUS.index("fit")
@@ -287,8 +291,8 @@ class _Tracker:
     def _joined_gap_fit(self, seg, spec, loc, names, ok, R, O, rms, count):
         """The frames a cluster cannot fit (fewer than three usable markers: a marker hidden for a while),
         fitted by its markers joined by its joint centres, unit weight each: the proximal one as its tracked
-        parent carries it (at the segment's origin) and the distal ones its children's own markers put
-        (:meth:`_distal`, at the model offsets xi_c), as a sparse set's fit (:func:`joined_children`) joins
+        parent carries it (:meth:`_proximal`; not where the parent is itself carried) and the distal ones its
+        children's own markers put (:meth:`_distal_point`), as a sparse set's fit (:func:`joined_children`) joins
         them for the whole trial.  Two shank markers + knee + ankle are four points, one three; the frames
         this fits are counted in ``joined``, the others keep ``ok`` False (the segment's fallback).
 
@@ -298,7 +302,11 @@ class _Tracker:
         """
         idx = np.flatnonzero(~ok)
         loc = list(loc) + [self._pair(seg)[1]]
-        meas = [self._marker(m)[idx] for m in names] + [self._proximal(seg)[idx]]
+        proximal = self._proximal(seg)[idx].copy()
+        parent = SEGMENT_NAMES[PARENTS[SEGMENT_NAMES.index(seg)] - 1]
+        carried = np.isin(self.status[parent][idx], (STATUS.index("fallback"), STATUS.index("missing")))
+        proximal[carried] = np.nan  # a parent carried from its own parent puts the joint nowhere measured
+        meas = [self._marker(m)[idx] for m in names] + [proximal]
         for child in dict.fromkeys(list(spec.child_joints) + list(distal_children(self.ms, seg, self.usable))):
             point = self._distal_point(child)
             if point is not None:

@@ -218,15 +218,18 @@ def test_round_trip_with_noise_and_gaps(calibration, motion):
     noisy["R.Heel"][50:80] = np.nan  # foot keeps 5 markers
     noisy["L.Thigh.Front"][100:110] = np.nan  # thigh keeps 2 markers + hip centre
     noisy["R.Thigh.Front"][150:160] = np.nan
-    noisy["R.Thigh.Rear"][150:160] = np.nan  # thigh left with 1 marker + hip: fallback
+    noisy["R.Thigh.Rear"][150:160] = np.nan  # thigh left with 1 marker: + hip + knee (from the shank): joined
+    for m in ("R.Thigh.Upper", "R.Thigh.Front", "R.Thigh.Rear"):
+        noisy[m][170:180] = np.nan  # no thigh marker: hip and knee alone are a line: fallback
     tr = track(frame_df(noisy, t), calibration)
     err = np.degrees(_angles(tr.coords) - ang)
     st = tr.status["right_upper_leg"].to_numpy()
-    assert (st[150:160] == "fallback").all() and (st[:150] == "fit").all()
+    assert (st[170:180] == "fallback").all() and (st[:170] == "fit").all()
+    assert tr.joined["right_upper_leg"] == 10
     # fallback: the static relative orientation (zero here)
-    np.testing.assert_allclose(tr.coords["right_upper_leg_beta"].to_numpy()[150:160], 0.0, atol=1e-12)
+    np.testing.assert_allclose(tr.coords["right_upper_leg_beta"].to_numpy()[170:180], 0.0, atol=1e-12)
     ok = np.ones(len(t), bool)
-    ok[150:160] = False
+    ok[170:180] = False
     rms = np.sqrt(np.nanmean(err[ok] ** 2, axis=0))  # (17, 3) deg
     legs = [SEGMENT_NAMES.index(s) for s in SEGMENT_NAMES if "leg" in s or "foot" in s] + [0]
     assert rms[legs].max() < 1.5, rms[legs]  # 1 mm noise on 6-10 cm clusters
