@@ -51,7 +51,7 @@ ESTIMATED = {
     "c3d_org/sample_23_Vicon_analysis.c3d": {("RPelvisAngles", "X"): 0.4, ("RPelvisAngles", "Y"): 1.4,
                                              ("RPelvisAngles", "Z"): 0.7, ("RHipAngles", "X"): 0.8,
                                              ("LHipAngles", "X"): 1.0, ("RKneeAngles", "X"): 3.3,
-                                             ("LKneeAngles", "X"): 3.4, ("LKneeMoment", "X"): 0.06,
+                                             ("LKneeAngles", "X"): 3.4, ("LKneeMoment", "X"): 0.065,
                                              ("RKneeMoment", "Y"): 0.05, ("LAnkleMoment", "X"): 0.1},
 }
 
