@@ -45,7 +45,15 @@ class Function:
     """A scalar function of one variable with its first two derivatives (the types below)."""
 
     def coefficients(self) -> tuple[int, np.ndarray]:  # pragma: no cover - every type overrides
-        """``(type code, coefficients)`` as the kernel reads them."""
+        """The function as the kernel reads it (every type overrides this; the overrides share this description).
+
+        Returns
+        -------
+        code : int
+            The type code of :mod:`humanbody._kernels.joint_tree`.
+        coefficients : (k,) float ndarray
+            The type's numbers (knots, spline coefficients, ...).
+        """
         raise NotImplementedError
 
     def __call__(self, x: ArrayLike, derivative: int = 0) -> np.ndarray:

@@ -115,7 +115,13 @@ class Joint:
     nq: int = 0
 
     def axes(self) -> tuple[Axis, ...]:  # pragma: no cover - every type overrides
-        """The joint's axes in the order they act."""
+        """The joint's axes in the order they act (every type overrides this; the overrides share this description).
+
+        Returns
+        -------
+        tuple of Axis
+            Rotations and translations, each with its unit vector, function and coordinate.
+        """
         raise NotImplementedError
 
 

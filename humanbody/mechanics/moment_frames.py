@@ -63,20 +63,50 @@ def _check(frame: str) -> str:
 
 
 def moment_frame(model) -> str:
-    """The frame of ``model``'s clinical moment columns: ``meta["moment_frame"]`` (the Plug-in Gait sets:
-    ``"distal"``), else ``"jcs"``."""
+    """The frame of ``model``'s clinical moment columns.
+
+    Parameters
+    ----------
+    model : BodyModel
+        Its ``meta["moment_frame"]`` (the Plug-in Gait sets: ``"distal"``).
+
+    Returns
+    -------
+    str
+        One of :data:`MOMENT_FRAMES`; ``"jcs"`` when the model does not say.
+    """
     return _check(str((getattr(model, "meta", None) or {}).get("moment_frame") or "jcs"))
 
 
 def with_moment_frame(model, frame: str | None):
-    """``model`` with its clinical moments in ``frame`` (None: the marker set's, or ``"jcs"``)."""
+    """``model`` with its clinical moments in ``frame``.
+
+    Parameters
+    ----------
+    model : BodyModel
+    frame : str or None
+        One of :data:`MOMENT_FRAMES`; None: the marker set's, or ``"jcs"`` (``model`` unchanged).
+
+    Returns
+    -------
+    BodyModel
+    """
     if frame is None:
         return model
     return model.replace(meta=dict(model.meta, moment_frame=_check(str(frame))))
 
 
 def moment_frame_note(model) -> str:
-    """One log line naming the frame of the clinical moment columns."""
+    """One log line naming the frame of the clinical moment columns.
+
+    Parameters
+    ----------
+    model : BodyModel
+
+    Returns
+    -------
+    str
+    """
     frame = moment_frame(model)
     what = {"distal": "the distal segment's frame (the thigh's for the hip, the shank's for the knee, the foot's "
                       "for the ankle), as Plug-in Gait expresses them",
@@ -95,14 +125,23 @@ def _yaw(heading: float) -> np.ndarray:
 
 
 def moment_axes(R, child, parent, frame: str, heading: float = 0.0) -> np.ndarray:
-    """The axes u_flexion, u_adduction, u_rotation of each joint, ground components: (F, J, 3, 3), axis last-but-one.
+    """The axes u_flexion, u_adduction, u_rotation of each joint, ground components.
 
     Parameters
     ----------
-    R : (F, n, 3, 3)  absolute orientations of the segments (columns: the body axes in ground)
-    child, parent : (J,) int  0-based indices of each joint's distal and proximal segments
-    frame : one of :data:`MOMENT_FRAMES`
-    heading : rad, the progression's lab axis (``"global"`` only)
+    R : (F, n, 3, 3) array_like
+        Absolute orientations of the segments (columns: the body axes in ground).
+    child, parent : (J,) int array_like
+        0-based indices of each joint's distal and proximal segments.
+    frame : str
+        One of :data:`MOMENT_FRAMES`.
+    heading : float
+        rad, the progression's lab axis (``"global"`` only).
+
+    Returns
+    -------
+    (F, J, 3, 3) ndarray
+        Axis last-but-one: ``u[f, j, a]`` is axis a of joint j.
     """
     R = np.asarray(R, dtype=float)
     Rd, Rp = R[:, child], R[:, parent]
@@ -122,9 +161,23 @@ def moment_axes(R, child, parent, frame: str, heading: float = 0.0) -> np.ndarra
 
 def project_moments(R, joint_moment, child, parent, signs, body_mass: float, frame: str,
                     heading: float = 0.0) -> np.ndarray:
-    """``sign_a (M . u_a) / m`` of each joint (module docstring): (F, J, 3) N·m/kg.
+    """``sign_a (M . u_a) / m`` of each joint (module docstring).
 
-    ``joint_moment`` (F, n, 3) N·m, ground axes, each segment's joint moment; ``signs`` (J, 3).
+    Parameters
+    ----------
+    R, child, parent, frame, heading
+        As :func:`moment_axes`.
+    joint_moment : (F, n, 3) array_like
+        Each segment's joint moment (N·m, ground axes).
+    signs : (J, 3) array_like
+        The clinical sign of each joint's three components.
+    body_mass : float
+        kg.
+
+    Returns
+    -------
+    (F, J, 3) ndarray
+        N·m/kg.
     """
     M = np.asarray(joint_moment, dtype=float)[:, child]
     u = moment_axes(R, child, parent, frame, heading)
@@ -132,8 +185,23 @@ def project_moments(R, joint_moment, child, parent, signs, body_mass: float, fra
 
 
 def apply_moment_frame(model, R, joint_moment, child, parent, signs, out, first: int, heading=None) -> None:
-    """Write the clinical moment columns of ``out`` (four per joint from ``first``: three moments, the power)
-    in ``model``'s frame (:func:`moment_frame`); the kernel's ``"jcs"`` columns are left as they are."""
+    """Write the clinical moment columns of ``out`` in ``model``'s frame (:func:`moment_frame`).
+
+    Four columns per joint from ``first``: three moments, then the power (left as it is); the kernel's
+    ``"jcs"`` columns are left as they are.
+
+    Parameters
+    ----------
+    model : BodyModel
+    R, joint_moment, child, parent, signs
+        As :func:`project_moments`.
+    out : (F, columns) ndarray
+        The results block, written in place.
+    first : int
+        Its first clinical moment column.
+    heading : float, optional
+        rad, the trial's progression axis (:func:`trial_heading`), needed by ``"global"``.
+    """
     frame = moment_frame(model)
     if frame == "jcs" or len(child) == 0:
         return
@@ -150,8 +218,21 @@ def _root_rotation(model, angles) -> np.ndarray:
 
 
 def trial_heading(model, q) -> float:
-    """The trial's progression lab axis (rad) from its coordinates ``q`` (F, 3 + 3n): the root's travel and
-    facing (:func:`humanbody.mechanics.clinical.lab_axis_heading`)."""
+    """The trial's progression lab axis from its coordinates: the root's travel and facing
+    (:func:`humanbody.mechanics.clinical.lab_axis_heading`).
+
+    Parameters
+    ----------
+    model : BodyModel
+        Its root's rotation sequence.
+    q : (F, 3 + 3n) array_like
+        Generalized coordinates (m, rad).
+
+    Returns
+    -------
+    float
+        rad about Z from X: one of 0, pi/2, pi, -pi/2.
+    """
     q = np.asarray(q, dtype=float)
     R0 = _root_rotation(model, q[:, 3:6])
     return lab_axis_heading(q[:, :2], np.arctan2(R0[:, 1, 0], R0[:, 0, 0]))
@@ -181,7 +262,16 @@ def _orientations(model, table, names) -> dict:
 
 def distal_inputs(model) -> list[str]:
     """The results columns :func:`distal_moments` reads: the hips', knees' and ankles' joint moments and the
-    coordinates of the segments down to the feet."""
+    coordinates of the segments down to the feet.
+
+    Parameters
+    ----------
+    model : BodyModel
+
+    Returns
+    -------
+    list of str
+    """
     cols = []
     for _, seg, _ in KINETIC_JOINTS:
         if seg not in model.names:
@@ -195,9 +285,21 @@ def distal_inputs(model) -> list[str]:
 
 
 def distal_moments(model, table) -> dict:
-    """The clinical moment columns in the distal frame (N·m/kg, our signs) from a results table's joint moments
-    and coordinates: ``{column: (F,) values}`` for every hip, knee and ankle of ``model`` that the table
-    has.  What the C3D export writes (times -1000: Nexus's N·mm/kg and signs) whatever ``--moment-frame``."""
+    """The clinical moment columns in the distal frame (N·m/kg, our signs) from a results table.
+
+    What the C3D export writes (times -1000: Nexus's N·mm/kg and signs) whatever ``--moment-frame``.
+
+    Parameters
+    ----------
+    model : BodyModel
+    table : pandas.DataFrame or Mapping
+        The results' joint moments (N·m, ground axes) and coordinates (:func:`distal_inputs`).
+
+    Returns
+    -------
+    dict of str to (F,) ndarray
+        ``{column: values}`` for every hip, knee and ankle of ``model`` that the table has.
+    """
     out: dict[str, np.ndarray] = {}
     joints = [(j, seg) for j, seg, ref in KINETIC_JOINTS if seg in model.names and ref in model.names
               and f"{seg}_joint_moment_x" in table]

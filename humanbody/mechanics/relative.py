@@ -69,19 +69,35 @@ class KinematicState:
         return int(self.position.shape[0])
 
     def rotation_vector(self) -> np.ndarray:
-        """B's orientation relative to A as a rotation vector (axis times angle, rad), (F, 3)."""
+        """B's orientation relative to A as a rotation vector (axis times angle).
+
+        Returns
+        -------
+        (F, 3) ndarray
+            rad, A components.
+        """
         axis, angle = matrix_to_axis_angle(self.orientation)
         return axis * angle[:, None]
 
 
 def identity(F: int) -> KinematicState:
-    """A frame relative to itself: zero motion, identity orientation."""
+    """A frame relative to itself: zero motion, identity orientation.
+
+    Parameters
+    ----------
+    F : int
+        Frames.
+
+    Returns
+    -------
+    KinematicState
+    """
     z = np.zeros((F, 3))
     return KinematicState(z, np.broadcast_to(np.eye(3), (F, 3, 3)).copy(), z.copy(), z.copy(), z.copy(), z.copy())
 
 
 def compose(ab: KinematicState, bc: KinematicState) -> KinematicState:
-    """C relative to A from B relative to A (``ab``, A components) and C relative to B (``bc``, B components).
+    """C relative to A from B relative to A and C relative to B.
 
     With ``r = R_AB p_BC``:
 
@@ -90,6 +106,18 @@ def compose(ab: KinematicState, bc: KinematicState) -> KinematicState:
     - ``w_AC = w_AB + R_AB w_BC``  (addition theorem)
     - ``a_AC = a_AB + R_AB a_BC + al_AB x r + w_AB x (w_AB x r) + 2 w_AB x (R_AB v_BC)``  (Coriolis)
     - ``al_AC = al_AB + R_AB al_BC + w_AB x (R_AB w_BC)``
+
+    Parameters
+    ----------
+    ab : KinematicState
+        B relative to A, A components.
+    bc : KinematicState
+        C relative to B, B components.
+
+    Returns
+    -------
+    KinematicState
+        C relative to A, A components.
     """
     R = ab.orientation
     r = _rot(R, bc.position)
@@ -113,6 +141,14 @@ def invert(ab: KinematicState) -> KinematicState:
     ``p_BA = -R^T p``, ``R_BA = R^T``, ``w_BA = -R^T w``, ``al_BA = -R^T al``,
     ``v_BA = R^T (w x p - v)``, ``a_BA = R^T (al x p - w x (w x p) + 2 w x v - a)``
     (the derivatives of ``-R^T p`` taken in B).
+
+    Parameters
+    ----------
+    ab : KinematicState
+
+    Returns
+    -------
+    KinematicState
     """
     R, p, v, a, w, al = ab.orientation, ab.position, ab.velocity, ab.acceleration, ab.omega, ab.alpha
     return KinematicState(
@@ -126,13 +162,33 @@ def invert(ab: KinematicState) -> KinematicState:
 
 
 def relative(x: KinematicState, y: KinematicState) -> KinematicState:
-    """X relative to Y (Y components) from both relative to a common frame (its components)."""
+    """X relative to Y (Y components) from both relative to a common frame (its components).
+
+    Parameters
+    ----------
+    x, y : KinematicState
+
+    Returns
+    -------
+    KinematicState
+    """
     return compose(invert(y), x)
 
 
 def express_in(state: KinematicState, R) -> KinematicState:
-    """The same state with its vectors in other components: ``R.T @ v`` for every vector (R: (F, 3, 3)
-    or (3, 3), the other axes in the current components); the orientation becomes ``R^T orientation``."""
+    """The same state with its vectors in other components: ``R.T @ v`` for every vector; the
+    orientation becomes ``R^T orientation``.
+
+    Parameters
+    ----------
+    state : KinematicState
+    R : (F, 3, 3) or (3, 3) array_like
+        The other axes in the current components.
+
+    Returns
+    -------
+    KinematicState
+    """
     R = np.broadcast_to(np.asarray(R, dtype=float), state.orientation.shape)
     return KinematicState(_rot_t(R, state.position), np.swapaxes(R, -1, -2) @ state.orientation,
                           _rot_t(R, state.velocity), _rot_t(R, state.acceleration), _rot_t(R, state.omega),
@@ -140,7 +196,18 @@ def express_in(state: KinematicState, R) -> KinematicState:
 
 
 def frame_names(results, markers=None) -> list[str]:
-    """Every frame :func:`frame_state` knows for these results (and marker table)."""
+    """Every frame :func:`frame_state` knows for these results (and marker table).
+
+    Parameters
+    ----------
+    results : Results
+    markers : pandas.DataFrame, optional
+        Marker trajectories (their names are frames too).
+
+    Returns
+    -------
+    list of str
+    """
     names = ["ground", "body_com"] + list(results.names) + [f"{n}.com" for n in results.names]
     if markers is not None:
         names += list(markers.attrs.get("markers") or [c[:-2] for c in markers.columns if c.endswith("_x")])
@@ -162,6 +229,17 @@ def frame_state(results, name: str, markers=None, differentiation=None) -> Kinem
         marker frame needs).
     markers : DataFrame, optional
         Marker trajectories in ground axes on the results' time base.
+    differentiation : callable, optional
+        ``(time, x) -> (x, v, a)`` for a marker frame.
+
+    Returns
+    -------
+    KinematicState
+
+    Raises
+    ------
+    InputError
+        For a name that is no frame of the trial.
     """
     F = results.n_frames
     names = list(results.names)
@@ -203,13 +281,36 @@ RELATIVE_QUANTITIES = (("position", "position", "m"), ("velocity", "velocity", "
 
 
 def relative_columns(what: str, to: str) -> list[str]:
-    """Columns ``<what>_rel_<to>_<quantity>_<axis>`` of a relative state in the results table."""
+    """Columns ``<what>_rel_<to>_<quantity>_<axis>`` of a relative state in the results table.
+
+    Parameters
+    ----------
+    what, to : str
+        Frame names (:func:`frame_names`).
+
+    Returns
+    -------
+    list of str
+        18 names: position, velocity, acceleration, omega, alpha, rotation, each x, y, z.
+    """
     w, t = what.replace(".", "_"), to.replace(".", "_")
     return [f"{w}_rel_{t}_{q}_{a}" for q, _, _ in RELATIVE_QUANTITIES for a in "xyz"]
 
 
 def relative_block(results, what: str, to: str) -> np.ndarray:
-    """The :func:`relative_columns` values, (F, 18): ``what`` relative to ``to``, ``to``'s axes."""
+    """The :func:`relative_columns` values: ``what`` relative to ``to``, ``to``'s axes.
+
+    Parameters
+    ----------
+    results : Results
+    what, to : str
+        Frame names (:func:`frame_names`).
+
+    Returns
+    -------
+    (F, 18) ndarray
+        m, m/s, m/s^2, rad/s, rad/s^2, rad.
+    """
     st = relative(frame_state(results, what), frame_state(results, to))
     parts = []
     for _, attr, _ in RELATIVE_QUANTITIES:

@@ -45,22 +45,61 @@ def _rot(axis: int, theta):
 
 
 def rotx(theta):
-    """E of a frame turned by ``theta`` (rad) about x: ``E = [[1, 0, 0], [0, c, s], [0, -s, c]]``."""
+    """E of a frame turned by ``theta`` about x: A coordinates -> B coordinates. ``E = [[1, 0, 0], [0, c, s], [0, -s, c]]``.
+
+    Parameters
+    ----------
+    theta : float or array_like
+        rad (leading axes broadcast).
+
+    Returns
+    -------
+    (..., 3, 3) ndarray
+    """
     return _rot(0, theta)
 
 
 def roty(theta):
-    """E of a frame turned by ``theta`` (rad) about y."""
+    """E of a frame turned by ``theta`` about y: A coordinates -> B coordinates.
+
+    Parameters
+    ----------
+    theta : float or array_like
+        rad (leading axes broadcast).
+
+    Returns
+    -------
+    (..., 3, 3) ndarray
+    """
     return _rot(1, theta)
 
 
 def rotz(theta):
-    """E of a frame turned by ``theta`` (rad) about z."""
+    """E of a frame turned by ``theta`` about z: A coordinates -> B coordinates.
+
+    Parameters
+    ----------
+    theta : float or array_like
+        rad (leading axes broadcast).
+
+    Returns
+    -------
+    (..., 3, 3) ndarray
+    """
     return _rot(2, theta)
 
 
 def skew3(r):
-    """``r x`` as a 3 x 3 matrix, (..., 3) -> (..., 3, 3) (:func:`humanbody.rotations.skew`)."""
+    """``r x`` as a 3 x 3 matrix (:func:`humanbody.rotations.skew`).
+
+    Parameters
+    ----------
+    r : (..., 3) array_like
+
+    Returns
+    -------
+    (..., 3, 3) ndarray
+    """
     return skew(r)
 
 
@@ -76,17 +115,53 @@ def _block_transform(E, r, rows: slice, cols: slice):
 
 
 def motion_transform(E, r):
-    """Plücker transform of motion vectors, ``X = [[E, 0], [-E r x, E]]`` (6 x 6)."""
+    """Plücker transform of motion vectors, ``X = [[E, 0], [-E r x, E]]``.
+
+    Parameters
+    ----------
+    E : (..., 3, 3) array_like
+        Rotation taking A coordinates to B coordinates.
+    r : (..., 3) array_like
+        B's origin relative to A's, in A coordinates (m).
+
+    Returns
+    -------
+    (..., 6, 6) ndarray
+    """
     return _block_transform(E, r, slice(3, 6), slice(0, 3))
 
 
 def force_transform(E, r):
-    """Transform of force vectors, ``X* = [[E, -E r x], [0, E]]`` (equal to ``X^-T``)."""
+    """Transform of force vectors, ``X* = [[E, -E r x], [0, E]]`` (equal to ``X^-T``).
+
+    Parameters
+    ----------
+    E : (..., 3, 3) array_like
+        Rotation taking A coordinates to B coordinates.
+    r : (..., 3) array_like
+        B's origin relative to A's, in A coordinates (m).
+
+    Returns
+    -------
+    (..., 6, 6) ndarray
+    """
     return _block_transform(E, r, slice(0, 3), slice(3, 6))
 
 
 def inverse_motion_transform(E, r):
-    """``X^-1``: B coordinates back to A, ``[[E^T, 0], [r x E^T, E^T]]``."""
+    """``X^-1``: B coordinates back to A, ``[[E^T, 0], [r x E^T, E^T]]``.
+
+    Parameters
+    ----------
+    E : (..., 3, 3) array_like
+        Rotation taking A coordinates to B coordinates.
+    r : (..., 3) array_like
+        B's origin relative to A's, in A coordinates (m).
+
+    Returns
+    -------
+    (..., 6, 6) ndarray
+    """
     Et = np.swapaxes(np.asarray(E, dtype=float), -1, -2)
     X = np.zeros(np.broadcast_shapes(Et.shape[:-2], np.shape(r)[:-1]) + (6, 6))
     X[..., :3, :3] = Et
@@ -96,7 +171,17 @@ def inverse_motion_transform(E, r):
 
 
 def crm(v):
-    """Motion cross product ``v x`` (6 x 6): ``[[w x, 0], [v_O x, w x]]`` for ``v = (w, v_O)``."""
+    """Motion cross product ``v x`` (6 x 6): ``[[w x, 0], [v_O x, w x]]`` for ``v = (w, v_O)``.
+
+    Parameters
+    ----------
+    v : (..., 6) array_like
+        A motion vector (rad/s, m/s).
+
+    Returns
+    -------
+    (..., 6, 6) ndarray
+    """
     v = np.asarray(v, dtype=float)
     C = np.zeros(v.shape[:-1] + (6, 6))
     W = skew3(v[..., :3])
@@ -107,12 +192,36 @@ def crm(v):
 
 
 def crf(v):
-    """Force cross product ``v x*`` = ``-crm(v)^T``."""
+    """Force cross product ``v x*`` = ``-crm(v)^T``.
+
+    Parameters
+    ----------
+    v : (..., 6) array_like
+        A motion vector (rad/s, m/s).
+
+    Returns
+    -------
+    (..., 6, 6) ndarray
+    """
     return -np.swapaxes(crm(v), -1, -2)
 
 
 def spatial_inertia(m, c, I_c):
-    """Spatial inertia about a frame's origin from mass (kg), mass centre c (m) and inertia about c (kg m^2)."""
+    """Spatial inertia about a frame's origin: ``[[I_c + m c x (c x)^T, m c x], [m (c x)^T, m 1]]``.
+
+    Parameters
+    ----------
+    m : float or array_like
+        Mass (kg).
+    c : (..., 3) array_like
+        Mass centre relative to the origin (m).
+    I_c : (..., 3, 3) array_like
+        Rotational inertia about the mass centre (kg m^2).
+
+    Returns
+    -------
+    (..., 6, 6) ndarray
+    """
     m = np.asarray(m, dtype=float)
     C = skew3(c)
     out = np.zeros(C.shape[:-2] + (6, 6))
@@ -124,7 +233,21 @@ def spatial_inertia(m, c, I_c):
 
 
 def inertia_parts(I):
-    """Mass, mass centre and inertia about the centre of a spatial inertia (inverse of :func:`spatial_inertia`)."""
+    """Mass, mass centre and inertia about the centre of a spatial inertia (inverse of :func:`spatial_inertia`).
+
+    Parameters
+    ----------
+    I : (..., 6, 6) array_like
+
+    Returns
+    -------
+    m : ndarray
+        kg.
+    c : (..., 3) ndarray
+        m, relative to the frame's origin.
+    I_c : (..., 3, 3) ndarray
+        kg m^2, about the mass centre.
+    """
     I = np.asarray(I, dtype=float)
     m = I[..., 3, 3]
     C = I[..., :3, 3:] / m[..., None, None]

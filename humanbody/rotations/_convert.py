@@ -6,7 +6,7 @@ import numpy as np
 
 from ..errors import InputError
 from .angles import euler_to_matrix, matrix_to_euler
-from .common import SEQUENCES, _rotation, _scipy
+from .common import SEQUENCES, scipy_rotation, stacked_scipy
 from .common import as_matrices as _mat
 from .common import as_vectors as _vec
 from .quaternions import matrix_to_axis_angle, matrix_to_quaternion, quaternion_to_matrix
@@ -45,7 +45,7 @@ def convert(value, from_: str, to: str, tol: float = 1e-9):
     elif src == "quaternion":
         S = quaternion_to_matrix(value)
     elif src == "rotvec":
-        S = _scipy(lambda x: _rotation().from_rotvec(x).as_matrix(), _vec(value, 3, "a rotation vector"), 3)
+        S = stacked_scipy(lambda x: scipy_rotation().from_rotvec(x).as_matrix(), _vec(value, 3, "a rotation vector"), 3)
     else:
         S = euler_to_matrix(value, src)
     if dst == "matrix":

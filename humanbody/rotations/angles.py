@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from .common import AXIS_INDEX as _AXIS
-from .common import _rotation, _scipy, is_euler_sequence
 from .common import as_matrices as _mat
 from .common import as_vectors as _vec
 from .common import check_sequence as _check_seq
 from .common import elementary as _elementary
+from .common import is_euler_sequence, scipy_rotation, stacked_scipy
 from .common import transpose as _swap
 
 
@@ -86,7 +86,7 @@ def euler_to_matrix(angles, seq="xyz"):
     """
     seq = _check_seq(seq)
     a = _vec(angles, 3, "angles")
-    return _scipy(lambda x: _rotation().from_euler(seq.upper(), x).as_matrix(), a, 3)
+    return stacked_scipy(lambda x: scipy_rotation().from_euler(seq.upper(), x).as_matrix(), a, 3)
 
 
 def _parity(i, j, k) -> float:

@@ -124,14 +124,14 @@ def transpose(S):
     return np.swapaxes(S, -1, -2)
 
 
-def _rotation():
+def scipy_rotation():
     """``scipy.spatial.transform.Rotation``, imported on first use (a third of a second)."""
     from scipy.spatial.transform import Rotation  # lazy: scipy.spatial, ~0.5 s (humanbody --help imports rotations)
 
     return Rotation
 
 
-def _scipy(fn, x, inner):
+def stacked_scipy(fn, x, inner):
     """``fn`` (a scipy Rotation conversion of a stack) on ``x`` of shape (..., *inner), leading axes kept.
 
     Rotation takes a stack (n, *inner) (older scipy only one leading axis);

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from .common import _rotation, _scipy, skew
 from .common import as_matrices as _mat
 from .common import as_vectors as _vec
 from .common import check_sequence as _check_seq
+from .common import scipy_rotation, skew, stacked_scipy
 
 
 def sequence_to_quaternion(angles, seq="xyz", continuous: bool = False):
@@ -33,7 +33,7 @@ def sequence_to_quaternion(angles, seq="xyz", continuous: bool = False):
     """
     seq = _check_seq(seq)
     a = _vec(angles, 3, "angles")
-    return _signed(_scipy(lambda x: _rotation().from_euler(seq.upper(), x).as_quat(), a, 3), continuous)
+    return _signed(stacked_scipy(lambda x: scipy_rotation().from_euler(seq.upper(), x).as_quat(), a, 3), continuous)
 
 
 def quaternion_product(p, q):
@@ -74,7 +74,7 @@ def quaternion_to_matrix(q):
     n = np.linalg.norm(q, axis=-1, keepdims=True)
     if np.any(~(n > 0)):
         raise InputError("a quaternion has zero or non-finite norm.")
-    return _scipy(lambda x: _rotation().from_quat(x).as_matrix(), q / n, 4)
+    return stacked_scipy(lambda x: scipy_rotation().from_quat(x).as_matrix(), q / n, 4)
 
 
 def _canonical_sign(q):
@@ -130,7 +130,7 @@ def matrix_to_quaternion(S, continuous: bool = False):
     S = _mat(S)
     finite = np.isfinite(S).all(axis=(-2, -1))
     q = np.full(S.shape[:-2] + (4,), np.nan)
-    q[finite] = _scipy(lambda x: _rotation().from_matrix(x).as_quat(), S[finite], (3, 3))
+    q[finite] = stacked_scipy(lambda x: scipy_rotation().from_matrix(x).as_quat(), S[finite], (3, 3))
     return _signed(q, continuous)
 
 
@@ -218,7 +218,7 @@ def quaternion_to_axis_angle(q):
     q = _vec(q, 4, "a quaternion")
     q = q / np.linalg.norm(q, axis=-1, keepdims=True)
     q = q * _canonical_sign(q)[..., None]  # scipy keeps a quaternion with eps4 = 0 as it is
-    v = _scipy(lambda x: _rotation().from_quat(x).as_rotvec(), q, 4)
+    v = stacked_scipy(lambda x: scipy_rotation().from_quat(x).as_rotvec(), q, 4)
     angle = np.linalg.norm(v, axis=-1)
     axis = np.where((angle > 0.0)[..., None], v / np.where(angle > 0.0, angle, 1.0)[..., None],
                     np.array([1.0, 0.0, 0.0]))

@@ -45,8 +45,8 @@ from itertools import combinations
 import numpy as np
 
 from ..errors import InputError
-from .nonparam import _check_iterations, _inference, _label_sets
-from .parametric import _divide, inference, ttest2, ttest_paired
+from .nonparam import check_iterations, label_sets, permutation_inference
+from .parametric import divide_by_variation, inference, ttest2, ttest_paired
 from .result import SPMResult, check_curves
 
 # -- design ---------------------------------------------------------------------------------------
@@ -120,13 +120,13 @@ def _anova(test: str, Y: np.ndarray, terms: dict, tests: list[tuple[str, str]], 
         if df[error] < 1:
             raise InputError(f"{test}: no degrees of freedom left for the error of {effect} (one curve per "
                              "cell: add curves, or use a design with an interaction-free error)")
-        z = _divide(ss[effect] / df[effect], ss[error] / df[error], "F")
+        z = divide_by_variation(ss[effect] / df[effect], ss[error] / df[error], "F")
         dfs = (float(df[effect]), float(df[error]))
         if perm is None:
             r = inference(test, "F", z, dfs, residuals, alpha, False)
         else:
             fields = _permuted_f(Y, terms, names, effect, error, dfs, perm[0])
-            r = _inference(test, "F", z, dfs, residuals, fields, alpha, False, perm[1])
+            r = permutation_inference(test, "F", z, dfs, residuals, fields, alpha, False, perm[1])
 
         out.append(replace(r, effect=effect.replace("AB", "AxB")))
     return out
@@ -170,7 +170,7 @@ def _permuted_f(Y, terms, names, effect, error, dfs, perms: np.ndarray, chunk: i
 
 def _row_permutations(J: int, iterations: int, seed, blocks=None) -> np.ndarray:
     """(P, J) row orders, the first the identity: free permutations, or within each block (subject)."""
-    iterations = _check_iterations(iterations)
+    iterations = check_iterations(iterations)
     rng = np.random.default_rng(seed)
     if blocks is None:
         perms = np.array([rng.permutation(J) for _ in range(iterations)])
@@ -224,20 +224,20 @@ def regress(Y, x, *, alpha: float = 0.05, two_tailed: bool = True, permutation: 
     e = Y - X @ beta
     s2 = np.einsum("jq,jq->q", e, e) / (J - 2)
 
-    z = _divide(beta[0], np.sqrt(s2 * np.linalg.inv(X.T @ X)[0, 0]), "t")
+    z = divide_by_variation(beta[0], np.sqrt(s2 * np.linalg.inv(X.T @ X)[0, 0]), "t")
     r = z / np.sqrt(J - 2 + z * z)
     if not permutation:
         res = inference("regress", "T", z, float(J - 2), e, alpha, two_tailed)
     else:
-        iterations = _check_iterations(iterations)
+        iterations = check_iterations(iterations)
         xc = x - x.mean()
         Yc = Y - Y.mean(axis=0)
-        perm = _label_sets([1] * J, iterations, seed)  # (P, J, J): curve j gets the x of slot k
+        perm = label_sets([1] * J, iterations, seed)  # (P, J, J): curve j gets the x of slot k
         xs = np.einsum("pjk,k->pj", perm, xc)
         with np.errstate(divide="ignore", invalid="ignore"):
             rr = (xs @ Yc) / (np.sqrt((xc * xc).sum()) * np.sqrt((Yc * Yc).sum(axis=0)))
             fields = rr * np.sqrt((J - 2) / (1.0 - rr * rr))
-        res = _inference("regress", "T", z, float(J - 2), e, fields, alpha, two_tailed, cluster_metric)
+        res = permutation_inference("regress", "T", z, float(J - 2), e, fields, alpha, two_tailed, cluster_metric)
     return replace(res, r=r)
 
 

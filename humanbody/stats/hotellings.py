@@ -37,7 +37,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import InputError
-from .nonparam import _inference, _label_sets, _sign_flips
+from .nonparam import label_sets, permutation_inference, sign_flips
 from .parametric import inference
 from .result import SPMResult
 
@@ -121,12 +121,12 @@ def hotellings(Y, mu=None, *, alpha: float = 0.05, permutation: bool = False, it
     if not permutation:
         return inference("hotellings", "T2", z, df, R, alpha, False)
 
-    signs = _sign_flips(J, iterations, seed)  # (P, J)
+    signs = sign_flips(J, iterations, seed)  # (P, J)
     d = np.einsum("pj,jqi->pqi", signs, Y) / J
     a = np.einsum("pqi,qik,pqk->pq", d, _inverse(_covariance(Y)), d)
     with np.errstate(divide="ignore", invalid="ignore"):
         fields = J * (J - 1) * a / (1.0 - J * a)
-    return _inference("hotellings", "T2", z, df, R, fields, alpha, False, cluster_metric)
+    return permutation_inference("hotellings", "T2", z, df, R, fields, alpha, False, cluster_metric)
 
 
 def hotellings_paired(YA, YB, **kw) -> SPMResult:
@@ -169,10 +169,10 @@ def hotellings2(YA, YB, *, alpha: float = 0.05, permutation: bool = False, itera
 
     Y = np.concatenate([YA, YB])
     Y = Y - Y.mean(axis=0)
-    inA = _label_sets([JA, JB], iterations, seed)[:, :, 0]  # (P, N)
+    inA = label_sets([JA, JB], iterations, seed)[:, :, 0]  # (P, N)
     sA = np.einsum("pj,jqi->pqi", inA, Y)
     dd = sA / JA - (-sA) / JB  # the grand sum is 0 after centring: sB = -sA
     a = np.einsum("pqi,qik,pqk->pq", dd, _inverse(_covariance(Y)), dd)
     with np.errstate(divide="ignore", invalid="ignore"):
         fields = k * (N - 2) * a / (1.0 - k * a)
-    return _inference("hotellings2", "T2", z, df, R, fields, alpha, False, cluster_metric)
+    return permutation_inference("hotellings2", "T2", z, df, R, fields, alpha, False, cluster_metric)

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import InputError
 from .clusters import Cluster, find_clusters
-from .parametric import _check_alpha, _same_nodes, _split_groups, f_field, t2_field, t_field
+from .parametric import check_alpha, f_field, same_nodes, split_groups, t2_field, t_field
 from .result import SPMResult, check_curves
 from .smoothness import field_fwhm, resels
 
@@ -47,12 +47,12 @@ def ttest(Y, mu=0.0, *, alpha: float = 0.05, two_tailed: bool = True, iterations
     Y = check_curves(Y, "Y") - mu
     z = t_field(Y)
     J = Y.shape[0]
-    signs = _sign_flips(J, iterations, seed, two_tailed)
+    signs = sign_flips(J, iterations, seed, two_tailed)
     m = signs @ Y / J
     ss = np.einsum("jq,jq->q", Y, Y)
     with np.errstate(divide="ignore", invalid="ignore"):
         fields = m / np.sqrt((ss - J * m * m) / (J - 1) / J)
-    return _inference("ttest", "T", z, float(J - 1), Y - Y.mean(axis=0), fields,
+    return permutation_inference("ttest", "T", z, float(J - 1), Y - Y.mean(axis=0), fields,
                       alpha, two_tailed, cluster_metric)
 
 
@@ -75,12 +75,12 @@ def ttest2(YA, YB, *, equal_var: bool = True, alpha: float = 0.05, two_tailed: b
     ``C(JA + JB, JA)`` labellings exist.  See :func:`.parametric.ttest2`.
     """
     YA, YB = check_curves(YA, "YA"), check_curves(YB, "YB")
-    _same_nodes([YA, YB])
+    same_nodes([YA, YB])
     z, df = t2_field(YA, YB, equal_var)
     Y = np.concatenate([YA, YB])
     Y = Y - Y.mean(axis=0)  # t is unchanged by a common shift; sums of squares stay well conditioned
     JA, JB = YA.shape[0], YB.shape[0]
-    inA = _label_sets([JA, JB], iterations, seed, mirror=two_tailed and JA == JB)[:, :, 0]  # (P, N) 1.0 where the curve is in A
+    inA = label_sets([JA, JB], iterations, seed, mirror=two_tailed and JA == JB)[:, :, 0]  # (P, N) 1.0 where the curve is in A
     sA, qA = inA @ Y, inA @ (Y * Y)
     sB, qB = Y.sum(axis=0) - sA, (Y * Y).sum(axis=0) - qA
     mA, mB = sA / JA, sB / JB
@@ -92,24 +92,24 @@ def ttest2(YA, YB, *, equal_var: bool = True, alpha: float = 0.05, two_tailed: b
         else:
             fields = (mA - mB) / np.sqrt(vA / JA + vB / JB)
     residuals = np.concatenate([YA - YA.mean(axis=0), YB - YB.mean(axis=0)])
-    return _inference("ttest2", "T", z, df, residuals, fields, alpha, two_tailed, cluster_metric)
+    return permutation_inference("ttest2", "T", z, df, residuals, fields, alpha, two_tailed, cluster_metric)
 
 
 def anova1(Y, groups=None, *, alpha: float = 0.05, iterations: int = 10000, seed=None,
            cluster_metric: str = "integral") -> SPMResult:
     """Permutation one-way ANOVA: the group labels are permuted.  See :func:`.parametric.anova1`."""
-    parts = _split_groups(Y, groups)
+    parts = split_groups(Y, groups)
     z, df = f_field(parts)
     sizes = [g.shape[0] for g in parts]
     Y = np.concatenate(parts)
     Y = Y - Y.mean(axis=0)
-    member = _label_sets(sizes, iterations, seed)  # (P, N, k)
+    member = label_sets(sizes, iterations, seed)  # (P, N, k)
     sst = (Y * Y).sum(axis=0)
     ssb = sum((member[:, :, i] @ Y) ** 2 / n for i, n in enumerate(sizes))
     with np.errstate(divide="ignore", invalid="ignore"):
         fields = (ssb / df[0]) / ((sst - ssb) / df[1])
     residuals = np.concatenate([g - g.mean(axis=0) for g in parts])
-    return _inference("anova1", "F", z, df, residuals, fields, alpha, False, cluster_metric)
+    return permutation_inference("anova1", "F", z, df, residuals, fields, alpha, False, cluster_metric)
 
 
 # -- labellings ---------------------------------------------------------------------------------
@@ -118,21 +118,21 @@ def _rng(seed):
     return np.random.default_rng(seed)
 
 
-def _check_iterations(iterations) -> int:
+def check_iterations(iterations) -> int:
     iterations = int(iterations)
     if iterations < 2:
         raise InputError(f"iterations must be at least 2, got {iterations}")
     return iterations
 
 
-def _sign_flips(J: int, iterations: int, seed, two_tailed: bool = False) -> np.ndarray:
+def sign_flips(J: int, iterations: int, seed, two_tailed: bool = False) -> np.ndarray:
     """Sign vectors (P, J), the first all +1: every one of the ``2^J`` when ``2^J <= iterations``.
 
     Two-tailed, flipping every sign only negates the field and leaves
     ``|t|`` unchanged, so the ``2^(J-1)`` labellings with the last sign +1
     are the distinct ones.
     """
-    iterations = _check_iterations(iterations)
+    iterations = check_iterations(iterations)
     bits = J - 1 if two_tailed else J
     if bits < 62 and 2 ** bits <= iterations:
         codes = np.arange(2 ** bits, dtype=np.int64)
@@ -142,7 +142,7 @@ def _sign_flips(J: int, iterations: int, seed, two_tailed: bool = False) -> np.n
     return signs
 
 
-def _label_sets(sizes: list[int], iterations: int, seed, mirror: bool = False) -> np.ndarray:
+def label_sets(sizes: list[int], iterations: int, seed, mirror: bool = False) -> np.ndarray:
     """Group memberships (P, N, k) of the N curves, the first the observed one.
 
     All ``N! / prod(n_i!)`` distinct labellings when there are no more than
@@ -151,7 +151,7 @@ def _label_sets(sizes: list[int], iterations: int, seed, mirror: bool = False) -
     only negates t, so only the labellings with the first curve in group 0
     (half of them) are distinct.
     """
-    iterations = _check_iterations(iterations)
+    iterations = check_iterations(iterations)
     N, k = sum(sizes), len(sizes)
     observed = np.repeat(np.arange(k), sizes)
     total = math.factorial(N)
@@ -189,8 +189,8 @@ def _multiset_permutations(sizes: list[int]):
 
 # -- inference ----------------------------------------------------------------------------------
 
-def _inference(test, stat, z, df, residuals, fields, alpha, two_tailed, cluster_metric) -> SPMResult:
-    alpha = _check_alpha(alpha)
+def permutation_inference(test, stat, z, df, residuals, fields, alpha, two_tailed, cluster_metric) -> SPMResult:
+    alpha = check_alpha(alpha)
     if cluster_metric not in METRICS:
         raise InputError(f"cluster_metric must be one of {METRICS}, got {cluster_metric!r}")
     two_tailed = bool(two_tailed) and stat == "T"

@@ -31,14 +31,14 @@ from .result import SPMResult, check_curves
 from .smoothness import field_fwhm, resels
 
 
-def _check_alpha(alpha: float) -> float:
+def check_alpha(alpha: float) -> float:
     alpha = float(alpha)
     if not 0.0 < alpha < 1.0:
         raise InputError(f"alpha must be between 0 and 1, got {alpha}")
     return alpha
 
 
-def _divide(num: np.ndarray, den: np.ndarray, what: str) -> np.ndarray:
+def divide_by_variation(num: np.ndarray, den: np.ndarray, what: str) -> np.ndarray:
     """``num / den`` per node; InputError where the curves do not vary (``den == 0``)."""
     bad = ~(den > 0.0)
     if bad.any():
@@ -52,7 +52,7 @@ def t_field(Y, mu=0.0) -> np.ndarray:
     """One-sample t at each node: ``(mean(y) - mu) / (s / sqrt(J))``, shape (nodes,)."""
     Y = np.asarray(Y, dtype=float)
     J = Y.shape[0]
-    return _divide(Y.mean(axis=0) - mu, Y.std(axis=0, ddof=1) / np.sqrt(J), "t")
+    return divide_by_variation(Y.mean(axis=0) - mu, Y.std(axis=0, ddof=1) / np.sqrt(J), "t")
 
 
 def t2_field(YA, YB, equal_var: bool = True) -> tuple[np.ndarray, float]:
@@ -70,8 +70,8 @@ def t2_field(YA, YB, equal_var: bool = True) -> tuple[np.ndarray, float]:
     diff = YA.mean(axis=0) - YB.mean(axis=0)
     if equal_var:
         sp2 = ((JA - 1) * va + (JB - 1) * vb) / (JA + JB - 2)
-        return _divide(diff, np.sqrt(sp2 * (1.0 / JA + 1.0 / JB)), "t"), float(JA + JB - 2)
-    t = _divide(diff, np.sqrt(va / JA + vb / JB), "t")
+        return divide_by_variation(diff, np.sqrt(sp2 * (1.0 / JA + 1.0 / JB)), "t"), float(JA + JB - 2)
+    t = divide_by_variation(diff, np.sqrt(va / JA + vb / JB), "t")
     a, b = va.mean() / JA, vb.mean() / JB
     df = (a + b) ** 2 / (a * a / (JA - 1) + b * b / (JB - 1))
     return t, float(df)
@@ -88,7 +88,7 @@ def f_field(groups: list[np.ndarray]) -> tuple[np.ndarray, tuple[float, float]]:
     ssb = sum(g.shape[0] * (g.mean(axis=0) - grand) ** 2 for g in groups)
     ssw = sum(((g - g.mean(axis=0)) ** 2).sum(axis=0) for g in groups)
     df = (float(k - 1), float(N - k))
-    return _divide(ssb / df[0], ssw / df[1], "F"), df
+    return divide_by_variation(ssb / df[0], ssw / df[1], "F"), df
 
 
 def inference(test: str, stat: str, z: np.ndarray, df, residuals: np.ndarray,
@@ -101,7 +101,7 @@ def inference(test: str, stat: str, z: np.ndarray, df, residuals: np.ndarray,
     cluster's probability is :func:`.rft.p_cluster` of its interpolated
     extent, doubled (at most 1) when two-tailed.
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     two_tailed = bool(two_tailed) and stat == "T"
     nodes = z.size
     fwhm = field_fwhm(residuals)
@@ -162,7 +162,7 @@ def ttest2(YA, YB, *, equal_var: bool = True, alpha: float = 0.05, two_tailed: b
     ``equal_var=False``).  The residuals are each curve minus its group mean.
     """
     YA, YB = check_curves(YA, "YA"), check_curves(YB, "YB")
-    _same_nodes([YA, YB])
+    same_nodes([YA, YB])
     z, df = t2_field(YA, YB, equal_var)
     residuals = np.concatenate([YA - YA.mean(axis=0), YB - YB.mean(axis=0)])
     return inference("ttest2", "T", z, df, residuals, alpha, two_tailed)
@@ -186,13 +186,13 @@ def anova1(Y, groups=None, *, alpha: float = 0.05) -> SPMResult:
     SPMResult
         The F field (``stat == "F"``, one-tailed), ``df = (k-1, N-k)``.
     """
-    parts = _split_groups(Y, groups)
+    parts = split_groups(Y, groups)
     z, df = f_field(parts)
     residuals = np.concatenate([g - g.mean(axis=0) for g in parts])
     return inference("anova1", "F", z, df, residuals, alpha, False)
 
 
-def _split_groups(Y, groups) -> list[np.ndarray]:
+def split_groups(Y, groups) -> list[np.ndarray]:
     if groups is None:
         parts = [check_curves(g, f"group {i}") for i, g in enumerate(Y)]
     else:
@@ -203,13 +203,13 @@ def _split_groups(Y, groups) -> list[np.ndarray]:
         parts = [check_curves(Y[labels == g], f"group {g!r}") for g in np.unique(labels)]
     if len(parts) < 2:
         raise InputError(f"a one-way ANOVA needs at least 2 groups, got {len(parts)}")
-    _same_nodes(parts)
+    same_nodes(parts)
     if sum(g.shape[0] for g in parts) <= len(parts):
         raise InputError("a one-way ANOVA needs more curves than groups")
     return parts
 
 
-def _same_nodes(parts: list[np.ndarray]) -> None:
+def same_nodes(parts: list[np.ndarray]) -> None:
     sizes = {g.shape[1] for g in parts}
     if len(sizes) > 1:
         raise InputError(f"the groups' curves have different numbers of nodes: {sorted(sizes)}")

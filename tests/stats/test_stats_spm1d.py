@@ -136,7 +136,7 @@ def test_nonparam_random_thresholds_within_monte_carlo_error(two_tailed):
     # the Monte Carlo error of a 95th percentile of 10,000 field maxima, from a second draw of ours
     from humanbody.stats import nonparam
 
-    inA = nonparam._label_sets([20, 20], 10000, 5)[:, :, 0]
+    inA = nonparam.label_sets([20, 20], 10000, 5)[:, :, 0]
     Y = np.concatenate([YA, YB])
     fields = np.stack([hs.parametric.t2_field(Y[m > 0], Y[m == 0])[0] for m in inA[:2000]])
     maxima = (np.abs(fields) if two_tailed else fields).max(axis=1)

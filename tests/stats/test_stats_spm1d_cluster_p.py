@@ -51,7 +51,7 @@ def test_spm1d_cluster_p_follows_from_its_cluster_measures(seed):
     ref = spm1d.stats.nonparam.ttest(Y, 0.0).inference(alpha, two_tailed=False, iterations=-1)
     assert ours.threshold == pytest.approx(ref.zstar, rel=1e-12)
     assert len(ours.clusters) == len(ref.clusters) >= 1
-    signs = nonparam._sign_flips(J, 10000, None, False)  # every one of the 2^J labellings
+    signs = nonparam.sign_flips(J, 10000, None, False)  # every one of the 2^J labellings
     m = signs @ Y / J
     fields = m / np.sqrt((np.einsum("jq,jq->q", Y, Y) - J * m * m) / (J - 1) / J)
     largest = np.array([_largest_node_integral(f, ours.threshold) for f in fields])
