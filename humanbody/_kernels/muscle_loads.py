@@ -58,18 +58,21 @@ def path_loads(Q, Rs, Os, tension, n_muscles, max_points, pk):
         loc = np.empty((max_points, 3))
         pos = np.empty((max_points, 3))
         wlen = np.zeros(pk[8].shape[0] + 1)
+        gpos = np.empty((max_points, 3))
+        wseen = np.empty((2 * pk[8].shape[0] + 2, 3))
+        wvalid = np.zeros(2 * pk[8].shape[0] + 2, np.bool_)
         for m in range(n_muscles):
             T = tension[f, m]
             if T == 0.0:
                 continue
-            n, _ = muscle_path(m, Q[f], Rs[f], Os[f], tag, body, loc, pos, wlen, pk)
+            n, _ = muscle_path(m, Q[f], Rs[f], Os[f], tag, body, loc, pos, wlen, gpos, wseen, wvalid, pk)
             for k in range(n - 1):
                 b0, b1 = body[k], body[k + 1]
                 if b0 == b1:
                     continue
-                d0 = pos[k + 1, 0] - pos[k, 0]
-                d1 = pos[k + 1, 1] - pos[k, 1]
-                d2 = pos[k + 1, 2] - pos[k, 2]
+                d0 = gpos[k + 1, 0] - gpos[k, 0]
+                d1 = gpos[k + 1, 1] - gpos[k, 1]
+                d2 = gpos[k + 1, 2] - gpos[k, 2]
                 norm = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
                 if norm == 0.0:
                     continue

@@ -9,6 +9,14 @@ surface wins; otherwise the one whose length grows least).  With two or more wra
 wrapping repeats, each from the path the others left, until the length changes by less
 than 0.5 mm (at most 8 times), as OpenSim's GeometryPath does.
 
+OpenSim 4.6 reads a tangent point's place in ground through a cache that its wrapping does
+not refresh: once read while a path is built (by the length-change test of a later wrap, or
+the length after a round), a tangent point keeps that place in ground for the rest of the
+build, although the wrapping moves it on its surface.  The lengths, the segment directions
+of the rates and the loads use these places (``gpos``), as OpenSim's lengths and its moment-arm
+solver's path forces do; the wrapping itself and the points where forces act use the points
+where their surfaces put them (``pos``).  Paths with one wrap are not affected.
+
 Length: straight segments plus the arcs on the surfaces.  Rates: for K velocity directions
 (columns of the bodies' Jacobians ``J``: angular velocity and origin velocity, bodies x 6 x
 columns, and the coordinates' rates ``qd``, K x coordinates), the rate of change of the length is the sum over
@@ -114,18 +122,37 @@ def _insert(j, n, t, b, lc, ps, tag, body, loc, pos):
 
 
 @nb.njit(cache=_CACHE, inline="always")
-def _path_length(n, tag, pos, wlen):
+def _seen(j, tag, pos, wseen, wvalid):
+    """Point ``j`` in ground as OpenSim's ``getLocationInGround`` returns it: a tangent point keeps
+    the place it had when first read while its path was being built (see the module notes)."""
+    if tag[j] >= 0:
+        return _v3(pos, j)
+    slot = -tag[j] - 1
+    if not wvalid[slot]:
+        wvalid[slot] = True
+        for a in range(3):
+            wseen[slot, a] = pos[j, a]
+    return _v3(wseen, slot)
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def _path_length(n, tag, pos, wlen, gpos, wseen, wvalid):
+    """The path's length (m); ``gpos[:n]`` gets the points as OpenSim sees them in ground."""
     total = 0.0
+    for j in range(n):
+        g = _seen(j, tag, pos, wseen, wvalid)
+        for a in range(3):
+            gpos[j, a] = g[a]
     for j in range(n - 1):
         if tag[j] < 0 and tag[j + 1] == tag[j] - 1 and (-tag[j]) % 2 == 1:
             total += wlen[(-tag[j] - 1) // 2]
         else:
-            total += math.sqrt(dist2(_v3(pos, j + 1), _v3(pos, j)))
+            total += math.sqrt(dist2(_v3(gpos, j + 1), _v3(gpos, j)))
     return total
 
 
 @nb.njit(cache=_CACHE)
-def _wrap_one(w, m, n, q, R, O, tag, body, loc, pos, wlen, pk):
+def _wrap_one(w, m, n, q, R, O, tag, body, loc, pos, wlen, wseen, wvalid, pk):
     """Apply path wrap ``w`` of muscle ``m`` to the current path; ``(new n, status)``."""
     (pt_body, pt_loc, pt_kind, pt_coord, pt_range, pt_mcoord, pt_fn, m_pt,
      pw_obj, pw_range, m_pw, wo_body, wo_R, wo_p, wo_kind, wo_dim, wo_axis, wo_sign, wo_active,
@@ -172,7 +199,11 @@ def _wrap_one(w, m, n, q, R, O, tag, body, loc, pos, wlen, pk):
             best, b1, b2, blen = j, r1, r2, arc
             break
         if status == WRAPPED:
-            change = math.sqrt(dist2(x1, r1)) + arc + math.sqrt(dist2(r2, x2)) - math.sqrt(dist2(x1, x2))
+            g1 = _seen(j, tag, pos, wseen, wvalid)
+            g2 = _seen(j + 1, tag, pos, wseen, wvalid)
+            t1 = _to_ground(R, O, wb, _wrap_to_body(r1, wR, wp))
+            t2 = _to_ground(R, O, wb, _wrap_to_body(r2, wR, wp))
+            change = math.sqrt(dist2(g1, t1)) + arc + math.sqrt(dist2(t2, g2)) - math.sqrt(dist2(g1, g2))
             if change < best_change:
                 best, b1, b2, blen, best_change = j, r1, r2, arc, change
     if best >= 0:
@@ -184,8 +215,11 @@ def _wrap_one(w, m, n, q, R, O, tag, body, loc, pos, wlen, pk):
 
 
 @nb.njit(cache=_CACHE, inline="always")
-def muscle_path(m, q, R, O, tag, body, loc, pos, wlen, pk):
-    """Build muscle ``m``'s current path in the scratch arrays; ``(point count, length)``."""
+def muscle_path(m, q, R, O, tag, body, loc, pos, wlen, gpos, wseen, wvalid, pk):
+    """Build muscle ``m``'s current path in the scratch arrays; ``(point count, length)``.
+
+    ``pos[:n]`` holds the points in ground where their bodies put them, ``gpos[:n]`` where
+    OpenSim sees them (``wseen``, ``wvalid``: scratch for the tangent points, 2 per path wrap)."""
     pt_body, pt_loc, pt_kind, pt_coord, pt_range, pt_mcoord, pt_fn, m_pt = pk[:8]
     m_pw = pk[10]
     fk, fs, fn, fsc, fin, fd = pk[19:25]
@@ -195,16 +229,18 @@ def muscle_path(m, q, R, O, tag, body, loc, pos, wlen, pk):
             lc = _point_local(i, q, pt_kind, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)
             n = _insert(n, n, i, pt_body[i], lc, _to_ground(R, O, pt_body[i], lc), tag, body, loc, pos)
     w0, nw = m_pw[m], m_pw[m + 1] - m_pw[m]
+    for slot in range(2 * w0, 2 * (w0 + nw)):
+        wvalid[slot] = False
     if nw == 0:
-        return n, _path_length(n, tag, pos, wlen)
+        return n, _path_length(n, tag, pos, wlen, gpos, wseen, wvalid)
     order = np.arange(w0, w0 + nw)
     results = np.zeros(nw, np.int64)
     last = np.inf
     length = 0.0
     for kk in range(1 if nw < 2 else 8):
         for i in range(nw):
-            n, results[i] = _wrap_one(order[i], m, n, q, R, O, tag, body, loc, pos, wlen, pk)
-        length = _path_length(n, tag, pos, wlen)
+            n, results[i] = _wrap_one(order[i], m, n, q, R, O, tag, body, loc, pos, wlen, wseen, wvalid, pk)
+        length = _path_length(n, tag, pos, wlen, gpos, wseen, wvalid)
         if abs(length - last) < 0.0005:
             break
         last = length
@@ -215,7 +251,7 @@ def muscle_path(m, q, R, O, tag, body, loc, pos, wlen, pk):
 
 
 @nb.njit(cache=_CACHE, inline="always")
-def path_rates(n, tag, body, pos, O, J, kcol, ks, across_bodies_only, out):
+def path_rates(n, tag, body, pos, gpos, O, J, kcol, ks, across_bodies_only, out):
     """Add to ``out[k]`` the rate of the path's length that the bodies' motion gives, for each
     velocity direction ``k`` (m/s): straight segments only, points carried by their bodies.
     ``J[b, 0:3, kcol[k]]`` is body b's angular velocity and ``J[b, 3:6, kcol[k]]`` its origin's velocity;
@@ -226,9 +262,8 @@ def path_rates(n, tag, body, pos, O, J, kcol, ks, across_bodies_only, out):
         b0, b1 = body[j], body[j + 1]
         if across_bodies_only and b0 == b1:
             continue
-        p0, p1 = _v3(pos, j), _v3(pos, j + 1)
-        u = unit(sub(p1, p0))
-        r0, r1 = sub(p0, _v3(O, b0)), sub(p1, _v3(O, b1))
+        u = unit(sub(_v3(gpos, j + 1), _v3(gpos, j)))
+        r0, r1 = sub(_v3(pos, j), _v3(O, b0)), sub(_v3(pos, j + 1), _v3(O, b1))
         for k in ks:
             c = kcol[k]
             v0 = add((J[b0, 3, c], J[b0, 4, c], J[b0, 5, c]), cross((J[b0, 0, c], J[b0, 1, c], J[b0, 2, c]), r0))
@@ -237,7 +272,7 @@ def path_rates(n, tag, body, pos, O, J, kcol, ks, across_bodies_only, out):
 
 
 @nb.njit(cache=_CACHE, inline="always")
-def moving_point_rates(n, tag, body, pos, q, R, qd, ks, across_bodies_only, out, pk):
+def moving_point_rates(n, tag, body, gpos, q, R, qd, ks, across_bodies_only, out, pk):
     """Add to ``out[k]`` what the moving points' own motion on their bodies adds to the length's rate."""
     pt_kind, pt_loc, pt_mcoord, pt_fn = pk[2], pk[1], pk[5], pk[6]
     fk, fs, fn, fsc, fin, fd = pk[19:25]
@@ -254,7 +289,7 @@ def moving_point_rates(n, tag, body, pos, q, R, qd, ks, across_bodies_only, out,
             o = j + side
             if o < 0 or o >= n or (across_bodies_only and body[o] == body[j]):
                 continue
-            u = mat_t_vec(Rb, unit(sub(_v3(pos, o), _v3(pos, j))))   # toward the neighbour, body frame
+            u = mat_t_vec(Rb, unit(sub(_v3(gpos, o), _v3(gpos, j))))   # toward the neighbour, body frame
             for k in ks:
                 rate = (sx * qd[k, cx] if cx >= 0 else 0.0, sy * qd[k, cy] if cy >= 0 else 0.0,
                         sz * qd[k, cz] if cz >= 0 else 0.0)
@@ -280,13 +315,16 @@ def trial_paths(Q, Rs, Os, Js, kcol, QDs, m_dir, dirs, across_bodies_only, n_mus
         loc = np.empty((max_points, 3))
         pos = np.empty((max_points, 3))
         wlen = np.zeros(pk[8].shape[0] + nw_max)
+        gpos = np.empty((max_points, 3))
+        wseen = np.empty((2 * pk[8].shape[0] + 2, 3))
+        wvalid = np.zeros(2 * pk[8].shape[0] + 2, np.bool_)
         for m in range(n_muscles):
-            n, length = muscle_path(m, Q[f], Rs[f], Os[f], tag, body, loc, pos, wlen, pk)
+            n, length = muscle_path(m, Q[f], Rs[f], Os[f], tag, body, loc, pos, wlen, gpos, wseen, wvalid, pk)
             lengths[f, m] = length
             if K > 0:
                 ks = dirs[m_dir[m]:m_dir[m + 1]]
-                path_rates(n, tag, body, pos, Os[f], Js[f], kcol, ks, across_bodies_only, rates[f, m])
-                moving_point_rates(n, tag, body, pos, Q[f], Rs[f], QDs[f], ks, across_bodies_only, rates[f, m], pk)
+                path_rates(n, tag, body, pos, gpos, Os[f], Js[f], kcol, ks, across_bodies_only, rates[f, m])
+                moving_point_rates(n, tag, body, gpos, Q[f], Rs[f], QDs[f], ks, across_bodies_only, rates[f, m], pk)
     return lengths, rates
 
 
@@ -303,8 +341,11 @@ def trial_path_points(Q, Rs, Os, n_muscles, max_points, pk):
         loc = np.empty((max_points, 3))
         pos = np.empty((max_points, 3))
         wlen = np.zeros(pk[8].shape[0] + 1)
+        gpos = np.empty((max_points, 3))
+        wseen = np.empty((2 * pk[8].shape[0] + 2, 3))
+        wvalid = np.zeros(2 * pk[8].shape[0] + 2, np.bool_)
         for m in range(n_muscles):
-            n, _ = muscle_path(m, Q[f], Rs[f], Os[f], tag, body, loc, pos, wlen, pk)
+            n, _ = muscle_path(m, Q[f], Rs[f], Os[f], tag, body, loc, pos, wlen, gpos, wseen, wvalid, pk)
             counts[f, m] = n
             out[f, m, :n] = pos[:n]
     return out, counts

@@ -168,6 +168,8 @@ def run_osim(args) -> int:
         raise InputError("--muscles needs --forces: the trial's external loads (an OpenSim ExternalLoads XML)")
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     cm = build_core_model(read_osim(args.model))
+    for note in cm.osim.notes:
+        say(note)
     tasks = read_ik_setup(args.ik_setup) if args.ik_setup else None
     frame = read_frame(args.trial)
     names, xyz = markers_array(frame)
@@ -206,6 +208,7 @@ def _osim_muscles(args, time, q, out) -> list[str]:
     result = run_coordinates(setup, time, q, str(_loads_xml(args.forces)), reserves,
                              cutoff_hz=COORDINATE_CUTOFF_HZ, joints=None, where=args.trial)
     lines = write_results(result, setup, out, Path(args.trial).stem)
+    lines[:0] = [n for n in setup.geometry.notes if n not in setup.geometry.model.notes]   # the wrap surfaces
     if not args.reserves:
         lines.insert(0, "static optimization: reserves of optimal force 1 on every coordinate (--reserves to choose)")
     lines.insert(0, f"static optimization: coordinates low-passed at {COORDINATE_CUTOFF_HZ:g} Hz first, as OpenSim's "

@@ -147,6 +147,8 @@ def _run_osim(args, say, size) -> int:
     from ..viewer.osim_scene import load_osim_scene, osim_screenshot  # lazy: pyvista, the model's kinematics
 
     scene = load_osim_scene(args.trial, args.model, args.activations)
+    for note in scene.notes:
+        say(note)
     osim_screenshot(scene, args.screenshot, frame=args.frame, size=size)
     say(f"wrote screenshot: {args.screenshot}")
     return 0

@@ -99,8 +99,9 @@ def external_wrenches(cm: CoreModel, forces: list[ExternalForce], table, time: n
 
 
 def generalized_force_names(cm: CoreModel) -> list[str]:
-    """OpenSim's column names of the generalized forces: ``<coordinate>_force`` or ``_moment``."""
-    return [c.name + ("_force" if c.motion_type == "translational" or _translates(cm, c.name) else "_moment")
+    """OpenSim's column names of the generalized forces: ``<coordinate>_moment`` for a rotational
+    coordinate, ``_force`` for the others (translational and coupled, as OpenSim names them)."""
+    return [c.name + ("_force" if c.motion_type != "rotational" or _translates(cm, c.name) else "_moment")
             for c in cm.osim.coordinates]
 
 

@@ -45,6 +45,8 @@ class OsimScene:
     counts : (F, M)  points in each path
     activations : (F, M) or None  0..1; NaN where the table has no column for the muscle
     body_names, muscle_names : names of the bodies and muscles
+    notes : what the model holds that is not supported (one line each; the paths pass through
+        unsupported wrap surfaces)
     """
 
     time: np.ndarray
@@ -55,6 +57,7 @@ class OsimScene:
     activations: np.ndarray | None
     body_names: tuple[str, ...]
     muscle_names: tuple[str, ...]
+    notes: tuple[str, ...] = ()
 
     @property
     def n_frames(self) -> int:
@@ -104,7 +107,8 @@ def load_osim_scene(coordinates: str | os.PathLike, model: str | os.PathLike,
     for j in osim.joints:
         parents[index[j.child_frame.body]] = index[j.parent_frame.body]
     act = None if activations is None else _activations(activations, time, osim.muscle_names)
-    return OsimScene(time, origins, parents, paths, counts, act, osim.body_names, osim.muscle_names)
+    return OsimScene(time, origins, parents, paths, counts, act, osim.body_names, osim.muscle_names,
+                     geometry.notes)
 
 
 def _muscle_lines(scene: OsimScene, frame: int) -> pv.PolyData:

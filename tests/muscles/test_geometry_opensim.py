@@ -43,20 +43,25 @@ def test_bodies_where_opensim_puts_them(shared_data, name, results):
 def test_lengths_and_moment_arms_equal_opensims(shared_data, name, results):
     case, ref, geometry, paths = _run(name, results)
     keep = [i for i, m in enumerate(case.model.muscle_names) if m not in TWO_WRAPS]
+    two = [i for i, m in enumerate(case.model.muscle_names) if m in TWO_WRAPS]
     assert np.abs(paths.lengths - ref["lengths"])[:, keep].max() < 1e-5          # 0.01 mm
-    theirs = ref["moment_arms"][:, keep]
+    assert np.abs(paths.lengths - ref["lengths"])[:, two].max(initial=0.0) < 2e-5   # 0.02 mm (test_paths_opensim)
+    theirs = ref["moment_arms"]
     mask = ~np.isnan(theirs)
     assert mask.sum() > 1000
-    assert np.abs(paths.moment_arms[:, keep] - np.nan_to_num(theirs))[mask].max() < 1e-4      # 0.1 mm
+    assert np.abs(paths.moment_arms - np.nan_to_num(theirs))[mask].max() < 1e-4      # 0.1 mm, every muscle
 
 
 @pytest.mark.slow
 def test_rates_are_the_lengths_derivatives(shared_data, results):
     """Moment arms are -dL/dq and velocities dL/dt (central differences, the couplers following) on paths
     without wrapping; over a cylinder OpenSim's tangent points are not exactly the shortest path's, so its
-    moment arm (tension carried by the straight segments), which ours equals, differs from -dL/dq by < 1 mm."""
+    moment arm (tension carried by the straight segments), which ours equals, differs from -dL/dq by < 1 mm.
+    The gastrocnemii over two cylinders are left out: OpenSim's stale tangent points (muscle_paths' notes),
+    which ours follow, put their moment arms up to 15 mm off the derivative of their lengths."""
     case, ref, geometry, _ = _run("rajagopal_poses", results)
     free = np.array([not m.wraps for m in case.model.muscles])
+    one = np.array([m not in TWO_WRAPS for m in case.model.muscle_names])
     assert 20 < free.sum() < len(free)
     q = ref["q"][:5]
     h = 1e-6
@@ -67,11 +72,11 @@ def test_rates_are_the_lengths_derivatives(shared_data, results):
         dq[:, c] = h
         fd = (geometry.lengths(q + dq) - geometry.lengths(q - dq)) / (2 * h)
         err = np.abs(moved.moment_arms[:, :, c] + fd)
-        assert err[:, free].max() < 1e-6 and err.max() < 1e-3
+        assert err[:, free].max() < 1e-6 and err[:, one].max() < 1e-3
     step = np.ones_like(q) * 0.3 * h
     fd = (geometry.lengths(q + step) - geometry.lengths(q - step)) / (2 * h)
     err = np.abs(paths.velocities - fd)
-    assert err[:, free].max() < 1e-6 and err.max() < 1e-3
+    assert err[:, free].max() < 1e-6 and err[:, one].max() < 1e-3
 
 
 def test_coordinates_file_checked(shared_data, tmp_path):

