@@ -611,7 +611,10 @@ def finish_coordinates(markers, table: np.ndarray, angles: np.ndarray, seq, sequ
     n = table.shape[0]
     time = markers["time"].to_numpy(dtype=float) if "time" in markers else np.arange(n, dtype=float)
     table[:, 0] = time
-    continuous_angles(angles, seq, 1e-9)
+    cont = np.ascontiguousarray(angles)  # the layout the clinical angles give the kernel too: compiled once
+    continuous_angles(cont, seq, 1e-9)
+    if cont is not angles:
+        angles[...] = cont
     near = {}
     for k, seg in enumerate(SEGMENT_NAMES):
         with np.errstate(invalid="ignore"):
