@@ -52,6 +52,20 @@ NEAR_SINGULAR_DEG = 10.0
 #: How a segment's pose was found in a frame (``Tracking.status`` categories).
 STATUS = ("missing", "fit", "slerp", "rigid", "fallback")
 
+
+def _slerp_into(Ra, Rb, fraction: float, R) -> None:
+    """``R[f]`` = the rotation ``fraction`` of the way from ``Ra[f]`` to ``Rb[f]`` (each (F, 3, 3);
+    :func:`~humanbody._kernels.angles.slerp_rotations`), the kernel given the one layout calibration gives it too
+    (read-only C-ordered ends, a C-ordered output, copied into ``R`` when ``R`` is a strided view), so a first
+    run compiles it once."""
+    a, b = np.ascontiguousarray(Ra).view(), np.ascontiguousarray(Rb).view()
+    a.flags.writeable = b.flags.writeable = False
+    out = R if R.flags.c_contiguous else np.empty(R.shape)
+    slerp_rotations(a, b, float(fraction), out)
+    if out is not R:
+        R[...] = out
+
+
 @dataclass(frozen=True, eq=False)
 class Tracking:
     """Result of :func:`track`.
@@ -199,7 +213,7 @@ class _Tracker:
             self._cluster(seg, spec, R, O)
         elif spec.rule == "slerp":
             a, b = spec.between
-            slerp_rotations(self.pose(a)[0], self.pose(b)[0], float(spec.fraction), R)  # as slerp_frames
+            _slerp_into(self.pose(a)[0], self.pose(b)[0], spec.fraction, R)  # as slerp_frames
             O[...] = self.joint_point(seg)
             self.status[seg][np.isfinite(R).all(axis=(1, 2))] = STATUS.index("slerp")
         else:
@@ -428,7 +442,7 @@ class _Tracker:
         Rf = Ro @ (self.cal.frames[other].T @ self.cal.frames[seg])
         ends = (Rf, Ro) if pspec.between[0] == seg else (Ro, Rf)
         Rp = np.empty_like(Rf)
-        slerp_rotations(np.ascontiguousarray(ends[0]), np.ascontiguousarray(ends[1]), float(pspec.fraction), Rp)
+        _slerp_into(ends[0], ends[1], pspec.fraction, Rp)
         xi = np.asarray(self.cal.model.joint_offset[SEGMENT_NAMES.index(seg)], dtype=np.float64)
         Of = self.joint_point(par)[idx] + Rp @ xi
         return Rf, Of
@@ -714,7 +728,10 @@ def finish_coordinates(markers, table: np.ndarray, angles: np.ndarray, seq, sequ
     n = table.shape[0]
     time = markers["time"].to_numpy(dtype=float) if "time" in markers else np.arange(n, dtype=float)
     table[:, 0] = time
-    continuous_angles(angles, seq, 1e-9)
+    cont = np.ascontiguousarray(angles)  # the layout the clinical angles give the kernel too: compiled once
+    continuous_angles(cont, seq, 1e-9)
+    if cont is not angles:
+        angles[...] = cont
     near = {}
     for k, seg in enumerate(SEGMENT_NAMES):
         with np.errstate(invalid="ignore"):

@@ -131,10 +131,12 @@ def _kinetic_stride_notes(cycles: pd.DataFrame, params: pd.DataFrame) -> list:
     """One line per side whose strides all lack a known load somewhere in stance: why its kinetic curves and
     peaks are empty (both feet on one plate in double support, or a foot beside the plates)."""
     out = []
+    moment = cycles["variable"].str.endswith("_moment_Nm_per_kg").to_numpy(dtype=bool)  # once for both sides
+    counts = cycles["n_strides"].to_numpy()
     for side in ("right", "left"):
         strides = params.loc[side, "n_strides"] if side in params.index and "n_strides" in params else 0
-        rows = cycles[(cycles["side"] == side) & cycles["variable"].str.endswith("_moment_Nm_per_kg")]
-        if len(rows) and strides and not (rows["n_strides"] > 0).any():
+        rows = moment & (cycles["side"] == side).to_numpy(dtype=bool)
+        if rows.any() and strides and not (counts[rows] > 0).any():
             out.append(f"kinetics: none of the {side} side's {int(strides)} stride(s) had its load known through "
                        "the whole stance (both feet on one plate, or the foot beside the plates), so its kinetic "
                        "curves and peaks are left empty")

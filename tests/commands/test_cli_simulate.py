@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _cli import run_main
 
 import humanbody as hb
 from humanbody.cli import main
@@ -112,7 +113,8 @@ def test_simulate_then_analyze_returns_the_torques(tmp_path):
 def test_bad_spec_is_one_line_and_exit_2(tmp_path, text, message):
     spec = tmp_path / "bad.toml"
     spec.write_text(text)
-    r = _run("simulate", str(spec), "--out", str(tmp_path / "o"))
+    run = _run if message == "no duration" else run_main  # one in a real process, the others in this one
+    r = run("simulate", str(spec), "--out", str(tmp_path / "o"))
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and str(spec) in lines[0] and message in lines[0], r.stderr
