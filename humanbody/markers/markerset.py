@@ -168,6 +168,8 @@ class MarkerSet:
     ik: Mapping[str, Any] = field(default_factory=dict)
     keypoints: bool = False
     static_markers: Mapping[str, str] = field(default_factory=dict)
+    #: :func:`match_markers`' maps by the trial's names (a batch's trials match the same names again and again)
+    _matches: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def markers(self) -> tuple:
@@ -382,19 +384,14 @@ def _stand_in(ms: MarkerSet, marker: str, found: Mapping) -> bool:
 
 
 # --------------------------------------------------------------- name matching
-#: :func:`match_markers`' maps by (set's id, names), each beside its set (which pins the id): a batch's
-#: trials and a trial's stages match the same names against the same few sets again and again.
-_MATCHES: dict[tuple, tuple[MarkerSet, dict[str, str]]] = {}
-
-
 def match_markers(markerset: MarkerSet, names) -> dict[str, str]:
     """Map the set's canonical marker names to the names found in a trial.
 
     A canonical name matches a trial name when either, or one of its
     ``aliases``, is equal after dropping a ``Subject:`` prefix, case and
     every character other than letters and digits (``R.ASIS`` = ``R_ASIS``
-    = ``rasis``).  Computed once per set and names in a process (a new dict
-    each call).
+    = ``rasis``).  Computed once per set and names, kept with the set (a new
+    dict each call).
 
     Returns
     -------
@@ -402,16 +399,16 @@ def match_markers(markerset: MarkerSet, names) -> dict[str, str]:
         canonical name -> trial name, for the markers found.
     """
     names = list(names)
+    cache = markerset._matches
     try:
-        key = (id(markerset), tuple(names))
-        hit = _MATCHES.get(key)
+        hit = cache.get(key := tuple(names))
     except TypeError:  # unhashable names: matched afresh
         return _match_markers(markerset, names)
-    if hit is None or hit[0] is not markerset:
-        if len(_MATCHES) >= 256:
-            _MATCHES.clear()
-        hit = _MATCHES[key] = (markerset, _match_markers(markerset, names))
-    return dict(hit[1])
+    if hit is None:
+        if len(cache) >= 64:
+            cache.clear()
+        hit = cache[key] = _match_markers(markerset, names)
+    return dict(hit)
 
 
 def _match_markers(markerset: MarkerSet, names: list) -> dict[str, str]:
