@@ -16,8 +16,11 @@ Timed, each as a user runs it (a new process, start-up included):
   --reserves R --cutoff 6 --joint-reactions none --out DIR -q``;
 * ``humanbody+jr``: the same with every joint's reactions.
 
-The per-frame figure divides each process's time by its frames.  Prints one
-line per tool and the ratio.  ``--frames-scale K`` (K > 1) also times
+Each process is timed by its wall clock and by its CPU time (user + system of
+the process and its children): on a machine shared with other work the wall
+clock mostly measures the wait for a core, the CPU time what the process
+costs.  The per-frame figure divides each process's time by its frames.
+Prints one line per tool and the ratios; ``--json FILE`` saves them.  ``--frames-scale K`` (K > 1) also times
 ``humanbody muscles`` on a long trial: the walk's 120 frames of
 0.5-2.5 s and their loads repeated K times end to end (the same setup;
 OpenSim's per-frame time, which does not fall with the trial's length, is
@@ -27,7 +30,9 @@ the 121-frame run's).
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -42,10 +47,19 @@ from tests.muscles import _opensim_reference as osr  # noqa: E402
 SHARED = Path(os.environ.get("HUMANBODY_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
-def _timed(cmd: list[str], env: dict) -> float:
+def _timed(cmd: list[str], env: dict) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one process run to its end."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t0
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
+def _line(name: str, t: tuple[float, float], frames: int, what: str) -> str:
+    return (f"{name:14s} CPU {t[0]:8.2f} s {1000 * t[0] / frames:8.1f} ms/frame   wall {t[1]:8.2f} s  "
+            f"({frames} frames{what})")
 
 
 def _write_so_setup(paths: dict, reserves: Path, out: Path, setup: Path) -> None:
@@ -91,8 +105,10 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=1, help="runs of each tool (the best is kept)")
     ap.add_argument("--frames-scale", type=int, default=1, metavar="K",
                     help="also time humanbody on the walk repeated K times (a long trial)")
+    ap.add_argument("--json", metavar="FILE", help="save the figures")
     args = ap.parse_args(argv)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         paths = osr._paths(SHARED)
@@ -110,22 +126,31 @@ def main(argv=None) -> int:
         t_os = min(_timed(run_so, env) for _ in range(args.repeat))
         t_hb = min(_timed(ours + ["--joint-reactions", "none"], env) for _ in range(args.repeat))
         t_jr = min(_timed(ours, env) for _ in range(args.repeat))
+        t_long, frames_long = None, 0
         if args.frames_scale > 1:
             ik, xml, frames_long = _long_trial(paths, out, args.frames_scale)
             long = [sys.executable, "-m", "humanbody", "muscles", str(ik), "--model", str(paths["model"]),
                     "--forces", str(xml), "--reserves", str(reserves), "--cutoff", str(osr.CUTOFF_HZ),
                     "--joint-reactions", "none", "--out", str(out / "long"), "-q"]
             t_long = min(_timed(long, env) for _ in range(args.repeat))
-    print(f"opensim      {t_os:8.2f} s  {1000 * t_os / frames_os:8.1f} ms/frame  ({frames_os} frames)")
-    print(f"humanbody    {t_hb:8.2f} s  {1000 * t_hb / frames_hb:8.1f} ms/frame  ({frames_hb} frames, SO)")
-    print(f"humanbody+jr {t_jr:8.2f} s  {1000 * t_jr / frames_hb:8.1f} ms/frame  ({frames_hb} frames, SO + reactions)")
-    print(f"ratio (whole process, OpenSim / humanbody SO): {t_os / t_hb:.1f}x; "
-          f"per frame {t_os / frames_os / (t_hb / frames_hb):.1f}x")
-    if args.frames_scale > 1:
-        print(f"humanbody long {t_long:6.2f} s  {1000 * t_long / frames_long:8.1f} ms/frame  ({frames_long} frames, SO)")
-        print(f"ratio per frame on the long trial (OpenSim's 121-frame run / humanbody's): "
-              f"{t_os / frames_os / (t_long / frames_long):.1f}x")
+    print(_line("opensim", t_os, frames_os, ""))
+    print(_line("humanbody", t_hb, frames_hb, ", SO"))
+    print(_line("humanbody+jr", t_jr, frames_hb, ", SO + reactions"))
+    print(f"ratio (whole process, OpenSim / humanbody SO): CPU {t_os[0] / t_hb[0]:.1f}x, wall {t_os[1] / t_hb[1]:.1f}x")
+    figures = {"benchmark": "static_optimization", "cpus": os.cpu_count(), "load_average_before": load,
+               "load_average_after": os.getloadavg()[0], "frames": frames_os,
+               "opensim": {"cpu_s": t_os[0], "wall_s": t_os[1]}, "humanbody_so": {"cpu_s": t_hb[0], "wall_s": t_hb[1]},
+               "humanbody_so_jr": {"cpu_s": t_jr[0], "wall_s": t_jr[1]},
+               "ratio_cpu": t_os[0] / t_hb[0], "ratio_wall": t_os[1] / t_hb[1]}
+    if t_long is not None:
+        print(_line("humanbody long", t_long, frames_long, ", SO"))
+        per = t_os[0] / frames_os / (t_long[0] / frames_long)
+        print(f"ratio per frame on the long trial (OpenSim's 121-frame run / humanbody's): CPU {per:.1f}x")
+        figures["humanbody_long"] = {"frames": frames_long, "cpu_s": t_long[0], "wall_s": t_long[1],
+                                     "ratio_cpu_per_frame": per}
     print(f"load average {os.getloadavg()[0]:.1f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")
     return 0
 
 

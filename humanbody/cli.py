@@ -49,7 +49,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_of(argv) -> str | None:
+    """The subcommand ``argv`` names (its first word that is not an option), when it is one of :data:`COMMANDS`."""
+    words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+    return words[0] if words and words[0] in COMMANDS else None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of ``only`` (a command run needs its own parser, not the others':
+    their modules' imports are start-up time)."""
     parser = _Parser(
         prog="humanbody",
         description=(
@@ -64,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         try:
             module = importlib.import_module(f"humanbody.commands.{name}")
         except ModuleNotFoundError as err:  # a subcommand whose module is not built yet
@@ -105,7 +113,7 @@ def console(argv=None) -> int:
 
 def main(argv=None) -> int:
     """Run the command line; return the exit status."""
-    parser = build_parser()
+    parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     notice: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
     if args.command in ("analyze", "report", "view", "simulate", "vibration", "muscles") and not getattr(args, "quiet", False):

@@ -268,6 +268,29 @@ def joint_tree(parents, astart, akind, aaxis, pR, pp, cR, cp, val, rate, accel,
                     R, origin, omega, velocity, alpha, acceleration, jR, jorigin, aorigin, aaxis_g)
 
 
+@nb.njit(cache=_CACHE)
+def _point_jacobian_frame(f, parents, astart, akind, acoord, aorigin, aaxis_g, slope, body, point, J):
+    """One frame of :func:`point_jacobian`."""
+    for m in range(J.shape[1]):
+        for i in range(3):
+            for c in range(J.shape[3]):
+                J[f, m, i, c] = 0.0
+        x = _v3(point, f, m)
+        b = body[m]
+        while b >= 0:
+            for k in range(astart[b], astart[b + 1]):
+                c = acoord[k]
+                if c < 0:
+                    continue
+                u = _v3(aaxis_g, f, k)
+                col = cross(u, sub3(x, _v3(aorigin, f, k))) if akind[k] == 0 else u
+                s = slope[f, k]
+                J[f, m, 0, c] += s * col[0]
+                J[f, m, 1, c] += s * col[1]
+                J[f, m, 2, c] += s * col[2]
+            b = parents[b]
+
+
 @nb.njit(cache=_CACHE, parallel=True)
 def point_jacobian(parents, astart, akind, acoord, aorigin, aaxis_g, slope, body, point, J):
     """Jacobian ``d x / d q`` of points fixed on bodies, every frame; J (F, M, 3, nq) written (zeroed here).
@@ -277,24 +300,7 @@ def point_jacobian(parents, astart, akind, acoord, aorigin, aaxis_g, slope, body
     ``f'(q_c) u_a x (x - o_a)`` for a rotation, ``f'(q_c) u_a`` for a translation.
     """
     for f in nb.prange(J.shape[0]):
-        for m in range(J.shape[1]):
-            for i in range(3):
-                for c in range(J.shape[3]):
-                    J[f, m, i, c] = 0.0
-            x = _v3(point, f, m)
-            b = body[m]
-            while b >= 0:
-                for k in range(astart[b], astart[b + 1]):
-                    c = acoord[k]
-                    if c < 0:
-                        continue
-                    u = _v3(aaxis_g, f, k)
-                    col = cross(u, sub3(x, _v3(aorigin, f, k))) if akind[k] == 0 else u
-                    s = slope[f, k]
-                    J[f, m, 0, c] += s * col[0]
-                    J[f, m, 1, c] += s * col[1]
-                    J[f, m, 2, c] += s * col[2]
-                b = parents[b]
+        _point_jacobian_frame(f, parents, astart, akind, acoord, aorigin, aaxis_g, slope, body, point, J)
 
 
 @nb.njit(cache=_CACHE)

@@ -75,6 +75,9 @@ def register(sub) -> None:
                           "static optimization and hip and knee reactions on it: muscle-group activations and "
                           "contact force (body weights) over the stride, peak contact forces in the summary "
                           "(docs/muscles.md)")
+    g.add_argument("--ik-setup", metavar="SETUP.xml",
+                   help="with --muscles: OpenSim IK setup whose IKMarkerTask/IKCoordinateTask weights the inverse "
+                        "kinematics uses (default: every marker shared with the model, weight 1)")
     r = p.add_argument_group("running")
     r.add_argument("--jobs", "-j", type=int, metavar="N", help="local worker processes (default: all cores)")
     r.add_argument("--plots", choices=("svg", "png", "none"), default="svg",
@@ -106,23 +109,30 @@ def _absolute_normative(spec):
     return os.path.abspath(path) + (f":{cond}" if cond is not None else "")
 
 
-def _muscle_options(args) -> tuple[str | None, str | None]:
-    """``--model MODEL.osim --muscles [--reserves FILE]`` -> (absolute model path, reserves path), the
+def _muscle_options(args) -> tuple[str | None, str | None, str | None]:
+    """``--model MODEL.osim --muscles [--reserves FILE] [--ik-setup FILE]`` -> (absolute model path, reserves
+    path, IK setup path), the
     gait analysis keeping its own model (``args.model`` cleared); refuses the options' bad mixes in one line."""
     osim = bool(args.model) and str(args.model).lower().endswith(".osim")
     if not args.muscles:
         if osim:
             raise InputError("--model MODEL.osim needs --muscles in a report (the gait analysis uses its own model)")
-        if args.reserves:
-            raise InputError("--reserves needs --muscles and --model MODEL.osim")
-        return None, None
+        for name, value in (("--reserves", args.reserves), ("--ik-setup", args.ik_setup)):
+            if value:
+                raise InputError(f"{name} needs --muscles and --model MODEL.osim")
+        return None, None, None
     if not osim:
         raise InputError("--muscles needs --model MODEL.osim: an OpenSim model with muscles")
-    for name, path in (("--model", args.model), ("--reserves", args.reserves)):
+    for name, path in (("--model", args.model), ("--reserves", args.reserves), ("--ik-setup", args.ik_setup)):
         if path and not os.path.isfile(path):
             raise InputError(f"{name} {path}: no such file")
+    if args.ik_setup:
+        from ..osim.ik import read_ik_setup  # lazy: only with --muscles
+
+        read_ik_setup(args.ik_setup)  # a bad setup: one line before any trial runs
     model, args.model = os.path.abspath(args.model), None
-    return model, os.path.abspath(args.reserves) if args.reserves else None
+    return (model, os.path.abspath(args.reserves) if args.reserves else None,
+            os.path.abspath(args.ik_setup) if args.ik_setup else None)
 
 
 def run(args) -> int:
@@ -130,7 +140,7 @@ def run(args) -> int:
     from ..report.inputs import discover, read_manifest  # lazy: keeps `humanbody --help` quick (the report pipeline)
 
     say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
-    muscles, reserves = _muscle_options(args)
+    muscles, reserves, ik_setup = _muscle_options(args)
     analysis_options(args)  # a bad --export or --opensim-feet: one line before anything runs
     if args.jobs is not None and args.jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {args.jobs}")
@@ -155,7 +165,7 @@ def run(args) -> int:
         raise InputError("no trial files found in " + ", ".join(args.paths or [args.manifest]))
     options = report_options(args, treadmill_speed=args.treadmill_speed, plots=args.plots,
                              kinetics=not args.no_kinetics, normative=_absolute_normative(args.normative),
-                             events=args.events, muscles=muscles, reserves=reserves)
+                             events=args.events, muscles=muscles, reserves=reserves, ik_setup=ik_setup)
     from ..report.trial import normative_set  # lazy: keeps `humanbody --help` quick (the report pipeline)
 
     nset = normative_set(options.normative)  # bad normative data: one line, exit 2, before any trial runs

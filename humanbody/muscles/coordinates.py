@@ -90,7 +90,31 @@ def natural_quintic_slopes(t: np.ndarray, y: np.ndarray) -> np.ndarray:
                    bspline_basis(knots, k, ends[1:], 4)])
     rhs = np.zeros((len(t) + 4,) + y.shape[1:])
     rhs[2: 2 + len(t)] = y
-    return bspline_basis(knots, k, t, 1) @ np.linalg.solve(A, rhs)
+    return _banded_times(bspline_basis(knots, k, t, 1), _solve_banded(A, rhs))
+
+
+def _solve_banded(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``A⁻¹ b`` for a banded square ``A`` (each row's nonzeros near the diagonal: B-spline collocation) by
+    LAPACK's banded LU with partial pivoting: O(n) where a dense solve is O(n³), and single-threaded (a
+    dense LAPACK call of a few hundred rows spends more time starting BLAS threads than solving)."""
+    from scipy.linalg import solve_banded  # lazy: numba imports scipy.linalg anyway once a kernel has loaded
+
+    rows, cols = np.nonzero(A)
+    lower, upper = max(int(np.max(rows - cols)), 0), max(int(np.max(cols - rows)), 0)
+    n = A.shape[0]
+    ab = np.zeros((lower + upper + 1, n))
+    for d in range(-lower, upper + 1):  # ab[upper + i - j, j] = A[i, j]
+        diag = np.diagonal(A, d)
+        ab[upper - d, max(d, 0): max(d, 0) + len(diag)] = diag
+    return solve_banded((lower, upper), ab, b, check_finite=False)
+
+
+def _banded_times(B: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``B @ c`` for a matrix B (m, n) with few nonzeros per row (a B-spline basis), without BLAS threads."""
+    out = np.zeros((B.shape[0],) + c.shape[1:])
+    rows, cols = np.nonzero(B)
+    np.add.at(out, rows, B[rows, cols].reshape((-1,) + (1,) * (c.ndim - 1)) * c[cols])
+    return out
 
 
 def reflect_pad(x: np.ndarray, n: int) -> np.ndarray:

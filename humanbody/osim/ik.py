@@ -12,7 +12,8 @@ marker ``x_m(q)`` by the core's forward kinematics) and the coordinate tasks ``c
     (JᵀJ + λ diag(JᵀJ)) Δq = -Jᵀr,    λ halved on success, multiplied by 10 on failure,
 
 warm-started from the previous frame's solution (the first frame from the model's
-default pose).  Clamped coordinates are kept in their ranges (the step is projected,
+default pose); the whole trial is one call of a compiled kernel
+(:func:`humanbody._kernels.osim_ik.ik_trial`).  Clamped coordinates are kept in their ranges (the step is projected,
 as OpenSim bounds them), locked coordinates stay at their default values, and a
 coupler's dependent coordinate follows its independent one (the core applies the
 couplers, so its Jacobian column is 0 and it is not a free coordinate).
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core import forward_kinematics, marker_jacobian, marker_positions
+from .._kernels import osim_ik as _k
 from ..errors import InputError
 from .build import CoreModel
 
@@ -129,46 +130,6 @@ def _coordinate_tasks(cm: CoreModel, tasks: IKTasks) -> tuple[np.ndarray, np.nda
     return np.array(idx, dtype=np.int64), np.sqrt(np.array(w, dtype=float)), np.array(v, dtype=float)
 
 
-def _residual(cm: CoreModel, q, target, sw, mi, ct) -> tuple[np.ndarray, np.ndarray]:
-    data = forward_kinematics(cm.model, q)
-    x = marker_positions(cm.model, data)[0, mi]
-    J = marker_jacobian(cm.model, data)[0, mi]
-    r = (sw[:, None] * (x - target)).ravel()
-    Jw = (sw[:, None, None] * J).reshape(-1, q.size)
-    cidx, csw, cval = ct
-    if cidx.size:
-        r = np.concatenate([r, csw * (q[cidx] - cval)])
-        Jc = np.zeros((cidx.size, q.size))
-        Jc[np.arange(cidx.size), cidx] = csw
-        Jw = np.vstack([Jw, Jc])
-    return r, Jw
-
-
-def _solve_frame(cm: CoreModel, q, target, sw, mi, free, ct, bounds, iterations: int) -> np.ndarray:
-    """Levenberg–Marquardt from ``q`` (nq,) for one frame's ``target`` (M, 3)."""
-    lo, hi = bounds
-    r, J = _residual(cm, q, target, sw, mi, ct)
-    cost, lam = float(r @ r), 1e-3
-    for _ in range(iterations):
-        A = J[:, free]
-        H, g = A.T @ A, A.T @ r
-        step = np.linalg.solve(H + lam * np.diag(np.diag(H) + 1e-12), -g)
-        trial = q.copy()
-        trial[free] = np.clip(q[free] + step, lo[free], hi[free])
-        r2, J2 = _residual(cm, trial, target, sw, mi, ct)
-        cost2 = float(r2 @ r2)
-        if cost2 <= cost:
-            done = cost - cost2 <= 1e-14 * max(cost, 1e-30) or np.max(np.abs(trial - q)) < 1e-10
-            q, r, J, cost, lam = trial, r2, J2, cost2, max(lam * 0.5, 1e-9)
-            if done:
-                break
-        else:
-            lam *= 10.0
-            if lam > 1e8:
-                break
-    return q
-
-
 def solve_ik(cm: CoreModel, names, markers: np.ndarray, tasks: IKTasks | None = None,
              path: str | os.PathLike = "", iterations: int = 50) -> IKResult:
     """OpenSim's marker inverse kinematics on the model, every frame (see the module notes).
@@ -197,16 +158,17 @@ def solve_ik(cm: CoreModel, names, markers: np.ndarray, tasks: IKTasks | None = 
         q[j] = c.default
         if c.clamped:
             lo[j], hi[j] = c.range
-    F = markers.shape[0]
-    out, rms, mx = np.empty((F, nq)), np.full(F, np.nan), np.full(F, np.nan)
-    for f in range(F):
-        target = markers[f, ti]
-        seen = np.isfinite(target).all(axis=1)
-        if seen.any():
-            sw = np.sqrt(w[seen])
-            q = _solve_frame(cm, q, target[seen], sw, mi[seen], free, ct, (lo, hi), iterations)
-            x = marker_positions(cm.model, forward_kinematics(cm.model, q))[0, mi[seen]]
-            err = np.linalg.norm(x - target[seen], axis=1)
-            rms[f], mx[f] = np.sqrt(np.mean(err**2)), err.max()
-        out[f] = forward_kinematics(cm.model, q).q[0]  # couplers applied
+    cc = cm.model.compiled
+    body = np.array([cm.model.markers[i].body for i in mi], dtype=np.int64)
+    offset = np.array([cm.model.markers[i].offset for i in mi], dtype=float).reshape(-1, 3)
+    tree = tuple(np.ascontiguousarray(a) for a in (cm.model.parents, cc.astart, cc.akind, cc.aaxis, cc.pR, cc.pp,
+                                                    cc.cR, cc.cp, cc.acoord, cc.afun, body, offset))
+    fun = tuple(np.ascontiguousarray(a) for a in cc.functions.arrays())
+    cpl = tuple(np.ascontiguousarray(a) for a in (cc.cdep, cc.cfun, cc.cind))
+    targets = np.ascontiguousarray(markers[:, ti], dtype=float)
+    F = targets.shape[0]
+    out, rms, mx = np.empty((F, nq)), np.empty(F), np.empty(F)
+    cidx, csw, cval = ct
+    _k.ik_trial(q, targets, w.astype(float), free, cidx, csw, cval, lo, hi, int(iterations), tree, fun, cpl,
+                out, rms, mx)
     return IKResult(cm.from_core(out), rms, mx, tuple(names[t] for t in ti))

@@ -83,9 +83,9 @@ def trial_hash(task, options: dict, memo: dict | None = None) -> str:
         path, _ = parse_spec(norm)
         if path != BUILTIN:
             h.update(_cached_digest(path, memo))
-    if options.get("muscles"):  # the OpenSim model, the reserves and the loads' ExternalLoads XML: their content
+    if options.get("muscles"):  # the OpenSim model, the reserves, the IK setup, the loads' ExternalLoads XML: content
         xml = os.path.splitext(task.grf)[0] + ".xml" if task.grf is not None else None
-        for path in (options["muscles"], options.get("reserves"), xml):
+        for path in (options["muscles"], options.get("reserves"), options.get("ik_setup"), xml):
             if path is not None and os.path.isfile(path):
                 h.update(_cached_digest(path, memo))
     values = {"mass": task.mass, "height": task.height, "treadmill_speed": task.treadmill_speed,

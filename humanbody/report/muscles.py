@@ -22,6 +22,7 @@ from ..io.writers import REPORT_CSV_DIGITS, table_csv_bytes
 from ..muscles.findings import bound_lines, reserve_lines, unmet_lines
 from ..muscles.gait import GROUPS, contact_joints, contact_peaks, gait_table, on_spans
 from ..muscles.markers import analyze_markers, setup_of
+from ..osim.ik import read_ik_setup
 from . import svg
 from .panels import cycle_panels
 
@@ -49,9 +50,10 @@ def _table(time: np.ndarray, names, values: np.ndarray) -> bytes:
 
 
 def muscle_part(task, model: str, reserves: str | None, events: pd.DataFrame, foot_off: dict, plots: str,
-                stem: str) -> MusclePart:
+                stem: str, ik_setup: str | None = None) -> MusclePart:
     """The muscles of one report trial (``task.grf`` its loads: an ExternalLoads XML, or a table with
-    one beside it); ``events`` cut the strides, ``foot_off`` (side -> %) marks the panels."""
+    one beside it); ``events`` cut the strides, ``foot_off`` (side -> %) marks the panels; ``ik_setup``
+    an OpenSim IK setup weighing the inverse kinematics (None: equal weights)."""
     part = MusclePart()
     if task.grf is None:
         part.messages.append("muscles skipped: the trial has no force file")
@@ -59,14 +61,15 @@ def muscle_part(task, model: str, reserves: str | None, events: pd.DataFrame, fo
         return part
     setup = setup_of(model)
     wanted = tuple(joint for joint, _ in contact_joints(setup).values())
-    found = analyze_markers(setup, task.trial, task.grf, reserves, joints=wanted)
+    tasks = read_ik_setup(ik_setup) if ik_setup else None
+    found = analyze_markers(setup, task.trial, task.grf, reserves, tasks, joints=wanted)
     r = found.muscles
     actuators = list(setup.muscles.names) + list(r.reserves.names)
     part.files[f"{stem}_activations.csv"] = _table(r.time, actuators, r.optimum.controls)
     part.files[f"{stem}_muscle_forces.csv"] = _table(r.time, actuators, r.optimum.forces)
     if r.reactions is not None:
         part.files[f"{stem}_joint_reactions.csv"] = _table(r.time, r.reaction_names, r.reactions)
-    part.messages.append(f"muscles: {Path(model).name}, inverse kinematics RMS marker error "
+    part.messages.append(f"muscles: {Path(model).name}, inverse kinematics ({_weights(ik_setup)}) RMS marker error "
                          f"{1000 * np.nanmean(found.ik.rms_error):.1f} mm, static optimization of {len(r.time)} "
                          f"frames" + ("" if reserves else ", reserves of optimal force 1 on every coordinate"))
     part.messages += unmet_lines(r.time, r.optimum)
@@ -77,6 +80,11 @@ def muscle_part(task, model: str, reserves: str | None, events: pd.DataFrame, fo
     if plots == "svg":
         part.figures[f"{stem}_muscles.svg"] = _figure(table, events, foot_off, stem)
     return part
+
+
+def _weights(ik_setup: str | None) -> str:
+    """How the inverse kinematics weighs the markers, for the log."""
+    return f"weights of {Path(ik_setup).name}" if ik_setup else "every marker weight 1: --ik-setup for OpenSim's"
 
 
 def _figure(table: pd.DataFrame, events: pd.DataFrame, foot_off: dict, stem: str) -> str:

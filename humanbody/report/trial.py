@@ -68,6 +68,8 @@ class ReportOptions:
                                     (:mod:`humanbody.report.muscles`)
     reserves : str or None          with ``muscles``: the reserves' OpenSim actuators file (None: weak
                                     reserves on every coordinate)
+    ik_setup : str or None          with ``muscles``: an OpenSim IK setup whose marker and coordinate tasks
+                                    weigh the inverse kinematics (None: every shared marker, weight 1)
     """
 
     analysis: AnalysisOptions
@@ -78,16 +80,19 @@ class ReportOptions:
     events: str = "auto"
     muscles: str | None = None
     reserves: str | None = None
+    ik_setup: str | None = None
 
     def __init__(self, analysis: AnalysisOptions | None = None, *, treadmill_speed: float | None = None,
                  plots: str = "svg", kinetics: bool = True, normative: str | None = None, events: str = "auto",
-                 muscles: str | None = None, reserves: str | None = None, **analysis_values):
+                 muscles: str | None = None, reserves: str | None = None, ik_setup: str | None = None,
+                 **analysis_values):
         base = AnalysisOptions() if analysis is None else analysis
         if not isinstance(base, AnalysisOptions):
             raise TypeError(f"analysis must be an AnalysisOptions, not {type(base).__name__}")
         values = {"analysis": base.replace(**analysis_values) if analysis_values else base,
                   "treadmill_speed": treadmill_speed, "plots": plots, "kinetics": kinetics,
-                  "normative": normative, "events": events, "muscles": muscles, "reserves": reserves}
+                  "normative": normative, "events": events, "muscles": muscles, "reserves": reserves,
+                  "ik_setup": ik_setup}
         for name, value in values.items():
             object.__setattr__(self, name, value)
         self.__post_init__()
@@ -302,7 +307,8 @@ def _add_muscles(task, options: ReportOptions, used, foot_off: dict, stem: str, 
     from .muscles import muscle_part  # lazy: the OpenSim model's kernels, only with --muscles
 
     try:
-        part = muscle_part(task, str(options.muscles), options.reserves, used, foot_off, options.plots, stem)
+        part = muscle_part(task, str(options.muscles), options.reserves, used, foot_off, options.plots, stem,
+                           options.ik_setup)
     except InputError as err:
         messages.append(f"muscles skipped: {_one_line(err)}")
         return

@@ -17,6 +17,7 @@ from tests._shared import require_shared
 
 WALK = "gait2392_walk"
 MODEL = "opensim_models/gait2392/subject01_simbody.osim"
+SETUP = "opensim_models/gait2392/subject01_Setup_IK.xml"
 
 
 def test_on_spans_are_the_runs_above_the_threshold():
@@ -113,10 +114,12 @@ def test_analyze_muscles_refusals_are_one_line(tmp_path, capsys, argv, says):
     (["--model", MODEL], "--muscles"),
     (["--muscles"], "MODEL.osim"),
     (["--muscles", "--model", "opensim_models/gait2392/none.osim"], "no such file"),
+    (["--ik-setup", SETUP], "--ik-setup needs --muscles"),
+    (["--muscles", "--model", MODEL, "--ik-setup", MODEL], "no IKTaskSet"),
 ])
 def test_report_muscles_refusals_are_one_line(tmp_path, capsys, argv, says):
     shared = require_shared()
-    argv = [str(shared / a) if a.endswith(".osim") else a for a in argv]
+    argv = [str(shared / a) if a.endswith((".osim", ".xml")) else a for a in argv]
     status = main(["report", str(shared / WALK / "subject01_walk1.trc"), "--out", str(tmp_path)] + argv)
     err = capsys.readouterr().err.strip().splitlines()
     assert status == 2 and len(err) == 1 and says in err[0]
@@ -135,8 +138,8 @@ def test_report_muscles_adds_the_figure_files_and_peak_columns(tmp_path):
     for name in ("subject01_walk1.trc", "subject01_walk1_grf.mot", "subject01_walk1_grf.xml", "subject01_static.trc"):
         shutil.copy(shared / WALK / name, study / name)
     out = tmp_path / "report"
-    status = main(["report", str(study), "--model", str(shared / MODEL), "--muscles", "--out", str(out), "-q",
-                   "--jobs", "1"])
+    status = main(["report", str(study), "--model", str(shared / MODEL), "--muscles", "--ik-setup",
+                   str(shared / SETUP), "--out", str(out), "-q", "--jobs", "1"])
     assert status == 0
     trial = out / "subject01_walk1"
     for suffix in ("_activations.csv", "_muscle_forces.csv", "_joint_reactions.csv"):
@@ -157,7 +160,8 @@ def test_report_muscles_adds_the_figure_files_and_peak_columns(tmp_path):
             got = float(row[f"{side}_peak_{key}_contact_force_bw"])
             assert got == pytest.approx(want, rel=1e-6), (side, key)
             assert 1.5 < got < 10.0
-    assert re.search(r"muscles: subject01_simbody.osim, inverse kinematics RMS marker error", page)
+    assert re.search(r"muscles: subject01_simbody.osim, inverse kinematics \(weights of subject01_Setup_IK.xml\) "
+                     r"RMS marker error", page)
 
 
 def test_a_trial_the_muscles_cannot_carry_is_marked_in_the_log(tmp_path, capsys):
@@ -176,18 +180,21 @@ def test_a_trial_the_muscles_cannot_carry_is_marked_in_the_log(tmp_path, capsys)
 
 
 def test_report_cache_sees_the_model_and_reserves_contents(tmp_path):
-    """A resumed report recomputes a trial when its OpenSim model, its reserves or its loads' XML change."""
+    """A resumed report recomputes a trial when its OpenSim model, its reserves, its IK setup or its loads' XML
+    change."""
     from humanbody.report import cache
     from humanbody.report.inputs import TrialTask
     from humanbody.report.trial import ReportOptions
 
-    files = {name: tmp_path / name for name in ("walk.trc", "walk_grf.mot", "walk_grf.xml", "m.osim", "r.xml")}
+    files = {name: tmp_path / name for name in ("walk.trc", "walk_grf.mot", "walk_grf.xml", "m.osim", "r.xml",
+                                                "ik.xml")}
     for path in files.values():
         path.write_text("a")
     task = TrialTask(trial=str(files["walk.trc"]), grf=str(files["walk_grf.mot"]))
-    opts = ReportOptions(muscles=str(files["m.osim"]), reserves=str(files["r.xml"])).as_dict()
+    opts = ReportOptions(muscles=str(files["m.osim"]), reserves=str(files["r.xml"]),
+                         ik_setup=str(files["ik.xml"])).as_dict()
     before = cache.trial_hash(task, opts)
-    for name in ("m.osim", "r.xml", "walk_grf.xml"):
+    for name in ("m.osim", "r.xml", "ik.xml", "walk_grf.xml"):
         files[name].write_text(files[name].read_text() + "b")
         after = cache.trial_hash(task, opts)
         assert after != before, name
