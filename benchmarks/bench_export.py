@@ -36,17 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
-def _best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
 def measure(frames: int, export: tuple, repeat: int, folder: Path) -> dict:
     import bench_long_trial as blt
+    from bench_io import best  # lazy: as bench_long_trial (benchmarks/ on sys.path); best of `repeat` timings
 
     from humanbody.pipeline import analyze_trial
     from humanbody.trial_output import write_results
@@ -70,10 +62,10 @@ def measure(frames: int, export: tuple, repeat: int, folder: Path) -> dict:
         return out
 
     runs = iter(range(10**6))
-    plain = _best(lambda: write_results(analysis, folder / f"plain{next(runs)}"), repeat)
+    plain = best(lambda: write_results(analysis, folder / f"plain{next(runs)}"), repeat)
     ex.write_exports = timed
     try:
-        with_export = _best(lambda: write_results(analysis, folder / f"export{next(runs)}", export=export), repeat)
+        with_export = best(lambda: write_results(analysis, folder / f"export{next(runs)}", export=export), repeat)
     finally:
         ex.write_exports = orig
     whole = analyze_s + plain

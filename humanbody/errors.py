@@ -78,3 +78,46 @@ def flag_of(option: str) -> str:
 
 class SingularityWarning(RuntimeWarning):
     """An orientation is at or near a singularity of its angle convention."""
+
+
+class Note(str):
+    """One line for the user that carries its priority on the first screen of ``humanbody analyze``.
+
+    A ``str`` in every other respect (printed, compared and written as its text); the log
+    (:class:`humanbody.pipeline.Log`) keeps ``priority`` on the line's record.  When the notes before
+    the results are written outnumber the screen's budget, the lowest priorities are left to the log
+    file first (:func:`humanbody.commands.analyze.screen_lines`); a plain ``str`` is a :data:`NOTE`,
+    never left off.  The priorities, lowest first: :data:`FILTERING` (how the markers were filtered,
+    samples still missing), :data:`SETUP` (the moments' frame, the trial's own force platforms),
+    :data:`INPUT` (the static trial, the calibration's pose, unit conversions), :data:`METHOD` (the
+    tracking method), :data:`IGNORED` (markers and events left out), :data:`ROUTINE` (the mass check,
+    the rates' method, plates off the ground, a C3D file's platforms), :data:`SAMPLING` (loads averaged
+    over each frame), :data:`LENGTHS` (segment lengths not calibrated), :data:`LOADS` (the loads'
+    filter), :data:`EDGES` (the frames whose rates are estimates).
+
+    Parameters
+    ----------
+    text : str
+        The line.
+    priority : int
+        Its priority (one of the constants above; :data:`NOTE` by default).
+    """
+
+    priority: int
+
+    def __new__(cls, text: str, priority: int | None = None) -> Note:
+        note = super().__new__(cls, text)
+        note.priority = NOTE if priority is None else int(priority)
+        return note
+
+    def __reduce__(self) -> tuple:  # copied and pickled with its priority
+        return Note, (str(self), self.priority)
+
+
+#: The priorities of a :class:`Note`, lowest (left to the log file first) to highest (never left off).
+FILTERING, SETUP, INPUT, METHOD, IGNORED, ROUTINE, SAMPLING, LENGTHS, LOADS, EDGES, NOTE = range(11)
+
+
+def priority_of(line: str, default: int | None = None) -> int:
+    """The priority of ``line``: a :class:`Note`'s own, else ``default`` (:data:`NOTE` when None)."""
+    return getattr(line, "priority", NOTE if default is None else default)

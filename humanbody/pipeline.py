@@ -57,7 +57,7 @@ from .checks.mass import plates_mass, stated_mass
 from .checks.outputs import carried_findings
 from .checks.plates import assignment_line
 from .checks.static_fit import check_static_fit
-from .errors import InputError
+from .errors import EDGES, IGNORED, INPUT, METHOD, NOTE, ROUTINE, SETUP, InputError, Note, priority_of
 from .imu.coordinates import orientations_to_coordinates
 from .io.c3d_processing import read_processing
 from .io.subject import Subject as SubjectFile
@@ -109,12 +109,15 @@ LEVELS = ("message", "detail", "warning")
 @dataclass(frozen=True)
 class Record:
     """One thing a stage said: its ``level`` (:data:`LEVELS`), the ``stage`` that said it ("read", "subject",
-    "condition", "calibrate_model", "track", "rates", "loads", "mass", "reduce", "write", "export") and the ``message``
-    (one line, as printed and written to ``<trial>_log.txt``)."""
+    "condition", "calibrate_model", "track", "rates", "loads", "mass", "reduce", "write", "export"), the ``message``
+    (one line, as printed and written to ``<trial>_log.txt``) and its ``priority`` on the first screen of
+    ``humanbody analyze`` (:class:`humanbody.errors.Note`: the lowest are left to the log file first; ``NOTE``,
+    the default, never)."""
 
     level: str
     stage: str
     message: str
+    priority: int = NOTE
 
 
 class Log:
@@ -131,7 +134,7 @@ class Log:
         #: set by the stage "rates"; None when every frame's rates have data on both sides
         self.edges: dict | None = None
 
-    def add(self, level: str, stage: str, *lines: str) -> None:
+    def add(self, level: str, stage: str, *lines: str, priority: int = NOTE) -> None:
         """Add one record per line of ``lines``, each at ``level`` from ``stage``.
 
         Parameters
@@ -141,15 +144,18 @@ class Log:
         stage : str
             The stage that speaks.
         *lines : str
-            One record each, in order.
+            One record each, in order; a :class:`humanbody.errors.Note` brings its own priority.
+        priority : int
+            The records' priority on the first screen (a Note's own wins): ``NOTE``, the default, is never
+            left off; lower ones (``humanbody.errors.FILTERING`` ... ``EDGES``) go to the log file alone first.
         """
         if level not in LEVELS:
             raise ValueError(f"log level must be one of {', '.join(LEVELS)}, not {level!r}")
-        self.records += [Record(level, stage, str(line)) for line in lines]
+        self.records += [Record(level, stage, str(line), priority_of(line, priority)) for line in lines]
 
-    def message(self, stage: str, *lines: str) -> None:
-        """Lines for the user (:meth:`add` at level ``message``)."""
-        self.add("message", stage, *lines)
+    def message(self, stage: str, *lines: str, priority: int = NOTE) -> None:
+        """Lines for the user (:meth:`add` at level ``message``, at ``priority`` on the first screen)."""
+        self.add("message", stage, *lines, priority=priority)
 
     def detail(self, stage: str, *lines: str) -> None:
         """Lines for ``--verbose`` and the log file (:meth:`add` at level ``detail``)."""
@@ -158,6 +164,10 @@ class Log:
     def warning(self, stage: str, *lines: str) -> None:
         """Output checks' findings (:meth:`add` at level ``warning``)."""
         self.add("warning", stage, *lines)
+
+    def at(self, level: str) -> tuple[Record, ...]:
+        """The records at ``level``, in order (``humanbody analyze`` screens them by their priority)."""
+        return tuple(r for r in self.records if r.level == level)
 
     def lines(self, level: str) -> tuple[str, ...]:
         """The messages of the records at ``level``, in order (a tuple: add lines with :meth:`add`)."""
@@ -553,7 +563,7 @@ def _in_moment_frame(model: BodyModel | None, opts: AnalysisOptions, log: Log, p
     if opts.moment_frame is not None or plates:
         model = with_moment_frame(model, opts.moment_frame or moment_frame(model))
         if plates:
-            log.message("rates", moment_frame_note(model))
+            log.message("rates", moment_frame_note(model), priority=SETUP)
     return model
 
 
@@ -593,14 +603,15 @@ def weigh(analysis: Analysis, subj: TrialSubject, opts: AnalysisOptions, log: Lo
     if subj.mass_from_plates:
         m, lines = plates_mass(analysis.loads, analysis.results, analysis.model, analysis.motion.time,
                                table.source, skip="mass" in opts.skip_checks, edges=_edge_count(log))
-        log.message("mass", *lines)
+        log.message("mass", lines[0])  # the mass weighed (or assumed), then its body mass index checked
+        log.message("mass", *lines[1:], priority=ROUTINE)
         if m is not None:  # the inertial quantities follow the new masses: computed anew
             analysis = analysis.replace(model=scaled_model(analysis.model, m))
     elif subj.mass is not None and opts.model is None:
         where = "--mass" if opts.mass is not None else "the subject file"
         log.message("mass", stated_mass(float(subj.mass), where, analysis.loads, analysis.results, analysis.model,
                                      analysis.motion.time, table.source, skip="mass" in opts.skip_checks,
-                                     edges=_edge_count(log)))
+                                     edges=_edge_count(log)), priority=ROUTINE)
     return analysis
 
 
@@ -696,7 +707,7 @@ def read(path: str, options: AnalysisOptions, log: Log) -> Trial:
 
         if c3d_has_platforms(path):
             forces = path  # a C3D trial's own force platforms
-            log.message("read", "loads: the trial's own force platforms")
+            log.message("read", "loads: the trial's own force platforms", priority=SETUP)
     if forces is not None:
         trial.forces = load_forces(forces, trial.axes if trial.kind == "markers" else None, options.load_map)
     return trial
@@ -865,8 +876,8 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log, height: float | 
         ground = ground.drop(columns=[f"{m}_{a}" for m in unused for a in "xyz" if f"{m}_{a}" in ground.columns])
         ground.attrs["markers"] = [m for m in names if m in used]
         unlabeled = sum(1 for m in unused if m.startswith("*") or m.lower().startswith("unlabeled"))
-        messages.append(f"ignored {len(unused)} marker(s) the marker set {mset.name!r} does not use"
-                        + (f" ({unlabeled} unlabeled)" if unlabeled else ""))
+        messages.append(Note(f"ignored {len(unused)} marker(s) the marker set {mset.name!r} does not use"
+                             + (f" ({unlabeled} unlabeled)" if unlabeled else ""), IGNORED))
         details = [f"ignored markers: {', '.join(unused)}"]
     markers, report = condition_markers(ground, max_gap=options.max_gap, cutoff_hz=marker_cutoff(options.cutoff_hz, mset),
                                         fill=options.fill, segments={k: v for k, v in clusters.items() if len(v) >= 3})
@@ -1016,7 +1027,7 @@ def calibrate_model(conditioned: Conditioned, static: Trial | str | os.PathLike 
         static, conditioned.trial.axes.spec, mset, subj, cache,
         required=None if len(required) == len(mset.required) else required)
     name = static.source if isinstance(static, Trial) else os.fspath(static)
-    log.message("calibrate", f"static trial {name}: {static_frames} frames, same axes mapping")
+    log.message("calibrate", f"static trial {name}: {static_frames} frames, same axes mapping", priority=INPUT)
     return calibration
 
 
@@ -1053,7 +1064,7 @@ def track(conditioned: Conditioned, calibration: Calibration, options: AnalysisO
     except InputError as err:  # a forced --ik this trial cannot take: name the trial
         raise err.with_path(conditioned.trial.source) from None
     log.message("track", f"tracking: {'whole-body inverse kinematics' if method == 'global' else 'segment fits'}"
-                      f" ({why})")
+                      f" ({why})", priority=METHOD)
     limits = options.joint_limits
     log.message("track", *_limits_lines(method, limits, mset))
     if method == "global":
@@ -1128,10 +1139,10 @@ def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log:
     if feet and diff.method == "gradient":  # Plug-in Gait's ankle power: the feet differenced wider
         motion = spaced_rates(model, motion, {f"{side}_foot": int(float(feet)) for side in ("right", "left")})
     log.message("rates", f"rates: {motion.how}" + (" (the marker set's)" if diff is not options.differentiation
-                                                   else ""))
+                                                   else ""), priority=ROUTINE)
     log.edges = edge_note(diff, motion.time, motion.local_rates)
     if log.edges:
-        log.message("rates", edge_line(log.edges))
+        log.message("rates", edge_line(log.edges), priority=EDGES)
     return motion
 
 
@@ -1365,7 +1376,7 @@ def _tracking_lines(calibration, tracking, warnings: list | None = None, fit: st
         f"marker set {calibration.markerset.name!r}; calibrated from the {calibration.mode} trial "
         f"{calibration.source}; subject height {calibration.height:.3f} m"
     ]
-    lines += [f"calibration: {note}" for note in calibration.notes]
+    lines += [Note(f"calibration: {note}", priority_of(note)) for note in calibration.notes]
     warn, bad = check_lengths(calibration.model, float(calibration.height))
     lines += [f"calibration: CHECK the marker set: {w}" for w in warn + bad]
     res = tracking.residuals.drop(columns="time")

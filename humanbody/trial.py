@@ -11,7 +11,7 @@ plates share one ground frame.  Inside, a trial is arrays (time, markers
 
 One name, one return type: the ``read_*`` functions of :mod:`humanbody.io`
 return pandas DataFrames in lab axes (``humanbody.read_trial(path)``, i.e.
-:func:`humanbody.io.read_trial`, docs/conventions.md "Python API", and
+:func:`humanbody.io.read_frame`, docs/conventions.md "Python API", and
 :func:`humanbody.io.read_forces`); the ``load_*`` functions here return the
 analysis' objects in ground axes: :func:`load_trial` (also
 ``humanbody.Trial.read(path)``) a :class:`Trial`, whose ``to_frame()`` is that
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import InputError
+from .errors import InputError, Note, priority_of
 from .io import read_frame
 from .io.c3d_events import events_table
 from .io.loads import read_loads
@@ -38,7 +38,7 @@ from .lab.layout import marker_names
 
 __all__ = ["Trial", "load_trial", "load_forces", "file_events", "KINDS"]
 
-#: The kinds of trial an analysis takes (``attrs["kind"]`` of :func:`humanbody.io.read_trial`).
+#: The kinds of trial an analysis takes (``attrs["kind"]`` of :func:`humanbody.io.read_frame`).
 KINDS = ("markers", "coordinates", "orientations")
 
 
@@ -128,7 +128,7 @@ class Trial:
     def from_frame(cls, frame: pd.DataFrame, axes=None, lab_attrs: dict | None = None) -> Trial:
         """A Trial holding ``frame``'s values (no copy when it is one float64 block).
 
-        ``frame`` is a reader's table (:func:`humanbody.io.read_trial`); for a
+        ``frame`` is a reader's table (:func:`humanbody.io.read_frame`); for a
         marker trial already in ground axes, ``axes`` is its mapping and
         ``lab_attrs`` the reader's attrs before the mapping.
         """
@@ -148,7 +148,7 @@ class Trial:
         """The trial as a DataFrame: ``time`` then ``columns``.
 
         ``axes="lab"`` (default): the reader's table, exactly as
-        :func:`humanbody.io.read_trial` returns it (the top-level
+        :func:`humanbody.io.read_frame` returns it (the top-level
         ``humanbody.read_trial``): markers in lab axes, the reader's attrs.
         ``axes="ground"``: markers in ground axes as
         :func:`humanbody.lab.axes.to_ground` gives them (its attrs);
@@ -189,7 +189,7 @@ def load_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_ma
     Parameters
     ----------
     path : str or Path
-        Any trial :func:`humanbody.io.read_trial` reads (markers, generalized
+        Any trial :func:`humanbody.io.read_frame` reads (markers, generalized
         coordinates, orientations).
     forces : str or Path, optional
         Force plates or loads table (:func:`humanbody.io.loads.read_loads`),
@@ -223,7 +223,7 @@ def load_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_ma
     rate = frame.attrs.get("rate_hz")
     rate_txt = f" at {rate:g} Hz" if rate else ""
     log = [f"read {path}: {fmt}, {kind}, {len(frame)} frames{rate_txt}"]
-    log += [f"converted {c}" for c in frame.attrs.get("conversions", [])]
+    log += [Note(f"converted {c}", priority_of(c)) for c in frame.attrs.get("conversions", [])]
     if kind not in KINDS:
         raise InputError(f"holds {kind or 'an unknown kind of'} data, not marker trajectories or "
                          "generalized coordinates", path)
@@ -248,7 +248,7 @@ def file_events(attrs: dict) -> tuple[pd.DataFrame | None, list[str]]:
     """The gait events a reader found in the file (``attrs["events"]``, :func:`humanbody.io.c3d.read_c3d`)
     as an events table, and the log lines about them (how many per side, what was left out)."""
     table = events_table(attrs.get("events"))
-    lines = [f"events: {note}" for note in attrs.get("event_notes", [])]
+    lines: list[str] = [Note(f"events: {note}", priority_of(note)) for note in attrs.get("event_notes", [])]
     if table is not None:
         counts = []
         for side in ("right", "left"):

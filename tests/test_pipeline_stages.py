@@ -148,6 +148,24 @@ def test_the_log_is_records_of_level_stage_and_message(whole):
         whole.log.add("loud", "read", "x")
 
 
+def test_each_record_carries_its_priority_on_the_first_screen(whole):
+    """A line's priority is set where it is made (a Note) or where it is logged (``priority=``); a plain line is
+    a NOTE, never left off the screen; the record keeps the text as a plain ``str``."""
+    from humanbody.errors import EDGES, FILTERING, INPUT, NOTE, ROUTINE, Note
+
+    log = Log()
+    log.message("condition", "kept", Note("low-pass: none", FILTERING), priority=INPUT)
+    log.message("rates", "rates: x", priority=ROUTINE)
+    assert [(r.message, r.priority) for r in log.at("message")] == [
+        ("kept", INPUT), ("low-pass: none", FILTERING), ("rates: x", ROUTINE)]
+    assert all(type(r.message) is str for r in log.records)
+    assert Log().records == [] and pipeline.Record("message", "read", "x").priority == NOTE
+    # on a whole analysis: the conditioning's summary, the static trial, the rates' method as made
+    prio = {r.message.split(":")[0].split(" ")[0]: r.priority for r in whole.log.at("message")}
+    assert prio["low-pass"] == FILTERING and prio["rates"] == ROUTINE and prio["read"] == NOTE
+    assert max(prio.values()) == NOTE and EDGES < NOTE
+
+
 def test_the_logs_lines_are_read_only():
     """``messages``, ``details`` and ``warnings`` are tuples read from the records: a stray ``.append`` fails
     loudly instead of adding a line nobody sees; the log's own methods add them."""

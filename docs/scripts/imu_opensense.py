@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "tests" / "imu"))
 
 import _imu_samples as S  # noqa: E402
 import opensim as osim  # noqa: E402
-from test_imu_opensense import LEGS, _legs_model  # noqa: E402
+from test_imu_opensense import LEGS, opensense_ik  # noqa: E402
 
 from humanbody import BodyModel, read_trial  # noqa: E402
 from humanbody.imu import orientations_to_coordinates  # noqa: E402
@@ -34,23 +34,8 @@ def main():
         tmp = Path(tmp)
         sto = tmp / "legs.sto"
         t, _, _, _ = S.opensense_trial(sto, labels={k: S.OPENSIM_LABELS[k] for k in LEGS})
-        _legs_model(tmp / "legs.osim")
         osim.Logger.setLevelString("error")
-        placer = osim.IMUPlacer()
-        placer.set_model_file(str(tmp / "legs.osim"))
-        placer.set_orientation_file_for_calibration(str(sto))
-        placer.set_sensor_to_opensim_rotations(osim.Vec3(0, 0, 0))
-        placer.run(False)
-        placer.getCalibratedModel().printToXML(str(tmp / "cal.osim"))
-        ik = osim.IMUInverseKinematicsTool()
-        ik.set_model_file(str(tmp / "cal.osim"))
-        ik.set_orientations_file(str(sto))
-        ik.set_sensor_to_opensim_rotations(osim.Vec3(0, 0, 0))
-        ik.set_results_directory(str(tmp / "ik"))
-        ik.set_time_range(0, float(t[0]))
-        ik.set_time_range(1, float(t[-1]))
-        ik.run(False)
-        theirs = read_trial(tmp / "ik" / "ik_legs.mot")
+        theirs = opensense_ik(tmp, sto, t)
         model = BodyModel.default(mass=75.0, height=1.8)
         coords, _ = orientations_to_coordinates(read_trial(sto), model, heading="none", knee="free")
         ours = clinical_angles(model, coords)

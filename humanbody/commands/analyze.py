@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ..errors import InputError
+from ..errors import NOTE, InputError, priority_of
 from ._options import (  # noqa: F401  (the builders' former home: analysis_options, cutoff_value, ...)
     add_export_options,
     add_load_options,
@@ -21,6 +23,9 @@ from ._options import (  # noqa: F401  (the builders' former home: analysis_opti
     report_options,
 )
 
+if TYPE_CHECKING:
+    from ..pipeline import Record
+
 HELP = "analyse one trial: joint angles and the mechanics of every segment -> results CSV"
 
 
@@ -30,29 +35,24 @@ _CARRIED = re.compile(r"^check outputs: (\S+) carried from its parent for \d+ fr
 _REACHES = re.compile(r"^check outputs: (\S+) reaches (-?[0-9.]+ \S+) at ([0-9.]+) s")
 
 
-#: Lines left to the log file first when the screen would hold more than its budget, in this order.
-_QUIET = ("low-pass:", "still missing:", "no missing samples remain", "not filtered:", "moments:",
-          "loads: the trial's own force platforms", "static trial ", "calibration: static pose",
-          "calibration: no static trial", "converted marker coordinates", "tracking: segment fits",
-          "tracking: whole-body", "ignored ", "events: EVENT group", "check mass:", "rates:", "loads: plate",
-          "loads: each frame the mean", "calibration: length of", "loads: low-passed",
-          "edges:")
 #: Lines of notes on the first screen before the results are written, and of the output checks' notes after:
 #: with the files written (4) and the compile note, 25 at most.
 SCREEN_NOTES = 17
 CHECK_NOTES = 3
 
 
-def screen_lines(messages: list[str], budget: int = SCREEN_NOTES) -> list[str]:
+def screen_lines(messages: Sequence[Record | str], budget: int = SCREEN_NOTES) -> list[str]:
     """The messages for the screen: the output checks' repeated notes (angles that jump, segments carried from
     their parent) summarised into one line each, where the first of them stood; when more than ``budget`` lines
-    remain, the routine notes of :data:`_QUIET` are left to the log file (in that order, as many as needed) and
-    one last line says how many.
+    remain, the lowest priorities are left to the log file first (in order within one priority; a record's
+    ``priority``, :class:`humanbody.errors.Note`; ``NOTE`` never), as many as needed, and one last line says how
+    many.
 
     Parameters
     ----------
-    messages : list of str
-        ``Analysis.messages`` (the log file keeps them all, one per line).
+    messages : sequence of Record or str
+        The records at level ``message`` (``analysis.log.at("message")``; the log file keeps them all, one per
+        line); a line is a NOTE unless it is a :class:`~humanbody.errors.Note` of another priority.
     budget : int
         Most lines to print.
 
@@ -60,39 +60,37 @@ def screen_lines(messages: list[str], budget: int = SCREEN_NOTES) -> list[str]:
     -------
     list of str
     """
-    out = _summarised(messages)
+    out = _summarised([(str(m), priority_of(m)) if isinstance(m, str) else (m.message, m.priority) for m in messages])
     if len(out) <= budget:
-        return out
-    dropped = 0
-    for prefix in _QUIET:
-        for line in [ln for ln in out if ln.startswith(prefix)]:
-            if len(out) <= budget - 1:
-                break
-            out.remove(line)
-            dropped += 1
-    return out + [f"({dropped} more notes in the log file; --verbose prints them)"] if dropped else out
+        return [line for line, _ in out]
+    quiet = sorted((p, i) for i, (_, p) in enumerate(out) if p < NOTE)
+    left = {i for _, i in quiet[:max(0, len(out) - (budget - 1))]}
+    lines = [line for i, (line, _) in enumerate(out) if i not in left]
+    return lines + [f"({len(left)} more notes in the log file; --verbose prints them)"] if left else lines
 
 
-def _summarised(messages: list[str]) -> list[str]:
-    """:func:`screen_lines`'s first step: the repeated output-check notes in one line each (angles that jump,
-    segments carried from their parent, values outside a body's range), where the first of them stood."""
+def _summarised(messages: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """:func:`screen_lines`'s first step on (line, priority) pairs: the repeated output-check notes in one line
+    each (angles that jump, segments carried from their parent, values outside a body's range), where the first
+    of them stood, at the priority of the first."""
     patterns = {"jump": _JUMP, "carried": _CARRIED, "reaches": _REACHES}
     groups: dict[str, list] = {k: [] for k in patterns}
     out: list = []
-    for line in messages:
+    for line, priority in messages:
         for key, pattern in patterns.items():
             m = pattern.match(line)
             if m:
                 if not groups[key]:
-                    out.append(key)  # the summary's place
+                    out.append((key, priority))  # the summary's place
                 groups[key].append((line, m.groups()))
                 break
         else:
-            out.append(line)
+            out.append((line, priority))
     for key, hits in groups.items():
         if not hits:
             continue
-        out[out.index(key)] = hits[0][0] if len(hits) == 1 else _summary(key, [g for _, g in hits])
+        at = next(i for i, (line, _) in enumerate(out) if line == key)
+        out[at] = (hits[0][0] if len(hits) == 1 else _summary(key, [g for _, g in hits]), out[at][1])
     return out
 
 
@@ -271,8 +269,8 @@ def _run_usual(args, say) -> int:
 
     options = analysis_options(args)
     analysis = analyze_trial(args.trial, options, progress=not args.quiet, keep_markers=False)
-    said = len(analysis.messages)
-    for line in analysis.messages if args.verbose else screen_lines(analysis.messages):
+    notes = analysis.log.at("message")
+    for line in analysis.messages if args.verbose else screen_lines(notes):
         say(line)
     if args.verbose:
         for line in analysis.details:
@@ -285,8 +283,8 @@ def _run_usual(args, say) -> int:
         pairs.append((what, to))
     paths = write(analysis, args.out, options, fmt=args.format, digits=args.digits, progress=not args.quiet,
                   relative=pairs)
-    later = analysis.messages[said:]  # what the output checks and the exports had to say
-    for line in later if args.verbose else screen_lines(later, CHECK_NOTES):
+    later = analysis.log.at("message")[len(notes):]  # what the output checks and the exports had to say
+    for line in [r.message for r in later] if args.verbose else screen_lines(later, CHECK_NOTES):
         say(line)
     for kind, path in paths.items():
         say(f"wrote {kind}: {path}")

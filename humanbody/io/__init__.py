@@ -258,12 +258,12 @@ def read_trial(path, kind: str | None = None, **options):
 def read_forces(path, **options):
     """Read a force file (OpenSim ground-reaction ``.mot``) as kind "forces".
 
-    Same as ``read_trial(path, kind="forces")``: ``time`` (s) then the
+    Same as ``read_frame(path, kind="forces")``: ``time`` (s) then the
     file's columns (N, m, N·m) as named in the file, a DataFrame in lab axes.
     The force plates of any layout as a :class:`~humanbody.io.loads.LoadTable`
     in a trial's ground axes are :func:`humanbody.trial.load_forces`.
     """
-    return read_trial(path, kind="forces", **options)
+    return read_frame(path, kind="forces", **options)
 
 
 def markers_array(df) -> tuple[list[str], np.ndarray]:

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .._kernels import marker_table
-from ..errors import InputError
+from ..errors import INPUT, InputError, Note
 from . import _threads
 
 #: Length units a header may name, with the factor to metres.
@@ -359,9 +359,9 @@ def _clean(table: np.ndarray, scale: float, n: int, m: int) -> tuple[int, int, n
 
 def _cleaning_notes(units_in_file: str, scale: float, n_zero: int, n_odd: int) -> list[str]:
     """The conversions of :func:`marker_frame`'s step: units to metres, samples set to NaN."""
-    notes = []
+    notes: list[str] = []
     if scale != 1.0:
-        notes.append(f"marker coordinates {units_in_file} -> m")
+        notes.append(Note(f"marker coordinates {units_in_file} -> m", INPUT))
     if n_zero:
         notes.append(f"{n_zero} marker samples at exactly (0, 0, 0) set to NaN (missing)")
     if n_odd:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..errors import IGNORED, Note
+
 __all__ = ["parse_events", "events_table", "event_name", "event_side", "FILE_SOURCE"]
 
 #: ``source`` of the events read from a file.
@@ -89,6 +91,11 @@ def parse_events(group, frame_times, rate_hz: float) -> tuple[dict | None, list[
 _BAD_GROUP = "EVENT group not read ({}); the trial's events are found from the markers or force plates"
 
 
+def _bad_group(why: str) -> Note:
+    """The note on an EVENT group that cannot be read (``why``), left to the log file before most notes."""
+    return Note(_BAD_GROUP.format(why), IGNORED)
+
+
 def _group_events(group) -> tuple[np.ndarray | None, list[str], list[str], list[str]]:
     """``(seconds, labels, contexts, notes)`` of the group's ``USED`` events, times ``60 * minutes +
     seconds``; ``seconds`` None (and a note why, when the group is malformed) when there are none."""
@@ -105,24 +112,24 @@ def _group_events(group) -> tuple[np.ndarray | None, list[str], list[str], list[
     if n == 0 or (n is None and times is None and not labels):
         return None, [], [], []
     if times is None:
-        return None, [], [], [_BAD_GROUP.format("no TIMES")]
+        return None, [], [], [_bad_group("no TIMES")]
     try:
         t = np.asarray(times, dtype=float)
     except (TypeError, ValueError):
-        return None, [], [], [_BAD_GROUP.format("TIMES is not numeric")]
+        return None, [], [], [_bad_group("TIMES is not numeric")]
     if t.ndim == 1 and t.size % 2 == 0:  # (minutes, seconds) pairs, as the file stores them
         t = t.reshape(-1, 2).T
     if t.ndim != 2 or t.shape[0] != 2:
-        return None, [], [], [_BAD_GROUP.format(f"TIMES has shape {tuple(t.shape)}, not (2, events)")]
+        return None, [], [], [_bad_group(f"TIMES has shape {tuple(t.shape)}, not (2, events)")]
     labels = [str(x).strip() for x in (labels if labels is not None else [])]
     contexts = [str(x).strip() for x in (contexts if contexts is not None else [])]
     n = t.shape[1] if n is None else n
     if n < 0 or t.shape[1] < n or len(labels) < n or len(contexts) < n:
-        return None, [], [], [_BAD_GROUP.format(f"USED {n}, {t.shape[1]} TIMES, {len(labels)} LABELS and "
+        return None, [], [], [_bad_group(f"USED {n}, {t.shape[1]} TIMES, {len(labels)} LABELS and "
                                                 f"{len(contexts)} CONTEXTS disagree")]
     seconds = 60.0 * t[0, :n] + t[1, :n]
     if not np.isfinite(seconds).all():
-        return None, [], [], [_BAD_GROUP.format(f"{int((~np.isfinite(seconds)).sum())} time(s) not finite")]
+        return None, [], [], [_bad_group(f"{int((~np.isfinite(seconds)).sum())} time(s) not finite")]
     return seconds, labels[:n], contexts[:n], []
 
 
@@ -145,13 +152,13 @@ def _foot_events(labels: list[str], contexts: list[str], seconds: np.ndarray, fr
             outside += 1
             continue
         rows.append((float(when), side, kind))
-    notes = []
+    notes: list[str] = []
     if other:
-        notes.append(f"EVENT group: {sum(other.values())} event(s) other than right/left foot strikes and foot offs "
-                     "ignored (" + ", ".join(f"{k} x{v}" for k, v in sorted(other.items())) + ")")
+        notes.append(Note(f"EVENT group: {sum(other.values())} event(s) other than right/left foot strikes and foot "
+                          "offs ignored (" + ", ".join(f"{k} x{v}" for k, v in sorted(other.items())) + ")", IGNORED))
     if outside:
-        notes.append(f"EVENT group: {outside} event(s) outside the trial's time range "
-                     f"({frame_times[0]:.3f}-{frame_times[-1]:.3f} s) dropped")
+        notes.append(Note(f"EVENT group: {outside} event(s) outside the trial's time range "
+                          f"({frame_times[0]:.3f}-{frame_times[-1]:.3f} s) dropped", IGNORED))
     return rows, notes
 
 

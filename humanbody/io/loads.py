@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import ROUTINE, InputError, Note
 from ..signal import FORCE_THRESHOLD
 from .forceplates import file_plates, plate_from_points, reaction_sign, read_c3d_platforms, vertical_axis_mapping
 from .opensim import read_opensim
@@ -303,9 +303,9 @@ def _geometry_notes(plates) -> list:
     odd = [p for p in plates if abs(p.height) > 0.01 or p.tilt_deg > 1.0]
     if not odd:
         return []
-    return ["loads: plates off the ground: " + ", ".join(
+    return [Note("loads: plates off the ground: " + ", ".join(
         f"{p.name} at {p.height * 1000:.0f} mm" + (f" tilted {p.tilt_deg:.0f} deg" if p.tilt_deg > 1.0 else "")
-        for p in odd)]
+        for p in odd), ROUTINE)]
 
 
 def _read_csv(path: Path) -> pd.DataFrame:

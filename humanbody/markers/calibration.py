@@ -27,7 +27,7 @@ from functools import cached_property
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from ..errors import InputError
+from ..errors import INPUT, LENGTHS, InputError, Note
 from ..model.anthropometry import DEFAULT_MASS
 from ..model.body import BodyModel, default_model
 from ..model.segments import DEFAULT_SEQUENCES, PARENTS, SEGMENT_NAMES
@@ -309,9 +309,9 @@ def _pose(ms: MarkerSet, markers: dict, n: int, names: Mapping, mode: str, requi
     if stand_ins:
         notes.append(f"static trial: {', '.join(stand_ins)}")
     if mode == "static":
-        notes.append(f"static pose = per-marker median over {n} frames")
+        notes.append(Note(f"static pose = per-marker median over {n} frames", INPUT))
         return {k: nanmedian(v, axis=0, keepdims=True) for k, v in markers.items()}
-    notes.append(f"no static trial: geometry from {n} motion frames (medians over frames)")
+    notes.append(Note(f"no static trial: geometry from {n} motion frames (medians over frames)", INPUT))
     return markers
 
 
@@ -518,7 +518,7 @@ def _segment_lengths(geo: Geometry, ms: MarkerSet, frames: dict, origins: dict, 
         try:
             a, b = geo.point(ends[0]), geo.point(ends[1])
         except MarkerUnavailable:
-            notes.append(f"length of {seg} not calibrated (missing {ends})")
+            notes.append(Note(f"length of {seg} not calibrated (missing {ends})", LENGTHS))
             continue
         lengths[seg] = float(nanmedian(np.linalg.norm(b - a, axis=-1)))
         if spec.distal:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import FILTERING, InputError, Note
 from ..lab.layout import marker_names, output_positions, table_positions, table_rate, table_time, with_positions
 from ..signal import CUTOFF_HZ
 from ..signal.filters import butterworth_sos, winter_design_cutoff  # noqa: F401  (re-exported)
@@ -243,16 +243,16 @@ class ConditioningReport:
             line += f": {len(filled)} filled" + (f" (by {methods})" if methods else "")
             line += f", {len(left)} left missing" if len(left) else ""
         out = [line]
-        out.append(f"low-pass: {self.filter.describe()}" if self.filter is not None else "low-pass: none")
+        out.append(Note(f"low-pass: {self.filter.describe()}" if self.filter is not None else "low-pass: none", FILTERING))
         if self.filter is not None and len(self.filter.unfiltered):
             u = self.filter.unfiltered
-            out.append(f"not filtered: {len(u)} run(s) in {u['marker'].nunique()} marker(s) too short for the "
-                       f"filter padding ({self.filter.padlen} samples)")
+            out.append(Note(f"not filtered: {len(u)} run(s) in {u['marker'].nunique()} marker(s) too short for "
+                            f"the filter padding ({self.filter.padlen} samples)", FILTERING))
         if len(self.remaining):
-            out.append(f"still missing: {int(self.remaining['length_frames'].sum())} samples in "
-                       f"{self.remaining['marker'].nunique()} marker(s)")
+            out.append(Note(f"still missing: {int(self.remaining['length_frames'].sum())} samples in "
+                            f"{self.remaining['marker'].nunique()} marker(s)", FILTERING))
         else:
-            out.append("no missing samples remain")
+            out.append(Note("no missing samples remain", FILTERING))
         return out
 
     def to_dict(self) -> dict:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import LOADS, NOTE, ROUTINE, SAMPLING, InputError, Note
 from ..io.forceplates import plate_from_points
 from ..io.loads import FORCE_THRESHOLD, LoadTable
 from ..signal import CUTOFF_HZ
@@ -150,8 +150,9 @@ def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = CUTO
     m_o = np.where((table.force[..., 2] >= threshold)[..., None], np.cross(p, f) + table.moment, 0.0)
     T, L = f.shape[:2]
     wrench = np.concatenate([f, m_o], axis=2).reshape(T, L * 6)
-    notes = [f"loads: {', '.join(table.names)} from {Path(table.source).name} at {table.rate_hz:.0f} Hz; "
-             f"zero below {threshold:g} N vertical"]
+    # a C3D file's platforms were named with their rate by its reader: this line is routine there
+    notes: list[str] = [Note(f"loads: {', '.join(table.names)} from {Path(table.source).name} at {table.rate_hz:.0f} Hz; "
+                  f"zero below {threshold:g} N vertical", ROUTINE if Path(table.source).suffix.lower() == ".c3d" else NOTE)]
     if cutoff_hz and cutoff_hz >= 0.5 * table.rate_hz:
         notes.append(f"loads: not filtered (sampled at {table.rate_hz:g} Hz, nothing above {cutoff_hz:g} Hz to remove)")
     elif cutoff_hz:
@@ -159,13 +160,13 @@ def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = CUTO
         from scipy import signal  # lazy: scipy.signal (~0.5 s), imported when loads are first filtered
 
         wrench = signal.sosfiltfilt(sos, wrench, axis=0)
-        notes.append(f"loads: low-passed at {cutoff_hz:g} Hz (zero-phase Butterworth, as the markers), "
-                     f"resampled to the {len(t)} frames")
+        notes.append(Note(f"loads: low-passed at {cutoff_hz:g} Hz (zero-phase Butterworth, as the markers), "
+                          f"resampled to the {len(t)} frames", LOADS))
     res = np.empty((len(t), L * 6))
     by_mean = frame_mean and not (cutoff_hz and cutoff_hz < 0.5 * table.rate_hz)
     if by_mean:
         res[:] = _frame_means(np.asarray(table.time, dtype=float), wrench, t)
-        notes.append("loads: each frame the mean of the samples within half a frame of it (Plug-in Gait's)")
+        notes.append(Note("loads: each frame the mean of the samples within half a frame of it (Plug-in Gait's)", SAMPLING))
     else:
         for j in range(L * 6):
             res[:, j] = np.interp(t, table.time, wrench[:, j], left=0.0, right=0.0)

@@ -309,3 +309,20 @@ def test_forced_segment_fits_on_a_keypoint_trial_name_the_trial(capsys):
     assert main(["analyze", str(trial), "--ik", "segments", "--out", "unused", "-q"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"{trial}: 'body25b' is a keypoint set" in err[0], err
+
+
+def test_the_first_screen_leaves_the_lowest_priorities_to_the_log_file():
+    """Over budget, the records of lowest priority go first (in order within one priority), a line saying how
+    many; NOTE records and plain lines stay, in their order."""
+    from humanbody.commands.analyze import screen_lines
+    from humanbody.errors import EDGES, FILTERING, ROUTINE
+    from humanbody.pipeline import Record
+
+    recs = [Record("message", "s", f"n{i}") for i in range(3)]
+    recs[1:1] = [Record("message", "s", "r1", ROUTINE), Record("message", "s", "f1", FILTERING),
+                 Record("message", "s", "e1", EDGES), Record("message", "s", "f2", FILTERING)]
+    assert screen_lines(recs, 7) == [r.message for r in recs]  # within budget: all, in order
+    assert screen_lines(recs, 5) == ["n0", "e1", "n1", "n2", "(3 more notes in the log file; --verbose prints them)"]
+    assert screen_lines(recs, 6) == ["n0", "r1", "e1", "n1", "n2",
+                                     "(2 more notes in the log file; --verbose prints them)"]
+    assert screen_lines(["a", "b", "c"], 2) == ["a", "b", "c"]  # plain lines: never left off

@@ -71,26 +71,32 @@ def _legs_model(path):
     m.printToXML(str(path))
 
 
+def opensense_ik(folder, sto, t):
+    """OpenSense on ``sto`` (times ``t``) with the legs model written into ``folder``: IMUPlacer's calibration,
+    then IMUInverseKinematicsTool over the whole trial -> its coordinates (inDegrees=yes: read in rad)."""
+    _legs_model(folder / "legs.osim")
+    placer = osim.IMUPlacer()
+    placer.set_model_file(str(folder / "legs.osim"))
+    placer.set_orientation_file_for_calibration(str(sto))
+    placer.set_sensor_to_opensim_rotations(osim.Vec3(0, 0, 0))
+    placer.run(False)
+    placer.getCalibratedModel().printToXML(str(folder / "legs_calibrated.osim"))
+    ik = osim.IMUInverseKinematicsTool()
+    ik.set_model_file(str(folder / "legs_calibrated.osim"))
+    ik.set_orientations_file(str(sto))
+    ik.set_sensor_to_opensim_rotations(osim.Vec3(0, 0, 0))
+    ik.set_results_directory(str(folder / "ik"))
+    ik.set_time_range(0, float(t[0]))
+    ik.set_time_range(1, float(t[-1]))
+    ik.run(False)
+    return read_trial(folder / "ik" / "ik_legs.mot")
+
+
 def test_opensense_ik_agrees(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # OpenSim writes opensim.log into the working folder
     sto = tmp_path / "legs.sto"
     t, root, q, _ = S.opensense_trial(sto, labels={k: S.OPENSIM_LABELS[k] for k in LEGS})
-    _legs_model(tmp_path / "legs.osim")
-    placer = osim.IMUPlacer()
-    placer.set_model_file(str(tmp_path / "legs.osim"))
-    placer.set_orientation_file_for_calibration(str(sto))
-    placer.set_sensor_to_opensim_rotations(osim.Vec3(0, 0, 0))
-    placer.run(False)
-    placer.getCalibratedModel().printToXML(str(tmp_path / "legs_calibrated.osim"))
-    ik = osim.IMUInverseKinematicsTool()
-    ik.set_model_file(str(tmp_path / "legs_calibrated.osim"))
-    ik.set_orientations_file(str(sto))
-    ik.set_sensor_to_opensim_rotations(osim.Vec3(0, 0, 0))
-    ik.set_results_directory(str(tmp_path / "ik"))
-    ik.set_time_range(0, float(t[0]))
-    ik.set_time_range(1, float(t[-1]))
-    ik.run(False)
-    theirs = read_trial(tmp_path / "ik" / "ik_legs.mot")  # inDegrees=yes: read in rad
+    theirs = opensense_ik(tmp_path, sto, t)
 
     model = BodyModel.default(mass=75.0, height=1.8)
     coords, _ = orientations_to_coordinates(read_trial(sto), model, heading="none")  # the subject faced +X

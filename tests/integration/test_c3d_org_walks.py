@@ -139,7 +139,7 @@ def test_every_walk_s_first_screen_is_at_most_25_lines():
     """The notes before the results are written, the output checks' after, the 4 files written, the compile note."""
     for walk in RUNS:
         an, _ = _run(walk)
-        first = [m for m in an.messages if m not in an.log.warnings]
+        first = [r for r in an.log.at("message") if r.message not in an.log.warnings]
         lines = len(screen_lines(first)) + len(screen_lines(an.log.warnings, CHECK_NOTES)) + 4 + 1
         assert lines <= 25, (walk, lines)
 

@@ -112,6 +112,25 @@ def test_one_name_one_return_type(tmp_path):
     for old in ("read_trial", "read_forces"):  # one meaning per name: the DataFrame readers live in humanbody.io
         assert not hasattr(humanbody.trial, old) and old not in humanbody.trial.__all__
 
+
+def test_read_trial_stays_the_documented_dataframe_reader_and_the_library_says_read_frame():
+    """CONVENTIONS.md ("Python API") names ``humanbody.read_trial(path)`` -> a DataFrame: kept, no warning; the
+    library itself calls the reader by the name that says what it returns, ``read_frame``."""
+    import warnings
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "data" / "sample_walk.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        frame = humanbody.read_trial(path)
+    pd.testing.assert_frame_equal(frame, humanbody.read_frame(path))
+    assert isinstance(Trial.read(path), Trial)
+    package = Path(humanbody.__file__).parent
+    callers = [p for p in package.rglob("*.py") if any(
+        line.lstrip().startswith(("from", "import")) and "read_trial" in line or "read_trial(" in line
+        for line in p.read_text(encoding="utf-8").splitlines() if '"' not in line and "`" not in line)]
+    assert [p.relative_to(package).as_posix() for p in callers] == ["io/__init__.py"]
+
 @needs_shared
 def test_shared_walk_plates_under_the_markers_mapping():
     """The gait2392 walk (Y-up TRC and GRF): each plate's centre of pressure lies under a foot while loaded."""

@@ -66,8 +66,9 @@ GAPS = {
 }
 
 
-def _outputs(path: Path) -> tuple[dict, dict]:
-    """The file's model outputs ``{label: (frames, 3)}`` (subject prefixes stripped) and ``{label: group}``."""
+def _points(path: Path) -> tuple[list[str], np.ndarray, dict]:
+    """The file's point labels (LABELS, LABELS2, ... in order; subject prefixes stripped), their coordinates
+    (3, points, frames) as Nexus writes them (markers in mm, lab axes; model outputs) and the POINT group."""
     import ezc3d  # lazy: optional dependency (humanbody[c3d])
 
     c = ezc3d.c3d(str(path), extract_forceplat_data=False)
@@ -76,26 +77,21 @@ def _outputs(path: Path) -> tuple[dict, dict]:
     while f"LABELS{k}" in point:
         labels += list(point[f"LABELS{k}"]["value"])
         k += 1
-    labels = [str(x).strip().split(":")[-1] for x in labels]
+    return [str(x).strip().split(":")[-1] for x in labels], np.asarray(c["data"]["points"], dtype=float)[:3], point
+
+
+def _outputs(path: Path) -> tuple[dict, dict]:
+    """The file's model outputs ``{label: (frames, 3)}`` (subject prefixes stripped) and ``{label: group}``."""
+    labels, pts, point = _points(path)
     groups = {str(x).strip().split(":")[-1]: g for g in ("ANGLES", "MOMENTS", "POWERS", "FORCES")
               for x in (point[g]["value"] if g in point else [])}
-    pts = np.asarray(c["data"]["points"], dtype=float)
-    return {lab: pts[:3, i, :].T for i, lab in enumerate(labels) if lab in groups}, groups
+    return {lab: pts[:, i, :].T for i, lab in enumerate(labels) if lab in groups}, groups
 
 
 def _segment_axes(path: Path, name: str) -> tuple[np.ndarray, np.ndarray]:
     """A segment's origin (F, 3) and unit axes (F, 3, 3; columns x, y, z) as Nexus writes them in the file
     (``<name>O`` the origin, ``<name>A``, ``L``, ``P`` the ends of its x, y, z axes), lab axes."""
-    import ezc3d  # lazy: optional dependency (humanbody[c3d])
-
-    c = ezc3d.c3d(str(path), extract_forceplat_data=False)
-    point = c["parameters"]["POINT"]
-    labels, k = list(point["LABELS"]["value"]), 2
-    while f"LABELS{k}" in point:
-        labels += list(point[f"LABELS{k}"]["value"])
-        k += 1
-    labels = [str(x).strip().split(":")[-1] for x in labels]
-    pts = np.asarray(c["data"]["points"], dtype=float)[:3]
+    labels, pts, _ = _points(path)
     get = {lab: pts[:, i, :].T for i, lab in enumerate(labels)}
     origin = get[f"{name}O"]
     axes = [get[f"{name}{e}"] - origin for e in "ALP"]
@@ -104,11 +100,8 @@ def _segment_axes(path: Path, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _marker(path: Path, name: str) -> np.ndarray:
     """A marker's trajectory (F, 3) in the file's lab axes (mm)."""
-    import ezc3d  # lazy: optional dependency (humanbody[c3d])
-
-    c = ezc3d.c3d(str(path), extract_forceplat_data=False)
-    labels = [str(x).strip().split(":")[-1] for x in c["parameters"]["POINT"]["LABELS"]["value"]]
-    return np.asarray(c["data"]["points"], dtype=float)[:3, labels.index(name), :].T
+    labels, pts, _ = _points(path)
+    return pts[:, labels.index(name), :].T
 
 
 def _frame_zy(origin, proximal, y_like) -> np.ndarray:

@@ -92,16 +92,28 @@ def move(static, ang, root, seqs):
     return {m: v for m, v in out.items() if ".Knee." not in m and ".Ankle." not in m}
 
 
-@pytest.fixture(scope="module")
-def setup():
+def full_range_walk(seconds: float, drop: float = 0.25):
+    """The full-range motion the tracking tests share: the static markers' calibration (gait2392 set, 70 kg),
+    ``seconds`` of :func:`full_range_angles` at :data:`RATE`, the root travelling 0.3 m/s, swaying 5 cm and
+    crouching ``drop`` m mid-trial (m), and the markers that motion carries.
+
+    Returns
+    -------
+    cal, t (s), (angles, rates, accelerations) of :func:`full_range_angles`, root (F, 3) m, markers {name: (F, 3)}
+    """
     model = _model()
     st = static_markers()
     cal = calibrate(frame_df({k: v + np.zeros((5, 3)) for k, v in st.items()}, np.arange(5) / 60),
                     "gait2392", mass=70.0, base_model=model)
-    t = np.arange(int(5 * RATE)) / RATE
-    ang, rate, acc = full_range_angles(t)
-    root = np.c_[0.3 * t, 0.05 * np.sin(t), 0.95 - 0.25 * (1 - np.cos(2 * np.pi * t / t[-1]))]
-    markers = move(st, ang, root, model.sequences)
+    t = np.arange(int(seconds * RATE)) / RATE
+    angles = full_range_angles(t)
+    root = np.c_[0.3 * t, 0.05 * np.sin(t), 0.95 - drop * (1 - np.cos(2 * np.pi * t / t[-1]))]
+    return cal, t, angles, root, move(st, angles[0], root, model.sequences)
+
+
+@pytest.fixture(scope="module")
+def setup():
+    cal, t, (ang, rate, acc), root, markers = full_range_walk(5.0)
     return cal, t, ang, rate, acc, root, markers
 
 

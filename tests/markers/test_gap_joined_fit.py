@@ -11,24 +11,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from humanbody.markers.calibration import calibrate
 from humanbody.markers.tracking import track
-from tests.markers.test_full_range import RATE, K, _angles, _model, full_range_angles, move
-from tests.markers.test_tracking import frame_df, static_markers
+from tests.markers.test_full_range import K, _angles, full_range_walk
+from tests.markers.test_tracking import frame_df
 
 GAP = slice(100, 160)  # frames
 
 
 @pytest.fixture(scope="module")
 def setup():
-    model = _model()
-    st = static_markers()
-    cal = calibrate(frame_df({k: v + np.zeros((5, 3)) for k, v in st.items()}, np.arange(5) / 60),
-                    "gait2392", mass=70.0, base_model=model)
-    t = np.arange(int(3 * RATE)) / RATE
-    ang, *_ = full_range_angles(t)
-    root = np.c_[0.3 * t, 0.05 * np.sin(t), 0.95 - 0.1 * (1 - np.cos(2 * np.pi * t / t[-1]))]
-    return cal, t, ang, move(st, ang, root, model.sequences)
+    cal, t, (ang, *_), _, markers = full_range_walk(3.0, drop=0.1)
+    return cal, t, ang, markers
 
 
 def _hidden(markers, names, frames=GAP):

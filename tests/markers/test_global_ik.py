@@ -21,7 +21,7 @@ from humanbody.markers.markerset import load_markerset, undetermined_segments
 from humanbody.markers.tracking import track
 from humanbody.model.segments import SEGMENT_NAMES
 from humanbody.rotations import euler_to_matrix
-from tests.markers.test_full_range import RATE, K, _angles, _model, full_range_angles, move
+from tests.markers.test_full_range import K, _angles, _model, full_range_walk
 from tests.markers.test_tracking import frame_df, static_markers
 
 LEGS = [K[s] for s in SEGMENT_NAMES if "leg" in s or "foot" in s] + [K["lower_torso"]]
@@ -30,14 +30,8 @@ SPARSE = ("R.Shank.Rear", "L.Shank.Rear", "R.Thigh.Rear", "L.Thigh.Rear")
 
 @pytest.fixture(scope="module")
 def setup():
-    model = _model()
-    st = static_markers()
-    cal = calibrate(frame_df({k: v + np.zeros((5, 3)) for k, v in st.items()}, np.arange(5) / 60),
-                    "gait2392", mass=70.0, base_model=model)
-    t = np.arange(int(5 * RATE)) / RATE
-    ang, *_ = full_range_angles(t)
-    root = np.c_[0.3 * t, 0.05 * np.sin(t), 0.95 - 0.25 * (1 - np.cos(2 * np.pi * t / t[-1]))]
-    return cal, t, ang, root, move(st, ang, root, model.sequences)
+    cal, t, (ang, *_), root, markers = full_range_walk(5.0)
+    return cal, t, ang, root, markers
 
 
 def _noisy(markers, sd, seed=11):
