@@ -178,11 +178,17 @@ def test_walk1_s_wands_in_front_are_measured_against_the_pelvis():
 
 
 @pytest.mark.parametrize("walk,reason", [
-    ("sample_30_marche281", r"drafting a set for them failed: needs a right and a left ASIS marker"),
+    ("sample_30_marche281", r"drafting a set for them failed: has no pelvis marker .*the draft read 28 markers "
+                            r"onto right/left foot, right/left lower leg, right/left upper leg, .*head, none onto "
+                            r"the pelvis; .*marker-set file \(.toml, docs/markersets.md\) and give its path with "
+                            r"`markerset`$"),
 ])
 def test_walk_refused_in_one_line_naming_what_to_do(walk, reason):
-    """Biogesta's walk has no pelvis marker (trochanters only): no set can be drafted."""
+    """Biogesta's walk has no pelvis marker (trochanters only, no sacral or iliac crest marker to build one from):
+    the refusal names what its markers were read onto and a marker-set file as the way on, not
+    ``markerset init``, which fails the same way on this file."""
     with pytest.raises(InputError, match=reason) as err:
         analyze_trial(_path(walk))
     text = str(err.value)
     assert "\n" not in text and "give the force file" not in text and "give metres" not in text
+    assert "markerset init" not in text
