@@ -29,6 +29,8 @@ pose carried from a parent    0.1 s      tracking holds a segment without its ma
                                          its motion is its parent's, not its own
 stance (% of the stride)      20-75 %    walking: 58-65 % (Perry and Burnfield 2010, Gait Analysis);
                                          running 22-40 %, sprinting down to about 20 %
+file's gait events (report)   0.07 s     median lag of a side's file strikes or offs from the markers'
+                                         (kinematic) events; agreeing files lie within 0.05 s
 ============================  =========  ==========================================================
 
 A trial whose ground reactions never load both feet at once (running,

@@ -242,6 +242,7 @@ def test_report_marks_a_flagged_trial_ok_with_warnings(tmp_path):
     page = next(tmp_path.rglob("subject01_walk1.html")).read_text()
     assert "ok with warnings</span>" in page and "right_ankle_dorsiflexion_moment_Nm_per_kg reaches 4." in page
     assert "1 of 1 trials ok" in (tmp_path / "index.html").read_text()
+    assert "failed" not in proc.stderr  # flagged, not failed: no "humanbody report: failed: " with no error
     # whose norms: the built-in children's set, named with the speed condition and the source
     assert "population: typically developing children (Schwartz, Rozumalski and Trost 2008" in page
     assert "the subject (1.77 m) is of adult size" in page and "speed: condition Free from the walking speed" in page
