@@ -922,9 +922,15 @@ def drafted_markerset(names, ground: pd.DataFrame, trial: Trial, options: Analys
         draft = draft_markerset(frame, height=height)
     except InputError as err:
         where = "" if options.static is None else f" (from {os.path.basename(os.fspath(options.static))})"
-        raise InputError(f"{closest}; drafting a set for them{where} failed: {err.message}; draft one with "
-                         f"humanbody markerset init STATIC --out FILE (or name a set with `markerset`)",
-                         trial.source) from None
+        # the way on: none when the reason names an option (`height`, `axes`, `markerset`); markerset init with a
+        # standing trial when the walk had no standing pose; else a set written for these markers (init would
+        # fail the same way on them)
+        raise InputError(f"{closest}; drafting a set for them{where} failed: {err.message}" + (
+            "" if "`" in err.message else
+            "; draft one with humanbody markerset init STATIC --out FILE (or name a set with `markerset`)"
+            if "give a standing (static) trial" in err.message else
+            "; write a marker set for these markers (.toml, docs/markersets.md) and give its path with `markerset`"),
+            trial.source) from None
     assert draft.markerset is not None  # a draft holds its set as loaded
     used = sum(1 for m in draft.markers if m.used)
     log.message("condition", f"marker set: no built-in set matches, drafted {draft.markerset.name!r} from "

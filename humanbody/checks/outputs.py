@@ -29,6 +29,8 @@ pose carried from a parent    0.1 s      tracking holds a segment without its ma
                                          its motion is its parent's, not its own
 stance (% of the stride)      20-75 %    walking: 58-65 % (Perry and Burnfield 2010, Gait Analysis);
                                          running 22-40 %, sprinting down to about 20 %
+file's gait events (report)   0.07 s     median lag of a side's file strikes or offs from the markers'
+                                         (kinematic) events; agreeing files lie within 0.05 s
 ============================  =========  ==========================================================
 
 A trial whose ground reactions never load both feet at once (running,
@@ -66,6 +68,15 @@ MAX_ANGLE_RATE = 1500.0
 MAX_CARRIED_S = 0.1
 #: Range (%) of the stance phase of a stride, walking (58-65 %) or running (22-40 %).
 STANCE_PCT = (20.0, 75.0)
+#: s: a side's file events (the C3D's ``EVENT`` group) disagree with where the feet are when the median lag of
+#: its foot strikes or of its foot offs from the markers' (kinematic, Zeni et al. 2008) is larger.  Files whose
+#: events agree with the feet lag at most 0.05 s (the shared C3D.org walks: gait-pig 0.03, Vicon_analysis 0.046,
+#: the Nexus 2.9 file's left side 0.041 s; Zeni's strikes lie 0.02-0.05 s after the plates'); the Nexus file's
+#: right strikes lie 0.084 s after (a 52.5 % stance that the markers' events make 64.4 %).
+EVENT_LAG_S = 0.07
+#: s: a file event farther than this from every kinematic event of its kind and side has no twin among them (a
+#: stride the markers' events miss) and is not compared.
+EVENT_PAIR_S = 0.25
 
 
 def _kinetic_limit(name: str) -> tuple[float, str] | None:
@@ -240,3 +251,54 @@ def stance_findings(params) -> list[str]:
             if np.isfinite(v) and not lo <= v <= hi:
                 out.append(f"check outputs: {side} stance {v:.0f} % of the stride (a body walking or running: {lo:g}-{hi:g} %)")
     return out
+
+
+def _lags(cols: dict, side: str, kind: str) -> np.ndarray:
+    """Lags (s) of ``side``'s file events of ``kind`` after the nearest kinematic one (within
+    :data:`EVENT_PAIR_S`); ``cols`` the events table's columns as arrays."""
+    mine = (cols["side"] == side) & (cols["event"] == kind)
+    own = cols["time"][mine & (cols["source"] == "file")]
+    kin = cols["time"][mine & (cols["source"] == "kinematic")]
+    if not len(own) or not len(kin):
+        return np.empty(0)
+    d = own - kin[np.abs(own[:, None] - kin[None, :]).argmin(axis=1)]
+    return d[np.abs(d) <= EVENT_PAIR_S]
+
+
+def event_findings(events: pd.DataFrame, used: pd.DataFrame) -> list[str]:
+    """One line when a side's strides are cut at the file's own events and those disagree with the feet.
+
+    Parameters
+    ----------
+    events : DataFrame
+        Every event of the trial (``time`` s, ``side``, ``event`` foot_strike/foot_off, ``source``: kinematic,
+        force, file; :func:`humanbody.gait.selection.trial_events`).
+    used : DataFrame
+        The events that cut the strides (same columns).
+
+    Returns
+    -------
+    list of str
+        ``check outputs: ...`` naming each disagreeing side, the median lag of its strikes and offs from the
+        markers' (lag = file time - nearest kinematic time of the same side and kind, within
+        :data:`EVENT_PAIR_S`; disagreeing: ``|median| >`` :data:`EVENT_LAG_S`) and ``--events kinematic``; empty
+        when they agree or no side uses the file's events.
+    """
+    if not len(used) or "source" not in used.columns or not (used["source"] == "file").any():
+        return []
+    cut = set(used.loc[used["source"] == "file", "side"])
+    cols = {c: events[c].to_numpy(float if c == "time" else object) for c in ("time", "side", "event", "source")}
+    parts = []
+    for side in [s for s in ("right", "left") if s in cut]:
+        lag = {k: _lags(cols, side, k) for k in ("foot_strike", "foot_off")}
+        med = {k: float(np.median(v)) for k, v in lag.items() if len(v)}
+        if not any(abs(m) > EVENT_LAG_S for m in med.values()):
+            continue
+        said = [f"{k.replace('_', ' ')}s {abs(m):.2f} s {'after' if m > 0 else 'before'} the markers' (median "
+                f"of {len(lag[k])})" for k, m in med.items()]
+        parts.append(f"{side} " + ", ".join(said))
+    if not parts:
+        return []
+    return [f"check outputs: the file's gait events are not where the feet are (more than {EVENT_LAG_S:g} s from "
+            f"the markers'): {'; '.join(parts)}; the strides are cut at the file's events, --events kinematic "
+            "cuts them at the markers'"]

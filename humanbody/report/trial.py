@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..atomic import atomic_path
-from ..checks.outputs import stance_findings
+from ..checks.outputs import event_findings, stance_findings
 from ..errors import InputError
 from ..gait import angle_peaks, events_of, flatten, kinetic_peaks, spatiotemporal
 from ..gait.cycles import normalized_curves, stride_table
@@ -274,7 +274,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     produced, export_notes = _analysis_files(analysis, options.analysis.export, exported,
                                              options.analysis.opensim_feet)
     messages += export_notes
-    warnings = list(analysis.log.warnings) + stance_findings(params)  # the output checks (write_results's)
+    warnings = list(analysis.log.warnings) + stance_findings(params) + event_findings(events, used)  # output checks
     messages += [w for w in warnings if w not in messages]
     files = {f"{task.key}/{name}": data for name, data in produced.items()}
     files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)

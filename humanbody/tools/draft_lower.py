@@ -52,6 +52,22 @@ def _mods(mk, name):
     return next(g.modifiers for g in mk.g if g.name == name)
 
 
+def read_onto(mk) -> str:
+    """What the draft made of the markers, for a refusal: ``"the draft read 28 markers onto right/left
+    foot, ..."`` (the segments in the model's order, a right/left pair named once)."""
+    segs = list(dict.fromkeys(g.segment for g in mk.g if g.segment))
+    named, done = [], set()
+    for seg in segs:
+        bare = seg.removeprefix("right_").removeprefix("left_")
+        if bare in done:
+            continue
+        done.add(bare)
+        pair = bare != seg and {f"right_{bare}", f"left_{bare}"} <= set(segs)
+        side = "right/left " if pair else (seg[: -len(bare)].replace("_", " ") if bare != seg else "")
+        named.append(side + bare.replace("_", " "))
+    return f"the draft read {len(mk.g)} markers onto " + ", ".join(named)
+
+
 def draft_pelvis(mk, out: Drafting, davis: bool = False) -> None:
     """The pelvis (lower torso): its origin midway between the hip centres (Harrington et al. 2007,
     or Davis et al. 1991 as Plug-in Gait's), its frame from the ASIS and the sacral (or mid-PSIS) markers.
@@ -68,10 +84,15 @@ def draft_pelvis(mk, out: Drafting, davis: bool = False) -> None:
     Raises
     ------
     InputError
-        Without a right and a left ASIS marker, or without a sacral or PSIS marker.
+        Without any pelvis marker (the message names what the markers were read onto and ``--markerset``
+        as the way on), without a right and a left ASIS marker, or without a sacral or PSIS marker.
     """
     ra, la = mk("asis", "right"), mk("asis", "left")
     rp, lp, sac = mk("psis", "right"), mk("psis", "left"), mk("sacrum")
+    if not (ra or la or rp or lp or sac or mk.on("lower_torso")):
+        raise InputError(f"has no pelvis marker (no ASIS, sacral or PSIS marker such as RASI, SACR, RPSI): "
+                         f"{read_onto(mk)}, none onto the pelvis; define the pelvis from this lab's markers in a "
+                         f"marker-set file (.toml, docs/markersets.md) and give its path with `markerset`")
     if not ra or not la:
         raise InputError("needs a right and a left ASIS marker to build the pelvis; found "
                          f"{len(ra)} right and {len(la)} left (names such as RASI, R.ASIS, asis_r)")

@@ -29,11 +29,13 @@ import pytest
 import humanbody as hb
 from humanbody.checks.mass import MAX_MASS_DIFFERENCE, stated_mass
 from humanbody.checks.outputs import (
+    EVENT_LAG_S,
     MAX_ANGLE_RATE,
     MOMENT_LIMITS,
     OutputWatch,
     angle_findings,
     carried_findings,
+    event_findings,
     stance_findings,
 )
 from humanbody.commands.analyze import CHECK_NOTES, screen_lines
@@ -178,6 +180,39 @@ def test_angle_jumps_ranges_and_carried_segments():
     assert stance_findings(params) == ["check outputs: left stance 82 % of the stride (a body walking or running: 20-75 %)"]
 
 
+def _events(strike_lag: float, off_lag: float, stray: float | None = None):
+    """Kinematic events of a steady walk (1.1 s strides, 62 % stance, left half a stride later) and the file's:
+    the right strikes ``strike_lag`` s and offs ``off_lag`` s from the markers', a ``stray`` file strike (s) with
+    no kinematic twin; the left's the markers' + 0.03 s."""
+    rows = []
+    for k in range(4):
+        for side, t0 in (("right", 0.1), ("left", 0.65)):
+            fs, fo = t0 + 1.1 * k, t0 + 1.1 * k + 0.682
+            lag = (strike_lag, off_lag) if side == "right" else (0.03, 0.03)
+            rows += [(fs, side, "foot_strike", "kinematic"), (fo, side, "foot_off", "kinematic"),
+                     (fs + lag[0], side, "foot_strike", "file"), (fo + lag[1], side, "foot_off", "file")]
+    if stray is not None:
+        rows.append((stray, "right", "foot_strike", "file"))
+    events = pd.DataFrame(rows, columns=["time", "side", "event", "source"]).sort_values("time", kind="stable")
+    return events.reset_index(drop=True), events[events["source"] == "file"].reset_index(drop=True)
+
+
+def test_file_events_off_the_feet_are_flagged_once():
+    """A side cut at the file's events whose strikes (or offs) lie, in the median, more than EVENT_LAG_S from the
+    markers' is said in one line naming the side, the lags and --events kinematic; agreeing events (0.03 s, as the
+    shared Vicon files'), a stray file event with no kinematic twin, or strides cut at the markers' are not."""
+    events, used = _events(0.09, -0.05, stray=4.9)
+    said = event_findings(events, used)
+    assert said == [f"check outputs: the file's gait events are not where the feet are (more than {EVENT_LAG_S:g} s "
+                    "from the markers'): right foot strikes 0.09 s after the markers' (median of 4), foot offs 0.05 s "
+                    "before the markers' (median of 4); the strides are cut at the file's events, --events kinematic "
+                    "cuts them at the markers'"]
+    assert event_findings(*_events(0.0, -0.09))[0].count("foot offs 0.09 s before") == 1  # offs alone suffice
+    assert event_findings(*_events(0.03, -0.05, stray=2.5)) == []  # agreeing; the stray 0.7 s from any strike
+    assert event_findings(events, events[events["source"] == "kinematic"]) == []  # --events kinematic: silent
+    assert event_findings(events, used[used["side"] == "left"]) == []  # the right cut elsewhere
+
+
 @needs_shared
 def test_shared_walk_outputs_pass_and_a_wrong_mass_is_flagged(tmp_path):
     grf = SHARED / "subject01_walk1_grf.mot"
@@ -207,6 +242,7 @@ def test_report_marks_a_flagged_trial_ok_with_warnings(tmp_path):
     page = next(tmp_path.rglob("subject01_walk1.html")).read_text()
     assert "ok with warnings</span>" in page and "right_ankle_dorsiflexion_moment_Nm_per_kg reaches 4." in page
     assert "1 of 1 trials ok" in (tmp_path / "index.html").read_text()
+    assert "failed" not in proc.stderr  # flagged, not failed: no "humanbody report: failed: " with no error
     # whose norms: the built-in children's set, named with the speed condition and the source
     assert "population: typically developing children (Schwartz, Rozumalski and Trost 2008" in page
     assert "the subject (1.77 m) is of adult size" in page and "speed: condition Free from the walking speed" in page

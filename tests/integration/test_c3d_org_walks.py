@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from _shared import SHARED_DATA
 
+from humanbody.checks.outputs import event_findings
 from humanbody.commands.analyze import CHECK_NOTES, screen_lines
 from humanbody.errors import InputError
 from humanbody.gait.selection import trial_events
@@ -178,11 +179,33 @@ def test_walk1_s_wands_in_front_are_measured_against_the_pelvis():
 
 
 @pytest.mark.parametrize("walk,reason", [
-    ("sample_30_marche281", r"drafting a set for them failed: needs a right and a left ASIS marker"),
+    ("sample_30_marche281", r"drafting a set for them failed: has no pelvis marker .*the draft read 28 markers "
+                            r"onto right/left foot, right/left lower leg, right/left upper leg, .*head, none onto "
+                            r"the pelvis; .*marker-set file \(.toml, docs/markersets.md\) and give its path with "
+                            r"`markerset`$"),
 ])
 def test_walk_refused_in_one_line_naming_what_to_do(walk, reason):
-    """Biogesta's walk has no pelvis marker (trochanters only): no set can be drafted."""
+    """Biogesta's walk has no pelvis marker (trochanters only, no sacral or iliac crest marker to build one from):
+    the refusal names what its markers were read onto and a marker-set file as the way on, not
+    ``markerset init``, which fails the same way on this file."""
     with pytest.raises(InputError, match=reason) as err:
         analyze_trial(_path(walk))
     text = str(err.value)
     assert "\n" not in text and "give the force file" not in text and "give metres" not in text
+    assert "markerset init" not in text
+
+
+def test_file_events_off_the_feet_are_said_on_the_nexus_file():
+    """The Nexus 2.9 file's right foot strikes lie 0.08 s (median of 5) after the markers' and its offs 0.05 s
+    before: its 52.5 % right stance is said in one output-check line naming --events kinematic; Vicon_analysis's
+    events (strikes 0.04-0.05 s after the markers', offs 0.01 s before) agree and are not."""
+    an, _ = _run("sample_00_Vicon_Motion_Systems_pyCGM2_lower_limb_CGM24_Walking01")
+    events, used, *_ = trial_events(an)
+    said = event_findings(events, used)
+    assert len(said) == 1 and "right foot strikes 0.08 s after the markers' (median of 5)" in said[0]
+    assert "left" not in said[0] and "--events kinematic" in said[0]
+    kin_events, kin_used, *_ = trial_events(an, source="kinematic")
+    assert event_findings(kin_events, kin_used) == []
+    an, _ = _run("sample_23_Vicon_analysis")
+    events, used, *_ = trial_events(an)
+    assert (used["source"] == "file").any() and event_findings(events, used) == []

@@ -367,12 +367,32 @@ def test_unmatched_trial_is_drafted_first_try(tmp_path, trials):
     assert np.isfinite(an.clinical["right_knee_flexion_deg"]).mean() > 0.9
 
 
-def test_undraftable_trial_error_names_the_command(tmp_path, trials):
-    """Neither a built-in set nor a draft: one line naming why the draft failed and the command to draft one."""
+def test_undraftable_trial_error_names_the_way_on(tmp_path, trials):
+    """Neither a built-in set nor a draft: one line naming why the draft failed and a way on that works --
+    a marker-set file given with `markerset`, not ``markerset init``, which fails alike on these markers."""
     static, walk = _write(tmp_path, trials, "bones", rename={"r_asis": "pin_a", "l_asis": "pin_b"})
     with pytest.raises(InputError, match=r"drafting a set for them \(from bones_static.trc\) failed: needs a right "
-                                         r"and a left ASIS marker.*humanbody markerset init STATIC --out FILE"):
+                                         r"and a left ASIS marker.*docs/markersets.md\) and give its path with "
+                                         r"`markerset`$") as err:
         analyze_trial(walk, static=static)
+    assert "markerset init" not in str(err.value)
+
+
+def test_trial_without_pelvis_markers_names_what_the_draft_read(tmp_path, trials, capsys):
+    """No pelvis marker at all: the refusal says so, names the segments the markers were read onto and the
+    marker-set file as the way on, the same from analyze and from ``markerset init`` (which fails alike)."""
+    (ts, st), (tw, wk) = trials
+    kept = {g: n for g, n in BONES.items() if g not in ("R.ASIS", "L.ASIS", "V.Sacral")}
+    msm.write_trc(tmp_path / "np_static.trc", ts, {n: st[g] for g, n in kept.items()}, 100.0)
+    msm.write_trc(tmp_path / "np_walk.trc", tw, {n: wk[g] for g, n in kept.items() if g not in msm.STATIC_ONLY},
+                  100.0)
+    with pytest.raises(InputError, match=r"has no pelvis marker .*the draft read \d+ markers onto right/left "
+                                         r".*none onto the pelvis; .*give its path with `markerset`$") as err:
+        analyze_trial(tmp_path / "np_walk.trc", static=tmp_path / "np_static.trc")
+    assert "markerset init" not in str(err.value) and "\n" not in str(err.value)
+    assert _init(tmp_path / "np_static.trc", tmp_path / "np.toml") == 2
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) == 1 and "has no pelvis marker" in said[0] and said[0].endswith("give its path with --markerset")
 
 
 # ----------------------------------------------------------------- the shared walk
