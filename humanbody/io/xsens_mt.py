@@ -34,7 +34,6 @@ import os
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -42,9 +41,6 @@ from ..errors import InputError
 from ..rotations.quaternions import matrix_to_quaternion, quaternion_to_matrix
 from .imu import _frame, _unit
 from .imu_names import OPENSIM_BODIES
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = ["read_xsens_mt", "looks_like_xsens_mt", "read_mapping", "trial_files"]
 
@@ -169,6 +165,8 @@ def _read_one(path: Path):
     rows = [line for line in lines[k + 1:] if line.strip()]
     if len(rows) < 2:
         raise InputError("holds fewer than 2 data rows", path)
+    import pandas as pd  # lazy: pandas costs 0.5 CPU-s at start-up; `humanbody muscles` reads and writes without it
+
     try:
         table = pd.read_csv(io.StringIO("\n".join(rows)), sep="\t", header=None, names=range(len(cols)),
                             dtype=str, keep_default_na=False, engine="c")
@@ -176,7 +174,6 @@ def _read_one(path: Path):
         raise InputError(f"malformed data rows ({' '.join(str(err).split())})", path) from None
 
     def numbers(names, what):
-        import pandas as pd  # lazy: pandas costs 0.5 CPU-s at start-up; `humanbody muscles` reads and writes without it
         idx = [cols.index(c) for c in names]
         arr = table[idx].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
         bad = np.argwhere(~np.isfinite(arr))
