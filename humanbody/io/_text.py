@@ -15,12 +15,15 @@ import csv
 import io
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .._kernels.text_parse import MISSING_TOKENS  # cell texts read as a missing value
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    pass
 
 
 # ----------------------------------------------------------------------------- files
@@ -102,6 +105,7 @@ def parse_block(
         row), a non-blank field beyond the header, or a cell that is not a
         number (naming the line and the column).
     """
+    import pandas as pd  # lazy: pandas costs 0.5 CPU-s at start-up; `humanbody muscles` reads and writes without it
     ncol = len(names)
     if not rows:
         raise InputError("has a header but no data rows", path)

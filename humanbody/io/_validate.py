@@ -27,13 +27,16 @@ missing samples).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .._kernels import marker_table
 from ..errors import INPUT, InputError, Note
 from . import _threads
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Length units a header may name, with the factor to metres.
 LENGTH_UNITS: dict[str, float] = {
@@ -304,6 +307,7 @@ def marker_frame(path: Path, fmt: str, names: list[str], xyz: np.ndarray, *, uni
         number, fewer than 2 frames, a bad time column or irregular frame
         numbers, and a blank or repeated marker name.
     """
+    import pandas as pd  # lazy: pandas costs 0.5 CPU-s at start-up; `humanbody muscles` reads and writes without it
     conversions = list(conversions)
     units_in_file, scale = _unit(units, path)
     time, rate_hz = _clock(path, len(xyz), rate, time, frames, first_frame, line_numbers, time_note, conversions)
@@ -406,6 +410,7 @@ def table_frame(
     extra_attrs : dict, optional
         More ``attrs`` of the format.
     """
+    import pandas as pd  # lazy: pandas costs 0.5 CPU-s at start-up; `humanbody muscles` reads and writes without it
     if required:
         index = {c: j for j, c in enumerate(columns)}
         block = np.column_stack([time if c == "time" else values[:, index[c]] for c in required])

@@ -16,8 +16,12 @@ group into the columns of an events table (:data:`humanbody.gait.EVENT_COLUMNS`,
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ..errors import IGNORED, Note
 
@@ -172,6 +176,7 @@ def _nearest_frames(frame_times: np.ndarray, ev_t: np.ndarray) -> np.ndarray:
 
 def events_table(columns: dict | None) -> pd.DataFrame | None:
     """The events table (:data:`humanbody.gait.EVENT_COLUMNS`) of :func:`parse_events`' columns; None for None."""
+    import pandas as pd  # lazy: pandas costs 0.5 CPU-s at start-up; `humanbody muscles` reads and writes without it
     if columns is None:
         return None
     df = pd.DataFrame({

@@ -49,13 +49,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..errors import InputError
 from ..signal import FORCE_THRESHOLD
 from ._validate import LENGTH_UNITS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["SIDE_PREFIXES", "PlateGeometry", "plate_prefixes", "file_plates", "vertical_axis_mapping",
            "vertical_component", "plate_from_corners", "plate_from_points", "centre_of_pressure",
@@ -111,17 +114,23 @@ def vertical_axis_mapping(forces: pd.DataFrame) -> np.ndarray:
     right: spec ``x,-z,y``); a Z-up file keeps its axes.  Returns M (3, 3)
     with ``ground = M @ lab``.
     """
+    return vertical_mapping(forces.columns, lambda c: forces[c].to_numpy(dtype=float), forces.attrs.get("source"))
+
+
+def vertical_mapping(columns, column, source) -> np.ndarray:
+    """:func:`vertical_axis_mapping` of a table given as its column names and ``column(name) -> ndarray (frames,)``
+    (N), ``source`` the file named by its error."""
     load = np.zeros(3)
-    for p in plate_prefixes(forces.columns):
+    for p in plate_prefixes(columns):
         for j, a in enumerate(_AXES):
-            load[j] += np.nanmean(np.abs(forces[f"{p}v{a}"].to_numpy(dtype=float)))
+            load[j] += np.nanmean(np.abs(column(f"{p}v{a}")))
     up = int(np.argmax(load))
     if up == 1:
         return _Y_UP.copy()
     if up == 2:
         return np.eye(3)
     raise InputError("cannot tell the vertical axis of the force plates (most force is along lab x); "
-                     "give `axes`", forces.attrs.get("source"))
+                     "give `axes`", source)
 
 
 def vertical_component(forces: pd.DataFrame, prefix: str) -> str:

@@ -27,15 +27,18 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..errors import InputError
 from . import _text
 from ._validate import table_frame
 from .imu_names import OPENSIM_BODIES, ROOT, XSENS_SEGMENTS, assign
 from .opensim import _declared_int, table_head
+
+if TYPE_CHECKING:
+    pass
 
 #: Largest |norm - 1| of a quaternion taken as rounding and normalised; beyond it the file is refused.
 NORM_TOLERANCE = 0.01
@@ -74,6 +77,7 @@ def _unit(q: np.ndarray, names: list[str], line_of, path) -> tuple[np.ndarray, f
 
 def _frame(path, fmt, labels, q, time, line_numbers, world, anatomical, table, suffix,
            positions=None, conversions=(), extra=None):
+    import pandas as pd  # lazy: pandas costs 0.5 CPU-s at start-up; `humanbody muscles` reads and writes without it
     segment_of, unused = assign(labels, table, suffix)
     if ROOT not in segment_of:
         want = table[ROOT][0] + suffix
@@ -110,6 +114,7 @@ def _fast_block(rows: list[str], S: int) -> np.ndarray | None:
     a row has another shape, a value is not a number, or any value is not
     finite.
     """
+    import pandas as pd  # lazy: pandas costs 0.5 CPU-s at start-up; `humanbody muscles` reads and writes without it
     arr = np.array(rows)
     if not ((np.char.count(arr, "\t") == S).all() and (np.char.count(arr, ",") == 3 * S).all()):
         return None

@@ -28,14 +28,24 @@ import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..errors import ROUTINE, InputError, Note
 from ..signal import FORCE_THRESHOLD
-from .forceplates import file_plates, plate_from_points, reaction_sign, read_c3d_platforms, vertical_axis_mapping
-from .opensim import read_opensim
+from .forceplates import (
+    file_plates,
+    plate_from_points,
+    reaction_sign,
+    read_c3d_platforms,
+    vertical_axis_mapping,
+    vertical_mapping,
+)
+from .opensim import read_opensim, read_opensim_arrays
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["LoadTable", "read_loads", "OPENSIM_BODIES", "FORCE_THRESHOLD"]
 
@@ -172,14 +182,30 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
         xml, path = path, _xml_datafile(path)
     else:
         xml = _xml_beside(path)
-    table = read_opensim(path) if path.suffix.lower() in (".mot", ".sto") else _read_csv(path)
-    time = _file_time(table, path)
-    plates = file_plates(table.columns)
     notes: list = []
-    if plates:
-        names, forces, points, moments, segs = _plate_columns(table, plates, path, mapping, notes, xml)
+    arrays = read_opensim_arrays(path) if path.suffix.lower() in (".mot", ".sto") else None
+    if arrays is not None and file_plates(arrays[0]):
+        # plates of an OpenSim file: its arrays, no DataFrame (no pandas at the start of `humanbody muscles`)
+        columns, file_time, values, _ = arrays
+        time = _check_time(file_time, path)
+        index = {c: j for j, c in enumerate(columns)}
+
+        def block(names: list[str]) -> np.ndarray:
+            return np.asfortranarray(values[:, [index[c] for c in names]])
+
+        vertical = vertical_mapping(columns, lambda c: values[:, index[c]], str(path)) if mapping is None else None
+        names, forces, points, moments, segs = _plate_columns(block, vertical, file_plates(columns), path, mapping,
+                                                              notes, xml)
     else:
-        names, forces, points, moments, segs = _generic_columns(table, path)
+        table = read_opensim(path) if arrays is not None else _read_csv(path)
+        time = _file_time(table, path)
+        plates = file_plates(table.columns)
+        if plates:
+            vertical = vertical_axis_mapping(table) if mapping is None else None
+            names, forces, points, moments, segs = _plate_columns(_block(table), vertical, plates, path, mapping,
+                                                                  notes, xml)
+        else:
+            names, forces, points, moments, segs = _generic_columns(table, path)
     force, point, moment = (np.stack(a, axis=1) for a in (forces, points, moments))
     moment = np.nan_to_num(moment)
     down = [j for j in range(len(names)) if reaction_sign(force[:, j, 2], FORCE_THRESHOLD) < 0]
@@ -202,7 +228,11 @@ def _file_time(table: pd.DataFrame, path: Path) -> np.ndarray:
     """The load file's time column (s), checked: present, two rows or more, increasing."""
     if "time" not in table.columns:
         raise InputError("load file has no time column", path)
-    time = table["time"].to_numpy(dtype=float)
+    return _check_time(table["time"].to_numpy(dtype=float), path)
+
+
+def _check_time(time: np.ndarray, path: Path) -> np.ndarray:
+    """A load file's time column (s) checked: two rows or more, increasing."""
     if len(time) < 2:
         raise InputError("load file has fewer than two rows", path)
     if np.any(np.diff(time) <= 0):
@@ -227,16 +257,16 @@ def _block(table: pd.DataFrame):
     return block
 
 
-def _plate_columns(table: pd.DataFrame, plates, path: Path, mapping, notes: list, xml: Path | None) -> tuple:
-    """Per plate of an OpenSim ground-reaction table: names, force, point, moment (ground axes) and the
-    segment its ExternalLoads file ``xml`` names (or None)."""
-    M = vertical_axis_mapping(table) if mapping is None else np.asarray(mapping, dtype=float)
+def _plate_columns(block, vertical, plates, path: Path, mapping, notes: list, xml: Path | None) -> tuple:
+    """Per plate of an OpenSim ground-reaction table (``block(columns) -> ndarray (frames, len(columns))``):
+    names, force, point, moment (ground axes) and the segment its ExternalLoads file ``xml`` names (or None);
+    ``vertical`` the table's lab -> ground mapping, used when ``mapping`` is None."""
+    M = vertical if mapping is None else np.asarray(mapping, dtype=float)
     names, force, point, moment, segs = [], [], [], [], []
     bodies = {}
     if xml is not None:
         bodies = _xml_bodies(xml)
         notes.append(f"loads: bodies from {xml.name}")
-    block = _block(table)
     for i, (p, t) in enumerate(plates):
         name = p.rstrip("_") or f"plate{i + 1}"
         f = block([f"{p}v{a}" for a in _AXES]) @ M.T
@@ -309,6 +339,7 @@ def _geometry_notes(plates) -> list:
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
+    import pandas as pd  # lazy: pandas costs 0.5 CPU-s at start-up; `humanbody muscles` reads and writes without it
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()

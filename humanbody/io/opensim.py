@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import InputError
 from . import _fastread as fr
 from . import _text
-from ._validate import table_frame
+from ._validate import _time_base, table_frame
 
 _FORCE = re.compile(r"(^|_)(ground_)?(force|torque)_(v|p)?[xyz]$|ground_(force|torque)", re.I)
 _TRANSLATION = re.compile(r"_t[xyz]$", re.I)
@@ -138,6 +138,34 @@ def read_opensim(path, **options):
     """
     if options.get("units") is not None:
         raise InputError("the units option applies to marker files, not to MOT/STO tables", path)
+    return table_frame(**_table(path))
+
+
+def read_opensim_arrays(path) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
+    """An OpenSim ``.mot``/``.sto`` table as arrays, without a DataFrame (no pandas import).
+
+    The same file, checks and numbers as :func:`read_opensim`.
+
+    Returns
+    -------
+    columns : list of str
+        The columns after ``time``, as named in the file.
+    time : ndarray, shape (frames,)
+        Time (s), checked as :func:`read_opensim` checks it.
+    values : ndarray, shape (frames, len(columns))
+        The columns' values (rotational coordinates in rad, as :func:`read_opensim`).
+    attrs : dict
+        What :func:`read_opensim` puts in the DataFrame's ``attrs``.
+    """
+    t = _table(path)
+    time, rate_hz = _time_base(t["time"], t["path"], t["line_numbers"])
+    attrs = {"kind": t["kind"], "source": str(t["path"]), "format": t["fmt"], "rate_hz": float(rate_hz),
+             "conversions": list(t["conversions"]), **t["extra_attrs"]}
+    return t["columns"], np.asarray(time, dtype=float), t["values"], attrs
+
+
+def _table(path) -> dict:
+    """The checked table of an OpenSim file: the arguments of :func:`humanbody.io._validate.table_frame`."""
     path = _text.check_file(path)
     lines, title, fields, k, sep, columns = table_head(path)
     columns = _column_names(lines, k, sep, columns, fields, path)
@@ -156,11 +184,10 @@ def read_opensim(path, **options):
     data, converted, conversions = _to_radians(values[:, 1:].copy(), names, kind == "opensim_coordinates"
                                                and in_degrees)
     fmt = "opensim-sto" if Path(path).suffix.lower() == ".sto" else "opensim-mot"
-    return table_frame(
-        path, fmt, kind, names, data, time=values[:, 0], line_numbers=line_no, conversions=conversions,
-        extra_attrs={"converted_columns": converted, "in_degrees": in_degrees,
-                     "title": title, "header": fields},
-    )
+    return {"path": path, "fmt": fmt, "kind": kind, "columns": names, "values": data, "time": values[:, 0],
+            "line_numbers": line_no, "conversions": conversions,
+            "extra_attrs": {"converted_columns": converted, "in_degrees": in_degrees, "title": title,
+                            "header": fields}}
 
 
 def _data(path, lines: list[str], k: int, sep: str | None, columns: list[str]) -> tuple:

@@ -36,19 +36,22 @@ from __future__ import annotations
 import io
 import math
 import os
+import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.csv as pcsv
 
 from .._kernels import csv_print as _csvprint
 from .._kernels.csv_join import join_rows
 from .._kernels.csv_print import MAX_DIGITS
 from ..atomic import atomic_path, open_temp
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
 FORMATS = ("csv", "parquet")
 
@@ -239,7 +242,8 @@ class CsvWriter:
         """
         if self._fh is None:
             raise ValueError("the CsvWriter is closed")
-        if isinstance(values, pd.DataFrame):
+        pd = sys.modules.get("pandas")  # a DataFrame exists only once pandas is imported
+        if pd is not None and isinstance(values, pd.DataFrame):
             values = values.to_numpy(dtype=np.float64)
         v = np.asarray(values, dtype=np.float64)
         if v.ndim == 1 and len(self.columns) == 1:
@@ -340,6 +344,7 @@ def _numeric_matrix(table: pd.DataFrame, digits: int):
     most ``digits`` digits (then ``%g`` prints the integer itself).  Returns
     None for other tables (text, booleans, dates, large integers).
     """
+    import pandas as pd  # lazy: pandas and Arrow cost 0.5 CPU-s at start-up; numeric writers need neither
     for dt in table.dtypes:
         if not (pd.api.types.is_float_dtype(dt) or pd.api.types.is_integer_dtype(dt)):
             return None
@@ -356,6 +361,7 @@ def _numeric_matrix(table: pd.DataFrame, digits: int):
 def _numeric_column(col: pd.Series, dt, digits: int) -> bool:
     """Whether the column ``col`` (of dtype ``dt``) prints the same through the kernel (:func:`_numeric_matrix`
     of that column alone)."""
+    import pandas as pd  # lazy: pandas and Arrow cost 0.5 CPU-s at start-up; numeric writers need neither
     if not (pd.api.types.is_float_dtype(dt) or pd.api.types.is_integer_dtype(dt)):
         return False
     if isinstance(dt, pd.api.extensions.ExtensionDtype) and not isinstance(dt, np.dtype):
@@ -374,6 +380,8 @@ def _quoted(text: str, sep: str) -> str:
 def _factorize(col: pd.Series):
     """(codes, uniques) of a text column, code -1 for a missing value (Arrow's dictionary
     encoding for Arrow-backed strings: several times faster than pandas' factorize)."""
+    import pandas as pd  # lazy: pandas and Arrow cost 0.5 CPU-s at start-up; numeric writers need neither
+    import pyarrow as pa  # lazy: pandas and Arrow cost 0.5 CPU-s at start-up; numeric writers need neither
     if isinstance(col.dtype, pd.StringDtype) and col.dtype.storage == "pyarrow":
         arr = pa.array(col.array)
         enc = (arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr).dictionary_encode()
@@ -422,6 +430,7 @@ def table_csv_bytes(table: pd.DataFrame, digits: int = CSV_DIGITS, sep: str = ",
     neither numbers nor text (dates, booleans, large integers) send the
     whole table through pandas.
     """
+    import pandas as pd  # lazy: pandas and Arrow cost 0.5 CPU-s at start-up; numeric writers need neither
     digits = _check_digits(digits)
     table = pd.DataFrame(table, copy=False)  # the same columns without the attrs (pandas copies them per column)
     blocks, kind = [], None
@@ -499,6 +508,9 @@ def write_table(table: pd.DataFrame, stem, fmt: str = "csv", digits: int | None 
         if _numeric_matrix(table, digits) is not None:
             return write_blocks(path, table.columns, (table.iloc[r0:r0 + _CHUNK_ROWS].to_numpy(dtype=np.float64)
                                                       for r0 in range(0, len(table), _CHUNK_ROWS)), "csv", digits)
+    import pyarrow as pa  # lazy: pandas and Arrow cost 0.5 CPU-s at start-up; numeric writers need neither
+    import pyarrow.csv as pcsv  # lazy: pandas and Arrow cost 0.5 CPU-s at start-up; numeric writers need neither
+
     arrow = pa.Table.from_pandas(table, preserve_index=False)
     with atomic_path(path) as tmp:
         if fmt == "csv":
@@ -578,6 +590,7 @@ def blocks_bytes(columns, blocks, fmt: str = "csv", digits: int = CSV_DIGITS) ->
 
 def _parquet_blocks(fh, columns, blocks) -> None:
     """Write float64 ``blocks`` of rows as a Parquet file into the open binary file ``fh``, a row group each."""
+    import pyarrow as pa  # lazy: pandas and Arrow cost 0.5 CPU-s at start-up; numeric writers need neither
     import pyarrow.parquet as pq  # lazy: importing it costs the CLI about 40 ms
 
     schema = pa.schema([(str(c), pa.float64()) for c in columns])
@@ -626,6 +639,8 @@ def _arrow_table(table: pd.DataFrame) -> pa.Table:
     """``pyarrow.Table.from_pandas(table, preserve_index=False)``: the first table of a layout by pandas'
     route, the next ones of the same column names and dtypes column by column into the first one's schema
     (and pandas metadata)."""
+    import pandas as pd  # lazy: pandas and Arrow cost 0.5 CPU-s at start-up; numeric writers need neither
+    import pyarrow as pa  # lazy: pandas and Arrow cost 0.5 CPU-s at start-up; numeric writers need neither
     dtypes = table.dtypes.tolist()
     # a layout whose Arrow types the dtypes alone decide (not object columns: their values do)
     fixed = len(table) > 0 and isinstance(table.index, pd.RangeIndex) and all(

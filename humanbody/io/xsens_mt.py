@@ -36,7 +36,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ..errors import InputError
 from ..rotations.quaternions import matrix_to_quaternion, quaternion_to_matrix
@@ -166,6 +165,8 @@ def _read_one(path: Path):
     rows = [line for line in lines[k + 1:] if line.strip()]
     if len(rows) < 2:
         raise InputError("holds fewer than 2 data rows", path)
+    import pandas as pd  # lazy: pandas costs 0.5 CPU-s at start-up; `humanbody muscles` reads and writes without it
+
     try:
         table = pd.read_csv(io.StringIO("\n".join(rows)), sep="\t", header=None, names=range(len(cols)),
                             dtype=str, keep_default_na=False, engine="c")

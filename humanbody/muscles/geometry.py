@@ -31,7 +31,7 @@ import numpy as np
 from .._kernels.muscle_paths import trial_path_points, trial_paths
 from ..core import body_jacobian, forward_kinematics
 from ..errors import InputError
-from ..io.opensim import read_opensim
+from ..io.opensim import read_opensim_arrays
 from ..osim.build import CoreModel, build_core_model
 from ..osim.model import OsimModel
 from .crossing import crossed_coordinates
@@ -177,23 +177,24 @@ def read_coordinates(path: str | os.PathLike, model: OsimModel) -> tuple[np.ndar
     degrees when the header says ``inDegrees=yes``.  A coupler's dependent coordinate may be
     missing (it follows its driver); any other missing coordinate is an error naming them.
     """
-    table = read_opensim(path)
-    names = {c.split("/")[-2] if c.endswith("/value") else c: c for c in table.columns if c != "time"}
+    columns, time, values, attrs = read_opensim_arrays(path)
+    index = {c: j for j, c in enumerate(columns)}
+    names = {c.split("/")[-2] if c.endswith("/value") else c: c for c in columns if c != "time"}
     dependent = {c.dependent for c in model.couplers}
     missing = [c.name for c in model.coordinates if c.name not in names and c.name not in dependent]
     if missing:
         shown = ", ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
         raise InputError(f"has no column for the model's coordinates {shown}", path=path)
-    converted = set(table.attrs.get("converted_columns", []))
-    degrees = bool(table.attrs.get("in_degrees"))
-    q = np.zeros((len(table), len(model.coordinates)))
+    converted = set(attrs.get("converted_columns", []))
+    degrees = bool(attrs.get("in_degrees"))
+    q = np.zeros((len(time), len(model.coordinates)))
     for i, c in enumerate(model.coordinates):
         if c.name not in names:
             q[:, i] = c.default
             continue
         col = names[c.name]
-        v = table[col].to_numpy(dtype=float)
+        v = values[:, index[col]]
         was = col in converted
         should = degrees and c.motion_type == "rotational"
         q[:, i] = np.deg2rad(v) if should and not was else np.rad2deg(v) if was and not should else v
-    return table["time"].to_numpy(dtype=float), q
+    return time, q

@@ -5,17 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-from ..io.writers import write_table
+from ..io.writers import write_blocks
 from .findings import bound_lines, reserve_lines, unmet_lines
 from .trial import MuscleResults, Setup
 
 
-def _table(time: np.ndarray, names, values: np.ndarray) -> pd.DataFrame:
-    frame = pd.DataFrame(np.asarray(values), columns=list(names))
-    frame.insert(0, "time", time)
-    return frame
+def _write(stem: str, time: np.ndarray, names, values: np.ndarray) -> str:
+    """``<stem>.csv``: ``time`` then ``names`` (the bytes ``write_table`` writes of that DataFrame, without pandas)."""
+    table = np.column_stack([np.asarray(time, dtype=np.float64), np.asarray(values, dtype=np.float64)])
+    return write_blocks(f"{stem}.csv", ["time", *map(str, names)], [table])
 
 
 def write_results(r: MuscleResults, setup: Setup, out: Path, trial: str) -> list[str]:
@@ -28,11 +27,10 @@ def write_results(r: MuscleResults, setup: Setup, out: Path, trial: str) -> list
     muscles = setup.muscles.names
     stem = out / trial
     actuators = list(muscles) + list(r.reserves.names)
-    lines = [f"wrote activations: {write_table(_table(r.time, actuators, r.optimum.controls), f'{stem}_activations')}",
-             f"wrote muscle forces: {write_table(_table(r.time, actuators, r.optimum.forces), f'{stem}_muscle_forces')}"]
+    lines = [f"wrote activations: {_write(f'{stem}_activations', r.time, actuators, r.optimum.controls)}",
+             f"wrote muscle forces: {_write(f'{stem}_muscle_forces', r.time, actuators, r.optimum.forces)}"]
     if r.reactions is not None and r.reaction_names:
-        table = _table(r.time, r.reaction_names, r.reactions)
-        lines.append(f"wrote joint reactions: {write_table(table, f'{stem}_joint_reactions')}")
+        lines.append(f"wrote joint reactions: {_write(f'{stem}_joint_reactions', r.time, r.reaction_names, r.reactions)}")
     lines += unmet_lines(r.time, r.optimum)
     lines += bound_lines(r.time, r.optimum, muscles, setup.muscles.max_control)
     lines += reserve_lines(r.time, r.optimum, r.tau, r.moment_arms, r.reserves, r.coordinates)

@@ -194,3 +194,19 @@ def test_kinetics_do_not_load_the_viewer_libraries():
             "or m in ('humanbody.viewer.app', 'humanbody.viewer.scene'))); "
             "from humanbody.viewer import load_scene, LAYERS; print(callable(load_scene), bool(LAYERS))")
     assert _python(code).splitlines() == ["[]", "True True"]
+
+
+def test_muscles_command_runs_without_pandas_or_arrow(shared_data, tmp_path):
+    """``humanbody muscles`` on the shared walk (its coordinates, ExternalLoads and model) reads the MOT files as
+    arrays and writes its CSV results by the block writer: the whole command imports neither pandas nor pyarrow
+    (about 0.5 CPU-s of its start-up), and writes its result tables."""
+    walk = shared_data / "gait2392_walk"
+    model = shared_data / "opensim_models" / "gait2392" / "subject01_simbody.osim"
+    argv = ["muscles", str(walk / "reference" / "opensim_ik.mot"), "--model", str(model),
+            "--forces", str(walk / "subject01_walk1_grf.xml"), "--start", "0.5", "--end", "0.6",
+            "--out", str(tmp_path), "-q"]
+    code = ("import sys, humanbody.cli; status = humanbody.cli.main(" + repr(argv) + "); "
+            "print(status, sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'pyarrow'))[:3])")
+    assert _python(code).splitlines()[-1] == "0 []"
+    assert {p.name for p in tmp_path.glob("*.csv")} >= {
+        "opensim_activations.csv", "opensim_joint_reactions.csv", "opensim_muscle_forces.csv"}
