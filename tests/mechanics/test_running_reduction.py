@@ -145,16 +145,14 @@ def _analyze(folder, out, *extra):
 
 def test_a_perturbed_run_meets_both_criteria(run_files, tmp_path):
     """Measured: peak residual force 40 % of the peak ground reaction before, 1.5 % after, the body moved
-    11.0 mm RMS (34.9 mm at most), 3.2 times the default analysis' time (5.2 s against 1.7 s, outputs written)."""
-    _analyze(run_files, tmp_path / "warm")  # kernels loaded once, so the two times compare the analyses
-    plain = _analyze(run_files, tmp_path / "plain")
-    reduced = _analyze(run_files, tmp_path / "red", "--reduce-residuals")
+    11.0 mm RMS (34.9 mm at most).  Its time against the default analysis' (3.2x) is benchmarks/bench_reduce.py's
+    figure, not a test's."""
+    _analyze(run_files, tmp_path / "red", "--reduce-residuals")
     rec = json.loads((tmp_path / "red" / "run_model.json").read_text())["residual_reduction"]
     peak = rec["peak_external_force_N"]
     assert rec["before"]["force_peak"] / peak > 0.3  # the perturbations matter
     assert rec["applied"], rec.get("reason")
     assert rec["after"]["force_peak"] / peak <= 0.05 and rec["marker_change_rms_m"] <= 0.02
-    assert reduced <= 5.0 * plain, (reduced, plain)
 
 
 def test_the_body_stays_within_the_limits_whatever_the_later_steps_do(run, monkeypatch):
