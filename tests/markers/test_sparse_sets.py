@@ -301,7 +301,7 @@ def test_neither_joint_axis_sets_the_sparse_shank_turn(tracked_sets):
         base += [sparse.origins[:, k - 1] + sparse.R[:, k - 1] @ a_knee, sparse.origins[:, k + 1]
                  + sparse.R[:, k + 1] @ b_ankle]
 
-        def ends(j, carrier, shift, R, O):  # joint j's landmarks in the shank and as (R, O) of carrier carry them
+        def ends(j, carrier, shift, R, O, S=S, shank=shank):  # joint j's landmarks in the shank, and carried
             pts = [np.nanmean(static[[f"{S}.{j}.{x}_{c}" for c in "xyz"]].to_numpy(), axis=0) for x in ("Lat", "Med")]
             return ([_local(scal, shank, p) + shift[0] for p in pts],
                     [O + R @ (_local(scal, carrier, p) + shift[1]) for p in pts])
