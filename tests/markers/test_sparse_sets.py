@@ -275,7 +275,7 @@ def test_neither_joint_axis_sets_the_sparse_shank_turn(tracked_sets):
       carries them on average, up to 10 mm SD) and the model's ankle has three rotations: joined by them
       (measured through the whole pipeline) the left knee's rotation went 2.35 -> 1.81 deg but the right ankle's
       rotation 0.88 -> 1.65 and the left ankle's inversion 2.10 -> 2.14, and a noise-free synthetic subject
-      whose ankle inverts and turns was no longer recovered exactly (3.3 deg).  So the sparse shank keeps its
+      whose ankle inverts and turns was no longer recovered exactly (leg angles up to 3.3 deg off).  So the sparse shank keeps its
       joint centres alone; what the rear marker shows cannot be taken from a neighbour."""
     full, cal, walk, static = tracked_sets["full"]
     sparse, scal, swalk, _ = tracked_sets["sparse"]
