@@ -194,3 +194,13 @@ def mvnx_trial(path, psi0=0.3, model=None, **kw):
     quats = {s: quat_wxyz(R_x[s]) for s in XSENS}
     write_mvnx(path, t, quats, pos, angles)
     return t, root, q, R, angles
+
+
+def opensim_pelvis_angles(coords) -> np.ndarray:
+    """OpenSim's pelvis_tilt, pelvis_list, pelvis_rotation (deg, (F, 3)) of our root: the pelvis frame in
+    OpenSim's axes (X forward, Y up, Z right) as tilt about Z, then list about X, then rotation about Y."""
+    R = Rotation.from_euler("ZXY", coords[["lower_torso_alpha", "lower_torso_beta", "lower_torso_gamma"]].to_numpy()
+                            ).as_matrix()  # the root's sequence (rad)
+    M = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])  # ours (x forward, y left, z up) -> OpenSim's
+    out = Rotation.from_matrix(M @ R @ M.T).as_euler("ZXY", degrees=True)
+    return (out + 180.0) % 360.0 - 180.0

@@ -492,6 +492,35 @@ def _posture_pair(tmp_path):
     return q
 
 
+def test_a_lean_between_calibration_postures_reads_less_in_opensims_pelvis_tilt(tmp_path, model):
+    """The same synthetic subject (standing trial B leaned 2 deg forward) in a trial in which it stands as in A
+    and turns once about the vertical: every calibration that takes the standing trial for the model's default pose (ours,
+    OpenSense's IMUPlacer) passes the lean into the pelvis as a constant offset about its own lateral axis.
+    The clinical pelvis tilt, taken after the heading, moves by it exactly (2.0 deg in every frame); OpenSim's
+    pelvis_tilt, taken about the ground's lateral axis before the heading, splits it with pelvis_list by the
+    heading: 1.4 deg RMS each (2 / sqrt 2) over a full turn.  So the pelvis figures of the two tools differ by
+    convention, not by how much the standing posture moves them."""
+    _posture_pair(tmp_path)
+    static = read_trial(tmp_path / "static_A.sto")  # the trial: standing as in A while turning once
+    df = static.iloc[np.zeros(400, dtype=int)].reset_index(drop=True)
+    df["time"] = np.arange(len(df)) / S.RATE
+    psi = 2.0 * np.pi * np.arange(len(df)) / len(df)  # about the vertical (OpenSim's world: Y up)
+    turn = Rotation.from_rotvec(psi[:, None] * np.array([0.0, 1.0, 0.0]))
+    for lab in {c.rsplit("_q", 1)[0] for c in df.columns if c.endswith("_qw")}:
+        cols = [f"{lab}_q{c}" for c in "wxyz"]
+        q = (turn * Rotation.from_quat(df[cols].to_numpy()[:, [1, 2, 3, 0]])).as_quat()
+        df[cols] = q[:, [3, 0, 1, 2]]
+    clinical, opensim = {}, {}
+    for name in ("A", "B"):
+        coords = orientations_to_coordinates(df, model, static=read_trial(tmp_path / f"static_{name}.sto"),
+                                             heading="z")[0]
+        clinical[name] = clinical_angles(model, coords)["pelvis_tilt_deg"].to_numpy()
+        opensim[name] = S.opensim_pelvis_angles(coords)
+    np.testing.assert_allclose(np.abs(clinical["B"] - clinical["A"]), 2.0, atol=0.05)
+    d = np.sqrt(np.mean((opensim["B"] - opensim["A"]) ** 2, axis=0))
+    np.testing.assert_allclose(d[:2], 2.0 / np.sqrt(2.0), atol=0.1)
+
+
 def test_two_calibration_postures_give_the_same_joint_angles(tmp_path, model, monkeypatch):
     """The cause of the sensitivity to the standing trial: a posture fixes each sensor's inclination, but its
     turn about the segment's long axis comes from the sensor's heading in the world, which magnetometers give

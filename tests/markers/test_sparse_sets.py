@@ -23,7 +23,7 @@ from humanbody.markers.calibration import calibrate
 from humanbody.markers.markerset import load_markerset
 from humanbody.markers.rigid import fit_rigid
 from humanbody.markers.sparse_joints import functional_pair
-from humanbody.markers.tracking import track
+from humanbody.markers.tracking import sparse_pairs, track, trial_markers
 from humanbody.model.segments import SEGMENT_NAMES
 from humanbody.trial import Trial
 from tests._shared import WALK, needs_shared
@@ -193,25 +193,42 @@ def _turn(Ra, Rb):
     return np.degrees(angle)[:, None] * axis / np.linalg.norm(axis, axis=1, keepdims=True)
 
 
-def test_the_sparse_shank_turns_about_the_line_through_its_two_markers(sparse_walk):
-    """Why the left knee's rotation and the left ankle's inversion stay 2.1-2.4 deg from the full set's: the
-    full shank's three markers are rigid to 1 mm (so its two upper markers fix five of its six degrees of
-    freedom), and the sparse shank differs from the full one by a turn about the line through those two
-    markers (over 80 % of the 1.9-3.0 deg RMS turn on each side, 1.4-1.6 deg of it constant).  That last
-    degree of freedom is set by the knee and ankle points alone, and neither sits where the full shank
-    carries a fixed point: the foot's origin (the static's ankle) lies about 1 cm from the full shank's ankle
-    on average and wanders 5-8 mm about it, the thigh's knee 4-8 mm from the full shank's origin.  Only the
-    rear marker shows which of those places the full shank takes: whatever weight the two joints get against
-    the two markers (0.1 to 10), a constant turn of 0.6-2.1 deg about that line remains."""
-    walks = {"full": WALK, "sparse": sparse_walk}
-    tracked = {}
-    for name, folder in walks.items():
+@pytest.fixture(scope="module")
+def tracked_sets(sparse_walk):
+    """The full and the sparse walk tracked (segment fits), each on its own static trial."""
+    out = {}
+    for name, folder in (("full", WALK), ("sparse", sparse_walk)):
         required = tuple(m for m in load_markerset("gait2392").required if name == "full" or m not in SPARSE)
         static = Trial.read(folder / "subject01_static.trc").to_frame("ground")
         walk = Trial.read(folder / "subject01_walk1.trc").to_frame("ground")
         cal = calibrate(static, "gait2392", required=required)
-        tracked[name] = (track(walk, cal, required=required), cal, walk)
-    full, cal, walk = tracked["full"]
+        out[name] = (track(walk, cal, required=required), cal, walk, static)
+    return out
+
+
+def _axial(Ra, Rb):
+    """Turn (deg, (F,)) of frames Rb about the z axis of frames Ra (the long axis of a shank)."""
+    D = np.einsum("fji,fjk->fik", Ra, Rb)
+    return np.degrees(np.arctan2(D[:, 1, 0] - D[:, 0, 1], D[:, 0, 0] + D[:, 1, 1]))
+
+
+def _local(cal, seg, p):
+    return cal.frames[seg].T @ (p - cal.origins[seg])
+
+
+def test_the_sparse_shank_turns_about_the_line_through_its_two_markers(tracked_sets):
+    """Why a shank left with two markers needs more than its knee and ankle centres: the full shank's three
+    markers are rigid to 1 mm (so its two upper markers fix five of its six degrees of freedom), and a shank
+    fitted to those two and the two joint centres differs from the full one by a turn about the line through
+    the markers (over 80 % of its 1.5-3.5 deg RMS turn on each side, 1.2-2.0 deg of it constant).  That last
+    degree of freedom is set by the joint centres alone, and neither sits where the full shank carries a fixed
+    point: the foot's origin (the static's ankle) lies about 1 cm from the full shank's ankle on average and
+    wanders 5-8 mm about it, the thigh's knee 4-8 mm from the full shank's origin.  Whatever weight the two
+    joints get against the two markers (0.1 to 10), a constant turn of 0.5-2.1 deg about that line remains."""
+    full, cal, walk, _ = tracked_sets["full"]
+    sparse, scal, swalk, _ = tracked_sets["sparse"]
+    pairs = sparse_pairs(scal, *trial_markers(swalk, scal.markerset, tuple(m for m in scal.markerset.required
+                                                                           if m not in SPARSE)))
     for side, S in (("left", "L"), ("right", "R")):
         k = SEGMENT_NAMES.index(f"{side}_lower_leg")
         local = cal.local[f"{side}_lower_leg"]
@@ -220,21 +237,22 @@ def test_the_sparse_shank_turns_about_the_line_through_its_two_markers(sparse_wa
             moved = np.einsum("fji,fj->fi", full.R[:, k], x - full.origins[:, k]) - p
             assert np.sqrt(np.nanmean(moved ** 2)) < 0.001, (m, moved)
         line = local[f"{S}.Shank.Front"] - local[f"{S}.Shank.Upper"]
-        turn = _turn(full.R[:, k], tracked["sparse"][0].R[:, k])  # the sparse shank in the full one
-        about = turn @ (line / np.linalg.norm(line))
-        total = np.sqrt(np.nanmean((turn ** 2).sum(axis=1)))
-        assert 1.5 < total < 3.5 and np.sqrt(np.nanmean(about ** 2)) > 0.8 * total, (side, total, about)
-        assert 1.2 < abs(float(np.nanmean(about))) < 2.0, (side, np.nanmean(about))
-        sparse = tracked["sparse"][0]
+        line /= np.linalg.norm(line)
         names = [f"{S}.Shank.Upper", f"{S}.Shank.Front"]
-        knee = sparse.origins[:, k - 1] + sparse.R[:, k - 1] @ cal.model.joint_offset[k]
-        meas = np.stack([walk[[f"{m}_{c}" for c in "xyz"]].to_numpy() for m in names]
-                        + [knee, sparse.origins[:, k + 1]], axis=1)
-        loc = np.array([local[m] for m in names] + [np.zeros(3), cal.model.joint_offset[k + 1]])
+        (a_knee, b_knee), (a_ankle, b_ankle) = pairs[SEGMENT_NAMES[k]], pairs[SEGMENT_NAMES[k + 1]]
+        knee = sparse.origins[:, k - 1] + sparse.R[:, k - 1] @ a_knee  # the joints where the trial puts them
+        ankle = sparse.origins[:, k + 1] + sparse.R[:, k + 1] @ b_ankle
+        meas = np.stack([walk[[f"{m}_{c}" for c in "xyz"]].to_numpy() for m in names] + [knee, ankle], axis=1)
+        loc = np.array([local[m] for m in names] + [b_knee, a_ankle])
         for w in (0.1, 1.0, 10.0):  # the joints' weight against the markers': the constant turn stays
             Rw = fit_rigid(loc, meas, np.tile([1.0, 1.0, w, w], (len(meas), 1)))[0]
-            off = float(np.nanmean(_turn(full.R[:, k], Rw) @ (line / np.linalg.norm(line))))
-            assert abs(off) > 0.5, (side, w, off)
+            turn = _turn(full.R[:, k], Rw)  # the joint-centre shank in the full one
+            about = turn @ line
+            if w == 1.0:
+                total = np.sqrt(np.nanmean((turn ** 2).sum(axis=1)))
+                assert 1.5 < total < 3.5 and np.sqrt(np.nanmean(about ** 2)) > 0.8 * total, (side, total)
+                assert 1.2 < abs(float(np.nanmean(about))) < 2.0, (side, np.nanmean(about))
+            assert abs(float(np.nanmean(about))) > 0.5, (side, w, np.nanmean(about))
         gap = np.einsum("fji,fj->fi", full.R[:, k], full.origins[:, k + 1] - full.origins[:, k])
         gap -= cal.model.joint_offset[k + 1]
         assert 0.007 < np.linalg.norm(np.nanmean(gap, axis=0)) < 0.012, (side, np.nanmean(gap, axis=0))
@@ -242,6 +260,67 @@ def test_the_sparse_shank_turns_about_the_line_through_its_two_markers(sparse_wa
         knee = full.origins[:, k - 1] + full.R[:, k - 1] @ cal.model.joint_offset[k] - full.origins[:, k]
         knee = np.einsum("fji,fj->fi", full.R[:, k], knee)
         assert 0.003 < np.linalg.norm(np.nanmean(knee, axis=0)) < 0.009, (side, np.nanmean(knee, axis=0))
+
+
+def test_neither_joint_axis_sets_the_sparse_shank_turn(tracked_sets):
+    """What else could set that last turn, and why neither joint's axis does.  A hinge's axis is fixed in both of
+    its segments, so its two ends (the landmarks whose mean is the joint centre) would be points of the shank
+    where the neighbour carries them, as Plug-in Gait's tibia takes its rotation from the ankle's axis.
+    - The knee is no hinge for that turn: in the full set the shank turns about its long axis against the thigh
+      by 4.1-5.0 deg (SD).  A two-marker shank joined by its joint centres and the epicondyles as the (full)
+      thigh carries them is 3.2-3.8 deg RMS off the full set's knee rotation, against 0.9-2.3 with the joint
+      centres alone.
+    - The ankle turns less (2.3-3.0 deg SD against the foot), and the malleoli as the foot carries them keep
+      the shank within 1.4-2.0 deg, but they are no fixed points of the full shank either (9-15 mm from where it
+      carries them on average, up to 10 mm SD) and the model's ankle has three rotations: joined by them
+      (measured through the whole pipeline) the left knee's rotation went 2.35 -> 1.81 deg but the right ankle's
+      rotation 0.88 -> 1.65 and the left ankle's inversion 2.10 -> 2.14, and a noise-free synthetic subject
+      whose ankle inverts and turns was no longer recovered exactly (leg angles up to 3.3 deg off).  So the sparse shank keeps its
+      joint centres alone; what the rear marker shows cannot be taken from a neighbour."""
+    full, cal, walk, static = tracked_sets["full"]
+    sparse, scal, swalk, _ = tracked_sets["sparse"]
+    pairs = sparse_pairs(scal, *trial_markers(swalk, scal.markerset, tuple(m for m in scal.markerset.required
+                                                                           if m not in SPARSE)))
+    xi = scal.model.joint_offset
+    for side, S in (("left", "L"), ("right", "R")):
+        k = SEGMENT_NAMES.index(f"{side}_lower_leg")
+        thigh, shank, foot = SEGMENT_NAMES[k - 1], SEGMENT_NAMES[k], SEGMENT_NAMES[k + 1]
+        assert 4.1 < np.nanstd(_axial(full.R[:, k - 1], full.R[:, k])) < 5.0
+        assert 2.3 < np.nanstd(_axial(full.R[:, k], full.R[:, k + 1])) < 3.0
+        for x in ("Lat", "Med"):  # the malleoli where the full foot and the full shank carry them
+            p = np.nanmean(static[[f"{S}.Ankle.{x}_{c}" for c in "xyz"]].to_numpy(), axis=0)
+            gap = [full.origins[:, j] + full.R[:, j] @ _local(cal, SEGMENT_NAMES[j], p) for j in (k, k + 1)]
+            gap = np.einsum("fji,fj->fi", full.R[:, k], gap[1] - gap[0])
+            assert 0.009 < np.linalg.norm(np.nanmean(gap, axis=0)) < 0.015, (side, x, np.nanmean(gap, axis=0))
+            assert 0.003 < np.nanstd(gap, axis=0).max() < 0.011, (side, x, np.nanstd(gap, axis=0))
+        names = [f"{S}.Shank.Upper", f"{S}.Shank.Front"]
+        local = scal.local[shank]
+        (a_knee, b_knee), (a_ankle, b_ankle) = pairs[shank], pairs[foot]
+        base_loc = [local[m] for m in names] + [b_knee, a_ankle]
+        base = [walk[[f"{m}_{c}" for c in "xyz"]].to_numpy() for m in names]
+        base += [sparse.origins[:, k - 1] + sparse.R[:, k - 1] @ a_knee, sparse.origins[:, k + 1]
+                 + sparse.R[:, k + 1] @ b_ankle]
+
+        def ends(j, carrier, shift, R, O, S=S, shank=shank):  # joint j's landmarks in the shank, and carried
+            pts = [np.nanmean(static[[f"{S}.{j}.{x}_{c}" for c in "xyz"]].to_numpy(), axis=0) for x in ("Lat", "Med")]
+            return ([_local(scal, shank, p) + shift[0] for p in pts],
+                    [O + R @ (_local(scal, carrier, p) + shift[1]) for p in pts])
+
+        knee_rot = {}
+        for how in ("centres", "malleoli", "epicondyles"):
+            loc, meas = list(base_loc), list(base)
+            if how == "malleoli":
+                a, b = ends("Ankle", foot, (a_ankle - xi[k + 1], b_ankle), sparse.R[:, k + 1], sparse.origins[:, k + 1])
+            elif how == "epicondyles":
+                a, b = ends("Knee", thigh, (b_knee, a_knee - xi[k]), full.R[:, k - 1], full.origins[:, k - 1])
+            if how != "centres":
+                loc, meas = loc + a, meas + b
+            Rs = fit_rigid(np.array(loc), np.stack(meas, axis=1))[0]
+            d = _axial(full.R[:, k - 1], Rs) - _axial(full.R[:, k - 1], full.R[:, k])
+            knee_rot[how] = float(np.sqrt(np.nanmean(d ** 2)))
+        assert 0.9 < knee_rot["centres"] < 2.3, (side, knee_rot)
+        assert 1.4 < knee_rot["malleoli"] < 2.0, (side, knee_rot)
+        assert 3.2 < knee_rot["epicondyles"] < 3.8, (side, knee_rot)
 
 
 def test_functional_pair_finds_the_point_the_segments_share():
