@@ -36,6 +36,7 @@ def check_sequence(seq):
     InputError
         When ``seq`` is none of them.
     """
+    s = str(seq).lower()
     if s == "bryant":
         s = "xyz"
     if s not in SEQUENCES:
@@ -96,6 +97,7 @@ def as_vectors(x, n, what):
     InputError
         When ``x`` is a scalar or its last axis is not ``n`` long.
     """
+    a = np.asarray(x, dtype=np.float64)
     if a.ndim == 0 or a.shape[-1] != n:
         raise InputError(f"{what} must have shape (..., {n}), got {a.shape}.")
     return a
@@ -118,6 +120,7 @@ def as_matrices(S):
     InputError
         When the last two axes are not 3 x 3.
     """
+    S = np.asarray(S, dtype=np.float64)
     if S.ndim < 2 or S.shape[-2:] != (3, 3):
         raise InputError(f"a rotation matrix must have shape (..., 3, 3), got {S.shape}.")
     return S
@@ -203,6 +206,7 @@ def transpose(S):
     ndarray, shape (..., m, n)
         A view of ``S`` with its last two axes swapped.
     """
+    return np.swapaxes(S, -1, -2)
 
 
 def scipy_rotation():
