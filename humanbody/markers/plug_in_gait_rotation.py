@@ -173,6 +173,19 @@ def foot_offset_rotation(plantar_flexion: float, rotation: float, side: str) -> 
     ``footJointCenter`` (validated against Nexus) does: A = U Ry(-beta) Rx(-alpha).  In our foot axes
     (x heel to toe, y the flexion axis, z up; U_ours = U P):  O = P^T Ry(-beta) Rx(-alpha) P, and the
     foot frame is U_ours O in every frame.
+
+    Parameters
+    ----------
+    plantar_flexion : float, rad
+        ``StaticPlantFlex``.
+    rotation : float, rad
+        ``StaticRotOff``.
+    side : {"right", "left"}
+
+    Returns
+    -------
+    ndarray, shape (3, 3)
+        O.
     """
     s = _side_sign(side)
     M = euler_to_matrix(np.array([0.0, -float(plantar_flexion), 0.0]), "xyz") @ \
