@@ -98,7 +98,18 @@ def _column_positions(df: pd.DataFrame) -> dict | None:
 
 
 def marker_xyz(df: pd.DataFrame, name: str) -> np.ndarray:
-    """Positions of marker ``name``, shape (F, 3), m; all-zero samples -> NaN."""
+    """Positions of marker ``name``, shape (F, 3), m; all-zero samples -> NaN.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A marker table, ground axes.
+    name : str
+
+    Returns
+    -------
+    ndarray, shape (F, 3), m
+    """
     cols = [f"{name}_x", f"{name}_y", f"{name}_z"]
     one_block = getattr(getattr(df, "_mgr", None), "is_single_block", False)
     positions = _column_positions(df) if one_block else None
@@ -150,7 +161,23 @@ def foot_markers(df: pd.DataFrame, feet: dict | None = None) -> dict[str, tuple[
 
 
 def pelvis_markers(df: pd.DataFrame, pelvis=None) -> list[str]:
-    """Names of the pelvis markers present (``pelvis`` overrides the defaults)."""
+    """Names of the pelvis markers present (``pelvis`` overrides the defaults).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A marker table.
+    pelvis : sequence of str, optional
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    InputError
+        When none is present.
+    """
     have = _names(df)
     names = [n for n in (pelvis or PELVIS_MARKERS) if n in have]
     if not names:
@@ -162,7 +189,17 @@ def pelvis_markers(df: pd.DataFrame, pelvis=None) -> list[str]:
 
 
 def pelvis_centre(df: pd.DataFrame, names: list[str]) -> np.ndarray:
-    """Mean of the pelvis markers present at each frame, (F, 3), m."""
+    """Mean of the pelvis markers present at each frame, (F, 3), m.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    names : list of str
+
+    Returns
+    -------
+    ndarray, shape (F, 3), m
+    """
     stack = np.stack([marker_xyz(df, n) for n in names])
     with np.errstate(invalid="ignore"), _quiet():
         return np.nanmean(stack, axis=0)
@@ -187,6 +224,13 @@ def progression_axes(df: pd.DataFrame, feet: dict | None = None) -> tuple[np.nda
     feet (the toes point forward in walking and running), so the result does
     not depend on the subject moving through the lab: it is valid on a
     treadmill too.  Ground axes are assumed (Z up, docs/conventions.md).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A marker table, ground axes.
+    feet : dict, optional
+        Side -> its heel and toe markers (default the module's names).
 
     Returns
     -------
@@ -464,6 +508,18 @@ def force_events(
 
 
 def events_of(events: pd.DataFrame, side: str, event: str) -> np.ndarray:
-    """Sorted times (s) of one side's ``event`` ("foot_strike" or "foot_off")."""
+    """Sorted times (s) of one side's ``event`` ("foot_strike" or "foot_off").
+
+    Parameters
+    ----------
+    events : pandas.DataFrame
+        An events table (``time``, ``side``, ``event``).
+    side : {"right", "left"}
+    event : {"foot_strike", "foot_off"}
+
+    Returns
+    -------
+    ndarray, shape (n,), s
+    """
     sel = (events["side"].to_numpy() == side) & (events["event"].to_numpy() == event)
     return np.sort(events["time"].to_numpy(dtype=float)[sel])

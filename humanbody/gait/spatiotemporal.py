@@ -134,6 +134,22 @@ def belt_speed(markers: pd.DataFrame, events: pd.DataFrame, *, feet=None, forwar
     ``window`` of every stance (foot strike to foot off) of both feet.
 
     Returns NaN when no stance is complete.
+
+    Parameters
+    ----------
+    markers : pandas.DataFrame
+        Marker table, ground axes (m).
+    events : pandas.DataFrame
+    feet : dict, optional
+        Side -> its heel and toe markers.
+    forward : ndarray, shape (3,), optional
+        The direction of progression (default from the feet).
+    window : (float, float)
+        The part of each stance averaged, as fractions of it (default the middle half).
+
+    Returns
+    -------
+    float, m/s
     """
     t = markers["time"].to_numpy(dtype=float)
     pairs = foot_markers(markers, feet)
@@ -155,7 +171,19 @@ def belt_speed(markers: pd.DataFrame, events: pd.DataFrame, *, feet=None, forwar
 
 
 def is_treadmill(markers: pd.DataFrame, *, pelvis=None, feet=None, max_speed: float = 0.25) -> bool:
-    """True when the pelvis does not progress: mean speed below ``max_speed`` (m/s)."""
+    """True when the pelvis does not progress: mean speed below ``max_speed`` (m/s).
+
+    Parameters
+    ----------
+    markers : pandas.DataFrame
+    pelvis : sequence of str, optional
+    feet : dict, optional
+    max_speed : float, m/s
+
+    Returns
+    -------
+    bool
+    """
     t = markers["time"].to_numpy(dtype=float)
     pel = pelvis_centre(markers, pelvis_markers(markers, pelvis))
     forward, _ = progression_axes(markers, feet)
@@ -306,6 +334,14 @@ def flatten(params: pd.DataFrame) -> dict:
 
     The overall values keep their names, the per-side values are prefixed
     ``right_`` / ``left_``; ``treadmill`` and ``belt_speed_m_per_s`` are added.
+
+    Parameters
+    ----------
+    params : pandas.DataFrame
+
+    Returns
+    -------
+    dict
     """
     row = {}
     columns = [str(c) for c in params.columns]
