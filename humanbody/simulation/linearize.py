@@ -36,7 +36,21 @@ __all__ = ["Linearization", "linearize", "perturb", "modes", "frequency_response
 
 
 def perturb(system, y0, d, u=None) -> np.ndarray:
-    """The state at perturbation ``d`` (n,) and speeds ``u`` (n,) from the state ``y0``."""
+    """The state at perturbation ``d`` (n,) and speeds ``u`` (n,) from the state ``y0``.
+
+    Parameters
+    ----------
+    system : System
+    y0 : ndarray, shape (S,)
+    d : array_like, shape (n,)
+        Root translation (m), then each body's rotation vector (rad, parent axes).
+    u : array_like, shape (n,), optional
+        Speeds (default zero).
+
+    Returns
+    -------
+    ndarray, shape (S,)
+    """
     x, e, _ = system.split(y0)
     N = system.N
     d = np.asarray(d, dtype=float)
@@ -69,7 +83,12 @@ class Linearization:
     residual: float
 
     def names(self) -> list[str]:
-        """Names of the free coordinates: ``lower_torso_x .. _z``, then ``<body>_rx/_ry/_rz`` (parent axes)."""
+        """Names of the free coordinates: ``lower_torso_x .. _z``, then ``<body>_rx/_ry/_rz`` (parent axes).
+
+        Returns
+        -------
+        list of str
+        """
         model = self.system.model
         cols = [f"{model.names[0]}_{a}" for a in "xyz"]
         for name in model.names:
@@ -89,7 +108,19 @@ def _G(system, y0, d, u, z, v):
 
 
 def linearize(system, y0, h: float = 1e-6) -> Linearization:
-    """Mass, damping and stiffness matrices and the base inputs at the equilibrium ``y0`` (speeds zero)."""
+    """Mass, damping and stiffness matrices and the base inputs at the equilibrium ``y0`` (speeds zero).
+
+    Parameters
+    ----------
+    system : System
+    y0 : ndarray, shape (S,)
+    h : float
+        Step of the central differences.
+
+    Returns
+    -------
+    Linearization
+    """
     n = system.n
     free = system.free
     idx = np.nonzero(free)[0]
@@ -115,6 +146,12 @@ def modes(lin: Linearization, count: int | None = None):
     ``A = [[0, I], [-M^-1 K, -M^-1 C]]``; each complex pair ``lambda = -zeta w_n +- i w_n sqrt(1 - zeta^2)``
     gives ``f_n = |lambda| / 2 pi`` (Hz) and ``zeta = -Re(lambda) / |lambda|``; overdamped and rigid-body
     (zero) roots are left out.
+
+    Parameters
+    ----------
+    lin : Linearization
+    count : int, optional
+        The most modes kept (lowest frequencies first).
 
     Returns
     -------
@@ -148,6 +185,15 @@ def frequency_response(lin: Linearization, freqs_hz) -> np.ndarray:
     """Displacement of the free coordinates per unit base displacement, (F, m) complex.
 
     ``(K - w^2 M + i w C) X = b_z + i w b_v`` at ``w = 2 pi f``.
+
+    Parameters
+    ----------
+    lin : Linearization
+    freqs_hz : array_like, shape (F,), Hz
+
+    Returns
+    -------
+    ndarray of complex, shape (F, m)
     """
     w = 2 * np.pi * np.asarray(freqs_hz, dtype=float)
     out = np.empty((len(w), len(lin.M)), dtype=complex)
@@ -158,7 +204,19 @@ def frequency_response(lin: Linearization, freqs_hz) -> np.ndarray:
 
 def point_jacobian(lin: Linearization, body: int, point, h: float = 1e-6) -> np.ndarray:
     """``dp/dd``: displacement of a point fixed in ``body`` (0-based; point in its frame from O_k, m)
-    per unit perturbation of each free coordinate, (3, m)."""
+    per unit perturbation of each free coordinate, (3, m).
+
+    Parameters
+    ----------
+    lin : Linearization
+    body : int
+    point : array_like, shape (3,), m
+    h : float
+
+    Returns
+    -------
+    ndarray, shape (3, m)
+    """
     system = lin.system
     idx = np.nonzero(lin.free)[0]
 
