@@ -131,6 +131,14 @@ def detect_format(path) -> str:
     line, vendor headers, coordinate or marker column names); the
     extension is used only to reject binary files that are not C3D.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    str
+
     Raises
     ------
     InputError
@@ -251,7 +259,19 @@ def read_frame(path, kind: str | None = None, **options):
 def read_trial(path, kind: str | None = None, **options):
     """The DataFrame reader under its documented name (``humanbody.read_trial``, docs/conventions.md
     "Python API"): :func:`read_frame`.  A :class:`~humanbody.trial.Trial` in ground axes is
-    ``humanbody.Trial.read`` (:func:`humanbody.trial.load_trial`)."""
+    ``humanbody.Trial.read`` (:func:`humanbody.trial.load_trial`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    kind : str, optional
+    **options
+        As :func:`read_frame` takes them.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     return read_frame(path, kind, **options)
 
 
@@ -262,6 +282,16 @@ def read_forces(path, **options):
     file's columns (N, m, N·m) as named in the file, a DataFrame in lab axes.
     The force plates of any layout as a :class:`~humanbody.io.loads.LoadTable`
     in a trial's ground axes are :func:`humanbody.trial.load_forces`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    **options
+        As :func:`read_frame` takes them.
+
+    Returns
+    -------
+    pandas.DataFrame
     """
     return read_frame(path, kind="forces", **options)
 

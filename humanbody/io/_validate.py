@@ -81,7 +81,23 @@ def _length_scale(unit: str, path: Path, where: str = "the header") -> float:
 
 
 def length_unit(unit: str) -> tuple[str, float]:
-    """Short name (mm, cm or m) of a length unit known to :data:`LENGTH_UNITS`, and metres per unit."""
+    """Short name (mm, cm or m) of a length unit known to :data:`LENGTH_UNITS`, and metres per unit.
+
+    Parameters
+    ----------
+    unit : str
+
+    Returns
+    -------
+    name : str
+    metres : float
+        Metres per unit.
+
+    Raises
+    ------
+    InputError
+        For an unknown unit.
+    """
     short = _canonical_unit(unit)
     return short, LENGTH_UNITS[short]
 
@@ -409,6 +425,10 @@ def table_frame(
         The reader's notes on what it converted.
     extra_attrs : dict, optional
         More ``attrs`` of the format.
+
+    Returns
+    -------
+    pandas.DataFrame
     """
     import pandas as pd  # lazy: pandas costs 0.5 CPU-s at start-up; `humanbody muscles` reads and writes without it
     if required:

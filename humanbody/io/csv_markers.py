@@ -44,7 +44,17 @@ _HEAD_LINES = 60
 
 
 def sniff(lines: list[str]) -> str | None:
-    """Layout of a marker text file: "vicon", "motive", "qualisys", "plain" or None."""
+    """Layout of a marker text file: "vicon", "motive", "qualisys", "plain" or None.
+
+    Parameters
+    ----------
+    lines : list of str
+        The first lines of the file.
+
+    Returns
+    -------
+    str or None
+    """
     head = [line.strip().lstrip("\ufeff") for line in lines[:50]]
     text = [h for h in head if h]
     if not text:
@@ -71,6 +81,22 @@ def read_plain(path: Path, lines: list[str], units=None, rate_hz=None, head=None
 
     ``head`` (:class:`humanbody.io._fastread.Head`): ``lines`` are only the
     first lines of a large file, whose numbers are read by the fast path.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    lines : list of str
+        The file's text lines.
+    units : str, optional
+        The length unit, overriding the file's.
+    rate_hz : float, optional
+        The sampling rate, overriding the file's.
+    head : Head, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``time`` (s) and ``<marker>_x/_y/_z`` (m), lab axes; ``attrs`` as the readers write them.
     """
     first = next(i for i, line in enumerate(lines) if line.strip())
     delim = _delimiter(lines[first])

@@ -28,7 +28,23 @@ from ._validate import marker_frame
 
 
 def read_vicon(path: Path, lines: list[str], units=None, rate_hz=None):
-    """Trajectories section of a Vicon Nexus CSV export."""
+    """Trajectories section of a Vicon Nexus CSV export.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    lines : list of str
+        The file's text lines.
+    units : str, optional
+        The length unit, overriding the file's.
+    rate_hz : float, optional
+        The sampling rate, overriding the file's.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``time`` (s) and ``<marker>_x/_y/_z`` (m), lab axes; ``attrs`` as the readers write them.
+    """
     stripped = [line.strip().rstrip(",;\t").strip().lower() for line in lines]
     try:
         title = stripped.index("trajectories")
@@ -98,7 +114,24 @@ def read_vicon(path: Path, lines: list[str], units=None, rate_hz=None):
 
 
 def read_motive(path: Path, lines: list[str], units=None, rate_hz=None, head=None):
-    """Marker positions of an OptiTrack Motive CSV export (``head``: as for read_plain)."""
+    """Marker positions of an OptiTrack Motive CSV export (``head``: as for read_plain).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    lines : list of str
+        The file's text lines.
+    units : str, optional
+        The length unit, overriding the file's.
+    rate_hz : float, optional
+        The sampling rate, overriding the file's.
+    head : Head, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``time`` (s) and ``<marker>_x/_y/_z`` (m), lab axes; ``attrs`` as the readers write them.
+    """
     delim = _delimiter("\n".join(lines[:12]))  # the header and first rows decide, not a padded first line
     rows = _rows(lines, delim)
     meta_row = rows[0]
@@ -175,7 +208,23 @@ _QUALISYS_KEY = re.compile(r"\s*([A-Z][A-Z0-9_]*)(?:[\t ]+(.*)|\s*)$")
 
 
 def read_qualisys(path: Path, lines: list[str], units=None, rate_hz=None):
-    """Qualisys Track Manager TSV export of 3-D trajectories (millimetres)."""
+    """Qualisys Track Manager TSV export of 3-D trajectories (millimetres).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    lines : list of str
+        The file's text lines.
+    units : str, optional
+        The length unit, overriding the file's.
+    rate_hz : float, optional
+        The sampling rate, overriding the file's.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``time`` (s) and ``<marker>_x/_y/_z`` (m), lab axes; ``attrs`` as the readers write them.
+    """
     rows = [line.rstrip("\r\n").split("\t") for line in lines]
     meta: dict[str, list[str]] = {}
     k = 0

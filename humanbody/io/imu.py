@@ -44,7 +44,16 @@ if TYPE_CHECKING:
 NORM_TOLERANCE = 0.01
 
 def looks_like_opensense(lines: list[str]) -> bool:
-    """True for an OpenSim table of quaternions: ``DataType=Quaternion`` or ``w,x,y,z`` cells."""
+    """True for an OpenSim table of quaternions: ``DataType=Quaternion`` or ``w,x,y,z`` cells.
+
+    Parameters
+    ----------
+    lines : list of str
+
+    Returns
+    -------
+    bool
+    """
     end = next((i for i, line in enumerate(lines[:200]) if line.strip().lower() == "endheader"), None)
     if end is None:
         return False
@@ -55,7 +64,16 @@ def looks_like_opensense(lines: list[str]) -> bool:
 
 
 def looks_like_mvnx(head: bytes) -> bool:
-    """True when the first bytes of a file are an XML document whose root is ``mvnx``."""
+    """True when the first bytes of a file are an XML document whose root is ``mvnx``.
+
+    Parameters
+    ----------
+    head : bytes
+
+    Returns
+    -------
+    bool
+    """
     text = head[:2048].decode("utf-8", errors="replace").lstrip("\ufeff \r\n\t")
     return text.startswith("<") and re.search(r"<mvnx[\s>]", text) is not None
 
@@ -397,12 +415,34 @@ def _mvnx_time(mv: _Mvnx, path: Path) -> tuple[np.ndarray, str]:
 
 
 def quaternions(df, label: str) -> np.ndarray:
-    """Quaternions (F, 4) ``w, x, y, z`` of one label of an orientation DataFrame."""
+    """Quaternions (F, 4) ``w, x, y, z`` of one label of an orientation DataFrame.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    label : str
+
+    Returns
+    -------
+    ndarray, shape (F, 4)
+    """
     return df[[f"{label}_q{c}" for c in "wxyz"]].to_numpy(dtype=float)
 
 
 def read_orientations(path, **options):
-    """Read an OpenSense ``.sto`` or an Xsens ``.mvnx`` by its content."""
+    """Read an OpenSense ``.sto`` or an Xsens ``.mvnx`` by its content.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    **options
+        As the format's reader takes them.
+
+    Returns
+    -------
+    pandas.DataFrame
+        An orientation trial (kind ``orientations``).
+    """
     p = _text.check_file(path)
     with open(p, "rb") as fh:
         head = fh.read(2048)

@@ -48,7 +48,16 @@ _COORD_STEMS = (
 
 
 def looks_like_opensim(lines: list[str]) -> bool:
-    """True when an ``endheader`` line appears near the top of the file."""
+    """True when an ``endheader`` line appears near the top of the file.
+
+    Parameters
+    ----------
+    lines : list of str
+
+    Returns
+    -------
+    bool
+    """
     return any(line.strip().lower() == "endheader" for line in lines[:200])
 
 
@@ -81,6 +90,14 @@ def table_head(path) -> tuple[list[str], str, dict, int, str | None, list[str]]:
     ``fields`` are the header's ``key=value`` pairs, ``k`` the index of the
     column-name line, ``sep`` its separator (tab, else white space) and
     ``columns`` the names on it (trailing empty cells dropped).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    tuple
     """
     lines = _text.read_lines(path)
     end, title, fields = _parse_header(lines, path)
@@ -97,7 +114,18 @@ def table_head(path) -> tuple[list[str], str, dict, int, str | None, list[str]]:
 
 
 def classify(columns: list[str], title: str) -> str:
-    """Kind of an OpenSim table from its column names and title line."""
+    """Kind of an OpenSim table from its column names and title line.
+
+    Parameters
+    ----------
+    columns : list of str
+    title : str
+
+    Returns
+    -------
+    str
+        ``"forces"``, ``"opensim_coordinates"`` or ``"table"``.
+    """
     data = columns[1:]
     if any(_FORCE.search(c) for c in data):
         return "forces"
@@ -145,6 +173,10 @@ def read_opensim_arrays(path) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
     """An OpenSim ``.mot``/``.sto`` table as arrays, without a DataFrame (no pandas import).
 
     The same file, checks and numbers as :func:`read_opensim`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
 
     Returns
     -------

@@ -123,6 +123,25 @@ def write_trc(path, names, xyz, time, rate_hz: float, unit: str = "mm", first_fr
     points into OpenSim's axes and ``scale`` (length units per ``unit``)
     into ``unit``, frame block by frame block as the rows are written;
     without them ``xyz`` is already in OpenSim's axes and ``unit``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    names : sequence of str
+    xyz : ndarray, shape (frames, markers, 3)
+    time : ndarray, shape (frames,), s
+    rate_hz : float, Hz
+    unit : str
+    first_frame : int
+    digits : int
+        Significant digits.
+    axes : ndarray, shape (3, 3), optional
+    scale : float
+
+    Returns
+    -------
+    str
+        The path written.
     """
     path = Path(path)
     n, m = len(time), len(names)
@@ -156,6 +175,22 @@ def write_storage(path, title: str, columns, time, values, in_degrees: bool, dig
     ``values`` (frames, len(columns)): an array, or any object with a 2-D
     ``shape`` whose row slices ``values[r0:r1]`` are arrays (read a block
     of rows at a time).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    title : str
+    columns : sequence of str
+    time : ndarray, shape (frames,), s
+    values : ndarray-like, shape (frames, len(columns))
+    in_degrees : bool
+        The header's ``inDegrees``.
+    digits : int
+
+    Returns
+    -------
+    str
+        The path written.
     """
     n = len(time)
     if not (hasattr(values, "shape") and len(values.shape) == 2):
@@ -173,7 +208,19 @@ def write_storage(path, title: str, columns, time, values, in_degrees: bool, dig
 
 
 def write_external_loads(path, datafile: str, bodies: dict) -> str:
-    """OpenSim ExternalLoads XML: one ExternalForce per side in ``bodies`` (side -> body name), data in ``datafile``."""
+    """OpenSim ExternalLoads XML: one ExternalForce per side in ``bodies`` (side -> body name), data in ``datafile``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    datafile : str
+    bodies : dict of str to str
+
+    Returns
+    -------
+    str
+        The path written.
+    """
     forces = []
     for side, body in bodies.items():
         p = GRF_PREFIXES[side]

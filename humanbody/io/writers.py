@@ -239,6 +239,10 @@ class CsvWriter:
         chunk is written by a second thread while the next one is printed.
         An error of that write (a full disk) is raised by a later
         :meth:`write` or by :meth:`close`.
+
+        Parameters
+        ----------
+        values : ndarray or pandas.DataFrame, shape (rows, len(columns))
         """
         if self._fh is None:
             raise ValueError("the CsvWriter is closed")
@@ -429,6 +433,17 @@ def table_csv_bytes(table: pd.DataFrame, digits: int = CSV_DIGITS, sep: str = ",
     by a kernel too (:mod:`humanbody._kernels.csv_join`).  Columns that are
     neither numbers nor text (dates, booleans, large integers) send the
     whole table through pandas.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+    digits : int
+        Significant digits.
+    sep : str
+
+    Returns
+    -------
+    bytes
     """
     import pandas as pd  # lazy: pandas and Arrow cost 0.5 CPU-s at start-up; numeric writers need neither
     digits = _check_digits(digits)
@@ -499,6 +514,11 @@ def write_table(table: pd.DataFrame, stem, fmt: str = "csv", digits: int | None 
         :data:`CSV_DIGITS`).  None writes every float64 exactly (shortest
         round-trip decimal, by Arrow, several times slower).  Tables with
         non-numeric columns are always written by Arrow.
+
+    Returns
+    -------
+    str
+        The path written.
     """
     if fmt not in FORMATS:
         raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
