@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import InputError
 from . import _fastread as fr
 from . import _text
-from ._validate import _time_base, table_frame
+from ._validate import checked_time_base, table_frame
 
 _FORCE = re.compile(r"(^|_)(ground_)?(force|torque)_(v|p)?[xyz]$|ground_(force|torque)", re.I)
 _TRANSLATION = re.compile(r"_t[xyz]$", re.I)
@@ -75,7 +75,26 @@ def _parse_header(lines, path):
     return end, title, fields
 
 
-def _declared_int(fields, key, path):
+def declared_int(fields, key, path):
+    """An integer the header declares (``nRows=...``), or None when it does not.
+
+    Parameters
+    ----------
+    fields : dict
+        The header's ``key=value`` pairs.
+    key : str
+    path : str or os.PathLike
+        The file, for the message.
+
+    Returns
+    -------
+    int or None
+
+    Raises
+    ------
+    InputError
+        When the value is not a number.
+    """
     if key not in fields:
         return None
     try:
@@ -190,7 +209,7 @@ def read_opensim_arrays(path) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
         What :func:`read_opensim` puts in the DataFrame's ``attrs``.
     """
     t = _table(path)
-    time, rate_hz = _time_base(t["time"], t["path"], t["line_numbers"])
+    time, rate_hz = checked_time_base(t["time"], t["path"], t["line_numbers"])
     attrs = {"kind": t["kind"], "source": str(t["path"]), "format": t["fmt"], "rate_hz": float(rate_hz),
              "conversions": list(t["conversions"]), **t["extra_attrs"]}
     return t["columns"], np.asarray(time, dtype=float), t["values"], attrs
@@ -202,7 +221,7 @@ def _table(path) -> dict:
     lines, title, fields, k, sep, columns = table_head(path)
     columns = _column_names(lines, k, sep, columns, fields, path)
     values, line_no = _data(path, lines, k, sep, columns)
-    nrows = _declared_int(fields, "nrows", path)
+    nrows = declared_int(fields, "nrows", path)
     if nrows is not None and len(line_no) < nrows:
         raise InputError(
             f"truncated: the header says nRows={nrows} but there are only {len(line_no)} data rows",
@@ -261,7 +280,7 @@ def _column_names(lines: list[str], k: int, sep: str | None, columns: list[str],
         if c in seen:
             raise InputError(f"column {c!r} appears twice", path)
         seen.add(c)
-    ncols = _declared_int(fields, "ncolumns", path)
+    ncols = declared_int(fields, "ncolumns", path)
     if ncols is not None and ncols != len(columns):
         raise InputError(f"the header says nColumns={ncols} but line {k + 1} names {len(columns)}", path)
     return columns

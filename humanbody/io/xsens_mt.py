@@ -39,7 +39,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..rotations.quaternions import matrix_to_quaternion, quaternion_to_matrix
-from .imu import _frame, _unit
+from .imu import orientation_frame, unit_quaternions
 from .imu_names import OPENSIM_BODIES
 
 __all__ = ["read_xsens_mt", "looks_like_xsens_mt", "read_mapping", "trial_files"]
@@ -300,11 +300,11 @@ def read_xsens_mt(spec, mapping=None, **options):
     q, accs, filled = _on_packets(data, target, labels)
     if filled:
         notes.append(f"{filled} missing packets filled by interpolation")
-    q, _ = _unit(q, labels, lambda i: f"packet {int(target[i])}", where)
+    q, _ = unit_quaternions(q, labels, lambda i: f"packet {int(target[i])}", where)
     time = (target - target[0]) / rate
     extra = {"accelerations": accs if len(accs) == len(labels) else {}, "mapping": dict(names),
              "trial_prefix": stem}
-    return _frame(where, "xsens-mt", labels, q, time, None, "x,y,z", False, OPENSIM_BODIES, "_imu",
+    return orientation_frame(where, "xsens-mt", labels, q, time, None, "x,y,z", False, OPENSIM_BODIES, "_imu",
                   conversions=notes, extra=extra)
 
 
