@@ -38,8 +38,21 @@ MIN_OVERLAP = 0.6
 MIN_LOADED = 10
 
 
-def _sole_distance(cop, results, model, k: int) -> np.ndarray:
-    """(F,) distance (m) from points ``cop`` (F, 3) to foot ``k``'s sole line, heel to toe."""
+def sole_distance(cop, results, model, k: int) -> np.ndarray:
+    """(F,) distance (m) from points ``cop`` (F, 3) to foot ``k``'s sole line, heel to toe.
+
+    Parameters
+    ----------
+    cop : ndarray, shape (F, 3), m
+    results : Results
+    model : BodyModel
+    k : int
+        The foot's segment index.
+
+    Returns
+    -------
+    ndarray, shape (F,), m
+    """
     heel, toe = sole_points(model, k)
     O, R = np.asarray(results.joint)[:, k], np.asarray(results.R)[:, k]
     a, b = O + R @ heel, O + R @ toe
@@ -80,7 +93,7 @@ def stance_agreement(loads, results, model, inside, judged=None) -> tuple[float,
         return float("nan"), int(loaded.sum())
     near = np.zeros(loaded.shape, dtype=bool)
     for j in range(loaded.shape[1]):
-        d = np.stack([_sole_distance(loads.cop[:, j], results, model, k) for k in feet], axis=1)
+        d = np.stack([sole_distance(loads.cop[:, j], results, model, k) for k in feet], axis=1)
         near[:, j] = np.nanmin(np.where(np.isfinite(d), d, np.inf), axis=1) <= ASSIGN_DISTANCE
     return float((near & loaded).sum() / loaded.sum()), int(loaded.sum())
 

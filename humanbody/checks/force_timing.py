@@ -35,7 +35,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from . import refusal
-from .force_clock import _sole_distance
+from .force_clock import sole_distance
 
 __all__ = ["MAX_COP_DISTANCE", "MAX_ONSET_LAG", "cop_distance", "onset_lags", "check_force_timing"]
 
@@ -77,7 +77,7 @@ def cop_distance(loads, results, model, judged=None) -> tuple[float, int]:
         return float("nan"), int(loaded.sum())
     near = []
     for j in np.flatnonzero(loaded.any(axis=0)):
-        d = np.stack([_sole_distance(loads.cop[:, j], results, model, k) for k in feet], axis=1)
+        d = np.stack([sole_distance(loads.cop[:, j], results, model, k) for k in feet], axis=1)
         d = np.where(np.isfinite(d), d, np.inf).min(axis=1)[loaded[:, j]]
         near.append(d[np.isfinite(d)])
     d = np.concatenate(near)

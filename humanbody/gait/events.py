@@ -251,7 +251,18 @@ def progression_axes(df: pd.DataFrame, feet: dict | None = None) -> tuple[np.nda
 
 
 # --------------------------------------------------------------------------- peaks and crossings
-def _fill_nan(t: np.ndarray, y: np.ndarray) -> np.ndarray:
+def fill_nan(t: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``y`` with its NaN samples linearly interpolated over ``t`` (unchanged with fewer than two finite ones).
+
+    Parameters
+    ----------
+    t : ndarray, shape (F,), s
+    y : ndarray, shape (F,)
+
+    Returns
+    -------
+    ndarray, shape (F,)
+    """
     ok = np.isfinite(y)
     if ok.sum() < 2:
         return y
@@ -266,7 +277,7 @@ def _maxima(t: np.ndarray, y: np.ndarray, min_interval: float, prominence: float
     (:func:`scipy.signal.find_peaks`); the half-range rule keeps maxima near the ends
     of the trial, whose prominence the trial's end cuts short.
     """
-    y = _fill_nan(t, y)
+    y = fill_nan(t, y)
     if not np.isfinite(y).all() or len(y) < 3:
         return []
     dt = float(np.median(np.diff(t)))
@@ -406,7 +417,7 @@ def kinematic_events(
     for side, (heel, toe) in pairs.items():
         h = (marker_xyz(markers, heel) - pel) @ forward
         q = (marker_xyz(markers, toe) - pel) @ forward
-        h, q = _fill_nan(t, h), _fill_nan(t, q)
+        h, q = fill_nan(t, h), fill_nan(t, q)
         how = "velocity" if method == "velocity" else "coordinate"
         strikes, offs = _events_by(how, t, h, q, min_stride_time, prominence)
         if method == "auto" and len(strikes) < 2:
@@ -492,7 +503,7 @@ def force_events(
             raise InputError(f"vertical force of the {side} foot has {f.shape} samples, time {t.shape}", source)
         if np.nanpercentile(-f, 95) > np.nanpercentile(f, 95):  # plate reports the action on the plate
             f = -f
-        f = _fill_nan(t, f)
+        f = fill_nan(t, f)
         dt = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
         on = _contact_runs(f > threshold, int(round(min_duration / dt)))
         g = f - threshold

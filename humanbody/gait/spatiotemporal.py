@@ -33,8 +33,8 @@ import pandas as pd
 
 from .events import (
     SIDES,
-    _fill_nan,
     events_of,
+    fill_nan,
     foot_markers,
     marker_xyz,
     pelvis_centre,
@@ -158,7 +158,7 @@ def belt_speed(markers: pd.DataFrame, events: pd.DataFrame, *, feet=None, forwar
     speeds = []
     for side, names in pairs.items():
         fs, fo = events_of(events, side, "foot_strike"), events_of(events, side, "foot_off")
-        vel = [np.gradient(_fill_nan(t, marker_xyz(markers, n) @ forward), t) for n in names]
+        vel = [np.gradient(fill_nan(t, marker_xyz(markers, n) @ forward), t) for n in names]
         for a in fs:
             off = _first_in(fo, a, np.inf)
             if not np.isfinite(off):
@@ -187,7 +187,7 @@ def is_treadmill(markers: pd.DataFrame, *, pelvis=None, feet=None, max_speed: fl
     t = markers["time"].to_numpy(dtype=float)
     pel = pelvis_centre(markers, pelvis_markers(markers, pelvis))
     forward, _ = progression_axes(markers, feet)
-    x = _fill_nan(t, pel @ forward)
+    x = fill_nan(t, pel @ forward)
     if not np.isfinite(x).any() or t[-1] <= t[0]:
         return False
     return abs(x[-1] - x[0]) / (t[-1] - t[0]) < max_speed

@@ -96,7 +96,26 @@ class Linearization:
         return [c for c, f in zip(cols, self.free, strict=True) if f]
 
 
-def _G(system, y0, d, u, z, v):
+def unbalanced_forces(system, y0, d, u, z, v):
+    """``M u'`` (= applied - bias forces) at the perturbed state, with the base at height ``z`` moving at ``v``.
+
+    Parameters
+    ----------
+    system : System
+    y0 : ndarray
+        The equilibrium state.
+    d, u : ndarray, shape (n,)
+        Perturbation and speeds (:func:`perturb`).
+    z : float, m
+    v : float, m/s
+
+    Returns
+    -------
+    forces : ndarray, shape (n,)
+        Applied minus bias forces on the free coordinates (the locked ones are held at zero acceleration).
+    evaluation : dict
+        :meth:`System.evaluate`'s.
+    """
     y = perturb(system, y0, d, u)
     old = system.base
     system.base = lambda t: (z, v)
@@ -125,16 +144,16 @@ def linearize(system, y0, h: float = 1e-6) -> Linearization:
     free = system.free
     idx = np.nonzero(free)[0]
     zero = np.zeros(n)
-    g0, ev = _G(system, y0, zero, zero, 0.0, 0.0)
+    g0, ev = unbalanced_forces(system, y0, zero, zero, 0.0, 0.0)
     m = len(idx)
     K, C = np.empty((m, m)), np.empty((m, m))
     for j, i in enumerate(idx):
         e = np.zeros(n)
         e[i] = h
-        K[:, j] = -(_G(system, y0, e, zero, 0.0, 0.0)[0] - _G(system, y0, -e, zero, 0.0, 0.0)[0])[idx] / (2 * h)
-        C[:, j] = -(_G(system, y0, zero, e, 0.0, 0.0)[0] - _G(system, y0, zero, -e, 0.0, 0.0)[0])[idx] / (2 * h)
-    bz = (_G(system, y0, zero, zero, h, 0.0)[0] - _G(system, y0, zero, zero, -h, 0.0)[0])[idx] / (2 * h)
-    bv = (_G(system, y0, zero, zero, 0.0, h)[0] - _G(system, y0, zero, zero, 0.0, -h)[0])[idx] / (2 * h)
+        K[:, j] = -(unbalanced_forces(system, y0, e, zero, 0.0, 0.0)[0] - unbalanced_forces(system, y0, -e, zero, 0.0, 0.0)[0])[idx] / (2 * h)
+        C[:, j] = -(unbalanced_forces(system, y0, zero, e, 0.0, 0.0)[0] - unbalanced_forces(system, y0, zero, -e, 0.0, 0.0)[0])[idx] / (2 * h)
+    bz = (unbalanced_forces(system, y0, zero, zero, h, 0.0)[0] - unbalanced_forces(system, y0, zero, zero, -h, 0.0)[0])[idx] / (2 * h)
+    bv = (unbalanced_forces(system, y0, zero, zero, 0.0, h)[0] - unbalanced_forces(system, y0, zero, zero, 0.0, -h)[0])[idx] / (2 * h)
     M = ev["M"][np.ix_(idx, idx)]
     residual = float(np.abs(g0[idx]).max())
     return Linearization(M, C, K, bz, bv, free.copy(), system, np.asarray(y0, dtype=float), residual)

@@ -29,7 +29,7 @@ from ..errors import InputError
 from ..model.body import coordinate_columns
 from ..rotations.quaternions import quaternion_to_matrix, sequence_to_quaternion
 from .forward import System
-from .linearize import _G, frequency_response, linearize, modes, perturb, point_jacobian
+from .linearize import frequency_response, linearize, modes, perturb, point_jacobian, unbalanced_forces
 from .passive import Contacts, JointSprings
 
 __all__ = ["JOINTS", "CONTACTS", "body_on_base", "equilibrium", "whole_body_vibration", "VibrationResult"]
@@ -233,7 +233,7 @@ def _settle(system, y0, sel, guess, tol: float) -> np.ndarray:
     def f(p):
         d = zero.copy()
         d[sel] = p
-        return _G(system, y0, d, zero, 0.0, 0.0)[0][sel] / weight
+        return unbalanced_forces(system, y0, d, zero, 0.0, 0.0)[0][sel] / weight
 
     start = np.asarray(guess, dtype=float).copy()
     if sel and sel[0] == 2 and start[0] == 0.0:
