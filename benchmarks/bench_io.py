@@ -202,18 +202,18 @@ def bench_results(rows: int, repeat: int, tmp: Path, rec: dict) -> None:
     """Kernel ns/number at 7 and 10 digits on 1 and 2 threads, and whole-file streamed writes."""
     import numba
 
-    from humanbody.io.writers import CsvWriter, _format_chunks
+    from humanbody.io.writers import CsvWriter, format_chunks
 
     columns, block = results_block(rows)
     chunk = block[:8192]
     threads = numba.get_num_threads()
     for digits in (7, 10):
         scratch = [None]
-        _format_chunks(chunk, digits, scratch=scratch)  # warm: numba cache
+        format_chunks(chunk, digits, scratch=scratch)  # warm: numba cache
         for n in sorted({1, min(2, threads)}):
             numba.set_num_threads(n)
             try:
-                t = best(lambda digits=digits, scratch=scratch: _format_chunks(chunk, digits, scratch=scratch), max(repeat, 3))
+                t = best(lambda digits=digits, scratch=scratch: format_chunks(chunk, digits, scratch=scratch), max(repeat, 3))
             finally:
                 numba.set_num_threads(threads)
             rec[f"kernel_ns_per_number_d{digits}_t{n}"] = t / chunk.size * 1e9

@@ -27,7 +27,12 @@ freeze_after = False
 
 @contextmanager
 def gc_paused():
-    """Collector off inside the block; restored to its previous state after it."""
+    """Collector off inside the block; restored to its previous state after it.
+
+    Yields
+    ------
+    None
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:

@@ -22,6 +22,18 @@ def atomic_path(path, suffix: str = ""):
 
     A reader never sees a half-written file: either the old file or the
     complete new one.  On an exception the temporary file is removed.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write.
+    suffix : str
+        Added to the temporary file's name (a writer that picks the format by the suffix).
+
+    Yields
+    ------
+    str
+        The temporary file's path, in the folder of ``path``.
     """
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
@@ -46,12 +58,31 @@ def open_temp(tmp, buffering: int = -1):
     ``auto_da_alloc`` safeguard for programs that rewrite a file in place):
     0.2-0.4 s of waiting for a 730 MB results file.  The rename that follows
     is the safeguard this module relies on, so the file is opened as it is.
+
+    Parameters
+    ----------
+    tmp : str or os.PathLike
+        The temporary path :func:`atomic_path` yielded.
+    buffering : int
+        As :func:`open` takes it.
+
+    Returns
+    -------
+    file object
+        Open for reading and writing bytes, positioned at its start.
     """
     return open(tmp, "r+b", buffering=buffering)
 
 
 def atomic_write_text(path, text: str, encoding: str = "utf-8") -> None:
-    """Write ``text`` to ``path`` atomically."""
+    """Write ``text`` to ``path`` atomically.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    text : str
+    encoding : str
+    """
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding=encoding, newline="") as fh:
             fh.write(text)

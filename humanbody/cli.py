@@ -33,7 +33,16 @@ OPTIONAL = {
 
 
 def missing_optional(err: ModuleNotFoundError) -> str | None:
-    """The one-line message for an optional package that is not installed, or None for any other module."""
+    """The one-line message for an optional package that is not installed, or None for any other module.
+
+    Parameters
+    ----------
+    err : ModuleNotFoundError
+
+    Returns
+    -------
+    str or None
+    """
     top = (err.name or "").split(".")[0]
     if top not in OPTIONAL:
         return None
@@ -57,7 +66,17 @@ def _command_of(argv) -> str | None:
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every subcommand, or of ``only`` (a command run needs its own parser, not the others':
-    their modules' imports are start-up time)."""
+    their modules' imports are start-up time).
+
+    Parameters
+    ----------
+    only : str, optional
+        A subcommand's name.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
     parser = _Parser(
         prog="humanbody",
         description=(
@@ -101,6 +120,16 @@ def console(argv=None) -> int:
       collector's sight (:func:`gc.freeze`, here and after each later import
       block, :mod:`humanbody._gc`); its collections during the analysis then
       look only at what the analysis makes.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status (:func:`main`'s).
     """
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
@@ -112,7 +141,18 @@ def console(argv=None) -> int:
 
 
 def main(argv=None) -> int:
-    """Run the command line; return the exit status."""
+    """Run the command line; return the exit status.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success, 2 for bad input (one line, no traceback), 1 for another failure.
+    """
     parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     notice: contextlib.AbstractContextManager[None] = contextlib.nullcontext()

@@ -43,7 +43,17 @@ class InputError(ValueError):
         return f"{self.path}: {text}" if self.path else text
 
     def with_path(self, path: str | os.PathLike) -> InputError:
-        """Return the same error naming ``path`` (if it named no file yet)."""
+        """Return the same error naming ``path`` (if it named no file yet).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+
+        Returns
+        -------
+        InputError
+            A new error when this one named no file, else this one.
+        """
         if self.path is not None:
             return self
         return InputError(self.message, path, self.option)
@@ -54,6 +64,11 @@ class InputError(ValueError):
         The parameter ``option`` at the start of the message and every
         ```name``` in it become the flag (:func:`flag_of`: ``imu_map`` ->
         ``--imu-map``, or the flag :data:`OPTION_FLAGS` gives).
+
+        Returns
+        -------
+        InputError
+            This error when nothing changes, else a new one.
         """
         text = self.message
         if self.option and text.startswith(self.option):
@@ -72,7 +87,16 @@ _MENTION = re.compile(r"`([a-z][a-z0-9_]*)`")
 
 
 def flag_of(option: str) -> str:
-    """The command-line flag of the parameter ``option`` (``imu_map`` -> ``--imu-map``; :data:`OPTION_FLAGS`)."""
+    """The command-line flag of the parameter ``option`` (``imu_map`` -> ``--imu-map``; :data:`OPTION_FLAGS`).
+
+    Parameters
+    ----------
+    option : str
+
+    Returns
+    -------
+    str
+    """
     return OPTION_FLAGS.get(option) or "--" + option.replace("_", "-")
 
 
@@ -119,5 +143,15 @@ FILTERING, SETUP, INPUT, METHOD, IGNORED, ROUTINE, SAMPLING, LENGTHS, LOADS, EDG
 
 
 def priority_of(line: str, default: int | None = None) -> int:
-    """The priority of ``line``: a :class:`Note`'s own, else ``default`` (:data:`NOTE` when None)."""
+    """The priority of ``line``: a :class:`Note`'s own, else ``default`` (:data:`NOTE` when None).
+
+    Parameters
+    ----------
+    line : str or Note
+    default : int, optional
+
+    Returns
+    -------
+    int
+    """
     return getattr(line, "priority", NOTE if default is None else default)

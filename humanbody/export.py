@@ -89,7 +89,17 @@ def pig_outputs(pig_ankle: bool = False) -> list:
     Nexus 2.9 trial's own tibia and foot axes (``RTIO``..., ``RFOO``...) give its ``RAnkleAngles``,
     ``LAnkleAngles`` to 0.005 deg so, and with the other sign not at all (r = -0.99).  Such a model's
     ``SFootProgressAngles`` X and Y are then its ``s_foot_progression_x_deg`` and ``s_foot_progression_y_deg``
-    (:func:`humanbody.mechanics.clinical.clinical_angles`; 0 otherwise)."""
+    (:func:`humanbody.mechanics.clinical.clinical_angles`; 0 otherwise).
+
+    Parameters
+    ----------
+    pig_ankle : bool
+
+    Returns
+    -------
+    list of (str, str, list)
+        Per output: its C3D group (``"ANGLES"``, ``"MOMENTS"``, ...), its label and its three components.
+    """
     out = []
     ankle_y = -1.0 if pig_ankle else 1.0
     for S, side, s in _SIDES:
@@ -124,7 +134,16 @@ PIG_ANKLE_OUTPUTS = pig_outputs(pig_ankle=True)
 
 def uses_pig_ankle(model) -> bool:
     """Whether ``model`` decomposes the ankle as Plug-in Gait does (``meta["clinical_sequences"]["ankle"]``
-    is ``"yzx"``: the ``plug_in_gait`` sets), so that its ``SAnkleAngles`` Y is written as Nexus writes it."""
+    is ``"yzx"``: the ``plug_in_gait`` sets), so that its ``SAnkleAngles`` Y is written as Nexus writes it.
+
+    Parameters
+    ----------
+    model : BodyModel
+
+    Returns
+    -------
+    bool
+    """
     seqs = (getattr(model, "meta", None) or {}).get("clinical_sequences") or {}
     return str(seqs.get("ankle", "")) == "yzx"
 
@@ -137,6 +156,10 @@ def pig_upper_outputs() -> list:
     side positive, as the pelvis); spine (the thorax relative to the pelvis) and neck (the head
     relative to the thorax): flexed forward, bent and turned towards the own side positive; shoulder
     and wrist (flexion, abduction = -adduction, internal rotation); elbow (flexion, 0, 0 by construction).
+
+    Returns
+    -------
+    list of (str, str, list)
     """
     out = []
     for S, side, s in _SIDES:
@@ -172,7 +195,18 @@ def _vector(prefix: str) -> list:
 
 def export_columns(model, columns) -> list:
     """The results columns the exports need, in ``columns`` order: every clinical angle and moment, the
-    feet's ground reactions and powers, the joint and mass centres."""
+    feet's ground reactions and powers, the joint and mass centres.
+
+    Parameters
+    ----------
+    model : BodyModel
+    columns : iterable of str
+        The results table's columns.
+
+    Returns
+    -------
+    list of str
+    """
     want = {c for _, _, comps in PIG_OUTPUTS for c in (x[0] for x in comps if x)}
     want.update(f"{side}_grf_{a}_N_per_kg" for side in ("right", "left") for a in _AXES)
     for name in model.names:
@@ -277,6 +311,22 @@ def write_exports(analysis, out_dir, formats, cols: dict, time, events=None, fee
     here, unless the trial is a C3D with gait events of its own, which its
     EVENT group carries into the export unchanged).  Raises InputError (one
     line) when a file cannot be written.
+
+    Parameters
+    ----------
+    analysis : Analysis
+    out_dir : str or os.PathLike
+    formats : iterable of str
+        ``"c3d"``, ``"opensim"``.
+    cols : dict of str to ndarray, shape (F,)
+    time : ndarray, shape (F,), s
+    events : pandas.DataFrame, optional
+    feet : tuple of str
+        The OpenSim bodies the right and left foot loads are applied to.
+
+    Returns
+    -------
+    dict of str to pathlib.Path
     """
     out = Path(out_dir)
     raw = _raw_markers(analysis) if analysis.axes is not None else None

@@ -38,7 +38,16 @@ CHECKS = ("mass", "static", "imu-still", "force-clock")
 
 
 def check_names(values) -> tuple:
-    """``values`` (names, or one comma-separated string) as a tuple of check names; InputError for an unknown one."""
+    """``values`` (names, or one comma-separated string) as a tuple of check names; InputError for an unknown one.
+
+    Parameters
+    ----------
+    values : str or iterable of str or None
+
+    Returns
+    -------
+    tuple of str
+    """
     if not values:
         return ()
     items = [values] if isinstance(values, str) else list(values)
@@ -67,7 +76,16 @@ def _pairs(loads) -> tuple:
 
 
 def parse_export(text) -> tuple:
-    """``"c3d,opensim"`` -> ("c3d", "opensim"); None or "" -> (); an unknown name is an InputError."""
+    """``"c3d,opensim"`` -> ("c3d", "opensim"); None or "" -> (); an unknown name is an InputError.
+
+    Parameters
+    ----------
+    text : str or None
+
+    Returns
+    -------
+    tuple of str
+    """
     if not text:
         return ()
     items = [t.strip().lower() for t in str(text).split(",")]
@@ -79,7 +97,17 @@ def parse_export(text) -> tuple:
 
 
 def parse_feet(text) -> tuple:
-    """``--opensim-feet R,L``: the OpenSim bodies the right and left foot loads are applied to."""
+    """``--opensim-feet R,L``: the OpenSim bodies the right and left foot loads are applied to.
+
+    Parameters
+    ----------
+    text : str or None
+        ``"R,L"``: two body names; None or ``""``: :data:`DEFAULT_FEET`.
+
+    Returns
+    -------
+    tuple of (str, str)
+    """
     if text is None:
         return DEFAULT_FEET
     parts = [p.strip() for p in str(text).split(",")]
@@ -200,7 +228,17 @@ class AnalysisOptions:
 
     def replace(self, **changes) -> AnalysisOptions:
         """A copy with ``changes`` (option name -> value; ``loads`` is :attr:`load_segments`' old name);
-        TypeError names an unknown option."""
+        TypeError names an unknown option.
+
+        Parameters
+        ----------
+        **changes
+            Option name -> value.
+
+        Returns
+        -------
+        AnalysisOptions
+        """
         if "loads" in changes:
             if "load_segments" in changes:
                 raise TypeError("give load_segments or its old name loads, not both")

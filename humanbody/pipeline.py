@@ -154,23 +154,62 @@ class Log:
         self.records += [Record(level, stage, str(line), priority_of(line, priority)) for line in lines]
 
     def message(self, stage: str, *lines: str, priority: int = NOTE) -> None:
-        """Lines for the user (:meth:`add` at level ``message``, at ``priority`` on the first screen)."""
+        """Lines for the user (:meth:`add` at level ``message``, at ``priority`` on the first screen).
+
+        Parameters
+        ----------
+        stage : str
+        *lines : str
+        priority : int
+        """
         self.add("message", stage, *lines, priority=priority)
 
     def detail(self, stage: str, *lines: str) -> None:
-        """Lines for ``--verbose`` and the log file (:meth:`add` at level ``detail``)."""
+        """Lines for ``--verbose`` and the log file (:meth:`add` at level ``detail``).
+
+        Parameters
+        ----------
+        stage : str
+        *lines : str
+        """
         self.add("detail", stage, *lines)
 
     def warning(self, stage: str, *lines: str) -> None:
-        """Output checks' findings (:meth:`add` at level ``warning``)."""
+        """Output checks' findings (:meth:`add` at level ``warning``).
+
+        Parameters
+        ----------
+        stage : str
+        *lines : str
+        """
         self.add("warning", stage, *lines)
 
     def at(self, level: str) -> tuple[Record, ...]:
-        """The records at ``level``, in order (``humanbody analyze`` screens them by their priority)."""
+        """The records at ``level``, in order (``humanbody analyze`` screens them by their priority).
+
+        Parameters
+        ----------
+        level : str
+            One of :data:`LEVELS`.
+
+        Returns
+        -------
+        tuple of Record
+        """
         return tuple(r for r in self.records if r.level == level)
 
     def lines(self, level: str) -> tuple[str, ...]:
-        """The messages of the records at ``level``, in order (a tuple: add lines with :meth:`add`)."""
+        """The messages of the records at ``level``, in order (a tuple: add lines with :meth:`add`).
+
+        Parameters
+        ----------
+        level : str
+            One of :data:`LEVELS`.
+
+        Returns
+        -------
+        tuple of str
+        """
         return tuple(r.message for r in self.records if r.level == level)
 
     @property
@@ -189,7 +228,12 @@ class Log:
         return tuple(dict.fromkeys(self.lines("warning")))
 
     def text(self) -> str:
-        """The log file's text: the messages, a blank line, ``details:`` and the details, one per line."""
+        """The log file's text: the messages, a blank line, ``details:`` and the details, one per line.
+
+        Returns
+        -------
+        str
+        """
         return "\n".join((*self.messages, "", "details:", *self.details)) + "\n"
 
 
@@ -291,7 +335,17 @@ class Analysis:
     def replace(self, **changes) -> Analysis:
         """A new Analysis with ``changes`` (field name -> value).  Its mechanics and clinical angles are
         computed anew on first use, unless ``computed`` is given, when ``model``, ``motion`` or ``coords``
-        change; else the ones computed already are kept."""
+        change; else the ones computed already are kept.
+
+        Parameters
+        ----------
+        **changes
+            Field name -> value.
+
+        Returns
+        -------
+        Analysis
+        """
         if "computed" not in changes:
             changes["computed"] = None if {"model", "motion", "coords"} & set(changes) else self.held_results
         out = replace(self, **changes)
@@ -441,6 +495,10 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
         (``static=``, ``mass=``, ``forces=``, ...), applied over ``options``:
         ``analyze_trial("walk.trc", static="static.trc", mass=72.6)``.
         An unknown name is a TypeError.
+
+    Returns
+    -------
+    Analysis
     """
     path, log = os.fspath(path), Log()
     opts = checked(options_with(options, overrides), path)
@@ -896,6 +954,21 @@ def drafted_markerset(names, ground: pd.DataFrame, trial: Trial, options: Analys
     set drafted for them (:func:`humanbody.tools.draft.draft_markerset`) from ``options.static`` (read under the
     trial's axes) or, without one, from the trial's stillest standing second (``ground``: the trial in ground
     axes, m), with the standing ``height`` (m) when known, else the height the draft estimates and says.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The trial's marker names.
+    ground : pandas.DataFrame
+    trial : Trial
+    options : AnalysisOptions
+    log : Log
+        Takes the draft's lines.
+    height : float, optional, m
+
+    Returns
+    -------
+    MarkerSet
 
     Raises
     ------

@@ -116,7 +116,12 @@ class Trial:
 
     def time_base(self) -> Trial:
         """This trial without its data columns: its time, force plates, events, axes, log and attrs (the
-        analysis keeps this once the markers are let go, 8 bytes per frame instead of 8 per value)."""
+        analysis keeps this once the markers are let go, 8 bytes per frame instead of 8 per value).
+
+        Returns
+        -------
+        Trial
+        """
         return dataclasses.replace(self, table=self.table[:, :1].copy(), columns=[], marker_names=[])
 
     def _marker_index(self) -> np.ndarray:
@@ -131,6 +136,16 @@ class Trial:
         ``frame`` is a reader's table (:func:`humanbody.io.read_frame`); for a
         marker trial already in ground axes, ``axes`` is its mapping and
         ``lab_attrs`` the reader's attrs before the mapping.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+        axes : AxesMapping, optional
+        lab_attrs : dict, optional
+
+        Returns
+        -------
+        Trial
         """
         if "time" not in frame.columns or frame.columns[0] != "time":
             raise InputError("trial has no leading time column", frame.attrs.get("source"))
@@ -153,6 +168,14 @@ class Trial:
         ``axes="ground"``: markers in ground axes as
         :func:`humanbody.lab.axes.to_ground` gives them (its attrs);
         a view of ``table`` (no copy).
+
+        Parameters
+        ----------
+        axes : {"lab", "ground"}
+
+        Returns
+        -------
+        pandas.DataFrame
         """
         if axes not in ("lab", "ground"):
             raise ValueError(f"axes must be 'lab' or 'ground', not {axes!r}")
@@ -179,7 +202,21 @@ class Trial:
     # ---------------------------------------------------------------- reading
     @classmethod
     def read(cls, path, forces=None, axes: str = "auto", loads: dict | None = None, imu_map=None) -> Trial:
-        """:func:`load_trial`."""
+        """:func:`load_trial`.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+        forces : str or os.PathLike, optional
+        axes : str, AxesMapping or array (3, 3)
+        loads : dict, optional
+        imu_map : str, optional
+            All as :func:`load_trial` takes them.
+
+        Returns
+        -------
+        Trial
+        """
         return load_trial(path, forces=forces, axes=axes, loads=loads, imu_map=imu_map)
 
 
@@ -246,7 +283,19 @@ def load_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_ma
 
 def file_events(attrs: dict) -> tuple[pd.DataFrame | None, list[str]]:
     """The gait events a reader found in the file (``attrs["events"]``, :func:`humanbody.io.c3d.read_c3d`)
-    as an events table, and the log lines about them (how many per side, what was left out)."""
+    as an events table, and the log lines about them (how many per side, what was left out).
+
+    Parameters
+    ----------
+    attrs : dict
+        A reader's attrs (``events``, ``event_notes``).
+
+    Returns
+    -------
+    table : pandas.DataFrame or None
+        None when the file has no events.
+    lines : list of str
+    """
     table = events_table(attrs.get("events"))
     lines: list[str] = [Note(f"events: {note}", priority_of(note)) for note in attrs.get("event_notes", [])]
     if table is not None:
@@ -266,5 +315,16 @@ def load_forces(forces, mapping=None, loads: dict | None = None):
     plates' own vertical axis decides (:func:`humanbody.io.forceplates.vertical_axis_mapping`).
     Returns a :class:`~humanbody.io.loads.LoadTable` in ground axes (the DataFrame
     of the same file in lab axes is :func:`humanbody.io.read_forces`).
+
+    Parameters
+    ----------
+    forces : str or os.PathLike
+    mapping : AxesMapping, optional
+    loads : dict, optional
+        Load name -> segment.
+
+    Returns
+    -------
+    LoadTable
     """
     return read_loads(forces, mapping=None if mapping is None else mapping.matrix, loads=loads)

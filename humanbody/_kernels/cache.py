@@ -94,6 +94,10 @@ def kernels_cached() -> bool:
     SHA-256 of the source, so an edit invalidates it and a mere touch does
     not.  This reads the stamps in ``__pycache__`` (files it cannot read are
     judged by their age) and errs on the side of "not cached".
+
+    Returns
+    -------
+    bool
     """
     return all(_cached(m) for m in _MODULES)
 
@@ -146,6 +150,15 @@ def announce_compilation(message: str, stream=None):
     ``sys.stderr`` of the moment) is looked up when the notice is printed,
     so a process that runs many commands (tests, notebooks) keeps no stale
     listener or stream.
+
+    Parameters
+    ----------
+    message : str
+    stream : file object, optional
+
+    Yields
+    ------
+    None
     """
     from numba.core import event as ev  # lazy: numba, ~0.3 s, only while a command runs
 

@@ -23,6 +23,10 @@ def join_rows(pool, starts, lengths, sep, out):
         cell ``b`` of row ``r`` is ``pool[starts[b, r]: starts[b, r] + lengths[b, r]]``
     sep : int               the separator byte
     out : (M,) uint8        at least ``lengths.sum() + k * R`` bytes
+
+    Returns
+    -------
+    int
     """
     k, R = starts.shape
     pos = 0

@@ -80,6 +80,14 @@ def field_width(digits: int) -> int:
 
     Sign, ``digits`` digits, the point, ``e``, the exponent sign and three
     exponent digits.
+
+    Parameters
+    ----------
+    digits : int
+
+    Returns
+    -------
+    int
     """
     return digits + 7
 
@@ -130,6 +138,10 @@ def pow10_tables() -> np.ndarray:
     Row ``k - _K_MIN`` of table 0 holds 10^k as hi + lo; table 1 holds
     10^k * 2^SHIFT (for |x| > 1e270, which :func:`_scaled` multiplies by
     2^-SHIFT), table 2 holds 10^k * 2^-SHIFT (for |x| < 1e-270).
+
+    Returns
+    -------
+    ndarray, shape (3, n, 2), float64
     """
     return np.stack([_pow10_table(0), _pow10_table(_SHIFT), _pow10_table(-_SHIFT)])
 
@@ -139,12 +151,25 @@ def margins(digits: int) -> tuple[float, float]:
 
     Returns (2^-50 * 10^digits, 2^-98 * 10^digits): :func:`format_block`'s
     ``fast_margin`` and ``tie_margin`` (module docstring).
+
+    Parameters
+    ----------
+    digits : int
+
+    Returns
+    -------
+    fast_margin, tie_margin : float
     """
     return 10.0**digits * _FAST_MARGIN, 10.0**digits * _TIE_MARGIN
 
 
 def powers_of_ten() -> np.ndarray:
-    """10**i for i = 0..16, int64."""
+    """10**i for i = 0..16, int64.
+
+    Returns
+    -------
+    ndarray of int64, shape (17,)
+    """
     return np.array([10**i for i in range(17)], dtype=np.int64)
 
 
@@ -153,6 +178,10 @@ def exponent_words() -> np.ndarray:
 
     Column ``e - _E_MIN``: row 0 holds the ASCII bytes of ``"e%+03d" % e``
     (``e+05``, ``e-123``) as a little-endian int64, row 1 their count.
+
+    Returns
+    -------
+    ndarray of int64, shape (2, _E_MAX - _E_MIN)
     """
     out = np.zeros((2, _E_MAX - _E_MIN), dtype=np.int64)
     for i, e in enumerate(range(_E_MIN, _E_MAX)):
@@ -474,7 +503,13 @@ def format_block(values, digits, sep, tables, ipow10, expw, fast_margin, tie_mar
 @nb.njit(cache=_CACHE, nogil=True)
 def format_block_serial(values, digits, sep, tables, ipow10, expw, fast_margin, tie_margin, block_rows,
                         block_bytes, out, lengths):
-    """:func:`format_block` on the calling thread only (for small inputs)."""
+    """:func:`format_block` on the calling thread only (for small inputs).
+
+    Parameters
+    ----------
+    values, digits, sep, tables, ipow10, expw, fast_margin, tie_margin, block_rows, block_bytes, out, lengths
+        As :func:`format_block` takes them.
+    """
     rows = values.shape[0]
     for b in range(lengths.shape[0]):
         r0 = b * block_rows

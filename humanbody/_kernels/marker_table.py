@@ -28,6 +28,22 @@ def clean_markers(table, scale, r0, r1, missing, absurd, limit):
     infinite or absurd ones to ``absurd[0]``, and returns the number of
     (0, 0, 0) samples.  The GIL is released: the caller runs row ranges on
     several threads.
+
+    Parameters
+    ----------
+    table : ndarray, shape (frames, 1 + 3 markers), float64
+    scale : float
+        Metres per file unit.
+    r0, r1 : int
+        The rows.
+    missing : ndarray of int64, shape (markers,)
+    absurd : ndarray of int64, shape (1,)
+    limit : float
+        File units.
+
+    Returns
+    -------
+    int
     """
     m = (table.shape[1] - 1) // 3
     zeros = 0
@@ -69,6 +85,13 @@ def cloud_extents(xyz, r0, r1, count, ext):
     are finite and not all zero.  ``count[i]`` receives the usable samples
     of frame i; ``ext[i]``, for a frame with at least two, max over x, y, z
     of (largest - smallest coordinate), else 0.  The GIL is released.
+
+    Parameters
+    ----------
+    xyz : ndarray, shape (frames, markers, 3)
+    r0, r1 : int
+    count : ndarray of int64, shape (frames,)
+    ext : ndarray, shape (frames,)
     """
     for i in range(r0, r1):
         c = 0

@@ -20,7 +20,19 @@ _CACHE = True
 @nb.njit(cache=_CACHE, inline="always")
 def elementary(axis, s, c):
     """Matrix of a simple rotation about body axis ``axis`` with sine ``s`` and cosine ``c``
-    (Huston's A, B, C of eqs. 8.64, 8.67, 8.70; parent = M . body)."""
+    (Huston's A, B, C of eqs. 8.64, 8.67, 8.70; parent = M . body).
+
+    Parameters
+    ----------
+    axis : int
+        0, 1 or 2.
+    s, c : float
+
+    Returns
+    -------
+    tuple of 9 float
+        Row-major.
+    """
     if axis == 0:
         return (1.0, 0.0, 0.0, 0.0, c, -s, 0.0, s, c)
     if axis == 1:
@@ -30,7 +42,16 @@ def elementary(axis, s, c):
 
 @nb.njit(cache=_CACHE, inline="always")
 def mul33(a, b):
-    """Matrix product ``a b`` of two 9-tuples."""
+    """Matrix product ``a b`` of two 9-tuples.
+
+    Parameters
+    ----------
+    a, b : tuple of 9 float
+
+    Returns
+    -------
+    tuple of 9 float
+    """
     return (
         a[0] * b[0] + a[1] * b[3] + a[2] * b[6],
         a[0] * b[1] + a[1] * b[4] + a[2] * b[7],
@@ -46,13 +67,32 @@ def mul33(a, b):
 
 @nb.njit(cache=_CACHE, inline="always")
 def tmul33(a, b):
-    """``a^T b`` of two 9-tuples (the products and sums of ``mul33(transpose33(a), b)``)."""
+    """``a^T b`` of two 9-tuples (the products and sums of ``mul33(transpose33(a), b)``).
+
+    Parameters
+    ----------
+    a, b : tuple of 9 float
+
+    Returns
+    -------
+    tuple of 9 float
+    """
     return mul33(transpose33(a), b)
 
 
 @nb.njit(cache=_CACHE, inline="always")
 def bryant(sa, ca, sb, cb, sg, cg):
-    """The Bryant matrix S = A(alpha) B(beta) C(gamma) in closed form (Huston eq. 8.74)."""
+    """The Bryant matrix S = A(alpha) B(beta) C(gamma) in closed form (Huston eq. 8.74).
+
+    Parameters
+    ----------
+    sa, ca, sb, cb, sg, cg : float
+        Sines and cosines of alpha, beta, gamma.
+
+    Returns
+    -------
+    tuple of 9 float
+    """
     return (
         cb * cg, -cb * sg, sb,
         ca * sg + sa * sb * cg, ca * cg - sa * sb * sg, -sa * cb,
@@ -69,6 +109,18 @@ def sequence_matrix(i0, i1, i2, sa, ca, sb, cb, sg, cg):
     third ``S e_i2`` (column i2 of S), so the three joint axes of the
     sequence (the columns of :func:`humanbody.mechanics.angular_rates.angle_rate_matrix`)
     come without further work.
+
+    Parameters
+    ----------
+    i0, i1, i2 : int
+        The sequence's axes.
+    sa, ca, sb, cb, sg, cg : float
+        Sines and cosines of its three angles.
+
+    Returns
+    -------
+    S : tuple of 9 float
+    u2 : tuple of 3 float
     """
     A = elementary(i0, sa, ca)
     u2 = (A[i1], A[3 + i1], A[6 + i1])
@@ -79,25 +131,63 @@ def sequence_matrix(i0, i1, i2, sa, ca, sb, cb, sg, cg):
 
 @nb.njit(cache=_CACHE, inline="always")
 def cross(a, b):
-    """Cross product ``a x b`` of two 3-tuples."""
+    """Cross product ``a x b`` of two 3-tuples.
+
+    Parameters
+    ----------
+    a, b : tuple of 3 float
+
+    Returns
+    -------
+    tuple of 3 float
+    """
     return a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
 
 
 @nb.njit(cache=_CACHE, inline="always")
 def add3(a, b):
-    """Sum ``a + b`` of two 3-tuples."""
+    """Sum ``a + b`` of two 3-tuples.
+
+    Parameters
+    ----------
+    a, b : tuple of 3 float
+
+    Returns
+    -------
+    tuple of 3 float
+    """
     return a[0] + b[0], a[1] + b[1], a[2] + b[2]
 
 
 @nb.njit(cache=_CACHE, inline="always")
 def scale3(s, a):
-    """Product ``s a`` of a scalar and a 3-tuple."""
+    """Product ``s a`` of a scalar and a 3-tuple.
+
+    Parameters
+    ----------
+    s : float
+    a : tuple of 3 float
+
+    Returns
+    -------
+    tuple of 3 float
+    """
     return s * a[0], s * a[1], s * a[2]
 
 
 @nb.njit(cache=_CACHE, inline="always")
 def mv33(m, v):
-    """Product ``m v`` of a 9-tuple matrix and a 3-tuple."""
+    """Product ``m v`` of a 9-tuple matrix and a 3-tuple.
+
+    Parameters
+    ----------
+    m : tuple of 9 float
+    v : tuple of 3 float
+
+    Returns
+    -------
+    tuple of 3 float
+    """
     return (m[0] * v[0] + m[1] * v[1] + m[2] * v[2],
             m[3] * v[0] + m[4] * v[1] + m[5] * v[2],
             m[6] * v[0] + m[7] * v[1] + m[8] * v[2])
@@ -105,7 +195,17 @@ def mv33(m, v):
 
 @nb.njit(cache=_CACHE, inline="always")
 def tmv33(m, v):
-    """Product ``m^T v`` of a 9-tuple matrix and a 3-tuple."""
+    """Product ``m^T v`` of a 9-tuple matrix and a 3-tuple.
+
+    Parameters
+    ----------
+    m : tuple of 9 float
+    v : tuple of 3 float
+
+    Returns
+    -------
+    tuple of 3 float
+    """
     return (m[0] * v[0] + m[3] * v[1] + m[6] * v[2],
             m[1] * v[0] + m[4] * v[1] + m[7] * v[2],
             m[2] * v[0] + m[5] * v[1] + m[8] * v[2])
@@ -113,7 +213,19 @@ def tmv33(m, v):
 
 @nb.njit(cache=_CACHE, inline="always")
 def quaternion_product(p1, p2, p3, p4, q1, q2, q3, q4):
-    """Euler parameters of ``S(p) S(q)``: ``(p4 q + q4 p + p x q, p4 q4 - p . q)``."""
+    """Euler parameters of ``S(p) S(q)``: ``(p4 q + q4 p + p x q, p4 q4 - p . q)``.
+
+    Parameters
+    ----------
+    p1, p2, p3, p4 : float
+        p, scalar last.
+    q1, q2, q3, q4 : float
+        q, scalar last.
+
+    Returns
+    -------
+    tuple of 4 float
+    """
     return (
         p4 * q1 + q4 * p1 + (p2 * q3 - p3 * q2),
         p4 * q2 + q4 * p2 + (p3 * q1 - p1 * q3),
@@ -124,7 +236,18 @@ def quaternion_product(p1, p2, p3, p4, q1, q2, q3, q4):
 
 @nb.njit(cache=_CACHE, inline="always")
 def axis_quaternion(axis, s, c):
-    """Euler parameters ``(sin(t/2) e_axis, cos(t/2))`` of a simple rotation, from the half-angle's sine and cosine."""
+    """Euler parameters ``(sin(t/2) e_axis, cos(t/2))`` of a simple rotation, from the half-angle's sine and cosine.
+
+    Parameters
+    ----------
+    axis : int
+    s, c : float
+        Sine and cosine of half the angle.
+
+    Returns
+    -------
+    tuple of 4 float
+    """
     if axis == 0:
         return s, 0.0, 0.0, c
     if axis == 1:
@@ -135,7 +258,16 @@ def axis_quaternion(axis, s, c):
 @nb.njit(cache=_CACHE, inline="always")
 def canonical_quaternion(e1, e2, e3, e4):
     """The sign of a quaternion (e1, e2, e3 vector part, e4 scalar) that makes e4 > 0;
-    ties (e4 == 0) broken by the first non-zero of e1, e2, e3 being positive."""
+    ties (e4 == 0) broken by the first non-zero of e1, e2, e3 being positive.
+
+    Parameters
+    ----------
+    e1, e2, e3, e4 : float
+
+    Returns
+    -------
+    tuple of 4 float
+    """
     key = e4
     if key == 0.0:
         key = e1
@@ -150,13 +282,32 @@ def canonical_quaternion(e1, e2, e3, e4):
 
 @nb.njit(cache=_CACHE, inline="always")
 def transpose33(a):
-    """Transpose of a 9-tuple matrix."""
+    """Transpose of a 9-tuple matrix.
+
+    Parameters
+    ----------
+    a : tuple of 9 float
+
+    Returns
+    -------
+    tuple of 9 float
+    """
     return (a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8])
 
 
 @nb.njit(cache=_CACHE, inline="always")
 def rotation_angle(m, axis):
-    """Angle of a simple rotation about ``axis`` read from its matrix (atan2 of its sine and cosine entries)."""
+    """Angle of a simple rotation about ``axis`` read from its matrix (atan2 of its sine and cosine entries).
+
+    Parameters
+    ----------
+    m : tuple of 9 float
+    axis : int
+
+    Returns
+    -------
+    float, rad
+    """
     p = (axis + 1) % 3
     r = (axis + 2) % 3
     return np.arctan2(m[3 * r + p] - m[3 * p + r], m[3 * p + p] + m[3 * r + r])
@@ -173,6 +324,16 @@ def sequence_angles(i, j, i3, s, tol):
     (``|sin|`` or ``|cos|`` of the middle angle below ``tol``) the third is 0
     and the first is read from ``S R_j(middle)^T = R_i(first)``.
     Returns ``(first, middle, third)`` in rad.
+
+    Parameters
+    ----------
+    i, j, i3 : int
+    s : tuple of 9 float
+    tol : float
+
+    Returns
+    -------
+    tuple of 3 float
     """
     k = 3 - i - j
     e = 1.0 if (j - i) % 3 == 1 else -1.0
@@ -193,7 +354,16 @@ def sequence_angles(i, j, i3, s, tol):
 
 @nb.njit(cache=_CACHE, inline="always")
 def finite33(a):
-    """Whether every entry of a 9-tuple matrix is finite."""
+    """Whether every entry of a 9-tuple matrix is finite.
+
+    Parameters
+    ----------
+    a : tuple of 9 float
+
+    Returns
+    -------
+    bool
+    """
     ok = True
     for v in a:
         ok = ok and np.isfinite(v)
@@ -206,21 +376,47 @@ NAN33 = (np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan)
 
 @nb.njit(cache=_CACHE, inline="always")
 def load33(A, f):
-    """The 3x3 matrix ``A[f]`` of an (F, 3, 3) array as a 9-tuple."""
+    """The 3x3 matrix ``A[f]`` of an (F, 3, 3) array as a 9-tuple.
+
+    Parameters
+    ----------
+    A : ndarray, shape (F, 3, 3)
+    f : int
+
+    Returns
+    -------
+    tuple of 9 float
+    """
     return (A[f, 0, 0], A[f, 0, 1], A[f, 0, 2], A[f, 1, 0], A[f, 1, 1], A[f, 1, 2],
             A[f, 2, 0], A[f, 2, 1], A[f, 2, 2])
 
 
 @nb.njit(cache=_CACHE, inline="always")
 def store33(A, f, m):
-    """``A[f] = m`` for an (F, 3, 3) array and a 9-tuple matrix."""
+    """``A[f] = m`` for an (F, 3, 3) array and a 9-tuple matrix.
+
+    Parameters
+    ----------
+    A : ndarray, shape (F, 3, 3)
+    f : int
+    m : tuple of 9 float
+    """
     (A[f, 0, 0], A[f, 0, 1], A[f, 0, 2], A[f, 1, 0], A[f, 1, 1], A[f, 1, 2],
      A[f, 2, 0], A[f, 2, 1], A[f, 2, 2]) = m
 
 
 @nb.njit(cache=_CACHE, inline="always")
 def quaternion_matrix(e1, e2, e3, e4):
-    """Rotation matrix (9-tuple) of a unit quaternion, vector e1, e2, e3, scalar e4 (Huston eq. 8.176)."""
+    """Rotation matrix (9-tuple) of a unit quaternion, vector e1, e2, e3, scalar e4 (Huston eq. 8.176).
+
+    Parameters
+    ----------
+    e1, e2, e3, e4 : float
+
+    Returns
+    -------
+    tuple of 9 float
+    """
     return (e4 * e4 + e1 * e1 - e2 * e2 - e3 * e3, 2.0 * (e1 * e2 - e4 * e3), 2.0 * (e1 * e3 + e4 * e2),
             2.0 * (e1 * e2 + e4 * e3), e4 * e4 - e1 * e1 + e2 * e2 - e3 * e3, 2.0 * (e2 * e3 - e4 * e1),
             2.0 * (e1 * e3 - e4 * e2), 2.0 * (e2 * e3 + e4 * e1), e4 * e4 - e1 * e1 - e2 * e2 + e3 * e3)
@@ -233,6 +429,14 @@ def shepperd(s):
     As :func:`humanbody.rotations.matrix_to_quaternion`: the largest diagonal
     entry of ``K = 4 q q^T`` picks the column of K that is normalised; the
     sign makes e4 >= 0 (ties broken by e1, e2, e3, :func:`canonical_quaternion`).
+
+    Parameters
+    ----------
+    s : tuple of 9 float
+
+    Returns
+    -------
+    tuple of 4 float
     """
     s00, s01, s02, s10, s11, s12, s20, s21, s22 = s
     d0 = 1.0 + s00 - s11 - s22

@@ -248,6 +248,24 @@ def count_line_ends(buf, n, block, lf, ends_lf, b0):
     Block j (bytes ``j * block`` to ``(j + 1) * block``) stores its count
     of line feeds in ``lf[b0 + j]`` and whether its last byte is one in
     ``ends_lf[b0 + j]``.  Returns the number of CR and of CR LF pairs.
+
+    Parameters
+    ----------
+    buf : ndarray of uint8
+    n : int
+        Bytes of ``buf`` to scan.
+    block : int
+    lf : ndarray of int64
+        Written: line feeds per block.
+    ends_lf : ndarray of bool
+        Written: the block ends with a line feed.
+    b0 : int
+        Index of the first block in ``lf`` and ``ends_lf``.
+
+    Returns
+    -------
+    cr : int
+    crlf : int
     """
     cr = 0
     for j in range((n + block - 1) // block):
@@ -270,7 +288,17 @@ def count_line_ends(buf, n, block, lf, ends_lf, b0):
 
 @nb.njit(cache=_CACHE)
 def last_line_feed(buf, n):
-    """Offset of the last line feed in buf[:n], -1 when there is none."""
+    """Offset of the last line feed in buf[:n], -1 when there is none.
+
+    Parameters
+    ----------
+    buf : ndarray of uint8
+    n : int
+
+    Returns
+    -------
+    int
+    """
     for i in range(n - 1, -1, -1):
         if buf[i] == 10:
             return i
@@ -279,7 +307,17 @@ def last_line_feed(buf, n):
 
 @nb.njit(cache=_CACHE)
 def compact_rows(table, keep):
-    """Move the rows with ``keep`` set to the top of ``table``, in order, in place; return their count."""
+    """Move the rows with ``keep`` set to the top of ``table``, in order, in place; return their count.
+
+    Parameters
+    ----------
+    table : ndarray, shape (rows, cols)
+    keep : ndarray of bool, shape (rows,)
+
+    Returns
+    -------
+    int
+    """
     w = 0
     for i in range(table.shape[0]):
         if keep[i]:

@@ -38,6 +38,22 @@ def refusal(check: str, message: str, path=None, *, instead: str = "") -> InputE
     ``instead`` names the option giving the value outright (``give `mass` KG``), said before
     ``skip_checks`` (parameters in backquotes: the command line shows their flags,
     :meth:`~humanbody.errors.InputError.on_command_line`).
+
+    Parameters
+    ----------
+    check : str
+        The check's name, as ``skip_checks`` takes it (``"mass"``, ``"force-clock"``, ...).
+    message : str
+        What failed.
+    path : str or os.PathLike, optional
+        The file the error names.
+    instead : str
+        The option that gives the value outright, or ``""``.
+
+    Returns
+    -------
+    InputError
+        To be raised by the caller.
     """
     how = f"{instead}, or " if instead else ""
     return InputError(f"{message}; {how}`skip_checks` {check} to go on anyway", path)

@@ -51,6 +51,14 @@ def edge_frames(differentiation, rate_hz: float, n_frames: int) -> int:
 def edge_note(differentiation, time, differentiated: bool) -> dict | None:
     """What ``edges`` in model.json says: the marked frames at each end, or None (rates given, or no frames).
 
+    Parameters
+    ----------
+    differentiation : Differentiation
+        How the rates were obtained (its reach at each end).
+    time : array_like, shape (F,), s
+    differentiated : bool
+        The rates were differentiated here.
+
     Returns
     -------
     dict with ``frames`` (at each end), ``start`` and ``end`` (s: the first and
@@ -71,7 +79,16 @@ def edge_note(differentiation, time, differentiated: bool) -> dict | None:
 
 
 def edge_line(note: dict | None) -> str:
-    """The log line of :func:`edge_note` (empty when there is nothing to mark)."""
+    """The log line of :func:`edge_note` (empty when there is nothing to mark).
+
+    Parameters
+    ----------
+    note : dict or None
+
+    Returns
+    -------
+    str
+    """
     if not note:
         return ""
     (a0, a1), (b0, b1) = note["start"], note["end"]

@@ -38,8 +38,21 @@ MIN_OVERLAP = 0.6
 MIN_LOADED = 10
 
 
-def _sole_distance(cop, results, model, k: int) -> np.ndarray:
-    """(F,) distance (m) from points ``cop`` (F, 3) to foot ``k``'s sole line, heel to toe."""
+def sole_distance(cop, results, model, k: int) -> np.ndarray:
+    """(F,) distance (m) from points ``cop`` (F, 3) to foot ``k``'s sole line, heel to toe.
+
+    Parameters
+    ----------
+    cop : ndarray, shape (F, 3), m
+    results : Results
+    model : BodyModel
+    k : int
+        The foot's segment index.
+
+    Returns
+    -------
+    ndarray, shape (F,), m
+    """
     heel, toe = sole_points(model, k)
     O, R = np.asarray(results.joint)[:, k], np.asarray(results.R)[:, k]
     a, b = O + R @ heel, O + R @ toe
@@ -53,6 +66,24 @@ def stance_agreement(loads, results, model, inside, judged=None) -> tuple[float,
     """(share, loaded frames): loaded frames within the file's range with a foot's sole at the centre of pressure.
 
     ``judged``: (L,) bool, the loads to judge (default all).
+
+    Parameters
+    ----------
+    loads : FrameLoads
+        The conditioned loads (vertical force, centre of pressure).
+    results : Results
+        The kinematics of the same frames (the feet).
+    model : BodyModel
+    inside : array_like of bool, shape (F,)
+        The frames within the force file's time range.
+    judged : array_like of bool, shape (L,), optional
+
+    Returns
+    -------
+    share : float
+        In [0, 1]; NaN without a foot or a loaded frame.
+    loaded : int
+        The loaded frames counted.
     """
     feet = [model.names.index(s) for s in ("right_foot", "left_foot") if s in model.names]
     loaded = (loads.force[..., 2] > 0) & np.asarray(inside)[:, None]
@@ -62,7 +93,7 @@ def stance_agreement(loads, results, model, inside, judged=None) -> tuple[float,
         return float("nan"), int(loaded.sum())
     near = np.zeros(loaded.shape, dtype=bool)
     for j in range(loaded.shape[1]):
-        d = np.stack([_sole_distance(loads.cop[:, j], results, model, k) for k in feet], axis=1)
+        d = np.stack([sole_distance(loads.cop[:, j], results, model, k) for k in feet], axis=1)
         near[:, j] = np.nanmin(np.where(np.isfinite(d), d, np.inf), axis=1) <= ASSIGN_DISTANCE
     return float((near & loaded).sum() / loaded.sum()), int(loaded.sum())
 
@@ -74,6 +105,32 @@ def check_force_clock(table, loads, results, model, time, *, skip: bool = False,
     to no segment or to a foot; ``given`` names loads the user gave to a segment (``--load``), which may
     act anywhere and are not judged.  ``trial``: the trial's file; when the loads are its own plates, the
     refusal says so (there is no other force file to give).
+
+    Parameters
+    ----------
+    table : LoadTable
+        The force file's loads (times, names, segments, source).
+    loads : FrameLoads
+        The same loads on the trial's frames.
+    results : Results
+    model : BodyModel
+    time : array_like, shape (F,), s
+        The trial's frame times.
+    skip : bool
+        ``--skip-check force-clock``: say what fails instead of refusing.
+    given : collection of str
+        Loads the user gave to a segment.
+    trial : str or os.PathLike, optional
+
+    Returns
+    -------
+    str
+        The ``check force-clock:`` line.
+
+    Raises
+    ------
+    InputError
+        When the file covers too little of the trial or the feet are not where the force is (without ``skip``).
     """
     t = np.asarray(time, dtype=float)
     lo, hi = float(table.time[0]), float(table.time[-1])

@@ -35,7 +35,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from . import refusal
-from .force_clock import _sole_distance
+from .force_clock import sole_distance
 
 __all__ = ["MAX_COP_DISTANCE", "MAX_ONSET_LAG", "cop_distance", "onset_lags", "check_force_timing"]
 
@@ -55,6 +55,19 @@ def cop_distance(loads, results, model, judged=None) -> tuple[float, int]:
     """(median distance (m), loaded frames): each judged load's centre of pressure to the nearest foot's sole.
 
     ``judged``: (L,) bool, the loads to judge (default all).  NaN with no loaded frame near a finite foot.
+
+    Parameters
+    ----------
+    loads : FrameLoads
+    results : Results
+    model : BodyModel
+    judged : array_like of bool, shape (L,), optional
+
+    Returns
+    -------
+    distance : float, m
+    loaded : int
+        The loaded frames counted.
     """
     feet = _feet(model)
     loaded = loads.force[..., 2] > 0
@@ -64,7 +77,7 @@ def cop_distance(loads, results, model, judged=None) -> tuple[float, int]:
         return float("nan"), int(loaded.sum())
     near = []
     for j in np.flatnonzero(loaded.any(axis=0)):
-        d = np.stack([_sole_distance(loads.cop[:, j], results, model, k) for k in feet], axis=1)
+        d = np.stack([sole_distance(loads.cop[:, j], results, model, k) for k in feet], axis=1)
         d = np.where(np.isfinite(d), d, np.inf).min(axis=1)[loaded[:, j]]
         near.append(d[np.isfinite(d)])
     d = np.concatenate(near)
@@ -89,6 +102,19 @@ def onset_lags(loads, results, model, time) -> np.ndarray:
     A foot's force onset is a frame where a load given to it (``loads.body``) is loaded and none was
     in the frame before; its strikes are the maxima of the foot's position ahead of the pelvis along
     the feet's mean horizontal forward axis.
+
+    Parameters
+    ----------
+    loads : FrameLoads
+        Assigned loads (``body``).
+    results : Results
+    model : BodyModel
+    time : array_like, shape (F,), s
+
+    Returns
+    -------
+    ndarray, shape (N,), s
+        One lag per force onset with a strike; empty without feet or onsets.
     """
     t = np.asarray(time, dtype=float)
     feet = _feet(model)
@@ -115,7 +141,30 @@ def onset_lags(loads, results, model, time) -> np.ndarray:
 def check_force_timing(table, loads, results, model, time, *, skip: bool = False, judged=None, trial=None) -> str:
     """The part of the force-clock line on where and when the feet meet the force; refused as the module says.
     ``trial``: the trial file; when the forces are its own plates, the refusal points at the plates, not at a
-    force file the user never gave."""
+    force file the user never gave.
+
+    Parameters
+    ----------
+    table : LoadTable
+    loads : FrameLoads
+    results : Results
+    model : BodyModel
+    time : array_like, shape (F,), s
+    skip : bool
+        Say what fails instead of refusing.
+    judged : array_like of bool, shape (L,), optional
+        The loads to judge (default all).
+    trial : str or os.PathLike, optional
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    InputError
+        When the centres of pressure are not under a foot or the onsets are late (without ``skip``).
+    """
     dist, n = cop_distance(loads, results, model, judged)
     lags = onset_lags(loads, results, model, time)
     lag = float(np.median(np.abs(lags))) if len(lags) else float("nan")

@@ -31,7 +31,18 @@ WINDOW_S = 0.5
 
 
 def angular_rates(df, labels) -> np.ndarray:
-    """(F-1,) largest angular rate (deg/s) over the sensors ``labels`` between consecutive samples."""
+    """(F-1,) largest angular rate (deg/s) over the sensors ``labels`` between consecutive samples.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The IMU table: ``time`` (s) and ``<label>_q{x,y,z,w}`` orientations.
+    labels : iterable of str
+
+    Returns
+    -------
+    ndarray, shape (F - 1,), deg/s
+    """
     t = df["time"].to_numpy(dtype=float)
     dt = np.diff(t)
     out = np.zeros(len(t) - 1)
@@ -46,7 +57,18 @@ def angular_rates(df, labels) -> np.ndarray:
 
 
 def still_window(df, labels, window_s: float = WINDOW_S) -> tuple[int, int] | None:
-    """``(first, stop)`` sample indices of the first still window of ``window_s``, or None."""
+    """``(first, stop)`` sample indices of the first still window of ``window_s``, or None.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    labels : iterable of str
+    window_s : float, s
+
+    Returns
+    -------
+    tuple of (int, int) or None
+    """
     t = df["time"].to_numpy(dtype=float)
     if len(t) < 3:
         return None
@@ -67,6 +89,28 @@ def check_still_window(df, labels, source: str, *, skip: bool = False, window_s:
 
     Refused (``--static`` or ``--skip-check imu-still``) when none exists;
     skipped, the first ``window_s`` of the trial is used and said.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The IMU table.
+    labels : iterable of str
+        The sensors judged.
+    source : str
+        The trial's file.
+    skip : bool
+    window_s : float, s
+
+    Returns
+    -------
+    posture : pandas.DataFrame or None
+        The window's rows; None when skipped without a still window.
+    line : str
+
+    Raises
+    ------
+    InputError
+        When there is no still window (without ``skip``).
     """
     found = still_window(df, labels, window_s)
     t = df["time"].to_numpy(dtype=float)

@@ -36,7 +36,25 @@ MAX_MASS_DIFFERENCE = 0.15
 
 
 def check_bmi(mass: float, height: float, where: str, skip: bool) -> str:
-    """One line on the body mass index of ``mass`` (kg) at ``height`` (m); refused outside :data:`BMI_RANGE`."""
+    """One line on the body mass index of ``mass`` (kg) at ``height`` (m); refused outside :data:`BMI_RANGE`.
+
+    Parameters
+    ----------
+    mass : float, kg
+    height : float, m
+    where : str
+        Where the mass came from (``"--mass"``, a subject file).
+    skip : bool
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    InputError
+        Outside the range (without ``skip``).
+    """
     bmi = mass / height ** 2
     lo, hi = BMI_RANGE
     if not lo <= bmi <= hi and not skip:
@@ -57,6 +75,28 @@ def plates_mass(loads, results, model, time, source: str, *, skip: bool = False,
     the first gives None (the model's mass is kept, said so) and the
     second keeps the estimate.  ``edges``: frames at each end not weighed (their accelerations are
     the edges' estimates, :mod:`humanbody.checks.edges`).
+
+    Parameters
+    ----------
+    loads : FrameLoads
+    results : Results
+    model : BodyModel
+    time : array_like, shape (F,), s
+    source : str
+        The trial's file.
+    skip : bool
+    gravity : float, m/s^2
+    edges : int
+
+    Returns
+    -------
+    mass : float or None, kg
+    lines : list of str
+
+    Raises
+    ------
+    InputError
+        As said above (without ``skip``).
     """
     name = Path(source).name if source else "the plates"
     m, spread, n, seconds = mass_from_loads(loads, results, model, time, gravity, edges)
@@ -89,6 +129,29 @@ def stated_mass(mass: float, where: str, loads, results, model, time, source: st
     height (:data:`BMI_RANGE`: the plates then do not carry the whole body).  Refused (``--mass``, ``--skip-check mass``) when the two
     differ by more than :data:`MAX_MASS_DIFFERENCE` of the plates' figure.  ``edges``: frames at each
     end not weighed, as in :func:`plates_mass`.
+
+    Parameters
+    ----------
+    mass : float, kg
+    where : str
+    loads : FrameLoads
+    results : Results
+    model : BodyModel
+    time : array_like, shape (F,), s
+    source : str
+    skip : bool
+    gravity : float, m/s^2
+    edges : int
+
+    Returns
+    -------
+    str
+        The ``check mass:`` line.
+
+    Raises
+    ------
+    InputError
+        As said above (without ``skip``).
     """
     name = Path(source).name if source else "the plates"
     m, spread, n, seconds = mass_from_loads(loads, results, model, time, gravity, edges)

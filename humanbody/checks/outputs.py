@@ -133,7 +133,14 @@ class OutputWatch:
         self.double_support = not len(self.grf)  # without both feet's forces: judged as a walk
 
     def see(self, block: np.ndarray, start: int) -> None:
-        """Take the rows of ``block`` (frames ``start``...) into the kept extremes."""
+        """Take the rows of ``block`` (frames ``start``...) into the kept extremes.
+
+        Parameters
+        ----------
+        block : ndarray, shape (B, columns)
+        start : int
+            Index of the block's first frame in the table.
+        """
         if not len(block):
             return
         if len(self.index):
@@ -170,7 +177,17 @@ class OutputWatch:
         self.rate[more], self.rate_at[more], self.step[more] = rate[f, cols][more], first + f[more], step[f, cols][more]
 
     def findings(self, time) -> list[str]:
-        """One line per quantity past its limit: the ranged angles, the angles' rates, then moments and powers."""
+        """One line per quantity past its limit: the ranged angles, the angles' rates, then moments and powers.
+
+        Parameters
+        ----------
+        time : array_like, shape (F,), s
+            The table's times (to name the frames).
+
+        Returns
+        -------
+        list of str
+        """
         t = np.asarray(time, dtype=float)
         out = []
         for j, name in enumerate(self.angle_names):
@@ -198,7 +215,17 @@ class OutputWatch:
 def angle_findings(angles, time) -> list[str]:
     """Lines on clinical angles (``angles``: DataFrame of ``*_deg`` columns, (F,) ``time`` s) outside
     :data:`ANGLE_RANGES` or changing faster than :data:`MAX_ANGLE_RATE` between two frames
-    (:class:`OutputWatch` over the whole table at once)."""
+    (:class:`OutputWatch` over the whole table at once).
+
+    Parameters
+    ----------
+    angles : pandas.DataFrame
+    time : array_like, shape (F,), s
+
+    Returns
+    -------
+    list of str
+    """
     t = np.asarray(time, dtype=float)
     if len(t) < 2:
         return []
@@ -209,7 +236,17 @@ def angle_findings(angles, time) -> list[str]:
 
 def carried_findings(status, time) -> list[str]:
     """Lines on segments whose pose is carried from the parent (``status`` "fallback", a tracking's status
-    table: one column per segment) for longer than :data:`MAX_CARRIED_S` in one run."""
+    table: one column per segment) for longer than :data:`MAX_CARRIED_S` in one run.
+
+    Parameters
+    ----------
+    status : pandas.DataFrame or None
+    time : array_like, shape (F,), s
+
+    Returns
+    -------
+    list of str
+    """
     t = np.asarray(time, dtype=float)
     if status is None or len(t) < 2:
         return []
@@ -240,7 +277,16 @@ def carried_findings(status, time) -> list[str]:
 
 def stance_findings(params) -> list[str]:
     """Lines on a walking trial's stance phase (spatiotemporal ``params``: indexed by side, a ``stance_pct``
-    column; :func:`humanbody.gait.spatiotemporal.spatiotemporal`) outside :data:`STANCE_PCT`."""
+    column; :func:`humanbody.gait.spatiotemporal.spatiotemporal`) outside :data:`STANCE_PCT`.
+
+    Parameters
+    ----------
+    params : pandas.DataFrame or None
+
+    Returns
+    -------
+    list of str
+    """
     lo, hi = STANCE_PCT
     if params is None or "stance_pct" not in getattr(params, "columns", ()):
         return []

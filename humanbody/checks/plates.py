@@ -19,7 +19,18 @@ _NAMED = re.compile(r"^loads: (?P<name>.+?) -> (?P<seg>\S+) \(named\)$")
 
 
 def assignment_line(notes: list) -> list:
-    """``notes`` with the per-load assignment lines joined into one (at the place of the first)."""
+    """``notes`` with the per-load assignment lines joined into one (at the place of the first).
+
+    Parameters
+    ----------
+    notes : list
+        Log lines (str or Note).
+
+    Returns
+    -------
+    list
+        A new list.
+    """
     named: list[str] = []
     nearest: list[str] = []
     out: list[str] = []

@@ -187,6 +187,25 @@ def check_static_fit(static, tracking, *, skip: bool = False, calibration=None, 
     ``calibration`` and the trial's ``markers``, the segments' dimensions
     (:func:`segment_dimensions`) too: refused past :data:`MAX_DIMENSION_PCT`.
     None when there is nothing to judge.
+
+    Parameters
+    ----------
+    static : str or os.PathLike
+        The static trial's file.
+    tracking : Tracking
+    calibration : Calibration, optional
+    markers : pandas.DataFrame, optional
+    skip : bool
+
+    Returns
+    -------
+    str or None
+        The ``check static:`` line.
+
+    Raises
+    ------
+    InputError
+        Past either limit (without ``skip``).
     """
     res = tracking.residuals.drop(columns="time")
     values = res.to_numpy(dtype=float)

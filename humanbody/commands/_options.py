@@ -22,7 +22,12 @@ from ..signal.differentiate import METHODS, Differentiation
 
 
 def add_subject_options(p) -> None:
-    """Options shared by the commands that build a model for a subject."""
+    """Options shared by the commands that build a model for a subject.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+    """
     g = p.add_argument_group("subject and model")
     g.add_argument("--model", metavar="FILE", help="model file (JSON) instead of the scaled default model")
     g.add_argument("--mass", type=float, metavar="KG",
@@ -45,7 +50,16 @@ def add_subject_options(p) -> None:
 
 
 def cutoff_value(text: str) -> float | str:
-    """``--cutoff``'s value: a frequency in Hz (0: no filter), ``auto`` or ``set`` (the marker set's)."""
+    """``--cutoff``'s value: a frequency in Hz (0: no filter), ``auto`` or ``set`` (the marker set's).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    float or str
+    """
     if text.strip().lower() in ("auto", MARKERSET_CUTOFF):
         return text.strip().lower()
     try:
@@ -58,7 +72,12 @@ def cutoff_value(text: str) -> float | str:
 
 
 def add_marker_options(p) -> None:
-    """Options of marker trials shared by analyze, report and view."""
+    """Options of marker trials shared by analyze, report and view.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+    """
     g = p.add_argument_group("marker trials")
     g.add_argument("--static", metavar="FILE", help="standing calibration trial (same markers and lab)")
     g.add_argument("--markerset", metavar="NAME|FILE", help="marker set: built-in name or a marker-set file (default: detected from the marker names)")
@@ -85,7 +104,15 @@ def add_marker_options(p) -> None:
 
 
 def add_load_options(p, report: bool = False, aliases: tuple = ()) -> None:
-    """External loads: force plates or a loads table (kinetics); ``aliases``: old spellings of ``--forces``."""
+    """External loads: force plates or a loads table (kinetics); ``aliases``: old spellings of ``--forces``.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+    report : bool
+        For ``humanbody report`` (the force files are found per trial).
+    aliases : tuple of str
+    """
     g = p.add_argument_group("external loads (joint forces, moments and powers)")
     if report:
         g.add_argument("--no-kinetics", action="store_true",
@@ -106,7 +133,12 @@ def add_load_options(p, report: bool = False, aliases: tuple = ()) -> None:
 
 
 def add_reduction_option(g) -> None:
-    """``--reduce-residuals`` (analyze, report, view: one option)."""
+    """``--reduce-residuals`` (analyze, report, view: one option).
+
+    Parameters
+    ----------
+    g : argparse._ArgumentGroup
+    """
     g.add_argument("--reduce-residuals", action="store_true",
                    help="adjust the mass distribution, the trunk's mass centre and the pelvis trajectory (markers "
                         "within 2 cm) so the pelvis residual meets Hicks et al. 2015's criteria; reported in the log")
@@ -129,7 +161,17 @@ def add_muscle_options(g, muscles_help: str) -> None:
 
 
 def loads_from(args) -> dict:
-    """``--load NAME=SEGMENT`` options as a dict (InputError for a malformed one)."""
+    """``--load NAME=SEGMENT`` options as a dict (InputError for a malformed one).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    dict of str to str
+        Load name -> segment.
+    """
     out = {}
     for item in getattr(args, "load", None) or []:
         name, sep, seg = item.partition("=")
@@ -140,6 +182,12 @@ def loads_from(args) -> dict:
 
 
 def add_rate_options(p) -> None:
+    """``--diff`` and ``--diff-cutoff``: how rates are differentiated when the trial does not give them.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+    """
     g = p.add_argument_group("rates (when the trial does not give _dot/_ddot columns)")
     g.add_argument("--diff", choices=METHODS, default="savgol", help="smoothing differentiation (default savgol; the Plug-in Gait sets: gradient)")
     g.add_argument("--diff-cutoff", type=float, default=CUTOFF_HZ, metavar="HZ",
@@ -147,7 +195,16 @@ def add_rate_options(p) -> None:
 
 
 def differentiation_from(args) -> Differentiation:
-    """``--diff`` and ``--diff-cutoff`` (the method defaults to savgol: report's ``--diff`` has no default)."""
+    """``--diff`` and ``--diff-cutoff`` (the method defaults to savgol: report's ``--diff`` has no default).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    Differentiation
+    """
     return Differentiation(method=getattr(args, "diff", None) or "savgol",
                            cutoff_hz=getattr(args, "diff_cutoff", Differentiation.cutoff_hz))
 
@@ -162,6 +219,16 @@ def analysis_options(args, **per_trial):
     lacks some of them gets their defaults.  ``per_trial`` sets options
     the command decides per trial (report: ``static=None, forces=None``,
     taken from each trial's task).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+    **per_trial
+        Option name -> value.
+
+    Returns
+    -------
+    AnalysisOptions
     """
     def opt(name, default=None):
         return getattr(args, name, default)
@@ -186,14 +253,30 @@ def analysis_options(args, **per_trial):
 def report_options(args, **report):
     """The batch's :class:`~humanbody.report.ReportOptions`: the analysis options of the command line
     (:func:`analysis_options`; each trial's static and force files are its
-    task's) and the report's own ``report`` values."""
+    task's) and the report's own ``report`` values.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+    **report
+        ReportOptions field -> value.
+
+    Returns
+    -------
+    ReportOptions
+    """
     from ..report.trial import ReportOptions  # lazy: keeps `humanbody --help` quick (the report pipeline)
 
     return ReportOptions(analysis_options(args, static=None, forces=None), **report)
 
 
 def add_export_options(p) -> None:
-    """``--export`` and ``--opensim-feet`` (analyze and report)."""
+    """``--export`` and ``--opensim-feet`` (analyze and report).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+    """
     g = p.add_argument_group("export for other programs")
     g.add_argument("--export", metavar="FORMATS",
                    help="also write c3d (<stem>.c3d: the input with our angles, moments, powers, forces and gait "

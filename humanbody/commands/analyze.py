@@ -121,6 +121,13 @@ def _digits(text: str) -> int:
 
 
 def register(sub) -> None:
+    """Add the ``humanbody analyze`` subcommand (its options and its function) to ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``humanbody`` parser.
+    """
     p = sub.add_parser("analyze", help=HELP, description=HELP + ".")
     p.add_argument("trial", metavar="TRIAL", help="marker file (TRC, C3D, CSV, TSV), generalized-coordinates CSV or orientation trial (OpenSense .sto, Xsens .mvnx)")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
@@ -149,7 +156,17 @@ def register(sub) -> None:
 
 
 def run_osim(args) -> int:
-    """``--model MODEL.osim``: OpenSim's inverse kinematics on the model -> ``<trial>_ik.mot``."""
+    """``--model MODEL.osim``: OpenSim's inverse kinematics on the model -> ``<trial>_ik.mot``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
     from pathlib import Path  # lazy: only this branch
 
     import numpy as np  # lazy: keeps `humanbody --help` quick
@@ -254,6 +271,17 @@ def _osim_dynamics(args, cm, time, q, out) -> str:
 
 
 def run(args) -> int:
+    """Run ``humanbody analyze`` with the parsed ``args``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    int
+        The exit status (0 done; bad input raises InputError, which the command line reports with status 2).
+    """
     if args.model and str(args.model).lower().endswith(".osim"):
         return run_osim(args)
     if args.muscles or args.reserves:

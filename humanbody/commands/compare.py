@@ -27,6 +27,13 @@ def _alpha(text: str) -> float:
 
 
 def register(sub) -> None:
+    """Add the ``humanbody compare`` subcommand (its options and its function) to ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``humanbody`` parser.
+    """
     p = sub.add_parser("compare", help=HELP, description=HELP + ". Exit status 2 on bad input.")
     p.add_argument("groups", nargs="*", metavar="GROUP",
                    help="one folder per group: a report folder (written by 'humanbody report') or a folder "
@@ -147,6 +154,17 @@ def _groups_from_manifest(args, out: Path, say):
 
 
 def run(args) -> int:
+    """Run ``humanbody compare`` with the parsed ``args``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    int
+        The exit status (0 done; bad input raises InputError, which the command line reports with status 2).
+    """
     from ..stats.compare import (  # lazy: keeps `humanbody --help` quick (scipy.stats, pyarrow)
         cluster_text,
         compare,

@@ -32,6 +32,13 @@ def _positive(text: str) -> float:
 
 
 def register(sub) -> None:
+    """Add the ``humanbody markerset`` subcommand (its options and its function) to ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``humanbody`` parser.
+    """
     p = sub.add_parser("markerset", help=HELP, description=HELP + ".")
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
@@ -90,6 +97,17 @@ def _positive_number(unit: str):
 
 
 def run_precision(args) -> int:
+    """Run ``humanbody markerset precision`` with the parsed ``args``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    int
+        The exit status (0 done; bad input raises InputError, which the command line reports with status 2).
+    """
     from ..pipeline import analyze_trial  # lazy: keeps `humanbody --help` quick
     from ..tools.precision import predict_precision  # lazy: keeps `humanbody --help` quick
 
@@ -132,6 +150,17 @@ def run_precision(args) -> int:
 
 
 def run_init(args) -> int:
+    """Run ``humanbody markerset init`` with the parsed ``args``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    int
+        The exit status (0 done; bad input raises InputError, which the command line reports with status 2).
+    """
     if os.path.exists(args.out) and not args.force:
         raise InputError("exists already; give --force to overwrite it or choose another --out", args.out)
     if not 0 <= args.marker_radius < 0.05:

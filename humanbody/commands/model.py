@@ -24,6 +24,13 @@ def _subject_options(p, with_model: bool) -> None:
 
 
 def register(sub) -> None:
+    """Add the ``humanbody model`` subcommand (its options and its function) to ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``humanbody`` parser.
+    """
     p = sub.add_parser("model", help=HELP, description=HELP + ".")
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
@@ -66,6 +73,14 @@ def format_model(model) -> str:
     Columns: k, name, L(k), joint name, mass (kg), r_k (m, body frame), xi_k
     (m, parent frame), principal moments of inertia about G_k (kg m^2,
     ascending).  The second table lists L^1 ... L^r like Huston's Table 8.1.
+
+    Parameters
+    ----------
+    model : BodyModel
+
+    Returns
+    -------
+    str
     """
     lines = []
     meta = model.meta
@@ -106,11 +121,33 @@ def format_model(model) -> str:
 
 
 def run_show(args) -> int:
+    """Run ``humanbody model show`` with the parsed ``args``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    int
+        The exit status (0 done; bad input raises InputError, which the command line reports with status 2).
+    """
     print(format_model(_resolve(args)))
     return 0
 
 
 def run_export(args) -> int:
+    """Run one of the ``humanbody model`` export actions with the parsed ``args``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    int
+        The exit status (0 done; bad input raises InputError, which the command line reports with status 2).
+    """
     model = _build(args)
     model.save(args.out)
     print(f"wrote model ({model.n_bodies} segments, {model.total_mass:.3f} kg): {args.out}", file=sys.stderr)

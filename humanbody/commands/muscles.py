@@ -17,6 +17,13 @@ HELP = ("muscle-tendon lengths and moment arms of an OpenSim model over a coordi
 
 
 def register(sub) -> None:
+    """Add the ``humanbody muscles`` subcommand (its options and its function) to ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``humanbody`` parser.
+    """
     p = sub.add_parser("muscles", help=HELP, description=HELP + " (docs/muscles.md).")
     p.add_argument("coordinates", metavar="COORDINATES", help="OpenSim coordinates file (.mot or .sto), e.g. "
                    "OpenSim's inverse kinematics or humanbody analyze --model MODEL.osim's <trial>_ik.mot")
@@ -53,6 +60,17 @@ def _check(args) -> tuple[str, ...] | None:
 
 
 def run(args) -> int:
+    """Run ``humanbody muscles`` with the parsed ``args``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    int
+        The exit status (0 done; bad input raises InputError, which the command line reports with status 2).
+    """
     from ..muscles.output import write_results  # lazy: keeps `humanbody --help` quick (numba kernels)
     from ..muscles.tables import muscle_tables, trial_name  # lazy: numba kernels load when the command runs
     from ..muscles.trial import Setup  # lazy: keeps `humanbody --help` quick (numba kernels)

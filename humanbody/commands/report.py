@@ -22,7 +22,12 @@ from ._options import (
 
 
 def add_events_option(group) -> None:
-    """``--events``: which gait events cut the strides (report and compare)."""
+    """``--events``: which gait events cut the strides (report and compare).
+
+    Parameters
+    ----------
+    group : argparse._ArgumentGroup
+    """
     group.add_argument("--events", choices=("auto", "file", "force", "kinematic"), default="auto",
                        help="gait events that cut the strides: auto (default: per side the trial file's own -- a "
                             "C3D EVENT group with two foot strikes or more -- else the force plates', else the "
@@ -44,6 +49,13 @@ def _positive(text: str) -> float:
 
 
 def register(sub) -> None:
+    """Add the ``humanbody report`` subcommand (its options and its function) to ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``humanbody`` parser.
+    """
     p = sub.add_parser(
         "report", help=HELP, description=HELP + ". Exit status: 0 all trials ok, 1 some failed, 2 bad input.",
     )
@@ -136,6 +148,18 @@ def _muscle_options(args) -> tuple[str | None, str | None, str | None]:
 
 
 def run(args) -> int:
+    """Run ``humanbody report`` with the parsed ``args``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    int
+        0 when every trial is done, 1 when one failed, 128 + the signal's number when interrupted; bad
+        input raises InputError, which the command line reports with status 2.
+    """
     from ..report.batch import BatchInterrupted, run_batch  # lazy: keeps `humanbody --help` quick (the report pipeline)
     from ..report.inputs import discover, read_manifest  # lazy: keeps `humanbody --help` quick (the report pipeline)
 

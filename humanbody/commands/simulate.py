@@ -9,6 +9,13 @@ HELP = "simulate the body from a spec (TOML): posture, torques, springs, contact
 
 
 def register(sub) -> None:
+    """Add the ``humanbody simulate`` subcommand (its options and its function) to ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``humanbody`` parser.
+    """
     p = sub.add_parser("simulate", help=HELP, description=HELP + " (docs/dynamics.md, 'The simulation spec').")
     p.add_argument("spec", metavar="SPEC", help="simulation spec (TOML)")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
@@ -17,6 +24,17 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    """Run ``humanbody simulate`` with the parsed ``args``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    int
+        The exit status (0 done; bad input raises InputError, which the command line reports with status 2).
+    """
     from ..io.writers import write_table  # lazy: keeps `humanbody --help` quick
     from ..simulation.forward import simulate  # lazy: keeps `humanbody --help` quick (scipy.integrate, numba)
     from ..simulation.spec import read_spec  # lazy: keeps `humanbody --help` quick (scipy.integrate, numba)

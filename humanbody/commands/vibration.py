@@ -16,6 +16,13 @@ HELP = "whole-body vibration: apparent mass, seat-to-head transmissibility and m
 
 
 def register(sub) -> None:
+    """Add the ``humanbody vibration`` subcommand (its options and its function) to ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``humanbody`` parser.
+    """
     p = sub.add_parser("vibration", help=HELP, description=HELP + " (docs/vibration.md).")
     p.add_argument("--posture", choices=("seated", "standing"), default="seated",
                    help="seated on a rigid seat with the feet on the floor (default) or standing; seat and floor "
@@ -56,7 +63,14 @@ def _model(args):
 
 
 def plot_response(result, path, title: str = "") -> None:
-    """Apparent mass and seat-to-head transmissibility, magnitude and phase, as one PNG."""
+    """Apparent mass and seat-to-head transmissibility, magnitude and phase, as one PNG.
+
+    Parameters
+    ----------
+    result : VibrationResult
+    path : str or os.PathLike
+    title : str
+    """
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -84,6 +98,17 @@ def plot_response(result, path, title: str = "") -> None:
 
 
 def run(args) -> int:
+    """Run ``humanbody vibration`` with the parsed ``args``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    int
+        The exit status (0 done; bad input raises InputError, which the command line reports with status 2).
+    """
     from ..io.writers import write_table  # lazy: keeps `humanbody --help` quick
     from ..simulation.vibration import whole_body_vibration  # lazy: keeps `humanbody --help` quick (scipy, numba)
 

@@ -19,6 +19,13 @@ screen (no display needed) and the command exits.  In the window press h for the
 
 
 def register(sub) -> None:
+    """Add the ``humanbody view`` subcommand (its options and its function) to ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``humanbody`` parser.
+    """
     p = sub.add_parser("view", help=HELP, description=HELP + ".", epilog=EPILOG,
                        formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
     p.add_argument("trial", metavar="TRIAL", help="trial file or results CSV")
@@ -49,7 +56,16 @@ def register(sub) -> None:
 
 
 def parse_size(text: str) -> tuple[int, int]:
-    """``"WxH"`` -> (width, height) in pixels, each 64 .. 8192."""
+    """``"WxH"`` -> (width, height) in pixels, each 64 .. 8192.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    (int, int)
+    """
     try:
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:
@@ -60,7 +76,16 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def parse_layers(text: str | None):
-    """Comma-separated layer names (None: the default layers)."""
+    """Comma-separated layer names (None: the default layers).
+
+    Parameters
+    ----------
+    text : str or None
+
+    Returns
+    -------
+    list of str or None
+    """
     if text is None:
         return None
     from ..viewer.scene import LAYERS  # lazy: keeps `humanbody --help` quick (pyvista, the viewer)
@@ -79,6 +104,17 @@ def _has_display() -> bool:
 
 
 def run(args) -> int:
+    """Run ``humanbody view`` with the parsed ``args``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    int
+        The exit status (0 done; bad input raises InputError, which the command line reports with status 2).
+    """
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     size = parse_size(args.size)
     layers = parse_layers(args.show)

@@ -49,7 +49,16 @@ _UNITS = [
 
 
 def unit_of(column: str) -> str:
-    """SI unit of a coordinates/results column from its name ("" when unknown)."""
+    """SI unit of a coordinates/results column from its name ("" when unknown).
+
+    Parameters
+    ----------
+    column : str
+
+    Returns
+    -------
+    str
+    """
     for pattern, unit in _UNITS:
         if pattern.search(column):
             return unit
@@ -60,7 +69,18 @@ def default_variables(columns) -> list[str]:
     """Columns normalised by default: clinical joint angles (degrees), clinical
     moments and powers and ground reactions per kg, the model's joint angles,
     relative angular velocities, whole-body mass centre (position, velocity,
-    acceleration), inertia forces and torques."""
+    acceleration), inertia forces and torques.
+
+    Parameters
+    ----------
+    columns : iterable of str
+        The table's columns.
+
+    Returns
+    -------
+    list of str
+        In the order of ``columns``.
+    """
     return list(_default_variables(tuple(map(str, columns))))
 
 
@@ -277,7 +297,16 @@ CLINICAL_CURVE = re.compile(r"(_deg|_moment_Nm_per_kg|_power_W_per_kg)$")
 
 def clinical_variables(columns) -> list[str]:
     """The clinical angle, moment and power columns among ``columns`` (names ending in
-    ``_deg``, ``_moment_Nm_per_kg`` or ``_power_W_per_kg``), in their order."""
+    ``_deg``, ``_moment_Nm_per_kg`` or ``_power_W_per_kg``), in their order.
+
+    Parameters
+    ----------
+    columns : iterable of str
+
+    Returns
+    -------
+    list of str
+    """
     return [c for c in map(str, columns) if CLINICAL_CURVE.search(c)]
 
 

@@ -98,7 +98,18 @@ def _column_positions(df: pd.DataFrame) -> dict | None:
 
 
 def marker_xyz(df: pd.DataFrame, name: str) -> np.ndarray:
-    """Positions of marker ``name``, shape (F, 3), m; all-zero samples -> NaN."""
+    """Positions of marker ``name``, shape (F, 3), m; all-zero samples -> NaN.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A marker table, ground axes.
+    name : str
+
+    Returns
+    -------
+    ndarray, shape (F, 3), m
+    """
     cols = [f"{name}_x", f"{name}_y", f"{name}_z"]
     one_block = getattr(getattr(df, "_mgr", None), "is_single_block", False)
     positions = _column_positions(df) if one_block else None
@@ -150,7 +161,23 @@ def foot_markers(df: pd.DataFrame, feet: dict | None = None) -> dict[str, tuple[
 
 
 def pelvis_markers(df: pd.DataFrame, pelvis=None) -> list[str]:
-    """Names of the pelvis markers present (``pelvis`` overrides the defaults)."""
+    """Names of the pelvis markers present (``pelvis`` overrides the defaults).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A marker table.
+    pelvis : sequence of str, optional
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    InputError
+        When none is present.
+    """
     have = _names(df)
     names = [n for n in (pelvis or PELVIS_MARKERS) if n in have]
     if not names:
@@ -162,7 +189,17 @@ def pelvis_markers(df: pd.DataFrame, pelvis=None) -> list[str]:
 
 
 def pelvis_centre(df: pd.DataFrame, names: list[str]) -> np.ndarray:
-    """Mean of the pelvis markers present at each frame, (F, 3), m."""
+    """Mean of the pelvis markers present at each frame, (F, 3), m.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    names : list of str
+
+    Returns
+    -------
+    ndarray, shape (F, 3), m
+    """
     stack = np.stack([marker_xyz(df, n) for n in names])
     with np.errstate(invalid="ignore"), _quiet():
         return np.nanmean(stack, axis=0)
@@ -188,6 +225,13 @@ def progression_axes(df: pd.DataFrame, feet: dict | None = None) -> tuple[np.nda
     not depend on the subject moving through the lab: it is valid on a
     treadmill too.  Ground axes are assumed (Z up, docs/conventions.md).
 
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A marker table, ground axes.
+    feet : dict, optional
+        Side -> its heel and toe markers (default the module's names).
+
     Returns
     -------
     forward, left : (3,) unit vectors; ``left = Z x forward``.
@@ -207,7 +251,18 @@ def progression_axes(df: pd.DataFrame, feet: dict | None = None) -> tuple[np.nda
 
 
 # --------------------------------------------------------------------------- peaks and crossings
-def _fill_nan(t: np.ndarray, y: np.ndarray) -> np.ndarray:
+def fill_nan(t: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``y`` with its NaN samples linearly interpolated over ``t`` (unchanged with fewer than two finite ones).
+
+    Parameters
+    ----------
+    t : ndarray, shape (F,), s
+    y : ndarray, shape (F,)
+
+    Returns
+    -------
+    ndarray, shape (F,)
+    """
     ok = np.isfinite(y)
     if ok.sum() < 2:
         return y
@@ -222,7 +277,7 @@ def _maxima(t: np.ndarray, y: np.ndarray, min_interval: float, prominence: float
     (:func:`scipy.signal.find_peaks`); the half-range rule keeps maxima near the ends
     of the trial, whose prominence the trial's end cuts short.
     """
-    y = _fill_nan(t, y)
+    y = fill_nan(t, y)
     if not np.isfinite(y).all() or len(y) < 3:
         return []
     dt = float(np.median(np.diff(t)))
@@ -362,7 +417,7 @@ def kinematic_events(
     for side, (heel, toe) in pairs.items():
         h = (marker_xyz(markers, heel) - pel) @ forward
         q = (marker_xyz(markers, toe) - pel) @ forward
-        h, q = _fill_nan(t, h), _fill_nan(t, q)
+        h, q = fill_nan(t, h), fill_nan(t, q)
         how = "velocity" if method == "velocity" else "coordinate"
         strikes, offs = _events_by(how, t, h, q, min_stride_time, prominence)
         if method == "auto" and len(strikes) < 2:
@@ -448,7 +503,7 @@ def force_events(
             raise InputError(f"vertical force of the {side} foot has {f.shape} samples, time {t.shape}", source)
         if np.nanpercentile(-f, 95) > np.nanpercentile(f, 95):  # plate reports the action on the plate
             f = -f
-        f = _fill_nan(t, f)
+        f = fill_nan(t, f)
         dt = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
         on = _contact_runs(f > threshold, int(round(min_duration / dt)))
         g = f - threshold
@@ -464,6 +519,18 @@ def force_events(
 
 
 def events_of(events: pd.DataFrame, side: str, event: str) -> np.ndarray:
-    """Sorted times (s) of one side's ``event`` ("foot_strike" or "foot_off")."""
+    """Sorted times (s) of one side's ``event`` ("foot_strike" or "foot_off").
+
+    Parameters
+    ----------
+    events : pandas.DataFrame
+        An events table (``time``, ``side``, ``event``).
+    side : {"right", "left"}
+    event : {"foot_strike", "foot_off"}
+
+    Returns
+    -------
+    ndarray, shape (n,), s
+    """
     sel = (events["side"].to_numpy() == side) & (events["event"].to_numpy() == event)
     return np.sort(events["time"].to_numpy(dtype=float)[sel])

@@ -42,7 +42,17 @@ SIDES = ("right", "left")
 
 
 def column_of(variable: str, side: str) -> str:
-    """The cycles-table variable of a side-less name for one side (pelvis columns carry no side)."""
+    """The cycles-table variable of a side-less name for one side (pelvis columns carry no side).
+
+    Parameters
+    ----------
+    variable : str
+    side : {"right", "left"}
+
+    Returns
+    -------
+    str
+    """
     return variable if variable.startswith("pelvis_") else f"{side}_{variable}"
 
 
@@ -111,6 +121,16 @@ def gait_profile_score(scores: dict) -> dict:
     """Summary columns from :func:`gait_variable_scores`: overall and side GPS and every GVS (deg).
 
     A side GPS needs its nine GVS, the overall GPS all eighteen; otherwise NaN.
+
+    Parameters
+    ----------
+    scores : dict
+        ``(side, variable)`` -> GVS (deg), :func:`gait_variable_scores`.
+
+    Returns
+    -------
+    dict
+        :func:`gps_columns` -> deg (``<side>_gvs_<variable>`` for every GVS).
     """
     def rms(values):
         v = np.asarray(values, dtype=float)
@@ -126,7 +146,12 @@ def gait_profile_score(scores: dict) -> dict:
 
 
 def gps_columns() -> list[str]:
-    """Summary columns of the GPS, in order."""
+    """Summary columns of the GPS, in order.
+
+    Returns
+    -------
+    list of str
+    """
     return (["gait_profile_score_deg", "right_gait_profile_score_deg", "left_gait_profile_score_deg"]
             + [f"{s}_gvs_{v}" for s in SIDES for v in GPS_VARIABLES])
 

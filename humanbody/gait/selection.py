@@ -38,6 +38,17 @@ def pseudo_markers(results, time) -> pd.DataFrame:
     version has stance 60.7 % and double support 21.4 %) they give 59.7 % and
     19.4 % (the mass centre itself as the toe: 57.6 % and 15.1 %, the toe
     leaving its furthest point behind the pelvis too early).
+
+    Parameters
+    ----------
+    results : Results
+    time : array_like, shape (F,), s
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``time`` and ``<point>_x/_y/_z`` columns of ``right_ankle``, ``right_toe``, ``left_ankle``, ``left_toe``
+        and ``pelvis``.
     """
     cols = {"time": np.asarray(time, dtype=float)}
     right, left = results.segment("right_foot"), results.segment("left_foot")
@@ -140,7 +151,17 @@ def _choose_events(events, used, own, source: str, messages: list):
 
 def events_source(used: pd.DataFrame) -> str:
     """``events_source`` of the summary: the source of the events that cut the strides; ``"right file,
-    left kinematic"`` when the sides' differ and the file's are among them."""
+    left kinematic"`` when the sides' differ and the file's are among them.
+
+    Parameters
+    ----------
+    used : pandas.DataFrame
+        The events that cut strides (``side``, ``source``).
+
+    Returns
+    -------
+    str
+    """
     if not len(used):
         return "none"
     first = str(used["source"].iloc[0])
@@ -337,7 +358,18 @@ MEASURED_STANCE = 0.5
 def unloaded_stance(analysis, events) -> dict:
     """Per side, the frames (bool, F) of the stances that were not measured: between a strike and the next off
     of the events that define strides, fewer than :data:`MEASURED_STANCE` of the frames carry a load on the
-    foot (the foot stood off the plates).  The side's kinetics there are not known."""
+    foot (the foot stood off the plates).  The side's kinetics there are not known.
+
+    Parameters
+    ----------
+    analysis : Analysis
+        Its loads and frames.
+    events : pandas.DataFrame
+
+    Returns
+    -------
+    dict of str to ndarray of bool, shape (F,)
+    """
     time = analysis.results.time
     dt = float(np.median(np.diff(time))) if len(time) > 1 else 0.0
     out = {}

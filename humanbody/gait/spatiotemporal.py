@@ -33,8 +33,8 @@ import pandas as pd
 
 from .events import (
     SIDES,
-    _fill_nan,
     events_of,
+    fill_nan,
     foot_markers,
     marker_xyz,
     pelvis_centre,
@@ -134,6 +134,22 @@ def belt_speed(markers: pd.DataFrame, events: pd.DataFrame, *, feet=None, forwar
     ``window`` of every stance (foot strike to foot off) of both feet.
 
     Returns NaN when no stance is complete.
+
+    Parameters
+    ----------
+    markers : pandas.DataFrame
+        Marker table, ground axes (m).
+    events : pandas.DataFrame
+    feet : dict, optional
+        Side -> its heel and toe markers.
+    forward : ndarray, shape (3,), optional
+        The direction of progression (default from the feet).
+    window : (float, float)
+        The part of each stance averaged, as fractions of it (default the middle half).
+
+    Returns
+    -------
+    float, m/s
     """
     t = markers["time"].to_numpy(dtype=float)
     pairs = foot_markers(markers, feet)
@@ -142,7 +158,7 @@ def belt_speed(markers: pd.DataFrame, events: pd.DataFrame, *, feet=None, forwar
     speeds = []
     for side, names in pairs.items():
         fs, fo = events_of(events, side, "foot_strike"), events_of(events, side, "foot_off")
-        vel = [np.gradient(_fill_nan(t, marker_xyz(markers, n) @ forward), t) for n in names]
+        vel = [np.gradient(fill_nan(t, marker_xyz(markers, n) @ forward), t) for n in names]
         for a in fs:
             off = _first_in(fo, a, np.inf)
             if not np.isfinite(off):
@@ -155,11 +171,23 @@ def belt_speed(markers: pd.DataFrame, events: pd.DataFrame, *, feet=None, forwar
 
 
 def is_treadmill(markers: pd.DataFrame, *, pelvis=None, feet=None, max_speed: float = 0.25) -> bool:
-    """True when the pelvis does not progress: mean speed below ``max_speed`` (m/s)."""
+    """True when the pelvis does not progress: mean speed below ``max_speed`` (m/s).
+
+    Parameters
+    ----------
+    markers : pandas.DataFrame
+    pelvis : sequence of str, optional
+    feet : dict, optional
+    max_speed : float, m/s
+
+    Returns
+    -------
+    bool
+    """
     t = markers["time"].to_numpy(dtype=float)
     pel = pelvis_centre(markers, pelvis_markers(markers, pelvis))
     forward, _ = progression_axes(markers, feet)
-    x = _fill_nan(t, pel @ forward)
+    x = fill_nan(t, pel @ forward)
     if not np.isfinite(x).any() or t[-1] <= t[0]:
         return False
     return abs(x[-1] - x[0]) / (t[-1] - t[0]) < max_speed
@@ -306,6 +334,14 @@ def flatten(params: pd.DataFrame) -> dict:
 
     The overall values keep their names, the per-side values are prefixed
     ``right_`` / ``left_``; ``treadmill`` and ``belt_speed_m_per_s`` are added.
+
+    Parameters
+    ----------
+    params : pandas.DataFrame
+
+    Returns
+    -------
+    dict
     """
     row = {}
     columns = [str(c) for c in params.columns]

@@ -100,6 +100,17 @@ def walking_forces(markers: pd.DataFrame, *, rate_hz: float = 1000.0, weight: fl
 
     Each stance carries a half-sine of peak ``weight`` (N) in ``ground_force_vy``
     (right foot) and ``1_ground_force_vy`` (left foot), lab Y up.
+
+    Parameters
+    ----------
+    markers : pandas.DataFrame
+        :func:`walking_markers`' table.
+    rate_hz : float, Hz
+    weight : float, N
+
+    Returns
+    -------
+    pandas.DataFrame
     """
     stances = markers.attrs["stances"]
     t0, t1 = float(markers["time"].iloc[0]), float(markers["time"].iloc[-1])

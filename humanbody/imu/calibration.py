@@ -69,7 +69,12 @@ class ImuCalibration:
     notes: list = field(default_factory=list)
 
     def turn(self) -> np.ndarray:
-        """Z(psi0)^T: the turn that makes the calibration heading ground +X."""
+        """Z(psi0)^T: the turn that makes the calibration heading ground +X.
+
+        Returns
+        -------
+        ndarray, shape (3, 3)
+        """
         return _yaw(-self.heading)
 
 
@@ -84,6 +89,17 @@ def lab_axes(df, axes="auto") -> tuple[np.ndarray, str]:
     ``"auto"``: the format's world (OpenSense: OpenSim ground, Y up, i.e.
     ``x,-z,y``; Xsens: Z up, ``x,y,z``); otherwise the spec as for marker
     trials (:func:`humanbody.lab.axes.parse_axes`).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The orientation trial (``attrs["format"]``).
+    axes : str, AxesMapping or array (3, 3)
+
+    Returns
+    -------
+    A : ndarray, shape (3, 3)
+    how : str
     """
     world = df.attrs.get("world", "x,y,z")
     if axes is None or (isinstance(axes, str) and axes.strip().lower() == "auto"):
@@ -96,21 +112,50 @@ def lab_axes(df, axes="auto") -> tuple[np.ndarray, str]:
 
 
 def sensor_rotations(df, label: str, A: np.ndarray) -> np.ndarray:
-    """G_s(t) = A R_s(t), (F, 3, 3): a sensor's (or segment's) axes in ground."""
+    """G_s(t) = A R_s(t), (F, 3, 3): a sensor's (or segment's) axes in ground.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    label : str
+    A : ndarray, shape (3, 3)
+
+    Returns
+    -------
+    ndarray, shape (F, 3, 3)
+    """
     q = df[[f"{label}_q{c}" for c in "wxyz"]].to_numpy(dtype=float)
     R = quaternion_to_matrix(np.ascontiguousarray(q[:, [1, 2, 3, 0]]))  # Euler parameters: scalar last
     return np.einsum("ij,fjk->fik", A, R)
 
 
 def mean_rotation(R: np.ndarray) -> np.ndarray:
-    """Chordal mean of rotations (F, 3, 3): the rotation nearest their arithmetic mean (SVD)."""
+    """Chordal mean of rotations (F, 3, 3): the rotation nearest their arithmetic mean (SVD).
+
+    Parameters
+    ----------
+    R : ndarray, shape (F, 3, 3)
+
+    Returns
+    -------
+    ndarray, shape (3, 3)
+    """
     U, _, Vt = np.linalg.svd(R.mean(axis=0))
     D = np.diag([1.0, 1.0, np.sign(np.linalg.det(U @ Vt))])
     return U @ D @ Vt
 
 
 def parse_heading(spec) -> np.ndarray | None:
-    """A sensor axis ``"x"``, ``"-z"``, ``"+y"`` as a unit vector; None or "none"/"ground": None."""
+    """A sensor axis ``"x"``, ``"-z"``, ``"+y"`` as a unit vector; None or "none"/"ground": None.
+
+    Parameters
+    ----------
+    spec : str or None
+
+    Returns
+    -------
+    ndarray, shape (3,), or None
+    """
     if spec is None:
         return None
     text = str(spec).strip().lower().replace(" ", "")
@@ -149,6 +194,10 @@ def calibrate_sensors(df, A: np.ndarray, labels, *, heading=None, window_s: floa
         The pelvis sensor's label (needed with ``heading``).
     source : str
         What the posture comes from, for the notes.
+
+    Returns
+    -------
+    ImuCalibration
 
     Raises
     ------

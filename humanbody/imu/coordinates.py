@@ -36,6 +36,14 @@ def standing_height(model) -> float:
 
     The model's ``reference_pose.lower_torso_height`` when it records it
     (the default model does), else the hip-knee-ankle drop of the right leg.
+
+    Parameters
+    ----------
+    model : BodyModel
+
+    Returns
+    -------
+    float, m
     """
     ref = (model.meta or {}).get("reference_pose", {}) if hasattr(model, "meta") else {}
     if "lower_torso_height" in ref:

@@ -70,6 +70,11 @@ def knee_heading(R_seg: dict, pelvis_mean: np.ndarray) -> tuple[str | float | No
     ----------
     R_seg : dict            segment -> (F, 3, 3), calibrated with heading 0
     pelvis_mean : (3, 3)    the pelvis sensor's mean orientation in the posture, ground axes (G-bar)
+
+    Returns
+    -------
+    heading : str, float or None
+    line : str
     """
     axes = []
     for thigh, shank in _PAIRS:

@@ -109,6 +109,14 @@ def align_knee_axes(R: dict) -> list[str]:
 
     The turn ``delta`` (rad) of a segment whose knee axis is ``a`` in its frame is ``atan2(-a_x, a_y)``:
     ``Z(delta) e_y`` is ``a`` projected on the segment's horizontal plane.
+
+    Parameters
+    ----------
+    R : dict of str to ndarray, shape (F, 3, 3)
+
+    Returns
+    -------
+    list of str
     """
     notes = []
     for side, thigh, shank in _PAIRS:
@@ -136,7 +144,16 @@ def align_knee_axes(R: dict) -> list[str]:
 def hinge_knees(R: dict) -> list[str]:
     """Refit each side's thigh and shank (``R[segment]``, (F, 3, 3), changed in place) with a hinge knee about
     the flexion axis the trial shows (:func:`align_knee_axes`); return the log lines (the axis's turn, the mean
-    misfit to each sensor)."""
+    misfit to each sensor).
+
+    Parameters
+    ----------
+    R : dict of str to ndarray, shape (F, 3, 3)
+
+    Returns
+    -------
+    list of str
+    """
     notes = align_knee_axes(R)
     for side, thigh, shank in _PAIRS:
         if thigh not in R or shank not in R:

@@ -105,6 +105,12 @@ def find_vertical(trial, posture, segment_of: dict, window: int, default: str) -
     segment_of : dict       segment -> label
     window : int            frames of ``posture`` averaged
     default : str           the format's world spec, kept when nothing decides
+
+    Returns
+    -------
+    A : ndarray, shape (3, 3)
+    spec : str
+    line : str
     """
     labels = list(segment_of.values())
     for source, what in ((trial, "the trial"), (posture, "the static file")):

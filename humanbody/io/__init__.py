@@ -31,11 +31,11 @@ import numpy as np
 from ..errors import InputError
 from . import _fastread as fr
 from . import _text
-from ._csv_common import _VICON_SECTIONS
+from ._csv_common import VICON_SECTIONS
 from ._validate import length_unit
 from .c3d import looks_like_c3d, read_c3d
 from .coords import looks_like_coordinates, read_coordinates
-from .csv_markers import _HEAD_LINES, read_plain, sniff
+from .csv_markers import HEAD_LINES, read_plain, sniff
 from .csv_vendors import read_motive, read_qualisys, read_vicon
 from .imu import looks_like_mvnx, looks_like_opensense, read_mvnx, read_opensense
 from .opensim import looks_like_opensim, read_opensim
@@ -94,10 +94,10 @@ def read_marker_text(path, units=None, rate_hz=None, layout: str | None = None):
         "qualisys-tsv".
     """
     path = _text.check_file(path)
-    head = fr.read_head(path, _HEAD_LINES)
+    head = fr.read_head(path, HEAD_LINES)
     if head is not None:  # a large file: plain and Motive layouts read their numbers fast
         first = next(line for line in head.lines if line.strip()).strip().lstrip("\ufeff")
-        vicon_like = first.rstrip(",\t;").strip().lower() in _VICON_SECTIONS
+        vicon_like = first.rstrip(",\t;").strip().lower() in VICON_SECTIONS
         fast_layout = layout or (None if vicon_like else sniff(head.lines))
         if fast_layout in ("plain", "motive"):
             return _READERS[fast_layout](path, head.lines, units=units, rate_hz=rate_hz, head=head)
@@ -130,6 +130,14 @@ def detect_format(path) -> str:
     The content decides (C3D key byte, ``PathFileType`` line, ``endheader``
     line, vendor headers, coordinate or marker column names); the
     extension is used only to reject binary files that are not C3D.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    str
 
     Raises
     ------
@@ -251,7 +259,19 @@ def read_frame(path, kind: str | None = None, **options):
 def read_trial(path, kind: str | None = None, **options):
     """The DataFrame reader under its documented name (``humanbody.read_trial``, docs/conventions.md
     "Python API"): :func:`read_frame`.  A :class:`~humanbody.trial.Trial` in ground axes is
-    ``humanbody.Trial.read`` (:func:`humanbody.trial.load_trial`)."""
+    ``humanbody.Trial.read`` (:func:`humanbody.trial.load_trial`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    kind : str, optional
+    **options
+        As :func:`read_frame` takes them.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     return read_frame(path, kind, **options)
 
 
@@ -262,6 +282,16 @@ def read_forces(path, **options):
     file's columns (N, m, N·m) as named in the file, a DataFrame in lab axes.
     The force plates of any layout as a :class:`~humanbody.io.loads.LoadTable`
     in a trial's ground axes are :func:`humanbody.trial.load_forces`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    **options
+        As :func:`read_frame` takes them.
+
+    Returns
+    -------
+    pandas.DataFrame
     """
     return read_frame(path, kind="forces", **options)
 

@@ -17,29 +17,61 @@ from . import _fastread as fr
 from . import _text
 
 _UNIT_HINT = re.compile(r"^(?P<base>.*?)\s*[\(\[](?P<unit>[^\)\]]*)[\)\]]\s*$")
-_AXIS = re.compile(r"^(?P<name>.+?)[_.:\s-]+(?P<axis>[XYZxyz])$")
-_TIME_NAMES = {"time", "t", "times", "time_s", "seconds", "time (seconds)"}
-_FRAME_NAMES = {"frame", "frame#", "frames", "frame_number", "frame number", "sample"}
-_RATE_NAMES = {"rate", "rate_hz", "frame_rate", "framerate", "fps", "sample_rate",
+AXIS_SUFFIX = re.compile(r"^(?P<name>.+?)[_.:\s-]+(?P<axis>[XYZxyz])$")
+TIME_NAMES = {"time", "t", "times", "time_s", "seconds", "time (seconds)"}
+FRAME_NAMES = {"frame", "frame#", "frames", "frame_number", "frame number", "sample"}
+RATE_NAMES = {"rate", "rate_hz", "frame_rate", "framerate", "fps", "sample_rate",
                "sampling_rate", "hz"}
-_TIME_UNITS = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3}
-_VICON_SECTIONS = {"devices", "trajectories", "model outputs", "joints", "segments"}
-_QUALISYS_KEYS = ("NO_OF_FRAMES", "NO_OF_MARKERS", "FREQUENCY", "MARKER_NAMES")
+TIME_UNITS = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3}
+VICON_SECTIONS = {"devices", "trajectories", "model outputs", "joints", "segments"}
+QUALISYS_KEYS = ("NO_OF_FRAMES", "NO_OF_MARKERS", "FREQUENCY", "MARKER_NAMES")
 
 
-def _delimiter(line: str) -> str:
+def sniff_delimiter(line: str) -> str:
+    """The delimiter of a header line: tab, comma or semicolon, whichever occurs most; ``" "`` (runs of white space) when none does.
+
+    Parameters
+    ----------
+    line : str
+
+    Returns
+    -------
+    str
+    """
     counts = {d: line.count(d) for d in ("\t", ",", ";")}
     best = max(counts, key=lambda d: counts[d])
     return best if counts[best] else " "
 
 
-def _rows(lines: list[str], delim: str) -> list[list[str]]:
+def split_rows(lines: list[str], delim: str) -> list[list[str]]:
+    """The cells of every line: CSV cells for a delimiter, white-space fields for ``" "``.
+
+    Parameters
+    ----------
+    lines : list of str
+    delim : str
+
+    Returns
+    -------
+    list of list of str
+    """
     if delim == " ":
         return [line.split() for line in lines]
     return list(csv.reader(lines, delimiter=delim))  # cells keep their spaces; numbers parse anyway
 
 
-def _strip_hint(name: str) -> tuple[str, str | None]:
+def strip_unit_hint(name: str) -> tuple[str, str | None]:
+    """A column name without its unit in brackets (``"X (mm)"`` -> ``("X", "mm")``).
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    base : str
+    unit : str or None
+    """
     m = _UNIT_HINT.match(name)
     if m:
         return m.group("base").strip(), m.group("unit").strip()
@@ -79,8 +111,20 @@ def _detect_units(xyz: np.ndarray) -> tuple[str, str]:
     return unit, f"length unit detected as {unit} (median {what} {stat:.4g} in file units)"
 
 
-def _strip_subject(names: list[str], conversions: list[str]) -> tuple[list[str], str | None]:
-    """Drop a ``Subject:`` prefix shared by every name (Vicon, Motive)."""
+def strip_subject(names: list[str], conversions: list[str]) -> tuple[list[str], str | None]:
+    """Drop a ``Subject:`` prefix shared by every name (Vicon, Motive).
+
+    Parameters
+    ----------
+    names : list of str
+    conversions : list of str
+        Takes a line saying what was removed.
+
+    Returns
+    -------
+    names : list of str
+    prefix : str or None
+    """
     prefixes = {n.split(":", 1)[0] for n in names if ":" in n}
     if len(prefixes) == 1 and all(":" in n for n in names):
         prefix = prefixes.pop()
@@ -91,7 +135,21 @@ def _strip_subject(names: list[str], conversions: list[str]) -> tuple[list[str],
     return names, None
 
 
-def _data_rows(rows, start, stop, line_offset=0):
+def data_rows(rows, start, stop, line_offset=0):
+    """The non-blank rows ``start .. stop - 1`` and their 1-based line numbers.
+
+    Parameters
+    ----------
+    rows : list of list of str
+    start, stop : int
+    line_offset : int
+        Lines before ``rows[0]`` in the file.
+
+    Returns
+    -------
+    rows : list of list of str
+    line_numbers : list of int
+    """
     out, line_no = [], []
     for i in range(start, stop):
         if any(c.strip() for c in rows[i]):
@@ -100,8 +158,27 @@ def _data_rows(rows, start, stop, line_offset=0):
     return out, line_no
 
 
-def _units(option, file_unit, where, xyz, conversions) -> tuple:
-    """The length unit and where it is given: the option, else the file's unit, else detection."""
+def marker_units(option, file_unit, where, xyz, conversions) -> tuple:
+    """The length unit and where it is given: the option, else the file's unit, else detection.
+
+    Parameters
+    ----------
+    option : str or None
+        The ``units`` option.
+    file_unit : str or None
+        The unit the file states.
+    where : str
+        Where the file states it.
+    xyz : ndarray
+        The positions (file units), for detection.
+    conversions : list of str
+        Takes the detection's line.
+
+    Returns
+    -------
+    unit : str
+    where : str
+    """
     if option is not None:
         return option, "the units option"
     if file_unit is not None:
@@ -111,13 +188,32 @@ def _units(option, file_unit, where, xyz, conversions) -> tuple:
     return unit, "the detected unit"
 
 
-def _numbers(path, lines, head, rows, start, columns, delim, dest, width, n_aux=0):
+def read_numbers(path, lines, head, rows, start, columns, delim, dest, width, n_aux=0):
     """Data block from line ``start`` (0-based) to the end: fast path, else careful.
 
     Column j goes to ``table[:, dest[j]]`` (dest[j] >= 0), ``aux[:, -2 - dest[j]]``
     (<= -2) or nowhere (-1), as :func:`humanbody.io._fastread.fast_block`
     fills them.  Returns table (rows, width), aux (rows, n_aux) and the
     1-based line of each row.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    lines : list of str
+    head : Head or None
+    rows : list of list of str
+    start : int
+    columns : list of str
+    delim : str
+    dest : list of int
+    width : int
+    n_aux : int
+
+    Returns
+    -------
+    table : ndarray, shape (rows, width)
+    aux : ndarray, shape (rows, n_aux)
+    line_numbers : list of int
     """
     fast = None
     if head is not None and delim != " ":
@@ -125,8 +221,8 @@ def _numbers(path, lines, head, rows, start, columns, delim, dest, width, n_aux=
     if fast is not None:
         return fast
     if head is not None:  # rows held only the head of the file
-        rows = _rows(_text.read_lines(path), delim)
-    body, line_no = _data_rows(rows, start, len(rows))
+        rows = split_rows(_text.read_lines(path), delim)
+    body, line_no = data_rows(rows, start, len(rows))
     values = _text.parse_block(body, line_no, columns, path)
     table, aux = np.empty((len(values), width)), np.empty((len(values), n_aux))
     for j, d in enumerate(dest):
@@ -137,8 +233,21 @@ def _numbers(path, lines, head, rows, start, columns, delim, dest, width, n_aux=
     return table, aux, line_no
 
 
-def _dest(n_columns: int, time_col, idx, extra) -> list[int]:
-    """Targets of the columns: time -> 0, marker columns ``idx`` -> 1.., ``extra`` -> aux 0.."""
+def destination_columns(n_columns: int, time_col, idx, extra) -> list[int]:
+    """Targets of the columns: time -> 0, marker columns ``idx`` -> 1.., ``extra`` -> aux 0..
+
+    Parameters
+    ----------
+    n_columns : int
+    time_col : int or None
+    idx : sequence of int
+    extra : sequence of int
+
+    Returns
+    -------
+    list of int
+        -1 for a column not read.
+    """
     dest = [-1] * n_columns
     if time_col is not None:
         dest[time_col] = 0

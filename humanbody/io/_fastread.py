@@ -69,6 +69,16 @@ def read_head(path: Path, n_lines: int, min_bytes: int | None = None) -> Head | 
     ``min_bytes`` (default :data:`FAST_MIN_BYTES`), has fewer lines, is not plain UTF-8 with "\n" or "\r\n"
     line ends in its head, or looks binary: then the head might not be what
     :func:`humanbody.io._text.read_lines` makes of it.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    n_lines : int
+    min_bytes : int, optional
+
+    Returns
+    -------
+    Head or None
     """
     try:
         with open(path, "rb") as fh:

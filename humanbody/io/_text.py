@@ -30,6 +30,14 @@ if TYPE_CHECKING:
 def check_file(path) -> Path:
     """Return ``path`` as a Path after checking it is a readable, non-empty file.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    pathlib.Path
+
     Raises
     ------
     InputError
@@ -53,7 +61,16 @@ def check_file(path) -> Path:
 
 
 def read_lines(path: Path) -> list[str]:
-    """Text lines of ``path`` without line ends (UTF-8, BOM and Latin-1 tolerated)."""
+    """Text lines of ``path`` without line ends (UTF-8, BOM and Latin-1 tolerated).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+
+    Returns
+    -------
+    list of str
+    """
     try:
         raw = path.read_bytes()
     except OSError as err:
@@ -71,7 +88,17 @@ def read_lines(path: Path) -> list[str]:
 
 
 def split_line(line: str, sep: str | None) -> list[str]:
-    """Fields of one line: ``sep`` is a delimiter, or None for runs of white space."""
+    """Fields of one line: ``sep`` is a delimiter, or None for runs of white space.
+
+    Parameters
+    ----------
+    line : str
+    sep : str or None
+
+    Returns
+    -------
+    list of str
+    """
     if sep is None:
         return line.split()
     return [f.strip() for f in line.split(sep)]
@@ -97,6 +124,10 @@ def parse_block(
         Extra fields after the last column must be blank.
     path : Path
         The file, for messages.
+
+    Returns
+    -------
+    ndarray, shape (rows, len(names)), float64
 
     Raises
     ------

@@ -21,6 +21,10 @@ def threads() -> int:
     without starting the layer (tens of ms) just to ask.
     ``numba.threading_layer()`` tells which: it raises ValueError while no
     layer has been started.
+
+    Returns
+    -------
+    int
     """
     try:
         numba.threading_layer()
@@ -34,6 +38,18 @@ def in_threads(fn, n: int, k: int) -> list:
 
     ``fn`` calls a kernel that releases the GIL.  Returns the results in
     range order; one call on this thread when ``k`` is 1.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(i, r0, r1)`` for the i-th range ``[r0, r1)``.
+    n : int
+    k : int
+        Number of ranges (threads).
+
+    Returns
+    -------
+    list
     """
     cuts = [n * i // k for i in range(k + 1)]
     if k == 1:

@@ -81,7 +81,23 @@ def _length_scale(unit: str, path: Path, where: str = "the header") -> float:
 
 
 def length_unit(unit: str) -> tuple[str, float]:
-    """Short name (mm, cm or m) of a length unit known to :data:`LENGTH_UNITS`, and metres per unit."""
+    """Short name (mm, cm or m) of a length unit known to :data:`LENGTH_UNITS`, and metres per unit.
+
+    Parameters
+    ----------
+    unit : str
+
+    Returns
+    -------
+    name : str
+    metres : float
+        Metres per unit.
+
+    Raises
+    ------
+    InputError
+        For an unknown unit.
+    """
     short = _canonical_unit(unit)
     return short, LENGTH_UNITS[short]
 
@@ -92,7 +108,7 @@ def _canonical_unit(unit: str) -> str:
 
 
 # ----------------------------------------------------------------------------- time
-def _time_base(
+def checked_time_base(
     time: np.ndarray,
     path: Path,
     line_numbers=None,
@@ -233,10 +249,10 @@ def _clock(path: Path, n: int, rate, time, frames, first_frame: int, line_number
     if rate is not None:
         rate = _positive_rate(rate[0], path, rate[1])
     if time is not None:
-        time, rate = _time_base(time, path, line_numbers, header_rate=rate, conversions=conversions)
+        time, rate = checked_time_base(time, path, line_numbers, header_rate=rate, conversions=conversions)
     elif frames is not None:
         numbers, origin = frames
-        time, _ = _time_base((numbers - origin) / rate, path, line_numbers)  # frame numbers must be regular
+        time, _ = checked_time_base((numbers - origin) / rate, path, line_numbers)  # frame numbers must be regular
     else:
         time = _time_from_rate(n, rate, path, t0=(first_frame - 1) / rate if rate is not None else 0.0)
     if time_note:
@@ -409,6 +425,10 @@ def table_frame(
         The reader's notes on what it converted.
     extra_attrs : dict, optional
         More ``attrs`` of the format.
+
+    Returns
+    -------
+    pandas.DataFrame
     """
     import pandas as pd  # lazy: pandas costs 0.5 CPU-s at start-up; `humanbody muscles` reads and writes without it
     if required:
@@ -419,7 +439,7 @@ def table_frame(
             i, j = holes[0]
             where = f"line {line_numbers[i]}" if line_numbers is not None else f"frame {i + 1}"
             raise InputError(f"missing value at {where} in column {required[j]!r}", path)
-    time, rate_hz = _time_base(time, path, line_numbers)
+    time, rate_hz = checked_time_base(time, path, line_numbers)
     data = {"time": np.asarray(time, dtype=float)}
     for j, c in enumerate(columns):
         data[c] = values[:, j]

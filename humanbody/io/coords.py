@@ -33,12 +33,30 @@ def _delimiter(line: str) -> str:
 
 
 def angle_segments(columns) -> list[str]:
-    """Names ``n`` with an ``n_alpha`` column, in column order."""
+    """Names ``n`` with an ``n_alpha`` column, in column order.
+
+    Parameters
+    ----------
+    columns : iterable of str
+
+    Returns
+    -------
+    list of str
+    """
     return [c[: -len("_alpha")] for c in columns if c.endswith("_alpha")]
 
 
 def looks_like_coordinates(header_line: str) -> bool:
-    """True when a header row names ``time`` and at least one full Bryant-angle triple."""
+    """True when a header row names ``time`` and at least one full Bryant-angle triple.
+
+    Parameters
+    ----------
+    header_line : str
+
+    Returns
+    -------
+    bool
+    """
     cols = [c.strip().strip('"') for c in header_line.split(_delimiter(header_line))]
     cset = set(cols)
     return "time" in cset and any(
@@ -52,6 +70,14 @@ def required_columns(columns) -> list[str]:
     For the 17-segment model (``lower_torso_alpha`` present) every segment of
     :data:`humanbody.model.segments.SEGMENT_NAMES`; for another tree every segment
     the file names, with the first one carrying the ``_x/_y/_z`` position.
+
+    Parameters
+    ----------
+    columns : sequence of str
+
+    Returns
+    -------
+    list of str
     """
     segs = angle_segments(columns)
     if "lower_torso" in segs:

@@ -24,27 +24,37 @@ import numpy as np
 from ..errors import InputError
 from . import _text
 from ._csv_common import (
-    _AXIS,
-    _FRAME_NAMES,
-    _QUALISYS_KEYS,
-    _RATE_NAMES,
-    _TIME_NAMES,
-    _TIME_UNITS,
-    _VICON_SECTIONS,
-    _delimiter,
-    _dest,
-    _numbers,
-    _rows,
-    _strip_hint,
-    _units,
+    AXIS_SUFFIX,
+    FRAME_NAMES,
+    QUALISYS_KEYS,
+    RATE_NAMES,
+    TIME_NAMES,
+    TIME_UNITS,
+    VICON_SECTIONS,
+    destination_columns,
+    marker_units,
+    read_numbers,
+    sniff_delimiter,
+    split_rows,
+    strip_unit_hint,
 )
 from ._validate import LENGTH_UNITS, marker_frame
 
-_HEAD_LINES = 60
+HEAD_LINES = 60
 
 
 def sniff(lines: list[str]) -> str | None:
-    """Layout of a marker text file: "vicon", "motive", "qualisys", "plain" or None."""
+    """Layout of a marker text file: "vicon", "motive", "qualisys", "plain" or None.
+
+    Parameters
+    ----------
+    lines : list of str
+        The first lines of the file.
+
+    Returns
+    -------
+    str or None
+    """
     head = [line.strip().lstrip("\ufeff") for line in lines[:50]]
     text = [h for h in head if h]
     if not text:
@@ -53,15 +63,15 @@ def sniff(lines: list[str]) -> str | None:
     if first.lower().startswith("format version"):
         return "motive"
     keys = {re.split(r"[\t,; ]", h, maxsplit=1)[0] for h in text}
-    if sum(k in keys for k in _QUALISYS_KEYS) >= 2:
+    if sum(k in keys for k in QUALISYS_KEYS) >= 2:
         return "qualisys"
-    if first.rstrip(",\t;").strip().lower() in _VICON_SECTIONS and len(text) > 1:
+    if first.rstrip(",\t;").strip().lower() in VICON_SECTIONS and len(text) > 1:
         rate = text[1].rstrip(",\t;").strip()
         if re.fullmatch(r"[0-9.]+", rate) and any(
                 line.strip().rstrip(",;\t").strip().lower() == "trajectories" for line in lines):
             return "vicon"
     fields = [f.strip().strip('"') for f in re.split(r"[\t,;]", first)]
-    if len(fields) >= 2 and any(_AXIS.match(_strip_hint(f)[0]) for f in fields):
+    if len(fields) >= 2 and any(AXIS_SUFFIX.match(strip_unit_hint(f)[0]) for f in fields):
         return "plain"
     return None
 
@@ -71,10 +81,26 @@ def read_plain(path: Path, lines: list[str], units=None, rate_hz=None, head=None
 
     ``head`` (:class:`humanbody.io._fastread.Head`): ``lines`` are only the
     first lines of a large file, whose numbers are read by the fast path.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    lines : list of str
+        The file's text lines.
+    units : str, optional
+        The length unit, overriding the file's.
+    rate_hz : float, optional
+        The sampling rate, overriding the file's.
+    head : Head, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``time`` (s) and ``<marker>_x/_y/_z`` (m), lab axes; ``attrs`` as the readers write them.
     """
     first = next(i for i, line in enumerate(lines) if line.strip())
-    delim = _delimiter(lines[first])
-    rows = _rows(lines, delim)
+    delim = sniff_delimiter(lines[first])
+    rows = split_rows(lines, delim)
     header = [c.strip() for c in rows[first]]
     while header and not header[-1]:
         header.pop()
@@ -85,11 +111,11 @@ def read_plain(path: Path, lines: list[str], units=None, rate_hz=None, head=None
     names = list(cols.markers)
     idx = [cols.markers[n][a] for n in names for a in "xyz"]
     extra = [j for j in (cols.rate, cols.frame) if j is not None]
-    table, aux, line_no = _numbers(path, lines, head, rows, start, header, delim,
-                                   _dest(len(header), cols.time, idx, extra), 1 + len(idx), len(extra))
+    table, aux, line_no = read_numbers(path, lines, head, rows, start, header, delim,
+                                   destination_columns(len(header), cols.time, idx, extra), 1 + len(idx), len(extra))
     xyz = table[:, 1:].reshape(len(table), len(names), 3)
     conversions: list[str] = []
-    unit = _units(units, cols.unit_hints or None, "a column name or the units row", xyz, conversions)
+    unit = marker_units(units, cols.unit_hints or None, "a column name or the units row", xyz, conversions)
     rate = _rate(rate_hz, cols, header, aux, extra, path)
     time = frames = note = None
     if cols.time is not None:
@@ -125,9 +151,9 @@ class _Columns:
         """Column ``j`` is time; a unit in brackets must be a time unit (s, ms)."""
         self.time = j
         if hint:
-            if hint.lower() not in _TIME_UNITS:
+            if hint.lower() not in TIME_UNITS:
                 raise InputError(f"unknown time unit {hint!r} in column {raw!r}", path)
-            self.time_scale = _TIME_UNITS[hint.lower()]
+            self.time_scale = TIME_UNITS[hint.lower()]
 
     def add_axis(self, j: int, name: str, axis: str, hint: str | None, path: Path) -> None:
         """Column ``j`` is the ``axis`` coordinate of marker ``name``; one column per axis."""
@@ -150,14 +176,14 @@ def _header_columns(header: list[str], first: int, path: Path) -> _Columns:
         if raw in seen:
             raise InputError(f"column {raw!r} appears twice", path)
         seen.add(raw)
-        base, hint = _strip_hint(raw)
+        base, hint = strip_unit_hint(raw)
         low = base.lower()
-        m = _AXIS.match(base)
-        if low in _TIME_NAMES:
+        m = AXIS_SUFFIX.match(base)
+        if low in TIME_NAMES:
             cols.add_time(j, raw, hint, path)
-        elif low in _FRAME_NAMES:
+        elif low in FRAME_NAMES:
             cols.frame = j
-        elif low in _RATE_NAMES:
+        elif low in RATE_NAMES:
             cols.rate = j
         elif m:
             cols.add_axis(j, m.group("name").strip(), m.group("axis").lower(), hint, path)
@@ -184,7 +210,7 @@ def _units_row(rows: list[list[str]], start: int, cols: _Columns) -> int:
     if start < len(rows):
         urow = [c.strip() for c in rows[start]]
         cells = [c for c in urow if c]
-        if cells and all(c.lower() in LENGTH_UNITS or c.lower() in _TIME_UNITS for c in cells):
+        if cells and all(c.lower() in LENGTH_UNITS or c.lower() in TIME_UNITS for c in cells):
             for j in (slot[a] for slot in cols.markers.values() for a in "xyz"):
                 if j < len(urow) and urow[j]:
                     cols.unit_hints.add(urow[j])

@@ -23,25 +23,49 @@ from pathlib import Path
 
 from ..errors import InputError
 from . import _text
-from ._csv_common import _data_rows, _delimiter, _dest, _numbers, _rows, _strip_subject, _units
+from ._csv_common import (
+    data_rows,
+    destination_columns,
+    marker_units,
+    read_numbers,
+    sniff_delimiter,
+    split_rows,
+    strip_subject,
+)
 from ._validate import marker_frame
 
 
 def read_vicon(path: Path, lines: list[str], units=None, rate_hz=None):
-    """Trajectories section of a Vicon Nexus CSV export."""
+    """Trajectories section of a Vicon Nexus CSV export.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    lines : list of str
+        The file's text lines.
+    units : str, optional
+        The length unit, overriding the file's.
+    rate_hz : float, optional
+        The sampling rate, overriding the file's.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``time`` (s) and ``<marker>_x/_y/_z`` (m), lab axes; ``attrs`` as the readers write them.
+    """
     stripped = [line.strip().rstrip(",;\t").strip().lower() for line in lines]
     try:
         title = stripped.index("trajectories")
     except ValueError:
         raise InputError("has no Trajectories section", path) from None
-    delim = _delimiter(next((line for line in lines[title + 1:] if line.count(",") or "\t" in line), ","))
+    delim = sniff_delimiter(next((line for line in lines[title + 1:] if line.count(",") or "\t" in line), ","))
     k = title + 1
     while k < len(lines) and not stripped[k]:
         k += 1
     if k >= len(lines):
         raise InputError("the Trajectories section ends after its title", path)
     rate_line = k
-    rate_text = _rows([lines[k]], delim)[0][0].strip()
+    rate_text = split_rows([lines[k]], delim)[0][0].strip()
     header_rows: list[int] = []
     k += 1
     while k < len(lines) and len(header_rows) < 3:
@@ -50,7 +74,7 @@ def read_vicon(path: Path, lines: list[str], units=None, rate_hz=None):
         k += 1
     if len(header_rows) < 3:
         raise InputError("the Trajectories section has an incomplete header", path)
-    names_row, axes_row, units_row = ([c.strip() for c in _rows([lines[i]], delim)[0]]
+    names_row, axes_row, units_row = ([c.strip() for c in split_rows([lines[i]], delim)[0]]
                                       for i in header_rows)
     if not axes_row or axes_row[0].lower() != "frame":
         raise InputError(
@@ -74,21 +98,21 @@ def read_vicon(path: Path, lines: list[str], units=None, rate_hz=None):
         raise InputError("the Trajectories section names no markers", path)
     ncol = 2 + 3 * len(names)
     columns = ["Frame", "Sub Frame"] + [f"{n}_{a}" for n in names for a in "XYZ"]
-    body, line_no = _data_rows(_rows(lines[k:stop], delim), 0, stop - k, line_offset=k)
+    body, line_no = data_rows(split_rows(lines[k:stop], delim), 0, stop - k, line_offset=k)
     values = _text.parse_block(body, line_no, columns, path)
     conversions: list[str] = []
     file_units = {u for u in units_row[2:ncol] if u}
     if len(file_units) > 1:
         raise InputError(f"the Trajectories units row mixes units ({', '.join(sorted(file_units))})", path)
     xyz = values[:, 2:].reshape(len(body), len(names), 3)
-    unit = _units(units, file_units.pop() if file_units else None, "the Trajectories units row", xyz,
+    unit = marker_units(units, file_units.pop() if file_units else None, "the Trajectories units row", xyz,
                   conversions)
     if rate_hz is not None:
         rate = (rate_hz, "rate_hz option")
     else:
         rate = (rate_text, f"Trajectories rate on line {rate_line + 1}")
     frames = values[:, 0]
-    short, subject = _strip_subject(names, conversions)
+    short, subject = strip_subject(names, conversions)
     return marker_frame(
         path, "vicon-csv", short, xyz, units=unit, rate=rate, frames=(frames, 1.0), line_numbers=line_no,
         time_note="time = (Frame - 1) / {rate:g} Hz", conversions=conversions,
@@ -98,9 +122,26 @@ def read_vicon(path: Path, lines: list[str], units=None, rate_hz=None):
 
 
 def read_motive(path: Path, lines: list[str], units=None, rate_hz=None, head=None):
-    """Marker positions of an OptiTrack Motive CSV export (``head``: as for read_plain)."""
-    delim = _delimiter("\n".join(lines[:12]))  # the header and first rows decide, not a padded first line
-    rows = _rows(lines, delim)
+    """Marker positions of an OptiTrack Motive CSV export (``head``: as for read_plain).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    lines : list of str
+        The file's text lines.
+    units : str, optional
+        The length unit, overriding the file's.
+    rate_hz : float, optional
+        The sampling rate, overriding the file's.
+    head : Head, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``time`` (s) and ``<marker>_x/_y/_z`` (m), lab axes; ``attrs`` as the readers write them.
+    """
+    delim = sniff_delimiter("\n".join(lines[:12]))  # the header and first rows decide, not a padded first line
+    rows = split_rows(lines, delim)
     meta_row = rows[0]
     meta = {meta_row[i].strip().lower(): meta_row[i + 1].strip()
             for i in range(0, len(meta_row) - 1, 2) if meta_row[i].strip()}
@@ -137,13 +178,13 @@ def read_motive(path: Path, lines: list[str], units=None, rate_hz=None, head=Non
         raise InputError("the Motive export has no Marker Position columns", path)
     columns = [f"col{j + 1}" if not c else c for j, c in enumerate(axes)]
     idx = [j + a for _, j in triples for a in range(3)]
-    table, _, line_no = _numbers(path, lines, head, rows, axis_i + 1, columns, delim,
-                                 _dest(len(columns), 1, idx, []), 1 + len(idx))
+    table, _, line_no = read_numbers(path, lines, head, rows, axis_i + 1, columns, delim,
+                                 destination_columns(len(columns), 1, idx, []), 1 + len(idx))
     n_rows = len(table)
     conversions: list[str] = []
     names_list = [n for n, _ in triples]
     xyz = table[:, 1:].reshape(n_rows, len(triples), 3)
-    unit = _units(units, meta.get("length units"), "the Motive Length Units", xyz, conversions)
+    unit = marker_units(units, meta.get("length units"), "the Motive Length Units", xyz, conversions)
     rate = None
     if rate_hz is not None:
         rate = (rate_hz, "rate_hz option")
@@ -162,7 +203,7 @@ def read_motive(path: Path, lines: list[str], units=None, rate_hz=None, head=Non
                 f"truncated: the header says Total Exported Frames={declared} but there are only "
                 f"{n_rows} data rows", path,
             )
-    short, subject = _strip_subject(names_list, conversions)
+    short, subject = strip_subject(names_list, conversions)
     return marker_frame(
         path, "motive-csv", short, xyz, units=unit, rate=rate, time=table[:, 0], line_numbers=line_no,
         conversions=conversions, extra_attrs={"subject": subject, "header": meta}, table=table,
@@ -175,7 +216,23 @@ _QUALISYS_KEY = re.compile(r"\s*([A-Z][A-Z0-9_]*)(?:[\t ]+(.*)|\s*)$")
 
 
 def read_qualisys(path: Path, lines: list[str], units=None, rate_hz=None):
-    """Qualisys Track Manager TSV export of 3-D trajectories (millimetres)."""
+    """Qualisys Track Manager TSV export of 3-D trajectories (millimetres).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    lines : list of str
+        The file's text lines.
+    units : str, optional
+        The length unit, overriding the file's.
+    rate_hz : float, optional
+        The sampling rate, overriding the file's.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``time`` (s) and ``<marker>_x/_y/_z`` (m), lab axes; ``attrs`` as the readers write them.
+    """
     rows = [line.rstrip("\r\n").split("\t") for line in lines]
     meta: dict[str, list[str]] = {}
     k = 0
@@ -204,7 +261,7 @@ def read_qualisys(path: Path, lines: list[str], units=None, rate_hz=None):
         width = len([c for c in first if c.strip()])
         lead = 2 if width == 3 * len(names) + 2 else 0
     columns = (["Frame", "Time"][:lead]) + [f"{n}_{a}" for n in names for a in "XYZ"]
-    body, line_no = _data_rows(rows, k, len(rows))
+    body, line_no = data_rows(rows, k, len(rows))
     values = _text.parse_block(body, line_no, columns, path)
     conversions: list[str] = []
     if rate_hz is not None:

@@ -78,7 +78,16 @@ _Y_UP = np.array([[1.0, 0, 0], [0, 0, -1.0], [0, 1.0, 0]])
 
 # ------------------------------------------------------------------ file layouts
 def plate_prefixes(columns) -> list[str]:
-    """Prefixes ``p`` for which all of ``p + vx, vy, vz, px, py, pz`` are columns."""
+    """Prefixes ``p`` for which all of ``p + vx, vy, vz, px, py, pz`` are columns.
+
+    Parameters
+    ----------
+    columns : iterable of str
+
+    Returns
+    -------
+    list of str
+    """
     cols = set(columns)
     out = []
     for c in columns:
@@ -90,7 +99,16 @@ def plate_prefixes(columns) -> list[str]:
 
 
 def file_plates(columns) -> list[tuple[str, str | None]]:
-    """(force prefix, torque prefix or None) of each plate: ``<p>vx..pz`` and ``<q>torque_x..z``."""
+    """(force prefix, torque prefix or None) of each plate: ``<p>vx..pz`` and ``<q>torque_x..z``.
+
+    Parameters
+    ----------
+    columns : iterable of str
+
+    Returns
+    -------
+    list of (str, str or None)
+    """
     cols = set(columns)
     plates = []
     for p in plate_prefixes(columns):
@@ -101,7 +119,18 @@ def file_plates(columns) -> list[tuple[str, str | None]]:
 
 
 def plate_name(prefix: str, i: int) -> str:
-    """A plate's name: its column prefix without the trailing underscore, else ``plate<i+1>``."""
+    """A plate's name: its column prefix without the trailing underscore, else ``plate<i+1>``.
+
+    Parameters
+    ----------
+    prefix : str
+    i : int
+        The plate's index (0-based).
+
+    Returns
+    -------
+    str
+    """
     name = prefix.rstrip("_")
     return name if name else f"plate{i + 1}"
 
@@ -113,13 +142,33 @@ def vertical_axis_mapping(forces: pd.DataFrame) -> np.ndarray:
     vertical.  A Y-up file is taken as OpenSim's axes (X forward, Y up, Z
     right: spec ``x,-z,y``); a Z-up file keeps its axes.  Returns M (3, 3)
     with ``ground = M @ lab``.
+
+    Parameters
+    ----------
+    forces : pandas.DataFrame
+        An OpenSim ground-reaction table, lab axes.
+
+    Returns
+    -------
+    ndarray, shape (3, 3)
     """
     return vertical_mapping(forces.columns, lambda c: forces[c].to_numpy(dtype=float), forces.attrs.get("source"))
 
 
 def vertical_mapping(columns, column, source) -> np.ndarray:
     """:func:`vertical_axis_mapping` of a table given as its column names and ``column(name) -> ndarray (frames,)``
-    (N), ``source`` the file named by its error."""
+    (N), ``source`` the file named by its error.
+
+    Parameters
+    ----------
+    columns : sequence of str
+    column : callable
+    source : str
+
+    Returns
+    -------
+    ndarray, shape (3, 3)
+    """
     load = np.zeros(3)
     for p in plate_prefixes(columns):
         for j, a in enumerate(_AXES):
@@ -134,7 +183,18 @@ def vertical_mapping(columns, column, source) -> np.ndarray:
 
 
 def vertical_component(forces: pd.DataFrame, prefix: str) -> str:
-    """The force component ('x', 'y' or 'z') of one plate with the largest median + 95th-percentile magnitude."""
+    """The force component ('x', 'y' or 'z') of one plate with the largest median + 95th-percentile magnitude.
+
+    Parameters
+    ----------
+    forces : pandas.DataFrame
+    prefix : str
+        The plate's column prefix.
+
+    Returns
+    -------
+    str
+    """
     best, axis = -1.0, "y"
     for a in _AXES:
         col = f"{prefix}v{a}"
@@ -177,7 +237,18 @@ class PlateGeometry:
         return float(np.degrees(np.arccos(np.clip(self.normal[2], -1.0, 1.0))))
 
     def cop(self, force, moment_o, through=None) -> np.ndarray:
-        """Centre of pressure on the surface (or on the parallel plane through ``through``), (..., 3) m."""
+        """Centre of pressure on the surface (or on the parallel plane through ``through``), (..., 3) m.
+
+        Parameters
+        ----------
+        force : ndarray, shape (..., 3), N
+        moment_o : ndarray, shape (..., 3), N m about the ground origin
+        through : ndarray, shape (..., 3), optional, m
+
+        Returns
+        -------
+        ndarray, shape (..., 3), m
+        """
         return centre_of_pressure(force, moment_o, self.normal, self.centre if through is None else through)
 
 
@@ -187,6 +258,17 @@ def centre_of_pressure(force, moment_o, normal, point) -> np.ndarray:
     ``P = c + n x (M_O - c x F) / (n . F)`` for the plane through ``c``
     (``point``, (3,) or (..., 3)) with unit normal ``n``; NaN where the force
     is parallel to the plane.  Shapes (..., 3).
+
+    Parameters
+    ----------
+    force : ndarray, shape (..., 3), N
+    moment_o : ndarray, shape (..., 3), N m
+    normal : ndarray, shape (3,)
+    point : ndarray, shape (3,) or (..., 3), m
+
+    Returns
+    -------
+    ndarray, shape (..., 3), m
     """
     F = np.asarray(force, dtype=float)
     c = np.broadcast_to(np.asarray(point, dtype=float), F.shape)
@@ -200,7 +282,17 @@ def centre_of_pressure(force, moment_o, normal, point) -> np.ndarray:
 
 
 def plate_from_corners(name: str, corners) -> PlateGeometry:
-    """The plane of four corners (4, 3) m, ground axes; the normal points up."""
+    """The plane of four corners (4, 3) m, ground axes; the normal points up.
+
+    Parameters
+    ----------
+    name : str
+    corners : array_like, shape (4, 3), m
+
+    Returns
+    -------
+    PlateGeometry
+    """
     c = np.asarray(corners, dtype=float)
     centre = c.mean(axis=0)
     normal = np.cross(c[2] - c[0], c[3] - c[1])
@@ -219,6 +311,16 @@ def plate_from_points(name: str, points, loaded) -> PlateGeometry:
     Height: the median height of those points; outline: their rectangle
     with :data:`OUTLINE_MARGIN` around it.  An unloaded plate lies on the
     ground (z = 0) around its points or the origin.
+
+    Parameters
+    ----------
+    name : str
+    points : array_like, shape (T, 3), m
+    loaded : array_like of bool, shape (T,)
+
+    Returns
+    -------
+    PlateGeometry
     """
     p = np.asarray(points, dtype=float)
     ok = np.asarray(loaded, dtype=bool) & np.isfinite(p).all(axis=1)
@@ -287,6 +389,10 @@ def resting_force(force, threshold: float = FORCE_THRESHOLD) -> np.ndarray | Non
         The plate's force (N), any sign convention.
     threshold : float
         The contact threshold (N).
+
+    Returns
+    -------
+    ndarray, shape (3,), N, or None
     """
     f = np.asarray(force, dtype=float)
     lo, hi = np.percentile(f[:, 2], [10, 90])
@@ -301,14 +407,33 @@ def resting_force(force, threshold: float = FORCE_THRESHOLD) -> np.ndarray | Non
 def reaction_sign(vertical, threshold: float = FORCE_THRESHOLD) -> float:
     """+1 when a plate's vertical force (N, (T,), ground z up) is the ground reaction on the subject (upwards
     while loaded), -1 when it is the force the subject applies to the plate (downwards): the sign of its sum
-    over the samples above ``threshold`` in magnitude."""
+    over the samples above ``threshold`` in magnitude.
+
+    Parameters
+    ----------
+    vertical : array_like, shape (T,), N
+    threshold : float, N
+
+    Returns
+    -------
+    float
+    """
     v = np.asarray(vertical, dtype=float)
     return -1.0 if float(np.sum(v[np.abs(v) >= threshold])) < 0.0 else 1.0
 
 
 def c3d_has_platforms(path) -> bool:
     """Whether a C3D file declares force platforms (``FORCE_PLATFORM:USED`` > 0) and holds analog samples for them;
-    False when unreadable."""
+    False when unreadable.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    bool
+    """
     try:
         import ezc3d  # optional dependency (humanbody[c3d])
 
@@ -325,6 +450,16 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
 
     The centre of pressure is ezc3d's, in the lab: on the plate's surface at
     whatever height and tilt its corners give.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    mapping : ndarray, shape (3, 3), optional
+        Lab -> ground (default identity).
+
+    Returns
+    -------
+    C3DPlatforms
 
     Raises
     ------

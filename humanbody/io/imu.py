@@ -35,7 +35,7 @@ from ..errors import InputError
 from . import _text
 from ._validate import table_frame
 from .imu_names import OPENSIM_BODIES, ROOT, XSENS_SEGMENTS, assign
-from .opensim import _declared_int, table_head
+from .opensim import declared_int, table_head
 
 if TYPE_CHECKING:
     pass
@@ -44,7 +44,16 @@ if TYPE_CHECKING:
 NORM_TOLERANCE = 0.01
 
 def looks_like_opensense(lines: list[str]) -> bool:
-    """True for an OpenSim table of quaternions: ``DataType=Quaternion`` or ``w,x,y,z`` cells."""
+    """True for an OpenSim table of quaternions: ``DataType=Quaternion`` or ``w,x,y,z`` cells.
+
+    Parameters
+    ----------
+    lines : list of str
+
+    Returns
+    -------
+    bool
+    """
     end = next((i for i, line in enumerate(lines[:200]) if line.strip().lower() == "endheader"), None)
     if end is None:
         return False
@@ -55,13 +64,38 @@ def looks_like_opensense(lines: list[str]) -> bool:
 
 
 def looks_like_mvnx(head: bytes) -> bool:
-    """True when the first bytes of a file are an XML document whose root is ``mvnx``."""
+    """True when the first bytes of a file are an XML document whose root is ``mvnx``.
+
+    Parameters
+    ----------
+    head : bytes
+
+    Returns
+    -------
+    bool
+    """
     text = head[:2048].decode("utf-8", errors="replace").lstrip("\ufeff \r\n\t")
     return text.startswith("<") and re.search(r"<mvnx[\s>]", text) is not None
 
 
-def _unit(q: np.ndarray, names: list[str], line_of, path) -> tuple[np.ndarray, float]:
-    """Quaternions (F, S, 4) checked finite and of unit norm (within :data:`NORM_TOLERANCE`), normalised."""
+def unit_quaternions(q: np.ndarray, names: list[str], line_of, path) -> tuple[np.ndarray, float]:
+    """Quaternions (F, S, 4) checked finite and of unit norm (within :data:`NORM_TOLERANCE`), normalised.
+
+    Parameters
+    ----------
+    q : ndarray, shape (F, S, 4)
+    names : list of str
+        The S sensors' names.
+    line_of : callable
+        Frame index -> where it is in the file, for messages.
+    path : str or os.PathLike
+
+    Returns
+    -------
+    q : ndarray, shape (F, S, 4)
+    deviation : float
+        The largest |norm - 1| found.
+    """
     bad = np.argwhere(~np.isfinite(q).all(axis=2))
     if bad.size:
         i, s = bad[0]
@@ -75,8 +109,40 @@ def _unit(q: np.ndarray, names: list[str], line_of, path) -> tuple[np.ndarray, f
     return q / norm[..., None], float(dev.max(initial=0.0))
 
 
-def _frame(path, fmt, labels, q, time, line_numbers, world, anatomical, table, suffix,
-           positions=None, conversions=(), extra=None):
+def orientation_frame(path, fmt, labels, q, time, line_numbers, world, anatomical, table, suffix,
+                      positions=None, conversions=(), extra=None):
+    """The orientation trial's DataFrame: ``time``, ``<label>_q{w,x,y,z}`` (and ``<label>_p{x,y,z}``, m) and its ``attrs``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    fmt : str
+        The format's name.
+    labels : list of str
+    q : ndarray, shape (F, S, 4)
+    time : ndarray, shape (F,), s
+    line_numbers : sequence of int or None
+    world : str
+        The format's lab-axes spec.
+    anatomical : bool
+        The orientations are segment frames already.
+    table : dict
+        Label -> segment table (:data:`humanbody.io.imu_names.OPENSIM_BODIES`, ...).
+    suffix : str
+    positions : ndarray, shape (F, S, 3), optional
+    conversions : sequence of str
+    extra : dict, optional
+        More ``attrs``.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    InputError
+        No pelvis sensor, or a time base :func:`~humanbody.io._validate.table_frame` refuses.
+    """
     import pandas as pd  # lazy: pandas costs 0.5 CPU-s at start-up; `humanbody muscles` reads and writes without it
     segment_of, unused = assign(labels, table, suffix)
     if ROOT not in segment_of:
@@ -213,13 +279,13 @@ def read_opensense(path, **options):
     else:
         time, q = block[:, 0], block[:, 1:].reshape(len(line_no), S, 4)
     n = len(line_no)
-    nrows = _declared_int(header, "nrows", path)
+    nrows = declared_int(header, "nrows", path)
     if nrows is not None and n < nrows:
         raise InputError(f"truncated: the header says nRows={nrows} but there are only {n} data rows", path)
-    q, dev = _unit(q, labels, lambda i: f"line {line_no[i]}", path)
+    q, dev = unit_quaternions(q, labels, lambda i: f"line {line_no[i]}", path)
     notes = [f"quaternions normalised (largest norm deviation {dev:.1e})"] if dev > 1e-6 else []
     fmt = "opensense-sto"
-    return _frame(path, fmt, labels, q, time, line_no, "opensim", False, OPENSIM_BODIES, "_imu",
+    return orientation_frame(path, fmt, labels, q, time, line_no, "opensim", False, OPENSIM_BODIES, "_imu",
                   conversions=notes, extra={"header": header})
 
 
@@ -280,7 +346,7 @@ def read_mvnx(path, **options):
     if mv.pos and len(mv.pos) != F:
         raise InputError(f"{F - len(mv.pos)} frames have no <position>", path)
     time, clock = _mvnx_time(mv, path)
-    q, dev = _unit(np.asarray(mv.quats).reshape(F, S, 4), mv.segments, lambda i: f"frame {i + 1}", path)
+    q, dev = unit_quaternions(np.asarray(mv.quats).reshape(F, S, 4), mv.segments, lambda i: f"frame {i + 1}", path)
     positions = np.asarray(mv.pos).reshape(F, S, 3) if mv.pos else None
     if positions is not None and not np.isfinite(positions).all():
         i = int(np.argwhere(~np.isfinite(positions))[0, 0])
@@ -290,7 +356,7 @@ def read_mvnx(path, **options):
     if mv.angles and len(mv.angles) == F:
         a = np.asarray(mv.angles).reshape(F, len(mv.joints), 3)
         joint_angles = {name: a[:, j] for j, name in enumerate(mv.joints)}
-    return _frame(path, "mvnx", mv.segments, q, time, None, "x,y,z", True, XSENS_SEGMENTS, "",
+    return orientation_frame(path, "mvnx", mv.segments, q, time, None, "x,y,z", True, XSENS_SEGMENTS, "",
                   positions=positions, conversions=notes,
                   extra={"joint_angles": joint_angles, "joints": mv.joints, "frame_rate": mv.rate})
 
@@ -397,12 +463,34 @@ def _mvnx_time(mv: _Mvnx, path: Path) -> tuple[np.ndarray, str]:
 
 
 def quaternions(df, label: str) -> np.ndarray:
-    """Quaternions (F, 4) ``w, x, y, z`` of one label of an orientation DataFrame."""
+    """Quaternions (F, 4) ``w, x, y, z`` of one label of an orientation DataFrame.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    label : str
+
+    Returns
+    -------
+    ndarray, shape (F, 4)
+    """
     return df[[f"{label}_q{c}" for c in "wxyz"]].to_numpy(dtype=float)
 
 
 def read_orientations(path, **options):
-    """Read an OpenSense ``.sto`` or an Xsens ``.mvnx`` by its content."""
+    """Read an OpenSense ``.sto`` or an Xsens ``.mvnx`` by its content.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    **options
+        As the format's reader takes them.
+
+    Returns
+    -------
+    pandas.DataFrame
+        An orientation trial (kind ``orientations``).
+    """
     p = _text.check_file(path)
     with open(p, "rb") as fh:
         head = fh.read(2048)

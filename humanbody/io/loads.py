@@ -168,6 +168,10 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
     loads : dict, optional
         Load name -> segment (``--load NAME=segment``), overriding the file.
 
+    Returns
+    -------
+    LoadTable
+
     Raises
     ------
     InputError

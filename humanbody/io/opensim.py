@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import InputError
 from . import _fastread as fr
 from . import _text
-from ._validate import _time_base, table_frame
+from ._validate import checked_time_base, table_frame
 
 _FORCE = re.compile(r"(^|_)(ground_)?(force|torque)_(v|p)?[xyz]$|ground_(force|torque)", re.I)
 _TRANSLATION = re.compile(r"_t[xyz]$", re.I)
@@ -48,7 +48,16 @@ _COORD_STEMS = (
 
 
 def looks_like_opensim(lines: list[str]) -> bool:
-    """True when an ``endheader`` line appears near the top of the file."""
+    """True when an ``endheader`` line appears near the top of the file.
+
+    Parameters
+    ----------
+    lines : list of str
+
+    Returns
+    -------
+    bool
+    """
     return any(line.strip().lower() == "endheader" for line in lines[:200])
 
 
@@ -66,7 +75,26 @@ def _parse_header(lines, path):
     return end, title, fields
 
 
-def _declared_int(fields, key, path):
+def declared_int(fields, key, path):
+    """An integer the header declares (``nRows=...``), or None when it does not.
+
+    Parameters
+    ----------
+    fields : dict
+        The header's ``key=value`` pairs.
+    key : str
+    path : str or os.PathLike
+        The file, for the message.
+
+    Returns
+    -------
+    int or None
+
+    Raises
+    ------
+    InputError
+        When the value is not a number.
+    """
     if key not in fields:
         return None
     try:
@@ -81,6 +109,14 @@ def table_head(path) -> tuple[list[str], str, dict, int, str | None, list[str]]:
     ``fields`` are the header's ``key=value`` pairs, ``k`` the index of the
     column-name line, ``sep`` its separator (tab, else white space) and
     ``columns`` the names on it (trailing empty cells dropped).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    tuple
     """
     lines = _text.read_lines(path)
     end, title, fields = _parse_header(lines, path)
@@ -97,7 +133,18 @@ def table_head(path) -> tuple[list[str], str, dict, int, str | None, list[str]]:
 
 
 def classify(columns: list[str], title: str) -> str:
-    """Kind of an OpenSim table from its column names and title line."""
+    """Kind of an OpenSim table from its column names and title line.
+
+    Parameters
+    ----------
+    columns : list of str
+    title : str
+
+    Returns
+    -------
+    str
+        ``"forces"``, ``"opensim_coordinates"`` or ``"table"``.
+    """
     data = columns[1:]
     if any(_FORCE.search(c) for c in data):
         return "forces"
@@ -146,6 +193,10 @@ def read_opensim_arrays(path) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
 
     The same file, checks and numbers as :func:`read_opensim`.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+
     Returns
     -------
     columns : list of str
@@ -158,7 +209,7 @@ def read_opensim_arrays(path) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
         What :func:`read_opensim` puts in the DataFrame's ``attrs``.
     """
     t = _table(path)
-    time, rate_hz = _time_base(t["time"], t["path"], t["line_numbers"])
+    time, rate_hz = checked_time_base(t["time"], t["path"], t["line_numbers"])
     attrs = {"kind": t["kind"], "source": str(t["path"]), "format": t["fmt"], "rate_hz": float(rate_hz),
              "conversions": list(t["conversions"]), **t["extra_attrs"]}
     return t["columns"], np.asarray(time, dtype=float), t["values"], attrs
@@ -170,7 +221,7 @@ def _table(path) -> dict:
     lines, title, fields, k, sep, columns = table_head(path)
     columns = _column_names(lines, k, sep, columns, fields, path)
     values, line_no = _data(path, lines, k, sep, columns)
-    nrows = _declared_int(fields, "nrows", path)
+    nrows = declared_int(fields, "nrows", path)
     if nrows is not None and len(line_no) < nrows:
         raise InputError(
             f"truncated: the header says nRows={nrows} but there are only {len(line_no)} data rows",
@@ -229,7 +280,7 @@ def _column_names(lines: list[str], k: int, sep: str | None, columns: list[str],
         if c in seen:
             raise InputError(f"column {c!r} appears twice", path)
         seen.add(c)
-    ncols = _declared_int(fields, "ncolumns", path)
+    ncols = declared_int(fields, "ncolumns", path)
     if ncols is not None and ncols != len(columns):
         raise InputError(f"the header says nColumns={ncols} but line {k + 1} names {len(columns)}", path)
     return columns

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..atomic import atomic_path, open_temp
 from ..errors import InputError
-from .writers import _PARALLEL_MIN_VALUES, _check_digits, _format_chunks, _write_all
+from .writers import PARALLEL_MIN_VALUES, check_digits, format_chunks, write_all
 
 __all__ = [
     "GRF_PREFIXES",
@@ -49,7 +49,7 @@ OPENSIM_OF_GROUND = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]
 GRF_PREFIXES = {"right": "ground_", "left": "1_ground_"}
 
 #: Values of an OpenSim table filled, printed and written at a time (whole rows; at most
-#: ``writers._PARALLEL_MIN_VALUES - 1``, so that a chunk is printed on the calling thread).
+#: ``writers.PARALLEL_MIN_VALUES - 1``, so that a chunk is printed on the calling thread).
 _CHUNK_VALUES = 1 << 16
 
 
@@ -81,24 +81,24 @@ def _write_text(path: Path, head: bytes, rows: int, width: int, fill, digits: in
     block holds whole lines, so the ``NaN`` cells are filled in the chunks
     that have one.
     """
-    digits = _check_digits(digits)
-    step = max(1, min(_CHUNK_VALUES, _PARALLEL_MIN_VALUES - 1) // max(1, width))
+    digits = check_digits(digits)
+    step = max(1, min(_CHUNK_VALUES, PARALLEL_MIN_VALUES - 1) // max(1, width))
     table = np.empty((min(rows, step), width))
     try:
         with atomic_path(path) as tmp, open_temp(tmp, buffering=0) as fh, \
                 ThreadPoolExecutor(max_workers=1, thread_name_prefix="humanbody-opensim") as pool:
             fd = fh.fileno()
-            pending = pool.submit(_write_all, fd, [head])
+            pending = pool.submit(write_all, fd, [head])
             scratch, turn = [[None], [None]], 0  # the buffer printed into, while the other one is written
             for r0 in range(0, rows, step):
                 r1 = min(rows, r0 + step)
                 part = table[:r1 - r0]
                 fill(r0, r1, part)
-                chunks = _format_chunks(part, digits, sep="\t", scratch=scratch[turn])
+                chunks = format_chunks(part, digits, sep="\t", scratch=scratch[turn])
                 if np.isnan(part).any():
                     chunks = [_nan_cells(bytes(c)) for c in chunks]
                 pending.result()
-                pending = pool.submit(_write_all, fd, chunks)
+                pending = pool.submit(write_all, fd, chunks)
                 turn ^= 1
             pending.result()
     except OSError as err:
@@ -123,6 +123,25 @@ def write_trc(path, names, xyz, time, rate_hz: float, unit: str = "mm", first_fr
     points into OpenSim's axes and ``scale`` (length units per ``unit``)
     into ``unit``, frame block by frame block as the rows are written;
     without them ``xyz`` is already in OpenSim's axes and ``unit``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    names : sequence of str
+    xyz : ndarray, shape (frames, markers, 3)
+    time : ndarray, shape (frames,), s
+    rate_hz : float, Hz
+    unit : str
+    first_frame : int
+    digits : int
+        Significant digits.
+    axes : ndarray, shape (3, 3), optional
+    scale : float
+
+    Returns
+    -------
+    str
+        The path written.
     """
     path = Path(path)
     n, m = len(time), len(names)
@@ -156,6 +175,22 @@ def write_storage(path, title: str, columns, time, values, in_degrees: bool, dig
     ``values`` (frames, len(columns)): an array, or any object with a 2-D
     ``shape`` whose row slices ``values[r0:r1]`` are arrays (read a block
     of rows at a time).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    title : str
+    columns : sequence of str
+    time : ndarray, shape (frames,), s
+    values : ndarray-like, shape (frames, len(columns))
+    in_degrees : bool
+        The header's ``inDegrees``.
+    digits : int
+
+    Returns
+    -------
+    str
+        The path written.
     """
     n = len(time)
     if not (hasattr(values, "shape") and len(values.shape) == 2):
@@ -173,7 +208,19 @@ def write_storage(path, title: str, columns, time, values, in_degrees: bool, dig
 
 
 def write_external_loads(path, datafile: str, bodies: dict) -> str:
-    """OpenSim ExternalLoads XML: one ExternalForce per side in ``bodies`` (side -> body name), data in ``datafile``."""
+    """OpenSim ExternalLoads XML: one ExternalForce per side in ``bodies`` (side -> body name), data in ``datafile``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    datafile : str
+    bodies : dict of str to str
+
+    Returns
+    -------
+    str
+        The path written.
+    """
     forces = []
     for side, body in bodies.items():
         p = GRF_PREFIXES[side]

@@ -150,11 +150,29 @@ class Subject:
     source: str = ""
 
     def side(self, name: str, side: str) -> float | None:
-        """The measurement ``name`` (e.g. ``"knee_width"``) of ``side`` (``"right"``/``"left"``)."""
+        """The measurement ``name`` (e.g. ``"knee_width"``) of ``side`` (``"right"``/``"left"``).
+
+        Parameters
+        ----------
+        name : str
+        side : {"right", "left"}
+
+        Returns
+        -------
+        float or None
+            SI units.
+        """
         return getattr(self, f"{side}_{name}")
 
     def require(self, *names: str, why: str = "") -> None:
-        """InputError naming the first of ``names`` (field names) that is not measured."""
+        """InputError naming the first of ``names`` (field names) that is not measured.
+
+        Parameters
+        ----------
+        *names : str
+        why : str
+            What needs them, for the message.
+        """
         for n in names:
             if getattr(self, n) is None:
                 vsk = _VSK_NAME.get(n, n)
@@ -162,12 +180,27 @@ class Subject:
                 raise InputError(f"subject file has no {n} ({vsk} in a .vsk){where}", self.source or None)
 
     def with_values(self, **values) -> Subject:
-        """A copy with the given measurements replaced; None values are ignored (``--mass`` wins over the file)."""
+        """A copy with the given measurements replaced; None values are ignored (``--mass`` wins over the file).
+
+        Parameters
+        ----------
+        **values
+            Field name -> value (SI) or None.
+
+        Returns
+        -------
+        Subject
+        """
         given: dict[str, Any] = {k: (v if isinstance(v, bool) else float(v)) for k, v in values.items() if v is not None}
         return replace(self, **given)
 
     def measured(self) -> dict:
-        """The measurements given, field name -> value (SI)."""
+        """The measurements given, field name -> value (SI).
+
+        Returns
+        -------
+        dict
+        """
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if f.name != "source" and getattr(self, f.name) is not None}
 

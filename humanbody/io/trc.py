@@ -31,7 +31,16 @@ _LABEL = re.compile(r"^[XYZxyz]\d+$")
 
 
 def looks_like_trc(first_line: str) -> bool:
-    """True when the first line of a text file is a TRC ``PathFileType`` line."""
+    """True when the first line of a text file is a TRC ``PathFileType`` line.
+
+    Parameters
+    ----------
+    first_line : str
+
+    Returns
+    -------
+    bool
+    """
     return first_line.lstrip("\ufeff").strip().lower().startswith("pathfiletype")
 
 

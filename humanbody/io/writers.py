@@ -69,7 +69,7 @@ REPORT_CSV_DIGITS = 10
 #: Rows printed per block by the kernel: each thread takes whole blocks.
 _BLOCK_ROWS = 128
 #: Below this many values the kernel runs on the calling thread.
-_PARALLEL_MIN_VALUES = 100_000
+PARALLEL_MIN_VALUES = 100_000
 #: Rows printed into one buffer at a time by CsvWriter (bounds its two
 #: buffers at about ``rows * columns * (digits + 8)`` bytes each) and of a
 #: DataFrame converted at a time by write_table.
@@ -84,7 +84,17 @@ def _constants():
     return _csvprint.pow10_tables(), _csvprint.powers_of_ten(), _csvprint.exponent_words()
 
 
-def _check_digits(digits) -> int:
+def check_digits(digits) -> int:
+    """``digits`` as an int from 1 to :data:`MAX_DIGITS` (ValueError otherwise).
+
+    Parameters
+    ----------
+    digits : int
+
+    Returns
+    -------
+    int
+    """
     if isinstance(digits, (bool, np.bool_)) or not isinstance(digits, (int, np.integer)) or not (
             1 <= digits <= MAX_DIGITS):
         raise ValueError(f"digits must be an integer from 1 to {MAX_DIGITS}, not {digits!r}")
@@ -109,7 +119,7 @@ def format_csv_rows(values, digits: int = CSV_DIGITS, sep: str = ",") -> bytes:
         ASCII lines ending in ``\\n``; NaN as an empty field; each number
         as C's ``%.{digits}g`` prints it.
     """
-    return b"".join(bytes(m) for m in _format_chunks(values, _check_digits(digits), sep))
+    return b"".join(bytes(m) for m in format_chunks(values, check_digits(digits), sep))
 
 
 def _printf_rows(values, digits: int, sep: str) -> bytes:
@@ -118,7 +128,7 @@ def _printf_rows(values, digits: int, sep: str) -> bytes:
     return "".join(sep.join("" if x != x else f % x for x in row.tolist()) + "\n" for row in values).encode()
 
 
-def _format_chunks(values, digits: int, sep: str = ",", scratch=None, margins=None):
+def format_chunks(values, digits: int, sep: str = ",", scratch=None, margins=None):
     """The CSV bytes of ``values``, block by block (see format_csv_rows).
 
     Returns a list of memoryviews into the print buffer (and, for a block
@@ -127,6 +137,18 @@ def _format_chunks(values, digits: int, sep: str = ",", scratch=None, margins=No
     buffer between calls, so a stream of blocks reuses mapped memory; the
     views are valid until the next call with the same scratch.
     ``margins`` = (fast, tie) overrides the kernel's tie margins (tests).
+
+    Parameters
+    ----------
+    values : ndarray, shape (rows, columns)
+    digits : int
+    sep : str
+    scratch : list, optional
+    margins : tuple, optional
+
+    Returns
+    -------
+    list of memoryview or bytes
     """
     v = np.ascontiguousarray(values, dtype=np.float64)
     if v.ndim != 2:
@@ -151,7 +173,7 @@ def _format_chunks(values, digits: int, sep: str = ",", scratch=None, margins=No
         if scratch is not None:
             scratch[0] = out
     lengths = np.zeros(nblocks, dtype=np.int64)
-    kernel = _csvprint.format_block if v.size >= _PARALLEL_MIN_VALUES else _csvprint.format_block_serial
+    kernel = _csvprint.format_block if v.size >= PARALLEL_MIN_VALUES else _csvprint.format_block_serial
     kernel(v, digits, ord(sep), tables, ipow10, expw, float(margins[0]), float(margins[1]), _BLOCK_ROWS,
            block_bytes, out, lengths)
     buf = memoryview(out)
@@ -164,8 +186,14 @@ def _format_chunks(values, digits: int, sep: str = ",", scratch=None, margins=No
     return chunks
 
 
-def _write_all(fd: int, chunks) -> None:
-    """Write every buffer of ``chunks`` to the file descriptor, in order (os.writev, partial writes resumed)."""
+def write_all(fd: int, chunks) -> None:
+    """Write every buffer of ``chunks`` to the file descriptor, in order (os.writev, partial writes resumed).
+
+    Parameters
+    ----------
+    fd : int
+    chunks : iterable of bytes-like
+    """
     chunks = [c for c in chunks if len(c)]
     while chunks:
         n = os.writev(fd, chunks[:1024])
@@ -213,7 +241,7 @@ class CsvWriter:
     def __init__(self, path, columns, digits: int = CSV_DIGITS):
         self.path = os.fspath(path)
         self.columns = [str(c) for c in columns]
-        self.digits = _check_digits(digits)
+        self.digits = check_digits(digits)
         self.rows = 0
         self._scratch = [[None], [None]]  # two print buffers: one printed while the other is written
         self._turn = 0
@@ -224,7 +252,7 @@ class CsvWriter:
         tmp = self._ctx.__enter__()
         try:
             self._fh = open_temp(tmp, buffering=0)  # raw file: writes go straight to the descriptor
-            _write_all(self._fh.fileno(), [_header_line(self.columns)])
+            write_all(self._fh.fileno(), [_header_line(self.columns)])
         except BaseException as err:
             if self._fh is not None:
                 self._fh.close()
@@ -239,6 +267,10 @@ class CsvWriter:
         chunk is written by a second thread while the next one is printed.
         An error of that write (a full disk) is raised by a later
         :meth:`write` or by :meth:`close`.
+
+        Parameters
+        ----------
+        values : ndarray or pandas.DataFrame, shape (rows, len(columns))
         """
         if self._fh is None:
             raise ValueError("the CsvWriter is closed")
@@ -254,14 +286,14 @@ class CsvWriter:
         for r0 in range(0, v.shape[0], _CHUNK_ROWS):
             part = v[r0:r0 + _CHUNK_ROWS]
             # the buffer of this turn is free: the write in flight (if any) uses the other one
-            chunks = _format_chunks(part, self.digits, scratch=self._scratch[self._turn])
+            chunks = format_chunks(part, self.digits, scratch=self._scratch[self._turn])
             self._wait()
             if sum(len(c) for c in chunks) < _THREAD_MIN_BYTES:
-                _write_all(fd, chunks)
+                write_all(fd, chunks)
                 continue
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="humanbody-csv")
-            self._pending = self._pool.submit(_write_all, fd, chunks)
+            self._pending = self._pool.submit(write_all, fd, chunks)
             self._turn ^= 1
         self.rows += v.shape[0]
 
@@ -429,9 +461,20 @@ def table_csv_bytes(table: pd.DataFrame, digits: int = CSV_DIGITS, sep: str = ",
     by a kernel too (:mod:`humanbody._kernels.csv_join`).  Columns that are
     neither numbers nor text (dates, booleans, large integers) send the
     whole table through pandas.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+    digits : int
+        Significant digits.
+    sep : str
+
+    Returns
+    -------
+    bytes
     """
     import pandas as pd  # lazy: pandas and Arrow cost 0.5 CPU-s at start-up; numeric writers need neither
-    digits = _check_digits(digits)
+    digits = check_digits(digits)
     table = pd.DataFrame(table, copy=False)  # the same columns without the attrs (pandas copies them per column)
     blocks, kind = [], None
     columns = [col for _, col in table.items()]  # each column once (positional indexing costs more per call)
@@ -499,12 +542,17 @@ def write_table(table: pd.DataFrame, stem, fmt: str = "csv", digits: int | None 
         :data:`CSV_DIGITS`).  None writes every float64 exactly (shortest
         round-trip decimal, by Arrow, several times slower).  Tables with
         non-numeric columns are always written by Arrow.
+
+    Returns
+    -------
+    str
+        The path written.
     """
     if fmt not in FORMATS:
         raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
     path = f"{os.fspath(stem)}.{fmt}"
     if fmt == "csv" and digits is not None:
-        digits = _check_digits(digits)
+        digits = check_digits(digits)
         if _numeric_matrix(table, digits) is not None:
             return write_blocks(path, table.columns, (table.iloc[r0:r0 + _CHUNK_ROWS].to_numpy(dtype=np.float64)
                                                       for r0 in range(0, len(table), _CHUNK_ROWS)), "csv", digits)
@@ -579,7 +627,7 @@ def blocks_bytes(columns, blocks, fmt: str = "csv", digits: int = CSV_DIGITS) ->
         The file's content.
     """
     if fmt == "csv":
-        digits = _check_digits(digits)
+        digits = check_digits(digits)
         return _header_line(columns) + b"".join(format_csv_rows(block, digits) for block in blocks)
     if fmt != "parquet":
         raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..rotations.quaternions import matrix_to_quaternion, quaternion_to_matrix
-from .imu import _frame, _unit
+from .imu import orientation_frame, unit_quaternions
 from .imu_names import OPENSIM_BODIES
 
 __all__ = ["read_xsens_mt", "looks_like_xsens_mt", "read_mapping", "trial_files"]
@@ -54,7 +54,16 @@ _ACC = ["Acc_X", "Acc_Y", "Acc_Z"]
 
 
 def looks_like_xsens_mt(path) -> bool:
-    """True for an MT Manager text export (``//`` header lines then a ``PacketCounter`` column line)."""
+    """True for an MT Manager text export (``//`` header lines then a ``PacketCounter`` column line).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    bool
+    """
     try:
         with open(path, "rb") as fh:
             head = fh.read(4096).decode("latin-1")
@@ -71,6 +80,17 @@ def read_mapping(spec, where=None) -> tuple[dict, str | None]:
     """Sensor id -> name from an OpenSense mapping XML file or ``"ID=name,ID=name"``; and the XML's trial prefix.
 
     Sensor ids are compared without a leading underscore and case-insensitively.
+
+    Parameters
+    ----------
+    spec : str, os.PathLike or dict
+    where : optional
+        Not used.
+
+    Returns
+    -------
+    mapping : dict of str to str
+    prefix : str or None
 
     Raises
     ------
@@ -123,7 +143,18 @@ def _mapping_in(folder: Path):
 
 
 def trial_files(spec, prefix: str | None = None) -> tuple[str, dict]:
-    """The trial prefix and its files ``{sensor id: path}`` of a folder, a prefix or one file of the trial."""
+    """The trial prefix and its files ``{sensor id: path}`` of a folder, a prefix or one file of the trial.
+
+    Parameters
+    ----------
+    spec : str or os.PathLike
+    prefix : str, optional
+
+    Returns
+    -------
+    prefix : str
+    files : dict of str to str
+    """
     p = Path(os.fspath(spec))
     if p.is_dir():
         folder, stem = p, prefix
@@ -227,6 +258,11 @@ def read_xsens_mt(spec, mapping=None, **options):
     **options
         ``units`` and ``rate_hz`` are refused.
 
+    Returns
+    -------
+    pandas.DataFrame
+        An orientation trial (kind ``orientations``).
+
     Raises
     ------
     InputError
@@ -264,11 +300,11 @@ def read_xsens_mt(spec, mapping=None, **options):
     q, accs, filled = _on_packets(data, target, labels)
     if filled:
         notes.append(f"{filled} missing packets filled by interpolation")
-    q, _ = _unit(q, labels, lambda i: f"packet {int(target[i])}", where)
+    q, _ = unit_quaternions(q, labels, lambda i: f"packet {int(target[i])}", where)
     time = (target - target[0]) / rate
     extra = {"accelerations": accs if len(accs) == len(labels) else {}, "mapping": dict(names),
              "trial_prefix": stem}
-    return _frame(where, "xsens-mt", labels, q, time, None, "x,y,z", False, OPENSIM_BODIES, "_imu",
+    return orientation_frame(where, "xsens-mt", labels, q, time, None, "x,y,z", False, OPENSIM_BODIES, "_imu",
                   conversions=notes, extra=extra)
 
 

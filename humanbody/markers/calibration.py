@@ -135,6 +135,17 @@ def marker_arrays(df, names: Mapping[str, str]) -> dict:
     """Canonical marker name -> ground positions, shape (frames, 3), m.
 
     Markers whose columns are missing or entirely NaN are left out.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A marker table with ``<trial name>_x/_y/_z`` columns (m).
+    names : Mapping of str to str
+        Canonical name -> trial name (:func:`humanbody.markers.markerset.match_markers`).
+
+    Returns
+    -------
+    dict of str to ndarray, shape (F, 3)
     """
     out = {}
     for canon, col in names.items():
@@ -168,12 +179,37 @@ def estimate_height(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> float |
     height: the acromia, the hip centres from the ASIS), combined by
     :func:`humanbody.markers.height_landmarks.combine`; its ``height_floor``
     may name points (the ankle centres, at ``height_floor_fraction``).
+
+    Parameters
+    ----------
+    markers : Mapping of str to ndarray, shape (F, 3)
+        Canonical marker name -> ground positions (m).
+    ms : MarkerSet
+
+    Returns
+    -------
+    float or None
+        m.
     """
     return estimate_height_detail(markers, ms)[0]
 
 
 def estimate_height_detail(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> tuple[float | None, str]:
-    """:func:`estimate_height` and what it used (an empty string for a head-top marker)."""
+    """:func:`estimate_height` and what it used (an empty string for a head-top marker).
+
+    Parameters
+    ----------
+    markers : Mapping of str to ndarray, shape (F, 3)
+        Canonical marker name -> ground positions (m).
+    ms : MarkerSet
+
+    Returns
+    -------
+    height : float or None
+        m; None when the set names no floor marker the trial has, or no head-top or landmark point.
+    used : str
+        The landmarks' line (:func:`humanbody.markers.height_landmarks.describe`), or ``""``.
+    """
     geo = Geometry(ms, markers, {})
 
     def z(name):

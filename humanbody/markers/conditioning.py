@@ -73,12 +73,24 @@ class FilterReport:
     chosen_by: str = ""
 
     def describe(self) -> str:
+        """The filter in one line for the log (order, cut-off, Winter's design frequency, sampling rate).
+
+        Returns
+        -------
+        str
+        """
         return (f"zero-phase Butterworth low-pass, order {self.order} "
                 f"(order {self.order // 2} run forwards and backwards), -3 dB at {self.cutoff_hz:g} Hz "
                 f"(each pass designed at {self.design_hz:.4g} Hz, Winter's correction), "
                 f"sampling {self.rate_hz:g} Hz" + (f"; {self.chosen_by}" if self.chosen_by else ""))
 
     def to_dict(self) -> dict:
+        """The report as JSON-friendly values (the unfiltered runs as a list of records).
+
+        Returns
+        -------
+        dict
+        """
         out = {"cutoff_hz": self.cutoff_hz, "order": self.order, "design_hz": self.design_hz,
                "rate_hz": self.rate_hz, "padlen": self.padlen, "description": self.describe(),
                "unfiltered": self.unfiltered.to_dict(orient="records")}
@@ -139,6 +151,25 @@ def lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
     (:data:`_JOB_SAMPLES`) by :func:`scipy.signal.sosfiltfilt` on two
     threads; each column is filtered on its own, so the result equals
     filtering marker by marker.
+
+    Parameters
+    ----------
+    P : ndarray, shape (F, M, 3), m
+        Marker positions, NaN where missing; filtered in place.
+    names : sequence of str
+        The M markers' names (for the report).
+    t : ndarray, shape (F,), s
+    rate : float, Hz
+    cutoff_hz : float, Hz
+        -3 dB frequency of the complete forward-backward filter.
+    order : int
+        Order of the complete filter.
+    src : str
+        The trial's file, for messages.
+
+    Returns
+    -------
+    FilterReport
     """
     from scipy import signal  # lazy: scipy.signal (~0.5 s), imported when markers are first filtered
 
@@ -207,7 +238,12 @@ class ConditioningReport:
     remaining: pd.DataFrame = field(repr=False)
 
     def lines(self) -> list[str]:
-        """Human-readable summary, one statement per line (frames are 0-based rows)."""
+        """Human-readable summary, one statement per line (frames are 0-based rows).
+
+        Returns
+        -------
+        list of str
+        """
         out = [f"{self.frames} frames at {self.rate_hz:g} Hz; {len(self.gaps)} gaps in "
                f"{self.gaps['marker'].nunique()} markers"]
         for r in self.fills.itertuples():
@@ -233,7 +269,12 @@ class ConditioningReport:
         return out
 
     def summary_lines(self) -> list[str]:
-        """A few lines for the terminal: counts instead of one line per gap (:meth:`lines` has the detail)."""
+        """A few lines for the terminal: counts instead of one line per gap (:meth:`lines` has the detail).
+
+        Returns
+        -------
+        list of str
+        """
         fills = self.fills
         filled = fills[fills["filled"]] if len(fills) else fills
         left = fills[~fills["filled"]] if len(fills) else fills
@@ -256,7 +297,12 @@ class ConditioningReport:
         return out
 
     def to_dict(self) -> dict:
-        """JSON-friendly dict (tables as lists of records)."""
+        """JSON-friendly dict (tables as lists of records).
+
+        Returns
+        -------
+        dict
+        """
         return {"rate_hz": self.rate_hz, "frames": self.frames,
                 "gaps": self.gaps.to_dict(orient="records"),
                 "fills": self.fills.to_dict(orient="records"),

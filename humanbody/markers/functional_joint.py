@@ -135,6 +135,15 @@ def rotation_spread(R_p, R_t) -> np.ndarray:
     their principal RMS amplitudes (singular values / sqrt(frames)); NaN
     frames skipped.  A joint turned about one axis has one large value; a
     functional centre needs the second one large too.
+
+    Parameters
+    ----------
+    R_p, R_t : ndarray, shape (F, 3, 3)
+        The proximal and the distal segment's orientations.
+
+    Returns
+    -------
+    ndarray, shape (3,), deg
     """
     R_p, R_t = np.asarray(R_p, dtype=float), np.asarray(R_t, dtype=float)
     ok = np.isfinite(R_p).all(axis=(1, 2)) & np.isfinite(R_t).all(axis=(1, 2))

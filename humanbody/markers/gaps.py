@@ -22,7 +22,16 @@ REPORT_COLUMNS = GAP_COLUMNS + ["filled", "method", "note"]
 
 
 def true_runs(mask: np.ndarray) -> list[tuple[int, int]]:
-    """Inclusive (start, end) index pairs of the True runs of a 1-D boolean array."""
+    """Inclusive (start, end) index pairs of the True runs of a 1-D boolean array.
+
+    Parameters
+    ----------
+    mask : ndarray of bool, shape (n,)
+
+    Returns
+    -------
+    list of (int, int)
+    """
     m = np.concatenate([[False], np.asarray(mask, bool), [False]])
     d = np.diff(m.astype(np.int8))
     starts = np.nonzero(d == 1)[0]
@@ -31,7 +40,20 @@ def true_runs(mask: np.ndarray) -> list[tuple[int, int]]:
 
 
 def gap_rows(names: list[str], P: np.ndarray, t: np.ndarray) -> list[dict]:
-    """One dict per NaN run of every marker of ``P`` (frames, markers, 3)."""
+    """One dict per NaN run of every marker of ``P`` (frames, markers, 3).
+
+    Parameters
+    ----------
+    names : list of str
+        The markers' names.
+    P : ndarray, shape (F, M, 3)
+    t : ndarray, shape (F,), s
+
+    Returns
+    -------
+    list of dict
+        Keys of :data:`GAP_COLUMNS` (frames 0-based and inclusive, times in s).
+    """
     rows = []
     missing = np.isnan(P[:, :, 0]).T.copy()  # (markers, frames): one pass over P, then row by row
     for j, name in enumerate(names):
@@ -63,6 +85,17 @@ def find_gaps(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def gap_table(rows: list[dict]) -> pd.DataFrame:
+    """The gap rows (:func:`gap_rows`) as a table with integer frame columns.
+
+    Parameters
+    ----------
+    rows : list of dict
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`GAP_COLUMNS`.
+    """
     return pd.DataFrame(rows, columns=GAP_COLUMNS).astype(
         {"start_frame": int, "end_frame": int, "length_frames": int})
 
@@ -213,11 +246,36 @@ def fill_gaps(df: pd.DataFrame, max_gap: float = 0.1, max_gap_frames: int | None
 
 
 def fill_report(rows: list[dict]) -> pd.DataFrame:
+    """The filling's rows as a table: :data:`REPORT_COLUMNS`, frame columns int, ``filled`` bool.
+
+    Parameters
+    ----------
+    rows : list of dict
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     report = pd.DataFrame(rows, columns=REPORT_COLUMNS)
     return report.astype({"start_frame": int, "end_frame": int, "length_frames": int, "filled": bool})
 
 
 def fill_line(report: pd.DataFrame, method: str, limit: int, rate: float) -> str:
+    """One log line: how many gaps (and frames) were filled, by which method, under which limit.
+
+    Parameters
+    ----------
+    report : pandas.DataFrame
+        :func:`fill_report`'s table.
+    method : str
+    limit : int
+        The longest gap filled (frames).
+    rate : float, Hz
+
+    Returns
+    -------
+    str
+    """
     done = report[report["filled"]]
     return (f"filled {len(done)} gaps ({int(done['length_frames'].sum())} frames) by {method}, "
             f"limit {limit} frames ({limit / rate:.3g} s)")
@@ -228,6 +286,30 @@ def fill_array(P, names, t, rate, max_gap, max_gap_frames, method, segments, src
 
     Returns the report rows (sorted by marker, then start frame) and the gap
     limit in frames.
+
+    Parameters
+    ----------
+    P : ndarray, shape (F, M, 3), m
+        Filled in place.
+    names : sequence of str
+    t : ndarray, shape (F,), s
+    rate : float, Hz
+    max_gap : float, s
+    max_gap_frames : int or None
+        Overrides ``max_gap`` when given.
+    method : str
+        One of :data:`FILL_METHODS`.
+    segments : dict of str to list of str, optional
+        Segment -> markers, for the rigid-body fill.
+    src : str
+        The trial's file, for messages.
+
+    Returns
+    -------
+    rows : list of dict
+        Keys of :data:`REPORT_COLUMNS`.
+    limit : int
+        Frames.
     """
     if method not in FILL_METHODS:
         raise InputError(f"unknown fill method {method!r}; use one of {', '.join(FILL_METHODS)}", src)

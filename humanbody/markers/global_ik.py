@@ -191,6 +191,11 @@ def joint_limits(spec, where: str = "") -> tuple[np.ndarray, np.ndarray]:
         ``lower_torso``, has no parent and takes no limits).
     where : str
         Named in error messages (the marker set).
+
+    Returns
+    -------
+    lo, hi : ndarray, shape (17, 3), rad
+        -inf/+inf where there is no bound.
     """
     lo, hi = np.full((17, 3), -np.inf), np.full((17, 3), np.inf)
     if spec is None or spec is False or spec == "off":
@@ -222,7 +227,16 @@ def joint_limits(spec, where: str = "") -> tuple[np.ndarray, np.ndarray]:
 
 
 def ik_problem(calibration: Calibration) -> IKProblem:
-    """The kernel's arrays for a calibrated marker set (:class:`IKProblem`)."""
+    """The kernel's arrays for a calibrated marker set (:class:`IKProblem`).
+
+    Parameters
+    ----------
+    calibration : Calibration
+
+    Returns
+    -------
+    IKProblem
+    """
     return IKProblem(calibration)
 
 
@@ -246,6 +260,12 @@ def choose_method(ms: MarkerSet, present, ik: str = "auto") -> tuple[str, str]:
     present : collection of str
         Canonical names of the markers with a valid sample.
     ik : {"auto", "segments", "global"}
+
+    Returns
+    -------
+    method : {"global", "segments"}
+    why : str
+        The log line's reason.
     """
     if ik not in ("auto", "segments", "global"):
         raise InputError(f"ik must be auto, segments or global, not {ik!r}", option="ik")
@@ -674,6 +694,11 @@ def limit_lines(time: np.ndarray, angles: np.ndarray, segments: list, lo: np.nda
     lo, hi : (S, 3) rad         their limits
     frame_rms : (F,) m          each frame's RMS marker residual (NaN: no markers)
     keypoints : bool            the set is a keypoint set (the line says "keypoints")
+
+    Returns
+    -------
+    list of str
+        One line, or none.
     """
     if not segments:
         return []

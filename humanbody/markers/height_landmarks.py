@@ -62,7 +62,19 @@ def combine(levels: dict[str, tuple[np.ndarray, float]], floor: np.ndarray,
 
 
 def describe(estimates: list[tuple[str, float, float]], floor_fraction: float = 0.0) -> str:
-    """``no head markers: mean of mid_acromion at 0.818 (1.76 m), mid_hip at 0.53 (1.73 m) of the height, ...``."""
+    """``no head markers: mean of mid_acromion at 0.818 (1.76 m), mid_hip at 0.53 (1.73 m) of the height, ...``.
+
+    Parameters
+    ----------
+    estimates : list of (str, float, float)
+        Per landmark: its name, its fraction of the height and the height it gives (m).
+    floor_fraction : float
+        Fraction of the height the floor points stand above the floor (0: the floor itself).
+
+    Returns
+    -------
+    str
+    """
     each = ", ".join(f"{name} at {fraction:g} ({h:.2f} m)" for name, fraction, h in estimates)
     floor = f"a floor reference at {floor_fraction:g}" if floor_fraction else "the lowest foot marker"
     return (f"no head markers: {'mean of ' if len(estimates) > 1 else ''}{each} of the height above {floor}; "

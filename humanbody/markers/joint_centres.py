@@ -80,6 +80,10 @@ def pelvis_frame(rasis, lasis, sacrum):
     sacral point (sacral marker or mid-PSIS) to mid-ASIS made normal to y,
     z = x cross y (up).  Origin at mid-ASIS.
 
+    Parameters
+    ----------
+    rasis, lasis, sacrum : array_like, shape (..., 3), m
+
     Returns
     -------
     R : ndarray (..., 3, 3)
@@ -144,6 +148,15 @@ def hip_bell1990(rasis, lasis, sacrum, side: str):
     From the ASIS line: 19 % of PW posterior, 30 % of PW inferior and 36 % of
     PW medial of the ASIS, i.e. 14 % of PW lateral of mid-ASIS.
     Arguments and result as :func:`hip_harrington2007`.
+
+    Parameters
+    ----------
+    rasis, lasis, sacrum : array_like, shape (..., 3), m
+    side : {"right", "left"}
+
+    Returns
+    -------
+    ndarray, shape (..., 3), m
     """
     R, mid, pw, _ = pelvis_frame(rasis, lasis, sacrum)
     return _place(R, mid, -0.19 * pw, 0.14 * pw, -0.30 * pw, side)
@@ -181,6 +194,10 @@ def hip_davis1991(rasis, lasis, sacrum, side: str, leg_length, marker_radius=0.0
         The two angles (default the published 28.4 and 18 deg; Vicon's
         implementation, as the open reimplementations that match it give
         them, uses 0.500000178813934 and 0.314000427722931 rad).
+
+    Returns
+    -------
+    ndarray, shape (..., 3), m
     """
     R, mid, pw, _ = pelvis_frame(rasis, lasis, sacrum)
     if inter_asis is not None:
@@ -257,6 +274,14 @@ def chord_turn(wand, proximal, marker, target):
 
     so that ``chord_joint_centre(W, P, M, delta, turn)`` equals
     ``chord_joint_centre(T, P, M, delta)``.  Shapes (..., 3) -> (...).
+
+    Parameters
+    ----------
+    wand, proximal, marker, target : array_like, shape (..., 3), m
+
+    Returns
+    -------
+    ndarray, shape (...), rad
     """
     u, _, w = _chord_axes(wand, proximal, marker)
     _, _, wt = _chord_axes(target, proximal, marker)

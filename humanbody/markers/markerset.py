@@ -49,7 +49,17 @@ _RULES = ("cluster", "slerp", "rigid")
 
 @lru_cache(maxsize=4096)
 def name_key(name: str) -> str:
-    """Matching key of a marker name: no ``Subject:`` prefix, case, punctuation."""
+    """Matching key of a marker name: no ``Subject:`` prefix, case, punctuation.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    str
+        Lower-case letters and digits only.
+    """
     return re.sub(r"[^0-9a-z]", "", str(name).rsplit(":", 1)[-1].lower())
 
 
@@ -204,7 +214,13 @@ def _rule_names(rule: Mapping) -> list:
 
 
 def builtin_markersets() -> dict[str, Path]:
-    """Names and files of the built-in marker sets (``humanbody/data/markersets``)."""
+    """Names and files of the built-in marker sets (``humanbody/data/markersets``).
+
+    Returns
+    -------
+    dict of str to pathlib.Path
+        Set name -> TOML file, sorted by name; empty when the folder is missing.
+    """
     if not _DATA.is_dir():
         return {}
     return {p.stem: p for p in sorted(_DATA.glob("*.toml"))}
@@ -218,6 +234,10 @@ def load_markerset(spec) -> MarkerSet:
     spec : str or os.PathLike or MarkerSet
         A built-in name (``"gait2392"``, ``"plugin_gait"``), a path to a TOML
         file, or an already loaded set (returned unchanged).
+
+    Returns
+    -------
+    MarkerSet
 
     Raises
     ------
@@ -268,6 +288,24 @@ def _parsed(text: str, path: str) -> MarkerSet:
 
 
 def markerset_from_mapping(data: Mapping, source: str) -> MarkerSet:
+    """A marker set from its parsed TOML tables, checked.
+
+    Parameters
+    ----------
+    data : Mapping
+        The TOML document (``name``, ``segments``, ``points``, ``parameters``, ...).
+    source : str
+        The file it came from (the set's default name and the messages').
+
+    Returns
+    -------
+    MarkerSet
+
+    Raises
+    ------
+    InputError
+        A missing or unknown segment, a point without a rule, or another malformed table.
+    """
     name = str(data.get("name", Path(source).stem))
     segs_in = data.get("segments")
     if not isinstance(segs_in, Mapping):
@@ -393,6 +431,12 @@ def match_markers(markerset: MarkerSet, names) -> dict[str, str]:
     = ``rasis``).  Computed once per set and names, kept with the set (a new
     dict each call).
 
+    Parameters
+    ----------
+    markerset : MarkerSet
+    names : iterable of str
+        The trial's marker names.
+
     Returns
     -------
     dict
@@ -437,7 +481,16 @@ _SEPARATORS = "_-. "
 def shared_affixes(names) -> tuple[str, str]:
     """A prefix and a suffix that every marker name carries after its ``Subject:`` prefix, cut at a separator
     (``"Pat01_RASI"``, ``"Pat01_LASI"`` -> ``("Pat01_", "")``; ``"RASI_1"``, ``"LASI_1"`` -> ``("", "_1")``);
-    empty strings when the names share none (fewer than two names share nothing)."""
+    empty strings when the names share none (fewer than two names share nothing).
+
+    Parameters
+    ----------
+    names : sequence of str
+
+    Returns
+    -------
+    prefix, suffix : str
+    """
     bare = [str(n).rsplit(":", 1)[-1] for n in names]
     if len(bare) < 2:
         return "", ""
@@ -461,6 +514,17 @@ def detect_markerset(names, source: str | None = None) -> MarkerSet:
     required markers missing is still chosen when the markers present
     determine every tracked segment through its joints
     (:func:`undetermined_segments`).
+
+    Parameters
+    ----------
+    names : iterable of str
+        The trial's marker names.
+    source : str, optional
+        The trial's file, for the message.
+
+    Returns
+    -------
+    MarkerSet
 
     Raises
     ------

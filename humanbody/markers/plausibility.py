@@ -36,6 +36,15 @@ def check_lengths(model, height: float) -> tuple[list[str], list[str]]:
 
     Only segments the calibration measured (``segment_meta["calibrated"]``)
     are judged.  Returns ``(warnings, errors)``, each a list of one-line texts.
+
+    Parameters
+    ----------
+    model : BodyModel
+    height : float, m
+
+    Returns
+    -------
+    warnings, errors : list of str
     """
     warnings, errors = [], []
     length = {}

@@ -39,6 +39,17 @@ def _side_sign(side: str) -> float:
     return 1.0 if side == "right" else -1.0
 
 
+def _orthogonal_unit(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The unit vector of ``a`` and that of ``b`` made normal to it (Gram-Schmidt), both (..., 3).
+
+    ``a_n = a / |a|``, ``b_n = unit(b - (b . a_n) a_n)``: a segment's long axis and a second axis in the plane
+    normal to it.
+    """
+    a = a / np.linalg.norm(a, axis=-1, keepdims=True)
+    b = b - np.sum(b * a, axis=-1, keepdims=True) * a
+    return a, b / np.linalg.norm(b, axis=-1, keepdims=True)
+
+
 def rotation_offset(wand, proximal, marker, centre, side: str) -> np.ndarray:
     """Plug-in Gait's rotation offset (rad) of the wand W about the segment axis at the centre D.
 
@@ -87,11 +98,7 @@ def wand_offset_from_pelvis(wand, proximal, marker, right_asis, left_asis, delta
     ndarray (...), rad
     """
     P, M, R, L = (np.asarray(v, dtype=float) for v in (proximal, marker, right_asis, left_asis))
-    a = P - M
-    a = a / np.linalg.norm(a, axis=-1, keepdims=True)
-    lat = _side_sign(side) * (R - L)
-    lat = lat - np.sum(lat * a, axis=-1, keepdims=True) * a
-    lat = lat / np.linalg.norm(lat, axis=-1, keepdims=True)
+    _, lat = _orthogonal_unit(P - M, _side_sign(side) * (R - L))
     return rotation_offset(wand, P, M, M - float(delta) * lat, side)
 
 
@@ -166,6 +173,19 @@ def foot_offset_rotation(plantar_flexion: float, rotation: float, side: str) -> 
     ``footJointCenter`` (validated against Nexus) does: A = U Ry(-beta) Rx(-alpha).  In our foot axes
     (x heel to toe, y the flexion axis, z up; U_ours = U P):  O = P^T Ry(-beta) Rx(-alpha) P, and the
     foot frame is U_ours O in every frame.
+
+    Parameters
+    ----------
+    plantar_flexion : float, rad
+        ``StaticPlantFlex``.
+    rotation : float, rad
+        ``StaticRotOff``.
+    side : {"right", "left"}
+
+    Returns
+    -------
+    ndarray, shape (3, 3)
+        O.
     """
     s = _side_sign(side)
     M = euler_to_matrix(np.array([0.0, -float(plantar_flexion), 0.0]), "xyz") @ \
@@ -266,10 +286,6 @@ def tibial_torsion(knee_axis, knee, ankle, marker, side: str) -> np.ndarray:
     ndarray (...), rad
     """
     k, K, A, M = (np.asarray(v, dtype=float) for v in (knee_axis, knee, ankle, marker))
-    z = K - A
-    z = z / np.linalg.norm(z, axis=-1, keepdims=True)
-    y = _side_sign(side) * (A - M)
-    y = y - np.sum(y * z, axis=-1, keepdims=True) * z
-    y = y / np.linalg.norm(y, axis=-1, keepdims=True)
+    z, y = _orthogonal_unit(K - A, _side_sign(side) * (A - M))
     x = np.cross(y, z)
     return _side_sign(side) * np.arctan2(np.sum(k * x, axis=-1), np.sum(k * y, axis=-1))

@@ -30,6 +30,14 @@ def horn_matrices(H) -> np.ndarray:
     Rows and columns in the order (w, x, y, z) of the quaternion; the
     quaternion maximising ``sum w b . (R a)`` is the eigenvector of N's
     largest eigenvalue.
+
+    Parameters
+    ----------
+    H : ndarray, shape (..., 3, 3)
+
+    Returns
+    -------
+    ndarray, shape (..., 4, 4)
     """
     H = np.asarray(H, dtype=float)
     sxx, sxy, sxz = H[..., 0, 0], H[..., 0, 1], H[..., 0, 2]
@@ -56,6 +64,14 @@ def horn_quaternions(H) -> np.ndarray:
     eigenvector of the largest eigenvalue of :func:`horn_matrices`; the
     identity where H is zero (no rotation is preferred).  One batched call
     for all frames.
+
+    Parameters
+    ----------
+    H : ndarray, shape (k, 3, 3)
+
+    Returns
+    -------
+    ndarray, shape (k, 4)
     """
     N = horn_matrices(H)
     _, vectors = np.linalg.eigh(N)
@@ -71,6 +87,14 @@ def horn_rotations(H) -> np.ndarray:
     The closed form of the kernel (:func:`humanbody._kernels.marker_fit.horn_rotations`)
     on every frame, :func:`horn_quaternions` on the frames it flags.  NaN
     where H is not finite.
+
+    Parameters
+    ----------
+    H : ndarray, shape (F, 3, 3)
+
+    Returns
+    -------
+    ndarray, shape (F, 3, 3)
     """
     H = np.ascontiguousarray(H, dtype=float)
     R = np.empty_like(H)
@@ -195,6 +219,29 @@ def fit_columns(local, src, cols, extra, R=None, origin=None):
     ``R`` (F, 3, 3) and ``origin`` (F, 3), when given, are written in place (any strides).  The kernel sees
     one layout from every caller (a read-only view of ``src``, C-ordered outputs copied out at the end), so a
     first run compiles it once, not once per layout (9-13 CPU-s each).
+
+    Parameters
+    ----------
+    local : ndarray, shape (m, 3), m
+        Points in the segment frame; the last is the extra point's when ``extra`` is used.
+    src : ndarray, shape (F, C), m
+        The marker table, NaN where missing.
+    cols : ndarray of int64
+        First column of each measured point in ``src``, -1 if absent.
+    extra : ndarray, shape (F, 3) or (0, 3), m
+        One more point per frame (a joint centre carried by the parent), or nothing.
+    R : ndarray, shape (F, 3, 3), optional
+    origin : ndarray, shape (F, 3), optional
+
+    Returns
+    -------
+    R : ndarray, shape (F, 3, 3)
+    origin : ndarray, shape (F, 3), m
+    rms : ndarray, shape (F,), m
+    count : ndarray of int, shape (F,)
+        Points used.
+    ok : ndarray of bool, shape (F,)
+        As in :func:`fit_rigid`.
     """
     F, m = src.shape[0], local.shape[0]
     given = (R, origin)

@@ -120,7 +120,12 @@ class Tracking:
     joined: dict = field(default_factory=dict)
 
     def singular_lines(self) -> list[str]:
-        """One line per segment that came near its singular set: which frames (time span and count)."""
+        """One line per segment that came near its singular set: which frames (time span and count).
+
+        Returns
+        -------
+        list of str
+        """
         lines = []
         time = self.coords["time"].to_numpy()
         for seg, mask in self.near_singular.items():
@@ -147,7 +152,12 @@ class Tracking:
                 for seg in self.status.columns[1:]}
 
     def summary(self) -> list[str]:
-        """Human-readable lines: median residual per segment, frames not fitted."""
+        """Human-readable lines: median residual per segment, frames not fitted.
+
+        Returns
+        -------
+        list of str
+        """
         lines = []
         counts = self.status_counts
         residuals = self.residuals.to_numpy(dtype=float)
@@ -459,6 +469,10 @@ def sparse_segment(ms, seg: str, usable) -> bool:
     seg : str
     usable : collection of str
         The markers with a calibrated position and a valid sample in the trial.
+
+    Returns
+    -------
+    bool
     """
     spec = ms.segments[seg]
     if ms.keypoints or spec.rule != "cluster":
@@ -468,7 +482,19 @@ def sparse_segment(ms, seg: str, usable) -> bool:
 
 def distal_children(ms, seg: str, usable) -> tuple[str, ...]:
     """The cluster children of ``seg`` whose markers (and, for a sparse child, its own children's joints,
-    recursively) determine their origin, the joint centre they share with ``seg``."""
+    recursively) determine their origin, the joint centre they share with ``seg``.
+
+    Parameters
+    ----------
+    ms : MarkerSet
+    seg : str
+    usable : collection of str
+        The markers with a calibrated position and a valid sample in the trial.
+
+    Returns
+    -------
+    tuple of str
+    """
     k = SEGMENT_NAMES.index(seg)
     out = []
     for c, child in enumerate(SEGMENT_NAMES):
@@ -506,6 +532,10 @@ def joined_children(ms, seg: str, usable) -> tuple[str, ...] | None:
     seg : str
     usable : collection of str
         The markers with a calibrated position and a valid sample in the trial.
+
+    Returns
+    -------
+    tuple of str or None
     """
     k = SEGMENT_NAMES.index(seg)
     if not PARENTS[k] or not sparse_segment(ms, seg, usable):
@@ -522,6 +552,14 @@ def sparse_pairs(calibration: Calibration, values: np.ndarray, where: dict) -> d
     c's pose where its own markers (and its children's joints) put it, both
     over the whole trial ``values`` (F, 3 m; columns ``where``).  Empty when
     the set has no sparse segment.
+
+    Parameters
+    ----------
+    calibration : Calibration
+    values : ndarray, shape (F, C), m
+        The trial's marker table.
+    where : dict
+        Canonical marker -> its x, y, z columns in ``values``.
 
     Returns
     -------
@@ -588,6 +626,19 @@ TRACK_CHUNK = 32768
 
 def trial_markers(markers: pd.DataFrame, ms, required=None) -> tuple:
     """The trial's samples of the marker set's markers: ``(values, where)`` of :func:`_marker_columns`.
+
+    Parameters
+    ----------
+    markers : pandas.DataFrame
+        The trial's marker table (m), ``attrs["source"]`` its file.
+    ms : MarkerSet
+    required : collection of str, optional
+
+    Returns
+    -------
+    values : ndarray, shape (F, C)
+    where : dict
+        Canonical marker -> its x, y, z columns in ``values``.
 
     Raises
     ------
@@ -724,6 +775,23 @@ def finish_coordinates(markers, table: np.ndarray, angles: np.ndarray, seq, sequ
 
     Returns the time (s) and, per segment, the frames within :data:`NEAR_SINGULAR_DEG` of its
     sequence's singular set.
+
+    Parameters
+    ----------
+    markers : pandas.DataFrame
+        The trial's marker table (its ``time`` column).
+    table : ndarray, shape (F, 4 + 3 (N - 1))
+    angles : ndarray, shape (F, N, 3), rad
+    seq : ndarray of int64, shape (N, 3)
+        The axes (0, 1, 2) of every segment's rotation sequence, as the kernel takes them.
+    sequences : sequence of str
+        Every segment's rotation sequence.
+
+    Returns
+    -------
+    time : ndarray, shape (F,), s
+    near : dict of str to ndarray of bool, shape (F,)
+        Segment -> its frames near its singular set (segments that never come near are left out).
     """
     n = table.shape[0]
     time = markers["time"].to_numpy(dtype=float) if "time" in markers else np.arange(n, dtype=float)

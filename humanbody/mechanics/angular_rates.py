@@ -64,6 +64,18 @@ def bryant_omega_body(angles, rates):
 
     Returns ``(a' cb cg + b' sg,  -a' cb sg + b' cg,  a' sb + g')`` (rad/s),
     shape (..., 3).
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3), rad
+        Bryant angles (alpha, beta, gamma), sequence "xyz".
+    rates : array_like, shape (..., 3), rad/s
+        Their time derivatives.
+
+    Returns
+    -------
+    ndarray, shape (..., 3), rad/s
+        The angular velocity in body components.
     """
     a = np.asarray(angles, dtype=float)
     d = np.asarray(rates, dtype=float)
@@ -255,6 +267,25 @@ def bryant_rates(angles, omega, frame="parent", tol: float = 1e-6, warn: bool = 
 
     Same as ``angle_rates(angles, omega, "xyz", frame, tol, warn)``: returns
     ``(rates, singular)`` with NaN rates where ``|cos beta| < tol``.
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3), rad
+        Bryant angles, sequence "xyz".
+    omega : array_like, shape (..., 3), rad/s
+        Angular velocity in ``frame`` components.
+    frame : {"parent", "body"}
+    tol : float
+        ``|cos beta|`` below which an orientation is singular.
+    warn : bool
+        Emit one :class:`~humanbody.errors.SingularityWarning` when any orientation is singular.
+
+    Returns
+    -------
+    rates : ndarray, shape (..., 3), rad/s
+        NaN where singular.
+    singular : ndarray of bool, shape (...)
+        The singular orientations.
     """
     return angle_rates(angles, omega, "xyz", frame, tol, warn)
 

@@ -44,7 +44,22 @@ BLOCK_SECONDS = 1.0
 
 
 def whole_weight_frames(loads, results, model) -> np.ndarray:
-    """(F,) bool: frames whose whole weight is on the plates (every foot on a plate or in the air)."""
+    """(F,) bool: frames whose whole weight is on the plates (every foot on a plate or in the air).
+
+    Parameters
+    ----------
+    loads : FrameLoads
+        The assigned loads (``body``, ``shared``, ``force``).
+    results : Results
+        The motion's results (segment mass-centre velocities ``com_vel``, (F, N, 3) m/s).
+    model : BodyModel
+
+    Returns
+    -------
+    ndarray of bool, shape (F,)
+        True where every foot is on a plate or faster than :data:`IN_AIR_SPEED` (in the air), and no load
+        is left without a segment.
+    """
     feet = [model.names.index(s) for s in ("right_foot", "left_foot") if s in model.names]
     F = loads.force.shape[0]
     if not feet:
@@ -70,6 +85,30 @@ def mass_from_loads(loads, results, model, time, gravity: float = 9.81, edges: i
     (:func:`humanbody.checks.edges.edge_frames`).
     Returns ``(mass or None, spread, frames, seconds)``; None when fewer than
     :data:`MIN_SECONDS` of such frames exist.
+
+    Parameters
+    ----------
+    loads : FrameLoads
+        The assigned loads (vertical forces ``force[..., 2]``, N).
+    results : Results
+        The body's mass-centre acceleration ``body_com_acc``, (F, 3) m/s^2.
+    model : BodyModel
+    time : array_like, shape (F,), s
+    gravity : float, m/s^2
+    edges : int
+        Frames left out at each end.
+
+    Returns
+    -------
+    mass : float or None
+        kg; ``sum F_z / sum (g + a_z)`` over the frames.
+    spread : float
+        kg, the standard deviation of the same ratio over blocks of about :data:`BLOCK_SECONDS`
+        (NaN with one block or none).
+    frames : int
+        How many whole-weight frames were used.
+    seconds : float
+        Their duration (s).
     """
     ok = whole_weight_frames(loads, results, model)
     if edges > 0:
@@ -93,13 +132,36 @@ def mass_from_loads(loads, results, model, time, gravity: float = 9.81, edges: i
 
 
 def model_height(model) -> float | None:
-    """The subject's standing height (m) the model was scaled to, or None."""
+    """The subject's standing height (m) the model was scaled to, or None.
+
+    Parameters
+    ----------
+    model : BodyModel
+        Its ``meta["subject"]["height"]``.
+
+    Returns
+    -------
+    float or None
+        m.
+    """
     h = (model.meta or {}).get("subject", {}).get("height") if isinstance(model.meta, dict) else None
     return None if h is None else float(h)
 
 
 def scaled_model(model, mass: float):
-    """``model`` with every segment's mass and inertia scaled to a total of ``mass`` (kg); geometry kept."""
+    """``model`` with every segment's mass and inertia scaled to a total of ``mass`` (kg); geometry kept.
+
+    Parameters
+    ----------
+    model : BodyModel
+    mass : float
+        The new total mass (kg).
+
+    Returns
+    -------
+    BodyModel
+        A new model: masses and inertias times ``mass / model.total_mass``; ``meta["subject"]["mass"]`` set.
+    """
     s = float(mass) / float(model.total_mass)
     meta = dict(model.meta or {})
     if isinstance(meta.get("subject"), dict):

@@ -196,6 +196,21 @@ def clinical_columns(names, progression=(), pig_foot: bool = False) -> list[str]
     (``meta["clinical_sequences"]["foot_progression"] == "yzx"``); each foot then also has
     ``s_foot_progression_x_deg`` and ``s_foot_progression_y_deg``, Nexus's ``SFootProgressAngles`` X and Y
     (:func:`clinical_angles`).
+
+    Parameters
+    ----------
+    names : iterable of str
+        The model's segment names.
+    progression : iterable of str
+        Segments with progression angles.
+    pig_foot : bool
+        The feet's progression angles are Plug-in Gait's.
+
+    Returns
+    -------
+    list of str
+        ``s_<joint>_<angle>_deg`` columns whose segments (and reference) the model has, then the
+        ``<side>_foot_progression_deg`` columns.
     """
     have = set(names)
     cols = [a.column for a in _angles_of(progression)
@@ -226,8 +241,8 @@ def _absolute(model, coords, seg: str, memo: dict) -> np.ndarray:
     if seg not in memo:
         k = model.names.index(seg)
         S = _relative(model, coords, seg)
-        p = int(model.parents[k])
-        memo[seg] = S if p == 0 else _absolute(model, coords, model.names[p - 1], memo) @ S
+        p = int(model.parent_index[k])
+        memo[seg] = S if p < 0 else _absolute(model, coords, model.names[p], memo) @ S
     return memo[seg]
 
 
@@ -249,6 +264,13 @@ def progression_heading(time, root_xy, window_s: float = 1.0, min_speed: float =
     time : (F,) s
     root_xy : (F, 2) m, horizontal position of the pelvis origin
     facing : (F,) rad, optional, heading of the pelvis's forward axis on the floor
+    window_s : float, s
+    min_speed : float, m/s
+
+    Returns
+    -------
+    ndarray, shape (F,), rad
+        Unwrapped (continuous across +-pi); 0 for fewer than two frames.
     """
     t = np.asarray(time, dtype=float)
     xy = np.asarray(root_xy, dtype=float)
@@ -345,6 +367,15 @@ def wrap_degrees(x) -> np.ndarray:
     only where the angle really passes +-180 (a foot turned backwards, a
     subject turning round).  NaN stays NaN.  Works on (F,) or (F, C), column
     by column.
+
+    Parameters
+    ----------
+    x : array_like, shape (F,) or (F, C), deg
+
+    Returns
+    -------
+    ndarray, same shape, deg in (-180, 180]
+        A new array; ``x`` is not changed.
     """
     a = np.array(x, dtype=float)
     cols = a.reshape(len(a), -1)

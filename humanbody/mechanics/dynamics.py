@@ -75,7 +75,7 @@ def _joint_axes(model, q, res=None) -> np.ndarray:
     H = np.empty((F, N, 3, 3))
     for k, seq in enumerate(model.sequences):
         Hk = angle_rate_matrix(angles[:, k], seq, "parent")
-        p = int(model.parents[k]) - 1
+        p = int(model.parent_index[k])
         H[:, k] = Hk if p < 0 else res.R[:, p] @ Hk
     return H
 
@@ -86,9 +86,15 @@ def generalized_forces(model: BodyModel, q: ArrayLike, joint_force: np.ndarray,
 
     Parameters
     ----------
+    model : BodyModel
     q : (F, n)  coordinates (for the joint axes)
     joint_force, joint_moment : (F, N, 3)  what each body receives from its parent (N, N m about O_k),
         ground axes (:func:`humanbody.mechanics.kinetics.joint_loads`)
+
+    Returns
+    -------
+    ndarray, shape (F, n)
+        N for the root translations, N m for every angle.
     """
     q = np.asarray(q, dtype=float).reshape(-1, 3 + 3 * model.n_bodies)
     H = _joint_axes(model, q)
@@ -124,7 +130,19 @@ def inverse_dynamics(model: BodyModel, q: ArrayLike, qd: ArrayLike, qdd: ArrayLi
 
 
 def bias_forces(model: BodyModel, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
-    """``h(q, qd)``: Coriolis, centrifugal and gravity terms (the inverse dynamics at ``qdd = 0``)."""
+    """``h(q, qd)``: Coriolis, centrifugal and gravity terms (the inverse dynamics at ``qdd = 0``).
+
+    Parameters
+    ----------
+    model : BodyModel
+    q, qd : array_like, shape (n,) or (F, n)
+        Coordinates (m, rad) and their rates (m/s, rad/s).
+
+    Returns
+    -------
+    ndarray, shape of ``q``
+        N for the root translations, N m for every angle.
+    """
     (q, qd), single, shape = _arrays(model, q, qd)
     tau = _inverse(model, q, qd, np.zeros_like(q))
     return tau[0] if single else tau.reshape(shape)
@@ -138,6 +156,16 @@ def mass_matrix(model: BodyModel, q: ArrayLike) -> np.ndarray:
     docs/dynamics.md), with each body's coordinates moving it about the axes
     ``R_L(k) H_k`` (ground components) through its joint point.  Units: kg
     (root translations), kg m (translation-rotation), kg m^2 (rotations).
+
+    Parameters
+    ----------
+    model : BodyModel
+    q : array_like, shape (n,) or (F, n)
+        Coordinates (m, rad).
+
+    Returns
+    -------
+    ndarray, shape (n, n) or (F, n, n)
     """
     (q,), single, shape = _arrays(model, q)
     F, n = q.shape
@@ -152,7 +180,21 @@ def mass_matrix(model: BodyModel, q: ArrayLike) -> np.ndarray:
 
 
 def forward_dynamics(model: BodyModel, q: ArrayLike, qd: ArrayLike, tau: ArrayLike) -> np.ndarray:
-    """Accelerations ``qdd = M^-1 (tau - h)`` at ``(q, qd)`` under generalized forces ``tau``."""
+    """Accelerations ``qdd = M^-1 (tau - h)`` at ``(q, qd)`` under generalized forces ``tau``.
+
+    Parameters
+    ----------
+    model : BodyModel
+    q, qd : array_like, shape (n,) or (F, n)
+        Coordinates (m, rad) and their rates.
+    tau : array_like, shape (n,) or (F, n)
+        Generalized forces (N for the root translations, N m for the angles).
+
+    Returns
+    -------
+    ndarray, shape of ``q``
+        m/s^2 and rad/s^2 (Cholesky solve, frame by frame).
+    """
     (q, qd, tau), single, shape = _arrays(model, q, qd, tau)
     M = mass_matrix(model, q).reshape(q.shape[0], q.shape[1], q.shape[1])
     rhs = tau - _inverse(model, q, qd, np.zeros_like(q))

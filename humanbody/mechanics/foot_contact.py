@@ -38,6 +38,17 @@ def sole_points(model, k: int) -> tuple[np.ndarray, np.ndarray]:
     the ankle height above the sole, docs/anthropometry.md "Feet"); the heel
     end is behind the ankle in gait2392's proportion to the ankle height, the
     toe end the foot's length ahead of the heel.
+
+    Parameters
+    ----------
+    model : BodyModel
+    k : int
+        The foot's segment index (0-based).
+
+    Returns
+    -------
+    heel, toe : ndarray, shape (3,), m
+        In the foot's frame.
     """
     r = np.asarray(model.com_offset[k], dtype=float)
     h = -2.0 * r[2] if r[2] < -0.005 else ANKLE_HEIGHT * 1.75
@@ -123,6 +134,28 @@ def assign_loads(loads: FrameLoads, table_segments, model, results, distance: fl
     A foot that no load reaches in any frame is listed in ``unloaded`` (its
     kinetics are NaN) with one line saying which plates went unused and why.
     Returns ``loads`` with ``body`` set and lines added to ``notes``.
+
+    Parameters
+    ----------
+    loads : FrameLoads
+        The conditioned loads; changed in place.
+    table_segments : sequence of str or None
+        Per load, the segment it is given to, or None.
+    model : BodyModel
+    results : Results
+        The motion's results (the feet's positions and velocities).
+    distance : float, m
+        The farthest a sole may be from a load's centre of pressure.
+
+    Returns
+    -------
+    FrameLoads
+        ``loads`` itself, with ``body``, ``shared``, ``unloaded`` and ``unloaded_index`` set.
+
+    Raises
+    ------
+    InputError
+        When a named segment is not the model's, or a load names none and the model has no feet.
     """
     F, L = loads.force.shape[:2]
     body = np.full((F, L), -1, dtype=np.int64)

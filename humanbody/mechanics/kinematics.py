@@ -204,6 +204,27 @@ def prepare_motion(
     (:func:`compute_motion`) gives results identical to one call of
     :func:`compute`, whatever the ranges: this is how long trials are
     processed in bounded memory.
+
+    Parameters
+    ----------
+    model : BodyModel
+    coords : pandas.DataFrame
+        ``time`` (s), the model's coordinates (m, rad) and optionally their ``_dot``/``_ddot`` columns.
+    differentiation : Differentiation or str, optional
+        How rates are computed when not given (default ``Differentiation()``).
+    rates : {"auto", "given", "differentiate"}
+        As in :func:`compute`.
+
+    Returns
+    -------
+    Motion
+        Times, coordinates and rates (given, or differentiated), and how the rates were obtained.
+
+    Raises
+    ------
+    InputError
+        A missing column, no frames, a time that is missing or not increasing, or rates given for only
+        some coordinates.
     """
     source = coords.attrs.get("source") if hasattr(coords, "attrs") else None
     if not isinstance(coords, pd.DataFrame):
@@ -363,6 +384,21 @@ def compute_motion(model: BodyModel, motion: Motion, start: int = 0, stop: int |
     Every frame is evaluated on its own, so the rows of a range are exactly
     the rows of the whole-trial result.  ``out`` is a workspace as in
     :func:`compute` (same number of frames as the range).
+
+    Parameters
+    ----------
+    model : BodyModel
+    motion : Motion
+        What :func:`prepare_motion` returned.
+    start, stop : int
+        The frame range (``stop`` None: to the end); it must not be empty.
+    out : Results, optional
+        The workspace.
+
+    Returns
+    -------
+    Results
+        Kinematics and inertia forces of the range's frames, ground components.
     """
     sl = slice(start, motion.n_frames if stop is None else stop)
     q, qd, qdd = motion.q[sl], motion.qd[sl], motion.qdd[sl]

@@ -75,6 +75,12 @@ def joint_loads(model, results, loads=None, start: int = 0, out: JointLoads | No
         Arrays to write into (any strides; views of a results block).
 
     Frames where a load's body is ambiguous (two feet on one plate) are NaN.
+
+    Returns
+    -------
+    JointLoads
+        Joint forces (F, n, 3) N, moments (F, n, 3) N m about O_k and powers (F, n) W, ground axes: what each
+        body receives from its parent (``out`` when given).
     """
     F, n = results.joint.shape[:2]
     if out is None:
@@ -91,7 +97,19 @@ def _clinical_of(joint: str) -> list:
 
 
 def kinetic_columns(model) -> list[str]:
-    """Kinetic columns of the results table for ``model`` (docs/conventions.md)."""
+    """Kinetic columns of the results table for ``model`` (docs/conventions.md).
+
+    Parameters
+    ----------
+    model : BodyModel
+
+    Returns
+    -------
+    list of str
+        Per segment ``<name>_joint_force_{x,y,z}``, ``<name>_joint_moment_{x,y,z}``, ``<name>_joint_power``;
+        per hip, knee and ankle the clinical moments (N m/kg) and power (W/kg); per foot the ground reaction
+        ``<side>_grf_{x,y,z}_N_per_kg``.
+    """
     cols = []
     for name in model.names:
         cols += [f"{name}_joint_force_{a}" for a in "xyz"] + [f"{name}_joint_moment_{a}" for a in "xyz"]
@@ -143,6 +161,25 @@ def kinetic_block(model, results, loads, start: int = 0, out: np.ndarray | None 
     coordinate system unless the model names another); ``"global"`` takes
     the trial's progression axis ``heading`` (rad; default: from these
     frames, :func:`~humanbody.mechanics.moment_frames.trial_heading`).
+
+    Parameters
+    ----------
+    model : BodyModel
+    results : Results
+        Kinematics of frames ``start ..`` of the motion.
+    loads : FrameLoads or None
+        Conditioned and assigned loads on the motion's frames.
+    start : int
+        First frame of ``results`` in the loads' frames.
+    out : ndarray, shape (F, c), optional
+        A buffer to write into.
+    heading : float, optional
+        rad about Z from X, for the ``"global"`` moment frame.
+
+    Returns
+    -------
+    ndarray, shape (F, c)
+        The columns of :func:`kinetic_columns` (c of them), in that order.
     """
     F, n = results.joint.shape[:2]
     body_mass = float(model.total_mass)
@@ -165,6 +202,27 @@ def compute_with_kinetics(model, motion, loads, start: int = 0, stop: int | None
     kinetics right after its kinematics, while they are in cache).  ``out``
     is a results workspace as in :func:`~humanbody.mechanics.kinematics.compute_motion`,
     ``block`` a kinetic table to reuse.  Returns ``(results, block)``.
+
+    Parameters
+    ----------
+    model : BodyModel
+    motion : Motion
+        The prepared motion (:func:`humanbody.mechanics.kinematics.prepare_motion`).
+    loads : FrameLoads or None
+        Conditioned and assigned loads on the motion's frames.
+    start, stop : int
+        The frame range (``stop`` None: to the end); it must not be empty.
+    out : Results, optional
+        The results workspace.
+    block : ndarray, shape (F, c), optional
+        The kinetic table to reuse.
+
+    Returns
+    -------
+    results : Results
+        The range's kinematics and inertia forces.
+    block : ndarray, shape (F, c)
+        Its kinetic columns (:func:`kinetic_columns`).
     """
     stop = motion.n_frames if stop is None else stop
     sl = slice(start, stop)
@@ -198,10 +256,10 @@ def _in_frame(model, R, jl, child, parent, signs, out, first, heading, find_head
 
 
 def _subtree(parents, k: int) -> list[int]:
-    """Body ``k`` (0-based) and every body below it in the tree (``parents`` 1-based, 0 = ground)."""
+    """Body ``k`` and every body below it in the tree (``parents`` 0-based, -1 = ground, as the core's)."""
     out = [k]
     for j in range(k + 1, len(parents)):  # bodies are numbered parents first
-        if parents[j] - 1 in out:
+        if parents[j] in out:
             out.append(j)
     return out
 
@@ -234,9 +292,14 @@ def moment_contributions(model, results, loads, segment: str) -> dict[str, np.nd
     results : Results   kinematics of the loads' frames (:func:`humanbody.compute`)
     loads : FrameLoads or None   conditioned and assigned loads on the same frames
     segment : str   a segment of ``model``
+
+    Returns
+    -------
+    dict of str to ndarray, shape (F, 3)
+        N m, ground axes, keyed as above (the two loads' terms zero when ``loads`` is None).
     """
     k = model.names.index(segment)
-    bodies = _subtree(np.asarray(model.parents), k)
+    bodies = _subtree(model.parent_index, k)
     F = results.joint.shape[0]
     O = results.joint[:, k]
     force, moment_o, body = _load_arrays(loads, 0, F)

@@ -74,6 +74,24 @@ class FrameLoads:
         each of them, so NaN reaches exactly those feet, the segments they hang
         from and the root; every other segment keeps its kinetics.  Feet that no
         load ever reached (``unloaded``) carry a NaN load in every frame.
+
+        Parameters
+        ----------
+        start, stop : int
+            The frame range.
+
+        Returns
+        -------
+        force : ndarray, shape (F, L', 3), N
+        moment : ndarray, shape (F, L', 3), N m about the ground origin
+        body : ndarray of int64, shape (F, L')
+            The segment each load acts on (-1 none); L' >= L counts the NaN loads added for shared plates and
+            unloaded feet.
+
+        Raises
+        ------
+        ValueError
+            When the loads have not been assigned to segments.
         """
         if self.body is None:
             raise ValueError("loads not assigned to segments yet (humanbody.mechanics.foot_contact.assign_loads)")
@@ -138,6 +156,12 @@ def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = CUTO
 
     Frames outside the load file's time range get zero loads and are named
     in the notes; no overlap at all is an error.
+
+    Returns
+    -------
+    FrameLoads
+        Force (F, L, 3) N, moment about the origin (F, L, 3) N m and centre of pressure (F, L, 3) m on the
+        motion's frames, ground axes, with the plates' geometry and notes; not yet assigned to segments.
     """
     t = np.asarray(frame_time, dtype=float)
     lo, hi = table.time[0], table.time[-1]

@@ -78,7 +78,24 @@ class FitData:
 
 
 def fit_data(model, results, ext, mask, scale_force: float, scale_moment: float) -> FitData:
-    """The frames of ``mask`` (at most :data:`MAX_FIT_FRAMES`, evenly spaced) ready for :func:`parameter_residual`."""
+    """The frames of ``mask`` (at most :data:`MAX_FIT_FRAMES`, evenly spaced) ready for :func:`parameter_residual`.
+
+    Parameters
+    ----------
+    model : BodyModel
+    results : Results
+        The trial's kinematics and inertia forces.
+    ext : ExternalLoads
+        The summed measured loads on the same frames.
+    mask : ndarray of bool, shape (F,)
+        The frames the fit may use.
+    scale_force, scale_moment : float
+        F_pk (N) and h F_pk (N m): the rows' normalisation.
+
+    Returns
+    -------
+    FitData
+    """
     idx = np.flatnonzero(mask)
     if idx.size > MAX_FIT_FRAMES:
         idx = idx[np.linspace(0, idx.size - 1, MAX_FIT_FRAMES).round().astype(int)]
@@ -95,7 +112,22 @@ def _trunk(model) -> np.ndarray:
 
 
 def parameter_residual(model, data: FitData, scale, offset) -> tuple[np.ndarray, np.ndarray]:
-    """Residual force (F, 3) and moment about O_1 (F, 3) of the fit's frames for mass scales and trunk offset."""
+    """Residual force (F, 3) and moment about O_1 (F, 3) of the fit's frames for mass scales and trunk offset.
+
+    Parameters
+    ----------
+    model : BodyModel
+    data : FitData
+    scale : ndarray, shape (n,)
+        Mass scale of every segment.
+    offset : ndarray, shape (3,), m
+        Shift of the trunk segments' mass centres (segment axes).
+
+    Returns
+    -------
+    f1 : ndarray, shape (F, 3), N
+    m1 : ndarray, shape (F, 3), N m about O_1
+    """
     r = np.array(model.com_offset, dtype=float)
     r[_trunk(model)] += offset
     c = np.einsum("fkij,kj->fki", data.R, r)
@@ -117,6 +149,18 @@ def parameter_jacobian(model, data: FitData, scale, offset) -> np.ndarray:
     I_j omega_j``; for the offset, with ``K_j = ([alpha_j]x + [omega_j]x^2) R_j`` (d a_Gj / d d),
     ``d f_1 / d d = sum_trunk s_j m0_j K_j`` and ``d m_1 / d d = sum_trunk (-[w_j]x R_j + [G_j - O_1]x s_j m0_j K_j)``,
     ``w_j = s_j m0_j (a_Gj - g)``.
+
+    Parameters
+    ----------
+    model : BodyModel
+    data : FitData
+    scale : ndarray, shape (n,)
+    offset : ndarray, shape (3,), m
+
+    Returns
+    -------
+    ndarray, shape (F, 6, n + 3)
+        Rows f_1 (N) then m_1 (N m); columns the n scales then the three offset axes (per m).
     """
     trunk = _trunk(model)
     r = np.array(model.com_offset, dtype=float)
@@ -153,7 +197,21 @@ class MassFit:
 
 
 def fitted_model(model, scale, offset):
-    """``model`` with masses and inertias scaled by ``scale`` and the trunk's mass centres moved by ``offset``."""
+    """``model`` with masses and inertias scaled by ``scale`` and the trunk's mass centres moved by ``offset``.
+
+    Parameters
+    ----------
+    model : BodyModel
+    scale : ndarray, shape (n,)
+        Mass (and inertia) scale of every segment.
+    offset : ndarray, shape (3,), m
+        Added to the trunk segments' ``com_offset``.
+
+    Returns
+    -------
+    BodyModel
+        A new model.
+    """
     r = np.array(model.com_offset, dtype=float)
     r[_trunk(model)] += offset
     s = np.asarray(scale, dtype=float)
@@ -165,6 +223,17 @@ def fit_mass_distribution(model, datasets: list) -> MassFit:
 
     ``datasets`` are :func:`fit_data` of each trial of one subject (one
     model): the parameters are fitted once over all of them.
+
+    Parameters
+    ----------
+    model : BodyModel
+    datasets : list of FitData
+
+    Returns
+    -------
+    MassFit
+        The scales, the trunk offset, the fitted model and the RMS of the normalised residual rows before
+        and after.
     """
     n = model.n_bodies
     has_trunk = _trunk(model).size > 0

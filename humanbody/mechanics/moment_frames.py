@@ -264,14 +264,21 @@ def distal_inputs(model) -> list[str]:
     """The results columns :func:`distal_moments` reads: the hips', knees' and ankles' joint moments and the
     coordinates of the segments down to the feet.
 
+    The walk to the root follows the core's parents (0-based, -1 = ground: :attr:`BodyModel.parent_index`),
+    as :func:`_orientations` does.
+
     Parameters
     ----------
     model : BodyModel
+        The segments whose hips, knees and ankles the columns name.
 
     Returns
     -------
     list of str
+        ``<segment>_joint_moment_{x,y,z}`` of each hip, knee and ankle segment of ``model``, then
+        ``<segment>_{alpha,beta,gamma}`` of every segment from it to the root; each name once, in that order.
     """
+    parents = model.parent_index
     cols = []
     for _, seg, _ in KINETIC_JOINTS:
         if seg not in model.names:
@@ -280,7 +287,7 @@ def distal_inputs(model) -> list[str]:
         k = model.names.index(seg)
         while k >= 0:
             cols += [f"{model.names[k]}_{a}" for a in ("alpha", "beta", "gamma")]
-            k = int(model.parents[k]) - 1
+            k = int(parents[k])
     return list(dict.fromkeys(cols))
 
 

@@ -84,6 +84,12 @@ def reduce_residuals(model, motion, loads, results=None, points=None, trunk_trac
     trunk_tracked : float            share of frames the trunk segments were fitted to their own markers
     fit : MassFit, optional          a mass distribution fitted already (:func:`fit_subject`: once over all
                                      of a subject's trials); default: fitted on this trial
+
+    Returns
+    -------
+    Reduction
+        Whether the reduced model and motion replace the default ones, the log lines and the record for
+        model.json; the input model and motion when not applied.
     """
     start = _time.perf_counter()
     res = compute_motion(model, motion) if results is None else results

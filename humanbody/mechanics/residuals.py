@@ -54,7 +54,18 @@ class ExternalLoads:
 
 
 def external_loads(loads) -> ExternalLoads:
-    """The loads of a :class:`~humanbody.mechanics.loads.FrameLoads` summed over plates (zero where unloaded)."""
+    """The loads of a :class:`~humanbody.mechanics.loads.FrameLoads` summed over plates (zero where unloaded).
+
+    Parameters
+    ----------
+    loads : FrameLoads
+        Force (F, L, 3) N and moment about the origin (F, L, 3) N m of every load.
+
+    Returns
+    -------
+    ExternalLoads
+        Their sums over the L loads, NaN taken as zero.
+    """
     force = np.nan_to_num(np.asarray(loads.force, dtype=float)).sum(axis=1)
     moment = np.nan_to_num(np.asarray(loads.moment_o, dtype=float)).sum(axis=1)
     return ExternalLoads(force, moment)
@@ -65,6 +76,18 @@ def root_residual(model, results, ext: ExternalLoads) -> tuple[np.ndarray, np.nd
 
     The project's kinetic kernel without loads (:func:`humanbody.mechanics.kinetics.joint_loads`:
     the root then carries everything) minus the summed measured loads.
+
+    Parameters
+    ----------
+    model : BodyModel
+    results : Results
+    ext : ExternalLoads
+        The summed measured loads on the same frames.
+
+    Returns
+    -------
+    f1 : ndarray, shape (F, 3), N
+    m1 : ndarray, shape (F, 3), N m about O_1
     """
     jl = joint_loads(model, results, None)
     O1 = results.joint[:, 0]
@@ -87,6 +110,20 @@ def measured_frames(model, results, loads) -> tuple[np.ndarray, list[str]]:
     the other foot's when it is never loaded) for :data:`CONTACT_TIME` or longer: it stands
     beside the plates, and the residual there holds the unmeasured reaction.  Flight (both feet
     up, no load) is measured: the reaction is zero.
+
+    Parameters
+    ----------
+    model : BodyModel
+    results : Results
+        The kinematics (the feet's joint points).
+    loads : FrameLoads
+        Assigned loads on the same frames.
+
+    Returns
+    -------
+    ok : ndarray of bool, shape (F,)
+    lines : list of str
+        What was left out and why (empty when every frame is measured).
     """
     F = results.joint.shape[0]
     body = np.asarray(loads.body)
@@ -122,14 +159,38 @@ def _long_runs(flag: np.ndarray, time: np.ndarray, shortest: float) -> np.ndarra
 
 
 def com_height(results, loads) -> float:
-    """Mean height (m) of the whole-body mass centre above the centres of pressure (the floor)."""
+    """Mean height (m) of the whole-body mass centre above the centres of pressure (the floor).
+
+    Parameters
+    ----------
+    results : Results
+        Its whole-body mass centre ``body_com``, (F, 3) m.
+    loads : FrameLoads or None
+        The centres of pressure (their median height is the floor; 0 without loads).
+
+    Returns
+    -------
+    float, m
+    """
     cop = np.asarray(getattr(loads, "cop", None) if loads is not None else None, dtype=float)
     floor = float(np.nanmedian(cop[..., 2])) if cop.size and np.isfinite(cop[..., 2]).any() else 0.0
     return float(np.nanmean(results.body_com[:, 2]) - floor)
 
 
 def residual_summary(f1, m1, mask) -> dict:
-    """Peak and RMS magnitudes of the residual force (N) and moment (N m) over the frames of ``mask``."""
+    """Peak and RMS magnitudes of the residual force (N) and moment (N m) over the frames of ``mask``.
+
+    Parameters
+    ----------
+    f1, m1 : ndarray, shape (F, 3)
+        Residual force (N) and moment (N m).
+    mask : ndarray of bool, shape (F,)
+
+    Returns
+    -------
+    dict
+        ``force_peak``, ``force_rms`` (N), ``moment_peak``, ``moment_rms`` (N m); NaN without frames.
+    """
     f = np.linalg.norm(f1[mask], axis=1)
     m = np.linalg.norm(m1[mask], axis=1)
     if not f.size:

@@ -37,7 +37,21 @@ __all__ = ["Results", "result_columns"]
 
 
 def result_columns(names, coordinate_names=()) -> list[str]:
-    """Column names of the results table, in the order ``to_dataframe`` writes them."""
+    """Column names of the results table, in the order ``to_dataframe`` writes them.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The segment names.
+    coordinate_names : sequence of str
+        The generalized coordinates' columns.
+
+    Returns
+    -------
+    list of str
+        ``time``, the coordinates, per segment its vector quantities and inertia components, then the
+        whole body's mass centre, velocity and acceleration.
+    """
     cols = ["time", *coordinate_names]
     for name in names:
         for q in VECTOR_QUANTITIES:
@@ -133,7 +147,13 @@ class Results:
         return out
 
     def materialize(self) -> Results:
-        """Compute every derived array now (``inertia``); returns self."""
+        """Compute every derived array now (``inertia``); returns self.
+
+        Returns
+        -------
+        Results
+            ``self``.
+        """
         for name in _DERIVED:
             getattr(self, name)
         return self
@@ -152,7 +172,16 @@ class Results:
         return int(self.time.shape[0])
 
     def segment(self, name: str) -> int:
-        """Array index (0-based, k - 1) of the segment called ``name``; the same lookup as :meth:`BodyModel.segment`."""
+        """Array index (0-based, k - 1) of the segment called ``name``; the same lookup as :meth:`BodyModel.segment`.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        int
+        """
         return segment_index(self.names, name)
 
     # ------------------------------------------------------------ energy
@@ -160,6 +189,10 @@ class Results:
         """Kinetic energy of the whole body per frame (J), shape (F,).
 
         ``KE = sum_k 1/2 m_k v_Gk . v_Gk + 1/2 omega_k . I_k omega_k``.
+
+        Returns
+        -------
+        ndarray, shape (F,), J
         """
         trans = 0.5 * np.einsum("k,fkc,fkc->f", self.mass, self.com_vel, self.com_vel)
         rot = 0.5 * np.einsum("fkc,fkcd,fkd->f", self.omega, self.inertia, self.omega)
@@ -169,6 +202,10 @@ class Results:
         """Power of the inertia forces and torques, ``sum_k F*_k . v_Gk + T*_k . omega_k`` (W).
 
         Along any motion ``d(KE)/dt = -inertia_power()`` (power balance).
+
+        Returns
+        -------
+        ndarray, shape (F,), W
         """
         return np.einsum("fkc,fkc->f", self.force, self.com_vel) + np.einsum(
             "fkc,fkc->f", self.torque, self.omega
@@ -209,6 +246,11 @@ class Results:
         Columns: ``time``, the generalized coordinates, then per segment
         ``<name>_<quantity>_<axis>`` and ``<name>_inertia_<ij>``, then
         ``body_com_<axis>``, ``body_com_vel_<axis>``, ``body_com_acc_<axis>``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            F rows, the columns of :func:`result_columns`.
         """
         return pd.DataFrame(self.to_matrix(), columns=result_columns(self.names, self.coordinate_names))
 
@@ -219,6 +261,15 @@ class Results:
         the inertia columns are computed from ``R`` exactly as ``inertia`` is,
         so they equal it bit for bit without materialising it.  ``out`` (the
         right shape) is reused when given.
+
+        Parameters
+        ----------
+        out : ndarray, shape (F, columns), float64, C-contiguous, optional
+
+        Returns
+        -------
+        ndarray, shape (F, columns)
+            ``out`` when it has the right shape, dtype and layout, else a new array.
         """
         F, n = self.n_frames, len(self.names)
         coords = np.ascontiguousarray(self.coordinates, dtype=float)
@@ -276,7 +327,28 @@ def _workspace(out, model: BodyModel, F: int) -> dict:
 
 
 def run_tree(model: BodyModel, time, q, qd, qdd, local_rates, how, out=None, kernel=None) -> Results:
-    """Run the tree kernel (or ``kernel(*arguments)``, which takes tree_kinematics' arguments first) into a Results."""
+    """Run the tree kernel (or ``kernel(*arguments)``, which takes tree_kinematics' arguments first) into a Results.
+
+    Parameters
+    ----------
+    model : BodyModel
+    time : array_like, shape (F,), s
+    q, qd, qdd : ndarray, shape (F, 3 + 3n)
+        Coordinates and their rates (as in :class:`~humanbody.mechanics.kinematics.Motion`).
+    local_rates : bool
+        ``qd``, ``qdd`` hold parent-frame angular velocities and their rates rather than angle rates.
+    how : str
+        How the rates were obtained (kept in ``Results.rates``).
+    out : Results, optional
+        A workspace with the same number of frames.
+    kernel : callable, optional
+        Runs instead of :func:`humanbody._kernels.tree.tree_kinematics`.
+
+    Returns
+    -------
+    Results
+        ``out`` when given, else a new one.
+    """
     F = q.shape[0]
     arrays = _workspace(out, model, F)
     if out is not None:

@@ -75,11 +75,33 @@ class RootChange:
 
     @classmethod
     def zero(cls, F: int) -> RootChange:
+        """No change over ``F`` frames: every array zeros (F, 3).
+
+        Parameters
+        ----------
+        F : int
+
+        Returns
+        -------
+        RootChange
+        """
         return cls(*(np.zeros((F, 3)) for _ in range(6)))
 
     @classmethod
     def from_samples(cls, x: np.ndarray, D1, D2) -> RootChange:
-        """From samples x (F, 6) = (u, theta) with rates by the difference operators."""
+        """From samples x (F, 6) = (u, theta) with rates by the difference operators.
+
+        Parameters
+        ----------
+        x : ndarray, shape (F, 6)
+            u (m) and theta (rad) per frame.
+        D1, D2 : scipy.sparse matrix, shape (F, F)
+            First and second difference operators over the frames (per s, per s^2).
+
+        Returns
+        -------
+        RootChange
+        """
         d1, d2 = D1 @ x, D2 @ x
         return cls(x[:, :3], d1[:, :3], d2[:, :3], x[:, 3:], d1[:, 3:], d2[:, 3:])
 
@@ -97,6 +119,16 @@ def apply_root_change(model, motion, change: RootChange):
     taken as theta's, exact to first order in theta), and the angles those of
     ``E S_01``.  A trial with angle rates (``local_rates`` False) takes
     ``theta`` as increments of the root's three angles.
+
+    Parameters
+    ----------
+    model : BodyModel
+    motion : Motion
+    change : RootChange
+
+    Returns
+    -------
+    Motion
     """
     q, qd, qdd = motion.q.copy(), motion.qd.copy(), motion.qdd.copy()
     q[:, :3] += change.u
@@ -119,7 +151,19 @@ def apply_root_change(model, motion, change: RootChange):
 
 
 def point_motion(points: np.ndarray, O1: np.ndarray, change: RootChange) -> np.ndarray:
-    """Distance (F, P) m each body point ``points`` (F, P, 3) moves under ``change`` (O_1: (F, 3))."""
+    """Distance (F, P) m each body point ``points`` (F, P, 3) moves under ``change`` (O_1: (F, 3)).
+
+    Parameters
+    ----------
+    points : ndarray, shape (F, P, 3), m
+    O1 : ndarray, shape (F, 3), m
+        The root's origin, about which theta turns the points.
+    change : RootChange
+
+    Returns
+    -------
+    ndarray, shape (F, P), m
+    """
     E = _rotvec_matrix(change.th)
     rel = points - O1[:, None]
     moved = np.einsum("fij,fpj->fpi", E, rel) - rel + change.u[:, None]
@@ -197,6 +241,13 @@ def track_root(model, motion, ext, mask, scale_force: float, scale_moment: float
     mask : (F,) bool                frames whose contacts are all measured
     scale_force, scale_moment : float   F_pk (N) and h F_pk (N m)
     points : (F, P, 3)              body points whose motion is limited (markers, or joint and mass centres)
+    iterations : int
+        Linearisations of the residual (Gauss-Newton steps).
+
+    Returns
+    -------
+    RootTracking
+        The adjusted motion, the change, the penalty weight beta and the iterations done.
     """
     F = motion.n_frames
     D1, D2 = _differences(np.asarray(motion.time, dtype=float))

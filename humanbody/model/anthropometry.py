@@ -175,6 +175,15 @@ def principal_inertia(mass: float, length: float, radii) -> np.ndarray:
 def validate_subject(mass: float, height: float) -> tuple[float, float]:
     """Check subject mass (kg) and height (m); return them as floats.
 
+    Parameters
+    ----------
+    mass : float, kg
+    height : float, m
+
+    Returns
+    -------
+    mass, height : float
+
     Raises
     ------
     InputError

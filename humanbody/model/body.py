@@ -175,15 +175,43 @@ class BodyModel:
 
         The same lookup as :meth:`humanbody.Results.segment`; KeyError for an
         unknown name.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        int
         """
         return segment_index(self.names, name)
 
     def index(self, name: str) -> int:
-        """Body number k (1-based, Huston's numbering) of the segment called ``name``: ``segment(name) + 1``."""
+        """Body number k (1-based, Huston's numbering) of the segment called ``name``: ``segment(name) + 1``.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        int
+        """
         return self.segment(name) + 1
 
     def lower_body_array(self, p: int) -> np.ndarray:
-        """L^p(k) for all bodies, shape (n,) (Huston Table 8.1)."""
+        """L^p(k) for all bodies, shape (n,) (Huston Table 8.1).
+
+        Parameters
+        ----------
+        p : int
+            The power (0: the bodies themselves).
+
+        Returns
+        -------
+        ndarray of int64, shape (n,)
+            1-based body numbers, 0 once the chain has reached ground.
+        """
         return lower_body_array(self.parents, p)
 
     def lower_body_table(self) -> np.ndarray:
@@ -191,6 +219,10 @@ class BodyModel:
 
         Returns an int64 array of shape (r, n); the last row is all zero,
         as in Table 8.1 (rows L .. L^6 for the 17-segment model).
+
+        Returns
+        -------
+        ndarray of int64, shape (r, n)
         """
         rows = []
         p = 1
@@ -206,6 +238,21 @@ class BodyModel:
 
         These are the indices q = L^p(k), p = 0..r, of the addition theorem
         for angular velocity (Huston eq. 8.104).
+
+        Parameters
+        ----------
+        k : int
+            Body number, 1-based (Huston's numbering).
+
+        Returns
+        -------
+        list of int
+            1-based body numbers, k first.
+
+        Raises
+        ------
+        IndexError
+            When k is not in 1..n.
         """
         if not 1 <= k <= self.n_bodies:
             raise IndexError(f"body {k} is not in 1..{self.n_bodies}")
@@ -216,7 +263,18 @@ class BodyModel:
         return out
 
     def children(self, k: int) -> list[int]:
-        """Bodies whose parent is k (k = 0 for ground)."""
+        """Bodies whose parent is k (k = 0 for ground).
+
+        Parameters
+        ----------
+        k : int
+            Body number, 1-based; 0 for ground.
+
+        Returns
+        -------
+        list of int
+            1-based body numbers, in order.
+        """
         return [j + 1 for j, p in enumerate(self.parents) if p == k]
 
     def reordered(self, order: Sequence[int]) -> BodyModel:
@@ -227,6 +285,10 @@ class BodyModel:
         order : sequence of int
             ``order[i]`` is the old number of the body that becomes body
             i + 1.  It must keep every parent before its children.
+
+        Returns
+        -------
+        BodyModel
         """
         order = [int(o) for o in order]
         if sorted(order) != list(range(1, self.n_bodies + 1)):
@@ -251,7 +313,17 @@ class BodyModel:
         return BodyModel(**fields)
 
     def replace(self, **changes) -> BodyModel:
-        """A copy of the model with the given attributes changed (validated again)."""
+        """A copy of the model with the given attributes changed (validated again).
+
+        Parameters
+        ----------
+        **changes
+            Field name -> new value.
+
+        Returns
+        -------
+        BodyModel
+        """
         return dataclasses.replace(self, **changes)
 
     # ------------------------------------------------------------- builders
@@ -272,12 +344,21 @@ class BodyModel:
         Segment masses, mass-centre locations and principal radii of
         gyration come from published anthropometric tables scaled to the
         subject; see :mod:`humanbody.model.anthropometry` for the sources.
+
+        Returns
+        -------
+        BodyModel
         """
         return default_model(mass=mass, height=height, **options)
 
     # -------------------------------------------------------------- file io
     def to_dict(self) -> dict:
-        """The model as the JSON layout of docs/conventions.md (SI units)."""
+        """The model as the JSON layout of docs/conventions.md (SI units).
+
+        Returns
+        -------
+        dict
+        """
         segments = []
         for k in range(self.n_bodies):
             seg = dict(self.segment_meta[k])
@@ -299,7 +380,23 @@ class BodyModel:
 
     @classmethod
     def from_dict(cls, data: Mapping, source: str | None = None) -> BodyModel:
-        """Build a model from the JSON layout; ``source`` names the file in errors."""
+        """Build a model from the JSON layout; ``source`` names the file in errors.
+
+        Parameters
+        ----------
+        data : Mapping
+            The parsed JSON.
+        source : str, optional
+
+        Returns
+        -------
+        BodyModel
+
+        Raises
+        ------
+        InputError
+            A missing or malformed field (naming ``source``).
+        """
         try:
             if not isinstance(data, Mapping):
                 raise InputError("model file must hold a JSON object")
@@ -340,11 +437,21 @@ class BodyModel:
             raise InputError(f"malformed model: {err}", source) from None
 
     def to_json(self) -> str:
-        """The model file's text (JSON, docs/conventions.md layout, two-space indent, a final newline)."""
+        """The model file's text (JSON, docs/conventions.md layout, two-space indent, a final newline).
+
+        Returns
+        -------
+        str
+        """
         return json.dumps(self.to_dict(), indent=2) + "\n"
 
     def save(self, path) -> None:
-        """Write the model file (:meth:`to_json`) atomically."""
+        """Write the model file (:meth:`to_json`) atomically.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+        """
         atomic_write_text(path, self.to_json())
 
     def __repr__(self) -> str:
@@ -376,6 +483,16 @@ def default_model(mass: float = DEFAULT_MASS, height: float = DEFAULT_HEIGHT, se
     Leva's Table 4 scaled to the subject); ``meta`` holds the subject and
     the source.  Raises :class:`~humanbody.errors.InputError` for an
     implausible mass or height or an unknown sex.
+
+    Parameters
+    ----------
+    mass : float, kg
+    height : float, m
+    sex : {"male", "female"}
+
+    Returns
+    -------
+    BodyModel
     """
     return BodyModel(**default_parameters(mass, height, sex))
 
@@ -385,6 +502,14 @@ def load_model(path: str | os.PathLike) -> BodyModel:
 
     Raises :class:`~humanbody.errors.InputError` naming the file when it
     cannot be read or does not describe a valid model.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    BodyModel
     """
     path = os.fspath(path)
     try:
@@ -406,6 +531,15 @@ def coordinate_columns(model: BodyModel) -> list[str]:
 
     ``<body1>_x, _y, _z`` (origin of body 1 in ground, m) then
     ``<name>_alpha, _beta, _gamma`` (rad) for every body.
+
+    Parameters
+    ----------
+    model : BodyModel
+
+    Returns
+    -------
+    list of str
+        3 + 3n names.
     """
     root = model.names[0]
     cols = [f"{root}_{a}" for a in ("x", "y", "z")]
@@ -415,5 +549,14 @@ def coordinate_columns(model: BodyModel) -> list[str]:
 
 
 def sequence_axes_array(model: BodyModel) -> np.ndarray:
-    """Each body's rotation-sequence axes as an (n, 3) int64 array (0 = x, 1 = y, 2 = z)."""
+    """Each body's rotation-sequence axes as an (n, 3) int64 array (0 = x, 1 = y, 2 = z).
+
+    Parameters
+    ----------
+    model : BodyModel
+
+    Returns
+    -------
+    ndarray of int64, shape (n, 3)
+    """
     return np.array([sequence_axes(s) for s in model.sequences], dtype=np.int64).reshape(-1, 3)

@@ -114,6 +114,16 @@ def segment_index(names, name: str) -> int:
     :meth:`humanbody.Results.segment`, so a model's and its results' arrays
     are indexed alike.
 
+    Parameters
+    ----------
+    names : sequence of str
+        The segments' names in array order.
+    name : str
+
+    Returns
+    -------
+    int
+
     Raises
     ------
     KeyError

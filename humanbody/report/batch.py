@@ -51,7 +51,12 @@ INDEX_FILE = "index.html"
 
 
 def summary_columns() -> list[str]:
-    """Columns of summary.csv, in order."""
+    """Columns of summary.csv, in order.
+
+    Returns
+    -------
+    list of str
+    """
     params = list(PARAMETERS)
     return (["trial", "key", "status", "error", "events_source", "treadmill", "belt_speed_m_per_s"] + params
             + [f"{side}_{p}" for side in ("right", "left") for p in params]

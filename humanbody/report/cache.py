@@ -71,6 +71,18 @@ def trial_hash(task, options: dict, memo: dict | None = None) -> str:
 
     ``memo`` (a dict kept by the caller) avoids hashing a file shared by many
     trials more than once; a file is identified by path, size and mtime.
+
+    Parameters
+    ----------
+    task : TrialTask
+    options : dict
+        The report's options (JSON-friendly).
+    memo : dict, optional
+
+    Returns
+    -------
+    str
+        64 hex digits.
     """
     h = hashlib.sha256()
     for p in (task.trial, task.static, task.grf):
@@ -103,7 +115,16 @@ def _jsonable(value):
 
 
 def clean_row(row: dict) -> dict:
-    """The row as the state stores it: plain Python values, NaN as None."""
+    """The row as the state stores it: plain Python values, NaN as None.
+
+    Parameters
+    ----------
+    row : dict
+
+    Returns
+    -------
+    dict
+    """
     return {c: _jsonable(x) for c, x in row.items()}
 
 
@@ -112,6 +133,15 @@ def load_state(out_dir) -> dict:
 
     Opened for writing (``mode=rw``, which does not create the file) so that
     SQLite rolls back a record cut short by a killed run before reading.
+
+    Parameters
+    ----------
+    out_dir : str or os.PathLike
+        The report folder.
+
+    Returns
+    -------
+    dict
     """
     path = Path(out_dir) / STATE_FILE
     try:
@@ -147,13 +177,24 @@ class Journal:
         return db
 
     def record(self, key: str, entry: dict) -> None:
-        """Store ``entry`` (hash, row, files) for trial ``key``, replacing an earlier one."""
+        """Store ``entry`` (hash, row, files) for trial ``key``, replacing an earlier one.
+
+        Parameters
+        ----------
+        key : str
+        entry : dict
+        """
         self._db.execute("INSERT OR REPLACE INTO trials VALUES (?, ?, ?, ?, ?)",
                          (key, _FORMAT, entry["hash"], json.dumps(list(entry["files"])),
                           json.dumps(clean_row(entry["row"]), sort_keys=True)))
 
     def keep_only(self, keys) -> None:
-        """Forget the trials not in ``keys`` (the state holds the trials of the last run)."""
+        """Forget the trials not in ``keys`` (the state holds the trials of the last run).
+
+        Parameters
+        ----------
+        keys : iterable of str
+        """
         stale = {k for (k,) in self._db.execute("SELECT key FROM trials")} - set(keys)
         self._db.executemany("DELETE FROM trials WHERE key = ?", [(k,) for k in sorted(stale)])
 
@@ -172,6 +213,14 @@ class Journal:
 @contextlib.contextmanager
 def folder_lock(out_dir):
     """Hold an exclusive lock on the report folder while a batch writes to it.
+
+    Parameters
+    ----------
+    out_dir : str or os.PathLike
+
+    Yields
+    ------
+    None
 
     Raises
     ------

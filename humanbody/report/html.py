@@ -92,6 +92,28 @@ def trial_page(task, row: dict, params: pd.DataFrame, events: pd.DataFrame, figu
 
     ``figures`` maps a name to SVG text or PNG bytes; ``gps`` is the trial's Gait
     Profile Score (``summary`` columns, ``name`` of the normative set) or None.
+
+    Parameters
+    ----------
+    task : TrialTask
+    row : dict
+        The trial's summary row (status, error, parameters).
+    params : pandas.DataFrame
+        The spatiotemporal table.
+    events : pandas.DataFrame
+    figures : dict
+    messages : iterable of str
+        The analysis's lines.
+    links : iterable of str
+        Relative paths of the trial's files, listed sorted.
+    gps : dict, optional
+    warnings : iterable of str
+    edges : dict, optional
+
+    Returns
+    -------
+    str
+        The HTML page.
     """
     parts = [f"<h1>{_e(task.key)}</h1>",
              f"<p>trial <code>{_e(task.trial)}</code>; status {_status(warnings)}; "
@@ -126,6 +148,16 @@ def index_page(rows: list, pages: dict) -> str:
     """The batch index: one line per trial with its status, key parameters and a link to its page.
 
     ``pages`` maps a trial key to its page path relative to the index.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The summary rows.
+    pages : dict of str to str
+
+    Returns
+    -------
+    str
     """
     n_ok = sum(r.get("status") in OK_STATUSES for r in rows)
     n_pending = sum(r.get("status") == "pending" for r in rows)

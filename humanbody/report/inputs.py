@@ -75,6 +75,14 @@ def find_static(trial: Path) -> Path | None:
     When several do, one with the trial's suffix is preferred, then the
     first by name.  An orientation trial (``.sto``, ``.mvnx``) takes only a
     static file of its own suffix, a marker trial none of those.
+
+    Parameters
+    ----------
+    trial : pathlib.Path
+
+    Returns
+    -------
+    pathlib.Path or None
     """
     folder = trial.parent
     try:
@@ -103,7 +111,16 @@ def _is_force_file(path: Path) -> bool:
 
 def find_grf(trial: Path) -> Path | None:
     """The force file beside the trial: ``<stem>_grf.mot``, ``<stem>_forces.*``, ``<stem>_loads.*``, a
-    ``*grf*.mot`` naming the trial's stem (``grf_walk.mot``), or the folder's only ``*grf*.mot``."""
+    ``*grf*.mot`` naming the trial's stem (``grf_walk.mot``), or the folder's only ``*grf*.mot``.
+
+    Parameters
+    ----------
+    trial : pathlib.Path
+
+    Returns
+    -------
+    pathlib.Path or None
+    """
     stem = trial.stem
     for name in (f"{stem}_grf.mot", f"{stem}_grf.sto", f"{stem}_forces.mot", f"{stem}_forces.sto",
                  f"{stem}_forces.csv", f"{stem}_loads.csv"):
@@ -198,6 +215,18 @@ def discover(paths, static=None, grf=None, skipped: list | None = None) -> list[
     holds no trial humanbody reads (a vendor's model-outputs export, a
     table) is left out with a line in ``skipped``.
 
+    Parameters
+    ----------
+    paths : iterable of str or os.PathLike
+    static : str or os.PathLike, optional
+    grf : str or os.PathLike, optional
+    skipped : list, optional
+        Takes a line per file left out.
+
+    Returns
+    -------
+    list of TrialTask
+
     Raises
     ------
     InputError  for a path that does not exist, or ``grf`` with several trials.
@@ -240,6 +269,14 @@ def _number(value: str, column: str, line: int, path) -> float | None:
 def manifest_table(path) -> pd.DataFrame:
     """A manifest CSV as text cells (empty cells ""), column names stripped and lower-cased.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    pandas.DataFrame
+
     Raises
     ------
     InputError
@@ -263,6 +300,14 @@ def read_manifest(path) -> list[TrialTask]:
     ``treadmill_speed`` (m/s), ``grf`` and ``subject`` (a ``.vsk`` or TOML
     subject file; all optional; empty cells mean "not given").  Relative paths are resolved against the manifest's folder.
     A static or force file not given is found by name beside the trial.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    list of TrialTask
     """
     path = Path(path)
     table = manifest_table(path)
@@ -296,7 +341,17 @@ def read_manifest(path) -> list[TrialTask]:
 
 
 def assign_keys(tasks: list[TrialTask]) -> list[TrialTask]:
-    """Give every task a unique output name: the file stem, else folder_stem, else a counter."""
+    """Give every task a unique output name: the file stem, else folder_stem, else a counter.
+
+    Parameters
+    ----------
+    tasks : list of TrialTask
+
+    Returns
+    -------
+    list of TrialTask
+        New tasks, in the same order.
+    """
     stems = [Path(t.trial).stem for t in tasks]
     out, used = [], set()
     for task, stem in zip(tasks, stems, strict=True):

@@ -53,7 +53,27 @@ def muscle_part(task, model: str, reserves: str | None, events: pd.DataFrame, fo
                 stem: str, ik_setup: str | None = None) -> MusclePart:
     """The muscles of one report trial (``task.grf`` its loads: an ExternalLoads XML, or a table with
     one beside it); ``events`` cut the strides, ``foot_off`` (side -> %) marks the panels; ``ik_setup``
-    an OpenSim IK setup weighing the inverse kinematics (None: equal weights)."""
+    an OpenSim IK setup weighing the inverse kinematics (None: equal weights).
+
+    Parameters
+    ----------
+    task : TrialTask
+    model : str
+        The OpenSim model file.
+    reserves : str or None
+        The reserve actuators' file.
+    events : pandas.DataFrame
+    foot_off : dict of str to float
+    plots : str
+        The figures' format.
+    stem : str
+        The files' name stem.
+    ik_setup : str, optional
+
+    Returns
+    -------
+    MusclePart
+    """
     part = MusclePart()
     if task.grf is None:
         part.messages.append("muscles skipped: the trial has no force file")

@@ -91,7 +91,12 @@ class Panel:
     bars: dict = field(default_factory=dict)  # side -> [(start, end) percent]: on/off bars under the curves
 
     def limits(self) -> tuple[float, float]:
-        """Range of y that shows the curves +- SD and the band (a unit range when there is nothing)."""
+        """Range of y that shows the curves +- SD and the band (a unit range when there is nothing).
+
+        Returns
+        -------
+        lo, hi : float
+        """
         lo, hi = np.inf, -np.inf
         for s in self.series:
             sd = np.nan_to_num(s.sd)
@@ -106,7 +111,17 @@ class Panel:
 
 
 def foot_off_percent(params: pd.DataFrame | None) -> dict:
-    """Each side's foot off in percent of its stride: its mean stance percentage (spatiotemporal table)."""
+    """Each side's foot off in percent of its stride: its mean stance percentage (spatiotemporal table).
+
+    Parameters
+    ----------
+    params : pandas.DataFrame or None
+
+    Returns
+    -------
+    dict of str to float
+        Side -> %; empty without a table.
+    """
     out: dict[str, float] = {}
     if params is None or "stance_pct" not in getattr(params, "columns", ()):
         return out
@@ -125,6 +140,19 @@ def cycle_panels(cycles: pd.DataFrame, panels, normative: pd.DataFrame | dict | 
     ``normative`` (variable, percent, mean, sd with side-less names) gives the
     grey bands; ``foot_off`` (side -> percent) the vertical lines; ``curves`` the rows of each curve
     (:func:`humanbody.gait.cycles.normalized_curves`; default: found in ``cycles``).
+
+    Parameters
+    ----------
+    cycles : pandas.DataFrame
+    panels : iterable
+        The figure's panel specifications (title, variables, unit).
+    normative : pandas.DataFrame or dict, optional
+    foot_off : dict, optional
+    curves : dict, optional
+
+    Returns
+    -------
+    list of Panel
     """
     groups = curve_index(cycles) if curves is None else curves
 
@@ -156,6 +184,14 @@ def cycle_panels(cycles: pd.DataFrame, panels, normative: pd.DataFrame | dict | 
 
 def event_traces(points: pd.DataFrame, events: pd.DataFrame, feet=None, pelvis=None):
     """Heel and toe minus pelvis along the progression direction, and the events on them.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        Marker (or model point) table, ground axes.
+    events : pandas.DataFrame
+    feet : dict, optional
+    pelvis : sequence of str, optional
 
     Returns
     -------

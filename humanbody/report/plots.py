@@ -77,19 +77,56 @@ def angles_figure(cycles: pd.DataFrame, title: str = "", normative=None, foot_of
 
     The pelvis panels show the pelvis over the right and over the left strides (obliquity and
     rotation in each side's own sense); ``normative`` adds the grey bands, ``foot_off`` the lines.
+
+    Parameters
+    ----------
+    cycles : pandas.DataFrame
+    title : str
+    normative : pandas.DataFrame or dict, optional
+    foot_off : dict, optional
+
+    Returns
+    -------
+    bytes
+        PNG.
     """
     return _cycle_grid(cycles, ANGLE_PANELS, f"{title}: joint angles over the stride".strip(": "), ncols=3,
                        normative=normative, foot_off=foot_off)
 
 
 def kinetics_figure(cycles: pd.DataFrame, title: str = "", normative=None, foot_off=None) -> bytes:
-    """Ground reactions, internal joint moments and joint powers per kg over the stride, mean +- SD."""
+    """Ground reactions, internal joint moments and joint powers per kg over the stride, mean +- SD.
+
+    Parameters
+    ----------
+    cycles : pandas.DataFrame
+    title : str
+    normative : pandas.DataFrame or dict, optional
+    foot_off : dict, optional
+
+    Returns
+    -------
+    bytes
+        PNG.
+    """
     return _cycle_grid(cycles, KINETIC_PANELS, f"{title}: kinetics over the stride".strip(": "), ncols=3,
                        normative=normative, foot_off=foot_off)
 
 
 def mechanics_figure(cycles: pd.DataFrame, title: str = "", foot_off=None) -> bytes:
-    """Whole-body mass centre and lower-limb inertia forces/torques, mean +- SD."""
+    """Whole-body mass centre and lower-limb inertia forces/torques, mean +- SD.
+
+    Parameters
+    ----------
+    cycles : pandas.DataFrame
+    title : str
+    foot_off : dict, optional
+
+    Returns
+    -------
+    bytes
+        PNG.
+    """
     return _cycle_grid(cycles, MECHANICS_PANELS, f"{title}: mass centre and inertia loads".strip(": "),
                        foot_off=foot_off)
 
@@ -99,6 +136,19 @@ def events_figure(points: pd.DataFrame, events: pd.DataFrame, feet=None, pelvis=
 
     Foot strikes are marked with filled triangles (kinematic), circles
     (force) or squares (the trial file's own), foot offs with open ones.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+    events : pandas.DataFrame
+    feet : dict, optional
+    pelvis : sequence of str, optional
+    title : str
+
+    Returns
+    -------
+    bytes
+        PNG.
     """
     fig = Figure(figsize=(8.4, 3.6))
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.13, top=0.91)
@@ -121,7 +171,22 @@ def events_figure(points: pd.DataFrame, events: pd.DataFrame, feet=None, pelvis=
 
 
 def map_figure(scores: dict, variables, labels, gps: dict, title: str = "") -> bytes:
-    """Movement Analysis Profile as PNG: GVS per variable and side, and the GPS (deg)."""
+    """Movement Analysis Profile as PNG: GVS per variable and side, and the GPS (deg).
+
+    Parameters
+    ----------
+    scores : dict
+        ``(side, variable)`` -> GVS (deg).
+    variables : sequence of str
+    labels : sequence of str
+    gps : dict
+    title : str
+
+    Returns
+    -------
+    bytes
+        PNG.
+    """
     fig = Figure(figsize=(8.4, 2.9))
     fig.subplots_adjust(left=0.07, right=0.99, bottom=0.16, top=0.88)
     ax = fig.add_subplot(1, 1, 1)

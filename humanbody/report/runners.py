@@ -47,7 +47,12 @@ DASK_RESUBMITS = 1
 
 
 def default_jobs() -> int:
-    """Local worker processes by default: the cores this process may run on."""
+    """Local worker processes by default: the cores this process may run on.
+
+    Returns
+    -------
+    int
+    """
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
@@ -81,7 +86,16 @@ def _worker_init(threads: int = 1) -> None:
 
 
 def worker_threads(jobs: int) -> int:
-    """Numba threads of each of ``jobs`` local workers: the cores shared among them (at least 1)."""
+    """Numba threads of each of ``jobs`` local workers: the cores shared among them (at least 1).
+
+    Parameters
+    ----------
+    jobs : int
+
+    Returns
+    -------
+    int
+    """
     return max(1, default_jobs() // max(1, int(jobs)))
 
 
@@ -176,6 +190,14 @@ def run_local(tasks, options, jobs: int, on_done, process) -> None:
     ``process`` is a module-level function returning a :class:`TrialOutcome`
     (:func:`humanbody.report.trial.process_trial`); ``on_done(task, outcome)``
     is called in this process as each trial completes.
+
+    Parameters
+    ----------
+    tasks : list of TrialTask
+    options : ReportOptions
+    jobs : int
+    on_done : callable
+    process : callable
     """
     if jobs <= 1 or len(tasks) <= 1:
         for task in tasks:
@@ -230,7 +252,16 @@ def run_local(tasks, options, jobs: int, on_done, process) -> None:
 
 # ------------------------------------------------------------------ Dask distributed
 def run_dask(tasks, options, address: str, on_done, process) -> None:
-    """Run ``process(task, options)`` for every task on the Dask cluster at ``address`` (as :func:`run_local`)."""
+    """Run ``process(task, options)`` for every task on the Dask cluster at ``address`` (as :func:`run_local`).
+
+    Parameters
+    ----------
+    tasks : list of TrialTask
+    options : ReportOptions
+    address : str
+    on_done : callable
+    process : callable
+    """
     try:
         from distributed import Client, KilledWorker, as_completed
         from distributed.comm.core import CommClosedError

@@ -35,7 +35,17 @@ def _e(x) -> str:
 
 
 def nice_ticks(lo: float, hi: float, target: int = 4) -> np.ndarray:
-    """Tick values covering [lo, hi]: steps of 1, 2, 2.5 or 5 x 10^k, about ``target`` intervals."""
+    """Tick values covering [lo, hi]: steps of 1, 2, 2.5 or 5 x 10^k, about ``target`` intervals.
+
+    Parameters
+    ----------
+    lo, hi : float
+    target : int
+
+    Returns
+    -------
+    ndarray
+    """
     span = hi - lo
     if not (math.isfinite(span) and span > 0):
         return np.array([lo])
@@ -123,7 +133,19 @@ def _svg(width: float, height: float, body: list, label: str) -> str:
 
 
 def grid_svg(panels, title: str, ncols: int = 3, legend: bool = True) -> str:
-    """A grid of panels over the stride (% of stride), as one ``<svg>`` element."""
+    """A grid of panels over the stride (% of stride), as one ``<svg>`` element.
+
+    Parameters
+    ----------
+    panels : list of Panel
+    title : str
+    ncols : int
+    legend : bool
+
+    Returns
+    -------
+    str
+    """
     nrows = max(1, math.ceil(len(panels) / ncols))
     width, height = ncols * _PW, _HEAD + nrows * _PH + (16 if legend else 0)
     out = [f'<rect width="{width}" height="{height}" fill="#fff"/>',
@@ -195,6 +217,16 @@ def events_svg(series: list, events: list, title: str) -> str:
 
     ``series``: (label, colour, dashed, time, values); ``events``: (time, value, colour, filled, kind)
     with kind "kinematic" (triangle), "force" (circle) or "file" (square: the trial file's own events).
+
+    Parameters
+    ----------
+    series : list
+    events : list
+    title : str
+
+    Returns
+    -------
+    str
     """
     width, height = 900, 300
     t_all = np.concatenate([s[3] for s in series]) if series else np.array([0.0, 1.0])
@@ -229,6 +261,18 @@ def map_svg(scores: dict, variables, labels, gps: dict, title: str) -> str:
     """Movement Analysis Profile: GVS of each variable per side and the GPS, as bars (degrees).
 
     ``scores``: {(side, variable): GVS}; ``gps``: {"right": ..., "left": ..., "overall": ...}.
+
+    Parameters
+    ----------
+    scores : dict
+    variables : sequence of str
+    labels : sequence of str
+    gps : dict
+    title : str
+
+    Returns
+    -------
+    str
     """
     names = list(labels) + ["GPS"]
     width, height = 900, 260

@@ -104,6 +104,12 @@ class ReportOptions:
             raise InputError(f"events must be one of {', '.join(EVENT_SOURCES)}, got {self.events!r}")
 
     def as_dict(self) -> dict:
+        """The options as a plain dict (field name -> value).
+
+        Returns
+        -------
+        dict
+        """
         return asdict(self)
 
 
@@ -113,6 +119,15 @@ def trial_options(task, options: ReportOptions) -> AnalysisOptions:
     The task gives the static trial, the force file (used for the
     kinetics unless ``options.kinetics`` is False) and, when its row has
     them, the subject's mass, height and measurements file.
+
+    Parameters
+    ----------
+    task : TrialTask
+    options : ReportOptions
+
+    Returns
+    -------
+    AnalysisOptions
     """
     base = options.analysis
     return base.replace(
@@ -323,7 +338,16 @@ _NORMATIVE_SETS: dict = {}
 
 
 def normative_set(spec: str | None):
-    """The normative set of ``--normative`` (None: built-in; "none": no normative data), read once per process."""
+    """The normative set of ``--normative`` (None: built-in; "none": no normative data), read once per process.
+
+    Parameters
+    ----------
+    spec : str or None
+
+    Returns
+    -------
+    NormativeSet or None
+    """
     if spec is not None and spec.strip().lower() == "none":
         return None
     key = spec or ""
@@ -405,7 +429,17 @@ def _figures(plots: str, stem: str, cycles, params, normative, gps, with_kinetic
 
 
 def write_outcome_files(outcome: TrialOutcome, out_dir) -> list[str]:
-    """Write the outcome's files under ``out_dir`` atomically; return their relative paths."""
+    """Write the outcome's files under ``out_dir`` atomically; return their relative paths.
+
+    Parameters
+    ----------
+    outcome : TrialOutcome
+    out_dir : str or os.PathLike
+
+    Returns
+    -------
+    list of str
+    """
     written = []
     for rel, data in sorted(outcome.files.items()):
         target = Path(out_dir) / rel

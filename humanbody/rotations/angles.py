@@ -202,6 +202,12 @@ def singular_distance(angles, seq="xyz"):
     supplement), ``arcsin |singular_factor|``: pi/2 far from it, 0 on it.
     ``angles`` and ``seq`` as in :func:`singular_factor`.
 
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3), rad
+    seq : str
+        One of :data:`SEQUENCES`.
+
     Returns
     -------
     ndarray, shape (...), rad in [0, pi/2]; NaN where the angles are NaN.

@@ -19,6 +19,23 @@ AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
 
 
 def check_sequence(seq):
+    """The rotation sequence ``seq`` in lower case, checked (``"bryant"`` is ``"xyz"``).
+
+    Parameters
+    ----------
+    seq : str
+        Three body axes applied in order, e.g. ``"yxz"`` (any case), or ``"bryant"``.
+
+    Returns
+    -------
+    str
+        One of :data:`SEQUENCES`.
+
+    Raises
+    ------
+    InputError
+        When ``seq`` is none of them.
+    """
     s = str(seq).lower()
     if s == "bryant":
         s = "xyz"
@@ -44,12 +61,42 @@ def sequence_axes(seq):
 
 
 def is_euler_sequence(seq) -> bool:
-    """True for an Euler sequence (first and third axes equal, e.g. "zxz"), False for Cardan."""
+    """True for an Euler sequence (first and third axes equal, e.g. "zxz"), False for Cardan.
+
+    Parameters
+    ----------
+    seq : str
+        One of :data:`SEQUENCES`.
+
+    Returns
+    -------
+    bool
+    """
     a = sequence_axes(seq)
     return a[0] == a[2]
 
 
 def as_vectors(x, n, what):
+    """``x`` as a float64 array whose last axis has length ``n``.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., n)
+        Vectors (one per leading index).
+    n : int
+        The length the last axis must have.
+    what : str
+        The argument's name, for the message.
+
+    Returns
+    -------
+    ndarray, shape (..., n), float64
+
+    Raises
+    ------
+    InputError
+        When ``x`` is a scalar or its last axis is not ``n`` long.
+    """
     a = np.asarray(x, dtype=np.float64)
     if a.ndim == 0 or a.shape[-1] != n:
         raise InputError(f"{what} must have shape (..., {n}), got {a.shape}.")
@@ -57,6 +104,22 @@ def as_vectors(x, n, what):
 
 
 def as_matrices(S):
+    """``S`` as a float64 stack of 3 x 3 matrices.
+
+    Parameters
+    ----------
+    S : array_like, shape (..., 3, 3)
+        Rotation (transformation) matrices.
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3), float64
+
+    Raises
+    ------
+    InputError
+        When the last two axes are not 3 x 3.
+    """
     S = np.asarray(S, dtype=np.float64)
     if S.ndim < 2 or S.shape[-2:] != (3, 3):
         raise InputError(f"a rotation matrix must have shape (..., 3, 3), got {S.shape}.")
@@ -68,6 +131,17 @@ def elementary(axis, angle):
 
     The matrices A, B, C of Huston eqs. 8.64, 8.67 and 8.70 (parent = M . body
     components after a rotation about x, y, z through ``angle``).
+
+    Parameters
+    ----------
+    axis : int
+        0, 1 or 2 (x, y, z).
+    angle : float or array_like, shape (...), rad
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+        ``M[..., axis, axis] = 1`` and the cosine/sine block on the two other axes.
     """
     c, s = np.cos(angle), np.sin(angle)
     M = np.zeros(np.shape(angle) + (3, 3))
@@ -121,11 +195,28 @@ def unskew(W):
 
 
 def transpose(S):
+    """The transpose of every matrix of a stack (the inverse of a rotation).
+
+    Parameters
+    ----------
+    S : ndarray, shape (..., n, m)
+
+    Returns
+    -------
+    ndarray, shape (..., m, n)
+        A view of ``S`` with its last two axes swapped.
+    """
     return np.swapaxes(S, -1, -2)
 
 
 def scipy_rotation():
-    """``scipy.spatial.transform.Rotation``, imported on first use (a third of a second)."""
+    """``scipy.spatial.transform.Rotation``, imported on first use (a third of a second).
+
+    Returns
+    -------
+    type
+        The class :class:`scipy.spatial.transform.Rotation`.
+    """
     from scipy.spatial.transform import Rotation  # lazy: scipy.spatial, ~0.5 s (humanbody --help imports rotations)
 
     return Rotation
@@ -136,6 +227,20 @@ def stacked_scipy(fn, x, inner):
 
     Rotation takes a stack (n, *inner) (older scipy only one leading axis);
     the result's trailing shape is kept and the leading axes restored.
+
+    Parameters
+    ----------
+    fn : callable
+        A conversion taking an (n, *inner) array, e.g. ``lambda a: Rotation.from_matrix(a).as_quat()``.
+    x : ndarray, shape (..., *inner)
+    inner : int or tuple of int
+        The shape of one item of ``x`` (3 for a vector, (3, 3) for a matrix).
+
+    Returns
+    -------
+    ndarray, shape (..., *out)
+        ``fn``'s result per item, with ``x``'s leading axes; an empty stack gives an empty result of the
+        right trailing shape.
     """
     inner = (inner,) if isinstance(inner, int) else tuple(inner)
     lead = x.shape[:x.ndim - len(inner)]

@@ -308,6 +308,11 @@ def matrix_to_axis_angle(S):
     Goes through :func:`matrix_to_quaternion`, so it stays accurate near
     theta = 0 and theta = pi where the trace and the skew part are poor.
 
+    Parameters
+    ----------
+    S : array_like, shape (..., 3, 3)
+        Transformation (rotation) matrices.
+
     Returns
     -------
     axis : ndarray, shape (..., 3), unit; (1, 0, 0) when theta = 0.

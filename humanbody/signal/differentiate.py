@@ -51,6 +51,12 @@ def savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int = 4) -> int:
     28(4):111-117) gives the same behaviour in closed form approximately,
     ``f_c ~ (N + 1) / (3.2 M - 4.6) * rate / 2`` for a window 2M + 1.
 
+    Parameters
+    ----------
+    cutoff_hz : float, Hz
+    rate_hz : float, Hz
+    polyorder : int
+
     Returns
     -------
     int, odd, >= polyorder + 2 (or + 3 to stay odd).
@@ -194,7 +200,17 @@ class Differentiation:
             raise InputError("savgol polyorder must be at least 2 for second derivatives")
 
     def describe(self, rate_hz: float | None = None) -> str:
-        """One line saying what is done, for logs and result metadata."""
+        """One line saying what is done, for logs and result metadata.
+
+        Parameters
+        ----------
+        rate_hz : float, optional, Hz
+            The sampling rate (the line then gives the window in frames).
+
+        Returns
+        -------
+        str
+        """
         if self.method == "savgol":
             extra = ""
             if rate_hz:
@@ -218,6 +234,14 @@ class Differentiation:
         window) and central differences of central differences reach two
         frames; the Butterworth filter and the smoothing spline act on the
         whole trial.
+
+        Parameters
+        ----------
+        rate_hz : float, Hz
+
+        Returns
+        -------
+        int or None
         """
         if self.method == "savgol":
             return savgol_window(self.cutoff_hz, rate_hz, self.polyorder) // 2
@@ -226,7 +250,16 @@ class Differentiation:
         return None
 
     def step(self, time) -> float:
-        """The sampling step (s) of ``time``: the median step, checked as :meth:`__call__` checks it."""
+        """The sampling step (s) of ``time``: the median step, checked as :meth:`__call__` checks it.
+
+        Parameters
+        ----------
+        time : array_like, shape (F,), s
+
+        Returns
+        -------
+        float, s
+        """
         t = np.asarray(time, dtype=float)
         if t.shape[0] < 3:
             raise InputError("at least 3 frames are needed to compute rates")

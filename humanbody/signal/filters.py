@@ -51,6 +51,21 @@ def butterworth_sos(cutoff_hz: float, rate_hz: float, order: int = 4, source=Non
     Validates the arguments (InputError for cut-off outside (0, Nyquist) or
     an odd or non-positive order) and returns
     ``scipy.signal.butter(order // 2, winter_design_cutoff(...), fs=rate_hz, output="sos")``.
+
+    Parameters
+    ----------
+    cutoff_hz : float, Hz
+        -3 dB frequency of the complete forward-backward filter.
+    rate_hz : float, Hz
+    order : int
+        Order of the complete filter (even).
+    source : str, optional
+        The file named in errors.
+
+    Returns
+    -------
+    ndarray, shape (ceil(order / 4), 6)
+        Second-order sections.
     """
     nyq = rate_hz / 2.0
     if not (np.isfinite(cutoff_hz) and 0.0 < cutoff_hz < nyq):

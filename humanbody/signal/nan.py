@@ -14,6 +14,16 @@ def nanmedian(a, axis=None, keepdims: bool = False):
     values) or a Python-level loop over the other axes, 10x slower for a
     300-frame static trial; calibration and axis detection call it a few
     hundred times per trial.
+
+    Parameters
+    ----------
+    a : array_like
+    axis : int or tuple of int, optional
+    keepdims : bool
+
+    Returns
+    -------
+    ndarray or float
     """
     a = np.asarray(a)
     if a.size and not np.isnan(a).any():

@@ -59,7 +59,19 @@ class ResidualAnalysis:
     fit_from_hz: float
 
     def describe(self, unit: str = "mm", scale: float = 1000.0) -> str:
-        """One line for the log."""
+        """One line for the log.
+
+        Parameters
+        ----------
+        unit : str
+            The unit the noise level is written in.
+        scale : float
+            Its factor from SI (1000 for mm).
+
+        Returns
+        -------
+        str
+        """
         return (f"cut-off chosen by residual analysis (Winter): the residual meets the noise level "
                 f"{self.noise * scale:.2g} {unit} at {self.cutoff_hz:g} Hz (noise line fitted from {self.fit_from_hz:g} Hz up)")
 

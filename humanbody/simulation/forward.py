@@ -113,12 +113,34 @@ class System:
 
     # -- state -------------------------------------------------------------
     def split(self, y):
-        """``(x (3,), e (N, 4), u (n,))`` views of a state vector."""
+        """``(x (3,), e (N, 4), u (n,))`` views of a state vector.
+
+        Parameters
+        ----------
+        y : ndarray, shape (3 + 4N + n,)
+
+        Returns
+        -------
+        x : ndarray, shape (3,), m
+        e : ndarray, shape (N, 4)
+        u : ndarray, shape (n,)
+        """
         N = self.N
         return y[:3], y[3:3 + 4 * N].reshape(N, 4), y[3 + 4 * N:]
 
     def state(self, q, qd) -> np.ndarray:
-        """State vector from coordinates (m, rad) and their rates."""
+        """State vector from coordinates (m, rad) and their rates.
+
+        Parameters
+        ----------
+        q : array_like, shape (n,)
+            n = 3 + 3N: the root's position (m), then every body's angles (rad).
+        qd : array_like, shape (n,)
+
+        Returns
+        -------
+        ndarray, shape (3 + 4N + n,)
+        """
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
         if q.shape != (self.n,) or qd.shape != (self.n,):
             raise InputError(f"coordinates and rates must have {self.n} values for this model")
@@ -132,7 +154,16 @@ class System:
         return np.concatenate([q[:3], e.ravel(), np.where(self.free, u, 0.0)])
 
     def angles(self, e) -> np.ndarray:
-        """Each body's angles in its own sequence from its Euler parameters, (..., N, 3)."""
+        """Each body's angles in its own sequence from its Euler parameters, (..., N, 3).
+
+        Parameters
+        ----------
+        e : ndarray, shape (..., N, 4)
+
+        Returns
+        -------
+        ndarray, shape (..., N, 3), rad
+        """
         S = quaternion_to_matrix(e)
         out = np.empty(e.shape[:-1] + (3,))
         for s, idx in self._groups.items():
@@ -140,7 +171,16 @@ class System:
         return out
 
     def rate_matrices(self, angles) -> np.ndarray:
-        """``H_k`` with ``w_k = H_k theta_k'`` (parent axes), (..., N, 3, 3)."""
+        """``H_k`` with ``w_k = H_k theta_k'`` (parent axes), (..., N, 3, 3).
+
+        Parameters
+        ----------
+        angles : ndarray, shape (..., N, 3), rad
+
+        Returns
+        -------
+        ndarray, shape (..., N, 3, 3)
+        """
         out = np.empty(angles.shape + (3,))
         for s, idx in self._groups.items():
             out[..., idx, :, :] = rates.angle_rate_matrix(angles[..., idx, :], s, "parent")
@@ -153,6 +193,15 @@ class System:
         Keys: ``q`` coordinates, ``e`` unit Euler parameters, ``u`` speeds, ``udot``, ``angles``, ``M``,
         ``applied`` (generalized forces of torques, springs and dampers), ``results`` (the kinematics of
         the k states, frame j for state j), ``contact_points``, ``contact_forces``, ``z_base``.
+
+        Parameters
+        ----------
+        t : float, s
+        Y : ndarray, shape (k, S)
+
+        Returns
+        -------
+        dict
         """
         model, N, n = self.model, self.N, self.n
         k = len(Y)
@@ -208,12 +257,32 @@ class System:
                     contact_points=p, contact_forces=fc, z_base=zb)
 
     def evaluate(self, t, y) -> dict:
-        """Everything at one state (:meth:`evaluate_many` without the leading axis; ``results`` frame 0)."""
+        """Everything at one state (:meth:`evaluate_many` without the leading axis; ``results`` frame 0).
+
+        Parameters
+        ----------
+        t : float, s
+        y : ndarray, shape (S,)
+
+        Returns
+        -------
+        dict
+        """
         ev = self.evaluate_many(t, np.asarray(y, dtype=float)[None])
         return {key: (val if key in ("results", "z_base") else val[0]) for key, val in ev.items()}
 
     def rhs(self, t, y) -> np.ndarray:
-        """``y'`` (root velocity, Euler parameter rates of eq. 8.213, ``u'``) of a state (S,) or states (S, k)."""
+        """``y'`` (root velocity, Euler parameter rates of eq. 8.213, ``u'``) of a state (S,) or states (S, k).
+
+        Parameters
+        ----------
+        t : float, s
+        y : ndarray, shape (S,) or (S, k)
+
+        Returns
+        -------
+        ndarray, shape of ``y``
+        """
         Y = np.asarray(y, dtype=float)
         single = Y.ndim == 1
         Y = Y[None] if single else Y.T
@@ -226,7 +295,17 @@ class System:
         return out[0] if single else out.T
 
     def energy(self, t, y) -> float:
-        """Kinetic + gravitational + spring + contact energy (J)."""
+        """Kinetic + gravitational + spring + contact energy (J).
+
+        Parameters
+        ----------
+        t : float, s
+        y : ndarray, shape (S,)
+
+        Returns
+        -------
+        float, J
+        """
         ev = self.evaluate(t, y)
         u = ev["u"]
         res = ev["results"]

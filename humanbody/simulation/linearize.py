@@ -36,7 +36,21 @@ __all__ = ["Linearization", "linearize", "perturb", "modes", "frequency_response
 
 
 def perturb(system, y0, d, u=None) -> np.ndarray:
-    """The state at perturbation ``d`` (n,) and speeds ``u`` (n,) from the state ``y0``."""
+    """The state at perturbation ``d`` (n,) and speeds ``u`` (n,) from the state ``y0``.
+
+    Parameters
+    ----------
+    system : System
+    y0 : ndarray, shape (S,)
+    d : array_like, shape (n,)
+        Root translation (m), then each body's rotation vector (rad, parent axes).
+    u : array_like, shape (n,), optional
+        Speeds (default zero).
+
+    Returns
+    -------
+    ndarray, shape (S,)
+    """
     x, e, _ = system.split(y0)
     N = system.N
     d = np.asarray(d, dtype=float)
@@ -69,7 +83,12 @@ class Linearization:
     residual: float
 
     def names(self) -> list[str]:
-        """Names of the free coordinates: ``lower_torso_x .. _z``, then ``<body>_rx/_ry/_rz`` (parent axes)."""
+        """Names of the free coordinates: ``lower_torso_x .. _z``, then ``<body>_rx/_ry/_rz`` (parent axes).
+
+        Returns
+        -------
+        list of str
+        """
         model = self.system.model
         cols = [f"{model.names[0]}_{a}" for a in "xyz"]
         for name in model.names:
@@ -77,7 +96,26 @@ class Linearization:
         return [c for c, f in zip(cols, self.free, strict=True) if f]
 
 
-def _G(system, y0, d, u, z, v):
+def unbalanced_forces(system, y0, d, u, z, v):
+    """``M u'`` (= applied - bias forces) at the perturbed state, with the base at height ``z`` moving at ``v``.
+
+    Parameters
+    ----------
+    system : System
+    y0 : ndarray
+        The equilibrium state.
+    d, u : ndarray, shape (n,)
+        Perturbation and speeds (:func:`perturb`).
+    z : float, m
+    v : float, m/s
+
+    Returns
+    -------
+    forces : ndarray, shape (n,)
+        Applied minus bias forces on the free coordinates (the locked ones are held at zero acceleration).
+    evaluation : dict
+        :meth:`System.evaluate`'s.
+    """
     y = perturb(system, y0, d, u)
     old = system.base
     system.base = lambda t: (z, v)
@@ -89,21 +127,33 @@ def _G(system, y0, d, u, z, v):
 
 
 def linearize(system, y0, h: float = 1e-6) -> Linearization:
-    """Mass, damping and stiffness matrices and the base inputs at the equilibrium ``y0`` (speeds zero)."""
+    """Mass, damping and stiffness matrices and the base inputs at the equilibrium ``y0`` (speeds zero).
+
+    Parameters
+    ----------
+    system : System
+    y0 : ndarray, shape (S,)
+    h : float
+        Step of the central differences.
+
+    Returns
+    -------
+    Linearization
+    """
     n = system.n
     free = system.free
     idx = np.nonzero(free)[0]
     zero = np.zeros(n)
-    g0, ev = _G(system, y0, zero, zero, 0.0, 0.0)
+    g0, ev = unbalanced_forces(system, y0, zero, zero, 0.0, 0.0)
     m = len(idx)
     K, C = np.empty((m, m)), np.empty((m, m))
     for j, i in enumerate(idx):
         e = np.zeros(n)
         e[i] = h
-        K[:, j] = -(_G(system, y0, e, zero, 0.0, 0.0)[0] - _G(system, y0, -e, zero, 0.0, 0.0)[0])[idx] / (2 * h)
-        C[:, j] = -(_G(system, y0, zero, e, 0.0, 0.0)[0] - _G(system, y0, zero, -e, 0.0, 0.0)[0])[idx] / (2 * h)
-    bz = (_G(system, y0, zero, zero, h, 0.0)[0] - _G(system, y0, zero, zero, -h, 0.0)[0])[idx] / (2 * h)
-    bv = (_G(system, y0, zero, zero, 0.0, h)[0] - _G(system, y0, zero, zero, 0.0, -h)[0])[idx] / (2 * h)
+        K[:, j] = -(unbalanced_forces(system, y0, e, zero, 0.0, 0.0)[0] - unbalanced_forces(system, y0, -e, zero, 0.0, 0.0)[0])[idx] / (2 * h)
+        C[:, j] = -(unbalanced_forces(system, y0, zero, e, 0.0, 0.0)[0] - unbalanced_forces(system, y0, zero, -e, 0.0, 0.0)[0])[idx] / (2 * h)
+    bz = (unbalanced_forces(system, y0, zero, zero, h, 0.0)[0] - unbalanced_forces(system, y0, zero, zero, -h, 0.0)[0])[idx] / (2 * h)
+    bv = (unbalanced_forces(system, y0, zero, zero, 0.0, h)[0] - unbalanced_forces(system, y0, zero, zero, 0.0, -h)[0])[idx] / (2 * h)
     M = ev["M"][np.ix_(idx, idx)]
     residual = float(np.abs(g0[idx]).max())
     return Linearization(M, C, K, bz, bv, free.copy(), system, np.asarray(y0, dtype=float), residual)
@@ -115,6 +165,12 @@ def modes(lin: Linearization, count: int | None = None):
     ``A = [[0, I], [-M^-1 K, -M^-1 C]]``; each complex pair ``lambda = -zeta w_n +- i w_n sqrt(1 - zeta^2)``
     gives ``f_n = |lambda| / 2 pi`` (Hz) and ``zeta = -Re(lambda) / |lambda|``; overdamped and rigid-body
     (zero) roots are left out.
+
+    Parameters
+    ----------
+    lin : Linearization
+    count : int, optional
+        The most modes kept (lowest frequencies first).
 
     Returns
     -------
@@ -148,6 +204,15 @@ def frequency_response(lin: Linearization, freqs_hz) -> np.ndarray:
     """Displacement of the free coordinates per unit base displacement, (F, m) complex.
 
     ``(K - w^2 M + i w C) X = b_z + i w b_v`` at ``w = 2 pi f``.
+
+    Parameters
+    ----------
+    lin : Linearization
+    freqs_hz : array_like, shape (F,), Hz
+
+    Returns
+    -------
+    ndarray of complex, shape (F, m)
     """
     w = 2 * np.pi * np.asarray(freqs_hz, dtype=float)
     out = np.empty((len(w), len(lin.M)), dtype=complex)
@@ -158,7 +223,19 @@ def frequency_response(lin: Linearization, freqs_hz) -> np.ndarray:
 
 def point_jacobian(lin: Linearization, body: int, point, h: float = 1e-6) -> np.ndarray:
     """``dp/dd``: displacement of a point fixed in ``body`` (0-based; point in its frame from O_k, m)
-    per unit perturbation of each free coordinate, (3, m)."""
+    per unit perturbation of each free coordinate, (3, m).
+
+    Parameters
+    ----------
+    lin : Linearization
+    body : int
+    point : array_like, shape (3,), m
+    h : float
+
+    Returns
+    -------
+    ndarray, shape (3, m)
+    """
     system = lin.system
     idx = np.nonzero(lin.free)[0]
 

@@ -40,7 +40,16 @@ __all__ = ["JointSprings", "Contacts", "rotation_vector", "inverse_left_jacobian
 
 
 def rotation_vector(e) -> np.ndarray:
-    """Rotation vector ``theta l`` of unit Euler parameters (scalar last), |theta| <= pi, (..., 3)."""
+    """Rotation vector ``theta l`` of unit Euler parameters (scalar last), |theta| <= pi, (..., 3).
+
+    Parameters
+    ----------
+    e : ndarray, shape (..., 4)
+
+    Returns
+    -------
+    ndarray, shape (..., 3), rad
+    """
     e = np.asarray(e, dtype=float)
     e = np.where(e[..., 3:] < 0, -e, e)  # the shorter of the two rotations
     v = e[..., :3]
@@ -52,7 +61,16 @@ def rotation_vector(e) -> np.ndarray:
 
 
 def inverse_left_jacobian(phi) -> np.ndarray:
-    """``J_l(phi)^-1`` of SO(3) (equal to ``J_r(phi)^-T``), (..., 3, 3)."""
+    """``J_l(phi)^-1`` of SO(3) (equal to ``J_r(phi)^-T``), (..., 3, 3).
+
+    Parameters
+    ----------
+    phi : ndarray, shape (..., 3), rad
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+    """
     phi = np.asarray(phi, dtype=float)
     th = np.linalg.norm(phi, axis=-1)[..., None, None]
     P = np.zeros(phi.shape[:-1] + (3, 3))
@@ -107,7 +125,17 @@ class JointSprings:
             setattr(self, name, a)
 
     def deviation(self, e) -> np.ndarray:
-        """Rotation vectors ``phi`` of the deviation from neutral, body axes, (N, 3)."""
+        """Rotation vectors ``phi`` of the deviation from neutral, body axes, (N, 3).
+
+        Parameters
+        ----------
+        e : ndarray, shape (..., N, 4)
+            Relative Euler parameters.
+
+        Returns
+        -------
+        ndarray, shape (..., N, 3), rad
+        """
         return rotation_vector(_quat_conj_mul(self.neutral, e))
 
     def moments(self, e, S, w_parent) -> np.ndarray:
@@ -117,6 +145,10 @@ class JointSprings:
         ----------
         e : (..., N, 4)  relative Euler parameters;  S : (..., N, 3, 3) the same as matrices (parent = S . body)
         w_parent : (..., N, 3)  relative angular velocities, parent axes (rad/s)
+
+        Returns
+        -------
+        ndarray, shape (..., N, 3), N m
         """
         phi = self.deviation(e)
         Kphi = self.stiffness * phi
@@ -126,7 +158,16 @@ class JointSprings:
         return np.einsum("...nij,...nj->...ni", S, m_b)
 
     def energy(self, e) -> float:
-        """Potential energy ``sum 1/2 phi^T K phi`` (J); the preload's ``-m_0 . phi`` is not included."""
+        """Potential energy ``sum 1/2 phi^T K phi`` (J); the preload's ``-m_0 . phi`` is not included.
+
+        Parameters
+        ----------
+        e : ndarray, shape (N, 4)
+
+        Returns
+        -------
+        float, J
+        """
         phi = self.deviation(e)
         return float(0.5 * np.sum(self.stiffness * phi * phi))
 
@@ -181,7 +222,20 @@ class Contacts:
         return len(self.body)
 
     def points(self, joint, R, com, com_vel, omega):
-        """Position and velocity of every contact point in ground, (..., C, 3) each, from kinematics (..., N, 3)."""
+        """Position and velocity of every contact point in ground, (..., C, 3) each, from kinematics (..., N, 3).
+
+        Parameters
+        ----------
+        joint, com : ndarray, shape (..., N, 3), m
+        R : ndarray, shape (..., N, 3, 3)
+        com_vel : ndarray, shape (..., N, 3), m/s
+        omega : ndarray, shape (..., N, 3), rad/s
+
+        Returns
+        -------
+        p : ndarray, shape (..., C, 3), m
+        v : ndarray, shape (..., C, 3), m/s
+        """
         b = self.body
         r = np.einsum("...cij,cj->...ci", R[..., b, :, :], self.point)
         p = joint[..., b, :] + r
@@ -189,7 +243,21 @@ class Contacts:
         return p, v
 
     def forces(self, p, v, z_base: float = 0.0, v_base: float = 0.0) -> np.ndarray:
-        """Force on every contact point (N, ground axes), (..., C, 3), from positions and velocities (..., C, 3)."""
+        """Force on every contact point (N, ground axes), (..., C, 3), from positions and velocities (..., C, 3).
+
+        Parameters
+        ----------
+        p : ndarray, shape (..., C, 3), m
+        v : ndarray, shape (..., C, 3), m/s
+        z_base : float, m
+            The base's height.
+        v_base : float, m/s
+            Its vertical velocity.
+
+        Returns
+        -------
+        ndarray, shape (..., C, 3), N
+        """
         zb = np.where(self.moving, z_base, 0.0)
         vb = np.where(self.moving, v_base, 0.0)
         d = self.height + zb - p[..., 2]
@@ -204,7 +272,17 @@ class Contacts:
         return f
 
     def energy(self, p, z_base: float = 0.0) -> float:
-        """Potential energy of the normal and tangential springs in compression (J)."""
+        """Potential energy of the normal and tangential springs in compression (J).
+
+        Parameters
+        ----------
+        p : ndarray, shape (C, 3), m
+        z_base : float, m
+
+        Returns
+        -------
+        float, J
+        """
         d = self.height + np.where(self.moving, z_base, 0.0) - p[:, 2]
         on = d > 0
         anchor = np.where(np.isnan(self.anchor), p[:, :2], self.anchor)

@@ -122,6 +122,17 @@ def torque_function(entry, what: str):
     - ``offset = c``: ``c``
     - ``sine = {amplitude = A, frequency_hz = f, phase_deg = p}``: ``A sin(2 pi f t + p)``
     - ``step = {time = t0, before = a, after = b}``: ``a`` before ``t0``, ``b`` from it on
+
+    Parameters
+    ----------
+    entry : float or dict
+    what : str
+        The entry's name in messages.
+
+    Returns
+    -------
+    callable
+        ``f(t)`` (t in s).
     """
     if not isinstance(entry, dict):
         c = _number(entry, what)
@@ -240,7 +251,16 @@ def _contacts(entries, model):
 
 
 def read_spec(path) -> SimulationSpec:
-    """Read and check a simulation spec (TOML); every problem is one :class:`InputError` naming the file."""
+    """Read and check a simulation spec (TOML); every problem is one :class:`InputError` naming the file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    SimulationSpec
+    """
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))

@@ -29,7 +29,7 @@ from ..errors import InputError
 from ..model.body import coordinate_columns
 from ..rotations.quaternions import quaternion_to_matrix, sequence_to_quaternion
 from .forward import System
-from .linearize import _G, frequency_response, linearize, modes, perturb, point_jacobian
+from .linearize import frequency_response, linearize, modes, perturb, point_jacobian, unbalanced_forces
 from .passive import Contacts, JointSprings
 
 __all__ = ["JOINTS", "CONTACTS", "body_on_base", "equilibrium", "whole_body_vibration", "VibrationResult"]
@@ -106,6 +106,17 @@ def body_on_base(model, posture: str = "seated"):
     Returns ``(system, y0, seat)``: the system (springs, contacts moving with the base, arms locked), its
     unsettled state at the posture, and the indices of the contacts that make up the seat (seated) or the
     floor (standing) whose force gives the apparent mass.
+
+    Parameters
+    ----------
+    model : BodyModel
+    posture : {"seated", "standing"}
+
+    Returns
+    -------
+    system : System
+    y0 : ndarray
+    seat : ndarray of int
     """
     if posture not in CONTACTS:
         raise InputError(f"unknown posture {posture!r}; choose seated or standing")
@@ -161,6 +172,17 @@ def equilibrium(system, y0, tol: float = 1e-9) -> np.ndarray:
        tipping over them) raises :class:`InputError`.
     2. Each joint spring's constant moment ``m_0`` equal to what the joint carries there (the recursive
        Newton-Euler residual at rest), so every generalized force vanishes.
+
+    Parameters
+    ----------
+    system : System
+        Its springs' holding moments are set.
+    y0 : ndarray, shape (S,)
+    tol : float
+
+    Returns
+    -------
+    ndarray, shape (S,)
     """
     zero = np.zeros(system.n)
     sel = [i for i in (2, 3, 4) if system.free[i]]  # height, tilts about x and y (unless locked)
@@ -211,7 +233,7 @@ def _settle(system, y0, sel, guess, tol: float) -> np.ndarray:
     def f(p):
         d = zero.copy()
         d[sel] = p
-        return _G(system, y0, d, zero, 0.0, 0.0)[0][sel] / weight
+        return unbalanced_forces(system, y0, d, zero, 0.0, 0.0)[0][sel] / weight
 
     start = np.asarray(guess, dtype=float).copy()
     if sel and sel[0] == 2 and start[0] == 0.0:
@@ -274,7 +296,20 @@ class VibrationResult:
 
 
 def seat_force_and_head(lin, seat, freqs_hz):
-    """Complex seat force (N) and head vertical displacement per unit base displacement, (F,) each."""
+    """Complex seat force (N) and head vertical displacement per unit base displacement, (F,) each.
+
+    Parameters
+    ----------
+    lin : Linearization
+    seat : ndarray of int
+        The seat's (floor's) contacts.
+    freqs_hz : array_like, shape (F,), Hz
+
+    Returns
+    -------
+    force : ndarray of complex, shape (F,), N per m
+    head : ndarray of complex, shape (F,)
+    """
     system = lin.system
     X = frequency_response(lin, freqs_hz)
     w = 2 * np.pi * np.asarray(freqs_hz, dtype=float)
@@ -296,6 +331,10 @@ def whole_body_vibration(model, posture: str = "seated", freqs_hz=None) -> Vibra
     model : BodyModel  the 17-segment model (:meth:`BodyModel.default`)
     posture : {"seated", "standing"}
     freqs_hz : array_like, optional  frequencies (Hz); default 0.5 to 20 Hz in 0.1 Hz steps
+
+    Returns
+    -------
+    VibrationResult
     """
     f = np.arange(0.5, 20.0001, 0.1) if freqs_hz is None else np.asarray(freqs_hz, dtype=float)
     system, y0, seat = body_on_base(model, posture)

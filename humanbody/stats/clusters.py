@@ -40,7 +40,17 @@ class Cluster:
     peak: float
 
     def percent(self, nodes: int) -> tuple[float, float]:
-        """``(start, end)`` in percent of the field (node ``nodes - 1`` = 100 %)."""
+        """``(start, end)`` in percent of the field (node ``nodes - 1`` = 100 %).
+
+        Parameters
+        ----------
+        nodes : int
+            The field's number of nodes.
+
+        Returns
+        -------
+        start, end : float, %
+        """
         scale = 100.0 / (nodes - 1)
         return self.start * scale, self.end * scale
 
@@ -52,6 +62,17 @@ def find_clusters(z, threshold: float, sign: int = 1) -> list[tuple[float, float
     the last node below and the first node at or above the threshold
     (``q + (u - z_q) / (z_{q+1} - z_q)``); at an end of the field they are
     the end node.
+
+    Parameters
+    ----------
+    z : array_like, shape (nodes,)
+    threshold : float
+    sign : {1, -1}
+
+    Returns
+    -------
+    list of (float, float, float)
+        Start and end (node positions) and the peak of ``sign * z``.
     """
     z = sign * np.asarray(z, dtype=float)
     above = z >= threshold

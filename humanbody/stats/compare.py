@@ -98,7 +98,17 @@ class Comparison:
     posthoc: dict = field(default_factory=dict)
 
     def posthoc_text(self, name: str) -> list[str]:
-        """The post-hoc pairs of an ANOVA test with significant clusters: 'A vs B: 40.1-62.3 % (p ...)'."""
+        """The post-hoc pairs of an ANOVA test with significant clusters: 'A vs B: 40.1-62.3 % (p ...)'.
+
+        Parameters
+        ----------
+        name : str
+            The test's name.
+
+        Returns
+        -------
+        list of str
+        """
         out = []
         for (gi, gj), r in self.posthoc.get(name, {}).items():
             sig = [c for c in r.clusters if c.p < r.alpha]
@@ -108,14 +118,42 @@ class Comparison:
         return out
 
     def percent(self, variable: str) -> np.ndarray:
+        """Node positions of ``variable``'s field in percent of the cycle (0 to 100).
+
+        Parameters
+        ----------
+        variable : str
+
+        Returns
+        -------
+        ndarray, shape (nodes,), %
+        """
         return np.linspace(0.0, 100.0, self.results[variable].z.size)
 
     def significant_clusters(self, name: str) -> list:
-        """The clusters of test ``name`` whose p is below the corrected alpha."""
+        """The clusters of test ``name`` whose p is below the corrected alpha.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        list of Cluster
+        """
         return [c for c in self.results[name].clusters if c.p < self.alpha_test]
 
     def significant_nodes(self, name: str) -> np.ndarray:
-        """Boolean (nodes,): the node lies in a significant cluster."""
+        """Boolean (nodes,): the node lies in a significant cluster.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        ndarray of bool, shape (nodes,)
+        """
         r = self.results[name]
         q = np.arange(r.nodes)
         inside = np.zeros(r.nodes, bool)
@@ -129,7 +167,16 @@ class Comparison:
 
 
 def joints(variables) -> dict:
-    """Joint -> its angle variables (``right_hip`` -> [right_hip_flexion_deg, ...]), for joints with 2+ angles."""
+    """Joint -> its angle variables (``right_hip`` -> [right_hip_flexion_deg, ...]), for joints with 2+ angles.
+
+    Parameters
+    ----------
+    variables : iterable of str
+
+    Returns
+    -------
+    dict of str to list of str
+    """
     out: dict = {}
     for v in variables:
         m = _ANGLE.match(v)
@@ -157,6 +204,13 @@ def compare(groups: list[Group], *, paired: bool = False, alpha: float = 0.05, t
         The groups are the cells of two factors: two-way ANOVA.
     regressor : (name, {subject or trial: x}), optional
         One group: regression of its subjects' (or strides': their trial's) curves on ``x``.
+    two_tailed : bool
+    check_normality : bool
+        Test the residuals' normality too (:mod:`humanbody.stats.normality`).
+
+    Returns
+    -------
+    Comparison
     """
     if correction not in CORRECTIONS:
         raise InputError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}", option="correction")
@@ -304,7 +358,16 @@ def _fmt(x: float) -> str:
 
 
 def spm_table_text(comparison: Comparison) -> str:
-    """``spm.csv`` as text."""
+    """``spm.csv`` as text.
+
+    Parameters
+    ----------
+    comparison : Comparison
+
+    Returns
+    -------
+    str
+    """
     lines = ["variable,percent,t,threshold,significant,effect_size"]
     for var, r in comparison.results.items():
         pct, sig = comparison.percent(var), comparison.significant_nodes(var)
@@ -319,7 +382,16 @@ def _csv(text: str) -> str:
 
 
 def clusters_table_text(comparison: Comparison) -> str:
-    """``clusters.csv`` as text."""
+    """``clusters.csv`` as text.
+
+    Parameters
+    ----------
+    comparison : Comparison
+
+    Returns
+    -------
+    str
+    """
     lines = ["variable,start_pct,end_pct,p,significant"]
     for var, r in comparison.results.items():
         for c in r.clusters:
@@ -329,7 +401,21 @@ def clusters_table_text(comparison: Comparison) -> str:
 
 
 def write_comparison(comparison: Comparison, out, *, figures: str = "svg", progress=None) -> list[str]:
-    """Write spm.csv, clusters.csv, the figures and index.html into ``out``; return the file names."""
+    """Write spm.csv, clusters.csv, the figures and index.html into ``out``; return the file names.
+
+    Parameters
+    ----------
+    comparison : Comparison
+    out : str or os.PathLike
+        The folder (made when missing).
+    figures : {"svg", "png", "none"}
+    progress : callable, optional
+        Called once per figure written.
+
+    Returns
+    -------
+    list of str
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / SPM_FILE, spm_table_text(comparison))
@@ -361,7 +447,16 @@ _TEST_NAMES = {"ttest2": "two-sample t test (equal variances)", "ttest_paired": 
 
 
 def correction_text(c: Comparison) -> str:
-    """One sentence: the correction for the number of tests, and the alpha of each."""
+    """One sentence: the correction for the number of tests, and the alpha of each.
+
+    Parameters
+    ----------
+    c : Comparison
+
+    Returns
+    -------
+    str
+    """
     if c.correction == "none":
         return (f"{c.n_tests} test(s), each at alpha {c.alpha:g} with no correction for their number "
                 f"(about {c.alpha * c.n_tests:.1f} false positive(s) expected when nothing differs)")
@@ -371,13 +466,37 @@ def correction_text(c: Comparison) -> str:
 
 
 def cluster_text(c: Comparison, name: str, k) -> str:
+    """One cluster in words: its extent in percent of the cycle and its p (``"not significant"`` past the corrected alpha).
+
+    Parameters
+    ----------
+    c : Comparison
+    name : str
+        The test's name.
+    k : Cluster
+
+    Returns
+    -------
+    str
+    """
     a, b = k.percent(c.results[name].nodes)
     p = "p < 0.001" if k.p < 0.001 else f"p = {k.p:.3g}"
     return f"{a:.1f}-{b:.1f} % ({p}{'' if k.p < c.alpha_test else ', not significant'})"
 
 
 def index_html(comparison: Comparison, figures: dict) -> str:
-    """The comparison's page: groups, test, correction, the clusters of every test and the figures."""
+    """The comparison's page: groups, test, correction, the clusters of every test and the figures.
+
+    Parameters
+    ----------
+    comparison : Comparison
+    figures : dict of str to str
+        Test name -> its figure's file name.
+
+    Returns
+    -------
+    str
+    """
     e = html.escape
     c = comparison
     buf = io.StringIO()

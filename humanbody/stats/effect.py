@@ -18,29 +18,83 @@ import numpy as np
 
 
 def cohens_d(t, JA: int, JB: int) -> np.ndarray:
-    """Cohen's d (pooled SD) of two groups from their two-sample t curve."""
+    """Cohen's d (pooled SD) of two groups from their two-sample t curve.
+
+    Parameters
+    ----------
+    t : array_like, shape (nodes,)
+    JA, JB : int
+        The groups' numbers of curves.
+
+    Returns
+    -------
+    ndarray, shape (nodes,)
+    """
     return np.asarray(t, dtype=float) * np.sqrt(1.0 / JA + 1.0 / JB)
 
 
 def cohens_dz(t, J: int) -> np.ndarray:
-    """Standardised mean (of the differences, for paired curves) from the one-sample t curve."""
+    """Standardised mean (of the differences, for paired curves) from the one-sample t curve.
+
+    Parameters
+    ----------
+    t : array_like, shape (nodes,)
+    J : int
+        Number of curves.
+
+    Returns
+    -------
+    ndarray, shape (nodes,)
+    """
     return np.asarray(t, dtype=float) / np.sqrt(J)
 
 
 def partial_eta2(F, df) -> np.ndarray:
-    """Partial eta squared of an ANOVA effect from its F curve and ``df = (k, v)``."""
+    """Partial eta squared of an ANOVA effect from its F curve and ``df = (k, v)``.
+
+    Parameters
+    ----------
+    F : ndarray, shape (nodes,)
+    df : (float, float)
+
+    Returns
+    -------
+    ndarray, shape (nodes,)
+    """
     k, v = df
     F = np.asarray(F, dtype=float)
     return F * k / (F * k + v)
 
 
 def correlation(t, J: int) -> np.ndarray:
-    """Pearson's r from the regression slope's t curve (``J`` curves)."""
+    """Pearson's r from the regression slope's t curve (``J`` curves).
+
+    Parameters
+    ----------
+    t : ndarray, shape (nodes,)
+    J : int
+
+    Returns
+    -------
+    ndarray, shape (nodes,)
+    """
     t = np.asarray(t, dtype=float)
     return t / np.sqrt(J - 2 + t * t)
 
 
 def mahalanobis(T2, JA: int, JB: int | None = None) -> np.ndarray:
-    """Mahalanobis distance between two groups' mean vectors (or of one mean from 0 when ``JB`` is None)."""
+    """Mahalanobis distance between two groups' mean vectors (or of one mean from 0 when ``JB`` is None).
+
+    Parameters
+    ----------
+    T2 : ndarray, shape (nodes,)
+        Hotelling's T² field.
+    JA : int
+    JB : int, optional
+
+    Returns
+    -------
+    ndarray, shape (nodes,)
+    """
     T2 = np.asarray(T2, dtype=float)
     return np.sqrt(T2 * (1.0 / JA + 1.0 / JB)) if JB is not None else np.sqrt(T2 / JA)

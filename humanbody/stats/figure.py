@@ -95,7 +95,21 @@ class _Panel:
 
 def svg_figure(title: str, unit: str, percent: np.ndarray, groups: list[tuple[str, np.ndarray]],
                result) -> bytes:
-    """The figure as SVG bytes, written directly (same content as :func:`spm_figure`)."""
+    """The figure as SVG bytes, written directly (same content as :func:`spm_figure`).
+
+    Parameters
+    ----------
+    title : str
+    unit : str
+    percent : ndarray, shape (nodes,)
+    groups : list of (str, ndarray)
+    result : SPMResult
+        All as :func:`spm_figure` takes them.
+
+    Returns
+    -------
+    bytes
+    """
     W, H, left, right = 640, 520, 62, 12
     out: list[str] = []
     width = W - left - right
@@ -165,6 +179,12 @@ def spm_figure(title: str, unit: str, percent: np.ndarray, groups: list[tuple[st
     result : SPMResult
         The test of these curves.
     fmt : {"svg", "png"}
+    dpi : int
+        Resolution of a PNG.
+
+    Returns
+    -------
+    bytes
     """
     import matplotlib
     from matplotlib.figure import Figure

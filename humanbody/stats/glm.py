@@ -61,7 +61,17 @@ def _labels(values, J: int, name: str) -> np.ndarray:
 
 
 def effect_columns(codes: np.ndarray) -> np.ndarray:
-    """Sum-to-zero coding of a factor: (J, L-1), column i is +1 at level i and -1 at the last level."""
+    """Sum-to-zero coding of a factor: (J, L-1), column i is +1 at level i and -1 at the last level.
+
+    Parameters
+    ----------
+    codes : ndarray of int, shape (J,)
+        Level of every curve, 0 .. L-1.
+
+    Returns
+    -------
+    ndarray, shape (J, L - 1)
+    """
     L = int(codes.max()) + 1
     X = np.zeros((codes.size, L - 1))
     for i in range(L - 1):
@@ -71,7 +81,17 @@ def effect_columns(codes: np.ndarray) -> np.ndarray:
 
 
 def interaction_columns(*blocks: np.ndarray) -> np.ndarray:
-    """Columns of an interaction: every product of one column of each factor's block."""
+    """Columns of an interaction: every product of one column of each factor's block.
+
+    Parameters
+    ----------
+    *blocks : ndarray, shape (J, c_i)
+        Each factor's columns.
+
+    Returns
+    -------
+    ndarray, shape (J, prod c_i)
+    """
     out = blocks[0]
     for b in blocks[1:]:
         out = (out[:, :, None] * b[:, None, :]).reshape(out.shape[0], -1)
@@ -251,6 +271,19 @@ def anova2(Y, A, B, *, alpha: float = 0.05, permutation: bool = False, iteration
     (``iterations`` random orders, the observed first), each effect's
     threshold the percentile of its largest F (as spm1d's permutation ANOVA).
 
+    Parameters
+    ----------
+    Y : array_like, shape (curves, nodes)
+    A, B : array_like, shape (curves,)
+        Each curve's level of the two factors.
+    permutation : bool
+    alpha : float
+    iterations : int
+        The most labellings used (all of them when there are fewer).
+    seed : int, optional
+        Seed of the random labellings.
+    cluster_metric : {"integral", "extent"}
+
     Returns
     -------
     list of SPMResult
@@ -282,6 +315,24 @@ def anova1rm(Y, A, SUBJ, *, alpha: float = 0.05, permutation: bool = False, iter
 
     The F field of ``A`` over the subject × A interaction, ``df = (a - 1, (a - 1)(n - 1))``
     for ``a`` levels and ``n`` subjects with one curve per condition.
+
+    Parameters
+    ----------
+    Y : array_like, shape (curves, nodes)
+    A : array_like, shape (curves,)
+    SUBJ : array_like, shape (curves,)
+        Each curve's subject.
+    permutation : bool
+    alpha : float
+    iterations : int
+        The most labellings used (all of them when there are fewer).
+    seed : int, optional
+        Seed of the random labellings.
+    cluster_metric : {"integral", "extent"}
+
+    Returns
+    -------
+    SPMResult
     """
     Y = check_curves(Y, "Y")
     J = Y.shape[0]
@@ -302,6 +353,23 @@ def anova2rm(Y, A, B, SUBJ, *, alpha: float = 0.05, permutation: bool = False, i
     ``permutation=True``: each subject's curves are shared out again among its conditions.
 
     Returns the F fields of A (over S×A), B (over S×B) and A×B (over S×A×B).
+
+    Parameters
+    ----------
+    Y : array_like, shape (curves, nodes)
+    A, B : array_like, shape (curves,)
+    SUBJ : array_like, shape (curves,)
+    permutation : bool
+    alpha : float
+    iterations : int
+        The most labellings used (all of them when there are fewer).
+    seed : int, optional
+        Seed of the random labellings.
+    cluster_metric : {"integral", "extent"}
+
+    Returns
+    -------
+    list of SPMResult
     """
     Y = check_curves(Y, "Y")
     J = Y.shape[0]
@@ -343,6 +411,17 @@ def corrected_alpha(alpha: float, m: int, correction: str = "sidak") -> float:
     """The per-test alpha keeping the family-wise error at ``alpha`` over ``m`` tests.
 
     ``"sidak"``: ``1 - (1 - alpha)^(1/m)``; ``"bonferroni"``: ``alpha / m``; ``"none"``: ``alpha``.
+
+    Parameters
+    ----------
+    alpha : float
+    m : int
+        Number of tests.
+    correction : {"sidak", "bonferroni", "none"}
+
+    Returns
+    -------
+    float
     """
     if correction not in CORRECTIONS:
         raise InputError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
@@ -365,6 +444,14 @@ def posthoc(Y, A, SUBJ=None, *, alpha: float = 0.05, correction: str = "sidak") 
     :func:`anova1rm`).  With ``m = L (L - 1) / 2`` pairs each test runs at
     :func:`corrected_alpha` ``(alpha, m, correction)``, so that the
     family-wise error of all the pairs stays at ``alpha``.
+
+    Parameters
+    ----------
+    Y : array_like, shape (curves, nodes)
+    A : array_like, shape (curves,)
+    SUBJ : array_like, shape (curves,), optional
+    alpha : float
+    correction : {"sidak", "bonferroni", "none"}
 
     Returns
     -------

@@ -105,7 +105,16 @@ def _cycles_files(folder: Path) -> list[Path]:
 
 
 def is_report_folder(folder) -> bool:
-    """True when ``folder`` holds trial curves written by ``humanbody report``."""
+    """True when ``folder`` holds trial curves written by ``humanbody report``.
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+
+    Returns
+    -------
+    bool
+    """
     return Path(folder).is_dir() and bool(_cycles_files(Path(folder)))
 
 
@@ -207,6 +216,10 @@ def read_report(folder, *, side: str = "both", unit: str = "subject", subjects: 
         Glob patterns of the compare names to keep (default: all).
     name : str, optional
         The group's label (default: the folder's name).
+
+    Returns
+    -------
+    Group
 
     Raises
     ------
@@ -362,6 +375,15 @@ def check_groups(groups: list[Group], paired: bool = False) -> list[str]:
     Every group must have the same variables, every curve the same number
     of nodes and no missing value, every group at least 2 curves per
     variable; paired groups exactly the same subjects.
+
+    Parameters
+    ----------
+    groups : list of Group
+    paired : bool
+
+    Returns
+    -------
+    list of str
     """
     if len(groups) < 2:
         raise InputError(f"give at least 2 groups to compare, got {len(groups)}")
@@ -400,7 +422,17 @@ def check_groups(groups: list[Group], paired: bool = False) -> list[str]:
 
 
 def paired_rows(a: Group, b: Group, var: str) -> tuple[np.ndarray, np.ndarray]:
-    """The two groups' curves of ``var`` with the rows in the same subject order."""
+    """The two groups' curves of ``var`` with the rows in the same subject order.
+
+    Parameters
+    ----------
+    a, b : Group
+    var : str
+
+    Returns
+    -------
+    ya, yb : ndarray, shape (curves, nodes)
+    """
     order = {s: i for i, s in enumerate(b.rows[var])}
     idx = [order[s] for s in a.rows[var]]
     return a.curves[var], b.curves[var][idx]

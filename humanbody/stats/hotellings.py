@@ -43,7 +43,18 @@ from .result import SPMResult
 
 
 def check_vector_curves(Y, name: str = "Y") -> np.ndarray:
-    """``Y`` as a float array (curves, nodes, components); InputError for anything else or NaN."""
+    """``Y`` as a float array (curves, nodes, components); InputError for anything else or NaN.
+
+    Parameters
+    ----------
+    Y : array_like, shape (curves, nodes, components)
+    name : str
+        The argument's name in the message.
+
+    Returns
+    -------
+    ndarray, shape (curves, nodes, components)
+    """
     try:
         a = np.asarray(Y, dtype=float)
     except (TypeError, ValueError) as err:
@@ -130,7 +141,18 @@ def hotellings(Y, mu=None, *, alpha: float = 0.05, permutation: bool = False, it
 
 
 def hotellings_paired(YA, YB, **kw) -> SPMResult:
-    """Paired Hotelling's T² test: :func:`hotellings` of ``YA - YB`` (same rows, same order)."""
+    """Paired Hotelling's T² test: :func:`hotellings` of ``YA - YB`` (same rows, same order).
+
+    Parameters
+    ----------
+    YA, YB : array_like, shape (curves, nodes, components)
+    **kw
+        As :func:`hotellings` takes them.
+
+    Returns
+    -------
+    SPMResult
+    """
     YA, YB = check_vector_curves(YA, "YA"), check_vector_curves(YB, "YB")
     if YA.shape != YB.shape:
         raise InputError(f"paired vector curves must have the same shape, got {YA.shape} and {YB.shape}")

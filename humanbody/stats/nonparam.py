@@ -43,6 +43,22 @@ def ttest(Y, mu=0.0, *, alpha: float = 0.05, two_tailed: bool = True, iterations
     """Permutation one-sample t test: the signs of the curves ``Y - mu`` are flipped.
 
     ``2^J`` labellings exist for ``J`` curves.  See :func:`.parametric.ttest`.
+
+    Parameters
+    ----------
+    Y : array_like, shape (curves, nodes)
+    mu : float or array_like, shape (nodes,)
+    alpha : float
+    two_tailed : bool
+    iterations : int
+        The most labellings used (all of them when there are fewer).
+    seed : int, optional
+        Seed of the random labellings.
+    cluster_metric : {"integral", "extent"}
+
+    Returns
+    -------
+    SPMResult
     """
     Y = check_curves(Y, "Y") - mu
     z = t_field(Y)
@@ -58,7 +74,23 @@ def ttest(Y, mu=0.0, *, alpha: float = 0.05, two_tailed: bool = True, iterations
 
 def ttest_paired(YA, YB, *, alpha: float = 0.05, two_tailed: bool = True, iterations: int = 10000,
                  seed=None, cluster_metric: str = "integral") -> SPMResult:
-    """Permutation paired t test: :func:`ttest` of ``YA - YB`` (the pairs' order is flipped)."""
+    """Permutation paired t test: :func:`ttest` of ``YA - YB`` (the pairs' order is flipped).
+
+    Parameters
+    ----------
+    YA, YB : array_like, shape (curves, nodes)
+    alpha : float
+    two_tailed : bool
+    iterations : int
+        The most labellings used (all of them when there are fewer).
+    seed : int, optional
+        Seed of the random labellings.
+    cluster_metric : {"integral", "extent"}
+
+    Returns
+    -------
+    SPMResult
+    """
     YA, YB = check_curves(YA, "YA"), check_curves(YB, "YB")
     if YA.shape != YB.shape:
         raise InputError(f"paired curves must have the same shape, got {YA.shape} and {YB.shape}")
@@ -73,6 +105,22 @@ def ttest2(YA, YB, *, equal_var: bool = True, alpha: float = 0.05, two_tailed: b
     """Permutation two-sample t test: the curves are shared out again between the groups.
 
     ``C(JA + JB, JA)`` labellings exist.  See :func:`.parametric.ttest2`.
+
+    Parameters
+    ----------
+    YA, YB : array_like, shape (curves_A, nodes), (curves_B, nodes)
+    equal_var : bool
+    alpha : float
+    two_tailed : bool
+    iterations : int
+        The most labellings used (all of them when there are fewer).
+    seed : int, optional
+        Seed of the random labellings.
+    cluster_metric : {"integral", "extent"}
+
+    Returns
+    -------
+    SPMResult
     """
     YA, YB = check_curves(YA, "YA"), check_curves(YB, "YB")
     same_nodes([YA, YB])
@@ -97,7 +145,25 @@ def ttest2(YA, YB, *, equal_var: bool = True, alpha: float = 0.05, two_tailed: b
 
 def anova1(Y, groups=None, *, alpha: float = 0.05, iterations: int = 10000, seed=None,
            cluster_metric: str = "integral") -> SPMResult:
-    """Permutation one-way ANOVA: the group labels are permuted.  See :func:`.parametric.anova1`."""
+    """Permutation one-way ANOVA: the group labels are permuted.  See :func:`.parametric.anova1`.
+
+    Parameters
+    ----------
+    Y : array_like or list of array_like
+        Curves (curves, nodes) with groups, or one (curves, nodes) array per group.
+    groups : array_like, shape (curves,), optional
+    alpha : float
+    two_tailed : bool
+    iterations : int
+        The most labellings used (all of them when there are fewer).
+    seed : int, optional
+        Seed of the random labellings.
+    cluster_metric : {"integral", "extent"}
+
+    Returns
+    -------
+    SPMResult
+    """
     parts = split_groups(Y, groups)
     z, df = f_field(parts)
     sizes = [g.shape[0] for g in parts]
@@ -119,6 +185,16 @@ def _rng(seed):
 
 
 def check_iterations(iterations) -> int:
+    """``iterations`` as an int, at least 2 (InputError otherwise).
+
+    Parameters
+    ----------
+    iterations : int
+
+    Returns
+    -------
+    int
+    """
     iterations = int(iterations)
     if iterations < 2:
         raise InputError(f"iterations must be at least 2, got {iterations}")
@@ -131,6 +207,17 @@ def sign_flips(J: int, iterations: int, seed, two_tailed: bool = False) -> np.nd
     Two-tailed, flipping every sign only negates the field and leaves
     ``|t|`` unchanged, so the ``2^(J-1)`` labellings with the last sign +1
     are the distinct ones.
+
+    Parameters
+    ----------
+    J : int
+    iterations : int
+    seed : int or None
+    two_tailed : bool
+
+    Returns
+    -------
+    ndarray, shape (P, J)
     """
     iterations = check_iterations(iterations)
     bits = J - 1 if two_tailed else J
@@ -150,6 +237,19 @@ def label_sets(sizes: list[int], iterations: int, seed, mirror: bool = False) ->
     ``mirror`` (two groups of equal size, two-tailed): swapping the groups
     only negates t, so only the labellings with the first curve in group 0
     (half of them) are distinct.
+
+    Parameters
+    ----------
+    sizes : list of int
+        The groups' numbers of curves.
+    iterations : int
+    seed : int or None
+    mirror : bool
+
+    Returns
+    -------
+    ndarray, shape (P, N, k)
+        1 where curve n is in group i.
     """
     iterations = check_iterations(iterations)
     N, k = sum(sizes), len(sizes)
@@ -190,6 +290,28 @@ def _multiset_permutations(sizes: list[int]):
 # -- inference ----------------------------------------------------------------------------------
 
 def permutation_inference(test, stat, z, df, residuals, fields, alpha, two_tailed, cluster_metric) -> SPMResult:
+    """The permutation test's result: threshold the (1 - alpha) percentile of the fields' maxima, each cluster's p the share of labellings with a larger cluster metric.
+
+    Parameters
+    ----------
+    test : str
+    stat : {"T", "F", "T2"}
+    z : ndarray, shape (nodes,)
+        The observed field.
+    df : float or (float, float)
+    residuals : ndarray, shape (curves, nodes) or (curves, nodes, components)
+        For the smoothness reported.
+    fields : ndarray, shape (P, nodes)
+        The field of every labelling, the observed first.
+    alpha : float
+    two_tailed : bool
+        Only for a T field.
+    cluster_metric : {"integral", "extent"}
+
+    Returns
+    -------
+    SPMResult
+    """
     alpha = check_alpha(alpha)
     if cluster_metric not in METRICS:
         raise InputError(f"cluster_metric must be one of {METRICS}, got {cluster_metric!r}")
@@ -230,6 +352,17 @@ def max_cluster_metric(fields: np.ndarray, u: float, metric: str) -> np.ndarray:
     Vectorised over rows: the rows are laid end to end with a gap between
     them, every run of ``z >= u`` is found at once, and its interpolated
     endpoints and metric follow from its first and last nodes.
+
+    Parameters
+    ----------
+    fields : ndarray, shape (P, Q)
+    u : float
+        The threshold.
+    metric : {"integral", "extent"}
+
+    Returns
+    -------
+    ndarray, shape (P,)
     """
     P, Q = fields.shape
     padded = np.full((P, Q + 2), -np.inf)

@@ -42,7 +42,16 @@ ADVICE = "residuals not normal: the permutation test (no normality assumption) i
 
 
 def k2_field(R) -> np.ndarray:
-    """D'Agostino-Pearson K² of each column of ``R`` (curves, nodes), shape (nodes,)."""
+    """D'Agostino-Pearson K² of each column of ``R`` (curves, nodes), shape (nodes,).
+
+    Parameters
+    ----------
+    R : array_like, shape (curves, nodes)
+
+    Returns
+    -------
+    ndarray, shape (nodes,)
+    """
     x = np.asarray(R, dtype=float)
     n = float(x.shape[0])
     x2 = x * x
@@ -74,7 +83,17 @@ def k2_field(R) -> np.ndarray:
 
 
 def residuals(R, *, alpha: float = 0.05) -> SPMResult:
-    """K² normality test of residual curves ``R`` (curves, nodes): an SPM{X²} with ``df = (1, 2)``."""
+    """K² normality test of residual curves ``R`` (curves, nodes): an SPM{X²} with ``df = (1, 2)``.
+
+    Parameters
+    ----------
+    R : array_like, shape (curves, nodes)
+    alpha : float
+
+    Returns
+    -------
+    SPMResult
+    """
     R = np.asarray(R, dtype=float)
     if R.ndim != 2:
         raise InputError(f"residuals must be a 2-D array (curves, nodes), got shape {R.shape}")
@@ -98,6 +117,17 @@ def critical_k2(J: int, fwhm: float, nodes: int = 101) -> float:
     with the same number of resels on 101 nodes; ``J`` beyond the table takes
     its end (more curves: a lower critical height, so the check is
     conservative there).
+
+    Parameters
+    ----------
+    J : int
+    fwhm : float
+        Node intervals.
+    nodes : int
+
+    Returns
+    -------
+    float
     """
     table = np.asarray(K2_CRITICAL)
     f = float(np.clip(np.log(fwhm * 100.0 / max(nodes - 1, 1)), np.log(K2_FWHM[0]), np.log(K2_FWHM[-1])))
@@ -117,6 +147,14 @@ def rejects(R) -> bool:
     critical height here is the 95th percentile of the largest K² of Gaussian
     curves like the residuals (Monte Carlo, tabulated), so Gaussian
     residuals are flagged in about 5 % of the tests.
+
+    Parameters
+    ----------
+    R : ndarray, shape (curves, nodes)
+
+    Returns
+    -------
+    bool
     """
     R = np.asarray(R, dtype=float)
     if R.ndim != 2 or R.shape[0] < 8:
@@ -146,28 +184,85 @@ def _null_maxima(J: int, nodes: int, fwhm: float, draws: int) -> np.ndarray:
 
 
 def ttest(Y, **kw) -> SPMResult:
-    """Normality of the one-sample test's residuals ``Y - mean(Y)``."""
+    """Normality of the one-sample test's residuals ``Y - mean(Y)``.
+
+    Parameters
+    ----------
+    Y : ndarray, shape (curves, nodes)
+    **kw
+        As :func:`residuals` takes them.
+
+    Returns
+    -------
+    SPMResult
+    """
     Y = np.asarray(Y, dtype=float)
     return residuals(Y - Y.mean(axis=0), **kw)
 
 
 def ttest_paired(YA, YB, **kw) -> SPMResult:
+    """Normality of the paired test's residuals: :func:`ttest` of ``YA - YB``.
+
+    Parameters
+    ----------
+    YA, YB : array_like, shape (curves, nodes)
+    **kw
+        As :func:`residuals` takes them.
+
+    Returns
+    -------
+    SPMResult
+    """
     return ttest(np.asarray(YA, dtype=float) - np.asarray(YB, dtype=float), **kw)
 
 
 def ttest2(YA, YB, **kw) -> SPMResult:
-    """Normality of the two-sample residuals (each curve minus its group's mean)."""
+    """Normality of the two-sample residuals (each curve minus its group's mean).
+
+    Parameters
+    ----------
+    YA, YB : ndarray, shape (curves, nodes)
+    **kw
+        As :func:`residuals` takes them.
+
+    Returns
+    -------
+    SPMResult
+    """
     return groups([YA, YB], **kw)
 
 
 def groups(parts, **kw) -> SPMResult:
-    """Normality of the residuals of a one-way design (each curve minus its group's mean)."""
+    """Normality of the residuals of a one-way design (each curve minus its group's mean).
+
+    Parameters
+    ----------
+    parts : list of ndarray, shape (curves_i, nodes)
+    **kw
+        As :func:`residuals` takes them.
+
+    Returns
+    -------
+    SPMResult
+    """
     parts = [np.asarray(g, dtype=float) for g in parts]
     return residuals(np.concatenate([g - g.mean(axis=0) for g in parts]), **kw)
 
 
 def regress(Y, x, **kw) -> SPMResult:
-    """Normality of the regression's residuals."""
+    """Normality of the regression's residuals.
+
+    Parameters
+    ----------
+    Y : ndarray, shape (curves, nodes)
+    x : array_like, shape (curves,)
+    **kw
+        As :func:`residuals` takes them.
+
+    Returns
+    -------
+    SPMResult
+    """
     Y = np.asarray(Y, dtype=float)
     X = np.column_stack([np.asarray(x, dtype=float), np.ones(Y.shape[0])])
     return residuals(Y - X @ np.linalg.lstsq(X, Y, rcond=None)[0], **kw)

@@ -32,6 +32,16 @@ from .smoothness import field_fwhm, resels
 
 
 def check_alpha(alpha: float) -> float:
+    """``alpha`` as a float in (0, 1) (InputError otherwise).
+
+    Parameters
+    ----------
+    alpha : float
+
+    Returns
+    -------
+    float
+    """
     alpha = float(alpha)
     if not 0.0 < alpha < 1.0:
         raise InputError(f"alpha must be between 0 and 1, got {alpha}")
@@ -39,7 +49,18 @@ def check_alpha(alpha: float) -> float:
 
 
 def divide_by_variation(num: np.ndarray, den: np.ndarray, what: str) -> np.ndarray:
-    """``num / den`` per node; InputError where the curves do not vary (``den == 0``)."""
+    """``num / den`` per node; InputError where the curves do not vary (``den == 0``).
+
+    Parameters
+    ----------
+    num, den : ndarray, shape (nodes,)
+    what : str
+        The statistic's name in the message.
+
+    Returns
+    -------
+    ndarray, shape (nodes,)
+    """
     bad = ~(den > 0.0)
     if bad.any():
         nodes = np.flatnonzero(bad)
@@ -49,7 +70,17 @@ def divide_by_variation(num: np.ndarray, den: np.ndarray, what: str) -> np.ndarr
 
 
 def t_field(Y, mu=0.0) -> np.ndarray:
-    """One-sample t at each node: ``(mean(y) - mu) / (s / sqrt(J))``, shape (nodes,)."""
+    """One-sample t at each node: ``(mean(y) - mu) / (s / sqrt(J))``, shape (nodes,).
+
+    Parameters
+    ----------
+    Y : ndarray, shape (J, nodes)
+    mu : float or ndarray, shape (nodes,)
+
+    Returns
+    -------
+    ndarray, shape (nodes,)
+    """
     Y = np.asarray(Y, dtype=float)
     J = Y.shape[0]
     return divide_by_variation(Y.mean(axis=0) - mu, Y.std(axis=0, ddof=1) / np.sqrt(J), "t")
@@ -64,6 +95,16 @@ def t2_field(YA, YB, equal_var: bool = True) -> tuple[np.ndarray, float]:
     ``df = (a + b)^2 / (a^2/(JA-1) + b^2/(JB-1))`` for the whole field with
     ``a = mean(sA^2)/JA``, ``b = mean(sB^2)/JB`` (variances averaged over
     the nodes), as random field theory needs a single df.
+
+    Parameters
+    ----------
+    YA, YB : ndarray, shape (JA, nodes), (JB, nodes)
+    equal_var : bool
+
+    Returns
+    -------
+    t : ndarray, shape (nodes,)
+    df : float
     """
     JA, JB = YA.shape[0], YB.shape[0]
     va, vb = YA.var(axis=0, ddof=1), YB.var(axis=0, ddof=1)
@@ -81,6 +122,15 @@ def f_field(groups: list[np.ndarray]) -> tuple[np.ndarray, tuple[float, float]]:
     """One-way ANOVA F at each node and its degrees of freedom ``(k-1, N-k)``.
 
     ``SS_between = sum_i J_i (m_i - m)^2``, ``SS_within = sum_i sum_j (y_ij - m_i)^2``.
+
+    Parameters
+    ----------
+    groups : list of ndarray, shape (J_i, nodes)
+
+    Returns
+    -------
+    F : ndarray, shape (nodes,)
+    df : (float, float)
     """
     k = len(groups)
     N = sum(g.shape[0] for g in groups)
@@ -100,6 +150,21 @@ def inference(test: str, stat: str, z: np.ndarray, df, residuals: np.ndarray,
     never for an F field) with the Bonferroni bound over the nodes; each
     cluster's probability is :func:`.rft.p_cluster` of its interpolated
     extent, doubled (at most 1) when two-tailed.
+
+    Parameters
+    ----------
+    test : str
+        The test's name in the result.
+    stat : {"T", "F", "T2", "X2"}
+    z : ndarray, shape (nodes,)
+    df : float or (float, float)
+    residuals : ndarray, shape (curves, nodes) or (curves, nodes, components)
+    alpha : float
+    two_tailed : bool
+
+    Returns
+    -------
+    SPMResult
     """
     alpha = check_alpha(alpha)
     two_tailed = bool(two_tailed) and stat == "T"
@@ -147,7 +212,18 @@ def ttest(Y, mu=0.0, *, alpha: float = 0.05, two_tailed: bool = True) -> SPMResu
 
 
 def ttest_paired(YA, YB, *, alpha: float = 0.05, two_tailed: bool = True) -> SPMResult:
-    """Paired SPM t test: the one-sample test of the differences ``YA - YB`` (same rows, same order)."""
+    """Paired SPM t test: the one-sample test of the differences ``YA - YB`` (same rows, same order).
+
+    Parameters
+    ----------
+    YA, YB : array_like, shape (curves, nodes)
+    alpha : float
+    two_tailed : bool
+
+    Returns
+    -------
+    SPMResult
+    """
     YA, YB = check_curves(YA, "YA"), check_curves(YB, "YB")
     if YA.shape != YB.shape:
         raise InputError(f"paired curves must have the same shape, got {YA.shape} and {YB.shape}")
@@ -160,6 +236,17 @@ def ttest2(YA, YB, *, equal_var: bool = True, alpha: float = 0.05, two_tailed: b
     ``t > 0`` where group A's mean is above group B's.  See :func:`t2_field`
     for the statistic and df (pooled variance, or Welch with
     ``equal_var=False``).  The residuals are each curve minus its group mean.
+
+    Parameters
+    ----------
+    YA, YB : array_like, shape (curves_A, nodes), (curves_B, nodes)
+    equal_var : bool
+    alpha : float
+    two_tailed : bool
+
+    Returns
+    -------
+    SPMResult
     """
     YA, YB = check_curves(YA, "YA"), check_curves(YB, "YB")
     same_nodes([YA, YB])
@@ -193,6 +280,18 @@ def anova1(Y, groups=None, *, alpha: float = 0.05) -> SPMResult:
 
 
 def split_groups(Y, groups) -> list[np.ndarray]:
+    """The groups of a one-way design as a list of checked (curves, nodes) arrays (InputError for fewer than two groups, unequal nodes or no more curves than groups).
+
+    Parameters
+    ----------
+    Y : array_like or list of array_like
+        Curves (curves, nodes) with ``groups``, or one array per group.
+    groups : array_like, shape (curves,), or None
+
+    Returns
+    -------
+    list of ndarray
+    """
     if groups is None:
         parts = [check_curves(g, f"group {i}") for i, g in enumerate(Y)]
     else:
@@ -210,6 +309,12 @@ def split_groups(Y, groups) -> list[np.ndarray]:
 
 
 def same_nodes(parts: list[np.ndarray]) -> None:
+    """InputError unless every group's curves have the same number of nodes.
+
+    Parameters
+    ----------
+    parts : list of ndarray, shape (curves_i, nodes)
+    """
     sizes = {g.shape[1] for g in parts}
     if len(sizes) > 1:
         raise InputError(f"the groups' curves have different numbers of nodes: {sorted(sizes)}")

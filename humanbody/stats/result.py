@@ -98,7 +98,18 @@ class SPMResult:
 
 
 def check_curves(Y, name: str = "Y") -> np.ndarray:
-    """``Y`` as a float array of shape (curves, nodes); InputError for anything else or NaN."""
+    """``Y`` as a float array of shape (curves, nodes); InputError for anything else or NaN.
+
+    Parameters
+    ----------
+    Y : array_like, shape (curves, nodes)
+    name : str
+        The argument's name in the message.
+
+    Returns
+    -------
+    ndarray, shape (curves, nodes), float
+    """
     try:
         a = np.asarray(Y, dtype=float)
     except (TypeError, ValueError) as err:

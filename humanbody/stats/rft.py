@@ -78,6 +78,16 @@ def ec_density_f(u, df: tuple[float, float]) -> np.ndarray:
       * (k u / v)^((k-1)/2) * (1 + k u / v)^(-(v+k-2)/2)``
 
     ``rho_1`` is 0 for ``u <= 0``.
+
+    Parameters
+    ----------
+    u : float or array_like
+        Heights.
+    df : (float, float)
+
+    Returns
+    -------
+    ndarray, shape (2, ...)
     """
     k, v = (float(d) for d in df)
     u = np.asarray(u, dtype=float)
@@ -98,6 +108,15 @@ def ec_density_t2(u, df: tuple[float, float]) -> np.ndarray:
     ``T² > u`` is the event ``F > u (m - p + 1) / (p m)`` of an F field with
     ``(p, m - p + 1)`` degrees of freedom (Hotelling 1931), so the excursion
     sets, and their EC densities, are the F field's at the scaled height.
+
+    Parameters
+    ----------
+    u : float or array_like
+    df : (float, float)
+
+    Returns
+    -------
+    ndarray, shape (2, ...)
     """
     p, m = (float(d) for d in df)
     u = np.asarray(u, dtype=float)
@@ -109,6 +128,15 @@ def ec_density_x2(u, df: float) -> np.ndarray:
 
     - ``rho_0(u) = P(X²_df > u)``
     - ``rho_1(u) = sqrt(4 ln 2 / (2 pi)) u^((df-1)/2) exp(-u/2) / (2^((df-2)/2) Gamma(df/2))``
+
+    Parameters
+    ----------
+    u : float or array_like
+    df : float
+
+    Returns
+    -------
+    ndarray, shape (2, ...)
     """
     v = float(df)
     u = np.asarray(u, dtype=float)
@@ -122,7 +150,18 @@ def ec_density_x2(u, df: float) -> np.ndarray:
 
 def ec_density(stat: str, u, df) -> np.ndarray:
     """EC densities of a ``"T"``, ``"F"`` or ``"T2"`` field (:func:`ec_density_t`, :func:`ec_density_f`,
-    :func:`ec_density_t2`)."""
+    :func:`ec_density_t2`).
+
+    Parameters
+    ----------
+    stat : {"T", "F", "T2", "X2"}
+    u : float or array_like
+    df : float or (float, float)
+
+    Returns
+    -------
+    ndarray, shape (2, ...)
+    """
     if stat == "T":
         return ec_density_t(u, df)
     if stat == "F":
@@ -135,7 +174,20 @@ def ec_density(stat: str, u, df) -> np.ndarray:
 
 
 def expected_ec(stat: str, u, df, resel_counts) -> np.ndarray:
-    """Expected Euler characteristic ``E[chi(u)] = R0 rho_0(u) + R1 rho_1(u)`` of the excursion set above ``u``."""
+    """Expected Euler characteristic ``E[chi(u)] = R0 rho_0(u) + R1 rho_1(u)`` of the excursion set above ``u``.
+
+    Parameters
+    ----------
+    stat : {"T", "F", "T2", "X2"}
+    u : float or array_like
+    df : float or (float, float)
+    resel_counts : (float, float)
+        (R0, R1).
+
+    Returns
+    -------
+    ndarray
+    """
     rho = ec_density(stat, u, df)
     r0, r1 = resel_counts
     return r0 * rho[0] + r1 * rho[1]
@@ -148,6 +200,19 @@ def sf_max(stat: str, u, df, resel_counts, nodes: int | None = None) -> np.ndarr
     ``nodes * rho_0(u)`` is returned: a rough field sampled at few nodes is
     better described by independent nodes than by a continuous field
     (Worsley et al. 2004).
+
+    Parameters
+    ----------
+    stat : {"T", "F", "T2", "X2"}
+    u : float or array_like
+    df : float or (float, float)
+    resel_counts : (float, float)
+    nodes : int, optional
+
+    Returns
+    -------
+    ndarray
+        In [0, 1].
     """
     p = -np.expm1(-expected_ec(stat, u, df, resel_counts))
     if nodes is not None:
@@ -156,7 +221,20 @@ def sf_max(stat: str, u, df, resel_counts, nodes: int | None = None) -> np.ndarr
 
 
 def isf_max(stat: str, alpha: float, df, resel_counts, nodes: int | None = None) -> float:
-    """The critical height ``u*``: the root of ``P(max > u*) = alpha`` (:func:`sf_max`)."""
+    """The critical height ``u*``: the root of ``P(max > u*) = alpha`` (:func:`sf_max`).
+
+    Parameters
+    ----------
+    stat : {"T", "F", "T2", "X2"}
+    alpha : float
+    df : float or (float, float)
+    resel_counts : (float, float)
+    nodes : int, optional
+
+    Returns
+    -------
+    float
+    """
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
 
@@ -207,6 +285,18 @@ def p_cluster(stat: str, extent_resels: float, u: float, df, resel_counts) -> fl
         beta     = (Gamma(3/2) / E[n])**2                   (D = 1)
         P(n>=k)  = exp(-beta k**2)
         p        = 1 - exp(-E[chi(u)] P(n >= k))
+
+    Parameters
+    ----------
+    stat : {"T", "F", "T2", "X2"}
+    extent_resels : float
+    u : float
+    df : float or (float, float)
+    resel_counts : (float, float)
+
+    Returns
+    -------
+    float
     """
     rho0, rho1 = (float(r) for r in ec_density(stat, u, df))
     r0, r1 = resel_counts

@@ -29,6 +29,15 @@ def estimate_fwhm(residuals) -> float:
 
     See the module docstring for the equations.  Nodes where every residual
     is zero carry no information and are left out.
+
+    Parameters
+    ----------
+    residuals : array_like, shape (curves, nodes)
+
+    Returns
+    -------
+    float
+        Node intervals; inf when the residuals are all zero.
     """
     r = np.asarray(residuals, dtype=float)
     if r.ndim != 2 or r.shape[1] < 2:
@@ -48,7 +57,16 @@ def estimate_fwhm(residuals) -> float:
 def field_fwhm(residuals) -> float:
     """FWHM of the residual field: :func:`estimate_fwhm` of (curves, nodes) residuals, or, for the
     residuals of vector curves (curves, nodes, components), the mean of each component's FWHM
-    (the estimate of spm1d's Hotelling's T² tests)."""
+    (the estimate of spm1d's Hotelling's T² tests).
+
+    Parameters
+    ----------
+    residuals : array_like, shape (curves, nodes) or (curves, nodes, components)
+
+    Returns
+    -------
+    float
+    """
     r = np.asarray(residuals, dtype=float)
     if r.ndim == 3:
         return float(np.mean([estimate_fwhm(r[:, :, i]) for i in range(r.shape[2])]))
@@ -60,5 +78,15 @@ def resels(nodes: int, fwhm: float) -> tuple[float, float]:
 
     ``R0`` is the Euler characteristic of the interval (one connected
     piece); ``R1`` its length (``nodes - 1`` node intervals) in resels.
+
+    Parameters
+    ----------
+    nodes : int
+    fwhm : float
+        Node intervals.
+
+    Returns
+    -------
+    (float, float)
     """
     return 1.0, (nodes - 1) / fwhm

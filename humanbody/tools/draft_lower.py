@@ -54,7 +54,18 @@ def _mods(mk, name):
 
 def read_onto(mk) -> str:
     """What the draft made of the markers, for a refusal: ``"the draft read 28 markers onto right/left
-    foot, ..."`` (the segments in the model's order, a right/left pair named once)."""
+    foot, ..."`` (the segments in the model's order, a right/left pair named once).
+
+    Parameters
+    ----------
+    mk : LandmarkMarkers
+        The draft's used markers ``mk.g``, each with the segment it was read onto (or none).
+
+    Returns
+    -------
+    str
+        One clause naming the number of markers and the segments they went to.
+    """
     segs = list(dict.fromkeys(g.segment for g in mk.g if g.segment))
     named, done = [], set()
     for seg in segs:

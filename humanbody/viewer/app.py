@@ -143,7 +143,16 @@ class ViewerApp(CameraControls):
 
     # ------------------------------------------------------------- building
     def available(self, layer: str) -> bool:
-        """Whether the trial has data for ``layer``."""
+        """Whether the trial has data for ``layer``.
+
+        Parameters
+        ----------
+        layer : str
+
+        Returns
+        -------
+        bool
+        """
         if layer == "markers":
             return self.scene.has_markers
         if layer == "grf":
@@ -233,7 +242,14 @@ class ViewerApp(CameraControls):
 
     # ----------------------------------------------------------------- time
     def set_frame(self, frame: int, render: bool = True) -> None:
-        """Show frame ``frame`` (clipped to the trial) and update every layer and text."""
+        """Show frame ``frame`` (clipped to the trial) and update every layer and text.
+
+        Parameters
+        ----------
+        frame : int
+        render : bool
+            Redraw now.
+        """
         s = self.scene
         self.frame = f = s.frame_index(frame)
         M = s.ellipsoid_matrices(f)
@@ -266,7 +282,12 @@ class ViewerApp(CameraControls):
         self._meshes[layer].copy_from(mesh)
 
     def step(self, n: int = 1) -> None:
-        """Move ``n`` frames (wraps around when looping)."""
+        """Move ``n`` frames (wraps around when looping).
+
+        Parameters
+        ----------
+        n : int
+        """
         f = self.frame + int(n)
         if self.loop:
             f %= self.scene.n_frames
@@ -291,7 +312,12 @@ class ViewerApp(CameraControls):
         self.pause() if self.playing else self.play()
 
     def change_speed(self, factor: float) -> None:
-        """Multiply the play speed by ``factor`` (kept within 1/16 .. 16)."""
+        """Multiply the play speed by ``factor`` (kept within 1/16 .. 16).
+
+        Parameters
+        ----------
+        factor : float
+        """
         self.speed = float(np.clip(self.speed * factor, 1 / 16, 16))
         self._update_text()
         self.render()
@@ -306,7 +332,12 @@ class ViewerApp(CameraControls):
         self.render()
 
     def advance(self, seconds: float) -> None:
-        """Advance the playing motion by ``seconds`` of wall-clock time (one timer tick)."""
+        """Advance the playing motion by ``seconds`` of wall-clock time (one timer tick).
+
+        Parameters
+        ----------
+        seconds : float, s
+        """
         s = self.scene
         if s.n_frames < 2:
             return
@@ -341,7 +372,13 @@ class ViewerApp(CameraControls):
 
     # --------------------------------------------------------------- layers
     def show_layer(self, layer: str, on: bool = True) -> None:
-        """Show or hide ``layer`` (a name in :data:`humanbody.viewer.scene.LAYERS`)."""
+        """Show or hide ``layer`` (a name in :data:`humanbody.viewer.scene.LAYERS`).
+
+        Parameters
+        ----------
+        layer : str
+        on : bool
+        """
         if layer not in LAYERS:
             raise KeyError(f"no layer {layer!r}; layers: {', '.join(LAYERS)}")
         self.visible[layer] = bool(on) and self.available(layer)
@@ -353,6 +390,12 @@ class ViewerApp(CameraControls):
         self.render()
 
     def toggle(self, layer: str) -> None:
+        """Show ``layer`` when hidden, hide it when shown.
+
+        Parameters
+        ----------
+        layer : str
+        """
         self.show_layer(layer, not self.visible[layer])
 
     def _apply_visibility(self, layer: str) -> None:
@@ -370,7 +413,12 @@ class ViewerApp(CameraControls):
 
     # ---------------------------------------------------------------- picking
     def select(self, k: int | None) -> None:
-        """Select segment index ``k`` (0-based; None clears): highlight it, show its values."""
+        """Select segment index ``k`` (0-based; None clears): highlight it, show its values.
+
+        Parameters
+        ----------
+        k : int or None
+        """
         if self.selected is not None:
             self._segment_actors[self.selected].prop.color = self.scene.colours[self.selected]
         self.selected = None if k is None else int(k)
@@ -398,13 +446,24 @@ class ViewerApp(CameraControls):
         self.render()
 
     def help_text(self) -> str:
-        """The key bindings, one per line."""
+        """The key bindings, one per line.
+
+        Returns
+        -------
+        str
+        """
         names = {"space": "space", "bracketright": "]", "bracketleft": "[", "Right": "->", "Left": "<-"}
         lines = [f"{names.get(k, k):>5}  {desc}" for k, (_, _, desc) in KEYS.items()]
         lines += ["click  select a segment", "    q  quit"]
         return "\n".join(lines)
 
     def status_text(self) -> str:
+        """The status overlay: title, frame and time, playing or paused, speed and the selected segment's values.
+
+        Returns
+        -------
+        str
+        """
         s = self.scene
         f = self.frame
         state = "playing" if self.playing else "paused"
@@ -438,12 +497,28 @@ class ViewerApp(CameraControls):
             self.plotter.render()
 
     def image(self) -> np.ndarray:
-        """The current picture as an RGB array (height, width, 3), uint8."""
+        """The current picture as an RGB array (height, width, 3), uint8.
+
+        Returns
+        -------
+        ndarray of uint8, shape (height, width, 3)
+        """
         self.plotter.render()
         return np.asarray(self.plotter.screenshot(return_img=True))
 
     def show(self, **kwargs):
-        """Open the window (blocks until it is closed unless ``interactive_update=True``)."""
+        """Open the window (blocks until it is closed unless ``interactive_update=True``).
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :meth:`pyvista.Plotter.show`.
+
+        Returns
+        -------
+        object
+            What :meth:`pyvista.Plotter.show` returns.
+        """
         return self.plotter.show(**kwargs)
 
     def close(self) -> None:

@@ -49,7 +49,14 @@ class CameraControls:
 
     def set_camera(self, preset: str, render: bool = True) -> None:
         """Camera preset: ``front``, ``side``, ``top`` (whole trial), ``follow`` (the pelvis) or
-        ``follow:SEGMENT`` (attached to that segment's frame: it moves and turns with the segment)."""
+        ``follow:SEGMENT`` (attached to that segment's frame: it moves and turns with the segment).
+
+        Parameters
+        ----------
+        preset : str
+        render : bool
+            Redraw now.
+        """
         if preset.startswith("follow:"):
             self.attach(preset.split(":", 1)[1], render=render)
             return
@@ -114,7 +121,14 @@ class CameraControls:
     def attach(self, segment, render: bool = True) -> None:
         """Attach the camera to a segment's frame (name or 0-based index): the view the segment would have
         of the body, turning with it (the trunk's view of the head, say).  The camera starts as the
-        ``follow`` preset sees the segment and keeps that pose in the segment's axes."""
+        ``follow`` preset sees the segment and keeps that pose in the segment's axes.
+
+        Parameters
+        ----------
+        segment : str or int
+        render : bool
+            Redraw now.
+        """
         s = self.scene
         k = s.names.index(segment) if isinstance(segment, str) and segment in s.names else segment
         if not isinstance(k, (int, np.integer)) or not 0 <= int(k) < s.n_segments:

@@ -60,6 +60,15 @@ def ellipsoid_inertia(mass: float, semi) -> np.ndarray:
 
     ``I1 = m (b^2 + c^2) / 5`` and cyclic permutations; the inverse of
     :func:`ellipsoid_semi_axes`.
+
+    Parameters
+    ----------
+    mass : float, kg
+    semi : array_like, shape (..., 3), m
+
+    Returns
+    -------
+    ndarray, shape (..., 3), kg m^2
     """
     a2 = np.asarray(semi, dtype=float) ** 2
     return mass / 5.0 * (a2.sum() - a2)

@@ -46,7 +46,16 @@ def _header(path: str) -> list[str]:
 
 
 def is_results_table(columns) -> bool:
-    """Whether ``columns`` are the docs/conventions.md results layout (not just coordinates)."""
+    """Whether ``columns`` are the docs/conventions.md results layout (not just coordinates).
+
+    Parameters
+    ----------
+    columns : iterable of str
+
+    Returns
+    -------
+    bool
+    """
     cols = set(columns)
     return "time" in cols and "body_com_x" in cols and any(c.endswith("_omega_x") for c in cols)
 
@@ -65,6 +74,19 @@ def scene_from_analysis(analysis, *, grf=None, axes: str = "auto", title: str | 
 
     An analysis with external loads (``forces=``) draws them as ground
     reactions and its joint moments as the ``moment`` layer.
+
+    Parameters
+    ----------
+    analysis : Analysis
+    grf : str or os.PathLike, optional
+        A force file to draw instead of the analysis's loads.
+    axes : str
+        Lab -> ground axes of ``grf``.
+    title : str, optional
+
+    Returns
+    -------
+    Scene
     """
     marker_segments = _marker_segments(analysis)
     residuals = analysis.residuals

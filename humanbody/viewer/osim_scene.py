@@ -92,6 +92,10 @@ def load_osim_scene(coordinates: str | os.PathLike, model: str | os.PathLike,
     coordinates : path of an OpenSim coordinates table (.mot/.sto; degrees or radians)
     model : path of the OpenSim model (.osim)
     activations : optional path of a CSV with ``time`` (s) and one column per muscle (0..1)
+
+    Returns
+    -------
+    OsimScene
     """
     osim = read_osim(model)
     time, q = read_coordinates(coordinates, osim)
@@ -130,7 +134,14 @@ def _muscle_lines(scene: OsimScene, frame: int) -> pv.PolyData:
 
 
 def draw_osim(plotter: pv.Plotter, scene: OsimScene, frame: int = 0) -> None:
-    """Add ``frame`` of ``scene`` to ``plotter``: bodies, their links, the muscle paths, and a Y-up camera."""
+    """Add ``frame`` of ``scene`` to ``plotter``: bodies, their links, the muscle paths, and a Y-up camera.
+
+    Parameters
+    ----------
+    plotter : pyvista.Plotter
+    scene : OsimScene
+    frame : int
+    """
     o = scene.origins[frame]
     bodies = np.flatnonzero(scene.parents >= 0)
     plotter.add_mesh(pv.PolyData(o[bodies]).glyph(geom=pv.Sphere(radius=0.015), scale=False, orient=False),
@@ -152,7 +163,20 @@ def draw_osim(plotter: pv.Plotter, scene: OsimScene, frame: int = 0) -> None:
 
 
 def osim_screenshot(scene: OsimScene, path, *, frame: int = 0, size=(1280, 800)) -> str:
-    """Render ``frame`` of ``scene`` off screen into a PNG (written atomically); the path written."""
+    """Render ``frame`` of ``scene`` off screen into a PNG (written atomically); the path written.
+
+    Parameters
+    ----------
+    scene : OsimScene
+    path : str or os.PathLike
+    frame : int
+    size : (int, int)
+        Pixels (width, height).
+
+    Returns
+    -------
+    str
+    """
     from .render import prepare_offscreen  # lazy: sets VTK's window class before the first window
 
     if not -scene.n_frames <= frame < scene.n_frames:

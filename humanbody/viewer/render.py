@@ -57,6 +57,11 @@ def screenshot(scene, path, *, frame: int = 0, size=(1280, 800), layers=None, ca
         Camera preset (see :data:`humanbody.viewer.camera.CAMERAS`) or "auto".
     select : str, optional
         Segment name whose values are shown in the overlay.
+
+    Returns
+    -------
+    str
+        The path written.
     """
     path = os.fspath(path)
     if not -scene.n_frames <= frame < scene.n_frames:
@@ -80,6 +85,15 @@ def movie_frames(time: np.ndarray, fps: float) -> np.ndarray:
     """Frame indices that play ``time`` (s) in real time at ``fps`` pictures per second.
 
     Picture i shows the frame nearest to ``time[0] + i / fps``.
+
+    Parameters
+    ----------
+    time : ndarray, shape (F,), s
+    fps : float
+
+    Returns
+    -------
+    ndarray of int
     """
     time = np.asarray(time, dtype=float)
     if time.size < 2:
@@ -105,6 +119,11 @@ def movie(scene, path, *, fps: float = 30.0, size=(1280, 800), layers=None, came
         As in :func:`screenshot`.
     progress : bool
         Show a tqdm bar on stderr.
+
+    Returns
+    -------
+    str
+        The path written.
     """
     path = os.fspath(path)
     ext = os.path.splitext(path)[1].lower()

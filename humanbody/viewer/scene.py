@@ -182,7 +182,16 @@ class Scene:
         return self._grf_force is not None
 
     def frame_index(self, frame) -> int:
-        """``frame`` clipped to 0 .. F-1 (negative counts from the end)."""
+        """``frame`` clipped to 0 .. F-1 (negative counts from the end).
+
+        Parameters
+        ----------
+        frame : int
+
+        Returns
+        -------
+        int
+        """
         f = int(frame)
         if f < 0:
             f += self.n_frames
@@ -193,6 +202,14 @@ class Scene:
         """Homogeneous transforms (n, 4, 4) mapping the unit sphere onto each ellipsoid.
 
         ``x_ground = G_k + R_k E_k diag(a, b, c) u`` for ``u`` on the unit sphere.
+
+        Parameters
+        ----------
+        frame : int
+
+        Returns
+        -------
+        ndarray, shape (n, 4, 4)
         """
         f = self.frame_index(frame)
         R = self.results.R[f]  # (n, 3, 3) ground <- body
@@ -204,7 +221,19 @@ class Scene:
         return out
 
     def segment_mesh(self, k: int, frame: int, resolution: int = 24) -> pv.PolyData:
-        """The ellipsoid of segment index ``k`` (0-based) at ``frame`` as a surface mesh."""
+        """The ellipsoid of segment index ``k`` (0-based) at ``frame`` as a surface mesh.
+
+        Parameters
+        ----------
+        k : int
+        frame : int
+        resolution : int
+            The sphere's divisions.
+
+        Returns
+        -------
+        pyvista.PolyData
+        """
         sphere = pv.Sphere(radius=1.0, theta_resolution=resolution, phi_resolution=resolution)
         return sphere.transform(self.ellipsoid_matrices(frame)[k], inplace=False)
 
@@ -213,6 +242,14 @@ class Scene:
 
         The extent of an ellipsoid ``G + M u`` (|u| = 1) along Z is
         ``|row_z(M)|``.
+
+        Parameters
+        ----------
+        frame : int
+
+        Returns
+        -------
+        float, m
         """
         M = self.ellipsoid_matrices(frame)
         return float(np.min(M[:, 2, 3] - np.linalg.norm(M[:, 2, :3], axis=1)))
@@ -221,6 +258,10 @@ class Scene:
         """Lowest height (m) of any ellipsoid over the trial (60 evenly spread frames at most).
 
         Frames without a pose (no markers seen) are skipped; NaN when no frame has one.
+
+        Returns
+        -------
+        float, m
         """
         frames = np.unique(np.linspace(0, self.n_frames - 1, min(self.n_frames, 60)).astype(int))
         return float(np.fmin.reduce([self.lowest_point(f) for f in frames]))
@@ -235,7 +276,17 @@ class Scene:
         return 0.0 if -0.05 <= low <= 0.15 else low
 
     def bounds(self, frame: int | None = None) -> np.ndarray:
-        """Axis-aligned box (2, 3) around the ellipsoids: one frame, or the whole trial."""
+        """Axis-aligned box (2, 3) around the ellipsoids: one frame, or the whole trial.
+
+        Parameters
+        ----------
+        frame : int, optional
+
+        Returns
+        -------
+        ndarray, shape (2, 3), m
+            Lower and upper corners.
+        """
         frames = range(self.n_frames) if frame is None else [self.frame_index(frame)]
         lo = np.full(3, np.inf)
         hi = np.full(3, -np.inf)
@@ -250,7 +301,17 @@ class Scene:
         return np.array([lo, hi])
 
     def pick_segment(self, point, frame: int) -> int | None:
-        """Index of the segment whose ellipsoid contains ``point`` (or is nearest to it)."""
+        """Index of the segment whose ellipsoid contains ``point`` (or is nearest to it).
+
+        Parameters
+        ----------
+        point : array_like, shape (3,), m
+        frame : int
+
+        Returns
+        -------
+        int or None
+        """
         M = self.ellipsoid_matrices(frame)
         p = np.asarray(point, dtype=float)
         u = np.linalg.solve(M[:, :3, :3], (p - M[:, :3, 3])[..., None])[..., 0]
@@ -259,19 +320,55 @@ class Scene:
 
     # --------------------------------------------------------------- points
     def joints(self, frame: int) -> np.ndarray:
-        """Joint points O_k (n, 3), m."""
+        """Joint points O_k (n, 3), m.
+
+        Parameters
+        ----------
+        frame : int
+
+        Returns
+        -------
+        ndarray, shape (n, 3), m
+        """
         return self.results.joint[self.frame_index(frame)]
 
     def coms(self, frame: int) -> np.ndarray:
-        """Segment mass centres G_k (n, 3), m."""
+        """Segment mass centres G_k (n, 3), m.
+
+        Parameters
+        ----------
+        frame : int
+
+        Returns
+        -------
+        ndarray, shape (n, 3), m
+        """
         return self.results.com[self.frame_index(frame)]
 
     def body_com(self, frame: int) -> np.ndarray:
-        """Whole-body mass centre (3,), m."""
+        """Whole-body mass centre (3,), m.
+
+        Parameters
+        ----------
+        frame : int
+
+        Returns
+        -------
+        ndarray, shape (3,), m
+        """
         return self.results.body_com[self.frame_index(frame)]
 
     def body_com_trail(self, frame: int) -> np.ndarray:
-        """Whole-body mass centre from the first frame up to ``frame`` (f+1, 3), m."""
+        """Whole-body mass centre from the first frame up to ``frame`` (f+1, 3), m.
+
+        Parameters
+        ----------
+        frame : int
+
+        Returns
+        -------
+        ndarray, shape (frame + 1, 3), m
+        """
         return self.results.body_com[: self.frame_index(frame) + 1]
 
     def pelvis(self, frame: int) -> np.ndarray:
@@ -279,6 +376,14 @@ class Scene:
 
         A frame without a pose (no markers seen) takes the nearest frame that has one,
         so that a camera following the pelvis stays put there.
+
+        Parameters
+        ----------
+        frame : int
+
+        Returns
+        -------
+        ndarray, shape (3,), m
         """
         f = self.frame_index(frame)
         p = self.results.joint[f, 0]
@@ -302,13 +407,31 @@ class Scene:
         return given
 
     def marker_points(self, frame: int) -> np.ndarray:
-        """Recorded marker positions (m_markers, 3) at ``frame`` (NaN rows for gaps)."""
+        """Recorded marker positions (m_markers, 3) at ``frame`` (NaN rows for gaps).
+
+        Parameters
+        ----------
+        frame : int
+
+        Returns
+        -------
+        ndarray, shape (m_markers, 3), m
+        """
         if self._marker_xyz is None:
             return np.empty((0, 3))
         return self._marker_xyz[self.frame_index(frame)]
 
     def marker_residuals(self, frame: int) -> np.ndarray | None:
-        """Tracking residual (m) of each marker at ``frame``, or None when unknown."""
+        """Tracking residual (m) of each marker at ``frame``, or None when unknown.
+
+        Parameters
+        ----------
+        frame : int
+
+        Returns
+        -------
+        ndarray, shape (m_markers,), m, or None
+        """
         if self._marker_residual is None:
             return None
         return self._marker_residual[self.frame_index(frame)]
@@ -329,6 +452,16 @@ class Scene:
         ``omega``, ``force``, ``torque`` start at the mass centres G_k;
         ``grf`` starts at each plate's centre of pressure (plates carrying
         no more than :data:`~humanbody.signal.FORCE_THRESHOLD` are left out: their centre of pressure is undefined).
+
+        Parameters
+        ----------
+        layer : str
+        frame : int
+
+        Returns
+        -------
+        origins : ndarray, shape (m, 3), m
+        values : ndarray, shape (m, 3)
         """
         f = self.frame_index(frame)
         if layer == "moment":
@@ -362,7 +495,17 @@ class Scene:
         return ARROW_LENGTHS[layer] / top if top > 0 else 0.0
 
     def arrows(self, layer: str, frame: int) -> pv.PolyData:
-        """Arrow glyphs of a vector layer at ``frame`` (empty mesh when nothing to draw)."""
+        """Arrow glyphs of a vector layer at ``frame`` (empty mesh when nothing to draw).
+
+        Parameters
+        ----------
+        layer : str
+        frame : int
+
+        Returns
+        -------
+        pyvista.PolyData
+        """
         origin, value = self.vectors(layer, frame)
         vec = value * self.vector_scale[layer]
         length = np.linalg.norm(vec, axis=1)
@@ -377,7 +520,16 @@ class Scene:
 
     # ---------------------------------------------------------------- floor
     def floor_mesh(self, spacing: float = 0.5) -> pv.PolyData:
-        """A grid of lines in the plane ``z = floor_z`` covering the trial plus a margin, and the plates' outlines."""
+        """A grid of lines in the plane ``z = floor_z`` covering the trial plus a margin, and the plates' outlines.
+
+        Parameters
+        ----------
+        spacing : float, m
+
+        Returns
+        -------
+        pyvista.PolyData
+        """
         box = self.bounds()
         lo = np.floor((box[0, :2] - 1.0) / spacing) * spacing
         hi = np.ceil((box[1, :2] + 1.0) / spacing) * spacing
@@ -401,7 +553,17 @@ class Scene:
 
     # --------------------------------------------------------------- values
     def segment_values(self, k: int, frame: int) -> list[str]:
-        """Lines of text describing segment index ``k`` at ``frame`` (SI units)."""
+        """Lines of text describing segment index ``k`` at ``frame`` (SI units).
+
+        Parameters
+        ----------
+        k : int
+        frame : int
+
+        Returns
+        -------
+        list of str
+        """
         f = self.frame_index(frame)
         r = self.results
 
@@ -419,7 +581,17 @@ class Scene:
         ] + self.joint_angle_lines(k, f)
 
     def joint_angle_lines(self, k: int, frame: int) -> list[str]:
-        """The clinical angles of the joint segment index ``k`` moves at (its proximal joint), at ``frame``."""
+        """The clinical angles of the joint segment index ``k`` moves at (its proximal joint), at ``frame``.
+
+        Parameters
+        ----------
+        k : int
+        frame : int
+
+        Returns
+        -------
+        list of str
+        """
         if self.clinical is None or not len(self.clinical):
             return []
 
@@ -435,7 +607,17 @@ class Scene:
         return lines
 
     def scale_legend(self, layers) -> list[str]:
-        """One line per shown vector layer: colour name, what it is, and its scale."""
+        """One line per shown vector layer: colour name, what it is, and its scale.
+
+        Parameters
+        ----------
+        layers : iterable of str
+            The shown layers.
+
+        Returns
+        -------
+        list of str
+        """
         out = []
         for layer in layers:
             s = self.vector_scale.get(layer, 0.0)

@@ -15,7 +15,16 @@ __all__ = ["table_markers", "resample", "markers_on_time_base", "residuals_on_ti
 
 
 def table_markers(df: pd.DataFrame) -> list[str]:
-    """Names of the markers of a marker table (``<name>_x/_y/_z`` columns; ``attrs["markers"]`` first)."""
+    """Names of the markers of a marker table (``<name>_x/_y/_z`` columns; ``attrs["markers"]`` first).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+
+    Returns
+    -------
+    list of str
+    """
     names = df.attrs.get("markers")
     if names:
         return [m for m in names if f"{m}_x" in df.columns]
@@ -24,7 +33,18 @@ def table_markers(df: pd.DataFrame) -> list[str]:
 
 
 def resample(t_src: np.ndarray, values: np.ndarray, t_dst: np.ndarray) -> np.ndarray:
-    """Linear interpolation of ``values`` (F_src, ...) at times ``t_dst``; NaN outside."""
+    """Linear interpolation of ``values`` (F_src, ...) at times ``t_dst``; NaN outside.
+
+    Parameters
+    ----------
+    t_src : ndarray, shape (F_src,), s
+    values : ndarray, shape (F_src, ...)
+    t_dst : ndarray, shape (F,), s
+
+    Returns
+    -------
+    ndarray, shape (F, ...)
+    """
     if values.shape[0] == t_dst.shape[0] and np.allclose(t_src, t_dst):
         return values
     flat = values.reshape(values.shape[0], -1)
@@ -41,6 +61,16 @@ def markers_on_time_base(markers: pd.DataFrame | None, time: np.ndarray):
     """Marker positions (F, m, 3), m, at ``time`` and their names; ``(None, ())`` when there are none.
 
     A table without a ``time`` column must have one row per instant of ``time``.
+
+    Parameters
+    ----------
+    markers : pandas.DataFrame or None
+    time : ndarray, shape (F,), s
+
+    Returns
+    -------
+    points : ndarray, shape (F, m, 3), or None
+    names : tuple of str
     """
     if markers is None:
         return None, ()
@@ -62,6 +92,18 @@ def residuals_on_time_base(residuals: pd.DataFrame, names, segment_of: dict, tim
 
     A marker takes its own column of ``residuals`` when there is one, else the
     column of its segment (``segment_of``: marker -> segment name).
+
+    Parameters
+    ----------
+    residuals : pandas.DataFrame
+        ``time`` and one column per marker or segment (m).
+    names : sequence of str
+    segment_of : dict of str to str
+    time : ndarray, shape (F,), s
+
+    Returns
+    -------
+    ndarray, shape (F, m), or None
     """
     res = residuals
     t_src = res["time"].to_numpy(dtype=float) if "time" in res.columns else None
@@ -88,6 +130,16 @@ def grf_on_time_base(grf, time: np.ndarray):
 
     ``grf`` is a :class:`~humanbody.io.loads.LoadTable` (ground axes); ``(None, None)`` when there is
     none or it has no plate.
+
+    Parameters
+    ----------
+    grf : LoadTable or None
+    time : ndarray, shape (F,), s
+
+    Returns
+    -------
+    force : ndarray, shape (F, p, 3), or None
+    cop : ndarray, shape (F, p, 3), or None
     """
     if grf is None or np.shape(grf.force)[1] == 0:
         return None, None

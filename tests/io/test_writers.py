@@ -81,13 +81,13 @@ def test_edge_values_equal_printf(digits):
 def test_exact_tiers_and_printf_fallback(digits):
     """Every value through the double-double tier, every near tie through the exact test or Python."""
     from humanbody._kernels import csv_print as _csvprint
-    from humanbody.io.writers import _constants, _format_chunks
+    from humanbody.io.writers import _constants, format_chunks
 
     x = np.concatenate([_edges(digits), _sample(2000, 50 + digits)])
     x = np.concatenate([x, np.full(-x.size % 4, np.nan)]).reshape(-1, 4)
     ref = _printf(x, digits)
     for margins in [(np.inf, _csvprint.margins(digits)[1]), (np.inf, 1.0)]:
-        text = b"".join(bytes(c) for c in _format_chunks(x, digits, margins=margins)).decode()
+        text = b"".join(bytes(c) for c in format_chunks(x, digits, margins=margins)).decode()
         assert text == ref
     # with a tie margin of 1 the kernel must give some blocks up (|k| > 22 exists in the sample)
     tables, ipow10, expw = _constants()
@@ -214,13 +214,13 @@ def test_threaded_writes_equal_one_shot_and_errors_surface(tmp_path, monkeypatch
     one = open(write_table(df, tmp_path / "one"), "rb").read()
     monkeypatch.setattr(writers, "_THREAD_MIN_BYTES", 0)
     monkeypatch.setattr(writers, "_CHUNK_ROWS", 300)
-    monkeypatch.setattr(writers, "_PARALLEL_MIN_VALUES", 1000)
+    monkeypatch.setattr(writers, "PARALLEL_MIN_VALUES", 1000)
     with CsvWriter(tmp_path / "many.csv", df.columns) as w:
         for block in np.array_split(df.to_numpy(), 7):
             w.write(block)
     assert (tmp_path / "many.csv").read_bytes() == one
 
-    real = writers._write_all
+    real = writers.write_all
     calls = []
 
     def failing(fd, chunks):
@@ -229,7 +229,7 @@ def test_threaded_writes_equal_one_shot_and_errors_surface(tmp_path, monkeypatch
             raise OSError(28, "No space left on device")
         real(fd, chunks)
 
-    monkeypatch.setattr(writers, "_write_all", failing)
+    monkeypatch.setattr(writers, "write_all", failing)
     target = tmp_path / "full.csv"
     with pytest.raises(OSError, match="No space"):
         with CsvWriter(target, df.columns) as w:
