@@ -426,8 +426,7 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
         Keep the conditioned markers (``Analysis.markers``, ``Analysis.trial``;
         the viewer draws them); ``humanbody analyze`` lets them go once the
         segments are tracked, 24 bytes per marker and frame less to hold while
-        the results are written, unless the trial carries gait events of its
-        own (a C3D's ``EVENT`` group), which are checked against the markers'.
+        the results are written (kept when the trial carries gait events).
     calibration_cache : dict, optional
         Calibrations already made, reused when the same static trial (by
         content: a SHA-256 of the file's bytes) is calibrated again with the
@@ -462,9 +461,8 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
         steps.advance("condition")
         calibration = calibrate_model(conditioned, opts.static, subj, opts, log, calibration_cache)
         tracking = track(conditioned, calibration, opts, log)
-        # kept for residual reduction, and for a trial carrying its own gait events (the markers' events judge them)
         trial, markers = _kept(conditioned, keep_markers or (opts.reduce_residuals and conditioned.trial.forces
-                                                             is not None) or conditioned.trial.events is not None)
+                                                             is not None))
         model = calibration.model if opts.model is None else model  # the given model file wins
         coords, cutoff_hz = tracking.coords, conditioned.cutoff_hz
         del conditioned  # the markers, unless kept
@@ -552,8 +550,9 @@ def checked(opts: AnalysisOptions, path: str | None = None) -> AnalysisOptions:
 
 def _kept(conditioned: Conditioned, keep: bool) -> tuple[Trial, pd.DataFrame | None]:
     """The trial the Analysis holds and its markers' table: the conditioned trial, or (``keep`` false) its time
-    base only and no markers, 24 bytes per marker and frame less to hold while the results are written."""
-    if keep:
+    base only and no markers, 24 bytes per marker and frame less to hold while the results are written.  A trial
+    carrying gait events of its own (a C3D's ``EVENT`` group) keeps them: the markers' events judge the file's."""
+    if keep or conditioned.trial.events is not None:
         return conditioned.trial, conditioned.markers
     return conditioned.trial.time_base(), None
 
