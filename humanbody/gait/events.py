@@ -196,7 +196,8 @@ def pelvis_markers(df: pd.DataFrame, pelvis=None) -> list[str]:
         names = [n for role in _PELVIS_ROLES for side in ("right", "left", None) for n in by.get((role, side), [])]
     if not names:
         raise InputError(
-            "no pelvis markers for gait events (looked for " + ", ".join(pelvis or PELVIS_MARKERS) + ")",
+            "no pelvis markers for gait events (looked for " + ", ".join(pelvis or PELVIS_MARKERS)
+            + ("" if pelvis else ", and for names read as an ASIS, PSIS or sacral marker") + ")",
             df.attrs.get("source"),
         )
     return names

@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..io import read_frame
 from ..io.forceplates import SIDE_PREFIXES, vertical_forces
 from ..signal import FORCE_THRESHOLD
-from .events import PSEUDO_FEET, events_of, foot_markers, force_events, kinematic_events
+from .events import PSEUDO_FEET, events_of, foot_markers, force_events, kinematic_events, pelvis_markers
 from .spatiotemporal import spatiotemporal
 
 __all__ = ["EVENT_SOURCES", "MEASURED_STANCE", "pseudo_markers", "trial_events", "events_source", "unloaded_stance",
@@ -180,6 +180,7 @@ def _detected_events(analysis, grf_path, force_threshold: float):
     if points is not None:
         try:
             foot_markers(points)
+            pelvis_markers(points)
         except InputError as err:
             messages.append(f"gait events from model points: {err.message}")
             points = None
