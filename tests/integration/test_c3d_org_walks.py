@@ -223,7 +223,7 @@ def _table_rows() -> dict:
             key = next((k for k in TABLE_ROWS if cells[0].startswith(k)), None)
             if key is not None:
                 rows[TABLE_ROWS[key]] = (cells[1], cells[2])
-    assert set(rows) == set(TABLE_ROWS), sorted(set(TABLE_ROWS.values()) - set(rows))
+    assert set(rows) == set(TABLE_ROWS.values()), sorted(set(TABLE_ROWS.values()) - set(rows))
     return rows
 
 
@@ -324,3 +324,7 @@ def test_every_other_shared_file_analysed_or_refused_within_a_screen(path, tmp_p
     assert proc.returncode in (0, 2) and len(lines) <= 25, lines
     if proc.returncode == 2:
         assert len(lines) == 1 and path.name in lines[0], lines
+    if path.stem == "sample_11_evart":  # plates ezc3d cannot extract: the markers analysed without kinetics, said
+        assert proc.returncode == 0
+        assert any(ln.startswith("loads: the trial's own force platforms not read (") and ln.endswith(
+            "no kinetics; give the forces with --forces FILE") for ln in lines), lines
