@@ -57,7 +57,7 @@ from .checks.mass import plates_mass, stated_mass
 from .checks.outputs import carried_findings
 from .checks.plates import assignment_line
 from .checks.static_fit import check_static_fit
-from .errors import EDGES, IGNORED, INPUT, METHOD, NOTE, ROUTINE, SETUP, InputError, Note, priority_of
+from .errors import EDGES, IGNORED, INPUT, LOADS, METHOD, NOTE, ROUTINE, SETUP, InputError, Note, priority_of
 from .imu.coordinates import orientations_to_coordinates
 from .io.c3d_processing import read_processing
 from .io.subject import Subject as SubjectFile
@@ -480,7 +480,7 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
         Keep the conditioned markers (``Analysis.markers``, ``Analysis.trial``;
         the viewer draws them); ``humanbody analyze`` lets them go once the
         segments are tracked, 24 bytes per marker and frame less to hold while
-        the results are written.
+        the results are written (kept when the trial carries gait events).
     calibration_cache : dict, optional
         Calibrations already made, reused when the same static trial (by
         content: a SHA-256 of the file's bytes) is calibrated again with the
@@ -608,8 +608,9 @@ def checked(opts: AnalysisOptions, path: str | None = None) -> AnalysisOptions:
 
 def _kept(conditioned: Conditioned, keep: bool) -> tuple[Trial, pd.DataFrame | None]:
     """The trial the Analysis holds and its markers' table: the conditioned trial, or (``keep`` false) its time
-    base only and no markers, 24 bytes per marker and frame less to hold while the results are written."""
-    if keep:
+    base only and no markers, 24 bytes per marker and frame less to hold while the results are written.  A trial
+    carrying gait events of its own (a C3D's ``EVENT`` group) keeps them: the markers' events judge the file's."""
+    if keep or conditioned.trial.events is not None:
         return conditioned.trial, conditioned.markers
     return conditioned.trial.time_base(), None
 
@@ -764,8 +765,14 @@ def read(path: str, options: AnalysisOptions, log: Log) -> Trial:
         from .io.forceplates import c3d_has_platforms  # lazy: imported on use (see the imports)
 
         if c3d_has_platforms(path):
-            forces = path  # a C3D trial's own force platforms
+            try:  # a C3D trial's own force platforms; ones ezc3d cannot extract leave the markers usable
+                trial.forces = load_forces(path, trial.axes, options.load_map)
+            except InputError as err:
+                log.message("read", f"loads: the trial's own force platforms not read ({err.message}): no "
+                            "kinetics; give the forces with --forces FILE", priority=LOADS)
+                return trial
             log.message("read", "loads: the trial's own force platforms", priority=SETUP)
+            return trial
     if forces is not None:
         trial.forces = load_forces(forces, trial.axes if trial.kind == "markers" else None, options.load_map)
     return trial

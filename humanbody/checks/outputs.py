@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["MOMENT_LIMITS", "POWER_LIMITS", "ANGLE_RANGES", "MAX_ANGLE_RATE", "MAX_CARRIED_S", "STANCE_PCT",
-           "OutputWatch", "angle_findings", "carried_findings", "stance_findings"]
+           "WALK_STANCE_PCT", "OutputWatch", "angle_findings", "carried_findings", "stance_findings", "event_findings"]
 
 #: Largest |moment| (N·m/kg) per joint, any clinical axis (the module's table).
 MOMENT_LIMITS = {"hip": 2.5, "knee": 2.0, "ankle": 2.5}
@@ -74,6 +74,9 @@ STANCE_PCT = (20.0, 75.0)
 #: the Nexus 2.9 file's left side 0.041 s; Zeni's strikes lie 0.02-0.05 s after the plates'); the Nexus file's
 #: right strikes lie 0.084 s after (a 52.5 % stance that the markers' events make 64.4 %).
 EVENT_LAG_S = 0.07
+#: Range (%) of the stance phase of a walk's stride (Perry and Burnfield 2010: about 60 %): a side cut at the file's
+#: events whose stance falls outside it while the markers' events give a stance inside it is said, as a lag is.
+WALK_STANCE_PCT = (55.0, 68.0)
 #: s: a file event farther than this from every kinematic event of its kind and side has no twin among them (a
 #: stride the markers' events miss) and is not compared.
 EVENT_PAIR_S = 0.25
@@ -311,7 +314,8 @@ def _lags(cols: dict, side: str, kind: str) -> np.ndarray:
     return d[np.abs(d) <= EVENT_PAIR_S]
 
 
-def event_findings(events: pd.DataFrame, used: pd.DataFrame) -> list[str]:
+def event_findings(events: pd.DataFrame, used: pd.DataFrame, stances: dict | None = None,
+                   command: str = "report") -> list[str]:
     """One line when a side's strides are cut at the file's own events and those disagree with the feet.
 
     Parameters
@@ -321,30 +325,47 @@ def event_findings(events: pd.DataFrame, used: pd.DataFrame) -> list[str]:
         force, file; :func:`humanbody.gait.selection.trial_events`).
     used : DataFrame
         The events that cut the strides (same columns).
+    stances : dict, optional
+        ``side -> (stance % with the file's events, stance % with the markers')``
+        (:func:`humanbody.gait.selection.file_event_stances`).
+    command : str
+        The command the line is said by: "report" (its strides are cut at the file's events) or "analyze"
+        (which cuts no strides: the line says what ``humanbody report`` does).
 
     Returns
     -------
     list of str
         ``check outputs: ...`` naming each disagreeing side, the median lag of its strikes and offs from the
         markers' (lag = file time - nearest kinematic time of the same side and kind, within
-        :data:`EVENT_PAIR_S`; disagreeing: ``|median| >`` :data:`EVENT_LAG_S`) and ``--events kinematic``; empty
-        when they agree or no side uses the file's events.
+        :data:`EVENT_PAIR_S`; disagreeing: ``|median| >`` :data:`EVENT_LAG_S`, or a stance outside
+        :data:`WALK_STANCE_PCT` that the markers' events put inside it), its stance both ways, and
+        ``--events kinematic``; empty when they agree or no side uses the file's events.
     """
     if not len(used) or "source" not in used.columns or not (used["source"] == "file").any():
         return []
     cut = set(used.loc[used["source"] == "file", "side"])
     cols = {c: events[c].to_numpy(float if c == "time" else object) for c in ("time", "side", "event", "source")}
+    lo, hi = WALK_STANCE_PCT
     parts = []
+    lagging = False
     for side in [s for s in ("right", "left") if s in cut]:
         lag = {k: _lags(cols, side, k) for k in ("foot_strike", "foot_off")}
         med = {k: float(np.median(v)) for k, v in lag.items() if len(v)}
-        if not any(abs(m) > EVENT_LAG_S for m in med.values()):
+        own, kin = (stances or {}).get(side, (np.nan, np.nan))
+        off_stance = np.isfinite(own) and not lo <= own <= hi and np.isfinite(kin) and lo <= kin <= hi
+        late = any(abs(m) > EVENT_LAG_S for m in med.values())
+        if not late and not off_stance:
             continue
+        lagging |= late
         said = [f"{k.replace('_', ' ')}s {abs(m):.2f} s {'after' if m > 0 else 'before'} the markers' (median "
                 f"of {len(lag[k])})" for k, m in med.items()]
+        if np.isfinite(own) and not lo <= own <= hi:
+            said.append(f"stance {own:.1f} % ({kin:.1f} % at the markers' events; a walk: {lo:g}-{hi:g} %)")
         parts.append(f"{side} " + ", ".join(said))
     if not parts:
         return []
-    return [f"check outputs: the file's gait events are not where the feet are (more than {EVENT_LAG_S:g} s from "
-            f"the markers'): {'; '.join(parts)}; the strides are cut at the file's events, --events kinematic "
-            "cuts them at the markers'"]
+    tail = ("the strides are cut at the file's events, --events kinematic cuts them at the markers'"
+            if command == "report" else "`humanbody report` cuts the strides at the file's events, with "
+            "--events kinematic at the markers'")
+    why = f" (more than {EVENT_LAG_S:g} s from the markers')" if lagging else ""
+    return [f"check outputs: the file's gait events are not where the feet are{why}: {'; '.join(parts)}; {tail}"]

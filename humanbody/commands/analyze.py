@@ -270,6 +270,23 @@ def _osim_dynamics(args, cm, time, q, out) -> str:
                        generalized_force_names(cm), time, tau, in_degrees=False)
 
 
+def file_event_findings(analysis) -> list[str]:
+    """The output check of a trial's own gait events (a C3D's ``EVENT`` group) against the markers' (the line
+    ``humanbody report`` gives, :func:`humanbody.checks.outputs.event_findings`): analyze cuts no strides, but a
+    file whose events are not where the feet are is said, naming ``--events kinematic``."""
+    own = analysis.events
+    if own is None or not len(own) or analysis.markers is None:
+        return []
+    from ..checks.outputs import event_findings  # lazy: only trials with events of their own
+    from ..gait.selection import file_event_stances, trial_events  # lazy: as above
+
+    try:
+        events, used, *_ = trial_events(analysis)
+    except InputError:  # no foot markers to judge them by: the report says so
+        return []
+    return event_findings(events, used, file_event_stances(events, used), command="analyze")
+
+
 def run(args) -> int:
     """Run ``humanbody analyze`` with the parsed ``args``.
 
@@ -298,6 +315,7 @@ def _run_usual(args, say) -> int:
     options = analysis_options(args)
     analysis = analyze_trial(args.trial, options, progress=not args.quiet, keep_markers=False)
     notes = analysis.log.at("message")
+    analysis.log.warning("write", *file_event_findings(analysis))  # said among the output checks
     for line in analysis.messages if args.verbose else screen_lines(notes):
         say(line)
     if args.verbose:

@@ -25,6 +25,7 @@ All functions return an *events table*: a DataFrame with columns ``time``
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -150,14 +151,51 @@ def foot_markers(df: pd.DataFrame, feet: dict | None = None) -> dict[str, tuple[
         given = (feet or {}).get(side)
         candidates = [tuple(given)] if given else FOOT_MARKERS[side]
         pair = next((c for c in candidates if c[0] in have and c[1] in have), None)
+        if pair is None and not given:
+            pair = _named_foot(have, side)
         if pair is None:
             tried = ", ".join("/".join(c) for c in candidates)
             raise InputError(
-                f"no {side} heel and toe markers for gait events (looked for {tried})",
+                f"no {side} heel and toe markers for gait events (looked for {tried}, and for names read as a "
+                "heel and a toe or metatarsal)",
                 df.attrs.get("source"),
             )
         out[side] = (str(pair[0]), str(pair[1]))
     return out
+
+
+#: Landmarks (:mod:`humanbody.lab.vocabulary`) that stand for the toe in Zeni's foot-off, and for the heel in
+#: his foot strike (a malleolus where the trial has no heel marker), in order of preference.
+_TOE_ROLES = ("toe", "mt1", "mt5", "midfoot")
+_HEEL_ROLES = ("heel", "ankle")
+#: Landmarks whose markers' mean stands for the pelvis centre.
+_PELVIS_ROLES = ("asis", "psis", "sacrum")
+
+
+def _readings(have: set[str]) -> dict[tuple[str | None, str | None], list[str]]:
+    """The table's marker names by (landmark role, side) as their names read, wands left out."""
+    from ..lab.vocabulary import read_name  # lazy: the vocabulary file is read on first use
+
+    out: dict[tuple[str | None, str | None], list[str]] = {}
+    for name in sorted(have):
+        told_apart = re.fullmatch(r"(.+)_\d+", name)  # a repeated label told apart (``r met_2``): its first's
+        if "wand" in name.lower() or (told_apart and told_apart.group(1) in have):
+            continue
+        r = read_name(name)
+        out.setdefault((r.role, r.side), []).append(name)
+    return out
+
+
+def _named_foot(have: set[str], side: str) -> tuple[str, str] | None:
+    """A heel (else an ankle) and a toe (else a first or fifth metatarsal, else a midfoot) marker of ``side`` read
+    from the names (``r mall``/``r met`` of BTS, ``R_HEEL``/``R_MT_1`` of Qualisys); None when the names hold no
+    such pair."""
+    by = _readings(have)
+    heel = next((by[(role, side)] for role in _HEEL_ROLES if (role, side) in by), None)
+    toe = next((by[(role, side)] for role in _TOE_ROLES if (role, side) in by), None)
+    if not heel or not toe:
+        return None
+    return heel[0], toe[0]
 
 
 def pelvis_markers(df: pd.DataFrame, pelvis=None) -> list[str]:
@@ -180,9 +218,13 @@ def pelvis_markers(df: pd.DataFrame, pelvis=None) -> list[str]:
     """
     have = _names(df)
     names = [n for n in (pelvis or PELVIS_MARKERS) if n in have]
+    if not names and not pelvis:  # names read as ASIS, PSIS or sacrum (``r asis``, ``SACRUM``, ``L_IAS``)
+        by = _readings(have)
+        names = [n for role in _PELVIS_ROLES for side in ("right", "left", None) for n in by.get((role, side), [])]
     if not names:
         raise InputError(
-            "no pelvis markers for gait events (looked for " + ", ".join(pelvis or PELVIS_MARKERS) + ")",
+            "no pelvis markers for gait events (looked for " + ", ".join(pelvis or PELVIS_MARKERS)
+            + ("" if pelvis else ", and for names read as an ASIS, PSIS or sacral marker") + ")",
             df.attrs.get("source"),
         )
     return names

@@ -21,9 +21,11 @@ from ..errors import InputError
 from ..io import read_frame
 from ..io.forceplates import SIDE_PREFIXES, vertical_forces
 from ..signal import FORCE_THRESHOLD
-from .events import PSEUDO_FEET, events_of, foot_markers, force_events, kinematic_events
+from .events import PSEUDO_FEET, events_of, foot_markers, force_events, kinematic_events, pelvis_markers
+from .spatiotemporal import spatiotemporal
 
-__all__ = ["EVENT_SOURCES", "MEASURED_STANCE", "pseudo_markers", "trial_events", "events_source", "unloaded_stance"]
+__all__ = ["EVENT_SOURCES", "MEASURED_STANCE", "pseudo_markers", "trial_events", "events_source", "unloaded_stance",
+           "file_event_stances"]
 
 
 def pseudo_markers(results, time) -> pd.DataFrame:
@@ -174,6 +176,22 @@ def events_source(used: pd.DataFrame) -> str:
     return ", ".join(f"{s} {v}" for s, v in per_side.items())
 
 
+def file_event_stances(events: pd.DataFrame, used: pd.DataFrame) -> dict[str, tuple[float, float]]:
+    """Each side cut at the file's own events: ``(stance %, stance %)`` of its strides cut at them and at the
+    markers' (kinematic) events (:func:`humanbody.gait.spatiotemporal.spatiotemporal`, temporal part: the mean
+    over the side's strides); NaN where a side has no whole stride."""
+    if not len(used) or not (used["source"] == "file").any():
+        return {}
+    sides = [s for s in ("right", "left") if ((used["side"] == s) & (used["source"] == "file")).any()]
+    own = spatiotemporal(used)
+    kin = spatiotemporal(events[events["source"] == "kinematic"].reset_index(drop=True))
+
+    def stance(params, side) -> float:
+        return float(params.loc[side, "stance_pct"]) if side in params.index else float("nan")
+
+    return {side: (stance(own, side), stance(kin, side)) for side in sides}
+
+
 def _detected_events(analysis, grf_path, force_threshold: float):
     """Kinematic and force events (:func:`trial_events` without the file's): ``(events, used, points,
     feet, pelvis, messages)``, ``used`` the force events where the plates give them, else kinematic."""
@@ -183,6 +201,7 @@ def _detected_events(analysis, grf_path, force_threshold: float):
     if points is not None:
         try:
             foot_markers(points)
+            pelvis_markers(points)
         except InputError as err:
             messages.append(f"gait events from model points: {err.message}")
             points = None

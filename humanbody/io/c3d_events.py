@@ -9,7 +9,16 @@ from the start of the capture, frame 1 at 0 s:
     t = 60 * minutes + seconds
 
 which is the clock :func:`humanbody.io.c3d.read_c3d` gives the frames
-(``(first_frame - 1) / rate + i / rate``).  :func:`parse_events` turns the
+(``(first_frame - 1) / rate + i / rate``).
+
+Some programs store an event as a code instead of a label and a context:
+Motion Analysis's Cortex writes ``RHS``, ``LTO``, ... into ``CONTEXTS``
+(its ``EVENT_CONTEXT`` group lists them) with empty ``LABELS``; Qualisys
+writes them into ``LABELS`` and no ``CONTEXTS``.  A code is a side
+(``L``/``R``, ``Left``/``Right``) followed by an event: ``HS``, ``FS``,
+``IC``, ``HC`` (a foot strike) or ``TO``, ``FO`` (a foot off), or a label
+such as ``Foot Strike``.  ``ICON_IDS`` are not read: Vicon Workstation
+numbers them by side where Nexus numbers them by event.  :func:`parse_events` turns the
 group into the columns of an events table (:data:`humanbody.gait.EVENT_COLUMNS`,
 ``source = "file"``); :func:`events_table` makes the DataFrame.
 """
@@ -25,7 +34,7 @@ if TYPE_CHECKING:
 
 from ..errors import IGNORED, Note
 
-__all__ = ["parse_events", "events_table", "event_name", "event_side", "FILE_SOURCE"]
+__all__ = ["parse_events", "events_table", "event_name", "event_side", "event_code", "decode_event", "FILE_SOURCE"]
 
 #: ``source`` of the events read from a file.
 FILE_SOURCE = "file"
@@ -37,6 +46,10 @@ _EVENT_NAMES = {
     "footoff": "foot_off", "toeoff": "foot_off", "footlift": "foot_off", "terminalcontact": "foot_off",
 }
 _SIDES = {"right": "right", "r": "right", "left": "left", "l": "left"}
+#: Event codes after the side letter (lower case, letters only): heel strike, foot strike, initial contact,
+#: heel contact; toe off, foot off.
+_CODES = {"hs": "foot_strike", "fs": "foot_strike", "ic": "foot_strike", "hc": "foot_strike",
+          "to": "foot_off", "fo": "foot_off"}
 
 
 def event_name(label) -> str | None:
@@ -48,6 +61,39 @@ def event_name(label) -> str | None:
 def event_side(context) -> str | None:
     """``"right"``, ``"left"`` or None (``"General"``, empty) for an EVENT context."""
     return _SIDES.get(str(context).strip().lower())
+
+
+def event_code(text) -> tuple[str | None, str | None]:
+    """``(event, side)`` of an event code ("RHS", "LTO", "L_FS", "Left Foot Off"), ``(None, None)`` for anything else.
+
+    The side comes first (``L``, ``R``, ``Left``, ``Right``), then the event: a code of :data:`_CODES` or a
+    label :func:`event_name` knows.
+    """
+    key = "".join(ch for ch in str(text).lower() if ch.isalpha())
+    for prefix in ("right", "left", "r", "l"):
+        if key.startswith(prefix):
+            rest = key[len(prefix):]
+            kind = _CODES.get(rest) or _EVENT_NAMES.get(rest)
+            if kind is not None:
+                return kind, _SIDES[prefix]
+    return None, None
+
+
+def decode_event(label, context) -> tuple[str | None, str | None]:
+    """``(event, side)`` of an EVENT entry: its label and context ("Foot Strike", "Right"), else a code in its
+    label or its context ("RHS" with an empty or "General" context, or an empty label); ``(None, None)`` when
+    neither tells, or when a code's side contradicts the context's."""
+    kind, side = event_name(label), event_side(context)
+    if kind is not None and side is not None:
+        return kind, side
+    for text in (label, context):
+        code_kind, code_side = event_code(text)
+        if code_kind is None:
+            continue
+        if (side is not None and code_side != side) or (kind is not None and code_kind != kind):
+            return None, None  # the code contradicts the other field
+        return code_kind, code_side
+    return None, None
 
 
 def _values(group: dict, name: str):
@@ -126,8 +172,9 @@ def _group_events(group) -> tuple[np.ndarray | None, list[str], list[str], list[
     if t.ndim != 2 or t.shape[0] != 2:
         return None, [], [], [_bad_group(f"TIMES has shape {tuple(t.shape)}, not (2, events)")]
     labels = [str(x).strip() for x in (labels if labels is not None else [])]
-    contexts = [str(x).strip() for x in (contexts if contexts is not None else [])]
     n = t.shape[1] if n is None else n
+    # no CONTEXTS at all (Qualisys: the side is in the label's code): every context empty
+    contexts = [str(x).strip() for x in contexts] if contexts is not None else [""] * max(n, 0)
     if n < 0 or t.shape[1] < n or len(labels) < n or len(contexts) < n:
         return None, [], [], [_bad_group(f"USED {n}, {t.shape[1]} TIMES, {len(labels)} LABELS and "
                                                 f"{len(contexts)} CONTEXTS disagree")]
@@ -147,7 +194,7 @@ def _foot_events(labels: list[str], contexts: list[str], seconds: np.ndarray, fr
     half = 0.5 / float(rate_hz) if rate_hz else 0.0
     lo, hi = frame_times[0] - half - 1e-9, frame_times[-1] + half + 1e-9
     for label, context, when in zip(labels, contexts, seconds, strict=True):
-        kind, side = event_name(label), event_side(context)
+        kind, side = decode_event(label, context)
         if kind is None or side is None:
             key = f"{label or '(no label)'}/{context or '(no context)'}"
             other[key] = other.get(key, 0) + 1

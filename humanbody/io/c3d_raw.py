@@ -39,7 +39,7 @@ import numpy as np
 
 from .c3d_params import _dec_to_ieee, parse_parameters
 
-__all__ = ["read_raw"]
+__all__ = ["read_raw", "point_labels"]
 
 
 def _header(raw: bytes) -> dict:
@@ -178,3 +178,29 @@ def read_raw(path) -> tuple[dict, list[str]]:
     return c, notes
 
 
+
+
+def point_labels(path) -> list[str] | None:
+    """The point labels of a C3D file (``POINT:LABELS``, ``LABELS2``, ...; the first ``POINT:USED``, else the
+    header's count), read from its header and parameter section only; None when they cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            first = fh.read(512)
+            if len(first) < 512 or first[1] != 0x50:
+                return None
+            head = _header(first + bytes(4))
+            end = (head["data_block"] - 1) * 512 if head["data_block"] > 1 else None
+            fh.seek(0)
+            raw = fh.read(end) if end is not None and end > head["p_start"] else fh.read()
+        head = _header(raw)
+        groups, _ = parse_parameters(raw, head["p_start"], None, [])
+    except Exception:  # noqa: BLE001 - a file that cannot be read has no labels to tell
+        return None
+    labels: list[str] = []
+    k = 1
+    while (value := _value(groups, "POINT", "LABELS" if k == 1 else f"LABELS{k}")) is not None:
+        labels += [str(x).strip() for x in (value if isinstance(value, list) else np.ravel(value))]
+        k += 1
+    used = _first_number(_value(groups, "POINT", "USED"))
+    n = int(used) if used is not None and used >= 0 else head["n_points"]
+    return labels[:n]

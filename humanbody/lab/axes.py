@@ -480,8 +480,8 @@ def _forward(P: np.ndarray, names: list[str], axis: int, up: float, rate: float
                 f"no progression (centroid {dist:.2f} m, stance feet still): forward = Y x Z with "
                 f"Y = {'+' if left[k] > 0 else '-'}{'xyz'[horiz[k]]} from {len(pairs)} left/right marker pairs")
     raise InputError("cannot detect the direction of progression (the markers neither travel nor walk on a "
-                     "treadmill and no left/right marker pairs are named); give the lab axes explicitly, "
-                     "e.g. axes='x,-z,y'")
+                     "treadmill and no left/right marker pairs are named); give the lab axes with `axes`, "
+                     "e.g. x,-z,y (the lab axes that are forward, left and up)")
 
 
 def _left_vector(P: np.ndarray, pairs: list[tuple[int, int]], horiz: list[int]) -> np.ndarray | None:
@@ -568,7 +568,7 @@ def detect_axes(df: pd.DataFrame) -> AxesMapping:
     """
     names = marker_names(df)
     if len(names) < 3:
-        raise InputError("cannot detect lab axes from fewer than 3 markers; give them explicitly",
+        raise InputError("cannot detect lab axes from fewer than 3 markers; give them with `axes`, e.g. x,-z,y",
                          df.attrs.get("source"))
     if len(df) > DETECT_FRAMES:  # a long trial: its beginning decides (medians settle long before)
         df = df.iloc[:DETECT_FRAMES]

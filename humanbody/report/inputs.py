@@ -17,7 +17,8 @@ from ..errors import InputError
 from ..io import read_frame
 from ..io.imu import looks_like_opensense
 
-__all__ = ["TrialTask", "TRIAL_SUFFIXES", "discover", "read_manifest", "find_static", "find_grf", "assign_keys"]
+__all__ = ["TrialTask", "TRIAL_SUFFIXES", "discover", "read_manifest", "find_static", "static_candidates",
+           "shared_markers", "find_grf", "assign_keys"]
 
 #: File suffixes taken as trials when a folder is given.
 TRIAL_SUFFIXES = (".trc", ".c3d", ".csv", ".tsv", ".mvnx")
@@ -69,33 +70,42 @@ def _is_output(path: Path) -> bool:
     return path.name.lower() in _OUTPUT_NAMES or stem.endswith(_OUTPUT_ENDINGS)
 
 
-def find_static(trial: Path) -> Path | None:
-    """The static trial beside ``trial``: a file whose name contains "static".
+def static_candidates(trial: Path) -> list[Path]:
+    """The files beside ``trial`` whose name contains "static", in the order they are tried.
 
-    When several do, one with the trial's suffix is preferred, then the
-    first by name.  An orientation trial (``.sto``, ``.mvnx``) takes only a
-    static file of its own suffix, a marker trial none of those.
+    Those with the trial's suffix come first, then the others, each by name.  An orientation trial
+    (``.sto``, ``.mvnx``) takes only a static file of its own suffix, a marker trial none of those.
 
     Parameters
     ----------
     trial : pathlib.Path
+        The trial file.
 
     Returns
     -------
-    pathlib.Path or None
+    list of pathlib.Path
+        The candidate static files, most likely first (empty when there is none).
     """
     folder = trial.parent
     try:
         cands = sorted(p for p in folder.iterdir() if p.is_file() and _is_static(p) and p != trial)
     except OSError:
-        return None
+        return []
     cands = [p for p in cands if p.suffix.lower() in TRIAL_SUFFIXES or _is_orientation_sto(p)]
     same = [p for p in cands if p.suffix.lower() == trial.suffix.lower()]
     if trial.suffix.lower() in _ORIENTATION_SUFFIXES:
-        return same[0] if same else None
+        return same
     cands = [p for p in cands if p.suffix.lower() not in _ORIENTATION_SUFFIXES]
-    pick = same or cands
-    return pick[0] if pick else None
+    return same + [p for p in cands if p not in same]
+
+
+def find_static(trial: Path) -> Path | None:
+    """The static trial beside ``trial``: the first of :func:`static_candidates` that is the same lab's and
+    subject's, by its marker names (:func:`shared_markers`); None when none is."""
+    for cand in static_candidates(trial):
+        if _same_markers(shared_markers(trial, cand)):
+            return cand
+    return None
 
 
 #: Suffixes of force files found beside a trial.
@@ -154,12 +164,20 @@ def _readable(path: Path) -> str | None:
 def _task_for(trial: Path, static, grf, **values) -> TrialTask:
     notes = []
     if static is None and not _is_static(trial):
-        found = find_static(trial)
-        if found is not None and not _shares_markers(trial, found):
-            notes.append(f"static trial {found} not used: it has none of the trial's markers")
-        elif found is not None:
+        cands = static_candidates(trial)
+        pairs = [(c, shared_markers(trial, c)) for c in cands]
+        found = next((c for c, shared in pairs if _same_markers(shared)), None)
+        if found is not None:
             static = found
             notes.append(f"static trial {found} (found by name)")
+        elif pairs:
+            names = ", ".join(c.name for c, _ in pairs)
+            told = [shared for _, shared in pairs if shared is not None]  # all told: none would be paired
+            n_shared, n_trial, _ = max(told, key=lambda x: x[0])
+            verb = "shares" if len(pairs) == 1 else "share"
+            notes.append(f"no static trial paired: {names} {verb} at most {n_shared} of the trial's {n_trial} "
+                         "marker names (another lab or subject); the trial calibrates itself, or give its "
+                         "standing trial with --static")
     if grf is None:
         found = find_grf(trial)
         if found is not None:
@@ -178,17 +196,47 @@ def _trc_marker_names(path: Path) -> set | None:
             lines = [fh.readline() for _ in range(4)]
     except OSError:
         return None
+    if len(lines) < 4:
+        return None
     names = {n.strip() for n in lines[3].split("\t")[2:] if n.strip()}
     return names or None
 
 
-def _shares_markers(trial: Path, static: Path) -> bool:
-    """False only when both are TRC files whose headers share no marker name (a keypoint trial beside a
-    marker static, say); True when they share one or when it cannot be told from the headers."""
-    if trial.suffix.lower() != ".trc" or static.suffix.lower() != ".trc":
+def _marker_names(path: Path) -> set | None:
+    """A TRC or C3D file's marker names from its header, upper case and without a subject prefix
+    (``A22:RKNE`` -> ``RKNE``); None when they cannot be told (another format, an unreadable header)."""
+    suffix = path.suffix.lower()
+    if suffix == ".trc":
+        names = _trc_marker_names(path)
+    elif suffix == ".c3d":
+        from ..io.c3d_raw import point_labels  # lazy: the header and parameters only
+
+        labels = point_labels(path)
+        names = {n for n in labels if n} if labels is not None else None
+    else:
+        return None
+    if not names:
+        return None
+    return {n.rsplit(":", 1)[-1].strip().upper() for n in names}
+
+
+def shared_markers(trial: Path, static: Path) -> tuple[int, int, int] | None:
+    """``(shared, trial's, static's)`` marker names of a trial and a static, by their headers (TRC, C3D);
+    None when either cannot be told."""
+    a, b = _marker_names(trial), _marker_names(static)
+    if a is None or b is None:
+        return None
+    return len(a & b), len(a), len(b)
+
+
+def _same_markers(shared: tuple[int, int, int] | None) -> bool:
+    """A static is the same lab's and subject's when it shares at least half the marker names of the smaller of
+    the two files (the walk and its standing trial share them all; another lab's file a few common names such as
+    RASI), or when that cannot be told from the headers."""
+    if shared is None:
         return True
-    a, b = _trc_marker_names(trial), _trc_marker_names(static)
-    return a is None or b is None or bool(a & b)
+    n_shared, n_trial, n_static = shared
+    return n_shared > 0 and 2 * n_shared >= min(n_trial, n_static)
 
 
 def _is_orientation_sto(path: Path) -> bool:

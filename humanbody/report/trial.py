@@ -23,7 +23,14 @@ from ..gait import angle_peaks, events_of, flatten, kinetic_peaks, spatiotempora
 from ..gait.cycles import normalized_curves, stride_table
 from ..gait.gps import GPS_VARIABLES, gait_profile_score, gait_variable_scores
 from ..gait.normative import leg_length_from_height, load_normative, marker_set_note, population_note
-from ..gait.selection import EVENT_SOURCES, events_source, pseudo_markers, trial_events, unloaded_stance
+from ..gait.selection import (
+    EVENT_SOURCES,
+    events_source,
+    file_event_stances,
+    pseudo_markers,
+    trial_events,
+    unloaded_stance,
+)
 from ..io.writers import REPORT_CSV_DIGITS, table_bytes
 from ..model.anthropometry import DEFAULT_HEIGHT
 from ..options import AnalysisOptions
@@ -289,7 +296,8 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     produced, export_notes = _analysis_files(analysis, options.analysis.export, exported,
                                              options.analysis.opensim_feet)
     messages += export_notes
-    warnings = list(analysis.log.warnings) + stance_findings(params) + event_findings(events, used)  # output checks
+    warnings = (list(analysis.log.warnings) + stance_findings(params)  # output checks
+                + event_findings(events, used, file_event_stances(events, used)))
     messages += [w for w in warnings if w not in messages]
     files = {f"{task.key}/{name}": data for name, data in produced.items()}
     files[f"{task.key}/{stem}_events.csv"] = _csv_bytes(events)

@@ -101,8 +101,9 @@ def draft_pelvis(mk, out: Drafting, davis: bool = False) -> None:
     ra, la = mk("asis", "right"), mk("asis", "left")
     rp, lp, sac = mk("psis", "right"), mk("psis", "left"), mk("sacrum")
     if not (ra or la or rp or lp or sac or mk.on("lower_torso")):
+        read = f"{read_onto(mk)}, none onto the pelvis" if mk.g else "none of its marker names reads as a landmark"
         raise InputError(f"has no pelvis marker (no ASIS, sacral or PSIS marker such as RASI, SACR, RPSI): "
-                         f"{read_onto(mk)}, none onto the pelvis; define the pelvis from this lab's markers in a "
+                         f"{read}; define the pelvis from this lab's markers in a "
                          f"marker-set file (.toml, docs/markersets.md) and give its path with `markerset`")
     if not ra or not la:
         raise InputError("needs a right and a left ASIS marker to build the pelvis; found "

@@ -213,6 +213,24 @@ def test_file_events_off_the_feet_are_flagged_once():
     assert event_findings(events, used[used["side"] == "left"]) == []  # the right cut elsewhere
 
 
+def test_a_stance_off_a_walk_s_at_the_file_events_is_said_naming_the_markers_events():
+    """Lags under EVENT_LAG_S, but the file's events make the right stance 53.8 % where the markers' make 62 %:
+    said (the stance both ways, --events kinematic); a stance out of range both ways (a pathological gait) is not;
+    analyze's line says what report does."""
+    events, used = _events(0.06, -0.03)
+    stances = {"right": (53.8, 62.0), "left": (62.0, 62.0)}
+    (said,) = event_findings(events, used, stances)
+    assert said == ("check outputs: the file's gait events are not where the feet are: right foot strikes 0.06 s "
+                    "after the markers' (median of 4), foot offs 0.03 s before the markers' (median of 4), stance "
+                    "53.8 % (62.0 % at the markers' events; a walk: 55-68 %); the strides are cut at the file's "
+                    "events, --events kinematic cuts them at the markers'")
+    assert event_findings(events, used, {"right": (53.8, 52.9)}) == []
+    assert event_findings(events, used, {"right": (60.0, 62.0)}) == []
+    (said,) = event_findings(events, used, stances, command="analyze")
+    assert said.endswith("`humanbody report` cuts the strides at the file's events, with --events kinematic at the "
+                         "markers'")
+
+
 @needs_shared
 def test_shared_walk_outputs_pass_and_a_wrong_mass_is_flagged(tmp_path):
     grf = SHARED / "subject01_walk1_grf.mot"

@@ -58,6 +58,28 @@ def test_plug_in_gait_names_and_explicit_mapping():
     _match(events_of(ev, "right", "foot_strike"), m.attrs["truth"]["right"]["foot_strike"], FRAME)
 
 
+def test_foot_and_pelvis_markers_read_from_other_labs_names():
+    """Names outside the fixed pairs are read as landmarks: BTS's ``r mall``/``r met`` (a malleolus for the heel
+    where the walk has none), Qualisys's ``R_HEEL``/``R_MT_1``, ``sacrum``/``r asis`` for the pelvis; a repeated
+    label told apart (``r met_2``) and a wand are not taken; the events are the fixed names' events."""
+    bts = walking_markers(names=("r mall", "r met", "l mall", "l met", "sacrum", "r asis", "l asis"))
+    assert foot_markers(bts) == {"right": ("r mall", "r met"), "left": ("l mall", "l met")}
+    ev = kinematic_events(bts)
+    _match(events_of(ev, "right", "foot_strike"), bts.attrs["truth"]["right"]["foot_strike"], FRAME)
+    _match(events_of(ev, "left", "foot_off"), bts.attrs["truth"]["left"]["foot_off"], FRAME)
+    qualisys = walking_markers(names=("R_HEEL", "R_MT_1", "L_HEEL", "L_MT_1", "SACRUM", "R_ASIS", "L_ASIS"))
+    assert foot_markers(qualisys) == {"right": ("R_HEEL", "R_MT_1"), "left": ("L_HEEL", "L_MT_1")}
+    twice = bts.copy()
+    for a in "xyz":  # "r met_2" alone reads as a second-metatarsal (toe) marker: the first "r met" is taken
+        twice[f"r met_2_{a}"] = twice[f"r met_{a}"] + 0.5
+    assert foot_markers(twice)["right"] == ("r mall", "r met")
+    wand = bts.drop(columns=[f"r met_{a}" for a in "xyz"])
+    for a in "xyz":
+        wand[f"R.Toe.Wand_{a}"] = bts[f"r met_{a}"] + 0.1
+    with pytest.raises(InputError, match="right heel and toe"):
+        foot_markers(wand)
+
+
 def test_missing_markers_is_input_error():
     m = walking_markers().drop(columns=["R.Heel_x", "R.Heel_y", "R.Heel_z"])
     with pytest.raises(InputError, match="right heel and toe"):

@@ -6,7 +6,9 @@ data are absent."""
 
 from __future__ import annotations
 
+import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -178,6 +180,83 @@ def test_walk1_s_wands_in_front_are_measured_against_the_pelvis():
         assert np.nanmax(np.abs(an.clinical[f"{side}_ankle_internal_rotation_deg"])) < 25.0
 
 
+def _figures(walk: str) -> dict:
+    """What the table in docs/formats.md gives of a walk: stance (%, both feet's strides) and each side's, speed
+    (m/s), the knee's peak flexion (deg) and the largest |hip, knee, ankle flexion moment| (N·m/kg) of either
+    side, the last two where the leg's segments are fitted to their own markers."""
+    an, params = _run(walk)
+    status = an.tracking.status
+    out = {"stance": params.loc["overall", "stance_pct"], "speed": params.loc["overall", "speed_m_per_s"],
+           "right": params.loc["right", "stance_pct"], "left": params.loc["left", "stance_pct"]}
+    knees, moments = [], {"hip": [], "knee": [], "ankle": []}
+    for side in ("right", "left"):
+        tracked = np.ones(len(status), dtype=bool)
+        for segment in (f"{side}_upper_leg", f"{side}_lower_leg", f"{side}_foot"):
+            tracked &= (status[segment] != "fallback").to_numpy()
+        knees.append(np.nanmax(an.clinical[f"{side}_knee_flexion_deg"].to_numpy()[tracked]))
+        for joint in moments if an.kinetics is not None else ():
+            axis = "dorsiflexion" if joint == "ankle" else "flexion"
+            v = np.abs(an.kinetics[f"{side}_{joint}_{axis}_moment_Nm_per_kg"].to_numpy()[tracked])
+            if np.isfinite(v).any():
+                moments[joint].append(np.nanmax(v))
+    out["knee"] = max(knees)
+    if an.kinetics is not None:
+        out["moments"] = tuple(max(moments[j]) for j in ("hip", "knee", "ankle"))
+    return out
+
+
+#: The table's first column -> the walk it names.
+TABLE_ROWS = {"Vicon Nexus 2.9": "sample_00_Vicon_Motion_Systems_pyCGM2_lower_limb_CGM24_Walking01",
+              "Vicon `gait-raw`": "sample_03_gait-raw",
+              "The MotionMonitor": "sample_00_Innovative_Sports_Training_Gait_with_EMG",
+              "Vicon `Vicon_analysis`": "sample_23_Vicon_analysis", "Qualisys": "sample_26_Walking_Hybrid_1_1",
+              "BTS": "sample_28_dynamic", "Codamotion": "sample_00_Codamotion_codamotion_gaitwands_20150204",
+              "Motion Analysis": "sample_00_Motion_Analysis_Corporation_Walk1"}
+
+
+def _table_rows() -> dict:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "formats.md").read_text(encoding="utf-8")
+    rows = {}
+    for line in text.split("### C3D.org's sample files", 1)[1].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3:
+            key = next((k for k in TABLE_ROWS if cells[0].startswith(k)), None)
+            if key is not None:
+                rows[TABLE_ROWS[key]] = (cells[1], cells[2])
+    assert set(rows) == set(TABLE_ROWS.values()), sorted(set(TABLE_ROWS.values()) - set(rows))
+    return rows
+
+
+@pytest.mark.parametrize("walk", list(TABLE_ROWS.values()))
+def test_the_walks_table_in_docs_is_what_the_code_gives(walk):
+    """docs/formats.md's row of each walk: its stance, speed, knee and moments are today's, to their last digit."""
+    first, gives = _table_rows()[walk]
+    got = _figures(walk)
+    assert first.startswith("analysed")
+    number = r"(-?\d+(?:\.\d+)?)"
+    stance = float(re.search(rf"stance {number} %", gives).group(1))
+    speed = float(re.search(rf"{number} m/s", gives).group(1))
+    knee = float(re.search(rf"knee {number}°", gives).group(1))
+    assert abs(stance - got["stance"]) <= 0.051 and abs(speed - got["speed"]) <= 0.0051, (walk, got)
+    assert abs(knee - got["knee"]) <= 0.51, (walk, got)
+    for side in ("right", "left"):
+        said = re.search(rf"{side} {number} %", gives)
+        if said:
+            assert abs(float(said.group(1)) - got[side]) <= 0.051, (walk, side, got)
+    said = re.search(rf"moments {number} / {number} / {number}", gives)
+    assert (said is None) == ("moments" not in got), (walk, got)
+    if said:
+        np.testing.assert_allclose([float(x) for x in said.groups()], got["moments"], atol=0.0051, err_msg=walk)
+
+
+@pytest.mark.parametrize("walk", [w for w in RUNS if "CGM24" not in w])
+def test_each_side_s_stance_is_a_walk_s(walk):
+    """Stance 55-68 % of each side's strides (the Nexus file's right side, cut at its own events, is 52.5 %: said in
+    one line naming --events kinematic, test_analyze_checks_a_file_s_events_too)."""
+    got = _figures(walk)
+    assert 55.0 <= got["right"] <= 68.0 and 55.0 <= got["left"] <= 68.0, got
+
+
 @pytest.mark.parametrize("walk,reason", [
     ("sample_30_marche281", r"drafting a set for them failed: has no pelvis marker .*the draft read 28 markers "
                             r"onto right/left foot, right/left lower leg, right/left upper leg, .*head, none onto "
@@ -209,3 +288,43 @@ def test_file_events_off_the_feet_are_said_on_the_nexus_file():
     an, _ = _run("sample_23_Vicon_analysis")
     events, used, *_ = trial_events(an)
     assert (used["source"] == "file").any() and event_findings(events, used) == []
+
+
+@pytest.mark.parametrize("walk,said", [("sample_00_Vicon_Motion_Systems_pyCGM2_lower_limb_CGM24_Walking01", True),
+                                       ("sample_23_Vicon_analysis", False),
+                                       ("sample_00_Motion_Analysis_Corporation_Walk1", False)])
+def test_analyze_checks_a_file_s_events_too(walk, said):
+    """analyze cuts no strides, but says the Nexus file's right events in one line: its 52.5 % stance, the markers'
+    64.4 %, and --events kinematic; the walks whose events agree with the feet (Walk1's read from Cortex's codes)
+    are silent."""
+    from humanbody.commands.analyze import file_event_findings
+
+    an, _ = _run(walk)
+    lines = file_event_findings(an)
+    assert len(lines) == int(said)
+    if said:
+        assert "right foot strikes 0.08 s after" in lines[0] and "stance 52.5 % (64.4 % at the markers' events" in \
+            lines[0] and "--events kinematic" in lines[0] and "left" not in lines[0]
+
+
+_WALK_FILES = set(RUNS) | {"sample_30_marche281"}
+_OTHER_FILES = ([p for p in sorted(ORG.glob("*.c3d")) if p.stem not in _WALK_FILES]
+                + sorted((ORG.parent).glob("*.c3d"))) if ORG.is_dir() else []
+
+
+@pytest.mark.parametrize("path", _OTHER_FILES, ids=[p.stem for p in _OTHER_FILES])
+def test_every_other_shared_file_analysed_or_refused_within_a_screen(path, tmp_path):
+    """``humanbody analyze FILE`` on every other shared C3D file (C3D.org's and the ezc3d corpus): analysed within
+    25 lines, or refused in one line (exit status 2) naming the file; never a traceback or a library warning."""
+    from _cli import run_main
+
+    proc = run_main("analyze", str(path), "--out", str(tmp_path))
+    lines = proc.stderr.splitlines()
+    assert "Traceback" not in proc.stderr and "Warning" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.returncode in (0, 2) and len(lines) <= 25, lines
+    if proc.returncode == 2:
+        assert len(lines) == 1 and path.name in lines[0], lines
+    if path.stem == "sample_11_evart":  # plates ezc3d cannot extract: the markers analysed without kinetics, said
+        assert proc.returncode == 0
+        assert any(ln.startswith("loads: the trial's own force platforms not read (") and ln.endswith(
+            "no kinetics; give the forces with --forces FILE") for ln in lines), lines

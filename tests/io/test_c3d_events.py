@@ -8,7 +8,7 @@ from _io_samples import positions, write_c3d
 
 from humanbody.gait import EVENT_COLUMNS
 from humanbody.io import read_trial
-from humanbody.io.c3d_events import event_name, event_side, events_table, parse_events
+from humanbody.io.c3d_events import decode_event, event_code, event_name, event_side, events_table, parse_events
 
 ezc3d = pytest.importorskip("ezc3d")
 NAMES = ["LASI", "RASI", "LHEE"]
@@ -79,6 +79,68 @@ def test_label_and_context_names():
     assert event_name("Event") is None and event_name("") is None
     assert event_side("Right") == "right" and event_side("L") == "left"
     assert event_side("General") is None and event_side("") is None
+
+
+def test_event_codes():
+    """A side then an event: Motion Analysis's and Qualisys's codes, and a whole label with its side."""
+    for code, want in (("RHS", ("foot_strike", "right")), ("LTO", ("foot_off", "left")),
+                       ("L_FS", ("foot_strike", "left")), ("R-FO", ("foot_off", "right")),
+                       ("RIC", ("foot_strike", "right")), ("Left Foot Off", ("foot_off", "left")),
+                       ("Right Heel Strike", ("foot_strike", "right"))):
+        assert event_code(code) == want, code
+    for other in ("", "Event", "Left-FP", "General", "RFP1", "HS", "Right"):
+        assert event_code(other) == (None, None), other
+    assert decode_event("Foot Strike", "Right") == ("foot_strike", "right")
+    assert decode_event("", "RHS") == ("foot_strike", "right")  # Cortex: the code in CONTEXTS, no label
+    assert decode_event("LTO", "") == ("foot_off", "left")  # Qualisys: the code in LABELS, no context
+    assert decode_event("LTO", "General") == ("foot_off", "left")
+    assert decode_event("RHS", "Left") == (None, None)  # a code whose side the context contradicts
+    assert decode_event("Foot Off", "RHS") == (None, None)  # a code whose event the label contradicts
+
+
+def test_codes_in_contexts_as_motion_analysis_writes_them(tmp_path):
+    """Cortex: LABELS empty, CONTEXTS "LHS", "RTO", ... (its EVENT_CONTEXT group lists them)."""
+    path = _with_events(tmp_path / "m.c3d", USED=4, LABELS=["", "", "", ""], CONTEXTS=["LHS", "RTO", "RHS", "LTO"],
+                        TIMES=np.array([[0, 0, 0, 0], [0.1, 0.15, 0.3, 0.35]]))
+    ev = _events(read_trial(path))
+    assert list(zip(ev["side"], ev["event"], strict=True)) == [("left", "foot_strike"), ("right", "foot_off"),
+                                                               ("right", "foot_strike"), ("left", "foot_off")]
+    np.testing.assert_array_equal(ev["frame"], [10, 15, 30, 35])
+
+
+def test_codes_in_labels_without_contexts_as_qualisys_writes_them(tmp_path):
+    """Qualisys: LABELS "LHS", "RTO", ... and no CONTEXTS parameter at all."""
+    path = _with_events(tmp_path / "q.c3d", USED=3, LABELS=["LHS", "RTO", "Event"],
+                        TIMES=np.array([[0, 0, 0], [0.1, 0.2, 0.3]]))
+    df = read_trial(path)
+    ev = _events(df)
+    assert list(zip(ev["side"], ev["event"], strict=True)) == [("left", "foot_strike"), ("right", "foot_off")]
+    (note,) = df.attrs["event_notes"]
+    assert "Event/(no context) x1" in note
+
+
+@pytest.mark.parametrize("folder,name,n", [("c3d_org", "sample_00_Motion_Analysis_Corporation_Walk1", 8),
+                                           (".", "Qualisys", 7)])
+def test_shared_files_events_as_codes(folder, name, n):
+    """The shared Walk1 (codes in CONTEXTS) and Qualisys.c3d (codes in LABELS): every event read, strikes and offs
+    alternating on each side, and each side's stance 55-68 % of its stride."""
+    from _shared import SHARED_DATA
+
+    path = SHARED_DATA / "real" / "c3d" / folder / f"{name}.c3d"
+    if not path.is_file():
+        pytest.skip(f"needs the shared C3D files ({path.name})")
+    df = read_trial(path)
+    ev = _events(df)
+    assert len(ev) == n and "event_notes" not in df.attrs
+    for side in ("right", "left"):
+        own = ev[ev["side"] == side]
+        kinds = list(own["event"])
+        assert all(a != b for a, b in zip(kinds, kinds[1:], strict=False))
+        strikes = own.loc[own["event"] == "foot_strike", "time"].to_numpy()
+        offs = own.loc[own["event"] == "foot_off", "time"].to_numpy()
+        stances = [(offs[(offs > a) & (offs < b)][0] - a) / (b - a)
+                   for a, b in zip(strikes, strikes[1:], strict=False) if ((offs > a) & (offs < b)).any()]
+        assert stances and all(0.55 <= s <= 0.68 for s in stances), (side, stances)
 
 
 def test_events_outside_the_trial_dropped(tmp_path):

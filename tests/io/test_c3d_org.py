@@ -364,6 +364,32 @@ def test_screen_axes_give_the_forward_axis_of_a_trial_without_progression():
         detect_axes(df)
 
 
+@pytest.mark.parametrize("screen,spec", [(("-Y", "+Z"), "-y,x,z"), (("+X", "+Z"), "x,y,z")])
+def test_screen_axes_are_used_when_the_motion_gives_no_direction(tmp_path, screen, spec):
+    """A synthetic standing trial (four unnamed markers, no travel, no left/right pairs): the forward axis cannot
+    be detected; the file's POINT:X_SCREEN gives it (up from the markers), said in the mapping; without the screen
+    axes the refusal names the direction of progression."""
+    from humanbody.io.c3d import read_c3d
+    from humanbody.lab.axes import detect_axes
+
+    rng = np.random.default_rng(0)
+    base = np.array([[0.0, 0.0, 100.0], [40.0, 150.0, 500.0], [-30.0, 60.0, 1000.0], [10.0, -80.0, 1600.0]])
+    xyz = base[None] + rng.normal(0.0, 0.5, (50, 4, 3))  # standing still: sway of half a millimetre
+    path = _write(tmp_path, ["", "", "", ""], xyz)
+    c = ezc3d.c3d(str(path))
+    c.add_parameter("POINT", "X_SCREEN", [screen[0]])
+    c.add_parameter("POINT", "Y_SCREEN", [screen[1]])
+    c.write(str(path))
+    df = read_c3d(path)
+    assert df.attrs["markers"] == ["M01", "M02", "M03", "M04"]
+    assert df.attrs["screen_axes"] == screen
+    mapping = detect_axes(df)
+    assert mapping.spec == spec and f"POINT:X_SCREEN {screen[0]}" in mapping.describe()
+    df.attrs.pop("screen_axes")
+    with pytest.raises(InputError, match="direction of progression"):
+        detect_axes(df)
+
+
 def test_a_missing_markerset_file_is_said_not_found():
     from humanbody.markers.markerset import load_markerset
 

@@ -72,7 +72,52 @@ def test_a_static_sharing_no_marker_with_the_trial_is_not_paired(tmp_path):
     by_name = {Path(t.trial).name: t for t in discover([d])}
     assert by_name[markers.name].static == str(static)
     assert by_name[keypoints.name].static is None
-    assert any("not used: it has none of the trial's markers" in n for n in by_name[keypoints.name].notes)
+    (note,) = by_name[keypoints.name].notes
+    assert note.startswith("no static trial paired: sample_static.trc shares at most 0 of the trial's 2 marker names")
+    assert "--static" in note
+
+
+def test_a_static_of_another_lab_is_not_paired(tmp_path):
+    """A folder of several labs' C3D files: a walk is paired only with a static holding at least half its marker
+    names (subject prefixes and case aside), else with none, said in one line."""
+    from _io_samples import positions, write_c3d
+
+    d = tmp_path / "labs"
+    d.mkdir()
+    pig = ["LASI", "RASI", "SACR", "LKNE", "RKNE", "LANK", "RANK"]
+    write_c3d(d / "a_Static.c3d", positions(5, 8), ["ROFF"] + pig, rate=100.0)
+    write_c3d(d / "b_Static.c3d", positions(5, 6), ["L_ASIS", "R_ASIS", "SACRUM", "L_KNEE", "R_KNEE", "RANK"],
+              rate=100.0)
+    write_c3d(d / "walk_a.c3d", positions(5, 7), [f"S1:{n}" for n in pig], rate=100.0)
+    write_c3d(d / "walk_b.c3d", positions(5, 5), ["l_asis", "r_asis", "sacrum", "l_knee", "r_knee"], rate=100.0)
+    write_c3d(d / "walk_c.c3d", positions(5, 4), ["RASI", "LASI", "C7", "T10"], rate=100.0)
+    by_name = {Path(t.trial).name: t for t in discover([d])}
+    assert by_name["walk_a.c3d"].static == str(d / "a_Static.c3d")
+    assert by_name["walk_b.c3d"].static == str(d / "b_Static.c3d")  # the second candidate, the first another lab's
+    assert by_name["walk_c.c3d"].static == str(d / "a_Static.c3d")  # 2 of 4: half the smaller file's names
+    walk_d = d / "walk_d.c3d"
+    write_c3d(walk_d, positions(5, 6), ["RASI", "C7", "T10", "CLAV", "STRN", "RBAK"], rate=100.0)
+    (task,) = discover([walk_d])
+    assert task.static is None
+    (note,) = task.notes
+    assert note == ("no static trial paired: a_Static.c3d, b_Static.c3d share at most 1 of the trial's 6 marker "
+                    "names (another lab or subject); the trial calibrates itself, or give its standing trial with "
+                    "--static")
+
+
+def test_report_on_one_c3d_org_file_pairs_only_its_own_static():
+    """C3D.org's folder holds one file named static (The MotionMonitor's): its walk is paired with it, another
+    lab's walk given alone is not."""
+    from _shared import SHARED_DATA
+
+    org = SHARED_DATA / "real" / "c3d" / "c3d_org"
+    walk, other = org / "sample_00_Innovative_Sports_Training_Gait_with_EMG.c3d", org / "sample_03_gait-raw.c3d"
+    if not walk.is_file():
+        pytest.skip("needs the shared C3D files")
+    (task,) = discover([walk])
+    assert task.static == str(org / "sample_00_Innovative_Sports_Training_Static_Pose.c3d")
+    (task,) = discover([other])
+    assert task.static is None and task.notes[0].startswith("no static trial paired: ")
 
 
 def test_duplicate_stems_get_unique_keys(tmp_path):
