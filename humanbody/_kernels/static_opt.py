@@ -21,12 +21,11 @@ each frame starts from the previous frame's multipliers.
 
 from __future__ import annotations
 
-import math
-
 import numba as nb
 import numpy as np
 
 from .cache import drop_stale_kernels
+from .cholesky import cholesky_solve
 
 drop_stale_kernels()  # before any kernel is loaded from the cache
 
@@ -48,34 +47,6 @@ def control_of(s, p, lo, hi):
     if x >= hi:
         return hi, 0.0
     return x, d
-
-
-@nb.njit(cache=_CACHE, inline="always")
-def cholesky_solve(H, g, out):
-    """Solve ``H out = g`` for symmetric positive definite ``H`` (overwritten by its Cholesky factor)."""
-    n = H.shape[0]
-    for j in range(n):
-        s = H[j, j]
-        for k in range(j):
-            s -= H[j, k] * H[j, k]
-        if s <= 0.0:
-            s = 1e-300
-        H[j, j] = math.sqrt(s)
-        for i in range(j + 1, n):
-            t = H[i, j]
-            for k in range(j):
-                t -= H[i, k] * H[j, k]
-            H[i, j] = t / H[j, j]
-    for i in range(n):
-        t = g[i]
-        for k in range(i):
-            t -= H[i, k] * out[k]
-        out[i] = t / H[i, i]
-    for i in range(n - 1, -1, -1):
-        t = out[i]
-        for k in range(i + 1, n):
-            t -= H[k, i] * out[k]
-        out[i] = t / H[i, i]
 
 
 @nb.njit(cache=_CACHE, inline="always")
@@ -167,7 +138,7 @@ def solve_frame(A, b, lam, p, lo, hi, tol, max_iter, x):
             scale = max(scale, H[j, j])
         for j in range(nc):
             H[j, j] += 1e-13 * scale + 1e-300
-        cholesky_solve(H, g, step)
+        cholesky_solve(H, g, step, 1e-300)  # a pivot <= 0 (rounding) taken as 1e-300
         bw = 0.0
         for j in range(nc):
             bw += b[j] * step[j]
