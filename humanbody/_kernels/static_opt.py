@@ -95,9 +95,28 @@ def exact_step(s, w, p, lo, hi, bw):
 
 
 @nb.njit(cache=_CACHE)
-def solve_frame(A, b, lam, p, lo, hi, tol, max_iter, x):
+def columns_of(A, rows, count):
+    """The nonzeros of each column of ``A`` (C, N): ``rows[i, :count[i]]`` (written) their rows, ascending.
+
+    A muscle's column has a nonzero only on the coordinates it crosses and a coordinate actuator's on
+    its own: the sums over them are the full sums with their zero terms left out (the same
+    floating-point result, in the same order, at a few percent of the work).
+    """
+    nc, na = A.shape
+    for i in range(na):
+        c = 0
+        for j in range(nc):
+            if A[j, i] != 0.0:
+                rows[i, c] = j
+                c += 1
+        count[i] = c
+
+
+@nb.njit(cache=_CACHE)
+def solve_frame(A, b, lam, p, lo, hi, tol, max_iter, x, rows, count):
     """One frame: Newton on the dual from ``lam`` (updated in place) with exact line search; controls into ``x``.
 
+    ``rows``, ``count``: scratch (N, C) and (N,) for the columns' nonzeros (:func:`columns_of`).
     Returns the iterations taken, or ``-1`` when ``|A x - b|`` did not fall
     under ``tol`` (the constraints cannot be met within the bounds).
     """
@@ -108,33 +127,39 @@ def solve_frame(A, b, lam, p, lo, hi, tol, max_iter, x):
     s = np.empty(na)
     w = np.empty(na)
     d = np.empty(na)
+    columns_of(A, rows, count)
     for it in range(max_iter + 1):
         for i in range(na):
             si = 0.0
-            for j in range(nc):
-                si += A[j, i] * lam[j]
+            for c in range(count[i]):
+                si += A[rows[i, c], i] * lam[rows[i, c]]
             s[i] = si
             x[i], di = control_of(si, p, lo[i], hi[i])
             d[i] = max(di, 1e-10)  # a control at a bound still bends D a little: H stays invertible
+        for j in range(nc):
+            g[j] = -b[j]
+        for i in range(na):
+            for c in range(count[i]):
+                g[rows[i, c]] += A[rows[i, c], i] * x[i]
         worst = 0.0
         for j in range(nc):
-            r = -b[j]
-            for i in range(na):
-                r += A[j, i] * x[i]
-            g[j] = -r
-            worst = max(worst, abs(r))
+            worst = max(worst, abs(g[j]))
+            g[j] = -g[j]
         if worst <= tol:
             return it
         if it == max_iter:
             break
+        for j in range(nc):  # H = A diag(d) Aᵀ, lower triangle
+            for k in range(j + 1):
+                H[j, k] = 0.0
+        for i in range(na):
+            for c1 in range(count[i]):
+                j = rows[i, c1]
+                a = A[j, i] * d[i]
+                for c2 in range(c1 + 1):
+                    H[j, rows[i, c2]] += a * A[rows[i, c2], i]
         scale = 0.0
         for j in range(nc):
-            for k in range(j + 1):
-                h = 0.0
-                for i in range(na):
-                    h += A[j, i] * d[i] * A[k, i]
-                H[j, k] = h
-                H[k, j] = h
             scale = max(scale, H[j, j])
         for j in range(nc):
             H[j, j] += 1e-13 * scale + 1e-300
@@ -144,8 +169,8 @@ def solve_frame(A, b, lam, p, lo, hi, tol, max_iter, x):
             bw += b[j] * step[j]
         for i in range(na):
             wi = 0.0
-            for j in range(nc):
-                wi += A[j, i] * step[j]
+            for c in range(count[i]):
+                wi += A[rows[i, c], i] * step[rows[i, c]]
             w[i] = wi
         t = exact_step(s, w, p, lo, hi, bw)
         if t < 0.0:
@@ -180,6 +205,8 @@ def static_optimization(A, b, p, lo, hi, tol, max_iter, chunks):
     size = (nf + chunks - 1) // chunks
     for c in nb.prange(chunks):
         lam = np.zeros(nc)
+        rows = np.empty((na, nc), dtype=np.int64)
+        count = np.empty(na, dtype=np.int64)
         for f in range(c * size, min(nf, (c + 1) * size)):
-            iters[f] = solve_frame(A[f], b[f], lam, p, lo, hi, tol[f], max_iter, x[f])
+            iters[f] = solve_frame(A[f], b[f], lam, p, lo, hi, tol[f], max_iter, x[f], rows, count)
     return x, iters
