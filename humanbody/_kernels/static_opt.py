@@ -5,7 +5,8 @@ Array in, array out.  Every frame ``f`` solves
     minimise  sum_i |x_i|^p / p   subject to   A_f x = b_f,   lo <= x <= hi
 
 (``x`` the actuator controls, ``A_f`` (C, N) the generalised force of each
-actuator at control 1, ``b_f`` (C,) the generalised forces to reproduce).
+actuator at control 1, given transposed (N, C: each actuator's row contiguous),
+``b_f`` (C,) the generalised forces to reproduce).
 Its dual is the smooth convex minimisation of
 
     D(lam) = sum_i psi_i(a_i . lam) - b . lam,   x_i(s) = clip(sign(s) |s|^(1/(p-1)), lo_i, hi_i),
@@ -95,44 +96,45 @@ def exact_step(s, w, p, lo, hi, bw):
 
 
 @nb.njit(cache=_CACHE)
-def columns_of(A, rows, count):
-    """The nonzeros of each column of ``A`` (C, N): ``rows[i, :count[i]]`` (written) their rows, ascending.
+def columns_of(At, rows, count):
+    """The nonzeros of each actuator's row of ``At`` (N, C) (a column of ``A``): ``rows[i, :count[i]]``
+    (written) their coordinates, ascending.
 
     A muscle's column has a nonzero only on the coordinates it crosses and a coordinate actuator's on
     its own: the sums over them are the full sums with their zero terms left out (the same
     floating-point result, in the same order, at a few percent of the work).
     """
-    nc, na = A.shape
+    na, nc = At.shape
     for i in range(na):
         c = 0
         for j in range(nc):
-            if A[j, i] != 0.0:
+            if At[i, j] != 0.0:
                 rows[i, c] = j
                 c += 1
         count[i] = c
 
 
 @nb.njit(cache=_CACHE)
-def solve_frame(A, b, lam, p, lo, hi, tol, max_iter, x, rows, count):
+def solve_frame(At, b, lam, p, lo, hi, tol, max_iter, x, rows, count):
     """One frame: Newton on the dual from ``lam`` (updated in place) with exact line search; controls into ``x``.
 
-    ``rows``, ``count``: scratch (N, C) and (N,) for the columns' nonzeros (:func:`columns_of`).
+    ``At`` (N, C): ``A`` transposed; ``rows``, ``count``: scratch (N, C) and (N,) for the columns' nonzeros (:func:`columns_of`).
     Returns the iterations taken, or ``-1`` when ``|A x - b|`` did not fall
     under ``tol`` (the constraints cannot be met within the bounds).
     """
-    nc, na = A.shape
+    na, nc = At.shape
     H = np.empty((nc, nc))
     g = np.empty(nc)
     step = np.empty(nc)
     s = np.empty(na)
     w = np.empty(na)
     d = np.empty(na)
-    columns_of(A, rows, count)
+    columns_of(At, rows, count)
     for it in range(max_iter + 1):
         for i in range(na):
             si = 0.0
             for c in range(count[i]):
-                si += A[rows[i, c], i] * lam[rows[i, c]]
+                si += At[i, rows[i, c]] * lam[rows[i, c]]
             s[i] = si
             x[i], di = control_of(si, p, lo[i], hi[i])
             d[i] = max(di, 1e-10)  # a control at a bound still bends D a little: H stays invertible
@@ -140,7 +142,7 @@ def solve_frame(A, b, lam, p, lo, hi, tol, max_iter, x, rows, count):
             g[j] = -b[j]
         for i in range(na):
             for c in range(count[i]):
-                g[rows[i, c]] += A[rows[i, c], i] * x[i]
+                g[rows[i, c]] += At[i, rows[i, c]] * x[i]
         worst = 0.0
         for j in range(nc):
             worst = max(worst, abs(g[j]))
@@ -155,9 +157,9 @@ def solve_frame(A, b, lam, p, lo, hi, tol, max_iter, x, rows, count):
         for i in range(na):
             for c1 in range(count[i]):
                 j = rows[i, c1]
-                a = A[j, i] * d[i]
+                a = At[i, j] * d[i]
                 for c2 in range(c1 + 1):
-                    H[j, rows[i, c2]] += a * A[rows[i, c2], i]
+                    H[j, rows[i, c2]] += a * At[i, rows[i, c2]]
         scale = 0.0
         for j in range(nc):
             scale = max(scale, H[j, j])
@@ -170,7 +172,7 @@ def solve_frame(A, b, lam, p, lo, hi, tol, max_iter, x, rows, count):
         for i in range(na):
             wi = 0.0
             for c in range(count[i]):
-                wi += A[rows[i, c], i] * step[rows[i, c]]
+                wi += At[i, rows[i, c]] * step[rows[i, c]]
             w[i] = wi
         t = exact_step(s, w, p, lo, hi, bw)
         if t < 0.0:
@@ -181,12 +183,12 @@ def solve_frame(A, b, lam, p, lo, hi, tol, max_iter, x, rows, count):
 
 
 @nb.njit(cache=_CACHE, parallel=True)
-def static_optimization(A, b, p, lo, hi, tol, max_iter, chunks):
+def static_optimization(At, b, p, lo, hi, tol, max_iter, chunks):
     """Every frame's optimum.
 
     Parameters
     ----------
-    A : (F, C, N) generalised force (N or N·m) of each actuator at control 1, per frame.
+    At : (F, N, C) generalised forces (N or N·m) of each actuator at control 1, per frame (``A`` transposed).
     b : (F, C) generalised forces to reproduce.
     p : float, the cost's exponent (> 1).
     lo, hi : (N,) control bounds.
@@ -199,7 +201,7 @@ def static_optimization(A, b, p, lo, hi, tol, max_iter, chunks):
     x : (F, N) controls; iterations : (F,) Newton iterations per frame, -1 where the
     constraints could not be met (``x`` is then the last iterate).
     """
-    nf, nc, na = A.shape
+    nf, na, nc = At.shape
     x = np.zeros((nf, na))
     iters = np.zeros(nf, dtype=np.int64)
     size = (nf + chunks - 1) // chunks
@@ -208,5 +210,5 @@ def static_optimization(A, b, p, lo, hi, tol, max_iter, chunks):
         rows = np.empty((na, nc), dtype=np.int64)
         count = np.empty(na, dtype=np.int64)
         for f in range(c * size, min(nf, (c + 1) * size)):
-            iters[f] = solve_frame(A[f], b[f], lam, p, lo, hi, tol[f], max_iter, x[f], rows, count)
+            iters[f] = solve_frame(At[f], b[f], lam, p, lo, hi, tol[f], max_iter, x[f], rows, count)
     return x, iters
