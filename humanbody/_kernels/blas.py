@@ -10,6 +10,9 @@ under their full names, the import finds them in ``sys.modules`` and runs nothin
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
+import os
 import sys
 
 
@@ -25,10 +28,6 @@ def load_blas_modules() -> bool:
     -------
     bool : True when both are in ``sys.modules`` (loaded here or before).
     """
-    import importlib.machinery
-    import importlib.util
-    import os
-
     if "scipy.linalg" in sys.modules:
         return True
     try:
