@@ -53,10 +53,12 @@ SHARED = Path(os.environ.get("HUMANBODY_SHARED_DATA", ROOT.parent / "shared" / "
 
 
 def _timed(cmd: list[str], env: dict) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one process run to its end."""
+    """(CPU seconds, wall seconds) of one process run to its end, in the folder of its ``PYTHONPATH``
+    (``python -m humanbody`` imports the package of its working folder first)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, env=env, cwd=env["PYTHONPATH"], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
