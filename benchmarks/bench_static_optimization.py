@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Static optimization of the shared walk: OpenSim's AnalyzeTool against ``humanbody muscles``, timed in one run.
 
-    .venv/bin/python benchmarks/bench_static_optimization.py [--repeat N] [--frames-scale K]
+    .venv/bin/python benchmarks/bench_static_optimization.py [--repeat N] [--frames-scale K] [--baseline DIR]
 
 The setup is the Joint Reaction tutorial's (tests/muscles/_opensim_reference.py):
 OpenSim's scaled gait2392 subject01, its IK of the walk (0.5-2.5 s, 121
@@ -20,6 +20,10 @@ Each process is timed by its wall clock and by its CPU time (user + system of
 the process and its children): on a machine shared with other work the wall
 clock mostly measures the wait for a core, the CPU time what the process
 costs.  The per-frame figure divides each process's time by its frames.
+Every process runs with Python's bytecode cache on (``PYTHONDONTWRITEBYTECODE`` unset), as a user's
+would: a process compiling humanbody's modules from source each time pays ~0.2 CPU-s more.
+``--baseline DIR`` also times another humanbody source tree (e.g. ``git archive`` of an earlier commit)
+the same way, its runs alternating with this tree's.
 Prints one line per tool and the ratios; ``--json FILE`` saves them.  ``--frames-scale K`` (K > 1) also times
 ``humanbody muscles`` on a long trial: the walk's 120 frames of
 0.5-2.5 s and their loads repeated K times end to end (the same setup;
@@ -32,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import resource
 import subprocess
 import sys
@@ -48,10 +53,12 @@ SHARED = Path(os.environ.get("HUMANBODY_SHARED_DATA", ROOT.parent / "shared" / "
 
 
 def _timed(cmd: list[str], env: dict) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one process run to its end."""
+    """(CPU seconds, wall seconds) of one process run to its end, in the folder of its ``PYTHONPATH``
+    (``python -m humanbody`` imports the package of its working folder first)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, env=env, cwd=env["PYTHONPATH"], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
@@ -105,9 +112,12 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=1, help="runs of each tool (the best is kept)")
     ap.add_argument("--frames-scale", type=int, default=1, metavar="K",
                     help="also time humanbody on the walk repeated K times (a long trial)")
+    ap.add_argument("--baseline", metavar="DIR", help="also time the humanbody source tree in DIR (alternating)")
     ap.add_argument("--json", metavar="FILE", help="save the figures")
     args = ap.parse_args(argv)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user's process: modules from their bytecode cache
+    base_env = dict(env, PYTHONPATH=str(Path(args.baseline).resolve())) if args.baseline else None
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
@@ -121,34 +131,69 @@ def main(argv=None) -> int:
         ours = [sys.executable, "-m", "humanbody", "muscles", str(paths["ik"]), "--model", str(paths["model"]),
                 "--forces", str(paths["loads"]), "--reserves", str(reserves), "--cutoff", str(osr.CUTOFF_HZ),
                 "--start", str(osr.START), "--end", str(osr.END), "--out", str(out / "hb"), "-q"]
-        _timed(ours + ["--joint-reactions", "none"], env)  # numba's cache warm, as after the first run
+        so_only = ours + ["--joint-reactions", "none"]
+        for e in (env, base_env) if base_env else (env,):
+            _timed(so_only, e)  # numba's cache warm, as after the first run
+        _timed(ours, env)
         frames_os = frames_hb = 121
         t_os = min(_timed(run_so, env) for _ in range(args.repeat))
-        t_hb = min(_timed(ours + ["--joint-reactions", "none"], env) for _ in range(args.repeat))
+        runs: dict[str, list] = {"hb": [], "base": []}
+        for _ in range(args.repeat):
+            runs["hb"].append(_timed(so_only, env))
+            if base_env:
+                runs["base"].append(_timed(so_only, base_env))
+        t_hb = min(runs["hb"])
+        t_base = min(runs["base"]) if base_env else None
         t_jr = min(_timed(ours, env) for _ in range(args.repeat))
-        t_long, frames_long = None, 0
+        t_long, t_long_base, frames_long = None, None, 0
         if args.frames_scale > 1:
             ik, xml, frames_long = _long_trial(paths, out, args.frames_scale)
             long = [sys.executable, "-m", "humanbody", "muscles", str(ik), "--model", str(paths["model"]),
                     "--forces", str(xml), "--reserves", str(reserves), "--cutoff", str(osr.CUTOFF_HZ),
                     "--joint-reactions", "none", "--out", str(out / "long"), "-q"]
-            t_long = min(_timed(long, env) for _ in range(args.repeat))
+            if base_env:
+                _timed(long, base_env)
+            _timed(long, env)
+            long_runs: dict[str, list] = {"hb": [], "base": []}
+            for _ in range(args.repeat):
+                long_runs["hb"].append(_timed(long, env))
+                if base_env:
+                    long_runs["base"].append(_timed(long, base_env))
+            t_long = min(long_runs["hb"])
+            t_long_base = min(long_runs["base"]) if base_env else None
     print(_line("opensim", t_os, frames_os, ""))
     print(_line("humanbody", t_hb, frames_hb, ", SO"))
     print(_line("humanbody+jr", t_jr, frames_hb, ", SO + reactions"))
     print(f"ratio (whole process, OpenSim / humanbody SO): CPU {t_os[0] / t_hb[0]:.1f}x, wall {t_os[1] / t_hb[1]:.1f}x")
+    if t_base is not None:
+        print(_line("baseline", t_base, frames_hb, f", SO, {args.baseline}"))
+        print(f"ratio (whole process, OpenSim / baseline SO): CPU {t_os[0] / t_base[0]:.1f}x")
     figures = {"benchmark": "static_optimization", "cpus": os.cpu_count(), "load_average_before": load,
                "load_average_after": os.getloadavg()[0], "frames": frames_os,
                "opensim": {"cpu_s": t_os[0], "wall_s": t_os[1]}, "humanbody_so": {"cpu_s": t_hb[0], "wall_s": t_hb[1]},
                "humanbody_so_jr": {"cpu_s": t_jr[0], "wall_s": t_jr[1]},
-               "ratio_cpu": t_os[0] / t_hb[0], "ratio_wall": t_os[1] / t_hb[1]}
+               "ratio_cpu": t_os[0] / t_hb[0], "ratio_wall": t_os[1] / t_hb[1],
+               "runs_cpu_s": {k: [r[0] for r in v] for k, v in runs.items() if v}}
+    if t_base is not None:
+        figures["baseline"] = {"tree": args.baseline, "cpu_s": t_base[0], "wall_s": t_base[1],
+                               "ratio_cpu": t_os[0] / t_base[0]}
     if t_long is not None:
         print(_line("humanbody long", t_long, frames_long, ", SO"))
         per = t_os[0] / frames_os / (t_long[0] / frames_long)
         print(f"ratio per frame on the long trial (OpenSim's 121-frame run / humanbody's): CPU {per:.1f}x")
         figures["humanbody_long"] = {"frames": frames_long, "cpu_s": t_long[0], "wall_s": t_long[1],
-                                     "ratio_cpu_per_frame": per}
+                                     "ratio_cpu_per_frame": per,
+                                     "runs_cpu_s": {k: [r[0] for r in v] for k, v in long_runs.items() if v}}
+        if t_long_base is not None:
+            per_base = t_os[0] / frames_os / (t_long_base[0] / frames_long)
+            print(_line("baseline long", t_long_base, frames_long, ", SO"))
+            print(f"ratio per frame on the long trial, baseline: CPU {per_base:.1f}x")
+            figures["baseline_long"] = {"cpu_s": t_long_base[0], "wall_s": t_long_base[1],
+                                        "ratio_cpu_per_frame": per_base}
     print(f"load average {os.getloadavg()[0]:.1f}")
+    figures["python"] = sys.version.split()[0]
+    figures["machine"] = f"{platform.machine()} {platform.processor() or ''}".strip()
+    figures["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")
     return 0

@@ -21,6 +21,9 @@ from .errors import InputError
 #: Subcommands in the order ``--help`` lists them.
 COMMANDS = ("analyze", "report", "compare", "view", "model", "markerset", "simulate", "vibration", "muscles")
 
+#: Subcommands that run numba kernels.
+KERNEL_COMMANDS = ("analyze", "report", "view", "simulate", "vibration", "muscles")
+
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 #: Optional packages -> (what needs them, the extra that installs them).
@@ -119,7 +122,10 @@ def console(argv=None) -> int:
       functions: alive to the end) are taken out of the cyclic garbage
       collector's sight (:func:`gc.freeze`, here and after each later import
       block, :mod:`humanbody._gc`); its collections during the analysis then
-      look only at what the analysis makes.
+      look only at what the analysis makes;
+    - numba's check for BLAS, when its first kernel loads, finds SciPy's two
+      BLAS/LAPACK modules already loaded alone instead of importing the whole
+      of ``scipy.linalg`` (about 0.2 CPU-s; :mod:`humanbody._kernels.blas`).
 
     Parameters
     ----------
@@ -133,6 +139,10 @@ def console(argv=None) -> int:
     """
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+    if _command_of(argv) in KERNEL_COMMANDS:
+        from ._kernels.blas import load_blas_modules  # lazy: only commands that run kernels
+
+        load_blas_modules()
     from . import _gc  # lazy: only the console entry point freezes the collector
 
     _gc.freeze_after = True
@@ -156,7 +166,7 @@ def main(argv=None) -> int:
     parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     notice: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
-    if args.command in ("analyze", "report", "view", "simulate", "vibration", "muscles") and not getattr(args, "quiet", False):
+    if args.command in KERNEL_COMMANDS and not getattr(args, "quiet", False):
         from ._kernels.cache import (  # lazy: numba, only for commands that run kernels
             announce_compilation,
             kernels_cached,

@@ -12,41 +12,12 @@ import numba as nb
 import numpy as np
 
 from .cache import drop_stale_kernels
+from .cholesky import cholesky_solve
 from .joint_tree import _point_jacobian_frame, _tree_frame, axis_values, couple_coordinates
 
 drop_stale_kernels()
 
 _CACHE = True
-
-
-@nb.njit(cache=_CACHE)
-def _cholesky_solve(H, b, out):
-    """``out = H⁻¹ b`` for symmetric positive definite H (n, n) by Cholesky; False when H is not (a pivot <= 0)."""
-    n = H.shape[0]
-    L = np.zeros((n, n))
-    for j in range(n):
-        s = H[j, j]
-        for k in range(j):
-            s -= L[j, k] * L[j, k]
-        if not s > 0.0:
-            return False
-        L[j, j] = np.sqrt(s)
-        for i in range(j + 1, n):
-            t = H[i, j]
-            for k in range(j):
-                t -= L[i, k] * L[j, k]
-            L[i, j] = t / L[j, j]
-    for i in range(n):
-        t = b[i]
-        for k in range(i):
-            t -= L[i, k] * out[k]
-        out[i] = t / L[i, i]
-    for i in range(n - 1, -1, -1):
-        t = out[i]
-        for k in range(i + 1, n):
-            t -= L[k, i] * out[k]
-        out[i] = t / L[i, i]
-    return True
 
 
 @nb.njit(cache=_CACHE)
@@ -138,7 +109,7 @@ def _lm_frame(q, target, sw, seen, free, cidx, csw, cval, lo, hi, iterations, tr
                 H[j, i] = s
         for i in range(nf):
             H[i, i] += lam * (H[i, i] + 1e-12)
-        if _cholesky_solve(H, g, step):
+        if cholesky_solve(H, g, step, 0.0):  # H is rebuilt each iteration: factored in place
             moved = 0.0
             for i in range(nf):
                 c = free[i]

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import NOTE, InputError, priority_of
+from ..errors import METHOD, NOTE, InputError, Note, priority_of
 from ._options import (  # noqa: F401  (the builders' former home: analysis_options, cutoff_value, ...)
     add_export_options,
     add_load_options,
@@ -195,6 +195,9 @@ def run_osim(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     path = write_storage(out / f"{Path(args.trial).stem}_ik.mot", "Coordinates", cm.osim.coordinate_names,
                        frame["time"].to_numpy(dtype=float), values, in_degrees=True)
+    if not args.ik_setup:  # the markers' weights change the fit and every load after it: said, never silent
+        say(Note("inverse kinematics: every marker the trial shares with the model weighs 1 (--ik-setup "
+                 "SETUP.xml for the marker and coordinate weights of an OpenSim IK setup)", METHOD))
     say(f"inverse kinematics: {len(result.markers)} markers, RMS marker error "
         f"{1000 * np.nanmean(result.rms_error):.1f} mm (max {1000 * np.nanmax(result.max_error):.1f} mm)")
     say(f"wrote inverse kinematics: {path}")

@@ -23,15 +23,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._kernels.banded import banded_solve
+from .._kernels.iir import iir3_pass
+
 DEGREE = 5  # quintic
 
 
-def bspline_basis(knots: np.ndarray, k: int, x: np.ndarray, deriv: int = 0) -> np.ndarray:
-    """(len(x), len(knots) - k - 1): the ``deriv``-th derivative of every B-spline of degree ``k`` on
-    ``knots`` at ``x``, a point at the last knot in the last non-empty interval.
+def bspline_local(knots: np.ndarray, k: int, x: np.ndarray, deriv: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The ``deriv``-th derivative of the B-splines of degree ``k`` on ``knots`` that are not zero at each ``x``:
+    ``(N, first)``, ``N`` (len(x), k + 1) the values of ``B[first] .. B[first + k]`` at each point
+    (a point at the last knot in the last non-empty interval).
 
-    At ``x`` in ``[t_c, t_c+1)`` only ``B[c-k] .. B[c]`` are not zero; they are raised degree by degree
-    (de Boor's recurrence, ``B[i,d] = w[i,d] B[i,d-1] + (1 - w[i+1,d]) B[i+1,d-1]``,
+    At ``x`` in ``[t_c, t_c+1)`` only ``B[c-k] .. B[c]`` are not zero (``first = c - k``); they are raised
+    degree by degree (de Boor's recurrence, ``B[i,d] = w[i,d] B[i,d-1] + (1 - w[i+1,d]) B[i+1,d-1]``,
     ``w[i,d] = (x - t_i) / (t_i+d - t_i)``), the last ``deriv`` raises by the derivative's
     ``dB[i,d] = d (B[i,d-1] / (t_i+d - t_i) - B[i+1,d-1] / (t_i+d+1 - t_i+1))`` (0/0 taken as 0).
     """
@@ -54,14 +58,7 @@ def bspline_basis(knots: np.ndarray, k: int, x: np.ndarray, deriv: int = 0) -> n
             w = np.divide(x[:, None] - t[i], span, out=np.zeros_like(span), where=span > 0)
             w1 = np.divide(x[:, None] - t[i + 1], span1, out=np.zeros_like(span1), where=span1 > 0)
             N = w * lo + (1.0 - w1) * hi
-    out = np.zeros((len(x), len(t) - k - 1))
-    np.put_along_axis(out, c[:, None] - k + np.arange(k + 1), N, axis=1)
-    return out
-
-
-#: Samples above which the spline goes through SciPy's banded solver (the dense collocation's memory and
-#: time grow as F^2 and F^3; SciPy's import, 1 s, is paid only by such long trials)
-DENSE_SAMPLES = 1000
+    return N, c - k
 
 
 def natural_quintic_slopes(t: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -72,49 +69,35 @@ def natural_quintic_slopes(t: np.ndarray, y: np.ndarray) -> np.ndarray:
 
     Its B-spline coefficients ``c`` (knots ``t`` with 5 more copies of each end) solve
     ``B(t) c = y`` with ``B3(t0) c = B4(t0) c = B3(tn) c = B4(tn) c = 0`` (``Bd``: the basis' d-th
-    derivative, :func:`bspline_basis`); the slopes are ``B1(t) c``.
+    derivative, :func:`bspline_local`), rows in that order: a banded system (each row's 6 nonzeros
+    near the diagonal), solved by :func:`humanbody._kernels.banded.banded_solve` in O(F); the slopes
+    are ``B1(t) c``.
     """
     k = DEGREE
     t = np.asarray(t, dtype=float)
     y = np.asarray(y, dtype=float)
-    if len(t) > DENSE_SAMPLES:
-        from scipy.interpolate import make_interp_spline  # lazy: long trials only (see DENSE_SAMPLES)
-
-        zero = np.zeros(y.shape[1:])
-        return make_interp_spline(t, y, k=k, bc_type=([(3, zero), (4, zero)], [(3, zero), (4, zero)]),
-                                  axis=0)(t, 1)
     knots = np.concatenate([np.full(k, t[0]), t, np.full(k, t[-1])])
     ends = t[[0, -1]]
-    A = np.vstack([bspline_basis(knots, k, ends[:1], 3), bspline_basis(knots, k, ends[:1], 4),
-                   bspline_basis(knots, k, t), bspline_basis(knots, k, ends[1:], 3),
-                   bspline_basis(knots, k, ends[1:], 4)])
-    rhs = np.zeros((len(t) + 4,) + y.shape[1:])
-    rhs[2: 2 + len(t)] = y
-    return _banded_times(bspline_basis(knots, k, t, 1), _solve_banded(A, rhs))
-
-
-def _solve_banded(A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``A⁻¹ b`` for a banded square ``A`` (each row's nonzeros near the diagonal: B-spline collocation) by
-    LAPACK's banded LU with partial pivoting: O(n) where a dense solve is O(n³), and single-threaded (a
-    dense LAPACK call of a few hundred rows spends more time starting BLAS threads than solving)."""
-    from scipy.linalg import solve_banded  # lazy: numba imports scipy.linalg anyway once a kernel has loaded
-
-    rows, cols = np.nonzero(A)
-    lower, upper = max(int(np.max(rows - cols)), 0), max(int(np.max(cols - rows)), 0)
-    n = A.shape[0]
-    ab = np.zeros((lower + upper + 1, n))
-    for d in range(-lower, upper + 1):  # ab[upper + i - j, j] = A[i, j]
-        diag = np.diagonal(A, d)
-        ab[upper - d, max(d, 0): max(d, 0) + len(diag)] = diag
-    return solve_banded((lower, upper), ab, b, check_finite=False)
-
-
-def _banded_times(B: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """``B @ c`` for a matrix B (m, n) with few nonzeros per row (a B-spline basis), without BLAS threads."""
-    out = np.zeros((B.shape[0],) + c.shape[1:])
-    rows, cols = np.nonzero(B)
-    np.add.at(out, rows, B[rows, cols].reshape((-1,) + (1,) * (c.ndim - 1)) * c[cols])
-    return out
+    parts = [bspline_local(knots, k, ends[:1], 3), bspline_local(knots, k, ends[:1], 4),
+             bspline_local(knots, k, t), bspline_local(knots, k, ends[1:], 3), bspline_local(knots, k, ends[1:], 4)]
+    N = np.concatenate([p[0] for p in parts])
+    first = np.concatenate([p[1] for p in parts])
+    n = len(N)
+    rows = np.repeat(np.arange(n), k + 1)
+    cols = (first[:, None] + np.arange(k + 1)).ravel()
+    values = N.ravel()
+    nonzero = values != 0.0
+    rows, cols, values = rows[nonzero], cols[nonzero], values[nonzero]
+    kl, ku = max(int(np.max(rows - cols)), 0), max(int(np.max(cols - rows)), 0)
+    ab = np.zeros((2 * kl + ku + 1, n))
+    ab[kl + ku + rows - cols, cols] = values
+    rhs = np.zeros((n, int(np.prod(y.shape[1:], dtype=int))))
+    rhs[2: 2 + len(t)] = y.reshape(len(t), -1)
+    if banded_solve(ab, kl, ku, rhs):
+        raise ValueError("the spline's collocation matrix is singular (repeated sample times)")
+    slope, at = bspline_local(knots, k, t, 1)
+    out = np.einsum("fj,fjc->fc", slope, rhs[at[:, None] + np.arange(k + 1)])
+    return out.reshape(y.shape)
 
 
 def reflect_pad(x: np.ndarray, n: int) -> np.ndarray:
@@ -134,16 +117,8 @@ def butterworth3(x: np.ndarray, dt: float, cutoff_hz: float) -> np.ndarray:
     a = np.array([w3, 3 * w3, 3 * w3, w3]) / den
     b = np.array([1.0, (3 * w3 + 2 * w2 - 2 * w - 3) / den, (3 * w3 - 2 * w2 - 2 * w + 3) / den,
                   (w - 1) * (w2 - w + 1) / den])
-
-    def one_pass(s: np.ndarray) -> np.ndarray:
-        f = np.empty_like(s)
-        f[:4] = s[:4]
-        for i in range(3, len(s)):
-            f[i] = a[0] * s[i] + a[1] * s[i - 1] + a[2] * s[i - 2] + a[3] * s[i - 3] \
-                - b[1] * f[i - 1] - b[2] * f[i - 2] - b[3] * f[i - 3]
-        return f
-
-    return one_pass(one_pass(x)[::-1])[::-1]
+    forward = iir3_pass(np.ascontiguousarray(np.asarray(x, dtype=float).reshape(len(x), -1)), a, b)
+    return iir3_pass(np.ascontiguousarray(forward[::-1]), a, b)[::-1].reshape(np.shape(x))
 
 
 def opensim_kinematics(time: np.ndarray, q: np.ndarray, cutoff_hz: float | None = None

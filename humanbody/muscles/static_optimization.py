@@ -47,8 +47,9 @@ class Optimum:
     residual: np.ndarray
 
 
-def constraint_matrix(capacity: np.ndarray, moment_arms: np.ndarray, reserves: Reserves) -> np.ndarray:
-    """``A`` (F, C, M + K): the generalised force of each actuator at control 1.
+def actuator_forces(capacity: np.ndarray, moment_arms: np.ndarray, reserves: Reserves) -> np.ndarray:
+    """(F, M + K, C): the generalised forces of each actuator at control 1 (``A`` of the constraints, each
+    frame's transposed: an actuator's row is contiguous, as the kernel reads it).
 
     Parameters
     ----------
@@ -58,14 +59,20 @@ def constraint_matrix(capacity: np.ndarray, moment_arms: np.ndarray, reserves: R
         (F, K, C) per unit force when some are point or torque actuators).
     """
     nf, nm, nc = moment_arms.shape
-    A = np.zeros((nf, nc, nm + len(reserves.names)))
-    A[:, :, :nm] = np.transpose(moment_arms * capacity[:, :, None], (0, 2, 1))
+    At = np.zeros((nf, nm + len(reserves.names), nc))
+    np.multiply(moment_arms, capacity[:, :, None], out=At[:, :nm])
     if reserves.directions is not None:  # point and torque actuators: their generalised force, frame by frame
-        A[:, :, nm:] = np.transpose(reserves.directions, (0, 2, 1)) * reserves.optimal_force
-        return A
+        At[:, nm:] = reserves.directions * np.asarray(reserves.optimal_force)[:, None]
+        return At
     for k, (j, force) in enumerate(zip(reserves.coordinates, reserves.optimal_force, strict=True)):
-        A[:, j, nm + k] = force
-    return A
+        At[:, nm + k, j] = force
+    return At
+
+
+def constraint_matrix(capacity: np.ndarray, moment_arms: np.ndarray, reserves: Reserves) -> np.ndarray:
+    """``A`` (F, C, M + K): the generalised force of each actuator at control 1 (a view of
+    :func:`actuator_forces`, whose parameters it takes)."""
+    return np.transpose(actuator_forces(capacity, moment_arms, reserves), (0, 2, 1))
 
 
 def solve(capacity: np.ndarray, moment_arms: np.ndarray, generalized_forces: np.ndarray, reserves: Reserves,
@@ -95,12 +102,12 @@ def solve(capacity: np.ndarray, moment_arms: np.ndarray, generalized_forces: np.
     tau = np.ascontiguousarray(generalized_forces, dtype=float)
     if passive is not None:
         tau = tau - np.einsum("fm,fmc->fc", passive, moment_arms)
-    A = constraint_matrix(capacity, moment_arms, reserves)
+    At = actuator_forces(capacity, moment_arms, reserves)
     lo = np.concatenate([np.asarray(min_control, float), reserves.min_control])
     hi = np.concatenate([np.asarray(max_control, float), reserves.max_control])
     tol = 1e-11 * (1.0 + np.abs(tau).max(axis=1))
     chunks = max(1, min(len(tau), threads or numba.get_num_threads()))
-    x, iterations = _solve(A, tau, float(exponent), lo, hi, tol, MAX_ITER, chunks)
+    x, iterations = _solve(At, tau, float(exponent), lo, hi, tol, MAX_ITER, chunks)
     scale = np.concatenate([capacity, np.broadcast_to(reserves.optimal_force, (len(x), len(reserves.names)))], axis=1)
-    residual = np.einsum("fcn,fn->fc", A, x) - tau
+    residual = np.einsum("fnc,fn->fc", At, x) - tau
     return Optimum(controls=x, forces=x * scale, iterations=iterations, residual=residual)

@@ -210,3 +210,18 @@ def test_muscles_command_runs_without_pandas_or_arrow(shared_data, tmp_path):
     assert _python(code).splitlines()[-1] == "0 []"
     assert {p.name for p in tmp_path.glob("*.csv")} >= {
         "opensim_activations.csv", "opensim_joint_reactions.csv", "opensim_muscle_forces.csv"}
+
+
+def test_muscles_command_loads_scipys_blas_alone(shared_data, tmp_path):
+    """The command's own process (``console``) gives numba SciPy's two BLAS/LAPACK modules without the
+    package ``scipy.linalg`` (about 0.2 CPU-s of its start-up); a later ``import scipy.linalg`` is SciPy's
+    own, whole."""
+    walk = shared_data / "gait2392_walk"
+    model = shared_data / "opensim_models" / "gait2392" / "subject01_simbody.osim"
+    argv = ["muscles", str(walk / "reference" / "opensim_ik.mot"), "--model", str(model),
+            "--forces", str(walk / "subject01_walk1_grf.xml"), "--start", "0.5", "--end", "0.6",
+            "--joint-reactions", "none", "--out", str(tmp_path), "-q"]
+    code = ("import sys, humanbody.cli; status = humanbody.cli.console(" + repr(argv) + "); "
+            "print(status, 'scipy.linalg' in sys.modules, 'scipy.linalg.cython_blas' in sys.modules); "
+            "import numpy as np, scipy.linalg; print(scipy.linalg.solve(np.eye(2), np.ones(2)).tolist())")
+    assert _python(code).splitlines()[-2:] == ["0 False True", "[1.0, 1.0]"]

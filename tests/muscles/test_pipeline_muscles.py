@@ -199,3 +199,12 @@ def test_report_cache_sees_the_model_and_reserves_contents(tmp_path):
         after = cache.trial_hash(task, opts)
         assert after != before, name
         before = after
+
+
+def test_report_says_which_weights_its_inverse_kinematics_used():
+    """``report --model --muscles`` without ``--ik-setup``: its muscles line says every marker weighs 1 and
+    names the option (the line itself: see the test above, with a setup)."""
+    from humanbody.report.muscles import _weights
+
+    assert _weights(None) == "every marker weight 1: --ik-setup for OpenSim's"
+    assert _weights("/data/subject01_Setup_IK.xml") == "weights of subject01_Setup_IK.xml"

@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 from scipy.interpolate import make_interp_spline
 
-from humanbody.muscles.coordinates import DENSE_SAMPLES, bspline_basis, natural_quintic_slopes
+from humanbody._kernels.banded import banded_solve
+from humanbody.muscles.coordinates import bspline_local, natural_quintic_slopes
 
 
-@pytest.mark.parametrize("n, uneven", [(8, False), (151, False), (421, True), (DENSE_SAMPLES + 5, False)])
+@pytest.mark.parametrize("n, uneven", [(8, False), (151, False), (421, True), (5000, False)])
 def test_slopes_equal_scipys_spline(n, uneven):
     rng = np.random.default_rng(n)
     t = np.arange(n) / 60.0 + (rng.uniform(0.0, 0.004, n) if uneven else 0.0)
@@ -31,6 +32,29 @@ def test_quadratics_are_differentiated_exactly():
 def test_basis_is_a_partition_of_unity_and_its_derivatives_sum_to_zero():
     knots = np.r_[np.zeros(5), np.linspace(0.0, 1.0, 11), np.ones(5)]
     x = np.linspace(0.0, 1.0, 37)
-    np.testing.assert_allclose(bspline_basis(knots, 5, x).sum(axis=1), 1.0, atol=1e-13)
+    N, first = bspline_local(knots, 5, x)
+    np.testing.assert_allclose(N.sum(axis=1), 1.0, atol=1e-13)
+    assert first.min() == 0 and first.max() == len(knots) - 2 * 6  # the last 6 of the 15 B-splines
     for d in (1, 2, 3, 4):
-        np.testing.assert_allclose(bspline_basis(knots, 5, x, d).sum(axis=1), 0.0, atol=1e-7)
+        np.testing.assert_allclose(bspline_local(knots, 5, x, d)[0].sum(axis=1), 0.0, atol=1e-7)
+
+
+@pytest.mark.parametrize("kl, ku", [(0, 0), (1, 2), (3, 1), (4, 4)])
+def test_banded_solve_equals_a_dense_solve(kl, ku):
+    """LU with row exchanges on the band storage (zero diagonals force the exchanges) against numpy's."""
+    rng = np.random.default_rng(kl * 10 + ku)
+    n = 40
+    A = np.zeros((n, n))
+    for d in range(-kl, ku + 1):
+        A += np.diag(rng.standard_normal(n - abs(d)), d)
+    if kl:
+        A[np.arange(n), np.arange(n)] *= rng.uniform(size=n) < 0.5  # zero pivots half the time
+    b = rng.standard_normal((n, 3))
+    ab = np.zeros((2 * kl + ku + 1, n))
+    for i, j in zip(*np.nonzero(A), strict=True):
+        ab[kl + ku + i - j, j] = A[i, j]
+    x = b.copy()
+    assert banded_solve(ab, kl, ku, x) == 0
+    np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-9, atol=1e-9)
+    singular = np.zeros((2 * kl + ku + 1, n))
+    assert banded_solve(singular, kl, ku, b.copy()) == 1

@@ -101,3 +101,21 @@ def test_no_marker_in_common_one_line(shared_data, tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "has no marker names in common with the model" in err and "bad.trc" in err
     assert other.exists()
+
+
+def test_equal_weights_are_said(shared_data, tmp_path, capsys):
+    """Without ``--ik-setup`` every shared marker weighs 1: one line says so and names the option (with it,
+    no such line)."""
+    osim_path, setup, trc = _files(shared_data)
+    short = tmp_path / "short.trc"
+    lines = trc.read_text().splitlines()[:16]  # the header and 10 frames
+    lines[2] = lines[2].replace("151", "10")  # NumFrames, OrigNumFrames
+    short.write_text("\n".join(lines) + "\n")
+    say = "every marker the trial shares with the model weighs 1 (--ik-setup SETUP.xml"
+    capsys.readouterr()
+    assert main(["analyze", str(short), "--model", str(osim_path), "--out", str(tmp_path / "equal")]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert sum(say in line for line in lines) == 1
+    assert main(["analyze", str(short), "--model", str(osim_path), "--ik-setup", str(setup),
+                 "--out", str(tmp_path / "setup")]) == 0
+    assert not any(say in line for line in capsys.readouterr().err.splitlines())
