@@ -38,6 +38,7 @@ from .osim_functions import evaluate
 from .vec3 import add, cross, dist2, dot, mat_t_vec, mat_vec, sub, unit
 from .wrap import INSIDE, MANDATORY, NO_WRAP, WRAPPED, wrap_cylinder, wrap_sphere
 from .wrap_ellipsoid import wrap_ellipsoid
+from .wrap_torus import wrap_torus
 
 _CACHE = True
 
@@ -196,6 +197,9 @@ def _wrap_one(w, m, n, q, R, O, tag, body, loc, pos, wlen, wseen, wvalid, pk):
         elif wo_kind[o] == 2:
             status, r1, r2, arc = wrap_ellipsoid(x1, x2, (wo_dim[o, 0], wo_dim[o, 1], wo_dim[o, 2]), wo_axis[o],
                                                  wo_sign[o], pw_method[w])
+        elif wo_kind[o] == 3:
+            status, r1, r2, arc = wrap_torus(x1, x2, wo_dim[o, 0], wo_dim[o, 1], wo_axis[o], wo_sign[o],
+                                             m_pw[m + 1] - m_pw[m] == 1)
         else:
             status, r1, r2, arc = wrap_cylinder(x1, x2, wo_dim[o, 0], wo_dim[o, 1], wo_axis[o], wo_sign[o],
                                                 m_pw[m + 1] - m_pw[m] == 1)

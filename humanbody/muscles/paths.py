@@ -19,7 +19,7 @@ from ..osim.functions import FunctionTable
 from ..osim.model import Function, OsimModel, xyz_body_fixed
 
 WRAP_CODES = {"cylinder": 0, "sphere": 1, "ellipsoid": 2, "torus": 3}
-KERNEL_WRAPS = ("cylinder", "sphere", "ellipsoid")
+KERNEL_WRAPS = ("cylinder", "sphere", "ellipsoid", "torus")
 METHOD_CODES = {"hybrid": 0, "midpoint": 1, "axial": 2}
 POINT_CODES = {"fixed": 0, "conditional": 1, "moving": 2}
 
