@@ -9,6 +9,7 @@ from _osim_ik_reference import ik_reference
 
 from humanbody.cli import main
 from humanbody.core import forward_kinematics, marker_jacobian, marker_positions
+from humanbody.errors import InputError
 from humanbody.muscles.geometry import read_coordinates
 from humanbody.osim import read_osim
 from humanbody.osim.build import build_core_model
@@ -101,3 +102,19 @@ def test_no_marker_in_common_one_line(shared_data, tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "has no marker names in common with the model" in err and "bad.trc" in err
     assert other.exists()
+
+
+def test_from_file_needs_a_coordinate_file(tmp_path):
+    """A ``from_file`` coordinate task without the setup's ``coordinate_file`` is refused in one line; with
+    it, the file is named relative to the setup's folder, as OpenSim resolves it."""
+    task = ("<IKCoordinateTask name=\"knee_angle_r\"><weight>5</weight><value_type>from_file</value_type>"
+            "</IKCoordinateTask>")
+    setup = tmp_path / "setup.xml"
+    setup.write_text(f"<OpenSimDocument><InverseKinematicsTool><IKTaskSet><objects>{task}</objects></IKTaskSet>"
+                     "</InverseKinematicsTool></OpenSimDocument>")
+    with pytest.raises(InputError, match="from_file, but the setup names no coordinate_file"):
+        read_ik_setup(setup)
+    setup.write_text(setup.read_text().replace("</IKTaskSet>", "</IKTaskSet><coordinate_file>q.mot</coordinate_file>"))
+    tasks = read_ik_setup(setup)
+    assert tasks.from_file == {"knee_angle_r"} and tasks.coordinates["knee_angle_r"] == (5.0, None)
+    assert tasks.coordinate_file == str(tmp_path / "q.mot")
