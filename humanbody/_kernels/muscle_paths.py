@@ -37,6 +37,8 @@ import numpy as np
 from .osim_functions import evaluate
 from .vec3 import add, cross, dist2, dot, mat_t_vec, mat_vec, sub, unit
 from .wrap import INSIDE, MANDATORY, NO_WRAP, WRAPPED, wrap_cylinder, wrap_sphere
+from .wrap_ellipsoid import wrap_ellipsoid
+from .wrap_torus import wrap_torus
 
 _CACHE = True
 
@@ -155,7 +157,7 @@ def _path_length(n, tag, pos, wlen, gpos, wseen, wvalid):
 def _wrap_one(w, m, n, q, R, O, tag, body, loc, pos, wlen, wseen, wvalid, pk):
     """Apply path wrap ``w`` of muscle ``m`` to the current path; ``(new n, status)``."""
     (pt_body, pt_loc, pt_kind, pt_coord, pt_range, pt_mcoord, pt_fn, m_pt,
-     pw_obj, pw_range, m_pw, wo_body, wo_R, wo_p, wo_kind, wo_dim, wo_axis, wo_sign, wo_active,
+     pw_obj, pw_range, m_pw, wo_body, wo_R, wo_p, wo_kind, wo_dim, wo_axis, wo_sign, wo_active, pw_method,
      fk, fs, fn, fsc, fin, fd) = pk
     n = _remove_wrap(w, n, tag, body, loc, pos)
     o = pw_obj[w]
@@ -192,6 +194,12 @@ def _wrap_one(w, m, n, q, R, O, tag, body, loc, pos, wlen, wseen, wvalid, pk):
         x2 = _to_wrap_frame(R, O, _v3(pos, j + 1), wb, wR, wp)
         if wo_kind[o] == 1:
             status, r1, r2, arc = wrap_sphere(x1, x2, wo_dim[o, 0], wo_axis[o], wo_sign[o])
+        elif wo_kind[o] == 2:
+            status, r1, r2, arc = wrap_ellipsoid(x1, x2, (wo_dim[o, 0], wo_dim[o, 1], wo_dim[o, 2]), wo_axis[o],
+                                                 wo_sign[o], pw_method[w])
+        elif wo_kind[o] == 3:
+            status, r1, r2, arc = wrap_torus(x1, x2, wo_dim[o, 0], wo_dim[o, 1], wo_axis[o], wo_sign[o],
+                                             m_pw[m + 1] - m_pw[m] == 1)
         else:
             status, r1, r2, arc = wrap_cylinder(x1, x2, wo_dim[o, 0], wo_dim[o, 1], wo_axis[o], wo_sign[o],
                                                 m_pw[m + 1] - m_pw[m] == 1)
@@ -222,7 +230,7 @@ def muscle_path(m, q, R, O, tag, body, loc, pos, wlen, gpos, wseen, wvalid, pk):
     OpenSim sees them (``wseen``, ``wvalid``: scratch for the tangent points, 2 per path wrap)."""
     pt_body, pt_loc, pt_kind, pt_coord, pt_range, pt_mcoord, pt_fn, m_pt = pk[:8]
     m_pw = pk[10]
-    fk, fs, fn, fsc, fin, fd = pk[19:25]
+    fk, fs, fn, fsc, fin, fd = pk[20:26]
     n = 0
     for i in range(m_pt[m], m_pt[m + 1]):
         if _active(i, q, pt_kind, pt_coord, pt_range):
@@ -275,7 +283,7 @@ def path_rates(n, tag, body, pos, gpos, O, J, kcol, ks, across_bodies_only, out)
 def moving_point_rates(n, tag, body, gpos, q, R, qd, ks, across_bodies_only, out, pk):
     """Add to ``out[k]`` what the moving points' own motion on their bodies adds to the length's rate."""
     pt_kind, pt_loc, pt_mcoord, pt_fn = pk[2], pk[1], pk[5], pk[6]
-    fk, fs, fn, fsc, fin, fd = pk[19:25]
+    fk, fs, fn, fsc, fin, fd = pk[20:26]
     for j in range(n):
         i = tag[j]
         if i < 0 or pt_kind[i] != 2:

@@ -136,7 +136,8 @@ def ik_trial(q0, targets, w, free, cidx, csw, cval, lo, hi, iterations, tree, fu
     Parameters
     ----------
     q0 : (nq,) start pose (rad, m); targets : (F, M, 3) the markers in ground (m), NaN where missing;
-    w : (M,) weights; free : the free columns; cidx, csw, cval : coordinate tasks (column, √weight, value);
+    w : (M,) weights; free : the free columns; cidx, csw, cval : coordinate tasks (column, √weight, value
+    per frame: F x tasks);
     lo, hi : (nq,) bounds; tree, fun, cpl : the core model's arrays (body, offset of the M markers last in
     ``tree``).
 
@@ -153,16 +154,21 @@ def ik_trial(q0, targets, w, free, cidx, csw, cval, lo, hi, iterations, tree, fu
     sw = np.sqrt(w)
     seen = np.zeros(M, dtype=np.bool_)
     target = np.zeros((M, 3))
+    csw_f = np.empty_like(csw)
     for f in range(F):
         nseen = 0
+        wseen = 0.0
         for m in range(M):
             seen[m] = np.isfinite(targets[f, m, 0]) and np.isfinite(targets[f, m, 1]) and np.isfinite(targets[f, m, 2])
             for a in range(3):
                 target[m, a] = targets[f, m, a] if seen[m] else 0.0
             nseen += seen[m]
+            wseen += w[m] if seen[m] else 0.0
         rms[f], mx[f] = np.nan, np.nan
+        for t in range(csw.shape[0]):       # OpenSim's marker goal is the weighted mean, sum(w r^2) / sum(w)
+            csw_f[t] = csw[t] * np.sqrt(wseen)
         if nseen:
-            _lm_frame(q, target, sw, seen, free, cidx, csw, cval, lo, hi, iterations, tree, fun, cpl, work)
+            _lm_frame(q, target, sw, seen, free, cidx, csw_f, cval[f], lo, hi, iterations, tree, fun, cpl, work)
         _pose(q, tree, fun, cpl, work)
         x = work[18]
         if nseen:

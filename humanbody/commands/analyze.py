@@ -188,7 +188,7 @@ def run_osim(args) -> int:
     tasks = read_ik_setup(args.ik_setup) if args.ik_setup else None
     frame = read_frame(args.trial)
     names, xyz = markers_array(frame)
-    result = solve_ik(cm, names, xyz, tasks, path=args.trial)
+    result = solve_ik(cm, names, xyz, tasks, path=args.trial, time=frame["time"].to_numpy(dtype=float))
     degrees = np.array([c.motion_type == "rotational" for c in cm.osim.coordinates])  # as OpenSim converts
     values = np.where(degrees, np.rad2deg(result.q), result.q)
     out = Path(args.out)

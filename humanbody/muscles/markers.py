@@ -85,8 +85,8 @@ def analyze_markers(setup: Setup, trial: str | os.PathLike, forces: str | os.Pat
     loads = loads_xml(forces)
     frame = read_frame(trial)
     names, xyz = markers_array(frame)
-    ik = solve_ik(setup.geometry.core, names, xyz, tasks, path=trial)
     time = frame["time"].to_numpy(dtype=float)
+    ik = solve_ik(setup.geometry.core, names, xyz, tasks, path=trial, time=time)
     chosen = reserves if reserves is not None else weak_reserves(setup.geometry.model.coordinate_names)
     result = run_coordinates(setup, time, ik.q, loads, chosen, exponent, cutoff_hz=COORDINATE_CUTOFF_HZ,
                              joints=joints, where=trial)

@@ -4,7 +4,8 @@ Bodies are numbered as ``model.body_names`` (ground 0), coordinates as
 ``model.coordinate_names``.  Path points keep their body and location (m, body frame);
 conditional points their coordinate and range; moving points one function of one coordinate
 per axis.  Wrap surfaces keep their body, their frame in the body (rotation: OpenSim's
-body-fixed X-Y-Z angles), their kind and size, and their quadrant as ``(axis, sign)``.
+body-fixed X-Y-Z angles), their kind and size, and their quadrant as ``(axis, sign)``; path wraps
+their surface, their range of points and their ellipsoid method (:data:`METHOD_CODES`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from ..osim.functions import FunctionTable
 from ..osim.model import Function, OsimModel, xyz_body_fixed
 
 WRAP_CODES = {"cylinder": 0, "sphere": 1, "ellipsoid": 2, "torus": 3}
-KERNEL_WRAPS = ("cylinder", "sphere")
+KERNEL_WRAPS = ("cylinder", "sphere", "ellipsoid", "torus")
+METHOD_CODES = {"hybrid": 0, "midpoint": 1, "axial": 2}
 POINT_CODES = {"fixed": 0, "conditional": 1, "moving": 2}
 
 
@@ -84,13 +86,14 @@ def _pack_wraps(model: OsimModel, body: dict) -> tuple[tuple, int]:
     """The path wraps of every muscle and the wrap surfaces they use."""
     objects = [w for w in model.wrap_objects]
     index = {w.name: i for i, w in enumerate(objects)}
-    pw_obj, pw_range, m_pw = [], [], [0]
+    pw_obj, pw_range, pw_method, m_pw = [], [], [], [0]
     for m in model.muscles:
         for pw in m.wraps:
             if pw.wrap_object not in index:
                 continue                       # named in model.notes by the reader
             pw_obj.append(index[pw.wrap_object])
             pw_range.append(pw.range)
+            pw_method.append(METHOD_CODES.get(pw.method, 0))
         m_pw.append(len(pw_obj))
     n = len(objects)
     wo_R = np.zeros((max(n, 1), 3, 3))
@@ -117,6 +120,6 @@ def _pack_wraps(model: OsimModel, body: dict) -> tuple[tuple, int]:
         else:
             wo_dim[i] = (w.inner_radius, w.outer_radius, 0.0)
     arrays = (np.array(pw_obj, np.int64), np.array(pw_range, np.int64).reshape(-1, 2), np.array(m_pw, np.int64),
-              wo_body, wo_R, wo_p, wo_kind, wo_dim, wo_axis, wo_sign, wo_active)
+              wo_body, wo_R, wo_p, wo_kind, wo_dim, wo_axis, wo_sign, wo_active, np.array(pw_method, np.int64))
     counts = np.diff(m_pw)
     return arrays, int(counts.max()) if len(counts) else 0

@@ -1,13 +1,17 @@
 """Inverse kinematics on an OpenSim model: OpenSim's weighted marker least squares, frame by frame.
 
-Per frame the free coordinates ``q`` minimise (OpenSim's InverseKinematicsTool objective)
+Per frame the free coordinates ``q`` minimise (OpenSim's InverseKinematicsTool objective, as
+Simbody's assembler weighs it: the markers' goal is their weighted mean)
 
-    C(q) = sum_m w_m |x_m(q) - x̂_m|^2 + sum_c w_c (q_c - v_c)^2
+    C(q) = sum_m w_m |x_m(q) - x̂_m|^2 / sum_m w_m + sum_c w_c (q_c - v_c)^2
 
 over the markers ``m`` measured in that frame (``x̂_m`` in ground axes, m; the model's
 marker ``x_m(q)`` by the core's forward kinematics) and the coordinate tasks ``c``
-(``v_c`` its default or manual value; rad or m).  Levenberg–Marquardt on the residuals
-``r = sqrt(w) (x(q) - x̂)`` with the core's marker Jacobians ``J = dx/dq``:
+(``v_c`` its default or manual value, or, for ``from_file``, the setup's ``coordinate_file``
+at the frame's time: rotational columns converted from degrees when the file says so, a
+quintic spline through the file's rows, exact at the file's own times; rad or m).
+Levenberg–Marquardt on the residuals ``sqrt(w_m) (x(q) - x̂)`` and ``sqrt(w_c sum_m w_m) (q_c - v_c)``
+(C scaled by ``sum_m w_m``) with the core's marker Jacobians ``J = dx/dq``:
 
     (JᵀJ + λ diag(JᵀJ)) Δq = -Jᵀr,    λ halved on success, multiplied by 10 on failure,
 
@@ -26,20 +30,25 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.interpolate import make_interp_spline
 
 from .._kernels import osim_ik as _k
 from ..errors import InputError
+from ..io.opensim import read_opensim_arrays
 from .build import CoreModel
 
 
 @dataclass(frozen=True)
 class IKTasks:
     """Weights of an OpenSim IK setup: ``markers`` name → weight (absent = not applied when
-    ``only_listed``), ``coordinates`` name → (weight, value or None for the default value)."""
+    ``only_listed``), ``coordinates`` name → (weight, value or None for the default value);
+    ``from_file`` the coordinates whose value is taken from ``coordinate_file``."""
 
     markers: dict[str, float] = field(default_factory=dict)
     coordinates: dict[str, tuple[float, float | None]] = field(default_factory=dict)
     only_listed: bool = False
+    from_file: frozenset[str] = frozenset()
+    coordinate_file: str | None = None
 
 
 def _task_weight(el) -> tuple[bool, float]:
@@ -71,6 +80,7 @@ def read_ik_setup(path: str | os.PathLike) -> IKTasks:
         raise InputError("has no IKTaskSet with tasks: not an OpenSim IK setup", path=path)
     markers: dict[str, float] = {}
     coords: dict[str, tuple[float, float | None]] = {}
+    from_file = set()
     for el in tasks:
         apply, weight = _task_weight(el)
         name = el.get("name", "")
@@ -83,12 +93,19 @@ def read_ik_setup(path: str | os.PathLike) -> IKTasks:
         elif el.tag == "IKCoordinateTask":
             kind = (el.findtext("value_type") or "default_value").strip()
             if kind == "from_file":
-                raise InputError(f"coordinate task {name}: value_type from_file is not supported", path=path)
+                from_file.add(name)
             value = float((el.findtext("value") or "0").strip()) if kind == "manual_value" else None
             coords[name] = (weight, value)
         else:
             raise InputError(f"task type {el.tag} is not supported", path=path)
-    return IKTasks(markers, coords, only_listed=True)
+    coordinate_file = None
+    if from_file:
+        given = (root.findtext(".//coordinate_file") or "").strip()
+        if given in ("", "Unassigned"):
+            raise InputError(f"coordinate task {sorted(from_file)[0]} takes its value from_file, but the setup names"
+                             " no coordinate_file", path=path)
+        coordinate_file = os.path.join(os.path.dirname(os.path.abspath(path)), given)   # as OpenSim resolves it
+    return IKTasks(markers, coords, only_listed=True, from_file=frozenset(from_file), coordinate_file=coordinate_file)
 
 
 @dataclass(frozen=True)
@@ -119,19 +136,46 @@ def _problem(cm: CoreModel, names, tasks: IKTasks, path) -> tuple[np.ndarray, ..
     return mi, ti, w, np.array(sorted(free), dtype=np.int64)
 
 
-def _coordinate_tasks(cm: CoreModel, tasks: IKTasks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _file_values(cm: CoreModel, tasks: IKTasks, time: np.ndarray) -> dict[str, np.ndarray]:
+    """The ``from_file`` coordinates' values at ``time`` (rad, m), from the setup's coordinate file."""
+    path = tasks.coordinate_file or ""
+    columns, t, values, attrs = read_opensim_arrays(path)
+    names = {c.split("/")[-2] if c.endswith("/value") else c: j for j, c in enumerate(columns)}
+    missing = sorted(tasks.from_file - set(names))
+    if missing:
+        raise InputError(f"has no column for the IK setup's from_file coordinates {', '.join(missing)}", path=path)
+    converted = set(attrs.get("converted_columns", []))
+    out = {}
+    for c in cm.osim.coordinates:
+        if c.name not in tasks.from_file:
+            continue
+        v = values[:, names[c.name]]
+        was = columns[names[c.name]] in converted
+        should = bool(attrs.get("in_degrees")) and c.motion_type == "rotational"
+        v = np.deg2rad(v) if should and not was else np.rad2deg(v) if was and not should else v
+        out[c.name] = make_interp_spline(t, v, k=min(5, len(t) - 1))(time) if len(t) > 1 else np.full(len(time), v[0])
+    return out
+
+
+def _coordinate_tasks(cm: CoreModel, tasks: IKTasks, time: np.ndarray | None,
+                      frames: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Column, √weight and value per frame (F, tasks) of every coordinate task on a coordinate not locked."""
+    if tasks.from_file and time is None:
+        raise InputError("the IK setup takes coordinate values from_file: the trial's times are needed")
+    from_file = _file_values(cm, tasks, np.asarray(time, float)) if tasks.from_file else {}
     idx, w, v = [], [], []
     for i, c in enumerate(cm.osim.coordinates):
         if c.name in tasks.coordinates and not c.locked:
             weight, value = tasks.coordinates[c.name]
             idx.append(cm.q_index[i])
             w.append(weight)
-            v.append(c.default if value is None else value)
-    return np.array(idx, dtype=np.int64), np.sqrt(np.array(w, dtype=float)), np.array(v, dtype=float)
+            v.append(from_file[c.name] if c.name in from_file else np.full(frames, c.default if value is None else value))
+    values = np.array(v, dtype=float).T.reshape(frames, len(idx))
+    return np.array(idx, dtype=np.int64), np.sqrt(np.array(w, dtype=float)), np.ascontiguousarray(values)
 
 
 def solve_ik(cm: CoreModel, names, markers: np.ndarray, tasks: IKTasks | None = None,
-             path: str | os.PathLike = "", iterations: int = 50) -> IKResult:
+             path: str | os.PathLike = "", iterations: int = 50, time: np.ndarray | None = None) -> IKResult:
     """OpenSim's marker inverse kinematics on the model, every frame (see the module notes).
 
     Parameters
@@ -142,6 +186,7 @@ def solve_ik(cm: CoreModel, names, markers: np.ndarray, tasks: IKTasks | None = 
     tasks : IKTasks, optional  weights (default: every shared marker, weight 1)
     path : the trial file, for messages
     iterations : int  the most Levenberg–Marquardt steps per frame
+    time : (F,) array, optional  the frames' times (s); needed by ``from_file`` coordinate tasks
 
     Returns
     -------
@@ -149,7 +194,7 @@ def solve_ik(cm: CoreModel, names, markers: np.ndarray, tasks: IKTasks | None = 
     """
     tasks = tasks or IKTasks()
     mi, ti, w, free = _problem(cm, list(names), tasks, path)
-    ct = _coordinate_tasks(cm, tasks)
+    ct = _coordinate_tasks(cm, tasks, time, markers.shape[0])
     nq = cm.model.nq
     lo, hi = np.full(nq, -np.inf), np.full(nq, np.inf)
     q = np.zeros(nq)

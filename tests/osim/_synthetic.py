@@ -4,7 +4,8 @@ surfaces on ground and muscles from ground to the body over them.
 ``model_xml(surfaces, muscles)`` writes the text of such a model.  ``surfaces`` are
 ``(tag, name, translation, rotation, quadrant, properties)`` with ``properties`` the surface's own
 elements (``{"radius": 0.05}``); ``muscles`` are ``(name, ground_point, body_point, wraps)`` with
-``wraps`` the names of the surfaces the path wraps over, in order (each over the whole path).
+``wraps`` the names of the surfaces the path wraps over, in order (each over the whole path; a
+``(name, method)`` pair sets the path wrap's method, ``hybrid`` otherwise).
 The body's origin sits at (0.2, 0, 0) when its coordinates are 0; its translations range
 over +-``reach`` m and its rotations over +-1 rad.
 """
@@ -28,8 +29,9 @@ def _surface(tag, name, translation, rotation, quadrant, props) -> str:
 
 
 def _muscle(name, ground_point, body_point, wraps) -> str:
-    pw = "".join(f"<PathWrap name=\"{name}_wrap{i}\"><wrap_object>{w}</wrap_object><method>hybrid</method>"
-                 "<range>-1 -1</range></PathWrap>" for i, w in enumerate(wraps))
+    pairs = [(w, "hybrid") if isinstance(w, str) else w for w in wraps]
+    pw = "".join(f"<PathWrap name=\"{name}_wrap{i}\"><wrap_object>{w}</wrap_object><method>{method}</method>"
+                 "<range>-1 -1</range></PathWrap>" for i, (w, method) in enumerate(pairs))
     return (f"<Thelen2003Muscle name=\"{name}\"><GeometryPath name=\"path\"><PathPointSet><objects>"
             f"<PathPoint name=\"{name}_origin\"><socket_parent_frame>/ground</socket_parent_frame>"
             f"<location>{_vec(ground_point)}</location></PathPoint>"

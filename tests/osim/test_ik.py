@@ -9,6 +9,7 @@ from _osim_ik_reference import ik_reference
 
 from humanbody.cli import main
 from humanbody.core import forward_kinematics, marker_jacobian, marker_positions
+from humanbody.errors import InputError
 from humanbody.muscles.geometry import read_coordinates
 from humanbody.osim import read_osim
 from humanbody.osim.build import build_core_model
@@ -119,3 +120,19 @@ def test_equal_weights_are_said(shared_data, tmp_path, capsys):
     assert main(["analyze", str(short), "--model", str(osim_path), "--ik-setup", str(setup),
                  "--out", str(tmp_path / "setup")]) == 0
     assert not any(say in line for line in capsys.readouterr().err.splitlines())
+
+
+def test_from_file_needs_a_coordinate_file(tmp_path):
+    """A ``from_file`` coordinate task without the setup's ``coordinate_file`` is refused in one line; with
+    it, the file is named relative to the setup's folder, as OpenSim resolves it."""
+    task = ("<IKCoordinateTask name=\"knee_angle_r\"><weight>5</weight><value_type>from_file</value_type>"
+            "</IKCoordinateTask>")
+    setup = tmp_path / "setup.xml"
+    setup.write_text(f"<OpenSimDocument><InverseKinematicsTool><IKTaskSet><objects>{task}</objects></IKTaskSet>"
+                     "</InverseKinematicsTool></OpenSimDocument>")
+    with pytest.raises(InputError, match="from_file, but the setup names no coordinate_file"):
+        read_ik_setup(setup)
+    setup.write_text(setup.read_text().replace("</IKTaskSet>", "</IKTaskSet><coordinate_file>q.mot</coordinate_file>"))
+    tasks = read_ik_setup(setup)
+    assert tasks.from_file == {"knee_angle_r"} and tasks.coordinates["knee_angle_r"] == (5.0, None)
+    assert tasks.coordinate_file == str(tmp_path / "q.mot")
