@@ -276,7 +276,18 @@ def _osim_dynamics(args, cm, time, q, out) -> str:
 def file_event_findings(analysis) -> list[str]:
     """The output check of a trial's own gait events (a C3D's ``EVENT`` group) against the markers' (the line
     ``humanbody report`` gives, :func:`humanbody.checks.outputs.event_findings`): analyze cuts no strides, but a
-    file whose events are not where the feet are is said, naming ``--events kinematic``."""
+    file whose events are not where the feet are is said, naming ``--events kinematic``.
+
+    Parameters
+    ----------
+    analysis : humanbody.pipeline.Analysis
+        The analysed trial, with its markers and the file's own events.
+
+    Returns
+    -------
+    list of str
+        One line per finding (empty when the file's events agree with the markers', or cannot be judged).
+    """
     own = analysis.events
     if own is None or not len(own) or analysis.markers is None:
         return []

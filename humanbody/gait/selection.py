@@ -179,7 +179,20 @@ def events_source(used: pd.DataFrame) -> str:
 def file_event_stances(events: pd.DataFrame, used: pd.DataFrame) -> dict[str, tuple[float, float]]:
     """Each side cut at the file's own events: ``(stance %, stance %)`` of its strides cut at them and at the
     markers' (kinematic) events (:func:`humanbody.gait.spatiotemporal.spatiotemporal`, temporal part: the mean
-    over the side's strides); NaN where a side has no whole stride."""
+    over the side's strides); NaN where a side has no whole stride.
+
+    Parameters
+    ----------
+    events : pandas.DataFrame
+        Every event found (a ``source`` column: ``file``, ``kinematic``, ``force``).
+    used : pandas.DataFrame
+        The events the strides are cut at (``side``, ``source``, ...).
+
+    Returns
+    -------
+    dict of str to (float, float)
+        Per side with file events: stance (% of stride) at the file's events and at the markers' events.
+    """
     if not len(used) or not (used["source"] == "file").any():
         return {}
     sides = [s for s in ("right", "left") if ((used["side"] == s) & (used["source"] == "file")).any()]

@@ -101,7 +101,18 @@ def static_candidates(trial: Path) -> list[Path]:
 
 def find_static(trial: Path) -> Path | None:
     """The static trial beside ``trial``: the first of :func:`static_candidates` that is the same lab's and
-    subject's, by its marker names (:func:`shared_markers`); None when none is."""
+    subject's, by its marker names (:func:`shared_markers`); None when none is.
+
+    Parameters
+    ----------
+    trial : pathlib.Path
+        The trial file.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The static trial to calibrate ``trial`` with.
+    """
     for cand in static_candidates(trial):
         if _same_markers(shared_markers(trial, cand)):
             return cand
@@ -222,7 +233,18 @@ def _marker_names(path: Path) -> set | None:
 
 def shared_markers(trial: Path, static: Path) -> tuple[int, int, int] | None:
     """``(shared, trial's, static's)`` marker names of a trial and a static, by their headers (TRC, C3D);
-    None when either cannot be told."""
+    None when either cannot be told.
+
+    Parameters
+    ----------
+    trial, static : pathlib.Path
+        The two marker files.
+
+    Returns
+    -------
+    (int, int, int) or None
+        Marker names in common, the trial's count and the static's count.
+    """
     a, b = _marker_names(trial), _marker_names(static)
     if a is None or b is None:
         return None
