@@ -281,8 +281,24 @@ def wrap_ellipsoid(p1_, p2_, dims, axis, sign, method):
     """Wrap segment p1-p2 over the ellipsoid of semi-axes ``dims`` centred at the origin (OpenSim's
     WrapEllipsoid; ``method``: :data:`HYBRID`, :data:`MIDPOINT` or :data:`AXIAL`).
 
-    Returns ``(status, r1, r2, length)``: :data:`~humanbody._kernels.wrap.MANDATORY` when the path wraps
-    (as OpenSim reports every ellipsoid wrap), else ``NO_WRAP`` or ``INSIDE``; see the module notes."""
+    Parameters
+    ----------
+    p1_, p2_ : tuple of 3 float
+        The segment's end points in the ellipsoid's frame (m).
+    dims : tuple of 3 float
+        The semi-axes along x, y, z (m).
+    axis, sign : int
+        The active quadrant: axis 0-2 and side +1/-1 (sign 0: every quadrant).
+    method : int
+        The path-wrap method (:data:`HYBRID`, :data:`MIDPOINT`, :data:`AXIAL`).
+
+    Returns
+    -------
+    tuple
+        ``(status, r1, r2, length)``: :data:`~humanbody._kernels.wrap.MANDATORY` when the path wraps (as
+        OpenSim reports every ellipsoid wrap), else ``NO_WRAP`` or ``INSIDE``; the tangent points ``r1``,
+        ``r2`` in the ellipsoid's frame (m) and the length over the surface between them (m).
+    """
     factor = 3.0 / (dims[0] + dims[1] + dims[2])
     p1, p2 = scale(p1_, factor), scale(p2_, factor)
     a = scale(dims, factor)

@@ -85,8 +85,25 @@ def _circle_distance(p, radius):
 @nb.njit(cache=_CACHE)
 def wrap_torus(p1, p2, inner, outer, axis, sign, single):
     """Wrap segment p1-p2 over the torus (centre circle of radius ``outer`` in z = 0, tube radius
-    ``inner``; OpenSim's WrapTorus).  ``single``: the path has this one wrap (passed on to the cylinder).
-    Returns ``(status, r1, r2, length)``; see the module notes."""
+    ``inner``; OpenSim's WrapTorus).
+
+    Parameters
+    ----------
+    p1, p2 : tuple of 3 float
+        The segment's end points in the torus's frame (m).
+    inner, outer : float
+        The tube's radius and the centre circle's radius (m).
+    axis, sign : int
+        The active quadrant: axis 0-2 and side +1/-1 (sign 0: every quadrant).
+    single : bool
+        The path has this one wrap (passed on to the cylinder).
+
+    Returns
+    -------
+    tuple
+        ``(status, r1, r2, length)``: the wrap status (see the module notes), the tangent points in the
+        torus's frame (m) and the length over the surface between them (m).
+    """
     a1 = _line_point(p1, p2, outer)
     a2 = _line_point(p2, p1, outer)
     d1, d2 = _circle_distance(a1, outer), _circle_distance(a2, outer)
