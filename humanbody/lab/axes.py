@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import re
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -298,7 +299,7 @@ def _quiet():
     return warnings.catch_warnings(action="ignore", category=RuntimeWarning)
 
 
-def _readings(names: list[str]) -> list:
+def _readings(names: Sequence[str]) -> list:
     """Each name's landmark reading (:func:`humanbody.lab.vocabulary.read_name`: role, side, modifiers),
     whatever its spelling (``R.ASIS``, ``Sub01:RASI``, ``r-asis``)."""
     return list(_name_readings(tuple(names)))
