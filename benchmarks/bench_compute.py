@@ -138,41 +138,42 @@ def run_humanbody(frames: int, mode: str = "fresh") -> dict:
             "threads": numba.get_num_threads(), "mode": mode}
 
 
+#: The arrays the tree kernel writes (a Results' attributes).
+KERNEL_OUTPUTS = ("R", "omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc", "force", "torque",
+                  "body_com", "body_com_vel", "body_com_acc")
+
+
 def run_kernel(frames: int) -> dict:
-    """The tree kernel alone (``tree_kinematics``), on arrays already prepared, into arrays already mapped.
+    """The tree kernel alone (``run_tree``: ``tree_kinematics``), on arrays already prepared, into a workspace
+    already mapped.
 
     What ``compute(model, df, out=res)`` costs without reading the DataFrame
-    into the kernel's inputs and without the Results around the arrays: the
-    per-frame work of the kinematics, inertia forces and torques and the
-    whole-body mass centre, and the stores of its 4,968 bytes per frame.
+    into the kernel's inputs: the per-frame work of the kinematics, inertia
+    forces and torques and the whole-body mass centre, and the stores of its
+    4,968 bytes per frame.
     """
     import numba
 
-    from humanbody._kernels.tree import tree_kinematics
-    from humanbody.mechanics.results import _BLOCK, _KINEMATIC, _shapes
-    from humanbody.model.body import sequence_axes_array
+    from humanbody.mechanics.results import run_tree
 
     model = bench_model()
     t, q, qd, qdd = motion(model, frames)
-    arrays = {name: np.empty(shape) for name, shape in _shapes(frames, model.n_bodies).items()}
-    args = (q, qd, qdd, False, model.parent_index, sequence_axes_array(model),
-            np.ascontiguousarray(model.joint_offset), np.ascontiguousarray(model.com_offset),
-            np.ascontiguousarray(model.mass), np.ascontiguousarray(model.inertia, dtype=float),
-            *(arrays[name] for name in _KINEMATIC), _BLOCK)
-    tree_kinematics(*args)  # loaded, and the outputs mapped
-    seconds, cpu = _timed(lambda: tree_kinematics(*args), 5 if frames <= 100_000 else 2)
+    res = run_tree(model, t, q, qd, qdd, False, "given")  # loaded, and the outputs mapped
+    seconds, cpu = _timed(lambda: run_tree(model, t, q, qd, qdd, False, "given", res), 5 if frames <= 100_000 else 2)
     return {"seconds": seconds, "cpu_seconds": cpu, "output_bytes_per_frame": KINEMATIC_BYTES,
             "threads": numba.get_num_threads(), "mode": "kernel"}
 
 
 def run_store_floor(frames: int) -> dict:
-    """Only the stores: the kernel's 4,968 output bytes per frame written (``ndarray.fill``) into arrays
-    already mapped, the same arrays ``run_kernel`` writes.  The floor under any implementation that keeps
+    """Only the stores: the kernel's 4,968 output bytes per frame written (``ndarray.fill``) into the arrays
+    of a workspace already mapped, those ``run_kernel`` writes.  The floor under any implementation that keeps
     every body's kinematics and inertia loads of every frame; Pinocchio keeps one frame (``Data``)."""
-    from humanbody.mechanics.results import _shapes
+    from humanbody.mechanics.results import run_tree
 
     model = bench_model()
-    arrays = [np.empty(shape) for shape in _shapes(frames, model.n_bodies).values()]
+    t, q, qd, qdd = motion(model, frames)
+    res = run_tree(model, t, q, qd, qdd, False, "given")
+    arrays = [getattr(res, name) for name in KERNEL_OUTPUTS]
 
     def fill():
         for a in arrays:
