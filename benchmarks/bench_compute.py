@@ -7,6 +7,8 @@ peak memory figure is that measurement's own).  Can be run alone:
     python benchmarks/bench_compute.py humanbody 100000        # fresh result arrays (force, torque included)
     python benchmarks/bench_compute.py humanbody-reuse 100000  # compute(..., out=previous)
     python benchmarks/bench_compute.py humanbody-all 100000    # fresh, then inertia (R I R^T) read too
+    python benchmarks/bench_compute.py humanbody-kernel 100000  # the tree kernel alone, arrays prepared
+    python benchmarks/bench_compute.py store-floor 100000       # only the kernel's output stores
     python benchmarks/bench_compute.py numpy 100000
     python benchmarks/bench_compute.py pinocchio 20000
 
@@ -136,6 +138,53 @@ def run_humanbody(frames: int, mode: str = "fresh") -> dict:
             "threads": numba.get_num_threads(), "mode": mode}
 
 
+#: The arrays the tree kernel writes (a Results' attributes).
+KERNEL_OUTPUTS = ("R", "omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc", "force", "torque",
+                  "body_com", "body_com_vel", "body_com_acc")
+
+
+def run_kernel(frames: int) -> dict:
+    """The tree kernel alone (``run_tree``: ``tree_kinematics``), on arrays already prepared, into a workspace
+    already mapped.
+
+    What ``compute(model, df, out=res)`` costs without reading the DataFrame
+    into the kernel's inputs: the per-frame work of the kinematics, inertia
+    forces and torques and the whole-body mass centre, and the stores of its
+    4,968 bytes per frame.
+    """
+    import numba
+
+    from humanbody.mechanics.results import run_tree
+
+    model = bench_model()
+    t, q, qd, qdd = motion(model, frames)
+    res = run_tree(model, t, q, qd, qdd, False, "given")  # loaded, and the outputs mapped
+    seconds, cpu = _timed(lambda: run_tree(model, t, q, qd, qdd, False, "given", res), 5 if frames <= 100_000 else 2)
+    return {"seconds": seconds, "cpu_seconds": cpu, "output_bytes_per_frame": KINEMATIC_BYTES,
+            "threads": numba.get_num_threads(), "mode": "kernel"}
+
+
+def run_store_floor(frames: int) -> dict:
+    """Only the stores: the kernel's 4,968 output bytes per frame written (``ndarray.fill``) into the arrays
+    of a workspace already mapped, those ``run_kernel`` writes.  The floor under any implementation that keeps
+    every body's kinematics and inertia loads of every frame; Pinocchio keeps one frame (``Data``)."""
+    from humanbody.mechanics.results import run_tree
+
+    model = bench_model()
+    t, q, qd, qdd = motion(model, frames)
+    res = run_tree(model, t, q, qd, qdd, False, "given")
+    arrays = [getattr(res, name) for name in KERNEL_OUTPUTS]
+
+    def fill():
+        for a in arrays:
+            a.fill(1.0)
+
+    fill()
+    seconds, cpu = _timed(fill, 5 if frames <= 100_000 else 2)
+    return {"seconds": seconds, "cpu_seconds": cpu, "output_bytes_per_frame": KINEMATIC_BYTES, "threads": 1,
+            "mode": "stores only"}
+
+
 def run_numpy(frames: int) -> dict:
     from humanbody.mechanics.reference import reference_kinematics
 
@@ -193,6 +242,8 @@ def main(argv):
         "humanbody": lambda f: run_humanbody(f, "fresh"),
         "humanbody-reuse": lambda f: run_humanbody(f, "reuse"),
         "humanbody-all": lambda f: run_humanbody(f, "all"),
+        "humanbody-kernel": run_kernel,
+        "store-floor": run_store_floor,
         "numpy": run_numpy,
         "pinocchio": run_pinocchio,
     }[impl]

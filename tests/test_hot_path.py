@@ -38,11 +38,11 @@ from humanbody.options import AnalysisOptions
 
 #: Per stage: (pandas operations, deepcopy calls) allowed for one analysis of the shared walk with plates.
 BUDGET = {
-    "read": (5, 450),  # 2 and 368 measured (the plates read from one array of the GRF table)
+    "read": (5, 400),  # 1 and 349 measured on 2026-12-02 (the plates read from one array of the GRF table)
     "subject": (5, 10),
-    "condition": (110, 800),
+    "condition": (90, 650),  # 76 and 545 measured on 2026-12-02
     "calibrate_model": (5, 10),
-    "track": (50, 400),
+    "track": (35, 250),  # 25 and 198 measured on 2026-12-02
     "between stages": (30, 50),
     "rates": (10, 50),
     "mechanics": (5, 10),
@@ -50,7 +50,7 @@ BUDGET = {
     "weigh": (10, 50),
     "reduce": (10, 50),
     "results": (10, 50),
-    "clinical": (10, 60),
+    "clinical": (10, 45),  # 4 and 32 measured on 2026-12-02
     "kinetics": (10, 20),
 }
 STAGES = ("read", "subject", "condition", "calibrate_model", "track", "rates", "mechanics", "apply_loads", "weigh", "reduce")

@@ -48,6 +48,7 @@ _UNITS = [
 ]
 
 
+@lru_cache(maxsize=4096)  # a study's tables share their columns
 def unit_of(column: str) -> str:
     """SI unit of a coordinates/results column from its name ("" when unknown).
 
@@ -307,7 +308,13 @@ def clinical_variables(columns) -> list[str]:
     -------
     list of str
     """
-    return [c for c in map(str, columns) if CLINICAL_CURVE.search(c)]
+    return list(_clinical_variables(tuple(map(str, columns))))
+
+
+@lru_cache(maxsize=16)
+def _clinical_variables(columns: tuple) -> tuple:
+    """:func:`clinical_variables` of a tuple of names, kept for the next table of the same columns."""
+    return tuple(c for c in columns if CLINICAL_CURVE.search(c))
 
 
 def stride_table(table: pd.DataFrame, events: pd.DataFrame, variables=None, points: int = 101) -> pd.DataFrame:

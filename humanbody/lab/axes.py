@@ -20,7 +20,9 @@ from __future__ import annotations
 import copy
 import re
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -236,6 +238,7 @@ def _tokens(name: str) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=4096)  # a study's trials share their marker names
 def _role(name: str) -> str | None:
     """"head", "foot" or None, from the words in a marker name."""
     toks = _tokens(name)
@@ -252,6 +255,12 @@ def _side_pairs(names: list[str]) -> list[tuple[int, int]]:
     Recognises a leading or trailing side word: "L.ASIS"/"R.ASIS",
     "LASI"/"RASI", "LeftKnee"/"RightKnee", "knee_l"/"knee_r".
     """
+    return list(_name_pairs(tuple(names)))
+
+
+@lru_cache(maxsize=64)  # by the names: a study's trials share them
+def _name_pairs(names: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
+    """:func:`_side_pairs` of a tuple of names."""
     index = {n: i for i, n in enumerate(names)}
     pairs = []
     swaps = {"l": "r", "L": "R", "left": "right", "Left": "Right", "LEFT": "RIGHT"}
@@ -273,7 +282,7 @@ def _side_pairs(names: list[str]) -> list[tuple[int, int]]:
         for sides in groups.values():
             if len(sides.get("left", ())) == 1 and len(sides.get("right", ())) == 1:
                 pairs.append((sides["left"][0], sides["right"][0]))
-    return pairs
+    return tuple(pairs)
 
 
 # --------------------------------------------------------------------------- detection
@@ -290,10 +299,16 @@ def _quiet():
     return warnings.catch_warnings(action="ignore", category=RuntimeWarning)
 
 
-def _readings(names: list[str]) -> list:
+def _readings(names: Sequence[str]) -> list:
     """Each name's landmark reading (:func:`humanbody.lab.vocabulary.read_name`: role, side, modifiers),
     whatever its spelling (``R.ASIS``, ``Sub01:RASI``, ``r-asis``)."""
-    return [read_name(n) for n in names]
+    return list(_name_readings(tuple(names)))
+
+
+@lru_cache(maxsize=64)  # by the names: a study's trials share them
+def _name_readings(names: tuple[str, ...]) -> tuple:
+    """:func:`_readings` of a tuple of names."""
+    return tuple(read_name(n) for n in names)
 
 
 def _vertical_from_names(P: np.ndarray, names: list[str]):

@@ -61,7 +61,16 @@ from ..model.segments import PARENTS, SEGMENT_NAMES
 from .calibration import Calibration
 from .markerset import MarkerSet, undetermined_segments
 from .rules import Geometry, MarkerUnavailable
-from .tracking import STATUS, TABLE_COLUMNS, Tracking, finish_coordinates, joined_children, track, trial_markers
+from .tracking import (
+    STATUS,
+    STATUS_DTYPE,
+    TABLE_COLUMNS,
+    Tracking,
+    finish_coordinates,
+    joined_children,
+    track,
+    trial_markers,
+)
 
 __all__ = ["ANATOMICAL_LIMITS", "HINGE_WEIGHT", "LIMIT_TABLES", "LIMIT_WEIGHT", "NEUTRAL_WEIGHT",
            "PHYSIOLOGICAL_LIMITS", "IKProblem", "choose_method", "ik_problem", "joint_limits", "limit_lines",
@@ -633,7 +642,7 @@ def _residual_tables(ms: MarkerSet, seg_of: np.ndarray, meas: np.ndarray, res: n
         status[seg] = code
     residuals = pd.DataFrame({"time": time, **rms})
     used = pd.DataFrame({"time": time, **count})
-    status_table = pd.DataFrame({"time": time, **{s: pd.Categorical.from_codes(status[s], categories=STATUS)
+    status_table = pd.DataFrame({"time": time, **{s: pd.Categorical.from_codes(status[s], dtype=STATUS_DTYPE, validate=False)
                                                   for s in SEGMENT_NAMES}})
     marker_res = pd.DataFrame(res, columns=columns)
     marker_res.insert(0, "time", time)

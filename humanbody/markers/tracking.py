@@ -51,6 +51,8 @@ NEAR_SINGULAR_DEG = 10.0
 
 #: How a segment's pose was found in a frame (``Tracking.status`` categories).
 STATUS = ("missing", "fit", "slerp", "rigid", "fallback")
+#: The dtype of the status table's columns (made once: a categorical dtype per column costs 0.15 ms).
+STATUS_DTYPE = pd.CategoricalDtype(categories=STATUS)
 
 
 def _slerp_into(Ra, Rb, fraction: float, R) -> None:
@@ -709,8 +711,8 @@ def track(markers, calibration: Calibration, keep_frames: bool = True,
                         conversions=[f"segment tracking with marker set {ms.name!r}"])
     residuals = pd.DataFrame({"time": time, **rms})
     used = pd.DataFrame({"time": time, **count})
-    status = pd.DataFrame({"time": time, **{s: pd.Categorical.from_codes(codes[s], categories=STATUS)
-                                            for s in SEGMENT_NAMES}})
+    status = pd.DataFrame({"time": time, **{s: pd.Categorical.from_codes(codes[s], dtype=STATUS_DTYPE, validate=False)
+                                            for s in SEGMENT_NAMES}})  # the kernel's codes: -1 to 4, no check
     return Tracking(coords=coords, residuals=residuals, status=status, markers_used=used,
                     R=R_all, origins=O_all, near_singular=near, joined=joined)
 
