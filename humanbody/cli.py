@@ -108,23 +108,35 @@ def console(argv=None) -> int:
 
     _gc.freeze_after = True
     gc.freeze()
-    return main(argv)
+    return main(argv, helper=True)
 
 
-def main(argv=None) -> int:
-    """Run the command line; return the exit status."""
+def main(argv=None, *, helper: bool = False) -> int:
+    """Run the command line; return the exit status.
+
+    ``helper``: on a first run (kernels not cached) of ``analyze`` or
+    ``report``, compile kernels in a second process too
+    (:mod:`humanbody._kernels.warm`); the console entry point asks for it,
+    in-process callers (tests, notebooks) do not.
+    """
     parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     notice: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
-    if args.command in ("analyze", "report", "view", "simulate", "vibration", "muscles") and not getattr(args, "quiet", False):
+    second = None
+    if args.command in ("analyze", "report", "view", "simulate", "vibration", "muscles"):
         from ._kernels.cache import (  # lazy: numba, only for commands that run kernels
             announce_compilation,
             kernels_cached,
         )
 
         if not kernels_cached():  # some kernel has no cache yet: say so if, and when, one compiles
-            notice = announce_compilation("humanbody: compiling the numerical kernels this command needs (once "
-                                          "each: one to three minutes on two cores; cached for later runs)")
+            if not getattr(args, "quiet", False):
+                notice = announce_compilation("humanbody: compiling the numerical kernels this command needs (once "
+                                              "each: about a minute on two cores; cached for later runs)")
+            if helper and args.command in ("analyze", "report"):
+                from ._kernels import warm
+
+                second = warm.start()
     try:
         with notice:
             status = args.func(args)
@@ -163,6 +175,9 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILED
+    finally:
+        if second is not None:
+            warm.stop(second)
     return EXIT_OK if status is None else int(status)
 
 
