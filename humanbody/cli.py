@@ -134,7 +134,7 @@ def main(argv=None, *, helper: bool = False) -> int:
                 notice = announce_compilation("humanbody: compiling the numerical kernels this command needs (once "
                                               "each: about a minute on two cores; cached for later runs)")
             if helper and args.command in ("analyze", "report"):
-                from ._kernels import warm
+                from ._kernels import warm  # lazy: numba, on a first run only
 
                 second = warm.start()
     try:

@@ -20,11 +20,15 @@ a first ``analyze`` of a marker trial compiles them;
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
+
+from numba.core import types
+from numba.core.registry import CPUDispatcher
 
 LIST = Path(__file__).with_name("first_run.txt")
 
@@ -72,8 +76,6 @@ def stop(proc: subprocess.Popen | None) -> None:
 
 def signature(text: str) -> tuple:
     """The argument types a line of ``first_run.txt`` names (numba's own printing of them)."""
-    from numba.core import types
-
     names = dict(vars(types))
     names["bool"] = types.boolean
     return eval(text, {"__builtins__": {}}, names)  # noqa: S307 - our own file of type names
@@ -81,8 +83,6 @@ def signature(text: str) -> tuple:
 
 def compile_listed(order: list[tuple[str, str]]) -> int:
     """Compile (or load from the cache) each listed kernel, in ``order``; returns how many."""
-    import importlib
-
     done = 0
     for name, sig in order:
         module, _, function = name.rpartition(".")
@@ -94,8 +94,6 @@ def compile_listed(order: list[tuple[str, str]]) -> int:
 
 def used() -> list[tuple[str, str]]:
     """Every (``module.function``, signature) a kernel of this process has compiled or loaded so far."""
-    from numba.core.registry import CPUDispatcher
-
     out = []
     for modname, module in sorted(sys.modules.items()):
         if not modname.startswith("humanbody._kernels."):
