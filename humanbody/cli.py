@@ -132,7 +132,7 @@ def main(argv=None, *, helper: bool = False) -> int:
         if not kernels_cached():  # some kernel has no cache yet: say so if, and when, one compiles
             if not getattr(args, "quiet", False):
                 notice = announce_compilation("humanbody: compiling the numerical kernels this command needs (once "
-                                              "each: about a minute on two cores; cached for later runs)")
+                                              "each: under a minute on two idle cores; cached for later runs)")
             if helper and args.command in ("analyze", "report"):
                 from ._kernels import warm  # lazy: numba, on a first run only
 
