@@ -83,6 +83,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+#: On a first run (kernels not cached) of ``analyze`` or ``report``, compile kernels in a second process too
+#: (:mod:`humanbody._kernels.warm`): the console entry point sets it, in-process callers (tests, notebooks) do not.
+first_run_helper = False
+
+
 def console(argv=None) -> int:
     """Entry point of the installed ``humanbody`` command and of ``python -m humanbody``.
 
@@ -108,17 +113,13 @@ def console(argv=None) -> int:
 
     _gc.freeze_after = True
     gc.freeze()
-    return main(argv, helper=True)
+    global first_run_helper
+    first_run_helper = True
+    return main(argv)
 
 
-def main(argv=None, *, helper: bool = False) -> int:
-    """Run the command line; return the exit status.
-
-    ``helper``: on a first run (kernels not cached) of ``analyze`` or
-    ``report``, compile kernels in a second process too
-    (:mod:`humanbody._kernels.warm`); the console entry point asks for it,
-    in-process callers (tests, notebooks) do not.
-    """
+def main(argv=None) -> int:
+    """Run the command line; return the exit status."""
     parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     notice: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
@@ -133,7 +134,7 @@ def main(argv=None, *, helper: bool = False) -> int:
             if not getattr(args, "quiet", False):
                 notice = announce_compilation("humanbody: compiling the numerical kernels this command needs (once "
                                               "each: under a minute on two idle cores; cached for later runs)")
-            if helper and args.command in ("analyze", "report"):
+            if first_run_helper and args.command in ("analyze", "report"):
                 from ._kernels import warm  # lazy: numba, on a first run only
 
                 second = warm.start()
