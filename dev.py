@@ -66,7 +66,9 @@ def ensure_env(extras: tuple[str, ...] = ("c3d",)) -> None:
     else:
         _say("installing humanbody and the packages the main job needs (first run only; about a minute)"
              if set(want) <= {"c3d"} else "installing humanbody with its extras (first run only; a few minutes)")
-    pip = [str(PY), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    # --no-compile: Python writes the bytecode of the modules a run imports when it first imports them, a
+    # fraction of the packages' files; compiling all of them at install costs 20 CPU-s and 130 MB
+    pip = [str(PY), "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-compile"]
     subprocess.run(pip + ["--upgrade", "pip"], check=False)
     # a path-based editable install (a .pth line naming this folder): a script run beside the clone, whose
     # folder is named humanbody too, still imports the package, not the clone's folder as a namespace package

@@ -105,6 +105,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+#: On a first run (kernels not cached) of ``analyze`` or ``report``, compile kernels in a second process too
+#: (:mod:`humanbody._kernels.warm`): the console entry point sets it, in-process callers (tests, notebooks) do not.
+first_run_helper = False
+
+
 def console(argv=None) -> int:
     """Entry point of the installed ``humanbody`` command and of ``python -m humanbody``.
 
@@ -147,6 +152,8 @@ def console(argv=None) -> int:
 
     _gc.freeze_after = True
     gc.freeze()
+    global first_run_helper
+    first_run_helper = True
     return main(argv)
 
 
@@ -166,15 +173,21 @@ def main(argv=None) -> int:
     parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     notice: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
-    if args.command in KERNEL_COMMANDS and not getattr(args, "quiet", False):
+    second = None
+    if args.command in KERNEL_COMMANDS:
         from ._kernels.cache import (  # lazy: numba, only for commands that run kernels
             announce_compilation,
             kernels_cached,
         )
 
         if not kernels_cached():  # some kernel has no cache yet: say so if, and when, one compiles
-            notice = announce_compilation("humanbody: compiling the numerical kernels this command needs (once "
-                                          "each: one to three minutes on two cores; cached for later runs)")
+            if not getattr(args, "quiet", False):
+                notice = announce_compilation("humanbody: compiling the numerical kernels this command needs (once "
+                                              "each: under a minute on two idle cores; cached for later runs)")
+            if first_run_helper and args.command in ("analyze", "report"):
+                from ._kernels import warm  # lazy: numba, on a first run only
+
+                second = warm.start()
     try:
         with notice:
             status = args.func(args)
@@ -213,6 +226,9 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILED
+    finally:
+        if second is not None:
+            warm.stop(second)
     return EXIT_OK if status is None else int(status)
 
 

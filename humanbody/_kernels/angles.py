@@ -28,6 +28,11 @@ from .rot import (
 drop_stale_kernels()  # before any kernel is loaded from the cache
 
 _CACHE = True
+#: Frames per call of the serial functions that the parallel kernels' loops call.  The body of a
+#: parallel loop is a call, not the inlined rotation algebra: numba's parallel passes over that algebra
+#: cost a first run several CPU-s per kernel; the call's index is int64 (the loop's own is typed otherwise,
+#: which would compile the function twice).
+_BLOCK = 256
 
 
 @nb.njit(cache=_CACHE, parallel=True)
@@ -47,8 +52,16 @@ def relative_angles(R, parent, seq, tol, out):
     tol : float                  singular-set threshold (see matrix_to_euler)
     out : (F, n, 3) float64      written: alpha, beta, gamma (rad)
     """
-    F, n = R.shape[0], R.shape[1]
-    for f in nb.prange(F):
+    F = R.shape[0]
+    for b in nb.prange((F + _BLOCK - 1) // _BLOCK):
+        _relative_rows(np.int64(b) * _BLOCK, min(F, (np.int64(b) + 1) * _BLOCK), R, parent, seq, tol, out)
+
+
+@nb.njit(cache=_CACHE, error_model="numpy")  # numpy's, as numba's parallel loop bodies
+def _relative_rows(f0, f1, R, parent, seq, tol, out):
+    """Frames ``f0:f1`` of :func:`relative_angles` (a serial function of its own: see :data:`_BLOCK`)."""
+    n = R.shape[1]
+    for f in range(f0, f1):
         for k in range(n):
             L = parent[k]
             rk = (R[f, k, 0, 0], R[f, k, 0, 1], R[f, k, 0, 2], R[f, k, 1, 0], R[f, k, 1, 1], R[f, k, 1, 2],
@@ -233,8 +246,17 @@ def joint_rotation_angles(angles, seq, chains, yaw, use_yaw, out_seq, tol, out):
     angles : (F, n, 3) rad;  seq : (n, 3) int64;  chains : (J, C) int64;  yaw : (F,) rad
     use_yaw : (J,) bool;  out_seq : (J, 3) int64;  tol : float;  out : (F, J, 3) written (rad)
     """
-    F, J, C = angles.shape[0], chains.shape[0], chains.shape[1]
-    for f in nb.prange(F):
+    F = angles.shape[0]
+    for b in nb.prange((F + _BLOCK - 1) // _BLOCK):
+        _joint_rows(np.int64(b) * _BLOCK, min(F, (np.int64(b) + 1) * _BLOCK),
+                    angles, seq, chains, yaw, use_yaw, out_seq, tol, out)
+
+
+@nb.njit(cache=_CACHE, error_model="numpy")  # numpy's, as numba's parallel loop bodies
+def _joint_rows(f0, f1, angles, seq, chains, yaw, use_yaw, out_seq, tol, out):
+    """Frames ``f0:f1`` of :func:`joint_rotation_angles` (a serial function of its own: see :data:`_BLOCK`)."""
+    J, C = chains.shape[0], chains.shape[1]
+    for f in range(f0, f1):
         for i in range(J):
             if use_yaw[i]:
                 cy, sy = np.cos(yaw[f]), np.sin(yaw[f])

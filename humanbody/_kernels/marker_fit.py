@@ -256,47 +256,60 @@ def rigid_fit(local, src, cols, extra, R, origin, rms, count, pattern, H, flagge
     H : (F, 3, 3)               written where flagged only: the cross-covariance
     flagged : (F,) bool         written: True where R is to be solved from H
     """
-    F, m = R.shape[0], local.shape[0]
+    F = R.shape[0]
     for b in nb.prange((F + _BLOCK - 1) // _BLOCK):
-        N = np.empty((4, 4))
-        for f in range(b * _BLOCK, min(F, (b + 1) * _BLOCK)):
-            flagged[f] = False
-            n, bits, pcx, pcy, pcz, qcx, qcy, qcz = _centroids(local, src, cols, extra, f)
-            count[f] = n
-            pattern[f] = bits
-            if n == 0:
-                for i in range(3):
-                    origin[f, i] = np.nan
-                    for j in range(3):
-                        R[f, i, j] = np.nan
-                rms[f] = np.nan
-                continue
-            sxx = sxy = sxz = syx = syy = syz = szx = szy = szz = 0.0
-            ga = gb = 0.0
-            for i in range(m):
-                if (bits >> i) & 1:
-                    x, y, z = _point(src, cols, extra, f, i)
-                    ax, ay, az = local[i, 0] - pcx, local[i, 1] - pcy, local[i, 2] - pcz
-                    bx, by, bz = x - qcx, y - qcy, z - qcz
-                    sxx += ax * bx
-                    sxy += ax * by
-                    sxz += ax * bz
-                    syx += ay * bx
-                    syy += ay * by
-                    syz += ay * bz
-                    szx += az * bx
-                    szy += az * by
-                    szz += az * bz
-                    ga += ax * ax + ay * ay + az * az
-                    gb += bx * bx + by * by + bz * bz
-            # Cauchy-Schwarz: the largest eigenvalue, max_R sum b.(R a), is at most (Ga + Gb) / 2
-            w, x, y, z, ok = _fast_quaternion(sxx, sxy, sxz, syx, syy, syz, szx, szy, szz, 0.5 * (ga + gb), N)
-            if not ok:
-                store33(H, f, (sxx, sxy, sxz, syx, syy, syz, szx, szy, szz))
-                flagged[f] = True
-                continue
-            _store_rotation(w, x, y, z, R, f)
-            _origin_and_rms(local, src, cols, extra, f, n, bits, pcx, pcy, pcz, qcx, qcy, qcz, R, origin, rms)
+        _fit_block(np.int64(b), local, src, cols, extra, R, origin, rms, count, pattern, H, flagged)
+
+
+@nb.njit(cache=_CACHE, error_model="numpy")  # numpy's, as numba's parallel loop bodies
+def _fit_block(b, local, src, cols, extra, R, origin, rms, count, pattern, H, flagged):
+    """Frames of block ``b`` of :func:`rigid_fit`.
+
+    A serial function of its own, called from the parallel loop with an
+    int64 index (the loop's own is typed otherwise, which would compile it
+    twice): numba's parallel passes then see one call, not the inlined fit
+    (several CPU-s of a first run's compilation).
+    """
+    F, m = R.shape[0], local.shape[0]
+    N = np.empty((4, 4))
+    for f in range(b * _BLOCK, min(F, (b + 1) * _BLOCK)):
+        flagged[f] = False
+        n, bits, pcx, pcy, pcz, qcx, qcy, qcz = _centroids(local, src, cols, extra, f)
+        count[f] = n
+        pattern[f] = bits
+        if n == 0:
+            for i in range(3):
+                origin[f, i] = np.nan
+                for j in range(3):
+                    R[f, i, j] = np.nan
+            rms[f] = np.nan
+            continue
+        sxx = sxy = sxz = syx = syy = syz = szx = szy = szz = 0.0
+        ga = gb = 0.0
+        for i in range(m):
+            if (bits >> i) & 1:
+                x, y, z = _point(src, cols, extra, f, i)
+                ax, ay, az = local[i, 0] - pcx, local[i, 1] - pcy, local[i, 2] - pcz
+                bx, by, bz = x - qcx, y - qcy, z - qcz
+                sxx += ax * bx
+                sxy += ax * by
+                sxz += ax * bz
+                syx += ay * bx
+                syy += ay * by
+                syz += ay * bz
+                szx += az * bx
+                szy += az * by
+                szz += az * bz
+                ga += ax * ax + ay * ay + az * az
+                gb += bx * bx + by * by + bz * bz
+        # Cauchy-Schwarz: the largest eigenvalue, max_R sum b.(R a), is at most (Ga + Gb) / 2
+        w, x, y, z, ok = _fast_quaternion(sxx, sxy, sxz, syx, syy, syz, szx, szy, szz, 0.5 * (ga + gb), N)
+        if not ok:
+            store33(H, f, (sxx, sxy, sxz, syx, syy, syz, szx, szy, szz))
+            flagged[f] = True
+            continue
+        _store_rotation(w, x, y, z, R, f)
+        _origin_and_rms(local, src, cols, extra, f, n, bits, pcx, pcy, pcz, qcx, qcy, qcz, R, origin, rms)
 
 
 @nb.njit(cache=_CACHE)

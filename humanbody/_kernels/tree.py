@@ -305,12 +305,33 @@ def tree_kinematics(
         total += mass[k]
     block = max(1, block)
     for blk in nb.prange((F + block - 1) // block):
-        f0, f1, qb, qdb, qddb, sinq, cosq, vO, aO = block_inputs(q, qd, qdd, blk, block, n)
-        for f in range(f0, f1):
-            frame_kinematics(f, f - f0, qb, qdb, qddb, sinq, cosq, vO, aO, local_rates,
-                             parents, seq, xi, rcom, mass, inertia, total,
-                             R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
-                             body_com, body_vel, body_acc)
+        block_kinematics(np.int64(blk), block, total, q, qd, qdd, local_rates, parents, seq, xi, rcom, mass, inertia,
+                         R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
+                         body_com, body_vel, body_acc)
+
+
+@nb.njit(cache=_CACHE, fastmath={"contract"}, error_model="numpy")  # numpy's, as numba's parallel loop bodies
+def block_kinematics(
+    blk, block, total, q, qd, qdd, local_rates,
+    parents, seq, xi, rcom, mass, inertia,
+    R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
+    body_com, body_vel, body_acc,
+):
+    """Block ``blk`` of :func:`tree_kinematics` (``block`` frames; ``total`` the body's mass, kg).
+
+    A function of its own, called from the parallel loop with an int64 block
+    index (the loop's own index is typed otherwise, which would compile it a
+    second time), not inlined into it: numba compiles the recursion once as
+    serial code and its parallel passes see one call (over the inlined
+    recursion they cost 7 CPU-s of a first run's compilation).
+    """
+    n = parents.shape[0]
+    f0, f1, qb, qdb, qddb, sinq, cosq, vO, aO = block_inputs(q, qd, qdd, blk, block, n)
+    for f in range(f0, f1):
+        frame_kinematics(f, f - f0, qb, qdb, qddb, sinq, cosq, vO, aO, local_rates,
+                         parents, seq, xi, rcom, mass, inertia, total,
+                         R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
+                         body_com, body_vel, body_acc)
 
 
 @nb.njit(cache=_CACHE, parallel=True)
@@ -363,30 +384,36 @@ def sequence_quaternions(angles, seq, out):
     seq : (n, 3) int64            axes of each body's sequence (0 = x, 1 = y, 2 = z)
     out : (F, n, 4) float64       written: eps1, eps2, eps3, eps4
     """
-    F, n = angles.shape[0], angles.shape[1]
+    for k in nb.prange(angles.shape[1]):
+        body_quaternions(np.int64(k), angles, seq, out)
+
+
+@nb.njit(cache=_CACHE, error_model="numpy")  # numpy's, as numba's parallel loop bodies
+def body_quaternions(k, angles, seq, out):
+    """Body ``k`` of :func:`sequence_quaternions` (a serial function of its own, as :func:`block_kinematics`)."""
+    F = angles.shape[0]
     B = 512
-    for k in nb.prange(n):
-        i0, i1, i2 = seq[k, 0], seq[k, 1], seq[k, 2]
-        x = np.empty(3 * B)
-        sn = np.empty(3 * B)
-        cs = np.empty(3 * B)
-        p1 = p2 = p3 = p4 = np.nan
-        for lo in range(0, F, B):
-            m = min(B, F - lo)
-            for i in range(m):
-                x[i] = 0.5 * angles[lo + i, k, 0]
-                x[B + i] = 0.5 * angles[lo + i, k, 1]
-                x[2 * B + i] = 0.5 * angles[lo + i, k, 2]
-            sincos(x, sn, cs)  # vectorised; the tail beyond m holds stale values, unused
-            for i in range(m):
-                f = lo + i
-                a1, a2, a3, a4 = axis_quaternion(i0, sn[i], cs[i])
-                b1, b2, b3, b4 = axis_quaternion(i1, sn[B + i], cs[B + i])
-                g1, g2, g3, g4 = axis_quaternion(i2, sn[2 * B + i], cs[2 * B + i])
-                e1, e2, e3, e4 = quaternion_product(a1, a2, a3, a4, b1, b2, b3, b4)
-                e1, e2, e3, e4 = quaternion_product(e1, e2, e3, e4, g1, g2, g3, g4)
-                e1, e2, e3, e4 = canonical_quaternion(e1, e2, e3, e4)
-                if f > 0 and e1 * p1 + e2 * p2 + e3 * p3 + e4 * p4 < 0.0:
-                    e1, e2, e3, e4 = -e1, -e2, -e3, -e4
-                out[f, k, 0], out[f, k, 1], out[f, k, 2], out[f, k, 3] = e1, e2, e3, e4
-                p1, p2, p3, p4 = e1, e2, e3, e4
+    i0, i1, i2 = seq[k, 0], seq[k, 1], seq[k, 2]
+    x = np.empty(3 * B)
+    sn = np.empty(3 * B)
+    cs = np.empty(3 * B)
+    p1 = p2 = p3 = p4 = np.nan
+    for lo in range(0, F, B):
+        m = min(B, F - lo)
+        for i in range(m):
+            x[i] = 0.5 * angles[lo + i, k, 0]
+            x[B + i] = 0.5 * angles[lo + i, k, 1]
+            x[2 * B + i] = 0.5 * angles[lo + i, k, 2]
+        sincos(x, sn, cs)  # vectorised; the tail beyond m holds stale values, unused
+        for i in range(m):
+            f = lo + i
+            a1, a2, a3, a4 = axis_quaternion(i0, sn[i], cs[i])
+            b1, b2, b3, b4 = axis_quaternion(i1, sn[B + i], cs[B + i])
+            g1, g2, g3, g4 = axis_quaternion(i2, sn[2 * B + i], cs[2 * B + i])
+            e1, e2, e3, e4 = quaternion_product(a1, a2, a3, a4, b1, b2, b3, b4)
+            e1, e2, e3, e4 = quaternion_product(e1, e2, e3, e4, g1, g2, g3, g4)
+            e1, e2, e3, e4 = canonical_quaternion(e1, e2, e3, e4)
+            if f > 0 and e1 * p1 + e2 * p2 + e3 * p3 + e4 * p4 < 0.0:
+                e1, e2, e3, e4 = -e1, -e2, -e3, -e4
+            out[f, k, 0], out[f, k, 1], out[f, k, 2], out[f, k, 3] = e1, e2, e3, e4
+            p1, p2, p3, p4 = e1, e2, e3, e4

@@ -1,0 +1,119 @@
+"""A first run's second compiler: a helper process that compiles, from the
+end of the list, the kernels ``analyze`` and ``report`` use, while the
+command compiles them from the start.
+
+Numba compiles one kernel at a time on one core.  Each process writes what
+it compiles to numba's on-disk cache (``cache=True``), and a process that
+reaches a kernel the other has finished loads it from there (numba reads a
+kernel's cache index whenever it needs a signature it does not hold).  The
+two meet about halfway, so a first run on two cores compiles in about half
+the wall time.  The helper is stopped when the command ends.
+
+The kernels and their argument types are listed in ``first_run.txt``
+(``module.function``, a tab, the signature as numba prints it), in the order
+a first ``analyze`` of a marker trial compiles them;
+``benchmarks/first_run_kernels.py`` writes the list (with an empty
+``NUMBA_CACHE_DIR``), and a test checks it against what ``analyze`` and
+``report`` use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from numba.core import types
+from numba.core.registry import CPUDispatcher
+
+LIST = Path(__file__).with_name("first_run.txt")
+
+
+def entries() -> list[tuple[str, str]]:
+    """The listed kernels, as (``module.function`` under :mod:`humanbody._kernels`, signature text), in order."""
+    out = []
+    for line in LIST.read_text().splitlines():
+        name, _, sig = line.partition("\t")
+        if name and sig:
+            out.append((name, sig))
+    return out
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def start() -> subprocess.Popen | None:
+    """Start the helper (silent, its own process) when this machine has a second core; None otherwise."""
+    if _cores() < 2 or os.environ.get("HUMANBODY_FIRST_RUN_HELPER", "1") == "0":
+        return None
+    try:
+        return subprocess.Popen([sys.executable, "-m", "humanbody._kernels.warm"], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError:  # no helper: the command compiles everything itself, as it would anyway
+        return None
+
+
+def stop(proc: subprocess.Popen | None) -> None:
+    """End the helper if it still runs (it stops between two files of numba's cache, never inside one write)."""
+    if proc is None or proc.poll() is not None:
+        return
+    with contextlib.suppress(OSError):
+        proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def signature(text: str) -> tuple:
+    """The argument types a line of ``first_run.txt`` names (numba's own printing of them)."""
+    names = dict(vars(types))
+    names["bool"] = types.boolean
+    return eval(text, {"__builtins__": {}}, names)  # noqa: S307 - our own file of type names
+
+
+def compile_listed(order: list[tuple[str, str]]) -> int:
+    """Compile (or load from the cache) each listed kernel, in ``order``; returns how many."""
+    done = 0
+    for name, sig in order:
+        module, _, function = name.rpartition(".")
+        dispatcher = getattr(importlib.import_module(f"humanbody._kernels.{module}"), function)
+        dispatcher.compile(signature(sig))
+        done += 1
+    return done
+
+
+def used() -> list[tuple[str, str]]:
+    """Every (``module.function``, signature) a kernel of this process has compiled or loaded so far."""
+    out = []
+    for modname, module in sorted(sys.modules.items()):
+        if not modname.startswith("humanbody._kernels."):
+            continue
+        for attr, obj in sorted(vars(module).items()):
+            if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == modname:
+                out += [(f"{modname.rpartition('.')[2]}.{attr}", repr(s)) for s in obj.signatures]
+    return out
+
+
+def _helper() -> int:
+    """The helper: compile the list from its end, until done or told to stop."""
+
+    def _stop(signum, frame):
+        raise SystemExit(0)  # unwinds numba's write of a cache file, which removes its temporary file
+
+    signal.signal(signal.SIGTERM, _stop)
+    compile_listed(entries()[::-1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_helper())
