@@ -127,7 +127,7 @@ def undocumented(sources) -> list[str]:
 #: kernels' compile time, C3D reading): documented when those branches are merged.  A folder ends with "/".
 PENDING = frozenset({
     "_kernels/joint_tree.py", "_kernels/kinetics.py", "_kernels/marker_fit.py",
-    "_kernels/muscle_loads.py", "_kernels/muscle_paths.py",
+    "_kernels/muscle_paths.py",
     "_kernels/wrap.py",
 })
 
