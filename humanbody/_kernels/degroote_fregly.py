@@ -36,7 +36,20 @@ MIN_NORM_FIBER_LENGTH = 0.2
 
 @nb.njit(cache=_CACHE, inline="always")
 def active_force_length(lN, width_scale):
-    """``fL`` at normalised fibre length ``lN`` (OpenSim's calcActiveForceLengthMultiplier)."""
+    """``fL`` at normalised fibre length ``lN`` (OpenSim's calcActiveForceLengthMultiplier).
+
+    Parameters
+    ----------
+    lN : float
+        Normalised fibre length ``l / l0``.
+    width_scale : float
+        The muscle's ``active_force_width_scale``.
+
+    Returns
+    -------
+    float
+        The active force-length multiplier (1 at ``lN = 1``).
+    """
     x = (lN - 1.0) / width_scale + 1.0
     total = 0.0
     for k in range(3):
@@ -47,21 +60,62 @@ def active_force_length(lN, width_scale):
 
 @nb.njit(cache=_CACHE, inline="always")
 def force_velocity(vN):
-    """``fV`` at normalised fibre velocity ``vN`` (lengthening +; OpenSim's calcForceVelocityMultiplier)."""
+    """``fV`` at normalised fibre velocity ``vN`` (lengthening +; OpenSim's calcForceVelocityMultiplier).
+
+    Parameters
+    ----------
+    vN : float
+        Normalised fibre velocity ``v / (l0 vmax)`` (-1 at the maximum shortening velocity).
+
+    Returns
+    -------
+    float
+        The force-velocity multiplier (0 at ``vN = -1``, 1 at ``vN = 0``).
+    """
     y = D2 * vN + D3
     return D1 * math.log(y + math.sqrt(y * y + 1.0)) + D4
 
 
 @nb.njit(cache=_CACHE, inline="always")
 def passive_force_length(lN, e0):
-    """``fP`` at normalised fibre length ``lN`` (OpenSim's calcPassiveForceMultiplier)."""
+    """``fP`` at normalised fibre length ``lN`` (OpenSim's calcPassiveForceMultiplier).
+
+    Parameters
+    ----------
+    lN : float
+        Normalised fibre length ``l / l0``.
+    e0 : float
+        The muscle's ``passive_fiber_strain_at_one_norm_force``.
+
+    Returns
+    -------
+    float
+        The passive force multiplier (0 at ``lN = 0.2``, 1 at ``lN = 1 + e0``).
+    """
     offset = math.exp(KPE * (MIN_NORM_FIBER_LENGTH - 1.0) / e0)
     return (math.exp(KPE * (lN - 1.0) / e0) - offset) / (math.exp(KPE) - offset)
 
 
 @nb.njit(cache=_CACHE)
 def curves(lN, vN, width_scale, e0):
-    """(N, 3): ``fL``, ``fV``, ``fP`` at each (normalised length, normalised velocity) pair (N,)."""
+    """(N, 3): ``fL``, ``fV``, ``fP`` at each (normalised length, normalised velocity) pair (N,).
+
+    Parameters
+    ----------
+    lN : numpy.ndarray
+        (N,) normalised fibre lengths.
+    vN : numpy.ndarray
+        (N,) normalised fibre velocities.
+    width_scale : float
+        ``active_force_width_scale``.
+    e0 : float
+        ``passive_fiber_strain_at_one_norm_force``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (N, 3) ``fL``, ``fV``, ``fP`` of each pair.
+    """
     out = np.empty((lN.shape[0], 3))
     for i in range(lN.shape[0]):
         out[i, 0] = active_force_length(lN[i], width_scale)

@@ -69,7 +69,24 @@ def _linear_pieces(c, n, x):
 
 @nb.njit(cache=_CACHE)
 def function_value(fcode, fstart, fsize, finner, fcoef, fid, x):
-    """``(f(x), f'(x), f''(x))`` of function ``fid`` of the table (see the module docstring)."""
+    """``(f(x), f'(x), f''(x))`` of function ``fid`` of the table (see the module docstring).
+
+    Parameters
+    ----------
+    fcode, fstart, fsize, finner : numpy.ndarray
+        (nf,) int64, the function table.
+    fcoef : numpy.ndarray
+        The table's numbers.
+    fid : int
+        The function.
+    x : float
+        The variable (a coordinate: rad or m).
+
+    Returns
+    -------
+    value, slope, curvature : float
+        ``f(x)``, ``f'(x)``, ``f''(x)``.
+    """
     scale = 1.0
     while fcode[fid] == MULTIPLIER:
         scale *= fcoef[fstart[fid]]
@@ -95,7 +112,19 @@ def function_value(fcode, fstart, fsize, finner, fcoef, fid, x):
 
 @nb.njit(cache=_CACHE)
 def evaluate_functions(fcode, fstart, fsize, finner, fcoef, fid, x, out):
-    """``out[i] = (f, f', f'')`` of function ``fid`` at ``x[i]``; out (n, 3)."""
+    """``out[i] = (f, f', f'')`` of function ``fid`` at ``x[i]``; out (n, 3).
+
+    Parameters
+    ----------
+    fcode, fstart, fsize, finner, fcoef : numpy.ndarray
+        The function table.
+    fid : int
+        The function.
+    x : numpy.ndarray
+        (n,) where to evaluate.
+    out : numpy.ndarray
+        (n, 3) written.
+    """
     for i in range(x.shape[0]):
         out[i, 0], out[i, 1], out[i, 2] = function_value(fcode, fstart, fsize, finner, fcoef, fid, x[i])
 
@@ -106,6 +135,17 @@ def couple_coordinates(q, qd, qdd, dep, fun, ind, fcode, fstart, fsize, finner, 
 
     ``q_d' = f' q_i'``, ``q_d'' = f'' q_i'^2 + f' q_i''``; ``slope`` (F, ncoupler) receives f'.
     q, qd, qdd (F, nq) are written in place.
+
+    Parameters
+    ----------
+    q, qd, qdd : numpy.ndarray
+        (F, nq) coordinates (rad, m) and their rates; the dependent columns written.
+    dep, fun, ind : numpy.ndarray
+        (ncoupler,) int64: each coupler's dependent coordinate, function and independent coordinate.
+    fcode, fstart, fsize, finner, fcoef : numpy.ndarray
+        The function table.
+    slope : numpy.ndarray
+        (F, ncoupler) written: ``f'(q_i)``.
     """
     for f in range(q.shape[0]):
         for k in range(dep.shape[0]):
@@ -122,6 +162,17 @@ def axis_values(q, qd, qdd, afun, acoord, fcode, fstart, fsize, finner, fcoef, v
     """Every joint axis's value ``v = f(q_c)``, ``f'``, ``v'`` and ``v''``, every frame; outputs (F, A).
 
     ``afun[a] = -1`` means ``v = q_c``; ``acoord[a] = -1`` a constant ``v = f(0)``.
+
+    Parameters
+    ----------
+    q, qd, qdd : numpy.ndarray
+        (F, nq) coordinates (rad, m) and their rates.
+    afun, acoord : numpy.ndarray
+        (A,) int64: each axis's function and coordinate.
+    fcode, fstart, fsize, finner, fcoef : numpy.ndarray
+        The function table.
+    val, slope, rate, accel : numpy.ndarray
+        (F, A) written: ``v`` (rad or m), ``f'(q_c)`` (0 for a constant axis), ``v'``, ``v''``.
     """
     for f in range(q.shape[0]):
         for a in range(afun.shape[0]):
@@ -144,6 +195,18 @@ def axis_rotation(u, v):
     """Rotation by angle ``v`` about unit vector ``u`` (frame components): ``c I + s [u]x + (1 - c) u u^T``.
 
     About a coordinate axis the matrix is the elementary one, exactly.
+
+    Parameters
+    ----------
+    u : tuple of 3 float
+        Unit axis, frame components.
+    v : float
+        Angle (rad).
+
+    Returns
+    -------
+    tuple of 9 float
+        The 3x3 rotation matrix, row by row.
     """
     s, c = np.sin(v), np.cos(v)
     x, y, z = u
@@ -161,14 +224,40 @@ def axis_rotation(u, v):
 
 @nb.njit(cache=_CACHE, inline="always")
 def carry(o, v, a, w, al, r):
-    """Point ``o + r`` of a moving frame: position, velocity ``v + w x r``, acceleration ``a + al x r + w x (w x r)``."""
+    """Point ``o + r`` of a moving frame: position, velocity ``v + w x r``, acceleration ``a + al x r + w x (w x r)``.
+
+    Parameters
+    ----------
+    o, v, a : tuple of 3 float
+        A point of the frame: position (m), velocity (m/s), acceleration (m/s^2), ground components.
+    w, al : tuple of 3 float
+        The frame's angular velocity (rad/s) and acceleration (rad/s^2).
+    r : tuple of 3 float
+        Offset of the point carried (m), ground components.
+
+    Returns
+    -------
+    position, velocity, acceleration : tuple of 3 float
+        Of ``o + r``.
+    """
     wr = cross(w, r)
     return add3(o, r), add3(v, wr), add3(add3(a, cross(al, r)), cross(w, wr))
 
 
 @nb.njit(cache=_CACHE, inline="always")
 def sub3(a, b):
-    """``a - b`` of two 3-tuples."""
+    """``a - b`` of two 3-tuples.
+
+    Parameters
+    ----------
+    a, b : tuple of 3 float
+        The vectors.
+
+    Returns
+    -------
+    tuple of 3 float
+        ``a - b``.
+    """
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
@@ -262,6 +351,25 @@ def joint_tree(parents, astart, akind, aaxis, pR, pp, cR, cp, val, rate, accel,
     B bodies, A axes: R, jR (F, B, 3, 3); origin, omega, velocity, alpha,
     acceleration, jorigin (F, B, 3); aorigin, aaxis_g (F, A, 3): each axis's
     point and unit vector before it acts.
+
+    Parameters
+    ----------
+    parents : numpy.ndarray
+        (B,) int64, ``parents[b] < b``, -1 = ground.
+    astart : numpy.ndarray
+        (B + 1,) int64, the run of axes of each body.
+    akind : numpy.ndarray
+        (A,) int64, 0 rotation, 1 translation.
+    aaxis : numpy.ndarray
+        (A, 3) unit vectors in the frame the previous axes produced.
+    pR, pp : numpy.ndarray
+        (B, 3, 3) and (B, 3): joint frame in the parent body (m).
+    cR, cp : numpy.ndarray
+        (B, 3, 3) and (B, 3): body frame in the joint's child frame (m).
+    val, rate, accel : numpy.ndarray
+        (F, A) axis values (rad or m) and their rates (:func:`axis_values`).
+    R, origin, omega, velocity, alpha, acceleration, jR, jorigin, aorigin, aaxis_g : numpy.ndarray
+        Written, as above (m, m/s, m/s^2, rad/s, rad/s^2).
     """
     for f in nb.prange(val.shape[0]):
         _tree_frame(f, parents, astart, akind, aaxis, pR, pp, cR, cp, val, rate, accel,
@@ -298,6 +406,23 @@ def point_jacobian(parents, astart, akind, acoord, aorigin, aaxis_g, slope, body
     Point m lies on ``body[m]`` at ``point[f, m]`` (ground, m).  Each axis a of
     a joint on the path from the body to the ground adds to column ``c = acoord[a]``:
     ``f'(q_c) u_a x (x - o_a)`` for a rotation, ``f'(q_c) u_a`` for a translation.
+
+    Parameters
+    ----------
+    parents, astart, akind : numpy.ndarray
+        The tree, as :func:`joint_tree`.
+    acoord : numpy.ndarray
+        (A,) int64, each axis's coordinate (-1: constant).
+    aorigin, aaxis_g : numpy.ndarray
+        (F, A, 3) from :func:`joint_tree`.
+    slope : numpy.ndarray
+        (F, A) ``f'(q_c)`` of each axis (:func:`axis_values`).
+    body : numpy.ndarray
+        (M,) int64, the body of each point.
+    point : numpy.ndarray
+        (F, M, 3) the points in ground (m).
+    J : numpy.ndarray
+        (F, M, 3, nq) written (m per rad or m per m).
     """
     for f in nb.prange(J.shape[0]):
         _point_jacobian_frame(f, parents, astart, akind, acoord, aorigin, aaxis_g, slope, body, point, J)
@@ -358,6 +483,29 @@ def newton_euler(parents, astart, akind, acoord, mass, com_body, inertia, gravit
     of body b adds ``f'(q_c) u_a . (n_b + (o - o_a) x f_b)`` (rotation) or
     ``f'(q_c) u_a . f_b`` (translation) to ``tau[f, c]``.  Outputs force,
     moment (F, B, 3): what each body receives from its parent; tau (F, nq) (zeroed here).
+
+    Parameters
+    ----------
+    parents, astart, akind, acoord : numpy.ndarray
+        The tree, as :func:`point_jacobian`.
+    mass : numpy.ndarray
+        (B,) kg.
+    com_body : numpy.ndarray
+        (B, 3) mass centre in the body frame (m).
+    inertia : numpy.ndarray
+        (B, 3, 3) inertia about the mass centre, body components (kg m^2).
+    gravity : numpy.ndarray
+        (3,) m/s^2.
+    R, origin, omega, alpha, acceleration, aorigin, aaxis_g : numpy.ndarray
+        From :func:`joint_tree`.
+    slope : numpy.ndarray
+        (F, A) from :func:`axis_values`.
+    external : numpy.ndarray
+        (F, B, 6) external force (N) and moment about the body origin (N m), ground components.
+    force, moment : numpy.ndarray
+        (F, B, 3) written (N, N m).
+    tau : numpy.ndarray
+        (F, nq) written: generalized forces (N m, N).
     """
     for f in nb.prange(R.shape[0]):
         _newton_euler_frame(f, parents, astart, akind, acoord, mass, com_body, inertia, gravity,
@@ -371,6 +519,19 @@ def angular_jacobian(parents, astart, akind, acoord, aaxis_g, slope, body, J):
 
     Each rotation axis a on the path from ``body[m]`` to the ground adds
     ``f'(q_c) u_a`` to column ``c = acoord[a]``.
+
+    Parameters
+    ----------
+    parents, astart, akind, acoord : numpy.ndarray
+        The tree, as :func:`point_jacobian`.
+    aaxis_g : numpy.ndarray
+        (F, A, 3) from :func:`joint_tree`.
+    slope : numpy.ndarray
+        (F, A) from :func:`axis_values`.
+    body : numpy.ndarray
+        (M,) int64, the bodies.
+    J : numpy.ndarray
+        (F, M, 3, nq) written (rad/s per unit rate).
     """
     for f in nb.prange(J.shape[0]):
         for m in range(J.shape[1]):

@@ -31,6 +31,19 @@ def frame_loads(f, parents, mass, gravity, joint, com, force, torque, omega_rel,
     ``sums`` (n, 6) is scratch for each body's running sums of force and
     moment (what its children and the loads on it contribute); each output
     element is written once.
+
+    Parameters
+    ----------
+    f : int
+        The frame.
+    parents, mass, gravity, joint, com, force, torque, omega_rel : numpy.ndarray
+        As :func:`joint_loads`.
+    load_force, load_moment, load_body : numpy.ndarray
+        As :func:`joint_loads`.
+    joint_force, joint_moment, joint_power : numpy.ndarray
+        As :func:`joint_loads`, row ``f`` written.
+    sums : numpy.ndarray
+        (n, 6) scratch.
     """
     n = joint.shape[1]
     L = load_force.shape[1]
@@ -128,7 +141,21 @@ def joint_loads(parents, mass, gravity, joint, com, force, torque, omega_rel, lo
 
 @nb.njit(cache=_CACHE, inline="always", fastmath={"contract"})
 def frame_clinical(f, R, joint_moment, joint_power, child, parent, signs, body_mass, out, first):
-    """Frame ``f`` of :func:`clinical_moments` (same arguments)."""
+    """Frame ``f`` of :func:`clinical_moments` (same arguments).
+
+    Parameters
+    ----------
+    f : int
+        The frame.
+    R, joint_moment, joint_power, child, parent, signs : numpy.ndarray
+        As :func:`clinical_moments`.
+    body_mass : float
+        kg.
+    out : numpy.ndarray
+        (F, C) row ``f`` written in columns ``first .. first + 4 J - 1``.
+    first : int
+        The first column written.
+    """
     J = child.shape[0]
     for i in range(J):
         k, p = child[i], parent[i]
@@ -177,6 +204,23 @@ def frame_grf(f, load_force, load_body, feet, body_mass, out, first):
     Three columns per foot of ``feet`` (0-based body indices) from column
     ``first`` of ``out``; NaN in a frame where a load's body is ambiguous
     (``load_body == -2``).
+
+    Parameters
+    ----------
+    f : int
+        The frame.
+    load_force : numpy.ndarray
+        (F, L, 3) each load's force (N), ground components.
+    load_body : numpy.ndarray
+        (F, L) int64, body each load acts on (0-based; < 0 none; -2 ambiguous).
+    feet : numpy.ndarray
+        (K,) int64, the feet's body indices.
+    body_mass : float
+        kg.
+    out : numpy.ndarray
+        (F, C) row ``f`` written in columns ``first .. first + 3 K - 1`` (N/kg).
+    first : int
+        The first column written.
     """
     L = load_force.shape[1]
     bad = False
@@ -199,7 +243,13 @@ def frame_grf(f, load_force, load_body, feet, body_mass, out, first):
 
 @nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
 def ground_reactions(load_force, load_body, feet, body_mass, out, first):
-    """:func:`frame_grf` of every frame."""
+    """:func:`frame_grf` of every frame.
+
+    Parameters
+    ----------
+    load_force, load_body, feet, body_mass, out, first
+        As :func:`frame_grf`; every row of ``out`` written.
+    """
     for f in nb.prange(load_force.shape[0]):
         frame_grf(f, load_force, load_body, feet, body_mass, out, first)
 
@@ -223,6 +273,27 @@ def tree_dynamics(
     ``first`` is the first clinical column of ``out``; the ground
     reactions follow the ``4 len(child)`` clinical columns.  The arguments
     are those of the kernels named.
+
+    Parameters
+    ----------
+    q, qd, qdd, local_rates, parents, seq, xi, rcom, mass, inertia
+        Inputs of :func:`humanbody._kernels.tree.tree_kinematics`.
+    R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque, body_com, body_vel, body_acc
+        Outputs of :func:`humanbody._kernels.tree.tree_kinematics`, written.
+    block : int
+        Frames per block (at least 1).
+    gravity, load_force, load_moment, load_body
+        Inputs of :func:`joint_loads`.
+    joint_force, joint_moment, joint_power
+        Outputs of :func:`joint_loads`, written.
+    child, parent, signs, body_mass
+        Inputs of :func:`clinical_moments`.
+    feet : numpy.ndarray
+        (K,) int64, the feet's body indices (:func:`ground_reactions`).
+    out : numpy.ndarray
+        (F, C) written: the clinical columns, then ``3 K`` ground-reaction columns (N/kg).
+    first : int
+        The first clinical column of ``out``.
     """
     F, n = q.shape[0], parents.shape[0]
     total = 0.0

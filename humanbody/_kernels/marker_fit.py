@@ -318,6 +318,19 @@ def finish_fits(local, src, cols, extra, frames, R, origin, rms):
 
     Parameters as :func:`rigid_fit`; ``frames`` (k,) int64 lists the
     frames whose ``R`` the caller has written (the flagged ones).
+
+    Parameters
+    ----------
+    local, src, cols, extra : numpy.ndarray
+        As :func:`rigid_fit`.
+    frames : numpy.ndarray
+        (k,) int64, the frames to finish.
+    R : numpy.ndarray
+        (F, 3, 3) rotations (segment to ground), read at ``frames``.
+    origin : numpy.ndarray
+        (F, 3) written at ``frames``: origin of the segment frame (m).
+    rms : numpy.ndarray
+        (F,) written at ``frames``: RMS residual (m).
     """
     for f in frames:
         n, bits, pcx, pcy, pcz, qcx, qcy, qcz = _centroids(local, src, cols, extra, f)

@@ -27,6 +27,27 @@ def frame_composites(f, parents, mass, inertia, R, joint, com, cm, cc, cJ):
     parent's joint point by ``d = O_k - O_p``:
     ``c_p += c + m d``,
     ``J_p += J + 2 (c . d) E - c d^T - d c^T + m (|d|^2 E - d d^T)``.
+
+    Parameters
+    ----------
+    f : int
+        The frame.
+    parents : numpy.ndarray
+        (n,) int64, the parent of body k (0-based, -1 = ground), ``parents[k] < k``.
+    mass : numpy.ndarray
+        (n,) kg.
+    inertia : numpy.ndarray
+        (n, 3, 3) inertia about the mass centre, body components (kg m^2).
+    R : numpy.ndarray
+        (F, n, 3, 3) body orientations (body to ground).
+    joint, com : numpy.ndarray
+        (F, n, 3) joint points O_k and mass centres G_k in ground (m).
+    cm : numpy.ndarray
+        (n,) written: composite masses (kg).
+    cc : numpy.ndarray
+        (n, 3) written: composite first moments about O_k (kg m).
+    cJ : numpy.ndarray
+        (n, 3, 3) written: composite inertias about O_k (kg m^2).
     """
     n = parents.shape[0]
     for k in range(n):

@@ -31,7 +31,32 @@ _CACHE = True
 
 @nb.njit(cache=_CACHE, inline="always")
 def fibre_kinematics(L, dL, l0, alpha0, ls, lmin):
-    """Rigid-tendon fibre length ``l`` (m), ``cos(alpha)`` and fibre velocity ``v`` (m/s) of one muscle."""
+    """Rigid-tendon fibre length ``l`` (m), ``cos(alpha)`` and fibre velocity ``v`` (m/s) of one muscle.
+
+    Parameters
+    ----------
+    L : float
+        Muscle-tendon length (m).
+    dL : float
+        Lengthening speed (m/s).
+    l0 : float
+        Optimal fibre length (m).
+    alpha0 : float
+        Pennation angle at the optimal fibre length (rad).
+    ls : float
+        Tendon slack length (m).
+    lmin : float
+        Shortest fibre length (m): ``l`` is clamped to it.
+
+    Returns
+    -------
+    length : float
+        Fibre length ``l`` (m).
+    cos_alpha : float
+        Cosine of the pennation angle.
+    v : float
+        Fibre velocity ``dL cos(alpha)`` (m/s).
+    """
     h = l0 * math.sin(alpha0)
     x = L - ls
     length = math.sqrt(h * h + x * x)
@@ -56,6 +81,24 @@ def thelen_fv(vN, a, Af, Flen, thresh):
     here in closed form, per unit ``f``:
     concentric ``fV = (k + vN) / (k - vN / Af)``, eccentric
     ``fV = (k + c Flen vN) / (k + c vN)``, ``c = (2 + 2/Af) / (Flen - 1)``.
+
+    Parameters
+    ----------
+    vN : float
+        Normalised fibre velocity ``v / (l0 vmax)`` (lengthening +).
+    a : float
+        Activation (0-1).
+    Af : float
+        Force-velocity shape factor.
+    Flen : float
+        Maximum normalised lengthening force.
+    thresh : float
+        ``fv_linear_extrap_threshold``: where the eccentric curve continues linearly.
+
+    Returns
+    -------
+    float
+        The force-velocity multiplier ``fV``.
     """
     k = 0.25 + 0.75 * a
     c = (2.0 + 2.0 / Af) / (Flen - 1.0)
@@ -108,7 +151,20 @@ def thelen_capacity(L, dL, fmax, l0, alpha0, ls, vmax, kshape, Af, Flen, thresh,
 
 @nb.njit(cache=_CACHE, inline="always")
 def bezier5(u, p):
-    """Quintic Bezier ``sum_k C(5,k) u^k (1-u)^(5-k) p_k`` at ``u`` in [0, 1]."""
+    """Quintic Bezier ``sum_k C(5,k) u^k (1-u)^(5-k) p_k`` at ``u`` in [0, 1].
+
+    Parameters
+    ----------
+    u : float
+        The curve parameter, 0 to 1.
+    p : numpy.ndarray
+        (6,) control values.
+
+    Returns
+    -------
+    float
+        The curve's value at ``u``.
+    """
     t = 1.0 - u
     return (p[0] * t ** 5 + 5.0 * p[1] * u * t ** 4 + 10.0 * p[2] * u * u * t ** 3 + 10.0 * p[3] * u ** 3 * t * t
             + 5.0 * p[4] * u ** 4 * t + p[5] * u ** 5)
@@ -118,7 +174,22 @@ def bezier5(u, p):
 def segmented_curve(x, X, Y, ends):
     """OpenSim's SmoothSegmentedFunction at ``x``: quintic Bezier segments ``(X[j], Y[j])`` (S, 6) each,
     linear beyond ``ends = (x0, x1, y0, y1, dydx0, dydx1)``.  The segment's ``u`` with ``x(u) = x`` by
-    bisection to rounding (``x(u)`` rises monotonically on a corner segment)."""
+    bisection to rounding (``x(u)`` rises monotonically on a corner segment).
+
+    Parameters
+    ----------
+    x : float
+        Where to evaluate.
+    X, Y : numpy.ndarray
+        (S, 6) each: the segments' x and y control points.
+    ends : numpy.ndarray
+        (6,) ``(x0, x1, y0, y1, dydx0, dydx1)``: the domain, the values and slopes at its ends.
+
+    Returns
+    -------
+    float
+        The curve's value at ``x``.
+    """
     if x <= ends[0]:
         return ends[2] + ends[4] * (x - ends[0])
     if x >= ends[1]:

@@ -26,7 +26,23 @@ _CACHE = True
 
 @nb.njit(cache=_CACHE, inline="always")
 def add_load(loads, f, b, origin, p, fx, fy, fz):
-    """Force ``(fx, fy, fz)`` at ``p`` on body ``b``: into ``loads[f, b]`` as force and moment about its origin."""
+    """Force ``(fx, fy, fz)`` at ``p`` on body ``b``: into ``loads[f, b]`` as force and moment about its origin.
+
+    Parameters
+    ----------
+    loads : numpy.ndarray
+        (F, B, 6) force (N) and moment about the body origin (N m), ground components: added to.
+    f : int
+        The frame.
+    b : int
+        The body.
+    origin : numpy.ndarray
+        (F, B, 3) the bodies' origins in ground (m).
+    p : numpy.ndarray
+        (3,) the point of application in ground (m).
+    fx, fy, fz : float
+        The force (N), ground components.
+    """
     rx = p[0] - origin[f, b, 0]
     ry = p[1] - origin[f, b, 1]
     rz = p[2] - origin[f, b, 2]
@@ -48,6 +64,28 @@ def path_loads(Q, Rs, Os, tension, n_muscles, max_points, pk):
     :func:`humanbody._kernels.muscle_paths.muscle_path` builds (points, wrap tangent
     points on their surface's body).  Returns (F, B, 6): force (N) and moment
     about the body origin (N m), ground components; the ground's row is left 0.
+
+    Parameters
+    ----------
+    Q : numpy.ndarray
+        (F, nq) coordinates (rad, m), the OpenSim model's order.
+    Rs : numpy.ndarray
+        (F, B, 3, 3) body orientations (body to ground), body 0 the ground.
+    Os : numpy.ndarray
+        (F, B, 3) body origins in ground (m).
+    tension : numpy.ndarray
+        (F, M) muscle tensions (N).
+    n_muscles : int
+        M.
+    max_points : int
+        Most points a path can hold (the scratch size).
+    pk : tuple of numpy.ndarray
+        The packed paths.
+
+    Returns
+    -------
+    numpy.ndarray
+        (F, B, 6) force (N) and moment about the body origin (N m) on each body, ground components.
     """
     F = Q.shape[0]
     B = Rs.shape[1]

@@ -227,7 +227,39 @@ def muscle_path(m, q, R, O, tag, body, loc, pos, wlen, gpos, wseen, wvalid, pk):
     """Build muscle ``m``'s current path in the scratch arrays; ``(point count, length)``.
 
     ``pos[:n]`` holds the points in ground where their bodies put them, ``gpos[:n]`` where
-    OpenSim sees them (``wseen``, ``wvalid``: scratch for the tangent points, 2 per path wrap)."""
+    OpenSim sees them (``wseen``, ``wvalid``: scratch for the tangent points, 2 per path wrap).
+
+    Parameters
+    ----------
+    m : int
+        The muscle.
+    q : numpy.ndarray
+        (nq,) coordinates (rad, m), the OpenSim model's order.
+    R : numpy.ndarray
+        (B, 3, 3) body orientations (body to ground).
+    O : numpy.ndarray
+        (B, 3) body origins in ground (m).
+    tag, body : numpy.ndarray
+        (max_points,) int64 scratch, written: each point's packed point index (negative for a wrap's tangent
+        point) and body.
+    loc, pos : numpy.ndarray
+        (max_points, 3) scratch, written: each point in its body (m) and in ground (m).
+    wlen : numpy.ndarray
+        Scratch: the arc length on each wrap (m).
+    gpos : numpy.ndarray
+        (max_points, 3) scratch, written: the points as OpenSim sees them in ground (m).
+    wseen, wvalid : numpy.ndarray
+        Scratch for the tangent points' places in ground and whether they were read.
+    pk : tuple of numpy.ndarray
+        The packed paths.
+
+    Returns
+    -------
+    n : int
+        Number of points of the path.
+    length : float
+        The path's length (m).
+    """
     pt_body, pt_loc, pt_kind, pt_coord, pt_range, pt_mcoord, pt_fn, m_pt = pk[:8]
     m_pw = pk[10]
     fk, fs, fn, fsc, fin, fd = pk[20:26]
@@ -263,7 +295,27 @@ def path_rates(n, tag, body, pos, gpos, O, J, kcol, ks, across_bodies_only, out)
     """Add to ``out[k]`` the rate of the path's length that the bodies' motion gives, for each
     velocity direction ``k`` (m/s): straight segments only, points carried by their bodies.
     ``J[b, 0:3, kcol[k]]`` is body b's angular velocity and ``J[b, 3:6, kcol[k]]`` its origin's velocity;
-    only the directions ``ks`` are computed (the others leave the length alone)."""
+    only the directions ``ks`` are computed (the others leave the length alone).
+
+    Parameters
+    ----------
+    n : int
+        Number of points of the path.
+    tag, body, pos, gpos : numpy.ndarray
+        The path as :func:`muscle_path` left it.
+    O : numpy.ndarray
+        (B, 3) body origins in ground (m).
+    J : numpy.ndarray
+        (B, 6, C) the bodies' angular velocity (rad/s) and origin velocity (m/s) per unit of each column.
+    kcol : numpy.ndarray
+        (K,) int64, the column of ``J`` of each direction.
+    ks : numpy.ndarray
+        The directions to compute.
+    across_bodies_only : bool
+        Leave out segments between two points of one body.
+    out : numpy.ndarray
+        (K,) length rates (m/s per unit rate), added to.
+    """
     for j in range(n - 1):
         if tag[j] < 0 and tag[j + 1] == tag[j] - 1 and (-tag[j]) % 2 == 1:
             continue
@@ -281,7 +333,29 @@ def path_rates(n, tag, body, pos, gpos, O, J, kcol, ks, across_bodies_only, out)
 
 @nb.njit(cache=_CACHE, inline="always")
 def moving_point_rates(n, tag, body, gpos, q, R, qd, ks, across_bodies_only, out, pk):
-    """Add to ``out[k]`` what the moving points' own motion on their bodies adds to the length's rate."""
+    """Add to ``out[k]`` what the moving points' own motion on their bodies adds to the length's rate.
+
+    Parameters
+    ----------
+    n : int
+        Number of points of the path.
+    tag, body, gpos : numpy.ndarray
+        The path as :func:`muscle_path` left it.
+    q : numpy.ndarray
+        (nq,) coordinates (rad, m).
+    R : numpy.ndarray
+        (B, 3, 3) body orientations (body to ground).
+    qd : numpy.ndarray
+        (K, nq) the coordinates' rates of each direction.
+    ks : numpy.ndarray
+        The directions to compute.
+    across_bodies_only : bool
+        Leave out neighbours on the moving point's own body.
+    out : numpy.ndarray
+        (K,) length rates (m/s per unit rate), added to.
+    pk : tuple of numpy.ndarray
+        The packed paths.
+    """
     pt_kind, pt_loc, pt_mcoord, pt_fn = pk[2], pk[1], pk[5], pk[6]
     fk, fs, fn, fsc, fin, fd = pk[20:26]
     for j in range(n):
@@ -311,7 +385,38 @@ def trial_paths(Q, Rs, Os, Js, kcol, QDs, m_dir, dirs, across_bodies_only, n_mus
     ``Q`` (F x nq), ``Rs`` (F x B x 3 x 3), ``Os`` (F x B x 3), ``Js`` (F x B x 6 x C): the bodies'
     angular and origin velocities per unit of C rates; direction k takes column ``kcol[k]`` (K,) and
     moves the coordinates at ``QDs[:, k]`` (F x K x nq); K may be 0.  Muscle m's rates are computed
-    for the directions ``dirs[m_dir[m]:m_dir[m + 1]]`` only (the coordinates it crosses), the others 0."""
+    for the directions ``dirs[m_dir[m]:m_dir[m + 1]]`` only (the coordinates it crosses), the others 0.
+
+    Parameters
+    ----------
+    Q : numpy.ndarray
+        (F, nq) coordinates (rad, m).
+    Rs, Os : numpy.ndarray
+        (F, B, 3, 3) body orientations and (F, B, 3) origins in ground (m).
+    Js : numpy.ndarray
+        (F, B, 6, C) body angular and origin velocities per unit rate.
+    kcol : numpy.ndarray
+        (K,) int64, the column of ``Js`` of each direction.
+    QDs : numpy.ndarray
+        (F, K, nq) the coordinates' rates of each direction.
+    m_dir, dirs : numpy.ndarray
+        int64: muscle m's directions are ``dirs[m_dir[m]:m_dir[m + 1]]``.
+    across_bodies_only : bool
+        Leave out segments within one body (OpenSim's moment-arm solver).
+    n_muscles : int
+        M.
+    max_points : int
+        Most points a path can hold.
+    pk : tuple of numpy.ndarray
+        The packed paths.
+
+    Returns
+    -------
+    lengths : numpy.ndarray
+        (F, M) m.
+    rates : numpy.ndarray
+        (F, M, K) m/s per unit rate of each direction.
+    """
     F = Q.shape[0]
     K = kcol.shape[0]
     lengths = np.empty((F, n_muscles))
@@ -339,7 +444,28 @@ def trial_paths(Q, Rs, Os, Js, kcol, QDs, m_dir, dirs, across_bodies_only, n_mus
 @nb.njit(cache=_CACHE, parallel=True)
 def trial_path_points(Q, Rs, Os, n_muscles, max_points, pk):
     """Every muscle's current path in ground (F x M x max_points x 3, m; NaN past its last point)
-    and the number of points (F x M)."""
+    and the number of points (F x M).
+
+    Parameters
+    ----------
+    Q : numpy.ndarray
+        (F, nq) coordinates (rad, m).
+    Rs, Os : numpy.ndarray
+        (F, B, 3, 3) body orientations and (F, B, 3) origins in ground (m).
+    n_muscles : int
+        M.
+    max_points : int
+        Most points a path can hold.
+    pk : tuple of numpy.ndarray
+        The packed paths.
+
+    Returns
+    -------
+    points : numpy.ndarray
+        (F, M, max_points, 3) m.
+    counts : numpy.ndarray
+        (F, M) int64.
+    """
     F = Q.shape[0]
     out = np.full((F, n_muscles, max_points, 3), np.nan)
     counts = np.zeros((F, n_muscles), np.int64)

@@ -48,7 +48,24 @@ def _piecewise(kind, s, n, data, x):
 
 @nb.njit(cache=_CACHE)
 def evaluate(f, x, kind, start, size, scale, inner, data):
-    """Value and first derivative of function ``f`` at ``x`` (a multiplier: ``scale`` x its inner function)."""
+    """Value and first derivative of function ``f`` at ``x`` (a multiplier: ``scale`` x its inner function).
+
+    Parameters
+    ----------
+    f : int
+        The function's row in the table.
+    x : float
+        The variable (a coordinate: rad or m).
+    kind, start, size, scale, inner, data : numpy.ndarray
+        The table's arrays (:meth:`humanbody.osim.functions.FunctionTable.arrays`).
+
+    Returns
+    -------
+    value : float
+        ``f(x)``.
+    derivative : float
+        ``f'(x)``.
+    """
     factor = 1.0
     while kind[f] == 5:
         factor *= scale[f]

@@ -35,7 +35,24 @@ _CACHE = True
 
 @nb.njit(cache=_CACHE, inline="always")
 def control_of(s, p, lo, hi):
-    """The control minimising ``|x|^p / p - s x`` on ``[lo, hi]`` and its derivative in ``s`` (0 at a bound)."""
+    """The control minimising ``|x|^p / p - s x`` on ``[lo, hi]`` and its derivative in ``s`` (0 at a bound).
+
+    Parameters
+    ----------
+    s : float
+        ``a_i . lam``: the actuator's column of ``A`` times the multipliers.
+    p : float
+        The cost's exponent (> 1).
+    lo, hi : float
+        The control's bounds.
+
+    Returns
+    -------
+    x : float
+        The control.
+    dx_ds : float
+        Its derivative in ``s`` (0 at a bound).
+    """
     if p == 2.0:
         x, d = s, 1.0
     else:
@@ -52,7 +69,28 @@ def control_of(s, p, lo, hi):
 
 @nb.njit(cache=_CACHE, inline="always")
 def slope_along(s, w, t, p, lo, hi, bw):
-    """``d/dt D(lam + t step)`` with ``s = A^T lam``, ``w = A^T step``, ``bw = b . step``: monotone in ``t``."""
+    """``d/dt D(lam + t step)`` with ``s = A^T lam``, ``w = A^T step``, ``bw = b . step``: monotone in ``t``.
+
+    Parameters
+    ----------
+    s : numpy.ndarray
+        (N,) ``A^T lam``.
+    w : numpy.ndarray
+        (N,) ``A^T step``.
+    t : float
+        The step length.
+    p : float
+        The cost's exponent.
+    lo, hi : numpy.ndarray
+        (N,) the controls' bounds.
+    bw : float
+        ``b . step``.
+
+    Returns
+    -------
+    float
+        The slope of the dual along the step at ``t``.
+    """
     total = -bw
     for i in range(s.shape[0]):
         xi, _ = control_of(s[i] + t * w[i], p, lo[i], hi[i])
@@ -63,7 +101,26 @@ def slope_along(s, w, t, p, lo, hi, bw):
 @nb.njit(cache=_CACHE, inline="always")
 def exact_step(s, w, p, lo, hi, bw):
     """The minimiser ``t > 0`` of ``D`` along the step: the root of the monotone slope (bracket, bisect,
-    then the secant, exact on the last linear piece).  ``-1`` when ``D`` falls without end (infeasible)."""
+    then the secant, exact on the last linear piece).  ``-1`` when ``D`` falls without end (infeasible).
+
+    Parameters
+    ----------
+    s : numpy.ndarray
+        (N,) ``A^T lam``.
+    w : numpy.ndarray
+        (N,) ``A^T step``.
+    p : float
+        The cost's exponent.
+    lo, hi : numpy.ndarray
+        (N,) the controls' bounds.
+    bw : float
+        ``b . step``.
+
+    Returns
+    -------
+    float
+        The step length ``t``, or -1.
+    """
     t_lo, t_hi = 0.0, 1.0
     g_lo = slope_along(s, w, 0.0, p, lo, hi, bw)
     g_hi = slope_along(s, w, t_hi, p, lo, hi, bw)
@@ -103,6 +160,15 @@ def columns_of(At, rows, count):
     A muscle's column has a nonzero only on the coordinates it crosses and a coordinate actuator's on
     its own: the sums over them are the full sums with their zero terms left out (the same
     floating-point result, in the same order, at a few percent of the work).
+
+    Parameters
+    ----------
+    At : numpy.ndarray
+        (N, C) ``A`` transposed.
+    rows : numpy.ndarray
+        (N, C) int, written: the coordinates of each row's nonzeros, ascending.
+    count : numpy.ndarray
+        (N,) int, written: how many nonzeros each row has.
     """
     na, nc = At.shape
     for i in range(na):
@@ -121,6 +187,32 @@ def solve_frame(At, b, lam, p, lo, hi, tol, max_iter, x, rows, count):
     ``At`` (N, C): ``A`` transposed; ``rows``, ``count``: scratch (N, C) and (N,) for the columns' nonzeros (:func:`columns_of`).
     Returns the iterations taken, or ``-1`` when ``|A x - b|`` did not fall
     under ``tol`` (the constraints cannot be met within the bounds).
+
+    Parameters
+    ----------
+    At : numpy.ndarray
+        (N, C) the generalised force of each actuator at control 1 (N·m or N).
+    b : numpy.ndarray
+        (C,) generalised forces to reproduce (N·m or N).
+    lam : numpy.ndarray
+        (C,) the dual multipliers: the start, updated in place.
+    p : float
+        The cost's exponent.
+    lo, hi : numpy.ndarray
+        (N,) the controls' bounds.
+    tol : float
+        Largest ``|A x - b|`` accepted (N·m or N).
+    max_iter : int
+        Newton iterations at most.
+    x : numpy.ndarray
+        (N,) written: the controls.
+    rows, count : numpy.ndarray
+        Scratch, (N, C) and (N,) int.
+
+    Returns
+    -------
+    int
+        The iterations taken, or -1.
     """
     na, nc = At.shape
     H = np.empty((nc, nc))

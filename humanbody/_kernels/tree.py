@@ -40,6 +40,16 @@ def threads_for(frames: int):
     A parallel region waits for its slowest thread; on a busy machine a
     worker thread can wait a whole scheduler slice (~4-10 ms) for a core,
     which is more than a few thousand frames take on one thread.
+
+    Parameters
+    ----------
+    frames : int
+        Frames the kernels inside will process.
+
+    Yields
+    ------
+    None
+        Inside the block numba runs on one thread when ``frames`` < 2048; the thread count is restored after.
     """
     if frames >= _PARALLEL_MIN_FRAMES:
         yield
@@ -72,7 +82,15 @@ _SINCOS_MAX = 1.0e5
 
 @nb.njit(cache=_CACHE, fastmath={"contract"})
 def sincos(x, s, c):
-    """``s = sin(x)``, ``c = cos(x)`` elementwise over 1-D arrays (see the comment above)."""
+    """``s = sin(x)``, ``c = cos(x)`` elementwise over 1-D arrays (see the comment above).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        (n,) angles (rad).
+    s, c : numpy.ndarray
+        (n,) written: their sines and cosines.
+    """
     for i in range(x.shape[0]):
         xi = x[i]
         n = np.floor(xi * _TWO_OVER_PI + 0.5)
@@ -102,6 +120,20 @@ def rigid_point(o, vo, ao, w, alpha, r):
     acceleration; ``w``, ``alpha``: the body's angular velocity and
     acceleration; ``r``: the offset in ground components (3-tuples).
     Returns ``(o + r, vo + w x r, ao + alpha x r + w x (w x r))``.
+
+    Parameters
+    ----------
+    o, vo, ao : tuple of 3 float
+        The body point's position (m), velocity (m/s) and acceleration (m/s^2), ground components.
+    w, alpha : tuple of 3 float
+        The body's angular velocity (rad/s) and acceleration (rad/s^2), ground components.
+    r : tuple of 3 float
+        The offset from ``o`` to the point (m), ground components.
+
+    Returns
+    -------
+    position, velocity, acceleration : tuple of 3 float
+        Of the point ``o + r`` (m, m/s, m/s^2).
     """
     wxr = cross(w, r)
     return add3(o, r), add3(vo, wxr), add3(add3(ao, cross(alpha, r)), cross(w, wxr))
@@ -117,6 +149,22 @@ def block_inputs(q, qd, qdd, blk, block, n):
     ``f0:f1`` of ``q``, ``qd``, ``qdd`` and the sines and cosines of
     ``q``'s, each (f1 - f0, columns), and (n, 3) scratch for the velocity
     and acceleration of each joint point in one frame.
+
+    Parameters
+    ----------
+    q, qd, qdd : numpy.ndarray
+        (F, columns) coordinates and their rates.
+    blk : int
+        The block's number (0-based).
+    block : int
+        Frames per block.
+    n : int
+        Number of bodies (rows of the scratch).
+
+    Returns
+    -------
+    tuple
+        ``(f0, f1, qb, qdb, qddb, sinq, cosq, vO, aO)`` as above.
     """
     f0 = blk * block
     f1 = min(q.shape[0], f0 + block)
@@ -150,6 +198,29 @@ def frame_kinematics(
     for the joint points' velocities and accelerations; ``total`` is the
     whole body's mass (kg).  The other arguments are those of
     :func:`tree_kinematics`, whose docstring gives the equations.
+
+    Parameters
+    ----------
+    f : int
+        The frame's row in the outputs.
+    r : int
+        Its row in the block buffers.
+    qb, qdb, qddb : numpy.ndarray
+        (frames in the block, 3 + 3n) the block's coordinates and rates.
+    sinq, cosq : numpy.ndarray
+        (frames in the block, 3 + 3n) the sines and cosines of ``qb``.
+    vO, aO : numpy.ndarray
+        (n, 3) scratch: the joint points' velocities (m/s) and accelerations (m/s^2).
+    local_rates : bool
+        As :func:`tree_kinematics`.
+    parents, seq, xi, rcom, mass, inertia : numpy.ndarray
+        The model, as :func:`tree_kinematics` takes it.
+    total : float
+        The whole body's mass (kg).
+    R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque : numpy.ndarray
+        The per-body outputs of :func:`tree_kinematics`, row ``f`` written.
+    body_com, body_vel, body_acc : numpy.ndarray
+        The whole-body mass centre's outputs of :func:`tree_kinematics`, row ``f`` written.
     """
     n = parents.shape[0]
     bc = bv = ba = (0.0, 0.0, 0.0)  # sums of m_k G_k, m_k v_Gk, m_k a_Gk

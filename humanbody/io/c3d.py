@@ -36,7 +36,18 @@ _MISSING_EZC3D = "reading C3D needs the ezc3d package: pip install 'humanbody[c3
 
 
 def looks_like_c3d(head: bytes) -> bool:
-    """True when the first bytes carry the C3D key (second byte 0x50)."""
+    """True when the first bytes carry the C3D key (second byte 0x50).
+
+    Parameters
+    ----------
+    head : bytes
+        The file's first bytes (at least 2).
+
+    Returns
+    -------
+    bool
+        Whether they start like a C3D file (first byte 2-127, the parameter block's number; second 0x50).
+    """
     return len(head) >= 2 and head[1] == 0x50 and 1 < head[0] < 128
 
 

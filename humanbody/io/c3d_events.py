@@ -53,13 +53,35 @@ _CODES = {"hs": "foot_strike", "fs": "foot_strike", "ic": "foot_strike", "hc": "
 
 
 def event_name(label) -> str | None:
-    """``"foot_strike"``, ``"foot_off"`` or None for an EVENT label ("Foot Strike", "Foot_Off", "FootStrike", ...)."""
+    """``"foot_strike"``, ``"foot_off"`` or None for an EVENT label ("Foot Strike", "Foot_Off", "FootStrike", ...).
+
+    Parameters
+    ----------
+    label : str
+        An EVENT label (any object is taken as its ``str``).
+
+    Returns
+    -------
+    str or None
+        The event, or None for a label of neither.
+    """
     key = "".join(ch for ch in str(label).lower() if ch.isalpha())
     return _EVENT_NAMES.get(key)
 
 
 def event_side(context) -> str | None:
-    """``"right"``, ``"left"`` or None (``"General"``, empty) for an EVENT context."""
+    """``"right"``, ``"left"`` or None (``"General"``, empty) for an EVENT context.
+
+    Parameters
+    ----------
+    context : str
+        An EVENT context (any object is taken as its ``str``).
+
+    Returns
+    -------
+    str or None
+        The side, or None.
+    """
     return _SIDES.get(str(context).strip().lower())
 
 
@@ -68,6 +90,18 @@ def event_code(text) -> tuple[str | None, str | None]:
 
     The side comes first (``L``, ``R``, ``Left``, ``Right``), then the event: a code of :data:`_CODES` or a
     label :func:`event_name` knows.
+
+    Parameters
+    ----------
+    text : str
+        A label or context (any object is taken as its ``str``).
+
+    Returns
+    -------
+    event : str or None
+        ``"foot_strike"`` or ``"foot_off"``.
+    side : str or None
+        ``"right"`` or ``"left"``.
     """
     key = "".join(ch for ch in str(text).lower() if ch.isalpha())
     for prefix in ("right", "left", "r", "l"):
@@ -82,7 +116,22 @@ def event_code(text) -> tuple[str | None, str | None]:
 def decode_event(label, context) -> tuple[str | None, str | None]:
     """``(event, side)`` of an EVENT entry: its label and context ("Foot Strike", "Right"), else a code in its
     label or its context ("RHS" with an empty or "General" context, or an empty label); ``(None, None)`` when
-    neither tells, or when a code's side contradicts the context's."""
+    neither tells, or when a code's side contradicts the context's.
+
+    Parameters
+    ----------
+    label : str
+        The entry's ``EVENT:LABELS`` text.
+    context : str
+        The entry's ``EVENT:CONTEXTS`` text (empty when the file has none).
+
+    Returns
+    -------
+    event : str or None
+        ``"foot_strike"`` or ``"foot_off"``.
+    side : str or None
+        ``"right"`` or ``"left"``.
+    """
     kind, side = event_name(label), event_side(context)
     if kind is not None and side is not None:
         return kind, side
@@ -222,7 +271,18 @@ def _nearest_frames(frame_times: np.ndarray, ev_t: np.ndarray) -> np.ndarray:
 
 
 def events_table(columns: dict | None) -> pd.DataFrame | None:
-    """The events table (:data:`humanbody.gait.EVENT_COLUMNS`) of :func:`parse_events`' columns; None for None."""
+    """The events table (:data:`humanbody.gait.EVENT_COLUMNS`) of :func:`parse_events`' columns; None for None.
+
+    Parameters
+    ----------
+    columns : dict or None
+        ``time`` (s), ``frame`` (0-based), ``side``, ``event`` and ``source`` lists, as :func:`parse_events` gives.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        One row per event, the columns in that order; None when ``columns`` is None.
+    """
     import pandas as pd  # lazy: pandas costs 0.5 CPU-s at start-up; `humanbody muscles` reads and writes without it
     if columns is None:
         return None

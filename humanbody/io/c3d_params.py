@@ -87,6 +87,31 @@ class Parameter:
         ``type`` defaults to char for text, int16 for integers, float otherwise;
         ``dims`` (file order) defaults to the values' shape, the values taken
         in Fortran order (a single number: no dimension).
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name.
+        values : str, list of str, number or array
+            What it holds.
+        type : int, optional
+            C3D type: -1 char, 1 byte, 2 int16, 4 float.
+        description : str, default ""
+            Its description.
+        locked : bool, default False
+            Its locked flag.
+        dims : tuple of int, optional
+            Its dimensions, file order.
+
+        Returns
+        -------
+        Parameter
+            The parameter, data packed as the file holds it.
+
+        Raises
+        ------
+        ParameterError
+            Integers that do not fit 16 bits for type 2.
         """
         if isinstance(values, str) or (isinstance(values, (list, tuple)) and values
                                        and all(isinstance(v, str) for v in values)) or type == -1:
@@ -146,6 +171,24 @@ def parse_parameters(raw: bytes, start: int, limit: int | None = None,
     redundant with the lengths the record holds).  ``notes`` (a list): a
     damaged record ends the section instead of raising, the records before
     it kept, and one line saying so is appended.
+
+    Parameters
+    ----------
+    raw : bytes
+        The file's bytes (or its first bytes, up to the data section).
+    start : int
+        Byte offset of the parameter section.
+    limit : int, optional
+        Byte position the section may run to.
+    notes : list, optional
+        Where a damaged record's line goes (None: raise instead).
+
+    Returns
+    -------
+    groups : dict of str to Group
+        The groups, their parameters in file order.
+    processor : int
+        84 (Intel), 85 (DEC) or 86 (MIPS).
 
     Raises
     ------
@@ -269,6 +312,18 @@ def layout_parameters(groups: dict, first_block: int = 2) -> bytes:
     goes into the section's first byte (the block of the first parameter
     record, as the header's first byte).
 
+    Parameters
+    ----------
+    groups : dict of str to Group
+        The groups to write, in order.
+    first_block : int, default 2
+        The section's first byte.
+
+    Returns
+    -------
+    bytes
+        The section, a whole number of 512-byte blocks.
+
     Raises
     ------
     ParameterError  a dimension over 255, data not matching the dimensions, a name too long.
@@ -308,7 +363,19 @@ def layout_parameters(groups: dict, first_block: int = 2) -> bytes:
 def split_lists(group: Group, base: str, texts: list, template: Parameter | None = None) -> None:
     """Put the list ``texts`` into ``base``, ``base2``, ``base3``... of at most 255 entries each, as Vicon
     writes LABELS/DESCRIPTIONS/UNITS past 255 points; stale continuation parameters are removed.  The
-    description and locked flag of ``template`` (or of the existing ``base``) are kept."""
+    description and locked flag of ``template`` (or of the existing ``base``) are kept.
+
+    Parameters
+    ----------
+    group : Group
+        The group changed in place.
+    base : str
+        The parameter's name (``LABELS``, ...).
+    texts : list of str
+        The entries.
+    template : Parameter, optional
+        Where the description and locked flag come from when ``base`` is missing.
+    """
     old = group.params.get(base, template)
     for k in range(2, 100):
         group.params.pop(f"{base}{k}", None)

@@ -94,7 +94,26 @@ def _point_settings(head: dict, groups: dict, notes: list[str]) -> dict:
 
 def fits(size: int, start: int, frames: int, per_frame: int, width: int) -> bool:
     """Whether ``frames`` frames of ``per_frame`` values of ``width`` bytes from byte ``start`` end the file of
-    ``size`` bytes (up to one 512-byte block of padding)."""
+    ``size`` bytes (up to one 512-byte block of padding).
+
+    Parameters
+    ----------
+    size : int
+        The file's size (bytes).
+    start : int
+        Byte offset of the data section.
+    frames : int
+        Number of frames.
+    per_frame : int
+        Values per frame.
+    width : int
+        Bytes per value (2 or 4).
+
+    Returns
+    -------
+    bool
+        True when the frames fill the file to within a block (and there is at least one).
+    """
     rest = size - start - frames * per_frame * width
     return frames > 0 and 0 <= rest <= 512
 
@@ -102,7 +121,26 @@ def fits(size: int, start: int, frames: int, per_frame: int, width: int) -> bool
 def analog_per_frame(raw: bytes, head: dict, groups: dict, set_: dict) -> tuple[int, str | None]:
     """Analog samples per point frame: the header's word 3 when the data section's size agrees with it, else
     ``ANALOG:USED`` times the analog samples per frame (``ANALOG:RATE / POINT:RATE``) when that agrees (the
-    note says which was taken), else the header's."""
+    note says which was taken), else the header's.
+
+    Parameters
+    ----------
+    raw : bytes
+        The file's bytes.
+    head : dict
+        The header's fields.
+    groups : dict of str to Group
+        The parameter groups.
+    set_ : dict
+        The point settings (``scale``, ``data_block``, ``rate``, ``frames``, ``n_points``).
+
+    Returns
+    -------
+    n : int
+        Analog samples per point frame.
+    note : str or None
+        The line saying the parameters were taken over the header, else None.
+    """
     width = 4 if set_["scale"] < 0 else 2
     start = (max(set_["data_block"], 1) - 1) * 512
     candidates: list[tuple[int, str | None]] = [(head["n_analog"], None)]
@@ -135,6 +173,11 @@ def _frame_values(raw: bytes, head: dict, set_: dict, per_frame: int, floats: bo
 
 def read_raw(path) -> tuple[dict, list[str]]:
     """A C3D file read by the specification, laid out as ezc3d's ``c3d`` object, and one line per oddity.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The C3D file.
 
     Returns
     -------
@@ -182,7 +225,18 @@ def read_raw(path) -> tuple[dict, list[str]]:
 
 def point_labels(path) -> list[str] | None:
     """The point labels of a C3D file (``POINT:LABELS``, ``LABELS2``, ...; the first ``POINT:USED``, else the
-    header's count), read from its header and parameter section only; None when they cannot be read."""
+    header's count), read from its header and parameter section only; None when they cannot be read.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The C3D file.
+
+    Returns
+    -------
+    list of str or None
+        The labels, stripped, or None.
+    """
     try:
         with open(path, "rb") as fh:
             first = fh.read(512)

@@ -71,11 +71,30 @@ class PointBlock:
     axes: np.ndarray | None = None
 
     def groups(self) -> list:
-        """The group of each label."""
+        """The group of each label.
+
+        Returns
+        -------
+        list of str
+            One group name per label.
+        """
         return [self.group] * len(self.labels) if isinstance(self.group, str) else list(self.group)
 
     def points(self, frames=slice(None), labels=slice(None)) -> np.ndarray:
-        """What the file receives for ``frames`` and ``labels`` (slices or index lists): (f, n, 3) float64."""
+        """What the file receives for ``frames`` and ``labels`` (slices or index lists): (f, n, 3) float64.
+
+        Parameters
+        ----------
+        frames : slice or list of int, default all
+            The frames.
+        labels : slice or list of int, default all
+            The labels.
+
+        Returns
+        -------
+        numpy.ndarray
+            (f, n, 3) the points in the file's axes and unit (``values @ axes.T / scale``).
+        """
         v = np.asarray(self.values[frames, labels, :], dtype=float)
         if self.axes is not None:
             v = v @ np.asarray(self.axes, dtype=float).T
@@ -130,6 +149,13 @@ def platform_channels(time, force, point, moment, frame_time, lab_of_ground, uni
     and the free moment about the vertical: the same wrench.  Loads are
     linearly interpolated onto the analog samples and zero outside their
     time span.
+
+    Returns
+    -------
+    Platforms
+        ``6 L`` channels (Fx Fy Fz in N, Mx My Mz in N·unit, plate by plate) at ``samples_per_frame`` samples a
+        frame, their labels (``<name>_Fx`` ...) and units, the plates' corners (L, 4, 3) in lab axes and the
+        points' unit, and the analog rate (Hz).
     """
     time = np.asarray(time, dtype=float)
     F, P, M = (np.asarray(a, dtype=float) for a in (force, point, moment))
@@ -190,6 +216,16 @@ class C3DModel:
         """The model of a C3D file: parameters by :func:`~humanbody.io.c3d_params.parse_parameters`, the
         frames by ezc3d.
 
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The C3D file.
+
+        Returns
+        -------
+        C3DModel
+            Its header (kept for an Intel file), groups, points, residuals, camera masks and analogs.
+
         Raises
         ------
         InputError  an unreadable file, or one holding rotations (a section this writer does not carry).
@@ -216,7 +252,24 @@ class C3DModel:
 
     @classmethod
     def new(cls, frames: int, rate_hz: float, unit: str, first_frame: int) -> C3DModel:
-        """An empty model: POINT (rate, unit, no labels) and ANALOG (no channels) groups."""
+        """An empty model: POINT (rate, unit, no labels) and ANALOG (no channels) groups.
+
+        Parameters
+        ----------
+        frames : int
+            Number of point frames.
+        rate_hz : float
+            Point and analog rate (Hz).
+        unit : str
+            ``POINT:UNITS`` ("mm", "cm", "m").
+        first_frame : int
+            1-based number of the first frame.
+
+        Returns
+        -------
+        C3DModel
+            A model with no points and no analog channels.
+        """
         point = Group("POINT", 1, "3-D point parameters")
         for p in (Parameter.of("USED", np.int16(0)), Parameter.of("SCALE", np.float32(-1.0)),
                   Parameter.of("RATE", np.float32(rate_hz)), Parameter.of("DATA_START", np.int16(0)),
@@ -235,19 +288,53 @@ class C3DModel:
                    int(first_frame))
 
     def group(self, name: str) -> Group:
-        """The group ``name``, added (next id) when missing."""
+        """The group ``name``, added (next id) when missing.
+
+        Parameters
+        ----------
+        name : str
+            The group's name.
+
+        Returns
+        -------
+        Group
+            The group (the model's own, changed in place by the caller).
+        """
         if name not in self.groups:
             self.groups[name] = Group(name, max([g.gid for g in self.groups.values()] + [0]) + 1)
         return self.groups[name]
 
     def get(self, group: str, name: str, default=None):
-        """The value of ``group:name`` (:attr:`Parameter.value`), or ``default``."""
+        """The value of ``group:name`` (:attr:`Parameter.value`), or ``default``.
+
+        Parameters
+        ----------
+        group, name : str
+            The parameter's group and name.
+        default : object, optional
+            What to return when it is missing.
+
+        Returns
+        -------
+        list of str or numpy.ndarray or object
+            The value, or ``default``.
+        """
         g = self.groups.get(group)
         return g.params[name].value if g is not None and name in g.params else default
 
     def set(self, group: str, name: str, values, type: int | None = None) -> None:
         """Set ``group:name`` to ``values``; an existing parameter keeps its type (unless ``type``), its
-        description and its locked flag."""
+        description and its locked flag.
+
+        Parameters
+        ----------
+        group, name : str
+            The parameter's group (added when missing) and name.
+        values : str, list of str, number or array
+            What it holds (:meth:`Parameter.of`).
+        type : int, optional
+            C3D type (-1 char, 1 byte, 2 int16, 4 float).
+        """
         g = self.group(group)
         old = g.params.get(name)
         if type is None and old is not None and old.type != -1 and not isinstance(values, (str, list)):
@@ -258,7 +345,20 @@ class C3DModel:
         g.params[name] = p
 
     def texts(self, group: str, base: str) -> list:
-        """A list continued over ``base``, ``base2``, ... (stripped)."""
+        """A list continued over ``base``, ``base2``, ... (stripped).
+
+        Parameters
+        ----------
+        group : str
+            The group.
+        base : str
+            The first parameter's name (``LABELS``, ...).
+
+        Returns
+        -------
+        list of str
+            The entries of ``base``, ``base2``, ... in order (empty when there is none).
+        """
         out: list = []
         for k in range(1, 100):
             v = self.get(group, base if k == 1 else f"{base}{k}")
@@ -268,7 +368,17 @@ class C3DModel:
         return out
 
     def set_texts(self, group: str, base: str, texts: list) -> None:
-        """Set a list over ``base``, ``base2``, ... (255 entries each), keeping the char width of ``base``."""
+        """Set a list over ``base``, ``base2``, ... (255 entries each), keeping the char width of ``base``.
+
+        Parameters
+        ----------
+        group : str
+            The group (added when missing).
+        base : str
+            The first parameter's name.
+        texts : list of str
+            The entries.
+        """
         g = self.group(group)
         width = g.params[base].dims[0] if base in g.params and g.params[base].dims else 1
         split_lists(g, base, list(texts))
@@ -284,7 +394,21 @@ class C3DModel:
                 p.dims, p.data = (width, n), padded.ravel()
 
     def write(self, path, data: _Points) -> None:
-        """Write the file (Intel float format) at ``path`` (an empty file, see :func:`humanbody.atomic.open_temp`)."""
+        """Write the file (Intel float format) at ``path`` (an empty file, see :func:`humanbody.atomic.open_temp`).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file to write (made empty by the caller's atomic path).
+        data : _Points
+            The points to write (the source's, then the blocks').
+
+        Raises
+        ------
+        InputError
+            Analog samples that are not a whole number per frame, more than 65535 values a frame, or a parameter
+            past the format's limits.
+        """
         F, n = data.frames, data.n0 + data.k
         an = self.analogs
         channels = an.shape[1] if an.size else 0
@@ -378,6 +502,11 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
         force platforms to add (only when the source has none)
     notes : list, optional
         one line is appended here when events had to be left out
+
+    Returns
+    -------
+    str
+        ``path`` (as str).
 
     Raises
     ------

@@ -91,6 +91,18 @@ def _child(node: ET.Element, tag: str) -> ET.Element:
 def read_muscles(path: str | os.PathLike, names: tuple[str, ...] | None = None) -> MuscleSet:
     """The muscle parameters of an ``.osim`` file (the muscles that apply force, or ``names`` in that order).
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``.osim`` model file.
+    names : tuple of str, optional
+        The muscles to read, in this order; None: every muscle that applies force, in file order.
+
+    Returns
+    -------
+    MuscleSet
+        The muscles' names, kinds and parameters, each an (M,) array (OpenSim's default where the file omits it).
+
     Raises
     ------
     InputError
@@ -123,7 +135,18 @@ def read_muscles(path: str | os.PathLike, names: tuple[str, ...] | None = None) 
 
 def minimum_fibre_length(muscles: MuscleSet) -> np.ndarray:
     """The shortest fibre (m): the fixed-width pennation model's ``h / sin(max pennation)``,
-    ``h = l0 sin alpha0``; a Millard muscle's no shorter than its shortest active length."""
+    ``h = l0 sin alpha0``; a Millard muscle's no shorter than its shortest active length.
+
+    Parameters
+    ----------
+    muscles : MuscleSet
+        From :func:`read_muscles`.
+
+    Returns
+    -------
+    numpy.ndarray
+        (M,) shortest fibre length of each muscle (m).
+    """
     p = muscles.params
     l0 = p["optimal_fiber_length"]
     h = l0 * np.sin(p["pennation_angle_at_optimal"])
@@ -133,7 +156,20 @@ def minimum_fibre_length(muscles: MuscleSet) -> np.ndarray:
 
 
 def millard_curves(muscles: MuscleSet) -> tuple[np.ndarray, ...]:
-    """Every muscle's active force-length (M, 5, 6) and force-velocity (M, 4, 6) control points and ends."""
+    """Every muscle's active force-length (M, 5, 6) and force-velocity (M, 4, 6) control points and ends.
+
+    Parameters
+    ----------
+    muscles : MuscleSet
+        From :func:`read_muscles` (every muscle's Millard curve parameters, defaults for the others).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(fl_x, fl_y, fl_ends, fv_x, fv_y, fv_ends)``: the force-length control points x and y (M, 5, 6) and
+        ends (M, 6), then the force-velocity control points x and y (M, 4, 6) and ends (M, 6)
+        (:func:`humanbody.muscles.curves.active_force_length`, :func:`~humanbody.muscles.curves.force_velocity`).
+    """
     p = muscles.params
     fl = [active_force_length(p["min_norm_active_fiber_length"][i], p["transition_norm_fiber_length"][i], 1.0,
                               p["max_norm_active_fiber_length"][i], p["minimum_value"][i],

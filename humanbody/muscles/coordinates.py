@@ -38,6 +38,24 @@ def bspline_local(knots: np.ndarray, k: int, x: np.ndarray, deriv: int = 0) -> t
     degree by degree (de Boor's recurrence, ``B[i,d] = w[i,d] B[i,d-1] + (1 - w[i+1,d]) B[i+1,d-1]``,
     ``w[i,d] = (x - t_i) / (t_i+d - t_i)``), the last ``deriv`` raises by the derivative's
     ``dB[i,d] = d (B[i,d-1] / (t_i+d - t_i) - B[i+1,d-1] / (t_i+d+1 - t_i+1))`` (0/0 taken as 0).
+
+    Parameters
+    ----------
+    knots : numpy.ndarray
+        (K,) non-decreasing knot vector.
+    k : int
+        Degree of the B-splines.
+    x : numpy.ndarray
+        (n,) points at which to evaluate.
+    deriv : int, default 0
+        Order of the derivative (0: the values).
+
+    Returns
+    -------
+    N : numpy.ndarray
+        (n, k + 1) the nonzero B-splines (or their ``deriv``-th derivatives) at each point.
+    first : numpy.ndarray
+        (n,) int, index of the first of those B-splines at each point.
     """
     t = np.asarray(knots, dtype=float)
     x = np.asarray(x, dtype=float)
@@ -72,6 +90,23 @@ def natural_quintic_slopes(t: np.ndarray, y: np.ndarray) -> np.ndarray:
     derivative, :func:`bspline_local`), rows in that order: a banded system (each row's 6 nonzeros
     near the diagonal), solved by :func:`humanbody._kernels.banded.banded_solve` in O(F); the slopes
     are ``B1(t) c``.
+
+    Parameters
+    ----------
+    t : numpy.ndarray
+        (F,) increasing sample times (s).
+    y : numpy.ndarray
+        (F, C) or (F, ...) samples to interpolate, one column per signal.
+
+    Returns
+    -------
+    numpy.ndarray
+        The spline's first derivative at ``t``, shaped like ``y`` (units of ``y`` per s).
+
+    Raises
+    ------
+    ValueError
+        The collocation matrix is singular (repeated sample times).
     """
     k = DEGREE
     t = np.asarray(t, dtype=float)
@@ -101,7 +136,20 @@ def natural_quintic_slopes(t: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def reflect_pad(x: np.ndarray, n: int) -> np.ndarray:
-    """``n`` points before and after (axis 0), ``2 x[0] - x[k]`` and ``2 x[-1] - x[-1-k]`` (Signal::Pad)."""
+    """``n`` points before and after (axis 0), ``2 x[0] - x[k]`` and ``2 x[-1] - x[-1-k]`` (Signal::Pad).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        (F, ...) samples along axis 0.
+    n : int
+        Points to add at each end (at most ``F - 1``); 0 or less: ``x`` unchanged.
+
+    Returns
+    -------
+    numpy.ndarray
+        (F + 2 n, ...) the padded samples (``x`` itself when ``n <= 0``).
+    """
     if n <= 0:
         return x
     n = min(n, len(x) - 1)
@@ -109,7 +157,22 @@ def reflect_pad(x: np.ndarray, n: int) -> np.ndarray:
 
 
 def butterworth3(x: np.ndarray, dt: float, cutoff_hz: float) -> np.ndarray:
-    """OpenSim's Signal::LowpassIIR on every column of ``x`` (F, C): third-order Butterworth, forward and back."""
+    """OpenSim's Signal::LowpassIIR on every column of ``x`` (F, C): third-order Butterworth, forward and back.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        (F, C) evenly sampled signals (any further axes are flattened into columns).
+    dt : float
+        Sampling interval (s).
+    cutoff_hz : float
+        Cut-off frequency (Hz), limited to ``0.49 / dt``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The filtered signals, shaped like ``x``.
+    """
     fc = min(cutoff_hz, 0.49 / dt)
     w = np.tan(np.pi * fc * dt)
     w2, w3 = w * w, w ** 3

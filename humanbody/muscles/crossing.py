@@ -38,7 +38,20 @@ def _path_to_root(body: str, parent_joint: dict[str, Joint]) -> list[Joint]:
 
 
 def crossed_joints(model: OsimModel, bodies: set[str]) -> list[Joint]:
-    """The joints of the smallest subtree holding ``bodies``, in the model's joint order."""
+    """The joints of the smallest subtree holding ``bodies``, in the model's joint order.
+
+    Parameters
+    ----------
+    model : OsimModel
+        The model whose joints make the tree.
+    bodies : set of str
+        Names of the bodies a muscle touches.
+
+    Returns
+    -------
+    list of Joint
+        The joints on the tree paths between those bodies (empty when ``bodies`` is).
+    """
     parent_joint = _parents(model)
     paths = [_path_to_root(b, parent_joint) for b in bodies]
     if not paths:
@@ -49,7 +62,18 @@ def crossed_joints(model: OsimModel, bodies: set[str]) -> list[Joint]:
 
 
 def crossed_coordinates(model: OsimModel) -> dict[str, tuple[str, ...]]:
-    """For each muscle, the coordinates it crosses (model order; coupled ones replaced by their drivers)."""
+    """For each muscle, the coordinates it crosses (model order; coupled ones replaced by their drivers).
+
+    Parameters
+    ----------
+    model : OsimModel
+        The model, with its muscles, wrap objects and couplers.
+
+    Returns
+    -------
+    dict of str to tuple of str
+        Muscle name -> names of the coordinates it crosses, in ``model.coordinate_names`` order.
+    """
     wraps = {w.name: w.body for w in model.wrap_objects}
     dependent = {c.dependent: c.independent for c in model.couplers}
     order = {n: i for i, n in enumerate(model.coordinate_names)}

@@ -16,7 +16,26 @@ import numpy as np
 
 def corner(x0: float, y0: float, dydx0: float, x1: float, y1: float, dydx1: float,
            curviness: float) -> tuple[np.ndarray, np.ndarray]:
-    """The six x and six y control points of one Bezier corner (OpenSim's calcQuinticBezierCornerControlPoints)."""
+    """The six x and six y control points of one Bezier corner (OpenSim's calcQuinticBezierCornerControlPoints).
+
+    Parameters
+    ----------
+    x0, y0 : float
+        The corner's start point.
+    dydx0 : float
+        Slope at the start.
+    x1, y1 : float
+        The corner's end point.
+    dydx1 : float
+        Slope at the end.
+    curviness : float
+        ``c`` in ``M_i = P_i + c (C - P_i)`` (0: sharp, 1: round).
+
+    Returns
+    -------
+    x, y : numpy.ndarray
+        (6,) each: the control points ``P0, M0, M0, M1, M1, P1``.
+    """
     if abs(dydx0 - dydx1) > np.sqrt(np.finfo(float).eps):
         xc = (y1 - y0 - x1 * dydx1 + x0 * dydx0) / (dydx0 - dydx1)
     else:
@@ -38,6 +57,24 @@ def active_force_length(x0: float, x1: float, x2: float, x3: float, ylow: float,
     ``x0`` shortest active length, ``x1`` transition to the shallow ascending limb
     (slope ``dydx``), ``x2`` optimal length (1), ``x3`` longest active length,
     ``ylow`` minimum value (OpenSim's createFiberActiveForceLengthCurve).
+
+    Parameters
+    ----------
+    x0, x1, x2, x3 : float
+        Normalised fibre lengths (``l / l0``): shortest active, transition, optimal, longest active.
+    ylow : float
+        Minimum value of the curve (normalised force).
+    dydx : float
+        Slope of the shallow ascending limb.
+    curviness : float, default 1.0
+        The curve's curviness (0-1).
+
+    Returns
+    -------
+    X, Y : numpy.ndarray
+        (5, 6) each: the five corners' control points.
+    ends : numpy.ndarray
+        (6,) ``(x0, x3, ylow, ylow, 0, 0)``: the curve's domain, values and slopes outside it.
     """
     c = 0.1 + 0.8 * curviness
     delta = 0.05 * x2
@@ -58,7 +95,28 @@ def active_force_length(x0: float, x1: float, x2: float, x3: float, ylow: float,
 def force_velocity(fmax_e: float, dydx_c: float, dydx_near_c: float, dydx_iso: float, dydx_e: float,
                    dydx_near_e: float, curv_c: float, curv_e: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Control points (4, 6) and ends of the force-velocity curve over normalised velocity -1..1
-    (OpenSim's createFiberForceVelocityCurve)."""
+    (OpenSim's createFiberForceVelocityCurve).
+
+    Parameters
+    ----------
+    fmax_e : float
+        Force multiplier at the maximum eccentric velocity.
+    dydx_c, dydx_near_c : float
+        Slopes at and near the maximum concentric velocity.
+    dydx_iso : float
+        Slope at zero velocity.
+    dydx_e, dydx_near_e : float
+        Slopes at and near the maximum eccentric velocity.
+    curv_c, curv_e : float
+        Curviness of the concentric and eccentric parts (0-1).
+
+    Returns
+    -------
+    X, Y : numpy.ndarray
+        (4, 6) each: the four corners' control points (x normalised velocity, y force multiplier).
+    ends : numpy.ndarray
+        (6,) ``(-1, 1, 0, fmax_e, dydx_c, dydx_e)``: the domain, the values and slopes at its ends.
+    """
     cc, ce = 0.1 + 0.8 * curv_c, 0.1 + 0.8 * curv_e
     y_near_c = 0.5 * dydx_near_c * 0.1 + 0.5 * dydx_c * 0.1
     y_near_e = fmax_e - 0.5 * dydx_near_e * 0.1 - 0.5 * dydx_e * 0.1

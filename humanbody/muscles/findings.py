@@ -28,7 +28,24 @@ def _span(time: np.ndarray, frames: np.ndarray) -> str:
 
 
 def bound_lines(time: np.ndarray, opt: Optimum, muscles: Sequence[str], max_control: np.ndarray) -> list[str]:
-    """One line per muscle that reached its upper activation bound, with the frames."""
+    """One line per muscle that reached its upper activation bound, with the frames.
+
+    Parameters
+    ----------
+    time : numpy.ndarray
+        (F,) frame times (s).
+    opt : Optimum
+        The static optimization's result (``controls`` (F, M + R)).
+    muscles : sequence of str
+        The M muscle names, in the controls' order.
+    max_control : numpy.ndarray
+        (M,) upper activation bounds.
+
+    Returns
+    -------
+    list of str
+        One line per muscle at its bound (empty when none).
+    """
     nm = len(muscles)
     at_top = opt.controls[:, :nm] >= max_control - 1e-9
     lines = []
@@ -44,6 +61,26 @@ def reserve_lines(time: np.ndarray, opt: Optimum, tau: np.ndarray, moment_arms: 
     Coordinates no muscle spans (the pelvis' six, for a gait model) can only be
     carried by their actuators: they are said once, as residuals, with the
     largest force and moment.
+
+    Parameters
+    ----------
+    time : numpy.ndarray
+        (F,) frame times (s).
+    opt : Optimum
+        The static optimization's result (``forces`` (F, M + R): muscles, then reserves; N or N·m).
+    tau : numpy.ndarray
+        (F, nq) generalised forces to reproduce (N·m or N).
+    moment_arms : numpy.ndarray
+        (F, M, nq) muscle moment arms (m).
+    reserves : Reserves
+        The reserve actuators (their names and coordinate indices, -1 for point or torque actuators).
+    coordinates : sequence of str
+        The nq coordinate names.
+
+    Returns
+    -------
+    list of str
+        The lines (empty when no reserve is leaned on and nothing is left to residuals).
     """
     nm = moment_arms.shape[1]
     spanned = np.abs(moment_arms).max(axis=(0, 1)) > SPANNED
@@ -68,7 +105,20 @@ def reserve_lines(time: np.ndarray, opt: Optimum, tau: np.ndarray, moment_arms: 
 
 
 def unmet_lines(time: np.ndarray, opt: Optimum) -> list[str]:
-    """One line when some frames could not meet the generalised forces within the bounds."""
+    """One line when some frames could not meet the generalised forces within the bounds.
+
+    Parameters
+    ----------
+    time : numpy.ndarray
+        (F,) frame times (s).
+    opt : Optimum
+        The static optimization's result (``iterations`` < 0 marks a frame not met).
+
+    Returns
+    -------
+    list of str
+        One line, or none when every frame was met.
+    """
     bad = np.flatnonzero(opt.iterations < 0)
     if not len(bad):
         return []

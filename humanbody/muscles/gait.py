@@ -46,13 +46,39 @@ ON_FLOOR = 0.05
 
 
 def members(muscles, group_prefixes, side: str) -> list[int]:
-    """Indices of the muscles of a group on one side (``side``: "r" or "l")."""
+    """Indices of the muscles of a group on one side (``side``: "r" or "l").
+
+    Parameters
+    ----------
+    muscles : sequence of str
+        The model's muscle names.
+    group_prefixes : sequence of str
+        Name prefixes of the group's muscles, without the side suffix.
+    side : str
+        "r" or "l".
+
+    Returns
+    -------
+    list of int
+        Indices into ``muscles``.
+    """
     return [i for i, m in enumerate(muscles)
             if m.endswith(f"_{side}") and any(m[: -2].startswith(p) for p in group_prefixes)]
 
 
 def contact_joints(setup: Setup) -> dict[tuple[str, str], tuple[str, str]]:
-    """(side, "hip"|"knee") -> (joint name, child body name) of the model's hip and knee joints."""
+    """(side, "hip"|"knee") -> (joint name, child body name) of the model's hip and knee joints.
+
+    Parameters
+    ----------
+    setup : Setup
+        The trial's setup (its model's joints).
+
+    Returns
+    -------
+    dict
+        ``(side, "hip"|"knee")`` -> ``(joint name, child body name)``, for the joints the model has.
+    """
     out = {}
     for side, s in SIDES.items():
         for key, coordinate in CONTACT_JOINTS:
@@ -63,14 +89,38 @@ def contact_joints(setup: Setup) -> dict[tuple[str, str], tuple[str, str]]:
 
 
 def body_weight(setup: Setup) -> float:
-    """The model's weight ``m g`` (N): the sum of its bodies' masses times standard gravity."""
+    """The model's weight ``m g`` (N): the sum of its bodies' masses times standard gravity.
+
+    Parameters
+    ----------
+    setup : Setup
+        The trial's setup (its model's bodies).
+
+    Returns
+    -------
+    float
+        The model's weight (N).
+    """
     return float(sum(b.mass for b in setup.geometry.model.bodies)) * G
 
 
 def gait_table(result: MuscleResults, setup: Setup) -> pd.DataFrame:
     """Per-frame table: ``time`` (s), ``{side}_{group}_activation`` (0-1) and
     ``{side}_{hip|knee}_contact_force_bw`` (body weights; present when the result has the
-    joint's reactions, :func:`contact_joints`)."""
+    joint's reactions, :func:`contact_joints`).
+
+    Parameters
+    ----------
+    result : MuscleResults
+        The trial's muscle results (time, controls, reactions).
+    setup : Setup
+        The setup that made them (model, muscle names).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per frame, the columns above.
+    """
     columns: dict[str, np.ndarray] = {"time": result.time}
     controls = result.optimum.controls
     for side, s in SIDES.items():
@@ -95,7 +145,20 @@ def contact_peaks(table: pd.DataFrame, strikes: dict | None = None) -> dict[str,
 
     ``strikes`` (side -> foot-strike times, s) limits each side's peak to its strides, from its
     first foot strike to its last (the trial's ends, where the motion starts and stops inside the
-    capture, are left out); None: every frame."""
+    capture, are left out); None: every frame.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`gait_table`.
+    strikes : dict, optional
+        Side ("right", "left") -> foot-strike times (s).
+
+    Returns
+    -------
+    dict of str to float
+        ``{side}_peak_{hip|knee}_contact_force_bw`` -> peak (body weights, NaN when not available).
+    """
     out = {}
     time = table["time"].to_numpy(dtype=float) if "time" in table else np.zeros(0)
     for side in SIDES:
@@ -113,7 +176,20 @@ def contact_peaks(table: pd.DataFrame, strikes: dict | None = None) -> dict[str,
 
 def on_spans(percent: np.ndarray, mean: np.ndarray) -> list[tuple[float, float]]:
     """(start, end) percent of the stride where a group is on: its mean activation above
-    ``max(ON_FLOOR, ON_SHARE * peak)`` (:data:`ON_SHARE`, :data:`ON_FLOOR`)."""
+    ``max(ON_FLOOR, ON_SHARE * peak)`` (:data:`ON_SHARE`, :data:`ON_FLOOR`).
+
+    Parameters
+    ----------
+    percent : numpy.ndarray
+        (n,) percent of the stride of each sample.
+    mean : numpy.ndarray
+        (n,) the group's mean activation (0-1, NaN where unknown).
+
+    Returns
+    -------
+    list of tuple of float
+        ``(start, end)`` percent of each span where the group is on (empty when never).
+    """
     finite = np.isfinite(mean)
     if not finite.any():
         return []

@@ -67,7 +67,18 @@ class MuscleGeometry:
 
     @classmethod
     def of(cls, model: OsimModel) -> MuscleGeometry:
-        """Build once per model (packs the paths and the core model)."""
+        """Build once per model (packs the paths and the core model).
+
+        Parameters
+        ----------
+        model : OsimModel
+            The model, read by :func:`humanbody.osim.read_osim`.
+
+        Returns
+        -------
+        MuscleGeometry
+            The model's core model, packed paths and crossed coordinates.
+        """
         crossed = crossed_coordinates(model)
         index = {c: i for i, c in enumerate(model.coordinate_names)}
         dirs = [index[c] for m in model.muscle_names for c in crossed[m]]
@@ -123,6 +134,12 @@ class MuscleGeometry:
         ----------
         q : (F, nq) array   coordinates in ``model.coordinate_names`` order (rad, m)
         qd : (F, nq) array, optional   their rates (rad/s, m/s)
+
+        Returns
+        -------
+        MusclePaths
+            ``q`` (F, nq), ``lengths`` (F, M) m, ``moment_arms`` (F, M, nq) m, ``velocities`` (F, M) m/s or None
+            without ``qd``.
         """
         q = self._check(q, "q")
         data, R, O = self._poses(q, None if qd is None else self._check(qd, "qd"))
@@ -143,7 +160,18 @@ class MuscleGeometry:
         return MusclePaths(qq, lengths, -rates, velocities)
 
     def lengths(self, q) -> np.ndarray:
-        """Muscle-tendon lengths (F, M) m."""
+        """Muscle-tendon lengths (F, M) m.
+
+        Parameters
+        ----------
+        q : (F, nq) array
+            Coordinates in ``model.coordinate_names`` order (rad, m).
+
+        Returns
+        -------
+        numpy.ndarray
+            (F, M) muscle-tendon lengths (m), muscles in ``model.muscle_names`` order.
+        """
         q = self._check(q, "q")
         data, R, O = self._poses(q)
         F, B = R.shape[:2]
@@ -155,7 +183,20 @@ class MuscleGeometry:
         return out
 
     def path_points(self, q) -> tuple[np.ndarray, np.ndarray]:
-        """Every muscle's path in ground: points (F, M, P, 3) m (NaN past the last) and counts (F, M)."""
+        """Every muscle's path in ground: points (F, M, P, 3) m (NaN past the last) and counts (F, M).
+
+        Parameters
+        ----------
+        q : (F, nq) array
+            Coordinates in ``model.coordinate_names`` order (rad, m).
+
+        Returns
+        -------
+        points : numpy.ndarray
+            (F, M, P, 3) path points in ground (m), NaN past each path's last.
+        counts : numpy.ndarray
+            (F, M) number of points of each path.
+        """
         q = self._check(q, "q")
         data, R, O = self._poses(q)
         qq = np.ascontiguousarray(self.core.from_core(data.q))
@@ -176,6 +217,25 @@ def read_coordinates(path: str | os.PathLike, model: OsimModel) -> tuple[np.ndar
     file, ``/jointset/knee_r/knee_angle_r/value``); rotational coordinates are converted from
     degrees when the header says ``inDegrees=yes``.  A coupler's dependent coordinate may be
     missing (it follows its driver); any other missing coordinate is an error naming them.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The coordinates file.
+    model : OsimModel
+        The model whose coordinates the columns are matched to.
+
+    Returns
+    -------
+    time : numpy.ndarray
+        (F,) s.
+    q : numpy.ndarray
+        (F, nq) coordinates in ``model.coordinate_names`` order (rad, m; a missing dependent coordinate at its default).
+
+    Raises
+    ------
+    InputError
+        The file lacks a column for one of the model's (independent) coordinates.
     """
     columns, time, values, attrs = read_opensim_arrays(path)
     index = {c: j for j, c in enumerate(columns)}

@@ -36,7 +36,23 @@ _SETUPS: dict = {}
 
 
 def setup_of(path: str | os.PathLike) -> Setup:
-    """:meth:`Setup.load` of a model, once per process and file version."""
+    """:meth:`Setup.load` of a model, once per process and file version.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``.osim`` model file.
+
+    Returns
+    -------
+    Setup
+        The model's muscle geometry and muscle parameters (the same object for the same file version).
+
+    Raises
+    ------
+    InputError
+        The model has no muscles.
+    """
     key = (os.path.abspath(path), os.stat(path).st_mtime_ns)
     if key not in _SETUPS:
         osim = read_osim(path)
@@ -47,7 +63,23 @@ def setup_of(path: str | os.PathLike) -> Setup:
 
 
 def loads_xml(forces: str | os.PathLike) -> str:
-    """The ExternalLoads XML of a force file: the file itself, or the .xml of the same name beside a table."""
+    """The ExternalLoads XML of a force file: the file itself, or the .xml of the same name beside a table.
+
+    Parameters
+    ----------
+    forces : str or os.PathLike
+        An ExternalLoads ``.xml``, or a loads table with an ``.xml`` of the same stem beside it.
+
+    Returns
+    -------
+    str
+        The path of the ExternalLoads XML.
+
+    Raises
+    ------
+    InputError
+        A table without an ``.xml`` beside it.
+    """
     path = os.fspath(forces)
     if path.lower().endswith(".xml"):
         return path
@@ -81,6 +113,11 @@ def analyze_markers(setup: Setup, trial: str | os.PathLike, forces: str | os.Pat
     tasks : the IK setup's weights (None: every shared marker, weight 1).
     joints : joints whose reactions to compute (None: every joint; ``()``: none).
     exponent : the cost's ``p``.
+
+    Returns
+    -------
+    MarkerTrial
+        The frame times (F,) s, the inverse kinematics and the muscle results.
     """
     loads = loads_xml(forces)
     frame = read_frame(trial)

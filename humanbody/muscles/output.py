@@ -23,6 +23,22 @@ def write_results(r: MuscleResults, setup: Setup, out: Path, trial: str) -> list
 
     ``<trial>_activations.csv``, ``<trial>_muscle_forces.csv`` (N; reserves after the muscles, N·m
     or N), ``<trial>_joint_reactions.csv`` (``<joint>_on_<body>_in_<frame>_fx..pz``; N, N·m, m).
+
+    Parameters
+    ----------
+    r : MuscleResults
+        The trial's results.
+    setup : Setup
+        The setup that made them (muscle names, activation bounds).
+    out : pathlib.Path
+        The folder written into.
+    trial : str
+        The trial's name, the files' stem.
+
+    Returns
+    -------
+    list of str
+        ``wrote ...: <path>`` per file, then the findings (:mod:`humanbody.muscles.findings`).
     """
     muscles = setup.muscles.names
     stem = out / trial

@@ -25,7 +25,27 @@ POINT_CODES = {"fixed": 0, "conditional": 1, "moving": 2}
 
 
 def quadrant_code(quadrant: str, where: str) -> tuple[int, int]:
-    """OpenSim's quadrant name as ``(axis, sign)``; ``all`` is sign 0."""
+    """OpenSim's quadrant name as ``(axis, sign)``; ``all`` is sign 0.
+
+    Parameters
+    ----------
+    quadrant : str
+        ``all``, ``x``, ``-y``, ``+z`` ... (case and spaces ignored; empty or ``unassigned`` is ``all``).
+    where : str
+        What the quadrant belongs to, for the message.
+
+    Returns
+    -------
+    axis : int
+        0, 1, 2 for x, y, z (0 for ``all``).
+    sign : int
+        1, -1, or 0 for ``all``.
+
+    Raises
+    ------
+    InputError
+        Not one of ``all``, ±x, ±y, ±z.
+    """
     q = quadrant.strip().lower()
     if q in ("all", "unassigned", ""):
         return 0, 0
@@ -49,11 +69,29 @@ class PackedPaths:
     functions: FunctionTable
 
     def arrays(self) -> tuple:
+        """The kernels' tuple of the packed paths.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            The point arrays, the wrap arrays, then the function table's arrays, in the kernels' order.
+        """
         return self.point_arrays + self.wrap_arrays + self.functions.arrays()
 
     @classmethod
     def build(cls, model: OsimModel) -> PackedPaths:
-        """Pack ``model``'s muscles (ValueError-free: the reader checked every name)."""
+        """Pack ``model``'s muscles (ValueError-free: the reader checked every name).
+
+        Parameters
+        ----------
+        model : OsimModel
+            The model whose muscles are packed.
+
+        Returns
+        -------
+        PackedPaths
+            The model's muscle paths as arrays.
+        """
         body = {n: i for i, n in enumerate(model.body_names)}
         coord = {n: i for i, n in enumerate(model.coordinate_names)}
         functions: list[Function] = []

@@ -121,6 +121,11 @@ def read_reserves(path: str | os.PathLike, coordinates: Sequence[str], bodies: S
     coordinates : the model's coordinate names; the result's ``coordinates`` index them.
     bodies : the model's body names (ground included), to check the point and torque actuators' bodies.
 
+    Returns
+    -------
+    Reserves
+        Names, coordinate indices (-1 for a point or torque actuator), optimal forces (N·m or N) and control bounds.
+
     Raises
     ------
     InputError
@@ -163,7 +168,20 @@ def read_reserves(path: str | os.PathLike, coordinates: Sequence[str], bodies: S
 def weak_reserves(coordinates: Sequence[str], optimal_force: float = 1.0) -> Reserves:
     """One unbounded CoordinateActuator per coordinate (``<coordinate>_reserve``), optimal force
     ``optimal_force`` (N·m, N on a translation): the Joint Reaction tutorial's weak reserves, the
-    file :func:`write_reserves` writes, in memory."""
+    file :func:`write_reserves` writes, in memory.
+
+    Parameters
+    ----------
+    coordinates : sequence of str
+        The model's coordinate names.
+    optimal_force : float, default 1.0
+        Each reserve's optimal force (N·m, N on a translation).
+
+    Returns
+    -------
+    Reserves
+        One reserve per coordinate, in ``coordinates`` order, controls unbounded.
+    """
     n = len(coordinates)
     return Reserves(tuple(f"{c}_reserve" for c in coordinates), np.arange(n), np.full(n, float(optimal_force)),
                     np.full(n, -np.inf), np.full(n, np.inf))
@@ -177,6 +195,22 @@ def write_reserves(path: str | os.PathLike, coordinates: Sequence[str], optimal_
     ``residual`` (a gait model's six pelvis coordinates). ``optimal_force`` N·m (N on a
     translation); a small one (1, the Joint Reaction tutorial's) makes the reserves a last resort.
     Returns the path written.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write.
+    coordinates : sequence of str
+        The coordinates, one actuator each.
+    optimal_force : float, default 1.0
+        Each actuator's optimal force (N·m, N on a translation).
+    residual : sequence of str, default ()
+        Coordinates whose actuator is named ``<coordinate>_residual``.
+
+    Returns
+    -------
+    str
+        ``path``.
     """
     rows = []
     for c in coordinates:

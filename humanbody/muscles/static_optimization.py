@@ -57,6 +57,11 @@ def actuator_forces(capacity: np.ndarray, moment_arms: np.ndarray, reserves: Res
     moment_arms : (F, M, C) moment arms (m; dimensionless on translational coordinates).
     reserves : the reserve actuators (coordinate index and optimal force each; their ``directions``
         (F, K, C) per unit force when some are point or torque actuators).
+
+    Returns
+    -------
+    numpy.ndarray
+        (F, M + K, C) generalised force (N·m or N) of each actuator at control 1.
     """
     nf, nm, nc = moment_arms.shape
     At = np.zeros((nf, nm + len(reserves.names), nc))
@@ -71,7 +76,22 @@ def actuator_forces(capacity: np.ndarray, moment_arms: np.ndarray, reserves: Res
 
 def constraint_matrix(capacity: np.ndarray, moment_arms: np.ndarray, reserves: Reserves) -> np.ndarray:
     """``A`` (F, C, M + K): the generalised force of each actuator at control 1 (a view of
-    :func:`actuator_forces`, whose parameters it takes)."""
+    :func:`actuator_forces`, whose parameters it takes).
+
+    Parameters
+    ----------
+    capacity : numpy.ndarray
+        (F, M) muscle capacity (N) at activation 1.
+    moment_arms : numpy.ndarray
+        (F, M, C) moment arms (m).
+    reserves : Reserves
+        The reserve actuators.
+
+    Returns
+    -------
+    numpy.ndarray
+        (F, C, M + K) the constraints' ``A`` (N·m or N per unit control).
+    """
     return np.transpose(actuator_forces(capacity, moment_arms, reserves), (0, 2, 1))
 
 

@@ -42,7 +42,18 @@ class MuscleTables:
 
 
 def trial_name(path: str | os.PathLike) -> str:
-    """``walk_ik.mot`` → ``walk``; ``opensim_ik.sto`` → ``opensim``; ``trial.mot`` → ``trial``."""
+    """``walk_ik.mot`` → ``walk``; ``opensim_ik.sto`` → ``opensim``; ``trial.mot`` → ``trial``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The coordinates file.
+
+    Returns
+    -------
+    str
+        The file's stem without a trailing ``_ik``.
+    """
     stem = Path(path).stem
     return stem[:-3] if stem.endswith("_ik") and len(stem) > 3 else stem
 

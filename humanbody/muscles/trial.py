@@ -48,6 +48,16 @@ class Setup:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Setup:
+        """Parameters
+----------
+path : str or os.PathLike
+    The ``.osim`` model file.
+
+        Returns
+        -------
+        Setup
+            The model's muscle geometry and its muscles' parameters.
+        """
         osim = read_osim(path)
         return cls(MuscleGeometry.of(osim), read_muscles(path, osim.muscle_names))
 
@@ -75,7 +85,25 @@ class MuscleResults:
 
 def load_bodies(path: str | os.PathLike, names: list[str]) -> list[str]:
     """The body each load acts on, as an ExternalLoads file names it (``applied_to_body``); for a
-    ground-reaction file given alone, the load names themselves."""
+    ground-reaction file given alone, the load names themselves.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The loads file (an ExternalLoads ``.xml``, or a table).
+    names : list of str
+        The loads' names, as the loads table has them.
+
+    Returns
+    -------
+    list of str
+        The body each load acts on, in ``names`` order (the name itself when the XML does not say).
+
+    Raises
+    ------
+    InputError
+        An unreadable ExternalLoads XML.
+    """
     if os.fspath(path).lower().endswith(".xml"):
         try:
             root = ET.parse(path).getroot()
@@ -92,7 +120,31 @@ def load_bodies(path: str | os.PathLike, names: list[str]) -> list[str]:
 def external_loads(setup: Setup, path: str | os.PathLike, time: np.ndarray, origin: np.ndarray,
                    table: LoadTable | None = None) -> np.ndarray:
     """(F, B, 6) force and moment about each core body's origin (OpenSim ground axes) from a loads file
-    (``table``: the file as :func:`~humanbody.io.loads.read_loads` read it, when already read)."""
+    (``table``: the file as :func:`~humanbody.io.loads.read_loads` read it, when already read).
+
+    Parameters
+    ----------
+    setup : Setup
+        The model.
+    path : str or os.PathLike
+        The loads file.
+    time : numpy.ndarray
+        (F,) frame times (s); the loads are interpolated to them.
+    origin : numpy.ndarray
+        (F, B, 3) the core bodies' origins in ground (m).
+    table : LoadTable, optional
+        The loads already read.
+
+    Returns
+    -------
+    numpy.ndarray
+        (F, B, 6) force (N) then moment (N·m) on each core body, about its origin.
+
+    Raises
+    ------
+    InputError
+        A load acting on a body the model lacks.
+    """
     table = table if table is not None else read_loads(path, mapping=Y_UP)
     out = np.zeros((len(time), setup.model.nbodies, 6))
     for j, body in enumerate(load_bodies(path, table.names)):
@@ -132,6 +184,12 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
     joints : joint names for the reactions; None for every joint, ``()`` for none.
     time_range : (start, end) s of the frames to analyse (after filtering the whole file, as OpenSim);
         frames outside the loads' time span are left out.
+
+    Returns
+    -------
+    MuscleResults
+        The analysed frames' generalised forces, muscle lengths, speeds, moment arms and capacity, the
+        optimum, and the joint reactions when ``joints`` asks for them.
     """
     time, q = read_coordinates(coordinates, setup.geometry.model)
     return run_coordinates(setup, time, q, loads, reserves, exponent, step, cutoff_hz, joints, time_range,
@@ -146,7 +204,35 @@ def run_coordinates(setup: Setup, time: np.ndarray, q: np.ndarray, loads: str | 
     """:func:`run` on coordinates already in memory: ``time`` (F,) s and ``q`` (F, C) in the model's
     coordinate order (rad, m), as :func:`~humanbody.osim.ik.solve_ik` gives them; ``where`` names
     them in messages; ``reserves`` may also be a :class:`Reserves` (:func:`~.reserves.weak_reserves`).
-    The other parameters are :func:`run`'s."""
+    The other parameters are :func:`run`'s.
+
+    Parameters
+    ----------
+    setup : Setup
+        The model.
+    time : numpy.ndarray
+        (F,) frame times (s).
+    q : numpy.ndarray
+        (F, C) coordinates in the model's order (rad, m).
+    loads : str or os.PathLike or None
+        External loads file, or None.
+    reserves : str or os.PathLike or Reserves, optional
+        An actuators file or reserves in memory; None: no reserves.
+    exponent, step, cutoff_hz, joints, time_range
+        As :func:`run`.
+    where : str or os.PathLike, default ""
+        What names the coordinates in messages.
+
+    Returns
+    -------
+    MuscleResults
+        As :func:`run`.
+
+    Raises
+    ------
+    InputError
+        No frame inside the loads' time span and ``time_range``.
+    """
     names = setup.geometry.model.coordinate_names
     Q, QD, QDD = opensim_kinematics(time, q, cutoff_hz)
     lo, hi = time_range if time_range is not None else (-np.inf, np.inf)
@@ -198,6 +284,21 @@ def body_actuator_directions(setup: Setup, data, reserves: Reserves) -> Reserves
     ``tau_ID(0) - tau_ID(w)``, one inverse dynamics per actuator. A point actuator's force
     ``d`` acts at its point ``p``: ``(d, (p - o) x d)``; a torque actuator's axis ``n`` gives
     ``(0, n)`` on body A and ``(0, -n)`` on body B (none on ground).
+
+    Parameters
+    ----------
+    setup : Setup
+        The model.
+    data : core data
+        The forward kinematics of the F frames (:func:`humanbody.core.forward_kinematics`).
+    reserves : Reserves
+        The reserve actuators.
+
+    Returns
+    -------
+    Reserves
+        ``reserves``, with ``directions`` (F, K, C) (N·m or N per N or N·m of actuator load) when it has body
+        actuators.
     """
     if not reserves.bodies:
         return reserves

@@ -31,7 +31,19 @@ _XYZ = (_X, _Y, _Z)
 
 
 def core_function(f: Function):
-    """The core's function for an OpenSim function."""
+    """The core's function for an OpenSim function.
+
+    Parameters
+    ----------
+    f : Function
+        An OpenSim function (constant, linear, polynomial, piecewise linear, SimmSpline, NaturalCubicSpline or
+        multiplier).
+
+    Returns
+    -------
+    humanbody.core.functions function
+        The same function of one variable in the core's types.
+    """
     if f.kind == "constant":
         return functions.Constant(f.value)
     if f.kind == "linear":
@@ -65,7 +77,23 @@ def _moves(ax: TransformAxis) -> bool:
 
 
 def core_joint(joint: Joint):
-    """The core's joint type for an OpenSim joint; its coordinates keep OpenSim's order."""
+    """The core's joint type for an OpenSim joint; its coordinates keep OpenSim's order.
+
+    Parameters
+    ----------
+    joint : Joint
+        An OpenSim joint.
+
+    Returns
+    -------
+    humanbody.core.joints joint type
+        ``Custom``, ``Revolute``, ``Universal``, ``Cardan``, ``Prismatic`` or ``Weld`` (see the module notes).
+
+    Raises
+    ------
+    InputError
+        A joint type, or a transform axis driven by several coordinates, that is not supported.
+    """
     k = joint.kind
     if k == "custom":
         rot = tuple(_axis(a, joint) for a in joint.transform[:3] if _moves(a))
@@ -126,18 +154,57 @@ class CoreModel:
     body_index: np.ndarray
 
     def to_core(self, q: np.ndarray) -> np.ndarray:
-        """Coordinates (F, nq) in OpenSim's order → the core's order."""
+        """Coordinates (F, nq) in OpenSim's order → the core's order.
+
+        Parameters
+        ----------
+        q : numpy.ndarray
+            (F, nq) coordinates (or their rates), ``osim.coordinate_names`` order.
+
+        Returns
+        -------
+        numpy.ndarray
+            (F, nq) the same columns in the core's order.
+        """
         out = np.empty_like(q)
         out[:, self.q_index] = q
         return out
 
     def from_core(self, q: np.ndarray) -> np.ndarray:
-        """Core-ordered columns (..., nq) → OpenSim's order."""
+        """Core-ordered columns (..., nq) → OpenSim's order.
+
+        Parameters
+        ----------
+        q : numpy.ndarray
+            (..., nq) columns in the core's coordinate order.
+
+        Returns
+        -------
+        numpy.ndarray
+            (..., nq) the same columns in ``osim.coordinate_names`` order.
+        """
         return q[..., self.q_index]
 
 
 def build_core_model(model: OsimModel) -> CoreModel:
-    """The core model of an OpenSim model (see the module notes)."""
+    """The core model of an OpenSim model (see the module notes).
+
+    Parameters
+    ----------
+    model : OsimModel
+        The OpenSim model as read.
+
+    Returns
+    -------
+    CoreModel
+        The core model with both numberings (coordinates and bodies).
+
+    Raises
+    ------
+    InputError
+        Joints that do not hang from ground, an unsupported joint, or a coupler with several independent
+        coordinates.
+    """
     b = ModelBuilder(model.name or "osim", gravity=model.gravity)
     bodies = {x.name: x for x in model.bodies}
     for j in _tree_order(model):

@@ -30,6 +30,18 @@ def simm_spline_coefficients(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, 
     The tridiagonal system for the second derivatives closes with third derivatives at both
     ends taken from divided differences of the data (Forsythe, Malcolm and Moler 1977); two
     points give the straight line.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        (n,) increasing knots.
+    y : numpy.ndarray
+        (n,) values at the knots.
+
+    Returns
+    -------
+    b, c, d : numpy.ndarray
+        (n,) each: the first-, second- and third-order coefficients of each interval's cubic (zeros for one point).
     """
     x = np.asarray(x, float)
     y = np.asarray(y, float)
@@ -56,7 +68,21 @@ def simm_spline_coefficients(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, 
 
 
 def natural_spline_coefficients(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Coefficients ``b, c, d`` of the natural cubic spline through ``(x, y)`` (zero curvature at the ends)."""
+    """Coefficients ``b, c, d`` of the natural cubic spline through ``(x, y)`` (zero curvature at the ends).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        (n,) increasing knots.
+    y : numpy.ndarray
+        (n,) values at the knots.
+
+    Returns
+    -------
+    b, c, d : numpy.ndarray
+        (n,) each: the interval cubics' coefficients (``c`` is half the second derivative at the knots); fewer
+        than three points: :func:`simm_spline_coefficients`'s.
+    """
     x = np.asarray(x, float)
     y = np.asarray(y, float)
     n = len(x)
@@ -126,7 +152,18 @@ class FunctionTable:
     @classmethod
     def build(cls, functions: list[Function]) -> FunctionTable:
         """Pack ``functions``; function ``i`` of the list is function ``i`` of the table
-        (a multiplier's inner functions are appended after them)."""
+        (a multiplier's inner functions are appended after them).
+
+        Parameters
+        ----------
+        functions : list of Function
+            The functions to pack.
+
+        Returns
+        -------
+        FunctionTable
+            The packed table.
+        """
         rows: list[list] = []
         data: list[float] = []
         pending = list(functions)
@@ -147,7 +184,13 @@ class FunctionTable:
                    arr[:, 3].copy(), arr[:, 4].astype(np.int64), np.array(data + [0.0], dtype=float))
 
     def arrays(self) -> tuple:
-        """The six arrays in the kernels' order."""
+        """The six arrays in the kernels' order.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(kind, start, size, scale, inner, data)``.
+        """
         return self.kind, self.start, self.size, self.scale, self.inner, self.data
 
 

@@ -39,10 +39,21 @@ class ExternalForce:
 def read_external_loads(path: str | os.PathLike) -> tuple[list[ExternalForce], str]:
     """The ExternalForces of an OpenSim ExternalLoads XML and its data file (resolved beside the XML).
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ExternalLoads XML.
+
     Returns
     -------
     forces : list of ExternalForce  (disabled ones left out)
     datafile : str  the path of the forces table (.mot/.sto)
+
+    Raises
+    ------
+    InputError
+        An unreadable file, no ExternalLoads, a force or point not expressed in ground, or no enabled
+        force or datafile.
     """
     try:
         root = ET.parse(path).getroot()
@@ -83,6 +94,31 @@ def external_wrenches(cm: CoreModel, forces: list[ExternalForce], table, time: n
 
     ``table``: the forces table (``time`` and the ExternalForces' columns); ``origin`` (F, B, 3) the
     bodies' origins at ``time``.
+
+    Parameters
+    ----------
+    cm : CoreModel
+        The model.
+    forces : list of ExternalForce
+        The external forces (:func:`read_external_loads`).
+    table : pandas.DataFrame
+        The forces table.
+    time : numpy.ndarray
+        (F,) times (s) at which to interpolate the loads (0 outside the table's span).
+    origin : numpy.ndarray
+        (F, B, 3) the core bodies' origins in ground (m).
+    path : str or os.PathLike, default ""
+        The loads file, for messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        (F, B, 6) force (N) then moment (N m) on each core body.
+
+    Raises
+    ------
+    InputError
+        A force on a body the model lacks, or a column the table lacks.
     """
     out = np.zeros((len(time), cm.model.nbodies, 6))
     t = table["time"].to_numpy(dtype=float)
@@ -100,7 +136,18 @@ def external_wrenches(cm: CoreModel, forces: list[ExternalForce], table, time: n
 
 def generalized_force_names(cm: CoreModel) -> list[str]:
     """OpenSim's column names of the generalized forces: ``<coordinate>_moment`` for a rotational
-    coordinate, ``_force`` for the others (translational and coupled, as OpenSim names them)."""
+    coordinate, ``_force`` for the others (translational and coupled, as OpenSim names them).
+
+    Parameters
+    ----------
+    cm : CoreModel
+        The model.
+
+    Returns
+    -------
+    list of str
+        One name per coordinate, ``osim.coordinate_names`` order.
+    """
     return [c.name + ("_force" if c.motion_type != "rotational" or _translates(cm, c.name) else "_moment")
             for c in cm.osim.coordinates]
 
@@ -124,6 +171,16 @@ def solve_id(cm: CoreModel, time: np.ndarray, q: np.ndarray, forces: list[Extern
     time : (F,) s, increasing (at least 6 frames)
     q : (F, nq)  coordinates in OpenSim's order
     forces, table : the external loads (:func:`read_external_loads`) and their table
+
+    Returns
+    -------
+    numpy.ndarray
+        (F, nq) generalized forces (N m on rotations, N on translations), OpenSim's coordinate order.
+
+    Raises
+    ------
+    InputError
+        Fewer than 6 frames, or loads that do not fit the model or table.
     """
     if len(time) < 6:
         raise InputError("inverse dynamics needs at least 6 frames", path=path)

@@ -51,7 +51,18 @@ class Function:
 
 
 def xyz_body_fixed(angles) -> np.ndarray:
-    """Rotation matrix of OpenSim's body-fixed X-Y-Z angles (rad): ``Rx(a) Ry(b) Rz(c)`` (frame → body)."""
+    """Rotation matrix of OpenSim's body-fixed X-Y-Z angles (rad): ``Rx(a) Ry(b) Rz(c)`` (frame → body).
+
+    Parameters
+    ----------
+    angles : sequence of 3 float
+        The X, Y, Z angles (rad).
+
+    Returns
+    -------
+    numpy.ndarray
+        (3, 3) rotation matrix.
+    """
     a, b, c = angles
     ca, sa, cb, sb, cc, sc = np.cos(a), np.sin(a), np.cos(b), np.sin(b), np.cos(c), np.sin(c)
     rx = np.array([[1.0, 0.0, 0.0], [0.0, ca, -sa], [0.0, sa, ca]])
@@ -253,7 +264,23 @@ class OsimModel:
         return tuple(m.name for m in self.muscles)
 
     def coordinate(self, name: str) -> Coordinate:
-        """The coordinate called ``name`` (KeyError if none)."""
+        """The coordinate called ``name`` (KeyError if none).
+
+        Parameters
+        ----------
+        name : str
+            The coordinate's name.
+
+        Returns
+        -------
+        Coordinate
+            The coordinate.
+
+        Raises
+        ------
+        KeyError
+            No coordinate has that name.
+        """
         for c in self.coordinates:
             if c.name == name:
                 return c
