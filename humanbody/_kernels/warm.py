@@ -34,7 +34,13 @@ LIST = Path(__file__).with_name("first_run.txt")
 
 
 def entries() -> list[tuple[str, str]]:
-    """The listed kernels, as (``module.function`` under :mod:`humanbody._kernels`, signature text), in order."""
+    """The listed kernels of ``first_run.txt``, in order.
+
+    Returns
+    -------
+    list of (str, str)
+        ``(module.function`` under :mod:`humanbody._kernels`, the argument types as numba prints them).
+    """
     out = []
     for line in LIST.read_text().splitlines():
         name, _, sig = line.partition("\t")
@@ -51,7 +57,13 @@ def _cores() -> int:
 
 
 def start() -> subprocess.Popen | None:
-    """Start the helper (silent, its own process) when this machine has a second core; None otherwise."""
+    """Start the helper (silent, its own process) when this machine has a second core.
+
+    Returns
+    -------
+    subprocess.Popen or None
+        The helper's process; None on one core, with ``HUMANBODY_FIRST_RUN_HELPER=0``, or when it cannot start.
+    """
     if _cores() < 2 or os.environ.get("HUMANBODY_FIRST_RUN_HELPER", "1") == "0":
         return None
     try:
@@ -62,7 +74,13 @@ def start() -> subprocess.Popen | None:
 
 
 def stop(proc: subprocess.Popen | None) -> None:
-    """End the helper if it still runs (it stops between two files of numba's cache, never inside one write)."""
+    """End the helper if it still runs (it stops between two files of numba's cache, never inside one write).
+
+    Parameters
+    ----------
+    proc : subprocess.Popen or None
+        What :func:`start` returned.
+    """
     if proc is None or proc.poll() is not None:
         return
     with contextlib.suppress(OSError):
@@ -75,14 +93,35 @@ def stop(proc: subprocess.Popen | None) -> None:
 
 
 def signature(text: str) -> tuple:
-    """The argument types a line of ``first_run.txt`` names (numba's own printing of them)."""
+    """The argument types a line of ``first_run.txt`` names (numba's own printing of them).
+
+    Parameters
+    ----------
+    text : str
+        The signature text, e.g. ``(array(float64, 2d, C), int64)``.
+
+    Returns
+    -------
+    tuple of numba types
+    """
     names = dict(vars(types))
     names["bool"] = types.boolean
     return eval(text, {"__builtins__": {}}, names)  # noqa: S307 - our own file of type names
 
 
 def compile_listed(order: list[tuple[str, str]]) -> int:
-    """Compile (or load from the cache) each listed kernel, in ``order``; returns how many."""
+    """Compile (or load from the cache) each listed kernel, in ``order``.
+
+    Parameters
+    ----------
+    order : list of (str, str)
+        Entries as :func:`entries` gives them.
+
+    Returns
+    -------
+    int
+        How many were compiled or loaded.
+    """
     done = 0
     for name, sig in order:
         module, _, function = name.rpartition(".")
@@ -93,7 +132,13 @@ def compile_listed(order: list[tuple[str, str]]) -> int:
 
 
 def used() -> list[tuple[str, str]]:
-    """Every (``module.function``, signature) a kernel of this process has compiled or loaded so far."""
+    """Every kernel signature this process has compiled or loaded so far.
+
+    Returns
+    -------
+    list of (str, str)
+        ``(module.function``, signature text), as ``first_run.txt`` lists them.
+    """
     out = []
     for modname, module in sorted(sys.modules.items()):
         if not modname.startswith("humanbody._kernels."):
