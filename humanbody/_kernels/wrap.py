@@ -10,8 +10,11 @@ and ``length`` the path's length on the surface between them.  A quadrant constr
 Cylinder (axis z, centred): the path leaves each end point along the tangent to the circle
 seen in the plane across the axis, the two tangent points are slid along the axis to the plane
 through ``p1``, ``p2`` and the apex of the cylinder between them, and the path on the surface
-is the helix between them, of length ``sqrt((radius * angle)^2 + axial^2)`` (OpenSim's
-WrapCylinder with one wrap point pair, which is what its muscle lengths use).
+is the helix between them, of length ``sqrt((radius * turn)^2 + axial^2)`` (OpenSim 4.6's
+WrapCylinder).  The turn is the signed angle from ``r1`` to ``r2`` about +z; the long way round
+OpenSim takes ``2 pi - turn``, which is more than a full turn when the signed angle is
+negative, and so does this module, so that the lengths are OpenSim's.  On a path with several
+wraps the tangent points are then slid along the axis (:func:`tangent_helix`).
 
 Sphere (centred; OpenSim's WrapSphere): only a segment that cuts the sphere wraps; the path
 lies in the plane through the centre, ``p1`` and ``p2``, leaves each point along its tangent to
@@ -205,37 +208,36 @@ def wrap_cylinder(p1, p2, radius, length, axis, sign, single):
     return status, r1, r2, helix_length(r1, r2, radius, long_wrap)
 
 
-@nb.njit(cache=_CACHE)
-def helix_length(r1, r2, radius, long_wrap):
-    """Length of the helix on the cylinder (axis z) from ``r1`` to ``r2``, the long way round if asked."""
-    u = scale(sub(r1, _on_axis(r1)), 1.0 / radius)
-    v = scale(sub(r2, _on_axis(r2)), 1.0 / radius)
-    theta = acos_clipped(dot(u, v) / (norm(u) * norm(v)))
+@nb.njit(cache=_CACHE, inline="always")
+def _helix_turn(r1, r2, long_wrap):
+    """The helix's turn about +z from ``r1`` to ``r2`` (rad) and its rise (m), as OpenSim 4.6 takes them.
+
+    The turn is the signed angle of ``r2`` from ``r1`` about +z (-pi..pi); the long way round it is
+    ``2 pi - angle``, which for a negative angle is more than a full turn (OpenSim's figure, kept)."""
+    cz = r1[0] * r2[1] - r1[1] * r2[0]
+    theta = math.atan2(cz, r1[0] * r2[0] + r1[1] * r2[1])
     if long_wrap:
         theta = 2.0 * math.pi - theta
-    axial = abs(r2[2] - r1[2])
-    return math.sqrt((radius * theta) ** 2 + axial * axial)
+    return theta, r2[2] - r1[2]
+
+
+@nb.njit(cache=_CACHE)
+def helix_length(r1, r2, radius, long_wrap):
+    """Length of the helix on the cylinder (axis z) from ``r1`` to ``r2``, the long way round if asked:
+    ``sqrt((radius * turn)^2 + rise^2)`` with OpenSim's turn (:func:`_helix_turn`)."""
+    theta, rise = _helix_turn(r1, r2, long_wrap)
+    return math.sqrt((radius * theta) ** 2 + rise * rise)
 
 
 _TANGENCY = 0.1 * math.pi / 180.0
 _STEP = 0.002
 
 
-@nb.njit(cache=_CACHE)
-def _helix_point(r1, r2, radius, long_wrap, t):
-    """Point at fraction ``t`` (0 at r1, 1 at r2) of the helix from ``r1`` to ``r2``."""
-    a1, a2 = _on_axis(r1), _on_axis(r2)
-    u = scale(sub(r1, a1), 1.0 / radius)
-    v = scale(sub(r2, a2), 1.0 / radius)
-    theta = acos_clipped(dot(u, v) / (norm(u) * norm(v)))
-    sense = 1.0
-    if long_wrap:
-        theta = 2.0 * math.pi - theta
-        sense = -1.0
-    ax = unit(cross(u, v))
-    phi = sense * t * theta
-    turned = add(scale(u, math.cos(phi)), scale(cross(ax, u), math.sin(phi)))
-    return add(add(a1, scale(turned, radius)), scale(sub(a2, a1), t))
+@nb.njit(cache=_CACHE, inline="always")
+def _helix_point(r, angle, rise):
+    """``r`` turned by ``angle`` about +z and raised by ``rise`` (a point of the helix from ``r``)."""
+    c, s = math.cos(angle), math.sin(angle)
+    return (c * r[0] - s * r[1], s * r[0] + c * r[1], r[2] + rise)
 
 
 @nb.njit(cache=_CACHE)
@@ -256,16 +258,22 @@ def _retangent(p, r, w):
 @nb.njit(cache=_CACHE)
 def tangent_helix(p1, p2, r1, r2, radius, long_wrap):
     """Tangent points adjusted until both straight lines meet the helix tangentially (within 0.1
-    degree, at most 100 rounds), judged on the helix's first 2-mm chord at each end."""
+    degree, at most 100 rounds), judged on the helix's first 2-mm chord at each end.
+
+    As OpenSim 4.6 does it: each round takes the helix's turn and rise from the current points;
+    the chord ends are ``r1`` turned by ``t`` and ``1 - t`` of the turn (the opposite sense the long
+    way round) and raised as much of the rise; ``r1`` moves first, and the chord end judged at
+    ``r2`` is taken from the moved ``r1``.  Where the iteration stops depends on that order, by up
+    to a millimetre along the axis."""
+    sense = -1.0 if long_wrap else 1.0
     for _ in range(100):
-        n = int(helix_length(r1, r2, radius, long_wrap) / _STEP)
+        theta, rise = _helix_turn(r1, r2, long_wrap)
+        n = int(math.sqrt((radius * theta) ** 2 + rise * rise) / _STEP)
         if n < 2:
             break
         t = 1.0 / n
-        w1 = _helix_point(r1, r2, radius, long_wrap, t)
-        w2 = _helix_point(r1, r2, radius, long_wrap, 1.0 - t)
-        moved1, r1 = _retangent(p1, r1, w1)
-        moved2, r2 = _retangent(p2, r2, w2)
+        moved1, r1 = _retangent(p1, r1, _helix_point(r1, sense * t * theta, t * rise))
+        moved2, r2 = _retangent(p2, r2, _helix_point(r1, sense * (1.0 - t) * theta, (1.0 - t) * rise))
         if not (moved1 or moved2):
             break
     return r1, r2

@@ -42,14 +42,11 @@ def test_bodies_where_opensim_puts_them(shared_data, name, results):
 @pytest.mark.parametrize("name", CASE_NAMES)
 def test_lengths_and_moment_arms_equal_opensims(shared_data, name, results):
     case, ref, geometry, paths = _run(name, results)
-    keep = [i for i, m in enumerate(case.model.muscle_names) if m not in TWO_WRAPS]
-    two = [i for i, m in enumerate(case.model.muscle_names) if m in TWO_WRAPS]
-    assert np.abs(paths.lengths - ref["lengths"])[:, keep].max() < 1e-5          # 0.01 mm
-    assert np.abs(paths.lengths - ref["lengths"])[:, two].max(initial=0.0) < 2e-5   # 0.02 mm (test_paths_opensim)
+    assert np.abs(paths.lengths - ref["lengths"]).max() < 1e-12         # m, every muscle
     theirs = ref["moment_arms"]
     mask = ~np.isnan(theirs)
     assert mask.sum() > 1000
-    assert np.abs(paths.moment_arms - np.nan_to_num(theirs))[mask].max() < 1e-4      # 0.1 mm, every muscle
+    assert np.abs(paths.moment_arms - np.nan_to_num(theirs))[mask].max() < 1e-12     # m, every muscle
 
 
 @pytest.mark.slow

@@ -33,16 +33,15 @@ def _lengths(case):
 @pytest.mark.parametrize("name", ["gait2392_walk", "gait2392_generic_poses", "rajagopal_poses"])
 def test_lengths_equal_opensims(shared_data, name):
     ours, theirs, muscles = _lengths(CASES[name])
-    one_wrap = [i for i, m in enumerate(muscles) if m not in TWO_WRAPS]
-    assert np.abs(ours[:, one_wrap] - theirs[:, one_wrap]).max() < 1e-8     # m: 0.01 µm
+    assert np.abs(ours - theirs).max() < 1e-8     # m: 0.01 µm
     assert np.all(ours > 0)
 
 
 @pytest.mark.slow
 def test_two_wrap_lengths_equal_opensims(shared_data):
     """Paths over two cylinders (the gastrocnemii): OpenSim keeps the place in ground a tangent point had
-    when first read while the path is built (muscle_paths' notes); ours does the same.  What is left is
-    its tangent iteration on the cylinders, which settles within its 0.1 degree at other points than ours."""
+    when first read while the path is built (muscle_paths' notes), and slides the tangent points along
+    each cylinder as its WrapCylinder does (wrap.tangent_helix); ours does both."""
     ours, theirs, muscles = _lengths(CASES["rajagopal_poses"])
     two = [muscles.index(m) for m in TWO_WRAPS]
-    assert np.abs(ours[:, two] - theirs[:, two]).max() < 2e-5       # m: 0.02 mm (0.013 mm measured)
+    assert np.abs(ours[:, two] - theirs[:, two]).max() < 1e-8       # m: 0.01 µm
