@@ -395,6 +395,19 @@ def block_kinematics(
     second time), not inlined into it: numba compiles the recursion once as
     serial code and its parallel passes see one call (over the inlined
     recursion they cost 7 CPU-s of a first run's compilation).
+
+    Parameters
+    ----------
+    blk : int
+        The block's index (frames ``blk * block`` to ``min((blk + 1) * block, F)``).
+    block : int
+        Frames per block.
+    total : float
+        The body's mass (kg).
+    q, qd, qdd, local_rates, parents, seq, xi, rcom, mass, inertia
+        :func:`tree_kinematics`'s inputs.
+    R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque, body_com, body_vel, body_acc
+        :func:`tree_kinematics`'s outputs, whose rows of this block are written in place.
     """
     n = parents.shape[0]
     f0, f1, qb, qdb, qddb, sinq, cosq, vO, aO = block_inputs(q, qd, qdd, blk, block, n)
@@ -461,7 +474,19 @@ def sequence_quaternions(angles, seq, out):
 
 @nb.njit(cache=_CACHE, error_model="numpy")  # numpy's, as numba's parallel loop bodies
 def body_quaternions(k, angles, seq, out):
-    """Body ``k`` of :func:`sequence_quaternions` (a serial function of its own, as :func:`block_kinematics`)."""
+    """Body ``k`` of :func:`sequence_quaternions` (a serial function of its own, as :func:`block_kinematics`).
+
+    Parameters
+    ----------
+    k : int
+        The body's index.
+    angles : ndarray, shape (F, n, 3)
+        Each body's three rotation angles (rad).
+    seq : ndarray of int, shape (n, 3)
+        Each body's rotation sequence (axis indices 0-2).
+    out : ndarray, shape (F, n, 4)
+        The unit quaternions, whose body ``k`` is written in place.
+    """
     F = angles.shape[0]
     B = 512
     i0, i1, i2 = seq[k, 0], seq[k, 1], seq[k, 2]
