@@ -768,6 +768,8 @@ def read(path: str, options: AnalysisOptions, log: Log) -> Trial:
             try:  # a C3D trial's own force platforms; ones ezc3d cannot extract leave the markers usable
                 trial.forces = load_forces(path, trial.axes, options.load_map)
             except InputError as err:
+                if options.load_map:  # the user assigned these plates: their kinetics were asked for
+                    raise
                 log.message("read", f"loads: the trial's own force platforms not read ({err.message}): no "
                             "kinetics; give the forces with --forces FILE", priority=LOADS)
                 return trial

@@ -344,11 +344,16 @@ def test_c3d_force_platform_equals_the_same_load_as_a_table(tmp_path):
     for col in ("right_ankle_dorsiflexion_moment_Nm_per_kg", "right_knee_flexion_moment_Nm_per_kg",
                 "right_grf_z_N_per_kg", "lower_torso_joint_force_z"):
         np.testing.assert_allclose(a[col].to_numpy(), b[col].to_numpy(), rtol=1e-3, atol=2e-3 * np.abs(b[col]).max())
-    # a platform type the library does not model is one clear error
+    # a platform type the library does not model: the markers analysed without kinetics, said in one line
+    # naming --forces; refused in one line when the user assigned that plate (its kinetics were asked for)
     c["parameters"]["FORCE_PLATFORM"]["TYPE"]["value"] = [5]
     c.write(str(tmp_path / "type5.c3d"))
+    markers_only = hb.analyze_trial(tmp_path / "type5.c3d", static=static_c3d, axes="x,y,z")
+    said = [m for m in markers_only.messages if "force platform type 5 is not supported" in m]
+    assert len(said) == 1 and "--forces" in said[0]
+    assert markers_only.kinetics is None or "right_knee_flexion_moment_Nm_per_kg" not in markers_only.kinetics
     with pytest.raises(InputError, match="force platform type 5 is not supported"):
-        hb.analyze_trial(tmp_path / "type5.c3d", static=static_c3d, axes="x,y,z")
+        hb.analyze_trial(tmp_path / "type5.c3d", static=static_c3d, axes="x,y,z", loads={"plate1": "right_foot"})
 
 
 # ------------------------------------------------------------------ automatic assignment
