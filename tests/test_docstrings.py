@@ -123,34 +123,14 @@ def undocumented(sources) -> list[str]:
     return found
 
 
-#: Modules whose public functions still lack numpydoc sections; the list only shrinks (the test below holds
-#: that).  A folder ends with "/".
-PENDING = frozenset({
-    "_kernels/wrap.py",
-})
-
-
-def _pending(rel: str) -> bool:
-    return any(rel == p or (p.endswith("/") and rel.startswith(p)) for p in PENDING)
-
-
 def _sources():
     for path in sorted(PACKAGE.rglob("*.py")):
         yield path.relative_to(PACKAGE).as_posix(), path.read_text(encoding="utf-8")
 
 
 def test_every_public_function_documents_its_parameters_and_returns():
-    found = undocumented((rel, text) for rel, text in _sources() if not _pending(rel))
+    found = undocumented(_sources())
     assert found == [], f"{len(found)} public functions lack numpydoc sections:\n" + "\n".join(found)
-
-
-def test_the_pending_list_only_holds_what_is_still_undocumented():
-    """A module documented since it was listed leaves :data:`PENDING` (so the list only shrinks)."""
-    sources = dict(_sources())
-    for entry in PENDING:
-        rels = [r for r in sources if r == entry or (entry.endswith("/") and r.startswith(entry))]
-        assert rels, f"{entry} names no module"
-        assert undocumented((r, sources[r]) for r in rels), f"{entry} is documented: take it off PENDING"
 
 
 def test_the_rule_sees_a_missing_section():

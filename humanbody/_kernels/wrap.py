@@ -45,7 +45,18 @@ def _sign(x):
 @nb.njit(cache=_CACHE)
 def closest_on_lines(p1, p2, p3, p4):
     """Closest points of line p1p2 and line p3p4: ``(ok, near1, s, near2, t)`` with ``s``, ``t`` the
-    parameters along p1→p2 and p3→p4 (0 at the first point, 1 at the second); ``ok`` False when parallel."""
+    parameters along p1→p2 and p3→p4 (0 at the first point, 1 at the second); ``ok`` False when parallel.
+
+    Parameters
+    ----------
+    p1, p2, p3, p4 : tuple of 3 float
+        Two points on each line (m).
+
+    Returns
+    -------
+    tuple
+        ``(ok, near1, s, near2, t)``: the closest points (m) and their line parameters.
+    """
     d1 = sub(p2, p1)
     m1 = norm(d1)
     d1 = unit(d1)
@@ -170,7 +181,24 @@ def wrap_cylinder(p1, p2, radius, length, axis, sign, single):
     ``single``: the path has this one wrap (the tangent points stay where the apex plane puts
     them); otherwise they are slid along the axis until the straight lines meet the helix
     within 0.1 degree, as OpenSim does for paths with several wraps.
-    Returns ``(status, r1, r2, arc_length)``; see the module notes."""
+
+    Parameters
+    ----------
+    p1, p2 : tuple of 3 float
+        The segment's end points in the cylinder's frame (m).
+    radius, length : float
+        The cylinder's radius and length along z (m).
+    axis, sign : int
+        The active quadrant: axis 0-2 and side +1/-1 (sign 0: every quadrant).
+    single : bool
+        The path has this one wrap.
+
+    Returns
+    -------
+    tuple
+        ``(status, r1, r2, arc_length)``: the wrap status (see the module notes), the tangent points in
+        the cylinder's frame (m) and the helix's length between them (m).
+    """
     r2_ = radius * radius
     if p1[0] ** 2 + p1[1] ** 2 < r2_ or p2[0] ** 2 + p2[1] ** 2 < r2_:
         return INSIDE, _ZERO3, _ZERO3, 0.0
@@ -224,7 +252,22 @@ def _helix_turn(r1, r2, long_wrap):
 @nb.njit(cache=_CACHE)
 def helix_length(r1, r2, radius, long_wrap):
     """Length of the helix on the cylinder (axis z) from ``r1`` to ``r2``, the long way round if asked:
-    ``sqrt((radius * turn)^2 + rise^2)`` with OpenSim's turn (:func:`_helix_turn`)."""
+    ``sqrt((radius * turn)^2 + rise^2)`` with OpenSim's turn (:func:`_helix_turn`).
+
+    Parameters
+    ----------
+    r1, r2 : tuple of 3 float
+        The helix's end points on the cylinder (m).
+    radius : float
+        The cylinder's radius (m).
+    long_wrap : bool
+        Go the long way round.
+
+    Returns
+    -------
+    float
+        The helix's length (m).
+    """
     theta, rise = _helix_turn(r1, r2, long_wrap)
     return math.sqrt((radius * theta) ** 2 + rise * rise)
 
@@ -264,7 +307,24 @@ def tangent_helix(p1, p2, r1, r2, radius, long_wrap):
     the chord ends are ``r1`` turned by ``t`` and ``1 - t`` of the turn (the opposite sense the long
     way round) and raised as much of the rise; ``r1`` moves first, and the chord end judged at
     ``r2`` is taken from the moved ``r1``.  Where the iteration stops depends on that order, by up
-    to a millimetre along the axis."""
+    to a millimetre along the axis.
+
+    Parameters
+    ----------
+    p1, p2 : tuple of 3 float
+        The segment's end points in the cylinder's frame (m).
+    r1, r2 : tuple of 3 float
+        The tangent points to start from (m).
+    radius : float
+        The cylinder's radius (m).
+    long_wrap : bool
+        The helix goes the long way round.
+
+    Returns
+    -------
+    tuple
+        ``(r1, r2)``: the adjusted tangent points (m).
+    """
     sense = -1.0 if long_wrap else 1.0
     for _ in range(100):
         theta, rise = _helix_turn(r1, r2, long_wrap)
@@ -323,7 +383,22 @@ def wrap_sphere(p1, p2, radius, axis, sign):
     an end lies off, the pair facing the ends, flipped to the allowed side.  The arc between them is
     ``radius * angle``; when the chosen pair sends the path round the far side OpenSim measures it as
     ``-radius * (2 pi - angle)`` (negative), and so does this function.
-    Returns ``(status, r1, r2, arc_length)``; see the module notes."""
+
+    Parameters
+    ----------
+    p1, p2 : tuple of 3 float
+        The segment's end points in the sphere's frame (m).
+    radius : float
+        The sphere's radius (m).
+    axis, sign : int
+        The active quadrant: axis 0-2 and side +1/-1 (sign 0: every quadrant).
+
+    Returns
+    -------
+    tuple
+        ``(status, r1, r2, arc_length)``: the wrap status (see the module notes), the tangent points in
+        the sphere's frame (m) and the arc's length between them (m).
+    """
     r_sq = radius * radius
     if dot(p1, p1) < r_sq or dot(p2, p2) < r_sq:
         return INSIDE, _ZERO3, _ZERO3, 0.0
