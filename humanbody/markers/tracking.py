@@ -590,8 +590,8 @@ def sparse_pairs(calibration: Calibration, values: np.ndarray, where: dict) -> d
         if pspec.rule != "cluster" or sparse_segment(ms, parent, usable) or seg in pspec.child_joints:
             continue  # a sparse parent places it as its child (below); a parent joined by it meets it by its fit
         pose = tr._distal(seg)
-        pair = None if pose is None else functional_pair(*tr.pose(parent), pose[0], pose[1],
-                                                         calibration.model.joint_offset[k])
+        Rp, Op = tr.pose(parent)
+        pair = None if pose is None else functional_pair(Rp, Op, pose[0], pose[1], calibration.model.joint_offset[k])
         if pair is not None:
             pairs[seg] = pair
     tr = _Tracker(calibration, markers, len(values), pairs=dict(pairs))
