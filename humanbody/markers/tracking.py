@@ -546,14 +546,20 @@ def joined_children(ms, seg: str, usable) -> tuple[str, ...] | None:
 
 
 def sparse_pairs(calibration: Calibration, values: np.ndarray, where: dict) -> dict:
-    """Where the trial puts each joint between a sparse segment and a child that joins its fit.
+    """Where the trial puts each joint of a sparse segment: with a child that joins its fit, and with its parent.
 
-    For every sparse segment s and child c of :func:`joined_children`, the
-    point (a in s, b in c) of :func:`humanbody.markers.sparse_joints.functional_pair`
-    from s's pose fitted to its markers and its proximal joint centre and
-    c's pose where its own markers (and its children's joints) put it, both
-    over the whole trial ``values`` (F, 3 m; columns ``where``).  Empty when
-    the set has no sparse segment.
+    First, for every sparse segment s whose parent p is a cluster its own
+    markers determine (not sparse, and not joined to s by its own fit,
+    ``child_joints``), the point (a in p, b in s) of
+    :func:`humanbody.markers.sparse_joints.functional_pair` from p's tracked
+    pose and s's pose where its markers and its children's joints put it
+    (a shank without its rear marker under a full thigh: the knee).  Then,
+    for every sparse segment s and child c of :func:`joined_children`, the
+    point (a in s, b in c) from s's pose fitted to its markers and its
+    proximal joint (where the first step put it) and c's pose where its own
+    markers (and its children's joints) put it.  All over the whole trial
+    ``values`` (F, 3 m; columns ``where``).  Empty when the set has no
+    sparse segment.
 
     Parameters
     ----------
@@ -566,7 +572,8 @@ def sparse_pairs(calibration: Calibration, values: np.ndarray, where: dict) -> d
     Returns
     -------
     dict
-        child segment -> (a (3,), b (3,)) in m.
+        child segment -> (a (3,), b (3,)) in m: the joint of that segment
+        with its parent, in the parent's frame and in its own.
     """
     ms = calibration.markerset
     markers = {m: values[:, c] for m, c in where.items()}
@@ -576,11 +583,23 @@ def sparse_pairs(calibration: Calibration, values: np.ndarray, where: dict) -> d
         return {}
     tr = _Tracker(calibration, markers, len(values))
     pairs = {}
+    for seg in joins:  # the proximal joint of a sparse segment under a parent its own markers determine
+        k = SEGMENT_NAMES.index(seg)
+        parent = SEGMENT_NAMES[PARENTS[k] - 1]
+        pspec = ms.segments[parent]
+        if pspec.rule != "cluster" or sparse_segment(ms, parent, usable) or seg in pspec.child_joints:
+            continue  # a sparse parent places it as its child (below); a parent joined by it meets it by its fit
+        pose = tr._distal(seg)
+        Rp, Op = tr.pose(parent)
+        pair = None if pose is None else functional_pair(Rp, Op, pose[0], pose[1], calibration.model.joint_offset[k])
+        if pair is not None:
+            pairs[seg] = pair
+    tr = _Tracker(calibration, markers, len(values), pairs=dict(pairs))
     for seg, children in joins.items():
         local = calibration.local.get(seg, {})
         names = [m for m in ms.segments[seg].markers if m in local and m in usable]
-        Rp, Op, *_ = fit_rigid(np.array([local[m] for m in names] + [np.zeros(3)]),
-                               np.stack([markers[m] for m in names] + [tr.joint_point(seg)], axis=1))
+        Rp, Op, *_ = fit_rigid(np.array([local[m] for m in names] + [tr._pair(seg)[1]]),
+                               np.stack([markers[m] for m in names] + [tr._proximal(seg)], axis=1))
         for child in children:
             pose = tr._distal(child)
             xi = calibration.model.joint_offset[SEGMENT_NAMES.index(child)]

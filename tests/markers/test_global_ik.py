@@ -99,6 +99,27 @@ def test_sparse_segment_fits_recover_noise_free_angles(setup):
     assert rs[:, 0].max() < 1.4 * rg[:, 0].max() and rs.max() < 1.4 * rg.max(), (rs, rg)
 
 
+def test_a_sparse_shank_under_a_full_thigh_recovers_noise_free_angles(setup):
+    """Only the shanks' rear markers missing (thighs whole): each shank's knee is placed where the trial puts it
+    between the full thigh and the shank's markers with its ankle (sparse_pairs), which on the model's own
+    noise-free markers is the model's knee exactly, so every leg angle comes back exactly."""
+    from humanbody.markers.tracking import sparse_pairs, trial_markers
+
+    cal, t, ang, root, markers = setup
+    drop = ("R.Shank.Rear", "L.Shank.Rear")
+    sparse = {m: v for m, v in markers.items() if m not in drop}
+    req = [m for m in cal.markerset.required if m in sparse]
+    trial = frame_df(sparse, t)
+    pairs = sparse_pairs(cal, *trial_markers(trial, cal.markerset, req))
+    for seg in ("right_lower_leg", "left_lower_leg"):  # the knee (a joint of the shank with its parent)
+        a, b = pairs[seg]
+        np.testing.assert_allclose(a, cal.model.joint_offset[SEGMENT_NAMES.index(seg)], atol=1e-9)
+        np.testing.assert_allclose(b, 0.0, atol=1e-9)
+    tr = track(trial, cal, required=req)
+    err = np.degrees(np.abs(_angles(tr.coords) - ang))[:, LEGS]
+    assert err.max() < 1e-6, err.max()
+
+
 def test_one_marker_less_per_leg_segment(setup):
     cal, t, ang, root, markers = setup
     sparse = {m: v for m, v in _noisy(markers, 0.002).items() if m not in SPARSE}
