@@ -4,6 +4,9 @@
   inverse kinematics of the walk (``gait2392_walk/reference/opensim_ik.mot``);
 - ``rajagopal_poses``: Rajagopal 2016 at 30 poses drawn in its coordinates' ranges;
 - ``gait2392_generic_poses``: the generic gait2392 at 20 drawn poses.
+
+:func:`synthetic_against_opensim` compares the small wrap-surface models of tests/osim/_synthetic.py
+with OpenSim over the same poses in every wrap test.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from _osim_reference import random_poses, reference
 from _shared import require_shared
 
 from humanbody.io.opensim import read_opensim
+from humanbody.muscles import MuscleGeometry
 from humanbody.muscles.crossing import crossed_coordinates
 from humanbody.osim import OsimModel, read_osim
 
@@ -74,3 +78,33 @@ CASES = {
 
 def all_cases() -> list[Case]:
     return list(CASES.values())
+
+
+@dataclass(frozen=True)
+class Synthetic:
+    """A synthetic wrap model beside OpenSim's numbers for it (:func:`synthetic_against_opensim`)."""
+
+    model: OsimModel
+    geometry: MuscleGeometry
+    reference: dict       # OpenSim's (tests/_osim_reference.py): q, lengths, moment_arms, ...
+    paths: object         # ours at reference["q"]: lengths (F, M), moment_arms (F, M, 6)
+    mask: np.ndarray      # (M, 6) the moment arms compared
+
+
+def synthetic_against_opensim(path: Path, length_tol: float, arm_tol: float) -> Synthetic:
+    """The model at ``path`` (tests/osim/_synthetic.py: one FreeJoint) against OpenSim live: lengths within
+    ``length_tol`` m and moment arms within ``arm_tol`` m over the zero pose and 15 drawn poses.
+
+    The moment arms compared are those about the FreeJoint's first rotation and its translations: OpenSim's
+    about its other rotations are taken about the angular velocity, not the angles.
+    """
+    model = read_osim(path)
+    q = np.vstack([np.zeros((1, 6)), random_poses(model, 15, 5) * [0.05, 0.05, 0.05, 1, 1, 1]])
+    mask = np.zeros((len(model.muscles), 6), bool)
+    mask[:, [0, 3, 4, 5]] = True
+    ref = reference(path, q, mask)
+    geometry = MuscleGeometry.of(model)
+    paths = geometry.compute(ref["q"])
+    assert np.abs(paths.lengths - ref["lengths"]).max() < length_tol
+    assert np.nanmax(np.abs(np.where(mask, paths.moment_arms, np.nan) - ref["moment_arms"])) < arm_tol
+    return Synthetic(model, geometry, ref, paths, mask)

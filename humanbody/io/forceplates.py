@@ -573,9 +573,14 @@ def _type3_centre(c, i: int, p) -> tuple[np.ndarray, np.ndarray]:
                          b * (-ch[0] + ch[1]) + a * (ch[2] - ch[3])])
     m_c = R @ m_plate + np.cross(R @ np.array([0.0, 0.0, -az0]), F.T).T
     n = R[:, 2]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        arm = np.cross(n, m_c.T).T / (n @ F)[None, :]
-    tz = ((m_c - np.cross(arm.T, F.T).T).T @ n)[None, :] * n[:, None]
+    nf = n @ F
+    # No centre of pressure (NaN) where no force crosses the plate or a channel is missing: those samples are
+    # zeros through the arithmetic (NaN and inf would make it warn), then NaN.
+    on = (nf != 0.0) & np.isfinite(nf) & np.isfinite(m_c).all(axis=0)
+    m_on, f_on = np.where(on, m_c, 0.0), np.where(on, F, 0.0)
+    arm = np.cross(n, m_on.T).T / np.where(on, nf, 1.0)[None, :]
+    tz = ((m_on - np.cross(arm.T, f_on.T).T).T @ n)[None, :] * n[:, None]
+    arm[:, ~on] = tz[:, ~on] = np.nan
     return centre[:, None] + arm, tz
 
 

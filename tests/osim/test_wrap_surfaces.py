@@ -78,10 +78,7 @@ def _cases():
 @pytest.mark.slow
 def test_spheres_equal_opensims(tmp_path):
     pytest.importorskip("opensim")
-    from _osim_reference import random_poses, reference
-
-    from humanbody.muscles import MuscleGeometry
-    from humanbody.osim import read_osim
+    from _osim_cases import synthetic_against_opensim
 
     cases = _cases()
     surfaces, muscles = [], []
@@ -91,13 +88,6 @@ def test_spheres_equal_opensims(tmp_path):
         muscles.append((f"m{i}", p1 + centre, p2 + centre - (0.2, 0.0, 0.0), [f"ball{i}"]))
     path = tmp_path / "spheres.osim"
     path.write_text(model_xml(surfaces, muscles, reach=0.01))
-    model = read_osim(path)
-    q = np.vstack([np.zeros((1, 6)), random_poses(model, 15, 5) * [0.05, 0.05, 0.05, 1, 1, 1]])
-    ms = np.zeros((len(muscles), 6), bool)
-    ms[:, [0, 3, 4, 5]] = True          # the FreeJoint's first rotation and translations (its other rotations'
-    ref = reference(path, q, ms)        # OpenSim moment arms are about angular velocity, not the angles)
-    paths = MuscleGeometry.of(model).compute(ref["q"])
-    assert np.abs(paths.lengths - ref["lengths"]).max() < 1e-12
-    assert np.nanmax(np.abs(np.where(ms, paths.moment_arms, np.nan) - ref["moment_arms"])) < 1e-12
+    synthetic_against_opensim(path, length_tol=1e-12, arm_tol=1e-12)
     far = [i for i, (quadrant, p1, p2) in enumerate(cases) if wrap_sphere(tuple(p1), tuple(p2), R, *QUADRANTS[quadrant])[3] < 0]
     assert len(far) >= 12                # the far way round (negative arcs, as OpenSim measures them) is covered

@@ -51,10 +51,8 @@ def test_torus_statuses():
 
 def test_tori_equal_opensims(tmp_path):
     pytest.importorskip("opensim")
-    from _osim_reference import random_poses, reference
+    from _osim_cases import synthetic_against_opensim
 
-    from humanbody.muscles import MuscleGeometry
-    from humanbody.osim import read_osim
     from humanbody.osim.model import xyz_body_fixed
 
     rng = np.random.default_rng(4)
@@ -74,15 +72,7 @@ def test_tori_equal_opensims(tmp_path):
     muscles.append(("beside", (0.0, 20.1, 0.0), (0.0, 20.1, 0.0), ["beside"]))
     path = tmp_path / "tori.osim"
     path.write_text(model_xml(surfaces, muscles, reach=0.01))
-    model = read_osim(path)
-    q = np.vstack([np.zeros((1, 6)), random_poses(model, 15, 5) * [0.05, 0.05, 0.05, 1, 1, 1]])
-    ms = np.zeros((len(muscles), 6), bool)
-    ms[:, [0, 3, 4, 5]] = True          # the FreeJoint's first rotation and translations (its other rotations'
-    ref = reference(path, q, ms)        # OpenSim moment arms are about angular velocity, not the angles)
-    geometry = MuscleGeometry.of(model)
-    paths = geometry.compute(ref["q"])
-    assert np.abs(paths.lengths - ref["lengths"]).max() < 1e-8                 # target 0.01 mm
-    assert np.nanmax(np.abs(np.where(ms, paths.moment_arms, np.nan) - ref["moment_arms"])) < 1e-7   # target 0.1 mm
-    wrapped = geometry.path_points(ref["q"])[1] > 2
+    both = synthetic_against_opensim(path, length_tol=1e-8, arm_tol=1e-7)     # targets 0.01 mm and 0.1 mm
+    wrapped = both.geometry.path_points(both.reference["q"])[1] > 2
     assert wrapped.sum() > 100 and (~wrapped).sum() > 100                      # wraps and misses
-    assert wrapped[:, -1].all() and (paths.lengths[:, -1] > 0.25).all()       # the straight line would be 0.2 m
+    assert wrapped[:, -1].all() and (both.paths.lengths[:, -1] > 0.25).all()     # the straight line would be 0.2 m
