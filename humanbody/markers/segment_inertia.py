@@ -11,12 +11,12 @@ one entry per leg segment (both sides): the mass as a fraction of body mass, the
 mass centre as a fraction of the segment's length from its proximal joint (the foot's
 along its long axis from the ankle centre) and the radius of gyration about the two
 axes normal to the long axis as a fraction of the length.  The long axis keeps the
-base model's radius.  The lengths are the calibrated ones (hip to knee centre, knee
-to ankle centre; the foot's heel to toe marker less the marker radius, as pyCGM2
-measures Plug-in Gait's foot).  The other segments share the rest of the body mass
-in the base model's proportions (radii kept), so the total stays the body mass.
-docs/plug_in_gait.md shows where the numbers come from (the shared Nexus trial's
-own joint forces and swing-phase moments).
+base model's moment (scaled by the mass), at most the other two.  The lengths are the
+calibrated ones (hip to knee centre, knee to ankle centre; the foot's heel to toe
+marker less the marker radius, as pyCGM2 measures Plug-in Gait's foot).  The other
+segments share the rest of the body mass in the base model's proportions (radii
+kept), so the total stays the body mass.  docs/plug_in_gait.md shows where the
+numbers come from (the shared Nexus trial's own joint forces and swing-phase moments).
 """
 
 from __future__ import annotations
@@ -99,7 +99,8 @@ def apply_segment_inertia(model: BodyModel, table: Mapping[str, tuple[float, flo
         For each leg segment k of mass fraction f, mass-centre fraction c and radius r:
         ``m_k = f M`` (M the model's total mass), ``r_k = c d_k`` with d_k the vector to its distal joint (the
         foot: ``r_k = c (L - marker_radius) e_x``), ``I_k = m_k (r L)^2`` about the two axes normal to the long
-        axis, the long axis's entry scaled by the new mass; every other segment's mass and inertia times
+        axis, the long axis's entry scaled by the new mass but not above those (an elongated segment's least
+        principal moment: a foot shorter than the base model's keeps a valid inertia); every other segment's mass and inertia times
         ``(M - sum of the legs) / (their mass)``.  A segment without a calibrated length keeps its mass centre
         and radii (its mass is the table's).
     """
@@ -129,7 +130,7 @@ def apply_segment_inertia(model: BodyModel, table: Mapping[str, tuple[float, flo
         else:
             com[k] = c * np.asarray(distal_dir[name], dtype=float)
         diag = np.full(3, new * (radius * float(length)) ** 2)
-        diag[long_axis] = inertia[k][long_axis, long_axis] * scale
+        diag[long_axis] = min(inertia[k][long_axis, long_axis] * scale, diag[long_axis])  # a long body's least
         inertia[k] = np.diag(diag)
     rest = [k for k in range(len(mass)) if k not in legs]
     share = (total - mass[legs].sum()) / mass[rest].sum()

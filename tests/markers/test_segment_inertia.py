@@ -103,3 +103,21 @@ def test_a_bad_table_is_one_line_naming_the_set(value, words):
     with pytest.raises(InputError, match=r"marker set 'mine'") as err:
         segment_inertia_table(value, "mine")
     assert words in str(err.value)
+
+
+def test_a_foot_shorter_than_the_base_model_s_keeps_a_valid_inertia():
+    """The long axis keeps the base model's moment but never more than the other two: a 5 cm foot (heel to toe
+    less the marker radius 3 cm) gets its long-axis moment equal to the transverse ones, a valid body."""
+    from humanbody.markers.segment_inertia import apply_segment_inertia
+
+    base = default_model(mass=70.0, height=1.78)
+    lengths = {f"{s}_{p}": 0.4 for s in ("right", "left") for p in ("upper_leg", "lower_leg")}
+    lengths.update(right_foot=0.05, left_foot=0.25)
+    distal = {name: np.array([0.0, 0.0, -0.4]) for name in lengths if not name.endswith("foot")}
+    notes: list = []
+    m = apply_segment_inertia(base, TABLE, lengths, distal, 0.02, notes)
+    k, j = SEGMENT_NAMES.index("right_foot"), SEGMENT_NAMES.index("left_foot")
+    transverse = 0.0145 * 70.0 * (0.475 * 0.03) ** 2
+    np.testing.assert_allclose(np.diag(m.inertia[k]), transverse, rtol=1e-12)
+    assert m.inertia[j][0, 0] == pytest.approx(base.inertia[j][0, 0] * 0.0145 * 70.0 / base.mass[j], rel=1e-12)
+    np.testing.assert_allclose(m.com_offset[k], [0.5 * 0.03, 0.0, 0.0], atol=1e-15)
