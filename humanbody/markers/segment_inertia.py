@@ -25,7 +25,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import SETUP, InputError, Note
 from ..model.body import BodyModel
 from ..model.segments import SEGMENT_NAMES
 
@@ -91,7 +91,8 @@ def apply_segment_inertia(model: BodyModel, table: Mapping[str, tuple[float, flo
     marker_radius : float
         m; taken off the feet's heel-to-toe length.
     notes : list
-        One calibration note is appended (the masses applied).
+        One calibration note is appended (the masses applied; a :data:`humanbody.errors.SETUP` line, the first
+        left to the log file when the first screen is full).
 
     Returns
     -------
@@ -137,7 +138,7 @@ def apply_segment_inertia(model: BodyModel, table: Mapping[str, tuple[float, flo
     mass[rest] *= share
     inertia[rest] *= share
     kg = {part: mass[SEGMENT_NAMES.index(f"right_{part}")] for part in table}
-    notes.append("segment inertia: the set's table for the legs (" +
-                 ", ".join(f"{part.replace('_', ' ')} {m:.2f} kg" for part, m in kg.items()) +
-                 "), the other segments share the rest of the body mass")
+    notes.append(Note("segment inertia: the set's table for the legs (" +
+                      ", ".join(f"{part.replace('_', ' ')} {m:.2f} kg" for part, m in kg.items()) +
+                      "), the other segments share the rest of the body mass", SETUP))
     return model.replace(mass=mass, com_offset=com, inertia=inertia)
