@@ -121,3 +121,19 @@ def test_a_foot_shorter_than_the_base_model_s_keeps_a_valid_inertia():
     np.testing.assert_allclose(np.diag(m.inertia[k]), transverse, rtol=1e-12)
     assert m.inertia[j][0, 0] == pytest.approx(base.inertia[j][0, 0] * 0.0145 * 70.0 / base.mass[j], rel=1e-12)
     np.testing.assert_allclose(m.com_offset[k], [0.5 * 0.03, 0.0, 0.0], atol=1e-15)
+
+
+def test_a_segment_without_a_calibrated_length_takes_the_table_s_mass_only():
+    """A foot whose heel-to-toe length was not calibrated (no heel marker) keeps its mass centre and radii (its
+    inertia scaled with the mass); its mass is the table's and the total stays the body mass."""
+    from humanbody.markers.segment_inertia import apply_segment_inertia
+
+    base = default_model(mass=70.0, height=1.78)
+    lengths = {f"{s}_{p}": 0.4 for s in ("right", "left") for p in ("upper_leg", "lower_leg")}
+    distal = {name: np.array([0.0, 0.0, -0.4]) for name in lengths}
+    m = apply_segment_inertia(base, TABLE, lengths, distal, 0.007, [])
+    k = SEGMENT_NAMES.index("left_foot")
+    assert m.mass[k] == pytest.approx(0.0145 * 70.0, rel=1e-12)
+    np.testing.assert_array_equal(m.com_offset[k], base.com_offset[k])
+    np.testing.assert_allclose(m.inertia[k], base.inertia[k] * m.mass[k] / base.mass[k], rtol=1e-12)
+    assert float(np.sum(m.mass)) == pytest.approx(70.0, rel=1e-12)
