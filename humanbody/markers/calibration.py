@@ -41,6 +41,7 @@ from .plug_in_gait_rotation import (
     wand_offset_from_pelvis,
 )
 from .rules import Geometry, MarkerUnavailable, parameter_value, tracking_frame
+from .segment_inertia import apply_segment_inertia, segment_inertia_table
 
 __all__ = ["Calibration", "calibrate", "estimate_height", "estimate_height_detail", "marker_arrays"]
 
@@ -317,6 +318,9 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
     if base_model is None:
         base_model = default_model(mass=mass, height=height, sex=sex)
     model = _subject_model(base_model, ms, xi, lengths, distal_dir, notes)
+    if ms.parameters.get("segment_inertia"):  # Plug-in Gait's legs: Dempster's table as Vicon applies it
+        model = apply_segment_inertia(model, segment_inertia_table(ms.parameters["segment_inertia"], ms.name),
+                                      lengths, distal_dir, float(params.get("marker_radius", 0.0)), notes)
     model = model.replace(meta=dict(model.meta, calibration=dict(
         source=source, markerset=ms.name, mode=mode, mass=float(mass), height=float(height), sex=sex)))
     model = _with_clinical_meta(model, ms, params)

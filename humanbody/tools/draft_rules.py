@@ -109,6 +109,9 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
         out.params["rates"] = ("gradient", "Plug-in Gait's rates: central differences of the frames")
         out.params["load_resampling"] = ("frame_mean", "Plug-in Gait's loads: each frame the mean of its samples")
         out.params["foot_rate_frames"] = (2, "Plug-in Gait's ankle power: the feet's angular velocity over 2 frames")
+        out.params["segment_inertia"] = ({"upper_leg": [0.100, 0.433, 0.540], "lower_leg": [0.0465, 0.433, 0.528],
+                                          "foot": [0.0145, 0.5, 0.475]},
+                                         "Plug-in Gait's leg masses, mass centres and radii (Dempster's, as Vicon's)")
     draft_pelvis_with_hips(mk, out)
     draft_trunk(mk, out, xi)
     has_top = draft_head(mk, out, xi)
