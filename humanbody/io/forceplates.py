@@ -483,6 +483,9 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
     bad = [t for t in types if t not in (1, 2, 3, 4)]
     if bad:
         raise InputError(f"force platform type {bad[0]} is not supported (types 1-4)", path)
+    if np.size(head["data"]["analogs"]) == 0:  # BTS's sample: FORCE_PLATFORM:USED 1, no analog data
+        raise InputError(f"the C3D file declares {used} force platform{'s' if used > 1 else ''} but holds no "
+                         "analog samples", path)
     try:
         c = ezc3d.c3d(str(path), extract_forceplat_data=True)
     except Exception as err:  # noqa: BLE001
@@ -573,9 +576,9 @@ def _type3_centre(c, i: int, p) -> tuple[np.ndarray, np.ndarray]:
                          b * (-ch[0] + ch[1]) + a * (ch[2] - ch[3])])
     m_c = R @ m_plate + np.cross(R @ np.array([0.0, 0.0, -az0]), F.T).T
     n = R[:, 2]
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):  # an unloaded plate: no centre, NaN
         arm = np.cross(n, m_c.T).T / (n @ F)[None, :]
-    tz = ((m_c - np.cross(arm.T, F.T).T).T @ n)[None, :] * n[:, None]
+        tz = ((m_c - np.cross(arm.T, F.T).T).T @ n)[None, :] * n[:, None]
     return centre[:, None] + arm, tz
 
 
