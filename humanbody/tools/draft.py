@@ -519,8 +519,13 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
                                 widths=dict(knee=knee_width, ankle=ankle_width),
                                 marker_radius=marker_radius)
     except InputError as err:
+        if window and err.message.startswith("has no ") and "`" not in err.message:
+            # drafted from a walk's frames: a joint marker missing there is often one the lab takes off after the
+            # standing trial (CAST's epicondyles, Qualisys's sample): that trial is the way on
+            err = InputError(f"{err.message} (the walk's own frames were drafted; a marker taken off after the "
+                             "standing trial is in that trial: give it with `static`)", err.path, err.option)
         if not source:
-            raise
+            raise err from None
         raise err.with_path(source) from None
     ms = markerset_from_mapping(tomllib.loads(plan.text), source or "draft")
     cal = calibrate(static, ms, height=None if plan.height_rule else H)  # the draft must calibrate on its own trial
