@@ -522,8 +522,9 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
         if window and err.message.startswith("has no ") and "`" not in err.message:
             # drafted from a walk's frames: a joint marker missing there is often one the lab takes off after the
             # standing trial (CAST's epicondyles, Qualisys's sample): that trial is the way on
-            err = InputError(f"{err.message} (the walk's own frames were drafted; a marker taken off after the "
-                             "standing trial is in that trial: give it with `static`)", err.path, err.option)
+            err = InputError(f"{err.message} (drafted from the walk's own frames: a marker taken off after the "
+                             "standing trial is in that trial, which analyze and report take with `static`, "
+                             "markerset init as its STATIC)", err.path, err.option)
         if not source:
             raise err from None
         raise err.with_path(source) from None
