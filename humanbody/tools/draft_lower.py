@@ -285,7 +285,7 @@ def draft_leg(mk, out: Drafting, side: str, widths, radius, pig: bool = False) -
         alat, amed, akind = _centre(mk, out, s, "ankle", "ankle", "lower_torso", widths, radius)
     else:  # the ankle centre from the heel marker in the foot's frame, whose axes need no ankle centre
         alat, amed, akind = [], [], "heel"
-        for key, value in zip(("heel_to_ankle_x", "heel_to_ankle_z"), HEEL_TO_ANKLE):
+        for key, value in zip(("heel_to_ankle_x", "heel_to_ankle_z"), HEEL_TO_ANKLE, strict=True):
             out.params[key] = (value, "m: the ankle centre from the heel marker, foot frame (no ankle marker)")
         out.point(f"{s}_ankle", {"from": heel[0], "offset": ["heel_to_ankle_x", 0.0, "heel_to_ankle_z"],
                                  "frame": f"{s}_foot"},
