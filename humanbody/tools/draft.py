@@ -533,7 +533,8 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
 
     warn, bad = check_lengths(cal.model, float(cal.height))
     if bad:
-        raise InputError("the drafted marker set gives implausible limbs on this standing trial ("
+        where = "on the walk's frames it was drafted from" if window else "on this standing trial"
+        raise InputError(f"the drafted marker set gives implausible limbs {where} ("
                          + "; ".join(bad) + "): check the marker names and the lab axes (`axes`)",
                          source or None)
     checks = list(plan.checks) + [f"limb lengths: {w}" for w in warn]

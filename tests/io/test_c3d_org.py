@@ -534,3 +534,16 @@ def test_a_drafted_height_out_of_range_asks_for_the_height_not_for_metres():
         draft_markerset(bare)
     assert "give metres" not in str(err.value)
     assert "--height M" in str(err.value.on_command_line())  # the command line names its flag
+
+
+def test_a_draft_from_a_walk_s_frames_says_so_when_it_fails():
+    """``markerset init`` on Motion Analysis's walk (which the built-in Plug-in Gait set reads): its draft, from
+    the walk's most upright frame, has feet 15 and 22 cm long; the refusal names that frame, not a standing trial."""
+    from humanbody.io.c3d import read_c3d
+    from humanbody.lab.axes import to_ground
+    from humanbody.tools.draft import draft_markerset
+
+    ground, _ = to_ground(read_c3d(_path(ORG, "sample_00_Motion_Analysis_Corporation_Walk1")))
+    with pytest.raises(InputError, match="implausible limbs on the walk's frames it was drafted from") as err:
+        draft_markerset(ground)
+    assert "standing trial" not in str(err.value)
