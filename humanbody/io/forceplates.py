@@ -483,6 +483,9 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
     bad = [t for t in types if t not in (1, 2, 3, 4)]
     if bad:
         raise InputError(f"force platform type {bad[0]} is not supported (types 1-4)", path)
+    if np.size(head["data"]["analogs"]) == 0:  # BTS's sample: FORCE_PLATFORM:USED 1, no analog data
+        raise InputError(f"the C3D file declares {used} force platform{'s' if used > 1 else ''} but holds no "
+                         "analog samples", path)
     try:
         c = ezc3d.c3d(str(path), extract_forceplat_data=True)
     except Exception as err:  # noqa: BLE001

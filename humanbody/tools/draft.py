@@ -519,15 +519,22 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
                                 widths=dict(knee=knee_width, ankle=ankle_width),
                                 marker_radius=marker_radius)
     except InputError as err:
+        if window and err.message.startswith("has no ") and "`" not in err.message:
+            # drafted from a walk's frames: a joint marker missing there is often one the lab takes off after the
+            # standing trial (CAST's epicondyles, Qualisys's sample): that trial is the way on
+            err = InputError(f"{err.message} (drafted from the walk's own frames: a marker taken off after the "
+                             "standing trial is in that trial, which analyze and report take with `static`, "
+                             "markerset init as its STATIC)", err.path, err.option)
         if not source:
-            raise
+            raise err from None
         raise err.with_path(source) from None
     ms = markerset_from_mapping(tomllib.loads(plan.text), source or "draft")
     cal = calibrate(static, ms, height=None if plan.height_rule else H)  # the draft must calibrate on its own trial
 
     warn, bad = check_lengths(cal.model, float(cal.height))
     if bad:
-        raise InputError("the drafted marker set gives implausible limbs on this standing trial ("
+        where = "on the walk's frames it was drafted from" if window else "on this standing trial"
+        raise InputError(f"the drafted marker set gives implausible limbs {where} ("
                          + "; ".join(bad) + "): check the marker names and the lab axes (`axes`)",
                          source or None)
     checks = list(plan.checks) + [f"limb lengths: {w}" for w in warn]

@@ -2,13 +2,18 @@
 
 * hips: Harrington et al. (2007) from both ASIS and the sacral marker or the
   PSIS pair; with three pelvis markers, the hip centres the thigh clusters see
-  join the pelvis fit;
+  join the pelvis fit; with no pelvis marker but both greater trochanters and
+  C7 (Biogesta's set), :data:`TROCHANTER_OFFSET` medial of the trochanters,
+  the pelvis's y along them and its z towards C7 (its tilt is the trunk's);
 * knees, ankles: midpoint of the epicondyle / malleolus pair; from a lone
   lateral (or medial) marker, half the joint width plus the marker radius
   along the pelvis's medio-lateral axis (Plug-in Gait's rule);
 * thigh and shank y along the knee epicondyle line when both are present,
   else from the lateral marker towards the joint centre (right) or back
-  (left); feet flat in the standing trial, x from heel to toe;
+  (left); feet flat in the standing trial, x from heel to toe; without an
+  ankle marker but with a heel marker, the ankle centre :data:`HEEL_TO_ANKLE`
+  from the heel marker in the foot's frame, the shank tracked with the knee
+  markers;
 * Plug-in Gait's legs (:func:`plug_in_gait_legs`: one thigh wand, one tibia
   wand, a lateral knee and ankle marker, heel and toe on each side): the
   built-in ``plug_in_gait_lower`` set's rules, Davis et al. (1991) hips,
@@ -24,6 +29,17 @@ from __future__ import annotations
 
 from ..errors import InputError
 from .draft_plan import DEFAULT_WIDTHS, Drafting
+
+#: m: the hip centre medial of a greater-trochanter marker (no pelvis marker).  An adult's bitrochanteric
+#: breadth, 0.34-0.36 m over the skin (marker centres about 0.36 m apart), less the hip centres' 0.18 m
+#: (Harrington et al. 2007: 0.33 PW + 7.3 mm from the midline, inter-ASIS width PW about 0.25 m), halved.
+TROCHANTER_OFFSET = 0.09
+
+#: m: the ankle centre from a heel marker in the foot's frame (x forward, z up), no ankle marker: an adult's
+#: ankle centre 0.039 of the height above the floor (Winter 2009, about 0.068 m) less the heel marker's
+#: 0.025 m, and a fifth of the 0.26 m foot length forward of the heel's back surface (0.05 m) plus the
+#: marker radius.
+HEEL_TO_ANKLE = (0.06, 0.045)
 
 
 def plug_in_gait_legs(mk) -> bool:
@@ -101,6 +117,9 @@ def draft_pelvis(mk, out: Drafting, davis: bool = False) -> None:
     ra, la = mk("asis", "right"), mk("asis", "left")
     rp, lp, sac = mk("psis", "right"), mk("psis", "left"), mk("sacrum")
     if not (ra or la or rp or lp or sac or mk.on("lower_torso")):
+        if mk("trochanter", "right") and mk("trochanter", "left") and mk("c7") and not davis:
+            _trochanter_pelvis(mk, out)
+            return
         read = f"{read_onto(mk)}, none onto the pelvis" if mk.g else "none of its marker names reads as a landmark"
         raise InputError(f"has no pelvis marker (no ASIS, sacral or PSIS marker such as RASI, SACR, RPSI): "
                          f"{read}; define the pelvis from this lab's markers in a "
@@ -146,6 +165,34 @@ def draft_pelvis(mk, out: Drafting, davis: bool = False) -> None:
     out.rules.append(f"hips: {how} from {ra}, {la} and {' + '.join(sacral)}")
 
 
+def _trochanter_pelvis(mk, out: Drafting) -> None:
+    """A pelvis without pelvis markers, from both greater-trochanter markers and C7 (Biogesta's set).
+
+    Hip centres :data:`TROCHANTER_OFFSET` medial of the trochanter markers along the pelvis's y axis; the
+    pelvis's y from the right to the left trochanter, its z towards C7, its origin midway between the hips,
+    tracked by the three markers.  Its tilt is the trunk's: hip flexion is measured from the line to C7 (an
+    anatomical pelvis tilts about 10 degrees further forward), and the trochanters turn a little with the thighs.
+    """
+    rt, lt, c7 = mk("trochanter", "right")[0], mk("trochanter", "left")[0], mk("c7")[0]
+    out.need(rt, lt, c7)
+    out.params["trochanter_offset"] = (TROCHANTER_OFFSET, "m: the hip centre medial of the trochanter marker")
+    out.point("mid_trochanter", {"mean": [rt, lt]})
+    out.point("mid_hip", {"mean": ["right_hip", "left_hip"]})
+    for side, marker, sign in (("right", rt, ""), ("left", lt, "-")):
+        out.point(f"{side}_hip", {"from": marker, "offset": [0.0, sign + "trochanter_offset", 0.0],
+                                  "frame": "lower_torso"},
+                  "No pelvis marker: the hip centre medial of the trochanter marker along the pelvis's y axis.")
+    note = out.check("no pelvis marker: the pelvis from the trochanters and C7, its tilt the trunk's (hip flexion "
+                     "from the trunk's line, about 10 deg less than from an anatomical pelvis), hip centres "
+                     f"{TROCHANTER_OFFSET:.2f} m medial of the trochanter markers (trochanter_offset)")
+    out.segment("lower_torso", {"markers": [rt, lt, c7], "origin": "mid_hip",
+                                "primary": {"axis": "y", "from": rt, "to": lt},
+                                "secondary": {"axis": "z", "from": "mid_trochanter", "to": c7},
+                                "distal": "lumbar"}, note)
+    out.rules.append(f"hips: {TROCHANTER_OFFSET:.2f} m medial of the trochanters {rt}, {lt} (no pelvis marker); "
+                     f"pelvis y along them, z to {c7}")
+
+
 def draft_pelvis_with_hips(mk, out: Drafting) -> None:
     """Three pelvis markers (one sacral): the hip centres the thigh clusters see join the pelvis fit.
 
@@ -161,6 +208,8 @@ def draft_pelvis_with_hips(mk, out: Drafting) -> None:
         The set being drafted (points, segments, parameters, checks added here).
     """
     table, comment = out.segments["lower_torso"]
+    if "mid_trochanter" in out.points:  # a pelvis of trochanters: its markers ride on the thighs already
+        return
     thighs = [f"{s}_upper_leg" for s in ("right", "left") if len(mk("thigh", s) + mk("trochanter", s)) >= 3]
     if len(table["markers"]) == 3 and len(thighs) == 2:
         table["child_joints"] = thighs
@@ -227,11 +276,21 @@ def draft_leg(mk, out: Drafting, side: str, widths, radius, pig: bool = False) -
     if not knee_all:
         raise InputError(f"has no {s} knee marker (epicondyle or lateral knee marker, e.g. "
                          f"{'RKNE' if s == 'right' else 'LKNE'}): cannot place the {s} knee centre")
-    if not ankle_all:
+    heel = mk("heel", s)
+    if not ankle_all and not heel:
         raise InputError(f"has no {s} ankle marker (malleolus, e.g. {'RANK' if s == 'right' else 'LANK'}): "
                          f"cannot place the {s} ankle centre")
     klat, kmed, kind = _centre(mk, out, s, "knee", "knee", "lower_torso", widths, radius)
-    alat, amed, akind = _centre(mk, out, s, "ankle", "ankle", "lower_torso", widths, radius)
+    if ankle_all:
+        alat, amed, akind = _centre(mk, out, s, "ankle", "ankle", "lower_torso", widths, radius)
+    else:  # the ankle centre from the heel marker in the foot's frame, whose axes need no ankle centre
+        alat, amed, akind = [], [], "heel"
+        for key, value in zip(("heel_to_ankle_x", "heel_to_ankle_z"), HEEL_TO_ANKLE, strict=True):
+            out.params[key] = (value, "m: the ankle centre from the heel marker, foot frame (no ankle marker)")
+        out.point(f"{s}_ankle", {"from": heel[0], "offset": ["heel_to_ankle_x", 0.0, "heel_to_ankle_z"],
+                                 "frame": f"{s}_foot"},
+                  out.check(f"no {s} ankle marker: the {s} ankle centre {HEEL_TO_ANKLE[0]:.3f} m forward of and "
+                            f"{HEEL_TO_ANKLE[1]:.3f} m above the heel marker {heel[0]} (an average adult's)"))
     out.rules.append(f"{s} knee: {_how(kind, 'epicondyle')}; {s} ankle: {_how(akind, 'malleolus')}")
 
     thigh = mk("thigh", s) + mk("trochanter", s)
@@ -243,12 +302,16 @@ def draft_leg(mk, out: Drafting, side: str, widths, radius, pig: bool = False) -
     if len(thigh) < 2:
         out.need(*(klat + kmed)[: 2 - len(thigh)])
     y = _leg_y(s, klat, kmed, f"{s}_knee")
-    out.segment(f"{s}_upper_leg", {"markers": cluster, "use_joint": True, "origin": f"{s}_hip",
+    # a pelvis of trochanters follows the trunk's tilt: a thigh with three markers of its own keeps its hip
+    # centre out of its fit (the trochanter rides on it), so the knee and ankle are the thigh's own
+    use_joint = "mid_trochanter" not in out.points or len(cluster) < 3
+    out.segment(f"{s}_upper_leg", {"markers": cluster, "use_joint": use_joint, "origin": f"{s}_hip",
                                    "primary": {"axis": "z", "from": f"{s}_knee", "to": f"{s}_hip"},
                                    "secondary": y, "distal": f"{s}_knee"})
 
     shank = mk("shank", s)
-    cluster = shank + ankle_all + mk.on(f"{s}_lower_leg")
+    # without ankle markers the knee markers join the shank's cluster (as Plug-in Gait's KNE does)
+    cluster = shank + (ankle_all or list(dict.fromkeys(klat + kmed))) + mk.on(f"{s}_lower_leg")
     use_joint = len(shank) < 3
     if len(cluster) + use_joint < 3:
         raise InputError(f"has too few {s} shank markers: a shank needs two markers besides the knee centre "
@@ -256,7 +319,8 @@ def draft_leg(mk, out: Drafting, side: str, widths, radius, pig: bool = False) -
     out.need(*shank)
     if len(shank) + use_joint < 3:
         out.need(*(alat + amed)[: 3 - len(shank) - use_joint])
-    y = _leg_y(s, klat, kmed, f"{s}_knee") if klat and kmed else _leg_y(s, alat, amed, f"{s}_ankle")
+    by_knee = (klat and kmed) or not (alat or amed)  # no ankle marker: the knee's, one marker and its centre
+    y = _leg_y(s, klat, kmed, f"{s}_knee") if by_knee else _leg_y(s, alat, amed, f"{s}_ankle")
     out.segment(f"{s}_lower_leg", {"markers": cluster, "use_joint": use_joint, "origin": f"{s}_knee",
                                    "primary": {"axis": "z", "from": f"{s}_ankle", "to": f"{s}_knee"},
                                    "secondary": y, "distal": f"{s}_ankle"})
@@ -265,7 +329,8 @@ def draft_leg(mk, out: Drafting, side: str, widths, radius, pig: bool = False) -
 
 def _how(kind: str, what: str) -> str:
     return {"pair": f"midpoint of the {what} pair", "lateral": "lateral marker + half the joint width",
-            "medial": "medial marker + half the joint width (CHECK)"}[kind]
+            "medial": "medial marker + half the joint width (CHECK)",
+            "heel": "from the heel marker in the foot frame (CHECK)"}[kind]
 
 
 def _leg_y(side, lat, med, centre):

@@ -186,30 +186,72 @@ def _independent_plates(path):
     return np.stack(forces, axis=1), np.stack(cops, axis=1)
 
 
-PLATE_FILES = ["sample_10_TYPE-2", "sample_10_TYPE-4", "sample_01_Eb015pr", "sample_02_pc_real",
-               "sample_03_gait-raw", "sample_23_Vicon_analysis", "sample_26_Walking_Hybrid_1_1",
-               "sample_00_Codamotion_codamotion_gaitwands_20150204",
-               "sample_00_Innovative_Sports_Training_Gait_with_EMG",
-               "sample_00_Motion_Analysis_Corporation_Walk1", "sample_15_FP1"]
+#: Files ezc3d reads whose declared plates cannot be read, and the reason our one line gives: EVaRT's
+#: FORCE_PLATFORM:CHANNEL has 6 rows for its two 8-channel (type 3) plates (ezc3d refuses to extract them too);
+#: BTS's walk and standing trial declare a plate and hold no analog sample.
+PLATES_REFUSED = {"sample_11_evart": "CHANNEL is not fill properly",
+                  "sample_28_dynamic": "declares 1 force platform but holds no analog samples",
+                  "sample_28_standing": "declares 1 force platform but holds no analog samples"}
 
 
-@pytest.mark.parametrize("name", PLATE_FILES + ["FP_Type1", "FP_Type3", "Kistler", "BTS", "Qualisys"])
-def test_plate_force_and_centre_of_pressure_equal_an_independent_computation(name):
+def _declared_plates(path):
+    """(FORCE_PLATFORM:USED, analog samples) as ezc3d reads the file, or None where ezc3d cannot read it."""
+    try:
+        c = ezc3d.c3d(str(path))
+    except Exception:  # noqa: BLE001 - ezc3d raises plain errors for files it cannot read
+        return None
+    fp = c["parameters"].get("FORCE_PLATFORM", {})
+    used = np.ravel(fp.get("USED", {}).get("value", [0]))
+    return (int(used[0]) if len(used) else 0), int(np.size(c["data"]["analogs"]))
+
+
+@pytest.mark.parametrize("folder,name", _all(), ids=[n for _, n in _all()])
+def test_plate_force_and_centre_of_pressure_equal_an_independent_computation(folder, name):
+    """Every plate of every shared file: its force and centre of pressure equal a computation from ezc3d's analog
+    channels (types 1-4, above) and, but for type 3's ORIGIN (the sensors' offsets, which ezc3d takes for a
+    shift), ezc3d's own platform extraction; a file without readable plates is refused in one line, and only
+    where ezc3d has no plates to give either."""
     from humanbody.io.forceplates import read_c3d_platforms
 
-    path = _path(ORG if name.startswith("sample_") else CORPUS, name)
-    ours = read_c3d_platforms(path)
+    path = _path(folder, name)
+    declared = _declared_plates(path)
+    if declared is None or declared[0] == 0 or name in PLATES_REFUSED:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(InputError) as err:
+                read_c3d_platforms(path)
+        text = str(err.value)
+        assert "\n" not in text and path.name in text
+        if declared is None:
+            assert "cannot read the C3D file" in text
+        elif declared[0] == 0:
+            assert "no force platforms" in text
+        else:
+            assert PLATES_REFUSED[name] in text
+            if "CHANNEL" in PLATES_REFUSED[name]:
+                with pytest.raises(RuntimeError, match="CHANNEL"):
+                    ezc3d.c3d(str(path), extract_forceplat_data=True)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an unloaded plate's NaN centre says nothing
+        ours = read_c3d_platforms(path)
     F, P = _independent_plates(path)
     units = list(ezc3d.c3d(str(path))["parameters"]["POINT"]["UNITS"]["value"]) or ["mm"]
     unit = 1e-3 if str(units[0]).strip() == "mm" else 1.0
-    assert ours.force.shape == F.shape
+    assert ours.force.shape == F.shape and F.shape[1] == declared[0]
+    ez = ezc3d.c3d(str(path), extract_forceplat_data=True)["data"]["platform"]
     for i in range(F.shape[1]):
         sign = -1.0 if ours.names[i] in ours.reversed else 1.0
         rest = ours.rezeroed.get(ours.names[i], np.zeros(3))  # a plate not zeroed: its resting force taken off
-        np.testing.assert_allclose(sign * ours.force[:, i] + rest, F[:, i], atol=1e-6 * max(1.0, np.abs(F).max()))
+        atol = 1e-6 * max(1.0, np.abs(F).max())
+        np.testing.assert_allclose(sign * ours.force[:, i] + rest, F[:, i], atol=atol)
+        np.testing.assert_allclose(sign * ours.force[:, i] + rest, np.asarray(ez[i]["force"]).T, atol=atol)
         loaded = np.linalg.norm(F[:, i], axis=1) > 50.0
         if loaded.any():
             np.testing.assert_allclose(ours.point[loaded, i], P[loaded, i] * unit, atol=1e-6)
+            if ours.types[i] != 3:
+                cop = np.asarray(ez[i]["center_of_pressure"], dtype=float).T[loaded] * unit
+                np.testing.assert_allclose(ours.point[loaded, i], cop, atol=1e-6)
 
 
 def test_plates_not_zeroed_have_their_resting_force_taken_off():
@@ -234,6 +276,80 @@ def test_plates_not_zeroed_have_their_resting_force_taken_off():
     loaded_long = offset.copy()
     loaded_long[(t > 0.05) & (t < 0.7), 2] = 650.0  # a foot on the plate for most of the trial: the rest still found
     np.testing.assert_allclose(resting_force(loaded_long), [1.0, -2.0, 40.5])
+
+
+# ------------------------------------------------------------------ prescaled analog plates
+def _loads(n):
+    """A foot's load on a plate for ``n`` samples: unloaded for the first and last fifth, between them a vertical
+    force rising to 700 N with shear, its centre of pressure travelling 20 cm along the plate, a free moment.
+    Returns force (n, 3) N and centre (n, 3) mm from the surface centre, and the free moment (n,) N·mm, all in
+    the plate's axes (AMTI's: z down, the force the foot applies to the plate)."""
+    t = np.linspace(0.0, 1.0, n)
+    on = (t > 0.2) & (t < 0.8)
+    s = np.where(on, np.sin(np.pi * (t - 0.2) / 0.6), 0.0)
+    force = np.stack([80.0 * s * np.cos(7 * t), -30.0 * s, 700.0 * s], axis=1)
+    cop = np.stack([-100.0 + 200.0 * t, 15.0 + 10.0 * t, 0.0 * t], axis=1)
+    free = 2000.0 * s * np.sin(5 * t)
+    return force, cop, free
+
+
+def test_prescaled_analog_plates_read_as_the_loads_written(tmp_path):
+    """Plates whose analog channels hold newtons and newton-millimetres already (ANALOG:SCALE 1, OFFSET 0,
+    GEN_SCALE 1 as ezc3d writes floats; type 2, and type 4 with an identity calibration matrix): the force read
+    is the ground reaction (the load written, turned into the lab and reversed), the centre of pressure the point
+    written, whatever the sensor origin's place below the surface (C3D User Guide: the channels' moments are about
+    the sensor origin, ORIGIN the vector between it and the surface centre, in plate axes)."""
+    from humanbody.io.forceplates import read_c3d_platforms
+
+    n, ratio = 60, 10
+    c = ezc3d.c3d()
+    c["parameters"]["POINT"]["RATE"]["value"] = [100.0]
+    c["parameters"]["POINT"]["LABELS"]["value"] = ["A", "B", "C"]
+    c["parameters"]["POINT"]["UNITS"]["value"] = ["mm"]
+    pts = np.ones((4, 3, n))
+    pts[:3] = np.transpose(_walk(n, 3), (2, 1, 0))
+    c["data"]["points"] = pts
+    # two AMTI-like plates side by side (corner order giving plate x = lab x, y = -lab y, z = -lab z)
+    half = np.array([[300.0, -300.0, -300.0, 300.0], [-200.0, -200.0, 200.0, 200.0], [0.0, 0.0, 0.0, 0.0]])
+    centres = np.array([[1000.0, 300.0, 0.0], [1600.0, 300.0, 0.0]])
+    corners = np.stack([half + centres[i][:, None] for i in range(2)], axis=2)
+    origins = np.array([[2.0, -1.5], [-3.0, 4.0], [-40.0, -42.5]])  # sensor origin -> surface centre, plate axes
+    R = np.diag([1.0, -1.0, -1.0])  # plate -> lab
+    written, channels = [], []
+    for i in range(2):
+        f, p, free = _loads(n * ratio)
+        f = np.roll(f, 150 * i, axis=0)  # the second plate loaded later
+        sensor = -origins[:, i]  # the sensor origin from the surface centre: 40 mm into the plate (+z, down)
+        m = np.cross(p - sensor, f)
+        m[:, 2] += free
+        channels.append(np.hstack([f, m]).T)
+        loaded = f[:, 2] > 50.0
+        written.append((f @ R.T, (p @ R.T + centres[i])[loaded], loaded))
+    c["parameters"]["ANALOG"]["RATE"]["value"] = [100.0 * ratio]
+    c["parameters"]["ANALOG"]["LABELS"]["value"] = [f"{q}{i + 1}" for i in range(2)
+                                                    for q in ("Fx", "Fy", "Fz", "Mx", "My", "Mz")]
+    c["parameters"]["ANALOG"]["UNITS"]["value"] = (["N"] * 3 + ["Nmm"] * 3) * 2
+    c["data"]["analogs"] = np.vstack(channels)[None]
+    fp = c["parameters"]["FORCE_PLATFORM"]  # the group ezc3d's new file declares (integer USED, TYPE, CHANNEL)
+    fp["USED"]["value"] = [2]
+    fp["TYPE"]["value"] = [2, 4]
+    fp["ZERO"]["value"] = [1, 0]
+    fp["CHANNEL"]["value"] = np.arange(1, 13).reshape(2, 6).T
+    fp["CORNERS"]["value"] = corners
+    fp["ORIGIN"]["value"] = origins
+    fp["CAL_MATRIX"]["value"] = np.stack([np.eye(6)] * 2, axis=2)
+    path = tmp_path / "prescaled.c3d"
+    c.write(str(path))
+    back = ezc3d.c3d(str(path))["parameters"]["ANALOG"]
+    assert np.all(back["SCALE"]["value"] == 1.0) and np.all(back["OFFSET"]["value"] == 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = read_c3d_platforms(path)
+    assert got.types == [2, 4] and got.rezeroed == {} and got.reversed == ["plate1", "plate2"]
+    for i, (force_lab, cop_lab, loaded) in enumerate(written):
+        np.testing.assert_allclose(got.force[:, i], -force_lab, atol=1e-3)  # the reaction on the foot
+        np.testing.assert_allclose(got.point[loaded, i], cop_lab * 1e-3, atol=1e-6)
+        assert abs(got.force[:, i, 2].max() - 700.0) < 1.0
 
 
 # ------------------------------------------------------------------ tolerance rules, synthetic files
@@ -403,9 +519,11 @@ def test_a_drafted_height_out_of_range_asks_for_the_height_not_for_metres():
     from humanbody.tools.draft import draft_markerset
 
     ground, _ = to_ground(read_c3d(_path(ORG, "sample_30_marche281")))
-    # its temples (TempeG/TempeD) now read as head markers: the height is estimated, the pelvis is what is missing
-    with pytest.raises(InputError, match="has no pelvis marker .no ASIS, sacral or PSIS marker"):
-        draft_markerset(ground)
+    # its temples (TempeG/TempeD) read as head markers: the height is estimated from them, within 6 % of the
+    # SUBJECT group's 1.74 m; the pelvis from its trochanters and C7 (it has no pelvis marker), said as a CHECK
+    draft = draft_markerset(ground)
+    assert abs(draft.height - 1.74) < 0.06 * 1.74
+    assert any(c.startswith("no pelvis marker: the pelvis from the trochanters and C7") for c in draft.checks)
     # without the head and shoulder markers, and the subject 10 % taller, the estimate (the highest marker, C7,
     # taken at an ASIS's 0.55 of the height) is not a height: refused, asking for the height
     gone = ("TMPG", "TMPD", "MNTN", "EPLG", "EPLD")
@@ -416,3 +534,16 @@ def test_a_drafted_height_out_of_range_asks_for_the_height_not_for_metres():
         draft_markerset(bare)
     assert "give metres" not in str(err.value)
     assert "--height M" in str(err.value.on_command_line())  # the command line names its flag
+
+
+def test_a_draft_from_a_walk_s_frames_says_so_when_it_fails():
+    """``markerset init`` on Motion Analysis's walk (which the built-in Plug-in Gait set reads): its draft, from
+    the walk's most upright frame, has feet 15 and 22 cm long; the refusal names that frame, not a standing trial."""
+    from humanbody.io.c3d import read_c3d
+    from humanbody.lab.axes import to_ground
+    from humanbody.tools.draft import draft_markerset
+
+    ground, _ = to_ground(read_c3d(_path(ORG, "sample_00_Motion_Analysis_Corporation_Walk1")))
+    with pytest.raises(InputError, match="implausible limbs on the walk's frames it was drafted from") as err:
+        draft_markerset(ground)
+    assert "standing trial" not in str(err.value)
