@@ -304,7 +304,7 @@ def tree_dynamics(
     for blk in nb.prange((F + block - 1) // block):
         block_kinematics(np.int64(blk), block, total, q, qd, qdd, local_rates, parents, seq, xi, rcom, mass, inertia,
                          R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
-                         body_com, body_vel, body_acc)
+                         body_com, body_vel, body_acc, False)  # read again right below
         sums = np.empty((n, 6))
         for f in range(blk * block, min(F, (blk + 1) * block)):
             frame_loads(f, parents, mass, gravity, joint, com, force, torque, omega_rel, load_force, load_moment,

@@ -12,6 +12,9 @@ from contextlib import contextmanager
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
 from .cache import drop_stale_kernels
 from .rot import (
@@ -31,6 +34,7 @@ drop_stale_kernels()  # before any kernel is loaded from the cache
 
 _CACHE = True
 _PARALLEL_MIN_FRAMES = 2048
+_STREAM_MIN_FRAMES = 8192  # outputs of 40 MB and more (more than the caches hold) bypass the cache
 
 
 @contextmanager
@@ -519,7 +523,7 @@ def tree_kinematics(
     for blk in nb.prange((F + block - 1) // block):
         block_kinematics(np.int64(blk), block, total, q, qd, qdd, local_rates, parents, seq, xi, rcom, mass, inertia,
                          R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
-                         body_com, body_vel, body_acc)
+                         body_com, body_vel, body_acc, F >= _STREAM_MIN_FRAMES)
 
 
 @nb.njit(cache=_CACHE, fastmath={"contract"}, error_model="numpy")  # numpy's, as numba's parallel loop bodies
@@ -527,7 +531,7 @@ def block_kinematics(
     blk, block, total, q, qd, qdd, local_rates,
     parents, seq, xi, rcom, mass, inertia,
     R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
-    body_com, body_vel, body_acc,
+    body_com, body_vel, body_acc, stream,
 ):
     """Block ``blk`` of :func:`tree_kinematics` (``block`` frames; ``total`` the body's mass, kg).
 
@@ -551,6 +555,9 @@ def block_kinematics(
         :func:`tree_kinematics`'s inputs.
     R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque, body_com, body_vel, body_acc
         :func:`tree_kinematics`'s outputs, whose rows of this block are written in place.
+    stream : bool
+        Write the per-body outputs with non-temporal stores (:func:`store_rows`): for callers that do not read
+        them again right away.
     """
     n, ncol = parents.shape[0], q.shape[1]
     m = ncol * _SUB
@@ -588,12 +595,50 @@ def block_kinematics(
             body_motion(sk, st[op:op + _SLAB], st[osum:osum + 9 * _SUB], x, (rcom[k, 0], rcom[k, 1], rcom[k, 2]),
                         mass[k], J)
         store_rows(st, s0, min(_SUB, f1 - s0), n, total, R, omega_rel, omega, alpha, joint, com, com_vel,
-                   com_acc, force, torque, body_com, body_vel, body_acc)
+                   com_acc, force, torque, body_com, body_vel, body_acc, stream)
+
+
+@intrinsic
+def _stream(typingctx, arr, idx, val):
+    """``arr[idx] = val`` (1-D float64, 0 <= idx < len) as a non-temporal store: the line goes to memory without
+    being read into the cache first (write-combining), as ``ndarray.fill`` writes large arrays.  Other threads
+    see the values once the parallel loop has joined (its locked instructions order these stores on x86)."""
+    sig = types.void(arr, types.int64, types.float64)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])
+        store = builder.store(args[2], ptr)
+        store.set_metadata("nontemporal", builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]))
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def put(flat, i, v, stream):
+    """``flat[i] = v``, non-temporal when ``stream`` (:func:`_stream`).
+
+    Parameters
+    ----------
+    flat : numpy.ndarray
+        (m,) float64, written.
+    i : int
+        0 <= i < m.
+    v : float
+    stream : bool
+        Bypass the cache (for outputs read again only much later).
+    """
+    if stream:
+        _stream(flat, i, v)
+    else:
+        flat[i] = v
 
 
 @nb.njit(cache=_CACHE)
 def store_rows(st, f0, nb_, n, total, R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
-               body_com, body_vel, body_acc):
+               body_com, body_vel, body_acc, stream):
     """Copy a run's results from the block scratch (structure of arrays) into the outputs' rows ``f0 : f0 + nb_``.
 
     Frame by frame, so that each output row is written whole, in order.
@@ -608,20 +653,23 @@ def store_rows(st, f0, nb_, n, total, R, omega_rel, omega, alpha, joint, com, co
         The body's mass (kg): the mass-centre sums are divided by it.
     R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque, body_com, body_vel, body_acc
         :func:`tree_kinematics`'s outputs, rows ``f0 : f0 + nb_`` written.
+    stream : bool
+        Write with non-temporal stores (:func:`put`).
     """
-    F = R.shape[0]
-    rows = R.reshape(F, 9 * n)[f0:f0 + nb_]
+    flat = R.reshape(-1)
     for j in range(nb_):
+        row = (f0 + j) * 9 * n
         for k in range(n):
             for c in range(9):
-                rows[j, 9 * k + c] = st[k * _SLAB + c * _SUB + j]
+                put(flat, row + 9 * k + c, st[k * _SLAB + c * _SUB + j], stream)
     vectors = (omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque)
     for v in range(9):  # omega_rel ... torque: components _WREL + 3 v
-        rows = vectors[v].reshape(F, 3 * n)[f0:f0 + nb_]
+        flat = vectors[v].reshape(-1)
         for j in range(nb_):
+            row = (f0 + j) * 3 * n
             for k in range(n):
                 for i in range(3):
-                    rows[j, 3 * k + i] = st[k * _SLAB + (_WREL + 3 * v + i) * _SUB + j]
+                    put(flat, row + 3 * k + i, st[k * _SLAB + (_WREL + 3 * v + i) * _SUB + j], stream)
     sums = st[(n + 2) * _SLAB:(n + 2) * _SLAB + 9 * _SUB]
     for j in range(nb_):
         f = f0 + j
