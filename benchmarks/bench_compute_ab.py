@@ -73,7 +73,7 @@ def summary(records: list[dict]) -> dict:
                       "wall_us_per_frame": {"best": min(wall), "median": statistics.median(wall), "all": wall}}
     pin = out.get("pinocchio")
     if pin:
-        for label, s in out.items():
+        for s in out.values():
             s["x_pinocchio_per_cpu_second"] = {k: pin["cpu_us_per_frame"][k] / s["cpu_us_per_frame"][k]
                                                for k in ("best", "median")}
             s["x_pinocchio_wall"] = {k: pin["wall_us_per_frame"][k] / s["wall_us_per_frame"][k]
