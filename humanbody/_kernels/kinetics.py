@@ -5,8 +5,8 @@ Array in, array out, like :mod:`humanbody._kernels.tree`; the equations are in
 :func:`joint_loads` and docs/kinetics.md.  Each kernel is a loop over frames
 around one-frame helpers (:func:`frame_loads`, :func:`frame_clinical`,
 :func:`frame_grf`); :func:`tree_dynamics` runs them right after the
-kinematics of the same frame (:func:`humanbody._kernels.tree.frame_kinematics`),
-while that frame's values are still in cache.
+kinematics of the same block of frames (:func:`humanbody._kernels.tree.block_kinematics`),
+while that block's values are still in cache.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numba as nb
 import numpy as np
 
 from .cache import drop_stale_kernels
-from .tree import block_inputs, frame_kinematics
+from .tree import block_kinematics
 
 drop_stale_kernels()  # before any kernel is loaded from the cache
 
@@ -265,11 +265,11 @@ def tree_dynamics(
 ):
     """Kinematics and kinetics in one pass over the frames.
 
-    Per frame, :func:`humanbody._kernels.tree.frame_kinematics` (root to tips,
-    the outputs of :func:`humanbody._kernels.tree.tree_kinematics`), then
-    :func:`frame_loads` (tips to root), :func:`frame_clinical` and
-    :func:`frame_grf` on the values just computed: the same numbers as the
-    separate kernels, without reading the kinematic arrays back from memory.
+    Per block of frames, :func:`humanbody._kernels.tree.block_kinematics`
+    (root to tips, the outputs of :func:`humanbody._kernels.tree.tree_kinematics`),
+    then per frame :func:`frame_loads` (tips to root), :func:`frame_clinical`
+    and :func:`frame_grf` on the values just computed: the same numbers as
+    the separate kernels, the block's kinematic rows still in cache.
     ``first`` is the first clinical column of ``out``; the ground
     reactions follow the ``4 len(child)`` clinical columns.  The arguments
     are those of the kernels named.
@@ -302,13 +302,11 @@ def tree_dynamics(
     grf_first = first + 4 * child.shape[0]
     block = max(1, block)
     for blk in nb.prange((F + block - 1) // block):
-        f0, f1, qb, qdb, qddb, sinq, cosq, vO, aO = block_inputs(q, qd, qdd, blk, block, n)
+        block_kinematics(np.int64(blk), block, total, q, qd, qdd, local_rates, parents, seq, xi, rcom, mass, inertia,
+                         R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
+                         body_com, body_vel, body_acc, False)  # read again right below
         sums = np.empty((n, 6))
-        for f in range(f0, f1):
-            frame_kinematics(f, f - f0, qb, qdb, qddb, sinq, cosq, vO, aO, local_rates,
-                             parents, seq, xi, rcom, mass, inertia, total,
-                             R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
-                             body_com, body_vel, body_acc)
+        for f in range(blk * block, min(F, (blk + 1) * block)):
             frame_loads(f, parents, mass, gravity, joint, com, force, torque, omega_rel, load_force, load_moment,
                         load_body, joint_force, joint_moment, joint_power, sums)
             frame_clinical(f, R, joint_moment, joint_power, child, parent, signs, body_mass, out, first)

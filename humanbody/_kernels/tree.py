@@ -1,4 +1,4 @@
-"""Numba kernels over plain arrays: the recursion over the tree, per frame.
+"""Numba kernels over plain arrays: the recursion over the tree, for runs of frames side by side.
 
 Nothing here knows about pandas, names or files.  Every kernel takes
 C-contiguous float64 arrays and writes into output arrays the caller
@@ -12,18 +12,21 @@ from contextlib import contextmanager
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
 from .cache import drop_stale_kernels
 from .rot import (
     add3,
     axis_quaternion,
+    bryant,
     canonical_quaternion,
     cross,
     mul33,
     mv33,
     quaternion_product,
     scale3,
-    sequence_matrix,
     tmv33,
 )
 
@@ -31,6 +34,7 @@ drop_stale_kernels()  # before any kernel is loaded from the cache
 
 _CACHE = True
 _PARALLEL_MIN_FRAMES = 2048
+_STREAM_MIN_FRAMES = 8192  # outputs of 40 MB and more (more than the caches hold) bypass the cache
 
 
 @contextmanager
@@ -139,174 +143,315 @@ def rigid_point(o, vo, ao, w, alpha, r):
     return add3(o, r), add3(vo, wxr), add3(add3(ao, cross(alpha, r)), cross(w, wxr))
 
 
-@nb.njit(cache=_CACHE, fastmath={"contract"})
-def block_inputs(q, qd, qdd, blk, block, n):
-    """Block ``blk`` of ``block`` frames: its frame range, its inputs copied row-major, and scratch.
+# The recursion runs over a block's frames side by side: each body's loop over
+# _SUB frames is the innermost loop, so LLVM computes several frames in one
+# vector register.  A block's scratch is one 1-D array of slabs, one per body
+# (and three more: ground, the root's parent, the mass-centre sums), each slab
+# _NS components of _SUB frames (structure of arrays); its offsets are
+# constants, so the vectoriser needs no more than a few overlap checks.
+# Every frame sees the same operations in the same order as one frame alone.
+_SUB = 32
+_R, _WREL, _W, _A, _O, _G, _GV, _GA, _F, _T = 0, 9, 12, 15, 18, 21, 24, 27, 30, 33  # the 36 outputs
+_VO, _AO = 36, 39           # velocity and acceleration of the joint point
+_S, _WL, _WDL = 42, 51, 54  # S_k, hat omega_k and its rate (parent components)
+_NS = 57
+_SLAB = _NS * _SUB
 
-    The columns pandas hands over are strided (often column-major); a
-    block's copy stays in L1/L2 cache while the recursion runs over its
-    frames.  Returns ``f0, f1, qb, qdb, qddb, sinq, cosq, vO, aO``: rows
-    ``f0:f1`` of ``q``, ``qd``, ``qdd`` and the sines and cosines of
-    ``q``'s, each (f1 - f0, columns), and (n, 3) scratch for the velocity
-    and acceleration of each joint point in one frame.
+
+@nb.njit(cache=_CACHE, inline="always")
+def ld3(a, o, j):
+    """Components ``o``, ``o + _SUB``, ``o + 2 _SUB`` of frame ``j`` in a block scratch.
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        (m,) the scratch.
+    o : int
+        The first component's offset.
+    j : int
+        The frame in the block.
+
+    Returns
+    -------
+    tuple of 3 float
+    """
+    return a[o + j], a[o + _SUB + j], a[o + 2 * _SUB + j]
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def ld9(a, o, j):
+    """Nine components of frame ``j`` from offset ``o`` (a 3x3 matrix row by row), as :func:`ld3`.
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        (m,) the scratch.
+    o : int
+        The first component's offset.
+    j : int
+        The frame in the block.
+
+    Returns
+    -------
+    tuple of 9 float
+    """
+    return (a[o + j], a[o + _SUB + j], a[o + 2 * _SUB + j], a[o + 3 * _SUB + j], a[o + 4 * _SUB + j],
+            a[o + 5 * _SUB + j], a[o + 6 * _SUB + j], a[o + 7 * _SUB + j], a[o + 8 * _SUB + j])
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def put3(a, o, j, v):
+    """Write a 3-tuple as components ``o``, ``o + _SUB``, ``o + 2 _SUB`` of frame ``j`` (as :func:`ld3`).
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        (m,) the scratch, written.
+    o, j : int
+        The first component's offset; the frame in the block.
+    v : tuple of 3 float
+    """
+    a[o + j] = v[0]
+    a[o + _SUB + j] = v[1]
+    a[o + 2 * _SUB + j] = v[2]
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def put9(a, o, j, m):
+    """Write a 9-tuple from offset ``o`` for frame ``j`` (as :func:`ld9`).
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        (m,) the scratch, written.
+    o, j : int
+        The first component's offset; the frame in the block.
+    m : tuple of 9 float
+    """
+    for i in range(9):
+        a[o + i * _SUB + j] = m[i]
+
+
+@nb.njit(cache=_CACHE)
+def columns_of(a, f0, nb_, out):
+    """Rows ``f0 : f0 + nb_`` of a 2-D array, column by column: column c at ``out[c _SUB : c _SUB + nb_]``.
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        (F, C) any memory layout (read in its own order).
+    f0, nb_ : int
+        The first row and the number of rows (at most ``_SUB``).
+    out : numpy.ndarray
+        (C _SUB,) written; entries past ``nb_`` in each column are left as they are.
+    """
+    rows = a[f0:f0 + nb_]
+    if a.strides[0] <= a.strides[1]:  # column-major (as pandas hands columns over)
+        for c in range(a.shape[1]):
+            for j in range(nb_):
+                out[c * _SUB + j] = rows[j, c]
+    else:
+        for j in range(nb_):
+            for c in range(a.shape[1]):
+                out[c * _SUB + j] = rows[j, c]
+
+
+@nb.njit(cache=_CACHE, fastmath={"contract"})
+def block_rows(q, qd, qdd, f0, nb_, inp):
+    """A run's inputs, structure of arrays: rows ``f0 : f0 + nb_`` of q, qd, qdd, and sin q, cos q.
 
     Parameters
     ----------
     q, qd, qdd : numpy.ndarray
-        (F, columns) coordinates and their rates.
-    blk : int
-        The block's number (0-based).
-    block : int
-        Frames per block.
-    n : int
-        Number of bodies (rows of the scratch).
-
-    Returns
-    -------
-    tuple
-        ``(f0, f1, qb, qdb, qddb, sinq, cosq, vO, aO)`` as above.
+        (F, C) coordinates and their rates.
+    f0, nb_ : int
+        The run's first frame and its number of frames (at most ``_SUB``).
+    inp : numpy.ndarray
+        (5 C _SUB,) written: column c of q at ``c _SUB``, of qd at ``(C + c) _SUB``, of qdd at
+        ``(2 C + c) _SUB``, then the sines and cosines of q; frames past ``nb_`` are zero.
     """
-    f0 = blk * block
-    f1 = min(q.shape[0], f0 + block)
-    ncol = q.shape[1]
-    qb = np.empty((f1 - f0, ncol))
-    qdb = np.empty((f1 - f0, ncol))
-    qddb = np.empty((f1 - f0, ncol))
-    for c in range(ncol):
-        for j in range(f1 - f0):
-            qb[j, c] = q[f0 + j, c]
-            qdb[j, c] = qd[f0 + j, c]
-            qddb[j, c] = qdd[f0 + j, c]
-    sinq = np.empty((f1 - f0, ncol))
-    cosq = np.empty((f1 - f0, ncol))
-    sincos(qb.reshape(-1), sinq.reshape(-1), cosq.reshape(-1))
-    return f0, f1, qb, qdb, qddb, sinq, cosq, np.empty((n, 3)), np.empty((n, 3))
+    m = q.shape[1] * _SUB
+    if nb_ < _SUB:
+        inp[:] = 0.0
+    columns_of(q, f0, nb_, inp[:m])
+    columns_of(qd, f0, nb_, inp[m:2 * m])
+    columns_of(qdd, f0, nb_, inp[2 * m:3 * m])
+    sincos(inp[:m], inp[3 * m:4 * m], inp[4 * m:])
 
 
-@nb.njit(cache=_CACHE, inline="always", fastmath={"contract"})
-def frame_kinematics(
-    f, r, qb, qdb, qddb, sinq, cosq, vO, aO, local_rates,
-    parents, seq, xi, rcom, mass, inertia, total,
-    R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
-    body_com, body_vel, body_acc,
-):
-    """One frame of :func:`tree_kinematics`: the recursion over the bodies, root to tips.
+@nb.njit(cache=_CACHE, inline="always")
+def axis_rows(axis, t):
+    """Rows of the palette (:func:`body_sequence`) that hold the entries of ``elementary(axis, s_t, c_t)``.
 
-    ``f`` is the frame's row in the outputs, ``r`` its row in the block
-    buffers ``qb``, ``qdb``, ``qddb`` (coordinates and rates) and ``sinq``,
-    ``cosq`` (their sines and cosines); ``vO``, ``aO`` (n, 3) are scratch
-    for the joint points' velocities and accelerations; ``total`` is the
-    whole body's mass (kg).  The other arguments are those of
-    :func:`tree_kinematics`, whose docstring gives the equations.
+    The palette's rows: 0 zeros, 1 ones, then for each angle t (0, 1, 2) of
+    the body's sequence ``2 + 3 t`` its cosine, ``3 + 3 t`` its sine and
+    ``4 + 3 t`` minus its sine.  An entry read from row ``r`` at ``r _SUB +
+    j`` is the same number for every axis, so the loops over frames have no
+    branch on the sequence.
 
     Parameters
     ----------
-    f : int
-        The frame's row in the outputs.
-    r : int
-        Its row in the block buffers.
-    qb, qdb, qddb : numpy.ndarray
-        (frames in the block, 3 + 3n) the block's coordinates and rates.
-    sinq, cosq : numpy.ndarray
-        (frames in the block, 3 + 3n) the sines and cosines of ``qb``.
-    vO, aO : numpy.ndarray
-        (n, 3) scratch: the joint points' velocities (m/s) and accelerations (m/s^2).
+    axis : int
+        0, 1 or 2 (:func:`humanbody._kernels.rot.elementary`).
+    t : int
+        The angle's place in the sequence (0, 1, 2).
+
+    Returns
+    -------
+    tuple of 9 int
+        Palette rows of the matrix's entries, row by row.
+    """
+    c, s, ns = 2 + 3 * t, 3 + 3 * t, 4 + 3 * t
+    if axis == 0:
+        return (1, 0, 0, 0, c, ns, 0, s, c)
+    if axis == 1:
+        return (c, 0, s, 0, 1, 0, ns, 0, c)
+    return (c, ns, 0, s, c, 0, 0, 0, 1)
+
+
+@nb.njit(cache=_CACHE, fastmath={"contract"})
+def body_sequence(sq, cq, i0, i1, i2, pal, smat):
+    """``S = R_i0(alpha) R_i1(beta) R_i2(gamma)`` of one body (eqs. 8.64-8.74), a block's frames side by side.
+
+    The product of the three simple rotations, or Bryant's closed form
+    (eq. 8.74) for "xyz", as :func:`humanbody._kernels.rot.sequence_matrix`.
+
+    Parameters
+    ----------
+    sq, cq : numpy.ndarray
+        (3 _SUB,) sines and cosines of the body's three angles, each ``_SUB`` frames contiguous.
+    i0, i1, i2 : int
+        The body's sequence axes.
+    pal : numpy.ndarray
+        (11 _SUB,) the palette (:func:`axis_rows`); rows 0 and 1 hold zeros and ones, rows 2-10 are written.
+    smat : numpy.ndarray
+        (9 _SUB,) written: S, row by row.
+    """
+    for j in range(_SUB):
+        for t in range(3):
+            pal[(2 + 3 * t) * _SUB + j] = cq[t * _SUB + j]
+            pal[(3 + 3 * t) * _SUB + j] = sq[t * _SUB + j]
+            pal[(4 + 3 * t) * _SUB + j] = -sq[t * _SUB + j]
+    if i0 == 0 and i1 == 1 and i2 == 2:
+        for j in range(_SUB):
+            sa, sb, sg = ld3(sq, 0, j)
+            ca, cb, cg = ld3(cq, 0, j)
+            put9(smat, 0, j, bryant(sa, ca, sb, cb, sg, cg))
+        return
+    a, b, c = axis_rows(i0, 0), axis_rows(i1, 1), axis_rows(i2, 2)
+    for j in range(_SUB):
+        A = (pal[a[0] * _SUB + j], pal[a[1] * _SUB + j], pal[a[2] * _SUB + j], pal[a[3] * _SUB + j],
+             pal[a[4] * _SUB + j], pal[a[5] * _SUB + j], pal[a[6] * _SUB + j], pal[a[7] * _SUB + j],
+             pal[a[8] * _SUB + j])
+        B = (pal[b[0] * _SUB + j], pal[b[1] * _SUB + j], pal[b[2] * _SUB + j], pal[b[3] * _SUB + j],
+             pal[b[4] * _SUB + j], pal[b[5] * _SUB + j], pal[b[6] * _SUB + j], pal[b[7] * _SUB + j],
+             pal[b[8] * _SUB + j])
+        C = (pal[c[0] * _SUB + j], pal[c[1] * _SUB + j], pal[c[2] * _SUB + j], pal[c[3] * _SUB + j],
+             pal[c[4] * _SUB + j], pal[c[5] * _SUB + j], pal[c[6] * _SUB + j], pal[c[7] * _SUB + j],
+             pal[c[8] * _SUB + j])
+        put9(smat, 0, j, mul33(mul33(A, B), C))
+
+
+@nb.njit(cache=_CACHE, fastmath={"contract"})
+def body_rates(smat, pal, qd, qdd, i0, i1, i2, local_rates, sk):
+    """The relative angular velocity and its rate of one body, a block's frames side by side.
+
+    From angle rates, ``hat omega = alpha' u1 + beta' u2 + gamma' u3`` (eq.
+    8.95) with ``u1 = e_i0``, ``u2 = R_i0(alpha) e_i1``, ``u3 = S e_i2``,
+    and its derivative ``alpha'' u1 + beta'' u2 + gamma'' u3 + alpha' beta'
+    (u1 x u2) + gamma' (alpha' u1 + beta' u2) x u3``; with ``local_rates``
+    the rates columns hold hat omega and its derivative themselves.
+
+    Parameters
+    ----------
+    smat, pal : numpy.ndarray
+        S and the palette of :func:`body_sequence`.
+    qd, qdd : numpy.ndarray
+        (3 _SUB,) the rates of the body's three angles (or hat omega and its rate), ``_SUB`` frames contiguous.
+    i0, i1, i2 : int
+        The body's sequence axes.
     local_rates : bool
         As :func:`tree_kinematics`.
-    parents, seq, xi, rcom, mass, inertia : numpy.ndarray
-        The model, as :func:`tree_kinematics` takes it.
-    total : float
-        The whole body's mass (kg).
-    R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque : numpy.ndarray
-        The per-body outputs of :func:`tree_kinematics`, row ``f`` written.
-    body_com, body_vel, body_acc : numpy.ndarray
-        The whole-body mass centre's outputs of :func:`tree_kinematics`, row ``f`` written.
+    sk : numpy.ndarray
+        (_NS _SUB,) the body's slab of the block scratch; components ``_S`` (S), ``_WL``, ``_WDL`` written.
     """
-    n = parents.shape[0]
-    bc = bv = ba = (0.0, 0.0, 0.0)  # sums of m_k G_k, m_k v_Gk, m_k a_Gk
-    for k in range(n):
-        # parent state (scalars, so LLVM keeps them in registers)
-        p = parents[k]
-        if p < 0:
-            P = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
-            wp = ap = (0.0, 0.0, 0.0)
-            if k == 0:
-                Op = (qb[r, 0], qb[r, 1], qb[r, 2])
-                vp = (qdb[r, 0], qdb[r, 1], qdb[r, 2])
-                cp = (qddb[r, 0], qddb[r, 1], qddb[r, 2])
-            else:  # another body hinged to ground: pinned at xi_k
-                Op = vp = cp = (0.0, 0.0, 0.0)
-        else:
-            P = (R[f, p, 0, 0], R[f, p, 0, 1], R[f, p, 0, 2], R[f, p, 1, 0], R[f, p, 1, 1], R[f, p, 1, 2],
-                 R[f, p, 2, 0], R[f, p, 2, 1], R[f, p, 2, 2])
-            wp = (omega[f, p, 0], omega[f, p, 1], omega[f, p, 2])
-            ap = (alpha[f, p, 0], alpha[f, p, 1], alpha[f, p, 2])
-            Op = (joint[f, p, 0], joint[f, p, 1], joint[f, p, 2])
-            vp = (vO[p, 0], vO[p, 1], vO[p, 2])
-            cp = (aO[p, 0], aO[p, 1], aO[p, 2])
-        d = (0.0, 0.0, 0.0) if k == 0 else mv33(P, (xi[k, 0], xi[k, 1], xi[k, 2]))  # R_p xi_k
-        O, vk, ak = rigid_point(Op, vp, cp, wp, ap, d)  # joint point O_k, carried by the parent
-        joint[f, k, 0], joint[f, k, 1], joint[f, k, 2] = O
-        vO[k, 0], vO[k, 1], vO[k, 2] = vk
-        aO[k, 0], aO[k, 1], aO[k, 2] = ak
-        # orientation R_k = R_p S_k, S_k the matrix of the body's sequence (eqs. 8.64-8.74)
-        c = 3 + 3 * k
-        sa, ca = sinq[r, c], cosq[r, c]
-        sb, cb = sinq[r, c + 1], cosq[r, c + 1]
-        sg, cg = sinq[r, c + 2], cosq[r, c + 2]
-        i0, i1, i2 = seq[k, 0], seq[k, 1], seq[k, 2]
-        S, u2 = sequence_matrix(i0, i1, i2, sa, ca, sb, cb, sg, cg)
-        Rk = mul33(P, S)
-        (R[f, k, 0, 0], R[f, k, 0, 1], R[f, k, 0, 2], R[f, k, 1, 0], R[f, k, 1, 1], R[f, k, 1, 2],
-         R[f, k, 2, 0], R[f, k, 2, 1], R[f, k, 2, 2]) = Rk
-        # hat omega_k and its derivative, parent-frame components (eq. 8.95 and its rate)
-        if local_rates:
-            wl = (qdb[r, c], qdb[r, c + 1], qdb[r, c + 2])
-            wdl = (qddb[r, c], qddb[r, c + 1], qddb[r, c + 2])
-        else:
-            ad, bd, gd = qdb[r, c], qdb[r, c + 1], qdb[r, c + 2]
-            add, bdd, gdd = qddb[r, c], qddb[r, c + 1], qddb[r, c + 2]
-            # axes: u1 = e_i0, u2 = R_i0(alpha) e_i1, u3 = S e_i2
-            u10 = 1.0 if i0 == 0 else 0.0
-            u11 = 1.0 if i0 == 1 else 0.0
-            u12 = 1.0 if i0 == 2 else 0.0
-            u20, u21, u22 = u2
-            u30, u31, u32 = S[i2], S[3 + i2], S[6 + i2]
-            wl = (ad * u10 + bd * u20 + gd * u30, ad * u11 + bd * u21 + gd * u31, ad * u12 + bd * u22 + gd * u32)
-            x0, x1, x2 = cross((u10, u11, u12), u2)
-            y0, y1, y2 = cross((ad * u10 + bd * u20, ad * u11 + bd * u21, ad * u12 + bd * u22), (u30, u31, u32))
-            ab = ad * bd
-            wdl = (add * u10 + bdd * u20 + gdd * u30 + ab * x0 + gd * y0,
-                   add * u11 + bdd * u21 + gdd * u31 + ab * x1 + gd * y1,
-                   add * u12 + bdd * u22 + gdd * u32 + ab * x2 + gd * y2)
-        # angular velocity (addition theorem, 8.104) and acceleration (8.115)
-        wr = mv33(P, wl)
+    if local_rates:
+        for j in range(_SUB):
+            put9(sk, _S * _SUB, j, ld9(smat, 0, j))
+            put3(sk, _WL * _SUB, j, ld3(qd, 0, j))
+            put3(sk, _WDL * _SUB, j, ld3(qdd, 0, j))
+        return
+    u10 = 1.0 if i0 == 0 else 0.0
+    u11 = 1.0 if i0 == 1 else 0.0
+    u12 = 1.0 if i0 == 2 else 0.0
+    a = axis_rows(i0, 0)
+    r0, r1, r2 = a[i1] * _SUB, a[3 + i1] * _SUB, a[6 + i1] * _SUB  # u2: column i1 of R_i0(alpha)
+    for j in range(_SUB):
+        put9(sk, _S * _SUB, j, ld9(smat, 0, j))
+        ad, bd, gd = ld3(qd, 0, j)
+        add, bdd, gdd = ld3(qdd, 0, j)
+        u2 = u20, u21, u22 = pal[r0 + j], pal[r1 + j], pal[r2 + j]
+        u30, u31, u32 = smat[i2 * _SUB + j], smat[(3 + i2) * _SUB + j], smat[(6 + i2) * _SUB + j]
+        put3(sk, _WL * _SUB, j,
+             (ad * u10 + bd * u20 + gd * u30, ad * u11 + bd * u21 + gd * u31, ad * u12 + bd * u22 + gd * u32))
+        x0, x1, x2 = cross((u10, u11, u12), u2)
+        y0, y1, y2 = cross((ad * u10 + bd * u20, ad * u11 + bd * u21, ad * u12 + bd * u22), (u30, u31, u32))
+        ab = ad * bd
+        put3(sk, _WDL * _SUB, j, (add * u10 + bdd * u20 + gdd * u30 + ab * x0 + gd * y0,
+                                  add * u11 + bdd * u21 + gdd * u31 + ab * x1 + gd * y1,
+                                  add * u12 + bdd * u22 + gdd * u32 + ab * x2 + gd * y2))
+
+
+@nb.njit(cache=_CACHE, fastmath={"contract"})
+def body_motion(sk, sp, ssum, x, rc, m, J):
+    """One body's kinematics and inertia loads from its parent's, a block's frames side by side.
+
+    The equations of :func:`tree_kinematics`; reads the parent's slab (R,
+    omega, alpha, joint point and its velocity and acceleration) and the
+    body's own S, hat omega and its rate (:func:`body_sequence`, :func:`body_rates`), writes the
+    body's 36 outputs and joint-point rates, and adds ``m G``, ``m v_G``,
+    ``m a_G`` to the sums.
+
+    Parameters
+    ----------
+    sk, sp : numpy.ndarray
+        (_NS _SUB,) the body's slab of the block scratch (written) and its parent's.
+    ssum : numpy.ndarray
+        (9 _SUB,) the sums of ``m G``, ``m v_G``, ``m a_G`` over the bodies so far, added to.
+    x, rc : tuple of 3 float
+        The joint offset in the parent frame and the mass-centre offset in the body frame (m).
+    m : float
+        The body's mass (kg).
+    J : tuple of 9 float
+        Its inertia about the mass centre, body components (kg m^2).
+    """
+    for j in range(_SUB):
+        P = ld9(sp, _R * _SUB, j)
+        wp, ap = ld3(sp, _W * _SUB, j), ld3(sp, _A * _SUB, j)
+        O, vk, ak = rigid_point(ld3(sp, _O * _SUB, j), ld3(sp, _VO * _SUB, j),
+                                ld3(sp, _AO * _SUB, j), wp, ap, mv33(P, x))  # joint point O_k
+        put3(sk, _O * _SUB, j, O)
+        put3(sk, _VO * _SUB, j, vk)
+        put3(sk, _AO * _SUB, j, ak)
+        Rk = mul33(P, ld9(sk, _S * _SUB, j))  # R_k = R_p S_k
+        put9(sk, _R * _SUB, j, Rk)
+        wr = mv33(P, ld3(sk, _WL * _SUB, j))  # eqs. 8.104, 8.115
         w = add3(wp, wr)
-        a = add3(add3(ap, mv33(P, wdl)), cross(wp, wr))
-        omega_rel[f, k, 0], omega_rel[f, k, 1], omega_rel[f, k, 2] = wr
-        omega[f, k, 0], omega[f, k, 1], omega[f, k, 2] = w
-        alpha[f, k, 0], alpha[f, k, 1], alpha[f, k, 2] = a
-        # mass centre G_k = O_k + R_k r_k
-        g, v, acc = rigid_point(O, vk, ak, w, a, mv33(Rk, (rcom[k, 0], rcom[k, 1], rcom[k, 2])))
-        com[f, k, 0], com[f, k, 1], com[f, k, 2] = g
-        com_vel[f, k, 0], com_vel[f, k, 1], com_vel[f, k, 2] = v
-        com_acc[f, k, 0], com_acc[f, k, 1], com_acc[f, k, 2] = acc
-        m = mass[k]
-        force[f, k, 0], force[f, k, 1], force[f, k, 2] = scale3(-m, acc)  # eq. 10.1
-        # eq. 10.2 in body components: w = R^T omega, a = R^T alpha
-        bw = tmv33(Rk, w)
-        J = (inertia[k, 0, 0], inertia[k, 0, 1], inertia[k, 0, 2], inertia[k, 1, 0], inertia[k, 1, 1],
-             inertia[k, 1, 2], inertia[k, 2, 0], inertia[k, 2, 1], inertia[k, 2, 2])
+        a = add3(add3(ap, mv33(P, ld3(sk, _WDL * _SUB, j))), cross(wp, wr))
+        put3(sk, _WREL * _SUB, j, wr)
+        put3(sk, _W * _SUB, j, w)
+        put3(sk, _A * _SUB, j, a)
+        g, v, acc = rigid_point(O, vk, ak, w, a, mv33(Rk, rc))  # mass centre G_k = O_k + R_k r_k
+        put3(sk, _G * _SUB, j, g)
+        put3(sk, _GV * _SUB, j, v)
+        put3(sk, _GA * _SUB, j, acc)
+        put3(sk, _F * _SUB, j, scale3(-m, acc))  # eq. 10.1
+        bw = tmv33(Rk, w)  # eq. 10.2 in body components: w = R^T omega, a = R^T alpha
         t0, t1, t2 = mv33(Rk, add3(mv33(J, tmv33(Rk, a)), cross(bw, mv33(J, bw))))
-        torque[f, k, 0] = -t0
-        torque[f, k, 1] = -t1
-        torque[f, k, 2] = -t2
-        bc = add3(bc, scale3(m, g))
-        bv = add3(bv, scale3(m, v))
-        ba = add3(ba, scale3(m, acc))
-    body_com[f, 0], body_com[f, 1], body_com[f, 2] = bc[0] / total, bc[1] / total, bc[2] / total
-    body_vel[f, 0], body_vel[f, 1], body_vel[f, 2] = bv[0] / total, bv[1] / total, bv[2] / total
-    body_acc[f, 0], body_acc[f, 1], body_acc[f, 2] = ba[0] / total, ba[1] / total, ba[2] / total
+        put3(sk, _T * _SUB, j, (-t0, -t1, -t2))
+        put3(ssum, 0, j, add3(ld3(ssum, 0, j), scale3(m, g)))
+        put3(ssum, 3 * _SUB, j, add3(ld3(ssum, 3 * _SUB, j), scale3(m, v)))
+        put3(ssum, 6 * _SUB, j, add3(ld3(ssum, 6 * _SUB, j), scale3(m, acc)))
 
 
 @nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
@@ -365,10 +510,10 @@ def tree_kinematics(
     joint, com, com_vel, com_acc, force (N), torque (N m) (F, n, 3);
     body_com, body_vel, body_acc
     (F, 3) = whole-body mass-centre position, velocity, acceleration.
-    block : int  frames per block.  Threads take blocks of frames; each block
-        first copies its rows of q, qd, qdd into a small row-major buffer
-        (:func:`block_inputs`), then runs the recursion frame by frame
-        (:func:`frame_kinematics`) with the buffer in L1/L2 cache.
+    block : int  frames per block.  Threads take blocks of frames
+        (:func:`block_kinematics`); a block runs the recursion over runs of
+        ``_SUB`` frames side by side (structure of arrays, one vector lane
+        per frame): each frame sees the same operations in the same order.
     """
     F, n = q.shape[0], parents.shape[0]
     total = 0.0
@@ -378,7 +523,7 @@ def tree_kinematics(
     for blk in nb.prange((F + block - 1) // block):
         block_kinematics(np.int64(blk), block, total, q, qd, qdd, local_rates, parents, seq, xi, rcom, mass, inertia,
                          R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
-                         body_com, body_vel, body_acc)
+                         body_com, body_vel, body_acc, F >= _STREAM_MIN_FRAMES)
 
 
 @nb.njit(cache=_CACHE, fastmath={"contract"}, error_model="numpy")  # numpy's, as numba's parallel loop bodies
@@ -386,15 +531,17 @@ def block_kinematics(
     blk, block, total, q, qd, qdd, local_rates,
     parents, seq, xi, rcom, mass, inertia,
     R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
-    body_com, body_vel, body_acc,
+    body_com, body_vel, body_acc, stream,
 ):
     """Block ``blk`` of :func:`tree_kinematics` (``block`` frames; ``total`` the body's mass, kg).
 
     A function of its own, called from the parallel loop with an int64 block
     index (the loop's own index is typed otherwise, which would compile it a
     second time), not inlined into it: numba compiles the recursion once as
-    serial code and its parallel passes see one call (over the inlined
-    recursion they cost 7 CPU-s of a first run's compilation).
+    serial code and its parallel passes see one call.  The block runs in
+    runs of ``_SUB`` frames: their inputs (:func:`block_rows`), then body by
+    body, root to tips, :func:`body_sequence`, :func:`body_rates` and :func:`body_motion` over
+    the run's frames side by side, then :func:`store_rows`.
 
     Parameters
     ----------
@@ -408,14 +555,128 @@ def block_kinematics(
         :func:`tree_kinematics`'s inputs.
     R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque, body_com, body_vel, body_acc
         :func:`tree_kinematics`'s outputs, whose rows of this block are written in place.
+    stream : bool
+        Write the per-body outputs with non-temporal stores (:func:`store_rows`): for callers that do not read
+        them again right away.
     """
-    n = parents.shape[0]
-    f0, f1, qb, qdb, qddb, sinq, cosq, vO, aO = block_inputs(q, qd, qdd, blk, block, n)
-    for f in range(f0, f1):
-        frame_kinematics(f, f - f0, qb, qdb, qddb, sinq, cosq, vO, aO, local_rates,
-                         parents, seq, xi, rcom, mass, inertia, total,
-                         R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
-                         body_com, body_vel, body_acc)
+    n, ncol = parents.shape[0], q.shape[1]
+    m = ncol * _SUB
+    f0, f1 = blk * block, min(q.shape[0], (blk + 1) * block)
+    inp = np.empty(5 * ncol * _SUB)
+    st = np.empty((n + 3) * _SLAB)
+    pal, smat = np.empty(11 * _SUB), np.empty(9 * _SUB)
+    pal[:_SUB] = 0.0
+    pal[_SUB:2 * _SUB] = 1.0
+    ground, root, osum = n * _SLAB, (n + 1) * _SLAB, (n + 2) * _SLAB
+    st[ground:] = 0.0
+    for i in (0, 4, 8):  # R = identity for ground and the root's parent
+        st[ground + i * _SUB:ground + (i + 1) * _SUB] = 1.0
+        st[root + i * _SUB:root + (i + 1) * _SUB] = 1.0
+    for s0 in range(f0, f1, _SUB):
+        block_rows(q, qd, qdd, s0, min(_SUB, f1 - s0), inp)
+        for i in range(3 * _SUB):  # the root's origin, its velocity and acceleration; the sums start at 0
+            st[root + _O * _SUB + i] = inp[i]
+            st[root + _VO * _SUB + i] = inp[ncol * _SUB + i]
+            st[root + _AO * _SUB + i] = inp[2 * ncol * _SUB + i]
+        st[osum:osum + 9 * _SUB] = 0.0
+        for k in range(n):
+            p = parents[k]
+            op = p * _SLAB if p >= 0 else (root if k == 0 else ground)
+            sk = st[k * _SLAB:(k + 1) * _SLAB]
+            c = (3 + 3 * k) * _SUB
+            i0, i1, i2 = seq[k, 0], seq[k, 1], seq[k, 2]
+            body_sequence(inp[3 * m + c:3 * m + c + 3 * _SUB], inp[4 * m + c:4 * m + c + 3 * _SUB], i0, i1, i2,
+                          pal, smat)
+            body_rates(smat, pal, inp[m + c:m + c + 3 * _SUB], inp[2 * m + c:2 * m + c + 3 * _SUB], i0, i1, i2,
+                       local_rates, sk)
+            x = (0.0, 0.0, 0.0) if k == 0 else (xi[k, 0], xi[k, 1], xi[k, 2])
+            J = (inertia[k, 0, 0], inertia[k, 0, 1], inertia[k, 0, 2], inertia[k, 1, 0], inertia[k, 1, 1],
+                 inertia[k, 1, 2], inertia[k, 2, 0], inertia[k, 2, 1], inertia[k, 2, 2])
+            body_motion(sk, st[op:op + _SLAB], st[osum:osum + 9 * _SUB], x, (rcom[k, 0], rcom[k, 1], rcom[k, 2]),
+                        mass[k], J)
+        store_rows(st, s0, min(_SUB, f1 - s0), n, total, R, omega_rel, omega, alpha, joint, com, com_vel,
+                   com_acc, force, torque, body_com, body_vel, body_acc, stream)
+
+
+@intrinsic
+def _stream(typingctx, arr, idx, val):
+    """``arr[idx] = val`` (1-D float64, 0 <= idx < len) as a non-temporal store: the line goes to memory without
+    being read into the cache first (write-combining), as ``ndarray.fill`` writes large arrays.  Other threads
+    see the values once the parallel loop has joined (its locked instructions order these stores on x86)."""
+    sig = types.void(arr, types.int64, types.float64)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])
+        store = builder.store(args[2], ptr)
+        store.set_metadata("nontemporal", builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]))
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def put(flat, i, v, stream):
+    """``flat[i] = v``, non-temporal when ``stream`` (:func:`_stream`).
+
+    Parameters
+    ----------
+    flat : numpy.ndarray
+        (m,) float64, written.
+    i : int
+        0 <= i < m.
+    v : float
+    stream : bool
+        Bypass the cache (for outputs read again only much later).
+    """
+    if stream:
+        _stream(flat, i, v)
+    else:
+        flat[i] = v
+
+
+@nb.njit(cache=_CACHE)
+def store_rows(st, f0, nb_, n, total, R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque,
+               body_com, body_vel, body_acc, stream):
+    """Copy a run's results from the block scratch (structure of arrays) into the outputs' rows ``f0 : f0 + nb_``.
+
+    Frame by frame, so that each output row is written whole, in order.
+
+    Parameters
+    ----------
+    st : numpy.ndarray
+        The block scratch (:func:`block_kinematics`).
+    f0, nb_, n : int
+        The run's first frame, its frames and the bodies.
+    total : float
+        The body's mass (kg): the mass-centre sums are divided by it.
+    R, omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque, body_com, body_vel, body_acc
+        :func:`tree_kinematics`'s outputs, rows ``f0 : f0 + nb_`` written.
+    stream : bool
+        Write with non-temporal stores (:func:`put`).
+    """
+    flat = R.reshape(-1)
+    for j in range(nb_):
+        row = (f0 + j) * 9 * n
+        for k in range(n):
+            for c in range(9):
+                put(flat, row + 9 * k + c, st[k * _SLAB + c * _SUB + j], stream)
+    vectors = (omega_rel, omega, alpha, joint, com, com_vel, com_acc, force, torque)
+    for v in range(9):  # omega_rel ... torque: components _WREL + 3 v
+        flat = vectors[v].reshape(-1)
+        for j in range(nb_):
+            row = (f0 + j) * 3 * n
+            for k in range(n):
+                for i in range(3):
+                    put(flat, row + 3 * k + i, st[k * _SLAB + (_WREL + 3 * v + i) * _SUB + j], stream)
+    sums = st[(n + 2) * _SLAB:(n + 2) * _SLAB + 9 * _SUB]
+    for j in range(nb_):
+        f = f0 + j
+        for i in range(3):
+            body_com[f, i] = sums[i * _SUB + j] / total
+            body_vel[f, i] = sums[(3 + i) * _SUB + j] / total
+            body_acc[f, i] = sums[(6 + i) * _SUB + j] / total
 
 
 @nb.njit(cache=_CACHE, parallel=True)

@@ -102,6 +102,19 @@ def test_chunked_evaluation_equals_one_call(rng):
             np.testing.assert_array_equal(getattr(ws, name), getattr(whole, name)[start:start + 200], err_msg=name)
 
 
+def test_a_frame_does_not_depend_on_the_frames_computed_beside_it(rng):
+    """The kernel computes runs of 32 frames side by side (vector lanes), padded at the end, and writes long
+    results with non-temporal stores: any frame computed alone equals it in a long parallel call, bit for bit."""
+    model = random_model(rng)
+    F = 8200  # several blocks in parallel, non-temporal stores, a last run of 8 frames
+    df = sinusoid_motion(model, np.linspace(0, 40, F), rng)
+    whole = hb.compute(model, df)
+    for f in (0, 1, 31, 32, 33, 255, 256, 4100, 8191, 8192, 8199):
+        one = hb.compute(model, df.iloc[f:f + 1])
+        for name in KINEMATIC:
+            np.testing.assert_array_equal(getattr(one, name)[0], getattr(whole, name)[f], err_msg=f"{name} {f}")
+
+
 def test_workspace_of_the_wrong_size_is_refused(rng):
     model = random_model(rng)
     df = sinusoid_motion(model, np.linspace(0, 1, 50), rng)
