@@ -216,6 +216,27 @@ def _defer_import(name: str) -> None:
         setattr(sys.modules[parent], child, module)
 
 
+@contextlib.contextmanager
+def _quiet_llvm_lock():
+    """Without numba's ``numba:llvm_lock`` events (its compile-time statistics) on each of llvmlite's calls
+    while the block runs: reading a cached kernel makes some 300 such calls (about 4 µs each, with the events).
+    llvmlite keeps its lock's callbacks in a list of its own; anything else leaves them as they are."""
+    import llvmlite.binding.ffi as ffi  # lazy: numba is already imported
+
+    callbacks = getattr(getattr(getattr(ffi, "lib", None), "_lock", None), "_cblist", None)
+    if not isinstance(callbacks, list):
+        yield
+        return
+    saved = list(callbacks)
+    for pair in saved:
+        ffi.unregister_lock_callback(*pair)
+    try:
+        yield
+    finally:
+        for pair in saved:
+            ffi.register_lock_callback(*pair)
+
+
 def load_cached_directly() -> bool:
     """Load cached kernels without first setting up numba's compiler, in this process (a command's own).
 
@@ -262,7 +283,7 @@ def load_cached_directly() -> bool:
 
     def load_overload(self, sig, target_context):
         nrt.rtsys.initialize(target_context)
-        with self._guard_against_spurious_io_errors():
+        with self._guard_against_spurious_io_errors(), _quiet_llvm_lock():
             data = self._load_overload(sig, target_context)
         if data is None:  # a miss: numba compiles next, with its extensions, and its set-up checks for BLAS
             from .blas import load_blas_modules  # lazy: only before a compile
