@@ -182,9 +182,11 @@ def main(argv=None) -> int:
         )
 
         if own_process:
+            from ._gc import gc_paused  # lazy: only the command's own process
             from ._kernels.cache import load_cached_directly  # lazy: imports numba
 
-            load_cached_directly()
+            with gc_paused():  # numba's import: no cycles worth collecting
+                load_cached_directly()
         if not kernels_cached():  # some kernel has no cache yet: say so if, and when, one compiles
             if not getattr(args, "quiet", False):
                 notice = announce_compilation("humanbody: compiling the numerical kernels this command needs (once "

@@ -71,6 +71,14 @@ def run(args) -> int:
     int
         The exit status (0 done; bad input raises InputError, which the command line reports with status 2).
     """
+    from .._gc import gc_paused  # lazy: keeps `humanbody --help` quick
+
+    with gc_paused():  # its imports, the model's XML and the arrays of one trial leave no cycles to collect
+        return _run(args)
+
+
+def _run(args) -> int:
+    """:func:`run`'s body (the collector paused around it)."""
     from ..muscles.geometry import read_coordinates  # lazy: keeps `humanbody --help` quick (numba kernels)
     from ..muscles.output import write_results  # lazy: keeps `humanbody --help` quick (numba kernels)
     from ..muscles.tables import muscle_tables, trial_name  # lazy: numba kernels load when the command runs
