@@ -268,8 +268,8 @@ def load_cached_directly() -> bool:
         for name in _ONLY_COMPILING:
             _defer_import(name)
     try:
-        from numba.core import caching, entrypoints
-        from numba.core.runtime import nrt
+        from numba.core import caching, entrypoints  # lazy: numba, imported after the deferrals above
+        from numba.core.runtime import nrt  # lazy: numba, as above
     except ImportError:  # pragma: no cover - numba is a dependency
         return False
     cache = caching.Cache
