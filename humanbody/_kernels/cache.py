@@ -251,10 +251,11 @@ def load_cached_directly() -> bool:
     installs when it is made.  So this replaces ``load_overload`` by one
     that initialises the runtime and reads the cache; on a miss (nothing
     cached for that signature) numba compiles as usual, and its compiler
-    refreshes the context itself (``compile_extra``), after SciPy's two
-    BLAS/LAPACK modules are loaded alone (:mod:`.blas`) and numba's
-    extensions (its ``numba_extensions`` entry points, which numba
-    otherwise loads at any kernel's first call, cached or not).  Anything
+    refreshes the context itself (``compile_extra``).  Numba's extensions
+    (its ``numba_extensions`` entry points, which numba otherwise loads at
+    any kernel's first call, cached or not) are loaded before the first
+    kernel that compiles, cached or not (numba's ``numba:compile`` event),
+    after SciPy's two BLAS/LAPACK modules alone (:mod:`.blas`).  Anything
     unexpected (another numba layout) leaves numba as it is.  Called before
     numba is imported, it also defers the modules numba imports for its
     compiler alone (:data:`_ONLY_COMPILING`) to their first use.
@@ -269,6 +270,7 @@ def load_cached_directly() -> bool:
             _defer_import(name)
     try:
         from numba.core import caching, entrypoints  # lazy: numba, imported after the deferrals above
+        from numba.core import event as ev  # lazy: numba, as above
         from numba.core.runtime import nrt  # lazy: numba, as above
     except ImportError:  # pragma: no cover - numba is a dependency
         return False
@@ -279,22 +281,33 @@ def load_cached_directly() -> bool:
             and callable(getattr(getattr(nrt, "rtsys", None), "initialize", None))
             and isinstance(getattr(entrypoints, "_already_initialized", None), bool)):
         return False
-    extensions = not entrypoints._already_initialized  # loaded before a compile, not before each first call
 
     def load_overload(self, sig, target_context):
         nrt.rtsys.initialize(target_context)
         with self._guard_against_spurious_io_errors(), _quiet_llvm_lock():
-            data = self._load_overload(sig, target_context)
-        if data is None:  # a miss: numba compiles next, with its extensions, and its set-up checks for BLAS
+            return self._load_overload(sig, target_context)
+
+    class BeforeCompiling(ev.Listener):
+        """Before the first kernel that compiles (cached or not): what the loads held back, once."""
+
+        done = False
+
+        def on_start(self, event):
+            if self.done:
+                return
+            self.done = True
             from .blas import load_blas_modules  # lazy: only before a compile
 
-            load_blas_modules()
-            if extensions and entrypoints._already_initialized:
-                entrypoints._already_initialized = False
-                entrypoints.init_all()
-        return data
+            load_blas_modules()  # the compiler's set-up checks for BLAS: SciPy's two modules, alone
+            entrypoints._already_initialized = False
+            entrypoints.init_all()  # numba's extensions, as numba would have loaded them
 
-    entrypoints._already_initialized = True  # numba loads them at a dispatcher's first call otherwise
+        def on_end(self, event):
+            pass
+
+    if not entrypoints._already_initialized:  # numba loads them at a dispatcher's first call otherwise
+        entrypoints._already_initialized = True
+        ev.register("numba:compile", BeforeCompiling())
     load_overload.humanbody_direct = True  # type: ignore[attr-defined]
     load_overload.__doc__ = caching.Cache.load_overload.__doc__
     cache.load_overload = load_overload

@@ -235,7 +235,8 @@ def test_muscles_command_loads_cached_kernels_without_numbas_compiler(shared_dat
 def test_direct_loading_compiles_on_a_miss_and_loads_on_a_hit(tmp_path):
     """With :func:`load_cached_directly`, a kernel with no cache compiles as usual (numba's compiler sets itself
     up, its extensions' entry points read and SciPy's BLAS modules loaded alone first), and the next process
-    loads it from the cache without the compiler's registries or ``importlib.metadata``, with the same result."""
+    loads it from the cache without the compiler's registries or ``importlib.metadata``, with the same result;
+    a kernel without a cache compiles after the same set-up."""
     (tmp_path / "kernel_mod.py").write_text(
         "import numba as nb\nimport numpy as np\n\n\n@nb.njit(cache=True)\ndef f(x):\n"
         "    out = np.empty_like(x)\n    for i in range(x.shape[0]):\n        out[i] = np.sqrt(x[i]) + 1.0\n"
@@ -247,9 +248,12 @@ def test_direct_loading_compiles_on_a_miss_and_loads_on_a_hit(tmp_path):
             "print(kernel_mod.f(np.arange(4.0)).tolist())\n"
             "print(sum(kernel_mod.f.stats.cache_misses.values()), sum(kernel_mod.f.stats.cache_hits.values()))\n"
             "print('numba.np.arraymath' in sys.modules, 'scipy.linalg.cython_blas' in sys.modules,"
-            " 'scipy.linalg' in sys.modules, type(sys.modules['importlib.metadata']).__name__)\n")
+            " 'scipy.linalg' in sys.modules, type(sys.modules['importlib.metadata']).__name__)\n"
+            "import numba; assert numba.njit(lambda x: x + 1)(1) == 2  # a kernel without a cache compiles\n"
+            "print(type(sys.modules['importlib.metadata']).__name__, 'scipy.linalg.cython_blas' in sys.modules)\n")
     first = _python(code).splitlines()
     assert first[0] == "True" and first[1].startswith("[1.0, 2.0, 2.414") and first[2] == "1 0"
     assert first[3] == "True True False module"  # compiled: registries and extensions set up, BLAS alone
     second = _python(code).splitlines()
     assert second[:3] == [first[0], first[1], "0 1"] and second[3] == "False False False _LazyModule"
+    assert first[4] == second[4] == "module True"  # any compile, cached or not, gets numba's full set-up first
