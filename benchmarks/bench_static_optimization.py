@@ -24,7 +24,8 @@ Every process runs with Python's bytecode cache on (``PYTHONDONTWRITEBYTECODE`` 
 would: a process compiling humanbody's modules from source each time pays ~0.2 CPU-s more.
 ``--baseline DIR`` also times another humanbody source tree (e.g. ``git archive`` of an earlier commit)
 the same way, its runs alternating with this tree's.
-Prints one line per tool and the ratios; ``--json FILE`` saves them.  ``--frames-scale K`` (K > 1) also times
+The tools' runs alternate (OpenSim, humanbody, the baseline, humanbody with reactions; ``--repeat`` times) and
+the best of each is kept.  Prints one line per tool and the ratios; ``--json FILE`` saves them.  ``--frames-scale K`` (K > 1) also times
 ``humanbody muscles`` on a long trial: the walk's 120 frames of
 0.5-2.5 s and their loads repeated K times end to end (the same setup;
 OpenSim's per-frame time, which does not fall with the trial's length, is
@@ -136,15 +137,15 @@ def main(argv=None) -> int:
             _timed(so_only, e)  # numba's cache warm, as after the first run
         _timed(ours, env)
         frames_os = frames_hb = 121
-        t_os = min(_timed(run_so, env) for _ in range(args.repeat))
-        runs: dict[str, list] = {"hb": [], "base": []}
-        for _ in range(args.repeat):
+        runs: dict[str, list] = {"opensim": [], "hb": [], "base": [], "jr": []}
+        for _ in range(args.repeat):  # alternating, so that a changing load weighs on each alike
+            runs["opensim"].append(_timed(run_so, env))
             runs["hb"].append(_timed(so_only, env))
             if base_env:
                 runs["base"].append(_timed(so_only, base_env))
-        t_hb = min(runs["hb"])
+            runs["jr"].append(_timed(ours, env))
+        t_os, t_hb, t_jr = min(runs["opensim"]), min(runs["hb"]), min(runs["jr"])
         t_base = min(runs["base"]) if base_env else None
-        t_jr = min(_timed(ours, env) for _ in range(args.repeat))
         t_long, t_long_base, frames_long = None, None, 0
         if args.frames_scale > 1:
             ik, xml, frames_long = _long_trial(paths, out, args.frames_scale)
@@ -173,7 +174,8 @@ def main(argv=None) -> int:
                "opensim": {"cpu_s": t_os[0], "wall_s": t_os[1]}, "humanbody_so": {"cpu_s": t_hb[0], "wall_s": t_hb[1]},
                "humanbody_so_jr": {"cpu_s": t_jr[0], "wall_s": t_jr[1]},
                "ratio_cpu": t_os[0] / t_hb[0], "ratio_wall": t_os[1] / t_hb[1],
-               "runs_cpu_s": {k: [r[0] for r in v] for k, v in runs.items() if v}}
+               "runs_cpu_s": {k: [r[0] for r in v] for k, v in runs.items() if v},
+               "runs_wall_s": {k: [r[1] for r in v] for k, v in runs.items() if v}}
     if t_base is not None:
         figures["baseline"] = {"tree": args.baseline, "cpu_s": t_base[0], "wall_s": t_base[1],
                                "ratio_cpu": t_os[0] / t_base[0]}

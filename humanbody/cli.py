@@ -109,6 +109,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 #: (:mod:`humanbody._kernels.warm`): the console entry point sets it, in-process callers (tests, notebooks) do not.
 first_run_helper = False
 
+#: The process is the command's own (the console entry point sets it): numba may be set up for it alone.
+own_process = False
+
 
 def console(argv=None) -> int:
     """Entry point of the installed ``humanbody`` command and of ``python -m humanbody``.
@@ -128,9 +131,11 @@ def console(argv=None) -> int:
       collector's sight (:func:`gc.freeze`, here and after each later import
       block, :mod:`humanbody._gc`); its collections during the analysis then
       look only at what the analysis makes;
-    - numba's check for BLAS, when its first kernel loads, finds SciPy's two
-      BLAS/LAPACK modules already loaded alone instead of importing the whole
-      of ``scipy.linalg`` (about 0.2 CPU-s; :mod:`humanbody._kernels.blas`).
+    - cached kernels load without numba's compiler set-up (its typing and
+      lowering registries, about 0.2 CPU-s), which numba makes only when a
+      kernel compiles; its check for BLAS then finds SciPy's two BLAS/LAPACK
+      modules loaded alone instead of importing the whole of
+      ``scipy.linalg`` (:func:`humanbody._kernels.cache.load_cached_directly`).
 
     Parameters
     ----------
@@ -144,16 +149,12 @@ def console(argv=None) -> int:
     """
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
-    if _command_of(argv) in KERNEL_COMMANDS:
-        from ._kernels.blas import load_blas_modules  # lazy: only commands that run kernels
-
-        load_blas_modules()
     from . import _gc  # lazy: only the console entry point freezes the collector
 
     _gc.freeze_after = True
     gc.freeze()
-    global first_run_helper
-    first_run_helper = True
+    global first_run_helper, own_process
+    first_run_helper = own_process = True
     return main(argv)
 
 
@@ -180,6 +181,12 @@ def main(argv=None) -> int:
             kernels_cached,
         )
 
+        if own_process:
+            from ._gc import gc_paused  # lazy: only the command's own process
+            from ._kernels.cache import load_cached_directly  # lazy: imports numba
+
+            with gc_paused():  # numba's import: no cycles worth collecting
+                load_cached_directly()
         if not kernels_cached():  # some kernel has no cache yet: say so if, and when, one compiles
             if not getattr(args, "quiet", False):
                 notice = announce_compilation("humanbody: compiling the numerical kernels this command needs (once "

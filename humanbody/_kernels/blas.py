@@ -1,7 +1,9 @@
-"""SciPy's BLAS and LAPACK entry points for numba, without the import of ``scipy.linalg`` (a command's start-up).
+"""SciPy's BLAS and LAPACK entry points for numba, without the import of ``scipy.linalg`` (before a compile).
 
-Numba's array lowering (``numba.np.arraymath``, loaded with the first kernel of a process, cached or
-not) checks that BLAS is there by ``import scipy.linalg.cython_blas``.  That import runs
+Numba's array lowering (``numba.np.arraymath``, loaded when numba sets its compiler up: with the first
+kernel of a process, or before the first compile in a command's own process,
+:func:`humanbody._kernels.cache.load_cached_directly`) checks that BLAS is there by
+``import scipy.linalg.cython_blas``.  That import runs
 ``scipy/linalg/__init__.py`` first: the whole of SciPy's linear algebra and, through its array-API
 layer, ``numpy.f2py``, ``numpy.testing`` and ``numpy.ma``, about 0.2 CPU-s, while numba uses only the
 two extension modules' function pointers (looked up by ``importlib.import_module``).  Loaded here
@@ -19,7 +21,8 @@ import sys
 def load_blas_modules() -> bool:
     """Load ``scipy.linalg.cython_blas`` and ``cython_lapack`` alone, before numba looks for them.
 
-    For a command's own process (:func:`humanbody.cli.console`): a ``scipy.linalg`` imported later is
+    For a command's own process (:func:`humanbody._kernels.cache.load_cached_directly`, on a kernel
+    that compiles): a ``scipy.linalg`` imported later is
     the whole package as usual, but without these two as attributes (``import_module`` and
     ``sys.modules`` still give them), so a library user's process is left to import them as usual.
     Anything unexpected (no SciPy, another layout) leaves them to numba.

@@ -1,10 +1,12 @@
 """Numba's on-disk kernel cache: is it warm (commands say when a first run
-compiles), and is it still valid for the shared inline helpers?"""
+compiles), is it still valid for the shared inline helpers, and loading it
+without numba's compiler set-up (:func:`load_cached_directly`)?"""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import pickle
 import re
 import sys
@@ -186,3 +188,127 @@ def announce_compilation(message: str, stream=None):
         yield
     finally:
         ev.unregister("numba:compile", listener)
+
+
+#: Modules numba imports with itself that only its compiler's set-up (the entry points of its extensions) or
+#: a ``.numba_config.yaml`` in the working folder uses: about 0.05 CPU-s of a command's start-up.
+_ONLY_COMPILING = ("importlib.metadata", "yaml")
+
+
+def _defer_import(name: str) -> None:
+    """Import ``name`` lazily (:class:`importlib.util.LazyLoader`): the module runs when one of its attributes
+    is first used, if ever; nothing changes when it is already imported or cannot be found."""
+    if name in sys.modules:
+        return
+    try:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return
+        spec.loader = importlib.util.LazyLoader(spec.loader)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    except Exception:  # noqa: BLE001 - left to the ordinary import
+        sys.modules.pop(name, None)
+        return
+    parent, _, child = name.rpartition(".")
+    if parent in sys.modules:
+        setattr(sys.modules[parent], child, module)
+
+
+@contextlib.contextmanager
+def _quiet_llvm_lock():
+    """Without numba's ``numba:llvm_lock`` events (its compile-time statistics) on each of llvmlite's calls
+    while the block runs: reading a cached kernel makes some 300 such calls (about 4 µs each, with the events).
+    llvmlite keeps its lock's callbacks in a list of its own; anything else leaves them as they are."""
+    import llvmlite.binding.ffi as ffi  # lazy: numba is already imported
+
+    callbacks = getattr(getattr(getattr(ffi, "lib", None), "_lock", None), "_cblist", None)
+    if not isinstance(callbacks, list):
+        yield
+        return
+    saved = list(callbacks)
+    for pair in saved:
+        ffi.unregister_lock_callback(*pair)
+    try:
+        yield
+    finally:
+        for pair in saved:
+            ffi.register_lock_callback(*pair)
+
+
+def load_cached_directly() -> bool:
+    """Load cached kernels without first setting up numba's compiler, in this process (a command's own).
+
+    Numba's ``Cache.load_overload`` refreshes the target context before it
+    reads a cached kernel: it imports and installs every typing and
+    lowering registry (``numba.np.arraymath``, ``numba.typed``, the
+    random generators, third-party entry points, and through
+    ``numba.np.linalg`` SciPy's BLAS), about 0.2 CPU-s that only compiling
+    uses.  A kernel read from the cache is machine code with its
+    environment; running it needs numba's runtime (NRT, for the arrays it
+    allocates), initialised here, and the helper symbols the target context
+    installs when it is made.  So this replaces ``load_overload`` by one
+    that initialises the runtime and reads the cache; on a miss (nothing
+    cached for that signature) numba compiles as usual, and its compiler
+    refreshes the context itself (``compile_extra``).  Numba's extensions
+    (its ``numba_extensions`` entry points, which numba otherwise loads at
+    any kernel's first call, cached or not) are loaded before the first
+    kernel that compiles, cached or not (numba's ``numba:compile`` event),
+    after SciPy's two BLAS/LAPACK modules alone (:mod:`.blas`).  Anything
+    unexpected (another numba layout) leaves numba as it is.  Called before
+    numba is imported, it also defers the modules numba imports for its
+    compiler alone (:data:`_ONLY_COMPILING`) to their first use.
+
+    Returns
+    -------
+    bool
+        True when cached kernels load this way from now on in this process.
+    """
+    if "numba" not in sys.modules:
+        for name in _ONLY_COMPILING:
+            _defer_import(name)
+    try:
+        from numba.core import caching, entrypoints  # lazy: numba, imported after the deferrals above
+        from numba.core import event as ev  # lazy: numba, as above
+        from numba.core.runtime import nrt  # lazy: numba, as above
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return False
+    cache = caching.Cache
+    if getattr(cache.load_overload, "humanbody_direct", False):
+        return True
+    if not (hasattr(cache, "_load_overload") and hasattr(cache, "_guard_against_spurious_io_errors")
+            and callable(getattr(getattr(nrt, "rtsys", None), "initialize", None))
+            and isinstance(getattr(entrypoints, "_already_initialized", None), bool)):
+        return False
+
+    def load_overload(self, sig, target_context):
+        nrt.rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors(), _quiet_llvm_lock():
+            return self._load_overload(sig, target_context)
+
+    class BeforeCompiling(ev.Listener):
+        """Before the first kernel that compiles (cached or not): what the loads held back, once."""
+
+        done = False
+
+        def on_start(self, event):
+            if self.done:
+                return
+            self.done = True
+            from .blas import load_blas_modules  # lazy: only before a compile
+
+            load_blas_modules()  # the compiler's set-up checks for BLAS: SciPy's two modules, alone
+            entrypoints._already_initialized = False
+            entrypoints.init_all()  # numba's extensions, as numba would have loaded them
+
+        def on_end(self, event):
+            pass
+
+    if not entrypoints._already_initialized:  # numba loads them at a dispatcher's first call otherwise
+        entrypoints._already_initialized = True
+        ev.register("numba:compile", BeforeCompiling())
+    load_overload.humanbody_direct = True  # type: ignore[attr-defined]
+    load_overload.__doc__ = caching.Cache.load_overload.__doc__
+    cache.load_overload = load_overload
+    return True

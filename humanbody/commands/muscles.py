@@ -71,23 +71,32 @@ def run(args) -> int:
     int
         The exit status (0 done; bad input raises InputError, which the command line reports with status 2).
     """
+    from .._gc import gc_paused  # lazy: keeps `humanbody --help` quick
+
+    with gc_paused():  # its imports, the model's XML and the arrays of one trial leave no cycles to collect
+        return _run(args)
+
+
+def _run(args) -> int:
+    """:func:`run`'s body (the collector paused around it)."""
+    from ..muscles.geometry import read_coordinates  # lazy: keeps `humanbody --help` quick (numba kernels)
     from ..muscles.output import write_results  # lazy: keeps `humanbody --help` quick (numba kernels)
     from ..muscles.tables import muscle_tables, trial_name  # lazy: numba kernels load when the command runs
-    from ..muscles.trial import Setup  # lazy: keeps `humanbody --help` quick (numba kernels)
-    from ..muscles.trial import run as run_trial  # lazy: keeps `humanbody --help` quick (numba kernels)
+    from ..muscles.trial import Setup, run_coordinates  # lazy: keeps `humanbody --help` quick (numba kernels)
 
     joints = _check(args)
     lines: list[str] = []
-    geometry = None
+    geometry = frames = None
     if args.forces:  # the whole chain first: bad loads or reserves are refused before anything is written
         setup = Setup.load(args.model)
         span = (-float("inf") if args.start is None else args.start, float("inf") if args.end is None else args.end)
-        result = run_trial(setup, args.coordinates, args.forces, args.reserves, args.activation_exponent,
-                           args.step, args.cutoff, joints, span)
+        frames = read_coordinates(args.coordinates, setup.geometry.model)  # read once: the tables use it too
+        result = run_coordinates(setup, *frames, args.forces, args.reserves, args.activation_exponent,
+                                 args.step, args.cutoff, joints, span, where=args.coordinates)
         Path(args.out).mkdir(parents=True, exist_ok=True)
         lines = write_results(result, setup, Path(args.out), trial_name(args.coordinates))
         geometry = setup.geometry
-    tables = muscle_tables(args.coordinates, args.model, args.out, geometry=geometry)
+    tables = muscle_tables(args.coordinates, args.model, args.out, geometry=geometry, frames=frames)
     if not args.quiet:
         for note in tables.notes:
             print(note, file=sys.stderr)

@@ -212,16 +212,48 @@ def test_muscles_command_runs_without_pandas_or_arrow(shared_data, tmp_path):
         "opensim_activations.csv", "opensim_joint_reactions.csv", "opensim_muscle_forces.csv"}
 
 
-def test_muscles_command_loads_scipys_blas_alone(shared_data, tmp_path):
-    """The command's own process (``console``) gives numba SciPy's two BLAS/LAPACK modules without the
-    package ``scipy.linalg`` (about 0.2 CPU-s of its start-up); a later ``import scipy.linalg`` is SciPy's
-    own, whole."""
+def test_muscles_command_loads_cached_kernels_without_numbas_compiler(shared_data, tmp_path):
+    """The command's own process (``console``) loads its cached kernels without numba's typing and lowering
+    registries (``numba.np.arraymath``) or SciPy's linear algebra (about 0.2 CPU-s of its start-up), and writes
+    the same files as a process that sets numba up in full (``main``, a library caller's); a later
+    ``import scipy.linalg`` is SciPy's own, whole."""
     walk = shared_data / "gait2392_walk"
     model = shared_data / "opensim_models" / "gait2392" / "subject01_simbody.osim"
     argv = ["muscles", str(walk / "reference" / "opensim_ik.mot"), "--model", str(model),
-            "--forces", str(walk / "subject01_walk1_grf.xml"), "--start", "0.5", "--end", "0.6",
-            "--joint-reactions", "none", "--out", str(tmp_path), "-q"]
-    code = ("import sys, humanbody.cli; status = humanbody.cli.console(" + repr(argv) + "); "
-            "print(status, 'scipy.linalg' in sys.modules, 'scipy.linalg.cython_blas' in sys.modules); "
+            "--forces", str(walk / "subject01_walk1_grf.xml"), "--start", "0.5", "--end", "0.6", "-q"]
+    full, direct = tmp_path / "full", tmp_path / "direct"
+    _python("import humanbody.cli; humanbody.cli.main(" + repr(argv + ["--out", str(full)]) + ")")  # caches warm
+    code = ("import sys, humanbody.cli; status = humanbody.cli.console(" + repr(argv + ["--out", str(direct)]) + "); "
+            "print(status, 'numba.np.arraymath' in sys.modules, 'scipy.linalg' in sys.modules); "
             "import numpy as np, scipy.linalg; print(scipy.linalg.solve(np.eye(2), np.ones(2)).tolist())")
-    assert _python(code).splitlines()[-2:] == ["0 False True", "[1.0, 1.0]"]
+    assert _python(code).splitlines()[-2:] == ["0 False False", "[1.0, 1.0]"]
+    names = sorted(p.name for p in full.glob("*.csv"))
+    assert len(names) == 5 and names == sorted(p.name for p in direct.glob("*.csv"))
+    assert all((full / n).read_bytes() == (direct / n).read_bytes() for n in names)
+
+
+def test_direct_loading_compiles_on_a_miss_and_loads_on_a_hit(tmp_path):
+    """With :func:`load_cached_directly`, a kernel with no cache compiles as usual (numba's compiler sets itself
+    up, its extensions' entry points read and SciPy's BLAS modules loaded alone first), and the next process
+    loads it from the cache without the compiler's registries or ``importlib.metadata``, with the same result;
+    a kernel without a cache compiles after the same set-up."""
+    (tmp_path / "kernel_mod.py").write_text(
+        "import numba as nb\nimport numpy as np\n\n\n@nb.njit(cache=True)\ndef f(x):\n"
+        "    out = np.empty_like(x)\n    for i in range(x.shape[0]):\n        out[i] = np.sqrt(x[i]) + 1.0\n"
+        "    return out\n")
+    code = ("import sys; sys.path.insert(0, " + repr(str(tmp_path)) + ")\n"
+            "from humanbody._kernels.cache import load_cached_directly\n"
+            "print(load_cached_directly())\n"
+            "import numpy as np, kernel_mod\n"
+            "print(kernel_mod.f(np.arange(4.0)).tolist())\n"
+            "print(sum(kernel_mod.f.stats.cache_misses.values()), sum(kernel_mod.f.stats.cache_hits.values()))\n"
+            "print('numba.np.arraymath' in sys.modules, 'scipy.linalg.cython_blas' in sys.modules,"
+            " 'scipy.linalg' in sys.modules, type(sys.modules['importlib.metadata']).__name__)\n"
+            "import numba; assert numba.njit(lambda x: x + 1)(1) == 2  # a kernel without a cache compiles\n"
+            "print(type(sys.modules['importlib.metadata']).__name__, 'scipy.linalg.cython_blas' in sys.modules)\n")
+    first = _python(code).splitlines()
+    assert first[0] == "True" and first[1].startswith("[1.0, 2.0, 2.414") and first[2] == "1 0"
+    assert first[3] == "True True False module"  # compiled: registries and extensions set up, BLAS alone
+    second = _python(code).splitlines()
+    assert second[:3] == [first[0], first[1], "0 1"] and second[3] == "False False False _LazyModule"
+    assert first[4] == second[4] == "module True"  # any compile, cached or not, gets numba's full set-up first

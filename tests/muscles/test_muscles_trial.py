@@ -100,3 +100,27 @@ def test_bad_input_is_one_line_exit_2(ref, tmp_path, capsys, case):
     err = capsys.readouterr().err.strip().splitlines()
     assert status == 2 and len(err) == 1
     assert ("knee_r" in err[0]) if case == "reserve_coordinate" else ("foot_r" in err[0])
+
+
+def test_a_trial_the_muscles_cannot_carry_is_said_in_the_log(ref, tmp_path, capsys):
+    """Without reserves no frame can be met (no muscle spans the pelvis's six coordinates): the command writes the
+    closest optimum and says so in one line; with muscles a tenth as strong the weak reserves carry the joints,
+    and the log names each reserve leaned on. Neither is a refusal (exit 0): a finding, not a silent number."""
+    argv = ["muscles", str(ref["ik"]), "--forces", str(ref["loads"]), "--cutoff", "6", "--start", "0.5",
+            "--end", "0.7", "--joint-reactions", "none"]
+    assert main(argv + ["--model", str(ref["model"]), "--out", str(tmp_path / "none")]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    unmet = [line for line in err if "cannot reproduce the generalised forces" in line]
+    assert len(unmet) == 1 and "in 13 frames (0.500-0.700 s)" in unmet[0] and "add or strengthen reserves" in unmet[0]
+    assert (tmp_path / "none" / "opensim_activations.csv").is_file()
+    text = ref["model"].read_text()
+    weak = tmp_path / "weak.osim"
+    weak.write_text(__import__("re").sub(r"<max_isometric_force>\s*([0-9.eE+-]+)\s*</max_isometric_force>",
+                                         lambda m: f"<max_isometric_force>{float(m.group(1)) / 10}"
+                                                   "</max_isometric_force>", text))
+    assert main(argv + ["--model", str(weak), "--reserves", str(ref["reserves"]), "--out", str(tmp_path / "weak")]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    leaned = [line for line in err if line.startswith("reserve ") and "carried more than 10% of" in line]
+    assert any(line.startswith("reserve knee_angle_r_reserve carried more than 10% of knee_angle_r's moment")
+               for line in leaned), err
+    assert not any("cannot reproduce" in line for line in err)
