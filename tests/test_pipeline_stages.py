@@ -189,13 +189,41 @@ def test_the_logs_lines_are_read_only():
     ("imu_knee", "ball", "imu_knee 'ball': expected hinge or free"),
     ("angle_zero", "lab", "angle_zero must be one of"),
     ("moment_frame", "lab", "moment_frame must be one of"),
+    ("mass", -5.0, "mass must be a positive finite number, got -5.0"),
+    ("mass", 750.0, "mass 750 kg is not plausible"),
+    ("height", float("nan"), "height must be a positive finite number"),
+    ("axes", "q,r,s", "axes spec 'q,r,s'"),
+    ("axes", "x,y,-z", "left-handed"),
+    ("cutoff_hz", -1.0, "cutoff_hz must be a cut-off in Hz"),
+    ("cutoff_hz", "fast", "cutoff_hz must be a cut-off in Hz"),
+    ("joint_limits", "loose", "joint_limits must be off, physiological, anatomical or a table of bounds"),
+    ("joint_limits", {"nose": {"alpha": [0, 1]}}, "not a segment with a parent"),
+    ("imu_heading", "q", "imu_heading 'q': expected a pelvis-sensor axis"),
+    ("load_segments", {"plate1": "nose"}, "load_segments plate1=nose: no segment 'nose' in the model"),
+    ("force_threshold", -1.0, "force_threshold must be a force in N, 0 or above"),
+    ("forces_cutoff_hz", float("inf"), "forces_cutoff_hz must be a cut-off in Hz"),
+    ("export", "pdf", "export 'pdf': unknown format 'pdf'"),
+    ("opensim_feet", ("calcn_r",), "opensim_feet 'calcn_r': expected two OpenSim body names"),
 ])
 def test_every_option_is_checked_before_the_trial_is_read(tmp_path, option, value, message):
     from humanbody.errors import InputError
 
     missing = tmp_path / "no_such_trial.trc"  # never read: the option is refused first
-    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")) as err:
         analyze_trial(missing, **{option: value})
+    assert err.value.path is None or option in ("ik", "fill", "max_gap"), err.value  # the option, not the file
+
+
+@pytest.mark.parametrize("changes", [
+    dict(cutoff_hz=0.0), dict(cutoff_hz=None), dict(cutoff_hz="auto"), dict(cutoff_hz="set"), dict(cutoff_hz=8),
+    dict(forces_cutoff_hz=0), dict(axes="opensim"), dict(axes="X=x,Y=-z,Z=y"), dict(joint_limits="off"),
+    dict(imu_heading="none"), dict(imu_heading="-z"), dict(export=("c3d", "opensim")),
+    dict(opensim_feet=("calcn_r", "calcn_l")), dict(load_segments={"plate1": "right_foot"}), dict(mass=72.6),
+    dict(force_threshold=0.0),
+])
+def test_values_the_analysis_takes_pass_the_check(changes):
+    opts = AnalysisOptions(**changes)
+    assert pipeline.checked(opts) is opts
 
 
 def test_functional_hips_are_the_same_in_lab_and_ground_axes():
