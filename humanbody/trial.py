@@ -34,7 +34,7 @@ from .io import read_frame
 from .io.c3d_events import events_table
 from .io.loads import read_loads
 from .lab.axes import to_ground
-from .lab.layout import marker_names
+from .lab.layout import table_markers
 
 __all__ = ["Trial", "load_trial", "load_forces", "file_events", "KINDS"]
 
@@ -151,7 +151,7 @@ class Trial:
             raise InputError("trial has no leading time column", frame.attrs.get("source"))
         kind = str(frame.attrs.get("kind", ""))
         table = frame.to_numpy(dtype=np.float64, copy=False)
-        names = marker_names(frame) if kind == "markers" else []
+        names = table_markers(frame) if kind == "markers" else []
         ground_attrs = copy.deepcopy(frame.attrs) if axes is not None else None
         attrs = copy.deepcopy(lab_attrs if lab_attrs is not None else frame.attrs)
         rate = frame.attrs.get("rate_hz")
