@@ -672,7 +672,7 @@ def _number_ok(value, low: float) -> bool:
     """Whether ``value`` is a real number (not a bool), finite and at least ``low``."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         return False
-    return bool(np.isfinite(value)) and value >= low
+    return bool(np.isfinite(value) and value >= low)
 
 
 def _cutoff_ok(value, words: tuple) -> bool:
@@ -768,7 +768,7 @@ def reduce(analysis: Analysis, log: Log, keep_markers: bool = True, fit=None) ->
     model, motion and loads (the conditioned markers' displacement limited and
     reported); when its criteria are met, the new Analysis has the fitted model
     (masses, trunk mass centre), the tracked root's motion and coordinates,
-    else the same ones; its model's ``meta["residual_reduction"]`` holds the
+    else the same ones; its model's ``residual_reduction`` holds the
     record either way (model.json).
 
     Parameters
@@ -802,7 +802,7 @@ def reduce(analysis: Analysis, log: Log, keep_markers: bool = True, fit=None) ->
     if red.applied:
         changes.update(coords=reduced_coords(analysis.coords, red), motion=red.motion)
     model = red.model if red.applied else analysis.model
-    changes["model"] = model.replace(meta={**model.meta, "residual_reduction": record_json(red.record)})
+    changes["model"] = model.replace(residual_reduction=record_json(red.record))
     if not keep_markers:
         changes.update(markers=None, trial=analysis.trial.time_base())
     if not red.applied:  # the model's masses and the motion are those the kinematics were computed with
@@ -1285,8 +1285,8 @@ def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log:
 
     :func:`humanbody.mechanics.kinematics.prepare_motion` with ``options.differentiation``; when that is the
     default (``--diff`` not naming another) and the model's marker set names its own method
-    (``meta["rates"]``: the Plug-in Gait sets' central differences, "gradient", as Nexus differences its
-    segment axes for the joint powers), the set's; the feet's angular velocities over ``meta["foot_rate_frames"]``
+    (``conventions.rates``: the Plug-in Gait sets' central differences, "gradient", as Nexus differences its
+    segment axes for the joint powers), the set's; the feet's angular velocities over ``conventions.foot_rate_frames``
     frames each side when the set names it (:func:`~humanbody.mechanics.kinematics.spaced_rates`).  The frames at the ends whose rates are estimates are
     noted on the log (``log.edges``, :func:`humanbody.checks.edges.edge_note`).
 
@@ -1308,13 +1308,13 @@ def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log:
     """
     if source:
         coords.attrs.setdefault("source", source)
-    diff, own = options.differentiation, (getattr(model, "meta", None) or {}).get("rates")
+    diff, own = options.differentiation, model.conventions.rates
     if own and diff == Differentiation() and own != diff.method:
-        diff = Differentiation(method=str(own))
+        diff = Differentiation(method=own)
     motion = prepare_motion(model, coords, differentiation=diff)
-    feet = (getattr(model, "meta", None) or {}).get("foot_rate_frames")
+    feet = model.conventions.foot_rate_frames
     if feet and diff.method == "gradient":  # Plug-in Gait's ankle power: the feet differenced wider
-        motion = spaced_rates(model, motion, {f"{side}_foot": int(float(feet)) for side in ("right", "left")})
+        motion = spaced_rates(model, motion, {f"{side}_foot": feet for side in ("right", "left")})
     log.message("rates", f"rates: {motion.how}" + (" (the marker set's)" if diff is not options.differentiation
                                                    else ""), priority=ROUTINE)
     log.edges = edge_note(diff, motion.time, motion.local_rates)
@@ -1359,7 +1359,7 @@ def apply_loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_h
     :func:`humanbody.mechanics.loads.condition_loads` (threshold, low-pass
     at ``options.forces_cutoff_hz``, else ``cutoff_hz``, the markers' cut-off;
     resampled to the frames, as the mean over each frame when the model's set says so:
-    ``meta["load_resampling"] == "frame_mean"``, the Plug-in Gait sets) and :func:`humanbody.mechanics.foot_contact.assign_loads`
+    ``conventions.load_resampling == "frame_mean"``, the Plug-in Gait sets) and :func:`humanbody.mechanics.foot_contact.assign_loads`
     (named segment, else the nearest foot).  The assignment needs the feet's
     poses in every frame: the kinematics computed here are kept
     (``computed``) and the writer reuses them, so every frame's
@@ -1387,7 +1387,7 @@ def apply_loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_h
 
     model, table = analysis.model, analysis.load_table  # load_segments names its segments (:func:`checked`)
     cut = cutoff_hz if options.forces_cutoff_hz is None else options.forces_cutoff_hz
-    frame_mean = (getattr(model, "meta", None) or {}).get("load_resampling") == "frame_mean"  # Plug-in Gait's
+    frame_mean = model.conventions.load_resampling == "frame_mean"  # Plug-in Gait's
     frame_loads = condition_loads(table, analysis.motion.time, cutoff_hz=cut or None,
                                   threshold=options.force_threshold, frame_mean=frame_mean)
     assigned = assign_loads(frame_loads, table.segments, model, analysis.results)
