@@ -44,7 +44,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -82,7 +82,7 @@ from .markers.markerset import (
     undetermined_segments,
 )
 from .markers.plausibility import check_lengths
-from .markers.tracking import STATUS
+from .markers.tracking import STATUS, Tracking
 from .markers.tracking import track as track_segments
 from .mechanics.body_mass import scaled_model
 from .mechanics.clinical import ANGLE_ZEROS, clinical_angles
@@ -98,7 +98,10 @@ from .signal import CUTOFF_HZ
 from .signal.differentiate import Differentiation
 from .trial import Trial, load_forces
 
-__all__ = ["Analysis", "AnalysisOptions", "Conditioned", "LEVELS", "Log", "Record", "TrialSubject", "analyze_trial",
+if TYPE_CHECKING:  # imported on use (see above)
+    from .mechanics.loads import FrameLoads
+
+__all__ = ["Analysis", "AnalysisOptions", "Conditioned", "LEVELS", "STAGES", "Log", "Record", "TrialSubject", "analyze_trial",
            "checked", "DEFAULT_MASS", "DEFAULT_HEIGHT", "read", "subject", "subject_model", "condition", "calibrate_model",
            "track", "orientations", "rates", "mechanics", "apply_loads", "weigh", "reduce"]
 
@@ -308,8 +311,8 @@ class Analysis:
     options : AnalysisOptions          the options it was made with; :func:`humanbody.trial_output.write_results`
                                        writes the exports they name (``export``, ``opensim_feet``)
     markers : DataFrame or None        marker trajectories in ground axes after conditioning
-    calibration : object or None       static calibration (marker trials)
-    tracking : object or None          tracking result with residuals (marker trials)
+    calibration : Calibration or None  static calibration (marker trials)
+    tracking : Tracking or None        tracking result with residuals (marker trials)
     log : Log                          what each stage said (:class:`Record`: level, stage, message)
     loads : FrameLoads or None         external loads on the frames, assigned to segments (--forces)
     raw : DataFrame or None            the marker trial as read (lab axes), kept when asked (for export)
@@ -328,11 +331,11 @@ class Analysis:
     motion: Motion
     options: AnalysisOptions = field(default_factory=AnalysisOptions)
     markers: pd.DataFrame | None = None
-    calibration: Any = None
-    tracking: Any = None
+    calibration: Calibration | None = None
+    tracking: Tracking | None = None
     log: Log = field(default_factory=Log)
-    loads: Any = None
-    raw: Any = None
+    loads: FrameLoads | None = None
+    raw: pd.DataFrame | None = None
     computed: Results | None = field(default=None, repr=False)
 
     def replace(self, **changes) -> Analysis:
@@ -458,7 +461,7 @@ class Analysis:
     @property
     def residuals(self) -> pd.DataFrame | None:
         """Per-frame tracking residuals (m) by segment, when markers were tracked."""
-        return getattr(self.tracking, "residuals", None)
+        return None if self.tracking is None else self.tracking.residuals
 
 
 def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: bool = False,
@@ -1561,7 +1564,7 @@ def _tracking_lines(calibration, tracking, warnings: list | None = None, fit: st
             f"(largest: {worst} {med[worst]:.1f} mm)" + (f"; {fit}" if fit else "")
         )
         fit = None
-    joined = getattr(tracking, "joined", None)
+    joined = tracking.joined
     if joined:
         lines.append("tracking: frames with too few markers fitted with the segment's joint centres joined: "
                      + ", ".join(f"{k} {v}" for k, v in joined.items()))
@@ -1581,7 +1584,7 @@ def _tracking_lines(calibration, tracking, warnings: list | None = None, fit: st
         lines.append("tracking: frames with no pose (rows empty): "
                      + ", ".join(f"{k} {v}" for k, v in gone.items()))
     lines += [f"tracking: {line}" for line in tracking.singular_lines()]
-    lines += [f"tracking: {line}" for line in getattr(tracking, "limit_notes", ())]
+    lines += [f"tracking: {line}" for line in tracking.limit_notes]
     return lines + ([fit] if fit else [])
 
 
