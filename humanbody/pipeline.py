@@ -111,11 +111,15 @@ __all__ = ["Analysis", "AnalysisOptions", "Conditioned", "LEVELS", "STAGES", "Lo
 #: (:mod:`humanbody.checks.outputs`; the write stage adds each to the user's lines once).
 LEVELS = ("message", "detail", "warning")
 
+#: The stages a :class:`Record` comes from, in the order :func:`analyze_trial` runs them (the module's table):
+#: "calibrate" is :func:`calibrate_model`, "loads" :func:`apply_loads`, "mass" :func:`weigh`, "reduce"
+#: :func:`reduce`; "write" and "export" are the writer's (:func:`humanbody.trial_output.write_results`).
+STAGES = ("read", "subject", "condition", "calibrate", "track", "rates", "loads", "mass", "reduce", "write", "export")
+
 
 @dataclass(frozen=True)
 class Record:
-    """One thing a stage said: its ``level`` (:data:`LEVELS`), the ``stage`` that said it ("read", "subject",
-    "condition", "calibrate_model", "track", "rates", "loads", "mass", "reduce", "write", "export"), the ``message``
+    """One thing a stage said: its ``level`` (:data:`LEVELS`), the ``stage`` that said it (:data:`STAGES`), the ``message``
     (one line, as printed and written to ``<trial>_log.txt``) and its ``priority`` on the first screen of
     ``humanbody analyze`` (:class:`humanbody.errors.Note`: the lowest are left to the log file first; ``NOTE``,
     the default, never)."""
@@ -148,7 +152,7 @@ class Log:
         level : str
             One of :data:`LEVELS`.
         stage : str
-            The stage that speaks.
+            The stage that speaks, one of :data:`STAGES`.
         *lines : str
             One record each, in order; a :class:`humanbody.errors.Note` brings its own priority.
         priority : int
@@ -157,6 +161,8 @@ class Log:
         """
         if level not in LEVELS:
             raise ValueError(f"log level must be one of {', '.join(LEVELS)}, not {level!r}")
+        if stage not in STAGES:
+            raise ValueError(f"log stage must be one of {', '.join(STAGES)}, not {stage!r}")
         self.records += [Record(level, stage, str(line), priority_of(line, priority)) for line in lines]
 
     def message(self, stage: str, *lines: str, priority: int = NOTE) -> None:

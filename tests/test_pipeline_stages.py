@@ -146,6 +146,9 @@ def test_the_log_is_records_of_level_stage_and_message(whole):
     assert whole.log.text() == "\n".join((*whole.messages, "", "details:", *whole.details)) + "\n"
     with pytest.raises(ValueError, match="log level"):
         whole.log.add("loud", "read", "x")
+    with pytest.raises(ValueError, match="log stage"):
+        whole.log.add("message", "calibrate_model", "x")
+    assert {r.stage for r in records} <= set(pipeline.STAGES)
 
 
 def test_each_record_carries_its_priority_on_the_first_screen(whole):
