@@ -862,7 +862,7 @@ def read(path: str, options: AnalysisOptions, log: Log) -> Trial:
 
         if c3d_has_platforms(path):
             try:  # a C3D trial's own force platforms; ones ezc3d cannot extract leave the markers usable
-                trial.forces = load_forces(path, trial.axes, options.load_map)
+                trial = replace(trial, forces=load_forces(path, trial.axes, options.load_map))
             except InputError as err:
                 if options.load_map:  # the user assigned these plates: their kinetics were asked for
                     raise
@@ -872,7 +872,8 @@ def read(path: str, options: AnalysisOptions, log: Log) -> Trial:
             log.message("read", "loads: the trial's own force platforms", priority=SETUP)
             return trial
     if forces is not None:
-        trial.forces = load_forces(forces, trial.axes if trial.kind == "markers" else None, options.load_map)
+        trial = replace(trial, forces=load_forces(forces, trial.axes if trial.kind == "markers" else None,
+                                                  options.load_map))
     return trial
 
 
@@ -1049,8 +1050,8 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log, height: float | 
     del ground
     log.message("condition", *messages, *report.summary_lines())
     log.detail("condition", *details, *[f"conditioning: {line}" for line in report.lines()])
-    out = Trial.from_frame(markers, axes=trial.axes, lab_attrs=trial.attrs)
-    out.source, out.forces, out.log, out.events = trial.source, trial.forces, trial.log, trial.events
+    out = replace(Trial.from_frame(markers, axes=trial.axes, lab_attrs=trial.attrs), source=trial.source,
+                  forces=trial.forces, log=trial.log, events=trial.events)
     return Conditioned(trial=out, markerset=mset, found=found, required=required,
                        cutoff_hz=None if report.filter is None else report.filter.cutoff_hz)
 
