@@ -862,7 +862,7 @@ def read(path: str, options: AnalysisOptions, log: Log) -> Trial:
 
         if c3d_has_platforms(path):
             try:  # a C3D trial's own force platforms; ones ezc3d cannot extract leave the markers usable
-                trial = replace(trial, forces=load_forces(path, trial.axes, options.load_map))
+                trial = replace(trial, forces=_plates(path, trial.axes, options))
             except InputError as err:
                 if options.load_map:  # the user assigned these plates: their kinetics were asked for
                     raise
@@ -872,9 +872,19 @@ def read(path: str, options: AnalysisOptions, log: Log) -> Trial:
             log.message("read", "loads: the trial's own force platforms", priority=SETUP)
             return trial
     if forces is not None:
-        trial = replace(trial, forces=load_forces(forces, trial.axes if trial.kind == "markers" else None,
-                                                  options.load_map))
+        trial = replace(trial, forces=_plates(forces, trial.axes if trial.kind == "markers" else None, options))
     return trial
+
+
+def _plates(source, axes, options: AnalysisOptions):
+    """The loads of ``source`` under ``axes`` (:func:`humanbody.trial.load_forces`) with ``options.load_segments``
+    given to them; a load the file lacks is refused naming the option by its name here, ``load_segments``."""
+    try:
+        return load_forces(source, axes, options.load_map)
+    except InputError as err:
+        if err.option != "loads" or not err.message.startswith("loads "):
+            raise
+        raise InputError("load_segments" + err.message[len("loads"):], err.path, option="load_segments") from None
 
 
 def subject(trial: Trial, options: AnalysisOptions, log: Log, file: SubjectFile | None = None) -> TrialSubject:

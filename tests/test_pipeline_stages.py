@@ -367,3 +367,18 @@ def test_the_files_in_memory_are_the_bytes_write_results_writes(tmp_path, opts):
         for name, data in written.items():
             assert files[name] == data, name
         assert {Path(p).name for p in on_disk.values()} <= {Path(n).name for n in files}
+
+
+def test_a_load_the_force_file_lacks_is_refused_naming_load_segments(tmp_path):
+    """The option's one name in Python is ``load_segments`` (``--load`` on the command line)."""
+    from humanbody.errors import InputError
+
+    t = np.arange(0.0, 1.0, 0.01)
+    loads = pd.DataFrame({"time": t, **{f"p1_{q}_{a}": 0.0 for q in ("force", "point", "moment") for a in "xyz"}})
+    loads["p1_force_z"] = 700.0
+    loads.to_csv(tmp_path / "loads.csv", index=False)
+    with pytest.raises(InputError, match="load_segments nose=...: the file has no load 'nose'") as err:
+        pipeline.read(str(DATA / "sample_walk.csv"), AnalysisOptions(forces=str(tmp_path / "loads.csv"),
+                                                                     load_segments={"nose": "head"}), Log())
+    assert err.value.option == "load_segments"
+    assert str(err.value.on_command_line()).endswith("--load nose=...: the file has no load 'nose' (it has p1)")
