@@ -1411,7 +1411,7 @@ def apply_loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_h
     frame_loads = condition_loads(table, analysis.motion.time, cutoff_hz=cut or None,
                                   threshold=options.force_threshold, frame_mean=frame_mean)
     assigned = assign_loads(frame_loads, table.segments, model, analysis.results)
-    log.message("loads", *assignment_line(table.notes + frame_loads.notes))
+    log.message("loads", *assignment_line(table.notes + assigned.notes))
     return analysis.replace(loads=assigned, computed=analysis.results)
 
 
