@@ -63,7 +63,7 @@ def test_stages_chained_by_hand_give_what_analyze_trial_gives(chained, whole):
 def test_values_passed_between_stages_are_frozen(chained, opts):
     _, trial, subj, conditioned, _, _ = chained
     assert subj == TrialSubject(mass=75.0, height=1.75, sex="male", file=None, mass_from_plates=False)
-    for value, name in ((subj, "mass"), (conditioned, "cutoff_hz")):
+    for value, name in ((subj, "mass"), (conditioned, "cutoff_hz"), (trial, "forces"), (conditioned.trial, "events")):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(value, name, 1.0)
     assert isinstance(conditioned, Conditioned)

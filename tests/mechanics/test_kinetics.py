@@ -385,7 +385,9 @@ def test_automatic_assignment_nearest_foot_two_feet_and_two_plates():
     r_cop[2] = l_cop[2] = 0.0
     mid = 0.5 * (r_cop + l_cop)
     # a plate under each foot, and one between them with both feet on it
-    loads = assign_loads(_plate_loads(["A", "B", "C"], [r_cop, l_cop, mid]), [None, None, None], model, res)
+    given = _plate_loads(["A", "B", "C"], [r_cop, l_cop, mid])
+    loads = assign_loads(given, [None, None, None], model, res)
+    assert given.body is None and not given.notes and loads is not given  # a new value: the given loads kept
     assert (loads.body[:, 0] == right).all() and (loads.body[:, 1] == left).all()
     assert (loads.body[:, 2] == -2).all()
     assert any("C -> nearest foot" in n and "both feet on it in 4 frame(s)" in n for n in loads.notes)
