@@ -83,7 +83,7 @@ _AXES = ("x", "y", "z")
 def pig_outputs(pig_ankle: bool = False) -> list:
     """``(group, label, components)``: each component None (zero) or ``(column, factor)``.
 
-    ``pig_ankle``: the model decomposes the ankle as Plug-in Gait does (``meta["clinical_sequences"]["ankle"]
+    ``pig_ankle``: the model decomposes the ankle as Plug-in Gait does (``conventions.clinical_sequences["ankle"]
     == "yzx"``, :func:`uses_pig_ankle`); ``SAnkleAngles`` Y is then written as Nexus writes it, the negative
     of the inversion (the rotation about the foot's long axis, s = +1 right, -1 left: Y = -s x): the shared
     Nexus 2.9 trial's own tibia and foot axes (``RTIO``..., ``RFOO``...) give its ``RAnkleAngles``,
@@ -133,7 +133,7 @@ PIG_ANKLE_OUTPUTS = pig_outputs(pig_ankle=True)
 
 
 def uses_pig_ankle(model) -> bool:
-    """Whether ``model`` decomposes the ankle as Plug-in Gait does (``meta["clinical_sequences"]["ankle"]``
+    """Whether ``model`` decomposes the ankle as Plug-in Gait does (``conventions.clinical_sequences["ankle"]``
     is ``"yzx"``: the ``plug_in_gait`` sets), so that its ``SAnkleAngles`` Y is written as Nexus writes it.
 
     Parameters
@@ -144,8 +144,7 @@ def uses_pig_ankle(model) -> bool:
     -------
     bool
     """
-    seqs = (getattr(model, "meta", None) or {}).get("clinical_sequences") or {}
-    return str(seqs.get("ankle", "")) == "yzx"
+    return model.conventions.clinical_sequences.get("ankle") == "yzx"
 
 
 def pig_upper_outputs() -> list:

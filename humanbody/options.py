@@ -182,8 +182,7 @@ class AnalysisOptions:
     beside it, C3D platforms) or a loads table (CSV), in the trial's lab axes (N, m, N·m)."""
     load_segments: tuple = ()
     """Load name -> segment assignments, overriding the file's and the automatic one; given as a
-    dict or (name, segment) pairs, kept as a tuple of pairs (``--load NAME=SEGMENT``).  The old
-    name ``loads`` is taken by :meth:`replace` and ``analyze_trial(..., loads=...)``."""
+    dict or (name, segment) pairs, kept as a tuple of pairs (``--load NAME=SEGMENT``)."""
     force_threshold: float = FORCE_THRESHOLD
     """Vertical force (N) below which a load is zero (no contact)."""
     forces_cutoff_hz: float | None = None
@@ -221,14 +220,8 @@ class AnalysisOptions:
         """``load_segments`` as a dict {load name: segment}."""
         return dict(self.load_segments)
 
-    @property
-    def loads(self) -> tuple:
-        """The old name of :attr:`load_segments`."""
-        return self.load_segments
-
     def replace(self, **changes) -> AnalysisOptions:
-        """A copy with ``changes`` (option name -> value; ``loads`` is :attr:`load_segments`' old name);
-        TypeError names an unknown option.
+        """A copy with ``changes`` (option name -> value); TypeError names an unknown option.
 
         Parameters
         ----------
@@ -239,10 +232,6 @@ class AnalysisOptions:
         -------
         AnalysisOptions
         """
-        if "loads" in changes:
-            if "load_segments" in changes:
-                raise TypeError("give load_segments or its old name loads, not both")
-            changes["load_segments"] = changes.pop("loads")
         names = {f.name for f in dataclasses.fields(self)}
         unknown = sorted(set(changes) - names)
         if unknown:

@@ -44,7 +44,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -58,9 +58,11 @@ from .checks.outputs import carried_findings
 from .checks.plates import assignment_line
 from .checks.static_fit import check_static_fit
 from .errors import EDGES, IGNORED, INPUT, LOADS, METHOD, NOTE, ROUTINE, SETUP, InputError, Note, priority_of
+from .imu.calibration import parse_heading
 from .imu.coordinates import orientations_to_coordinates
 from .io.c3d_processing import read_processing
 from .io.subject import Subject as SubjectFile
+from .lab.axes import parse_axes
 
 # Imported on use, each where its branch runs: the force plates' modules (io.forceplates, mechanics.loads,
 # mechanics.foot_contact), the subject file's reader (io.subject.read_subject) and the residual reduction
@@ -71,7 +73,7 @@ from .markers.calibration import calibrate as calibrate_markers
 from .markers.conditioning import condition as condition_markers
 from .markers.functional_joint import functional_hips
 from .markers.gaps import FILL_METHODS
-from .markers.global_ik import choose_method, track_global
+from .markers.global_ik import LIMIT_TABLES, choose_method, joint_limits, track_global
 from .markers.markerset import (
     MarkerSet,
     detect_markerset,
@@ -80,7 +82,7 @@ from .markers.markerset import (
     undetermined_segments,
 )
 from .markers.plausibility import check_lengths
-from .markers.tracking import STATUS
+from .markers.tracking import STATUS, Tracking
 from .markers.tracking import track as track_segments
 from .mechanics.body_mass import scaled_model
 from .mechanics.clinical import ANGLE_ZEROS, clinical_angles
@@ -88,14 +90,18 @@ from .mechanics.kinematics import Motion, compute_motion, prepare_motion, spaced
 from .mechanics.kinetics import kinetic_block, kinetic_columns
 from .mechanics.moment_frames import MOMENT_FRAMES, moment_frame, moment_frame_note, with_moment_frame
 from .mechanics.results import Results
-from .model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS, check_sex
+from .model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS, check_sex, validate_subject
 from .model.body import BodyModel, load_model
-from .options import IK_METHODS, MARKERSET_CUTOFF, AnalysisOptions
+from .model.segments import SEGMENT_NAMES
+from .options import EXPORT_FORMATS, IK_METHODS, MARKERSET_CUTOFF, AnalysisOptions, parse_export, parse_feet
 from .signal import CUTOFF_HZ
 from .signal.differentiate import Differentiation
 from .trial import Trial, load_forces
 
-__all__ = ["Analysis", "AnalysisOptions", "Conditioned", "LEVELS", "Log", "Record", "TrialSubject", "analyze_trial",
+if TYPE_CHECKING:  # imported on use (see above)
+    from .mechanics.loads import FrameLoads
+
+__all__ = ["Analysis", "AnalysisOptions", "Conditioned", "LEVELS", "STAGES", "Log", "Record", "TrialSubject", "analyze_trial",
            "checked", "DEFAULT_MASS", "DEFAULT_HEIGHT", "read", "subject", "subject_model", "condition", "calibrate_model",
            "track", "orientations", "rates", "mechanics", "apply_loads", "weigh", "reduce"]
 
@@ -105,11 +111,15 @@ __all__ = ["Analysis", "AnalysisOptions", "Conditioned", "LEVELS", "Log", "Recor
 #: (:mod:`humanbody.checks.outputs`; the write stage adds each to the user's lines once).
 LEVELS = ("message", "detail", "warning")
 
+#: The stages a :class:`Record` comes from, in the order :func:`analyze_trial` runs them (the module's table):
+#: "calibrate" is :func:`calibrate_model`, "loads" :func:`apply_loads`, "mass" :func:`weigh`, "reduce"
+#: :func:`reduce`; "write" and "export" are the writer's (:func:`humanbody.trial_output.write_results`).
+STAGES = ("read", "subject", "condition", "calibrate", "track", "rates", "loads", "mass", "reduce", "write", "export")
+
 
 @dataclass(frozen=True)
 class Record:
-    """One thing a stage said: its ``level`` (:data:`LEVELS`), the ``stage`` that said it ("read", "subject",
-    "condition", "calibrate_model", "track", "rates", "loads", "mass", "reduce", "write", "export"), the ``message``
+    """One thing a stage said: its ``level`` (:data:`LEVELS`), the ``stage`` that said it (:data:`STAGES`), the ``message``
     (one line, as printed and written to ``<trial>_log.txt``) and its ``priority`` on the first screen of
     ``humanbody analyze`` (:class:`humanbody.errors.Note`: the lowest are left to the log file first; ``NOTE``,
     the default, never)."""
@@ -142,7 +152,7 @@ class Log:
         level : str
             One of :data:`LEVELS`.
         stage : str
-            The stage that speaks.
+            The stage that speaks, one of :data:`STAGES`.
         *lines : str
             One record each, in order; a :class:`humanbody.errors.Note` brings its own priority.
         priority : int
@@ -151,6 +161,8 @@ class Log:
         """
         if level not in LEVELS:
             raise ValueError(f"log level must be one of {', '.join(LEVELS)}, not {level!r}")
+        if stage not in STAGES:
+            raise ValueError(f"log stage must be one of {', '.join(STAGES)}, not {stage!r}")
         self.records += [Record(level, stage, str(line), priority_of(line, priority)) for line in lines]
 
     def message(self, stage: str, *lines: str, priority: int = NOTE) -> None:
@@ -305,8 +317,8 @@ class Analysis:
     options : AnalysisOptions          the options it was made with; :func:`humanbody.trial_output.write_results`
                                        writes the exports they name (``export``, ``opensim_feet``)
     markers : DataFrame or None        marker trajectories in ground axes after conditioning
-    calibration : object or None       static calibration (marker trials)
-    tracking : object or None          tracking result with residuals (marker trials)
+    calibration : Calibration or None  static calibration (marker trials)
+    tracking : Tracking or None        tracking result with residuals (marker trials)
     log : Log                          what each stage said (:class:`Record`: level, stage, message)
     loads : FrameLoads or None         external loads on the frames, assigned to segments (--forces)
     raw : DataFrame or None            the marker trial as read (lab axes), kept when asked (for export)
@@ -325,11 +337,11 @@ class Analysis:
     motion: Motion
     options: AnalysisOptions = field(default_factory=AnalysisOptions)
     markers: pd.DataFrame | None = None
-    calibration: Any = None
-    tracking: Any = None
+    calibration: Calibration | None = None
+    tracking: Tracking | None = None
     log: Log = field(default_factory=Log)
-    loads: Any = None
-    raw: Any = None
+    loads: FrameLoads | None = None
+    raw: pd.DataFrame | None = None
     computed: Results | None = field(default=None, repr=False)
 
     def replace(self, **changes) -> Analysis:
@@ -455,7 +467,7 @@ class Analysis:
     @property
     def residuals(self) -> pd.DataFrame | None:
         """Per-frame tracking residuals (m) by segment, when markers were tracked."""
-        return getattr(self.tracking, "residuals", None)
+        return None if self.tracking is None else self.tracking.residuals
 
 
 def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: bool = False,
@@ -566,15 +578,23 @@ def options_with(options: AnalysisOptions | None, overrides: dict) -> AnalysisOp
 
 
 def checked(opts: AnalysisOptions, path: str | None = None) -> AnalysisOptions:
-    """``opts``, once every option with a fixed set of values is known to hold one of them; else the
-    InputError the stage using it would raise, raised before anything is read (``path``: the trial file,
-    named as that stage names it).
+    """``opts``, once every option holds a value the analysis can take; else the InputError naming the
+    option, raised before anything is read (``path``: the trial file, named as the stage using the option
+    names it).  The one place the options' values are checked: the stages take them as given.
 
+    ``mass`` and ``height`` (positive, plausible: :func:`humanbody.model.anthropometry.validate_subject`),
+    ``sex`` (male, female), ``axes`` ("auto" or a spec, :func:`humanbody.lab.axes.parse_axes`),
+    ``cutoff_hz`` (Hz, 0 or None: no filter; "auto", "set"), ``max_gap`` (s, not negative), ``fill``
+    (:data:`humanbody.markers.gaps.FILL_METHODS`), ``ik`` (auto, segments, global), ``joint_limits``
+    (off, physiological, anatomical or a table: :func:`humanbody.markers.global_ik.joint_limits`),
+    ``imu_heading`` (:func:`humanbody.imu.calibration.parse_heading`), ``imu_knee`` (hinge, free),
     ``angle_zero`` (:data:`humanbody.mechanics.clinical.ANGLE_ZEROS`), ``moment_frame``
-    (:data:`humanbody.mechanics.moment_frames.MOMENT_FRAMES`), ``ik`` (auto, segments, global),
-    ``fill`` (:data:`humanbody.markers.gaps.FILL_METHODS`), ``max_gap`` (s, not negative), ``sex`` (male,
-    female) and ``imu_knee`` (hinge, free).  The others are checked where they are built
-    (:class:`~humanbody.options.AnalysisOptions`: ``skip_checks``, ``export``; the command line's parsers).
+    (:data:`humanbody.mechanics.moment_frames.MOMENT_FRAMES`), ``load_segments`` (segments of the model:
+    the given one's, else the body's; a model file's are checked as it is read, :func:`subject_model`),
+    ``force_threshold`` (N, not negative), ``forces_cutoff_hz`` (Hz, 0: no filter; None), ``export``
+    (:data:`humanbody.options.EXPORT_FORMATS`) and ``opensim_feet`` (two body names).  ``skip_checks`` and
+    ``differentiation`` are checked as the options are made (:class:`~humanbody.options.AnalysisOptions`);
+    the files (``static``, ``forces``, ...) as they are read.
 
     Parameters
     ----------
@@ -588,22 +608,98 @@ def checked(opts: AnalysisOptions, path: str | None = None) -> AnalysisOptions:
     AnalysisOptions
         ``opts`` itself.
     """
+    for what, value in (("mass", opts.mass), ("height", opts.height)):
+        if value is not None:
+            try:
+                validate_subject(**{"mass": DEFAULT_MASS, "height": DEFAULT_HEIGHT, what: value})
+            except InputError as err:
+                raise InputError(err.message, option=what) from None
+    check_sex(opts.sex)
+    if not (isinstance(opts.axes, str) and opts.axes.strip().lower() == "auto"):
+        try:
+            parse_axes(opts.axes)
+        except InputError as err:
+            raise InputError(err.message if err.message.startswith("axes") else f"axes {opts.axes!r}: {err.message}",
+                             option="axes") from None
+    if not _cutoff_ok(opts.cutoff_hz, ("auto", MARKERSET_CUTOFF)):
+        raise InputError(f"cutoff_hz must be a cut-off in Hz (0 or None: no filter), \"auto\" or "
+                         f"\"{MARKERSET_CUTOFF}\", not {opts.cutoff_hz!r}", option="cutoff_hz")
+    if opts.max_gap is None or not np.isfinite(opts.max_gap) or opts.max_gap < 0:
+        raise InputError(f"max_gap must be a non-negative number of seconds, got {opts.max_gap!r}", path)
+    if opts.fill not in FILL_METHODS:
+        raise InputError(f"unknown fill method {opts.fill!r}; use one of {', '.join(FILL_METHODS)}", path)
+    if opts.ik not in IK_METHODS:
+        raise InputError(f"ik must be auto, segments or global, not {opts.ik!r}", path, option="ik")
+    _check_joint_limits(opts.joint_limits)
+    parse_heading(opts.imu_heading)
+    if opts.imu_knee not in ("hinge", "free"):
+        raise InputError(f"imu_knee {opts.imu_knee!r}: expected hinge or free", option="imu_knee")
     if opts.angle_zero not in ANGLE_ZEROS:
         raise InputError(f"angle_zero must be one of {', '.join(ANGLE_ZEROS)}, not {opts.angle_zero!r}",
                          option="angle_zero")
     if opts.moment_frame is not None and opts.moment_frame not in MOMENT_FRAMES:
         raise InputError(f"moment_frame must be one of {', '.join(MOMENT_FRAMES)}, not {opts.moment_frame!r}",
                          option="moment_frame")
-    if opts.ik not in IK_METHODS:
-        raise InputError(f"ik must be auto, segments or global, not {opts.ik!r}", path, option="ik")
-    if opts.fill not in FILL_METHODS:
-        raise InputError(f"unknown fill method {opts.fill!r}; use one of {', '.join(FILL_METHODS)}", path)
-    if opts.max_gap is None or not np.isfinite(opts.max_gap) or opts.max_gap < 0:
-        raise InputError(f"max_gap must be a non-negative number of seconds, got {opts.max_gap!r}", path)
-    check_sex(opts.sex)
-    if opts.imu_knee not in ("hinge", "free"):
-        raise InputError(f"imu_knee {opts.imu_knee!r}: expected hinge or free", option="imu_knee")
+    if isinstance(opts.model, BodyModel) or opts.model is None:
+        check_load_segments(opts, opts.model.names if isinstance(opts.model, BodyModel) else SEGMENT_NAMES)
+    if not _number_ok(opts.force_threshold, low=0.0):
+        raise InputError(f"force_threshold must be a force in N, 0 or above, not {opts.force_threshold!r}",
+                         option="force_threshold")
+    if not _cutoff_ok(opts.forces_cutoff_hz, ()):
+        raise InputError(f"forces_cutoff_hz must be a cut-off in Hz (0: no filter) or None (the markers' cut-off), "
+                         f"not {opts.forces_cutoff_hz!r}", option="forces_cutoff_hz")
+    if any(not isinstance(f, str) or f not in EXPORT_FORMATS for f in opts.export):
+        parse_export(",".join(map(str, opts.export)))  # the command line's error for the first unknown format
+    if opts.opensim_feet is not None:
+        feet = opts.opensim_feet
+        parse_feet(",".join(map(str, feet)) if not isinstance(feet, str) else feet)
     return opts
+
+
+def check_load_segments(opts: AnalysisOptions, names) -> None:
+    """Refuse a ``load_segments`` assignment to a segment the model lacks (one line naming its segments).
+
+    Parameters
+    ----------
+    opts : AnalysisOptions
+        ``load_segments``: (load name, segment) pairs.
+    names : sequence of str
+        The model's segment names.
+
+    Raises
+    ------
+    InputError
+        Naming the option, the assignment and the model's segments.
+    """
+    for name, seg in opts.load_segments:
+        if seg not in names:
+            raise InputError(f"load_segments {name}={seg}: no segment {seg!r} in the model "
+                             f"(segments: {', '.join(names)})", option="load_segments")
+
+
+def _number_ok(value, low: float) -> bool:
+    """Whether ``value`` is a real number (not a bool), finite and at least ``low``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return False
+    return bool(np.isfinite(value) and value >= low)
+
+
+def _cutoff_ok(value, words: tuple) -> bool:
+    """Whether ``value`` is None, one of ``words`` or a cut-off in Hz, 0 (no filter) or above (the Nyquist bound
+    needs the trial's rate: the filter checks it)."""
+    if value is None or (isinstance(value, str) and value in words):
+        return True
+    return _number_ok(value, low=0.0)
+
+
+def _check_joint_limits(limits) -> None:
+    """Refuse ``joint_limits`` other than None, "off", a built-in table's name or a table of bounds."""
+    if limits is None or (isinstance(limits, str) and limits in ("off", *LIMIT_TABLES)):
+        return
+    if isinstance(limits, str) or not hasattr(limits, "items"):
+        raise InputError(f"joint_limits must be off, {', '.join(LIMIT_TABLES)} or a table of bounds, not {limits!r}",
+                         option="joint_limits")
+    joint_limits(limits, "joint_limits")  # a table: its segments and bounds
 
 
 def _kept(conditioned: Conditioned, keep: bool) -> tuple[Trial, pd.DataFrame | None]:
@@ -681,7 +777,7 @@ def reduce(analysis: Analysis, log: Log, keep_markers: bool = True, fit=None) ->
     model, motion and loads (the conditioned markers' displacement limited and
     reported); when its criteria are met, the new Analysis has the fitted model
     (masses, trunk mass centre), the tracked root's motion and coordinates,
-    else the same ones; its model's ``meta["residual_reduction"]`` holds the
+    else the same ones; its model's ``residual_reduction`` holds the
     record either way (model.json).
 
     Parameters
@@ -715,7 +811,7 @@ def reduce(analysis: Analysis, log: Log, keep_markers: bool = True, fit=None) ->
     if red.applied:
         changes.update(coords=reduced_coords(analysis.coords, red), motion=red.motion)
     model = red.model if red.applied else analysis.model
-    changes["model"] = model.replace(meta={**model.meta, "residual_reduction": record_json(red.record)})
+    changes["model"] = model.replace(residual_reduction=record_json(red.record))
     if not keep_markers:
         changes.update(markers=None, trial=analysis.trial.time_base())
     if not red.applied:  # the model's masses and the motion are those the kinematics were computed with
@@ -766,7 +862,7 @@ def read(path: str, options: AnalysisOptions, log: Log) -> Trial:
 
         if c3d_has_platforms(path):
             try:  # a C3D trial's own force platforms; ones ezc3d cannot extract leave the markers usable
-                trial.forces = load_forces(path, trial.axes, options.load_map)
+                trial = replace(trial, forces=_plates(path, trial.axes, options))
             except InputError as err:
                 if options.load_map:  # the user assigned these plates: their kinetics were asked for
                     raise
@@ -776,8 +872,19 @@ def read(path: str, options: AnalysisOptions, log: Log) -> Trial:
             log.message("read", "loads: the trial's own force platforms", priority=SETUP)
             return trial
     if forces is not None:
-        trial.forces = load_forces(forces, trial.axes if trial.kind == "markers" else None, options.load_map)
+        trial = replace(trial, forces=_plates(forces, trial.axes if trial.kind == "markers" else None, options))
     return trial
+
+
+def _plates(source, axes, options: AnalysisOptions):
+    """The loads of ``source`` under ``axes`` (:func:`humanbody.trial.load_forces`) with ``options.load_segments``
+    given to them; a load the file lacks is refused naming the option by its name here, ``load_segments``."""
+    try:
+        return load_forces(source, axes, options.load_map)
+    except InputError as err:
+        if err.option != "loads" or not err.message.startswith("loads "):
+            raise
+        raise InputError("load_segments" + err.message[len("loads"):], err.path, option="load_segments") from None
 
 
 def subject(trial: Trial, options: AnalysisOptions, log: Log, file: SubjectFile | None = None) -> TrialSubject:
@@ -836,7 +943,9 @@ def subject_model(subj: TrialSubject, options: AnalysisOptions, log: Log) -> Bod
         if isinstance(model, BodyModel):
             return model
         log.message("subject", f"model: {model}")
-        return load_model(model)
+        loaded = load_model(model)
+        check_load_segments(options, loaded.names)  # the options' one check that needs the file (:func:`checked`)
+        return loaded
     if subj.mass is None and subj.height is None:
         return None
     return BodyModel.default(mass=subj.calibration_mass,
@@ -951,8 +1060,8 @@ def condition(trial: Trial, options: AnalysisOptions, log: Log, height: float | 
     del ground
     log.message("condition", *messages, *report.summary_lines())
     log.detail("condition", *details, *[f"conditioning: {line}" for line in report.lines()])
-    out = Trial.from_frame(markers, axes=trial.axes, lab_attrs=trial.attrs)
-    out.source, out.forces, out.log, out.events = trial.source, trial.forces, trial.log, trial.events
+    out = replace(Trial.from_frame(markers, axes=trial.axes, lab_attrs=trial.attrs), source=trial.source,
+                  forces=trial.forces, log=trial.log, events=trial.events)
     return Conditioned(trial=out, markerset=mset, found=found, required=required,
                        cutoff_hz=None if report.filter is None else report.filter.cutoff_hz)
 
@@ -1196,8 +1305,8 @@ def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log:
 
     :func:`humanbody.mechanics.kinematics.prepare_motion` with ``options.differentiation``; when that is the
     default (``--diff`` not naming another) and the model's marker set names its own method
-    (``meta["rates"]``: the Plug-in Gait sets' central differences, "gradient", as Nexus differences its
-    segment axes for the joint powers), the set's; the feet's angular velocities over ``meta["foot_rate_frames"]``
+    (``conventions.rates``: the Plug-in Gait sets' central differences, "gradient", as Nexus differences its
+    segment axes for the joint powers), the set's; the feet's angular velocities over ``conventions.foot_rate_frames``
     frames each side when the set names it (:func:`~humanbody.mechanics.kinematics.spaced_rates`).  The frames at the ends whose rates are estimates are
     noted on the log (``log.edges``, :func:`humanbody.checks.edges.edge_note`).
 
@@ -1219,13 +1328,13 @@ def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log:
     """
     if source:
         coords.attrs.setdefault("source", source)
-    diff, own = options.differentiation, (getattr(model, "meta", None) or {}).get("rates")
+    diff, own = options.differentiation, model.conventions.rates
     if own and diff == Differentiation() and own != diff.method:
-        diff = Differentiation(method=str(own))
+        diff = Differentiation(method=own)
     motion = prepare_motion(model, coords, differentiation=diff)
-    feet = (getattr(model, "meta", None) or {}).get("foot_rate_frames")
+    feet = model.conventions.foot_rate_frames
     if feet and diff.method == "gradient":  # Plug-in Gait's ankle power: the feet differenced wider
-        motion = spaced_rates(model, motion, {f"{side}_foot": int(float(feet)) for side in ("right", "left")})
+        motion = spaced_rates(model, motion, {f"{side}_foot": feet for side in ("right", "left")})
     log.message("rates", f"rates: {motion.how}" + (" (the marker set's)" if diff is not options.differentiation
                                                    else ""), priority=ROUTINE)
     log.edges = edge_note(diff, motion.time, motion.local_rates)
@@ -1270,7 +1379,7 @@ def apply_loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_h
     :func:`humanbody.mechanics.loads.condition_loads` (threshold, low-pass
     at ``options.forces_cutoff_hz``, else ``cutoff_hz``, the markers' cut-off;
     resampled to the frames, as the mean over each frame when the model's set says so:
-    ``meta["load_resampling"] == "frame_mean"``, the Plug-in Gait sets) and :func:`humanbody.mechanics.foot_contact.assign_loads`
+    ``conventions.load_resampling == "frame_mean"``, the Plug-in Gait sets) and :func:`humanbody.mechanics.foot_contact.assign_loads`
     (named segment, else the nearest foot).  The assignment needs the feet's
     poses in every frame: the kinematics computed here are kept
     (``computed``) and the writer reuses them, so every frame's
@@ -1296,17 +1405,13 @@ def apply_loads(analysis: Analysis, options: AnalysisOptions, log: Log, cutoff_h
     from .mechanics.foot_contact import assign_loads  # lazy: imported on use (see the imports)
     from .mechanics.loads import condition_loads  # lazy: as above
 
-    model, table = analysis.model, analysis.load_table
-    for name, seg in options.load_segments:
-        if seg not in model.names:
-            raise InputError(f"load_segments {name}={seg}: no segment {seg!r} in the model "
-                             f"(segments: {', '.join(model.names)})", option="load_segments")
+    model, table = analysis.model, analysis.load_table  # load_segments names its segments (:func:`checked`)
     cut = cutoff_hz if options.forces_cutoff_hz is None else options.forces_cutoff_hz
-    frame_mean = (getattr(model, "meta", None) or {}).get("load_resampling") == "frame_mean"  # Plug-in Gait's
+    frame_mean = model.conventions.load_resampling == "frame_mean"  # Plug-in Gait's
     frame_loads = condition_loads(table, analysis.motion.time, cutoff_hz=cut or None,
                                   threshold=options.force_threshold, frame_mean=frame_mean)
     assigned = assign_loads(frame_loads, table.segments, model, analysis.results)
-    log.message("loads", *assignment_line(table.notes + frame_loads.notes))
+    log.message("loads", *assignment_line(table.notes + assigned.notes))
     return analysis.replace(loads=assigned, computed=analysis.results)
 
 
@@ -1476,7 +1581,7 @@ def _tracking_lines(calibration, tracking, warnings: list | None = None, fit: st
             f"(largest: {worst} {med[worst]:.1f} mm)" + (f"; {fit}" if fit else "")
         )
         fit = None
-    joined = getattr(tracking, "joined", None)
+    joined = tracking.joined
     if joined:
         lines.append("tracking: frames with too few markers fitted with the segment's joint centres joined: "
                      + ", ".join(f"{k} {v}" for k, v in joined.items()))
@@ -1496,7 +1601,7 @@ def _tracking_lines(calibration, tracking, warnings: list | None = None, fit: st
         lines.append("tracking: frames with no pose (rows empty): "
                      + ", ".join(f"{k} {v}" for k, v in gone.items()))
     lines += [f"tracking: {line}" for line in tracking.singular_lines()]
-    lines += [f"tracking: {line}" for line in getattr(tracking, "limit_notes", ())]
+    lines += [f"tracking: {line}" for line in tracking.limit_notes]
     return lines + ([fit] if fit else [])
 
 

@@ -34,7 +34,7 @@ from .io import read_frame
 from .io.c3d_events import events_table
 from .io.loads import read_loads
 from .lab.axes import to_ground
-from .lab.layout import marker_names
+from .lab.layout import table_markers
 
 __all__ = ["Trial", "load_trial", "load_forces", "file_events", "KINDS"]
 
@@ -42,9 +42,10 @@ __all__ = ["Trial", "load_trial", "load_forces", "file_events", "KINDS"]
 KINDS = ("markers", "coordinates", "orientations")
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class Trial:
-    """One trial: time base, data in ground axes, force plates, events and a log.
+    """One trial: time base, data in ground axes, force plates, events and a log; a value (frozen): a stage
+    that changes it gives a new one (``dataclasses.replace``).
 
     Attributes
     ----------
@@ -151,7 +152,7 @@ class Trial:
             raise InputError("trial has no leading time column", frame.attrs.get("source"))
         kind = str(frame.attrs.get("kind", ""))
         table = frame.to_numpy(dtype=np.float64, copy=False)
-        names = marker_names(frame) if kind == "markers" else []
+        names = table_markers(frame) if kind == "markers" else []
         ground_attrs = copy.deepcopy(frame.attrs) if axes is not None else None
         attrs = copy.deepcopy(lab_attrs if lab_attrs is not None else frame.attrs)
         rate = frame.attrs.get("rate_hz")
@@ -272,13 +273,9 @@ def load_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_ma
         log.append(f"axes: {mapping.describe()}")
     else:
         trial = Trial.from_frame(frame)
-    trial.log = log
-    if kind == "markers":
-        trial.events, lines = file_events(trial.attrs)
-        trial.log += lines
-    if forces is not None:
-        trial.forces = load_forces(forces, trial.axes, loads)
-    return trial
+    events, lines = file_events(trial.attrs) if kind == "markers" else (None, [])
+    return dataclasses.replace(trial, log=log + lines, events=events,
+                               forces=None if forces is None else load_forces(forces, trial.axes, loads))
 
 
 def file_events(attrs: dict) -> tuple[pd.DataFrame | None, list[str]]:

@@ -63,7 +63,7 @@ def test_stages_chained_by_hand_give_what_analyze_trial_gives(chained, whole):
 def test_values_passed_between_stages_are_frozen(chained, opts):
     _, trial, subj, conditioned, _, _ = chained
     assert subj == TrialSubject(mass=75.0, height=1.75, sex="male", file=None, mass_from_plates=False)
-    for value, name in ((subj, "mass"), (conditioned, "cutoff_hz")):
+    for value, name in ((subj, "mass"), (conditioned, "cutoff_hz"), (trial, "forces"), (conditioned.trial, "events")):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(value, name, 1.0)
     assert isinstance(conditioned, Conditioned)
@@ -146,6 +146,9 @@ def test_the_log_is_records_of_level_stage_and_message(whole):
     assert whole.log.text() == "\n".join((*whole.messages, "", "details:", *whole.details)) + "\n"
     with pytest.raises(ValueError, match="log level"):
         whole.log.add("loud", "read", "x")
+    with pytest.raises(ValueError, match="log stage"):
+        whole.log.add("message", "calibrate_model", "x")
+    assert {r.stage for r in records} <= set(pipeline.STAGES)
 
 
 def test_each_record_carries_its_priority_on_the_first_screen(whole):
@@ -189,13 +192,41 @@ def test_the_logs_lines_are_read_only():
     ("imu_knee", "ball", "imu_knee 'ball': expected hinge or free"),
     ("angle_zero", "lab", "angle_zero must be one of"),
     ("moment_frame", "lab", "moment_frame must be one of"),
+    ("mass", -5.0, "mass must be a positive finite number, got -5.0"),
+    ("mass", 750.0, "mass 750 kg is not plausible"),
+    ("height", float("nan"), "height must be a positive finite number"),
+    ("axes", "q,r,s", "axes spec 'q,r,s'"),
+    ("axes", "x,y,-z", "left-handed"),
+    ("cutoff_hz", -1.0, "cutoff_hz must be a cut-off in Hz"),
+    ("cutoff_hz", "fast", "cutoff_hz must be a cut-off in Hz"),
+    ("joint_limits", "loose", "joint_limits must be off, physiological, anatomical or a table of bounds"),
+    ("joint_limits", {"nose": {"alpha": [0, 1]}}, "not a segment with a parent"),
+    ("imu_heading", "q", "imu_heading 'q': expected a pelvis-sensor axis"),
+    ("load_segments", {"plate1": "nose"}, "load_segments plate1=nose: no segment 'nose' in the model"),
+    ("force_threshold", -1.0, "force_threshold must be a force in N, 0 or above"),
+    ("forces_cutoff_hz", float("inf"), "forces_cutoff_hz must be a cut-off in Hz"),
+    ("export", "pdf", "export 'pdf': unknown format 'pdf'"),
+    ("opensim_feet", ("calcn_r",), "opensim_feet 'calcn_r': expected two OpenSim body names"),
 ])
 def test_every_option_is_checked_before_the_trial_is_read(tmp_path, option, value, message):
     from humanbody.errors import InputError
 
     missing = tmp_path / "no_such_trial.trc"  # never read: the option is refused first
-    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")) as err:
         analyze_trial(missing, **{option: value})
+    assert err.value.path is None or option in ("ik", "fill", "max_gap"), err.value  # the option, not the file
+
+
+@pytest.mark.parametrize("changes", [
+    dict(cutoff_hz=0.0), dict(cutoff_hz=None), dict(cutoff_hz="auto"), dict(cutoff_hz="set"), dict(cutoff_hz=8),
+    dict(forces_cutoff_hz=0), dict(axes="opensim"), dict(axes="X=x,Y=-z,Z=y"), dict(joint_limits="off"),
+    dict(imu_heading="none"), dict(imu_heading="-z"), dict(export=("c3d", "opensim")),
+    dict(opensim_feet=("calcn_r", "calcn_l")), dict(load_segments={"plate1": "right_foot"}), dict(mass=72.6),
+    dict(force_threshold=0.0),
+])
+def test_values_the_analysis_takes_pass_the_check(changes):
+    opts = AnalysisOptions(**changes)
+    assert pipeline.checked(opts) is opts
 
 
 def test_functional_hips_are_the_same_in_lab_and_ground_axes():
@@ -336,3 +367,18 @@ def test_the_files_in_memory_are_the_bytes_write_results_writes(tmp_path, opts):
         for name, data in written.items():
             assert files[name] == data, name
         assert {Path(p).name for p in on_disk.values()} <= {Path(n).name for n in files}
+
+
+def test_a_load_the_force_file_lacks_is_refused_naming_load_segments(tmp_path):
+    """The option's one name in Python is ``load_segments`` (``--load`` on the command line)."""
+    from humanbody.errors import InputError
+
+    t = np.arange(0.0, 1.0, 0.01)
+    loads = pd.DataFrame({"time": t, **{f"p1_{q}_{a}": 0.0 for q in ("force", "point", "moment") for a in "xyz"}})
+    loads["p1_force_z"] = 700.0
+    loads.to_csv(tmp_path / "loads.csv", index=False)
+    with pytest.raises(InputError, match="load_segments nose=...: the file has no load 'nose'") as err:
+        pipeline.read(str(DATA / "sample_walk.csv"), AnalysisOptions(forces=str(tmp_path / "loads.csv"),
+                                                                     load_segments={"nose": "head"}), Log())
+    assert err.value.option == "load_segments"
+    assert str(err.value.on_command_line()).endswith("--load nose=...: the file has no load 'nose' (it has p1)")

@@ -33,7 +33,7 @@ def main():
                               forces=str(DATA / "subject01_walk1_grf.mot"))
     plain = hb.analyze_trial(DATA / "subject01_walk1.trc", opts)
     red = hb.analyze_trial(DATA / "subject01_walk1.trc", opts, reduce_residuals=True)
-    rec = red.model.meta["residual_reduction"]
+    rec = red.model.residual_reduction
     t = plain.coords["time"].to_numpy()
     grf = rec["peak_external_force_N"]
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))

@@ -162,7 +162,7 @@ def stated_mass(mass: float, where: str, loads, results, model, time, source: st
         return (f"check mass: {mass:g} kg ({where}) not judged on the plates of {name}: they weigh {m:.1f} kg "
                 f"+- {spread:.1f} kg from one second to the next (more than {100 * MAX_WEIGHING_SPREAD:g} %: a foot "
                 "off the plates or a run's impacts)")
-    height = ((getattr(model, "meta", None) or {}).get("subject") or {}).get("height")
+    height = (model.meta.get("subject") or {}).get("height")
     if height and m < BMI_RANGE[0] * float(height) ** 2:  # the plates do not carry a whole body: nothing weighed
         return (f"check mass: {mass:g} kg ({where}) not weighed on the plates of {name}: they carry {m:.1f} kg, "
                 f"less than any body of {float(height):.2f} m (body mass index {BMI_RANGE[0]:g})")

@@ -273,34 +273,6 @@ def _osim_dynamics(args, cm, time, q, out) -> str:
                        generalized_force_names(cm), time, tau, in_degrees=False)
 
 
-def file_event_findings(analysis) -> list[str]:
-    """The output check of a trial's own gait events (a C3D's ``EVENT`` group) against the markers' (the line
-    ``humanbody report`` gives, :func:`humanbody.checks.outputs.event_findings`): analyze cuts no strides, but a
-    file whose events are not where the feet are is said, naming ``--events kinematic``.
-
-    Parameters
-    ----------
-    analysis : humanbody.pipeline.Analysis
-        The analysed trial, with its markers and the file's own events.
-
-    Returns
-    -------
-    list of str
-        One line per finding (empty when the file's events agree with the markers', or cannot be judged).
-    """
-    own = analysis.events
-    if own is None or not len(own) or analysis.markers is None:
-        return []
-    from ..checks.outputs import event_findings  # lazy: only trials with events of their own
-    from ..gait.selection import file_event_stances, trial_events  # lazy: as above
-
-    try:
-        events, used, *_ = trial_events(analysis)
-    except InputError:  # no foot markers to judge them by: the report says so
-        return []
-    return event_findings(events, used, file_event_stances(events, used), command="analyze")
-
-
 def run(args) -> int:
     """Run ``humanbody analyze`` with the parsed ``args``.
 
@@ -324,6 +296,7 @@ def run(args) -> int:
 def _run_usual(args, say) -> int:
     """The trial on humanbody's body model -> the results table and the exports."""
     from .. import analyze_trial  # lazy: through the package face, its big imports with the collector paused
+    from ..checks.file_events import file_event_findings  # lazy: as above
     from ..trial_output import write  # lazy: keeps `humanbody --help` quick
 
     options = analysis_options(args)

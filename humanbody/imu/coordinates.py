@@ -45,7 +45,7 @@ def standing_height(model) -> float:
     -------
     float, m
     """
-    ref = (model.meta or {}).get("reference_pose", {}) if hasattr(model, "meta") else {}
+    ref = model.meta.get("reference_pose") or {}
     if "lower_torso_height" in ref:
         return float(ref["lower_torso_height"])
     drop = 0.0

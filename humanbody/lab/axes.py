@@ -30,7 +30,7 @@ import pandas as pd
 from .._kernels.marker_layout import permute_axes
 from ..errors import InputError
 from ..signal.nan import nanmedian
-from .layout import marker_names, plain_layout, table_positions, table_rate, with_positions
+from .layout import plain_layout, table_markers, table_positions, table_rate, with_positions
 from .vocabulary import read_name, vocabulary
 
 NAMED_AXES = {
@@ -581,7 +581,7 @@ def detect_axes(df: pd.DataFrame) -> AxesMapping:
     InputError
         Fewer than three markers, or no rule can decide the forward axis.
     """
-    names = marker_names(df)
+    names = table_markers(df)
     if len(names) < 3:
         raise InputError("cannot detect lab axes from fewer than 3 markers; give them with `axes`, e.g. x,-z,y",
                          df.attrs.get("source"))
@@ -650,7 +650,7 @@ def to_ground(df: pd.DataFrame, axes="auto") -> tuple[pd.DataFrame, AxesMapping]
             if not df.attrs.get("source"):
                 raise
             raise exc.with_path(df.attrs["source"]) from None
-    names = marker_names(df)
+    names = table_markers(df)
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
     if plain_layout(df, cols):  # write the ground table in one pass
         values = df.to_numpy(copy=False)

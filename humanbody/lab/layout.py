@@ -16,7 +16,7 @@ from .._kernels.marker_layout import copy_positions
 from ..errors import InputError
 
 
-def marker_names(df: pd.DataFrame) -> list[str]:
+def table_markers(df: pd.DataFrame) -> list[str]:
     """Marker names of a marker DataFrame, in column order.
 
     ``df.attrs["markers"]`` is used when every listed name has its three
@@ -86,7 +86,7 @@ def output_positions(df: pd.DataFrame, names: list[str]) -> tuple[np.ndarray | N
     df : pandas.DataFrame
         A marker table (m).
     names : list of str
-        Its markers (:func:`marker_names`).
+        Its markers (:func:`table_markers`).
 
     Returns
     -------

@@ -323,7 +323,7 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
                                       lengths, distal_dir, float(params.get("marker_radius", 0.0)), notes)
     model = model.replace(meta=dict(model.meta, calibration=dict(
         source=source, markerset=ms.name, mode=mode, mass=float(mass), height=float(height), sex=sex)))
-    model = _with_clinical_meta(model, ms, params)
+    model = _with_conventions(model, ms, params)
     track_offsets = _track_offsets(geo, ms, frames, params, source, notes)
     first = lambda a: nanmedian(a, axis=0) if a.ndim == 2 else _median_rotation(a)  # noqa: E731
     return Calibration(
@@ -567,25 +567,22 @@ def _segment_lengths(geo: Geometry, ms: MarkerSet, frames: dict, origins: dict, 
     return lengths, distal_dir
 
 
-def _with_clinical_meta(model: BodyModel, ms: MarkerSet, params: dict) -> BodyModel:
-    """The model with the set's clinical conventions in its meta: joint sequences, progression-relative
-    segments, progression and moment frames, reference twists."""
-    if ms.parameters.get("clinical_sequences"):  # the set's own decomposition of some joints (Plug-in Gait's ankle)
-        model = model.replace(meta=dict(model.meta, clinical_sequences=dict(ms.parameters["clinical_sequences"])))
-    if ms.parameters.get("clinical_progression"):  # thorax and head relative to the progression (Plug-in Gait)
-        model = model.replace(meta=dict(model.meta, clinical_progression=list(ms.parameters["clinical_progression"])))
-    for key in ("progression_frame", "moment_frame", "rates", "load_resampling", "foot_rate_frames"):  # Plug-in
-        # Gait's: one lab axis; moments in the distal frame; rates by central differences (the feet's over 2
-        # frames each side); loads averaged over each frame
-        if ms.parameters.get(key):
-            model = model.replace(meta=dict(model.meta, **{key: str(ms.parameters[key])}))
+def _with_conventions(model: BodyModel, ms: MarkerSet, params: dict) -> BodyModel:
+    """The model with the set's conventions (:class:`humanbody.model.conventions.Conventions`): joint sequences,
+    progression-relative segments, progression and moment frames, rates and loads (Plug-in Gait's: one lab axis;
+    moments in the distal frame; rates by central differences, the feet's over 2 frames each side; loads averaged
+    over each frame), reference twists (Plug-in Gait's ankle: the shank turned by the tibial torsion about z)."""
+    own = {key: str(ms.parameters[key]) for key in ("progression_frame", "moment_frame", "rates", "load_resampling",
+                                                    "foot_rate_frames") if ms.parameters.get(key)}
     twists = ms.parameters.get("clinical_reference_twists") or {}
-    if twists:  # e.g. Plug-in Gait's ankle: its reference is the shank turned by the tibial torsion about z
-        meta = {f"{side}_{kind}": parameter_value(name[side] if isinstance(name, Mapping) else f"{side}_{name}", params,
-                                                   f"clinical_reference_twists.{kind}")
-                for kind, name in twists.items() for side in ("right", "left")}
-        model = model.replace(meta=dict(model.meta, clinical_reference_twists=meta))
-    return model
+    return model.replace(conventions=model.conventions.replace(
+        clinical_sequences=dict(ms.parameters.get("clinical_sequences") or model.conventions.clinical_sequences),
+        clinical_progression=ms.parameters.get("clinical_progression") or model.conventions.clinical_progression,
+        clinical_reference_twists={
+            f"{side}_{kind}": parameter_value(name[side] if isinstance(name, Mapping) else f"{side}_{name}", params,
+                                              f"clinical_reference_twists.{kind}")
+            for kind, name in twists.items() for side in ("right", "left")} or model.conventions.clinical_reference_twists,
+        **own))
 
 
 def _track_offsets(geo: Geometry, ms: MarkerSet, frames: dict, params: dict, source: str, notes: list) -> dict:

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import FILTERING, InputError, Note
-from ..lab.layout import marker_names, output_positions, table_positions, table_rate, table_time, with_positions
+from ..lab.layout import output_positions, table_markers, table_positions, table_rate, table_time, with_positions
 from ..signal import CUTOFF_HZ
 from ..signal.filters import butterworth_sos, winter_design_cutoff  # noqa: F401  (re-exported)
 from ..signal.residual import residual_cutoff
@@ -129,7 +129,7 @@ def lowpass(df: pd.DataFrame, cutoff_hz: float = CUTOFF_HZ, order: int = 4) -> t
     """
     src = df.attrs.get("source")
     rate = table_rate(df)
-    names = marker_names(df)
+    names = table_markers(df)
     P = table_positions(df, names)
     report = lowpass_array(P, names, table_time(df), rate, cutoff_hz, order, src)
     out = with_positions(df, names, P)
@@ -337,7 +337,7 @@ def condition(df: pd.DataFrame, max_gap: float = 0.1, cutoff_hz: float | str | N
     """
     src = df.attrs.get("source")
     rate = table_rate(df)
-    names = marker_names(df)
+    names = table_markers(df)
     t = table_time(df)
     table, P = output_positions(df, names)
     gaps = gap_table(gap_rows(names, P, t))

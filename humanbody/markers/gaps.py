@@ -13,7 +13,7 @@ import pandas as pd
 from scipy import interpolate
 
 from ..errors import InputError
-from ..lab.layout import marker_names, table_positions, table_rate, table_time, with_positions
+from ..lab.layout import table_markers, table_positions, table_rate, table_time, with_positions
 from .rigid import horn_rotations
 
 FILL_METHODS = ("spline", "linear", "rigid")
@@ -80,7 +80,7 @@ def find_gaps(df: pd.DataFrame) -> pd.DataFrame:
         ``length_frames``.  A frame is missing when any coordinate is NaN or
         the marker is exactly at (0, 0, 0).
     """
-    names = marker_names(df)
+    names = table_markers(df)
     return gap_table(gap_rows(names, table_positions(df, names), table_time(df)))
 
 
@@ -236,7 +236,7 @@ def fill_gaps(df: pd.DataFrame, max_gap: float = 0.1, max_gap_frames: int | None
     """
     src = df.attrs.get("source")
     rate = table_rate(df)
-    names = marker_names(df)
+    names = table_markers(df)
     P = table_positions(df, names)
     rows, limit = fill_array(P, names, table_time(df), rate, max_gap, max_gap_frames, method, segments, src)
     report = fill_report(rows)

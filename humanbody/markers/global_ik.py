@@ -444,13 +444,11 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
                         conversions=[f"whole-body inverse kinematics with marker set {ms.name!r}"])
     residuals, used, status, marker_res = _residual_tables(ms, fit.seg_of, meas, res, cost, time,
                                                            [calibration.names.get(m, m) for m in names])
-    out = Tracking(coords=coords, residuals=residuals, status=status, markers_used=used,
-                   R=R_all, origins=O_all, near_singular=near, method="global", marker_residuals=marker_res)
-    object.__setattr__(out, "iterations", iters)
-    object.__setattr__(out, "limit_notes", limit_lines(time, principal, [SEGMENT_NAMES[k] for k in limited],
-                                                       lo[limited], hi[limited], _frame_rms(res), ms.keypoints)
-                       if limited else [])
-    return out
+    notes = (limit_lines(time, principal, [SEGMENT_NAMES[k] for k in limited], lo[limited], hi[limited],
+                         _frame_rms(res), ms.keypoints) if limited else [])
+    return Tracking(coords=coords, residuals=residuals, status=status, markers_used=used, R=R_all, origins=O_all,
+                    near_singular=near, method="global", marker_residuals=marker_res, iterations=iters,
+                    limit_notes=notes)
 
 
 def _solve_chunks(fit: _Fit, meas: np.ndarray, idx: np.ndarray, R0: np.ndarray, O0: np.ndarray, chained: bool,

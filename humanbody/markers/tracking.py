@@ -108,6 +108,10 @@ class Tracking:
         Per cluster segment, the frames with fewer than three usable
         markers of its own fitted with its joint centres joined (status
         ``"fit"``; :meth:`_Tracker._joined_gap_fit`).
+    iterations : ndarray or None
+        Whole-body inverse kinematics: the solver's iterations per frame; None for segment fits.
+    limit_notes : list of str
+        Whole-body inverse kinematics: the joints held on their limits, one line each (none for segment fits).
     """
 
     coords: pd.DataFrame
@@ -120,6 +124,8 @@ class Tracking:
     method: str = "segments"
     marker_residuals: pd.DataFrame | None = None
     joined: dict = field(default_factory=dict)
+    iterations: np.ndarray | None = None
+    limit_notes: list = field(default_factory=list)
 
     def singular_lines(self) -> list[str]:
         """One line per segment that came near its singular set: which frames (time span and count).

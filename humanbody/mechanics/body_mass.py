@@ -144,7 +144,7 @@ def model_height(model) -> float | None:
     float or None
         m.
     """
-    h = (model.meta or {}).get("subject", {}).get("height") if isinstance(model.meta, dict) else None
+    h = (model.meta.get("subject") or {}).get("height")
     return None if h is None else float(h)
 
 

@@ -30,7 +30,7 @@ alike (docs/conventions.md, "Clinical joint angles"; docs/joint_angles.md):
   and the horizontal direction of progression, positive when the toes turn
   in; NaN while the foot points more than 80 degrees up or down (kneeling,
   a foot lifted behind), where it has no meaningful direction on the floor.
-  A model's ``meta["clinical_sequences"]["foot_progression"] = "yzx"``
+  A model's ``conventions.clinical_sequences["foot_progression"] = "yzx"``
   takes Plug-in Gait's instead: the foot relative to the progression frame
   decomposed pitch, then about the floating z, then roll, the angle about z
   being arcsin(l_y) of the foot's unit long axis l in that frame (its
@@ -39,15 +39,15 @@ alike (docs/conventions.md, "Clinical joint angles"; docs/joint_angles.md):
   in every pose;
 - the direction of progression follows the pelvis's horizontal travel over
   one second (:func:`progression_heading`); a model whose
-  ``meta["progression_frame"]`` is ``"lab_axis"`` (the Plug-in Gait sets)
+  ``conventions.progression_frame`` is ``"lab_axis"`` (the Plug-in Gait sets)
   takes Plug-in Gait's instead, one lab axis for the whole trial
   (:func:`lab_axis_heading`: the axis closest to the pelvis's travel, or
   to its facing when it does not travel), for every angle referred to it;
-- a model whose ``meta["clinical_sequences"]`` names another order for a
+- a model whose ``conventions.clinical_sequences`` names another order for a
   joint kind (``{"ankle": "yzx"}``, Plug-in Gait's: flexion, then rotation
   about the floating axis, then inversion about the foot's long axis)
   decomposes that joint in it, each angle keeping its axis and sign; one
-  whose ``meta["clinical_reference_twists"]`` gives a joint an angle t
+  whose ``conventions.clinical_reference_twists`` gives a joint an angle t
   (rad; ``{"right_ankle": t}``) measures it from the reference segment's
   frame turned about its z axis by t, S <- Rz(t)^T S (Plug-in Gait's ankle:
   the shank's ankle axis, the knee's shank turned by the tibial torsion).
@@ -174,7 +174,7 @@ def _progression_table() -> tuple[ClinicalAngle, ...]:
     return tuple(rows)
 
 
-#: Angles relative to the direction of progression a model may add (``meta["clinical_progression"]``:
+#: Angles relative to the direction of progression a model may add (``conventions.clinical_progression``:
 #: ``["thorax", "head"]``, the ``plug_in_gait`` set), after :data:`CLINICAL_ANGLES`' columns.
 PROGRESSION_ANGLES: tuple[ClinicalAngle, ...] = _progression_table()
 
@@ -192,8 +192,8 @@ def clinical_columns(names, progression=(), pig_foot: bool = False) -> list[str]
 
     ``progression``: segments (``"thorax"``, ``"head"``) whose angles relative to the direction of
     progression (:data:`PROGRESSION_ANGLES`) are added after the others (a model's
-    ``meta["clinical_progression"]``).  ``pig_foot``: the foot's progression angles are Plug-in Gait's
-    (``meta["clinical_sequences"]["foot_progression"] == "yzx"``); each foot then also has
+    ``conventions.clinical_progression``).  ``pig_foot``: the foot's progression angles are Plug-in Gait's
+    (``conventions.clinical_sequences["foot_progression"] == "yzx"``); each foot then also has
     ``s_foot_progression_x_deg`` and ``s_foot_progression_y_deg``, Nexus's ``SFootProgressAngles`` X and Y
     (:func:`clinical_angles`).
 
@@ -436,8 +436,7 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
         raise InputError(f"angle zero must be one of {', '.join(ANGLE_ZEROS)}, not {zero!r}")
     F = len(coords)
     names = list(model.names)
-    progression = tuple((getattr(model, "meta", None) or {}).get("clinical_progression", ()) or ())
-    overrides = dict((getattr(model, "meta", None) or {}).get("clinical_sequences", {}) or {})
+    progression, overrides = model.conventions.clinical_progression, dict(model.conventions.clinical_sequences)
     foot_seq = str(overrides.get("foot_progression", "zyx"))
     columns = clinical_columns(names, progression, pig_foot=foot_seq == "yzx")
     relative0 = (getattr(calibration, "relative", None) or {}) if zero == "static" else {}
@@ -454,7 +453,7 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
     joint_rotation_angles(q, sequence_axes_array(model), chain_arr, np.ascontiguousarray(heading),
                           use_yaw, seq_arr, 1e-9, raw)
     n_joints = len(joints)
-    twists = dict((getattr(model, "meta", None) or {}).get("clinical_reference_twists", {}) or {})
+    twists = model.conventions.clinical_reference_twists
     for i, (joint, angles) in enumerate(joints.items()):
         if twists.get(joint):  # reference frame turned about its z: S <- Rz(t)^T S
             S = _yaw(np.array(float(twists[joint]))).T @ euler_to_matrix(raw[:, i], angles[0].sequence)
@@ -480,13 +479,14 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
 
 def _heading(model, coords: pd.DataFrame) -> np.ndarray:
     """The direction of progression per frame (F,; rad about ground z) from the root's travel and facing, or one
-    lab axis for every frame when the model says so (``meta["progression_frame"] == "lab_axis"``: Plug-in Gait)."""
+    lab axis for every frame when the model says so (``conventions.progression_frame == "lab_axis"``: Plug-in
+    Gait)."""
     time = coords["time"].to_numpy(dtype=float)
     root = model.names[0]
     R_root = _relative(model, coords, root)  # the root's relative rotation is its orientation in ground
     root_xy = coords[[f"{root}_x", f"{root}_y"]].to_numpy(dtype=float)
     facing = np.arctan2(R_root[:, 1, 0], R_root[:, 0, 0])
-    if (getattr(model, "meta", None) or {}).get("progression_frame") == "lab_axis":  # Plug-in Gait: one lab axis
+    if model.conventions.progression_frame == "lab_axis":  # Plug-in Gait: one lab axis
         return np.full(len(coords), lab_axis_heading(root_xy, facing))
     return progression_heading(time, root_xy, facing=facing)
 

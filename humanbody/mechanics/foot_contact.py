@@ -10,7 +10,7 @@ is ambiguous (two feet on one plate) and those feet's kinetics are NaN.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -133,12 +133,12 @@ def assign_loads(loads: FrameLoads, table_segments, model, results, distance: fl
     (double support on a walkway or a one-plate treadmill).
     A foot that no load reaches in any frame is listed in ``unloaded`` (its
     kinetics are NaN) with one line saying which plates went unused and why.
-    Returns ``loads`` with ``body`` set and lines added to ``notes``.
+    Returns a new FrameLoads: ``loads`` with ``body`` set and lines added to its ``notes``.
 
     Parameters
     ----------
     loads : FrameLoads
-        The conditioned loads; changed in place.
+        The conditioned loads (left as they are).
     table_segments : sequence of str or None
         Per load, the segment it is given to, or None.
     model : BodyModel
@@ -150,7 +150,8 @@ def assign_loads(loads: FrameLoads, table_segments, model, results, distance: fl
     Returns
     -------
     FrameLoads
-        ``loads`` itself, with ``body``, ``shared``, ``unloaded`` and ``unloaded_index`` set.
+        ``loads`` with ``body``, ``shared``, ``unloaded`` and ``unloaded_index`` set, and the assignment's lines
+        after its ``notes``.
 
     Raises
     ------
@@ -161,7 +162,7 @@ def assign_loads(loads: FrameLoads, table_segments, model, results, distance: fl
     body = np.full((F, L), -1, dtype=np.int64)
     shared = np.full((F, L, 2), -1, dtype=np.int64)
     c = _contacts(loads, model, results, distance)
-    unused = []
+    unused, notes = [], list(loads.notes)
     for j, name in enumerate(loads.names):
         seg = table_segments[j]
         if seg is not None:
@@ -169,26 +170,24 @@ def assign_loads(loads: FrameLoads, table_segments, model, results, distance: fl
                 raise InputError(f"load {name!r} is given to {seg!r}, which is not a segment of the model "
                                  f"({', '.join(model.names)})")
             body[c.loaded[:, j], j] = model.names.index(seg)
-            loads.notes.append(f"loads: {name} -> {seg} (named)")
+            notes.append(f"loads: {name} -> {seg} (named)")
             continue
         if not c.feet:
             raise InputError(f"load {name!r} names no segment and the model has no feet to give it to; "
                              "use `load_segments` NAME=segment")
-        why = _to_feet(c, j, name, distance, model, body, shared, loads.notes)
+        why = _to_feet(c, j, name, distance, model, body, shared, notes)
         if why is not None:
             unused.append(f"{name} ({why})")
-    loads.body = body
-    loads.shared = shared
     reached = set(body[body >= 0].tolist()) | set(shared[shared >= 0].tolist())
-    loads.unloaded = [s for s in c.feet if model.names.index(s) not in reached]
-    loads.unloaded_index = [model.names.index(s) for s in loads.unloaded]
-    if loads.unloaded:
-        side = " and ".join(s.replace("_foot", "") for s in loads.unloaded)
-        loads.notes.append(f"loads: no load on the {side} foot in any frame: {side} side kinetics NaN"
-                           + (f"; unused plate(s): {', '.join(unused)}" if unused else ""))
+    unloaded = [s for s in c.feet if model.names.index(s) not in reached]
+    if unloaded:
+        side = " and ".join(s.replace("_foot", "") for s in unloaded)
+        notes.append(f"loads: no load on the {side} foot in any frame: {side} side kinetics NaN"
+                     + (f"; unused plate(s): {', '.join(unused)}" if unused else ""))
     elif unused:
-        loads.notes.append(f"loads: unused plate(s): {', '.join(unused)}")
-    return loads
+        notes.append(f"loads: unused plate(s): {', '.join(unused)}")
+    return replace(loads, body=body, shared=shared, unloaded=unloaded,
+                   unloaded_index=[model.names.index(s) for s in unloaded], notes=notes)
 
 
 @dataclass

@@ -340,7 +340,7 @@ def spaced_rates(model: BodyModel, motion: Motion, spacing: dict) -> Motion:
     ``e'(f) = (e(f + k) - e(f - k)) / (2 k h)`` and turned into its hat omega (parent-frame components,
     Huston eqs. 8.190-8.192, as :func:`prepare_motion`); the k frames at each end and every other body
     keep their rates, and the angular accelerations are unchanged.  Plug-in Gait's ankle power
-    (``meta["foot_rate_frames"]``, 2): Nexus's ``SAnklePower`` is the ankle moment times the foot's angular
+    (``conventions.foot_rate_frames``, 2): Nexus's ``SAnklePower`` is the ankle moment times the foot's angular
     velocity relative to the tibia differenced over 2 frames each side (the shared Nexus trial's own moment
     and segment axes give it to 0.02 W/kg RMS so, 0.11 over 1 frame; its hip and knee powers over 1).
 

@@ -68,14 +68,14 @@ def moment_frame(model) -> str:
     Parameters
     ----------
     model : BodyModel
-        Its ``meta["moment_frame"]`` (the Plug-in Gait sets: ``"distal"``).
+        Its ``conventions.moment_frame`` (the Plug-in Gait sets: ``"distal"``).
 
     Returns
     -------
     str
         One of :data:`MOMENT_FRAMES`; ``"jcs"`` when the model does not say.
     """
-    return _check(str((getattr(model, "meta", None) or {}).get("moment_frame") or "jcs"))
+    return _check(model.conventions.moment_frame or "jcs")
 
 
 def with_moment_frame(model, frame: str | None):
@@ -93,7 +93,7 @@ def with_moment_frame(model, frame: str | None):
     """
     if frame is None:
         return model
-    return model.replace(meta=dict(model.meta, moment_frame=_check(str(frame))))
+    return model.replace(conventions=model.conventions.replace(moment_frame=_check(str(frame))))
 
 
 def moment_frame_note(model) -> str:

@@ -24,6 +24,7 @@ from ..errors import InputError
 from ..rotations.common import check_sequence as _check_seq
 from ..rotations.common import sequence_axes
 from .anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS, default_parameters
+from .conventions import CONVENTION_KEYS, Conventions
 from .segments import segment_index
 
 __all__ = ["BodyModel", "coordinate_columns", "default_model", "load_model", "lower_body_array", "sequence_axes_array"]
@@ -84,7 +85,7 @@ class BodyModel:
     gravity : ndarray, shape (3,), m/s^2
     name : str
     meta : dict
-        Extra model-level information (sources, subject mass and height);
+        Extra model-level information (sources, subject mass and height, the calibration);
         kept through save/load.
     segment_meta : tuple of dict
         Extra per-segment keys (segment length, source); kept through save/load.
@@ -93,6 +94,13 @@ class BodyModel:
         :data:`humanbody.rotations.SEQUENCES`, body-fixed axes in the order of
         the angles alpha, beta, gamma).  Empty means ``"xyz"`` (Bryant angles)
         for every body.
+    conventions : Conventions
+        How the clinical angles and moments are expressed and the rates and
+        loads taken (:class:`humanbody.model.conventions.Conventions`: a marker
+        set's, ``--moment-frame``); kept through save/load as top-level keys.
+    residual_reduction : dict or None
+        The record of the residual reduction that made this model
+        (:func:`humanbody.pipeline.reduce`, docs/kinetics.md); None: not reduced.
     """
 
     names: tuple
@@ -106,6 +114,12 @@ class BodyModel:
     meta: Mapping[str, Any] = field(default_factory=dict)
     segment_meta: tuple = ()
     sequences: tuple = ()
+    conventions: Conventions = field(default_factory=Conventions)
+    residual_reduction: Mapping[str, Any] | None = None
+
+    #: meta keys written after the conventions in model.json: the findings of the analysis that wrote it
+    #: (:mod:`humanbody.checks.outputs`, :mod:`humanbody.checks.edges`)
+    FINDINGS = ("warnings", "edges")
 
     def __post_init__(self):
         names = tuple(str(n) for n in self.names)
@@ -130,6 +144,12 @@ class BodyModel:
         set_(self, "inertia", inertia)
         set_(self, "gravity", _as_array(self.gravity, (3,), "gravity"))
         set_(self, "meta", dict(self.meta))
+        typed = [k for k in (*CONVENTION_KEYS, "residual_reduction") if k in self.meta]
+        if typed:
+            raise TypeError(f"meta key {typed[0]!r} is a typed field of the model: give it in `conventions` "
+                            "(or `residual_reduction`)")
+        if not isinstance(self.conventions, Conventions):
+            raise TypeError(f"conventions must be a Conventions, not {type(self.conventions).__name__}")
         seg_meta = tuple(dict(m) for m in self.segment_meta) or tuple({} for _ in names)
         if len(seg_meta) != n:
             raise InputError("segment_meta must have one entry per segment")
@@ -309,6 +329,8 @@ class BodyModel:
             meta=self.meta,
             segment_meta=[self.segment_meta[i] for i in idx],
             sequences=[self.sequences[i] for i in idx],
+            conventions=self.conventions,
+            residual_reduction=self.residual_reduction,
         )
         return BodyModel(**fields)
 
@@ -374,7 +396,11 @@ class BodyModel:
             )
             segments.append(seg)
         out = {"name": self.name, "gravity": self.gravity.tolist()}
-        out.update({k: v for k, v in self.meta.items() if k not in out})
+        out.update({k: v for k, v in self.meta.items() if k not in out and k not in self.FINDINGS})
+        out.update(self.conventions.to_dict())
+        if self.residual_reduction is not None:
+            out["residual_reduction"] = self.residual_reduction
+        out.update({k: self.meta[k] for k in self.FINDINGS if k in self.meta})
         out["segments"] = segments
         return out
 
@@ -414,7 +440,8 @@ class BodyModel:
                     raise InputError(
                         f"segment entry {i} has index {seg['index']}; segments must be listed in order 1..n"
                     )
-            meta = {k: v for k, v in data.items() if k not in ("name", "gravity", "segments")}
+            typed = {*CONVENTION_KEYS, "residual_reduction"}
+            meta = {k: v for k, v in data.items() if k not in ("name", "gravity", "segments") and k not in typed}
             fields: dict[str, Any] = dict(  # array-likes, converted and checked by __post_init__
                 names=[s["name"] for s in segs],
                 parents=[int(s["parent"]) for s in segs],
@@ -427,6 +454,8 @@ class BodyModel:
                 meta=meta,
                 segment_meta=[{k: v for k, v in s.items() if k not in known} for s in segs],
                 sequences=[s.get("sequence", "xyz") for s in segs],  # docs/conventions.md: absent = xyz
+                conventions=Conventions.from_dict(data),
+                residual_reduction=data.get("residual_reduction"),
             )
             return cls(**fields)
         except InputError as err:

@@ -11,25 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["table_markers", "resample", "markers_on_time_base", "residuals_on_time_base", "grf_on_time_base"]
+from ..lab.layout import table_markers
 
-
-def table_markers(df: pd.DataFrame) -> list[str]:
-    """Names of the markers of a marker table (``<name>_x/_y/_z`` columns; ``attrs["markers"]`` first).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-
-    Returns
-    -------
-    list of str
-    """
-    names = df.attrs.get("markers")
-    if names:
-        return [m for m in names if f"{m}_x" in df.columns]
-    cols = set(df.columns)
-    return [c[:-2] for c in df.columns if c.endswith("_x") and f"{c[:-2]}_y" in cols and f"{c[:-2]}_z" in cols]
+__all__ = ["resample", "markers_on_time_base", "residuals_on_time_base", "grf_on_time_base"]
 
 
 def resample(t_src: np.ndarray, values: np.ndarray, t_dst: np.ndarray) -> np.ndarray:

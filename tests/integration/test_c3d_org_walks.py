@@ -325,7 +325,7 @@ def test_analyze_checks_a_file_s_events_too(walk, said):
     """analyze cuts no strides, but says the Nexus file's right events in one line: its 52.5 % stance, the markers'
     64.4 %, and --events kinematic; the walks whose events agree with the feet (Walk1's read from Cortex's codes)
     are silent."""
-    from humanbody.commands.analyze import file_event_findings
+    from humanbody.checks.file_events import file_event_findings
 
     an, _ = _run(walk)
     lines = file_event_findings(an)

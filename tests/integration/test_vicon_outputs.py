@@ -25,6 +25,7 @@ import humanbody as hb
 from humanbody.export import pig_outputs, uses_pig_ankle
 from humanbody.io.c3d_processing import read_processing
 from humanbody.markers.plug_in_gait_rotation import foot_offset_rotation
+from humanbody.model.conventions import Conventions
 
 ROOT = Path(__file__).resolve().parents[2]
 NEXUS = "c3d_org/sample_00_Vicon_Motion_Systems_pyCGM2_lower_limb_CGM24_Walking01.c3d"
@@ -367,12 +368,12 @@ def test_nexus_ankle_y_is_minus_the_inversion(nexus_path, side):
 
 def test_uses_pig_ankle_follows_the_model_s_ankle_decomposition():
     """Only a model decomposing the ankle as Plug-in Gait (``yzx``) writes Nexus's ankle Y."""
-    assert uses_pig_ankle(hb.BodyModel.default().replace(meta={"clinical_sequences": {"ankle": "yzx"}}))
+    assert uses_pig_ankle(hb.BodyModel.default().replace(conventions=Conventions(clinical_sequences={"ankle": "yzx"})))
     assert not uses_pig_ankle(hb.BodyModel.default())
 
 
 def test_plug_in_gait_rates_are_central_differences_unless_diff_names_another():
-    """A model whose marker set names its rates (``meta["rates"]``: the Plug-in Gait sets' "gradient", central
+    """A model whose marker set names its rates (``conventions.rates``: the Plug-in Gait sets' "gradient", central
     differences, as Nexus differences its segment axes for the joint powers) gets them with the default
     ``--diff``; a method or cut-off named otherwise wins, and a model without it keeps the default."""
     from humanbody.pipeline import Log, rates
@@ -384,7 +385,7 @@ def test_plug_in_gait_rates_are_central_differences_unless_diff_names_another():
     coords = pd.DataFrame({"time": t, f"{root}_x": 1.2 * t, f"{root}_y": 0.0 * t, f"{root}_z": 0.9 + 0.0 * t,
                            **{f"{n}_{a}": 0.3 * np.sin(2 * np.pi * 4.0 * t + k)
                               for k, n in enumerate(model.names) for a in ("alpha", "beta", "gamma")}})
-    pig = model.replace(meta={"rates": "gradient"})
+    pig = model.replace(conventions=Conventions(rates="gradient"))
     for m, options, set_s in ((pig, hb.AnalysisOptions(), True),
                               (pig, hb.AnalysisOptions(differentiation="butterworth"), False),
                               (pig, hb.AnalysisOptions(differentiation=Differentiation(cutoff_hz=10.0)), False),
@@ -423,7 +424,7 @@ def test_spaced_rates_difference_the_feet_over_k_frames_each_side():
         keep = np.r_[0:j, j + 3:base.qd.shape[1]]
         np.testing.assert_array_equal(got.qd[:, keep], base.qd[:, keep])
         np.testing.assert_array_equal(got.qdd, base.qdd)
-    pig = model.replace(meta={"rates": "gradient", "foot_rate_frames": "2"})
+    pig = model.replace(conventions=Conventions(rates="gradient", foot_rate_frames=2))
     motion = rates(pig, coords.copy(), hb.AnalysisOptions(), Log())
     np.testing.assert_allclose(motion.qd, spaced_rates(model, base, {"left_foot": 2, "right_foot": 2}).qd)
     assert "left_foot over 2 frames" in motion.how

@@ -131,7 +131,7 @@ def test_c3d_model_outputs_follow_plug_in_gait(sample):
     from humanbody.mechanics.moment_frames import distal_moments
 
     model = hb.load_model(out / "sample_walk_markers_model.json")
-    assert model.meta["moment_frame"] == "jcs"  # model.json names the frame of the moment columns
+    assert model.conventions.moment_frame == "jcs"  # model.json names the frame of the moment columns
     distal = distal_moments(model, res)
     for label, axis, col in (("RHipMoment", 0, "right_hip_flexion_moment_Nm_per_kg"),
                              ("RKneeMoment", 1, "right_knee_adduction_moment_Nm_per_kg"),

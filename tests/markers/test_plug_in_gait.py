@@ -501,11 +501,11 @@ def test_ankle_is_plug_in_gait_s_order_not_the_joint_coordinate_system_s(pig):
     cl = clinical_angles(cal.model, tr.coords, cal)
     want = plug_in_gait_ankle(static_c, centres, "right", 1.0)
     np.testing.assert_allclose(cl["right_ankle_inversion_deg"], want["right_ankle_inversion"], atol=1e-6)
-    model = cal.model.replace(meta={k: v for k, v in cal.model.meta.items() if k != "clinical_sequences"})
+    model = cal.model.replace(conventions=cal.model.conventions.replace(clinical_sequences={}))
     jcs = clinical_angles(model, tr.coords, cal)
     assert np.abs(jcs["right_ankle_inversion_deg"] - want["right_ankle_inversion"]).max() > 0.05
     np.testing.assert_allclose(jcs["right_knee_flexion_deg"], cl["right_knee_flexion_deg"], atol=1e-12)
-    assert cal.model.meta["clinical_sequences"]["ankle"] == "yzx"
+    assert cal.model.conventions.clinical_sequences["ankle"] == "yzx"
 
 
 # ------------------------------------------------------------------ pelvis and foot progression
@@ -526,8 +526,8 @@ def test_pelvis_is_plug_in_gait_s_tilt_obliquity_rotation(pig):
     Y-X-Z sequence relative to the direction of progression, come back to 1e-6 deg; Baker's rotation-first
     Z-X-Y order (the other marker sets') gives other numbers for the combined poses (the test can fail)."""
     cal = pig[0]
-    baker = cal.model.replace(meta=dict(cal.model.meta, clinical_sequences={
-        k: v for k, v in cal.model.meta["clinical_sequences"].items() if k != "pelvis"}))
+    baker = cal.model.replace(conventions=cal.model.conventions.replace(clinical_sequences={
+        k: v for k, v in cal.model.conventions.clinical_sequences.items() if k != "pelvis"}))
     worst = 0.0
     for tilt, obliquity, rotation in PELVIS_POSES:
         tr, _ = _pelvis_pose_trial(cal, tilt, obliquity, rotation)
@@ -539,7 +539,7 @@ def test_pelvis_is_plug_in_gait_s_tilt_obliquity_rotation(pig):
         worst = max(worst, float(np.abs(other[["pelvis_tilt_deg", "pelvis_obliquity_deg", "pelvis_rotation_deg"]]
                                         .to_numpy() - [tilt, obliquity, rotation]).max()))
     assert worst > 5.0
-    assert cal.model.meta["clinical_sequences"]["pelvis"] == "yxz"
+    assert cal.model.conventions.clinical_sequences["pelvis"] == "yxz"
 
 
 def test_left_pelvis_angles_are_the_side_s_own_sense(pig):
@@ -588,8 +588,8 @@ def test_foot_progression_is_plug_in_gait_s(pig):
         floor = s * np.degrees(np.arctan2(long_axis[:, 1], long_axis[:, 0]))
         floor_gap = max(floor_gap, float(np.nanmax(np.abs(floor - want))))
     assert floor_gap > 1.0
-    model = cal.model.replace(meta=dict(cal.model.meta, clinical_sequences={
-        k: v for k, v in cal.model.meta["clinical_sequences"].items() if k != "foot_progression"}))
+    model = cal.model.replace(conventions=cal.model.conventions.replace(clinical_sequences={
+        k: v for k, v in cal.model.conventions.clinical_sequences.items() if k != "foot_progression"}))
     other = clinical_angles(model, tr.coords, cal)  # the floor angle (other marker sets)
     for side, _, s in SIDES:
         long_axis = _pig_foot_long_axis(static_c, centres, side, heading)
@@ -608,7 +608,7 @@ def test_pelvis_and_foot_progression_continuous_through_a_turn(pig):
     from humanbody.mechanics.clinical import progression_heading
 
     cal = pig[0]
-    travel_model = cal.model.replace(meta={k: v for k, v in cal.model.meta.items() if k != "progression_frame"})
+    travel_model = cal.model.replace(conventions=cal.model.conventions.replace(progression_frame=None))
     dt, v, radius = 0.02, 1.2, 1.0
     t = np.arange(0.0, 1.0 + np.pi * radius / v + 1.0, dt)
     s_path = v * t
@@ -1054,8 +1054,9 @@ def test_upper_body_angles_over_the_range_exact(pig_upper):
 def test_shoulder_order_is_plug_in_gait_s_not_the_joint_coordinate_system_s(pig_upper):
     """X-Y-Z at the shoulder: flexion-first (Y-X-Z) gives other numbers for this motion (the test can fail)."""
     cal, tr, ang, _, _, _, _ = pig_upper
-    seqs = {k: v for k, v in cal.model.meta["clinical_sequences"].items() if k != "shoulder"}
-    jcs = clinical_angles(cal.model.replace(meta=dict(cal.model.meta, clinical_sequences=seqs)), tr.coords, cal)
+    seqs = {k: v for k, v in cal.model.conventions.clinical_sequences.items() if k != "shoulder"}
+    jcs = clinical_angles(cal.model.replace(conventions=cal.model.conventions.replace(clinical_sequences=seqs)),
+                          tr.coords, cal)
     assert np.abs(jcs["left_shoulder_flexion_deg"] - ang["left_shoulder_flexion"]).max() > 1.0
 
 
@@ -1261,7 +1262,7 @@ def test_plug_in_gait_moments_default_to_the_distal_frame(pig_kinetics):
 
     out = pig_kinetics[None]
     model = hb.load_model(out / "s01_walk_model.json")
-    assert model.meta["moment_frame"] == "distal" and model.meta["progression_frame"] == "lab_axis"
+    assert model.conventions.moment_frame == "distal" and model.conventions.progression_frame == "lab_axis"
     assert "moments: clinical moment columns (*_moment_Nm_per_kg) in the distal segment's frame" in \
         (out / "s01_walk_log.txt").read_text()
     res = pd.read_csv(out / "s01_walk_results.csv")
@@ -1269,7 +1270,7 @@ def test_plug_in_gait_moments_default_to_the_distal_frame(pig_kinetics):
     for col, v in distal.items():
         np.testing.assert_allclose(res[col], v, atol=1e-9, err_msg=col)
     jcs = pd.read_csv(pig_kinetics["jcs"] / "s01_walk_results.csv")
-    assert hb.load_model(pig_kinetics["jcs"] / "s01_walk_model.json").meta["moment_frame"] == "jcs"
+    assert hb.load_model(pig_kinetics["jcs"] / "s01_walk_model.json").conventions.moment_frame == "jcs"
     assert np.nanmax(np.abs(jcs["right_hip_adduction_moment_Nm_per_kg"] - res["right_hip_adduction_moment_Nm_per_kg"])) > 0.01
     np.testing.assert_allclose(jcs["right_knee_power_W_per_kg"], res["right_knee_power_W_per_kg"], atol=1e-9)
     for folder in pig_kinetics.values():

@@ -11,6 +11,7 @@ from _shared import WALK
 import humanbody as hb
 from humanbody.mechanics.clinical import CLINICAL_ANGLES, clinical_angles, clinical_columns, progression_heading
 from humanbody.mechanics.kinematics import coordinate_columns
+from humanbody.model.conventions import Conventions
 from humanbody.rotations import euler_to_matrix, matrix_to_euler
 
 DATA = WALK
@@ -93,10 +94,10 @@ def test_pelvis_and_trunk_signs():
 
 
 def test_thorax_and_head_relative_to_the_progression_only_when_the_model_asks():
-    """``meta["clinical_progression"]`` (the plug_in_gait set) adds the thorax's and head's Y-X-Z angles
+    """``conventions.clinical_progression`` (the plug_in_gait set) adds the thorax's and head's Y-X-Z angles
     relative to the direction of progression: tilted forwards, right side up, turned to the left."""
     assert "thorax_tilt_deg" not in clinical_angles(MODEL, _coords(MODEL))
-    model = MODEL.replace(meta=dict(MODEL.meta, clinical_progression=["thorax", "head"]))
+    model = MODEL.replace(conventions=Conventions(clinical_progression=("thorax", "head")))
     cols = clinical_columns(model.names, ["thorax", "head"])
     assert [c for c in cols if c.startswith(("thorax_t", "thorax_o", "thorax_p", "head_"))] == [
         "thorax_tilt_deg", "thorax_obliquity_deg", "thorax_progression_rotation_deg", "head_tilt_deg",

@@ -335,11 +335,11 @@ def test_c3d_force_platform_equals_the_same_load_as_a_table(tmp_path):
     st_names = st.attrs["markers"]
     st_xyz = np.stack([st[[f"{m}_{a}" for a in "xyz"]].to_numpy() for m in st_names], axis=1) * 1000.0
     static_c3d = write_c3d(tmp_path / "static.c3d", np.nan_to_num(st_xyz), st_names)  # the same lab: Z up
-    from_c3d = hb.analyze_trial(trial, static=static_c3d, axes="x,y,z", loads={"plate1": "right_foot"})
+    from_c3d = hb.analyze_trial(trial, static=static_c3d, axes="x,y,z", load_segments={"plate1": "right_foot"})
     static = root / "sample_static.trc"
     assert any("1 force platform(s) of type 2" in m for m in from_c3d.messages)
     walk_trc = hb.analyze_trial(root / "sample_walk_markers.trc", static=static, forces=tmp_path / "loads.csv",
-                                loads={"L": "right_foot"})
+                                load_segments={"L": "right_foot"})
     a, b = from_c3d.kinetics, walk_trc.kinetics
     for col in ("right_ankle_dorsiflexion_moment_Nm_per_kg", "right_knee_flexion_moment_Nm_per_kg",
                 "right_grf_z_N_per_kg", "lower_torso_joint_force_z"):
@@ -353,7 +353,7 @@ def test_c3d_force_platform_equals_the_same_load_as_a_table(tmp_path):
     assert len(said) == 1 and "--forces" in said[0]
     assert markers_only.kinetics is None or "right_knee_flexion_moment_Nm_per_kg" not in markers_only.kinetics
     with pytest.raises(InputError, match="force platform type 5 is not supported"):
-        hb.analyze_trial(tmp_path / "type5.c3d", static=static_c3d, axes="x,y,z", loads={"plate1": "right_foot"})
+        hb.analyze_trial(tmp_path / "type5.c3d", static=static_c3d, axes="x,y,z", load_segments={"plate1": "right_foot"})
 
 
 # ------------------------------------------------------------------ automatic assignment
@@ -385,7 +385,9 @@ def test_automatic_assignment_nearest_foot_two_feet_and_two_plates():
     r_cop[2] = l_cop[2] = 0.0
     mid = 0.5 * (r_cop + l_cop)
     # a plate under each foot, and one between them with both feet on it
-    loads = assign_loads(_plate_loads(["A", "B", "C"], [r_cop, l_cop, mid]), [None, None, None], model, res)
+    given = _plate_loads(["A", "B", "C"], [r_cop, l_cop, mid])
+    loads = assign_loads(given, [None, None, None], model, res)
+    assert given.body is None and not given.notes and loads is not given  # a new value: the given loads kept
     assert (loads.body[:, 0] == right).all() and (loads.body[:, 1] == left).all()
     assert (loads.body[:, 2] == -2).all()
     assert any("C -> nearest foot" in n and "both feet on it in 4 frame(s)" in n for n in loads.notes)

@@ -15,9 +15,10 @@ import pytest
 import humanbody as hb
 from humanbody.mechanics.clinical import LAB_AXIS_TRAVEL, clinical_angles, lab_axis_heading
 from humanbody.mechanics.kinematics import coordinate_columns
+from humanbody.model.conventions import Conventions
 
 MODEL = hb.BodyModel.default()
-PIG = MODEL.replace(meta=dict(MODEL.meta, progression_frame="lab_axis", clinical_progression=["thorax", "head"]))
+PIG = MODEL.replace(conventions=Conventions(progression_frame="lab_axis", clinical_progression=("thorax", "head")))
 AXES = {"+X": 0.0, "+Y": 90.0, "-X": 180.0, "-Y": -90.0}
 
 

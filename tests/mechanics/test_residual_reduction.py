@@ -245,7 +245,7 @@ def test_the_shared_walk_meets_the_criteria_with_the_tracking_kept(shared_data):
                               forces=str(walk / "subject01_walk1_grf.mot"))
     plain = hb.analyze_trial(walk / "subject01_walk1.trc", opts)
     red = hb.analyze_trial(walk / "subject01_walk1.trc", opts, reduce_residuals=True)
-    record = red.model.meta["residual_reduction"]
+    record = red.model.residual_reduction
     assert record["applied"]
     grf = np.linalg.norm(np.nansum(red.loads.force, axis=1), axis=1).max()
     peaks = []

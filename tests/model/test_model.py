@@ -306,3 +306,35 @@ def test_sequences_in_the_model_file(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(data))
     with pytest.raises(InputError, match="left_upper_arm.*rotation sequence 'xxz'"):
         load_model(tmp_path / "bad.json")
+
+
+def test_conventions_are_typed_fields_kept_in_the_model_file(tmp_path, model):
+    """A marker set's conventions (Plug-in Gait's) and the residual reduction's record are typed fields of the
+    model, not meta keys: model.json keeps them as top-level keys after the model's own description and before
+    the analysis' findings, in :data:`CONVENTION_KEYS`' order, and reads them back into the same fields."""
+    from humanbody.model.conventions import CONVENTION_KEYS, Conventions
+
+    conv = Conventions(clinical_sequences={"ankle": "yzx"}, clinical_progression=["thorax", "head"],
+                       progression_frame="lab_axis", moment_frame="distal", rates="gradient",
+                       load_resampling="frame_mean", foot_rate_frames="2",
+                       clinical_reference_twists={"right_ankle": 0.1, "left_ankle": -0.2})
+    assert conv.foot_rate_frames == 2 and conv.clinical_progression == ("thorax", "head")
+    pig = model.replace(conventions=conv, residual_reduction={"applied": True},
+                        meta=dict(model.meta, calibration={"mode": "static"}, edges={"frames": 3}))
+    data = pig.to_dict()
+    keys = [k for k in data if k not in ("name", "gravity", "segments")]
+    assert keys == [*model.meta, "calibration", *CONVENTION_KEYS, "residual_reduction", "edges"]
+    assert data["foot_rate_frames"] == "2" and data["clinical_progression"] == ["thorax", "head"]
+    pig.save(tmp_path / "pig.json")
+    back = load_model(tmp_path / "pig.json")
+    assert back.conventions == conv and back.residual_reduction == {"applied": True}
+    assert not set(CONVENTION_KEYS) & set(back.meta) and "residual_reduction" not in back.meta
+    assert back.to_json() == pig.to_json()
+    assert list(model.to_dict()) == ["name", "gravity", *model.meta, "segments"]  # none set: none written
+
+
+def test_a_convention_given_as_meta_is_refused(model):
+    with pytest.raises(TypeError, match="meta key 'moment_frame' is a typed field of the model"):
+        model.replace(meta=dict(model.meta, moment_frame="distal"))
+    with pytest.raises(TypeError, match="conventions must be a Conventions"):
+        model.replace(conventions={"moment_frame": "distal"})

@@ -190,7 +190,7 @@ def test_scene_from_an_analysis_with_loads_draws_them(tmp_path):
                   "L_point_x": 0.2 + 0 * t, "L_point_y": -0.1 + 0 * t, "L_point_z": 0 * t}).to_csv(
         tmp_path / "loads.csv", index=False)
     sc, messages = load(data / "sample_walk_markers.trc", static=data / "sample_static.trc",
-                        forces=tmp_path / "loads.csv", loads={"L": "right_foot"})
+                        forces=tmp_path / "loads.csv", load_segments={"L": "right_foot"})
     assert sc.has_grf and sc.joint_moment is not None and sc.joint_moment.shape == sc.results.joint.shape
     origin, value = sc.vectors("grf", 10)
     np.testing.assert_allclose(value, [[0.0, 0.0, 700.0]], atol=1e-6)
