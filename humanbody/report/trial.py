@@ -154,16 +154,17 @@ def _one_line(err: BaseException) -> str:
     return " ".join(text.split()) or type(err).__name__
 
 
-def _kinetic_stride_notes(cycles: pd.DataFrame, params: pd.DataFrame) -> list:
+def _kinetic_stride_notes(cycles: pd.DataFrame, params: pd.DataFrame, curves: dict) -> list:
     """One line per side whose strides all lack a known load somewhere in stance: why its kinetic curves and
-    peaks are empty (both feet on one plate in double support, or a foot beside the plates)."""
+    peaks are empty (both feet on one plate in double support, or a foot beside the plates).  ``curves``: the
+    rows of each (side, variable) of ``cycles`` (:func:`humanbody.gait.cycles.normalized_curves`)."""
     out = []
-    moment = cycles["variable"].str.endswith("_moment_Nm_per_kg").to_numpy(dtype=bool)  # once for both sides
     counts = cycles["n_strides"].to_numpy()
     for side in ("right", "left"):
         strides = params.loc[side, "n_strides"] if side in params.index and "n_strides" in params else 0
-        rows = moment & (cycles["side"] == side).to_numpy(dtype=bool)
-        if rows.any() and strides and not (counts[rows] > 0).any():
+        moments = [r for (s, v), r in curves.items() if s == side and v.endswith("_moment_Nm_per_kg")]
+        rows = np.concatenate(moments) if moments else np.empty(0, dtype=np.int64)
+        if len(rows) and strides and not (counts[rows] > 0).any():
             out.append(f"kinetics: none of the {side} side's {int(strides)} stride(s) had its load known through "
                        "the whole stance (both feet on one plate, or the foot beside the plates), so its kinetic "
                        "curves and peaks are left empty")
@@ -290,7 +291,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     if kinetics is not None:
         messages.append(_residual_line(kinetics, analysis.model))
         messages += _residual_stride_lines(kinetics, analysis, used)
-        messages += _kinetic_stride_notes(cycles, params)
+        messages += _kinetic_stride_notes(cycles, params, curves)
 
     exported = used[used["source"] != "file"] if (used["source"] == "file").any() else used  # the C3D has them
     produced, export_notes = _analysis_files(analysis, options.analysis.export, exported,
