@@ -712,7 +712,7 @@ def _arrow_table(table: pd.DataFrame) -> pa.Table:
         return arrow
     columns = []
     floats = [i for i, dt in enumerate(dtypes) if isinstance(dt, np.dtype) and dt == np.float64]
-    block = table.iloc[:, floats].to_numpy().T if floats else None  # the float columns in one conversion
+    block = table.iloc[:, floats].to_numpy(dtype=np.float64).T if floats else np.empty((0, len(table)))  # one conversion
     rows = dict(zip(floats, range(len(floats)), strict=True))
     for i, fld in enumerate(schema):
         if i in rows:
