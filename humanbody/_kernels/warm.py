@@ -131,6 +131,35 @@ def compile_listed(order: list[tuple[str, str]]) -> int:
     return done
 
 
+def load_serial(order: list[tuple[str, str]] | None = None) -> int:
+    """Load (or compile) the listed kernels that run on one thread, leaving this process safe to fork.
+
+    A process that forks workers loads these once, with numba's own
+    start-up (its typing and lowering registries, about half of what a
+    worker's first kernel costs), and its forked workers inherit them
+    (:func:`humanbody.report.trial.prepare_workers`).  Parallel kernels are
+    left out: loading one starts numba's threads, which a forked child
+    cannot use.
+
+    Parameters
+    ----------
+    order : list of (str, str), optional
+        Entries as :func:`entries` gives them (default: the whole list).
+
+    Returns
+    -------
+    int
+        How many were loaded.
+    """
+    serial = []
+    for name, sig in entries() if order is None else order:
+        module, _, function = name.rpartition(".")
+        dispatcher = getattr(importlib.import_module(f"humanbody._kernels.{module}"), function)
+        if not dispatcher.targetoptions.get("parallel"):
+            serial.append((name, sig))
+    return compile_listed(serial)
+
+
 def used() -> list[tuple[str, str]]:
     """Every kernel signature this process has compiled or loaded so far.
 

@@ -82,7 +82,13 @@ def default_variables(columns) -> list[str]:
     list of str
         In the order of ``columns``.
     """
-    return list(_default_variables(tuple(map(str, columns))))
+    return list(_default_variables(tuple(map(str, _as_list(columns)))))
+
+
+def _as_list(columns) -> list:
+    """``columns`` as a list (a pandas Index by its ``tolist``: iterating an Index of Arrow text costs a
+    microsecond a name)."""
+    return columns.tolist() if hasattr(columns, "tolist") else list(columns)
 
 
 @lru_cache(maxsize=16)
@@ -308,7 +314,7 @@ def clinical_variables(columns) -> list[str]:
     -------
     list of str
     """
-    return list(_clinical_variables(tuple(map(str, columns))))
+    return list(_clinical_variables(tuple(map(str, _as_list(columns)))))
 
 
 @lru_cache(maxsize=16)

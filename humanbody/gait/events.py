@@ -86,7 +86,7 @@ PELVIS_MARKERS = (
 
 # --------------------------------------------------------------------------- markers
 def _names(df: pd.DataFrame) -> set[str]:
-    cols = set(map(str, df.columns))
+    cols = set(map(str, df.columns.tolist()))  # a list first: pandas iterates Arrow text slowly
     return {c[:-2] for c in cols if c.endswith("_x") and c[:-2] + "_y" in cols and c[:-2] + "_z" in cols}
 
 

@@ -344,7 +344,7 @@ def flatten(params: pd.DataFrame) -> dict:
     dict
     """
     row = {}
-    columns = [str(c) for c in params.columns]
+    columns = [str(c) for c in params.columns.tolist()]
     labels = params.index.tolist()
     for key, prefix in (("overall", ""), ("right", "right_"), ("left", "left_")):
         values = params.iloc[labels.index(key)].to_numpy() if params.shape[1] else []

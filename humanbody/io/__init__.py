@@ -311,10 +311,10 @@ def markers_array(df) -> tuple[list[str], np.ndarray]:
     positions : ndarray, shape (frames, markers, 3)
         Float64, C-contiguous, NaN where missing (m).
     """
-    cols = set(map(str, df.columns))
+    cols = set(map(str, df.columns.tolist()))  # a list first: pandas iterates Arrow text slowly
     names = df.attrs.get("markers")
     if not names or not all(f"{n}_{a}" in cols for n in names for a in "xyz"):
-        names = [c[:-2] for c in map(str, df.columns) if c.endswith("_x")]
+        names = [c[:-2] for c in map(str, df.columns.tolist()) if c.endswith("_x")]
         names = [n for n in names if f"{n}_y" in cols and f"{n}_z" in cols]
     order = [f"{n}_{a}" for n in names for a in "xyz"]
     pos = np.ascontiguousarray(df[order].to_numpy(dtype=float).reshape(len(df), len(names), 3))

@@ -207,7 +207,7 @@ def write_all(fd: int, chunks) -> None:
 def _header_line(columns, sep: str = ",") -> bytes:
     """Column names as a CSV line, quoted only where needed (RFC 4180)."""
     cells = []
-    for c in map(str, columns):
+    for c in map(str, columns.tolist() if hasattr(columns, "tolist") else columns):
         if any(ch in c for ch in (sep, '"', "\r", "\n")):
             c = '"' + c.replace('"', '""') + '"'
         cells.append(c)
@@ -445,7 +445,16 @@ def _text_block(part: list[pd.Series], sep: str) -> tuple[list[str], np.ndarray]
     key = codes[0]
     for w, c in zip(words[1:], codes[1:], strict=True):
         key = key * len(w) + c
-    combos, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    space = math.prod(len(w) for w in words)
+    if space <= 4 * len(key) + 1024:  # few possible combinations: found by a table over them, without a sort
+        first = np.full(space, -1, dtype=np.int64)
+        first[key[::-1]] = np.arange(len(key) - 1, -1, -1)  # the last assignment wins: each key's first row
+        present = np.flatnonzero(first >= 0)
+        number = np.empty(space, dtype=np.int64)
+        number[present] = np.arange(len(present))
+        first, inverse = first[present], number[key]
+    else:
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     lines = [sep.join(w[c[i]] for w, c in zip(words, codes, strict=True)) for i in first.tolist()]
     return lines, inverse.ravel().astype(np.int64)
 
@@ -521,10 +530,11 @@ def table_csv_bytes(table: pd.DataFrame, digits: int = CSV_DIGITS, sep: str = ",
             lengths.append(size[code])
         base += len(pools[-1])
     length = np.stack(lengths).astype(np.int64)
-    out = np.empty(int(length.sum()) + len(blocks) * rows, dtype=np.uint8)
+    out = np.empty(len(head) + int(length.sum()) + len(blocks) * rows, dtype=np.uint8)
+    out[:len(head)] = np.frombuffer(head, dtype=np.uint8)
     n = join_rows(np.concatenate(pools) if pools else np.empty(0, np.uint8), np.stack(starts).astype(np.int64),
-                  length, ord(sep), out)
-    return head + out[:n].tobytes()
+                  length, ord(sep), out[len(head):])
+    return out[:len(head) + n].tobytes()
 
 
 def write_table(table: pd.DataFrame, stem, fmt: str = "csv", digits: int | None = CSV_DIGITS) -> str:
@@ -693,7 +703,7 @@ def _arrow_table(table: pd.DataFrame) -> pa.Table:
     # a layout whose Arrow types the dtypes alone decide (not object columns: their values do)
     fixed = len(table) > 0 and isinstance(table.index, pd.RangeIndex) and all(
         dt.kind in "fiu" if isinstance(dt, np.dtype) else isinstance(dt, pd.StringDtype) for dt in dtypes)
-    key = (tuple(map(str, table.columns)), tuple(map(str, dtypes)))
+    key = (tuple(map(str, table.columns.tolist())), tuple(map(str, dtypes)))
     schema = _ARROW_SCHEMAS.get(key) if fixed else None
     if schema is None:
         arrow = pa.Table.from_pandas(table, preserve_index=False)
@@ -701,8 +711,14 @@ def _arrow_table(table: pd.DataFrame) -> pa.Table:
             _ARROW_SCHEMAS[key] = arrow.schema
         return arrow
     columns = []
+    floats = [i for i, dt in enumerate(dtypes) if isinstance(dt, np.dtype) and dt == np.float64]
+    block = table.iloc[:, floats].to_numpy(dtype=np.float64).T if floats else np.empty((0, len(table)))  # one conversion
+    rows = dict(zip(floats, range(len(floats)), strict=True))
     for i, fld in enumerate(schema):
-        col = table.iloc[:, i]
-        values = col.to_numpy() if isinstance(col.dtype, np.dtype) else col.array
+        if i in rows:
+            values = block[rows[i]]
+        else:
+            col = table.iloc[:, i]
+            values = col.to_numpy() if isinstance(col.dtype, np.dtype) else col.array
         columns.append(pa.array(values, type=fld.type, from_pandas=True))  # NaN -> null, as pandas does
     return pa.Table.from_arrays(columns, schema=schema)

@@ -32,11 +32,11 @@ def table_markers(df: pd.DataFrame) -> list[str]:
     -------
     list of str
     """
-    cols = set(map(str, df.columns))
+    cols = set(map(str, df.columns.tolist()))  # a list first: pandas iterates Arrow text slowly
     listed = df.attrs.get("markers")
     if listed and all(f"{n}_{a}" in cols for n in listed for a in "xyz"):
         return [str(n) for n in listed]
-    names = [c[:-2] for c in map(str, df.columns) if c.endswith("_x")]
+    names = [c[:-2] for c in map(str, df.columns.tolist()) if c.endswith("_x")]
     return [n for n in names if f"{n}_y" in cols and f"{n}_z" in cols]
 
 

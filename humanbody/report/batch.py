@@ -41,7 +41,7 @@ from ..io.writers import REPORT_CSV_DIGITS
 from . import cache, html
 from .outcome import OK_STATUSES, TrialOutcome
 from .runners import DASK_RESUBMITS, DASK_RETRIES, LOCAL_ATTEMPTS, default_jobs, run_dask, run_local
-from .trial import ReportOptions, process_trial, write_outcome_files
+from .trial import ReportOptions, prepare_workers, process_trial, write_outcome_files
 
 __all__ = ["BatchResult", "BatchInterrupted", "run_batch", "summary_columns", "default_jobs",
            "SUMMARY_FILE", "INDEX_FILE", "LOCAL_ATTEMPTS", "DASK_RETRIES", "DASK_RESUBMITS"]
@@ -282,7 +282,7 @@ def _run_locked(tasks, out: Path, options, jobs, scheduler, force, progress, log
             if scheduler:
                 run_dask(todo, options, scheduler, on_done, process_trial)
             else:
-                run_local(todo, options, jobs or default_jobs(), on_done, process_trial)
+                run_local(todo, options, jobs or default_jobs(), on_done, process_trial, prepare_workers)
     except KeyboardInterrupt as err:
         signum = getattr(err, "signum", signal.SIGINT)
     finally:

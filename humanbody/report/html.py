@@ -44,8 +44,8 @@ def _table(df: pd.DataFrame, index: bool = True) -> str:
     cols = list(df.columns)
     head = ("<th class=l></th>" if index else "") + "".join(f"<th>{_e(c)}</th>" for c in cols)
     rows = []
-    for idx, r in df.iterrows():
-        cells = (f"<th class=l>{_e(idx)}</th>" if index else "") + "".join(f"<td>{_fmt(r[c])}</td>" for c in cols)
+    for idx, r in zip(df.index.tolist(), df.values, strict=True):  # the values iterrows would give, no Series a row
+        cells = (f"<th class=l>{_e(idx)}</th>" if index else "") + "".join(f"<td>{_fmt(v)}</td>" for v in r)
         rows.append(f"<tr>{cells}</tr>")
     return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
 

@@ -100,17 +100,23 @@ def worker_threads(jobs: int) -> int:
 
 
 #: What a worker's trials import (the trial code and SciPy's signal package, which the marker filter and the
-#: event detection use; scipy.signal alone costs 1.5-2 CPU-s to import): imported once by a fork server, or
-#: by this process before it forks its workers, so that no worker pays for it (:func:`_preload`).
-WORKER_MODULES = ("humanbody.pipeline", "humanbody.report.trial", "scipy.signal")
+#: event detection use; scipy.signal alone costs 1.5-2 CPU-s to import; the results' writer and Parquet,
+#: imported on a trial's first use): imported once by a fork server, or by this process before it forks its
+#: workers, so that no worker pays for it (:func:`_preload`).
+WORKER_MODULES = ("humanbody.pipeline", "humanbody.report.trial", "scipy.signal", "humanbody.trial_output",
+                  "humanbody._kernels.fir", "humanbody.tools.draft", "pyarrow.parquet")
 
 
-def _preload(ctx) -> None:
+def _preload(ctx, prepare=None, options=None) -> None:
     """Import :data:`WORKER_MODULES` here before ``fork`` workers start: they inherit them, already imported,
-    instead of each importing them again (about 1.5 CPU-s per worker, and its memory shared, not copied)."""
+    instead of each importing them again (about 1.5 CPU-s per worker, and its memory shared, not copied);
+    then ``prepare(options)``, which loads here what every trial would load once per worker
+    (:func:`humanbody.report.trial.prepare_workers`)."""
     if ctx.get_start_method() == "fork":
         for name in WORKER_MODULES:
             importlib.import_module(name)
+        if prepare is not None:
+            prepare(options)
 
 
 def _pool_context():
@@ -184,7 +190,7 @@ def _collect(done, inflight: dict, lost: list, on_done) -> None:
         on_done(task, outcome)
 
 
-def run_local(tasks, options, jobs: int, on_done, process) -> None:
+def run_local(tasks, options, jobs: int, on_done, process, prepare=None) -> None:
     """Run ``process(task, options)`` for every task on ``jobs`` local worker processes.
 
     ``process`` is a module-level function returning a :class:`TrialOutcome`
@@ -198,6 +204,9 @@ def run_local(tasks, options, jobs: int, on_done, process) -> None:
     jobs : int
     on_done : callable
     process : callable
+    prepare : callable, optional
+        ``prepare(options)``, called here before forked workers start, so that they inherit what it loads
+        (:func:`humanbody.report.trial.prepare_workers`); it must leave this process safe to fork.
     """
     if jobs <= 1 or len(tasks) <= 1:
         for task in tasks:
@@ -213,7 +222,7 @@ def run_local(tasks, options, jobs: int, on_done, process) -> None:
             if pool is None:
                 workers = min(jobs, len(queue))
                 ctx = _pool_context()
-                _preload(ctx)
+                _preload(ctx, prepare, options)
                 pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
                                               initializer=_worker_init, initargs=(worker_threads(workers),))
             broken = False

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..atomic import atomic_path
+from ..atomic import atomic_path, open_temp
 from ..checks.outputs import event_findings, stance_findings
 from ..errors import InputError
 from ..gait import angle_peaks, events_of, flatten, kinetic_peaks, spatiotemporal
@@ -38,7 +38,7 @@ from . import html, svg
 from .outcome import TrialOutcome
 from .panels import ANGLE_PANELS, KINETIC_PANELS, MECHANICS_PANELS, cycle_panels, event_traces, foot_off_percent
 
-__all__ = ["ReportOptions", "TrialOutcome", "process_trial", "trial_options", "pseudo_markers", "trial_events",
+__all__ = ["ReportOptions", "TrialOutcome", "process_trial", "prepare_workers", "trial_options", "pseudo_markers", "trial_events",
            "EVENT_SOURCES"]
 
 CSV_DIGITS = REPORT_CSV_DIGITS  # humanbody.io.writers: the report's tables, named once
@@ -154,16 +154,17 @@ def _one_line(err: BaseException) -> str:
     return " ".join(text.split()) or type(err).__name__
 
 
-def _kinetic_stride_notes(cycles: pd.DataFrame, params: pd.DataFrame) -> list:
+def _kinetic_stride_notes(cycles: pd.DataFrame, params: pd.DataFrame, curves: dict) -> list:
     """One line per side whose strides all lack a known load somewhere in stance: why its kinetic curves and
-    peaks are empty (both feet on one plate in double support, or a foot beside the plates)."""
+    peaks are empty (both feet on one plate in double support, or a foot beside the plates).  ``curves``: the
+    rows of each (side, variable) of ``cycles`` (:func:`humanbody.gait.cycles.normalized_curves`)."""
     out = []
-    moment = cycles["variable"].str.endswith("_moment_Nm_per_kg").to_numpy(dtype=bool)  # once for both sides
     counts = cycles["n_strides"].to_numpy()
     for side in ("right", "left"):
         strides = params.loc[side, "n_strides"] if side in params.index and "n_strides" in params else 0
-        rows = moment & (cycles["side"] == side).to_numpy(dtype=bool)
-        if rows.any() and strides and not (counts[rows] > 0).any():
+        moments = [r for (s, v), r in curves.items() if s == side and v.endswith("_moment_Nm_per_kg")]
+        rows = np.concatenate(moments) if moments else np.empty(0, dtype=np.int64)
+        if len(rows) and strides and not (counts[rows] > 0).any():
             out.append(f"kinetics: none of the {side} side's {int(strides)} stride(s) had its load known through "
                        "the whole stance (both feet on one plate, or the foot beside the plates), so its kinetic "
                        "curves and peaks are left empty")
@@ -282,7 +283,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     if kinetics is not None:  # a side's kinetics while its foot stands off the plates are not known
         for side, gap in unloaded_stance(analysis, used).items():
             if gap.any():
-                cols = [c for c in kinetics.columns if c.startswith(f"{side}_")]
+                cols = [c for c in kinetics.columns.tolist() if c.startswith(f"{side}_")]
                 kinetics.loc[gap, cols] = np.nan
     table = pd.concat([analysis.results.to_dataframe(), analysis.clinical]
                       + ([kinetics] if kinetics is not None else []), axis=1)
@@ -290,7 +291,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     if kinetics is not None:
         messages.append(_residual_line(kinetics, analysis.model))
         messages += _residual_stride_lines(kinetics, analysis, used)
-        messages += _kinetic_stride_notes(cycles, params)
+        messages += _kinetic_stride_notes(cycles, params, curves)
 
     exported = used[used["source"] != "file"] if (used["source"] == "file").any() else used  # the C3D has them
     produced, export_notes = _analysis_files(analysis, options.analysis.export, exported,
@@ -339,6 +340,28 @@ def _add_muscles(task, options: ReportOptions, used, foot_off: dict, stem: str, 
     row.update(part.row)
     figures.update(part.figures)
     messages += part.messages
+
+
+def prepare_workers(options: ReportOptions) -> None:
+    """Load what every worker's first trial would load, here, before the workers are forked (they inherit it).
+
+    The normative set of ``options.normative`` (:func:`normative_set`) and
+    the kernels that run on one thread (:func:`humanbody._kernels.warm.load_serial`,
+    with numba's start-up): about 0.3 CPU-s a worker would each pay again.
+    Nothing here starts a thread, so the process stays safe to fork.  A
+    normative file that cannot be read is left to the trials, which report it.
+
+    Parameters
+    ----------
+    options : ReportOptions
+    """
+    from .._kernels import warm  # lazy: numba's type names, only in a process that forks workers
+
+    try:
+        normative_set(options.normative)
+    except Exception:  # noqa: BLE001 - each trial meets it again and says it in its own row
+        pass
+    warm.load_serial()
 
 
 #: Normative sets read in this process, by ``--normative`` value (a worker reads its set once).
@@ -451,8 +474,7 @@ def write_outcome_files(outcome: TrialOutcome, out_dir) -> list[str]:
     written = []
     for rel, data in sorted(outcome.files.items()):
         target = Path(out_dir) / rel
-        with atomic_path(target) as tmp:
-            with open(tmp, "wb") as fh:
-                fh.write(data)
+        with atomic_path(target) as tmp, open_temp(tmp) as fh:  # not truncated: no flush on close
+            fh.write(data)
         written.append(rel)
     return written

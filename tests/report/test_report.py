@@ -345,6 +345,7 @@ def test_png_figures_option(batch_dir, tmp_path):
 def test_a_side_without_any_kinetic_stride_is_explained():
     """Kinetics computed, but every stride of a side had an unknown load somewhere in stance (both feet on
     one plate): one line says why that side's kinetic curves and peaks are empty; a side with one is quiet."""
+    from humanbody.gait.cycles import curve_index
     from humanbody.report.trial import _kinetic_stride_notes
 
     def rows(side, variable, n):
@@ -355,6 +356,7 @@ def test_a_side_without_any_kinetic_stride_is_explained():
                         rows("right", "right_knee_flexion_deg", 3),
                         rows("left", "left_knee_flexion_moment_Nm_per_kg", 2)], ignore_index=True)
     params = pd.DataFrame({"n_strides": [3.0, 3.0, 6.0]}, index=["right", "left", "overall"])
-    notes = _kinetic_stride_notes(cycles, params)
+    notes = _kinetic_stride_notes(cycles, params, curve_index(cycles))
     assert len(notes) == 1 and "right side's 3 stride(s)" in notes[0] and "both feet on one plate" in notes[0]
-    assert _kinetic_stride_notes(cycles[cycles["side"] == "left"], params) == []
+    left = cycles[cycles["side"] == "left"]
+    assert _kinetic_stride_notes(left, params, curve_index(left)) == []
