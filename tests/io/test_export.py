@@ -197,7 +197,7 @@ def test_c3d_written_by_the_library_is_read_by_the_library(sample, tmp_path):
     import humanbody as hb
 
     _, out, _ = sample
-    kw = {"static": SAMPLE / "sample_static.trc", "loads": {"plate1": "right_foot"}}
+    kw = {"static": SAMPLE / "sample_static.trc", "load_segments": {"plate1": "right_foot"}}
     from_c3d = hb.analyze_trial(out / "sample_walk_markers.c3d", **kw)
     assert any("1 force platform(s) of type 2" in m for m in from_c3d.messages)
     ref = pd.read_csv(out / "sample_walk_markers_results.csv")
