@@ -61,8 +61,13 @@ class TrialTask:
     notes: tuple = ()
 
 
+#: Words that name a standing calibration trial (Vicon and most labs write "static", Qualisys and BTS "standing").
+_STATIC_WORDS = ("static", "standing")
+
+
 def _is_static(path: Path) -> bool:
-    return "static" in path.name.lower()
+    name = path.name.lower()
+    return any(word in name for word in _STATIC_WORDS)
 
 
 def _is_output(path: Path) -> bool:
@@ -71,7 +76,7 @@ def _is_output(path: Path) -> bool:
 
 
 def static_candidates(trial: Path) -> list[Path]:
-    """The files beside ``trial`` whose name contains "static", in the order they are tried.
+    """The files beside ``trial`` whose name contains "static" or "standing", in the order they are tried.
 
     Those with the trial's suffix come first, then the others, each by name.  An orientation trial
     (``.sto``, ``.mvnx``) takes only a static file of its own suffix, a marker trial none of those.
@@ -278,7 +283,7 @@ def discover(paths, static=None, grf=None, skipped: list | None = None) -> list[
     """Tasks for trial files and folders given on the command line.
 
     A folder contributes its trial files (suffixes :data:`TRIAL_SUFFIXES`
-    and OpenSense orientation ``.sto`` files, not recursing), leaving out static trials (name contains "static"),
+    and OpenSense orientation ``.sto`` files, not recursing), leaving out static trials (name contains "static" or "standing"),
     force files and this project's own outputs.  ``static`` and ``grf``
     apply to every trial; otherwise they are found by name beside each trial
     (:func:`find_static`, :func:`find_grf`).  A folder's CSV/TSV file that

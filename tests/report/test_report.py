@@ -57,6 +57,16 @@ def test_discover_folder_static_grf_and_outputs(tmp_path):
         discover([tmp_path / "missing.trc"])
 
 
+def test_a_standing_trial_is_a_static(tmp_path):
+    """Qualisys and BTS name their calibration trial "standing": it is paired, and not reported as a trial."""
+    d = tmp_path / "lab"
+    _touch(d / "Walking_Hybrid_1_1.c3d", "x")
+    standing = _touch(d / "Standing_Hybrid_1.c3d", "x")
+    tasks = discover([d])
+    assert [Path(t.trial).name for t in tasks] == ["Walking_Hybrid_1_1.c3d"]
+    assert tasks[0].static == str(standing)
+
+
 def test_a_static_sharing_no_marker_with_the_trial_is_not_paired(tmp_path):
     """A keypoint trial beside a marker static (data/ holds both): the static is left out with a note, so the
     keypoint trial calibrates itself instead of failing on the static's markers."""
