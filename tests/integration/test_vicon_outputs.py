@@ -532,6 +532,51 @@ def test_nexus_ground_reaction_is_the_frame_mean_of_its_plate(nexus):
     assert np.sqrt(np.mean((ours[loaded] - ref[loaded]) ** 2, axis=0)).max() < 0.03
 
 
+def test_nexus_unsuffixed_outputs_are_plug_in_gait_s_the_suffixed_ones_pycgm2_s(nexus_path):
+    """Which model made the Nexus 2.9 file's outputs (docs/plug_in_gait.md, "Which model made each file's
+    outputs").  Its subject was made from pyCGM2's CGM2.4 template (``SUBJECTS:MARKER_SETS``) and the file
+    holds two sets of outputs:
+
+    * pyCGM2's CGM2.4, each label with its suffix (``LKneeAngles_CGM_2.4``) and its segment axes named as
+      pyCGM2 names them (``LFEMUR_CGM_2.4O``, ``LTIBIA_CGM_2.4O``); its knee angles are the Cardan angles of
+      that tibia in that femur to 1e-3 deg: the knee on the shank without torsion, pyCGM2's rule for every
+      version but CGM1.0;
+    * the unsuffixed ones, Vicon's Plug-in Gait's: outputs pyCGM2 does not write (``LAbsAnkleAngle``,
+      ``LNormalisedGRF``), segment axes under Plug-in Gait's names (``LFEO``, ``LTIO``), and a knee whose
+      tibia is the ankle's axis frame turned by a torsion (more than 1 deg on both sides): the torsion on the
+      knee's shank, Plug-in Gait's rule (pyCGM2's CGM1.0), not CGM1.1's or CGM2's, whose knee shank is the
+      ankle's axis frame itself (turned by 0).
+    humanbody compares itself with the unsuffixed outputs, by Plug-in Gait's rule."""
+    import ezc3d  # lazy: optional dependency (humanbody[c3d])
+
+    from humanbody.rotations.angles import matrix_to_euler
+
+    subjects = ezc3d.c3d(str(nexus_path), extract_forceplat_data=False)["parameters"]["SUBJECTS"]
+    assert list(subjects["MARKER_SETS"]["value"]) == ["pyCGM2-LowerLimb_CGM24"]
+    labels, _, _ = _points(nexus_path)
+    vicon, _ = _outputs(nexus_path)
+    pycgm2 = sorted(k for k in vicon if k.endswith("_CGM_2.4"))
+    assert {k.removesuffix("_CGM_2.4") for k in pycgm2} >= {f"{S}{o}" for S in "LR" for o in
+                                                            ("HipAngles", "KneeAngles", "AnkleAngles",
+                                                             "HipMoment", "KneeMoment", "AnkleMoment")}
+    assert {"LAbsAnkleAngle", "RAbsAnkleAngle", "LNormalisedGRF"} <= set(vicon)
+    assert not any(k.startswith(("LAbsAnkleAngle_", "LNormalisedGRF_")) for k in vicon)
+    for S, s in (("R", 1.0), ("L", -1.0)):
+        assert {f"{S}FEO", f"{S}TIO", f"{S}FEMUR_CGM_2.4O", f"{S}TIBIA_CGM_2.4O"} <= set(labels)
+        _, femur = _segment_axes(nexus_path, f"{S}FEMUR_CGM_2.4")
+        _, tibia = _segment_axes(nexus_path, f"{S}TIBIA_CGM_2.4")
+        knee = vicon[f"{S}KneeAngles_CGM_2.4"]
+        ok = np.isfinite(femur).all(axis=(1, 2)) & np.isfinite(tibia).all(axis=(1, 2)) & np.isfinite(knee).all(axis=1)
+        y, x, z = np.degrees(matrix_to_euler(np.einsum("fji,fjk->fik", femur[ok], tibia[ok]), "yxz")).T
+        assert np.abs(np.stack([y, s * x, s * z], axis=1) - knee[ok]).max() < 1e-3
+        ajc, pig_tibia = _segment_axes(nexus_path, f"{S}TI")
+        kjc, _ = _segment_axes(nexus_path, f"{S}FE")
+        ank = _marker(nexus_path, f"{S}ANK")
+        rel = np.einsum("fji,fjk->fik", _frame_zy(ajc, kjc, s * (ajc - ank)), pig_tibia)
+        ok = np.isfinite(rel).all(axis=(1, 2))
+        assert np.abs(np.degrees(np.arctan2(rel[ok, 1, 0], rel[ok, 0, 0]))).min() > 1.0
+
+
 @pytest.mark.parametrize("side, gap", [("right", 2.81), ("left", 2.59)])
 def test_nexus_knee_tibia_is_the_ankle_axis_turned_by_one_constant_not_its_torsion(nexus_path, side, gap):
     """Why knee Z, ankle Y and foot progression Y miss the target (docs/plug_in_gait.md): the file's knee
