@@ -32,7 +32,8 @@ NEXUS = "c3d_org/sample_00_Vicon_Motion_Systems_pyCGM2_lower_limb_CGM24_Walking0
 
 #: Shared Vicon files and whether they are compared (a reason where not).
 FILES = {
-    NEXUS: "compared: Nexus 2.9, subject measurements from its PROCESSING group",
+    NEXUS: "compared: Nexus 2.9's Plug-in Gait outputs (unsuffixed; pyCGM2's CGM2.4 ones, suffixed _CGM_2.4, are "
+           "another model), subject measurements from its PROCESSING group",
     "c3d_org/sample_03_gait-pig.c3d": "compared with what its markers give: Vicon 370, no subject measurements, "
                                       "no static trial, no heel markers, two plates",
     "c3d_org/sample_23_Vicon_analysis.c3d": "compared with what its markers give: no subject measurements, no "
