@@ -104,7 +104,7 @@ def split_line(line: str, sep: str | None) -> list[str]:
     Returns
     -------
     list of str
-        The fields (a delimiter's fields keep their spaces).
+        The fields, stripped of surrounding white space.
     """
     if sep is None:
         return line.split()
