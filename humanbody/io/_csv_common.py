@@ -183,7 +183,6 @@ def marker_units(option, file_unit, where, xyz, conversions) -> tuple:
     file_unit : str or None
         The unit the file states.
     where : str
-        Where it comes from, for the log ("the units option", the file's place, or the detection).
         Where the file states it.
     xyz : ndarray
         The positions (file units), for detection.
@@ -195,6 +194,7 @@ def marker_units(option, file_unit, where, xyz, conversions) -> tuple:
     unit : str
         The length unit ("m", "mm", ...).
     where : str
+        Where it comes from, for the log ("the units option", the file's place, or the detection).
     """
     if option is not None:
         return option, "the units option"
