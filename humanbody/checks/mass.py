@@ -52,7 +52,7 @@ def check_bmi(mass: float, height: float, where: str, skip: bool) -> str:
     Returns
     -------
     str
-        The check line: the BMI and its range.
+        The "check mass:" line: the body mass index at the height (and the range when outside it).
 
     Raises
     ------

@@ -55,12 +55,12 @@ def unit_of(column: str) -> str:
     Parameters
     ----------
     column : str
-        A column name (e.g. "right_knee_flexion_deg", "pelvis_tx").
+        A column name (e.g. "right_knee_flexion_deg", "lower_torso_x").
 
     Returns
     -------
     str
-        Its SI unit ("m", "rad", "deg", "N m/kg", ...), or "".
+        Its unit ("m", "rad", "deg", "N m/kg", ...), or "" when unknown.
     """
     for pattern, unit in _UNITS:
         if pattern.search(column):

@@ -256,7 +256,7 @@ class PlateGeometry:
         Parameters
         ----------
         force : ndarray, shape (..., 3), N
-            The force on the plate, ground axes.
+            The force of the wrench (either sign convention), ground axes.
         moment_o : ndarray, shape (..., 3), N m about the ground origin
             The moment of the same wrench, ground axes.
         through : ndarray, shape (..., 3), optional, m
