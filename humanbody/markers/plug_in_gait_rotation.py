@@ -57,7 +57,7 @@ def rotation_offset(wand, proximal, marker, centre, side: str) -> np.ndarray:
     ----------
     wand, proximal, marker, centre : array_like, shape (..., 3), m
         The wand marker W, the proximal joint centre P, the joint marker M and the joint centre D (module docstring),
-        ground axes.
+        in one common frame.
     side : {"right", "left"}
         The side of the body (s = +1 right, -1 left).
 
@@ -93,8 +93,8 @@ def wand_offset_from_pelvis(wand, proximal, marker, right_asis, left_asis, delta
     Parameters
     ----------
     wand, proximal, marker : array_like, shape (..., 3), m
-        The wand marker W, the proximal joint centre P and the joint marker M (as rotation_offset takes them), ground
-        axes.
+        The wand marker W, the proximal joint centre P and the joint marker M (as rotation_offset takes them), in
+        one common frame.
     right_asis, left_asis : array_like, shape (..., 3), m
         The two ASIS markers, in one common frame.
     delta : float, m
