@@ -306,7 +306,7 @@ def discover(paths, static=None, grf=None, skipped: list | None = None) -> list[
     Returns
     -------
     list of TrialTask
-        One task per trial, in the order found (folders sorted by name).
+        One task per trial (with its unique key), in the order given, a folder's files sorted by name.
 
     Raises
     ------

@@ -117,7 +117,7 @@ def foot_off_percent(params: pd.DataFrame | None) -> dict:
     Parameters
     ----------
     params : pandas.DataFrame or None
-        The spatiotemporal table (a stance_pct column per stride, and side).
+        The spatiotemporal table (indexed by side, with its mean stance_pct, %).
 
     Returns
     -------
