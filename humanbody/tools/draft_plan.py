@@ -157,7 +157,7 @@ def estimate_joint(out: Drafting, seg: str, xi: np.ndarray, frame: str) -> None:
     Parameters
     ----------
     out : Drafting
-        The drafting record the line is added to.
+        The drafting record the segment's origin point (and its CHECK line) is added to.
     seg : str
         A segment whose origin has no marker.
     xi : (17, 3) ndarray
@@ -179,7 +179,7 @@ def move_rigidly(out: Drafting, seg: str, to: str, why: str, **extra) -> None:
     Parameters
     ----------
     out : Drafting
-        The drafting record the line is added to.
+        The drafting record the segment's rigid rule (and its CHECK line) is added to.
     seg, to : str
         The segment and the one it moves with.
     why : str
