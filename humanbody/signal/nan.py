@@ -27,7 +27,7 @@ def nanmedian(a, axis=None, keepdims: bool = False):
     Returns
     -------
     ndarray or float
-        The median of the finite values (NaN where there is none).
+        The median of the values other than NaN (NaN where there is none).
     """
     a = np.asarray(a)
     if a.size and not np.isnan(a).any():

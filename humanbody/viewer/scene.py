@@ -325,8 +325,8 @@ class Scene:
         Returns
         -------
         int or None
-            Segment index, 0-based: the ellipsoid with the smallest normalized radius of point (1 on its surface). Never
-            None in practice.
+            Segment index, 0-based: the ellipsoid with the smallest normalized radius of point (1 on its surface);
+            the code always gives one (None does not occur).
         """
         M = self.ellipsoid_matrices(frame)
         p = np.asarray(point, dtype=float)
