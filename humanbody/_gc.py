@@ -32,6 +32,7 @@ def gc_paused():
     Yields
     ------
     None
+        Nothing: the collector is off inside the with block.
     """
     was_enabled = gc.isenabled()
     gc.disable()

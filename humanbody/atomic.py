@@ -80,8 +80,11 @@ def atomic_write_text(path, text: str, encoding: str = "utf-8") -> None:
     Parameters
     ----------
     path : str or os.PathLike
+        The file to write (replaced whole, or left as it was on an error).
     text : str
+        The file's content.
     encoding : str
+        The text's encoding.
     """
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding=encoding, newline="") as fh:

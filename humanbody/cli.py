@@ -41,10 +41,12 @@ def missing_optional(err: ModuleNotFoundError) -> str | None:
     Parameters
     ----------
     err : ModuleNotFoundError
+        The import error.
 
     Returns
     -------
     str or None
+        The message naming the package and how to install it; None when the module is not an optional one.
     """
     top = (err.name or "").split(".")[0]
     if top not in OPTIONAL:
@@ -79,6 +81,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     Returns
     -------
     argparse.ArgumentParser
+        The humanbody command's parser with its subcommands.
     """
     parser = _Parser(
         prog="humanbody",

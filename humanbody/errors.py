@@ -48,6 +48,7 @@ class InputError(ValueError):
         Parameters
         ----------
         path : str or os.PathLike
+            The file the error is about.
 
         Returns
         -------
@@ -92,10 +93,12 @@ def flag_of(option: str) -> str:
     Parameters
     ----------
     option : str
+        An option's parameter name (e.g. "imu_map").
 
     Returns
     -------
     str
+        Its flag (e.g. "--imu-map").
     """
     return OPTION_FLAGS.get(option) or "--" + option.replace("_", "-")
 
@@ -148,10 +151,13 @@ def priority_of(line: str, default: int | None = None) -> int:
     Parameters
     ----------
     line : str or Note
+        A log line.
     default : int, optional
+        The priority of a plain line (default NOTE).
 
     Returns
     -------
     int
+        The priority.
     """
     return getattr(line, "priority", NOTE if default is None else default)

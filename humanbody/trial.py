@@ -122,6 +122,7 @@ class Trial:
         Returns
         -------
         Trial
+            A copy with only the time column.
         """
         return dataclasses.replace(self, table=self.table[:, :1].copy(), columns=[], marker_names=[])
 
@@ -141,12 +142,16 @@ class Trial:
         Parameters
         ----------
         frame : pandas.DataFrame
+            A reader's table: time (s) first, then its data columns.
         axes : AxesMapping, optional
+            The lab -> ground mapping of a marker trial already in ground axes.
         lab_attrs : dict, optional
+            The reader's attrs before that mapping.
 
         Returns
         -------
         Trial
+            The trial.
         """
         if "time" not in frame.columns or frame.columns[0] != "time":
             raise InputError("trial has no leading time column", frame.attrs.get("source"))
@@ -173,10 +178,12 @@ class Trial:
         Parameters
         ----------
         axes : {"lab", "ground"}
+            The axes of the markers returned.
 
         Returns
         -------
         pandas.DataFrame
+            time (s) then the trial's columns, with attrs.
         """
         if axes not in ("lab", "ground"):
             raise ValueError(f"axes must be 'lab' or 'ground', not {axes!r}")
@@ -208,15 +215,20 @@ class Trial:
         Parameters
         ----------
         path : str or os.PathLike
+            The trial file.
         forces : str or os.PathLike, optional
+            Its force plates or loads table.
         axes : str, AxesMapping or array (3, 3)
+            Lab -> ground axes: "auto" or a spec.
         loads : dict, optional
+            Load name -> segment.
         imu_map : str, optional
             All as :func:`load_trial` takes them.
 
         Returns
         -------
         Trial
+            The trial in ground axes, with its plates.
         """
         return load_trial(path, forces=forces, axes=axes, loads=loads, imu_map=imu_map)
 
@@ -250,6 +262,8 @@ def load_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_ma
         ``log`` holds the lines the analysis prints: what was read, each
         conversion, the axes mapping.
 
+    Notes
+    -----
     Unlike the top-level ``humanbody.read_trial`` (a DataFrame in lab axes,
     kept for the documented Python API), this returns a Trial; its
     ``to_frame()`` is that DataFrame.
@@ -292,6 +306,7 @@ def file_events(attrs: dict) -> tuple[pd.DataFrame | None, list[str]]:
     table : pandas.DataFrame or None
         None when the file has no events.
     lines : list of str
+        Log lines (Notes with a priority) about the events.
     """
     table = events_table(attrs.get("events"))
     lines: list[str] = [Note(f"events: {note}", priority_of(note)) for note in attrs.get("event_notes", [])]
@@ -316,12 +331,15 @@ def load_forces(forces, mapping=None, loads: dict | None = None):
     Parameters
     ----------
     forces : str or os.PathLike
+        The force plates or loads file.
     mapping : AxesMapping, optional
+        The trial's lab -> ground mapping; None: the plates' vertical axis decides.
     loads : dict, optional
         Load name -> segment.
 
     Returns
     -------
     LoadTable
+        The loads in ground axes (N, m, N m).
     """
     return read_loads(forces, mapping=None if mapping is None else mapping.matrix, loads=loads)

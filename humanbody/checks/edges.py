@@ -33,13 +33,17 @@ def edge_frames(differentiation, rate_hz: float, n_frames: int) -> int:
     Parameters
     ----------
     differentiation : humanbody.Differentiation
-    rate_hz : float   sampling rate (Hz)
+        How the rates are differentiated (method and cut-off frequency).
+    rate_hz : float
+        Sampling rate (Hz).
     n_frames : int
+        Number of frames of the trial.
 
     Returns
     -------
-    int : ``h``, half the Savitzky-Golay window at ``differentiation.cutoff_hz``
-    (central differences: 1), at most half the trial.
+    int
+        ``h``, half the Savitzky-Golay window at ``differentiation.cutoff_hz`` (central differences: 1), at most
+        half the trial.
     """
     if differentiation.method == "gradient":
         h = 1
@@ -56,14 +60,16 @@ def edge_note(differentiation, time, differentiated: bool) -> dict | None:
     differentiation : Differentiation
         How the rates were obtained (its reach at each end).
     time : array_like, shape (F,), s
+        The frames' times.
     differentiated : bool
         The rates were differentiated here.
 
     Returns
     -------
-    dict with ``frames`` (at each end), ``start`` and ``end`` (s: the first and
-    the last marked span, [from, to]) and ``why`` (one sentence); None when
-    ``differentiated`` is False (the trial gave its rates) or the trial is too short.
+    dict or None
+        ``frames`` (at each end), ``start`` and ``end`` (s: the first and the last marked span, [from, to]) and
+        ``why`` (one sentence); None when ``differentiated`` is False (the trial gave its rates) or the trial is
+        too short.
     """
     t = np.asarray(time, dtype=float)
     if not differentiated or t.shape[0] < 3:
@@ -84,10 +90,12 @@ def edge_line(note: dict | None) -> str:
     Parameters
     ----------
     note : dict or None
+        :func:`edge_note`'s dict.
 
     Returns
     -------
     str
+        The line, or "" when there is nothing to mark.
     """
     if not note:
         return ""

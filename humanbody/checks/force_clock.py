@@ -44,14 +44,18 @@ def sole_distance(cop, results, model, k: int) -> np.ndarray:
     Parameters
     ----------
     cop : ndarray, shape (F, 3), m
+        Centres of pressure, ground axes.
     results : Results
+        The trial's kinematics (the feet's poses, ground axes).
     model : BodyModel
+        The body model (its feet's soles).
     k : int
         The foot's segment index.
 
     Returns
     -------
     ndarray, shape (F,), m
+        Distance to the heel-to-toe segment of the sole; NaN where the foot has no pose.
     """
     heel, toe = sole_points(model, k)
     O, R = np.asarray(results.joint)[:, k], np.asarray(results.R)[:, k]
@@ -74,9 +78,11 @@ def stance_agreement(loads, results, model, inside, judged=None) -> tuple[float,
     results : Results
         The kinematics of the same frames (the feet).
     model : BodyModel
+        The body model (its feet's soles).
     inside : array_like of bool, shape (F,)
         The frames within the force file's time range.
     judged : array_like of bool, shape (L,), optional
+        The loads to judge (default all).
 
     Returns
     -------
@@ -113,7 +119,9 @@ def check_force_clock(table, loads, results, model, time, *, skip: bool = False,
     loads : FrameLoads
         The same loads on the trial's frames.
     results : Results
+        The trial's kinematics (the feet's poses, ground axes).
     model : BodyModel
+        The body model (its feet's soles).
     time : array_like, shape (F,), s
         The trial's frame times.
     skip : bool
@@ -121,6 +129,7 @@ def check_force_clock(table, loads, results, model, time, *, skip: bool = False,
     given : collection of str
         Loads the user gave to a segment.
     trial : str or os.PathLike, optional
+        The trial's file (named in the refusal when the loads are its own plates).
 
     Returns
     -------

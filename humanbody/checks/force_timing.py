@@ -59,13 +59,18 @@ def cop_distance(loads, results, model, judged=None) -> tuple[float, int]:
     Parameters
     ----------
     loads : FrameLoads
+        The assigned loads per frame (their centres of pressure, m, ground axes).
     results : Results
+        The trial's kinematics (the feet's poses).
     model : BodyModel
+        The body model.
     judged : array_like of bool, shape (L,), optional
+        The loads to judge (default all).
 
     Returns
     -------
     distance : float, m
+        The median distance, NaN with no loaded frame near a finite foot.
     loaded : int
         The loaded frames counted.
     """
@@ -108,8 +113,11 @@ def onset_lags(loads, results, model, time) -> np.ndarray:
     loads : FrameLoads
         Assigned loads (``body``).
     results : Results
+        The trial's kinematics (the feet's and pelvis's positions).
     model : BodyModel
+        The body model.
     time : array_like, shape (F,), s
+        The frames' times.
 
     Returns
     -------
@@ -146,19 +154,26 @@ def check_force_timing(table, loads, results, model, time, *, skip: bool = False
     Parameters
     ----------
     table : LoadTable
+        The measured loads as read (the force file).
     loads : FrameLoads
+        The assigned loads per frame.
     results : Results
+        The trial's kinematics.
     model : BodyModel
+        The body model.
     time : array_like, shape (F,), s
+        The frames' times.
     skip : bool
         Say what fails instead of refusing.
     judged : array_like of bool, shape (L,), optional
         The loads to judge (default all).
     trial : str or os.PathLike, optional
+        The trial file; when the forces are its own plates, the refusal points at the plates.
 
     Returns
     -------
     str
+        The line's part on the centres of pressure and the onset lags.
 
     Raises
     ------

@@ -38,10 +38,12 @@ def angular_rates(df, labels) -> np.ndarray:
     df : pandas.DataFrame
         The IMU table: ``time`` (s) and ``<label>_q{x,y,z,w}`` orientations.
     labels : iterable of str
+        The sensors' labels.
 
     Returns
     -------
     ndarray, shape (F - 1,), deg/s
+        The largest rate over the sensors between samples i and i + 1.
     """
     t = df["time"].to_numpy(dtype=float)
     dt = np.diff(t)
@@ -62,12 +64,16 @@ def still_window(df, labels, window_s: float = WINDOW_S) -> tuple[int, int] | No
     Parameters
     ----------
     df : pandas.DataFrame
+        The IMU table: time (s) and each sensor's quaternion columns.
     labels : iterable of str
+        The sensors judged.
     window_s : float, s
+        The window's length.
 
     Returns
     -------
     tuple of (int, int) or None
+        The window's first sample and one past its last, or None when no window is still.
     """
     t = df["time"].to_numpy(dtype=float)
     if len(t) < 3:
@@ -99,13 +105,16 @@ def check_still_window(df, labels, source: str, *, skip: bool = False, window_s:
     source : str
         The trial's file.
     skip : bool
+        --skip-check imu-still: use the first window_s of the trial when none is still, and say so.
     window_s : float, s
+        The window's length.
 
     Returns
     -------
     posture : pandas.DataFrame or None
         The window's rows; None when skipped without a still window.
     line : str
+        The check's log line.
 
     Raises
     ------

@@ -41,14 +41,18 @@ def check_bmi(mass: float, height: float, where: str, skip: bool) -> str:
     Parameters
     ----------
     mass : float, kg
+        The subject's mass.
     height : float, m
+        The subject's height.
     where : str
         Where the mass came from (``"--mass"``, a subject file).
     skip : bool
+        Do not refuse (--skip-check mass): keep going and say so.
 
     Returns
     -------
     str
+        The "check mass:" line: the body mass index at the height (and the range when outside it).
 
     Raises
     ------
@@ -79,19 +83,28 @@ def plates_mass(loads, results, model, time, source: str, *, skip: bool = False,
     Parameters
     ----------
     loads : FrameLoads
+        The assigned external loads per frame (their vertical forces, N, are weighed).
     results : Results
+        The trial's kinematics (the body's mass-centre acceleration body_com_acc, m/s^2).
     model : BodyModel
+        The body model (its height for the BMI; its mass fractions).
     time : array_like, shape (F,), s
+        The frames' times.
     source : str
         The trial's file.
     skip : bool
+        Do not refuse (--skip-check mass): keep going and say so.
     gravity : float, m/s^2
+        Gravity's magnitude.
     edges : int
+        Frames at each end not weighed.
 
     Returns
     -------
     mass : float or None, kg
+        The plates' mass, or None when it could not be weighed (with skip).
     lines : list of str
+        The lines for the log saying how the mass was found.
 
     Raises
     ------
@@ -133,15 +146,25 @@ def stated_mass(mass: float, where: str, loads, results, model, time, source: st
     Parameters
     ----------
     mass : float, kg
+        The stated mass.
     where : str
+        Where it was stated ("--mass", a subject file), named in the line.
     loads : FrameLoads
+        The assigned external loads per frame (their vertical forces, N, are weighed).
     results : Results
+        The trial's kinematics (the body's mass-centre acceleration body_com_acc, m/s^2).
     model : BodyModel
+        The body model (its height for the BMI; its mass fractions).
     time : array_like, shape (F,), s
+        The frames' times.
     source : str
+        The trial's file, named in the line.
     skip : bool
+        Do not refuse (--skip-check mass): keep going and say so.
     gravity : float, m/s^2
+        Gravity's magnitude.
     edges : int
+        Frames at each end not weighed.
 
     Returns
     -------

@@ -141,6 +141,7 @@ class OutputWatch:
         Parameters
         ----------
         block : ndarray, shape (B, columns)
+            Rows of the results table (frames start .. start + B - 1), in the watch's columns.
         start : int
             Index of the block's first frame in the table.
         """
@@ -190,6 +191,7 @@ class OutputWatch:
         Returns
         -------
         list of str
+            One line per quantity past its limit (its value, unit and frame time); empty when none is.
         """
         t = np.asarray(time, dtype=float)
         out = []
@@ -223,11 +225,14 @@ def angle_findings(angles, time) -> list[str]:
     Parameters
     ----------
     angles : pandas.DataFrame
+        The clinical angles (deg), one column per angle ending in _deg.
     time : array_like, shape (F,), s
+        The table's times.
 
     Returns
     -------
     list of str
+        One line per angle past its range or rate limit; empty when none is.
     """
     t = np.asarray(time, dtype=float)
     if len(t) < 2:
@@ -244,11 +249,14 @@ def carried_findings(status, time) -> list[str]:
     Parameters
     ----------
     status : pandas.DataFrame or None
+        The tracking's status per frame, one column per segment ("fit", "fallback", ...).
     time : array_like, shape (F,), s
+        The table's times.
 
     Returns
     -------
     list of str
+        One line per such segment; empty when none is.
     """
     t = np.asarray(time, dtype=float)
     if status is None or len(t) < 2:
@@ -285,10 +293,12 @@ def stance_findings(params) -> list[str]:
     Parameters
     ----------
     params : pandas.DataFrame or None
+        The spatiotemporal table (indexed by side, with stance_pct).
 
     Returns
     -------
     list of str
+        One line per side whose stance is outside STANCE_PCT; empty when none is.
     """
     lo, hi = STANCE_PCT
     if params is None or "stance_pct" not in getattr(params, "columns", ()):

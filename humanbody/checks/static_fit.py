@@ -193,9 +193,13 @@ def check_static_fit(static, tracking, *, skip: bool = False, calibration=None, 
     static : str or os.PathLike
         The static trial's file.
     tracking : Tracking
+        The trial's tracking (its residuals per segment, m).
     calibration : Calibration, optional
+        The static trial's calibration (the segments' dimensions).
     markers : pandas.DataFrame, optional
+        The trial's markers (m, ground axes).
     skip : bool
+        --skip-check static: say what fails instead of refusing.
 
     Returns
     -------

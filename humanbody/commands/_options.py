@@ -27,6 +27,7 @@ def add_subject_options(p) -> None:
     Parameters
     ----------
     p : argparse.ArgumentParser
+        The command's parser; the options are added to it.
     """
     g = p.add_argument_group("subject and model")
     g.add_argument("--model", metavar="FILE", help="model file (JSON) instead of the scaled default model")
@@ -55,10 +56,12 @@ def cutoff_value(text: str) -> float | str:
     Parameters
     ----------
     text : str
+        The option's text.
 
     Returns
     -------
     float or str
+        The cut-off frequency (Hz, >= 0), or "auto" or "set".
     """
     if text.strip().lower() in ("auto", MARKERSET_CUTOFF):
         return text.strip().lower()
@@ -77,6 +80,7 @@ def add_marker_options(p) -> None:
     Parameters
     ----------
     p : argparse.ArgumentParser
+        The command's parser; the options are added to it.
     """
     g = p.add_argument_group("marker trials")
     g.add_argument("--static", metavar="FILE", help="standing calibration trial (same markers and lab)")
@@ -109,9 +113,11 @@ def add_load_options(p, report: bool = False, aliases: tuple = ()) -> None:
     Parameters
     ----------
     p : argparse.ArgumentParser
+        The command's parser; the options are added to it.
     report : bool
         For ``humanbody report`` (the force files are found per trial).
     aliases : tuple of str
+        Other option strings accepted for --forces.
     """
     g = p.add_argument_group("external loads (joint forces, moments and powers)")
     if report:
@@ -138,6 +144,7 @@ def add_reduction_option(g) -> None:
     Parameters
     ----------
     g : argparse._ArgumentGroup
+        The option group the option is added to.
     """
     g.add_argument("--reduce-residuals", action="store_true",
                    help="adjust the mass distribution, the trunk's mass centre and the pelvis trajectory (markers "
@@ -166,6 +173,7 @@ def loads_from(args) -> dict:
     Parameters
     ----------
     args : argparse.Namespace
+        The parsed command line: the command's options as attributes (argparse.Namespace).
 
     Returns
     -------
@@ -187,6 +195,7 @@ def add_rate_options(p) -> None:
     Parameters
     ----------
     p : argparse.ArgumentParser
+        The command's parser; the options are added to it.
     """
     g = p.add_argument_group("rates (when the trial does not give _dot/_ddot columns)")
     g.add_argument("--diff", choices=METHODS, default="savgol", help="smoothing differentiation (default savgol; the Plug-in Gait sets: gradient)")
@@ -200,10 +209,12 @@ def differentiation_from(args) -> Differentiation:
     Parameters
     ----------
     args : argparse.Namespace
+        The parsed command line: the command's options as attributes (argparse.Namespace).
 
     Returns
     -------
     Differentiation
+        The method and its cut-off frequency (Hz).
     """
     return Differentiation(method=getattr(args, "diff", None) or "savgol",
                            cutoff_hz=getattr(args, "diff_cutoff", Differentiation.cutoff_hz))
@@ -223,12 +234,14 @@ def analysis_options(args, **per_trial):
     Parameters
     ----------
     args : argparse.Namespace
+        The parsed command line: the command's options as attributes (argparse.Namespace).
     **per_trial
         Option name -> value.
 
     Returns
     -------
     AnalysisOptions
+        Every analysis option, checked.
     """
     def opt(name, default=None):
         return getattr(args, name, default)
@@ -258,12 +271,14 @@ def report_options(args, **report):
     Parameters
     ----------
     args : argparse.Namespace
+        The parsed command line: the command's options as attributes (argparse.Namespace).
     **report
         ReportOptions field -> value.
 
     Returns
     -------
     ReportOptions
+        The report's options with its analysis options.
     """
     from ..report.trial import ReportOptions  # lazy: keeps `humanbody --help` quick (the report pipeline)
 
@@ -276,6 +291,7 @@ def add_export_options(p) -> None:
     Parameters
     ----------
     p : argparse.ArgumentParser
+        The command's parser; the options are added to it.
     """
     g = p.add_argument_group("export for other programs")
     g.add_argument("--export", metavar="FORMATS",

@@ -102,6 +102,7 @@ def run_precision(args) -> int:
     Parameters
     ----------
     args : argparse.Namespace
+        The parsed command line: the command's options as attributes (argparse.Namespace).
 
     Returns
     -------
@@ -155,6 +156,7 @@ def run_init(args) -> int:
     Parameters
     ----------
     args : argparse.Namespace
+        The parsed command line: the command's options as attributes (argparse.Namespace).
 
     Returns
     -------

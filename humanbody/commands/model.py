@@ -77,10 +77,12 @@ def format_model(model) -> str:
     Parameters
     ----------
     model : BodyModel
+        The body model.
 
     Returns
     -------
     str
+        The two tables, one line per row.
     """
     lines = []
     meta = model.meta
@@ -126,6 +128,7 @@ def run_show(args) -> int:
     Parameters
     ----------
     args : argparse.Namespace
+        The parsed command line: the command's options as attributes (argparse.Namespace).
 
     Returns
     -------
@@ -142,6 +145,7 @@ def run_export(args) -> int:
     Parameters
     ----------
     args : argparse.Namespace
+        The parsed command line: the command's options as attributes (argparse.Namespace).
 
     Returns
     -------

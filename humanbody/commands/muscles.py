@@ -65,6 +65,7 @@ def run(args) -> int:
     Parameters
     ----------
     args : argparse.Namespace
+        The parsed command line: the command's options as attributes (argparse.Namespace).
 
     Returns
     -------

@@ -27,6 +27,7 @@ def add_events_option(group) -> None:
     Parameters
     ----------
     group : argparse._ArgumentGroup
+        The option group the option is added to.
     """
     group.add_argument("--events", choices=("auto", "file", "force", "kinematic"), default="auto",
                        help="gait events that cut the strides: auto (default: per side the trial file's own -- a "
@@ -153,6 +154,7 @@ def run(args) -> int:
     Parameters
     ----------
     args : argparse.Namespace
+        The parsed command line: the command's options as attributes (argparse.Namespace).
 
     Returns
     -------

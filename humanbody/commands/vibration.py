@@ -68,8 +68,11 @@ def plot_response(result, path, title: str = "") -> None:
     Parameters
     ----------
     result : VibrationResult
+        The frequency response (apparent mass, kg; transmissibility) over frequency (Hz).
     path : str or os.PathLike
+        The PNG file to write.
     title : str
+        The figure's title; empty for none.
     """
     import matplotlib
 
@@ -103,6 +106,7 @@ def run(args) -> int:
     Parameters
     ----------
     args : argparse.Namespace
+        The parsed command line: the command's options as attributes (argparse.Namespace).
 
     Returns
     -------

@@ -61,10 +61,12 @@ def parse_size(text: str) -> tuple[int, int]:
     Parameters
     ----------
     text : str
+        The option's text, "WxH".
 
     Returns
     -------
     (int, int)
+        Width and height in pixels.
     """
     try:
         w, h = (int(v) for v in text.lower().split("x"))
@@ -81,10 +83,12 @@ def parse_layers(text: str | None):
     Parameters
     ----------
     text : str or None
+        The option's text (e.g. "segments,markers,grf"), or None.
 
     Returns
     -------
     list of str or None
+        The layer names, or None for the defaults.
     """
     if text is None:
         return None
@@ -109,6 +113,7 @@ def run(args) -> int:
     Parameters
     ----------
     args : argparse.Namespace
+        The parsed command line: the command's options as attributes (argparse.Namespace).
 
     Returns
     -------

@@ -55,10 +55,12 @@ def unit_of(column: str) -> str:
     Parameters
     ----------
     column : str
+        A column name (e.g. "right_knee_flexion_deg", "lower_torso_x").
 
     Returns
     -------
     str
+        Its unit ("m", "rad", "deg", "N m/kg", ...), or "" when unknown.
     """
     for pattern, unit in _UNITS:
         if pattern.search(column):
@@ -107,18 +109,23 @@ def stride_curves(time, values, strikes, points: int = 101) -> np.ndarray:
 
     Parameters
     ----------
-    time : (F,) s, increasing
-    values : (F,) or (F, V)
-    strikes : (S,) s, successive foot strikes of one foot
+    time : ndarray, shape (F,), s
+        The frames' times, increasing.
+    values : ndarray, shape (F,) or (F, V)
+        The V variables per frame (any units; returned in the same).
+    strikes : ndarray, shape (S,), s
+        Successive foot strikes of one foot.
     points : int
+        Samples per stride, evenly spread from 0 to 100 % (101: every 1 %).
 
     Returns
     -------
-    ndarray (S - 1, points, V): stride i spans ``strikes[i]`` to
-    ``strikes[i + 1]``; strides not inside ``time`` are NaN, and so is a
-    variable of a stride with a missing sample between the frames that
-    bracket the stride.
+    ndarray, shape (S - 1, points, V)
+        Stride i spans ``strikes[i]`` to ``strikes[i + 1]``; strides not inside ``time`` are NaN, and so is a
+        variable of a stride with a missing sample between the frames that bracket the stride.
 
+    Notes
+    -----
     Each sample is the linear interpolation between the frames ``j`` and
     ``j + 1`` around its time ``tq``, evaluated as :func:`numpy.interp` does,
     ``y_j + (tq - t_j) (y_{j+1} - y_j) / (t_{j+1} - t_j)`` (the same
@@ -309,10 +316,12 @@ def clinical_variables(columns) -> list[str]:
     Parameters
     ----------
     columns : iterable of str
+        A table's column names.
 
     Returns
     -------
     list of str
+        Those columns, in the order given.
     """
     return list(_clinical_variables(tuple(map(str, _as_list(columns)))))
 
@@ -339,9 +348,9 @@ def stride_table(table: pd.DataFrame, events: pd.DataFrame, variables=None, poin
 
     Returns
     -------
-    DataFrame with columns ``side``, ``stride`` (0, 1, ... per side),
-    ``percent`` and the variables (NaN where a stride has a missing sample).
-    The per-stride curves behind :func:`normalize_cycles`' mean and SD.
+    pandas.DataFrame
+        Columns ``side``, ``stride`` (0, 1, ... per side), ``percent`` and the variables (NaN where a stride has a
+        missing sample): the per-stride curves behind :func:`normalize_cycles`' mean and SD.
     """
     variables = clinical_variables(table.columns) if variables is None else list(variables)
     t = table["time"].to_numpy(dtype=float)

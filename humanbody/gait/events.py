@@ -106,10 +106,12 @@ def marker_xyz(df: pd.DataFrame, name: str) -> np.ndarray:
     df : pandas.DataFrame
         A marker table, ground axes.
     name : str
+        The marker's name (columns <name>_x, _y, _z).
 
     Returns
     -------
     ndarray, shape (F, 3), m
+        Its positions, ground axes; NaN where missing or all-zero.
     """
     cols = [f"{name}_x", f"{name}_y", f"{name}_z"]
     one_block = getattr(getattr(df, "_mgr", None), "is_single_block", False)
@@ -139,7 +141,8 @@ def foot_markers(df: pd.DataFrame, feet: dict | None = None) -> dict[str, tuple[
 
     Returns
     -------
-    dict  side -> (heel, toe)
+    dict of str to (str, str)
+        Side ("right", "left") -> its heel and toe marker names.
 
     Raises
     ------
@@ -206,10 +209,12 @@ def pelvis_markers(df: pd.DataFrame, pelvis=None) -> list[str]:
     df : pandas.DataFrame
         A marker table.
     pelvis : sequence of str, optional
+        The pelvis marker names to look for (default PELVIS_MARKERS).
 
     Returns
     -------
     list of str
+        The names present in the table, in the order looked for.
 
     Raises
     ------
@@ -236,11 +241,14 @@ def pelvis_centre(df: pd.DataFrame, names: list[str]) -> np.ndarray:
     Parameters
     ----------
     df : pandas.DataFrame
+        A marker table, ground axes (m).
     names : list of str
+        The pelvis markers (pelvis_markers).
 
     Returns
     -------
     ndarray, shape (F, 3), m
+        The mean of the markers seen at each frame; NaN where none is.
     """
     stack = np.stack([marker_xyz(df, n) for n in names])
     with np.errstate(invalid="ignore"), _quiet():
@@ -276,7 +284,10 @@ def progression_axes(df: pd.DataFrame, feet: dict | None = None) -> tuple[np.nda
 
     Returns
     -------
-    forward, left : (3,) unit vectors; ``left = Z x forward``.
+    forward : ndarray, shape (3,)
+        The direction of progression, a horizontal unit vector, ground axes.
+    left : ndarray, shape (3,)
+        ``Z x forward``, a horizontal unit vector, ground axes.
     """
     pairs = foot_markers(df, feet)
     v = np.zeros(3)
@@ -299,11 +310,14 @@ def fill_nan(t: np.ndarray, y: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     t : ndarray, shape (F,), s
+        The samples' times.
     y : ndarray, shape (F,)
+        The signal (any unit).
 
     Returns
     -------
     ndarray, shape (F,)
+        The signal with its gaps filled (the ends hold the nearest finite value, as numpy.interp does).
     """
     ok = np.isfinite(y)
     if ok.sum() < 2:
@@ -442,9 +456,9 @@ def kinematic_events(
 
     Returns
     -------
-    DataFrame  events table (:data:`EVENT_COLUMNS`), ``source = "kinematic"``;
-    ``attrs`` holds ``method`` (per side), ``feet``, ``pelvis`` and
-    ``forward`` (the progression direction used).
+    pandas.DataFrame
+        The events table (:data:`EVENT_COLUMNS`: times in s), ``source = "kinematic"``; ``attrs`` holds ``method``
+        (per side), ``feet``, ``pelvis`` and ``forward`` (the progression direction used).
     """
     if method not in ("auto", "coordinate", "velocity"):
         raise InputError(f"unknown gait event method {method!r}; choose auto, coordinate or velocity")
@@ -534,8 +548,9 @@ def force_events(
 
     Returns
     -------
-    DataFrame  events table with ``source = "force"``; crossing times are
-    linearly interpolated between samples.
+    pandas.DataFrame
+        The events table (:data:`EVENT_COLUMNS`: times in s) with ``source = "force"``; crossing times are
+        linearly interpolated between samples.
     """
     t = np.asarray(time, dtype=float)
     rows = []
@@ -568,11 +583,14 @@ def events_of(events: pd.DataFrame, side: str, event: str) -> np.ndarray:
     events : pandas.DataFrame
         An events table (``time``, ``side``, ``event``).
     side : {"right", "left"}
+        The foot.
     event : {"foot_strike", "foot_off"}
+        The event.
 
     Returns
     -------
     ndarray, shape (n,), s
+        The event's times, increasing.
     """
     sel = (events["side"].to_numpy() == side) & (events["event"].to_numpy() == event)
     return np.sort(events["time"].to_numpy(dtype=float)[sel])

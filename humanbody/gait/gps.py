@@ -47,11 +47,14 @@ def column_of(variable: str, side: str) -> str:
     Parameters
     ----------
     variable : str
+        A side-less clinical name (e.g. "knee_flexion_deg").
     side : {"right", "left"}
+        The side.
 
     Returns
     -------
     str
+        The column name ("right_knee_flexion_deg"; pelvis names unchanged).
     """
     return variable if variable.startswith("pelvis_") else f"{side}_{variable}"
 
@@ -66,6 +69,7 @@ def side_curve(cycles: pd.DataFrame, variable: str, side: str, curves: dict | No
     variable : str
         Side-less clinical name (``knee_flexion_deg``).
     side : {"right", "left"}
+        The side whose strides are used.
     curves : dict, optional
         The rows of each curve (:func:`humanbody.gait.cycles.normalized_curves`); default: found in ``cycles``.
 
@@ -90,10 +94,13 @@ def gait_variable_scores(cycles: pd.DataFrame, normative: pd.DataFrame | dict, c
 
     Parameters
     ----------
-    cycles : DataFrame   :func:`humanbody.gait.normalize_cycles` output (angles in degrees)
-    normative : DataFrame  variable, percent, mean, sd (:mod:`humanbody.gait.normative`), or its
-                           :func:`~humanbody.gait.normative.normative_curves`
-    curves : dict, optional  the rows of each curve of ``cycles`` (:func:`humanbody.gait.cycles.normalized_curves`)
+    cycles : pandas.DataFrame
+        :func:`humanbody.gait.normalize_cycles` output (angles in degrees).
+    normative : pandas.DataFrame or dict
+        Variable, percent, mean, sd (:mod:`humanbody.gait.normative`), or its
+        :func:`~humanbody.gait.normative.normative_curves`.
+    curves : dict, optional
+        The rows of each curve of ``cycles`` (:func:`humanbody.gait.cycles.normalized_curves`).
 
     Returns
     -------
@@ -151,6 +158,7 @@ def gps_columns() -> list[str]:
     Returns
     -------
     list of str
+        The overall, right and left GPS, then each side's GVS per variable (deg).
     """
     return (["gait_profile_score_deg", "right_gait_profile_score_deg", "left_gait_profile_score_deg"]
             + [f"{s}_gvs_{v}" for s in SIDES for v in GPS_VARIABLES])

@@ -139,6 +139,8 @@ class NormativeSet:
         Returns
         -------
         dict of str -> (percent, mean, sd) arrays
+            Variable name -> its percent of the cycle, normative mean and SD (the variable's unit), as normative_curves
+            gives them.
         """
         if condition not in self._curves:
             self._curves[condition] = normative_curves(self.conditions[condition])
@@ -159,13 +161,18 @@ class NormativeSet:
         Parameters
         ----------
         speed_m_per_s : float, optional, m/s
+            The trial's walking speed.
         leg_length_m : float, optional, m
+            The subject's leg length.
 
         Returns
         -------
         condition : str
+            The chosen condition (a key of conditions).
         table : DataFrame (:data:`NORMATIVE_COLUMNS`)
-        note : str   how the condition was chosen, for the trial's log
+            Its rows: variable, percent, mean, sd.
+        note : str
+            How the condition was chosen, for the trial's log.
         """
         if self.condition is not None:
             return self.condition, self.conditions[self.condition], f"condition {self.condition} (given)"
@@ -188,6 +195,7 @@ class NormativeSet:
         Returns
         -------
         str
+            "normative data <name> (<source>; conditions ...)".
         """
         return f"normative data {self.name} ({self.source}; conditions {', '.join(self.conditions)})"
 
@@ -205,12 +213,14 @@ def population_note(nset: NormativeSet, height_m: float | None) -> str:
     Parameters
     ----------
     nset : NormativeSet
+        The normative set used.
     height_m : float, optional, m
         The subject's height.
 
     Returns
     -------
     str
+        "compared with ..." the population, with a warning when an adult meets children's norms.
     """
     who = nset.population or "population not stated by the file"
     if nset.population == BUILTIN_POPULATION and height_m is not None and height_m >= ADULT_HEIGHT:
@@ -225,10 +235,12 @@ def leg_length_from_height(height_m: float) -> float:
     Parameters
     ----------
     height_m : float, m
+        Standing height.
 
     Returns
     -------
     float, m
+        The estimated leg length.
     """
     return LEG_LENGTH_PER_HEIGHT * float(height_m)
 
@@ -239,11 +251,14 @@ def dimensionless_speed(speed_m_per_s: float, leg_length_m: float) -> float:
     Parameters
     ----------
     speed_m_per_s : float, m/s
+        Walking speed.
     leg_length_m : float, m
+        Leg length.
 
     Returns
     -------
     float
+        v* (dimensionless).
     """
     return float(speed_m_per_s) / math.sqrt(GRAVITY * float(leg_length_m))
 
@@ -257,12 +272,16 @@ def speed_condition(speed_m_per_s: float | None, leg_length_m: float | None):
     Parameters
     ----------
     speed_m_per_s : float or None, m/s
+        The trial's walking speed, None when unknown.
     leg_length_m : float or None, m
+        The subject's leg length, None when unknown.
 
     Returns
     -------
     condition : str
+        The class's name (e.g. "VerySlow", "Free", "Fast").
     vstar : float or None
+        v / sqrt(g L), None when the speed or leg length is unknown.
     """
     if speed_m_per_s is None or leg_length_m is None or not (np.isfinite(speed_m_per_s) and leg_length_m > 0):
         return "Free", None
@@ -285,11 +304,14 @@ def parse_spec(spec: str | None):
     Parameters
     ----------
     spec : str or None
+        The option's text, FILE[:CONDITION] or :CONDITION.
 
     Returns
     -------
     file : str
+        The file's path, or BUILTIN.
     condition : str or None
+        The condition named, or None.
     """
     if not spec:
         return BUILTIN, None
@@ -312,10 +334,12 @@ def load_normative(spec: str | None = None) -> NormativeSet:
     Parameters
     ----------
     spec : str, optional
+        FILE[:CONDITION], :CONDITION, or None for the built-in set.
 
     Returns
     -------
     NormativeSet
+        The set, with its condition when one was named.
 
     Raises
     ------
@@ -347,12 +371,14 @@ def read_normative(path, name: str | None = None) -> NormativeSet:
     Parameters
     ----------
     path : str or os.PathLike
+        The JSON or CSV file.
     name : str, optional
         The set's name (default the file's own or its stem).
 
     Returns
     -------
     NormativeSet
+        Its conditions' tables, name, source, population and model.
     """
     path = Path(path)
     try:
@@ -393,12 +419,14 @@ def marker_set_note(nset: NormativeSet, markerset: str | None) -> str | None:
     Parameters
     ----------
     nset : NormativeSet
+        The normative set used.
     markerset : str or None
         The trial's marker set name.
 
     Returns
     -------
     str or None
+        The note, or None when the marker sets agree.
     """
     if nset.model != PLUG_IN_GAIT or not markerset or markerset in PLUG_IN_GAIT_SETS:
         return None
@@ -526,13 +554,16 @@ def curve_at(table: pd.DataFrame, variable: str, percent) -> tuple:
     Parameters
     ----------
     table : pandas.DataFrame
+        A condition's normative table (variable, percent, mean, sd).
     variable : str
+        The variable's name.
     percent : array_like
         Percent of the cycle.
 
     Returns
     -------
     mean, sd : ndarray, shape of ``percent``
+        The normative mean and standard deviation at percent (the variable's unit); NaN where the table has none.
     """
     g = table[table["variable"] == variable]
     if g.empty:

@@ -44,7 +44,9 @@ def pseudo_markers(results, time) -> pd.DataFrame:
     Parameters
     ----------
     results : Results
+        The trial's kinematics (segment origins and mass centres, m, ground axes).
     time : array_like, shape (F,), s
+        The frames' times.
 
     Returns
     -------
@@ -76,22 +78,31 @@ def trial_events(analysis, grf_path=None, force_threshold: float = FORCE_THRESHO
 
     Parameters
     ----------
-    analysis : Analysis         its ``events`` are the trial file's own (a C3D ``EVENT`` group), if any
-    grf_path : str, optional    the trial's force file
-    force_threshold : float     N, vertical force of foot contact
-    source : str                which events cut the strides, per side (:data:`EVENT_SOURCES`):
-                                "auto": the file's events when the side has at least two foot strikes
-                                in them, else the force-plate events, else the kinematic ones;
-                                "file", "force", "kinematic": that source only, a side without it
-                                falling back as "auto" does without it (said in ``messages``)
+    analysis : Analysis
+        The analysed trial; its ``events`` are the trial file's own (a C3D ``EVENT`` group), if any.
+    grf_path : str, optional
+        The trial's force file.
+    force_threshold : float
+        Vertical force of foot contact (N).
+    source : str
+        Which events cut the strides, per side (:data:`EVENT_SOURCES`): "auto": the file's events when the side
+        has at least two foot strikes in them, else the force-plate events, else the kinematic ones; "file",
+        "force", "kinematic": that source only, a side without it falling back as "auto" does without it (said
+        in ``messages``).
 
     Returns
     -------
-    events : DataFrame   kinematic events, plus force events when ``grf_path`` is given, plus the file's
-    used : DataFrame     the events that define strides
-    points : DataFrame   marker table the kinematic events came from
-    feet, pelvis :       marker names used
+    events : pandas.DataFrame
+        Kinematic events, plus force events when ``grf_path`` is given, plus the file's (times in s).
+    used : pandas.DataFrame
+        The events that define strides.
+    points : pandas.DataFrame
+        The marker table the kinematic events came from (m, ground axes).
+    feet, pelvis : dict and list of str, or None
+        The marker names given to the kinematic events: side -> (heel, toe), and the pelvis markers (None: the
+        gait module's defaults).
     messages : list of str
+        Lines for the log on the events and their sources.
     """
     if source not in EVENT_SOURCES:
         raise InputError(f"events must be one of {', '.join(EVENT_SOURCES)}, not {source!r}", option="events")
@@ -163,6 +174,8 @@ def events_source(used: pd.DataFrame) -> str:
     Returns
     -------
     str
+        Without the file's events among them, the first event's source ("force" or "kinematic"); with them, the
+        sources of both sides when they agree (e.g. "file"), else "right ..., left ..."; "none" without events.
     """
     if not len(used):
         return "none"
@@ -397,10 +410,12 @@ def unloaded_stance(analysis, events) -> dict:
     analysis : Analysis
         Its loads and frames.
     events : pandas.DataFrame
+        The events that define strides (time s, side, event).
 
     Returns
     -------
     dict of str to ndarray of bool, shape (F,)
+        Side -> True at the frames of its unmeasured stances.
     """
     time = analysis.results.time
     dt = float(np.median(np.diff(time))) if len(time) > 1 else 0.0

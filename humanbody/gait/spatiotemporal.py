@@ -85,16 +85,16 @@ def strides(events: pd.DataFrame) -> pd.DataFrame:
 
     Parameters
     ----------
-    events : DataFrame  events table (:func:`humanbody.gait.kinematic_events`
-        or :func:`humanbody.gait.force_events`).
+    events : pandas.DataFrame
+        Events table (:func:`humanbody.gait.kinematic_events` or :func:`humanbody.gait.force_events`).
 
     Returns
     -------
-    DataFrame, one row per stride: ``side``, ``start_s``, ``end_s`` (the two
-    foot strikes), ``foot_off_s``, ``other_strike_s``, ``other_off_s``,
-    ``stride_time_s``, ``step_time_s``, ``stance_time_s``, ``swing_time_s``,
-    ``stance_pct``, ``swing_pct``, ``double_support_pct``.  Phases whose
-    events are missing are NaN.
+    pandas.DataFrame
+        One row per stride: ``side``, ``start_s``, ``end_s`` (the two foot strikes), ``foot_off_s``,
+        ``other_strike_s``, ``other_off_s``, ``stride_time_s``, ``step_time_s``, ``stance_time_s``,
+        ``swing_time_s``, ``stance_pct``, ``swing_pct``, ``double_support_pct`` (s and % of the stride).  Phases
+        whose events are missing are NaN.
     """
     rows = []
     for side in SIDES:
@@ -140,6 +140,7 @@ def belt_speed(markers: pd.DataFrame, events: pd.DataFrame, *, feet=None, forwar
     markers : pandas.DataFrame
         Marker table, ground axes (m).
     events : pandas.DataFrame
+        The events table (time s, side, event), e.g. humanbody.gait.kinematic_events or force_events.
     feet : dict, optional
         Side -> its heel and toe markers.
     forward : ndarray, shape (3,), optional
@@ -150,6 +151,7 @@ def belt_speed(markers: pd.DataFrame, events: pd.DataFrame, *, feet=None, forwar
     Returns
     -------
     float, m/s
+        The belt speed (positive), NaN when no stance is complete.
     """
     t = markers["time"].to_numpy(dtype=float)
     pairs = foot_markers(markers, feet)
@@ -176,13 +178,18 @@ def is_treadmill(markers: pd.DataFrame, *, pelvis=None, feet=None, max_speed: fl
     Parameters
     ----------
     markers : pandas.DataFrame
+        Marker table, ground axes (m), with time (s).
     pelvis : sequence of str, optional
+        The pelvis markers (default the gait module's).
     feet : dict, optional
+        Side -> its heel and toe markers (default the gait module's).
     max_speed : float, m/s
+        The pelvis's mean horizontal speed below which the trial is a treadmill's.
 
     Returns
     -------
     bool
+        True on a treadmill.
     """
     t = markers["time"].to_numpy(dtype=float)
     pel = pelvis_centre(markers, pelvis_markers(markers, pelvis))
@@ -235,10 +242,10 @@ def spatiotemporal(
 
     Returns
     -------
-    DataFrame indexed by ``side`` ("right", "left", "overall") with the
-    columns of :data:`PARAMETERS` (means over strides; "overall" pools the
-    strides of both feet) and ``attrs`` ``treadmill`` (bool),
-    ``belt_speed_m_per_s`` and ``strides`` (the per-stride table).
+    pandas.DataFrame
+        Indexed by ``side`` ("right", "left", "overall") with the columns of :data:`PARAMETERS` (means over
+        strides, units in their names; "overall" pools the strides of both feet) and ``attrs`` ``treadmill``
+        (bool), ``belt_speed_m_per_s`` and ``strides`` (the per-stride table).
     """
     table = strides(events)
     if treadmill_speed is not None:
@@ -338,10 +345,12 @@ def flatten(params: pd.DataFrame) -> dict:
     Parameters
     ----------
     params : pandas.DataFrame
+        The table of spatiotemporal (indexed by side, with its attrs).
 
     Returns
     -------
     dict
+        Column name -> value (float; treadmill a bool).
     """
     row = {}
     columns = [str(c) for c in params.columns.tolist()]

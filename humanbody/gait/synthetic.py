@@ -46,20 +46,28 @@ def walking_markers(
 
     Parameters
     ----------
-    duration, rate_hz : trial length (s) and frame rate (Hz)
-    stride_time : s
-    stance : stance fraction of the stride (0.5 < stance < 1 gives double support)
-    stride_length : m, the distance covered per stride
-    step_width : m, lateral distance between the heels
-    treadmill : the pelvis stays in place and the belt moves at the walking speed
-    first_strike : time of the first right foot strike (s); the left strikes
-        half a stride later
-    names : heel, toe (right), heel, toe (left), then pelvis markers
+    duration, rate_hz : float
+        Trial length (s) and frame rate (Hz).
+    stride_time : float
+        Duration of a stride (s).
+    stance : float
+        Stance fraction of the stride (0.5 < stance < 1 gives double support).
+    stride_length : float
+        The distance covered per stride (m).
+    step_width : float
+        Lateral distance between the heels (m).
+    treadmill : bool
+        The pelvis stays in place and the belt moves at the walking speed.
+    first_strike : float
+        Time of the first right foot strike (s); the left strikes half a stride later.
+    names : tuple of str
+        Heel, toe (right), heel, toe (left), then pelvis markers.
 
     Returns
     -------
-    DataFrame in the marker layout; ``attrs["truth"]`` holds the true
-    ``foot_strike``/``foot_off`` times per side and the speed (m/s).
+    pandas.DataFrame
+        The marker layout (time, ``<name>_x/_y/_z`` in m); ``attrs["truth"]`` holds the true
+        ``foot_strike``/``foot_off`` times per side and the speed (m/s).
     """
     t = np.arange(0.0, duration, 1.0 / rate_hz)
     speed = stride_length / stride_time
@@ -106,11 +114,15 @@ def walking_forces(markers: pd.DataFrame, *, rate_hz: float = 1000.0, weight: fl
     markers : pandas.DataFrame
         :func:`walking_markers`' table.
     rate_hz : float, Hz
+        The force samples' rate.
     weight : float, N
+        The half-sines' peak.
 
     Returns
     -------
     pandas.DataFrame
+        time (s) and per foot the force columns vx, vy, vz (N) of OpenSim's ground-reaction layout (prefixes
+        "ground_force_" right, "1_ground_force_" left), lab Y up.
     """
     stances = markers.attrs["stances"]
     t0, t1 = float(markers["time"].iloc[0]), float(markers["time"].iloc[-1])

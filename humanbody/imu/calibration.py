@@ -74,6 +74,7 @@ class ImuCalibration:
         Returns
         -------
         ndarray, shape (3, 3)
+            The rotation about ground Z through -heading.
         """
         return _yaw(-self.heading)
 
@@ -95,11 +96,14 @@ def lab_axes(df, axes="auto") -> tuple[np.ndarray, str]:
     df : pandas.DataFrame
         The orientation trial (``attrs["format"]``).
     axes : str, AxesMapping or array (3, 3)
+        "auto" (the format's world) or a lab -> ground spec.
 
     Returns
     -------
     A : ndarray, shape (3, 3)
+        Lab -> ground: ground = A @ lab.
     how : str
+        How it was chosen, for the log.
     """
     world = df.attrs.get("world", "x,y,z")
     if axes is None or (isinstance(axes, str) and axes.strip().lower() == "auto"):
@@ -117,12 +121,16 @@ def sensor_rotations(df, label: str, A: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     df : pandas.DataFrame
+        The orientation trial.
     label : str
+        The sensor's (or segment's) label.
     A : ndarray, shape (3, 3)
+        Lab -> ground axes.
 
     Returns
     -------
     ndarray, shape (F, 3, 3)
+        The sensor's axes as columns, in ground components, per frame.
     """
     q = df[[f"{label}_q{c}" for c in "wxyz"]].to_numpy(dtype=float)
     R = quaternion_to_matrix(np.ascontiguousarray(q[:, [1, 2, 3, 0]]))  # Euler parameters: scalar last
@@ -135,10 +143,12 @@ def mean_rotation(R: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     R : ndarray, shape (F, 3, 3)
+        The rotations.
 
     Returns
     -------
     ndarray, shape (3, 3)
+        The mean rotation.
     """
     U, _, Vt = np.linalg.svd(R.mean(axis=0))
     D = np.diag([1.0, 1.0, np.sign(np.linalg.det(U @ Vt))])
@@ -151,10 +161,12 @@ def parse_heading(spec) -> np.ndarray | None:
     Parameters
     ----------
     spec : str or None
+        The axis's text.
 
     Returns
     -------
     ndarray, shape (3,), or None
+        The axis in the sensor's components, or None.
     """
     if spec is None:
         return None
@@ -198,6 +210,7 @@ def calibrate_sensors(df, A: np.ndarray, labels, *, heading=None, window_s: floa
     Returns
     -------
     ImuCalibration
+        Each sensor's mounting (its segment's axes in the sensor's), the heading and notes.
 
     Raises
     ------

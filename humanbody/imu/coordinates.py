@@ -40,10 +40,12 @@ def standing_height(model) -> float:
     Parameters
     ----------
     model : BodyModel
+        The body model.
 
     Returns
     -------
     float, m
+        The height.
     """
     ref = model.meta.get("reference_pose") or {}
     if "lower_torso_height" in ref:
@@ -117,10 +119,14 @@ def segment_orientations(df, *, static=None, axes="auto", heading=None,
 
     Returns
     -------
-    R : dict       segment -> (F, 3, 3) absolute orientation R_k
-    turn : ndarray (3, 3)   ground turn applied (Z(psi0)^T), also to positions
-    A : ndarray (3, 3)      lab -> ground axes
+    R : dict of str to ndarray, shape (F, 3, 3)
+        Segment -> its absolute orientation R_k (axes as columns, ground components).
+    turn : ndarray, shape (3, 3)
+        The ground turn applied (Z(psi0)^T), also to positions.
+    A : ndarray, shape (3, 3)
+        Lab -> ground axes.
     notes : list of str
+        What was done, for the log.
     """
     segment_of = df.attrs["segment_of"]
     anatomical = bool(df.attrs.get("anatomical")) and static is None

@@ -68,13 +68,17 @@ def knee_heading(R_seg: dict, pelvis_mean: np.ndarray) -> tuple[str | float | No
 
     Parameters
     ----------
-    R_seg : dict            segment -> (F, 3, 3), calibrated with heading 0
-    pelvis_mean : (3, 3)    the pelvis sensor's mean orientation in the posture, ground axes (G-bar)
+    R_seg : dict of str to ndarray, shape (F, 3, 3)
+        Segment -> its orientation, calibrated with heading 0.
+    pelvis_mean : ndarray, shape (3, 3)
+        The pelvis sensor's mean orientation in the posture, ground axes (G-bar).
 
     Returns
     -------
     heading : str, float or None
+        A pelvis-sensor axis ("x", "-z", ...), the knees' heading (rad), or None when the knees do not tell.
     line : str
+        How the heading was found, for the log.
     """
     axes = []
     for thigh, shank in _PAIRS:

@@ -113,10 +113,13 @@ def align_knee_axes(R: dict) -> list[str]:
     Parameters
     ----------
     R : dict of str to ndarray, shape (F, 3, 3)
+        Segment -> its orientation (axes as columns, ground components) per frame; the thighs and shanks are changed in
+        place.
 
     Returns
     -------
     list of str
+        One line per knee: its thigh's and shank's turns (deg), or why the posture's axis is kept.
     """
     notes = []
     for side, thigh, shank in _PAIRS:
@@ -149,10 +152,13 @@ def hinge_knees(R: dict) -> list[str]:
     Parameters
     ----------
     R : dict of str to ndarray, shape (F, 3, 3)
+        Segment -> its orientation (axes as columns, ground components) per frame; the thighs and shanks are changed in
+        place.
 
     Returns
     -------
     list of str
+        Per knee: the axis's lines (align_knee_axes) and the mean misfit to each sensor (deg).
     """
     notes = align_knee_axes(R)
     for side, thigh, shank in _PAIRS:

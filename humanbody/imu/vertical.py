@@ -100,17 +100,25 @@ def find_vertical(trial, posture, segment_of: dict, window: int, default: str) -
 
     Parameters
     ----------
-    trial : DataFrame       the orientation trial (its accelerations, if any)
-    posture : DataFrame     the calibration posture (a static file or the trial)
-    segment_of : dict       segment -> label
-    window : int            frames of ``posture`` averaged
-    default : str           the format's world spec, kept when nothing decides
+    trial : pandas.DataFrame
+        The orientation trial (its accelerations, if any).
+    posture : pandas.DataFrame
+        The calibration posture (a static file or the trial).
+    segment_of : dict
+        Segment -> sensor label.
+    window : int
+        Frames of ``posture`` averaged.
+    default : str
+        The format's world spec, kept when nothing decides.
 
     Returns
     -------
     A : ndarray, shape (3, 3)
+        Lab -> ground: ground = A @ lab, ground Z the data's vertical.
     spec : str
+        A's axes spec (e.g. "x,-z,y").
     line : str
+        How the vertical was found, for the log.
     """
     labels = list(segment_of.values())
     for source, what in ((trial, "the trial"), (posture, "the static file")):

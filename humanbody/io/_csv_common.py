@@ -33,10 +33,12 @@ def sniff_delimiter(line: str) -> str:
     Parameters
     ----------
     line : str
+        The header line.
 
     Returns
     -------
     str
+        The tab, comma or semicolon, or " " for runs of white space.
     """
     counts = {d: line.count(d) for d in ("\t", ",", ";")}
     best = max(counts, key=lambda d: counts[d])
@@ -49,11 +51,14 @@ def split_rows(lines: list[str], delim: str) -> list[list[str]]:
     Parameters
     ----------
     lines : list of str
+        The text lines.
     delim : str
+        The delimiter (sniff_delimiter).
 
     Returns
     -------
     list of list of str
+        One list of cells per line.
     """
     if delim == " ":
         return [line.split() for line in lines]
@@ -66,11 +71,14 @@ def strip_unit_hint(name: str) -> tuple[str, str | None]:
     Parameters
     ----------
     name : str
+        A column name.
 
     Returns
     -------
     base : str
+        The name without the bracketed unit.
     unit : str or None
+        The unit in the brackets, or None when there is none.
     """
     m = _UNIT_HINT.match(name)
     if m:
@@ -117,13 +125,16 @@ def strip_subject(names: list[str], conversions: list[str]) -> tuple[list[str], 
     Parameters
     ----------
     names : list of str
+        The column (marker) names.
     conversions : list of str
         Takes a line saying what was removed.
 
     Returns
     -------
     names : list of str
+        The names without the prefix (unchanged when they do not all share one).
     prefix : str or None
+        The prefix removed, or None.
     """
     prefixes = {n.split(":", 1)[0] for n in names if ":" in n}
     if len(prefixes) == 1 and all(":" in n for n in names):
@@ -141,14 +152,18 @@ def data_rows(rows, start, stop, line_offset=0):
     Parameters
     ----------
     rows : list of list of str
+        The file's rows of cells.
     start, stop : int
+        The first row and one past the last (0-based indices into rows).
     line_offset : int
         Lines before ``rows[0]`` in the file.
 
     Returns
     -------
     rows : list of list of str
+        The rows with at least one non-blank cell.
     line_numbers : list of int
+        Their 1-based lines in the file.
     """
     out, line_no = [], []
     for i in range(start, stop):
@@ -177,7 +192,9 @@ def marker_units(option, file_unit, where, xyz, conversions) -> tuple:
     Returns
     -------
     unit : str
+        The length unit ("m", "mm", ...).
     where : str
+        Where it comes from, for the log ("the units option", the file's place, or the detection).
     """
     if option is not None:
         return option, "the units option"
@@ -199,21 +216,34 @@ def read_numbers(path, lines, head, rows, start, columns, delim, dest, width, n_
     Parameters
     ----------
     path : pathlib.Path
+        The file (named in errors; read again when only its head was read).
     lines : list of str
+        The file's lines as read (not used by the reading itself).
     head : Head or None
+        The file's first lines when it is large (the fast reader reads the rest), else None.
     rows : list of list of str
+        The rows of cells read so far (the whole file when head is None).
     start : int
+        The first data row (0-based).
     columns : list of str
+        The column names, named in errors.
     delim : str
+        The delimiter (" " for white space).
     dest : list of int
+        Where each column goes (see above), as destination_columns gives it.
     width : int
+        Number of table columns.
     n_aux : int
+        Number of aux columns.
 
     Returns
     -------
     table : ndarray, shape (rows, width)
+        The time (column 0) and marker coordinates in file units.
     aux : ndarray, shape (rows, n_aux)
+        The other columns read.
     line_numbers : list of int
+        The 1-based line of each row.
     """
     fast = None
     if head is not None and delim != " ":
@@ -239,9 +269,13 @@ def destination_columns(n_columns: int, time_col, idx, extra) -> list[int]:
     Parameters
     ----------
     n_columns : int
+        Number of columns in the file.
     time_col : int or None
+        The time column's index (0-based), or None.
     idx : sequence of int
+        The marker coordinate columns' indices, in table order.
     extra : sequence of int
+        The indices of the other columns to keep (into aux).
 
     Returns
     -------

@@ -73,12 +73,16 @@ def read_head(path: Path, n_lines: int, min_bytes: int | None = None) -> Head | 
     Parameters
     ----------
     path : pathlib.Path
+        The text file.
     n_lines : int
+        Lines wanted.
     min_bytes : int, optional
+        The size below which the file is read whole instead (default FAST_MIN_BYTES).
 
     Returns
     -------
     Head or None
+        The first lines and the file's size; None to read the file whole.
     """
     try:
         with open(path, "rb") as fh:
@@ -198,6 +202,7 @@ def flagged_row(line, ncol: int, sep: str) -> np.ndarray | None:
     Returns
     -------
     ndarray, shape (ncol,), or None
+        The line's numbers (NaN for missing), or None to decline the fast path.
     """
     cells = bytes(line).decode("utf-8", "replace").split(sep)
     if len(cells) < ncol or any(c.strip(" \t\r") for c in cells[ncol:]):
@@ -313,7 +318,9 @@ def fast_block(head: Head, start: int, names: list[str], sep: str, dest, width: 
     Returns
     -------
     table : ndarray, shape (rows, width), C-contiguous rows
+        The numbers of the columns sent to the table (file units); None (the whole return) declines.
     aux : ndarray, shape (rows, n_aux)
+        The numbers of the columns sent to aux.
     line_numbers : ndarray of int
         1-based line of each row.
     """

@@ -33,10 +33,12 @@ def check_file(path) -> Path:
     Parameters
     ----------
     path : str or os.PathLike
+        The file.
 
     Returns
     -------
     pathlib.Path
+        The same path.
 
     Raises
     ------
@@ -66,10 +68,12 @@ def read_lines(path: Path) -> list[str]:
     Parameters
     ----------
     path : pathlib.Path
+        The text file.
 
     Returns
     -------
     list of str
+        Its lines.
     """
     try:
         raw = path.read_bytes()
@@ -93,11 +97,14 @@ def split_line(line: str, sep: str | None) -> list[str]:
     Parameters
     ----------
     line : str
+        The line.
     sep : str or None
+        The delimiter, or None for runs of white space.
 
     Returns
     -------
     list of str
+        The fields, stripped of surrounding white space.
     """
     if sep is None:
         return line.split()
@@ -128,6 +135,7 @@ def parse_block(
     Returns
     -------
     ndarray, shape (rows, len(names)), float64
+        The numbers, NaN for empty cells.
 
     Raises
     ------

@@ -25,6 +25,7 @@ def threads() -> int:
     Returns
     -------
     int
+        The number of threads (at least 1).
     """
     try:
         numba.threading_layer()
@@ -44,12 +45,14 @@ def in_threads(fn, n: int, k: int) -> list:
     fn : callable
         ``fn(i, r0, r1)`` for the i-th range ``[r0, r1)``.
     n : int
+        The number of items.
     k : int
         Number of ranges (threads).
 
     Returns
     -------
     list
+        fn's results, in range order.
     """
     cuts = [n * i // k for i in range(k + 1)]
     if k == 1:

@@ -86,10 +86,12 @@ def length_unit(unit: str) -> tuple[str, float]:
     Parameters
     ----------
     unit : str
+        A length unit's name as a file or option gives it (e.g. "millimeters", "mm").
 
     Returns
     -------
     name : str
+        "mm", "cm" or "m".
     metres : float
         Metres per unit.
 
@@ -414,6 +416,7 @@ def table_frame(
     columns : list of str
         Names of the columns of ``values`` (time not among them).
     values : ndarray, shape (frames, len(columns))
+        The columns' values (SI units after the reader's conversions).
     time : ndarray, shape (frames,)
         The file's time column (s): finite, strictly increasing, uniformly
         sampled, at least 2 frames.
@@ -429,6 +432,7 @@ def table_frame(
     Returns
     -------
     pandas.DataFrame
+        time (s) then the columns, with attrs (source, format, kind, conversions and extra_attrs).
     """
     import pandas as pd  # lazy: pandas costs 0.5 CPU-s at start-up; `humanbody muscles` reads and writes without it
     if required:

@@ -130,16 +130,25 @@ def platform_channels(time, force, point, moment, frame_time, lab_of_ground, uni
 
     Parameters
     ----------
-    time : (T,) s                 the loads' samples
-    force, point, moment : (T, L, 3)
+    time : ndarray, shape (T,), s
+        The loads' samples.
+    force, point, moment : ndarray, shape (T, L, 3)
         Ground reaction on the subject (N), its point of application (m,
         NaN while unloaded) and the free moment about it (N·m), ground axes
         (X forward, Y left, Z up).
-    frame_time : (F,) s           the point frames; the analogs cover them at
-                                  ``samples_per_frame`` samples a frame
-    lab_of_ground : (3, 3)        lab components = ``lab_of_ground @ ground``
-    unit_scale : float            metres per unit of the points (0.001 for mm)
+    frame_time : ndarray, shape (F,), s
+        The point frames; the analogs cover them at ``samples_per_frame`` samples a frame.
+    lab_of_ground : ndarray, shape (3, 3)
+        Lab components = ``lab_of_ground @ ground``.
+    unit_scale : float
+        Metres per unit of the points (0.001 for mm).
+    samples_per_frame : int
+        Analog samples per point frame.
+    names : sequence of str, optional
+        The plates' names for the channel labels (default ``plate1`` ...).
 
+    Notes
+    -----
     Each plate's axes are the ground axes (x forward, y left, z up: the
     corners are ordered so, corner 1 at +x +y), its surface at the median
     height of the loaded points, its centre C the middle of the points'
@@ -486,16 +495,25 @@ def write_c3d(path, *, frames: int, rate_hz: float, source=None, markers=None, m
 
     Parameters
     ----------
-    path : str or Path             the ``.c3d`` to write
-    frames : int                   number of point frames
-    rate_hz : float                point rate
-    source : str or Path, optional a C3D trial: read (:meth:`C3DModel.read`) and kept as it is
+    path : str or Path
+        The ``.c3d`` to write.
+    frames : int
+        Number of point frames.
+    rate_hz : float
+        Point rate (Hz).
+    source : str or Path, optional
+        A C3D trial: read (:meth:`C3DModel.read`) and kept as it is.
     markers : (labels, (frames, n, 3) float), optional
         markers of a trial that is not a C3D file, lab axes, in ``unit``
         times ``markers_scale`` (written divided by it)
-    unit : {"mm", "cm", "m"}       ``POINT:UNITS`` when there is no ``source``
-    first_frame : int              1-based number of the first frame (no ``source``)
-    blocks : list of PointBlock    points to add
+    markers_scale : float
+        Factor the markers were multiplied by (they are written divided by it).
+    unit : {"mm", "cm", "m"}
+        ``POINT:UNITS`` when there is no ``source``.
+    first_frame : int
+        1-based number of the first frame (no ``source``).
+    blocks : list of PointBlock
+        Points to add.
     events : list of (label, context, time_s)
         at most :data:`MAX_EVENTS` in the file with the source's (the earliest are kept)
     platforms : Platforms, optional

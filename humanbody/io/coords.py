@@ -38,10 +38,12 @@ def angle_segments(columns) -> list[str]:
     Parameters
     ----------
     columns : iterable of str
+        A coordinates table's column names.
 
     Returns
     -------
     list of str
+        The segment names.
     """
     return [c[: -len("_alpha")] for c in columns if c.endswith("_alpha")]
 
@@ -52,10 +54,12 @@ def looks_like_coordinates(header_line: str) -> bool:
     Parameters
     ----------
     header_line : str
+        The header row's text.
 
     Returns
     -------
     bool
+        True when it looks like a coordinates table.
     """
     cols = [c.strip().strip('"') for c in header_line.split(_delimiter(header_line))]
     cset = set(cols)
@@ -74,10 +78,12 @@ def required_columns(columns) -> list[str]:
     Parameters
     ----------
     columns : sequence of str
+        The file's column names.
 
     Returns
     -------
     list of str
+        The column names required (time, root position, every segment's three angles).
     """
     segs = angle_segments(columns)
     if "lower_torso" in segs:

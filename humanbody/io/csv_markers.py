@@ -54,6 +54,7 @@ def sniff(lines: list[str]) -> str | None:
     Returns
     -------
     str or None
+        The layout's name, or None when it is none of them.
     """
     head = [line.strip().lstrip("\ufeff") for line in lines[:50]]
     text = [h for h in head if h]
@@ -85,6 +86,7 @@ def read_plain(path: Path, lines: list[str], units=None, rate_hz=None, head=None
     Parameters
     ----------
     path : pathlib.Path
+        The CSV file (named in errors).
     lines : list of str
         The file's text lines.
     units : str, optional
@@ -92,6 +94,7 @@ def read_plain(path: Path, lines: list[str], units=None, rate_hz=None, head=None
     rate_hz : float, optional
         The sampling rate, overriding the file's.
     head : Head, optional
+        The file's first lines when it is large (then lines are only those).
 
     Returns
     -------

@@ -41,6 +41,7 @@ def read_vicon(path: Path, lines: list[str], units=None, rate_hz=None):
     Parameters
     ----------
     path : pathlib.Path
+        The CSV file (named in errors).
     lines : list of str
         The file's text lines.
     units : str, optional
@@ -127,6 +128,7 @@ def read_motive(path: Path, lines: list[str], units=None, rate_hz=None, head=Non
     Parameters
     ----------
     path : pathlib.Path
+        The CSV file (named in errors).
     lines : list of str
         The file's text lines.
     units : str, optional
@@ -134,6 +136,7 @@ def read_motive(path: Path, lines: list[str], units=None, rate_hz=None, head=Non
     rate_hz : float, optional
         The sampling rate, overriding the file's.
     head : Head, optional
+        The file's first lines when it is large (the data block is then read by the fast reader).
 
     Returns
     -------
@@ -221,6 +224,7 @@ def read_qualisys(path: Path, lines: list[str], units=None, rate_hz=None):
     Parameters
     ----------
     path : pathlib.Path
+        The TSV file (named in errors).
     lines : list of str
         The file's text lines.
     units : str, optional

@@ -83,10 +83,12 @@ def plate_prefixes(columns) -> list[str]:
     Parameters
     ----------
     columns : iterable of str
+        A force table's column names.
 
     Returns
     -------
     list of str
+        The prefixes, in column order (e.g. "ground_force_", "1_ground_force_").
     """
     cols = set(columns)
     out = []
@@ -104,10 +106,13 @@ def file_plates(columns) -> list[tuple[str, str | None]]:
     Parameters
     ----------
     columns : iterable of str
+        A force table's column names.
 
     Returns
     -------
     list of (str, str or None)
+        Per plate in column order: the prefix of its force and point columns, and that of its torque columns (None when
+        it has none).
     """
     cols = set(columns)
     plates = []
@@ -124,12 +129,14 @@ def plate_name(prefix: str, i: int) -> str:
     Parameters
     ----------
     prefix : str
+        The plate's column prefix (e.g. "1_ground_force_").
     i : int
         The plate's index (0-based).
 
     Returns
     -------
     str
+        The name.
     """
     name = prefix.rstrip("_")
     return name if name else f"plate{i + 1}"
@@ -151,6 +158,7 @@ def vertical_axis_mapping(forces: pd.DataFrame) -> np.ndarray:
     Returns
     -------
     ndarray, shape (3, 3)
+        The signed permutation M with ground = M @ lab (Z up).
     """
     return vertical_mapping(forces.columns, lambda c: forces[c].to_numpy(dtype=float), forces.attrs.get("source"))
 
@@ -162,12 +170,16 @@ def vertical_mapping(columns, column, source) -> np.ndarray:
     Parameters
     ----------
     columns : sequence of str
+        The table's column names.
     column : callable
+        Gives a column's samples (N) by its name.
     source : str
+        The file, named in the error.
 
     Returns
     -------
     ndarray, shape (3, 3)
+        The signed permutation M with ground = M @ lab (Z up).
     """
     load = np.zeros(3)
     for p in plate_prefixes(columns):
@@ -188,12 +200,14 @@ def vertical_component(forces: pd.DataFrame, prefix: str) -> str:
     Parameters
     ----------
     forces : pandas.DataFrame
+        A force table (N, the file's lab axes).
     prefix : str
         The plate's column prefix.
 
     Returns
     -------
     str
+        "x", "y" or "z" ("y" when the plate has none of the columns).
     """
     best, axis = -1.0, "y"
     for a in _AXES:
@@ -242,12 +256,17 @@ class PlateGeometry:
         Parameters
         ----------
         force : ndarray, shape (..., 3), N
+            The force of the wrench (either sign convention), ground axes.
         moment_o : ndarray, shape (..., 3), N m about the ground origin
+            The moment of the same wrench, ground axes.
         through : ndarray, shape (..., 3), optional, m
+            A point of the plane parallel to the surface to use instead (e.g. the plate's top when the surface is its
+            bottom); default the surface's centre.
 
         Returns
         -------
         ndarray, shape (..., 3), m
+            The centre of pressure, ground axes; NaN where the force is parallel to the plane.
         """
         return centre_of_pressure(force, moment_o, self.normal, self.centre if through is None else through)
 
@@ -262,13 +281,18 @@ def centre_of_pressure(force, moment_o, normal, point) -> np.ndarray:
     Parameters
     ----------
     force : ndarray, shape (..., 3), N
+        The force of the wrench, ground axes.
     moment_o : ndarray, shape (..., 3), N m
+        Its moment about the ground origin, ground axes.
     normal : ndarray, shape (3,)
+        The plane's normal (any length; normalized here).
     point : ndarray, shape (3,) or (..., 3), m
+        A point of the plane, ground axes.
 
     Returns
     -------
     ndarray, shape (..., 3), m
+        The centre of pressure, ground axes; NaN where the force is parallel to the plane.
     """
     F = np.asarray(force, dtype=float)
     c = np.broadcast_to(np.asarray(point, dtype=float), F.shape)
@@ -287,11 +311,14 @@ def plate_from_corners(name: str, corners) -> PlateGeometry:
     Parameters
     ----------
     name : str
+        The plate's name.
     corners : array_like, shape (4, 3), m
+        The plate's corners in ground axes, in order around the plate.
 
     Returns
     -------
     PlateGeometry
+        The plate's centre (the corners' mean), upward unit normal and corners.
     """
     c = np.asarray(corners, dtype=float)
     centre = c.mean(axis=0)
@@ -315,12 +342,16 @@ def plate_from_points(name: str, points, loaded) -> PlateGeometry:
     Parameters
     ----------
     name : str
+        The plate's name.
     points : array_like, shape (T, 3), m
+        The file's force application points, ground axes, one per sample.
     loaded : array_like of bool, shape (T,)
+        True at the samples the plate is loaded.
 
     Returns
     -------
     PlateGeometry
+        A horizontal plate (normal +Z) with its outline (source "points").
     """
     p = np.asarray(points, dtype=float)
     ok = np.asarray(loaded, dtype=bool) & np.isfinite(p).all(axis=1)
@@ -393,6 +424,7 @@ def resting_force(force, threshold: float = FORCE_THRESHOLD) -> np.ndarray | Non
     Returns
     -------
     ndarray, shape (3,), N, or None
+        The median resting force, in the force's own axes and sign; None when the plate reads near zero at rest.
     """
     f = np.asarray(force, dtype=float)
     lo, hi = np.percentile(f[:, 2], [10, 90])
@@ -412,11 +444,14 @@ def reaction_sign(vertical, threshold: float = FORCE_THRESHOLD) -> float:
     Parameters
     ----------
     vertical : array_like, shape (T,), N
+        The plate's vertical force, ground Z up.
     threshold : float, N
+        The magnitude from which a sample counts as loaded.
 
     Returns
     -------
     float
+        +1.0 or -1.0.
     """
     v = np.asarray(vertical, dtype=float)
     return -1.0 if float(np.sum(v[np.abs(v) >= threshold])) < 0.0 else 1.0
@@ -429,10 +464,12 @@ def c3d_has_platforms(path) -> bool:
     Parameters
     ----------
     path : str or os.PathLike
+        The C3D file.
 
     Returns
     -------
     bool
+        True when it has force platforms with analog samples.
     """
     try:
         import ezc3d  # optional dependency (humanbody[c3d])
@@ -454,12 +491,15 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
     Parameters
     ----------
     path : str or os.PathLike
+        The C3D file.
     mapping : ndarray, shape (3, 3), optional
         Lab -> ground (default identity).
 
     Returns
     -------
     C3DPlatforms
+        The ground reaction on the subject per analog sample: force, centre of pressure and moment (T, P, 3; N, m,
+        N m), ground axes, with the plates' geometry and the analog rate.
 
     Raises
     ------
@@ -603,8 +643,13 @@ def vertical_forces(forces: pd.DataFrame, plates: dict | None = None,
 
     Returns
     -------
-    time : (T,) s;  vertical : dict side -> (T,) N;  columns : dict side -> the column used
-    (what :func:`humanbody.gait.force_events` takes).
+    time : ndarray, shape (T,)
+        The samples' times (s).
+    vertical : dict of str to ndarray, shape (T,)
+        Side ("right", "left") -> that foot's vertical force (N, the sign as in the file), what
+        :func:`humanbody.gait.force_events` takes.
+    columns : dict of str to str
+        Side -> the force column used.
     """
     src = forces.attrs.get("source")
     if "time" not in forces.columns:

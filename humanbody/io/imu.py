@@ -49,10 +49,12 @@ def looks_like_opensense(lines: list[str]) -> bool:
     Parameters
     ----------
     lines : list of str
+        The file's first lines.
 
     Returns
     -------
     bool
+        True when it is one.
     """
     end = next((i for i, line in enumerate(lines[:200]) if line.strip().lower() == "endheader"), None)
     if end is None:
@@ -69,10 +71,12 @@ def looks_like_mvnx(head: bytes) -> bool:
     Parameters
     ----------
     head : bytes
+        The file's first bytes (2048 are looked at).
 
     Returns
     -------
     bool
+        True when it is one.
     """
     text = head[:2048].decode("utf-8", errors="replace").lstrip("\ufeff \r\n\t")
     return text.startswith("<") and re.search(r"<mvnx[\s>]", text) is not None
@@ -84,15 +88,18 @@ def unit_quaternions(q: np.ndarray, names: list[str], line_of, path) -> tuple[np
     Parameters
     ----------
     q : ndarray, shape (F, S, 4)
+        Quaternions w, x, y, z of S sensors over F frames.
     names : list of str
         The S sensors' names.
     line_of : callable
         Frame index -> where it is in the file, for messages.
     path : str or os.PathLike
+        The file, named in errors.
 
     Returns
     -------
     q : ndarray, shape (F, S, 4)
+        The same quaternions scaled to unit norm.
     deviation : float
         The largest |norm - 1| found.
     """
@@ -116,12 +123,17 @@ def orientation_frame(path, fmt, labels, q, time, line_numbers, world, anatomica
     Parameters
     ----------
     path : str or os.PathLike
+        The file, named in errors and in attrs.
     fmt : str
         The format's name.
     labels : list of str
+        The S sensors' (or segments') labels as the file gives them.
     q : ndarray, shape (F, S, 4)
+        Unit quaternions w, x, y, z of each sensor, in the format's world axes.
     time : ndarray, shape (F,), s
+        The frames' times.
     line_numbers : sequence of int or None
+        The 1-based file line of each frame (for messages), None when the format has no lines.
     world : str
         The format's lab-axes spec.
     anatomical : bool
@@ -129,14 +141,18 @@ def orientation_frame(path, fmt, labels, q, time, line_numbers, world, anatomica
     table : dict
         Label -> segment table (:data:`humanbody.io.imu_names.OPENSIM_BODIES`, ...).
     suffix : str
+        Ending of every label, removed before matching (e.g. "_imu").
     positions : ndarray, shape (F, S, 3), optional
+        Each sensor's (segment's) position, m, world axes.
     conversions : sequence of str
+        Lines saying what was converted, kept in attrs.
     extra : dict, optional
         More ``attrs``.
 
     Returns
     -------
     pandas.DataFrame
+        The orientation trial: one row per frame.
 
     Raises
     ------
@@ -234,16 +250,17 @@ def read_opensense(path, **options):
     Parameters
     ----------
     path : str or Path
+        The .sto file.
     **options
         ``units`` and ``rate_hz`` are refused (quaternions have no unit; the
         time column gives the rate).
 
     Returns
     -------
-    DataFrame of kind ``orientations`` (module docstring), quaternions
-    normalised; ``attrs["world"] = "opensim"`` (OpenSim ground: X forward,
-    Y up, Z right, the frame OpenSense's IMU tools read the file in when no
-    ``sensor_to_opensim_rotations`` are given).
+    pandas.DataFrame
+        Of kind ``orientations`` (module docstring), quaternions normalised; ``attrs["world"] = "opensim"``
+        (OpenSim ground: X forward, Y up, Z right, the frame OpenSense's IMU tools read the file in when no
+        ``sensor_to_opensim_rotations`` are given).
 
     Raises
     ------
@@ -318,13 +335,15 @@ def read_mvnx(path, **options):
     Parameters
     ----------
     path : str or Path
+        The .mvnx file.
     **options
         ``units`` and ``rate_hz`` are refused.
 
     Returns
     -------
-    DataFrame of kind ``orientations`` (module docstring); ``anatomical``
-    True (MVN's segment frames: X forward, Y left, Z up in the N-pose).
+    pandas.DataFrame
+        Of kind ``orientations`` (module docstring); ``anatomical`` True (MVN's segment frames: X forward,
+        Y left, Z up in the N-pose).
 
     Raises
     ------
@@ -468,11 +487,14 @@ def quaternions(df, label: str) -> np.ndarray:
     Parameters
     ----------
     df : pandas.DataFrame
+        An orientation trial.
     label : str
+        A sensor's (segment's) label.
 
     Returns
     -------
     ndarray, shape (F, 4)
+        Its quaternions, w first.
     """
     return df[[f"{label}_q{c}" for c in "wxyz"]].to_numpy(dtype=float)
 
@@ -483,6 +505,7 @@ def read_orientations(path, **options):
     Parameters
     ----------
     path : str or os.PathLike
+        The .sto or .mvnx file.
     **options
         As the format's reader takes them.
 

@@ -171,6 +171,7 @@ def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
     Returns
     -------
     LoadTable
+        The loads per sample: force (N), point (m) and moment (N m), ground axes, with names and segments.
 
     Raises
     ------

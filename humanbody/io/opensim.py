@@ -53,10 +53,12 @@ def looks_like_opensim(lines: list[str]) -> bool:
     Parameters
     ----------
     lines : list of str
+        The file's first lines.
 
     Returns
     -------
     bool
+        True when an "endheader" line is among the first 200.
     """
     return any(line.strip().lower() == "endheader" for line in lines[:200])
 
@@ -83,12 +85,14 @@ def declared_int(fields, key, path):
     fields : dict
         The header's ``key=value`` pairs.
     key : str
+        The key (e.g. "nRows").
     path : str or os.PathLike
         The file, for the message.
 
     Returns
     -------
     int or None
+        The value, or None when the header does not declare it.
 
     Raises
     ------
@@ -113,10 +117,12 @@ def table_head(path) -> tuple[list[str], str, dict, int, str | None, list[str]]:
     Parameters
     ----------
     path : str or os.PathLike
+        The .mot or .sto file.
 
     Returns
     -------
     tuple
+        (lines, title, fields, k, sep, columns) as above.
     """
     lines = _text.read_lines(path)
     end, title, fields = _parse_header(lines, path)
@@ -138,7 +144,9 @@ def classify(columns: list[str], title: str) -> str:
     Parameters
     ----------
     columns : list of str
+        The column names, time first.
     title : str
+        The file's first line.
 
     Returns
     -------
@@ -196,6 +204,7 @@ def read_opensim_arrays(path) -> tuple[list[str], np.ndarray, np.ndarray, dict]:
     Parameters
     ----------
     path : str or os.PathLike
+        The .mot or .sto file.
 
     Returns
     -------

@@ -127,16 +127,25 @@ def write_trc(path, names, xyz, time, rate_hz: float, unit: str = "mm", first_fr
     Parameters
     ----------
     path : str or os.PathLike
+        The .trc file to write.
     names : sequence of str
+        The markers' names, in xyz's order.
     xyz : ndarray, shape (frames, markers, 3)
+        Marker positions (NaN for a gap), in OpenSim's axes and unit unless axes and scale are given.
     time : ndarray, shape (frames,), s
+        The frames' times.
     rate_hz : float, Hz
+        The frame rate written in the header.
     unit : str
+        The length unit written in the header ("mm", "m").
     first_frame : int
+        The number of the first frame (1-based).
     digits : int
         Significant digits.
     axes : ndarray, shape (3, 3), optional
+        Turns xyz into OpenSim's axes (rows written xyz @ axes.T).
     scale : float
+        xyz's length units per unit (xyz is divided by it).
 
     Returns
     -------
@@ -179,13 +188,19 @@ def write_storage(path, title: str, columns, time, values, in_degrees: bool, dig
     Parameters
     ----------
     path : str or os.PathLike
+        The .mot or .sto file to write.
     title : str
+        The header's first line (the table's name).
     columns : sequence of str
+        The column names after time.
     time : ndarray, shape (frames,), s
+        The frames' times.
     values : ndarray-like, shape (frames, len(columns))
+        The values, in the units the columns carry (degrees when in_degrees).
     in_degrees : bool
         The header's ``inDegrees``.
     digits : int
+        Significant digits.
 
     Returns
     -------
@@ -213,8 +228,11 @@ def write_external_loads(path, datafile: str, bodies: dict) -> str:
     Parameters
     ----------
     path : str or os.PathLike
+        The .xml file to write.
     datafile : str
+        The ground-reaction .mot file's name, as written in the XML.
     bodies : dict of str to str
+        Side ("right", "left") -> the OpenSim body the side's force is applied to.
 
     Returns
     -------

@@ -155,7 +155,9 @@ class Subject:
         Parameters
         ----------
         name : str
+            A measurement's name without its side (e.g. "knee_width").
         side : {"right", "left"}
+            The side.
 
         Returns
         -------
@@ -170,6 +172,7 @@ class Subject:
         Parameters
         ----------
         *names : str
+            Field names of the Subject.
         why : str
             What needs them, for the message.
         """
@@ -190,6 +193,7 @@ class Subject:
         Returns
         -------
         Subject
+            The new subject (this one is unchanged).
         """
         given: dict[str, Any] = {k: (v if isinstance(v, bool) else float(v)) for k, v in values.items() if v is not None}
         return replace(self, **given)
@@ -200,6 +204,7 @@ class Subject:
         Returns
         -------
         dict
+            Field name -> value (kg, m, rad), only the ones given.
         """
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if f.name != "source" and getattr(self, f.name) is not None}
@@ -322,6 +327,7 @@ def read_subject(path, required=()) -> Subject:
     Parameters
     ----------
     path : str or PathLike
+        The .vsk, .mp or .toml file.
     required : sequence of str
         Field names that must be measured (:meth:`Subject.require`).
 

@@ -36,10 +36,12 @@ def looks_like_trc(first_line: str) -> bool:
     Parameters
     ----------
     first_line : str
+        The file's first line.
 
     Returns
     -------
     bool
+        True for a TRC file.
     """
     return first_line.lstrip("\ufeff").strip().lower().startswith("pathfiletype")
 

@@ -90,10 +90,12 @@ def check_digits(digits) -> int:
     Parameters
     ----------
     digits : int
+        The requested number of significant digits.
 
     Returns
     -------
     int
+        The same number, checked.
     """
     if isinstance(digits, (bool, np.bool_)) or not isinstance(digits, (int, np.integer)) or not (
             1 <= digits <= MAX_DIGITS):
@@ -141,14 +143,20 @@ def format_chunks(values, digits: int, sep: str = ",", scratch=None, margins=Non
     Parameters
     ----------
     values : ndarray, shape (rows, columns)
+        The numbers to print (float64).
     digits : int
+        Significant digits of every number.
     sep : str
+        The field separator.
     scratch : list, optional
+        A one-element list holding the print buffer kept between calls.
     margins : tuple, optional
+        (fast, tie): the kernel's tie margins, for tests.
 
     Returns
     -------
     list of memoryview or bytes
+        The CSV text's bytes, block after block (rows ending in a line feed).
     """
     v = np.ascontiguousarray(values, dtype=np.float64)
     if v.ndim != 2:
@@ -192,7 +200,9 @@ def write_all(fd: int, chunks) -> None:
     Parameters
     ----------
     fd : int
+        An open file descriptor.
     chunks : iterable of bytes-like
+        The buffers, in order.
     """
     chunks = [c for c in chunks if len(c)]
     while chunks:
@@ -271,6 +281,7 @@ class CsvWriter:
         Parameters
         ----------
         values : ndarray or pandas.DataFrame, shape (rows, len(columns))
+            The rows to append, in the writer's column order.
         """
         if self._fh is None:
             raise ValueError("the CsvWriter is closed")
@@ -474,13 +485,16 @@ def table_csv_bytes(table: pd.DataFrame, digits: int = CSV_DIGITS, sep: str = ",
     Parameters
     ----------
     table : pandas.DataFrame
+        The table (numeric and text columns).
     digits : int
         Significant digits.
     sep : str
+        The field separator.
 
     Returns
     -------
     bytes
+        The CSV text, UTF-8: a header line then one line per row.
     """
     import pandas as pd  # lazy: pandas and Arrow cost 0.5 CPU-s at start-up; numeric writers need neither
     digits = check_digits(digits)
@@ -547,6 +561,7 @@ def write_table(table: pd.DataFrame, stem, fmt: str = "csv", digits: int | None 
     stem : str or Path
         Output path without suffix.
     fmt : {"csv", "parquet"}
+        The file format.
     digits : int or None
         CSV only: significant digits of every number (1 to 15, default
         :data:`CSV_DIGITS`).  None writes every float64 exactly (shortest
@@ -598,6 +613,7 @@ def write_blocks(path, columns, blocks, fmt: str = "csv", digits: int = CSV_DIGI
     blocks : iterable of ndarray
         Blocks of rows, each (rows, len(columns)) float64.
     fmt : {"csv", "parquet"}
+        The file format.
     digits : int
         CSV only: significant digits of every number (1 to 15).
 
@@ -628,6 +644,7 @@ def blocks_bytes(columns, blocks, fmt: str = "csv", digits: int = CSV_DIGITS) ->
     blocks : iterable of ndarray
         Blocks of rows, each (rows, len(columns)) float64.
     fmt : {"csv", "parquet"}
+        The file format.
     digits : int
         CSV only: significant digits of every number (1 to 15).
 
@@ -668,7 +685,9 @@ def table_bytes(table: pd.DataFrame, fmt: str = "csv", digits: int = CSV_DIGITS)
     Parameters
     ----------
     table : DataFrame
+        The table (numeric and text columns).
     fmt : {"csv", "parquet"}
+        The file format.
     digits : int
         CSV only: significant digits of every number (1 to 15).
 

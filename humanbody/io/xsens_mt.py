@@ -59,10 +59,12 @@ def looks_like_xsens_mt(path) -> bool:
     Parameters
     ----------
     path : str or os.PathLike
+        The file to look at.
 
     Returns
     -------
     bool
+        True when it is one.
     """
     try:
         with open(path, "rb") as fh:
@@ -84,13 +86,16 @@ def read_mapping(spec, where=None) -> tuple[dict, str | None]:
     Parameters
     ----------
     spec : str, os.PathLike or dict
+        A mapping XML file, "ID=name,ID=name" pairs, or the mapping itself.
     where : optional
         Not used.
 
     Returns
     -------
     mapping : dict of str to str
+        Sensor id (upper case, no leading underscore) -> sensor name.
     prefix : str or None
+        The XML's trial prefix, or None.
 
     Raises
     ------
@@ -148,12 +153,16 @@ def trial_files(spec, prefix: str | None = None) -> tuple[str, dict]:
     Parameters
     ----------
     spec : str or os.PathLike
+        A folder, a trial prefix, or one file of the trial.
     prefix : str, optional
+        The trial prefix to pick in a folder (default the folder's only one).
 
     Returns
     -------
     prefix : str
+        The trial prefix.
     files : dict of str to str
+        Sensor id (upper case) -> its file (pathlib.Path).
     """
     p = Path(os.fspath(spec))
     if p.is_dir():
@@ -251,7 +260,8 @@ def read_xsens_mt(spec, mapping=None, **options):
 
     Parameters
     ----------
-    spec : str or Path       a folder, a trial prefix, or one file of the trial
+    spec : str or Path
+        A folder, a trial prefix, or one file of the trial.
     mapping : str, Path or dict, optional
         An OpenSense mapping XML, ``"ID=name,..."`` pairs or a dict; default:
         the mapping XML in the folder.

@@ -163,6 +163,7 @@ class AxesMapping:
         Returns
         -------
         AxesMapping
+            The mapping (ground = matrix @ lab), its spec and how it was chosen (confidence 1).
         """
         M = parse_axes(spec)
         return cls(M, _spec(M), how, 1.0)
@@ -575,6 +576,7 @@ def detect_axes(df: pd.DataFrame) -> AxesMapping:
     Returns
     -------
     AxesMapping
+        The mapping (ground = matrix @ lab), its spec, how it was decided and its confidence in [0, 1].
 
     Raises
     ------

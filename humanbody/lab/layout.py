@@ -31,6 +31,7 @@ def table_markers(df: pd.DataFrame) -> list[str]:
     Returns
     -------
     list of str
+        The names.
     """
     cols = set(map(str, df.columns.tolist()))  # a list first: pandas iterates Arrow text slowly
     listed = df.attrs.get("markers")
@@ -123,6 +124,7 @@ def with_positions(df: pd.DataFrame, names: list[str], P: np.ndarray) -> pd.Data
     Returns
     -------
     pandas.DataFrame
+        The new table.
     """
     cols = [f"{n}_{a}" for n in names for a in "xyz"]
     if plain_layout(df, cols):  # build the one float block directly
@@ -143,12 +145,14 @@ def plain_layout(df: pd.DataFrame, cols: list[str]) -> bool:
     Parameters
     ----------
     df : pandas.DataFrame
+        A marker table.
     cols : list of str
         The marker columns expected after ``time``.
 
     Returns
     -------
     bool
+        True when it is.
     """
     return (df.shape[1] == len(cols) + 1 and df.columns[0] == "time" and list(df.columns[1:]) == cols
             and all(dt == np.float64 for dt in df.dtypes))
@@ -160,10 +164,12 @@ def table_time(df: pd.DataFrame) -> np.ndarray:
     Parameters
     ----------
     df : pandas.DataFrame
+        A marker table.
 
     Returns
     -------
-    (frames,) float ndarray
+    ndarray, shape (frames,), s
+        The frames' times.
 
     Raises
     ------

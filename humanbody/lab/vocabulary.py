@@ -144,7 +144,8 @@ def read_name(name: str) -> NameReading:
 
     Parameters
     ----------
-    name : str  a marker name as a lab spells it (a ``Subject:`` prefix dropped)
+    name : str
+        A marker name as a lab spells it (a ``Subject:`` prefix dropped).
 
     Returns
     -------

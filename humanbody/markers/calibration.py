@@ -147,6 +147,7 @@ def marker_arrays(df, names: Mapping[str, str]) -> dict:
     Returns
     -------
     dict of str to ndarray, shape (F, 3)
+        Canonical name -> positions (m), ground axes.
     """
     out = {}
     for canon, col in names.items():
@@ -186,6 +187,7 @@ def estimate_height(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> float |
     markers : Mapping of str to ndarray, shape (F, 3)
         Canonical marker name -> ground positions (m).
     ms : MarkerSet
+        The marker set (its parameters and height rules).
 
     Returns
     -------
@@ -203,6 +205,7 @@ def estimate_height_detail(markers: Mapping[str, np.ndarray], ms: MarkerSet) -> 
     markers : Mapping of str to ndarray, shape (F, 3)
         Canonical marker name -> ground positions (m).
     ms : MarkerSet
+        The marker set (its parameters and height rules).
 
     Returns
     -------
@@ -287,6 +290,8 @@ def calibrate(static, markerset=None, mass: float = DEFAULT_MASS, height: float 
     Returns
     -------
     Calibration
+        The subject-specific model, each tracking marker's position in its segment's frame (m), the calibration
+        pose's frames, points and static angles, and the subject's mass and height.
 
     Raises
     ------

@@ -78,6 +78,7 @@ class FilterReport:
         Returns
         -------
         str
+            The line.
         """
         return (f"zero-phase Butterworth low-pass, order {self.order} "
                 f"(order {self.order // 2} run forwards and backwards), -3 dB at {self.cutoff_hz:g} Hz "
@@ -90,6 +91,7 @@ class FilterReport:
         Returns
         -------
         dict
+            cutoff_hz, order, design_hz, rate_hz, padlen, description, the unfiltered runs and chosen_by when set.
         """
         out = {"cutoff_hz": self.cutoff_hz, "order": self.order, "design_hz": self.design_hz,
                "rate_hz": self.rate_hz, "padlen": self.padlen, "description": self.describe(),
@@ -126,6 +128,7 @@ def lowpass(df: pd.DataFrame, cutoff_hz: float = CUTOFF_HZ, order: int = 4) -> t
     filtered : DataFrame
         Copy of ``df`` (attrs kept, a line appended to ``attrs["conditioning"]``).
     report : FilterReport
+        The filter's design and the runs left unfiltered.
     """
     src = df.attrs.get("source")
     rate = table_rate(df)
@@ -159,7 +162,9 @@ def lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
     names : sequence of str
         The M markers' names (for the report).
     t : ndarray, shape (F,), s
+        The frames' times.
     rate : float, Hz
+        The sampling rate.
     cutoff_hz : float, Hz
         -3 dB frequency of the complete forward-backward filter.
     order : int
@@ -170,6 +175,7 @@ def lowpass_array(P, names, t, rate, cutoff_hz, order, src) -> FilterReport:
     Returns
     -------
     FilterReport
+        The filter's design and the runs left unfiltered.
     """
     from scipy import signal  # lazy: scipy.signal (~0.5 s), imported when markers are first filtered
 
@@ -243,6 +249,7 @@ class ConditioningReport:
         Returns
         -------
         list of str
+            Frames, rate, gaps and what was filled and filtered, one statement per line.
         """
         out = [f"{self.frames} frames at {self.rate_hz:g} Hz; {len(self.gaps)} gaps in "
                f"{self.gaps['marker'].nunique()} markers"]
@@ -274,6 +281,7 @@ class ConditioningReport:
         Returns
         -------
         list of str
+            The counts of gaps, fills and filtering.
         """
         fills = self.fills
         filled = fills[fills["filled"]] if len(fills) else fills
@@ -302,6 +310,7 @@ class ConditioningReport:
         Returns
         -------
         dict
+            rate_hz, frames, gaps, fills, filter (None when not filtered), remaining gaps and lines.
         """
         return {"rate_hz": self.rate_hz, "frames": self.frames,
                 "gaps": self.gaps.to_dict(orient="records"),

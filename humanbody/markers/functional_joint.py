@@ -93,6 +93,7 @@ def score_centre(R_p, d_p, R_t, d_t) -> FunctionalCentre:
     Returns
     -------
     FunctionalCentre
+        The centre in each segment's frame and in ground (m), its RMS misfit and the system's conditioning.
 
     Raises
     ------
@@ -144,6 +145,7 @@ def rotation_spread(R_p, R_t) -> np.ndarray:
     Returns
     -------
     ndarray, shape (3,), deg
+        The three RMS amplitudes, largest first.
     """
     R_p, R_t = np.asarray(R_p, dtype=float), np.asarray(R_t, dtype=float)
     ok = np.isfinite(R_p).all(axis=(1, 2)) & np.isfinite(R_t).all(axis=(1, 2))
@@ -169,8 +171,13 @@ def functional_hip_centre(markers, side: str, thigh, asis=("R.ASIS", "L.ASIS"), 
         Marker trial (``<name>_x/_y/_z`` columns, m), e.g. from
         :func:`humanbody.io.trc.read_trc`.
     side : {"right", "left"}
+        The hip's side.
     thigh : sequence of str
-    asis : (right, left) marker names;  sacrum : sacral marker name (or a mid-PSIS column)
+        The thigh's cluster: three or more marker names.
+    asis : (str, str)
+        The right and left ASIS marker names.
+    sacrum : str
+        The sacral marker's name (or a mid-PSIS column).
     min_second_range_deg : float
         Least RMS rotation about the second principal direction of the
         hip's motion (:func:`rotation_spread`).
@@ -180,6 +187,7 @@ def functional_hip_centre(markers, side: str, thigh, asis=("R.ASIS", "L.ASIS"), 
     offset : ndarray (3,)
         Hip centre from mid-ASIS in the pelvis frame (m).
     centre : FunctionalCentre
+        The centre in each segment's frame and in ground (m), its RMS misfit and the system's conditioning.
     spread : ndarray (3,)
         :func:`rotation_spread` (deg).
 
@@ -267,6 +275,7 @@ def functional_hips(markerset, markers) -> tuple:
     Parameters
     ----------
     markerset : MarkerSet, str or path
+        The marker set (or its built-in name or TOML file).
     markers : DataFrame
         The hip calibration trial (``<name>_x/_y/_z``, m; any lab axes).
 

@@ -27,10 +27,12 @@ def true_runs(mask: np.ndarray) -> list[tuple[int, int]]:
     Parameters
     ----------
     mask : ndarray of bool, shape (n,)
+        The array.
 
     Returns
     -------
     list of (int, int)
+        The first and last index (0-based, inclusive) of each run, in order.
     """
     m = np.concatenate([[False], np.asarray(mask, bool), [False]])
     d = np.diff(m.astype(np.int8))
@@ -47,7 +49,9 @@ def gap_rows(names: list[str], P: np.ndarray, t: np.ndarray) -> list[dict]:
     names : list of str
         The markers' names.
     P : ndarray, shape (F, M, 3)
+        Marker positions (any length unit), NaN in the gaps.
     t : ndarray, shape (F,), s
+        The frames' times.
 
     Returns
     -------
@@ -90,6 +94,7 @@ def gap_table(rows: list[dict]) -> pd.DataFrame:
     Parameters
     ----------
     rows : list of dict
+        The gap rows (gap_rows).
 
     Returns
     -------
@@ -258,10 +263,12 @@ def fill_report(rows: list[dict]) -> pd.DataFrame:
     Parameters
     ----------
     rows : list of dict
+        The filling's rows (keys of REPORT_COLUMNS).
 
     Returns
     -------
     pandas.DataFrame
+        One row per gap: marker, frames, times (s), length and whether it was filled.
     """
     return _records(rows, REPORT_COLUMNS, {"start_frame": int, "end_frame": int, "length_frames": int, "filled": bool})
 
@@ -274,13 +281,16 @@ def fill_line(report: pd.DataFrame, method: str, limit: int, rate: float) -> str
     report : pandas.DataFrame
         :func:`fill_report`'s table.
     method : str
+        The filling method (one of FILL_METHODS).
     limit : int
         The longest gap filled (frames).
     rate : float, Hz
+        The frame rate, to give the limit in seconds.
 
     Returns
     -------
     str
+        The line.
     """
     done = report[report["filled"]]
     return (f"filled {len(done)} gaps ({int(done['length_frames'].sum())} frames) by {method}, "
@@ -298,9 +308,13 @@ def fill_array(P, names, t, rate, max_gap, max_gap_frames, method, segments, src
     P : ndarray, shape (F, M, 3), m
         Filled in place.
     names : sequence of str
+        The markers' names, in P's order.
     t : ndarray, shape (F,), s
+        The frames' times.
     rate : float, Hz
+        The frame rate.
     max_gap : float, s
+        The longest gap filled.
     max_gap_frames : int or None
         Overrides ``max_gap`` when given.
     method : str

@@ -52,6 +52,7 @@ def combine(levels: dict[str, tuple[np.ndarray, float]], floor: np.ndarray,
     height : float or None
         Mean of the landmarks' estimates; None when no landmark gives one.
     estimates : list of (name, fraction, height)
+        Each landmark's name, its fraction of the height, and the height it gives (m).
     """
     out = []
     for name, (z, fraction) in levels.items():
@@ -74,6 +75,7 @@ def describe(estimates: list[tuple[str, float, float]], floor_fraction: float = 
     Returns
     -------
     str
+        The line.
     """
     each = ", ".join(f"{name} at {fraction:g} ({h:.2f} m)" for name, fraction, h in estimates)
     floor = f"a floor reference at {floor_fraction:g}" if floor_fraction else "the lowest foot marker"

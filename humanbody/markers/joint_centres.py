@@ -83,10 +83,12 @@ def pelvis_frame(rasis, lasis, sacrum):
     Parameters
     ----------
     rasis, lasis, sacrum : array_like, shape (..., 3), m
+        The right and left ASIS markers and the sacral point (sacral marker or mid-PSIS), ground axes.
 
     Returns
     -------
-    R : ndarray (..., 3, 3)
+    R : ndarray, shape (..., 3, 3)
+        The pelvis frame's axes x, y, z as columns, in ground components.
     origin : ndarray (..., 3)
         Mid-ASIS (m).
     width : ndarray (...)
@@ -128,6 +130,7 @@ def hip_harrington2007(rasis, lasis, sacrum, side: str):
     rasis, lasis, sacrum : array_like, shape (..., 3)
         Ground positions (m); ``sacrum`` is the sacral marker or mid-PSIS.
     side : {"right", "left"}
+        The hip's side.
 
     Returns
     -------
@@ -152,11 +155,14 @@ def hip_bell1990(rasis, lasis, sacrum, side: str):
     Parameters
     ----------
     rasis, lasis, sacrum : array_like, shape (..., 3), m
+        The right and left ASIS markers and the sacral point (sacral marker or mid-PSIS), ground axes.
     side : {"right", "left"}
+        The hip's side.
 
     Returns
     -------
     ndarray, shape (..., 3), m
+        The hip centre, ground axes.
     """
     R, mid, pw, _ = pelvis_frame(rasis, lasis, sacrum)
     return _place(R, mid, -0.19 * pw, 0.14 * pw, -0.30 * pw, side)
@@ -184,6 +190,7 @@ def hip_davis1991(rasis, lasis, sacrum, side: str, leg_length, marker_radius=0.0
     leg_length : float or array_like, m
         ASIS to medial malleolus (via the knee) of that side.
     marker_radius : float, m
+        The markers' radius r.
     mean_leg_length : float, optional, m
         Leg length for C (default ``leg_length``).
     asis_trochanter : float, optional, m
@@ -198,6 +205,7 @@ def hip_davis1991(rasis, lasis, sacrum, side: str, leg_length, marker_radius=0.0
     Returns
     -------
     ndarray, shape (..., 3), m
+        The hip centre, ground axes.
     """
     R, mid, pw, _ = pelvis_frame(rasis, lasis, sacrum)
     if inter_asis is not None:
@@ -246,13 +254,17 @@ def chord_joint_centre(wand, proximal, marker, delta, turn=0.0):
 
     Parameters
     ----------
-    wand, proximal, marker : array_like (..., 3), m
-    delta : float or array_like (...), m
-    turn : float or array_like (...), rad
+    wand, proximal, marker : array_like, shape (..., 3), m
+        The wand marker W, the proximal joint centre P and the joint's lateral marker M, in one common frame.
+    delta : float or array_like, shape (...), m
+        Half the joint width plus the marker radius.
+    turn : float or array_like, shape (...), rad
+        The turn of the plane about the line MP (0: the wand's plane).
 
     Returns
     -------
-    ndarray (..., 3), m
+    ndarray, shape (..., 3), m
+        The joint centre D, in the markers' frame.
     """
     u, length, w = _chord_axes(wand, proximal, marker)
     delta = np.asarray(delta, dtype=float)[..., None]
@@ -278,10 +290,13 @@ def chord_turn(wand, proximal, marker, target):
     Parameters
     ----------
     wand, proximal, marker, target : array_like, shape (..., 3), m
+        The wand marker W, the proximal joint centre P, the joint's lateral marker M and the target point T, in one
+        common frame.
 
     Returns
     -------
     ndarray, shape (...), rad
+        The turn, in (-pi, pi].
     """
     u, _, w = _chord_axes(wand, proximal, marker)
     _, _, wt = _chord_axes(target, proximal, marker)
@@ -306,12 +321,15 @@ def kad_apex(kax, kd1, kd2, side: str):
 
     Parameters
     ----------
-    kax, kd1, kd2 : array_like (..., 3), m
+    kax, kd1, kd2 : array_like, shape (..., 3), m
+        The KAD's axis marker and its two other markers, in one common frame.
     side : {"right", "left"}
+        The knee's side.
 
     Returns
     -------
-    ndarray (..., 3), m
+    ndarray, shape (..., 3), m
+        The apex, in the markers' frame.
     """
     a_, b_, c_ = (np.asarray(v, dtype=float) for v in (kax, kd1, kd2))
     n = _unit(np.cross(c_ - b_, a_ - b_))

@@ -54,6 +54,7 @@ def name_key(name: str) -> str:
     Parameters
     ----------
     name : str
+        A marker name as a file gives it.
 
     Returns
     -------
@@ -238,6 +239,7 @@ def load_markerset(spec) -> MarkerSet:
     Returns
     -------
     MarkerSet
+        The marker set (its segments, points and rules).
 
     Raises
     ------
@@ -300,6 +302,7 @@ def markerset_from_mapping(data: Mapping, source: str) -> MarkerSet:
     Returns
     -------
     MarkerSet
+        The marker set (its segments, points and rules).
 
     Raises
     ------
@@ -434,6 +437,7 @@ def match_markers(markerset: MarkerSet, names) -> dict[str, str]:
     Parameters
     ----------
     markerset : MarkerSet
+        The marker set (its segments, points and rules).
     names : iterable of str
         The trial's marker names.
 
@@ -486,10 +490,12 @@ def shared_affixes(names) -> tuple[str, str]:
     Parameters
     ----------
     names : sequence of str
+        The trial's marker names.
 
     Returns
     -------
     prefix, suffix : str
+        The shared prefix and suffix ("" when none).
     """
     bare = [str(n).rsplit(":", 1)[-1] for n in names]
     if len(bare) < 2:
@@ -525,6 +531,7 @@ def detect_markerset(names, source: str | None = None) -> MarkerSet:
     Returns
     -------
     MarkerSet
+        The chosen built-in set.
 
     Raises
     ------
@@ -616,6 +623,7 @@ def undetermined_segments(ms: MarkerSet, present) -> list[tuple[str, int]]:
     Parameters
     ----------
     ms : MarkerSet
+        The marker set (its segments, points and rules).
     present : collection of str
         Canonical names of the markers the trial has.
 

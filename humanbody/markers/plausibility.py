@@ -40,11 +40,14 @@ def check_lengths(model, height: float) -> tuple[list[str], list[str]]:
     Parameters
     ----------
     model : BodyModel
+        The calibrated model (its segment lengths, m).
     height : float, m
+        The subject's height.
 
     Returns
     -------
     warnings, errors : list of str
+        One-line texts: lengths unusual for the height, and lengths no body has.
     """
     warnings, errors = [], []
     length = {}

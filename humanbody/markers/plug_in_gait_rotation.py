@@ -55,12 +55,16 @@ def rotation_offset(wand, proximal, marker, centre, side: str) -> np.ndarray:
 
     Parameters
     ----------
-    wand, proximal, marker, centre : array_like (..., 3), m  (W, P, M, D of the module docstring)
+    wand, proximal, marker, centre : array_like, shape (..., 3), m
+        The wand marker W, the proximal joint centre P, the joint marker M and the joint centre D (module docstring),
+        in one common frame.
     side : {"right", "left"}
+        The side of the body (s = +1 right, -1 left).
 
     Returns
     -------
-    ndarray (...), rad: ``-s atan2(a . (m x w), m . w)``
+    ndarray, shape (...), rad
+        The offset -s atan2(a . (m x w), m . w).
     """
     W, P, M, D = (np.asarray(v, dtype=float) for v in (wand, proximal, marker, centre))
     a = P - D
@@ -88,14 +92,20 @@ def wand_offset_from_pelvis(wand, proximal, marker, right_asis, left_asis, delta
 
     Parameters
     ----------
-    wand, proximal, marker : array_like (..., 3), m  (W, P, M of :func:`rotation_offset`)
-    right_asis, left_asis : array_like (..., 3), m
-    delta : float, m  the chord's distance from M to the centre (half the joint's width plus the marker radius)
+    wand, proximal, marker : array_like, shape (..., 3), m
+        The wand marker W, the proximal joint centre P and the joint marker M (as rotation_offset takes them), in
+        one common frame.
+    right_asis, left_asis : array_like, shape (..., 3), m
+        The two ASIS markers, in one common frame.
+    delta : float, m
+        The chord's distance from M to the centre (half the joint's width plus the marker radius).
     side : {"right", "left"}
+        The side of the body (s = +1 right, -1 left).
 
     Returns
     -------
-    ndarray (...), rad
+    ndarray, shape (...), rad
+        The wand's rotation offset.
     """
     P, M, R, L = (np.asarray(v, dtype=float) for v in (proximal, marker, right_asis, left_asis))
     _, lat = _orthogonal_unit(P - M, _side_sign(side) * (R - L))
@@ -116,14 +126,19 @@ def chord_joint_centre_offset(wand, proximal, marker, delta, offset, side: str, 
 
     Parameters
     ----------
-    wand, proximal, marker : array_like (..., 3), m
-    delta : float, m (half the joint width plus the marker radius)
-    offset : float or array_like (...), rad
+    wand, proximal, marker : array_like, shape (..., 3), m
+        The wand marker W, the proximal joint centre P and the joint marker M, in one common frame.
+    delta : float, m
+        The centre's distance from M (half the joint width plus the marker radius).
+    offset : float or array_like, shape (...), rad
+        The rotation offset the wand must read at the centre.
     side : {"right", "left"}
+        The side of the body (s = +1 right, -1 left).
 
     Returns
     -------
-    ndarray (..., 3), m
+    ndarray, shape (..., 3), m
+        The joint centre, in one common frame; NaN where no turn of the circle gives the offset.
     """
     W, P, M = (np.asarray(v, dtype=float) for v in (wand, proximal, marker))
     shape = np.broadcast_shapes(W.shape, P.shape, M.shape)
@@ -181,6 +196,7 @@ def foot_offset_rotation(plantar_flexion: float, rotation: float, side: str) -> 
     rotation : float, rad
         ``StaticRotOff``.
     side : {"right", "left"}
+        The side of the body (s = +1 right, -1 left).
 
     Returns
     -------
@@ -209,12 +225,15 @@ def ankle_abduction_offset(marker, medial, proximal, delta) -> np.ndarray:
 
     Parameters
     ----------
-    marker, medial, proximal : array_like (..., 3), m  (M, N, P)
+    marker, medial, proximal : array_like, shape (..., 3), m
+        The lateral malleolus marker M, the medial malleolus marker N and the knee centre P, in one common frame.
     delta : float, m
+        Half the ankle width plus the marker radius.
 
     Returns
     -------
-    ndarray (...), rad
+    ndarray, shape (...), rad
+        The ankle abduction offset, positive when M is distal to C.
     """
     M, N, P = (np.asarray(v, dtype=float) for v in (marker, medial, proximal))
     u = N - M
@@ -242,12 +261,15 @@ def abducted_joint_centre(centre, proximal, marker, offset) -> np.ndarray:
 
     Parameters
     ----------
-    centre, proximal, marker : array_like (..., 3), m  (C, P, M)
-    offset : float or array_like (...), rad
+    centre, proximal, marker : array_like, shape (..., 3), m
+        The chord function's ankle centre C, the knee centre P and the lateral malleolus marker M, in one common frame.
+    offset : float or array_like, shape (...), rad
+        The ankle abduction offset.
 
     Returns
     -------
-    ndarray (..., 3), m
+    ndarray, shape (..., 3), m
+        The turned ankle centre C', in one common frame.
     """
     C, P, M = (np.asarray(v, dtype=float) for v in (centre, proximal, marker))
     t = np.asarray(offset, dtype=float)
@@ -278,12 +300,16 @@ def tibial_torsion(knee_axis, knee, ankle, marker, side: str) -> np.ndarray:
 
     Parameters
     ----------
-    knee_axis, knee, ankle, marker : array_like (..., 3)  (k; K, A, M in m)
+    knee_axis, knee, ankle, marker : array_like, shape (..., 3)
+        The knee's flexion axis k (a direction, to the left), the knee and ankle centres K, A and the lateral malleolus
+        marker M (m), in one common frame.
     side : {"right", "left"}
+        The side of the body (s = +1 right, -1 left).
 
     Returns
     -------
-    ndarray (...), rad
+    ndarray, shape (...), rad
+        The tibial torsion as Vicon writes it (theta on the right, -theta on the left).
     """
     k, K, A, M = (np.asarray(v, dtype=float) for v in (knee_axis, knee, ankle, marker))
     z, y = _orthogonal_unit(K - A, _side_sign(side) * (A - M))

@@ -34,10 +34,12 @@ def horn_matrices(H) -> np.ndarray:
     Parameters
     ----------
     H : ndarray, shape (..., 3, 3)
+        Weighted cross-covariances sum w a b^T of centred point pairs (m^2).
 
     Returns
     -------
     ndarray, shape (..., 4, 4)
+        Horn's matrices N.
     """
     H = np.asarray(H, dtype=float)
     sxx, sxy, sxz = H[..., 0, 0], H[..., 0, 1], H[..., 0, 2]
@@ -68,10 +70,12 @@ def horn_quaternions(H) -> np.ndarray:
     Parameters
     ----------
     H : ndarray, shape (k, 3, 3)
+        Weighted cross-covariances sum w a b^T of centred point pairs (m^2).
 
     Returns
     -------
     ndarray, shape (k, 4)
+        Unit Euler parameters of the best rotations, scalar last.
     """
     N = horn_matrices(H)
     _, vectors = np.linalg.eigh(N)
@@ -91,10 +95,12 @@ def horn_rotations(H) -> np.ndarray:
     Parameters
     ----------
     H : ndarray, shape (F, 3, 3)
+        Weighted cross-covariances sum w a b^T of centred point pairs (m^2), one per frame.
 
     Returns
     -------
     ndarray, shape (F, 3, 3)
+        The rotations R (b = R a), NaN where H is not finite.
     """
     H = np.ascontiguousarray(H, dtype=float)
     R = np.empty_like(H)
@@ -157,7 +163,9 @@ def fit_rigid(local, measured, weights=None):
     Returns
     -------
     R : ndarray, shape (frames, 3, 3)
+        Segment axes in ground components (ground = R local + origin).
     origin : ndarray, shape (frames, 3)
+        The segment frame's origin in ground (m).
     rms : ndarray, shape (frames,)
         RMS distance between fitted and measured points (m).
     count : ndarray of int, shape (frames,)
@@ -231,13 +239,18 @@ def fit_columns(local, src, cols, extra, R=None, origin=None):
     extra : ndarray, shape (F, 3) or (0, 3), m
         One more point per frame (a joint centre carried by the parent), or nothing.
     R : ndarray, shape (F, 3, 3), optional
+        Output array for R, written in place.
     origin : ndarray, shape (F, 3), optional
+        Output array for the origin, written in place.
 
     Returns
     -------
     R : ndarray, shape (F, 3, 3)
+        Segment axes in ground components (NaN where not ok).
     origin : ndarray, shape (F, 3), m
+        The segment frame's origin in ground.
     rms : ndarray, shape (F,), m
+        RMS distance between fitted and measured points.
     count : ndarray of int, shape (F,)
         Points used.
     ok : ndarray of bool, shape (F,)

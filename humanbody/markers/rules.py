@@ -58,7 +58,8 @@ def slerp_frames(Ra, Rb, fraction: float):
 
     Returns
     -------
-    (..., 3, 3) ndarray
+    ndarray, shape (..., 3, 3)
+        The interpolated rotation matrices.
     """
     Ra, Rb = np.asarray(Ra, dtype=float), np.asarray(Rb, dtype=float)
     shape = np.broadcast_shapes(Ra.shape, Rb.shape)
@@ -84,6 +85,7 @@ def parameter_value(value, params: Mapping, what: str) -> float:
     Returns
     -------
     float
+        The value (m, rad or a plain number, as the parameter is), with the sign applied.
 
     Raises
     ------
@@ -327,7 +329,8 @@ class Geometry:
 
         Returns
         -------
-        (n, 3) ndarray
+        ndarray, shape (n, 3)
+            The axis's direction in ground per frame (m for a point difference).
         """
         if "ground" in ax:
             return np.broadcast_to(np.asarray(ax["ground"], dtype=float), (self.n, 3))
@@ -403,7 +406,8 @@ def tracking_frame(geo: Geometry, seg: str) -> np.ndarray:
 
     Returns
     -------
-    (n, 3, 3) ndarray
+    ndarray, shape (n, 3, 3)
+        The frame's axes as columns, ground components, per frame.
     """
     spec = geo.ms.segments[seg]
     if spec.track == "rules":

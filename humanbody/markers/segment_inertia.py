@@ -48,6 +48,7 @@ def segment_inertia_table(value, set_name: str) -> dict[str, tuple[float, float,
     Returns
     -------
     dict of str -> (float, float, float)
+        Segment ("upper_leg", "lower_leg", "foot") -> (mass fraction, mass-centre fraction, radius fraction).
 
     Raises
     ------

@@ -133,6 +133,7 @@ class Tracking:
         Returns
         -------
         list of str
+            Per such segment: its number of frames within NEAR_SINGULAR_DEG of the singular set and their time span (s).
         """
         lines = []
         time = self.coords["time"].to_numpy()
@@ -165,6 +166,7 @@ class Tracking:
         Returns
         -------
         list of str
+            One line per segment: its median RMS marker residual (mm) and its number of frames not fitted.
         """
         lines = []
         counts = self.status_counts
@@ -475,12 +477,14 @@ def sparse_segment(ms, seg: str, usable) -> bool:
         A marker set (keypoint sets are never sparse: whole-body inverse
         kinematics tracks them).
     seg : str
+        A segment name of SEGMENT_NAMES (e.g. "right_shank").
     usable : collection of str
         The markers with a calibrated position and a valid sample in the trial.
 
     Returns
     -------
     bool
+        True when the segment is sparse.
     """
     spec = ms.segments[seg]
     if ms.keypoints or spec.rule != "cluster":
@@ -495,13 +499,16 @@ def distal_children(ms, seg: str, usable) -> tuple[str, ...]:
     Parameters
     ----------
     ms : MarkerSet
+        The marker set.
     seg : str
+        A segment name of SEGMENT_NAMES (e.g. "right_shank").
     usable : collection of str
         The markers with a calibrated position and a valid sample in the trial.
 
     Returns
     -------
     tuple of str
+        Those children's segment names, in SEGMENT_NAMES order.
     """
     k = SEGMENT_NAMES.index(seg)
     out = []
@@ -537,13 +544,16 @@ def joined_children(ms, seg: str, usable) -> tuple[str, ...] | None:
     Parameters
     ----------
     ms : MarkerSet
+        The marker set.
     seg : str
+        A segment name of SEGMENT_NAMES (e.g. "right_shank").
     usable : collection of str
         The markers with a calibrated position and a valid sample in the trial.
 
     Returns
     -------
     tuple of str or None
+        The children (distal_children) joining the fit; None when seg is not sparse.
     """
     k = SEGMENT_NAMES.index(seg)
     if not PARENTS[k] or not sparse_segment(ms, seg, usable):
@@ -570,6 +580,7 @@ def sparse_pairs(calibration: Calibration, values: np.ndarray, where: dict) -> d
     Parameters
     ----------
     calibration : Calibration
+        The calibration (marker set, markers' segment-frame positions, model).
     values : ndarray, shape (F, C), m
         The trial's marker table.
     where : dict
@@ -659,11 +670,14 @@ def trial_markers(markers: pd.DataFrame, ms, required=None) -> tuple:
     markers : pandas.DataFrame
         The trial's marker table (m), ``attrs["source"]`` its file.
     ms : MarkerSet
+        The marker set.
     required : collection of str, optional
+        The markers that must have a valid sample (default: the set's required markers).
 
     Returns
     -------
     values : ndarray, shape (F, C)
+        The marker columns used, m, ground axes.
     where : dict
         Canonical marker -> its x, y, z columns in ``values``.
 
@@ -808,7 +822,9 @@ def finish_coordinates(markers, table: np.ndarray, angles: np.ndarray, seq, sequ
     markers : pandas.DataFrame
         The trial's marker table (its ``time`` column).
     table : ndarray, shape (F, 4 + 3 (N - 1))
+        Time, the root's position (m) and the segments' angle columns (rad), filled by the tracker; changed in place.
     angles : ndarray, shape (F, N, 3), rad
+        Views of table's angle columns, one row per segment (0-based, body order).
     seq : ndarray of int64, shape (N, 3)
         The axes (0, 1, 2) of every segment's rotation sequence, as the kernel takes them.
     sequences : sequence of str
@@ -817,6 +833,7 @@ def finish_coordinates(markers, table: np.ndarray, angles: np.ndarray, seq, sequ
     Returns
     -------
     time : ndarray, shape (F,), s
+        The frames' times (the frame indices when the table has no time column).
     near : dict of str to ndarray of bool, shape (F,)
         Segment -> its frames near its singular set (segments that never come near are left out).
     """
@@ -856,6 +873,7 @@ def markers_to_coordinates(markers, markerset=None, static=None, mass: float = D
     height : float, optional
         Standing height (m); estimated from the (static) markers when None.
     sex : {"male", "female"}
+        The subject's sex, for the anthropometric model.
     base_model : BodyModel, optional
         Anthropometric base model (default :func:`humanbody.model.body.default_model`).
     keep_frames : bool
@@ -866,8 +884,11 @@ def markers_to_coordinates(markers, markerset=None, static=None, mass: float = D
     Returns
     -------
     coords : pandas.DataFrame
+        The generalized coordinates per frame: time (s), root position (m), segment angles (rad).
     calibration : Calibration
+        The calibrated marker set and body model.
     tracking : Tracking
+        Residuals, status and near-singular frames of the tracking.
     """
     if markerset is None:
         names = markers.attrs.get("markers") or [c[:-2] for c in markers.columns if c.endswith("_x")]

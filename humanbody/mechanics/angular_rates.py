@@ -102,7 +102,8 @@ def bryant_omega_parent_dot(angles, rates, accels):
 
     Returns
     -------
-    ndarray, shape (..., 3), rad/s^2.
+    ndarray, shape (..., 3), rad/s^2
+        The time derivative of the relative angular velocity's parent-frame components.
     """
     a = np.asarray(angles, dtype=float)
     d = np.asarray(rates, dtype=float)
@@ -122,7 +123,8 @@ def matrix_rate(S, omega, frame="parent"):
 
     Parameters
     ----------
-    S : array_like, shape (..., 3, 3), parent = S . body.
+    S : array_like, shape (..., 3, 3)
+        The transformation matrix: parent components = S . body components.
     omega : array_like, shape (..., 3), rad/s
         Angular velocity of the body relative to the parent.
     frame : {"parent", "body"}
@@ -131,7 +133,8 @@ def matrix_rate(S, omega, frame="parent"):
 
     Returns
     -------
-    ndarray, shape (..., 3, 3), 1/s.
+    ndarray, shape (..., 3, 3), 1/s
+        dS/dt.
     """
     S = _mat(S)
     W = skew(omega)
@@ -151,7 +154,8 @@ def omega_from_matrix_rate(S, S_dot, frame="parent"):
 
     Returns
     -------
-    ndarray, shape (..., 3), rad/s.
+    ndarray, shape (..., 3), rad/s
+        The body's angular velocity relative to the parent, in frame's components.
     """
     S, S_dot = _mat(S), _mat(S_dot)
     W = S_dot @ _swap(S) if _check_frame(frame) == "parent" else _swap(S) @ S_dot
@@ -166,7 +170,8 @@ def angle_rate_matrix(angles, seq="xyz", frame="parent"):
 
     Parameters
     ----------
-    angles : array_like, shape (..., 3), rad.
+    angles : array_like, shape (..., 3), rad
+        The three angles of the sequence.
     seq : str
         One of :data:`SEQUENCES`.
     frame : {"parent", "body"}
@@ -175,8 +180,9 @@ def angle_rate_matrix(angles, seq="xyz", frame="parent"):
 
     Returns
     -------
-    H : ndarray, shape (..., 3, 3).  ``det H = cos(beta)``, ``-sin(theta2)``,
-    ``-cos(pitch)`` respectively (see :func:`humanbody.rotations.singular_factor`).
+    H : ndarray, shape (..., 3, 3)
+        Omega = H . angle rates, in frame's components; det H is plus or minus
+        :func:`humanbody.rotations.singular_factor` (cos(beta) for "xyz", -sin(theta2) for "zxz").
     """
     seq = _check_seq(seq)
     a = _vec(angles, 3, "angles")
@@ -203,10 +209,12 @@ def omega_from_angle_rates(angles, rates, seq="xyz", frame="parent"):
     seq : str
         One of :data:`SEQUENCES`.
     frame : {"parent", "body"}
+        The frame whose components omega is given in (parent: the parent frame; body: the body frame).
 
     Returns
     -------
-    ndarray, shape (..., 3), rad/s, ``angle_rate_matrix(angles) @ rates``.
+    ndarray, shape (..., 3), rad/s
+        Omega = angle_rate_matrix(angles) @ rates, in frame's components.
     """
     H = angle_rate_matrix(angles, seq, frame)
     return (H @ _vec(rates, 3, "rates")[..., None])[..., 0]
@@ -222,11 +230,14 @@ def angle_rates(angles, omega, seq="xyz", frame="parent", tol: float = 1e-6,
 
     Parameters
     ----------
-    angles : array_like, shape (..., 3), rad.
-    omega : array_like, shape (..., 3), rad/s, in ``frame`` components.
+    angles : array_like, shape (..., 3), rad
+        The three angles of the sequence.
+    omega : array_like, shape (..., 3), rad/s
+        Angular velocity relative to the parent, in frame's components.
     seq : str
         One of :data:`SEQUENCES`.
     frame : {"parent", "body"}
+        The frame whose components omega is given in (parent: the parent frame; body: the body frame).
     tol : float
         Orientations with ``|singular_factor(angles, seq)| < tol`` (e.g.
         ``|cos beta| < tol``) are singular: their rates are not computed.
@@ -240,6 +251,7 @@ def angle_rates(angles, omega, seq="xyz", frame="parent", tol: float = 1e-6,
         NaN where singular.  Fallback there: Euler parameter rates from
         :func:`quaternion_rates`, which have no singularity.
     singular : ndarray of bool, shape (...)
+        True where the orientation is singular (rates NaN).
     """
     seq = _check_seq(seq)
     H = angle_rate_matrix(angles, seq, frame)
@@ -275,6 +287,7 @@ def bryant_rates(angles, omega, frame="parent", tol: float = 1e-6, warn: bool = 
     omega : array_like, shape (..., 3), rad/s
         Angular velocity in ``frame`` components.
     frame : {"parent", "body"}
+        The frame whose components omega is given in (parent: the parent frame; body: the body frame).
     tol : float
         ``|cos beta|`` below which an orientation is singular.
     warn : bool
@@ -300,7 +313,8 @@ def euler_parameter_matrix(q, frame="parent"):
 
     Parameters
     ----------
-    q : array_like, shape (..., 4), scalar last.
+    q : array_like, shape (..., 4)
+        Euler parameters (quaternion), scalar last.
     frame : {"parent", "body"}
         ``"parent"``: Huston's E, rows 1-3 give parent (ground) components
         of omega = 2 E q_dot (eqs. 8.190-8.192, 8.206-8.207).
@@ -313,7 +327,8 @@ def euler_parameter_matrix(q, frame="parent"):
 
     Returns
     -------
-    E : ndarray, shape (..., 4, 4); ``E^-1 = E^T`` for unit q (eq. 8.209).
+    E : ndarray, shape (..., 4, 4)
+        The matrix of eq. 8.206; E^-1 = E^T for unit q (eq. 8.209).
     """
     q = _vec(q, 4, "a quaternion")
     e1, e2, e3, e4 = np.moveaxis(q, -1, 0)
@@ -338,7 +353,8 @@ def omega_from_quaternion_rates(q, q_dot, frame="parent"):
 
     Returns
     -------
-    ndarray, shape (..., 3), rad/s: first three rows of ``2 E q_dot``.
+    ndarray, shape (..., 3), rad/s
+        The first three rows of 2 E q_dot, in frame's components.
     """
     E = euler_parameter_matrix(q, frame)
     return 2.0 * (E[..., :3, :] @ _vec(q_dot, 4, "q_dot")[..., None])[..., 0]
@@ -352,13 +368,17 @@ def quaternion_rates(q, omega, frame="parent"):
 
     Parameters
     ----------
-    q : array_like, shape (..., 4), unit, scalar last.
-    omega : array_like, shape (..., 3), rad/s in ``frame`` components.
+    q : array_like, shape (..., 4)
+        Unit Euler parameters (quaternion), scalar last.
+    omega : array_like, shape (..., 3), rad/s
+        Angular velocity, in frame's components.
     frame : {"parent", "body"}
+        The frame whose components omega is given in (parent: the parent frame; body: the body frame).
 
     Returns
     -------
-    q_dot : ndarray, shape (..., 4), 1/s.
+    q_dot : ndarray, shape (..., 4), 1/s
+        The Euler parameters' time derivative, scalar last.
     """
     E = euler_parameter_matrix(q, frame)
     w = _vec(omega, 3, "omega")
@@ -380,9 +400,11 @@ def angular_acceleration_from_quaternion(q, q_ddot, frame="parent"):
     q, q_ddot : array_like, shape (..., 4)
         Unit Euler parameters and their second time derivative (1/s^2).
     frame : {"parent", "body"}
+        The frame whose components omega is given in (parent: the parent frame; body: the body frame).
 
     Returns
     -------
-    ndarray, shape (..., 3), rad/s^2.
+    ndarray, shape (..., 3), rad/s^2
+        Angular acceleration (the first three rows of 2 E q_ddot), in frame's components.
     """
     return omega_from_quaternion_rates(q, q_ddot, frame)

@@ -53,6 +53,7 @@ def whole_weight_frames(loads, results, model) -> np.ndarray:
     results : Results
         The motion's results (segment mass-centre velocities ``com_vel``, (F, N, 3) m/s).
     model : BodyModel
+        The body model (its feet).
 
     Returns
     -------
@@ -93,8 +94,11 @@ def mass_from_loads(loads, results, model, time, gravity: float = 9.81, edges: i
     results : Results
         The body's mass-centre acceleration ``body_com_acc``, (F, 3) m/s^2.
     model : BodyModel
+        The body model (its feet).
     time : array_like, shape (F,), s
+        The frames' times.
     gravity : float, m/s^2
+        Gravity's magnitude g.
     edges : int
         Frames left out at each end.
 
@@ -154,6 +158,7 @@ def scaled_model(model, mass: float):
     Parameters
     ----------
     model : BodyModel
+        The model to scale (left as it is).
     mass : float
         The new total mass (kg).
 

@@ -261,11 +261,16 @@ def progression_heading(time, root_xy, window_s: float = 1.0, min_speed: float =
 
     Parameters
     ----------
-    time : (F,) s
-    root_xy : (F, 2) m, horizontal position of the pelvis origin
-    facing : (F,) rad, optional, heading of the pelvis's forward axis on the floor
+    time : ndarray, shape (F,), s
+        The frames' times.
+    root_xy : ndarray, shape (F, 2), m
+        Horizontal position of the pelvis origin, ground axes.
+    facing : ndarray, shape (F,), rad, optional
+        Heading of the pelvis's forward axis on the floor (about Z from ground X).
     window_s : float, s
+        Length of the centred window.
     min_speed : float, m/s
+        The travel speed below which the heading is ground +X.
 
     Returns
     -------
@@ -312,13 +317,17 @@ def lab_axis_heading(root_xy, facing=None, travel: float = LAB_AXIS_TRAVEL) -> f
 
     Parameters
     ----------
-    root_xy : (F, 2) m, horizontal position of the pelvis origin in ground
-    facing : (F,) rad, optional, heading of the pelvis's forward axis on the floor
-    travel : m, displacement above which the travel decides
+    root_xy : ndarray, shape (F, 2), m
+        Horizontal position of the pelvis origin, ground axes.
+    facing : ndarray, shape (F,), rad, optional
+        Heading of the pelvis's forward axis on the floor (about Z from ground X).
+    travel : float, m
+        The displacement above which the travel decides.
 
     Returns
     -------
-    float, rad: one of 0, pi/2, pi, -pi/2
+    float, rad
+        One of 0, pi/2, pi, -pi/2.
     """
     xy = np.asarray(root_xy, dtype=float).reshape(-1, 2)
     ok = np.flatnonzero(np.isfinite(xy).all(axis=1))
@@ -371,6 +380,7 @@ def wrap_degrees(x) -> np.ndarray:
     Parameters
     ----------
     x : array_like, shape (F,) or (F, C), deg
+        The angle curve(s), continuous over time, one column per angle.
 
     Returns
     -------
@@ -429,8 +439,9 @@ def clinical_angles(model, coords: pd.DataFrame, calibration=None, zero: str = "
 
     Returns
     -------
-    DataFrame with the columns of :func:`clinical_columns` (no ``time``),
-    every value in (-180, 180] (:func:`wrap_degrees`).
+    pandas.DataFrame
+        The columns of :func:`clinical_columns` (no ``time``), degrees, every value in (-180, 180]
+        (:func:`wrap_degrees`).
     """
     if zero not in ANGLE_ZEROS:
         raise InputError(f"angle zero must be one of {', '.join(ANGLE_ZEROS)}, not {zero!r}")

@@ -42,6 +42,7 @@ def sole_points(model, k: int) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     model : BodyModel
+        The body model (the foot's and ankle's geometry).
     k : int
         The foot's segment index (0-based).
 
@@ -142,6 +143,7 @@ def assign_loads(loads: FrameLoads, table_segments, model, results, distance: fl
     table_segments : sequence of str or None
         Per load, the segment it is given to, or None.
     model : BodyModel
+        The body model (the feet's geometry).
     results : Results
         The motion's results (the feet's positions and velocities).
     distance : float, m

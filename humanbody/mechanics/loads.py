@@ -83,7 +83,9 @@ class FrameLoads:
         Returns
         -------
         force : ndarray, shape (F, L', 3), N
-        moment : ndarray, shape (F, L', 3), N m about the ground origin
+            The loads' forces, ground axes, F = stop - start.
+        moment : ndarray, shape (F, L', 3), N m
+            The loads' moments about the ground origin, ground axes.
         body : ndarray of int64, shape (F, L')
             The segment each load acts on (-1 none); L' >= L counts the NaN loads added for shared plates and
             unloaded feet.
@@ -140,10 +142,15 @@ def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = CUTO
                     threshold: float = FORCE_THRESHOLD, frame_mean: bool = False) -> FrameLoads:
     """Threshold, low-pass and resample loads to the motion's frames.
 
+    Frames outside the load file's time range get zero loads and are named
+    in the notes; no overlap at all is an error.
+
     Parameters
     ----------
     table : LoadTable
-    frame_time : (F,) s, the motion's frame times
+        The loads as read (samples, ground axes).
+    frame_time : ndarray, shape (F,), s
+        The motion's frame times.
     cutoff_hz : float or None
         Low-pass cut-off of the wrench (zero-phase Butterworth, order 4, the
         markers' filter); None or 0: not filtered.
@@ -153,9 +160,6 @@ def condition_loads(table: LoadTable, frame_time, cutoff_hz: float | None = CUTO
         Resample the (unfiltered) wrench as the mean of its samples within half a frame of each frame
         (:func:`_frame_means`, Nexus's for Plug-in Gait; the set's ``load_resampling = "frame_mean"``)
         instead of interpolating it at the frame times.
-
-    Frames outside the load file's time range get zero loads and are named
-    in the notes; no overlap at all is an error.
 
     Returns
     -------

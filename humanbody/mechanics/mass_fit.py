@@ -83,6 +83,7 @@ def fit_data(model, results, ext, mask, scale_force: float, scale_moment: float)
     Parameters
     ----------
     model : BodyModel
+        The body model (its masses, inertias and mass-centre offsets are the fit's starting point).
     results : Results
         The trial's kinematics and inertia forces.
     ext : ExternalLoads
@@ -95,6 +96,7 @@ def fit_data(model, results, ext, mask, scale_force: float, scale_moment: float)
     Returns
     -------
     FitData
+        The selected frames' kinematics and loads with their normalisation.
     """
     idx = np.flatnonzero(mask)
     if idx.size > MAX_FIT_FRAMES:
@@ -117,7 +119,9 @@ def parameter_residual(model, data: FitData, scale, offset) -> tuple[np.ndarray,
     Parameters
     ----------
     model : BodyModel
+        The body model (its masses, inertias and mass-centre offsets are the fit's starting point).
     data : FitData
+        The fit's frames (fit_data).
     scale : ndarray, shape (n,)
         Mass scale of every segment.
     offset : ndarray, shape (3,), m
@@ -126,7 +130,9 @@ def parameter_residual(model, data: FitData, scale, offset) -> tuple[np.ndarray,
     Returns
     -------
     f1 : ndarray, shape (F, 3), N
-    m1 : ndarray, shape (F, 3), N m about O_1
+        Residual force per fit frame, ground axes.
+    m1 : ndarray, shape (F, 3), N m
+        Residual moment about the root's origin O_1 per fit frame, ground axes.
     """
     r = np.array(model.com_offset, dtype=float)
     r[_trunk(model)] += offset
@@ -153,9 +159,13 @@ def parameter_jacobian(model, data: FitData, scale, offset) -> np.ndarray:
     Parameters
     ----------
     model : BodyModel
+        The body model (its masses, inertias and mass-centre offsets are the fit's starting point).
     data : FitData
+        The fit's frames (fit_data).
     scale : ndarray, shape (n,)
+        Mass scale of every segment.
     offset : ndarray, shape (3,), m
+        Shift of the trunk segments' mass centres (segment axes).
 
     Returns
     -------
@@ -202,6 +212,7 @@ def fitted_model(model, scale, offset):
     Parameters
     ----------
     model : BodyModel
+        The model to change (left as it is).
     scale : ndarray, shape (n,)
         Mass (and inertia) scale of every segment.
     offset : ndarray, shape (3,), m
@@ -227,7 +238,9 @@ def fit_mass_distribution(model, datasets: list) -> MassFit:
     Parameters
     ----------
     model : BodyModel
+        The body model (its masses, inertias and mass-centre offsets are the fit's starting point).
     datasets : list of FitData
+        One per trial of the subject (fit_data).
 
     Returns
     -------

@@ -76,14 +76,21 @@ def reduce_residuals(model, motion, loads, results=None, points=None, trunk_trac
     Parameters
     ----------
     model : BodyModel
-    motion : Motion                  the tracked motion with its rates
-    loads : FrameLoads               conditioned, assigned loads on the motion's frames
-    results : Results, optional      the kinematics of ``motion`` (computed when not given)
-    points : (F, P, 3), optional     body points whose displacement is limited and reported (the
-                                     conditioned markers); default the joint and mass centres
-    trunk_tracked : float            share of frames the trunk segments were fitted to their own markers
-    fit : MassFit, optional          a mass distribution fitted already (:func:`fit_subject`: once over all
-                                     of a subject's trials); default: fitted on this trial
+        The body model.
+    motion : Motion
+        The tracked motion with its rates.
+    loads : FrameLoads
+        Conditioned, assigned loads on the motion's frames.
+    results : Results, optional
+        The kinematics of ``motion`` (computed when not given).
+    points : ndarray, shape (F, P, 3), m, optional
+        Body points whose displacement is limited and reported (the conditioned markers), ground axes; default
+        the joint and mass centres.
+    trunk_tracked : float
+        Share of frames (0 to 1) the trunk segments were fitted to their own markers.
+    fit : MassFit, optional
+        A mass distribution fitted already (:func:`fit_subject`: once over all of a subject's trials); default:
+        fitted on this trial.
 
     Returns
     -------
@@ -216,10 +223,12 @@ def fit_trials(fit) -> int:
     Parameters
     ----------
     fit : MassFit
+        A fitted mass distribution.
 
     Returns
     -------
     int
+        The number of trials.
     """
     return int(getattr(fit, "trials", 1))
 

@@ -91,6 +91,7 @@ def identity(F: int) -> KinematicState:
     Returns
     -------
     KinematicState
+        Zero position, velocity, acceleration, omega and alpha, identity orientation, F frames.
     """
     z = np.zeros((F, 3))
     return KinematicState(z, np.broadcast_to(np.eye(3), (F, 3, 3)).copy(), z.copy(), z.copy(), z.copy(), z.copy())
@@ -145,10 +146,12 @@ def invert(ab: KinematicState) -> KinematicState:
     Parameters
     ----------
     ab : KinematicState
+        B relative to A, in A's components.
 
     Returns
     -------
     KinematicState
+        A relative to B, in B's components.
     """
     R, p, v, a, w, al = ab.orientation, ab.position, ab.velocity, ab.acceleration, ab.omega, ab.alpha
     return KinematicState(
@@ -167,10 +170,12 @@ def relative(x: KinematicState, y: KinematicState) -> KinematicState:
     Parameters
     ----------
     x, y : KinematicState
+        X and Y relative to the common frame, in its components.
 
     Returns
     -------
     KinematicState
+        X relative to Y, in Y's components.
     """
     return compose(invert(y), x)
 
@@ -182,12 +187,14 @@ def express_in(state: KinematicState, R) -> KinematicState:
     Parameters
     ----------
     state : KinematicState
+        A relative state (m, m/s, m/s^2, rad/s, rad/s^2).
     R : (F, 3, 3) or (3, 3) array_like
         The other axes in the current components.
 
     Returns
     -------
     KinematicState
+        The same state in R's axes.
     """
     R = np.broadcast_to(np.asarray(R, dtype=float), state.orientation.shape)
     return KinematicState(_rot_t(R, state.position), np.swapaxes(R, -1, -2) @ state.orientation,
@@ -201,12 +208,14 @@ def frame_names(results, markers=None) -> list[str]:
     Parameters
     ----------
     results : Results
+        The trial's kinematics.
     markers : pandas.DataFrame, optional
         Marker trajectories (their names are frames too).
 
     Returns
     -------
     list of str
+        "ground", "body_com", the segments, their "<segment>.com" and the markers.
     """
     names = ["ground", "body_com"] + list(results.names) + [f"{n}.com" for n in results.names]
     if markers is not None:
@@ -220,6 +229,7 @@ def frame_state(results, name: str, markers=None, differentiation=None) -> Kinem
     Parameters
     ----------
     results : Results
+        The trial's kinematics.
     name : str
         ``"ground"``; a segment name (origin O_k, the segment's axes);
         ``"<segment>.com"`` (origin G_k, the segment's axes); ``"body_com"``
@@ -235,6 +245,7 @@ def frame_state(results, name: str, markers=None, differentiation=None) -> Kinem
     Returns
     -------
     KinematicState
+        Position (m), orientation, velocity (m/s), acceleration (m/s^2), omega (rad/s), alpha (rad/s^2) per frame.
 
     Raises
     ------
@@ -303,6 +314,7 @@ def relative_block(results, what: str, to: str) -> np.ndarray:
     Parameters
     ----------
     results : Results
+        The trial's kinematics.
     what, to : str
         Frame names (:func:`frame_names`).
 

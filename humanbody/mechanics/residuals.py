@@ -80,14 +80,18 @@ def root_residual(model, results, ext: ExternalLoads) -> tuple[np.ndarray, np.nd
     Parameters
     ----------
     model : BodyModel
+        The body model.
     results : Results
+        The trial's kinematics and inertia forces.
     ext : ExternalLoads
         The summed measured loads on the same frames.
 
     Returns
     -------
     f1 : ndarray, shape (F, 3), N
-    m1 : ndarray, shape (F, 3), N m about O_1
+        Residual force per frame, ground axes.
+    m1 : ndarray, shape (F, 3), N m
+        Residual moment about the root's origin O_1 per frame, ground axes.
     """
     jl = joint_loads(model, results, None)
     O1 = results.joint[:, 0]
@@ -114,6 +118,7 @@ def measured_frames(model, results, loads) -> tuple[np.ndarray, list[str]]:
     Parameters
     ----------
     model : BodyModel
+        The body model.
     results : Results
         The kinematics (the feet's joint points).
     loads : FrameLoads
@@ -122,6 +127,7 @@ def measured_frames(model, results, loads) -> tuple[np.ndarray, list[str]]:
     Returns
     -------
     ok : ndarray of bool, shape (F,)
+        True at the frames where every contact is measured.
     lines : list of str
         What was left out and why (empty when every frame is measured).
     """
@@ -171,6 +177,7 @@ def com_height(results, loads) -> float:
     Returns
     -------
     float, m
+        The mean height.
     """
     cop = np.asarray(getattr(loads, "cop", None) if loads is not None else None, dtype=float)
     floor = float(np.nanmedian(cop[..., 2])) if cop.size and np.isfinite(cop[..., 2]).any() else 0.0
@@ -185,6 +192,7 @@ def residual_summary(f1, m1, mask) -> dict:
     f1, m1 : ndarray, shape (F, 3)
         Residual force (N) and moment (N m).
     mask : ndarray of bool, shape (F,)
+        The frames summarised.
 
     Returns
     -------

@@ -177,10 +177,12 @@ class Results:
         Parameters
         ----------
         name : str
+            A segment name (e.g. "right_thigh").
 
         Returns
         -------
         int
+            Its array index, 0-based.
         """
         return segment_index(self.names, name)
 
@@ -193,6 +195,7 @@ class Results:
         Returns
         -------
         ndarray, shape (F,), J
+            The kinetic energy per frame.
         """
         trans = 0.5 * np.einsum("k,fkc,fkc->f", self.mass, self.com_vel, self.com_vel)
         rot = 0.5 * np.einsum("fkc,fkcd,fkd->f", self.omega, self.inertia, self.omega)
@@ -206,6 +209,7 @@ class Results:
         Returns
         -------
         ndarray, shape (F,), W
+            The power per frame.
         """
         return np.einsum("fkc,fkc->f", self.force, self.com_vel) + np.einsum(
             "fkc,fkc->f", self.torque, self.omega
@@ -229,8 +233,9 @@ class Results:
 
         Returns
         -------
-        KinematicState  position, orientation, velocity, acceleration, omega,
-        alpha of ``what`` relative to ``to``, each with a leading frames axis.
+        KinematicState
+            Position (m), orientation, velocity (m/s), acceleration (m/s^2), omega (rad/s) and alpha (rad/s^2) of
+            ``what`` relative to ``to``, each with a leading frames axis.
         """
         from .relative import express_in, frame_state, relative  # lazy: relative motion (~30 ms), on demand
 
@@ -265,6 +270,7 @@ class Results:
         Parameters
         ----------
         out : ndarray, shape (F, columns), float64, C-contiguous, optional
+            An array to fill (reused when its shape, dtype and layout fit).
 
         Returns
         -------
@@ -332,7 +338,9 @@ def run_tree(model: BodyModel, time, q, qd, qdd, local_rates, how, out=None, ker
     Parameters
     ----------
     model : BodyModel
+        The body model.
     time : array_like, shape (F,), s
+        The frames' times.
     q, qd, qdd : ndarray, shape (F, 3 + 3n)
         Coordinates and their rates (as in :class:`~humanbody.mechanics.kinematics.Motion`).
     local_rates : bool

@@ -80,10 +80,12 @@ class RootChange:
         Parameters
         ----------
         F : int
+            Number of frames.
 
         Returns
         -------
         RootChange
+            Zero translation u (m), rotation theta (rad) and their rates.
         """
         return cls(*(np.zeros((F, 3)) for _ in range(6)))
 
@@ -101,6 +103,7 @@ class RootChange:
         Returns
         -------
         RootChange
+            u, theta and their first and second rates (m, rad; per s, per s^2).
         """
         d1, d2 = D1 @ x, D2 @ x
         return cls(x[:, :3], d1[:, :3], d2[:, :3], x[:, 3:], d1[:, 3:], d2[:, 3:])
@@ -123,12 +126,16 @@ def apply_root_change(model, motion, change: RootChange):
     Parameters
     ----------
     model : BodyModel
+        The body model.
     motion : Motion
+        The tracked motion (coordinates and their rates).
     change : RootChange
+        The root's translation u (m, ground axes) and rotation vector theta (rad) per frame, with their rates.
 
     Returns
     -------
     Motion
+        The moved motion (the input is unchanged).
     """
     q, qd, qdd = motion.q.copy(), motion.qd.copy(), motion.qdd.copy()
     q[:, :3] += change.u
@@ -156,13 +163,16 @@ def point_motion(points: np.ndarray, O1: np.ndarray, change: RootChange) -> np.n
     Parameters
     ----------
     points : ndarray, shape (F, P, 3), m
+        Body points (markers, joint or mass centres), ground axes.
     O1 : ndarray, shape (F, 3), m
         The root's origin, about which theta turns the points.
     change : RootChange
+        The root's change per frame.
 
     Returns
     -------
     ndarray, shape (F, P), m
+        How far each point moves.
     """
     E = _rotvec_matrix(change.th)
     rel = points - O1[:, None]
@@ -236,11 +246,17 @@ def track_root(model, motion, ext, mask, scale_force: float, scale_moment: float
     Parameters
     ----------
     model : BodyModel
-    motion : Motion                 the tracked motion (its rates as the rates stage gave them)
-    ext : ExternalLoads             the summed measured loads on the motion's frames
-    mask : (F,) bool                frames whose contacts are all measured
-    scale_force, scale_moment : float   F_pk (N) and h F_pk (N m)
-    points : (F, P, 3)              body points whose motion is limited (markers, or joint and mass centres)
+        The body model.
+    motion : Motion
+        The tracked motion (its rates as the rates stage gave them).
+    ext : ExternalLoads
+        The summed measured loads on the motion's frames (N, N m, ground axes).
+    mask : ndarray of bool, shape (F,)
+        The frames whose contacts are all measured.
+    scale_force, scale_moment : float
+        F_pk (N) and h F_pk (N m): the residual force and moment are divided by them.
+    points : ndarray, shape (F, P, 3), m
+        Body points whose motion is limited (markers, or joint and mass centres), ground axes.
     iterations : int
         Linearisations of the residual (Gauss-Newton steps).
 

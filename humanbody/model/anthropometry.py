@@ -124,6 +124,7 @@ def de_leva_table(sex: str = "male") -> dict[str, dict[str, Any]]:
     Parameters
     ----------
     sex : {"male", "female"}
+        The table's sex.
 
     Returns
     -------
@@ -166,6 +167,7 @@ def principal_inertia(mass: float, length: float, radii) -> np.ndarray:
     Returns
     -------
     ndarray, shape (3, 3), kg m^2
+        The inertia tensor in the segment's axes.
     """
     r = np.asarray(radii, dtype=float) * length
     return np.diag(mass * r**2)
@@ -178,11 +180,14 @@ def validate_subject(mass: float, height: float) -> tuple[float, float]:
     Parameters
     ----------
     mass : float, kg
+        The subject's mass.
     height : float, m
+        The subject's height.
 
     Returns
     -------
     mass, height : float
+        The same values as floats (kg, m).
 
     Raises
     ------

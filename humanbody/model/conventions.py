@@ -94,6 +94,7 @@ class Conventions:
         Returns
         -------
         Conventions
+            A new value with the changes.
         """
         return dataclasses.replace(self, **changes)
 
@@ -132,6 +133,7 @@ class Conventions:
         Returns
         -------
         Conventions
+            The conventions the mapping states (defaults for the keys it lacks).
         """
         return cls(**{key: data[key] for key in CONVENTION_KEYS if data.get(key) not in (None, "", (), [], {})})
 

@@ -119,10 +119,12 @@ def segment_index(names, name: str) -> int:
     names : sequence of str
         The segments' names in array order.
     name : str
+        A segment name (e.g. "right_thigh").
 
     Returns
     -------
     int
+        Its index, 0-based.
 
     Raises
     ------

@@ -56,6 +56,7 @@ def summary_columns() -> list[str]:
     Returns
     -------
     list of str
+        The trial's key and status columns, then the summary's values (units in their names).
     """
     params = list(PARAMETERS)
     return (["trial", "key", "status", "error", "events_source", "treadmill", "belt_speed_m_per_s"] + params
@@ -211,19 +212,28 @@ def run_batch(
     Parameters
     ----------
     tasks : list of TrialTask
-    out_dir : str or Path   report folder (created)
+        The trials to process.
+    out_dir : str or Path
+        The report folder (created).
     options : ReportOptions
-    jobs : int, optional    local worker processes (default: all cores, :func:`default_jobs`)
+        The report's options (default: ReportOptions()).
+    jobs : int, optional
+        Local worker processes (default: all cores, :func:`default_jobs`).
     scheduler : str, optional
         Address of a running Dask scheduler (``tcp://host:8786``); the trials
         then run on its workers, which must be able to read the input paths.
-    force : bool            recompute trials whose inputs did not change
-    progress : bool         tqdm bar on stderr (only when it is a terminal)
-    log : callable, optional  receives one-line messages
+    force : bool
+        Recompute trials whose inputs did not change.
+    progress : bool
+        A tqdm bar on stderr (only when it is a terminal).
+    log : callable, optional
+        Receives one-line messages.
 
     Returns
     -------
-    BatchResult  (``exit_status`` 1 when a trial failed)
+    BatchResult
+        The summary rows (input order), the trials computed and skipped, the paths of summary.csv and
+        index.html; ``exit_status`` 1 when a trial failed.
 
     Raises
     ------

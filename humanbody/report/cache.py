@@ -75,9 +75,11 @@ def trial_hash(task, options: dict, memo: dict | None = None) -> str:
     Parameters
     ----------
     task : TrialTask
+        The trial's task (its files and values).
     options : dict
         The report's options (JSON-friendly).
     memo : dict, optional
+        (path, size, mtime) -> the file's hash, kept by the caller across trials.
 
     Returns
     -------
@@ -120,10 +122,12 @@ def clean_row(row: dict) -> dict:
     Parameters
     ----------
     row : dict
+        A summary row.
 
     Returns
     -------
     dict
+        The same keys with JSON-friendly values.
     """
     return {c: _jsonable(x) for c, x in row.items()}
 
@@ -142,6 +146,7 @@ def load_state(out_dir) -> dict:
     Returns
     -------
     dict
+        Trial key -> its hash, summary row and files.
     """
     path = Path(out_dir) / STATE_FILE
     try:
@@ -182,7 +187,9 @@ class Journal:
         Parameters
         ----------
         key : str
+            The trial's key (its output name).
         entry : dict
+            Its "hash", "row" and "files".
         """
         self._db.execute("INSERT OR REPLACE INTO trials VALUES (?, ?, ?, ?, ?)",
                          (key, _FORMAT, entry["hash"], json.dumps(list(entry["files"])),
@@ -194,6 +201,7 @@ class Journal:
         Parameters
         ----------
         keys : iterable of str
+            The keys of the trials to keep.
         """
         stale = {k for (k,) in self._db.execute("SELECT key FROM trials")} - set(keys)
         self._db.executemany("DELETE FROM trials WHERE key = ?", [(k,) for k in sorted(stale)])
@@ -217,10 +225,12 @@ def folder_lock(out_dir):
     Parameters
     ----------
     out_dir : str or os.PathLike
+        The report folder.
 
     Yields
     ------
     None
+        Nothing: the lock is held inside the with block.
 
     Raises
     ------

@@ -54,10 +54,12 @@ def unique_names(paths) -> list[str]:
     Parameters
     ----------
     paths : iterable of str or os.PathLike
+        The groups' folders (or files).
 
     Returns
     -------
     list of str
+        One unique name per path, in order.
     """
     names: list[str] = []
     for p in paths:
@@ -127,6 +129,7 @@ def group_subjects(group: ManifestGroup, tasks) -> dict | None:
     Parameters
     ----------
     group : ManifestGroup
+        A group of the manifest (its rows and columns).
     tasks : sequence of TrialTask
         The group's tasks, in its rows' order (:func:`humanbody.report.inputs.read_manifest`).
 
@@ -149,6 +152,7 @@ def group_regressor(group: ManifestGroup, tasks, column: str, subjects: dict | N
     Parameters
     ----------
     group : ManifestGroup
+        A group of the manifest (its rows and columns).
     tasks : sequence of TrialTask
         The group's tasks, in its rows' order.
     column : str

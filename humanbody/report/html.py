@@ -96,19 +96,25 @@ def trial_page(task, row: dict, params: pd.DataFrame, events: pd.DataFrame, figu
     Parameters
     ----------
     task : TrialTask
+        The trial's task (its key and files).
     row : dict
         The trial's summary row (status, error, parameters).
     params : pandas.DataFrame
         The spatiotemporal table.
     events : pandas.DataFrame
+        The events table (time s, side, event, source).
     figures : dict
+        Figure name -> SVG text or PNG bytes.
     messages : iterable of str
         The analysis's lines.
     links : iterable of str
         Relative paths of the trial's files, listed sorted.
     gps : dict, optional
+        The Gait Profile Score (summary columns, name of the normative set), or None.
     warnings : iterable of str
+        The output checks' findings.
     edges : dict, optional
+        The edges note (humanbody.checks.edges.edge_note), or None.
 
     Returns
     -------
@@ -154,10 +160,12 @@ def index_page(rows: list, pages: dict) -> str:
     rows : list of dict
         The summary rows.
     pages : dict of str to str
+        Trial key -> its page's path relative to the index.
 
     Returns
     -------
     str
+        The HTML page.
     """
     n_ok = sum(r.get("status") in OK_STATUSES for r in rows)
     n_pending = sum(r.get("status") == "pending" for r in rows)

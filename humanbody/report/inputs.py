@@ -142,10 +142,12 @@ def find_grf(trial: Path) -> Path | None:
     Parameters
     ----------
     trial : pathlib.Path
+        The trial file.
 
     Returns
     -------
     pathlib.Path or None
+        The force file, or None when none is found.
     """
     stem = trial.stem
     for name in (f"{stem}_grf.mot", f"{stem}_grf.sto", f"{stem}_forces.mot", f"{stem}_forces.sto",
@@ -293,14 +295,18 @@ def discover(paths, static=None, grf=None, skipped: list | None = None) -> list[
     Parameters
     ----------
     paths : iterable of str or os.PathLike
+        Trial files and folders of trials.
     static : str or os.PathLike, optional
+        The static trial of every trial (default found beside each).
     grf : str or os.PathLike, optional
+        The force file of the one trial (default found beside each).
     skipped : list, optional
         Takes a line per file left out.
 
     Returns
     -------
     list of TrialTask
+        One task per trial (with its unique key), in the order given, a folder's files sorted by name.
 
     Raises
     ------
@@ -347,10 +353,12 @@ def manifest_table(path) -> pd.DataFrame:
     Parameters
     ----------
     path : str or os.PathLike
+        The manifest CSV.
 
     Returns
     -------
     pandas.DataFrame
+        Its cells as text (str), one row per line.
 
     Raises
     ------
@@ -379,10 +387,12 @@ def read_manifest(path) -> list[TrialTask]:
     Parameters
     ----------
     path : str or os.PathLike
+        The manifest CSV.
 
     Returns
     -------
     list of TrialTask
+        One task per row, in order.
     """
     path = Path(path)
     table = manifest_table(path)
@@ -421,6 +431,7 @@ def assign_keys(tasks: list[TrialTask]) -> list[TrialTask]:
     Parameters
     ----------
     tasks : list of TrialTask
+        The tasks, their key not yet set.
 
     Returns
     -------

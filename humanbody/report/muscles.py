@@ -58,21 +58,26 @@ def muscle_part(task, model: str, reserves: str | None, events: pd.DataFrame, fo
     Parameters
     ----------
     task : TrialTask
+        The report trial (its trial and force files).
     model : str
         The OpenSim model file.
     reserves : str or None
         The reserve actuators' file.
     events : pandas.DataFrame
+        The events that cut the strides (time s, side, event).
     foot_off : dict of str to float
+        Side -> its foot off in percent of the stride.
     plots : str
         The figures' format.
     stem : str
         The files' name stem.
     ik_setup : str, optional
+        An OpenSim IK setup whose marker weights the inverse kinematics uses (None: equal weights).
 
     Returns
     -------
     MusclePart
+        The muscles' files (name -> bytes), summary columns, figure and log lines of the trial.
     """
     part = MusclePart()
     if task.grf is None:

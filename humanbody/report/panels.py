@@ -96,6 +96,7 @@ class Panel:
         Returns
         -------
         lo, hi : float
+            The lower and upper y limits (the variable's unit).
         """
         lo, hi = np.inf, -np.inf
         for s in self.series:
@@ -116,6 +117,7 @@ def foot_off_percent(params: pd.DataFrame | None) -> dict:
     Parameters
     ----------
     params : pandas.DataFrame or None
+        The spatiotemporal table (indexed by side, with its mean stance_pct, %).
 
     Returns
     -------
@@ -144,15 +146,22 @@ def cycle_panels(cycles: pd.DataFrame, panels, normative: pd.DataFrame | dict | 
     Parameters
     ----------
     cycles : pandas.DataFrame
+        The cycles table (humanbody.gait.normalize_cycles): mean and SD of every variable per side and percent of the
+        stride.
     panels : iterable
         The figure's panel specifications (title, variables, unit).
     normative : pandas.DataFrame or dict, optional
+        The normative table (variable, percent, mean, sd; side-less names) or its curves (normative_curves): the grey
+        bands.
     foot_off : dict, optional
+        Side -> its foot off in percent of the stride (foot_off_percent): the vertical lines.
     curves : dict, optional
+        The rows of each curve in cycles (humanbody.gait.cycles.normalized_curves); default found in cycles.
 
     Returns
     -------
     list of Panel
+        One panel per specification, in order (without curves when the table lacks its variables).
     """
     groups = curve_index(cycles) if curves is None else curves
 
@@ -190,12 +199,17 @@ def event_traces(points: pd.DataFrame, events: pd.DataFrame, feet=None, pelvis=N
     points : pandas.DataFrame
         Marker (or model point) table, ground axes.
     events : pandas.DataFrame
+        The events table (time s, side, event, source).
     feet : dict, optional
+        Side -> its heel and toe marker names (default the gait module's).
     pelvis : sequence of str, optional
+        The pelvis markers whose mean is the pelvis centre (default the gait module's).
 
     Returns
     -------
     series : list of (label, colour, dashed, time (s), forward distance (m))
+        One curve per side and heel/toe: its label, colour, whether dashed, its times and its distance ahead of the
+        pelvis.
     marks : list of (time, value, colour, filled, source): filled for foot strikes (on
             the heel curve), open for foot offs (on the toe curve); source "kinematic", "force" or
             "file" (the trial file's own events)

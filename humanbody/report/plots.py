@@ -81,9 +81,15 @@ def angles_figure(cycles: pd.DataFrame, title: str = "", normative=None, foot_of
     Parameters
     ----------
     cycles : pandas.DataFrame
+        The cycles table (humanbody.gait.normalize_cycles): mean and SD of every variable per side and percent of the
+        stride.
     title : str
+        The figure's title (the trial's name); empty for none.
     normative : pandas.DataFrame or dict, optional
+        The normative table (variable, percent, mean, sd; side-less names) or its curves (normative_curves): the grey
+        bands.
     foot_off : dict, optional
+        Side -> its foot off in percent of the stride (foot_off_percent): the vertical lines.
 
     Returns
     -------
@@ -100,9 +106,15 @@ def kinetics_figure(cycles: pd.DataFrame, title: str = "", normative=None, foot_
     Parameters
     ----------
     cycles : pandas.DataFrame
+        The cycles table (humanbody.gait.normalize_cycles): mean and SD of every variable per side and percent of the
+        stride.
     title : str
+        The figure's title (the trial's name); empty for none.
     normative : pandas.DataFrame or dict, optional
+        The normative table (variable, percent, mean, sd; side-less names) or its curves (normative_curves): the grey
+        bands.
     foot_off : dict, optional
+        Side -> its foot off in percent of the stride (foot_off_percent): the vertical lines.
 
     Returns
     -------
@@ -119,8 +131,12 @@ def mechanics_figure(cycles: pd.DataFrame, title: str = "", foot_off=None) -> by
     Parameters
     ----------
     cycles : pandas.DataFrame
+        The cycles table (humanbody.gait.normalize_cycles): mean and SD of every variable per side and percent of the
+        stride.
     title : str
+        The figure's title (the trial's name); empty for none.
     foot_off : dict, optional
+        Side -> its foot off in percent of the stride (foot_off_percent): the vertical lines.
 
     Returns
     -------
@@ -140,10 +156,15 @@ def events_figure(points: pd.DataFrame, events: pd.DataFrame, feet=None, pelvis=
     Parameters
     ----------
     points : pandas.DataFrame
+        Marker (or model point) table, ground axes (m).
     events : pandas.DataFrame
+        The events table (time s, side, event, source).
     feet : dict, optional
+        Side -> its heel and toe marker names (default the gait module's).
     pelvis : sequence of str, optional
+        The pelvis markers whose mean is the pelvis centre (default the gait module's).
     title : str
+        The figure's title (the trial's name); empty for none.
 
     Returns
     -------
@@ -178,9 +199,13 @@ def map_figure(scores: dict, variables, labels, gps: dict, title: str = "") -> b
     scores : dict
         ``(side, variable)`` -> GVS (deg).
     variables : sequence of str
+        The GPS variables (clinical angle columns without the side), in the figure's order.
     labels : sequence of str
+        Their labels under the bars.
     gps : dict
+        "overall", "right", "left" -> the Gait Profile Score (deg); a missing key draws no bar.
     title : str
+        The figure's title (the trial's name); empty for none.
 
     Returns
     -------

@@ -52,6 +52,7 @@ def default_jobs() -> int:
     Returns
     -------
     int
+        The number of CPUs this process may run on (at least 1).
     """
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -91,10 +92,12 @@ def worker_threads(jobs: int) -> int:
     Parameters
     ----------
     jobs : int
+        The number of local workers.
 
     Returns
     -------
     int
+        Threads per worker.
     """
     return max(1, default_jobs() // max(1, int(jobs)))
 
@@ -200,10 +203,15 @@ def run_local(tasks, options, jobs: int, on_done, process, prepare=None) -> None
     Parameters
     ----------
     tasks : list of TrialTask
+        The trials to process.
     options : ReportOptions
+        The report's options, passed to every process call.
     jobs : int
+        The number of worker processes (1: in this process).
     on_done : callable
+        Called here as on_done(task, outcome) as each trial completes.
     process : callable
+        The module-level function process(task, options) -> TrialOutcome run in the workers.
     prepare : callable, optional
         ``prepare(options)``, called here before forked workers start, so that they inherit what it loads
         (:func:`humanbody.report.trial.prepare_workers`); it must leave this process safe to fork.
@@ -266,10 +274,15 @@ def run_dask(tasks, options, address: str, on_done, process) -> None:
     Parameters
     ----------
     tasks : list of TrialTask
+        The trials to process.
     options : ReportOptions
+        The report's options, passed to every process call.
     address : str
+        The scheduler's address (e.g. "tcp://host:8786").
     on_done : callable
+        Called here as on_done(task, outcome) as each trial completes.
     process : callable
+        The module-level function process(task, options) -> TrialOutcome run in the workers.
     """
     try:
         from distributed import Client, KilledWorker, as_completed

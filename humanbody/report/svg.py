@@ -40,11 +40,14 @@ def nice_ticks(lo: float, hi: float, target: int = 4) -> np.ndarray:
     Parameters
     ----------
     lo, hi : float
+        The range to cover (any unit).
     target : int
+        The number of intervals aimed at.
 
     Returns
     -------
     ndarray
+        The multiples of the step within [lo, hi], increasing ([lo] when the range is empty or not finite).
     """
     span = hi - lo
     if not (math.isfinite(span) and span > 0):
@@ -138,13 +141,18 @@ def grid_svg(panels, title: str, ncols: int = 3, legend: bool = True) -> str:
     Parameters
     ----------
     panels : list of Panel
+        The panels (report.panels.cycle_panels), in reading order.
     title : str
+        The figure's title; empty for none.
     ncols : int
+        Panels per row.
     legend : bool
+        Draw the sides' (and the normative band's) legend.
 
     Returns
     -------
     str
+        The <svg> element (UTF-8 text).
     """
     nrows = max(1, math.ceil(len(panels) / ncols))
     width, height = ncols * _PW, _HEAD + nrows * _PH + (16 if legend else 0)
@@ -221,12 +229,17 @@ def events_svg(series: list, events: list, title: str) -> str:
     Parameters
     ----------
     series : list
+        One curve per side and heel/toe: (label, colour, dashed, time s, forward distance m)
+        (report.panels.event_traces).
     events : list
+        The marks: (time s, value m, colour, filled, kind).
     title : str
+        The figure's title; empty for none.
 
     Returns
     -------
     str
+        The <svg> element (UTF-8 text).
     """
     width, height = 900, 300
     t_all = np.concatenate([s[3] for s in series]) if series else np.array([0.0, 1.0])
@@ -265,14 +278,20 @@ def map_svg(scores: dict, variables, labels, gps: dict, title: str) -> str:
     Parameters
     ----------
     scores : dict
+        (side, variable) -> the Gait Variable Score (deg).
     variables : sequence of str
+        The GPS variables (side-less clinical angle names), in the figure's order.
     labels : sequence of str
+        Their labels under the bars.
     gps : dict
+        "right", "left", "overall" -> the Gait Profile Score (deg).
     title : str
+        The figure's title; empty for none.
 
     Returns
     -------
     str
+        The <svg> element (UTF-8 text).
     """
     names = list(labels) + ["GPS"]
     width, height = 900, 260

@@ -116,6 +116,7 @@ class ReportOptions:
         Returns
         -------
         dict
+            Field name -> value (nested dataclasses as dicts).
         """
         return asdict(self)
 
@@ -130,11 +131,14 @@ def trial_options(task, options: ReportOptions) -> AnalysisOptions:
     Parameters
     ----------
     task : TrialTask
+        The trial's task (manifest row): its files and subject values.
     options : ReportOptions
+        The batch's report options.
 
     Returns
     -------
     AnalysisOptions
+        The trial's analysis options.
     """
     base = options.analysis
     return base.replace(
@@ -242,11 +246,14 @@ def process_trial(task, options: ReportOptions) -> TrialOutcome:
     Parameters
     ----------
     task : TrialTask
+        The trial's task (manifest row): its files and subject values.
     options : ReportOptions
+        The batch's report options.
 
     Returns
     -------
-    TrialOutcome  with ``row["status"]`` "ok" or "failed" (and ``error``).
+    TrialOutcome
+        The summary row (row["status"] "ok" or "failed", and error), the files' bytes and the steps' messages.
     """
     base = {"trial": task.trial, "key": task.key, "status": "failed", "error": ""}
     try:
@@ -354,6 +361,7 @@ def prepare_workers(options: ReportOptions) -> None:
     Parameters
     ----------
     options : ReportOptions
+        The batch's report options.
     """
     from .._kernels import warm  # lazy: numba's type names, only in a process that forks workers
 
@@ -374,10 +382,12 @@ def normative_set(spec: str | None):
     Parameters
     ----------
     spec : str or None
+        The option's text: FILE[:CONDITION], None (built-in) or "none".
 
     Returns
     -------
     NormativeSet or None
+        The set, None for "none".
     """
     if spec is not None and spec.strip().lower() == "none":
         return None
@@ -465,11 +475,14 @@ def write_outcome_files(outcome: TrialOutcome, out_dir) -> list[str]:
     Parameters
     ----------
     outcome : TrialOutcome
+        A trial's outcome (its files' names and contents).
     out_dir : str or os.PathLike
+        The report's folder.
 
     Returns
     -------
     list of str
+        The files written, relative to out_dir.
     """
     written = []
     for rel, data in sorted(outcome.files.items()):

@@ -32,8 +32,9 @@ def convert(value, from_: str, to: str, tol: float = 1e-9):
 
     Returns
     -------
-    ndarray in the ``to`` convention.  Every conversion passes through the
-    transformation matrix; quaternions come out with eps4 >= 0.
+    ndarray
+        The orientations in the ``to`` convention (shapes and units as for ``from_``).  Every conversion passes
+        through the transformation matrix; quaternions come out with eps4 >= 0.
     """
     try:
         src, dst = _NAMES[from_], _NAMES[to]

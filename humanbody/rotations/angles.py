@@ -82,7 +82,8 @@ def euler_to_matrix(angles, seq="xyz"):
 
     Returns
     -------
-    S : ndarray, shape (..., 3, 3), parent = S . body components.
+    S : ndarray, shape (..., 3, 3)
+        The transformation matrix: parent components = S . body components.
     """
     seq = _check_seq(seq)
     a = _vec(angles, 3, "angles")
@@ -162,7 +163,8 @@ def singular_factor(angles, seq="xyz"):
 
     Parameters
     ----------
-    angles : array_like, shape (..., 3), rad.
+    angles : array_like, shape (..., 3), rad
+        The three angles of the sequence, in the order applied.
     seq : str
         One of :data:`SEQUENCES`.
 
@@ -190,7 +192,8 @@ def is_singular(angles, seq="xyz", tol: float = 1e-6):
 
     Returns
     -------
-    ndarray of bool, shape (...).
+    ndarray of bool, shape (...)
+        True where the orientation is singular.
     """
     return np.abs(singular_factor(angles, seq)) < tol
 
@@ -205,11 +208,13 @@ def singular_distance(angles, seq="xyz"):
     Parameters
     ----------
     angles : array_like, shape (..., 3), rad
+        The three angles of the sequence, in the order applied.
     seq : str
         One of :data:`SEQUENCES`.
 
     Returns
     -------
-    ndarray, shape (...), rad in [0, pi/2]; NaN where the angles are NaN.
+    ndarray, shape (...), rad
+        The distance, in [0, pi/2]; NaN where the angles are NaN.
     """
     return np.arcsin(np.minimum(np.abs(singular_factor(angles, seq)), 1.0))

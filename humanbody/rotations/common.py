@@ -55,7 +55,8 @@ def sequence_axes(seq):
 
     Returns
     -------
-    tuple of int, length 3.
+    tuple of int
+        The three rotations' axes, in the order applied.
     """
     return tuple(AXIS_INDEX[c] for c in check_sequence(seq))
 
@@ -71,6 +72,7 @@ def is_euler_sequence(seq) -> bool:
     Returns
     -------
     bool
+        True for an Euler sequence.
     """
     a = sequence_axes(seq)
     return a[0] == a[2]
@@ -91,6 +93,7 @@ def as_vectors(x, n, what):
     Returns
     -------
     ndarray, shape (..., n), float64
+        The same vectors as float64.
 
     Raises
     ------
@@ -114,6 +117,7 @@ def as_matrices(S):
     Returns
     -------
     ndarray, shape (..., 3, 3), float64
+        The same matrices as float64.
 
     Raises
     ------
@@ -137,6 +141,7 @@ def elementary(axis, angle):
     axis : int
         0, 1 or 2 (x, y, z).
     angle : float or array_like, shape (...), rad
+        The rotation angle, right-hand rule about the axis.
 
     Returns
     -------
@@ -162,10 +167,12 @@ def skew(omega):
     Parameters
     ----------
     omega : array_like, shape (..., 3)
+        The vector (e.g. an angular velocity, rad/s).
 
     Returns
     -------
-    W : ndarray, shape (..., 3, 3), skew-symmetric.
+    W : ndarray, shape (..., 3, 3)
+        The skew-symmetric matrix with W @ p = omega x p (omega's units).
     """
     w = as_vectors(omega, 3, "omega")
     W = np.zeros(w.shape[:-1] + (3, 3))
@@ -181,11 +188,13 @@ def unskew(W):
     Parameters
     ----------
     W : array_like, shape (..., 3, 3)
+        Matrices, skew-symmetric up to error.
 
     Returns
     -------
-    ndarray, shape (..., 3): ``((W32 - W23)/2, (W13 - W31)/2, (W21 - W12)/2)``.
-    Averaging both off-diagonal entries halves the effect of a non-skew error.
+    ndarray, shape (..., 3)
+        The dual vector ((W32 - W23)/2, (W13 - W31)/2, (W21 - W12)/2); averaging both off-diagonal entries
+        halves the effect of a non-skew error.
     """
     W = as_matrices(W)
     return 0.5 * np.stack(
@@ -200,6 +209,7 @@ def transpose(S):
     Parameters
     ----------
     S : ndarray, shape (..., n, m)
+        A stack of matrices.
 
     Returns
     -------
@@ -233,6 +243,7 @@ def stacked_scipy(fn, x, inner):
     fn : callable
         A conversion taking an (n, *inner) array, e.g. ``lambda a: Rotation.from_matrix(a).as_quat()``.
     x : ndarray, shape (..., *inner)
+        The items to convert, any leading axes.
     inner : int or tuple of int
         The shape of one item of ``x`` (3 for a vector, (3, 3) for a matrix).
 

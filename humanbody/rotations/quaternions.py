@@ -29,7 +29,8 @@ def sequence_to_quaternion(angles, seq="xyz", continuous: bool = False):
 
     Returns
     -------
-    q : ndarray, shape (..., 4), unit norm, scalar last.
+    q : ndarray, shape (..., 4)
+        Unit Euler parameters (quaternion), scalar last.
     """
     seq = _check_seq(seq)
     a = _vec(angles, 3, "angles")
@@ -41,11 +42,13 @@ def quaternion_product(p, q):
 
     Parameters
     ----------
-    p, q : array_like, shape (..., 4), scalar last.
+    p, q : array_like, shape (..., 4)
+        Euler parameters of S(p) and S(q), scalar last.
 
     Returns
     -------
-    ndarray, shape (..., 4): ``(p4 q + q4 p + p x q, p4 q4 - p . q)``.
+    ndarray, shape (..., 4)
+        The product (p4 q + q4 p + p x q, p4 q4 - p . q), scalar last.
     """
     p, q = _vec(p, 4, "a quaternion"), _vec(q, 4, "a quaternion")
     pv, qv = p[..., :3], q[..., :3]
@@ -68,7 +71,8 @@ def quaternion_to_matrix(q):
 
     Returns
     -------
-    S : ndarray, shape (..., 3, 3), parent = S . body.
+    S : ndarray, shape (..., 3, 3)
+        The transformation matrix: parent components = S . body components.
     """
     q = _vec(q, 4, "a quaternion")
     n = np.linalg.norm(q, axis=-1, keepdims=True)
@@ -125,7 +129,8 @@ def matrix_to_quaternion(S, continuous: bool = False):
 
     Returns
     -------
-    q : ndarray, shape (..., 4), unit norm, scalar last.
+    q : ndarray, shape (..., 4)
+        Unit Euler parameters (quaternion), scalar last; NaN where S is not finite.
     """
     S = _mat(S)
     finite = np.isfinite(S).all(axis=(-2, -1))
@@ -160,7 +165,8 @@ def bryant_to_quaternion(angles, continuous: bool = False):
 
     Returns
     -------
-    q : ndarray, shape (..., 4), unit norm, scalar last.
+    q : ndarray, shape (..., 4)
+        Unit Euler parameters (quaternion), scalar last.
     """
     return sequence_to_quaternion(angles, "xyz", continuous)
 
@@ -177,7 +183,8 @@ def axis_angle_to_quaternion(axis, angle):
 
     Returns
     -------
-    q : ndarray, shape (..., 4): ``(l sin(theta/2), cos(theta/2))``.
+    q : ndarray, shape (..., 4)
+        The Euler parameters (l sin(theta/2), cos(theta/2)), scalar last.
     """
     l = _unit(axis)
     h = 0.5 * np.asarray(angle, dtype=np.float64)
@@ -190,6 +197,7 @@ def rotation_vector_to_quaternion(phi):
     Parameters
     ----------
     phi : array_like, shape (..., 3)
+        Rotation vectors theta l (rad), in parent components.
 
     Returns
     -------
@@ -207,11 +215,13 @@ def quaternion_to_axis_angle(q):
 
     Parameters
     ----------
-    q : array_like, shape (..., 4), scalar last (normalised first).
+    q : array_like, shape (..., 4)
+        Euler parameters, scalar last (normalised first).
 
     Returns
     -------
-    axis : ndarray, shape (..., 3), unit; (1, 0, 0) for the identity.
+    axis : ndarray, shape (..., 3)
+        The unit rotation axis; (1, 0, 0) for the identity.
     angle : ndarray, shape (...), rad in [0, pi]:
         ``2 atan2(|eps_1..3|, |eps4|)`` with the axis sign following eps4.
     """
@@ -242,7 +252,8 @@ def rotation_dyadic(axis, angle):
     ----------
     axis : array_like, shape (..., 3)
         Axis l (normalised) in the basis the dyadic is expressed in.
-    angle : array_like, shape (...), rad.
+    angle : array_like, shape (...), rad
+        The rotation angle theta, right-hand rule about l.
 
     Returns
     -------
@@ -267,12 +278,16 @@ def rotate(axis, angle, p):
     Parameters
     ----------
     axis : array_like, shape (..., 3)
-    angle : array_like, shape (...), rad.
+        The rotation axis l (normalised), in p's basis.
+    angle : array_like, shape (...), rad
+        The rotation angle theta, right-hand rule about l.
     p : array_like, shape (..., 3)
+        The vectors to rotate.
 
     Returns
     -------
-    ndarray, shape (..., 3): rotated vectors, same basis as p.
+    ndarray, shape (..., 3)
+        The rotated vectors, in p's basis.
     """
     l = _unit(axis)
     p = _vec(p, 3, "p")
@@ -292,12 +307,15 @@ def axis_angle_to_matrix(axis, angle):
 
     Parameters
     ----------
-    axis : array_like, shape (..., 3), parent (= reference body) components.
-    angle : array_like, shape (...), rad.
+    axis : array_like, shape (..., 3)
+        The rotation axis l, in parent (= reference body) components (normalised).
+    angle : array_like, shape (...), rad
+        The rotation angle theta, right-hand rule about l.
 
     Returns
     -------
-    S : ndarray, shape (..., 3, 3).
+    S : ndarray, shape (..., 3, 3)
+        The transformation matrix: parent components = S . body components.
     """
     return rotation_dyadic(axis, angle)
 
@@ -315,7 +333,9 @@ def matrix_to_axis_angle(S):
 
     Returns
     -------
-    axis : ndarray, shape (..., 3), unit; (1, 0, 0) when theta = 0.
-    angle : ndarray, shape (...), rad in [0, pi].
+    axis : ndarray, shape (..., 3)
+        The unit rotation axis; (1, 0, 0) when theta = 0.
+    angle : ndarray, shape (...), rad
+        The rotation angle, in [0, pi].
     """
     return quaternion_to_axis_angle(matrix_to_quaternion(S))

@@ -54,12 +54,16 @@ def savgol_window(cutoff_hz: float, rate_hz: float, polyorder: int = 4) -> int:
     Parameters
     ----------
     cutoff_hz : float, Hz
+        The -3 dB frequency wanted.
     rate_hz : float, Hz
+        The sampling rate.
     polyorder : int
+        The fitted polynomial's order.
 
     Returns
     -------
-    int, odd, >= polyorder + 2 (or + 3 to stay odd).
+    int
+        The window length in samples: odd, at least polyorder + 2 (or + 3 to stay odd).
     """
     # a rate computed from a time column differs in the last bits from trial to trial
     return _savgol_window(float(cutoff_hz), float(f"{float(rate_hz):.9g}"), int(polyorder))
@@ -210,6 +214,7 @@ class Differentiation:
         Returns
         -------
         str
+            The line.
         """
         if self.method == "savgol":
             extra = ""
@@ -238,10 +243,12 @@ class Differentiation:
         Parameters
         ----------
         rate_hz : float, Hz
+            The sampling rate.
 
         Returns
         -------
         int or None
+            The reach in frames, or None for a global method (Butterworth, spline).
         """
         if self.method == "savgol":
             return savgol_window(self.cutoff_hz, rate_hz, self.polyorder) // 2
@@ -255,10 +262,12 @@ class Differentiation:
         Parameters
         ----------
         time : array_like, shape (F,), s
+            The samples' times.
 
         Returns
         -------
         float, s
+            The median step.
         """
         t = np.asarray(time, dtype=float)
         if t.shape[0] < 3:

@@ -57,6 +57,7 @@ def butterworth_sos(cutoff_hz: float, rate_hz: float, order: int = 4, source=Non
     cutoff_hz : float, Hz
         -3 dB frequency of the complete forward-backward filter.
     rate_hz : float, Hz
+        The sampling rate.
     order : int
         Order of the complete filter (even).
     source : str, optional

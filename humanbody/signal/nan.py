@@ -18,12 +18,16 @@ def nanmedian(a, axis=None, keepdims: bool = False):
     Parameters
     ----------
     a : array_like
+        The values (NaN for missing).
     axis : int or tuple of int, optional
+        The axis or axes the median is taken along (None: all values).
     keepdims : bool
+        Keep the reduced axes with length one.
 
     Returns
     -------
     ndarray or float
+        The median of the values other than NaN (NaN where there is none).
     """
     a = np.asarray(a)
     if a.size and not np.isnan(a).any():

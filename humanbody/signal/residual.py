@@ -71,6 +71,7 @@ class ResidualAnalysis:
         Returns
         -------
         str
+            The cut-off chosen and the noise level in unit.
         """
         return (f"cut-off chosen by residual analysis (Winter): the residual meets the noise level "
                 f"{self.noise * scale:.2g} {unit} at {self.cutoff_hz:g} Hz (noise line fitted from {self.fit_from_hz:g} Hz up)")

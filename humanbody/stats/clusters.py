@@ -50,6 +50,7 @@ class Cluster:
         Returns
         -------
         start, end : float, %
+            The cluster's interpolated ends in percent of the field.
         """
         scale = 100.0 / (nodes - 1)
         return self.start * scale, self.end * scale
@@ -66,8 +67,11 @@ def find_clusters(z, threshold: float, sign: int = 1) -> list[tuple[float, float
     Parameters
     ----------
     z : array_like, shape (nodes,)
+        The field.
     threshold : float
+        The height to reach (the field's units).
     sign : {1, -1}
+        -1 looks for stretches below -threshold.
 
     Returns
     -------

@@ -108,6 +108,8 @@ class Comparison:
         Returns
         -------
         list of str
+            One line per pair of levels: "A vs B: " and its significant clusters in percent of the cycle with their p,
+            or "no significant cluster".
         """
         out = []
         for (gi, gj), r in self.posthoc.get(name, {}).items():
@@ -123,10 +125,12 @@ class Comparison:
         Parameters
         ----------
         variable : str
+            The test's name (a key of results).
 
         Returns
         -------
         ndarray, shape (nodes,), %
+            Evenly spaced from 0 to 100 over the field's nodes.
         """
         return np.linspace(0.0, 100.0, self.results[variable].z.size)
 
@@ -136,10 +140,12 @@ class Comparison:
         Parameters
         ----------
         name : str
+            The test's name (a key of results).
 
         Returns
         -------
         list of Cluster
+            Those clusters, in the field's order.
         """
         return [c for c in self.results[name].clusters if c.p < self.alpha_test]
 
@@ -149,10 +155,12 @@ class Comparison:
         Parameters
         ----------
         name : str
+            The test's name (a key of results).
 
         Returns
         -------
         ndarray of bool, shape (nodes,)
+            True at the nodes inside a cluster with p below alpha_test (and above the threshold).
         """
         r = self.results[name]
         q = np.arange(r.nodes)
@@ -172,10 +180,12 @@ def joints(variables) -> dict:
     Parameters
     ----------
     variables : iterable of str
+        Variable names; the angle ones are <side>_<joint>_<angle>_deg.
 
     Returns
     -------
     dict of str to list of str
+        Joint name to its angle variables, in the order given.
     """
     out: dict = {}
     for v in variables:
@@ -193,11 +203,13 @@ def compare(groups: list[Group], *, paired: bool = False, alpha: float = 0.05, t
     Parameters
     ----------
     groups : list of Group
+        The groups of curves to compare (one for a regression, two or more otherwise).
     paired : bool
         Two groups of the same subjects.
     alpha : float
         Family-wise type I error rate over all the tests.
     correction : {"sidak", "bonferroni", "none"}
+        How each test's alpha is corrected for the number of tests.
     multivariate : bool
         Two groups: each joint's angles together with Hotelling's T².
     factors : (name_A, name_B, [(a, b) per group]), optional
@@ -205,12 +217,14 @@ def compare(groups: list[Group], *, paired: bool = False, alpha: float = 0.05, t
     regressor : (name, {subject or trial: x}), optional
         One group: regression of its subjects' (or strides': their trial's) curves on ``x``.
     two_tailed : bool
+        True: both signs of t are tested; False: only the first group above the second.
     check_normality : bool
         Test the residuals' normality too (:mod:`humanbody.stats.normality`).
 
     Returns
     -------
     Comparison
+        Every test's result, their post-hoc pairs, effect sizes, normality checks and the alpha of each test.
     """
     if correction not in CORRECTIONS:
         raise InputError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}", option="correction")
@@ -363,10 +377,12 @@ def spm_table_text(comparison: Comparison) -> str:
     Parameters
     ----------
     comparison : Comparison
+        The tests to write.
 
     Returns
     -------
     str
+        One row per variable and node: percent of the cycle, t (or F), threshold, significant (0/1), effect size.
     """
     lines = ["variable,percent,t,threshold,significant,effect_size"]
     for var, r in comparison.results.items():
@@ -387,10 +403,12 @@ def clusters_table_text(comparison: Comparison) -> str:
     Parameters
     ----------
     comparison : Comparison
+        The tests to write.
 
     Returns
     -------
     str
+        One row per cluster: variable, start and end in percent of the cycle, p, significant (0/1).
     """
     lines = ["variable,start_pct,end_pct,p,significant"]
     for var, r in comparison.results.items():
@@ -406,15 +424,18 @@ def write_comparison(comparison: Comparison, out, *, figures: str = "svg", progr
     Parameters
     ----------
     comparison : Comparison
+        The tests to write.
     out : str or os.PathLike
         The folder (made when missing).
     figures : {"svg", "png", "none"}
+        The figures' format, or none.
     progress : callable, optional
         Called once per figure written.
 
     Returns
     -------
     list of str
+        The names of the files written, relative to out.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -452,10 +473,12 @@ def correction_text(c: Comparison) -> str:
     Parameters
     ----------
     c : Comparison
+        The tests.
 
     Returns
     -------
     str
+        The sentence.
     """
     if c.correction == "none":
         return (f"{c.n_tests} test(s), each at alpha {c.alpha:g} with no correction for their number "
@@ -471,13 +494,16 @@ def cluster_text(c: Comparison, name: str, k) -> str:
     Parameters
     ----------
     c : Comparison
+        The tests.
     name : str
         The test's name.
     k : Cluster
+        The cluster.
 
     Returns
     -------
     str
+        "a-b % (p = ...)", with ", not significant" when p is not below the corrected alpha.
     """
     a, b = k.percent(c.results[name].nodes)
     p = "p < 0.001" if k.p < 0.001 else f"p = {k.p:.3g}"
@@ -490,12 +516,14 @@ def index_html(comparison: Comparison, figures: dict) -> str:
     Parameters
     ----------
     comparison : Comparison
+        The tests.
     figures : dict of str to str
         Test name -> its figure's file name.
 
     Returns
     -------
     str
+        A whole HTML document.
     """
     e = html.escape
     c = comparison

@@ -23,12 +23,14 @@ def cohens_d(t, JA: int, JB: int) -> np.ndarray:
     Parameters
     ----------
     t : array_like, shape (nodes,)
+        The two-sample t (pooled variance) at each node.
     JA, JB : int
         The groups' numbers of curves.
 
     Returns
     -------
     ndarray, shape (nodes,)
+        d at each node, positive where group A's mean is above B's.
     """
     return np.asarray(t, dtype=float) * np.sqrt(1.0 / JA + 1.0 / JB)
 
@@ -39,12 +41,14 @@ def cohens_dz(t, J: int) -> np.ndarray:
     Parameters
     ----------
     t : array_like, shape (nodes,)
+        The one-sample (or paired) t at each node.
     J : int
         Number of curves.
 
     Returns
     -------
     ndarray, shape (nodes,)
+        d_z = t / sqrt(J) at each node.
     """
     return np.asarray(t, dtype=float) / np.sqrt(J)
 
@@ -55,11 +59,14 @@ def partial_eta2(F, df) -> np.ndarray:
     Parameters
     ----------
     F : ndarray, shape (nodes,)
+        The effect's F at each node.
     df : (float, float)
+        (k, v): the effect's and the error's degrees of freedom.
 
     Returns
     -------
     ndarray, shape (nodes,)
+        F k / (F k + v), in [0, 1), at each node.
     """
     k, v = df
     F = np.asarray(F, dtype=float)
@@ -72,11 +79,14 @@ def correlation(t, J: int) -> np.ndarray:
     Parameters
     ----------
     t : ndarray, shape (nodes,)
+        The slope's t at each node.
     J : int
+        Number of curves (df = J - 2).
 
     Returns
     -------
     ndarray, shape (nodes,)
+        r in (-1, 1), with the sign of the slope, at each node.
     """
     t = np.asarray(t, dtype=float)
     return t / np.sqrt(J - 2 + t * t)
@@ -90,11 +100,14 @@ def mahalanobis(T2, JA: int, JB: int | None = None) -> np.ndarray:
     T2 : ndarray, shape (nodes,)
         Hotelling's T² field.
     JA : int
+        Number of curves of group A (or of the one group).
     JB : int, optional
+        Number of curves of group B; None for a one-sample test.
 
     Returns
     -------
     ndarray, shape (nodes,)
+        The distance, in standard deviations (pooled covariance), at each node.
     """
     T2 = np.asarray(T2, dtype=float)
     return np.sqrt(T2 * (1.0 / JA + 1.0 / JB)) if JB is not None else np.sqrt(T2 / JA)

@@ -100,15 +100,21 @@ def svg_figure(title: str, unit: str, percent: np.ndarray, groups: list[tuple[st
     Parameters
     ----------
     title : str
+        The variable's name.
     unit : str
+        Its unit (for the top panel's axis).
     percent : ndarray, shape (nodes,)
+        Node positions in percent of the cycle.
     groups : list of (str, ndarray)
+        Each group's name and curves (rows, nodes).
     result : SPMResult
-        All as :func:`spm_figure` takes them.
+        The test of these curves.
 
     Returns
     -------
     bytes
+        A UTF-8 SVG document: the groups' mean ± SD curves above, the statistic's field with its threshold and clusters
+        below.
     """
     W, H, left, right = 640, 520, 62, 12
     out: list[str] = []
@@ -179,12 +185,14 @@ def spm_figure(title: str, unit: str, percent: np.ndarray, groups: list[tuple[st
     result : SPMResult
         The test of these curves.
     fmt : {"svg", "png"}
+        The image format.
     dpi : int
         Resolution of a PNG.
 
     Returns
     -------
     bytes
+        The image: the groups' mean ± SD curves above, the statistic's field with its threshold and clusters below.
     """
     import matplotlib
     from matplotlib.figure import Figure

@@ -71,6 +71,7 @@ def effect_columns(codes: np.ndarray) -> np.ndarray:
     Returns
     -------
     ndarray, shape (J, L - 1)
+        The factor's design columns (+1, 0, -1).
     """
     L = int(codes.max()) + 1
     X = np.zeros((codes.size, L - 1))
@@ -91,6 +92,7 @@ def interaction_columns(*blocks: np.ndarray) -> np.ndarray:
     Returns
     -------
     ndarray, shape (J, prod c_i)
+        The interaction's design columns.
     """
     out = blocks[0]
     for b in blocks[1:]:
@@ -215,7 +217,10 @@ def regress(Y, x, *, alpha: float = 0.05, two_tailed: bool = True, permutation: 
         One curve per row.
     x : array (J,)
         The independent variable of each curve.
-    alpha, two_tailed : as :func:`~humanbody.stats.ttest`.
+    alpha : float
+        Significance level (family-wise over the field), in (0, 1).
+    two_tailed : bool
+        True: both signs of the slope's t are tested; False: only a positive slope.
     permutation : bool
         Permutation inference (the ``x`` values are shared out again among
         the curves) instead of random field theory.
@@ -274,15 +279,20 @@ def anova2(Y, A, B, *, alpha: float = 0.05, permutation: bool = False, iteration
     Parameters
     ----------
     Y : array_like, shape (curves, nodes)
+        Curves, one row per curve, one column per node of the common time axis.
     A, B : array_like, shape (curves,)
         Each curve's level of the two factors.
     permutation : bool
+        True: permutation inference (the labels shared out again, iterations at most); False: random field theory.
     alpha : float
+        Significance level (family-wise over the field), in (0, 1).
     iterations : int
         The most labellings used (all of them when there are fewer).
     seed : int, optional
         Seed of the random labellings.
     cluster_metric : {"integral", "extent"}
+        What ranks a supra-threshold cluster under permutation: its integral above the threshold or its extent (nodes);
+        unused by random field theory.
 
     Returns
     -------
@@ -319,20 +329,27 @@ def anova1rm(Y, A, SUBJ, *, alpha: float = 0.05, permutation: bool = False, iter
     Parameters
     ----------
     Y : array_like, shape (curves, nodes)
+        Curves, one row per curve, one column per node of the common time axis.
     A : array_like, shape (curves,)
+        Each curve's level of the factor (any labels).
     SUBJ : array_like, shape (curves,)
         Each curve's subject.
     permutation : bool
+        True: permutation inference (the labels shared out again, iterations at most); False: random field theory.
     alpha : float
+        Significance level (family-wise over the field), in (0, 1).
     iterations : int
         The most labellings used (all of them when there are fewer).
     seed : int, optional
         Seed of the random labellings.
     cluster_metric : {"integral", "extent"}
+        What ranks a supra-threshold cluster under permutation: its integral above the threshold or its extent (nodes);
+        unused by random field theory.
 
     Returns
     -------
     SPMResult
+        The F field of A (effect "A").
     """
     Y = check_curves(Y, "Y")
     J = Y.shape[0]
@@ -357,19 +374,27 @@ def anova2rm(Y, A, B, SUBJ, *, alpha: float = 0.05, permutation: bool = False, i
     Parameters
     ----------
     Y : array_like, shape (curves, nodes)
+        Curves, one row per curve, one column per node of the common time axis.
     A, B : array_like, shape (curves,)
+        Each curve's level of the two within-subject factors.
     SUBJ : array_like, shape (curves,)
+        Each curve's subject.
     permutation : bool
+        True: permutation inference (the labels shared out again, iterations at most); False: random field theory.
     alpha : float
+        Significance level (family-wise over the field), in (0, 1).
     iterations : int
         The most labellings used (all of them when there are fewer).
     seed : int, optional
         Seed of the random labellings.
     cluster_metric : {"integral", "extent"}
+        What ranks a supra-threshold cluster under permutation: its integral above the threshold or its extent (nodes);
+        unused by random field theory.
 
     Returns
     -------
     list of SPMResult
+        The F fields of A, B and AxB, in that order.
     """
     Y = check_curves(Y, "Y")
     J = Y.shape[0]
@@ -415,13 +440,16 @@ def corrected_alpha(alpha: float, m: int, correction: str = "sidak") -> float:
     Parameters
     ----------
     alpha : float
+        The family-wise significance level, in (0, 1).
     m : int
         Number of tests.
     correction : {"sidak", "bonferroni", "none"}
+        The correction for m tests.
 
     Returns
     -------
     float
+        The alpha of each test.
     """
     if correction not in CORRECTIONS:
         raise InputError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
@@ -448,14 +476,21 @@ def posthoc(Y, A, SUBJ=None, *, alpha: float = 0.05, correction: str = "sidak") 
     Parameters
     ----------
     Y : array_like, shape (curves, nodes)
+        Curves, one row per curve, one column per node of the common time axis.
     A : array_like, shape (curves,)
+        Each curve's level of the factor (any labels).
     SUBJ : array_like, shape (curves,), optional
+        Each curve's subject: paired tests on the subjects' mean curves per level; None: two-sample tests.
     alpha : float
+        The family-wise significance level of all the pairs, in (0, 1).
     correction : {"sidak", "bonferroni", "none"}
+        How each test's alpha is corrected for the number of pairs (corrected_alpha).
 
     Returns
     -------
     dict (level_i, level_j) -> SPMResult
+        One result per pair of levels (in sorted order, level_i before level_j): positive t where level_i's mean is
+        above level_j's.
     """
     Y = check_curves(Y, "Y")
     labels = np.asarray(A)

@@ -110,10 +110,12 @@ def is_report_folder(folder) -> bool:
     Parameters
     ----------
     folder : str or os.PathLike
+        The folder to look at.
 
     Returns
     -------
     bool
+        True when it is a folder with at least one *_cycles.csv.
     """
     return Path(folder).is_dir() and bool(_cycles_files(Path(folder)))
 
@@ -209,7 +211,10 @@ def read_report(folder, *, side: str = "both", unit: str = "subject", subjects: 
     folder : path
         A folder written by ``humanbody report``.
     side : {"right", "left", "both", "pooled"}
+        Which strides and names: one side's variables without the side in the name, both sides as named, or both sides
+        pooled under the side-less name (see the module docstring).
     unit : {"subject", "stride"}
+        One row per subject (the mean curve of its strides) or one row per stride.
     subjects : dict, optional
         Trial key (the trial's sub-folder) -> subject; default: the trial stem.
     variables : list of str, optional
@@ -220,6 +225,7 @@ def read_report(folder, *, side: str = "both", unit: str = "subject", subjects: 
     Returns
     -------
     Group
+        The curves of every variable (rows, nodes), with each row's subject (or stride) label.
 
     Raises
     ------
@@ -379,11 +385,14 @@ def check_groups(groups: list[Group], paired: bool = False) -> list[str]:
     Parameters
     ----------
     groups : list of Group
+        The groups to compare (at least 2).
     paired : bool
+        The groups must have the same subjects (rows) for every variable.
 
     Returns
     -------
     list of str
+        The variables the groups share, in the first group's order.
     """
     if len(groups) < 2:
         raise InputError(f"give at least 2 groups to compare, got {len(groups)}")
@@ -427,11 +436,14 @@ def paired_rows(a: Group, b: Group, var: str) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     a, b : Group
+        Two groups of the same subjects.
     var : str
+        The variable.
 
     Returns
     -------
     ya, yb : ndarray, shape (curves, nodes)
+        The curves of a, and those of b reordered to a's subjects.
     """
     order = {s: i for i, s in enumerate(b.rows[var])}
     idx = [order[s] for s in a.rows[var]]

@@ -48,12 +48,14 @@ def check_vector_curves(Y, name: str = "Y") -> np.ndarray:
     Parameters
     ----------
     Y : array_like, shape (curves, nodes, components)
+        Vector curves: one row per curve, one value per node and component.
     name : str
         The argument's name in the message.
 
     Returns
     -------
     ndarray, shape (curves, nodes, components)
+        The same curves as floats.
     """
     try:
         a = np.asarray(Y, dtype=float)
@@ -146,12 +148,14 @@ def hotellings_paired(YA, YB, **kw) -> SPMResult:
     Parameters
     ----------
     YA, YB : array_like, shape (curves, nodes, components)
+        The paired vector curves (row j of each one subject's two conditions).
     **kw
         As :func:`hotellings` takes them.
 
     Returns
     -------
     SPMResult
+        The T² field, its threshold and clusters (df = (components, curves - 1)).
     """
     YA, YB = check_vector_curves(YA, "YA"), check_vector_curves(YB, "YB")
     if YA.shape != YB.shape:
@@ -166,6 +170,7 @@ def hotellings2(YA, YB, *, alpha: float = 0.05, permutation: bool = False, itera
     Parameters
     ----------
     YA, YB : arrays, shape (JA, Q, I) and (JB, Q, I)
+        The two groups' vector curves: curves, Q nodes, I components (the same Q and I).
     alpha, permutation, iterations, seed, cluster_metric
         As :func:`hotellings` (permutation: the curves are shared out again
         between the groups).

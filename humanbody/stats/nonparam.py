@@ -47,18 +47,25 @@ def ttest(Y, mu=0.0, *, alpha: float = 0.05, two_tailed: bool = True, iterations
     Parameters
     ----------
     Y : array_like, shape (curves, nodes)
+        Curves, one row per curve (e.g. per cycle), one column per node of the common time axis.
     mu : float or array_like, shape (nodes,)
+        The mean curve under the null hypothesis, in the curves' units.
     alpha : float
+        Significance level (family-wise over the field), in (0, 1).
     two_tailed : bool
+        True: both signs of t are tested (the threshold on |t|); False: only t above the threshold.
     iterations : int
         The most labellings used (all of them when there are fewer).
     seed : int, optional
         Seed of the random labellings.
     cluster_metric : {"integral", "extent"}
+        What ranks a supra-threshold cluster: its integral above the threshold (field units x nodes, trapezoid) or its
+        extent (nodes, interpolated at the threshold).
 
     Returns
     -------
     SPMResult
+        The observed field, its permutation threshold and its clusters with their p values.
     """
     Y = check_curves(Y, "Y") - mu
     z = t_field(Y)
@@ -79,17 +86,23 @@ def ttest_paired(YA, YB, *, alpha: float = 0.05, two_tailed: bool = True, iterat
     Parameters
     ----------
     YA, YB : array_like, shape (curves, nodes)
+        The paired curves: row j of YA and row j of YB are one subject's (or trial's) two conditions.
     alpha : float
+        Significance level (family-wise over the field), in (0, 1).
     two_tailed : bool
+        True: both signs of t are tested (the threshold on |t|); False: only t above the threshold.
     iterations : int
         The most labellings used (all of them when there are fewer).
     seed : int, optional
         Seed of the random labellings.
     cluster_metric : {"integral", "extent"}
+        What ranks a supra-threshold cluster: its integral above the threshold (field units x nodes, trapezoid) or its
+        extent (nodes, interpolated at the threshold).
 
     Returns
     -------
     SPMResult
+        The observed field, its permutation threshold and its clusters with their p values.
     """
     YA, YB = check_curves(YA, "YA"), check_curves(YB, "YB")
     if YA.shape != YB.shape:
@@ -109,18 +122,25 @@ def ttest2(YA, YB, *, equal_var: bool = True, alpha: float = 0.05, two_tailed: b
     Parameters
     ----------
     YA, YB : array_like, shape (curves_A, nodes), (curves_B, nodes)
+        The two groups' curves (on the same nodes).
     equal_var : bool
+        True: pooled variance (Student); False: each group's own variance (Welch).
     alpha : float
+        Significance level (family-wise over the field), in (0, 1).
     two_tailed : bool
+        True: both signs of t are tested (the threshold on |t|); False: only t above the threshold.
     iterations : int
         The most labellings used (all of them when there are fewer).
     seed : int, optional
         Seed of the random labellings.
     cluster_metric : {"integral", "extent"}
+        What ranks a supra-threshold cluster: its integral above the threshold (field units x nodes, trapezoid) or its
+        extent (nodes, interpolated at the threshold).
 
     Returns
     -------
     SPMResult
+        The observed field, its permutation threshold and its clusters with their p values.
     """
     YA, YB = check_curves(YA, "YA"), check_curves(YB, "YB")
     same_nodes([YA, YB])
@@ -152,17 +172,21 @@ def anova1(Y, groups=None, *, alpha: float = 0.05, iterations: int = 10000, seed
     Y : array_like or list of array_like
         Curves (curves, nodes) with groups, or one (curves, nodes) array per group.
     groups : array_like, shape (curves,), optional
+        Group label of each row of Y (when Y is one array).
     alpha : float
-    two_tailed : bool
+        Significance level (family-wise over the field), in (0, 1).
     iterations : int
         The most labellings used (all of them when there are fewer).
     seed : int, optional
         Seed of the random labellings.
     cluster_metric : {"integral", "extent"}
+        What ranks a supra-threshold cluster: its integral above the threshold (field units x nodes, trapezoid) or its
+        extent (nodes, interpolated at the threshold).
 
     Returns
     -------
     SPMResult
+        The observed field, its permutation threshold and its clusters with their p values.
     """
     parts = split_groups(Y, groups)
     z, df = f_field(parts)
@@ -190,10 +214,12 @@ def check_iterations(iterations) -> int:
     Parameters
     ----------
     iterations : int
+        The requested number of labellings.
 
     Returns
     -------
     int
+        The same number, checked.
     """
     iterations = int(iterations)
     if iterations < 2:
@@ -211,13 +237,18 @@ def sign_flips(J: int, iterations: int, seed, two_tailed: bool = False) -> np.nd
     Parameters
     ----------
     J : int
+        Number of curves.
     iterations : int
+        The most sign vectors drawn (at least 2).
     seed : int or None
+        Seed of the random draw (used only when not all vectors are enumerated).
     two_tailed : bool
+        Enumerate only the labellings with the last sign +1 (the others give -t).
 
     Returns
     -------
     ndarray, shape (P, J)
+        Rows of +1.0 / -1.0, P = 2^J (or 2^(J-1)) when enumerated, else iterations.
     """
     iterations = check_iterations(iterations)
     bits = J - 1 if two_tailed else J
@@ -243,8 +274,11 @@ def label_sets(sizes: list[int], iterations: int, seed, mirror: bool = False) ->
     sizes : list of int
         The groups' numbers of curves.
     iterations : int
+        The most labellings (at least 2).
     seed : int or None
+        Seed of the random permutations (used only when not all labellings are enumerated).
     mirror : bool
+        Keep only the labellings with the first curve in group 0 (two equal groups, two-tailed).
 
     Returns
     -------
@@ -295,22 +329,29 @@ def permutation_inference(test, stat, z, df, residuals, fields, alpha, two_taile
     Parameters
     ----------
     test : str
+        The test's name written in the result (e.g. "ttest2").
     stat : {"T", "F", "T2"}
+        The field's statistic.
     z : ndarray, shape (nodes,)
         The observed field.
     df : float or (float, float)
+        Degrees of freedom of the statistic (for the report; the threshold is the permutation one).
     residuals : ndarray, shape (curves, nodes) or (curves, nodes, components)
         For the smoothness reported.
     fields : ndarray, shape (P, nodes)
         The field of every labelling, the observed first.
     alpha : float
+        Significance level (family-wise over the field), in (0, 1).
     two_tailed : bool
         Only for a T field.
     cluster_metric : {"integral", "extent"}
+        What ranks a supra-threshold cluster: its integral above the threshold (field units x nodes, trapezoid) or its
+        extent (nodes, interpolated at the threshold).
 
     Returns
     -------
     SPMResult
+        The observed field, its permutation threshold and its clusters with their p values.
     """
     alpha = check_alpha(alpha)
     if cluster_metric not in METRICS:
@@ -356,13 +397,17 @@ def max_cluster_metric(fields: np.ndarray, u: float, metric: str) -> np.ndarray:
     Parameters
     ----------
     fields : ndarray, shape (P, Q)
+        One field per labelling, Q nodes each.
     u : float
         The threshold.
     metric : {"integral", "extent"}
+        What ranks a supra-threshold cluster: its integral above the threshold (field units x nodes, trapezoid) or its
+        extent (nodes, interpolated at the threshold).
 
     Returns
     -------
     ndarray, shape (P,)
+        The largest cluster's metric of each row (0 when no node reaches u).
     """
     P, Q = fields.shape
     padded = np.full((P, Q + 2), -np.inf)

@@ -47,10 +47,12 @@ def k2_field(R) -> np.ndarray:
     Parameters
     ----------
     R : array_like, shape (curves, nodes)
+        The residual curves (each curve minus its fitted mean), one row per curve. At least 8 curves.
 
     Returns
     -------
     ndarray, shape (nodes,)
+        K² at each node (skewness and kurtosis z scores squared and summed).
     """
     x = np.asarray(R, dtype=float)
     n = float(x.shape[0])
@@ -88,11 +90,14 @@ def residuals(R, *, alpha: float = 0.05) -> SPMResult:
     Parameters
     ----------
     R : array_like, shape (curves, nodes)
+        The residual curves (each curve minus its fitted mean), one row per curve. At least 8 curves.
     alpha : float
+        Significance level (family-wise over the field), in (0, 1).
 
     Returns
     -------
     SPMResult
+        The K² field (an SPM{X²}, df (1, 2)), its threshold at alpha and its clusters.
     """
     R = np.asarray(R, dtype=float)
     if R.ndim != 2:
@@ -121,13 +126,16 @@ def critical_k2(J: int, fwhm: float, nodes: int = 101) -> float:
     Parameters
     ----------
     J : int
+        Number of curves.
     fwhm : float
         Node intervals.
     nodes : int
+        Number of nodes of the curves.
 
     Returns
     -------
     float
+        The critical largest K² (alpha 0.05).
     """
     table = np.asarray(K2_CRITICAL)
     f = float(np.clip(np.log(fwhm * 100.0 / max(nodes - 1, 1)), np.log(K2_FWHM[0]), np.log(K2_FWHM[-1])))
@@ -151,10 +159,12 @@ def rejects(R) -> bool:
     Parameters
     ----------
     R : ndarray, shape (curves, nodes)
+        The residual curves (each curve minus its fitted mean), one row per curve. At least 8 curves.
 
     Returns
     -------
     bool
+        True when the residuals are not Gaussian at alpha 0.05.
     """
     R = np.asarray(R, dtype=float)
     if R.ndim != 2 or R.shape[0] < 8:
@@ -189,12 +199,14 @@ def ttest(Y, **kw) -> SPMResult:
     Parameters
     ----------
     Y : ndarray, shape (curves, nodes)
+        The curves of the one-sample test.
     **kw
         As :func:`residuals` takes them.
 
     Returns
     -------
     SPMResult
+        The K² field (an SPM{X²}, df (1, 2)), its threshold at alpha and its clusters.
     """
     Y = np.asarray(Y, dtype=float)
     return residuals(Y - Y.mean(axis=0), **kw)
@@ -206,12 +218,14 @@ def ttest_paired(YA, YB, **kw) -> SPMResult:
     Parameters
     ----------
     YA, YB : array_like, shape (curves, nodes)
+        The paired curves (row j of each one subject's two conditions).
     **kw
         As :func:`residuals` takes them.
 
     Returns
     -------
     SPMResult
+        The K² field (an SPM{X²}, df (1, 2)), its threshold at alpha and its clusters.
     """
     return ttest(np.asarray(YA, dtype=float) - np.asarray(YB, dtype=float), **kw)
 
@@ -222,12 +236,14 @@ def ttest2(YA, YB, **kw) -> SPMResult:
     Parameters
     ----------
     YA, YB : ndarray, shape (curves, nodes)
+        The two groups' curves on the same nodes.
     **kw
         As :func:`residuals` takes them.
 
     Returns
     -------
     SPMResult
+        The K² field (an SPM{X²}, df (1, 2)), its threshold at alpha and its clusters.
     """
     return groups([YA, YB], **kw)
 
@@ -238,12 +254,14 @@ def groups(parts, **kw) -> SPMResult:
     Parameters
     ----------
     parts : list of ndarray, shape (curves_i, nodes)
+        The groups' curves on the same nodes.
     **kw
         As :func:`residuals` takes them.
 
     Returns
     -------
     SPMResult
+        The K² field (an SPM{X²}, df (1, 2)), its threshold at alpha and its clusters.
     """
     parts = [np.asarray(g, dtype=float) for g in parts]
     return residuals(np.concatenate([g - g.mean(axis=0) for g in parts]), **kw)
@@ -255,13 +273,16 @@ def regress(Y, x, **kw) -> SPMResult:
     Parameters
     ----------
     Y : ndarray, shape (curves, nodes)
+        The curves regressed.
     x : array_like, shape (curves,)
+        The regressor's value of each curve.
     **kw
         As :func:`residuals` takes them.
 
     Returns
     -------
     SPMResult
+        The K² field (an SPM{X²}, df (1, 2)), its threshold at alpha and its clusters.
     """
     Y = np.asarray(Y, dtype=float)
     X = np.column_stack([np.asarray(x, dtype=float), np.ones(Y.shape[0])])

@@ -37,10 +37,12 @@ def check_alpha(alpha: float) -> float:
     Parameters
     ----------
     alpha : float
+        The requested significance level.
 
     Returns
     -------
     float
+        The same level, checked to lie in (0, 1).
     """
     alpha = float(alpha)
     if not 0.0 < alpha < 1.0:
@@ -54,12 +56,14 @@ def divide_by_variation(num: np.ndarray, den: np.ndarray, what: str) -> np.ndarr
     Parameters
     ----------
     num, den : ndarray, shape (nodes,)
+        Numerator and denominator of the statistic at each node.
     what : str
         The statistic's name in the message.
 
     Returns
     -------
     ndarray, shape (nodes,)
+        The statistic at each node.
     """
     bad = ~(den > 0.0)
     if bad.any():
@@ -75,11 +79,14 @@ def t_field(Y, mu=0.0) -> np.ndarray:
     Parameters
     ----------
     Y : ndarray, shape (J, nodes)
+        J curves, one row each.
     mu : float or ndarray, shape (nodes,)
+        The mean curve under the null hypothesis, in the curves' units.
 
     Returns
     -------
     ndarray, shape (nodes,)
+        The t statistic at each node (df = J - 1).
     """
     Y = np.asarray(Y, dtype=float)
     J = Y.shape[0]
@@ -99,12 +106,16 @@ def t2_field(YA, YB, equal_var: bool = True) -> tuple[np.ndarray, float]:
     Parameters
     ----------
     YA, YB : ndarray, shape (JA, nodes), (JB, nodes)
+        The two groups' curves on the same nodes.
     equal_var : bool
+        True: pooled variance (Student); False: Welch.
 
     Returns
     -------
     t : ndarray, shape (nodes,)
+        The two-sample t at each node, positive where A's mean is above B's.
     df : float
+        Degrees of freedom (one value for the whole field).
     """
     JA, JB = YA.shape[0], YB.shape[0]
     va, vb = YA.var(axis=0, ddof=1), YB.var(axis=0, ddof=1)
@@ -126,11 +137,14 @@ def f_field(groups: list[np.ndarray]) -> tuple[np.ndarray, tuple[float, float]]:
     Parameters
     ----------
     groups : list of ndarray, shape (J_i, nodes)
+        The k groups' curves on the same nodes.
 
     Returns
     -------
     F : ndarray, shape (nodes,)
+        (SS_between / (k - 1)) / (SS_within / (N - k)) at each node.
     df : (float, float)
+        (k - 1, N - k), N the number of curves.
     """
     k = len(groups)
     N = sum(g.shape[0] for g in groups)
@@ -156,15 +170,23 @@ def inference(test: str, stat: str, z: np.ndarray, df, residuals: np.ndarray,
     test : str
         The test's name in the result.
     stat : {"T", "F", "T2", "X2"}
+        The field's statistic.
     z : ndarray, shape (nodes,)
+        The observed field.
     df : float or (float, float)
+        Degrees of freedom of the statistic (a pair for F and T2).
     residuals : ndarray, shape (curves, nodes) or (curves, nodes, components)
+        Each curve minus its fitted mean, from which the smoothness (FWHM) is estimated.
     alpha : float
+        Significance level (family-wise over the field), in (0, 1).
     two_tailed : bool
+        True: both signs of t are tested (alpha/2 per tail); False: only t above the threshold. Ignored for other than a
+        T field.
 
     Returns
     -------
     SPMResult
+        The field, its critical threshold and its supra-threshold clusters with their p values.
     """
     alpha = check_alpha(alpha)
     two_tailed = bool(two_tailed) and stat == "T"
@@ -217,12 +239,16 @@ def ttest_paired(YA, YB, *, alpha: float = 0.05, two_tailed: bool = True) -> SPM
     Parameters
     ----------
     YA, YB : array_like, shape (curves, nodes)
+        The paired curves: row j of YA and row j of YB are one subject's (or trial's) two conditions.
     alpha : float
+        Significance level (family-wise over the field), in (0, 1).
     two_tailed : bool
+        True: both signs of t are tested (alpha/2 per tail); False: only t above the threshold.
 
     Returns
     -------
     SPMResult
+        The field, its critical threshold and its supra-threshold clusters with their p values.
     """
     YA, YB = check_curves(YA, "YA"), check_curves(YB, "YB")
     if YA.shape != YB.shape:
@@ -240,13 +266,18 @@ def ttest2(YA, YB, *, equal_var: bool = True, alpha: float = 0.05, two_tailed: b
     Parameters
     ----------
     YA, YB : array_like, shape (curves_A, nodes), (curves_B, nodes)
+        The two groups' curves on the same nodes.
     equal_var : bool
+        True: pooled variance (Student); False: Welch.
     alpha : float
+        Significance level (family-wise over the field), in (0, 1).
     two_tailed : bool
+        True: both signs of t are tested (alpha/2 per tail); False: only t above the threshold.
 
     Returns
     -------
     SPMResult
+        The field, its critical threshold and its supra-threshold clusters with their p values.
     """
     YA, YB = check_curves(YA, "YA"), check_curves(YB, "YB")
     same_nodes([YA, YB])
@@ -287,10 +318,12 @@ def split_groups(Y, groups) -> list[np.ndarray]:
     Y : array_like or list of array_like
         Curves (curves, nodes) with ``groups``, or one array per group.
     groups : array_like, shape (curves,), or None
+        Group label of each row of Y; None when Y is already a list of groups.
 
     Returns
     -------
     list of ndarray
+        One (curves_i, nodes) array per group, in sorted label order (or Y's order).
     """
     if groups is None:
         parts = [check_curves(g, f"group {i}") for i, g in enumerate(Y)]
@@ -314,6 +347,7 @@ def same_nodes(parts: list[np.ndarray]) -> None:
     Parameters
     ----------
     parts : list of ndarray, shape (curves_i, nodes)
+        The groups' curves.
     """
     sizes = {g.shape[1] for g in parts}
     if len(sizes) > 1:

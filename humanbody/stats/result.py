@@ -103,12 +103,14 @@ def check_curves(Y, name: str = "Y") -> np.ndarray:
     Parameters
     ----------
     Y : array_like, shape (curves, nodes)
+        Curves, one row per curve.
     name : str
         The argument's name in the message.
 
     Returns
     -------
     ndarray, shape (curves, nodes), float
+        The same curves as floats.
     """
     try:
         a = np.asarray(Y, dtype=float)

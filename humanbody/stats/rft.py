@@ -61,6 +61,7 @@ def ec_density_t(u, df: float) -> np.ndarray:
     Returns
     -------
     ndarray, shape (2,) + shape(u)
+        rho_0 and rho_1 at each height.
     """
     u = np.asarray(u, dtype=float)
     rho0 = special.stdtr(df, -u)  # P(T_df > u)
@@ -84,10 +85,12 @@ def ec_density_f(u, df: tuple[float, float]) -> np.ndarray:
     u : float or array_like
         Heights.
     df : (float, float)
+        Degrees of freedom (k, v) of the numerator and denominator.
 
     Returns
     -------
     ndarray, shape (2, ...)
+        rho_0 and rho_1 at each height (shape (2,) + shape(u)).
     """
     k, v = (float(d) for d in df)
     u = np.asarray(u, dtype=float)
@@ -112,11 +115,14 @@ def ec_density_t2(u, df: tuple[float, float]) -> np.ndarray:
     Parameters
     ----------
     u : float or array_like
+        Heights of the field (the statistic's units).
     df : (float, float)
+        (p, m): number of components and error degrees of freedom.
 
     Returns
     -------
     ndarray, shape (2, ...)
+        rho_0 and rho_1 at each height (shape (2,) + shape(u)).
     """
     p, m = (float(d) for d in df)
     u = np.asarray(u, dtype=float)
@@ -132,11 +138,14 @@ def ec_density_x2(u, df: float) -> np.ndarray:
     Parameters
     ----------
     u : float or array_like
+        Heights of the field (the statistic's units).
     df : float
+        Degrees of freedom.
 
     Returns
     -------
     ndarray, shape (2, ...)
+        rho_0 and rho_1 at each height (shape (2,) + shape(u)).
     """
     v = float(df)
     u = np.asarray(u, dtype=float)
@@ -155,12 +164,17 @@ def ec_density(stat: str, u, df) -> np.ndarray:
     Parameters
     ----------
     stat : {"T", "F", "T2", "X2"}
+        The field's statistic: Student t, F, Hotelling's T² or chi-square.
     u : float or array_like
+        Heights of the field (the statistic's units).
     df : float or (float, float)
+        Degrees of freedom: a float for T and X2, a pair (k, v) for F and (p, m) for T2. For X2 a pair's second value is
+        used.
 
     Returns
     -------
     ndarray, shape (2, ...)
+        rho_0 and rho_1 at each height (shape (2,) + shape(u)).
     """
     if stat == "T":
         return ec_density_t(u, df)
@@ -179,14 +193,18 @@ def expected_ec(stat: str, u, df, resel_counts) -> np.ndarray:
     Parameters
     ----------
     stat : {"T", "F", "T2", "X2"}
+        The field's statistic: Student t, F, Hotelling's T² or chi-square.
     u : float or array_like
+        Heights of the field (the statistic's units).
     df : float or (float, float)
+        Degrees of freedom: a float for T and X2, a pair (k, v) for F and (p, m) for T2.
     resel_counts : (float, float)
         (R0, R1).
 
     Returns
     -------
     ndarray
+        E[chi(u)], shape of u.
     """
     rho = ec_density(stat, u, df)
     r0, r1 = resel_counts
@@ -204,10 +222,15 @@ def sf_max(stat: str, u, df, resel_counts, nodes: int | None = None) -> np.ndarr
     Parameters
     ----------
     stat : {"T", "F", "T2", "X2"}
+        The field's statistic: Student t, F, Hotelling's T² or chi-square.
     u : float or array_like
+        Heights of the field (the statistic's units).
     df : float or (float, float)
+        Degrees of freedom: a float for T and X2, a pair (k, v) for F and (p, m) for T2.
     resel_counts : (float, float)
+        Resel counts (R0, R1) of the 1-D field (see resel_counts).
     nodes : int, optional
+        Number of nodes; given, P is bounded by the Bonferroni nodes * rho_0(u).
 
     Returns
     -------
@@ -226,14 +249,20 @@ def isf_max(stat: str, alpha: float, df, resel_counts, nodes: int | None = None)
     Parameters
     ----------
     stat : {"T", "F", "T2", "X2"}
+        The field's statistic: Student t, F, Hotelling's T² or chi-square.
     alpha : float
+        Significance level, in (0, 1).
     df : float or (float, float)
+        Degrees of freedom: a float for T and X2, a pair (k, v) for F and (p, m) for T2.
     resel_counts : (float, float)
+        Resel counts (R0, R1) of the 1-D field (see resel_counts).
     nodes : int, optional
+        Number of nodes; given, P is bounded by the Bonferroni nodes * rho_0(u).
 
     Returns
     -------
     float
+        The critical height u* (the statistic's units).
     """
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
@@ -289,14 +318,20 @@ def p_cluster(stat: str, extent_resels: float, u: float, df, resel_counts) -> fl
     Parameters
     ----------
     stat : {"T", "F", "T2", "X2"}
+        The field's statistic: Student t, F, Hotelling's T² or chi-square.
     extent_resels : float
+        The cluster's extent in resels (its extent in nodes over the FWHM in nodes).
     u : float
+        The threshold the cluster is above.
     df : float or (float, float)
+        Degrees of freedom: a float for T and X2, a pair (k, v) for F and (p, m) for T2.
     resel_counts : (float, float)
+        Resel counts (R0, R1) of the 1-D field (see resel_counts).
 
     Returns
     -------
     float
+        The cluster's probability, in [0, 1].
     """
     rho0, rho1 = (float(r) for r in ec_density(stat, u, df))
     r0, r1 = resel_counts

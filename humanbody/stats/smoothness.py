@@ -33,6 +33,7 @@ def estimate_fwhm(residuals) -> float:
     Parameters
     ----------
     residuals : array_like, shape (curves, nodes)
+        Each curve minus its fitted mean, one row per curve.
 
     Returns
     -------
@@ -62,10 +63,12 @@ def field_fwhm(residuals) -> float:
     Parameters
     ----------
     residuals : array_like, shape (curves, nodes) or (curves, nodes, components)
+        Each curve minus its fitted mean, one row per curve.
 
     Returns
     -------
     float
+        FWHM in node intervals (inf when the residuals are all zero).
     """
     r = np.asarray(residuals, dtype=float)
     if r.ndim == 3:
@@ -82,11 +85,13 @@ def resels(nodes: int, fwhm: float) -> tuple[float, float]:
     Parameters
     ----------
     nodes : int
+        Number of nodes of the field.
     fwhm : float
         Node intervals.
 
     Returns
     -------
     (float, float)
+        (R0, R1) = (1, (nodes - 1) / fwhm).
     """
     return 1.0, (nodes - 1) / fwhm

@@ -145,6 +145,7 @@ class Draft:
         Returns
         -------
         list of str
+            The summary's lines.
         """
         used = [m for m in self.markers if m.used]
         by_name = sum(1 for m in used if m.how == "name")
@@ -170,6 +171,7 @@ class Draft:
         Returns
         -------
         list of str
+            One line per marker of the static trial.
         """
         out = []
         for m in self.markers:
@@ -260,6 +262,7 @@ def classify(pose: dict, height=None, lateral: dict | None = None) -> tuple[list
     Returns
     -------
     guesses : list of MarkerGuess
+        Every marker's reading (segment, landmark, side) and how it was read.
     height : float
         Standing height used (m).
     midline : float
@@ -490,6 +493,7 @@ def draft_markerset(static, name: str | None = None, *, height: float | None = N
     Returns
     -------
     Draft
+        The TOML text, each marker's reading, the checks to make and the rules chosen.
 
     Raises
     ------

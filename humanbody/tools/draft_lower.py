@@ -49,10 +49,12 @@ def plug_in_gait_legs(mk) -> bool:
     Parameters
     ----------
     mk : LandmarkMarkers
+        The trial's markers by landmark.
 
     Returns
     -------
     bool
+        True when both legs do.
     """
     for s in ("right", "left"):
         if len(mk("thigh", s)) != 1 or mk("trochanter", s) or len(mk("shank", s)) != 1:
@@ -261,6 +263,7 @@ def draft_leg(mk, out: Drafting, side: str, widths, radius, pig: bool = False) -
     out : Drafting
         The set being drafted (points, segments, parameters, checks added here).
     side : {"right", "left"}
+        The leg's side.
     widths : dict
         Joint widths (m) by joint, ``knee`` and ``ankle``.
     radius : float

@@ -49,6 +49,7 @@ class Drafting:
         Parameters
         ----------
         name : str
+            The point's name (a marker or a landmark).
         rule : dict, list of dict or None
             The point's rule(s) (docs/markersets.md); None: not placed yet.
         *comment : str
@@ -62,6 +63,7 @@ class Drafting:
         Parameters
         ----------
         name : str
+            A segment name (e.g. "right_thigh").
         table : dict
             The ``[segments.<name>]`` table.
         *comment : str
@@ -75,6 +77,7 @@ class Drafting:
         Parameters
         ----------
         *names : str
+            Marker names.
         """
         for n in names:
             if n not in self.required:
@@ -122,10 +125,12 @@ class LandmarkMarkers:
         Parameters
         ----------
         segment : str
+            A segment name.
 
         Returns
         -------
         list of str
+            The markers' names, in the trial's order.
         """
         return [m.name for m in self.g if m.how == "position" and m.segment == segment]
 
@@ -152,6 +157,7 @@ def estimate_joint(out: Drafting, seg: str, xi: np.ndarray, frame: str) -> None:
     Parameters
     ----------
     out : Drafting
+        The drafting record the segment's origin point (and its CHECK line) is added to.
     seg : str
         A segment whose origin has no marker.
     xi : (17, 3) ndarray
@@ -173,6 +179,7 @@ def move_rigidly(out: Drafting, seg: str, to: str, why: str, **extra) -> None:
     Parameters
     ----------
     out : Drafting
+        The drafting record the segment's rigid rule (and its CHECK line) is added to.
     seg, to : str
         The segment and the one it moves with.
     why : str

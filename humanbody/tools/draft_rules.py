@@ -82,6 +82,7 @@ def plan(guesses, height: float, midline: float, name: str, source: str, widths=
     Returns
     -------
     Plan
+        The TOML text, the CHECK list, one line per chosen rule, and whether the set can estimate the height.
 
     Raises
     ------

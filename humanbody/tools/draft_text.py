@@ -97,6 +97,7 @@ def toml_text(out, guesses, name: str, source: str) -> str:
     Parameters
     ----------
     out : Drafting
+        The points, segments and checks drafted.
     guesses : list
         Every marker's reading (used or not), for the ``[markers]`` comments.
     name : str

@@ -102,11 +102,14 @@ def draft_head(mk, out: Drafting, xi) -> bool:
 
     Parameters
     ----------
-    mk, out, xi : LandmarkMarkers, Drafting and the reference joint offsets (17, 3) m
+    mk, out, xi : LandmarkMarkers, Drafting and ndarray, shape (17, 3), m
+        The trial's markers by landmark, the drafting record the head is added to, and the reference model's joint
+        offsets.
 
     Returns
     -------
     bool
+        True when the set can estimate the height.
     """
     hm = mk("head") + mk.on("head")
     role = {g.name: g for g in mk.g}
@@ -185,7 +188,9 @@ def draft_arm(mk, out: Drafting, s: str, xi, widths, radius) -> None:
     Parameters
     ----------
     mk, out : LandmarkMarkers, Drafting
+        The trial's markers by landmark, and the drafting record the arm is added to.
     s : {"right", "left"}
+        The arm's side.
     xi : (17, 3) ndarray
         Reference joint offsets (m).
     widths : dict

@@ -142,8 +142,10 @@ def standing_window(trial, names, source: str | None = None) -> tuple[np.ndarray
 
     Returns
     -------
-    rows : (n,) int     the window's frames (0-based)
-    line : str         e.g. ``"standing window: frames 1-100 (0.00-0.99 s), markers move 4 mm (median)"``
+    rows : ndarray of int, shape (n,)
+        The window's frames (0-based).
+    line : str
+        E.g. ``"standing window: frames 1-100 (0.00-0.99 s), markers move 4 mm (median)"``.
 
     Raises
     ------

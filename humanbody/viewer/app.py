@@ -148,10 +148,12 @@ class ViewerApp(CameraControls):
         Parameters
         ----------
         layer : str
+            A layer name of humanbody.viewer.scene.LAYERS.
 
         Returns
         -------
         bool
+            True when the layer has something to draw.
         """
         if layer == "markers":
             return self.scene.has_markers
@@ -247,6 +249,7 @@ class ViewerApp(CameraControls):
         Parameters
         ----------
         frame : int
+            Frame index, 0-based (negative counts from the end; clipped to the trial).
         render : bool
             Redraw now.
         """
@@ -287,6 +290,7 @@ class ViewerApp(CameraControls):
         Parameters
         ----------
         n : int
+            Frames to move (negative: backwards).
         """
         f = self.frame + int(n)
         if self.loop:
@@ -317,6 +321,7 @@ class ViewerApp(CameraControls):
         Parameters
         ----------
         factor : float
+            The factor (e.g. 2 or 0.5).
         """
         self.speed = float(np.clip(self.speed * factor, 1 / 16, 16))
         self._update_text()
@@ -337,6 +342,7 @@ class ViewerApp(CameraControls):
         Parameters
         ----------
         seconds : float, s
+            Wall-clock time since the last tick (multiplied by the play speed).
         """
         s = self.scene
         if s.n_frames < 2:
@@ -377,7 +383,9 @@ class ViewerApp(CameraControls):
         Parameters
         ----------
         layer : str
+            A layer name of humanbody.viewer.scene.LAYERS.
         on : bool
+            Show (True) or hide (False).
         """
         if layer not in LAYERS:
             raise KeyError(f"no layer {layer!r}; layers: {', '.join(LAYERS)}")
@@ -395,6 +403,7 @@ class ViewerApp(CameraControls):
         Parameters
         ----------
         layer : str
+            A layer name of humanbody.viewer.scene.LAYERS.
         """
         self.show_layer(layer, not self.visible[layer])
 
@@ -418,6 +427,7 @@ class ViewerApp(CameraControls):
         Parameters
         ----------
         k : int or None
+            Segment index, 0-based (body number minus 1), or None.
         """
         if self.selected is not None:
             self._segment_actors[self.selected].prop.color = self.scene.colours[self.selected]
@@ -451,6 +461,7 @@ class ViewerApp(CameraControls):
         Returns
         -------
         str
+            "key: action" lines.
         """
         names = {"space": "space", "bracketright": "]", "bracketleft": "[", "Right": "->", "Left": "<-"}
         lines = [f"{names.get(k, k):>5}  {desc}" for k, (_, _, desc) in KEYS.items()]
@@ -463,6 +474,7 @@ class ViewerApp(CameraControls):
         Returns
         -------
         str
+            The overlay's lines.
         """
         s = self.scene
         f = self.frame
@@ -502,6 +514,7 @@ class ViewerApp(CameraControls):
         Returns
         -------
         ndarray of uint8, shape (height, width, 3)
+            The rendered window's pixels, top row first.
         """
         self.plotter.render()
         return np.asarray(self.plotter.screenshot(return_img=True))

@@ -54,6 +54,7 @@ class CameraControls:
         Parameters
         ----------
         preset : str
+            "front", "side", "top", "follow" or "follow:SEGMENT".
         render : bool
             Redraw now.
         """
@@ -126,6 +127,7 @@ class CameraControls:
         Parameters
         ----------
         segment : str or int
+            The segment's name or 0-based index.
         render : bool
             Redraw now.
         """

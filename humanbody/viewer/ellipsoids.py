@@ -29,6 +29,7 @@ def ellipsoid_semi_axes(mass, inertia) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     mass : array_like, shape (n,), kg
+        The segments' masses.
     inertia : array_like, shape (n, 3, 3), kg m^2
         Inertia dyadics about the mass centres (any frame).
 
@@ -64,11 +65,14 @@ def ellipsoid_inertia(mass: float, semi) -> np.ndarray:
     Parameters
     ----------
     mass : float, kg
+        The ellipsoid's mass.
     semi : array_like, shape (..., 3), m
+        Its semi-axes a, b, c.
 
     Returns
     -------
     ndarray, shape (..., 3), kg m^2
+        The principal moments about the semi-axes' directions.
     """
     a2 = np.asarray(semi, dtype=float) ** 2
     return mass / 5.0 * (a2.sum() - a2)

@@ -51,10 +51,12 @@ def is_results_table(columns) -> bool:
     Parameters
     ----------
     columns : iterable of str
+        A table's column names.
 
     Returns
     -------
     bool
+        True for a results table.
     """
     cols = set(columns)
     return "time" in cols and "body_com_x" in cols and any(c.endswith("_omega_x") for c in cols)
@@ -78,15 +80,18 @@ def scene_from_analysis(analysis, *, grf=None, axes: str = "auto", title: str | 
     Parameters
     ----------
     analysis : Analysis
+        The analysed trial.
     grf : str or os.PathLike, optional
         A force file to draw instead of the analysis's loads.
     axes : str
         Lab -> ground axes of ``grf``.
     title : str, optional
+        The window's title (default the trial's name).
 
     Returns
     -------
     Scene
+        The scene: segments, markers, vectors and plates over the trial's frames.
     """
     marker_segments = _marker_segments(analysis)
     residuals = analysis.residuals
@@ -224,6 +229,7 @@ def load_scene(path, options=None, *, grf=None, **overrides) -> tuple[Scene, lis
     Returns
     -------
     scene : Scene
+        The scene: segments, markers, vectors and plates over the trial's frames.
     messages : list of str
         What was read and done, for the user.
     """

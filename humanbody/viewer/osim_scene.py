@@ -89,13 +89,17 @@ def load_osim_scene(coordinates: str | os.PathLike, model: str | os.PathLike,
 
     Parameters
     ----------
-    coordinates : path of an OpenSim coordinates table (.mot/.sto; degrees or radians)
-    model : path of the OpenSim model (.osim)
-    activations : optional path of a CSV with ``time`` (s) and one column per muscle (0..1)
+    coordinates : str or os.PathLike
+        An OpenSim coordinates table (.mot/.sto; degrees or radians).
+    model : str or os.PathLike
+        The OpenSim model (.osim).
+    activations : str or os.PathLike, optional
+        A CSV with ``time`` (s) and one column per muscle (0..1).
 
     Returns
     -------
     OsimScene
+        The bodies' origins and the muscle paths per frame (m, OpenSim ground: Y up), with the activations.
     """
     osim = read_osim(model)
     time, q = read_coordinates(coordinates, osim)
@@ -139,8 +143,11 @@ def draw_osim(plotter: pv.Plotter, scene: OsimScene, frame: int = 0) -> None:
     Parameters
     ----------
     plotter : pyvista.Plotter
+        The plotter to draw into.
     scene : OsimScene
+        The model's bodies and muscle paths over the trial.
     frame : int
+        Frame index, 0-based.
     """
     o = scene.origins[frame]
     bodies = np.flatnonzero(scene.parents >= 0)
@@ -168,14 +175,18 @@ def osim_screenshot(scene: OsimScene, path, *, frame: int = 0, size=(1280, 800))
     Parameters
     ----------
     scene : OsimScene
+        The model's bodies and muscle paths over the trial.
     path : str or os.PathLike
+        The PNG file to write.
     frame : int
+        Frame index, 0-based.
     size : (int, int)
         Pixels (width, height).
 
     Returns
     -------
     str
+        The path written.
     """
     from .render import prepare_offscreen  # lazy: sets VTK's window class before the first window
 

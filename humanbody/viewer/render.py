@@ -45,6 +45,7 @@ def screenshot(scene, path, *, frame: int = 0, size=(1280, 800), layers=None, ca
     Parameters
     ----------
     scene : Scene
+        The scene: segments, markers, vectors and plates over the trial's frames.
     path : str or Path
         Output PNG.
     frame : int
@@ -89,11 +90,14 @@ def movie_frames(time: np.ndarray, fps: float) -> np.ndarray:
     Parameters
     ----------
     time : ndarray, shape (F,), s
+        The frames' times.
     fps : float
+        Pictures per second.
 
     Returns
     -------
     ndarray of int
+        The frame index (0-based) of each picture.
     """
     time = np.asarray(time, dtype=float)
     if time.size < 2:
@@ -111,6 +115,7 @@ def movie(scene, path, *, fps: float = 30.0, size=(1280, 800), layers=None, came
     Parameters
     ----------
     scene : Scene
+        The scene: segments, markers, vectors and plates over the trial's frames.
     path : str or Path
         ``.mp4`` or ``.gif``.
     fps : float

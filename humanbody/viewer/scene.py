@@ -187,10 +187,12 @@ class Scene:
         Parameters
         ----------
         frame : int
+            Frame index, 0-based; negative counts from the end.
 
         Returns
         -------
         int
+            The frame index in 0 .. n_frames - 1.
         """
         f = int(frame)
         if f < 0:
@@ -206,10 +208,12 @@ class Scene:
         Parameters
         ----------
         frame : int
+            Frame index, 0-based (negative counts from the end; clipped to 0 .. n_frames - 1).
 
         Returns
         -------
         ndarray, shape (n, 4, 4)
+            One homogeneous transform per segment (0-based rows in body order); translation in m, ground frame.
         """
         f = self.frame_index(frame)
         R = self.results.R[f]  # (n, 3, 3) ground <- body
@@ -226,13 +230,16 @@ class Scene:
         Parameters
         ----------
         k : int
+            Segment index, 0-based (body number minus 1).
         frame : int
+            Frame index, 0-based (negative counts from the end; clipped to 0 .. n_frames - 1).
         resolution : int
             The sphere's divisions.
 
         Returns
         -------
         pyvista.PolyData
+            The ellipsoid's surface in the ground frame (m).
         """
         sphere = pv.Sphere(radius=1.0, theta_resolution=resolution, phi_resolution=resolution)
         return sphere.transform(self.ellipsoid_matrices(frame)[k], inplace=False)
@@ -246,10 +253,12 @@ class Scene:
         Parameters
         ----------
         frame : int
+            Frame index, 0-based (negative counts from the end; clipped to 0 .. n_frames - 1).
 
         Returns
         -------
         float, m
+            Lowest ground-frame Z of the ellipsoids' surfaces; NaN when the frame has no pose.
         """
         M = self.ellipsoid_matrices(frame)
         return float(np.min(M[:, 2, 3] - np.linalg.norm(M[:, 2, :3], axis=1)))
@@ -262,6 +271,7 @@ class Scene:
         Returns
         -------
         float, m
+            Lowest ground-frame Z over the sampled frames.
         """
         frames = np.unique(np.linspace(0, self.n_frames - 1, min(self.n_frames, 60)).astype(int))
         return float(np.fmin.reduce([self.lowest_point(f) for f in frames]))
@@ -281,6 +291,8 @@ class Scene:
         Parameters
         ----------
         frame : int, optional
+            Frame index, 0-based (negative counts from the end; clipped to 0 .. n_frames - 1). None: the box around all
+            frames.
 
         Returns
         -------
@@ -306,11 +318,15 @@ class Scene:
         Parameters
         ----------
         point : array_like, shape (3,), m
+            A point in the ground frame (m).
         frame : int
+            Frame index, 0-based (negative counts from the end; clipped to 0 .. n_frames - 1).
 
         Returns
         -------
         int or None
+            Segment index, 0-based: the ellipsoid with the smallest normalized radius of point (1 on its surface);
+            the code always gives one (None does not occur).
         """
         M = self.ellipsoid_matrices(frame)
         p = np.asarray(point, dtype=float)
@@ -325,10 +341,12 @@ class Scene:
         Parameters
         ----------
         frame : int
+            Frame index, 0-based (negative counts from the end; clipped to 0 .. n_frames - 1).
 
         Returns
         -------
         ndarray, shape (n, 3), m
+            Joint (segment origin) positions in the ground frame, one row per segment (0-based).
         """
         return self.results.joint[self.frame_index(frame)]
 
@@ -338,10 +356,12 @@ class Scene:
         Parameters
         ----------
         frame : int
+            Frame index, 0-based (negative counts from the end; clipped to 0 .. n_frames - 1).
 
         Returns
         -------
         ndarray, shape (n, 3), m
+            Mass-centre positions in the ground frame, one row per segment (0-based).
         """
         return self.results.com[self.frame_index(frame)]
 
@@ -351,10 +371,12 @@ class Scene:
         Parameters
         ----------
         frame : int
+            Frame index, 0-based (negative counts from the end; clipped to 0 .. n_frames - 1).
 
         Returns
         -------
         ndarray, shape (3,), m
+            Whole-body mass centre in the ground frame.
         """
         return self.results.body_com[self.frame_index(frame)]
 
@@ -364,10 +386,12 @@ class Scene:
         Parameters
         ----------
         frame : int
+            Frame index, 0-based (negative counts from the end; clipped to 0 .. n_frames - 1).
 
         Returns
         -------
         ndarray, shape (frame + 1, 3), m
+            Whole-body mass centre in the ground frame, one row per frame from frame 0 to frame (inclusive).
         """
         return self.results.body_com[: self.frame_index(frame) + 1]
 
@@ -380,10 +404,12 @@ class Scene:
         Parameters
         ----------
         frame : int
+            Frame index, 0-based (negative counts from the end; clipped to 0 .. n_frames - 1).
 
         Returns
         -------
         ndarray, shape (3,), m
+            Pelvis origin in the ground frame (zeros when no frame has a pose).
         """
         f = self.frame_index(frame)
         p = self.results.joint[f, 0]
@@ -412,10 +438,12 @@ class Scene:
         Parameters
         ----------
         frame : int
+            Frame index, 0-based (negative counts from the end; clipped to 0 .. n_frames - 1).
 
         Returns
         -------
         ndarray, shape (m_markers, 3), m
+            Marker positions in the ground frame, in the scene's marker order; (0, 3) when the scene has no markers.
         """
         if self._marker_xyz is None:
             return np.empty((0, 3))
@@ -427,10 +455,12 @@ class Scene:
         Parameters
         ----------
         frame : int
+            Frame index, 0-based (negative counts from the end; clipped to 0 .. n_frames - 1).
 
         Returns
         -------
         ndarray, shape (m_markers,), m, or None
+            Distance between each recorded marker and its model point; None when the scene has no residuals.
         """
         if self._marker_residual is None:
             return None
@@ -456,12 +486,17 @@ class Scene:
         Parameters
         ----------
         layer : str
+            A key of VECTOR_LAYERS: omega, force, torque, grf or moment.
         frame : int
+            Frame index, 0-based (negative counts from the end; clipped to 0 .. n_frames - 1).
 
         Returns
         -------
         origins : ndarray, shape (m, 3), m
+            Start points in the ground frame: mass centres, centres of pressure (grf) or the selected joint (moment).
         values : ndarray, shape (m, 3)
+            The vectors in the ground frame, in the layer's units (rad/s, N or N m); empty (0, 3) when the layer has
+            nothing to show.
         """
         f = self.frame_index(frame)
         if layer == "moment":
@@ -500,11 +535,14 @@ class Scene:
         Parameters
         ----------
         layer : str
+            A key of VECTOR_LAYERS: omega, force, torque, grf or moment.
         frame : int
+            Frame index, 0-based (negative counts from the end; clipped to 0 .. n_frames - 1).
 
         Returns
         -------
         pyvista.PolyData
+            One arrow per vector, scaled by the layer's vector_scale (m per unit), in the ground frame.
         """
         origin, value = self.vectors(layer, frame)
         vec = value * self.vector_scale[layer]
@@ -525,10 +563,12 @@ class Scene:
         Parameters
         ----------
         spacing : float, m
+            Distance between grid lines (m).
 
         Returns
         -------
         pyvista.PolyData
+            Line segments (m, ground frame): the grid 1 m beyond the trial's box, then each plate's outline.
         """
         box = self.bounds()
         lo = np.floor((box[0, :2] - 1.0) / spacing) * spacing
@@ -558,11 +598,15 @@ class Scene:
         Parameters
         ----------
         k : int
+            Segment index, 0-based (body number minus 1).
         frame : int
+            Frame index, 0-based (negative counts from the end; clipped to 0 .. n_frames - 1).
 
         Returns
         -------
         list of str
+            Name, body number and mass, then G, v_G, omega, alpha, F*, T* (ground frame) and the joint's clinical
+            angles.
         """
         f = self.frame_index(frame)
         r = self.results
@@ -586,11 +630,15 @@ class Scene:
         Parameters
         ----------
         k : int
+            Segment index, 0-based (body number minus 1).
         frame : int
+            Frame index, 0-based (negative counts from the end; clipped to 0 .. n_frames - 1).
 
         Returns
         -------
         list of str
+            One line per clinical angle (deg) of the segment's proximal joint (and the foot progression for a foot);
+            empty without clinical angles.
         """
         if self.clinical is None or not len(self.clinical):
             return []
@@ -617,6 +665,7 @@ class Scene:
         Returns
         -------
         list of str
+            "label (colour): 0.1 m = value unit" per layer with a non-zero scale.
         """
         out = []
         for layer in layers:

@@ -22,12 +22,16 @@ def resample(t_src: np.ndarray, values: np.ndarray, t_dst: np.ndarray) -> np.nda
     Parameters
     ----------
     t_src : ndarray, shape (F_src,), s
+        The values' times, increasing.
     values : ndarray, shape (F_src, ...)
+        The values (any unit).
     t_dst : ndarray, shape (F,), s
+        The times wanted.
 
     Returns
     -------
     ndarray, shape (F, ...)
+        The values at t_dst, in their unit; NaN outside t_src's span.
     """
     if values.shape[0] == t_dst.shape[0] and np.allclose(t_src, t_dst):
         return values
@@ -49,12 +53,16 @@ def markers_on_time_base(markers: pd.DataFrame | None, time: np.ndarray):
     Parameters
     ----------
     markers : pandas.DataFrame or None
+        A marker table (m, ground axes), or None.
     time : ndarray, shape (F,), s
+        The viewer's times.
 
     Returns
     -------
     points : ndarray, shape (F, m, 3), or None
+        The markers' positions at time (m, ground axes).
     names : tuple of str
+        The markers' names, in points' order.
     """
     if markers is None:
         return None, ()
@@ -82,12 +90,16 @@ def residuals_on_time_base(residuals: pd.DataFrame, names, segment_of: dict, tim
     residuals : pandas.DataFrame
         ``time`` and one column per marker or segment (m).
     names : sequence of str
+        The markers, in the viewer's order.
     segment_of : dict of str to str
+        Marker -> the segment it is fitted to.
     time : ndarray, shape (F,), s
+        The viewer's times.
 
     Returns
     -------
     ndarray, shape (F, m), or None
+        The residual of each marker (m), NaN where unknown; None when no marker has one.
     """
     res = residuals
     t_src = res["time"].to_numpy(dtype=float) if "time" in res.columns else None
@@ -118,12 +130,16 @@ def grf_on_time_base(grf, time: np.ndarray):
     Parameters
     ----------
     grf : LoadTable or None
+        The measured loads, ground axes.
     time : ndarray, shape (F,), s
+        The viewer's times.
 
     Returns
     -------
     force : ndarray, shape (F, p, 3), or None
+        Each plate's ground reaction force (N), ground axes.
     cop : ndarray, shape (F, p, 3), or None
+        Each plate's centre of pressure (m), ground axes.
     """
     if grf is None or np.shape(grf.force)[1] == 0:
         return None, None
