@@ -24,7 +24,7 @@ def join_rows(pool, starts, lengths, sep, out):
         Cell ``b`` of row ``r`` is ``pool[starts[b, r]: starts[b, r] + lengths[b, r]]`` (0-based byte
         offsets into ``pool`` and byte counts).
     sep : int
-        The separator byte written between cells (e.g. ``ord(",")``); each row ends in ``\n`` (10).
+        The separator byte written between cells (e.g. ``ord(",")``); each row ends in ``\\n`` (10).
     out : ndarray, shape (M,), uint8
         Written from its start; at least ``lengths.sum() + k * R`` bytes (not checked).
 
