@@ -252,7 +252,7 @@ def rigid_fit(local, src, cols, extra, R, origin, rms, count, pattern, H, flagge
         The points in the segment frame (m), m <= 62; the last is the extra point's when ``extra`` is
         used.  A point with a non-finite coordinate is never used.
     src : ndarray, shape (F, C), float64
-        The marker table (m), NaN where missing (any other leading columns are not read).
+        The marker table (m), NaN where missing; only the columns ``cols`` names are read.
     cols : ndarray, shape (m,) or (m - 1,), int64
         0-based column in ``src`` of the x coordinate of each measured point (y, z follow); -1 when
         the point is not measured.  One shorter than ``local`` when ``extra`` is used.
