@@ -39,18 +39,28 @@ _BLOCK = 256
 def relative_angles(R, parent, seq, tol, out):
     """Angles of every segment relative to its parent in its rotation sequence, every frame.
 
-    ``S = R_L^T R_k`` (``S = R_1`` for the root, ``parent[k] < 0``), then the
+    ``S = R_L^T R_k`` (``S = R_k`` for the root, ``parent[k] < 0``), then the
     inverse of the sequence's matrix exactly as
     :func:`humanbody.rotations.matrix_to_euler` (:func:`humanbody._kernels.rot.sequence_angles`).
     NaN where S is not finite.
 
     Parameters
     ----------
-    R : (F, n, 3, 3) float64     absolute frames R_0k
-    parent : (n,) int64          index of each segment's parent, -1 for the root
-    seq : (n, 3) int64           axes of each segment's sequence (0 = x, 1 = y, 2 = z)
-    tol : float                  singular-set threshold (see matrix_to_euler)
-    out : (F, n, 3) float64      written: alpha, beta, gamma (rad)
+    R : ndarray, shape (F, n, 3, 3), float64
+        Absolute orientation ``R_0k`` of every segment k in every frame: its columns are the segment's
+        axes in the lab frame.  Non-finite entries give NaN angles for that segment and frame.
+    parent : ndarray, shape (n,), int64
+        0-based index of each segment's parent in ``R``'s axis 1; negative (-1) for a root.
+    seq : ndarray, shape (n, 3), int64
+        Axes of each segment's rotation sequence, first to third (0 = x, 1 = y, 2 = z); first == third
+        is an Euler sequence, otherwise Cardan.
+    tol : float
+        Singular-set threshold: below it ``|sin|`` (Euler) or ``|cos|`` (Cardan) of the middle angle
+        puts the frame on the singular set, where the third angle is 0 (as
+        :func:`humanbody.rotations.matrix_to_euler`); the callers pass 1e-9.
+    out : ndarray, shape (F, n, 3), float64
+        Written: first, middle and third angle (alpha, beta, gamma) of each segment relative to its
+        parent (rad); NaN where ``S`` is not finite.
     """
     F = R.shape[0]
     for b in nb.prange((F + _BLOCK - 1) // _BLOCK):
@@ -110,9 +120,14 @@ def continuous_angles(angles, seq, tol):
 
     Parameters
     ----------
-    angles : (F, n, 3) float64   first, middle, third angle of every body (rad), changed in place
-    seq : (n, 3) int64           axes of each body's sequence
-    tol : float                  singular-set threshold of :func:`relative_angles`
+    angles : ndarray, shape (F, n, 3), float64
+        First, middle and third angle of every body in every frame (rad), as :func:`relative_angles`
+        writes them; changed in place.  Frames with a non-finite angle are left alone and skipped.
+    seq : ndarray, shape (n, 3), int64
+        Axes of each body's rotation sequence (0 = x, 1 = y, 2 = z; first == third is Euler).
+    tol : float
+        The singular-set threshold :func:`relative_angles` was given (on ``|sin|`` or ``|cos|`` of the
+        middle angle).
     """
     F, n = angles.shape[0], angles.shape[1]
     for k in nb.prange(n):
@@ -153,9 +168,14 @@ def slerp_rotations(Ra, Rb, fraction, out):
 
     Parameters
     ----------
-    Ra, Rb : (F, 3, 3) float64
+    Ra, Rb : ndarray, shape (F, 3, 3), float64
+        The rotation matrices to interpolate between, one pair per frame (fraction 0 gives Ra,
+        1 gives Rb).
     fraction : float
-    out : (F, 3, 3) float64      written
+        The fraction ``f`` of the relative rotation's angle (dimensionless; 0 to 1 interpolates,
+        outside extrapolates about the same axis).
+    out : ndarray, shape (F, 3, 3), float64
+        Written: the interpolated rotation matrix of each frame (NaN where Ra or Rb is not finite).
     """
     F = Ra.shape[0]
     for t in nb.prange(F):
@@ -207,7 +227,9 @@ def unwrap_columns(x):
 
     Parameters
     ----------
-    x : (F, C) float64     modified in place
+    x : ndarray, shape (F, C), float64
+        Angles (rad) with frames along axis 0 and C independent columns; each column is unwrapped in
+        place (its first finite sample is kept, later finite samples shifted by multiples of 2 pi).
     """
     F, C = x.shape[0], x.shape[1]
     prevs = np.zeros(C)
@@ -243,8 +265,25 @@ def joint_rotation_angles(angles, seq, chains, yaw, use_yaw, out_seq, tol, out):
 
     Parameters
     ----------
-    angles : (F, n, 3) rad;  seq : (n, 3) int64;  chains : (J, C) int64;  yaw : (F,) rad
-    use_yaw : (J,) bool;  out_seq : (J, 3) int64;  tol : float;  out : (F, J, 3) written (rad)
+    angles : ndarray, shape (F, n, 3), float64
+        First, middle and third angle of every body in every frame (rad), in the body's sequence ``seq``.
+    seq : ndarray, shape (n, 3), int64
+        Axes of each body's rotation sequence (0 = x, 1 = y, 2 = z).
+    chains : ndarray, shape (J, C), int64
+        For each joint, the 0-based indices of the bodies whose rotations are composed, left to right;
+        a -1 ends the chain early.
+    yaw : ndarray, shape (F,), float64
+        The heading of every frame (rad, about the vertical z axis); used only for joints with
+        ``use_yaw``.
+    use_yaw : ndarray, shape (J,), bool
+        Whether joint i's product starts with ``Rz(-yaw)`` (the rotation removing the heading).
+    out_seq : ndarray, shape (J, 3), int64
+        Axes of the sequence each joint's composed rotation is read in (0 = x, 1 = y, 2 = z).
+    tol : float
+        Singular-set threshold on ``|sin|`` or ``|cos|`` of the middle angle (as :func:`relative_angles`).
+    out : ndarray, shape (F, J, 3), float64
+        Written: first, middle and third angle of each joint's rotation (rad); NaN where the
+        product is not finite.
     """
     F = angles.shape[0]
     for b in nb.prange((F + _BLOCK - 1) // _BLOCK):

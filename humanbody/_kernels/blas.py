@@ -29,7 +29,9 @@ def load_blas_modules() -> bool:
 
     Returns
     -------
-    bool : True when both are in ``sys.modules`` (loaded here or before).
+    bool
+        True when both are in ``sys.modules`` (loaded here or before, or ``scipy.linalg`` was already
+        imported); False when SciPy or the two extension modules were not found, or loading failed.
     """
     if "scipy.linalg" in sys.modules:
         return True

@@ -22,16 +22,22 @@ def cholesky_solve(H, g, out, floor):
 
     Parameters
     ----------
-    H : (n, n) the matrix (its lower triangle and diagonal are read; overwritten by the factor ``L``).
-    g : (n,) the right-hand side.
-    out : (n,) the solution (written).
-    floor : a pivot ``H_jj - Σ L_jk²`` that is not positive is replaced by ``floor`` when ``floor > 0``
+    H : ndarray, shape (n, n), float64
+        The symmetric positive definite matrix: its lower triangle and diagonal are read (the upper
+        triangle is not), and overwritten in place by the factor ``L``.
+    g : ndarray, shape (n,), float64
+        The right-hand side (read only).
+    out : ndarray, shape (n,), float64
+        Written: the solution ``x`` of ``H x = g``.
+    floor : float
+        A pivot ``H_jj - Σ L_jk²`` that is not positive is replaced by ``floor`` when ``floor > 0``
         (a nearly singular ``H`` still gives a step); with ``floor <= 0`` the solve stops there.
 
     Returns
     -------
-    bool : False when a pivot was not positive and ``floor <= 0`` (``H`` is not positive definite;
-    ``out`` is then not written), True otherwise.
+    bool
+        False when a pivot was not positive and ``floor <= 0`` (``H`` is not positive definite;
+        ``out`` is then not written and ``H`` is partly factored), True otherwise.
     """
     n = H.shape[0]
     for j in range(n):

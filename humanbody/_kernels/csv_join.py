@@ -18,15 +18,20 @@ def join_rows(pool, starts, lengths, sep, out):
 
     Parameters
     ----------
-    pool : (N,) uint8       the bytes every cell is taken from
-    starts, lengths : (k, R) int64
-        cell ``b`` of row ``r`` is ``pool[starts[b, r]: starts[b, r] + lengths[b, r]]``
-    sep : int               the separator byte
-    out : (M,) uint8        at least ``lengths.sum() + k * R`` bytes
+    pool : ndarray, shape (N,), uint8
+        The bytes every cell is taken from (the printed cells of all k columns, concatenated).
+    starts, lengths : ndarray, shape (k, R), int64
+        Cell ``b`` of row ``r`` is ``pool[starts[b, r]: starts[b, r] + lengths[b, r]]`` (0-based byte
+        offsets into ``pool`` and byte counts).
+    sep : int
+        The separator byte written between cells (e.g. ``ord(",")``); each row ends in ``\\n`` (10).
+    out : ndarray, shape (M,), uint8
+        Written from its start; at least ``lengths.sum() + k * R`` bytes (not checked).
 
     Returns
     -------
     int
+        The number of bytes written, ``lengths.sum() + k * R``: the rows are ``out[:n]``.
     """
     k, R = starts.shape
     pos = 0

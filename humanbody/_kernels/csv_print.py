@@ -84,10 +84,12 @@ def field_width(digits: int) -> int:
     Parameters
     ----------
     digits : int
+        Significant digits printed, 1 <= digits <= :data:`MAX_DIGITS`.
 
     Returns
     -------
     int
+        ``digits + 7`` bytes.
     """
     return digits + 7
 
@@ -142,6 +144,8 @@ def pow10_tables() -> np.ndarray:
     Returns
     -------
     ndarray, shape (3, n, 2), float64
+        The three tables, ``n = _K_MAX - _K_MIN + 1`` rows each, columns hi and lo; ``(inf, 0)`` where
+        hi would reach 2^1023.
     """
     return np.stack([_pow10_table(0), _pow10_table(_SHIFT), _pow10_table(-_SHIFT)])
 
@@ -155,10 +159,12 @@ def margins(digits: int) -> tuple[float, float]:
     Parameters
     ----------
     digits : int
+        Significant digits printed, 1 <= digits <= :data:`MAX_DIGITS`.
 
     Returns
     -------
     fast_margin, tie_margin : float
+        ``2^-50 * 10^digits`` and ``2^-98 * 10^digits``, in units of the last printed digit.
     """
     return 10.0**digits * _FAST_MARGIN, 10.0**digits * _TIE_MARGIN
 
@@ -169,6 +175,7 @@ def powers_of_ten() -> np.ndarray:
     Returns
     -------
     ndarray of int64, shape (17,)
+        Entry i is ``10**i`` (exact).
     """
     return np.array([10**i for i in range(17)], dtype=np.int64)
 
@@ -182,6 +189,8 @@ def exponent_words() -> np.ndarray:
     Returns
     -------
     ndarray of int64, shape (2, _E_MAX - _E_MIN)
+        Row 0 the suffix's bytes (zero-padded to 8), row 1 its length in bytes (4 or 5), column
+        ``e - _E_MIN`` for the decimal exponent e.
     """
     out = np.zeros((2, _E_MAX - _E_MIN), dtype=np.int64)
     for i, e in enumerate(range(_E_MIN, _E_MAX)):
@@ -458,6 +467,9 @@ def format_block(values, digits, sep, tables, ipow10, expw, fast_margin, tie_mar
                  out, lengths):
     """Print a float64 matrix as CSV lines, in parallel over blocks of rows.
 
+    The GIL is released (``nogil``): a thread can write the previous
+    block to a file meanwhile.
+
     Parameters
     ----------
     values : ndarray, shape (rows, cols), float64, C-contiguous
@@ -487,9 +499,6 @@ def format_block(values, digits, sep, tables, ipow10, expw, fast_margin, tie_mar
     lengths : ndarray, shape (blocks,), int64
         Receives the number of bytes each block wrote, or -1 for a block
         to print another way (tier 3).
-
-    The GIL is released (``nogil``): a thread can write the previous
-    block to a file meanwhile.
     """
     rows = values.shape[0]
     for b in nb.prange(lengths.shape[0]):

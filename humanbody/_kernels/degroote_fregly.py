@@ -130,16 +130,20 @@ def degroote_capacity(L, dL, fmax, l0, alpha0, ls, vmax, width_scale):
 
     Parameters
     ----------
-    L, dL : (F, M) muscle-tendon lengths (m) and lengthening speeds (m/s).
-    fmax, l0, alpha0, ls, vmax, width_scale : (M,) max isometric force (N), optimal fibre length (m),
-        pennation at optimum (rad), tendon slack length (m), max contraction velocity (l0/s),
-        ``active_force_width_scale``.
+    L, dL : ndarray, shape (F, M), float64
+        Muscle-tendon lengths (m) and lengthening speeds (m/s) of the M muscles in every frame.
+    fmax, l0, alpha0, ls, vmax, width_scale : ndarray, shape (M,), float64
+        Per muscle: max isometric force (N), optimal fibre length (m), pennation at optimum (rad),
+        tendon slack length (m), max contraction velocity (optimal fibre lengths per second, l0/s),
+        ``active_force_width_scale`` (dimensionless).
 
     Returns
     -------
-    (F, M) ``Fmax fL(l / l0) fV(v / (l0 vmax))`` with ``l = sqrt((l0 sin alpha0)^2 + (L - ls)^2)``,
-    ``v = dL cos(alpha)``: OpenSim's calcInextensibleTendonActiveFiberForce for this muscle, which
-    (unlike Thelen's and Millard's) is the fibre's force, not projected on the tendon.
+    ndarray, shape (F, M), float64
+        ``Fmax fL(l / l0) fV(v / (l0 vmax))`` (N) with ``l = sqrt((l0 sin alpha0)^2 + (L - ls)^2)``,
+        ``v = dL cos(alpha)``, ``cos(alpha) = (L - ls) / l`` (1 where ``l = 0``): OpenSim's
+        calcInextensibleTendonActiveFiberForce for this muscle, which (unlike Thelen's and
+        Millard's) is the fibre's force, not projected on the tendon.
     """
     nf, nm = L.shape
     out = np.zeros((nf, nm))

@@ -22,9 +22,14 @@ def convolve_rows(x, taps, out):
 
     Parameters
     ----------
-    x : (F, C) float64, C-contiguous
-    taps : (W,) float64, W odd
-    out : (F, C) float64
+    x : ndarray, shape (F, C), float64, C-contiguous
+        The samples: F rows (frames), C columns filtered independently.
+    taps : ndarray, shape (W,), float64
+        The filter's coefficients, W odd, centred on ``taps[h]``; applied as a convolution (reversed),
+        so ``out = x * taps`` as :func:`scipy.ndimage.convolve1d`.
+    out : ndarray, shape (F, C), float64
+        Rows ``h .. F - h - 1`` written; the first and last ``h`` rows are left as they were (nothing
+        is written when ``F <= 2 h``).  Must not alias ``x``.
     """
     F, C = x.shape
     W = taps.shape[0]

@@ -19,12 +19,17 @@ def iir3_pass(s, a, b):
 
     Parameters
     ----------
-    s : (F, C) float64, the samples (F >= 1).
-    a : (4,) feed-forward coefficients; b : (4,) feedback coefficients (``b[0]`` unused, 1).
+    s : ndarray, shape (F, C), float64
+        The samples, frames along axis 0 (F >= 1); every column is filtered independently.
+    a : ndarray, shape (4,), float64
+        Feed-forward (numerator) coefficients ``a0 .. a3``.
+    b : ndarray, shape (4,), float64
+        Feedback (denominator) coefficients; ``b[0]`` (1) is not read, ``b1 .. b3`` are.
 
     Returns
     -------
-    f : (F, C) the filtered samples.
+    f : ndarray, shape (F, C), float64
+        The filtered samples (a new array); ``f[:3]`` equals ``s[:3]``.
     """
     F, C = s.shape
     f = np.empty_like(s)

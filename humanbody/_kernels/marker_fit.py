@@ -142,10 +142,15 @@ def horn_rotations(H, R, flagged):
 
     Parameters
     ----------
-    H : (F, 3, 3) float64    cross-covariance of centred point pairs
-    R : (F, 3, 3) float64    written; NaN where H is not finite; unset where flagged
-    flagged : (F,) bool      written: True where the closed form is ill-posed
-                             (the caller solves those frames from H)
+    H : ndarray, shape (F, 3, 3), float64
+        Each frame's weighted cross-covariance ``sum w a b^T`` of the centred point pairs (a in the
+        segment frame, b measured; m^2 for points in m).
+    R : ndarray, shape (F, 3, 3), float64
+        Written: the proper rotation of each frame (segment to ground, ``b ~ R a``); NaN where H is not
+        finite; not written where flagged.
+    flagged : ndarray, shape (F,), bool
+        Written every frame: True where the closed form is ill-posed (the caller solves those frames
+        from H).
     """
     F = H.shape[0]
     for b in nb.prange((F + _BLOCK - 1) // _BLOCK):
@@ -243,18 +248,33 @@ def rigid_fit(local, src, cols, extra, R, origin, rms, count, pattern, H, flagge
 
     Parameters
     ----------
-    local : (m, 3) float64      points in the segment frame (m), m <= 62; the
-                                last is the extra point's when ``extra`` is used
-    src : (F, C) float64        marker table (m), NaN where missing
-    cols : (m or m - 1,) int64  first column of each measured point, -1 if absent
-    extra : (F, 3) or (0, 3)    the extra point, or nothing
-    R : (F, 3, 3)               written: rotation (NaN where no point is usable)
-    origin : (F, 3)             written: origin of the segment frame (m)
-    rms : (F,)                  written: RMS residual (m)
-    count : (F,) int64          written: points used
-    pattern : (F,) int64        written: bit i set when point i was used
-    H : (F, 3, 3)               written where flagged only: the cross-covariance
-    flagged : (F,) bool         written: True where R is to be solved from H
+    local : ndarray, shape (m, 3), float64
+        The points in the segment frame (m), m <= 62; the last is the extra point's when ``extra`` is
+        used.  A point with a non-finite coordinate is never used.
+    src : ndarray, shape (F, C), float64
+        The marker table (m), NaN where missing; only the columns ``cols`` names are read.
+    cols : ndarray, shape (m,) or (m - 1,), int64
+        0-based column in ``src`` of the x coordinate of each measured point (y, z follow); -1 when
+        the point is not measured.  One shorter than ``local`` when ``extra`` is used.
+    extra : ndarray, shape (F, 3) or (0, 3), float64
+        The extra point measured in ground every frame (m), or no rows for none.
+    R : ndarray, shape (F, 3, 3), float64
+        Written: the rotation of each frame (segment to ground); NaN where no point is usable; not
+        written on flagged frames.
+    origin : ndarray, shape (F, 3), float64
+        Written: origin of the segment frame in ground (m); NaN where no point is usable; not written
+        on flagged frames.
+    rms : ndarray, shape (F,), float64
+        Written: RMS distance between the fitted and measured points (m); NaN where no point is usable;
+        not written on flagged frames.
+    count : ndarray, shape (F,), int64
+        Written every frame: the number of points used.
+    pattern : ndarray, shape (F,), int64
+        Written every frame: bit i set when point i (row i of ``local``) was used.
+    H : ndarray, shape (F, 3, 3), float64
+        Written on flagged frames only: the cross-covariance ``sum (p - p̄)(q - q̄)^T`` (m^2).
+    flagged : ndarray, shape (F,), bool
+        Written every frame: True where R is to be solved from H (then :func:`finish_fits`).
     """
     F = R.shape[0]
     for b in nb.prange((F + _BLOCK - 1) // _BLOCK):

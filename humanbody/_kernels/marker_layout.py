@@ -23,10 +23,15 @@ def carried_points(R, O, x, out):
 
     Parameters
     ----------
-    R : (F, 3, 3) float64   frames (any strides)
-    O : (F, 3) float64      origins (any strides)
-    x : (3,) float64        the point in the frame
-    out : (F, 3) float64    written
+    R : ndarray, shape (F, 3, 3), float64
+        Orientation of the moving frame in each frame: its columns are the frame's axes in ground
+        (any strides).
+    O : ndarray, shape (F, 3), float64
+        The moving frame's origin in ground (m; any strides).
+    x : ndarray, shape (3,), float64
+        The point's coordinates in the moving frame (m).
+    out : ndarray, shape (F, 3), float64
+        Written: the point in ground every frame (m); NaN wherever R or O is.
     """
     x0, x1, x2 = x[0], x[1], x[2]
     for f in nb.prange(R.shape[0]):
@@ -40,8 +45,10 @@ def copy_positions(src, out):
 
     Parameters
     ----------
-    src : (F, 3m) float64      marker columns x, y, z per marker (any strides)
-    out : (F, m, 3) float64    written
+    src : ndarray, shape (F, 3 m), float64
+        Marker coordinates, x, y, z of marker 0, then of marker 1, ... (any strides; units kept).
+    out : ndarray, shape (F, m, 3), float64
+        Written: the same coordinates per marker, (NaN, NaN, NaN) for a missing sample.
     """
     F, m = out.shape[0], out.shape[1]
     for f in nb.prange(F):
@@ -64,11 +71,17 @@ def permute_axes(src, first, perm, sign, out):
 
     Parameters
     ----------
-    src : (F, first + 3m) float64   lab table (any strides)
-    first : int                     leading columns copied as they are
-    perm : (3,) int64               lab axis of each ground axis
-    sign : (3,) float64             +1.0 or -1.0
-    out : (F, first + 3m) float64   written
+    src : ndarray, shape (F, first + 3 m), float64
+        The marker table in lab axes: ``first`` leading columns, then x, y, z of each marker (any
+        strides; units kept).
+    first : int
+        Number of leading columns (time...) copied as they are.
+    perm : ndarray, shape (3,), int64
+        For each ground axis i, the 0-based lab axis (0 = x, 1 = y, 2 = z) it is read from.
+    sign : ndarray, shape (3,), float64
+        +1.0 or -1.0 for each ground axis: the sign applied to its lab component.
+    out : ndarray, shape (F, first + 3 m), float64
+        Written, every column: the table in ground axes.  Must not alias ``src``.
     """
     F, C = src.shape[0], src.shape[1]
     m = (C - first) // 3

@@ -32,18 +32,25 @@ def clean_markers(table, scale, r0, r1, missing, absurd, limit):
     Parameters
     ----------
     table : ndarray, shape (frames, 1 + 3 markers), float64
+        Time (s, column 0, not touched), then x, y, z of each marker in file units; rows r0:r1 are
+        rewritten in place (missing samples NaN, coordinates in metres).
     scale : float
-        Metres per file unit.
+        Metres per file unit (1.0 leaves the values unscaled, 0.001 for millimetres).
     r0, r1 : int
-        The rows.
+        The rows handled, ``r0 <= i < r1`` (0-based).
     missing : ndarray of int64, shape (markers,)
+        Incremented in place: each marker's samples made missing in these rows (zero, NaN, infinite
+        or absurd).
     absurd : ndarray of int64, shape (1,)
+        ``absurd[0]`` incremented in place by the samples with an infinite coordinate or one beyond
+        ``limit``.
     limit : float
-        File units.
+        Largest plausible coordinate magnitude, in file units (before ``scale``).
 
     Returns
     -------
     int
+        The number of samples in rows r0:r1 exactly at (0, 0, 0) (counted in ``missing`` too).
     """
     m = (table.shape[1] - 1) // 3
     zeros = 0
@@ -88,10 +95,15 @@ def cloud_extents(xyz, r0, r1, count, ext):
 
     Parameters
     ----------
-    xyz : ndarray, shape (frames, markers, 3)
+    xyz : ndarray, shape (frames, markers, 3), float64
+        Marker positions in file units (read only).
     r0, r1 : int
+        The frames handled, ``r0 <= i < r1`` (0-based).
     count : ndarray of int64, shape (frames,)
-    ext : ndarray, shape (frames,)
+        Written for frames r0:r1: the number of usable samples of each frame.
+    ext : ndarray, shape (frames,), float64
+        Written for frames r0:r1: the largest coordinate extent (file units), 0 with fewer than two
+        usable samples.
     """
     for i in range(r0, r1):
         c = 0

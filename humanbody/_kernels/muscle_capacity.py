@@ -122,9 +122,10 @@ def thelen_capacity(L, dL, fmax, l0, alpha0, ls, vmax, kshape, Af, Flen, thresh,
 
     Parameters
     ----------
-    L, dL : (F, M) muscle-tendon lengths (m) and lengthening speeds (m/s).
-    fmax, l0, alpha0, ls, vmax, kshape, Af, Flen, thresh, lmin : (M,)
-        Max isometric force (N), optimal fibre length (m), pennation at
+    L, dL : ndarray, shape (F, M), float64
+        Muscle-tendon lengths (m) and lengthening speeds (m/s) of the M muscles in every frame.
+    fmax, l0, alpha0, ls, vmax, kshape, Af, Flen, thresh, lmin : ndarray, shape (M,), float64
+        Per muscle: max isometric force (N), optimal fibre length (m), pennation at
         optimum (rad), tendon slack length (m), max contraction velocity
         (l0/s), active force-length shape ``KshapeActive``, force-velocity
         shape ``Af``, max lengthening force ``Flen``, linear extrapolation
@@ -133,7 +134,9 @@ def thelen_capacity(L, dL, fmax, l0, alpha0, ls, vmax, kshape, Af, Flen, thresh,
 
     Returns
     -------
-    (F, M) ``Fmax fL fV cos(alpha)``, ``fL = exp(-(l/l0 - 1)^2 / kshape)``.
+    ndarray, shape (F, M), float64
+        ``Fmax fL fV cos(alpha)`` (N along the tendon), ``fL = exp(-(l/l0 - 1)^2 / kshape)``, ``fV``
+        of :func:`thelen_fv` at activation 1; 0 where the fibre length is at most ``lmin``.
     """
     nf, nm = L.shape
     out = np.zeros((nf, nm))
@@ -218,17 +221,29 @@ def millard_capacity(L, dL, fmax, l0, alpha0, ls, vmax, lmin, sinmax, flX, flY, 
 
     Parameters
     ----------
-    L, dL : (F, M) muscle-tendon lengths (m) and lengthening speeds (m/s).
-    fmax, l0, alpha0, ls, vmax, lmin : (M,) as :func:`thelen_capacity`.
-    sinmax : (M,) sine of the maximum pennation angle.
-
-    A path shorter than the tendon's slack length gives no force (OpenSim: 0).
-    flX, flY : (M, 5, 6) the active force-length curve's Bezier control points; flEnds (M, 6) its ends.
-    fvX, fvY : (M, 4, 6) the force-velocity curve's; fvEnds (M, 6).
+    L, dL : ndarray, shape (F, M), float64
+        Muscle-tendon lengths (m) and lengthening speeds (m/s) of the M muscles in every frame.
+    fmax, l0, alpha0, ls, vmax, lmin : ndarray, shape (M,), float64
+        As :func:`thelen_capacity`: max isometric force (N), optimal fibre length (m), pennation at
+        optimum (rad), tendon slack length (m), max contraction velocity (l0/s), minimum fibre length (m).
+    sinmax : ndarray, shape (M,), float64
+        Sine of each muscle's maximum pennation angle.
+    flX, flY : ndarray, shape (M, 5, 6), float64
+        The active force-length curve's quintic Bezier control points, x (normalised fibre length) and
+        y (multiplier), five segments per muscle (:func:`segmented_curve`).
+    flEnds : ndarray, shape (M, 6), float64
+        Its ends ``(x0, x1, y0, y1, dydx0, dydx1)``, beyond which it is linear.
+    fvX, fvY : ndarray, shape (M, 4, 6), float64
+        The force-velocity curve's control points, x (normalised fibre velocity, lengthening +) and y
+        (multiplier), four segments per muscle.
+    fvEnds : ndarray, shape (M, 6), float64
+        Its ends, as ``flEnds``.
 
     Returns
     -------
-    (F, M) ``Fmax fL(l/l0) fV(v/(l0 vmax)) cos(alpha')``.
+    ndarray, shape (F, M), float64
+        ``Fmax fL(l/l0) fV(v/(l0 vmax)) cos(alpha')`` (N along the tendon); 0 where the fibre length is
+        at most ``lmin`` or the path is shorter than the tendon's slack length (OpenSim: 0).
     """
     nf, nm = L.shape
     out = np.zeros((nf, nm))

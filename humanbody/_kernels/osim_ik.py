@@ -135,16 +135,44 @@ def ik_trial(q0, targets, w, free, cidx, csw, cval, lo, hi, iterations, tree, fu
 
     Parameters
     ----------
-    q0 : (nq,) start pose (rad, m); targets : (F, M, 3) the markers in ground (m), NaN where missing;
-    w : (M,) weights; free : the free columns; cidx, csw, cval : coordinate tasks (column, √weight, value
-    per frame: F x tasks);
-    lo, hi : (nq,) bounds; tree, fun, cpl : the core model's arrays (body, offset of the M markers last in
-    ``tree``).
-
-    Returns (written)
-    -----------------
-    out : (F, nq) coordinates, couplers applied; rms, mx : (F,) RMS and largest marker distance of the seen
-    markers (m), NaN in a frame with none (its pose stays the previous one).
+    q0 : ndarray, shape (nq,), float64
+        Start pose of the first frame: every coordinate of the model (rad for rotational, m for
+        translational ones); read only.
+    targets : ndarray, shape (F, M, 3), float64
+        The experimental markers in ground (m) every frame; a marker with a non-finite coordinate is
+        unseen in that frame.
+    w : ndarray, shape (M,), float64
+        Each marker's weight (>= 0, dimensionless); its residual is scaled by ``sqrt(w)``.
+    free : ndarray, shape (nf,), int64
+        0-based indices in ``q`` of the coordinates the solver moves; the others keep ``q0``'s values
+        (or their couplers').
+    cidx : ndarray, shape (T,), int64
+        0-based index in ``q`` of each coordinate task's coordinate.
+    csw : ndarray, shape (T,), float64
+        Square root of each coordinate task's weight; each frame it is multiplied by the square root
+        of that frame's summed weights of the seen markers (OpenSim's marker goal is a weighted mean).
+    cval : ndarray, shape (F, T), float64
+        Each task's target value every frame (rad or m, as its coordinate).
+    lo, hi : ndarray, shape (nq,), float64
+        Lower and upper bound of each coordinate (rad or m; ±inf where unclamped); every step of a free
+        coordinate is clipped into them.
+    iterations : int
+        Most Levenberg–Marquardt iterations per frame.
+    tree : tuple of ndarray
+        The core model's tree and markers: ``(parents, astart, akind, aaxis, pR, pp, cR, cp, acoord,
+        afun, body, offset)``: the first ten as :mod:`.joint_tree`'s kernels take them, ``body`` (M,)
+        int64 the 0-based body of each marker and ``offset`` (M, 3) its position in that body's frame (m).
+    fun : tuple of ndarray
+        The model's functions ``(fcode, fstart, fsize, finner, fcoef)`` (axis and coupler functions, as
+        :func:`.joint_tree.axis_values` takes them).
+    cpl : tuple of ndarray
+        The couplers ``(cdep, cfun, cind)``: dependent coordinate, function and independent coordinate of
+        each (as :func:`.joint_tree.couple_coordinates` takes them).
+    out : ndarray, shape (F, nq), float64
+        Written: the solved coordinates of every frame (rad, m), couplers applied.
+    rms, mx : ndarray, shape (F,), float64
+        Written: RMS and largest distance between the model's and the experimental seen markers (m);
+        NaN in a frame with none seen (its pose is then the previous frame's).
     """
     F, M, nq = targets.shape[0], targets.shape[1], q0.shape[0]
     nb_ = tree[0].shape[0]

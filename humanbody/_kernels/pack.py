@@ -30,9 +30,13 @@ def ground_inertia(R, inertia, out):
 
     Parameters
     ----------
-    R : (F, n, 3, 3)  absolute orientation of each body (ground = R . body).
-    inertia : (n, 3, 3)  inertia about the mass centre, body components (kg m^2).
-    out : (F, n, 3, 3)  written; exactly symmetric.
+    R : ndarray, shape (F, n, 3, 3), float64
+        Absolute orientation of each body in each frame (ground components = ``R`` . body components).
+    inertia : ndarray, shape (n, 3, 3), float64
+        Each body's inertia about its mass centre, in body components (kg m^2).
+    out : ndarray, shape (F, n, 3, 3), float64
+        Written: the inertia about the mass centre in ground components (kg m^2); exactly symmetric
+        (the upper triangle is computed and mirrored).
     """
     F, n = R.shape[0], R.shape[1]
     for f in nb.prange(F):
@@ -57,9 +61,33 @@ def pack_rows(time, coords, omega_rel, omega, alpha, joint, com, com_vel, com_ac
 
     Parameters
     ----------
-    time : (F,); coords : (F, c); the vector quantities : (F, n, 3);
-    R : (F, n, 3, 3); inertia : (n, 3, 3) body components; iu_i, iu_j : (6,) int64;
-    body_com, body_com_vel, body_com_acc : (F, 3); out : (F, 1 + c + 33 n + 9), written.
+    time : ndarray, shape (F,), float64
+        Time of each frame (s).
+    coords : ndarray, shape (F, c), float64
+        The generalized coordinates, copied as they are.
+    omega_rel, omega : ndarray, shape (F, n, 3), float64
+        Angular velocity of each segment relative to its parent, and absolute (rad/s).
+    alpha : ndarray, shape (F, n, 3), float64
+        Absolute angular acceleration (rad/s^2).
+    joint : ndarray, shape (F, n, 3), float64
+        Position of each segment's joint point (m).
+    com, com_vel, com_acc : ndarray, shape (F, n, 3), float64
+        Each segment's mass centre position (m), velocity (m/s) and acceleration (m/s^2).
+    force, torque : ndarray, shape (F, n, 3), float64
+        Each segment's inertia force (N) and inertia torque (N m).
+    R : ndarray, shape (F, n, 3, 3), float64
+        Absolute orientation of each segment (ground = ``R`` . body), as :func:`ground_inertia`.
+    inertia : ndarray, shape (n, 3, 3), float64
+        Each segment's inertia about its mass centre in body components (kg m^2).
+    iu_i, iu_j : ndarray, shape (p,), int64
+        Row and column (0-based) of each inertia component written per segment, in column order
+        (the six of ``INERTIA_COMPONENTS``: xx, yy, zz, xy, xz, yz); either order of a pair gives
+        the same, symmetric value.
+    body_com, body_com_vel, body_com_acc : ndarray, shape (F, 3), float64
+        The whole-body mass centre (m), its velocity (m/s) and acceleration (m/s^2).
+    out : ndarray, shape (F, 1 + c + (27 + p) n + 9), float64
+        Written, every entry: one row per frame in the order above (``1 + c + 33 n + 9`` columns
+        with the six inertia components).
     """
     F, n = R.shape[0], R.shape[1]
     nc = coords.shape[1]

@@ -280,18 +280,31 @@ def static_optimization(At, b, p, lo, hi, tol, max_iter, chunks):
 
     Parameters
     ----------
-    At : (F, N, C) generalised forces (N or N·m) of each actuator at control 1, per frame (``A`` transposed).
-    b : (F, C) generalised forces to reproduce.
-    p : float, the cost's exponent (> 1).
-    lo, hi : (N,) control bounds.
-    tol : (F,) tolerance on ``|A x - b|`` per frame (N or N·m).
-    max_iter : int, Newton iterations per frame.
-    chunks : int, runs of consecutive frames solved with warm starts (one per thread).
+    At : ndarray, shape (F, N, C), float64
+        Per frame, the generalised forces (N for translational, N·m for rotational coordinates) of each
+        of the N actuators at control 1 on the C constrained coordinates (``A_f`` transposed: each
+        actuator's row contiguous).
+    b : ndarray, shape (F, C), float64
+        The generalised forces to reproduce every frame (N or N·m).
+    p : float
+        The cost's exponent (> 1; 2 gives the quadratic program).
+    lo, hi : ndarray, shape (N,), float64
+        Lower and upper bound of each actuator's control (dimensionless).
+    tol : ndarray, shape (F,), float64
+        Largest accepted ``max_j |(A x - b)_j|`` per frame (N or N·m).
+    max_iter : int
+        Most Newton iterations per frame.
+    chunks : int
+        Number of runs of consecutive frames, solved in parallel (one per thread); inside a run each frame
+        starts from the previous frame's multipliers.
 
     Returns
     -------
-    x : (F, N) controls; iterations : (F,) Newton iterations per frame, -1 where the
-    constraints could not be met (``x`` is then the last iterate).
+    x : ndarray, shape (F, N), float64
+        Every frame's controls.
+    iterations : ndarray, shape (F,), int64
+        Newton iterations taken per frame, -1 where the constraints could not be met within the bounds
+        (``x`` is then the last iterate).
     """
     nf, na, nc = At.shape
     x = np.zeros((nf, na))

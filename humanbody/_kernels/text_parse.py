@@ -251,21 +251,25 @@ def count_line_ends(buf, n, block, lf, ends_lf, b0):
 
     Parameters
     ----------
-    buf : ndarray of uint8
+    buf : ndarray of uint8, shape (>= n,)
+        The bytes read from the file (a chunk of it).
     n : int
-        Bytes of ``buf`` to scan.
+        Bytes of ``buf`` to scan (``buf[:n]``).
     block : int
+        Bytes per block (the last block of the chunk may be shorter).
     lf : ndarray of int64
-        Written: line feeds per block.
+        Written at ``b0 .. b0 + ceil(n / block) - 1``: line feeds (byte 10) per block.
     ends_lf : ndarray of bool
-        Written: the block ends with a line feed.
+        Written at the same indices: whether the block's last byte is a line feed.
     b0 : int
-        Index of the first block in ``lf`` and ``ends_lf``.
+        0-based index in ``lf`` and ``ends_lf`` of this chunk's first block.
 
     Returns
     -------
     cr : int
+        Number of carriage returns (byte 13) in ``buf[:n]``.
     crlf : int
+        Number of CR LF pairs wholly inside ``buf[:n]`` (a pair split across chunks is the caller's).
     """
     cr = 0
     for j in range((n + block - 1) // block):
@@ -292,12 +296,15 @@ def last_line_feed(buf, n):
 
     Parameters
     ----------
-    buf : ndarray of uint8
+    buf : ndarray of uint8, shape (>= n,)
+        The bytes to search.
     n : int
+        Bytes of ``buf`` searched (``buf[:n]``).
 
     Returns
     -------
     int
+        0-based offset of the last line feed (byte 10) in ``buf[:n]``, -1 when there is none.
     """
     for i in range(n - 1, -1, -1):
         if buf[i] == 10:
@@ -312,11 +319,15 @@ def compact_rows(table, keep):
     Parameters
     ----------
     table : ndarray, shape (rows, cols)
+        Any dtype; changed in place: rows ``0 .. count - 1`` become the kept rows in their order, the
+        rows below are left as they were (stale).
     keep : ndarray of bool, shape (rows,)
+        Which rows to keep.
 
     Returns
     -------
     int
+        The number of kept rows ``count`` (the caller slices ``table[:count]``).
     """
     w = 0
     for i in range(table.shape[0]):
