@@ -24,7 +24,7 @@ from ._options import (  # noqa: F401  (the builders' former home: analysis_opti
 )
 
 if TYPE_CHECKING:
-    from ..pipeline import Record
+    from ..analysis.log import Record
 
 HELP = "analyse one trial: joint angles and the mechanics of every segment -> results CSV"
 
@@ -296,13 +296,14 @@ def run(args) -> int:
 def _run_usual(args, say) -> int:
     """The trial on humanbody's body model -> the results table and the exports."""
     from .. import analyze_trial  # lazy: through the package face, its big imports with the collector paused
+    from ..analysis.log import records  # lazy: as above
     from ..checks.file_events import file_event_findings  # lazy: as above
     from ..trial_output import write  # lazy: keeps `humanbody --help` quick
 
     options = analysis_options(args)
     analysis = analyze_trial(args.trial, options, progress=not args.quiet, keep_markers=False)
     notes = analysis.log.at("message")
-    analysis.log.warning("write", *file_event_findings(analysis))  # said among the output checks
+    analysis = analysis.with_records(records("warning", "write", *file_event_findings(analysis)))  # output checks
     for line in analysis.messages if args.verbose else screen_lines(notes):
         say(line)
     if args.verbose:
@@ -314,9 +315,10 @@ def _run_usual(args, say) -> int:
         if not sep or not what or not to:
             raise InputError(f"--relative {item!r}: expected WHAT:TO, for example head:upper_torso")
         pairs.append((what, to))
+    said: list[Record] = []  # what the output checks and the exports had to say
     paths = write(analysis, args.out, options, fmt=args.format, digits=args.digits, progress=not args.quiet,
-                  relative=pairs)
-    later = analysis.log.at("message")[len(notes):]  # what the output checks and the exports had to say
+                  relative=pairs, said=said)
+    later = [r for r in said if r.level == "message"]
     for line in [r.message for r in later] if args.verbose else screen_lines(later, CHECK_NOTES):
         say(line)
     for kind, path in paths.items():
