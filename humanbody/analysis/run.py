@@ -7,19 +7,23 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..options import AnalysisOptions
+import pandas as pd
+
+from ..errors import SETUP
+from ..io.c3d_processing import read_processing
+from ..io.subject import Subject as SubjectFile
+from ..mechanics.moment_frames import moment_frame, moment_frame_note, with_moment_frame
+from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
+from ..model.body import BodyModel
+from ..options import MARKERSET_CUTOFF, AnalysisOptions
+from ..signal import CUTOFF_HZ
+from ..trial import Trial
 from .conditioning import condition
 from .log import Logbook
 from .option_checks import checked, options_with
 from .plates import apply_loads, weigh
 from .reduction import reduce
 from .stages import (
-    _default_model,
-    _in_moment_frame,
-    _kept,
-    _loads_cutoff,
-    _processing_subject,
-    _subject_file,
     mechanics,
     orientations,
     rate_edges,
@@ -30,7 +34,7 @@ from .stages import (
 )
 from .static import calibrate_model
 from .tracking import track
-from .values import Analysis
+from .values import Analysis, Conditioned
 
 
 def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: bool = False,
@@ -117,6 +121,71 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
     steps.advance("compute")
     steps.close()
     return analysis
+
+
+def _default_model(model: BodyModel | None, options: AnalysisOptions, log: Logbook) -> BodyModel:
+    """The model of a trial without markers: the subject's, else the default one (said so)."""
+    if model is None:
+        model = BodyModel.default(mass=DEFAULT_MASS, height=DEFAULT_HEIGHT, sex=options.sex)
+        log.message("subject", f"no --model or --height: using the default model for {DEFAULT_HEIGHT:g} m")
+    return model
+
+def _loads_cutoff(cutoff_hz: float | str | None) -> float | None:
+    """The loads' cut-off (Hz) of a trial without markers: ``cutoff_hz`` given, ``CUTOFF_HZ`` for the default
+    ``"set"``, none for ``"auto"`` (nothing to choose it from)."""
+    if isinstance(cutoff_hz, str):
+        return CUTOFF_HZ if cutoff_hz == MARKERSET_CUTOFF else None
+    return cutoff_hz
+
+def _subject_file(subject, log: Logbook) -> SubjectFile | None:
+    """The :class:`~humanbody.io.subject.Subject` of ``subject`` (a path or one already read), or None."""
+    if subject is None:
+        return None
+    from ..io.subject import read_subject  # lazy: imported on use (see the module's imports)
+
+    subj = subject if isinstance(subject, SubjectFile) else read_subject(subject)
+    given = subj.measured()
+    log.message("subject", f"subject {subj.source or 'measurements'}: {len(given)} measurement(s)"
+                        + (f", mass {subj.mass:g} kg" if subj.mass is not None else "")
+                        + (f", height {subj.height:.3f} m" if subj.height is not None else ""))
+    return subj
+
+def _processing_subject(path: str, opts: AnalysisOptions, log: Logbook) -> SubjectFile | None:
+    """The subject measurements of a C3D trial's own ``PROCESSING`` group (Nexus writes them into every trial it
+    processes: :func:`humanbody.io.c3d_processing.read_processing`) when no subject file is given; one log line
+    says so and which of them ``--mass``/``--height`` replace.  None for any other file, or without the group."""
+    if not path.lower().endswith(".c3d"):
+        return None
+    subj = read_processing(path)
+    if subj is None:
+        return None
+    given = [o for o, v in (("--mass", opts.mass), ("--height", opts.height)) if v is not None]
+    group = "SUBJECT group" if str(subj.source).endswith("(SUBJECT)") else "PROCESSING group (Vicon's subject parameters"
+    log.message(
+        "subject", f"subject measurements: {len(subj.measured())} from the C3D file's {group}"
+        + ("; " if group.endswith("parameters") else " (") + "no --subject given)"
+        + (f", mass {subj.mass:g} kg" if subj.mass is not None else "")
+        + (f", height {subj.height:.3f} m" if subj.height is not None else "")
+        + (f"; {' and '.join(given)} given win" if given else ""))
+    return subj
+
+def _kept(conditioned: Conditioned, keep: bool) -> tuple[Trial, pd.DataFrame | None]:
+    """The trial the Analysis holds and its markers' table: the conditioned trial, or (``keep`` false) its time
+    base only and no markers, 24 bytes per marker and frame less to hold while the results are written.  A trial
+    carrying gait events of its own (a C3D's ``EVENT`` group) keeps them: the markers' events judge the file's."""
+    if keep or conditioned.trial.events is not None:
+        return conditioned.trial, conditioned.markers
+    return conditioned.trial.time_base(), None
+
+def _in_moment_frame(model: BodyModel | None, opts: AnalysisOptions, log: Logbook, plates: bool) -> BodyModel:
+    """``model`` naming the frame of its clinical moments (``options.moment_frame``, else the model's own;
+    model.json says it) when asked or when the trial has force plates (then said in the log)."""
+    assert model is not None
+    if opts.moment_frame is not None or plates:
+        model = with_moment_frame(model, opts.moment_frame or moment_frame(model))
+        if plates:
+            log.message("rates", moment_frame_note(model), priority=SETUP)
+    return model
 
 
 class _Progress:

@@ -10,22 +10,19 @@ from ..checks.edges import edge_line, edge_note
 from ..checks.imu_still import check_still_window
 from ..errors import EDGES, LOADS, ROUTINE, SETUP, InputError
 from ..imu.coordinates import orientations_to_coordinates
-from ..io.c3d_processing import read_processing
 from ..io.subject import Subject as SubjectFile
 
 # Imported on use, each where its branch runs (see the functions): the force plates' reader (io.forceplates) and
 # the subject file's (io.subject.read_subject), imports a trial without plates or subject file never needs.
 from ..mechanics.kinematics import Motion, prepare_motion, spaced_rates
-from ..mechanics.moment_frames import moment_frame, moment_frame_note, with_moment_frame
 from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
 from ..model.body import BodyModel, load_model
-from ..options import MARKERSET_CUTOFF, AnalysisOptions
-from ..signal import CUTOFF_HZ
+from ..options import AnalysisOptions
 from ..signal.differentiate import Differentiation
 from ..trial import Trial, load_forces
 from .log import Logbook
 from .option_checks import check_load_segments
-from .values import Analysis, Conditioned, TrialSubject
+from .values import Analysis, TrialSubject
 
 
 def read(path: str, options: AnalysisOptions, log: Logbook) -> Trial:
@@ -150,14 +147,6 @@ def subject_model(subj: TrialSubject, options: AnalysisOptions, log: Logbook) ->
                              height=DEFAULT_HEIGHT if subj.height is None else float(subj.height), sex=subj.sex)
 
 
-def _default_model(model: BodyModel | None, options: AnalysisOptions, log: Logbook) -> BodyModel:
-    """The model of a trial without markers: the subject's, else the default one (said so)."""
-    if model is None:
-        model = BodyModel.default(mass=DEFAULT_MASS, height=DEFAULT_HEIGHT, sex=options.sex)
-        log.message("subject", f"no --model or --height: using the default model for {DEFAULT_HEIGHT:g} m")
-    return model
-
-
 def orientations(trial: Trial, model: BodyModel, options: AnalysisOptions, log: Logbook) -> pd.DataFrame:
     """Stage "track" of an orientation (IMU) trial: sensor orientations -> generalized coordinates.
 
@@ -201,14 +190,6 @@ def orientations(trial: Trial, model: BodyModel, options: AnalysisOptions, log: 
     log.message("track", *[f"orientations: {line}" for line in notes if not line.startswith("mapping:")])
     log.detail("track", *[f"orientations: {line}" for line in notes if line.startswith("mapping:")])
     return coords
-
-
-def _loads_cutoff(cutoff_hz: float | str | None) -> float | None:
-    """The loads' cut-off (Hz) of a trial without markers: ``cutoff_hz`` given, ``CUTOFF_HZ`` for the default
-    ``"set"``, none for ``"auto"`` (nothing to choose it from)."""
-    if isinstance(cutoff_hz, str):
-        return CUTOFF_HZ if cutoff_hz == MARKERSET_CUTOFF else None
-    return cutoff_hz
 
 
 def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log: Logbook, source: str = "") -> Motion:
@@ -326,55 +307,3 @@ def mechanics(trial: Trial, model: BodyModel, coords: pd.DataFrame, motion: Moti
     return Analysis(trial=trial, coords=coords, model=model, motion=motion, options=options, log=log.log, **parts)
 
 
-def _subject_file(subject, log: Logbook) -> SubjectFile | None:
-    """The :class:`~humanbody.io.subject.Subject` of ``subject`` (a path or one already read), or None."""
-    if subject is None:
-        return None
-    from ..io.subject import read_subject  # lazy: imported on use (see the module's imports)
-
-    subj = subject if isinstance(subject, SubjectFile) else read_subject(subject)
-    given = subj.measured()
-    log.message("subject", f"subject {subj.source or 'measurements'}: {len(given)} measurement(s)"
-                        + (f", mass {subj.mass:g} kg" if subj.mass is not None else "")
-                        + (f", height {subj.height:.3f} m" if subj.height is not None else ""))
-    return subj
-
-
-def _processing_subject(path: str, opts: AnalysisOptions, log: Logbook) -> SubjectFile | None:
-    """The subject measurements of a C3D trial's own ``PROCESSING`` group (Nexus writes them into every trial it
-    processes: :func:`humanbody.io.c3d_processing.read_processing`) when no subject file is given; one log line
-    says so and which of them ``--mass``/``--height`` replace.  None for any other file, or without the group."""
-    if not path.lower().endswith(".c3d"):
-        return None
-    subj = read_processing(path)
-    if subj is None:
-        return None
-    given = [o for o, v in (("--mass", opts.mass), ("--height", opts.height)) if v is not None]
-    group = "SUBJECT group" if str(subj.source).endswith("(SUBJECT)") else "PROCESSING group (Vicon's subject parameters"
-    log.message(
-        "subject", f"subject measurements: {len(subj.measured())} from the C3D file's {group}"
-        + ("; " if group.endswith("parameters") else " (") + "no --subject given)"
-        + (f", mass {subj.mass:g} kg" if subj.mass is not None else "")
-        + (f", height {subj.height:.3f} m" if subj.height is not None else "")
-        + (f"; {' and '.join(given)} given win" if given else ""))
-    return subj
-
-
-def _kept(conditioned: Conditioned, keep: bool) -> tuple[Trial, pd.DataFrame | None]:
-    """The trial the Analysis holds and its markers' table: the conditioned trial, or (``keep`` false) its time
-    base only and no markers, 24 bytes per marker and frame less to hold while the results are written.  A trial
-    carrying gait events of its own (a C3D's ``EVENT`` group) keeps them: the markers' events judge the file's."""
-    if keep or conditioned.trial.events is not None:
-        return conditioned.trial, conditioned.markers
-    return conditioned.trial.time_base(), None
-
-
-def _in_moment_frame(model: BodyModel | None, opts: AnalysisOptions, log: Logbook, plates: bool) -> BodyModel:
-    """``model`` naming the frame of its clinical moments (``options.moment_frame``, else the model's own;
-    model.json says it) when asked or when the trial has force plates (then said in the log)."""
-    assert model is not None
-    if opts.moment_frame is not None or plates:
-        model = with_moment_frame(model, opts.moment_frame or moment_frame(model))
-        if plates:
-            log.message("rates", moment_frame_note(model), priority=SETUP)
-    return model

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from humanbody.analysis.log import Logbook
-from humanbody.analysis.stages import _processing_subject, subject
+from humanbody.analysis.run import _processing_subject
+from humanbody.analysis.stages import subject
 from humanbody.io.c3d_processing import read_processing
 from humanbody.io.subject import read_subject
 from humanbody.options import AnalysisOptions
