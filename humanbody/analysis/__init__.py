@@ -31,6 +31,11 @@ clinical       :attr:`Analysis.clinical` (:func:`humanbody.mechanics.clinical.cl
 write          :func:`humanbody.trial_output.write`: the mechanics and kinetics computed frame range by range
 =============  ======================================================================
 
+A marker trial on an OpenSim model (``humanbody analyze TRIAL --model MODEL.osim``) is
+:func:`~humanbody.analysis.osim_trial.analyze_osim_trial` -> :class:`~humanbody.analysis.osim_trial.OsimAnalysis`
+(inverse kinematics, inverse dynamics, static optimization and joint reactions), written by
+:func:`~humanbody.analysis.osim_trial.write_osim_results`.
+
 The names below are this package's face, each imported from its module on first use.
 """
 
@@ -49,6 +54,7 @@ _EXPORTS = {
     "condition": ".conditioning", "marker_cutoff": ".conditioning",
     "calibrate_model": ".static", "track": ".tracking",
     "apply_loads": ".plates", "weigh": ".plates", "reduce": ".reduction",
+    "analyze_osim_trial": ".osim_trial", "OsimAnalysis": ".osim_trial", "write_osim_results": ".osim_trial",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -42,12 +42,15 @@ def condition(trial: Trial, options: AnalysisOptions, log: Logbook, height: floa
         A marker trial (stage "read"), ground axes.
     options : AnalysisOptions
         The analysis' options: ``markerset``, ``hip_trial``, ``max_gap``, ``cutoff_hz``, ``fill``.
-    log : Log
-        The analysis' log (this stage's lines are added to it).
+    log : Logbook
+        What the stages before said; this stage's lines are added to it.
+    height : float, optional
+        The subject's standing height (m), for a marker set drafted from the markers; None: not known.
 
     Returns
     -------
     Conditioned
+        The conditioned trial with its marker set, matched names, required markers and the cut-off used.
     """
     path, messages = trial.source, []  # the user's lines, added to the log in their order
     ground = trial.to_frame("ground")
@@ -97,15 +100,21 @@ def drafted_markerset(names, ground: pd.DataFrame, trial: Trial, options: Analys
     names : sequence of str
         The trial's marker names.
     ground : pandas.DataFrame
+        The trial's markers in ground axes (m, ``<name>_x/_y/_z`` columns with ``time``, s): the draft's
+        standing second when no static trial is given.
     trial : Trial
+        The trial (stage "read"): its file names the messages, its lab -> ground mapping reads the static trial.
     options : AnalysisOptions
-    log : Log
-        Takes the draft's lines.
-    height : float, optional, m
+        The analysis' options: ``static``.
+    log : Logbook
+        Takes the draft's lines (stage "condition").
+    height : float, optional
+        The subject's standing height (m); default: the height the draft estimates (said so).
 
     Returns
     -------
     MarkerSet
+        The built-in set, or the drafted one.
 
     Raises
     ------
@@ -163,6 +172,7 @@ def marker_cutoff(cutoff_hz: float | str | None, mset: MarkerSet) -> float | str
     cutoff_hz : float, str or None
         ``options.cutoff_hz``: Hz, "auto", "set" or None.
     mset : MarkerSet
+        The trial's marker set: its ``parameters["marker_cutoff_hz"]`` (Hz) when it names one.
 
     Returns
     -------

@@ -38,8 +38,8 @@ def read(path: str, options: AnalysisOptions, log: Logbook) -> Trial:
         The trial file.
     options : AnalysisOptions
         The analysis' options: ``axes``, ``imu_map``, ``forces``, ``load_map``, ``use_platforms``.
-    log : Log
-        The analysis' log (this stage's lines are added to it).
+    log : Logbook
+        What the stages before said; this stage's lines are added to it.
 
     Returns
     -------
@@ -96,8 +96,8 @@ def subject(trial: Trial, options: AnalysisOptions, log: Logbook, file: SubjectF
         The trial (stage "read"): whether it has force plates.
     options : AnalysisOptions
         The analysis' options: ``mass``, ``height``, ``sex``, ``model``.
-    log : Log
-        The analysis' log (this stage's lines are added to it).
+    log : Logbook
+        What the stages before said; this stage's lines are added to it.
     file : io.subject.Subject, optional
         The subject file's measurements (or a C3D's ``PROCESSING`` group).
 
@@ -124,10 +124,11 @@ def subject_model(subj: TrialSubject, options: AnalysisOptions, log: Logbook) ->
     Parameters
     ----------
     subj : TrialSubject
+        The subject (stage "subject"): mass (kg), height (m) and sex the default model is scaled to.
     options : AnalysisOptions
         The analysis' options: ``model``.
-    log : Log
-        The analysis' log (this stage's lines are added to it).
+    log : Logbook
+        What the stages before said; this stage's lines are added to it.
 
     Returns
     -------
@@ -164,8 +165,8 @@ def orientations(trial: Trial, model: BodyModel, options: AnalysisOptions, log: 
         The subject's model.
     options : AnalysisOptions
         The analysis' options: ``static``, ``imu_map``, ``axes``, ``imu_heading``, ``imu_knee``, ``skip_checks``.
-    log : Log
-        The analysis' log (this stage's lines are added to it).
+    log : Logbook
+        What the stages before said; this stage's lines are added to it.
 
     Returns
     -------
@@ -205,12 +206,13 @@ def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log:
     Parameters
     ----------
     model : BodyModel
+        The subject's model (calibrated or scaled): its segments, masses and the conventions of its marker set.
     coords : DataFrame
         Generalized coordinates (rad, m), one row per frame.
     options : AnalysisOptions
         The analysis' options: ``differentiation``.
-    log : Log
-        The analysis' log (this stage's lines are added to it).
+    log : Logbook
+        What the stages before said; this stage's lines are added to it.
     source : str
         The trial file (the coordinates' ``attrs["source"]`` when they name none).
 
@@ -289,6 +291,7 @@ def mechanics(trial: Trial, model: BodyModel, coords: pd.DataFrame, motion: Moti
     trial : Trial
         The trial as analysed (conditioned markers, or the time base only).
     model : BodyModel
+        The subject's model (calibrated or scaled): its segments, masses and the conventions of its marker set.
     coords : DataFrame
         Generalized coordinates (rad, m).
     motion : Motion

@@ -39,8 +39,8 @@ def calibrate_model(conditioned: Conditioned, static: Trial | str | os.PathLike 
         Mass, height, sex and measurements the calibration scales to.
     options : AnalysisOptions
         The analysis' options (not read: the arguments carry what it needs).
-    log : Log
-        The analysis' log (this stage's lines are added to it).
+    log : Logbook
+        What the stages before said; this stage's lines are added to it.
     cache : dict, optional
         Calibrations already made, by static-trial content and subject.
 

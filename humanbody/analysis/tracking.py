@@ -37,8 +37,8 @@ def track(conditioned: Conditioned, calibration: Calibration, options: AnalysisO
         The subject's calibration (stage "calibrate").
     options : AnalysisOptions
         The analysis' options: ``ik``, ``joint_limits``, ``static``, ``skip_checks``.
-    log : Log
-        The analysis' log (this stage's lines are added to it).
+    log : Logbook
+        What the stages before said; this stage's lines are added to it.
 
     Returns
     -------
