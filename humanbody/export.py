@@ -94,6 +94,8 @@ def pig_outputs(pig_ankle: bool = False) -> list:
     Parameters
     ----------
     pig_ankle : bool
+        The model decomposes the ankle as Plug-in Gait does (:func:`uses_pig_ankle`): ``SAnkleAngles`` Y and
+        ``SFootProgressAngles`` as Nexus writes them.
 
     Returns
     -------
@@ -139,10 +141,12 @@ def uses_pig_ankle(model) -> bool:
     Parameters
     ----------
     model : BodyModel
+        The analysed trial's model: ``conventions.clinical_sequences`` names its ankle's sequence.
 
     Returns
     -------
     bool
+        True for the Plug-in Gait ankle (``"yzx"``).
     """
     return model.conventions.clinical_sequences.get("ankle") == "yzx"
 
@@ -199,12 +203,14 @@ def export_columns(model, columns) -> list:
     Parameters
     ----------
     model : BodyModel
+        The analysed trial's model: its segment names (joint and mass-centre columns) and ankle sequence.
     columns : iterable of str
         The results table's columns.
 
     Returns
     -------
     list of str
+        The columns the C3D and OpenSim exports read, in ``columns`` order.
     """
     want = {c for _, _, comps in PIG_OUTPUTS for c in (x[0] for x in comps if x)}
     want.update(f"{side}_grf_{a}_N_per_kg" for side in ("right", "left") for a in _AXES)

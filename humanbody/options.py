@@ -48,10 +48,13 @@ def check_names(values) -> tuple:
     Parameters
     ----------
     values : str or iterable of str or None
+        The checks to skip (``--skip-check``): names of :data:`CHECKS`, each a string or one comma-separated
+        string; None or empty: none.
 
     Returns
     -------
     tuple of str
+        The check names, in the order given.
     """
     if not values:
         return ()
@@ -86,10 +89,12 @@ def parse_export(text) -> tuple:
     Parameters
     ----------
     text : str or None
+        ``--export``: export formats of :data:`EXPORT_FORMATS`, comma-separated; None or "": none.
 
     Returns
     -------
     tuple of str
+        The formats, in the order given.
     """
     if not text:
         return ()
