@@ -67,7 +67,7 @@ def test_sample_walk_edges_within_its_rates():
     frame: 7.58 rad/s against 7.45 inside; the quartic edge fit gave 7.90)."""
     a = hb.analyze_trial(DATA / "sample_walk_markers.trc", static=DATA / "sample_static.trc", mass=75.0,
                          height=1.75)
-    h = a.log.edges["frames"]
+    h = a.edges["frames"]
     table = a.results.to_dataframe()
     norms = {}
     for seg in ("right_upper_leg", "right_lower_leg", "right_foot", "left_upper_leg", "left_lower_leg", "left_foot"):
