@@ -101,8 +101,8 @@ def external_loads_xml(forces: str | os.PathLike) -> Path:
     if xml.suffix.lower() != ".xml":
         xml = xml.with_suffix(".xml")
         if not xml.exists():
-            raise InputError(f"{forces}: with an .osim model, --forces takes an OpenSim ExternalLoads XML "
-                             f"(none found at {xml})")
+            raise InputError(f"with an .osim model, `forces` takes an OpenSim ExternalLoads XML (none found at {xml})",
+                             forces)
     return xml
 
 
@@ -148,7 +148,8 @@ def analyze_osim_trial(model: str | os.PathLike, trial: str | os.PathLike, *, fo
     if forces is not None:
         external_loads_xml(forces)  # refused before the IK runs
     elif muscles:
-        raise InputError("--muscles needs --forces: the trial's external loads (an OpenSim ExternalLoads XML)")
+        raise InputError("muscles needs `forces`: the trial's external loads (an OpenSim ExternalLoads XML)",
+                         option="muscles")
     cm = build_core_model(read_osim(model))
     tasks = read_ik_setup(ik_setup) if ik_setup else None
     frame = read_frame(trial)

@@ -11,9 +11,7 @@ from ..checks.static_fit import check_static_fit
 from ..errors import METHOD, InputError, Note, priority_of
 from ..markers.calibration import Calibration
 from ..markers.global_ik import choose_method, track_global
-from ..markers.markerset import (
-    MarkerSet,
-)
+from ..markers.markerset import MarkerSet
 from ..markers.plausibility import check_lengths
 from ..markers.tracking import STATUS
 from ..markers.tracking import track as track_segments

@@ -11,9 +11,7 @@ import pandas as pd
 
 from ..io.subject import Subject as SubjectFile
 from ..markers.calibration import Calibration
-from ..markers.markerset import (
-    MarkerSet,
-)
+from ..markers.markerset import MarkerSet
 from ..markers.tracking import Tracking
 from ..mechanics.clinical import clinical_angles
 from ..mechanics.kinematics import Motion, compute_motion

@@ -47,7 +47,7 @@ def test_the_walk_on_gait2392_as_a_value_and_its_files(shared_data, tmp_path):
 def test_refusals_come_before_anything_is_read(shared_data, tmp_path):
     """``muscles`` without loads, and a forces table without its ExternalLoads XML, are refused in one line before
     the model or the trial is read (neither exists here)."""
-    with pytest.raises(InputError, match="--muscles needs --forces"):
+    with pytest.raises(InputError, match="muscles needs `forces`"):
         analyze_osim_trial(tmp_path / "none.osim", tmp_path / "none.trc", muscles=True)
     table = tmp_path / "forces.mot"
     table.write_text("no matter")
