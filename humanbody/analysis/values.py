@@ -69,8 +69,8 @@ class Conditioned:
 
     trial: Trial
     markerset: MarkerSet
-    found: dict
-    required: list
+    found: dict[str, str]
+    required: list[str]
     cutoff_hz: float | None
 
     @cached_property
