@@ -40,7 +40,7 @@ def measure(frames: int, export: tuple, repeat: int, folder: Path) -> dict:
     import bench_long_trial as blt
     from bench_io import best  # lazy: as bench_long_trial (benchmarks/ on sys.path); best of `repeat` timings
 
-    from humanbody.pipeline import analyze_trial
+    from humanbody.analysis import analyze_trial
     from humanbody.trial_output import write_results
 
     walk, static, _ = blt.make_shared_trial(folder, frames)

@@ -79,7 +79,7 @@ _NOMINAL_MASS = 0.001  # kg, talus and toes (IK does not use mass)
 # ------------------------------------------------------------------ subject
 def calibrated_subject(walk: Path, static: Path):
     """Our analysis of the walk (calibrated model, marker positions in segment frames)."""
-    from humanbody.pipeline import analyze_trial
+    from humanbody.analysis import analyze_trial
 
     return analyze_trial(walk, static=static, mass=72.6, height=1.8, axes="opensim")
 

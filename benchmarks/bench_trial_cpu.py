@@ -37,8 +37,8 @@ import pandas
 import scipy
 
 import humanbody
+from humanbody.analysis import analyze_trial
 from humanbody.options import AnalysisOptions
-from humanbody.pipeline import analyze_trial
 
 ROOT = Path(__file__).resolve().parents[1]
 WALK = ROOT.parent / "shared" / "data" / "gait2392_walk"

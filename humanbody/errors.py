@@ -111,7 +111,7 @@ class Note(str):
     """One line for the user that carries its priority on the first screen of ``humanbody analyze``.
 
     A ``str`` in every other respect (printed, compared and written as its text); the log
-    (:class:`humanbody.pipeline.Log`) keeps ``priority`` on the line's record.  When the notes before
+    (:class:`humanbody.analysis.Log`) keeps ``priority`` on the line's record.  When the notes before
     the results are written outnumber the screen's budget, the lowest priorities are left to the log
     file first (:func:`humanbody.commands.analyze.screen_lines`); a plain ``str`` is a :data:`NOTE`,
     never left off.  The priorities, lowest first: :data:`FILTERING` (how the markers were filtered,

@@ -94,6 +94,8 @@ def pig_outputs(pig_ankle: bool = False) -> list:
     Parameters
     ----------
     pig_ankle : bool
+        The model decomposes the ankle as Plug-in Gait does (:func:`uses_pig_ankle`): ``SAnkleAngles`` Y and
+        ``SFootProgressAngles`` as Nexus writes them.
 
     Returns
     -------
@@ -139,10 +141,12 @@ def uses_pig_ankle(model) -> bool:
     Parameters
     ----------
     model : BodyModel
+        The analysed trial's model: ``conventions.clinical_sequences`` names its ankle's sequence.
 
     Returns
     -------
     bool
+        True for the Plug-in Gait ankle (``"yzx"``).
     """
     return model.conventions.clinical_sequences.get("ankle") == "yzx"
 
@@ -199,12 +203,14 @@ def export_columns(model, columns) -> list:
     Parameters
     ----------
     model : BodyModel
+        The analysed trial's model: its segment names (joint and mass-centre columns) and ankle sequence.
     columns : iterable of str
         The results table's columns.
 
     Returns
     -------
     list of str
+        The columns the C3D and OpenSim exports read, in ``columns`` order.
     """
     want = {c for _, _, comps in PIG_OUTPUTS for c in (x[0] for x in comps if x)}
     want.update(f"{side}_grf_{a}_N_per_kg" for side in ("right", "left") for a in _AXES)
@@ -301,7 +307,8 @@ def _points(cols, prefixes, suffix: str = "") -> np.ndarray:
 
 
 # ------------------------------------------------------------------ writing
-def write_exports(analysis, out_dir, formats, cols: dict, time, events=None, feet=DEFAULT_FEET) -> dict:
+def write_exports(analysis, out_dir, formats, cols: dict, time, events=None, feet=DEFAULT_FEET,
+                  notes: list | None = None) -> dict:
     """Write the exports ``formats`` of an analysed trial; return kind -> path.
 
     ``cols`` maps each column of :func:`export_columns` to its (frames,)
@@ -309,23 +316,33 @@ def write_exports(analysis, out_dir, formats, cols: dict, time, events=None, fee
     (:mod:`humanbody.gait.events`; default: kinematic events computed
     here, unless the trial is a C3D with gait events of its own, which its
     EVENT group carries into the export unchanged).  Raises InputError (one
-    line) when a file cannot be written.
+    line) when a file cannot be written; what a writer had to say (events the C3D could not hold) is added
+    to ``notes``, for the log (stage "export").
 
     Parameters
     ----------
     analysis : Analysis
+        The analysed trial (:class:`humanbody.analysis.values.Analysis`): its model, axes mapping, loads,
+        source file and stem.
     out_dir : str or os.PathLike
+        The output folder: ``<stem>.c3d`` and the ``opensim/`` folder are written into it.
     formats : iterable of str
         ``"c3d"``, ``"opensim"``.
     cols : dict of str to ndarray, shape (F,)
+        The results columns :func:`export_columns` names (their units as in the results table), by name.
     time : ndarray, shape (F,), s
+        The frames' times.
     events : pandas.DataFrame, optional
+        Gait events (``time`` s, ``side``, ``event``) for the C3D; default: found here from the kinematics.
     feet : tuple of str
         The OpenSim bodies the right and left foot loads are applied to.
+    notes : list of str, optional
+        Filled in place with the writers' lines for the log (even when a file cannot be written).
 
     Returns
     -------
     dict of str to pathlib.Path
+        Kind ("c3d", "opensim_trc", "opensim_angles", ...) -> the file written.
     """
     out = Path(out_dir)
     raw = _raw_markers(analysis) if analysis.axes is not None else None
@@ -345,11 +362,12 @@ def write_exports(analysis, out_dir, formats, cols: dict, time, events=None, fee
     if "opensim" in formats:
         paths.update(_write_opensim(analysis, out / "opensim", raw, M, cols, time, feet))
     if "c3d" in formats:
-        paths["c3d"] = _write_c3d(analysis, out / f"{analysis.stem}.c3d", raw, M, cols, time, events)
+        paths["c3d"] = _write_c3d(analysis, out / f"{analysis.stem}.c3d", raw, M, cols, time, events,
+                                  [] if notes is None else notes)
     return paths
 
 
-def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
+def _write_c3d(analysis, path: Path, raw, M, cols, time, events, said: list) -> str:
     F = len(time)
     rate = 1.0 / float(np.median(np.diff(time))) if F > 1 else 100.0
     if raw is not None:
@@ -419,13 +437,13 @@ def _write_c3d(analysis, path: Path, raw, M, cols, time, events) -> str:
             frame_time = (first - 1 + np.arange(F)) / rate
             plates = platform_channels(table.time, table.force, table.point, table.moment, frame_time, lab, scale,
                                        per, names=table.names)
-    notes: list[str] = []  # what the writer had to say (events it could not hold): the analysis' log
+    notes: list[str] = []  # what the writer had to say (events it could not hold): for the analysis' log
     try:
         return write_c3d(path, frames=F, rate_hz=rate, source=source,
                          markers=None if source is not None else (names, xyz), markers_scale=scale, unit=unit,
                          first_frame=first, blocks=blocks, events=ev, platforms=plates, notes=notes)
     finally:
-        analysis.log.message("export", *notes)
+        said += notes
 
 
 def _write_opensim(analysis, folder: Path, raw, M, cols, time, feet) -> dict:

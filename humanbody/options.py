@@ -5,7 +5,7 @@ from their command-line options
 (:func:`humanbody.commands._options.analysis_options`), the batch report fills
 it per trial from the manifest columns
 (:func:`humanbody.report.trial.trial_options`), the viewer's loader and the
-Python API take it (:func:`humanbody.pipeline.analyze_trial`)::
+Python API take it (:func:`humanbody.analysis.analyze_trial`)::
 
     from humanbody.options import AnalysisOptions
     opts = AnalysisOptions(static="static.trc", mass=72.6, forces="walk_grf.mot")
@@ -20,12 +20,17 @@ worker processes); :meth:`AnalysisOptions.replace` gives a changed copy.
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .errors import InputError
 from .signal import FORCE_THRESHOLD
 from .signal.differentiate import Differentiation
+
+if TYPE_CHECKING:  # types only
+    from .io.subject import Subject
+    from .model.body import BodyModel
 
 #: ``cutoff_hz``'s default: the marker set's own cut-off (``parameters["marker_cutoff_hz"]``, 0: none), else
 #: ``CUTOFF_HZ``.
@@ -43,10 +48,13 @@ def check_names(values) -> tuple:
     Parameters
     ----------
     values : str or iterable of str or None
+        The checks to skip (``--skip-check``): names of :data:`CHECKS`, each a string or one comma-separated
+        string; None or empty: none.
 
     Returns
     -------
     tuple of str
+        The check names, in the order given.
     """
     if not values:
         return ()
@@ -81,10 +89,12 @@ def parse_export(text) -> tuple:
     Parameters
     ----------
     text : str or None
+        ``--export``: export formats of :data:`EXPORT_FORMATS`, comma-separated; None or "": none.
 
     Returns
     -------
     tuple of str
+        The formats, in the order given.
     """
     if not text:
         return ()
@@ -129,7 +139,7 @@ class AnalysisOptions:
     hip_trial: str | None = None
     """Hip calibration trial (same marker set): functional (SCoRE) hip centres where its hip
     range allows, else the marker set's regression."""
-    model: Any = None
+    model: str | os.PathLike | BodyModel | None = None
     """Model file (JSON) or a :class:`~humanbody.model.body.BodyModel` instead of the scaled default."""
     mass: float | None = None
     """Subject mass (kg).  None: the subject file's, else from the force plates, else 75 kg (said so)."""
@@ -137,7 +147,7 @@ class AnalysisOptions:
     """Subject standing height (m).  None: the subject file's, else the static trial's, else 1.75 m."""
     sex: str = "male"
     """Anthropometric table scaled (de Leva 1996): "male" or "female"."""
-    subject: Any = None
+    subject: str | os.PathLike | Subject | None = None
     """Subject measurements (Vicon ``.vsk`` or TOML path, or a :class:`~humanbody.io.subject.Subject`):
     mass and height when not given, and the widths and lengths the marker set's joint centres use."""
     axes: str = "auto"
@@ -190,7 +200,7 @@ class AnalysisOptions:
     reduce_residuals: bool = False
     """Residual reduction (trials with loads): the mass distribution, the trunk's mass centre and the
     root's trajectory adjusted so the root residual meets Hicks et al. 2015's criteria
-    (:func:`humanbody.pipeline.reduce`, docs/kinetics.md)."""
+    (:func:`humanbody.analysis.reduce`, docs/kinetics.md)."""
     use_platforms: bool = True
     """A C3D marker trial with force platforms and no ``forces`` uses its own platforms."""
     export: tuple = ()

@@ -1,7 +1,7 @@
 """The files of one analysed trial: the results table in chunks, the model, the log, the residuals.
 
 :func:`write_results` computes the results table of an
-:class:`humanbody.pipeline.Analysis` a chunk of frames at a time and writes
+:class:`humanbody.analysis.Analysis` a chunk of frames at a time and writes
 it as CSV or Parquet, with the model used (JSON), the log and, for marker
 trials, the tracking residuals, each file atomically
 (:mod:`humanbody.atomic`).
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .analysis.log import Record, records
 from .atomic import atomic_write_text
 from .checks.outputs import OutputWatch
 from .errors import InputError
@@ -29,8 +30,8 @@ from .mechanics.results import Results, result_columns
 from .model.body import coordinate_columns
 from .options import AnalysisOptions
 
-if TYPE_CHECKING:  # the pipeline imports nothing of this module; a type only
-    from .pipeline import Analysis
+if TYPE_CHECKING:  # the analysis imports nothing of this module; a type only
+    from .analysis.values import Analysis
 
 __all__ = ["write", "write_results", "results_bytes", "CHUNK_FRAMES"]
 
@@ -40,7 +41,7 @@ CHUNK_FRAMES = 8192
 
 
 def write(analysis: Analysis, out_dir, options: AnalysisOptions | None = None, **kwargs) -> dict[str, str]:
-    """Stage "write" of :func:`humanbody.pipeline.analyze_trial`: the results table (mechanics,
+    """Stage "write" of :func:`humanbody.analysis.analyze_trial`: the results table (mechanics,
     clinical angles, kinetics), model, log, residuals and exports of one analysed trial.
 
     Parameters
@@ -66,7 +67,7 @@ def write(analysis: Analysis, out_dir, options: AnalysisOptions | None = None, *
 
 def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES,
                   digits: int | None = None, progress: bool = False, relative=(), export=None,
-                  events=None, opensim_feet=None) -> dict[str, str]:
+                  events=None, opensim_feet=None, said: list[Record] | None = None) -> dict[str, str]:
     """Write the results table, the model used, the log, the residuals and the exports into ``out_dir``.
 
     ``<stem>_results.csv`` (docs/conventions.md; or ``.parquet``), ``<stem>_model.json``, ``<stem>_log.txt``,
@@ -76,7 +77,9 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     ``<what>_rel_<to>_<quantity>_<axis>`` columns (:mod:`humanbody.mechanics.relative`).  The exports
     (:mod:`humanbody.export`) are written after the table from the columns they need, collected as it is
     written; one that cannot be written is an InputError raised after the other files, and the log,
-    written once at the end, holds what the exports said.
+    written once at the end, holds what the exports said.  The Analysis is a value: the records the write
+    and export stages add (the table's output checks, the exports' notes) are in the log file, and in
+    ``said`` when given (``analysis.with_records(said)`` is the analysis as written).
 
     Parameters
     ----------
@@ -100,6 +103,9 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
         Gait events for the C3D export.
     opensim_feet : (str, str), optional
         OpenSim bodies of the right and left foot loads; default: the options'.
+    said : list of Record, optional
+        Filled in place with the records the write and export stages add to the log (also when an export
+        fails).
 
     Returns
     -------
@@ -112,11 +118,12 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
     except OSError as err:
         raise InputError(f"cannot create output folder ({err.strerror or err})", out) from None
     return _outputs(analysis, _Folder(out, progress and analysis.n_frames > 4 * chunk_frames, analysis.n_frames),
-                    fmt, chunk_frames, digits, relative, export, events, opensim_feet)
+                    fmt, chunk_frames, digits, relative, export, events, opensim_feet, said)
 
 
 def results_bytes(analysis: Analysis, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES, digits: int | None = None,
-                  relative=(), export=None, events=None, opensim_feet=None, files: dict | None = None
+                  relative=(), export=None, events=None, opensim_feet=None, files: dict | None = None,
+                  said: list[Record] | None = None
                   ) -> dict[str, bytes]:
     """The files :func:`write_results` writes, in memory: file name -> bytes (the batch report's).
 
@@ -137,20 +144,23 @@ def results_bytes(analysis: Analysis, fmt: str = "csv", chunk_frames: int = CHUN
     Parameters
     ----------
     analysis : Analysis
+        The analysed trial.
     fmt, chunk_frames, digits, relative, export, events, opensim_feet
         As :func:`write_results`.
     files : dict, optional
         Filled in place and returned (default: a new dict).
+    said : list of Record, optional
+        Filled in place with the records the write and export stages add to the log (:func:`write_results`).
     """
     sink = _Memory(files)
-    _outputs(analysis, sink, fmt, chunk_frames, digits, relative, export, events, opensim_feet)
+    _outputs(analysis, sink, fmt, chunk_frames, digits, relative, export, events, opensim_feet, said)
     return sink.files
 
 
 def _outputs(analysis: Analysis, sink, fmt: str, chunk_frames: int, digits: int | None, relative, export, events,
-             opensim_feet) -> dict[str, str]:
+             opensim_feet, said: list | None = None) -> dict[str, str]:
     """The files of one analysed trial, made through ``sink`` (:class:`_Folder` or :class:`_Memory`): kind ->
-    name; the log last, whatever the exports did."""
+    name; the log last, whatever the exports did (the records the writers added also into ``said``)."""
     digits = CSV_DIGITS if digits is None else digits
     export = analysis.options.export if export is None else export
     opensim_feet = analysis.options.opensim_feet if opensim_feet is None else opensim_feet
@@ -163,17 +173,22 @@ def _outputs(analysis: Analysis, sink, fmt: str, chunk_frames: int, digits: int 
         blocks = _collecting(blocks, exports.take, exports.values)
     watch = OutputWatch(columns)
     paths["results"] = sink.table(f"{analysis.stem}_results.{fmt}", columns, _watched(blocks, watch), fmt, digits)
-    model = _with_warnings(analysis, watch.findings(analysis.motion.time))
+    model, added = _with_warnings(analysis, watch.findings(analysis.motion.time))
     paths["model"] = sink.text(f"{analysis.stem}_model.json", model.to_json())
     log_name = f"{analysis.stem}_log.txt"
     paths["log"] = sink.name(log_name)
+    notes: list[str] = []
     try:
         if analysis.residuals is not None:
             paths["residuals"] = sink.frame(f"{analysis.stem}_residuals.csv", analysis.residuals, digits)
         if exports is not None:
-            paths.update(sink.folder(lambda out: exports.write(out, export, events=events, feet=opensim_feet)))
+            paths.update(sink.folder(lambda out: exports.write(out, export, events=events, feet=opensim_feet,
+                                                                notes=notes)))
     finally:  # what the exports had to say joins the log, written once whatever they did
-        sink.text(log_name, analysis.log.text())
+        added += records("message", "export", *notes)
+        if said is not None:
+            said += added
+        sink.text(log_name, analysis.log.added(added).text())
     return paths
 
 
@@ -275,21 +290,22 @@ def _watched(blocks, watch: OutputWatch):
         yield block
 
 
-def _with_warnings(analysis: Analysis, table_findings: list):
-    """The model to save: ``analysis.model`` with the output checks' findings (:mod:`humanbody.checks.outputs`:
-    the tracking's, already the log's warnings, and the results table's, ``table_findings``) as its
-    ``warnings``; the table's added to the log's warnings (stage "write"), and each finding once to its
-    messages; and the frames whose rates are estimates (:mod:`humanbody.checks.edges`, ``analysis.log.edges``)
-    as its ``edges``."""
+def _with_warnings(analysis: Analysis, table_findings: list) -> tuple:
+    """The model to save and the write stage's records: ``analysis.model`` with the output checks' findings
+    (:mod:`humanbody.checks.outputs`: the tracking's, already the log's warnings, and the results table's,
+    ``table_findings``) as its ``warnings`` and the frames whose rates are estimates
+    (:mod:`humanbody.checks.edges`, ``analysis.edges``) as its ``edges``; the records add the table's findings
+    to the log's warnings (stage "write"), and each finding once to its messages."""
     log = analysis.log
-    log.warning("write", *[line for line in table_findings if line not in log.warnings])
-    found = log.warnings
-    said = set(log.messages)
-    log.message("write", *[line for line in found if line not in said])
-    more = ({"warnings": list(found)} if found else {}) | ({"edges": log.edges} if log.edges else {})
+    added = records("warning", "write", *[line for line in table_findings if line not in log.warnings])
+    log = log.added(added)
+    found, said = log.warnings, set(log.messages)
+    added += records("message", "write", *[line for line in found if line not in said])
+    edges = analysis.edges
+    more = ({"warnings": list(found)} if found else {}) | ({"edges": edges} if edges else {})
     if not more:
-        return analysis.model
-    return analysis.model.replace(meta={**dict(analysis.model.meta or {}), **more})
+        return analysis.model, added
+    return analysis.model.replace(meta={**dict(analysis.model.meta or {}), **more}), added
 
 
 class _ExportColumns:
@@ -313,8 +329,27 @@ class _ExportColumns:
         self.take = np.array([columns.index(c) for c in self.want], dtype=np.int64)
         self.values = np.empty((analysis.n_frames, len(self.take)))
 
-    def write(self, out: Path, export, events=None, feet=None) -> dict[str, str]:
-        """Write the ``export`` formats into ``out`` (once the table is written); kind -> path."""
+    def write(self, out: Path, export, events=None, feet=None, notes: list | None = None) -> dict[str, str]:
+        """Write the ``export`` formats into ``out`` (once the table is written); kind -> path.
+
+        Parameters
+        ----------
+        out : pathlib.Path
+            The output folder.
+        export : sequence of str
+            The formats ("c3d", "opensim").
+        events : DataFrame, optional
+            Gait events for the C3D export (default: found from the kinematics).
+        feet : (str, str), optional
+            OpenSim bodies of the right and left foot loads (default: :data:`humanbody.export.DEFAULT_FEET`).
+        notes : list of str, optional
+            Filled in place with the writers' lines for the log (stage "export").
+
+        Returns
+        -------
+        dict
+            Kind -> path of each file written.
+        """
         from .export import DEFAULT_FEET, write_exports  # lazy: imported with export_columns above
 
         analysis, model = self.analysis, self.analysis.model
@@ -327,7 +362,7 @@ class _ExportColumns:
         for formats, values in runs:
             if formats:
                 paths.update(write_exports(analysis, out, formats, values, analysis.motion.time, events=events,
-                                           feet=feet or DEFAULT_FEET))
+                                           feet=feet or DEFAULT_FEET, notes=notes))
         return paths
 
 

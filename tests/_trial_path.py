@@ -1,7 +1,7 @@
 """The path a trial takes: the package's modules entered while ``analyze_trial`` runs one trial.
 
 Every call into a function of ``humanbody`` (not the numba kernels) made
-while :func:`humanbody.pipeline.analyze_trial` runs, down to ``DEPTH`` calls
+while :func:`humanbody.analysis.analyze_trial` runs, down to ``DEPTH`` calls
 below it, is recorded with the module it enters; consecutive calls within
 one module are one visit.  Printed: the visits, how many modules (and how
 many rooms, folders as rooms as in tests/_house.py) the walk enters, and
@@ -19,7 +19,7 @@ DEPTH = 3
 
 def walk(depth: int = DEPTH, trial="data/sample_walk_markers.trc", **options) -> list:
     """The modules entered, in order (one entry per visit), analysing ``trial`` with ``options``."""
-    from humanbody.pipeline import analyze_trial
+    from humanbody.analysis import analyze_trial
 
     visits: list = []
     stack: list = []
@@ -32,7 +32,7 @@ def walk(depth: int = DEPTH, trial="data/sample_walk_markers.trc", **options) ->
                 stack.append(None)
                 return
             if not stack:
-                if frame.f_code.co_name == "analyze_trial" and name == "humanbody.pipeline":
+                if frame.f_code.co_name == "analyze_trial" and name == "humanbody.analysis.run":
                     stack.append(name)
                 return
             if len(stack) > depth or not inside:
@@ -78,4 +78,4 @@ if __name__ == "__main__":
     print(f"modules: {len(set(v))} distinct, {n} entries, {r} returns to a module left before")
     n, r = counts(v, room)
     print(f"rooms: {len({room(m) for m in v})} distinct, {n} entries, {r} returns to a room left before; "
-          f"pipeline entered {sum(1 for m in [room(x) for x in v] if m == 'pipeline')} times")
+          f"analysis/ entered {sum(1 for m in [room(x) for x in v] if m == 'analysis/')} times")

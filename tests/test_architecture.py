@@ -60,7 +60,7 @@ def test_private_names_stay_in_their_folder(house):
 
 def test_the_kernels_and_foundations_import_no_domain(house):
     for low in ("_kernels/", "core/", "lab/", "rotations/", "signal/", "model/", "errors", "atomic"):
-        assert not (house.imports_of(low) & {"io/", *DOMAIN, "pipeline", "trial", "report/", "viewer/",
+        assert not (house.imports_of(low) & {"io/", *DOMAIN, "analysis/", "trial", "report/", "viewer/",
                                              "commands/"}), low
 
 
@@ -74,7 +74,7 @@ def test_the_lab_stands_below_the_marker_sets(house):
 def test_the_tools_serve_their_commands_alone(house):
     """tools/ (the marker-set draft, whole-body IK's predicted precision) is imported by the commands and by the
     stage that drafts a set for a lab's own marker names, by nothing of the analysis below them."""
-    assert house.importers_of("tools/") <= {"commands/", "pipeline"}, house.importers_of("tools/")
+    assert house.importers_of("tools/") <= {"commands/", "analysis/"}, house.importers_of("tools/")
 
 
 def test_the_house_sees_a_circle_and_a_private_name(tmp_path):

@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "humanbody"
 FLAG = re.compile(r"(?<![\w-])--[a-z]")
 #: Errors where a command line is the product: the message tells which command to run.
 ALLOWED = {("markers/markerset.py", "humanbody markerset init STATIC --out FILE"),
-           ("pipeline.py", "humanbody markerset init STATIC --out FILE")}
+           ("analysis/conditioning.py", "humanbody markerset init STATIC --out FILE")}
 ERRORS = {"InputError", "refusal", "ValueError", "TypeError"}
 
 

@@ -1,6 +1,6 @@
 """A guard on the per-trial hot path that is not a timer: counts of pandas operations and deep copies per stage.
 
-A study runs :func:`humanbody.pipeline.analyze_trial` once per trial; what it
+A study runs :func:`humanbody.analysis.analyze_trial` once per trial; what it
 costs there is mostly Python and pandas overhead on 151-frame tables, not
 arithmetic.  Wall time on a shared machine says little, so this test counts
 what that overhead is made of, for one analysis of the shared walk (its
@@ -33,7 +33,8 @@ import pandas as pd
 import pandas.core.generic as pd_generic
 import pytest
 
-from humanbody import pipeline
+from humanbody.analysis import run as pipeline
+from humanbody.analysis import tracking
 from humanbody.options import AnalysisOptions
 
 #: Per stage: (pandas operations, deepcopy calls) allowed for one analysis of the shared walk with plates.
@@ -134,7 +135,7 @@ def test_a_skipped_static_check_is_not_computed(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("check_static_fit ran though skipped")
 
-    monkeypatch.setattr(pipeline, "check_static_fit", refuse)
+    monkeypatch.setattr(tracking, "check_static_fit", refuse)
     analysis = pipeline.analyze_trial(root / "sample_walk_markers.trc", static=root / "sample_static.trc", mass=75,
                                       height=1.75, skip_checks=("static",))
     said = [m for m in analysis.messages if "check static" in m]

@@ -1,4 +1,4 @@
-"""The stages of humanbody.pipeline as functions of values, the Analysis holding its Trial, and the writer's log.
+"""The stages of humanbody.analysis as functions of values, the Analysis holding its Trial, and the writer's log.
 
 Each stage called by hand, in the order :func:`analyze_trial` calls them,
 gives exactly what ``analyze_trial`` gives; the values passed between stages
@@ -15,10 +15,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanbody import pipeline
+import humanbody.analysis as hba
+from humanbody.analysis import Conditioned, Log, Logbook, TrialSubject, analyze_trial, conditioning, records
 from humanbody.lab.axes import parse_axes
+from humanbody.model.anthropometry import DEFAULT_MASS
 from humanbody.options import AnalysisOptions
-from humanbody.pipeline import Conditioned, Log, TrialSubject, analyze_trial
 from humanbody.signal import CUTOFF_HZ
 from humanbody.trial import Trial
 
@@ -35,12 +36,12 @@ def opts():
 @pytest.fixture(scope="module")
 def chained(opts):
     """The marker stages called one by one: (log, trial, subject, conditioned, calibration, tracking)."""
-    log = Log()
-    trial = pipeline.read(str(WALK), opts, log)
-    subj = pipeline.subject(trial, opts, log)
-    conditioned = pipeline.condition(trial, opts, log)
-    calibration = pipeline.calibrate_model(conditioned, opts.static, subj, opts, log)
-    tracking = pipeline.track(conditioned, calibration, opts, log)
+    log = Logbook()
+    trial = hba.read(str(WALK), opts, log)
+    subj = hba.subject(trial, opts, log)
+    conditioned = hba.condition(trial, opts, log)
+    calibration = hba.calibrate_model(conditioned, opts.static, subj, opts, log)
+    tracking = hba.track(conditioned, calibration, opts, log)
     return log, trial, subj, conditioned, calibration, tracking
 
 
@@ -76,8 +77,8 @@ def test_values_passed_between_stages_are_frozen(chained, opts):
 
 def test_cutoff_chosen_under_auto_is_the_one_the_condition_stage_reports():
     opts = AnalysisOptions(mass=75.0, height=1.75, cutoff_hz="auto")
-    log = Log()
-    conditioned = pipeline.condition(pipeline.read(str(WALK), opts, log), opts, log)
+    log = Logbook()
+    conditioned = hba.condition(hba.read(str(WALK), opts, log), opts, log)
     line = next(m for m in log.messages if "cut-off chosen by residual analysis" in m)
     assert conditioned.cutoff_hz is not None and 1.0 < conditioned.cutoff_hz < 20.0
     assert f"-3 dB at {conditioned.cutoff_hz:g} Hz" in line
@@ -87,13 +88,13 @@ def test_subject_mass_from_the_plates_only_without_mass_and_model():
     table = object()  # any plates
     bare = Trial(source="t.trc", kind="markers", table=np.zeros((2, 1)), columns=[])
     plated = dataclasses.replace(bare, forces=table)
-    log = Log()
-    assert pipeline.subject(plated, AnalysisOptions(), log).mass_from_plates
-    assert not pipeline.subject(plated, AnalysisOptions(mass=70.0), log).mass_from_plates
+    log = Logbook()
+    assert hba.subject(plated, AnalysisOptions(), log).mass_from_plates
+    assert not hba.subject(plated, AnalysisOptions(mass=70.0), log).mass_from_plates
     assert log.messages == ()
-    subj = pipeline.subject(bare, AnalysisOptions(height=1.6), log)
-    assert not subj.mass_from_plates and subj.mass is None and subj.calibration_mass == pipeline.DEFAULT_MASS
-    assert log.messages == (f"no --mass and no force plates: {pipeline.DEFAULT_MASS:g} kg assumed",)
+    subj = hba.subject(bare, AnalysisOptions(height=1.6), log)
+    assert not subj.mass_from_plates and subj.mass is None and subj.calibration_mass == DEFAULT_MASS
+    assert log.messages == (f"no --mass and no force plates: {DEFAULT_MASS:g} kg assumed",)
 
 
 def test_analysis_holds_the_trial_and_reads_its_fields_from_it(whole):
@@ -136,7 +137,7 @@ def test_a_new_model_gives_new_results_and_the_old_analysis_keeps_its_own(whole)
 
 def test_the_log_is_records_of_level_stage_and_message(whole):
     records = whole.log.records
-    assert {r.level for r in records} <= set(pipeline.LEVELS)
+    assert {r.level for r in records} <= set(hba.LEVELS)
     assert tuple(r.message for r in records if r.level == "message") == whole.messages
     stages = [r.stage for r in records if r.level == "message"]
     # the stages speak in the order analyze_trial calls them
@@ -145,10 +146,24 @@ def test_the_log_is_records_of_level_stage_and_message(whole):
     assert next(r for r in records if r.message.startswith("rates: ")).stage == "rates"
     assert whole.log.text() == "\n".join((*whole.messages, "", "details:", *whole.details)) + "\n"
     with pytest.raises(ValueError, match="log level"):
-        whole.log.add("loud", "read", "x")
+        hba.records("loud", "read", "x")
     with pytest.raises(ValueError, match="log stage"):
-        whole.log.add("message", "calibrate_model", "x")
-    assert {r.stage for r in records} <= set(pipeline.STAGES)
+        hba.records("message", "calibrate_model", "x")
+    assert {r.stage for r in records} <= set(hba.STAGES)
+
+
+def test_the_log_is_a_value_and_with_records_gives_a_new_analysis(whole):
+    """The Analysis' log is a tuple of records: adding lines gives a new Analysis (its mechanics shared), and the
+    one before keeps its own log; two analyses of one trial print the same lines."""
+    assert isinstance(whole.log, Log) and isinstance(whole.log.records, tuple)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        whole.log.records = ()  # type: ignore[misc]
+    assert not hasattr(whole.log, "add") and not hasattr(whole.log, "edges")
+    before, results = whole.messages, whole.results
+    more = whole.with_records(records("message", "write", "a finding"))
+    assert more is not whole and more.messages == (*before, "a finding") and whole.messages == before
+    assert more.held_results is results and more.with_records(()) is more
+    assert whole.edges == more.edges and (whole.edges is None or whole.edges["frames"] > 0)
 
 
 def test_each_record_carries_its_priority_on_the_first_screen(whole):
@@ -156,13 +171,13 @@ def test_each_record_carries_its_priority_on_the_first_screen(whole):
     a NOTE, never left off the screen; the record keeps the text as a plain ``str``."""
     from humanbody.errors import EDGES, FILTERING, INPUT, NOTE, ROUTINE, Note
 
-    log = Log()
+    log = Logbook()
     log.message("condition", "kept", Note("low-pass: none", FILTERING), priority=INPUT)
     log.message("rates", "rates: x", priority=ROUTINE)
     assert [(r.message, r.priority) for r in log.at("message")] == [
         ("kept", INPUT), ("low-pass: none", FILTERING), ("rates: x", ROUTINE)]
     assert all(type(r.message) is str for r in log.records)
-    assert Log().records == [] and pipeline.Record("message", "read", "x").priority == NOTE
+    assert Logbook().records == [] and Logbook().log == Log() and hba.Record("message", "read", "x").priority == NOTE
     # on a whole analysis: the conditioning's summary, the static trial, the rates' method as made
     prio = {r.message.split(":")[0].split(" ")[0]: r.priority for r in whole.log.at("message")}
     assert prio["low-pass"] == FILTERING and prio["rates"] == ROUTINE and prio["read"] == NOTE
@@ -172,7 +187,7 @@ def test_each_record_carries_its_priority_on_the_first_screen(whole):
 def test_the_logs_lines_are_read_only():
     """``messages``, ``details`` and ``warnings`` are tuples read from the records: a stray ``.append`` fails
     loudly instead of adding a line nobody sees; the log's own methods add them."""
-    log = Log()
+    log = Logbook()
     log.message("read", "a")
     log.detail("read", "b")
     log.add("warning", "write", "c", "c")
@@ -226,7 +241,7 @@ def test_every_option_is_checked_before_the_trial_is_read(tmp_path, option, valu
 ])
 def test_values_the_analysis_takes_pass_the_check(changes):
     opts = AnalysisOptions(**changes)
-    assert pipeline.checked(opts) is opts
+    assert hba.checked(opts) is opts
 
 
 def test_functional_hips_are_the_same_in_lab_and_ground_axes():
@@ -262,7 +277,7 @@ def test_hip_trial_read_by_trial_read_reaches_functional_hips_as_the_readers_tab
         seen.append(frame)
         return mset, ["hips: recorded"]
 
-    monkeypatch.setattr(pipeline, "functional_hips", record)
+    monkeypatch.setattr(conditioning, "functional_hips", record)
     analysis = analyze_trial(WALK, opts, hip_trial=str(WALK))
     expected = humanbody.read_trial(WALK)
     (frame,) = seen
@@ -288,19 +303,21 @@ def test_write_results_writes_the_log_once_with_what_the_exports_said(tmp_path, 
     written = []
     real_text, real_exports = trial_output.atomic_write_text, export.write_exports
 
-    def exports(a, *args, **kwargs):
-        a.log.message("export", "export: a line of the exports")
-        return real_exports(a, *args, **kwargs)
+    def exports(a, *args, notes=None, **kwargs):
+        notes.append("export: a line of the exports")
+        return real_exports(a, *args, notes=notes, **kwargs)
 
     monkeypatch.setattr(trial_output, "atomic_write_text",
                         lambda p, text: (written.append(Path(p)) if str(p).endswith("_log.txt") else None)
                         or real_text(p, text))
     monkeypatch.setattr(export, "write_exports", exports)
-    paths = trial_output.write(analysis, tmp_path, AnalysisOptions(export=("opensim",)))
+    said: list = []
+    paths = trial_output.write(analysis, tmp_path, AnalysisOptions(export=("opensim",)), said=said)
     assert written == [Path(paths["log"])]
     assert list(paths)[:3] == ["results", "model", "log"] and len(paths) > 4
     log = Path(paths["log"]).read_text().split("\n\ndetails:\n")[0].splitlines()
-    assert tuple(log) == analysis.messages and log[-1] == "export: a line of the exports"
+    assert tuple(log) == analysis.with_records(said).messages and log[-1] == "export: a line of the exports"
+    assert "export: a line of the exports" not in analysis.messages  # the analysis written is unchanged
 
 
 def test_the_analysis_carries_its_options_and_write_results_writes_the_exports_they_ask(tmp_path, opts):
@@ -325,8 +342,8 @@ def test_an_export_that_fails_still_leaves_the_log(tmp_path, opts, monkeypatch):
 
     analysis = analyze_trial(WALK, opts, export=("opensim",))
 
-    def fails(a, *args, **kwargs):
-        a.log.message("export", "export: tried")
+    def fails(a, *args, notes=None, **kwargs):
+        notes.append("export: tried")
         raise InputError("cannot export", "x")
 
     monkeypatch.setattr(export, "write_exports", fails)
@@ -343,11 +360,11 @@ def test_static_given_as_a_trial_calibrates_as_its_file(chained, opts):
 
     log, trial, subj, conditioned, calibration, _ = chained
     static = Trial.read(STATIC, axes=trial.axes.spec)
-    again = pipeline.calibrate_model(conditioned, static, subj, opts, Log())
+    again = hba.calibrate_model(conditioned, static, subj, opts, Logbook())
     np.testing.assert_array_equal(again.model.mass, calibration.model.mass)
     assert repr(again.local) == repr(calibration.local)
     with pytest.raises(InputError, match="not the trial's 'x,-z,y'") as err:
-        pipeline.calibrate_model(conditioned, Trial.read(STATIC, axes="x,y,z"), subj, opts, Log())
+        hba.calibrate_model(conditioned, Trial.read(STATIC, axes="x,y,z"), subj, opts, Logbook())
     assert str(STATIC) in str(err.value)
 
 
@@ -378,7 +395,7 @@ def test_a_load_the_force_file_lacks_is_refused_naming_load_segments(tmp_path):
     loads["p1_force_z"] = 700.0
     loads.to_csv(tmp_path / "loads.csv", index=False)
     with pytest.raises(InputError, match="load_segments nose=...: the file has no load 'nose'") as err:
-        pipeline.read(str(DATA / "sample_walk.csv"), AnalysisOptions(forces=str(tmp_path / "loads.csv"),
-                                                                     load_segments={"nose": "head"}), Log())
+        hba.read(str(DATA / "sample_walk.csv"), AnalysisOptions(forces=str(tmp_path / "loads.csv"),
+                                                                     load_segments={"nose": "head"}), Logbook())
     assert err.value.option == "load_segments"
     assert str(err.value.on_command_line()).endswith("--load nose=...: the file has no load 'nose' (it has p1)")

@@ -50,15 +50,15 @@ def run(seconds: float = 20.0, noise_mm: float = 2.0, cutoff: float | None = 6.0
     """Predicted and measured RMS (deg; m for the root) per model coordinate.
 
     Returns the table (columns predicted, measured, ratio), the :class:`~humanbody.tools.precision.Precision`
-    and the noise-free :class:`~humanbody.pipeline.Analysis`.
+    and the noise-free :class:`~humanbody.analysis.Analysis`.
     """
     from ik_motions import forward, motion
     from make_sample_markers import write_trc
 
+    from humanbody.analysis import analyze_trial
     from humanbody.io import read_trial
     from humanbody.lab.axes import to_ground
     from humanbody.markers.calibration import calibrate
-    from humanbody.pipeline import analyze_trial
     from humanbody.tools.precision import coordinate_columns, predict_precision
 
     static = DATA / "subject01_static.trc"

@@ -18,7 +18,7 @@ OUT = Path(__file__).resolve().parents[1] / "img" / "architecture.png"
 #: Floors of packages, top (the face) to bottom (plain arrays); a package imports only from floors below it.
 FLOORS = [
     ("face", ["cli.py · commands/", "report/", "viewer/", "apps/"]),
-    ("stages", ["pipeline.py (analyze_trial)", "options.py · trial.py", "trial_output.py · export.py", "checks/"]),
+    ("stages", ["analysis/ (analyze_trial)", "options.py · trial.py", "trial_output.py · export.py", "checks/"]),
     ("domain", ["tools/", "gait/", "mechanics/", "simulation/", "imu/", "markers/", "io/", "stats/"]),
     ("foundations", ["core/", "lab/", "model/", "rotations/", "signal/", "errors.py"]),
     ("kernels", ["_kernels/ (numba, arrays in, arrays out)"]),

@@ -17,7 +17,7 @@ def file_event_findings(analysis) -> list[str]:
 
     Parameters
     ----------
-    analysis : humanbody.pipeline.Analysis
+    analysis : humanbody.analysis.Analysis
         The analysed trial, with its markers and the file's own events.
 
     Returns

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import METHOD, NOTE, InputError, Note, priority_of
+from ..errors import NOTE, InputError, priority_of
 from ._options import (  # noqa: F401  (the builders' former home: analysis_options, cutoff_value, ...)
     add_export_options,
     add_load_options,
@@ -24,7 +24,7 @@ from ._options import (  # noqa: F401  (the builders' former home: analysis_opti
 )
 
 if TYPE_CHECKING:
-    from ..pipeline import Record
+    from ..analysis.log import Record
 
 HELP = "analyse one trial: joint angles and the mechanics of every segment -> results CSV"
 
@@ -156,121 +156,41 @@ def register(sub) -> None:
 
 
 def run_osim(args) -> int:
-    """``--model MODEL.osim``: OpenSim's inverse kinematics on the model -> ``<trial>_ik.mot``.
+    """``--model MODEL.osim``: the trial on the OpenSim model (:func:`humanbody.analysis.osim_trial.analyze_osim_trial`:
+    inverse kinematics, inverse dynamics with ``--forces``, static optimization and joint reactions with
+    ``--muscles``) -> ``<trial>_ik.mot`` and the others, then the usual results on humanbody's body model.
 
     Parameters
     ----------
     args : argparse.Namespace
+        The parsed command line: ``trial``, ``model``, ``out``, ``forces``, ``ik_setup``, ``muscles``,
+        ``reserves``, ``quiet`` and the usual analysis' options.
 
     Returns
     -------
     int
-        The exit status.
+        The exit status (0; bad input raises InputError, which the command line reports with status 2).
     """
-    from pathlib import Path  # lazy: only this branch
+    from ..analysis.osim_trial import analyze_osim_trial, write_osim_results  # lazy: only this branch
 
-    import numpy as np  # lazy: keeps `humanbody --help` quick
-
-    from ..io import markers_array, read_frame  # lazy: as above
-    from ..io.opensim_writer import write_storage  # lazy: as above
-    from ..osim import read_osim  # lazy: as above
-    from ..osim.build import build_core_model  # lazy: as above
-    from ..osim.ik import read_ik_setup, solve_ik  # lazy: as above
-
-    if args.forces:
-        _loads_xml(args.forces)  # refused before the IK runs
-    elif args.muscles:
-        raise InputError("--muscles needs --forces: the trial's external loads (an OpenSim ExternalLoads XML)")
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
-    cm = build_core_model(read_osim(args.model))
-    for note in cm.osim.notes:
-        say(note)
-    tasks = read_ik_setup(args.ik_setup) if args.ik_setup else None
-    frame = read_frame(args.trial)
-    names, xyz = markers_array(frame)
-    result = solve_ik(cm, names, xyz, tasks, path=args.trial, time=frame["time"].to_numpy(dtype=float))
-    degrees = np.array([c.motion_type == "rotational" for c in cm.osim.coordinates])  # as OpenSim converts
-    values = np.where(degrees, np.rad2deg(result.q), result.q)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    path = write_storage(out / f"{Path(args.trial).stem}_ik.mot", "Coordinates", cm.osim.coordinate_names,
-                       frame["time"].to_numpy(dtype=float), values, in_degrees=True)
-    if not args.ik_setup:  # the markers' weights change the fit and every load after it: said, never silent
-        say(Note("inverse kinematics: every marker the trial shares with the model weighs 1 (--ik-setup "
-                 "SETUP.xml for the marker and coordinate weights of an OpenSim IK setup)", METHOD))
-    say(f"inverse kinematics: {len(result.markers)} markers, RMS marker error "
-        f"{1000 * np.nanmean(result.rms_error):.1f} mm (max {1000 * np.nanmax(result.max_error):.1f} mm)")
-    say(f"wrote inverse kinematics: {path}")
-    if args.forces:
-        path = _osim_dynamics(args, cm, frame["time"].to_numpy(dtype=float), result.q, out)
-        say(f"wrote inverse dynamics: {path}")
-    if args.muscles:
-        for line in _osim_muscles(args, frame["time"].to_numpy(dtype=float), result.q, out):
-            say(line)
+    analysis = analyze_osim_trial(args.model, args.trial, forces=args.forces, ik_setup=args.ik_setup,
+                                  muscles=args.muscles, reserves=args.reserves)
+    for line in analysis.messages:
+        say(line)
+    for line in write_osim_results(analysis, args.out):
+        say(line)
     _usual_results(args, say)
     return 0
-
-
-def _osim_muscles(args, time, q, out) -> list[str]:
-    """``--muscles``: static optimization and joint reactions on the IK's coordinates -> the three CSVs;
-    returns the log lines (files written, then the findings)."""
-    from pathlib import Path  # lazy: only this branch
-
-    from ..muscles.markers import COORDINATE_CUTOFF_HZ, setup_of  # lazy: only this branch (numba kernels)
-    from ..muscles.output import write_results  # lazy: as above
-    from ..muscles.reserves import weak_reserves  # lazy: as above
-    from ..muscles.trial import run_coordinates  # lazy: as above
-
-    setup = setup_of(args.model)
-    reserves = args.reserves or weak_reserves(setup.geometry.model.coordinate_names)
-    result = run_coordinates(setup, time, q, str(_loads_xml(args.forces)), reserves,
-                             cutoff_hz=COORDINATE_CUTOFF_HZ, joints=None, where=args.trial)
-    lines = write_results(result, setup, out, Path(args.trial).stem)
-    lines[:0] = [n for n in setup.geometry.notes if n not in setup.geometry.model.notes]   # the wrap surfaces
-    if not args.reserves:
-        lines.insert(0, "static optimization: reserves of optimal force 1 on every coordinate (--reserves to choose)")
-    lines.insert(0, f"static optimization: coordinates low-passed at {COORDINATE_CUTOFF_HZ:g} Hz first, as OpenSim's "
-                    "Joint Reaction tutorial")
-    return lines
 
 
 def _usual_results(args, say) -> None:
     """Beside the OpenSim tables, the trial's usual results on humanbody's own body model (same options,
     the default model); when they cannot be made, one line saying why (the OpenSim tables stand)."""
-    from argparse import Namespace  # lazy: only this branch
-
-    usual = Namespace(**{**vars(args), "model": None})
     try:
-        _run_usual(usual, say)
+        _run_usual(args, say, analysis_options(args).replace(model=None))
     except InputError as e:
         say(f"no body-model results (clinical angles, kinetics) beside the OpenSim tables: {e}")
-
-
-def _loads_xml(forces: str):
-    """The ExternalLoads XML of ``--forces``: the file itself, or the .xml of the same name beside a table."""
-    from pathlib import Path  # lazy: only this branch
-
-    xml = Path(forces)
-    if xml.suffix.lower() != ".xml":
-        xml = xml.with_suffix(".xml")
-        if not xml.exists():
-            raise InputError(f"{forces}: with an .osim model, --forces takes an OpenSim ExternalLoads XML "
-                             f"(none found at {xml})")
-    return xml
-
-
-def _osim_dynamics(args, cm, time, q, out) -> str:
-    """``--forces`` (an ExternalLoads XML, or a forces table with one of the same name beside it) -> ``<trial>_id.sto``."""
-    from pathlib import Path  # lazy: only this branch
-
-    from ..io import read_opensim  # lazy: as above
-    from ..io.opensim_writer import write_storage  # lazy: as above
-    from ..osim.id import generalized_force_names, read_external_loads, solve_id  # lazy: as above
-
-    forces, datafile = read_external_loads(_loads_xml(args.forces))
-    tau = solve_id(cm, time, q, forces, read_opensim(datafile), path=datafile)
-    return write_storage(out / f"{Path(args.trial).stem}_id.sto", "Inverse Dynamics Generalized Forces",
-                       generalized_force_names(cm), time, tau, in_degrees=False)
 
 
 def run(args) -> int:
@@ -279,6 +199,7 @@ def run(args) -> int:
     Parameters
     ----------
     args : argparse.Namespace
+        The parsed command line of ``humanbody analyze`` (:func:`register`'s options).
 
     Returns
     -------
@@ -293,16 +214,18 @@ def run(args) -> int:
     return _run_usual(args, say)
 
 
-def _run_usual(args, say) -> int:
-    """The trial on humanbody's body model -> the results table and the exports."""
+def _run_usual(args, say, options=None) -> int:
+    """The trial on humanbody's body model -> the results table and the exports (``options``: the analysis'
+    options, default those of ``args``)."""
     from .. import analyze_trial  # lazy: through the package face, its big imports with the collector paused
+    from ..analysis.log import records  # lazy: as above
     from ..checks.file_events import file_event_findings  # lazy: as above
     from ..trial_output import write  # lazy: keeps `humanbody --help` quick
 
-    options = analysis_options(args)
+    options = analysis_options(args) if options is None else options
     analysis = analyze_trial(args.trial, options, progress=not args.quiet, keep_markers=False)
     notes = analysis.log.at("message")
-    analysis.log.warning("write", *file_event_findings(analysis))  # said among the output checks
+    analysis = analysis.with_records(records("warning", "write", *file_event_findings(analysis)))  # output checks
     for line in analysis.messages if args.verbose else screen_lines(notes):
         say(line)
     if args.verbose:
@@ -314,9 +237,10 @@ def _run_usual(args, say) -> int:
         if not sep or not what or not to:
             raise InputError(f"--relative {item!r}: expected WHAT:TO, for example head:upper_torso")
         pairs.append((what, to))
+    said: list[Record] = []  # what the output checks and the exports had to say
     paths = write(analysis, args.out, options, fmt=args.format, digits=args.digits, progress=not args.quiet,
-                  relative=pairs)
-    later = analysis.log.at("message")[len(notes):]  # what the output checks and the exports had to say
+                  relative=pairs, said=said)
+    later = [r for r in said if r.level == "message"]
     for line in [r.message for r in later] if args.verbose else screen_lines(later, CHECK_NOTES):
         say(line)
     for kind, path in paths.items():

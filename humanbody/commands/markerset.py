@@ -109,7 +109,7 @@ def run_precision(args) -> int:
     int
         The exit status (0 done; bad input raises InputError, which the command line reports with status 2).
     """
-    from ..pipeline import analyze_trial  # lazy: keeps `humanbody --help` quick
+    from ..analysis.run import analyze_trial  # lazy: keeps `humanbody --help` quick
     from ..tools.precision import predict_precision  # lazy: keeps `humanbody --help` quick
 
     if not (np.isfinite(args.cutoff) and args.cutoff >= 0):

@@ -6,7 +6,7 @@ force events (per foot from the loads the analysis gave each foot, or from
 an OpenSim file's plate per foot), and adds the trial file's own events;
 per side it chooses the events that cut the strides (:data:`EVENT_SOURCES`).
 :func:`unloaded_stance` marks the stances no plate measured.  ``analysis`` is
-an analysed trial (:class:`humanbody.pipeline.Analysis`): its ``results``,
+an analysed trial (:class:`humanbody.analysis.Analysis`): its ``results``,
 ``model``, ``markers``, ``loads``, ``load_table``, ``axes`` and ``events``.
 """
 

@@ -9,8 +9,8 @@ Two steps, stated as one problem in docs/kinetics.md "Residual reduction":
 
 :func:`reduce_residuals` runs both on a model, a motion and its loads and
 measures the result against :data:`humanbody.mechanics.residuals.CRITERIA`;
-:func:`humanbody.pipeline.reduce` is the pipeline's stage: a new
-:class:`~humanbody.pipeline.Analysis` with the reduced model, coordinates
+:func:`humanbody.analysis.reduce` is the pipeline's stage: a new
+:class:`~humanbody.analysis.Analysis` with the reduced model, coordinates
 (:func:`reduced_coords`) and motion when the criteria can be met, and
 otherwise the default ones, saying why in one line.
 """
@@ -241,7 +241,7 @@ def fit_subject(analyses) -> MassFit:
     :func:`~humanbody.mechanics.mass_fit.fit_data`, each normalised by its own
     peak external force and mass-centre height); the trials must share one
     model (the subject's calibration).  Give the result to
-    :func:`humanbody.pipeline.reduce` (``fit=``) for every trial: they all use one model.
+    :func:`humanbody.analysis.reduce` (``fit=``) for every trial: they all use one model.
 
     Parameters
     ----------

@@ -100,7 +100,7 @@ class BodyModel:
         set's, ``--moment-frame``); kept through save/load as top-level keys.
     residual_reduction : dict or None
         The record of the residual reduction that made this model
-        (:func:`humanbody.pipeline.reduce`, docs/kinetics.md); None: not reduced.
+        (:func:`humanbody.analysis.reduce`, docs/kinetics.md); None: not reduced.
     """
 
     names: tuple

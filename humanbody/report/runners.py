@@ -106,7 +106,7 @@ def worker_threads(jobs: int) -> int:
 #: event detection use; scipy.signal alone costs 1.5-2 CPU-s to import; the results' writer and Parquet,
 #: imported on a trial's first use): imported once by a fork server, or by this process before it forks its
 #: workers, so that no worker pays for it (:func:`_preload`).
-WORKER_MODULES = ("humanbody.pipeline", "humanbody.report.trial", "scipy.signal", "humanbody.trial_output",
+WORKER_MODULES = ("humanbody.analysis.run", "humanbody.report.trial", "scipy.signal", "humanbody.trial_output",
                   "humanbody._kernels.fir", "humanbody.tools.draft", "pyarrow.parquet")
 
 

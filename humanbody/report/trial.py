@@ -217,25 +217,27 @@ def _csv_bytes(table: pd.DataFrame) -> bytes:
     return table_bytes(table, "csv", CSV_DIGITS)
 
 
-def _analysis_files(analysis, export=(), events=None, opensim_feet=None) -> tuple[dict, list]:
+def _analysis_files(analysis, export=(), events=None, opensim_feet=None) -> tuple[dict, list, Any]:
     """The pipeline's own outputs (results table, model, log, residuals; exports, under their folder) as bytes
-    by file name (:func:`humanbody.trial_output.results_bytes`, in memory), and notes: an export that cannot
-    be written costs the export, not the trial."""
+    by file name (:func:`humanbody.trial_output.results_bytes`, in memory), notes (an export that cannot be
+    written costs the export, not the trial) and the analysis as written (its log with the writers' records)."""
     from ..trial_output import results_bytes  # lazy: the analysis' modules, see _process
 
     files: dict[str, bytes] = {}
-    notes = []
+    notes: list[str] = []
+    said: list = []  # the records the writers add to the log
     try:
-        results_bytes(analysis, export=export, events=events, opensim_feet=opensim_feet, files=files)
+        results_bytes(analysis, export=export, events=events, opensim_feet=opensim_feet, files=files, said=said)
     except InputError as err:
         if not export:
             raise
         notes.append(f"export not written: {_one_line(err)}")
-    return dict(sorted(files.items(), key=lambda item: PurePosixPath(item[0]).parts)), notes
+    return (dict(sorted(files.items(), key=lambda item: PurePosixPath(item[0]).parts)), notes,
+            analysis.with_records(said))
 
 
 #: Static calibrations made in this process, by static-trial content and subject
-#: (:func:`humanbody.pipeline.analyze_trial`'s ``calibration_cache``): the trials of one
+#: (:func:`humanbody.analysis.analyze_trial`'s ``calibration_cache``): the trials of one
 #: subject in a batch share one calibration.
 _CALIBRATIONS: dict = {}
 
@@ -264,7 +266,7 @@ def process_trial(task, options: ReportOptions) -> TrialOutcome:
 
 
 def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
-    from ..pipeline import analyze_trial  # lazy: 350-500 ms a resumed report never needs
+    from ..analysis.run import analyze_trial  # lazy: 350-500 ms a resumed report never needs
 
     opts = trial_options(task, options)
     run: dict[str, Any] = dict(progress=False, calibration_cache=_CALIBRATIONS)
@@ -301,7 +303,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
         messages += _kinetic_stride_notes(cycles, params, curves)
 
     exported = used[used["source"] != "file"] if (used["source"] == "file").any() else used  # the C3D has them
-    produced, export_notes = _analysis_files(analysis, options.analysis.export, exported,
+    produced, export_notes, analysis = _analysis_files(analysis, options.analysis.export, exported,
                                              options.analysis.opensim_feet)
     messages += export_notes
     warnings = (list(analysis.log.warnings) + stance_findings(params)  # output checks
@@ -326,7 +328,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
             files[f"{task.key}/{name}"] = fig
     page = html.trial_page(task, row, params, events, figures, messages,
                            links=[Path(p).name for p in files if p.endswith((".csv", ".json"))],
-                           gps=gps, warnings=warnings, edges=analysis.log.edges)
+                           gps=gps, warnings=warnings, edges=analysis.edges)
     files[f"{task.key}/{stem}.html"] = page.encode("utf-8")
     return TrialOutcome(task.key, row, files, messages)
 

@@ -1,7 +1,7 @@
 """Open anything the viewer shows: a raw trial or a results table -> :class:`Scene`.
 
 * A raw trial (markers TRC/C3D/CSV or a generalized-coordinates CSV) goes
-  through :func:`humanbody.pipeline.analyze_trial`; the scene then carries
+  through :func:`humanbody.analysis.analyze_trial`; the scene then carries
   the conditioned markers (ground axes) and the tracking residuals.
 * A results CSV written by ``humanbody analyze`` (docs/conventions.md "Results"
   layout) carries the generalized coordinates, so its orientations R_k are
@@ -23,14 +23,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..analysis.option_checks import options_with
+from ..analysis.run import analyze_trial
 from ..errors import InputError
 from ..io.loads import LoadTable, read_loads
 from ..lab.axes import parse_axes
 from ..mechanics.kinematics import compute, coordinate_columns
 from ..mechanics.kinetics import joint_loads
+from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
 from ..model.body import BodyModel, load_model
 from ..model.segments import VECTOR_QUANTITIES
-from ..pipeline import DEFAULT_HEIGHT, DEFAULT_MASS, analyze_trial, options_with
 from .scene import Scene
 
 __all__ = ["load_scene", "is_results_table", "scene_from_analysis"]
@@ -72,7 +74,7 @@ def _loads_grf(analysis) -> LoadTable | None:
 
 
 def scene_from_analysis(analysis, *, grf=None, axes: str = "auto", title: str | None = None) -> Scene:
-    """A :class:`Scene` from an :class:`humanbody.pipeline.Analysis` (and optional force file).
+    """A :class:`Scene` from an :class:`humanbody.analysis.Analysis` (and optional force file).
 
     An analysis with external loads (``forces=``) draws them as ground
     reactions and its joint moments as the ``moment`` layer.
@@ -216,7 +218,7 @@ def load_scene(path, options=None, *, grf=None, **overrides) -> tuple[Scene, lis
         written by ``humanbody analyze``.
     options : AnalysisOptions, optional
         How a raw trial is analysed (:class:`humanbody.options.AnalysisOptions`,
-        as :func:`humanbody.pipeline.analyze_trial` takes them; external
+        as :func:`humanbody.analysis.analyze_trial` takes them; external
         loads, ``forces``, are drawn at their centres of pressure and the
         joint moments become the ``moment`` layer).  For a results CSV only
         ``model``, ``mass``, ``height``, ``sex`` apply, and ``forces`` is

@@ -41,7 +41,7 @@ def test_shared_walk_edges_no_larger_than_its_peaks(shared_walk):
     the end (peak 1.0): every hip, knee and ankle power of the first and last 9 frames now lies within the
     trial's own peak (the moments are the forces' and the positions', not rates: the edges leave them be)."""
     m = shared_walk.moments
-    h = shared_walk.log.edges["frames"]
+    h = shared_walk.edges["frames"]
     assert h == 9
     cols = [c for c in m.columns if c.endswith("_power_W_per_kg") and any(j in c for j in ("hip", "knee", "ankle"))]
     assert len(cols) == 6
@@ -52,7 +52,7 @@ def test_shared_walk_edges_no_larger_than_its_peaks(shared_walk):
 
 
 def test_shared_walk_edges_marked_in_the_log_and_model_json(shared_walk, tmp_path):
-    note = shared_walk.log.edges
+    note = shared_walk.edges
     assert note["start"] == pytest.approx([0.0, 8 / 60]) and note["end"] == pytest.approx([2.5 - 8 / 60, 2.5])
     line = next(m for m in shared_walk.messages if m.startswith("edges: "))
     assert line == edge_line(note) and "first and last 9 frames (0.000-0.133 s and 2.367-2.500 s)" in line
@@ -67,7 +67,7 @@ def test_sample_walk_edges_within_its_rates():
     frame: 7.58 rad/s against 7.45 inside; the quartic edge fit gave 7.90)."""
     a = hb.analyze_trial(DATA / "sample_walk_markers.trc", static=DATA / "sample_static.trc", mass=75.0,
                          height=1.75)
-    h = a.log.edges["frames"]
+    h = a.edges["frames"]
     table = a.results.to_dataframe()
     norms = {}
     for seg in ("right_upper_leg", "right_lower_leg", "right_foot", "left_upper_leg", "left_lower_leg", "left_foot"):

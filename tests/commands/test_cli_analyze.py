@@ -163,7 +163,7 @@ def test_rigid_gap_filling_from_the_marker_set_clusters(tmp_path, capsys):
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_chunked_writing_equals_the_whole_trial(trial, tmp_path, fmt):
     """Results written a few frames at a time are the rows of the whole-trial computation."""
-    from humanbody.pipeline import analyze_trial
+    from humanbody.analysis import analyze_trial
     from humanbody.trial_output import write_results
 
     model, df, path, model_path = trial
@@ -185,7 +185,7 @@ def test_chunked_writing_equals_the_whole_trial(trial, tmp_path, fmt):
 def test_long_trial_writing_shows_a_bar_on_a_terminal_only(trial, tmp_path, monkeypatch, capsys):
     import sys as _sys
 
-    from humanbody.pipeline import analyze_trial
+    from humanbody.analysis import analyze_trial
     from humanbody.trial_output import write_results
 
     model, df, path, model_path = trial
@@ -203,9 +203,9 @@ def test_marker_trial_in_small_chunks_equals_large_chunks(tmp_path, monkeypatch)
     """The whole pipeline in chunks (tracking, rates with overlap, mechanics, writing) gives the same results."""
     from pathlib import Path
 
+    from humanbody.analysis import analyze_trial
     from humanbody.markers import tracking
     from humanbody.mechanics import kinematics
-    from humanbody.pipeline import analyze_trial
     from humanbody.trial_output import write_results
 
     data = Path(__file__).resolve().parents[2] / "data"
@@ -314,9 +314,9 @@ def test_forced_segment_fits_on_a_keypoint_trial_name_the_trial(capsys):
 def test_the_first_screen_leaves_the_lowest_priorities_to_the_log_file():
     """Over budget, the records of lowest priority go first (in order within one priority), a line saying how
     many; NOTE records and plain lines stay, in their order."""
+    from humanbody.analysis import Record
     from humanbody.commands.analyze import screen_lines
     from humanbody.errors import EDGES, FILTERING, ROUTINE
-    from humanbody.pipeline import Record
 
     recs = [Record("message", "s", f"n{i}") for i in range(3)]
     recs[1:1] = [Record("message", "s", "r1", ROUTINE), Record("message", "s", "f1", FILTERING),

@@ -316,7 +316,7 @@ def test_sample_imu_walk_gives_the_sample_walk(tmp_path):
 
     import pandas as pd
 
-    from humanbody.pipeline import analyze_trial
+    from humanbody.analysis import analyze_trial
 
     data = Path(__file__).resolve().parents[2] / "data"
     walk, static = data / "sample_walk_imu.sto", data / "sample_static_imu.sto"
@@ -374,7 +374,7 @@ def test_mvnx_time_from_frame_rate(tmp_path):
 
 
 def test_static_must_be_an_orientation_file(tmp_path):
-    from humanbody.pipeline import analyze_trial
+    from humanbody.analysis import analyze_trial
 
     trial = tmp_path / "walk.sto"
     S.opensense_trial(trial, duration=1.0)
@@ -433,7 +433,7 @@ def test_arm_abducted_overhead_through_the_singular_set(tmp_path, model):
 
 def test_one_row_calibration_file(tmp_path, model):
     """OpenSense calibration files hold one row; it serves as --static, not as a trial."""
-    from humanbody.pipeline import analyze_trial
+    from humanbody.analysis import analyze_trial
 
     trial, static = tmp_path / "walk.sto", tmp_path / "cal.sto"
     t, root, q, _ = S.opensense_trial(trial, still=0.0)

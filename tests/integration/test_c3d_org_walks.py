@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 from _shared import SHARED_DATA
 
+from humanbody.analysis import analyze_trial
 from humanbody.checks.outputs import event_findings
 from humanbody.commands.analyze import CHECK_NOTES, screen_lines
 from humanbody.errors import InputError
 from humanbody.gait.selection import trial_events
 from humanbody.gait.spatiotemporal import spatiotemporal
-from humanbody.pipeline import analyze_trial
 
 pytestmark = pytest.mark.slow
 

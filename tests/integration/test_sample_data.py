@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 import humanbody as hb
+from humanbody.analysis import analyze_trial
 from humanbody.markers.calibration import calibrate
-from humanbody.pipeline import analyze_trial
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 STATIC, WALK, COORDS = DATA / "sample_static.trc", DATA / "sample_walk_markers.trc", DATA / "sample_walk.csv"

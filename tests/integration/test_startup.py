@@ -108,7 +108,7 @@ def test_using_the_library_leaves_the_process_settings_alone():
         "import humanbody as hb\n"
         f"coords = hb.read_trial({str(root / 'data' / 'sample_walk.csv')!r})\n"
         "res = hb.compute(hb.BodyModel.default(mass=75.0, height=1.75), coords)\n"
-        "import humanbody.pipeline, humanbody.markers, humanbody.mechanics.clinical\n"
+        "import humanbody.analysis.run, humanbody.markers, humanbody.mechanics.clinical\n"
         "import numba\n"
         "print(settings() == before, numba.config.THREADING_LAYER, numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS,\n"
         "      gc.isenabled(), gc.get_freeze_count(), gc.get_threshold() == thresholds, res.omega.shape)\n"

@@ -150,8 +150,8 @@ def test_shared_walk_plates_under_the_markers_mapping():
 
 def test_force_path_computes_each_frame_once(tmp_path, monkeypatch):
     """analyze with forces + write: the kinematics kernel runs once over every frame, not twice."""
+    from humanbody.analysis import analyze_trial
     from humanbody.mechanics import kinematics
-    from humanbody.pipeline import analyze_trial
     from humanbody.trial_output import write_results
 
     path = DATA / "sample_walk_markers.trc"

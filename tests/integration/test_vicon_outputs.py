@@ -377,7 +377,7 @@ def test_plug_in_gait_rates_are_central_differences_unless_diff_names_another():
     """A model whose marker set names its rates (``conventions.rates``: the Plug-in Gait sets' "gradient", central
     differences, as Nexus differences its segment axes for the joint powers) gets them with the default
     ``--diff``; a method or cut-off named otherwise wins, and a model without it keeps the default."""
-    from humanbody.pipeline import Log, rates
+    from humanbody.analysis import Logbook, rates
     from humanbody.signal.differentiate import Differentiation
 
     model = hb.BodyModel.default()
@@ -391,7 +391,7 @@ def test_plug_in_gait_rates_are_central_differences_unless_diff_names_another():
                               (pig, hb.AnalysisOptions(differentiation="butterworth"), False),
                               (pig, hb.AnalysisOptions(differentiation=Differentiation(cutoff_hz=10.0)), False),
                               (model, hb.AnalysisOptions(), False)):
-        log = Log()
+        log = Logbook()
         motion = rates(m, coords.copy(), options, log)
         said = next(line for line in log.messages if line.startswith("rates: "))
         assert set_s == ("(the marker set's)" in said), said
@@ -403,8 +403,8 @@ def test_spaced_rates_difference_the_feet_over_k_frames_each_side():
     parameters differenced over k frames each side, 2 (sin(d+/2) + sin(d-/2)) / (2 k h) with d+ = a(f + k) -
     a(f), d- = a(f) - a(f - k) (k = 1: central differences, the gradient's); the k end frames, the other
     bodies and the accelerations keep theirs; the Plug-in Gait sets' rates stage applies it (k = 2)."""
+    from humanbody.analysis import Logbook, rates
     from humanbody.mechanics.kinematics import prepare_motion, spaced_rates
-    from humanbody.pipeline import Log, rates
 
     model = hb.BodyModel.default()
     t = np.arange(61) / 100.0
@@ -426,7 +426,7 @@ def test_spaced_rates_difference_the_feet_over_k_frames_each_side():
         np.testing.assert_array_equal(got.qd[:, keep], base.qd[:, keep])
         np.testing.assert_array_equal(got.qdd, base.qdd)
     pig = model.replace(conventions=Conventions(rates="gradient", foot_rate_frames=2))
-    motion = rates(pig, coords.copy(), hb.AnalysisOptions(), Log())
+    motion = rates(pig, coords.copy(), hb.AnalysisOptions(), Logbook())
     np.testing.assert_allclose(motion.qd, spaced_rates(model, base, {"left_foot": 2, "right_foot": 2}).qd)
     assert "left_foot over 2 frames" in motion.how
 

@@ -8,10 +8,12 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from humanbody.analysis.log import Logbook
+from humanbody.analysis.run import _processing_subject
+from humanbody.analysis.stages import subject
 from humanbody.io.c3d_processing import read_processing
 from humanbody.io.subject import read_subject
 from humanbody.options import AnalysisOptions
-from humanbody.pipeline import Log, _processing_subject, subject
 
 ezc3d = pytest.importorskip("ezc3d")
 
@@ -72,10 +74,10 @@ def test_precedence_options_then_subject_file_then_processing(tmp_path):
     file winning over PROCESSING: tests/integration/test_vicon_outputs.py)."""
     path = _c3d_with_processing(tmp_path / "t.c3d", {"Bodymass": 70.0, "Height": 1750.0})
     trial = SimpleNamespace(forces=None)
-    log = Log()
+    log = Logbook()
     proc = _processing_subject(path, AnalysisOptions(mass=80.0), log)
     assert proc is not None and proc.mass == 70.0
     assert len(log.messages) == 1 and "PROCESSING group" in log.messages[0] and "--mass given win" in log.messages[0]
-    subj = subject(trial, AnalysisOptions(mass=80.0), Log(), proc)
+    subj = subject(trial, AnalysisOptions(mass=80.0), Logbook(), proc)
     assert subj.mass == 80.0 and subj.height == pytest.approx(1.75)
-    assert _processing_subject(str(tmp_path / "walk.trc"), AnalysisOptions(), Log()) is None
+    assert _processing_subject(str(tmp_path / "walk.trc"), AnalysisOptions(), Logbook()) is None

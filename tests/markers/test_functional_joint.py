@@ -221,7 +221,7 @@ def test_hip_trial_is_a_marker_option_of_every_analysing_command(command):
 
 
 def test_report_passes_the_hip_trial_to_the_analysis(monkeypatch, tmp_path):
-    import humanbody.pipeline
+    import humanbody.analysis.run
     from humanbody.report.inputs import TrialTask
     from humanbody.report.trial import ReportOptions, process_trial
 
@@ -231,7 +231,7 @@ def test_report_passes_the_hip_trial_to_the_analysis(monkeypatch, tmp_path):
         seen.update(kw, options=options)
         raise InputError("stop here")
 
-    monkeypatch.setattr(humanbody.pipeline, "analyze_trial", fake)
+    monkeypatch.setattr(humanbody.analysis.run, "analyze_trial", fake)
     outcome = process_trial(TrialTask(trial=str(tmp_path / "t.trc"), key="t"),
                             ReportOptions(hip_trial="hips.trc"))
     assert seen["options"].hip_trial == "hips.trc" and outcome.row["status"] == "failed"

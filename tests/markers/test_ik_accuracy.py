@@ -61,7 +61,7 @@ def test_two_millimetre_noise_through_the_pipeline(subject, kind, tmp_path):
     sys.path.insert(0, str(ROOT / "data"))
     from make_sample_markers import write_trc
 
-    from humanbody.pipeline import analyze_trial
+    from humanbody.analysis import analyze_trial
 
     cal, walk_names = subject
     t = np.arange(int(6 * RATE)) / RATE

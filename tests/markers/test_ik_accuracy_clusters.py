@@ -201,7 +201,7 @@ def run_motion(subject, kind: str, folder: Path, seed: int = 1):
     sys.path.insert(0, str(ROOT / "data"))
     from make_sample_markers import write_trc
 
-    from humanbody.pipeline import analyze_trial
+    from humanbody.analysis import analyze_trial
     from humanbody.signal.residual import residual_cutoff
 
     cal, markerset, static, names = subject

@@ -19,8 +19,8 @@ import pandas as pd
 import pytest
 
 import humanbody as hb
+from humanbody.analysis import analyze_trial
 from humanbody.markers.markerset import detect_markerset, load_markerset
-from humanbody.pipeline import analyze_trial
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 FRAMES = 200  # two strides of the sample walk

@@ -38,9 +38,9 @@ import pytest
 
 import humanbody as hb
 from humanbody import InputError
+from humanbody.analysis import analyze_trial
 from humanbody.io.trc import read_trc
 from humanbody.markers.markerset import detect_markerset
-from humanbody.pipeline import analyze_trial
 from tests.markers.test_keypoints import DATA, KP, MK, opencap_layout
 
 FRAMES = 160

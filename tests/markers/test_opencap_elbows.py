@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 
 import humanbody as hb
-from humanbody.pipeline import analyze_trial
+from humanbody.analysis import analyze_trial
 from tests.markers.test_keypoints import DATA, MK, opencap_layout
 
 FRAMES = 400

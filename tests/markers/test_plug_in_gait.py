@@ -1416,9 +1416,9 @@ def test_foot_offsets_from_the_subject_file_win_over_the_static(tmp_path):
 def test_plug_in_gait_sets_filter_no_marker_by_default_other_sets_at_cutoff_hz():
     """The marker filter's default is the set's: none for the Plug-in Gait sets (Plug-in Gait computes from
     the markers as stored), CUTOFF_HZ for the others; a cut-off given (or 'auto') wins for every set."""
+    from humanbody.analysis import marker_cutoff
     from humanbody.markers.markerset import builtin_markersets, load_markerset
     from humanbody.options import MARKERSET_CUTOFF, AnalysisOptions
-    from humanbody.pipeline import marker_cutoff
     from humanbody.signal import CUTOFF_HZ
 
     assert AnalysisOptions().cutoff_hz == MARKERSET_CUTOFF

@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 from _shared import WALK, needs_shared
 
+from humanbody.analysis import analyze_trial
 from humanbody.io.writers import table_csv_bytes
-from humanbody.pipeline import analyze_trial
 
 DATA = WALK
 ROOT = Path(__file__).resolve().parents[2] / "data"

@@ -117,7 +117,7 @@ def test_command_line_takes_auto_and_rejects_nonsense(tmp_path, capsys):
 
 def test_the_loads_follow_the_chosen_cutoff(shared_data):
     """Under ``--cutoff auto`` the force plates are low-passed at the markers' chosen cut-off (matched cut-offs)."""
-    from humanbody.pipeline import analyze_trial
+    from humanbody.analysis import analyze_trial
 
     walk = shared_data / "gait2392_walk"
     an = analyze_trial(walk / "subject01_walk1.trc", static=walk / "subject01_static.trc", mass=72.6,

@@ -19,10 +19,10 @@ from _shared import WALK, needs_shared
 
 import humanbody as hb
 from humanbody import InputError
+from humanbody.analysis import analyze_trial
 from humanbody.cli import main
 from humanbody.lab.vocabulary import read_name
 from humanbody.markers.markerset import load_markerset
-from humanbody.pipeline import analyze_trial
 from humanbody.tools.markerset import draft_from_file
 
 DATA = Path(__file__).resolve().parents[2] / "data"

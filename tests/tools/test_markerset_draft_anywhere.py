@@ -145,7 +145,7 @@ def test_plug_in_gait_markers_draft_the_builtin_set(tmp_path, full, deg, prefix,
     markers, a foot flat in the standing trial and Harrington hips gave hip and ankle rotation 5-8 deg
     RMS and knee adduction 5 deg RMS from the built-in set's, and the general arm rules shoulder and wrist
     rotation 45 deg."""
-    from humanbody.pipeline import analyze_trial
+    from humanbody.analysis import analyze_trial
     from tests.markers.test_plug_in_gait import SUBJECT
 
     subject = SUBJECT if measured else None
@@ -171,7 +171,7 @@ def test_plug_in_gait_landmarks_under_other_names_draft_the_builtin_set(tmp_path
     drafted set's angles are the built-in set's on the Plug-in Gait-named trial.  The lab is turned 60 deg, so
     the subject stands 30 deg from the nearest lab axis: before, the right heel (behind the ankle, turned
     towards the midline) was read as on the left and the right foot lost its heel."""
-    from humanbody.pipeline import analyze_trial
+    from humanbody.analysis import analyze_trial
 
     names = {}
     for S, Side in (("R", "Right"), ("L", "Left")):

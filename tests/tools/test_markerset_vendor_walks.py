@@ -26,8 +26,8 @@ ANGLES = (("hip_flexion_deg", "hip flexion"), ("knee_flexion_deg", "knee flexion
 
 def vendor_row(name: str, tmp: Path) -> dict:
     """Draft a set from the trial and analyse the trial with it: status, the draft's first line, angle ranges."""
+    from humanbody.analysis import analyze_trial
     from humanbody.errors import InputError
-    from humanbody.pipeline import analyze_trial
     from humanbody.tools.markerset import draft_from_file
 
     path = C3D / f"{name}.c3d"
