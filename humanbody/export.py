@@ -163,6 +163,8 @@ def pig_upper_outputs() -> list:
     Returns
     -------
     list of (str, str, list)
+        ``(group, label, components)``: the C3D group (``"ANGLES"``), Plug-in Gait's label with its side
+        prefix (``LThoraxAngles``) and its X, Y, Z components as ``(clinical column, sign)`` pairs.
     """
     out = []
     for S, side, s in _SIDES:

@@ -117,6 +117,7 @@ def parse_feet(text) -> tuple:
     Returns
     -------
     tuple of (str, str)
+        The OpenSim body names the right and the left foot's loads are applied to.
     """
     if text is None:
         return DEFAULT_FEET
@@ -241,6 +242,7 @@ class AnalysisOptions:
         Returns
         -------
         AnalysisOptions
+            A new options value; ``self`` is unchanged.
         """
         names = {f.name for f in dataclasses.fields(self)}
         unknown = sorted(set(changes) - names)

@@ -130,7 +130,7 @@ def undocumented(sources) -> list[str]:
 #: Modules whose bare entries other branches of this round fill while this one fills the rest; the integrator
 #: empties this list after the merge (then every module of the package is held to the rule).
 _FILLED_BY_OTHER_BRANCHES = (
-    "pipeline.py", "options.py", "trial_output.py", "export.py", "commands/analyze.py", "model/body.py",
+    "model/body.py",
     "mechanics/kinematics.py", "mechanics/kinetics.py", "mechanics/moment_frames.py", "mechanics/dynamics.py",
     "mechanics/reference.py", "mechanics/spatial.py", "core/*.py", "simulation/*.py", "markers/global_ik.py",
     "osim/*.py", "muscles/*.py", "tools/precision.py", "io/__init__.py",

@@ -78,6 +78,8 @@ def analyze_trial(path, options: AnalysisOptions | None = None, *, progress: boo
     Returns
     -------
     Analysis
+        The trial's analysis (a frozen value): its trial, model, coordinates, motion, loads, options and log;
+        mechanics, clinical angles and kinetics computed on first use.
     """
     path, log = os.fspath(path), Logbook()
     opts = checked(options_with(options, overrides), path)

@@ -104,6 +104,8 @@ def subject(trial: Trial, options: AnalysisOptions, log: Logbook, file: SubjectF
     Returns
     -------
     TrialSubject
+        The subject's mass (kg), height (m) and sex, each with where it came from (option, subject file,
+        or None when the plates or the calibration are to estimate it).
     """
     mass, height = options.mass, options.height
     if file is not None:
@@ -133,6 +135,7 @@ def subject_model(subj: TrialSubject, options: AnalysisOptions, log: Logbook) ->
     Returns
     -------
     BodyModel or None
+        The model to analyse with; None when neither mass nor height is known (the calibration scales it).
     """
     model = options.model
     if model is not None:
@@ -219,6 +222,8 @@ def rates(model: BodyModel, coords: pd.DataFrame, options: AnalysisOptions, log:
     Returns
     -------
     Motion
+        Time (s), the coordinates ``q`` (root origin in m, angles in rad) and their rates ``qd``, ``qdd``
+        (as angle rates or parent-frame angular velocity components, :class:`~humanbody.mechanics.kinematics.Motion`).
     """
     if source:
         coords.attrs.setdefault("source", source)
@@ -306,6 +311,7 @@ def mechanics(trial: Trial, model: BodyModel, coords: pd.DataFrame, motion: Moti
     Returns
     -------
     Analysis
+        The trial's analysis before loads: its results computed on first use.
     """
     return Analysis(trial=trial, coords=coords, model=model, motion=motion, options=options, log=log.log, **parts)
 

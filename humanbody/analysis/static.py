@@ -47,6 +47,8 @@ def calibrate_model(conditioned: Conditioned, static: Trial | str | os.PathLike 
     Returns
     -------
     Calibration
+        The marker set, the subject's 17-segment model (joint offsets and mass centres from the calibration),
+        each tracking marker's place in its segment (m) and the segments' frames in the calibration pose.
     """
     mset, required = conditioned.markerset, conditioned.required
     if static is None:

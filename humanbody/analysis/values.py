@@ -142,6 +142,7 @@ class Analysis:
         Returns
         -------
         Analysis
+            A new frozen value; ``self`` is unchanged.
         """
         changed = set(changes)
         if "computed" not in changes:

@@ -59,6 +59,7 @@ def screen_lines(messages: Sequence[Record | str], budget: int = SCREEN_NOTES) -
     Returns
     -------
     list of str
+        The lines to print, at most ``budget`` notes plus the summary line, in the records' order.
     """
     out = _summarised([(str(m), priority_of(m)) if isinstance(m, str) else (m.message, m.priority) for m in messages])
     if len(out) <= budget:
