@@ -19,6 +19,7 @@ import numpy as np
 
 from .atomic import atomic_write_text
 from .checks.outputs import OutputWatch
+from .checks.unmeasured import analysis_masks
 from .errors import InputError
 from .io.writers import CSV_DIGITS, FORMATS, blocks_bytes, table_bytes, write_blocks, write_table
 from .mechanics.kinematics import compute_motion
@@ -157,13 +158,16 @@ def _outputs(analysis: Analysis, sink, fmt: str, chunk_frames: int, digits: int 
     if fmt not in FORMATS:
         raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
     columns, blocks = _table(analysis, chunk_frames, relative)
+    masks, unmeasured = analysis_masks(analysis, columns)
+    if masks:
+        blocks = _masked(blocks, columns, masks)
     paths = {}
     exports = _ExportColumns(analysis, columns) if export else None
     if exports is not None:
         blocks = _collecting(blocks, exports.take, exports.values)
     watch = OutputWatch(columns)
     paths["results"] = sink.table(f"{analysis.stem}_results.{fmt}", columns, _watched(blocks, watch), fmt, digits)
-    model = _with_warnings(analysis, watch.findings(analysis.motion.time))
+    model = _with_warnings(analysis, ([unmeasured] if unmeasured else []) + watch.findings(analysis.motion.time))
     paths["model"] = sink.text(f"{analysis.stem}_model.json", model.to_json())
     log_name = f"{analysis.stem}_log.txt"
     paths["log"] = sink.name(log_name)
@@ -264,6 +268,35 @@ def _table(analysis: Analysis, chunk_frames: int, relative=()) -> tuple[list[str
             columns += relative_columns(what, to)
         more.append(lambda res, start: np.concatenate([relative_block(res, w, t) for w, t in relative], axis=1))
     return columns, _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64), more, compute)
+
+
+def _masked(blocks, columns: list, masks: dict):
+    """Pass ``blocks`` on with the frames of ``masks`` (column -> bool (F,), :mod:`humanbody.checks.unmeasured`)
+    set to NaN in their columns (the table's ``columns``): values the recording does not measure.
+
+    Parameters
+    ----------
+    blocks : iterator of ndarray, shape (B, columns)
+        The table's rows, chunk by chunk (consecutive frames from the first).
+    columns : list of str
+        The table's columns.
+    masks : dict of str to ndarray of bool, shape (F,)
+        Column -> the frames to leave empty.
+
+    Yields
+    ------
+    ndarray, shape (B, columns)
+        Each block, masked in place.
+    """
+    index = {c: j for j, c in enumerate(columns)}
+    items = [(index[c], m) for c, m in masks.items() if c in index]
+    start = 0
+    for block in blocks:
+        stop = start + len(block)
+        for j, m in items:
+            block[m[start:stop], j] = np.nan
+        start = stop
+        yield block
 
 
 def _watched(blocks, watch: OutputWatch):

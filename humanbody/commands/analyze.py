@@ -33,6 +33,8 @@ HELP = "analyse one trial: joint angles and the mechanics of every segment -> re
 _JUMP = re.compile(r"^check outputs: (\S+) jumps ([0-9.]+) deg between ([0-9.]+) and ")
 _CARRIED = re.compile(r"^check outputs: (\S+) carried from its parent for \d+ frames \(([0-9.]+) s ")
 _REACHES = re.compile(r"^check outputs: (\S+) reaches (-?[0-9.]+ \S+) at ([0-9.]+) s")
+#: The line of :func:`humanbody.checks.unmeasured.unmeasured_line` (it names the carried segments too).
+_UNMEASURED = "check outputs: not measured, left empty"
 
 
 #: Lines of notes on the first screen before the results are written, and of the output checks' notes after:
@@ -72,7 +74,8 @@ def screen_lines(messages: Sequence[Record | str], budget: int = SCREEN_NOTES) -
 def _summarised(messages: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """:func:`screen_lines`'s first step on (line, priority) pairs: the repeated output-check notes in one line
     each (angles that jump, segments carried from their parent, values outside a body's range), where the first
-    of them stood, at the priority of the first."""
+    of them stood, at the priority of the first; the carried segments' lines left to the log when the line on
+    the values left empty (:mod:`humanbody.checks.unmeasured`) names them."""
     patterns = {"jump": _JUMP, "carried": _CARRIED, "reaches": _REACHES}
     groups: dict[str, list] = {k: [] for k in patterns}
     out: list = []
@@ -86,6 +89,12 @@ def _summarised(messages: list[tuple[str, int]]) -> list[tuple[str, int]]:
                 break
         else:
             out.append((line, priority))
+    said = next((line for line, _ in out if line.startswith(_UNMEASURED)), "")
+    if groups["carried"] and all(f" {g[0]} " in said for _, g in groups["carried"]):
+        # the line on what was left empty names the carried segments and their times: said once
+        at = next(i for i, (line, _) in enumerate(out) if line == "carried")
+        out.pop(at)
+        groups["carried"] = []
     for key, hits in groups.items():
         if not hits:
             continue
