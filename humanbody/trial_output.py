@@ -117,8 +117,8 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
 
 
 def results_bytes(analysis: Analysis, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES, digits: int | None = None,
-                  relative=(), export=None, events=None, opensim_feet=None, files: dict | None = None
-                  ) -> dict[str, bytes]:
+                  relative=(), export=None, events=None, opensim_feet=None, files: dict | None = None,
+                  unloaded: dict | None = None) -> dict[str, bytes]:
     """The files :func:`write_results` writes, in memory: file name -> bytes (the batch report's).
 
     The same bytes as :func:`write_results` writes (the table, model, log and
@@ -142,23 +142,28 @@ def results_bytes(analysis: Analysis, fmt: str = "csv", chunk_frames: int = CHUN
         As :func:`write_results`.
     files : dict, optional
         Filled in place and returned (default: a new dict).
+    unloaded : dict of str to ndarray of bool, shape (F,), optional
+        Side -> the frames of its stances off the plates (:func:`humanbody.gait.selection.unloaded_stance`),
+        whose kinetics are left empty; None: found from the trial's own gait events.
     """
     sink = _Memory(files)
-    _outputs(analysis, sink, fmt, chunk_frames, digits, relative, export, events, opensim_feet)
+    _outputs(analysis, sink, fmt, chunk_frames, digits, relative, export, events, opensim_feet, unloaded)
     return sink.files
 
 
 def _outputs(analysis: Analysis, sink, fmt: str, chunk_frames: int, digits: int | None, relative, export, events,
-             opensim_feet) -> dict[str, str]:
+             opensim_feet, unloaded: dict | None = None) -> dict[str, str]:
     """The files of one analysed trial, made through ``sink`` (:class:`_Folder` or :class:`_Memory`): kind ->
-    name; the log last, whatever the exports did."""
+    name; the log last, whatever the exports did.  The values the recording does not measure are left empty
+    (:mod:`humanbody.checks.unmeasured`; ``unloaded``: side -> its stances off the plates, bool (F,), when
+    the caller has them, else found from the trial's events)."""
     digits = CSV_DIGITS if digits is None else digits
     export = analysis.options.export if export is None else export
     opensim_feet = analysis.options.opensim_feet if opensim_feet is None else opensim_feet
     if fmt not in FORMATS:
         raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
     columns, blocks = _table(analysis, chunk_frames, relative)
-    masks, unmeasured = analysis_masks(analysis, columns)
+    masks, unmeasured = analysis_masks(analysis, columns, unloaded)
     if masks:
         blocks = _masked(blocks, columns, masks)
     paths = {}

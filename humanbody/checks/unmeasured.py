@@ -203,7 +203,7 @@ def unmeasured_line(carried: dict, unloaded: dict | None, time, kinetics: bool) 
             + "; ".join(parts))
 
 
-def analysis_masks(analysis, columns) -> tuple[dict, str]:
+def analysis_masks(analysis, columns, unloaded: dict | None = None) -> tuple[dict, str]:
     """The masks (:func:`unmeasured_masks`) and the line (:func:`unmeasured_line`) of an analysed trial's table.
 
     Parameters
@@ -213,6 +213,9 @@ def analysis_masks(analysis, columns) -> tuple[dict, str]:
         plates), options (the differentiator's half window, ``skip_checks``).
     columns : sequence of str
         The table's columns.
+    unloaded : dict of str to ndarray of bool, shape (F,), optional
+        Side -> its stances off the plates, when the caller has them (``humanbody report``: the strides'
+        events); else found from the trial's gait events (:func:`humanbody.gait.selection.trial_events`).
 
     Returns
     -------
@@ -229,15 +232,14 @@ def analysis_masks(analysis, columns) -> tuple[dict, str]:
     time = np.asarray(analysis.motion.time, dtype=float)
     tracking = getattr(analysis, "tracking", None)
     carried = carried_runs(getattr(tracking, "status", None), time)
-    unloaded: dict = {}
-    if analysis.loads is not None:
+    if unloaded is None and analysis.loads is not None:
         from ..gait.selection import trial_events, unloaded_stance  # lazy: only trials with loads
 
         try:
             used = trial_events(analysis)[1]
             unloaded = unloaded_stance(analysis, used)
         except InputError:  # no foot markers to time a stance by: nothing said of it
-            unloaded = {}
+            unloaded = None
     margin = 0
     if len(time) > 2 and getattr(options, "differentiation", None) is not None:
         margin = edge_frames(options.differentiation, (len(time) - 1) / (time[-1] - time[0]), len(time))
