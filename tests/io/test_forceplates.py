@@ -592,3 +592,32 @@ def test_unloaded_plates_read_without_a_library_warning(shared_data):
     assert unloaded.any() and (~unloaded).any()
     assert np.isnan(c.point[unloaded]).all()  # a missing centre of pressure stays missing, whole rows
     assert np.isfinite(c.moment).all()
+
+
+def test_a_plate_not_zeroed_has_its_centre_of_pressure_from_the_zeroed_loads():
+    """The file's centre divides the moments by the vertical force offset included (Codamotion's plate 3 rests at
+    -71 N): from the zeroed loads, the true centre comes back wherever the foot stands, to 1e-9 m."""
+    from humanbody.io.forceplates import resting_force, rezeroed_centre
+
+    n = 4000
+    fz = np.zeros(n)
+    fz[1000:1600] = 600.0 * np.sin(np.linspace(0.0, np.pi, 600))  # one stance; the plate bare elsewhere
+    middle = np.array([0.254, 0.23, 0.0])
+    d = np.column_stack([np.linspace(-0.2, 0.24, n), np.linspace(-0.05, 0.05, n)])  # heel to the far edge
+    rest_f = np.array([-4.8, 9.1, -70.7])
+    rest_m = np.array([0.76, -1.5])  # N·m: the resting moments' share of the centre's arithmetic
+    raw = np.column_stack([np.zeros(n), np.zeros(n), fz]) + rest_f
+    raw[:, 2] += np.random.default_rng(1).normal(0.0, 0.5, n)  # the plate's noise at rest
+    file_centre = np.full((n, 3), np.nan)
+    file_centre[:, :2] = middle[:2] + (d * fz[:, None] + rest_m) / raw[:, 2:3]
+    file_centre[:, 2] = 0.0
+    rest = resting_force(raw)
+    assert rest is not None and abs(rest[2] + 70.7) < 0.1
+    got = rezeroed_centre(file_centre, raw, rest, middle)
+    zeroed = raw[:, 2] - rest[2]
+    heavy = fz > 100.0
+    # the true centre, but for the plate's noise at rest in the zeroed force (0.5 N in 100-600 N: under 1.5 mm)
+    assert np.allclose(got[heavy, :2], middle[:2] + d[heavy] * (fz / zeroed)[heavy, None], atol=1e-9)
+    assert np.allclose(got[heavy, :2], middle[:2] + d[heavy], atol=1.5e-3)
+    # left as read: far forward of the true centre at push-off
+    assert np.abs(file_centre[heavy, 0] - (middle[0] + d[heavy, 0])).max() > 0.02
