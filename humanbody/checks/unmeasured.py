@@ -18,6 +18,10 @@ Two gaps in a recording give numbers that look like measurements and are not:
   0.04 s after the shank returns).  Left empty: the angles of the segment's
   joints over the run, and the limb's kinetics over the run widened by the
   differentiator's half window (:func:`humanbody.checks.edges.edge_frames`).
+  A shorter run (a gap bridged) leaves its joints' angles empty too: they are
+  a held relative pose, and a segment carried under a carried parent is
+  further still (Codamotion's left ankle at 50 deg for 0.01 s at 6.88 s); its
+  kinetics, a few frames of a held pose, are kept.
 * A foot that strikes the ground **off the plates** takes a ground reaction
   no plate measures: its side's moments and powers are computed as if the
   foot were in the air (Vicon's ``Vicon_analysis``: the right foot strikes
@@ -54,9 +58,8 @@ LIMB_JOINTS = {"upper_leg": "hip", "lower_leg": "knee", "foot": "ankle", "upper_
 _LEG = ("upper_leg", "lower_leg", "foot")
 
 
-def carried_runs(status, time) -> dict:
-    """Per segment, the frames in runs carried from the parent longer than
-    :data:`~humanbody.checks.outputs.MAX_CARRIED_S`.
+def carried_runs(status, time, longer_than: float = MAX_CARRIED_S) -> dict:
+    """Per segment, the frames in runs carried from the parent longer than ``longer_than``.
 
     Parameters
     ----------
@@ -65,11 +68,15 @@ def carried_runs(status, time) -> dict:
         ``time`` column is ignored), one row per frame.
     time : array_like, shape (F,), s
         The frames' times.
+    longer_than : float, s
+        Shortest run kept, exclusive (default :data:`~humanbody.checks.outputs.MAX_CARRIED_S`; 0: every
+        carried frame).
 
     Returns
     -------
     dict of str to ndarray of bool, shape (F,)
-        Segment name -> True in the frames of its long carried runs; segments without one are left out.
+        Segment name -> True in the frames of its carried runs longer than ``longer_than``; segments without
+        one are left out.
     """
     t = np.asarray(time, dtype=float)
     if status is None or len(t) < 2:
@@ -85,7 +92,7 @@ def carried_runs(status, time) -> dict:
         edges = np.diff(np.concatenate([[0], carried.astype(np.int8), [0]]))
         long = np.zeros(len(t), dtype=bool)
         for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
-            if (b - a) * dt > MAX_CARRIED_S:
+            if (b - a) * dt > longer_than:
                 long[a:b] = True
         if long.any():
             out[name] = long
@@ -121,7 +128,8 @@ def _kinetic_columns(columns, side: str, base: str) -> list[str]:
     return out
 
 
-def unmeasured_masks(columns, carried: dict, unloaded: dict | None = None, margin: int = 0) -> dict:
+def unmeasured_masks(columns, carried: dict, unloaded: dict | None = None, margin: int = 0,
+                     every: dict | None = None) -> dict:
     """Column -> the frames (bool, F) whose values the recording does not measure.
 
     Parameters
@@ -135,6 +143,9 @@ def unmeasured_masks(columns, carried: dict, unloaded: dict | None = None, margi
         (:func:`humanbody.gait.selection.unloaded_stance`).
     margin : int
         Frames (the differentiator's half window) by which a carried run widens for the kinetics.
+    every : dict of str to ndarray of bool, shape (F,), optional
+        Segment -> every frame it is carried, runs of any length (``carried_runs(status, time, 0.0)``): its
+        joints' angles there are a held relative pose, left empty too (the kinetics of a short run are kept).
 
     Returns
     -------
@@ -148,14 +159,17 @@ def unmeasured_masks(columns, carried: dict, unloaded: dict | None = None, margi
         for c in cols:
             out[c] = out[c] | frames if c in out else frames.copy()
 
-    for segment, frames in carried.items():
+    for segment in set(carried) | set(every or {}):
         side, base = _split(segment)
         if base not in SEGMENT_JOINTS or not side:
             continue
         angles = [c for c in columns if c.endswith("_deg")
                   and any(c.startswith(f"{side}_{j}_") for j in SEGMENT_JOINTS[base])]
-        add(angles, frames)
-        add(_kinetic_columns(columns, side, base), _widened(frames, margin))
+        if segment in carried:
+            add(angles, carried[segment])
+            add(_kinetic_columns(columns, side, base), _widened(carried[segment], margin))
+        if every and segment in every:
+            add(angles, every[segment])
     for side, frames in (unloaded or {}).items():
         if frames.any():
             add([c for base in _LEG for c in _kinetic_columns(columns, side, base)], frames)
@@ -169,7 +183,7 @@ def _spans(frames: np.ndarray, t: np.ndarray) -> str:
                      for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True))
 
 
-def unmeasured_line(carried: dict, unloaded: dict | None, time, kinetics: bool) -> str:
+def unmeasured_line(carried: dict, unloaded: dict | None, time, kinetics: bool, short: int = 0) -> str:
     """The one line that says what was left empty and why, naming ``--skip-check unmeasured``; "" when nothing.
 
     Parameters
@@ -181,6 +195,9 @@ def unmeasured_line(carried: dict, unloaded: dict | None, time, kinetics: bool) 
     time : array_like, shape (F,), s
     kinetics : bool
         The table has kinetics (the line names them only then).
+    short : int
+        Frames of limb segments carried in runs of at most :data:`~humanbody.checks.outputs.MAX_CARRIED_S`
+        (their joints' angles left empty too).
 
     Returns
     -------
@@ -193,6 +210,9 @@ def unmeasured_line(carried: dict, unloaded: dict | None, time, kinetics: bool) 
         what = "their joints' angles" + (" and their limbs' kinetics" if kinetics else "")
         parts.append(f"{what} where a segment is carried from its parent (too few markers): "
                      + "; ".join(f"{s} {_spans(carried[s], t)}" for s in limbs))
+    if short:
+        parts.append(f"their joints' angles in {short} frame(s) of shorter runs carried (at most "
+                     f"{MAX_CARRIED_S:g} s)")
     feet = [s for s, f in (unloaded or {}).items() if f.any()]
     if feet and kinetics:
         parts.append("the side's kinetics where a foot stands on the ground off the plates (no force measured): "
@@ -243,8 +263,11 @@ def analysis_masks(analysis, columns, unloaded: dict | None = None) -> tuple[dic
     margin = 0
     if len(time) > 2 and getattr(options, "differentiation", None) is not None:
         margin = edge_frames(options.differentiation, (len(time) - 1) / (time[-1] - time[0]), len(time))
-    masks = unmeasured_masks(columns, carried, unloaded, margin)
+    every = {s: f for s, f in carried_runs(getattr(tracking, "status", None), time, 0.0).items()
+             if _split(s)[1] in SEGMENT_JOINTS and _split(s)[0]}
+    masks = unmeasured_masks(columns, carried, unloaded, margin, every)
     if not masks:
         return {}, ""
     kinetic = any(c.endswith(("_moment_Nm_per_kg", "_power_W_per_kg")) for c in masks)
-    return masks, unmeasured_line(carried, unloaded, time, kinetic)
+    short = sum(int((f & ~carried.get(s, np.zeros_like(f))).sum()) for s, f in every.items())
+    return masks, unmeasured_line(carried, unloaded, time, kinetic, short)

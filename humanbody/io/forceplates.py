@@ -404,47 +404,53 @@ def resting_force(force, threshold: float = FORCE_THRESHOLD) -> np.ndarray | Non
     return rest if 0.5 * threshold <= abs(rest[2]) <= MAX_OFFSET_N else None
 
 
-def rezeroed_centre(centre, raw, rest, middle) -> np.ndarray:
+def rezeroed_centre(centre, raw, moment, rest, corners) -> np.ndarray:
     """The centre of pressure of a plate that was not zeroed, from its zeroed loads.
 
-    The file's centre of pressure (ezc3d's) divides the plate's moments by the
-    vertical force it read, offset included: ``d = m / Fz_raw``, ``d`` the
-    centre's horizontal offset from the plate's middle and ``m`` a linear
-    function of the channels.  Zeroing the plate takes the resting values off
-    both: ``d' = (d Fz_raw - <d Fz_raw>_rest) / (Fz_raw - Fz_rest)``, the resting
-    product ``<d Fz_raw>_rest`` the median over the resting samples (vertical
-    force within 5 N of ``Fz_rest``, as :func:`resting_force` finds them).  Without
-    it, Codamotion's plate 3 (resting at -71 N) put the push-off's centre of
-    pressure 3.5 cm too far forward at 3.375 s (9 cm at 3.4 s, as the load
-    falls): a right ankle power of 10.6 W/kg (6.1 from the zeroed loads).
+    The centre of pressure lies where the moment about the surface's middle
+    ``o`` has no part along the surface: ``c = o + n x M / (F . n)``, ``n`` the
+    surface's normal (ezc3d's centre, from the loads as read, offset
+    included).  Zeroing the plate takes the resting values off both:
+    ``c' = o + n x (M - <M>_rest) / ((F - F_rest) . n)``, the resting
+    moment the median of each component over the resting samples (the force along the normal
+    within 5 N of the resting one, as :func:`resting_force` finds them).
+    Without it, Codamotion's plate 3 (resting at -71 N) put the push-off's
+    centre of pressure 3.5 cm too far forward at 3.375 s (9 cm at 3.4 s, as
+    the load falls): a right ankle power of 10.6 W/kg (6.1 from the zeroed
+    loads).
 
     Parameters
     ----------
     centre : ndarray, shape (T, 3), m
-        The file's centre of pressure in the ground axes (z up), NaN where unloaded.
+        The file's centre of pressure in the ground axes, NaN where unloaded (kept where the zeroed force
+        along the normal is zero).
     raw : ndarray, shape (T, 3), N
         The plate's force as read (offset included), ground axes.
+    moment : ndarray, shape (T, 3), N·m
+        The plate's moment as read about the middle of its surface, ground axes (ezc3d's ``moment``).
     rest : ndarray, shape (3,), N
         Its resting force (:func:`resting_force`).
-    middle : ndarray, shape (3,), m
-        The middle of the plate's corners, ground axes.
+    corners : ndarray, shape (4, 3), m
+        The plate's corners in the C3D User Guide's order, ground axes.
 
     Returns
     -------
     ndarray, shape (T, 3), m
-        The centre of pressure of the zeroed loads; the vertical coordinate and the unloaded (NaN) samples as
-        given.
+        The centre of pressure of the zeroed loads.
     """
-    c = np.asarray(centre, dtype=float)
-    fz = np.asarray(raw, dtype=float)[:, 2]
-    d = c[:, :2] - np.asarray(middle, dtype=float)[:2]
-    m = d * fz[:, None]
-    near = (np.abs(fz - rest[2]) < 5.0) & np.isfinite(m).all(axis=1)
-    m_rest = np.median(m[near], axis=0) if near.any() else np.zeros(2)
-    zeroed = fz - rest[2]
-    ok = np.isfinite(m).all(axis=1) & (np.abs(zeroed) > 1e-9)
-    out = c.copy()
-    out[ok, :2] = middle[:2] + (m[ok] - m_rest) / zeroed[ok, None]
+    k = np.asarray(corners, dtype=float)
+    middle = k.mean(axis=0)
+    n = np.cross(k[0] - k[1], k[0] - k[3])  # the plate's z as the C3D User Guide builds it from the corners
+    n /= np.linalg.norm(n)
+    fn = np.asarray(raw, dtype=float) @ n
+    mom = np.asarray(moment, dtype=float)
+    rest_n = float(np.asarray(rest, dtype=float) @ n)
+    near = (np.abs(fn - rest_n) < 5.0) & np.isfinite(mom).all(axis=1)
+    m_rest = np.median(mom[near], axis=0) if near.any() else np.zeros(3)  # each channel's resting value
+    zeroed = fn - rest_n
+    ok = np.isfinite(mom).all(axis=1) & (np.abs(zeroed) > 1e-9)
+    out = np.array(centre, dtype=float)
+    out[ok] = middle + np.cross(n, mom[ok] - m_rest) / zeroed[ok, None]
     return out
 
 
@@ -566,7 +572,8 @@ def read_c3d_platforms(path, mapping=None) -> C3DPlatforms:
         corners = (np.asarray(p["corners"], dtype=float).T * pos) @ M.T
         centre = _rotate_rows(np.asarray(cop, dtype=float).T * pos, M)
         if rest is not None:
-            centre = rezeroed_centre(centre, raw, rest, corners.mean(axis=0))
+            about = _rotate_rows(np.asarray(p["moment"], dtype=float).T * mom, M)
+            centre = rezeroed_centre(centre, raw, about, rest, corners)
         point.append(centre)
         moment.append(sign * _rotate_rows(np.asarray(tz, dtype=float).T * mom, M))
         try:

@@ -162,3 +162,15 @@ def test_the_sample_walk_with_a_hidden_shank_leaves_its_knee_empty(tmp_path):
     table = pd.read_csv(__import__("io").BytesIO(results_bytes(kept)[f"{kept.stem}_results.csv"]), comment="#")
     assert np.isfinite(table["right_knee_flexion_deg"].to_numpy()[carried]).all()
     assert not [w for w in kept.log.warnings if w.startswith("check outputs: not measured")]
+
+
+def test_a_short_carried_run_empties_its_joints_angles_but_keeps_the_kinetics():
+    """A gap bridged for 5 frames: the knee and ankle there are a held relative pose (Codamotion's left ankle at
+    50 deg for 0.01 s where the shank is carried under a carried thigh), left empty; its kinetics kept."""
+    status = _status(right_lower_leg=(100, 105))
+    every = carried_runs(status, T, 0.0)
+    masks = unmeasured_masks(COLUMNS, carried_runs(status, T), every=every)
+    assert set(masks) == {"right_knee_flexion_deg", "right_ankle_dorsiflexion_deg"}
+    assert np.flatnonzero(masks["right_knee_flexion_deg"]).tolist() == list(range(100, 105))
+    line = unmeasured_line({}, None, T, kinetics=True, short=5)
+    assert "their joints' angles in 5 frame(s) of shorter runs carried (at most 0.1 s)" in line

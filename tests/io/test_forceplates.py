@@ -613,7 +613,11 @@ def test_a_plate_not_zeroed_has_its_centre_of_pressure_from_the_zeroed_loads():
     file_centre[:, 2] = 0.0
     rest = resting_force(raw)
     assert rest is not None and abs(rest[2] + 70.7) < 0.1
-    got = rezeroed_centre(file_centre, raw, rest, middle)
+    corners = middle + np.array([[0.254, 0.23, 0.0], [0.254, -0.23, 0.0], [-0.254, -0.23, 0.0], [-0.254, 0.23, 0.0]])
+    moment = np.zeros((n, 3))  # about the surface's middle: c - o = z x M / Fz, so M = (d_y, -d_x) Fz_raw
+    moment[:, 0] = (file_centre[:, 1] - middle[1]) * raw[:, 2]
+    moment[:, 1] = -(file_centre[:, 0] - middle[0]) * raw[:, 2]
+    got = rezeroed_centre(file_centre, raw, moment, rest, corners)
     zeroed = raw[:, 2] - rest[2]
     heavy = fz > 100.0
     # the true centre, but for the plate's noise at rest in the zeroed force (0.5 N in 100-600 N: under 1.5 mm)
