@@ -37,7 +37,11 @@ values as computed (the output checks then judge them).
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
+from ..errors import InputError
+from ..markers.tracking import STATUS
+from .edges import edge_frames
 from .outputs import MAX_CARRIED_S
 
 __all__ = ["SEGMENT_JOINTS", "LIMB_JOINTS", "carried_runs", "unmeasured_masks", "unmeasured_line",
@@ -86,7 +90,13 @@ def carried_runs(status, time, longer_than: float = MAX_CARRIED_S) -> dict:
     for name in status.columns:
         if name == "time":
             continue
-        carried = (status[name].astype(str) == "fallback").to_numpy()
+        column = status[name]
+        if isinstance(column.dtype, pd.CategoricalDtype):  # the tracking's status: compare the codes
+            if "fallback" not in column.cat.categories:
+                continue
+            carried = column.cat.codes.to_numpy() == column.cat.categories.get_loc("fallback")
+        else:
+            carried = column.to_numpy() == "fallback"
         if not carried.any():
             continue
         edges = np.diff(np.concatenate([[0], carried.astype(np.int8), [0]]))
@@ -243,15 +253,17 @@ def analysis_masks(analysis, columns, unloaded: dict | None = None) -> tuple[dic
         Column -> frames to leave empty, and the line to say ("" and no mask under ``skip_checks``
         ``unmeasured`` or when nothing is unmeasured).
     """
-    from ..errors import InputError
-    from .edges import edge_frames
-
     options = analysis.options
     if "unmeasured" in getattr(options, "skip_checks", ()):
         return {}, ""
     time = np.asarray(analysis.motion.time, dtype=float)
     tracking = getattr(analysis, "tracking", None)
-    carried = carried_runs(getattr(tracking, "status", None), time)
+    status = getattr(tracking, "status", None)
+    if status is not None and hasattr(tracking, "status_counts"):  # only the segments ever carried (counted once)
+        fallback = STATUS.index("fallback")
+        odd = [seg for seg, n in tracking.status_counts.items() if n[fallback]]
+        status = status[odd] if odd else None
+    carried = carried_runs(status, time)
     if unloaded is None and analysis.loads is not None:
         from ..gait.selection import trial_events, unloaded_stance  # lazy: only trials with loads
 
@@ -263,7 +275,7 @@ def analysis_masks(analysis, columns, unloaded: dict | None = None) -> tuple[dic
     margin = 0
     if len(time) > 2 and getattr(options, "differentiation", None) is not None:
         margin = edge_frames(options.differentiation, (len(time) - 1) / (time[-1] - time[0]), len(time))
-    every = {s: f for s, f in carried_runs(getattr(tracking, "status", None), time, 0.0).items()
+    every = {s: f for s, f in carried_runs(status, time, 0.0).items()
              if _split(s)[1] in SEGMENT_JOINTS and _split(s)[0]}
     masks = unmeasured_masks(columns, carried, unloaded, margin, every)
     if not masks:
