@@ -223,10 +223,10 @@ def unmeasured_line(carried: dict, unloaded: dict | None, time, kinetics: bool, 
     if short:
         parts.append(f"their joints' angles in {short} frame(s) of shorter runs carried (at most "
                      f"{MAX_CARRIED_S:g} s)")
-    feet = [s for s, f in (unloaded or {}).items() if f.any()]
+    feet = {s: f for s, f in (unloaded or {}).items() if f.any()}
     if feet and kinetics:
         parts.append("the side's kinetics where a foot stands on the ground off the plates (no force measured): "
-                     + "; ".join(f"{s} {_spans(unloaded[s], t)}" for s in feet))
+                     + "; ".join(f"{s} {_spans(f, t)}" for s, f in feet.items()))
     if not parts:
         return ""
     return ("check outputs: not measured, left empty (--skip-check unmeasured writes them as computed): "
@@ -259,9 +259,10 @@ def analysis_masks(analysis, columns, unloaded: dict | None = None) -> tuple[dic
     time = np.asarray(analysis.motion.time, dtype=float)
     tracking = getattr(analysis, "tracking", None)
     status = getattr(tracking, "status", None)
-    if status is not None and hasattr(tracking, "status_counts"):  # only the segments ever carried (counted once)
+    counts = getattr(tracking, "status_counts", None)
+    if status is not None and counts is not None:  # only the segments ever carried (counted once)
         fallback = STATUS.index("fallback")
-        odd = [seg for seg, n in tracking.status_counts.items() if n[fallback]]
+        odd = [seg for seg, n in counts.items() if n[fallback]]
         status = status[odd] if odd else None
     carried = carried_runs(status, time)
     if unloaded is None and analysis.loads is not None:
