@@ -422,8 +422,8 @@ def rezeroed_centre(centre, raw, moment, rest, corners) -> np.ndarray:
     Parameters
     ----------
     centre : ndarray, shape (T, 3), m
-        The file's centre of pressure in the ground axes, NaN where unloaded (kept where the zeroed force
-        along the normal is zero).
+        The file's centre of pressure in the ground axes, NaN where unloaded (kept there, and where the zeroed
+        force along the normal is zero).
     raw : ndarray, shape (T, 3), N
         The plate's force as read (offset included), ground axes.
     moment : ndarray, shape (T, 3), N·m
@@ -448,8 +448,8 @@ def rezeroed_centre(centre, raw, moment, rest, corners) -> np.ndarray:
     near = (np.abs(fn - rest_n) < 5.0) & np.isfinite(mom).all(axis=1)
     m_rest = np.median(mom[near], axis=0) if near.any() else np.zeros(3)  # each channel's resting value
     zeroed = fn - rest_n
-    ok = np.isfinite(mom).all(axis=1) & (np.abs(zeroed) > 1e-9)
     out = np.array(centre, dtype=float)
+    ok = np.isfinite(mom).all(axis=1) & np.isfinite(out).all(axis=1) & (np.abs(zeroed) > 1e-9)
     out[ok] = middle + np.cross(n, mom[ok] - m_rest) / zeroed[ok, None]
     return out
 
