@@ -39,7 +39,7 @@ MARKERSET_CUTOFF = "set"
 __all__ = ["AnalysisOptions", "CHECKS", "check_names", "IK_METHODS", "EXPORT_FORMATS", "DEFAULT_FEET", "parse_export", "parse_feet"]
 
 #: The plausibility checks a user may skip, each by ``--skip-check NAME`` (:mod:`humanbody.checks`).
-CHECKS = ("mass", "static", "imu-still", "force-clock")
+CHECKS = ("mass", "static", "imu-still", "force-clock", "unmeasured")
 
 
 def check_names(values) -> tuple:
@@ -211,7 +211,8 @@ class AnalysisOptions:
 
     skip_checks: tuple = ()
     """Plausibility checks not to refuse on (:data:`humanbody.checks.CHECKS`: "mass", "static",
-    "imu-still", "force-clock"); each is still logged (``--skip-check NAME``)."""
+    "imu-still", "force-clock", "unmeasured": write the values the recording does not measure,
+    :mod:`humanbody.checks.unmeasured`); each is still logged (``--skip-check NAME``)."""
 
     def __post_init__(self):
         object.__setattr__(self, "skip_checks", check_names(self.skip_checks))

@@ -20,6 +20,7 @@ import numpy as np
 from .analysis.log import Record, records
 from .atomic import atomic_write_text
 from .checks.outputs import OutputWatch
+from .checks.unmeasured import analysis_masks
 from .errors import InputError
 from .io.writers import CSV_DIGITS, FORMATS, blocks_bytes, table_bytes, write_blocks, write_table
 from .mechanics.kinematics import compute_motion
@@ -123,8 +124,7 @@ def write_results(analysis: Analysis, out_dir, fmt: str = "csv", chunk_frames: i
 
 def results_bytes(analysis: Analysis, fmt: str = "csv", chunk_frames: int = CHUNK_FRAMES, digits: int | None = None,
                   relative=(), export=None, events=None, opensim_feet=None, files: dict | None = None,
-                  said: list[Record] | None = None
-                  ) -> dict[str, bytes]:
+                  said: list[Record] | None = None, unloaded: dict | None = None) -> dict[str, bytes]:
     """The files :func:`write_results` writes, in memory: file name -> bytes (the batch report's).
 
     The same bytes as :func:`write_results` writes (the table, model, log and
@@ -151,29 +151,38 @@ def results_bytes(analysis: Analysis, fmt: str = "csv", chunk_frames: int = CHUN
         Filled in place and returned (default: a new dict).
     said : list of Record, optional
         Filled in place with the records the write and export stages add to the log (:func:`write_results`).
+    unloaded : dict of str to ndarray of bool, shape (F,), optional
+        Side -> the frames of its stances off the plates (:func:`humanbody.gait.selection.unloaded_stance`),
+        whose kinetics are left empty; None: found from the trial's own gait events.
     """
     sink = _Memory(files)
-    _outputs(analysis, sink, fmt, chunk_frames, digits, relative, export, events, opensim_feet, said)
+    _outputs(analysis, sink, fmt, chunk_frames, digits, relative, export, events, opensim_feet, said, unloaded)
     return sink.files
 
 
 def _outputs(analysis: Analysis, sink, fmt: str, chunk_frames: int, digits: int | None, relative, export, events,
-             opensim_feet, said: list | None = None) -> dict[str, str]:
+             opensim_feet, said: list | None = None, unloaded: dict | None = None) -> dict[str, str]:
     """The files of one analysed trial, made through ``sink`` (:class:`_Folder` or :class:`_Memory`): kind ->
-    name; the log last, whatever the exports did (the records the writers added also into ``said``)."""
+    name; the log last, whatever the exports did (the records the writers added also into ``said``).  The
+    values the recording does not measure are left empty (:mod:`humanbody.checks.unmeasured`; ``unloaded``:
+    side -> its stances off the plates, bool (F,), when the caller has them, else found from the trial's
+    events)."""
     digits = CSV_DIGITS if digits is None else digits
     export = analysis.options.export if export is None else export
     opensim_feet = analysis.options.opensim_feet if opensim_feet is None else opensim_feet
     if fmt not in FORMATS:
         raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
     columns, blocks = _table(analysis, chunk_frames, relative)
+    masks, unmeasured = analysis_masks(analysis, columns, unloaded)
+    if masks:
+        blocks = _masked(blocks, columns, masks)
     paths = {}
     exports = _ExportColumns(analysis, columns) if export else None
     if exports is not None:
         blocks = _collecting(blocks, exports.take, exports.values)
     watch = OutputWatch(columns)
     paths["results"] = sink.table(f"{analysis.stem}_results.{fmt}", columns, _watched(blocks, watch), fmt, digits)
-    model, added = _with_warnings(analysis, watch.findings(analysis.motion.time))
+    model, added = _with_warnings(analysis, ([unmeasured] if unmeasured else []) + watch.findings(analysis.motion.time))
     paths["model"] = sink.text(f"{analysis.stem}_model.json", model.to_json())
     log_name = f"{analysis.stem}_log.txt"
     paths["log"] = sink.name(log_name)
@@ -279,6 +288,35 @@ def _table(analysis: Analysis, chunk_frames: int, relative=()) -> tuple[list[str
             columns += relative_columns(what, to)
         more.append(lambda res, start: np.concatenate([relative_block(res, w, t) for w, t in relative], axis=1))
     return columns, _result_blocks(model, motion, chunk_frames, clinical.to_numpy(dtype=np.float64), more, compute)
+
+
+def _masked(blocks, columns: list, masks: dict):
+    """Pass ``blocks`` on with the frames of ``masks`` (column -> bool (F,), :mod:`humanbody.checks.unmeasured`)
+    set to NaN in their columns (the table's ``columns``): values the recording does not measure.
+
+    Parameters
+    ----------
+    blocks : iterator of ndarray, shape (B, columns)
+        The table's rows, chunk by chunk (consecutive frames from the first).
+    columns : list of str
+        The table's columns.
+    masks : dict of str to ndarray of bool, shape (F,)
+        Column -> the frames to leave empty.
+
+    Yields
+    ------
+    ndarray, shape (B, columns)
+        Each block, masked in place.
+    """
+    index = {c: j for j, c in enumerate(columns)}
+    items = [(index[c], m) for c, m in masks.items() if c in index]
+    start = 0
+    for block in blocks:
+        stop = start + len(block)
+        for j, m in items:
+            block[m[start:stop], j] = np.nan
+        start = stop
+        yield block
 
 
 def _watched(blocks, watch: OutputWatch):

@@ -21,6 +21,9 @@ check              what                                              module
 ``mass`` (given)   a stated mass weighed on the plates (15 %)        :mod:`humanbody.checks.mass`
 (outputs)          angles, moments, powers, jumps, carried segments  :mod:`humanbody.checks.outputs`
                    against gait: flagged, not refused
+``unmeasured``     the joints of a segment carried from its parent,  :mod:`humanbody.checks.unmeasured`
+                   a side's kinetics on a foot off the plates: left
+                   empty (skipped: written as computed)
 =================  ================================================  =========================================
 """
 

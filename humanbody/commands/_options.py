@@ -40,7 +40,8 @@ def add_subject_options(p) -> None:
                         "ankle widths, ...; docs/formats.md); --mass and --height win over it")
     g.add_argument("--skip-check", action="append", default=[], metavar="CHECK",
                    help="go on where a plausibility check refuses (repeatable): mass, static, imu-still, "
-                        "force-clock (docs/checks.md); the check is still logged")
+                        "force-clock; unmeasured writes the values the recording does not measure (docs/checks.md); the check "
+                        "is still logged")
     g.add_argument("--angle-zero", choices=("anatomical", "static"), default="anatomical",
                    help="zero of the clinical joint angles: between the anatomical segment frames (default; a "
                         "standing subject shows his own pelvic tilt) or in the standing calibration pose")

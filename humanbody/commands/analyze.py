@@ -33,6 +33,10 @@ HELP = "analyse one trial: joint angles and the mechanics of every segment -> re
 _JUMP = re.compile(r"^check outputs: (\S+) jumps ([0-9.]+) deg between ([0-9.]+) and ")
 _CARRIED = re.compile(r"^check outputs: (\S+) carried from its parent for \d+ frames \(([0-9.]+) s ")
 _REACHES = re.compile(r"^check outputs: (\S+) reaches (-?[0-9.]+ \S+) at ([0-9.]+) s")
+#: The line of :func:`humanbody.checks.unmeasured.unmeasured_line` (it names the carried segments too).
+_UNMEASURED = "check outputs: not measured, left empty"
+#: The calibration's lines on a marker set's segment of an unusual size (both feet of a drafted set).
+_CHECK_SET = "calibration: CHECK the marker set: "
 
 
 #: Lines of notes on the first screen before the results are written, and of the output checks' notes after:
@@ -73,7 +77,8 @@ def screen_lines(messages: Sequence[Record | str], budget: int = SCREEN_NOTES) -
 def _summarised(messages: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """:func:`screen_lines`'s first step on (line, priority) pairs: the repeated output-check notes in one line
     each (angles that jump, segments carried from their parent, values outside a body's range), where the first
-    of them stood, at the priority of the first."""
+    of them stood, at the priority of the first; the carried segments' lines left to the log when the line on
+    the values left empty (:mod:`humanbody.checks.unmeasured`) names them; the marker set's CHECK lines in one."""
     patterns = {"jump": _JUMP, "carried": _CARRIED, "reaches": _REACHES}
     groups: dict[str, list] = {k: [] for k in patterns}
     out: list = []
@@ -87,12 +92,41 @@ def _summarised(messages: list[tuple[str, int]]) -> list[tuple[str, int]]:
                 break
         else:
             out.append((line, priority))
+    out = _joined_checks(out)
+    said = next((line for line, _ in out if line.startswith(_UNMEASURED)), "")
+    if groups["carried"] and all(f" {g[0]} " in said for _, g in groups["carried"]):
+        # the line on what was left empty names the carried segments and their times: said once
+        at = next(i for i, (line, _) in enumerate(out) if line == "carried")
+        out.pop(at)
+        groups["carried"] = []
     for key, hits in groups.items():
         if not hits:
             continue
         at = next(i for i, (line, _) in enumerate(out) if line == key)
         out[at] = (hits[0][0] if len(hits) == 1 else _summary(key, [g for _, g in hits]), out[at][1])
     return out
+
+
+def _joined_checks(out: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The calibration's CHECK lines on the marker set (one per segment: a drafted set's feet, both sides) in one
+    line where the first stood, at its priority.
+
+    Parameters
+    ----------
+    out : list of (str, int)
+        Lines and their priorities, in order.
+
+    Returns
+    -------
+    list of (str, int)
+    """
+    checks = [line for line, _ in out if line.startswith(_CHECK_SET)]
+    if len(checks) < 2:
+        return out
+    joined = _CHECK_SET + "; ".join(line[len(_CHECK_SET):] for line in checks)
+    first = next(i for i, (line, _) in enumerate(out) if line.startswith(_CHECK_SET))
+    rest = [(line, p) for i, (line, p) in enumerate(out) if i == first or not line.startswith(_CHECK_SET)]
+    return [(joined, p) if line == checks[0] else (line, p) for line, p in rest]
 
 
 def _summary(key: str, hits: list) -> str:

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..atomic import atomic_path, open_temp
 from ..checks.outputs import event_findings, stance_findings
+from ..checks.unmeasured import analysis_masks
 from ..errors import InputError
 from ..gait import angle_peaks, events_of, flatten, kinetic_peaks, spatiotemporal
 from ..gait.cycles import normalized_curves, stride_table
@@ -217,17 +218,37 @@ def _csv_bytes(table: pd.DataFrame) -> bytes:
     return table_bytes(table, "csv", CSV_DIGITS)
 
 
-def _analysis_files(analysis, export=(), events=None, opensim_feet=None) -> tuple[dict, list, Any]:
+def _analysis_files(analysis, export=(), events=None, opensim_feet=None, unloaded=None) -> tuple[dict, list, Any]:
     """The pipeline's own outputs (results table, model, log, residuals; exports, under their folder) as bytes
     by file name (:func:`humanbody.trial_output.results_bytes`, in memory), notes (an export that cannot be
-    written costs the export, not the trial) and the analysis as written (its log with the writers' records)."""
+    written costs the export, not the trial) and the analysis as written (its log with the writers' records).
+
+    Parameters
+    ----------
+    analysis : humanbody.analysis.Analysis
+        The analysed trial.
+    export : tuple of str
+        Formats for other programs ("c3d", "opensim").
+    events : pandas.DataFrame, optional
+        Gait events written into the exports (time s, side, event).
+    opensim_feet : tuple of str, optional
+        OpenSim bodies (right, left) the foot loads are applied to.
+    unloaded : dict of str to ndarray of bool, shape (F,), optional
+        Side -> its stances off the plates, left empty in the results table.
+
+    Returns
+    -------
+    (dict of str to bytes, list of str, humanbody.analysis.Analysis)
+        File name -> bytes, the notes on exports not written, and the analysis with the writers' records.
+    """
     from ..trial_output import results_bytes  # lazy: the analysis' modules, see _process
 
     files: dict[str, bytes] = {}
     notes: list[str] = []
     said: list = []  # the records the writers add to the log
     try:
-        results_bytes(analysis, export=export, events=events, opensim_feet=opensim_feet, files=files, said=said)
+        results_bytes(analysis, export=export, events=events, opensim_feet=opensim_feet, files=files, said=said,
+                      unloaded=unloaded)
     except InputError as err:
         if not export:
             raise
@@ -289,13 +310,17 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
     if "note" in params.attrs:
         messages.append(params.attrs["note"])
     kinetics = analysis.kinetics
+    unloaded = unloaded_stance(analysis, used) if kinetics is not None else {}
     if kinetics is not None:  # a side's kinetics while its foot stands off the plates are not known
-        for side, gap in unloaded_stance(analysis, used).items():
+        for side, gap in unloaded.items():
             if gap.any():
                 cols = [c for c in kinetics.columns.tolist() if c.startswith(f"{side}_")]
                 kinetics.loc[gap, cols] = np.nan
     table = pd.concat([analysis.results.to_dataframe(), analysis.clinical]
                       + ([kinetics] if kinetics is not None else []), axis=1)
+    masks = analysis_masks(analysis, table.columns, unloaded)[0]  # its line joins the log with the results
+    for column, frames in masks.items():  # a segment carried from its parent: its joints are not measured
+        table.loc[frames, column] = np.nan
     cycles, curves = normalized_curves(table, used)
     if kinetics is not None:
         messages.append(_residual_line(kinetics, analysis.model))
@@ -304,7 +329,7 @@ def _process(task, options: ReportOptions, base: dict) -> TrialOutcome:
 
     exported = used[used["source"] != "file"] if (used["source"] == "file").any() else used  # the C3D has them
     produced, export_notes, analysis = _analysis_files(analysis, options.analysis.export, exported,
-                                             options.analysis.opensim_feet)
+                                                       options.analysis.opensim_feet, unloaded)
     messages += export_notes
     warnings = (list(analysis.log.warnings) + stance_findings(params)  # output checks
                 + event_findings(events, used, file_event_stances(events, used)))

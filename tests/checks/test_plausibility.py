@@ -109,7 +109,7 @@ def test_body_mass_index_outside_13_60_is_refused():
 
 def test_check_names_are_validated():
     assert check_names(["mass,static", "force-clock"]) == ("mass", "static", "force-clock")
-    assert set(CHECKS) == {"mass", "static", "imu-still", "force-clock"}
+    assert set(CHECKS) == {"mass", "static", "imu-still", "force-clock", "unmeasured"}
     with pytest.raises(InputError, match="no such check"):
         hb.AnalysisOptions(skip_checks=("height",))
     proc = _cli("analyze", DATA / "sample_walk.csv", "--skip-check", "nothing", "--out", "unused")

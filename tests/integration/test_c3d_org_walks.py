@@ -67,6 +67,24 @@ def _run(walk: str):
     return _CACHE[walk]
 
 
+def _written(walk: str):
+    """(clinical angles, kinetics or None, the line on what was left empty) as the results table holds them:
+    the values the recording does not measure left empty (:mod:`humanbody.checks.unmeasured`)."""
+    from humanbody.checks.unmeasured import analysis_masks
+
+    key = ("written", walk)
+    if key not in _CACHE:
+        an, _ = _run(walk)
+        clinical = an.clinical.copy()
+        kinetics = None if an.kinetics is None else an.kinetics.copy()
+        masks, line = analysis_masks(an, list(clinical.columns) + list([] if kinetics is None else kinetics.columns))
+        for column, frames in masks.items():
+            table = clinical if column in clinical.columns else kinetics
+            table.loc[frames, column] = np.nan
+        _CACHE[key] = (clinical, kinetics, line)
+    return _CACHE[key]
+
+
 @pytest.mark.parametrize("walk", list(RUNS))
 def test_walk_is_analysed_first_try(walk):
     """Marker set (built-in or drafted, said in one line), events of both feet, angles in most frames; kinetics
@@ -153,7 +171,9 @@ def test_every_walk_s_first_screen_is_at_most_25_lines():
 
 def test_the_qualisys_walk_s_screen_on_the_command_line(tmp_path):
     """At most 25 lines; the shanks' hidden markers fitted with their knee and ankle (said in one line): the
-    right shank carried 0.12 s (0.28 s before), where its knee flexion jumps on its return (the output checks)."""
+    right shank and foot carried to 1.52 s, their joints' angles and the leg's kinetics left empty there (the
+    knee's power of 5.5 W/kg after their return), in one line naming --skip-check unmeasured that also names
+    the carried segments."""
     import subprocess
     import sys
 
@@ -163,8 +183,11 @@ def test_the_qualisys_walk_s_screen_on_the_command_line(tmp_path):
     lines = proc.stderr.splitlines()
     assert len(lines) <= 25, lines
     assert sum(ln.startswith("check outputs:") for ln in lines) <= 3
-    carried = next(ln for ln in lines if ln.startswith("check outputs: segments carried"))
-    assert "right_lower_leg 0.12 s" in carried and "left_lower_leg" not in carried
+    said = next(ln for ln in lines if ln.startswith("check outputs: not measured, left empty"))
+    assert "right_lower_leg 1.404-1.521 s" in said and "right_foot 1.404-1.521 s" in said
+    assert "left_lower_leg 1." not in said and "--skip-check unmeasured" in said
+    assert not any(ln.startswith("check outputs: segments carried") for ln in lines)  # said in that line
+    assert not any("right_knee_power_W_per_kg" in ln for ln in lines)
     assert sum(ln.startswith("tracking: frames with too few markers fitted with the segment's joint centres")
                for ln in lines) == 1
 
@@ -187,8 +210,10 @@ def test_walk1_s_wands_in_front_are_measured_against_the_pelvis():
 def _figures(walk: str) -> dict:
     """What the table in docs/formats.md gives of a walk: stance (%, both feet's strides) and each side's, speed
     (m/s), the knee's peak flexion (deg) and the largest |hip, knee, ankle flexion moment| (N·m/kg) of either
-    side, the last two where the leg's segments are fitted to their own markers."""
+    side, the last two as the results table holds them (:func:`_written`) where the leg's segments are fitted to
+    their own markers."""
     an, params = _run(walk)
+    clinical, kinetics, _ = _written(walk)
     status = an.tracking.status
     out = {"stance": params.loc["overall", "stance_pct"], "speed": params.loc["overall", "speed_m_per_s"],
            "right": params.loc["right", "stance_pct"], "left": params.loc["left", "stance_pct"]}
@@ -197,10 +222,10 @@ def _figures(walk: str) -> dict:
         tracked = np.ones(len(status), dtype=bool)
         for segment in (f"{side}_upper_leg", f"{side}_lower_leg", f"{side}_foot"):
             tracked &= (status[segment] != "fallback").to_numpy()
-        knees.append(np.nanmax(an.clinical[f"{side}_knee_flexion_deg"].to_numpy()[tracked]))
-        for joint in moments if an.kinetics is not None else ():
+        knees.append(np.nanmax(clinical[f"{side}_knee_flexion_deg"].to_numpy()[tracked]))
+        for joint in moments if kinetics is not None else ():
             axis = "dorsiflexion" if joint == "ankle" else "flexion"
-            v = np.abs(an.kinetics[f"{side}_{joint}_{axis}_moment_Nm_per_kg"].to_numpy()[tracked])
+            v = np.abs(kinetics[f"{side}_{joint}_{axis}_moment_Nm_per_kg"].to_numpy()[tracked])
             if np.isfinite(v).any():
                 moments[joint].append(np.nanmax(v))
     out["knee"] = max(knees)
@@ -356,3 +381,47 @@ def test_every_other_shared_file_analysed_or_refused_within_a_screen(path, tmp_p
         assert proc.returncode == 0
         assert any(ln.startswith("loads: the trial's own force platforms not read (") and ln.endswith(
             "no kinetics; give the forces with --forces FILE") for ln in lines), lines
+
+
+#: The three numbers no body makes that the walks once printed, each where the recording does not measure it:
+#: walk -> (column, frames (s) where it was, its limits in a walk, the segment or foot the line names).
+UNMEASURED = {
+    # the left shank's markers leave the cameras' view while its foot's stay: the ankle against a shank carried
+    # from the thigh (84 deg at 5.82 s)
+    "sample_00_Codamotion_codamotion_gaitwands_20150204": ("left_ankle_dorsiflexion_deg", (5.8, 6.3), 30.0,
+                                                           "left_lower_leg 5.810-6.290 s"),
+    # the right foot keeps two markers and the shank one until 1.52 s: both carried, then back 56 deg away; the
+    # differentiator spreads the jump (knee power 5.5 W/kg at 1.56 s)
+    "sample_26_Walking_Hybrid_1_1": ("right_knee_power_W_per_kg", (1.40, 1.60), 2.5, "right_lower_leg 1.404-1.521 s"),
+    # the right foot strikes the floor past the last plate at 5.60 s and loses its markers at 5.65 s (hip moment
+    # 7.6 N·m/kg in the last frame)
+    "sample_23_Vicon_analysis": ("right_hip_flexion_moment_Nm_per_kg", (5.6, 5.8), 1.5, "right_foot 5.650-5.775 s"),
+}
+
+
+@pytest.mark.parametrize("walk", list(UNMEASURED))
+def test_what_the_recording_does_not_measure_is_left_empty_and_said(walk):
+    """Each cause pinned on its file: the value is empty where it was, the line names the segment, its times and
+    --skip-check unmeasured, and what is left is a walk's (ankle within 30 deg; knee power at most 2.5 W/kg; hip
+    moment at most 1.5 N·m/kg)."""
+    an, _ = _run(walk)
+    clinical, kinetics, line = _written(walk)
+    column, (t0, t1), limit, named = UNMEASURED[walk]
+    table = clinical if column in clinical.columns else kinetics
+    values = table[column].to_numpy()
+    raw = (an.clinical if column in an.clinical.columns else an.kinetics)[column].to_numpy()
+    time = an.results.time
+    where = (time >= t0) & (time <= t1)
+    assert np.nanmax(np.abs(raw[where])) > limit  # as computed: what the output checks flagged
+    assert np.nanmax(np.abs(values)) <= limit, np.nanmax(np.abs(values))
+    assert line.startswith("check outputs: not measured, left empty (--skip-check unmeasured") and named in line
+
+
+def test_codamotion_s_push_off_on_a_plate_not_zeroed_is_a_walk_s():
+    """Plate 3 rests at -71 N: its centre of pressure from the zeroed loads keeps the right push-off's ankle power
+    under the output checks' 7 W/kg (10.6 from the loads as read), every loaded frame at a foot."""
+    an, _ = _run("sample_00_Codamotion_codamotion_gaitwands_20150204")
+    _, kinetics, _ = _written("sample_00_Codamotion_codamotion_gaitwands_20150204")
+    assert np.nanmax(np.abs(kinetics["right_ankle_power_W_per_kg"].to_numpy())) < 7.0
+    clock = next(m for m in an.messages if m.startswith("check force-clock:"))
+    assert "a foot at the centre of pressure in 100 %" in clock

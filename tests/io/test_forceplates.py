@@ -592,3 +592,66 @@ def test_unloaded_plates_read_without_a_library_warning(shared_data):
     assert unloaded.any() and (~unloaded).any()
     assert np.isnan(c.point[unloaded]).all()  # a missing centre of pressure stays missing, whole rows
     assert np.isfinite(c.moment).all()
+
+
+def test_a_plate_not_zeroed_has_its_centre_of_pressure_from_the_zeroed_loads():
+    """The file's centre divides the moments by the vertical force offset included (Codamotion's plate 3 rests at
+    -71 N): from the zeroed loads, the true centre comes back wherever the foot stands, to 1e-9 m."""
+    from humanbody.io.forceplates import resting_force, rezeroed_centre
+
+    n = 4000
+    fz = np.zeros(n)
+    fz[1000:1600] = 600.0 * np.sin(np.linspace(0.0, np.pi, 600))  # one stance; the plate bare elsewhere
+    middle = np.array([0.254, 0.23, 0.0])
+    d = np.column_stack([np.linspace(-0.2, 0.24, n), np.linspace(-0.05, 0.05, n)])  # heel to the far edge
+    rest_f = np.array([-4.8, 9.1, -70.7])
+    rest_m = np.array([0.76, -1.5])  # N·m: the resting moments' share of the centre's arithmetic
+    raw = np.column_stack([np.zeros(n), np.zeros(n), fz]) + rest_f
+    raw[:, 2] += np.random.default_rng(1).normal(0.0, 0.5, n)  # the plate's noise at rest
+    file_centre = np.full((n, 3), np.nan)
+    file_centre[:, :2] = middle[:2] + (d * fz[:, None] + rest_m) / raw[:, 2:3]
+    file_centre[:, 2] = 0.0
+    rest = resting_force(raw)
+    assert rest is not None and abs(rest[2] + 70.7) < 0.1
+    corners = middle + np.array([[0.254, 0.23, 0.0], [0.254, -0.23, 0.0], [-0.254, -0.23, 0.0], [-0.254, 0.23, 0.0]])
+    moment = np.zeros((n, 3))  # about the surface's middle: c - o = z x M / Fz, so M = (d_y, -d_x) Fz_raw
+    moment[:, 0] = (file_centre[:, 1] - middle[1]) * raw[:, 2]
+    moment[:, 1] = -(file_centre[:, 0] - middle[0]) * raw[:, 2]
+    got = rezeroed_centre(file_centre, raw, moment, rest, corners)
+    zeroed = raw[:, 2] - rest[2]
+    heavy = fz > 100.0
+    # the true centre, but for the plate's noise at rest in the zeroed force (0.5 N in 100-600 N: under 1.5 mm)
+    assert np.allclose(got[heavy, :2], middle[:2] + d[heavy] * (fz / zeroed)[heavy, None], atol=1e-9)
+    assert np.allclose(got[heavy, :2], middle[:2] + d[heavy], atol=1.5e-3)
+    # left as read: far forward of the true centre at push-off
+    assert np.abs(file_centre[heavy, 0] - (middle[0] + d[heavy, 0])).max() > 0.02
+
+
+@pytest.mark.parametrize("rest_z,tilt_deg", [(-70.7, 0.0), (25.4, 0.0), (21.9, 3.0), (-70.7, 90.0)])
+def test_the_zeroed_centre_of_pressure_holds_for_any_offset_and_plate_attitude(rest_z, tilt_deg):
+    """Offsets of either sign (Codamotion's plates rest at -71, +25 and +22 N) and a plate tilted 3 deg or standing
+    on its side (a file whose vertical is not its z): the centre from the zeroed loads is the true one."""
+    from scipy.spatial.transform import Rotation
+
+    from humanbody.io.forceplates import rezeroed_centre
+
+    R = Rotation.from_euler("x", tilt_deg, degrees=True).as_matrix()
+    n = 3000
+    fz = np.zeros(n)
+    fz[1000:1600] = 600.0 * np.sin(np.linspace(0.0, np.pi, 600))
+    d = np.column_stack([np.linspace(-0.2, 0.24, n), np.linspace(-0.05, 0.05, n), np.zeros(n)])
+    local_corners = np.array([[0.254, 0.23, 0.0], [0.254, -0.23, 0.0], [-0.254, -0.23, 0.0], [-0.254, 0.23, 0.0]])
+    o = np.array([1.0, 2.0, 0.1])
+    rest_f = np.array([-4.8, 9.1, rest_z])
+    rest_m = np.array([0.76, -1.5, 0.2])
+    force_local = np.column_stack([0.1 * fz, 0.05 * fz, fz]) + rest_f
+    # the moment about the surface's middle of the true load at d, plus the resting moment
+    moment_local = np.cross(d, np.column_stack([0.1 * fz, 0.05 * fz, fz])) + rest_m
+    z = np.array([0.0, 0.0, 1.0])
+    file_centre = np.cross(z, moment_local) / force_local[:, 2:3]  # ezc3d's: from the loads as read
+    to_lab = lambda a: a @ R.T  # noqa: E731 - rows into the lab
+    got = rezeroed_centre(o + to_lab(file_centre), to_lab(force_local), to_lab(moment_local), R @ rest_f,
+                          o + to_lab(local_corners))
+    heavy = fz > 100.0
+    want = o + to_lab(d)
+    np.testing.assert_allclose(got[heavy], want[heavy], atol=1e-9)
