@@ -131,26 +131,55 @@ def _sigterm_as_interrupt():
 
 
 class _Progress:
-    """tqdm bar over the trials to compute, with ok / failed / skipped counts and the ETA."""
+    """tqdm bar over the trials to compute, with ok / failed / skipped counts and the ETA.
+
+    Without a bar to show (``enabled`` false: stderr is not a terminal, or
+    ``--quiet``) only the counts are kept and tqdm is not imported (about
+    0.05 CPU-s of the driver's start-up, before its workers fork).
+
+    Parameters
+    ----------
+    total : int
+        Trials this run computes.
+    skipped : int
+        Trials left as they were (inputs unchanged since the last run).
+    enabled : bool
+        Show the bar.
+    file : file object, optional
+        Where the bar is drawn (default: ``sys.stderr``).
+    """
 
     def __init__(self, total: int, skipped: int, enabled: bool, file=None):
-        from tqdm import tqdm
+        self.counts = {"ok": 0, "failed": 0, "skipped": skipped}
+        self.bar = None
+        if not enabled:
+            return
+        from tqdm import tqdm  # lazy: only when the bar is shown
 
         class _Bar(tqdm):
             monitor_interval = 0  # no monitor thread: the driver stays one thread, so it can fork its workers
 
-        self.counts = {"ok": 0, "failed": 0, "skipped": skipped}
-        self.bar = _Bar(total=total, unit="trial", desc="report", disable=not enabled,
-                        file=file if file is not None else sys.stderr, dynamic_ncols=True, smoothing=0.05)
+        self.bar = _Bar(total=total, unit="trial", desc="report", file=file if file is not None else sys.stderr,
+                        dynamic_ncols=True, smoothing=0.05)
         self.bar.set_postfix(self.counts, refresh=False)
 
     def done(self, ok: bool) -> None:
+        """Count one finished trial and move the bar.
+
+        Parameters
+        ----------
+        ok : bool
+            The trial succeeded (with or without warnings).
+        """
         self.counts["ok" if ok else "failed"] += 1
-        self.bar.set_postfix(self.counts, refresh=False)
-        self.bar.update(1)
+        if self.bar is not None:
+            self.bar.set_postfix(self.counts, refresh=False)
+            self.bar.update(1)
 
     def close(self) -> None:
-        self.bar.close()
+        """Close the bar (its last state stays on the terminal)."""
+        if self.bar is not None:
+            self.bar.close()
 
 
 # ------------------------------------------------------------------ summary and index
