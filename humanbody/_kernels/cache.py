@@ -122,7 +122,7 @@ def cached_signatures() -> dict[str, set[str]]:
         ``first_run.txt`` and ``tests/kernels.txt`` list them in.
     """
     out: dict[str, set[str]] = {}
-    for module in _MODULES:
+    for module in _SOURCES:  # every module: a kernel inlined elsewhere is cached too when called directly
         try:
             source = hashlib.sha256(module.read_bytes()).digest()
             index = sorted(module.parent.joinpath("__pycache__").glob(f"{module.stem}.*.nbi"))
