@@ -195,7 +195,9 @@ def announce_compilation(message: str, stream=None):
     Parameters
     ----------
     message : str
+        The one line to print (a command's "compiling the kernels" notice).
     stream : file object, optional
+        Where to print it (default: the ``sys.stderr`` of the moment it is printed).
 
     Yields
     ------

@@ -90,10 +90,14 @@ class BatchInterrupted(KeyboardInterrupt):
 
     Attributes
     ----------
-    signum : int        the signal (``signal.SIGINT`` for Ctrl-C)
-    finished : int      trials completed by this run before it stopped
-    remaining : int     trials still to compute (the next run does them)
-    out_dir : str       the report folder
+    signum : int
+        The signal (``signal.SIGINT`` for Ctrl-C).
+    finished : int
+        Trials completed by this run before it stopped.
+    remaining : int
+        Trials still to compute (the next run does them).
+    out_dir : str
+        The report folder.
     """
 
     def __init__(self, signum: int, finished: int, remaining: int, out_dir: str):
@@ -240,15 +244,22 @@ def run_batch(
     Parameters
     ----------
     tasks : list of TrialTask
-    out_dir : str or Path   report folder (created)
+        The trials, in the order of the summary (:func:`humanbody.report.read_manifest`, ...).
+    out_dir : str or Path
+        Report folder (created).
     options : ReportOptions
-    jobs : int, optional    local worker processes (default: all cores, :func:`default_jobs`)
+        What every trial computes and writes (default: ``ReportOptions()``).
+    jobs : int, optional
+        Local worker processes (default: all cores, :func:`default_jobs`).
     scheduler : str, optional
         Address of a running Dask scheduler (``tcp://host:8786``); the trials
         then run on its workers, which must be able to read the input paths.
-    force : bool            recompute trials whose inputs did not change
-    progress : bool         tqdm bar on stderr (only when it is a terminal)
-    log : callable, optional  receives one-line messages
+    force : bool
+        Recompute trials whose inputs did not change.
+    progress : bool
+        A tqdm bar on stderr (only when it is a terminal).
+    log : callable, optional
+        Receives one-line messages (str).
 
     Returns
     -------

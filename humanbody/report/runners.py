@@ -91,10 +91,12 @@ def worker_threads(jobs: int) -> int:
     Parameters
     ----------
     jobs : int
+        Local worker processes.
 
     Returns
     -------
     int
+        Threads each worker's parallel kernels run on.
     """
     return max(1, default_jobs() // max(1, int(jobs)))
 
@@ -200,10 +202,15 @@ def run_local(tasks, options, jobs: int, on_done, process, prepare=None) -> None
     Parameters
     ----------
     tasks : list of TrialTask
+        The trials to compute.
     options : ReportOptions
+        Passed to ``process`` with each task.
     jobs : int
+        Worker processes (1, or a single task: the trials run in this process).
     on_done : callable
+        ``on_done(task, outcome)``, called here as each trial completes.
     process : callable
+        ``process(task, options) -> TrialOutcome``, a module-level function (it is pickled for the workers).
     prepare : callable, optional
         ``prepare(options)``, called here before forked workers start, so that they inherit what it loads
         (:func:`humanbody.report.trial.prepare_workers`); it must leave this process safe to fork.
@@ -266,10 +273,15 @@ def run_dask(tasks, options, address: str, on_done, process) -> None:
     Parameters
     ----------
     tasks : list of TrialTask
+        The trials to compute (their input paths readable by the cluster's workers).
     options : ReportOptions
+        Passed to ``process`` with each task.
     address : str
+        The scheduler's address, e.g. ``tcp://host:8786``.
     on_done : callable
+        ``on_done(task, outcome)``, called here as each trial completes.
     process : callable
+        ``process(task, options) -> TrialOutcome``, a module-level function.
     """
     try:
         from distributed import Client, KilledWorker, as_completed

@@ -130,11 +130,14 @@ def trial_options(task, options: ReportOptions) -> AnalysisOptions:
     Parameters
     ----------
     task : TrialTask
+        One row of the study (trial, static, force file, subject).
     options : ReportOptions
+        The report's options (``analysis``: what every trial shares).
 
     Returns
     -------
     AnalysisOptions
+        The trial's analysis options.
     """
     base = options.analysis
     return base.replace(
@@ -242,11 +245,14 @@ def process_trial(task, options: ReportOptions) -> TrialOutcome:
     Parameters
     ----------
     task : TrialTask
+        One row of the study (trial, static, force file, subject).
     options : ReportOptions
+        What the trial computes and writes.
 
     Returns
     -------
-    TrialOutcome  with ``row["status"]`` "ok" or "failed" (and ``error``).
+    TrialOutcome
+        With ``row["status"]`` "ok" or "failed" (and ``error``).
     """
     base = {"trial": task.trial, "key": task.key, "status": "failed", "error": ""}
     try:
@@ -385,10 +391,12 @@ def normative_set(spec: str | None):
     Parameters
     ----------
     spec : str or None
+        ``--normative``: ``FILE[:CONDITION]``, "none", or None for the built-in set.
 
     Returns
     -------
     NormativeSet or None
+        None for "none".
     """
     if spec is not None and spec.strip().lower() == "none":
         return None
@@ -476,11 +484,14 @@ def write_outcome_files(outcome: TrialOutcome, out_dir) -> list[str]:
     Parameters
     ----------
     outcome : TrialOutcome
+        A trial's outcome (its files as bytes, by path relative to the report folder).
     out_dir : str or os.PathLike
+        The report folder.
 
     Returns
     -------
     list of str
+        The paths written, relative to ``out_dir``.
     """
     written = []
     for rel, data in sorted(outcome.files.items()):
