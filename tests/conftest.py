@@ -34,9 +34,12 @@ def _compile_kernels_once(config) -> bool:
     two processes split :data:`KERNELS` (one from each end, loading what
     the other has cached; :func:`humanbody._kernels.warm.compile_in_processes`).
     Nothing starts when the cache holds every listed signature (reading its
-    index costs about 0.1 CPU-s), in a worker, in a run without workers,
-    or with ``HUMANBODY_TEST_COMPILE=0``.  One line says how long it took:
-    pytest's own "in N s" counts from after this hook.
+    index costs about 0.3 CPU-s, numba's import included), in a worker, in
+    a run without workers, in a run of chosen test folders or files (they
+    may need few of the kernels; ``HUMANBODY_TEST_COMPILE=1`` compiles the
+    list for them too), or with ``HUMANBODY_TEST_COMPILE=0``.  One line
+    says how long it took: pytest's own "in N s" counts from after this
+    hook.
 
     Parameters
     ----------
@@ -54,7 +57,10 @@ def _compile_kernels_once(config) -> bool:
 
     if hasattr(config, "workerinput") or (getattr(config.option, "numprocesses", None) or 0) < 2:
         return False
-    if os.environ.get("HUMANBODY_TEST_COMPILE", "1") == "0" or not KERNELS.is_file():
+    choice = os.environ.get("HUMANBODY_TEST_COMPILE", "")
+    tests = Path(__file__).resolve().parent
+    whole = all(Path(arg.split("::")[0]).resolve() in (tests, tests.parent) for arg in config.args)
+    if choice == "0" or not KERNELS.is_file() or not (whole or choice == "1"):
         return False
     from humanbody._kernels import warm
 
