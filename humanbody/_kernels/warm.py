@@ -222,9 +222,9 @@ def compile_in_processes(path: Path, processes: int = 2) -> int:
 
     With two processes one compiles the missing entries from the start of
     the list and the other from its end; each loads from numba's cache what
-    the other has already written, so they meet about halfway.  When the
-    first finishes every entry is cached and the other is stopped (it
-    stops between two files of the cache).  With one process (or one
+    the other has already written, so they meet about halfway.  When one
+    has gone through the whole list every entry is cached and the other is
+    stopped (it stops between two files of the cache).  With one process (or one
     core) this process compiles them itself.  A process that fails leaves
     its kernels to be compiled where they are first used, as without this.
 
@@ -254,12 +254,12 @@ def compile_in_processes(path: Path, processes: int = 2) -> int:
                                           stderr=subprocess.DEVNULL))
         except OSError:  # the kernels are compiled where they are first used, as without this
             break
-    if procs:
-        while all(p.poll() is None for p in procs):
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                procs[0].wait(timeout=0.2)
-        for proc in procs:
-            stop(proc)
+    # until one has gone through the whole list (or every one has ended): then everything listed is cached
+    while procs and not any(p.poll() == 0 for p in procs) and any(p.poll() is None for p in procs):
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            next(p for p in procs if p.poll() is None).wait(timeout=0.2)
+    for proc in procs:
+        stop(proc)
     return len(todo)
 
 

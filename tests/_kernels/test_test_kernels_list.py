@@ -37,6 +37,7 @@ def test_the_cache_index_says_what_is_cached(tmp_path):
     listed.write_text("".join(f"{n}\t{s}\n" for n, s in [*cached, never]))
     assert warm.missing(warm.entries(listed)) == [never]
     assert warm.compile_in_processes(listed, processes=1) == 1  # tried, skipped, no error
+    assert warm.compile_in_processes(listed) == 1  # the same in two processes of their own, which end
     assert warm.missing(warm.entries(listed)) == [never]
     listed.write_text("".join(f"{n}\t{s}\n" for n, s in cached))
     assert warm.compile_in_processes(listed) == 0  # nothing missing: nothing started
