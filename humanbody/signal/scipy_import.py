@@ -44,7 +44,7 @@ class PlainDoc:
 
     humanbody_plain = True
 
-    def __init__(self, func, *args, **kwargs):
+    def __init__(self, func, *args, **kwargs) -> None:
         self._doc = getattr(func, "__doc__", None) or ""
         self._notes: list = []
 
