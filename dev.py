@@ -49,7 +49,14 @@ def _installed() -> tuple[str, set[str]]:
 
 
 def ensure_env(extras: tuple[str, ...] = ("c3d",)) -> None:
-    """Create .venv and install the project with ``extras`` into it when needed."""
+    """Create .venv and install the project with ``extras`` into it when needed.
+
+    Parameters
+    ----------
+    extras : tuple of str
+        The extras of pyproject.toml the command needs (``c3d``, ``all``, ``test``, ``bench``); the install
+        is redone when pyproject.toml changed or one of them is not installed yet.
+    """
     if sys.version_info < (3, 11):  # noqa: UP036  dev.py runs under any python3 and says why it stops
         sys.exit(f"humanbody needs Python 3.11 or newer; this is {sys.version.split()[0]}")
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
@@ -79,13 +86,31 @@ def ensure_env(extras: tuple[str, ...] = ("c3d",)) -> None:
 
 
 def run(*cmd: str) -> int:
+    """Run a program in the repository's folder with matplotlib drawing off-screen (``MPLBACKEND=Agg``).
+
+    Parameters
+    ----------
+    *cmd : str
+        The program and its arguments.
+
+    Returns
+    -------
+    int
+        Its exit status.
+    """
     env = dict(os.environ)
     env.setdefault("MPLBACKEND", "Agg")
     return subprocess.call(list(cmd), cwd=ROOT, env=env)
 
 
 def demo() -> int:
-    """The main job on the sample data in data/: analyse a marker trial, then a gait report."""
+    """The main job on the sample data in data/: analyse a marker trial, then a gait report.
+
+    Returns
+    -------
+    int
+        0 when both commands succeeded, else the first failing one's exit status.
+    """
     hb = str(BIN / "humanbody")
     subject = ["--static", "data/sample_static.trc", "--mass", "75", "--height", "1.75"]
     _say("1/2 humanbody analyze: marker trial -> joint angles and mechanics of the 17 segments")
@@ -100,13 +125,40 @@ def demo() -> int:
 
 
 def lint(extra: list[str]) -> int:
-    """ruff (the rules in pyproject.toml) over the tree, then mypy over the whole package."""
+    """ruff (the rules in pyproject.toml) over the tree, then mypy over the whole package.
+
+    Parameters
+    ----------
+    extra : list of str
+        More arguments for ruff.
+
+    Returns
+    -------
+    int
+        0 when both are clean.
+    """
     status = run(str(PY), "-m", "ruff", "check", "--no-cache", *extra, ".")
     return status or run(str(PY), "-m", "mypy")
 
 
 def test(extra: list[str]) -> int:
-    """pytest over tests/ on every core; the tests marked slow left out unless ``extra`` chooses (``-m ...``)."""
+    """pytest over tests/ on every core; the tests marked slow left out unless ``extra`` chooses (``-m ...``).
+
+    The workers are pytest-xdist's (``HUMANBODY_TEST_WORKERS``: their
+    number, default one per core; 0 or 1: none).  Before they start,
+    ``tests/conftest.py`` compiles the numba kernels the tests use in two
+    processes, once.
+
+    Parameters
+    ----------
+    extra : list of str
+        More arguments for pytest (test paths, ``-m``, ``-k``, ``-x``, ...).
+
+    Returns
+    -------
+    int
+        pytest's exit status.
+    """
     workers = os.environ.get("HUMANBODY_TEST_WORKERS", "auto")
     args = ["-n", workers] if workers not in ("0", "1") else []
     chosen = any(a == "-m" or a.startswith("-m") for a in extra)
@@ -116,10 +168,34 @@ def test(extra: list[str]) -> int:
 
 
 def bench(extra: list[str]) -> int:
+    """The benchmarks (``benchmarks/run.py``).
+
+    Parameters
+    ----------
+    extra : list of str
+        Its arguments.
+
+    Returns
+    -------
+    int
+        Its exit status.
+    """
     return run(str(PY), "benchmarks/run.py", *extra)
 
 
 def main(argv: list[str]) -> int:
+    """Create or update the environment for the command, then run it.
+
+    Parameters
+    ----------
+    argv : list of str
+        The command (``demo``, ``lint``, ``test``, ``bench``, ``env``) and its arguments.
+
+    Returns
+    -------
+    int
+        The command's exit status; 2 for an unknown command (the usage is printed).
+    """
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in ("demo", "lint", "test", "bench", "env"):
         print(__doc__)
         return 0 if argv and argv[0] in ("-h", "--help") else 2

@@ -138,7 +138,11 @@ def console(argv=None) -> int:
       lowering registries, about 0.2 CPU-s), which numba makes only when a
       kernel compiles; its check for BLAS then finds SciPy's two BLAS/LAPACK
       modules loaded alone instead of importing the whole of
-      ``scipy.linalg`` (:func:`humanbody._kernels.cache.load_cached_directly`).
+      ``scipy.linalg`` (:func:`humanbody._kernels.cache.load_cached_directly`);
+    - SciPy's array-API decorator appends its support tables to the
+      docstrings of SciPy's functions without parsing each docstring first
+      (0.3-0.4 CPU-s of importing ``scipy.signal``,
+      :func:`humanbody.signal.scipy_import.plain_docstring_notes`).
 
     Parameters
     ----------
@@ -153,6 +157,9 @@ def console(argv=None) -> int:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
     from . import _gc  # lazy: only the console entry point freezes the collector
+    from .signal.scipy_import import plain_docstring_notes  # lazy: only the console entry point
+
+    plain_docstring_notes()
 
     _gc.freeze_after = True
     gc.freeze()

@@ -104,6 +104,45 @@ def kernels_cached() -> bool:
     return all(_cached(m) for m in _MODULES)
 
 
+def cached_signatures() -> dict[str, set[str]]:
+    """The signatures numba's on-disk cache holds for the current source of each kernel module, by kernel.
+
+    Reads the index files (``*.nbi``) in each kernel module's ``__pycache__``
+    whose stamp is the SHA-256 of the module's current source (as
+    :func:`kernels_cached` does), without importing the kernel modules or
+    compiling anything; unpickling an index imports numba's type classes.
+    An index this cannot read counts as holding nothing, so the answer errs
+    on the side of "not cached".
+
+    Returns
+    -------
+    dict of str to set of str
+        ``module.function`` (the module's name under :mod:`humanbody._kernels`) to the argument types of
+        each cached signature as numba prints them (``repr`` of the tuple of types), the form
+        ``first_run.txt`` and ``tests/kernels.txt`` list them in.
+    """
+    out: dict[str, set[str]] = {}
+    for module in _SOURCES:  # every module: a kernel inlined elsewhere is cached too when called directly
+        try:
+            source = hashlib.sha256(module.read_bytes()).digest()
+            index = sorted(module.parent.joinpath("__pycache__").glob(f"{module.stem}.*.nbi"))
+        except OSError:
+            continue
+        for path in index:
+            function = path.name[len(module.stem) + 1:].partition("-")[0]
+            try:
+                with open(path, "rb") as f:
+                    pickle.load(f)  # numba's version key
+                    stamp, overloads = pickle.loads(f.read())
+            except Exception:  # noqa: BLE001 - an unreadable index holds nothing we can use
+                continue
+            if stamp != source:
+                continue
+            sigs = out.setdefault(f"{module.stem}.{function}", set())
+            sigs.update(repr(tuple(key[0])) for key in overloads)
+    return out
+
+
 #: Modules whose kernels inline helpers from another module, and that module.
 #: Numba keys a cached kernel on its own module's source only, so an edit of
 #: the helpers would leave the kernels that inline them stale.  Read from the
@@ -156,7 +195,9 @@ def announce_compilation(message: str, stream=None):
     Parameters
     ----------
     message : str
+        The one line to print (a command's "compiling the kernels" notice).
     stream : file object, optional
+        Where to print it (default: the ``sys.stderr`` of the moment it is printed).
 
     Yields
     ------

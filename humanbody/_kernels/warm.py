@@ -30,11 +30,19 @@ from pathlib import Path
 from numba.core import types
 from numba.core.registry import CPUDispatcher
 
+from .cache import cached_signatures, drop_stale_kernels
+
 LIST = Path(__file__).with_name("first_run.txt")
 
 
-def entries() -> list[tuple[str, str]]:
-    """The listed kernels of ``first_run.txt``, in order.
+def entries(path: Path | None = None) -> list[tuple[str, str]]:
+    """The listed kernels of ``first_run.txt`` (or of another list in its layout), in order.
+
+    Parameters
+    ----------
+    path : Path, optional
+        A list of kernels, one ``module.function<TAB>signature`` a line (default: :data:`LIST`, the first
+        run's list; the test suite keeps its own, ``tests/kernels.txt``).
 
     Returns
     -------
@@ -42,7 +50,7 @@ def entries() -> list[tuple[str, str]]:
         ``(module.function`` under :mod:`humanbody._kernels`, the argument types as numba prints them).
     """
     out = []
-    for line in LIST.read_text().splitlines():
+    for line in (LIST if path is None else path).read_text().splitlines():
         name, _, sig = line.partition("\t")
         if name and sig:
             out.append((name, sig))
@@ -109,13 +117,16 @@ def signature(text: str) -> tuple:
     return eval(text, {"__builtins__": {}}, names)  # noqa: S307 - our own file of type names
 
 
-def compile_listed(order: list[tuple[str, str]]) -> int:
+def compile_listed(order: list[tuple[str, str]], skip_errors: bool = False) -> int:
     """Compile (or load from the cache) each listed kernel, in ``order``.
 
     Parameters
     ----------
     order : list of (str, str)
         Entries as :func:`entries` gives them.
+    skip_errors : bool, optional
+        Pass over an entry that no longer names a kernel or whose signature no longer compiles (a list
+        written before the kernel changed); by default such an entry raises.
 
     Returns
     -------
@@ -125,8 +136,13 @@ def compile_listed(order: list[tuple[str, str]]) -> int:
     done = 0
     for name, sig in order:
         module, _, function = name.rpartition(".")
-        dispatcher = getattr(importlib.import_module(f"humanbody._kernels.{module}"), function)
-        dispatcher.compile(signature(sig))
+        try:
+            dispatcher = getattr(importlib.import_module(f"humanbody._kernels.{module}"), function)
+            dispatcher.compile(signature(sig))
+        except Exception:
+            if not skip_errors:
+                raise
+            continue
         done += 1
     return done
 
@@ -178,16 +194,96 @@ def used() -> list[tuple[str, str]]:
     return out
 
 
-def _helper() -> int:
-    """The helper: compile the list from its end, until done or told to stop."""
+def missing(order: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The entries of ``order`` that numba's on-disk cache does not hold for the current sources.
+
+    Nothing is imported or compiled: the cache's index files are read
+    (:func:`humanbody._kernels.cache.cached_signatures`), after the kernels
+    that inline edited helpers are dropped as every kernel module drops them
+    on import (:func:`humanbody._kernels.cache.drop_stale_kernels`).
+
+    Parameters
+    ----------
+    order : list of (str, str)
+        Entries as :func:`entries` gives them.
+
+    Returns
+    -------
+    list of (str, str)
+        The entries not cached, in the order of ``order``.
+    """
+    drop_stale_kernels()
+    cached = cached_signatures()
+    return [(name, sig) for name, sig in order if sig not in cached.get(name, ())]
+
+
+def compile_in_processes(path: Path, processes: int = 2) -> int:
+    """Compile the kernels of a list that the cache lacks, in ``processes`` silent processes, and wait for them.
+
+    With two processes one compiles the missing entries from the start of
+    the list and the other from its end; each loads from numba's cache what
+    the other has already written, so they meet about halfway.  When one
+    has gone through the whole list every entry is cached and the other is
+    stopped (it stops between two files of the cache).  With one process (or one
+    core) this process compiles them itself.  A process that fails leaves
+    its kernels to be compiled where they are first used, as without this.
+
+    Parameters
+    ----------
+    path : Path
+        The list (:func:`entries`' layout), e.g. ``tests/kernels.txt``.
+    processes : int, optional
+        1 or 2: the number of compiling processes (default 2; 1 on a machine with one core).
+
+    Returns
+    -------
+    int
+        How many entries were missing from the cache (0: nothing was started).
+    """
+    todo = missing(entries(path))
+    if not todo:
+        return 0
+    if processes < 2 or _cores() < 2:
+        compile_listed(todo, skip_errors=True)
+        return len(todo)
+    cmd = [sys.executable, "-m", "humanbody._kernels.warm", "--list", str(path)]
+    procs = []
+    for extra in ([], ["--from-end"]):
+        try:
+            procs.append(subprocess.Popen(cmd + extra, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL))
+        except OSError:  # the kernels are compiled where they are first used, as without this
+            break
+    # until one has gone through the whole list (or every one has ended): then everything listed is cached
+    while procs and not any(p.poll() == 0 for p in procs) and any(p.poll() is None for p in procs):
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            next(p for p in procs if p.poll() is None).wait(timeout=0.2)
+    for proc in procs:
+        stop(proc)
+    return len(todo)
+
+
+def _helper(argv: list[str]) -> int:
+    """The helper: compile a list (default: the first run's, from its end), until done or told to stop.
+
+    Parameters
+    ----------
+    argv : list of str
+        ``[--list PATH] [--from-end]``: with ``--list`` the missing entries of that list, from its start
+        unless ``--from-end``; without it the first run's list from its end (:func:`start`).
+    """
 
     def _stop(signum, frame):
         raise SystemExit(0)  # unwinds numba's write of a cache file, which removes its temporary file
 
     signal.signal(signal.SIGTERM, _stop)
-    compile_listed(entries()[::-1])
+    if "--list" in argv:
+        order = missing(entries(Path(argv[argv.index("--list") + 1])))
+        compile_listed(order[::-1] if "--from-end" in argv else order, skip_errors=True)
+    else:
+        compile_listed(entries()[::-1])
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(_helper())
+    sys.exit(_helper(sys.argv[1:]))

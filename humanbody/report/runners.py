@@ -92,12 +92,12 @@ def worker_threads(jobs: int) -> int:
     Parameters
     ----------
     jobs : int
-        The number of local workers.
+        Local worker processes.
 
     Returns
     -------
     int
-        Threads per worker.
+        Threads each worker's parallel kernels run on.
     """
     return max(1, default_jobs() // max(1, int(jobs)))
 
@@ -203,15 +203,15 @@ def run_local(tasks, options, jobs: int, on_done, process, prepare=None) -> None
     Parameters
     ----------
     tasks : list of TrialTask
-        The trials to process.
+        The trials to compute.
     options : ReportOptions
-        The report's options, passed to every process call.
+        Passed to ``process`` with each task.
     jobs : int
-        The number of worker processes (1: in this process).
+        Worker processes (1, or a single task: the trials run in this process).
     on_done : callable
-        Called here as on_done(task, outcome) as each trial completes.
+        ``on_done(task, outcome)``, called here as each trial completes.
     process : callable
-        The module-level function process(task, options) -> TrialOutcome run in the workers.
+        ``process(task, options) -> TrialOutcome``, a module-level function (it is pickled for the workers).
     prepare : callable, optional
         ``prepare(options)``, called here before forked workers start, so that they inherit what it loads
         (:func:`humanbody.report.trial.prepare_workers`); it must leave this process safe to fork.
@@ -274,15 +274,15 @@ def run_dask(tasks, options, address: str, on_done, process) -> None:
     Parameters
     ----------
     tasks : list of TrialTask
-        The trials to process.
+        The trials to compute (their input paths readable by the cluster's workers).
     options : ReportOptions
-        The report's options, passed to every process call.
+        Passed to ``process`` with each task.
     address : str
-        The scheduler's address (e.g. "tcp://host:8786").
+        The scheduler's address, e.g. ``tcp://host:8786``.
     on_done : callable
-        Called here as on_done(task, outcome) as each trial completes.
+        ``on_done(task, outcome)``, called here as each trial completes.
     process : callable
-        The module-level function process(task, options) -> TrialOutcome run in the workers.
+        ``process(task, options) -> TrialOutcome``, a module-level function.
     """
     try:
         from distributed import Client, KilledWorker, as_completed

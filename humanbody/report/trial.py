@@ -132,9 +132,9 @@ def trial_options(task, options: ReportOptions) -> AnalysisOptions:
     Parameters
     ----------
     task : TrialTask
-        The trial's task (manifest row): its files and subject values.
+        One row of the study (trial, static, force file, subject).
     options : ReportOptions
-        The batch's report options.
+        The report's options (``analysis``: what every trial shares).
 
     Returns
     -------
@@ -269,9 +269,9 @@ def process_trial(task, options: ReportOptions) -> TrialOutcome:
     Parameters
     ----------
     task : TrialTask
-        The trial's task (manifest row): its files and subject values.
+        One row of the study (trial, static, force file, subject).
     options : ReportOptions
-        The batch's report options.
+        What the trial computes and writes.
 
     Returns
     -------
@@ -379,23 +379,33 @@ def _add_muscles(task, options: ReportOptions, used, foot_off: dict, stem: str, 
 def prepare_workers(options: ReportOptions) -> None:
     """Load what every worker's first trial would load, here, before the workers are forked (they inherit it).
 
-    The normative set of ``options.normative`` (:func:`normative_set`) and
-    the kernels that run on one thread (:func:`humanbody._kernels.warm.load_serial`,
-    with numba's start-up): about 0.3 CPU-s a worker would each pay again.
-    Nothing here starts a thread, so the process stays safe to fork.  A
-    normative file that cannot be read is left to the trials, which report it.
+    The normative set of ``options.normative`` (:func:`normative_set`), the
+    built-in marker sets when each trial's set is detected among them
+    (parsed once per process, :func:`humanbody.markers.markerset.load_markerset`)
+    and the kernels that run on one thread
+    (:func:`humanbody._kernels.warm.load_serial`, with numba's start-up):
+    about 0.4 CPU-s a worker would each pay again.  Nothing here starts a
+    thread, so the process stays safe to fork.  A normative file that cannot
+    be read is left to the trials, which report it.
 
     Parameters
     ----------
     options : ReportOptions
-        The batch's report options.
+        The report's options (``normative``, ``analysis.markerset``).
     """
     from .._kernels import warm  # lazy: numba's type names, only in a process that forks workers
+    from ..markers.markerset import builtin_markersets, load_markerset  # lazy: as above
 
     try:
         normative_set(options.normative)
     except Exception:  # noqa: BLE001 - each trial meets it again and says it in its own row
         pass
+    if options.analysis.markerset is None:  # each trial's set is detected among the built-in ones
+        for name in builtin_markersets():
+            try:
+                load_markerset(name)  # parsed once per process (its TOML: ~0.05 CPU-s a worker for all)
+            except Exception:  # noqa: BLE001 - a trial that needs it reports it
+                pass
     warm.load_serial()
 
 
@@ -409,7 +419,7 @@ def normative_set(spec: str | None):
     Parameters
     ----------
     spec : str or None
-        The option's text: FILE[:CONDITION], None (built-in) or "none".
+        ``--normative``: ``FILE[:CONDITION]``, "none", or None for the built-in set.
 
     Returns
     -------
@@ -502,14 +512,14 @@ def write_outcome_files(outcome: TrialOutcome, out_dir) -> list[str]:
     Parameters
     ----------
     outcome : TrialOutcome
-        A trial's outcome (its files' names and contents).
+        A trial's outcome (its files as bytes, by path relative to the report folder).
     out_dir : str or os.PathLike
-        The report's folder.
+        The report folder.
 
     Returns
     -------
     list of str
-        The files written, relative to out_dir.
+        The paths written, relative to ``out_dir``.
     """
     written = []
     for rel, data in sorted(outcome.files.items()):

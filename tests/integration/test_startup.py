@@ -257,3 +257,39 @@ def test_direct_loading_compiles_on_a_miss_and_loads_on_a_hit(tmp_path):
     second = _python(code).splitlines()
     assert second[:3] == [first[0], first[1], "0 1"] and second[3] == "False False False _LazyModule"
     assert first[4] == second[4] == "module True"  # any compile, cached or not, gets numba's full set-up first
+
+
+def test_the_command_line_imports_scipy_without_parsing_its_docstrings():
+    """In the command's own process SciPy's array-API decorator appends its support table to each docstring as
+    it stands (:mod:`humanbody.signal.scipy_import`): nothing of SciPy is imported to install it, the parser is
+    replaced when ``scipy._lib._array_api`` loads, and the docstrings keep their text and SciPy's table."""
+    code = ("import sys\n"
+            "from humanbody.signal.scipy_import import PlainDoc, plain_docstring_notes\n"
+            "print(plain_docstring_notes(), any(m.startswith('scipy') for m in sys.modules))\n"
+            "from scipy import signal\n"
+            "import scipy._lib._array_api as api\n"
+            "doc = signal.sosfiltfilt.__doc__\n"
+            "print(api.FunctionDoc is PlainDoc, plain_docstring_notes())\n"
+            "print(doc.split(chr(10))[0].strip())\n"
+            "print('**Array API Standard Support**' in doc, doc.count('Parameters'))\n")
+    assert _python(code).splitlines() == [
+        "True False", "True True", "A forward-backward digital filter using cascaded second-order sections.",
+        "True 1"]
+
+
+def test_plain_docstring_keeps_the_text_and_appends_the_notes():
+    from humanbody.signal.scipy_import import PlainDoc
+
+    def f():
+        """First line.
+
+        More.
+        """
+
+    doc = PlainDoc(f)
+    doc["Notes"].append("A note.")
+    with pytest.raises(KeyError):
+        doc["Returns"]
+    # SciPy's decorator drops the first line (numpydoc's signature) and the blank lines after it
+    assert str(doc).split("\n", 1)[1].lstrip(" \n") == "First line.\n\n        More.\n\nA note."
+    assert str(PlainDoc(len)).startswith("\nReturn the number of items")

@@ -273,4 +273,4 @@ def test_progress_bar_counts_and_eta():
     off = _Progress(total=2, skipped=0, enabled=False, file=quiet)
     off.done(True)
     off.close()
-    assert quiet.getvalue() == ""
+    assert quiet.getvalue() == "" and off.counts == {"ok": 1, "failed": 0, "skipped": 0} and off.bar is None
