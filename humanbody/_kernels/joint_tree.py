@@ -684,3 +684,70 @@ def composite_mass_matrix(parents, astart, akind, acoord, mass, com_body, inerti
         cm, cc, cJ = np.empty(B), np.empty((B, 3)), np.empty((B, 3, 3))
         _crba_frame(f, parents, astart, akind, acoord, mass, com_body, inertia, R, origin, aorigin, aaxis_g,
                     slope, M, cm, cc, cJ)
+
+
+@nb.njit(cache=_CACHE)
+def _joint_frame_motion_frame(f, parents, astart, akind, acoord, origin, speed_axes, u, omega, velocity, alpha,
+                              acceleration):
+    """Frame f of :func:`joint_frame_motion`."""
+    zero = (0.0, 0.0, 0.0)
+    for b in range(parents.shape[0]):
+        p = parents[b]
+        o = _v3(origin, f, b)
+        w, v, al, a, d = zero, zero, zero, zero, zero
+        if p >= 0:
+            w, v, al, a = _v3(omega, f, p), _v3(velocity, f, p), _v3(alpha, f, p), _v3(acceleration, f, p)
+            d = sub3(o, _v3(origin, f, p))
+        wr, vr = zero, zero
+        for k in range(astart[b], astart[b + 1]):
+            c = acoord[k]
+            if c < 0:
+                continue
+            e = scale3(u[f, c], _v3(speed_axes, f, k))
+            if akind[k] == 0:
+                wr = add3(wr, e)
+            else:
+                vr = add3(vr, e)
+        wd = cross(w, d)
+        _put3(omega, f, b, add3(w, wr))
+        _put3(alpha, f, b, add3(al, cross(w, wr)))
+        _put3(velocity, f, b, add3(add3(v, wd), vr))
+        _put3(acceleration, f, b, add3(add3(add3(a, cross(al, d)), cross(w, wd)), scale3(2.0, cross(w, vr))))
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def joint_frame_motion(parents, astart, akind, acoord, origin, speed_axes, u, omega, velocity, alpha, acceleration):
+    """Velocities and the accelerations at ``u' = 0`` of speeds along axes fixed in each joint frame, every frame.
+
+    Speed ``u_c`` of axis a (``c = acoord[a]``) turns body b about, or moves it
+    along, the unit vector ``e_a = speed_axes[f, a]`` fixed in b's joint frame
+    (which turns with the parent at ``omega_p``); the rotations are about axes
+    through the body origin (the Free root and Cardan joints of
+    :func:`humanbody.core.huston.from_body_model`: ``u`` = root velocity, then
+    each body's angular velocity relative to its parent along the joint
+    frame's axes).  With ``d = o_b - o_p``, ``w_r = sum u_c e_a`` (rotations)
+    and ``v_r = sum u_c e_a`` (translations):
+
+    - ``omega_b = omega_p + w_r``, ``alpha_b = alpha_p + omega_p x w_r``;
+    - ``v_b = v_p + omega_p x d + v_r``,
+      ``a_b = a_p + alpha_p x d + omega_p x (omega_p x d) + 2 omega_p x v_r``
+
+    (the ground at rest for ``parents[b] = -1``).
+
+    Parameters
+    ----------
+    parents, astart, akind, acoord : numpy.ndarray
+        The tree, as :func:`point_jacobian`.
+    origin : numpy.ndarray
+        (F, B, 3) body origins in ground (m), from :func:`joint_tree`.
+    speed_axes : numpy.ndarray
+        (F, A, 3) each axis's speed direction, ground components (unit).
+    u : numpy.ndarray
+        (F, nq) speeds (m/s along translations, rad/s about rotations).
+    omega, velocity, alpha, acceleration : numpy.ndarray
+        (F, B, 3) written: angular velocity (rad/s), origin velocity (m/s),
+        angular acceleration (rad/s^2) and origin acceleration (m/s^2) at ``u' = 0``.
+    """
+    for f in nb.prange(u.shape[0]):
+        _joint_frame_motion_frame(f, parents, astart, akind, acoord, origin, speed_axes, u, omega, velocity, alpha,
+                                  acceleration)

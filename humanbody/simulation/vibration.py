@@ -29,7 +29,7 @@ from ..errors import InputError
 from ..model.body import coordinate_columns
 from ..rotations.quaternions import quaternion_to_matrix, sequence_to_quaternion
 from .forward import System
-from .linearize import frequency_response, linearize, modes, perturb, point_jacobian, unbalanced_forces
+from .linearize import frequency_response, linearize, modes, perturb, point_sensitivity, unbalanced_forces
 from .passive import Contacts, JointSprings
 
 __all__ = ["JOINTS", "CONTACTS", "body_on_base", "equilibrium", "whole_body_vibration", "VibrationResult"]
@@ -256,7 +256,7 @@ def _outside(system, y0) -> float:
 
     ev = system.evaluate(0.0, y0)
     mass = np.asarray(system.model.mass, dtype=float)
-    com = mass @ ev["results"].com[0][:, :2] / mass.sum()
+    com = mass @ ev["com"][:, :2] / mass.sum()
     try:
         hull = ConvexHull(ev["contact_points"][:, :2])
     except (QhullError, ValueError):
@@ -316,10 +316,10 @@ def seat_force_and_head(lin, seat, freqs_hz):
     c = system.contacts
     force = np.zeros(len(w), dtype=complex)
     for i in seat:
-        Jz = point_jacobian(lin, int(c.body[i]), c.point[i])[2]
+        Jz = point_sensitivity(lin, int(c.body[i]), c.point[i])[2]
         force += (c.stiffness[i] + 1j * w * c.damping[i]) * (1.0 - X @ Jz)
     head = system.model.segment("head")
-    Jh = point_jacobian(lin, head, system.model.com_offset[head])[2]
+    Jh = point_sensitivity(lin, head, system.model.com_offset[head])[2]
     return force, X @ Jh
 
 
