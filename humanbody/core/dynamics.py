@@ -36,6 +36,10 @@ def joint_loads(model: Model, data: Data, external: ArrayLike | None = None) -> 
 
     Parameters
     ----------
+    model : Model
+        The tree, its inertias, gravity and couplers.
+    data : Data
+        A kinematics pass of ``model`` with rates and accelerations (:func:`forward_kinematics`).
     external : (F, B, 6) or (B, 6), optional  loads on each body: force (N) and
         moment (N m) about the body's origin, ground components
 
@@ -66,8 +70,11 @@ def inverse_dynamics(model: Model, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
 
     Parameters
     ----------
+    model : Model
+        The tree, its inertias, gravity and couplers.
     q, qd, qdd : (F, nq) or (nq,)  coordinates (m, rad) and their derivatives
-    external : see :func:`joint_loads`
+    external : (F, B, 6) or (B, 6), optional  loads on each body: force (N) and
+        moment (N m) about the body's origin, ground components (:func:`joint_loads`)
 
     Returns
     -------

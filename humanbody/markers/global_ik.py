@@ -243,7 +243,7 @@ def ik_problem(calibration: Calibration) -> IKProblem:
 
     Parameters
     ----------
-    calibration : Calibration
+    calibration : Calibration  the static calibration: markers in their segments' frames, the model, neutral pose
 
     Returns
     -------
@@ -268,10 +268,10 @@ def choose_method(ms: MarkerSet, present, ik: str = "auto") -> tuple[str, str]:
 
     Parameters
     ----------
-    ms : MarkerSet
+    ms : MarkerSet  the marker set (its [ik] settings)
     present : collection of str
         Canonical names of the markers with a valid sample.
-    ik : {"auto", "segments", "global"}
+    ik : {"auto", "segments", "global"}  the --ik option: segment by segment, whole-body, or by the marker set
 
     Returns
     -------
@@ -383,7 +383,7 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
     ----------
     markers : pandas.DataFrame
         Marker trial in ground axes (m).
-    calibration : Calibration
+    calibration : Calibration  the static calibration: markers in their segments' frames, the model, neutral pose
     keep_frames : bool
         Keep absolute frames and joint points (``Tracking.R``, ``.origins``).
     required : sequence of str, optional
@@ -698,7 +698,7 @@ def limit_lines(time: np.ndarray, angles: np.ndarray, segments: list, lo: np.nda
 
     Parameters
     ----------
-    time : (F,) s
+    time : (F,) s  the trial's frame times
     angles : (F, S, 3) rad      each frame's angles of the limited segments (before continuity)
     segments : list of str      their names
     lo, hi : (S, 3) rad         their limits

@@ -66,12 +66,15 @@ class System:
     Parameters
     ----------
     model : BodyModel
+        The body tree, its inertias and gravity.
     torques : callable ``(t, q, qd) -> (n,)``, optional
         Generalized forces conjugate to the coordinates (N for the root's
         translations, N m for the angles), the layout of
         :func:`humanbody.inverse_dynamics`.
     springs : :class:`humanbody.simulation.passive.JointSprings`, optional
+        Joint springs and dampers (none by default).
     contacts : :class:`humanbody.simulation.passive.Contacts`, optional
+        Contact points on the bodies and the planes they touch (none by default).
     base : callable ``t -> (z, z')``, optional
         Vertical displacement (m) and velocity (m/s) of the moving planes.
     gravity : bool
@@ -120,6 +123,7 @@ class System:
         Parameters
         ----------
         y : ndarray, shape (3 + 4N + n,)
+            A state vector (:meth:`state`).
 
         Returns
         -------
@@ -138,6 +142,7 @@ class System:
         q : array_like, shape (n,)
             n = 3 + 3N: the root's position (m), then every body's angles (rad).
         qd : array_like, shape (n,)
+            Their rates (m/s, rad/s).
 
         Returns
         -------
@@ -161,6 +166,7 @@ class System:
         Parameters
         ----------
         e : ndarray, shape (..., N, 4)
+            Every body's Euler parameters relative to its parent (scalar last).
 
         Returns
         -------
@@ -177,7 +183,8 @@ class System:
 
         Parameters
         ----------
-        angles : ndarray, shape (..., N, 3), rad
+        angles : ndarray, shape (..., N, 3)
+            Every body's angles in its own sequence (rad).
 
         Returns
         -------
@@ -316,9 +323,10 @@ class System:
                     zb, vb = self.base(t)
                 p, v = self.contacts.points(data.origin, data.R, com, com_vel, data.omega)
                 fc = self.contacts.forces(p, v, zb, vb)
-                on = np.asarray(self.contacts.body, dtype=np.int64)
-                np.add.at(external, (slice(None), on, slice(0, 3)), fc)
-                np.add.at(external, (slice(None), on, slice(3, 6)), np.cross(p - data.origin[:, on], fc))
+                moment = np.cross(p - data.origin[:, np.asarray(self.contacts.body, dtype=np.int64)], fc)
+                for i, b in enumerate(self.contacts.body):  # force, and moment about the body origin
+                    external[:, b, :3] += fc[:, i]
+                    external[:, b, 3:] += moment[:, i]
             M = np.empty((k, n, n))
             ones = np.ones_like(data.axis_slope)
             _jt.composite_mass_matrix(model.parents, c.astart, c.akind, c.acoord, model.mass, model.com,
@@ -354,8 +362,10 @@ class System:
 
         Parameters
         ----------
-        t : float, s
+        t : float
+            Time (s), for the torques and the base.
         y : ndarray, shape (S,)
+            A state vector (:meth:`state`).
 
         Returns
         -------
@@ -369,8 +379,10 @@ class System:
 
         Parameters
         ----------
-        t : float, s
+        t : float
+            Time (s), for the torques and the base.
         y : ndarray, shape (S,) or (S, k)
+            One state, or k states as columns (``solve_ivp``'s vectorized layout).
 
         Returns
         -------
@@ -392,8 +404,10 @@ class System:
 
         Parameters
         ----------
-        t : float, s
+        t : float
+            Time (s), for the torques and the base.
         y : ndarray, shape (S,)
+            A state vector (:meth:`state`).
 
         Returns
         -------
@@ -493,18 +507,18 @@ def simulate(model: BodyModel, duration: float, q0: ArrayLike, qd0: ArrayLike | 
 
     Parameters
     ----------
-    model : BodyModel
+    model : BodyModel  the body tree, its inertias and gravity
     duration : float  simulated time (s)
     q0, qd0 : (n,)  initial coordinates (m, rad; order of :func:`humanbody.coordinate_columns`) and
         their rates (m/s, rad/s; default at rest)
     torques : callable ``(t, q, qd) -> (n,)``, optional  generalized forces (N, N m) as in
         :func:`humanbody.inverse_dynamics` (for the default model's joints: the moment about the
         flexion, ab/adduction and axial-rotation axes)
-    springs : :class:`humanbody.simulation.passive.JointSprings`, optional
-    contacts : :class:`humanbody.simulation.passive.Contacts`, optional  (anchors left NaN are set to the
+    springs : :class:`humanbody.simulation.passive.JointSprings`, optional  joint springs and dampers
+    contacts : :class:`humanbody.simulation.passive.Contacts`, optional  contact points and planes (anchors left NaN are set to the
         points' starting positions)
     base : callable ``t -> (z, z')``, optional  vertical motion of the contacts marked moving (m, m/s)
-    gravity : bool
+    gravity : bool  the model's gravity (True) or none
     locked : sequence of str  bodies whose joints are locked (the root's name: the root is fixed in ground)
     rate_hz : float  output frames per second
     method, rtol, atol, max_step : passed to :func:`scipy.integrate.solve_ivp`.  The default BDF (implicit)

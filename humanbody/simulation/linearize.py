@@ -40,7 +40,9 @@ def perturb(system, y0, d, u=None) -> np.ndarray:
     Parameters
     ----------
     system : System
+        The simulated system (:class:`humanbody.simulation.forward.System`).
     y0 : ndarray, shape (S,)
+        The state perturbed (its speeds are replaced).
     d : array_like, shape (n,)
         Root translation (m), then each body's rotation vector (rad, parent axes).
     u : array_like, shape (n,), optional
@@ -101,12 +103,15 @@ def unbalanced_forces(system, y0, d, u, z, v):
     Parameters
     ----------
     system : System
+        The simulated system.
     y0 : ndarray
         The equilibrium state.
     d, u : ndarray, shape (n,)
         Perturbation and speeds (:func:`perturb`).
-    z : float, m
-    v : float, m/s
+    z : float
+        Height of the moving base (m).
+    v : float
+        Its vertical velocity (m/s).
 
     Returns
     -------
@@ -131,7 +136,9 @@ def linearize(system, y0, h: float = 1e-6) -> Linearization:
     Parameters
     ----------
     system : System
+        The simulated system.
     y0 : ndarray, shape (S,)
+        The equilibrium state (speeds zero).
     h : float
         Step of the central differences.
 
@@ -168,6 +175,7 @@ def modes(lin: Linearization, count: int | None = None):
     Parameters
     ----------
     lin : Linearization
+        The linear equations (:func:`linearize`).
     count : int, optional
         The most modes kept (lowest frequencies first).
 
@@ -207,7 +215,9 @@ def frequency_response(lin: Linearization, freqs_hz) -> np.ndarray:
     Parameters
     ----------
     lin : Linearization
-    freqs_hz : array_like, shape (F,), Hz
+        The linear equations (:func:`linearize`).
+    freqs_hz : array_like, shape (F,)
+        Frequencies of the base motion (Hz).
 
     Returns
     -------

@@ -109,8 +109,8 @@ def body_on_base(model, posture: str = "seated"):
 
     Parameters
     ----------
-    model : BodyModel
-    posture : {"seated", "standing"}
+    model : BodyModel  the body tree, its inertias and gravity
+    posture : {"seated", "standing"}  sitting on a seat with the feet on the floor, or standing on the platform
 
     Returns
     -------
@@ -177,8 +177,8 @@ def equilibrium(system, y0, tol: float = 1e-9) -> np.ndarray:
     ----------
     system : System
         Its springs' holding moments are set.
-    y0 : ndarray, shape (S,)
-    tol : float
+    y0 : ndarray, shape (S,)  the starting state (:meth:`humanbody.simulation.forward.System.state`)
+    tol : float  largest generalized force left (N, N m) at which the search stops
 
     Returns
     -------
@@ -300,10 +300,10 @@ def seat_force_and_head(lin, seat, freqs_hz):
 
     Parameters
     ----------
-    lin : Linearization
+    lin : Linearization  the linear equations about the equilibrium (:func:`humanbody.simulation.linearize.linearize`)
     seat : ndarray of int
         The seat's (floor's) contacts.
-    freqs_hz : array_like, shape (F,), Hz
+    freqs_hz : array_like, shape (F,), Hz  frequencies of the base motion
 
     Returns
     -------
@@ -329,7 +329,7 @@ def whole_body_vibration(model, posture: str = "seated", freqs_hz=None) -> Vibra
     Parameters
     ----------
     model : BodyModel  the 17-segment model (:meth:`BodyModel.default`)
-    posture : {"seated", "standing"}
+    posture : {"seated", "standing"}  sitting on a seat with the feet on the floor, or standing on the platform
     freqs_hz : array_like, optional  frequencies (Hz); default 0.5 to 20 Hz in 0.1 Hz steps
 
     Returns
