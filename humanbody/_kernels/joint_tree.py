@@ -378,7 +378,7 @@ def joint_tree(parents, astart, akind, aaxis, pR, pp, cR, cp, val, rate, accel,
 
 @nb.njit(cache=_CACHE)
 def _point_jacobian_frame(f, parents, astart, akind, acoord, aorigin, aaxis_g, slope, body, point, J):
-    """One frame of :func:`point_jacobian`."""
+    """One frame of :func:`translational_jacobian`."""
     for m in range(J.shape[1]):
         for i in range(3):
             for c in range(J.shape[3]):
@@ -400,7 +400,7 @@ def _point_jacobian_frame(f, parents, astart, akind, acoord, aorigin, aaxis_g, s
 
 
 @nb.njit(cache=_CACHE, parallel=True)
-def point_jacobian(parents, astart, akind, acoord, aorigin, aaxis_g, slope, body, point, J):
+def translational_jacobian(parents, astart, akind, acoord, aorigin, aaxis_g, slope, body, point, J):
     """Jacobian ``d x / d q`` of points fixed on bodies, every frame; J (F, M, 3, nq) written (zeroed here).
 
     Point m lies on ``body[m]`` at ``point[f, m]`` (ground, m).  Each axis a of
@@ -487,7 +487,7 @@ def newton_euler(parents, astart, akind, acoord, mass, com_body, inertia, gravit
     Parameters
     ----------
     parents, astart, akind, acoord : numpy.ndarray
-        The tree, as :func:`point_jacobian`.
+        The tree, as :func:`translational_jacobian`.
     mass : numpy.ndarray
         (B,) kg.
     com_body : numpy.ndarray
@@ -523,7 +523,7 @@ def angular_jacobian(parents, astart, akind, acoord, aaxis_g, slope, body, J):
     Parameters
     ----------
     parents, astart, akind, acoord : numpy.ndarray
-        The tree, as :func:`point_jacobian`.
+        The tree, as :func:`translational_jacobian`.
     aaxis_g : numpy.ndarray
         (F, A, 3) from :func:`joint_tree`.
     slope : numpy.ndarray
@@ -663,7 +663,7 @@ def composite_mass_matrix(parents, astart, akind, acoord, mass, com_body, inerti
     Parameters
     ----------
     parents, astart, akind, acoord : numpy.ndarray
-        The tree, as :func:`point_jacobian`.
+        The tree, as :func:`translational_jacobian`.
     mass : numpy.ndarray
         (B,) body masses (kg).
     com_body : numpy.ndarray
@@ -737,7 +737,7 @@ def joint_frame_motion(parents, astart, akind, acoord, origin, speed_axes, u, om
     Parameters
     ----------
     parents, astart, akind, acoord : numpy.ndarray
-        The tree, as :func:`point_jacobian`.
+        The tree, as :func:`translational_jacobian`.
     origin : numpy.ndarray
         (F, B, 3) body origins in ground (m), from :func:`joint_tree`.
     speed_axes : numpy.ndarray

@@ -252,7 +252,7 @@ class System:
     def speed_jacobian(self, data, axes, body, offset) -> np.ndarray:
         """``d x / d(speed)`` of points fixed on bodies: their velocity per unit of each speed, (k, M, 3, n).
 
-        :func:`humanbody._kernels.joint_tree.point_jacobian` with the speed axes
+        :func:`humanbody._kernels.joint_tree.translational_jacobian` with the speed axes
         (:meth:`speed_axes`) in place of the angles' axes; also the first-order
         displacement per unit perturbation of :func:`humanbody.simulation.linearize.perturb`.
 
@@ -277,7 +277,7 @@ class System:
         body = np.ascontiguousarray(np.atleast_1d(np.asarray(body, dtype=np.int64)))
         x = np.ascontiguousarray(data.points(body, np.asarray(offset, dtype=float).reshape(-1, 3)))
         J = np.empty((data.frames, body.shape[0], 3, model.nq))
-        _jt.point_jacobian(model.parents, c.astart, c.akind, c.acoord, data.axis_origin, axes,
+        _jt.translational_jacobian(model.parents, c.astart, c.akind, c.acoord, data.axis_origin, axes,
                            np.ones_like(data.axis_slope), body, x, J)
         return J
 
