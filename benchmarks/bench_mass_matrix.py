@@ -6,7 +6,7 @@
 For the 17-segment body (54 coordinates), at each number of configurations F:
 
 - ``crba``: :func:`humanbody.mass_matrix` (the tree kinematics at rest, then the composite rigid body
-  algorithm, :func:`humanbody._kernels.mass_matrix.composite_mass_matrix`);
+  algorithm on the core, :func:`humanbody._kernels.joint_tree.composite_mass_matrix`);
 - ``inverse-dynamics``: column i as the generalized forces of the unit acceleration e_i at rest without
   gravity, every column of every configuration in one vectorised pass of the kinematics and joint-load
   kernels (F n frames; Walker and Orin's first method, what the mass matrix was before).

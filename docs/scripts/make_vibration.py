@@ -34,7 +34,7 @@ def time_domain(model, f=5.0, A=1e-3):
     sol = solve_ivp(system.rhs, (0, t[-1]), y, method="DOP853", t_eval=t, rtol=1e-8, atol=1e-10)
     k = model.names.index("head")
     ev = [system.evaluate(ti, yi) for ti, yi in zip(sol.t, sol.y.T, strict=True)]
-    hz = np.array([e["results"].com[0, k, 2] for e in ev])
+    hz = np.array([e["com"][k, 2] for e in ev])
     hz -= hz[0]
     steady = A * np.abs(head[0]) * np.sin(w * t + np.angle(head[0]))
     fig, ax = plt.subplots(figsize=(10, 3.4))

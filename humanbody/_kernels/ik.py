@@ -55,7 +55,7 @@ def tree_order(parent):
 
     Parameters
     ----------
-    parent : (n,) int64   parent index, -1 for the root (parent[k] < k)
+    parent : (n,) int64   parent index, the core's convention: 0-based, -1 = ground (parent[k] < k)
 
     Returns
     -------
@@ -456,7 +456,7 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
     weight : (M,) float64         marker weights w_m
     seg_of : (M,) int64           segment carrying each marker (0-based)
     local : (M, 3) float64        marker position c_m in its segment's frame (m)
-    parent : (n,) int64           parent of each segment, -1 for the root
+    parent : (n,) int64           parent of each segment, the core's convention (0-based, -1 = ground)
     xi : (n, 3) float64           joint offsets xi_k in the parent frame (m)
     S0 : (n, 3, 3) float64        neutral relative rotations (parent <- body)
     lam : (n,) float64            neutral-pull weights (m^2)

@@ -378,7 +378,7 @@ def joint_tree(parents, astart, akind, aaxis, pR, pp, cR, cp, val, rate, accel,
 
 @nb.njit(cache=_CACHE)
 def _point_jacobian_frame(f, parents, astart, akind, acoord, aorigin, aaxis_g, slope, body, point, J):
-    """One frame of :func:`point_jacobian`."""
+    """One frame of :func:`translational_jacobian`."""
     for m in range(J.shape[1]):
         for i in range(3):
             for c in range(J.shape[3]):
@@ -400,7 +400,7 @@ def _point_jacobian_frame(f, parents, astart, akind, acoord, aorigin, aaxis_g, s
 
 
 @nb.njit(cache=_CACHE, parallel=True)
-def point_jacobian(parents, astart, akind, acoord, aorigin, aaxis_g, slope, body, point, J):
+def translational_jacobian(parents, astart, akind, acoord, aorigin, aaxis_g, slope, body, point, J):
     """Jacobian ``d x / d q`` of points fixed on bodies, every frame; J (F, M, 3, nq) written (zeroed here).
 
     Point m lies on ``body[m]`` at ``point[f, m]`` (ground, m).  Each axis a of
@@ -487,7 +487,7 @@ def newton_euler(parents, astart, akind, acoord, mass, com_body, inertia, gravit
     Parameters
     ----------
     parents, astart, akind, acoord : numpy.ndarray
-        The tree, as :func:`point_jacobian`.
+        The tree, as :func:`translational_jacobian`.
     mass : numpy.ndarray
         (B,) kg.
     com_body : numpy.ndarray
@@ -523,7 +523,7 @@ def angular_jacobian(parents, astart, akind, acoord, aaxis_g, slope, body, J):
     Parameters
     ----------
     parents, astart, akind, acoord : numpy.ndarray
-        The tree, as :func:`point_jacobian`.
+        The tree, as :func:`translational_jacobian`.
     aaxis_g : numpy.ndarray
         (F, A, 3) from :func:`joint_tree`.
     slope : numpy.ndarray
@@ -549,3 +549,205 @@ def angular_jacobian(parents, astart, akind, acoord, aaxis_g, slope, body, J):
                     J[f, m, 1, c] += s * aaxis_g[f, k, 1]
                     J[f, m, 2, c] += s * aaxis_g[f, k, 2]
                 b = parents[b]
+
+
+@nb.njit(cache=_CACHE)
+def _composites(f, parents, mass, com_body, inertia, R, origin, cm, cc, cJ):
+    """Frame f: every body's composite (itself and its descendants) about its origin, ground components.
+
+    ``cm[b]`` mass (kg), ``cc[b] = sum m_i (G_i - o_b)`` (kg m), ``cJ[b]`` inertia about o_b (kg m^2).
+    A body starts with ``R I R^T + m (|r|^2 E - r r^T)``, ``r = R com_b``; tips to root each composite
+    is carried to its parent's origin by ``d = o_b - o_p``: ``c_p += c + m d``,
+    ``J_p += J + 2 (c . d) E - c d^T - d c^T + m (|d|^2 E - d d^T)``.
+    """
+    B = parents.shape[0]
+    for b in range(B):
+        m = mass[b]
+        r = mv33(_tup9(R, f, b), (com_body[b, 0], com_body[b, 1], com_body[b, 2]))
+        rr = _dot3(r, r)
+        cm[b] = m
+        for i in range(3):
+            cc[b, i] = m * r[i]
+            for j in range(3):
+                s = 0.0  # (R I R^T)_ij
+                for a in range(3):
+                    t = 0.0
+                    for k in range(3):
+                        t += inertia[b, a, k] * R[f, b, j, k]
+                    s += R[f, b, i, a] * t
+                cJ[b, i, j] = s + m * ((rr if i == j else 0.0) - r[i] * r[j])
+    for b in range(B - 1, -1, -1):
+        p = parents[b]
+        if p < 0:
+            continue
+        m = cm[b]
+        d = sub3(_v3(origin, f, b), _v3(origin, f, p))
+        c = (cc[b, 0], cc[b, 1], cc[b, 2])
+        cd, dd = _dot3(c, d), _dot3(d, d)
+        cm[p] += m
+        for i in range(3):
+            cc[p, i] += c[i] + m * d[i]
+            for j in range(3):
+                e = 1.0 if i == j else 0.0
+                cJ[p, i, j] += cJ[b, i, j] + 2.0 * cd * e - c[i] * d[j] - d[i] * c[j] + m * (dd * e - d[i] * d[j])
+
+
+@nb.njit(cache=_CACHE)
+def _crba_frame(f, parents, astart, akind, acoord, mass, com_body, inertia, R, origin, aorigin, aaxis_g, slope,
+                M, cm, cc, cJ):
+    """Frame f of :func:`composite_mass_matrix`."""
+    n = M.shape[1]
+    for i in range(n):
+        for j in range(n):
+            M[f, i, j] = 0.0
+    _composites(f, parents, mass, com_body, inertia, R, origin, cm, cc, cJ)
+    for b in range(parents.shape[0]):
+        ob = _v3(origin, f, b)
+        c = (cc[b, 0], cc[b, 1], cc[b, 2])
+        for a in range(astart[b], astart[b + 1]):
+            col = acoord[a]
+            if col < 0:
+                continue
+            u = _v3(aaxis_g, f, a)
+            if akind[a] == 0:  # unit rate about u through p: v(o_b) = u x (o_b - p), omega = u
+                v0 = cross(u, sub3(ob, _v3(aorigin, f, a)))
+                h = add3(scale3(cm[b], v0), cross(u, c))
+                L = add3(mv33(_row9(cJ, b), u), cross(c, v0))
+            else:  # unit rate along u
+                h = scale3(cm[b], u)
+                L = cross(c, u)
+            sa = slope[f, a]
+            k = b
+            last = a
+            while k >= 0:
+                for a2 in range(astart[k], min(astart[k + 1], last + 1)):
+                    row = acoord[a2]
+                    if row < 0:
+                        continue
+                    u2 = _v3(aaxis_g, f, a2)
+                    if akind[a2] == 0:
+                        val = _dot3(u2, add3(L, cross(sub3(ob, _v3(aorigin, f, a2)), h)))
+                    else:
+                        val = _dot3(u2, h)
+                    val *= sa * slope[f, a2]
+                    M[f, row, col] += val
+                    if a2 != a:
+                        M[f, col, row] += val
+                k = parents[k]
+                last = astart[k + 1] - 1 if k >= 0 else -1
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def composite_mass_matrix(parents, astart, akind, acoord, mass, com_body, inertia, R, origin, aorigin, aaxis_g,
+                          slope, M):
+    """The joint-space mass matrix by the composite rigid body algorithm, every frame; M (F, nq, nq) written.
+
+    Featherstone (2008, section 6.2) on the tree of joint axes: with the
+    composite of body b (itself and its descendants; mass m, first moment c
+    and inertia J about the body origin o, :func:`_composites`), a unit rate
+    of axis a of b's joint gives the composite the momentum ``h`` and the
+    moment of momentum ``L`` about o:
+
+    - rotation about ``u_a`` through ``o_a``: ``v = u_a x (o - o_a)``,
+      ``h = m v + u_a x c``, ``L = J u_a + c x v``;
+    - translation along ``u_a``: ``h = m u_a``, ``L = c x u_a``.
+
+    Every axis a' that moves the composite (the axes of b's joint up to a,
+    then every axis of the joints on the path to the ground) adds the
+    projection of that momentum on its motion,
+    ``f'_a f'_a' u_a' . (L + (o - o_a') x h)`` (rotation) or
+    ``f'_a f'_a' u_a' . h`` (translation), to ``M[c_a', c_a]`` and its mirror
+    (``c`` the axes' coordinates), so M is exactly symmetric.  Couplers are
+    not folded here (:func:`humanbody.core.dynamics.mass_matrix` does).
+
+    Parameters
+    ----------
+    parents, astart, akind, acoord : numpy.ndarray
+        The tree, as :func:`translational_jacobian`.
+    mass : numpy.ndarray
+        (B,) body masses (kg).
+    com_body : numpy.ndarray
+        (B, 3) mass centres in the body frames (m).
+    inertia : numpy.ndarray
+        (B, 3, 3) inertias about the mass centres, body components (kg m^2).
+    R, origin : numpy.ndarray
+        (F, B, 3, 3) and (F, B, 3): body poses from :func:`joint_tree` (origin in m).
+    aorigin, aaxis_g : numpy.ndarray
+        (F, A, 3) each axis's point (m) and unit vector from :func:`joint_tree`.
+    slope : numpy.ndarray
+        (F, A) ``f'(q_c)`` of each axis (:func:`axis_values`).
+    M : numpy.ndarray
+        (F, nq, nq) written: kg, kg m, kg m^2 by the coordinates' units.
+    """
+    B = parents.shape[0]
+    for f in nb.prange(M.shape[0]):
+        cm, cc, cJ = np.empty(B), np.empty((B, 3)), np.empty((B, 3, 3))
+        _crba_frame(f, parents, astart, akind, acoord, mass, com_body, inertia, R, origin, aorigin, aaxis_g,
+                    slope, M, cm, cc, cJ)
+
+
+@nb.njit(cache=_CACHE)
+def _joint_frame_motion_frame(f, parents, astart, akind, acoord, origin, speed_axes, u, omega, velocity, alpha,
+                              acceleration):
+    """Frame f of :func:`joint_frame_motion`."""
+    zero = (0.0, 0.0, 0.0)
+    for b in range(parents.shape[0]):
+        p = parents[b]
+        o = _v3(origin, f, b)
+        w, v, al, a, d = zero, zero, zero, zero, zero
+        if p >= 0:
+            w, v, al, a = _v3(omega, f, p), _v3(velocity, f, p), _v3(alpha, f, p), _v3(acceleration, f, p)
+            d = sub3(o, _v3(origin, f, p))
+        wr, vr = zero, zero
+        for k in range(astart[b], astart[b + 1]):
+            c = acoord[k]
+            if c < 0:
+                continue
+            e = scale3(u[f, c], _v3(speed_axes, f, k))
+            if akind[k] == 0:
+                wr = add3(wr, e)
+            else:
+                vr = add3(vr, e)
+        wd = cross(w, d)
+        _put3(omega, f, b, add3(w, wr))
+        _put3(alpha, f, b, add3(al, cross(w, wr)))
+        _put3(velocity, f, b, add3(add3(v, wd), vr))
+        _put3(acceleration, f, b, add3(add3(add3(a, cross(al, d)), cross(w, wd)), scale3(2.0, cross(w, vr))))
+
+
+@nb.njit(cache=_CACHE, parallel=True)
+def joint_frame_motion(parents, astart, akind, acoord, origin, speed_axes, u, omega, velocity, alpha, acceleration):
+    """Velocities and the accelerations at ``u' = 0`` of speeds along axes fixed in each joint frame, every frame.
+
+    Speed ``u_c`` of axis a (``c = acoord[a]``) turns body b about, or moves it
+    along, the unit vector ``e_a = speed_axes[f, a]`` fixed in b's joint frame
+    (which turns with the parent at ``omega_p``); the rotations are about axes
+    through the body origin (the Free root and Cardan joints of
+    :func:`humanbody.core.huston.from_body_model`: ``u`` = root velocity, then
+    each body's angular velocity relative to its parent along the joint
+    frame's axes).  With ``d = o_b - o_p``, ``w_r = sum u_c e_a`` (rotations)
+    and ``v_r = sum u_c e_a`` (translations):
+
+    - ``omega_b = omega_p + w_r``, ``alpha_b = alpha_p + omega_p x w_r``;
+    - ``v_b = v_p + omega_p x d + v_r``,
+      ``a_b = a_p + alpha_p x d + omega_p x (omega_p x d) + 2 omega_p x v_r``
+
+    (the ground at rest for ``parents[b] = -1``).
+
+    Parameters
+    ----------
+    parents, astart, akind, acoord : numpy.ndarray
+        The tree, as :func:`translational_jacobian`.
+    origin : numpy.ndarray
+        (F, B, 3) body origins in ground (m), from :func:`joint_tree`.
+    speed_axes : numpy.ndarray
+        (F, A, 3) each axis's speed direction, ground components (unit).
+    u : numpy.ndarray
+        (F, nq) speeds (m/s along translations, rad/s about rotations).
+    omega, velocity, alpha, acceleration : numpy.ndarray
+        (F, B, 3) written: angular velocity (rad/s), origin velocity (m/s),
+        angular acceleration (rad/s^2) and origin acceleration (m/s^2) at ``u' = 0``.
+    """
+    for f in nb.prange(u.shape[0]):
+        _joint_frame_motion_frame(f, parents, astart, akind, acoord, origin, speed_axes, u, omega, velocity, alpha,
+                                  acceleration)

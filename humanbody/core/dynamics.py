@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 from .._kernels import joint_tree as _k
 from ..errors import InputError
 from .data import Data
-from .kinematics import body_jacobian, forward_kinematics
+from .kinematics import forward_kinematics
 from .model import Model
 
 __all__ = ["inverse_dynamics", "joint_loads", "mass_matrix"]
@@ -36,6 +36,10 @@ def joint_loads(model: Model, data: Data, external: ArrayLike | None = None) -> 
 
     Parameters
     ----------
+    model : Model
+        The tree, its inertias, gravity and couplers.
+    data : Data
+        A kinematics pass of ``model`` with rates and accelerations (:func:`forward_kinematics`).
     external : (F, B, 6) or (B, 6), optional  loads on each body: force (N) and
         moment (N m) about the body's origin, ground components
 
@@ -66,8 +70,11 @@ def inverse_dynamics(model: Model, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
 
     Parameters
     ----------
+    model : Model
+        The tree, its inertias, gravity and couplers.
     q, qd, qdd : (F, nq) or (nq,)  coordinates (m, rad) and their derivatives
-    external : see :func:`joint_loads`
+    external : (F, B, 6) or (B, 6), optional  loads on each body: force (N) and
+        moment (N m) about the body's origin, ground components (:func:`joint_loads`)
 
     Returns
     -------
@@ -82,11 +89,17 @@ def mass_matrix(model: Model, q: ArrayLike) -> np.ndarray:
     """The joint-space inertia matrix ``M(q) = sum_b m_b J_Gb^T J_Gb + J_wb^T I_gb J_wb``.
 
     ``J_Gb`` is the Jacobian of body b's mass centre, ``J_wb`` of its angular
-    velocity, ``I_gb = R I_b R^T``.
+    velocity, ``I_gb = R I_b R^T``.  Computed by the composite rigid body
+    algorithm over the joint axes
+    (:func:`humanbody._kernels.joint_tree.composite_mass_matrix`), then the
+    couplers folded in by the chain rule, last to first: ``M <- T^T M T``
+    with ``T`` the identity plus ``f'`` at (dependent, independent) and the
+    dependent column zeroed.
 
     Parameters
     ----------
     model : Model
+        The tree, its inertias and couplers.
     q : (F, nq) or (nq,) array_like
         Coordinates (m, rad).
 
@@ -94,15 +107,19 @@ def mass_matrix(model: Model, q: ArrayLike) -> np.ndarray:
     -------
     (F, nq, nq) or (nq, nq) ndarray
         kg, kg m, kg m^2 by the coordinates' units; symmetric, positive definite
-        for a model whose every coordinate moves a mass.
+        for a model whose every coordinate moves a mass (a coupler's dependent
+        coordinate has a zero row and column).
     """
     data = forward_kinematics(model, q)
-    B = model.nbodies
-    Jb = body_jacobian(model, data, np.arange(B))
-    r = np.einsum("fbij,bj->fbi", data.R, model.com)
-    Jw, Jo = Jb[:, :, :3], Jb[:, :, 3:]
-    # mass-centre Jacobian: J_o + J_w^T x r  ->  J_G = J_o - [r]x J_w
-    JG = Jo + np.cross(Jw, r[:, :, :, None], axisa=2, axisb=2, axisc=2)
-    Ig = np.einsum("fbij,bjk,fblk->fbil", data.R, model.inertia, data.R)
-    M = np.einsum("b,fbic,fbid->fcd", model.mass, JG, JG) + np.einsum("fbic,fbij,fbjd->fcd", Jw, Ig, Jw)
+    c = model.compiled
+    M = np.empty((data.frames, model.nq, model.nq))
+    _k.composite_mass_matrix(model.parents, c.astart, c.akind, c.acoord, model.mass, model.com, model.inertia,
+                             data.R, data.origin, data.axis_origin, data.axis_vector, data.axis_slope, M)
+    for k in range(c.cdep.shape[0] - 1, -1, -1):
+        d, i = c.cdep[k], c.cind[k]
+        s = data.coupler_slope[:, k]
+        M[:, :, i] += s[:, None] * M[:, :, d]
+        M[:, i, :] += s[:, None] * M[:, d, :]
+        M[:, :, d] = 0.0
+        M[:, d, :] = 0.0
     return M[0] if np.ndim(q) == 1 else M

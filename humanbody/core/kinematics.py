@@ -137,7 +137,7 @@ def point_jacobian(model: Model, data: Data, body: ArrayLike, offset: ArrayLike)
     x = np.ascontiguousarray(data.points(body, offset))
     c = model.compiled
     J = np.empty((data.frames, body.shape[0], 3, model.nq))
-    _k.point_jacobian(model.parents, c.astart, c.akind, c.acoord, data.axis_origin, data.axis_vector,
+    _k.translational_jacobian(model.parents, c.astart, c.akind, c.acoord, data.axis_origin, data.axis_vector,
                       data.axis_slope, body, x, J)
     return _fold_couplers(model, data, J)
 

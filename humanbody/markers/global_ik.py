@@ -57,7 +57,7 @@ import pandas as pd
 from .._kernels.angles import relative_angles
 from ..errors import InputError
 from ..model.body import sequence_axes_array
-from ..model.segments import PARENTS, SEGMENT_NAMES
+from ..model.segments import SEGMENT_NAMES
 from .calibration import Calibration
 from .markerset import MarkerSet, undetermined_segments
 from .rules import Geometry, MarkerUnavailable
@@ -140,8 +140,8 @@ class IKProblem:
     seg_of : (M,) int64          segment of each marker (0-based)
     local : (M, 3)               c_m, marker in its segment frame (m)
     weight : (M,)                w_m
-    parent : (17,) int64         parent index, -1 for the root
-    xi : (17, 3)                 joint offsets (m, parent frame)
+    parent : (17,) int64         the core's parents (:class:`humanbody.core.Model`): 0-based, -1 = ground
+    xi : (17, 3)                 joint offsets (m, parent frame; the core's ``joint_offset``, 0 for the root)
     S0 : (17, 3, 3)              neutral relative rotations
     lam : (17,)                  neutral-pull weights (m^2)
     axis : (17, 3)               hinge axes (body frame)
@@ -163,8 +163,11 @@ class IKProblem:
         self.seg_of = np.array(seg_of, dtype=np.int64)
         self.local = np.array(local, dtype=float).reshape(-1, 3)
         self.weight = np.array([float(ms.weights.get(m, 1.0)) for m in names])
-        self.parent = np.array([L - 1 for L in PARENTS], dtype=np.int64)
-        self.xi = np.ascontiguousarray(calibration.model.joint_offset, dtype=float)
+        from ..core import from_body_model  # lazy: the core's numba kernels, loaded only for whole-body IK
+
+        twin = from_body_model(calibration.model)  # the core's tree: parents 0-based, -1 = ground
+        self.parent = np.ascontiguousarray(twin.parents, dtype=np.int64)
+        self.xi = np.ascontiguousarray(twin.joint_offset, dtype=float)  # the root's is 0 (it sits at p)
         self.S0 = np.ascontiguousarray([calibration.relative[s] for s in SEGMENT_NAMES], dtype=float)
         settings = dict(ms.ik)
         neutral = float(settings.get("neutral_weight", NEUTRAL_WEIGHT))
@@ -240,7 +243,7 @@ def ik_problem(calibration: Calibration) -> IKProblem:
 
     Parameters
     ----------
-    calibration : Calibration
+    calibration : Calibration  the static calibration: markers in their segments' frames, the model, neutral pose
 
     Returns
     -------
@@ -265,10 +268,10 @@ def choose_method(ms: MarkerSet, present, ik: str = "auto") -> tuple[str, str]:
 
     Parameters
     ----------
-    ms : MarkerSet
+    ms : MarkerSet  the marker set (its [ik] settings)
     present : collection of str
         Canonical names of the markers with a valid sample.
-    ik : {"auto", "segments", "global"}
+    ik : {"auto", "segments", "global"}  the --ik option: segment by segment, whole-body, or by the marker set
 
     Returns
     -------
@@ -380,7 +383,7 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
     ----------
     markers : pandas.DataFrame
         Marker trial in ground axes (m).
-    calibration : Calibration
+    calibration : Calibration  the static calibration: markers in their segments' frames, the model, neutral pose
     keep_frames : bool
         Keep absolute frames and joint points (``Tracking.R``, ``.origins``).
     required : sequence of str, optional
@@ -695,7 +698,7 @@ def limit_lines(time: np.ndarray, angles: np.ndarray, segments: list, lo: np.nda
 
     Parameters
     ----------
-    time : (F,) s
+    time : (F,) s  the trial's frame times
     angles : (F, S, 3) rad      each frame's angles of the limited segments (before continuity)
     segments : list of str      their names
     lo, hi : (S, 3) rad         their limits

@@ -11,12 +11,16 @@ hat omega, eq. 8.104).  With these speeds no orientation is singular:
   from 1 damped by ``- (|e_k|^2 - 1) e_k``;
 - ``M_u(q) u' = tau_u - b(q, u)``, ``tau_u`` the generalized forces of the
   joint torques and passive elements, ``b`` the recursive Newton-Euler
-  residual at ``u' = 0`` with gravity and contact forces as external loads
-  (the compiled kernels of :mod:`humanbody.mechanics.dynamics`, with the
-  kinematics kernel taking relative angular velocities instead of angle
-  rates), and ``M_u`` by the composite rigid body algorithm
-  (:func:`humanbody._kernels.mass_matrix.composite_mass_matrix`) with body k's
-  speeds turning it about its parent's axes ``R_L(k)``.
+  residual at ``u' = 0`` with gravity and contact forces as external loads,
+  and ``M_u`` by the composite rigid body algorithm, both the core's kernels
+  (:func:`humanbody._kernels.joint_tree.newton_euler`,
+  :func:`humanbody._kernels.joint_tree.composite_mass_matrix`) on the model's
+  core twin (:func:`humanbody.core.from_body_model`) with the speed axes in
+  place of the angles' axes: body k's speeds turn it about its parent's axes
+  ``R_L(k)`` (:meth:`System.speed_axes`).  Poses come from
+  :func:`humanbody.core.forward_kinematics`; velocities and the accelerations
+  at ``u' = 0`` from the speeds (:meth:`System.kinematics`), so no angle rate
+  is formed.
 
 The generalized force conjugate to ``w_k`` of a moment ``m`` (ground axes)
 from parent to body k is ``R_L(k)^T m``: the power is ``m . (omega_k -
@@ -39,13 +43,12 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy.integrate import solve_ivp
 
+from .. import core
+from .._kernels import joint_tree as _jt
 from .._kernels.angles import continuous_angles, unwrap_columns
-from .._kernels.kinetics import joint_loads
-from .._kernels.mass_matrix import composite_mass_matrix
 from .._kernels.tree import threads_for
 from ..errors import InputError
 from ..mechanics import angular_rates as rates
-from ..mechanics.results import run_tree as _run_kernel
 from ..model.body import coordinate_columns
 from ..rotations.angles import matrix_to_euler
 from ..rotations.common import sequence_axes
@@ -63,12 +66,15 @@ class System:
     Parameters
     ----------
     model : BodyModel
+        The body tree, its inertias and gravity.
     torques : callable ``(t, q, qd) -> (n,)``, optional
         Generalized forces conjugate to the coordinates (N for the root's
         translations, N m for the angles), the layout of
         :func:`humanbody.inverse_dynamics`.
     springs : :class:`humanbody.simulation.passive.JointSprings`, optional
+        Joint springs and dampers (none by default).
     contacts : :class:`humanbody.simulation.passive.Contacts`, optional
+        Contact points on the bodies and the planes they touch (none by default).
     base : callable ``t -> (z, z')``, optional
         Vertical displacement (m) and velocity (m/s) of the moving planes.
     gravity : bool
@@ -88,10 +94,9 @@ class System:
         self.torques, self.springs, self.contacts, self.base = torques, springs, contacts, base
         if contacts is not None and len(contacts) == 0:
             self.contacts = None
-        self._parent = model.parent_index
-        self._mass = np.asarray(self.model.mass, dtype=float)
-        self._gravity = np.asarray(self.model.gravity, dtype=float)
-        self._inertia = np.ascontiguousarray(self.model.inertia, dtype=float)
+        self.core = core.from_body_model(self.model)
+        rot = np.flatnonzero(self.core.compiled.akind == 0)  # three per body, in coordinate order
+        self._rot, self._rot_body, self._rot_col = rot, np.repeat(np.arange(self.N), 3), np.tile(np.arange(3), self.N)
         self._groups: dict = {}
         for k, s in enumerate(model.sequences):
             self._groups.setdefault(s, []).append(k)
@@ -118,6 +123,7 @@ class System:
         Parameters
         ----------
         y : ndarray, shape (3 + 4N + n,)
+            A state vector (:meth:`state`).
 
         Returns
         -------
@@ -136,6 +142,7 @@ class System:
         q : array_like, shape (n,)
             n = 3 + 3N: the root's position (m), then every body's angles (rad).
         qd : array_like, shape (n,)
+            Their rates (m/s, rad/s).
 
         Returns
         -------
@@ -159,6 +166,7 @@ class System:
         Parameters
         ----------
         e : ndarray, shape (..., N, 4)
+            Every body's Euler parameters relative to its parent (scalar last).
 
         Returns
         -------
@@ -175,7 +183,8 @@ class System:
 
         Parameters
         ----------
-        angles : ndarray, shape (..., N, 3), rad
+        angles : ndarray, shape (..., N, 3)
+            Every body's angles in its own sequence (rad).
 
         Returns
         -------
@@ -187,53 +196,145 @@ class System:
         return out
 
     # -- equations of motion ------------------------------------------------
+    def kinematics(self, q, u):
+        """The core's pose of every body at coordinates ``q`` and its motion at speeds ``u`` with ``u' = 0``.
+
+        Positions by :func:`humanbody.core.forward_kinematics` (the angles
+        only: they are regular everywhere); velocities and the accelerations
+        at ``u' = 0`` along the speed axes (:meth:`speed_axes`,
+        :func:`humanbody._kernels.joint_tree.joint_frame_motion`), which no
+        orientation makes singular.
+
+        Parameters
+        ----------
+        q : ndarray, shape (k, n)
+            Coordinates: the root's position (m), then every body's angles (rad).
+        u : ndarray, shape (k, n)
+            Speeds: the root's velocity (m/s), then every body's angular velocity relative to its parent
+            in the parent's axes (rad/s).
+
+        Returns
+        -------
+        data : humanbody.core.Data
+            Poses, joint axes and (replacing the angle-rate ones) ``omega``, ``velocity``, ``alpha`` and
+            ``acceleration`` (F = k; rad/s, m/s, rad/s^2, m/s^2).
+        axes : ndarray, shape (k, A, 3)
+            The speed axes (unit, ground components).
+        """
+        model = self.core
+        data = core.forward_kinematics(model, q)
+        axes = self.speed_axes(data)
+        c = model.compiled
+        w, v, al, a = (np.empty_like(data.origin) for _ in range(4))
+        _jt.joint_frame_motion(model.parents, c.astart, c.akind, c.acoord, data.origin, axes,
+                               np.ascontiguousarray(u, dtype=float), w, v, al, a)
+        return dataclasses.replace(data, qd=np.array(u, dtype=float), omega=w, velocity=v, alpha=al,
+                                   acceleration=a), axes
+
+    def speed_axes(self, data) -> np.ndarray:
+        """The direction of every speed, (k, A, 3): the root's translations along ground's axes and each body's
+        rotations about its joint frame's (its parent's) x, y and z axes (ground components).
+
+        Parameters
+        ----------
+        data : humanbody.core.Data
+            Poses of the core model (its joint frames).
+
+        Returns
+        -------
+        ndarray, shape (k, A, 3)
+            Unit vectors; A = the core model's axes.
+        """
+        axes = data.axis_vector.copy()
+        axes[:, self._rot] = np.swapaxes(data.joint_rotation, -1, -2)[:, self._rot_body, self._rot_col]
+        return axes
+
+    def speed_jacobian(self, data, axes, body, offset) -> np.ndarray:
+        """``d x / d(speed)`` of points fixed on bodies: their velocity per unit of each speed, (k, M, 3, n).
+
+        :func:`humanbody._kernels.joint_tree.translational_jacobian` with the speed axes
+        (:meth:`speed_axes`) in place of the angles' axes; also the first-order
+        displacement per unit perturbation of :func:`humanbody.simulation.linearize.perturb`.
+
+        Parameters
+        ----------
+        data : humanbody.core.Data
+            Poses of the core model.
+        axes : ndarray, shape (k, A, 3)
+            The speed axes (:meth:`speed_axes`).
+        body : array_like of int, shape (M,)
+            Body of each point (0-based).
+        offset : array_like, shape (M, 3)
+            The points in their bodies' frames, from the body origin O_k (m).
+
+        Returns
+        -------
+        ndarray, shape (k, M, 3, n)
+            m/s per m/s (translations) and m/s per rad/s (rotations).
+        """
+        model = self.core
+        c = model.compiled
+        body = np.ascontiguousarray(np.atleast_1d(np.asarray(body, dtype=np.int64)))
+        x = np.ascontiguousarray(data.points(body, np.asarray(offset, dtype=float).reshape(-1, 3)))
+        J = np.empty((data.frames, body.shape[0], 3, model.nq))
+        _jt.translational_jacobian(model.parents, c.astart, c.akind, c.acoord, data.axis_origin, axes,
+                           np.ones_like(data.axis_slope), body, x, J)
+        return J
+
+    # -- equations of motion ------------------------------------------------
     def evaluate_many(self, t, Y) -> dict:
         """Everything at k states ``Y`` (k, len(y)) in one pass of the kernels; arrays with a leading k axis.
 
         Keys: ``q`` coordinates, ``e`` unit Euler parameters, ``u`` speeds, ``udot``, ``angles``, ``M``,
-        ``applied`` (generalized forces of torques, springs and dampers), ``results`` (the kinematics of
-        the k states, frame j for state j), ``contact_points``, ``contact_forces``, ``z_base``.
+        ``applied`` (generalized forces of torques, springs and dampers), ``data`` (the core's kinematics of
+        the k states, frame j for state j, :meth:`kinematics`), ``com`` (mass centres, m), ``contact_points``,
+        ``contact_forces``, ``z_base``.
 
         Parameters
         ----------
-        t : float, s
+        t : float
+            Time (s), for the torques and the base.
         Y : ndarray, shape (k, S)
+            States (:meth:`state`).
 
         Returns
         -------
         dict
         """
-        model, N, n = self.model, self.N, self.n
+        model, N, n = self.core, self.N, self.n
         k = len(Y)
         x, u = Y[:, :3], Y[:, 3 + 4 * N:]
         e = Y[:, 3:3 + 4 * N].reshape(k, N, 4)
         e = e / np.linalg.norm(e, axis=2, keepdims=True)
         ang = self.angles(e)
         q = np.concatenate([x, ang.reshape(k, 3 * N)], axis=1)
-        res = _run_kernel(model, np.arange(k, dtype=float), q, np.ascontiguousarray(u), np.zeros((k, n)), True, "")
-        C = 0 if self.contacts is None else len(self.contacts)
-        lf, lm = np.zeros((k, C, 3)), np.zeros((k, C, 3))
-        lb = np.full((k, C), -1, dtype=np.int64)
-        fc = p = np.zeros((k, 0, 3))
-        zb = vb = 0.0
-        if C:
-            if self.base is not None:
-                zb, vb = self.base(t)
-            p, v = self.contacts.points(res.joint, res.R, res.com, res.com_vel, res.omega)
-            fc = self.contacts.forces(p, v, zb, vb)
-            lf[:], lm[:], lb[:] = fc, np.cross(p, fc), self.contacts.body
-        jf, jm, jp = np.empty((k, N, 3)), np.empty((k, N, 3)), np.empty((k, N))
-        Rp = res.R[:, self._parent]  # (k, N, 3, 3): each body's parent, ground for the root
-        Rp[:, self._parent < 0] = np.eye(3)
-        M = np.empty((k, n, n))
+        c = model.compiled
         with threads_for(k):  # a few frames: one thread, no waiting for a parallel region
-            joint_loads(self._parent, self._mass, self._gravity, res.joint, res.com, res.force, res.torque,
-                        res.omega_rel, lf, lm, lb, jf, jm, jp)
-            composite_mass_matrix(self._parent, self._mass, self._inertia, res.R, res.joint, res.com, Rp, M)
-        tau = np.empty((k, n))  # the residual b at u' = 0
-        tau[:, :3] = jf[:, 0]
-        # R_L(k)^T m_k for every frame: the row vector m_k^T times R_L(k)
-        tau[:, 3:] = (jm[:, :, None, :] @ Rp)[:, :, 0].reshape(k, 3 * N)
+            data, axes = self.kinematics(q, u)
+            r = np.einsum("fbij,bj->fbi", data.R, model.com)
+            com = data.origin + r
+            com_vel = data.velocity + np.cross(data.omega, r)
+            C = 0 if self.contacts is None else len(self.contacts)
+            external = np.zeros((k, N, 6))
+            fc = p = np.zeros((k, 0, 3))
+            zb = vb = 0.0
+            if C:
+                if self.base is not None:
+                    zb, vb = self.base(t)
+                p, v = self.contacts.points(data.origin, data.R, com, com_vel, data.omega)
+                fc = self.contacts.forces(p, v, zb, vb)
+                moment = np.cross(p - data.origin[:, np.asarray(self.contacts.body, dtype=np.int64)], fc)
+                for i, b in enumerate(self.contacts.body):  # force, and moment about the body origin
+                    external[:, b, :3] += fc[:, i]
+                    external[:, b, 3:] += moment[:, i]
+            M = np.empty((k, n, n))
+            ones = np.ones_like(data.axis_slope)
+            _jt.composite_mass_matrix(model.parents, c.astart, c.akind, c.acoord, model.mass, model.com,
+                                      model.inertia, data.R, data.origin, data.axis_origin, axes, ones, M)
+            tau = np.empty((k, n))  # the residual b at u' = 0, conjugate to the speeds
+            _jt.newton_euler(model.parents, c.astart, c.akind, c.acoord, model.mass, model.com, model.inertia,
+                             model.gravity, data.R, data.origin, data.omega, data.alpha, data.acceleration,
+                             data.axis_origin, axes, ones, external, np.empty((k, N, 3)), np.empty((k, N, 3)), tau)
         w = u[:, 3:].reshape(k, N, 3)
         applied = np.zeros((k, n))
         if self.springs is not None:
@@ -253,31 +354,35 @@ class System:
             udot = np.linalg.solve(M, rhs[..., None])[..., 0]
         elif f.any():
             udot[:, f] = np.linalg.solve(M[:, f][:, :, f], rhs[:, f, None])[..., 0]
-        return dict(q=q, e=e, u=u, udot=udot, angles=ang, M=M, applied=applied, results=res,
+        return dict(q=q, e=e, u=u, udot=udot, angles=ang, M=M, applied=applied, data=data, com=com,
                     contact_points=p, contact_forces=fc, z_base=zb)
 
     def evaluate(self, t, y) -> dict:
-        """Everything at one state (:meth:`evaluate_many` without the leading axis; ``results`` frame 0).
+        """Everything at one state (:meth:`evaluate_many` without the leading axis; ``data`` keeps its frame axis).
 
         Parameters
         ----------
-        t : float, s
+        t : float
+            Time (s), for the torques and the base.
         y : ndarray, shape (S,)
+            A state vector (:meth:`state`).
 
         Returns
         -------
         dict
         """
         ev = self.evaluate_many(t, np.asarray(y, dtype=float)[None])
-        return {key: (val if key in ("results", "z_base") else val[0]) for key, val in ev.items()}
+        return {key: (val if key in ("data", "z_base") else val[0]) for key, val in ev.items()}
 
     def rhs(self, t, y) -> np.ndarray:
         """``y'`` (root velocity, Euler parameter rates of eq. 8.213, ``u'``) of a state (S,) or states (S, k).
 
         Parameters
         ----------
-        t : float, s
+        t : float
+            Time (s), for the torques and the base.
         y : ndarray, shape (S,) or (S, k)
+            One state, or k states as columns (``solve_ivp``'s vectorized layout).
 
         Returns
         -------
@@ -299,8 +404,10 @@ class System:
 
         Parameters
         ----------
-        t : float, s
+        t : float
+            Time (s), for the torques and the base.
         y : ndarray, shape (S,)
+            A state vector (:meth:`state`).
 
         Returns
         -------
@@ -308,8 +415,7 @@ class System:
         """
         ev = self.evaluate(t, y)
         u = ev["u"]
-        res = ev["results"]
-        E = 0.5 * u @ ev["M"] @ u - float(np.einsum("k,ki,i->", self.model.mass, res.com[0], self.model.gravity))
+        E = 0.5 * u @ ev["M"] @ u - float(np.einsum("k,ki,i->", self.model.mass, ev["com"], self.model.gravity))
         if self.springs is not None:
             E += self.springs.energy(ev["e"])
         if self.contacts is not None:
@@ -401,18 +507,18 @@ def simulate(model: BodyModel, duration: float, q0: ArrayLike, qd0: ArrayLike | 
 
     Parameters
     ----------
-    model : BodyModel
+    model : BodyModel  the body tree, its inertias and gravity
     duration : float  simulated time (s)
     q0, qd0 : (n,)  initial coordinates (m, rad; order of :func:`humanbody.coordinate_columns`) and
         their rates (m/s, rad/s; default at rest)
     torques : callable ``(t, q, qd) -> (n,)``, optional  generalized forces (N, N m) as in
         :func:`humanbody.inverse_dynamics` (for the default model's joints: the moment about the
         flexion, ab/adduction and axial-rotation axes)
-    springs : :class:`humanbody.simulation.passive.JointSprings`, optional
-    contacts : :class:`humanbody.simulation.passive.Contacts`, optional  (anchors left NaN are set to the
+    springs : :class:`humanbody.simulation.passive.JointSprings`, optional  joint springs and dampers
+    contacts : :class:`humanbody.simulation.passive.Contacts`, optional  contact points and planes (anchors left NaN are set to the
         points' starting positions)
     base : callable ``t -> (z, z')``, optional  vertical motion of the contacts marked moving (m, m/s)
-    gravity : bool
+    gravity : bool  the model's gravity (True) or none
     locked : sequence of str  bodies whose joints are locked (the root's name: the root is fixed in ground)
     rate_hz : float  output frames per second
     method, rtol, atol, max_step : passed to :func:`scipy.integrate.solve_ivp`.  The default BDF (implicit)

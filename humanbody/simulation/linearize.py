@@ -26,13 +26,12 @@ import numpy as np
 import pandas as pd
 from scipy.linalg import eig, solve
 
-from ..mechanics.results import run_tree as _run_kernel
 from ..rotations.quaternions import quaternion_product, rotation_vector_to_quaternion
 
 if TYPE_CHECKING:
     from .forward import System
 
-__all__ = ["Linearization", "linearize", "perturb", "modes", "frequency_response", "point_jacobian"]
+__all__ = ["Linearization", "linearize", "perturb", "modes", "frequency_response", "point_sensitivity"]
 
 
 def perturb(system, y0, d, u=None) -> np.ndarray:
@@ -41,7 +40,9 @@ def perturb(system, y0, d, u=None) -> np.ndarray:
     Parameters
     ----------
     system : System
+        The simulated system (:class:`humanbody.simulation.forward.System`).
     y0 : ndarray, shape (S,)
+        The state perturbed (its speeds are replaced).
     d : array_like, shape (n,)
         Root translation (m), then each body's rotation vector (rad, parent axes).
     u : array_like, shape (n,), optional
@@ -102,12 +103,15 @@ def unbalanced_forces(system, y0, d, u, z, v):
     Parameters
     ----------
     system : System
+        The simulated system.
     y0 : ndarray
         The equilibrium state.
     d, u : ndarray, shape (n,)
         Perturbation and speeds (:func:`perturb`).
-    z : float, m
-    v : float, m/s
+    z : float
+        Height of the moving base (m).
+    v : float
+        Its vertical velocity (m/s).
 
     Returns
     -------
@@ -132,7 +136,9 @@ def linearize(system, y0, h: float = 1e-6) -> Linearization:
     Parameters
     ----------
     system : System
+        The simulated system.
     y0 : ndarray, shape (S,)
+        The equilibrium state (speeds zero).
     h : float
         Step of the central differences.
 
@@ -169,6 +175,7 @@ def modes(lin: Linearization, count: int | None = None):
     Parameters
     ----------
     lin : Linearization
+        The linear equations (:func:`linearize`).
     count : int, optional
         The most modes kept (lowest frequencies first).
 
@@ -208,7 +215,9 @@ def frequency_response(lin: Linearization, freqs_hz) -> np.ndarray:
     Parameters
     ----------
     lin : Linearization
-    freqs_hz : array_like, shape (F,), Hz
+        The linear equations (:func:`linearize`).
+    freqs_hz : array_like, shape (F,)
+        Frequencies of the base motion (Hz).
 
     Returns
     -------
@@ -221,34 +230,32 @@ def frequency_response(lin: Linearization, freqs_hz) -> np.ndarray:
     return out
 
 
-def point_jacobian(lin: Linearization, body: int, point, h: float = 1e-6) -> np.ndarray:
-    """``dp/dd``: displacement of a point fixed in ``body`` (0-based; point in its frame from O_k, m)
-    per unit perturbation of each free coordinate, (3, m).
+def point_sensitivity(lin: Linearization, body: int, point) -> np.ndarray:
+    """``dp/dd``: displacement of a point fixed in ``body`` per unit perturbation of each free coordinate, (3, m).
+
+    To first order a perturbation ``d`` moves the point as the speeds ``u = d``
+    would in unit time, so this is the point's speed Jacobian at the
+    equilibrium (:meth:`humanbody.simulation.forward.System.speed_jacobian`,
+    analytic): ``e`` for the root's translation along ground axis ``e`` and
+    ``e x (p - O_k)`` for a rotation of an ancestor k about its parent's axis ``e``.
 
     Parameters
     ----------
     lin : Linearization
+        The linear equations (their system and equilibrium).
     body : int
-    point : array_like, shape (3,), m
-    h : float
+        The body the point is fixed on (0-based).
+    point : array_like, shape (3,)
+        The point in the body's frame, from its joint point O_k (m).
 
     Returns
     -------
     ndarray, shape (3, m)
+        m per m (root translations) and m per rad (rotations), columns of the free coordinates.
     """
     system = lin.system
-    idx = np.nonzero(lin.free)[0]
-
-    def position(d):
-        y = perturb(system, lin.y0, d)
-        x, e, _ = system.split(y)
-        q = np.concatenate([x, system.angles(e).ravel()])[None]
-        res = _run_kernel(system.model, np.zeros(1), q, np.zeros_like(q), np.zeros_like(q), True, "")
-        return res.joint[0, body] + res.R[0, body] @ np.asarray(point, dtype=float)
-
-    J = np.empty((3, len(idx)))
-    for j, i in enumerate(idx):
-        e = np.zeros(system.n)
-        e[i] = h
-        J[:, j] = (position(e) - position(-e)) / (2 * h)
-    return J
+    x, e, _ = system.split(lin.y0)
+    q = np.concatenate([x, system.angles(e).ravel()])[None]
+    data, axes = system.kinematics(q, np.zeros_like(q))
+    J = system.speed_jacobian(data, axes, [body], np.asarray(point, dtype=float)[None])
+    return J[0, 0][:, lin.free]

@@ -44,7 +44,7 @@ def rotation_vector(e) -> np.ndarray:
 
     Parameters
     ----------
-    e : ndarray, shape (..., 4)
+    e : ndarray, shape (..., 4)  Euler parameters (scalar last)
 
     Returns
     -------
@@ -65,7 +65,7 @@ def inverse_left_jacobian(phi) -> np.ndarray:
 
     Parameters
     ----------
-    phi : ndarray, shape (..., 3), rad
+    phi : ndarray, shape (..., 3), rad  rotation vectors
 
     Returns
     -------
@@ -162,7 +162,7 @@ class JointSprings:
 
         Parameters
         ----------
-        e : ndarray, shape (N, 4)
+        e : ndarray, shape (N, 4)  every body's Euler parameters relative to its parent (scalar last)
 
         Returns
         -------
@@ -226,15 +226,15 @@ class Contacts:
 
         Parameters
         ----------
-        joint, com : ndarray, shape (..., N, 3), m
-        R : ndarray, shape (..., N, 3, 3)
-        com_vel : ndarray, shape (..., N, 3), m/s
-        omega : ndarray, shape (..., N, 3), rad/s
+        joint, com : ndarray, shape (..., N, 3), m  every body's joint point O_k and mass centre, ground
+        R : ndarray, shape (..., N, 3, 3)  body orientations (body to ground)
+        com_vel : ndarray, shape (..., N, 3), m/s  mass-centre velocities, ground axes
+        omega : ndarray, shape (..., N, 3), rad/s  angular velocities, ground axes
 
         Returns
         -------
-        p : ndarray, shape (..., C, 3), m
-        v : ndarray, shape (..., C, 3), m/s
+        p : ndarray, shape (..., C, 3), m  contact points in ground
+        v : ndarray, shape (..., C, 3), m/s  their velocities, ground axes
         """
         b = self.body
         r = np.einsum("...cij,cj->...ci", R[..., b, :, :], self.point)
@@ -247,8 +247,8 @@ class Contacts:
 
         Parameters
         ----------
-        p : ndarray, shape (..., C, 3), m
-        v : ndarray, shape (..., C, 3), m/s
+        p : ndarray, shape (..., C, 3), m  contact points in ground
+        v : ndarray, shape (..., C, 3), m/s  their velocities, ground axes
         z_base : float, m
             The base's height.
         v_base : float, m/s
@@ -276,8 +276,8 @@ class Contacts:
 
         Parameters
         ----------
-        p : ndarray, shape (C, 3), m
-        z_base : float, m
+        p : ndarray, shape (C, 3), m  contact points in ground
+        z_base : float, m  height of the moving planes
 
         Returns
         -------

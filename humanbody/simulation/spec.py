@@ -125,7 +125,7 @@ def torque_function(entry, what: str):
 
     Parameters
     ----------
-    entry : float or dict
+    entry : float or dict  a torque entry of the spec file: a constant (N m) or a table of its form
     what : str
         The entry's name in messages.
 
@@ -255,7 +255,7 @@ def read_spec(path) -> SimulationSpec:
 
     Parameters
     ----------
-    path : str or os.PathLike
+    path : str or os.PathLike  the simulation spec file (TOML)
 
     Returns
     -------

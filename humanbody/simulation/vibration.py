@@ -29,7 +29,7 @@ from ..errors import InputError
 from ..model.body import coordinate_columns
 from ..rotations.quaternions import quaternion_to_matrix, sequence_to_quaternion
 from .forward import System
-from .linearize import frequency_response, linearize, modes, perturb, point_jacobian, unbalanced_forces
+from .linearize import frequency_response, linearize, modes, perturb, point_sensitivity, unbalanced_forces
 from .passive import Contacts, JointSprings
 
 __all__ = ["JOINTS", "CONTACTS", "body_on_base", "equilibrium", "whole_body_vibration", "VibrationResult"]
@@ -109,8 +109,8 @@ def body_on_base(model, posture: str = "seated"):
 
     Parameters
     ----------
-    model : BodyModel
-    posture : {"seated", "standing"}
+    model : BodyModel  the body tree, its inertias and gravity
+    posture : {"seated", "standing"}  sitting on a seat with the feet on the floor, or standing on the platform
 
     Returns
     -------
@@ -177,8 +177,8 @@ def equilibrium(system, y0, tol: float = 1e-9) -> np.ndarray:
     ----------
     system : System
         Its springs' holding moments are set.
-    y0 : ndarray, shape (S,)
-    tol : float
+    y0 : ndarray, shape (S,)  the starting state (:meth:`humanbody.simulation.forward.System.state`)
+    tol : float  largest generalized force left (N, N m) at which the search stops
 
     Returns
     -------
@@ -256,7 +256,7 @@ def _outside(system, y0) -> float:
 
     ev = system.evaluate(0.0, y0)
     mass = np.asarray(system.model.mass, dtype=float)
-    com = mass @ ev["results"].com[0][:, :2] / mass.sum()
+    com = mass @ ev["com"][:, :2] / mass.sum()
     try:
         hull = ConvexHull(ev["contact_points"][:, :2])
     except (QhullError, ValueError):
@@ -300,10 +300,10 @@ def seat_force_and_head(lin, seat, freqs_hz):
 
     Parameters
     ----------
-    lin : Linearization
+    lin : Linearization  the linear equations about the equilibrium (:func:`humanbody.simulation.linearize.linearize`)
     seat : ndarray of int
         The seat's (floor's) contacts.
-    freqs_hz : array_like, shape (F,), Hz
+    freqs_hz : array_like, shape (F,), Hz  frequencies of the base motion
 
     Returns
     -------
@@ -316,10 +316,10 @@ def seat_force_and_head(lin, seat, freqs_hz):
     c = system.contacts
     force = np.zeros(len(w), dtype=complex)
     for i in seat:
-        Jz = point_jacobian(lin, int(c.body[i]), c.point[i])[2]
+        Jz = point_sensitivity(lin, int(c.body[i]), c.point[i])[2]
         force += (c.stiffness[i] + 1j * w * c.damping[i]) * (1.0 - X @ Jz)
     head = system.model.segment("head")
-    Jh = point_jacobian(lin, head, system.model.com_offset[head])[2]
+    Jh = point_sensitivity(lin, head, system.model.com_offset[head])[2]
     return force, X @ Jh
 
 
@@ -329,7 +329,7 @@ def whole_body_vibration(model, posture: str = "seated", freqs_hz=None) -> Vibra
     Parameters
     ----------
     model : BodyModel  the 17-segment model (:meth:`BodyModel.default`)
-    posture : {"seated", "standing"}
+    posture : {"seated", "standing"}  sitting on a seat with the feet on the floor, or standing on the platform
     freqs_hz : array_like, optional  frequencies (Hz); default 0.5 to 20 Hz in 0.1 Hz steps
 
     Returns

@@ -97,3 +97,13 @@ def test_mass_matrix_is_the_slope_of_inverse_dynamics_in_accelerations(model):
     h0 = inverse_dynamics(model, q, qd, np.zeros_like(q))
     cols = np.stack([inverse_dynamics(model, q, qd, e[None]) - h0 for e in np.eye(model.nq)], axis=-1)
     np.testing.assert_allclose(M, cols, atol=1e-11)
+
+
+def test_mass_matrix_gives_the_kinetic_energy(model):
+    """``1/2 q'^T M q' = sum 1/2 (m |v_G|^2 + omega . I_g omega)``, with couplers along the independent rates."""
+    q, qd, _ = _trajectory(model, np.array([0.3, 0.8, 1.6]))
+    M = mass_matrix(model, q)
+    without_gravity = _energy(model, q, qd) + np.einsum("b,fbi,i->f", model.mass,
+                                                        forward_kinematics(model, q).points(
+                                                            np.arange(model.nbodies), model.com), model.gravity)
+    np.testing.assert_allclose(0.5 * np.einsum("fc,fcd,fd->f", qd, M, qd), without_gravity, rtol=1e-12)

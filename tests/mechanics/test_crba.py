@@ -94,8 +94,9 @@ def test_simulation_matrix_in_relative_angular_velocities(name):
         T[3 + 3 * k:6 + 3 * k, 3 + 3 * k:6 + 3 * k] = H[k]
     M = mass_matrix(model, q)
     np.testing.assert_allclose(T.T @ Mu @ T, M, atol=1e-11 * np.abs(M).max())
-    res = ev["results"]
-    Ig = np.einsum("kia,kab,kjb->kij", res.R[0], model.inertia, res.R[0])
-    ke = 0.5 * (np.einsum("k,ki,ki->", model.mass, res.com_vel[0], res.com_vel[0])
-                + np.einsum("ki,kij,kj->", res.omega[0], Ig, res.omega[0]))
+    data = ev["data"]
+    Ig = np.einsum("kia,kab,kjb->kij", data.R[0], model.inertia, data.R[0])
+    com_vel = data.velocity[0] + np.cross(data.omega[0], ev["com"] - data.origin[0])
+    ke = 0.5 * (np.einsum("k,ki,ki->", model.mass, com_vel, com_vel)
+                + np.einsum("ki,kij,kj->", data.omega[0], Ig, data.omega[0]))
     np.testing.assert_allclose(0.5 * ev["u"] @ Mu @ ev["u"], ke, rtol=1e-12)
