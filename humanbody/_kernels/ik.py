@@ -55,11 +55,13 @@ def tree_order(parent):
 
     Parameters
     ----------
-    parent : (n,) int64   parent index, the core's convention: 0-based, -1 = ground (parent[k] < k)
+    parent : (n,) int64
+        Parent index, the core's convention: 0-based, -1 = ground (parent[k] < k)
 
     Returns
     -------
-    base : (n,) int64          first of the three rotation unknowns of body k
+    base : (n,) int64
+        First of the three rotation unknowns of body k
     first : (3n + 3,) int64    first non-zero column of each row of the lower triangle: a body's rows
                                couple only with its descendants (just before it) and ancestors (after);
                                the root translation (the last three rows) with everything
@@ -452,36 +454,60 @@ def solve_frames(meas, weight, seg_of, local, parent, xi, S0, lam, axis, hinge, 
 
     Parameters
     ----------
-    meas : (F, M, 3) float64      measured marker positions in ground (m), NaN where missing
-    weight : (M,) float64         marker weights w_m
-    seg_of : (M,) int64           segment carrying each marker (0-based)
-    local : (M, 3) float64        marker position c_m in its segment's frame (m)
-    parent : (n,) int64           parent of each segment, the core's convention (0-based, -1 = ground)
-    xi : (n, 3) float64           joint offsets xi_k in the parent frame (m)
-    S0 : (n, 3, 3) float64        neutral relative rotations (parent <- body)
-    lam : (n,) float64            neutral-pull weights (m^2)
-    axis : (n, 3) float64         hinge axis a_k in body k's frame (unit)
-    hinge : (n,) float64          hinge-pull weights (m^2), 0 for none
-    base : (n,) int64             first unknown of each body's rotation (:func:`tree_order`)
-    first : (3n + 3,) int64       first column of each row's envelope (:func:`tree_order`)
-    seq : (n, 3) int64            axes of each body's rotation sequence (0 = x, 1 = y, 2 = z)
+    meas : (F, M, 3) float64
+        Measured marker positions in ground (m), NaN where missing
+    weight : (M,) float64
+        Marker weights w_m
+    seg_of : (M,) int64
+        Segment carrying each marker (0-based)
+    local : (M, 3) float64
+        Marker position c_m in its segment's frame (m)
+    parent : (n,) int64
+        Parent of each segment, the core's convention (0-based, -1 = ground)
+    xi : (n, 3) float64
+        Joint offsets xi_k in the parent frame (m)
+    S0 : (n, 3, 3) float64
+        Neutral relative rotations (parent <- body)
+    lam : (n,) float64
+        Neutral-pull weights (m^2)
+    axis : (n, 3) float64
+        Hinge axis a_k in body k's frame (unit)
+    hinge : (n,) float64
+        Hinge-pull weights (m^2), 0 for none
+    base : (n,) int64
+        First unknown of each body's rotation (:func:`tree_order`)
+    first : (3n + 3,) int64
+        First column of each row's envelope (:func:`tree_order`)
+    seq : (n, 3) int64
+        Axes of each body's rotation sequence (0 = x, 1 = y, 2 = z)
     lo, hi : (n, 3) float64       joint limits of each body's three angles relative to its parent (rad;
                                   -inf / inf: none); a body within 10 deg of its sequence's singular
                                   set is left unlimited in that frame
-    limit_w : float               weight of the limit penalty (m^2/rad^2); 0: no limits
-    S_seed : (F, n, 3, 3)         starting relative rotations (finite)
-    p_seed : (F, 3)               starting root positions (finite)
-    max_iter : int                iterations per frame
-    tol : float                   stop when the largest step component is below tol (rad or m)
-    rtol : float                  ... or when a step lowers the cost by less than rtol times the cost
+    limit_w : float
+        Weight of the limit penalty (m^2/rad^2); 0: no limits
+    S_seed : (F, n, 3, 3)
+        Starting relative rotations (finite)
+    p_seed : (F, 3)
+        Starting root positions (finite)
+    max_iter : int
+        Iterations per frame
+    tol : float
+        Stop when the largest step component is below tol (rad or m)
+    rtol : float
+        ... or when a step lowers the cost by less than rtol times the cost
     chained : bool                start each frame of a block of _BLOCK frames from the previous frame's
                                   solution (the block's first frame, and a frame after an empty one,
                                   from its seed); False: every frame from its seed
-    R_out : (F, n, 3, 3)          written: absolute frames R_0k (NaN where no marker is present)
-    O_out : (F, n, 3)             written: joint points O_k
-    res_out : (F, M)              written: marker distances |model - measured| (m), NaN when missing
-    cost_out : (F,)               written: final cost C
-    iters_out : (F,) int64        written: iterations taken
+    R_out : (F, n, 3, 3)
+        Written: absolute frames R_0k (NaN where no marker is present)
+    O_out : (F, n, 3)
+        Written: joint points O_k
+    res_out : (F, M)
+        Written: marker distances |model - measured| (m), NaN when missing
+    cost_out : (F,)
+        Written: final cost C
+    iters_out : (F,) int64
+        Written: iterations taken
     """
     F, M = meas.shape[0], meas.shape[1]
     n = parent.shape[0]

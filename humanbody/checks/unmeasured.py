@@ -203,6 +203,7 @@ def unmeasured_line(carried: dict, unloaded: dict | None, time, kinetics: bool, 
     unloaded : dict of str to ndarray of bool, shape (F,), optional
         Side -> its stances off the plates.
     time : array_like, shape (F,), s
+        The trial's frame times, for the runs' times in the line.
     kinetics : bool
         The table has kinetics (the line names them only then).
     short : int
@@ -212,6 +213,7 @@ def unmeasured_line(carried: dict, unloaded: dict | None, time, kinetics: bool, 
     Returns
     -------
     str
+        The line (starting "check outputs: not measured, left empty"), or "" when nothing was left empty.
     """
     t = np.asarray(time, dtype=float)
     parts = []

@@ -243,11 +243,13 @@ def ik_problem(calibration: Calibration) -> IKProblem:
 
     Parameters
     ----------
-    calibration : Calibration  the static calibration: markers in their segments' frames, the model, neutral pose
+    calibration : Calibration
+        The static calibration: markers in their segments' frames, the model, neutral pose
 
     Returns
     -------
     IKProblem
+        The kernel's arrays: markers in their segments, tree in the core's convention, neutral pose and weights.
     """
     return IKProblem(calibration)
 
@@ -268,14 +270,17 @@ def choose_method(ms: MarkerSet, present, ik: str = "auto") -> tuple[str, str]:
 
     Parameters
     ----------
-    ms : MarkerSet  the marker set (its [ik] settings)
+    ms : MarkerSet
+        The marker set (its [ik] settings)
     present : collection of str
         Canonical names of the markers with a valid sample.
-    ik : {"auto", "segments", "global"}  the --ik option: segment by segment, whole-body, or by the marker set
+    ik : {"auto", "segments", "global"}
+        The --ik option: segment by segment, whole-body, or by the marker set
 
     Returns
     -------
     method : {"global", "segments"}
+        Whole-body IK or segment-by-segment tracking.
     why : str
         The log line's reason.
     """
@@ -383,7 +388,8 @@ def track_global(markers, calibration: Calibration, keep_frames: bool = True, re
     ----------
     markers : pandas.DataFrame
         Marker trial in ground axes (m).
-    calibration : Calibration  the static calibration: markers in their segments' frames, the model, neutral pose
+    calibration : Calibration
+        The static calibration: markers in their segments' frames, the model, neutral pose
     keep_frames : bool
         Keep absolute frames and joint points (``Tracking.R``, ``.origins``).
     required : sequence of str, optional
@@ -698,12 +704,18 @@ def limit_lines(time: np.ndarray, angles: np.ndarray, segments: list, lo: np.nda
 
     Parameters
     ----------
-    time : (F,) s  the trial's frame times
-    angles : (F, S, 3) rad      each frame's angles of the limited segments (before continuity)
-    segments : list of str      their names
-    lo, hi : (S, 3) rad         their limits
-    frame_rms : (F,) m          each frame's RMS marker residual (NaN: no markers)
-    keypoints : bool            the set is a keypoint set (the line says "keypoints")
+    time : (F,) s
+        The trial's frame times
+    angles : (F, S, 3) rad
+        Each frame's angles of the limited segments (before continuity)
+    segments : list of str
+        Their names
+    lo, hi : (S, 3) rad
+        Their limits
+    frame_rms : (F,) m
+        Each frame's RMS marker residual (NaN: no markers)
+    keypoints : bool
+        The set is a keypoint set (the line says "keypoints")
 
     Returns
     -------

@@ -128,8 +128,11 @@ class System:
         Returns
         -------
         x : ndarray, shape (3,), m
+            The root's origin in ground (a view of ``y``).
         e : ndarray, shape (N, 4)
+            Each body's Euler parameters relative to its parent, scalar last (a view).
         u : ndarray, shape (n,)
+            The speeds: the root's velocity (m/s), then every body's angular velocity relative to its parent in parent axes (rad/s) (a view).
         """
         N = self.N
         return y[:3], y[3:3 + 4 * N].reshape(N, 4), y[3 + 4 * N:]
@@ -147,6 +150,7 @@ class System:
         Returns
         -------
         ndarray, shape (3 + 4N + n,)
+            The state ``(x, e, u)``: root origin (m), Euler parameters, speeds (m/s, rad/s).
         """
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
         if q.shape != (self.n,) or qd.shape != (self.n,):
@@ -171,6 +175,7 @@ class System:
         Returns
         -------
         ndarray, shape (..., N, 3), rad
+            Each body's angles relative to its parent, in its rotation sequence.
         """
         S = quaternion_to_matrix(e)
         out = np.empty(e.shape[:-1] + (3,))
@@ -189,6 +194,7 @@ class System:
         Returns
         -------
         ndarray, shape (..., N, 3, 3)
+            ``H_k`` of every body (angle rates to parent-axis angular velocity).
         """
         out = np.empty(angles.shape + (3,))
         for s, idx in self._groups.items():
@@ -300,6 +306,7 @@ class System:
         Returns
         -------
         dict
+            Name -> array with a leading axis of the k states (the keys above).
         """
         model, N, n = self.core, self.N, self.n
         k = len(Y)
@@ -370,6 +377,7 @@ class System:
         Returns
         -------
         dict
+            Name -> array of the one state (as :meth:`evaluate_many`).
         """
         ev = self.evaluate_many(t, np.asarray(y, dtype=float)[None])
         return {key: (val if key in ("data", "z_base") else val[0]) for key, val in ev.items()}
@@ -387,6 +395,7 @@ class System:
         Returns
         -------
         ndarray, shape of ``y``
+            The state's time derivative: root velocity (m/s), Euler parameter rates (1/s), ``u'`` (m/s², rad/s²).
         """
         Y = np.asarray(y, dtype=float)
         single = Y.ndim == 1
@@ -412,6 +421,7 @@ class System:
         Returns
         -------
         float, J
+            The total mechanical energy of the state.
         """
         ev = self.evaluate(t, y)
         u = ev["u"]
@@ -507,29 +517,38 @@ def simulate(model: BodyModel, duration: float, q0: ArrayLike, qd0: ArrayLike | 
 
     Parameters
     ----------
-    model : BodyModel  the body tree, its inertias and gravity
-    duration : float  simulated time (s)
+    model : BodyModel
+        The body tree, its inertias and gravity
+    duration : float
+        Simulated time (s)
     q0, qd0 : (n,)  initial coordinates (m, rad; order of :func:`humanbody.coordinate_columns`) and
         their rates (m/s, rad/s; default at rest)
     torques : callable ``(t, q, qd) -> (n,)``, optional  generalized forces (N, N m) as in
         :func:`humanbody.inverse_dynamics` (for the default model's joints: the moment about the
         flexion, ab/adduction and axial-rotation axes)
-    springs : :class:`humanbody.simulation.passive.JointSprings`, optional  joint springs and dampers
+    springs : :class:`humanbody.simulation.passive.JointSprings`, optional
+        Joint springs and dampers
     contacts : :class:`humanbody.simulation.passive.Contacts`, optional  contact points and planes (anchors left NaN are set to the
         points' starting positions)
-    base : callable ``t -> (z, z')``, optional  vertical motion of the contacts marked moving (m, m/s)
-    gravity : bool  the model's gravity (True) or none
-    locked : sequence of str  bodies whose joints are locked (the root's name: the root is fixed in ground)
-    rate_hz : float  output frames per second
+    base : callable ``t -> (z, z')``, optional
+        Vertical motion of the contacts marked moving (m, m/s)
+    gravity : bool
+        The model's gravity (True) or none
+    locked : sequence of str
+        Bodies whose joints are locked (the root's name: the root is fixed in ground)
+    rate_hz : float
+        Output frames per second
     method, rtol, atol, max_step : passed to :func:`scipy.integrate.solve_ivp`.  The default BDF (implicit)
         stays stable with stiff contacts and with dampers on light segments (the hands: ``c / I`` of
         thousands per second); DOP853 (explicit, 8th order) is the better choice for smooth undamped
         systems at tight tolerances.
-    progress : bool  a progress bar on stderr (only on a terminal)
+    progress : bool
+        A progress bar on stderr (only on a terminal)
 
     Returns
     -------
     Simulation
+        The integrated motion at ``rate_hz``: the coordinates with exact rates (m, rad), the joint torques' generalized forces, contact forces, Euler parameters, states and messages.
     """
     if not (np.isfinite(duration) and duration > 0):
         raise InputError("the duration must be a positive number of seconds")

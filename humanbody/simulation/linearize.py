@@ -51,6 +51,7 @@ def perturb(system, y0, d, u=None) -> np.ndarray:
     Returns
     -------
     ndarray, shape (S,)
+        The perturbed state vector (root origin m, Euler parameters, speeds).
     """
     x, e, _ = system.split(y0)
     N = system.N
@@ -89,6 +90,7 @@ class Linearization:
         Returns
         -------
         list of str
+            The n free coordinates' names, in the matrices' order.
         """
         model = self.system.model
         cols = [f"{model.names[0]}_{a}" for a in "xyz"]
@@ -145,6 +147,7 @@ def linearize(system, y0, h: float = 1e-6) -> Linearization:
     Returns
     -------
     Linearization
+        The mass, damping and stiffness matrices (m, m) of the free coordinates and the generalized forces per unit base displacement and velocity, about ``y0``.
     """
     n = system.n
     free = system.free
@@ -181,8 +184,10 @@ def modes(lin: Linearization, count: int | None = None):
 
     Returns
     -------
-    table : DataFrame  ``frequency_hz``, ``damping_ratio``, ``dominant`` (the largest components of the shape)
-    shapes : (modes, m) complex  displacement shapes, largest component 1
+    table : DataFrame
+        ``frequency_hz``, ``damping_ratio``, ``dominant`` (the largest components of the shape)
+    shapes : (modes, m) complex
+        Displacement shapes, largest component 1
     """
     m = len(lin.M)
     A = np.zeros((2 * m, 2 * m))
@@ -222,6 +227,7 @@ def frequency_response(lin: Linearization, freqs_hz) -> np.ndarray:
     Returns
     -------
     ndarray of complex, shape (F, m)
+        The free coordinates' complex amplitudes per unit base displacement (rad/m or m/m) at each frequency.
     """
     w = 2 * np.pi * np.asarray(freqs_hz, dtype=float)
     out = np.empty((len(w), len(lin.M)), dtype=complex)

@@ -44,11 +44,13 @@ def rotation_vector(e) -> np.ndarray:
 
     Parameters
     ----------
-    e : ndarray, shape (..., 4)  Euler parameters (scalar last)
+    e : ndarray, shape (..., 4)
+        Euler parameters (scalar last)
 
     Returns
     -------
     ndarray, shape (..., 3), rad
+        The rotation vectors (axis times angle).
     """
     e = np.asarray(e, dtype=float)
     e = np.where(e[..., 3:] < 0, -e, e)  # the shorter of the two rotations
@@ -65,11 +67,13 @@ def inverse_left_jacobian(phi) -> np.ndarray:
 
     Parameters
     ----------
-    phi : ndarray, shape (..., 3), rad  rotation vectors
+    phi : ndarray, shape (..., 3), rad
+        Rotation vectors
 
     Returns
     -------
     ndarray, shape (..., 3, 3)
+        ``J_l(phi)^-1`` for each rotation vector.
     """
     phi = np.asarray(phi, dtype=float)
     th = np.linalg.norm(phi, axis=-1)[..., None, None]
@@ -135,6 +139,7 @@ class JointSprings:
         Returns
         -------
         ndarray, shape (..., N, 3), rad
+            Each joint's rotation vector from its neutral orientation, body axes.
         """
         return rotation_vector(_quat_conj_mul(self.neutral, e))
 
@@ -143,12 +148,15 @@ class JointSprings:
 
         Parameters
         ----------
-        e : (..., N, 4)  relative Euler parameters;  S : (..., N, 3, 3) the same as matrices (parent = S . body)
-        w_parent : (..., N, 3)  relative angular velocities, parent axes (rad/s)
+        e : (..., N, 4)
+            Relative Euler parameters;  S : (..., N, 3, 3) the same as matrices (parent = S . body)
+        w_parent : (..., N, 3)
+            Relative angular velocities, parent axes (rad/s)
 
         Returns
         -------
         ndarray, shape (..., N, 3), N m
+            Each joint's spring and damper moment on its body, parent axes.
         """
         phi = self.deviation(e)
         Kphi = self.stiffness * phi
@@ -162,11 +170,13 @@ class JointSprings:
 
         Parameters
         ----------
-        e : ndarray, shape (N, 4)  every body's Euler parameters relative to its parent (scalar last)
+        e : ndarray, shape (N, 4)
+            Every body's Euler parameters relative to its parent (scalar last)
 
         Returns
         -------
         float, J
+            The springs' stored energy.
         """
         phi = self.deviation(e)
         return float(0.5 * np.sum(self.stiffness * phi * phi))
@@ -226,15 +236,21 @@ class Contacts:
 
         Parameters
         ----------
-        joint, com : ndarray, shape (..., N, 3), m  every body's joint point O_k and mass centre, ground
-        R : ndarray, shape (..., N, 3, 3)  body orientations (body to ground)
-        com_vel : ndarray, shape (..., N, 3), m/s  mass-centre velocities, ground axes
-        omega : ndarray, shape (..., N, 3), rad/s  angular velocities, ground axes
+        joint, com : ndarray, shape (..., N, 3), m
+            Every body's joint point O_k and mass centre, ground
+        R : ndarray, shape (..., N, 3, 3)
+            Body orientations (body to ground)
+        com_vel : ndarray, shape (..., N, 3), m/s
+            Mass-centre velocities, ground axes
+        omega : ndarray, shape (..., N, 3), rad/s
+            Angular velocities, ground axes
 
         Returns
         -------
-        p : ndarray, shape (..., C, 3), m  contact points in ground
-        v : ndarray, shape (..., C, 3), m/s  their velocities, ground axes
+        p : ndarray, shape (..., C, 3), m
+            Contact points in ground
+        v : ndarray, shape (..., C, 3), m/s
+            Their velocities, ground axes
         """
         b = self.body
         r = np.einsum("...cij,cj->...ci", R[..., b, :, :], self.point)
@@ -247,8 +263,10 @@ class Contacts:
 
         Parameters
         ----------
-        p : ndarray, shape (..., C, 3), m  contact points in ground
-        v : ndarray, shape (..., C, 3), m/s  their velocities, ground axes
+        p : ndarray, shape (..., C, 3), m
+            Contact points in ground
+        v : ndarray, shape (..., C, 3), m/s
+            Their velocities, ground axes
         z_base : float, m
             The base's height.
         v_base : float, m/s
@@ -257,6 +275,7 @@ class Contacts:
         Returns
         -------
         ndarray, shape (..., C, 3), N
+            Each contact's force on the body, ground axes (zero off the ground).
         """
         zb = np.where(self.moving, z_base, 0.0)
         vb = np.where(self.moving, v_base, 0.0)
@@ -276,12 +295,15 @@ class Contacts:
 
         Parameters
         ----------
-        p : ndarray, shape (C, 3), m  contact points in ground
-        z_base : float, m  height of the moving planes
+        p : ndarray, shape (C, 3), m
+            Contact points in ground
+        z_base : float, m
+            Height of the moving planes
 
         Returns
         -------
         float, J
+            The contacts' stored spring energy.
         """
         d = self.height + np.where(self.moving, z_base, 0.0) - p[:, 2]
         on = d > 0

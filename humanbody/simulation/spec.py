@@ -125,7 +125,8 @@ def torque_function(entry, what: str):
 
     Parameters
     ----------
-    entry : float or dict  a torque entry of the spec file: a constant (N m) or a table of its form
+    entry : float or dict
+        A torque entry of the spec file: a constant (N m) or a table of its form
     what : str
         The entry's name in messages.
 
@@ -255,11 +256,13 @@ def read_spec(path) -> SimulationSpec:
 
     Parameters
     ----------
-    path : str or os.PathLike  the simulation spec file (TOML)
+    path : str or os.PathLike
+        The simulation spec file (TOML)
 
     Returns
     -------
     SimulationSpec
+        The checked spec: the model, the duration (s), the initial coordinates and rates and every other argument of :func:`humanbody.simulate`.
     """
     path = Path(path)
     try:

@@ -109,14 +109,19 @@ def body_on_base(model, posture: str = "seated"):
 
     Parameters
     ----------
-    model : BodyModel  the body tree, its inertias and gravity
-    posture : {"seated", "standing"}  sitting on a seat with the feet on the floor, or standing on the platform
+    model : BodyModel
+        The body tree, its inertias and gravity
+    posture : {"seated", "standing"}
+        Sitting on a seat with the feet on the floor, or standing on the platform
 
     Returns
     -------
     system : System
+        The forward-dynamics system of the body on the moving base.
     y0 : ndarray
+        A starting state near the posture's equilibrium (S,).
     seat : ndarray of int
+        Indices of the contacts on the seat (whose force is the seat force).
     """
     if posture not in CONTACTS:
         raise InputError(f"unknown posture {posture!r}; choose seated or standing")
@@ -177,12 +182,15 @@ def equilibrium(system, y0, tol: float = 1e-9) -> np.ndarray:
     ----------
     system : System
         Its springs' holding moments are set.
-    y0 : ndarray, shape (S,)  the starting state (:meth:`humanbody.simulation.forward.System.state`)
-    tol : float  largest generalized force left (N, N m) at which the search stops
+    y0 : ndarray, shape (S,)
+        The starting state (:meth:`humanbody.simulation.forward.System.state`)
+    tol : float
+        Largest generalized force left (N, N m) at which the search stops
 
     Returns
     -------
     ndarray, shape (S,)
+        The equilibrium state (speeds zero) from ``y0``.
     """
     zero = np.zeros(system.n)
     sel = [i for i in (2, 3, 4) if system.free[i]]  # height, tilts about x and y (unless locked)
@@ -300,15 +308,19 @@ def seat_force_and_head(lin, seat, freqs_hz):
 
     Parameters
     ----------
-    lin : Linearization  the linear equations about the equilibrium (:func:`humanbody.simulation.linearize.linearize`)
+    lin : Linearization
+        The linear equations about the equilibrium (:func:`humanbody.simulation.linearize.linearize`)
     seat : ndarray of int
         The seat's (floor's) contacts.
-    freqs_hz : array_like, shape (F,), Hz  frequencies of the base motion
+    freqs_hz : array_like, shape (F,), Hz
+        Frequencies of the base motion
 
     Returns
     -------
     force : ndarray of complex, shape (F,), N per m
+        The seat's vertical force per unit base displacement at each frequency.
     head : ndarray of complex, shape (F,)
+        The head's vertical displacement per unit base displacement (transmissibility of displacement).
     """
     system = lin.system
     X = frequency_response(lin, freqs_hz)
@@ -328,13 +340,17 @@ def whole_body_vibration(model, posture: str = "seated", freqs_hz=None) -> Vibra
 
     Parameters
     ----------
-    model : BodyModel  the 17-segment model (:meth:`BodyModel.default`)
-    posture : {"seated", "standing"}  sitting on a seat with the feet on the floor, or standing on the platform
-    freqs_hz : array_like, optional  frequencies (Hz); default 0.5 to 20 Hz in 0.1 Hz steps
+    model : BodyModel
+        The 17-segment model (:meth:`BodyModel.default`)
+    posture : {"seated", "standing"}
+        Sitting on a seat with the feet on the floor, or standing on the platform
+    freqs_hz : array_like, optional
+        Frequencies (Hz); default 0.5 to 20 Hz in 0.1 Hz steps
 
     Returns
     -------
     VibrationResult
+        The response table (frequency Hz, apparent mass kg and phase, seat-to-head transmissibility and phase), the modes, the linearization and the static apparent mass (kg).
     """
     f = np.arange(0.5, 20.0001, 0.1) if freqs_hz is None else np.asarray(freqs_hz, dtype=float)
     system, y0, seat = body_on_base(model, posture)
