@@ -85,7 +85,7 @@ def joint_loads(model, results, loads=None, start: int = 0, out: JointLoads | No
     F, n = results.joint.shape[:2]
     if out is None:
         out = JointLoads(np.empty((F, n, 3)), np.empty((F, n, 3)), np.empty((F, n)))
-    kernel(model.parent_index, np.asarray(model.mass, dtype=float),
+    kernel(np.array(model.core.parents), np.asarray(model.mass, dtype=float),
            np.asarray(model.gravity, dtype=float), results.joint, results.com, results.force, results.torque,
            results.omega_rel, *_load_arrays(loads, start, start + F), out.joint_force, out.joint_moment,
            out.joint_power)
@@ -299,7 +299,7 @@ def moment_contributions(model, results, loads, segment: str) -> dict[str, np.nd
         N m, ground axes, keyed as above (the two loads' terms zero when ``loads`` is None).
     """
     k = model.names.index(segment)
-    bodies = _subtree(model.parent_index, k)
+    bodies = _subtree(model.core.parents, k)
     F = results.joint.shape[0]
     O = results.joint[:, k]
     force, moment_o, body = _load_arrays(loads, 0, F)

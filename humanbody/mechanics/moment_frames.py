@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import forward_kinematics, from_body_model
+from ..core import forward_kinematics
 from ..errors import InputError
 from ..rotations.angles import euler_to_matrix
 from .clinical import CLINICAL_ANGLES, KINETIC_JOINTS, lab_axis_heading
@@ -244,7 +244,7 @@ def _orientations(model, table, names) -> dict:
     One pass of the core's kinematics (:func:`humanbody.core.forward_kinematics`) over the angles of
     the segments on the way from ``names`` to the root (the other coordinates do not move them).
     """
-    core = from_body_model(model)
+    core = model.core
     columns = {}
     for name in names:
         k = model.names.index(name)
@@ -264,7 +264,7 @@ def distal_inputs(model) -> list[str]:
     """The results columns :func:`distal_moments` reads: the hips', knees' and ankles' joint moments and the
     coordinates of the segments down to the feet.
 
-    The walk to the root follows the core's parents (0-based, -1 = ground: :attr:`BodyModel.parent_index`),
+    The walk to the root follows the core's parents (0-based, -1 = ground: ``BodyModel.core.parents``),
     as :func:`_orientations` does.
 
     Parameters
@@ -278,7 +278,7 @@ def distal_inputs(model) -> list[str]:
         ``<segment>_joint_moment_{x,y,z}`` of each hip, knee and ankle segment of ``model``, then
         ``<segment>_{alpha,beta,gamma}`` of every segment from it to the root; each name once, in that order.
     """
-    parents = model.parent_index
+    parents = model.core.parents
     cols = []
     for _, seg, _ in KINETIC_JOINTS:
         if seg not in model.names:

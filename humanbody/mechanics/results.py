@@ -354,7 +354,7 @@ def run_tree(model: BodyModel, time, q, qd, qdd, local_rates, how, out=None, ker
     if out is not None:
         out._forget_derived()  # inertia describes the old motion
     args = (q, qd, qdd, local_rates,
-            model.parent_index, sequence_axes_array(model), np.ascontiguousarray(model.joint_offset),
+            np.array(model.core.parents), sequence_axes_array(model), np.ascontiguousarray(model.joint_offset),
             np.ascontiguousarray(model.com_offset), np.ascontiguousarray(model.mass),
             np.ascontiguousarray(model.inertia, dtype=float), *(arrays[name] for name in _KINEMATIC), _BLOCK)
     with tree.threads_for(F):

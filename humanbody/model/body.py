@@ -14,7 +14,8 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -26,6 +27,9 @@ from ..rotations.common import sequence_axes
 from .anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS, default_parameters
 from .conventions import CONVENTION_KEYS, Conventions
 from .segments import segment_index
+
+if TYPE_CHECKING:
+    from ..core.model import Model
 
 __all__ = ["BodyModel", "coordinate_columns", "default_model", "load_model", "lower_body_array", "sequence_axes_array"]
 
@@ -178,6 +182,20 @@ class BodyModel:
     def n_bodies(self) -> int:
         """Number of bodies n (ground not counted)."""
         return len(self.names)
+
+    @cached_property
+    def core(self) -> Model:
+        """The model as the core runs it (:class:`humanbody.core.Model`), built once on first use and kept.
+
+        Body k is the core's body ``k - 1`` and its parent ``core.parents[k - 1] = L(k) - 1`` (-1 = ground:
+        the one parent convention of :mod:`humanbody.core` and its kernels); the root has a ``Free`` joint,
+        every other body a ``Cardan`` joint of its sequence at xi_k (:func:`humanbody.core.from_body_model`).
+        The coordinates are :func:`coordinate_columns`, in that order.  Built on first use, so reading or
+        writing a model file does not load the core's compiled kernels; pickled with the model once built.
+        """
+        from ..core.huston import from_body_model  # the core loads numba: not for reading a model file
+
+        return from_body_model(self)
 
     @property
     def parent_index(self) -> np.ndarray:

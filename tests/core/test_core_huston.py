@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -50,3 +52,18 @@ def test_same_dynamics(body, motion):
     q, qd, qdd = motion
     _close(inverse_dynamics(model, q, qd, qdd), humanbody.inverse_dynamics(body, q, qd, qdd))
     _close(mass_matrix(model, q[:5]), humanbody.mass_matrix(body, q[:5]))
+
+
+def test_a_body_model_holds_its_core_model_built_once(body):
+    """``BodyModel.core`` is built on first use, kept, pickled with the model, and rebuilt for a changed copy."""
+    core = body.core
+    assert body.core is core
+    same = from_body_model(body)
+    assert core.coordinate_names == same.coordinate_names and core.names == same.names
+    for key in ("parents", "joint_offset", "mass", "com", "inertia", "gravity"):
+        np.testing.assert_array_equal(getattr(core, key), getattr(same, key))
+    assert [p + 1 for p in core.parents] == list(body.parents)  # Huston's L(k), 1-based, is the public view
+    back = pickle.loads(pickle.dumps(body))
+    np.testing.assert_array_equal(back.core.mass, core.mass)
+    heavier = body.replace(mass=body.mass * 2.0)
+    np.testing.assert_array_equal(heavier.core.mass, body.mass * 2.0)
