@@ -499,7 +499,7 @@ def tree_kinematics(
         the singular set needs no special case.
     local_rates : bool
     parents : (n,) int64  the parent of body k (0-based, -1 = ground: the core's convention,
-        ``BodyModel.parent_index``), ``parents[k] < k``.
+        ``BodyModel.core.parents``), ``parents[k] < k``.
     seq : (n, 3) int64  axes (0 = x, 1 = y, 2 = z) of each body's rotation sequence.
     xi : (n, 3)  joint offsets in the parent frame (m).
     rcom : (n, 3)  mass-centre offsets in the body frame (m).

@@ -4,10 +4,12 @@ The steps follow Huston's derivation (chapters 8-10): lower body arrays ->
 relative angular velocities -> absolute angular velocities by the addition
 theorem -> angular accelerations -> joint and mass-centre positions,
 velocities, accelerations -> inertia dyadics in ground axes -> inertia forces
-and torques.  The recursion over the tree is the numba kernel
-:func:`humanbody._kernels.tree.tree_kinematics`; this module prepares its inputs
-(angle rates given by the user, or a smoothing differentiation) and wraps its
-outputs in a :class:`~humanbody.mechanics.results.Results`.
+and torques.  This module prepares the motion (angle rates given by the user,
+or a smoothing differentiation: :func:`prepare_motion`); the recursion over the
+tree is the core's Huston path, :func:`humanbody.core.huston.huston_kinematics`
+on the model's core model (``BodyModel.core``), whose outputs
+:func:`humanbody.mechanics.results.run_tree` wraps in a
+:class:`~humanbody.mechanics.results.Results`.
 """
 
 from __future__ import annotations
@@ -379,7 +381,7 @@ def spaced_rates(model: BodyModel, motion: Motion, spacing: dict) -> Motion:
 
 def compute_motion(model: BodyModel, motion: Motion, start: int = 0, stop: int | None = None,
                    out: Results | None = None) -> Results:
-    """Run the kernel on frames ``start:stop`` of a prepared motion.
+    """Run the core's Huston path (:func:`humanbody.core.huston.huston_kinematics`) on frames ``start:stop``.
 
     Every frame is evaluated on its own, so the rows of a range are exactly
     the rows of the whole-trial result.  ``out`` is a workspace as in

@@ -9,7 +9,16 @@ import pandas as pd
 import pytest
 
 import humanbody
-from humanbody.core import forward_kinematics, from_body_model, inverse_dynamics, mass_matrix
+from humanbody.core import (
+    forward_kinematics,
+    from_body_model,
+    huston_kinematics,
+    huston_loads,
+    inverse_dynamics,
+    joint_loads,
+    mass_matrix,
+)
+from humanbody.errors import InputError
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +76,31 @@ def test_a_body_model_holds_its_core_model_built_once(body):
     np.testing.assert_array_equal(back.core.mass, core.mass)
     heavier = body.replace(mass=body.mass * 2.0)
     np.testing.assert_array_equal(heavier.core.mass, body.mass * 2.0)
+
+
+def test_the_fast_path_gives_the_general_pass_and_the_inertia_loads(body, motion):
+    """huston_kinematics (Huston's block recursion) against forward_kinematics (the joint-axis recursion), and its
+    inertia force and torque against -m a_G and -(I alpha + omega x I omega) from the general pass."""
+    model = body.core
+    q, qd, qdd = (np.ascontiguousarray(a) for a in motion)
+    kin = huston_kinematics(model, q, qd, qdd)
+    data = forward_kinematics(model, q, qd, qdd)
+    _close(kin["R"], data.R)
+    _close(kin["joint"], data.origin)
+    _close(kin["omega"], data.omega)
+    _close(kin["alpha"], data.alpha)
+    r = np.einsum("fbij,bj->fbi", data.R, model.com)
+    w, a = data.omega, data.alpha
+    acc = data.acceleration + np.cross(a, r) + np.cross(w, np.cross(w, r))
+    _close(kin["force"], -model.mass[None, :, None] * acc)
+    Ig = np.einsum("fbij,bjk,fblk->fbil", data.R, model.inertia, data.R)
+    _close(kin["torque"], -(np.einsum("fbij,fbj->fbi", Ig, a) + np.cross(w, np.einsum("fbij,fbj->fbi", Ig, w))))
+    com = (model.mass[None, :, None] * data.points(np.arange(model.nbodies), model.com)).sum(1) / model.mass.sum()
+    _close(kin["body_com"], com)
+
+
+def test_the_fast_path_refuses_a_model_that_is_not_a_huston_tree(body):
+    other = body.core.replace(child_offset=np.full((body.n_bodies, 3), 0.01))
+    q = np.zeros((2, other.nq))
+    with pytest.raises(InputError, match="not a Huston tree"):
+        huston_kinematics(other, q, q, q)
