@@ -2,7 +2,7 @@
 
 The d'Alembert form the kinematics already give (inertia forces and torques,
 Huston ch. 9-10) balanced body by body from the tips of the tree to the root
-(:func:`humanbody._kernels.kinetics.joint_loads`).  Results columns
+on the model's core (:func:`humanbody.core.huston.huston_loads`).  Results columns
 (docs/conventions.md, "Results"):
 
 - ``<segment>_joint_force_<axis>`` (N), ``<segment>_joint_moment_<axis>``
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._kernels.kinetics import clinical_moments, ground_reactions, tree_dynamics
-from .._kernels.kinetics import joint_loads as kernel
+from ..core.huston import huston_loads
 from .clinical import CLINICAL_ANGLES, KINETIC_JOINTS, lab_axis_heading
 from .moment_frames import apply_moment_frame, moment_frame, trial_heading
 from .results import run_tree as _run_kernel
@@ -82,14 +82,11 @@ def joint_loads(model, results, loads=None, start: int = 0, out: JointLoads | No
         Joint forces (F, n, 3) N, moments (F, n, 3) N m about O_k and powers (F, n) W, ground axes: what each
         body receives from its parent (``out`` when given).
     """
-    F, n = results.joint.shape[:2]
-    if out is None:
-        out = JointLoads(np.empty((F, n, 3)), np.empty((F, n, 3)), np.empty((F, n)))
-    kernel(np.array(model.core.parents), np.asarray(model.mass, dtype=float),
-           np.asarray(model.gravity, dtype=float), results.joint, results.com, results.force, results.torque,
-           results.omega_rel, *_load_arrays(loads, start, start + F), out.joint_force, out.joint_moment,
-           out.joint_power)
-    return out
+    F = results.joint.shape[0]
+    kinematics = {name: getattr(results, name) for name in ("joint", "com", "force", "torque", "omega_rel")}
+    arrays = None if out is None else (out.joint_force, out.joint_moment, out.joint_power)
+    force, moment, power = huston_loads(model.core, kinematics, *_load_arrays(loads, start, start + F), arrays)
+    return out if out is not None else JointLoads(force, moment, power)
 
 
 def _clinical_of(joint: str) -> list:

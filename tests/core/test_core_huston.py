@@ -104,3 +104,27 @@ def test_the_fast_path_refuses_a_model_that_is_not_a_huston_tree(body):
     q = np.zeros((2, other.nq))
     with pytest.raises(InputError, match="not a Huston tree"):
         huston_kinematics(other, q, q, q)
+
+
+def test_the_fast_path_joint_loads_are_the_general_newton_euler(body, motion):
+    """huston_loads (Huston's tip-to-root balance of the fast path's inertia loads) against joint_loads (recursive
+    Newton-Euler on the joint axes), with a load on the right foot and one on no body."""
+    model = body.core
+    q, qd, qdd = (np.ascontiguousarray(a) for a in motion)
+    F, B = q.shape[0], model.nbodies
+    foot = model.body("right_foot")
+    rng = np.random.default_rng(7)
+    load_force = rng.normal(size=(F, 2, 3)) * 300.0
+    load_moment = rng.normal(size=(F, 2, 3)) * 50.0  # about the ground origin
+    load_body = np.tile(np.array([foot, -1], dtype=np.int64), (F, 1))
+    kin = huston_kinematics(model, q, qd, qdd)
+    force, moment, power = huston_loads(model, kin, load_force, load_moment, load_body)
+    data = forward_kinematics(model, q, qd, qdd)
+    external = np.zeros((F, B, 6))
+    O = data.origin[:, foot]
+    external[:, foot, :3] = load_force[:, 0]
+    external[:, foot, 3:] = load_moment[:, 0] - np.cross(O, load_force[:, 0])  # about the foot's origin
+    f_ne, m_ne, _ = joint_loads(model, data, external)
+    _close(force, f_ne)
+    _close(moment, m_ne)
+    _close(power, np.einsum("fbi,fbi->fb", moment, kin["omega_rel"]))
