@@ -158,7 +158,7 @@ def huston_kinematics(model: Model, q: np.ndarray, qd: np.ndarray, qdd: np.ndarr
         (m/s^2), ``force`` (N), ``torque`` (N m), each (F, B, 3); ``body_com``, ``body_com_vel``,
         ``body_com_acc`` (F, 3).  The arrays of ``out`` when given.
     """
-    from .._kernels import tree as _tree  # the tree kernels load with the Huston path, not with every core model
+    from .._kernels import tree as _tree  # lazy: the tree kernels load with the Huston path, not with every core model
 
     arrays = dict(out) if out is not None else {k: np.empty(s) for k, s in huston_shapes(model, q.shape[0]).items()}
     args = (q, qd, qdd, local_rates, *_tree_arrays(model), *(arrays[name] for name in HUSTON_OUTPUTS), _BLOCK)
@@ -200,7 +200,7 @@ def huston_loads(model: Model, kinematics: Mapping[str, np.ndarray], load_force:
     power : ndarray, shape (F, B)
         W: the joint moment times the relative angular velocity.
     """
-    from .._kernels.kinetics import joint_loads as _tree_loads  # as huston_kinematics
+    from .._kernels.kinetics import tree_loads as _tree_loads  # lazy: as huston_kinematics
 
     F, B = kinematics["joint"].shape[:2]
     force, moment, power = out if out is not None else (np.empty((F, B, 3)), np.empty((F, B, 3)), np.empty((F, B)))

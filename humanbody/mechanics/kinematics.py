@@ -171,13 +171,18 @@ class Motion:
 
     Attributes
     ----------
-    time : (F,) s
-    q : (F, 3 + 3n)   origin of body 1 (m) and the Bryant angles of every body (rad)
-    qd, qdd : (F, 3 + 3n)  velocity and acceleration of the origin of body 1, then per
+    time : ndarray, shape (F,)
+        The frames' times (s).
+    q : ndarray, shape (F, 3 + 3n)
+        The origin of body 1 (m) and the angles of every body in its sequence (rad).
+    qd, qdd : ndarray, shape (F, 3 + 3n)
+        The velocity and acceleration of the origin of body 1 (m/s, m/s^2), then per
         body either the angle rates (``local_rates`` False) or the parent-frame
-        components of hat omega and of its time derivative (``local_rates`` True)
+        components of hat omega and of its time derivative (``local_rates`` True).
     local_rates : bool
-    how : str   how the rates were obtained
+        What the angular columns of ``qd`` and ``qdd`` hold (above).
+    how : str
+        How the rates were obtained (given in the trial, or the differentiation's description).
     """
 
     time: np.ndarray
@@ -210,6 +215,7 @@ def prepare_motion(
     Parameters
     ----------
     model : BodyModel
+        The tree: its coordinate columns and rotation sequences.
     coords : pandas.DataFrame
         ``time`` (s), the model's coordinates (m, rad) and optionally their ``_dot``/``_ddot`` columns.
     differentiation : Differentiation or str, optional
@@ -349,6 +355,7 @@ def spaced_rates(model: BodyModel, motion: Motion, spacing: dict) -> Motion:
     Parameters
     ----------
     model : BodyModel
+        The tree: its segment names and rotation sequences.
     motion : Motion
         With ``local_rates`` (differentiated); returned unchanged otherwise.
     spacing : dict
@@ -390,6 +397,7 @@ def compute_motion(model: BodyModel, motion: Motion, start: int = 0, stop: int |
     Parameters
     ----------
     model : BodyModel
+        The tree; its core model (``model.core``) runs.
     motion : Motion
         What :func:`prepare_motion` returned.
     start, stop : int

@@ -32,7 +32,7 @@ from .clinical import CLINICAL_ANGLES, KINETIC_JOINTS, lab_axis_heading
 from .moment_frames import apply_moment_frame, moment_frame, trial_heading
 from .results import run_tree as _run_kernel
 
-__all__ = ["JointLoads", "joint_loads", "kinetic_columns", "kinetic_block", "compute_with_kinetics", "KINETIC_JOINTS",
+__all__ = ["JointLoads", "joint_load_table", "kinetic_columns", "kinetic_block", "compute_with_kinetics", "KINETIC_JOINTS",
            "moment_contributions"]
 
 @dataclass(eq=False)
@@ -55,12 +55,13 @@ def _load_arrays(loads, start: int, stop: int):
             np.ascontiguousarray(loads.body[start:stop], dtype=np.int64))
 
 
-def joint_loads(model, results, loads=None, start: int = 0, out: JointLoads | None = None) -> JointLoads:
+def joint_load_table(model, results, loads=None, start: int = 0, out: JointLoads | None = None) -> JointLoads:
     """Joint forces, moments and powers of every body, every frame of ``results``.
 
     Parameters
     ----------
     model : BodyModel
+        The tree; its core model's parents, masses and gravity balance the loads.
     results : Results
         Kinematics and inertia forces of frames ``start .. start + F`` of
         the motion (:func:`humanbody.compute` or a chunk of it).
@@ -85,7 +86,8 @@ def joint_loads(model, results, loads=None, start: int = 0, out: JointLoads | No
     F = results.joint.shape[0]
     kinematics = {name: getattr(results, name) for name in ("joint", "com", "force", "torque", "omega_rel")}
     arrays = None if out is None else (out.joint_force, out.joint_moment, out.joint_power)
-    force, moment, power = huston_loads(model.core, kinematics, *_load_arrays(loads, start, start + F), arrays)
+    load_force, load_moment, load_body = _load_arrays(loads, start, start + F)
+    force, moment, power = huston_loads(model.core, kinematics, load_force, load_moment, load_body, arrays)
     return out if out is not None else JointLoads(force, moment, power)
 
 
@@ -99,6 +101,7 @@ def kinetic_columns(model) -> list[str]:
     Parameters
     ----------
     model : BodyModel
+        Its segment names (hips, knees, ankles and feet by name).
 
     Returns
     -------
@@ -146,7 +149,7 @@ def kinetic_block(model, results, loads, start: int = 0, out: np.ndarray | None 
                   heading: float | None = None) -> np.ndarray:
     """The kinetic columns (:func:`kinetic_columns`) of frames ``start ..`` as one (F, c) array.
 
-    Joint forces, moments and powers (:func:`joint_loads`); the clinical
+    Joint forces, moments and powers (:func:`joint_load_table`); the clinical
     moments and powers of hips, knees and ankles
     (:func:`humanbody._kernels.kinetics.clinical_moments`: the moment on the
     axes of the joint coordinate system); the ground reaction on each foot
@@ -162,6 +165,7 @@ def kinetic_block(model, results, loads, start: int = 0, out: np.ndarray | None 
     Parameters
     ----------
     model : BodyModel
+        The tree, its total mass (the per-kg columns) and moment frame.
     results : Results
         Kinematics of frames ``start ..`` of the motion.
     loads : FrameLoads or None
@@ -181,7 +185,7 @@ def kinetic_block(model, results, loads, start: int = 0, out: np.ndarray | None 
     F, n = results.joint.shape[:2]
     body_mass = float(model.total_mass)
     out, jl, child, parent, signs, feet = _block_layout(model, F, out)
-    joint_loads(model, results, loads, start, out=jl)
+    joint_load_table(model, results, loads, start, out=jl)
     clinical_moments(results.R, jl.joint_moment, jl.joint_power, child, parent, signs, body_mass, out, 7 * n)
     _in_frame(model, results.R, jl, child, parent, signs, out, 7 * n, heading,
               lambda: _heading_of(model, results))
@@ -203,6 +207,7 @@ def compute_with_kinetics(model, motion, loads, start: int = 0, stop: int | None
     Parameters
     ----------
     model : BodyModel
+        The tree, its total mass (the per-kg columns) and moment frame.
     motion : Motion
         The prepared motion (:func:`humanbody.mechanics.kinematics.prepare_motion`).
     loads : FrameLoads or None
@@ -265,7 +270,7 @@ def moment_contributions(model, results, loads, segment: str) -> dict[str, np.nd
     """The joint moment ``segment`` receives from its parent, term by term: (F, 3) N·m each, ground axes.
 
     Summed over the bodies j of the segment's subtree (the segment and every
-    segment below it), the recursion of :func:`joint_loads` is
+    segment below it), the recursion of :func:`joint_load_table` is
 
     ``m_k = - sum_loads ((P - O_k) x E + M_free) - sum_j (G_j - O_k) x m_j g
     - sum_j (G_j - O_k) x F*_j - sum_j T*_j``
@@ -278,17 +283,21 @@ def moment_contributions(model, results, loads, segment: str) -> dict[str, np.nd
     ``"loads: free moment"``, then for each body j ``"<j> weight"``,
     ``"<j> inertia force"`` (``-(G_j - O_k) x F*_j``: the ``m a`` term) and
     ``"<j> inertia torque"`` (``-T*_j``: the ``I alpha + omega x I omega``
-    term).  They sum to ``joint_loads(...).joint_moment[:, k]``; a clinical
+    term).  They sum to ``joint_load_table(...).joint_moment[:, k]``; a clinical
     moment's terms are their components on its axis (e.g. the hip flexion
     moment on the pelvis's y axis, :func:`kinetic_block`).  Frames where a
-    load's body is ambiguous are NaN, as in :func:`joint_loads`.
+    load's body is ambiguous are NaN, as in :func:`joint_load_table`.
 
     Parameters
     ----------
     model : BodyModel
-    results : Results   kinematics of the loads' frames (:func:`humanbody.compute`)
-    loads : FrameLoads or None   conditioned and assigned loads on the same frames
-    segment : str   a segment of ``model``
+        The tree: its parents, masses and gravity.
+    results : Results
+        Kinematics and inertia loads of the loads' frames (:func:`humanbody.compute`).
+    loads : FrameLoads or None
+        Conditioned and assigned loads on the same frames (None: no external load).
+    segment : str
+        A segment of ``model``: the moment it receives from its parent is split.
 
     Returns
     -------

@@ -2,7 +2,7 @@
 
 A joint's net internal moment M (N·m, ground axes: what the proximal
 segment exerts on the distal one about the joint centre,
-:func:`humanbody.mechanics.kinetics.joint_loads`) is one vector; the
+:func:`humanbody.mechanics.kinetics.joint_load_table`) is one vector; the
 clinical columns ``s_<joint>_<angle>_moment_Nm_per_kg`` are its components
 on three axes, one per clinical angle of the joint, each positive in the
 sense of its positive angle (``sign``: flexion, adduction, internal
@@ -84,6 +84,7 @@ def with_moment_frame(model, frame: str | None):
     Parameters
     ----------
     model : BodyModel
+        The model whose conventions change.
     frame : str or None
         One of :data:`MOMENT_FRAMES`; None: the marker set's, or ``"jcs"`` (``model`` unchanged).
 
@@ -102,6 +103,7 @@ def moment_frame_note(model) -> str:
     Parameters
     ----------
     model : BodyModel
+        Its ``conventions.moment_frame``.
 
     Returns
     -------
@@ -193,6 +195,7 @@ def apply_moment_frame(model, R, joint_moment, child, parent, signs, out, first:
     Parameters
     ----------
     model : BodyModel
+        Its moment frame (:func:`moment_frame`).
     R, joint_moment, child, parent, signs
         As :func:`project_moments`.
     out : (F, columns) ndarray
@@ -299,6 +302,7 @@ def distal_moments(model, table) -> dict:
     Parameters
     ----------
     model : BodyModel
+        Its segments, parents, sequences and total mass (kg).
     table : pandas.DataFrame or Mapping
         The results' joint moments (N·m, ground axes) and coordinates (:func:`distal_inputs`).
 

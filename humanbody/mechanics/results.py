@@ -18,7 +18,7 @@ kinematics (eager, plain arrays).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -341,7 +341,7 @@ def run_tree(model: BodyModel, time, q, qd, qdd, local_rates, how, out=None, ker
     arrays = _workspace(out, model, q.shape[0])
     if out is not None:
         out._forget_derived()  # inertia describes the old motion
-    arrays = huston_kinematics(model.core, q, qd, qdd, local_rates, arrays, kernel)
+    outputs: dict[str, Any] = huston_kinematics(model.core, q, qd, qdd, local_rates, arrays, kernel)
     given = dict(
         time=np.array(time, dtype=float),
         coordinates=q,
@@ -351,7 +351,7 @@ def run_tree(model: BodyModel, time, q, qd, qdd, local_rates, how, out=None, ker
         rates=how,
     )
     if out is None:
-        return Results(names=model.names, **given, **arrays)
+        return Results(names=model.names, **given, **outputs)
     for name, value in given.items():
         setattr(out, name, value)
     return out

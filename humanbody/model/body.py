@@ -84,10 +84,13 @@ class BodyModel:
     com_offset : ndarray, shape (n, 3), m
         r_k: mass centre G_k relative to O_k, body-frame components.
     mass : ndarray, shape (n,), kg
+        Segment masses m_k.
     inertia : ndarray, shape (n, 3, 3), kg m^2
         Inertia dyadic about G_k in body-frame components.
     gravity : ndarray, shape (3,), m/s^2
+        Gravitational acceleration in ground axes (default ``(0, 0, -9.81)``).
     name : str
+        The model's name (kept in the model file).
     meta : dict
         Extra model-level information (sources, subject mass and height, the calibration);
         kept through save/load.
@@ -193,15 +196,9 @@ class BodyModel:
         The coordinates are :func:`coordinate_columns`, in that order.  Built on first use, so reading or
         writing a model file does not load the core's compiled kernels; pickled with the model once built.
         """
-        from ..core.huston import from_body_model  # the core loads numba: not for reading a model file
+        from ..core.huston import from_body_model  # lazy: the core loads numba, not wanted for reading a model file
 
         return from_body_model(self)
-
-    @property
-    def parent_index(self) -> np.ndarray:
-        """The parent of every body 0-based, -1 for the ground (n,) int64: the convention of the kernels
-        and of :mod:`humanbody.core` (``parents`` is Huston's L(k), 1-based with 0 = ground)."""
-        return self.parents - 1
 
     @property
     def total_mass(self) -> float:
@@ -217,10 +214,12 @@ class BodyModel:
         Parameters
         ----------
         name : str
+            A segment name of :attr:`names`.
 
         Returns
         -------
         int
+            Its row in the per-segment arrays, 0-based.
         """
         return segment_index(self.names, name)
 
@@ -230,10 +229,12 @@ class BodyModel:
         Parameters
         ----------
         name : str
+            A segment name of :attr:`names`.
 
         Returns
         -------
         int
+            Its body number k, 1-based.
         """
         return self.segment(name) + 1
 
@@ -381,13 +382,12 @@ class BodyModel:
             Passed to :func:`default_model` (for
             example ``sex="male"`` or ``"female"``).
 
-        Segment masses, mass-centre locations and principal radii of
-        gyration come from published anthropometric tables scaled to the
-        subject; see :mod:`humanbody.model.anthropometry` for the sources.
-
         Returns
         -------
         BodyModel
+            Segment masses, mass-centre locations and principal radii of
+            gyration from published anthropometric tables scaled to the
+            subject (:mod:`humanbody.model.anthropometry` names the sources).
         """
         return default_model(mass=mass, height=height, **options)
 
@@ -431,6 +431,7 @@ class BodyModel:
         data : Mapping
             The parsed JSON.
         source : str, optional
+            The file's path, named in errors (None: errors name no file).
 
         Returns
         -------
@@ -498,6 +499,7 @@ class BodyModel:
         Parameters
         ----------
         path : str or os.PathLike
+            The model file to write (JSON); replaced whole or left as it was.
         """
         atomic_write_text(path, self.to_json())
 
@@ -533,9 +535,12 @@ def default_model(mass: float = DEFAULT_MASS, height: float = DEFAULT_HEIGHT, se
 
     Parameters
     ----------
-    mass : float, kg
-    height : float, m
+    mass : float
+        Body mass (kg).
+    height : float
+        Standing height (m).
     sex : {"male", "female"}
+        Which of de Leva's tables scales the segments.
 
     Returns
     -------
@@ -553,10 +558,12 @@ def load_model(path: str | os.PathLike) -> BodyModel:
     Parameters
     ----------
     path : str or os.PathLike
+        The model file (JSON).
 
     Returns
     -------
     BodyModel
+        The model it describes.
     """
     path = os.fspath(path)
     try:
@@ -582,6 +589,7 @@ def coordinate_columns(model: BodyModel) -> list[str]:
     Parameters
     ----------
     model : BodyModel
+        Its segment names (the first is the root).
 
     Returns
     -------
@@ -601,9 +609,11 @@ def sequence_axes_array(model: BodyModel) -> np.ndarray:
     Parameters
     ----------
     model : BodyModel
+        Its ``sequences``.
 
     Returns
     -------
     ndarray of int64, shape (n, 3)
+        Row k-1: the axes of body k's sequence in order.
     """
     return np.array([sequence_axes(s) for s in model.sequences], dtype=np.int64).reshape(-1, 3)

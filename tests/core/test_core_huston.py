@@ -76,6 +76,7 @@ def test_a_body_model_holds_its_core_model_built_once(body):
     np.testing.assert_array_equal(back.core.mass, core.mass)
     heavier = body.replace(mass=body.mass * 2.0)
     np.testing.assert_array_equal(heavier.core.mass, body.mass * 2.0)
+    assert not hasattr(body, "parent_index")  # one 0-based parent array: the core model's
 
 
 def test_the_fast_path_gives_the_general_pass_and_the_inertia_loads(body, motion):
