@@ -20,14 +20,14 @@ from _shared_walk import stance as foot_stance
 from _shared_walk import walk_with_plates
 
 from humanbody.markers.tracking import track
-from humanbody.mechanics.kinetics import joint_loads
+from humanbody.mechanics.kinetics import joint_load_table
 
 
 def main() -> None:
     a, force, body = walk_with_plates()
     res, loads, m = a.results, a.loads, a.model.total_mass
     origins = track(a.markers, a.calibration).origins
-    jl = joint_loads(a.model, res, loads)
+    jl = joint_load_table(a.model, res, loads)
     names = list(a.model.names)
     print("| joint (stance, RMS) | distance chain / markers, mm (right / left) | change of the moment's size, N·m/kg (right / left) |")
     print("|---|---|---|")

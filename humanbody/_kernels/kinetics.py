@@ -2,7 +2,7 @@
 clinical components, every frame.
 
 Array in, array out, like :mod:`humanbody._kernels.tree`; the equations are in
-:func:`joint_loads` and docs/kinetics.md.  Each kernel is a loop over frames
+:func:`tree_loads` and docs/kinetics.md.  Each kernel is a loop over frames
 around one-frame helpers (:func:`frame_loads`, :func:`frame_clinical`,
 :func:`frame_grf`); :func:`tree_dynamics` runs them right after the
 kinematics of the same block of frames (:func:`humanbody._kernels.tree.block_kinematics`),
@@ -26,7 +26,7 @@ _BLOCK = 256  # frames a thread takes at a time (one scratch array each)
 @nb.njit(cache=_CACHE, inline="always", fastmath={"contract"})
 def frame_loads(f, parents, mass, gravity, joint, com, force, torque, omega_rel, load_force, load_moment, load_body,
                 joint_force, joint_moment, joint_power, sums):
-    """Frame ``f`` of :func:`joint_loads` (same arguments): the bodies from the tips to the root.
+    """Frame ``f`` of :func:`tree_loads` (same arguments): the bodies from the tips to the root.
 
     ``sums`` (n, 6) is scratch for each body's running sums of force and
     moment (what its children and the loads on it contribute); each output
@@ -37,11 +37,11 @@ def frame_loads(f, parents, mass, gravity, joint, com, force, torque, omega_rel,
     f : int
         The frame.
     parents, mass, gravity, joint, com, force, torque, omega_rel : numpy.ndarray
-        As :func:`joint_loads`.
+        As :func:`tree_loads`.
     load_force, load_moment, load_body : numpy.ndarray
-        As :func:`joint_loads`.
+        As :func:`tree_loads`.
     joint_force, joint_moment, joint_power : numpy.ndarray
-        As :func:`joint_loads`, row ``f`` written.
+        As :func:`tree_loads`, row ``f`` written.
     sums : numpy.ndarray
         (n, 6) scratch.
     """
@@ -102,8 +102,8 @@ def frame_loads(f, parents, mass, gravity, joint, com, force, torque, omega_rel,
 
 
 @nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})
-def joint_loads(parents, mass, gravity, joint, com, force, torque, omega_rel, load_force, load_moment, load_body,
-                joint_force, joint_moment, joint_power):
+def tree_loads(parents, mass, gravity, joint, com, force, torque, omega_rel, load_force, load_moment, load_body,
+               joint_force, joint_moment, joint_power):
     """Force and moment every body receives from its parent, and the joint powers.
 
     d'Alembert's principle for body k (Huston ch. 9-10): the force ``f_k``
@@ -122,13 +122,23 @@ def joint_loads(parents, mass, gravity, joint, com, force, torque, omega_rel, lo
 
     Parameters
     ----------
-    parents : (n,) int64   the parent of body k (0-based, -1 = ground)
-    mass : (n,) kg;  gravity : (3,) m/s^2
-    joint, com, force, torque, omega_rel : (F, n, 3)  O_k, G_k (m), F*_k (N), T*_k (N m), hat omega (rad/s)
-    load_force, load_moment : (F, L, 3)  each load's force (N) and moment about the ground origin (N m)
-    load_body : (F, L) int64  body index (0-based) each load acts on, < 0: on none;
-        -2 marks an ambiguous frame, whose outputs are NaN
-    joint_force, joint_moment : (F, n, 3) written (N, N m);  joint_power : (F, n) written (W)
+    parents : (n,) int64
+        The parent of body k (0-based, -1 = ground).
+    mass : (n,)
+        Body masses (kg).
+    gravity : (3,)
+        Gravitational acceleration, ground axes (m/s^2).
+    joint, com, force, torque, omega_rel : (F, n, 3)
+        O_k, G_k (m), F*_k (N), T*_k (N m) and hat omega in ground (rad/s), ground components.
+    load_force, load_moment : (F, L, 3)
+        Each load's force (N) and moment about the ground origin (N m).
+    load_body : (F, L) int64
+        Body index (0-based) each load acts on, < 0: on none; -2 marks an ambiguous frame,
+        whose outputs are NaN.
+    joint_force, joint_moment : (F, n, 3)
+        Written: f_k (N) and m_k (N m about O_k), ground components.
+    joint_power : (F, n)
+        Written: P_k (W).
     """
     F, n = joint.shape[0], joint.shape[1]
     nblocks = (F + _BLOCK - 1) // _BLOCK
@@ -189,9 +199,22 @@ def clinical_moments(R, joint_moment, joint_power, child, parent, signs, body_ma
 
     Parameters
     ----------
-    R : (F, n, 3, 3);  joint_moment : (F, n, 3) N m;  joint_power : (F, n) W
-    child, parent : (J,) int64;  signs : (J, 3) float64;  body_mass : kg
-    out : (F, C) written in columns first .. first + 4 J - 1
+    R : (F, n, 3, 3)
+        Absolute orientations of the bodies.
+    joint_moment : (F, n, 3)
+        Joint moments (N m, ground components).
+    joint_power : (F, n)
+        Joint powers (W).
+    child, parent : (J,) int64
+        Each joint's segment and reference segment (0-based).
+    signs : (J, 3) float64
+        The sign of each of the joint's three clinical axes (+1 or -1).
+    body_mass : float
+        The body's mass (kg): the columns are per kg.
+    out : (F, C)
+        Written in columns ``first .. first + 4 J - 1``.
+    first : int
+        The first column written.
     """
     for f in nb.prange(R.shape[0]):
         frame_clinical(f, R, joint_moment, joint_power, child, parent, signs, body_mass, out, first)
@@ -283,9 +306,9 @@ def tree_dynamics(
     block : int
         Frames per block (at least 1).
     gravity, load_force, load_moment, load_body
-        Inputs of :func:`joint_loads`.
+        Inputs of :func:`tree_loads`.
     joint_force, joint_moment, joint_power
-        Outputs of :func:`joint_loads`, written.
+        Outputs of :func:`tree_loads`, written.
     child, parent, signs, body_mass
         Inputs of :func:`clinical_moments`.
     feet : numpy.ndarray

@@ -174,6 +174,7 @@ def ld3(a, o, j):
     Returns
     -------
     tuple of 3 float
+        The three components (a 3-vector of frame ``j``).
     """
     return a[o + j], a[o + _SUB + j], a[o + 2 * _SUB + j]
 
@@ -194,6 +195,7 @@ def ld9(a, o, j):
     Returns
     -------
     tuple of 9 float
+        The nine components, row by row.
     """
     return (a[o + j], a[o + _SUB + j], a[o + 2 * _SUB + j], a[o + 3 * _SUB + j], a[o + 4 * _SUB + j],
             a[o + 5 * _SUB + j], a[o + 6 * _SUB + j], a[o + 7 * _SUB + j], a[o + 8 * _SUB + j])
@@ -210,6 +212,7 @@ def put3(a, o, j, v):
     o, j : int
         The first component's offset; the frame in the block.
     v : tuple of 3 float
+        The three components to write.
     """
     a[o + j] = v[0]
     a[o + _SUB + j] = v[1]
@@ -227,6 +230,7 @@ def put9(a, o, j, m):
     o, j : int
         The first component's offset; the frame in the block.
     m : tuple of 9 float
+        The nine components to write (a 3x3 matrix row by row).
     """
     for i in range(9):
         a[o + i * _SUB + j] = m[i]
@@ -498,19 +502,33 @@ def tree_kinematics(
         (u1 x u2) + gamma' (alpha' u1 + beta' u2) x u3``: no division, so
         the singular set needs no special case.
     local_rates : bool
-    parents : (n,) int64  the parent of body k (0-based, -1 = ground: the core's convention,
-        ``BodyModel.parent_index``), ``parents[k] < k``.
-    seq : (n, 3) int64  axes (0 = x, 1 = y, 2 = z) of each body's rotation sequence.
-    xi : (n, 3)  joint offsets in the parent frame (m).
-    rcom : (n, 3)  mass-centre offsets in the body frame (m).
-    mass : (n,)  kg.
-    inertia : (n, 3, 3)  inertia about the mass centre, body components (kg m^2).
-
-    Outputs (written): R (F, n, 3, 3); omega_rel, omega, alpha,
-    joint, com, com_vel, com_acc, force (N), torque (N m) (F, n, 3);
-    body_com, body_vel, body_acc
-    (F, 3) = whole-body mass-centre position, velocity, acceleration.
-    block : int  frames per block.  Threads take blocks of frames
+        What the angular columns of ``qd`` and ``qdd`` hold (above).
+    parents : (n,) int64
+        The parent of body k (0-based, -1 = ground: the core's convention,
+        ``BodyModel.core.parents``), ``parents[k] < k``.
+    seq : (n, 3) int64
+        Axes (0 = x, 1 = y, 2 = z) of each body's rotation sequence.
+    xi : (n, 3)
+        Joint offsets in the parent frame (m); row 0 (the root's) is not read.
+    rcom : (n, 3)
+        Mass-centre offsets in the body frame (m).
+    mass : (n,)
+        Body masses (kg).
+    inertia : (n, 3, 3)
+        Inertias about the mass centres, body components (kg m^2).
+    R : (F, n, 3, 3)
+        Written: absolute orientations ``R_k``.
+    omega_rel, omega, alpha : (F, n, 3)
+        Written: relative and absolute angular velocities (rad/s), angular accelerations (rad/s^2).
+    joint, com, com_vel, com_acc : (F, n, 3)
+        Written: joint points O_k and mass centres G_k (m), and the mass centres' velocities (m/s) and
+        accelerations (m/s^2).
+    force, torque : (F, n, 3)
+        Written: inertia forces (N) and torques (N m).
+    body_com, body_vel, body_acc : (F, 3)
+        Written: the whole body's mass centre (m), its velocity (m/s) and acceleration (m/s^2).
+    block : int
+        Frames per block.  Threads take blocks of frames
         (:func:`block_kinematics`); a block runs the recursion over runs of
         ``_SUB`` frames side by side (structure of arrays, one vector lane
         per frame): each frame sees the same operations in the same order.
@@ -627,6 +645,7 @@ def put(flat, i, v, stream):
     i : int
         0 <= i < m.
     v : float
+        The value written.
     stream : bool
         Bypass the cache (for outputs read again only much later).
     """
@@ -691,9 +710,13 @@ def quaternion_omegas(q, qd, qdd, w, wd, first):
 
     Parameters
     ----------
-    q, qd, qdd : (F, n, 4) float64   (eps1, eps2, eps3, eps4) and their rates
-    w, wd : (F, first + 3n) float64  written from column ``first`` on
+    q, qd, qdd : (F, n, 4) float64
+        Euler parameters (eps1, eps2, eps3, eps4) of each body and their first and second
+        time derivatives (1/s, 1/s^2).
+    w, wd : (F, first + 3n) float64
+        Written from column ``first`` on: hat omega (rad/s) and its rate (rad/s^2), parent components.
     first : int
+        The first column written (3 after the root's position columns).
     """
     F, n = q.shape[0], q.shape[1]
     for f in nb.prange(F):
@@ -725,9 +748,12 @@ def sequence_quaternions(angles, seq, out):
 
     Parameters
     ----------
-    angles : (F, n, 3) float64    alpha, beta, gamma (rad)
-    seq : (n, 3) int64            axes of each body's sequence (0 = x, 1 = y, 2 = z)
-    out : (F, n, 4) float64       written: eps1, eps2, eps3, eps4
+    angles : (F, n, 3) float64
+        Each body's angles alpha, beta, gamma (rad).
+    seq : (n, 3) int64
+        Axes of each body's sequence (0 = x, 1 = y, 2 = z).
+    out : (F, n, 4) float64
+        Written: eps1, eps2, eps3, eps4.
     """
     for k in nb.prange(angles.shape[1]):
         body_quaternions(np.int64(k), angles, seq, out)

@@ -90,7 +90,15 @@ Algorithms
   origin, ground), :func:`joint_loads` ``(model, data, external)``,
   :func:`mass_matrix` ``(model, q)``
 - :func:`from_body_model` ``(BodyModel) -> Model``: the 17 segments (or any
-  Huston tree) with the same coordinates in the same order.
+  Huston tree) with the same coordinates in the same order (``BodyModel.core``
+  holds it, built once).
+- Huston's fast path for such a tree (:mod:`humanbody.core.huston`):
+  :func:`huston_kinematics` ``(model, q, qd, qdd, local_rates)`` (the
+  block-of-frames recursion of Huston ch. 8-10: angular velocities, joint
+  points, mass centres, inertia forces and torques; what
+  :func:`humanbody.compute` reports) and :func:`huston_loads` ``(model,
+  kinematics, load_force, load_moment, load_body)`` (joint forces, moments
+  and powers from the tips to the root: the analysis's kinetics).
 """
 
 from __future__ import annotations
@@ -98,7 +106,7 @@ from __future__ import annotations
 from . import functions, joints
 from .data import Data
 from .dynamics import inverse_dynamics, joint_loads, mass_matrix
-from .huston import from_body_model
+from .huston import from_body_model, huston_kinematics, huston_loads
 from .kinematics import (
     body_jacobian,
     com_positions,
@@ -111,4 +119,4 @@ from .model import Coupler, Marker, Model, ModelBuilder
 
 __all__ = ["Model", "ModelBuilder", "Marker", "Coupler", "Data", "functions", "joints", "forward_kinematics",
            "marker_positions", "com_positions", "point_jacobian", "marker_jacobian", "body_jacobian",
-           "inverse_dynamics", "joint_loads", "mass_matrix", "from_body_model"]
+           "inverse_dynamics", "joint_loads", "mass_matrix", "from_body_model", "huston_kinematics", "huston_loads"]

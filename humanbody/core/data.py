@@ -15,19 +15,25 @@ class Data:
 
     Attributes
     ----------
-    q, qd, qdd : (F, nq)  coordinates (m, rad) and their first and second time
-        derivatives, the couplers' dependent coordinates filled in
-    R : (F, B, 3, 3)  body orientations (``x_ground = R x_body``)
-    origin : (F, B, 3) m  body origins
-    omega, alpha : (F, B, 3)  angular velocities (rad/s) and accelerations (rad/s^2)
-    velocity, acceleration : (F, B, 3)  of the body origins (m/s, m/s^2); with
-        omega, the spatial velocity of each body at its origin
-    joint_rotation, joint_origin : (F, B, 3, 3), (F, B, 3)  each joint's frame
-        fixed in the parent (where the joint acts)
-    axis_origin, axis_vector : (F, A, 3)  each joint axis's point and unit vector
-        before it acts (A = ``len(model.compiled.akind)``)
-    axis_slope : (F, A)  ``f'(q_c)`` of each axis (0 for a constant axis)
-    coupler_slope : (F, C)  ``f'(q_independent)`` of each coupler
+    q, qd, qdd : ndarray, shape (F, nq)
+        Coordinates (m, rad) and their first and second time derivatives, the couplers'
+        dependent coordinates filled in.
+    R : ndarray, shape (F, B, 3, 3)
+        Body orientations (``x_ground = R x_body``).
+    origin : ndarray, shape (F, B, 3)
+        Body origins (m).
+    omega, alpha : ndarray, shape (F, B, 3)
+        Angular velocities (rad/s) and accelerations (rad/s^2).
+    velocity, acceleration : ndarray, shape (F, B, 3)
+        Of the body origins (m/s, m/s^2); with omega, the spatial velocity of each body at its origin.
+    joint_rotation, joint_origin : ndarray, shapes (F, B, 3, 3) and (F, B, 3)
+        Each joint's frame fixed in the parent (where the joint acts; m).
+    axis_origin, axis_vector : ndarray, shape (F, A, 3)
+        Each joint axis's point (m) and unit vector before it acts (A = ``len(model.compiled.akind)``).
+    axis_slope : ndarray, shape (F, A)
+        ``f'(q_c)`` of each axis (0 for a constant axis).
+    coupler_slope : ndarray, shape (F, C)
+        ``f'(q_independent)`` of each coupler.
     """
 
     q: np.ndarray

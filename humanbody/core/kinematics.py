@@ -37,12 +37,17 @@ def forward_kinematics(model: Model, q: ArrayLike, qd: ArrayLike | None = None,
     Parameters
     ----------
     model : Model
-    q : (F, nq) or (nq,)  coordinates (m, rad); a coupler's dependent column is overwritten
-    qd, qdd : same shape, optional (zero)  their first and second time derivatives
+        The tree, its joints and couplers.
+    q : array_like, shape (F, nq) or (nq,)
+        Coordinates (m for lengths, rad for angles); a coupler's dependent column is overwritten.
+    qd, qdd : array_like, same shape as ``q``, optional
+        Their first and second time derivatives (m/s, rad/s; m/s^2, rad/s^2); zero when None.
 
     Returns
     -------
-    Data  (F frames; F = 1 for a 1-D ``q``)
+    Data
+        Every body's pose, velocity and acceleration and every joint axis, ground components
+        (F frames; F = 1 for a 1-D ``q``).
     """
     q = _frames(model, q, None, "q")
     qd = _frames(model, qd, q, "qd")
@@ -90,6 +95,7 @@ def com_positions(model: Model, data: Data) -> np.ndarray:
     Parameters
     ----------
     model : Model
+        Its mass-centre offsets (m, body frames).
     data : Data
         A kinematics pass of ``model``.
 
@@ -120,6 +126,7 @@ def point_jacobian(model: Model, data: Data, body: ArrayLike, offset: ArrayLike)
     Parameters
     ----------
     model : Model
+        The tree, its joint axes and couplers.
     data : Data
         A kinematics pass of ``model`` (its joint axes and slopes).
     body : (M,) int array_like
@@ -148,12 +155,14 @@ def marker_jacobian(model: Model, data: Data) -> np.ndarray:
     Parameters
     ----------
     model : Model
+        Its markers (body, offset in the body frame, m).
     data : Data
         A kinematics pass of ``model``.
 
     Returns
     -------
     (F, M, 3, nq) ndarray
+        m per coordinate unit, in the order of ``model.markers``.
     """
     body = np.array([m.body for m in model.markers], dtype=np.int64)
     offset = np.array([m.offset for m in model.markers], dtype=float).reshape(-1, 3)
@@ -168,10 +177,11 @@ def body_jacobian(model: Model, data: Data, body: int | ArrayLike) -> np.ndarray
     Parameters
     ----------
     model : Model
+        The tree, its joint axes and couplers.
     data : Data
         A kinematics pass of ``model``.
     body : int or (M,) int array_like
-        The bodies.
+        The bodies (0-based).
 
     Returns
     -------

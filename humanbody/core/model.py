@@ -46,15 +46,24 @@ class CompiledTree:
 
     Attributes
     ----------
-    astart : (B + 1,) int64  body b's axes are ``astart[b] .. astart[b+1]-1``
-    akind : (A,) int64  0 rotation, 1 translation
-    aaxis : (A, 3)  unit vectors in the frame the previous axes produced
-    afun : (A,) int64  function index in ``functions`` (-1: identity)
-    acoord : (A,) int64  model coordinate index (-1: none, a constant axis)
-    pR, pp : (B, 3, 3), (B, 3)  joint frame in the parent body
-    cR, cp : (B, 3, 3), (B, 3)  body frame in the joint's child frame (inverse of the child placement)
-    cdep, cfun, cind : (C,) int64  couplers: dependent, function index, independent
+    astart : ndarray of int64, shape (B + 1,)
+        Body b's axes are ``astart[b] .. astart[b+1]-1``.
+    akind : ndarray of int64, shape (A,)
+        0 rotation, 1 translation.
+    aaxis : ndarray, shape (A, 3)
+        Unit vectors in the frame the previous axes produced.
+    afun : ndarray of int64, shape (A,)
+        Function index in ``functions`` (-1: identity).
+    acoord : ndarray of int64, shape (A,)
+        Model coordinate index (-1: none, a constant axis).
+    pR, pp : ndarray, shapes (B, 3, 3) and (B, 3)
+        The joint frame in the parent body (rotation; offset, m).
+    cR, cp : ndarray, shapes (B, 3, 3) and (B, 3)
+        The body frame in the joint's child frame (the inverse of the child placement; m).
+    cdep, cfun, cind : ndarray of int64, shape (C,)
+        The couplers: dependent coordinate, function index, independent coordinate.
     functions : FunctionTable
+        Every function of the axes and couplers, packed for the kernels.
     """
 
     astart: np.ndarray
@@ -88,21 +97,38 @@ class Model:
 
     Attributes
     ----------
-    names : tuple of str, (B,)  body names
-    parents : (B,) int64  ``parents[b] < b``; -1 = ground
-    joints : tuple of Joint, (B,)  the joint between body b and its parent
-    joint_rotation, joint_offset : (B, 3, 3), (B, 3) m  the joint's frame in the
-        parent body's frame (its parent placement; ground axes for the ground)
-    child_rotation, child_offset : (B, 3, 3), (B, 3) m  the joint's frame in
-        the child body's frame (identity and zero: the body frame is the joint frame)
-    mass : (B,) kg;  com : (B, 3) m, body frame;  inertia : (B, 3, 3) kg m^2 about the com, body axes
-    gravity : (3,) m/s^2, ground
-    coordinate_names : tuple of str, (nq,)
-    q_start : (B + 1,) int64  body b's joint owns ``q[q_start[b]:q_start[b+1]]``
+    names : tuple of str, length B
+        Body names.
+    parents : ndarray of int64, shape (B,)
+        ``parents[b] < b``; -1 = ground.
+    joints : tuple of Joint, length B
+        The joint between body b and its parent.
+    joint_rotation, joint_offset : ndarray, shapes (B, 3, 3) and (B, 3)
+        The joint's frame in the parent body's frame (its parent placement, offset in m; ground
+        axes for the ground).
+    child_rotation, child_offset : ndarray, shapes (B, 3, 3) and (B, 3)
+        The joint's frame in the child body's frame (offset in m; identity and zero: the body
+        frame is the joint frame).
+    mass : ndarray, shape (B,)
+        Body masses (kg).
+    com : ndarray, shape (B, 3)
+        Mass centres (m, body frames).
+    inertia : ndarray, shape (B, 3, 3)
+        Inertias about the mass centres, body axes (kg m^2).
+    gravity : ndarray, shape (3,)
+        Gravitational acceleration, ground axes (m/s^2).
+    coordinate_names : tuple of str, length nq
+        The coordinates' names, in order.
+    q_start : ndarray of int64, shape (B + 1,)
+        Body b's joint owns ``q[q_start[b]:q_start[b+1]]``.
     markers : tuple of Marker
-    couplers : tuple of Coupler  applied in order before the kinematics
+        Points fixed on the bodies.
+    couplers : tuple of Coupler
+        Applied in order before the kinematics.
     name : str
-    compiled : CompiledTree  the arrays the kernels read (derived)
+        The model's name.
+    compiled : CompiledTree
+        The arrays the kernels read (derived).
     """
 
     names: tuple
@@ -179,10 +205,12 @@ class Model:
         Parameters
         ----------
         name : str
+            A body name of :attr:`names`.
 
         Returns
         -------
         int
+            Its index, 0-based.
 
         Raises
         ------
@@ -200,10 +228,12 @@ class Model:
         Parameters
         ----------
         name : str
+            A coordinate name of :attr:`coordinate_names`.
 
         Returns
         -------
         int
+            Its index in ``q``, 0-based.
 
         Raises
         ------
@@ -303,6 +333,7 @@ class ModelBuilder:
         Parameters
         ----------
         name : str
+            The body's name (unique in the model).
         joint : Joint
             Its joint to the parent (:mod:`humanbody.core.joints`).
         parent : str, optional
@@ -349,6 +380,7 @@ class ModelBuilder:
         Parameters
         ----------
         name : str
+            The marker's name.
         body : str
             A body added before.
         offset : (3,) array_like

@@ -163,9 +163,7 @@ class IKProblem:
         self.seg_of = np.array(seg_of, dtype=np.int64)
         self.local = np.array(local, dtype=float).reshape(-1, 3)
         self.weight = np.array([float(ms.weights.get(m, 1.0)) for m in names])
-        from ..core import from_body_model  # lazy: the core's numba kernels, loaded only for whole-body IK
-
-        twin = from_body_model(calibration.model)  # the core's tree: parents 0-based, -1 = ground
+        twin = calibration.model.core  # the core's tree: parents 0-based, -1 = ground
         self.parent = np.ascontiguousarray(twin.parents, dtype=np.int64)
         self.xi = np.ascontiguousarray(twin.joint_offset, dtype=float)  # the root's is 0 (it sits at p)
         self.S0 = np.ascontiguousarray([calibration.relative[s] for s in SEGMENT_NAMES], dtype=float)

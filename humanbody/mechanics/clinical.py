@@ -241,7 +241,7 @@ def _absolute(model, coords, seg: str, memo: dict) -> np.ndarray:
     if seg not in memo:
         k = model.names.index(seg)
         S = _relative(model, coords, seg)
-        p = int(model.parent_index[k])
+        p = int(model.core.parents[k])
         memo[seg] = S if p < 0 else _absolute(model, coords, model.names[p], memo) @ S
     return memo[seg]
 

@@ -90,7 +90,7 @@ def generalized_forces(model: BodyModel, q: ArrayLike, joint_force: np.ndarray,
         N for the root translations, N m for every angle.
     """
     q = np.asarray(q, dtype=float).reshape(-1, 3 + 3 * model.n_bodies)
-    H = _rotation_axes(core.from_body_model(model), q)
+    H = _rotation_axes(model.core, q)
     F, N = q.shape[0], model.n_bodies
     tau = np.empty((F, 3 + 3 * N))
     tau[:, :3] = joint_force[:, 0]
@@ -121,7 +121,7 @@ def inverse_dynamics(model: BodyModel, q: ArrayLike, qd: ArrayLike, qdd: ArrayLi
     """
     (q, qd, qdd), single, shape = _arrays(model, q, qd, qdd)
     with threads_for(q.shape[0]):
-        tau = core.inverse_dynamics(core.from_body_model(model), q, qd, qdd)
+        tau = core.inverse_dynamics(model.core, q, qd, qdd)
     return tau[0] if single else tau.reshape(shape)
 
 
@@ -144,7 +144,7 @@ def bias_forces(model: BodyModel, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
     """
     (q, qd), single, shape = _arrays(model, q, qd)
     with threads_for(q.shape[0]):
-        tau = core.inverse_dynamics(core.from_body_model(model), q, qd, np.zeros_like(q))
+        tau = core.inverse_dynamics(model.core, q, qd, np.zeros_like(q))
     return tau[0] if single else tau.reshape(shape)
 
 
@@ -171,7 +171,7 @@ def mass_matrix(model: BodyModel, q: ArrayLike) -> np.ndarray:
     """
     (q,), single, shape = _arrays(model, q)
     with threads_for(q.shape[0]):
-        M = core.mass_matrix(core.from_body_model(model), q)
+        M = core.mass_matrix(model.core, q)
     n = q.shape[1]
     return M[0] if single else M.reshape(shape[:-1] + (n, n))
 
@@ -196,7 +196,7 @@ def forward_dynamics(model: BodyModel, q: ArrayLike, qd: ArrayLike, tau: ArrayLi
         m/s^2 and rad/s^2 (Cholesky solve, frame by frame).
     """
     (q, qd, tau), single, shape = _arrays(model, q, qd, tau)
-    twin = core.from_body_model(model)
+    twin = model.core
     with threads_for(q.shape[0]):
         M = core.mass_matrix(twin, q)
         rhs = tau - core.inverse_dynamics(twin, q, qd, np.zeros_like(q))

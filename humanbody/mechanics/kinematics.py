@@ -4,10 +4,12 @@ The steps follow Huston's derivation (chapters 8-10): lower body arrays ->
 relative angular velocities -> absolute angular velocities by the addition
 theorem -> angular accelerations -> joint and mass-centre positions,
 velocities, accelerations -> inertia dyadics in ground axes -> inertia forces
-and torques.  The recursion over the tree is the numba kernel
-:func:`humanbody._kernels.tree.tree_kinematics`; this module prepares its inputs
-(angle rates given by the user, or a smoothing differentiation) and wraps its
-outputs in a :class:`~humanbody.mechanics.results.Results`.
+and torques.  This module prepares the motion (angle rates given by the user,
+or a smoothing differentiation: :func:`prepare_motion`); the recursion over the
+tree is the core's Huston path, :func:`humanbody.core.huston.huston_kinematics`
+on the model's core model (``BodyModel.core``), whose outputs
+:func:`humanbody.mechanics.results.run_tree` wraps in a
+:class:`~humanbody.mechanics.results.Results`.
 """
 
 from __future__ import annotations
@@ -88,7 +90,8 @@ def local_rates_from_quaternions(q, qd, qdd):
 
     Returns
     -------
-    w, wd : (..., 3) rad/s, rad/s^2.
+    w, wd : (..., 3)
+        The angular velocity (rad/s) and its rate (rad/s^2) in the body's own (local) axes.
     """
     e, e4 = q[..., :3], q[..., 3:]
     n2 = np.einsum("...c,...c->...", q, q)[..., None]
@@ -169,13 +172,18 @@ class Motion:
 
     Attributes
     ----------
-    time : (F,) s
-    q : (F, 3 + 3n)   origin of body 1 (m) and the Bryant angles of every body (rad)
-    qd, qdd : (F, 3 + 3n)  velocity and acceleration of the origin of body 1, then per
+    time : ndarray, shape (F,)
+        The frames' times (s).
+    q : ndarray, shape (F, 3 + 3n)
+        The origin of body 1 (m) and the angles of every body in its sequence (rad).
+    qd, qdd : ndarray, shape (F, 3 + 3n)
+        The velocity and acceleration of the origin of body 1 (m/s, m/s^2), then per
         body either the angle rates (``local_rates`` False) or the parent-frame
-        components of hat omega and of its time derivative (``local_rates`` True)
+        components of hat omega and of its time derivative (``local_rates`` True).
     local_rates : bool
-    how : str   how the rates were obtained
+        What the angular columns of ``qd`` and ``qdd`` hold (above).
+    how : str
+        How the rates were obtained (given in the trial, or the differentiation's description).
     """
 
     time: np.ndarray
@@ -208,6 +216,7 @@ def prepare_motion(
     Parameters
     ----------
     model : BodyModel
+        The tree: its coordinate columns and rotation sequences.
     coords : pandas.DataFrame
         ``time`` (s), the model's coordinates (m, rad) and optionally their ``_dot``/``_ddot`` columns.
     differentiation : Differentiation or str, optional
@@ -347,6 +356,7 @@ def spaced_rates(model: BodyModel, motion: Motion, spacing: dict) -> Motion:
     Parameters
     ----------
     model : BodyModel
+        The tree: its segment names and rotation sequences.
     motion : Motion
         With ``local_rates`` (differentiated); returned unchanged otherwise.
     spacing : dict
@@ -355,6 +365,7 @@ def spaced_rates(model: BodyModel, motion: Motion, spacing: dict) -> Motion:
     Returns
     -------
     Motion
+        The motion with those bodies' rates replaced (the others unchanged).
     """
     bodies = {model.names.index(b): int(k) for b, k in spacing.items() if b in model.names and int(k) > 1}
     if not motion.local_rates or not bodies:
@@ -379,7 +390,7 @@ def spaced_rates(model: BodyModel, motion: Motion, spacing: dict) -> Motion:
 
 def compute_motion(model: BodyModel, motion: Motion, start: int = 0, stop: int | None = None,
                    out: Results | None = None) -> Results:
-    """Run the kernel on frames ``start:stop`` of a prepared motion.
+    """Run the core's Huston path (:func:`humanbody.core.huston.huston_kinematics`) on frames ``start:stop``.
 
     Every frame is evaluated on its own, so the rows of a range are exactly
     the rows of the whole-trial result.  ``out`` is a workspace as in
@@ -388,6 +399,7 @@ def compute_motion(model: BodyModel, motion: Motion, start: int = 0, stop: int |
     Parameters
     ----------
     model : BodyModel
+        The tree; its core model (``model.core``) runs.
     motion : Motion
         What :func:`prepare_motion` returned.
     start, stop : int

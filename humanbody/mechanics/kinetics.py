@@ -2,7 +2,7 @@
 
 The d'Alembert form the kinematics already give (inertia forces and torques,
 Huston ch. 9-10) balanced body by body from the tips of the tree to the root
-(:func:`humanbody._kernels.kinetics.joint_loads`).  Results columns
+on the model's core (:func:`humanbody.core.huston.huston_loads`).  Results columns
 (docs/conventions.md, "Results"):
 
 - ``<segment>_joint_force_<axis>`` (N), ``<segment>_joint_moment_<axis>``
@@ -27,12 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._kernels.kinetics import clinical_moments, ground_reactions, tree_dynamics
-from .._kernels.kinetics import joint_loads as kernel
+from ..core.huston import huston_loads
 from .clinical import CLINICAL_ANGLES, KINETIC_JOINTS, lab_axis_heading
 from .moment_frames import apply_moment_frame, moment_frame, trial_heading
 from .results import run_tree as _run_kernel
 
-__all__ = ["JointLoads", "joint_loads", "kinetic_columns", "kinetic_block", "compute_with_kinetics", "KINETIC_JOINTS",
+__all__ = ["JointLoads", "joint_load_table", "kinetic_columns", "kinetic_block", "compute_with_kinetics", "KINETIC_JOINTS",
            "moment_contributions"]
 
 @dataclass(eq=False)
@@ -55,12 +55,13 @@ def _load_arrays(loads, start: int, stop: int):
             np.ascontiguousarray(loads.body[start:stop], dtype=np.int64))
 
 
-def joint_loads(model, results, loads=None, start: int = 0, out: JointLoads | None = None) -> JointLoads:
+def joint_load_table(model, results, loads=None, start: int = 0, out: JointLoads | None = None) -> JointLoads:
     """Joint forces, moments and powers of every body, every frame of ``results``.
 
     Parameters
     ----------
     model : BodyModel
+        The tree; its core model's parents, masses and gravity balance the loads.
     results : Results
         Kinematics and inertia forces of frames ``start .. start + F`` of
         the motion (:func:`humanbody.compute` or a chunk of it).
@@ -74,22 +75,19 @@ def joint_loads(model, results, loads=None, start: int = 0, out: JointLoads | No
     out : JointLoads, optional
         Arrays to write into (any strides; views of a results block).
 
-    Frames where a load's body is ambiguous (two feet on one plate) are NaN.
-
     Returns
     -------
     JointLoads
         Joint forces (F, n, 3) N, moments (F, n, 3) N m about O_k and powers (F, n) W, ground axes: what each
-        body receives from its parent (``out`` when given).
+        body receives from its parent (``out`` when given).  Frames where a load's body is ambiguous (two feet
+        on one plate) are NaN.
     """
-    F, n = results.joint.shape[:2]
-    if out is None:
-        out = JointLoads(np.empty((F, n, 3)), np.empty((F, n, 3)), np.empty((F, n)))
-    kernel(model.parent_index, np.asarray(model.mass, dtype=float),
-           np.asarray(model.gravity, dtype=float), results.joint, results.com, results.force, results.torque,
-           results.omega_rel, *_load_arrays(loads, start, start + F), out.joint_force, out.joint_moment,
-           out.joint_power)
-    return out
+    F = results.joint.shape[0]
+    kinematics = {name: getattr(results, name) for name in ("joint", "com", "force", "torque", "omega_rel")}
+    arrays = None if out is None else (out.joint_force, out.joint_moment, out.joint_power)
+    load_force, load_moment, load_body = _load_arrays(loads, start, start + F)
+    force, moment, power = huston_loads(model.core, kinematics, load_force, load_moment, load_body, arrays)
+    return out if out is not None else JointLoads(force, moment, power)
 
 
 def _clinical_of(joint: str) -> list:
@@ -102,6 +100,7 @@ def kinetic_columns(model) -> list[str]:
     Parameters
     ----------
     model : BodyModel
+        Its segment names (hips, knees, ankles and feet by name).
 
     Returns
     -------
@@ -149,7 +148,7 @@ def kinetic_block(model, results, loads, start: int = 0, out: np.ndarray | None 
                   heading: float | None = None) -> np.ndarray:
     """The kinetic columns (:func:`kinetic_columns`) of frames ``start ..`` as one (F, c) array.
 
-    Joint forces, moments and powers (:func:`joint_loads`); the clinical
+    Joint forces, moments and powers (:func:`joint_load_table`); the clinical
     moments and powers of hips, knees and ankles
     (:func:`humanbody._kernels.kinetics.clinical_moments`: the moment on the
     axes of the joint coordinate system); the ground reaction on each foot
@@ -165,6 +164,7 @@ def kinetic_block(model, results, loads, start: int = 0, out: np.ndarray | None 
     Parameters
     ----------
     model : BodyModel
+        The tree, its total mass (the per-kg columns) and moment frame.
     results : Results
         Kinematics of frames ``start ..`` of the motion.
     loads : FrameLoads or None
@@ -184,7 +184,7 @@ def kinetic_block(model, results, loads, start: int = 0, out: np.ndarray | None 
     F, n = results.joint.shape[:2]
     body_mass = float(model.total_mass)
     out, jl, child, parent, signs, feet = _block_layout(model, F, out)
-    joint_loads(model, results, loads, start, out=jl)
+    joint_load_table(model, results, loads, start, out=jl)
     clinical_moments(results.R, jl.joint_moment, jl.joint_power, child, parent, signs, body_mass, out, 7 * n)
     _in_frame(model, results.R, jl, child, parent, signs, out, 7 * n, heading,
               lambda: _heading_of(model, results))
@@ -206,6 +206,7 @@ def compute_with_kinetics(model, motion, loads, start: int = 0, stop: int | None
     Parameters
     ----------
     model : BodyModel
+        The tree, its total mass (the per-kg columns) and moment frame.
     motion : Motion
         The prepared motion (:func:`humanbody.mechanics.kinematics.prepare_motion`).
     loads : FrameLoads or None
@@ -268,7 +269,7 @@ def moment_contributions(model, results, loads, segment: str) -> dict[str, np.nd
     """The joint moment ``segment`` receives from its parent, term by term: (F, 3) N·m each, ground axes.
 
     Summed over the bodies j of the segment's subtree (the segment and every
-    segment below it), the recursion of :func:`joint_loads` is
+    segment below it), the recursion of :func:`joint_load_table` is
 
     ``m_k = - sum_loads ((P - O_k) x E + M_free) - sum_j (G_j - O_k) x m_j g
     - sum_j (G_j - O_k) x F*_j - sum_j T*_j``
@@ -281,17 +282,21 @@ def moment_contributions(model, results, loads, segment: str) -> dict[str, np.nd
     ``"loads: free moment"``, then for each body j ``"<j> weight"``,
     ``"<j> inertia force"`` (``-(G_j - O_k) x F*_j``: the ``m a`` term) and
     ``"<j> inertia torque"`` (``-T*_j``: the ``I alpha + omega x I omega``
-    term).  They sum to ``joint_loads(...).joint_moment[:, k]``; a clinical
+    term).  They sum to ``joint_load_table(...).joint_moment[:, k]``; a clinical
     moment's terms are their components on its axis (e.g. the hip flexion
     moment on the pelvis's y axis, :func:`kinetic_block`).  Frames where a
-    load's body is ambiguous are NaN, as in :func:`joint_loads`.
+    load's body is ambiguous are NaN, as in :func:`joint_load_table`.
 
     Parameters
     ----------
     model : BodyModel
-    results : Results   kinematics of the loads' frames (:func:`humanbody.compute`)
-    loads : FrameLoads or None   conditioned and assigned loads on the same frames
-    segment : str   a segment of ``model``
+        The tree: its parents, masses and gravity.
+    results : Results
+        Kinematics and inertia loads of the loads' frames (:func:`humanbody.compute`).
+    loads : FrameLoads or None
+        Conditioned and assigned loads on the same frames (None: no external load).
+    segment : str
+        A segment of ``model``: the moment it receives from its parent is split.
 
     Returns
     -------
@@ -299,7 +304,7 @@ def moment_contributions(model, results, loads, segment: str) -> dict[str, np.nd
         N m, ground axes, keyed as above (the two loads' terms zero when ``loads`` is None).
     """
     k = model.names.index(segment)
-    bodies = _subtree(model.parent_index, k)
+    bodies = _subtree(model.core.parents, k)
     F = results.joint.shape[0]
     O = results.joint[:, k]
     force, moment_o, body = _load_arrays(loads, 0, F)

@@ -2,7 +2,7 @@
 
 A joint's net internal moment M (N·m, ground axes: what the proximal
 segment exerts on the distal one about the joint centre,
-:func:`humanbody.mechanics.kinetics.joint_loads`) is one vector; the
+:func:`humanbody.mechanics.kinetics.joint_load_table`) is one vector; the
 clinical columns ``s_<joint>_<angle>_moment_Nm_per_kg`` are its components
 on three axes, one per clinical angle of the joint, each positive in the
 sense of its positive angle (``sign``: flexion, adduction, internal
@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import forward_kinematics, from_body_model
+from ..core import forward_kinematics
 from ..errors import InputError
 from ..rotations.angles import euler_to_matrix
 from .clinical import CLINICAL_ANGLES, KINETIC_JOINTS, lab_axis_heading
@@ -84,12 +84,14 @@ def with_moment_frame(model, frame: str | None):
     Parameters
     ----------
     model : BodyModel
+        The model whose conventions change.
     frame : str or None
         One of :data:`MOMENT_FRAMES`; None: the marker set's, or ``"jcs"`` (``model`` unchanged).
 
     Returns
     -------
     BodyModel
+        A copy of ``model`` whose conventions name ``frame`` (``model`` itself when ``frame`` is None).
     """
     if frame is None:
         return model
@@ -102,10 +104,12 @@ def moment_frame_note(model) -> str:
     Parameters
     ----------
     model : BodyModel
+        Its ``conventions.moment_frame``.
 
     Returns
     -------
     str
+        The log line (stage "mechanics").
     """
     frame = moment_frame(model)
     what = {"distal": "the distal segment's frame (the thigh's for the hip, the shank's for the knee, the foot's "
@@ -193,6 +197,7 @@ def apply_moment_frame(model, R, joint_moment, child, parent, signs, out, first:
     Parameters
     ----------
     model : BodyModel
+        Its moment frame (:func:`moment_frame`).
     R, joint_moment, child, parent, signs
         As :func:`project_moments`.
     out : (F, columns) ndarray
@@ -244,7 +249,7 @@ def _orientations(model, table, names) -> dict:
     One pass of the core's kinematics (:func:`humanbody.core.forward_kinematics`) over the angles of
     the segments on the way from ``names`` to the root (the other coordinates do not move them).
     """
-    core = from_body_model(model)
+    core = model.core
     columns = {}
     for name in names:
         k = model.names.index(name)
@@ -264,7 +269,7 @@ def distal_inputs(model) -> list[str]:
     """The results columns :func:`distal_moments` reads: the hips', knees' and ankles' joint moments and the
     coordinates of the segments down to the feet.
 
-    The walk to the root follows the core's parents (0-based, -1 = ground: :attr:`BodyModel.parent_index`),
+    The walk to the root follows the core's parents (0-based, -1 = ground: ``BodyModel.core.parents``),
     as :func:`_orientations` does.
 
     Parameters
@@ -278,7 +283,7 @@ def distal_inputs(model) -> list[str]:
         ``<segment>_joint_moment_{x,y,z}`` of each hip, knee and ankle segment of ``model``, then
         ``<segment>_{alpha,beta,gamma}`` of every segment from it to the root; each name once, in that order.
     """
-    parents = model.parent_index
+    parents = model.core.parents
     cols = []
     for _, seg, _ in KINETIC_JOINTS:
         if seg not in model.names:
@@ -299,6 +304,7 @@ def distal_moments(model, table) -> dict:
     Parameters
     ----------
     model : BodyModel
+        Its segments, parents, sequences and total mass (kg).
     table : pandas.DataFrame or Mapping
         The results' joint moments (N·m, ground axes) and coordinates (:func:`distal_inputs`).
 

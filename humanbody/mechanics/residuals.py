@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kinetics import joint_loads
+from .kinetics import joint_load_table
 
 __all__ = ["ExternalLoads", "external_loads", "root_residual", "measured_frames", "residual_summary",
            "CRITERIA", "com_height"]
@@ -74,7 +74,7 @@ def external_loads(loads) -> ExternalLoads:
 def root_residual(model, results, ext: ExternalLoads) -> tuple[np.ndarray, np.ndarray]:
     """Residual force (F, 3) N and moment about O_1 (F, 3) N m of every frame of ``results``.
 
-    The project's kinetic kernel without loads (:func:`humanbody.mechanics.kinetics.joint_loads`:
+    The project's kinetic kernel without loads (:func:`humanbody.mechanics.kinetics.joint_load_table`:
     the root then carries everything) minus the summed measured loads.
 
     Parameters
@@ -93,7 +93,7 @@ def root_residual(model, results, ext: ExternalLoads) -> tuple[np.ndarray, np.nd
     m1 : ndarray, shape (F, 3), N m
         Residual moment about the root's origin O_1 per frame, ground axes.
     """
-    jl = joint_loads(model, results, None)
+    jl = joint_load_table(model, results, None)
     O1 = results.joint[:, 0]
     f1 = jl.joint_force[:, 0] - ext.force
     m1 = jl.joint_moment[:, 0] - (ext.moment_o - np.cross(O1, ext.force))

@@ -18,15 +18,14 @@ kinematics (eager, plain arrays).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from .._kernels import tree
 from .._kernels.pack import ground_inertia, pack_rows
 from .._kernels.tree import threads_for
-from ..model.body import coordinate_columns, sequence_axes_array
+from ..core.huston import huston_kinematics, huston_shapes
 from ..model.segments import AXES, INERTIA_COMPONENTS, VECTOR_QUANTITIES, segment_index
 from ..signal.differentiate import Differentiation
 
@@ -300,24 +299,11 @@ _PACKED = ("omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc", 
 assert _PACKED == tuple(VECTOR_QUANTITIES), "pack_rows follows VECTOR_QUANTITIES"
 
 
-_KINEMATIC = ("R", "omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc",
-              "force", "torque", "body_com", "body_com_vel", "body_com_acc")  # kernel output order
-_BLOCK = 256  # frames per block of the kernel: inputs of a block stay in L1/L2 cache
-
-
-def _shapes(F: int, n: int) -> dict:
-    shapes: dict[str, tuple[int, ...]] = {name: (F, n, 3) for name in _KINEMATIC}
-    shapes["R"] = (F, n, 3, 3)
-    for name in ("body_com", "body_com_vel", "body_com_acc"):
-        shapes[name] = (F, 3)
-    return shapes
-
-
-def _workspace(out, model: BodyModel, F: int) -> dict:
-    """Output arrays: fresh, or those of ``out`` when it has the right size."""
-    shapes = _shapes(F, model.n_bodies)
+def _workspace(out, model: BodyModel, F: int) -> dict | None:
+    """The arrays of ``out`` when it is a Results of the right size (None: no workspace given)."""
     if out is None:
-        return {name: np.empty(shape) for name, shape in shapes.items()}
+        return None
+    shapes = huston_shapes(model.core, F)
     if not isinstance(out, Results):
         raise TypeError("out must be a Results returned by compute()")
     if tuple(out.names) != tuple(model.names) or out.R.shape != shapes["R"]:
@@ -333,16 +319,16 @@ def _workspace(out, model: BodyModel, F: int) -> dict:
 
 
 def run_tree(model: BodyModel, time, q, qd, qdd, local_rates, how, out=None, kernel=None) -> Results:
-    """Run the tree kernel (or ``kernel(*arguments)``, which takes tree_kinematics' arguments first) into a Results.
+    """Huston's recursion on the model's core (:func:`humanbody.core.huston.huston_kinematics`) into a Results.
 
     Parameters
     ----------
     model : BodyModel
-        The body model.
+        The tree; its core model (``model.core``) is what runs.
     time : array_like, shape (F,), s
-        The frames' times.
+        The frames' times (kept in ``Results.time``).
     q, qd, qdd : ndarray, shape (F, 3 + 3n)
-        Coordinates and their rates (as in :class:`~humanbody.mechanics.kinematics.Motion`).
+        Coordinates (m, rad) and their rates (as in :class:`~humanbody.mechanics.kinematics.Motion`).
     local_rates : bool
         ``qd``, ``qdd`` hold parent-frame angular velocities and their rates rather than angle rates.
     how : str
@@ -350,36 +336,28 @@ def run_tree(model: BodyModel, time, q, qd, qdd, local_rates, how, out=None, ker
     out : Results, optional
         A workspace with the same number of frames.
     kernel : callable, optional
-        Runs instead of :func:`humanbody._kernels.tree.tree_kinematics`.
+        Runs instead of :func:`humanbody._kernels.tree.tree_kinematics`, with its arguments first
+        (:func:`humanbody.core.huston.huston_kinematics`).
 
     Returns
     -------
     Results
         ``out`` when given, else a new one.
     """
-    F = q.shape[0]
-    arrays = _workspace(out, model, F)
+    arrays = _workspace(out, model, q.shape[0])
     if out is not None:
         out._forget_derived()  # inertia describes the old motion
-    args = (q, qd, qdd, local_rates,
-            model.parent_index, sequence_axes_array(model), np.ascontiguousarray(model.joint_offset),
-            np.ascontiguousarray(model.com_offset), np.ascontiguousarray(model.mass),
-            np.ascontiguousarray(model.inertia, dtype=float), *(arrays[name] for name in _KINEMATIC), _BLOCK)
-    with tree.threads_for(F):
-        if kernel is None:
-            tree.tree_kinematics(*args)
-        else:
-            kernel(*args)
+    outputs: dict[str, Any] = huston_kinematics(model.core, q, qd, qdd, local_rates, arrays, kernel)
     given = dict(
         time=np.array(time, dtype=float),
         coordinates=q,
-        coordinate_names=tuple(coordinate_columns(model)),
+        coordinate_names=model.core.coordinate_names,
         mass=np.array(model.mass, dtype=float),
         segment_inertia=np.array(model.inertia, dtype=float),
         rates=how,
     )
     if out is None:
-        return Results(names=model.names, **given, **arrays)
+        return Results(names=model.names, **given, **outputs)
     for name, value in given.items():
         setattr(out, name, value)
     return out

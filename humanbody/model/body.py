@@ -14,7 +14,8 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -26,6 +27,9 @@ from ..rotations.common import sequence_axes
 from .anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS, default_parameters
 from .conventions import CONVENTION_KEYS, Conventions
 from .segments import segment_index
+
+if TYPE_CHECKING:
+    from ..core.model import Model
 
 __all__ = ["BodyModel", "coordinate_columns", "default_model", "load_model", "lower_body_array", "sequence_axes_array"]
 
@@ -80,10 +84,13 @@ class BodyModel:
     com_offset : ndarray, shape (n, 3), m
         r_k: mass centre G_k relative to O_k, body-frame components.
     mass : ndarray, shape (n,), kg
+        Segment masses m_k.
     inertia : ndarray, shape (n, 3, 3), kg m^2
         Inertia dyadic about G_k in body-frame components.
     gravity : ndarray, shape (3,), m/s^2
+        Gravitational acceleration in ground axes (default ``(0, 0, -9.81)``).
     name : str
+        The model's name (kept in the model file).
     meta : dict
         Extra model-level information (sources, subject mass and height, the calibration);
         kept through save/load.
@@ -179,11 +186,19 @@ class BodyModel:
         """Number of bodies n (ground not counted)."""
         return len(self.names)
 
-    @property
-    def parent_index(self) -> np.ndarray:
-        """The parent of every body 0-based, -1 for the ground (n,) int64: the convention of the kernels
-        and of :mod:`humanbody.core` (``parents`` is Huston's L(k), 1-based with 0 = ground)."""
-        return self.parents - 1
+    @cached_property
+    def core(self) -> Model:
+        """The model as the core runs it (:class:`humanbody.core.Model`), built once on first use and kept.
+
+        Body k is the core's body ``k - 1`` and its parent ``core.parents[k - 1] = L(k) - 1`` (-1 = ground:
+        the one parent convention of :mod:`humanbody.core` and its kernels); the root has a ``Free`` joint,
+        every other body a ``Cardan`` joint of its sequence at xi_k (:func:`humanbody.core.from_body_model`).
+        The coordinates are :func:`coordinate_columns`, in that order.  Built on first use, so reading or
+        writing a model file does not load the core's compiled kernels; pickled with the model once built.
+        """
+        from ..core.huston import from_body_model  # lazy: the core loads numba, not wanted for reading a model file
+
+        return from_body_model(self)
 
     @property
     def total_mass(self) -> float:
@@ -199,10 +214,12 @@ class BodyModel:
         Parameters
         ----------
         name : str
+            A segment name of :attr:`names`.
 
         Returns
         -------
         int
+            Its row in the per-segment arrays, 0-based.
         """
         return segment_index(self.names, name)
 
@@ -212,10 +229,12 @@ class BodyModel:
         Parameters
         ----------
         name : str
+            A segment name of :attr:`names`.
 
         Returns
         -------
         int
+            Its body number k, 1-based.
         """
         return self.segment(name) + 1
 
@@ -243,6 +262,7 @@ class BodyModel:
         Returns
         -------
         ndarray of int64, shape (r, n)
+            L^1 ... L^r: row i holds each body's ancestor i generations up (0 = ground, 1-based bodies).
         """
         rows = []
         p = 1
@@ -309,6 +329,7 @@ class BodyModel:
         Returns
         -------
         BodyModel
+            The renumbered model (same bodies, parents remapped).
         """
         order = [int(o) for o in order]
         if sorted(order) != list(range(1, self.n_bodies + 1)):
@@ -345,6 +366,7 @@ class BodyModel:
         Returns
         -------
         BodyModel
+            A new model with the changes; ``self`` is unchanged.
         """
         return dataclasses.replace(self, **changes)
 
@@ -363,13 +385,12 @@ class BodyModel:
             Passed to :func:`default_model` (for
             example ``sex="male"`` or ``"female"``).
 
-        Segment masses, mass-centre locations and principal radii of
-        gyration come from published anthropometric tables scaled to the
-        subject; see :mod:`humanbody.model.anthropometry` for the sources.
-
         Returns
         -------
         BodyModel
+            Segment masses, mass-centre locations and principal radii of
+            gyration from published anthropometric tables scaled to the
+            subject (:mod:`humanbody.model.anthropometry` names the sources).
         """
         return default_model(mass=mass, height=height, **options)
 
@@ -380,6 +401,7 @@ class BodyModel:
         Returns
         -------
         dict
+            Plain JSON types: names, parents, sequences, offsets (m), masses (kg), inertias (kg m^2), gravity, conventions, meta.
         """
         segments = []
         for k in range(self.n_bodies):
@@ -413,10 +435,12 @@ class BodyModel:
         data : Mapping
             The parsed JSON.
         source : str, optional
+            The file's path, named in errors (None: errors name no file).
 
         Returns
         -------
         BodyModel
+            The model the dictionary describes (checked).
 
         Raises
         ------
@@ -471,6 +495,7 @@ class BodyModel:
         Returns
         -------
         str
+            The model as JSON text (:meth:`to_dict`).
         """
         return json.dumps(self.to_dict(), indent=2) + "\n"
 
@@ -480,6 +505,7 @@ class BodyModel:
         Parameters
         ----------
         path : str or os.PathLike
+            The model file to write (JSON); replaced whole or left as it was.
         """
         atomic_write_text(path, self.to_json())
 
@@ -515,13 +541,17 @@ def default_model(mass: float = DEFAULT_MASS, height: float = DEFAULT_HEIGHT, se
 
     Parameters
     ----------
-    mass : float, kg
-    height : float, m
+    mass : float
+        Body mass (kg).
+    height : float
+        Standing height (m).
     sex : {"male", "female"}
+        Which of de Leva's tables scales the segments.
 
     Returns
     -------
     BodyModel
+        The 17-segment model scaled to the subject.
     """
     return BodyModel(**default_parameters(mass, height, sex))
 
@@ -535,10 +565,12 @@ def load_model(path: str | os.PathLike) -> BodyModel:
     Parameters
     ----------
     path : str or os.PathLike
+        The model file (JSON).
 
     Returns
     -------
     BodyModel
+        The model it describes.
     """
     path = os.fspath(path)
     try:
@@ -564,6 +596,7 @@ def coordinate_columns(model: BodyModel) -> list[str]:
     Parameters
     ----------
     model : BodyModel
+        Its segment names (the first is the root).
 
     Returns
     -------
@@ -583,9 +616,11 @@ def sequence_axes_array(model: BodyModel) -> np.ndarray:
     Parameters
     ----------
     model : BodyModel
+        Its ``sequences``.
 
     Returns
     -------
     ndarray of int64, shape (n, 3)
+        Row k-1: the axes of body k's sequence in order.
     """
     return np.array([sequence_axes(s) for s in model.sequences], dtype=np.int64).reshape(-1, 3)

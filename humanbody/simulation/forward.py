@@ -94,7 +94,7 @@ class System:
         self.torques, self.springs, self.contacts, self.base = torques, springs, contacts, base
         if contacts is not None and len(contacts) == 0:
             self.contacts = None
-        self.core = core.from_body_model(self.model)
+        self.core = self.model.core
         rot = np.flatnonzero(self.core.compiled.akind == 0)  # three per body, in coordinate order
         self._rot, self._rot_body, self._rot_col = rot, np.repeat(np.arange(self.N), 3), np.tile(np.arange(3), self.N)
         self._groups: dict = {}

@@ -69,7 +69,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..core import Data, Model, forward_kinematics, from_body_model
+from ..core import Data, Model, forward_kinematics
 from ..core import marker_jacobian as core_marker_jacobian
 from ..core import marker_positions as core_marker_positions
 from ..core.joints import ROTATION, Cardan, Free
@@ -106,7 +106,7 @@ def coordinate_columns(model: BodyModel | Model) -> list[str]:
     list of str
         The root's position, then each body's angles, as the core model numbers them.
     """
-    core = model if isinstance(model, Model) else from_body_model(model)
+    core = model if isinstance(model, Model) else model.core
     return list(core.coordinate_names)
 
 

@@ -29,7 +29,7 @@ from ..errors import InputError
 from ..io.loads import LoadTable, read_loads
 from ..lab.axes import parse_axes
 from ..mechanics.kinematics import compute, coordinate_columns
-from ..mechanics.kinetics import joint_loads
+from ..mechanics.kinetics import joint_load_table
 from ..model.anthropometry import DEFAULT_HEIGHT, DEFAULT_MASS
 from ..model.body import BodyModel, load_model
 from ..model.segments import VECTOR_QUANTITIES
@@ -99,7 +99,7 @@ def scene_from_analysis(analysis, *, grf=None, axes: str = "auto", title: str | 
     residuals = analysis.residuals
     joint_moment = None
     if getattr(analysis, "loads", None) is not None:
-        joint_moment = joint_loads(analysis.model, analysis.results, analysis.loads).joint_moment
+        joint_moment = joint_load_table(analysis.model, analysis.results, analysis.loads).joint_moment
     return Scene(
         model=analysis.model,
         results=analysis.results,

@@ -14,7 +14,7 @@ import humanbody as hb
 from humanbody.errors import InputError
 from humanbody.io.loads import read_loads
 from humanbody.mechanics.foot_contact import assign_loads
-from humanbody.mechanics.kinetics import joint_loads, kinetic_block, kinetic_columns
+from humanbody.mechanics.kinetics import joint_load_table, kinetic_block, kinetic_columns
 from humanbody.mechanics.loads import FrameLoads, condition_loads
 from tests.mechanics.test_pinocchio_kinematics import _motion, pinocchio_model
 
@@ -45,7 +45,7 @@ def test_joint_loads_equal_pinocchio_rnea(sequences):
     coords, q, qd, qdd = _motion(model, rng, frames=25)
     res = hb.compute(model, coords)
     loads, point, moment = _random_loads(model, res, rng)
-    jl = joint_loads(model, res, loads)
+    jl = joint_load_table(model, res, loads)
     pm, ids = pinocchio_model(model)
     data = pm.createData()
     feet = [model.names.index("right_foot"), model.names.index("left_foot")]
@@ -73,7 +73,7 @@ def test_moment_contributions_sum_to_the_joint_moment():
     coords, *_ = _motion(model, rng, frames=60)
     res = hb.compute(model, coords)
     loads, point, moment = _random_loads(model, res, rng)
-    jl = joint_loads(model, res, loads)
+    jl = joint_load_table(model, res, loads)
     for seg, n_bodies in (("right_upper_leg", 3), ("left_foot", 1), ("lower_torso", 17)):
         k = model.names.index(seg)
         terms = moment_contributions(model, res, loads, seg)
@@ -89,7 +89,7 @@ def test_moment_contributions_sum_to_the_joint_moment():
     # no loads: the external terms are zero and the rest still sums to the moment
     free_air = moment_contributions(model, res, None, "right_upper_leg")
     assert not free_air["loads: force"].any() and not free_air["loads: free moment"].any()
-    np.testing.assert_allclose(sum(free_air.values()), joint_loads(model, res).joint_moment[:, model.names.index("right_upper_leg")], atol=1e-9)
+    np.testing.assert_allclose(sum(free_air.values()), joint_load_table(model, res).joint_moment[:, model.names.index("right_upper_leg")], atol=1e-9)
 
 
 def test_power_balance_along_a_motion():
@@ -99,7 +99,7 @@ def test_power_balance_along_a_motion():
     coords, *_ = _motion(model, rng, frames=400)
     res = hb.compute(model, coords)
     loads, point, moment = _random_loads(model, res, rng)
-    jl = joint_loads(model, res, loads)
+    jl = joint_load_table(model, res, loads)
     F = len(coords)
     # power of the loads: F . velocity of the body point at P + free moment . omega
     ext = np.zeros(F)
@@ -404,8 +404,8 @@ def test_automatic_assignment_nearest_foot_two_feet_and_two_plates():
     assert (two.body == right).all()
     one = FrameLoads(["AD"], two.force.sum(axis=1, keepdims=True), two.moment_o.sum(axis=1, keepdims=True),
                      two.cop[:, :1], body=np.full((4, 1), right), unloaded_index=two.unloaded_index)
-    both = joint_loads(model, res, two).joint_moment
-    np.testing.assert_allclose(both, joint_loads(model, res, one).joint_moment, rtol=1e-12, atol=1e-9)
+    both = joint_load_table(model, res, two).joint_moment
+    np.testing.assert_allclose(both, joint_load_table(model, res, one).joint_moment, rtol=1e-12, atol=1e-9)
     # no load ever reached the left foot: its leg's kinetics are NaN, said in one line; the right leg's are not
     assert two.unloaded == ["left_foot"] and any("no load on the left foot" in n for n in two.notes)
     assert np.isnan(both[:, [left, left - 1, left - 2]]).all() and np.isfinite(both[:, [right, right - 1]]).all()
