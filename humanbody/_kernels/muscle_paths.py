@@ -34,7 +34,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .osim_functions import evaluate
+from .functions import function_value
 from .vec3 import add, cross, dist2, dot, mat_t_vec, mat_vec, sub, unit
 from .wrap import INSIDE, MANDATORY, NO_WRAP, WRAPPED, wrap_cylinder, wrap_sphere
 from .wrap_ellipsoid import wrap_ellipsoid
@@ -49,23 +49,24 @@ def _v3(a, i):
 
 
 @nb.njit(cache=_CACHE, inline="always")
-def _coordinate_function(i, a, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd):
+def _coordinate_function(i, a, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd):
     """Axis ``a`` of moving point ``i``: its location (m) and slope (m per unit of its coordinate)."""
     f = pt_fn[i, a]
     if f < 0:
         return pt_loc[i, a], 0.0
     c = pt_mcoord[i, a]
-    return evaluate(f, q[c] if c >= 0 else 0.0, fk, fs, fn, fsc, fin, fd)
+    v, d1, _ = function_value(fk, fs, fn, fin, fd, f, q[c] if c >= 0 else 0.0)
+    return v, d1
 
 
 @nb.njit(cache=_CACHE, inline="always")
-def _point_local(i, q, pt_kind, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd):
+def _point_local(i, q, pt_kind, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd):
     """Location of path point ``i`` in its body's frame (m)."""
     if pt_kind[i] != 2:
         return _v3(pt_loc, i)
-    x = _coordinate_function(i, 0, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[0]
-    y = _coordinate_function(i, 1, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[0]
-    z = _coordinate_function(i, 2, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[0]
+    x = _coordinate_function(i, 0, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)[0]
+    y = _coordinate_function(i, 1, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)[0]
+    z = _coordinate_function(i, 2, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)[0]
     return (x, y, z)
 
 
@@ -158,7 +159,7 @@ def _wrap_one(w, m, n, q, R, O, tag, body, loc, pos, wlen, wseen, wvalid, pk):
     """Apply path wrap ``w`` of muscle ``m`` to the current path; ``(new n, status)``."""
     (pt_body, pt_loc, pt_kind, pt_coord, pt_range, pt_mcoord, pt_fn, m_pt,
      pw_obj, pw_range, m_pw, wo_body, wo_R, wo_p, wo_kind, wo_dim, wo_axis, wo_sign, wo_active, pw_method,
-     fk, fs, fn, fsc, fin, fd) = pk
+     fk, fs, fn, fin, fd) = pk
     n = _remove_wrap(w, n, tag, body, loc, pos)
     o = pw_obj[w]
     if not wo_active[o]:
@@ -262,11 +263,11 @@ def muscle_path(m, q, R, O, tag, body, loc, pos, wlen, gpos, wseen, wvalid, pk):
     """
     pt_body, pt_loc, pt_kind, pt_coord, pt_range, pt_mcoord, pt_fn, m_pt = pk[:8]
     m_pw = pk[10]
-    fk, fs, fn, fsc, fin, fd = pk[20:26]
+    fk, fs, fn, fin, fd = pk[20:25]
     n = 0
     for i in range(m_pt[m], m_pt[m + 1]):
         if _active(i, q, pt_kind, pt_coord, pt_range):
-            lc = _point_local(i, q, pt_kind, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)
+            lc = _point_local(i, q, pt_kind, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)
             n = _insert(n, n, i, pt_body[i], lc, _to_ground(R, O, pt_body[i], lc), tag, body, loc, pos)
     w0, nw = m_pw[m], m_pw[m + 1] - m_pw[m]
     for slot in range(2 * w0, 2 * (w0 + nw)):
@@ -357,14 +358,14 @@ def moving_point_rates(n, tag, body, gpos, q, R, qd, ks, across_bodies_only, out
         The packed paths.
     """
     pt_kind, pt_loc, pt_mcoord, pt_fn = pk[2], pk[1], pk[5], pk[6]
-    fk, fs, fn, fsc, fin, fd = pk[20:26]
+    fk, fs, fn, fin, fd = pk[20:25]
     for j in range(n):
         i = tag[j]
         if i < 0 or pt_kind[i] != 2:
             continue
-        sx = _coordinate_function(i, 0, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[1]
-        sy = _coordinate_function(i, 1, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[1]
-        sz = _coordinate_function(i, 2, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[1]
+        sx = _coordinate_function(i, 0, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)[1]
+        sy = _coordinate_function(i, 1, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)[1]
+        sz = _coordinate_function(i, 2, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)[1]
         cx, cy, cz = pt_mcoord[i, 0], pt_mcoord[i, 1], pt_mcoord[i, 2]
         Rb = R[body[j]]
         for side in (-1, 1):
