@@ -35,17 +35,12 @@ import numba as nb
 import numpy as np
 
 from .functions import function_value
-from .vec3 import add, cross, dist2, dot, mat_t_vec, mat_vec, sub, unit
+from .vec3 import add, cross, dist2, dot, mat_t_vec, mat_vec, row3, sub, unit
 from .wrap import INSIDE, MANDATORY, NO_WRAP, WRAPPED, wrap_cylinder, wrap_sphere
 from .wrap_ellipsoid import wrap_ellipsoid
 from .wrap_torus import wrap_torus
 
 _CACHE = True
-
-
-@nb.njit(cache=_CACHE, inline="always")
-def _v3(a, i):
-    return (a[i, 0], a[i, 1], a[i, 2])
 
 
 @nb.njit(cache=_CACHE, inline="always")
@@ -63,7 +58,7 @@ def _coordinate_function(i, a, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)
 def _point_local(i, q, pt_kind, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd):
     """Location of path point ``i`` in its body's frame (m)."""
     if pt_kind[i] != 2:
-        return _v3(pt_loc, i)
+        return row3(pt_loc, i)
     x = _coordinate_function(i, 0, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)[0]
     y = _coordinate_function(i, 1, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)[0]
     z = _coordinate_function(i, 2, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)[0]
@@ -80,13 +75,13 @@ def _active(i, q, pt_kind, pt_coord, pt_range):
 
 @nb.njit(cache=_CACHE, inline="always")
 def _to_ground(R, O, b, loc):
-    return add(mat_vec(R[b], loc), _v3(O, b))
+    return add(mat_vec(R[b], loc), row3(O, b))
 
 
 @nb.njit(cache=_CACHE, inline="always")
 def _to_wrap_frame(R, O, x, wb, wR, wp):
     """Ground point ``x`` in the frame of a wrap surface on body ``wb`` (wR, wp: surface in body)."""
-    in_body = mat_t_vec(R[wb], sub(x, _v3(O, wb)))
+    in_body = mat_t_vec(R[wb], sub(x, row3(O, wb)))
     return mat_t_vec(wR, sub(in_body, (wp[0], wp[1], wp[2])))
 
 
@@ -129,13 +124,13 @@ def _seen(j, tag, pos, wseen, wvalid):
     """Point ``j`` in ground as OpenSim's ``getLocationInGround`` returns it: a tangent point keeps
     the place it had when first read while its path was being built (see the module notes)."""
     if tag[j] >= 0:
-        return _v3(pos, j)
+        return row3(pos, j)
     slot = -tag[j] - 1
     if not wvalid[slot]:
         wvalid[slot] = True
         for a in range(3):
             wseen[slot, a] = pos[j, a]
-    return _v3(wseen, slot)
+    return row3(wseen, slot)
 
 
 @nb.njit(cache=_CACHE, inline="always")
@@ -150,7 +145,7 @@ def _path_length(n, tag, pos, wlen, gpos, wseen, wvalid):
         if tag[j] < 0 and tag[j + 1] == tag[j] - 1 and (-tag[j]) % 2 == 1:
             total += wlen[(-tag[j] - 1) // 2]
         else:
-            total += math.sqrt(dist2(_v3(gpos, j + 1), _v3(gpos, j)))
+            total += math.sqrt(dist2(row3(gpos, j + 1), row3(gpos, j)))
     return total
 
 
@@ -191,8 +186,8 @@ def _wrap_one(w, m, n, q, R, O, tag, body, loc, pos, wlen, wseen, wvalid, pk):
     for j in range(start, end):
         if tag[j] < 0 and tag[j + 1] < 0 and pw_obj[(-tag[j] - 1) // 2] == pw_obj[(-tag[j + 1] - 1) // 2]:
             continue
-        x1 = _to_wrap_frame(R, O, _v3(pos, j), wb, wR, wp)
-        x2 = _to_wrap_frame(R, O, _v3(pos, j + 1), wb, wR, wp)
+        x1 = _to_wrap_frame(R, O, row3(pos, j), wb, wR, wp)
+        x2 = _to_wrap_frame(R, O, row3(pos, j + 1), wb, wR, wp)
         if wo_kind[o] == 1:
             status, r1, r2, arc = wrap_sphere(x1, x2, wo_dim[o, 0], wo_axis[o], wo_sign[o])
         elif wo_kind[o] == 2:
@@ -323,8 +318,8 @@ def path_rates(n, tag, body, pos, gpos, O, J, kcol, ks, across_bodies_only, out)
         b0, b1 = body[j], body[j + 1]
         if across_bodies_only and b0 == b1:
             continue
-        u = unit(sub(_v3(gpos, j + 1), _v3(gpos, j)))
-        r0, r1 = sub(_v3(pos, j), _v3(O, b0)), sub(_v3(pos, j + 1), _v3(O, b1))
+        u = unit(sub(row3(gpos, j + 1), row3(gpos, j)))
+        r0, r1 = sub(row3(pos, j), row3(O, b0)), sub(row3(pos, j + 1), row3(O, b1))
         for k in ks:
             c = kcol[k]
             v0 = add((J[b0, 3, c], J[b0, 4, c], J[b0, 5, c]), cross((J[b0, 0, c], J[b0, 1, c], J[b0, 2, c]), r0))
@@ -372,7 +367,7 @@ def moving_point_rates(n, tag, body, gpos, q, R, qd, ks, across_bodies_only, out
             o = j + side
             if o < 0 or o >= n or (across_bodies_only and body[o] == body[j]):
                 continue
-            u = mat_t_vec(Rb, unit(sub(_v3(gpos, o), _v3(gpos, j))))   # toward the neighbour, body frame
+            u = mat_t_vec(Rb, unit(sub(row3(gpos, o), row3(gpos, j))))   # toward the neighbour, body frame
             for k in ks:
                 rate = (sx * qd[k, cx] if cx >= 0 else 0.0, sy * qd[k, cy] if cy >= 0 else 0.0,
                         sz * qd[k, cz] if cz >= 0 else 0.0)

@@ -6,7 +6,8 @@ kernels (:mod:`humanbody._kernels.marker_fit`,
 (``(m00, m01, m02, m10, ..., m22)``), which LLVM keeps in registers; a
 quaternion as ``(e1, e2, e3, e4)``, scalar last (Huston eq. 8.166).  Axes
 are numbered 0 = x, 1 = y, 2 = z.  The NumPy forms are in
-:mod:`humanbody.rotations`.
+:mod:`humanbody.rotations`; 3-vector algebra (sums, products, cross products) is
+:mod:`humanbody._kernels.vec3`'s.
 """
 
 from __future__ import annotations
@@ -127,52 +128,6 @@ def sequence_matrix(i0, i1, i2, sa, ca, sb, cb, sg, cg):
     if i0 == 0 and i1 == 1 and i2 == 2:
         return bryant(sa, ca, sb, cb, sg, cg), u2
     return mul33(mul33(A, elementary(i1, sb, cb)), elementary(i2, sg, cg)), u2
-
-
-@nb.njit(cache=_CACHE, inline="always")
-def cross(a, b):
-    """Cross product ``a x b`` of two 3-tuples.
-
-    Parameters
-    ----------
-    a, b : tuple of 3 float
-
-    Returns
-    -------
-    tuple of 3 float
-    """
-    return a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
-
-
-@nb.njit(cache=_CACHE, inline="always")
-def add3(a, b):
-    """Sum ``a + b`` of two 3-tuples.
-
-    Parameters
-    ----------
-    a, b : tuple of 3 float
-
-    Returns
-    -------
-    tuple of 3 float
-    """
-    return a[0] + b[0], a[1] + b[1], a[2] + b[2]
-
-
-@nb.njit(cache=_CACHE, inline="always")
-def scale3(s, a):
-    """Product ``s a`` of a scalar and a 3-tuple.
-
-    Parameters
-    ----------
-    s : float
-    a : tuple of 3 float
-
-    Returns
-    -------
-    tuple of 3 float
-    """
-    return s * a[0], s * a[1], s * a[2]
 
 
 @nb.njit(cache=_CACHE, inline="always")

@@ -1,4 +1,6 @@
-"""Inline numba helpers on 3-vectors carried as 3-tuples of floats (LLVM keeps them in registers)."""
+"""The kernels' one set of inline numba helpers on 3-vectors carried as 3-tuples of floats (LLVM keeps them in
+registers): sums, differences, products, norms, matrix-vector products with 3x3 arrays, and the loads and stores of a
+3-vector in an array.  Rotations (9-tuple matrices, angles, quaternions) are :mod:`humanbody._kernels.rot`'s."""
 
 from __future__ import annotations
 
@@ -199,3 +201,57 @@ def acos_clipped(c):
     float, rad in [0, pi]
     """
     return math.acos(min(1.0, max(-1.0, c)))
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def row3(a, i):
+    """Row ``i`` of an (n, 3) array as a 3-tuple.
+
+    Parameters
+    ----------
+    a : ndarray, shape (n, 3)
+        Vectors, one per row (any unit).
+    i : int
+        The row.
+
+    Returns
+    -------
+    tuple of 3 float
+        ``(a[i, 0], a[i, 1], a[i, 2])``.
+    """
+    return (a[i, 0], a[i, 1], a[i, 2])
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def load3(X, f, b):
+    """Vector ``X[f, b]`` of an (F, n, 3) array (frames x items x 3) as a 3-tuple.
+
+    Parameters
+    ----------
+    X : ndarray, shape (F, n, 3)
+        One vector per frame and item (any unit).
+    f, b : int
+        Frame and item.
+
+    Returns
+    -------
+    tuple of 3 float
+        ``(X[f, b, 0], X[f, b, 1], X[f, b, 2])``.
+    """
+    return (X[f, b, 0], X[f, b, 1], X[f, b, 2])
+
+
+@nb.njit(cache=_CACHE, inline="always")
+def store3(X, f, b, t):
+    """Write a 3-tuple into ``X[f, b]`` of an (F, n, 3) array.
+
+    Parameters
+    ----------
+    X : ndarray, shape (F, n, 3)
+        Written in place.
+    f, b : int
+        Frame and item.
+    t : tuple of 3 float
+        The vector written.
+    """
+    X[f, b, 0], X[f, b, 1], X[f, b, 2] = t
