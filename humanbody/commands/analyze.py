@@ -171,7 +171,7 @@ def run_osim(args) -> int:
 
     import numpy as np  # lazy: keeps `humanbody --help` quick
 
-    from ..io import markers_array, read_frame  # lazy: as above
+    from ..io import markers_array, read_trial  # lazy: as above
     from ..io.opensim_writer import write_storage  # lazy: as above
     from ..osim import read_osim  # lazy: as above
     from ..osim.build import build_core_model  # lazy: as above
@@ -186,7 +186,7 @@ def run_osim(args) -> int:
     for note in cm.osim.notes:
         say(note)
     tasks = read_ik_setup(args.ik_setup) if args.ik_setup else None
-    frame = read_frame(args.trial)
+    frame = read_trial(args.trial)
     names, xyz = markers_array(frame)
     result = solve_ik(cm, names, xyz, tasks, path=args.trial, time=frame["time"].to_numpy(dtype=float))
     degrees = np.array([c.motion_type == "rotational" for c in cm.osim.coordinates])  # as OpenSim converts
@@ -217,7 +217,7 @@ def _osim_muscles(args, time, q, out) -> list[str]:
     from pathlib import Path  # lazy: only this branch
 
     from ..muscles.markers import COORDINATE_CUTOFF_HZ, setup_of  # lazy: only this branch (numba kernels)
-    from ..muscles.output import write_results  # lazy: as above
+    from ..muscles.output import write_muscle_results  # lazy: as above
     from ..muscles.reserves import weak_reserves  # lazy: as above
     from ..muscles.trial import run_coordinates  # lazy: as above
 
@@ -225,7 +225,7 @@ def _osim_muscles(args, time, q, out) -> list[str]:
     reserves = args.reserves or weak_reserves(setup.geometry.model.coordinate_names)
     result = run_coordinates(setup, time, q, str(_loads_xml(args.forces)), reserves,
                              cutoff_hz=COORDINATE_CUTOFF_HZ, joints=None, where=args.trial)
-    lines = write_results(result, setup, out, Path(args.trial).stem)
+    lines = write_muscle_results(result, setup, out, Path(args.trial).stem)
     lines[:0] = [n for n in setup.geometry.notes if n not in setup.geometry.model.notes]   # the wrap surfaces
     if not args.reserves:
         lines.insert(0, "static optimization: reserves of optimal force 1 on every coordinate (--reserves to choose)")

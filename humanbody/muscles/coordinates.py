@@ -26,6 +26,7 @@ import numpy as np
 from .._kernels.iir import iir3_pass
 from ..osim.quintic import natural_quintic_slopes
 
+
 def reflect_pad(x: np.ndarray, n: int) -> np.ndarray:
     """``n`` points before and after (axis 0), ``2 x[0] - x[k]`` and ``2 x[-1] - x[-1-k]`` (Signal::Pad).
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..io import markers_array, read_frame
+from ..io import markers_array, read_trial
 from ..osim import read_osim
 from ..osim.ik import IKResult, IKTasks, solve_ik
 from .capacity import read_muscles
@@ -120,7 +120,7 @@ def analyze_markers(setup: Setup, trial: str | os.PathLike, forces: str | os.Pat
         The frame times (F,) s, the inverse kinematics and the muscle results.
     """
     loads = loads_xml(forces)
-    frame = read_frame(trial)
+    frame = read_trial(trial)
     names, xyz = markers_array(frame)
     time = frame["time"].to_numpy(dtype=float)
     ik = solve_ik(setup.geometry.core, names, xyz, tasks, path=trial, time=time)
