@@ -18,10 +18,12 @@ def add(a, b):
     Parameters
     ----------
     a, b : tuple of 3 float
+        The two vectors (one unit for both).
 
     Returns
     -------
     tuple of 3 float
+        ``a + b``.
     """
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
@@ -33,10 +35,12 @@ def sub(a, b):
     Parameters
     ----------
     a, b : tuple of 3 float
+        The two vectors (one unit for both).
 
     Returns
     -------
     tuple of 3 float
+        ``a - b``.
     """
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
@@ -48,11 +52,14 @@ def scale(a, s):
     Parameters
     ----------
     a : tuple of 3 float
+        The vector (any unit).
     s : float
+        The factor.
 
     Returns
     -------
     tuple of 3 float
+        ``s a``, component by component ``a_i s``.
     """
     return (a[0] * s, a[1] * s, a[2] * s)
 
@@ -64,11 +71,14 @@ def axpy(s, a, b):
     Parameters
     ----------
     s : float
+        The factor of ``a``.
     a, b : tuple of 3 float
+        The vectors (one unit for both).
 
     Returns
     -------
     tuple of 3 float
+        ``b + s a``.
     """
     return (b[0] + s * a[0], b[1] + s * a[1], b[2] + s * a[2])
 
@@ -80,10 +90,12 @@ def dot(a, b):
     Parameters
     ----------
     a, b : tuple of 3 float
+        The two vectors.
 
     Returns
     -------
     float
+        ``a . b`` (the product of their units).
     """
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
@@ -95,10 +107,12 @@ def cross(a, b):
     Parameters
     ----------
     a, b : tuple of 3 float
+        The two vectors, in one right-handed frame's components.
 
     Returns
     -------
     tuple of 3 float
+        ``a x b`` in the same components.
     """
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
@@ -110,10 +124,12 @@ def norm(a):
     Parameters
     ----------
     a : tuple of 3 float
+        The vector (any unit).
 
     Returns
     -------
     float
+        Its length (the vector's unit).
     """
     return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
@@ -125,10 +141,12 @@ def dist2(a, b):
     Parameters
     ----------
     a, b : tuple of 3 float
+        Two points (one unit for both, e.g. m).
 
     Returns
     -------
     float
+        The squared distance between them (unit squared).
     """
     d = sub(a, b)
     return dot(d, d)
@@ -141,10 +159,12 @@ def unit(a):
     Parameters
     ----------
     a : tuple of 3 float
+        The vector (any unit).
 
     Returns
     -------
     tuple of 3 float
+        The unit vector along ``a`` (dimensionless).
     """
     n = norm(a)
     if n == 0.0:
@@ -159,11 +179,14 @@ def mat_vec(m, v):
     Parameters
     ----------
     m : ndarray, shape (3, 3)
+        The matrix (e.g. a rotation, body -> ground).
     v : tuple of 3 float
+        The vector (any unit).
 
     Returns
     -------
     tuple of 3 float
+        ``M v`` (the unit of ``v``).
     """
     return (m[0, 0] * v[0] + m[0, 1] * v[1] + m[0, 2] * v[2],
             m[1, 0] * v[0] + m[1, 1] * v[1] + m[1, 2] * v[2],
@@ -177,11 +200,14 @@ def mat_t_vec(m, v):
     Parameters
     ----------
     m : ndarray, shape (3, 3)
+        The matrix (e.g. a rotation, body -> ground, whose transpose maps back).
     v : tuple of 3 float
+        The vector (any unit).
 
     Returns
     -------
     tuple of 3 float
+        ``M^T v`` (the unit of ``v``).
     """
     return (m[0, 0] * v[0] + m[1, 0] * v[1] + m[2, 0] * v[2],
             m[0, 1] * v[0] + m[1, 1] * v[1] + m[2, 1] * v[2],
@@ -195,10 +221,12 @@ def acos_clipped(c):
     Parameters
     ----------
     c : float
+        The cosine, clipped to [-1, 1] first.
 
     Returns
     -------
     float, rad in [0, pi]
+        The angle.
     """
     return math.acos(min(1.0, max(-1.0, c)))
 

@@ -319,6 +319,7 @@ class FunctionTable:
         Returns
         -------
         FunctionTable
+            The functions' type codes, coefficient slices and numbers, in the kernel's layout.
 
         Raises
         ------

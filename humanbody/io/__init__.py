@@ -133,10 +133,12 @@ def detect_format(path) -> str:
     Parameters
     ----------
     path : str or os.PathLike
+        The trial file.
 
     Returns
     -------
     str
+        Its format, one of :data:`FORMATS`.
 
     Raises
     ------
@@ -267,12 +269,14 @@ def read_forces(path, **options):
     Parameters
     ----------
     path : str or os.PathLike
+        The force file.
     **options
         As :func:`read_trial` takes them.
 
     Returns
     -------
     pandas.DataFrame
+        ``time`` (s) and the file's force columns, lab axes.
     """
     return read_trial(path, kind="forces", **options)
 

@@ -188,12 +188,15 @@ def capacity(muscles: MuscleSet, length: np.ndarray, speed: np.ndarray) -> np.nd
 
     Parameters
     ----------
-    muscles : :func:`read_muscles`.
-    length, speed : (F, M) muscle-tendon lengths (m) and lengthening speeds (m/s).
+    muscles : MuscleSet
+        :func:`read_muscles`.
+    length, speed : numpy.ndarray
+        (F, M) muscle-tendon lengths (m) and lengthening speeds (m/s).
 
     Returns
     -------
-    (F, M) ``Fmax fL fV cos(alpha)`` with a rigid tendon.
+    numpy.ndarray
+        (F, M) ``Fmax fL fV cos(alpha)`` with a rigid tendon.
     """
     p = muscles.params
     L = np.ascontiguousarray(length, dtype=float)

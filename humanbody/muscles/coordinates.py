@@ -82,13 +82,17 @@ def opensim_kinematics(time: np.ndarray, q: np.ndarray, cutoff_hz: float | None 
 
     Parameters
     ----------
-    time : (F,) s, evenly sampled.
-    q : (F, C) coordinates (rad, m).
-    cutoff_hz : the low-pass cut-off (Hz), or None for no filtering.
+    time : numpy.ndarray
+        (F,) s, evenly sampled.
+    q : numpy.ndarray
+        (F, C) coordinates (rad, m).
+    cutoff_hz : float, optional
+        The low-pass cut-off (Hz), or None for no filtering.
 
     Returns
     -------
-    q, qd, qdd : (F, C) each.
+    q, qd, qdd : numpy.ndarray
+        (F, C) each: the (filtered) coordinates (rad, m), their speeds (per s) and accelerations (per s^2).
     """
     time = np.asarray(time, float)
     q = np.asarray(q, float)

@@ -132,8 +132,10 @@ class MuscleGeometry:
 
         Parameters
         ----------
-        q : (F, nq) array   coordinates in ``model.coordinate_names`` order (rad, m)
-        qd : (F, nq) array, optional   their rates (rad/s, m/s)
+        q : (F, nq) array
+            Coordinates in ``model.coordinate_names`` order (rad, m)
+        qd : (F, nq) array, optional
+            Their rates (rad/s, m/s)
 
         Returns
         -------

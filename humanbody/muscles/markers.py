@@ -106,13 +106,20 @@ def analyze_markers(setup: Setup, trial: str | os.PathLike, forces: str | os.Pat
 
     Parameters
     ----------
-    setup : :func:`setup_of` the model.
-    trial : marker file (TRC, C3D, ...) in the model's lab axes (OpenSim: y up).
-    forces : OpenSim ExternalLoads XML (or a table with one of the same name beside it).
-    reserves : an OpenSim actuators file; None: a weak reserve on every coordinate.
-    tasks : the IK setup's weights (None: every shared marker, weight 1).
-    joints : joints whose reactions to compute (None: every joint; ``()``: none).
-    exponent : the cost's ``p``.
+    setup : Setup
+        :func:`setup_of` the model.
+    trial : str | os.PathLike
+        Marker file (TRC, C3D, ...) in the model's lab axes (OpenSim: y up).
+    forces : str or os.PathLike, optional
+        An OpenSim ExternalLoads XML (or a table with one of the same name beside it); None: no external loads.
+    reserves : str | os.PathLike, optional
+        An OpenSim actuators file; None: a weak reserve on every coordinate.
+    tasks : IKTasks, optional
+        The IK setup's weights (None: every shared marker, weight 1).
+    joints : tuple[str, ...], optional
+        Joints whose reactions to compute (None: every joint; ``()``: none).
+    exponent : float
+        The cost's ``p``.
 
     Returns
     -------

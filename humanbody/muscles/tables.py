@@ -69,17 +69,24 @@ def muscle_tables(coordinates: str | os.PathLike, model: str | os.PathLike, out_
 
     Parameters
     ----------
-    coordinates : path   OpenSim .mot/.sto with a column per model coordinate (degrees or radians)
-    model : path         the .osim model
-    out_dir : path       folder for the two CSV files (created if missing)
-    chunk_frames : int   frames computed at once (memory: about 30 kB per frame for 92 muscles)
-    geometry : MuscleGeometry, optional   the model's, when already built (the file is then not read again)
-    frames : (time (F,), q (F, nq)), optional   the coordinates file as :func:`.geometry.read_model_coordinates` read it
-        with ``geometry``, when already read (s; rad, m)
+    coordinates : path
+        OpenSim .mot/.sto with a column per model coordinate (degrees or radians)
+    model : path
+        The .osim model
+    out_dir : path
+        Folder for the two CSV files (created if missing)
+    chunk_frames : int
+        Frames computed at once (memory: about 30 kB per frame for 92 muscles)
+    geometry : MuscleGeometry, optional
+        The model's, when already built (the file is then not read again)
+    frames : tuple of (numpy.ndarray, numpy.ndarray), optional
+        ``(time (F,), q (F, nq))``: the coordinates file as :func:`.geometry.read_model_coordinates` read it with
+        ``geometry``, when already read (s; rad, m).
 
     Returns
     -------
     MuscleTables
+        The two files written, the frame, muscle and moment-arm column counts, the model's notes.
 
     Raises
     ------

@@ -176,12 +176,22 @@ def run_coordinates_file(setup: Setup, coordinates: str | os.PathLike, loads: st
 
     Parameters
     ----------
-    setup : :meth:`Setup.load` of the model.
-    coordinates : the trial's coordinates (OpenSim ``.mot``/``.sto``: degrees or radians as its header says).
-    loads : external loads (OpenSim ExternalLoads ``.xml`` or ground-reaction ``.mot``), or None.
-    reserves : an OpenSim actuators file of CoordinateActuators, or None.
-    exponent : the cost's ``p``; step : every ``step``-th frame; cutoff_hz : OpenSim's coordinate low-pass.
-    joints : joint names for the reactions; None for every joint, ``()`` for none.
+    setup : Setup
+        :meth:`Setup.load` of the model.
+    coordinates : str | os.PathLike
+        The trial's coordinates (OpenSim ``.mot``/``.sto``: degrees or radians as its header says).
+    loads : str | os.PathLike, optional
+        External loads (OpenSim ExternalLoads ``.xml`` or ground-reaction ``.mot``), or None.
+    reserves : str or os.PathLike, optional
+        An OpenSim actuators file of CoordinateActuators, or None.
+    exponent : float
+        The cost's ``p`` (OpenSim's ``activation_exponent``).
+    step : int
+        Every ``step``-th frame is analysed.
+    cutoff_hz : float, optional
+        OpenSim's coordinate low-pass cut-off (Hz); None: no filter.
+    joints : tuple[str, ...], optional
+        Joint names for the reactions; None for every joint, ``()`` for none.
     time_range : (start, end) s of the frames to analyse (after filtering the whole file, as OpenSim);
         frames outside the loads' time span are left out.
 

@@ -46,8 +46,10 @@ def read_external_loads(path: str | os.PathLike) -> tuple[list[ExternalForce], s
 
     Returns
     -------
-    forces : list of ExternalForce  (disabled ones left out)
-    datafile : str  the path of the forces table (.mot/.sto)
+    forces : list of ExternalForce
+        The file's enabled forces (disabled ones left out).
+    datafile : str
+        The path of the forces table (.mot/.sto).
 
     Raises
     ------
@@ -168,9 +170,15 @@ def solve_id(cm: CoreModel, time: np.ndarray, q: np.ndarray, forces: list[Extern
     Parameters
     ----------
     cm : CoreModel
-    time : (F,) s, increasing (at least 6 frames)
-    q : (F, nq)  coordinates in OpenSim's order
-    forces, table : the external loads (:func:`read_external_loads`) and their table
+        The OpenSim model and its core model (:func:`humanbody.osim.build.build_core_model`).
+    time : numpy.ndarray
+        (F,) frame times (s), increasing (at least 6 frames).
+    q : numpy.ndarray
+        (F, nq) coordinates (rad, m) in OpenSim's order.
+    forces : list of ExternalForce
+        The external loads (:func:`read_external_loads`).
+    table : pandas.DataFrame
+        Their data table (``time`` and the force, point and torque columns, in ground).
 
     Returns
     -------

@@ -208,9 +208,12 @@ def ik_marker_jacobian(prob: IKProblem, theta, p, seqs, wrt: str = "angles", met
     ----------
     prob : IKProblem
         The calibrated markers and tree (:func:`humanbody.markers.global_ik.ik_problem`).
-    theta : (F, n, 3) or (n, 3)      angles of each body relative to its parent (rad)
-    p : (F, 3) or (3,)               root position (m)
-    seqs : sequence of str           each body's rotation sequence (``model.sequences``)
+    theta : (F, n, 3) or (n, 3)
+        Angles of each body relative to its parent (rad)
+    p : (F, 3) or (3,)
+        Root position (m)
+    seqs : sequence of str
+        Each body's rotation sequence (``model.sequences``)
     wrt : {"angles", "rotation_vectors"}
         Columns of the bodies: the sequence angles (rad), or the rotation
         increments delta_k in ground components the solver uses.
@@ -274,6 +277,7 @@ def coordinate_covariance(prob: IKProblem, theta, p, seqs, sigma: float = 1.0, p
     Parameters
     ----------
     prob : IKProblem
+        The calibrated markers and tree (:func:`humanbody.markers.global_ik.ik_problem`).
     theta, p, seqs
         The pose (:func:`ik_marker_jacobian`).
     sigma : float
@@ -516,6 +520,7 @@ def predict_precision(calibration: Calibration, coords: pd.DataFrame, noise_m: f
     Returns
     -------
     Precision
+        The per-frame standard deviations of every coordinate and their summary.
     """
     if not (np.isfinite(noise_m) and noise_m > 0):
         raise InputError(f"marker noise must be a positive number of metres, not {noise_m!r}")
