@@ -322,7 +322,8 @@ def _path_point(el, ctx: _Ctx, muscle: str) -> PathPoint:
         rng = _floats(_text(el, "range", "0 0"))
         return PathPoint(name, body, location, "conditional", coord, (rng[0], rng[1]))
     if el.tag == "MovingPathPoint":
-        coords, functions = [], []
+        coords: list[str] = []
+        functions: list[fn.Function] = []
         for i, axis in enumerate("xyz"):
             coord = _last(_text(el, f"socket_{axis}_coordinate") or _text(el, f"{axis}_coordinate"))
             holder = el.find(f"{axis}_location")
