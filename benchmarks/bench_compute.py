@@ -27,6 +27,7 @@ import os
 import resource
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -186,7 +187,8 @@ def run_store_floor(frames: int) -> dict:
 
 
 def run_numpy(frames: int) -> dict:
-    from humanbody.mechanics.reference import reference_kinematics
+    sys.path.append(str(Path(__file__).resolve().parents[1] / "tests"))  # the tests' NumPy reference
+    from _huston_reference import reference_kinematics
 
     model = bench_model()
     t, q, qd, qdd = motion(model, frames)

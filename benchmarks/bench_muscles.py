@@ -58,11 +58,11 @@ def opensim_seconds(model_path: Path, ik: Path, frames: int, every_pair: bool) -
     import opensim as osim  # lazy: the reference program
 
     sys.path.insert(0, str(ROOT))
-    from humanbody.muscles import MuscleGeometry, read_coordinates
+    from humanbody.muscles import MuscleGeometry, read_model_coordinates
     from humanbody.osim import read_osim
 
     ours = read_osim(model_path)
-    _, q = read_coordinates(ik, ours)
+    _, q = read_model_coordinates(ik, ours)
     crossed = MuscleGeometry.of(ours).crossed
     model = osim.Model(str(model_path))
     state = model.initSystem()

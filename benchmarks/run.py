@@ -17,7 +17,7 @@ from another):
 - ``humanbody-1thread``  as ``humanbody`` with ``NUMBA_NUM_THREADS=1``
   (per-core comparison with Pinocchio, which runs on one core);
 - ``numpy``            the plain NumPy implementation of the same equations
-  (``humanbody.mechanics.reference``), up to ``--numpy-max`` frames;
+  (``tests/_huston_reference.py``), up to ``--numpy-max`` frames;
 - ``pinocchio``        Pinocchio's ``rnea`` + ``centerOfMass`` (acceleration
   level) called frame by frame from Python on the same tree;
 - ``bandwidth``        the machine's memory-write bandwidth (numba parallel fill

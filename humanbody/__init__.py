@@ -14,7 +14,7 @@ The public API is flat (docs/conventions.md, "Python API")::
     options = humanbody.AnalysisOptions(static="static.trc", mass=72.6, forces="walk_grf.mot")
     analysis = humanbody.analyze_trial("walk.trc", options)   # every option in one object
 
-``humanbody.read_trial(path)`` (the same function as ``humanbody.read_frame``)
+``humanbody.read_trial(path)``
 returns the reader's DataFrame (``time`` column, lab axes); ``humanbody.Trial.read(path, forces=..., axes=...)``
 (:func:`humanbody.trial.load_trial`) returns a :class:`~humanbody.trial.Trial`,
 markers and force plates in ground axes under one mapping, whose
@@ -43,7 +43,6 @@ _EXPORTS = {
     "coordinate_columns": ".mechanics.kinematics",
     "Results": ".mechanics.results",
     "read_trial": ".io",
-    "read_frame": ".io",
     "Trial": ".trial",
     "AnalysisOptions": ".options",
     "Analysis": ".analysis.values",

@@ -51,7 +51,7 @@ import pandas as pd
 
 from .errors import InputError
 from .gait.events import FOOT_MARKERS, PELVIS_MARKERS, PSEUDO_FEET, foot_markers, kinematic_events
-from .io import length_unit, markers_array, read_frame
+from .io import length_unit, markers_array, read_trial
 from .io.c3d_writer import PointBlock, platform_channels, write_c3d
 from .io.opensim_writer import (
     GRF_PREFIXES,
@@ -227,7 +227,7 @@ def _raw_markers(analysis):
     """(names, xyz (F, n, 3) m in lab axes, the file's unit, metres per unit, frame table) or None."""
     if analysis.axes is None:
         return None
-    df = analysis.raw if getattr(analysis, "raw", None) is not None else read_frame(analysis.source)
+    df = analysis.raw if getattr(analysis, "raw", None) is not None else read_trial(analysis.source)
     unit, scale = length_unit(df.attrs.get("units_in_file") or "m")
     names = list(df.attrs.get("markers") or [])
     if names and list(map(str, df.columns)) == ["time"] + [f"{n}_{a}" for n in names for a in _AXES]:

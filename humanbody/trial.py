@@ -11,7 +11,7 @@ plates share one ground frame.  Inside, a trial is arrays (time, markers
 
 One name, one return type: the ``read_*`` functions of :mod:`humanbody.io`
 return pandas DataFrames in lab axes (``humanbody.read_trial(path)``, i.e.
-:func:`humanbody.io.read_frame`, docs/conventions.md "Python API", and
+:func:`humanbody.io.read_trial`, docs/conventions.md "Python API", and
 :func:`humanbody.io.read_forces`); the ``load_*`` functions here return the
 analysis' objects in ground axes: :func:`load_trial` (also
 ``humanbody.Trial.read(path)``) a :class:`Trial`, whose ``to_frame()`` is that
@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, Note, priority_of
-from .io import read_frame
+from .io import read_trial
 from .io.c3d_events import events_table
 from .io.loads import read_loads
 from .lab.axes import to_ground
@@ -38,7 +38,7 @@ from .lab.layout import table_markers
 
 __all__ = ["Trial", "load_trial", "load_forces", "file_events", "KINDS"]
 
-#: The kinds of trial an analysis takes (``attrs["kind"]`` of :func:`humanbody.io.read_frame`).
+#: The kinds of trial an analysis takes (``attrs["kind"]`` of :func:`humanbody.io.read_trial`).
 KINDS = ("markers", "coordinates", "orientations")
 
 
@@ -135,7 +135,7 @@ class Trial:
     def from_frame(cls, frame: pd.DataFrame, axes=None, lab_attrs: dict | None = None) -> Trial:
         """A Trial holding ``frame``'s values (no copy when it is one float64 block).
 
-        ``frame`` is a reader's table (:func:`humanbody.io.read_frame`); for a
+        ``frame`` is a reader's table (:func:`humanbody.io.read_trial`); for a
         marker trial already in ground axes, ``axes`` is its mapping and
         ``lab_attrs`` the reader's attrs before the mapping.
 
@@ -169,7 +169,7 @@ class Trial:
         """The trial as a DataFrame: ``time`` then ``columns``.
 
         ``axes="lab"`` (default): the reader's table, exactly as
-        :func:`humanbody.io.read_frame` returns it (the top-level
+        :func:`humanbody.io.read_trial` returns it (the top-level
         ``humanbody.read_trial``): markers in lab axes, the reader's attrs.
         ``axes="ground"``: markers in ground axes as
         :func:`humanbody.lab.axes.to_ground` gives them (its attrs);
@@ -239,7 +239,7 @@ def load_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_ma
     Parameters
     ----------
     path : str or Path
-        Any trial :func:`humanbody.io.read_frame` reads (markers, generalized
+        Any trial :func:`humanbody.io.read_trial` reads (markers, generalized
         coordinates, orientations).
     forces : str or Path, optional
         Force plates or loads table (:func:`humanbody.io.loads.read_loads`),
@@ -269,7 +269,7 @@ def load_trial(path, forces=None, axes="auto", loads: dict | None = None, imu_ma
     ``to_frame()`` is that DataFrame.
     """
     path = os.fspath(path)
-    frame = read_frame(path, imu_map=imu_map)
+    frame = read_trial(path, imu_map=imu_map)
     kind = frame.attrs.get("kind")
     fmt = frame.attrs.get("format", "?")
     rate = frame.attrs.get("rate_hz")

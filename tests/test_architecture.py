@@ -8,12 +8,14 @@ those inside functions.  docs/architecture.md draws the same graph.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 from _house import build, summary
 
 ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "architecture.md"
 
 #: The domain folders the readers and writers of io/ stand below.
 DOMAIN = ("markers/", "gait/", "imu/", "mechanics/")
@@ -184,3 +186,59 @@ def test_the_rules_see_a_long_function_and_a_lazy_import():
     text = ("def f():\n    import numpy as np\n    import pyarrow.parquet as pq\n"
             "    from .x import y  # lazy: x imports this module\n    from . import z\n")
     assert lazy_imports([("a.py", text)]) == ["a.py:2 import numpy as np", "a.py:5 from . import z"]
+
+
+def _room(name: str) -> str:
+    """A room as the page's table names it -> as tests/_house.py names it (``trial.py`` -> ``trial``, the package
+    face ``__init__.py`` -> ``humanbody``; folders keep their slash)."""
+    if name == "__init__.py":
+        return "humanbody"
+    return name.removesuffix(".py")
+
+
+def _page_name(room: str) -> str:
+    """The inverse of :func:`_room`: how the page writes a room of tests/_house.py."""
+    if room == "humanbody":
+        return "`__init__.py`"
+    return f"`{room}`" if room.endswith("/") else f"`{room}.py`"
+
+
+def documented_floors(text: str) -> dict[str, int]:
+    """Room -> floor from the page's table of floors (rows ``| N | `room`, ... |``).
+
+    Parameters
+    ----------
+    text : str
+        The page (docs/architecture.md).
+
+    Returns
+    -------
+    dict of str to int
+        Each room the table names (tests/_house.py's spelling) and the floor its row gives.
+    """
+    floors = {}
+    for line in text.splitlines():
+        row = re.fullmatch(r"\| (\d+) \| (.+) \|", line.strip())
+        if row:
+            for name in re.findall(r"`([^`]+)`", row.group(2)):
+                floors[_room(name)] = int(row.group(1))
+    return floors
+
+
+def test_the_pages_table_of_floors_is_the_house(whole_house):
+    """docs/architecture.md's table of floors is the house the code builds: every room on its floor, every room in
+    the table.  On a failure the message gives the rows to write."""
+    documented = documented_floors(PAGE.read_text(encoding="utf-8"))
+    if documented != whole_house.floor:
+        rows = [f"| {n} | " + ", ".join(_page_name(r) for r in sorted(rooms)) + " |"
+                for n in range(max(whole_house.floor.values()), 0, -1)
+                if (rooms := [r for r, f in whole_house.floor.items() if f == n])]
+        wrong = sorted(set(documented.items()) ^ set(whole_house.floor.items()))
+        pytest.fail("docs/architecture.md's table of floors is not the house (python tests/_house.py); differing "
+                    f"(room, floor): {wrong}. Write these rows (wording of the data/ scripts and the package face "
+                    "as the page has them):\n" + "\n".join(rows))
+
+
+def test_the_table_is_read_as_written():
+    text = "| 3 | `lab/`, `options.py` |\n| 2 | the package face `__init__.py` |\n| face | `cli.py` | not a floor |\n"
+    assert documented_floors(text) == {"lab/": 3, "options": 3, "humanbody": 2}

@@ -59,7 +59,7 @@ def run(seconds: float = 20.0, noise_mm: float = 2.0, cutoff: float | None = 6.0
     from humanbody.io import read_trial
     from humanbody.lab.axes import to_ground
     from humanbody.markers.calibration import calibrate
-    from humanbody.tools.precision import coordinate_columns, predict_precision
+    from humanbody.tools.precision import ik_coordinate_names, predict_precision
 
     static = DATA / "subject01_static.trc"
     st, _ = to_ground(read_trial(static))
@@ -69,7 +69,7 @@ def run(seconds: float = 20.0, noise_mm: float = 2.0, cutoff: float | None = 6.0
     ang, root = motion(motion_kind, t)
     mk, _, _ = forward(cal, ang, root)
     mk = {m: v for m, v in mk.items() if m in names}
-    cols = coordinate_columns(cal.model)
+    cols = ik_coordinate_names(cal.model)
     sq = np.zeros(len(cols))
     with tempfile.TemporaryDirectory() as tmp:
         def fit(markers, name):
@@ -123,9 +123,9 @@ def with_arm_clusters(prob, radius: float = 0.06):
 def what_if(calibration, coords, noise_mm: float = 2.0, cutoff: float | None = 6.0) -> pd.DataFrame:
     """RMS predicted error (deg) of the arms' angles: the gait2392 arm markers vs 6 cm arm clusters."""
     from humanbody.markers.global_ik import ik_problem
-    from humanbody.tools.precision import coordinate_columns, coordinate_covariance, filter_gain
+    from humanbody.tools.precision import ik_coordinate_names, coordinate_covariance, filter_gain
 
-    cols = coordinate_columns(calibration.model)
+    cols = ik_coordinate_names(calibration.model)
     q = coords[cols].to_numpy()
     theta, p = q[:, 3:].reshape(len(q), -1, 3), q[:, :3]
     t = coords["time"].to_numpy()

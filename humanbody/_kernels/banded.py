@@ -27,15 +27,18 @@ def banded_solve(ab, kl, ku, b):
 
     Parameters
     ----------
-    ab : (2 kl + ku + 1, n) ``A`` in band storage (above), its first ``kl`` rows zero; overwritten by
-        the factors.
-    kl, ku : int, sub- and super-diagonals of ``A``.
-    b : (n, m) right-hand sides, overwritten by the solutions ``x``.
+    ab : numpy.ndarray
+        (2 kl + ku + 1, n) ``A`` in band storage (above), its first ``kl`` rows zero; overwritten by the factors.
+    kl, ku : int
+        The numbers of sub- and super-diagonals of ``A``.
+    b : numpy.ndarray
+        (n, m) right-hand sides, overwritten by the solutions ``x``.
 
     Returns
     -------
-    int : 0, or ``j + 1`` when the pivot of column ``j`` is exactly zero (``A`` singular; ``b`` is
-    then left as it was).
+    int
+        0, or ``j + 1`` when the pivot of column ``j`` is exactly zero (``A`` singular; ``b`` is then left as it
+        was).
     """
     n = ab.shape[1]
     m = b.shape[1]

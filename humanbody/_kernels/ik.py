@@ -43,7 +43,8 @@ import numba as nb
 import numpy as np
 
 from .cache import drop_stale_kernels
-from .rot import cross, sequence_angles, sequence_matrix
+from .rot import sequence_angles, sequence_matrix
+from .vec3 import cross
 
 drop_stale_kernels()  # before any kernel is loaded from the cache
 

@@ -3,9 +3,8 @@
 A model reaches these kernels as plain arrays (:class:`humanbody.core.model.Model`
 compiles itself to them):
 
-- a *function table*: ``fcode`` (nf,) int64 type codes, ``fstart``, ``fsize``
-  (nf,) int64 the slice of ``fcoef`` holding each function's numbers,
-  ``finner`` (nf,) int64 the function a multiplier scales (-1 otherwise);
+- a *function table* ``fcode, fstart, fsize, finner, fcoef``
+  (:mod:`humanbody._kernels.functions`, evaluated by its ``function_value``);
 - the bodies ``0 .. B-1`` with ``parents[b] < b`` (-1 = ground), each with a
   constant placement of its joint frame in the parent body (``pR``, ``pp``),
   a run of *axes* ``astart[b] .. astart[b+1]-1`` applied in order, each a
@@ -23,111 +22,13 @@ import numba as nb
 import numpy as np
 
 from .cache import drop_stale_kernels
-from .rot import add3, cross, mul33, mv33, scale3
+from .functions import function_value
+from .rot import load33, mul33, mv33
+from .vec3 import add, cross, dot, load3, scale, store3, sub
 
 drop_stale_kernels()
 
 _CACHE = True
-
-CONSTANT, LINEAR, POLYNOMIAL, PIECEWISE_LINEAR, CUBIC, MULTIPLIER = 0, 1, 2, 3, 4, 5
-
-
-@nb.njit(cache=_CACHE)
-def _cubic(c, n, x):
-    """Piecewise cubic ``c = (x_0..x_{n-1}, a, b, cc, d)`` at ``x``: value, slope, curvature.
-
-    On ``[x_i, x_{i+1}]``: ``a_i + b_i h + cc_i h^2 + d_i h^3``, ``h = x - x_i``;
-    outside the knots (strictly) the end value continues along the end slope (second derivative 0).
-    """
-    if x < c[0]:
-        return c[n] + c[2 * n] * (x - c[0]), c[2 * n], 0.0
-    if x > c[n - 1]:
-        return c[2 * n - 1] + c[3 * n - 1] * (x - c[n - 1]), c[3 * n - 1], 0.0
-    lo, hi = 0, n - 1
-    if x == c[n - 1]:
-        lo = n - 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if c[mid] <= x:
-            lo = mid
-        else:
-            hi = mid
-    h = x - c[lo]
-    a, b, cc, d = c[n + lo], c[2 * n + lo], c[3 * n + lo], c[4 * n + lo]
-    return a + h * (b + h * (cc + h * d)), b + h * (2.0 * cc + 3.0 * d * h), 2.0 * cc + 6.0 * d * h
-
-
-@nb.njit(cache=_CACHE)
-def _linear_pieces(c, n, x):
-    """Piecewise linear through ``(c[:n], c[n:2n])``, the end pieces extended: value, slope, 0."""
-    i = 0
-    while i < n - 2 and x > c[i + 1]:
-        i += 1
-    slope = (c[n + i + 1] - c[n + i]) / (c[i + 1] - c[i])
-    return c[n + i] + slope * (x - c[i]), slope, 0.0
-
-
-@nb.njit(cache=_CACHE)
-def function_value(fcode, fstart, fsize, finner, fcoef, fid, x):
-    """``(f(x), f'(x), f''(x))`` of function ``fid`` of the table (see the module docstring).
-
-    Parameters
-    ----------
-    fcode, fstart, fsize, finner : numpy.ndarray
-        (nf,) int64, the function table.
-    fcoef : numpy.ndarray
-        The table's numbers.
-    fid : int
-        The function.
-    x : float
-        The variable (a coordinate: rad or m).
-
-    Returns
-    -------
-    value, slope, curvature : float
-        ``f(x)``, ``f'(x)``, ``f''(x)``.
-    """
-    scale = 1.0
-    while fcode[fid] == MULTIPLIER:
-        scale *= fcoef[fstart[fid]]
-        fid = finner[fid]
-    code, s, m = fcode[fid], fstart[fid], fsize[fid]
-    c = fcoef[s:s + m]
-    if code == CONSTANT:
-        v, d1, d2 = c[0], 0.0, 0.0
-    elif code == LINEAR:
-        v, d1, d2 = c[0] * x + c[1], c[0], 0.0
-    elif code == POLYNOMIAL:  # coefficients of decreasing powers (Horner, and its derivatives)
-        v = d1 = d2 = 0.0
-        for i in range(m):
-            d2 = d2 * x + 2.0 * d1
-            d1 = d1 * x + v
-            v = v * x + c[i]
-    elif code == PIECEWISE_LINEAR:
-        v, d1, d2 = _linear_pieces(c, m // 2, x)
-    else:
-        v, d1, d2 = _cubic(c, m // 5, x)
-    return scale * v, scale * d1, scale * d2
-
-
-@nb.njit(cache=_CACHE)
-def evaluate_functions(fcode, fstart, fsize, finner, fcoef, fid, x, out):
-    """``out[i] = (f, f', f'')`` of function ``fid`` at ``x[i]``; out (n, 3).
-
-    Parameters
-    ----------
-    fcode, fstart, fsize, finner, fcoef : numpy.ndarray
-        The function table.
-    fid : int
-        The function.
-    x : numpy.ndarray
-        (n,) where to evaluate.
-    out : numpy.ndarray
-        (n, 3) written.
-    """
-    for i in range(x.shape[0]):
-        out[i, 0], out[i, 1], out[i, 2] = function_value(fcode, fstart, fsize, finner, fcoef, fid, x[i])
-
 
 @nb.njit(cache=_CACHE)
 def couple_coordinates(q, qd, qdd, dep, fun, ind, fcode, fstart, fsize, finner, fcoef, slope):
@@ -241,29 +142,7 @@ def carry(o, v, a, w, al, r):
         Of ``o + r``.
     """
     wr = cross(w, r)
-    return add3(o, r), add3(v, wr), add3(add3(a, cross(al, r)), cross(w, wr))
-
-
-@nb.njit(cache=_CACHE, inline="always")
-def sub3(a, b):
-    """``a - b`` of two 3-tuples.
-
-    Parameters
-    ----------
-    a, b : tuple of 3 float
-        The vectors.
-
-    Returns
-    -------
-    tuple of 3 float
-        ``a - b``.
-    """
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
-@nb.njit(cache=_CACHE, inline="always")
-def _dot3(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+    return add(o, r), add(v, wr), add(add(a, cross(al, r)), cross(w, wr))
 
 
 @nb.njit(cache=_CACHE, inline="always")
@@ -273,24 +152,9 @@ def _tup9(M, f, b):
 
 
 @nb.njit(cache=_CACHE, inline="always")
-def _row9(M, b):
-    return (M[b, 0, 0], M[b, 0, 1], M[b, 0, 2], M[b, 1, 0], M[b, 1, 1], M[b, 1, 2], M[b, 2, 0], M[b, 2, 1], M[b, 2, 2])
-
-
-@nb.njit(cache=_CACHE, inline="always")
 def _put9(M, f, b, t):
     (M[f, b, 0, 0], M[f, b, 0, 1], M[f, b, 0, 2], M[f, b, 1, 0], M[f, b, 1, 1], M[f, b, 1, 2],
      M[f, b, 2, 0], M[f, b, 2, 1], M[f, b, 2, 2]) = t
-
-
-@nb.njit(cache=_CACHE, inline="always")
-def _v3(X, f, b):
-    return (X[f, b, 0], X[f, b, 1], X[f, b, 2])
-
-
-@nb.njit(cache=_CACHE, inline="always")
-def _put3(X, f, b, t):
-    X[f, b, 0], X[f, b, 1], X[f, b, 2] = t
 
 
 @nb.njit(cache=_CACHE)
@@ -304,33 +168,33 @@ def _tree_frame(f, parents, astart, akind, aaxis, pR, pp, cR, cp, val, rate, acc
             o = v = a = w = al = (0.0, 0.0, 0.0)
         else:
             Rk = _tup9(R, f, p)
-            o, v, a = _v3(origin, f, p), _v3(velocity, f, p), _v3(acceleration, f, p)
-            w, al = _v3(omega, f, p), _v3(alpha, f, p)
+            o, v, a = load3(origin, f, p), load3(velocity, f, p), load3(acceleration, f, p)
+            w, al = load3(omega, f, p), load3(alpha, f, p)
         o, v, a = carry(o, v, a, w, al, mv33(Rk, (pp[b, 0], pp[b, 1], pp[b, 2])))
-        Rk = mul33(Rk, _row9(pR, b))
+        Rk = mul33(Rk, load33(pR, b))
         _put9(jR, f, b, Rk)
-        _put3(jorigin, f, b, o)
+        store3(jorigin, f, b, o)
         for k in range(astart[b], astart[b + 1]):
             u = mv33(Rk, (aaxis[k, 0], aaxis[k, 1], aaxis[k, 2]))
-            _put3(aorigin, f, k, o)
-            _put3(aaxis_g, f, k, u)
+            store3(aorigin, f, k, o)
+            store3(aaxis_g, f, k, u)
             x, xd, xdd = val[f, k], rate[f, k], accel[f, k]
             if akind[k] == 0:
                 Rk = mul33(Rk, axis_rotation((aaxis[k, 0], aaxis[k, 1], aaxis[k, 2]), x))
-                al = add3(add3(al, scale3(xdd, u)), scale3(xd, cross(w, u)))
-                w = add3(w, scale3(xd, u))
+                al = add(add(al, scale(u, xdd)), scale(cross(w, u), xd))
+                w = add(w, scale(u, xd))
             else:
-                o, v, a = carry(o, v, a, w, al, scale3(x, u))
-                v = add3(v, scale3(xd, u))
-                a = add3(add3(a, scale3(2.0 * xd, cross(w, u))), scale3(xdd, u))
+                o, v, a = carry(o, v, a, w, al, scale(u, x))
+                v = add(v, scale(u, xd))
+                a = add(add(a, scale(cross(w, u), 2.0 * xd)), scale(u, xdd))
         o, v, a = carry(o, v, a, w, al, mv33(Rk, (cp[b, 0], cp[b, 1], cp[b, 2])))
-        Rk = mul33(Rk, _row9(cR, b))
+        Rk = mul33(Rk, load33(cR, b))
         _put9(R, f, b, Rk)
-        _put3(origin, f, b, o)
-        _put3(velocity, f, b, v)
-        _put3(acceleration, f, b, a)
-        _put3(omega, f, b, w)
-        _put3(alpha, f, b, al)
+        store3(origin, f, b, o)
+        store3(velocity, f, b, v)
+        store3(acceleration, f, b, a)
+        store3(omega, f, b, w)
+        store3(alpha, f, b, al)
 
 
 @nb.njit(cache=_CACHE, parallel=True)
@@ -383,15 +247,15 @@ def _point_jacobian_frame(f, parents, astart, akind, acoord, aorigin, aaxis_g, s
         for i in range(3):
             for c in range(J.shape[3]):
                 J[f, m, i, c] = 0.0
-        x = _v3(point, f, m)
+        x = load3(point, f, m)
         b = body[m]
         while b >= 0:
             for k in range(astart[b], astart[b + 1]):
                 c = acoord[k]
                 if c < 0:
                     continue
-                u = _v3(aaxis_g, f, k)
-                col = cross(u, sub3(x, _v3(aorigin, f, k))) if akind[k] == 0 else u
+                u = load3(aaxis_g, f, k)
+                col = cross(u, sub(x, load3(aorigin, f, k))) if akind[k] == 0 else u
                 s = slope[f, k]
                 J[f, m, 0, c] += s * col[0]
                 J[f, m, 1, c] += s * col[1]
@@ -438,35 +302,35 @@ def _newton_euler_frame(f, parents, astart, akind, acoord, mass, com_body, inert
         tau[f, c] = 0.0
     for b in range(B):
         Rk = _tup9(R, f, b)
-        w, al = _v3(omega, f, b), _v3(alpha, f, b)
+        w, al = load3(omega, f, b), load3(alpha, f, b)
         r = mv33(Rk, (com_body[b, 0], com_body[b, 1], com_body[b, 2]))
-        aG = add3(add3(_v3(acceleration, f, b), cross(al, r)), cross(w, cross(w, r)))
-        Fb = scale3(mass[b], sub3(aG, (gravity[0], gravity[1], gravity[2])))
+        aG = add(add(load3(acceleration, f, b), cross(al, r)), cross(w, cross(w, r)))
+        Fb = scale(sub(aG, (gravity[0], gravity[1], gravity[2])), mass[b])
         J = (inertia[b, 0, 0], inertia[b, 0, 1], inertia[b, 0, 2], inertia[b, 1, 0], inertia[b, 1, 1],
              inertia[b, 1, 2], inertia[b, 2, 0], inertia[b, 2, 1], inertia[b, 2, 2])
         bw = mv33((Rk[0], Rk[3], Rk[6], Rk[1], Rk[4], Rk[7], Rk[2], Rk[5], Rk[8]), w)
         ba = mv33((Rk[0], Rk[3], Rk[6], Rk[1], Rk[4], Rk[7], Rk[2], Rk[5], Rk[8]), al)
-        Nb = mv33(Rk, add3(mv33(J, ba), cross(bw, mv33(J, bw))))
-        Nb = add3(Nb, cross(r, Fb))
-        _put3(force, f, b, sub3(Fb, (external[f, b, 0], external[f, b, 1], external[f, b, 2])))
-        _put3(moment, f, b, sub3(Nb, (external[f, b, 3], external[f, b, 4], external[f, b, 5])))
+        Nb = mv33(Rk, add(mv33(J, ba), cross(bw, mv33(J, bw))))
+        Nb = add(Nb, cross(r, Fb))
+        store3(force, f, b, sub(Fb, (external[f, b, 0], external[f, b, 1], external[f, b, 2])))
+        store3(moment, f, b, sub(Nb, (external[f, b, 3], external[f, b, 4], external[f, b, 5])))
     for b in range(B - 1, -1, -1):
-        fb, nb_ = _v3(force, f, b), _v3(moment, f, b)
-        o = _v3(origin, f, b)
+        fb, nb_ = load3(force, f, b), load3(moment, f, b)
+        o = load3(origin, f, b)
         for k in range(astart[b], astart[b + 1]):
             c = acoord[k]
             if c < 0:
                 continue
-            u = _v3(aaxis_g, f, k)
+            u = load3(aaxis_g, f, k)
             if akind[k] == 0:
-                tau[f, c] += slope[f, k] * _dot3(u, add3(nb_, cross(sub3(o, _v3(aorigin, f, k)), fb)))
+                tau[f, c] += slope[f, k] * dot(u, add(nb_, cross(sub(o, load3(aorigin, f, k)), fb)))
             else:
-                tau[f, c] += slope[f, k] * _dot3(u, fb)
+                tau[f, c] += slope[f, k] * dot(u, fb)
         p = parents[b]
         if p >= 0:
-            op = _v3(origin, f, p)
-            _put3(force, f, p, add3(_v3(force, f, p), fb))
-            _put3(moment, f, p, add3(add3(_v3(moment, f, p), nb_), cross(sub3(o, op), fb)))
+            op = load3(origin, f, p)
+            store3(force, f, p, add(load3(force, f, p), fb))
+            store3(moment, f, p, add(add(load3(moment, f, p), nb_), cross(sub(o, op), fb)))
 
 
 @nb.njit(cache=_CACHE, parallel=True)

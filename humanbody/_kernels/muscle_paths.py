@@ -34,8 +34,8 @@ import math
 import numba as nb
 import numpy as np
 
-from .osim_functions import evaluate
-from .vec3 import add, cross, dist2, dot, mat_t_vec, mat_vec, sub, unit
+from .functions import function_value
+from .vec3 import add, cross, dist2, dot, mat_t_vec, mat_vec, row3, sub, unit
 from .wrap import INSIDE, MANDATORY, NO_WRAP, WRAPPED, wrap_cylinder, wrap_sphere
 from .wrap_ellipsoid import wrap_ellipsoid
 from .wrap_torus import wrap_torus
@@ -44,28 +44,24 @@ _CACHE = True
 
 
 @nb.njit(cache=_CACHE, inline="always")
-def _v3(a, i):
-    return (a[i, 0], a[i, 1], a[i, 2])
-
-
-@nb.njit(cache=_CACHE, inline="always")
-def _coordinate_function(i, a, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd):
+def _coordinate_function(i, a, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd):
     """Axis ``a`` of moving point ``i``: its location (m) and slope (m per unit of its coordinate)."""
     f = pt_fn[i, a]
     if f < 0:
         return pt_loc[i, a], 0.0
     c = pt_mcoord[i, a]
-    return evaluate(f, q[c] if c >= 0 else 0.0, fk, fs, fn, fsc, fin, fd)
+    v, d1, _ = function_value(fk, fs, fn, fin, fd, f, q[c] if c >= 0 else 0.0)
+    return v, d1
 
 
 @nb.njit(cache=_CACHE, inline="always")
-def _point_local(i, q, pt_kind, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd):
+def _point_local(i, q, pt_kind, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd):
     """Location of path point ``i`` in its body's frame (m)."""
     if pt_kind[i] != 2:
-        return _v3(pt_loc, i)
-    x = _coordinate_function(i, 0, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[0]
-    y = _coordinate_function(i, 1, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[0]
-    z = _coordinate_function(i, 2, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[0]
+        return row3(pt_loc, i)
+    x = _coordinate_function(i, 0, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)[0]
+    y = _coordinate_function(i, 1, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)[0]
+    z = _coordinate_function(i, 2, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)[0]
     return (x, y, z)
 
 
@@ -79,13 +75,13 @@ def _active(i, q, pt_kind, pt_coord, pt_range):
 
 @nb.njit(cache=_CACHE, inline="always")
 def _to_ground(R, O, b, loc):
-    return add(mat_vec(R[b], loc), _v3(O, b))
+    return add(mat_vec(R[b], loc), row3(O, b))
 
 
 @nb.njit(cache=_CACHE, inline="always")
 def _to_wrap_frame(R, O, x, wb, wR, wp):
     """Ground point ``x`` in the frame of a wrap surface on body ``wb`` (wR, wp: surface in body)."""
-    in_body = mat_t_vec(R[wb], sub(x, _v3(O, wb)))
+    in_body = mat_t_vec(R[wb], sub(x, row3(O, wb)))
     return mat_t_vec(wR, sub(in_body, (wp[0], wp[1], wp[2])))
 
 
@@ -128,13 +124,13 @@ def _seen(j, tag, pos, wseen, wvalid):
     """Point ``j`` in ground as OpenSim's ``getLocationInGround`` returns it: a tangent point keeps
     the place it had when first read while its path was being built (see the module notes)."""
     if tag[j] >= 0:
-        return _v3(pos, j)
+        return row3(pos, j)
     slot = -tag[j] - 1
     if not wvalid[slot]:
         wvalid[slot] = True
         for a in range(3):
             wseen[slot, a] = pos[j, a]
-    return _v3(wseen, slot)
+    return row3(wseen, slot)
 
 
 @nb.njit(cache=_CACHE, inline="always")
@@ -149,7 +145,7 @@ def _path_length(n, tag, pos, wlen, gpos, wseen, wvalid):
         if tag[j] < 0 and tag[j + 1] == tag[j] - 1 and (-tag[j]) % 2 == 1:
             total += wlen[(-tag[j] - 1) // 2]
         else:
-            total += math.sqrt(dist2(_v3(gpos, j + 1), _v3(gpos, j)))
+            total += math.sqrt(dist2(row3(gpos, j + 1), row3(gpos, j)))
     return total
 
 
@@ -158,7 +154,7 @@ def _wrap_one(w, m, n, q, R, O, tag, body, loc, pos, wlen, wseen, wvalid, pk):
     """Apply path wrap ``w`` of muscle ``m`` to the current path; ``(new n, status)``."""
     (pt_body, pt_loc, pt_kind, pt_coord, pt_range, pt_mcoord, pt_fn, m_pt,
      pw_obj, pw_range, m_pw, wo_body, wo_R, wo_p, wo_kind, wo_dim, wo_axis, wo_sign, wo_active, pw_method,
-     fk, fs, fn, fsc, fin, fd) = pk
+     fk, fs, fn, fin, fd) = pk
     n = _remove_wrap(w, n, tag, body, loc, pos)
     o = pw_obj[w]
     if not wo_active[o]:
@@ -190,8 +186,8 @@ def _wrap_one(w, m, n, q, R, O, tag, body, loc, pos, wlen, wseen, wvalid, pk):
     for j in range(start, end):
         if tag[j] < 0 and tag[j + 1] < 0 and pw_obj[(-tag[j] - 1) // 2] == pw_obj[(-tag[j + 1] - 1) // 2]:
             continue
-        x1 = _to_wrap_frame(R, O, _v3(pos, j), wb, wR, wp)
-        x2 = _to_wrap_frame(R, O, _v3(pos, j + 1), wb, wR, wp)
+        x1 = _to_wrap_frame(R, O, row3(pos, j), wb, wR, wp)
+        x2 = _to_wrap_frame(R, O, row3(pos, j + 1), wb, wR, wp)
         if wo_kind[o] == 1:
             status, r1, r2, arc = wrap_sphere(x1, x2, wo_dim[o, 0], wo_axis[o], wo_sign[o])
         elif wo_kind[o] == 2:
@@ -262,11 +258,11 @@ def muscle_path(m, q, R, O, tag, body, loc, pos, wlen, gpos, wseen, wvalid, pk):
     """
     pt_body, pt_loc, pt_kind, pt_coord, pt_range, pt_mcoord, pt_fn, m_pt = pk[:8]
     m_pw = pk[10]
-    fk, fs, fn, fsc, fin, fd = pk[20:26]
+    fk, fs, fn, fin, fd = pk[20:25]
     n = 0
     for i in range(m_pt[m], m_pt[m + 1]):
         if _active(i, q, pt_kind, pt_coord, pt_range):
-            lc = _point_local(i, q, pt_kind, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)
+            lc = _point_local(i, q, pt_kind, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)
             n = _insert(n, n, i, pt_body[i], lc, _to_ground(R, O, pt_body[i], lc), tag, body, loc, pos)
     w0, nw = m_pw[m], m_pw[m + 1] - m_pw[m]
     for slot in range(2 * w0, 2 * (w0 + nw)):
@@ -322,8 +318,8 @@ def path_rates(n, tag, body, pos, gpos, O, J, kcol, ks, across_bodies_only, out)
         b0, b1 = body[j], body[j + 1]
         if across_bodies_only and b0 == b1:
             continue
-        u = unit(sub(_v3(gpos, j + 1), _v3(gpos, j)))
-        r0, r1 = sub(_v3(pos, j), _v3(O, b0)), sub(_v3(pos, j + 1), _v3(O, b1))
+        u = unit(sub(row3(gpos, j + 1), row3(gpos, j)))
+        r0, r1 = sub(row3(pos, j), row3(O, b0)), sub(row3(pos, j + 1), row3(O, b1))
         for k in ks:
             c = kcol[k]
             v0 = add((J[b0, 3, c], J[b0, 4, c], J[b0, 5, c]), cross((J[b0, 0, c], J[b0, 1, c], J[b0, 2, c]), r0))
@@ -357,21 +353,21 @@ def moving_point_rates(n, tag, body, gpos, q, R, qd, ks, across_bodies_only, out
         The packed paths.
     """
     pt_kind, pt_loc, pt_mcoord, pt_fn = pk[2], pk[1], pk[5], pk[6]
-    fk, fs, fn, fsc, fin, fd = pk[20:26]
+    fk, fs, fn, fin, fd = pk[20:25]
     for j in range(n):
         i = tag[j]
         if i < 0 or pt_kind[i] != 2:
             continue
-        sx = _coordinate_function(i, 0, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[1]
-        sy = _coordinate_function(i, 1, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[1]
-        sz = _coordinate_function(i, 2, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fsc, fin, fd)[1]
+        sx = _coordinate_function(i, 0, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)[1]
+        sy = _coordinate_function(i, 1, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)[1]
+        sz = _coordinate_function(i, 2, q, pt_loc, pt_mcoord, pt_fn, fk, fs, fn, fin, fd)[1]
         cx, cy, cz = pt_mcoord[i, 0], pt_mcoord[i, 1], pt_mcoord[i, 2]
         Rb = R[body[j]]
         for side in (-1, 1):
             o = j + side
             if o < 0 or o >= n or (across_bodies_only and body[o] == body[j]):
                 continue
-            u = mat_t_vec(Rb, unit(sub(_v3(gpos, o), _v3(gpos, j))))   # toward the neighbour, body frame
+            u = mat_t_vec(Rb, unit(sub(row3(gpos, o), row3(gpos, j))))   # toward the neighbour, body frame
             for k in ks:
                 rate = (sx * qd[k, cx] if cx >= 0 else 0.0, sy * qd[k, cy] if cy >= 0 else 0.0,
                         sz * qd[k, cz] if cz >= 0 else 0.0)

@@ -6,7 +6,8 @@ kernels (:mod:`humanbody._kernels.marker_fit`,
 (``(m00, m01, m02, m10, ..., m22)``), which LLVM keeps in registers; a
 quaternion as ``(e1, e2, e3, e4)``, scalar last (Huston eq. 8.166).  Axes
 are numbered 0 = x, 1 = y, 2 = z.  The NumPy forms are in
-:mod:`humanbody.rotations`.
+:mod:`humanbody.rotations`; 3-vector algebra (sums, products, cross products) is
+:mod:`humanbody._kernels.vec3`'s.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ def elementary(axis, s, c):
     axis : int
         0, 1 or 2.
     s, c : float
+        Sine and cosine of the angle of rotation.
 
     Returns
     -------
@@ -47,10 +49,12 @@ def mul33(a, b):
     Parameters
     ----------
     a, b : tuple of 9 float
+        Two 3x3 matrices, row by row.
 
     Returns
     -------
     tuple of 9 float
+        ``a b``, row by row.
     """
     return (
         a[0] * b[0] + a[1] * b[3] + a[2] * b[6],
@@ -72,10 +76,12 @@ def tmul33(a, b):
     Parameters
     ----------
     a, b : tuple of 9 float
+        Two 3x3 matrices, row by row.
 
     Returns
     -------
     tuple of 9 float
+        ``a^T b``, row by row.
     """
     return mul33(transpose33(a), b)
 
@@ -92,6 +98,7 @@ def bryant(sa, ca, sb, cb, sg, cg):
     Returns
     -------
     tuple of 9 float
+        The rotation matrix (body -> parent components), row by row.
     """
     return (
         cb * cg, -cb * sg, sb,
@@ -120,7 +127,9 @@ def sequence_matrix(i0, i1, i2, sa, ca, sb, cb, sg, cg):
     Returns
     -------
     S : tuple of 9 float
+        The rotation matrix ``R_i0 R_i1 R_i2`` (body -> parent), row by row.
     u2 : tuple of 3 float
+        The second rotation's axis in the parent's components (unit vector).
     """
     A = elementary(i0, sa, ca)
     u2 = (A[i1], A[3 + i1], A[6 + i1])
@@ -130,63 +139,20 @@ def sequence_matrix(i0, i1, i2, sa, ca, sb, cb, sg, cg):
 
 
 @nb.njit(cache=_CACHE, inline="always")
-def cross(a, b):
-    """Cross product ``a x b`` of two 3-tuples.
-
-    Parameters
-    ----------
-    a, b : tuple of 3 float
-
-    Returns
-    -------
-    tuple of 3 float
-    """
-    return a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
-
-
-@nb.njit(cache=_CACHE, inline="always")
-def add3(a, b):
-    """Sum ``a + b`` of two 3-tuples.
-
-    Parameters
-    ----------
-    a, b : tuple of 3 float
-
-    Returns
-    -------
-    tuple of 3 float
-    """
-    return a[0] + b[0], a[1] + b[1], a[2] + b[2]
-
-
-@nb.njit(cache=_CACHE, inline="always")
-def scale3(s, a):
-    """Product ``s a`` of a scalar and a 3-tuple.
-
-    Parameters
-    ----------
-    s : float
-    a : tuple of 3 float
-
-    Returns
-    -------
-    tuple of 3 float
-    """
-    return s * a[0], s * a[1], s * a[2]
-
-
-@nb.njit(cache=_CACHE, inline="always")
 def mv33(m, v):
     """Product ``m v`` of a 9-tuple matrix and a 3-tuple.
 
     Parameters
     ----------
     m : tuple of 9 float
+        A 3x3 matrix, row by row.
     v : tuple of 3 float
+        A vector in the components ``m`` maps from.
 
     Returns
     -------
     tuple of 3 float
+        ``m v``.
     """
     return (m[0] * v[0] + m[1] * v[1] + m[2] * v[2],
             m[3] * v[0] + m[4] * v[1] + m[5] * v[2],
@@ -200,11 +166,14 @@ def tmv33(m, v):
     Parameters
     ----------
     m : tuple of 9 float
+        A 3x3 matrix, row by row.
     v : tuple of 3 float
+        A vector in the components ``m`` maps to.
 
     Returns
     -------
     tuple of 3 float
+        ``m^T v``.
     """
     return (m[0] * v[0] + m[3] * v[1] + m[6] * v[2],
             m[1] * v[0] + m[4] * v[1] + m[7] * v[2],
@@ -225,6 +194,7 @@ def quaternion_product(p1, p2, p3, p4, q1, q2, q3, q4):
     Returns
     -------
     tuple of 4 float
+        The product quaternion, scalar last.
     """
     return (
         p4 * q1 + q4 * p1 + (p2 * q3 - p3 * q2),
@@ -241,12 +211,14 @@ def axis_quaternion(axis, s, c):
     Parameters
     ----------
     axis : int
+        The rotation axis: 0 = x, 1 = y, 2 = z.
     s, c : float
         Sine and cosine of half the angle.
 
     Returns
     -------
     tuple of 4 float
+        The quaternion of that elementary rotation, scalar last.
     """
     if axis == 0:
         return s, 0.0, 0.0, c
@@ -263,10 +235,12 @@ def canonical_quaternion(e1, e2, e3, e4):
     Parameters
     ----------
     e1, e2, e3, e4 : float
+        A unit quaternion, scalar last.
 
     Returns
     -------
     tuple of 4 float
+        The same rotation with a non-negative scalar part.
     """
     key = e4
     if key == 0.0:
@@ -287,10 +261,12 @@ def transpose33(a):
     Parameters
     ----------
     a : tuple of 9 float
+        A 3x3 matrix, row by row.
 
     Returns
     -------
     tuple of 9 float
+        ``a^T``, row by row.
     """
     return (a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8])
 
@@ -302,11 +278,14 @@ def rotation_angle(m, axis):
     Parameters
     ----------
     m : tuple of 9 float
+        An elementary rotation matrix, row by row.
     axis : int
+        Its axis: 0 = x, 1 = y, 2 = z.
 
     Returns
     -------
     float, rad
+        The angle of the rotation, in (-pi, pi].
     """
     p = (axis + 1) % 3
     r = (axis + 2) % 3
@@ -328,12 +307,17 @@ def sequence_angles(i, j, i3, s, tol):
     Parameters
     ----------
     i, j, i3 : int
+        The axes of the sequence's three rotations (0 = x, 1 = y, 2 = z).
     s : tuple of 9 float
+        The rotation matrix (body -> parent), row by row.
     tol : float
+        The singular set's bound on ``|sin|`` (Euler) or ``|cos|`` (Cardan) of the middle angle, below which the
+        third angle is set to 0.
 
     Returns
     -------
     tuple of 3 float
+        ``(first, middle, third)`` (rad).
     """
     k = 3 - i - j
     e = 1.0 if (j - i) % 3 == 1 else -1.0
@@ -359,10 +343,12 @@ def finite33(a):
     Parameters
     ----------
     a : tuple of 9 float
+        A 3x3 matrix, row by row.
 
     Returns
     -------
     bool
+        True when every entry is finite.
     """
     ok = True
     for v in a:
@@ -381,11 +367,14 @@ def load33(A, f):
     Parameters
     ----------
     A : ndarray, shape (F, 3, 3)
+        One matrix per frame.
     f : int
+        The frame.
 
     Returns
     -------
     tuple of 9 float
+        ``A[f]``, row by row.
     """
     return (A[f, 0, 0], A[f, 0, 1], A[f, 0, 2], A[f, 1, 0], A[f, 1, 1], A[f, 1, 2],
             A[f, 2, 0], A[f, 2, 1], A[f, 2, 2])
@@ -398,8 +387,11 @@ def store33(A, f, m):
     Parameters
     ----------
     A : ndarray, shape (F, 3, 3)
+        One matrix per frame; written in place.
     f : int
+        The frame.
     m : tuple of 9 float
+        The matrix written into ``A[f]``, row by row.
     """
     (A[f, 0, 0], A[f, 0, 1], A[f, 0, 2], A[f, 1, 0], A[f, 1, 1], A[f, 1, 2],
      A[f, 2, 0], A[f, 2, 1], A[f, 2, 2]) = m
@@ -412,10 +404,12 @@ def quaternion_matrix(e1, e2, e3, e4):
     Parameters
     ----------
     e1, e2, e3, e4 : float
+        A unit quaternion, scalar last (Huston eq. 8.166).
 
     Returns
     -------
     tuple of 9 float
+        Its rotation matrix, row by row.
     """
     return (e4 * e4 + e1 * e1 - e2 * e2 - e3 * e3, 2.0 * (e1 * e2 - e4 * e3), 2.0 * (e1 * e3 + e4 * e2),
             2.0 * (e1 * e2 + e4 * e3), e4 * e4 - e1 * e1 + e2 * e2 - e3 * e3, 2.0 * (e2 * e3 - e4 * e1),
@@ -433,10 +427,12 @@ def shepperd(s):
     Parameters
     ----------
     s : tuple of 9 float
+        A rotation matrix, row by row.
 
     Returns
     -------
     tuple of 4 float
+        Its unit quaternion ``(e1, e2, e3, e4)``, scalar last, ``e4 >= 0``.
     """
     s00, s01, s02, s10, s11, s12, s20, s21, s22 = s
     d0 = 1.0 + s00 - s11 - s22

@@ -153,7 +153,7 @@ def exact_step(s, w, p, lo, hi, bw):
 
 
 @nb.njit(cache=_CACHE)
-def columns_of(At, rows, count):
+def column_nonzeros(At, rows, count):
     """The nonzeros of each actuator's row of ``At`` (N, C) (a column of ``A``): ``rows[i, :count[i]]``
     (written) their coordinates, ascending.
 
@@ -184,7 +184,7 @@ def columns_of(At, rows, count):
 def solve_frame(At, b, lam, p, lo, hi, tol, max_iter, x, rows, count):
     """One frame: Newton on the dual from ``lam`` (updated in place) with exact line search; controls into ``x``.
 
-    ``At`` (N, C): ``A`` transposed; ``rows``, ``count``: scratch (N, C) and (N,) for the columns' nonzeros (:func:`columns_of`).
+    ``At`` (N, C): ``A`` transposed; ``rows``, ``count``: scratch (N, C) and (N,) for the columns' nonzeros (:func:`column_nonzeros`).
     Returns the iterations taken, or ``-1`` when ``|A x - b|`` did not fall
     under ``tol`` (the constraints cannot be met within the bounds).
 
@@ -221,7 +221,7 @@ def solve_frame(At, b, lam, p, lo, hi, tol, max_iter, x, rows, count):
     s = np.empty(na)
     w = np.empty(na)
     d = np.empty(na)
-    columns_of(At, rows, count)
+    column_nonzeros(At, rows, count)
     for it in range(max_iter + 1):
         for i in range(na):
             si = 0.0

@@ -17,18 +17,8 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from .cache import drop_stale_kernels
-from .rot import (
-    add3,
-    axis_quaternion,
-    bryant,
-    canonical_quaternion,
-    cross,
-    mul33,
-    mv33,
-    quaternion_product,
-    scale3,
-    tmv33,
-)
+from .rot import axis_quaternion, bryant, canonical_quaternion, mul33, mv33, quaternion_product, tmv33
+from .vec3 import add, cross, scale
 
 drop_stale_kernels()  # before any kernel is loaded from the cache
 
@@ -140,7 +130,7 @@ def rigid_point(o, vo, ao, w, alpha, r):
         Of the point ``o + r`` (m, m/s, m/s^2).
     """
     wxr = cross(w, r)
-    return add3(o, r), add3(vo, wxr), add3(add3(ao, cross(alpha, r)), cross(w, wxr))
+    return add(o, r), add(vo, wxr), add(add(ao, cross(alpha, r)), cross(w, wxr))
 
 
 # The recursion runs over a block's frames side by side: each body's loop over
@@ -440,8 +430,8 @@ def body_motion(sk, sp, ssum, x, rc, m, J):
         Rk = mul33(P, ld9(sk, _S * _SUB, j))  # R_k = R_p S_k
         put9(sk, _R * _SUB, j, Rk)
         wr = mv33(P, ld3(sk, _WL * _SUB, j))  # eqs. 8.104, 8.115
-        w = add3(wp, wr)
-        a = add3(add3(ap, mv33(P, ld3(sk, _WDL * _SUB, j))), cross(wp, wr))
+        w = add(wp, wr)
+        a = add(add(ap, mv33(P, ld3(sk, _WDL * _SUB, j))), cross(wp, wr))
         put3(sk, _WREL * _SUB, j, wr)
         put3(sk, _W * _SUB, j, w)
         put3(sk, _A * _SUB, j, a)
@@ -449,13 +439,13 @@ def body_motion(sk, sp, ssum, x, rc, m, J):
         put3(sk, _G * _SUB, j, g)
         put3(sk, _GV * _SUB, j, v)
         put3(sk, _GA * _SUB, j, acc)
-        put3(sk, _F * _SUB, j, scale3(-m, acc))  # eq. 10.1
+        put3(sk, _F * _SUB, j, scale(acc, -m))  # eq. 10.1
         bw = tmv33(Rk, w)  # eq. 10.2 in body components: w = R^T omega, a = R^T alpha
-        t0, t1, t2 = mv33(Rk, add3(mv33(J, tmv33(Rk, a)), cross(bw, mv33(J, bw))))
+        t0, t1, t2 = mv33(Rk, add(mv33(J, tmv33(Rk, a)), cross(bw, mv33(J, bw))))
         put3(sk, _T * _SUB, j, (-t0, -t1, -t2))
-        put3(ssum, 0, j, add3(ld3(ssum, 0, j), scale3(m, g)))
-        put3(ssum, 3 * _SUB, j, add3(ld3(ssum, 3 * _SUB, j), scale3(m, v)))
-        put3(ssum, 6 * _SUB, j, add3(ld3(ssum, 6 * _SUB, j), scale3(m, acc)))
+        put3(ssum, 0, j, add(ld3(ssum, 0, j), scale(g, m)))
+        put3(ssum, 3 * _SUB, j, add(ld3(ssum, 3 * _SUB, j), scale(v, m)))
+        put3(ssum, 6 * _SUB, j, add(ld3(ssum, 6 * _SUB, j), scale(acc, m)))
 
 
 @nb.njit(cache=_CACHE, parallel=True, fastmath={"contract"})

@@ -117,7 +117,7 @@ def analyze_osim_trial(model: str | os.PathLike, trial: str | os.PathLike, *, fo
     model : str or os.PathLike
         The OpenSim model (``.osim``).
     trial : str or os.PathLike
-        The marker trial (TRC, C3D, ...; :func:`humanbody.io.read_frame`), its markers in the model's axes (m).
+        The marker trial (TRC, C3D, ...; :func:`humanbody.io.read_trial`), its markers in the model's axes (m).
     forces : str or os.PathLike, optional
         The trial's external loads: an OpenSim ExternalLoads XML, or a forces table with its XML beside it
         (:func:`external_loads_xml`); checked before the inverse kinematics runs.
@@ -140,7 +140,7 @@ def analyze_osim_trial(model: str | os.PathLike, trial: str | os.PathLike, *, fo
     InputError
         ``muscles`` without ``forces``, a forces table without its XML, or a bad model, trial or setup file.
     """
-    from ..io import markers_array, read_frame  # lazy: the OpenSim branch alone
+    from ..io import markers_array, read_trial  # lazy: the OpenSim branch alone
     from ..osim import read_osim  # lazy: as above
     from ..osim.build import build_core_model  # lazy: as above
     from ..osim.ik import read_ik_setup, solve_ik  # lazy: as above
@@ -152,7 +152,7 @@ def analyze_osim_trial(model: str | os.PathLike, trial: str | os.PathLike, *, fo
                          option="muscles")
     cm = build_core_model(read_osim(model))
     tasks = read_ik_setup(ik_setup) if ik_setup else None
-    frame = read_frame(trial)
+    frame = read_trial(trial)
     time = frame["time"].to_numpy(dtype=float)
     names, xyz = markers_array(frame)
     ik = solve_ik(cm, names, xyz, tasks, path=trial, time=time)
@@ -200,7 +200,7 @@ def _muscles(model, trial, time: np.ndarray, q: np.ndarray, forces, reserves) ->
 def write_osim_results(analysis: OsimAnalysis, out: str | os.PathLike) -> list[str]:
     """Write the files of an :class:`OsimAnalysis` into ``out`` (created when missing): ``<stem>_ik.mot``,
     ``<stem>_id.sto`` with loads, the muscles' ``<stem>_activations.csv``, ``<stem>_muscle_forces.csv`` and
-    ``<stem>_joint_reactions.csv`` with muscles (:func:`humanbody.muscles.output.write_results`).
+    ``<stem>_joint_reactions.csv`` with muscles (:func:`humanbody.muscles.output.write_muscle_results`).
 
     Parameters
     ----------
@@ -230,7 +230,7 @@ def write_osim_results(analysis: OsimAnalysis, out: str | os.PathLike) -> list[s
                              generalized_force_names(cm), time, analysis.generalized_forces, in_degrees=False)
         lines.append(f"wrote inverse dynamics: {path}")
     if analysis.muscles is not None and analysis.setup is not None:
-        from ..muscles.output import write_results  # lazy: as above
+        from ..muscles.output import write_muscle_results  # lazy: as above
 
-        lines += [*analysis.muscle_notes, *write_results(analysis.muscles, analysis.setup, folder, analysis.stem)]
+        lines += [*analysis.muscle_notes, *write_muscle_results(analysis.muscles, analysis.setup, folder, analysis.stem)]
     return lines

@@ -80,8 +80,8 @@ def run(args) -> int:
 
 def _run(args) -> int:
     """:func:`run`'s body (the collector paused around it)."""
-    from ..muscles.geometry import read_coordinates  # lazy: keeps `humanbody --help` quick (numba kernels)
-    from ..muscles.output import write_results  # lazy: keeps `humanbody --help` quick (numba kernels)
+    from ..muscles.geometry import read_model_coordinates  # lazy: keeps `humanbody --help` quick (numba kernels)
+    from ..muscles.output import write_muscle_results  # lazy: keeps `humanbody --help` quick (numba kernels)
     from ..muscles.tables import muscle_tables, trial_name  # lazy: numba kernels load when the command runs
     from ..muscles.trial import Setup, run_coordinates  # lazy: keeps `humanbody --help` quick (numba kernels)
 
@@ -91,11 +91,11 @@ def _run(args) -> int:
     if args.forces:  # the whole chain first: bad loads or reserves are refused before anything is written
         setup = Setup.load(args.model)
         span = (-float("inf") if args.start is None else args.start, float("inf") if args.end is None else args.end)
-        frames = read_coordinates(args.coordinates, setup.geometry.model)  # read once: the tables use it too
+        frames = read_model_coordinates(args.coordinates, setup.geometry.model)  # read once: the tables use it too
         result = run_coordinates(setup, *frames, args.forces, args.reserves, args.activation_exponent,
                                  args.step, args.cutoff, joints, span, where=args.coordinates)
         Path(args.out).mkdir(parents=True, exist_ok=True)
-        lines = write_results(result, setup, Path(args.out), trial_name(args.coordinates))
+        lines = write_muscle_results(result, setup, Path(args.out), trial_name(args.coordinates))
         geometry = setup.geometry
     tables = muscle_tables(args.coordinates, args.model, args.out, geometry=geometry, frames=frames)
     if not args.quiet:

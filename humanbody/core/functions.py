@@ -3,7 +3,8 @@
 Each function is a small frozen value; a model packs all of its functions
 into one :class:`FunctionTable` (type codes and coefficient arrays) that one
 numba kernel evaluates, with the first and second derivatives, whatever the
-model (:func:`humanbody._kernels.joint_tree.function_value`).
+model, for joints, couplers and muscle path points alike
+(:func:`humanbody._kernels.functions.function_value`).
 
 ============================  ==============================================  ====================
 type                          value                                           outside the knots
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._kernels import joint_tree as _k
+from .._kernels import functions as _k
 from ..errors import InputError
 
 __all__ = ["Function", "Constant", "Linear", "Polynomial", "PiecewiseLinear", "SimmSpline",
@@ -50,7 +51,7 @@ class Function:
         Returns
         -------
         code : int
-            The type code of :mod:`humanbody._kernels.joint_tree`.
+            The type code of :mod:`humanbody._kernels.functions`.
         coefficients : (k,) float ndarray
             The type's numbers (knots, spline coefficients, ...).
         """
@@ -130,53 +131,129 @@ class PiecewiseLinear(Function):
         return _k.PIECEWISE_LINEAR, np.concatenate([self.x, self.y])
 
 
-def _cubic_coefficients(x: np.ndarray, y: np.ndarray, M: np.ndarray) -> np.ndarray:
-    """``(x, a, b, c, d)`` of the cubic pieces with second derivatives M at the knots.
+_TINY = 1e-7   # OpenSim's floor on a knot interval in SimmSpline (m or rad)
 
-    On piece i, ``h = x - x_i``: ``a = y_i``, ``b = D_i - h_i (2 M_i + M_(i+1)) / 6``,
-    ``c = M_i / 2``, ``d = (M_(i+1) - M_i) / (6 h_i)``, with ``D_i`` the piece's slope; the
-    last knot's b is the slope there (the end continues along it).
+
+def _solve_tridiagonal(diagonal: np.ndarray, right: np.ndarray, off: np.ndarray) -> None:
+    """Solve in place the symmetric tridiagonal system ``T s = right`` (Thomas' elimination, no pivoting).
+
+    Parameters
+    ----------
+    diagonal : (n,) float ndarray
+        The diagonal of ``T``; overwritten by the elimination.
+    right : (n,) float ndarray
+        The right-hand side; overwritten by the solution ``s``.
+    off : (n,) float ndarray
+        ``off[i]`` is ``T[i, i+1] = T[i+1, i]`` (the last entry unused).
     """
-    h = np.diff(x)
-    D = np.diff(y) / h
-    b = np.empty_like(x)
-    b[:-1] = D - h * (2.0 * M[:-1] + M[1:]) / 6.0
-    b[-1] = D[-1] + h[-1] * (M[-2] + 2.0 * M[-1]) / 6.0
-    c = M / 2.0
-    d = np.zeros_like(x)
-    d[:-1] = np.diff(M) / (6.0 * h)
+    n = diagonal.size
+    for i in range(1, n):
+        t = off[i - 1] / diagonal[i - 1]
+        diagonal[i] -= t * off[i - 1]
+        right[i] -= t * right[i - 1]
+    right[-1] /= diagonal[-1]
+    for i in range(n - 2, -1, -1):
+        right[i] = (right[i] - off[i] * right[i + 1]) / diagonal[i]
+
+
+def _pieces(x: np.ndarray, y: np.ndarray, h: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """The kernel's ``(x, a, b, c, d)`` of the cubic pieces whose curvature terms at the knots are ``sigma``.
+
+    With ``sigma = y'' / 6`` at the knots and ``D_i = (y_(i+1) - y_i) / h_i``, the piece on
+    ``[x_i, x_(i+1)]`` is ``y_i + b_i t + c_i t^2 + d_i t^3`` (``t = x - x_i``):
+    ``b_i = D_i - h_i (sigma_(i+1) + 2 sigma_i)``, ``c_i = 3 sigma_i``,
+    ``d_i = (sigma_(i+1) - sigma_i) / h_i``; the last knot's ``b`` is the slope there,
+    ``D + h (sigma_(n-2) + 2 sigma_(n-1))`` (the function continues along it).
+
+    Parameters
+    ----------
+    x, y : (n,) float ndarray
+        Knots (increasing; rad or m) and values there.
+    h : (n-1,) float ndarray
+        The knot intervals.
+    sigma : (n,) float ndarray
+        One sixth of the second derivative at each knot.
+
+    Returns
+    -------
+    (5 n,) float ndarray
+        ``x, y, b, c, d`` one after the other.
+    """
+    b, c, d = np.zeros(x.size), np.zeros(x.size), np.zeros(x.size)
+    b[-1] = (y[-1] - y[-2]) / h[-1] + h[-1] * (sigma[-2] + 2.0 * sigma[-1])
+    b[:-1] = (y[1:] - y[:-1]) / h - h * (sigma[1:] + 2.0 * sigma[:-1])
+    d[:-1] = (sigma[1:] - sigma[:-1]) / h
+    c[:] = 3.0 * sigma
+    d[-1] = d[-2]
     return np.concatenate([x, y, b, c, d])
 
 
-def _spline_curvatures(x: np.ndarray, y: np.ndarray, natural: bool) -> np.ndarray:
-    """Second derivatives M at the knots: continuity of slope inside, the end conditions at the ends.
+def simm_spline_coefficients(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """OpenSim's SimmSpline through ``(x, y)`` as the kernel's cubic pieces, computed as OpenSim computes it.
 
-    Inside: ``h_(i-1) M_(i-1) + 2 (h_(i-1) + h_i) M_i + h_i M_(i+1) = 6 (D_i - D_(i-1))``.
-    Natural: ``M_0 = M_(n-1) = 0``.  Forsythe-Malcolm-Moler (``natural`` False): the
-    third derivative on the end piece, ``(M_1 - M_0) / h_0``, equals that of the
-    cubic through the first four points, ``6 y[x_0, x_1, x_2, x_3]`` (divided
-    difference; likewise at the other end); with three points ``M_0 = M_1 = M_2``.
+    Continuity of slope and curvature inside, ``h_(i-1) s_(i-1) + 2 (h_(i-1) + h_i) s_i + h_i s_(i+1) =
+    D_i - D_(i-1)`` (``s = y''/6``); at each end the third derivative of the end piece is that of the cubic
+    through the end four points (the divided differences of Forsythe, Malcolm and Moler's ``spline``, 1977);
+    three points give the parabola, two the line.  The system is tridiagonal and solved in O(n), with
+    OpenSim's floor of 1e-7 on the intervals.
+
+    Parameters
+    ----------
+    x : (n,) float ndarray
+        Knots, strictly increasing, n >= 2 (rad or m: the coordinate's unit).
+    y : (n,) float ndarray
+        Values at the knots (the function's unit).
+
+    Returns
+    -------
+    (5 n,) float ndarray
+        ``x, y, b, c, d``: the piece on ``[x_i, x_(i+1)]`` is ``y_i + b_i t + c_i t^2 + d_i t^3``, ``t = x - x_i``.
     """
     n = x.size
+    h = np.maximum(_TINY, np.diff(x))
     if n == 2:
-        return np.zeros(2)
-    h, D = np.diff(x), np.diff(y) / np.diff(x)
-    A, r = np.zeros((n, n)), np.zeros(n)
-    for i in range(1, n - 1):
-        A[i, i - 1:i + 2] = h[i - 1], 2.0 * (h[i - 1] + h[i]), h[i]
-        r[i] = 6.0 * (D[i] - D[i - 1])
-    if natural:
-        A[0, 0] = A[-1, -1] = 1.0
-    elif n == 3:
-        A[0, :2], A[-1, -2:] = (1.0, -1.0), (1.0, -1.0)
-    else:
-        def third(xs, ys):  # the divided difference y[x0, x1, x2, x3]
-            d1 = np.diff(ys) / np.diff(xs)
-            d2 = np.diff(d1) / (xs[2:] - xs[:-2])
-            return (d2[1] - d2[0]) / (xs[3] - xs[0])
-        A[0, :2], r[0] = (-1.0 / h[0], 1.0 / h[0]), 6.0 * third(x[:4], y[:4])
-        A[-1, -2:], r[-1] = (-1.0 / h[-1], 1.0 / h[-1]), 6.0 * third(x[-4:], y[-4:])
-    return np.linalg.solve(A, r)
+        return _pieces(x, y, h, np.zeros(2))
+    slope = np.diff(y) / h
+    off, diagonal, right = np.zeros(n), np.zeros(n), np.zeros(n)
+    off[:-1] = h
+    diagonal[1:-1] = 2.0 * (h[:-1] + h[1:])
+    right[1:-1] = slope[1:] - slope[:-1]
+    diagonal[0], diagonal[-1] = -h[0], -h[-1]
+    if n > 3:
+        first = right[2] / max(_TINY, x[3] - x[1]) - right[1] / max(_TINY, x[2] - x[0])
+        last = right[-2] / max(_TINY, x[-1] - x[-3]) - right[-3] / max(_TINY, x[-2] - x[-4])
+        right[0] = first * h[0] * h[0] / max(_TINY, x[3] - x[0])
+        right[-1] = -last * h[-1] * h[-1] / max(_TINY, x[-1] - x[-4])
+    _solve_tridiagonal(diagonal, right, off)
+    return _pieces(x, y, h, right)
+
+
+def natural_spline_coefficients(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The natural cubic spline through ``(x, y)`` (zero second derivative at both ends) as the kernel's pieces.
+
+    The inside equations of :func:`simm_spline_coefficients` with ``s_0 = s_(n-1) = 0``, solved by the same
+    tridiagonal elimination.
+
+    Parameters
+    ----------
+    x : (n,) float ndarray
+        Knots, strictly increasing, n >= 2 (rad or m).
+    y : (n,) float ndarray
+        Values at the knots.
+
+    Returns
+    -------
+    (5 n,) float ndarray
+        ``x, y, b, c, d`` as :func:`simm_spline_coefficients` gives them.
+    """
+    h = np.diff(x)
+    sigma = np.zeros(x.size)
+    if x.size > 2:
+        slope = np.diff(y) / h
+        inside = sigma[1:-1]
+        inside[:] = slope[1:] - slope[:-1]
+        _solve_tridiagonal(2.0 * (h[:-1] + h[1:]), inside, h[1:].copy())
+    return _pieces(x, y, h, sigma)
 
 
 @dataclass(frozen=True, eq=False)
@@ -192,15 +269,15 @@ class SimmSpline(Function):
         object.__setattr__(self, "y", ya)
 
     def coefficients(self):
-        return _k.CUBIC, _cubic_coefficients(self.x, self.y, _spline_curvatures(self.x, self.y, natural=False))
+        return _k.CUBIC, simm_spline_coefficients(self.x, self.y)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class NaturalCubicSpline(SimmSpline):
     """The natural cubic spline through ``(x_i, y_i)``: zero second derivative at both ends."""
 
     def coefficients(self):
-        return _k.CUBIC, _cubic_coefficients(self.x, self.y, _spline_curvatures(self.x, self.y, natural=True))
+        return _k.CUBIC, natural_spline_coefficients(self.x, self.y)
 
 
 @dataclass(frozen=True)
@@ -242,6 +319,7 @@ class FunctionTable:
         Returns
         -------
         FunctionTable
+            The functions' type codes, coefficient slices and numbers, in the kernel's layout.
 
         Raises
         ------

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..io import read_frame
+from ..io import read_trial
 from ..io.forceplates import SIDE_PREFIXES, vertical_forces
 from ..signal import FORCE_THRESHOLD
 from .events import PSEUDO_FEET, events_of, foot_markers, force_events, kinematic_events, pelvis_markers
@@ -323,7 +323,7 @@ def _plate_verticals(analysis, grf_path) -> tuple[np.ndarray, dict, dict]:
     table = getattr(analysis, "load_table", None)
     matrix = getattr(getattr(analysis, "axes", None), "matrix", None)
     if table is None or matrix is None or os.fspath(table.source) != os.fspath(grf_path):
-        return vertical_forces(read_frame(grf_path))
+        return vertical_forces(read_trial(grf_path))
     up = "xyz"[int(np.argmax(np.abs(np.asarray(matrix, dtype=float)[2])))]  # ground = matrix @ lab
     vertical, columns = {}, {}
     for side, prefix in SIDE_PREFIXES.items():

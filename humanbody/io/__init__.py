@@ -1,6 +1,6 @@
 """Trial readers: marker, force and coordinate files into pandas DataFrames.
 
-:func:`read_frame` (former name: ``read_trial``) recognises the format from the file's content (and its
+:func:`read_trial` recognises the format from the file's content (and its
 extension) and returns a DataFrame with a ``time`` column (s) whose
 ``attrs["kind"]`` says what it holds:
 
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "read_frame",
     "read_trial",
     "read_forces",
     "markers_array",
@@ -134,10 +133,12 @@ def detect_format(path) -> str:
     Parameters
     ----------
     path : str or os.PathLike
+        The trial file.
 
     Returns
     -------
     str
+        Its format, one of :data:`FORMATS`.
 
     Raises
     ------
@@ -187,8 +188,9 @@ def _is_xsens_mt(path) -> bool:
     return p.parent.is_dir() and any(looks_like_xsens_mt(f) for f in p.parent.glob(p.name + "_*.txt"))
 
 
-def read_frame(path, kind: str | None = None, **options):
-    """Read a motion-capture trial file into a DataFrame with a ``time`` column.
+def read_trial(path, kind: str | None = None, **options):
+    """Read a motion-capture trial file into a DataFrame with a ``time`` column (``humanbody.read_trial``,
+    docs/conventions.md "Python API").
 
     :func:`humanbody.trial.load_trial` (``humanbody.Trial.read``) reads the same file into a
     :class:`~humanbody.trial.Trial`, markers in ground axes.
@@ -228,7 +230,7 @@ def read_frame(path, kind: str | None = None, **options):
     imu_map = options.pop("imu_map", None)
     unknown = set(options) - {"units", "rate_hz"}
     if unknown:
-        raise TypeError(f"read_frame() got unexpected options {sorted(unknown)}")
+        raise TypeError(f"read_trial() got unexpected options {sorted(unknown)}")
     if fmt is None and _is_xsens_mt(path):
         fmt = "xsens-mt"
     if fmt is None:
@@ -256,29 +258,10 @@ def read_frame(path, kind: str | None = None, **options):
     return df
 
 
-def read_trial(path, kind: str | None = None, **options):
-    """The DataFrame reader under its documented name (``humanbody.read_trial``, docs/conventions.md
-    "Python API"): :func:`read_frame`.  A :class:`~humanbody.trial.Trial` in ground axes is
-    ``humanbody.Trial.read`` (:func:`humanbody.trial.load_trial`).
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-    kind : str, optional
-    **options
-        As :func:`read_frame` takes them.
-
-    Returns
-    -------
-    pandas.DataFrame
-    """
-    return read_frame(path, kind, **options)
-
-
 def read_forces(path, **options):
     """Read a force file (OpenSim ground-reaction ``.mot``) as kind "forces".
 
-    Same as ``read_frame(path, kind="forces")``: ``time`` (s) then the
+    Same as ``read_trial(path, kind="forces")``: ``time`` (s) then the
     file's columns (N, m, N·m) as named in the file, a DataFrame in lab axes.
     The force plates of any layout as a :class:`~humanbody.io.loads.LoadTable`
     in a trial's ground axes are :func:`humanbody.trial.load_forces`.
@@ -286,14 +269,16 @@ def read_forces(path, **options):
     Parameters
     ----------
     path : str or os.PathLike
+        The force file.
     **options
-        As :func:`read_frame` takes them.
+        As :func:`read_trial` takes them.
 
     Returns
     -------
     pandas.DataFrame
+        ``time`` (s) and the file's force columns, lab axes.
     """
-    return read_frame(path, kind="forces", **options)
+    return read_trial(path, kind="forces", **options)
 
 
 def markers_array(df) -> tuple[list[str], np.ndarray]:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Parameter", "Group", "ParameterError", "parse_parameters", "layout_parameters", "split_lists",
+__all__ = ["Parameter", "ParameterGroup", "ParameterError", "parse_parameters", "layout_parameters", "split_lists",
            "MAX_DIM"]
 
 #: Largest size of one dimension of a parameter (one unsigned byte).
@@ -141,7 +141,7 @@ class Parameter:
 
 
 @dataclass(eq=False)
-class Group:
+class ParameterGroup:
     """A C3D group: its parameters in file order."""
 
     name: str
@@ -160,7 +160,7 @@ def _dec_to_ieee(b: bytes) -> np.ndarray:
 
 def parse_parameters(raw: bytes, start: int, limit: int | None = None,
                      notes: list | None = None) -> tuple[dict, int]:
-    """The groups (``{name: Group}`` in group-id order) of the parameter section at byte ``start`` of ``raw``,
+    """The groups (``{name: ParameterGroup}`` in group-id order) of the parameter section at byte ``start`` of ``raw``,
     and the processor code (84, 85 or 86).
 
     ``limit`` (a byte position, the data section's start): the section may
@@ -185,7 +185,7 @@ def parse_parameters(raw: bytes, start: int, limit: int | None = None,
 
     Returns
     -------
-    groups : dict of str to Group
+    groups : dict of str to ParameterGroup
         The groups, their parameters in file order.
     processor : int
         84 (Intel), 85 (DEC) or 86 (MIPS).
@@ -200,7 +200,7 @@ def parse_parameters(raw: bytes, start: int, limit: int | None = None,
     if proc not in (84, 85, 86):
         raise ParameterError(f"unknown processor type {proc}")
     stop = min(len(raw), max(start + max(1, n_blocks) * 512, limit or 0))
-    groups: dict[int, Group] = {}
+    groups: dict[int, ParameterGroup] = {}
     pending: list[tuple[int, Parameter]] = []
     pos: int | None = start + 4
     read = 0
@@ -214,7 +214,7 @@ def parse_parameters(raw: bytes, start: int, limit: int | None = None,
         notes.append(f"the parameter section is damaged after its first {read} records: those records read")
     for gid, p in pending:
         if gid not in groups:  # a parameter of an undeclared group: the group gets a name (as ezc3d does)
-            groups[gid] = Group(f"GROUP{gid}", gid)
+            groups[gid] = ParameterGroup(f"GROUP{gid}", gid)
         groups[gid].params[p.name] = p
     return {g.name: g for g in sorted(groups.values(), key=lambda g: g.gid)}, proc
 
@@ -238,7 +238,7 @@ def _record_at(raw: bytes, pos: int, stop: int, proc: int, groups: dict, pending
         if body + 1 > stop:
             raise ParameterError(f"group {name} runs past the section")
         d_len = raw[body]
-        groups[-gid] = Group(name, -gid, raw[body + 1:body + 1 + d_len].decode("latin-1"), locked)
+        groups[-gid] = ParameterGroup(name, -gid, raw[body + 1:body + 1 + d_len].decode("latin-1"), locked)
         natural = body + 1 + d_len
     else:
         param, natural = _parameter_body(raw, body, stop, proc, name, locked)
@@ -314,7 +314,7 @@ def layout_parameters(groups: dict, first_block: int = 2) -> bytes:
 
     Parameters
     ----------
-    groups : dict of str to Group
+    groups : dict of str to ParameterGroup
         The groups to write, in order.
     first_block : int, default 2
         The section's first byte.
@@ -360,14 +360,14 @@ def layout_parameters(groups: dict, first_block: int = 2) -> bytes:
     return bytes(section)
 
 
-def split_lists(group: Group, base: str, texts: list, template: Parameter | None = None) -> None:
+def split_lists(group: ParameterGroup, base: str, texts: list, template: Parameter | None = None) -> None:
     """Put the list ``texts`` into ``base``, ``base2``, ``base3``... of at most 255 entries each, as Vicon
     writes LABELS/DESCRIPTIONS/UNITS past 255 points; stale continuation parameters are removed.  The
     description and locked flag of ``template`` (or of the existing ``base``) are kept.
 
     Parameters
     ----------
-    group : Group
+    group : ParameterGroup
         The group changed in place.
     base : str
         The parameter's name (``LABELS``, ...).

@@ -69,7 +69,7 @@ for _S, _side in (("L", "left"), ("R", "right")):
 
 
 def _parameter_section(path: Path) -> dict | None:
-    """The file's parameter groups (``{name: Group}``), or None when it is not a readable C3D parameter section."""
+    """The file's parameter groups (``{name: ParameterGroup}``), or None when it is not a readable C3D parameter section."""
     try:
         with open(path, "rb") as fh:
             head = fh.read(512)

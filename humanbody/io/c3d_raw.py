@@ -129,7 +129,7 @@ def analog_per_frame(raw: bytes, head: dict, groups: dict, set_: dict) -> tuple[
         The file's bytes.
     head : dict
         The header's fields.
-    groups : dict of str to Group
+    groups : dict of str to ParameterGroup
         The parameter groups.
     set_ : dict
         The point settings (``scale``, ``data_block``, ``rate``, ``frames``, ``n_points``).

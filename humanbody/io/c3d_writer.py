@@ -44,7 +44,7 @@ import numpy as np
 
 from ..atomic import atomic_path, open_temp
 from ..errors import InputError
-from .c3d_params import Group, Parameter, ParameterError, layout_parameters, parse_parameters, split_lists
+from .c3d_params import Parameter, ParameterError, ParameterGroup, layout_parameters, parse_parameters, split_lists
 
 __all__ = ["C3D_MAX_FRAME", "C3DModel", "Platforms", "PointBlock", "platform_channels", "write_c3d"]
 
@@ -204,7 +204,7 @@ def platform_channels(time, force, point, moment, frame_time, lab_of_ground, uni
 class C3DModel:
     """One C3D file: header (512 bytes, Intel), groups of parameters, points and analogs.
 
-    groups : {name: Group}          :mod:`humanbody.io.c3d_params`
+    groups : {name: ParameterGroup}          :mod:`humanbody.io.c3d_params`
     points : (4, n, F) float        x, y, z (file units) and 1 / NaN, as ezc3d gives them
     residuals : (1, n, F) float     residual of each point (< 0: invalid), file units
     masks : (7, n, F) bool          camera masks
@@ -279,13 +279,13 @@ class C3DModel:
         C3DModel
             A model with no points and no analog channels.
         """
-        point = Group("POINT", 1, "3-D point parameters")
+        point = ParameterGroup("POINT", 1, "3-D point parameters")
         for p in (Parameter.of("USED", np.int16(0)), Parameter.of("SCALE", np.float32(-1.0)),
                   Parameter.of("RATE", np.float32(rate_hz)), Parameter.of("DATA_START", np.int16(0)),
                   Parameter.of("FRAMES", np.int16(0)), Parameter.of("LABELS", [], type=-1),
                   Parameter.of("DESCRIPTIONS", [], type=-1), Parameter.of("UNITS", unit)):
             point.params[p.name] = p
-        analog = Group("ANALOG", 2, "analog data parameters")
+        analog = ParameterGroup("ANALOG", 2, "analog data parameters")
         for p in (Parameter.of("USED", np.int16(0)), Parameter.of("LABELS", [], type=-1),
                   Parameter.of("DESCRIPTIONS", [], type=-1), Parameter.of("GEN_SCALE", np.float32(1.0)),
                   Parameter.of("SCALE", np.zeros(0, dtype=np.float32)),
@@ -296,7 +296,7 @@ class C3DModel:
                    np.zeros((1, 0, frames)), np.zeros((7, 0, frames), dtype=bool), np.zeros((1, 0, frames)),
                    int(first_frame))
 
-    def group(self, name: str) -> Group:
+    def group(self, name: str) -> ParameterGroup:
         """The group ``name``, added (next id) when missing.
 
         Parameters
@@ -306,11 +306,11 @@ class C3DModel:
 
         Returns
         -------
-        Group
+        ParameterGroup
             The group (the model's own, changed in place by the caller).
         """
         if name not in self.groups:
-            self.groups[name] = Group(name, max([g.gid for g in self.groups.values()] + [0]) + 1)
+            self.groups[name] = ParameterGroup(name, max([g.gid for g in self.groups.values()] + [0]) + 1)
         return self.groups[name]
 
     def get(self, group: str, name: str, default=None):

@@ -138,7 +138,7 @@ def table_head(path) -> tuple[list[str], str, dict, int, str | None, list[str]]:
     return lines, title, fields, k, sep, columns
 
 
-def classify(columns: list[str], title: str) -> str:
+def table_kind(columns: list[str], title: str) -> str:
     """Kind of an OpenSim table from its column names and title line.
 
     Parameters
@@ -239,7 +239,7 @@ def _table(path) -> dict:
     if nrows is not None and len(line_no) > nrows:
         raise InputError(f"the header says nRows={nrows} but there are {len(line_no)} data rows", path)
     in_degrees = fields.get("indegrees", "no").strip().lower() in ("yes", "true", "1")
-    kind = classify(columns, title)
+    kind = table_kind(columns, title)
     names = columns[1:]
     data, converted, conversions = _to_radians(values[:, 1:].copy(), names, kind == "opensim_coordinates"
                                                and in_degrees)

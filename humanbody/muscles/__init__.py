@@ -3,11 +3,11 @@
 How to get them for a model over a coordinates table::
 
     from humanbody.osim import read_osim
-    from humanbody.muscles import MuscleGeometry, read_coordinates
+    from humanbody.muscles import MuscleGeometry, read_model_coordinates
 
     model = read_osim("model.osim")                  # humanbody.osim.OsimModel (frozen)
     geometry = MuscleGeometry.of(model)              # build once per model
-    time, q = read_coordinates("ik.mot", model)      # (F,), (F, nq): rad, m, model.coordinate_names order
+    time, q = read_model_coordinates("ik.mot", model)      # (F,), (F, nq): rad, m, model.coordinate_names order
     paths = geometry.compute(q, qd=None)             # MusclePaths
     paths.lengths        # (F, M) m, model.muscle_names order
     paths.moment_arms    # (F, M, nq) m: -dL/dq, couplers' dependents following (their own column 0)
@@ -25,9 +25,9 @@ pennation_angle_at_optimal, max_contraction_velocity) are on ``model.muscles[m]`
 """
 
 from .crossing import crossed_coordinates
-from .geometry import MuscleGeometry, MusclePaths, read_coordinates
+from .geometry import MuscleGeometry, MusclePaths, read_model_coordinates
 from .reserves import Reserves, read_reserves, write_reserves
 from .static_optimization import Optimum, solve
 
-__all__ = ["MuscleGeometry", "MusclePaths", "Optimum", "Reserves", "crossed_coordinates", "read_coordinates",
+__all__ = ["MuscleGeometry", "MusclePaths", "Optimum", "Reserves", "crossed_coordinates", "read_model_coordinates",
            "read_reserves", "solve", "write_reserves"]

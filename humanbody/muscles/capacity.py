@@ -31,7 +31,7 @@ import numpy as np
 from .._kernels.degroote_fregly import degroote_capacity
 from .._kernels.muscle_capacity import millard_capacity, thelen_capacity
 from ..errors import InputError
-from .curves import active_force_length, force_velocity
+from .curves import millard_active_force_length, millard_force_velocity
 
 KINDS = ("Thelen2003Muscle", "Millard2012EquilibriumMuscle", "DeGrooteFregly2016Muscle")
 COMMON = {"max_isometric_force": 1000.0, "optimal_fiber_length": 0.1, "tendon_slack_length": 0.2,
@@ -168,16 +168,18 @@ def millard_curves(muscles: MuscleSet) -> tuple[np.ndarray, ...]:
     tuple of numpy.ndarray
         ``(fl_x, fl_y, fl_ends, fv_x, fv_y, fv_ends)``: the force-length control points x and y (M, 5, 6) and
         ends (M, 6), then the force-velocity control points x and y (M, 4, 6) and ends (M, 6)
-        (:func:`humanbody.muscles.curves.active_force_length`, :func:`~humanbody.muscles.curves.force_velocity`).
+        (:func:`humanbody.muscles.curves.millard_active_force_length`,
+        :func:`~humanbody.muscles.curves.millard_force_velocity`).
     """
     p = muscles.params
-    fl = [active_force_length(p["min_norm_active_fiber_length"][i], p["transition_norm_fiber_length"][i], 1.0,
-                              p["max_norm_active_fiber_length"][i], p["minimum_value"][i],
-                              p["shallow_ascending_slope"][i]) for i in range(len(muscles.names))]
-    fv = [force_velocity(p["max_eccentric_velocity_force_multiplier"][i], p["concentric_slope_at_vmax"][i],
-                         p["concentric_slope_near_vmax"][i], p["isometric_slope"][i], p["eccentric_slope_at_vmax"][i],
-                         p["eccentric_slope_near_vmax"][i], p["concentric_curviness"][i],
-                         p["eccentric_curviness"][i]) for i in range(len(muscles.names))]
+    fl = [millard_active_force_length(p["min_norm_active_fiber_length"][i], p["transition_norm_fiber_length"][i],
+                                      1.0, p["max_norm_active_fiber_length"][i], p["minimum_value"][i],
+                                      p["shallow_ascending_slope"][i]) for i in range(len(muscles.names))]
+    fv = [millard_force_velocity(p["max_eccentric_velocity_force_multiplier"][i], p["concentric_slope_at_vmax"][i],
+                                 p["concentric_slope_near_vmax"][i], p["isometric_slope"][i],
+                                 p["eccentric_slope_at_vmax"][i], p["eccentric_slope_near_vmax"][i],
+                                 p["concentric_curviness"][i], p["eccentric_curviness"][i])
+          for i in range(len(muscles.names))]
     return tuple(np.ascontiguousarray(np.array([c[k] for c in curves])) for curves in (fl, fv) for k in range(3))
 
 
@@ -186,12 +188,15 @@ def capacity(muscles: MuscleSet, length: np.ndarray, speed: np.ndarray) -> np.nd
 
     Parameters
     ----------
-    muscles : :func:`read_muscles`.
-    length, speed : (F, M) muscle-tendon lengths (m) and lengthening speeds (m/s).
+    muscles : MuscleSet
+        :func:`read_muscles`.
+    length, speed : numpy.ndarray
+        (F, M) muscle-tendon lengths (m) and lengthening speeds (m/s).
 
     Returns
     -------
-    (F, M) ``Fmax fL fV cos(alpha)`` with a rigid tendon.
+    numpy.ndarray
+        (F, M) ``Fmax fL fV cos(alpha)`` with a rigid tendon.
     """
     p = muscles.params
     L = np.ascontiguousarray(length, dtype=float)

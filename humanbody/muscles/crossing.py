@@ -11,22 +11,22 @@ moment-arm solver does.
 
 from __future__ import annotations
 
-from ..osim.model import Joint, OsimModel
+from ..osim.model import OsimJoint, OsimModel
 
 
-def _joint_coordinates(joint: Joint) -> set[str]:
+def _joint_coordinates(joint: OsimJoint) -> set[str]:
     names = set(joint.coordinates)
     for ax in joint.transform:
         names.update(ax.coordinates)
     return names
 
 
-def _parents(model: OsimModel) -> dict[str, Joint]:
+def _parents(model: OsimModel) -> dict[str, OsimJoint]:
     """Each body's joint to its parent (the tree the joints make, ground at the root)."""
     return {j.child: j for j in model.joints}
 
 
-def _path_to_root(body: str, parent_joint: dict[str, Joint]) -> list[Joint]:
+def _path_to_root(body: str, parent_joint: dict[str, OsimJoint]) -> list[OsimJoint]:
     out = []
     seen = set()
     while body in parent_joint and body not in seen:
@@ -37,7 +37,7 @@ def _path_to_root(body: str, parent_joint: dict[str, Joint]) -> list[Joint]:
     return out
 
 
-def crossed_joints(model: OsimModel, bodies: set[str]) -> list[Joint]:
+def crossed_joints(model: OsimModel, bodies: set[str]) -> list[OsimJoint]:
     """The joints of the smallest subtree holding ``bodies``, in the model's joint order.
 
     Parameters
@@ -49,7 +49,7 @@ def crossed_joints(model: OsimModel, bodies: set[str]) -> list[Joint]:
 
     Returns
     -------
-    list of Joint
+    list of OsimJoint
         The joints on the tree paths between those bodies (empty when ``bodies`` is).
     """
     parent_joint = _parents(model)

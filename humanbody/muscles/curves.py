@@ -50,7 +50,7 @@ def _stack(corners) -> tuple[np.ndarray, np.ndarray]:
     return np.array([c[0] for c in corners]), np.array([c[1] for c in corners])
 
 
-def active_force_length(x0: float, x1: float, x2: float, x3: float, ylow: float, dydx: float,
+def millard_active_force_length(x0: float, x1: float, x2: float, x3: float, ylow: float, dydx: float,
                         curviness: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Control points (5, 6) x and y and ends ``(x0, x3, ylow, ylow, 0, 0)`` of the active force-length curve.
 
@@ -92,7 +92,7 @@ def active_force_length(x0: float, x1: float, x2: float, x3: float, ylow: float,
     return X, Y, np.array([x0, x3, ylow, ylow, 0.0, 0.0])
 
 
-def force_velocity(fmax_e: float, dydx_c: float, dydx_near_c: float, dydx_iso: float, dydx_e: float,
+def millard_force_velocity(fmax_e: float, dydx_c: float, dydx_near_c: float, dydx_iso: float, dydx_e: float,
                    dydx_near_e: float, curv_c: float, curv_e: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Control points (4, 6) and ends of the force-velocity curve over normalised velocity -1..1
     (OpenSim's createFiberForceVelocityCurve).

@@ -3,11 +3,11 @@
 Start from a model and a table of its coordinates::
 
     from humanbody.osim import read_osim
-    from humanbody.muscles import MuscleGeometry, read_coordinates
+    from humanbody.muscles import MuscleGeometry, read_model_coordinates
 
     model = read_osim("gait2392.osim")
     geometry = MuscleGeometry.of(model)
-    time, q = read_coordinates("walk_ik.mot", model)     # (F,), (F, nq): rad, m, model order
+    time, q = read_model_coordinates("walk_ik.mot", model)     # (F,), (F, nq): rad, m, model order
     paths = geometry.compute(q)                           # MusclePaths
     paths.lengths          # (F, M) m, muscles in model.muscle_names order
     paths.moment_arms      # (F, M, nq) m, coordinates in model.coordinate_names order
@@ -132,8 +132,10 @@ class MuscleGeometry:
 
         Parameters
         ----------
-        q : (F, nq) array   coordinates in ``model.coordinate_names`` order (rad, m)
-        qd : (F, nq) array, optional   their rates (rad/s, m/s)
+        q : (F, nq) array
+            Coordinates in ``model.coordinate_names`` order (rad, m)
+        qd : (F, nq) array, optional
+            Their rates (rad/s, m/s)
 
         Returns
         -------
@@ -210,7 +212,7 @@ class MuscleGeometry:
         return np.ascontiguousarray(a)
 
 
-def read_coordinates(path: str | os.PathLike, model: OsimModel) -> tuple[np.ndarray, np.ndarray]:
+def read_model_coordinates(path: str | os.PathLike, model: OsimModel) -> tuple[np.ndarray, np.ndarray]:
     """An OpenSim coordinates file (.mot/.sto, degrees or radians) as ``(time (F,), q (F, nq))``.
 
     Columns are matched to ``model.coordinate_names`` (also by their path in an OpenSim 4 states

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..io import markers_array, read_frame
+from ..io import markers_array, read_trial
 from ..osim import read_osim
 from ..osim.ik import IKResult, IKTasks, solve_ik
 from .capacity import read_muscles
@@ -106,13 +106,20 @@ def analyze_markers(setup: Setup, trial: str | os.PathLike, forces: str | os.Pat
 
     Parameters
     ----------
-    setup : :func:`setup_of` the model.
-    trial : marker file (TRC, C3D, ...) in the model's lab axes (OpenSim: y up).
-    forces : OpenSim ExternalLoads XML (or a table with one of the same name beside it).
-    reserves : an OpenSim actuators file; None: a weak reserve on every coordinate.
-    tasks : the IK setup's weights (None: every shared marker, weight 1).
-    joints : joints whose reactions to compute (None: every joint; ``()``: none).
-    exponent : the cost's ``p``.
+    setup : Setup
+        :func:`setup_of` the model.
+    trial : str | os.PathLike
+        Marker file (TRC, C3D, ...) in the model's lab axes (OpenSim: y up).
+    forces : str or os.PathLike, optional
+        An OpenSim ExternalLoads XML (or a table with one of the same name beside it); None: no external loads.
+    reserves : str | os.PathLike, optional
+        An OpenSim actuators file; None: a weak reserve on every coordinate.
+    tasks : IKTasks, optional
+        The IK setup's weights (None: every shared marker, weight 1).
+    joints : tuple[str, ...], optional
+        Joints whose reactions to compute (None: every joint; ``()``: none).
+    exponent : float
+        The cost's ``p``.
 
     Returns
     -------
@@ -120,7 +127,7 @@ def analyze_markers(setup: Setup, trial: str | os.PathLike, forces: str | os.Pat
         The frame times (F,) s, the inverse kinematics and the muscle results.
     """
     loads = loads_xml(forces)
-    frame = read_frame(trial)
+    frame = read_trial(trial)
     names, xyz = markers_array(frame)
     time = frame["time"].to_numpy(dtype=float)
     ik = solve_ik(setup.geometry.core, names, xyz, tasks, path=trial, time=time)

@@ -17,7 +17,7 @@ def _write(stem: str, time: np.ndarray, names, values: np.ndarray) -> str:
     return write_blocks(f"{stem}.csv", ["time", *map(str, names)], [table])
 
 
-def write_results(r: MuscleResults, setup: Setup, out: Path, trial: str) -> list[str]:
+def write_muscle_results(r: MuscleResults, setup: Setup, out: Path, trial: str) -> list[str]:
     """Write the trial's static optimization and joint reactions into ``out``; return the log lines
     (files written, then the findings).
 

@@ -3,8 +3,9 @@
 Bodies are numbered as ``model.body_names`` (ground 0), coordinates as
 ``model.coordinate_names``.  Path points keep their body and location (m, body frame);
 conditional points their coordinate and range; moving points one function of one coordinate
-per axis.  Wrap surfaces keep their body, their frame in the body (rotation: OpenSim's
-body-fixed X-Y-Z angles), their kind and size, and their quadrant as ``(axis, sign)``; path wraps
+per axis, packed with the core's :class:`~humanbody.core.functions.FunctionTable` (the joints' table,
+evaluated by the same kernel, :func:`humanbody._kernels.functions.function_value`).  Wrap surfaces
+keep their body, their frame in the body (rotation: OpenSim's body-fixed X-Y-Z angles), their kind and size, and their quadrant as ``(axis, sign)``; path wraps
 their surface, their range of points and their ellipsoid method (:data:`METHOD_CODES`).
 """
 
@@ -14,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.functions import Constant, Function, FunctionTable
 from ..errors import InputError
-from ..osim.functions import FunctionTable
-from ..osim.model import Function, OsimModel, xyz_body_fixed
+from ..osim.model import OsimModel, xyz_body_fixed
 
 WRAP_CODES = {"cylinder": 0, "sphere": 1, "ellipsoid": 2, "torus": 3}
 KERNEL_WRAPS = ("cylinder", "sphere", "ellipsoid", "torus")
@@ -115,7 +116,7 @@ class PackedPaths:
             np.array([r[4] for r in rows], float).reshape(-1, 2), np.array([r[5] for r in rows], np.int64).reshape(-1, 3),
             np.array([r[6] for r in rows], np.int64).reshape(-1, 3), np.array(m_pt, np.int64))
         wraps, n_wraps_max = _pack_wraps(model, body)
-        table = FunctionTable.build(functions or [Function("constant")])
+        table = FunctionTable.of(functions or [Constant(0.0)])
         max_points = max(len(m.points) + 2 * len(m.wraps) for m in model.muscles) if model.muscles else 2
         return cls(model.muscle_names, model.body_names, model.coordinate_names, max_points, points, wraps, table)
 

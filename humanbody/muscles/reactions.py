@@ -36,14 +36,25 @@ def reaction_columns(model: core.Model, data: Data, force: np.ndarray, moment: n
 
     Parameters
     ----------
-    model, data : the core model and its kinematics over the trial.
-    force, moment : (F, B, 3) what each body receives from its parent (:func:`humanbody.core.joint_loads`).
-    joints : (joint name, child body index) pairs.
-    on : ``child`` or ``parent``; frame : ``child``, ``parent`` or ``ground``.
+    model : humanbody.core.Model
+        The core model of the OpenSim model.
+    data : humanbody.core.Data
+        Its kinematics over the trial's F frames.
+    force, moment : numpy.ndarray
+        (F, B, 3) what each body receives from its parent (N, N m; :func:`humanbody.core.joint_loads`).
+    joints : sequence of (str, int)
+        (joint name, child body index) pairs.
+    on : str
+        The body the reaction acts on: ``child`` or ``parent``.
+    frame : str
+        The frame its components are in: ``child``, ``parent`` or ``ground``.
 
     Returns
     -------
-    names : the columns; values : (F, 9 x joints) N, N m, m.
+    names : list of str
+        The columns (OpenSim's names: force, moment and point of each joint).
+    values : numpy.ndarray
+        (F, 9 x joints) forces (N), moments (N m) and points (m).
     """
     cols, out = [], []
     for name, b in joints:

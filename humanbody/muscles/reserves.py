@@ -117,9 +117,12 @@ def read_reserves(path: str | os.PathLike, coordinates: Sequence[str], bodies: S
 
     Parameters
     ----------
-    path : the XML file (``<OpenSimDocument><ForceSet><objects>...``).
-    coordinates : the model's coordinate names; the result's ``coordinates`` index them.
-    bodies : the model's body names (ground included), to check the point and torque actuators' bodies.
+    path : str | os.PathLike
+        The XML file (``<OpenSimDocument><ForceSet><objects>...``).
+    coordinates : Sequence[str]
+        The model's coordinate names; the result's ``coordinates`` index them.
+    bodies : Sequence[str], optional
+        The model's body names (ground included), to check the point and torque actuators' bodies.
 
     Returns
     -------

@@ -53,8 +53,10 @@ def actuator_forces(capacity: np.ndarray, moment_arms: np.ndarray, reserves: Res
 
     Parameters
     ----------
-    capacity : (F, M) muscle capacity (N) at activation 1.
-    moment_arms : (F, M, C) moment arms (m; dimensionless on translational coordinates).
+    capacity : numpy.ndarray
+        (F, M) muscle capacity (N) at activation 1.
+    moment_arms : numpy.ndarray
+        (F, M, C) moment arms (m; dimensionless on translational coordinates).
     reserves : the reserve actuators (coordinate index and optimal force each; their ``directions``
         (F, K, C) per unit force when some are point or torque actuators).
 
@@ -102,18 +104,27 @@ def solve(capacity: np.ndarray, moment_arms: np.ndarray, generalized_forces: np.
 
     Parameters
     ----------
-    capacity : (F, M) active muscle force (N) at activation 1 (:mod:`humanbody.muscles.capacity`).
-    moment_arms : (F, M, C) moment arms (m) on the coordinates that take part.
-    generalized_forces : (F, C) inverse-dynamics generalised forces ``tau`` (N·m or N).
-    reserves : coordinate actuators with their optimal forces and control bounds.
-    min_control, max_control : (M,) muscle activation bounds.
-    exponent : the cost's ``p`` (OpenSim's ``activation_exponent``, default 2).
-    passive : optional (F, M) passive fibre forces (N) along the tendon, moved to the right-hand side.
-    threads : chunks of frames solved in parallel (default: numba's thread count).
+    capacity : numpy.ndarray
+        (F, M) active muscle force (N) at activation 1 (:mod:`humanbody.muscles.capacity`).
+    moment_arms : numpy.ndarray
+        (F, M, C) moment arms (m) on the coordinates that take part.
+    generalized_forces : numpy.ndarray
+        (F, C) inverse-dynamics generalised forces ``tau`` (N·m or N).
+    reserves : Reserves
+        Coordinate actuators with their optimal forces and control bounds.
+    min_control, max_control : numpy.ndarray
+        (M,) muscle activation bounds.
+    exponent : float
+        The cost's ``p`` (OpenSim's ``activation_exponent``, default 2).
+    passive : numpy.ndarray, optional
+        (F, M) passive fibre forces (N) along the tendon, moved to the right-hand side.
+    threads : int, optional
+        Chunks of frames solved in parallel (default: numba's thread count).
 
     Returns
     -------
-    :class:`Optimum`.
+    Optimum
+        Activations, forces, iterations and residuals per frame.
     """
     import numba  # lazy: the thread count only
 

@@ -24,7 +24,7 @@ import numpy as np
 from ..atomic import atomic_path, open_temp
 from ..io.writers import CSV_DIGITS, format_csv_rows
 from ..osim import read_osim
-from .geometry import MuscleGeometry, read_coordinates
+from .geometry import MuscleGeometry, read_model_coordinates
 
 CHUNK_FRAMES = 2000
 
@@ -69,17 +69,24 @@ def muscle_tables(coordinates: str | os.PathLike, model: str | os.PathLike, out_
 
     Parameters
     ----------
-    coordinates : path   OpenSim .mot/.sto with a column per model coordinate (degrees or radians)
-    model : path         the .osim model
-    out_dir : path       folder for the two CSV files (created if missing)
-    chunk_frames : int   frames computed at once (memory: about 30 kB per frame for 92 muscles)
-    geometry : MuscleGeometry, optional   the model's, when already built (the file is then not read again)
-    frames : (time (F,), q (F, nq)), optional   the coordinates file as :func:`.geometry.read_coordinates` read it
-        with ``geometry``, when already read (s; rad, m)
+    coordinates : path
+        OpenSim .mot/.sto with a column per model coordinate (degrees or radians)
+    model : path
+        The .osim model
+    out_dir : path
+        Folder for the two CSV files (created if missing)
+    chunk_frames : int
+        Frames computed at once (memory: about 30 kB per frame for 92 muscles)
+    geometry : MuscleGeometry, optional
+        The model's, when already built (the file is then not read again)
+    frames : tuple of (numpy.ndarray, numpy.ndarray), optional
+        ``(time (F,), q (F, nq))``: the coordinates file as :func:`.geometry.read_model_coordinates` read it with
+        ``geometry``, when already read (s; rad, m).
 
     Returns
     -------
     MuscleTables
+        The two files written, the frame, muscle and moment-arm column counts, the model's notes.
 
     Raises
     ------
@@ -89,7 +96,7 @@ def muscle_tables(coordinates: str | os.PathLike, model: str | os.PathLike, out_
     if geometry is None:
         geometry = MuscleGeometry.of(read_osim(model))
     osim_model = geometry.model
-    time, q = frames if frames is not None else read_coordinates(coordinates, osim_model)
+    time, q = frames if frames is not None else read_model_coordinates(coordinates, osim_model)
     names = osim_model.muscle_names
     coord_index = {c: i for i, c in enumerate(osim_model.coordinate_names)}
     pairs = [(m, coord_index[c]) for m, muscle in enumerate(names) for c in geometry.crossed[muscle]]

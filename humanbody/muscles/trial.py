@@ -29,7 +29,7 @@ from ..io.loads import LoadTable, read_loads
 from ..osim import read_osim
 from .capacity import MuscleSet, capacity, read_muscles
 from .coordinates import opensim_kinematics
-from .geometry import MuscleGeometry, read_coordinates
+from .geometry import MuscleGeometry, read_model_coordinates
 from .reactions import reaction_columns
 from .reserves import Reserves, read_reserves
 from .static_optimization import Optimum, solve
@@ -117,8 +117,8 @@ def load_bodies(path: str | os.PathLike, names: list[str]) -> list[str]:
     return list(names)
 
 
-def external_loads(setup: Setup, path: str | os.PathLike, time: np.ndarray, origin: np.ndarray,
-                   table: LoadTable | None = None) -> np.ndarray:
+def body_wrenches(setup: Setup, path: str | os.PathLike, time: np.ndarray, origin: np.ndarray,
+                  table: LoadTable | None = None) -> np.ndarray:
     """(F, B, 6) force and moment about each core body's origin (OpenSim ground axes) from a loads file
     (``table``: the file as :func:`~humanbody.io.loads.read_loads` read it, when already read).
 
@@ -168,7 +168,7 @@ def _poses(setup: Setup, data) -> tuple[np.ndarray, np.ndarray]:
     return Rs, Os
 
 
-def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike | None,
+def run_coordinates_file(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike | None,
         reserves: str | os.PathLike | None = None, exponent: float = 2.0, step: int = 1,
         cutoff_hz: float | None = None, joints: tuple[str, ...] | None = (),
         time_range: tuple[float, float] | None = None) -> MuscleResults:
@@ -176,12 +176,22 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
 
     Parameters
     ----------
-    setup : :meth:`Setup.load` of the model.
-    coordinates : the trial's coordinates (OpenSim ``.mot``/``.sto``: degrees or radians as its header says).
-    loads : external loads (OpenSim ExternalLoads ``.xml`` or ground-reaction ``.mot``), or None.
-    reserves : an OpenSim actuators file of CoordinateActuators, or None.
-    exponent : the cost's ``p``; step : every ``step``-th frame; cutoff_hz : OpenSim's coordinate low-pass.
-    joints : joint names for the reactions; None for every joint, ``()`` for none.
+    setup : Setup
+        :meth:`Setup.load` of the model.
+    coordinates : str | os.PathLike
+        The trial's coordinates (OpenSim ``.mot``/``.sto``: degrees or radians as its header says).
+    loads : str | os.PathLike, optional
+        External loads (OpenSim ExternalLoads ``.xml`` or ground-reaction ``.mot``), or None.
+    reserves : str or os.PathLike, optional
+        An OpenSim actuators file of CoordinateActuators, or None.
+    exponent : float
+        The cost's ``p`` (OpenSim's ``activation_exponent``).
+    step : int
+        Every ``step``-th frame is analysed.
+    cutoff_hz : float, optional
+        OpenSim's coordinate low-pass cut-off (Hz); None: no filter.
+    joints : tuple[str, ...], optional
+        Joint names for the reactions; None for every joint, ``()`` for none.
     time_range : (start, end) s of the frames to analyse (after filtering the whole file, as OpenSim);
         frames outside the loads' time span are left out.
 
@@ -191,7 +201,7 @@ def run(setup: Setup, coordinates: str | os.PathLike, loads: str | os.PathLike |
         The analysed frames' generalised forces, muscle lengths, speeds, moment arms and capacity, the
         optimum, and the joint reactions when ``joints`` asks for them.
     """
-    time, q = read_coordinates(coordinates, setup.geometry.model)
+    time, q = read_model_coordinates(coordinates, setup.geometry.model)
     return run_coordinates(setup, time, q, loads, reserves, exponent, step, cutoff_hz, joints, time_range,
                            where=coordinates)
 
@@ -201,10 +211,10 @@ def run_coordinates(setup: Setup, time: np.ndarray, q: np.ndarray, loads: str | 
                     cutoff_hz: float | None = None, joints: tuple[str, ...] | None = (),
                     time_range: tuple[float, float] | None = None,
                     where: str | os.PathLike = "") -> MuscleResults:
-    """:func:`run` on coordinates already in memory: ``time`` (F,) s and ``q`` (F, C) in the model's
+    """:func:`run_coordinates_file` on coordinates already in memory: ``time`` (F,) s and ``q`` (F, C) in the model's
     coordinate order (rad, m), as :func:`~humanbody.osim.ik.solve_ik` gives them; ``where`` names
     them in messages; ``reserves`` may also be a :class:`Reserves` (:func:`~.reserves.weak_reserves`).
-    The other parameters are :func:`run`'s.
+    The other parameters are :func:`run_coordinates_file`'s.
 
     Parameters
     ----------
@@ -219,14 +229,14 @@ def run_coordinates(setup: Setup, time: np.ndarray, q: np.ndarray, loads: str | 
     reserves : str or os.PathLike or Reserves, optional
         An actuators file or reserves in memory; None: no reserves.
     exponent, step, cutoff_hz, joints, time_range
-        As :func:`run`.
+        As :func:`run_coordinates_file`.
     where : str or os.PathLike, default ""
         What names the coordinates in messages.
 
     Returns
     -------
     MuscleResults
-        As :func:`run`.
+        As :func:`run_coordinates_file`.
 
     Raises
     ------
@@ -246,7 +256,7 @@ def run_coordinates(setup: Setup, time: np.ndarray, q: np.ndarray, loads: str | 
     time, Q, QD, QDD = time[keep], Q[keep], QD[keep], QDD[keep]
     cm = setup.geometry.core
     data = core.forward_kinematics(cm.model, cm.to_core(Q), cm.to_core(QD), cm.to_core(QDD))
-    ext = external_loads(setup, loads, time, data.origin, table) if loads is not None else None
+    ext = body_wrenches(setup, loads, time, data.origin, table) if loads is not None else None
     tau = cm.from_core(core.joint_loads(cm.model, data, ext)[2])
     paths = setup.geometry.compute(Q, QD)
     lengths, speeds, arms = paths.lengths, paths.velocities, paths.moment_arms

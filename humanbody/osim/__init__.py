@@ -3,19 +3,18 @@
 from .model import (
     Body,
     Coordinate,
-    Coupler,
     Frame,
-    Function,
-    Joint,
-    Marker,
     Muscle,
+    OsimCoupler,
+    OsimJoint,
+    OsimMarker,
     OsimModel,
+    OsimTransformAxis,
     PathPoint,
     PathWrap,
-    TransformAxis,
     WrapObject,
 )
 from .reader import read_osim
 
-__all__ = ["Body", "Coordinate", "Coupler", "Frame", "Function", "Joint", "Marker", "Muscle", "OsimModel",
-           "PathPoint", "PathWrap", "TransformAxis", "WrapObject", "read_osim"]
+__all__ = ["Body", "Coordinate", "Frame", "Muscle", "OsimCoupler", "OsimJoint", "OsimMarker", "OsimModel",
+           "OsimTransformAxis", "PathPoint", "PathWrap", "WrapObject", "read_osim"]

@@ -24,65 +24,35 @@ import numpy as np
 
 from ..core import Model, ModelBuilder, functions, joints
 from ..errors import InputError
-from .model import Function, Joint, OsimModel, TransformAxis, xyz_body_fixed
+from .model import OsimJoint, OsimModel, OsimTransformAxis, xyz_body_fixed
 
 _X, _Y, _Z = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
 _XYZ = (_X, _Y, _Z)
 
 
-def core_function(f: Function):
-    """The core's function for an OpenSim function.
-
-    Parameters
-    ----------
-    f : Function
-        An OpenSim function (constant, linear, polynomial, piecewise linear, SimmSpline, NaturalCubicSpline or
-        multiplier).
-
-    Returns
-    -------
-    humanbody.core.functions function
-        The same function of one variable in the core's types.
-    """
-    if f.kind == "constant":
-        return functions.Constant(f.value)
-    if f.kind == "linear":
-        return functions.Linear(f.coefficients[0], f.coefficients[1])
-    if f.kind == "polynomial":
-        return functions.Polynomial(f.coefficients)
-    if f.kind == "piecewise_linear":
-        return functions.PiecewiseLinear(f.x, f.y)
-    if f.kind == "spline":
-        return functions.SimmSpline(f.x, f.y)
-    if f.kind == "natural_spline":
-        return functions.NaturalCubicSpline(np.asarray(f.x), np.asarray(f.y))
-    assert f.inner is not None
-    return functions.Multiplier(core_function(f.inner), f.scale)
-
-
-def _axis(ax: TransformAxis, joint: Joint) -> joints.TransformAxis:
+def _axis(ax: OsimTransformAxis, joint: OsimJoint) -> joints.TransformAxis:
     fn = ax.function
     if not ax.coordinates:
-        return joints.TransformAxis(ax.axis, core_function(fn if fn.kind == "constant" else Function("constant")))
+        return joints.TransformAxis(ax.axis, fn if isinstance(fn, functions.Constant) else functions.Constant(0.0))
     if len(ax.coordinates) > 1:
         raise InputError(f"joint {joint.name}: a transform axis driven by {len(ax.coordinates)} coordinates "
                          "is not supported")
     local = joint.coordinates.index(ax.coordinates[0])
-    identity = fn.kind == "linear" and fn.coefficients[:2] == (1.0, 0.0)
-    return joints.TransformAxis(ax.axis, None if identity else core_function(fn), local)
+    identity = isinstance(fn, functions.Linear) and (fn.slope, fn.intercept) == (1.0, 0.0)
+    return joints.TransformAxis(ax.axis, None if identity else fn, local)
 
 
-def _moves(ax: TransformAxis) -> bool:
-    return bool(ax.coordinates) or not (ax.function.kind == "constant" and ax.function.value == 0.0)
+def _moves(ax: OsimTransformAxis) -> bool:
+    return bool(ax.coordinates) or not (isinstance(ax.function, functions.Constant) and ax.function.value == 0.0)
 
 
-def core_joint(joint: Joint):
+def core_joint(joint: OsimJoint):
     """The core's joint type for an OpenSim joint; its coordinates keep OpenSim's order.
 
     Parameters
     ----------
-    joint : Joint
-        An OpenSim joint.
+    joint : OsimJoint
+        An OpenSim joint as read from the file (its kind, coordinates and, for a CustomJoint, six transform axes).
 
     Returns
     -------
@@ -118,9 +88,9 @@ def core_joint(joint: Joint):
     raise InputError(f"joint {joint.name}: type {k} is not supported")
 
 
-def _tree_order(model: OsimModel) -> list[Joint]:
+def _tree_order(model: OsimModel) -> list[OsimJoint]:
     """The joints parents first, from ground; a body no joint reaches is an error."""
-    by_parent: dict[str, list[Joint]] = {}
+    by_parent: dict[str, list[OsimJoint]] = {}
     for j in model.joints:
         by_parent.setdefault(j.parent, []).append(j)
     order, frontier = [], ["ground"]
@@ -220,8 +190,8 @@ def build_core_model(model: OsimModel) -> CoreModel:
         if len(c.independent) != 1:
             raise InputError(f"coupler {c.name}: {len(c.independent)} independent coordinates; one is supported",
                              path=model.path)
-        fn = c.function if c.scale_factor == 1.0 else Function("multiplier", scale=c.scale_factor, inner=c.function)
-        b.add_coupler(c.dependent, core_function(fn), c.independent[0])
+        fn = c.function if c.scale_factor == 1.0 else functions.Multiplier(c.function, c.scale_factor)
+        b.add_coupler(c.dependent, fn, c.independent[0])
     core = b.build()
     q_index = np.array([core.coordinate(n) for n in model.coordinate_names], dtype=np.int64)
     body_index = np.array([-1 if n == "ground" else core.body(n) for n in model.body_names], dtype=np.int64)

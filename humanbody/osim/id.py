@@ -1,8 +1,8 @@
 """Inverse dynamics on an OpenSim model: OpenSim's InverseDynamicsTool on the core's Newton-Euler.
 
 The coordinates (F, nq) are fitted by an interpolating quintic spline with natural ends
-(``q''' = q'''' = 0``: OpenSim's GCVSplineSet of degree 5 with no smoothing) over the whole
-table; its first and second derivatives are the speeds and accelerations.  OpenSim's
+(``q''' = q'''' = 0``: OpenSim's GCVSplineSet of degree 5 with no smoothing,
+:mod:`humanbody.osim.quintic`) over the whole table; its first and second derivatives are the speeds and accelerations.  OpenSim's
 ``lowpass_cutoff_frequency_for_coordinates`` defaults to -1 (no filter) and so does this:
 no filter is applied.  Each ExternalForce of an ExternalLoads file (force, point and torque
 expressed in ground) is interpolated linearly to the coordinates' times (0 outside the table's times) and applied to the
@@ -18,11 +18,11 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.interpolate import make_interp_spline
 
 from ..core import forward_kinematics, joint_loads
 from ..errors import InputError
 from .build import CoreModel
+from .quintic import natural_quintic_derivatives
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,10 @@ def read_external_loads(path: str | os.PathLike) -> tuple[list[ExternalForce], s
 
     Returns
     -------
-    forces : list of ExternalForce  (disabled ones left out)
-    datafile : str  the path of the forces table (.mot/.sto)
+    forces : list of ExternalForce
+        The file's enabled forces (disabled ones left out).
+    datafile : str
+        The path of the forces table (.mot/.sto).
 
     Raises
     ------
@@ -168,9 +170,15 @@ def solve_id(cm: CoreModel, time: np.ndarray, q: np.ndarray, forces: list[Extern
     Parameters
     ----------
     cm : CoreModel
-    time : (F,) s, increasing (at least 6 frames)
-    q : (F, nq)  coordinates in OpenSim's order
-    forces, table : the external loads (:func:`read_external_loads`) and their table
+        The OpenSim model and its core model (:func:`humanbody.osim.build.build_core_model`).
+    time : numpy.ndarray
+        (F,) frame times (s), increasing (at least 6 frames).
+    q : numpy.ndarray
+        (F, nq) coordinates (rad, m) in OpenSim's order.
+    forces : list of ExternalForce
+        The external loads (:func:`read_external_loads`).
+    table : pandas.DataFrame
+        Their data table (``time`` and the force, point and torque columns, in ground).
 
     Returns
     -------
@@ -184,9 +192,8 @@ def solve_id(cm: CoreModel, time: np.ndarray, q: np.ndarray, forces: list[Extern
     """
     if len(time) < 6:
         raise InputError("inverse dynamics needs at least 6 frames", path=path)
-    natural = [(3, np.zeros(q.shape[1])), (4, np.zeros(q.shape[1]))]
-    spline = make_interp_spline(time, q, k=5, bc_type=(natural, natural))
-    Q, QD, QDD = (cm.to_core(a) for a in (q, spline(time, 1), spline(time, 2)))
+    qd, qdd = natural_quintic_derivatives(time, q, (1, 2))
+    Q, QD, QDD = (cm.to_core(a) for a in (q, qd, qdd))
     data = forward_kinematics(cm.model, Q, QD, QDD)
     ext = external_wrenches(cm, forces, table, time, data.origin, path)
     return cm.from_core(joint_loads(cm.model, data, ext)[2])

@@ -65,11 +65,13 @@ def read_ik_setup(path: str | os.PathLike) -> IKTasks:
 
     Parameters
     ----------
-    path : the setup file (``<InverseKinematicsTool>`` with an ``<IKTaskSet>``)
+    path : str | os.PathLike
+        The setup file (``<InverseKinematicsTool>`` with an ``<IKTaskSet>``)
 
     Returns
     -------
-    IKTasks  markers listed with ``apply`` false are left out; only listed markers are used.
+    IKTasks
+        markers listed with ``apply`` false are left out; only listed markers are used.
     """
     try:
         root = ET.parse(path).getroot()
@@ -180,17 +182,25 @@ def solve_ik(cm: CoreModel, names, markers: np.ndarray, tasks: IKTasks | None = 
 
     Parameters
     ----------
-    cm : CoreModel  the OpenSim model and its core model
-    names : sequence of str  the trial's marker names
-    markers : (F, M, 3)  the trial's markers in ground axes (m), NaN where missing
-    tasks : IKTasks, optional  weights (default: every shared marker, weight 1)
-    path : the trial file, for messages
-    iterations : int  the most Levenberg–Marquardt steps per frame
-    time : (F,) array, optional  the frames' times (s); needed by ``from_file`` coordinate tasks
+    cm : CoreModel
+        The OpenSim model and its core model
+    names : sequence of str
+        The trial's marker names
+    markers : (F, M, 3)
+        The trial's markers in ground axes (m), NaN where missing
+    tasks : IKTasks, optional
+        Weights (default: every shared marker, weight 1)
+    path : str or os.PathLike
+        The trial file, named in messages.
+    iterations : int
+        The most Levenberg–Marquardt steps per frame
+    time : (F,) array, optional
+        The frames' times (s); needed by ``from_file`` coordinate tasks
 
     Returns
     -------
-    IKResult  coordinates in OpenSim's order (rad, m)
+    IKResult
+        coordinates in OpenSim's order (rad, m)
     """
     tasks = tasks or IKTasks()
     mi, ti, w, free = _problem(cm, list(names), tasks, path)

@@ -8,7 +8,12 @@ rotation matrix is ``Rx(a) Ry(b) Rz(c)``.
 The layout follows the file: bodies, joints with their parent and child
 frames (an offset from a body: translation and orientation), coordinates,
 coordinate couplers, markers, muscles with their geometry paths, and the
-wrap surfaces on the bodies.  :func:`humanbody.osim.read_osim` reads it;
+wrap surfaces on the bodies.  The file's functions of a coordinate (a
+transform axis's, a coupler's, a moving path point's) are read as the
+core's function values (:mod:`humanbody.core.functions`), the ones its
+kinematics and the muscle path kernels evaluate.  The records are named
+``Osim...`` where the core has a type of the same purpose (``OsimJoint``,
+``OsimTransformAxis``, ``OsimCoupler``, ``OsimMarker``).  :func:`humanbody.osim.read_osim` reads it;
 what a file holds that this layout does not is named in
 :attr:`OsimModel.notes`, one line per kind.
 """
@@ -19,36 +24,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.functions import Function
+
 Vec3 = tuple[float, float, float]
-
-FUNCTION_KINDS = ("constant", "linear", "polynomial", "piecewise_linear", "spline", "natural_spline", "multiplier")
-
-
-@dataclass(frozen=True)
-class Function:
-    """A function of one coordinate, as OpenSim's function classes define it.
-
-    Attributes
-    ----------
-    kind : str
-        ``constant`` (``value``), ``linear`` (``coefficients = (slope, intercept)``),
-        ``polynomial`` (``coefficients`` in order of decreasing power, SimTK's),
-        ``piecewise_linear`` (knots ``x``, values ``y``), ``spline`` (SimmSpline: the cubic
-        through ``x``, ``y`` with SIMM's end conditions), ``natural_spline`` (NaturalCubicSpline:
-        zero second derivative at both ends), ``multiplier``
-        (``scale`` x ``inner``).
-    value, coefficients, x, y, scale, inner
-        The parameters of that kind (unused ones keep their defaults).
-    """
-
-    kind: str
-    value: float = 0.0
-    coefficients: tuple[float, ...] = ()
-    x: tuple[float, ...] = ()
-    y: tuple[float, ...] = ()
-    scale: float = 1.0
-    inner: Function | None = None
-
 
 def xyz_body_fixed(angles) -> np.ndarray:
     """Rotation matrix of OpenSim's body-fixed X-Y-Z angles (rad): ``Rx(a) Ry(b) Rz(c)`` (frame → body).
@@ -93,7 +71,7 @@ class Frame:
 
 
 @dataclass(frozen=True)
-class TransformAxis:
+class OsimTransformAxis:
     """One of a CustomJoint's six axes: ``function`` of ``coordinates`` (none: of nothing, a constant)
     gives the angle (rad, the three rotations) or the displacement (m, the three translations) along
     ``axis`` (unit vector in the joint's parent frame for translations; rotations compose body-fixed)."""
@@ -104,7 +82,7 @@ class TransformAxis:
 
 
 @dataclass(frozen=True)
-class Joint:
+class OsimJoint:
     """A joint between ``parent_frame`` and ``child_frame``.
 
     ``kind`` is ``custom`` (``transform`` holds its six axes: rotation1..3, translation1..3), or
@@ -118,7 +96,7 @@ class Joint:
     parent_frame: Frame
     child_frame: Frame
     coordinates: tuple[str, ...]
-    transform: tuple[TransformAxis, ...] = ()
+    transform: tuple[OsimTransformAxis, ...] = ()
 
     @property
     def parent(self) -> str:
@@ -144,7 +122,7 @@ class Coordinate:
 
 
 @dataclass(frozen=True)
-class Coupler:
+class OsimCoupler:
     """CoordinateCouplerConstraint: ``dependent = scale_factor * function(independent...)``."""
 
     name: str
@@ -155,7 +133,7 @@ class Coupler:
 
 
 @dataclass(frozen=True)
-class Marker:
+class OsimMarker:
     """A marker at ``location`` (m) on ``body``."""
 
     name: str
@@ -243,10 +221,10 @@ class OsimModel:
     version: int
     gravity: Vec3
     bodies: tuple[Body, ...]
-    joints: tuple[Joint, ...]
+    joints: tuple[OsimJoint, ...]
     coordinates: tuple[Coordinate, ...]
-    couplers: tuple[Coupler, ...]
-    markers: tuple[Marker, ...]
+    couplers: tuple[OsimCoupler, ...]
+    markers: tuple[OsimMarker, ...]
     muscles: tuple[Muscle, ...]
     wrap_objects: tuple[WrapObject, ...]
     notes: tuple[str, ...] = field(default=())

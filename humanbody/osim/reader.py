@@ -4,7 +4,7 @@ OpenSim 4 files attach joints to frames through sockets (``socket_parent_frame``
 naming a ``PhysicalOffsetFrame`` of the joint or a body path such as
 ``/bodyset/femur_r``); OpenSim 3 files nest each joint in its child body with
 ``parent_body``, ``location_in_parent``, ``orientation_in_parent``,
-``location``, ``orientation``.  Both give the same :class:`Joint`.
+``location``, ``orientation``.  Both give the same :class:`~humanbody.osim.model.OsimJoint`.
 
 What the file holds that the model layout does not carry (other forces,
 constraints, contact geometry, controllers, ...) is named in
@@ -18,20 +18,20 @@ import os
 import xml.etree.ElementTree as ET
 from collections import Counter
 
+from ..core import functions as fn
 from ..errors import InputError
 from .model import (
     Body,
     Coordinate,
-    Coupler,
     Frame,
-    Function,
-    Joint,
-    Marker,
     Muscle,
+    OsimCoupler,
+    OsimJoint,
+    OsimMarker,
     OsimModel,
+    OsimTransformAxis,
     PathPoint,
     PathWrap,
-    TransformAxis,
     WrapObject,
 )
 
@@ -97,29 +97,46 @@ def _last(path: str) -> str:
     return path.rstrip("/").split("/")[-1]
 
 
-def _function(el, ctx: _Ctx, where: str) -> Function:
-    """The function element ``el`` (one of :data:`FUNCTION_TAGS`) as a :class:`Function`."""
+def _function(el, ctx: _Ctx, where: str) -> fn.Function:
+    """The function element ``el`` (one of :data:`FUNCTION_TAGS`) as the core's function.
+
+    A piecewise function of a single point is the constant of its value (its slope 0).
+    """
     tag = el.tag
     kind = FUNCTION_TAGS.get(tag)
     if kind is None:
         raise ctx.error(f"function type {tag} ({where}) is not supported; supported: {', '.join(FUNCTION_TAGS)}")
     if kind == "constant":
-        return Function(kind, value=_num(el, "value", 0.0))
-    if kind in ("linear", "polynomial"):
-        coef = _floats(_text(el, "coefficients", "1 0" if kind == "linear" else "0"))
-        return Function(kind, coefficients=coef)
+        return fn.Constant(_num(el, "value", 0.0))
+    if kind == "linear":
+        coef = _floats(_text(el, "coefficients", "1 0"))
+        if len(coef) < 2:
+            raise ctx.error(f"{tag} ({where}) has {len(coef)} coefficients; a line has two")
+        return fn.Linear(coef[0], coef[1])
+    if kind == "polynomial":
+        coef = _floats(_text(el, "coefficients", "0"))
+        if not coef:
+            raise ctx.error(f"{tag} ({where}) has no coefficients")
+        return fn.Polynomial(coef)
     if kind in ("piecewise_linear", "spline", "natural_spline"):
         x, y = _floats(_text(el, "x")), _floats(_text(el, "y"))
         if len(x) != len(y) or len(x) < 1:
             raise ctx.error(f"{tag} ({where}) has {len(x)} x and {len(y)} y values")
         if any(b <= a for a, b in zip(x, x[1:], strict=False)):
             raise ctx.error(f"{tag} ({where}) has x values that do not increase")
-        return Function(kind, x=x, y=y)
+        if len(x) == 1:
+            return fn.Constant(y[0])
+        pieces = {"piecewise_linear": fn.PiecewiseLinear, "spline": fn.SimmSpline,
+                  "natural_spline": fn.NaturalCubicSpline}[kind]
+        try:
+            return pieces(x, y)
+        except InputError as e:
+            raise ctx.error(f"{tag} ({where}): {e}") from None
     inner = _child_function(el.find("function"), ctx, where)
-    return Function(kind, scale=_num(el, "scale", 1.0), inner=inner)
+    return fn.Multiplier(inner, _num(el, "scale", 1.0))
 
 
-def _child_function(el, ctx: _Ctx, where: str) -> Function:
+def _child_function(el, ctx: _Ctx, where: str) -> fn.Function:
     """The one function under ``el`` (directly, or wrapped in ``<function>`` as OpenSim 3 writes it)."""
     if el is None:
         raise ctx.error(f"{where} has no function")
@@ -133,7 +150,7 @@ def _child_function(el, ctx: _Ctx, where: str) -> Function:
     raise ctx.error(f"{where} has no function of a supported type ({', '.join(FUNCTION_TAGS)})")
 
 
-def _transform(el, ctx: _Ctx, joint: str) -> tuple[TransformAxis, ...]:
+def _transform(el, ctx: _Ctx, joint: str) -> tuple[OsimTransformAxis, ...]:
     """A CustomJoint's SpatialTransform: six axes, rotation1..3 then translation1..3."""
     st = el.find("SpatialTransform")
     if st is None:
@@ -143,7 +160,7 @@ def _transform(el, ctx: _Ctx, joint: str) -> tuple[TransformAxis, ...]:
     for name in _ROT + _TRANS:
         ax = by_name.get(name)
         if ax is None:
-            axes.append(TransformAxis((), (1.0, 0.0, 0.0), Function("constant")))
+            axes.append(OsimTransformAxis((), (1.0, 0.0, 0.0), fn.Constant(0.0)))
             continue
         coords = tuple(_text(ax, "coordinates").split())
         has_function = any(c.tag in FUNCTION_TAGS or c.tag in UNSUPPORTED_FUNCTIONS or c.tag == "function"
@@ -151,8 +168,8 @@ def _transform(el, ctx: _Ctx, joint: str) -> tuple[TransformAxis, ...]:
         if has_function:
             function = _child_function(ax, ctx, f"joint {joint} {name}")
         else:
-            function = Function("linear", coefficients=(1.0, 0.0)) if coords else Function("constant")
-        axes.append(TransformAxis(coords, _vec(ax, "axis", (1.0, 0.0, 0.0)), function))
+            function = fn.Linear(1.0, 0.0) if coords else fn.Constant(0.0)
+        axes.append(OsimTransformAxis(coords, _vec(ax, "axis", (1.0, 0.0, 0.0)), function))
     return tuple(axes)
 
 
@@ -166,7 +183,7 @@ def _coordinates(el, joint: str) -> list[tuple]:
     return out
 
 
-def _motion_types(kind: str, coords: list[tuple], transform: tuple[TransformAxis, ...]) -> list[str]:
+def _motion_types(kind: str, coords: list[tuple], transform: tuple[OsimTransformAxis, ...]) -> list[str]:
     """Each coordinate's motion type: the file's (OpenSim 3), else from where the joint uses it."""
     out = []
     for i, c in enumerate(coords):
@@ -183,12 +200,12 @@ def _motion_types(kind: str, coords: list[tuple], transform: tuple[TransformAxis
     return out
 
 
-def _custom_motion(name: str, transform: tuple[TransformAxis, ...]) -> str:
+def _custom_motion(name: str, transform: tuple[OsimTransformAxis, ...]) -> str:
     """OpenSim's motion type of a CustomJoint coordinate: the first axis that uses it decides,
     rotational or translational when its function is a plain LinearFunction, coupled otherwise."""
     for i, ax in enumerate(transform):
         if name in ax.coordinates:
-            if ax.function.kind != "linear":
+            if not isinstance(ax.function, fn.Linear):
                 return "coupled"
             return "rotational" if i < 3 else "translational"
     return "rotational"
@@ -217,7 +234,7 @@ def _resolve_frame(ref: str, local: dict, frames: dict, bodies: set, ctx: _Ctx, 
     return Frame(name)
 
 
-def _joint4(el, frames: dict, bodies: set, ctx: _Ctx) -> tuple[Joint, list[tuple]]:
+def _joint4(el, frames: dict, bodies: set, ctx: _Ctx) -> tuple[OsimJoint, list[tuple]]:
     name = el.get("name")
     local = {}
     fr = el.find("frames")
@@ -231,10 +248,10 @@ def _joint4(el, frames: dict, bodies: set, ctx: _Ctx) -> tuple[Joint, list[tuple
     coords_el = el.find("coordinates")
     coords = _coordinates(coords_el, name) if coords_el is not None else []
     transform = _transform(el, ctx, name) if kind == "custom" else ()
-    return Joint(name, kind, parent, child, tuple(c[0] for c in coords), transform), coords
+    return OsimJoint(name, kind, parent, child, tuple(c[0] for c in coords), transform), coords
 
 
-def _joint3(el, child_body: str, ctx: _Ctx) -> tuple[Joint, list[tuple]]:
+def _joint3(el, child_body: str, ctx: _Ctx) -> tuple[OsimJoint, list[tuple]]:
     name = el.get("name")
     parent = Frame(_text(el, "parent_body"), _vec(el, "location_in_parent"), _vec(el, "orientation_in_parent"))
     child = Frame(child_body, _vec(el, "location"), _vec(el, "orientation"))
@@ -244,7 +261,7 @@ def _joint3(el, child_body: str, ctx: _Ctx) -> tuple[Joint, list[tuple]]:
     cs = el.find("CoordinateSet")
     coords = _coordinates(cs, name) if cs is not None else []
     transform = _transform(el, ctx, name) if kind == "custom" else ()
-    return Joint(name, kind, parent, child, tuple(c[0] for c in coords), transform), coords
+    return OsimJoint(name, kind, parent, child, tuple(c[0] for c in coords), transform), coords
 
 
 def _check_joint_tag(el, ctx: _Ctx) -> None:
@@ -305,13 +322,14 @@ def _path_point(el, ctx: _Ctx, muscle: str) -> PathPoint:
         rng = _floats(_text(el, "range", "0 0"))
         return PathPoint(name, body, location, "conditional", coord, (rng[0], rng[1]))
     if el.tag == "MovingPathPoint":
-        coords, functions = [], []
+        coords: list[str] = []
+        functions: list[fn.Function] = []
         for i, axis in enumerate("xyz"):
             coord = _last(_text(el, f"socket_{axis}_coordinate") or _text(el, f"{axis}_coordinate"))
             holder = el.find(f"{axis}_location")
             if holder is None or not coord:
                 coords.append("")
-                functions.append(Function("constant", value=location[i]))
+                functions.append(fn.Constant(location[i]))
                 continue
             coords.append(coord)
             functions.append(_child_function(holder, ctx, f"muscle {muscle} point {name} {axis}_location"))
@@ -380,12 +398,12 @@ def _wrap_objects(model_el, ctx: _Ctx) -> tuple[WrapObject, ...]:
     return tuple(out)
 
 
-def _markers(model_el) -> tuple[Marker, ...]:
-    return tuple(Marker(m.get("name"), _point_body(m), _vec(m, "location"), _flag(m, "fixed"))
+def _markers(model_el) -> tuple[OsimMarker, ...]:
+    return tuple(OsimMarker(m.get("name"), _point_body(m), _vec(m, "location"), _flag(m, "fixed"))
                  for m in model_el.findall("MarkerSet/objects/Marker"))
 
 
-def _couplers(model_el, ctx: _Ctx) -> tuple[Coupler, ...]:
+def _couplers(model_el, ctx: _Ctx) -> tuple[OsimCoupler, ...]:
     out = []
     cs = model_el.find("ConstraintSet/objects")
     for el in [] if cs is None else list(cs):
@@ -396,10 +414,10 @@ def _couplers(model_el, ctx: _Ctx) -> tuple[Coupler, ...]:
         if not enforced:
             ctx.skipped["coordinate coupler not enforced"] += 1
             continue
-        fn = _child_function(el.find("coupled_coordinates_function"), ctx, f"coupler {el.get('name')}")
-        out.append(Coupler(el.get("name"), _text(el, "dependent_coordinate_name"),
-                           tuple(_text(el, "independent_coordinate_names").split()), fn,
-                           _num(el, "scale_factor", 1.0)))
+        function = _child_function(el.find("coupled_coordinates_function"), ctx, f"coupler {el.get('name')}")
+        out.append(OsimCoupler(el.get("name"), _text(el, "dependent_coordinate_name"),
+                               tuple(_text(el, "independent_coordinate_names").split()), function,
+                               _num(el, "scale_factor", 1.0)))
     return tuple(out)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
-from ..io import read_frame
+from ..io import read_trial
 from ..io.imu import looks_like_opensense
 
 __all__ = ["TrialTask", "TRIAL_SUFFIXES", "discover", "read_manifest", "find_static", "static_candidates",
@@ -171,7 +171,7 @@ def find_grf(trial: Path) -> Path | None:
 def _readable(path: Path) -> str | None:
     """None when ``path`` holds a trial humanbody reads (markers or coordinates), else why not."""
     try:
-        kind = read_frame(path).attrs.get("kind")
+        kind = read_trial(path).attrs.get("kind")
     except InputError as err:
         return err.message if hasattr(err, "message") else str(err)
     if kind not in ("markers", "coordinates", "orientations"):

@@ -1,6 +1,6 @@
 """A marker set drafted from a standing trial's file (``humanbody markerset init``).
 
-:func:`draft_from_file` reads the trial (:func:`humanbody.io.read_frame`),
+:func:`draft_from_file` reads the trial (:func:`humanbody.io.read_trial`),
 turns it into ground axes (:func:`humanbody.lab.axes.to_ground`) and
 drafts the set (:func:`humanbody.tools.draft.draft_markerset`).
 """
@@ -8,7 +8,7 @@ drafts the set (:func:`humanbody.tools.draft.draft_markerset`).
 from __future__ import annotations
 
 from ..errors import InputError
-from ..io import read_frame
+from ..io import read_trial
 from ..lab.axes import to_ground
 from .draft import draft_markerset
 
@@ -32,7 +32,7 @@ def draft_from_file(path, axes="auto", **options) -> tuple:
     tuple
         The draft and the :class:`~humanbody.lab.axes.AxesMapping` used.
     """
-    trial = read_frame(path)
+    trial = read_trial(path)
     if trial.attrs.get("kind") != "markers":
         raise InputError("holds no marker trajectories; give a standing (static) marker trial", path)
     ground, mapping = to_ground(trial, axes=axes)

@@ -57,7 +57,7 @@ Functions
 ---------
 predict_precision      per-frame standard deviations and their RMS along a trial (the entry point)
 coordinate_covariance  Cov(q) of (1) per frame, in the model's coordinates
-marker_jacobian        J, analytic (rotation vectors or angles) or central finite differences
+ik_marker_jacobian     J, analytic (rotation vectors or angles) or central finite differences
 filter_gain            g_i of the zero-phase low-pass
 """
 
@@ -69,9 +69,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..core import Data, Model, forward_kinematics
-from ..core import marker_jacobian as core_marker_jacobian
-from ..core import marker_positions as core_marker_positions
+from ..core import Data, Model, forward_kinematics, marker_jacobian, marker_positions
 from ..core.joints import ROTATION, Cardan, Free
 from ..core.model import Marker
 from ..errors import InputError
@@ -82,8 +80,8 @@ from ..markers.tracking import trial_markers
 from ..model.body import BodyModel
 from ..signal import CUTOFF_HZ
 
-__all__ = ["Precision", "coordinate_columns", "coordinate_covariance", "filter_gain", "marker_jacobian",
-           "marker_positions", "predict_precision"]
+__all__ = ["Precision", "coordinate_covariance", "filter_gain", "ik_coordinate_names", "ik_marker_jacobian",
+           "ik_marker_positions", "predict_precision"]
 
 #: Frames per batch of :func:`coordinate_covariance` (its Jacobians are frames x 3M x 54 doubles).
 _CHUNK = 256
@@ -92,7 +90,7 @@ _CHUNK = 256
 _GAIN_EXACT = 3000
 
 
-def coordinate_columns(model: BodyModel | Model) -> list[str]:
+def ik_coordinate_names(model: BodyModel | Model) -> list[str]:
     """Names of the D coordinates, in the order of every array here (the coords table's, without time).
 
     Parameters
@@ -136,7 +134,7 @@ def _kinematics(model: Model, theta: np.ndarray, p: np.ndarray) -> Data:
     return forward_kinematics(model, np.concatenate([p, theta.reshape(theta.shape[0], -1)], axis=1))
 
 
-def marker_positions(prob: IKProblem, theta: np.ndarray, p: np.ndarray, seqs) -> np.ndarray:
+def ik_marker_positions(prob: IKProblem, theta: np.ndarray, p: np.ndarray, seqs) -> np.ndarray:
     """Model marker positions x(q) in ground, by the core's kinematics pass.
 
     Parameters
@@ -157,7 +155,7 @@ def marker_positions(prob: IKProblem, theta: np.ndarray, p: np.ndarray, seqs) ->
     """
     theta, p = _pose(prob, theta, p)
     model = _core_model(prob, seqs)
-    return core_marker_positions(model, _kinematics(model, theta, p))
+    return marker_positions(model, _kinematics(model, theta, p))
 
 
 def _rotation_axes(model: Model, data: Data) -> np.ndarray:
@@ -202,23 +200,26 @@ def _jacobian_delta(prob: IKProblem, data: Data) -> np.ndarray:
     return J
 
 
-def marker_jacobian(prob: IKProblem, theta, p, seqs, wrt: str = "angles", method: str = "analytic",
+def ik_marker_jacobian(prob: IKProblem, theta, p, seqs, wrt: str = "angles", method: str = "analytic",
                     step: float = 1e-6) -> np.ndarray:
-    """J = dx/dq of the model's markers, shape (F, 3M, D): rows marker-major (x, y, z), columns :func:`coordinate_columns`.
+    """J = dx/dq of the model's markers, shape (F, 3M, D): rows marker-major (x, y, z), columns :func:`ik_coordinate_names`.
 
     Parameters
     ----------
     prob : IKProblem
         The calibrated markers and tree (:func:`humanbody.markers.global_ik.ik_problem`).
-    theta : (F, n, 3) or (n, 3)      angles of each body relative to its parent (rad)
-    p : (F, 3) or (3,)               root position (m)
-    seqs : sequence of str           each body's rotation sequence (``model.sequences``)
+    theta : (F, n, 3) or (n, 3)
+        Angles of each body relative to its parent (rad)
+    p : (F, 3) or (3,)
+        Root position (m)
+    seqs : sequence of str
+        Each body's rotation sequence (``model.sequences``)
     wrt : {"angles", "rotation_vectors"}
         Columns of the bodies: the sequence angles (rad), or the rotation
         increments delta_k in ground components the solver uses.
     method : {"analytic", "fd"}
         The tree's analytic Jacobian, or central differences of
-        :func:`marker_positions` with ``step`` (angles only).
+        :func:`ik_marker_positions` with ``step`` (angles only).
     step : float
         The finite differences' step (m, rad).
 
@@ -240,7 +241,7 @@ def marker_jacobian(prob: IKProblem, theta, p, seqs, wrt: str = "angles", method
                     pp[:, d] += sgn * step
                 else:
                     th.reshape(F, -1)[:, d - 3] += sgn * step
-                x = marker_positions(prob, th, pp, seqs)
+                x = ik_marker_positions(prob, th, pp, seqs)
                 Jf[..., d] = x if sgn > 0 else (Jf[..., d] - x) / (2 * step)
         return Jf.reshape(F, 3 * M, D)
     if method != "analytic" or wrt not in ("angles", "rotation_vectors"):
@@ -248,7 +249,7 @@ def marker_jacobian(prob: IKProblem, theta, p, seqs, wrt: str = "angles", method
     model = _core_model(prob, seqs)
     data = _kinematics(model, theta, p)
     if wrt == "angles":
-        return core_marker_jacobian(model, data).reshape(F, 3 * M, D)
+        return marker_jacobian(model, data).reshape(F, 3 * M, D)
     return _jacobian_delta(prob, data).reshape(F, 3 * M, D)
 
 
@@ -271,13 +272,14 @@ def _pull_matrix(prob: IKProblem, R: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------ covariance
 def coordinate_covariance(prob: IKProblem, theta, p, seqs, sigma: float = 1.0, present=None,
                           pulls: bool = True, weights: bool = True) -> np.ndarray:
-    """Cov(q) of equation (1) in every frame, shape (F, D, D): m^2, rad^2 (columns :func:`coordinate_columns`).
+    """Cov(q) of equation (1) in every frame, shape (F, D, D): m^2, rad^2 (columns :func:`ik_coordinate_names`).
 
     Parameters
     ----------
     prob : IKProblem
+        The calibrated markers and tree (:func:`humanbody.markers.global_ik.ik_problem`).
     theta, p, seqs
-        The pose (:func:`marker_jacobian`).
+        The pose (:func:`ik_marker_jacobian`).
     sigma : float
         Standard deviation of the marker noise per coordinate (m).
     present : (F, M) bool, optional
@@ -398,7 +400,7 @@ class Precision:
     Attributes
     ----------
     std : pandas.DataFrame
-        ``time`` and, per coordinate (:func:`coordinate_columns`), the
+        ``time`` and, per coordinate (:func:`ik_coordinate_names`), the
         predicted standard deviation of its noise-induced error in each
         frame: m for ``lower_torso_x/y/z``, degrees for the angles.
     summary : pandas.DataFrame
@@ -518,10 +520,11 @@ def predict_precision(calibration: Calibration, coords: pd.DataFrame, noise_m: f
     Returns
     -------
     Precision
+        The per-frame standard deviations of every coordinate and their summary.
     """
     if not (np.isfinite(noise_m) and noise_m > 0):
         raise InputError(f"marker noise must be a positive number of metres, not {noise_m!r}")
-    cols = coordinate_columns(calibration.model)
+    cols = ik_coordinate_names(calibration.model)
     missing = [c for c in ["time"] + cols if c not in coords.columns]
     if missing:
         raise InputError(f"coordinates table lacks column(s) {', '.join(missing[:4])}",

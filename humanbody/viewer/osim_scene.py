@@ -25,7 +25,7 @@ import pyvista as pv
 from ..atomic import atomic_path
 from ..core import forward_kinematics
 from ..errors import InputError
-from ..muscles import MuscleGeometry, read_coordinates
+from ..muscles import MuscleGeometry, read_model_coordinates
 from ..osim import read_osim
 from ..osim.build import build_core_model
 
@@ -102,7 +102,7 @@ def load_osim_scene(coordinates: str | os.PathLike, model: str | os.PathLike,
         The bodies' origins and the muscle paths per frame (m, OpenSim ground: Y up), with the activations.
     """
     osim = read_osim(model)
-    time, q = read_coordinates(coordinates, osim)
+    time, q = read_model_coordinates(coordinates, osim)
     geometry = MuscleGeometry.of(osim)
     paths, counts = geometry.path_points(q)
     core = build_core_model(osim)

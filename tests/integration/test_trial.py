@@ -109,13 +109,14 @@ def test_one_name_one_return_type(tmp_path):
     table = load_forces(grf)
     assert isinstance(table, LoadTable)
     np.testing.assert_array_equal(table.force[:, 0], np.tile([0.0, 0.0, 700.0], (len(time), 1)))
-    for old in ("read_trial", "read_forces"):  # one meaning per name: the DataFrame readers live in humanbody.io
-        assert not hasattr(humanbody.trial, old) and old not in humanbody.trial.__all__
+    for name in ("read_trial", "read_forces"):  # one meaning per name: the DataFrame readers live in humanbody.io
+        assert getattr(humanbody.trial, name, None) in (None, getattr(humanbody.io, name))  # used there, not redefined
+        assert name not in humanbody.trial.__all__
 
 
-def test_read_trial_stays_the_documented_dataframe_reader_and_the_library_says_read_frame():
-    """CONVENTIONS.md ("Python API") names ``humanbody.read_trial(path)`` -> a DataFrame: kept, no warning; the
-    library itself calls the reader by the name that says what it returns, ``read_frame``."""
+def test_read_trial_is_the_one_dataframe_reader():
+    """CONVENTIONS.md ("Python API") names ``humanbody.read_trial(path)`` -> a DataFrame: one function under one
+    name, defined in io/ and called by that name everywhere (no second name for it)."""
     import warnings
     from pathlib import Path
 
@@ -123,13 +124,16 @@ def test_read_trial_stays_the_documented_dataframe_reader_and_the_library_says_r
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         frame = humanbody.read_trial(path)
-    pd.testing.assert_frame_equal(frame, humanbody.read_frame(path))
+    assert "time" in frame.columns and frame.attrs["kind"] == "coordinates"
     assert isinstance(Trial.read(path), Trial)
+    import humanbody.io as io
+
+    assert humanbody.read_trial is io.read_trial
+    assert not hasattr(io, "read_frame") and "read_frame" not in dir(humanbody) and "read_frame" not in io.__all__
     package = Path(humanbody.__file__).parent
-    callers = [p for p in package.rglob("*.py") if any(
-        line.lstrip().startswith(("from", "import")) and "read_trial" in line or "read_trial(" in line
-        for line in p.read_text(encoding="utf-8").splitlines() if '"' not in line and "`" not in line)]
-    assert [p.relative_to(package).as_posix() for p in callers] == ["io/__init__.py"]
+    defined = [p for p in package.rglob("*.py") if "def read_trial(" in p.read_text(encoding="utf-8")]
+    assert [p.relative_to(package).as_posix() for p in defined] == ["io/__init__.py"]
+
 
 @needs_shared
 def test_shared_walk_plates_under_the_markers_mapping():

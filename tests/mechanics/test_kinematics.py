@@ -3,13 +3,13 @@
 import numpy as np
 import pandas as pd
 import pytest
+from _huston_reference import reference_kinematics
 from _motion import central_diff, random_model, random_tree, sinusoid_motion, split_coords
 
 import humanbody as hb
 from humanbody import BodyModel, InputError
 from humanbody.mechanics.angular_rates import bryant_omega_body
 from humanbody.mechanics.kinematics import coordinate_columns
-from humanbody.mechanics.reference import reference_kinematics
 from humanbody.mechanics.results import result_columns
 from humanbody.model.segments import AXES, INERTIA_COMPONENTS, SEGMENT_NAMES, VECTOR_QUANTITIES
 

@@ -4,10 +4,10 @@ import dataclasses
 
 import numpy as np
 import pytest
+from _huston_reference import reference_kinematics
 from _motion import random_model, sinusoid_motion, split_coords
 
 import humanbody as hb
-from humanbody.mechanics.reference import reference_kinematics
 
 KINEMATIC = ("R", "omega_rel", "omega", "alpha", "joint", "com", "com_vel", "com_acc",
              "force", "torque", "body_com", "body_com_vel", "body_com_acc")

@@ -1,8 +1,8 @@
 """Spatial vectors against their definitions: duality, composition, inverse, cross products, inertia."""
 
+import _spatial as sp
 import numpy as np
 
-from humanbody.mechanics import spatial as sp
 from humanbody.rotations import euler_to_matrix
 
 rng = np.random.default_rng(0)

@@ -77,7 +77,7 @@ def test_the_optimum_meets_the_generalised_forces_with_body_reserves(setup, tmp_
     """On the shared walk, residual point and torque actuators on the pelvis in place of its six coordinate
     reserves: the optimum reproduces every generalised force (its residual is zero to rounding)."""
     shared = require_shared()
-    from humanbody.muscles.trial import run
+    from humanbody.muscles.trial import run_coordinates_file
 
     names = setup.geometry.model.coordinate_names
     rows = [f'<PointActuator name="pelvis_F{a}"><body>pelvis</body><point>0 0 0</point><direction>{v}</direction>'
@@ -90,7 +90,7 @@ def test_the_optimum_meets_the_generalised_forces_with_body_reserves(setup, tmp_
     path = tmp_path / "actuators.xml"
     path.write_text('<OpenSimDocument Version="40000"><ForceSet><objects>' + "".join(rows) + "</objects></ForceSet></OpenSimDocument>")
     walk = shared / "gait2392_walk"
-    r = run(setup, walk / "reference" / "opensim_ik.mot", walk / "subject01_walk1_grf.xml", path, 2.0, 4, 6.0, (),
+    r = run_coordinates_file(setup, walk / "reference" / "opensim_ik.mot", walk / "subject01_walk1_grf.xml", path, 2.0, 4, 6.0, (),
             (0.6, 1.6))
     assert (r.optimum.iterations >= 0).all()
     assert np.abs(r.optimum.residual).max() < 1e-6 * (1.0 + np.abs(r.tau).max())

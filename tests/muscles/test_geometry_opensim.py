@@ -8,7 +8,7 @@ import pytest
 from _osim_cases import CASES
 
 from humanbody.errors import InputError
-from humanbody.muscles import MuscleGeometry, read_coordinates
+from humanbody.muscles import MuscleGeometry, read_model_coordinates
 from tests.muscles.test_paths_opensim import TWO_WRAPS
 
 pytest.importorskip("opensim")
@@ -78,9 +78,9 @@ def test_rates_are_the_lengths_derivatives(shared_data, results):
 
 def test_coordinates_file_checked(shared_data, tmp_path):
     model = CASES["gait2392_walk"].model
-    time, q = read_coordinates(shared_data / "gait2392_walk" / "reference" / "opensim_ik.mot", model)
+    time, q = read_model_coordinates(shared_data / "gait2392_walk" / "reference" / "opensim_ik.mot", model)
     assert q.shape == (len(time), 23) and abs(q[0, model.coordinate_names.index("pelvis_ty")] - 1.0332) < 1e-3
     bad = tmp_path / "bad.mot"
     bad.write_text("Coordinates\nversion=1\ninDegrees=yes\nendheader\ntime\tknee_angle_r\n0\t10\n0.01\t11\n")
     with pytest.raises(InputError, match="has no column for the model's coordinates pelvis_tilt"):
-        read_coordinates(bad, model)
+        read_model_coordinates(bad, model)

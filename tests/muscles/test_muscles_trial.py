@@ -25,10 +25,10 @@ def ref():
 
 @pytest.fixture(scope="module")
 def ours(ref):
-    from humanbody.muscles.trial import Setup, run
+    from humanbody.muscles.trial import Setup, run_coordinates_file
 
     setup = Setup.load(ref["model"])
-    return setup, run(setup, ref["ik"], ref["loads"], ref["reserves"], 2.0, 1, osr.CUTOFF_HZ, None,
+    return setup, run_coordinates_file(setup, ref["ik"], ref["loads"], ref["reserves"], 2.0, 1, osr.CUTOFF_HZ, None,
                       (osr.START, osr.END))
 
 

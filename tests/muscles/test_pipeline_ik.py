@@ -13,7 +13,7 @@ from humanbody.cli import main
 from humanbody.io.opensim_writer import write_storage
 from humanbody.muscles import write_reserves
 from humanbody.muscles.gait import G
-from humanbody.muscles.geometry import read_coordinates
+from humanbody.muscles.geometry import read_model_coordinates
 from humanbody.osim import read_osim
 from tests._osim_ik_reference import ik_reference
 from tests._shared import require_shared
@@ -44,8 +44,8 @@ def test_pipeline_ik_and_contact_peaks_equal_opensims(tmp_path):
     ours_dir = tmp_path / "ours"
     assert main(["analyze", str(trc), "--model", str(shared / MODEL), "--ik-setup", str(shared / SETUP),
                  "--forces", str(xml), "--muscles", "--out", str(ours_dir), "-q"]) == 0
-    t_ours, ours = read_coordinates(ours_dir / "subject01_walk1_ik.mot", model)
-    t_ref, theirs = read_coordinates(ref, model)
+    t_ours, ours = read_model_coordinates(ours_dir / "subject01_walk1_ik.mot", model)
+    t_ref, theirs = read_model_coordinates(ref, model)
     rms = np.sqrt(np.mean((ours - theirs) ** 2, axis=0))
     for c, r in zip(model.coordinates, rms, strict=True):
         assert (r < 0.002) if c.motion_type == "translational" else (np.rad2deg(r) < 0.5), (c.name, r)

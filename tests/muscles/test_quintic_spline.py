@@ -8,7 +8,7 @@ import pytest
 from scipy.interpolate import make_interp_spline
 
 from humanbody._kernels.banded import banded_solve
-from humanbody.muscles.coordinates import bspline_local, natural_quintic_slopes
+from humanbody.osim.quintic import bspline_local, natural_quintic_derivatives, natural_quintic_slopes
 
 
 @pytest.mark.parametrize("n, uneven", [(8, False), (151, False), (421, True), (5000, False)])
@@ -58,3 +58,17 @@ def test_banded_solve_equals_a_dense_solve(kl, ku):
     np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-9, atol=1e-9)
     singular = np.zeros((2 * kl + ku + 1, n))
     assert banded_solve(singular, kl, ku, b.copy()) == 1
+
+
+@pytest.mark.parametrize("n, uneven", [(8, False), (151, False), (421, True)])
+def test_derivatives_equal_scipys_spline_to_1e_12(n, uneven):
+    """The one quintic spline of static optimization and inverse dynamics (its values, slopes and curvatures at
+    the samples) is SciPy's ``make_interp_spline`` with natural ends, to 1e-12 of each derivative's range."""
+    rng = np.random.default_rng(n + 1)
+    t = np.arange(n) / 100.0 + (rng.uniform(0.0, 0.003, n) if uneven else 0.0)
+    y = np.cumsum(rng.standard_normal((n, 3)), axis=0) * 0.01
+    zero = np.zeros(3)
+    ref = make_interp_spline(t, y, k=5, bc_type=([(3, zero), (4, zero)], [(3, zero), (4, zero)]), axis=0)
+    for order, got in zip((0, 1, 2), natural_quintic_derivatives(t, y, (0, 1, 2)), strict=True):
+        want = ref(t, order)
+        assert np.abs(got - want).max() <= 1e-12 * np.abs(want).max(), order

@@ -8,7 +8,7 @@ from _osim_ik_reference import id_reference
 
 from humanbody.cli import main
 from humanbody.io import read_opensim
-from humanbody.muscles.geometry import read_coordinates
+from humanbody.muscles.geometry import read_model_coordinates
 from humanbody.osim import read_osim
 from humanbody.osim.build import build_core_model
 from humanbody.osim.id import generalized_force_names, read_external_loads, solve_id
@@ -23,7 +23,7 @@ def test_walk_equals_opensims_id(shared_data):
     loads = shared_data / "gait2392_walk" / "subject01_walk1_grf.xml"
     ref = read_opensim(id_reference(model_path, ik, loads, 0.5, 2.5))   # the loads end at 2.5 s
     cm = build_core_model(read_osim(model_path))
-    time, q = read_coordinates(ik, cm.osim)
+    time, q = read_model_coordinates(ik, cm.osim)
     forces, datafile = read_external_loads(loads)
     tau = solve_id(cm, time, q, forces, read_opensim(datafile))
     n = len(ref)
@@ -52,5 +52,5 @@ def test_cli_writes_id(shared_data, tmp_path, capsys):
     assert main(["analyze", str(trc), "--model", str(model_path), "--forces", str(lonely), "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "ExternalLoads XML" in err
-    _, q = read_coordinates(tmp_path / "subject01_walk1_ik.mot", read_osim(model_path))
+    _, q = read_model_coordinates(tmp_path / "subject01_walk1_ik.mot", read_osim(model_path))
     assert q.shape == (151, 23)

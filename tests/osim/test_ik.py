@@ -10,7 +10,7 @@ from _osim_ik_reference import ik_reference
 from humanbody.cli import main
 from humanbody.core import forward_kinematics, marker_jacobian, marker_positions
 from humanbody.errors import InputError
-from humanbody.muscles.geometry import read_coordinates
+from humanbody.muscles.geometry import read_model_coordinates
 from humanbody.osim import read_osim
 from humanbody.osim.build import build_core_model
 from humanbody.osim.ik import read_ik_setup, solve_ik
@@ -63,8 +63,8 @@ def test_walk_equals_opensims_ik(shared_data, tmp_path, capsys):
     why = [line for line in capsys.readouterr().err.splitlines() if line.startswith("no body-model results")]
     assert len(why) == 1 and "give it with --static" in why[0]
     model = read_osim(osim_path)
-    t_ours, ours = read_coordinates(tmp_path / "subject01_walk1_ik.mot", model)
-    t_ref, theirs = read_coordinates(ref, model)
+    t_ours, ours = read_model_coordinates(tmp_path / "subject01_walk1_ik.mot", model)
+    t_ref, theirs = read_model_coordinates(ref, model)
     assert np.allclose(t_ours, t_ref, atol=1e-3)  # OpenSim copies the TRC's Time column (ms); we count frames at its rate
     rms = np.sqrt(np.mean((ours - theirs) ** 2, axis=0))
     for c, r in zip(model.coordinates, rms, strict=True):

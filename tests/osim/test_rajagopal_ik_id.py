@@ -16,7 +16,7 @@ from _osim_ik_reference import id_reference, ik_reference
 from humanbody.core import forward_kinematics, marker_jacobian
 from humanbody.io import read_opensim
 from humanbody.io.opensim_writer import write_external_loads, write_storage, write_trc
-from humanbody.muscles.geometry import read_coordinates
+from humanbody.muscles.geometry import read_model_coordinates
 from humanbody.osim import read_osim
 from humanbody.osim.build import build_core_model
 from humanbody.osim.id import generalized_force_names, read_external_loads, solve_id
@@ -99,7 +99,7 @@ def test_ik_equals_opensims(trial):
     ours = solve_ik(cm, names, xyz, read_ik_setup(setup))
     assert np.abs(ours.q - q).max() < 1e-6
     assert np.nanmax(ours.max_error) < 1e-7
-    _, theirs = read_coordinates(ik_reference(model_path, setup, trc), cm.osim)
+    _, theirs = read_model_coordinates(ik_reference(model_path, setup, trc), cm.osim)
     rot = np.array([c.motion_type == "rotational" for c in cm.osim.coordinates])
     err = np.abs(ours.q - theirs).max(axis=0)
     assert np.rad2deg(err[rot]).max() < TOL_DEG and err[~rot].max(initial=0.0) < TOL_M
@@ -159,7 +159,7 @@ def test_ik_coordinate_from_file_equals_opensims(trial):
                      "<coordinate_file>pull.mot</coordinate_file>"
                      "</InverseKinematicsTool></OpenSimDocument>\n")
     ours = solve_ik(cm, names, xyz, read_ik_setup(setup), time=time)
-    _, theirs = read_coordinates(ik_reference(model_path, setup, trc), cm.osim)
+    _, theirs = read_model_coordinates(ik_reference(model_path, setup, trc), cm.osim)
     pulled = ours.q[:, knee] - q[:, knee]
     assert pulled.min() > 0.01 and pulled.max() < 0.19                  # the task pulls, the markers hold back
     assert np.abs(pulled - (theirs[:, knee] - q[:, knee])).max() < np.deg2rad(TOL_DEG)

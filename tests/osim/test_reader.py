@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from humanbody.cli import main
+from humanbody.core import functions as fn
 from humanbody.errors import InputError
 from humanbody.osim import read_osim
 
@@ -68,7 +69,7 @@ def test_shared_models_read_whole(shared_data):
     assert scaled.notes == ()
     knee = next(j for j in scaled.joints if j.name == "knee_r")
     assert knee.kind == "custom" and knee.parent == "femur_r" and knee.child == "tibia_r"
-    assert knee.transform[3].function.kind == "multiplier"       # the scaled knee's translation
+    assert isinstance(knee.transform[3].function, fn.Multiplier)       # the scaled knee's translation
     # OpenSim's motion types: the scaled pelvis translations are multiplier functions, so "coupled"
     assert scaled.coordinate("pelvis_tx").motion_type == "coupled"
     assert scaled.coordinate("knee_angle_r").motion_type == "rotational"
@@ -90,8 +91,8 @@ def test_opensim3_format(tmp_path):
     assert m.version == 30000 and m.body_names == ("ground", "thigh")
     hip = m.joints[0]
     assert hip.parent_frame.translation == (0.0, 1.0, 0.0) and hip.child == "thigh"
-    assert hip.transform[0].function.kind == "linear" and hip.transform[3].function.kind == "spline"
-    assert hip.transform[1].function.kind == "constant"           # axes the file leaves out
+    assert isinstance(hip.transform[0].function, fn.Linear) and isinstance(hip.transform[3].function, fn.SimmSpline)
+    assert isinstance(hip.transform[1].function, fn.Constant)           # axes the file leaves out
     c = m.coordinates[0]
     assert (c.default, c.range, c.clamped, c.motion_type) == (0.1, (-1.0, 2.0), True, "rotational")
     mus = m.muscles[0]

@@ -38,7 +38,7 @@ from tests.markers.test_tracking import frame_df, static_markers
 
 ROOT = Path(__file__).resolve().parents[2]
 SEQS = ("zxy",) + ("yxz",) * 16
-COLS = pr.coordinate_columns(BodyModel.default())
+COLS = pr.ik_coordinate_names(BodyModel.default())
 
 
 def _one_body(local, weight=None, centre=(0.0, 0.0, 0.0)):
@@ -105,7 +105,7 @@ def test_sandwich_is_the_cramer_rao_bound_and_weights_never_beat_it():
     theta[0] = [0.2, 0.1, -0.3]
     p = np.array([0.5, 0.2, 1.0])
     prob = _one_body(local)
-    J = pr.marker_jacobian(prob, theta, p, SEQS)[0][:, :6]
+    J = pr.ik_marker_jacobian(prob, theta, p, SEQS)[0][:, :6]
     crb = sigma**2 * np.linalg.inv(J.T @ J)
     cov = pr.coordinate_covariance(prob, theta, p, SEQS, sigma)[0][:6, :6]
     np.testing.assert_allclose(cov, crb, rtol=1e-6, atol=1e-15)
@@ -136,13 +136,13 @@ def test_analytic_jacobian_equals_finite_differences(designed, kind, frame):
     prob = ik_problem(designed)
     t = np.arange(200) / 100
     ang, root = motion(kind, t)
-    Ja = pr.marker_jacobian(prob, ang[frame], root[frame], designed.model.sequences)
-    Jf = pr.marker_jacobian(prob, ang[frame], root[frame], designed.model.sequences, method="fd")
+    Ja = pr.ik_marker_jacobian(prob, ang[frame], root[frame], designed.model.sequences)
+    Jf = pr.ik_marker_jacobian(prob, ang[frame], root[frame], designed.model.sequences, method="fd")
     assert np.abs(Ja).max() > 0.5
     np.testing.assert_allclose(Ja, Jf, atol=2e-8)
     # and the forward positions are those of the test motions' own forward kinematics
     mk, _, _ = forward(designed, ang[frame:frame + 1], root[frame:frame + 1])
-    x = pr.marker_positions(prob, ang[frame], root[frame], designed.model.sequences)[0]
+    x = pr.ik_marker_positions(prob, ang[frame], root[frame], designed.model.sequences)[0]
     np.testing.assert_allclose(x, np.array([mk[designed.names.get(m, m)][0] for m in prob.names]), atol=1e-12)
 
 
@@ -154,8 +154,8 @@ def test_rotation_vectors_and_angles_meet_through_the_cores_joint_axes(designed,
     prob = ik_problem(designed)
     ang, root = motion(kind, np.arange(200) / 100)
     seqs = designed.model.sequences
-    Ja = pr.marker_jacobian(prob, ang[frame], root[frame], seqs)[0]
-    Jd = pr.marker_jacobian(prob, ang[frame], root[frame], seqs, wrt="rotation_vectors")[0]
+    Ja = pr.ik_marker_jacobian(prob, ang[frame], root[frame], seqs)[0]
+    Jd = pr.ik_marker_jacobian(prob, ang[frame], root[frame], seqs, wrt="rotation_vectors")[0]
     model = pr._core_model(prob, seqs)
     M = pr._rotation_axes(model, pr._kinematics(model, *pr._pose(prob, ang[frame], root[frame])))[0]
     T = np.eye(Ja.shape[1])
@@ -259,7 +259,7 @@ def test_the_columns_are_the_models_own():
     b = ModelBuilder("two")
     b.add_body("a", joints.Free("zxy"))
     b.add_body("b", joints.Cardan("yxz"), parent="a", offset=(0.0, 0.0, -0.4))
-    assert pr.coordinate_columns(b.build()) == [f"a_{i}" for i in range(6)] + [f"b_{i}" for i in range(3)]
+    assert pr.ik_coordinate_names(b.build()) == [f"a_{i}" for i in range(6)] + [f"b_{i}" for i in range(3)]
     assert COLS[:4] == ["lower_torso_x", "lower_torso_y", "lower_torso_z", "lower_torso_alpha"] and len(COLS) == 54
 
 

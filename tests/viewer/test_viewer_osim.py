@@ -24,14 +24,14 @@ def _colours(png) -> np.ndarray:
 
 
 def test_scene_holds_the_models_bodies_and_paths(shared_data):
-    from humanbody.muscles import MuscleGeometry, read_coordinates
+    from humanbody.muscles import MuscleGeometry, read_model_coordinates
     from humanbody.osim import read_osim
     from humanbody.viewer.osim_scene import load_osim_scene
 
     model_path, ik = _files(shared_data)
     scene = load_osim_scene(ik, model_path)
     model = read_osim(model_path)
-    _, q = read_coordinates(ik, model)
+    _, q = read_model_coordinates(ik, model)
     points, counts = MuscleGeometry.of(model).path_points(q)
     assert scene.origins.shape == (len(q), len(model.body_names), 3)
     np.testing.assert_array_equal(scene.counts, counts)

@@ -1,4 +1,4 @@
-"""Spatial (6-D) vectors in Plücker coordinates, after Featherstone's spatial_v2.
+"""Spatial (6-D) vectors in Plücker coordinates, after Featherstone's spatial_v2: the tests' independent algebra.
 
 Conventions, stated once:
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rotations.common import elementary, skew, transpose
+from humanbody.rotations.common import elementary, skew, transpose
 
 __all__ = ["rotx", "roty", "rotz", "skew3", "motion_transform", "force_transform", "inverse_motion_transform",
            "crm", "crf", "spatial_inertia", "inertia_parts"]

@@ -4,16 +4,16 @@ It follows Huston's text literally, one equation per line and vectorised over
 frames, with the absolute angular velocity summed over the lower body arrays
 (eq. 8.104) instead of the kernel's parent recursion.  It exists to
 cross-check :func:`humanbody._kernels.tree.tree_kinematics` in the tests and to
-measure the kernel against it in ``benchmarks/``.  Not a public API.
+measure the kernel against it in ``benchmarks/`` (``bench_compute.py`` imports it from here).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..model.body import BodyModel
-from ..rotations.common import elementary as _elementary
-from ..rotations.common import sequence_axes, skew, unskew
+from humanbody.model.body import BodyModel
+from humanbody.rotations.common import elementary as _elementary
+from humanbody.rotations.common import sequence_axes, skew, unskew
 
 
 def _sequence_motion(angles, rates, accels, seq):
