@@ -11,7 +11,6 @@ with no indented description under it fails (STYLE: "docstrings with units, shap
 from __future__ import annotations
 
 import ast
-import fnmatch
 import re
 from collections import Counter
 from pathlib import Path
@@ -127,20 +126,6 @@ def undocumented(sources) -> list[str]:
     return found
 
 
-#: Modules whose bare entries other branches of this round fill while this one fills the rest; the integrator
-#: empties this list after the merge (then every module of the package is held to the rule).
-_FILLED_BY_OTHER_BRANCHES = (
-
-
-    "mechanics/reference.py", "mechanics/spatial.py", "core/*.py",
-    "osim/*.py", "muscles/*.py", "tools/precision.py", "io/__init__.py",
-    # the numba kernels not yet filled (the others, from angles.py to static_opt.py, are held to the rule)
-    "_kernels/banded.py", "_kernels/cache.py",
-    "_kernels/muscle_loads.py", "_kernels/muscle_paths.py", "_kernels/osim_functions.py",
-    "_kernels/rot.py", "_kernels/vec3.py", "_kernels/warm.py", "_kernels/wrap.py",
-    "_kernels/wrap_ellipsoid.py", "_kernels/wrap_torus.py",
-)
-
 _ENTRY_SECTIONS = ("Parameters", "Other Parameters", "Returns", "Yields")
 _RULE = re.compile(r"\s*-{3,}\s*")
 
@@ -210,9 +195,7 @@ def test_every_public_function_documents_its_parameters_and_returns():
 
 
 def test_every_parameter_and_return_says_what_it_is():
-    sources = [(rel, text) for rel, text in _sources()
-               if not any(fnmatch.fnmatch(rel, pattern) for pattern in _FILLED_BY_OTHER_BRANCHES)]
-    found = bare_entries(sources)
+    found = bare_entries(_sources())
     per_module = Counter(line.split(":", 1)[0] for line in found)
     assert found == [], (f"{len(found)} Parameters/Returns entries give only a type (most in: "
                          + ", ".join(f"{m} {n}" for m, n in per_module.most_common(8)) + "); the first:\n"

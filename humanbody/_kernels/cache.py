@@ -100,6 +100,7 @@ def kernels_cached() -> bool:
     Returns
     -------
     bool
+        Whether every kernel module's cache index is newer than its source (False: a first run compiles).
     """
     return all(_cached(m) for m in _MODULES)
 
@@ -202,6 +203,7 @@ def announce_compilation(message: str, stream=None):
     Yields
     ------
     None
+        Nothing: the block runs with the announcement armed.
     """
     from numba.core import event as ev  # lazy: numba, ~0.3 s, only while a command runs
 

@@ -111,6 +111,7 @@ def signature(text: str) -> tuple:
     Returns
     -------
     tuple of numba types
+        The argument types, as numba's dispatcher takes them to compile.
     """
     names = dict(vars(types))
     names["bool"] = types.boolean

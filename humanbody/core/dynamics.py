@@ -47,7 +47,8 @@ def joint_loads(model: Model, data: Data, external: ArrayLike | None = None) -> 
     -------
     force, moment : (F, B, 3)  what each body receives from its parent, N and
         N m about the body's origin, ground components
-    tau : (F, nq)  generalized forces (couplers folded into the independent coordinates)
+    tau : (F, nq)
+        Generalized forces (couplers folded into the independent coordinates)
     """
     c = model.compiled
     F = data.frames
@@ -72,13 +73,15 @@ def inverse_dynamics(model: Model, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
     ----------
     model : Model
         The tree, its inertias, gravity and couplers.
-    q, qd, qdd : (F, nq) or (nq,)  coordinates (m, rad) and their derivatives
+    q, qd, qdd : (F, nq) or (nq,)
+        Coordinates (m, rad) and their derivatives
     external : (F, B, 6) or (B, 6), optional  loads on each body: force (N) and
         moment (N m) about the body's origin, ground components (:func:`joint_loads`)
 
     Returns
     -------
-    tau : (F, nq) or (nq,)  N for lengths, N m for angles
+    tau : (F, nq) or (nq,)
+        N for lengths, N m for angles
     """
     data = forward_kinematics(model, q, qd, qdd)
     tau = joint_loads(model, data, external)[2]

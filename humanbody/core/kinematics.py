@@ -186,6 +186,7 @@ def body_jacobian(model: Model, data: Data, body: int | ArrayLike) -> np.ndarray
     Returns
     -------
     (F, M, 6, nq) ndarray
+        Rows 0-2 angular (rad/s per coordinate rate), rows 3-5 linear at the body's origin (m/s per rate), ground axes.
     """
     body = np.ascontiguousarray(np.atleast_1d(np.asarray(body, dtype=np.int64)))
     c = model.compiled

@@ -256,6 +256,7 @@ class Model:
         Returns
         -------
         Model
+            A new frozen model with the changes; ``self`` is unchanged.
         """
         return dataclasses.replace(self, **changes)
 
@@ -412,6 +413,7 @@ class ModelBuilder:
         Returns
         -------
         Model
+            The frozen model of the bodies, joints and markers added so far.
 
         Raises
         ------
