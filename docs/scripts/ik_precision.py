@@ -123,7 +123,7 @@ def with_arm_clusters(prob, radius: float = 0.06):
 def what_if(calibration, coords, noise_mm: float = 2.0, cutoff: float | None = 6.0) -> pd.DataFrame:
     """RMS predicted error (deg) of the arms' angles: the gait2392 arm markers vs 6 cm arm clusters."""
     from humanbody.markers.global_ik import ik_problem
-    from humanbody.tools.precision import ik_coordinate_names, coordinate_covariance, filter_gain
+    from humanbody.tools.precision import coordinate_covariance, filter_gain, ik_coordinate_names
 
     cols = ik_coordinate_names(calibration.model)
     q = coords[cols].to_numpy()

@@ -428,7 +428,7 @@ def _composites(f, parents, mass, com_body, inertia, R, origin, cm, cc, cJ):
     for b in range(B):
         m = mass[b]
         r = mv33(_tup9(R, f, b), (com_body[b, 0], com_body[b, 1], com_body[b, 2]))
-        rr = _dot3(r, r)
+        rr = dot(r, r)
         cm[b] = m
         for i in range(3):
             cc[b, i] = m * r[i]
@@ -445,9 +445,9 @@ def _composites(f, parents, mass, com_body, inertia, R, origin, cm, cc, cJ):
         if p < 0:
             continue
         m = cm[b]
-        d = sub3(_v3(origin, f, b), _v3(origin, f, p))
+        d = sub(load3(origin, f, b), load3(origin, f, p))
         c = (cc[b, 0], cc[b, 1], cc[b, 2])
-        cd, dd = _dot3(c, d), _dot3(d, d)
+        cd, dd = dot(c, d), dot(d, d)
         cm[p] += m
         for i in range(3):
             cc[p, i] += c[i] + m * d[i]
@@ -466,19 +466,19 @@ def _crba_frame(f, parents, astart, akind, acoord, mass, com_body, inertia, R, o
             M[f, i, j] = 0.0
     _composites(f, parents, mass, com_body, inertia, R, origin, cm, cc, cJ)
     for b in range(parents.shape[0]):
-        ob = _v3(origin, f, b)
+        ob = load3(origin, f, b)
         c = (cc[b, 0], cc[b, 1], cc[b, 2])
         for a in range(astart[b], astart[b + 1]):
             col = acoord[a]
             if col < 0:
                 continue
-            u = _v3(aaxis_g, f, a)
+            u = load3(aaxis_g, f, a)
             if akind[a] == 0:  # unit rate about u through p: v(o_b) = u x (o_b - p), omega = u
-                v0 = cross(u, sub3(ob, _v3(aorigin, f, a)))
-                h = add3(scale3(cm[b], v0), cross(u, c))
-                L = add3(mv33(_row9(cJ, b), u), cross(c, v0))
+                v0 = cross(u, sub(ob, load3(aorigin, f, a)))
+                h = add(scale(cm[b], v0), cross(u, c))
+                L = add(mv33(load33(cJ, b), u), cross(c, v0))
             else:  # unit rate along u
-                h = scale3(cm[b], u)
+                h = scale(cm[b], u)
                 L = cross(c, u)
             sa = slope[f, a]
             k = b
@@ -488,11 +488,11 @@ def _crba_frame(f, parents, astart, akind, acoord, mass, com_body, inertia, R, o
                     row = acoord[a2]
                     if row < 0:
                         continue
-                    u2 = _v3(aaxis_g, f, a2)
+                    u2 = load3(aaxis_g, f, a2)
                     if akind[a2] == 0:
-                        val = _dot3(u2, add3(L, cross(sub3(ob, _v3(aorigin, f, a2)), h)))
+                        val = dot(u2, add(L, cross(sub(ob, load3(aorigin, f, a2)), h)))
                     else:
-                        val = _dot3(u2, h)
+                        val = dot(u2, h)
                     val *= sa * slope[f, a2]
                     M[f, row, col] += val
                     if a2 != a:
@@ -557,26 +557,26 @@ def _joint_frame_motion_frame(f, parents, astart, akind, acoord, origin, speed_a
     zero = (0.0, 0.0, 0.0)
     for b in range(parents.shape[0]):
         p = parents[b]
-        o = _v3(origin, f, b)
+        o = load3(origin, f, b)
         w, v, al, a, d = zero, zero, zero, zero, zero
         if p >= 0:
-            w, v, al, a = _v3(omega, f, p), _v3(velocity, f, p), _v3(alpha, f, p), _v3(acceleration, f, p)
-            d = sub3(o, _v3(origin, f, p))
+            w, v, al, a = load3(omega, f, p), load3(velocity, f, p), load3(alpha, f, p), load3(acceleration, f, p)
+            d = sub(o, load3(origin, f, p))
         wr, vr = zero, zero
         for k in range(astart[b], astart[b + 1]):
             c = acoord[k]
             if c < 0:
                 continue
-            e = scale3(u[f, c], _v3(speed_axes, f, k))
+            e = scale(u[f, c], load3(speed_axes, f, k))
             if akind[k] == 0:
-                wr = add3(wr, e)
+                wr = add(wr, e)
             else:
-                vr = add3(vr, e)
+                vr = add(vr, e)
         wd = cross(w, d)
-        _put3(omega, f, b, add3(w, wr))
-        _put3(alpha, f, b, add3(al, cross(w, wr)))
-        _put3(velocity, f, b, add3(add3(v, wd), vr))
-        _put3(acceleration, f, b, add3(add3(add3(a, cross(al, d)), cross(w, wd)), scale3(2.0, cross(w, vr))))
+        store3(omega, f, b, add(w, wr))
+        store3(alpha, f, b, add(al, cross(w, wr)))
+        store3(velocity, f, b, add(add(v, wd), vr))
+        store3(acceleration, f, b, add(add(add(a, cross(al, d)), cross(w, wd)), scale(2.0, cross(w, vr))))
 
 
 @nb.njit(cache=_CACHE, parallel=True)
