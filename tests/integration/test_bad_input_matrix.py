@@ -346,3 +346,44 @@ def test_a_vsk_in_utf16_or_with_a_zero_is_usable(sides, tmp_path):
     zero = tmp_path / "zero.vsk"
     zero.write_text(good.read_text().replace("1803", "0"))
     assert read_subject(zero).height is None and read_subject(zero).mass == 72.6
+
+
+# ----------------------------------------------------------------------------- packages not installed
+def _hide(monkeypatch, *names):
+    """Make ``import name`` (and its submodules) fail as if the packages were not installed.
+
+    Parameters
+    ----------
+    monkeypatch : pytest.MonkeyPatch
+        Undoes the change after the test.
+    *names : str
+        Top-level package names.
+    """
+    import sys
+
+    for name in names:
+        for mod in [m for m in list(sys.modules) if m == name or m.startswith(name + ".")]:
+            monkeypatch.delitem(sys.modules, mod)
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+@pytest.mark.parametrize(("package", "argv", "install"), [
+    ("matplotlib", ["vibration", "--out", "{out}", "--fmax", "5", "-q"], 'pip install "humanbody"'),
+    ("pyarrow", ["analyze", "{coords}", "--format", "parquet", "--out", "{out}", "-q"], 'pip install "humanbody"'),
+    ("dask", ["report", "{folder}", "--out", "{out}", "--scheduler", "tcp://127.0.0.1:1", "-q"],
+     "humanbody[cluster]"),
+])
+def test_a_missing_package_is_one_line_naming_it_and_what_to_install(sources, monkeypatch, tmp_path, package, argv,
+                                                                     install):
+    folder = tmp_path / "trials"
+    folder.mkdir()
+    (folder / "walk.csv").write_text(sources["coordinates"][0].read_text())
+    _hide(monkeypatch, package, *(("distributed",) if package == "dask" else ()))
+    out = tmp_path / "out"
+    line = [a.format(out=out, coords=sources["coordinates"][0], folder=folder) for a in argv]
+    result = run_main(*line)
+    err = result.stderr.strip()
+    assert result.returncode == 2 and len(err.splitlines()) == 1, err
+    assert package in err and install in err and "Traceback" not in err, err
+    state = {".report.lock", "report_state.sqlite"}  # a report folder's resume state, not results
+    assert not out.exists() or not [p for p in out.rglob("*") if p.name not in state], sorted(out.rglob("*"))
