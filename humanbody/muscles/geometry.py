@@ -235,7 +235,8 @@ def read_coordinates(path: str | os.PathLike, model: OsimModel) -> tuple[np.ndar
     Raises
     ------
     InputError
-        The file lacks a column for one of the model's (independent) coordinates.
+        The file lacks a column for one of the model's (independent) coordinates, or one of them has
+        a missing (NaN) or infinite value.
     """
     columns, time, values, attrs = read_opensim_arrays(path)
     index = {c: j for j, c in enumerate(columns)}
@@ -257,4 +258,9 @@ def read_coordinates(path: str | os.PathLike, model: OsimModel) -> tuple[np.ndar
         was = col in converted
         should = degrees and c.motion_type == "rotational"
         q[:, i] = np.deg2rad(v) if should and not was else np.rad2deg(v) if was and not should else v
+    bad = ~np.isfinite(q)
+    if bad.any():
+        row, col = (int(k[0]) for k in np.nonzero(bad))
+        raise InputError(f"coordinate {model.coordinates[col].name} has a missing or non-finite value at "
+                         f"time {time[row]:g} s (row {row + 1})", path=path)
     return time, q

@@ -387,3 +387,60 @@ def test_a_missing_package_is_one_line_naming_it_and_what_to_install(sources, mo
     assert package in err and install in err and "Traceback" not in err, err
     state = {".report.lock", "report_state.sqlite"}  # a report folder's resume state, not results
     assert not out.exists() or not [p for p in out.rglob("*") if p.name not in state], sorted(out.rglob("*"))
+
+
+# ----------------------------------------------------------------------------- humanbody muscles
+MUSCLES_BAD = ["empty", "random", "folder", "missing", "half", "utf16", "nan", "inf", "abc", "inf_point"]
+
+
+def _value_replaced(source: Path, folder: Path, how: str, line: int, column: int) -> Path:
+    """``source`` with the value at (``line``, ``column``) (0-based, tab-separated) replaced by ``how``.
+
+    Parameters
+    ----------
+    source : pathlib.Path
+        A tab-separated OpenSim table (.mot).
+    folder : pathlib.Path
+        Where the copy goes.
+    how : str
+        The text put in place of the value (``nan``, ``inf``, ``abc``).
+    line, column : int
+        The data line and its field (0-based).
+
+    Returns
+    -------
+    pathlib.Path
+        The copy.
+    """
+    lines = source.read_text().splitlines()
+    fields = lines[line].split("\t")
+    fields[column] = how.split("_")[0]
+    lines[line] = "\t".join(fields)
+    path = folder / f"{how}{source.suffix}"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("what", ["coordinates", "model", "forces"])
+@pytest.mark.parametrize("how", MUSCLES_BAD)
+def test_muscles_with_a_bad_file(shared_data, tmp_path, what, how):
+    walk = shared_data / "gait2392_walk"
+    files = {"model": shared_data / "opensim_models" / "gait2392" / "subject01_simbody.osim",
+             "coordinates": tmp_path / "ik.mot", "forces": walk / "subject01_walk1_grf.mot"}
+    ik = (walk / "reference" / "opensim_ik.mot").read_text().splitlines(keepends=True)
+    files["coordinates"].write_text("".join(ik[:40]).replace("nRows=", "nRowsAll="))
+    source = files[what]
+    if how in ("nan", "inf", "abc", "inf_point"):
+        if what == "model" or (how == "inf_point" and what != "forces"):
+            return  # an .osim's numbers are checked by tests/osim (a visual scale factor may be anything)
+        header = next(i for i, line in enumerate(source.read_text().splitlines()) if line.strip() == "endheader")
+        # a force (ground_force_vy) or a coordinate (pelvis_list); inf_point: a centre of pressure (NaN is no
+        # contact there, infinite is wrong)
+        bad = _value_replaced(source, tmp_path, how, header + 5, 5 if how == "inf_point" else 2)
+    else:
+        bad = corrupt_text(source, how, tmp_path)
+    files[what] = bad
+    out = tmp_path / "out"
+    result = run_main("muscles", str(files["coordinates"]), "--model", str(files["model"]), "--forces",
+                      str(files["forces"]), "--out", str(out))
+    check_one_line(result, bad, out)
