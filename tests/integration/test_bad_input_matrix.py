@@ -444,3 +444,33 @@ def test_muscles_with_a_bad_file(shared_data, tmp_path, what, how):
     result = run_main("muscles", str(files["coordinates"]), "--model", str(files["model"]), "--forces",
                       str(files["forces"]), "--out", str(out))
     check_one_line(result, bad, out)
+
+
+# ----------------------------------------------------------------------------- manifests (report, compare)
+MANIFEST_BAD = {"empty": None, "random": None, "folder": None, "missing": None, "utf16": None,
+                "mass_text": ("70", "abc"), "mass_inf": ("70", "inf"), "mass_nan": ("70", "nan"),
+                "height_negative": ("1.75", "-1.75"), "no_trial_column": ("trial,", "walk,")}
+
+
+@pytest.mark.parametrize("how", list(MANIFEST_BAD))
+def test_a_bad_manifest(sources, tmp_path, how):
+    """The manifest itself is named (not the per-group copy compare writes), before any trial is analysed."""
+    coords = sources["coordinates"][0]
+    good = tmp_path / "manifest.csv"
+    good.write_text(f"trial,group,mass,height\n{coords},a,70,1.75\n{coords},b,71,1.75\n")
+    change = MANIFEST_BAD[how]
+    if change is None:
+        bad = corrupt_text(good, how, tmp_path)
+    else:
+        bad = tmp_path / f"{how}.csv"
+        bad.write_text(good.read_text().replace(*change, 1))
+    out = tmp_path / "out"
+    check_one_line(run_main("compare", "--manifest", str(bad), "--by", "group", "--out", str(out), "-q"), bad, out)
+    plain = tmp_path / f"plain_{bad.name}"  # report's manifest has no group column
+    if bad.is_file():
+        plain.write_text(bad.read_text(errors="replace").replace(",group", "").replace(",a,", ",").replace(",b,", ","))
+        if how in ("random", "utf16"):
+            plain.write_bytes(bad.read_bytes())
+    else:
+        plain = bad
+    check_one_line(run_main("report", "--manifest", str(plain), "--out", str(out), "-q"), plain, out)
