@@ -260,7 +260,8 @@ def read_coordinates(path: str | os.PathLike, model: OsimModel) -> tuple[np.ndar
         q[:, i] = np.deg2rad(v) if should and not was else np.rad2deg(v) if was and not should else v
     bad = ~np.isfinite(q)
     if bad.any():
-        row, col = (int(k[0]) for k in np.nonzero(bad))
-        raise InputError(f"coordinate {model.coordinates[col].name} has a missing or non-finite value at "
+        rows, cols = np.nonzero(bad)
+        row, k = int(rows[0]), int(cols[0])
+        raise InputError(f"coordinate {model.coordinates[k].name} has a missing or non-finite value at "
                          f"time {time[row]:g} s (row {row + 1})", path=path)
     return time, q
