@@ -359,8 +359,10 @@ def manifest_number(value: str, column: str, line: int, path) -> float | None:
         x = float(value)
     except ValueError:
         raise InputError(f"line {line}: {column} {value!r} is not a number", path) from None
-    if not 0 < x < float("inf"):
-        raise InputError(f"line {line}: {column} must be a positive finite number, got {value}", path)
+    if not abs(x) < float("inf"):  # inf or NaN
+        raise InputError(f"line {line}: {column} must be a finite number, got {value}", path)
+    if not x > 0:
+        raise InputError(f"line {line}: {column} must be positive, got {value}", path)
     return x
 
 
