@@ -474,3 +474,37 @@ def test_a_bad_manifest(sources, tmp_path, how):
     else:
         plain = bad
     check_one_line(run_main("report", "--manifest", str(plain), "--out", str(out), "-q"), plain, out)
+
+
+# ----------------------------------------------------------------------------- a wrong length unit
+@pytest.mark.parametrize("layout", ["trc", "motive", "c3d"])
+def test_millimetres_stated_as_metres_are_refused(sources, tmp_path, layout):
+    """The walk's millimetres under a header that says metres: a person 1.7 km tall, refused in one line
+    naming the file (the static's fit used to be blamed, after the trial was read)."""
+    from _io_samples import write_trc
+
+    from humanbody.io import read_trial
+
+    walk = read_trial(sources["trc"][0])
+    names = walk.attrs["markers"]
+    xyz = walk[[f"{m}_{a}" for m in names for a in "xyz"]].to_numpy().reshape(len(walk), len(names), 3) * 1000.0
+    bad = tmp_path / f"walk.{'csv' if layout == 'motive' else layout}"
+    if layout == "trc":
+        write_trc(bad, xyz, names, units="m")
+    elif layout == "motive":
+        write_motive_csv(bad, xyz, names, rate=100.0, units="Meters")
+    else:
+        write_c3d(bad, xyz, names, units="m")
+    out = tmp_path / "out"
+    result = run_main("analyze", str(bad), "--static", str(sources["static"][0]), "--out", str(out))
+    check_one_line(result, bad, out)
+    assert "span" in result.stderr and "millimetres" in result.stderr
+    good = tmp_path / f"good.{bad.suffix[1:]}"  # the same numbers stated in mm read as they are
+    if layout == "trc":
+        write_trc(good, xyz, names, units="mm")
+    elif layout == "motive":
+        write_motive_csv(good, xyz, names, rate=100.0, units="Millimeters")
+    else:
+        write_c3d(good, xyz, names, units="mm")
+    back = read_trial(good)
+    np.testing.assert_allclose(back[f"{names[0]}_z"].to_numpy(), walk[f"{names[0]}_z"].to_numpy(), atol=1e-9)
