@@ -26,12 +26,14 @@ KERNEL_COMMANDS = ("analyze", "report", "view", "simulate", "vibration", "muscle
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
-#: Optional packages -> (what needs them, the extra that installs them).
-OPTIONAL = {
+#: Optional packages -> (what needs them, the extra that installs them; None: humanbody's own requirement).
+OPTIONAL: dict[str, tuple[str, str | None]] = {
     "pyvista": ("the 3-D viewer", "viewer"), "vtk": ("the 3-D viewer", "viewer"),
     "imageio": ("movies of the viewer", "viewer"), "imageio_ffmpeg": ("movies of the viewer", "viewer"),
     "ezc3d": ("reading C3D files", "c3d"),
     "dask": ("running on a Dask cluster", "cluster"), "distributed": ("running on a Dask cluster", "cluster"),
+    # requirements of humanbody itself (None: no extra), missing from a broken installation
+    "matplotlib": ("drawing figures", None), "pyarrow": ("Parquet tables", None),
 }
 
 
@@ -41,18 +43,20 @@ def missing_optional(err: ModuleNotFoundError) -> str | None:
     Parameters
     ----------
     err : ModuleNotFoundError
-        The import error.
+        The failed import; its ``name`` is the module that was not found.
 
     Returns
     -------
     str or None
-        The message naming the package and how to install it; None when the module is not an optional one.
+        What needs the package, its name and the ``pip install`` line of the extra that brings it (plain
+        ``humanbody`` for one of humanbody's own requirements); None when the module is not in ``OPTIONAL``.
     """
     top = (err.name or "").split(".")[0]
     if top not in OPTIONAL:
         return None
     what, extra = OPTIONAL[top]
-    return f"{what} needs the package {top!r}, which is not installed: pip install \"humanbody[{extra}]\""
+    target = f"humanbody[{extra}]" if extra else "humanbody"
+    return f"{what} needs the package {top!r}, which is not installed: pip install \"{target}\""
 
 
 class _Parser(argparse.ArgumentParser):

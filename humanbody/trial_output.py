@@ -172,6 +172,8 @@ def _outputs(analysis: Analysis, sink, fmt: str, chunk_frames: int, digits: int 
     opensim_feet = analysis.options.opensim_feet if opensim_feet is None else opensim_feet
     if fmt not in FORMATS:
         raise InputError(f"unknown output format {fmt!r}; choose csv or parquet")
+    if fmt == "parquet":
+        import pyarrow  # noqa: F401  (before the first file: a missing package leaves no half-written folder)
     columns, blocks = _table(analysis, chunk_frames, relative)
     masks, unmeasured = analysis_masks(analysis, columns, unloaded)
     if masks:

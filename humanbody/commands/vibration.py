@@ -106,7 +106,7 @@ def run(args) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        The parsed command line: the command's options as attributes (argparse.Namespace).
+        The parsed command line (posture, frequencies, model options, ``out``, ``no_plots``, ``quiet``).
 
     Returns
     -------
@@ -116,6 +116,8 @@ def run(args) -> int:
     from ..io.writers import write_table  # lazy: keeps `humanbody --help` quick
     from ..simulation.vibration import whole_body_vibration  # lazy: keeps `humanbody --help` quick (scipy, numba)
 
+    if not args.no_plots:
+        import matplotlib  # noqa: F401  (before any output: a missing package leaves no half-written folder)
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     freqs = _frequencies(args)
     model = _model(args)

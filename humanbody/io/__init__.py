@@ -151,6 +151,9 @@ def detect_format(path) -> str:
     if looks_like_c3d(head) and (p.suffix.lower() == ".c3d" or b"\x00" in head):
         return "c3d"
     if p.suffix.lower() == ".c3d":
+        if len(head) >= 2 and head[1] == 0x50:  # the C3D key, but the parameter section's block number is invalid
+            raise InputError(f"is not a readable C3D file: the header puts the parameter section at block "
+                             f"{head[0]}, outside the file", p)
         raise InputError("is not a C3D file (no C3D header)", p)
     if looks_like_mvnx(head):
         return "mvnx"

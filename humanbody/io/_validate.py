@@ -323,7 +323,8 @@ def marker_frame(path: Path, fmt: str, names: list[str], xyz: np.ndarray, *, uni
     InputError
         For an unknown or mixed length unit, a rate that is not a positive
         number, fewer than 2 frames, a bad time column or irregular frame
-        numbers, and a blank or repeated marker name.
+        numbers, a blank or repeated marker name, and markers that span more
+        than ``MAX_SPAN`` metres within a frame (a wrong length unit).
     """
     import pandas as pd  # lazy: pandas costs 0.5 CPU-s at start-up; `humanbody muscles` reads and writes without it
     conversions = list(conversions)
@@ -333,6 +334,7 @@ def marker_frame(path: Path, fmt: str, names: list[str], xyz: np.ndarray, *, uni
     n, m = len(time), len(names)
     table = _marker_table(table, xyz, time, m)
     n_zero, n_odd, counts = _clean(table, scale, n, m)
+    _check_span(table, n, m, units, path)
     conversions += _cleaning_notes(units_in_file, scale, n_zero, n_odd)
     missing, empty = _gaps(names, counts, n)
     df = pd.DataFrame(table, columns=["time"] + [f"{nm}_{axis}" for nm in names for axis in "xyz"], copy=False)
@@ -342,6 +344,52 @@ def marker_frame(path: Path, fmt: str, names: list[str], xyz: np.ndarray, *, uni
     if extra_attrs:
         df.attrs.update(extra_attrs)
     return df
+
+
+#: Largest median extent (m) of a frame's markers still taken as metres: one person, or a few people in
+#: one capture volume, span a few metres; a hundred means the coordinates are not in the stated unit.
+MAX_SPAN = 100.0
+
+
+def _check_span(table: np.ndarray, n: int, m: int, units: tuple, path: Path) -> None:
+    """Refuse a marker trial whose markers, in metres, span more than ``MAX_SPAN`` within a frame.
+
+    The span of a frame is the largest extent along x, y or z of its valid markers; the median over up
+    to 64 evenly spaced frames with 2 or more markers is compared (a few stray samples do not decide).
+    Millimetres stated as metres make a person 1700 m tall.
+
+    Parameters
+    ----------
+    table : numpy.ndarray
+        (n, 1 + 3 m) time then the marker coordinates, in metres, NaN for missing samples.
+    n, m : int
+        Frames and markers.
+    units : (str or set of str, str)
+        The unit the file states and where, for the message.
+    path : pathlib.Path
+        The trial, named by the message.
+
+    Raises
+    ------
+    InputError
+        When the median span exceeds ``MAX_SPAN``.
+    """
+    if n == 0 or m < 2:
+        return
+    rows = np.unique(np.linspace(0, n - 1, min(n, 64)).astype(np.int64))
+    xyz = table[rows, 1:].reshape(len(rows), m, 3)
+    valid = np.isfinite(xyz).all(axis=2)[:, :, None]
+    high = np.where(valid, xyz, -np.inf).max(axis=1)
+    low = np.where(valid, xyz, np.inf).min(axis=1)
+    used = valid[:, :, 0].sum(axis=1) >= 2
+    if not used.any():
+        return
+    span = float(np.median((high - low)[used].max(axis=1)))
+    if span > MAX_SPAN:
+        unit, where = units
+        shown = unit if isinstance(unit, str) else "/".join(sorted(unit))
+        raise InputError(f"its markers span {span:.0f} m within a frame (a person spans a few): the coordinates "
+                         f"are not in {shown!s} as {where} says (millimetres?)", path)
 
 
 def _marker_table(table: np.ndarray | None, xyz: np.ndarray, time: np.ndarray, m: int) -> np.ndarray:

@@ -68,7 +68,8 @@ def _check_structure(path: Path) -> tuple[str | None, str | None]:
         raise InputError("is not a C3D file (no C3D header)", path)
     p_start = (raw[0] - 1) * 512
     if p_start < 512 or p_start + 4 > size:
-        raise InputError("is a truncated C3D file: the parameter section is missing", path)
+        where = f" (block {raw[0]}, the file has {-(-size // 512)})" if p_start >= 512 else ""
+        raise InputError(f"is a truncated C3D file: the parameter section is missing{where}", path)
     n_blocks, proc = raw[p_start + 2], raw[p_start + 3]
     if proc not in (84, 85, 86):
         raise InputError(f"is not a readable C3D file: unknown processor type {proc}", path)

@@ -151,6 +151,26 @@ def _finite_check(name, values, path):
         raise InputError(f"{name} has a missing or non-finite value (row {row + 1})", path)
 
 
+def _infinite_check(name: str, values: np.ndarray, path) -> None:
+    """Raise InputError naming ``path`` and the first data row when ``values`` holds an infinite value.
+
+    A missing value (NaN) passes: a centre of pressure is undefined while nothing stands on the plate.
+
+    Parameters
+    ----------
+    name : str
+        What the values are, for the message (``point of plate1``).
+    values : numpy.ndarray
+        (frames, 3) a plate's point (m) or moment (N m) in the file's axes and units.
+    path : str or pathlib.Path
+        The load file, named by the message.
+    """
+    bad = np.isinf(values)
+    if bad.any():
+        row = int(np.argmax(bad.any(axis=tuple(range(1, values.ndim)))))
+        raise InputError(f"{name} has an infinite value (row {row + 1})", path)
+
+
 def read_loads(path, mapping=None, loads: dict | None = None) -> LoadTable:
     """Read a ground-reaction or loads file into ground axes.
 
@@ -274,10 +294,13 @@ def _plate_columns(block, vertical, plates, path: Path, mapping, notes: list, xm
         notes.append(f"loads: bodies from {xml.name}")
     for i, (p, t) in enumerate(plates):
         name = p.rstrip("_") or f"plate{i + 1}"
-        f = block([f"{p}v{a}" for a in _AXES]) @ M.T
-        q = block([f"{p}p{a}" for a in _AXES]) @ M.T
-        m = (block([f"{t}{a}" for a in _AXES]) @ M.T) if t else np.zeros_like(f)
+        f = block([f"{p}v{a}" for a in _AXES])
         _finite_check(f"force of {name}", f, path)
+        q = block([f"{p}p{a}" for a in _AXES])
+        _infinite_check(f"point of {name}", q, path)
+        m = block([f"{t}{a}" for a in _AXES]) if t else np.zeros_like(f)
+        _infinite_check(f"moment of {name}", m, path)
+        f, q, m = f @ M.T, q @ M.T, m @ M.T  # checked first: inf * 0 in the product would be a NaN and a warning
         names.append(name)
         force.append(f)
         point.append(q)

@@ -327,7 +327,7 @@ def read_subject(path, required=()) -> Subject:
     Parameters
     ----------
     path : str or PathLike
-        The .vsk, .mp or .toml file.
+        The subject file (.vsk, .mp or .toml).
     required : sequence of str
         Field names that must be measured (:meth:`Subject.require`).
 
@@ -339,12 +339,14 @@ def read_subject(path, required=()) -> Subject:
     Raises
     ------
     InputError
-        Missing or unreadable file, malformed XML/TOML, a non-numeric or
+        Missing or unreadable file, a folder given as the file, malformed XML/TOML, a non-numeric or
         non-finite value, a length that is not positive, an unknown TOML
         key, no measurement at all, or a required measurement missing (the
         message names it).
     """
     p = Path(os.fspath(path))
+    if p.is_dir():
+        raise InputError("is a folder, not a subject file", p)
     if not p.is_file():
         raise InputError("subject file not found", p)
     try:

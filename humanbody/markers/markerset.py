@@ -19,6 +19,7 @@ Built-in sets live in ``humanbody/data/markersets/*.toml``.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
@@ -257,6 +258,8 @@ def load_markerset(spec) -> MarkerSet:
         path = builtin[key.lower()]
     elif os.path.isfile(key):
         path = Path(key)
+    elif os.path.isdir(key):
+        raise InputError("is a folder, not a marker set file (.toml)", key)
     elif key.lower().endswith(".toml") or os.sep in key or "/" in key:
         raise InputError(f"marker set file {key!r} not found; give an existing .toml file (or draft one with "
                          "`humanbody markerset init STATIC --out FILE`)")
@@ -267,6 +270,8 @@ def load_markerset(spec) -> MarkerSet:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as err:
         raise InputError(f"cannot read marker set ({err.strerror or err})", path) from None
+    except UnicodeDecodeError:
+        raise InputError("marker set is not a TOML text file (not UTF-8 text)", path) from None
     return _parsed(text, str(path))
 
 
@@ -332,13 +337,16 @@ def markerset_from_mapping(data: Mapping, source: str) -> MarkerSet:
     keypoints = bool(data.get("keypoints", False))
     weights = {}
     for mname, w in (data.get("weights") or {}).items():
-        if not isinstance(w, (int, float)) or not w >= 0:
-            raise InputError(f"weight of marker {mname!r} must be a number >= 0")
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 <= w < math.inf:
+            raise InputError(f"weight of marker {mname!r} must be a finite number >= 0, not {w!r}")
         weights[str(mname)] = float(w)
     ik = dict(data.get("ik") or {})
     for seg in ik.get("hinge", []):
         if seg not in SEGMENT_NAMES:
             raise InputError(f"[ik] hinge names unknown segment {seg!r}")
+    hinge_weight = ik.get("hinge_weight", 0.0)
+    if isinstance(hinge_weight, bool) or not isinstance(hinge_weight, (int, float)) or not 0 <= hinge_weight < math.inf:
+        raise InputError(f"[ik] hinge_weight must be a finite number >= 0, not {hinge_weight!r}")
     segments = {}
     for sname in SEGMENT_NAMES:
         s = dict(segs_in[sname])

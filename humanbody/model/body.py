@@ -560,17 +560,17 @@ def load_model(path: str | os.PathLike) -> BodyModel:
     """Read a model file (JSON, docs/conventions.md layout).
 
     Raises :class:`~humanbody.errors.InputError` naming the file when it
-    cannot be read or does not describe a valid model.
+    cannot be read, is not UTF-8 text or does not describe a valid model.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The model file (JSON).
+        The model file (``humanbody model export`` writes one).
 
     Returns
     -------
     BodyModel
-        The model it describes.
+        The model the file describes.
     """
     path = os.fspath(path)
     try:
@@ -578,6 +578,8 @@ def load_model(path: str | os.PathLike) -> BodyModel:
             text = fh.read()
     except OSError as err:
         raise InputError(f"cannot read model file ({err.strerror or err})", path) from None
+    except UnicodeDecodeError:
+        raise InputError("model file is not JSON text (not UTF-8)", path) from None
     if not text.strip():
         raise InputError("model file is empty", path)
     try:

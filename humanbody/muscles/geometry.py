@@ -237,7 +237,8 @@ def read_model_coordinates(path: str | os.PathLike, model: OsimModel) -> tuple[n
     Raises
     ------
     InputError
-        The file lacks a column for one of the model's (independent) coordinates.
+        The file lacks a column for one of the model's (independent) coordinates, or one of them has
+        a missing (NaN) or infinite value.
     """
     columns, time, values, attrs = read_opensim_arrays(path)
     index = {c: j for j, c in enumerate(columns)}
@@ -259,4 +260,10 @@ def read_model_coordinates(path: str | os.PathLike, model: OsimModel) -> tuple[n
         was = col in converted
         should = degrees and c.motion_type == "rotational"
         q[:, i] = np.deg2rad(v) if should and not was else np.rad2deg(v) if was and not should else v
+    bad = ~np.isfinite(q)
+    if bad.any():
+        rows, cols = np.nonzero(bad)
+        row, k = int(rows[0]), int(cols[0])
+        raise InputError(f"coordinate {model.coordinates[k].name} has a missing or non-finite value at "
+                         f"time {time[row]:g} s (row {row + 1})", path=path)
     return time, q

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .inputs import MANIFEST_COLUMNS, manifest_table
+from .inputs import MANIFEST_COLUMNS, manifest_number, manifest_table
 
 __all__ = ["ManifestGroup", "manifest_groups", "group_subjects", "group_regressor", "unique_names"]
 
@@ -97,6 +97,10 @@ def manifest_groups(path, by=(), regress: str | None = None) -> list[ManifestGro
             raise InputError(f"manifest has no column {col!r} (`{option}`)", path)
     if "trial" not in table.columns:
         raise InputError("manifest has no 'trial' column", path)
+    for col in ("mass", "height", "treadmill_speed"):  # here, naming this file: each group's copy is written elsewhere
+        if col in table.columns:
+            for line, value in enumerate(table[col], start=2):
+                manifest_number(value, col, line, path)
     base = path.parent.resolve()
     for col in ("trial", "static", "grf", "subject"):  # the group manifests live elsewhere: make paths absolute
         if col in table.columns:

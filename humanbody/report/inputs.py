@@ -334,7 +334,30 @@ def discover(paths, static=None, grf=None, skipped: list | None = None) -> list[
     return assign_keys([_task_for(t, static, grf) for t in trials])
 
 
-def _number(value: str, column: str, line: int, path) -> float | None:
+def manifest_number(value: str, column: str, line: int, path) -> float | None:
+    """A manifest cell's positive finite number (mass, height, treadmill speed), or None for an empty cell.
+
+    Parameters
+    ----------
+    value : str
+        The cell's text.
+    column : str
+        Its column (``mass`` kg, ``height`` m, ``treadmill_speed`` m/s), for the message.
+    line : int
+        Its line in the manifest file (1 is the header), for the message.
+    path : str or os.PathLike
+        The manifest, named by the message.
+
+    Returns
+    -------
+    float or None
+        The number, in the column's unit.
+
+    Raises
+    ------
+    InputError
+        The cell is not a number, or not a positive finite one.
+    """
     value = value.strip()
     if not value:
         return None
@@ -342,6 +365,8 @@ def _number(value: str, column: str, line: int, path) -> float | None:
         x = float(value)
     except ValueError:
         raise InputError(f"line {line}: {column} {value!r} is not a number", path) from None
+    if not abs(x) < float("inf"):  # inf or NaN
+        raise InputError(f"line {line}: {column} must be a finite number, got {value}", path)
     if not x > 0:
         raise InputError(f"line {line}: {column} must be positive, got {value}", path)
     return x
@@ -358,14 +383,16 @@ def manifest_table(path) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Its cells as text (str), one row per line.
+        One row per trial, every cell text.
 
     Raises
     ------
     InputError
-        The file is missing or is not a readable CSV (one line naming it).
+        The file is missing, a folder, or is not a readable CSV (one line naming it).
     """
     path = Path(path)
+    if path.is_dir():
+        raise InputError("is a folder, not a manifest CSV", path)
     if not path.is_file():
         raise InputError("manifest file not found", path)
     try:
@@ -417,9 +444,9 @@ def read_manifest(path) -> list[TrialTask]:
 
         tasks.append(_task_for(
             resolve(name), resolve(row.get("static")), resolve(row.get("grf")),
-            mass=_number(row.get("mass", ""), "mass", line, path),
-            height=_number(row.get("height", ""), "height", line, path),
-            treadmill_speed=_number(row.get("treadmill_speed", ""), "treadmill_speed", line, path),
+            mass=manifest_number(row.get("mass", ""), "mass", line, path),
+            height=manifest_number(row.get("height", ""), "height", line, path),
+            treadmill_speed=manifest_number(row.get("treadmill_speed", ""), "treadmill_speed", line, path),
             subject=None if resolve(row.get("subject")) is None else os.fspath(resolve(row.get("subject"))),
         ))
     return assign_keys(tasks)

@@ -48,8 +48,10 @@ def test_plain_detects_metres_and_hints(tmp_path, xyz):
     np.testing.assert_allclose(markers_array(df)[1], _expect(xyz, 1e-2), atol=1e-12)
     df = read_trial(write_plain_csv(tmp_path / "ur.tsv", xyz, NAMES, units_row="cm", sep="\t"))
     np.testing.assert_allclose(markers_array(df)[1], _expect(xyz, 1e-2), atol=1e-12)
-    df = read_trial(write_plain_csv(tmp_path / "opt.csv", xyz, NAMES), units="m")
-    np.testing.assert_allclose(markers_array(df)[1], xyz, atol=1e-12)
+    df = read_trial(write_plain_csv(tmp_path / "opt.csv", xyz, NAMES), units="cm")  # detected: mm
+    np.testing.assert_allclose(markers_array(df)[1], _expect(xyz, 1e-2), atol=1e-12)
+    with pytest.raises(InputError, match="span 9.. m .* not in m as the units option says"):
+        read_trial(tmp_path / "opt.csv", units="m")  # a person 900 m across: millimetres forced to metres
 
 
 def test_plain_frames_need_rate(tmp_path, xyz):

@@ -330,7 +330,7 @@ def _marker_frame_numpy(time, xyz, scale):
 def test_marker_frame_in_place_equals_numpy(scale, monkeypatch):
     rng = np.random.default_rng(2)
     n, m = 3000, 30
-    xyz = rng.normal(0, 500, (n, m, 3))
+    xyz = rng.normal(0, 500 * 1e-3 / scale, (n, m, 3))  # a lab's 0.5 m spread, in the file's unit
     xyz[rng.random((n, m)) < 0.05] = 0.0
     xyz[rng.random((n, m, 3)) < 0.03] = np.nan
     xyz[rng.random((n, m, 3)) < 0.01] = -0.0

@@ -54,11 +54,13 @@ def test_generated_roundtrip_units_and_zero_markers(tmp_path):
     assert df.attrs["missing_zero_samples"] == 1
     assert any("(0, 0, 0)" in c for c in df.attrs["conversions"])
 
-    for units, scale in [("cm", 1e-2), ("m", 1.0)]:
-        g = write_trc(tmp_path / f"{units}.trc", xyz, ["A", "B", "C"], units=units)
-        np.testing.assert_allclose(markers_array(read_trial(g))[1], expect * 1000 * scale, atol=1e-12)
+    for units, scale in [("cm", 1e-2), ("m", 1.0)]:  # the same positions in the header's unit
+        g = write_trc(tmp_path / f"{units}.trc", xyz * 1e-3 / scale, ["A", "B", "C"], units=units)
+        np.testing.assert_allclose(markers_array(read_trial(g))[1], expect, atol=1e-12)
     # the units option overrides the header
-    np.testing.assert_allclose(markers_array(read_trial(f, units="m"))[1], expect * 1000, atol=1e-9)
+    np.testing.assert_allclose(markers_array(read_trial(f, units="cm"))[1], expect * 10, atol=1e-9)
+    with pytest.raises(InputError, match="not in m as the units option says"):
+        read_trial(f, units="m")  # millimetres forced to metres: a person hundreds of metres across
 
 
 def test_whole_trial_missing_marker_is_kept(tmp_path):
