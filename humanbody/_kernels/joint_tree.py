@@ -475,10 +475,10 @@ def _crba_frame(f, parents, astart, akind, acoord, mass, com_body, inertia, R, o
             u = load3(aaxis_g, f, a)
             if akind[a] == 0:  # unit rate about u through p: v(o_b) = u x (o_b - p), omega = u
                 v0 = cross(u, sub(ob, load3(aorigin, f, a)))
-                h = add(scale(cm[b], v0), cross(u, c))
+                h = add(scale(v0, cm[b]), cross(u, c))
                 L = add(mv33(load33(cJ, b), u), cross(c, v0))
             else:  # unit rate along u
-                h = scale(cm[b], u)
+                h = scale(u, cm[b])
                 L = cross(c, u)
             sa = slope[f, a]
             k = b
@@ -567,7 +567,7 @@ def _joint_frame_motion_frame(f, parents, astart, akind, acoord, origin, speed_a
             c = acoord[k]
             if c < 0:
                 continue
-            e = scale(u[f, c], load3(speed_axes, f, k))
+            e = scale(load3(speed_axes, f, k), u[f, c])
             if akind[k] == 0:
                 wr = add(wr, e)
             else:
@@ -576,7 +576,7 @@ def _joint_frame_motion_frame(f, parents, astart, akind, acoord, origin, speed_a
         store3(omega, f, b, add(w, wr))
         store3(alpha, f, b, add(al, cross(w, wr)))
         store3(velocity, f, b, add(add(v, wd), vr))
-        store3(acceleration, f, b, add(add(add(a, cross(al, d)), cross(w, wd)), scale(2.0, cross(w, vr))))
+        store3(acceleration, f, b, add(add(add(a, cross(al, d)), cross(w, wd)), scale(cross(w, vr), 2.0)))
 
 
 @nb.njit(cache=_CACHE, parallel=True)
