@@ -161,10 +161,34 @@ def huston_kinematics(model: Model, q: np.ndarray, qd: np.ndarray, qdd: np.ndarr
     from .._kernels import tree as _tree  # lazy: the tree kernels load with the Huston path, not with every core model
 
     arrays = dict(out) if out is not None else {k: np.empty(s) for k, s in huston_shapes(model, q.shape[0]).items()}
+    q, qd, qdd = (_one_layout(a) for a in (q, qd, qdd))
     args = (q, qd, qdd, local_rates, *_tree_arrays(model), *(arrays[name] for name in HUSTON_OUTPUTS), _BLOCK)
     with _tree.threads_for(q.shape[0]):
         (kernel or _tree.tree_kinematics)(*args)
     return arrays
+
+
+def _one_layout(a: np.ndarray) -> np.ndarray:
+    """``a`` as a writeable C-ordered float64 array (a copy only when it is not one already).
+
+    numba compiles a kernel once per layout and read-only flag of its arrays: coordinates reach the Huston
+    path as views of tables (read-only, Fortran-ordered or strided), and each would cost the block kernel a
+    compile of its own (about 15 CPU-s) for the same arithmetic.  The copy costs 8 bytes per coordinate and
+    frame beside the kernel's 4,968 bytes of results per frame.
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        Coordinates or their rates, shape (F, nq).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``a`` itself or its C-ordered, writeable float64 copy, shape (F, nq).
+    """
+    if a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable:
+        return a
+    return np.array(a, dtype=np.float64, order="C")
 
 
 def huston_loads(model: Model, kinematics: Mapping[str, np.ndarray], load_force: np.ndarray,
