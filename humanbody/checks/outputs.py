@@ -242,6 +242,34 @@ def angle_findings(angles, time) -> list[str]:
     return watch.findings(t)
 
 
+def carried_frames(status):
+    """The frames in which each segment's pose is carried from its parent (status "fallback").
+
+    Parameters
+    ----------
+    status : pandas.DataFrame
+        The tracking's status per frame, one column per segment ("fit", "fallback", ...; categorical or
+        text); a ``time`` column is skipped.
+
+    Yields
+    ------
+    (str, ndarray of bool, shape (F,))
+        Segment name and its carried frames, for the segments carried in at least one frame.
+    """
+    for name in status.columns:
+        if name == "time":
+            continue
+        column = status[name]
+        if isinstance(column.dtype, pd.CategoricalDtype):  # the tracking's status: compare the codes
+            if "fallback" not in column.cat.categories:
+                continue
+            carried = column.cat.codes.to_numpy() == column.cat.categories.get_loc("fallback")
+        else:
+            carried = column.to_numpy() == "fallback"
+        if carried.any():
+            yield name, carried
+
+
 def carried_findings(status, time) -> list[str]:
     """Lines on segments whose pose is carried from the parent (``status`` "fallback", a tracking's status
     table: one column per segment) for longer than :data:`MAX_CARRIED_S` in one run.
@@ -263,18 +291,7 @@ def carried_findings(status, time) -> list[str]:
         return []
     dt = float(np.median(np.diff(t)))
     out = []
-    for name in status.columns:
-        if name == "time":
-            continue
-        column = status[name]
-        if isinstance(column.dtype, pd.CategoricalDtype):  # the tracking's status: compare the codes
-            if "fallback" not in column.cat.categories:
-                continue
-            carried = column.cat.codes.to_numpy() == column.cat.categories.get_loc("fallback")
-        else:
-            carried = column.to_numpy() == "fallback"
-        if not carried.any():
-            continue
+    for name, carried in carried_frames(status):
         edges = np.diff(np.concatenate([[0], carried.astype(np.int8), [0]]))
         starts, stops = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
         k = int(np.argmax(stops - starts))

@@ -37,12 +37,11 @@ values as computed (the output checks then judge them).
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..errors import InputError
 from ..markers.tracking import STATUS
 from .edges import edge_frames
-from .outputs import MAX_CARRIED_S
+from .outputs import MAX_CARRIED_S, carried_frames
 
 __all__ = ["SEGMENT_JOINTS", "LIMB_JOINTS", "carried_runs", "unmeasured_masks", "unmeasured_line",
            "analysis_masks"]
@@ -87,18 +86,7 @@ def carried_runs(status, time, longer_than: float = MAX_CARRIED_S) -> dict:
         return {}
     dt = float(np.median(np.diff(t)))
     out = {}
-    for name in status.columns:
-        if name == "time":
-            continue
-        column = status[name]
-        if isinstance(column.dtype, pd.CategoricalDtype):  # the tracking's status: compare the codes
-            if "fallback" not in column.cat.categories:
-                continue
-            carried = column.cat.codes.to_numpy() == column.cat.categories.get_loc("fallback")
-        else:
-            carried = column.to_numpy() == "fallback"
-        if not carried.any():
-            continue
+    for name, carried in carried_frames(status):
         edges = np.diff(np.concatenate([[0], carried.astype(np.int8), [0]]))
         long = np.zeros(len(t), dtype=bool)
         for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
